@@ -1,0 +1,70 @@
+// The h3 app: public routes under /api, /metrics outside it, the error envelope for everything else.
+// Handlers write to the Node response directly (see DESIGN §8) and tell h3 the response is handled.
+import { H3, getRouterParams, type H3Event } from "h3";
+import { toNodeHandler } from "h3/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Gateway } from "./gateway.ts";
+import { endpoints } from "./endpoints/index.ts";
+import type { EndpointSpec } from "./endpoints/spec.ts";
+import { handleRequest, requestIdOf } from "./http/handle.ts";
+import { GatewayError } from "./errors.ts";
+import { buildOpenApi } from "./openapi.ts";
+
+const HANDLED = Symbol.for("h3.handled");
+
+function nodeOf(event: H3Event): { req: IncomingMessage; res: ServerResponse } {
+  const node = event.runtime?.node;
+  if (!node?.res) throw new Error("model-gateway serves on Node.js only");
+  return { req: node.req as IncomingMessage, res: node.res as ServerResponse };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): symbol {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+  return HANDLED;
+}
+
+export function createApp(gateway: Gateway): H3 {
+  const app = new H3();
+  const register = (spec: EndpointSpec) => {
+    app.on(spec.method, spec.route, async (event) => {
+      const { req, res } = nodeOf(event);
+      await handleRequest(gateway, spec, req, res, (getRouterParams(event, { decode: true }) ?? {}) as Record<string, string>);
+      return HANDLED;
+    });
+  };
+  for (const spec of endpoints) register(spec);
+
+  app.get("/metrics", async (event) => {
+    const { res } = nodeOf(event);
+    const text = await gateway.metrics.registry.metrics();
+    res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
+    res.end(text);
+    return HANDLED;
+  });
+
+  let openapi: string | undefined;
+  app.get("/api/openapi.json", (event) => {
+    openapi ??= JSON.stringify(buildOpenApi());
+    const { req, res } = nodeOf(event);
+    res.writeHead(200, { "content-type": "application/json", "x-request-id": requestIdOf(req) });
+    res.end(openapi);
+    return HANDLED;
+  });
+
+  app.get("/healthz", (event) => sendJson(nodeOf(event).res, 200, { status: "ok" }));
+
+  app.all("/**", (event) => {
+    const { req, res } = nodeOf(event);
+    const known = endpoints.find((e) => e.route === event.url.pathname);
+    const err = known
+      ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${known.method})`, { headers: { allow: known.method } })
+      : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
+    return sendJson(res, err.status, err.toJSON(), { "x-request-id": requestIdOf(req), ...err.headers });
+  });
+  return app;
+}
+
+export function createNodeHandler(gateway: Gateway) {
+  return toNodeHandler(createApp(gateway));
+}

@@ -1,0 +1,119 @@
+// model-gateway start | check | keys new — the operator's command line.
+import { parseArgs } from "node:util";
+import { existsSync } from "node:fs";
+import { resolve, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "./config/load.ts";
+import { ConfigError, formatProblem } from "./config/source.ts";
+import { startGateway } from "./server.ts";
+import { newApiKey, sha256Hex } from "./keys/keys.ts";
+
+const HELP = `model-gateway — one HTTP gateway in front of many model providers
+
+Usage:
+  model-gateway start [--config gateway.yaml] [--port N] [--host H] [--no-watch]
+  model-gateway check [gateway.yaml]
+  model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
+`;
+
+function defaultConfig(): string {
+  const local = resolve("gateway.yaml");
+  if (existsSync(local)) return local;
+  return join(dirname(fileURLToPath(import.meta.url)), "..", "gateway.yaml");
+}
+
+/** Extra commands (usage, ...) register here. */
+export const commands: Record<string, (argv: string[]) => Promise<number>> = {
+  async start(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "no-watch": { type: "boolean" } },
+    });
+    const file = values.config ?? defaultConfig();
+    try {
+      const gw = await startGateway({
+        configFile: file,
+        port: values.port !== undefined ? Number(values.port) : undefined,
+        host: values.host,
+        watch: !values["no-watch"],
+      });
+      const stop = async () => {
+        await gw.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      process.stdout.write(
+        `model-gateway listening on ${gw.url} (config ${file})\n` +
+          `  base_url: ${gw.url}/api/v1   metrics: ${gw.url}/metrics   openapi: ${gw.url}/api/openapi.json\n` +
+          `  try: curl ${gw.url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
+          `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`,
+      );
+      return -1; // keep running
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
+        return 1;
+      }
+      throw err;
+    }
+  },
+
+  async check(argv) {
+    const file = argv[0] ?? defaultConfig();
+    try {
+      const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
+      process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
+      return 0;
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        process.stdout.write(err.problems.map(formatProblem).join("\n") + "\n");
+        return 1;
+      }
+      throw err;
+    }
+  },
+
+  async keys(argv) {
+    const [sub, ...rest] = argv;
+    if (sub !== "new") {
+      process.stderr.write(HELP);
+      return 1;
+    }
+    const { values } = parseArgs({
+      args: rest,
+      options: { project: { type: "string" }, id: { type: "string" }, sandbox: { type: "boolean" }, expires: { type: "string" } },
+    });
+    if (!values.project) {
+      process.stderr.write("keys new: --project is required\n");
+      return 1;
+    }
+    let expires: string | undefined;
+    if (values.expires) {
+      const t = Date.parse(values.expires);
+      if (!Number.isFinite(t)) {
+        process.stderr.write(`keys new: --expires ${values.expires} is not a date\n`);
+        return 1;
+      }
+      expires = new Date(t).toISOString().replace(/\.000Z$/, "Z");
+    }
+    const key = newApiKey(values.sandbox === true);
+    const id = values.id ?? `key-${new Date().toISOString().slice(0, 10)}-${key.slice(-4).toLowerCase()}`;
+    const line = `{ id: ${id}, sha256: "${sha256Hex(key)}"${expires ? `, expires_at: "${expires}"` : ""} }`;
+    process.stdout.write(
+      `${key}\n\nThis key is shown once. Paste this line under projects.${values.project}.keys in gateway.yaml:\n      - ${line}\n`,
+    );
+    return 0;
+  },
+};
+
+export async function main(argv: string[]): Promise<void> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help" || !commands[cmd]) {
+    process.stdout.write(HELP);
+    process.exitCode = cmd && !commands[cmd] && cmd !== "help" && cmd !== "--help" && cmd !== "-h" ? 1 : 0;
+    return;
+  }
+  const code = await commands[cmd]!(rest);
+  if (code >= 0) process.exitCode = code;
+}

@@ -1,0 +1,19 @@
+import { validateChatCompletions } from "../generated/validators.js";
+import { dispatch } from "../dispatch.ts";
+import type { EndpointSpec } from "./spec.ts";
+
+export const chatEndpoint: EndpointSpec = {
+  kind: "chat",
+  method: "POST",
+  route: "/api/v1/chat/completions",
+  protocol: "openai",
+  validate: validateChatCompletions,
+  terminal: (ctx) => dispatch(ctx, "chat"),
+  openapi: {
+    summary: "Create a chat completion (OpenAI-compatible), streaming or not",
+    requestSchema: "ChatCompletionRequest",
+    responseSchema: "ChatCompletion",
+    streamSchema: "ChatCompletionChunk",
+    tag: "Inference",
+  },
+};

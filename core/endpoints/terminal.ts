@@ -1,0 +1,15 @@
+// The two core steps every pipeline gets: body validation (after auth) and the endpoint's terminal.
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { Next } from "../pipeline/define.ts";
+import { endpointByKind } from "./index.ts";
+import { validationError } from "../http/validate.ts";
+
+export async function validateStep(ctx: GatewayContext, next: Next): Promise<void> {
+  const spec = endpointByKind.get(ctx.endpoint);
+  if (spec?.validate && !spec.validate(ctx.body)) throw validationError(spec.validate, spec.invalidCode ?? "INVALID_REQUEST");
+  return next();
+}
+
+export function runTerminal(ctx: GatewayContext): Promise<void> {
+  return endpointByKind.get(ctx.endpoint)!.terminal(ctx);
+}

@@ -1,0 +1,111 @@
+// One error type and one catalogue of codes (the spec's Errors table). Nothing else writes error bodies.
+
+export type ErrorCode =
+  | "INVALID_REQUEST"
+  | "BAD_REQUEST"
+  | "INVALID_API_KEY"
+  | "EXPIRED_API_KEY"
+  | "UNAUTHORIZED"
+  | "BUDGET_EXCEEDED"
+  | "MODEL_NOT_ALLOWED"
+  | "MODEL_NOT_FOUND"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "RATE_LIMITED"
+  | "INTERNAL"
+  | "UPSTREAM_ERROR"
+  | "UPSTREAM_TIMEOUT";
+
+/** OpenAI-style `type` per code, so the official SDKs classify errors the way they classify OpenAI's. */
+const OPENAI_TYPE: Record<ErrorCode, string> = {
+  INVALID_REQUEST: "invalid_request_error",
+  BAD_REQUEST: "invalid_request_error",
+  INVALID_API_KEY: "authentication_error",
+  EXPIRED_API_KEY: "authentication_error",
+  UNAUTHORIZED: "authentication_error",
+  BUDGET_EXCEEDED: "insufficient_quota",
+  MODEL_NOT_ALLOWED: "permission_error",
+  MODEL_NOT_FOUND: "not_found_error",
+  NOT_FOUND: "not_found_error",
+  CONFLICT: "conflict_error",
+  PAYLOAD_TOO_LARGE: "invalid_request_error",
+  UNSUPPORTED_MEDIA_TYPE: "invalid_request_error",
+  RATE_LIMITED: "rate_limit_error",
+  INTERNAL: "server_error",
+  UPSTREAM_ERROR: "upstream_error",
+  UPSTREAM_TIMEOUT: "timeout_error",
+};
+
+/** Anthropic `error.type` by HTTP status (reference 2.6), so the Anthropic SDK raises the right class. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 400: return "invalid_request_error";
+    case 401: return "authentication_error";
+    case 402: return "billing_error";
+    case 403: return "permission_error";
+    case 404: return "not_found_error";
+    case 413: return "request_too_large";
+    case 429: return "rate_limit_error";
+    case 408:
+    case 504: return "timeout_error";
+    case 529: return "overloaded_error";
+    default: return status >= 500 ? "api_error" : "invalid_request_error";
+  }
+}
+
+export interface GatewayErrorInit {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** Seconds; rendered as the Retry-After header. */
+  retryAfter?: number;
+  /** For upstream failures: may another provider or a later try succeed? */
+  retryable?: boolean;
+  /** Overrides the OpenAI-style type derived from the code. */
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+export class GatewayError extends Error {
+  readonly details?: Record<string, unknown>;
+  readonly retryAfter?: number;
+  readonly retryable: boolean;
+  readonly type: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(readonly status: number, readonly code: ErrorCode, message: string, init: GatewayErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "GatewayError";
+    this.details = init.details;
+    this.retryAfter = init.retryAfter;
+    this.retryable = init.retryable ?? false;
+    this.type = init.type ?? OPENAI_TYPE[code];
+    this.headers = init.headers;
+  }
+
+  /** The spec's envelope, with an OpenAI-style `type` (and `param`) so official SDKs classify it. */
+  toJSON(): { error: Record<string, unknown> } {
+    const error: Record<string, unknown> = { code: this.code, message: this.message, type: this.type };
+    if (this.details !== undefined) error.details = this.details;
+    const param = this.details?.field;
+    error.param = typeof param === "string" ? param : null;
+    return { error };
+  }
+
+  /** Messages-endpoint rendering: same code and details, plus Anthropic's top-level `type: "error"`. */
+  toAnthropicJSON(): Record<string, unknown> {
+    const error: Record<string, unknown> = { type: anthropicErrorType(this.status), code: this.code, message: this.message };
+    if (this.details !== undefined) error.details = this.details;
+    return { type: "error", error };
+  }
+}
+
+/** Any thrown value as a GatewayError; unknown faults become a 500 INTERNAL that leaks nothing. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError(500, "INTERNAL", "Internal gateway error", { cause: err });
+}
+
+export const invalidRequest = (message: string, field?: string, extra: Record<string, unknown> = {}) =>
+  new GatewayError(400, "INVALID_REQUEST", message, { details: field === undefined ? extra : { field, ...extra } });

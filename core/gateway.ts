@@ -1,0 +1,137 @@
+// The running gateway: the current config snapshot (with its providers and composed pipeline), metrics and logs.
+// A reload builds a new snapshot and swaps it in one assignment; requests keep the snapshot they started on.
+import type { RuntimeConfig } from "./config/runtime.ts";
+import { loadConfig } from "./config/load.ts";
+import { ConfigError, formatProblem } from "./config/source.ts";
+import { Metrics } from "./metrics.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
+import { definePlugin } from "./pipeline/define.ts";
+import type { ProviderDriver } from "../providers/types.ts";
+import { createDriver } from "../providers/registry.ts";
+import { runTerminal, validateStep } from "./endpoints/terminal.ts";
+
+export interface Snapshot {
+  readonly config: RuntimeConfig;
+  readonly drivers: Map<string, ProviderDriver>;
+  readonly run: Handler;
+  readonly plugins: ResolvedPlugin[];
+  inflight: number;
+  retired: boolean;
+}
+
+export interface GatewayOptions {
+  logger?: Logger;
+}
+
+interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapshot> }
+
+export class Gateway {
+  readonly metrics = new Metrics();
+  readonly log: Logger;
+  private current!: Snapshot;
+  private readonly drivers = new Map<string, CachedDriver>();
+  /** Subsystems (stores, stats, ...) that need closing with the gateway. */
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  private constructor(opts: GatewayOptions) {
+    this.log = opts.logger ?? createLogger();
+  }
+
+  static async create(config: RuntimeConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+    const gw = new Gateway(opts);
+    gw.current = await gw.build(config);
+    return gw;
+  }
+
+  get config(): RuntimeConfig {
+    return this.current.config;
+  }
+
+  /** Take the current snapshot for one request; pair with release(). */
+  acquire(): Snapshot {
+    const s = this.current;
+    s.inflight++;
+    return s;
+  }
+
+  release(s: Snapshot): void {
+    s.inflight--;
+    if (s.retired && s.inflight === 0) void this.dispose(s);
+  }
+
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  /** Validate and swap in a new config; an invalid file is refused and the old config keeps serving. */
+  async reload(file = this.current.config.file): Promise<{ ok: true } | { ok: false; problems: string[] }> {
+    let next: RuntimeConfig;
+    try {
+      next = await loadConfig(file, { onNotice: (m) => this.log.warn(m) });
+    } catch (err) {
+      const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message];
+      this.log.error("config reload refused; still serving the previous config", { problems });
+      return { ok: false, problems };
+    }
+    const snapshot = await this.build(next);
+    const old = this.current;
+    this.current = snapshot;
+    old.retired = true;
+    if (old.inflight === 0) void this.dispose(old);
+    this.log.info("config reloaded", { file, models: next.models.size, providers: next.providers.size });
+    return { ok: true };
+  }
+
+  async close(): Promise<void> {
+    this.current.retired = true;
+    await this.dispose(this.current);
+    for (const fn of this.closers.splice(0)) await fn();
+  }
+
+  private async build(config: RuntimeConfig): Promise<Snapshot> {
+    const drivers = new Map<string, ProviderDriver>();
+    const snapshot: Snapshot = { config, drivers, run: async () => {}, plugins: [], inflight: 0, retired: false };
+    for (const [name, pc] of config.providers) {
+      // Reuse connection pools across reloads when a provider's settings did not change.
+      const key = `${name}\n${JSON.stringify(pc)}`;
+      let cached = this.drivers.get(key);
+      if (!cached) {
+        cached = { key, driver: createDriver(name, pc, config), users: new Set() };
+        this.drivers.set(key, cached);
+      }
+      cached.users.add(snapshot);
+      drivers.set(name, cached.driver);
+    }
+    const plugins: ResolvedPlugin[] = [];
+    for (const entry of config.pipeline) {
+      const state = entry.def.setup ? await entry.def.setup(this, entry.options) : undefined;
+      plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state } });
+    }
+    // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.
+    const authAt = plugins.findIndex((p) => p.def.name === "auth");
+    const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined } };
+    const steps = [...plugins];
+    steps.splice(authAt + 1, 0, validate);
+    (snapshot as { run: Handler }).run = compose(steps, runTerminal);
+    (snapshot as { plugins: ResolvedPlugin[] }).plugins = plugins;
+    return snapshot;
+  }
+
+  private async dispose(s: Snapshot): Promise<void> {
+    for (const p of s.plugins) {
+      try {
+        await p.def.teardown?.(p.instance.state);
+      } catch (err) {
+        this.log.warn(`plugin ${p.def.name} teardown failed`, { error: String(err) });
+      }
+    }
+    for (const [key, cached] of this.drivers) {
+      cached.users.delete(s);
+      if (cached.users.size === 0) {
+        this.drivers.delete(key);
+        await cached.driver.close?.().catch(() => {});
+      }
+    }
+  }
+}

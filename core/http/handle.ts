@@ -1,0 +1,97 @@
+// One request through the gateway: context, body, pipeline, response, metrics, onFinish callbacks.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import { ulid } from "ulid";
+import type { Gateway } from "../gateway.ts";
+import type { EndpointSpec } from "../endpoints/spec.ts";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import { toGatewayError, type GatewayError } from "../errors.ts";
+import { readJsonBody } from "./body.ts";
+import { writeError, writeResponse } from "./respond.ts";
+
+const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers["x-request-id"];
+  return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`;
+}
+
+export async function handleRequest(
+  gateway: Gateway, spec: EndpointSpec, req: IncomingMessage, res: ServerResponse, params: Record<string, string>,
+): Promise<void> {
+  const startedAt = performance.now();
+  const snapshot = gateway.acquire();
+  const controller = new AbortController();
+  const finishers: Array<(o: Outcome) => void | Promise<void>> = [];
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const ctx: GatewayContext = {
+    requestId: requestIdOf(req),
+    generationId: `gen_${ulid()}`,
+    endpoint: spec.kind,
+    protocol: spec.protocol,
+    method: req.method ?? "GET",
+    path: req.url ?? "/",
+    headers: req.headers,
+    startedAt,
+    config: snapshot.config,
+    drivers: snapshot.drivers,
+    gateway,
+    signal: controller.signal,
+    body: undefined,
+    params,
+    targets: [],
+    maxAttempts: 1,
+    attempts: [],
+    responseHeaders: {},
+    onFinish: (fn) => { finishers.push(fn); },
+  };
+  const { metrics } = gateway;
+  metrics.inFlight.inc({ endpoint: spec.kind });
+  let ttfb = 0;
+  const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; } };
+  let outcome: Outcome;
+  try {
+    if (spec.method === "POST") ctx.body = await readJsonBody(req, snapshot.config.server.maxBodyBytes, spec.invalidCode ?? "INVALID_REQUEST");
+    await snapshot.run(ctx);
+    if (!ctx.response) throw new Error(`no response produced for ${spec.kind}`);
+    try {
+      outcome = await writeResponse(ctx, res, hooks);
+    } catch (e) {
+      outcome = fail(toGatewayError(e));
+    }
+  } catch (e) {
+    outcome = fail(toGatewayError(e));
+  }
+
+  function fail(err: GatewayError): Outcome {
+    if (err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
+    writeError(ctx, res, err, hooks);
+    return { status: err.status, error: err, aborted: controller.signal.aborted };
+  }
+
+  const labels = { endpoint: spec.kind, model: ctx.model?.id ?? "", provider: ctx.resolvedProvider ?? "" };
+  const total = (performance.now() - startedAt) / 1000;
+  metrics.requests.inc({ ...labels, code: String(outcome.status) });
+  metrics.duration.observe(labels, total);
+  if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
+  metrics.inFlight.dec({ endpoint: spec.kind });
+  const u = ctx.usage;
+  if (u && ctx.model) {
+    const l = { model: ctx.model.id, provider: ctx.resolvedProvider ?? "" };
+    if (u.inputTokens) metrics.tokens.inc({ ...l, direction: "input" }, u.inputTokens);
+    if (u.outputTokens) metrics.tokens.inc({ ...l, direction: "output" }, u.outputTokens);
+    if (u.cacheReadTokens) metrics.tokens.inc({ ...l, direction: "cache_read" }, u.cacheReadTokens);
+    if (u.cacheWriteTokens) metrics.tokens.inc({ ...l, direction: "cache_write" }, u.cacheWriteTokens);
+  }
+  for (const fn of finishers) {
+    try {
+      await fn(outcome);
+    } catch (err) {
+      gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
+    }
+  }
+  gateway.release(snapshot);
+}

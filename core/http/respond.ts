@@ -1,0 +1,91 @@
+// Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
+import type { ServerResponse } from "node:http";
+import { once } from "node:events";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import { GatewayError, toGatewayError } from "../errors.ts";
+import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
+
+export interface WriteHooks {
+  /** Called right before the first byte goes out. */
+  firstByte(): void;
+}
+
+function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Record<string, string> {
+  const h: Record<string, string> = { "x-request-id": ctx.requestId, ...ctx.responseHeaders, ...extra };
+  if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
+  return h;
+}
+
+export function errorBody(ctx: GatewayContext, err: GatewayError): unknown {
+  return ctx.protocol === "anthropic" ? err.toAnthropicJSON() : err.toJSON();
+}
+
+export function writeError(ctx: GatewayContext, res: ServerResponse, err: GatewayError, hooks: WriteHooks): void {
+  if (res.headersSent || res.destroyed) {
+    if (!res.destroyed) res.end();
+    return;
+  }
+  const headers = baseHeaders(ctx, { "content-type": "application/json", ...err.headers });
+  if (err.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfter)));
+  if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
+  hooks.firstByte();
+  res.writeHead(err.status, headers);
+  res.end(JSON.stringify(errorBody(ctx, err)));
+}
+
+/** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
+export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
+  if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
+  return `data: ${JSON.stringify(err.toJSON())}\n\n`;
+}
+
+/** Resolves with the outcome once the whole response is written or the client has gone. */
+export async function writeResponse(ctx: GatewayContext, res: ServerResponse, hooks: WriteHooks): Promise<Outcome> {
+  const r = ctx.response!;
+  if (r.kind === "json") {
+    const text = JSON.stringify(r.body);
+    hooks.firstByte();
+    res.writeHead(r.status, baseHeaders(ctx, { "content-type": "application/json" }));
+    res.end(text);
+    return { status: r.status, aborted: false };
+  }
+  if (r.kind === "bytes") {
+    hooks.firstByte();
+    res.writeHead(r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }));
+    res.end(r.body);
+    return { status: r.status, aborted: false };
+  }
+
+  const iterator = r.events[Symbol.asyncIterator]();
+  let started = false;
+  try {
+    for (;;) {
+      const step = await iterator.next();
+      if (step.done) break;
+      if (res.destroyed) return { status: r.status, aborted: true };
+      if (!started) {
+        hooks.firstByte();
+        res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
+        started = true;
+      }
+      if (!res.write(encodeSse(step.value))) {
+        await Promise.race([once(res, "drain"), once(res, "close")]);
+        if (res.destroyed) return { status: r.status, aborted: true };
+      }
+    }
+  } catch (e) {
+    const err = toGatewayError(e);
+    if (ctx.signal.aborted || res.destroyed) return { status: r.status, aborted: true };
+    if (!started) throw err; // nothing sent yet: the caller renders a normal error response
+    res.end(streamErrorEvent(ctx, err));
+    return { status: r.status, aborted: false, streamError: err };
+  } finally {
+    if (res.destroyed) await iterator.return?.(undefined)?.catch(() => {});
+  }
+  if (!started) {
+    hooks.firstByte();
+    res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
+  }
+  res.end();
+  return { status: r.status, aborted: false };
+}

@@ -1,0 +1,12 @@
+// API keys: `mg_live_` / `mg_test_` + 32 url-safe random characters. Only the sha256 is ever stored.
+import { createHash, randomBytes } from "node:crypto";
+
+export const KEY_PATTERN = /^mg_(live|test)_[A-Za-z0-9_-]{16,128}$/;
+
+export function newApiKey(sandbox: boolean): string {
+  return `mg_${sandbox ? "test" : "live"}_${randomBytes(24).toString("base64url")}`;
+}
+
+export const sha256Hex = (key: string) => createHash("sha256").update(key).digest("hex");
+
+export const isSandboxKey = (key: string) => key.startsWith("mg_test_");

@@ -1,0 +1,51 @@
+// Prometheus metrics, one registry per gateway (tests run several in one process).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: "gateway_requests_total",
+    help: "Requests handled, by endpoint, public model, resolved provider and HTTP status code.",
+    labelNames: ["endpoint", "model", "provider", "code"] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: "gateway_request_duration_seconds",
+    help: "Total time from request received to last byte sent.",
+    labelNames: ["endpoint", "model", "provider"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly ttfb = new Histogram({
+    name: "gateway_time_to_first_byte_seconds",
+    help: "Time from request received to the first response byte written to the client.",
+    labelNames: ["endpoint", "model", "provider"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly upstream = new Histogram({
+    name: "gateway_upstream_duration_seconds",
+    help: "Time from sending the upstream request to its response headers (per attempt).",
+    labelNames: ["provider", "model", "outcome"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({
+    name: "gateway_requests_in_flight",
+    help: "Requests currently being handled.",
+    labelNames: ["endpoint"] as const,
+    registers: [this.registry],
+  });
+  readonly tokens = new Counter({
+    name: "gateway_tokens_total",
+    help: "Tokens processed, by direction (input, output, cache_read, cache_write), model and provider.",
+    labelNames: ["direction", "model", "provider"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

@@ -1,0 +1,28 @@
+// Onion composition: requests go down the plugins in order, responses come back up in reverse.
+import type { GatewayContext } from "./context.ts";
+import type { PluginDefinition, PluginInstance } from "./define.ts";
+
+export interface ResolvedPlugin {
+  def: PluginDefinition<any, any>;
+  instance: PluginInstance<any, any>;
+}
+
+export type Handler = (ctx: GatewayContext) => Promise<void>;
+
+/** Build the request handler once per config: a closure chain, no per-request array walking. */
+export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
+  let chain: Handler = terminal;
+  for (let i = plugins.length - 1; i >= 0; i--) {
+    const { def, instance } = plugins[i]!;
+    const downstream = chain;
+    chain = async (ctx) => {
+      let called = false;
+      await def.handle(ctx, () => {
+        if (called) return Promise.reject(new Error(`plugin "${def.name}" called next() twice`));
+        called = true;
+        return downstream(ctx);
+      }, instance);
+    };
+  }
+  return chain;
+}

@@ -1,0 +1,81 @@
+// Per-request state. Plugins add their own fields by declaration merging:
+//   declare module "../../core/pipeline/context.ts" { interface GatewayContext { myField?: X } }
+import type { IncomingHttpHeaders } from "node:http";
+import type { SseEvent } from "../sse/parse.ts";
+import type { RuntimeConfig, ModelRuntime, ProjectRuntime } from "../config/runtime.ts";
+import type { Target, Usage } from "../../providers/types.ts";
+import type { Gateway } from "../gateway.ts";
+import type { GatewayError } from "../errors.ts";
+
+/** Which public endpoint a request came in on. */
+export type EndpointKind = "chat" | "messages" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets";
+
+/** How errors and streams are rendered back to this client. */
+export type ClientProtocol = "openai" | "anthropic";
+
+export type GatewayResponse =
+  | { kind: "json"; status: number; body: unknown }
+  | { kind: "stream"; status: number; events: AsyncIterable<SseEvent> }
+  | { kind: "bytes"; status: number; contentType: string; body: Uint8Array };
+
+export interface ModelAttempt {
+  model: string;
+  provider: string;
+  status: number;
+  errorCode?: string;
+  latencyMs: number;
+}
+
+export interface AuthInfo {
+  projectId: string;
+  project: ProjectRuntime;
+  keyId: string;
+  sandbox: boolean;
+}
+
+/** How the request ended, handed to onFinish callbacks once the last byte was written (or the client left). */
+export interface Outcome {
+  status: number;
+  error?: GatewayError;
+  /** The client went away before the response was complete. */
+  aborted: boolean;
+  /** A stream that failed after its first byte (the error went to the client as an event). */
+  streamError?: GatewayError;
+}
+
+export interface GatewayContext {
+  readonly requestId: string;
+  readonly generationId: string;
+  readonly endpoint: EndpointKind;
+  readonly protocol: ClientProtocol;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** Monotonic start time (performance.now()). */
+  readonly startedAt: number;
+  /** The config snapshot this request started on; a reload never changes it mid-request. */
+  readonly config: RuntimeConfig;
+  readonly gateway: Gateway;
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+  /** The validated JSON body (inference endpoints) or undefined. */
+  body: any;
+  /** Route parameters (catalog and asset routes). */
+  params: Record<string, string>;
+  auth?: AuthInfo;
+  model?: ModelRuntime;
+  /** Ordered places to run the request (router), walked by dispatch. */
+  targets: Target[];
+  /** How many targets dispatch may try; fallback raises it above 1. */
+  maxAttempts: number;
+  attempts: ModelAttempt[];
+  resolvedProvider?: string;
+  usage?: Usage;
+  /** Time to first token, ms from startedAt. */
+  ttftMs?: number;
+  response?: GatewayResponse;
+  /** Headers added to whatever response is sent, errors included (rate-limit headers, ...). */
+  responseHeaders: Record<string, string>;
+  /** Called once after the response is fully sent or the client went away. */
+  onFinish(fn: (outcome: Outcome) => void | Promise<void>): void;
+}

@@ -1,0 +1,36 @@
+// The plugin API. Built-in and third-party plugins use exactly this interface.
+import type { GatewayContext } from "./context.ts";
+import type { Gateway } from "../gateway.ts";
+
+export type Next = () => Promise<void>;
+
+export interface PluginInstance<Options = unknown, State = unknown> {
+  readonly name: string;
+  readonly options: Options;
+  /** Whatever setup() returned. */
+  readonly state: State;
+}
+
+export interface PluginDefinition<Options = unknown, State = unknown> {
+  name: string;
+  /** Plugins that must run before this one (checked at boot: "budget needs auth before it"). */
+  dependsOn?: string[];
+  /** JSON Schema for this plugin's options; checked when the config loads, never during a request. */
+  optionsSchema?: Record<string, unknown>;
+  /** Once per config load: register metrics, open handles, compile what can be compiled. */
+  setup?(gateway: Gateway, options: Options): State | Promise<State>;
+  /** The onion step. Return without calling next() to short-circuit (set ctx.response or throw a GatewayError). */
+  handle(ctx: GatewayContext, next: Next, instance: PluginInstance<Options, State>): Promise<void> | void;
+  /** Called when the config that set this instance up is replaced or the gateway stops. */
+  teardown?(state: State): void | Promise<void>;
+}
+
+export function definePlugin<Options = unknown, State = undefined>(
+  def: PluginDefinition<Options, State>,
+): PluginDefinition<Options, State> {
+  if (!def || typeof def.name !== "string" || !/^[a-z0-9][a-z0-9_-]*$/i.test(def.name)) {
+    throw new TypeError("definePlugin: `name` must be a simple identifier");
+  }
+  if (typeof def.handle !== "function") throw new TypeError(`definePlugin(${def.name}): handle(ctx, next) is required`);
+  return def;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { SseParser, parseSse } from "./parse.ts";
+import { encodeSse } from "./encode.ts";
+
+describe("SseParser", () => {
+  it("parses LF, CRLF and CR framed events, including splits inside a CRLF", () => {
+    const p = new SseParser();
+    const out = [
+      ...p.push("data: a\n\ndata: b\r"),
+      ...p.push("\n\r\ndata: c\r\rdata: d\n"),
+      ...p.push("\n"),
+    ];
+    expect(out.map((e) => e.data)).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("joins multi-line data, keeps event names, skips comments and strips one leading space", () => {
+    const p = new SseParser();
+    const out = p.push(": keep-alive\n\nevent: message_start\ndata:  x\ndata: y\nid: 7\n\n");
+    expect(out).toEqual([{ event: "message_start", data: " x\ny" }]);
+  });
+
+  it("handles UTF-8 characters split across byte chunks", () => {
+    const bytes = new TextEncoder().encode('data: {"t":"héllo ✓"}\n\n');
+    const p = new SseParser();
+    const out = [];
+    for (let i = 0; i < bytes.length; i++) out.push(...p.push(bytes.subarray(i, i + 1)));
+    expect(out).toEqual([{ data: '{"t":"héllo ✓"}' }]);
+  });
+
+  it("drops an unterminated event at EOF and events with no data", async () => {
+    async function* src() { yield "event: ping\n\n"; yield "data: 1\n\n"; yield "data: partial"; }
+    const events = [];
+    for await (const e of parseSse(src())) events.push(e);
+    expect(events).toEqual([{ data: "1" }]);
+  });
+
+  it("round-trips what encodeSse writes", () => {
+    const p = new SseParser();
+    const text = encodeSse({ data: '{"a":1}' }) + encodeSse({ event: "ping", data: '{"type":"ping"}' });
+    expect(p.push(text)).toEqual([{ data: '{"a":1}' }, { event: "ping", data: '{"type":"ping"}' }]);
+  });
+});

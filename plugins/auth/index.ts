@@ -1,0 +1,46 @@
+// auth: Bearer (or x-api-key on the messages endpoint) -> project, key id and sandbox flag.
+// Keys are looked up by sha256 and the hash compared in constant time; the key itself is never logged.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { definePlugin } from "../../core/pipeline/define.ts";
+import { GatewayError } from "../../core/errors.ts";
+import { KEY_PATTERN } from "../../core/keys/keys.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+
+function presentedKey(ctx: GatewayContext): string | undefined {
+  const h = ctx.headers.authorization;
+  if (typeof h === "string" && h.length > 7 && h.slice(0, 7).toLowerCase() === "bearer ") return h.slice(7).trim();
+  if (ctx.endpoint === "messages") {
+    const x = ctx.headers["x-api-key"];
+    if (typeof x === "string" && x) return x.trim();
+  }
+  return undefined;
+}
+
+function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", message: string): GatewayError {
+  // The rerank endpoint names every authentication failure UNAUTHORIZED (spec, Authentication 4).
+  if (ctx.endpoint === "rerank") return new GatewayError(401, "UNAUTHORIZED", message);
+  return new GatewayError(401, code, message);
+}
+
+export default definePlugin({
+  name: "auth",
+  handle(ctx, next) {
+    const key = presentedKey(ctx);
+    if (!key) throw deny(ctx, "INVALID_API_KEY", "Missing API key: send Authorization: Bearer mg_live_…");
+    if (!KEY_PATTERN.test(key)) throw deny(ctx, "INVALID_API_KEY", "Malformed API key: keys start with mg_live_ or mg_test_");
+    const digest = createHash("sha256").update(key).digest();
+    const record = ctx.config.keys.get(digest.toString("hex"));
+    if (!record || !timingSafeEqual(record.hash, digest)) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
+    if (record.revoked) throw deny(ctx, "INVALID_API_KEY", "This API key has been revoked");
+    if (record.expiresAt !== null && Date.now() >= record.expiresAt) {
+      throw deny(ctx, "EXPIRED_API_KEY", `This API key expired at ${new Date(record.expiresAt).toISOString()}`);
+    }
+    ctx.auth = {
+      projectId: record.projectId,
+      project: ctx.config.projects.get(record.projectId)!,
+      keyId: record.id,
+      sandbox: key.startsWith("mg_test_"),
+    };
+    return next();
+  },
+});

@@ -1,0 +1,25 @@
+// Built-in plugins and the default order used when gateway.yaml has no `pipeline:`.
+import type { PluginDefinition } from "../core/pipeline/define.ts";
+import auth from "./auth/index.ts";
+import router from "./router/index.ts";
+
+export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
+  [auth.name]: auth,
+  [router.name]: router,
+};
+
+/** The product card's order. Names not (yet) built in are skipped. */
+export const DEFAULT_ORDER = [
+  "auth",
+  "allowlist",
+  "budget",
+  "rate-limit",
+  "idempotency",
+  "cache-marker",
+  "router",
+  "fallback",
+  "stream-transcoder",
+  "usage-metering",
+];
+
+export const defaultPipeline = () => DEFAULT_ORDER.filter((n) => n in builtinPlugins);

@@ -1,0 +1,126 @@
+// Upstream HTTP plumbing shared by every network provider: keep-alive undici pools per origin, created once,
+// and the mapping of transport failures and upstream error statuses onto the gateway's error codes.
+import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
+import { GatewayError } from "../core/errors.ts";
+
+export interface UpstreamRequest {
+  url: string;
+  method?: "GET" | "POST" | "DELETE";
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData["body"];
+}
+
+export class UpstreamClient {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number }) {}
+
+  private pool(origin: string): Pool {
+    let p = this.pools.get(origin);
+    if (!p) {
+      p = new Pool(origin, { connections: this.opts.connections ?? 128, keepAliveTimeout: 30_000, pipelining: 1 });
+      this.pools.set(origin, p);
+    }
+    return p;
+  }
+
+  /** Send one request; transport failures become UPSTREAM_ERROR / UPSTREAM_TIMEOUT (retryable). */
+  async send(req: UpstreamRequest, signal: AbortSignal, timeoutMs = this.opts.timeoutMs): Promise<UpstreamResponse> {
+    const url = new URL(req.url);
+    try {
+      const r = await this.pool(url.origin).request({
+        path: url.pathname + url.search,
+        method: req.method ?? "POST",
+        headers: req.headers,
+        body: req.body,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      return { status: r.statusCode, headers: r.headers, body: r.body };
+    } catch (err) {
+      throw transportError(this.provider, err, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
+    this.pools.clear();
+  }
+}
+
+export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (signal?.aborted) return new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause: err });
+  const e = err as { code?: string; message?: string };
+  const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError
+    || err instanceof undiciErrors.ConnectTimeoutError || e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT";
+  if (timeout) {
+    return new GatewayError(504, "UPSTREAM_TIMEOUT", `Provider ${provider} did not respond in time`, {
+      retryable: true, details: { provider, reason: e.code ?? "timeout" }, cause: err,
+    });
+  }
+  return new GatewayError(502, "UPSTREAM_ERROR", `Could not reach provider ${provider}: ${e.message ?? String(err)}`, {
+    retryable: true, details: { provider, reason: e.code ?? "network" }, cause: err,
+  });
+}
+
+const RETRYABLE = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+function header(headers: UpstreamResponse["headers"], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Seconds from retry-after-ms / retry-after (seconds or HTTP date). */
+export function retryAfterSeconds(headers: UpstreamResponse["headers"]): number | undefined {
+  const ms = Number(header(headers, "retry-after-ms"));
+  if (Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const ra = header(headers, "retry-after");
+  if (!ra) return undefined;
+  const s = Number(ra);
+  if (Number.isFinite(s)) return Math.max(0, s);
+  const at = Date.parse(ra);
+  return Number.isFinite(at) ? Math.max(0, (at - Date.now()) / 1000) : undefined;
+}
+
+/**
+ * An upstream's non-2xx answer as the gateway's error: 502 UPSTREAM_ERROR (504 UPSTREAM_TIMEOUT for 408/504)
+ * with the provider's own message in details. Request errors (4xx other than 408/409/429) are not retryable
+ * and tell the SDKs not to retry either (x-should-retry: false).
+ */
+export function upstreamError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch { /* non-JSON body: keep the text */ }
+  const p = parsed as any;
+  const message: string =
+    (typeof p?.error?.message === "string" && p.error.message) ||
+    (typeof p?.message === "string" && p.message) ||
+    (typeof p?.[0]?.error?.message === "string" && p[0].error.message) ||
+    (typeof text === "string" && text.slice(0, 500)) || `HTTP ${status}`;
+  const retryable = RETRYABLE(status);
+  const timeout = status === 408 || status === 504;
+  return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}: ${message}`, {
+    retryable,
+    retryAfter: retryAfterSeconds(headers),
+    headers: retryable ? undefined : { "x-should-retry": "false" },
+    details: { provider, upstream_status: status, upstream_error: p?.error ?? p },
+  });
+}
+
+/** Read an upstream's error body (bounded) and turn it into a GatewayError. */
+export async function failFromResponse(provider: string, res: UpstreamResponse): Promise<GatewayError> {
+  let text = "";
+  try {
+    text = (await res.body.text()).slice(0, 64 * 1024);
+  } catch { /* body unreadable: the status says enough */ }
+  return upstreamError(provider, res.status, res.headers, text);
+}

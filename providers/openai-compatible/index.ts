@@ -1,0 +1,45 @@
+// Provider `openai`: any OpenAI-protocol upstream (OpenAI, Azure OpenAI, Groq, Mistral, Together, DeepSeek, xAI,
+// Fireworks, OpenRouter, vLLM, Ollama).
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import { parseSse } from "../../core/sse/parse.ts";
+import type { ProviderDriver, ProviderResult } from "../types.ts";
+import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
+import { buildChatRequest } from "./request.ts";
+import { relayChatStream } from "./stream.ts";
+import { fromOpenAIUsage } from "./usage.ts";
+
+export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+  return {
+    name,
+    protocol: "openai",
+    client,
+    async chat(body, target, call): Promise<ProviderResult> {
+      const req = buildChatRequest(body, target, config, name);
+      const res = await client.send(req, call.signal, target.timeoutMs);
+      if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
+      if (body.stream === true) {
+        const events = relayChatStream(parseSse(res.body), body.stream_options?.include_usage === true, call, name);
+        return { kind: "stream", events: guard(events, name, call.signal) };
+      }
+      let json: any;
+      try {
+        json = await res.body.json();
+      } catch (err) {
+        throw transportError(name, err, call.signal);
+      }
+      if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
+      return { kind: "json", body: json };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Transport failures in the middle of a stream become gateway errors (rendered as the protocol's error event). */
+async function* guard<T>(events: AsyncGenerator<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+}

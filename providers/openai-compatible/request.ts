@@ -1,0 +1,40 @@
+// Chat completions to an OpenAI-protocol upstream: only the model id (and usage reporting on streams) changes.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { Target } from "../types.ts";
+import type { UpstreamRequest } from "../http.ts";
+
+const DEFAULT_BASE = "https://api.openai.com/v1";
+
+/** The gateway's own request fields, never forwarded. */
+const GATEWAY_ONLY = new Set(["providerOptions"]);
+
+export function endpointUrl(config: ProviderConfig, target: Target, path: string): string {
+  const base = (target.credentials?.baseUrl ?? config.base_url ?? DEFAULT_BASE).replace(/\/+$/, "");
+  if (config.flavor === "azure") {
+    const version = encodeURIComponent(config.api_version ?? "2024-10-21");
+    return `${base}/openai/deployments/${encodeURIComponent(target.upstreamModel)}${path}?api-version=${version}`;
+  }
+  return `${base}${path}`;
+}
+
+export function authHeaders(config: ProviderConfig, target: Target): Record<string, string> {
+  const key = target.credentials?.apiKey ?? config.api_key;
+  const h: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...config.headers };
+  if (key) {
+    if (config.flavor === "azure") h["api-key"] = key;
+    else h.authorization = `Bearer ${key}`;
+  }
+  return h;
+}
+
+export function buildChatRequest(body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string): UpstreamRequest {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
+  out.model = target.upstreamModel;
+  // Provider-namespaced knobs that map onto this protocol's own fields.
+  const knobs = body.providerOptions?.[providerName];
+  if (knobs?.reasoningEffort && out.reasoning_effort === undefined) out.reasoning_effort = knobs.reasoningEffort;
+  // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
+  if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out) };
+}

@@ -1,0 +1,22 @@
+// protocol name in gateway.yaml -> driver factory. New upstream kinds register here.
+import type { ProviderConfig } from "../core/generated/types/gateway.ts";
+import type { RuntimeConfig } from "../core/config/runtime.ts";
+import type { ProviderDriver } from "./types.ts";
+import { createOpenAIDriver } from "./openai-compatible/index.ts";
+import { createSimDriver } from "./sim/index.ts";
+
+type Factory = (name: string, config: ProviderConfig, runtime: RuntimeConfig) => ProviderDriver;
+
+export const driverFactories: Partial<Record<ProviderConfig["protocol"], Factory>> = {
+  openai: (name, pc, rt) => createOpenAIDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  sim: (name, pc) => createSimDriver(name, pc),
+};
+
+export function createDriver(name: string, config: ProviderConfig, runtime: RuntimeConfig): ProviderDriver {
+  const factory = driverFactories[config.protocol];
+  if (!factory) {
+    // Declared but not implemented yet: every call fails with a clear error rather than the process.
+    return { name, protocol: config.protocol };
+  }
+  return factory(name, config, runtime);
+}

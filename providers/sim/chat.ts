@@ -1,0 +1,110 @@
+// Simulated chat completions in the OpenAI wire shape: JSON, or a stream paced by time-to-first-token and
+// tokens/second, with honest usage.
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { SimOptions } from "../../core/generated/types/gateway.ts";
+import type { SseEvent } from "../../core/sse/parse.ts";
+import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import { planChoice, type Plan } from "./plan.ts";
+import { countTokens, promptTokens } from "./tokens.ts";
+
+function completionTokens(plan: Plan): number {
+  let n = plan.pieces.length;
+  for (const tc of plan.toolCalls) n += countTokens(tc.name) + countTokens(tc.arguments);
+  return n;
+}
+
+function usageOf(prompt: number, completion: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}
+
+export async function simChat(body: any, target: Target, call: CallOptions, opts: SimOptions): Promise<ProviderResult> {
+  const n = body.n ?? 1;
+  const plans = Array.from({ length: n }, (_, i) => planChoice(body, target.upstreamModel, i));
+  const prompt = promptTokens(body);
+  const completion = plans.reduce((s, p) => s + completionTokens(p), 0);
+  const id = `chatcmpl-sim${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = target.upstreamModel;
+  const ttft = opts.ttft_ms ?? 0;
+  const tps = opts.tokens_per_second;
+
+  if (body.stream !== true) {
+    const longest = Math.max(...plans.map(completionTokens));
+    await pause(ttft + (tps ? (longest / tps) * 1000 : 0), call.signal);
+    call.reportFirstToken();
+    call.reportUsage({ inputTokens: prompt, outputTokens: completion });
+    return {
+      kind: "json",
+      body: {
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: plans.map((p, index) => ({
+          index,
+          message: {
+            role: "assistant",
+            content: p.toolCalls.length ? null : p.pieces.join(""),
+            refusal: null,
+            ...(p.toolCalls.length
+              ? { tool_calls: p.toolCalls.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })) }
+              : {}),
+          },
+          logprobs: null,
+          finish_reason: p.finishReason,
+        })),
+        usage: usageOf(prompt, completion),
+        system_fingerprint: "fp_sim",
+      },
+    };
+  }
+
+  const includeUsage = body.stream_options?.include_usage === true;
+  const chunkTokens = opts.chunk_tokens ?? 1;
+  async function* events(): AsyncGenerator<SseEvent> {
+    const chunk = (choices: unknown[], extra?: Record<string, unknown>): SseEvent => ({
+      data: JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_sim", choices, ...(includeUsage ? { usage: null } : {}), ...extra }),
+    });
+    await pause(ttft, call.signal);
+    call.reportFirstToken();
+    for (let index = 0; index < plans.length; index++) {
+      const p = plans[index]!;
+      const hasTools = p.toolCalls.length > 0;
+      yield chunk([{ index, delta: { role: "assistant", content: hasTools ? null : "", refusal: null }, logprobs: null, finish_reason: null }]);
+      for (let i = 0; i < p.pieces.length; i += chunkTokens) {
+        await pace(chunkTokens, tps, call.signal);
+        yield chunk([{ index, delta: { content: p.pieces.slice(i, i + chunkTokens).join("") }, logprobs: null, finish_reason: null }]);
+      }
+      for (let t = 0; t < p.toolCalls.length; t++) {
+        const tc = p.toolCalls[t]!;
+        yield chunk([{ index, delta: { tool_calls: [{ index: t, id: tc.id, type: "function", function: { name: tc.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
+        // Arguments arrive as fragments, like the real API: a few characters at a time.
+        for (let i = 0; i < tc.arguments.length; i += 8) {
+          await pace(1, tps, call.signal);
+          yield chunk([{ index, delta: { tool_calls: [{ index: t, function: { arguments: tc.arguments.slice(i, i + 8) } }] }, logprobs: null, finish_reason: null }]);
+        }
+      }
+      yield chunk([{ index, delta: {}, logprobs: null, finish_reason: p.finishReason }]);
+    }
+    call.reportUsage({ inputTokens: prompt, outputTokens: completion });
+    if (includeUsage) yield chunk([], { usage: usageOf(prompt, completion) });
+    yield { data: "[DONE]" };
+  }
+  return { kind: "stream", events: events() };
+}
+
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms > 0) await sleep(ms, undefined, { signal });
+  else if (signal.aborted) throw signal.reason;
+}
+
+function pace(tokens: number, tps: number | undefined, signal: AbortSignal): Promise<void> {
+  return tps ? pause((tokens / tps) * 1000, signal) : signal.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+}

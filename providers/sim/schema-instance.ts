@@ -1,0 +1,123 @@
+// A value that satisfies a JSON Schema, for simulated tool arguments and structured output; checked with ajv
+// using the draft the schema names ($schema), since clients send draft-07 and 2020-12 alike.
+import { Ajv, Ajv2019, Ajv2020, addFormats, type ValidateFunction } from "../../core/ajv.ts";
+import { LRUCache } from "lru-cache";
+
+type Schema = Record<string, any> | boolean;
+
+export interface InstanceHints {
+  /** Words from the conversation, used to fill free-text strings with something relevant. */
+  words: string[];
+}
+
+function deref(schema: Schema, root: Schema): Schema {
+  let s = schema;
+  for (let i = 0; i < 16 && typeof s === "object" && typeof s.$ref === "string" && s.$ref.startsWith("#/"); i++) {
+    let node: any = root;
+    for (const seg of s.$ref.slice(2).split("/")) node = node?.[seg.replace(/~1/g, "/").replace(/~0/g, "~")];
+    s = node ?? {};
+  }
+  return s;
+}
+
+function stringFor(s: Record<string, any>, key: string, hints: InstanceHints): string {
+  switch (s.format) {
+    case "date-time": return "2025-01-01T12:00:00Z";
+    case "date": return "2025-01-01";
+    case "time": return "12:00:00Z";
+    case "email": return "user@example.com";
+    case "uri":
+    case "url": return "https://example.com/";
+    case "uuid": return "123e4567-e89b-42d3-a456-426614174000";
+  }
+  const lower = key.toLowerCase();
+  const proper = hints.words.find((w) => /^[A-Z][a-z]{2,}/.test(w));
+  let v = /city|location|place|country|name|query|topic|subject/.test(lower) && proper ? proper : hints.words.slice(0, 3).join(" ") || "example";
+  if (s.maxLength !== undefined && v.length > s.maxLength) v = v.slice(0, s.maxLength);
+  if (s.minLength !== undefined) while (v.length < s.minLength) v += "x";
+  return v;
+}
+
+function numberFor(s: Record<string, any>, integer: boolean): number {
+  let lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined);
+  const hi = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined);
+  let v = lo ?? (hi !== undefined ? Math.min(hi, 1) : 1);
+  if (hi !== undefined && v > hi) v = hi;
+  if (s.multipleOf) v = Math.ceil(v / s.multipleOf) * s.multipleOf;
+  if (integer) v = Math.ceil(v);
+  lo = undefined;
+  return v;
+}
+
+export function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints = { words: [] }, key = "", depth = 0): unknown {
+  const s = deref(schema, root);
+  if (s === true || s === undefined) return hints.words[0] ?? "example";
+  if (s === false) return null;
+  if (depth > 12) return null;
+  if ("const" in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
+  if (s.default !== undefined) return s.default;
+  if (Array.isArray(s.anyOf) && s.anyOf.length) return instanceOf(s.anyOf.find((b: any) => (deref(b, root) as any)?.type !== "null") ?? s.anyOf[0], root, hints, key, depth + 1);
+  if (Array.isArray(s.oneOf) && s.oneOf.length) return instanceOf(s.oneOf[0], root, hints, key, depth + 1);
+  if (Array.isArray(s.allOf) && s.allOf.length) {
+    const merged: Record<string, any> = { type: "object", properties: {}, required: [] };
+    for (const part of s.allOf.map((p: Schema) => deref(p, root)) as Record<string, any>[]) {
+      Object.assign(merged.properties, part.properties);
+      merged.required.push(...(part.required ?? []));
+      if (part.type) merged.type = part.type;
+    }
+    return instanceOf(merged, root, hints, key, depth + 1);
+  }
+  let type = s.type;
+  if (Array.isArray(type)) type = type.find((t: string) => t !== "null") ?? "null";
+  if (!type) type = s.properties ? "object" : s.items ? "array" : "string";
+  switch (type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const [k, sub] of Object.entries<Schema>(s.properties ?? {})) out[k] = instanceOf(sub, root, hints, k, depth + 1);
+      for (const k of s.required ?? []) if (!(k in out)) out[k] = hints.words[0] ?? "example";
+      return out;
+    }
+    case "array": {
+      const n = Math.max(s.minItems ?? 1, 1);
+      const max = s.maxItems ?? n;
+      const items = Array.isArray(s.prefixItems) ? s.prefixItems : null;
+      return Array.from({ length: Math.min(n, max) }, (_, i) => instanceOf(items?.[i] ?? s.items ?? {}, root, hints, key, depth + 1));
+    }
+    case "string": return stringFor(s, key, hints);
+    case "integer": return numberFor(s, true);
+    case "number": return numberFor(s, false);
+    case "boolean": return true;
+    default: return null;
+  }
+}
+
+const validators = new LRUCache<string, ValidateFunction>({ max: 256 });
+const engines = {
+  draft7: addFormats(new Ajv({ strict: false, allErrors: false })),
+  draft2019: addFormats(new Ajv2019({ strict: false })),
+  draft2020: addFormats(new Ajv2020({ strict: false })),
+};
+
+export function validatorFor(schema: Record<string, any>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let v = validators.get(key);
+  if (!v) {
+    const draft = String(schema.$schema ?? "");
+    const engine = draft.includes("2020-12") ? engines.draft2020 : draft.includes("2019-09") ? engines.draft2019 : engines.draft7;
+    const { $id: _ignored, ...rest } = schema; // an $id would register globally and collide on the next compile
+    v = engine.compile(rest);
+    validators.set(key, v);
+  }
+  return v!;
+}
+
+/** An instance of `schema`, checked against it; throws if the simulator cannot satisfy the schema. */
+export function validInstance(schema: Record<string, any>, hints: InstanceHints): unknown {
+  const value = instanceOf(schema, schema, hints);
+  const validate = validatorFor(schema);
+  if (!validate(value)) {
+    throw new Error(`simulator could not produce a value for the schema: ${validate.errors?.[0]?.instancePath} ${validate.errors?.[0]?.message}`);
+  }
+  return value;
+}

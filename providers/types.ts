@@ -1,0 +1,65 @@
+// The contract between the core and provider adapters. Adapters never see h3 or the client connection.
+import type { SseEvent } from "../core/sse/parse.ts";
+import type { ProviderConfig, Pricing } from "../core/generated/types/gateway.ts";
+
+/** Token usage in canonical form; every field a count of tokens (or units) that is billed separately. */
+export interface Usage {
+  inputTokens: number;          // uncached input tokens
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;     // subset of outputTokens
+  images?: number;
+  videoSeconds?: number;
+  searchUnits?: number;
+}
+
+/** One place a public model can run: the router's output, the dispatcher's input. */
+export interface Target {
+  modelId: string;              // public id, e.g. openai/gpt-4o-mini
+  provider: string;             // provider name in gateway.yaml
+  upstreamModel: string;        // the upstream's own model id
+  pricing: Pricing;
+  contextWindow?: number;
+  maxTokens?: number;
+  /** Bring-your-own-key credentials that replace the provider's own for this attempt. */
+  credentials?: { apiKey?: string; baseUrl?: string };
+  timeoutMs?: number;
+  sandbox?: boolean;
+}
+
+/** What the core hands an adapter for one upstream call. */
+export interface CallOptions {
+  signal: AbortSignal;
+  requestId: string;
+  /** Client request headers (lower-case names), for the few that are forwarded (anthropic-version, -beta). */
+  clientHeaders: Record<string, string | string[] | undefined>;
+  /** Called whenever usage becomes known (at once for JSON, at the usage event for streams). */
+  reportUsage(usage: Usage): void;
+  /** Called when the first content event arrives from the upstream (time to first token). */
+  reportFirstToken(): void;
+}
+
+export type ProviderResult =
+  | { kind: "json"; status?: number; headers?: Record<string, string>; body: unknown }
+  | { kind: "stream"; status?: number; headers?: Record<string, string>; events: AsyncIterable<SseEvent> }
+  | { kind: "bytes"; status?: number; headers: Record<string, string>; body: Uint8Array };
+
+/** An operation an adapter may implement; the body is the validated client request. */
+export type Operation = (body: any, target: Target, call: CallOptions) => Promise<ProviderResult>;
+
+export interface ProviderDriver {
+  readonly name: string;
+  readonly protocol: string;
+  /** Chat completions (OpenAI wire shape in and out). */
+  chat?: Operation;
+  /** Messages protocol, native (Anthropic wire shape in and out). */
+  messages?: Operation;
+  embeddings?: Operation;
+  rerank?: Operation;
+  images?: Operation;
+  videos?: Operation;
+  close?(): Promise<void>;
+}
+
+export type DriverFactory = (name: string, config: ProviderConfig) => ProviderDriver;
