@@ -1,0 +1,50 @@
+// Start a real gateway (real HTTP server, real config file) for end-to-end tests.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import YAML from "yaml";
+import { startGateway, type RunningGateway } from "../../core/server.ts";
+import { createLogger } from "../../core/log.ts";
+import { sha256Hex } from "../../core/keys/keys.ts";
+
+export interface TestGateway extends RunningGateway {
+  /** `${url}/api/v1`, what SDK clients take as baseURL. */
+  baseURL: string;
+  configFile: string;
+  dir: string;
+}
+
+/** Deterministic test keys: `key("acme")` is a live key, `key("acme", true)` a sandbox one. */
+export function testKey(name: string, sandbox = false): string {
+  return `mg_${sandbox ? "test" : "live"}_${name.padEnd(16, "0")}`;
+}
+
+export const keyEntry = (id: string, key: string, extra: Record<string, unknown> = {}) => ({ id, sha256: sha256Hex(key), ...extra });
+
+export async function startTestGateway(config: Record<string, unknown> | string, opts: { env?: Record<string, string>; watch?: boolean } = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), "mg-test-"));
+  const configFile = join(dir, "gateway.yaml");
+  writeFileSync(configFile, typeof config === "string" ? config : YAML.stringify(config));
+  const gw = await startGateway({
+    configFile,
+    port: 0,
+    host: "127.0.0.1",
+    logger: createLogger((process.env.TEST_LOG_LEVEL as never) ?? "silent"),
+    watch: opts.watch ?? false,
+    env: { ...process.env, ...opts.env },
+  });
+  return { ...gw, baseURL: `${gw.url}/api/v1`, configFile, dir };
+}
+
+/** POST JSON with fetch and return status, headers and parsed body (or text for streams). */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}

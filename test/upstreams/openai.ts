@@ -1,0 +1,185 @@
+// A fake OpenAI-protocol upstream that behaves like the real API (reference §1): JSON with
+// application/json, SSE `data:` frames with blank-line separators, role on the first chunk, tool-call
+// fragments with id/name only on the first fragment, usage chunk only with include_usage, `[DONE]` last,
+// and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: any;
+}
+
+export type Failure =
+  | { kind: "status"; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: "hang" }
+  | { kind: "reset" }
+  | { kind: "die-mid-stream"; afterChunks: number };
+
+export interface FakeOpenAIOptions {
+  /** Content returned by the model, split into one chunk per word when streaming. */
+  text?: string;
+  /** Milliseconds between stream chunks. */
+  chunkDelayMs?: number;
+}
+
+export interface FakeOpenAI {
+  /** Base URL including /v1, as providers.<name>.base_url expects. */
+  baseUrl: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Failures to apply to the next requests, one per request, in order. */
+  failures: Failure[];
+  /** Called for every request before the default behaviour; return true when it answered itself. */
+  hook?: (req: RecordedRequest, res: ServerResponse) => boolean;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TEXT = "Hello from the fake upstream, streaming word by word.";
+
+function words(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [];
+}
+
+function usage(prompt: number, completion: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function promptCount(body: any): number {
+  return JSON.stringify(body.messages ?? []).length >> 2;
+}
+
+function toolCallsFor(body: any): { id: string; name: string; arguments: string }[] {
+  const tools = (body.tools ?? []) as any[];
+  if (!tools.length || body.tool_choice === "none") return [];
+  const last = body.messages?.[body.messages.length - 1];
+  if (last?.role === "tool") return [];
+  const wanted = typeof body.tool_choice === "object" ? [tools.find((t) => t.function.name === body.tool_choice.function.name)] : tools.slice(0, body.parallel_tool_calls === false ? 1 : 2);
+  return wanted.filter(Boolean).map((t, i) => ({ id: `call_fake${i}abc`, name: t.function.name, arguments: JSON.stringify({ city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }) }));
+}
+
+export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const text = opts.text ?? DEFAULT_TEXT;
+  const sockets = new Set<import("node:net").Socket>();
+  const fake: FakeOpenAI = {
+    baseUrl: "",
+    port: 0,
+    requests: [],
+    failures: [],
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any;
+    try {
+      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const rec: RecordedRequest = { method: req.method!, path: req.url!, headers: req.headers, body };
+    fake.requests.push(rec);
+    if (fake.hook?.(rec, res)) return;
+
+    const failure = fake.failures.shift();
+    if (failure?.kind === "hang") return; // never answers
+    if (failure?.kind === "reset") {
+      req.socket.destroy();
+      return;
+    }
+    if (failure?.kind === "status") {
+      res.writeHead(failure.status, { "content-type": "application/json", "x-request-id": "req_fake_err", ...failure.headers });
+      res.end(JSON.stringify(failure.body ?? { error: { message: `fake upstream failure ${failure.status}`, type: failure.status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } }));
+      return;
+    }
+    if (req.url !== "/v1/chat/completions" || req.method !== "POST") {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: "invalid_request_error", param: null, code: "unknown_url" } }));
+      return;
+    }
+    if (req.headers.authorization !== "Bearer sk-fake-upstream") {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
+      return;
+    }
+
+    const id = "chatcmpl-fake123";
+    const created = 1770933883;
+    const model = body.model;
+    const calls = toolCallsFor(body);
+    const pieces = calls.length ? [] : words(text);
+    const max = body.max_completion_tokens ?? body.max_tokens;
+    const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
+    const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";
+    const completion = cut.length + calls.reduce((n, c) => n + (c.arguments.length >> 2), 0);
+    const headers = { "x-request-id": "req_fake_1", "openai-processing-ms": "12" };
+
+    if (!body.stream) {
+      res.writeHead(200, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify({
+        id, object: "chat.completion", created, model,
+        choices: [{
+          index: 0,
+          message: { role: "assistant", content: calls.length ? null : cut.join(""), refusal: null, annotations: [], ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}) },
+          logprobs: null,
+          finish_reason: finish,
+        }],
+        usage: usage(promptCount(body), completion),
+        service_tier: "default",
+        system_fingerprint: "fp_fake",
+      }));
+      return;
+    }
+
+    const includeUsage = body.stream_options?.include_usage === true;
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers });
+    const frames: string[] = [];
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      frames.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, service_tier: "default", system_fingerprint: "fp_fake", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
+    chunk([{ index: 0, delta: { role: "assistant", content: calls.length ? null : "", refusal: null }, logprobs: null, finish_reason: null }]);
+    for (const p of cut) chunk([{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }]);
+    calls.forEach((c, i) => {
+      chunk([{ index: 0, delta: { tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
+      for (let k = 0; k < c.arguments.length; k += 5) {
+        chunk([{ index: 0, delta: { tool_calls: [{ index: i, function: { arguments: c.arguments.slice(k, k + 5) } }] }, logprobs: null, finish_reason: null }]);
+      }
+    });
+    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]);
+    if (includeUsage) chunk([], { usage: usage(promptCount(body), completion) });
+    frames.push("data: [DONE]\n\n");
+
+    const dieAfter = failure?.kind === "die-mid-stream" ? failure.afterChunks : Infinity;
+    for (let i = 0; i < frames.length; i++) {
+      if (i >= dieAfter) {
+        req.socket.destroy();
+        return;
+      }
+      if (res.destroyed) return;
+      res.write(frames[i]);
+      if (opts.chunkDelayMs) await new Promise((r) => setTimeout(r, opts.chunkDelayMs));
+    }
+    res.end();
+  }
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  fake.port = (server.address() as AddressInfo).port;
+  fake.baseUrl = `http://127.0.0.1:${fake.port}/v1`;
+  return fake;
+}
