@@ -168,7 +168,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       }
       if (res.destroyed) return;
       res.write(frames[i]);
-      if (opts.chunkDelayMs) await new Promise((r) => setTimeout(r, opts.chunkDelayMs));
+      // A dying stream is paced so the gateway has relayed the first chunks before the connection drops.
+      const delay = failure?.kind === "die-mid-stream" ? 15 : opts.chunkDelayMs;
+      if (delay) await new Promise((r) => setTimeout(r, delay));
     }
     res.end();
   }
