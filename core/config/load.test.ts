@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "./load.ts";
+import { ConfigError, formatProblem } from "./source.ts";
+
+function write(text: string, name = "gateway.yaml", dir = mkdtempSync(join(tmpdir(), "mg-cfg-"))): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function problems(text: string, env: Record<string, string> = {}): Promise<string[]> {
+  const file = write(text);
+  try {
+    await loadConfig(file, { env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map((p) => formatProblem(p).replace(file, "F"));
+    throw err;
+  }
+  return [];
+}
+
+const HASH = "a".repeat(64);
+
+describe("loadConfig", () => {
+  it("loads the issue's example format and builds lookup maps", async () => {
+    const file = write(`
+server: { host: 127.0.0.1, port: 8787 }
+store: { kind: memory }
+providers:
+  openai:  { protocol: openai, base_url: https://api.openai.com/v1, api_key: "\${OPENAI_API_KEY}" }
+  sim:     { protocol: sim }
+models:
+  openai/gpt-4o-mini:
+    name: GPT-4o mini
+    type: language
+    context_window: 128000
+    max_tokens: 16384
+    tags: [tool-use, vision]
+    endpoints:
+      - provider: openai
+        model: gpt-4o-mini
+        pricing: { input: "0.00000015", output: "0.0000006", input_cache_read: "0.000000075" }
+projects:
+  acme:
+    keys:
+      - { id: ci-bot, sha256: "${HASH}", expires_at: "2027-01-01T00:00:00Z" }
+    allow_models: ["openai/*"]
+    budget: { usd: "100", period: month }
+    rate_limits: { rpm: 600, tpm: 1000000 }
+pipeline: [auth, router]
+`);
+    const notices: string[] = [];
+    const cfg = await loadConfig(file, { env: { OPENAI_API_KEY: "sk-1" }, onNotice: (m) => notices.push(m) });
+    expect(cfg.providers.get("openai")!.api_key).toBe("sk-1");
+    expect(cfg.models.get("openai/gpt-4o-mini")!.endpoints[0]).toMatchObject({ provider: "openai", upstreamModel: "gpt-4o-mini", contextWindow: 128000 });
+    expect(cfg.keys.get(HASH)).toMatchObject({ id: "ci-bot", projectId: "acme", expiresAt: Date.parse("2027-01-01T00:00:00Z") });
+    expect(cfg.pipeline.map((p) => p.name)).toEqual(["auth", "router"]);
+    expect(notices).toEqual([]);
+  });
+
+  it("disables a provider whose key variable is unset, with one notice, and drops its endpoints", async () => {
+    const file = write(`
+providers:
+  openai: { protocol: openai, api_key: "\${OPENAI_API_KEY}" }
+models:
+  openai/x: { endpoints: [{ provider: openai, model: x }] }
+`);
+    const notices: string[] = [];
+    const cfg = await loadConfig(file, { env: {}, onNotice: (m) => notices.push(m) });
+    expect(cfg.providers.has("openai")).toBe(false);
+    expect(cfg.providers.has("sim")).toBe(true);
+    expect(cfg.models.get("openai/x")!.endpoints).toEqual([]);
+    expect(notices).toEqual(['provider "openai" disabled: $OPENAI_API_KEY is not set']);
+  });
+
+  it("interpolates defaults and keeps a whole-variable number a number", async () => {
+    const cfg = await loadConfig(write(`server: { port: "\${PORT:-9000}", host: "\${HOST:-0.0.0.0}" }\n`), { env: {} });
+    expect(cfg.server).toMatchObject({ port: 9000, host: "0.0.0.0" });
+  });
+
+  it("reports every problem as file:line:column with what is wrong", async () => {
+    const out = await problems(`providers:
+  openai: { protocol: openai, api_key: sk }
+models:
+  openai/a:
+    endpoints:
+      - provider: opneai
+        model: a
+        pricing: { input: 0.0001 }
+  openai/b:
+    endpoints:
+      - { provider: openai, model: b, pricing: { output: "1e-6" } }
+projects:
+  p: { keys: [{ id: k, sha256: "${HASH}" }], budget: { usd: "5", period: year } }
+pipeline: [auth, routr]
+`);
+    expect(out).toEqual([
+      'F:8:27: models.openai/a.endpoints.0.pricing.input: must be string',
+      'F:11:58: models.openai/b.endpoints.0.pricing.output: must be a decimal string such as "0.0000025" (quoted, no exponent)',
+      'F:13:131: projects.p.budget.period: must be one of "day", "week", "month", "total"',
+    ]);
+  });
+
+  it("checks references and the pipeline once the schema passes", async () => {
+    const out = await problems(`providers:
+  openai: { protocol: openai, api_key: sk }
+models:
+  openai/a:
+    endpoints:
+      - provider: opneai
+        model: a
+pipeline: [router, routr, auth]
+`);
+    expect(out).toEqual([
+      'F:6:19: model openai/a: endpoint names unknown provider "opneai" (declared: openai, sim)',
+      expect.stringMatching(/^F:8:20: unknown plugin "routr" \(built in: auth, .*router.*; others must be declared under plugins:\)$/),
+    ]);
+  });
+
+  it("names a plugin listed before one it depends on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "needs-auth.mjs"), `export default { name: "needs-auth", dependsOn: ["auth"], handle: (ctx, next) => next() };`);
+    const file = write(`plugins:\n  needs-auth: { module: ./needs-auth.mjs }\npipeline: [needs-auth, auth, router]\n`, "gateway.yaml", dir);
+    const err = await loadConfig(file, { env: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(formatProblem(err.problems[0])).toBe(`${file}:3:12: needs-auth needs auth before it, but auth comes after it`);
+  });
+
+  it("reports an unset variable without a default, and YAML syntax errors, with positions", async () => {
+    expect(await problems(`server:\n  public_url: "\${PUBLIC_URL}"\n`)).toEqual([
+      "F:2:15: environment variable PUBLIC_URL is not set and has no default (write ${PUBLIC_URL:-default})",
+    ]);
+    const syntax = await problems(`models:\n  a/b: {endpoints: [\n`);
+    expect(syntax[0]).toMatch(/^F:\d+:\d+: /);
+  });
+
+  it("reports unknown fields at the key", async () => {
+    expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot"']);
+  });
+
+  it("merges models from included files; entries in the main file win", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "catalog.yaml"), `models:\n  x/a: { name: From catalog, endpoints: [{ provider: sim, model: a }] }\n  x/b: { name: B, endpoints: [{ provider: nope, model: b }] }\n`);
+    const file = write(`include: [catalog.yaml]\nmodels:\n  x/a: { name: Override, endpoints: [{ provider: sim, model: a2 }] }\n`, "gateway.yaml", dir);
+    const err = await loadConfig(file, { env: {} }).catch((e) => e);
+    // The problem in the included file is reported against that file.
+    expect(formatProblem(err.problems[0])).toBe(`${join(dir, "catalog.yaml")}:3:43: model x/b: endpoint names unknown provider "nope" (declared: sim)`);
+    writeFileSync(join(dir, "catalog.yaml"), `models:\n  x/a: { name: From catalog, endpoints: [{ provider: sim, model: a }] }\n  x/b: { name: B, endpoints: [{ provider: sim, model: b }] }\n`);
+    const cfg = await loadConfig(file, { env: {} });
+    expect(cfg.models.get("x/a")!.config.name).toBe("Override");
+    expect(cfg.models.get("x/b")!.config.name).toBe("B");
+  });
+});
