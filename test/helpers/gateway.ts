@@ -21,9 +21,17 @@ export function testKey(name: string, sandbox = false): string {
 
 export const keyEntry = (id: string, key: string, extra: Record<string, unknown> = {}) => ({ id, sha256: sha256Hex(key), ...extra });
 
-export async function startTestGateway(config: Record<string, unknown> | string, opts: { env?: Record<string, string>; watch?: boolean } = {}): Promise<TestGateway> {
+export interface TestGatewayOptions {
+  env?: Record<string, string>;
+  watch?: boolean;
+  /** Extra files written next to gateway.yaml (plugin modules, included catalogs). */
+  files?: Record<string, string>;
+}
+
+export async function startTestGateway(config: Record<string, unknown> | string, opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "mg-test-"));
   const configFile = join(dir, "gateway.yaml");
+  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
   writeFileSync(configFile, typeof config === "string" ? config : YAML.stringify(config));
   const gw = await startGateway({
     configFile,
