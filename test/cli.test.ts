@@ -1,0 +1,113 @@
+// The operator's command line, run as a real process.
+import { describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+
+const BIN = resolve("bin/model-gateway.mjs");
+const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 30_000 });
+
+function tmpConfig(text: string, extra: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "mg-cli-"));
+  for (const [n, t] of Object.entries(extra)) writeFileSync(join(dir, n), t);
+  const file = join(dir, "gateway.yaml");
+  writeFileSync(file, text);
+  return file;
+}
+
+const BROKEN = `providers:
+  openai: { protocol: openai, api_key: sk }
+models:
+  openai/a:
+    endpoints:
+      - { provider: openia, model: a, pricing: { input: "0,1" } }
+plugins:
+  tagger: { module: ../../work/none.mjs }
+pipeline: [router, auth, nope]
+`;
+
+describe("model-gateway check", () => {
+  it("exits 0 on the embedded default config", () => {
+    const r = run(["check", resolve("gateway.yaml")]);
+    expect(r.stdout).toContain(": ok (");
+    expect(r.status).toBe(0);
+  });
+
+  it("exits 1 and prints every problem as file:line:column: message", () => {
+    const file = tmpConfig(BROKEN);
+    const r = run(["check", file]);
+    expect(r.status).toBe(1);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines[0]).toBe(`${file}:6:57: models.openai/a.endpoints.0.pricing.input: must be a decimal string such as "0.0000025" (quoted, no exponent)`);
+    const fixed = tmpConfig(BROKEN.replace('"0,1"', '"0.1"'));
+    const again = run(["check", fixed]).stdout.trim().split("\n");
+    expect(again).toEqual([
+      `${fixed}:6:21: model openai/a: endpoint names unknown provider "openia" (declared: openai, sim)`,
+      expect.stringMatching(new RegExp(`^${fixed}:8:21: cannot load plugin "tagger" from ../../work/none.mjs: `)),
+      expect.stringMatching(new RegExp(`^${fixed}:9:26: unknown plugin "nope"`)),
+    ]);
+  });
+
+  it("validates third-party plugin options against the plugin's own schema", () => {
+    const file = tmpConfig(`plugins:\n  request-tagger: { module: ${resolve("docs/examples/request-tagger.ts")}, options: { header: Team, value: a } }\npipeline: [auth, request-tagger, router]\n`);
+    const r = run(["check", file]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`${file}:2:`);
+    expect(r.stdout).toContain("plugin request-tagger options.header: must match pattern");
+  });
+});
+
+describe("model-gateway start", () => {
+  it("refuses to start on an invalid config, printing the same problems", () => {
+    const file = tmpConfig(BROKEN);
+    const r = run(["start", "--config", file, "--port", "0"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("refusing to start");
+    expect(r.stderr).toContain(`${file}:6:57:`);
+  });
+
+  it("starts, prints its URL, answers the sandbox key, and stops on SIGTERM", async () => {
+    const child = spawn(process.execPath, [BIN, "start", "--port", "0", "--no-watch"], { env: { ...process.env, LOG_LEVEL: "silent" } });
+    let out = "";
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        const m = out.match(/listening on (http:\/\/\S+)/);
+        if (m) resolveUrl(m[1]!);
+      });
+      child.once("exit", () => reject(new Error(`exited early: ${out}`)));
+    });
+    try {
+      const res = await fetch(`${url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: "Bearer mg_test_quickstart_sandbox_key_0001", "content-type": "application/json" },
+        body: JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Hello" }], max_tokens: 3 }),
+      });
+      const body = await res.json();
+      expect(res.status).toBe(200);
+      expect(body.providerMetadata.gateway.resolvedProvider).toBe("sim");
+      expect(body.choices[0].finish_reason).toBe("length");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const code = await new Promise((r) => child.once("exit", (c) => r(c)));
+    expect(code).toBe(0);
+  });
+});
+
+describe("model-gateway keys new", () => {
+  it("prints a fresh key once with the YAML line holding only its sha256", () => {
+    const r = run(["keys", "new", "--project", "acme", "--sandbox", "--expires", "2027-01-01"]);
+    expect(r.status).toBe(0);
+    const key = r.stdout.split("\n")[0]!;
+    expect(key).toMatch(/^mg_test_[A-Za-z0-9_-]{32}$/);
+    const sha = createHash("sha256").update(key).digest("hex");
+    expect(r.stdout).toContain(`sha256: "${sha}", expires_at: "2027-01-01T00:00:00Z" }`);
+    expect(r.stdout.split(key).length).toBe(2); // shown exactly once
+    const live = run(["keys", "new", "--project", "acme"]).stdout.split("\n")[0]!;
+    expect(live).toMatch(/^mg_live_/);
+  });
+});
