@@ -36,6 +36,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         port: values.port !== undefined ? Number(values.port) : undefined,
         host: values.host,
         watch: !values["no-watch"],
+        sighup: true,
       });
       const stop = async () => {
         await gw.close();

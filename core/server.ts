@@ -12,8 +12,10 @@ export interface StartOptions {
   port?: number;
   host?: string;
   logger?: Logger;
-  /** Reload when the config file changes (and on SIGHUP). */
+  /** Reload when the config file changes. */
   watch?: boolean;
+  /** Reload on SIGHUP. */
+  sighup?: boolean;
   env?: Record<string, string | undefined>;
 }
 
@@ -63,8 +65,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
         log.warn(`cannot watch ${f}: ${(err as Error).message}`);
       }
     }
-    process.on("SIGHUP", onHup);
   }
+  if (opts.sighup) process.on("SIGHUP", onHup);
 
   return {
     url,

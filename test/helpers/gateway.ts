@@ -24,6 +24,7 @@ export const keyEntry = (id: string, key: string, extra: Record<string, unknown>
 export interface TestGatewayOptions {
   env?: Record<string, string>;
   watch?: boolean;
+  sighup?: boolean;
   /** Extra files written next to gateway.yaml (plugin modules, included catalogs). */
   files?: Record<string, string>;
 }
@@ -39,6 +40,7 @@ export async function startTestGateway(config: Record<string, unknown> | string,
     host: "127.0.0.1",
     logger: createLogger((process.env.TEST_LOG_LEVEL as never) ?? "silent"),
     watch: opts.watch ?? false,
+    sighup: opts.sighup ?? false,
     env: { ...process.env, ...opts.env },
   });
   return { ...gw, baseURL: `${gw.url}/api/v1`, configFile, dir };

@@ -1,0 +1,83 @@
+// Reload on file change and on SIGHUP: validated, swapped atomically, invalid files refused, in-flight
+// requests finish on the config they started with.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import YAML from "yaml";
+import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+
+const KEY = testKey("reload", true);
+const base = (models: Record<string, unknown>, tps = 1000) => ({
+  providers: { slow: { protocol: "sim", sim: { tokens_per_second: tps } } },
+  models,
+  projects: { p: { keys: [keyEntry("k", KEY)] } },
+});
+const model = (provider = "sim") => ({ endpoints: [{ provider, model: "m" }] });
+let gw: TestGateway;
+
+const chat = (m: string, extra: Record<string, unknown> = {}) =>
+  postJson(`${gw.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "Hello reload" }], ...extra }, { authorization: `Bearer ${KEY}` });
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not met in time");
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway(base({ "a/one": model() }), { watch: true });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe("config reload", () => {
+  it("picks up a valid change to the file", async () => {
+    expect((await chat("a/two")).status).toBe(404);
+    writeFileSync(gw.configFile, YAML.stringify(base({ "a/one": model(), "a/two": model() })));
+    await until(async () => (await chat("a/two")).status === 200);
+  });
+
+  it("refuses an invalid file and keeps serving the old config", async () => {
+    writeFileSync(gw.configFile, "models:\n  a/one: { endpoints: [{ provider: nowhere, model: m }] }\n");
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await chat("a/one")).status).toBe(200);
+    expect((await chat("a/two")).status).toBe(200);
+  });
+
+  it("reloads on SIGHUP", async () => {
+    // A second gateway that does not watch its file: only the signal can apply the change.
+    const other = await startTestGateway(base({ "a/one": model() }), { sighup: true });
+    try {
+      writeFileSync(other.configFile, YAML.stringify(base({ "a/three": model() })));
+      const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await ask("a/three")).status).toBe(404);
+      process.kill(process.pid, "SIGHUP");
+      await until(async () => (await ask("a/three")).status === 200);
+      expect((await ask("a/one")).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("lets a request in flight finish on the config it started with", async () => {
+    writeFileSync(gw.configFile, YAML.stringify(base({ "a/slow": model("slow") }, 40)));
+    await until(async () => (await chat("a/slow", { max_tokens: 1 })).status === 200);
+    const started = fetch(`${gw.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "a/slow", stream: true, max_tokens: 20, messages: [{ role: "user", content: "Hello reload" }] }),
+    });
+    const res = await started;
+    expect(res.status).toBe(200);
+    // While the stream is running, the model disappears from the config.
+    writeFileSync(gw.configFile, YAML.stringify(base({ "a/other": model() })));
+    await until(async () => (await chat("a/slow")).status === 404);
+    const text = await res.text();
+    expect(text.trim().endsWith("data: [DONE]")).toBe(true);
+    expect(text).toContain('"finish_reason":"length"');
+  });
+});
