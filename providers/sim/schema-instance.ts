@@ -31,7 +31,9 @@ function stringFor(s: Record<string, any>, key: string, hints: InstanceHints): s
     case "uuid": return "123e4567-e89b-42d3-a456-426614174000";
   }
   const lower = key.toLowerCase();
-  const proper = hints.words.find((w) => /^[A-Z][a-z]{2,}/.test(w));
+  // A capitalised word that does not start the sentence is most likely a name (a city, a person, a product).
+  const capital = (w: string) => /^[A-Z][a-z]{2,}/.test(w);
+  const proper = hints.words.slice(1).find(capital) ?? hints.words.find(capital);
   let v = /city|location|place|country|name|query|topic|subject/.test(lower) && proper ? proper : hints.words.slice(0, 3).join(" ") || "example";
   if (s.maxLength !== undefined && v.length > s.maxLength) v = v.slice(0, s.maxLength);
   if (s.minLength !== undefined) while (v.length < s.minLength) v += "x";

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { validInstance, validatorFor } from "./schema-instance.ts";
+
+describe("validInstance", () => {
+  it("satisfies draft-07 tool schemas with additionalProperties:false, enums, bounds and nested arrays", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      additionalProperties: false,
+      required: ["city", "days", "unit", "tags"],
+      properties: {
+        city: { type: "string", minLength: 2 },
+        days: { type: "integer", minimum: 1, maximum: 14 },
+        unit: { enum: ["celsius", "fahrenheit"] },
+        tags: { type: "array", minItems: 2, items: { type: "string", maxLength: 3 } },
+        when: { type: "string", format: "date-time" },
+        ratio: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+      },
+    };
+    const value = validInstance(schema, { words: ["What", "is", "the", "weather", "in", "Paris"] }) as any;
+    expect(value.city).toBe("Paris");
+    expect(validatorFor(schema)(value)).toBe(true);
+    expect(value.tags).toHaveLength(2);
+  });
+
+  it("follows $ref/$defs under 2020-12 and picks the non-null branch of anyOf", () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { item: { type: "object", properties: { id: { type: "integer" }, note: { anyOf: [{ type: "null" }, { type: "string" }] } }, required: ["id", "note"] } },
+      properties: { items: { type: "array", items: { $ref: "#/$defs/item" } } },
+      required: ["items"],
+    };
+    const value = validInstance(schema, { words: [] }) as any;
+    expect(value.items[0]).toEqual({ id: 1, note: "example" });
+    expect(validatorFor(schema)(value)).toBe(true);
+  });
+});
