@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { buildChatRequest } from "./request.ts";
+import type { Target } from "../types.ts";
+
+const target: Target = { modelId: "openai/gpt-4o-mini", provider: "up", upstreamModel: "gpt-4o-mini", pricing: {} };
+
+describe("buildChatRequest", () => {
+  it("rewrites only the model, drops providerOptions, and always asks a stream for usage", () => {
+    const req = buildChatRequest(
+      { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true, store: false, providerOptions: { gateway: { order: ["x"] } } },
+      target, { protocol: "openai", base_url: "https://api.example.com/v1/", api_key: "sk-1" }, "up",
+    );
+    expect(req.url).toBe("https://api.example.com/v1/chat/completions");
+    expect(req.headers.authorization).toBe("Bearer sk-1");
+    expect(JSON.parse(req.body as string)).toEqual({
+      model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true, store: false, stream_options: { include_usage: true },
+    });
+  });
+
+  it("follows Azure OpenAI conventions: deployment path, api-version query, api-key header", () => {
+    const req = buildChatRequest({ model: "x", messages: [] }, target, { protocol: "openai", flavor: "azure", base_url: "https://res.openai.azure.com", api_key: "az-key", api_version: "2024-10-21" }, "azure");
+    expect(req.url).toBe("https://res.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21");
+    expect(req.headers["api-key"]).toBe("az-key");
+    expect(req.headers.authorization).toBeUndefined();
+  });
+
+  it("uses bring-your-own-key credentials when the target carries them, and maps reasoningEffort", () => {
+    const byok = { ...target, credentials: { apiKey: "sk-project", baseUrl: "https://proxy.local/v1" } };
+    const req = buildChatRequest({ model: "x", messages: [], providerOptions: { up: { reasoningEffort: "low" } } }, byok, { protocol: "openai", api_key: "sk-gateway" }, "up");
+    expect(req.url).toBe("https://proxy.local/v1/chat/completions");
+    expect(req.headers.authorization).toBe("Bearer sk-project");
+    expect(JSON.parse(req.body as string).reasoning_effort).toBe("low");
+  });
+});
