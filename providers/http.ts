@@ -19,7 +19,10 @@ export interface UpstreamResponse {
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
 
-  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number }) {}
+  /** `origins` get their pools at once (boot), others on first use (BYOK base URLs). */
+  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number; origins?: string[] }) {
+    for (const o of opts.origins ?? []) this.pool(new URL(o).origin);
+  }
 
   private pool(origin: string): Pool {
     let p = this.pools.get(origin);

@@ -9,7 +9,11 @@ import { relayChatStream } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+  const client = new UpstreamClient(name, {
+    connections: config.connections,
+    timeoutMs: config.timeout_ms ?? defaults.timeoutMs,
+    origins: [config.base_url ?? "https://api.openai.com/v1"],
+  });
   return {
     name,
     protocol: "openai",
