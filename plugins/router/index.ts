@@ -1,8 +1,12 @@
-// router: public model id -> ordered targets. Sandbox keys always go to the built-in simulator.
+// router: public model id (+ providerOptions.gateway: only/order/sort/models/providerTimeouts.byok) -> ordered
+// targets for dispatch. Sandbox keys always go to the built-in simulator. Non-inference requests pass through.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Target } from "../../providers/types.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { statsOf } from "../../core/stats/index.ts";
+import { planRoute, requestShape, type RoutingOptions } from "./route.ts";
 
 export function sandboxTarget(model: ModelRuntime): Target {
   return {
@@ -27,25 +31,58 @@ export function endpointTargets(model: ModelRuntime): Target[] {
   }));
 }
 
+function notFound(id: string, field: string): GatewayError {
+  return new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { field } });
+}
+
+/** The request's model, then each fallback model (unknown ones are a 404 naming the field; repeats are dropped). */
+function resolveChain(ctx: GatewayContext, primary: ModelRuntime, options: RoutingOptions): ModelRuntime[] {
+  const chain = [primary];
+  (options.models ?? []).forEach((id, i) => {
+    const m = ctx.config.models.get(id);
+    if (!m) throw notFound(id, `providerOptions.gateway.models[${i}]`);
+    if (m.type !== primary.type) {
+      throw new GatewayError(400, "INVALID_REQUEST", `Fallback model "${id}" is a ${m.type} model; ${primary.id} is a ${primary.type} model`, {
+        details: { field: `providerOptions.gateway.models[${i}]` },
+      });
+    }
+    if (!chain.includes(m)) chain.push(m);
+  });
+  return chain;
+}
+
 export default definePlugin({
   name: "router",
   handle(ctx, next) {
-    if (ctx.body === undefined || typeof ctx.body.model !== "string") return next();
+    if (ctx.body === undefined || ctx.body === null || typeof ctx.body.model !== "string") return next();
     const model = ctx.config.models.get(ctx.body.model);
-    if (!model) {
-      throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${ctx.body.model}" does not exist (GET /api/v1/models lists the catalog)`, {
-        details: { field: "model" },
-      });
-    }
+    if (!model) throw notFound(ctx.body.model, "model");
     ctx.model = model;
+    const options: RoutingOptions = ctx.body.providerOptions?.gateway ?? {};
+    const chain = resolveChain(ctx, model, options);
     if (ctx.auth?.sandbox) {
-      ctx.targets = [sandboxTarget(model)];
+      ctx.targets = chain.map(sandboxTarget);
       return next();
     }
-    ctx.targets = endpointTargets(model);
+    const stats = statsOf(ctx.gateway);
+    ctx.targets = planRoute({
+      chain,
+      options,
+      enabled: new Set(ctx.config.providers.keys()),
+      declared: ctx.config.raw.providers ?? {},
+      byok: ctx.auth?.project.config.providers,
+      shape: requestShape(ctx.endpoint, ctx.body),
+      stats: (m, p) => stats.view(m, p),
+    });
     if (!ctx.targets.length) {
-      const why = model.config.endpoints.map((ep) => ctx.config.disabledProviders.get(ep.provider)).filter(Boolean);
-      throw new GatewayError(502, "UPSTREAM_ERROR", `No provider is available for ${model.id}${why.length ? `: ${why.join("; ")}` : ""}`, {
+      const offered = [...new Set(chain.flatMap((m) => m.config.endpoints.map((ep) => ep.provider)))];
+      if (options.only && !offered.some((p) => options.only!.includes(p))) {
+        throw new GatewayError(400, "INVALID_REQUEST",
+          `No provider in providerOptions.gateway.only (${options.only.join(", ")}) can serve ${chain.map((m) => m.id).join(", ")}; it is offered by: ${offered.join(", ")}`,
+          { details: { field: "providerOptions.gateway.only", offered } });
+      }
+      const why = chain.flatMap((m) => m.config.endpoints.map((ep) => ctx.config.disabledProviders.get(ep.provider))).filter(Boolean);
+      throw new GatewayError(502, "UPSTREAM_ERROR", `No provider is available for ${model.id}${why.length ? `: ${[...new Set(why)].join("; ")}` : ""}`, {
         details: { model: model.id },
       });
     }

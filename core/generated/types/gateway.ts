@@ -33,6 +33,7 @@ export interface GatewayConfig {
   projects?: {
     [k: string]: ProjectConfig;
   };
+  routing?: RoutingConfig;
   /**
    * Third-party plugins: name -> module path and options. Name them in `pipeline:` to run them.
    */
@@ -63,6 +64,10 @@ export interface ServerConfig {
    * HMAC secret for signed asset URLs; random per process when unset.
    */
   signing_secret?: string;
+  /**
+   * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets).
+   */
+  assets_dir?: string;
 }
 export interface StoreConfig {
   kind: "memory" | "sqlite" | "redis";
@@ -114,6 +119,26 @@ export interface SimOptions {
    * Tokens per streamed chunk.
    */
   chunk_tokens?: number;
+  /**
+   * Delay of an embeddings call (default 20).
+   */
+  embedding_ms?: number;
+  /**
+   * Delay of a rerank call (default 30).
+   */
+  rerank_ms?: number;
+  /**
+   * Delay per image generation request (default 2000).
+   */
+  image_ms?: number;
+  /**
+   * Time a simulated video job runs before it completes (default 8000).
+   */
+  video_ms?: number;
+  /**
+   * How often the simulated video job reports progress (default 1000).
+   */
+  video_poll_ms?: number;
 }
 export interface ModelConfig {
   name?: string;
@@ -198,6 +223,38 @@ export interface RateLimits {
 export interface BudgetConfig {
   usd: Decimal;
   period?: "day" | "week" | "month" | "total";
+}
+/**
+ * Retries, fallback backoff and the per-endpoint circuit breaker (docs/routing.md).
+ */
+export interface RoutingConfig {
+  /**
+   * Most upstream attempts per request (every target once; a lone target gets one retry).
+   */
+  max_attempts?: number;
+  /**
+   * First retry delay of the same endpoint; doubles per retry, with jitter.
+   */
+  backoff_ms?: number;
+  max_backoff_ms?: number;
+  /**
+   * An upstream Retry-After longer than this is not waited for: that endpoint is not retried.
+   */
+  max_retry_after_ms?: number;
+  circuit_breaker?: CircuitBreakerConfig;
+}
+export interface CircuitBreakerConfig {
+  consecutive_failures?: number;
+  /**
+   * Failure fraction over window_ms that opens the circuit (with at least min_requests attempts).
+   */
+  error_rate?: number;
+  min_requests?: number;
+  window_ms?: number;
+  /**
+   * How long an open circuit is skipped before one half-open probe is let through.
+   */
+  cooldown_ms?: number;
 }
 export interface PluginConfig {
   /**

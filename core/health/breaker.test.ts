@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { CircuitBreaker, type BreakerPolicy, type CircuitState } from "./breaker.ts";
+
+const policy: BreakerPolicy = { consecutiveFailures: 3, errorRate: 0.5, minRequests: 10, windowMs: 10_000, cooldownMs: 1_000 };
+
+function make() {
+  const moves: string[] = [];
+  const b = new CircuitBreaker(policy, (from: CircuitState, to: CircuitState) => moves.push(`${from}->${to}`));
+  return { b, moves };
+}
+
+describe("CircuitBreaker", () => {
+  it("opens after N consecutive failures and skips the endpoint while open", () => {
+    const { b, moves } = make();
+    b.record(false, 0);
+    b.record(false, 1);
+    expect(b.allow(2)).toBe(true);
+    b.record(false, 2);
+    expect(b.state).toBe("open");
+    expect(b.allow(500)).toBe(false);
+    expect(moves).toEqual(["closed->open"]);
+  });
+
+  it("a success resets the consecutive count", () => {
+    const { b } = make();
+    b.record(false, 0);
+    b.record(false, 1);
+    b.record(true, 2);
+    b.record(false, 3);
+    b.record(false, 4);
+    expect(b.state).toBe("closed");
+  });
+
+  it("opens on an error rate over the window once enough requests were seen", () => {
+    const { b } = make();
+    // alternating failures never reach 3 in a row, but half of 10 fail
+    for (let i = 0; i < 9; i++) b.record(i % 2 === 0, i);
+    expect(b.state).toBe("closed");
+    b.record(false, 9);
+    expect(b.state).toBe("open");
+  });
+
+  it("old failures leave the window", () => {
+    const { b } = make();
+    for (let i = 0; i < 8; i++) b.record(i % 2 === 0, i);
+    for (let i = 0; i < 8; i++) b.record(true, 20_000 + i);
+    b.record(false, 20_010);
+    b.record(true, 20_011);
+    expect(b.state).toBe("closed");
+  });
+
+  it("lets exactly one half-open probe through after the cooldown; success closes", () => {
+    const { b, moves } = make();
+    for (let i = 0; i < 3; i++) b.record(false, i);
+    expect(b.allow(999)).toBe(false);
+    expect(b.peek(1_100)).toBe("half_open");
+    expect(b.allow(1_100)).toBe(true);
+    expect(b.allow(1_101)).toBe(false); // the probe is in flight
+    b.record(true, 1_200);
+    expect(b.state).toBe("closed");
+    expect(b.allow(1_201)).toBe(true);
+    expect(moves).toEqual(["closed->open", "open->half_open", "half_open->closed"]);
+  });
+
+  it("a failed probe opens the circuit for another cooldown", () => {
+    const { b } = make();
+    for (let i = 0; i < 3; i++) b.record(false, i);
+    expect(b.allow(1_100)).toBe(true);
+    b.record(false, 1_150);
+    expect(b.state).toBe("open");
+    expect(b.allow(2_000)).toBe(false);
+    expect(b.allow(2_200)).toBe(true);
+  });
+
+  it("a probe released without outcome frees the slot", () => {
+    const { b } = make();
+    for (let i = 0; i < 3; i++) b.record(false, i);
+    expect(b.allow(1_100)).toBe(true);
+    b.release();
+    expect(b.allow(1_101)).toBe(true);
+  });
+});

@@ -1,0 +1,133 @@
+// A circuit breaker for one (model, provider) endpoint: closed -> open on N consecutive failures or an error rate
+// over a sliding window; open endpoints are skipped until the cooldown ends; then exactly one half-open probe is let
+// through, whose outcome closes the circuit or opens it again. Pure: the clock is passed in.
+
+export type CircuitState = "closed" | "open" | "half_open";
+
+export interface BreakerPolicy {
+  consecutiveFailures: number;
+  errorRate: number;
+  minRequests: number;
+  windowMs: number;
+  cooldownMs: number;
+}
+
+export const DEFAULT_POLICY: BreakerPolicy = {
+  consecutiveFailures: 5,
+  errorRate: 0.5,
+  minRequests: 20,
+  windowMs: 60_000,
+  cooldownMs: 30_000,
+};
+
+/** The window is kept as 10 buckets of counts, so memory does not grow with traffic. */
+const BUCKETS = 10;
+
+export class CircuitBreaker {
+  state: CircuitState = "closed";
+  private consecutive = 0;
+  private openedAt = 0;
+  private probeInFlight = false;
+  private readonly ok = new Array<number>(BUCKETS).fill(0);
+  private readonly bad = new Array<number>(BUCKETS).fill(0);
+  private bucketAt = new Array<number>(BUCKETS).fill(-1);
+
+  constructor(
+    private readonly policy: BreakerPolicy,
+    private readonly onTransition: (from: CircuitState, to: CircuitState) => void = () => {},
+  ) {}
+
+  /** May a request use this endpoint now? In half-open state only one probe at a time gets a yes. */
+  allow(now: number): boolean {
+    if (this.state === "closed") return true;
+    if (this.state === "open") {
+      if (now - this.openedAt < this.policy.cooldownMs) return false;
+      this.move("half_open");
+    }
+    if (this.probeInFlight) return false;
+    this.probeInFlight = true;
+    return true;
+  }
+
+  /** Would allow() say yes, without taking the probe slot (for listing and sorting). */
+  peek(now: number): CircuitState {
+    if (this.state === "open" && now - this.openedAt >= this.policy.cooldownMs) return "half_open";
+    return this.state;
+  }
+
+  record(success: boolean, now: number): void {
+    this.count(success, now);
+    if (this.state === "half_open") {
+      this.probeInFlight = false;
+      if (success) {
+        this.consecutive = 0;
+        this.resetWindow();
+        this.move("closed");
+      } else {
+        this.open(now);
+      }
+      return;
+    }
+    if (success) {
+      this.consecutive = 0;
+      return;
+    }
+    this.consecutive++;
+    if (this.state === "closed" && (this.consecutive >= this.policy.consecutiveFailures || this.rateExceeded(now))) this.open(now);
+  }
+
+  /** A probe that ended without an outcome (client left): free the slot. */
+  release(): void {
+    this.probeInFlight = false;
+  }
+
+  private open(now: number): void {
+    this.openedAt = now;
+    this.probeInFlight = false;
+    this.move("open");
+  }
+
+  private move(to: CircuitState): void {
+    if (to === this.state) return;
+    const from = this.state;
+    this.state = to;
+    this.onTransition(from, to);
+  }
+
+  private slot(now: number): number {
+    const width = this.policy.windowMs / BUCKETS;
+    const tick = Math.floor(now / width);
+    const i = tick % BUCKETS;
+    if (this.bucketAt[i] !== tick) {
+      this.bucketAt[i] = tick;
+      this.ok[i] = 0;
+      this.bad[i] = 0;
+    }
+    return i;
+  }
+
+  private count(success: boolean, now: number): void {
+    const i = this.slot(now);
+    if (success) this.ok[i]!++;
+    else this.bad[i]!++;
+  }
+
+  private rateExceeded(now: number): boolean {
+    const width = this.policy.windowMs / BUCKETS;
+    const tick = Math.floor(now / width);
+    let ok = 0;
+    let bad = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      if (tick - this.bucketAt[i]! < BUCKETS) {
+        ok += this.ok[i]!;
+        bad += this.bad[i]!;
+      }
+    }
+    const n = ok + bad;
+    return n >= this.policy.minRequests && bad / n >= this.policy.errorRate;
+  }
+
+  private resetWindow(): void {
+    this.bucketAt = new Array<number>(BUCKETS).fill(-1);
+  }
+}

@@ -1,0 +1,83 @@
+// Live endpoint statistics, one service per gateway. In memory by default; with `store: {kind: redis}` every
+// replica adds its samples to shared Redis hashes (batched each second) and reads the merged view back, so the
+// catalog shows what the whole fleet has seen.
+import type { Gateway } from "../gateway.ts";
+import type { StoreConfig } from "../generated/types/gateway.ts";
+import { EndpointWindow, type AttemptSample, type EndpointStats } from "./window.ts";
+import { RedisStats } from "./redis.ts";
+
+export type { AttemptSample, EndpointStats, Percentiles } from "./window.ts";
+
+export const EMPTY_STATS: EndpointStats = { throughput_last_1h: null, latency_last_1h: null, uptime_last_1d: null };
+/** How stale the shared view used for routing (sort: ttft/tps) may get before it is refreshed in the background. */
+const VIEW_TTL_MS = 5_000;
+
+const keyOf = (model: string, provider: string) => `${model}|${provider}`;
+
+export class StatsService {
+  private readonly local = new Map<string, EndpointWindow>();
+  private readonly cached = new Map<string, { at: number; stats: EndpointStats; refreshing: boolean }>();
+
+  constructor(private readonly remote?: RedisStats, readonly now: () => number = Date.now) {}
+
+  record(s: AttemptSample): void {
+    const key = keyOf(s.model, s.provider);
+    let w = this.local.get(key);
+    if (!w) {
+      w = new EndpointWindow();
+      this.local.set(key, w);
+    }
+    const now = this.now();
+    w.record(s, now);
+    this.remote?.add(key, s, now);
+  }
+
+  /** The freshest view: this process's own samples, or the fleet's from Redis. */
+  async read(model: string, provider: string): Promise<EndpointStats> {
+    const key = keyOf(model, provider);
+    if (!this.remote) return this.local.get(key)?.read(this.now()) ?? EMPTY_STATS;
+    try {
+      const stats = await this.remote.read(key, this.now());
+      this.cached.set(key, { at: this.now(), stats, refreshing: false });
+      return stats;
+    } catch {
+      return this.local.get(key)?.read(this.now()) ?? EMPTY_STATS; // Redis down: say what this replica saw
+    }
+  }
+
+  /** Synchronous view for routing decisions; with Redis, a cached copy refreshed in the background. */
+  view(model: string, provider: string): EndpointStats {
+    const key = keyOf(model, provider);
+    const local = () => this.local.get(key)?.read(this.now()) ?? EMPTY_STATS;
+    if (!this.remote) return local();
+    const c = this.cached.get(key);
+    if (!c || (this.now() - c.at > VIEW_TTL_MS && !c.refreshing)) {
+      if (c) c.refreshing = true;
+      void this.read(model, provider).catch(() => {});
+    }
+    return c?.stats ?? local();
+  }
+
+  async flush(): Promise<void> {
+    await this.remote?.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.remote?.close();
+  }
+}
+
+const services = new WeakMap<Gateway, StatsService>();
+
+export function statsOf(gateway: Gateway): StatsService {
+  let s = services.get(gateway);
+  if (!s) {
+    const store: StoreConfig = gateway.config.store;
+    const remote = store.kind === "redis" && store.url ? new RedisStats(store.url, store.prefix ?? "", gateway.log) : undefined;
+    s = new StatsService(remote);
+    services.set(gateway, s);
+    const svc = s;
+    gateway.onClose(() => svc.close());
+  }
+  return s;
+}
