@@ -172,6 +172,31 @@ describe("errors through the openai client", () => {
   });
 });
 
+describe("client disconnects", () => {
+  it("aborts the upstream request at once when the client goes away mid-stream", async () => {
+    fake.failures.push({ kind: "slow", chunkDelayMs: 200 });
+    const controller = new AbortController();
+    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: "POST",
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${LIVE}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openai/gpt-4o-mini", stream: true, messages }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const upstream = fake.requests.at(-1)!;
+    const t0 = Date.now();
+    controller.abort();
+    for (let i = 0; i < 40 && !upstream.abortedAt; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(upstream.abortedAt).toBeDefined();
+    // Well before the slow upstream would have finished its ~12 chunks at 200 ms each.
+    expect(upstream.abortedAt! - t0).toBeLessThan(1000);
+    // The gateway is still healthy.
+    const ok = await client.chat.completions.create({ model: "openai/gpt-4o-mini", messages });
+    expect(ok.choices[0]!.finish_reason).toBe("stop");
+  });
+});
+
 describe("HTTP edge cases", () => {
   const auth = { authorization: `Bearer ${LIVE}` };
   it("413 for bodies over the configured limit", async () => {

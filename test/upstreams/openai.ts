@@ -10,13 +10,16 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage["headers"];
   body: any;
+  /** Set when the caller closed the connection before the response was complete. */
+  abortedAt?: number;
 }
 
 export type Failure =
   | { kind: "status"; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: "hang" }
   | { kind: "reset" }
-  | { kind: "die-mid-stream"; afterChunks: number };
+  | { kind: "die-mid-stream"; afterChunks: number }
+  | { kind: "slow"; chunkDelayMs: number };
 
 export interface FakeOpenAIOptions {
   /** Content returned by the model, split into one chunk per word when streaming. */
@@ -91,6 +94,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     }
     const rec: RecordedRequest = { method: req.method!, path: req.url!, headers: req.headers, body };
     fake.requests.push(rec);
+    res.once("close", () => {
+      if (!res.writableFinished) rec.abortedAt = Date.now();
+    });
     if (fake.hook?.(rec, res)) return;
 
     const failure = fake.failures.shift();
@@ -169,7 +175,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       if (res.destroyed) return;
       res.write(frames[i]);
       // A dying stream is paced so the gateway has relayed the first chunks before the connection drops.
-      const delay = failure?.kind === "die-mid-stream" ? 15 : opts.chunkDelayMs;
+      const delay = failure?.kind === "die-mid-stream" ? 15 : failure?.kind === "slow" ? failure.chunkDelayMs : opts.chunkDelayMs;
       if (delay) await new Promise((r) => setTimeout(r, delay));
     }
     res.end();
