@@ -1,7 +1,12 @@
 // Every public endpoint the gateway serves. Add new endpoints here.
 import type { EndpointSpec } from "./spec.ts";
 import { chatEndpoint } from "./chat.ts";
+import { embeddingsEndpoint } from "./embeddings.ts";
+import { rerankEndpoint } from "./rerank.ts";
+import { imagesEndpoint } from "./images.ts";
+import { videosEndpoint } from "./videos.ts";
+import { messagesEndpoint } from "./messages.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint];
 
 export const endpointByKind = new Map(endpoints.map((e) => [e.kind, e]));

@@ -2,8 +2,17 @@
 import type { ValidateFunction } from "ajv";
 export declare const validateGateway: ValidateFunction;
 export declare const validateChatCompletions: ValidateFunction;
+export declare const validateEmbeddings: ValidateFunction;
 export declare const validateGatewayOptions: ValidateFunction;
+export declare const validateImages: ValidateFunction;
+export declare const validateMessages: ValidateFunction;
+export declare const validateRerank: ValidateFunction;
+export declare const validateVideos: ValidateFunction;
 export declare const validateChatCompletionChunk: ValidateFunction;
 export declare const validateChatCompletion: ValidateFunction;
+export declare const validateEmbeddingList: ValidateFunction;
 export declare const validateError: ValidateFunction;
 export declare const validateGatewayMetadata: ValidateFunction;
+export declare const validateImageResult: ValidateFunction;
+export declare const validateRerankResult: ValidateFunction;
+export declare const validateVideoResult: ValidateFunction;

@@ -1,0 +1,63 @@
+// stream-transcoder: when the chosen provider does not speak the client's protocol natively, translate the request,
+// call the provider in its own protocol, and translate the answer back: JSON, or a stream event by event in
+// constant memory. Messages clients reach chat-speaking drivers (openai, gemini, sim); chat clients reach
+// messages-speaking drivers (anthropic). It works by setting ctx.invoke, which dispatch uses for every attempt.
+import { definePlugin } from "../../core/pipeline/define.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+import type { OperationName } from "../../core/dispatch.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../providers/types.ts";
+import { messagesToChatRequest } from "../../providers/translate/messages-to-chat/request.ts";
+import { chatToMessagesResponse } from "../../providers/translate/messages-to-chat/response.ts";
+import { chatToMessagesStream } from "../../providers/translate/messages-to-chat/stream.ts";
+import { chatToMessagesRequest } from "../../providers/translate/chat-to-messages/request.ts";
+import { messagesToChatResponse } from "../../providers/translate/chat-to-messages/response.ts";
+import { messagesToChatStream } from "../../providers/translate/chat-to-messages/stream.ts";
+import { placeAutoMarkers, stripChatCacheMarkers } from "../cache-marker/markers.ts";
+import { droppedKnobs } from "./knobs.ts";
+
+export const DROPPED_HEADER = "x-mg-dropped-params";
+
+export function invokeTranslated(ctx: GatewayContext, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions): Promise<ProviderResult> | undefined {
+  const dropped = droppedKnobs(ctx.body, driver.protocol, target.provider);
+  let pending: Promise<ProviderResult> | undefined;
+  if (op === "messages" && !driver.messages && driver.chat) {
+    const t = messagesToChatRequest(ctx.body);
+    dropped.push(...t.dropped);
+    pending = driver.chat(t.body, target, call).then((r) => toMessages(r, driver.name, ctx.body.model));
+  } else if (op === "chat" && !driver.chat && driver.messages) {
+    const t = chatToMessagesRequest(ctx.body, target);
+    dropped.push(...t.dropped);
+    if (ctx.cacheAuto) placeAutoMarkers(t.body);
+    const send = (driver as { translatedMessages?: ProviderDriver["messages"] }).translatedMessages ?? driver.messages;
+    const includeUsage = ctx.body.stream_options?.include_usage === true;
+    pending = send.call(driver, t.body, target, call).then((r) => toChat(r, driver.name, includeUsage));
+  } else if (op === "chat" && driver.chat && driver.protocol !== "anthropic" && ctx.cacheMarkers) {
+    // Only Anthropic understands cache_control; other upstreams may reject the unknown field.
+    pending = driver.chat(stripChatCacheMarkers(ctx.body), target, call);
+  }
+  if (dropped.length) ctx.responseHeaders[DROPPED_HEADER] = [...new Set(dropped)].join(",");
+  else delete ctx.responseHeaders[DROPPED_HEADER];
+  return pending;
+}
+
+function toMessages(r: ProviderResult, provider: string, model: string): ProviderResult {
+  if (r.kind === "json") return { ...r, body: chatToMessagesResponse(r.body) };
+  if (r.kind === "stream") return { ...r, events: chatToMessagesStream(r.events, { provider, model }) };
+  return r;
+}
+
+function toChat(r: ProviderResult, provider: string, includeUsage: boolean): ProviderResult {
+  if (r.kind === "json") return { ...r, body: messagesToChatResponse(r.body) };
+  if (r.kind === "stream") return { ...r, events: messagesToChatStream(r.events, { includeUsage, provider }) };
+  return r;
+}
+
+export default definePlugin({
+  name: "stream-transcoder",
+  handle(ctx, next) {
+    if (ctx.endpoint === "chat" || ctx.endpoint === "messages") {
+      ctx.invoke = (driver, op, target, call) => invokeTranslated(ctx, driver, op, target, call);
+    }
+    return next();
+  },
+});

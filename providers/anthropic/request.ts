@@ -1,0 +1,49 @@
+// Native Messages request to Anthropic: the client's body passes through; only the model id, the gateway's own
+// fields and (for a dollar thinking budget) `thinking` change. The client's anthropic-version and anthropic-beta
+// headers are forwarded.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { CallOptions, Target } from "../types.ts";
+import type { UpstreamRequest } from "../http.ts";
+import { dollarsToTokens, knobsFor, MIN_THINKING_TOKENS } from "../translate/thinking.ts";
+
+const DEFAULT_BASE = "https://api.anthropic.com";
+export const DEFAULT_VERSION = "2023-06-01";
+const GATEWAY_ONLY = new Set(["providerOptions"]);
+
+function header(h: CallOptions["clientHeaders"], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+export function messagesUrl(config: ProviderConfig, target: Target): string {
+  const base = (target.credentials?.baseUrl ?? config.base_url ?? DEFAULT_BASE).replace(/\/+$/, "");
+  return /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+}
+
+export function anthropicHeaders(config: ProviderConfig, target: Target, clientHeaders: CallOptions["clientHeaders"], forwardClient: boolean): Record<string, string> {
+  const h: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...config.headers };
+  h["anthropic-version"] = (forwardClient && header(clientHeaders, "anthropic-version")) || DEFAULT_VERSION;
+  const beta = forwardClient ? header(clientHeaders, "anthropic-beta") : undefined;
+  if (beta) h["anthropic-beta"] = beta;
+  const key = target.credentials?.apiKey ?? config.api_key;
+  if (key) h["x-api-key"] = key;
+  return h;
+}
+
+/** The body sent upstream. `forwardClient` is false when the body was translated from chat (no client headers apply). */
+export function buildMessagesRequest(
+  body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string, call: Pick<CallOptions, "clientHeaders">, forwardClient = true,
+): UpstreamRequest {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
+  out.model = target.upstreamModel;
+  if (out.thinking === undefined) {
+    const tokens = dollarsToTokens(knobsFor(body, providerName)?.thinkingBudget, target);
+    if (tokens !== undefined) {
+      const budget = Math.max(MIN_THINKING_TOKENS, tokens);
+      out.thinking = { type: "enabled", budget_tokens: budget };
+      if (typeof out.max_tokens === "number" && out.max_tokens <= budget) out.max_tokens = budget + out.max_tokens;
+    }
+  }
+  return { url: messagesUrl(config, target), headers: anthropicHeaders(config, target, call.clientHeaders, forwardClient), body: JSON.stringify(out) };
+}

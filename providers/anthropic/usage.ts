@@ -1,0 +1,52 @@
+// Usage conversions around the Anthropic shape. Anthropic's input_tokens, cache_creation_input_tokens and
+// cache_read_input_tokens are disjoint; OpenAI's cached_tokens is a subset of prompt_tokens (reference §3.7).
+import type { Usage } from "../types.ts";
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export function fromAnthropicUsage(u: any): Usage {
+  const usage: Usage = { inputTokens: num(u?.input_tokens), outputTokens: num(u?.output_tokens) };
+  const read = num(u?.cache_read_input_tokens);
+  const write = num(u?.cache_creation_input_tokens);
+  if (read) usage.cacheReadTokens = read;
+  if (write) usage.cacheWriteTokens = write;
+  const thinking = num(u?.output_tokens_details?.thinking_tokens);
+  if (thinking) usage.reasoningTokens = thinking;
+  return usage;
+}
+
+/** Anthropic usage -> OpenAI usage object (prompt_tokens counts every input token, cached ones included). */
+export function anthropicToOpenAIUsage(u: any): Record<string, unknown> {
+  const read = num(u?.cache_read_input_tokens);
+  const write = num(u?.cache_creation_input_tokens);
+  const prompt = num(u?.input_tokens) + read + write;
+  const completion = num(u?.output_tokens);
+  const out: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: read, cache_write_tokens: write },
+  };
+  const thinking = num(u?.output_tokens_details?.thinking_tokens);
+  if (thinking) out.completion_tokens_details = { reasoning_tokens: thinking };
+  return out;
+}
+
+/** OpenAI usage object -> Anthropic usage (cached tokens taken out of input_tokens, never added on top). */
+export function openAIToAnthropicUsage(u: any): AnthropicUsage {
+  const read = num(u?.prompt_tokens_details?.cached_tokens);
+  const write = num(u?.prompt_tokens_details?.cache_write_tokens ?? u?.cache_creation_input_tokens);
+  return {
+    input_tokens: Math.max(0, num(u?.prompt_tokens) - read - write),
+    output_tokens: num(u?.completion_tokens),
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+  };
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);

@@ -1,0 +1,199 @@
+// Chat completions request -> Anthropic Messages request (reference §3.1–3.5, §3.8).
+// Choices: n>1, logprobs, audio input/output, file ids and JSON response formats cannot be honoured by a messages
+// upstream and get a 400 naming the field; seed, logit_bias and the penalties are dropped and reported.
+import { invalidRequest } from "../../../core/errors.ts";
+import type { Target } from "../../types.ts";
+import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
+
+export interface Translated<T> {
+  body: T;
+  /** Known request fields the target ignores (reported in x-mg-dropped-params). */
+  dropped: string[];
+}
+
+const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity"];
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
+
+export function chatToMessagesRequest(body: any, target: Target, defaultMaxTokens = 4096): Translated<Record<string, unknown>> {
+  const dropped: string[] = [];
+  if (typeof body.n === "number" && body.n > 1) throw invalidRequest("n > 1 is not supported by this model's provider", "n");
+  if (body.logprobs === true) throw invalidRequest("logprobs are not supported by this model's provider", "logprobs");
+  if (Array.isArray(body.modalities) && body.modalities.includes("audio")) throw invalidRequest("audio output is not supported by this model's provider", "modalities");
+  if (body.audio) throw invalidRequest("audio output is not supported by this model's provider", "audio");
+  const rf = body.response_format?.type;
+  if (rf && rf !== "text") throw invalidRequest(`response_format ${rf} is not supported by this model's provider`, "response_format.type");
+  if (typeof body.temperature === "number" && body.temperature > 1) {
+    throw invalidRequest("temperature must be between 0 and 1 for this model's provider", "temperature");
+  }
+  for (const k of DROPPED) if (body[k] !== undefined && body[k] !== null) dropped.push(k);
+
+  const out: Record<string, unknown> = { model: target.upstreamModel };
+  const { system, messages } = convertMessages(body.messages);
+  out.max_tokens = body.max_completion_tokens ?? body.max_tokens ?? target.maxTokens ?? defaultMaxTokens;
+  if (system.length) out.system = system;
+  out.messages = messages;
+  if (body.temperature !== undefined && body.temperature !== null) out.temperature = body.temperature;
+  if (body.top_p !== undefined && body.top_p !== null) out.top_p = body.top_p;
+  if (body.stop !== undefined && body.stop !== null) out.stop_sequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+  if (body.stream === true) out.stream = true;
+  if (typeof body.user === "string") out.metadata = { user_id: body.user };
+
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  if (tools.length && body.tool_choice !== "none") {
+    out.tools = tools.map((t: any) => {
+      const tool: Record<string, unknown> = {
+        name: t.function.name,
+        input_schema: t.function.parameters ?? { type: "object", properties: {} },
+      };
+      if (t.function.description !== undefined) tool.description = t.function.description;
+      if (t.cache_control) tool.cache_control = t.cache_control;
+      return tool;
+    });
+    const choice = toolChoice(body.tool_choice);
+    if (body.parallel_tool_calls === false) out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
+    else if (choice) out.tool_choice = choice;
+  }
+
+  const budget = chatThinkingTokens(body, target);
+  if (budget !== undefined) {
+    const budgetTokens = Math.max(MIN_THINKING_TOKENS, budget);
+    out.thinking = { type: "enabled", budget_tokens: budgetTokens };
+    // Thinking needs max_tokens above the budget and rejects non-default sampling and forced tool use.
+    if ((out.max_tokens as number) <= budgetTokens) out.max_tokens = budgetTokens + (out.max_tokens as number);
+    delete out.temperature;
+    delete out.top_p;
+    const tc = out.tool_choice as { type: string } | undefined;
+    if (tc && (tc.type === "any" || tc.type === "tool")) out.tool_choice = { ...tc, type: "auto", name: undefined };
+  }
+  return { body: out, dropped };
+}
+
+function toolChoice(tc: any): Record<string, unknown> | undefined {
+  if (tc === undefined || tc === null) return undefined;
+  if (tc === "auto") return { type: "auto" };
+  if (tc === "required") return { type: "any" };
+  if (tc === "none") return { type: "none" };
+  if (typeof tc === "object" && tc.function?.name) return { type: "tool", name: tc.function.name };
+  return undefined;
+}
+
+interface Block { type: string; [k: string]: unknown }
+
+/** System/developer messages are hoisted; consecutive tool messages (and a following user turn) become one user turn. */
+function convertMessages(input: any[]): { system: Block[]; messages: { role: string; content: Block[] | string }[] } {
+  const system: Block[] = [];
+  const messages: { role: string; content: Block[] | string }[] = [];
+  let pendingResults: Block[] | null = null;
+  const flushResults = () => {
+    if (pendingResults) messages.push({ role: "user", content: pendingResults });
+    pendingResults = null;
+  };
+  input.forEach((m, i) => {
+    switch (m.role) {
+      case "system":
+      case "developer":
+        for (const b of textBlocks(m.content)) system.push(b);
+        return;
+      case "tool": {
+        const block: Block = { type: "tool_result", tool_use_id: m.tool_call_id, content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
+        if (m.cache_control) block.cache_control = m.cache_control;
+        (pendingResults ??= []).push(block);
+        return;
+      }
+      case "user": {
+        const content = userContent(m.content, i);
+        if (pendingResults) {
+          const merged: Block[] = pendingResults;
+          pendingResults = null;
+          messages.push({ role: "user", content: merged.concat(typeof content === "string" ? [{ type: "text", text: content }] : content) });
+        } else {
+          messages.push({ role: "user", content });
+        }
+        return;
+      }
+      case "assistant": {
+        flushResults();
+        const blocks = assistantBlocks(m);
+        if (blocks.length) messages.push({ role: "assistant", content: blocks });
+        return;
+      }
+    }
+  });
+  flushResults();
+  return { system, messages };
+}
+
+function textBlocks(content: any): Block[] {
+  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+  const out: Block[] = [];
+  for (const p of content ?? []) {
+    if (p.type === "text" && p.text) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+  }
+  return out;
+}
+
+function userContent(content: any, i: number): Block[] | string {
+  if (typeof content === "string") return content;
+  const out: Block[] = [];
+  content.forEach((p: any, j: number) => {
+    const field = `messages[${i}].content[${j}]`;
+    let block: Block | undefined;
+    if (p.type === "text") block = { type: "text", text: p.text };
+    else if (p.type === "image_url") block = imageBlock(p.image_url.url, `${field}.image_url.url`);
+    else if (p.type === "file") {
+      const m = typeof p.file?.file_data === "string" ? DATA_URL.exec(p.file.file_data) : null;
+      if (!m || m[1] !== "application/pdf") throw invalidRequest("only PDF file_data is supported for this model's provider", `${field}.file`);
+      block = { type: "document", source: { type: "base64", media_type: "application/pdf", data: m[2] } };
+    } else if (p.type === "input_audio") throw invalidRequest("audio input is not supported by this model's provider", field);
+    if (block) {
+      if (p.cache_control) block.cache_control = p.cache_control;
+      out.push(block);
+    }
+  });
+  return out;
+}
+
+function imageBlock(url: string, field: string): Block {
+  const m = DATA_URL.exec(url);
+  if (m) {
+    const mediaType = m[1]!;
+    if (mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: mediaType, data: m[2] } };
+    if (!IMAGE_TYPES.has(mediaType)) throw invalidRequest(`image type ${mediaType} is not supported (jpeg, png, gif, webp)`, field);
+    return { type: "image", source: { type: "base64", media_type: mediaType, data: m[2] } };
+  }
+  if (/^https?:\/\//i.test(url)) {
+    return /\.pdf($|\?)/i.test(url) ? { type: "document", source: { type: "url", url } } : { type: "image", source: { type: "url", url } };
+  }
+  throw invalidRequest("image_url must be an http(s) URL or a base64 data URL", field);
+}
+
+/** thinking blocks (replayed with their signatures), then text, then tool_use (reference §3.2). */
+function assistantBlocks(m: any): Block[] {
+  const out: Block[] = [];
+  for (const t of Array.isArray(m.thinking_blocks) ? m.thinking_blocks : []) {
+    // A thinking block without a signature was not produced by Anthropic and would be rejected: drop it.
+    if (t?.type === "thinking" && typeof t.signature === "string" && t.signature) out.push({ type: "thinking", thinking: t.thinking ?? "", signature: t.signature });
+    else if (t?.type === "redacted_thinking" && typeof t.data === "string") out.push({ type: "redacted_thinking", data: t.data });
+  }
+  if (typeof m.content === "string") {
+    if (m.content) out.push({ type: "text", text: m.content });
+  } else if (Array.isArray(m.content)) {
+    for (const p of m.content) if (p.type === "text" && p.text) out.push({ type: "text", text: p.text });
+  }
+  for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+    out.push({ type: "tool_use", id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+  }
+  return out;
+}
+
+/** tool_use.input must be an object: invalid or non-object arguments are wrapped (vercel/ai's convention). */
+export function parseArgs(args: string): Record<string, unknown> {
+  if (!args) return {};
+  try {
+    const v = JSON.parse(args);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : { rawInvalidInput: v };
+  } catch {
+    return { rawInvalidInput: args };
+  }
+}

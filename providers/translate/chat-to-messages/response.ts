@@ -1,0 +1,46 @@
+// Anthropic message (non-streaming) -> chat completion (reference §3.6, §3.7, §3.9).
+// Thinking survives as message.reasoning_content plus thinking_blocks carrying the signatures, which the request
+// translator replays unchanged on the next turn.
+import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
+
+const FINISH: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  pause_turn: "stop",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  tool_use: "tool_calls",
+  refusal: "content_filter",
+};
+
+export const finishReasonOf = (stop: string | null | undefined): string => (stop && FINISH[stop]) || "stop";
+
+export function messagesToChatResponse(msg: any, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+  let text = "";
+  let reasoning = "";
+  const thinkingBlocks: unknown[] = [];
+  const toolCalls: unknown[] = [];
+  for (const b of Array.isArray(msg.content) ? msg.content : []) {
+    if (b.type === "text") text += b.text;
+    else if (b.type === "thinking") {
+      reasoning += b.thinking;
+      thinkingBlocks.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
+    } else if (b.type === "redacted_thinking") thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
+    else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+  }
+  const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
+  if (msg.stop_reason === "refusal" && msg.stop_details?.explanation) message.refusal = msg.stop_details.explanation;
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  if (thinkingBlocks.length) {
+    message.reasoning_content = reasoning;
+    message.thinking_blocks = thinkingBlocks;
+  }
+  return {
+    id: msg.id,
+    object: "chat.completion",
+    created,
+    model: msg.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(msg.stop_reason) }],
+    usage: anthropicToOpenAIUsage(msg.usage),
+  };
+}

@@ -1,0 +1,108 @@
+// Anthropic Messages stream -> chat completion chunks, event by event in constant memory (reference §3.10).
+// The OpenAI tool-call index is the ordinal among tool calls, not the Anthropic block index; role goes out once,
+// first; the finish chunk waits for message_stop so the cumulative usage is complete; usage is streamed only when
+// the client asked (stream_options.include_usage).
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
+import { finishReasonOf } from "./response.ts";
+import { anthropicStreamError } from "../../anthropic/errors.ts";
+
+export class MessagesToChatStream {
+  private id = "";
+  private model = "";
+  private toolCount = -1;
+  /** Anthropic block index -> OpenAI tool index (one small entry per tool block). */
+  private readonly toolIndex = new Map<number, number>();
+  private usage: Record<string, any> = {};
+  private stopReason: string | null = null;
+  done = false;
+
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; created?: number }) {}
+
+  private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
+    const c: Record<string, unknown> = {
+      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (this.opts.includeUsage) c.usage = null;
+    return { data: JSON.stringify(c) };
+  }
+
+  /** One upstream event in, zero or more chat chunks out. */
+  push(ev: SseEvent): SseEvent[] {
+    const type = ev.event;
+    if (type === "ping" || this.done) return [];
+    const e = JSON.parse(ev.data);
+    switch (type ?? e.type) {
+      case "message_start": {
+        this.id = e.message?.id ?? "";
+        this.model = e.message?.model ?? "";
+        Object.assign(this.usage, e.message?.usage);
+        return [this.chunk({ role: "assistant", content: "" })];
+      }
+      case "content_block_start": {
+        const b = e.content_block;
+        if (b?.type === "tool_use") {
+          const index = ++this.toolCount;
+          this.toolIndex.set(e.index, index);
+          return [this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })];
+        }
+        if (b?.type === "redacted_thinking") return [this.chunk({ thinking_blocks: [{ type: "redacted_thinking", data: b.data }] })];
+        if (b?.type === "text" && b.text) return [this.chunk({ content: b.text })];
+        return [];
+      }
+      case "content_block_delta": {
+        const d = e.delta;
+        switch (d?.type) {
+          case "text_delta": return d.text ? [this.chunk({ content: d.text })] : [];
+          case "input_json_delta": {
+            if (!d.partial_json) return [];
+            const index = this.toolIndex.get(e.index);
+            return index === undefined ? [] : [this.chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] })];
+          }
+          case "thinking_delta": return d.thinking ? [this.chunk({ reasoning_content: d.thinking })] : [];
+          case "signature_delta": return [this.chunk({ thinking_blocks: [{ type: "thinking", thinking: "", signature: d.signature }] })];
+          default: return [];
+        }
+      }
+      case "message_delta": {
+        if (e.delta?.stop_reason !== undefined) this.stopReason = e.delta.stop_reason;
+        // Cumulative counters: overwrite what is present, never add.
+        for (const k in e.usage) if (e.usage[k] !== null && e.usage[k] !== undefined) this.usage[k] = e.usage[k];
+        return [];
+      }
+      case "message_stop": {
+        this.done = true;
+        const out = [this.chunk({}, finishReasonOf(this.stopReason))];
+        if (this.opts.includeUsage) {
+          out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: anthropicToOpenAIUsage(this.usage) }) });
+        }
+        out.push({ data: "[DONE]" });
+        return out;
+      }
+      case "error":
+        throw anthropicStreamError(this.opts.provider, e);
+      default:
+        return []; // content_block_stop and event types added later
+    }
+  }
+
+  /** The upstream ended: without message_stop the stream was truncated. */
+  end(): SseEvent[] {
+    if (this.done) return [];
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before message_stop`, { retryable: false, details: { provider: this.opts.provider } });
+  }
+}
+
+export async function* messagesToChatStream(
+  events: AsyncIterable<SseEvent>, opts: { includeUsage: boolean; provider: string; created?: number },
+): AsyncGenerator<SseEvent> {
+  const t = new MessagesToChatStream({ created: Math.floor(Date.now() / 1000), ...opts });
+  for await (const ev of events) {
+    const out = t.push(ev);
+    for (let i = 0; i < out.length; i++) yield out[i]!;
+    if (t.done) return;
+  }
+  yield* t.end();
+}

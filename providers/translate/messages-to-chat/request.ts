@@ -1,0 +1,133 @@
+// Anthropic Messages request -> chat completions request, for models whose provider speaks chat (OpenAI-protocol,
+// Gemini through its chat op, the simulator). Reference §3.2–3.5 read in reverse.
+// Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking`, `top_k` and cache markers are
+// dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
+import { invalidRequest } from "../../../core/errors.ts";
+
+export interface Translated<T> {
+  body: T;
+  dropped: string[];
+}
+
+export function messagesToChatRequest(body: any): Translated<Record<string, unknown>> {
+  const dropped: string[] = [];
+  if (body.thinking && body.thinking.type !== "disabled") dropped.push("thinking");
+  if (body.top_k !== undefined) dropped.push("top_k");
+
+  const messages: Record<string, unknown>[] = [];
+  const system = systemText(body.system);
+  if (system) messages.push({ role: "system", content: system });
+  body.messages.forEach((m: any, i: number) => {
+    if (m.role === "assistant") messages.push(assistantMessage(m.content));
+    else for (const msg of userMessages(m.content, i)) messages.push(msg);
+  });
+
+  const out: Record<string, unknown> = { model: body.model, messages, max_tokens: body.max_tokens };
+  if (body.temperature !== undefined) out.temperature = body.temperature;
+  if (body.top_p !== undefined) out.top_p = body.top_p;
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) out.stop = body.stop_sequences;
+  if (body.stream === true) {
+    out.stream = true;
+    out.stream_options = { include_usage: true }; // the transcoder needs usage for message_delta
+  }
+  if (typeof body.metadata?.user_id === "string") out.user = body.metadata.user_id;
+  if (Array.isArray(body.tools) && body.tools.length) {
+    out.tools = body.tools.map((t: any, i: number) => {
+      if (t.type !== undefined && t.type !== "custom") throw invalidRequest(`server tool ${t.type} is not supported by this model's provider`, `tools[${i}].type`);
+      const fn: Record<string, unknown> = { name: t.name, parameters: t.input_schema ?? { type: "object", properties: {} } };
+      if (t.description !== undefined) fn.description = t.description;
+      return { type: "function", function: fn };
+    });
+    const tc = body.tool_choice;
+    if (tc) {
+      if (tc.type === "auto") out.tool_choice = "auto";
+      else if (tc.type === "any") out.tool_choice = "required";
+      else if (tc.type === "none") out.tool_choice = "none";
+      else if (tc.type === "tool") out.tool_choice = { type: "function", function: { name: tc.name } };
+      if (tc.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
+    }
+  }
+  // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
+  if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
+  return { body: out, dropped };
+}
+
+function systemText(system: any): string {
+  if (typeof system === "string") return system;
+  if (!Array.isArray(system)) return "";
+  return system.filter((b: any) => b.type === "text").map((b: any) => b.text).join("\n\n");
+}
+
+function blockText(content: any): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.filter((b: any) => b.type === "text").map((b: any) => b.text).join("\n");
+}
+
+function imagePart(source: any): Record<string, unknown> | undefined {
+  if (source?.type === "base64") return { type: "image_url", image_url: { url: `data:${source.media_type};base64,${source.data}` } };
+  if (source?.type === "url") return { type: "image_url", image_url: { url: source.url } };
+  return undefined;
+}
+
+/** A user turn: every tool_result becomes its own tool message first, then the remaining text and images. */
+function userMessages(content: any, i: number): Record<string, unknown>[] {
+  if (typeof content === "string") return [{ role: "user", content }];
+  const out: Record<string, unknown>[] = [];
+  const parts: Record<string, unknown>[] = [];
+  const resultImages: Record<string, unknown>[] = [];
+  content.forEach((b: any, j: number) => {
+    switch (b.type) {
+      case "tool_result": {
+        let text = blockText(b.content);
+        if (Array.isArray(b.content)) {
+          for (const c of b.content) if (c.type === "image") { const p = imagePart(c.source); if (p) resultImages.push(p); }
+        }
+        if (b.is_error === true && text) text = `Error: ${text}`;
+        out.push({ role: "tool", tool_call_id: b.tool_use_id, content: text });
+        break;
+      }
+      case "text":
+        parts.push({ type: "text", text: b.text });
+        break;
+      case "image": {
+        const p = imagePart(b.source);
+        if (!p) throw invalidRequest("this image source type is not supported by this model's provider", `messages[${i}].content[${j}].source.type`);
+        parts.push(p);
+        break;
+      }
+      case "document": {
+        if (b.source?.type === "base64" && b.source.media_type === "application/pdf") {
+          parts.push({ type: "file", file: { file_data: `data:application/pdf;base64,${b.source.data}` } });
+        } else if (b.source?.type === "text") {
+          parts.push({ type: "text", text: b.source.data });
+        } else {
+          throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
+        }
+        break;
+      }
+      default:
+        break; // thinking and unknown blocks have no chat equivalent
+    }
+  });
+  // Images inside tool results cannot ride in a tool message: they follow as user content.
+  const userParts = resultImages.concat(parts);
+  if (userParts.length) {
+    const onlyText = userParts.every((p) => p.type === "text");
+    out.push({ role: "user", content: onlyText ? userParts.map((p) => p.text).join("\n") : userParts });
+  }
+  return out;
+}
+
+function assistantMessage(content: any): Record<string, unknown> {
+  if (typeof content === "string") return { role: "assistant", content };
+  let text = "";
+  const toolCalls: Record<string, unknown>[] = [];
+  for (const b of content) {
+    if (b.type === "text") text += b.text;
+    else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+  }
+  const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
+  if (toolCalls.length) msg.tool_calls = toolCalls;
+  return msg;
+}

@@ -1,0 +1,42 @@
+// Reasoning knobs shared by the translators: effort names -> token budgets, and a dollar budget -> tokens through
+// the endpoint's output price (spec: providerOptions.<provider>.thinkingBudget is dollars per request).
+import type { Target } from "../types.ts";
+
+/** LiteLLM's fixed budgets (reference §3.8); Anthropic's minimum budget is 1024. */
+const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 };
+
+export const MIN_THINKING_TOKENS = 1024;
+
+export function effortToTokens(effort: string | undefined): number | undefined {
+  if (!effort || effort === "none") return undefined;
+  return EFFORT_TOKENS[effort];
+}
+
+/** Dollars -> whole output tokens at the target's output price; undefined when the price is unknown or zero. */
+export function dollarsToTokens(dollars: number | undefined, target: Pick<Target, "pricing">): number | undefined {
+  if (typeof dollars !== "number" || !(dollars > 0)) return undefined;
+  const price = Number(target.pricing?.output);
+  if (!(price > 0)) return undefined;
+  // Integer micro-dollar arithmetic keeps 0.01 / 0.000015 from landing a token short.
+  return Math.floor(Math.round(dollars * 1e12) / Math.round(price * 1e12));
+}
+
+export interface ReasoningKnobs {
+  reasoningEffort?: string;
+  reasoningSummary?: string;
+  thinkingBudget?: number;
+}
+
+/** The provider-namespaced knobs for this target's provider (providerOptions.<provider>). */
+export function knobsFor(body: any, provider: string): ReasoningKnobs | undefined {
+  const k = body?.providerOptions?.[provider];
+  return k && typeof k === "object" ? k : undefined;
+}
+
+/** Token budget asked for by a chat request: dollar budget first, then effort (knob or reasoning_effort). */
+export function chatThinkingTokens(body: any, target: Target): number | undefined {
+  const knobs = knobsFor(body, target.provider);
+  const fromDollars = dollarsToTokens(knobs?.thinkingBudget, target);
+  if (fromDollars !== undefined) return fromDollars;
+  return effortToTokens(knobs?.reasoningEffort ?? body?.reasoning_effort);
+}

@@ -1,0 +1,166 @@
+// A fake Anthropic Messages upstream, faithful to the reference (§2): x-api-key + anthropic-version required,
+// message_start first, a ping, blocks with contiguous indexes (thinking with thinking_delta + signature_delta, text
+// with text_delta per word, tool_use with an empty first input_json_delta and small fragments), cumulative
+// message_delta usage, message_stop; Anthropic's error envelope; in-band `error` events on request.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { RecordedRequest } from "./openai.ts";
+
+export const FAKE_ANTHROPIC_KEY = "sk-ant-fake-upstream";
+
+export type AnthropicFailure =
+  | { kind: "status"; status: number; type?: string; message?: string }
+  | { kind: "error-event"; afterEvents: number; type?: string }
+  | { kind: "die-mid-stream"; afterEvents: number }
+  | { kind: "hang" };
+
+export interface FakeAnthropic {
+  /** Base URL without /v1 (like https://api.anthropic.com). */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  failures: AnthropicFailure[];
+  /** Milliseconds between stream events. */
+  eventDelayMs: number;
+  /** Set when a streaming response was cut because the gateway closed the connection. */
+  aborted: number;
+  close(): Promise<void>;
+}
+
+const TEXT = "Hello from the fake Anthropic upstream.";
+const SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds";
+
+const words = (t: string) => t.match(/\s*\S+/g) ?? [];
+
+function hasToolResult(body: any): boolean {
+  const last = body.messages?.[body.messages.length - 1];
+  return Array.isArray(last?.content) && last.content.some((b: any) => b.type === "tool_result");
+}
+
+function errorBody(status: number, type?: string, message?: string) {
+  const t = type ?? (status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : "invalid_request_error");
+  return { type: "error", error: { type: t, message: message ?? `fake anthropic failure ${status}` }, request_id: "req_fake_anthropic" };
+}
+
+interface Block { type: string; [k: string]: any }
+
+/** The answer the fake gives to a request, as content blocks. */
+function plan(body: any): { blocks: Block[]; stop: string } {
+  const blocks: Block[] = [];
+  if (body.thinking?.type === "enabled") blocks.push({ type: "thinking", thinking: "Let me think about this carefully.", signature: SIGNATURE });
+  const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
+  if (tools.length && body.tool_choice?.type !== "none" && !hasToolResult(body)) {
+    const forced = body.tool_choice?.type === "tool" ? tools.filter((t: any) => t.name === body.tool_choice.name) : tools;
+    const n = body.tool_choice?.disable_parallel_tool_use ? 1 : Math.min(2, forced.length);
+    blocks.push({ type: "text", text: "Let me check." });
+    for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } });
+    return { blocks, stop: "tool_use" };
+  }
+  const pieces = words(hasToolResult(body) ? "The weather is sunny." : TEXT);
+  const cut = pieces.slice(0, Math.max(1, body.max_tokens));
+  blocks.push({ type: "text", text: cut.join("") });
+  return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const sockets = new Set<import("node:net").Socket>();
+  const seenPrefixes = new Set<string>();
+  const fake: FakeAnthropic = {
+    baseUrl: "",
+    requests: [],
+    failures: [],
+    eventDelayMs: 0,
+    aborted: 0,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  function usageFor(body: any, output: number) {
+    const input = JSON.stringify(body.messages).length >> 2;
+    let read = 0;
+    let write = 0;
+    if (JSON.stringify(body).includes('"cache_control"')) {
+      const key = JSON.stringify({ tools: body.tools, system: body.system });
+      const n = key.length >> 2;
+      if (seenPrefixes.has(key)) read = n;
+      else { seenPrefixes.add(key); write = n; }
+    }
+    return { input_tokens: input, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: output };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any;
+    try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { body = undefined; }
+    fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+    const send = (status: number, json: unknown) => {
+      res.writeHead(status, { "content-type": "application/json", "request-id": "req_fake_anthropic" });
+      res.end(JSON.stringify(json));
+    };
+    const failure = fake.failures.shift();
+    if (failure?.kind === "hang") return;
+    if (failure?.kind === "status") return send(failure.status, errorBody(failure.status, failure.type, failure.message));
+    if (req.method !== "POST" || req.url !== "/v1/messages") return send(404, errorBody(404, "not_found_error", "Not found"));
+    if (req.headers["x-api-key"] !== FAKE_ANTHROPIC_KEY) return send(401, errorBody(401, "authentication_error", "invalid x-api-key"));
+    if (!req.headers["anthropic-version"]) return send(400, errorBody(400, "invalid_request_error", "anthropic-version: header is required"));
+    if (!body || typeof body.max_tokens !== "number") return send(400, errorBody(400, "invalid_request_error", "max_tokens: Field required"));
+    if (body.temperature !== undefined && body.temperature > 1) return send(400, errorBody(400, "invalid_request_error", "temperature: must be <= 1"));
+
+    const { blocks, stop } = plan(body);
+    const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
+    const usage = usageFor(body, output);
+    const id = "msg_01FakeAnthropic";
+    if (!body.stream) {
+      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
+    }
+
+    const events: [string, Record<string, unknown>][] = [];
+    const push = (type: string, payload: Record<string, unknown> = {}) => events.push([type, { type, ...payload }]);
+    push("message_start", { message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    push("ping");
+    blocks.forEach((b, index) => {
+      if (b.type === "thinking") {
+        push("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
+        for (const w of words(b.thinking)) push("content_block_delta", { index, delta: { type: "thinking_delta", thinking: w } });
+        push("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } });
+      } else if (b.type === "text") {
+        push("content_block_start", { index, content_block: { type: "text", text: "" } });
+        for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });
+      } else {
+        push("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+        push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
+        const json = JSON.stringify(b.input);
+        for (let k = 0; k < json.length; k += 6) push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json.slice(k, k + 6) } });
+      }
+      push("content_block_stop", { index });
+    });
+    push("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens } });
+    push("message_stop");
+
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": "req_fake_anthropic" });
+    for (let i = 0; i < events.length; i++) {
+      if (failure?.kind === "error-event" && i === failure.afterEvents) {
+        const t = failure.type ?? "overloaded_error";
+        res.end(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: t, message: "Overloaded" } })}\n\n`);
+        return;
+      }
+      if (failure?.kind === "die-mid-stream" && i === failure.afterEvents) {
+        req.socket.destroy();
+        return;
+      }
+      if (res.destroyed) { fake.aborted++; return; }
+      const [type, data] = events[i]!;
+      res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (fake.eventDelayMs) await new Promise((r) => setTimeout(r, fake.eventDelayMs));
+    }
+    res.end();
+  }
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
