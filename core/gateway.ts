@@ -10,6 +10,7 @@ import { definePlugin } from "./pipeline/define.ts";
 import type { ProviderDriver } from "../providers/types.ts";
 import { createDriver } from "../providers/registry.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
+import { createStore, type Store } from "./store/index.ts";
 
 export interface Snapshot {
   readonly config: RuntimeConfig;
@@ -28,6 +29,8 @@ interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapsho
 
 export class Gateway {
   readonly metrics = new Metrics();
+  /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
+  store!: Store;
   readonly log: Logger;
   private current!: Snapshot;
   private readonly drivers = new Map<string, CachedDriver>();
@@ -40,7 +43,13 @@ export class Gateway {
 
   static async create(config: RuntimeConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const gw = new Gateway(opts);
-    gw.current = await gw.build(config);
+    gw.store = await createStore(config.store, config.dir);
+    try {
+      gw.current = await gw.build(config);
+    } catch (err) {
+      await gw.store.close();
+      throw err;
+    }
     return gw;
   }
 
@@ -87,6 +96,7 @@ export class Gateway {
     this.current.retired = true;
     await this.dispose(this.current);
     for (const fn of this.closers.splice(0)) await fn();
+    await this.store.close();
   }
 
   private async build(config: RuntimeConfig): Promise<Snapshot> {

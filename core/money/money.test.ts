@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import Big from "big.js";
+import { costOf, picoToUsd, toPico, usdString } from "./money.ts";
+
+describe("money", () => {
+  it("prices tokens exactly, with no binary float drift", () => {
+    const pricing = { input: "0.00000015", output: "0.0000006", input_cache_read: "0.000000075" };
+    const c = costOf({ inputTokens: 3, outputTokens: 7, cacheReadTokens: 1 }, pricing);
+    expect(usdString(c)).toBe("0.000004725");
+    // 0.1 + 0.2 style drift never appears: a million tiny costs add up exactly.
+    let total = 0n;
+    for (let i = 0; i < 1000; i++) total += toPico(costOf({ inputTokens: 1, outputTokens: 0 }, { input: "0.0000001" }));
+    expect(picoToUsd(total)).toBe("0.0001");
+  });
+
+  it("cache prices fall back to the input price; units are billed by their own price", () => {
+    expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 10 }, { input: "0.000001" }))).toBe("0.00001");
+    expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, images: 2, searchUnits: 1 }, { image: "0.04", search_unit: "0.002" }))).toBe("0.082");
+  });
+
+  it("converts to pico-USD rounding up, and back", () => {
+    expect(toPico("0.000000075")).toBe(75000n);
+    expect(toPico(new Big("1e-13"))).toBe(1n);
+    expect(picoToUsd(1_500_000n)).toBe("0.0000015");
+    expect(picoToUsd(0n)).toBe("0");
+    expect(picoToUsd(12_000_000_000_000n)).toBe("12");
+  });
+});

@@ -1,0 +1,65 @@
+// Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs.
+import { LocalState } from "./local.ts";
+import { allPeriods } from "./periods.ts";
+import type {
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+} from "./types.ts";
+
+interface Done { hash: string; response: StoredResponse; expires: number }
+
+export class MemoryStore implements Store {
+  readonly kind = "memory" as const;
+  private readonly local = new LocalState();
+  private readonly entries: LedgerEntry[] = [];
+  private readonly seen = new Set<string>();
+  private readonly spend = new Map<string, bigint>();
+  private readonly done = new Map<string, Done>();
+
+  async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
+    return this.local.rateLimit(charges, now);
+  }
+  async rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> {
+    this.local.rateAdjust(key, limit, delta, now);
+  }
+  async reserve(r: Reservation, now: number): Promise<ReserveResult> {
+    return this.local.reserve(r, this.spend.get(`${r.project}\n${r.periodKey}`) ?? 0n, now);
+  }
+  async release(s: Settlement): Promise<void> {
+    this.local.release(s);
+  }
+  async spent(project: string, periodKey: string): Promise<bigint> {
+    return this.spend.get(`${project}\n${periodKey}`) ?? 0n;
+  }
+  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    if (settle) this.local.release(settle);
+    if (this.seen.has(entry.generationId)) return;
+    this.seen.add(entry.generationId);
+    this.entries.push(entry);
+    for (const p of allPeriods(entry.ts)) {
+      const k = `${entry.project}\n${p.key}`;
+      this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
+    }
+  }
+  async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.entries.filter((e) => (!q.project || e.project === q.project) && (!q.since || e.ts >= q.since));
+  }
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
+    return this.local.claim(scope, hash, owner, leaseMs, now, () => {
+      const d = this.done.get(scope);
+      if (!d) return undefined;
+      if (d.expires <= now) {
+        this.done.delete(scope);
+        return undefined;
+      }
+      return d.hash === hash ? { state: "done", response: structuredClone(d.response) } : { state: "mismatch" };
+    });
+  }
+  async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
+    this.done.set(scope, { hash, response: structuredClone(response), expires: now + ttlMs });
+    this.local.unclaim(scope, owner);
+  }
+  async idempotencyRelease(scope: string, owner: string): Promise<void> {
+    this.local.unclaim(scope, owner);
+  }
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,148 @@
+// Store kind `sqlite`: one file in WAL mode. The ledger and finished idempotency records are durable across
+// restarts and kill -9 (each is one committed transaction before the response completes). Spend is the ledger
+// itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
+// Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { LocalState } from "./local.ts";
+import { allPeriods } from "./periods.ts";
+import type {
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+} from "./types.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS ledger (
+  generation_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT NOT NULL, project TEXT NOT NULL,
+  endpoint TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, attempts INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
+  cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
+  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
+CREATE INDEX IF NOT EXISTS ledger_ts ON ledger (ts);
+CREATE TABLE IF NOT EXISTS idempotency (
+  scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
+);
+`;
+
+const COLUMNS = [
+  "generation_id", "request_id", "ts", "key_id", "project", "endpoint", "model", "provider", "attempts", "input_tokens", "output_tokens",
+  "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "images", "video_seconds", "search_units", "cost_usd", "cost_pico",
+  "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated",
+];
+
+function toRow(e: LedgerEntry): unknown[] {
+  return [
+    e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
+    e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.costUsd, e.costPico,
+    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0,
+  ];
+}
+
+function fromRow(r: any): LedgerEntry {
+  const n = (v: unknown) => Number(v);
+  return {
+    generationId: r.generation_id, requestId: r.request_id, ts: n(r.ts), keyId: r.key_id, project: r.project, endpoint: r.endpoint,
+    model: r.model, provider: r.provider, attempts: n(r.attempts), inputTokens: n(r.input_tokens), outputTokens: n(r.output_tokens),
+    cacheReadTokens: n(r.cache_read_tokens), cacheWriteTokens: n(r.cache_write_tokens), reasoningTokens: n(r.reasoning_tokens),
+    images: n(r.images), videoSeconds: n(r.video_seconds), searchUnits: n(r.search_units), costUsd: r.cost_usd, costPico: BigInt(r.cost_pico),
+    latencyMs: n(r.latency_ms), ttftMs: r.ttft_ms === null ? null : n(r.ttft_ms), status: n(r.status), outcome: r.outcome,
+    sandbox: n(r.sandbox) === 1, estimated: n(r.estimated) === 1,
+  };
+}
+
+export class SqliteStore implements Store {
+  readonly kind = "sqlite" as const;
+  private readonly db: Database.Database;
+  private readonly local = new LocalState();
+  /** project\nperiodKey -> spend, loaded from the ledger once and kept current by record(). */
+  private readonly spend = new Map<string, bigint>();
+  private readonly stmts;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(readonly path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9);
+    // the fsync happens at checkpoints (a power cut may lose the last transactions).
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    this.stmts = {
+      insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
+      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
+      list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
+      idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
+      idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
+      sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
+    };
+    this.stmts.sweep.run(Date.now());
+    this.sweeper = setInterval(() => this.stmts.sweep.run(Date.now()), 3_600_000).unref();
+  }
+
+  async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
+    return this.local.rateLimit(charges, now);
+  }
+  async rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> {
+    this.local.rateAdjust(key, limit, delta, now);
+  }
+
+  private spentSync(project: string, periodKey: string, periodStart: number): bigint {
+    const k = `${project}\n${periodKey}`;
+    let s = this.spend.get(k);
+    if (s === undefined) {
+      s = (this.stmts.sum.get(project, periodStart) as { s: bigint }).s;
+      this.spend.set(k, s);
+    }
+    return s;
+  }
+
+  async reserve(r: Reservation, now: number): Promise<ReserveResult> {
+    return this.local.reserve(r, this.spentSync(r.project, r.periodKey, r.periodStart), now);
+  }
+  async release(s: Settlement): Promise<void> {
+    this.local.release(s);
+  }
+  async spent(project: string, periodKey: string, periodStart: number): Promise<bigint> {
+    return this.spentSync(project, periodKey, periodStart);
+  }
+
+  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    const added = this.stmts.insert.run(...toRow(entry)).changes === 1;
+    if (added) {
+      for (const p of allPeriods(entry.ts)) {
+        const k = `${entry.project}\n${p.key}`;
+        const s = this.spend.get(k);
+        if (s !== undefined) this.spend.set(k, s + entry.costPico);
+      }
+    }
+    if (settle) this.local.release(settle);
+  }
+
+  async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
+  }
+
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
+    return this.local.claim(scope, hash, owner, leaseMs, now, () => {
+      const row = this.stmts.idemGet.get(scope) as { hash: string; response: string; expires_at: number } | undefined;
+      if (!row || row.expires_at <= now) return undefined;
+      return row.hash === hash ? { state: "done", response: JSON.parse(row.response) } : { state: "mismatch" };
+    });
+  }
+  async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
+    this.stmts.idemPut.run(scope, hash, JSON.stringify(response), now + ttlMs);
+    this.local.unclaim(scope, owner);
+  }
+  async idempotencyRelease(scope: string, owner: string): Promise<void> {
+    this.local.unclaim(scope, owner);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,126 @@
+// One conformance suite, run against every backend (Redis: a real redis-server on a free port).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryStore } from "./memory.ts";
+import { SqliteStore } from "./sqlite.ts";
+import { RedisStore } from "./redis.ts";
+import { periodOf } from "./periods.ts";
+import type { LedgerEntry, Store } from "./types.ts";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+
+let redis: TestRedis;
+let n = 0;
+beforeAll(async () => { redis = await startRedis(); });
+afterAll(async () => { await redis?.stop(); });
+
+const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
+  generationId: `gen_${++n}_${Math.random()}`, requestId: "req_1", ts: Date.now(), keyId: "k1", project: "acme", endpoint: "chat",
+  model: "openai/gpt-4o-mini", provider: "openai", attempts: 1, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0,
+  cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, costUsd: "0.000001", costPico: 1_000_000n,
+  latencyMs: 12.5, ttftMs: 3, status: 200, outcome: "ok", sandbox: false, estimated: false, ...over,
+});
+
+const backends: Record<string, () => Promise<Store>> = {
+  memory: async () => new MemoryStore(),
+  sqlite: async () => new SqliteStore(join(mkdtempSync(join(tmpdir(), "mg-store-")), "sub", "g.db")),
+  redis: () => RedisStore.connect(redis.url, `t${++n}:`),
+};
+
+describe.each(Object.keys(backends))("%s store", (kind) => {
+  let store: Store;
+  beforeAll(async () => { store = await backends[kind]!(); });
+  afterAll(async () => { await store?.close(); });
+
+  it("rate limit: exactly `limit` requests fit a fresh window, then Retry-After says when the next fits", async () => {
+    const now = Date.now();
+    const results = [];
+    for (let i = 0; i < 7; i++) results.push(await store.rateLimit([{ key: `rpm-${kind}`, limit: 5, cost: 1 }], now));
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true, false, false]);
+    expect(results[0]!.windows[0]!.remaining).toBe(4);
+    expect(results[4]!.windows[0]!.remaining).toBe(0);
+    // 5 per minute refill one every 12 s.
+    expect(results[5]!.retryAfterMs).toBeGreaterThan(11_000);
+    expect(results[5]!.retryAfterMs).toBeLessThanOrEqual(12_000);
+  });
+
+  it("rate limit: all windows or none are charged", async () => {
+    const now = Date.now();
+    const key = { key: `k-${kind}`, limit: 100, cost: 1 };
+    expect((await store.rateLimit([key, { key: `t-${kind}`, limit: 1000, cost: 900 }], now)).ok).toBe(true);
+    const refused = await store.rateLimit([key, { key: `t-${kind}`, limit: 1000, cost: 200 }], now);
+    expect(refused.ok).toBe(false);
+    expect(refused.windows[0]!.remaining).toBe(99); // the key window was not charged for the refused request
+    await store.rateAdjust(`t-${kind}`, 1000, -800, now); // usage turned out smaller
+    expect((await store.rateLimit([key, { key: `t-${kind}`, limit: 1000, cost: 200 }], now)).ok).toBe(true);
+  });
+
+  it("budget: reservations count against the limit until settled; the ledger is the spend", async () => {
+    const now = Date.now();
+    const p = periodOf("month", now);
+    const project = `b-${kind}-${n++}`;
+    const base = { project, periodKey: p.key, periodStart: p.start, limitPico: 10_000_000n, leaseMs: 60_000 };
+    expect((await store.reserve({ ...base, id: "r1", amountPico: 6_000_000n }, now)).ok).toBe(true);
+    const second = await store.reserve({ ...base, id: "r2", amountPico: 6_000_000n }, now);
+    expect(second.ok).toBe(false);
+    expect(second.reservedPico).toBe(6_000_000n);
+    await store.record(entry({ project, costPico: 2_000_000n, costUsd: "0.000002" }), { project, periodKey: p.key, id: "r1" });
+    expect(await store.spent(project, p.key, p.start)).toBe(2_000_000n);
+    expect((await store.reserve({ ...base, id: "r3", amountPico: 8_000_000n }, now)).ok).toBe(true);
+    await store.release({ project, periodKey: p.key, id: "r3" });
+    expect((await store.reserve({ ...base, id: "r4", amountPico: 8_000_000n }, now)).ok).toBe(true);
+    expect((await store.reserve({ ...base, id: "r5", amountPico: 1n }, now)).ok).toBe(false);
+  });
+
+  it("ledger: one record per generation id, filtered by project and time", async () => {
+    const project = `l-${kind}`;
+    const e = entry({ project });
+    await store.record(e);
+    await store.record(e); // a retried write never double-counts
+    await store.record(entry({ project: "other" }));
+    const rows = await store.ledger({ project });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toEqual(e);
+    const p = periodOf("total", Date.now());
+    expect(await store.spent(project, p.key, p.start)).toBe(e.costPico);
+    expect(await store.ledger({ project, since: Date.now() + 60_000 })).toHaveLength(0);
+  });
+
+  it("idempotency: claim, duplicate waits, mismatch, replay after completion, release on failure", async () => {
+    const now = Date.now();
+    const scope = `s-${kind}`;
+    expect(await store.idempotencyBegin(scope, "h1", "o1", 60_000, now)).toEqual({ state: "new" });
+    expect(await store.idempotencyBegin(scope, "h1", "o2", 60_000, now)).toEqual({ state: "pending" });
+    expect(await store.idempotencyBegin(scope, "h2", "o2", 60_000, now)).toEqual({ state: "mismatch" });
+    const response = { kind: "stream" as const, status: 200, headers: {}, events: [{ data: '{"a":1}' }, { data: "[DONE]" }] };
+    await store.idempotencyComplete(scope, "h1", "o1", response, 60_000, now);
+    expect(await store.idempotencyBegin(scope, "h1", "o3", 60_000, now)).toEqual({ state: "done", response });
+    expect(await store.idempotencyBegin(scope, "h2", "o3", 60_000, now)).toEqual({ state: "mismatch" });
+
+    const failed = `f-${kind}`;
+    expect((await store.idempotencyBegin(failed, "h", "o1", 60_000, now)).state).toBe("new");
+    await store.idempotencyRelease(failed, "o2"); // not the owner: no effect
+    expect((await store.idempotencyBegin(failed, "h", "o2", 60_000, now)).state).toBe("pending");
+    await store.idempotencyRelease(failed, "o1");
+    expect((await store.idempotencyBegin(failed, "h", "o2", 60_000, now)).state).toBe("new");
+  });
+});
+
+describe("sqlite durability", () => {
+  it("ledger, spend and finished idempotency records survive reopening the file", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-store-")), "g.db");
+    const a = new SqliteStore(file);
+    const e = entry({ project: "dur" });
+    await a.record(e);
+    await a.idempotencyBegin("scope", "h", "o", 1000, Date.now());
+    await a.idempotencyComplete("scope", "h", "o", { kind: "json", status: 200, headers: {}, body: { x: 1 } }, 60_000, Date.now());
+    await a.close();
+    const b = new SqliteStore(file);
+    const p = periodOf("day", Date.now());
+    expect(await b.ledger({ project: "dur" })).toEqual([e]);
+    expect(await b.spent("dur", p.key, p.start)).toBe(e.costPico);
+    expect(await b.idempotencyBegin("scope", "h", "o2", 1000, Date.now())).toEqual({ state: "done", response: { kind: "json", status: 200, headers: {}, body: { x: 1 } } });
+    await b.close();
+  });
+});

@@ -1,0 +1,133 @@
+// One Store interface, three backends (memory, sqlite, redis). Every check-and-update is a single atomic step
+// in the backend, so concurrent requests (and, on Redis, replicas) never race each other.
+import type { SseEvent } from "../sse/parse.ts";
+
+export type Period = "day" | "week" | "month" | "total";
+
+/** One rate-limit window to charge: `limit` units per minute (GCRA: refills continuously), `cost` units now. */
+export interface RateCharge {
+  key: string;
+  limit: number;
+  cost: number;
+}
+
+export interface RateState {
+  key: string;
+  limit: number;
+  /** Units left right now, after this request. */
+  remaining: number;
+  /** Milliseconds until the window is full again. */
+  resetMs: number;
+}
+
+export interface RateResult {
+  ok: boolean;
+  /** Per charge, in the order given. On refusal the state is the unchanged one. */
+  windows: RateState[];
+  /** On refusal: milliseconds until the request would fit. */
+  retryAfterMs: number;
+}
+
+export interface Reservation {
+  project: string;
+  /** "day:2026-11-21", "week:2026-11-16", "month:2026-11" or "total". */
+  periodKey: string;
+  /** Start of the period, ms since the epoch (the ledger is summed from here). */
+  periodStart: number;
+  id: string;
+  amountPico: bigint;
+  limitPico: bigint;
+  /** A reservation a crashed process never settled expires after this long. */
+  leaseMs: number;
+}
+
+export interface ReserveResult {
+  ok: boolean;
+  spentPico: bigint;
+  reservedPico: bigint;
+}
+
+/** Which reservation a ledger record settles. */
+export interface Settlement {
+  project: string;
+  periodKey: string;
+  id: string;
+}
+
+export type LedgerOutcome = "ok" | "error" | "aborted" | "stream_error";
+
+/** One record per metered request. Money is exact: a decimal string and integer pico-USD. */
+export interface LedgerEntry {
+  generationId: string;
+  requestId: string;
+  /** ms since the epoch. */
+  ts: number;
+  keyId: string;
+  project: string;
+  endpoint: string;
+  model: string;
+  provider: string;
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  images: number;
+  videoSeconds: number;
+  searchUnits: number;
+  costUsd: string;
+  costPico: bigint;
+  latencyMs: number;
+  ttftMs: number | null;
+  status: number;
+  outcome: LedgerOutcome;
+  sandbox: boolean;
+  /** Usage was estimated (the client left before the provider reported it). */
+  estimated: boolean;
+}
+
+/** A response kept for idempotent replay. */
+export type StoredResponse =
+  | { kind: "json"; status: number; headers: Record<string, string>; body: unknown }
+  | { kind: "stream"; status: number; headers: Record<string, string>; events: SseEvent[] }
+  | { kind: "bytes"; status: number; headers: Record<string, string>; contentType: string; base64: string };
+
+export type IdempotencyBegin =
+  | { state: "new" }
+  | { state: "pending" }
+  | { state: "mismatch" }
+  | { state: "done"; response: StoredResponse };
+
+export interface LedgerQuery {
+  project?: string;
+  /** ms since the epoch, inclusive. */
+  since?: number;
+}
+
+export interface Store {
+  readonly kind: "memory" | "sqlite" | "redis";
+
+  /** Charge every window or none: refused when any window lacks room. */
+  rateLimit(charges: RateCharge[], now: number): Promise<RateResult>;
+  /** Correct a window once the real cost is known (negative gives units back). */
+  rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void>;
+
+  /** Reserve `amountPico` if spent + reserved + amount <= limit. */
+  reserve(r: Reservation, now: number): Promise<ReserveResult>;
+  release(s: Settlement): Promise<void>;
+  /** Spend recorded in the ledger for a project since periodStart. */
+  spent(project: string, periodKey: string, periodStart: number): Promise<bigint>;
+
+  /** Write one ledger record (once per generation id), add its cost to the spend and settle its reservation — atomically. */
+  record(entry: LedgerEntry, settle?: Settlement): Promise<void>;
+  ledger(q: LedgerQuery): Promise<LedgerEntry[]>;
+
+  /** Claim an idempotency key (scope = project + endpoint + key) or learn its state. */
+  idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin>;
+  idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void>;
+  /** Give a claimed key back (the request failed); a waiting duplicate may then run it. */
+  idempotencyRelease(scope: string, owner: string): Promise<void>;
+
+  close(): Promise<void>;
+}
