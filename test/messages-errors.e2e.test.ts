@@ -1,0 +1,107 @@
+// Messages errors end to end: the envelope ({type:"error", error:{type, code, message}}), the Anthropic SDK's error
+// classes, in-band error events mid-stream, validation naming the field, and a disconnecting client aborting the
+// upstream at once.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import Anthropic from "@anthropic-ai/sdk";
+import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+
+const LIVE = testKey("msg-err-e2e");
+const model = "anthropic/claude-sonnet-4.5";
+let anthropic: FakeAnthropic;
+let openai: FakeOpenAI;
+let gw: TestGateway;
+let client: Anthropic;
+
+beforeAll(async () => {
+  anthropic = await startFakeAnthropic();
+  openai = await startFakeOpenAI({ chunkDelayMs: 0 });
+  gw = await startTestGateway({
+    server: { upstream_timeout_ms: 3000 },
+    providers: {
+      claude: { protocol: "anthropic", base_url: anthropic.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
+      up: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },
+    },
+    models: {
+      [model]: { type: "language", endpoints: [{ provider: "claude", model: "claude-sonnet-4-5-20250929", pricing: { input: "0.000003", output: "0.000015" } }] },
+      "openai/gpt-4o-mini": { type: "language", endpoints: [{ provider: "up", model: "gpt-4o-mini", pricing: { input: "0.00000015", output: "0.0000006" } }] },
+    },
+    projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
+  });
+  client = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await anthropic?.close();
+  await openai?.close();
+});
+
+const hi = [{ role: "user" as const, content: "Hi" }];
+
+describe("messages errors", () => {
+  it("envelope: top-level type error, Anthropic error.type, the gateway code, request-id header", async () => {
+    const res = await postJson(`${gw.baseURL}/messages`, { model, messages: hi }, { "x-api-key": LIVE });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ type: "error", error: expect.objectContaining({ type: "invalid_request_error", code: "INVALID_REQUEST", message: expect.stringContaining("max_tokens") }) });
+    expect(res.json.error.details.field).toBe("max_tokens");
+    expect(res.headers.get("request-id")).toBeTruthy();
+  });
+
+  it.each([
+    [{ temperature: 1.5 }, "temperature"],
+    [{ messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+    [{ tool_choice: { type: "tool" } }, "tool_choice.name"],
+    [{ thinking: { type: "enabled" } }, "thinking.budget_tokens"],
+    [{ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/bmp", data: "AA" } }] }] }, "messages[0].content[0].source.media_type"],
+  ])("validation names the field (%j)", async (extra, field) => {
+    const res = await postJson(`${gw.baseURL}/messages`, { model, max_tokens: 10, messages: hi, ...extra }, { "x-api-key": LIVE });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.field).toBe(field);
+  });
+
+  it("server tools cannot be translated to a chat upstream: 400 naming the field", async () => {
+    const res = await postJson(`${gw.baseURL}/messages`, { model: "openai/gpt-4o-mini", max_tokens: 10, messages: hi, tools: [{ type: "web_search_20250305", name: "web_search" }] }, { "x-api-key": LIVE });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.field).toBe("tools[0].type");
+  });
+
+  it("the Anthropic SDK raises the right classes", async () => {
+    const bad = new Anthropic({ apiKey: "mg_live_nope0000000000000", baseURL: gw.url + "/api", maxRetries: 0 });
+    await expect(bad.messages.create({ model, max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(client.messages.create({ model: "nope/nothing", max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(client.messages.create({ model, max_tokens: 10, messages: hi, temperature: 3 })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    anthropic.failures.push({ kind: "status", status: 529 }, { kind: "status", status: 529 }); // fallback retries once
+    const err = await client.messages.create({ model, max_tokens: 10, messages: hi }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(err.error.error.code).toBe("UPSTREAM_ERROR");
+    expect(err.error.error.type).toBe("api_error");
+  });
+
+  it("a mid-stream upstream error arrives as an `error` event and the SDK throws", async () => {
+    anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
+    const stream = client.messages.stream({ model, max_tokens: 100, messages: hi });
+    await expect(stream.finalMessage()).rejects.toBeInstanceOf(Anthropic.APIError);
+    // Translated streams too: an OpenAI upstream dying mid-stream.
+    openai.failures.push({ kind: "die-mid-stream", afterChunks: 3 });
+    const res = await fetch(`${gw.baseURL}/messages`, { method: "POST", headers: { "x-api-key": LIVE, "content-type": "application/json" }, body: JSON.stringify({ model: "openai/gpt-4o-mini", max_tokens: 100, stream: true, messages: hi }) });
+    const text = await res.text();
+    expect(text.startsWith("event: message_start\n")).toBe(true);
+    expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+  });
+
+  it("a client that disconnects aborts the upstream stream at once", async () => {
+    anthropic.eventDelayMs = 40;
+    try {
+      const ac = new AbortController();
+      const res = await fetch(`${gw.baseURL}/chat/completions`, { method: "POST", signal: ac.signal, headers: { authorization: `Bearer ${LIVE}`, "content-type": "application/json" }, body: JSON.stringify({ model, stream: true, messages: hi }) });
+      const reader = res.body!.getReader();
+      await reader.read();
+      ac.abort();
+      await vi.waitFor(() => expect(anthropic.aborted).toBe(1), { timeout: 2000 });
+    } finally {
+      anthropic.eventDelayMs = 0;
+    }
+  });
+});
