@@ -1,20 +1,39 @@
 // The implicit terminal step: walk ctx.targets, call the provider, record every attempt in modelAttempts.
 // fallback (when in the pipeline) raises ctx.maxAttempts and supplies ctx.retryDelay; without it one target is tried.
+// Retries happen only on retryable failures (connection errors, timeouts, 408, 429, 5xx), never on request errors.
+// A stream is committed once its first event has arrived: a failure before that falls back silently, a failure after
+// it reaches the client as the protocol's error event. Endpoints whose circuit is open are skipped (core/health).
 import { performance } from "node:perf_hooks";
-import type { GatewayContext, GatewayResponse } from "./pipeline/context.ts";
-import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../providers/types.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { GatewayContext, GatewayResponse, ModelAttempt } from "./pipeline/context.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from "../providers/types.ts";
+import type { SseEvent } from "./sse/parse.ts";
 import { GatewayError, toGatewayError } from "./errors.ts";
+import { healthOf, type HealthRegistry } from "./health/index.ts";
+import { statsOf, type StatsService } from "./stats/index.ts";
+import { byokDriver } from "./byok-drivers.ts";
 
 export type OperationName = "chat" | "messages" | "embeddings" | "rerank" | "images" | "videos";
+
+/** What dispatch tells the retry policy about the next attempt. */
+export interface RetryInfo {
+  /** The next attempt goes to the endpoint that just failed (a second pass over the targets). */
+  sameEndpoint: boolean;
+}
 
 declare module "./pipeline/context.ts" {
   interface GatewayContext {
     /** Provider drivers of the config snapshot this request runs on. */
     drivers: Map<string, ProviderDriver>;
-    /** Wait before the next attempt (fallback's backoff); resolve at once when absent. */
-    retryDelay?: (err: GatewayError, attempt: number) => Promise<void>;
+    /**
+     * Fallback's backoff: milliseconds to wait before the next attempt, or null to give up on that endpoint
+     * (e.g. its Retry-After is longer than we are willing to wait). Absent: no wait.
+     */
+    retryDelay?: (err: GatewayError, attempt: number, next: RetryInfo) => number | null;
     /** Lets a plugin (stream-transcoder) call a driver that does not speak the client's protocol natively. */
     invoke?: (driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions) => Promise<ProviderResult> | undefined;
+    /** The target that served the request (fallback models change the model: ctx.model follows it). */
+    resolvedTarget?: Target;
   }
 }
 
@@ -28,44 +47,248 @@ export function callOptions(ctx: GatewayContext): CallOptions {
   };
 }
 
+/** Upstream statuses worth another try elsewhere: 408, 429 and 5xx. Transport failures carry retryable: true. */
+export function isRetryable(err: GatewayError): boolean {
+  const upstream = err.details?.upstream_status;
+  if (typeof upstream === "number") return upstream === 408 || upstream === 429 || upstream >= 500;
+  return err.retryable;
+}
+
+/** One attempt's private view of usage and first-token time, so a failed attempt never leaks into ctx. */
+class AttemptCall {
+  usage?: Usage;
+  firstTokenAt?: number;
+  committed = false;
+  readonly options: CallOptions;
+  constructor(private readonly ctx: GatewayContext) {
+    this.options = {
+      signal: ctx.signal,
+      requestId: ctx.requestId,
+      clientHeaders: ctx.headers,
+      reportUsage: (u) => {
+        this.usage = u;
+        if (this.committed) ctx.usage = u;
+      },
+      reportFirstToken: () => {
+        this.firstTokenAt ??= performance.now();
+        if (this.committed) ctx.ttftMs ??= this.firstTokenAt - ctx.startedAt;
+      },
+    };
+  }
+  commit(): void {
+    this.committed = true;
+    if (this.usage) this.ctx.usage = this.usage;
+    if (this.firstTokenAt !== undefined) this.ctx.ttftMs ??= this.firstTokenAt - this.ctx.startedAt;
+  }
+}
+
+class Unsupported extends Error {
+  constructor(readonly error: GatewayError) { super(error.message); }
+}
+
 export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<void> {
-  const n = Math.min(Math.max(1, ctx.maxAttempts), ctx.targets.length);
-  if (n === 0) throw new GatewayError(502, "UPSTREAM_ERROR", "No provider is available for this request");
-  const call = callOptions(ctx);
+  const targets = ctx.targets;
+  if (targets.length === 0) throw new GatewayError(502, "UPSTREAM_ERROR", "No provider is available for this request");
+  const health = healthOf(ctx.gateway);
+  const stats = statsOf(ctx.gateway);
+  const maxAttempts = Math.max(1, ctx.maxAttempts);
+  const skipped: Array<{ model: string; provider: string; reason: string }> = [];
+  const givenUp = new Set<number>();
+  let unsupported: GatewayError | undefined;
   let last: GatewayError | undefined;
-  for (let i = 0; i < n; i++) {
-    const target = ctx.targets[i]!;
-    const driver = ctx.drivers.get(target.provider);
-    const t0 = performance.now();
+  let lastIndex = -1;
+
+  // Targets in order; when every target was tried and attempts remain, a second pass retries them (after backoff).
+  for (let pass = 0; ctx.attempts.length < maxAttempts; pass++) {
+    let triedThisPass = false;
+    for (let i = 0; i < targets.length && ctx.attempts.length < maxAttempts; i++) {
+      if (givenUp.has(i)) continue;
+      const target = targets[i]!;
+      if (!target.sandbox && !health.allow(target.modelId, target.provider)) {
+        if (pass === 0) skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
+        continue;
+      }
+      if (last) {
+        const wait = ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: lastIndex === i });
+        if (wait === null) {
+          givenUp.add(i);
+          health.release(target.modelId, target.provider);
+          continue;
+        }
+        if (wait && wait > 0) {
+          try {
+            await sleep(wait, undefined, { signal: ctx.signal });
+          } catch {
+            health.release(target.modelId, target.provider);
+            break;
+          }
+        }
+      }
+      triedThisPass = true;
+      try {
+        if (await attempt(ctx, op, target, health, stats)) return;
+      } catch (e) {
+        if (e instanceof Unsupported) {
+          unsupported ??= e.error;
+          givenUp.add(i);
+          continue;
+        }
+        const err = toGatewayError(e);
+        last = err;
+        lastIndex = i;
+        if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped);
+      }
+    }
+    if (!triedThisPass || ctx.signal.aborted) break;
+  }
+  if (!last) {
+    if (unsupported) throw unsupported;
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Every provider of ${ctx.model?.id ?? "this model"} is failing right now (circuit open); try again shortly`, {
+      details: { skipped },
+    });
+  }
+  throw finalError(ctx, last, skipped);
+}
+
+/** One upstream call. Resolves true when ctx.response is set; throws the attempt's error otherwise. */
+async function attempt(ctx: GatewayContext, op: OperationName, target: Target, health: HealthRegistry, stats: StatsService): Promise<boolean> {
+  const driver = ctx.drivers.get(target.provider) ?? (target.credentials ? byokDriver(ctx, target.provider) : undefined);
+  const call = new AttemptCall(ctx);
+  const t0 = performance.now();
+  const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
+  const fail = (e: unknown): never => {
+    const err = toGatewayError(e);
+    const latency = performance.now() - t0;
+    ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "error" }, latency / 1000);
+    record.status = err.status;
+    record.errorCode = err.code;
+    record.latencyMs = round(latency);
+    ctx.attempts.push(record);
+    judge(ctx, target, err, health, stats);
+    throw err;
+  };
+  let result: ProviderResult;
+  try {
+    if (!driver) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider "${target.provider}" is not configured`, { retryable: true });
+    const pending = ctx.invoke?.(driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
+    result = await pending;
+  } catch (e) {
+    if (e instanceof Unsupported) {
+      health.release(target.modelId, target.provider);
+      throw e;
+    }
+    return fail(e);
+  }
+
+  let response: GatewayResponse;
+  if (result.kind === "stream") {
+    // Peek the first event before committing: a stream that dies before it can still fall back silently.
+    const it = result.events[Symbol.asyncIterator]();
+    let first: IteratorResult<SseEvent>;
     try {
-      if (!driver) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider "${target.provider}" is not configured`, { retryable: true });
-      const pending = ctx.invoke?.(driver, op, target, call) ?? invokeNative(driver, op, ctx.body, target, call);
-      const result = await pending;
-      const latency = performance.now() - t0;
-      ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
-      ctx.attempts.push({ model: target.modelId, provider: target.provider, status: result.status ?? 200, latencyMs: round(latency) });
-      ctx.resolvedProvider = target.provider;
-      ctx.response = toResponse(ctx, result);
-      return;
+      first = await it.next();
+      if (first.done) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${target.provider} sent an empty stream`, { retryable: true, details: { provider: target.provider } });
     } catch (e) {
       const err = toGatewayError(e);
-      const latency = performance.now() - t0;
-      ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "error" }, latency / 1000);
-      ctx.attempts.push({ model: target.modelId, provider: target.provider, status: err.status, errorCode: err.code, latencyMs: round(latency) });
-      last = err;
-      if (!err.retryable || ctx.signal.aborted || i === n - 1) break;
-      await ctx.retryDelay?.(err, i);
+      // Nothing reached the client yet: any upstream failure here may go elsewhere.
+      const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" ? "UPSTREAM_ERROR" : err.code, err.message, {
+        details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
+      });
+      return fail(retry);
+    }
+    const firstEventAt = performance.now();
+    response = { kind: "stream", status: result.status ?? 200, events: observeStream(ctx, target, it, first.value, call, t0, firstEventAt, record, health, stats) };
+    if (result.headers) Object.assign(ctx.responseHeaders, result.headers);
+  } else {
+    response = toResponse(ctx, result);
+  }
+  const latency = performance.now() - t0;
+  ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
+  record.status = result.status ?? 200;
+  record.latencyMs = round(latency);
+  ctx.attempts.push(record);
+  ctx.resolvedProvider = target.provider;
+  ctx.resolvedTarget = target;
+  const served = ctx.config.models.get(target.modelId);
+  if (served) ctx.model = served;
+  call.commit();
+  if (result.kind !== "stream") {
+    if (!target.sandbox) {
+      health.record(target.modelId, target.provider, true);
+      stats.record({ model: target.modelId, provider: target.provider, ok: true });
+    }
+    // The metadata block was built before this attempt was pushed: rebuild it with the final attempt list.
+    if (response.kind === "json") stampMetadata(ctx, response.body);
+  }
+  ctx.response = response;
+  return true;
+}
+
+/** Health and stats for a failed attempt: request errors (4xx other than 408/429) say nothing about the endpoint. */
+function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
+  if (target.sandbox) return;
+  if (ctx.signal.aborted || !isRetryable(err)) {
+    health.release(target.modelId, target.provider);
+    return;
+  }
+  health.record(target.modelId, target.provider, false);
+  stats.record({ model: target.modelId, provider: target.provider, ok: false });
+}
+
+/** The committed stream: the peeked first event, then the rest; its end feeds health and live stats. */
+async function* observeStream(
+  ctx: GatewayContext, target: Target, it: AsyncIterator<SseEvent>, first: SseEvent, call: AttemptCall, t0: number,
+  firstEventAt: number, record: ModelAttempt, health: HealthRegistry, stats: StatsService,
+): AsyncGenerator<SseEvent> {
+  let finished = false;
+  try {
+    yield first;
+    for (;;) {
+      const step = await it.next();
+      if (step.done) break;
+      yield step.value;
+    }
+    finished = true;
+    if (!target.sandbox) {
+      const end = performance.now();
+      const firstAt = call.firstTokenAt ?? firstEventAt;
+      const out = call.usage?.outputTokens;
+      const seconds = (end - firstAt) / 1000;
+      health.record(target.modelId, target.provider, true);
+      stats.record({
+        model: target.modelId,
+        provider: target.provider,
+        ok: true,
+        ttftMs: firstAt - t0,
+        tokensPerSecond: out && out > 1 && seconds > 0 ? (out - 1) / seconds : undefined,
+      });
+    }
+  } catch (e) {
+    finished = true;
+    const err = toGatewayError(e);
+    record.status = err.status;
+    record.errorCode = err.code;
+    if (!ctx.signal.aborted && !target.sandbox) {
+      health.record(target.modelId, target.provider, false);
+      stats.record({ model: target.modelId, provider: target.provider, ok: false });
+    }
+    throw err;
+  } finally {
+    if (!finished) {
+      // The client went away: no verdict on the endpoint; stop the upstream.
+      health.release(target.modelId, target.provider);
+      await it.return?.().catch(() => {});
     }
   }
-  throw withAttempts(ctx, last!);
 }
 
 function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
   const fn = driver[op];
   if (!fn) {
-    throw new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, {
+    // A provider that cannot serve this operation is passed over, not an error of the request (unless none can).
+    throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, {
       details: { field: "model", provider: driver.name },
-    });
+    }));
   }
   return fn.call(driver, body, target, call);
 }
@@ -77,24 +300,37 @@ export function gatewayMetadata(ctx: GatewayContext) {
   return { generationId: ctx.generationId, resolvedProvider: ctx.resolvedProvider, modelAttempts: ctx.attempts };
 }
 
+function stampMetadata(ctx: GatewayContext, body: unknown): void {
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    const b = body as Record<string, unknown>;
+    const pm = (b.providerMetadata as Record<string, unknown> | undefined) ?? {};
+    b.providerMetadata = { ...pm, gateway: gatewayMetadata(ctx) };
+  }
+}
+
 function toResponse(ctx: GatewayContext, r: ProviderResult): GatewayResponse {
   if (r.headers) Object.assign(ctx.responseHeaders, r.headers);
   const status = r.status ?? 200;
   if (r.kind === "stream") return { kind: "stream", status, events: r.events };
   if (r.kind === "bytes") return { kind: "bytes", status, contentType: r.headers["content-type"] ?? "application/octet-stream", body: r.body };
-  const body = r.body as Record<string, unknown>;
-  if (body && typeof body === "object" && !Array.isArray(body)) {
-    const pm = (body.providerMetadata as Record<string, unknown> | undefined) ?? {};
-    body.providerMetadata = { ...pm, gateway: gatewayMetadata(ctx) };
-  }
-  return { kind: "json", status, body };
+  return { kind: "json", status, body: r.body };
 }
 
-/** After the last attempt failed: the error the client sees carries every attempt. */
-function withAttempts(ctx: GatewayContext, err: GatewayError): GatewayError {
-  if (ctx.attempts.length <= 1 && err.code !== "UPSTREAM_ERROR" && err.code !== "UPSTREAM_TIMEOUT") return err;
-  return new GatewayError(err.status, err.code, err.message, {
-    details: { ...err.details, attempts: ctx.attempts },
+/**
+ * After the last attempt failed: 502 UPSTREAM_ERROR, or 504 UPSTREAM_TIMEOUT when every attempt timed out, with
+ * every attempt (and every endpoint skipped for an open circuit) in details. A request error from the only
+ * attempt keeps its own status and code.
+ */
+function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[]): GatewayError {
+  const upstreamish = err.code === "UPSTREAM_ERROR" || err.code === "UPSTREAM_TIMEOUT";
+  if (ctx.attempts.length <= 1 && !upstreamish && !skipped.length) return err;
+  const allTimeouts = ctx.attempts.length > 0 && ctx.attempts.every((a) => a.errorCode === "UPSTREAM_TIMEOUT");
+  const exhausted = ctx.attempts.length > 1 && isRetryable(err);
+  const status = exhausted ? (allTimeouts ? 504 : 502) : err.status;
+  const code = exhausted ? (allTimeouts ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR") : err.code;
+  const message = exhausted ? `All ${ctx.attempts.length} attempts failed; last: ${err.message}` : err.message;
+  return new GatewayError(status, code, message, {
+    details: { ...err.details, attempts: ctx.attempts, ...(skipped.length ? { skipped } : {}) },
     retryAfter: err.retryAfter,
     headers: err.headers,
     cause: err.cause,
