@@ -3,14 +3,12 @@ import type { PluginDefinition } from "../core/pipeline/define.ts";
 import auth from "./auth/index.ts";
 import router from "./router/index.ts";
 import fallback from "./fallback/index.ts";
-import fallback from "./fallback/index.ts";
 import cacheMarker from "./cache-marker/index.ts";
 import streamTranscoder from "./stream-transcoder/index.ts";
 
 export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [auth.name]: auth,
   [router.name]: router,
-  [fallback.name]: fallback,
   [fallback.name]: fallback,
   [cacheMarker.name]: cacheMarker,
   [streamTranscoder.name]: streamTranscoder,
