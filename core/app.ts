@@ -9,6 +9,8 @@ import type { EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
 import { GatewayError } from "./errors.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { serveAsset } from "./assets/serve.ts";
+import { ASSET_ROUTE } from "./assets/index.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -49,6 +51,13 @@ export function createApp(gateway: Gateway): H3 {
     const { req, res } = nodeOf(event);
     res.writeHead(200, { "content-type": "application/json", "x-request-id": requestIdOf(req) });
     res.end(openapi);
+    return HANDLED;
+  });
+
+  // Signed asset links (generated images/videos): the signature is the credential, so no auth pipeline.
+  app.get(`${ASSET_ROUTE}/:name`, async (event) => {
+    const { req, res } = nodeOf(event);
+    await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
     return HANDLED;
   });
 

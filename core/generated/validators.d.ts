@@ -14,5 +14,8 @@ export declare const validateEmbeddingList: ValidateFunction;
 export declare const validateError: ValidateFunction;
 export declare const validateGatewayMetadata: ValidateFunction;
 export declare const validateImageResult: ValidateFunction;
+export declare const validateModelEndpoints: ValidateFunction;
+export declare const validateModelList: ValidateFunction;
+export declare const validateModel: ValidateFunction;
 export declare const validateRerankResult: ValidateFunction;
 export declare const validateVideoResult: ValidateFunction;

@@ -2,6 +2,10 @@
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver } from "../types.ts";
 import { simChat } from "./chat.ts";
+import { simEmbeddings } from "./embeddings.ts";
+import { simRerank } from "./rerank.ts";
+import { simImages } from "./images.ts";
+import { simVideos } from "./videos.ts";
 
 export function createSimDriver(name: string, config: ProviderConfig): ProviderDriver {
   const opts = config.sim ?? {};
@@ -9,5 +13,9 @@ export function createSimDriver(name: string, config: ProviderConfig): ProviderD
     name,
     protocol: "sim",
     chat: (body, target, call) => simChat(body, target, call, opts),
+    embeddings: (body, target, call) => simEmbeddings(body, target, call, opts),
+    rerank: (body, target, call) => simRerank(body, target, call, opts),
+    images: (body, target, call) => simImages(body, target, call, opts),
+    videos: (body, target, call) => simVideos(body, target, call, opts),
   };
 }

@@ -135,10 +135,6 @@ export interface SimOptions {
    * Time a simulated video job runs before it completes (default 8000).
    */
   video_ms?: number;
-  /**
-   * How often the simulated video job reports progress (default 1000).
-   */
-  video_poll_ms?: number;
 }
 export interface ModelConfig {
   name?: string;

@@ -1,0 +1,98 @@
+// POST /api/v1/images/generations: OpenAI-compatible. Catalog limits (n, sizes, reference images) are checked
+// before any upstream call; images come back as b64_json (default) or as a gateway-served signed URL valid about
+// an hour — upstream URLs and keys never reach the client.
+import { ulid } from "ulid";
+import { validateImages } from "../generated/validators.js";
+import { GatewayError } from "../errors.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { EndpointSpec } from "./spec.ts";
+import type { ImagesCall, ImagesOutput } from "../../providers/media.ts";
+import { estimateTokens } from "../../providers/estimate.ts";
+import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout } from "./media.ts";
+
+const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
+/** Spec, Limits: image requests hold the connection up to 300 seconds. */
+export const IMAGE_HOLD_MS = 300_000;
+
+const bad = (message: string, field: string, extra: Record<string, unknown> = {}) =>
+  new GatewayError(400, "BAD_REQUEST", message, { details: { field, ...extra } });
+
+function checkLimits(ctx: GatewayContext): void {
+  const body = ctx.body;
+  const model = ctx.model!;
+  const limits = limitsOf(model);
+  const n = body.n ?? 1;
+  const maxN = typeof limits.max_images === "number" ? limits.max_images : 8;
+  if (n > maxN) throw bad(`n=${n} is more than ${model.id} allows per request (${maxN})`, "n", { max: maxN });
+  if (body.size && Array.isArray(limits.sizes) && !limits.sizes.includes(body.size)) {
+    throw bad(`size ${body.size} is not supported by ${model.id} (supported: ${limits.sizes.join(", ")})`, "size", { supported: limits.sizes });
+  }
+  if (body.reference_image !== undefined && limits.reference_image !== true) {
+    // Spec, Errors: images use 403 MODEL_NOT_ALLOWED for a capability mismatch.
+    throw new GatewayError(403, "MODEL_NOT_ALLOWED", `${model.id} does not take a reference_image (image-to-image)`, { details: { field: "reference_image" } });
+  }
+  if (typeof body.reference_image === "string" && /^[a-z]+:/i.test(body.reference_image) && !/^(https:|data:image\/)/i.test(body.reference_image)) {
+    throw bad("reference_image must be base64, a data:image/… URL or an https URL", "reference_image");
+  }
+}
+
+async function images(ctx: GatewayContext): Promise<void> {
+  const body = ctx.body;
+  const model = ctx.model!;
+  requireType(model, "image", 403, "MODEL_NOT_ALLOWED");
+  checkLimits(ctx);
+  const call: ImagesCall = {
+    prompt: body.prompt,
+    n: body.n ?? 1,
+    size: body.size,
+    quality: body.quality,
+    style: body.style,
+    referenceImage: body.reference_image,
+    user: body.user,
+    providerOptions: body.providerOptions,
+    extra: extraFields(body, KNOWN),
+  };
+  const hold = typeof limitsOf(model).timeout_seconds === "number" ? limitsOf(model).timeout_seconds * 1000 : IMAGE_HOLD_MS;
+  const out = await withDeadline(hold, `Image generation on ${model.id}`, (signal) =>
+    dispatchCall<ImagesOutput>(ctx, "images", call, { signal, targets: withTimeout(ctx.targets, hold) }), ctx.signal);
+  if (!out.images.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned no images`, { details: { provider: ctx.resolvedProvider } });
+
+  const asUrl = body.response_format === "url";
+  const data = await Promise.all(out.images.map(async (img) => {
+    const item: Record<string, string> = {};
+    if (asUrl) {
+      const meta = await keepAsset(ctx.gateway, "img", img.bytes, img.contentType, IMAGE_URL_TTL_S);
+      item.url = (await signAsset(ctx.gateway, ctx.headers, meta, IMAGE_URL_TTL_S)).url;
+    } else {
+      item.b64_json = Buffer.from(img.bytes.buffer, img.bytes.byteOffset, img.bytes.byteLength).toString("base64");
+    }
+    if (img.revisedPrompt && img.revisedPrompt !== body.prompt) item.revised_prompt = img.revisedPrompt;
+    return item;
+  }));
+  const inputTokens = out.inputTokens ?? estimateTokens(body.prompt);
+  ctx.usage = { inputTokens, outputTokens: out.outputTokens ?? 0, images: data.length };
+  ctx.response = {
+    kind: "json",
+    status: 200,
+    body: {
+      id: `img_${ulid()}`,
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      data,
+      usage: { input_tokens: inputTokens, output_images: data.length },
+      providerMetadata: metadata(ctx),
+    },
+  };
+}
+
+export const imagesEndpoint: EndpointSpec = {
+  kind: "images",
+  method: "POST",
+  route: "/api/v1/images/generations",
+  protocol: "openai",
+  validate: validateImages,
+  invalidCode: "BAD_REQUEST",
+  terminal: images,
+  openapi: { summary: "Generate images (OpenAI-compatible)", requestSchema: "ImageGenerationRequest", responseSchema: "ImageResult", tag: "Inference" },
+};

@@ -1,0 +1,80 @@
+// Shared steps of the embeddings, rerank, images and videos endpoints: run dispatch with a canonical call body
+// (the client's validated body stays untouched on ctx for the plugins), capability checks and catalog limits.
+import { performance } from "node:perf_hooks";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+import { dispatch, gatewayMetadata, type OperationName } from "../dispatch.ts";
+import { GatewayError, type ErrorCode } from "../errors.ts";
+import type { Target } from "../../providers/types.ts";
+
+export interface DispatchOverrides {
+  signal?: AbortSignal;
+  targets?: Target[];
+  drivers?: GatewayContext["drivers"];
+}
+
+/** dispatch() on a shallow copy whose body is the canonical call; returns the driver's output. */
+export async function dispatchCall<T>(ctx: GatewayContext, op: OperationName, call: unknown, o: DispatchOverrides = {}): Promise<T> {
+  const sub: GatewayContext = { ...ctx, body: call, signal: o.signal ?? ctx.signal, targets: o.targets ?? ctx.targets, drivers: o.drivers ?? ctx.drivers };
+  try {
+    await dispatch(sub, op);
+  } finally {
+    ctx.resolvedProvider = sub.resolvedProvider;
+    if (sub.ttftMs !== undefined) ctx.ttftMs ??= sub.ttftMs;
+  }
+  const r = sub.response;
+  if (!r || r.kind !== "json") throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${sub.resolvedProvider} returned no ${op} result`);
+  return r.body as T;
+}
+
+export function metadata(ctx: GatewayContext) {
+  return { gateway: gatewayMetadata(ctx) };
+}
+
+/** Unknown body fields (validate what you know, pass through what you don't). */
+export function extraFields(body: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (!known.includes(k)) out[k] = body[k];
+  return out;
+}
+
+/** The catalog entry's `limits` object (free-form, documented in docs/media.md). */
+export function limitsOf(model: ModelRuntime): Record<string, any> {
+  return (model.config.limits ?? {}) as Record<string, any>;
+}
+
+/** The model must be of the endpoint's type (a chat model cannot embed). */
+export function requireType(model: ModelRuntime, type: ModelRuntime["type"], status: number, code: ErrorCode): void {
+  if (model.type === type) return;
+  throw new GatewayError(status, code, `Model "${model.id}" is a ${model.type} model and cannot serve this endpoint (it needs a ${type} model)`, {
+    details: { field: "model", model_type: model.type },
+  });
+}
+
+/** Targets with the upstream timeout raised to the endpoint's own hold time. */
+export function withTimeout(targets: Target[], ms: number): Target[] {
+  return targets.map((t) => ({ ...t, timeoutMs: Math.max(t.timeoutMs ?? 0, ms) }));
+}
+
+/** Rejects with 504 UPSTREAM_TIMEOUT when the work takes longer than ms (the work itself is aborted via the controller). */
+export async function withDeadline<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>, parent?: AbortSignal): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent?.reason);
+  parent?.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const started = performance.now();
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new GatewayError(504, "UPSTREAM_TIMEOUT", `${what} did not finish within ${Math.round(ms / 1000)} s`, {
+        details: { limit_seconds: Math.round(ms / 1000), elapsed_ms: Math.round(performance.now() - started) },
+      }));
+      controller.abort(new Error("deadline"));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener("abort", onAbort);
+  }
+}

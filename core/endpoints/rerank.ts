@@ -1,0 +1,74 @@
+// POST /api/v1/rerank: results ordered by a calibrated 0..1 relevance score, cut to top_n, indexes into the
+// caller's documents, documents echoed unless providerOptions.<provider>.return_documents is false.
+// One request is one billed query (usage.search_units = 1). Errors use BAD_REQUEST / UNAUTHORIZED naming.
+import { ulid } from "ulid";
+import { validateRerank } from "../generated/validators.js";
+import { GatewayError } from "../errors.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { EndpointSpec } from "./spec.ts";
+import type { RerankCall, RerankOutput } from "../../providers/media.ts";
+import { dispatchCall, extraFields, metadata, requireType } from "./media.ts";
+
+const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
+
+/** Scores outside 0..1 (raw logits from some rerankers) are squashed with a logistic; NaN counts as 0. */
+export function calibrate(score: number): number {
+  if (!Number.isFinite(score)) return 0;
+  if (score >= 0 && score <= 1) return score;
+  return 1 / (1 + Math.exp(-score));
+}
+
+/** providerOptions namespaces that apply: the provider that ran it, the model's catalog providers, its creator. */
+function returnDocuments(ctx: GatewayContext): boolean {
+  const po = ctx.body.providerOptions;
+  if (!po || typeof po !== "object") return true;
+  const names = new Set([ctx.resolvedProvider, ...(ctx.model?.config.endpoints.map((e) => e.provider) ?? []), ctx.model?.id.split("/")[0]]);
+  for (const n of names) if (n && po[n]?.return_documents === false) return false;
+  return true;
+}
+
+async function rerank(ctx: GatewayContext): Promise<void> {
+  const body = ctx.body;
+  const model = ctx.model!;
+  requireType(model, "reranking", 400, "BAD_REQUEST");
+  const documents: string[] = body.documents;
+  const call: RerankCall = {
+    query: body.query,
+    documents,
+    topN: body.top_n,
+    user: body.user,
+    providerOptions: body.providerOptions,
+    extra: extraFields(body, KNOWN),
+  };
+  const out = await dispatchCall<RerankOutput>(ctx, "rerank", call);
+  const seen = new Set<number>();
+  for (const r of out.results) {
+    if (!Number.isInteger(r.index) || r.index < 0 || r.index >= documents.length || seen.has(r.index)) {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned an invalid document index ${r.index}`, { details: { provider: ctx.resolvedProvider } });
+    }
+    seen.add(r.index);
+  }
+  const echo = returnDocuments(ctx);
+  const results = out.results
+    .map((r) => ({ index: r.index, relevance_score: calibrate(r.score) }))
+    .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
+    .slice(0, body.top_n ?? documents.length)
+    .map((r) => (echo ? { ...r, document: documents[r.index]! } : r));
+  ctx.usage = { inputTokens: out.inputTokens ?? 0, outputTokens: 0, searchUnits: 1 };
+  ctx.response = {
+    kind: "json",
+    status: 200,
+    body: { id: `rrk_${ulid()}`, model: body.model, results, usage: { search_units: 1 }, providerMetadata: metadata(ctx) },
+  };
+}
+
+export const rerankEndpoint: EndpointSpec = {
+  kind: "rerank",
+  method: "POST",
+  route: "/api/v1/rerank",
+  protocol: "openai",
+  validate: validateRerank,
+  invalidCode: "BAD_REQUEST",
+  terminal: rerank,
+  openapi: { summary: "Rerank documents by relevance to a query", requestSchema: "RerankRequest", responseSchema: "RerankResult", tag: "Inference" },
+};

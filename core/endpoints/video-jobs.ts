@@ -1,0 +1,164 @@
+// Video jobs outlive the HTTP request that started them. The registry keys jobs by project + idempotency key so
+// a repeat (while running or after completion) attaches to the same job instead of starting a second upstream
+// job, and counts running jobs per project + model for the one-job-at-a-time rule.
+// Kept in memory: a gateway restart forgets running jobs (their upstream jobs finish unobserved).
+import { ulid } from "ulid";
+import type { Gateway } from "../gateway.ts";
+import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
+import { GatewayError, toGatewayError } from "../errors.ts";
+import type { AssetMeta } from "../assets/store.ts";
+import { keepAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
+import type { VideosCall, VideosOutput } from "../../providers/media.ts";
+import { dispatchCall, withDeadline } from "./media.ts";
+
+/** Idempotency window (spec, Limits): a finished job can be picked up again for 24 hours. */
+const KEEP_FINISHED_MS = 24 * 3600_000;
+
+export interface VideoAsset {
+  id: string;
+  created: number;
+  model: string;
+  asset: AssetMeta;
+  duration: number;
+  size: string;
+  inputTokens: number;
+  resolvedProvider?: string;
+  attempts: ModelAttempt[];
+}
+
+export interface VideoJob {
+  id: string;
+  projectId: string;
+  modelId: string;
+  key?: string;
+  /** Hash of the request; a key reused for a different request is a conflict. */
+  fingerprint: string;
+  status: "running" | "succeeded" | "failed";
+  promise: Promise<VideoAsset>;
+  finishedAt?: number;
+  /** Set by the first request that delivers the asset: a video is billed once. */
+  billed: boolean;
+  waiters: number;
+  controller: AbortController;
+}
+
+export class VideoJobs {
+  private readonly byKey = new Map<string, VideoJob>();
+  private readonly running = new Map<string, Set<VideoJob>>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly gateway: Gateway) {
+    this.timer = setInterval(() => this.sweep(), 10 * 60_000);
+    this.timer.unref();
+  }
+
+  find(projectId: string, key: string): VideoJob | undefined {
+    return this.byKey.get(`${projectId}\n${key}`);
+  }
+
+  runningCount(projectId: string, modelId: string): number {
+    return this.running.get(`${projectId}\n${modelId}`)?.size ?? 0;
+  }
+
+  /** Starts the upstream job detached from ctx's client connection (it keeps ctx's targets and drivers). */
+  start(ctx: GatewayContext, call: VideosCall, opts: { key?: string; fingerprint: string; jobTimeoutMs: number; callTimeoutMs: number }): VideoJob {
+    const projectId = ctx.auth?.projectId ?? "";
+    const modelId = ctx.model!.id;
+    const controller = new AbortController();
+    const job: VideoJob = {
+      id: `vid_${ulid()}`, projectId, modelId, key: opts.key, fingerprint: opts.fingerprint,
+      status: "running", promise: undefined as never, billed: false, waiters: 0, controller,
+    };
+    const slot = `${projectId}\n${modelId}`;
+    let set = this.running.get(slot);
+    if (!set) this.running.set(slot, (set = new Set()));
+    set.add(job);
+    if (opts.key) this.byKey.set(`${projectId}\n${opts.key}`, job);
+
+    // Hold a config snapshot so a reload cannot close the drivers under a running job.
+    const snapshot = this.gateway.acquire();
+    const attempts: ModelAttempt[] = [];
+    const sub: GatewayContext = { ...ctx, attempts, drivers: snapshot.drivers, signal: controller.signal };
+    job.promise = (async () => {
+      try {
+        const out = await withDeadline(opts.jobTimeoutMs, `Video job ${job.id} on ${modelId}`, (signal) =>
+          dispatchCall<VideosOutput>(sub, "videos", call, { signal, targets: ctx.targets.map((t) => ({ ...t, timeoutMs: t.timeoutMs ?? opts.callTimeoutMs })) }), controller.signal);
+        const asset = await keepAsset(this.gateway, "vid", out.bytes, out.contentType, VIDEO_URL_TTL_S);
+        return {
+          id: job.id, created: Math.floor(Date.now() / 1000), model: modelId, asset,
+          duration: out.duration, size: out.size, inputTokens: out.inputTokens ?? 0,
+          resolvedProvider: sub.resolvedProvider, attempts,
+        };
+      } finally {
+        this.gateway.release(snapshot);
+      }
+    })();
+    job.promise.then(
+      () => { job.status = "succeeded"; },
+      () => {
+        job.status = "failed";
+        // A failed job is not replayed: a retry with the same key starts afresh.
+        if (opts.key && this.byKey.get(`${projectId}\n${opts.key}`) === job) this.byKey.delete(`${projectId}\n${opts.key}`);
+      },
+    ).finally(() => {
+      job.finishedAt = Date.now();
+      set!.delete(job);
+      if (!set!.size) this.running.delete(slot);
+    });
+    return job;
+  }
+
+  /**
+   * Wait for the job on behalf of one request: resolves with the asset, or rejects when the client leaves or
+   * the hold time runs out (504; the job keeps running for a repeat with the same key). A job nobody can pick
+   * up again (no idempotency key) is cancelled when its last waiter leaves.
+   */
+  async hold(job: VideoJob, signal: AbortSignal, holdMs: number): Promise<VideoAsset> {
+    job.waiters++;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        job.promise,
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request"));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener("abort", onAbort, { once: true });
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new GatewayError(504, "UPSTREAM_TIMEOUT",
+            `The video is still being generated after ${Math.round(holdMs / 1000)} s; repeat the request with the same idempotency key to pick it up`,
+            { retryable: true, details: { job_id: job.id, limit_seconds: Math.round(holdMs / 1000), ...(job.key ? { idempotency_key: job.key } : {}) } })), holdMs);
+        }),
+      ]);
+    } catch (e) {
+      throw toGatewayError(e);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+      job.waiters--;
+      if (job.waiters === 0 && !job.key && job.status === "running") job.controller.abort(new Error("no one is waiting for this video"));
+    }
+  }
+
+  sweep(now = Date.now()): void {
+    for (const [k, job] of this.byKey) if (job.finishedAt && now - job.finishedAt > KEEP_FINISHED_MS) this.byKey.delete(k);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const set of this.running.values()) for (const job of set) job.controller.abort(new Error("gateway closing"));
+  }
+}
+
+const byGateway = new WeakMap<Gateway, VideoJobs>();
+
+export function videoJobsOf(gateway: Gateway): VideoJobs {
+  let jobs = byGateway.get(gateway);
+  if (!jobs) {
+    const created = new VideoJobs(gateway);
+    byGateway.set(gateway, (jobs = created));
+    gateway.onClose(() => created.close());
+  }
+  return jobs;
+}

@@ -1,0 +1,143 @@
+// POST /api/v1/videos: validates against the spec and the model's limits, starts (or attaches to) a video job
+// and holds the connection until the final asset, served from a gateway-signed URL valid about 24 hours.
+// Idempotency (x-mg-idempotency-key or Idempotency-Key): a repeat attaches to the same job — also while it is
+// still running — and after completion returns the original asset with a refreshed URL, billed only once.
+import { createHash } from "node:crypto";
+import { validateVideos } from "../generated/validators.js";
+import { GatewayError } from "../errors.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+import type { EndpointSpec } from "./spec.ts";
+import type { VideosCall } from "../../providers/media.ts";
+import { estimateTokens } from "../../providers/estimate.ts";
+import { signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
+import { extraFields, limitsOf, requireType } from "./media.ts";
+import { videoJobsOf } from "./video-jobs.ts";
+
+const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
+/** Spec, Limits: video requests hold the connection up to 600 seconds. */
+export const VIDEO_HOLD_MS = 600_000;
+/** A job may run on after a held request gave up (504), for a repeat with the same key to collect. */
+export const VIDEO_JOB_TIMEOUT_MS = 30 * 60_000;
+
+const bad = (message: string, field: string, extra: Record<string, unknown> = {}) =>
+  new GatewayError(400, "BAD_REQUEST", message, { details: { field, ...extra } });
+
+/** The requested seconds clamped to what the model supports (a list of lengths, or a min..max range). */
+export function clampDuration(model: ModelRuntime, requested: number | undefined): number {
+  const limits = limitsOf(model);
+  const allowed: number[] | undefined = Array.isArray(limits.durations) ? [...limits.durations].sort((a, b) => a - b) : undefined;
+  if (allowed?.length) {
+    if (requested === undefined) return limits.default_duration ?? allowed[0]!;
+    return allowed.find((d) => d >= requested) ?? allowed[allowed.length - 1]!;
+  }
+  const min = limits.min_duration ?? 1;
+  const max = limits.max_duration ?? 10;
+  const want = requested ?? limits.default_duration ?? Math.min(max, Math.max(min, 5));
+  return Math.min(max, Math.max(min, want));
+}
+
+function idempotencyKey(ctx: GatewayContext): string | undefined {
+  for (const h of ["x-mg-idempotency-key", "idempotency-key"]) {
+    const v = ctx.headers[h];
+    if (typeof v === "string" && v.trim()) {
+      if (v.length > 255) throw bad(`${h} is longer than 255 characters`, h);
+      return v.trim();
+    }
+  }
+  return undefined;
+}
+
+function checkLimits(ctx: GatewayContext): void {
+  const body = ctx.body;
+  const model = ctx.model!;
+  const limits = limitsOf(model);
+  if (body.aspect_ratio && Array.isArray(limits.aspect_ratios) && !limits.aspect_ratios.includes(body.aspect_ratio)) {
+    throw bad(`aspect_ratio ${body.aspect_ratio} is not supported by ${model.id} (supported: ${limits.aspect_ratios.join(", ")})`, "aspect_ratio", { supported: limits.aspect_ratios });
+  }
+  if (body.image_url && limits.image_input === false) throw bad(`${model.id} does not take an image_url (image-to-video)`, "image_url");
+  if (body.last_frame_url && limits.last_frame !== true) throw bad(`${model.id} does not take a last_frame_url`, "last_frame_url");
+}
+
+function seconds(limits: Record<string, any>, key: string, fallbackMs: number): number {
+  return typeof limits[key] === "number" && limits[key] > 0 ? limits[key] * 1000 : fallbackMs;
+}
+
+async function videos(ctx: GatewayContext): Promise<void> {
+  const body = ctx.body;
+  const model = ctx.model!;
+  requireType(model, "video", 400, "BAD_REQUEST");
+  checkLimits(ctx);
+  const limits = limitsOf(model);
+  const duration = clampDuration(model, body.duration);
+  const key = idempotencyKey(ctx);
+  const projectId = ctx.auth?.projectId ?? "";
+  const fingerprint = createHash("sha256")
+    .update(JSON.stringify([model.id, body.prompt, body.image_url, body.last_frame_url, body.aspect_ratio, duration, ctx.auth?.sandbox === true]))
+    .digest("hex");
+  const jobs = videoJobsOf(ctx.gateway);
+
+  let job = key ? jobs.find(projectId, key) : undefined;
+  if (job && job.fingerprint !== fingerprint) {
+    throw new GatewayError(409, "CONFLICT", "This idempotency key was already used for a different video request", { details: { field: "idempotency-key", job_id: job.id } });
+  }
+  if (!job) {
+    const max = typeof limits.max_concurrent_jobs === "number" ? limits.max_concurrent_jobs : 1;
+    if (jobs.runningCount(projectId, model.id) >= max) {
+      throw new GatewayError(429, "RATE_LIMITED", `${model.id} runs ${max} video job${max === 1 ? "" : "s"} at a time per project; wait for the running one to finish`, {
+        retryAfter: 30, details: { model: model.id, max_concurrent_jobs: max },
+      });
+    }
+    const call: VideosCall = {
+      prompt: body.prompt,
+      imageUrl: body.image_url,
+      lastFrameUrl: body.last_frame_url,
+      aspectRatio: body.aspect_ratio,
+      duration,
+      user: body.user,
+      providerOptions: body.providerOptions,
+      extra: extraFields(body, KNOWN),
+      poll: { initialMs: limits.poll_initial_ms ?? 5000, maxMs: limits.poll_max_ms ?? 15000 },
+    };
+    job = jobs.start(ctx, call, {
+      key, fingerprint,
+      jobTimeoutMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
+      callTimeoutMs: ctx.config.server.upstreamTimeoutMs,
+    });
+  } else {
+    ctx.responseHeaders["x-mg-video-job"] = "attached";
+  }
+
+  const result = await jobs.hold(job, ctx.signal, seconds(limits, "timeout_seconds", VIDEO_HOLD_MS));
+  ctx.resolvedProvider = result.resolvedProvider;
+  const inputTokens = result.inputTokens || estimateTokens(body.prompt);
+  const outputSeconds = Math.ceil(result.duration);
+  if (!job.billed) {
+    job.billed = true;
+    ctx.usage = { inputTokens, outputTokens: 0, videoSeconds: outputSeconds };
+  }
+  const signed = await signAsset(ctx.gateway, ctx.headers, result.asset, VIDEO_URL_TTL_S);
+  ctx.response = {
+    kind: "json",
+    status: 200,
+    body: {
+      id: result.id,
+      created: result.created,
+      model: body.model,
+      data: [{ url: signed.url, expires_at: signed.expiresAt, duration: result.duration, size: result.size }],
+      usage: { input_tokens: inputTokens, output_seconds: outputSeconds },
+      providerMetadata: { gateway: { generationId: ctx.generationId, resolvedProvider: result.resolvedProvider, modelAttempts: result.attempts } },
+    },
+  };
+}
+
+export const videosEndpoint: EndpointSpec = {
+  kind: "videos",
+  method: "POST",
+  route: "/api/v1/videos",
+  protocol: "openai",
+  validate: validateVideos,
+  invalidCode: "BAD_REQUEST",
+  terminal: videos,
+  openapi: { summary: "Generate a video (long-running; the connection is held until the asset is ready)", requestSchema: "VideoGenerationRequest", responseSchema: "VideoResult", tag: "Inference" },
+};
