@@ -5,6 +5,11 @@ import router from "./router/index.ts";
 import fallback from "./fallback/index.ts";
 import cacheMarker from "./cache-marker/index.ts";
 import streamTranscoder from "./stream-transcoder/index.ts";
+import allowlist from "./allowlist/index.ts";
+import budget from "./budget/index.ts";
+import rateLimit from "./rate-limit/index.ts";
+import idempotency from "./idempotency/index.ts";
+import usageMetering from "./usage-metering/index.ts";
 
 export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [auth.name]: auth,
@@ -12,6 +17,11 @@ export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [fallback.name]: fallback,
   [cacheMarker.name]: cacheMarker,
   [streamTranscoder.name]: streamTranscoder,
+  [allowlist.name]: allowlist,
+  [budget.name]: budget,
+  [rateLimit.name]: rateLimit,
+  [idempotency.name]: idempotency,
+  [usageMetering.name]: usageMetering,
 };
 
 /** The product card's order. Names not (yet) built in are skipped. */

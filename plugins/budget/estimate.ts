@@ -1,0 +1,21 @@
+// Cheap request-size estimates shared by budget (worst case) and rate-limit (token estimate). The body is
+// serialised once per request (cached on the context).
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+
+const chars = new WeakMap<GatewayContext, number>();
+
+/** Characters of the request body: an upper bound on its input tokens (a token is at least one character). */
+export function bodyChars(ctx: GatewayContext): number {
+  let n = chars.get(ctx);
+  if (n === undefined) chars.set(ctx, (n = ctx.body === undefined ? 0 : JSON.stringify(ctx.body).length));
+  return n;
+}
+
+/** A typical-case input estimate: about four characters per token. */
+export const inputEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChars(ctx) / 4);
+
+/** The output tokens the client asked for at most, or undefined when it left it to the model. */
+export function requestedOutput(body: any): number | undefined {
+  const max = body?.max_tokens ?? body?.max_completion_tokens ?? body?.max_output_tokens;
+  return typeof max === "number" && max > 0 ? Math.ceil(max) * (typeof body?.n === "number" && body.n > 1 ? body.n : 1) : undefined;
+}

@@ -1,0 +1,58 @@
+// budget: a project's spend cap (usd per day, week, month or total; calendar periods in UTC). Before dispatch the
+// request's worst-case cost is reserved; afterwards the reservation is settled to the real cost in the same
+// atomic store call that writes the ledger record (or released when nothing was billed). Concurrent requests can
+// therefore overspend by at most what they reserved. Sandbox (mg_test_) traffic never touches a budget.
+import { definePlugin } from "../../core/pipeline/define.ts";
+import { GatewayError } from "../../core/errors.ts";
+import { periodOf } from "../../core/store/periods.ts";
+import { picoToUsd, toPico } from "../../core/money/money.ts";
+import type { Period } from "../../core/store/types.ts";
+import { meterFor } from "../usage-metering/meter.ts";
+import { worstCaseCost } from "./worst-case.ts";
+
+/** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
+const LEASE_MS = 15 * 60_000;
+
+function periodEnd(period: Period, start: number): string | undefined {
+  const d = new Date(start);
+  switch (period) {
+    case "day": return new Date(start + 86_400_000).toISOString();
+    case "week": return new Date(start + 7 * 86_400_000).toISOString();
+    case "month": return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
+    default: return undefined;
+  }
+}
+
+export default definePlugin({
+  name: "budget",
+  dependsOn: ["auth"],
+  async handle(ctx, next) {
+    const auth = ctx.auth;
+    const budget = auth?.project.config.budget;
+    if (!auth || auth.sandbox || !budget || ctx.body === undefined) return next();
+    const period = (budget.period ?? "month") as Period;
+    const now = Date.now();
+    const window = periodOf(period, now);
+    const amountPico = toPico(worstCaseCost(ctx));
+    const limitPico = toPico(budget.usd);
+    const hold = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
+    const r = await ctx.gateway.store.reserve({ ...hold, periodStart: window.start, amountPico, limitPico, leaseMs: LEASE_MS }, now);
+    if (!r.ok) {
+      const resets = periodEnd(period, window.start);
+      const left = limitPico - r.spentPico - r.reservedPico;
+      throw new GatewayError(402, "BUDGET_EXCEEDED",
+        `Project "${auth.projectId}" has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${budget.usd}` +
+          ` (spent $${picoToUsd(r.spentPico)}, $${picoToUsd(r.reservedPico)} held by requests in flight); this request may cost up to $${picoToUsd(amountPico)}`,
+        {
+          details: {
+            project: auth.projectId, period, budget_usd: budget.usd, spent_usd: picoToUsd(r.spentPico), reserved_usd: picoToUsd(r.reservedPico),
+            available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
+          },
+        });
+    }
+    ctx.budget = hold;
+    // Settles through the ledger write (usage-metering usually did it already; commit runs once).
+    ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
+    return next();
+  },
+});

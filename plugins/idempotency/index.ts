@@ -1,0 +1,121 @@
+// idempotency: `Idempotency-Key` or `x-mg-idempotency-key` (a ULID or UUID) on any POST. Within 24 hours and one
+// project, the same key with the same body replays the original response (status, body, or the whole event
+// stream) without calling the provider or billing again, marked `Idempotent-Replayed: true`; the same key with a
+// different body is 422. A duplicate that arrives while the first is still running waits for it and then replays
+// it. Only 2xx responses are kept: after a failure the key is free again, so a retry runs for real.
+import { createHash, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { definePlugin } from "../../core/pipeline/define.ts";
+import { GatewayError } from "../../core/errors.ts";
+import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
+import type { SseEvent } from "../../core/sse/parse.ts";
+import type { StoredResponse } from "../../core/store/types.ts";
+
+export const TTL_MS = 24 * 3_600_000;
+/** How long a claim is held before another request may take over from a crashed owner. */
+const LEASE_MS = 15 * 60_000;
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const REPLAY_HEADER = "idempotent-replayed";
+
+function badKey(ctx: GatewayContext, header: string, message: string): GatewayError {
+  const code = ctx.endpoint === "images" || ctx.endpoint === "videos" || ctx.endpoint === "rerank" ? "BAD_REQUEST" : "INVALID_REQUEST";
+  return new GatewayError(400, code, message, { details: { field: header } });
+}
+
+/** The key the client sent, validated; undefined when it sent none. */
+export function idempotencyKey(ctx: GatewayContext): string | undefined {
+  const a = ctx.headers["idempotency-key"];
+  const b = ctx.headers["x-mg-idempotency-key"];
+  if (Array.isArray(a) || Array.isArray(b)) throw badKey(ctx, Array.isArray(a) ? "Idempotency-Key" : "x-mg-idempotency-key", "Send one idempotency key, not several");
+  if (a !== undefined && b !== undefined && a.trim().toLowerCase() !== b.trim().toLowerCase()) {
+    throw badKey(ctx, "Idempotency-Key", "Idempotency-Key and x-mg-idempotency-key differ; send one of them");
+  }
+  const header = a !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key";
+  const key = (a ?? b)?.trim();
+  if (key === undefined) return undefined;
+  if (!ULID.test(key) && !UUID.test(key)) throw badKey(ctx, header, `${header} must be a ULID or a UUID, got ${JSON.stringify(key.slice(0, 64))}`);
+  return key.toLowerCase();
+}
+
+function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
+  Object.assign(ctx.responseHeaders, stored.headers, { [REPLAY_HEADER]: "true" });
+  if (stored.kind === "json") return { kind: "json", status: stored.status, body: stored.body };
+  if (stored.kind === "bytes") return { kind: "bytes", status: stored.status, contentType: stored.contentType, body: Buffer.from(stored.base64, "base64") };
+  const events = stored.events;
+  return { kind: "stream", status: stored.status, events: (async function* () { yield* events; })() };
+}
+
+/** Headers of the original response worth replaying (not rate-limit headers: those belong to the new request). */
+function keptHeaders(ctx: GatewayContext): Record<string, string> {
+  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
+  if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
+  return h;
+}
+
+async function* recording(events: AsyncIterable<SseEvent>, onDone: (events: SseEvent[]) => Promise<void>, onFail: () => Promise<void>): AsyncGenerator<SseEvent> {
+  const seen: SseEvent[] = [];
+  let complete = false;
+  try {
+    for await (const ev of events) {
+      seen.push(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data });
+      yield ev;
+    }
+    complete = true;
+    await onDone(seen);
+  } finally {
+    if (!complete) await onFail();
+  }
+}
+
+export default definePlugin({
+  name: "idempotency",
+  dependsOn: ["auth"],
+  async handle(ctx, next) {
+    if (ctx.method !== "POST" || !ctx.auth) return next();
+    const key = idempotencyKey(ctx);
+    if (key === undefined) return next();
+    const store = ctx.gateway.store;
+    const scope = `${ctx.auth.projectId}:${ctx.endpoint}:${key}`;
+    const hash = createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
+    const owner = `${ctx.requestId}:${randomUUID()}`;
+
+    for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+      const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
+      if (state.state === "new") break;
+      if (state.state === "mismatch") {
+        throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
+          details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+        });
+      }
+      if (state.state === "done") {
+        ctx.response = replay(ctx, state.response);
+        return;
+      }
+      // The first request with this key is still running (here or on another replica): wait, then replay it.
+      try {
+        await sleep(wait, undefined, { signal: ctx.signal });
+      } catch {
+        throw new GatewayError(499 as number, "INVALID_REQUEST", "Client closed the request");
+      }
+    }
+
+    const release = () => store.idempotencyRelease(scope, owner).catch((err) => ctx.gateway.log.warn("idempotency release failed", { error: String(err) }));
+    try {
+      await next();
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    const r = ctx.response;
+    if (!r || r.status < 200 || r.status >= 300) {
+      await release();
+      return;
+    }
+    const headers = keptHeaders(ctx);
+    const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now());
+    if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
+    else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
+    else ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+  },
+});

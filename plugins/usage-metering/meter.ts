@@ -1,0 +1,154 @@
+// Per-request metering: what the request used (reported by the provider, or estimated when the client left
+// first), what it cost at the serving endpoint's prices, and its one ledger record — written together with the
+// spend and the budget settlement in one atomic store call. Used by usage-metering, and by budget as a fallback
+// so spend is always counted.
+import { performance } from "node:perf_hooks";
+import { Counter, type Registry } from "prom-client";
+import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
+import type { Target, Usage } from "../../providers/types.ts";
+import type { LedgerEntry, LedgerOutcome, Settlement } from "../../core/store/types.ts";
+import { costOf, toPico, usdString } from "../../core/money/money.ts";
+import { inputEstimate } from "../budget/estimate.ts";
+
+/** A budget reservation held by this request (set by the budget plugin). */
+export interface BudgetHold extends Settlement {
+  reservedPico: bigint;
+  settled: boolean;
+}
+
+declare module "../../core/pipeline/context.ts" {
+  interface GatewayContext {
+    budget?: BudgetHold;
+    meter?: Meter;
+  }
+}
+
+export interface UsageCounters {
+  tokens: Counter<"project" | "model" | "direction">;
+  cost: Counter<"project" | "model">;
+}
+
+const countersByRegistry = new WeakMap<Registry, UsageCounters>();
+
+/** Get or register the project-level counters (setup runs again on every reload; names must stay unique). */
+export function usageCounters(registry: Registry): UsageCounters {
+  let c = countersByRegistry.get(registry);
+  if (c) return c;
+  c = {
+    tokens: new Counter({
+      name: "gateway_project_tokens_total",
+      help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
+      labelNames: ["project", "model", "direction"] as const,
+      registers: [registry],
+    }),
+    cost: new Counter({
+      name: "gateway_project_cost_usd_total",
+      help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
+      labelNames: ["project", "model"] as const,
+      registers: [registry],
+    }),
+  };
+  countersByRegistry.set(registry, c);
+  return c;
+}
+
+export class Meter {
+  /** Content events relayed so far: the output estimate (about one token each) if the client leaves early. */
+  events = 0;
+  private usage?: { usage: Usage; estimated: boolean };
+  private committed?: Promise<void>;
+
+  constructor(private readonly ctx: GatewayContext) {}
+
+  /** The endpoint that served (or last tried) the request. */
+  target(): Target | undefined {
+    const { ctx } = this;
+    const last = ctx.attempts[ctx.attempts.length - 1];
+    if (!last) return undefined;
+    return ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
+  }
+
+  /** Usage to bill: the provider's own figures, or an estimate of what was generated when the client left. */
+  finalUsage(outcome?: Outcome): { usage: Usage; estimated: boolean } | undefined {
+    if (this.usage) return this.usage;
+    const { ctx } = this;
+    const reported = ctx.usage;
+    const stream = ctx.response?.kind === "stream";
+    const cut = outcome?.aborted === true || outcome?.streamError !== undefined;
+    if (reported && !(stream && cut)) return (this.usage = { usage: reported, estimated: false });
+    if (!stream) return undefined;
+    // The stream ended before the provider's usage report (or never had one): bill what was relayed.
+    const usage = { ...reported, inputTokens: reported?.inputTokens || inputEstimate(ctx), outputTokens: Math.max(reported?.outputTokens ?? 0, this.events) };
+    return (this.usage = { usage, estimated: true });
+  }
+
+  /** Write the ledger record once (later calls return the same promise). */
+  commit(outcome: Outcome): Promise<void> {
+    return (this.committed ??= this.write(outcome));
+  }
+
+  private async write(outcome: Outcome): Promise<void> {
+    const { ctx } = this;
+    const hold = ctx.budget;
+    const settle: Settlement | undefined = hold && !hold.settled ? { project: hold.project, periodKey: hold.periodKey, id: hold.id } : undefined;
+    if (hold) hold.settled = true;
+    const store = ctx.gateway.store;
+    const auth = ctx.auth;
+    if (!auth || ctx.attempts.length === 0) {
+      // Never reached a provider (refused by a policy, replayed, invalid): nothing to bill.
+      if (settle) await store.release(settle);
+      return;
+    }
+    const billed = this.finalUsage(outcome);
+    const usage = billed?.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const target = this.target();
+    const cost = auth.sandbox || !target ? costOf({ inputTokens: 0, outputTokens: 0 }, {}) : costOf(usage, target.pricing);
+    const last = ctx.attempts[ctx.attempts.length - 1]!;
+    const entry: LedgerEntry = {
+      generationId: ctx.generationId,
+      requestId: ctx.requestId,
+      ts: Date.now(),
+      keyId: auth.keyId,
+      project: auth.projectId,
+      endpoint: ctx.endpoint,
+      model: last.model,
+      provider: ctx.resolvedProvider ?? last.provider,
+      attempts: ctx.attempts.length,
+      inputTokens: usage.inputTokens || 0,
+      outputTokens: usage.outputTokens || 0,
+      cacheReadTokens: usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+      reasoningTokens: usage.reasoningTokens ?? 0,
+      images: usage.images ?? 0,
+      videoSeconds: usage.videoSeconds ?? 0,
+      searchUnits: usage.searchUnits ?? 0,
+      costUsd: usdString(cost),
+      costPico: toPico(cost),
+      latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,
+      ttftMs: ctx.ttftMs === undefined ? null : Math.round(ctx.ttftMs * 10) / 10,
+      status: outcome.status,
+      outcome: outcomeOf(outcome),
+      sandbox: auth.sandbox,
+      estimated: billed?.estimated ?? false,
+    };
+    await store.record(entry, settle);
+    const counters = usageCounters(ctx.gateway.metrics.registry);
+    const l = { project: entry.project, model: entry.model };
+    if (entry.inputTokens) counters.tokens.inc({ ...l, direction: "input" }, entry.inputTokens);
+    if (entry.outputTokens) counters.tokens.inc({ ...l, direction: "output" }, entry.outputTokens);
+    if (entry.cacheReadTokens) counters.tokens.inc({ ...l, direction: "cache_read" }, entry.cacheReadTokens);
+    if (entry.cacheWriteTokens) counters.tokens.inc({ ...l, direction: "cache_write" }, entry.cacheWriteTokens);
+    counters.cost.inc(l, Number(entry.costPico) / 1e12);
+  }
+}
+
+function outcomeOf(o: Outcome): LedgerOutcome {
+  if (o.aborted) return "aborted";
+  if (o.streamError) return "stream_error";
+  return o.error || o.status >= 400 ? "error" : "ok";
+}
+
+/** The request's meter, created on first use. */
+export function meterFor(ctx: GatewayContext): Meter {
+  return (ctx.meter ??= new Meter(ctx));
+}
