@@ -5,6 +5,7 @@ import type { ProviderDriver } from "./types.ts";
 import { createOpenAIDriver } from "./openai-compatible/index.ts";
 import { createSimDriver } from "./sim/index.ts";
 import { createAnthropicDriver } from "./anthropic/index.ts";
+import { createGeminiDriver } from "./gemini/index.ts";
 
 type Factory = (name: string, config: ProviderConfig, runtime: RuntimeConfig) => ProviderDriver;
 
@@ -12,6 +13,7 @@ export const driverFactories: Partial<Record<ProviderConfig["protocol"], Factory
   openai: (name, pc, rt) => createOpenAIDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
   sim: (name, pc) => createSimDriver(name, pc),
   anthropic: (name, pc, rt) => createAnthropicDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  gemini: (name, pc, rt) => createGeminiDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
 };
 
 export function createDriver(name: string, config: ProviderConfig, runtime: RuntimeConfig): ProviderDriver {

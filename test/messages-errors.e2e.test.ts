@@ -16,7 +16,7 @@ let client: Anthropic;
 
 beforeAll(async () => {
   anthropic = await startFakeAnthropic();
-  openai = await startFakeOpenAI({ chunkDelayMs: 0 });
+  openai = await startFakeOpenAI({ chunkDelayMs: 10 }); // mid-stream deaths land after the first byte
   gw = await startTestGateway({
     server: { upstream_timeout_ms: 3000 },
     providers: {
@@ -71,7 +71,7 @@ describe("messages errors", () => {
     const bad = new Anthropic({ apiKey: "mg_live_nope0000000000000", baseURL: gw.url + "/api", maxRetries: 0 });
     await expect(bad.messages.create({ model, max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     await expect(client.messages.create({ model: "nope/nothing", max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
-    await expect(client.messages.create({ model, max_tokens: 10, messages: hi, temperature: 3 })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(client.messages.create({ model, max_tokens: 10, messages: hi, temperature: 3 } as never)).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     anthropic.failures.push({ kind: "status", status: 529 }, { kind: "status", status: 529 }); // fallback retries once
     const err = await client.messages.create({ model, max_tokens: 10, messages: hi }).catch((e) => e);
     expect(err).toBeInstanceOf(Anthropic.InternalServerError);

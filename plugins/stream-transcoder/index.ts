@@ -31,13 +31,22 @@ export function invokeTranslated(ctx: GatewayContext, driver: ProviderDriver, op
     const send = (driver as { translatedMessages?: ProviderDriver["messages"] }).translatedMessages ?? driver.messages;
     const includeUsage = ctx.body.stream_options?.include_usage === true;
     pending = send.call(driver, t.body, target, call).then((r) => toChat(r, driver.name, includeUsage));
-  } else if (op === "chat" && driver.chat && driver.protocol !== "anthropic" && ctx.cacheMarkers) {
+  } else if (op === "chat" && driver.chat) {
     // Only Anthropic understands cache_control; other upstreams may reject the unknown field.
-    pending = driver.chat(stripChatCacheMarkers(ctx.body), target, call);
+    const body = ctx.cacheMarkers && driver.protocol !== "anthropic" ? stripChatCacheMarkers(ctx.body) : ctx.body;
+    pending = driver.chat(body, target, call);
+  } else if (op === "messages" && driver.messages) {
+    pending = driver.messages(ctx.body, target, call);
   }
-  if (dropped.length) ctx.responseHeaders[DROPPED_HEADER] = [...new Set(dropped)].join(",");
-  else delete ctx.responseHeaders[DROPPED_HEADER];
-  return pending;
+  delete ctx.responseHeaders[DROPPED_HEADER];
+  if (!pending) return undefined;
+  return pending.then((r) => {
+    // A driver may report fields it dropped itself (gemini): one header lists both.
+    const own = r.headers?.[DROPPED_HEADER];
+    if (own) dropped.push(...own.split(","));
+    if (dropped.length) r = { ...r, headers: { ...r.headers, [DROPPED_HEADER]: [...new Set(dropped)].join(",") } };
+    return r;
+  });
 }
 
 function toMessages(r: ProviderResult, provider: string, model: string): ProviderResult {

@@ -6,7 +6,7 @@ const KNOBS = ["reasoningEffort", "reasoningSummary", "thinkingBudget"] as const
 const SUPPORTED: Record<string, ReadonlySet<string>> = {
   openai: new Set(["reasoningEffort"]),
   anthropic: new Set(["reasoningEffort", "thinkingBudget"]),
-  gemini: new Set(["reasoningEffort", "thinkingBudget"]),
+  gemini: new Set(["reasoningEffort", "thinkingBudget", "reasoningSummary"]),
 };
 
 export function droppedKnobs(body: any, protocol: string, provider: string): string[] {

@@ -1,0 +1,24 @@
+// Provider `gemini`: the Gemini API (generateContent / streamGenerateContent?alt=sse, x-goog-api-key).
+// A small driver object: each op lives in its own file and takes the shared GeminiEnv (add ops beside `chat`).
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { ProviderDriver } from "../types.ts";
+import { UpstreamClient } from "../http.ts";
+import { geminiChat } from "./chat.ts";
+
+export interface GeminiEnv {
+  name: string;
+  config: ProviderConfig;
+  client: UpstreamClient;
+}
+
+export function createGeminiDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { env: GeminiEnv } {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+  const env: GeminiEnv = { name, config, client };
+  return {
+    name,
+    protocol: "gemini",
+    env,
+    chat: (body, target, call) => geminiChat(env, body, target, call),
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,175 @@
+// Chat completions request -> Gemini generateContent request (reference §4.3).
+// Choices: system/developer messages go to systemInstruction; consecutive tool messages become one user turn of
+// functionResponse parts (the function name looked up from the assistant's tool_calls); JSON Schemas are cut down
+// to the OpenAPI subset Gemini accepts; https image URLs travel as fileData (Gemini fetches Files-API, gs:// and
+// YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
+import { invalidRequest } from "../../../core/errors.ts";
+import type { Target } from "../../types.ts";
+import { dollarsToTokens, effortToTokens, knobsFor } from "../thinking.ts";
+
+export interface Translated<T> {
+  body: T;
+  dropped: string[];
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
+const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
+
+/** JSON Schema -> Gemini's OpenAPI subset: unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`. */
+export function geminiSchema(s: any): any {
+  if (!s || typeof s !== "object" || Array.isArray(s)) return s;
+  const out: Record<string, unknown> = {};
+  for (const k in s) {
+    if (!SCHEMA_KEYS.has(k)) continue;
+    const v = s[k];
+    if (k === "properties" && v && typeof v === "object") {
+      const props: Record<string, unknown> = {};
+      for (const p in v) props[p] = geminiSchema(v[p]);
+      out.properties = props;
+    } else if (k === "items") out.items = geminiSchema(v);
+    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(geminiSchema);
+    else if (k === "type" && Array.isArray(v)) {
+      const types = v.filter((t) => t !== "null");
+      out.type = types[0] ?? "string";
+      if (types.length < v.length) out.nullable = true;
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function mimeFromUrl(url: string): string {
+  const ext = /\.([a-z0-9]+)(?:$|\?)/i.exec(url)?.[1]?.toLowerCase();
+  return ({ png: "image/png", gif: "image/gif", webp: "image/webp", pdf: "application/pdf", mp4: "video/mp4", mp3: "audio/mp3", wav: "audio/wav" } as Record<string, string>)[ext ?? ""] ?? "image/jpeg";
+}
+
+function textOf(content: any): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((p: any) => p.type === "text").map((p: any) => p.text).join("\n");
+}
+
+function userParts(content: any, i: number): any[] {
+  if (typeof content === "string") return [{ text: content }];
+  return content.map((p: any, j: number) => {
+    const field = `messages[${i}].content[${j}]`;
+    if (p.type === "text") return { text: p.text };
+    if (p.type === "image_url") {
+      const m = DATA_URL.exec(p.image_url.url);
+      if (m) return { inlineData: { mimeType: m[1], data: m[2] } };
+      if (!/^(https?|gs):\/\//i.test(p.image_url.url)) throw invalidRequest("image_url must be a URL or a base64 data URL", `${field}.image_url.url`);
+      return { fileData: { mimeType: mimeFromUrl(p.image_url.url), fileUri: p.image_url.url } };
+    }
+    if (p.type === "input_audio") return { inlineData: { mimeType: `audio/${p.input_audio.format}`, data: p.input_audio.data } };
+    if (p.type === "file") {
+      const m = typeof p.file?.file_data === "string" ? DATA_URL.exec(p.file.file_data) : null;
+      if (!m) throw invalidRequest("only file_data (a base64 data URL) is supported for this model's provider", `${field}.file`);
+      return { inlineData: { mimeType: m[1], data: m[2] } };
+    }
+    throw invalidRequest(`content part type ${p.type} is not supported`, `${field}.type`);
+  });
+}
+
+function parseArgs(s: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(s || "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? v : { value: v };
+  } catch {
+    return { rawInvalidInput: s };
+  }
+}
+
+export function chatToGeminiRequest(body: any, target: Target): Translated<Record<string, unknown>> {
+  const dropped: string[] = [];
+  for (const k of ["logit_bias", "logprobs", "top_logprobs"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  const system: { text: string }[] = [];
+  const contents: { role: string; parts: any[] }[] = [];
+  const toolNames = new Map<string, string>();
+  const push = (role: string, parts: any[]) => {
+    const last = contents[contents.length - 1];
+    // Gemini wants alternating turns: consecutive same-role turns are merged.
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  body.messages.forEach((m: any, i: number) => {
+    switch (m.role) {
+      case "system":
+      case "developer": {
+        const t = textOf(m.content);
+        if (t) system.push({ text: t });
+        break;
+      }
+      case "user":
+        push("user", userParts(m.content, i));
+        break;
+      case "assistant": {
+        const parts: any[] = [];
+        const t = textOf(m.content ?? "");
+        if (t) parts.push({ text: t });
+        for (const tc of m.tool_calls ?? []) {
+          toolNames.set(tc.id, tc.function.name);
+          parts.push({ functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } });
+        }
+        if (parts.length) push("model", parts);
+        break;
+      }
+      case "tool": {
+        const name = toolNames.get(m.tool_call_id);
+        if (!name) throw invalidRequest("tool message does not answer a tool call of an earlier assistant message", `messages[${i}].tool_call_id`);
+        push("user", [{ functionResponse: { name, response: { name, content: textOf(m.content) } } }]);
+        break;
+      }
+    }
+  });
+
+  const out: Record<string, unknown> = { contents };
+  if (system.length) out.systemInstruction = { parts: system };
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  if (tools.length) {
+    out.tools = [{ functionDeclarations: tools.map((t: any) => {
+      const fd: Record<string, unknown> = { name: t.function.name };
+      if (t.function.description) fd.description = t.function.description;
+      if (t.function.parameters && Object.keys(t.function.parameters.properties ?? {}).length) fd.parameters = geminiSchema(t.function.parameters);
+      return fd;
+    }) }];
+    const tc = body.tool_choice;
+    const mode = tc === "none" ? "NONE" : tc === "required" || (tc && typeof tc === "object") ? "ANY" : tc === "auto" ? "AUTO" : undefined;
+    if (mode) {
+      const fcc: Record<string, unknown> = { mode };
+      if (tc && typeof tc === "object") fcc.allowedFunctionNames = [tc.function.name];
+      out.toolConfig = { functionCallingConfig: fcc };
+    }
+  }
+  const gc: Record<string, unknown> = {};
+  if (body.temperature !== undefined && body.temperature !== null) gc.temperature = body.temperature;
+  if (body.top_p !== undefined && body.top_p !== null) gc.topP = body.top_p;
+  const max = body.max_completion_tokens ?? body.max_tokens;
+  if (max !== undefined && max !== null) gc.maxOutputTokens = max;
+  if (body.stop !== undefined && body.stop !== null) gc.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+  if (typeof body.n === "number" && body.n > 1) gc.candidateCount = body.n;
+  if (typeof body.seed === "number") gc.seed = body.seed;
+  if (typeof body.presence_penalty === "number") gc.presencePenalty = body.presence_penalty;
+  if (typeof body.frequency_penalty === "number") gc.frequencyPenalty = body.frequency_penalty;
+  const rf = body.response_format;
+  if (rf?.type === "json_object") gc.responseMimeType = "application/json";
+  else if (rf?.type === "json_schema") {
+    gc.responseMimeType = "application/json";
+    if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema);
+  }
+  const thinking = thinkingConfig(body, target);
+  if (thinking) gc.thinkingConfig = thinking;
+  if (Object.keys(gc).length) out.generationConfig = gc;
+  return { body: out, dropped };
+}
+
+/** providerOptions.<provider>.thinkingBudget (dollars) / reasoningEffort / reasoningSummary -> thinkingConfig. */
+function thinkingConfig(body: any, target: Target): Record<string, unknown> | undefined {
+  const knobs = knobsFor(body, target.provider);
+  const effort = knobs?.reasoningEffort ?? body.reasoning_effort;
+  const cfg: Record<string, unknown> = {};
+  if (effort === "none") cfg.thinkingBudget = 0;
+  else {
+    const tokens = dollarsToTokens(knobs?.thinkingBudget, target) ?? effortToTokens(effort);
+    if (tokens !== undefined) cfg.thinkingBudget = tokens;
+  }
+  if (knobs?.reasoningSummary) cfg.includeThoughts = true;
+  return Object.keys(cfg).length ? cfg : undefined;
+}

@@ -1,0 +1,69 @@
+// Gemini GenerateContentResponse -> chat completion (reference §4.3): thought parts -> reasoning_content, function
+// calls -> tool_calls with synthesized ids, STOP with a function call -> tool_calls (Gemini never says so itself).
+import { randomBytes } from "node:crypto";
+import type { Usage } from "../../types.ts";
+
+const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"]);
+
+export function finishReasonOf(reason: string | undefined, sawToolCall: boolean): string {
+  if (sawToolCall && (reason === "STOP" || reason === undefined)) return "tool_calls";
+  if (reason === "MAX_TOKENS") return "length";
+  if (reason && FILTERED.has(reason)) return "content_filter";
+  return "stop";
+}
+
+export const toolCallId = (): string => `call_${randomBytes(12).toString("hex")}`;
+
+export function geminiToOpenAIUsage(m: any): Record<string, unknown> {
+  const prompt = num(m?.promptTokenCount);
+  const thoughts = num(m?.thoughtsTokenCount);
+  const completion = num(m?.candidatesTokenCount) + thoughts;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: num(m?.cachedContentTokenCount) },
+    completion_tokens_details: { reasoning_tokens: thoughts },
+  };
+}
+
+export function fromGeminiUsage(m: any): Usage {
+  const cached = num(m?.cachedContentTokenCount);
+  const thoughts = num(m?.thoughtsTokenCount);
+  const u: Usage = { inputTokens: Math.max(0, num(m?.promptTokenCount) - cached), outputTokens: num(m?.candidatesTokenCount) + thoughts };
+  if (cached) u.cacheReadTokens = cached;
+  if (thoughts) u.reasoningTokens = thoughts;
+  return u;
+}
+
+export function geminiToChatResponse(g: any, model: string, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+  const candidates: any[] = Array.isArray(g?.candidates) ? g.candidates : [];
+  const choices = candidates.map((c, i) => {
+    let text = "";
+    let reasoning = "";
+    const toolCalls: unknown[] = [];
+    for (const p of c.content?.parts ?? []) {
+      if (p.functionCall) toolCalls.push({ id: p.functionCall.id ?? toolCallId(), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      else if (typeof p.text === "string") {
+        if (p.thought === true) reasoning += p.text;
+        else text += p.text;
+      }
+    }
+    const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
+    if (toolCalls.length) message.tool_calls = toolCalls;
+    if (reasoning) message.reasoning_content = reasoning;
+    return { index: c.index ?? i, message, logprobs: null, finish_reason: finishReasonOf(c.finishReason, toolCalls.length > 0) };
+  });
+  // A blocked prompt has no candidates at all.
+  if (!choices.length) choices.push({ index: 0, message: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: g?.promptFeedback?.blockReason ? "content_filter" : "stop" });
+  return {
+    id: `chatcmpl-${g?.responseId ?? randomBytes(12).toString("hex")}`,
+    object: "chat.completion",
+    created,
+    model: g?.modelVersion ?? model,
+    choices,
+    usage: geminiToOpenAIUsage(g?.usageMetadata),
+  };
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);

@@ -1,0 +1,88 @@
+// Gemini stream (alt=sse) -> chat completion chunks, event by event in constant memory.
+// Gemini quirks handled: no [DONE] (EOF ends the stream), CRLF framing (the SSE parser accepts every line ending),
+// function calls arrive whole (one chunk, one tool index each), STOP after a function call means tool_calls,
+// usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1).
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { finishReasonOf, geminiToOpenAIUsage, toolCallId } from "./response.ts";
+
+interface CandidateState { started: boolean; tools: number; finished: boolean }
+
+export class GeminiToChatStream {
+  private id = "";
+  private model: string;
+  private readonly candidates = new Map<number, CandidateState>();
+  usageMetadata: any = undefined;
+  done = false;
+
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number }) {
+    this.model = opts.model;
+  }
+
+  private chunk(index: number, delta: Record<string, unknown>, finish: string | null = null): SseEvent {
+    const c: Record<string, unknown> = {
+      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model,
+      choices: [{ index, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (this.opts.includeUsage) c.usage = null;
+    return { data: JSON.stringify(c) };
+  }
+
+  push(ev: SseEvent): SseEvent[] {
+    const g = JSON.parse(ev.data);
+    if (g?.error) {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} failed mid-stream: ${g.error.message ?? "error"}`, { details: { provider: this.opts.provider, upstream_error: g.error } });
+    }
+    if (!this.id) this.id = `chatcmpl-${g.responseId ?? Date.now().toString(36)}`;
+    if (g.modelVersion) this.model = g.modelVersion;
+    if (g.usageMetadata) this.usageMetadata = g.usageMetadata;
+    const out: SseEvent[] = [];
+    const cands: any[] = Array.isArray(g.candidates) ? g.candidates : [];
+    if (!cands.length && g.promptFeedback?.blockReason) {
+      const s = this.state(0);
+      if (!s.started) { s.started = true; out.push(this.chunk(0, { role: "assistant", content: "" })); }
+      s.finished = true;
+      out.push(this.chunk(0, {}, "content_filter"));
+    }
+    cands.forEach((c, i) => {
+      const index: number = c.index ?? i;
+      const s = this.state(index);
+      if (!s.started) {
+        s.started = true;
+        out.push(this.chunk(index, { role: "assistant", content: "" }));
+      }
+      for (const p of c.content?.parts ?? []) {
+        if (p.functionCall) {
+          const tc = { index: s.tools++, id: p.functionCall.id ?? toolCallId(), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
+          out.push(this.chunk(index, { tool_calls: [tc] }));
+        } else if (typeof p.text === "string" && p.text) {
+          out.push(this.chunk(index, p.thought === true ? { reasoning_content: p.text } : { content: p.text }));
+        }
+      }
+      if (c.finishReason && !s.finished) {
+        s.finished = true;
+        out.push(this.chunk(index, {}, finishReasonOf(c.finishReason, s.tools > 0)));
+      }
+    });
+    return out;
+  }
+
+  private state(index: number): CandidateState {
+    let s = this.candidates.get(index);
+    if (!s) this.candidates.set(index, (s = { started: false, tools: 0, finished: false }));
+    return s;
+  }
+
+  /** EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. */
+  end(): SseEvent[] {
+    this.done = true;
+    const unfinished = !this.candidates.size || [...this.candidates.values()].some((s) => !s.finished);
+    if (unfinished) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
+    const out: SseEvent[] = [];
+    if (this.opts.includeUsage) {
+      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: geminiToOpenAIUsage(this.usageMetadata) }) });
+    }
+    out.push({ data: "[DONE]" });
+    return out;
+  }
+}

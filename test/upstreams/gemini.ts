@@ -1,0 +1,113 @@
+// A fake Gemini API upstream, faithful to the reference (§4.3): generateContent and
+// streamGenerateContent?alt=sse with `data: <json>\r\n\r\n` framing (CRLF), no [DONE], cumulative usageMetadata on
+// every chunk, finishReason on the last candidate chunk, function calls whole in one chunk (finishReason STOP),
+// thought parts when includeThoughts is set, Google's error envelope with RetryInfo.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { RecordedRequest } from "./openai.ts";
+
+export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
+
+export type GeminiFailure =
+  | { kind: "status"; status: number; retryDelay?: string }
+  | { kind: "die-mid-stream"; afterChunks: number };
+
+export interface FakeGemini {
+  baseUrl: string;
+  requests: RecordedRequest[];
+  failures: GeminiFailure[];
+  /** Milliseconds between stream chunks. */
+  chunkDelayMs: number;
+  close(): Promise<void>;
+}
+
+const TEXT = "Hello from the fake Gemini upstream.";
+const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
+const words = (t: string) => t.match(/\s*\S+/g) ?? [];
+
+function errorBody(status: number, message: string, retryDelay?: string) {
+  const details = retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }] : [];
+  return { error: { code: status, message, status: STATUS[status] ?? "UNKNOWN", details } };
+}
+
+export async function startFakeGemini(): Promise<FakeGemini> {
+  const sockets = new Set<import("node:net").Socket>();
+  const fake: FakeGemini = {
+    baseUrl: "",
+    requests: [],
+    failures: [],
+    chunkDelayMs: 0,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any;
+    try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { body = undefined; }
+    fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+    const send = (status: number, json: unknown) => {
+      res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
+      res.end(JSON.stringify(json));
+    };
+    const failure = fake.failures.shift();
+    if (failure?.kind === "status") return send(failure.status, errorBody(failure.status, `fake gemini failure ${failure.status}`, failure.retryDelay));
+    const m = /^\/v1beta\/models\/([^:/]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(req.url ?? "");
+    if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
+    if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));
+    if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
+    const stream = m[2] === "streamGenerateContent";
+    if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));
+
+    const lastTurn = body.contents[body.contents.length - 1];
+    const answered = lastTurn.parts.some((p: any) => p.functionResponse);
+    const decls = body.tools?.[0]?.functionDeclarations ?? [];
+    const mode = body.toolConfig?.functionCallingConfig?.mode;
+    const callTools = decls.length && mode !== "NONE" && !answered;
+    const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
+    const prompt = JSON.stringify(body.contents).length >> 2;
+    const responseId = "fakeGeminiResp1";
+    const modelVersion = m[1];
+
+    // Each element is the parts of one stream chunk.
+    const pieces: any[][] = [];
+    if (thoughts) pieces.push([{ text: "Thinking it over.", thought: true }]);
+    if (callTools) {
+      pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } } })));
+    } else {
+      for (const w of words(answered ? "The weather is sunny." : TEXT)) pieces.push([{ text: w }]);
+    }
+    const max = body.generationConfig?.maxOutputTokens;
+    const cut = typeof max === "number" && !callTools && pieces.length > max ? pieces.slice(0, max) : pieces;
+    const finishReason = cut.length < pieces.length ? "MAX_TOKENS" : "STOP";
+    const thoughtsTokens = thoughts ? 4 : 0;
+    const usageAt = (n: number) => ({ promptTokenCount: prompt, candidatesTokenCount: n, totalTokenCount: prompt + n + thoughtsTokens, ...(thoughts ? { thoughtsTokenCount: thoughtsTokens } : {}), promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }] });
+
+    if (!stream) {
+      return send(200, {
+        candidates: [{ content: { role: "model", parts: cut.flat() }, finishReason, index: 0 }],
+        usageMetadata: usageAt(cut.length * 2),
+        modelVersion,
+        responseId,
+      });
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "x-goog-fake": "1" });
+    for (let i = 0; i < cut.length; i++) {
+      if (failure?.kind === "die-mid-stream" && i === failure.afterChunks) { req.socket.destroy(); return; }
+      const last = i === cut.length - 1;
+      const chunk = { candidates: [{ content: { role: "model", parts: cut[i] }, ...(last ? { finishReason } : {}), index: 0 }], usageMetadata: usageAt((i + 1) * 2), modelVersion, responseId };
+      res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+      if (fake.chunkDelayMs) await new Promise((r) => setTimeout(r, fake.chunkDelayMs));
+    }
+    res.end();
+  }
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
