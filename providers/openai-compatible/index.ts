@@ -7,6 +7,9 @@ import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatStream } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
+import { openaiEmbeddings } from "./embeddings.ts";
+import { openaiImages } from "./images.ts";
+import { openaiVideos } from "./videos.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -35,6 +38,9 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
       return { kind: "json", body: json };
     },
+    embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
+    images: (body, target, call) => openaiImages(client, config, name, body, target, call),
+    videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),
     close: () => client.close(),
   };
 }

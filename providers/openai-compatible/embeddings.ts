@@ -1,0 +1,28 @@
+// Embeddings on an OpenAI-protocol upstream. Always asks for base64 (a quarter of the bytes of float JSON) and
+// decodes it; splits batches to the upstream's limits (2048 inputs, 300k tokens per request) and reassembles.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { UpstreamClient } from "../http.ts";
+import type { EmbeddingsCall, EmbeddingsOutput } from "../media.ts";
+import { planBatches, runBatches } from "../batch.ts";
+import { estimateTokens } from "../estimate.ts";
+import { decodeFloat32Base64, sendJson } from "../upstream-json.ts";
+import { authHeaders, endpointUrl } from "./request.ts";
+
+export const OPENAI_EMBED_LIMITS = { maxItems: 2048, maxTokens: 300_000 };
+
+export async function openaiEmbeddings(client: UpstreamClient, config: ProviderConfig, name: string, call: EmbeddingsCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
+  let tokens = 0;
+  const batches = planBatches<string | number[]>(call.input, OPENAI_EMBED_LIMITS, (x) => (typeof x === "string" ? estimateTokens(x) : x.length));
+  const vectors = await runBatches(batches, async (batch) => {
+    const body: Record<string, unknown> = { ...call.extra, model: target.upstreamModel, input: batch, encoding_format: "base64" };
+    if (call.dimensions !== undefined) body.dimensions = call.dimensions;
+    if (call.user !== undefined) body.user = call.user;
+    const { json } = await sendJson(client, name, { url: endpointUrl(config, target, "/embeddings"), headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
+    tokens += json?.usage?.prompt_tokens ?? 0;
+    const data: any[] = Array.isArray(json?.data) ? [...json.data].sort((a, b) => a.index - b.index) : [];
+    return data.map((d) => (typeof d.embedding === "string" ? decodeFloat32Base64(d.embedding) : Float32Array.from(d.embedding ?? [])));
+  });
+  const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
+  return { kind: "json", body: out };
+}

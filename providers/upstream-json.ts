@@ -1,0 +1,69 @@
+// Small helpers the media drivers share: a JSON round trip, a byte download and a polling sleep, each mapping
+// failures onto the gateway's error codes the same way the chat path does.
+import { setTimeout as sleep } from "node:timers/promises";
+import { GatewayError } from "../core/errors.ts";
+import { failFromResponse, transportError, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./http.ts";
+
+export async function readJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
+  try {
+    return await res.body.json();
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+}
+
+export async function sendJson(client: UpstreamClient, provider: string, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {
+  const res = await client.send(req, signal, timeoutMs);
+  return { json: await readJson(provider, res, signal), headers: res.headers };
+}
+
+/** Download bytes (generated media). Returns the body and its content type. */
+export async function download(client: UpstreamClient, provider: string, url: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs?: number): Promise<{ bytes: Uint8Array; contentType?: string }> {
+  const res = await client.send({ url, method: "GET", headers }, signal, timeoutMs);
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
+  try {
+    const bytes = new Uint8Array(await res.body.arrayBuffer());
+    const ct = res.headers["content-type"];
+    return { bytes, contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(";")[0]?.trim() };
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+}
+
+/** Sleep between polls; an abort ends the wait at once (with the abort's reason). */
+export async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw new GatewayError(499 as number, "UPSTREAM_ERROR", "The job was cancelled", { cause: signal.reason });
+  }
+}
+
+/** A poll that failed transiently (5xx, network) is retried a few times before the job is given up. */
+export async function pollWithRetry<T>(fn: () => Promise<T>, signal: AbortSignal, tries = 5, waitMs = 1000): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof GatewayError) || !e.retryable || signal.aborted || i >= tries - 1) throw e;
+      await pause(Math.min(waitMs * 2 ** i, 10_000), signal);
+    }
+  }
+}
+
+/** The content type of image bytes by their magic number. */
+export function sniffImage(bytes: Uint8Array, fallback = "image/png"): string {
+  if (bytes[0] === 0x89 && bytes[1] === 0x50) return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return "image/jpeg";
+  if (bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[8] === 0x57) return "image/webp";
+  if (bytes[0] === 0x47 && bytes[1] === 0x49) return "image/gif";
+  return fallback;
+}
+
+export function decodeFloat32Base64(b64: string): Float32Array {
+  const buf = Buffer.from(b64, "base64");
+  const out = new Float32Array(buf.length >> 2);
+  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
+  return out;
+}

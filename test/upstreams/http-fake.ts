@@ -1,0 +1,96 @@
+// Tiny shared plumbing for the media fake upstreams: a recording JSON server with scripted failures.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { estimateTokens } from "../../providers/estimate.ts";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: any;
+  raw: Buffer;
+}
+
+export type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | "hang" | "reset";
+
+export interface FakeServer {
+  origin: string;
+  requests: Recorded[];
+  /** Answers for the next requests (matched by path prefix when given), used before the normal behaviour. */
+  failures: (Scripted & { path?: string } | { path?: string; scripted: Scripted })[];
+  close(): Promise<void>;
+}
+
+export type Handler = (req: Recorded, res: ServerResponse) => void | Promise<void>;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export async function startFake(handler: Handler, errorBody: (status: number) => unknown): Promise<FakeServer> {
+  const sockets = new Set<Socket>();
+  const fake: FakeServer = {
+    origin: "",
+    requests: [],
+    failures: [],
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    let body: any;
+    try {
+      body = raw.length ? JSON.parse(raw.toString("utf8")) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const rec: Recorded = { method: req.method!, path: req.url!, headers: req.headers, body, raw };
+    fake.requests.push(rec);
+    const at = fake.failures.findIndex((f: any) => !f.path || rec.path.startsWith(f.path));
+    if (at >= 0) {
+      const f: any = fake.failures.splice(at, 1)[0];
+      const s: Scripted = f.scripted ?? (typeof f === "string" ? f : { status: f.status, body: f.body, headers: f.headers });
+      if (s === "hang") return;
+      if (s === "reset") {
+        req.socket.destroy();
+        return;
+      }
+      sendJson(res, s.status, s.body ?? errorBody(s.status), s.headers);
+      return;
+    }
+    try {
+      await handler(rec, res);
+    } catch (err) {
+      if (!res.headersSent) sendJson(res, 500, errorBody(500));
+      else res.destroy(err as Error);
+    }
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  fake.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+/** Deterministic unit vector for a text (a fake upstream's "model"). */
+export function fakeVector(text: string, dims: number, salt = ""): number[] {
+  const out: number[] = [];
+  let h = 2166136261;
+  for (const ch of salt + text) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  for (let i = 0; i < dims; i++) {
+    h = Math.imul(h ^ (i + 0x9e3779b9), 16777619) >>> 0;
+    out.push((h / 0xffffffff) * 2 - 1);
+  }
+  const n = Math.hypot(...out);
+  return out.map((x) => Math.fround(x / n));
+}
+
+/** The fakes' "tokenizer": the gateway's own estimate, so split-by-tokens tests agree with the upstream's count. */
+export const approxTokens = (s: string) => Math.max(1, estimateTokens(s));
