@@ -82,7 +82,7 @@ export function buildOpenApi(): Json {
       responses[code] = { description, content: { "application/json": { schema: errorRef } } };
     }
     const op: Json = {
-      operationId: `${ep.method.toLowerCase()}_${ep.kind}`,
+      operationId: ep.openapi.operationId ?? `${ep.method.toLowerCase()}_${ep.kind}`,
       summary: ep.openapi.summary,
       tags: [ep.openapi.tag ?? "Gateway"],
       parameters: [

@@ -6,7 +6,8 @@ import { rerankEndpoint } from "./rerank.ts";
 import { imagesEndpoint } from "./images.ts";
 import { videosEndpoint } from "./videos.ts";
 import { messagesEndpoint } from "./messages.ts";
+import { modelsEndpoints } from "./models.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
 
 export const endpointByKind = new Map(endpoints.map((e) => [e.kind, e]));

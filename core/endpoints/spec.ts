@@ -17,6 +17,8 @@ export interface EndpointSpec {
   /** OpenAPI description. */
   openapi: {
     summary: string;
+    /** Defaults to `<method>_<kind>`; needed when several routes share a kind (the catalog). */
+    operationId?: string;
     /** components.schemas names (see core/openapi.ts). */
     requestSchema?: string;
     responseSchema?: string;

@@ -1,0 +1,86 @@
+// The catalog: GET /api/v1/models, /api/v1/models/:creator/:model and .../endpoints. Authenticated like every
+// endpoint (they run through the pipeline with kind "models"); the terminal step builds the answer from the config
+// snapshot and the live per-endpoint statistics.
+import type { EndpointSpec } from "./spec.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+import type { ModelEndpointConfig } from "../generated/types/gateway.ts";
+import { GatewayError } from "../errors.ts";
+import { statsOf } from "../stats/index.ts";
+import { healthOf } from "../health/index.ts";
+import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
+
+function lookup(ctx: GatewayContext): ModelRuntime {
+  const id = `${ctx.params.creator}/${ctx.params.model}`;
+  const m = ctx.config.models.get(id);
+  if (!m) throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { model: id } });
+  ctx.model = m;
+  return m;
+}
+
+/** Endpoints this caller's requests could use: sandbox keys reach the simulator; others, enabled or own-key providers. */
+function usableEndpoints(ctx: GatewayContext, m: ModelRuntime): ModelEndpointConfig[] {
+  if (ctx.auth?.sandbox) return [{ provider: "sim", model: m.id, context_window: m.config.context_window, max_tokens: m.config.max_tokens }];
+  const own = ctx.auth?.project.config.providers ?? {};
+  return m.config.endpoints.filter((ep) => ctx.config.providers.has(ep.provider) || !!own[ep.provider]?.api_key);
+}
+
+async function listModels(ctx: GatewayContext): Promise<void> {
+  const data = [...ctx.config.models.values()].map(modelEntry);
+  ctx.response = { kind: "json", status: 200, body: { object: "list", data } };
+}
+
+async function getModel(ctx: GatewayContext): Promise<void> {
+  ctx.response = { kind: "json", status: 200, body: modelDetail(lookup(ctx)) };
+}
+
+async function getEndpoints(ctx: GatewayContext): Promise<void> {
+  const m = lookup(ctx);
+  const stats = statsOf(ctx.gateway);
+  const health = healthOf(ctx.gateway);
+  const endpoints = await Promise.all(usableEndpoints(ctx, m).map(async (ep) => endpointEntry(m, {
+    ep,
+    provider: ep.provider === "sim" ? { protocol: "sim" } : ctx.config.raw.providers?.[ep.provider],
+    stats: await stats.read(m.id, ep.provider),
+    status: health.stateOf(m.id, ep.provider),
+  })));
+  ctx.response = { kind: "json", status: 200, body: { data: { id: m.id, name: m.config.name ?? m.id, architecture: architecture(m), endpoints } } };
+}
+
+/**
+ * The three routes share the endpoint kind "models", and the core finds a terminal by kind: one terminal picks the
+ * answer from the route parameters and path.
+ */
+export function modelsTerminal(ctx: GatewayContext): Promise<void> {
+  if (!ctx.params.creator || !ctx.params.model) return listModels(ctx);
+  // /api/v1/models/{creator}/{model}[/endpoints]: a slug never contains "/", so the segment count decides.
+  const segments = ctx.path.split("?")[0]!.replace(/\/+$/, "").split("/").filter(Boolean);
+  return segments.length === 6 ? getEndpoints(ctx) : getModel(ctx);
+}
+
+export const modelsEndpoints: EndpointSpec[] = [
+  {
+    kind: "models",
+    method: "GET",
+    route: "/api/v1/models",
+    protocol: "openai",
+    terminal: modelsTerminal,
+    openapi: { operationId: "list_models", summary: "List every model in the catalog (filter client-side by type, tags, pricing)", responseSchema: "ModelList", tag: "Catalog" },
+  },
+  {
+    kind: "models",
+    method: "GET",
+    route: "/api/v1/models/:creator/:model",
+    protocol: "openai",
+    terminal: modelsTerminal,
+    openapi: { operationId: "get_model", summary: "One catalog entry with further metadata", responseSchema: "Model", tag: "Catalog" },
+  },
+  {
+    kind: "models",
+    method: "GET",
+    route: "/api/v1/models/:creator/:model/endpoints",
+    protocol: "openai",
+    terminal: modelsTerminal,
+    openapi: { operationId: "get_model_endpoints", summary: "Per-provider details of a model: context, limits, pricing, parameters and live latency, throughput and uptime", responseSchema: "ModelEndpoints", tag: "Catalog" },
+  },
+];
