@@ -5,7 +5,7 @@
 // section; a refusal is 429 RATE_LIMITED with Retry-After.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { GatewayContext } from "../../core/pipeline/context.ts";
+import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { ProjectConfig, RateLimits } from "../../core/generated/types/gateway.ts";
 import type { RateCharge, RateState } from "../../core/store/types.ts";
 import { inputEstimate, requestedOutput } from "../budget/estimate.ts";
@@ -82,19 +82,22 @@ export default definePlugin({
     }
 
     const tokenCharges = charges.filter((_, i) => kinds[i] === "t");
-    if (tokenCharges.length) {
-      // Correct the token windows by what the request really used (estimated if the client left mid-stream).
-      ctx.onFinish((outcome) => {
-        const billed = meterFor(ctx).finalUsage(outcome)?.usage;
-        const used = billed ? billed.inputTokens + billed.outputTokens + (billed.cacheReadTokens ?? 0) + (billed.cacheWriteTokens ?? 0) : 0;
-        const delta = used - estimate;
-        if (delta === 0) return;
-        for (const c of tokenCharges) {
-          ctx.gateway.store.rateAdjust(c.key, c.limit, delta, Date.now()).catch((err) =>
-            ctx.gateway.log.warn("rate-limit correction failed", { requestId: ctx.requestId, error: String(err) }));
-        }
-      });
-    }
-    return next();
+    if (!tokenCharges.length) return next();
+    // Correct the token windows by what the request really used (estimated if the client left mid-stream):
+    // at once for a JSON answer, when the stream ends for a stream.
+    let corrected = false;
+    const correct = (outcome?: Outcome) => {
+      if (corrected) return;
+      corrected = true;
+      const billed = meterFor(ctx).finalUsage(outcome)?.usage;
+      const used = billed ? billed.inputTokens + billed.outputTokens + (billed.cacheReadTokens ?? 0) + (billed.cacheWriteTokens ?? 0) : 0;
+      const delta = used - estimate;
+      if (delta === 0) return;
+      return Promise.all(tokenCharges.map((c) => ctx.gateway.store.rateAdjust(c.key, c.limit, delta, Date.now()))).then(() => {}, (err) =>
+        ctx.gateway.log.warn("rate-limit correction failed", { requestId: ctx.requestId, error: String(err) }));
+    };
+    ctx.onFinish(correct);
+    await next();
+    if (ctx.response && ctx.response.kind !== "stream") await correct();
   },
 });

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { ulid } from "ulid";
+import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
+import { auth, chat, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
+
+describe("idempotency plugin", () => {
+  let fake: FakeOpenAI;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ chunkDelayMs: 5 });
+    gw = await startTestGateway(policyConfig(fake.baseUrl, { other: { allow_models: ["*"] } }));
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+  const url = () => `${gw.baseURL}/chat/completions`;
+  const calls = () => fake.requests.length;
+
+  it("rejects a key that is neither a ULID nor a UUID with a 400 naming the header", async () => {
+    const r = await postJson(url(), chat(), auth(undefined, { "idempotency-key": "my-key-1" }));
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "Idempotency-Key" });
+    const r2 = await postJson(url(), chat(), auth(undefined, { "x-mg-idempotency-key": "nope" }));
+    expect(r2.json.error.param).toBe("x-mg-idempotency-key");
+  });
+
+  it("replays the original JSON response without calling the upstream or billing again", async () => {
+    const key = ulid();
+    const first = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    const before = calls();
+    const again = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(calls()).toBe(before);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const ledger = await gw.gateway.store.ledger({});
+    expect(ledger.filter((e) => e.generationId === first.json.providerMetadata.gateway.generationId)).toHaveLength(1);
+    expect(ledger.filter((e) => e.requestId === again.headers.get("x-request-id"))).toHaveLength(0);
+    // x-mg-idempotency-key names the same key space.
+    const third = await postJson(url(), chat(), auth(undefined, { "x-mg-idempotency-key": key }));
+    expect(third.json).toEqual(first.json);
+  });
+
+  it("replays a whole event stream", async () => {
+    const key = randomUUID();
+    const body = chat("openai/gpt-4o-mini", { stream: true });
+    const send = () => fetch(url(), { method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "idempotency-key": key }) }, body: JSON.stringify(body) });
+    const a = await send();
+    const textA = await a.text();
+    const before = calls();
+    const b = await send();
+    const textB = await b.text();
+    expect(calls()).toBe(before);
+    expect(b.headers.get("content-type")).toContain("text/event-stream");
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(textB).toBe(textA);
+    expect(textB.trim().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("the same key with a different body is 422", async () => {
+    const key = ulid();
+    expect((await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }))).status).toBe(200);
+    const r = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 5 }), auth(undefined, { "idempotency-key": key }));
+    expect(r.status).toBe(422);
+    expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "Idempotency-Key", details: { reason: "key_reused_with_different_body" } });
+  });
+
+  it("concurrent duplicates reach the upstream once; the others wait and replay", async () => {
+    const key = ulid();
+    const before = calls();
+    const rs = await Promise.all(Array.from({ length: 5 }, () => postJson(url(), chat(), auth(undefined, { "idempotency-key": key }))));
+    expect(calls() - before).toBe(1);
+    expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(rs.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(4);
+    expect(new Set(rs.map((r) => JSON.stringify(r.json))).size).toBe(1);
+  });
+
+  it("a failed request frees the key, so a retry runs for real", async () => {
+    const key = ulid();
+    fake.failures.push({ kind: "status", status: 400 });
+    const failed = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(failed.status).toBeGreaterThanOrEqual(400);
+    const before = calls();
+    const retried = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(retried.status).toBe(200);
+    expect(calls()).toBe(before + 1);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("keys are scoped to the project", async () => {
+    const key = ulid();
+    await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    const before = calls();
+    const other = await postJson(url(), chat(), auth(OTHER, { "idempotency-key": key }));
+    expect(other.status).toBe(200);
+    expect(calls()).toBe(before + 1);
+  });
+});

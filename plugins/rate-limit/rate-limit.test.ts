@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, postJson, keyEntry, testKey, type TestGateway } from "../../test/helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
+import { auth, chat, KEY, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
+
+const SECOND = testKey("other2");
+
+describe("rate-limit plugin", () => {
+  let fake: FakeOpenAI;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    gw = await startTestGateway(policyConfig(fake.baseUrl, {
+      acme: { rate_limits: { rpm: 3 } },
+      other: { keys: [keyEntry("k2", OTHER, { rate_limits: { rpm: 100, tpm: 400 } }), keyEntry("k3", SECOND)], project_rate_limits: { rpm: 4 } },
+    }));
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+  const url = () => `${gw.baseURL}/chat/completions`;
+
+  it("allows rpm requests, then 429 RATE_LIMITED with Retry-After; headers on every response", async () => {
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(await postJson(url(), chat(), auth(KEY)));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(seen.map((r) => r.headers.get("x-ratelimit-remaining-requests"))).toEqual(["2", "1", "0", "0"]);
+    for (const r of seen) {
+      expect(Number(r.headers.get("x-ratelimit-reset-requests"))).toBeGreaterThan(0);
+      expect(Number(r.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+      expect(r.headers.get("x-ratelimit-remaining")).toBe(r.headers.get("x-ratelimit-remaining-requests"));
+    }
+    const refused = seen[3]!;
+    expect(refused.json.error).toMatchObject({ code: "RATE_LIMITED", type: "rate_limit_error" });
+    // 3 per minute refill one every 20 s.
+    const retry = Number(refused.headers.get("retry-after"));
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(20);
+  });
+
+  it("charges tokens from an estimate and corrects them to the real usage", async () => {
+    const r1 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 200 }), auth(OTHER));
+    expect(r1.status).toBe(200);
+    const afterEstimate = Number(r1.headers.get("x-ratelimit-remaining-tokens"));
+    expect(afterEstimate).toBeLessThanOrEqual(400 - 200);
+    expect(r1.headers.get("x-ratelimit-remaining")).toBe(String(afterEstimate));
+    // The real usage was far below max_tokens: the next request sees the difference given back.
+    const r2 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(OTHER));
+    const used = r1.json.usage.total_tokens;
+    expect(Number(r2.headers.get("x-ratelimit-remaining-tokens"))).toBeGreaterThan(afterEstimate);
+    expect(Number(r2.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThanOrEqual(400 - used);
+    // A request that cannot fit the tokens left is refused on tokens.
+    const r3 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 390 }), auth(OTHER));
+    expect(r3.status).toBe(429);
+    expect(r3.headers.get("x-ratelimit-remaining-tokens")).not.toBeNull();
+  });
+
+  it("project_rate_limits cap the project across its keys", async () => {
+    const g = await startTestGateway(policyConfig(fake.baseUrl, {
+      other: { keys: [keyEntry("k2", OTHER), keyEntry("k3", SECOND)], project_rate_limits: { rpm: 4 } },
+    }));
+    try {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await postJson(`${g.baseURL}/chat/completions`, chat(), auth(i % 2 ? SECOND : OTHER))).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await g.close();
+    }
+  });
+});
