@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { SseParser } from "../../../core/sse/parse.ts";
+import { GeminiToChatStream } from "./stream.ts";
+import { chatToGeminiRequest } from "./request.ts";
+import { geminiToChatResponse } from "./response.ts";
+
+const frame = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+
+describe("gemini stream -> chat chunks", () => {
+  it("CRLF frames split anywhere; whole function calls; STOP means tool_calls; cumulative usage; [DONE] at EOF", () => {
+    const wire = frame({ candidates: [{ content: { role: "model", parts: [{ text: "Let me look." }] }, index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 3 }, responseId: "r1" })
+      + frame({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 } } }, { functionCall: { name: "g", args: {} } }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 8 } });
+    const parser = new SseParser();
+    const t = new GeminiToChatStream({ includeUsage: true, provider: "gem", model: "gemini" });
+    const out: any[] = [];
+    for (let i = 0; i < wire.length; i += 7) for (const e of parser.push(wire.slice(i, i + 7))) out.push(...t.push(e));
+    out.push(...t.end());
+    const parsed = out.map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+    const deltas = parsed.filter((c) => c !== "[DONE]" && c.choices.length).map((c) => c.choices[0]);
+    expect(deltas[0].delta).toEqual({ role: "assistant", content: "" });
+    expect(deltas[1].delta).toEqual({ content: "Let me look." });
+    expect(deltas[2].delta.tool_calls[0]).toMatchObject({ index: 0, type: "function", function: { name: "f", arguments: "{\"a\":1}" } });
+    expect(deltas[3].delta.tool_calls[0]).toMatchObject({ index: 1, function: { name: "g", arguments: "{}" } });
+    expect(deltas[4]).toMatchObject({ delta: {}, finish_reason: "tool_calls" });
+    expect(parsed.at(-2).usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17 });
+    expect(parsed.at(-1)).toBe("[DONE]");
+  });
+
+  it("EOF before a finish reason is a truncated stream", () => {
+    const t = new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "g" });
+    t.push({ data: JSON.stringify({ candidates: [{ content: { parts: [{ text: "x" }] } }] }) });
+    expect(() => t.end()).toThrow(/finish reason/);
+  });
+});
+
+describe("chat <-> gemini request and response", () => {
+  const target = { modelId: "google/g", provider: "gem", upstreamModel: "g", pricing: { output: "0.0000025" } };
+  it("builds contents, systemInstruction, tool config and generationConfig", () => {
+    const { body } = chatToGeminiRequest({
+      messages: [{ role: "system", content: "S" }, { role: "user", content: [{ type: "text", text: "q" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA" } }] }],
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } } }],
+      tool_choice: { type: "function", function: { name: "f" } }, max_tokens: 9, stop: "E", temperature: 1.5, response_format: { type: "json_object" },
+      providerOptions: { gem: { thinkingBudget: 0.01 } },
+    }, target);
+    expect(body).toEqual({
+      contents: [{ role: "user", parts: [{ text: "q" }, { inlineData: { mimeType: "image/png", data: "AA" } }] }],
+      systemInstruction: { parts: [{ text: "S" }] },
+      tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } }] }],
+      toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["f"] } },
+      generationConfig: { temperature: 1.5, maxOutputTokens: 9, stopSequences: ["E"], responseMimeType: "application/json", thinkingConfig: { thinkingBudget: 4000 } },
+    });
+  });
+
+  it("a blocked prompt (no candidates) is content_filter", () => {
+    const r: any = geminiToChatResponse({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3 } }, "g");
+    expect(r.choices[0].finish_reason).toBe("content_filter");
+    expect(r.usage.prompt_tokens).toBe(3);
+  });
+});

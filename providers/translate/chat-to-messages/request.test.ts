@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { chatToMessagesRequest } from "./request.ts";
+import type { Target } from "../../types.ts";
+
+const target: Target = { modelId: "anthropic/c", provider: "claude", upstreamModel: "claude-x", pricing: { output: "0.000015" }, maxTokens: 8192 };
+const tr = (body: any) => chatToMessagesRequest({ model: "anthropic/c", ...body }, target);
+
+describe("chat request -> messages request", () => {
+  it("hoists system and developer messages, merges consecutive tool results with the following user turn", () => {
+    const { body } = tr({
+      messages: [
+        { role: "system", content: "A" },
+        { role: "user", content: "Q" },
+        { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{\"x\":1}" } }, { id: "t2", type: "function", function: { name: "g", arguments: "not json" } }] },
+        { role: "tool", tool_call_id: "t1", content: "r1" },
+        { role: "tool", tool_call_id: "t2", content: [{ type: "text", text: "r2" }] },
+        { role: "user", content: "and?" },
+        { role: "developer", content: [{ type: "text", text: "B" }] },
+      ],
+    });
+    expect(body.system).toEqual([{ type: "text", text: "A" }, { type: "text", text: "B" }]);
+    expect(body.messages).toEqual([
+      { role: "user", content: "Q" },
+      { role: "assistant", content: [
+        { type: "tool_use", id: "t1", name: "f", input: { x: 1 } },
+        { type: "tool_use", id: "t2", name: "g", input: { rawInvalidInput: "not json" } },
+      ] },
+      { role: "user", content: [
+        { type: "tool_result", tool_use_id: "t1", content: "r1" },
+        { type: "tool_result", tool_use_id: "t2", content: [{ type: "text", text: "r2" }] },
+        { type: "text", text: "and?" },
+      ] },
+    ]);
+    expect(body.max_tokens).toBe(8192);
+  });
+
+  it("maps tools, tool_choice and parallel_tool_calls; none drops the tools", () => {
+    const tools = [{ type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: {} } } }, { type: "function", function: { name: "g" } }];
+    const a = tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "required", parallel_tool_calls: false }).body;
+    expect(a.tools).toEqual([{ name: "f", description: "d", input_schema: { type: "object", properties: {} } }, { name: "g", input_schema: { type: "object", properties: {} } }]);
+    expect(a.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
+    expect(tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: { type: "function", function: { name: "g" } } }).body.tool_choice).toEqual({ type: "tool", name: "g" });
+    expect(tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "none" }).body.tools).toBeUndefined();
+  });
+
+  it("drops what Anthropic ignores and says so; refuses what it cannot honour", () => {
+    expect(tr({ messages: [{ role: "user", content: "x" }], seed: 1, presence_penalty: 0.5 }).dropped).toEqual(["seed", "presence_penalty"]);
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], n: 3 })).toThrow(expect.objectContaining({ status: 400, details: { field: "n" } }));
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ details: { field: "response_format.type" } }));
+    expect(() => tr({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,AA" } }] }] })).toThrow(expect.objectContaining({ details: { field: "messages[0].content[0].image_url.url" } }));
+  });
+
+  it("PDF data URLs become document blocks; cache_control on parts and tools is kept", () => {
+    const { body } = tr({ messages: [{ role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBER" } }, { type: "text", text: "sum", cache_control: { type: "ephemeral" } }] }] });
+    expect((body.messages as any)[0].content).toEqual([
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBER" } },
+      { type: "text", text: "sum", cache_control: { type: "ephemeral" } },
+    ]);
+  });
+
+  it("thinking: effort or dollars -> budget; max_tokens raised above it; forced tool use degraded to auto", () => {
+    const a = tr({ messages: [{ role: "user", content: "x" }], max_tokens: 100, temperature: 0.2, reasoning_effort: "high", tools: [{ type: "function", function: { name: "f" } }], tool_choice: "required" }).body;
+    expect(a.thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
+    expect(a.max_tokens).toBe(4196);
+    expect(a.temperature).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(a.tool_choice))).toEqual({ type: "auto" });
+    const b = tr({ messages: [{ role: "user", content: "x" }], providerOptions: { claude: { thinkingBudget: 0.06 } } }).body;
+    expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
+  });
+});

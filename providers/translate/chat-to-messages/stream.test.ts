@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { MessagesToChatStream } from "./stream.ts";
+
+const ev = (type: string, payload: Record<string, unknown> = {}) => ({ event: type, data: JSON.stringify({ type, ...payload }) });
+
+function run(events: { event: string; data: string }[], includeUsage = true) {
+  const t = new MessagesToChatStream({ includeUsage, provider: "p", created: 1 });
+  return events.flatMap((e) => t.push(e)).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+}
+
+const start = ev("message_start", { message: { id: "msg_1", model: "claude", usage: { input_tokens: 12, cache_read_input_tokens: 3, cache_creation_input_tokens: 0, output_tokens: 1 } } });
+
+describe("messages events -> chat chunks", () => {
+  it("reference §3.10 example: text then two tools; OpenAI tool indexes count tools only", () => {
+    const out = run([
+      start, ev("ping"),
+      ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Checking" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "A", name: "wx", input: {} } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "" } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "{\"c\":\"SF\"}" } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("content_block_start", { index: 2, content_block: { type: "tool_use", id: "B", name: "tm", input: {} } }),
+      ev("content_block_delta", { index: 2, delta: { type: "input_json_delta", partial_json: "{}" } }),
+      ev("content_block_stop", { index: 2 }),
+      ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 48 } }),
+      ev("message_stop"),
+    ]);
+    const deltas = out.filter((c: any) => c !== "[DONE]" && c.choices.length).map((c: any) => c.choices[0].delta);
+    expect(deltas).toEqual([
+      { role: "assistant", content: "" },
+      { content: "Checking" },
+      { tool_calls: [{ index: 0, id: "A", type: "function", function: { name: "wx", arguments: "" } }] },
+      { tool_calls: [{ index: 0, function: { arguments: "{\"c\":\"SF\"}" } }] },
+      { tool_calls: [{ index: 1, id: "B", type: "function", function: { name: "tm", arguments: "" } }] },
+      { tool_calls: [{ index: 1, function: { arguments: "{}" } }] },
+      {},
+    ]);
+    expect(out.at(-3).choices[0].finish_reason).toBe("tool_calls");
+    expect(out.at(-2)).toMatchObject({ choices: [], usage: { prompt_tokens: 15, completion_tokens: 48, total_tokens: 63, prompt_tokens_details: { cached_tokens: 3 } } });
+    expect(out.at(-1)).toBe("[DONE]");
+    for (const c of out.slice(0, -2)) expect(c).toMatchObject({ id: "msg_1", object: "chat.completion.chunk", created: 1, usage: null });
+  });
+
+  it("without include_usage no usage chunk and no usage key", () => {
+    const out = run([start, ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }), ev("message_stop")], false);
+    expect(out.length).toBe(3);
+    expect("usage" in out[0]).toBe(false);
+    expect(out[1].choices[0].finish_reason).toBe("stop");
+  });
+
+  it("thinking deltas become reasoning_content and the signature rides in thinking_blocks", () => {
+    const out = run([
+      start,
+      ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "Let me" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "Sig" } }),
+      ev("message_stop"),
+    ]);
+    expect(out[1].choices[0].delta).toEqual({ reasoning_content: "Let me" });
+    expect(out[2].choices[0].delta).toEqual({ thinking_blocks: [{ type: "thinking", thinking: "", signature: "Sig" }] });
+  });
+
+  it("an error event throws a retry-aware gateway error; a stream without message_stop is truncated", () => {
+    const t = new MessagesToChatStream({ includeUsage: false, provider: "p" });
+    t.push(start);
+    expect(() => t.push(ev("error", { error: { type: "overloaded_error", message: "Overloaded" } }))).toThrow(/Overloaded/);
+    const cut = new MessagesToChatStream({ includeUsage: false, provider: "p" });
+    cut.push(start);
+    expect(() => cut.end()).toThrow(/message_stop/);
+  });
+});

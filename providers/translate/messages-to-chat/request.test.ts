@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { messagesToChatRequest } from "./request.ts";
+
+describe("messages request -> chat request", () => {
+  it("system first, tool results as tool messages before the user's text, images as image_url parts", () => {
+    const { body, dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 50, stream: true, top_k: 3, thinking: { type: "enabled", budget_tokens: 2000 },
+      system: [{ type: "text", text: "S1", cache_control: { type: "ephemeral" } }, { type: "text", text: "S2" }],
+      metadata: { user_id: "u" }, stop_sequences: ["X"],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "look" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "AAA" } }] },
+        { role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "s" }, { type: "text", text: "ok" }, { type: "tool_use", id: "tu1", name: "f", input: { a: 1 } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: [{ type: "text", text: "res" }, { type: "image", source: { type: "url", url: "https://x/y.png" } }], is_error: true }, { type: "text", text: "next" }] },
+      ],
+    });
+    expect(dropped).toEqual(["thinking", "top_k"]);
+    expect(body).toMatchObject({ max_tokens: 50, stream: true, stream_options: { include_usage: true }, user: "u", stop: ["X"] });
+    expect(body.messages).toEqual([
+      { role: "system", content: "S1\n\nS2" },
+      { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAA" } }] },
+      { role: "assistant", content: "ok", tool_calls: [{ id: "tu1", type: "function", function: { name: "f", arguments: "{\"a\":1}" } }] },
+      { role: "tool", tool_call_id: "tu1", content: "Error: res" },
+      { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }, { type: "text", text: "next" }] },
+    ]);
+  });
+
+  it("tools and tool_choice; server tools refused naming the field", () => {
+    const { body } = messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "any", disable_parallel_tool_use: true } });
+    expect(body.tools).toEqual([{ type: "function", function: { name: "f", parameters: { type: "object" } } }]);
+    expect(body.tool_choice).toBe("required");
+    expect(body.parallel_tool_calls).toBe(false);
+    expect(() => messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ type: "bash_20250124", name: "bash" }] })).toThrow(expect.objectContaining({ details: { field: "tools[0].type" } }));
+  });
+});

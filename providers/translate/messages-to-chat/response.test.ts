@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { chatToMessagesResponse } from "./response.ts";
+import { messagesToChatResponse } from "../chat-to-messages/response.ts";
+
+describe("non-streaming response translation", () => {
+  it("chat -> messages: text then tool_use blocks, stop reason and usage without double-counting cached tokens", () => {
+    const msg = chatToMessagesResponse({
+      id: "chatcmpl-9", model: "gpt", choices: [{ message: { content: "hi", tool_calls: [{ id: "c1", function: { name: "f", arguments: "{\"a\":1}" } }] }, finish_reason: "tool_calls" }],
+      usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 60 } },
+    });
+    expect(msg).toEqual({
+      id: "msg_9", type: "message", role: "assistant", model: "gpt",
+      content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 } }],
+      stop_reason: "tool_use", stop_sequence: null,
+      usage: { input_tokens: 40, output_tokens: 7, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
+    });
+  });
+
+  it("messages -> chat: joins text, tool calls as JSON strings, thinking with signatures, all input tokens in prompt_tokens", () => {
+    const chat: any = messagesToChatResponse({
+      id: "msg_1", model: "claude", stop_reason: "max_tokens",
+      content: [{ type: "thinking", thinking: "t", signature: "sig" }, { type: "text", text: "a" }, { type: "text", text: "b" }, { type: "tool_use", id: "tu", name: "f", input: { x: 1 } }],
+      usage: { input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 3 },
+    }, 7);
+    expect(chat.choices[0]).toEqual({
+      index: 0, logprobs: null, finish_reason: "length",
+      message: { role: "assistant", content: "ab", refusal: null, tool_calls: [{ id: "tu", type: "function", function: { name: "f", arguments: "{\"x\":1}" } }], reasoning_content: "t", thinking_blocks: [{ type: "thinking", thinking: "t", signature: "sig" }] },
+    });
+    expect(chat.usage).toEqual({ prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 2 } });
+  });
+});
