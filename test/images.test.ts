@@ -1,0 +1,171 @@
+// Image generation: the official openai client, b64_json and gateway-signed URLs (404/410 rules), catalog limits
+// checked before any upstream call, every field's validation, gpt-image vs dall-e upstream behaviour, timeouts.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { auth, LIVE, mediaConfig, SANDBOX } from "./helpers/media.ts";
+import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
+import { signedUrl } from "../core/assets/sign.ts";
+
+const PNG_MAGIC = "89504e470d0a1a0a";
+let up: FakeOpenAIMedia;
+let gw: TestGateway;
+let sandbox: OpenAI;
+let live: OpenAI;
+beforeAll(async () => {
+  up = await startFakeOpenAIMedia();
+  gw = await startTestGateway(mediaConfig({
+    providers: { openai: { protocol: "openai", base_url: up.baseUrl, api_key: OPENAI_KEY } },
+    models: { "openai/slow-image": { type: "image", limits: { timeout_seconds: 1 }, endpoints: [{ provider: "openai", model: "gpt-image-1" }] } },
+  }));
+  sandbox = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0 });
+  live = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+});
+afterAll(async () => {
+  await gw.close();
+  await up.close();
+});
+beforeEach(() => {
+  up.requests.length = 0;
+  up.failures.length = 0;
+});
+
+const post = (body: unknown, key = SANDBOX) => postJson(`${gw.baseURL}/images/generations`, body, auth(key));
+
+describe("images on the simulator", () => {
+  it("the official client gets b64_json PNGs of the requested size by default", async () => {
+    const res = await sandbox.images.generate({ model: "sim/pixel", prompt: "a lighthouse at dusk", n: 2, size: "64x48" });
+    const r = res as unknown as { id: string; model: string; usage: { input_tokens: number; output_images: number } };
+    expect(r.id).toMatch(/^img_/);
+    expect(r.model).toBe("sim/pixel");
+    expect(res.created).toBeGreaterThan(1.7e9);
+    expect(res.data).toHaveLength(2);
+    for (const d of res.data!) {
+      const png = Buffer.from(d.b64_json!, "base64");
+      expect(png.subarray(0, 8).toString("hex")).toBe(PNG_MAGIC);
+      expect(png.readUInt32BE(16)).toBe(64); // IHDR width
+      expect(png.readUInt32BE(20)).toBe(48);
+      expect(d.url).toBeUndefined();
+      expect(d.revised_prompt).toBeUndefined();
+    }
+    expect(res.data![0]!.b64_json).not.toBe(res.data![1]!.b64_json);
+    expect(r.usage.output_images).toBe(2);
+    expect(r.usage.input_tokens).toBeGreaterThan(0);
+  });
+
+  it("response_format url: a gateway-served signed URL that needs no key; tampering gives 404, expiry 410", async () => {
+    const r = await post({ model: "sim/pixel", prompt: "a red fox", size: "32x32", response_format: "url" });
+    expect(r.status).toBe(200);
+    const url = new URL(r.json.data[0].url);
+    expect(r.json.data[0].b64_json).toBeUndefined();
+    expect(url.origin).toBe(gw.url);
+    expect(url.pathname).toMatch(/^\/api\/v1\/assets\/img_[a-f0-9]+\.png$/);
+    const expires = Number(url.searchParams.get("expires"));
+    expect(expires - Date.now() / 1000).toBeGreaterThan(3500);
+    expect(expires - Date.now() / 1000).toBeLessThanOrEqual(3600);
+    const got = await fetch(url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await got.arrayBuffer()).subarray(0, 8).toString("hex")).toBe(PNG_MAGIC);
+
+    const tampered = new URL(url);
+    tampered.searchParams.set("expires", String(expires + 100));
+    expect((await fetch(tampered)).status).toBe(404);
+    const unsigned = new URL(url);
+    unsigned.search = "";
+    const u = await fetch(unsigned);
+    expect(u.status).toBe(404);
+    expect((await u.json()).error.code).toBe("NOT_FOUND");
+    const past = Math.floor(Date.now() / 1000) - 10;
+    const expired = await fetch(signedUrl("test-signing-secret", gw.url, url.pathname, past));
+    expect(expired.status).toBe(410);
+    const ranged = await fetch(url, { headers: { range: "bytes=0-7" } });
+    expect(ranged.status).toBe(206);
+    expect(Buffer.from(await ranged.arrayBuffer()).toString("hex")).toBe(PNG_MAGIC);
+  });
+
+  it("validates every field with 400 BAD_REQUEST naming it", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ prompt: "" }, "prompt"],
+      [{ prompt: "x".repeat(8001) }, "prompt"],
+      [{ n: 0 }, "n"],
+      [{ n: 9 }, "n"],
+      [{ n: 1.5 }, "n"],
+      [{ size: "big" }, "size"],
+      [{ style: "baroque" }, "style"],
+      [{ response_format: "png" }, "response_format"],
+      [{ user: "u".repeat(257) }, "user"],
+      [{ quality: 7 }, "quality"],
+    ];
+    for (const [extra, field] of cases) {
+      const r = await post({ model: "sim/pixel", prompt: "ok", ...extra });
+      expect(r.status, JSON.stringify(extra).slice(0, 80)).toBe(400);
+      expect(r.json.error.code).toBe("BAD_REQUEST");
+      expect(r.json.error.details.field).toBe(field);
+    }
+    const missing = await post({ model: "sim/pixel" });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.details.field).toBe("prompt");
+    expect((await post({ model: "sim/pixel", prompt: "x".repeat(8000), size: "16x16" })).status).toBe(200);
+  });
+
+  it("capability mismatches are 403 MODEL_NOT_ALLOWED (a chat model, reference_image on a model without it)", async () => {
+    const chat = await post({ model: "openai/gpt-4o-mini", prompt: "x" });
+    expect(chat.status).toBe(403);
+    expect(chat.json.error.code).toBe("MODEL_NOT_ALLOWED");
+    const ref = await post({ model: "openai/gpt-image-1", prompt: "x", reference_image: "iVBORw0KGgo=" });
+    expect(ref.status).toBe(403);
+    expect(ref.json.error.details.field).toBe("reference_image");
+    const ok = await post({ model: "sim/pixel", prompt: "x", size: "16x16", reference_image: "https://example.com/cat.png" });
+    expect(ok.status).toBe(200);
+    const badRef = await post({ model: "sim/pixel", prompt: "x", reference_image: "ftp://example.com/cat.png" });
+    expect(badRef.status).toBe(400);
+  });
+});
+
+describe("images on an OpenAI-protocol upstream", () => {
+  it("gpt-image: no response_format upstream, b64 back, usage from the upstream, no revised_prompt", async () => {
+    const res = await live.images.generate({ model: "openai/gpt-image-1", prompt: "a blue bird", size: "1024x1024", quality: "high" });
+    expect(up.requests).toHaveLength(1);
+    expect(up.requests[0]!.body).toMatchObject({ model: "gpt-image-1", prompt: "a blue bird", n: 1, size: "1024x1024", quality: "high" });
+    expect(up.requests[0]!.body.response_format).toBeUndefined();
+    expect(Buffer.from(res.data![0]!.b64_json!, "base64").subarray(0, 8).toString("hex")).toBe(PNG_MAGIC);
+    expect(res.data![0]!.revised_prompt).toBeUndefined();
+    expect((res as any).usage).toEqual({ input_tokens: 3, output_images: 1 }); // the upstream's count
+  });
+
+  it("dall-e-3 with response_format url: b64 asked upstream, revised_prompt kept, only gateway URLs leave", async () => {
+    const r = await post({ model: "openai/dall-e-3", prompt: "a castle", response_format: "url", style: "vivid" }, LIVE);
+    expect(r.status).toBe(200);
+    expect(up.requests[0]!.body).toMatchObject({ response_format: "b64_json", style: "vivid" });
+    expect(r.json.data[0].revised_prompt).toBe("A detailed rendering of a castle");
+    expect(r.json.data[0].url.startsWith(gw.url)).toBe(true);
+    expect(r.text).not.toContain(up.origin);
+    expect(r.text).not.toContain("upstream-secret");
+    expect((await fetch(r.json.data[0].url)).status).toBe(200);
+  });
+
+  it("n above the model's limit and unsupported sizes are refused before any upstream call", async () => {
+    const n = await post({ model: "openai/dall-e-3", prompt: "x", n: 2 }, LIVE);
+    expect(n.status).toBe(400);
+    expect(n.json.error).toMatchObject({ code: "BAD_REQUEST", details: { field: "n", max: 1 } });
+    const size = await post({ model: "openai/dall-e-3", prompt: "x", size: "512x512" }, LIVE);
+    expect(size.status).toBe(400);
+    expect(size.json.error.details.field).toBe("size");
+    expect(up.requests).toHaveLength(0);
+  });
+
+  it("an upstream that does not answer in time gives 504 UPSTREAM_TIMEOUT", async () => {
+    up.failures.push("hang", "hang", "hang");
+    const r = await post({ model: "openai/slow-image", prompt: "x" }, LIVE);
+    expect(r.status).toBe(504);
+    expect(r.json.error.code).toBe("UPSTREAM_TIMEOUT");
+  });
+
+  it("upstream errors become 502 UPSTREAM_ERROR", async () => {
+    up.failures.push({ status: 400, body: { error: { message: "Your request was rejected by the safety system.", type: "invalid_request_error", param: null, code: "content_policy_violation" } } });
+    const r = await post({ model: "openai/gpt-image-1", prompt: "x" }, LIVE);
+    expect(r.status).toBe(502);
+    expect(r.json.error.message).toContain("safety system");
+  });
+});
