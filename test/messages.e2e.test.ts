@@ -176,3 +176,77 @@ describe("sandbox key: the simulator through /v1/messages", () => {
     expect(streamed.usage.output_tokens).toBeGreaterThan(0);
   });
 });
+
+/** The wire rules every messages stream must keep (reference §2.4, §2.9). */
+function checkMessagesWire(text: string) {
+  const frames = text.split("\n\n").filter(Boolean);
+  const events = frames.map((f) => {
+    const m = /^event: (\S+)\ndata: (.*)$/s.exec(f);
+    expect(m, `frame without an event line: ${f}`).not.toBeNull();
+    const data = JSON.parse(m![2]!);
+    expect(data.type).toBe(m![1]);
+    return data;
+  });
+  expect(events[0].type).toBe("message_start");
+  expect(events.filter((e) => e.type === "message_start")).toHaveLength(1);
+  expect(events.at(-1).type).toBe("message_stop");
+  const starts = events.filter((e) => e.type === "content_block_start").map((e) => e.index);
+  expect(starts).toEqual(starts.map((_, i) => i));
+  expect(events.filter((e) => e.type === "content_block_stop").map((e) => e.index)).toEqual(starts);
+  let open = -1;
+  for (const e of events) {
+    if (e.type === "content_block_start") open = e.index;
+    if (e.type === "content_block_delta") expect(e.index).toBe(open);
+  }
+  expect(typeof events.find((e) => e.type === "message_delta").usage.output_tokens).toBe("number");
+  return events;
+}
+
+describe("messages stream wire format", () => {
+  it.each([
+    ["native", "anthropic/claude-sonnet-4.5", LIVE],
+    ["OpenAI-protocol", "openai/gpt-4o-mini", LIVE],
+    ["simulator", "openai/gpt-4o-mini", SANDBOX],
+  ])("%s: named events, type equals event, contiguous block indexes", async (_name, model, key) => {
+    for (const withTools of [false, true]) {
+      const res = await fetch(`${gw.baseURL}/messages`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model, max_tokens: 100, stream: true, messages: [{ role: "user", content: "Weather in Paris?" }], ...(withTools ? { tools } : {}) }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      checkMessagesWire(await res.text());
+    }
+  });
+});
+
+describe("prompt caching on the native path", () => {
+  it("caching auto places markers, strips providerOptions, and reports cache tokens", async () => {
+    const body = { model: "anthropic/claude-sonnet-4.5", max_tokens: 50, system: "A long and stable system prompt.", tools, messages: [{ role: "user", content: "Hi" }], providerOptions: { gateway: { caching: "auto" } } };
+    const a = await postJson(`${gw.baseURL}/messages`, body, { "x-api-key": LIVE });
+    const up = anthropic.requests.at(-1)!.body;
+    expect(up.providerOptions).toBeUndefined();
+    expect(up.tools[1].cache_control).toEqual({ type: "ephemeral" });
+    expect(up.system).toEqual([{ type: "text", text: "A long and stable system prompt.", cache_control: { type: "ephemeral" } }]);
+    expect(up.messages[0].content).toEqual([{ type: "text", text: "Hi", cache_control: { type: "ephemeral" } }]);
+    expect(a.json.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    const b = await postJson(`${gw.baseURL}/messages`, body, { "x-api-key": LIVE });
+    expect(b.json.usage.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it("explicit markers pass through untouched to the native upstream and are dropped when translated", async () => {
+    const messages = [{ role: "user", content: [{ type: "text", text: "Hi", cache_control: { type: "ephemeral", ttl: "1h" } }] }];
+    await postJson(`${gw.baseURL}/messages`, { model: "anthropic/claude-sonnet-4.5", max_tokens: 10, messages }, { "x-api-key": LIVE });
+    expect(anthropic.requests.at(-1)!.body.messages).toEqual(messages);
+    await postJson(`${gw.baseURL}/messages`, { model: "openai/gpt-4o-mini", max_tokens: 10, messages }, { "x-api-key": LIVE });
+    expect(JSON.stringify(openai.requests.at(-1)!.body)).not.toContain("cache_control");
+  });
+
+  it("more than four explicit breakpoints is a 400 naming cache_control", async () => {
+    const blocks = Array.from({ length: 5 }, (_, i) => ({ type: "text", text: `b${i}`, cache_control: { type: "ephemeral" } }));
+    const res = await postJson(`${gw.baseURL}/messages`, { model: "anthropic/claude-sonnet-4.5", max_tokens: 10, messages: [{ role: "user", content: blocks }] }, { "x-api-key": LIVE });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.field).toBe("cache_control");
+  });
+});
