@@ -7,6 +7,7 @@ import { loadConfig } from "./config/load.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { startGateway } from "./server.ts";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
+import { usageCommand } from "./store/usage-command.ts";
 
 const HELP = `model-gateway — one HTTP gateway in front of many model providers
 
@@ -14,6 +15,7 @@ Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--no-watch]
   model-gateway check [gateway.yaml]
   model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
+  model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
 `;
 
 function defaultConfig(): string {
@@ -24,6 +26,7 @@ function defaultConfig(): string {
 
 /** Extra commands (usage, ...) register here. */
 export const commands: Record<string, (argv: string[]) => Promise<number>> = {
+  usage: usageCommand,
   async start(argv) {
     const { values } = parseArgs({
       args: argv,
