@@ -13,6 +13,7 @@ import { estimateTokens } from "../../providers/estimate.ts";
 import { signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { extraFields, limitsOf, requireType } from "./media.ts";
 import { videoJobsOf } from "./video-jobs.ts";
+import { idempotencyKey } from "../../plugins/idempotency/index.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
 /** Spec, Limits: video requests hold the connection up to 600 seconds. */
@@ -35,17 +36,6 @@ export function clampDuration(model: ModelRuntime, requested: number | undefined
   const max = limits.max_duration ?? 10;
   const want = requested ?? limits.default_duration ?? Math.min(max, Math.max(min, 5));
   return Math.min(max, Math.max(min, want));
-}
-
-function idempotencyKey(ctx: GatewayContext): string | undefined {
-  for (const h of ["x-mg-idempotency-key", "idempotency-key"]) {
-    const v = ctx.headers[h];
-    if (typeof v === "string" && v.trim()) {
-      if (v.length > 255) throw bad(`${h} is longer than 255 characters`, h);
-      return v.trim();
-    }
-  }
-  return undefined;
 }
 
 function checkLimits(ctx: GatewayContext): void {
@@ -79,7 +69,10 @@ async function videos(ctx: GatewayContext): Promise<void> {
 
   let job = key ? jobs.find(projectId, key) : undefined;
   if (job && job.fingerprint !== fingerprint) {
-    throw new GatewayError(409, "CONFLICT", "This idempotency key was already used for a different video request", { details: { field: "idempotency-key", job_id: job.id } });
+    // Same answer as the idempotency plugin gives on other endpoints.
+    throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
+      details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+    });
   }
   if (!job) {
     const max = typeof limits.max_concurrent_jobs === "number" ? limits.max_concurrent_jobs : 1;
@@ -113,7 +106,9 @@ async function videos(ctx: GatewayContext): Promise<void> {
   const inputTokens = result.inputTokens || estimateTokens(body.prompt);
   const outputSeconds = Math.ceil(result.duration);
   if (!job.billed) {
+    // The first request to deliver the asset carries the job's attempts and usage, so it alone is metered.
     job.billed = true;
+    ctx.attempts.push(...result.attempts);
     ctx.usage = { inputTokens, outputTokens: 0, videoSeconds: outputSeconds };
   }
   const signed = await signAsset(ctx.gateway, ctx.headers, result.asset, VIDEO_URL_TTL_S);

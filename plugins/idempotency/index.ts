@@ -73,6 +73,8 @@ export default definePlugin({
   dependsOn: ["auth"],
   async handle(ctx, next) {
     if (ctx.method !== "POST" || !ctx.auth) return next();
+    // Video jobs attach by key themselves (core/endpoints/video-jobs.ts): a repeat refreshes the signed URL.
+    if (ctx.endpoint === "videos") return next();
     const key = idempotencyKey(ctx);
     if (key === undefined) return next();
     const store = ctx.gateway.store;
