@@ -78,7 +78,12 @@ export default definePlugin({
       const which = result.windows.filter((w, i) => w.remaining < charges[i]!.cost).map((w) => w.key.split(":").slice(-1)[0]);
       throw new GatewayError(429, "RATE_LIMITED",
         `Rate limit reached (${[...new Set(which)].join(", ") || "limit"}); retry after ${retryAfter}s`,
-        { retryAfter, details: { retry_after_seconds: retryAfter, estimated_tokens: estimate } });
+        {
+          retryAfter,
+          // The official SDKs prefer the exact wait in milliseconds when it is given.
+          headers: { "retry-after-ms": String(Math.max(1, Math.ceil(result.retryAfterMs))) },
+          details: { retry_after_seconds: retryAfter, estimated_tokens: estimate },
+        });
     }
 
     const tokenCharges = charges.filter((_, i) => kinds[i] === "t");
