@@ -27,7 +27,7 @@ export class MemoryStore implements Store {
   async release(s: Settlement): Promise<void> {
     this.local.release(s);
   }
-  async spent(project: string, periodKey: string): Promise<bigint> {
+  async spent(project: string, periodKey: string, _periodStart?: number): Promise<bigint> {
     return this.spend.get(`${project}\n${periodKey}`) ?? 0n;
   }
   async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {

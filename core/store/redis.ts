@@ -62,11 +62,11 @@ export class RedisStore implements Store {
     };
   }
 
-  async rateAdjust(key: string, limit: number, delta: number): Promise<void> {
+  async rateAdjust(key: string, limit: number, delta: number, _now?: number): Promise<void> {
     await this.r.mgRateAdjust(this.k("rl", key), limit, delta);
   }
 
-  async reserve(r: Reservation): Promise<ReserveResult> {
+  async reserve(r: Reservation, _now?: number): Promise<ReserveResult> {
     const [ok, spent, reserved] = await this.r.mgReserve(
       this.k("spend", r.project, r.periodKey), this.k("resv", r.project, r.periodKey), r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs,
     );
@@ -77,7 +77,7 @@ export class RedisStore implements Store {
     await this.r.hdel(this.k("resv", s.project, s.periodKey), s.id);
   }
 
-  async spent(project: string, periodKey: string): Promise<bigint> {
+  async spent(project: string, periodKey: string, _periodStart?: number): Promise<bigint> {
     return BigInt((await this.r.get(this.k("spend", project, periodKey))) ?? "0");
   }
 
