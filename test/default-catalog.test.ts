@@ -1,0 +1,73 @@
+// The shipped catalog (catalog/models.yaml, included by gateway.yaml): loads with the default providers, every entry
+// is served in the spec's shape, says where its price came from, and gateway.yaml entries override it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import YAML from "yaml";
+import { startTestGateway, testKey, keyEntry, type TestGateway } from "./helpers/gateway.ts";
+import { validateModelEndpoints, validateModelList } from "../core/generated/validators.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const KEY = testKey("catalog-default", true);
+let gw: TestGateway;
+
+beforeAll(async () => {
+  const base = YAML.parse(readFileSync(join(root, "gateway.yaml"), "utf8"));
+  gw = await startTestGateway({
+    include: [join(root, "catalog", "models.yaml")],
+    providers: base.providers,
+    models: {
+      "openai/gpt-4o": { name: "GPT-4o (our deployment)", endpoints: [{ provider: "openai", model: "gpt-4o-2024-11-20", pricing: { input: "0.000002", output: "0.000008" } }] },
+    },
+    projects: { p: { keys: [keyEntry("k", KEY)] } },
+  }, { env: { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" } });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+const get = async (path: string) => (await fetch(`${gw.baseURL}${path}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as Promise<any>;
+
+describe("default catalog", () => {
+  it("serves every model in the spec's shape, all five types, from the major creators", async () => {
+    const list = await get("/models");
+    expect(validateModelList(list), JSON.stringify(validateModelList.errors)).toBe(true);
+    expect(list.data.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(list.data.map((m: any) => m.type))).toEqual(new Set(["language", "embedding", "reranking", "image", "video"]));
+    const creators = new Set(list.data.map((m: any) => m.id.split("/")[0]));
+    for (const c of ["openai", "anthropic", "google", "mistral", "meta", "cohere", "voyage", "deepseek", "xai"]) expect(creators).toContain(c);
+  });
+
+  it("every entry says where its price came from and when, and has a real price", async () => {
+    const catalog = YAML.parse(readFileSync(join(root, "catalog", "models.yaml"), "utf8")).models as Record<string, any>;
+    for (const [id, m] of Object.entries(catalog)) {
+      expect(m.price_source, id).toMatch(/https:\/\/\S+.*20\d\d-\d\d/);
+      expect(m.released, id).toBeGreaterThan(1_600_000_000);
+      for (const ep of m.endpoints) expect(Object.values(ep.pricing).some((v) => Number(v) > 0), `${id} @ ${ep.provider}`).toBe(true);
+    }
+  });
+
+  it("a model can run on several hosts with their own prices", async () => {
+    const catalog = YAML.parse(readFileSync(join(root, "catalog", "models.yaml"), "utf8")).models as Record<string, any>;
+    const llama = catalog["meta/llama-3.3-70b"];
+    expect(llama.endpoints.map((e: any) => e.provider)).toEqual(["groq", "fireworks", "deepinfra"]);
+    expect(new Set(llama.endpoints.map((e: any) => e.pricing.input)).size).toBe(3);
+  });
+
+  it("entries in gateway.yaml override the included ones model by model", async () => {
+    const m = await get("/models/openai/gpt-4o");
+    expect(m.name).toBe("GPT-4o (our deployment)");
+    expect(m.pricing.input).toBe("0.000002");
+    expect((await get("/models/openai/gpt-4o-mini")).name).toBe("GPT-4o mini");
+  });
+
+  it("the endpoints view of every model validates", async () => {
+    const list = await get("/models");
+    for (const m of list.data) {
+      const r = await get(`/models/${m.id}/endpoints`);
+      expect(validateModelEndpoints(r), `${m.id}: ${JSON.stringify(validateModelEndpoints.errors)}`).toBe(true);
+    }
+  });
+});
