@@ -6,6 +6,10 @@ import { createOpenAIDriver } from "./openai-compatible/index.ts";
 import { createSimDriver } from "./sim/index.ts";
 import { createAnthropicDriver } from "./anthropic/index.ts";
 import { createGeminiDriver } from "./gemini/index.ts";
+import { createCohereDriver } from "./cohere/index.ts";
+import { createVoyageDriver } from "./voyage/index.ts";
+import { createJinaDriver } from "./jina/index.ts";
+import { createTogetherDriver } from "./together/index.ts";
 
 type Factory = (name: string, config: ProviderConfig, runtime: RuntimeConfig) => ProviderDriver;
 
@@ -14,6 +18,10 @@ export const driverFactories: Partial<Record<ProviderConfig["protocol"], Factory
   sim: (name, pc) => createSimDriver(name, pc),
   anthropic: (name, pc, rt) => createAnthropicDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
   gemini: (name, pc, rt) => createGeminiDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  cohere: (name, pc, rt) => createCohereDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  voyage: (name, pc, rt) => createVoyageDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  jina: (name, pc, rt) => createJinaDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
+  together: (name, pc, rt) => createTogetherDriver(name, pc, { timeoutMs: rt.server.upstreamTimeoutMs }),
 };
 
 export function createDriver(name: string, config: ProviderConfig, runtime: RuntimeConfig): ProviderDriver {

@@ -56,7 +56,7 @@ export function mediaModels(): Record<string, any> {
 export function mediaConfig(opts: { providers?: Record<string, any>; models?: Record<string, any>; sim?: Record<string, unknown>; server?: Record<string, unknown> } = {}) {
   return {
     server: { signing_secret: "test-signing-secret", ...opts.server },
-    providers: { sim: { protocol: "sim", sim: { ...FAST_SIM, ...opts.sim } }, ...(opts.providers ?? { openai: { protocol: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "sk-x" } }) },
+    providers: { sim: { protocol: "sim", sim: { ...FAST_SIM, ...opts.sim } }, openai: { protocol: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "sk-x" }, ...opts.providers },
     models: { ...mediaModels(), ...opts.models },
     projects: {
       media: { keys: [keyEntry("live", LIVE), keyEntry("sandbox", SANDBOX)] },

@@ -1,0 +1,45 @@
+// Shared shape of the simple JSON-over-Bearer providers (Cohere, Voyage, Jina, Together): one pool per origin,
+// base URL and key from the provider config or the project's own credentials (BYOK).
+import type { ProviderConfig } from "../core/generated/types/gateway.ts";
+import { GatewayError } from "../core/errors.ts";
+import type { Target } from "./types.ts";
+import { UpstreamClient } from "./http.ts";
+import { sendJson } from "./upstream-json.ts";
+
+export class BearerJson {
+  readonly client: UpstreamClient;
+
+  constructor(readonly name: string, private readonly config: ProviderConfig, private readonly defaultBase: string, timeoutMs: number) {
+    this.client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? timeoutMs, origins: [config.base_url ?? defaultBase] });
+  }
+
+  url(target: Target, path: string): string {
+    return `${(target.credentials?.baseUrl ?? this.config.base_url ?? this.defaultBase).replace(/\/+$/, "")}${path}`;
+  }
+
+  headers(target: Target): Record<string, string> {
+    const key = target.credentials?.apiKey ?? this.config.api_key;
+    return { "content-type": "application/json", accept: "application/json", ...this.config.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  }
+
+  async post(target: Target, path: string, body: unknown, signal: AbortSignal): Promise<any> {
+    return (await sendJson(this.client, this.name, { url: this.url(target, path), headers: this.headers(target), body: JSON.stringify(body) }, signal, target.timeoutMs)).json;
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** Token-id inputs only make sense to OpenAI-protocol upstreams. */
+export function textsOnly(input: string[] | number[][], provider: string): string[] {
+  if (input.some((x) => typeof x !== "string")) {
+    throw new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} takes text inputs only, not token ids`, { details: { field: "input" } });
+  }
+  return input as string[];
+}
+
+export function resultsOf(list: unknown): { index: number; score: number }[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((r: any) => ({ index: Number(r?.index), score: Number(r?.relevance_score) }));
+}

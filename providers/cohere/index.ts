@@ -1,0 +1,45 @@
+// Provider `cohere`: Cohere API v2 — rerank (POST /v2/rerank) and embed (POST /v2/embed, at most 96 texts a call).
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { ProviderDriver, ProviderResult } from "../types.ts";
+import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
+import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../media.ts";
+import { planBatches, runBatches } from "../batch.ts";
+
+export const COHERE_BASE = "https://api.cohere.com";
+export const COHERE_EMBED_BATCH = 96;
+
+export function createCohereDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
+  const api = new BearerJson(name, config, COHERE_BASE, defaults.timeoutMs);
+  return {
+    name,
+    protocol: "cohere",
+    async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {
+      const own = knobs(call, name);
+      const body: Record<string, unknown> = { model: target.upstreamModel, query: call.query, documents: call.documents };
+      if (call.topN !== undefined) body.top_n = call.topN;
+      if (own.max_tokens_per_doc !== undefined) body.max_tokens_per_doc = own.max_tokens_per_doc;
+      if (own.priority !== undefined) body.priority = own.priority;
+      const json = await api.post(target, "/v2/rerank", body, opts.signal);
+      const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.meta?.tokens?.input_tokens };
+      return { kind: "json", body: out };
+    },
+    async embeddings(call: EmbeddingsCall, target, opts): Promise<ProviderResult> {
+      const own = knobs(call, name);
+      const texts = textsOnly(call.input, name);
+      let tokens = 0;
+      const vectors = await runBatches(planBatches(texts, { maxItems: COHERE_EMBED_BATCH }), async (batch) => {
+        const body: Record<string, unknown> = {
+          model: target.upstreamModel, texts: batch, input_type: own.input_type ?? "search_document", embedding_types: ["float"],
+        };
+        if (call.dimensions !== undefined) body.output_dimension = call.dimensions;
+        if (own.truncate !== undefined) body.truncate = own.truncate;
+        const json = await api.post(target, "/v2/embed", body, opts.signal);
+        tokens += json?.meta?.billed_units?.input_tokens ?? 0;
+        return (json?.embeddings?.float ?? []) as number[][];
+      });
+      const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
+      return { kind: "json", body: out };
+    },
+    close: () => api.close(),
+  };
+}

@@ -1,0 +1,23 @@
+// Provider `jina`: Jina AI rerank (POST /v1/rerank). Documents are echoed by the gateway, so none are asked back.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { ProviderDriver, ProviderResult } from "../types.ts";
+import { BearerJson, resultsOf } from "../bearer.ts";
+import type { RerankCall, RerankOutput } from "../media.ts";
+
+export const JINA_BASE = "https://api.jina.ai/v1";
+
+export function createJinaDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
+  const api = new BearerJson(name, config, JINA_BASE, defaults.timeoutMs);
+  return {
+    name,
+    protocol: "jina",
+    async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {
+      const body: Record<string, unknown> = { model: target.upstreamModel, query: call.query, documents: call.documents, return_documents: false };
+      if (call.topN !== undefined) body.top_n = call.topN;
+      const json = await api.post(target, "/rerank", body, opts.signal);
+      const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.usage?.total_tokens };
+      return { kind: "json", body: out };
+    },
+    close: () => api.close(),
+  };
+}

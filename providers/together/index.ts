@@ -1,0 +1,31 @@
+// Provider `together`: Together AI. Chat, embeddings and images are OpenAI-protocol (the openai driver does them);
+// rerank is Together's own POST /v1/rerank.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { ProviderDriver, ProviderResult } from "../types.ts";
+import { BearerJson, resultsOf } from "../bearer.ts";
+import type { RerankCall, RerankOutput } from "../media.ts";
+import { createOpenAIDriver } from "../openai-compatible/index.ts";
+
+export const TOGETHER_BASE = "https://api.together.xyz/v1";
+
+export function createTogetherDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
+  const api = new BearerJson(name, config, TOGETHER_BASE, defaults.timeoutMs);
+  const openai = createOpenAIDriver(name, { ...config, base_url: config.base_url ?? TOGETHER_BASE }, defaults);
+  return {
+    name,
+    protocol: "together",
+    chat: openai.chat,
+    embeddings: openai.embeddings,
+    images: openai.images,
+    async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {
+      const body: Record<string, unknown> = { model: target.upstreamModel, query: call.query, documents: call.documents, return_documents: false };
+      if (call.topN !== undefined) body.top_n = call.topN;
+      const json = await api.post(target, "/rerank", body, opts.signal);
+      const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.usage?.prompt_tokens ?? json?.usage?.total_tokens };
+      return { kind: "json", body: out };
+    },
+    close: async () => {
+      await Promise.all([api.close(), openai.close?.()]);
+    },
+  };
+}
