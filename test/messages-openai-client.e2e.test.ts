@@ -182,3 +182,15 @@ describe("openai client -> Anthropic model", () => {
     await expect((async () => { for await (const _ of stream) { /* drain */ } })()).rejects.toBeInstanceOf(OpenAI.APIError);
   });
 });
+
+describe("structured output on an Anthropic model", () => {
+  const schema = { type: "object", properties: { city: { type: "string" }, unit: { type: "string" } }, required: ["city"], additionalProperties: false };
+  it.each([false, true])("response_format json_schema arrives as JSON content (stream=%s)", async (stream) => {
+    const req = { model, messages: [{ role: "user" as const, content: "Where?" }], response_format: { type: "json_schema" as const, json_schema: { name: "place", schema } } };
+    const res = stream ? await client.chat.completions.stream(req).finalChatCompletion() : await client.chat.completions.create(req);
+    expect(JSON.parse(res.choices[0]!.message.content!)).toEqual({ city: "Paris", unit: "celsius" });
+    expect(res.choices[0]!.finish_reason).toBe("stop");
+    expect(res.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(anthropic.requests.at(-1)!.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
+  });
+});

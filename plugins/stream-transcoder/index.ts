@@ -30,7 +30,7 @@ export function invokeTranslated(ctx: GatewayContext, driver: ProviderDriver, op
     if (ctx.cacheAuto) placeAutoMarkers(t.body);
     const send = (driver as { translatedMessages?: ProviderDriver["messages"] }).translatedMessages ?? driver.messages;
     const includeUsage = ctx.body.stream_options?.include_usage === true;
-    pending = send.call(driver, t.body, target, call).then((r) => toChat(r, driver.name, includeUsage));
+    pending = send.call(driver, t.body, target, call).then((r) => toChat(r, driver.name, includeUsage, t.jsonTool));
   } else if (op === "chat" && driver.chat) {
     // Only Anthropic understands cache_control; other upstreams may reject the unknown field.
     const body = ctx.cacheMarkers && driver.protocol !== "anthropic" ? stripChatCacheMarkers(ctx.body) : ctx.body;
@@ -55,9 +55,9 @@ function toMessages(r: ProviderResult, provider: string, model: string): Provide
   return r;
 }
 
-function toChat(r: ProviderResult, provider: string, includeUsage: boolean): ProviderResult {
-  if (r.kind === "json") return { ...r, body: messagesToChatResponse(r.body) };
-  if (r.kind === "stream") return { ...r, events: messagesToChatStream(r.events, { includeUsage, provider }) };
+function toChat(r: ProviderResult, provider: string, includeUsage: boolean, jsonTool?: string): ProviderResult {
+  if (r.kind === "json") return { ...r, body: messagesToChatResponse(r.body, undefined, jsonTool) };
+  if (r.kind === "stream") return { ...r, events: messagesToChatStream(r.events, { includeUsage, provider, jsonTool }) };
   return r;
 }
 

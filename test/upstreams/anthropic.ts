@@ -51,7 +51,8 @@ function plan(body: any): { blocks: Block[]; stop: string } {
   if (tools.length && body.tool_choice?.type !== "none" && !hasToolResult(body)) {
     const forced = body.tool_choice?.type === "tool" ? tools.filter((t: any) => t.name === body.tool_choice.name) : tools;
     const n = body.tool_choice?.disable_parallel_tool_use ? 1 : Math.min(2, forced.length);
-    blocks.push({ type: "text", text: "Let me check." });
+    // Forced tool use (any/tool) answers with the tool call alone, no preamble.
+    if (body.tool_choice?.type !== "tool" && body.tool_choice?.type !== "any") blocks.push({ type: "text", text: "Let me check." });
     for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } });
     return { blocks, stop: "tool_use" };
   }

@@ -46,7 +46,8 @@ describe("chat request -> messages request", () => {
   it("drops what Anthropic ignores and says so; refuses what it cannot honour", () => {
     expect(tr({ messages: [{ role: "user", content: "x" }], seed: 1, presence_penalty: 0.5 }).dropped).toEqual(["seed", "presence_penalty"]);
     expect(() => tr({ messages: [{ role: "user", content: "x" }], n: 3 })).toThrow(expect.objectContaining({ status: 400, details: { field: "n" } }));
-    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ details: { field: "response_format.type" } }));
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" }, tools: [{ type: "function", function: { name: "f" } }] })).toThrow(expect.objectContaining({ details: { field: "response_format" } }));
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "a", schema: { type: "array" } } } })).toThrow(expect.objectContaining({ details: { field: "response_format.json_schema.schema" } }));
     expect(() => tr({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,AA" } }] }] })).toThrow(expect.objectContaining({ details: { field: "messages[0].content[0].image_url.url" } }));
   });
 
@@ -66,5 +67,13 @@ describe("chat request -> messages request", () => {
     expect(JSON.parse(JSON.stringify(a.tool_choice))).toEqual({ type: "auto" });
     const b = tr({ messages: [{ role: "user", content: "x" }], providerOptions: { claude: { thinkingBudget: 0.06 } } }).body;
     expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
+  });
+
+  it("a JSON response_format becomes one forced tool carrying the schema", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    const t = tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "loc", schema } } });
+    expect(t.jsonTool).toBe("json_output");
+    expect(t.body.tools).toEqual([{ name: "json_output", description: expect.any(String), input_schema: schema }]);
+    expect(t.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
   });
 });

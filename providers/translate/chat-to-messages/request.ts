@@ -1,6 +1,7 @@
 // Chat completions request -> Anthropic Messages request (reference §3.1–3.5, §3.8).
-// Choices: n>1, logprobs, audio input/output, file ids and JSON response formats cannot be honoured by a messages
-// upstream and get a 400 naming the field; seed, logit_bias and the penalties are dropped and reported.
+// Choices: n>1, logprobs, audio input/output and file ids cannot be honoured by a messages upstream and get a 400
+// naming the field; seed, logit_bias and the penalties are dropped and reported. A JSON response_format becomes one
+// forced tool (JSON_TOOL) whose input is the answer; the response translators turn it back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../types.ts";
 import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
@@ -9,7 +10,11 @@ export interface Translated<T> {
   body: T;
   /** Known request fields the target ignores (reported in x-mg-dropped-params). */
   dropped: string[];
+  /** Set when response_format asked for JSON: the forced tool whose input is the answer. */
+  jsonTool?: string;
 }
+
+export const JSON_TOOL = "json_output";
 
 const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity"];
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
@@ -21,8 +26,13 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
   if (body.logprobs === true) throw invalidRequest("logprobs are not supported by this model's provider", "logprobs");
   if (Array.isArray(body.modalities) && body.modalities.includes("audio")) throw invalidRequest("audio output is not supported by this model's provider", "modalities");
   if (body.audio) throw invalidRequest("audio output is not supported by this model's provider", "audio");
-  const rf = body.response_format?.type;
-  if (rf && rf !== "text") throw invalidRequest(`response_format ${rf} is not supported by this model's provider`, "response_format.type");
+  const rf = body.response_format;
+  const jsonMode = rf?.type === "json_object" || rf?.type === "json_schema";
+  if (jsonMode && Array.isArray(body.tools) && body.tools.length && body.tool_choice !== "none") {
+    throw invalidRequest("response_format together with tools is not supported by this model's provider", "response_format");
+  }
+  const schema = rf?.type === "json_schema" ? rf.json_schema?.schema ?? { type: "object" } : { type: "object" };
+  if (jsonMode && schema.type !== "object") throw invalidRequest("the JSON schema's root must be an object for this model's provider", "response_format.json_schema.schema");
   if (typeof body.temperature === "number" && body.temperature > 1) {
     throw invalidRequest("temperature must be between 0 and 1 for this model's provider", "temperature");
   }
@@ -55,6 +65,12 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
     else if (choice) out.tool_choice = choice;
   }
 
+  if (jsonMode) {
+    const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
+    out.tools = [{ name: JSON_TOOL, description, input_schema: schema }];
+    out.tool_choice = { type: "tool", name: JSON_TOOL };
+  }
+
   const budget = chatThinkingTokens(body, target);
   if (budget !== undefined) {
     const budgetTokens = Math.max(MIN_THINKING_TOKENS, budget);
@@ -66,7 +82,7 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
     const tc = out.tool_choice as { type: string } | undefined;
     if (tc && (tc.type === "any" || tc.type === "tool")) out.tool_choice = { ...tc, type: "auto", name: undefined };
   }
-  return { body: out, dropped };
+  return jsonMode ? { body: out, dropped, jsonTool: JSON_TOOL } : { body: out, dropped };
 }
 
 function toolChoice(tc: any): Record<string, unknown> | undefined {

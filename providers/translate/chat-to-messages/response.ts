@@ -15,7 +15,8 @@ const FINISH: Record<string, string> = {
 
 export const finishReasonOf = (stop: string | null | undefined): string => (stop && FINISH[stop]) || "stop";
 
-export function messagesToChatResponse(msg: any, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+/** `jsonTool`: the forced tool standing in for response_format (its input is the JSON answer). */
+export function messagesToChatResponse(msg: any, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
   let text = "";
   let reasoning = "";
   const thinkingBlocks: unknown[] = [];
@@ -26,8 +27,12 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
       reasoning += b.thinking;
       thinkingBlocks.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
     } else if (b.type === "redacted_thinking") thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
+    else if (b.type === "tool_use" && jsonTool && b.name === jsonTool) continue;
     else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
   }
+  // JSON mode: the forced tool's input is the whole answer (any preamble text would make it invalid JSON).
+  const json = jsonTool ? (msg.content ?? []).find((b: any) => b.type === "tool_use" && b.name === jsonTool) : undefined;
+  if (json) text = JSON.stringify(json.input ?? {});
   const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
   if (msg.stop_reason === "refusal" && msg.stop_details?.explanation) message.refusal = msg.stop_details.explanation;
   if (toolCalls.length) message.tool_calls = toolCalls;
@@ -40,7 +45,7 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
     object: "chat.completion",
     created,
     model: msg.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(msg.stop_reason) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: jsonTool && msg.stop_reason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(msg.stop_reason) }],
     usage: anthropicToOpenAIUsage(msg.usage),
   };
 }

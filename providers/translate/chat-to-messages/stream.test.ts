@@ -70,4 +70,20 @@ describe("messages events -> chat chunks", () => {
     cut.push(start);
     expect(() => cut.end()).toThrow(/message_stop/);
   });
+
+  it("JSON mode: the forced tool's fragments stream as content and the finish reason is stop", () => {
+    const t = new MessagesToChatStream({ includeUsage: false, provider: "p", jsonTool: "json_output" });
+    const out = [
+      start,
+      ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "t", name: "json_output", input: {} } }),
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: "{\"a\":" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: "1}" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 5 } }),
+      ev("message_stop"),
+    ].flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+    expect(out.map((c) => c.delta.content ?? "").join("")).toBe("{\"a\":1}");
+    expect(out.some((c) => c.delta.tool_calls)).toBe(false);
+    expect(out.at(-1).finish_reason).toBe("stop");
+  });
 });

@@ -16,9 +16,11 @@ export class MessagesToChatStream {
   private readonly toolIndex = new Map<number, number>();
   private usage: Record<string, any> = {};
   private stopReason: string | null = null;
+  /** Block index of the response_format tool, whose JSON fragments are streamed as content. */
+  private jsonBlock = -1;
   done = false;
 
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; created?: number }) {}
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; created?: number; jsonTool?: string }) {}
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
@@ -43,6 +45,10 @@ export class MessagesToChatStream {
       }
       case "content_block_start": {
         const b = e.content_block;
+        if (b?.type === "tool_use" && this.opts.jsonTool && b.name === this.opts.jsonTool) {
+          this.jsonBlock = e.index;
+          return [];
+        }
         if (b?.type === "tool_use") {
           const index = ++this.toolCount;
           this.toolIndex.set(e.index, index);
@@ -58,6 +64,7 @@ export class MessagesToChatStream {
           case "text_delta": return d.text ? [this.chunk({ content: d.text })] : [];
           case "input_json_delta": {
             if (!d.partial_json) return [];
+            if (e.index === this.jsonBlock) return [this.chunk({ content: d.partial_json })];
             const index = this.toolIndex.get(e.index);
             return index === undefined ? [] : [this.chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] })];
           }
@@ -74,7 +81,8 @@ export class MessagesToChatStream {
       }
       case "message_stop": {
         this.done = true;
-        const out = [this.chunk({}, finishReasonOf(this.stopReason))];
+        const jsonOnly = this.jsonBlock !== -1 && this.toolCount === -1 && this.stopReason === "tool_use";
+        const out = [this.chunk({}, jsonOnly ? "stop" : finishReasonOf(this.stopReason))];
         if (this.opts.includeUsage) {
           out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: anthropicToOpenAIUsage(this.usage) }) });
         }
@@ -96,7 +104,7 @@ export class MessagesToChatStream {
 }
 
 export async function* messagesToChatStream(
-  events: AsyncIterable<SseEvent>, opts: { includeUsage: boolean; provider: string; created?: number },
+  events: AsyncIterable<SseEvent>, opts: { includeUsage: boolean; provider: string; created?: number; jsonTool?: string },
 ): AsyncGenerator<SseEvent> {
   const t = new MessagesToChatStream({ created: Math.floor(Date.now() / 1000), ...opts });
   for await (const ev of events) {
