@@ -120,6 +120,14 @@ describe("native Anthropic model through /v1/messages", () => {
     expect(anthropic.requests.at(-1)!.body.messages[1].content[0]).toEqual({ type: "thinking", thinking: thinking.thinking, signature: thinking.signature });
   });
 
+  it("a dollar thinkingBudget becomes budget_tokens through the output price; a bare thinking passes through", async () => {
+    await client.messages.create({ model, max_tokens: 1000, messages: [{ role: "user", content: "Think" }], providerOptions: { claude: { thinkingBudget: 0.03 } } } as never);
+    const up = anthropic.requests.at(-1)!.body;
+    expect(up.thinking).toEqual({ type: "enabled", budget_tokens: 2000 }); // $0.03 / $0.000015 per token
+    expect(up.max_tokens).toBe(3000);
+    expect(up.providerOptions).toBeUndefined();
+  });
+
   it("accepts x-api-key and Bearer, and any dated anthropic-version", async () => {
     const body = { model, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] };
     const a = await postJson(`${gw.baseURL}/messages`, body, { "x-api-key": LIVE, "anthropic-version": "2024-10-22" });
