@@ -5,7 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { validateChatCompletionChunk } from "../core/generated/validators.js";
+import { validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
 
 const LIVE = testKey("msg-gemini-e2e");
 const model = "google/gemini-2.5-flash";
@@ -39,6 +39,7 @@ describe("Anthropic SDK -> Gemini model", () => {
   it("non-streaming and streaming text; the upstream sees Gemini's wire format", async () => {
     const msg = await anthropic.messages.create({ model, max_tokens: 100, system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
     expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake Gemini upstream." }]);
+    expect(validateMessage(msg)).toBe(true);
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
     const seen = gemini.requests.at(-1)!;

@@ -5,6 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { validateMessage } from "../core/generated/validators.js";
 
 const LIVE = testKey("messages-e2e");
 const SANDBOX = testKey("messages-sbx", true);
@@ -56,6 +57,7 @@ async function toolLoop(c: Anthropic, model: string, stream: boolean) {
     ? await c.messages.stream({ model, max_tokens: 200, messages, tools }).finalMessage()
     : await c.messages.create({ model, max_tokens: 200, messages, tools });
   expect(first.stop_reason).toBe("tool_use");
+  expect(validateMessage(first)).toBe(true);
   const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
   expect(uses.length).toBeGreaterThan(0);
   expect(uses[0]!.name).toBe("get_weather");
@@ -83,6 +85,7 @@ describe("native Anthropic model through /v1/messages", () => {
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
     expect((msg as any).providerMetadata.gateway.resolvedProvider).toBe("claude");
+    expect(validateMessage(msg)).toBe(true);
     const seen = anthropic.requests.at(-1)!;
     expect(seen.body.model).toBe("claude-sonnet-4-5-20250929");
     expect(seen.body.top_k).toBe(5);
@@ -144,6 +147,7 @@ describe("OpenAI-protocol model through /v1/messages (translated)", () => {
   it("non-streaming text", async () => {
     const msg = await client.messages.create({ model, max_tokens: 100, system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
     expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake upstream, streaming word by word." }]);
+    expect(validateMessage(msg)).toBe(true);
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
     const seen = openai.requests.at(-1)!.body;

@@ -14,6 +14,7 @@ export const messagesEndpoint: EndpointSpec = {
   openapi: {
     summary: "Create a message (Anthropic Messages-compatible), streaming as named events or not",
     requestSchema: "MessagesRequest",
+    responseSchema: "Message",
     tag: "Inference",
   },
 };

@@ -14,6 +14,7 @@ export declare const validateEmbeddingList: ValidateFunction;
 export declare const validateError: ValidateFunction;
 export declare const validateGatewayMetadata: ValidateFunction;
 export declare const validateImageResult: ValidateFunction;
+export declare const validateMessage: ValidateFunction;
 export declare const validateModelEndpoints: ValidateFunction;
 export declare const validateModelList: ValidateFunction;
 export declare const validateModel: ValidateFunction;
