@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { buildMessagesRequest, messagesUrl } from "./request.ts";
+import { anthropicToOpenAIUsage, fromAnthropicUsage, openAIToAnthropicUsage } from "./usage.ts";
+
+const target = { modelId: "anthropic/c", provider: "claude", upstreamModel: "claude-x", pricing: { output: "0.000015" } };
+const config = { protocol: "anthropic" as const, base_url: "https://api.anthropic.com", api_key: "sk-ant" };
+
+describe("anthropic request", () => {
+  it("url with or without /v1 in base_url; BYOK credentials win", () => {
+    expect(messagesUrl(config, target)).toBe("https://api.anthropic.com/v1/messages");
+    expect(messagesUrl({ ...config, base_url: "https://proxy/v1/" }, target)).toBe("https://proxy/v1/messages");
+    expect(messagesUrl(config, { ...target, credentials: { baseUrl: "https://byok" } })).toBe("https://byok/v1/messages");
+  });
+
+  it("passthrough: model replaced, providerOptions removed, client version/beta forwarded only when asked", () => {
+    const body = { model: "anthropic/c", max_tokens: 5, messages: [], extra: 1, providerOptions: { gateway: {} } };
+    const headers = { "anthropic-version": "2024-01-01", "anthropic-beta": ["a", "b"] };
+    const r = buildMessagesRequest(body, target, config, "claude", { clientHeaders: headers });
+    expect(JSON.parse(r.body as string)).toEqual({ model: "claude-x", max_tokens: 5, messages: [], extra: 1 });
+    expect(r.headers).toMatchObject({ "x-api-key": "sk-ant", "anthropic-version": "2024-01-01", "anthropic-beta": "a,b" });
+    const t = buildMessagesRequest(body, target, config, "claude", { clientHeaders: headers }, false);
+    expect(t.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(t.headers["anthropic-beta"]).toBeUndefined();
+  });
+});
+
+describe("usage conversions", () => {
+  it("canonical, OpenAI and back without double counting cache tokens", () => {
+    const a = { input_tokens: 10, cache_read_input_tokens: 30, cache_creation_input_tokens: 5, output_tokens: 7 };
+    expect(fromAnthropicUsage(a)).toEqual({ inputTokens: 10, outputTokens: 7, cacheReadTokens: 30, cacheWriteTokens: 5 });
+    const o = anthropicToOpenAIUsage(a);
+    expect(o).toMatchObject({ prompt_tokens: 45, completion_tokens: 7, total_tokens: 52 });
+    expect(openAIToAnthropicUsage(o)).toEqual(a);
+  });
+});
