@@ -4,6 +4,9 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver } from "../types.ts";
 import { UpstreamClient } from "../http.ts";
 import { geminiChat } from "./chat.ts";
+import { geminiEmbeddings } from "./embeddings.ts";
+import { geminiImages } from "./imagen.ts";
+import { geminiVideos } from "./veo.ts";
 
 export interface GeminiEnv {
   name: string;
@@ -19,6 +22,9 @@ export function createGeminiDriver(name: string, config: ProviderConfig, default
     protocol: "gemini",
     env,
     chat: (body, target, call) => geminiChat(env, body, target, call),
+    embeddings: (body, target, call) => geminiEmbeddings(env, body, target, call),
+    images: (body, target, call) => geminiImages(env, body, target, call),
+    videos: (body, target, call) => geminiVideos(env, body, target, call),
     close: () => client.close(),
   };
 }

@@ -1,0 +1,69 @@
+// Veo on the Gemini API (reference §4.6): models/{m}:predictLongRunning -> {name: operation}; poll GET
+// {root}/{name} until done; the video URI is downloaded with the API key only when it is on the API's own origin.
+// An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs).
+import { GatewayError } from "../../core/errors.ts";
+import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../media.ts";
+import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts";
+import { geminiHeaders, geminiUrl } from "./request.ts";
+import { apiRoot, geminiJson } from "./media-http.ts";
+import type { GeminiEnv } from "./index.ts";
+
+const SIZES: Record<string, Record<string, string>> = {
+  "720p": { "16:9": "1280x720", "9:16": "720x1280" },
+  "1080p": { "16:9": "1920x1080", "9:16": "1080x1920" },
+  "4k": { "16:9": "3840x2160", "9:16": "2160x3840" },
+};
+
+async function inlineImage(env: GeminiEnv, url: string, signal: AbortSignal) {
+  const { bytes, contentType } = await download(env.client, env.name, url, {}, signal);
+  return { bytesBase64Encoded: Buffer.from(bytes).toString("base64"), mimeType: contentType?.startsWith("image/") ? contentType : sniffImage(bytes) };
+}
+
+export async function geminiVideos(env: GeminiEnv, call: VideosCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
+  const own = knobs(call, env.name);
+  const aspectRatio = call.aspectRatio ?? "16:9";
+  if (!SIZES["720p"]![aspectRatio]) {
+    throw new GatewayError(400, "BAD_REQUEST", `aspect_ratio ${aspectRatio} is not supported by Veo (16:9 or 9:16)`, { details: { field: "aspect_ratio" } });
+  }
+  const instance: Record<string, unknown> = { prompt: call.prompt };
+  if (call.imageUrl) instance.image = await inlineImage(env, call.imageUrl, opts.signal);
+  if (call.lastFrameUrl) instance.lastFrame = await inlineImage(env, call.lastFrameUrl, opts.signal);
+  const parameters: Record<string, unknown> = { sampleCount: 1, aspectRatio, durationSeconds: call.duration, ...own };
+  const headers = geminiHeaders(env.config, target);
+  const startUrl = geminiUrl(env.config, target, "predictLongRunning");
+  let op = await geminiJson(env, { url: startUrl, headers, body: JSON.stringify({ instances: [instance], parameters }) }, opts.signal, target.timeoutMs);
+  if (typeof op?.name !== "string") throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${env.name} did not return an operation`, { details: { provider: env.name } });
+  const root = apiRoot(startUrl);
+  const getHeaders = { ...headers };
+  delete getHeaders["content-type"];
+
+  for (let attempt = 0; op.done !== true; attempt++) {
+    await pause(nextDelay(call.poll, attempt), opts.signal);
+    op = await pollWithRetry(() => geminiJson(env, { url: `${root}/${op.name}`, method: "GET", headers: getHeaders }, opts.signal), opts.signal);
+  }
+  if (op.error) {
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${env.name} failed the video: ${op.error.message ?? op.error.status ?? "unknown error"}`, {
+      retryable: false, details: { provider: env.name, upstream_error: op.error },
+    });
+  }
+  const gen = op.response?.generateVideoResponse ?? op.response;
+  const uri: string | undefined = gen?.generatedSamples?.[0]?.video?.uri ?? gen?.generatedVideos?.[0]?.video?.uri;
+  if (!uri) {
+    const reasons: string[] = gen?.raiMediaFilteredReasons ?? [];
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${env.name} returned no video${reasons.length ? `: ${reasons.join("; ")}` : ""}`, {
+      retryable: false, details: { provider: env.name, reason: reasons.length ? "content_filter" : "empty" },
+    });
+  }
+  // Only send the key to the API's own origin (a signed storage URL must not receive it).
+  const sameOrigin = new URL(uri).origin === new URL(startUrl).origin;
+  const file = await download(env.client, env.name, uri, sameOrigin ? getHeaders : {}, opts.signal);
+  const resolution = String(own.resolution ?? "720p").toLowerCase();
+  const out: VideosOutput = {
+    bytes: file.bytes,
+    contentType: file.contentType?.startsWith("video/") ? file.contentType : "video/mp4",
+    duration: call.duration,
+    size: SIZES[resolution]?.[aspectRatio] ?? SIZES["720p"]![aspectRatio]!,
+  };
+  return { kind: "json", body: out };
+}
