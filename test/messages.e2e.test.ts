@@ -131,6 +131,12 @@ describe("native Anthropic model through /v1/messages", () => {
     expect(up.providerOptions).toBeUndefined();
   });
 
+  it("the beta client (Claude-Code style: /v1/messages?beta=true, anthropic-beta) works and its betas are forwarded", async () => {
+    const msg = await client.beta.messages.stream({ model, max_tokens: 100, messages: [{ role: "user", content: "Hi" }], betas: ["interleaved-thinking-2025-05-14"] }).finalMessage();
+    expect(msg.content[0]).toEqual(expect.objectContaining({ type: "text" }));
+    expect(anthropic.requests.at(-1)!.headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+  });
+
   it("accepts x-api-key and Bearer, and any dated anthropic-version", async () => {
     const body = { model, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] };
     const a = await postJson(`${gw.baseURL}/messages`, body, { "x-api-key": LIVE, "anthropic-version": "2024-10-22" });
