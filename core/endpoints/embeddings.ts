@@ -32,10 +32,10 @@ type DimPlan = { native?: number; truncate?: number };
 
 /**
  * How a requested output size is met (catalog `limits`):
- *   dimensions: native   — the upstream takes the size as a parameter
- *   dimensions: truncate — the gateway truncates the full vector and re-normalises (Matryoshka-trained models)
+ *   dimensions: native        — the upstream takes the size as a parameter (also the default)
+ *   dimensions: truncate      — the gateway truncates the full vector and re-normalises (Matryoshka-trained models)
+ *   dimensions_supported: false — fixed size: any other size is 422 INVALID_REQUEST
  *   dimension_values / min_dimensions — the sizes the model accepts
- * Anything else (or absent) -> 422 INVALID_REQUEST.
  */
 export function planDimensions(model: ModelRuntime, wanted: number | undefined): DimPlan {
   const full = model.config.dimensions;
@@ -46,11 +46,13 @@ export function planDimensions(model: ModelRuntime, wanted: number | undefined):
     new GatewayError(422, "INVALID_REQUEST", `dimensions=${wanted} is not supported by ${model.id}: ${why}`, {
       details: { field: "dimensions", ...(full ? { native_dimensions: full } : {}), ...(limits.dimension_values ? { supported: limits.dimension_values } : {}) },
     });
-  if (mode !== "native" && mode !== "truncate") throw unsupported(`the model has a fixed output size${full ? ` of ${full}` : ""}`);
+  if (limits.dimensions_supported === false || (mode !== undefined && mode !== "native" && mode !== "truncate")) {
+    throw unsupported(`the model has a fixed output size${full ? ` of ${full}` : ""}`);
+  }
   if (full !== undefined && wanted > full) throw unsupported(`the largest size is ${full}`);
   if (Array.isArray(limits.dimension_values) && !limits.dimension_values.includes(wanted)) throw unsupported(`supported sizes are ${limits.dimension_values.join(", ")}`);
   if (typeof limits.min_dimensions === "number" && wanted < limits.min_dimensions) throw unsupported(`the smallest size is ${limits.min_dimensions}`);
-  return mode === "native" ? { native: wanted } : { truncate: wanted };
+  return mode === "truncate" ? { truncate: wanted } : { native: wanted };
 }
 
 function checkContext(model: ModelRuntime, input: string[] | number[][]): number {

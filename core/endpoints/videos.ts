@@ -38,12 +38,29 @@ export function clampDuration(model: ModelRuntime, requested: number | undefined
   return Math.min(max, Math.max(min, want));
 }
 
+const NAMED_RATIOS: [string, number][] = [["16:9", 16 / 9], ["9:16", 9 / 16], ["1:1", 1], ["4:3", 4 / 3], ["3:4", 3 / 4], ["21:9", 21 / 9]];
+
+/** limits.aspect_ratios, else the nearest named ratio of each of limits.sizes (WIDTHxHEIGHT), else undefined. */
+export function aspectRatios(limits: Record<string, any>): string[] | undefined {
+  if (Array.isArray(limits.aspect_ratios)) return limits.aspect_ratios;
+  if (!Array.isArray(limits.sizes)) return undefined;
+  const out = new Set<string>();
+  for (const s of limits.sizes) {
+    const m = /^(\d+)x(\d+)$/.exec(String(s));
+    if (!m) continue;
+    const r = Number(m[1]) / Number(m[2]);
+    out.add(NAMED_RATIOS.reduce((best, cur) => (Math.abs(Math.log(cur[1] / r)) < Math.abs(Math.log(best[1] / r)) ? cur : best))[0]);
+  }
+  return out.size ? [...out] : undefined;
+}
+
 function checkLimits(ctx: GatewayContext): void {
   const body = ctx.body;
   const model = ctx.model!;
   const limits = limitsOf(model);
-  if (body.aspect_ratio && Array.isArray(limits.aspect_ratios) && !limits.aspect_ratios.includes(body.aspect_ratio)) {
-    throw bad(`aspect_ratio ${body.aspect_ratio} is not supported by ${model.id} (supported: ${limits.aspect_ratios.join(", ")})`, "aspect_ratio", { supported: limits.aspect_ratios });
+  const ratios = aspectRatios(limits);
+  if (body.aspect_ratio && ratios && !ratios.includes(body.aspect_ratio)) {
+    throw bad(`aspect_ratio ${body.aspect_ratio} is not supported by ${model.id} (supported: ${ratios.join(", ")})`, "aspect_ratio", { supported: ratios });
   }
   if (body.image_url && limits.image_input === false) throw bad(`${model.id} does not take an image_url (image-to-video)`, "image_url");
   if (body.last_frame_url && limits.last_frame !== true) throw bad(`${model.id} does not take a last_frame_url`, "last_frame_url");

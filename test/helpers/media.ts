@@ -19,7 +19,7 @@ export function mediaModels(): Record<string, any> {
       endpoints: [{ provider: "openai", model: "acme-embed", pricing: { input: "0.00000001" } }],
     },
     "acme/fixed-embed": {
-      type: "embedding", context_window: 512, dimensions: 384,
+      type: "embedding", context_window: 512, dimensions: 384, limits: { dimensions_supported: false },
       endpoints: [{ provider: "openai", model: "fixed-embed" }],
     },
     "openai/gpt-4o-mini": {

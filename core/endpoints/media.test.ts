@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { aspectRatios, clampDuration } from "./videos.ts";
+import { planDimensions, toBase64, truncateNormalise } from "./embeddings.ts";
+import { calibrate } from "./rerank.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+
+const model = (config: Record<string, unknown>): ModelRuntime => ({ id: "x/y", type: "embedding", config: { endpoints: [], ...config } as never, endpoints: [] });
+
+describe("media endpoint helpers", () => {
+  it("derives aspect ratios from catalog sizes", () => {
+    expect(aspectRatios({ sizes: ["1280x720", "720x1280", "1792x1024"] })).toEqual(["16:9", "9:16"]);
+    expect(aspectRatios({ aspect_ratios: ["1:1"] })).toEqual(["1:1"]);
+    expect(aspectRatios({})).toBeUndefined();
+  });
+
+  it("clamps durations to a list or a range", () => {
+    expect(clampDuration(model({ limits: { durations: [4, 8, 12] } }), 5)).toBe(8);
+    expect(clampDuration(model({ limits: { durations: [4, 8, 12] } }), 60)).toBe(12);
+    expect(clampDuration(model({ limits: { durations: [8] } }), undefined)).toBe(8);
+    expect(clampDuration(model({ limits: { min_duration: 2, max_duration: 6 } }), 1)).toBe(2);
+    expect(clampDuration(model({}), 30)).toBe(10);
+  });
+
+  it("plans dimensions from the catalog", () => {
+    expect(planDimensions(model({ dimensions: 1536 }), 256)).toEqual({ native: 256 });
+    expect(planDimensions(model({ dimensions: 768, limits: { dimensions: "truncate" } }), 256)).toEqual({ truncate: 256 });
+    expect(planDimensions(model({ dimensions: 384, limits: { dimensions_supported: false } }), 384)).toEqual({});
+    expect(() => planDimensions(model({ dimensions: 384, limits: { dimensions_supported: false } }), 128)).toThrow(/not supported/);
+    expect(() => planDimensions(model({ dimensions: 1024, limits: { dimension_values: [256, 512] } }), 300)).toThrow(/256, 512/);
+  });
+
+  it("encodes base64 as little-endian float32 and re-normalises truncations", () => {
+    const b = Buffer.from(toBase64([1, -2.5]), "base64");
+    expect([b.readFloatLE(0), b.readFloatLE(4)]).toEqual([1, -2.5]);
+    expect(truncateNormalise([3, 4, 12], 2)).toEqual([0.6, 0.8]);
+  });
+
+  it("calibrates scores into 0..1", () => {
+    expect(calibrate(0.7)).toBe(0.7);
+    expect(calibrate(-3)).toBeGreaterThan(0);
+    expect(calibrate(5)).toBeLessThan(1);
+    expect(calibrate(Number.NaN)).toBe(0);
+  });
+});
