@@ -1,6 +1,9 @@
 // Two gateway processes on one redis-server: limits, budgets and idempotency hold across replicas.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
@@ -25,13 +28,14 @@ describe("two replicas on one redis-server", () => {
   let a: ChildGateway;
   let b: ChildGateway;
   let store: RedisStore;
+  let configFile: string;
   const prefix = `mg-${ulid()}:`;
 
   beforeAll(async () => {
     redis = await startRedis();
     fake = await startFakeOpenAI({ chunkDelayMs: 20 });
     const dir = mkdtempSync(join(tmpdir(), "mg-replicas-"));
-    const configFile = join(dir, "gateway.yaml");
+    configFile = join(dir, "gateway.yaml");
     const config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix } }) as any;
     config.projects.limited = { keys: [keyEntry("lk", LIMITED, { rate_limits: { rpm: 5 } })] };
     config.projects.spender = { keys: [keyEntry("sk", SPENDER)], budget: { usd: BUDGET, period: "total" } };
@@ -86,6 +90,14 @@ describe("two replicas on one redis-server", () => {
     expect(picoToUsd(counted)).toBe(total.toFixed());
     // Reservations bound every request's real cost, so the cap holds outright (overspend <= reservations in flight).
     expect(total.lte(BUDGET)).toBe(true);
+
+    // `model-gateway usage` reads the same ledger from Redis.
+    const { stdout } = await promisify(execFile)(process.execPath, ["bin/model-gateway.mjs", "usage", "--config", configFile, "--project", "spender", "--json"], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+    });
+    const rows = JSON.parse(stdout);
+    expect(rows.reduce((n: number, r: any) => n + r.requests, 0)).toBe(ledger.length);
+    expect(rows.reduce((s: Big, r: any) => s.plus(r.costUsd), new Big(0)).eq(total)).toBe(true);
   });
 
   it("an idempotent request sent to both replicas at once reaches the upstream once", async () => {
