@@ -72,7 +72,7 @@ export interface ServerConfig {
 export interface StoreConfig {
   kind: "memory" | "sqlite" | "redis";
   /**
-   * SQLite file (kind: sqlite).
+   * SQLite file (kind: sqlite); relative to the config file's directory. Default ./data/gateway.db.
    */
   path?: string;
   /**
