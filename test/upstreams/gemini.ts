@@ -22,6 +22,7 @@ export interface FakeGemini {
 }
 
 const TEXT = "Hello from the fake Gemini upstream.";
+const SIGNATURE = "CiQB+/8BAgP+EA==";
 const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
@@ -59,6 +60,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
     if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));
     if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
+    const unsigned = body.contents.some((c: any) => c.role === "model" && c.parts[0]?.functionCall && c.parts[0].thoughtSignature !== SIGNATURE);
+    if (unsigned) return send(400, errorBody(400, "Function call is missing a thought_signature in functionCall parts."));
     const stream = m[2] === "streamGenerateContent";
     if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));
 
@@ -76,7 +79,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const pieces: any[][] = [];
     if (thoughts) pieces.push([{ text: "Thinking it over.", thought: true }]);
     if (callTools) {
-      pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } } })));
+      // Like Gemini 3: the first call of a turn carries a thought signature that must come back with it.
+      pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } }, ...(i === 0 ? { thoughtSignature: SIGNATURE } : {}) })));
     } else {
       for (const w of words(answered ? "The weather is sunny." : TEXT)) pieces.push([{ text: w }]);
     }

@@ -6,6 +6,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../types.ts";
 import { dollarsToTokens, effortToTokens, knobsFor } from "../thinking.ts";
+import { signatureOf } from "./response.ts";
 
 export interface Translated<T> {
   body: T;
@@ -106,7 +107,10 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
         if (t) parts.push({ text: t });
         for (const tc of m.tool_calls ?? []) {
           toolNames.set(tc.id, tc.function.name);
-          parts.push({ functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } });
+          const part: Record<string, unknown> = { functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } };
+          const sig = signatureOf(tc.id);
+          if (sig) part.thoughtSignature = sig;
+          parts.push(part);
         }
         if (parts.length) push("model", parts);
         break;

@@ -12,7 +12,27 @@ export function finishReasonOf(reason: string | undefined, sawToolCall: boolean)
   return "stop";
 }
 
-export const toolCallId = (): string => `call_${randomBytes(12).toString("hex")}`;
+/**
+ * Gemini's function calls have no id (we make one) and may carry a thoughtSignature that must be replayed with the
+ * call (Gemini 3 rejects calls without it). The signature rides inside the tool-call id, base64url-encoded after
+ * SIG_MARK, so it survives any client's round trip; the request translator takes it back out.
+ */
+const SIG_MARK = "__sig__";
+
+export function toolCallId(part?: { functionCall?: { id?: string }; thoughtSignature?: string }): string {
+  const id = part?.functionCall?.id ?? `call_${randomBytes(12).toString("hex")}`;
+  const sig = part?.thoughtSignature;
+  // Character mapping rather than decode/encode, so the bytes of the signature come back exactly as sent.
+  return sig ? `${id}${SIG_MARK}${sig.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}` : id;
+}
+
+/** The thought signature carried by a tool-call id made by toolCallId, if any. */
+export function signatureOf(id: string): string | undefined {
+  const at = id.indexOf(SIG_MARK);
+  if (at === -1) return undefined;
+  const b64 = id.slice(at + SIG_MARK.length).replace(/-/g, "+").replace(/_/g, "/");
+  return b64 + "=".repeat((4 - (b64.length % 4)) % 4);
+}
 
 export function geminiToOpenAIUsage(m: any): Record<string, unknown> {
   const prompt = num(m?.promptTokenCount);
@@ -43,7 +63,7 @@ export function geminiToChatResponse(g: any, model: string, created = Math.floor
     let reasoning = "";
     const toolCalls: unknown[] = [];
     for (const p of c.content?.parts ?? []) {
-      if (p.functionCall) toolCalls.push({ id: p.functionCall.id ?? toolCallId(), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      if (p.functionCall) toolCalls.push({ id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
       else if (typeof p.text === "string") {
         if (p.thought === true) reasoning += p.text;
         else text += p.text;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SseParser } from "../../../core/sse/parse.ts";
 import { GeminiToChatStream } from "./stream.ts";
 import { chatToGeminiRequest } from "./request.ts";
-import { geminiToChatResponse } from "./response.ts";
+import { geminiToChatResponse, signatureOf, toolCallId } from "./response.ts";
 
 const frame = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
 
@@ -55,5 +55,18 @@ describe("chat <-> gemini request and response", () => {
     const r: any = geminiToChatResponse({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3 } }, "g");
     expect(r.choices[0].finish_reason).toBe("content_filter");
     expect(r.usage.prompt_tokens).toBe(3);
+  });
+
+  it("a function call's thoughtSignature rides in the tool-call id and is replayed on the next request", () => {
+    const sig = "+/8BAgP+EA==";
+    const id = toolCallId({ functionCall: {}, thoughtSignature: sig });
+    expect(id).toMatch(/^call_[0-9a-f]+__sig__[A-Za-z0-9_-]+$/);
+    expect(signatureOf(id)).toBe(sig);
+    const { body } = chatToGeminiRequest({ messages: [
+      { role: "user", content: "q" },
+      { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: id, content: "r" },
+    ] }, target);
+    expect((body.contents as any)[1].parts[0]).toEqual({ functionCall: { name: "f", args: {} }, thoughtSignature: sig });
   });
 });

@@ -53,7 +53,7 @@ export class GeminiToChatStream {
       }
       for (const p of c.content?.parts ?? []) {
         if (p.functionCall) {
-          const tc = { index: s.tools++, id: p.functionCall.id ?? toolCallId(), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
+          const tc = { index: s.tools++, id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
           out.push(this.chunk(index, { tool_calls: [tc] }));
         } else if (typeof p.text === "string" && p.text) {
           out.push(this.chunk(index, p.thought === true ? { reasoning_content: p.text } : { content: p.text }));
