@@ -1,0 +1,69 @@
+// The load generator's HTTP client: undici Pool.dispatch with a bare handler (no stream objects, no body
+// buffering), because the generator shares the machine's 2 cores with the processes it measures.
+import { Pool } from "undici";
+import { performance } from "node:perf_hooks";
+
+export interface LoadTarget {
+  name: string;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+export interface Done {
+  status: number;
+  /** 2xx and, for streams, the body ended with `data: [DONE]`. */
+  ok: boolean;
+  /** performance.now() at response headers and at the last byte. */
+  headersAt: number;
+  endAt: number;
+}
+
+const DONE_TAIL = "data: [DONE]\n\n";
+
+export function createPool(origin: string, connections: number): Pool {
+  return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+}
+
+/** One request; `cb` runs exactly once, at the end of the response or on error (status 0). */
+export function send(pool: Pool, target: LoadTarget, body: string, stream: boolean, cb: (d: Done) => void): void {
+  let status = 0;
+  let headersAt = 0;
+  let tail = "";
+  let called = false;
+  const finish = (ok: boolean) => {
+    if (called) return;
+    called = true;
+    cb({ status, ok, headersAt, endAt: performance.now() });
+  };
+  pool.dispatch(
+    { origin: target.origin, path: target.path, method: "POST", headers: target.headers, body },
+    {
+      onRequestStart() {}, // marks the handler as the new (controller) API
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+        headersAt = performance.now();
+      },
+      onResponseData(_c, chunk) {
+        // Only the last bytes matter for the stream check; keep them without buffering the body.
+        if (stream) tail = chunk.length >= DONE_TAIL.length ? chunk.toString("latin1", chunk.length - DONE_TAIL.length) : (tail + chunk.toString("latin1")).slice(-DONE_TAIL.length);
+      },
+      onResponseEnd() {
+        finish(status >= 200 && status < 300 && (!stream || tail === DONE_TAIL));
+      },
+      onResponseError() {
+        finish(false);
+      },
+    },
+  );
+}
+
+/** Promise form for setup checks: the whole body as text. */
+export async function fetchText(pool: Pool, target: LoadTarget, body: string): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+  const r = await pool.request({ path: target.path, method: "POST", headers: target.headers, body });
+  return { status: r.statusCode, text: await r.body.text(), headers: r.headers };
+}
+
+export function requestBody(model: string, stream: boolean): string {
+  return JSON.stringify({ model, messages: [{ role: "user", content: "Say hello in fifty tokens." }], ...(stream ? { stream: true } : {}) });
+}

@@ -1,0 +1,64 @@
+// Tables of one load run: every figure next to its baselines from the same run (ratios, added latency).
+import type { Result } from "./loops.ts";
+
+const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+const signed = (n: number) => (Number.isFinite(n) ? `${n >= 0 ? "+" : ""}${n.toFixed(2)}` : "-");
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ")).join("\n");
+}
+
+export function groupTable(results: Result[]): string {
+  const direct = results.find((r) => r.target === "direct");
+  const bare = results.find((r) => r.target === "bare-proxy");
+  const rows = [["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "ttfb p50", "errors", "rps/bare", "rps/direct", "p50 vs direct", "p50 vs bare"]];
+  for (const r of results) {
+    rows.push([
+      r.target, f(r.rps, 0), f(r.p50), f(r.p90), f(r.p99), f(r.max, 1), f(r.ttfbP50), `${r.errors}/${r.requests}`,
+      bare ? f(r.rps / bare.rps) : "-", direct ? f(r.rps / direct.rps) : "-",
+      direct ? signed(r.p50 - direct.p50) : "-", bare ? signed(r.p50 - bare.p50) : "-",
+    ]);
+  }
+  return table(rows);
+}
+
+export interface Verdict {
+  label: string;
+  value: string;
+  pass: boolean;
+}
+
+/** The issue's two targets, per gateway variant and stream setting. */
+export function verdicts(all: Result[], gateways: string[]): Verdict[] {
+  const out: Verdict[] = [];
+  for (const stream of [false, true]) {
+    const kind = stream ? "stream" : "non-stream";
+    const closed = all.filter((r) => r.mode === "closed" && r.stream === stream);
+    const open = all.filter((r) => r.mode === "open" && r.stream === stream);
+    const cb = closed.find((r) => r.target === "bare-proxy");
+    const od = open.find((r) => r.target === "direct");
+    const ob = open.find((r) => r.target === "bare-proxy");
+    for (const g of gateways) {
+      const cg = closed.find((r) => r.target === g);
+      if (cg && cb) {
+        const ratio = cg.rps / cb.rps;
+        out.push({ label: `closed ${kind}: ${g} throughput / bare proxy >= 0.40`, value: `${f(ratio)} (${f(cg.rps, 0)} vs ${f(cb.rps, 0)} req/s)`, pass: ratio >= 0.4 });
+      }
+      const og = open.find((r) => r.target === g);
+      if (og && od) {
+        const added = og.p50 - od.p50;
+        out.push({ label: `open ${kind}: ${g} p50 - direct p50 < 1 ms`, value: `${signed(added)} ms (${f(og.p50)} vs ${f(od.p50)})`, pass: added < 1 });
+      }
+      if (og && ob) {
+        const added = og.p50 - ob.p50;
+        out.push({ label: `open ${kind}: ${g} p50 - bare proxy p50 < 1 ms`, value: `${signed(added)} ms (${f(og.p50)} vs ${f(ob.p50)})`, pass: added < 1 });
+      }
+    }
+  }
+  return out;
+}
+
+export function verdictTable(v: Verdict[]): string {
+  return table([["target", "measured", "result"], ...v.map((x) => [x.label, x.value, x.pass ? "PASS" : "MISS"])]);
+}

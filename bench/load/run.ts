@@ -1,0 +1,186 @@
+// `npm run bench:load [-- options]`: the fake upstream, a bare Node proxy and the gateway as separate processes on
+// loopback, driven from this process (the load generator) open-loop and closed-loop. See bench/README.md.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir, cpus, loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
+import YAML from "yaml";
+import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
+import { UPSTREAM_KEY } from "./upstream.ts";
+import { benchFile, startChild, stopChildren } from "./procs.ts";
+import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
+import { closedLoop, openLoop, type Result } from "./loops.ts";
+import { groupTable, verdicts, verdictTable } from "./report.ts";
+
+const HELP = `npm run bench:load -- [options]
+
+  --duration S        measured seconds per phase (default 6)
+  --warmup S          unmeasured seconds before each phase (default 1.5)
+  --rate R            open-loop requests/s (default 500)
+  --concurrency N     closed-loop connections (default 50)
+  --modes LIST        open,closed (default both)
+  --stream MODE       on | off | both (default both)
+  --targets LIST      direct,bare,gateway (default all three; "gateway" = every --gateway variant)
+  --gateway NAME=SPEC gateway variant, repeatable. SPEC is a gateway.yaml path or pipeline:a,b,c
+                      (generated config with that pipeline). Default: gateway=pipeline:auth,router
+  --model ID          public model to request (default ${BENCH_MODEL}; ${BENCH_FLAKY_MODEL} with --flaky-rate)
+  --flaky-rate F      also start a second upstream failing fraction F of its requests (HTTP --flaky-status,
+                      default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
+  --chunks N          content chunks per upstream stream (default 50)
+  --chunk-delay-ms MS delay between upstream stream frames (default 0)
+  --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --json FILE         also write every result as JSON
+Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM} and \${MG_BENCH_KEY_SHA256}.
+`;
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "6" },
+    warmup: { type: "string", default: "1.5" },
+    rate: { type: "string", default: "500" },
+    concurrency: { type: "string", default: "50" },
+    modes: { type: "string", default: "open,closed" },
+    stream: { type: "string", default: "both" },
+    targets: { type: "string", default: "direct,bare,gateway" },
+    gateway: { type: "string", multiple: true },
+    model: { type: "string" },
+    "flaky-rate": { type: "string" },
+    "flaky-status": { type: "string", default: "500" },
+    chunks: { type: "string", default: "50" },
+    "chunk-delay-ms": { type: "string", default: "0" },
+    "node-args": { type: "string", default: "" },
+    json: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const num = (name: string, v: string, min: number, max: number) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}] (got ${v})`);
+  return n;
+};
+const durationMs = num("duration", values.duration, 0.5, 120) * 1000;
+const warmupMs = num("warmup", values.warmup, 0, 60) * 1000;
+const rate = num("rate", values.rate, 1, 20_000);
+const concurrency = Math.round(num("concurrency", values.concurrency, 1, 1024));
+const modes = values.modes.split(",").map((s) => s.trim()) as Array<"open" | "closed">;
+const streams = values.stream === "both" ? [false, true] : values.stream === "on" ? [true] : values.stream === "off" ? [false] : (() => { throw new Error("--stream must be on, off or both"); })();
+const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
+const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
+const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BENCH_MODEL);
+const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
+  const eq = g.indexOf("=");
+  if (eq < 1) throw new Error(`--gateway wants NAME=SPEC (got ${g})`);
+  return { name: g.slice(0, eq), spec: g.slice(eq + 1) };
+});
+
+const gatewayNames: string[] = [];
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
+  process.stdout.write(
+    `model-gateway load run — node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), loadavg ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n` +
+      `phases: ${modes.join("+")} x ${streams.map((s) => (s ? "stream" : "non-stream")).join("+")}; warmup ${warmupMs / 1000}s + ${durationMs / 1000}s each; ` +
+      `open ${rate} req/s, closed ${concurrency} connections; model ${model}; ${values.chunks} chunks/stream\n` +
+      `note: generator, upstream, bare proxy and gateway share this machine's cores — compare ratios, not absolutes.\n\n`,
+  );
+
+  const upArgs = ["--chunks", values.chunks, "--chunk-delay-ms", values["chunk-delay-ms"]];
+  const upstream = await startChild("upstream", benchFile("./upstream.ts"), upArgs);
+  const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
+  const flaky = flakyRate !== undefined
+    ? await startChild("flaky-upstream", benchFile("./upstream.ts"), [...upArgs, "--fail-rate", String(flakyRate), "--fail-status", values["flaky-status"]])
+    : undefined;
+  const env = {
+    MG_BENCH_UPSTREAM: `${upstreamOrigin}/v1`,
+    MG_BENCH_FLAKY_UPSTREAM: flaky ? `http://127.0.0.1:${flaky.port}/v1` : "",
+    MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256,
+  };
+
+  const targets: LoadTarget[] = [];
+  if (wanted.has("direct")) {
+    targets.push({ name: "direct", origin: upstreamOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` } });
+  }
+  if (wanted.has("bare")) {
+    const bare = await startChild("bare-proxy", benchFile("./bare-proxy.ts"), ["--upstream", upstreamOrigin]);
+    targets.push({ name: "bare-proxy", origin: `http://127.0.0.1:${bare.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" } });
+  }
+  if (wanted.has("gateway")) {
+    const nodeArgs = values["node-args"].split(/\s+/).filter(Boolean);
+    for (const v of variants) {
+      let file: string;
+      if (v.spec.startsWith("pipeline:")) {
+        file = join(dir, `${v.name}.yaml`);
+        writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline: v.spec.slice(9).split(",").filter(Boolean) })));
+      } else file = resolve(v.spec);
+      const gw = await startChild(v.name, benchFile("./gateway.ts"), ["--config", file], { nodeArgs, env });
+      targets.push({ name: v.name, origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } });
+      gatewayNames.push(v.name);
+    }
+  }
+
+  // Every target answers correctly once before anything is timed.
+  for (const t of targets) for (const stream of streams) await check(t, stream);
+
+  const all: Result[] = [];
+  for (const mode of modes) {
+    for (const stream of streams) {
+      const group: Result[] = [];
+      for (const t of targets) {
+        const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
+        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs };
+        const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
+        await pool.close();
+        group.push(r);
+        await sleep(300);
+      }
+      all.push(...group);
+      const title = mode === "open" ? `open loop, ${rate} req/s offered` : `closed loop, ${concurrency} connections`;
+      process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
+    }
+  }
+  const v = verdicts(all, gatewayNames);
+  if (v.length) process.stdout.write(`== targets (issue 2, "Done means")\n${verdictTable(v)}\n`);
+  if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, verdicts: v }, null, 2));
+}
+
+async function check(t: LoadTarget, stream: boolean): Promise<void> {
+  const pool = createPool(t.origin, 1);
+  let last = "";
+  try {
+    // A flaky provider without fallback may fail some requests: one success in three tries proves the path.
+    for (let i = 0; i < 3; i++) {
+      const r = await fetchText(pool, t, requestBody(model, stream));
+      last = `${t.name} ${stream ? "stream" : "json"}: HTTP ${r.status} ${r.text.slice(0, 300)}`;
+      if (r.status !== 200) continue;
+      if (t.name !== "direct" && t.name !== "bare-proxy" && typeof r.headers["x-request-id"] !== "string") throw new Error(`${t.name}: no x-request-id`);
+      if (stream) {
+        const frames = r.text.split("\n\n").filter((s) => s.startsWith("data: "));
+        if (frames.at(-1) !== "data: [DONE]" || frames.length < Number(values.chunks) + 3) throw new Error(`${last}: malformed stream (${frames.length} frames)`);
+        JSON.parse(frames[1]!.slice(6));
+      } else {
+        const body = JSON.parse(r.text);
+        if (typeof body.choices?.[0]?.message?.content !== "string") throw new Error(`${last}: no message content`);
+        if (gatewayNames.includes(t.name) && !body.providerMetadata?.gateway?.generationId) throw new Error(`${t.name}: no providerMetadata.gateway`);
+      }
+      return;
+    }
+    throw new Error(`setup check failed: ${last}`);
+  } finally {
+    await pool.close();
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench:load failed: ${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+} finally {
+  await stopChildren();
+}
