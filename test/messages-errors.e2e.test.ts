@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const LIVE = testKey("msg-err-e2e");
+const LIMITED = testKey("msg-err-limited");
 const model = "anthropic/claude-sonnet-4.5";
 let anthropic: FakeAnthropic;
 let openai: FakeOpenAI;
@@ -27,7 +28,7 @@ beforeAll(async () => {
       [model]: { type: "language", endpoints: [{ provider: "claude", model: "claude-sonnet-4-5-20250929", pricing: { input: "0.000003", output: "0.000015" } }] },
       "openai/gpt-4o-mini": { type: "language", endpoints: [{ provider: "up", model: "gpt-4o-mini", pricing: { input: "0.00000015", output: "0.0000006" } }] },
     },
-    projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
+    projects: { acme: { keys: [keyEntry("ci", LIVE)] }, limited: { keys: [keyEntry("lim", LIMITED)], allow_models: ["openai/*"] } },
   });
   client = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
 });
@@ -72,6 +73,8 @@ describe("messages errors", () => {
     await expect(bad.messages.create({ model, max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     await expect(client.messages.create({ model: "nope/nothing", max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     await expect(client.messages.create({ model, max_tokens: 10, messages: hi, temperature: 3 } as never)).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    const limited = new Anthropic({ apiKey: LIMITED, baseURL: gw.url + "/api", maxRetries: 0 });
+    await expect(limited.messages.create({ model, max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.PermissionDeniedError);
     anthropic.failures.push({ kind: "status", status: 529 }, { kind: "status", status: 529 }); // fallback retries once
     const err = await client.messages.create({ model, max_tokens: 10, messages: hi }).catch((e) => e);
     expect(err).toBeInstanceOf(Anthropic.InternalServerError);
