@@ -1,7 +1,8 @@
 // Video jobs outlive the HTTP request that started them. The registry keys jobs by project + idempotency key so
 // a repeat (while running or after completion) attaches to the same job instead of starting a second upstream
 // job, and counts running jobs per project + model for the one-job-at-a-time rule.
-// Kept in memory: a gateway restart forgets running jobs (their upstream jobs finish unobserved).
+// Running jobs live in this process; keyed jobs are also claimed in gateway.store (the idempotency records), so a
+// finished video survives a restart (sqlite) and replicas sharing a store (redis) attach to each other's jobs.
 import { ulid } from "ulid";
 import type { Gateway } from "../gateway.ts";
 import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
@@ -13,6 +14,9 @@ import { dispatchCall, withDeadline } from "./media.ts";
 
 /** Idempotency window (spec, Limits): a finished job can be picked up again for 24 hours. */
 const KEEP_FINISHED_MS = 24 * 3600_000;
+
+/** Where a keyed job is recorded in gateway.store. */
+export interface JobClaim { scope: string; owner: string }
 
 export interface VideoAsset {
   id: string;
@@ -61,7 +65,7 @@ export class VideoJobs {
   }
 
   /** Starts the upstream job detached from ctx's client connection (it keeps ctx's targets and drivers). */
-  start(ctx: GatewayContext, call: VideosCall, opts: { key?: string; fingerprint: string; jobTimeoutMs: number; callTimeoutMs: number }): VideoJob {
+  start(ctx: GatewayContext, call: VideosCall, opts: { key?: string; fingerprint: string; jobTimeoutMs: number; callTimeoutMs: number; claim?: JobClaim }): VideoJob {
     const projectId = ctx.auth?.projectId ?? "";
     const modelId = ctx.model!.id;
     const controller = new AbortController();
@@ -75,6 +79,8 @@ export class VideoJobs {
     set.add(job);
     if (opts.key) this.byKey.set(`${projectId}\n${opts.key}`, job);
 
+    const store = this.gateway.store;
+    const claim = opts.claim;
     // Hold a config snapshot so a reload cannot close the drivers under a running job.
     const snapshot = this.gateway.acquire();
     const attempts: ModelAttempt[] = [];
@@ -84,11 +90,20 @@ export class VideoJobs {
         const out = await withDeadline(opts.jobTimeoutMs, `Video job ${job.id} on ${modelId}`, (signal) =>
           dispatchCall<VideosOutput>(sub, "videos", call, { signal, targets: ctx.targets.map((t) => ({ ...t, timeoutMs: t.timeoutMs ?? opts.callTimeoutMs })) }), controller.signal);
         const asset = await keepAsset(this.gateway, "vid", out.bytes, out.contentType, VIDEO_URL_TTL_S);
-        return {
+        const result: VideoAsset = {
           id: job.id, created: Math.floor(Date.now() / 1000), model: modelId, asset,
           duration: out.duration, size: out.size, inputTokens: out.inputTokens ?? 0,
           resolvedProvider: sub.resolvedProvider, attempts,
         };
+        // Recorded before anyone is answered, so a restart or another replica finds it.
+        if (claim) {
+          await store.idempotencyComplete(claim.scope, opts.fingerprint, claim.owner, { kind: "json", status: 200, headers: {}, body: result }, KEEP_FINISHED_MS, Date.now())
+            .catch((err) => this.gateway.log.warn("video job record failed", { job: job.id, error: String(err) }));
+        }
+        return result;
+      } catch (err) {
+        if (claim) await store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
+        throw err;
       } finally {
         this.gateway.release(snapshot);
       }

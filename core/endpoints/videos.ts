@@ -3,6 +3,8 @@
 // Idempotency (x-mg-idempotency-key or Idempotency-Key): a repeat attaches to the same job — also while it is
 // still running — and after completion returns the original asset with a refreshed URL, billed only once.
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ulid } from "ulid";
 import { validateVideos } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
@@ -10,9 +12,9 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { VideosCall } from "../../providers/media.ts";
 import { estimateTokens } from "../../providers/estimate.ts";
-import { signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
+import { assetsOf, signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { extraFields, limitsOf, requireType } from "./media.ts";
-import { videoJobsOf } from "./video-jobs.ts";
+import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
 import { idempotencyKey } from "../../plugins/idempotency/index.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
@@ -85,15 +87,25 @@ async function videos(ctx: GatewayContext): Promise<void> {
   const jobs = videoJobsOf(ctx.gateway);
 
   let job = key ? jobs.find(projectId, key) : undefined;
-  if (job && job.fingerprint !== fingerprint) {
-    // Same answer as the idempotency plugin gives on other endpoints.
-    throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
-      details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+  if (job && job.fingerprint !== fingerprint) throw keyReused(ctx);
+  let claim: JobClaim | undefined;
+  if (!job && key) {
+    // Not running here: a finished job may be on record (earlier process, another replica), or another replica
+    // may be running it right now.
+    const owner = `${ctx.requestId}:${ulid()}`;
+    const found = await claimOrFind(ctx, `video:${projectId}:${key}`, fingerprint, owner, {
+      leaseMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
+      holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),
+      local: () => jobs.find(projectId, key),
     });
+    if (found.kind === "done") return respond(ctx, found.asset, false);
+    if (found.kind === "local") job = found.job;
+    else claim = { scope: `video:${projectId}:${key}`, owner };
   }
   if (!job) {
     const max = typeof limits.max_concurrent_jobs === "number" ? limits.max_concurrent_jobs : 1;
     if (jobs.runningCount(projectId, model.id) >= max) {
+      if (claim) await ctx.gateway.store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
       throw new GatewayError(429, "RATE_LIMITED", `${model.id} runs ${max} video job${max === 1 ? "" : "s"} at a time per project; wait for the running one to finish`, {
         retryAfter: 30, details: { model: model.id, max_concurrent_jobs: max },
       });
@@ -110,7 +122,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
       poll: { initialMs: limits.poll_initial_ms ?? 5000, maxMs: limits.poll_max_ms ?? 15000 },
     };
     job = jobs.start(ctx, call, {
-      key, fingerprint,
+      key, fingerprint, claim,
       jobTimeoutMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
       callTimeoutMs: ctx.config.server.upstreamTimeoutMs,
     });
@@ -119,14 +131,23 @@ async function videos(ctx: GatewayContext): Promise<void> {
   }
 
   const result = await jobs.hold(job, ctx.signal, seconds(limits, "timeout_seconds", VIDEO_HOLD_MS));
+  const bill = !job.billed;
+  job.billed = true;
+  return respond(ctx, result, bill);
+}
+
+/** The public result with a freshly signed URL; `bill` puts the job's attempts and usage on this request. */
+async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): Promise<void> {
+  const body = ctx.body;
   ctx.resolvedProvider = result.resolvedProvider;
   const inputTokens = result.inputTokens || estimateTokens(body.prompt);
   const outputSeconds = Math.ceil(result.duration);
-  if (!job.billed) {
+  if (bill) {
     // The first request to deliver the asset carries the job's attempts and usage, so it alone is metered.
-    job.billed = true;
     ctx.attempts.push(...result.attempts);
     ctx.usage = { inputTokens, outputTokens: 0, videoSeconds: outputSeconds };
+  } else {
+    ctx.responseHeaders["x-mg-video-job"] = "attached";
   }
   const signed = await signAsset(ctx.gateway, ctx.headers, result.asset, VIDEO_URL_TTL_S);
   ctx.response = {
@@ -141,6 +162,52 @@ async function videos(ctx: GatewayContext): Promise<void> {
       providerMetadata: { gateway: { generationId: ctx.generationId, resolvedProvider: result.resolvedProvider, modelAttempts: result.attempts } },
     },
   };
+}
+
+function keyReused(ctx: GatewayContext): GatewayError {
+  // Same answer as the idempotency plugin gives on other endpoints.
+  return new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
+    details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+  });
+}
+
+/**
+ * Claim the key in gateway.store, or find the finished job on record. While another process holds the claim
+ * (a replica running the job), wait for its record up to the hold time.
+ */
+async function claimOrFind(
+  ctx: GatewayContext, scope: string, fingerprint: string, owner: string,
+  o: { leaseMs: number; holdMs: number; local: () => VideoJob | undefined },
+): Promise<{ kind: "new" } | { kind: "done"; asset: VideoAsset } | { kind: "local"; job: VideoJob }> {
+  const store = ctx.gateway.store;
+  const deadline = Date.now() + o.holdMs;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 5000)) {
+    const state = await store.idempotencyBegin(scope, fingerprint, owner, o.leaseMs, Date.now());
+    if (state.state === "new") return { kind: "new" };
+    if (state.state === "mismatch") throw keyReused(ctx);
+    if (state.state === "done" && state.response.kind === "json") {
+      const asset = state.response.body as VideoAsset;
+      if (await assetsOf(ctx.gateway).store.meta(asset.asset.name)) return { kind: "done", asset };
+      // The file is not kept here (another assets_dir): run the job again, unrecorded.
+      return { kind: "new" };
+    }
+    // "pending": a request in this process may have registered the job meanwhile.
+    const job = o.local();
+    if (job) {
+      if (job.fingerprint !== fingerprint) throw keyReused(ctx);
+      return { kind: "local", job };
+    }
+    if (Date.now() + wait > deadline) {
+      throw new GatewayError(504, "UPSTREAM_TIMEOUT", "The video is still being generated by another gateway instance; repeat the request with the same idempotency key to pick it up", {
+        retryable: true, details: { limit_seconds: Math.round(o.holdMs / 1000) },
+      });
+    }
+    try {
+      await sleep(wait, undefined, { signal: ctx.signal });
+    } catch {
+      throw new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request");
+    }
+  }
 }
 
 export const videosEndpoint: EndpointSpec = {
