@@ -155,7 +155,10 @@ function userContent(content: any, i: number): Block[] | string {
   content.forEach((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
     let block: Block | undefined;
-    if (p.type === "text") block = { type: "text", text: p.text };
+    if (p.type === "text") {
+      if (!p.text) return; // Anthropic rejects empty text blocks
+      block = { type: "text", text: p.text };
+    }
     else if (p.type === "image_url") block = imageBlock(p.image_url.url, `${field}.image_url.url`);
     else if (p.type === "file") {
       const m = typeof p.file?.file_data === "string" ? DATA_URL.exec(p.file.file_data) : null;
