@@ -8,6 +8,8 @@ export interface LoadTarget {
   origin: string;
   path: string;
   headers: Record<string, string>;
+  /** The server process answering this target (its CPU time per request is reported). */
+  pid?: number;
 }
 
 export interface Done {

@@ -13,6 +13,8 @@ export interface PhaseOptions {
   durationMs: number;
   /** Longest wait for requests still in flight when the measured window ends (they count as errors). */
   drainMs?: number;
+  /** Called when the measured window opens and closes (the runner samples process CPU time there). */
+  onWindow?: (edge: "start" | "end") => void;
 }
 
 export interface Result {
@@ -29,6 +31,10 @@ export interface Result {
   max: number;
   /** Median time to response headers (ms). */
   ttfbP50: number;
+  /** CPU ms the target's server process used per measured request (warmup excluded). */
+  cpuMsPerReq?: number;
+  /** Same for the fake upstream process, for reference. */
+  upstreamCpuMsPerReq?: number;
   offeredRps?: number;
   concurrency?: number;
 }
@@ -78,9 +84,11 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
       else resolve();
     };
     setTimeout(tick, 5);
+    setTimeout(() => o.onWindow?.("start"), o.warmupMs + 5);
   });
   const deadline = performance.now() + (o.drainMs ?? 10_000);
   while (outstanding > 0 && performance.now() < deadline) await sleep(2);
+  o.onWindow?.("end");
   const scheduledInWindow = total - Math.ceil(Math.max(0, measureFrom - t0) / interval);
   const lost = Math.max(0, scheduledInWindow - measured); // still in flight at the drain deadline: errors
   return summarise(lat, ttfb, {
@@ -116,7 +124,11 @@ export async function closedLoop(pool: Pool, target: LoadTarget, concurrency: nu
     };
     loop();
   });
+  const opened = setTimeout(() => o.onWindow?.("start"), o.warmupMs);
+  const closed = setTimeout(() => o.onWindow?.("end"), o.warmupMs + o.durationMs);
   await Promise.race([Promise.all(Array.from({ length: concurrency }, worker)), sleep(o.warmupMs + o.durationMs + (o.drainMs ?? 10_000))]);
+  clearTimeout(opened);
+  clearTimeout(closed);
   return summarise(lat, ttfb, {
     target: target.name, mode: "closed", stream: o.stream, requests: completedInWindow, errors,
     rps: lat.length / (o.durationMs / 1000), concurrency,

@@ -1,5 +1,6 @@
 // Child processes of a load run: each prints `READY {"port":N}` once listening; all are killed (by pid) at the end.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -60,3 +61,16 @@ process.on("exit", () => {
 for (const sig of ["SIGINT", "SIGTERM"] as const) {
   process.once(sig, () => void stopChildren().finally(() => process.exit(130)));
 }
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS; // utime, stime (fields 14, 15)
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ on Linux

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
 import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
-import { benchFile, startChild, stopChildren } from "./procs.ts";
+import { benchFile, cpuMs, startChild, stopChildren } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, verdicts, verdictTable } from "./report.ts";
@@ -104,11 +104,11 @@ async function main(): Promise<void> {
 
   const targets: LoadTarget[] = [];
   if (wanted.has("direct")) {
-    targets.push({ name: "direct", origin: upstreamOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` } });
+    targets.push({ name: "direct", origin: upstreamOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` }, pid: upstream.proc.pid });
   }
   if (wanted.has("bare")) {
     const bare = await startChild("bare-proxy", benchFile("./bare-proxy.ts"), ["--upstream", upstreamOrigin]);
-    targets.push({ name: "bare-proxy", origin: `http://127.0.0.1:${bare.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" } });
+    targets.push({ name: "bare-proxy", origin: `http://127.0.0.1:${bare.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" }, pid: bare.proc.pid });
   }
   if (wanted.has("gateway")) {
     const nodeArgs = values["node-args"].split(/\s+/).filter(Boolean);
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
         writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline: v.spec.slice(9).split(",").filter(Boolean) })));
       } else file = resolve(v.spec);
       const gw = await startChild(v.name, benchFile("./gateway.ts"), ["--config", file], { nodeArgs, env });
-      targets.push({ name: v.name, origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } });
+      targets.push({ name: v.name, origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.proc.pid });
       gatewayNames.push(v.name);
     }
   }
@@ -133,8 +133,17 @@ async function main(): Promise<void> {
       const group: Result[] = [];
       for (const t of targets) {
         const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
-        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs };
+        const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
+        const onWindow = (edge: "start" | "end") => {
+          const i = edge === "start" ? 0 : 1;
+          cpu.t[i] = cpuMs(t.pid);
+          cpu.up[i] = cpuMs(upstream.proc.pid);
+        };
+        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow };
         const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
+        const served = r.requests;
+        r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
+        r.upstreamCpuMsPerReq = (cpu.up[1]! - cpu.up[0]!) / served;
         await pool.close();
         group.push(r);
         await sleep(300);

@@ -1,0 +1,150 @@
+// The streaming hot path, in process (tinybench), each figure next to a baseline from the same run:
+//   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser
+//   2. relay per chunk: relayChatStream vs a bare async pass-through of the same events
+//   3. encode per chunk: encodeSse vs re-serialising each chunk (what the relay avoids)
+//   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
+//      (auth + router), streaming and not — client, proxy and upstream share this one process.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import YAML from "yaml";
+import { createParser } from "eventsource-parser";
+import { SseParser, parseSse, type SseEvent } from "../core/sse/parse.ts";
+import { encodeSse } from "../core/sse/encode.ts";
+import { relayChatStream } from "../providers/openai-compatible/stream.ts";
+import { startGateway } from "../core/server.ts";
+import { createLogger } from "../core/log.ts";
+import { render, createFakeUpstream, UPSTREAM_KEY } from "./load/upstream.ts";
+import { createBareProxy } from "./load/bare-proxy.ts";
+import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./load/config.ts";
+import { createPool, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
+import { assert, assertEqual, runGroup } from "./lib.ts";
+
+const CHUNKS = 50;
+const { frames } = render("gpt-4o-mini", CHUNKS, true);
+const enc = new TextEncoder();
+/** One read per frame: how a real model's tokens arrive. */
+const perFrame = frames.map((f) => enc.encode(f));
+/** 512-byte reads that cut frames (and lines) anywhere: a busy connection. */
+const whole = enc.encode(frames.join(""));
+const cut: Uint8Array[] = [];
+for (let i = 0; i < whole.length; i += 512) cut.push(whole.subarray(i, i + 512));
+const expected = frames.map((f) => f.slice(6, -2));
+const n = frames.length;
+
+// ---- 1. parse -------------------------------------------------------------------------------------------------
+function ours(reads: Uint8Array[]): string[] {
+  const p = new SseParser();
+  const out: string[] = [];
+  for (const r of reads) for (const ev of p.push(r)) out.push(ev.data);
+  return out;
+}
+function theirs(reads: Uint8Array[]): string[] {
+  const out: string[] = [];
+  const decoder = new TextDecoder();
+  const p = createParser({ onEvent: (ev) => out.push(ev.data) });
+  for (const r of reads) p.feed(decoder.decode(r, { stream: true }));
+  return out;
+}
+await runGroup(`SSE parse, ${n} frames per stream, one read per frame`, [
+  { name: "eventsource-parser", fn: () => theirs(perFrame), check: () => assertEqual(theirs(perFrame), expected, "eventsource-parser") },
+  { name: "core/sse SseParser", fn: () => ours(perFrame), check: () => assertEqual(ours(perFrame), expected, "SseParser") },
+], { perItem: { count: n, unit: "frame" } });
+await runGroup(`SSE parse, ${n} frames per stream, 512-byte reads`, [
+  { name: "eventsource-parser", fn: () => theirs(cut), check: () => assertEqual(theirs(cut), expected, "eventsource-parser") },
+  { name: "core/sse SseParser", fn: () => ours(cut), check: () => assertEqual(ours(cut), expected, "SseParser") },
+], { perItem: { count: n, unit: "frame" } });
+
+// ---- 2. relay -------------------------------------------------------------------------------------------------
+const events: SseEvent[] = expected.map((data) => ({ data }));
+async function* source(): AsyncGenerator<SseEvent> {
+  for (const ev of events) yield ev;
+}
+async function* passThrough(it: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+  for await (const ev of it) yield ev;
+}
+let usageReports = 0;
+const call = { reportUsage: () => { usageReports++; }, reportFirstToken: () => {} };
+async function drain(it: AsyncIterable<SseEvent>): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  for await (const ev of it) out.push(ev);
+  return out;
+}
+await runGroup(`relay, ${n} events per stream (usage chunk dropped: client did not ask)`, [
+  { name: "async pass-through", fn: () => drain(passThrough(source())), check: async () => assertEqual((await drain(passThrough(source()))).length, n, "pass-through") },
+  {
+    name: "relayChatStream",
+    fn: () => drain(relayChatStream(source(), false, call, "bench")),
+    check: async () => {
+      usageReports = 0;
+      const out = await drain(relayChatStream(source(), false, call, "bench"));
+      assertEqual(out.map((e) => e.data), expected.filter((d) => !d.includes('"usage":{')), "relay drops the usage-only chunk");
+      assert(usageReports === 1, `usage reported once (got ${usageReports})`);
+    },
+  },
+  {
+    name: "parseSse+relay from reads",
+    fn: () => drain(relayChatStream(parseSse(readsOf(perFrame)), false, call, "bench")),
+    check: async () => assertEqual((await drain(relayChatStream(parseSse(readsOf(perFrame)), false, call, "bench"))).length, n - 1, "parse+relay"),
+  },
+], { perItem: { count: n, unit: "event" } });
+async function* readsOf(reads: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const r of reads) yield r;
+}
+
+// ---- 3. encode ------------------------------------------------------------------------------------------------
+const encodeAll = () => {
+  let s = 0;
+  for (const ev of events) s += encodeSse(ev).length;
+  return s;
+};
+const reserialise = () => {
+  let s = 0;
+  for (const ev of events) s += encodeSse({ data: ev.data === "[DONE]" ? ev.data : JSON.stringify(JSON.parse(ev.data)) }).length;
+  return s;
+};
+await runGroup(`encode, ${n} events per stream`, [
+  { name: "parse+stringify each chunk", fn: reserialise, check: () => assertEqual(reserialise(), whole.length, "re-serialised bytes") },
+  { name: "encodeSse (relay as-is)", fn: encodeAll, check: () => assertEqual(encodeAll(), whole.length, "encoded bytes") },
+], { perItem: { count: n, unit: "event" } });
+
+// ---- 4. whole request on loopback -----------------------------------------------------------------------------
+const listen = (s: Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
+const upstream = createFakeUpstream({ chunks: CHUNKS });
+const upPort = await listen(upstream);
+const upOrigin = `http://127.0.0.1:${upPort}`;
+const bare = createBareProxy(upOrigin);
+const barePort = await listen(bare.server);
+const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
+const configFile = join(dir, "gateway.yaml");
+writeFileSync(configFile, YAML.stringify(benchConfig({ upstream: `${upOrigin}/v1` })));
+const gw = await startGateway({ configFile, port: 0, host: "127.0.0.1", watch: false, logger: createLogger("warn") });
+
+const targets: LoadTarget[] = [
+  { name: "direct", origin: upOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` } },
+  { name: "bare proxy", origin: `http://127.0.0.1:${barePort}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" } },
+  { name: "gateway (auth+router)", origin: gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } },
+];
+const pools = new Map(targets.map((t) => [t.name, createPool(t.origin, 1)]));
+const once = (t: LoadTarget, stream: boolean, body: string) => new Promise<Done>((resolve) => send(pools.get(t.name)!, t, body, stream, resolve));
+
+try {
+  for (const stream of [false, true]) {
+    const body = requestBody(BENCH_MODEL, stream);
+    await runGroup(`one request on loopback, ${stream ? `streaming ${n} frames` : "non-streaming"} (client + servers in this process)`, targets.map((t) => ({
+      name: t.name,
+      fn: () => once(t, stream, body),
+      check: async () => {
+        const d = await once(t, stream, body);
+        assert(d.ok, `${t.name}: HTTP ${d.status}${stream ? " or stream without [DONE]" : ""}`);
+      },
+    })), { baseline: "bare proxy" });
+  }
+} finally {
+  for (const p of pools.values()) await p.close();
+  await gw.close();
+  await bare.close();
+  upstream.close();
+}
