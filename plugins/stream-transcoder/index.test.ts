@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { invokeTranslated, DROPPED_HEADER } from "./index.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../providers/types.ts";
+
+const target: Target = { modelId: "m/x", provider: "p", upstreamModel: "x", pricing: { output: "0.00001" } };
+const call = { signal: new AbortController().signal, requestId: "r", clientHeaders: {}, reportUsage() {}, reportFirstToken() {} } as CallOptions;
+
+function ctxFor(body: any, extra: Record<string, unknown> = {}) {
+  return { body, responseHeaders: {} as Record<string, string>, ...extra } as any;
+}
+
+async function* events(list: string[]) { for (const data of list) yield { data }; }
+
+describe("stream-transcoder invoke", () => {
+  it("messages op on a chat driver: body translated, JSON answer translated back, dropped knobs merged with the driver's", async () => {
+    let seen: any;
+    const driver: ProviderDriver = {
+      name: "p", protocol: "gemini",
+      chat: async (b): Promise<ProviderResult> => {
+        seen = b;
+        return { kind: "json", headers: { [DROPPED_HEADER]: "logit_bias" }, body: { id: "chatcmpl-1", model: "x", choices: [{ message: { content: "hi" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1 } } };
+      },
+    };
+    const ctx = ctxFor({ model: "m/x", max_tokens: 5, thinking: { type: "enabled", budget_tokens: 2000 }, messages: [{ role: "user", content: "q" }] });
+    const r = await invokeTranslated(ctx, driver, "messages", target, call)!;
+    expect(seen.messages).toEqual([{ role: "user", content: "q" }]);
+    expect(r.kind === "json" && r.body).toMatchObject({ type: "message", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn" });
+    expect(r.headers![DROPPED_HEADER]).toBe("thinking,logit_bias");
+  });
+
+  it("chat op on a messages driver streams back chat chunks; native ops are called with the body untouched", async () => {
+    const ev = (type: string, p: Record<string, unknown> = {}) => JSON.stringify({ type, ...p });
+    const driver: any = {
+      name: "p", protocol: "anthropic",
+      messages: async (b: any): Promise<ProviderResult> => ({ kind: "stream", events: (async function* () {
+        for (const [event, data] of [
+          ["message_start", ev("message_start", { message: { id: "msg_1", model: b.model, usage: { input_tokens: 2 } } })],
+          ["content_block_start", ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } })],
+          ["content_block_delta", ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "yo" } })],
+          ["message_delta", ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } })],
+          ["message_stop", ev("message_stop")],
+        ]) yield { event, data };
+      })() }),
+    };
+    const ctx = ctxFor({ model: "m/x", stream: true, messages: [{ role: "user", content: "q" }] });
+    const r = await invokeTranslated(ctx, driver, "chat", target, call)!;
+    const out: string[] = [];
+    if (r.kind === "stream") for await (const e of r.events) out.push(e.data);
+    expect(out.at(-1)).toBe("[DONE]");
+    expect(out.slice(0, -1).map((d) => JSON.parse(d).choices[0].delta)).toEqual([{ role: "assistant", content: "" }, { content: "yo" }, {}]);
+
+    const native = { name: "o", protocol: "openai", chat: async (b: any) => ({ kind: "stream", events: events([JSON.stringify(b)]) }) } as unknown as ProviderDriver;
+    const body = { model: "m/x", messages: [{ role: "user", content: "q" }] };
+    const n = await invokeTranslated(ctxFor(body), native, "chat", target, call)!;
+    if (n.kind === "stream") for await (const e of n.events) expect(JSON.parse(e.data)).toEqual(body);
+  });
+
+  it("returns undefined when neither protocol fits (dispatch then reports the unsupported op)", () => {
+    expect(invokeTranslated(ctxFor({}), { name: "r", protocol: "cohere" }, "messages", target, call)).toBeUndefined();
+  });
+});
