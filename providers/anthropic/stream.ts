@@ -15,6 +15,8 @@ export async function* relayMessagesStream(
     const type = ev.event;
     if (type === "message_start") {
       usage = { ...JSON.parse(ev.data).message?.usage };
+      // Input tokens are known (and spent) from here on, even if the stream dies before message_delta.
+      call.reportUsage(fromAnthropicUsage(usage));
     } else if (type === "content_block_start" || type === "content_block_delta") {
       if (first) {
         call.reportFirstToken();
