@@ -36,6 +36,7 @@ export async function geminiChat(env: GeminiEnv, body: any, target: Target, call
 
 async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
   let first = true;
+  let reported = false;
   try {
     for await (const ev of events) {
       if (first) {
@@ -43,6 +44,11 @@ async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, ca
         first = false;
       }
       const out = t.push(ev);
+      // Prompt tokens are known from the first chunk: report them at once in case the stream dies later.
+      if (!reported && t.usageMetadata) {
+        call.reportUsage(fromGeminiUsage(t.usageMetadata));
+        reported = true;
+      }
       for (let i = 0; i < out.length; i++) yield out[i]!;
     }
     call.reportUsage(fromGeminiUsage(t.usageMetadata));
