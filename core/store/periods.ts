@@ -6,7 +6,25 @@ export interface PeriodWindow {
   start: number;
 }
 
+const cached = new Map<Period, PeriodWindow & { end: number }>();
+
+/** The period containing `now` (memoised: the same window serves every request until it ends). */
 export function periodOf(period: Period, now: number): PeriodWindow {
+  const c = cached.get(period);
+  if (c && now >= c.start && now < c.end) return c;
+  const w = computePeriod(period, now);
+  const end = period === "total" ? Infinity : computePeriod(period, nextBoundaryProbe(period, w.start)).start;
+  cached.set(period, { ...w, end });
+  return w;
+}
+
+/** A moment certainly inside the period after the one starting at `start`. */
+function nextBoundaryProbe(period: Period, start: number): number {
+  const day = 86_400_000;
+  return start + (period === "day" ? day : period === "week" ? 7 * day : 32 * day);
+}
+
+function computePeriod(period: Period, now: number): PeriodWindow {
   const d = new Date(now);
   const y = d.getUTCFullYear(), m = d.getUTCMonth(), day = d.getUTCDate();
   switch (period) {

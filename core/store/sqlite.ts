@@ -21,7 +21,6 @@ CREATE TABLE IF NOT EXISTS ledger (
   outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
-CREATE INDEX IF NOT EXISTS ledger_ts ON ledger (ts);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
 );
@@ -61,6 +60,8 @@ export class SqliteStore implements Store {
   private readonly spend = new Map<string, bigint>();
   private readonly stmts;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly queue: { entry: LedgerEntry; settle?: Settlement; resolve(): void; reject(err: unknown): void }[] = [];
+  private readonly insertMany: (entries: LedgerEntry[]) => boolean[];
 
   constructor(readonly path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -79,6 +80,7 @@ export class SqliteStore implements Store {
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
     };
+    this.insertMany = this.db.transaction((entries: LedgerEntry[]) => entries.map((e) => this.stmts.insert.run(...toRow(e)).changes === 1));
     this.stmts.sweep.run(Date.now());
     this.sweeper = setInterval(() => this.stmts.sweep.run(Date.now()), 3_600_000).unref();
   }
@@ -110,16 +112,40 @@ export class SqliteStore implements Store {
     return this.spentSync(project, periodKey, periodStart);
   }
 
-  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
-    const added = this.stmts.insert.run(...toRow(entry)).changes === 1;
-    if (added) {
-      for (const p of allPeriods(entry.ts)) {
-        const k = `${entry.project}\n${p.key}`;
-        const s = this.spend.get(k);
-        if (s !== undefined) this.spend.set(k, s + entry.costPico);
-      }
+  /**
+   * Group commit: records handed in during one event-loop turn are inserted in one transaction (one WAL append
+   * instead of one per request). The promise resolves only after the commit, so a caller that awaits it before
+   * completing its response never loses a record it answered.
+   */
+  record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ entry, settle, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue.splice(0);
+    if (!batch.length) return;
+    let added: boolean[];
+    try {
+      added = this.insertMany(batch.map((b) => b.entry));
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+      return;
     }
-    if (settle) this.local.release(settle);
+    batch.forEach((b, i) => {
+      if (added[i]) {
+        for (const p of allPeriods(b.entry.ts)) {
+          const k = `${b.entry.project}\n${p.key}`;
+          const s = this.spend.get(k);
+          if (s !== undefined) this.spend.set(k, s + b.entry.costPico);
+        }
+      }
+      // Spend is counted before the reservation goes, so a concurrent reserve never sees neither.
+      if (b.settle) this.local.release(b.settle);
+      b.resolve();
+    });
   }
 
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
@@ -143,6 +169,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.flush();
     if (this.db.open) this.db.close();
   }
 }

@@ -4,10 +4,17 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 const chars = new WeakMap<GatewayContext, number>();
 
-/** Characters of the request body: an upper bound on its input tokens (a token is at least one character). */
+/**
+ * Size of the request body: an upper bound on its input tokens (a token is at least one character). The bytes the
+ * client sent (Content-Length, never fewer than the characters) when known, else the serialised body.
+ */
 export function bodyChars(ctx: GatewayContext): number {
   let n = chars.get(ctx);
-  if (n === undefined) chars.set(ctx, (n = ctx.body === undefined ? 0 : JSON.stringify(ctx.body).length));
+  if (n === undefined) {
+    const declared = Number(ctx.headers["content-length"]);
+    n = ctx.body === undefined ? 0 : Number.isSafeInteger(declared) && declared > 0 ? declared : JSON.stringify(ctx.body).length;
+    chars.set(ctx, n);
+  }
   return n;
 }
 
