@@ -35,7 +35,11 @@ export interface GroupResult {
   rows: Array<{ name: string; meanMs: number; p50Ms: number; p99Ms: number; rme: number; samples: number; ratio: number }>;
 }
 
+/** BENCH_FILTER=regex runs only the groups whose title matches. */
+export const selected = (title: string) => !process.env.BENCH_FILTER || new RegExp(process.env.BENCH_FILTER, "i").test(title);
+
 export async function runGroup(title: string, tasks: BenchTask[], opts: GroupOptions = {}): Promise<GroupResult> {
+  if (!selected(title)) return { title, rows: [] };
   for (const t of tasks) {
     try {
       await t.check?.();

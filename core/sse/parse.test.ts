@@ -40,3 +40,41 @@ describe("SseParser", () => {
     expect(p.push(text)).toEqual([{ data: '{"a":1}' }, { event: "ping", data: '{"type":"ping"}' }]);
   });
 });
+
+describe("SseParser agrees with eventsource-parser", () => {
+  it("on mixed line endings, comments, multi-line data and random read boundaries", async () => {
+    const { createParser } = await import("eventsource-parser");
+    const endings = ["\n", "\r\n", "\r"];
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      let text = "";
+      for (let e = 0; e < 6; e++) {
+        const eol = () => endings[rnd(3)]!;
+        if (rnd(4) === 0) text += `: ping${eol()}`;
+        if (rnd(3) === 0) text += `event: ev${e}${eol()}`;
+        const lines = 1 + rnd(3);
+        for (let l = 0; l < lines; l++) text += `${rnd(5) === 0 ? "data:" : "data: "}{"i":${e},"l":${l},"t":"héllo ✓"}${eol()}`;
+        if (rnd(5) === 0) text += `id: ${e}${eol()}`;
+        text += eol();
+      }
+      // End on LF: with a trailing CR eventsource-parser waits for a possible LF, we dispatch at once (both valid).
+      text += "\n";
+      const bytes = new TextEncoder().encode(text);
+      const ours: unknown[] = [];
+      const p = new SseParser();
+      for (let i = 0; i < bytes.length;) {
+        const n = 1 + rnd(40);
+        ours.push(...p.push(bytes.subarray(i, i + n)));
+        i += n;
+      }
+      const theirs: unknown[] = [];
+      const ref = createParser({ onEvent: (ev) => theirs.push(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data }) });
+      ref.feed(text);
+      expect(ours).toEqual(theirs);
+    }
+  });
+});

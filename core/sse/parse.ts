@@ -1,6 +1,10 @@
 // Incremental SSE parser (WHATWG rules): any of CRLF / LF / CR line endings, possibly split across reads,
 // comments ignored, multi-line data joined with "\n", an unterminated event at EOF discarded.
-// Hand-written because it sits on the streaming hot path; bench/ compares it with eventsource-parser.
+// Hand-written because it sits on the streaming hot path: lines are found with indexOf and `data:` values are
+// sliced straight out of the read (no per-line substring, no per-event array); bench/ compares it with
+// eventsource-parser in the same run.
+
+import { StringDecoder } from "node:string_decoder";
 
 export interface SseEvent {
   /** `event:` field; undefined for the default "message" type. */
@@ -10,58 +14,79 @@ export interface SseEvent {
 
 export class SseParser {
   private buf = "";
-  private data: string[] = [];
+  private data: string | undefined;
   private event: string | undefined;
   private sawCR = false;
-  private readonly decoder = new TextDecoder();
+  // Node's StringDecoder: ~2.5x faster than TextDecoder on small reads, and keeps split UTF-8 sequences too.
+  private readonly decoder = new StringDecoder("utf8");
 
   /** Feed bytes (or text); returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
     // A CR at the end of the previous chunk was a line end; drop the LF that completes its CRLF.
-    if (this.sawCR && text.charCodeAt(0) === 10) text = text.slice(1);
-    this.sawCR = false;
+    if (this.sawCR) {
+      this.sawCR = false;
+      if (text.charCodeAt(0) === 10) text = text.slice(1);
+    }
     const out: SseEvent[] = [];
-    let s = this.buf.length ? this.buf + text : text;
-    let start = 0;
+    const s = this.buf.length ? this.buf + text : text;
     const len = s.length;
-    for (let i = 0; i < len; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.line(s.slice(start, i), out);
-      if (c === 13) {
-        if (i + 1 < len) {
-          if (s.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.sawCR = true;
-        }
+    let start = 0;
+    // The carried-over partial line never holds a line end, so one look at the new text picks the path.
+    if (text.indexOf("\r") === -1) {
+      for (let nl = s.indexOf("\n"); nl !== -1; nl = s.indexOf("\n", start)) {
+        this.line(s, start, nl, out);
+        start = nl + 1;
       }
-      start = i + 1;
+    } else {
+      let lf = s.indexOf("\n");
+      let cr = s.indexOf("\r");
+      while (lf !== -1 || cr !== -1) {
+        let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        this.line(s, start, end, out);
+        if (end === cr) {
+          if (end + 1 === len) this.sawCR = true;
+          else if (lf === end + 1) end++;
+        }
+        start = end + 1;
+        if (lf !== -1 && lf < start) lf = s.indexOf("\n", start);
+        if (cr !== -1 && cr < start) cr = s.indexOf("\r", start);
+      }
     }
     this.buf = start < len ? s.slice(start) : "";
-    s = "";
     return out;
   }
 
-  private line(line: string, out: SseEvent[]): void {
-    if (line.length === 0) {
-      if (this.data.length) {
-        const ev: SseEvent = { data: this.data.length === 1 ? this.data[0]! : this.data.join("\n") };
-        if (this.event !== undefined) ev.event = this.event;
-        out.push(ev);
+  /** One line, s[start, end): a field, a comment, or the blank line that dispatches the event. */
+  private line(s: string, start: number, end: number, out: SseEvent[]): void {
+    if (start === end) {
+      if (this.data !== undefined) {
+        out.push(this.event === undefined ? { data: this.data } : { event: this.event, data: this.data });
+        this.data = undefined;
       }
-      this.data = [];
       this.event = undefined;
       return;
     }
-    if (line.charCodeAt(0) === 58) return; // ":" comment
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === "data") this.data.push(value);
+    const c = s.charCodeAt(start);
+    if (c === 58) return; // ":" comment
+    // Fast path for the line every chunk has.
+    if (c === 100 && end - start >= 5 && s.charCodeAt(start + 4) === 58 && s.startsWith("data", start)) {
+      const v = s.charCodeAt(start + 5) === 32 && start + 5 < end ? start + 6 : start + 5;
+      this.addData(s.slice(v, end));
+      return;
+    }
+    const colon = s.indexOf(":", start);
+    const hasValue = colon !== -1 && colon < end;
+    const field = s.slice(start, hasValue ? colon : end);
+    let value = "";
+    if (hasValue) value = s.slice(s.charCodeAt(colon + 1) === 32 && colon + 1 < end ? colon + 2 : colon + 1, end);
+    if (field === "data") this.addData(value);
     else if (field === "event") this.event = value;
     // id / retry / unknown fields: not needed by any upstream protocol we speak.
+  }
+
+  private addData(v: string): void {
+    this.data = this.data === undefined ? v : `${this.data}\n${v}`;
   }
 }
 
