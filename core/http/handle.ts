@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
-import { ulid } from "ulid";
+import { generationId } from "./ids.ts";
 import type { Gateway } from "../gateway.ts";
 import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
@@ -29,7 +29,7 @@ export async function handleRequest(
   });
   const ctx: GatewayContext = {
     requestId: requestIdOf(req),
-    generationId: `gen_${ulid()}`,
+    generationId: generationId(),
     endpoint: spec.kind,
     protocol: spec.protocol,
     method: req.method ?? "GET",
