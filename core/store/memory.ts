@@ -7,6 +7,9 @@ import type {
 
 interface Done { hash: string; response: StoredResponse; expires: number }
 
+/** The in-memory ledger keeps the latest records only (spend counters keep counting). */
+const MAX_ENTRIES = 100_000;
+
 export class MemoryStore implements Store {
   readonly kind = "memory" as const;
   private readonly local = new LocalState();
@@ -35,6 +38,7 @@ export class MemoryStore implements Store {
     if (this.seen.has(entry.generationId)) return;
     this.seen.add(entry.generationId);
     this.entries.push(entry);
+    if (this.entries.length > MAX_ENTRIES) this.seen.delete(this.entries.shift()!.generationId);
     for (const p of allPeriods(entry.ts)) {
       const k = `${entry.project}\n${p.key}`;
       this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
