@@ -8,7 +8,7 @@ import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { Target, Usage } from "../../providers/types.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../../core/store/types.ts";
 import { costOf, toPico, usdString } from "../../core/money/money.ts";
-import { inputEstimate } from "../budget/estimate.ts";
+import { inputEstimate, requestedOutput } from "../budget/estimate.ts";
 
 /** A budget reservation held by this request (set by the budget plugin). */
 export interface BudgetHold extends Settlement {
@@ -78,7 +78,9 @@ export class Meter {
     if (reported && !(stream && cut)) return (this.usage = { usage: reported, estimated: false });
     if (!stream) return undefined;
     // The stream ended before the provider's usage report (or never had one): bill what was relayed.
-    const usage = { ...reported, inputTokens: reported?.inputTokens || inputEstimate(ctx), outputTokens: Math.max(reported?.outputTokens ?? 0, this.events) };
+    // Never more output than the request allowed (which is what the budget reserved).
+    const cap = requestedOutput(ctx.body) ?? this.target()?.maxTokens ?? Infinity;
+    const usage = { ...reported, inputTokens: reported?.inputTokens || inputEstimate(ctx), outputTokens: Math.min(cap, Math.max(reported?.outputTokens ?? 0, this.events)) };
     return (this.usage = { usage, estimated: true });
   }
 
