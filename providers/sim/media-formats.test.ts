@@ -86,7 +86,7 @@ describe("MP4 writer", () => {
       at += size;
     }
     const avcC = child(child(child(stbl, "stsd"), "avc1", 8), "avcC", 78);
-    expect(avcC[9]! & 0x1f).toBe(7); // SPS NAL
+    expect(avcC[16]! & 0x1f).toBe(7); // the SPS NAL unit after version, profile, compat, level, sizes and its length
     const mdhd = child(child(child(top.get("moov")!, "trak"), "mdia"), "mdhd");
     expect([mdhd.readUInt32BE(20), mdhd.readUInt32BE(24)]).toEqual([6, frames]); // timescale = fps, one tick a frame
   });
