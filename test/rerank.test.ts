@@ -47,8 +47,9 @@ const rerank = (body: unknown, key = SANDBOX, headers: Record<string, string> = 
 
 describe("rerank on the simulator", () => {
   it("returns the spec's shape: rrk_ id, results high to low with 0..1 scores, indexes and echoed documents", async () => {
-    const r = await rerank({ model: "sim/ranker", query: QUERY, documents: DOCS });
+    const r = await rerank({ model: "sim/ranker", query: QUERY, documents: DOCS }, SANDBOX, { "x-mg-trace-id": "trace-42" });
     expect(r.status).toBe(200);
+    expect(r.headers.get("x-mg-trace-id")).toBe("trace-42");
     expect(r.json.id).toMatch(/^rrk_/);
     expect(r.json.model).toBe("sim/ranker");
     expect(r.json.usage).toEqual({ search_units: 1 });

@@ -7,7 +7,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { EmbeddingsCall, EmbeddingsOutput } from "../../providers/media.ts";
 import { estimateTokens } from "../../providers/estimate.ts";
-import { dispatchCall, extraFields, limitsOf, metadata, requireType } from "./media.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "input", "dimensions", "encoding_format", "user", "providerOptions"] as const;
 
@@ -77,6 +77,7 @@ function normaliseInput(raw: string | (string | number | number[])[]): string[] 
 }
 
 async function embeddings(ctx: GatewayContext): Promise<void> {
+  echoTraceId(ctx);
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "embedding", 400, "INVALID_REQUEST");

@@ -9,7 +9,7 @@ import type { EndpointSpec } from "./spec.ts";
 import type { ImagesCall, ImagesOutput } from "../../providers/media.ts";
 import { estimateTokens } from "../../providers/estimate.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
-import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout } from "./media.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
 /** Spec, Limits: image requests hold the connection up to 300 seconds. */
@@ -38,6 +38,7 @@ function checkLimits(ctx: GatewayContext): void {
 }
 
 async function images(ctx: GatewayContext): Promise<void> {
+  echoTraceId(ctx);
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "image", 403, "MODEL_NOT_ALLOWED");

@@ -31,6 +31,14 @@ export function metadata(ctx: GatewayContext) {
   return { gateway: gatewayMetadata(ctx) };
 }
 
+const TRACE_ID = /^[\w.:\-/+=]{1,128}$/;
+
+/** x-mg-trace-id (listed on videos and rerank): echoed back so callers can correlate; malformed values are ignored. */
+export function echoTraceId(ctx: GatewayContext): void {
+  const t = ctx.headers["x-mg-trace-id"];
+  if (typeof t === "string" && TRACE_ID.test(t)) ctx.responseHeaders["x-mg-trace-id"] = t;
+}
+
 /** Unknown body fields (validate what you know, pass through what you don't). */
 export function extraFields(body: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -7,7 +7,7 @@ import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { RerankCall, RerankOutput } from "../../providers/media.ts";
-import { dispatchCall, extraFields, metadata, requireType } from "./media.ts";
+import { dispatchCall, extraFields, metadata, requireType, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
 
@@ -28,6 +28,7 @@ function returnDocuments(ctx: GatewayContext): boolean {
 }
 
 async function rerank(ctx: GatewayContext): Promise<void> {
+  echoTraceId(ctx);
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "reranking", 400, "BAD_REQUEST");

@@ -13,7 +13,7 @@ import type { EndpointSpec } from "./spec.ts";
 import type { VideosCall } from "../../providers/media.ts";
 import { estimateTokens } from "../../providers/estimate.ts";
 import { assetsOf, signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
-import { extraFields, limitsOf, requireType } from "./media.ts";
+import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
 import { idempotencyKey } from "../../plugins/idempotency/index.ts";
 
@@ -73,6 +73,7 @@ function seconds(limits: Record<string, any>, key: string, fallbackMs: number): 
 }
 
 async function videos(ctx: GatewayContext): Promise<void> {
+  echoTraceId(ctx);
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "video", 400, "BAD_REQUEST");
