@@ -15,6 +15,9 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   const body: Record<string, unknown> = { ...call.extra, model: target.upstreamModel, prompt: call.prompt, n: call.n };
   for (const [k, v] of [["size", call.size], ["quality", call.quality], ["style", call.style], ["user", call.user]] as const) if (v !== undefined) body[k] = v;
   if (/^dall-e/i.test(target.upstreamModel)) body.response_format = "b64_json";
+  // The gateway answers with one JSON body: partial-image streaming is not relayed.
+  delete body.stream;
+  delete body.partial_images;
   const { json } = await sendJson(client, name, { url: endpointUrl(config, target, "/images/generations"), headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
   const format = typeof json?.output_format === "string" ? json.output_format : undefined;
   const images: GeneratedImage[] = await Promise.all((json?.data ?? []).map(async (d: any): Promise<GeneratedImage> => {
