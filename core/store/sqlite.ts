@@ -60,8 +60,9 @@ export class SqliteStore implements Store {
   private readonly spend = new Map<string, bigint>();
   private readonly stmts;
   private readonly sweeper: NodeJS.Timeout;
-  private readonly queue: { entry: LedgerEntry; settle?: Settlement; resolve(): void; reject(err: unknown): void }[] = [];
-  private readonly insertMany: (entries: LedgerEntry[]) => boolean[];
+  /** Writes waiting for the next group commit: `write` runs inside the transaction, `done` after it committed. */
+  private readonly queue: { write(): void; done(): void; reject(err: unknown): void }[] = [];
+  private readonly commitAll: (writes: (() => void)[]) => void;
 
   constructor(readonly path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -80,7 +81,9 @@ export class SqliteStore implements Store {
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
     };
-    this.insertMany = this.db.transaction((entries: LedgerEntry[]) => entries.map((e) => this.stmts.insert.run(...toRow(e)).changes === 1));
+    this.commitAll = this.db.transaction((writes: (() => void)[]) => {
+      for (const w of writes) w();
+    });
     this.stmts.sweep.run(Date.now());
     this.sweeper = setInterval(() => this.stmts.sweep.run(Date.now()), 3_600_000).unref();
   }
@@ -113,13 +116,13 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Group commit: records handed in during one event-loop turn are inserted in one transaction (one WAL append
-   * instead of one per request). The promise resolves only after the commit, so a caller that awaits it before
-   * completing its response never loses a record it answered.
+   * Group commit: writes handed in during one event-loop turn (ledger records, finished idempotency records) go in
+   * one transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
+   * caller that awaits it before completing its response never loses what it answered.
    */
-  record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  private enqueue(write: () => void, done: () => void = () => {}): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ entry, settle, resolve, reject });
+      this.queue.push({ write, done: () => { done(); resolve(); }, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -127,25 +130,31 @@ export class SqliteStore implements Store {
   private flush(): void {
     const batch = this.queue.splice(0);
     if (!batch.length) return;
-    let added: boolean[];
     try {
-      added = this.insertMany(batch.map((b) => b.entry));
+      this.commitAll(batch.map((b) => b.write));
     } catch (err) {
       for (const b of batch) b.reject(err);
       return;
     }
-    batch.forEach((b, i) => {
-      if (added[i]) {
-        for (const p of allPeriods(b.entry.ts)) {
-          const k = `${b.entry.project}\n${p.key}`;
-          const s = this.spend.get(k);
-          if (s !== undefined) this.spend.set(k, s + b.entry.costPico);
+    for (const b of batch) b.done();
+  }
+
+  record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    let added = false;
+    return this.enqueue(
+      () => { added = this.stmts.insert.run(...toRow(entry)).changes === 1; },
+      () => {
+        if (added) {
+          for (const p of allPeriods(entry.ts)) {
+            const k = `${entry.project}\n${p.key}`;
+            const s = this.spend.get(k);
+            if (s !== undefined) this.spend.set(k, s + entry.costPico);
+          }
         }
-      }
-      // Spend is counted before the reservation goes, so a concurrent reserve never sees neither.
-      if (b.settle) this.local.release(b.settle);
-      b.resolve();
-    });
+        // Spend is counted before the reservation goes, so a concurrent reserve never misses both.
+        if (settle) this.local.release(settle);
+      },
+    );
   }
 
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
@@ -160,7 +169,8 @@ export class SqliteStore implements Store {
     });
   }
   async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
-    this.stmts.idemPut.run(scope, hash, JSON.stringify(response), now + ttlMs);
+    const json = JSON.stringify(response);
+    await this.enqueue(() => this.stmts.idemPut.run(scope, hash, json, now + ttlMs));
     this.local.unclaim(scope, owner);
   }
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
