@@ -5,8 +5,8 @@ import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../types.ts";
 import type { ImagesCall, ImagesOutput } from "../media.ts";
 import { estimateTokens } from "../estimate.ts";
-import { encodePng } from "./png.ts";
-import { paint, seedBytes } from "./picture.ts";
+import { encodePngAsync } from "./png.ts";
+import { paintScaled, seedBytes } from "./picture.ts";
 
 /** The simulator draws at most 2048 px a side (a real PNG, just not a huge one). */
 const MAX_SIDE = 2048;
@@ -26,10 +26,10 @@ export function parseSize(size: string | undefined, fallback = "1024x1024"): { w
 export async function simImages(call: ImagesCall, target: Target, opts: CallOptions, sim: SimOptions): Promise<ProviderResult> {
   const { width, height } = parseSize(call.size);
   await sleep(sim.image_ms ?? 2000, undefined, { signal: opts.signal });
-  const images = Array.from({ length: call.n }, (_, i) => ({
-    bytes: encodePng(width, height, paint(width, height, seedBytes(target.upstreamModel, call.prompt, call.style ?? "", String(i)))),
+  const images = await Promise.all(Array.from({ length: call.n }, async (_, i) => ({
+    bytes: await encodePngAsync(width, height, paintScaled(width, height, seedBytes(target.upstreamModel, call.prompt, call.style ?? "", String(i)))),
     contentType: "image/png",
-  }));
+  })));
   const out: ImagesOutput = { images, inputTokens: estimateTokens(call.prompt) };
   return { kind: "json", body: out };
 }

@@ -44,3 +44,30 @@ export function paint(width: number, height: number, seed: Buffer, phase = 0): U
   }
   return out;
 }
+
+/** Largest side actually painted; bigger pictures are painted small and scaled up (nearest neighbour), so a
+ *  2048-pixel request costs milliseconds, not seconds, of the event loop. */
+const PAINT_MAX = 256;
+
+export function paintScaled(width: number, height: number, seed: Buffer, phase = 0): Uint8Array {
+  const scale = Math.max(1, Math.ceil(Math.max(width, height) / PAINT_MAX));
+  if (scale === 1) return paint(width, height, seed, phase);
+  const sw = Math.ceil(width / scale);
+  const sh = Math.ceil(height / scale);
+  const small = paint(sw, sh, seed, phase);
+  const out = Buffer.alloc(width * height * 3);
+  const stride = width * 3;
+  for (let sy = 0; sy < sh; sy++) {
+    const y0 = sy * scale;
+    if (y0 >= height) break;
+    const row = out.subarray(y0 * stride, (y0 + 1) * stride);
+    for (let x = 0; x < width; x++) {
+      const o = (sy * sw + Math.floor(x / scale)) * 3;
+      row[x * 3] = small[o]!;
+      row[x * 3 + 1] = small[o + 1]!;
+      row[x * 3 + 2] = small[o + 2]!;
+    }
+    for (let y = y0 + 1; y < Math.min(height, y0 + scale); y++) row.copy(out, y * stride);
+  }
+  return out;
+}

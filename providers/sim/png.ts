@@ -1,5 +1,8 @@
 // A minimal PNG encoder (8-bit RGB, no interlace): signature, IHDR, one zlib IDAT, IEND, each chunk CRC32-checked.
-import { deflateSync } from "node:zlib";
+import { deflate, deflateSync } from "node:zlib";
+import { promisify } from "node:util";
+
+const deflateAsync = promisify(deflate);
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -26,24 +29,33 @@ function chunk(type: string, data: Uint8Array): Buffer {
   return out;
 }
 
-/** rgb: width*height*3 bytes, row-major. */
-export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
+function header(width: number, height: number): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // colour type: truecolour
   // compression, filter and interlace methods: 0
+  return ihdr;
+}
+
+/** Scanlines, each led by filter type 0 (None). */
+function scanlines(width: number, height: number, rgb: Uint8Array): Buffer {
   const stride = width * 3;
   const raw = Buffer.alloc((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    raw[y * (stride + 1)] = 0; // filter type None
-    raw.set(rgb.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw, { level: 6 })),
-    chunk("IEND", new Uint8Array(0)),
-  ]);
+  for (let y = 0; y < height; y++) raw.set(rgb.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  return raw;
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The same PNG, compressed on the libuv thread pool instead of the event loop. */
+export async function encodePngAsync(width: number, height: number, rgb: Uint8Array): Promise<Buffer> {
+  const idat = await deflateAsync(scanlines(width, height, rgb), { level: 6 });
+  return Buffer.concat([SIGNATURE, chunk("IHDR", header(width, height)), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))]);
+}
+
+/** rgb: width*height*3 bytes, row-major. */
+export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
+  return Buffer.concat([SIGNATURE, chunk("IHDR", header(width, height)), chunk("IDAT", deflateSync(scanlines(width, height, rgb), { level: 6 })), chunk("IEND", new Uint8Array(0))]);
 }
