@@ -25,10 +25,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startChildGateway(configFile: string, env: Record<string, string> = {}): Promise<ChildGateway> {
+export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
+    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
