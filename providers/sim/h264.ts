@@ -2,16 +2,25 @@
 // a standard bitstream. Big per frame, but a real stream any decoder plays, with no codec library.
 
 class Bits {
-  private bytes: number[] = [];
+  private buf = new Uint8Array(1024);
+  private len = 0;
   private cur = 0;
   private n = 0;
+  private push(v: number): void {
+    if (this.len === this.buf.length) {
+      const next = new Uint8Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.len++] = v;
+  }
   u(bits: number, value: number): void {
     for (let i = bits - 1; i >= 0; i--) this.bit((value >>> i) & 1);
   }
   bit(b: number): void {
     this.cur = (this.cur << 1) | b;
     if (++this.n === 8) {
-      this.bytes.push(this.cur);
+      this.push(this.cur);
       this.cur = 0;
       this.n = 0;
     }
@@ -31,31 +40,41 @@ class Bits {
   alignZero(): void {
     while (this.n) this.bit(0);
   }
-  byte(b: number): void {
-    this.bytes.push(b); // only when aligned
+  /** Raw bytes; only when byte-aligned. */
+  bytes(data: Uint8Array): void {
+    while (this.len + data.length > this.buf.length) {
+      const next = new Uint8Array(this.buf.length * 2);
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    this.buf.set(data, this.len);
+    this.len += data.length;
   }
   trailing(): void {
     this.bit(1);
     this.alignZero();
   }
   done(): Uint8Array {
-    return Uint8Array.from(this.bytes);
+    return this.buf.subarray(0, this.len);
   }
 }
 
 /** NAL header byte + payload with emulation-prevention bytes (00 00 0x -> 00 00 03 0x). */
 function nal(header: number, rbsp: Uint8Array): Uint8Array {
-  const out: number[] = [header];
+  const out = new Uint8Array(1 + rbsp.length + (rbsp.length >> 1) + 1);
+  let len = 0;
+  out[len++] = header;
   let zeros = 0;
-  for (const b of rbsp) {
+  for (let i = 0; i < rbsp.length; i++) {
+    const b = rbsp[i]!;
     if (zeros >= 2 && b <= 3) {
-      out.push(3);
+      out[len++] = 3;
       zeros = 0;
     }
-    out.push(b);
+    out[len++] = b;
     zeros = b === 0 ? zeros + 1 : 0;
   }
-  return Uint8Array.from(out);
+  return out.subarray(0, len);
 }
 
 export const PROFILE_BASELINE = 66;
@@ -123,7 +142,37 @@ export function pps(): Uint8Array {
   return nal(0x68, b.done());
 }
 
-const clampSample = (v: number) => Math.max(1, Math.min(254, Math.round(v)));
+const clampSample = (v: number) => (v < 1 ? 1 : v > 254 ? 254 : Math.round(v));
+
+/** BT.601 limited-range planes: Y at full size, Cb and Cr averaged over 2x2 blocks, padded to whole macroblocks. */
+function planes(g: StreamGeometry, rgb: Uint8Array): { y: Uint8Array; cb: Uint8Array; cr: Uint8Array; yw: number; cw: number } {
+  const yw = g.mbW * 16;
+  const yh = g.mbH * 16;
+  const cw = yw / 2;
+  const y = new Uint8Array(yw * yh);
+  const cbSum = new Float64Array(cw * (yh / 2));
+  const crSum = new Float64Array(cw * (yh / 2));
+  for (let py = 0; py < yh; py++) {
+    const sy = Math.min(py, g.height - 1);
+    for (let px = 0; px < yw; px++) {
+      const o = (sy * g.width + Math.min(px, g.width - 1)) * 3;
+      const r = rgb[o]!;
+      const gg = rgb[o + 1]!;
+      const b = rgb[o + 2]!;
+      y[py * yw + px] = clampSample(16 + (65.481 * r + 128.553 * gg + 24.966 * b) / 255);
+      const c = (py >> 1) * cw + (px >> 1);
+      cbSum[c] += 128 + (-37.797 * r - 74.203 * gg + 112 * b) / 255;
+      crSum[c] += 128 + (112 * r - 93.786 * gg - 18.214 * b) / 255;
+    }
+  }
+  const cb = new Uint8Array(cbSum.length);
+  const cr = new Uint8Array(crSum.length);
+  for (let i = 0; i < cb.length; i++) {
+    cb[i] = clampSample(cbSum[i]! / 4);
+    cr[i] = clampSample(crSum[i]! / 4);
+  }
+  return { y, cb, cr, yw, cw };
+}
 
 /** One IDR picture from RGB pixels (width*height*3), every macroblock I_PCM. */
 export function idrSlice(g: StreamGeometry, rgb: Uint8Array, idrPicId: number): Uint8Array {
@@ -136,34 +185,19 @@ export function idrSlice(g: StreamGeometry, rgb: Uint8Array, idrPicId: number): 
   b.u(1, 0); // no_output_of_prior_pics_flag
   b.u(1, 0); // long_term_reference_flag
   b.se(0); // slice_qp_delta
-  const px = (x: number, y: number) => {
-    const cx = Math.min(x, g.width - 1);
-    const cy = Math.min(y, g.height - 1);
-    const o = (cy * g.width + cx) * 3;
-    return [rgb[o]!, rgb[o + 1]!, rgb[o + 2]!] as const;
-  };
+  const p = planes(g, rgb);
+  const mb = new Uint8Array(384);
   for (let my = 0; my < g.mbH; my++) {
     for (let mx = 0; mx < g.mbW; mx++) {
       b.ue(25); // mb_type I_PCM
       b.alignZero();
-      for (let y = 0; y < 16; y++) {
-        for (let x = 0; x < 16; x++) {
-          const [r, gg, bl] = px(mx * 16 + x, my * 16 + y);
-          b.byte(clampSample(16 + (65.481 * r + 128.553 * gg + 24.966 * bl) / 255));
-        }
+      for (let r = 0; r < 16; r++) mb.set(p.y.subarray((my * 16 + r) * p.yw + mx * 16, (my * 16 + r) * p.yw + mx * 16 + 16), r * 16);
+      for (let r = 0; r < 8; r++) {
+        const at = (my * 8 + r) * p.cw + mx * 8;
+        mb.set(p.cb.subarray(at, at + 8), 256 + r * 8);
+        mb.set(p.cr.subarray(at, at + 8), 320 + r * 8);
       }
-      for (const plane of [0, 1]) {
-        for (let y = 0; y < 8; y++) {
-          for (let x = 0; x < 8; x++) {
-            let sum = 0;
-            for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
-              const [r, gg, bl] = px(mx * 16 + x * 2 + dx, my * 16 + y * 2 + dy);
-              sum += plane === 0 ? 128 + (-37.797 * r - 74.203 * gg + 112 * bl) / 255 : 128 + (112 * r - 93.786 * gg - 18.214 * bl) / 255;
-            }
-            b.byte(clampSample(sum / 4));
-          }
-        }
-      }
+      b.bytes(mb);
     }
   }
   b.trailing();

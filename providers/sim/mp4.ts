@@ -39,15 +39,29 @@ export interface Mp4Options {
   frame(i: number): Uint8Array;
 }
 
+function sample(o: Mp4Options, i: number): Buffer {
+  const slice = idrSlice(geometry(o.width, o.height), o.frame(i), i);
+  return Buffer.concat([u32(slice.length), slice]);
+}
+
 export function encodeMp4(o: Mp4Options): Buffer {
+  return mux(o, Array.from({ length: o.frames }, (_, i) => sample(o, i)));
+}
+
+/** The same file, yielding to the event loop between frames (a long clip takes a few hundred ms of CPU). */
+export async function encodeMp4Async(o: Mp4Options): Promise<Buffer> {
+  const samples: Buffer[] = [];
+  for (let i = 0; i < o.frames; i++) {
+    samples.push(sample(o, i));
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  return mux(o, samples);
+}
+
+function mux(o: Mp4Options, samples: Buffer[]): Buffer {
   const g = geometry(o.width, o.height);
   const spsNal = sps(g);
   const ppsNal = pps();
-  const samples: Buffer[] = [];
-  for (let i = 0; i < o.frames; i++) {
-    const slice = idrSlice(g, o.frame(i), i);
-    samples.push(Buffer.concat([u32(slice.length), slice]));
-  }
   const durationMs = Math.round((o.frames / o.fps) * 1000);
 
   const ftyp = box("ftyp", Buffer.from("isom"), u32(0x200), Buffer.from("isomiso2avc1mp41"));

@@ -28,7 +28,9 @@ export function paint(width: number, height: number, seed: Buffer, phase = 0): U
       let g = a[1] + (b[1] - a[1]) * t;
       let bl = a[2] + (b[2] - a[2]) * t;
       for (const d of discs) {
-        const dist = Math.hypot(x - d.x, y - d.y);
+        const dx = x - d.x;
+        const dy = y - d.y;
+        const dist = Math.sqrt(dx * dx + dy * dy);
         if (dist < d.r) {
           const k = 1 - dist / d.r;
           r += (d.c[0] - r) * k;

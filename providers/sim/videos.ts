@@ -5,7 +5,7 @@ import type { SimOptions } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../types.ts";
 import type { VideosCall, VideosOutput } from "../media.ts";
 import { estimateTokens } from "../estimate.ts";
-import { encodeMp4 } from "./mp4.ts";
+import { encodeMp4Async } from "./mp4.ts";
 import { paint, seedBytes } from "./picture.ts";
 
 export const SIM_FPS = 6;
@@ -20,7 +20,7 @@ export async function simVideos(call: VideosCall, target: Target, opts: CallOpti
   await sleep(sim.video_ms ?? 8000, undefined, { signal: opts.signal });
   const frames = Math.max(1, Math.round(call.duration * SIM_FPS));
   const seed = seedBytes(target.upstreamModel, call.prompt, call.imageUrl ?? "");
-  const bytes = encodeMp4({ width, height, fps: SIM_FPS, frames, frame: (i) => paint(width, height, seed, i / frames) });
+  const bytes = await encodeMp4Async({ width, height, fps: SIM_FPS, frames, frame: (i) => paint(width, height, seed, i / frames) });
   const out: VideosOutput = {
     bytes,
     contentType: "video/mp4",
