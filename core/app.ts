@@ -55,11 +55,13 @@ export function createApp(gateway: Gateway): H3 {
   });
 
   // Signed asset links (generated images/videos): the signature is the credential, so no auth pipeline.
-  app.get(`${ASSET_ROUTE}/:name`, async (event) => {
-    const { req, res } = nodeOf(event);
-    await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
-    return HANDLED;
-  });
+  for (const method of ["GET", "HEAD"] as const) {
+    app.on(method, `${ASSET_ROUTE}/:name`, async (event) => {
+      const { req, res } = nodeOf(event);
+      await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
+      return HANDLED;
+    });
+  }
 
   app.get("/healthz", (event) => sendJson(nodeOf(event).res, 200, { status: "ok" }));
 

@@ -79,6 +79,9 @@ describe("images on the simulator", () => {
     const past = Math.floor(Date.now() / 1000) - 10;
     const expired = await fetch(signedUrl("test-signing-secret", gw.url, url.pathname, past));
     expect(expired.status).toBe(410);
+    const head = await fetch(url, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get("content-length"))).toBeGreaterThan(8);
     const ranged = await fetch(url, { headers: { range: "bytes=0-7" } });
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).toString("hex")).toBe(PNG_MAGIC);
