@@ -36,6 +36,7 @@ beforeAll(async () => {
       "test/duo": { context_window: 1000, max_tokens: 100, endpoints: [{ provider: "alpha", model: "a-model" }, { provider: "beta", model: "b-model" }] },
       "test/solo": { endpoints: [{ provider: "alpha", model: "a-solo" }] },
       "test/backup": { endpoints: [{ provider: "beta", model: "b-backup" }] },
+      "test/sorted": { endpoints: [{ provider: "alpha", model: "a-model", pricing: { input: "0.000002", output: "0.000002" } }, { provider: "beta", model: "b-model", pricing: { input: "0.000001", output: "0.000001" } }] },
       "test/tri": { endpoints: [{ provider: "dead", model: "x" }, { provider: "alpha", model: "a-model" }, { provider: "beta", model: "b-model" }] },
     },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
@@ -220,5 +221,53 @@ describe("streams", () => {
     expect(last.error.code).toBe("UPSTREAM_ERROR");
     expect(text).not.toContain("[DONE]");
     expect(beta.requests).toHaveLength(0);
+  });
+});
+
+/** A streamed chat answer written by hand, its first chunk held back by `delayMs` (a slow time to first token). */
+function slowStream(delayMs: number) {
+  return (req: { path: string; body: any }, res: import("node:http").ServerResponse): boolean => {
+    if (req.path !== "/v1/chat/completions" || req.body?.stream !== true) return false;
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const chunk = (delta: unknown, finish: string | null, usage?: unknown) =>
+      `data: ${JSON.stringify({ id: "chatcmpl-slow", object: "chat.completion.chunk", created: 1, model: req.body.model, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
+    setTimeout(() => {
+      res.write(chunk({ role: "assistant", content: "" }, null));
+      res.write(chunk({ content: "slow but sure" }, null));
+      res.write(chunk({}, "stop"));
+      res.end(chunk(null, null, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }) + "data: [DONE]\n\n");
+    }, delayMs);
+    return true;
+  };
+}
+
+describe("sort", () => {
+  it("cost picks the cheaper provider for this request", async () => {
+    const r = await chat("test/sorted", { providerOptions: { gateway: { sort: "cost" } } });
+    expect(r.json.providerMetadata.gateway.resolvedProvider).toBe("beta");
+  });
+
+  it("ttft follows the live measurements: after traffic, the faster provider goes first", async () => {
+    // no data yet: catalog order
+    expect((await chat("test/sorted", { providerOptions: { gateway: { sort: "ttft" } } })).json.providerMetadata.gateway.resolvedProvider).toBe("alpha");
+    alpha.hook = slowStream(150);
+    try {
+      for (const only of ["alpha", "beta", "alpha", "beta"]) {
+        const res = await fetch(`${gw.baseURL}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+          body: JSON.stringify({ model: "test/sorted", stream: true, messages: [{ role: "user", content: "hi" }], providerOptions: { gateway: { only: [only] } } }),
+        });
+        expect(res.headers.get("x-mg-resolved-provider")).toBe(only);
+        await res.text();
+      }
+    } finally {
+      alpha.hook = undefined;
+    }
+    const r = await chat("test/sorted", { providerOptions: { gateway: { sort: "ttft" } } });
+    expect(r.json.providerMetadata.gateway.resolvedProvider).toBe("beta");
+    // order still wins over sort
+    const o = await chat("test/sorted", { providerOptions: { gateway: { sort: "ttft", order: ["alpha"] } } });
+    expect(o.json.providerMetadata.gateway.resolvedProvider).toBe("alpha");
   });
 });
