@@ -99,6 +99,7 @@ describe("images on the simulator", () => {
       [{ response_format: "png" }, "response_format"],
       [{ user: "u".repeat(257) }, "user"],
       [{ quality: 7 }, "quality"],
+      [{ stream: true }, "stream"],
     ];
     for (const [extra, field] of cases) {
       const r = await post({ model: "sim/pixel", prompt: "ok", ...extra });

@@ -22,6 +22,7 @@ function checkLimits(ctx: GatewayContext): void {
   const body = ctx.body;
   const model = ctx.model!;
   const limits = limitsOf(model);
+  if (body.stream === true) throw bad("Streaming image generation (partial images) is not supported: omit stream", "stream");
   const n = body.n ?? 1;
   const maxN = typeof limits.max_images === "number" ? limits.max_images : 8;
   if (n > maxN) throw bad(`n=${n} is more than ${model.id} allows per request (${maxN})`, "n", { max: maxN });
