@@ -79,4 +79,12 @@ describe("CircuitBreaker", () => {
     b.release();
     expect(b.allow(1_101)).toBe(true);
   });
+
+  it("a probe that never reports back stops blocking after another cooldown", () => {
+    const { b } = make();
+    for (let i = 0; i < 3; i++) b.record(false, i);
+    expect(b.allow(1_100)).toBe(true);
+    expect(b.allow(1_500)).toBe(false);
+    expect(b.allow(2_200)).toBe(true);
+  });
 });

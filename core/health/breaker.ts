@@ -28,6 +28,7 @@ export class CircuitBreaker {
   private consecutive = 0;
   private openedAt = 0;
   private probeInFlight = false;
+  private probeAt = 0;
   private readonly ok = new Array<number>(BUCKETS).fill(0);
   private readonly bad = new Array<number>(BUCKETS).fill(0);
   private bucketAt = new Array<number>(BUCKETS).fill(-1);
@@ -44,8 +45,10 @@ export class CircuitBreaker {
       if (now - this.openedAt < this.policy.cooldownMs) return false;
       this.move("half_open");
     }
-    if (this.probeInFlight) return false;
+    // A probe whose outcome never came back (its response was never consumed) stops blocking after a cooldown.
+    if (this.probeInFlight && now - this.probeAt < this.policy.cooldownMs) return false;
     this.probeInFlight = true;
+    this.probeAt = now;
     return true;
   }
 
