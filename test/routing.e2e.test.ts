@@ -271,3 +271,24 @@ describe("sort", () => {
     expect(o.json.providerMetadata.gateway.resolvedProvider).toBe("alpha");
   });
 });
+
+describe("messages endpoint", () => {
+  const messages = (model: string) =>
+    postJson(`${gw.baseURL}/messages`, { model, max_tokens: 50, messages: [{ role: "user", content: "hi" }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
+
+  it("falls back the same way, and reports attempts in the Anthropic envelope", async () => {
+    alpha.failures.push({ kind: "status", status: 503 });
+    const ok = await messages("test/duo");
+    expect(ok.status).toBe(200);
+    expect(ok.json.type).toBe("message");
+    expect(ok.json.providerMetadata.gateway.modelAttempts.map((a: any) => a.provider)).toEqual(["alpha", "beta"]);
+
+    alpha.failures.push({ kind: "status", status: 500 });
+    beta.failures.push({ kind: "status", status: 500 });
+    const bad = await messages("test/duo");
+    expect(bad.status).toBe(502);
+    expect(bad.json.type).toBe("error");
+    expect(bad.json.error.code).toBe("UPSTREAM_ERROR");
+    expect(bad.json.error.details.attempts).toHaveLength(2);
+  });
+});
