@@ -18,9 +18,24 @@ export async function sendJson(client: UpstreamClient, provider: string, req: Up
   return { json: await readJson(provider, res, signal), headers: res.headers };
 }
 
-/** Download bytes (generated media). Returns the body and its content type. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Download bytes (generated media), following up to 5 redirects (file endpoints answer with a redirect to signed
+ * storage URLs); credentials are only sent while the redirect stays on the original origin.
+ */
 export async function download(client: UpstreamClient, provider: string, url: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs?: number): Promise<{ bytes: Uint8Array; contentType?: string }> {
-  const res = await client.send({ url, method: "GET", headers }, signal, timeoutMs);
+  const origin = new URL(url).origin;
+  let res = await client.send({ url, method: "GET", headers }, signal, timeoutMs);
+  for (let hops = 0; REDIRECTS.has(res.status) && hops < 5; hops++) {
+    const location = res.headers.location;
+    const next = Array.isArray(location) ? location[0] : location;
+    await res.body.dump().catch(() => {});
+    if (!next) break;
+    url = new URL(next, url).href;
+    const sameOrigin = new URL(url).origin === origin;
+    res = await client.send({ url, method: "GET", headers: sameOrigin ? headers : { accept: headers.accept ?? "*/*" } }, signal, timeoutMs);
+  }
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
   try {
     const bytes = new Uint8Array(await res.body.arrayBuffer());

@@ -90,6 +90,8 @@ describe("Veo", () => {
     expect(up.requests.filter((q) => q.path.includes("/operations/")).length).toBe(2);
     const dl = up.requests.find((q) => q.path.startsWith("/v1beta/files/"))!;
     expect(dl.headers["x-goog-api-key"]).toBe(GEMINI_KEY);
+    const stored = up.requests.find((q) => q.path.startsWith("/storage/"))!; // followed the redirect
+    expect(stored).toBeDefined();
     expect(r.json.data[0]).toMatchObject({ duration: 6, size: "720x1280" });
     expect(r.json.usage.output_seconds).toBe(6);
     expect(r.text).not.toContain(up.origin);

@@ -22,7 +22,7 @@ export async function startFakeGeminiMedia(): Promise<FakeGeminiMedia> {
   const ops = new Map<string, { polls: number; error?: FakeGeminiMedia["veoError"]; seconds: number }>();
   let seq = 0;
   const fake = (await startFake((req, res) => {
-    if (req.headers["x-goog-api-key"] !== GEMINI_KEY) return sendJson(res, 400, gErr(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"));
+    if (!req.path.startsWith("/storage/") && req.headers["x-goog-api-key"] !== GEMINI_KEY) return sendJson(res, 400, gErr(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"));
     const m = /^\/v1beta\/models\/([^:/]+):(\w+)$/.exec(req.path);
     const b = req.body ?? {};
     if (req.method === "POST" && m?.[2] === "batchEmbedContents") {
@@ -65,6 +65,12 @@ export async function startFakeGeminiMedia(): Promise<FakeGeminiMedia> {
       });
     }
     if (req.method === "GET" && req.path.startsWith("/v1beta/files/")) {
+      // Like Google's file download: a redirect to a signed storage URL (which must not get the API key).
+      res.writeHead(302, { location: `/storage/${req.path.split("/").pop()}&signature=fake` });
+      res.end();
+      return;
+    }
+    if (req.method === "GET" && req.path.startsWith("/storage/")) {
       const bytes = encodeMp4({ width: 32, height: 18, fps: 2, frames: 4, frame: () => new Uint8Array(32 * 18 * 3).fill(120) });
       res.writeHead(200, { "content-type": "video/mp4" });
       res.end(bytes);
