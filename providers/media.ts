@@ -17,6 +17,8 @@ export interface EmbeddingsCall extends MediaCallBase {
   dimensions?: number;
   /** The catalog's native size, for upstreams (the simulator) that need to be told. */
   modelDimensions?: number;
+  /** The client asked for base64: OpenAI-protocol upstreams are asked for it too (fewer bytes); else floats. */
+  base64?: boolean;
 }
 export interface EmbeddingsOutput {
   /** One vector per input, in input order. */

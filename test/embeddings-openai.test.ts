@@ -44,7 +44,7 @@ describe("embeddings on an OpenAI-protocol upstream", () => {
     expect(r.status).toBe(200);
     expect(Array.isArray(r.json.data[0].embedding)).toBe(true);
     expect(r.json.data[0].embedding).toHaveLength(1536);
-    expect(up.requests[0]!.body).toMatchObject({ user: "u-1", some_future_flag: true });
+    expect(up.requests[0]!.body).toMatchObject({ user: "u-1", some_future_flag: true, encoding_format: "float" });
     expect(up.requests[0]!.body.providerOptions).toBeUndefined();
   });
 

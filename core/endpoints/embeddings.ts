@@ -90,6 +90,7 @@ async function embeddings(ctx: GatewayContext): Promise<void> {
     input,
     dimensions: dims.native,
     modelDimensions: model.config.dimensions,
+    base64: body.encoding_format === "base64",
     user: body.user,
     providerOptions: body.providerOptions,
     extra: extraFields(body, KNOWN),

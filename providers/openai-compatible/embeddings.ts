@@ -1,5 +1,6 @@
-// Embeddings on an OpenAI-protocol upstream. Always asks for base64 (a quarter of the bytes of float JSON) and
-// decodes it; splits batches to the upstream's limits (2048 inputs, 300k tokens per request) and reassembles.
+// Embeddings on an OpenAI-protocol upstream. Asks for base64 (a quarter of the bytes of float JSON) when the client
+// did — as the official SDKs do by default, so compatible servers support it — and floats otherwise; decodes either.
+// Splits batches to the upstream's limits (2048 inputs, 300k tokens per request) and reassembles them in order.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../types.ts";
 import type { UpstreamClient } from "../http.ts";
@@ -15,7 +16,7 @@ export async function openaiEmbeddings(client: UpstreamClient, config: ProviderC
   let tokens = 0;
   const batches = planBatches<string | number[]>(call.input, OPENAI_EMBED_LIMITS, (x) => (typeof x === "string" ? estimateTokens(x) : x.length));
   const vectors = await runBatches(batches, async (batch) => {
-    const body: Record<string, unknown> = { ...call.extra, model: target.upstreamModel, input: batch, encoding_format: "base64" };
+    const body: Record<string, unknown> = { ...call.extra, model: target.upstreamModel, input: batch, encoding_format: call.base64 ? "base64" : "float" };
     if (call.dimensions !== undefined) body.dimensions = call.dimensions;
     if (call.user !== undefined) body.user = call.user;
     const { json } = await sendJson(client, name, { url: endpointUrl(config, target, "/embeddings"), headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
