@@ -71,3 +71,21 @@ describe("default catalog", () => {
     }
   });
 });
+
+describe("default catalog through every endpoint (sandbox key, simulator)", () => {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${gw.baseURL}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+    return { status: res.status, json: await res.json() as any };
+  };
+
+  it("a model of each type answers on its endpoint", async () => {
+    expect((await post("/chat/completions", { model: "anthropic/claude-haiku-4.5", messages: [{ role: "user", content: "hi" }] })).status).toBe(200);
+    const emb = await post("/embeddings", { model: "voyage/voyage-3.5", input: ["a", "b"], dimensions: 512 });
+    expect(emb.status).toBe(200);
+    expect(emb.json.data[0].embedding).toHaveLength(512);
+    expect((await post("/embeddings", { model: "mistral/mistral-embed", input: "a", dimensions: 256 })).status).toBe(422);
+    expect((await post("/rerank", { model: "cohere/rerank-v3.5", query: "q", documents: ["a", "b"] })).status).toBe(200);
+    expect((await post("/images/generations", { model: "openai/gpt-image-1", prompt: "a red square", size: "1024x1024" })).status).toBe(200);
+    expect((await post("/images/generations", { model: "openai/dall-e-3", prompt: "a red square", n: 2 })).status).toBe(400);
+  });
+});

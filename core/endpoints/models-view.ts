@@ -82,9 +82,9 @@ export function supportedParameters(m: ModelRuntime, ep: ModelEndpointConfig, pr
     case "reranking":
       return ["query", "documents", "top_n", "return_documents"];
     case "image":
-      return ["prompt", "n", "size", "quality", "response_format", "user", ...(tags.has("vision") ? ["reference_image"] : [])];
+      return ["prompt", "n", "size", "quality", "response_format", "user", ...(m.config.limits?.reference_image === true ? ["reference_image"] : [])];
     case "video":
-      return ["prompt", "duration", "aspect_ratio", "image_url", "user"];
+      return ["prompt", "duration", "aspect_ratio", ...(m.config.limits?.image_input === false ? [] : ["image_url"]), ...(m.config.limits?.last_frame === true ? ["last_frame_url"] : []), "user"];
     default: {
       const out = [...(BY_PROTOCOL[protocol ?? "openai"] ?? BY_PROTOCOL.openai!)];
       if (tags.has("tool-use")) out.push("tools", "tool_choice", ...(protocol === "anthropic" ? [] : ["parallel_tool_calls"]));
