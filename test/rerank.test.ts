@@ -27,6 +27,7 @@ beforeAll(async () => {
       "voyage/rerank-2": { type: "reranking", endpoints: [{ provider: "voyage", model: "rerank-2", pricing: { input: "0.00000005" } }] },
       "jina/jina-reranker-v2": { type: "reranking", endpoints: [{ provider: "jina", model: "jina-reranker-v2-base-multilingual" }] },
       "together/llama-rank": { type: "reranking", endpoints: [{ provider: "together", model: "Salesforce/Llama-Rank-V1" }] },
+      "together/m2-bert": { type: "embedding", context_window: 8192, dimensions: 768, endpoints: [{ provider: "together", model: "togethercomputer/m2-bert-80M-8k-retrieval" }] },
       "cohere/embed-v4": { type: "embedding", context_window: 128000, dimensions: 1536, limits: { dimensions: "native", dimension_values: [256, 512, 1024, 1536] }, endpoints: [{ provider: "cohere", model: "embed-v4.0" }] },
       "voyage/voyage-3.5": { type: "embedding", context_window: 32000, dimensions: 1024, limits: { dimensions: "native", dimension_values: [256, 512, 1024, 2048] }, endpoints: [{ provider: "voyage", model: "voyage-3.5" }] },
     },
@@ -167,6 +168,15 @@ describe("embeddings on Cohere and Voyage", () => {
     expect(r.json.usage.prompt_tokens).toBeGreaterThan(0);
     const bad = await postJson(`${gw.baseURL}/embeddings`, { model: "cohere/embed-v4", input: "x", dimensions: 300 }, auth(LIVE));
     expect(bad.status).toBe(422);
+  });
+
+  it("together: OpenAI-shaped embeddings through the together protocol, float answers decoded, usage estimated", async () => {
+    const r = await postJson(`${gw.baseURL}/embeddings`, { model: "together/m2-bert", input: ["a b c", "d"], encoding_format: "base64" }, auth(LIVE));
+    expect(r.status).toBe(200);
+    expect(fakes.together!.requests[0]!.path).toBe("/v1/embeddings");
+    expect(fakes.together!.requests[0]!.headers.authorization).toBe(`Bearer ${RERANK_KEY}`);
+    expect(Buffer.from(r.json.data[1].embedding, "base64").length).toBe(768 * 4);
+    expect(r.json.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
   it("voyage: /v1/embeddings with output_dimension and its usage", async () => {

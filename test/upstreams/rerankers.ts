@@ -104,6 +104,11 @@ export async function startFakeTogether(): Promise<Reranker> {
       const t = tokensOf(b.query, b.documents);
       return sendJson(res, 200, { id: "oGs6Zt9-62bZhn-8f2ee", object: "rerank", model: b.model, results, usage: { prompt_tokens: t, completion_tokens: 0, total_tokens: t } });
     }
+    if (req.method === "POST" && req.path === "/v1/embeddings") {
+      // OpenAI-shaped, floats only (encoding_format is ignored), no usage block.
+      const input: string[] = typeof b.input === "string" ? [b.input] : b.input;
+      return sendJson(res, 200, { object: "list", model: b.model, data: input.map((t, index) => ({ object: "embedding", index, embedding: fakeVector(t, 768, b.model) })) });
+    }
     return sendJson(res, 404, { error: { message: "Not Found", type: "invalid_request_error" } });
   }, (status) => ({ error: { message: `fake together failure ${status}`, type: "server_error" } }))) as Reranker;
   fake.baseUrl = `${fake.origin}/v1`;
