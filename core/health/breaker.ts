@@ -34,7 +34,8 @@ export class CircuitBreaker {
   private bucketAt = new Array<number>(BUCKETS).fill(-1);
 
   constructor(
-    private readonly policy: BreakerPolicy,
+    /** Replaced when the config is reloaded with other thresholds; the state is kept. */
+    public policy: BreakerPolicy,
     private readonly onTransition: (from: CircuitState, to: CircuitState) => void = () => {},
   ) {}
 

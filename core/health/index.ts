@@ -41,12 +41,25 @@ export class HealthRegistry {
     });
   }
 
+  private routing: unknown = undefined;
+  private policy = DEFAULT_POLICY;
+
+  /** The thresholds of the current config; a reload applies them to every breaker, keeping their state. */
+  private currentPolicy(): BreakerPolicy {
+    const routing = this.gateway.config.raw.routing;
+    if (routing !== this.routing) {
+      this.routing = routing;
+      this.policy = policyFrom(routing);
+      for (const b of this.breakers.values()) b.policy = this.policy;
+    }
+    return this.policy;
+  }
+
   private breaker(model: string, provider: string): CircuitBreaker {
+    const policy = this.currentPolicy();
     const key = `${model}\n${provider}`;
     let b = this.breakers.get(key);
     if (!b) {
-      // The policy is read from the config current when the endpoint is first seen.
-      const policy = policyFrom(this.gateway.config.raw.routing);
       b = new CircuitBreaker(policy, (from, to) => {
         this.transitions.inc({ model, provider, from, to });
         this.state.set({ model, provider }, STATE_VALUE[to]);
