@@ -117,7 +117,13 @@ export class RedisStore implements Store {
     await this.r.mgIdemRelease(this.k("idem", scope), owner);
   }
 
+  /** QUIT when connected (flushes pending replies); a lost connection is just dropped, never waited for. */
   async close(): Promise<void> {
-    await this.r.quit().catch(() => this.r.disconnect());
+    if (this.r.status === "ready") {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.r.quit().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 2_000)))]);
+      clearTimeout(timer);
+    }
+    this.r.disconnect();
   }
 }

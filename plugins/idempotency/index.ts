@@ -98,7 +98,7 @@ export default definePlugin({
       try {
         await sleep(wait, undefined, { signal: ctx.signal });
       } catch {
-        throw new GatewayError(499 as number, "INVALID_REQUEST", "Client closed the request");
+        throw new GatewayError(499, "INVALID_REQUEST", "The client closed the request while waiting for the first request with this key");
       }
     }
 

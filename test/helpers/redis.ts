@@ -42,7 +42,7 @@ export async function startRedis(): Promise<TestRedis> {
         url,
         port,
         async stop() {
-          if (child.exitCode === null) {
+          if (child.exitCode === null && child.signalCode === null) {
             const exited = new Promise((r) => child.once("exit", r));
             child.kill("SIGKILL");
             await exited;
