@@ -10,6 +10,8 @@ import {
 } from "./window.ts";
 
 const FLUSH_MS = 1_000;
+/** Keys held while Redis is unreachable; past this the oldest are dropped (stats are best effort). */
+const MAX_PENDING_KEYS = 5_000;
 
 export class RedisStats {
   private readonly redis: Redis;
@@ -18,8 +20,15 @@ export class RedisStats {
   private readonly timer: NodeJS.Timeout;
 
   constructor(url: string, private readonly prefix: string, private readonly log?: Logger) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    this.redis.on("error", (err) => this.log?.warn("stats: redis error", { error: String(err) }));
+    // Statistics are best effort: while Redis is unreachable, commands fail at once (no offline queue), counts wait in
+    // memory until it is back, and reads fall back to this replica's own view. Nothing waits on a lost connection.
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    let lastLog = 0;
+    this.redis.on("error", (err) => {
+      if (Date.now() - lastLog < 30_000) return;
+      lastLog = Date.now();
+      this.log?.warn("stats: redis error (live stats fall back to this replica's own)", { error: String(err) });
+    });
     this.timer = setInterval(() => void this.flush().catch(() => {}), FLUSH_MS);
     this.timer.unref();
   }
@@ -37,6 +46,7 @@ export class RedisStats {
     if (!p) {
       p = { ttl, fields: new Map() };
       this.pending.set(key, p);
+      if (this.pending.size > MAX_PENDING_KEYS) this.pending.delete(this.pending.keys().next().value!);
     }
     p.fields.set(field, (p.fields.get(field) ?? 0) + 1);
   }
@@ -56,6 +66,8 @@ export class RedisStats {
 
   async flush(): Promise<void> {
     if (!this.pending.size) return;
+    // Not connected: keep the counts (they aggregate, so memory stays bounded) until the connection is back.
+    if (this.redis.status !== "ready") return;
     const batch = this.pending;
     this.pending = new Map();
     const multi = this.redis.pipeline();
@@ -68,7 +80,14 @@ export class RedisStats {
     if (failed) this.log?.warn("stats: redis flush failed", { error: String(failed[0]) });
   }
 
+  /** Resolves once connected (tests; the service itself never waits for Redis). */
+  ready(): Promise<void> {
+    if (this.redis.status === "ready") return Promise.resolve();
+    return new Promise((resolve) => this.redis.once("ready", () => resolve()));
+  }
+
   async read(endpoint: string, now: number): Promise<EndpointStats> {
+    if (this.redis.status !== "ready") throw new Error("redis not connected");
     await this.flush();
     const m = Math.floor(now / MINUTE_SLOT_MS);
     const h = Math.floor(now / HOUR_SLOT_MS);
@@ -99,7 +118,7 @@ export class RedisStats {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush().catch(() => {});
+    await Promise.race([this.flush().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
     this.redis.disconnect();
   }
 }

@@ -78,9 +78,12 @@ describe("stats shared through Redis", () => {
 
   it("two replicas see each other's samples", async () => {
     const prefix = `t${Date.now()}:`;
-    const a = new StatsService(new RedisStats(url, prefix));
-    const b = new StatsService(new RedisStats(url, prefix));
+    const ra = new RedisStats(url, prefix);
+    const rb = new RedisStats(url, prefix);
+    const a = new StatsService(ra);
+    const b = new StatsService(rb);
     try {
+      await Promise.all([ra.ready(), rb.ready()]);
       expect(await b.read("openai/x", "one")).toEqual({ throughput_last_1h: null, latency_last_1h: null, uptime_last_1d: null });
       for (let i = 0; i < 10; i++) a.record({ model: "openai/x", provider: "one", ok: true, ttftMs: 200, tokensPerSecond: 50 });
       for (let i = 0; i < 10; i++) b.record({ model: "openai/x", provider: "one", ok: false });
