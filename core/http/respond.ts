@@ -1,6 +1,5 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
-import { once } from "node:events";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
@@ -56,10 +55,27 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     return { status: r.status, aborted: false };
   }
 
+  // Events that arrive together (one upstream read) go out as one write: they are collected while the iterator
+  // chain runs on microtasks and flushed on the next tick, before any I/O — no added latency, one chunk per read.
   const iterator = r.events[Symbol.asyncIterator]();
   let started = false;
+  let pending = "";
+  let flushQueued = false;
+  let blocked = false;
+  const flush = () => {
+    flushQueued = false;
+    if (!pending || res.destroyed) return;
+    const text = pending;
+    pending = "";
+    if (!res.write(text)) blocked = true;
+  };
   try {
     for (;;) {
+      if (blocked) {
+        await drainedOrClosed(res);
+        blocked = false;
+        if (res.destroyed) return { status: r.status, aborted: true };
+      }
       const step = await iterator.next();
       if (step.done) break;
       if (res.destroyed) return { status: r.status, aborted: true };
@@ -68,16 +84,18 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
         res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
         started = true;
       }
-      if (!res.write(encodeSse(step.value))) {
-        await Promise.race([once(res, "drain"), once(res, "close")]);
-        if (res.destroyed) return { status: r.status, aborted: true };
+      pending += encodeSse(step.value);
+      if (!flushQueued) {
+        flushQueued = true;
+        process.nextTick(flush);
       }
     }
   } catch (e) {
     const err = toGatewayError(e);
     if (ctx.signal.aborted || res.destroyed) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
-    res.end(streamErrorEvent(ctx, err));
+    res.end(pending + streamErrorEvent(ctx, err));
+    pending = "";
     return { status: r.status, aborted: false, streamError: err };
   } finally {
     if (res.destroyed) await iterator.return?.(undefined)?.catch(() => {});
@@ -86,6 +104,21 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     hooks.firstByte();
     res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
   }
-  res.end();
+  const rest = pending;
+  pending = "";
+  res.end(rest);
   return { status: r.status, aborted: false };
+}
+
+/** Resolves on 'drain' or 'close', removing both listeners (a stream may wait many times). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }

@@ -1,11 +1,10 @@
 // Provider `openai`: any OpenAI-protocol upstream (OpenAI, Azure OpenAI, Groq, Mistral, Together, DeepSeek, xAI,
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import { parseSse } from "../../core/sse/parse.ts";
 import type { ProviderDriver, ProviderResult } from "../types.ts";
 import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
-import { relayChatStream } from "./stream.ts";
+import { relayChatBody } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiImages } from "./images.ts";
@@ -26,8 +25,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       const res = await client.send(req, call.signal, target.timeoutMs);
       if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
       if (body.stream === true) {
-        const events = relayChatStream(parseSse(res.body), body.stream_options?.include_usage === true, call, name);
-        return { kind: "stream", events: guard(events, name, call.signal) };
+        return { kind: "stream", events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal) };
       }
       let json: any;
       try {
@@ -43,13 +41,4 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
     videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),
     close: () => client.close(),
   };
-}
-
-/** Transport failures in the middle of a stream become gateway errors (rendered as the protocol's error event). */
-async function* guard<T>(events: AsyncGenerator<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
-  try {
-    yield* events;
-  } catch (err) {
-    throw transportError(provider, err, signal);
-  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { relayChatStream } from "./stream.ts";
+import { relayChatBody, relayChatStream } from "./stream.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { Usage } from "../types.ts";
 
@@ -36,5 +36,37 @@ describe("relayChatStream", () => {
 
   it("turns a stream that ends without [DONE] into an UPSTREAM_ERROR", async () => {
     await expect(collect(true, [{ data: chunk }])).rejects.toMatchObject({ code: "UPSTREAM_ERROR", status: 502 });
+  });
+});
+
+describe("relayChatBody (bytes in, events out)", () => {
+  const wire = `data: ${chunk}\n\ndata: ${usageChunk}\n\ndata: [DONE]\n\n`;
+  async function* reads(text: string, size: number, failAfter?: number) {
+    const bytes = new TextEncoder().encode(text);
+    for (let i = 0, n = 0; i < bytes.length; i += size, n++) {
+      if (failAfter !== undefined && n === failAfter) throw Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+      yield bytes.subarray(i, i + size);
+    }
+  }
+  const run = async (src: AsyncIterable<Uint8Array>, wantUsage: boolean, signal = new AbortController().signal) => {
+    const usage: Usage[] = [];
+    const out: string[] = [];
+    for await (const e of relayChatBody(src, wantUsage, { reportUsage: (u) => usage.push(u), reportFirstToken: () => {} }, "up", signal)) out.push(e.data);
+    return { out, usage };
+  };
+
+  it("parses reads cut anywhere and relays like relayChatStream", async () => {
+    for (const size of [1, 7, 64, 4096]) {
+      expect(await run(reads(wire, size), false)).toEqual({ out: [chunk, "[DONE]"], usage: [{ inputTokens: 6, cacheReadTokens: 4, outputTokens: 3 }] });
+      expect((await run(reads(wire, size), true)).out).toEqual([chunk, usageChunk, "[DONE]"]);
+    }
+  });
+
+  it("maps a transport failure mid-stream to a retryable UPSTREAM_ERROR naming the provider", async () => {
+    await expect(run(reads(wire, 16, 3), true)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", status: 502, retryable: true, details: { provider: "up" } });
+  });
+
+  it("ends with UPSTREAM_ERROR when the body ends before [DONE]", async () => {
+    await expect(run(reads(`data: ${chunk}\n\n`, 32), true)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", status: 502 });
   });
 });

@@ -1,33 +1,74 @@
 // Relay of an OpenAI-protocol stream to an OpenAI-protocol client: events pass through as they came (no
 // per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
-import type { SseEvent } from "../../core/sse/parse.ts";
+import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../types.ts";
+import { transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 
-export async function* relayChatStream(
-  events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: Pick<CallOptions, "reportUsage" | "reportFirstToken">, provider: string,
-): AsyncGenerator<SseEvent> {
-  let first = true;
-  for await (const ev of events) {
+type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
+
+/** Per-event decision shared by both relays: 1 = forward, 0 = drop, -1 = forward and stop ([DONE]). */
+class Relay {
+  private first = true;
+  constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall) {}
+
+  step(ev: SseEvent): 1 | 0 | -1 {
     const d = ev.data;
-    if (d === "[DONE]") {
-      yield ev;
-      return;
-    }
-    if (first) {
-      call.reportFirstToken();
-      first = false;
+    if (d === "[DONE]") return -1;
+    if (this.first) {
+      this.call.reportFirstToken();
+      this.first = false;
     }
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped.
     if (d.includes('"usage":{')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
-        call.reportUsage(fromOpenAIUsage(chunk.usage));
-        if (!clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) continue;
+        this.call.reportUsage(fromOpenAIUsage(chunk.usage));
+        if (!this.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return 0;
       }
     }
-    yield ev;
+    return 1;
   }
-  throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before [DONE]`, { details: { provider } });
+}
+
+const endedEarly = (provider: string) =>
+  new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before [DONE]`, { details: { provider } });
+
+/** Relay over already-parsed events. */
+export async function* relayChatStream(
+  events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string,
+): AsyncGenerator<SseEvent> {
+  const relay = new Relay(clientWantsUsage, call);
+  for await (const ev of events) {
+    const s = relay.step(ev);
+    if (s !== 0) yield ev;
+    if (s === -1) return;
+  }
+  throw endedEarly(provider);
+}
+
+/**
+ * The hot path: upstream bytes -> SSE parse -> relay in one generator (each generator layer costs a few promise
+ * hops per event). Transport failures mid-stream become gateway errors (rendered as the protocol's error event).
+ */
+export async function* relayChatBody(
+  body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
+): AsyncGenerator<SseEvent> {
+  const relay = new Relay(clientWantsUsage, call);
+  const parser = new SseParser();
+  try {
+    for await (const chunk of body) {
+      const events = parser.push(chunk);
+      for (let i = 0; i < events.length; i++) {
+        const ev = events[i]!;
+        const s = relay.step(ev);
+        if (s !== 0) yield ev;
+        if (s === -1) return;
+      }
+    }
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+  throw endedEarly(provider);
 }
