@@ -23,7 +23,9 @@ const HELP = `npm run bench:load -- [options]
   --stream MODE       on | off | both (default both)
   --targets LIST      direct,bare,gateway (default all three; "gateway" = every --gateway variant)
   --gateway NAME=SPEC gateway variant, repeatable. SPEC is a gateway.yaml path or pipeline:a,b,c
-                      (generated config with that pipeline). Default: gateway=pipeline:auth,router
+                      (generated config with that pipeline), optionally followed by @/path/to/checkout to run
+                      another checkout's code (before/after comparisons in one run; the checkout needs
+                      bench/load/gateway.ts). Default: gateway=pipeline:auth,router
   --model ID          public model to request (default ${BENCH_MODEL}; ${BENCH_FLAKY_MODEL} with --flaky-rate)
   --flaky-rate F      also start a second upstream failing fraction F of its requests (HTTP --flaky-status,
                       default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
@@ -76,7 +78,9 @@ const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BEN
 const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
   const eq = g.indexOf("=");
   if (eq < 1) throw new Error(`--gateway wants NAME=SPEC (got ${g})`);
-  return { name: g.slice(0, eq), spec: g.slice(eq + 1) };
+  const rest = g.slice(eq + 1);
+  const at = rest.lastIndexOf("@/");
+  return { name: g.slice(0, eq), spec: at === -1 ? rest : rest.slice(0, at), root: at === -1 ? undefined : rest.slice(at + 1) };
 });
 
 const gatewayNames: string[] = [];
@@ -118,7 +122,8 @@ async function main(): Promise<void> {
         file = join(dir, `${v.name}.yaml`);
         writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline: v.spec.slice(9).split(",").filter(Boolean) })));
       } else file = resolve(v.spec);
-      const gw = await startChild(v.name, benchFile("./gateway.ts"), ["--config", file], { nodeArgs, env });
+      const entry = v.root ? join(resolve(v.root), "bench/load/gateway.ts") : benchFile("./gateway.ts");
+      const gw = await startChild(v.name, entry, ["--config", file], { nodeArgs, env });
       targets.push({ name: v.name, origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.proc.pid });
       gatewayNames.push(v.name);
     }
