@@ -14,7 +14,7 @@ import YAML from "yaml";
 import { createParser } from "eventsource-parser";
 import { SseParser, parseSse, type SseEvent } from "../core/sse/parse.ts";
 import { encodeSse } from "../core/sse/encode.ts";
-import { relayChatStream } from "../providers/openai-compatible/stream.ts";
+import { relayChatBody, relayChatStream } from "../providers/openai-compatible/stream.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
 import { render, createFakeUpstream, UPSTREAM_KEY } from "./load/upstream.ts";
@@ -84,6 +84,11 @@ await runGroup(`relay, ${n} events per stream (usage chunk dropped: client did n
       assertEqual(out.map((e) => e.data), expected.filter((d) => !d.includes('"usage":{')), "relay drops the usage-only chunk");
       assert(usageReports === 1, `usage reported once (got ${usageReports})`);
     },
+  },
+  {
+    name: "relayChatBody from reads (hot path: parse+relay fused)",
+    fn: () => drain(relayChatBody(readsOf(perFrame), false, call, "bench", new AbortController().signal)),
+    check: async () => assertEqual((await drain(relayChatBody(readsOf(perFrame), false, call, "bench", new AbortController().signal))).map((e) => e.data), expected.filter((d) => !d.includes('"usage":{')), "fused relay"),
   },
   {
     name: "parseSse+relay from reads",
