@@ -19,6 +19,8 @@ export interface Done {
   /** performance.now() at response headers and at the last byte. */
   headersAt: number;
   endAt: number;
+  /** We hung up on purpose after the first body bytes (abortAfterFirstChunk). */
+  aborted: boolean;
 }
 
 const DONE_TAIL = "data: [DONE]\n\n";
@@ -28,15 +30,16 @@ export function createPool(origin: string, connections: number): Pool {
 }
 
 /** One request; `cb` runs exactly once, at the end of the response or on error (status 0). */
-export function send(pool: Pool, target: LoadTarget, body: string, stream: boolean, cb: (d: Done) => void): void {
+export function send(pool: Pool, target: LoadTarget, body: string, stream: boolean, cb: (d: Done) => void, abortAfterFirstChunk = false): void {
   let status = 0;
   let headersAt = 0;
   let tail = "";
   let called = false;
+  let aborted = false;
   const finish = (ok: boolean) => {
     if (called) return;
     called = true;
-    cb({ status, ok, headersAt, endAt: performance.now() });
+    cb({ status, ok, headersAt, endAt: performance.now(), aborted });
   };
   pool.dispatch(
     { origin: target.origin, path: target.path, method: "POST", headers: target.headers, body },
@@ -46,7 +49,13 @@ export function send(pool: Pool, target: LoadTarget, body: string, stream: boole
         status = statusCode;
         headersAt = performance.now();
       },
-      onResponseData(_c, chunk) {
+      onResponseData(c, chunk) {
+        if (abortAfterFirstChunk) {
+          // A client that goes away mid-stream: the connection is torn down under the server.
+          aborted = true;
+          c.abort(new Error("bench: client hung up"));
+          return;
+        }
         // Only the last bytes matter for the stream check; keep them without buffering the body.
         if (stream) tail = chunk.length >= DONE_TAIL.length ? chunk.toString("latin1", chunk.length - DONE_TAIL.length) : (tail + chunk.toString("latin1")).slice(-DONE_TAIL.length);
       },

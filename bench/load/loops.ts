@@ -13,6 +13,8 @@ export interface PhaseOptions {
   durationMs: number;
   /** Longest wait for requests still in flight when the measured window ends (they count as errors). */
   drainMs?: number;
+  /** Fraction of requests whose client hangs up after the first body bytes (not counted as errors). */
+  abortRate?: number;
   /** Called when the measured window opens and closes (the runner samples process CPU time there). */
   onWindow?: (edge: "start" | "end") => void;
 }
@@ -24,6 +26,8 @@ export interface Result {
   /** Requests measured (scheduled/started inside the window). */
   requests: number;
   errors: number;
+  /** Requests the generator hung up on on purpose (--abort-rate). */
+  aborted: number;
   rps: number;
   p50: number;
   p90: number;
@@ -38,6 +42,9 @@ export interface Result {
   offeredRps?: number;
   concurrency?: number;
 }
+
+/** Deterministic spread: request n is picked when floor(n * rate) advances. */
+export const picked = (n: number, rate: number | undefined) => !!rate && Math.floor((n + 1) * rate) > Math.floor(n * rate);
 
 export function percentile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return NaN;
@@ -59,27 +66,29 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
   const lat: number[] = [];
   const ttfb: number[] = [];
   let errors = 0;
+  let aborted = 0;
   let measured = 0;
   let outstanding = 0;
   let next = 0;
   await new Promise<void>((resolve) => {
-    const fire = (scheduled: number) => {
+    const fire = (scheduled: number, n: number) => {
       outstanding++;
       send(pool, target, o.body, o.stream, (d) => {
         outstanding--;
         if (scheduled >= measureFrom) {
           measured++;
-          if (d.ok) {
+          if (d.aborted) aborted++;
+          else if (d.ok) {
             lat.push(d.endAt - scheduled);
             ttfb.push(d.headersAt - scheduled);
           } else errors++;
         }
-      });
+      }, picked(n, o.abortRate));
     };
     // setTimeout has ~1 ms granularity: each tick sends everything that is due, stamped with its scheduled time.
     const tick = () => {
       const now = performance.now();
-      while (next < total && t0 + next * interval <= now) fire(t0 + next++ * interval);
+      while (next < total && t0 + next * interval <= now) fire(t0 + next * interval, next++);
       if (next < total) setTimeout(tick, Math.max(0, t0 + next * interval - performance.now()));
       else resolve();
     };
@@ -92,7 +101,7 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
   const scheduledInWindow = total - Math.ceil(Math.max(0, measureFrom - t0) / interval);
   const lost = Math.max(0, scheduledInWindow - measured); // still in flight at the drain deadline: errors
   return summarise(lat, ttfb, {
-    target: target.name, mode: "open", stream: o.stream, requests: scheduledInWindow, errors: errors + lost,
+    target: target.name, mode: "open", stream: o.stream, requests: scheduledInWindow, errors: errors + lost, aborted,
     rps: lat.length / (o.durationMs / 1000), offeredRps: rate,
   });
 }
@@ -104,6 +113,8 @@ export async function closedLoop(pool: Pool, target: LoadTarget, concurrency: nu
   const lat: number[] = [];
   const ttfb: number[] = [];
   let errors = 0;
+  let aborted = 0;
+  let sent = 0;
   let completedInWindow = 0;
   const worker = () => new Promise<void>((resolve) => {
     const loop = () => {
@@ -112,7 +123,8 @@ export async function closedLoop(pool: Pool, target: LoadTarget, concurrency: nu
       send(pool, target, o.body, o.stream, (d) => {
         if (start >= measureFrom && d.endAt <= end) {
           completedInWindow++;
-          if (d.ok) {
+          if (d.aborted) aborted++;
+          else if (d.ok) {
             lat.push(d.endAt - start);
             ttfb.push(d.headersAt - start);
           } else errors++;
@@ -120,17 +132,23 @@ export async function closedLoop(pool: Pool, target: LoadTarget, concurrency: nu
         // Next request from a fresh stack: undici may call back synchronously on errors.
         if (d.ok) loop();
         else setImmediate(loop);
-      });
+      }, picked(sent++, o.abortRate));
     };
     loop();
   });
-  const opened = setTimeout(() => o.onWindow?.("start"), o.warmupMs);
-  const closed = setTimeout(() => o.onWindow?.("end"), o.warmupMs + o.durationMs);
+  // Window edges from timers; the end edge is also taken when the workers finish first (same loop turn).
+  let edge = 0;
+  const mark = (to: number) => {
+    while (edge < to) o.onWindow?.(edge++ === 0 ? "start" : "end");
+  };
+  const opened = setTimeout(() => mark(1), o.warmupMs);
+  const closed = setTimeout(() => mark(2), o.warmupMs + o.durationMs);
   await Promise.race([Promise.all(Array.from({ length: concurrency }, worker)), sleep(o.warmupMs + o.durationMs + (o.drainMs ?? 10_000))]);
+  mark(2);
   clearTimeout(opened);
   clearTimeout(closed);
   return summarise(lat, ttfb, {
-    target: target.name, mode: "closed", stream: o.stream, requests: completedInWindow, errors,
+    target: target.name, mode: "closed", stream: o.stream, requests: completedInWindow, errors, aborted,
     rps: lat.length / (o.durationMs / 1000), concurrency,
   });
 }

@@ -11,6 +11,11 @@ export interface Child {
 }
 
 const children = new Set<ChildProcess>();
+const died: string[] = [];
+let stopping = false;
+
+/** Children that exited on their own after they were ready (a crash under load). */
+export const deadChildren = () => [...died];
 
 export function benchFile(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));
@@ -37,7 +42,10 @@ export function startChild(name: string, file: string, args: string[], opts: { n
       if (!line.startsWith("READY ")) return void process.stderr.write(`[${name}] ${line}\n`);
       clearTimeout(timer);
       proc.removeAllListeners("exit");
-      proc.once("exit", () => children.delete(proc));
+      proc.once("exit", (code, signal) => {
+        children.delete(proc);
+        if (!stopping) died.push(`${name} (exit ${code ?? signal})`);
+      });
       resolve({ name, port: JSON.parse(line.slice(6)).port, proc });
     });
   });
@@ -45,6 +53,7 @@ export function startChild(name: string, file: string, args: string[], opts: { n
 
 /** SIGTERM each child we started (they exit through their own close path, which writes --cpu-prof files). */
 export async function stopChildren(): Promise<void> {
+  stopping = true;
   const waits = [...children].map((p) => new Promise<void>((resolve) => {
     if (p.exitCode !== null) return resolve();
     const t = setTimeout(() => { p.kill("SIGKILL"); resolve(); }, 5000);

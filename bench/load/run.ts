@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
 import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
-import { benchFile, cpuMs, startChild, stopChildren } from "./procs.ts";
+import { benchFile, cpuMs, deadChildren, startChild, stopChildren } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, verdicts, verdictTable } from "./report.ts";
@@ -29,6 +29,8 @@ const HELP = `npm run bench:load -- [options]
   --model ID          public model to request (default ${BENCH_MODEL}; ${BENCH_FLAKY_MODEL} with --flaky-rate)
   --flaky-rate F      also start a second upstream failing fraction F of its requests (HTTP --flaky-status,
                       default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
+  --abort-rate F      the client hangs up after the first body bytes on fraction F of requests (disconnect
+                      robustness under load; those are reported as "hung up", not errors)
   --chunks N          content chunks per upstream stream (default 50)
   --chunk-delay-ms MS delay between upstream stream frames (default 0)
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -49,6 +51,7 @@ const { values } = parseArgs({
     model: { type: "string" },
     "flaky-rate": { type: "string" },
     "flaky-status": { type: "string", default: "500" },
+    "abort-rate": { type: "string" },
     chunks: { type: "string", default: "50" },
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
@@ -74,6 +77,7 @@ const modes = values.modes.split(",").map((s) => s.trim()) as Array<"open" | "cl
 const streams = values.stream === "both" ? [false, true] : values.stream === "on" ? [true] : values.stream === "off" ? [false] : (() => { throw new Error("--stream must be on, off or both"); })();
 const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
+const abortRate = values["abort-rate"] !== undefined ? num("abort-rate", values["abort-rate"], 0, 1) : undefined;
 const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BENCH_MODEL);
 const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
   const eq = g.indexOf("=");
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
           cpu.t[i] = cpuMs(t.pid);
           cpu.up[i] = cpuMs(upstream.proc.pid);
         };
-        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow };
+        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow, abortRate };
         const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
         const served = r.requests;
         r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
@@ -158,6 +162,10 @@ async function main(): Promise<void> {
       process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
     }
   }
+  // Still serving correctly after everything above (hung-up clients included), and nobody crashed.
+  for (const t of targets) for (const stream of streams) await check(t, stream);
+  const dead = deadChildren();
+  if (dead.length) throw new Error(`processes died during the run: ${dead.join(", ")}`);
   const v = verdicts(all, gatewayNames);
   if (v.length) process.stdout.write(`== targets (issue 2, "Done means")\n${verdictTable(v)}\n`);
   if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, verdicts: v }, null, 2));
