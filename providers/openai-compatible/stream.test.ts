@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { relayChatBody, relayChatStream } from "./stream.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
@@ -68,5 +69,25 @@ describe("relayChatBody (bytes in, events out)", () => {
 
   it("ends with UPSTREAM_ERROR when the body ends before [DONE]", async () => {
     await expect(run(reads(`data: ${chunk}\n\n`, 32), true)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", status: 502 });
+  });
+});
+
+describe("relayChatBody on a Node stream", () => {
+  const call = { reportUsage: () => {}, reportFirstToken: () => {} };
+  const frames = [`data: ${chunk}\n\n`, "data: [DONE]\n\n", "data: {\"late\":true}\n\n"];
+
+  it("stops at [DONE], then drains the rest without destroying the body (the connection can be reused)", async () => {
+    const body = Readable.from(frames.map((f) => Buffer.from(f)), { objectMode: false });
+    const out: string[] = [];
+    for await (const e of relayChatBody(body, true, call, "up", new AbortController().signal)) out.push(e.data);
+    expect(out).toEqual([chunk, "[DONE]"]);
+    await new Promise((r) => body.once("end", r));
+    expect(body.readableEnded).toBe(true);
+  });
+
+  it("destroys the body when the consumer stops early (client gone)", async () => {
+    const body = Readable.from(frames.map((f) => Buffer.from(f)), { objectMode: false });
+    for await (const _ of relayChatBody(body, true, call, "up", new AbortController().signal)) break;
+    expect(body.destroyed).toBe(true);
   });
 });

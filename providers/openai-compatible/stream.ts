@@ -1,5 +1,6 @@
 // Relay of an OpenAI-protocol stream to an OpenAI-protocol client: events pass through as they came (no
 // per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
+import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../types.ts";
@@ -57,18 +58,38 @@ export async function* relayChatBody(
 ): AsyncGenerator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call);
   const parser = new SseParser();
+  // Leaving a for-await early destroys a Node stream with a fresh AbortError (stack trace and all) — after
+  // every [DONE], since the body's end is still in flight. Iterate without destroy-on-return instead: after
+  // [DONE] the rest (normally just the end) is drained, and any other early exit destroys the body quietly.
+  const readable = body instanceof Readable ? body : undefined;
+  const source: AsyncIterable<Uint8Array> = readable ? readable.iterator({ destroyOnReturn: false }) : body;
+  let done = false;
   try {
-    for await (const chunk of body) {
+    for await (const chunk of source) {
       const events = parser.push(chunk);
       for (let i = 0; i < events.length; i++) {
         const ev = events[i]!;
         const s = relay.step(ev);
         if (s !== 0) yield ev;
-        if (s === -1) return;
+        if (s === -1) {
+          done = true;
+          return;
+        }
       }
     }
   } catch (err) {
     throw transportError(provider, err, signal);
+  } finally {
+    if (readable && !readable.destroyed) {
+      if (done) {
+        readable.on("error", ignore); // the stream is over for us; a late reset must not become an uncaught error
+        readable.resume();
+      } else {
+        readable.destroy();
+      }
+    }
   }
   throw endedEarly(provider);
 }
+
+function ignore(): void {}
