@@ -21,8 +21,9 @@ class Relay {
       this.call.reportFirstToken();
       this.first = false;
     }
-    // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped.
-    if (d.includes('"usage":{')) {
+    // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
+    // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
+    if (!d.endsWith('"usage":null}') && d.includes('"usage":{')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
         this.call.reportUsage(fromOpenAIUsage(chunk.usage));
