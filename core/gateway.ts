@@ -43,7 +43,7 @@ export class Gateway {
 
   static async create(config: RuntimeConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const gw = new Gateway(opts);
-    gw.store = await createStore(config.store, config.dir);
+    gw.store = await createStore(config.store, config.dir, config.file);
     try {
       gw.current = await gw.build(config);
     } catch (err) {

@@ -1,5 +1,5 @@
 // The policies fail closed: with the Redis store gone, requests get a 500 INTERNAL envelope (no unmetered traffic,
-// no hang, no crash), and service resumes when Redis is back.
+// no hang, no crash); a gateway whose store is unreachable refuses to start.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
