@@ -8,7 +8,7 @@ import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd, toPico } from "../../core/money/money.ts";
 import type { Period } from "../../core/store/types.ts";
 import { meterFor } from "../usage-metering/meter.ts";
-import { worstCaseCost } from "./worst-case.ts";
+import { worstCasePico } from "./worst-case.ts";
 
 /** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
 const LEASE_MS = 15 * 60_000;
@@ -23,6 +23,8 @@ function periodEnd(period: Period, start: number): string | undefined {
   }
 }
 
+const limits = new WeakMap<object, bigint>();
+
 export default definePlugin({
   name: "budget",
   dependsOn: ["auth"],
@@ -33,8 +35,9 @@ export default definePlugin({
     const period = (budget.period ?? "month") as Period;
     const now = Date.now();
     const window = periodOf(period, now);
-    const amountPico = toPico(worstCaseCost(ctx));
-    const limitPico = toPico(budget.usd);
+    const amountPico = worstCasePico(ctx);
+    let limitPico = limits.get(budget);
+    if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
     const hold = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
     const r = await ctx.gateway.store.reserve({ ...hold, periodStart: window.start, amountPico, limitPico, leaseMs: LEASE_MS }, now);
     if (!r.ok) {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { worstCaseCost } from "./worst-case.ts";
+import { worstCasePico } from "./worst-case.ts";
+import { picoToUsd } from "../../core/money/money.ts";
+
+const worstCaseCost = (c: GatewayContext) => ({ toFixed: () => picoToUsd(worstCasePico(c)) });
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 const model = (id: string, type: string, endpoints: { pricing: Record<string, string>; maxTokens?: number; contextWindow?: number }[]) =>

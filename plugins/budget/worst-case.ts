@@ -1,10 +1,9 @@
 // The most a request can cost: the largest input it can carry and the most output it may produce, at the dearest
 // endpoint of the requested model and of every fallback model.
-import Big from "big.js";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../providers/types.ts";
-import { costOf } from "../../core/money/money.ts";
+import { toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../allowlist/index.ts";
 import { bodyChars, requestedOutput } from "./estimate.ts";
 
@@ -30,20 +29,34 @@ function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxT
   }
 }
 
-/** Input priced at the dearer of the input and cache-write prices: the cache split is unknown beforehand. */
-function dearestInput(p: Pricing): Pricing {
-  if (!p.input_cache_write || !p.input || new Big(p.input_cache_write).lte(p.input)) return p;
-  return { ...p, input: p.input_cache_write };
+/** Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing. */
+interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint }
+const picoCache = new WeakMap<Pricing, PicoPrices>();
+
+function picoPrices(p: Pricing): PicoPrices {
+  let c = picoCache.get(p);
+  if (!c) {
+    const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
+    // Input at the dearer of the input and cache-write prices: the cache split is unknown beforehand.
+    const input = pico(p.input) > pico(p.input_cache_write) ? pico(p.input) : pico(p.input_cache_write);
+    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit) }));
+  }
+  return c;
 }
 
-export function worstCaseCost(ctx: GatewayContext): Big {
-  let worst = new Big(0);
+const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
+
+/** The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request). */
+export function worstCasePico(ctx: GatewayContext): bigint {
+  let worst = 0n;
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
-      const c = costOf(worstUsage(ctx, ep.contextWindow, ep.maxTokens), dearestInput(ep.pricing));
-      if (c.gt(worst)) worst = c;
+      const u = worstUsage(ctx, ep.contextWindow, ep.maxTokens);
+      const p = picoPrices(ep.pricing);
+      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search;
+      if (c > worst) worst = c;
     }
   }
   return worst;
