@@ -76,4 +76,23 @@ describe("budget plugin", () => {
       await g.close();
     }
   });
+
+  it("counts spend through the ledger even without usage-metering in the pipeline", async () => {
+    const g = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "1", period: "week" } }, pipeline: ["auth", "budget", "router"] }));
+    try {
+      const r = await postJson(`${g.baseURL}/chat/completions`, chat(), auth(undefined, { "x-request-id": "req-no-meter" }));
+      expect(r.status).toBe(200);
+      let rows: Awaited<ReturnType<typeof g.gateway.store.ledger>> = [];
+      for (let i = 0; i < 100 && !rows.length; i++) {
+        rows = await g.gateway.store.ledger({ project: "acme" });
+        if (!rows.length) await new Promise((res) => setTimeout(res, 10));
+      }
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ requestId: "req-no-meter", outputTokens: r.json.usage.completion_tokens });
+      const p = periodOf("week", Date.now());
+      expect(await g.gateway.store.spent("acme", p.key, p.start)).toBe(rows[0]!.costPico);
+    } finally {
+      await g.close();
+    }
+  });
 });
