@@ -62,7 +62,7 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
   const interval = 1000 / rate;
   const total = Math.round(((o.warmupMs + o.durationMs) / 1000) * rate);
   const t0 = performance.now() + 5;
-  const measureFrom = t0 + o.warmupMs;
+  const warmupN = Math.round((o.warmupMs / 1000) * rate); // requests before this index are warm-up
   const lat: number[] = [];
   const ttfb: number[] = [];
   let errors = 0;
@@ -75,7 +75,7 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
       outstanding++;
       send(pool, target, o.body, o.stream, (d) => {
         outstanding--;
-        if (scheduled >= measureFrom) {
+        if (n >= warmupN) {
           measured++;
           if (d.aborted) aborted++;
           else if (d.ok) {
@@ -98,7 +98,7 @@ export async function openLoop(pool: Pool, target: LoadTarget, rate: number, o: 
   const deadline = performance.now() + (o.drainMs ?? 10_000);
   while (outstanding > 0 && performance.now() < deadline) await sleep(2);
   o.onWindow?.("end");
-  const scheduledInWindow = total - Math.ceil(Math.max(0, measureFrom - t0) / interval);
+  const scheduledInWindow = total - warmupN;
   const lost = Math.max(0, scheduledInWindow - measured); // still in flight at the drain deadline: errors
   return summarise(lat, ttfb, {
     target: target.name, mode: "open", stream: o.stream, requests: scheduledInWindow, errors: errors + lost, aborted,
