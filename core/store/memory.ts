@@ -7,7 +7,7 @@ import type {
 
 interface Done { hash: string; response: StoredResponse; expires: number }
 
-/** The in-memory ledger keeps the latest records only (spend counters keep counting). */
+/** The in-memory ledger keeps about the latest 100 000 records (spend counters keep counting). */
 const MAX_ENTRIES = 100_000;
 
 export class MemoryStore implements Store {
@@ -38,7 +38,8 @@ export class MemoryStore implements Store {
     if (this.seen.has(entry.generationId)) return;
     this.seen.add(entry.generationId);
     this.entries.push(entry);
-    if (this.entries.length > MAX_ENTRIES) this.seen.delete(this.entries.shift()!.generationId);
+    // Trim in chunks: shifting one record per request would copy the whole array every time.
+    if (this.entries.length > MAX_ENTRIES + 10_000) for (const old of this.entries.splice(0, 10_000)) this.seen.delete(old.generationId);
     for (const p of allPeriods(entry.ts)) {
       const k = `${entry.project}\n${p.key}`;
       this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
