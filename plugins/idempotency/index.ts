@@ -115,7 +115,11 @@ export default definePlugin({
       return;
     }
     const headers = keptHeaders(ctx);
-    const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now());
+    // A record that cannot be saved costs only a future replay; the answer itself is good, so it is still sent.
+    const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now()).catch(async (err) => {
+      ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId, error: String(err) });
+      await release();
+    });
     if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
     else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
     else ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
