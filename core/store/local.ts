@@ -9,7 +9,8 @@ interface Claim { hash: string; owner: string; expires: number }
 
 export class LocalState {
   private readonly tats = new Map<string, number>();
-  private readonly reservations = new Map<string, Map<string, Held>>();
+  /** project\nperiodKey -> held reservations and their running sum. */
+  private readonly reservations = new Map<string, { sum: bigint; held: Map<string, Held>; nextExpiry: number }>();
   private readonly claims = new Map<string, Claim>();
 
   rateLimit(charges: RateCharge[], now: number): RateResult {
@@ -20,16 +21,22 @@ export class LocalState {
     gcraAdjust(this.tats, key, limit, delta, now);
   }
 
-  /** Reserved amount for a budget period, dropping expired leases. */
+  /** Reserved amount for a budget period; expired leases are swept only once the earliest one is due. */
   reserved(project: string, periodKey: string, now: number): bigint {
-    const held = this.reservations.get(`${project}\n${periodKey}`);
-    let sum = 0n;
-    if (!held) return sum;
-    for (const [id, h] of held) {
-      if (h.expires <= now) held.delete(id);
-      else sum += h.amount;
+    const b = this.reservations.get(`${project}\n${periodKey}`);
+    if (!b) return 0n;
+    if (now >= b.nextExpiry) {
+      b.sum = 0n;
+      b.nextExpiry = Infinity;
+      for (const [id, h] of b.held) {
+        if (h.expires <= now) b.held.delete(id);
+        else {
+          b.sum += h.amount;
+          if (h.expires < b.nextExpiry) b.nextExpiry = h.expires;
+        }
+      }
     }
-    return sum;
+    return b.sum;
   }
 
   /** Synchronous check-and-hold; `spent` is the period's recorded spend. */
@@ -37,17 +44,23 @@ export class LocalState {
     const reserved = this.reserved(r.project, r.periodKey, now);
     if (spent + reserved + r.amountPico > r.limitPico) return { ok: false, spentPico: spent, reservedPico: reserved };
     const k = `${r.project}\n${r.periodKey}`;
-    let held = this.reservations.get(k);
-    if (!held) this.reservations.set(k, (held = new Map()));
-    held.set(r.id, { amount: r.amountPico, expires: now + r.leaseMs });
-    return { ok: true, spentPico: spent, reservedPico: reserved + r.amountPico };
+    let b = this.reservations.get(k);
+    if (!b) this.reservations.set(k, (b = { sum: 0n, held: new Map(), nextExpiry: Infinity }));
+    const expires = now + r.leaseMs;
+    b.held.set(r.id, { amount: r.amountPico, expires });
+    b.sum += r.amountPico;
+    if (expires < b.nextExpiry) b.nextExpiry = expires;
+    return { ok: true, spentPico: spent, reservedPico: b.sum };
   }
 
   release(s: Settlement): void {
     const k = `${s.project}\n${s.periodKey}`;
-    const held = this.reservations.get(k);
-    held?.delete(s.id);
-    if (held && held.size === 0) this.reservations.delete(k);
+    const b = this.reservations.get(k);
+    const h = b?.held.get(s.id);
+    if (!b || !h) return;
+    b.held.delete(s.id);
+    b.sum -= h.amount;
+    if (b.held.size === 0) this.reservations.delete(k);
   }
 
   /** Claim a key unless someone holds it; `done` looks up a finished record when nobody does. */
