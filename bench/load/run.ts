@@ -34,6 +34,7 @@ const HELP = `npm run bench:load -- [options]
   --chunks N          content chunks per upstream stream (default 50)
   --chunk-delay-ms MS delay between upstream stream frames (default 0)
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --repeat N          run the whole matrix N times (interleaved) and judge on the median of each figure
   --json FILE         also write every result as JSON
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM} and \${MG_BENCH_KEY_SHA256}.
 `;
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
     json: { type: "string" },
+    repeat: { type: "string", default: "1" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -77,6 +79,7 @@ const modes = values.modes.split(",").map((s) => s.trim()) as Array<"open" | "cl
 const streams = values.stream === "both" ? [false, true] : values.stream === "on" ? [true] : values.stream === "off" ? [false] : (() => { throw new Error("--stream must be on, off or both"); })();
 const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
+const repeat = Math.round(num("repeat", values.repeat, 1, 20));
 const abortRate = values["abort-rate"] !== undefined ? num("abort-rate", values["abort-rate"], 0, 1) : undefined;
 const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BENCH_MODEL);
 const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
@@ -137,30 +140,41 @@ async function main(): Promise<void> {
   for (const t of targets) for (const stream of streams) await check(t, stream);
 
   const all: Result[] = [];
-  for (const mode of modes) {
-    for (const stream of streams) {
-      const group: Result[] = [];
-      for (const t of targets) {
-        const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
-        const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
-        const onWindow = (edge: "start" | "end") => {
-          const i = edge === "start" ? 0 : 1;
-          cpu.t[i] = cpuMs(t.pid);
-          cpu.up[i] = cpuMs(upstream.proc.pid);
-        };
-        const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow, abortRate };
-        const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
-        const served = r.requests;
-        r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
-        r.upstreamCpuMsPerReq = (cpu.up[1]! - cpu.up[0]!) / served;
-        await pool.close();
-        group.push(r);
-        await sleep(300);
+  const runs: Result[][] = [];
+  for (let rep = 0; rep < repeat; rep++) {
+    const run: Result[] = [];
+    for (const mode of modes) {
+      for (const stream of streams) {
+        const group: Result[] = [];
+        for (const t of targets) {
+          const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
+          const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
+          const onWindow = (edge: "start" | "end") => {
+            const i = edge === "start" ? 0 : 1;
+            cpu.t[i] = cpuMs(t.pid);
+            cpu.up[i] = cpuMs(upstream.proc.pid);
+          };
+          const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow, abortRate };
+          const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
+          const served = r.requests;
+          r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
+          r.upstreamCpuMsPerReq = (cpu.up[1]! - cpu.up[0]!) / served;
+          await pool.close();
+          group.push(r);
+          await sleep(300);
+        }
+        run.push(...group);
+        printGroup(group, mode, stream, repeat > 1 ? ` [run ${rep + 1}/${repeat}]` : "");
       }
-      all.push(...group);
-      const title = mode === "open" ? `open loop, ${rate} req/s offered` : `closed loop, ${concurrency} connections`;
-      process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
     }
+    runs.push(run);
+  }
+  if (repeat === 1) all.push(...runs[0]!);
+  else {
+    // Each figure is the median of its runs (ratios are then taken between medians).
+    for (let i = 0; i < runs[0]!.length; i++) all.push(medianResult(runs.map((r) => r[i]!)));
+    process.stdout.write(`==== median of ${repeat} runs\n\n`);
+    for (const mode of modes) for (const stream of streams) printGroup(all.filter((r) => r.mode === mode && r.stream === stream), mode, stream, ` [median of ${repeat}]`);
   }
   // Still serving correctly after everything above (hung-up clients included), and nobody crashed.
   for (const t of targets) for (const stream of streams) await check(t, stream);
@@ -168,7 +182,23 @@ async function main(): Promise<void> {
   if (dead.length) throw new Error(`processes died during the run: ${dead.join(", ")}`);
   const v = verdicts(all, gatewayNames);
   if (v.length) process.stdout.write(`== targets (issue 2, "Done means")\n${verdictTable(v)}\n`);
-  if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, verdicts: v }, null, 2));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, runs: repeat > 1 ? runs : undefined, verdicts: v }, null, 2));
+}
+
+function printGroup(group: Result[], mode: "open" | "closed", stream: boolean, suffix: string): void {
+  const title = mode === "open" ? `open loop, ${rate} req/s offered` : `closed loop, ${concurrency} connections`;
+  process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"}${suffix} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
+}
+
+function medianResult(rs: Result[]): Result {
+  const med = (xs: number[]) => {
+    const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+    return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
+  };
+  const out = { ...rs[0]! } as Record<string, unknown>;
+  for (const k of ["rps", "p50", "p90", "p99", "max", "ttfbP50", "cpuMsPerReq", "upstreamCpuMsPerReq"] as const) out[k] = med(rs.map((r) => r[k] ?? NaN));
+  for (const k of ["requests", "errors", "aborted"] as const) out[k] = rs.reduce((a, r) => a + r[k], 0);
+  return out as unknown as Result;
 }
 
 async function check(t: LoadTarget, stream: boolean): Promise<void> {
