@@ -7,7 +7,7 @@ import type { Gateway } from "./gateway.ts";
 import { endpoints } from "./endpoints/index.ts";
 import type { EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
-import { GatewayError } from "./errors.ts";
+import { GatewayError, toGatewayError } from "./errors.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
@@ -93,7 +93,7 @@ export function createNodeHandler(gateway: Gateway) {
     return handleRequest(gateway, spec, req, res, {}).catch((err) => {
       gateway.log.error("request failed", { error: String(err) });
       if (res.headersSent) return void res.destroy();
-      sendJson(res, 500, new GatewayError(500, "INTERNAL", "Internal error").toJSON(), { "x-request-id": requestIdOf(req) });
+      sendJson(res, 500, toGatewayError(err).toJSON(), { "x-request-id": requestIdOf(req) });
     });
   };
 }
