@@ -82,12 +82,11 @@ export async function* relayChatBody(
     throw transportError(provider, err, signal);
   } finally {
     if (readable && !readable.destroyed) {
-      if (done) {
-        readable.on("error", ignore); // the stream is over for us; a late reset must not become an uncaught error
-        readable.resume();
-      } else {
-        readable.destroy();
-      }
+      // The stream is over for us: a late reset, or the AbortError undici emits when we destroy the body,
+      // must not become an uncaught error.
+      readable.on("error", ignore);
+      if (done) readable.resume();
+      else readable.destroy();
     }
   }
   throw endedEarly(provider);
