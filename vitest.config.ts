@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line.
+    reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
   },
 });
