@@ -18,6 +18,9 @@ Usage:
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
 `;
 
+/** The sandbox key documented in the README; the default gateway.yaml holds its sha256. */
+const QUICKSTART_KEY = "mg_test_quickstart_sandbox_key_0001";
+
 function defaultConfig(): string {
   const local = resolve("gateway.yaml");
   if (existsSync(local)) return local;
@@ -47,9 +50,12 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      // The README's sandbox key is only advertised when this config still accepts it.
+      const quickstart = gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY));
       process.stdout.write(
         `model-gateway listening on ${gw.url} (config ${file})\n` +
           `  base_url: ${gw.url}/api/v1   metrics: ${gw.url}/metrics   openapi: ${gw.url}/api/openapi.json\n` +
+          (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
           `  try: curl ${gw.url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
           `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`,
       );

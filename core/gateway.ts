@@ -77,7 +77,7 @@ export class Gateway {
   async reload(file = this.current.config.file): Promise<{ ok: true } | { ok: false; problems: string[] }> {
     let next: RuntimeConfig;
     try {
-      next = await loadConfig(file, { onNotice: (m) => this.log.warn(m) });
+      next = await loadConfig(file, { onNotice: (m) => this.log.info(m) });
     } catch (err) {
       const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message];
       this.log.error("config reload refused; still serving the previous config", { problems });

@@ -29,7 +29,7 @@ export interface RunningGateway {
 
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const log = opts.logger ?? createLogger();
-  const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => log.warn(m) });
+  const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => log.info(m) });
   const gateway = await Gateway.create(config, { logger: log });
   const handler = createNodeHandler(gateway);
   const listener = await listen(handler as never, {
