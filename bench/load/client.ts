@@ -10,6 +10,8 @@ export interface LoadTarget {
   headers: Record<string, string>;
   /** The server process answering this target (its CPU time per request is reported). */
   pid?: number;
+  /** Client protocol: chat completions (default) or the Messages API (translated to the chat upstream). */
+  api?: "chat" | "messages";
 }
 
 export interface Done {
@@ -24,6 +26,8 @@ export interface Done {
 }
 
 const DONE_TAIL = "data: [DONE]\n\n";
+/** How a complete messages stream ends. */
+const MESSAGE_STOP_TAIL = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 export function createPool(origin: string, connections: number): Pool {
   return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
@@ -36,6 +40,7 @@ export function send(pool: Pool, target: LoadTarget, body: string, stream: boole
   let tail = "";
   let called = false;
   let aborted = false;
+  const doneTail = target.api === "messages" ? MESSAGE_STOP_TAIL : DONE_TAIL;
   const finish = (ok: boolean) => {
     if (called) return;
     called = true;
@@ -57,10 +62,10 @@ export function send(pool: Pool, target: LoadTarget, body: string, stream: boole
           return;
         }
         // Only the last bytes matter for the stream check; keep them without buffering the body.
-        if (stream) tail = chunk.length >= DONE_TAIL.length ? chunk.toString("latin1", chunk.length - DONE_TAIL.length) : (tail + chunk.toString("latin1")).slice(-DONE_TAIL.length);
+        if (stream) tail = chunk.length >= doneTail.length ? chunk.toString("latin1", chunk.length - doneTail.length) : (tail + chunk.toString("latin1")).slice(-doneTail.length);
       },
       onResponseEnd() {
-        finish(status >= 200 && status < 300 && (!stream || tail === DONE_TAIL));
+        finish(status >= 200 && status < 300 && (!stream || tail === doneTail));
       },
       onResponseError() {
         finish(false);
@@ -75,6 +80,8 @@ export async function fetchText(pool: Pool, target: LoadTarget, body: string): P
   return { status: r.statusCode, text: await r.body.text(), headers: r.headers };
 }
 
-export function requestBody(model: string, stream: boolean): string {
-  return JSON.stringify({ model, messages: [{ role: "user", content: "Say hello in fifty tokens." }], ...(stream ? { stream: true } : {}) });
+export function requestBody(model: string, stream: boolean, api: LoadTarget["api"] = "chat"): string {
+  const messages = [{ role: "user", content: "Say hello in fifty tokens." }];
+  if (api === "messages") return JSON.stringify({ model, max_tokens: 256, messages, ...(stream ? { stream: true } : {}) });
+  return JSON.stringify({ model, messages, ...(stream ? { stream: true } : {}) });
 }

@@ -31,6 +31,9 @@ const HELP = `npm run bench:load -- [options]
                       default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
   --abort-rate F      the client hangs up after the first body bytes on fraction F of requests (disconnect
                       robustness under load; those are reported as "hung up", not errors)
+  --api LIST          chat,messages (default chat). "messages" adds, for every gateway variant, a target that
+                      posts the Messages API (translated to the chat upstream; stream-transcoder is added to
+                      pipeline: specs that lack it), so chat vs translated messages is compared in one run
   --chunks N          content chunks per upstream stream (default 50)
   --chunk-delay-ms MS delay between upstream stream frames (default 0)
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     "flaky-status": { type: "string", default: "500" },
     "abort-rate": { type: "string" },
     chunks: { type: "string", default: "50" },
+    api: { type: "string", default: "chat" },
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
     json: { type: "string" },
@@ -81,6 +85,8 @@ const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
 const repeat = Math.round(num("repeat", values.repeat, 1, 20));
 const abortRate = values["abort-rate"] !== undefined ? num("abort-rate", values["abort-rate"], 0, 1) : undefined;
+const apis = new Set(values.api.split(",").map((s) => s.trim()));
+for (const a of apis) if (a !== "chat" && a !== "messages") throw new Error(`--api takes chat and/or messages (got ${a})`);
 const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BENCH_MODEL);
 const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
   const eq = g.indexOf("=");
@@ -127,12 +133,24 @@ async function main(): Promise<void> {
       let file: string;
       if (v.spec.startsWith("pipeline:")) {
         file = join(dir, `${v.name}.yaml`);
-        writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline: v.spec.slice(9).split(",").filter(Boolean) })));
+        const pipeline = v.spec.slice(9).split(",").filter(Boolean);
+        // Translation from the Messages API to a chat upstream is the stream-transcoder's job.
+        if (apis.has("messages") && !pipeline.includes("stream-transcoder")) pipeline.push("stream-transcoder");
+        writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline })));
       } else file = resolve(v.spec);
       const entry = v.root ? join(resolve(v.root), "bench/load/gateway.ts") : benchFile("./gateway.ts");
       const gw = await startChild(v.name, entry, ["--config", file], { nodeArgs, env });
-      targets.push({ name: v.name, origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.proc.pid });
-      gatewayNames.push(v.name);
+      const origin = `http://127.0.0.1:${gw.port}`;
+      if (apis.has("chat")) {
+        targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.proc.pid });
+        gatewayNames.push(v.name);
+      }
+      if (apis.has("messages")) {
+        targets.push({
+          name: `${v.name}-messages`, origin, path: "/api/v1/messages", api: "messages", pid: gw.proc.pid,
+          headers: { "content-type": "application/json", "x-api-key": BENCH_KEY, "anthropic-version": "2023-06-01" },
+        });
+      }
     }
   }
 
@@ -154,7 +172,7 @@ async function main(): Promise<void> {
             cpu.t[i] = cpuMs(t.pid);
             cpu.up[i] = cpuMs(upstream.proc.pid);
           };
-          const phase = { stream, body: requestBody(model, stream), warmupMs, durationMs, onWindow, abortRate };
+          const phase = { stream, body: requestBody(model, stream, t.api), warmupMs, durationMs, onWindow, abortRate };
           const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
           const served = r.requests;
           r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
@@ -207,11 +225,13 @@ async function check(t: LoadTarget, stream: boolean): Promise<void> {
   try {
     // A flaky provider without fallback may fail some requests: one success in three tries proves the path.
     for (let i = 0; i < 3; i++) {
-      const r = await fetchText(pool, t, requestBody(model, stream));
+      const r = await fetchText(pool, t, requestBody(model, stream, t.api));
       last = `${t.name} ${stream ? "stream" : "json"}: HTTP ${r.status} ${r.text.slice(0, 300)}`;
       if (r.status !== 200) continue;
       if (t.name !== "direct" && t.name !== "bare-proxy" && typeof r.headers["x-request-id"] !== "string") throw new Error(`${t.name}: no x-request-id`);
-      if (stream) {
+      if (t.api === "messages") {
+        checkMessages(last, r.text, stream);
+      } else if (stream) {
         const frames = r.text.split("\n\n").filter((s) => s.startsWith("data: "));
         if (frames.at(-1) !== "data: [DONE]" || frames.length < Number(values.chunks) + 3) throw new Error(`${last}: malformed stream (${frames.length} frames)`);
         JSON.parse(frames[1]!.slice(6));
@@ -226,6 +246,20 @@ async function check(t: LoadTarget, stream: boolean): Promise<void> {
   } finally {
     await pool.close();
   }
+}
+
+/** A translated Messages answer: the text of every upstream chunk, and for streams named events ending in message_stop. */
+function checkMessages(last: string, text: string, stream: boolean): void {
+  if (!stream) {
+    const body = JSON.parse(text);
+    if (body.type !== "message" || body.content?.[0]?.type !== "text") throw new Error(`${last}: not a messages response`);
+    return;
+  }
+  const frames = text.split("\n\n").filter(Boolean);
+  const names = frames.map((f) => f.match(/^event: (\w+)/)?.[1]);
+  if (names[0] !== "message_start" || names.at(-1) !== "message_stop") throw new Error(`${last}: malformed messages stream`);
+  const deltas = names.filter((n) => n === "content_block_delta").length;
+  if (deltas < Number(values.chunks)) throw new Error(`${last}: ${deltas} text deltas for ${values.chunks} upstream chunks`);
 }
 
 try {
