@@ -37,16 +37,6 @@ declare module "./pipeline/context.ts" {
   }
 }
 
-export function callOptions(ctx: GatewayContext): CallOptions {
-  return {
-    signal: ctx.signal,
-    requestId: ctx.requestId,
-    clientHeaders: ctx.headers,
-    reportUsage: (u) => { ctx.usage = u; },
-    reportFirstToken: () => { ctx.ttftMs ??= performance.now() - ctx.startedAt; },
-  };
-}
-
 /** Upstream statuses worth another try elsewhere: 408, 429 and 5xx. Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
   const upstream = err.details?.upstream_status;

@@ -8,5 +8,3 @@ export function newApiKey(sandbox: boolean): string {
 }
 
 export const sha256Hex = (key: string) => createHash("sha256").update(key).digest("hex");
-
-export const isSandboxKey = (key: string) => key.startsWith("mg_test_");

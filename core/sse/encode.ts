@@ -6,15 +6,9 @@ export function encodeSse(ev: SseEvent): string {
   return ev.event === undefined ? `data: ${ev.data}\n\n` : `event: ${ev.event}\ndata: ${ev.data}\n\n`;
 }
 
-export const SSE_DONE: SseEvent = { data: "[DONE]" };
-
 export const SSE_HEADERS: Record<string, string> = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache",
   connection: "keep-alive",
   "x-accel-buffering": "no",
 };
-
-export function jsonEvent(value: unknown, event?: string): SseEvent {
-  return event === undefined ? { data: JSON.stringify(value) } : { event, data: JSON.stringify(value) };
-}
