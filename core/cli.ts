@@ -65,6 +65,10 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
         return 1;
       }
+      if ((err as Error)?.name === "GetPortError") {
+        process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; pass --port N)\n`);
+        return 1;
+      }
       throw err;
     }
   },

@@ -32,8 +32,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => log.info(m) });
   const gateway = await Gateway.create(config, { logger: log });
   const handler = createNodeHandler(gateway);
+  const wanted = opts.port ?? config.server.port;
   const listener = await listen(handler as never, {
-    port: opts.port ?? config.server.port,
+    // A busy port is an error, never a silent move to another one (0 still means "any free port").
+    // (get-port-please reads an empty alternativePortRange as "no alternatives"; its type insists on a pair.)
+    port: wanted === 0 ? 0 : { port: wanted, ports: [], alternativePortRange: [] as unknown as [number, number], random: false },
     hostname: opts.host ?? config.server.host,
     showURL: false,
     open: false,

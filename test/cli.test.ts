@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
+import { createServer } from "node:net";
 
 const BIN = resolve("bin/model-gateway.mjs");
 const run = (args: string[], env: Record<string, string> = {}) =>
@@ -67,6 +68,20 @@ describe("model-gateway start", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("refusing to start");
     expect(r.stderr).toContain(`${file}:6:57:`);
+  });
+
+  it("refuses a port that is already taken instead of moving to another one", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = run(["start", "--port", String(port), "--no-watch"]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`refusing to start: Unable to find an available port on host "127.0.0.1" (tried ${port})`);
+      expect(r.stdout).not.toContain("listening on");
+    } finally {
+      blocker.close();
+    }
   });
 
   it("starts, prints its URL, answers the sandbox key, and stops on SIGTERM", async () => {
