@@ -2,8 +2,8 @@
 // message_start first, a ping, blocks with contiguous indexes (thinking with thinking_delta + signature_delta, text
 // with text_delta per word, tool_use with an empty first input_json_delta and small fragments), cumulative
 // message_delta usage, message_stop; Anthropic's error envelope; in-band `error` events on request.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 
 export const FAKE_ANTHROPIC_KEY = "sk-ant-fake-upstream";
@@ -63,7 +63,6 @@ function plan(body: any): { blocks: Block[]; stop: string } {
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  const sockets = new Set<import("node:net").Socket>();
   const seenPrefixes = new Set<string>();
   const fake: FakeAnthropic = {
     baseUrl: "",
@@ -71,10 +70,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     failures: [],
     eventDelayMs: 0,
     aborted: 0,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => server.close(),
   };
 
   function usageFor(body: any, output: number) {
@@ -91,11 +87,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { body = undefined; }
-    fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+    const { method, path, headers, body } = await readRequest(req);
+    fake.requests.push({ method, path, headers, body });
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { "content-type": "application/json", "request-id": "req_fake_anthropic" });
       res.end(JSON.stringify(json));
@@ -159,9 +152,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     res.end();
   }
 
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await listenLoopback((req, res) => void handle(req, res));
+  fake.baseUrl = server.origin;
   return fake;
 }

@@ -2,8 +2,8 @@
 // streamGenerateContent?alt=sse with `data: <json>\r\n\r\n` framing (CRLF), no [DONE], cumulative usageMetadata on
 // every chunk, finishReason on the last candidate chunk, function calls whole in one chunk (finishReason STOP),
 // thought parts when includeThoughts is set, Google's error envelope with RetryInfo.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 
 export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
@@ -32,24 +32,17 @@ function errorBody(status: number, message: string, retryDelay?: string) {
 }
 
 export async function startFakeGemini(): Promise<FakeGemini> {
-  const sockets = new Set<import("node:net").Socket>();
   const fake: FakeGemini = {
     baseUrl: "",
     requests: [],
     failures: [],
     chunkDelayMs: 0,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => server.close(),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { body = undefined; }
-    fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+    const { method, path, headers, body } = await readRequest(req);
+    fake.requests.push({ method, path, headers, body });
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
       res.end(JSON.stringify(json));
@@ -109,9 +102,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     res.end();
   }
 
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await listenLoopback((req, res) => void handle(req, res));
+  fake.baseUrl = server.origin;
   return fake;
 }

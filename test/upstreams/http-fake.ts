@@ -28,28 +28,56 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-export async function startFake(handler: Handler, errorBody: (status: number) => unknown): Promise<FakeServer> {
+export interface Loopback {
+  origin: string;
+  port: number;
+  /** Stops listening and drops open keep-alive connections, so a test never waits on them. */
+  close(): Promise<void>;
+}
+
+/** Every fake upstream's server: a free loopback port, and a close() that does not hang on idle sockets. */
+export async function listenLoopback(onRequest: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
   const sockets = new Set<Socket>();
-  const fake: FakeServer = {
-    origin: "",
-    requests: [],
-    failures: [],
+  const server: Server = createServer(onRequest);
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks);
-    let body: any;
-    try {
-      body = raw.length ? JSON.parse(raw.toString("utf8")) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const rec: Recorded = { method: req.method!, path: req.url!, headers: req.headers, body, raw };
+}
+
+/** A request as the fakes record it: the raw bytes and the JSON they hold (undefined when not JSON). */
+export async function readRequest(req: IncomingMessage): Promise<Recorded> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const raw = Buffer.concat(chunks);
+  let body: any;
+  try {
+    body = raw.length ? JSON.parse(raw.toString("utf8")) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { method: req.method!, path: req.url!, headers: req.headers, body, raw };
+}
+
+export async function startFake(handler: Handler, errorBody: (status: number) => unknown): Promise<FakeServer> {
+  const fake: FakeServer = {
+    origin: "",
+    requests: [],
+    failures: [],
+    close: () => server.close(),
+  };
+  const server = await listenLoopback(async (req, res) => {
+    const rec = await readRequest(req);
     fake.requests.push(rec);
     const at = fake.failures.findIndex((f: any) => !f.path || rec.path.startsWith(f.path));
     if (at >= 0) {
@@ -70,12 +98,7 @@ export async function startFake(handler: Handler, errorBody: (status: number) =>
       else res.destroy(err as Error);
     }
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  fake.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.origin = server.origin;
   return fake;
 }
 

@@ -2,8 +2,8 @@
 // application/json, SSE `data:` frames with blank-line separators, role on the first chunk, tool-call
 // fragments with id/name only on the first fragment, usage chunk only with include_usage, `[DONE]` last,
 // and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenLoopback, readRequest } from "./http-fake.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -71,28 +71,17 @@ function toolCallsFor(body: any): { id: string; name: string; arguments: string 
 
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const text = opts.text ?? DEFAULT_TEXT;
-  const sockets = new Set<import("node:net").Socket>();
   const fake: FakeOpenAI = {
     baseUrl: "",
     port: 0,
     requests: [],
     failures: [],
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => server.close(),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any;
-    try {
-      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const rec: RecordedRequest = { method: req.method!, path: req.url!, headers: req.headers, body };
+    const rec: RecordedRequest = await readRequest(req);
+    const body = rec.body;
     fake.requests.push(rec);
     res.once("close", () => {
       if (!res.writableFinished) rec.abortedAt = Date.now();
@@ -181,13 +170,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     res.end();
   }
 
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  fake.port = (server.address() as AddressInfo).port;
+  const server = await listenLoopback((req, res) => void handle(req, res));
+  fake.port = server.port;
   fake.baseUrl = `http://127.0.0.1:${fake.port}/v1`;
   return fake;
 }
