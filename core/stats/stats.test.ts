@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 import { EndpointWindow, HOUR_SLOT_MS, MINUTE_SLOT_MS } from "./window.ts";
 import { StatsService } from "./index.ts";
 import { RedisStats } from "./redis.ts";
@@ -39,41 +38,15 @@ describe("EndpointWindow", () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe("stats shared through Redis", () => {
-  let redis: ChildProcess;
+  let redis: TestRedis;
   let url = "";
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    url = `redis://127.0.0.1:${port}`;
-    // wait until it accepts connections
-    const { Redis } = await import("ioredis");
-    for (let i = 0; i < 50; i++) {
-      const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      c.on("error", () => {});
-      try {
-        await c.connect();
-        await c.ping();
-        c.disconnect();
-        return;
-      } catch {
-        c.disconnect();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    redis = await startRedis();
+    url = redis.url;
   });
-  afterAll(() => {
-    redis?.kill();
+  afterAll(async () => {
+    await redis?.stop();
   });
 
   it("two replicas see each other's samples", async () => {

@@ -1,6 +1,6 @@
 // A gateway in its own process (`node bin/model-gateway.mjs start`), so tests can kill -9 it and run replicas.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./ports.ts";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -12,17 +12,6 @@ export interface ChildGateway {
   /** SIGKILL: no shutdown hooks, no flushing. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
