@@ -5,7 +5,7 @@ import { resolve, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config/load.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
-import { startGateway } from "./server.ts";
+import { PortInUseError, startGateway } from "./server.ts";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
 import { usageCommand } from "./store/usage-command.ts";
 
@@ -65,7 +65,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
         return 1;
       }
-      if ((err as Error)?.name === "GetPortError") {
+      if (err instanceof PortInUseError) {
         process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; pass --port N)\n`);
         return 1;
       }

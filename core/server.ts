@@ -1,11 +1,15 @@
 // Start a gateway on a port: used by the CLI, the end-to-end tests and the load harness alike.
-import { listen } from "listhen";
+// A plain node:http server (listhen's shutdown helper threw from a 'finish' listener when a client's socket was
+// already gone, which killed the process): timeouts from `server:`, and every connection tracked so that a
+// shutdown can stop accepting, let requests in flight finish, and then close what is left.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { watch, type FSWatcher } from "node:fs";
-import type { Server } from "node:http";
 import { Gateway } from "./gateway.ts";
 import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { answerClientError } from "./http/client-error.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -24,7 +28,15 @@ export interface RunningGateway {
   port: number;
   gateway: Gateway;
   server: Server;
+  /** Stop accepting, end idle connections, close the gateway (store, pools). In-flight requests are cut. */
   close(): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  constructor(readonly port: number, readonly host: string) {
+    super(`port ${port} on ${host} is in use`);
+    this.name = "PortInUseError";
+  }
 }
 
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
@@ -32,25 +44,41 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => log.info(m) });
   const gateway = await Gateway.create(config, { logger: log });
   const handler = createNodeHandler(gateway);
-  const wanted = opts.port ?? config.server.port;
-  const listener = await listen(handler as never, {
-    // A busy port is an error, never a silent move to another one (0 still means "any free port").
-    // (get-port-please reads an empty alternativePortRange as "no alternatives"; its type insists on a pair.)
-    port: wanted === 0 ? 0 : { port: wanted, ports: [], alternativePortRange: [] as unknown as [number, number], random: false },
-    hostname: opts.host ?? config.server.host,
-    showURL: false,
-    open: false,
-    clipboard: false,
-    qr: false,
-    public: false,
-    autoClose: false,
+  const s = config.server;
+  const server = createServer({
+    headersTimeout: s.headersTimeoutMs,
+    // Bounds how long a client may take to *send* its request; responses (streams, video jobs) are not bounded.
+    requestTimeout: s.requestTimeoutMs,
+    keepAliveTimeout: s.keepAliveTimeoutMs,
+    maxHeaderSize: s.maxHeaderBytes,
+    connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
+  }, handler as (req: IncomingMessage, res: ServerResponse) => void);
+  server.on("clientError", (err, socket) => answerClientError(err, socket as Socket));
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
   });
-  const server = listener.server as Server;
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0; // streams and video jobs legitimately run for minutes
+
+  const wanted = opts.port ?? s.port;
+  const host = opts.host ?? s.host;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(wanted, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await gateway.close();
+    // A busy port is an error, never a silent move to another one (0 still means "any free port").
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new PortInUseError(wanted, host);
+    throw err;
+  }
+  // Errors after listen (EMFILE on accept, ...) are logged; they must never be an unhandled 'error' event.
+  server.on("error", (err) => log.error("server error", { error: String(err) }));
   const port = (server.address() as { port: number }).port;
-  const host = opts.host ?? config.server.host;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
   const watchers: FSWatcher[] = [];
@@ -60,10 +88,12 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     const files = [config.file, ...(config.raw.include ?? []).map((f) => new URL(f, `file://${config.dir}/`).pathname)];
     for (const f of files) {
       try {
-        watchers.push(watch(f, () => {
+        const w = watch(f, () => {
           clearTimeout(timer);
           timer = setTimeout(() => void gateway.reload(config.file), 150);
-        }));
+        });
+        w.on("error", (err) => log.warn(`stopped watching ${f}: ${err.message}`));
+        watchers.push(w);
       } catch (err) {
         log.warn(`cannot watch ${f}: ${(err as Error).message}`);
       }
@@ -79,8 +109,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     async close() {
       for (const w of watchers) w.close();
       process.off("SIGHUP", onHup);
-      server.closeIdleConnections?.();
-      await listener.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
       await gateway.close();
     },
   };

@@ -77,7 +77,7 @@ describe("model-gateway start", () => {
     try {
       const r = run(["start", "--port", String(port), "--no-watch"]);
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`refusing to start: Unable to find an available port on host "127.0.0.1" (tried ${port})`);
+      expect(r.stderr).toContain(`refusing to start: port ${port} on 127.0.0.1 is in use (another process has it; pass --port N)`);
       expect(r.stdout).not.toContain("listening on");
     } finally {
       blocker.close();

@@ -46,6 +46,12 @@ export interface ServerRuntime {
   upstreamTimeoutMs: number;
   publicUrl?: string;
   signingSecret?: string;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+  shutdownGraceMs: number;
+  urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
 }
 
 export interface RuntimeConfig {

@@ -13,7 +13,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Leaving the loop early must not destroy the request (and with it the socket): the 413 still has to go out.
+  // Node discards the rest of the body once the response is sent, and `connection: close` ends the socket.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);

@@ -68,6 +68,44 @@ export interface ServerConfig {
    * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets).
    */
   assets_dir?: string;
+  /**
+   * Time a client has to send its request headers (slowloris bound); the connection is closed after it.
+   */
+  headers_timeout_ms?: number;
+  /**
+   * Time a client has to send its whole request (headers and body); 408 after it. Responses (streams, video jobs) are not bounded by it.
+   */
+  request_timeout_ms?: number;
+  /**
+   * How long an idle keep-alive connection is held open.
+   */
+  keep_alive_timeout_ms?: number;
+  /**
+   * Largest request header block; larger ones get 431.
+   */
+  max_header_bytes?: number;
+  /**
+   * On SIGTERM/SIGINT: how long requests and streams in flight may take to finish before they are ended.
+   */
+  shutdown_grace_ms?: number;
+  url_fetch?: UrlFetchConfig;
+}
+/**
+ * Downloads of URLs that clients send (image seeds, image parts inlined for providers that need bytes): https only, never to loopback, private, link-local or metadata addresses unless the host is allowed here.
+ */
+export interface UrlFetchConfig {
+  /**
+   * Host names (or *.suffix globs) that may be fetched even when they resolve to internal addresses, and over plain http.
+   */
+  allow_hosts?: string[];
+  /**
+   * Largest download.
+   */
+  max_bytes?: number;
+  /**
+   * Time allowed for the whole download, redirects included.
+   */
+  timeout_ms?: number;
 }
 export interface StoreConfig {
   kind: "memory" | "sqlite" | "redis";
