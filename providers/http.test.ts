@@ -9,10 +9,24 @@ describe("upstreamError", () => {
     expect(e.details).toMatchObject({ provider: "openai", upstream_status: 429, upstream_error: { code: "rate_limit_exceeded" } });
   });
 
-  it("maps 408 and 504 to UPSTREAM_TIMEOUT, and request errors to a non-retryable 502 with x-should-retry: false", () => {
+  it("maps 408 and 504 to UPSTREAM_TIMEOUT, and the provider's own 401/403 to a non-retryable 502", () => {
     expect(upstreamError("p", 504, {}, "gateway timeout")).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", retryable: true });
-    const bad = upstreamError("p", 400, {}, '{"error":{"message":"bad param"}}');
-    expect(bad).toMatchObject({ status: 502, retryable: false, headers: { "x-should-retry": "false" } });
+    const denied = upstreamError("p", 401, {}, '{"error":{"message":"Incorrect API key provided"}}');
+    expect(denied).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" } });
+  });
+
+  it("maps the provider's request errors (400, 413, 422, 404 naming a model) to a non-retryable 400 INVALID_REQUEST", () => {
+    const body = '{"error":{"message":"This model\'s maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}';
+    const e = upstreamError("openai", 400, {}, body);
+    expect(e).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" } });
+    expect(e.message).toContain("maximum context length");
+    expect(e.details).toMatchObject({ provider: "openai", upstream_status: 400, field: "messages", upstream_error: { code: "context_length_exceeded" } });
+    for (const status of [413, 422]) expect(upstreamError("p", status, {}, '{"error":{"message":"too big"}}').status).toBe(400);
+    const anthropic404 = '{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}';
+    expect(upstreamError("anthropic", 404, {}, anthropic404)).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+    // A 404 that is the gateway's own misconfiguration (wrong base_url) stays a server-side error.
+    expect(upstreamError("p", 404, {}, "<html>Not Found</html>")).toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+    expect(upstreamError("p", 404, {}, '{"error":{"message":"Unknown request URL","code":"unknown_url"}}').status).toBe(502);
   });
 
   it("keeps a non-JSON body as the message", () => {

@@ -94,9 +94,25 @@ export function retryAfterSeconds(headers: UpstreamResponse["headers"]): number 
 }
 
 /**
- * An upstream's non-2xx answer as the gateway's error: 502 UPSTREAM_ERROR (504 UPSTREAM_TIMEOUT for 408/504)
- * with the provider's own message in details. Request errors (4xx other than 408/409/429) are not retryable
- * and tell the SDKs not to retry either (x-should-retry: false).
+ * Whether the provider said the *request* is wrong (the caller's fault, never worth a retry): 400, 413, 422, and
+ * 404 when the provider names what was not found (an unknown model). A 404 without an error body of the provider's
+ * own (a wrong base_url, OpenAI's `unknown_url`) is the gateway's configuration, not the caller.
+ */
+export function isRequestError(status: number, parsed: unknown): boolean {
+  if (status === 400 || status === 413 || status === 422) return true;
+  if (status !== 404) return false;
+  const e = (parsed as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
+  return typeof e?.message === "string" && e.code !== "unknown_url";
+}
+
+/**
+ * An upstream's non-2xx answer as the gateway's error (docs/routing.md, "Upstream errors"):
+ * - a request error (see isRequestError) → 400 INVALID_REQUEST with the provider's message, so every SDK raises
+ *   its bad-request class and none retries;
+ * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
+ *   429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
+ *   not to retry (x-should-retry: false).
+ * The provider's status and error object are in details either way.
  */
 export function upstreamError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
   let parsed: unknown = text;
@@ -109,13 +125,21 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
     (typeof p?.message === "string" && p.message) ||
     (typeof p?.[0]?.error?.message === "string" && p[0].error.message) ||
     (typeof text === "string" && text.slice(0, 500)) || `HTTP ${status}`;
+  const details = { provider, upstream_status: status, upstream_error: p?.error ?? p };
+  if (isRequestError(status, parsed)) {
+    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request (HTTP ${status}): ${message}`, {
+      retryable: false,
+      headers: { "x-should-retry": "false" },
+      details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}) },
+    });
+  }
   const retryable = RETRYABLE(status);
   const timeout = status === 408 || status === 504;
   return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}: ${message}`, {
     retryable,
     retryAfter: retryAfterSeconds(headers),
     headers: retryable ? undefined : { "x-should-retry": "false" },
-    details: { provider, upstream_status: status, upstream_error: p?.error ?? p },
+    details,
   });
 }
 

@@ -142,12 +142,16 @@ describe("errors through the openai client", () => {
     expect(err.error.details.upstream_error.message).toBe("The server had an error");
   });
 
-  it("upstream request error: 502 that tells SDKs not to retry", async () => {
+  it("upstream request error: 400 BadRequestError with the provider's message, never retried", async () => {
     fake.failures.push({ kind: "status", status: 400, body: { error: { message: "Unsupported parameter: 'foo'", type: "invalid_request_error", param: "foo", code: "unsupported_parameter" } } });
     const retrying = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 2 });
     const before = fake.requests.length;
     const err = await retrying.chat.completions.create({ model: "openai/gpt-4o-mini", messages }).catch((e) => e);
-    expect(err.status).toBe(502);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.status).toBe(400);
+    expect(err.error.code).toBe("INVALID_REQUEST");
+    expect(err.error.message).toContain("Unsupported parameter: 'foo'");
+    expect(err.error.details).toMatchObject({ provider: "up", upstream_status: 400, field: "foo", upstream_error: { code: "unsupported_parameter" } });
     expect(err.headers.get("x-should-retry")).toBe("false");
     expect(fake.requests.length - before).toBe(1);
   });

@@ -46,10 +46,12 @@ describe("Gemini embeddings", () => {
     expect(res.usage.prompt_tokens).toBeGreaterThan(0); // estimated: Gemini reports none
   });
 
-  it("Gemini errors keep their message; a 400 from Google is 502 UPSTREAM_ERROR", async () => {
+  it("Gemini errors keep their message; a 400 from Google is the caller's 400 INVALID_REQUEST", async () => {
     up.failures.push({ status: 400, body: { error: { code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT" } } });
     const r = await postJson(`${gw.baseURL}/embeddings`, { model: "google/gemini-embedding-001", input: "x" }, auth(LIVE));
-    expect(r.status).toBe(502);
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe("INVALID_REQUEST");
+    expect(r.json.error.details.upstream_error.status).toBe("INVALID_ARGUMENT");
     expect(r.json.error.message).toContain("invalid argument");
   });
 });

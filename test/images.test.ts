@@ -166,10 +166,17 @@ describe("images on an OpenAI-protocol upstream", () => {
     expect(r.json.error.code).toBe("UPSTREAM_TIMEOUT");
   });
 
-  it("upstream errors become 502 UPSTREAM_ERROR", async () => {
+  it("a provider's request error is 400 INVALID_REQUEST with its message; a provider failure is 502 UPSTREAM_ERROR", async () => {
     up.failures.push({ status: 400, body: { error: { message: "Your request was rejected by the safety system.", type: "invalid_request_error", param: null, code: "content_policy_violation" } } });
     const r = await post({ model: "openai/gpt-image-1", prompt: "x" }, LIVE);
-    expect(r.status).toBe(502);
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe("INVALID_REQUEST");
     expect(r.json.error.message).toContain("safety system");
+    expect(r.json.error.details.upstream_error.code).toBe("content_policy_violation");
+    const serverError = { status: 500, body: { error: { message: "The server had an error", type: "server_error", param: null, code: null } } };
+    up.failures.push(serverError, serverError); // the fallback plugin retries a 5xx once
+    const failed = await post({ model: "openai/gpt-image-1", prompt: "x" }, LIVE);
+    expect(failed.status).toBe(502);
+    expect(failed.json.error.code).toBe("UPSTREAM_ERROR");
   });
 });

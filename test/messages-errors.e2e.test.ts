@@ -82,6 +82,22 @@ describe("messages errors", () => {
     expect(err.error.error.type).toBe("api_error");
   });
 
+  it("the provider's request error (prompt too long, from either protocol) is a BadRequestError the SDK does not retry", async () => {
+    const retrying = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 2 });
+    anthropic.failures.push({ kind: "status", status: 400, type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" });
+    const before = anthropic.requests.length;
+    const err = await retrying.messages.create({ model, max_tokens: 10, messages: hi }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.error.error).toMatchObject({ type: "invalid_request_error", code: "INVALID_REQUEST" });
+    expect(err.error.error.message).toContain("prompt is too long");
+    expect(anthropic.requests.length - before).toBe(1);
+    // Translated: an OpenAI-protocol upstream's context_length_exceeded reaches the Anthropic client the same way.
+    openai.failures.push({ kind: "status", status: 400, body: { error: { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } });
+    const translated = await retrying.messages.create({ model: "openai/gpt-4o-mini", max_tokens: 10, messages: hi }).catch((e) => e);
+    expect(translated).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(translated.error.error.details).toMatchObject({ upstream_status: 400, upstream_error: { code: "context_length_exceeded" } });
+  });
+
   it("a mid-stream upstream error arrives as an `error` event and the SDK throws", async () => {
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     const stream = client.messages.stream({ model, max_tokens: 100, messages: hi });
