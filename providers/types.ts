@@ -26,7 +26,12 @@ export interface Target {
   credentials?: { apiKey?: string; baseUrl?: string };
   timeoutMs?: number;
   sandbox?: boolean;
+  /** An OpenAI reasoning model: max_completion_tokens, and no sampling knobs (catalog `reasoning_model`). */
+  reasoningModel?: boolean;
 }
+
+/** Response header naming the known request fields an endpoint did not receive (a driver sets it on its result). */
+export const DROPPED_PARAMS_HEADER = "x-mg-dropped-params";
 
 /** What the core hands an adapter for one upstream call. */
 export interface CallOptions {

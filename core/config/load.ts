@@ -237,6 +237,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         contextWindow: ep.context_window ?? m.context_window,
         maxTokens: ep.max_tokens ?? m.max_tokens,
         supportedParameters: ep.supported_parameters,
+        reasoningModel: ep.reasoning_model,
       })),
     });
   }

@@ -9,6 +9,7 @@ export interface EndpointRuntime {
   contextWindow?: number;
   maxTokens?: number;
   supportedParameters?: string[];
+  reasoningModel?: boolean;
 }
 
 export interface ModelRuntime {

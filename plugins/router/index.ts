@@ -28,6 +28,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     pricing: ep.pricing,
     contextWindow: ep.contextWindow,
     maxTokens: ep.maxTokens,
+    ...(ep.reasoningModel ? { reasoningModel: true } : {}),
   }));
 }
 

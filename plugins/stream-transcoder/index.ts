@@ -5,7 +5,7 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { OperationName } from "../../core/dispatch.ts";
-import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../providers/types.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../providers/types.ts";
 import { messagesToChatRequest } from "../../providers/translate/messages-to-chat/request.ts";
 import { chatToMessagesResponse } from "../../providers/translate/messages-to-chat/response.ts";
 import { chatToMessagesStream } from "../../providers/translate/messages-to-chat/stream.ts";
@@ -15,7 +15,7 @@ import { messagesToChatStream } from "../../providers/translate/chat-to-messages
 import { placeAutoMarkers, stripChatCacheMarkers } from "../cache-marker/markers.ts";
 import { droppedKnobs } from "./knobs.ts";
 
-export const DROPPED_HEADER = "x-mg-dropped-params";
+export const DROPPED_HEADER = DROPPED_PARAMS_HEADER;
 
 export function invokeTranslated(ctx: GatewayContext, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions): Promise<ProviderResult> | undefined {
   const dropped = droppedKnobs(ctx.body, driver.protocol, target.provider);

@@ -1,7 +1,7 @@
 // The gemini driver's chat op: chat completions in, chat completions out, Gemini on the wire.
 import { parseSse } from "../../core/sse/parse.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../types.ts";
 import { transportError } from "../http.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "../translate/chat-to-gemini/response.ts";
@@ -12,7 +12,7 @@ import type { GeminiEnv } from "./index.ts";
 
 export async function geminiChat(env: GeminiEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const { body: g, dropped } = chatToGeminiRequest(body, target);
-  const headers = dropped.length ? { "x-mg-dropped-params": dropped.join(",") } : undefined;
+  const headers = dropped.length ? { [DROPPED_PARAMS_HEADER]: dropped.join(",") } : undefined;
   const stream = body.stream === true;
   const req = stream
     ? geminiRequest(env.config, target, "streamGenerateContent", g, "?alt=sse")

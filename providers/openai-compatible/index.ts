@@ -1,7 +1,7 @@
 // Provider `openai`: any OpenAI-protocol upstream (OpenAI, Azure OpenAI, Groq, Mistral, Together, DeepSeek, xAI,
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, ProviderResult } from "../types.ts";
+import { DROPPED_PARAMS_HEADER, type ProviderDriver, type ProviderResult } from "../types.ts";
 import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
@@ -24,8 +24,9 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       const req = buildChatRequest(body, target, config, name);
       const res = await client.send(req, call.signal, target.timeoutMs);
       if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
+      const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
       if (body.stream === true) {
-        return { kind: "stream", events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal) };
+        return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal) };
       }
       let json: any;
       try {
@@ -34,7 +35,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
         throw transportError(name, err, call.signal);
       }
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
-      return { kind: "json", body: json };
+      return { kind: "json", headers, body: json };
     },
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),

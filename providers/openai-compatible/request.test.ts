@@ -32,3 +32,23 @@ describe("buildChatRequest", () => {
     expect(JSON.parse(req.body as string).reasoning_effort).toBe("low");
   });
 });
+
+describe("buildChatRequest on an OpenAI reasoning model (catalog reasoning_model)", () => {
+  const o4: Target = { ...target, modelId: "openai/o4-mini", upstreamModel: "o4-mini", reasoningModel: true };
+  const config = { protocol: "openai" as const, api_key: "sk-1" };
+
+  it("sends max_tokens as max_completion_tokens and drops the knobs these models refuse, reporting real values", () => {
+    const req = buildChatRequest({ model: "x", messages: [], max_tokens: 50, temperature: 0.2, top_p: 1, presence_penalty: 0, logit_bias: { "1": 2 }, seed: 7 }, o4, config, "up");
+    expect(JSON.parse(req.body as string)).toEqual({ model: "o4-mini", messages: [], max_completion_tokens: 50, seed: 7 });
+    expect(req.dropped).toEqual(["temperature", "logit_bias"]);
+  });
+
+  it("keeps a client's own max_completion_tokens, and leaves other models alone", () => {
+    const req = buildChatRequest({ model: "x", messages: [], max_tokens: 50, max_completion_tokens: 80 }, o4, config, "up");
+    expect(JSON.parse(req.body as string)).toMatchObject({ max_completion_tokens: 80 });
+    expect(JSON.parse(req.body as string).max_tokens).toBeUndefined();
+    const plain = buildChatRequest({ model: "x", messages: [], max_tokens: 50, temperature: 0.2 }, target, config, "up");
+    expect(JSON.parse(plain.body as string)).toMatchObject({ max_tokens: 50, temperature: 0.2 });
+    expect(plain.dropped).toEqual([]);
+  });
+});

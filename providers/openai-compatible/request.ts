@@ -2,6 +2,7 @@
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../types.ts";
 import type { UpstreamRequest } from "../http.ts";
+import { fitReasoningModel } from "./reasoning-params.ts";
 
 const DEFAULT_BASE = "https://api.openai.com/v1";
 
@@ -27,7 +28,8 @@ export function authHeaders(config: ProviderConfig, target: Target): Record<stri
   return h;
 }
 
-export function buildChatRequest(body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string): UpstreamRequest {
+/** The upstream request, and the known fields that were not forwarded (for x-mg-dropped-params). */
+export function buildChatRequest(body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string): UpstreamRequest & { dropped: string[] } {
   const out: Record<string, unknown> = {};
   for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
   out.model = target.upstreamModel;
@@ -36,5 +38,6 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   if (knobs?.reasoningEffort && out.reasoning_effort === undefined) out.reasoning_effort = knobs.reasoningEffort;
   // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out) };
+  const dropped = target.reasoningModel ? fitReasoningModel(out) : [];
+  return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };
 }

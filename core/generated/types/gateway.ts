@@ -213,6 +213,10 @@ export interface ModelEndpointConfig {
   context_window?: number;
   max_tokens?: number;
   supported_parameters?: string[];
+  /**
+   * An OpenAI reasoning model (o-series, GPT-5) behind an OpenAI-protocol provider: max_tokens is sent as max_completion_tokens, and the sampling parameters these models refuse (temperature or top_p other than 1, presence/frequency penalties, logprobs, top_logprobs, logit_bias) are dropped and named in x-mg-dropped-params.
+   */
+  reasoning_model?: boolean;
 }
 /**
  * USD per single token (or per unit named by the key), as decimal strings.
