@@ -21,6 +21,12 @@ export interface FakeAnthropic {
   failures: AnthropicFailure[];
   /** Milliseconds between stream events. */
   eventDelayMs: number;
+  /**
+   * Per-request stream pacing: "burst" = every event in one write that ends the response (a fast provider's last
+   * packet); "tail" = events paced by eventDelayMs (default 5), then message_delta and message_stop in the final
+   * write; a number = that many milliseconds between events. Undefined keeps eventDelayMs.
+   */
+  pace?: (body: any) => "burst" | "tail" | number | undefined;
   /** Set when a streaming response was cut because the gateway closed the connection. */
   aborted: number;
   close(): Promise<void>;
@@ -43,6 +49,16 @@ function errorBody(status: number, type?: string, message?: string) {
 
 interface Block { type: string; [k: string]: any }
 
+/** POST /v1/messages/count_tokens: same auth and version rules; max_tokens is refused there, as Anthropic does. */
+export const fakeInputTokens = (body: any) => JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length >> 2;
+function countTokensAnswer(headers: IncomingMessage["headers"], body: any): [number, unknown] {
+  if (headers["x-api-key"] !== FAKE_ANTHROPIC_KEY) return [401, errorBody(401, "authentication_error", "invalid x-api-key")];
+  if (!headers["anthropic-version"]) return [400, errorBody(400, "invalid_request_error", "anthropic-version: header is required")];
+  if (!body?.model || !Array.isArray(body.messages)) return [400, errorBody(400, "invalid_request_error", "messages: Field required")];
+  if (body.max_tokens !== undefined) return [400, errorBody(400, "invalid_request_error", "max_tokens: Extra inputs are not permitted")];
+  return [200, { input_tokens: fakeInputTokens(body) }];
+}
+
 /** The answer the fake gives to a request, as content blocks. */
 function plan(body: any): { blocks: Block[]; stop: string } {
   const blocks: Block[] = [];
@@ -62,7 +78,7 @@ function plan(body: any): { blocks: Block[]; stop: string } {
   return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
 }
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promise<FakeAnthropic> {
   const seenPrefixes = new Set<string>();
   const fake: FakeAnthropic = {
     baseUrl: "",
@@ -96,6 +112,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const failure = fake.failures.shift();
     if (failure?.kind === "hang") return;
     if (failure?.kind === "status") return send(failure.status, errorBody(failure.status, failure.type, failure.message));
+    if (req.method === "POST" && req.url === "/v1/messages/count_tokens") return send(...countTokensAnswer(req.headers, body));
     if (req.method !== "POST" || req.url !== "/v1/messages") return send(404, errorBody(404, "not_found_error", "Not found"));
     if (req.headers["x-api-key"] !== FAKE_ANTHROPIC_KEY) return send(401, errorBody(401, "authentication_error", "invalid x-api-key"));
     if (!req.headers["anthropic-version"]) return send(400, errorBody(400, "invalid_request_error", "anthropic-version: header is required"));
@@ -134,7 +151,11 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     push("message_stop");
 
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": "req_fake_anthropic" });
-    for (let i = 0; i < events.length; i++) {
+    const pace = failure ? undefined : fake.pace?.(body) ?? (opts.burst ? "burst" : undefined);
+    const frame = ([type, data]: [string, Record<string, unknown>]) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const paced = pace === "burst" ? 0 : pace === "tail" ? events.length - 2 : events.length;
+    const delay = typeof pace === "number" ? pace : pace === "tail" ? fake.eventDelayMs || 5 : fake.eventDelayMs;
+    for (let i = 0; i < paced; i++) {
       if (failure?.kind === "error-event" && i === failure.afterEvents) {
         const t = failure.type ?? "overloaded_error";
         res.end(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: t, message: "Overloaded" } })}\n\n`);
@@ -145,11 +166,14 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         return;
       }
       if (res.destroyed) { fake.aborted++; return; }
-      const [type, data] = events[i]!;
-      res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-      if (fake.eventDelayMs) await new Promise((r) => setTimeout(r, fake.eventDelayMs));
+      res.write(frame(events[i]!));
+      if (delay) await new Promise((r) => setTimeout(r, delay));
     }
-    res.end();
+    if (res.destroyed) {
+      if (paced < events.length) fake.aborted++; // closing events never sent: the stream was cut
+      return;
+    }
+    res.end(events.slice(paced).map(frame).join(""));
   }
 
   const server = await listenLoopback((req, res) => void handle(req, res));

@@ -21,11 +21,21 @@ export type Failure =
   | { kind: "die-mid-stream"; afterChunks: number }
   | { kind: "slow"; chunkDelayMs: number };
 
+/**
+ * How a stream's frames are written: "burst" = the whole stream (every chunk, the usage chunk and `data: [DONE]`)
+ * in one write that also ends the response, as a fast provider's last packet does; "tail" = frames paced by
+ * chunkDelayMs (default 5), then the finish chunk, usage chunk and [DONE] together in that final write; a number = that many
+ * milliseconds between frames.
+ */
+export type StreamPace = "burst" | "tail" | number;
+
 export interface FakeOpenAIOptions {
   /** Content returned by the model, split into one chunk per word when streaming. */
   text?: string;
   /** Milliseconds between stream chunks. */
   chunkDelayMs?: number;
+  /** Write every stream in one burst (see StreamPace); `pace` on the fake can choose per request. */
+  burst?: boolean;
 }
 
 export interface FakeOpenAI {
@@ -37,6 +47,8 @@ export interface FakeOpenAI {
   failures: Failure[];
   /** Called for every request before the default behaviour; return true when it answered itself. */
   hook?: (req: RecordedRequest, res: ServerResponse) => boolean;
+  /** Per-request stream pacing (overrides the options); undefined keeps the options' pacing. */
+  pace?: (body: any) => StreamPace | undefined;
   close(): Promise<void>;
 }
 
@@ -156,7 +168,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     frames.push("data: [DONE]\n\n");
 
     const dieAfter = failure?.kind === "die-mid-stream" ? failure.afterChunks : Infinity;
-    for (let i = 0; i < frames.length; i++) {
+    const pace = failure ? undefined : fake.pace?.(body) ?? (opts.burst ? "burst" : undefined);
+    // The closing frames (finish chunk, usage chunk, [DONE]) that "tail" sends in the final write.
+    const tail = pace === "burst" ? frames.length : pace === "tail" ? 2 + (includeUsage ? 1 : 0) : 0;
+    const paced = frames.length - tail;
+    for (let i = 0; i < paced; i++) {
       if (i >= dieAfter) {
         req.socket.destroy();
         return;
@@ -164,10 +180,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       if (res.destroyed) return;
       res.write(frames[i]);
       // A dying stream is paced so the gateway has relayed the first chunks before the connection drops.
-      const delay = failure?.kind === "die-mid-stream" ? 15 : failure?.kind === "slow" ? failure.chunkDelayMs : opts.chunkDelayMs;
+      const delay = failure?.kind === "die-mid-stream" ? 15 : failure?.kind === "slow" ? failure.chunkDelayMs : typeof pace === "number" ? pace : pace === "tail" ? opts.chunkDelayMs ?? 5 : opts.chunkDelayMs;
       if (delay) await new Promise((r) => setTimeout(r, delay));
     }
-    res.end();
+    if (res.destroyed) return;
+    res.end(frames.slice(paced).join(""));
   }
 
   const server = await listenLoopback((req, res) => void handle(req, res));
