@@ -33,9 +33,6 @@ function checkLimits(ctx: GatewayContext): void {
     // Spec, Errors: images use 403 MODEL_NOT_ALLOWED for a capability mismatch.
     throw new GatewayError(403, "MODEL_NOT_ALLOWED", `${model.id} does not take a reference_image (image-to-image)`, { details: { field: "reference_image" } });
   }
-  if (typeof body.reference_image === "string" && /^[a-z]+:/i.test(body.reference_image) && !/^(https:|data:image\/)/i.test(body.reference_image)) {
-    throw bad("reference_image must be base64, a data:image/… URL or an https URL", "reference_image");
-  }
 }
 
 async function images(ctx: GatewayContext): Promise<void> {

@@ -4,6 +4,7 @@ export declare const validateGateway: ValidateFunction;
 export declare const validateChatCompletions: ValidateFunction;
 export declare const validateEmbeddings: ValidateFunction;
 export declare const validateGatewayOptions: ValidateFunction;
+export declare const validateHttpsUrl: ValidateFunction;
 export declare const validateImages: ValidateFunction;
 export declare const validateMessages: ValidateFunction;
 export declare const validateRerank: ValidateFunction;

@@ -13,6 +13,13 @@ export function fieldPath(instancePath: string, extra?: string): string {
   return out || "(body)";
 }
 
+/** Patterns the schemas share, said in words rather than as a regular expression. */
+const PATTERN_TEXT: [RegExp, string][] = [
+  [/^\^\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]:\/\//, "must be an https URL with a host"],
+  [/^\^data:/, "must be a base64 data: URL"],
+  [/^\^\[A-Za-z0-9\+\/[^\]]*\]\+=\{0,2\}\$$/, "must be base64 (without a data: prefix)"],
+];
+
 function describe(e: ErrorObject): { field: string; message: string } {
   const p = e.params as Record<string, any>;
   switch (e.keyword) {
@@ -20,6 +27,7 @@ function describe(e: ErrorObject): { field: string; message: string } {
     case "enum": return { field: fieldPath(e.instancePath), message: `must be one of ${p.allowedValues.map((v: unknown) => JSON.stringify(v)).join(", ")}` };
     case "const": return { field: fieldPath(e.instancePath), message: `must be ${JSON.stringify(p.allowedValue)}` };
     case "discriminator": return { field: fieldPath(e.instancePath, p.tag), message: p.error === "mapping" ? `unsupported value ${JSON.stringify(p.tagValue)}` : "must be a string" };
+    case "pattern": return { field: fieldPath(e.instancePath), message: PATTERN_TEXT.find(([re]) => re.test(p.pattern))?.[1] ?? e.message ?? "is invalid" };
     case "additionalProperties": return { field: fieldPath(e.instancePath, p.additionalProperty), message: "is not allowed" };
     default: return { field: fieldPath(e.instancePath), message: e.message ?? "is invalid" };
   }

@@ -3,6 +3,10 @@
 export type ChatMessage = SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage;
 export type TextContent = string | TextPart[];
 export type UserContentPart = TextPart | ImagePart | AudioPart | FilePart;
+/**
+ * An absolute https URL with a host ("https://" alone, a missing host or credentials in the URL are refused). Shared by every field that takes a client URL.
+ */
+export type HttpsUrl = string;
 export type ResponseFormat =
   | {
       type?: "text";
@@ -85,7 +89,10 @@ export interface UserMessage {
 export interface ImagePart {
   type: "image_url";
   image_url: {
-    url: string;
+    /**
+     * An https URL or a data: URL (data:image/png;base64,...).
+     */
+    url: HttpsUrl;
     detail?: "low" | "high" | "auto";
   };
 }
@@ -99,6 +106,8 @@ export interface AudioPart {
 export interface FilePart {
   type: "file";
   file: {
+    [k: string]: unknown;
+  } & {
     file_data?: string;
     file_id?: string;
     filename?: string;
