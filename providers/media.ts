@@ -1,6 +1,7 @@
 // Canonical driver input/output for the non-chat operations (embeddings, rerank, images, videos).
 // The endpoint layer (core/endpoints/*) validates and normalises the client's body into these calls and turns
 // the outputs into the public wire shapes, so every driver only translates to and from its own upstream.
+import type { UrlFetchOptions } from "../core/net/url-fetch.ts";
 
 export interface MediaCallBase {
   user?: string;
@@ -67,6 +68,8 @@ export interface VideosCall extends MediaCallBase {
   prompt: string;
   imageUrl?: string;
   lastFrameUrl?: string;
+  /** server.url_fetch: how a driver that needs the seed's bytes may download it (core/net/url-fetch.ts). */
+  urlFetch?: UrlFetchOptions;
   aspectRatio?: string;
   /** Seconds, already clamped to what the model supports. */
   duration: number;

@@ -115,6 +115,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
       prompt: body.prompt,
       imageUrl: body.image_url,
       lastFrameUrl: body.last_frame_url,
+      urlFetch: ctx.config.server.urlFetch,
       aspectRatio: body.aspect_ratio,
       duration,
       user: body.user,

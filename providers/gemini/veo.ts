@@ -1,6 +1,7 @@
 // Veo on the Gemini API (reference §4.6): models/{m}:predictLongRunning -> {name: operation}; poll GET
 // {root}/{name} until done; the video URI is downloaded with the API key only when it is on the API's own origin.
-// An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs).
+// An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs), through the client-URL
+// fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field.
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../types.ts";
 import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../media.ts";
@@ -8,6 +9,7 @@ import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts"
 import { geminiHeaders, geminiUrl } from "./request.ts";
 import { apiRoot, geminiJson } from "./media-http.ts";
 import type { GeminiEnv } from "./index.ts";
+import { DEFAULT_URL_FETCH, fetchClientUrl } from "../../core/net/url-fetch.ts";
 
 const SIZES: Record<string, Record<string, string>> = {
   "720p": { "16:9": "1280x720", "9:16": "720x1280" },
@@ -15,9 +17,11 @@ const SIZES: Record<string, Record<string, string>> = {
   "4k": { "16:9": "3840x2160", "9:16": "2160x3840" },
 };
 
-async function inlineImage(env: GeminiEnv, url: string, signal: AbortSignal) {
-  const { bytes, contentType } = await download(env.client, env.name, url, {}, signal);
-  return { bytesBase64Encoded: Buffer.from(bytes).toString("base64"), mimeType: contentType?.startsWith("image/") ? contentType : sniffImage(bytes) };
+async function inlineImage(call: VideosCall, url: string, field: string, signal: AbortSignal) {
+  const { bytes, contentType } = await fetchClientUrl(url, call.urlFetch ?? DEFAULT_URL_FETCH, { field, signal, code: "BAD_REQUEST", accept: "image/*" });
+  const mimeType = contentType?.startsWith("image/") ? contentType : sniffImage(bytes, "");
+  if (!mimeType) throw new GatewayError(400, "BAD_REQUEST", `${field} is not an image (${contentType ?? "no content type"})`, { details: { field, reason: "not_an_image" } });
+  return { bytesBase64Encoded: Buffer.from(bytes).toString("base64"), mimeType };
 }
 
 export async function geminiVideos(env: GeminiEnv, call: VideosCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
@@ -27,8 +31,8 @@ export async function geminiVideos(env: GeminiEnv, call: VideosCall, target: Tar
     throw new GatewayError(400, "BAD_REQUEST", `aspect_ratio ${aspectRatio} is not supported by Veo (16:9 or 9:16)`, { details: { field: "aspect_ratio" } });
   }
   const instance: Record<string, unknown> = { prompt: call.prompt };
-  if (call.imageUrl) instance.image = await inlineImage(env, call.imageUrl, opts.signal);
-  if (call.lastFrameUrl) instance.lastFrame = await inlineImage(env, call.lastFrameUrl, opts.signal);
+  if (call.imageUrl) instance.image = await inlineImage(call, call.imageUrl, "image_url", opts.signal);
+  if (call.lastFrameUrl) instance.lastFrame = await inlineImage(call, call.lastFrameUrl, "last_frame_url", opts.signal);
   const parameters: Record<string, unknown> = { sampleCount: 1, aspectRatio, durationSeconds: call.duration, ...own };
   const headers = geminiHeaders(env.config, target);
   const startUrl = geminiUrl(env.config, target, "predictLongRunning");
