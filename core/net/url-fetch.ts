@@ -18,6 +18,9 @@ export interface UrlFetchPolicy {
   timeoutMs: number;
 }
 
+/** server.url_fetch's defaults (core/config/load.ts), for a caller handed no policy. */
+export const DEFAULT_URL_FETCH: UrlFetchPolicy = { allowHosts: [], maxBytes: 20 * 1024 * 1024, timeoutMs: 15_000 };
+
 export interface UrlFetchOptions extends UrlFetchPolicy {
   /** Tests only: answers DNS instead of the system resolver. */
   resolver?: Resolver;
@@ -124,7 +127,7 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
       const length = Number(first(res.headers["content-length"]));
       if (length > policy.maxBytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes (${length})`, { max_bytes: policy.maxBytes });
       const bytes = await readCapped(res.body, policy.maxBytes).catch((err) => {
-        throw stopped(err) ?? (err instanceof GatewayError ? err : refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`));
+        throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`);
       });
       if (!bytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes`, { max_bytes: policy.maxBytes });
       return { bytes, contentType: first(res.headers["content-type"])?.split(";")[0]?.trim() || undefined, url: url.href };
