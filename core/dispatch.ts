@@ -13,7 +13,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 
-export type OperationName = "chat" | "messages" | "embeddings" | "rerank" | "images" | "videos";
+export type OperationName = "chat" | "messages" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
 /** What dispatch tells the retry policy about the next attempt. */
 export interface RetryInfo {

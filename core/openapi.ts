@@ -35,9 +35,12 @@ function toComponents(byId: Map<string, Json>): Record<string, Json> {
       for (const [k, v] of Object.entries(node)) {
         if (k === "$schema" || k === "$id" || k === "definitions" || k === "discriminator") continue;
         if (k === "$ref" && typeof v === "string") {
-          copy.$ref = v.startsWith("#/definitions/")
-            ? `#/components/schemas/${title}_${v.slice("#/definitions/".length)}`
-            : `#/components/schemas/${titleOf(v)}`;
+          // "#/definitions/X" (this file), "other.schema.json" (a file), "other.schema.json#/definitions/X" (a file's definition).
+          const [file, pointer] = v.split("#");
+          const owner = file ? titleOf(file) : title;
+          copy.$ref = pointer?.startsWith("/definitions/")
+            ? `#/components/schemas/${owner}_${pointer.slice("/definitions/".length)}`
+            : `#/components/schemas/${owner}`;
           continue;
         }
         copy[k] = rewrite(v);

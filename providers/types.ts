@@ -33,6 +33,9 @@ export interface Target {
 /** Response header naming the known request fields an endpoint did not receive (a driver sets it on its result). */
 export const DROPPED_PARAMS_HEADER = "x-mg-dropped-params";
 
+/** Response header saying where a count_tokens answer came from: upstream, simulator, tokenizer:<enc> or estimate:<enc>. */
+export const TOKEN_COUNT_HEADER = "x-mg-token-count";
+
 /** What the core hands an adapter for one upstream call. */
 export interface CallOptions {
   signal: AbortSignal;
@@ -60,6 +63,8 @@ export interface ProviderDriver {
   chat?: Operation;
   /** Messages protocol, native (Anthropic wire shape in and out). */
   messages?: Operation;
+  /** POST /v1/messages/count_tokens: a Messages request (no max_tokens) in, `{ input_tokens }` out; never billed. */
+  countTokens?: Operation;
   embeddings?: Operation;
   rerank?: Operation;
   images?: Operation;

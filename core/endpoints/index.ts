@@ -6,8 +6,9 @@ import { rerankEndpoint } from "./rerank.ts";
 import { imagesEndpoint } from "./images.ts";
 import { videosEndpoint } from "./videos.ts";
 import { messagesEndpoint } from "./messages.ts";
+import { countTokensEndpoint } from "./count-tokens.ts";
 import { modelsEndpoints } from "./models.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
 
 export const endpointByKind = new Map(endpoints.map((e) => [e.kind, e]));

@@ -2,6 +2,7 @@
 import type { ValidateFunction } from "ajv";
 export declare const validateGateway: ValidateFunction;
 export declare const validateChatCompletions: ValidateFunction;
+export declare const validateCountTokens: ValidateFunction;
 export declare const validateEmbeddings: ValidateFunction;
 export declare const validateGatewayOptions: ValidateFunction;
 export declare const validateHttpsUrl: ValidateFunction;
@@ -11,6 +12,7 @@ export declare const validateRerank: ValidateFunction;
 export declare const validateVideos: ValidateFunction;
 export declare const validateChatCompletionChunk: ValidateFunction;
 export declare const validateChatCompletion: ValidateFunction;
+export declare const validateCountTokensResult: ValidateFunction;
 export declare const validateEmbeddingList: ValidateFunction;
 export declare const validateError: ValidateFunction;
 export declare const validateGatewayMetadata: ValidateFunction;

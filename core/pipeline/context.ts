@@ -8,7 +8,7 @@ import type { Gateway } from "../gateway.ts";
 import type { GatewayError } from "../errors.ts";
 
 /** Which public endpoint a request came in on. */
-export type EndpointKind = "chat" | "messages" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets";
+export type EndpointKind = "chat" | "messages" | "count_tokens" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets";
 
 /** How errors and streams are rendered back to this client. */
 export type ClientProtocol = "openai" | "anthropic";

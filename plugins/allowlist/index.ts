@@ -10,6 +10,7 @@ import { compileAllowlist, type Matcher } from "./glob.ts";
 const TYPE_FOR: Partial<Record<EndpointKind, string>> = {
   chat: "language",
   messages: "language",
+  count_tokens: "language",
   embeddings: "embedding",
   rerank: "reranking",
   images: "image",

@@ -1,4 +1,4 @@
-// auth: Bearer (or x-api-key on the messages endpoint) -> project, key id and sandbox flag.
+// auth: Bearer (or x-api-key on the messages and count_tokens endpoints) -> project, key id and sandbox flag.
 // Keys are looked up by sha256 and the hash compared in constant time; the key itself is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -9,7 +9,7 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 function presentedKey(ctx: GatewayContext): string | undefined {
   const h = ctx.headers.authorization;
   if (typeof h === "string" && h.length > 7 && h.slice(0, 7).toLowerCase() === "bearer ") return h.slice(7).trim();
-  if (ctx.endpoint === "messages") {
+  if (ctx.endpoint === "messages" || ctx.endpoint === "count_tokens") {
     const x = ctx.headers["x-api-key"];
     if (typeof x === "string" && x) return x.trim();
   }

@@ -31,7 +31,8 @@ export default definePlugin({
   async handle(ctx, next) {
     const auth = ctx.auth;
     const budget = auth?.project.config.budget;
-    if (!auth || auth.sandbox || !budget || ctx.body === undefined) return next();
+    // count_tokens is never billed: nothing to reserve.
+    if (!auth || auth.sandbox || !budget || ctx.body === undefined || ctx.endpoint === "count_tokens") return next();
     const period = (budget.period ?? "month") as Period;
     const now = Date.now();
     const window = periodOf(period, now);

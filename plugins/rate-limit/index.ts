@@ -20,6 +20,8 @@ function limitsOfKey(project: ProjectConfig, keyId: string): RateLimits | undefi
 }
 
 function estimateTokens(ctx: GatewayContext): number {
+  // count_tokens uses no model tokens: it costs one request (rpm) and nothing against tpm.
+  if (ctx.endpoint === "count_tokens") return 0;
   return ctx.body === undefined ? 0 : inputEstimate(ctx) + (requestedOutput(ctx.body) ?? 0);
 }
 

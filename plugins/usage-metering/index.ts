@@ -44,7 +44,8 @@ export default definePlugin({
     usageCounters(gateway.metrics.registry);
   },
   async handle(ctx: GatewayContext, next) {
-    if (!ctx.auth || ctx.body === undefined) return next();
+    // count_tokens is never billed: no ledger record.
+    if (!ctx.auth || ctx.body === undefined || ctx.endpoint === "count_tokens") return next();
     const meter = meterFor(ctx);
     ctx.onFinish((outcome) => meter.commit(outcome));
     try {

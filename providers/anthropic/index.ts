@@ -7,6 +7,7 @@ import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildMessagesRequest } from "./request.ts";
 import { relayMessagesStream } from "./stream.ts";
 import { acceptMessage } from "./response.ts";
+import { anthropicCountTokens } from "./count-tokens.ts";
 
 export interface AnthropicDriver extends ProviderDriver {
   client: UpstreamClient;
@@ -37,6 +38,7 @@ export function createAnthropicDriver(name: string, config: ProviderConfig, defa
     client,
     messages: (body, target, call) => send(body, target, call, true),
     translatedMessages: (body, target, call) => send(body, target, call, false),
+    countTokens: (body, target, call) => anthropicCountTokens(client, config, name, body, target, call),
     close: () => client.close(),
   };
 }

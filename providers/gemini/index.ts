@@ -7,6 +7,7 @@ import { geminiChat } from "./chat.ts";
 import { geminiEmbeddings } from "./embeddings.ts";
 import { geminiImages } from "./imagen.ts";
 import { geminiVideos } from "./veo.ts";
+import { geminiCountTokens } from "./count-tokens.ts";
 
 export interface GeminiEnv {
   name: string;
@@ -22,6 +23,7 @@ export function createGeminiDriver(name: string, config: ProviderConfig, default
     protocol: "gemini",
     env,
     chat: (body, target, call) => geminiChat(env, body, target, call),
+    countTokens: (body, target, call) => geminiCountTokens(env, body, target, call),
     embeddings: (body, target, call) => geminiEmbeddings(env, body, target, call),
     images: (body, target, call) => geminiImages(env, body, target, call),
     videos: (body, target, call) => geminiVideos(env, body, target, call),

@@ -9,6 +9,7 @@ import { fromOpenAIUsage } from "./usage.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
+import { openaiCountTokens } from "./count-tokens.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -37,6 +38,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
       return { kind: "json", headers, body: json };
     },
+    countTokens: (body, target) => openaiCountTokens(body, target, name),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),
     videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),

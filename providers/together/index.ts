@@ -15,6 +15,7 @@ export function createTogetherDriver(name: string, config: ProviderConfig, defau
     name,
     protocol: "together",
     chat: openai.chat,
+    countTokens: openai.countTokens,
     embeddings: openai.embeddings,
     images: openai.images,
     async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {

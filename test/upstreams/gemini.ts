@@ -31,6 +31,22 @@ function errorBody(status: number, message: string, retryDelay?: string) {
   return { error: { code: status, message, status: STATUS[status] ?? "UNKNOWN", details } };
 }
 
+/**
+ * models/{m}:countTokens: either `contents` or a `generateContentRequest` (whose `model` must name the same model),
+ * never both; answers totalTokens (the same prompt measure generateContent reports, plus system and tools).
+ */
+export const fakeTotalTokens = (g: any) => JSON.stringify({ contents: g.contents, systemInstruction: g.systemInstruction, tools: g.tools }).length >> 2;
+function countTokensAnswer(model: string, headers: IncomingMessage["headers"], body: any): [number, unknown] {
+  if (headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return [400, errorBody(400, "API key not valid. Please pass a valid API key.")];
+  const g = body?.generateContentRequest;
+  if (g && body.contents) return [400, errorBody(400, "contents and generate_content_request are mutually exclusive")];
+  if (g && g.model !== `models/${model}`) return [400, errorBody(400, `GenerateContentRequest.model: unexpected model name format (${g.model})`)];
+  const req = g ?? { contents: body?.contents };
+  if (!Array.isArray(req.contents) || !req.contents.length) return [400, errorBody(400, "contents is not specified")];
+  const total = fakeTotalTokens(req);
+  return [200, { totalTokens: total, promptTokensDetails: [{ modality: "TEXT", tokenCount: total }] }];
+}
+
 export async function startFakeGemini(): Promise<FakeGemini> {
   const fake: FakeGemini = {
     baseUrl: "",
@@ -49,6 +65,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     };
     const failure = fake.failures.shift();
     if (failure?.kind === "status") return send(failure.status, errorBody(failure.status, `fake gemini failure ${failure.status}`, failure.retryDelay));
+    const count = /^\/v1beta\/models\/([^:/]+):countTokens$/.exec(req.url ?? "");
+    if (req.method === "POST" && count) return send(...countTokensAnswer(count[1]!, req.headers, body));
     const m = /^\/v1beta\/models\/([^:/]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(req.url ?? "");
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
     if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));

@@ -1,0 +1,26 @@
+// Anthropic's own POST /v1/messages/count_tokens: the client's body with the upstream model id, the client's
+// anthropic-version / anthropic-beta headers forwarded as for /v1/messages. Generation-only fields are left out
+// (the upstream refuses max_tokens there).
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import { failFromResponse, transportError, type UpstreamClient } from "../http.ts";
+import { anthropicHeaders, messagesUrl } from "./request.ts";
+import { countResult } from "../count-result.ts";
+
+const NOT_COUNTED = new Set(["providerOptions", "max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"]);
+
+export async function anthropicCountTokens(client: UpstreamClient, config: ProviderConfig, name: string, body: Record<string, any>, target: Target, call: CallOptions): Promise<ProviderResult> {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (!NOT_COUNTED.has(k)) out[k] = body[k];
+  out.model = target.upstreamModel;
+  const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(out) };
+  const res = await client.send(req, call.signal, target.timeoutMs);
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
+  let json: any;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(name, err, call.signal);
+  }
+  return countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
+}
