@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
+import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./anthropic-checks.ts";
+import { sampleFor } from "./schema-sample.ts";
 
 export const FAKE_ANTHROPIC_KEY = "sk-ant-fake-upstream";
 
@@ -27,13 +29,14 @@ export interface FakeAnthropic {
    * write; a number = that many milliseconds between events. Undefined keeps eventDelayMs.
    */
   pace?: (body: any) => "burst" | "tail" | number | undefined;
+  /** Per-request answer text of a plain (no tool) reply; undefined keeps the default. */
+  textFor?: (body: any) => string | undefined;
   /** Set when a streaming response was cut because the gateway closed the connection. */
   aborted: number;
   close(): Promise<void>;
 }
 
 const TEXT = "Hello from the fake Anthropic upstream.";
-const SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds";
 
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
@@ -60,9 +63,18 @@ function countTokensAnswer(headers: IncomingMessage["headers"], body: any): [num
 }
 
 /** The answer the fake gives to a request, as content blocks. */
-function plan(body: any): { blocks: Block[]; stop: string } {
+function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
   const blocks: Block[] = [];
-  if (body.thinking?.type === "enabled") blocks.push({ type: "thinking", thinking: "Let me think about this carefully.", signature: SIGNATURE });
+  if (body.thinking?.type === "enabled") {
+    if (JSON.stringify(body.messages).includes(REDACTED_TRIGGER)) blocks.push({ type: "redacted_thinking", data: REDACTED_DATA });
+    const thinking = "Let me think about this carefully.";
+    blocks.push({ type: "thinking", thinking, signature: signThinking(thinking) });
+  }
+  // Native structured outputs: the answer is JSON text matching output_config.format.schema.
+  if (body.output_config?.format?.type === "json_schema") {
+    blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });
+    return { blocks, stop: "end_turn" };
+  }
   const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
   if (tools.length && body.tool_choice?.type !== "none" && !hasToolResult(body)) {
     const forced = body.tool_choice?.type === "tool" ? tools.filter((t: any) => t.name === body.tool_choice.name) : tools;
@@ -72,7 +84,7 @@ function plan(body: any): { blocks: Block[]; stop: string } {
     for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } });
     return { blocks, stop: "tool_use" };
   }
-  const pieces = words(hasToolResult(body) ? "The weather is sunny." : TEXT);
+  const pieces = words(hasToolResult(body) ? "The weather is sunny." : text);
   const cut = pieces.slice(0, Math.max(1, body.max_tokens));
   blocks.push({ type: "text", text: cut.join("") });
   return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
@@ -118,8 +130,10 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     if (!req.headers["anthropic-version"]) return send(400, errorBody(400, "invalid_request_error", "anthropic-version: header is required"));
     if (!body || typeof body.max_tokens !== "number") return send(400, errorBody(400, "invalid_request_error", "max_tokens: Field required"));
     if (body.temperature !== undefined && body.temperature > 1) return send(400, errorBody(400, "invalid_request_error", "temperature: must be <= 1"));
+    const invalid = conversationError(body);
+    if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
-    const { blocks, stop } = plan(body);
+    const { blocks, stop } = plan(body, fake.textFor?.(body));
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
     const usage = usageFor(body, output);
     const id = "msg_01FakeAnthropic";
@@ -136,6 +150,8 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
         push("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
         for (const w of words(b.thinking)) push("content_block_delta", { index, delta: { type: "thinking_delta", thinking: w } });
         push("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } });
+      } else if (b.type === "redacted_thinking") {
+        push("content_block_start", { index, content_block: b });
       } else if (b.type === "text") {
         push("content_block_start", { index, content_block: { type: "text", text: "" } });
         for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });

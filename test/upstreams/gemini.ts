@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
+import { contentsError, structuredAnswer } from "./gemini-checks.ts";
 
 export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
 
@@ -71,8 +72,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
     if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));
     if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
-    const unsigned = body.contents.some((c: any) => c.role === "model" && c.parts[0]?.functionCall && c.parts[0].thoughtSignature !== SIGNATURE);
-    if (unsigned) return send(400, errorBody(400, "Function call is missing a thought_signature in functionCall parts."));
+    const invalid = contentsError(body.contents, SIGNATURE);
+    if (invalid) return send(400, errorBody(400, invalid));
     const stream = m[2] === "streamGenerateContent";
     if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));
 
@@ -93,7 +94,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       // Like Gemini 3: the first call of a turn carries a thought signature that must come back with it.
       pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } }, ...(i === 0 ? { thoughtSignature: SIGNATURE } : {}) })));
     } else {
-      for (const w of words(answered ? "The weather is sunny." : TEXT)) pieces.push([{ text: w }]);
+      for (const w of words(structuredAnswer(body) ?? (answered ? "The weather is sunny." : TEXT))) pieces.push([{ text: w }]);
     }
     const max = body.generationConfig?.maxOutputTokens;
     const cut = typeof max === "number" && !callTools && pieces.length > max ? pieces.slice(0, max) : pieces;

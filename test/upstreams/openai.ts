@@ -4,6 +4,7 @@
 // and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
+import { messagesError, responseFormatError, structuredAnswer } from "./openai-checks.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -122,11 +123,18 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
+    const invalid = messagesError(body.messages) ?? responseFormatError(body);
+    if (invalid) {
+      res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
+      res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));
+      return;
+    }
+
     const id = "chatcmpl-fake123";
     const created = 1770933883;
     const model = body.model;
     const calls = toolCallsFor(body);
-    const pieces = calls.length ? [] : words(text);
+    const pieces = calls.length ? [] : words(structuredAnswer(body) ?? text);
     const max = body.max_completion_tokens ?? body.max_tokens;
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";

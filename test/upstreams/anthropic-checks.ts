@@ -1,0 +1,61 @@
+// What the real Messages API checks in a conversation, for the fake Anthropic upstream: tool_use/tool_result pairing,
+// thinking signatures (a signature covers its block's text, so a replayed block must come back unchanged), and, with
+// thinking on, a tool loop's assistant turn must start with its thinking block. Messages follow the real API's.
+import { createHash } from "node:crypto";
+
+/** The fake's signature for a thinking text (opaque to clients, like Anthropic's). */
+export const signThinking = (text: string) => `EqQB${createHash("sha256").update(text).digest("base64")}`;
+
+/** The fake's redacted_thinking data: what the real API returns when the prompt holds the documented trigger. */
+export const REDACTED_TRIGGER = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253";
+export const REDACTED_DATA = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP";
+
+const blocks = (m: any): any[] => (Array.isArray(m?.content) ? m.content : []);
+
+/** The 400 message the real API would give this conversation, or undefined when it is valid. */
+export function conversationError(body: any): string | undefined {
+  const messages = mergeTurns(Array.isArray(body?.messages) ? body.messages : []);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role === "assistant") {
+      for (const [j, b] of blocks(m).entries()) {
+        if (b.type === "thinking" && b.signature !== signThinking(b.thinking ?? "")) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+        if (b.type === "redacted_thinking" && b.data !== REDACTED_DATA) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+      }
+      const uses = blocks(m).filter((b) => b.type === "tool_use").map((b) => b.id);
+      const next = messages[i + 1];
+      if (uses.length && next) {
+        const answered = new Set(blocks(next).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id));
+        const missing = uses.filter((id) => !answered.has(id));
+        if (missing.length) return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+    } else {
+      const prev = messages[i - 1];
+      const uses = new Set(prev?.role === "assistant" ? blocks(prev).filter((b) => b.type === "tool_use").map((b) => b.id) : []);
+      const stray = blocks(m).filter((b) => b.type === "tool_result" && !uses.has(b.tool_use_id)).map((b) => b.tool_use_id);
+      if (stray.length) return `messages.${i}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(", ")}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+  }
+  // With thinking on, the assistant turn a tool loop answers must start with its (signed) thinking.
+  const last = messages[messages.length - 1];
+  if (body?.thinking?.type === "enabled" && blocks(last).some((b) => b.type === "tool_result")) {
+    const i = messages.length - 2;
+    const first = blocks(messages[i])[0];
+    if (first && first.type !== "thinking" && first.type !== "redacted_thinking") {
+      return `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+    }
+  }
+  return undefined;
+}
+
+/** The API merges consecutive turns of one role before anything else. */
+function mergeTurns(messages: any[]): any[] {
+  const out: any[] = [];
+  for (const m of messages) {
+    const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : blocks(m);
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content.push(...content);
+    else out.push({ role: m.role, content: [...content] });
+  }
+  return out;
+}

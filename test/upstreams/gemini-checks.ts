@@ -1,0 +1,36 @@
+// What the real Gemini API checks in `contents`, for the fake Gemini upstream: a model turn with function calls is
+// answered by the next (user) turn with one functionResponse per call, in the calls' order; a functionResponse turn
+// comes right after a function-call turn; and the first call of a turn carries the thought signature the model gave
+// it (Gemini 3 thinks always and rejects a replayed call without it). Messages are the real API's where known.
+import { sampleFor } from "./schema-sample.ts";
+
+const calls = (turn: any): any[] => (turn?.parts ?? []).filter((p: any) => p.functionCall);
+const responses = (turn: any): any[] => (turn?.parts ?? []).filter((p: any) => p.functionResponse);
+
+export function contentsError(contents: any[], signature: string): string | undefined {
+  for (let i = 0; i < contents.length; i++) {
+    const turn = contents[i];
+    const fc = calls(turn);
+    if (turn.role === "model" && fc.length) {
+      if (fc[0].thoughtSignature !== signature) return "Function call is missing a thought_signature in functionCall parts.";
+      const next = contents[i + 1];
+      if (!next) continue;
+      const fr = responses(next);
+      if (next.role !== "user" || !fr.length) return "Please ensure that function response turn comes immediately after a function call turn.";
+      if (fr.length !== fc.length) return "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+      const names = fc.map((p) => p.functionCall.name).join(",");
+      if (fr.map((p) => p.functionResponse.name).join(",") !== names) return `Function responses must answer the function calls of the previous turn in order (${names}).`;
+    }
+    if (responses(turn).length && !(contents[i - 1]?.role === "model" && calls(contents[i - 1]).length)) {
+      return "Please ensure that function response turn comes immediately after a function call turn.";
+    }
+  }
+  return undefined;
+}
+
+/** responseMimeType application/json: a JSON answer matching responseSchema (some object without one). */
+export function structuredAnswer(body: any): string | undefined {
+  const gc = body?.generationConfig;
+  if (gc?.responseMimeType !== "application/json") return undefined;
+  return JSON.stringify(sampleFor(gc.responseSchema ?? { type: "object", properties: { answer: { type: "string" } } }));
+}
