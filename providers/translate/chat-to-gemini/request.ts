@@ -84,6 +84,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   const system: { text: string }[] = [];
   const contents: { role: string; parts: any[] }[] = [];
   const toolNames = new Map<string, string>();
+  /** Tool-call id -> its position among the calls of its assistant message (functionResponses go in that order). */
+  const callRank = new Map<string, number>();
+  const rankOf = new Map<object, number>();
   const push = (role: string, parts: any[]) => {
     const last = contents[contents.length - 1];
     // Gemini wants alternating turns: consecutive same-role turns are merged.
@@ -105,8 +108,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
         const parts: any[] = [];
         const t = textOf(m.content ?? "");
         if (t) parts.push({ text: t });
-        for (const tc of m.tool_calls ?? []) {
+        for (const [k, tc] of (m.tool_calls ?? []).entries()) {
           toolNames.set(tc.id, tc.function.name);
+          callRank.set(tc.id, k);
           const part: Record<string, unknown> = { functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } };
           const sig = signatureOf(tc.id);
           if (sig) part.thoughtSignature = sig;
@@ -118,11 +122,20 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
       case "tool": {
         const name = toolNames.get(m.tool_call_id);
         if (!name) throw invalidRequest("tool message does not answer a tool call of an earlier assistant message", `messages[${i}].tool_call_id`);
-        push("user", [{ functionResponse: { name, response: { name, content: textOf(m.content) } } }]);
+        const part = { functionResponse: { name, response: { name, content: textOf(m.content) } } };
+        rankOf.set(part, callRank.get(m.tool_call_id)!);
+        push("user", [part]);
         break;
       }
     }
   });
+  // Gemini pairs a turn's functionResponses with the previous turn's functionCalls by position: answers in the
+  // calls' order, before any other part of that user turn.
+  for (const c of contents) {
+    if (c.role !== "user" || !c.parts.some((p) => rankOf.has(p))) continue;
+    const answers = c.parts.filter((p) => rankOf.has(p)).sort((a, b) => rankOf.get(a)! - rankOf.get(b)!);
+    c.parts = answers.concat(c.parts.filter((p) => !rankOf.has(p)));
+  }
 
   const out: Record<string, unknown> = { contents };
   if (system.length) out.systemInstruction = { parts: system };

@@ -70,3 +70,22 @@ describe("chat <-> gemini request and response", () => {
     expect((body.contents as any)[1].parts[0]).toEqual({ functionCall: { name: "f", args: {} }, thoughtSignature: sig });
   });
 });
+
+describe("chat -> gemini tool turns", () => {
+  const target = { modelId: "google/g", provider: "gem", upstreamModel: "g", pricing: {} };
+  it("tool answers in another order than the calls go back in the calls' order, user text after them", () => {
+    const call = (id: string, name: string) => ({ id, type: "function", function: { name, arguments: "{}" } });
+    const { body } = chatToGeminiRequest({ messages: [
+      { role: "user", content: "q" },
+      { role: "assistant", content: null, tool_calls: [call("a", "f"), call("b", "g")] },
+      { role: "tool", tool_call_id: "b", content: "B" },
+      { role: "tool", tool_call_id: "a", content: "A" },
+      { role: "user", content: "and?" },
+    ] }, target);
+    expect((body.contents as any)[2]).toEqual({ role: "user", parts: [
+      { functionResponse: { name: "f", response: { name: "f", content: "A" } } },
+      { functionResponse: { name: "g", response: { name: "g", content: "B" } } },
+      { text: "and?" },
+    ] });
+  });
+});

@@ -5,6 +5,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../types.ts";
 import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
+import { replayedThinking } from "./reasoning.ts";
 
 export interface Translated<T> {
   body: T;
@@ -189,12 +190,8 @@ function imageBlock(url: string, field: string): Block {
 
 /** thinking blocks (replayed with their signatures), then text, then tool_use (reference §3.2). */
 function assistantBlocks(m: any): Block[] {
-  const out: Block[] = [];
-  for (const t of Array.isArray(m.thinking_blocks) ? m.thinking_blocks : []) {
-    // A thinking block without a signature was not produced by Anthropic and would be rejected: drop it.
-    if (t?.type === "thinking" && typeof t.signature === "string" && t.signature) out.push({ type: "thinking", thinking: t.thinking ?? "", signature: t.signature });
-    else if (t?.type === "redacted_thinking" && typeof t.data === "string") out.push({ type: "redacted_thinking", data: t.data });
-  }
+  // reasoning_details (OpenRouter) or thinking_blocks (LiteLLM); unsigned reasoning would be rejected and is left out.
+  const out: Block[] = replayedThinking(m).map((b) => ({ ...b }));
   if (typeof m.content === "string") {
     if (m.content) out.push({ type: "text", text: m.content });
   } else if (Array.isArray(m.content)) {

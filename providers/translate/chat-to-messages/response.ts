@@ -1,7 +1,8 @@
 // Anthropic message (non-streaming) -> chat completion (reference §3.6, §3.7, §3.9).
-// Thinking survives as message.reasoning_content plus thinking_blocks carrying the signatures, which the request
-// translator replays unchanged on the next turn.
+// Thinking survives as message.reasoning_content plus reasoning_details and thinking_blocks carrying the signatures,
+// which the request translator replays unchanged on the next turn (see reasoning.ts).
 import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
+import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 
 const FINISH: Record<string, string> = {
   end_turn: "stop",
@@ -19,7 +20,7 @@ export const finishReasonOf = (stop: string | null | undefined): string => (stop
 export function messagesToChatResponse(msg: any, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
   let text = "";
   let reasoning = "";
-  const thinkingBlocks: unknown[] = [];
+  const thinkingBlocks: ReasoningBlock[] = [];
   const toolCalls: unknown[] = [];
   for (const b of Array.isArray(msg.content) ? msg.content : []) {
     if (b.type === "text") text += b.text;
@@ -38,6 +39,7 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (thinkingBlocks.length) {
     message.reasoning_content = reasoning;
+    message.reasoning_details = thinkingBlocks.map(reasoningDetail);
     message.thinking_blocks = thinkingBlocks;
   }
   return {

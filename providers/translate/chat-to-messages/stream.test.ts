@@ -50,16 +50,31 @@ describe("messages events -> chat chunks", () => {
     expect(out[1].choices[0].finish_reason).toBe("stop");
   });
 
-  it("thinking deltas become reasoning_content and the signature rides in thinking_blocks", () => {
+  it("thinking streams live as reasoning_content; the signed block goes out whole when it closes", () => {
     const out = run([
       start,
       ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }),
       ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "Let me" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: " see" } }),
       ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "Sig" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "redacted_thinking", data: "Enc" } }),
+      ev("content_block_stop", { index: 1 }),
       ev("message_stop"),
     ]);
-    expect(out[1].choices[0].delta).toEqual({ reasoning_content: "Let me" });
-    expect(out[2].choices[0].delta).toEqual({ thinking_blocks: [{ type: "thinking", thinking: "", signature: "Sig" }] });
+    const deltas = out.filter((c: any) => c !== "[DONE]" && c.choices.length).map((c: any) => c.choices[0].delta);
+    expect(deltas.slice(1, -1)).toEqual([
+      { reasoning_content: "Let me" },
+      { reasoning_content: " see" },
+      {
+        reasoning_details: [{ type: "reasoning.text", text: "Let me see", signature: "Sig", format: "anthropic-claude-v1", index: 0 }],
+        thinking_blocks: [{ type: "thinking", thinking: "Let me see", signature: "Sig" }],
+      },
+      {
+        reasoning_details: [{ type: "reasoning.encrypted", data: "Enc", format: "anthropic-claude-v1", index: 1 }],
+        thinking_blocks: [{ type: "redacted_thinking", data: "Enc" }],
+      },
+    ]);
   });
 
   it("an error event throws a retry-aware gateway error; a stream without message_stop is truncated", () => {

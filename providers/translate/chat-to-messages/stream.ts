@@ -1,12 +1,14 @@
 // Anthropic Messages stream -> chat completion chunks, event by event in constant memory (reference §3.10).
 // The OpenAI tool-call index is the ordinal among tool calls, not the Anthropic block index; role goes out once,
 // first; the finish chunk waits for message_stop so the cumulative usage is complete; usage is streamed only when
-// the client asked (stream_options.include_usage).
+// the client asked (stream_options.include_usage). Thinking streams live as reasoning_content; each signed block then
+// goes out whole as reasoning_details/thinking_blocks when it closes (its text is the only per-block state kept).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
 import { finishReasonOf } from "./response.ts";
 import { anthropicStreamError } from "../../anthropic/errors.ts";
+import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 
 export class MessagesToChatStream {
   private id = "";
@@ -18,6 +20,11 @@ export class MessagesToChatStream {
   private stopReason: string | null = null;
   /** Block index of the response_format tool, whose JSON fragments are streamed as content. */
   private jsonBlock = -1;
+  /** The open thinking block (its text is kept until content_block_stop, to send the signed block whole). */
+  private thinkingBlock = -1;
+  private thinkingText = "";
+  private signature = "";
+  private reasoningCount = -1;
   done = false;
 
   constructor(private readonly opts: { includeUsage: boolean; provider: string; created?: number; jsonTool?: string }) {}
@@ -29,6 +36,15 @@ export class MessagesToChatStream {
     };
     if (this.opts.includeUsage) c.usage = null;
     return { data: JSON.stringify(c) };
+  }
+
+  /**
+   * A finished reasoning block, whole, in one delta (reasoning_details and thinking_blocks). Whole rather than in
+   * pieces because clients merge unknown delta fields differently: the openai SDK's stream helper keeps only the
+   * last value (Object.assign), others append every piece; a whole block per delta is right for both.
+   */
+  private reasoningChunk(b: ReasoningBlock): SseEvent {
+    return this.chunk({ reasoning_details: [reasoningDetail(b, ++this.reasoningCount)], thinking_blocks: [b] });
   }
 
   /** One upstream event in, zero or more chat chunks out. */
@@ -54,7 +70,13 @@ export class MessagesToChatStream {
           this.toolIndex.set(e.index, index);
           return [this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })];
         }
-        if (b?.type === "redacted_thinking") return [this.chunk({ thinking_blocks: [{ type: "redacted_thinking", data: b.data }] })];
+        if (b?.type === "redacted_thinking") return [this.reasoningChunk({ type: "redacted_thinking", data: b.data })];
+        if (b?.type === "thinking") {
+          this.thinkingBlock = e.index;
+          this.thinkingText = "";
+          this.signature = typeof b.signature === "string" ? b.signature : "";
+          return [];
+        }
         if (b?.type === "text" && b.text) return [this.chunk({ content: b.text })];
         return [];
       }
@@ -68,8 +90,13 @@ export class MessagesToChatStream {
             const index = this.toolIndex.get(e.index);
             return index === undefined ? [] : [this.chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] })];
           }
-          case "thinking_delta": return d.thinking ? [this.chunk({ reasoning_content: d.thinking })] : [];
-          case "signature_delta": return [this.chunk({ thinking_blocks: [{ type: "thinking", thinking: "", signature: d.signature }] })];
+          case "thinking_delta":
+            if (!d.thinking) return [];
+            if (e.index === this.thinkingBlock) this.thinkingText += d.thinking;
+            return [this.chunk({ reasoning_content: d.thinking })];
+          case "signature_delta":
+            if (e.index === this.thinkingBlock && typeof d.signature === "string") this.signature = d.signature;
+            return [];
           default: return [];
         }
       }
@@ -91,8 +118,16 @@ export class MessagesToChatStream {
       }
       case "error":
         throw anthropicStreamError(this.opts.provider, e);
+      case "content_block_stop": {
+        if (e.index !== this.thinkingBlock) return [];
+        this.thinkingBlock = -1;
+        const block: ReasoningBlock = { type: "thinking", thinking: this.thinkingText, signature: this.signature };
+        this.thinkingText = "";
+        // Unsigned thinking cannot be replayed: the text already went out as reasoning_content.
+        return block.signature ? [this.reasoningChunk(block)] : [];
+      }
       default:
-        return []; // content_block_stop and event types added later
+        return []; // event types added later
     }
   }
 

@@ -31,4 +31,43 @@ describe("messages request -> chat request", () => {
     expect(body.parallel_tool_calls).toBe(false);
     expect(() => messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ type: "bash_20250124", name: "bash" }] })).toThrow(expect.objectContaining({ details: { field: "tools[0].type" } }));
   });
+
+  it("tool conversations that do not map one to one come out as a valid chat sequence", () => {
+    const use = (id: string, name: string) => ({ type: "tool_use", id, name, input: {} });
+    const { body } = messagesToChatRequest({
+      model: "m", max_tokens: 5,
+      messages: [
+        { role: "user", content: "q" },
+        // Two assistant turns in a row (the API merges them): the calls must stay on one assistant message.
+        { role: "assistant", content: [{ type: "text", text: "a" }, use("t1", "f")] },
+        { role: "assistant", content: [use("t2", "g"), use("t3", "h")] },
+        // Results out of order, text between them, an empty error, an image result, split over two user turns.
+        { role: "user", content: [
+          { type: "text", text: "here you go" },
+          { type: "tool_result", tool_use_id: "t3", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AA" } }] },
+          { type: "tool_result", tool_use_id: "t1", content: "one", is_error: true },
+        ] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", is_error: true }] },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a", tool_calls: [
+        { id: "t1", type: "function", function: { name: "f", arguments: "{}" } },
+        { id: "t2", type: "function", function: { name: "g", arguments: "{}" } },
+        { id: "t3", type: "function", function: { name: "h", arguments: "{}" } },
+      ] },
+      { role: "tool", tool_call_id: "t1", content: "Error: one" },
+      { role: "tool", tool_call_id: "t2", content: "Error" },
+      { role: "tool", tool_call_id: "t3", content: "" },
+      { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA" } }, { type: "text", text: "here you go" }] },
+    ]);
+  });
+
+  it("output_config.format becomes a strict json_schema response_format; effort is reported dropped", () => {
+    const schema = { type: "object", properties: { a: { type: "number" } }, required: ["a"], additionalProperties: false };
+    const { body, dropped } = messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], output_config: { effort: "high", format: { type: "json_schema", schema } } });
+    expect(body.response_format).toEqual({ type: "json_schema", json_schema: { name: "output", schema, strict: true } });
+    expect(dropped).toEqual(["output_config.effort"]);
+  });
 });

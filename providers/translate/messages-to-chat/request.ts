@@ -1,7 +1,8 @@
 // Anthropic Messages request -> chat completions request, for models whose provider speaks chat (OpenAI-protocol,
 // Gemini through its chat op, the simulator). Reference §3.2–3.5 read in reverse.
-// Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking`, `top_k` and cache markers are
-// dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
+// Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking`, `top_k`, `output_config.effort` and
+// cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
+// output_config.format (structured outputs) becomes response_format json_schema.
 import { invalidRequest } from "../../../core/errors.ts";
 
 export interface Translated<T> {
@@ -17,10 +18,19 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
   if (system) messages.push({ role: "system", content: system });
-  body.messages.forEach((m: any, i: number) => {
-    if (m.role === "assistant") messages.push(assistantMessage(m.content));
-    else for (const msg of userMessages(m.content, i)) messages.push(msg);
-  });
+  // The Messages API merges consecutive turns of one role; chat needs them merged too, or an assistant turn's
+  // tool calls could be split from the results that answer them.
+  let calls: string[] = [];
+  for (const { role, content, index } of mergedTurns(body.messages)) {
+    if (role === "assistant") {
+      const msg = assistantMessage(content);
+      calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
+      messages.push(msg);
+    } else {
+      for (const msg of userMessages(content, index, calls)) messages.push(msg);
+      calls = [];
+    }
+  }
 
   const out: Record<string, unknown> = { model: body.model, messages, max_tokens: body.max_tokens };
   if (body.temperature !== undefined) out.temperature = body.temperature;
@@ -47,6 +57,12 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
       if (tc.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
     }
   }
+  const format = body.output_config?.format;
+  if (format?.type === "json_schema") {
+    // Anthropic's structured outputs are always strict (constrained decoding); OpenAI's strict mode is the same promise.
+    out.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema ?? { type: "object" }, strict: true } };
+  }
+  if (body.output_config?.effort !== undefined && body.output_config?.effort !== null) dropped.push("output_config.effort");
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
   return { body: out, dropped };
@@ -70,8 +86,29 @@ function imagePart(source: any): Record<string, unknown> | undefined {
   return undefined;
 }
 
-/** A user turn: every tool_result becomes its own tool message first, then the remaining text and images. */
-function userMessages(content: any, i: number): Record<string, unknown>[] {
+interface Turn { role: string; content: any[] | string; index: number }
+
+/** Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's. */
+function mergedTurns(messages: any[]): Turn[] {
+  const out: Turn[] = [];
+  messages.forEach((m, index) => {
+    const last = out[out.length - 1];
+    if (!last || last.role !== m.role) {
+      out.push({ role: m.role, content: m.content, index });
+      return;
+    }
+    const asBlocks = (c: any) => (typeof c === "string" ? (c ? [{ type: "text", text: c }] : []) : c);
+    last.content = [...asBlocks(last.content), ...asBlocks(m.content)];
+  });
+  return out;
+}
+
+/**
+ * A user turn: every tool_result becomes its own tool message first, in the order of the calls they answer (`calls`,
+ * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
+ * then the remaining text and images as one user message.
+ */
+function userMessages(content: any, i: number, calls: string[]): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
@@ -83,7 +120,7 @@ function userMessages(content: any, i: number): Record<string, unknown>[] {
         if (Array.isArray(b.content)) {
           for (const c of b.content) if (c.type === "image") { const p = imagePart(c.source); if (p) resultImages.push(p); }
         }
-        if (b.is_error === true && text) text = `Error: ${text}`;
+        if (b.is_error === true) text = text ? `Error: ${text}` : "Error";
         out.push({ role: "tool", tool_call_id: b.tool_use_id, content: text });
         break;
       }
@@ -110,6 +147,11 @@ function userMessages(content: any, i: number): Record<string, unknown>[] {
         break; // thinking and unknown blocks have no chat equivalent
     }
   });
+  const rank = (m: Record<string, unknown>) => {
+    const at = calls.indexOf(m.tool_call_id as string);
+    return at === -1 ? calls.length : at;
+  };
+  out.sort((a, b) => rank(a) - rank(b)); // stable: results for unknown ids keep their order, last
   // Images inside tool results cannot ride in a tool message: they follow as user content.
   const userParts = resultImages.concat(parts);
   if (userParts.length) {

@@ -24,7 +24,7 @@ describe("non-streaming response translation", () => {
     }, 7);
     expect(chat.choices[0]).toEqual({
       index: 0, logprobs: null, finish_reason: "length",
-      message: { role: "assistant", content: "ab", refusal: null, tool_calls: [{ id: "tu", type: "function", function: { name: "f", arguments: "{\"x\":1}" } }], reasoning_content: "t", thinking_blocks: [{ type: "thinking", thinking: "t", signature: "sig" }] },
+      message: { role: "assistant", content: "ab", refusal: null, tool_calls: [{ id: "tu", type: "function", function: { name: "f", arguments: "{\"x\":1}" } }], reasoning_content: "t", reasoning_details: [{ type: "reasoning.text", text: "t", signature: "sig", format: "anthropic-claude-v1", index: 0 }], thinking_blocks: [{ type: "thinking", thinking: "t", signature: "sig" }] },
     });
     expect(chat.usage).toEqual({ prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 2 } });
   });
