@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { periodOf } from "../core/store/periods.ts";
 import { defaultPipeline } from "../plugins/index.ts";
-import { SHIPPED_KEY, SHIPPED_LIMITS, SHIPPED_PROJECT, startShipped, within, type Shipped } from "./helpers/shipped-config.ts";
+import { longText, SHIPPED_KEY, SHIPPED_LIMITS, SHIPPED_PROJECT, startShipped, within, type Shipped } from "./helpers/shipped-config.ts";
 
 const ENDS_WITHIN = 10_000;
 const CHAT_MODEL = "openai/gpt-4o-mini";
@@ -224,6 +224,45 @@ describe("Messages API through the Anthropic client", () => {
     const args = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? []).map((t) => t.function?.arguments ?? "").join("");
     expect(JSON.parse(args)).toMatchObject({ city: "Paris" });
     expect(chunks.some((c) => c.choices[0]?.finish_reason === "tool_calls")).toBe(true);
+  });
+});
+
+// The reported hang itself: a fast upstream's burst bigger than the client socket's 16 KiB high-water mark makes the
+// gateway's write return false; the socket drains at once, while the stream waits for the SQLite group commit of
+// its terminal event (or for the next upstream read) — a relay that then waited for that 'drain' waited forever.
+describe("long answers written in one burst (more than a socket's high-water mark at once)", () => {
+  for (const n of [60, 400, 3000]) {
+    it(`chat stream of ${n} words, include_usage: every word, the usage chunk, and the end of the body`, async () => {
+      const id = rid(`long-chat-${n}`);
+      const { chunks } = await chatStream({ messages: [{ role: "user", content: `Hi [pace:burst] [words:${n}]` }], stream_options: { include_usage: true } }, id);
+      expect(text(chunks)).toBe(longText(n));
+      expect(chunks.at(-1)?.usage?.completion_tokens).toBe(n);
+      expect((await ledgerOf(id))[0]).toMatchObject({ outcome: "ok", outputTokens: n });
+    });
+  }
+
+  it("raw fetch of a 400-word burst: the body ends right after data: [DONE]", async () => {
+    const res = await fetch(`${s.gw.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${SHIPPED_KEY}`, "content-type": "application/json", "x-request-id": rid("long-raw") },
+      body: JSON.stringify({ model: CHAT_MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Hi [pace:burst] [words:400]" }] }),
+    });
+    const body = await within(res.text(), ENDS_WITHIN, "raw fetch of a long burst");
+    expect(body.length).toBeGreaterThan(64 * 1024);
+    expect(body.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("Messages, native and translated, and chat on an Anthropic model: 400-word bursts all end", async () => {
+    const native = await claude.messages.create({ model: CLAUDE_MODEL, max_tokens: 5000, stream: true, messages: [{ role: "user", content: "Hi [pace:burst] [words:400]" }] }, { headers: { "x-request-id": rid("long-native") } });
+    const types: string[] = [];
+    await within((async () => { for await (const ev of native) types.push(ev.type); })(), ENDS_WITHIN, "long native messages stream");
+    expect(types.at(-1)).toBe("message_stop");
+
+    const translated = await within(claude.messages.stream({ model: CHAT_MODEL, max_tokens: 5000, messages: [{ role: "user", content: "Hi [pace:burst] [words:400]" }] }, { headers: { "x-request-id": rid("long-translated") } }).finalMessage(), ENDS_WITHIN, "long translated messages stream");
+    expect((translated.content[0] as Anthropic.TextBlock).text).toBe(longText(400));
+
+    const { chunks } = await chatStream({ model: CLAUDE_MODEL, messages: [{ role: "user", content: "Hi [pace:burst] [words:400]" }], stream_options: { include_usage: true } }, rid("long-chat-claude"));
+    expect(text(chunks)).toBe(longText(400));
   });
 });
 

@@ -62,6 +62,16 @@ export function paceOf(body: any): StreamPace {
   return /^\d+$/.test(m[1]!) ? Number(m[1]) : (m[1] as "burst" | "tail");
 }
 
+/**
+ * A long answer on request: `[words:N]` in the messages makes the fakes answer N words ("w0 w1 …"), so a burst
+ * holds more than a socket's 16 KiB high-water mark (the reported hang needs a write the socket cannot take at once).
+ */
+export function longTextOf(body: any): string | undefined {
+  const m = /\[words:(\d+)\]/.exec(JSON.stringify(body?.messages ?? null));
+  return m ? longText(Number(m[1])) : undefined;
+}
+export const longText = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
+
 export interface Shipped {
   gw: TestGateway;
   openai: FakeOpenAI;
@@ -75,6 +85,8 @@ export async function startShipped(): Promise<Shipped> {
   const anthropic = await startFakeAnthropic();
   openai.pace = paceOf;
   anthropic.pace = paceOf;
+  openai.textFor = longTextOf;
+  anthropic.textFor = longTextOf;
   const gw = await startShippedGateway({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   return {
     gw, openai, anthropic,

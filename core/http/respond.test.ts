@@ -1,0 +1,79 @@
+// writeResponse's stream relay against a real socket: a write the socket cannot take at once must not leave the
+// relay waiting for a 'drain' that already fired (the shipped-default hang), and a client that stops reading must
+// still stop the relay from pulling (back-pressure).
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { writeResponse } from "./respond.ts";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { SseEvent } from "../sse/parse.ts";
+
+const ctxFor = (events: AsyncIterable<SseEvent>): GatewayContext => ({
+  requestId: "req_test", generationId: "gen_test", protocol: "openai", responseHeaders: {}, attempts: [], startedAt: performance.now(),
+  signal: new AbortController().signal, response: { kind: "stream", status: 200, events },
+} as unknown as GatewayContext);
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  server = undefined;
+});
+
+/** A server that answers with writeResponse(events); resolves with its URL and the relay's outcome. */
+async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
+  let settle!: (o: Outcome) => void;
+  const outcome = new Promise<Outcome>((r) => (settle = r));
+  server = createServer((_req: IncomingMessage, res: ServerResponse) => void writeResponse(ctxFor(events), res, { firstByte() {} }).then(settle));
+  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, outcome };
+}
+
+const big = (i: number) => ({ data: JSON.stringify({ i, text: "x".repeat(20 * 1024) }) });
+
+describe("writeResponse (streams)", () => {
+  it("ends after a burst larger than the socket's high-water mark followed by an event one macrotask later (SQLite commit before [DONE])", async () => {
+    async function* events(): AsyncGenerator<SseEvent> {
+      yield big(0); // one write of > 16 KiB: write() returns false, and the socket drains before the next event
+      await new Promise((r) => setImmediate(r));
+      yield { data: "[DONE]" };
+    }
+    const { url, outcome } = await serve(events());
+    const hung = new Promise<string>((r) => setTimeout(() => r("hung"), 5000).unref());
+    const body = await Promise.race([fetch(url).then((res) => res.text()), hung]);
+    expect(body.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(await Promise.race([outcome, hung])).toEqual({ status: 200, aborted: false });
+  });
+
+  it("stops pulling events while the client does not read, and delivers all of them once it does", async () => {
+    const total = 400; // 8 MiB: far more than the socket buffers of both ends hold
+    let pulled = 0;
+    async function* events(): AsyncGenerator<SseEvent> {
+      for (let i = 0; i < total; i++) {
+        pulled++;
+        yield big(i);
+        await new Promise((r) => setImmediate(r));
+      }
+      yield { data: "[DONE]" };
+    }
+    const { url, outcome } = await serve(events());
+    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+    res.pause();
+    // Wait until the relay stops pulling (the buffers are full), then check it stopped well before the end.
+    let last = -1;
+    while (pulled !== last) {
+      last = pulled;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(pulled).toBeLessThan(total);
+    let bytes = 0;
+    let tail = "";
+    res.on("data", (d: Buffer) => { bytes += d.length; tail = (tail + d.toString()).slice(-32); });
+    res.resume();
+    await new Promise((r) => res.on("end", r));
+    expect(tail.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(bytes).toBeGreaterThan(total * 20 * 1024);
+    expect(await outcome).toEqual({ status: 200, aborted: false });
+  });
+});
