@@ -37,6 +37,12 @@ declare module "./pipeline/context.ts" {
   }
 }
 
+/**
+ * Attempts that say nothing about an endpoint's health or live stats: the simulator's, and token counts (mostly
+ * computed in the gateway; a count must neither pass for a working endpoint nor be refused by an open circuit).
+ */
+const unobserved = (target: Target, op: OperationName) => target.sandbox === true || op === "countTokens";
+
 /** Upstream statuses worth another try elsewhere: 408, 429 and 5xx. Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
   const upstream = err.details?.upstream_status;
@@ -94,7 +100,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     for (let i = 0; i < targets.length && ctx.attempts.length < maxAttempts; i++) {
       if (givenUp.has(i)) continue;
       const target = targets[i]!;
-      if (!target.sandbox && !health.allow(target.modelId, target.provider)) {
+      if (!unobserved(target, op) && !health.allow(target.modelId, target.provider)) {
         if (pass === 0) skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
         continue;
       }
@@ -102,14 +108,14 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         const wait = ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: lastIndex === i });
         if (wait === null) {
           givenUp.add(i);
-          health.release(target.modelId, target.provider);
+          if (!unobserved(target, op)) health.release(target.modelId, target.provider);
           continue;
         }
         if (wait && wait > 0) {
           try {
             await sleep(wait, undefined, { signal: ctx.signal });
           } catch {
-            health.release(target.modelId, target.provider);
+            if (!unobserved(target, op)) health.release(target.modelId, target.provider);
             break;
           }
         }
@@ -154,7 +160,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     record.errorCode = err.code;
     record.latencyMs = round(latency);
     ctx.attempts.push(record);
-    judge(ctx, target, err, health, stats);
+    if (!unobserved(target, op)) judge(ctx, target, err, health, stats);
     throw err;
   };
   let result: ProviderResult;
@@ -164,7 +170,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     result = await pending;
   } catch (e) {
     if (e instanceof Unsupported) {
-      health.release(target.modelId, target.provider);
+      if (!unobserved(target, op)) health.release(target.modelId, target.provider);
       throw e;
     }
     return fail(e);
@@ -203,7 +209,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   if (served) ctx.model = served;
   call.commit();
   if (result.kind !== "stream") {
-    if (!target.sandbox) {
+    if (!unobserved(target, op)) {
       health.record(target.modelId, target.provider, true);
       stats.record({ model: target.modelId, provider: target.provider, ok: true });
     }

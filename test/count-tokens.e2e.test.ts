@@ -9,6 +9,7 @@ import { FAKE_GEMINI_KEY, fakeTotalTokens, startFakeGemini, type FakeGemini } fr
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateCountTokensResult } from "../core/generated/validators.js";
+import { healthOf } from "../core/health/index.ts";
 
 const LIVE = testKey("count-e2e");
 const SANDBOX = testKey("count-e2e-sb", true);
@@ -26,6 +27,7 @@ let client: Anthropic;
 beforeAll(async () => {
   [ant, gem, oai] = await Promise.all([startFakeAnthropic(), startFakeGemini(), startFakeOpenAI()]);
   gw = await startTestGateway({
+    routing: { backoff_ms: 1, circuit_breaker: { consecutive_failures: 1, cooldown_ms: 600_000 } },
     providers: {
       claude: { protocol: "anthropic", base_url: ant.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
       gem: { protocol: "gemini", base_url: gem.baseUrl, api_key: FAKE_GEMINI_KEY },
@@ -37,6 +39,7 @@ beforeAll(async () => {
       [gemini]: { type: "language", endpoints: [{ provider: "gem", model: "gemini-2.5-flash", pricing: price }] },
       "openai/gpt-4o": { type: "language", endpoints: [{ provider: "up", model: "gpt-4o-prod-deployment", pricing: price }] },
       "openai/gpt-4": { type: "language", endpoints: [{ provider: "up", model: "gpt-4", pricing: price }] },
+      "openai/gpt-4.1": { type: "language", endpoints: [{ provider: "up", model: "gpt-4.1", pricing: price }] },
       "meta/llama-3.3-70b": { type: "language", endpoints: [{ provider: "up", model: "llama-3.3-70b-versatile", pricing: price }] },
       "openai/text-embedding-3-small": { type: "embedding", endpoints: [{ provider: "up", model: "text-embedding-3-small", pricing: price }] },
       "cohere/command-a": { type: "language", endpoints: [{ provider: "rr", model: "command-a-03-2025", pricing: price }] },
@@ -129,6 +132,16 @@ describe("count_tokens on each kind of upstream", () => {
     expect(await countWith(client, { model: "openai/gpt-4o", ...weather })).toMatchObject({ tokens: 101, source: "tokenizer:o200k_base" });
     expect(await countWith(client, { model: "openai/gpt-4", ...weather })).toMatchObject({ tokens: 105, source: "tokenizer:cl100k_base" });
     expect(oai.requests).toHaveLength(0);
+  });
+
+  it("a count neither is refused by an open circuit nor closes it (it says nothing about the endpoint's health)", async () => {
+    const model = "openai/gpt-4.1";
+    oai.failures.push({ kind: "status", status: 500 }, { kind: "status", status: 500 });
+    await expect(client.messages.create({ model, max_tokens: 10, messages: weather.messages })).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    const health = healthOf(gw.gateway);
+    expect(health.stateOf(model, "up")).toBe("open");
+    expect((await client.messages.countTokens({ model, ...weather })).input_tokens).toBe(101);
+    expect(health.stateOf(model, "up")).toBe("open");
   });
 
   it("another model on an OpenAI-protocol host: the same count with o200k_base, labelled an estimate", async () => {
