@@ -44,12 +44,25 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         watch: !values["no-watch"],
         sighup: true,
       });
-      const stop = async () => {
-        await gw.close();
-        process.exit(0);
+      // First signal: graceful shutdown (server.shutdown_grace_ms), exit 0. A second one: exit 130 at once —
+      // records of answered requests are already committed (the ledger is written before a response completes).
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          process.stderr.write(`${signal} again during shutdown: exiting now\n`);
+          process.exit(130);
+        }
+        stopping = true;
+        gw.shutdown().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`shutdown failed: ${(err as Error).stack ?? err}\n`);
+            process.exit(1);
+          },
+        );
       };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
       // The README's sandbox key is only advertised when this config still accepts it.
       const quickstart = gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY));
       process.stdout.write(

@@ -11,6 +11,7 @@ import type { ProviderDriver } from "../providers/types.ts";
 import { createDriver } from "../providers/registry.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, type Store } from "./store/index.ts";
+import { InFlight } from "./shutdown.ts";
 
 export interface Snapshot {
   readonly config: RuntimeConfig;
@@ -29,6 +30,8 @@ interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapsho
 
 export class Gateway {
   readonly metrics = new Metrics();
+  /** Requests being handled: a graceful shutdown waits for them, then cuts what is left. */
+  readonly inflight = new InFlight();
   /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
   store!: Store;
   readonly log: Logger;

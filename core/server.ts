@@ -10,6 +10,9 @@ import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { answerClientError } from "./http/client-error.ts";
+import { drain, shutdownError } from "./shutdown.ts";
+import { requestIdOf } from "./http/handle.ts";
+import { endpoints } from "./endpoints/index.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -30,6 +33,11 @@ export interface RunningGateway {
   server: Server;
   /** Stop accepting, end idle connections, close the gateway (store, pools). In-flight requests are cut. */
   close(): Promise<void>;
+  /**
+   * Graceful stop (SIGTERM/SIGINT): stop accepting, let requests and streams in flight finish for up to `graceMs`
+   * (default `server.shutdown_grace_ms`), end the rest with the protocol's error event, then close the gateway.
+   */
+  shutdown(opts?: { graceMs?: number }): Promise<void>;
 }
 
 export class PortInUseError extends Error {
@@ -52,7 +60,19 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepAliveTimeout: s.keepAliveTimeoutMs,
     maxHeaderSize: s.maxHeaderBytes,
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
-  }, handler as (req: IncomingMessage, res: ServerResponse) => void);
+  }, (req: IncomingMessage, res: ServerResponse) => {
+    if (draining) return refuse(req, res, log);
+    responses.add(res);
+    res.once("close", () => {
+      responses.delete(res);
+      // A keep-alive connection whose response just ended goes now rather than at its keep-alive timeout.
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+    (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
+  });
+  /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
+  const responses = new Set<ServerResponse>();
+  let draining = false;
   server.on("clientError", (err, socket) => answerClientError(err, socket as Socket));
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
@@ -101,14 +121,35 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   }
   if (opts.sighup) process.on("SIGHUP", onHup);
 
+  const stopWatching = () => {
+    for (const w of watchers) w.close();
+    process.off("SIGHUP", onHup);
+  };
+  let shuttingDown: Promise<void> | undefined;
+
   return {
     url,
     port,
     gateway,
     server,
+    shutdown(o = {}) {
+      return (shuttingDown ??= (async () => {
+        stopWatching();
+        await drain({
+          server,
+          sockets,
+          inflight: gateway.inflight,
+          log,
+          startDraining() {
+            draining = true;
+            for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
+          },
+          closeGateway: () => gateway.close(),
+        }, o.graceMs ?? gateway.config.server.shutdownGraceMs);
+      })());
+    },
     async close() {
-      for (const w of watchers) w.close();
-      process.off("SIGHUP", onHup);
+      stopWatching();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of sockets) socket.destroy();
@@ -116,4 +157,23 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await gateway.close();
     },
   };
+}
+
+/** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */
+function refuse(req: IncomingMessage, res: ServerResponse, log: Logger): void {
+  const err = shutdownError();
+  const path = (req.url ?? "/").split("?")[0];
+  const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
+  const requestId = requestIdOf(req);
+  log.debug("request refused: shutting down", { requestId, path });
+  const body = JSON.stringify(anthropic ? err.toAnthropicJSON() : err.toJSON());
+  res.writeHead(err.status, {
+    "content-type": "application/json",
+    "x-request-id": requestId,
+    ...(anthropic ? { "request-id": requestId } : {}),
+    "retry-after": String(err.retryAfter),
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+  });
+  res.end(body);
 }

@@ -9,6 +9,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { toGatewayError, type GatewayError } from "../errors.ts";
 import { readJsonBody } from "./body.ts";
 import { writeError, writeResponse } from "./respond.ts";
+import { shutdownCut } from "../shutdown.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
@@ -23,6 +24,7 @@ export async function handleRequest(
   const startedAt = performance.now();
   const snapshot = gateway.acquire();
   const controller = new AbortController();
+  gateway.inflight.enter(controller); // a shutdown waits for it (and can cut it)
   const finishers: Array<(o: Outcome) => void | Promise<void>> = [];
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
@@ -67,6 +69,7 @@ export async function handleRequest(
   }
 
   function fail(err: GatewayError): Outcome {
+    err = shutdownCut(controller.signal) ?? err; // cut by shutdown: the client gets the 503, not the abort's 499
     if (err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
     writeError(ctx, res, err, hooks);
     return { status: err.status, error: err, aborted: controller.signal.aborted };
@@ -94,4 +97,5 @@ export async function handleRequest(
     }
   }
   gateway.release(snapshot);
+  gateway.inflight.leave(controller);
 }

@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
+import { shutdownCut } from "../shutdown.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -61,20 +62,19 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   let started = false;
   let pending = "";
   let flushQueued = false;
+  let blocked = false;
   const flush = () => {
     flushQueued = false;
     if (!pending || res.destroyed) return;
     const text = pending;
     pending = "";
-    res.write(text);
+    if (!res.write(text)) blocked = true;
   };
   try {
     for (;;) {
-      // Back-pressure from the buffer's state, not from a remembered write() result: the 'drain' of a write the
-      // socket could not take at once (> 16 KiB, a fast upstream's burst) often fires before the next event is
-      // here (the SQLite commit before [DONE], the next upstream read); waiting for it then waited forever.
-      if (res.writableNeedDrain) {
+      if (blocked) {
         await drainedOrClosed(res);
+        blocked = false;
         if (res.destroyed) return { status: r.status, aborted: true };
       }
       const step = await iterator.next();
@@ -92,8 +92,9 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       }
     }
   } catch (e) {
-    const err = toGatewayError(e);
-    if (ctx.signal.aborted || res.destroyed) return { status: r.status, aborted: true };
+    // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
+    const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
+    if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
     res.end(pending + streamErrorEvent(ctx, err));
     pending = "";

@@ -1,0 +1,105 @@
+// Graceful shutdown (SIGTERM/SIGINT): stop accepting, let requests and streams in flight finish within the grace
+// period, then cut what is left with the protocol's error event — every cut request still writes its ledger
+// record — and close the gateway (which flushes and closes the store).
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { GatewayError } from "./errors.ts";
+import type { Logger } from "./log.ts";
+
+/** Requests inside handleRequest, from arrival until their onFinish callbacks (the ledger write) have run. */
+export class InFlight {
+  private readonly live = new Set<AbortController>();
+  private waiters: Array<() => void> = [];
+
+  enter(c: AbortController): void {
+    this.live.add(c);
+  }
+
+  leave(c: AbortController): void {
+    this.live.delete(c);
+    if (this.live.size === 0 && this.waiters.length) for (const w of this.waiters.splice(0)) w();
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Resolves when no request is in flight. */
+  idle(): Promise<void> {
+    return this.live.size === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
+  }
+
+  /** Abort every request in flight with `reason`: upstream calls stop, streams end with the error event. */
+  cut(reason: GatewayError): number {
+    let n = 0;
+    for (const c of this.live) {
+      if (c.signal.aborted) continue;
+      c.abort(reason);
+      n++;
+    }
+    return n;
+  }
+}
+
+const cuts = new WeakSet<object>();
+
+/**
+ * The error a request cut by shutdown ends with. The spec's error table has no 503 code of its own: INTERNAL
+ * ("service fault") with status 503 tells clients and load balancers the service, not the request, failed,
+ * and the SDKs retry it.
+ */
+export function shutdownError(): GatewayError {
+  const err = new GatewayError(503, "INTERNAL", "The gateway is shutting down; retry the request", { retryAfter: 1, headers: { connection: "close" } });
+  cuts.add(err);
+  return err;
+}
+
+/** The shutdown error when this signal was aborted by a shutdown cut (not by the client leaving). */
+export function shutdownCut(signal: AbortSignal): GatewayError | undefined {
+  return signal.aborted && cuts.has(signal.reason as object) ? (signal.reason as GatewayError) : undefined;
+}
+
+export interface Drainable {
+  server: Server;
+  sockets: Set<Socket>;
+  inflight: InFlight;
+  log: Logger;
+  /** From now on: new requests are refused with 503, responses not yet started carry `connection: close`. */
+  startDraining(): void;
+  /** Close the gateway itself: plugins, pools, the store (flushing the ledger). */
+  closeGateway(): Promise<void>;
+}
+
+/** How long requests that ignore the cut (a client that stopped reading) may take before their sockets go. */
+const AFTER_CUT_MS = 5000;
+
+const within = (p: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  return Promise.race([p.then(() => true), expired]).finally(() => clearTimeout(timer));
+};
+
+export async function drain(t: Drainable, graceMs: number): Promise<void> {
+  const started = performance.now();
+  t.log.info("shutting down: no new connections; waiting for requests in flight", { inFlight: t.inflight.size, connections: t.sockets.size, graceMs });
+  t.startDraining();
+  const closed = new Promise<void>((resolve) => t.server.close(() => resolve()));
+  t.server.closeIdleConnections();
+  const settled = Promise.all([closed, t.inflight.idle()]);
+  let cut = 0;
+  if (!(await within(settled, graceMs))) {
+    cut = t.inflight.cut(shutdownError());
+    if (!(await within(settled, AFTER_CUT_MS))) {
+      // Stuck writes (a client that stopped reading): drop their sockets; their records are still written
+      // (as aborted) by the request's own finish path, which gets one more bounded wait.
+      for (const s of t.sockets) s.destroy();
+      await within(t.inflight.idle(), AFTER_CUT_MS);
+    }
+  }
+  for (const s of t.sockets) s.destroy();
+  await closed;
+  const left = t.inflight.size;
+  await t.closeGateway();
+  t.log.info("shutdown complete", { ms: Math.round(performance.now() - started), cutAtGrace: cut, ...(left ? { unfinished: left } : {}) });
+}
