@@ -62,19 +62,20 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   let started = false;
   let pending = "";
   let flushQueued = false;
-  let blocked = false;
   const flush = () => {
     flushQueued = false;
     if (!pending || res.destroyed) return;
     const text = pending;
     pending = "";
-    if (!res.write(text)) blocked = true;
+    res.write(text);
   };
   try {
     for (;;) {
-      if (blocked) {
+      // Back-pressure from the buffer's state, not from a remembered write() result: the 'drain' of a write the
+      // socket could not take at once (> 16 KiB, a fast upstream's burst) often fires before the next event is
+      // here (the SQLite commit before [DONE], the next upstream read); waiting for it then waited forever.
+      if (res.writableNeedDrain) {
         await drainedOrClosed(res);
-        blocked = false;
         if (res.destroyed) return { status: r.status, aborted: true };
       }
       const step = await iterator.next();
