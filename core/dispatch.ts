@@ -152,6 +152,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const call = new AttemptCall(ctx);
   const t0 = performance.now();
   const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
+  const span = ctx.trace?.attempt(ctx, target, ctx.targets.indexOf(target)); // only when tracing is on
   const fail = (e: unknown): never => {
     const err = toGatewayError(e);
     const latency = performance.now() - t0;
@@ -160,16 +161,18 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     record.errorCode = err.code;
     record.latencyMs = round(latency);
     ctx.attempts.push(record);
+    span?.failed(err);
     if (!unobserved(target, op)) judge(ctx, target, err, health, stats);
     throw err;
   };
   let result: ProviderResult;
   try {
     if (!driver) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider "${target.provider}" is not configured`, { retryable: true });
-    const pending = ctx.invoke?.(driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
-    result = await pending;
+    const invoke = () => ctx.invoke?.(driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
+    result = await (span ? span.run(invoke) : invoke()); // span current: the upstream request carries its traceparent
   } catch (e) {
     if (e instanceof Unsupported) {
+      span?.failed(e.error);
       if (!unobserved(target, op)) health.release(target.modelId, target.provider);
       throw e;
     }
@@ -216,7 +219,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     // The metadata block was built before this attempt was pushed: rebuild it with the final attempt list.
     if (response.kind === "json") stampMetadata(ctx, response.body);
   }
-  ctx.response = response;
+  ctx.response = span ? span.succeeded(ctx, response) : response;
   return true;
 }
 

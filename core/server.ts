@@ -8,7 +8,8 @@ import { watch, type FSWatcher } from "node:fs";
 import { Gateway } from "./gateway.ts";
 import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
-import { createLogger, type Logger } from "./log.ts";
+import type { Logger } from "./log.ts";
+import { loggerFromConfig } from "./observability/logger.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
@@ -48,8 +49,11 @@ export class PortInUseError extends Error {
 }
 
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
-  const log = opts.logger ?? createLogger();
-  const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => log.info(m) });
+  const notices: string[] = [];
+  const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => (opts.logger ? opts.logger.info(m) : notices.push(m)) });
+  const ownLog = opts.logger ? undefined : loggerFromConfig(config); // `log:` of gateway.yaml; closed (flushed) last
+  const log = opts.logger ?? ownLog!;
+  for (const m of notices) log.info(m);
   const gateway = await Gateway.create(config, { logger: log });
   const handler = createNodeHandler(gateway);
   const s = config.server;
@@ -92,6 +96,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     });
   } catch (err) {
     await gateway.close();
+    await ownLog?.close();
     // A busy port is an error, never a silent move to another one (0 still means "any free port").
     if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new PortInUseError(wanted, host);
     throw err;
@@ -155,6 +160,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       for (const socket of sockets) socket.destroy();
       await closed;
       await gateway.close();
+      await ownLog?.close();
     },
   };
 }

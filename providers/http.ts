@@ -2,6 +2,7 @@
 // and the mapping of transport failures and upstream error statuses onto the gateway's error codes.
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
+import { withTraceHeaders } from "../core/observability/tracing.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -40,7 +41,7 @@ export class UpstreamClient {
       const r = await this.pool(url.origin).request({
         path: url.pathname + url.search,
         method: req.method ?? "POST",
-        headers: req.headers,
+        headers: withTraceHeaders(req.headers), // unchanged unless tracing is on
         body: req.body,
         signal,
         headersTimeout: timeoutMs,

@@ -9,6 +9,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { toGatewayError, type GatewayError } from "../errors.ts";
 import { readJsonBody } from "./body.ts";
 import { writeError, writeResponse } from "./respond.ts";
+import { observe } from "../observability/index.ts";
 import { shutdownCut } from "../shutdown.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
@@ -52,6 +53,7 @@ export async function handleRequest(
   };
   const { metrics } = gateway;
   metrics.inFlight.inc({ endpoint: spec.kind });
+  const observed = observe(gateway, ctx, req); // access log line and trace; undefined when both are off
   let ttfb = 0;
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; } };
   let outcome: Outcome;
@@ -96,6 +98,7 @@ export async function handleRequest(
       gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
     }
   }
+  observed?.finish(outcome, ttfb, total * 1000);
   gateway.release(snapshot);
   gateway.inflight.leave(controller);
 }

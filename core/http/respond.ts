@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
+import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
 
 export interface WriteHooks {
@@ -13,6 +14,7 @@ export interface WriteHooks {
 function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Record<string, string> {
   const h: Record<string, string> = { "x-request-id": ctx.requestId, ...ctx.responseHeaders, ...extra };
   if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
+  addObservabilityHeaders(ctx, h);
   return h;
 }
 

@@ -11,6 +11,8 @@ export type Decimal = string;
 export interface GatewayConfig {
   server?: ServerConfig;
   store?: StoreConfig;
+  log?: LogConfig;
+  telemetry?: TelemetryConfig;
   /**
    * Further YAML files (relative to this one) whose `models:` are merged under this file's own; entries here win.
    */
@@ -121,6 +123,45 @@ export interface StoreConfig {
    * Key prefix in Redis, so several gateways can share one server.
    */
   prefix?: string;
+}
+/**
+ * Logging (pino): JSON lines on stderr unless told otherwise.
+ */
+export interface LogConfig {
+  level?: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * pretty: human-readable lines (pino-pretty), for a terminal.
+   */
+  format?: "json" | "pretty";
+  /**
+   * One structured line per request when it finishes (written at level info).
+   */
+  access?: boolean;
+  /**
+   * Append lines to this file instead of stderr; relative to the config file's directory.
+   */
+  file?: string;
+}
+/**
+ * OpenTelemetry traces over OTLP/HTTP; off unless an endpoint is set here or in OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT.
+ */
+export interface TelemetryConfig {
+  /**
+   * service.name of the spans (default: OTEL_SERVICE_NAME or model-gateway).
+   */
+  service_name?: string;
+  otlp?: {
+    /**
+     * Collector base URL (http://host:4318); spans go to <endpoint>/v1/traces. A URL ending in /v1/traces is used as is.
+     */
+    endpoint?: string;
+    /**
+     * Sent with every export (an auth token, ...).
+     */
+    headers?: {
+      [k: string]: string;
+    };
+  };
 }
 export interface ProviderConfig {
   protocol: "openai" | "anthropic" | "gemini" | "cohere" | "voyage" | "jina" | "together" | "sim";

@@ -1,0 +1,55 @@
+// One structured line per request when it finishes: who (project, key id — never the key), what (endpoint,
+// model, every attempt), how it ended (status, error code, aborted), usage and cost, timings and bytes.
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { Usage } from "../../providers/types.ts";
+import { costUsd } from "./headers.ts";
+
+export interface AccessTiming {
+  ttfbMs: number;
+  durationMs: number;
+  bytesIn: number;
+  bytesOut: number;
+  traceId?: string;
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** The usage the ledger bills (usage-metering's meter, when it ran), else what the provider reported. */
+function billedUsage(ctx: GatewayContext, outcome: Outcome): Usage | undefined {
+  const meter = (ctx as { meter?: { finalUsage?(o: Outcome): { usage: Usage } | undefined } }).meter;
+  return meter?.finalUsage?.(outcome)?.usage ?? ctx.usage;
+}
+
+export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTiming): Record<string, unknown> {
+  const err = outcome.error ?? outcome.streamError;
+  const usage = ctx.attempts.length ? billedUsage(ctx, outcome) : undefined;
+  const r: Record<string, unknown> = {
+    requestId: ctx.requestId,
+    generationId: ctx.generationId,
+    traceId: t.traceId,
+    project: ctx.auth?.projectId,
+    keyId: ctx.auth?.keyId,
+    method: ctx.method,
+    path: ctx.path.split("?")[0],
+    endpoint: ctx.endpoint,
+    model: ctx.model?.id ?? (typeof ctx.body?.model === "string" ? ctx.body.model : undefined),
+    provider: ctx.resolvedProvider,
+    attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
+    status: outcome.status,
+    errorCode: err?.code,
+    stream: ctx.response?.kind === "stream",
+    aborted: outcome.aborted,
+    ttfbMs: round(t.ttfbMs),
+    durationMs: round(t.durationMs),
+    bytesIn: t.bytesIn,
+    bytesOut: t.bytesOut,
+  };
+  if (usage) {
+    r.inputTokens = usage.inputTokens || 0;
+    r.outputTokens = usage.outputTokens || 0;
+    if (usage.cacheReadTokens) r.cacheReadTokens = usage.cacheReadTokens;
+    if (usage.cacheWriteTokens) r.cacheWriteTokens = usage.cacheWriteTokens;
+    r.costUsd = costUsd(ctx, usage);
+  }
+  return r;
+}

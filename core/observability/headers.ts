@@ -1,0 +1,36 @@
+// Response headers a caller can use without parsing the body: which generation and provider served it, what it
+// cost (when known before the first byte: JSON answers; a stream's cost is in the ledger), and server-timing with
+// the gateway's own time and the upstream's.
+import { performance } from "node:perf_hooks";
+import type { GatewayContext } from "../pipeline/context.ts";
+import { costOf, usdString } from "../money/money.ts";
+import type { Usage } from "../../providers/types.ts";
+
+/** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
+export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ctx.usage): string | undefined {
+  if (!usage) return undefined;
+  if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
+  const pricing = ctx.resolvedTarget?.pricing;
+  return pricing ? usdString(costOf(usage, pricing)) : undefined;
+}
+
+/** Adds x-mg-generation-id, x-mg-provider, x-mg-cost-usd and server-timing to a response's headers. */
+export function addObservabilityHeaders(ctx: GatewayContext, h: Record<string, string>): void {
+  h["x-mg-generation-id"] = ctx.generationId;
+  if (ctx.resolvedProvider) h["x-mg-provider"] = ctx.resolvedProvider;
+  const kind = ctx.response?.kind;
+  if (kind && kind !== "stream" && ctx.attempts.length) {
+    const cost = costUsd(ctx);
+    if (cost !== undefined) h["x-mg-cost-usd"] = cost;
+  }
+  h["server-timing"] = serverTiming(ctx);
+}
+
+/** `gateway;dur=…, upstream;dur=…`: upstream = every attempt's time to the provider's answer, gateway = the rest. */
+export function serverTiming(ctx: GatewayContext): string {
+  const total = performance.now() - ctx.startedAt;
+  let upstream = 0;
+  for (const a of ctx.attempts) upstream += a.latencyMs;
+  const own = Math.max(0, total - upstream);
+  return ctx.attempts.length ? `gateway;dur=${own.toFixed(1)}, upstream;dur=${upstream.toFixed(1)}` : `gateway;dur=${own.toFixed(1)}`;
+}

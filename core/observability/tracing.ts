@@ -1,0 +1,265 @@
+// OpenTelemetry traces: a SERVER span per request and a CLIENT span per upstream attempt, named and attributed per
+// the GenAI semantic conventions, exported over OTLP/HTTP (JSON). The caller's W3C traceparent is continued and the
+// attempt's own is sent upstream. Off unless configured; when off nothing here runs on the hot path (callers test
+// `ctx.trace` / `tracingOn` first).
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage } from "node:http";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/context.ts";
+import type { GatewayError } from "../errors.ts";
+import type { Target } from "../../providers/types.ts";
+import type { SseEvent } from "../sse/parse.ts";
+
+declare module "../pipeline/context.ts" {
+  interface GatewayContext {
+    /** The request's trace (only when tracing is on). */
+    trace?: RequestTrace;
+  }
+}
+
+export interface TelemetryOptions {
+  service_name?: string;
+  otlp?: { endpoint?: string; headers?: Record<string, string> };
+}
+
+const propagator = new W3CTraceContextPropagator();
+/** The attempt span whose upstream call is running (read by the upstream client to send traceparent). */
+const attemptScope = new AsyncLocalStorage<Span>();
+/** How many tracers are alive in this process: 0 means the upstream client skips the lookup altogether. */
+let liveTracers = 0;
+
+/** Where spans go: telemetry.otlp.endpoint, else the standard OTEL_EXPORTER_OTLP_* variables; undefined = off. */
+export function otlpTarget(t: TelemetryOptions | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; headers: Record<string, string> } | undefined {
+  const base = t?.otlp?.endpoint;
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const anyUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let url: string | undefined;
+  if (base) url = /\/v1\/traces\/?$/.test(base) ? base : `${base.replace(/\/+$/, "")}/v1/traces`;
+  else if (tracesUrl) url = tracesUrl;
+  else if (anyUrl) url = `${anyUrl.replace(/\/+$/, "")}/v1/traces`;
+  if (!url) return undefined;
+  const headers = { ...parseHeaderList(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaderList(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...t?.otlp?.headers };
+  return { url, headers };
+}
+
+/** `k1=v1,k2=v2` (values URL-encoded), the OTEL_EXPORTER_OTLP_HEADERS format. */
+function parseHeaderList(s: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of s?.split(",") ?? []) {
+    const eq = part.indexOf("=");
+    if (eq > 0) out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+export class Tracing {
+  private readonly provider: BasicTracerProvider;
+  private readonly tracer: Tracer;
+  private closed = false;
+
+  constructor(target: { url: string; headers: Record<string, string> }, serviceName: string) {
+    const exporter = new OTLPTraceExporter({ url: target.url, headers: target.headers });
+    this.provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": serviceName }),
+      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+    });
+    this.tracer = this.provider.getTracer("model-gateway");
+    liveTracers++;
+  }
+
+  /** The request's SERVER span, child of the caller's traceparent when there is one. */
+  startRequest(ctx: GatewayContext, req: IncomingMessage): RequestTrace {
+    const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    const route = ctx.path.split("?")[0]!;
+    const span = this.tracer.startSpan(`${ctx.method} ${route}`, {
+      kind: SpanKind.SERVER,
+      startTime: Date.now(),
+      attributes: {
+        "http.request.method": ctx.method,
+        "http.route": route,
+        "url.path": route,
+        "gateway.request_id": ctx.requestId,
+        "gateway.generation_id": ctx.generationId,
+        "gateway.endpoint": ctx.endpoint,
+        ...(GEN_AI_OPERATION[ctx.endpoint] ? { "gen_ai.operation.name": GEN_AI_OPERATION[ctx.endpoint] } : {}),
+      },
+    }, parent);
+    return new RequestTrace(this.tracer, span);
+  }
+
+  /** Export what is buffered (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.provider.forceFlush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    liveTracers--;
+    await this.provider.shutdown().catch(() => {});
+  }
+}
+
+/** GenAI operation names (gen_ai.operation.name) for the gateway's endpoints. */
+const GEN_AI_OPERATION: Partial<Record<string, string>> = {
+  chat: "chat", messages: "chat", count_tokens: "count_tokens", embeddings: "embeddings", rerank: "rerank",
+  images: "generate_content", videos: "generate_content",
+};
+
+/** gen_ai.provider.name's well-known values, by the provider's wire protocol. */
+const GEN_AI_PROVIDER: Record<string, string> = { openai: "openai", anthropic: "anthropic", gemini: "gcp.gemini", cohere: "cohere" };
+
+export class RequestTrace {
+  private readonly attempts: AttemptTrace[] = [];
+  constructor(private readonly tracer: Tracer, readonly span: Span) {}
+
+  /** A CLIENT span for one upstream attempt; `position` is the target's place in the fallback order. */
+  attempt(ctx: GatewayContext, target: Target, position: number): AttemptTrace {
+    const protocol = ctx.config.providers.get(target.provider)?.protocol ?? target.provider;
+    const op = GEN_AI_OPERATION[ctx.endpoint] ?? ctx.endpoint;
+    const span = this.tracer.startSpan(`${op} ${target.upstreamModel}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        "gen_ai.operation.name": op,
+        "gen_ai.provider.name": GEN_AI_PROVIDER[protocol] ?? protocol,
+        "gen_ai.request.model": target.upstreamModel,
+        "gateway.provider": target.provider,
+        "gateway.model": target.modelId,
+        "gateway.attempt": ctx.attempts.length + 1,
+        "gateway.fallback_position": position,
+        ...requestParams(ctx.body),
+      },
+    }, trace.setSpan(ROOT_CONTEXT, this.span));
+    const a = new AttemptTrace(span);
+    this.attempts.push(a);
+    return a;
+  }
+
+  /** The request is over: close open attempt spans (a stream's) and the server span with the outcome. */
+  finish(ctx: GatewayContext, outcome: Outcome): void {
+    const usage = usageAttributes(ctx);
+    for (const a of this.attempts) a.end(usage, outcome.streamError ?? (outcome.aborted ? "client_aborted" : undefined));
+    const s = this.span;
+    const attrs: Attributes = { "http.response.status_code": outcome.status, "gateway.attempts": ctx.attempts.length, ...usage };
+    if (ctx.model) attrs["gen_ai.request.model"] = ctx.body?.model ?? ctx.model.id;
+    if (ctx.resolvedTarget) attrs["gen_ai.response.model"] = ctx.resolvedTarget.upstreamModel;
+    if (ctx.resolvedProvider) attrs["gateway.provider"] = ctx.resolvedProvider;
+    if (ctx.auth) {
+      attrs["gateway.project"] = ctx.auth.projectId;
+      attrs["gateway.key_id"] = ctx.auth.keyId;
+    }
+    const reasons = this.attempts.find((a) => a.finishReasons.length)?.finishReasons;
+    if (reasons) attrs["gen_ai.response.finish_reasons"] = reasons;
+    if (outcome.aborted) attrs["gateway.client_aborted"] = true;
+    const err = outcome.error ?? outcome.streamError;
+    if (err || outcome.status >= 500) {
+      attrs["error.type"] = err?.code ?? String(outcome.status);
+      s.setStatus({ code: SpanStatusCode.ERROR, message: err?.message });
+    }
+    s.setAttributes(attrs);
+    s.end();
+  }
+}
+
+export class AttemptTrace {
+  finishReasons: string[] = [];
+  private ended = false;
+  constructor(readonly span: Span) {}
+
+  /** Run the upstream call with this span current, so the upstream client sends its traceparent. */
+  run<T>(fn: () => T): T {
+    return attemptScope.run(this.span, fn);
+  }
+
+  failed(err: GatewayError): void {
+    if (this.ended) return;
+    this.ended = true;
+    const upstream = err.details?.upstream_status;
+    this.span.setAttributes({ "error.type": err.code, ...(typeof upstream === "number" ? { "http.response.status_code": upstream } : {}) });
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+    this.span.end();
+  }
+
+  /** The attempt served the request: a JSON answer ends the span now; a stream's ends with the request. */
+  succeeded(ctx: GatewayContext, response: GatewayResponse): GatewayResponse {
+    this.span.setAttribute("http.response.status_code", response.status);
+    if (response.kind === "json") {
+      this.finishReasons = finishReasonsOf(response.body);
+      const model = (response.body as { model?: unknown } | undefined)?.model;
+      if (typeof model === "string") this.span.setAttribute("gen_ai.response.model", model);
+      this.end(usageAttributes(ctx));
+      return response;
+    }
+    if (response.kind === "stream") return { ...response, events: this.watch(response.events) };
+    this.end(usageAttributes(ctx));
+    return response;
+  }
+
+  end(usage: Attributes, error?: GatewayError | string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.setAttributes(usage);
+    if (this.finishReasons.length) this.span.setAttribute("gen_ai.response.finish_reasons", this.finishReasons);
+    if (error) {
+      this.span.setAttribute("error.type", typeof error === "string" ? error : error.code);
+      if (typeof error !== "string") this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+    }
+    this.span.end();
+  }
+
+  /** Collect finish reasons and the response model as the stream passes (both protocols). */
+  private async *watch(events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+    for await (const ev of events) {
+      const d = ev.data;
+      if (d.includes('_reason":"')) {
+        for (const m of d.matchAll(/"(?:finish|stop)_reason":"([^"]+)"/g)) if (!this.finishReasons.includes(m[1]!)) this.finishReasons.push(m[1]!);
+      }
+      yield ev;
+    }
+  }
+}
+
+/** Headers for an upstream request: the running attempt's traceparent added when tracing is on. */
+export function withTraceHeaders(headers: Record<string, string>): Record<string, string> {
+  if (liveTracers === 0) return headers;
+  const span = attemptScope.getStore();
+  if (!span) return headers;
+  const out = { ...headers };
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), out, defaultTextMapSetter);
+  return out;
+}
+
+function requestParams(body: any): Attributes {
+  if (!body || typeof body !== "object") return {};
+  const a: Attributes = {};
+  const max = body.max_tokens ?? body.max_completion_tokens;
+  if (typeof max === "number") a["gen_ai.request.max_tokens"] = max;
+  if (typeof body.temperature === "number") a["gen_ai.request.temperature"] = body.temperature;
+  if (typeof body.top_p === "number") a["gen_ai.request.top_p"] = body.top_p;
+  if (body.stream === true) a["gateway.stream"] = true;
+  return a;
+}
+
+function usageAttributes(ctx: GatewayContext): Attributes {
+  const u = ctx.usage;
+  if (!u) return {};
+  const a: Attributes = {
+    "gen_ai.usage.input_tokens": (u.inputTokens || 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0),
+    "gen_ai.usage.output_tokens": u.outputTokens || 0,
+  };
+  if (u.cacheReadTokens) a["gen_ai.usage.cache_read.input_tokens"] = u.cacheReadTokens;
+  if (u.cacheWriteTokens) a["gen_ai.usage.cache_creation.input_tokens"] = u.cacheWriteTokens;
+  return a;
+}
+
+function finishReasonsOf(body: any): string[] {
+  if (!body || typeof body !== "object") return [];
+  if (typeof body.stop_reason === "string") return [body.stop_reason];
+  const out: string[] = [];
+  for (const c of Array.isArray(body.choices) ? body.choices : []) if (typeof c?.finish_reason === "string" && !out.includes(c.finish_reason)) out.push(c.finish_reason);
+  return out;
+}
