@@ -151,6 +151,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
           },
           closeGateway: () => gateway.close(),
         }, o.graceMs ?? gateway.config.server.shutdownGraceMs);
+        await ownLog?.close();
       })());
     },
     async close() {
