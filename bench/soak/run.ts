@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createInterface } from "node:readline";
 import YAML from "yaml";
 import { Pool } from "undici";
 import { benchFile, deadChildren, startChild, stopChildren, type Child } from "../load/procs.ts";
@@ -17,7 +18,7 @@ import { soakConfig } from "./config.ts";
 import { exchange, type Exchange } from "./exchange.ts";
 import { checkReplay, headersOf, KINDS, kindPicker, newIdemKey, pathOf, type Kind } from "./mix.ts";
 import { metricsText, sample, sumBy, type Sample } from "./sampler.ts";
-import { judgeRss, median, MIN_JUDGED_MINUTES } from "./verdict.ts";
+import { judgeHeap, judgeRss, median, MIN_JUDGED_MINUTES } from "./verdict.ts";
 
 const HELP = `npm run bench:soak -- [options]
 
@@ -27,8 +28,11 @@ const HELP = `npm run bench:soak -- [options]
   --sample-s S        sampling interval, seconds (default 10)
   --fail-rate F       fraction of the flaky upstream's requests answered 500 (default 0.05)
   --chunks N          content chunks per upstream stream (default 50)
-  --max-slope MB      leak threshold, MB/min of RSS over the second half (default 2; see bench/soak/verdict.ts)
+  --max-heap-per-req B  leak threshold: live heap (after a full GC) gained per request between the 2-minute
+                      mark and the end, bytes (default 100; see bench/soak/verdict.ts)
+  --max-slope MB      leak threshold, MB/min of RSS over the second half (default 4)
   --max-growth X      leak threshold, RSS at the end / RSS at the 2-minute mark (default 1.3)
+  --heap-snapshots DIR  also write a heap snapshot at the mark and at the end (compare: bench/soak/heap-diff.ts)
   --leak-bytes N      make the gateway leak N bytes per request (checks that the criterion trips)
   --node-args "..."   extra node flags for the gateway process
   --json FILE         samples, counts and verdict as JSON
@@ -42,7 +46,9 @@ const { values } = parseArgs({
     "sample-s": { type: "string", default: "10" },
     "fail-rate": { type: "string", default: "0.05" },
     chunks: { type: "string", default: "50" },
-    "max-slope": { type: "string", default: "2" },
+    "max-slope": { type: "string", default: "4" },
+    "max-heap-per-req": { type: "string", default: "100" },
+    "heap-snapshots": { type: "string" },
     "max-growth": { type: "string", default: "1.3" },
     "leak-bytes": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
@@ -66,6 +72,7 @@ const sampleS = num("sample-s", values["sample-s"], 1, 600);
 const failRate = num("fail-rate", values["fail-rate"], 0, 1);
 const maxSlope = num("max-slope", values["max-slope"], 0, 1e6);
 const maxGrowth = num("max-growth", values["max-growth"], 1, 100);
+const maxHeapPerReq = num("max-heap-per-req", values["max-heap-per-req"], 0, 1e9);
 const leakBytes = num("leak-bytes", values["leak-bytes"], 0, 1e8);
 /** Streams that have not ended this long after the traffic stopped count as hung (undici's body timeout is 30 s). */
 const DRAIN_MS = 40_000;
@@ -80,6 +87,8 @@ let interval = { sent: 0, ok: 0, aborted: 0, bad: 0, shed: 0 };
 let shedTotal = 0;
 let inFlight = 0;
 let samplingErrors = 0;
+let sentTotal = 0;
+const heap = { mark: NaN, end: NaN, sentAtMark: 0, requests: 0 };
 const remembered: Remembered[] = [];
 
 /** What is wrong with this answer to this kind, or undefined. */
@@ -113,6 +122,7 @@ function fire(pool: Pool, kind: Kind, onDone?: (bad: string | undefined) => void
   }
   const c = byKind.get(kind.name)!;
   c.sent++;
+  sentTotal++;
   interval.sent++;
   inFlight++;
   exchange(pool, pathOf(api), headersOf(api, key), body, stream, !!kind.abort, (x) => {
@@ -181,10 +191,21 @@ async function main(): Promise<number> {
     writeFileSync(configFile, YAML.stringify(soakConfig({ upstream: url(upstream), flakyUpstream: url(flaky), badUpstream: url(bad), dbPath: join(dir, "gateway.db") })));
     const nodeArgs = values["node-args"].split(/\s+/).filter(Boolean);
     if (leakBytes) nodeArgs.push("--import", fileURLToPath(new URL("./leak.mjs", import.meta.url)));
+    nodeArgs.push("--expose-gc", "--import", fileURLToPath(new URL("./gc-probe.mjs", import.meta.url)));
     const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", configFile], {
-      nodeArgs, env: { MG_SOAK_LEAK_BYTES: String(leakBytes), MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256 },
+      nodeArgs, env: { MG_SOAK_LEAK_BYTES: String(leakBytes), MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256, MG_SOAK_SNAPSHOT_DIR: values["heap-snapshots"] ?? "" },
     });
     const pid = gw.proc.pid!;
+    // Live heap after a full GC, on demand (bench/soak/gc-probe.mjs answers SIGUSR2 with a GC line).
+    const gcWaiters: Array<(bytes: number) => void> = [];
+    createInterface({ input: gw.proc.stdout! }).on("line", (line) => {
+      if (line.startsWith("GC ")) gcWaiters.shift()?.(JSON.parse(line.slice(3)).heapUsed);
+    });
+    const liveHeap = () => new Promise<number>((resolve) => {
+      const t = setTimeout(() => resolve(NaN), 60_000);
+      gcWaiters.push((b) => { clearTimeout(t); resolve(b); });
+      process.kill(pid, "SIGUSR2");
+    });
     const origin = `http://127.0.0.1:${gw.port}`;
     const pool = new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
     const metricsPool = new Pool(origin, { connections: 1 });
@@ -199,6 +220,13 @@ async function main(): Promise<number> {
     const t0 = performance.now();
     const total = Math.round(durationS * rate);
     let next = 0;
+    // Live heap at the warm-up mark, and the requests sent so far (the end is measured after the drain).
+    const markS = Math.min(120, 0.2 * durationS);
+    const heapAtMark = sleep(markS * 1000).then(async () => {
+      const sentBefore = sentTotal;
+      heap.mark = await liveHeap();
+      heap.sentAtMark = sentBefore;
+    });
     // Sampling beside the traffic, on its own timer: at sampleS, 2 x sampleS, ... up to the end of the traffic.
     const sampler = (async () => {
       for (let k = 1; k * sampleS <= durationS + 1e-9; k++) {
@@ -233,9 +261,12 @@ async function main(): Promise<number> {
       setTimeout(tick, 1);
     });
     await sampler;
+    await heapAtMark;
     const drainEnd = performance.now() + DRAIN_MS;
     while (inFlight > 0 && performance.now() < drainEnd) await sleep(20);
     const hung = inFlight;
+    heap.end = await liveHeap();
+    heap.requests = sentTotal - heap.sentAtMark;
     const after = await sample(metricsPool, pid, Math.round((performance.now() - t0) / 1000));
     process.stdout.write(`after the drain (${hung} still open):\n${row(after, interval, 1)}\n\n`);
 
@@ -276,8 +307,11 @@ function report(samples: Sample[], hung: number, finalCheck: string): number {
       `end ${f1(v.atEnd)} MB = ${f2(v.growth)} x RSS at ${v.markS} s (${f1(v.atMark)} MB; limit ${maxGrowth})` +
       `${v.judged ? "" : ` — not judged: runs shorter than ${MIN_JUDGED_MINUTES} min are still warming up`}\n`,
   );
-  const heapSlope = judgeRss(samples.filter((s) => s.t > 0).map((s) => ({ t: s.t, v: s.heapUsedMb })), durationS, Infinity, Infinity).slope;
-  out.write(`  heap used slope over the second half ${f2(heapSlope)} MB/min (reported, not judged: it is a GC sawtooth)\n\n`);
+  const h = judgeHeap(heap.mark, heap.end, heap.requests, durationS, maxHeapPerReq);
+  out.write(
+    `  live heap after a full GC: ${f1(heap.mark / 1048576)} MB at ${v.markS} s, ${f1(heap.end / 1048576)} MB at the end, ` +
+      `${heap.requests} requests in between: ${f1(h.perRequest)} bytes kept per request (limit ${maxHeapPerReq})\n\n`,
+  );
 
   const live = samples.filter((s) => s.t > 0);
   out.write(`== event-loop delay per ${sampleS} s interval (ms): p50 median ${f2(median(live.map((s) => s.lagP50)))}, max ${f2(Math.max(...live.map((s) => s.lagP50)))}; ` +
@@ -294,7 +328,7 @@ function report(samples: Sample[], hung: number, finalCheck: string): number {
   out.write(`${"total".padEnd(18)} ${pad(tot.sent, 7)} ${pad(tot.ok, 7)} ${pad(tot.aborted, 7)} ${pad(tot.bad, 5)}   (shed by the generator: ${shedTotal})\n`);
   out.write(`   (error kinds count as ok when they got their exact status and envelope; probes before and after included)\n\n`);
 
-  const failures = [...v.failures];
+  const failures = [...h.failures, ...v.failures];
   if (tot.bad) {
     failures.push(`${tot.bad} requests got a wrong answer`);
     out.write(`== wrong answers\n`);
@@ -306,7 +340,7 @@ function report(samples: Sample[], hung: number, finalCheck: string): number {
   if (samplingErrors) failures.push(`${samplingErrors} samples failed (/metrics did not answer)`);
   const dead = deadChildren();
   if (dead.length) failures.push(`processes died: ${dead.join(", ")}`);
-  if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, samples, byKind: Object.fromEntries([...byKind].map(([k, c]) => [k, { ...c, ms: undefined, p50: pct(c.ms, 0.5), p99: pct(c.ms, 0.99) }])), reasons: Object.fromEntries(reasons), shed: shedTotal, hung, verdict: v, failures }, null, 2));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, samples, heap, byKind: Object.fromEntries([...byKind].map(([k, c]) => [k, { ...c, ms: undefined, p50: pct(c.ms, 0.5), p99: pct(c.ms, 0.99) }])), reasons: Object.fromEntries(reasons), shed: shedTotal, hung, verdict: v, failures }, null, 2));
   out.write(failures.length ? `FAIL\n${failures.map((f) => `  - ${f}`).join("\n")}\n` : `PASS (loadavg now ${loadavg().map((l) => l.toFixed(2)).join(" ")})\n`);
   return failures.length ? 1 : 0;
 }

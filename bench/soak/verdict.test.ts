@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeRss, theilSenSlope, type Point } from "./verdict.ts";
+import { judgeHeap, judgeRss, theilSenSlope, type Point } from "./verdict.ts";
 
 // 10 minutes sampled every 10 s.
 const series = (f: (t: number, i: number) => number): Point[] => Array.from({ length: 61 }, (_, i) => ({ t: i * 10, v: f(i * 10, i) }));
@@ -35,5 +35,15 @@ describe("soak leak criterion", () => {
   it("Theil–Sen ignores a single outlier", () => {
     const pts = series((t) => t / 60).map((p, i) => (i === 30 ? { ...p, v: 1000 } : p));
     expect(theilSenSlope(pts) * 60).toBeCloseTo(1, 5);
+  });
+
+  it("live heap: bytes kept per request between the mark and the end, judged from 4 minutes", () => {
+    const MB = 1048576;
+    expect(judgeHeap(27 * MB, 28 * MB, 60_000, 600, 100).failures).toEqual([]); // ~17 bytes per request
+    const leak = judgeHeap(27 * MB, 27 * MB + 60_000 * 1024, 60_000, 600, 100);
+    expect(leak.perRequest).toBe(1024);
+    expect(leak.failures[0]).toMatch(/1024 bytes per request > 100/);
+    expect(judgeHeap(27 * MB, 40 * MB, 1000, 60, 100).failures).toEqual([]);
+    expect(judgeHeap(27 * MB, NaN, 1000, 600, 100).failures[0]).toMatch(/not measured/);
   });
 });
