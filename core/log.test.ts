@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createLogger } from "./log.ts";
+
+function sink() {
+  const lines: string[] = [];
+  const stream = new Writable({ write(c, _e, done) { lines.push(...String(c).split("\n").filter(Boolean)); done(); } });
+  return { lines, stream };
+}
+
+describe("createLogger", () => {
+  it("writes one JSON line per call with level, time, message and fields; below the level nothing", () => {
+    const { lines, stream } = sink();
+    const log = createLogger({ level: "info" }, stream);
+    log.debug("hidden");
+    log.info("hello", { requestId: "r1", n: 2 });
+    log.error("bad");
+    expect(lines).toHaveLength(2);
+    const first = JSON.parse(lines[0]!);
+    expect(first).toMatchObject({ level: 30, msg: "hello", requestId: "r1", n: 2 });
+    expect(Date.parse(first.time)).not.toBeNaN();
+    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 50, msg: "bad" });
+    expect(log.enabled("info")).toBe(true);
+    expect(log.enabled("debug")).toBe(false);
+  });
+
+  it("silent writes nothing and reports every level disabled", () => {
+    const { lines, stream } = sink();
+    const log = createLogger("silent", stream);
+    log.error("nope");
+    expect(lines).toEqual([]);
+    expect(log.enabled("error")).toBe(false);
+  });
+
+  it("redacts credentials wherever a caller put them", () => {
+    const { lines, stream } = sink();
+    createLogger("debug", stream).info("x", {
+      authorization: "Bearer mg_live_secret1", headers: { "x-api-key": "secret2", authorization: "Bearer secret3" },
+      provider: { apiKey: "secret4", api_key: "secret5" }, target: { credentials: { apiKey: "secret6" } },
+    });
+    expect(lines[0]).not.toMatch(/secret\d/);
+    expect(JSON.parse(lines[0]!).headers["x-api-key"]).toBe("[redacted]");
+  });
+
+  it("a file destination is written asynchronously and flushed by close()", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-log-")), "sub", "gw.log");
+    const log = createLogger({ level: "info", file });
+    for (let i = 0; i < 100; i++) log.info("line", { i });
+    await log.close();
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(100);
+    expect(lines[99]).toMatchObject({ msg: "line", i: 99 });
+  });
+
+  it("format pretty renders for humans (pino-pretty), not JSON", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-log-")), "pretty.log");
+    const log = createLogger({ level: "info", format: "pretty", file });
+    log.warn("look here", { requestId: "r9" });
+    await log.close();
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("look here");
+    expect(text).toContain("WARN");
+    expect(() => JSON.parse(text.trim().split("\n")[0]!)).toThrow();
+  });
+});
