@@ -154,7 +154,8 @@ describe("clients that disconnect mid-stream", () => {
         if (c.choices[0]?.delta?.content && ++seen === 2) controller.abort();
       }
     })().catch(() => {}), ENDS_WITHIN, "aborted chat stream");
-    expect({ seen, finished }).toEqual({ seen: 2, finished: false });
+    expect(seen).toBeGreaterThanOrEqual(2); // a chunk already buffered may still be yielded after the abort
+    expect(finished).toBe(false);
     const e = await eventually(() => recordOf(id), "ledger record of the aborted stream");
     expect(e).toMatchObject({ outcome: "aborted", estimated: true, provider: "openai" });
     await eventually(() => upstreamOf(tag)?.abortedAt, "upstream request aborted");
@@ -168,7 +169,7 @@ describe("clients that disconnect mid-stream", () => {
     let deltas = 0;
     stream.on("text", () => { if (++deltas === 2) stream.abort(); });
     await expect(within(stream.done(), ENDS_WITHIN, "aborted messages stream")).rejects.toThrow();
-    expect(deltas).toBe(2);
+    expect(deltas).toBeGreaterThanOrEqual(2);
     expect(await eventually(() => recordOf(id), "ledger record")).toMatchObject({ endpoint: "messages", outcome: "aborted" });
     await eventually(() => upstreamOf(tag)?.abortedAt, "upstream request aborted");
   });
