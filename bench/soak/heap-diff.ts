@@ -1,8 +1,8 @@
 // Which objects a soak run's gateway kept: compares two V8 heap snapshots (each taken after a full GC) by
-// constructor name — count and self size — and prints the biggest growths. Take them while the soak runs:
-//   npm run bench:soak -- "--node-args=--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/snap"
-//   kill -USR2 <gateway pid>   # at ~2 minutes, and again near the end
-//   npx tsx bench/soak/heap-diff.ts /tmp/snap/Heap.*.heapsnapshot [top]
+// constructor name — count and self size — and prints the biggest growths. The soak run writes one at the
+// 2-minute mark and one at the end (bench/soak/gc-probe.mjs):
+//   npm run bench:soak -- --heap-snapshots /tmp/snap
+//   npx tsx bench/soak/heap-diff.ts /tmp/snap/soak-<pid>-1.heapsnapshot /tmp/snap/soak-<pid>-2.heapsnapshot [top]
 // A leak shows as a type whose count grows with the requests served in between; a plateau shows small noise.
 import { readFileSync } from "node:fs";
 

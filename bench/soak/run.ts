@@ -3,9 +3,9 @@
 // upstreams (healthy, 5 % HTTP 500 with a fallback model, always 400). Samples the gateway's memory and event-loop
 // delay every 10 s, and fails when RSS keeps growing, when a valid request got a wrong answer, or when a stream did
 // not end. See bench/README.md "bench:soak".
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -191,9 +191,10 @@ async function main(): Promise<number> {
     writeFileSync(configFile, YAML.stringify(soakConfig({ upstream: url(upstream), flakyUpstream: url(flaky), badUpstream: url(bad), dbPath: join(dir, "gateway.db") })));
     const nodeArgs = values["node-args"].split(/\s+/).filter(Boolean);
     if (leakBytes) nodeArgs.push("--import", fileURLToPath(new URL("./leak.mjs", import.meta.url)));
+    if (values["heap-snapshots"]) mkdirSync(values["heap-snapshots"], { recursive: true });
     nodeArgs.push("--expose-gc", "--import", fileURLToPath(new URL("./gc-probe.mjs", import.meta.url)));
     const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", configFile], {
-      nodeArgs, env: { MG_SOAK_LEAK_BYTES: String(leakBytes), MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256, MG_SOAK_SNAPSHOT_DIR: values["heap-snapshots"] ?? "" },
+      nodeArgs, env: { MG_SOAK_LEAK_BYTES: String(leakBytes), MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256, MG_SOAK_SNAPSHOT_DIR: values["heap-snapshots"] ? resolve(values["heap-snapshots"]) : "" },
     });
     const pid = gw.proc.pid!;
     // Live heap after a full GC, on demand (bench/soak/gc-probe.mjs answers SIGUSR2 with a GC line).
