@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./anthropic-checks.ts";
-import { sampleFor } from "./schema-sample.ts";
+import { sampleFor, toolInput } from "./schema-sample.ts";
 
 export const FAKE_ANTHROPIC_KEY = "sk-ant-fake-upstream";
 
@@ -81,7 +81,7 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
     const n = body.tool_choice?.disable_parallel_tool_use ? 1 : Math.min(2, forced.length);
     // Forced tool use (any/tool) answers with the tool call alone, no preamble.
     if (body.tool_choice?.type !== "tool" && body.tool_choice?.type !== "any") blocks.push({ type: "text", text: "Let me check." });
-    for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } });
+    for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: toolInput(forced[i].input_schema, { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }) });
     return { blocks, stop: "tool_use" };
   }
   const pieces = words(hasToolResult(body) ? "The weather is sunny." : text);

@@ -79,7 +79,9 @@ export async function startFakeGemini(): Promise<FakeGemini> {
 
     const lastTurn = body.contents[body.contents.length - 1];
     const answered = lastTurn.parts.some((p: any) => p.functionResponse);
-    const decls = body.tools?.[0]?.functionDeclarations ?? [];
+    // mode ANY with allowedFunctionNames: only those may be called (how a named tool_choice arrives).
+    const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
+    const decls = (body.tools?.[0]?.functionDeclarations ?? []).filter((d: any) => !allowed || allowed.includes(d.name));
     const mode = body.toolConfig?.functionCallingConfig?.mode;
     const callTools = decls.length && mode !== "NONE" && !answered;
     const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;

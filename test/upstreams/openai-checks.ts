@@ -52,3 +52,9 @@ export function responseFormatError(body: any): OpenAIRequestError | undefined {
   }
   return undefined;
 }
+
+/** Tool results came in after the last assistant message (even with user text after them): the model answers. */
+export function toolsAnswered(messages: any[]): boolean {
+  for (let i = (messages?.length ?? 0) - 1; i >= 0 && messages[i].role !== "assistant"; i--) if (messages[i].role === "tool") return true;
+  return false;
+}

@@ -4,7 +4,7 @@
 // and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
-import { messagesError, responseFormatError, structuredAnswer } from "./openai-checks.ts";
+import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -78,8 +78,7 @@ function promptCount(body: any): number {
 function toolCallsFor(body: any): { id: string; name: string; arguments: string }[] {
   const tools = (body.tools ?? []) as any[];
   if (!tools.length || body.tool_choice === "none") return [];
-  const last = body.messages?.[body.messages.length - 1];
-  if (last?.role === "tool") return [];
+  if (toolsAnswered(body.messages)) return [];
   const wanted = typeof body.tool_choice === "object" ? [tools.find((t) => t.function.name === body.tool_choice.function.name)] : tools.slice(0, body.parallel_tool_calls === false ? 1 : 2);
   return wanted.filter(Boolean).map((t, i) => ({ id: `call_fake${i}abc`, name: t.function.name, arguments: JSON.stringify({ city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }) }));
 }

@@ -25,3 +25,12 @@ export function sampleFor(schema: any, root: any = schema, depth = 0): unknown {
     default: return "sample";
   }
 }
+
+/** A fake tool call's input: `base`, plus a sample for every required property of the tool's schema it lacks. */
+export function toolInput(schema: any, base: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  for (const k of Array.isArray(schema?.required) ? schema.required : []) {
+    if (!(k in out)) out[k] = sampleFor(schema.properties?.[k] ?? {}, schema);
+  }
+  return out;
+}

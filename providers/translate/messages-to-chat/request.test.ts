@@ -70,4 +70,9 @@ describe("messages request -> chat request", () => {
     expect(body.response_format).toEqual({ type: "json_schema", json_schema: { name: "output", schema, strict: true } });
     expect(dropped).toEqual(["output_config.effort"]);
   });
+
+  it("a message thread cannot be translated: 400 with the code the SDK's threads fall back on", () => {
+    expect(() => messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], thread: { type: "create" } }))
+      .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "thread", error_code: "thread_unsupported_request" }) }));
+  });
 });

@@ -12,6 +12,12 @@ export interface Translated<T> {
 
 export function messagesToChatRequest(body: any): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
+  // Message threads (beta message-threads-*) keep the conversation on Anthropic's servers and send only new turns;
+  // no other upstream holds them. Refused with the code the SDK's threads recognise, so one created with
+  // unsupportedRequestBehavior 'continue_unthreaded' resends the full history (the tool runner: `thread: false`).
+  if (body.thread !== undefined && body.thread !== null) {
+    throw invalidRequest("message threads are only supported on Anthropic models; send the full history (the SDK tool runner: thread: false)", "thread", { error_code: "thread_unsupported_request", unsupported: ["thread"] });
+  }
   if (body.thinking && body.thinking.type !== "disabled") dropped.push("thinking");
   if (body.top_k !== undefined) dropped.push("top_k");
 
