@@ -168,8 +168,9 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   let result: ProviderResult;
   try {
     if (!driver) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider "${target.provider}" is not configured`, { retryable: true });
-    const invoke = () => ctx.invoke?.(driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
-    result = await (span ? span.run(invoke) : invoke()); // span current: the upstream request carries its traceparent
+    span?.bind(call.options); // the upstream request carries the attempt's traceparent
+    const pending = ctx.invoke?.(driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
+    result = await pending;
   } catch (e) {
     if (e instanceof Unsupported) {
       span?.failed(e.error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -53,6 +53,19 @@ describe("createLogger", () => {
     const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines).toHaveLength(100);
     expect(lines[99]).toMatchObject({ msg: "line", i: 99 });
+  });
+
+  it("a quiet file logger still gets its lines out without close() (a periodic flush)", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-log-")), "quiet.log");
+    const log = createLogger({ level: "info", file });
+    log.info("one line");
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("one line"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = existsSync(file) ? readFileSync(file, "utf8") : "";
+    }
+    expect(text).toContain("one line");
+    await log.close();
   });
 
   it("format pretty renders for humans (pino-pretty), not JSON", async () => {

@@ -41,7 +41,7 @@ export class UpstreamClient {
       const r = await this.pool(url.origin).request({
         path: url.pathname + url.search,
         method: req.method ?? "POST",
-        headers: withTraceHeaders(req.headers), // unchanged unless tracing is on
+        headers: withTraceHeaders(req.headers, signal), // unchanged unless tracing is on
         body: req.body,
         signal,
         headersTimeout: timeoutMs,

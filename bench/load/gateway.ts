@@ -11,7 +11,8 @@ const gw = await startGateway({
   port: 0,
   host: "127.0.0.1",
   watch: false,
-  logger: createLogger((process.env.LOG_LEVEL as never) || "warn"),
+  // MG_BENCH_LOG=config: the gateway.yaml's own `log:` section (access-log cost runs); otherwise warn, no access lines.
+  logger: process.env.MG_BENCH_LOG === "config" ? undefined : createLogger((process.env.LOG_LEVEL as never) || "warn"),
 });
 process.stdout.write(`READY ${JSON.stringify({ port: gw.port })}\n`);
 // Exit through close() so --cpu-prof (passed with --node-args) gets written.

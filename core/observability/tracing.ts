@@ -2,7 +2,6 @@
 // the GenAI semantic conventions, exported over OTLP/HTTP (JSON). The caller's W3C traceparent is continued and the
 // attempt's own is sent upstream. Off unless configured; when off nothing here runs on the hot path (callers test
 // `ctx.trace` / `tracingOn` first).
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage } from "node:http";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -27,8 +26,11 @@ export interface TelemetryOptions {
 }
 
 const propagator = new W3CTraceContextPropagator();
-/** The attempt span whose upstream call is running (read by the upstream client to send traceparent). */
-const attemptScope = new AsyncLocalStorage<Span>();
+/**
+ * The attempt span of an upstream call, keyed by the call's own AbortSignal (what every driver hands the upstream
+ * client). Not AsyncLocalStorage: on Node 20 an active ALS slows every promise in the process.
+ */
+const spanBySignal = new WeakMap<AbortSignal, Span>();
 /** How many tracers are alive in this process: 0 means the upstream client skips the lookup altogether. */
 let liveTracers = 0;
 
@@ -170,9 +172,11 @@ export class AttemptTrace {
   private ended = false;
   constructor(readonly span: Span) {}
 
-  /** Run the upstream call with this span current, so the upstream client sends its traceparent. */
-  run<T>(fn: () => T): T {
-    return attemptScope.run(this.span, fn);
+  /** Give the call its own signal (following the request's), so the upstream client finds this span and sends it. */
+  bind(call: { signal: AbortSignal }): void {
+    const signal = AbortSignal.any([call.signal]);
+    spanBySignal.set(signal, this.span);
+    call.signal = signal;
   }
 
   failed(err: GatewayError): void {
@@ -211,22 +215,35 @@ export class AttemptTrace {
     this.span.end();
   }
 
-  /** Collect finish reasons and the response model as the stream passes (both protocols). */
-  private async *watch(events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
-    for await (const ev of events) {
-      const d = ev.data;
-      if (d.includes('_reason":"')) {
-        for (const m of d.matchAll(/"(?:finish|stop)_reason":"([^"]+)"/g)) if (!this.finishReasons.includes(m[1]!)) this.finishReasons.push(m[1]!);
+  /**
+   * Collect finish reasons as the stream passes (both protocols). A plain iterator, not an async generator: one
+   * promise hop per event on the streaming path.
+   */
+  private watch(events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+    const reasons = this.finishReasons;
+    const scan = (step: IteratorResult<SseEvent>) => {
+      const d = step.done ? undefined : step.value.data;
+      if (d !== undefined && d.includes('_reason":"')) {
+        for (const m of d.matchAll(/"(?:finish|stop)_reason":"([^"]+)"/g)) if (!reasons.includes(m[1]!)) reasons.push(m[1]!);
       }
-      yield ev;
-    }
+      return step;
+    };
+    return {
+      [Symbol.asyncIterator]() {
+        const it = events[Symbol.asyncIterator]();
+        return {
+          next: () => it.next().then(scan),
+          return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+        };
+      },
+    };
   }
 }
 
 /** Headers for an upstream request: the running attempt's traceparent added when tracing is on. */
-export function withTraceHeaders(headers: Record<string, string>): Record<string, string> {
-  if (liveTracers === 0) return headers;
-  const span = attemptScope.getStore();
+export function withTraceHeaders(headers: Record<string, string>, signal: AbortSignal | undefined): Record<string, string> {
+  if (liveTracers === 0 || !signal) return headers;
+  const span = spanBySignal.get(signal);
   if (!span) return headers;
   const out = { ...headers };
   propagator.inject(trace.setSpan(ROOT_CONTEXT, span), out, defaultTextMapSetter);
