@@ -32,7 +32,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     method: ctx.method,
     path: ctx.path.split("?")[0],
     endpoint: ctx.endpoint,
-    model: ctx.model?.id ?? (typeof ctx.body?.model === "string" ? ctx.body.model : undefined),
+    // An unknown model is logged as asked, cut short: the client chose that string.
+    model: ctx.model?.id ?? (typeof ctx.body?.model === "string" ? ctx.body.model.slice(0, 200) : undefined),
     provider: ctx.resolvedProvider,
     attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
     status: outcome.status,
