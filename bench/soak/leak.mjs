@@ -8,7 +8,9 @@ const kept = [];
 if (bytes > 0) {
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...args) {
-    if (event === "request") kept.push({ at: Date.now(), data: "x".repeat(bytes) }); // on the JS heap, like a leaked request object
+    // A flat string of exactly `bytes` one-byte characters on the JS heap ("x".repeat(n) would share its
+    // pieces between requests and keep far less).
+    if (event === "request") kept.push(Buffer.alloc(bytes, 120).toString("latin1"));
     return emit.call(this, event, ...args);
   };
 }
