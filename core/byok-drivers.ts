@@ -2,7 +2,7 @@
 // credentials (bring-your-own-key). Created on first use, kept per gateway, closed with it.
 import type { GatewayContext } from "./pipeline/context.ts";
 import type { Gateway } from "./gateway.ts";
-import type { ProviderDriver } from "../providers/types.ts";
+import type { ProviderDriver } from "./contracts/provider.ts";
 import { createDriver } from "../providers/registry.ts";
 
 const cache = new WeakMap<Gateway, Map<string, ProviderDriver>>();

@@ -6,7 +6,7 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { GatewayContext, GatewayResponse, ModelAttempt } from "./pipeline/context.ts";
-import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from "../providers/types.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from "./contracts/provider.ts";
 import type { SseEvent } from "./sse/parse.ts";
 import { GatewayError, toGatewayError } from "./errors.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";

@@ -7,7 +7,7 @@ import { Metrics } from "./metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
 import { definePlugin } from "./pipeline/define.ts";
-import type { ProviderDriver } from "../providers/types.ts";
+import type { ProviderDriver } from "./contracts/provider.ts";
 import { createDriver } from "../providers/registry.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, type Store } from "./store/index.ts";

@@ -2,7 +2,7 @@
 // base URL and key from the provider config or the project's own credentials (BYOK).
 import type { ProviderConfig } from "../core/generated/types/gateway.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { Target } from "./types.ts";
+import type { Target } from "../core/contracts/provider.ts";
 import { UpstreamClient } from "./http.ts";
 import { sendJson } from "./upstream-json.ts";
 

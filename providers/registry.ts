@@ -1,7 +1,7 @@
 // protocol name in gateway.yaml -> driver factory. New upstream kinds register here.
 import type { ProviderConfig } from "../core/generated/types/gateway.ts";
 import type { RuntimeConfig } from "../core/config/runtime.ts";
-import type { ProviderDriver } from "./types.ts";
+import type { ProviderDriver } from "../core/contracts/provider.ts";
 import { createOpenAIDriver } from "./openai-compatible/index.ts";
 import { createSimDriver } from "./sim/index.ts";
 import { createAnthropicDriver } from "./anthropic/index.ts";

@@ -5,8 +5,8 @@ import { GatewayError, invalidRequest } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
-import type { EmbeddingsCall, EmbeddingsOutput } from "../../providers/media.ts";
-import { estimateTokens } from "../../providers/estimate.ts";
+import type { EmbeddingsCall, EmbeddingsOutput } from "../contracts/media.ts";
+import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "input", "dimensions", "encoding_format", "user", "providerOptions"] as const;

@@ -6,8 +6,8 @@ import { validateImages } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
-import type { ImagesCall, ImagesOutput } from "../../providers/media.ts";
-import { estimateTokens } from "../../providers/estimate.ts";
+import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
+import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 

@@ -5,7 +5,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
 import { dispatch, gatewayMetadata, type OperationName } from "../dispatch.ts";
 import { GatewayError, type ErrorCode } from "../errors.ts";
-import type { Target } from "../../providers/types.ts";
+import type { Target } from "../contracts/provider.ts";
 
 export interface DispatchOverrides {
   signal?: AbortSignal;

@@ -6,7 +6,7 @@ import { validateRerank } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
-import type { RerankCall, RerankOutput } from "../../providers/media.ts";
+import type { RerankCall, RerankOutput } from "../contracts/media.ts";
 import { dispatchCall, extraFields, metadata, requireType, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;

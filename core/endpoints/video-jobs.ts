@@ -9,7 +9,7 @@ import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import type { AssetMeta } from "../assets/store.ts";
 import { keepAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
-import type { VideosCall, VideosOutput } from "../../providers/media.ts";
+import type { VideosCall, VideosOutput } from "../contracts/media.ts";
 import { dispatchCall, withDeadline } from "./media.ts";
 
 /** Idempotency window (spec, Limits): a finished job can be picked up again for 24 hours. */

@@ -2,7 +2,7 @@
 // Never binary floats: a price such as 0.000000075 USD/token is exact in both forms.
 import Big from "big.js";
 import type { Pricing } from "../generated/types/gateway.ts";
-import type { Usage } from "../../providers/types.ts";
+import type { Usage } from "../contracts/provider.ts";
 
 const PICO = new Big("1e12");
 

@@ -1,7 +1,7 @@
 // One structured line per request when it finishes: who (project, key id — never the key), what (endpoint,
 // model, every attempt), how it ended (status, error code, aborted), usage and cost, timings and bytes.
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import type { Usage } from "../../providers/types.ts";
+import type { Usage } from "../contracts/provider.ts";
 import { costUsd } from "./headers.ts";
 
 export interface AccessTiming {

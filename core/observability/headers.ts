@@ -4,7 +4,7 @@
 import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
 import { costOf, usdString } from "../money/money.ts";
-import type { Usage } from "../../providers/types.ts";
+import type { Usage } from "../contracts/provider.ts";
 
 /** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
 export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ctx.usage): string | undefined {

@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/context.ts";
 import type { GatewayError } from "../errors.ts";
-import type { Target } from "../../providers/types.ts";
+import type { Target } from "../contracts/provider.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
 declare module "../pipeline/context.ts" {

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { SseEvent } from "../sse/parse.ts";
 import type { RuntimeConfig, ModelRuntime, ProjectRuntime } from "../config/runtime.ts";
-import type { Target, Usage } from "../../providers/types.ts";
+import type { Target, Usage } from "../contracts/provider.ts";
 import type { Gateway } from "../gateway.ts";
 import type { GatewayError } from "../errors.ts";
 

@@ -2,7 +2,7 @@
 // endpoint of the requested model and of every fallback model.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
-import type { Usage } from "../../providers/types.ts";
+import type { Usage } from "../../core/contracts/provider.ts";
 import { toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../allowlist/index.ts";
 import { bodyChars, requestedOutput } from "./estimate.ts";

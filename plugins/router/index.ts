@@ -2,7 +2,7 @@
 // targets for dispatch. Sandbox keys always go to the built-in simulator. Non-inference requests pass through.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { Target } from "../../providers/types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { statsOf } from "../../core/stats/index.ts";

@@ -3,7 +3,7 @@
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { ModelEndpointConfig, ProjectConfig, ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { EndpointStats } from "../../core/stats/index.ts";
-import type { Target } from "../../providers/types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 
 export type SortKey = "cost" | "ttft" | "tps";
 

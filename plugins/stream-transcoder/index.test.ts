@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { invokeTranslated, DROPPED_HEADER } from "./index.ts";
-import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../providers/types.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
 
 const target: Target = { modelId: "m/x", provider: "p", upstreamModel: "x", pricing: { output: "0.00001" } };
 const call = { signal: new AbortController().signal, requestId: "r", clientHeaders: {}, reportUsage() {}, reportFirstToken() {} } as CallOptions;

@@ -5,7 +5,7 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { OperationName } from "../../core/dispatch.ts";
-import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../providers/types.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { messagesToChatRequest } from "../../providers/translate/messages-to-chat/request.ts";
 import { chatToMessagesResponse } from "../../providers/translate/messages-to-chat/response.ts";
 import { chatToMessagesStream } from "../../providers/translate/messages-to-chat/stream.ts";

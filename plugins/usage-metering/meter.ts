@@ -5,7 +5,7 @@
 import { performance } from "node:perf_hooks";
 import { Counter, type Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
-import type { Target, Usage } from "../../providers/types.ts";
+import type { Target, Usage } from "../../core/contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../../core/store/types.ts";
 import { costOf, toPico, usdString } from "../../core/money/money.ts";
 import { inputEstimate, requestedOutput } from "../budget/estimate.ts";

@@ -2,7 +2,7 @@
 // anthropic-version / anthropic-beta headers forwarded as for /v1/messages. Generation-only fields are left out
 // (the upstream refuses max_tokens there).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { failFromResponse, transportError, type UpstreamClient } from "../http.ts";
 import { anthropicHeaders, messagesUrl } from "./request.ts";
 import { countResult } from "../count-result.ts";

@@ -2,7 +2,7 @@
 // the stream-transcoder plugin (chat -> messages -> chat).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { parseSse } from "../../core/sse/parse.ts";
-import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildMessagesRequest } from "./request.ts";
 import { relayMessagesStream } from "./stream.ts";

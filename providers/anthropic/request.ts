@@ -2,7 +2,7 @@
 // fields and (for a dollar thinking budget) `thinking` change. The client's anthropic-version and anthropic-beta
 // headers are forwarded.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, Target } from "../types.ts";
+import type { CallOptions, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { dollarsToTokens, knobsFor, MIN_THINKING_TOKENS } from "../translate/thinking.ts";
 

@@ -2,7 +2,7 @@
 // message_delta and error are parsed (usage and in-band errors), so the hot path does no re-serialisation.
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions } from "../types.ts";
+import type { CallOptions } from "../../core/contracts/provider.ts";
 import { anthropicStreamError } from "./errors.ts";
 import { fromAnthropicUsage } from "./usage.ts";
 

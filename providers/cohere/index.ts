@@ -1,8 +1,8 @@
 // Provider `cohere`: Cohere API v2 — rerank (POST /v2/rerank) and embed (POST /v2/embed, at most 96 texts a call).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, ProviderResult } from "../types.ts";
+import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
-import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../media.ts";
+import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
 
 export const COHERE_BASE = "https://api.cohere.com";

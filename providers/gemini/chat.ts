@@ -1,7 +1,7 @@
 // The gemini driver's chat op: chat completions in, chat completions out, Gemini on the wire.
 import { parseSse } from "../../core/sse/parse.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../types.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { transportError } from "../http.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "../translate/chat-to-gemini/response.ts";

@@ -1,7 +1,7 @@
 // Gemini's models/{model}:countTokens. The Messages request goes through the same translators a generation uses
 // (messages -> chat -> Gemini), and is sent as a generateContentRequest so the system instruction and function
 // declarations are counted too (plain `contents` would count only the turns). generationConfig is left out.
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { transportError } from "../http.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";

@@ -1,7 +1,7 @@
 // Gemini embeddings: models/{m}:batchEmbedContents, at most 100 requests per call, split and reassembled in
 // order. outputDimensionality is Gemini's native `dimensions`; taskType comes from providerOptions.<provider>.
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../media.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../../core/contracts/media.ts";
 import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
 import { geminiRequest } from "./request.ts";

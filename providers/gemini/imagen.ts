@@ -2,8 +2,8 @@
 // -> {predictions:[{bytesBase64Encoded, mimeType, prompt?}]}. A returned `prompt` is Imagen's rewritten prompt
 // (enhancePrompt). Samples withheld by the safety filter come back as raiFilteredReason and are dropped.
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import { knobs, type GeneratedImage, type ImagesCall, type ImagesOutput } from "../media.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { knobs, type GeneratedImage, type ImagesCall, type ImagesOutput } from "../../core/contracts/media.ts";
 import { sniffImage } from "../upstream-json.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiJson } from "./media-http.ts";

@@ -1,7 +1,7 @@
 // Provider `gemini`: the Gemini API (generateContent / streamGenerateContent?alt=sse, x-goog-api-key).
 // A small driver object: each op lives in its own file and takes the shared GeminiEnv (add ops beside `chat`).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver } from "../types.ts";
+import type { ProviderDriver } from "../../core/contracts/provider.ts";
 import { UpstreamClient } from "../http.ts";
 import { geminiChat } from "./chat.ts";
 import { geminiEmbeddings } from "./embeddings.ts";

@@ -1,7 +1,7 @@
 // Gemini API addressing and auth, shared by every Gemini op: `{base}/v1beta/models/{model}:{method}` with the key in
 // x-goog-api-key (never in the URL, so it cannot leak into logs).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { Target } from "../types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 
 const DEFAULT_BASE = "https://generativelanguage.googleapis.com";

@@ -3,8 +3,8 @@
 // An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs), through the client-URL
 // fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field.
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../media.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
 import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts";
 import { geminiHeaders, geminiUrl } from "./request.ts";
 import { apiRoot, geminiJson } from "./media-http.ts";

@@ -1,8 +1,8 @@
 // Provider `jina`: Jina AI rerank (POST /v1/rerank). Documents are echoed by the gateway, so none are asked back.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, ProviderResult } from "../types.ts";
+import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
-import type { RerankCall, RerankOutput } from "../media.ts";
+import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 
 export const JINA_BASE = "https://api.jina.ai/v1";
 

@@ -8,7 +8,7 @@
 // 10–20% of it on English and code, which is what a client deciding when to compact needs — better than a 4xx
 // that leaves it guessing with characters/4. Images count a flat 765 tokens (a 1024×1024 high-detail image on
 // gpt-4o), 85 at detail "low"; the image's real size is not decoded.
-import type { ProviderResult, Target } from "../types.ts";
+import type { ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { countResult } from "../count-result.ts";
 

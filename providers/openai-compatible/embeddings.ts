@@ -2,11 +2,11 @@
 // did — as the official SDKs do by default, so compatible servers support it — and floats otherwise; decodes either.
 // Splits batches to the upstream's limits (2048 inputs, 300k tokens per request) and reassembles them in order.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamClient } from "../http.ts";
-import type { EmbeddingsCall, EmbeddingsOutput } from "../media.ts";
+import type { EmbeddingsCall, EmbeddingsOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
-import { estimateTokens } from "../estimate.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { decodeFloat32Base64, sendJson } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 

@@ -2,9 +2,9 @@
 // (gpt-image always returns it); a URL answer is downloaded here, so upstream URLs never reach the client.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamClient } from "../http.ts";
-import type { GeneratedImage, ImagesCall, ImagesOutput } from "../media.ts";
+import type { GeneratedImage, ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
 import { download, sendJson, sniffImage } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 

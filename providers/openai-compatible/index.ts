@@ -1,7 +1,7 @@
 // Provider `openai`: any OpenAI-protocol upstream (OpenAI, Azure OpenAI, Groq, Mistral, Together, DeepSeek, xAI,
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import { DROPPED_PARAMS_HEADER, type ProviderDriver, type ProviderResult } from "../types.ts";
+import { DROPPED_PARAMS_HEADER, type ProviderDriver, type ProviderResult } from "../../core/contracts/provider.ts";
 import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildChatRequest } from "./request.ts";
-import type { Target } from "../types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 
 const target: Target = { modelId: "openai/gpt-4o-mini", provider: "up", upstreamModel: "gpt-4o-mini", pricing: {} };
 

@@ -1,6 +1,6 @@
 // Chat completions to an OpenAI-protocol upstream: only the model id (and usage reporting on streams) changes.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { Target } from "../types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel } from "./reasoning-params.ts";
 

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { relayChatBody, relayChatStream } from "./stream.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import type { Usage } from "../types.ts";
+import type { Usage } from "../../core/contracts/provider.ts";
 
 async function* events(list: SseEvent[]) {
   yield* list;

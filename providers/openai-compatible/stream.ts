@@ -3,7 +3,7 @@
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions } from "../types.ts";
+import type { CallOptions } from "../../core/contracts/provider.ts";
 import { transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 

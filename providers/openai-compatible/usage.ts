@@ -1,4 +1,4 @@
-import type { Usage } from "../types.ts";
+import type { Usage } from "../../core/contracts/provider.ts";
 
 /** OpenAI usage -> canonical. cached_tokens is a subset of prompt_tokens, reasoning_tokens of completion_tokens. */
 export function fromOpenAIUsage(u: any): Usage {

@@ -2,9 +2,9 @@
 // backoff (honouring openai-poll-after-ms), then download /content. Runs under the job's own signal.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamClient } from "../http.ts";
-import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../media.ts";
+import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
 import { download, pause, pollWithRetry, sendJson } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 

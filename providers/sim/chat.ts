@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SimOptions } from "../../core/generated/types/gateway.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { planChoice, type Plan } from "./plan.ts";
 import { countTokens, promptTokens } from "./tokens.ts";
 

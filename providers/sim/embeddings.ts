@@ -3,9 +3,9 @@
 // share words or spellings point the same way — good enough for semantic-search demos.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SimOptions } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import type { EmbeddingsCall, EmbeddingsOutput } from "../media.ts";
-import { estimateTokens } from "../estimate.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import type { EmbeddingsCall, EmbeddingsOutput } from "../../core/contracts/media.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { fnv1a, isStopword, trigrams, words } from "./features.ts";
 
 export const SIM_DEFAULT_DIMENSIONS = 1536;

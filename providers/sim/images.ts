@@ -2,9 +2,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SimOptions } from "../../core/generated/types/gateway.ts";
 import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import type { ImagesCall, ImagesOutput } from "../media.ts";
-import { estimateTokens } from "../estimate.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import type { ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { encodePngAsync } from "./png.ts";
 import { paintScaled, seedBytes } from "./picture.ts";
 

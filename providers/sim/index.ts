@@ -1,6 +1,6 @@
 // Provider `sim`: an in-process simulator that behaves like a real model. Sandbox keys always reach it.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver } from "../types.ts";
+import type { ProviderDriver } from "../../core/contracts/provider.ts";
 import { simChat } from "./chat.ts";
 import { simEmbeddings } from "./embeddings.ts";
 import { simRerank } from "./rerank.ts";

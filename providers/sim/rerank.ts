@@ -2,9 +2,9 @@
 // overlap, squashed to a calibrated 0..1 score. Deterministic; documents sharing the query's rare words win.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SimOptions } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import type { RerankCall, RerankOutput } from "../media.ts";
-import { estimateTokens } from "../estimate.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { isStopword, trigrams, words } from "./features.ts";
 
 function trigramSet(ws: string[]): Set<string> {

@@ -2,9 +2,9 @@
 // requested length and aspect ratio at a small resolution and 6 frames per second, deterministic per prompt.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SimOptions } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../types.ts";
-import type { VideosCall, VideosOutput } from "../media.ts";
-import { estimateTokens } from "../estimate.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import type { VideosCall, VideosOutput } from "../../core/contracts/media.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { encodeMp4Async } from "./mp4.ts";
 import { paint, seedBytes } from "./picture.ts";
 

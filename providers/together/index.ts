@@ -1,9 +1,9 @@
 // Provider `together`: Together AI. Chat, embeddings and images are OpenAI-protocol (the openai driver does them);
 // rerank is Together's own POST /v1/rerank.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, ProviderResult } from "../types.ts";
+import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
-import type { RerankCall, RerankOutput } from "../media.ts";
+import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 import { createOpenAIDriver } from "../openai-compatible/index.ts";
 
 export const TOGETHER_BASE = "https://api.together.xyz/v1";

@@ -1,6 +1,6 @@
 // Reasoning knobs shared by the translators: effort names -> token budgets, and a dollar budget -> tokens through
 // the endpoint's output price (spec: providerOptions.<provider>.thinkingBudget is dollars per request).
-import type { Target } from "../types.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 
 /** LiteLLM's fixed budgets (reference §3.8); Anthropic's minimum budget is 1024. */
 const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 };

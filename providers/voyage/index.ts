@@ -1,11 +1,11 @@
 // Provider `voyage`: Voyage AI — embeddings (POST /v1/embeddings, ≤1000 inputs and a token cap per call) and
 // rerank (POST /v1/rerank, top_k).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, ProviderResult } from "../types.ts";
+import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
-import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../media.ts";
+import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
-import { estimateTokens } from "../estimate.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 
 export const VOYAGE_BASE = "https://api.voyageai.com/v1";
 export const VOYAGE_LIMITS = { maxItems: 1000, maxTokens: 120_000 };

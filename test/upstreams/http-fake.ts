@@ -1,7 +1,7 @@
 // Tiny shared plumbing for the media fake upstreams: a recording JSON server with scripted failures.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { estimateTokens } from "../../providers/estimate.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 
 export interface Recorded {
   method: string;

@@ -4,7 +4,7 @@
 // to the OpenAPI subset Gemini accepts; https image URLs travel as fileData (Gemini fetches Files-API, gs:// and
 // YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
 import { invalidRequest } from "../../../core/errors.ts";
-import type { Target } from "../../types.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
 import { dollarsToTokens, effortToTokens, knobsFor } from "../thinking.ts";
 import { signatureOf } from "./response.ts";
 

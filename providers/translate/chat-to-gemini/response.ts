@@ -1,7 +1,7 @@
 // Gemini GenerateContentResponse -> chat completion (reference §4.3): thought parts -> reasoning_content, function
 // calls -> tool_calls with synthesized ids, STOP with a function call -> tool_calls (Gemini never says so itself).
 import { randomBytes } from "node:crypto";
-import type { Usage } from "../../types.ts";
+import type { Usage } from "../../../core/contracts/provider.ts";
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"]);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chatToMessagesRequest } from "./request.ts";
-import type { Target } from "../../types.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
 
 const target: Target = { modelId: "anthropic/c", provider: "claude", upstreamModel: "claude-x", pricing: { output: "0.000015" }, maxTokens: 8192 };
 const tr = (body: any) => chatToMessagesRequest({ model: "anthropic/c", ...body }, target);

@@ -3,7 +3,7 @@
 // naming the field; seed, logit_bias and the penalties are dropped and reported. A JSON response_format becomes one
 // forced tool (JSON_TOOL) whose input is the answer; the response translators turn it back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
-import type { Target } from "../../types.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
 

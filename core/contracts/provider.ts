@@ -1,6 +1,6 @@
 // The contract between the core and provider adapters. Adapters never see h3 or the client connection.
-import type { SseEvent } from "../core/sse/parse.ts";
-import type { ProviderConfig, Pricing } from "../core/generated/types/gateway.ts";
+import type { SseEvent } from "../sse/parse.ts";
+import type { ProviderConfig, Pricing } from "../generated/types/gateway.ts";
 
 /** Token usage in canonical form; every field a count of tokens (or units) that is billed separately. */
 export interface Usage {

@@ -1,7 +1,7 @@
 // Canonical driver input/output for the non-chat operations (embeddings, rerank, images, videos).
 // The endpoint layer (core/endpoints/*) validates and normalises the client's body into these calls and turns
 // the outputs into the public wire shapes, so every driver only translates to and from its own upstream.
-import type { UrlFetchOptions } from "../core/net/url-fetch.ts";
+import type { UrlFetchOptions } from "../net/url-fetch.ts";
 
 export interface MediaCallBase {
   user?: string;

@@ -1,0 +1,80 @@
+// Layering check (issue 12): no import cycles among core/, plugins/ and providers/ (type imports included), and
+// no core file importing plugins/ or providers/ except the one composition root that wires the built-ins.
+// `npm run check:layers` exits 1 and lists the offences; scripts/check-layers.test.ts runs it on the tree.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import ts from "typescript";
+
+export const ROOTS = ["core", "plugins", "providers"];
+/** The only core file allowed to import plugins/ and providers/. */
+export const COMPOSITION_ROOT = "core/builtins.ts";
+
+function walk(dir: string, out: string[]): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+}
+
+/** file (relative, '/'-separated) -> the project files it imports (static, type-only, re-exports, import()). */
+export function importGraph(root: string): Map<string, string[]> {
+  const files: string[] = [];
+  for (const r of ROOTS) walk(join(root, r), files);
+  const rel = (abs: string) => relative(root, abs).split(sep).join("/");
+  const known = new Set(files.map(rel));
+  const graph = new Map<string, string[]>();
+  for (const abs of files) {
+    const info = ts.preProcessFile(readFileSync(abs, "utf8"), true, true);
+    const deps: string[] = [];
+    for (const { fileName } of info.importedFiles) {
+      if (!fileName.startsWith(".")) continue;
+      const target = rel(resolve(dirname(abs), fileName));
+      if (known.has(target)) deps.push(target);
+    }
+    graph.set(rel(abs), deps);
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one file (or a file importing itself): each one a cycle. */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>(), low = new Map<string, number>(), onStack = new Set<string>();
+  const stack: string[] = [], out: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index); low.set(v, index); index++;
+    stack.push(v); onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
+      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do { w = stack.pop()!; onStack.delete(w); scc.push(w); } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+/** "core/x.ts -> plugins/y.ts" for each core file (tests aside) other than the root reaching into the outer layers. */
+export function layerViolations(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [file, deps] of graph) {
+    if (!file.startsWith("core/") || file === COMPOSITION_ROOT || file.endsWith(".test.ts")) continue;
+    for (const d of deps) if (d.startsWith("plugins/") || d.startsWith("providers/")) out.push(`${file} -> ${d}`);
+  }
+  return out;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const graph = importGraph(resolve(import.meta.dirname, ".."));
+  const cyc = cycles(graph), bad = layerViolations(graph);
+  for (const c of cyc) console.error(`import cycle (${c.length} files): ${c.join(", ")}`);
+  for (const b of bad) console.error(`core imports an outer layer outside ${COMPOSITION_ROOT}: ${b}`);
+  if (cyc.length || bad.length) process.exit(1);
+  console.log(`layers ok: ${graph.size} files, no cycles, core reaches plugins/ and providers/ only via ${COMPOSITION_ROOT}`);
+}
