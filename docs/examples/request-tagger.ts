@@ -3,8 +3,8 @@
 //   plugins:
 //     request-tagger: { module: ./docs/examples/request-tagger.ts, options: { header: x-team, value: search, block: ["openai/gpt-4o"] } }
 //   pipeline: [auth, request-tagger, router]
-import { definePlugin } from "../../core/pipeline/define.ts";
-import { GatewayError } from "../../core/errors.ts";
+// Only the public entry (package.json "exports"), never internal paths: those may move between releases.
+import { definePlugin, GatewayError } from "model-gateway/plugin";
 
 interface Options {
   header: string;
