@@ -3,7 +3,7 @@
 import type { GatewayContext } from "./pipeline/context.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
-import { createDriver } from "../providers/registry.ts";
+import { createDriver } from "./contracts/builtins.ts";
 
 const cache = new WeakMap<Gateway, Map<string, ProviderDriver>>();
 
@@ -23,7 +23,8 @@ export function byokDriver(ctx: GatewayContext, provider: string): ProviderDrive
   const key = `${provider}\n${JSON.stringify(pc)}`;
   let d = drivers.get(key);
   if (!d) {
-    d = createDriver(provider, pc, ctx.config);
+    const config = ctx.gateway.config;
+    d = createDriver(config.builtins, provider, pc, { timeoutMs: ctx.config.server.upstreamTimeoutMs });
     drivers.set(key, d);
   }
   return d;

@@ -1,20 +1,20 @@
 // The running gateway: the current config snapshot (with its providers and composed pipeline), metrics and logs.
 // A reload builds a new snapshot and swaps it in one assignment; requests keep the snapshot they started on.
-import type { RuntimeConfig } from "./config/runtime.ts";
-import { loadConfig } from "./config/load.ts";
+import type { LoadedConfig } from "./config/loaded.ts";
+import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { Metrics } from "./metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
 import { definePlugin } from "./pipeline/define.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
-import { createDriver } from "../providers/registry.ts";
+import { createDriver } from "./contracts/builtins.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { InFlight } from "./shutdown.ts";
 
 export interface Snapshot {
-  readonly config: RuntimeConfig;
+  readonly config: LoadedConfig;
   readonly drivers: Map<string, ProviderDriver>;
   readonly run: Handler;
   readonly plugins: ResolvedPlugin[];
@@ -44,7 +44,7 @@ export class Gateway {
     this.log = opts.logger ?? createLogger();
   }
 
-  static async create(config: RuntimeConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+  static async create(config: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const gw = new Gateway(opts);
     gw.store = await createStore(config.store, config.dir, config.file);
     try {
@@ -56,7 +56,7 @@ export class Gateway {
     return gw;
   }
 
-  get config(): RuntimeConfig {
+  get config(): LoadedConfig {
     return this.current.config;
   }
 
@@ -78,9 +78,9 @@ export class Gateway {
 
   /** Validate and swap in a new config; an invalid file is refused and the old config keeps serving. */
   async reload(file = this.current.config.file): Promise<{ ok: true } | { ok: false; problems: string[] }> {
-    let next: RuntimeConfig;
+    let next: LoadedConfig;
     try {
-      next = await loadConfig(file, { onNotice: (m) => this.log.info(m) });
+      next = await resolveConfig(this.current.config.builtins, file, { onNotice: (m) => this.log.info(m) });
     } catch (err) {
       const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message];
       this.log.error("config reload refused; still serving the previous config", { problems });
@@ -102,7 +102,7 @@ export class Gateway {
     await this.store.close();
   }
 
-  private async build(config: RuntimeConfig): Promise<Snapshot> {
+  private async build(config: LoadedConfig): Promise<Snapshot> {
     const drivers = new Map<string, ProviderDriver>();
     const snapshot: Snapshot = { config, drivers, run: async () => {}, plugins: [], inflight: 0, retired: false };
     for (const [name, pc] of config.providers) {
@@ -110,7 +110,7 @@ export class Gateway {
       const key = `${name}\n${JSON.stringify(pc)}`;
       let cached = this.drivers.get(key);
       if (!cached) {
-        cached = { key, driver: createDriver(name, pc, config), users: new Set() };
+        cached = { key, driver: createDriver(config.builtins, name, pc, { timeoutMs: config.server.upstreamTimeoutMs }), users: new Set() };
         this.drivers.set(key, cached);
       }
       cached.users.add(snapshot);

@@ -1,6 +1,5 @@
 // The validated config, frozen into lookup maps before the first request.
 import type { GatewayConfig, ModelConfig, ProjectConfig, ProviderConfig, Pricing, StoreConfig } from "../generated/types/gateway.ts";
-import type { PluginDefinition } from "../pipeline/define.ts";
 
 export interface EndpointRuntime {
   provider: string;
@@ -34,12 +33,6 @@ export interface KeyRuntime {
   revoked: boolean;
 }
 
-export interface PipelineEntry {
-  name: string;
-  def: PluginDefinition<any, any>;
-  options: unknown;
-}
-
 export interface ServerRuntime {
   host: string;
   port: number;
@@ -69,5 +62,4 @@ export interface RuntimeConfig {
   projects: Map<string, ProjectRuntime>;
   /** sha256 hex -> key. */
   keys: Map<string, KeyRuntime>;
-  pipeline: PipelineEntry[];
 }

@@ -72,4 +72,3 @@ export interface ProviderDriver {
   close?(): Promise<void>;
 }
 
-export type DriverFactory = (name: string, config: ProviderConfig) => ProviderDriver;

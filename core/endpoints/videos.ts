@@ -15,7 +15,7 @@ import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { assetsOf, signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
-import { idempotencyKey } from "../../plugins/idempotency/index.ts";
+import { idempotencyKey } from "../http/idempotency-key.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
 /** Spec, Limits: video requests hold the connection up to 600 seconds. */

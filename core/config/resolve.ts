@@ -1,0 +1,293 @@
+// gateway.yaml -> RuntimeConfig, against a given set of built-in plugins and drivers (core/builtins.ts wires the
+// shipped ones; config/load.ts is the entry that uses them): parse with positions, merge includes, interpolate ${ENV}, validate against
+// the generated schema validator, check what a schema cannot (references, plugins, order), then freeze.
+import { dirname, resolve, isAbsolute } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequire } from "node:module";
+import { Ajv, type ErrorObject } from "../ajv.ts";
+import { validateGateway } from "../generated/validators.js";
+import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
+import { interpolate, hasReference } from "./env.ts";
+import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
+import type { KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
+import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
+import type { Builtins } from "../contracts/builtins.ts";
+import { checkOrder } from "../pipeline/order.ts";
+import type { PluginDefinition } from "../pipeline/define.ts";
+
+export interface LoadOptions {
+  env?: Record<string, string | undefined>;
+  /** Told once per provider disabled for lack of a key. */
+  onNotice?: (message: string) => void;
+}
+
+type Path = (string | number)[];
+
+/** Where a config path came from: included files own the models they define. */
+class Sources {
+  readonly modelSource = new Map<string, YamlSource>();
+  constructor(readonly main: YamlSource) {}
+  at(path: Path, message: string, atKey = false): ConfigProblem {
+    const src = path[0] === "models" && typeof path[1] === "string" ? this.modelSource.get(path[1]) ?? this.main : this.main;
+    return { ...locate(src, path, atKey), message };
+  }
+}
+
+export async function resolveConfig(builtins: Builtins, file: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
+  const env = opts.env ?? process.env;
+  const problems: ConfigProblem[] = [];
+  const path = resolve(file);
+  const main = readYaml(path, problems);
+  if (!main) throw new ConfigError(problems);
+  if (typeof main.value !== "object" || main.value === null || Array.isArray(main.value)) {
+    throw new ConfigError([{ ...locate(main, []), message: "the config must be a mapping (providers:, models:, projects:, ...)" }]);
+  }
+  const sources = new Sources(main);
+  const raw = structuredClone(main.value) as Record<string, any>;
+  mergeIncludes(raw, sources, dirname(path), problems);
+
+  const disabled = new Map<string, string>();
+  interpolateTree(raw, [], env, sources, disabled, problems);
+
+  if (!validateGateway(raw)) {
+    for (const e of validateGateway.errors ?? []) problems.push(schemaProblem(e, sources));
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const config = raw as GatewayConfig;
+  checkReferences(config, sources, problems);
+  const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
+  if (problems.length) throw new ConfigError(problems);
+
+  for (const [name, why] of disabled) opts.onNotice?.(`provider "${name}" disabled: ${why}`);
+  return { ...freeze(path, config, disabled), pipeline, builtins };
+}
+
+function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[]): void {
+  const own = (raw.models ?? {}) as Record<string, unknown>;
+  for (const id of Object.keys(own)) sources.modelSource.set(id, sources.main);
+  if (!Array.isArray(raw.include)) return;
+  const merged: Record<string, unknown> = {};
+  raw.include.forEach((inc: unknown, i: number) => {
+    if (typeof inc !== "string") return; // the schema reports it
+    const src = readYaml(isAbsolute(inc) ? inc : resolve(dir, inc), problems);
+    if (!src) return;
+    const value = src.value as Record<string, unknown> | null;
+    if (typeof value !== "object" || value === null) {
+      problems.push({ ...locate(src, []), message: "an included file must be a mapping with `models:`" });
+      return;
+    }
+    for (const key of Object.keys(value)) {
+      if (key !== "models") problems.push({ ...locate(src, [key], true), message: `an included file may only hold models:, not ${key}:` });
+    }
+    for (const [id, entry] of Object.entries((value.models ?? {}) as Record<string, unknown>)) {
+      merged[id] = entry;
+      if (!(id in own)) sources.modelSource.set(id, src);
+    }
+    void i;
+  });
+  raw.models = { ...merged, ...own };
+}
+
+function interpolateTree(
+  node: any, path: Path, env: Record<string, string | undefined>, sources: Sources,
+  disabled: Map<string, string>, problems: ConfigProblem[],
+): void {
+  if (Array.isArray(node)) {
+    node.forEach((v, i) => {
+      if (typeof v === "string" && hasReference(v)) node[i] = fill(v, [...path, i]);
+      else interpolateTree(v, [...path, i], env, sources, disabled, problems);
+    });
+  } else if (node && typeof node === "object") {
+    for (const [k, v] of Object.entries(node)) {
+      if (typeof v === "string" && hasReference(v)) node[k] = fill(v, [...path, k]);
+      else interpolateTree(v, [...path, k], env, sources, disabled, problems);
+    }
+  }
+  function fill(s: string, at: Path): string | number | boolean {
+    const { value, missing } = interpolate(s, env);
+    if (!missing.length) return coerce(s, value);
+    // A provider whose credentials are unset is simply switched off (one log line), not an error.
+    if (at[0] === "providers" && typeof at[1] === "string" && at.length === 3) {
+      disabled.set(at[1], `${missing.map((m) => "$" + m).join(", ")} is not set`);
+      return value;
+    }
+    if (at[0] === "projects" && at[2] === "providers" && at.length === 5) return value; // BYOK unset: not used
+    problems.push(sources.at(at, `environment variable ${missing.join(", ")} is not set and has no default (write \${${missing[0]}:-default})`));
+    return value;
+  }
+}
+
+/** A scalar that is one whole ${VAR} takes the type of what it expands to (port: "${PORT:-8787}" is a number). */
+function coerce(template: string, value: string): string | number | boolean {
+  if (!/^\$\{[^}]+\}$/.test(template)) return value;
+  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (value === "true" || value === "false") return value === "true";
+  return value;
+}
+
+function schemaProblem(e: ErrorObject, sources: Sources): ConfigProblem {
+  const path: Path = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const where = path.length ? path.join(".") : "(top level)";
+  switch (e.keyword) {
+    case "required":
+      return sources.at(path, `${where}: missing required field "${(e.params as any).missingProperty}"`);
+    case "additionalProperties":
+      return sources.at([...path, (e.params as any).additionalProperty], `${where}: unknown field "${(e.params as any).additionalProperty}"`, true);
+    case "enum":
+      return sources.at(path, `${where}: must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(", ")}`);
+    case "pattern":
+      if (e.schemaPath.includes("Decimal")) return sources.at(path, `${where}: must be a decimal string such as "0.0000025" (quoted, no exponent)`);
+      return sources.at(path, `${where}: ${e.message}`);
+    case "propertyNames":
+      return sources.at(path, `${where}: invalid name ${JSON.stringify((e.params as any).propertyName)}`);
+    default:
+      if (e.keyword === "pattern" || e.instancePath.includes("propertyName")) return sources.at(path, `${where}: ${e.message}`);
+      return sources.at(path, `${where}: ${e.message}`);
+  }
+}
+
+function checkReferences(config: GatewayConfig, sources: Sources, problems: ConfigProblem[]): void {
+  const providers = new Set([...Object.keys(config.providers ?? {}), "sim"]);
+  for (const [id, model] of Object.entries(config.models ?? {})) {
+    model.endpoints.forEach((ep, i) => {
+      if (!providers.has(ep.provider)) {
+        problems.push(sources.at(["models", id, "endpoints", i, "provider"],
+          `model ${id}: endpoint names unknown provider "${ep.provider}" (declared: ${[...providers].join(", ")})`));
+      }
+    });
+  }
+  const seen = new Map<string, string>();
+  for (const [pid, project] of Object.entries(config.projects ?? {})) {
+    project.keys.forEach((k, i) => {
+      const other = seen.get(k.sha256);
+      if (other) problems.push(sources.at(["projects", pid, "keys", i, "sha256"], `key ${k.id}: the same key is already declared by ${other}`));
+      seen.set(k.sha256, `${pid}/${k.id}`);
+    });
+    for (const name of Object.keys(project.providers ?? {})) {
+      if (!providers.has(name)) problems.push(sources.at(["projects", pid, "providers", name], `project ${pid}: unknown provider "${name}"`, true));
+    }
+  }
+}
+
+async function resolvePipeline(builtins: Builtins, config: GatewayConfig, sources: Sources, dir: string, problems: ConfigProblem[]): Promise<PipelineEntry[]> {
+  const builtinPlugins = builtins.plugins;
+  const defs: Record<string, PluginDefinition<any, any>> = { ...builtinPlugins };
+  const options: Record<string, unknown> = {};
+  for (const [name, pc] of Object.entries(config.plugins ?? {})) {
+    if (name in builtinPlugins) {
+      problems.push(sources.at(["plugins", name], `plugin "${name}" has the name of a built-in plugin`, true));
+      continue;
+    }
+    try {
+      const def = await importPlugin(pc.module, dir);
+      if (def.name !== name) {
+        problems.push(sources.at(["plugins", name, "module"], `module ${pc.module} defines plugin "${def.name}", not "${name}"`));
+        continue;
+      }
+      defs[name] = def;
+      options[name] = pc.options;
+      if (def.optionsSchema) {
+        const validate = new Ajv({ allErrors: true, strict: false }).compile(def.optionsSchema);
+        if (!validate(pc.options ?? {})) {
+          for (const e of validate.errors ?? []) {
+            const sub = e.instancePath.split("/").slice(1);
+            problems.push(sources.at(["plugins", name, "options", ...sub], `plugin ${name} options${e.instancePath.replace(/\//g, ".")}: ${e.message}`));
+          }
+        }
+      }
+    } catch (err) {
+      problems.push(sources.at(["plugins", name, "module"], `cannot load plugin "${name}" from ${pc.module}: ${(err as Error).message}`));
+    }
+  }
+
+  const explicit = Array.isArray(config.pipeline);
+  const names = explicit ? config.pipeline! : builtins.defaultPipeline();
+  names.forEach((n, i) => {
+    if (!(n in defs)) problems.push(sources.at(["pipeline", i], `unknown plugin "${n}" (built in: ${Object.keys(builtinPlugins).join(", ")}; others must be declared under plugins:)`));
+  });
+  for (const p of checkOrder(names, (n) => defs[n]?.dependsOn)) problems.push(sources.at(explicit ? ["pipeline", p.index] : [], p.message));
+  return names.filter((n) => n in defs).map((name) => ({ name, def: defs[name]!, options: options[name] }));
+}
+
+async function importPlugin(spec: string, dir: string): Promise<PluginDefinition<any, any>> {
+  const url = spec.startsWith(".") || isAbsolute(spec)
+    ? pathToFileURL(resolve(dir, spec)).href
+    : pathToFileURL(createRequire(resolve(dir, "gateway.yaml")).resolve(spec)).href;
+  const mod = await import(url);
+  const def = mod.default ?? mod.plugin;
+  if (!def || typeof def.handle !== "function" || typeof def.name !== "string") {
+    throw new Error("its default export is not a definePlugin() result");
+  }
+  return def;
+}
+
+function freeze(file: string, config: GatewayConfig, disabled: Map<string, string>): RuntimeConfig {
+  const providers = new Map<string, ProviderConfig>();
+  for (const [name, pc] of Object.entries(config.providers ?? {})) if (!disabled.has(name)) providers.set(name, pc);
+  if (!providers.has("sim")) providers.set("sim", { protocol: "sim" });
+
+  const models = new Map<string, ModelRuntime>();
+  for (const [id, m] of Object.entries(config.models ?? {})) {
+    models.set(id, {
+      id,
+      type: m.type ?? "language",
+      config: m,
+      endpoints: m.endpoints.filter((ep) => providers.has(ep.provider)).map((ep) => ({
+        provider: ep.provider,
+        upstreamModel: ep.model,
+        pricing: ep.pricing ?? {},
+        contextWindow: ep.context_window ?? m.context_window,
+        maxTokens: ep.max_tokens ?? m.max_tokens,
+        supportedParameters: ep.supported_parameters,
+        reasoningModel: ep.reasoning_model,
+      })),
+    });
+  }
+
+  const projects = new Map<string, ProjectRuntime>();
+  const keys = new Map<string, KeyRuntime>();
+  for (const [id, p] of Object.entries(config.projects ?? {})) {
+    projects.set(id, { id, config: p });
+    for (const k of p.keys) {
+      keys.set(k.sha256, {
+        id: k.id,
+        projectId: id,
+        hash: Buffer.from(k.sha256, "hex"),
+        expiresAt: k.expires_at ? Date.parse(k.expires_at) : null,
+        revoked: k.revoked === true,
+      });
+    }
+  }
+
+  const s = config.server ?? {};
+  return {
+    file,
+    dir: dirname(file),
+    raw: config,
+    server: {
+      host: s.host ?? "127.0.0.1",
+      port: s.port ?? 8787,
+      maxBodyBytes: s.max_body_bytes ?? 10 * 1024 * 1024,
+      upstreamTimeoutMs: s.upstream_timeout_ms ?? 120_000,
+      publicUrl: s.public_url,
+      signingSecret: s.signing_secret,
+      headersTimeoutMs: s.headers_timeout_ms ?? 20_000,
+      requestTimeoutMs: s.request_timeout_ms ?? 60_000,
+      keepAliveTimeoutMs: s.keep_alive_timeout_ms ?? 65_000,
+      maxHeaderBytes: s.max_header_bytes ?? 16_384,
+      shutdownGraceMs: s.shutdown_grace_ms ?? 30_000,
+      urlFetch: {
+        allowHosts: s.url_fetch?.allow_hosts ?? [],
+        maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
+        timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
+      },
+    },
+    store: config.store ?? { kind: "memory" },
+    providers,
+    disabledProviders: disabled,
+    models,
+    projects,
+    keys,
+  };
+}
