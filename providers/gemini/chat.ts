@@ -8,7 +8,7 @@ import { fromGeminiUsage, geminiToChatResponse } from "../translate/chat-to-gemi
 import { GeminiToChatStream } from "../translate/chat-to-gemini/stream.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "./errors.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 
 export async function geminiChat(env: GeminiEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const { body: g, dropped } = chatToGeminiRequest(body, target);

@@ -8,7 +8,7 @@ import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
 import { countResult } from "../count-result.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "./errors.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 
 export async function geminiCountTokens(env: GeminiEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const g: Record<string, unknown> = chatToGeminiRequest(messagesToChatRequest(body).body, target).body;

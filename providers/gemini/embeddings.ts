@@ -6,7 +6,7 @@ import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiJson } from "./media-http.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 
 export const GEMINI_EMBED_BATCH = 100;
 

@@ -7,7 +7,7 @@ import { knobs, type GeneratedImage, type ImagesCall, type ImagesOutput } from "
 import { sniffImage } from "../upstream-json.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiJson } from "./media-http.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 
 const RATIOS: [string, number][] = [["1:1", 1], ["3:4", 3 / 4], ["4:3", 4 / 3], ["9:16", 9 / 16], ["16:9", 16 / 9]];
 

@@ -8,12 +8,9 @@ import { geminiEmbeddings } from "./embeddings.ts";
 import { geminiImages } from "./imagen.ts";
 import { geminiVideos } from "./veo.ts";
 import { geminiCountTokens } from "./count-tokens.ts";
+import type { GeminiEnv } from "./env.ts";
 
-export interface GeminiEnv {
-  name: string;
-  config: ProviderConfig;
-  client: UpstreamClient;
-}
+export type { GeminiEnv } from "./env.ts";
 
 export function createGeminiDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { env: GeminiEnv } {
   const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });

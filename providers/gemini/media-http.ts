@@ -1,6 +1,6 @@
 // JSON round trips for the Gemini media ops (embeddings, Imagen, Veo) with Gemini's error mapping.
 import { transportError, type UpstreamRequest } from "../http.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 import { geminiFailure } from "./errors.ts";
 
 export async function geminiJson(env: GeminiEnv, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<any> {

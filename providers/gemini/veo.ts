@@ -8,7 +8,7 @@ import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../../core
 import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts";
 import { geminiHeaders, geminiUrl } from "./request.ts";
 import { apiRoot, geminiJson } from "./media-http.ts";
-import type { GeminiEnv } from "./index.ts";
+import type { GeminiEnv } from "./env.ts";
 import { DEFAULT_URL_FETCH, fetchClientUrl } from "../../core/net/url-fetch.ts";
 
 const SIZES: Record<string, Record<string, string>> = {
