@@ -11,6 +11,7 @@ import {
 } from "../core/generated/validators.js";
 import { ABUSE_KEY, alive, startAbuseGateway, validChat, type AbuseGateway } from "./helpers/abuse-gateway.ts";
 import { invalidBodies, PATHS, VALID, type Endpoint, type FuzzBody } from "./helpers/fuzz-bodies.ts";
+import { exchange, head } from "./helpers/raw-http.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const BATCH = 16;
@@ -74,6 +75,19 @@ describe("fuzz: invalid bodies on every POST endpoint", () => {
   let upstreamBefore = 0;
   beforeAll(() => {
     upstreamBefore = gw.upstreamCalls();
+  });
+
+  // Issue 10's sequence on one process: a 50 MiB chunked body (which used to kill it after its 413), then the fuzz.
+  it("first, a 50 MiB chunked body gets its 413", async () => {
+    const x = await exchange(gw.port, async (w) => {
+      await w.write(head("POST", `/api/v1${PATHS.chat}`, { host: "gw", authorization: `Bearer ${ABUSE_KEY}`, "content-type": "application/json", "transfer-encoding": "chunked" }));
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
+      for (let n = 0; n < 50 * 1024 * 1024; n += chunk.length) if (!(await w.write(frame))) return;
+      await w.write("0\r\n\r\n");
+    }, { waitMs: 1000 });
+    expect(x.responses[0]?.status).toBe(413);
+    expect(alive(gw)).toBe(true);
   });
 
   // The generators break a rule of the spec each; the schemas must agree (a hole in a schema fails here too).
