@@ -8,11 +8,13 @@ import { ConfigError, formatProblem } from "./config/source.ts";
 import { PortInUseError, startGateway } from "./server.ts";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
 import { usageCommand } from "./store/usage-command.ts";
+import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
+import { loggerFromConfig } from "./observability/logger.ts";
 
 const HELP = `model-gateway — one HTTP gateway in front of many model providers
 
 Usage:
-  model-gateway start [--config gateway.yaml] [--port N] [--host H] [--no-watch]
+  model-gateway start [--config gateway.yaml] [--port N] [--host H] [--no-watch] [--workers N|auto]
   model-gateway check [gateway.yaml]
   model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
@@ -33,10 +35,20 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   async start(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "no-watch": { type: "boolean" } },
+      options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "no-watch": { type: "boolean" }, workers: { type: "string", short: "w" } },
     });
     const file = values.config ?? defaultConfig();
+    let workers: number;
     try {
+      workers = parseWorkers(values.workers);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      return 1;
+    }
+    try {
+      // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run
+      // this same command and take the single-process path below.
+      if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
       const gw = await startGateway({
         configFile: file,
         port: values.port !== undefined ? Number(values.port) : undefined,
@@ -63,15 +75,19 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
+      if (isWorker()) {
+        // Store changed to a per-process one since the primary checked (a restarted worker reads the file anew).
+        const refusal = storeRefusal(gw.gateway.config.store.kind, workers);
+        if (refusal) {
+          process.stderr.write(`refusing to start a worker: ${refusal}\n`);
+          await gw.close();
+          return 1;
+        }
+        serveAsWorker(gw, () => void (stopping || stop("SIGTERM")));
+        return -1; // the primary prints the banner once every worker listens
+      }
       // The README's sandbox key is only advertised when this config still accepts it.
-      const quickstart = gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY));
-      process.stdout.write(
-        `model-gateway listening on ${gw.url} (config ${file})\n` +
-          `  base_url: ${gw.url}/api/v1   metrics: ${gw.url}/metrics   openapi: ${gw.url}/api/openapi.json\n` +
-          (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
-          `  try: curl ${gw.url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
-          `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`,
-      );
+      process.stdout.write(banner(gw.url, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
       if (err instanceof ConfigError) {
@@ -133,6 +149,43 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     return 0;
   },
 };
+
+// A worker that could not start (port, config, store) must end, or its IPC channel to the primary keeps it alive;
+// the primary sees the exit and stops the rest.
+const startHere = commands.start!;
+commands.start = async (argv) => {
+  const code = await startHere(argv);
+  if (code >= 0 && isWorker()) process.exit(code);
+  return code;
+};
+
+/** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
+function banner(url: string, file: string, quickstart: boolean, workers?: string): string {
+  return `model-gateway listening on ${url} (config ${file}${workers ? `; ${workers}` : ""})\n` +
+    `  base_url: ${url}/api/v1   metrics: ${url}/metrics   openapi: ${url}/api/openapi.json\n` +
+    (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
+    `  try: curl ${url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
+    `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`;
+}
+
+/** `start --workers N` (N > 1): check the config and its store once, then fork the workers and supervise them. */
+async function startPrimary(file: string, workers: number): Promise<number> {
+  const config = await loadConfig(file); // a ConfigError is reported by start's own handler
+  const refusal = storeRefusal(config.store.kind, workers);
+  if (refusal) {
+    process.stderr.write(`refusing to start: ${refusal}\n`);
+    return 1;
+  }
+  const log = loggerFromConfig(config);
+  const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
+  const code = await runPrimary({
+    workers,
+    log,
+    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
+  });
+  await log.close();
+  process.exit(code); // the workers are gone (or were told to go, after a second signal)
+}
 
 export async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;

@@ -1,0 +1,152 @@
+// `start --workers N`: N gateway processes behind one port (node:cluster; the primary accepts connections and hands
+// them to workers round-robin). The primary serves nothing itself: it forks the workers, forwards SIGHUP to them as
+// a reload message, turns SIGTERM/SIGINT into one graceful shutdown of every worker, and restarts a worker that dies
+// on its own. Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
+// Redis store (the SQLite and memory stores keep rate windows, reservations and claims in one process's memory).
+import cluster, { type Worker } from "node:cluster";
+import { availableParallelism } from "node:os";
+import type { Logger } from "./log.ts";
+import type { RunningGateway } from "./server.ts";
+
+/** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
+export function parseWorkers(v: string | undefined): number {
+  if (v === undefined) return 1;
+  if (v === "auto") return availableParallelism();
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--workers must be a whole number from 1 to 256, or auto (got ${v})`);
+  return n;
+}
+
+/** Why this store cannot serve `workers` processes, or undefined when it can. */
+export function storeRefusal(storeKind: string, workers: number): string | undefined {
+  if (workers <= 1 || storeKind === "redis") return undefined;
+  return `--workers ${workers} needs store: { kind: redis } — the ${storeKind} store keeps rate-limit windows, budget ` +
+    `reservations and idempotency claims in one process's memory, so ${workers} processes would each enforce their own ` +
+    `limits. Use --workers 1, or point the store at a Redis server (see "Several cores" in the README).`;
+}
+
+/** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
+type ToWorker = { mg: "reload" } | { mg: "shutdown" };
+type ToPrimary = { mg: "listening"; url: string; port: number };
+
+export interface PrimaryOptions {
+  workers: number;
+  log: Logger;
+  /** Once every worker listens (the first time): where they listen, and their process ids. */
+  onReady(ready: { url: string; port: number; pids: number[] }): void;
+}
+
+/** A worker that died within this long after it started counts as a crash loop: its restart is delayed. */
+const QUICK_DEATH_MS = 5000;
+
+/**
+ * Run the primary until it is shut down. Resolves with the exit code: 0 when every worker exited 0 after a shutdown,
+ * 1 when startup failed (a worker exited before it listened: it printed why) or a worker failed its shutdown.
+ */
+export function runPrimary(o: PrimaryOptions): Promise<number> {
+  const { log } = o;
+  const started = new Map<Worker, number>();
+  const listening = new Set<Worker>();
+  let ready = false;
+  let stopping = false;
+  let failed = false;
+  let quickDeaths = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((r) => (finish = r));
+
+  const fork = () => {
+    const w = cluster.fork({ MG_WORKER: "1" });
+    started.set(w, Date.now());
+    w.on("message", (m: ToPrimary) => {
+      if (m?.mg !== "listening") return;
+      listening.add(w);
+      if (ready) {
+        log.info("worker listening", { worker: w.id, pid: w.process.pid });
+      } else if (listening.size === o.workers) {
+        ready = true;
+        o.onReady({ url: m.url, port: m.port, pids: [...listening].map((x) => x.process.pid!) });
+      }
+    });
+  };
+
+  const shutdown = () => {
+    stopping = true;
+    clearTimeout(restartTimer);
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (!w) continue;
+      // One still starting has no shutdown handler yet: its default SIGTERM action ends it (nothing in flight).
+      if (listening.has(w) && w.isConnected()) w.send({ mg: "shutdown" } satisfies ToWorker);
+      else w.process.kill("SIGTERM");
+    }
+    if (!Object.keys(cluster.workers ?? {}).length) finish(failed ? 1 : 0);
+  };
+
+  cluster.on("exit", (w, code, signal) => {
+    const wasListening = listening.delete(w);
+    const life = Date.now() - (started.get(w) ?? 0);
+    started.delete(w);
+    if (stopping) {
+      // Workers killed before they listened don't count; a listening one must finish its shutdown cleanly.
+      if (wasListening && code !== 0) {
+        failed = true;
+        log.error("worker failed its shutdown", { worker: w.id, pid: w.process.pid, code, signal });
+      }
+      if (!Object.keys(cluster.workers ?? {}).length) finish(failed ? 1 : 0);
+      return;
+    }
+    if (!ready) {
+      // The first start failed (bad port, store unreachable, ...): the worker said why; stop the others.
+      failed = true;
+      log.error("worker exited before it was listening; stopping", { worker: w.id, pid: w.process.pid, code, signal });
+      shutdown();
+      return;
+    }
+    quickDeaths = life < QUICK_DEATH_MS ? quickDeaths + 1 : 0;
+    const delay = quickDeaths ? Math.min(30_000, 500 * 2 ** (quickDeaths - 1)) : 0;
+    log.error("worker died; starting a new one", { worker: w.id, pid: w.process.pid, code, signal, restartInMs: delay });
+    restartTimer = setTimeout(fork, delay);
+  });
+
+  // First signal: every worker runs its graceful shutdown (server.shutdown_grace_ms). A second: workers and primary
+  // exit at once (130), as a single process does.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again during shutdown: exiting now\n`);
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+      finish(130);
+      return;
+    }
+    log.info("shutting down every worker", { signal, workers: Object.keys(cluster.workers ?? {}).length });
+    shutdown();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  // A reload reaches every worker (each also watches the config file itself unless --no-watch).
+  process.on("SIGHUP", () => {
+    log.info("SIGHUP: reloading the config in every worker");
+    for (const w of listening) if (w.isConnected()) w.send({ mg: "reload" } satisfies ToWorker);
+  });
+
+  for (let i = 0; i < o.workers; i++) fork();
+  return done;
+}
+
+/** True in a process forked by runPrimary. */
+export const isWorker = (): boolean => cluster.isWorker && process.env.MG_WORKER === "1";
+
+/**
+ * In a worker, once its gateway listens: tell the primary, take reload and shutdown messages from it, and name the
+ * worker in an `x-mg-worker` response header (which process served a request, for operators and tests).
+ * `stop` starts the process's own graceful shutdown (what its SIGTERM handler runs) and does nothing when one is
+ * under way already: after Ctrl-C the whole process group has the signal, and the primary's message comes second.
+ */
+export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
+  const id = String(cluster.worker!.id);
+  gw.server.prependListener("request", (_req, res) => res.setHeader("x-mg-worker", id));
+  process.on("message", (m: ToWorker) => {
+    if (m?.mg === "reload") void gw.gateway.reload();
+    else if (m?.mg === "shutdown") stop();
+  });
+  process.send!({ mg: "listening", url: gw.url, port: gw.port } satisfies ToPrimary);
+}

@@ -1,0 +1,237 @@
+// `model-gateway start --workers 2` on a real redis-server: two worker processes behind one port. Every request goes
+// over a fresh TCP connection, so the cluster's round-robin spreads them; `x-mg-worker` says which worker answered.
+// Limits, budgets and idempotency hold across the workers, a SIGHUP reload reaches both, a killed worker is
+// replaced, SIGTERM ends them all with exit 0, and a per-process store is refused.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import YAML from "yaml";
+import Big from "big.js";
+import { ulid } from "ulid";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { startRedis, type TestRedis } from "./helpers/redis.ts";
+import { freePort } from "./helpers/ports.ts";
+import { keyEntry, testKey } from "./helpers/gateway.ts";
+import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
+import { RedisStore } from "../core/store/redis.ts";
+import { periodOf } from "../core/store/periods.ts";
+import { toPico } from "../core/money/money.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LIMITED = testKey("wlimited");
+const SPENDER = testKey("wspender");
+const BUDGET = "0.01";
+
+interface Reply {
+  status: number;
+  worker: string | undefined;
+  replayed: string | undefined;
+  text: string;
+}
+
+/** One POST on its own connection (no keep-alive pool), so the cluster may hand it to either worker. */
+function post(port: number, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request({
+      host: "127.0.0.1", port, path: `/api/v1${path}`, method: "POST", agent: false,
+      headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(data)), connection: "close", ...headers },
+    }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({
+        status: res.statusCode!, worker: res.headers["x-mg-worker"] as string | undefined,
+        replayed: res.headers["idempotent-replayed"] as string | undefined, text,
+      }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+interface Cluster {
+  proc: ChildProcess;
+  port: number;
+  pids: number[];
+  out: () => string;
+  err: () => string;
+  exit: Promise<number | null>;
+}
+
+async function startCluster(configFile: string, workers: string): Promise<Cluster> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch", "--workers", workers], {
+    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  proc.stdout!.on("data", (d) => (out += d));
+  proc.stderr!.on("data", (d) => (err += d));
+  const exit = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
+  const listening = await Promise.race([
+    new Promise<boolean>((r) => proc.stdout!.on("data", () => out.includes("listening on") && r(true))),
+    exit.then(() => false),
+  ]);
+  const pids = listening ? out.match(/pids ([\d ]+)\)/)![1]!.trim().split(" ").map(Number) : [];
+  return { proc, port, pids, out: () => out, err: () => err, exit };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, tries = 200): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("start --workers 2 on one redis-server", () => {
+  let redis: TestRedis;
+  let fake: FakeOpenAI;
+  let gw: Cluster;
+  let store: RedisStore;
+  let configFile: string;
+  let config: any;
+  const prefix = `mgw-${ulid()}:`;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    fake = await startFakeOpenAI({ chunkDelayMs: 20 });
+    configFile = join(mkdtempSync(join(tmpdir(), "mg-workers-")), "gateway.yaml");
+    config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix } });
+    config.projects.limited = { keys: [keyEntry("lk", LIMITED, { rate_limits: { rpm: 5 } })] };
+    config.projects.spender = { keys: [keyEntry("sk", SPENDER)], budget: { usd: BUDGET, period: "total" } };
+    writeFileSync(configFile, YAML.stringify(config));
+    gw = await startCluster(configFile, "2");
+    expect(gw.pids, gw.err()).toHaveLength(2);
+    store = await RedisStore.connect(redis.url, prefix);
+  }, 60_000);
+  afterAll(async () => {
+    if (gw && gw.proc.exitCode === null) gw.proc.kill("SIGKILL");
+    await store?.close();
+    await fake?.close();
+    await redis?.stop();
+  });
+
+  it("an RPM limit of 5 lets exactly 5 of 14 concurrent requests through, both workers serving", async () => {
+    const rs = await Promise.all(Array.from({ length: 14 }, () => post(gw.port, "/chat/completions", chat(), auth(LIMITED))));
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    expect(rs.filter((r) => r.status === 200)).toHaveLength(5);
+    const refused = rs.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(9);
+    expect(JSON.parse(refused[0]!.text).error.code).toBe("RATE_LIMITED");
+  });
+
+  it("50 concurrent requests against a nearly exhausted budget never overspend it", async () => {
+    const body = chat();
+    const worst = new Big(JSON.stringify(body).length).times("0.000001").plus(new Big(20).times("0.000002"));
+    const spent = new Big(BUDGET).minus(worst.times(3.5)); // room for three reservations
+    const p = periodOf("total", Date.now());
+    await store.record({
+      generationId: `gen_seed_${ulid()}`, requestId: "seed", ts: Date.now(), keyId: "sk", project: "spender", endpoint: "chat",
+      model: "openai/gpt-4o-mini", provider: "up", attempts: 1, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
+      reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, costUsd: spent.toFixed(), costPico: toPico(spent), latencyMs: 0,
+      ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+    });
+    const rs = await Promise.all(Array.from({ length: 50 }, () => post(gw.port, "/chat/completions", body, auth(SPENDER))));
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    const ok = rs.filter((r) => r.status === 200).length;
+    const refused = rs.filter((r) => r.status === 402);
+    expect(ok).toBeGreaterThanOrEqual(3);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(ok + refused.length).toBe(50);
+    const ledger = await store.ledger({ project: "spender" });
+    expect(ledger).toHaveLength(ok + 1);
+    expect(ledger.reduce((s, e) => s.plus(e.costUsd), new Big(0)).lte(BUDGET)).toBe(true);
+    expect((await store.spent("spender", p.key, p.start)) > 0n).toBe(true);
+  });
+
+  it("an idempotent pair sent at once, one to each worker, reaches the upstream once", async () => {
+    const body = chat("openai/gpt-4o-mini", { stream: true });
+    // The round-robin may give both connections to one worker; every pair must hold, and one must have been split.
+    let split = false;
+    for (let i = 0; i < 8 && !split; i++) {
+      const key = ulid();
+      const before = fake.requests.length;
+      const [a, b] = await Promise.all([0, 1].map(() => post(gw.port, "/chat/completions", body, auth(KEY, { "idempotency-key": key }))));
+      expect(fake.requests.length - before).toBe(1);
+      expect([a!.status, b!.status]).toEqual([200, 200]);
+      expect([a!.replayed, b!.replayed].filter((x) => x === "true")).toHaveLength(1);
+      expect(a!.text).toBe(b!.text);
+      split = a!.worker !== b!.worker;
+    }
+    expect(split).toBe(true);
+  });
+
+  it("SIGHUP to the primary reloads the config in every worker", async () => {
+    const body = chat("openai/gpt-4o-new");
+    expect((await post(gw.port, "/chat/completions", body, auth())).status).toBe(404); // unknown model
+    config.models["openai/gpt-4o-new"] = { ...config.models["openai/gpt-4o"] };
+    writeFileSync(configFile, YAML.stringify(config));
+    gw.proc.kill("SIGHUP");
+    // Until both workers have answered the new model (a worker left on the old config never would).
+    const served = new Set<string>();
+    await until("both workers to serve the new model", async () => {
+      const r = await post(gw.port, "/chat/completions", body, auth());
+      if (r.status === 200) served.add(r.worker!);
+      return served.size === 2 ? true : undefined;
+    });
+    expect(served).toEqual(new Set(["1", "2"]));
+  }, 30_000);
+
+  it("a worker killed with SIGKILL is replaced, with a log line", async () => {
+    process.kill(gw.pids[0]!, "SIGKILL");
+    const line = await until("the restart line", async () => gw.err().split("\n").find((l) => l.includes("worker died; starting a new one")), 400);
+    expect(JSON.parse(line)).toMatchObject({ pid: gw.pids[0], signal: "SIGKILL" });
+    const listening = await until("the new worker", async () => gw.err().split("\n").find((l) => l.includes('"worker listening"')), 600);
+    const fresh = JSON.parse(listening) as { worker: number; pid: number };
+    gw.pids.push(fresh.pid);
+    const seen = new Set<string>();
+    await until("the new worker to serve", async () => {
+      const r = await post(gw.port, "/chat/completions", chat(), auth());
+      expect(r.status).toBe(200);
+      seen.add(r.worker!);
+      return seen.has(String(fresh.worker)) ? true : undefined;
+    });
+  }, 40_000);
+
+  it("SIGTERM to the primary shuts every worker down; the primary exits 0", async () => {
+    gw.proc.kill("SIGTERM");
+    expect(await gw.exit).toBe(0);
+    expect(gw.err()).toContain("shutting down every worker");
+    expect(gw.err().match(/"shutdown complete"/g)).toHaveLength(2);
+    for (const pid of gw.pids) expect(alive(pid)).toBe(false);
+  }, 40_000);
+});
+
+describe("start --workers with a per-process store", () => {
+  it("refuses --workers 2 on SQLite, saying why, before forking anything", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-workers-sqlite-")), "gateway.yaml");
+    writeFileSync(file, YAML.stringify({ store: { kind: "sqlite", path: join(tmpdir(), `mg-w-${ulid()}.db`) } }));
+    const c = await startCluster(file, "2");
+    expect(await c.exit).toBe(1);
+    expect(c.err()).toContain("refusing to start: --workers 2 needs store: { kind: redis }");
+    expect(c.out()).not.toContain("listening on");
+  }, 30_000);
+
+  it("refuses a --workers value that is not a count", async () => {
+    const c = await startCluster("gateway.yaml", "two");
+    expect(await c.exit).toBe(1);
+    expect(c.err()).toContain("--workers must be a whole number from 1 to 256, or auto (got two)");
+  }, 30_000);
+});
