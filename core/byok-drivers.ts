@@ -1,11 +1,10 @@
 // Drivers for providers the gateway itself has no key for, used only by attempts that carry a project's own
 // credentials (bring-your-own-key). Created on first use, kept per gateway, closed with it.
 import type { GatewayContext } from "./pipeline/context.ts";
-import type { Gateway } from "./gateway.ts";
+import type { GatewayHandle } from "./contracts/gateway.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
-import { createDriver } from "./contracts/builtins.ts";
 
-const cache = new WeakMap<Gateway, Map<string, ProviderDriver>>();
+const cache = new WeakMap<GatewayHandle, Map<string, ProviderDriver>>();
 
 export function byokDriver(ctx: GatewayContext, provider: string): ProviderDriver | undefined {
   const pc = ctx.config.raw.providers?.[provider];
@@ -23,8 +22,7 @@ export function byokDriver(ctx: GatewayContext, provider: string): ProviderDrive
   const key = `${provider}\n${JSON.stringify(pc)}`;
   let d = drivers.get(key);
   if (!d) {
-    const config = ctx.gateway.config;
-    d = createDriver(config.builtins, provider, pc, { timeoutMs: ctx.config.server.upstreamTimeoutMs });
+    d = ctx.gateway.createDriver(provider, pc);
     drivers.set(key, d);
   }
   return d;

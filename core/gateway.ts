@@ -9,6 +9,8 @@ import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.t
 import { definePlugin } from "./pipeline/define.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
 import { createDriver } from "./contracts/builtins.ts";
+import type { GatewayHandle } from "./contracts/gateway.ts";
+import type { ProviderConfig } from "./generated/types/gateway.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { InFlight } from "./shutdown.ts";
@@ -28,7 +30,7 @@ export interface GatewayOptions {
 
 interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapshot> }
 
-export class Gateway {
+export class Gateway implements GatewayHandle {
   readonly metrics = new Metrics();
   /** Requests being handled: a graceful shutdown waits for them, then cuts what is left. */
   readonly inflight = new InFlight();
@@ -70,6 +72,11 @@ export class Gateway {
   release(s: Snapshot): void {
     s.inflight--;
     if (s.retired && s.inflight === 0) void this.dispose(s);
+  }
+
+  createDriver(name: string, pc: ProviderConfig): ProviderDriver {
+    const config = this.current.config;
+    return createDriver(config.builtins, name, pc, { timeoutMs: config.server.upstreamTimeoutMs });
   }
 
   onClose(fn: () => Promise<void> | void): void {

@@ -1,10 +1,10 @@
 // The gateway's asset service: keeps generated images/videos and hands out signed, expiring URLs for them.
-// One per Gateway (kept beside it, not in the config snapshot), so a reload never orphans stored assets.
+// One per GatewayHandle (kept beside it, not in the config snapshot), so a reload never orphans stored assets.
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { IncomingHttpHeaders } from "node:http";
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 import { AssetStore, type AssetMeta } from "./store.ts";
 import { signedUrl } from "./sign.ts";
 
@@ -19,9 +19,9 @@ export interface Assets {
   secret(): string;
 }
 
-const byGateway = new WeakMap<Gateway, Assets>();
+const byGateway = new WeakMap<GatewayHandle, Assets>();
 
-export function assetsOf(gateway: Gateway): Assets {
+export function assetsOf(gateway: GatewayHandle): Assets {
   let a = byGateway.get(gateway);
   if (!a) {
     const configured = (gateway.config.raw.server as { assets_dir?: string } | undefined)?.assets_dir;
@@ -36,7 +36,7 @@ export function assetsOf(gateway: Gateway): Assets {
 }
 
 /** server.public_url, else the origin the client used to reach us. */
-export function publicBase(gateway: Gateway, headers: IncomingHttpHeaders): string {
+export function publicBase(gateway: GatewayHandle, headers: IncomingHttpHeaders): string {
   const configured = gateway.config.server.publicUrl;
   if (configured) return configured.replace(/\/+$/, "");
   const host = (headers["x-forwarded-host"] as string | undefined)?.split(",")[0]?.trim() || headers.host || `${gateway.config.server.host}:${gateway.config.server.port}`;
@@ -47,7 +47,7 @@ export function publicBase(gateway: Gateway, headers: IncomingHttpHeaders): stri
 export interface SignedAsset { url: string; expiresAt: number }
 
 /** Sign a URL for an asset valid ttl seconds from now, making sure the file is kept at least that long. */
-export async function signAsset(gateway: Gateway, headers: IncomingHttpHeaders, meta: AssetMeta, ttlS: number): Promise<SignedAsset> {
+export async function signAsset(gateway: GatewayHandle, headers: IncomingHttpHeaders, meta: AssetMeta, ttlS: number): Promise<SignedAsset> {
   const a = assetsOf(gateway);
   const expiresAt = Math.floor(Date.now() / 1000) + ttlS;
   await a.store.extend(meta.name, expiresAt * 1000 + 60_000);
@@ -55,6 +55,6 @@ export async function signAsset(gateway: Gateway, headers: IncomingHttpHeaders, 
 }
 
 /** Store bytes for ttl seconds (plus a minute of grace) and return the record. */
-export function keepAsset(gateway: Gateway, prefix: "img" | "vid", bytes: Uint8Array, contentType: string, ttlS: number): Promise<AssetMeta> {
+export function keepAsset(gateway: GatewayHandle, prefix: "img" | "vid", bytes: Uint8Array, contentType: string, ttlS: number): Promise<AssetMeta> {
   return assetsOf(gateway).store.put(prefix, bytes, contentType, Date.now() + ttlS * 1000 + 60_000);
 }

@@ -4,7 +4,7 @@
 // Running jobs live in this process; keyed jobs are also claimed in gateway.store (the idempotency records), so a
 // finished video survives a restart (sqlite) and replicas sharing a store (redis) attach to each other's jobs.
 import { ulid } from "ulid";
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import type { AssetMeta } from "../assets/store.ts";
@@ -51,7 +51,7 @@ export class VideoJobs {
   private readonly running = new Map<string, Set<VideoJob>>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly gateway: Gateway) {
+  constructor(private readonly gateway: GatewayHandle) {
     this.timer = setInterval(() => this.sweep(), 10 * 60_000);
     this.timer.unref();
   }
@@ -166,9 +166,9 @@ export class VideoJobs {
   }
 }
 
-const byGateway = new WeakMap<Gateway, VideoJobs>();
+const byGateway = new WeakMap<GatewayHandle, VideoJobs>();
 
-export function videoJobsOf(gateway: Gateway): VideoJobs {
+export function videoJobsOf(gateway: GatewayHandle): VideoJobs {
   let jobs = byGateway.get(gateway);
   if (!jobs) {
     const created = new VideoJobs(gateway);

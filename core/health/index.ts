@@ -1,7 +1,7 @@
 // Health of every (model, provider) endpoint, one registry per gateway (it outlives config reloads).
 // State and transitions are exported to /metrics: gateway_circuit_state and gateway_circuit_transitions_total.
 import { Counter, Gauge } from "prom-client";
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { RoutingConfig } from "../generated/types/gateway.ts";
 import { CircuitBreaker, DEFAULT_POLICY, type BreakerPolicy, type CircuitState } from "./breaker.ts";
 
@@ -25,7 +25,7 @@ export class HealthRegistry {
   private readonly state: Gauge<"model" | "provider">;
   private readonly transitions: Counter<"model" | "provider" | "from" | "to">;
 
-  constructor(private readonly gateway: Gateway, readonly now: () => number = Date.now) {
+  constructor(private readonly gateway: GatewayHandle, readonly now: () => number = Date.now) {
     const registers = [gateway.metrics.registry];
     this.state = new Gauge({
       name: "gateway_circuit_state",
@@ -88,9 +88,9 @@ export class HealthRegistry {
   }
 }
 
-const registries = new WeakMap<Gateway, HealthRegistry>();
+const registries = new WeakMap<GatewayHandle, HealthRegistry>();
 
-export function healthOf(gateway: Gateway): HealthRegistry {
+export function healthOf(gateway: GatewayHandle): HealthRegistry {
   let h = registries.get(gateway);
   if (!h) {
     h = new HealthRegistry(gateway);

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { SseEvent } from "../sse/parse.ts";
 import type { RuntimeConfig, ModelRuntime, ProjectRuntime } from "../config/runtime.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayError } from "../errors.ts";
 
 /** Which public endpoint a request came in on. */
@@ -55,7 +55,7 @@ export interface GatewayContext {
   readonly startedAt: number;
   /** The config snapshot this request started on; a reload never changes it mid-request. */
   readonly config: RuntimeConfig;
-  readonly gateway: Gateway;
+  readonly gateway: GatewayHandle;
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
   /** The validated JSON body (inference endpoints) or undefined. */

@@ -1,6 +1,6 @@
 // The plugin API. Built-in and third-party plugins use exactly this interface.
 import type { GatewayContext } from "./context.ts";
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 
 export type Next = () => Promise<void>;
 
@@ -18,7 +18,7 @@ export interface PluginDefinition<Options = unknown, State = unknown> {
   /** JSON Schema for this plugin's options; checked when the config loads, never during a request. */
   optionsSchema?: Record<string, unknown>;
   /** Once per config load: register metrics, open handles, compile what can be compiled. */
-  setup?(gateway: Gateway, options: Options): State | Promise<State>;
+  setup?(gateway: GatewayHandle, options: Options): State | Promise<State>;
   /** The onion step. Return without calling next() to short-circuit (set ctx.response or throw a GatewayError). */
   handle(ctx: GatewayContext, next: Next, instance: PluginInstance<Options, State>): Promise<void> | void;
   /** Called when the config that set this instance up is replaced or the gateway stops. */

@@ -1,7 +1,7 @@
 // Live endpoint statistics, one service per gateway. In memory by default; with `store: {kind: redis}` every
 // replica adds its samples to shared Redis hashes (batched each second) and reads the merged view back, so the
 // catalog shows what the whole fleet has seen.
-import type { Gateway } from "../gateway.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { EndpointWindow, type AttemptSample, type EndpointStats } from "./window.ts";
 import { RedisStats } from "./redis.ts";
@@ -67,9 +67,9 @@ export class StatsService {
   }
 }
 
-const services = new WeakMap<Gateway, StatsService>();
+const services = new WeakMap<GatewayHandle, StatsService>();
 
-export function statsOf(gateway: Gateway): StatsService {
+export function statsOf(gateway: GatewayHandle): StatsService {
   let s = services.get(gateway);
   if (!s) {
     const store: StoreConfig = gateway.config.store;

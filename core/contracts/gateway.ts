@@ -1,0 +1,33 @@
+// What plugins and core services see of the running gateway (the Gateway class in core/gateway.ts implements
+// it). An interface of its own so that the context and plugin types need not import the class, which imports
+// the endpoints, which import the context (an import cycle).
+import type { RuntimeConfig } from "../config/runtime.ts";
+import type { ProviderConfig } from "../generated/types/gateway.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import type { InFlight } from "../shutdown.ts";
+import type { Store } from "../store/types.ts";
+import type { ProviderDriver } from "./provider.ts";
+
+/** A config snapshot held by a request or job: its drivers stay open until it is released. */
+export interface SnapshotHold {
+  readonly drivers: Map<string, ProviderDriver>;
+}
+
+export interface GatewayHandle {
+  readonly metrics: Metrics;
+  /** Requests being handled: a graceful shutdown waits for them, then cuts what is left. */
+  readonly inflight: InFlight;
+  /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
+  readonly store: Store;
+  readonly log: Logger;
+  /** The current config snapshot. */
+  readonly config: RuntimeConfig;
+  /** Take the current snapshot (a reload cannot close its drivers meanwhile); pair with release(). */
+  acquire(): SnapshotHold;
+  release(snapshot: SnapshotHold): void;
+  /** Run fn when the gateway closes (subsystems kept per gateway). */
+  onClose(fn: () => Promise<void> | void): void;
+  /** A new driver for a provider's settings, from the built-in drivers this gateway was loaded with. */
+  createDriver(name: string, config: ProviderConfig): ProviderDriver;
+}
