@@ -8,8 +8,8 @@ export interface LoadTarget {
   origin: string;
   path: string;
   headers: Record<string, string>;
-  /** The server process answering this target (its CPU time per request is reported). */
-  pid?: number;
+  /** The server process(es) answering this target (their CPU time per request is reported). */
+  pid?: number | number[];
   /** Client protocol: chat completions (default) or the Messages API (translated to the chat upstream). */
   api?: "chat" | "messages";
 }

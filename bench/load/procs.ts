@@ -8,6 +8,8 @@ export interface Child {
   name: string;
   port: number;
   proc: ChildProcess;
+  /** Every process serving (a gateway with --workers: the primary and its workers), when READY listed them. */
+  pids: number[];
 }
 
 const children = new Set<ChildProcess>();
@@ -46,7 +48,8 @@ export function startChild(name: string, file: string, args: string[], opts: { n
         children.delete(proc);
         if (!stopping) died.push(`${name} (exit ${code ?? signal})`);
       });
-      resolve({ name, port: JSON.parse(line.slice(6)).port, proc });
+      const ready = JSON.parse(line.slice(6)) as { port: number; pids?: number[] };
+      resolve({ name, port: ready.port, proc, pids: ready.pids ?? [proc.pid!] });
     });
   });
 }
@@ -71,8 +74,9 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   process.once(sig, () => void stopChildren().finally(() => process.exit(130)));
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
-export function cpuMs(pid: number | undefined): number {
+/** CPU time (user + system, ms) a process (or the sum over several) has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuMs(pid: number | number[] | undefined): number {
+  if (Array.isArray(pid)) return pid.reduce((sum, p) => sum + cpuMs(p), 0);
   if (pid === undefined) return NaN;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -26,6 +26,9 @@ const HELP = `npm run bench:load -- [options]
                       (generated config with that pipeline), optionally followed by @/path/to/checkout to run
                       another checkout's code (before/after comparisons in one run; the checkout needs
                       bench/load/gateway.ts). Default: gateway=pipeline:auth,router
+  --workers LIST      gateway processes behind one port (node:cluster, as \`model-gateway start --workers\`): N for
+                      every variant, or NAME=N,NAME=N per variant (default 1). N > 1 needs a redis store config;
+                      the CPU figures then add up the primary and all its workers
   --model ID          public model to request (default ${BENCH_MODEL}; ${BENCH_FLAKY_MODEL} with --flaky-rate)
   --flaky-rate F      also start a second upstream failing fraction F of its requests (HTTP --flaky-status,
                       default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
@@ -60,6 +63,7 @@ const { values } = parseArgs({
     api: { type: "string", default: "chat" },
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
+    workers: { type: "string", default: "1" },
     json: { type: "string" },
     repeat: { type: "string", default: "1" },
     help: { type: "boolean", short: "h" },
@@ -95,6 +99,23 @@ const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:a
   const at = rest.lastIndexOf("@/");
   return { name: g.slice(0, eq), spec: at === -1 ? rest : rest.slice(0, at), root: at === -1 ? undefined : rest.slice(at + 1) };
 });
+
+/** --workers: one count for every variant, or NAME=N pairs. */
+const workersOf = (() => {
+  const v = values.workers.trim();
+  const count = (n: string) => Math.round(num("workers", n, 1, 64));
+  if (!v.includes("=")) {
+    const n = count(v);
+    return () => n;
+  }
+  const per = new Map(v.split(",").map((pair) => {
+    const [name, n] = pair.split("=");
+    if (!name || !n) throw new Error(`--workers wants N or NAME=N,NAME=N (got ${v})`);
+    if (!variants.some((x) => x.name === name)) throw new Error(`--workers names ${name}, which is no --gateway variant`);
+    return [name, count(n)] as const;
+  }));
+  return (name: string) => per.get(name) ?? 1;
+})();
 
 const gatewayNames: string[] = [];
 
@@ -139,15 +160,16 @@ async function main(): Promise<void> {
         writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline })));
       } else file = resolve(v.spec);
       const entry = v.root ? join(resolve(v.root), "bench/load/gateway.ts") : benchFile("./gateway.ts");
-      const gw = await startChild(v.name, entry, ["--config", file], { nodeArgs, env });
+      const workers = workersOf(v.name);
+      const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs, env, timeoutMs: 20_000 * workers });
       const origin = `http://127.0.0.1:${gw.port}`;
       if (apis.has("chat")) {
-        targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.proc.pid });
+        targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.pids });
         gatewayNames.push(v.name);
       }
       if (apis.has("messages")) {
         targets.push({
-          name: `${v.name}-messages`, origin, path: "/api/v1/messages", api: "messages", pid: gw.proc.pid,
+          name: `${v.name}-messages`, origin, path: "/api/v1/messages", api: "messages", pid: gw.pids,
           headers: { "content-type": "application/json", "x-api-key": BENCH_KEY, "anthropic-version": "2023-06-01" },
         });
       }
