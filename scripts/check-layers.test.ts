@@ -22,6 +22,15 @@ describe("check-layers", () => {
     expect(layerViolations(g)).toEqual(["core/x.ts -> providers/types.ts"]);
   });
 
+  it("flags a plugin importing another plugin's files, not its own or core", () => {
+    const g = graph({
+      "plugins/budget/index.ts": ["plugins/budget/estimate.ts", "core/metering/meter.ts", "plugins/usage-metering/meter.ts"],
+      "plugins/budget/order.test.ts": ["plugins/allowlist/index.ts"],
+      "plugins/index.ts": ["plugins/budget/index.ts"],
+    });
+    expect(layerViolations(g)).toEqual(["plugins/budget/index.ts -> plugins/usage-metering/meter.ts"]);
+  });
+
   it("reads type-only imports and re-exports from the source", () => {
     const g = importGraph(resolve(import.meta.dirname, ".."));
     // context.ts only has `import type` lines: they must be edges too.

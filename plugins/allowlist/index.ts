@@ -6,6 +6,7 @@ import { GatewayError } from "../../core/errors.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import type { ProjectConfig } from "../../core/generated/types/gateway.ts";
 import { compileAllowlist, type Matcher } from "./glob.ts";
+import { requestedModels } from "../../core/pipeline/requested-models.ts";
 
 const TYPE_FOR: Partial<Record<EndpointKind, string>> = {
   chat: "language",
@@ -23,19 +24,6 @@ function matcherFor(project: ProjectConfig): Matcher {
   let m = matchers.get(project);
   if (!m) matchers.set(project, (m = compileAllowlist(project.allow_models)));
   return m;
-}
-
-/** The requested model, then each fallback model, with the body field that named it. */
-export function requestedModels(body: any): { id: string; field: string }[] {
-  const out: { id: string; field: string }[] = [];
-  if (typeof body?.model === "string") out.push({ id: body.model, field: "model" });
-  const fallbacks = body?.providerOptions?.gateway?.models;
-  if (Array.isArray(fallbacks)) {
-    fallbacks.forEach((id: unknown, i: number) => {
-      if (typeof id === "string") out.push({ id, field: `providerOptions.gateway.models[${i}]` });
-    });
-  }
-  return out;
 }
 
 function wrongType(ctx: GatewayContext, id: string, field: string, type: string, expected: string): GatewayError {

@@ -7,7 +7,7 @@ import { GatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd, toPico } from "../../core/money/money.ts";
 import type { Period } from "../../core/store/types.ts";
-import { meterFor } from "../usage-metering/meter.ts";
+import { meterFor } from "../../core/metering/meter.ts";
 import { worstCasePico } from "./worst-case.ts";
 
 /** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */

@@ -4,8 +4,8 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
 import { toPico } from "../../core/money/money.ts";
-import { requestedModels } from "../allowlist/index.ts";
-import { bodyChars, requestedOutput } from "./estimate.ts";
+import { requestedModels } from "../../core/pipeline/requested-models.ts";
+import { bodyChars, requestedOutput } from "../../core/metering/request-size.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 

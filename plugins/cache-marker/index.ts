@@ -1,10 +1,10 @@
 // cache-marker: prompt-cache breakpoints. Explicit `cache_control` markers pass to native (Anthropic) upstreams;
-// with providerOptions.gateway.caching: "auto" the gateway places them itself (see markers.ts). Translation to a
+// with providerOptions.gateway.caching: "auto" the gateway places them itself (see core/prompt-cache/markers.ts). Translation to a
 // chat upstream drops them, and chat bodies carrying them are stripped before a non-Anthropic upstream
 // (stream-transcoder). Cache read/write tokens come back in usage from the providers.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { invalidRequest } from "../../core/errors.ts";
-import { countMarkers, hasChatCacheMarkers, MAX_BREAKPOINTS, placeAutoMarkers } from "./markers.ts";
+import { countMarkers, hasChatCacheMarkers, MAX_BREAKPOINTS, placeAutoMarkers } from "../../core/prompt-cache/markers.ts";
 
 declare module "../../core/pipeline/context.ts" {
   interface GatewayContext {

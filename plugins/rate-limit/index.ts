@@ -8,8 +8,8 @@ import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { ProjectConfig, RateLimits } from "../../core/generated/types/gateway.ts";
 import type { RateCharge, RateState } from "../../core/store/types.ts";
-import { inputEstimate, requestedOutput } from "../budget/estimate.ts";
-import { meterFor } from "../usage-metering/meter.ts";
+import { inputEstimate, requestedOutput } from "../../core/metering/request-size.ts";
+import { meterFor } from "../../core/metering/meter.ts";
 
 const keyLimits = new WeakMap<ProjectConfig, Map<string, RateLimits | undefined>>();
 

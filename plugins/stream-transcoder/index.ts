@@ -12,7 +12,7 @@ import { chatToMessagesStream } from "../../providers/translate/messages-to-chat
 import { chatToMessagesRequest } from "../../providers/translate/chat-to-messages/request.ts";
 import { messagesToChatResponse } from "../../providers/translate/chat-to-messages/response.ts";
 import { messagesToChatStream } from "../../providers/translate/chat-to-messages/stream.ts";
-import { placeAutoMarkers, stripChatCacheMarkers } from "../cache-marker/markers.ts";
+import { placeAutoMarkers, stripChatCacheMarkers } from "../../core/prompt-cache/markers.ts";
 import { droppedKnobs } from "./knobs.ts";
 
 export const DROPPED_HEADER = DROPPED_PARAMS_HEADER;

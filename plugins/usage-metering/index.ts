@@ -5,7 +5,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { toGatewayError } from "../../core/errors.ts";
-import { meterFor, usageCounters, type Meter } from "./meter.ts";
+import { meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
 const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "message_stop";

@@ -1,6 +1,6 @@
 // Cheap request-size estimates shared by budget (worst case) and rate-limit (token estimate). The body is
 // serialised once per request (cached on the context).
-import type { GatewayContext } from "../../core/pipeline/context.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
 
 const chars = new WeakMap<GatewayContext, number>();
 

@@ -1,14 +1,16 @@
 // Per-request metering: what the request used (reported by the provider, or estimated when the client left
 // first), what it cost at the serving endpoint's prices, and its one ledger record — written together with the
-// spend and the budget settlement in one atomic store call. Used by usage-metering, and by budget as a fallback
-// so spend is always counted.
+// spend and the budget settlement in one atomic store call. A core service reached through the context
+// (meterFor(ctx), kept on ctx.meter): usage-metering writes the record, budget commits it as a fallback so spend is
+// always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never through
+// each other's files; whichever commits first writes the one record, so no pipeline order is implied.
 import { performance } from "node:perf_hooks";
 import { Counter, type Registry } from "prom-client";
-import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
-import type { Target, Usage } from "../../core/contracts/provider.ts";
-import type { LedgerEntry, LedgerOutcome, Settlement } from "../../core/store/types.ts";
-import { costOf, toPico, usdString } from "../../core/money/money.ts";
-import { inputEstimate, requestedOutput } from "../budget/estimate.ts";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { Target, Usage } from "../contracts/provider.ts";
+import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
+import { costOf, toPico, usdString } from "../money/money.ts";
+import { inputEstimate, requestedOutput } from "./request-size.ts";
 
 /** A budget reservation held by this request (set by the budget plugin). */
 export interface BudgetHold extends Settlement {
@@ -16,7 +18,7 @@ export interface BudgetHold extends Settlement {
   settled: boolean;
 }
 
-declare module "../../core/pipeline/context.ts" {
+declare module "../pipeline/context.ts" {
   interface GatewayContext {
     budget?: BudgetHold;
     meter?: Meter;
