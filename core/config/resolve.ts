@@ -1,6 +1,7 @@
-// gateway.yaml -> RuntimeConfig, against a given set of built-in plugins and drivers (core/builtins.ts wires the
-// shipped ones; config/load.ts is the entry that uses them): parse with positions, merge includes, interpolate ${ENV}, validate against
-// the generated schema validator, check what a schema cannot (references, plugins, order), then freeze.
+// gateway.yaml -> a loaded config, against the built-in plugins and drivers it is given (core/builtins.ts wires
+// the shipped ones; config/load.ts is the entries' loadConfig): parse with positions, merge includes, interpolate
+// ${ENV}, validate against the generated schema validator, check what a schema cannot (references, plugins,
+// order), then freeze.
 import { dirname, resolve, isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequire } from "node:module";

@@ -18,7 +18,7 @@ export interface UrlFetchPolicy {
   timeoutMs: number;
 }
 
-/** server.url_fetch's defaults (core/config/load.ts), for a caller handed no policy. */
+/** server.url_fetch's defaults (core/config/resolve.ts), for a caller handed no policy. */
 export const DEFAULT_URL_FETCH: UrlFetchPolicy = { allowHosts: [], maxBytes: 20 * 1024 * 1024, timeoutMs: 15_000 };
 
 export interface UrlFetchOptions extends UrlFetchPolicy {
