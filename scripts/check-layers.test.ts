@@ -18,8 +18,9 @@ describe("check-layers", () => {
       "core/x.ts": ["providers/types.ts", "core/y.ts"],
       "core/x.test.ts": ["plugins/index.ts"],
       "plugins/index.ts": ["core/x.ts"],
+      "providers/gemini/chat.ts": ["plugins/stream-transcoder/index.ts", "core/x.ts"],
     });
-    expect(layerViolations(g)).toEqual(["core/x.ts -> providers/types.ts"]);
+    expect(layerViolations(g)).toEqual(["core/x.ts -> providers/types.ts", "providers/gemini/chat.ts -> plugins/stream-transcoder/index.ts"]);
   });
 
   it("flags a plugin importing another plugin's files, not its own or core", () => {

@@ -1,6 +1,6 @@
 // Layering check (issue 12): no import cycles among core/, plugins/ and providers/ (type imports included), no
-// core file importing plugins/ or providers/ except the one composition root that wires the built-ins, and no
-// plugin importing another plugin's files (what they share is a service in core/).
+// core file importing plugins/ or providers/ except the one composition root that wires the built-ins, no
+// provider importing plugins/, and no plugin importing another plugin's files (what they share is in core/).
 // `npm run check:layers` exits 1 and lists the offences; scripts/check-layers.test.ts runs it on the tree.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -65,8 +65,9 @@ export function cycles(graph: Map<string, string[]>): string[][] {
 const pluginOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
 
 /**
- * "a -> b" for each core file other than the root reaching into plugins/ or providers/, and each plugin file
- * reaching into another plugin's folder. Tests aside: they may wire things together.
+ * "a -> b" for each core file other than the root reaching into plugins/ or providers/, each provider file
+ * reaching into plugins/, and each plugin file reaching into another plugin's folder. Tests aside: they may wire
+ * things together.
  */
 export function layerViolations(graph: Map<string, string[]>): string[] {
   const out: string[] = [];
@@ -75,6 +76,7 @@ export function layerViolations(graph: Map<string, string[]>): string[] {
     if (file.startsWith("core/") && file !== COMPOSITION_ROOT) {
       for (const d of deps) if (d.startsWith("plugins/") || d.startsWith("providers/")) out.push(`${file} -> ${d}`);
     }
+    if (file.startsWith("providers/")) for (const d of deps) if (d.startsWith("plugins/")) out.push(`${file} -> ${d}`);
     const own = pluginOf(file);
     if (own) for (const d of deps) if (pluginOf(d) && pluginOf(d) !== own) out.push(`${file} -> ${d}`);
   }
@@ -85,7 +87,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const graph = importGraph(resolve(import.meta.dirname, ".."));
   const cyc = cycles(graph), bad = layerViolations(graph);
   for (const c of cyc) console.error(`import cycle (${c.length} files): ${c.join(", ")}`);
-  for (const b of bad) console.error(`layer violation (core outside ${COMPOSITION_ROOT} -> plugins/providers, or plugin -> another plugin): ${b}`);
+  for (const b of bad) console.error(`layer violation (core outside ${COMPOSITION_ROOT} -> plugins/providers, provider -> plugins, or plugin -> another plugin): ${b}`);
   if (cyc.length || bad.length) process.exit(1);
   console.log(`layers ok: ${graph.size} files, no cycles, core reaches plugins/ and providers/ only via ${COMPOSITION_ROOT}, no plugin imports another`);
 }
