@@ -58,12 +58,20 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       });
       // First signal: graceful shutdown (server.shutdown_grace_ms), exit 0. A second one: exit 130 at once —
       // records of answered requests are already committed (the ledger is written before a response completes).
+      // A worker's shutdown may also start with the primary's message; only a second *signal* means "now" (after
+      // Ctrl-C the whole process group gets the signal, and the primary's message may come before or after it).
       let stopping = false;
+      let signalled = false;
       const stop = (signal: NodeJS.Signals) => {
-        if (stopping) {
+        if (signalled) {
           process.stderr.write(`${signal} again during shutdown: exiting now\n`);
           process.exit(130);
         }
+        signalled = true;
+        begin();
+      };
+      const begin = () => {
+        if (stopping) return;
         stopping = true;
         gw.shutdown().then(
           () => process.exit(0),
@@ -83,7 +91,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
           await gw.close();
           return 1;
         }
-        serveAsWorker(gw, () => void (stopping || stop("SIGTERM")));
+        serveAsWorker(gw, begin);
         return -1; // the primary prints the banner once every worker listens
       }
       // The README's sandbox key is only advertised when this config still accepts it.

@@ -26,7 +26,7 @@ export function storeRefusal(storeKind: string, workers: number): string | undef
 }
 
 /** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
-type ToWorker = { mg: "reload" } | { mg: "shutdown" };
+type ToWorker = { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" };
 type ToPrimary = { mg: "listening"; url: string; port: number };
 
 export interface PrimaryOptions {
@@ -50,6 +50,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   let ready = false;
   let stopping = false;
   let failed = false;
+  let forced = false;
   let quickDeaths = 0;
   let restartTimer: NodeJS.Timeout | undefined;
   let finish!: (code: number) => void;
@@ -79,7 +80,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
       if (listening.has(w) && w.isConnected()) w.send({ mg: "shutdown" } satisfies ToWorker);
       else w.process.kill("SIGTERM");
     }
-    if (!Object.keys(cluster.workers ?? {}).length) finish(failed ? 1 : 0);
+    if (!Object.keys(cluster.workers ?? {}).length) finish(forced ? 130 : failed ? 1 : 0);
   };
 
   cluster.on("exit", (w, code, signal) => {
@@ -92,7 +93,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
         failed = true;
         log.error("worker failed its shutdown", { worker: w.id, pid: w.process.pid, code, signal });
       }
-      if (!Object.keys(cluster.workers ?? {}).length) finish(failed ? 1 : 0);
+      if (!Object.keys(cluster.workers ?? {}).length) finish(forced ? 130 : failed ? 1 : 0);
       return;
     }
     if (!ready) {
@@ -113,8 +114,12 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       process.stderr.write(`${signal} again during shutdown: exiting now\n`);
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
-      finish(130);
+      for (const w of Object.values(cluster.workers ?? {})) {
+        if (w?.isConnected()) w.send({ mg: "exit" } satisfies ToWorker);
+        else w?.process.kill("SIGKILL");
+      }
+      forced = true;
+      setTimeout(() => finish(130), 2000).unref(); // workers that do not answer are cut by our exit
       return;
     }
     log.info("shutting down every worker", { signal, workers: Object.keys(cluster.workers ?? {}).length });
@@ -139,7 +144,7 @@ export const isWorker = (): boolean => cluster.isWorker && process.env.MG_WORKER
  * In a worker, once its gateway listens: tell the primary, take reload and shutdown messages from it, and name the
  * worker in an `x-mg-worker` response header (which process served a request, for operators and tests).
  * `stop` starts the process's own graceful shutdown (what its SIGTERM handler runs) and does nothing when one is
- * under way already: after Ctrl-C the whole process group has the signal, and the primary's message comes second.
+ * under way already: after Ctrl-C the whole process group has the signal, and the primary's message comes too.
  */
 export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   const id = String(cluster.worker!.id);
@@ -147,6 +152,7 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   process.on("message", (m: ToWorker) => {
     if (m?.mg === "reload") void gw.gateway.reload();
     else if (m?.mg === "shutdown") stop();
+    else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
   });
   process.send!({ mg: "listening", url: gw.url, port: gw.port } satisfies ToPrimary);
 }

@@ -64,10 +64,11 @@ interface Cluster {
   exit: Promise<number | null>;
 }
 
-async function startCluster(configFile: string, workers: string): Promise<Cluster> {
+/** `detached`: a process group of its own, so a test can signal the group as a terminal's Ctrl-C does. */
+async function startCluster(configFile: string, workers: string, detached = false): Promise<Cluster> {
   const port = await freePort();
   const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch", "--workers", workers], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached,
   });
   let out = "";
   let err = "";
@@ -217,6 +218,25 @@ describe("start --workers 2 on one redis-server", () => {
     expect(gw.err().match(/"shutdown complete"/g)).toHaveLength(2);
     for (const pid of gw.pids) expect(alive(pid)).toBe(false);
   }, 40_000);
+
+  it("Ctrl-C: a worker's own SIGINT arriving after the primary's shutdown message is not a second signal", async () => {
+    // Ctrl-C signals the whole process group: each worker gets the signal and the primary's message, in either
+    // order. Made deterministic: slow streams keep both workers draining, the primary's message goes first.
+    fake.pace = (body) => (body.user === "slow" ? 150 : undefined);
+    const c = await startCluster(configFile, "2");
+    expect(c.pids, c.err()).toHaveLength(2);
+    const streams = Array.from({ length: 4 }, () => post(c.port, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true, user: "slow" }), auth()));
+    await until("both workers to have a stream upstream", async () => (fake.requests.filter((r) => (r.body as any)?.user === "slow").length >= 4 ? true : undefined));
+    c.proc.kill("SIGINT");
+    await until("both workers to start draining", async () => ((c.err().match(/"shutting down: no new connections/g) ?? []).length === 2 ? true : undefined));
+    for (const pid of c.pids) process.kill(pid, "SIGINT"); // both still draining: their streams are not done
+    expect(await c.exit).toBe(0);
+    expect(c.err()).not.toContain("again during shutdown");
+    const rs = await Promise.all(streams);
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    for (const r of rs) expect(r.text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    fake.pace = undefined;
+  }, 60_000);
 });
 
 describe("start --workers with a per-process store", () => {
