@@ -9,6 +9,7 @@ import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.t
 import { definePlugin } from "./pipeline/define.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
 import { createDriver } from "./contracts/builtins.ts";
+import type { Translators } from "./contracts/translator.ts";
 import type { GatewayHandle } from "./contracts/gateway.ts";
 import type { ProviderConfig } from "./generated/types/gateway.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
@@ -77,6 +78,10 @@ export class Gateway implements GatewayHandle {
   createDriver(name: string, pc: ProviderConfig): ProviderDriver {
     const config = this.current.config;
     return createDriver(config.builtins, name, pc, { timeoutMs: config.server.upstreamTimeoutMs });
+  }
+
+  get translators(): Translators {
+    return this.current.config.builtins.translators;
   }
 
   onClose(fn: () => Promise<void> | void): void {

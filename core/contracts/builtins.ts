@@ -4,6 +4,7 @@
 import type { ProviderConfig } from "../generated/types/gateway.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import type { ProviderDriver } from "./provider.ts";
+import type { Translators } from "./translator.ts";
 
 /** Settings a driver takes from the gateway rather than from its provider's own config. */
 export interface DriverSettings {
@@ -18,6 +19,8 @@ export interface Builtins {
   defaultPipeline(): string[];
   /** gateway.yaml `protocol:` -> driver factory. */
   drivers: Readonly<Partial<Record<ProviderConfig["protocol"], DriverFactory>>>;
+  /** (client protocol, upstream protocol) -> translator; applied per attempt by the stream-transcoder plugin. */
+  translators: Translators;
 }
 
 export function createDriver(builtins: Builtins, name: string, config: ProviderConfig, settings: DriverSettings): ProviderDriver {

@@ -8,6 +8,7 @@ import type { Metrics } from "../metrics.ts";
 import type { InFlight } from "../shutdown.ts";
 import type { Store } from "../store/types.ts";
 import type { ProviderDriver } from "./provider.ts";
+import type { Translators } from "./translator.ts";
 
 /** A config snapshot held by a request or job: its drivers stay open until it is released. */
 export interface SnapshotHold {
@@ -30,4 +31,6 @@ export interface GatewayHandle {
   onClose(fn: () => Promise<void> | void): void;
   /** A new driver for a provider's settings, from the built-in drivers this gateway was loaded with. */
   createDriver(name: string, config: ProviderConfig): ProviderDriver;
+  /** The built-in translators, (client protocol, upstream protocol) -> Translator. */
+  readonly translators: Translators;
 }

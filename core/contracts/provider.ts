@@ -63,6 +63,9 @@ export interface ProviderDriver {
   chat?: Operation;
   /** Messages protocol, native (Anthropic wire shape in and out). */
   messages?: Operation;
+  /** Gemini generateContent / streamGenerateContent: a Gemini body in, Gemini JSON or SSE events out (reached through a translator). */
+  generateContent?: Operation;
+  streamGenerateContent?: Operation;
   /** POST /v1/messages/count_tokens: a Messages request (no max_tokens) in, `{ input_tokens }` out; never billed. */
   countTokens?: Operation;
   embeddings?: Operation;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { invokeTranslated, DROPPED_HEADER } from "./index.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { translators } from "../../providers/translate/index.ts";
 
 const target: Target = { modelId: "m/x", provider: "p", upstreamModel: "x", pricing: { output: "0.00001" } };
 const call = { signal: new AbortController().signal, requestId: "r", clientHeaders: {}, reportUsage() {}, reportFirstToken() {} } as CallOptions;
@@ -22,7 +23,7 @@ describe("stream-transcoder invoke", () => {
       },
     };
     const ctx = ctxFor({ model: "m/x", max_tokens: 5, thinking: { type: "enabled", budget_tokens: 2000 }, messages: [{ role: "user", content: "q" }] });
-    const r = await invokeTranslated(ctx, driver, "messages", target, call)!;
+    const r = await invokeTranslated(ctx, translators, driver, "messages", target, call)!;
     expect(seen.messages).toEqual([{ role: "user", content: "q" }]);
     expect(r.kind === "json" && r.body).toMatchObject({ type: "message", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn" });
     expect(r.headers![DROPPED_HEADER]).toBe("thinking,logit_bias");
@@ -43,7 +44,7 @@ describe("stream-transcoder invoke", () => {
       })() }),
     };
     const ctx = ctxFor({ model: "m/x", stream: true, messages: [{ role: "user", content: "q" }] });
-    const r = await invokeTranslated(ctx, driver, "chat", target, call)!;
+    const r = await invokeTranslated(ctx, translators, driver, "chat", target, call)!;
     const out: string[] = [];
     if (r.kind === "stream") for await (const e of r.events) out.push(e.data);
     expect(out.at(-1)).toBe("[DONE]");
@@ -51,11 +52,11 @@ describe("stream-transcoder invoke", () => {
 
     const native = { name: "o", protocol: "openai", chat: async (b: any) => ({ kind: "stream", events: events([JSON.stringify(b)]) }) } as unknown as ProviderDriver;
     const body = { model: "m/x", messages: [{ role: "user", content: "q" }] };
-    const n = await invokeTranslated(ctxFor(body), native, "chat", target, call)!;
+    const n = await invokeTranslated(ctxFor(body), translators, native, "chat", target, call)!;
     if (n.kind === "stream") for await (const e of n.events) expect(JSON.parse(e.data)).toEqual(body);
   });
 
   it("returns undefined when neither protocol fits (dispatch then reports the unsupported op)", () => {
-    expect(invokeTranslated(ctxFor({}), { name: "r", protocol: "cohere" }, "messages", target, call)).toBeUndefined();
+    expect(invokeTranslated(ctxFor({}), translators, { name: "r", protocol: "cohere" }, "messages", target, call)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 // Provider `anthropic`: the native Messages protocol. Messages clients pass through; chat clients reach it through
-// the stream-transcoder plugin (chat -> messages -> chat).
+// the stream-transcoder plugin (chat -> messages -> chat), which sends no client headers with
+// a translated body.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { parseSse } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
@@ -11,14 +12,12 @@ import { anthropicCountTokens } from "./count-tokens.ts";
 
 export interface AnthropicDriver extends ProviderDriver {
   client: UpstreamClient;
-  /** The messages op with a body translated from chat: client anthropic-* headers are not forwarded. */
-  translatedMessages(body: any, target: Target, call: CallOptions): Promise<ProviderResult>;
 }
 
 export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): AnthropicDriver {
   const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
-  async function send(body: any, target: Target, call: CallOptions, forwardClient: boolean): Promise<ProviderResult> {
-    const req = buildMessagesRequest(body, target, config, name, call, forwardClient);
+  async function send(body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
+    const req = buildMessagesRequest(body, target, config, name, call);
     const res = await client.send(req, call.signal, target.timeoutMs);
     if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
     const requestId = res.headers["request-id"];
@@ -36,8 +35,7 @@ export function createAnthropicDriver(name: string, config: ProviderConfig, defa
     name,
     protocol: "anthropic",
     client,
-    messages: (body, target, call) => send(body, target, call, true),
-    translatedMessages: (body, target, call) => send(body, target, call, false),
+    messages: (body, target, call) => send(body, target, call),
     countTokens: (body, target, call) => anthropicCountTokens(client, config, name, body, target, call),
     close: () => client.close(),
   };

@@ -1,9 +1,10 @@
 // Provider `gemini`: the Gemini API (generateContent / streamGenerateContent?alt=sse, x-goog-api-key).
-// A small driver object: each op lives in its own file and takes the shared GeminiEnv (add ops beside `chat`).
+// A small driver object: each op lives in its own file and takes the shared GeminiEnv. It speaks only Gemini: chat
+// and messages clients reach generateContent through providers/translate/ (chat-to-gemini, messages-to-gemini).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver } from "../../core/contracts/provider.ts";
 import { UpstreamClient } from "../http.ts";
-import { geminiChat } from "./chat.ts";
+import { geminiGenerate } from "./generate.ts";
 import { geminiEmbeddings } from "./embeddings.ts";
 import { geminiImages } from "./imagen.ts";
 import { geminiVideos } from "./veo.ts";
@@ -19,7 +20,8 @@ export function createGeminiDriver(name: string, config: ProviderConfig, default
     name,
     protocol: "gemini",
     env,
-    chat: (body, target, call) => geminiChat(env, body, target, call),
+    generateContent: (body, target, call) => geminiGenerate(env, body, target, call, false),
+    streamGenerateContent: (body, target, call) => geminiGenerate(env, body, target, call, true),
     countTokens: (body, target, call) => geminiCountTokens(env, body, target, call),
     embeddings: (body, target, call) => geminiEmbeddings(env, body, target, call),
     images: (body, target, call) => geminiImages(env, body, target, call),

@@ -1,0 +1,55 @@
+// The translation contract (issue 12): one Translator per (client protocol, upstream protocol) pair, applied per
+// attempt by the stream-transcoder plugin. Drivers speak only their upstream's own protocol; a translator turns the
+// client's request into it and the upstream's answer (JSON, stream events, errors) back. Usage that only the
+// translation can read (Gemini's usageMetadata) is reported here through call.reportUsage.
+import type { SseEvent } from "../sse/parse.ts";
+import type { GatewayError } from "../errors.ts";
+import type { CallOptions, ProviderDriver, Target } from "./provider.ts";
+
+/** What a client speaks: /v1/chat/completions or /v1/messages. */
+export type ClientProtocol = "chat" | "messages";
+/** What an upstream speaks: OpenAI chat completions, Anthropic messages, or Gemini generateContent. */
+export type UpstreamProtocol = "chat" | "messages" | "gemini";
+/** The driver op a translated request is sent to. */
+export type UpstreamOp = "chat" | "messages" | "generateContent" | "streamGenerateContent";
+
+export interface TranslateOptions {
+  /** The request carries cache_control markers (only Anthropic understands them). */
+  cacheMarkers: boolean;
+  /** The prompt-cache policy wants automatic markers placed on an Anthropic request. */
+  cacheAuto: boolean;
+  /** The driver's protocol name in gateway.yaml (openai, anthropic, gemini, sim...). */
+  driverProtocol: string;
+  /** The provider's name, for messages and errors. */
+  provider: string;
+}
+
+export interface TranslatedRequest<S> {
+  op: UpstreamOp;
+  body: unknown;
+  /** Known request fields the upstream does not receive (x-mg-dropped-params). */
+  dropped: string[];
+  /** What the answer's translation needs to know about the request. */
+  state: S;
+}
+
+export interface Translator<S = any> {
+  /** The identity pair: the client's own protocol headers (anthropic-version, -beta) may be forwarded. */
+  readonly native: boolean;
+  request(body: any, target: Target, opts: TranslateOptions): TranslatedRequest<S>;
+  response(json: unknown, state: S, call: CallOptions): unknown;
+  stream(events: AsyncIterable<SseEvent>, state: S, call: CallOptions): AsyncIterable<SseEvent>;
+  /** An upstream failure, already a GatewayError in the upstream's terms, as the client should see it. */
+  error(err: GatewayError, state: S): GatewayError;
+}
+
+export type Translators = Readonly<Record<ClientProtocol, Readonly<Partial<Record<UpstreamProtocol, Translator>>>>>;
+
+/** The protocol a driver will be spoken to in for a client protocol: its own op if it has one, else what it speaks. */
+export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtocol): UpstreamProtocol | undefined {
+  if (driver[client]) return client;
+  if (client === "chat" && driver.messages) return "messages";
+  if (client === "messages" && driver.chat) return "chat";
+  if (driver.generateContent) return "gemini";
+  return undefined;
+}

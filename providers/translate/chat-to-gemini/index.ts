@@ -1,0 +1,46 @@
+// Chat client -> Gemini upstream. The driver only speaks generateContent; usage comes out of this translation
+// (usageMetadata), reported through call.reportUsage: at once for JSON, from the first chunk that carries it for a
+// stream (the prompt is billed even if the stream dies later) and again, complete, at its end.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { CallOptions } from "../../../core/contracts/provider.ts";
+import type { Translator } from "../../../core/contracts/translator.ts";
+import { transportError } from "../../http.ts";
+import { chatToGeminiRequest } from "./request.ts";
+import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
+import { GeminiToChatStream } from "./stream.ts";
+
+interface State { includeUsage: boolean; provider: string; model: string }
+
+export const chatToGemini: Translator<State> = {
+  native: false,
+  request(body, target, opts) {
+    const t = chatToGeminiRequest(body, target);
+    const op = body.stream === true ? "streamGenerateContent" : "generateContent";
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel };
+    return { op, body: t.body, dropped: t.dropped, state };
+  },
+  response(json: any, s, call) {
+    call.reportUsage(fromGeminiUsage(json?.usageMetadata));
+    return geminiToChatResponse(json, s.model);
+  },
+  stream: (events, s, call) => relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider),
+  error: (err) => err,
+};
+
+async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
+  let reported = false;
+  try {
+    for await (const ev of events) {
+      const out = t.push(ev);
+      if (!reported && t.usageMetadata) {
+        call.reportUsage(fromGeminiUsage(t.usageMetadata));
+        reported = true;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i]!;
+    }
+    call.reportUsage(fromGeminiUsage(t.usageMetadata));
+    yield* t.end();
+  } catch (err) {
+    throw transportError(provider, err, call.signal);
+  }
+}

@@ -1,0 +1,17 @@
+// The identity pair: the client's protocol is the upstream's. Passthrough, except that cache_control markers are
+// stripped from chat requests to anything but Anthropic (other upstreams may reject the unknown field).
+import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
+import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
+
+export function identity(client: ClientProtocol): Translator<undefined> {
+  return {
+    native: true,
+    request(body, _target, opts) {
+      const strip = client === "chat" && opts.cacheMarkers && opts.driverProtocol !== "anthropic";
+      return { op: client, body: strip ? stripChatCacheMarkers(body) : body, dropped: [], state: undefined };
+    },
+    response: (json) => json,
+    stream: (events) => events,
+    error: (err) => err,
+  };
+}

@@ -1,0 +1,12 @@
+// Every (client protocol, upstream protocol) pair that exists, handed to core by the composition root.
+import type { Translators } from "../../core/contracts/translator.ts";
+import { identity } from "./identity/index.ts";
+import { chatToMessages } from "./chat-to-messages/index.ts";
+import { chatToGemini } from "./chat-to-gemini/index.ts";
+import { messagesToChat } from "./messages-to-chat/index.ts";
+import { messagesToGemini } from "./messages-to-gemini/index.ts";
+
+export const translators: Translators = {
+  chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini },
+  messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini },
+};
