@@ -58,7 +58,8 @@ pipeline: [auth, router]
     expect(cfg.models.get("openai/gpt-4o-mini")!.endpoints[0]).toMatchObject({ provider: "openai", upstreamModel: "gpt-4o-mini", contextWindow: 128000 });
     expect(cfg.keys.get(HASH)).toMatchObject({ id: "ci-bot", projectId: "acme", expiresAt: Date.parse("2027-01-01T00:00:00Z") });
     expect(cfg.pipeline.map((p) => p.name)).toEqual(["auth", "router"]);
-    expect(notices).toEqual([]);
+    // No stream-transcoder in this pipeline: the only notice says cross-protocol requests will fail.
+    expect(notices).toEqual([expect.stringContaining("pipeline has no stream-transcoder")]);
   });
 
   it("disables a provider whose key variable is unset, with one notice, and drops its endpoints", async () => {

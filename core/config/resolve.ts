@@ -13,6 +13,7 @@ import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } fr
 import type { KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
+import { untranslatedNotice } from "./translation-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 
@@ -61,6 +62,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (problems.length) throw new ConfigError(problems);
 
   for (const [name, why] of disabled) opts.onNotice?.(`provider "${name}" disabled: ${why}`);
+  const untranslated = untranslatedNotice(config, pipeline.map((p) => p.name));
+  if (untranslated) opts.onNotice?.(untranslated);
   return { ...freeze(path, config, disabled), pipeline, builtins };
 }
 
