@@ -12,6 +12,7 @@ import { benchFile, cpuMs, deadChildren, startChild, stopChildren } from "./proc
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, verdicts, verdictTable } from "./report.ts";
+import { runSlowStreams } from "./slow-streams.ts";
 
 const HELP = `npm run bench:load -- [options]
 
@@ -42,6 +43,10 @@ const HELP = `npm run bench:load -- [options]
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   --repeat N          run the whole matrix N times (interleaved) and judge on the median of each figure
   --json FILE         also write every result as JSON
+  --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
+                      SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
+                      report the gateway's RSS per stream and whether all N completed (issue 11's memory target)
+  --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM} and \${MG_BENCH_KEY_SHA256}.
 `;
 
@@ -59,13 +64,15 @@ const { values } = parseArgs({
     "flaky-rate": { type: "string" },
     "flaky-status": { type: "string", default: "500" },
     "abort-rate": { type: "string" },
-    chunks: { type: "string", default: "50" },
+    chunks: { type: "string" },
     api: { type: "string", default: "chat" },
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
     workers: { type: "string", default: "1" },
     json: { type: "string" },
     repeat: { type: "string", default: "1" },
+    "slow-streams": { type: "string" },
+    "heap-snapshots": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -73,6 +80,11 @@ if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
+
+const slowStreams = values["slow-streams"];
+// --slow-streams shapes the upstream differently: slow frames, long enough for every stream to be open at once.
+values.chunks ??= slowStreams !== undefined ? "300" : "50";
+if (slowStreams !== undefined && values["chunk-delay-ms"] === "0") values["chunk-delay-ms"] = "200";
 
 const num = (name: string, v: string, min: number, max: number) => {
   const n = Number(v);
@@ -121,6 +133,21 @@ const gatewayNames: string[] = [];
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
+  if (slowStreams !== undefined) {
+    process.stdout.write(`model-gateway slow-streams run — node ${process.version}, ${cpus().length} cpus, loadavg ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+    const ok = await runSlowStreams({
+      streams: Math.round(num("slow-streams", slowStreams, 1, 100_000)),
+      chunkDelayMs: num("chunk-delay-ms", values["chunk-delay-ms"], 0, 60_000),
+      chunks: Math.round(num("chunks", values.chunks!, 1, 100_000)),
+      dir,
+      nodeArgs: values["node-args"].split(/\s+/).filter(Boolean),
+      heapSnapshots: values["heap-snapshots"] ? resolve(values["heap-snapshots"]) : undefined,
+      targetMb: 600,
+      targetStreams: 10_000,
+    });
+    if (!ok) process.exitCode = 1;
+    return;
+  }
   process.stdout.write(
     `model-gateway load run — node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), loadavg ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n` +
       `phases: ${modes.join("+")} x ${streams.map((s) => (s ? "stream" : "non-stream")).join("+")}; warmup ${warmupMs / 1000}s + ${durationMs / 1000}s each; ` +
@@ -128,7 +155,7 @@ async function main(): Promise<void> {
       `note: generator, upstream, bare proxy and gateway share this machine's cores — compare ratios, not absolutes.\n\n`,
   );
 
-  const upArgs = ["--chunks", values.chunks, "--chunk-delay-ms", values["chunk-delay-ms"]];
+  const upArgs = ["--chunks", values.chunks!, "--chunk-delay-ms", values["chunk-delay-ms"]];
   const upstream = await startChild("upstream", benchFile("./upstream.ts"), upArgs);
   const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
   const flaky = flakyRate !== undefined

@@ -1,0 +1,247 @@
+// `npm run bench:load -- --slow-streams N`: memory per open stream (issue 11: 10 000 slow streams through the full
+// default pipeline on SQLite in ≤ 600 MB RSS, all completing). Opens N streams through the gateway — each upstream
+// stream sends one frame every --chunk-delay-ms — holds them all open at once, samples the gateway's RSS from
+// /proc/<pid>/status at baseline, while they are open (the peak) and after they ended, and checks every stream ended
+// with `data: [DONE]`. See bench/README.md.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync, readdirSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { performance } from "node:perf_hooks";
+import YAML from "yaml";
+import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./config.ts";
+import { benchFile, deadChildren, startChild } from "./procs.ts";
+import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
+import { rssMb } from "../soak/sampler.ts";
+
+export interface SlowStreamsOptions {
+  streams: number;
+  chunkDelayMs: number;
+  chunks: number;
+  dir: string;
+  nodeArgs: string[];
+  /** Also write heap snapshots (baseline, all open) into this directory; compare with bench/soak/heap-diff.ts. */
+  heapSnapshots?: string;
+  /** The issue's target: MB of RSS allowed for 10 000 streams (scaled linearly to N for the verdict's per-stream figure). */
+  targetMb: number;
+  targetStreams: number;
+}
+
+/** Requests still waiting for response headers at once while opening (keeps the listen backlog from overflowing;
+ * 200 opened only ~150 streams/s on the loaded 2-core machine, too slow to have 10 000 open at once). */
+const OPENING_AT_ONCE = 1000;
+
+/** Full default pipeline (no `pipeline:`) on SQLite, a budget and limits that never trip, a pool big enough for N. */
+export function slowStreamsConfig(upstream: string, dbPath: string, streams: number): Record<string, unknown> {
+  const base = benchConfig({ upstream }) as Record<string, any>;
+  delete base.pipeline;
+  base.store = { kind: "sqlite", path: dbPath };
+  // The provider's undici Pool defaults to 128 connections per origin: with fewer than N the streams would queue.
+  base.providers.fake.connections = streams + 100;
+  const limits = { rpm: 10_000_000, tpm: 10_000_000_000 };
+  base.projects.bench = {
+    keys: [{ id: "bench", sha256: base.projects.bench.keys[0].sha256, rate_limits: limits }],
+    allow_models: ["bench/*"],
+    budget: { usd: "100000", period: "total" },
+    rate_limits: limits,
+    project_rate_limits: limits,
+  };
+  return base;
+}
+
+/** Open files allowed to this process (children inherit it); raised with prlimit when too low and we may. */
+function ensureFileLimit(need: number): string {
+  const read = () => {
+    const m = /Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/.exec(readFileSync("/proc/self/limits", "utf8"));
+    return m ? Number(m[1] === "unlimited" ? Infinity : m[1]) : NaN;
+  };
+  const before = read();
+  if (!(before < need)) return `open-file limit ${before} (need ~${need})`;
+  try {
+    execFileSync("prlimit", ["--pid", String(process.pid), `--nofile=${need}:${need}`], { stdio: "ignore" });
+  } catch {
+    /* not permitted: reported below */
+  }
+  const after = read();
+  return after >= need
+    ? `open-file limit raised ${before} -> ${after} with prlimit (the gateway holds 2 sockets per stream)`
+    : `WARNING: open-file limit ${after} < ~${need} needed (the gateway holds 2 sockets per stream: at most ~${Math.floor((after - 200) / 2)} streams fit); raise it: ulimit -n ${need} (as a user allowed to)`;
+}
+
+export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
+  const n = o.streams;
+  const out = (s: string) => process.stdout.write(s);
+  // The gateway holds two sockets per stream (client and upstream) plus its own files (SQLite, pipes, listeners).
+  out(`${ensureFileLimit(2 * n + 200)}\n`);
+  const ports = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  out(`ephemeral ports ${ports[0]}-${ports[1]} (${ports[1]! - ports[0]! + 1}); ${n} client + ${n} upstream connections on 127.0.0.1\n`);
+  const streamS = ((o.chunks + 3) * o.chunkDelayMs) / 1000;
+  out(`${n} streams, one upstream frame every ${o.chunkDelayMs} ms, ${o.chunks} chunks (~${streamS.toFixed(1)} s per stream)\n\n`);
+
+  const upstream = await startChild("upstream", benchFile("./upstream.ts"), ["--chunks", String(o.chunks), "--chunk-delay-ms", String(o.chunkDelayMs)]);
+  const file = join(o.dir, "slow-streams.yaml");
+  writeFileSync(file, YAML.stringify(slowStreamsConfig(`http://127.0.0.1:${upstream.port}/v1`, join(o.dir, "slow.db"), n)));
+  const nodeArgs = [...o.nodeArgs];
+  if (o.heapSnapshots) {
+    mkdirSync(o.heapSnapshots, { recursive: true });
+    nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${o.heapSnapshots}`);
+  }
+  const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", file], { nodeArgs, timeoutMs: 30_000 });
+  const pid = gw.proc.pid!;
+  const target: LoadTarget = {
+    name: "gateway", origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", pid,
+    headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
+  };
+  const body = requestBody(BENCH_MODEL, true);
+
+  // Warm the process (JIT, SQLite statements, the pool) with non-streaming requests — a slow stream would take its
+  // whole length — then measure the baseline. The streams themselves are checked one by one below.
+  const check = createPool(target.origin, 4);
+  const jsonBody = requestBody(BENCH_MODEL, false);
+  for (let i = 0; i < 50; i++) {
+    const r = await fetchText(check, target, jsonBody);
+    if (r.status !== 200 || !JSON.parse(r.text).choices) throw new Error(`setup request failed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+  }
+  await check.close();
+  await sleep(1000);
+  const snapshot = async (label: string) => {
+    if (!o.heapSnapshots) return;
+    const had = new Set(readdirSync(o.heapSnapshots));
+    process.kill(pid, "SIGUSR2");
+    // Written synchronously by the gateway; wait until the file appears and stops growing.
+    for (let i = 0; i < 600; i++) {
+      await sleep(250);
+      const added = readdirSync(o.heapSnapshots).filter((f) => !had.has(f) && f.endsWith(".heapsnapshot"));
+      if (added.length) {
+        const f = join(o.heapSnapshots, added[0]!);
+        let size = -1;
+        for (;;) {
+          await sleep(500);
+          const s = readFileSync(f).length;
+          if (s === size && s > 0) break;
+          size = s;
+        }
+        out(`heap snapshot (${label}): ${f}\n`);
+        return;
+      }
+    }
+  };
+  await snapshot("baseline");
+  const baseline = rssMb(pid);
+  out(`baseline RSS ${baseline.toFixed(1)} MB\n`);
+
+  const pool = createPool(target.origin, n);
+  let started = 0, opening = 0, open = 0, completed = 0, failed = 0, maxOpen = 0;
+  let peakRss = baseline;
+  let allOpenRss = NaN;
+  let allOpenAt = NaN;
+  const failures = new Map<string, number>();
+  const t0 = performance.now();
+  let finished!: () => void;
+  const allDone = new Promise<void>((r) => (finished = r));
+  const sampler = setInterval(() => {
+    const rss = rssMb(pid);
+    if (rss > peakRss) peakRss = rss;
+  }, 250);
+
+  // Count a stream as open once its response headers arrived; the next request leaves when one finished opening.
+  const launch = () => {
+    while (started < n && opening < OPENING_AT_ONCE) {
+      started++;
+      opening++;
+      let headers = false;
+      const onHeaders = () => {
+        headers = true;
+        opening--;
+        open++;
+        if (open > maxOpen) maxOpen = open;
+        if (open === n && Number.isNaN(allOpenAt)) {
+          allOpenAt = performance.now() - t0;
+          allOpenRss = rssMb(pid);
+          if (allOpenRss > peakRss) peakRss = allOpenRss;
+        }
+        launch();
+      };
+      sendWithHeaders(pool, target, body, onHeaders, (ok, status) => {
+        if (!headers) {
+          opening--;
+          launch();
+        } else open--;
+        if (ok) completed++;
+        else {
+          failed++;
+          const k = `HTTP ${status}${status === 200 ? " (stream did not end with [DONE])" : ""}`;
+          failures.set(k, (failures.get(k) ?? 0) + 1);
+        }
+        if (completed + failed === n) finished();
+      });
+    }
+  };
+  launch();
+  const progress = setInterval(() => out(`  t ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s  open ${String(open).padStart(6)}  completed ${String(completed).padStart(6)}  failed ${failed}  RSS ${rssMb(pid).toFixed(1)} MB\n`), 2000);
+  // While all N are open: heap snapshot (if asked) once they are.
+  const snapWhileOpen = (async () => {
+    if (!o.heapSnapshots) return;
+    while (Number.isNaN(allOpenAt) && completed + failed < n) await sleep(100);
+    if (!Number.isNaN(allOpenAt)) await snapshot(`${n} streams open`);
+  })();
+  const limitMs = Math.max(120_000, streamS * 1000 * 4 + n * 10);
+  const timedOut = await Promise.race([allDone.then(() => false), sleep(limitMs).then(() => true)]);
+  await snapWhileOpen;
+  clearInterval(progress);
+  clearInterval(sampler);
+  const elapsed = (performance.now() - t0) / 1000;
+  await pool.close().catch(() => {});
+  await sleep(2000);
+  const after = rssMb(pid);
+
+  const perStreamKb = ((allOpenRss - baseline) * 1024) / n;
+  const peakPerStreamKb = ((peakRss - baseline) * 1024) / n;
+  const projected = baseline + (peakPerStreamKb * o.targetStreams) / 1024;
+  const ok = !timedOut && completed === n && !deadChildren().length;
+  const meetsTarget = ok && (n >= o.targetStreams ? peakRss <= o.targetMb : projected <= o.targetMb);
+  out(`\n== slow streams: ${n} concurrent, one frame every ${o.chunkDelayMs} ms, full default pipeline on SQLite\n`);
+  out(`all ${n} open         ${Number.isNaN(allOpenAt) ? `NO (at most ${maxOpen} open at once)` : `after ${(allOpenAt / 1000).toFixed(1)} s`}\n`);
+  out(`completed           ${completed} / ${n} ended with data: [DONE]${failed ? `; ${failed} failed: ${[...failures].map(([k, c]) => `${k} x${c}`).join(", ")}` : ""}${timedOut ? `; ${n - completed - failed} still open after ${limitMs / 1000} s` : ""} (${elapsed.toFixed(1)} s)\n`);
+  out(`RSS baseline        ${baseline.toFixed(1)} MB\n`);
+  out(`RSS all open        ${Number.isNaN(allOpenRss) ? "-" : `${allOpenRss.toFixed(1)} MB`}\n`);
+  out(`RSS peak            ${peakRss.toFixed(1)} MB (sampled every 250 ms)\n`);
+  out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)\n`);
+  out(`KB per stream       ${Number.isNaN(perStreamKb) ? "-" : perStreamKb.toFixed(1)} (all open - baseline) / N; ${peakPerStreamKb.toFixed(1)} (peak - baseline) / N\n`);
+  if (n < o.targetStreams) out(`projected           ${projected.toFixed(0)} MB for ${o.targetStreams} streams (baseline + peak KB per stream x ${o.targetStreams})\n`);
+  out(`verdict             ${meetsTarget ? "PASS" : "FAIL"}: target ${o.targetStreams} streams in <= ${o.targetMb} MB RSS, all completing (issue 11)\n`);
+  if (o.heapSnapshots) out(`compare: npx tsx bench/soak/heap-diff.ts <baseline>.heapsnapshot <open>.heapsnapshot 30\n`);
+  return ok;
+}
+
+/** client.send with a callback at the response headers (the moment a stream counts as open). */
+function sendWithHeaders(pool: ReturnType<typeof createPool>, target: LoadTarget, body: string, onHeaders: () => void, cb: (ok: boolean, status: number) => void): void {
+  let status = 0;
+  let tail = "";
+  let called = false;
+  const DONE = "data: [DONE]\n\n";
+  const finish = (ok: boolean) => {
+    if (called) return;
+    called = true;
+    cb(ok, status);
+  };
+  pool.dispatch(
+    { origin: target.origin, path: target.path, method: "POST", headers: target.headers, body },
+    {
+      onRequestStart() {},
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+        onHeaders();
+      },
+      onResponseData(_c, chunk) {
+        tail = chunk.length >= DONE.length ? chunk.toString("latin1", chunk.length - DONE.length) : (tail + chunk.toString("latin1")).slice(-DONE.length);
+      },
+      onResponseEnd() {
+        finish(status === 200 && tail === DONE);
+      },
+      onResponseError() {
+        finish(false);
+      },
+    },
+  );
+}
