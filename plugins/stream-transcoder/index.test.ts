@@ -56,6 +56,19 @@ describe("stream-transcoder invoke", () => {
     if (n.kind === "stream") for await (const e of n.events) expect(JSON.parse(e.data)).toEqual(body);
   });
 
+  it("a translated body goes out without the client's headers; a native one keeps them", async () => {
+    const withHeaders = { ...call, clientHeaders: { "anthropic-beta": "x" } };
+    const seen: Record<string, unknown>[] = [];
+    const json = (body: unknown) => async (_b: unknown, _t: Target, c: CallOptions): Promise<ProviderResult> => {
+      seen.push(c.clientHeaders);
+      return { kind: "json", body };
+    };
+    const driver = { name: "a", protocol: "anthropic", messages: json({ type: "message", content: [], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }) } as ProviderDriver;
+    await invokeTranslated(ctxFor({ model: "m/x", messages: [{ role: "user", content: "q" }] }), translators, driver, "chat", target, withHeaders);
+    await invokeTranslated(ctxFor({ model: "m/x", max_tokens: 5, messages: [{ role: "user", content: "q" }] }), translators, driver, "messages", target, withHeaders);
+    expect(seen).toEqual([{}, { "anthropic-beta": "x" }]);
+  });
+
   it("returns undefined when neither protocol fits (dispatch then reports the unsupported op)", () => {
     expect(invokeTranslated(ctxFor({}), translators, { name: "r", protocol: "cohere" }, "messages", target, call)).toBeUndefined();
   });
