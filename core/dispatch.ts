@@ -13,7 +13,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 
-export type OperationName = "chat" | "messages" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
+export type OperationName = "chat" | "messages" | "responses" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
 /** What dispatch tells the retry policy about the next attempt. */
 export interface RetryInfo {
@@ -283,7 +283,8 @@ async function* observeStream(
 }
 
 function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
-  const fn = driver[op];
+  // No driver speaks /responses itself: without the transcoder a responses request has no provider.
+  const fn = op === "responses" ? undefined : driver[op];
   if (!fn) {
     // A provider that cannot serve this operation is passed over, not an error of the request (unless none can).
     throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, {

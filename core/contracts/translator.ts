@@ -6,8 +6,8 @@ import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
 import type { CallOptions, ProviderDriver, Target } from "./provider.ts";
 
-/** What a client speaks: /v1/chat/completions or /v1/messages. */
-export type ClientProtocol = "chat" | "messages";
+/** What a client speaks: /v1/chat/completions, /v1/messages or /v1/responses. */
+export type ClientProtocol = "chat" | "messages" | "responses";
 /** What an upstream speaks: OpenAI chat completions, Anthropic messages, or Gemini generateContent. */
 export type UpstreamProtocol = "chat" | "messages" | "gemini";
 /** The driver op a translated request is sent to. */
@@ -47,6 +47,8 @@ export type Translators = Readonly<Record<ClientProtocol, Readonly<Partial<Recor
 
 /** The protocol a driver will be spoken to in for a client protocol: its own op if it has one, else what it speaks. */
 export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtocol): UpstreamProtocol | undefined {
+  // No driver serves /responses natively yet: a responses client is translated to whatever the driver speaks.
+  if (client === "responses") return driver.chat ? "chat" : driver.messages ? "messages" : driver.generateContent ? "gemini" : undefined;
   if (driver[client]) return client;
   if (client === "chat" && driver.messages) return "messages";
   if (client === "messages" && driver.chat) return "chat";

@@ -7,8 +7,9 @@ import { imagesEndpoint } from "./images.ts";
 import { videosEndpoint } from "./videos.ts";
 import { messagesEndpoint } from "./messages.ts";
 import { countTokensEndpoint } from "./count-tokens.ts";
+import { responsesEndpoint } from "./responses.ts";
 import { modelsEndpoints } from "./models.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
 
 export const endpointByKind = new Map(endpoints.map((e) => [e.kind, e]));

@@ -9,6 +9,7 @@ export declare const validateHttpsUrl: ValidateFunction;
 export declare const validateImages: ValidateFunction;
 export declare const validateMessages: ValidateFunction;
 export declare const validateRerank: ValidateFunction;
+export declare const validateResponses: ValidateFunction;
 export declare const validateVideos: ValidateFunction;
 export declare const validateChatCompletionChunk: ValidateFunction;
 export declare const validateChatCompletion: ValidateFunction;

@@ -38,6 +38,11 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
 export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
   if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
+  if (ctx.protocol === "responses") {
+    // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on.
+    const { error } = err.toJSON();
+    return `event: error\ndata: ${JSON.stringify({ type: "error", code: error.code, message: error.message, param: error.param, error })}\n\n`;
+  }
   return `data: ${JSON.stringify(err.toJSON())}\n\n`;
 }
 

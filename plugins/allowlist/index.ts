@@ -11,6 +11,7 @@ import { requestedModels } from "../../core/pipeline/requested-models.ts";
 const TYPE_FOR: Partial<Record<EndpointKind, string>> = {
   chat: "language",
   messages: "language",
+  responses: "language",
   count_tokens: "language",
   embeddings: "embedding",
   rerank: "reranking",

@@ -152,9 +152,9 @@ export function requestShape(endpoint: string, body: any): RequestShape {
     case "videos":
       return { inputTokens: tokens(chars(body.prompt)), outputTokens: 0, videoSeconds: typeof body.duration === "number" ? body.duration : 5 };
     default: {
-      const out = body.max_completion_tokens ?? body.max_tokens;
+      const out = body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens;
       return {
-        inputTokens: tokens(chars(body.messages) + chars(body.system) + chars(body.tools)),
+        inputTokens: tokens(chars(body.messages) + chars(body.system) + chars(body.input) + chars(body.instructions) + chars(body.tools)),
         outputTokens: typeof out === "number" && out > 0 ? out : DEFAULT_OUTPUT_TOKENS,
       };
     }

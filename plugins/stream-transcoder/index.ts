@@ -16,7 +16,7 @@ export const DROPPED_HEADER = DROPPED_PARAMS_HEADER;
 export function invokeTranslated(
   ctx: GatewayContext, translators: Translators, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions,
 ): Promise<ProviderResult> | undefined {
-  if (op !== "chat" && op !== "messages") return undefined;
+  if (op !== "chat" && op !== "messages" && op !== "responses") return undefined;
   const upstream = upstreamProtocolOf(driver, op);
   const tr = upstream && translators[op][upstream];
   if (!tr) return undefined;
@@ -46,7 +46,7 @@ export function invokeTranslated(
 export default definePlugin({
   name: "stream-transcoder",
   handle(ctx, next) {
-    if (ctx.endpoint === "chat" || ctx.endpoint === "messages") {
+    if (ctx.endpoint === "chat" || ctx.endpoint === "messages" || ctx.endpoint === "responses") {
       const translators = ctx.gateway.translators;
       ctx.invoke = (driver, op, target, call) => invokeTranslated(ctx, translators, driver, op, target, call);
     }

@@ -5,8 +5,12 @@ import { chatToMessages } from "./chat-to-messages/index.ts";
 import { chatToGemini } from "./chat-to-gemini/index.ts";
 import { messagesToChat } from "./messages-to-chat/index.ts";
 import { messagesToGemini } from "./messages-to-gemini/index.ts";
+import { responsesToChat } from "./responses-to-chat/index.ts";
+import { responsesToMessages } from "./responses-to-messages/index.ts";
+import { responsesToGemini } from "./responses-to-gemini/index.ts";
 
 export const translators: Translators = {
   chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini },
   messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini },
+  responses: { chat: responsesToChat, messages: responsesToMessages, gemini: responsesToGemini },
 };

@@ -3,7 +3,7 @@
 import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
 
-export function identity(client: ClientProtocol): Translator<undefined> {
+export function identity(client: Exclude<ClientProtocol, "responses">): Translator<undefined> {
   return {
     native: true,
     request(body, _target, opts) {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { chatToResponsesStream } from "./stream.ts";
+import { echoOf } from "./response.ts";
+
+async function run(chunks: unknown[], done = true) {
+  async function* src(): AsyncIterable<SseEvent> {
+    for (const c of chunks) yield { data: JSON.stringify(c) };
+    if (done) yield { data: "[DONE]" };
+  }
+  const out: any[] = [];
+  for await (const e of chatToResponsesStream(src(), echoOf({ model: "m", input: "x" }), "up")) {
+    const d = JSON.parse(e.data);
+    expect(e.event).toBe(d.type);
+    out.push(d);
+  }
+  return out;
+}
+
+const c = (delta: unknown, finish: string | null = null, extra = {}) => ({ id: "c1", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
+
+describe("chat chunks -> Responses events", () => {
+  it("text then two tool calls: items in order, each closed before the next opens, numbered from 0", async () => {
+    const out = await run([
+      c({ role: "assistant", content: "Hi" }), c({ content: " there" }),
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "" } }] }),
+      c({ tool_calls: [{ index: 0, function: { arguments: "{\"a\":" } }] }), c({ tool_calls: [{ index: 0, function: { arguments: "1}" } }] }),
+      c({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "g", arguments: "{}" } }] }, "tool_calls"),
+      { id: "c1", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } } },
+    ]);
+    expect(out.map((e) => e.sequence_number)).toEqual(out.map((_, i) => i));
+    expect(out.map((e) => e.type)).toEqual([
+      "response.created", "response.in_progress",
+      "response.output_item.added", "response.content_part.added", "response.output_text.delta", "response.output_text.delta",
+      "response.output_text.done", "response.content_part.done", "response.output_item.done",
+      "response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+      "response.function_call_arguments.done", "response.output_item.done",
+      "response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done",
+      "response.completed",
+    ]);
+    const final = out.at(-1).response;
+    expect(final.status).toBe("completed");
+    expect(final.output.map((o: any) => o.type)).toEqual(["message", "function_call", "function_call"]);
+    expect(final.output[0].content[0].text).toBe("Hi there");
+    expect(final.output[1]).toMatchObject({ call_id: "call_a", name: "f", arguments: "{\"a\":1}", status: "completed" });
+    expect(final.output.map((o: any, i: number) => out.find((e) => e.type === "response.output_item.done" && e.output_index === i).item.id)).toEqual(final.output.map((o: any) => o.id));
+    expect(final.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15 });
+  });
+
+  it("finish_reason length is response.incomplete with max_output_tokens", async () => {
+    const out = await run([c({ content: "cut" }, "length")]);
+    expect(out.at(-1)).toMatchObject({ type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } });
+  });
+
+  it("an empty completion still opens and completes the response", async () => {
+    const out = await run([]);
+    expect(out.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.completed"]);
+  });
+
+  it("an upstream error chunk, or EOF before any finish reason, is a GatewayError (rendered as the error event)", async () => {
+    await expect(run([c({ content: "a" }), { error: { message: "boom" } }])).rejects.toBeInstanceOf(GatewayError);
+    await expect(run([c({ content: "a" })], false)).rejects.toThrow(/ended the stream early/);
+  });
+});

@@ -1,0 +1,131 @@
+// Chat completion chunks -> Responses semantic events, in order, each with `event:` equal to its `type` and a
+// sequence_number from 0: response.created, response.in_progress, then per output item output_item.added, (for a
+// message) content_part.added, output_text.delta..., output_text.done, content_part.done, (for a function call)
+// function_call_arguments.delta..., .done, then output_item.done; last response.completed (response.incomplete on
+// length / content_filter) carrying the whole response and usage. Items are sequential: a new tool call closes the
+// open item. Constant memory apart from the final response's output, which the protocol requires.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { newId, responseShell, responsesUsage, statusOf, type ResponseEcho } from "./response.ts";
+
+interface OpenMessage { kind: "message"; id: string; index: number; text: string }
+interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
+
+export class ChatToResponsesStream {
+  private seq = 0;
+  private response: ReturnType<typeof responseShell> | undefined;
+  private open: OpenMessage | OpenCall | undefined;
+  private finish: string | null = null;
+  private usage: unknown;
+  done = false;
+
+  constructor(private readonly echo: ResponseEcho, private readonly provider: string) {}
+
+  private ev(type: string, payload: Record<string, unknown>, out: SseEvent[]): void {
+    out.push({ event: type, data: JSON.stringify({ type, sequence_number: this.seq++, ...payload }) });
+  }
+
+  private start(chunk: any, out: SseEvent[]) {
+    if (this.response) return this.response;
+    const created = typeof chunk?.created === "number" ? chunk.created : Math.floor(Date.now() / 1000);
+    this.response = responseShell(newId("resp"), created, this.echo, chunk?.model);
+    this.ev("response.created", { response: this.response }, out);
+    this.ev("response.in_progress", { response: this.response }, out);
+    return this.response;
+  }
+
+  private close(out: SseEvent[]): void {
+    const o = this.open;
+    if (!o) return;
+    this.open = undefined;
+    let item: Record<string, unknown>;
+    if (o.kind === "message") {
+      const part = { type: "output_text", text: o.text, annotations: [], logprobs: [] };
+      this.ev("response.output_text.done", { item_id: o.id, output_index: o.index, content_index: 0, text: o.text, logprobs: [] }, out);
+      this.ev("response.content_part.done", { item_id: o.id, output_index: o.index, content_index: 0, part }, out);
+      item = { type: "message", id: o.id, status: "completed", role: "assistant", content: [part] };
+    } else {
+      this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: o.args }, out);
+      item = { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "completed" };
+    }
+    this.ev("response.output_item.done", { output_index: o.index, item }, out);
+    this.response!.output.push(item);
+  }
+
+  private text(delta: string, out: SseEvent[]): void {
+    if (this.open?.kind !== "message") {
+      this.close(out);
+      const o: OpenMessage = { kind: "message", id: newId("msg"), index: this.response!.output.length, text: "" };
+      this.open = o;
+      this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
+      this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }, out);
+    }
+    const o = this.open as OpenMessage;
+    o.text += delta;
+    this.ev("response.output_text.delta", { item_id: o.id, output_index: o.index, content_index: 0, delta, logprobs: [] }, out);
+  }
+
+  private tool(tc: any, out: SseEvent[]): void {
+    const toolIndex = typeof tc.index === "number" ? tc.index : 0;
+    if (this.open?.kind !== "call" || this.open.toolIndex !== toolIndex) {
+      this.close(out);
+      const o: OpenCall = { kind: "call", id: newId("fc"), index: this.response!.output.length, toolIndex, call_id: tc.id ?? newId("call"), name: tc.function?.name ?? "", args: "" };
+      this.open = o;
+      this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: "", status: "in_progress" } }, out);
+    }
+    const o = this.open as OpenCall;
+    const delta = tc.function?.arguments;
+    if (typeof delta === "string" && delta) {
+      o.args += delta;
+      this.ev("response.function_call_arguments.delta", { item_id: o.id, output_index: o.index, delta }, out);
+    }
+  }
+
+  push(e: SseEvent): SseEvent[] {
+    if (this.done) return [];
+    if (e.data === "[DONE]") return this.end();
+    const chunk = JSON.parse(e.data);
+    if (chunk?.error) {
+      const msg = typeof chunk.error.message === "string" ? chunk.error.message : "upstream stream error";
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.provider} failed mid-stream: ${msg}`, { details: { provider: this.provider, upstream_error: chunk.error } });
+    }
+    const out: SseEvent[] = [];
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return out;
+    this.start(chunk, out);
+    const d = choice.delta ?? {};
+    if (typeof d.content === "string" && d.content) this.text(d.content, out);
+    for (const tc of d.tool_calls ?? []) this.tool(tc, out);
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    return out;
+  }
+
+  end(): SseEvent[] {
+    const out: SseEvent[] = [];
+    const r = this.start(undefined, out);
+    this.close(out);
+    this.done = true;
+    const s = statusOf(this.finish);
+    const final = { ...r, ...s, usage: responsesUsage(this.usage) };
+    this.ev(s.status === "completed" ? "response.completed" : "response.incomplete", { response: final }, out);
+    return out;
+  }
+
+  /** The upstream closed without [DONE]: fine after a finish reason, a failure before it. */
+  eof(): SseEvent[] {
+    if (this.done) return [];
+    if (this.finish) return this.end();
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.provider} ended the stream early`, { details: { provider: this.provider } });
+  }
+}
+
+export async function* chatToResponsesStream(events: AsyncIterable<SseEvent>, echo: ResponseEcho, provider: string): AsyncIterable<SseEvent> {
+  const t = new ChatToResponsesStream(echo, provider);
+  for await (const e of events) {
+    const out = t.push(e);
+    for (let i = 0; i < out.length; i++) yield out[i]!;
+    if (t.done) return;
+  }
+  yield* t.eof();
+}
