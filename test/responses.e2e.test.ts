@@ -62,7 +62,7 @@ describe.each(cases)("responses on $model", ({ model, text, last, path }) => {
     expect(r.usage!.output_tokens).toBeGreaterThan(0);
     expect(r.usage!.total_tokens).toBe(r.usage!.input_tokens + r.usage!.output_tokens);
     expect(r.instructions).toBe("Be brief.");
-    expect(r.store).toBe(true);
+    expect((r as { store?: boolean }).store).toBe(true); // echoed, though nothing is stored yet
     expect(last().path).toContain(path);
     expect(JSON.stringify(last().body)).toContain("Be brief.");
   });
@@ -136,6 +136,28 @@ describe("responses: sandbox, structured output, policies, refusals", () => {
     const noKey = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi" });
     expect(noKey.status).toBe(401);
     expect(noKey.json.error).toMatchObject({ code: "INVALID_API_KEY", message: expect.any(String) });
+  });
+
+  it("a failure after the stream started is the protocol's error event, which the openai client throws", async () => {
+    up.failures.push({ kind: "die-mid-stream", afterChunks: 2 });
+    const stream = client.responses.stream({ model: "openai/gpt-4o-mini", input: "Hi" });
+    const types: string[] = [];
+    const err = await (async () => { for await (const e of stream) types.push(e.type); })().catch((e) => e);
+    // An APIError from the in-band event (a cut connection would be a different error), in the OpenAI envelope.
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err.error).toMatchObject({ code: expect.stringMatching(/UPSTREAM/), message: expect.any(String) });
+    expect(types[0]).toBe("response.created");
+    expect(types).not.toContain("response.completed");
+  });
+
+  it("reasoning on an Anthropic model: the thinking text is a reasoning item (JSON and stream)", async () => {
+    const model = "anthropic/claude-sonnet-4";
+    const r = await client.responses.create({ model, input: "Hi", reasoning: { effort: "low" }, max_output_tokens: 4000 });
+    expect(claude.requests.at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
+    expect(r.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
+    const s = await client.responses.stream({ model, input: "Hi", reasoning: { effort: "low" }, max_output_tokens: 4000 }).finalResponse();
+    expect(s.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
+    expect((s.output[0] as OpenAI.Responses.ResponseReasoningItem).summary[0]!.text.length).toBeGreaterThan(0);
   });
 
   it("previous_response_id and built-in tools are a 400 naming the field; a bad body is a 400", async () => {

@@ -11,6 +11,7 @@ describe("responses request -> chat", () => {
       input: [
         { role: "developer", content: "dev" },
         { role: "user", content: [{ type: "input_text", text: "look" }, { type: "input_image", image_url: "https://x/y.png", detail: "low" }] },
+        { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "hm" }] },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "calling" }] },
         { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
         { type: "function_call", call_id: "c2", name: "f", arguments: "{\"x\":1}" },

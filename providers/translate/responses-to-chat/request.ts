@@ -31,6 +31,9 @@ export function responsesToChatRequest(body: any): ResponsesToChat {
       const last = messages.at(-1);
       if (last?.role === "assistant" && last.tool_calls) last.tool_calls.push(call);
       else messages.push({ role: "assistant", content: null, tool_calls: [call] });
+    } else if (item.type === "reasoning") {
+      // A reasoning item sent back from an earlier output: chat has no place for it (nothing to carry yet).
+      continue;
     } else if (item.type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: item.output });
     } else {

@@ -63,3 +63,16 @@ describe("chat chunks -> Responses events", () => {
     await expect(run([c({ content: "a" })], false)).rejects.toThrow(/ended the stream early/);
   });
 });
+
+describe("reasoning text", () => {
+  it("becomes a reasoning item with summary events, closed before the message opens", async () => {
+    const out = await run([c({ reasoning_content: "think" }), c({ reasoning_content: "ing" }), c({ content: "ok" }, "stop")]);
+    expect(out.map((e) => e.type).slice(2, 9)).toEqual([
+      "response.output_item.added", "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
+    ]);
+    const final = out.at(-1).response;
+    expect(final.output.map((o: any) => o.type)).toEqual(["reasoning", "message"]);
+    expect(final.output[0].summary).toEqual([{ type: "summary_text", text: "thinking" }]);
+  });
+});

@@ -2,19 +2,21 @@
 // sequence_number from 0: response.created, response.in_progress, then per output item output_item.added, (for a
 // message) content_part.added, output_text.delta..., output_text.done, content_part.done, (for a function call)
 // function_call_arguments.delta..., .done, then output_item.done; last response.completed (response.incomplete on
-// length / content_filter) carrying the whole response and usage. Items are sequential: a new tool call closes the
+// length / content_filter) carrying the whole response and usage. Upstream reasoning text is a reasoning item
+// (reasoning_summary_part / reasoning_summary_text events). Items are sequential: a new tool call closes the
 // open item. Constant memory apart from the final response's output, which the protocol requires.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { newId, responseShell, responsesUsage, statusOf, type ResponseEcho } from "./response.ts";
 
 interface OpenMessage { kind: "message"; id: string; index: number; text: string }
+interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string }
 interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
 
 export class ChatToResponsesStream {
   private seq = 0;
   private response: ReturnType<typeof responseShell> | undefined;
-  private open: OpenMessage | OpenCall | undefined;
+  private open: OpenMessage | OpenReasoning | OpenCall | undefined;
   private finish: string | null = null;
   private usage: unknown;
   done = false;
@@ -39,7 +41,12 @@ export class ChatToResponsesStream {
     if (!o) return;
     this.open = undefined;
     let item: Record<string, unknown>;
-    if (o.kind === "message") {
+    if (o.kind === "reasoning") {
+      const part = { type: "summary_text", text: o.text };
+      this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text: o.text }, out);
+      this.ev("response.reasoning_summary_part.done", { item_id: o.id, output_index: o.index, summary_index: 0, part }, out);
+      item = { type: "reasoning", id: o.id, summary: [part] };
+    } else if (o.kind === "message") {
       const part = { type: "output_text", text: o.text, annotations: [], logprobs: [] };
       this.ev("response.output_text.done", { item_id: o.id, output_index: o.index, content_index: 0, text: o.text, logprobs: [] }, out);
       this.ev("response.content_part.done", { item_id: o.id, output_index: o.index, content_index: 0, part }, out);
@@ -63,6 +70,20 @@ export class ChatToResponsesStream {
     const o = this.open as OpenMessage;
     o.text += delta;
     this.ev("response.output_text.delta", { item_id: o.id, output_index: o.index, content_index: 0, delta, logprobs: [] }, out);
+  }
+
+  /** Upstream reasoning text (reasoning_content) as a reasoning item's summary, like the JSON response. */
+  private reasoning(delta: string, out: SseEvent[]): void {
+    if (this.open?.kind !== "reasoning") {
+      this.close(out);
+      const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: "" };
+      this.open = o;
+      this.ev("response.output_item.added", { output_index: o.index, item: { type: "reasoning", id: o.id, summary: [] } }, out);
+      this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
+    }
+    const o = this.open as OpenReasoning;
+    o.text += delta;
+    this.ev("response.reasoning_summary_text.delta", { item_id: o.id, output_index: o.index, summary_index: 0, delta }, out);
   }
 
   private tool(tc: any, out: SseEvent[]): void {
@@ -95,6 +116,8 @@ export class ChatToResponsesStream {
     if (!choice) return out;
     this.start(chunk, out);
     const d = choice.delta ?? {};
+    const thought = d.reasoning_content ?? d.reasoning;
+    if (typeof thought === "string" && thought) this.reasoning(thought, out);
     if (typeof d.content === "string" && d.content) this.text(d.content, out);
     for (const tc of d.tool_calls ?? []) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
