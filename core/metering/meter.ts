@@ -10,6 +10,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import { costOf, toPico, usdString } from "../money/money.ts";
+import type { Pricing } from "../generated/types/gateway.ts";
 import { inputEstimate, requestedOutput } from "./request-size.ts";
 
 /** A budget reservation held by this request (set by the budget plugin). */
@@ -53,6 +54,9 @@ export function usageCounters(registry: Registry): UsageCounters {
   countersByRegistry.set(registry, c);
   return c;
 }
+
+/** Sandbox and target-less requests cost nothing (one object, so money.ts parses its prices once). */
+const NO_PRICES: Pricing = {};
 
 export class Meter {
   /** Content events relayed so far: the output estimate (about one token each) if the client leaves early. */
@@ -106,7 +110,7 @@ export class Meter {
     const billed = this.finalUsage(outcome);
     const usage = billed?.usage ?? { inputTokens: 0, outputTokens: 0 };
     const target = this.target();
-    const cost = auth.sandbox || !target ? costOf({ inputTokens: 0, outputTokens: 0 }, {}) : costOf(usage, target.pricing);
+    const cost = auth.sandbox || !target ? costOf({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costOf(usage, target.pricing);
     const last = ctx.attempts[ctx.attempts.length - 1]!;
     const entry: LedgerEntry = {
       generationId: ctx.generationId,

@@ -25,4 +25,14 @@ describe("money", () => {
     expect(picoToUsd(0n)).toBe("0");
     expect(picoToUsd(12_000_000_000_000n)).toBe("12");
   });
+
+  it("parses a pricing object's prices once and keeps each object's own", () => {
+    const a = { input: "0.000001", output: "0.000002" };
+    const b = { input: "0.000003", output: "0.000004" };
+    const u = { inputTokens: 10, outputTokens: 5 };
+    expect(usdString(costOf(u, a))).toBe("0.00002");
+    expect(usdString(costOf(u, b))).toBe("0.00005");
+    expect(usdString(costOf(u, a))).toBe("0.00002");
+    expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 4 }, a))).toBe("0.000004");
+  });
 });

@@ -16,17 +16,35 @@ export function picoToUsd(pico: bigint): string {
   return new Big(pico.toString()).div(PICO).toFixed(12).replace(/\.?0+$/, "") || "0";
 }
 
+/** An endpoint's prices as Big, parsed once per pricing object (Big values are immutable, so sharing them is safe). */
+interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; image: Big; video: Big; search: Big }
+const bigPrices = new WeakMap<Pricing, BigPrices>();
+
 const price = (p: string | undefined, fallback?: string): Big => new Big(p ?? fallback ?? "0");
+
+function pricesOf(pricing: Pricing): BigPrices {
+  let b = bigPrices.get(pricing);
+  if (!b) {
+    b = {
+      input: price(pricing.input), output: price(pricing.output),
+      cacheRead: price(pricing.input_cache_read, pricing.input), cacheWrite: price(pricing.input_cache_write, pricing.input),
+      image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit),
+    };
+    bigPrices.set(pricing, b);
+  }
+  return b;
+}
 
 /** The cost of one request's usage at one endpoint's prices. Cache prices default to the input price. */
 export function costOf(usage: Usage, pricing: Pricing): Big {
-  let c = price(pricing.input).times(usage.inputTokens || 0);
-  c = c.plus(price(pricing.output).times(usage.outputTokens || 0));
-  if (usage.cacheReadTokens) c = c.plus(price(pricing.input_cache_read, pricing.input).times(usage.cacheReadTokens));
-  if (usage.cacheWriteTokens) c = c.plus(price(pricing.input_cache_write, pricing.input).times(usage.cacheWriteTokens));
-  if (usage.images) c = c.plus(price(pricing.image).times(usage.images));
-  if (usage.videoSeconds) c = c.plus(price(pricing.video_second).times(usage.videoSeconds));
-  if (usage.searchUnits) c = c.plus(price(pricing.search_unit).times(usage.searchUnits));
+  const p = pricesOf(pricing);
+  let c = p.input.times(usage.inputTokens || 0);
+  c = c.plus(p.output.times(usage.outputTokens || 0));
+  if (usage.cacheReadTokens) c = c.plus(p.cacheRead.times(usage.cacheReadTokens));
+  if (usage.cacheWriteTokens) c = c.plus(p.cacheWrite.times(usage.cacheWriteTokens));
+  if (usage.images) c = c.plus(p.image.times(usage.images));
+  if (usage.videoSeconds) c = c.plus(p.video.times(usage.videoSeconds));
+  if (usage.searchUnits) c = c.plus(p.search.times(usage.searchUnits));
   return c;
 }
 

@@ -36,4 +36,19 @@ describe("compose", () => {
     const run = compose([{ def: twice, instance: { name: "twice", options: undefined, state: undefined } }], async () => {});
     await expect(run({} as never)).rejects.toThrow(/called next\(\) twice/);
   });
+
+  it("turns a synchronous throw into a rejection and runs a synchronous plugin's next()", async () => {
+    const log: string[] = [];
+    const sync = definePlugin({ name: "sync", handle(_c, next) { log.push("sync"); return next(); } });
+    const boom = definePlugin({ name: "boom", handle() { throw new Error("boom"); } });
+    const quiet = definePlugin({ name: "quiet", handle() { log.push("quiet"); } });
+    const inst = (name: string) => ({ name, options: undefined, state: undefined });
+    const run = compose([{ def: sync, instance: inst("sync") }, { def: boom, instance: inst("boom") }], async () => { log.push("terminal"); });
+    const p = run({} as never);
+    expect(p).toBeInstanceOf(Promise);
+    await expect(p).rejects.toThrow("boom");
+    const stop = compose([{ def: sync, instance: inst("sync") }, { def: quiet, instance: inst("quiet") }], async () => { log.push("terminal"); });
+    await expect(stop({} as never)).resolves.toBeUndefined();
+    expect(log).toEqual(["sync", "sync", "quiet"]);
+  });
 });

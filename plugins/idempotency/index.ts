@@ -50,57 +50,62 @@ async function* recording(events: AsyncIterable<SseEvent>, onDone: (events: SseE
 export default definePlugin({
   name: "idempotency",
   dependsOn: ["auth"],
-  async handle(ctx, next) {
+  // Not async: a request without a key (most of them) goes straight on, with no promise of this plugin's own.
+  handle(ctx, next) {
     if (ctx.method !== "POST" || !ctx.auth) return next();
     // Video jobs attach by key themselves (core/endpoints/video-jobs.ts): a repeat refreshes the signed URL.
     if (ctx.endpoint === "videos") return next();
     const key = idempotencyKey(ctx);
     if (key === undefined) return next();
-    const store = ctx.gateway.store;
-    const scope = `${ctx.auth.projectId}:${ctx.endpoint}:${key}`;
-    const hash = createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
-    const owner = `${ctx.requestId}:${randomUUID()}`;
-
-    for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
-      const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
-      if (state.state === "new") break;
-      if (state.state === "mismatch") {
-        throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
-          details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
-        });
-      }
-      if (state.state === "done") {
-        ctx.response = replay(ctx, state.response);
-        return;
-      }
-      // The first request with this key is still running (here or on another replica): wait, then replay it.
-      try {
-        await sleep(wait, undefined, { signal: ctx.signal });
-      } catch {
-        throw new GatewayError(499, "INVALID_REQUEST", "The client closed the request while waiting for the first request with this key");
-      }
-    }
-
-    const release = () => store.idempotencyRelease(scope, owner).catch((err) => ctx.gateway.log.warn("idempotency release failed", { error: String(err) }));
-    try {
-      await next();
-    } catch (err) {
-      await release();
-      throw err;
-    }
-    const r = ctx.response;
-    if (!r || r.status < 200 || r.status >= 300) {
-      await release();
-      return;
-    }
-    const headers = keptHeaders(ctx);
-    // A record that cannot be saved costs only a future replay; the answer itself is good, so it is still sent.
-    const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now()).catch(async (err) => {
-      ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId, error: String(err) });
-      await release();
-    });
-    if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
-    else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
-    else ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+    return withKey(ctx, next, ctx.auth.projectId, key);
   },
 });
+
+async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
+  const store = ctx.gateway.store;
+  const scope = `${projectId}:${ctx.endpoint}:${key}`;
+  const hash = createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
+  const owner = `${ctx.requestId}:${randomUUID()}`;
+
+  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+    const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
+    if (state.state === "new") break;
+    if (state.state === "mismatch") {
+      throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
+        details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+      });
+    }
+    if (state.state === "done") {
+      ctx.response = replay(ctx, state.response);
+      return;
+    }
+    // The first request with this key is still running (here or on another replica): wait, then replay it.
+    try {
+      await sleep(wait, undefined, { signal: ctx.signal });
+    } catch {
+      throw new GatewayError(499, "INVALID_REQUEST", "The client closed the request while waiting for the first request with this key");
+    }
+  }
+
+  const release = () => store.idempotencyRelease(scope, owner).catch((err) => ctx.gateway.log.warn("idempotency release failed", { error: String(err) }));
+  try {
+    await next();
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  const r = ctx.response;
+  if (!r || r.status < 200 || r.status >= 300) {
+    await release();
+    return;
+  }
+  const headers = keptHeaders(ctx);
+  // A record that cannot be saved costs only a future replay; the answer itself is good, so it is still sent.
+  const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now()).catch(async (err) => {
+    ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId, error: String(err) });
+    await release();
+  });
+  if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
+  else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
+  else ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+}
