@@ -160,6 +160,13 @@ describe("responses: sandbox, structured output, policies, refusals", () => {
     expect((s.output[0] as OpenAI.Responses.ResponseReasoningItem).summary[0]!.text.length).toBeGreaterThan(0);
   });
 
+  it("openapi.json describes the endpoint with its request schema", async () => {
+    const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json();
+    const op = Object.entries(doc.paths).find(([path]) => path.endsWith("/responses"))?.[1] as any;
+    expect(op?.post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ResponsesRequest" });
+    expect(doc.components.schemas.ResponsesRequest.required).toEqual(["model", "input"]);
+  });
+
   it("previous_response_id and built-in tools are a 400 naming the field; a bad body is a 400", async () => {
     const auth = { authorization: `Bearer ${LIVE}` };
     const prev = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", previous_response_id: "resp_x" }, auth);
