@@ -1,20 +1,7 @@
-// Responses client -> Gemini upstream: responses -> chat composed with chat-to-gemini, so each wire mapping is written
-// once (as messages-to-gemini composes). Usage is reported by the inner half or the driver.
-import type { Translator } from "../../../core/contracts/translator.ts";
+// Responses client -> Gemini upstream: responses -> chat chained with chat -> Gemini, so each wire mapping is written
+// once. Usage is reported by the inner half.
+import { chainTranslators } from "../chain.ts";
 import { responsesToChat } from "../responses-to-chat/index.ts";
 import { chatToGemini } from "../chat-to-gemini/index.ts";
 
-type StateOf<T> = T extends Translator<infer S> ? S : never;
-type State = [outer: StateOf<typeof responsesToChat>, inner: StateOf<typeof chatToGemini>];
-
-export const responsesToGemini: Translator<State> = {
-  native: false,
-  request(body, target, opts) {
-    const a = responsesToChat.request(body, target, opts);
-    const b = chatToGemini.request(a.body, target, opts);
-    return { op: b.op, body: b.body, dropped: [...a.dropped, ...b.dropped], state: [a.state, b.state] };
-  },
-  response: (json, [a, b], call) => responsesToChat.response(chatToGemini.response(json, b, call), a, call),
-  stream: (events, [a, b], call) => responsesToChat.stream(chatToGemini.stream(events, b, call), a, call),
-  error: (err, [a, b]) => responsesToChat.error(chatToGemini.error(err, b), a),
-};
+export const responsesToGemini = chainTranslators(responsesToChat, chatToGemini);

@@ -1,0 +1,17 @@
+// Two translators in a row (client -> chat -> upstream), so each wire mapping is written once: the outer one maps the
+// client protocol to chat, the inner one chat to the upstream's protocol. Usage is reported by the inner half.
+import type { Translator } from "../../core/contracts/translator.ts";
+
+export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>): Translator<[outer: A, inner: B]> {
+  return {
+    native: false,
+    request(body, target, opts) {
+      const a = outer.request(body, target, opts);
+      const b = inner.request(a.body, target, opts);
+      return { op: b.op, body: b.body, dropped: [...a.dropped, ...b.dropped], state: [a.state, b.state] };
+    },
+    response: (json, [a, b], call) => outer.response(inner.response(json, b, call), a, call),
+    stream: (events, [a, b], call) => outer.stream(inner.stream(events, b, call), a, call),
+    error: (err, [a, b]) => outer.error(inner.error(err, b), a),
+  };
+}
