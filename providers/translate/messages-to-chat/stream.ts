@@ -8,6 +8,7 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../anthropic/usage.ts";
 import { messageIdOf, stopReasonOf } from "./response.ts";
+import { throwIfChatStreamError } from "../chat-stream-error.ts";
 
 type Open = "none" | "text" | "thinking" | "tool";
 
@@ -61,10 +62,7 @@ export class ChatToMessagesStream {
     if (this.done) return [];
     if (e.data === "[DONE]") return this.finishStream();
     const chunk = JSON.parse(e.data);
-    if (chunk?.error) {
-      const msg = typeof chunk.error.message === "string" ? chunk.error.message : "upstream stream error";
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} failed mid-stream: ${msg}`, { details: { provider: this.opts.provider, upstream_error: chunk.error } });
-    }
+    throwIfChatStreamError(chunk, this.opts.provider);
     const out: SseEvent[] = [];
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];

@@ -8,6 +8,7 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { newId, responseShell, responsesUsage, statusOf, type ResponseEcho } from "./response.ts";
+import { throwIfChatStreamError } from "../chat-stream-error.ts";
 
 interface OpenMessage { kind: "message"; id: string; index: number; text: string }
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string }
@@ -106,10 +107,7 @@ export class ChatToResponsesStream {
     if (this.done) return [];
     if (e.data === "[DONE]") return this.end();
     const chunk = JSON.parse(e.data);
-    if (chunk?.error) {
-      const msg = typeof chunk.error.message === "string" ? chunk.error.message : "upstream stream error";
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.provider} failed mid-stream: ${msg}`, { details: { provider: this.provider, upstream_error: chunk.error } });
-    }
+    throwIfChatStreamError(chunk, this.provider);
     const out: SseEvent[] = [];
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
