@@ -123,6 +123,10 @@ export interface StoreConfig {
    * Key prefix in Redis, so several gateways can share one server.
    */
   prefix?: string;
+  /**
+   * How long a stored Responses API response (store: true) and its input are kept for previous_response_id and GET /responses/{id}.
+   */
+  responses_retention_days?: number;
 }
 /**
  * Logging (pino): JSON lines on stderr unless told otherwise.
@@ -164,7 +168,8 @@ export interface TelemetryConfig {
   };
 }
 export interface ProviderConfig {
-  protocol: "openai" | "anthropic" | "gemini" | "cohere" | "voyage" | "jina" | "together" | "sim";
+  protocol:
+    "openai" | "anthropic" | "gemini" | "cohere" | "voyage" | "jina" | "together" | "bedrock" | "vertex" | "sim";
   base_url?: string;
   /**
    * Use ${ENV_VAR}; a provider whose variable is unset is disabled.
@@ -186,6 +191,30 @@ export interface ProviderConfig {
    * Keep-alive connections per upstream origin.
    */
   connections?: number;
+  /**
+   * bedrock: the AWS region (default ${AWS_REGION}); vertex: the location, e.g. us-east5 or global.
+   */
+  region?: string;
+  /**
+   * bedrock: SigV4 credentials (default ${AWS_ACCESS_KEY_ID}); with api_key unset these sign every request.
+   */
+  aws_access_key_id?: string;
+  /**
+   * bedrock: default ${AWS_SECRET_ACCESS_KEY}.
+   */
+  aws_secret_access_key?: string;
+  /**
+   * bedrock: temporary credentials' session token (default ${AWS_SESSION_TOKEN}).
+   */
+  aws_session_token?: string;
+  /**
+   * vertex: the Google Cloud project (default: the service account's project_id).
+   */
+  project_id?: string;
+  /**
+   * vertex: a service-account JSON key file (e.g. ${GOOGLE_APPLICATION_CREDENTIALS}); relative to the config file's directory.
+   */
+  credentials_file?: string;
   sim?: SimOptions;
 }
 export interface SimOptions {
@@ -254,6 +283,10 @@ export interface ModelEndpointConfig {
   context_window?: number;
   max_tokens?: number;
   supported_parameters?: string[];
+  /**
+   * The upstream serves the OpenAI Responses API itself (POST {base_url}/responses): /v1/responses requests are passed through unchanged instead of translated to chat completions.
+   */
+  native_responses?: boolean;
   /**
    * An OpenAI reasoning model (o-series, GPT-5) behind an OpenAI-protocol provider: max_tokens is sent as max_completion_tokens, and the sampling parameters these models refuse (temperature or top_p other than 1, presence/frequency penalties, logprobs, top_logprobs, logit_bias) are dropped and named in x-mg-dropped-params.
    */
