@@ -72,6 +72,11 @@ export interface ProviderDriver {
   rerank?: Operation;
   images?: Operation;
   videos?: Operation;
+  /**
+   * A driver that serves several upstream protocols (Vertex: Claude models speak messages, Gemini models gemini)
+   * names the one for this target; without it the protocol follows from the ops the driver has.
+   */
+  upstreamFor?(target: Target): import("./translator.ts").UpstreamProtocol | undefined;
   close?(): Promise<void>;
 }
 

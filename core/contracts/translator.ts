@@ -46,7 +46,10 @@ export interface Translator<S = any> {
 export type Translators = Readonly<Record<ClientProtocol, Readonly<Partial<Record<UpstreamProtocol, Translator>>>>>;
 
 /** The protocol a driver will be spoken to in for a client protocol: its own op if it has one, else what it speaks. */
-export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtocol): UpstreamProtocol | undefined {
+export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtocol, target: Target): UpstreamProtocol | undefined {
+  // A driver in front of several model families (Vertex: Claude and Gemini) speaks the one its target's model uses.
+  const only = driver.upstreamFor?.(target);
+  if (only) return only;
   // No driver serves /responses natively yet: a responses client is translated to whatever the driver speaks.
   if (client === "responses") return driver.chat ? "chat" : driver.messages ? "messages" : driver.generateContent ? "gemini" : undefined;
   if (driver[client]) return client;

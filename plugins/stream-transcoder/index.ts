@@ -17,7 +17,7 @@ export function invokeTranslated(
   ctx: GatewayContext, translators: Translators, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions,
 ): Promise<ProviderResult> | undefined {
   if (op !== "chat" && op !== "messages" && op !== "responses") return undefined;
-  const upstream = upstreamProtocolOf(driver, op);
+  const upstream = upstreamProtocolOf(driver, op, target);
   const tr = upstream && translators[op][upstream];
   if (!tr) return undefined;
   const t = tr.request(ctx.body, target, { cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name });
