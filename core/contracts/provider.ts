@@ -36,6 +36,9 @@ export const DROPPED_PARAMS_HEADER = "x-mg-dropped-params";
 /** Response header saying where a count_tokens answer came from: upstream, simulator, tokenizer:<enc> or estimate:<enc>. */
 export const TOKEN_COUNT_HEADER = "x-mg-token-count";
 
+/** What an upstream speaks: OpenAI chat completions, Anthropic messages, or Gemini generateContent. */
+export type UpstreamProtocol = "chat" | "messages" | "gemini";
+
 /** What the core hands an adapter for one upstream call. */
 export interface CallOptions {
   signal: AbortSignal;
@@ -76,7 +79,7 @@ export interface ProviderDriver {
    * A driver that serves several upstream protocols (Vertex: Claude models speak messages, Gemini models gemini)
    * names the one for this target; without it the protocol follows from the ops the driver has.
    */
-  upstreamFor?(target: Target): import("./translator.ts").UpstreamProtocol | undefined;
+  upstreamFor?(target: Target): UpstreamProtocol | undefined;
   close?(): Promise<void>;
 }
 

@@ -4,12 +4,11 @@
 // translation can read (Gemini's usageMetadata) is reported here through call.reportUsage.
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
-import type { CallOptions, ProviderDriver, Target } from "./provider.ts";
+import type { CallOptions, ProviderDriver, Target, UpstreamProtocol } from "./provider.ts";
 
 /** What a client speaks: /v1/chat/completions, /v1/messages or /v1/responses. */
 export type ClientProtocol = "chat" | "messages" | "responses";
-/** What an upstream speaks: OpenAI chat completions, Anthropic messages, or Gemini generateContent. */
-export type UpstreamProtocol = "chat" | "messages" | "gemini";
+export type { UpstreamProtocol } from "./provider.ts";
 /** The driver op a translated request is sent to. */
 export type UpstreamOp = "chat" | "messages" | "generateContent" | "streamGenerateContent";
 
