@@ -1,6 +1,7 @@
 // Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs.
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
+import { MemoryResponseStore } from "./responses-memory.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -17,6 +18,7 @@ export class MemoryStore implements Store {
   private readonly seen = new Set<string>();
   private readonly spend = new Map<string, bigint>();
   private readonly done = new Map<string, Done>();
+  readonly responses = new MemoryResponseStore();
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     return this.local.rateLimit(charges, now);

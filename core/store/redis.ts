@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { allPeriods } from "./periods.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
+import { RedisResponseStore } from "./responses-redis.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -17,6 +18,7 @@ interface Scripts {
 export class RedisStore implements Store {
   readonly kind = "redis" as const;
   private readonly r: Redis & Scripts;
+  readonly responses: RedisResponseStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -27,6 +29,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
     this.r = redis as Redis & Scripts;
+    this.responses = new RedisResponseStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */

@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
+import { SqliteResponseStore } from "./responses-sqlite.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -63,6 +64,7 @@ export class SqliteStore implements Store {
   /** Writes waiting for the next group commit: `write` runs inside the transaction, `done` after it committed. */
   private readonly queue: { write(): void; done(): void; reject(err: unknown): void }[] = [];
   private readonly commitAll: (writes: (() => void)[]) => void;
+  readonly responses: SqliteResponseStore;
 
   constructor(readonly path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA);
+    this.responses = new SqliteResponseStore(this.db);
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),

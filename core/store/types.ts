@@ -1,6 +1,7 @@
 // One Store interface, three backends (memory, sqlite, redis). Every check-and-update is a single atomic step
 // in the backend, so concurrent requests (and, on Redis, replicas) never race each other.
 import type { SseEvent } from "../sse/parse.ts";
+import type { ResponseStore } from "./responses-types.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -128,6 +129,9 @@ export interface Store {
   idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void>;
   /** Give a claimed key back (the request failed); a waiting duplicate may then run it. */
   idempotencyRelease(scope: string, owner: string): Promise<void>;
+
+  /** Stored Responses API responses (store: true), per project, until their retention ends. */
+  readonly responses: ResponseStore;
 
   close(): Promise<void>;
 }

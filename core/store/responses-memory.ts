@@ -1,0 +1,67 @@
+// Stored responses in this process (store kind `memory`): gone on exit. Expired records are dropped when read and
+// swept at most once a minute on write; the oldest go first past MAX_RECORDS so a long run cannot grow unbounded.
+import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+
+const MAX_RECORDS = 50_000;
+const SWEEP_EVERY_MS = 60_000;
+
+export class MemoryResponseStore implements ResponseStore {
+  private readonly records = new Map<string, ResponseRecord>();
+  /** project\nitemId -> the record holding it. */
+  private readonly itemIndex = new Map<string, string>();
+  private lastSweep = 0;
+
+  async put(rec: ResponseRecord): Promise<void> {
+    if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
+    this.drop(rec.id);
+    this.records.set(rec.id, structuredClone(rec));
+    for (const item of outputItemsOf(rec)) this.itemIndex.set(`${rec.project}\n${item.id}`, rec.id);
+    while (this.records.size > MAX_RECORDS) this.drop(this.records.keys().next().value!);
+  }
+
+  private live(project: string, id: string, now: number): ResponseRecord | undefined {
+    const r = this.records.get(id);
+    if (!r) return undefined;
+    if (r.expiresAt <= now) {
+      this.drop(id);
+      return undefined;
+    }
+    return r.project === project ? r : undefined;
+  }
+
+  async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {
+    const r = this.live(project, id, now);
+    return r && structuredClone(r);
+  }
+
+  async delete(project: string, id: string, now: number): Promise<boolean> {
+    if (!this.live(project, id, now)) return false;
+    this.drop(id);
+    return true;
+  }
+
+  async items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> {
+    const found = new Map<string, StoredItem>();
+    for (const itemId of ids) {
+      const rid = this.itemIndex.get(`${project}\n${itemId}`);
+      const r = rid === undefined ? undefined : this.live(project, rid, now);
+      const item = r && outputItemsOf(r).find((i) => i.id === itemId);
+      if (item) found.set(itemId, { responseId: r!.id, item: structuredClone(item) });
+    }
+    return found;
+  }
+
+  private drop(id: string): void {
+    const r = this.records.get(id);
+    if (!r) return;
+    this.records.delete(id);
+    for (const item of outputItemsOf(r)) {
+      const k = `${r.project}\n${item.id}`;
+      if (this.itemIndex.get(k) === id) this.itemIndex.delete(k);
+    }
+  }
+
+  private sweep(now: number): void {
+    for (const [id, r] of this.records) if (r.expiresAt <= now) this.drop(id);
+  }
+}

@@ -1,0 +1,95 @@
+// Stored responses in the SQLite file (store kind `sqlite`), in tables of their own beside the ledger: durable
+// across restarts. Each save is one small transaction of its own (it runs once per response, after the answer is
+// complete); expired rows are invisible to reads and deleted at most once a minute (indexed on expires_at).
+import type Database from "better-sqlite3";
+import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS responses (
+  id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+  provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT,
+  response TEXT NOT NULL, input TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
+CREATE TABLE IF NOT EXISTS response_items (
+  project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
+  PRIMARY KEY (project, item_id)
+);
+CREATE INDEX IF NOT EXISTS response_items_response ON response_items (response_id);
+CREATE INDEX IF NOT EXISTS response_items_expires ON response_items (expires_at);
+`;
+
+const SWEEP_EVERY_MS = 60_000;
+
+interface Row {
+  id: string; project: string; created_at: number; expires_at: number; provider: string; model: string; native: number;
+  previous_id: string | null; response: string; input: string;
+}
+
+export class SqliteResponseStore implements ResponseStore {
+  private readonly stmts;
+  private readonly save: (rec: ResponseRecord) => void;
+  private readonly remove: (id: string) => void;
+  private lastSweep = 0;
+
+  constructor(db: Database.Database) {
+    db.exec(SCHEMA);
+    this.stmts = {
+      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
+      get: db.prepare("SELECT * FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
+      item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?"),
+      del: db.prepare("DELETE FROM responses WHERE id = ?"),
+      delItems: db.prepare("DELETE FROM response_items WHERE response_id = ?"),
+      sweep: db.prepare("DELETE FROM responses WHERE expires_at <= ?"),
+      sweepItems: db.prepare("DELETE FROM response_items WHERE expires_at <= ?"),
+    };
+    this.remove = db.transaction((id: string) => {
+      this.stmts.del.run(id);
+      this.stmts.delItems.run(id);
+    });
+    this.save = db.transaction((rec: ResponseRecord) => {
+      // A replaced record's old items go first (a re-save may carry other output).
+      this.stmts.delItems.run(rec.id);
+      this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
+        rec.previousResponseId, JSON.stringify(rec.response), JSON.stringify(rec.input));
+      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
+    });
+  }
+
+  async put(rec: ResponseRecord): Promise<void> {
+    if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
+    this.save(rec);
+  }
+
+  async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {
+    const r = this.stmts.get.get(id, project, now) as Row | undefined;
+    if (!r) return undefined;
+    return {
+      id: r.id, project: r.project, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), provider: r.provider, model: r.model,
+      native: Number(r.native) === 1, previousResponseId: r.previous_id, response: JSON.parse(r.response), input: JSON.parse(r.input),
+    };
+  }
+
+  async delete(project: string, id: string, now: number): Promise<boolean> {
+    if (!this.stmts.get.get(id, project, now)) return false;
+    this.remove(id);
+    return true;
+  }
+
+  async items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> {
+    const found = new Map<string, StoredItem>();
+    for (const itemId of ids) {
+      const r = this.stmts.item.get(project, itemId, now) as { response_id: string; item: string } | undefined;
+      if (r) found.set(itemId, { responseId: r.response_id, item: JSON.parse(r.item) });
+    }
+    return found;
+  }
+
+  /** Drop expired rows (reads already ignore them). */
+  sweep(now: number): void {
+    this.stmts.sweep.run(now);
+    this.stmts.sweepItems.run(now);
+  }
+}

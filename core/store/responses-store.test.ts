@@ -1,0 +1,104 @@
+// The stored-responses conformance suite, on every backend (Redis: a real redis-server on a free port).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryStore } from "./memory.ts";
+import { SqliteStore } from "./sqlite.ts";
+import { RedisStore } from "./redis.ts";
+import type { Store } from "./types.ts";
+import type { ResponseRecord } from "./responses-types.ts";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+
+let redis: TestRedis;
+let n = 0;
+beforeAll(async () => { redis = await startRedis(); });
+afterAll(async () => { await redis?.stop(); });
+
+const record = (id: string, over: Partial<ResponseRecord> = {}): ResponseRecord => {
+  const now = Date.now();
+  return {
+    id, project: "acme", createdAt: now, expiresAt: now + 60_000, provider: "up", model: "openai/gpt-4o-mini", native: false,
+    previousResponseId: null,
+    input: [{ id: `msg_in_${id}`, type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }],
+    response: {
+      id, object: "response", status: "completed",
+      output: [
+        { type: "function_call", id: `fc_${id}`, call_id: "call_1", name: "get_weather", arguments: "{}", status: "completed" },
+        { type: "message", id: `msg_${id}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hello" }] },
+      ],
+    },
+    ...over,
+  };
+};
+
+const dbPath = join(mkdtempSync(join(tmpdir(), "mg-resp-store-")), "g.db");
+const backends: Record<string, () => Promise<Store>> = {
+  memory: async () => new MemoryStore(),
+  sqlite: async () => new SqliteStore(dbPath),
+  redis: () => RedisStore.connect(redis.url, `rs${++n}:`),
+};
+
+describe.each(Object.keys(backends))("%s store: responses", (kind) => {
+  let store: Store;
+  beforeAll(async () => { store = await backends[kind]!(); });
+  afterAll(async () => { await store?.close(); });
+
+  it("put then get returns the record as saved, only in its own project", async () => {
+    const rec = record(`resp_a_${kind}`, { native: true, previousResponseId: "resp_prev" });
+    await store.responses.put(rec);
+    expect(await store.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    expect(await store.responses.get("other", rec.id, Date.now())).toBeUndefined();
+    expect(await store.responses.get("acme", "resp_unknown", Date.now())).toBeUndefined();
+  });
+
+  it("output items are found by id in their project only", async () => {
+    const rec = record(`resp_b_${kind}`);
+    await store.responses.put(rec);
+    const found = await store.responses.items("acme", [`fc_${rec.id}`, `msg_${rec.id}`, "msg_nope", `msg_in_${rec.id}`], Date.now());
+    expect([...found.keys()].sort()).toEqual([`fc_${rec.id}`, `msg_${rec.id}`].sort());
+    expect(found.get(`fc_${rec.id}`)).toEqual({ responseId: rec.id, item: (rec.response.output as unknown[])[0] });
+    expect((await store.responses.items("other", [`fc_${rec.id}`], Date.now())).size).toBe(0);
+  });
+
+  it("delete removes the record and its items; another project cannot delete it", async () => {
+    const rec = record(`resp_c_${kind}`);
+    await store.responses.put(rec);
+    expect(await store.responses.delete("other", rec.id, Date.now())).toBe(false);
+    expect(await store.responses.get("acme", rec.id, Date.now())).toBeDefined();
+    expect(await store.responses.delete("acme", rec.id, Date.now())).toBe(true);
+    expect(await store.responses.get("acme", rec.id, Date.now())).toBeUndefined();
+    expect((await store.responses.items("acme", [`fc_${rec.id}`], Date.now())).size).toBe(0);
+    expect(await store.responses.delete("acme", rec.id, Date.now())).toBe(false);
+  });
+
+  it("an expired record and its items are gone", async () => {
+    const rec = record(`resp_d_${kind}`);
+    rec.expiresAt = Date.now() + 150;
+    await store.responses.put(rec);
+    expect(await store.responses.get("acme", rec.id, Date.now())).toBeDefined();
+    // Past the expiry by the clock the caller passes (memory, SQLite) and by Redis's own PX.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await store.responses.get("acme", rec.id, Date.now())).toBeUndefined();
+    expect((await store.responses.items("acme", [`fc_${rec.id}`], Date.now())).size).toBe(0);
+  });
+});
+
+describe("sqlite store: responses", () => {
+  it("survive closing and reopening the file; expired rows are swept", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-resp-reopen-")), "g.db");
+    const a = new SqliteStore(path);
+    const rec = record("resp_durable");
+    const old = record("resp_old", { createdAt: 1, expiresAt: 2 });
+    await a.responses.put(old);
+    await a.responses.put(rec);
+    await a.close();
+    const b = new SqliteStore(path);
+    expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    b.responses.sweep(Date.now());
+    // Swept: not even a read with an old clock finds it.
+    expect(await b.responses.get("acme", old.id, 0)).toBeUndefined();
+    expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    await b.close();
+  });
+});

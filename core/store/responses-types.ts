@@ -1,0 +1,44 @@
+// Stored Responses API state (issue 13): one record per response id, kept per project until it expires. The
+// record holds the whole conversation the model saw (so a previous_response_id is one read, and deleting or
+// expiring an older response never breaks a newer one) and indexes each output item by id for item_reference.
+
+/** One stored response. Times are ms since the epoch. */
+export interface ResponseRecord {
+  id: string;
+  project: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The response object exactly as returned to the client (status, output, usage, ...). */
+  response: Record<string, unknown>;
+  /** Every input item of the conversation up to and including this request's input, each with an id. */
+  input: Record<string, unknown>[];
+  /** The provider and public model that served it. */
+  provider: string;
+  model: string;
+  /** Served by an upstream's own /responses (its id is the upstream's, which holds its own state). */
+  native: boolean;
+  previousResponseId: string | null;
+}
+
+/** A stored output item found by its id (item_reference). */
+export interface StoredItem {
+  responseId: string;
+  item: Record<string, unknown>;
+}
+
+export interface ResponseStore {
+  /** Save (or replace) a record and index its output items by id. */
+  put(rec: ResponseRecord): Promise<void>;
+  /** The caller's record, or undefined when unknown, expired or another project's. */
+  get(project: string, id: string, now: number): Promise<ResponseRecord | undefined>;
+  /** Remove the caller's record and its item index; false when there was none. */
+  delete(project: string, id: string, now: number): Promise<boolean>;
+  /** Output items of the caller's project's live records, by item id (ids not found are absent). */
+  items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>>;
+}
+
+/** The output items of a record that carry an id (the only ones an item_reference can name). */
+export function outputItemsOf(rec: ResponseRecord): Record<string, unknown>[] {
+  const out = rec.response.output;
+  return Array.isArray(out) ? out.filter((i): i is Record<string, unknown> => !!i && typeof i === "object" && typeof (i as any).id === "string") : [];
+}
