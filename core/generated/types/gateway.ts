@@ -208,6 +208,10 @@ export interface ProviderConfig {
    */
   aws_session_token?: string;
   /**
+   * bedrock: how Claude (anthropic.*) models are called: invoke (default: InvokeModel with the Anthropic body, so Messages clients are native and cache_control works) or converse. Other models always use Converse.
+   */
+  bedrock_claude_api?: "invoke" | "converse";
+  /**
    * vertex: the Google Cloud project (default: the service account's project_id).
    */
   project_id?: string;
