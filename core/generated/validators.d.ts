@@ -23,4 +23,7 @@ export declare const validateModelEndpoints: ValidateFunction;
 export declare const validateModelList: ValidateFunction;
 export declare const validateModel: ValidateFunction;
 export declare const validateRerankResult: ValidateFunction;
+export declare const validateResponseDeleted: ValidateFunction;
+export declare const validateResponseInputItemList: ValidateFunction;
+export declare const validateResponseObject: ValidateFunction;
 export declare const validateVideoResult: ValidateFunction;
