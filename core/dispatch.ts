@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { GatewayContext, GatewayResponse, ModelAttempt } from "./pipeline/context.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from "./contracts/provider.ts";
+import { Unsupported } from "./contracts/translator.ts";
 import type { SseEvent } from "./sse/parse.ts";
 import { GatewayError, toGatewayError } from "./errors.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
@@ -76,10 +77,6 @@ class AttemptCall {
     if (this.usage) this.ctx.usage = this.usage;
     if (this.firstTokenAt !== undefined) this.ctx.ttftMs ??= this.firstTokenAt - this.ctx.startedAt;
   }
-}
-
-class Unsupported extends Error {
-  constructor(readonly error: GatewayError) { super(error.message); }
 }
 
 export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<void> {
@@ -283,8 +280,8 @@ async function* observeStream(
 }
 
 function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
-  // No driver speaks /responses itself: without the transcoder a responses request has no provider.
-  const fn = op === "responses" ? undefined : driver[op];
+  // Without the transcoder a responses request reaches only an upstream that serves /responses itself.
+  const fn = op === "responses" ? (target.nativeResponses ? driver.responses : undefined) : driver[op];
   if (!fn) {
     // A provider that cannot serve this operation is passed over, not an error of the request (unless none can).
     throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, {

@@ -245,6 +245,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         maxTokens: ep.max_tokens ?? m.max_tokens,
         supportedParameters: ep.supported_parameters,
         reasoningModel: ep.reasoning_model,
+        nativeResponses: ep.native_responses,
       })),
     });
   }

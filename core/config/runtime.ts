@@ -9,6 +9,7 @@ export interface EndpointRuntime {
   maxTokens?: number;
   supportedParameters?: string[];
   reasoningModel?: boolean;
+  nativeResponses?: boolean;
 }
 
 export interface ModelRuntime {

@@ -28,6 +28,8 @@ export interface Target {
   sandbox?: boolean;
   /** An OpenAI reasoning model: max_completion_tokens, and no sampling knobs (catalog `reasoning_model`). */
   reasoningModel?: boolean;
+  /** The upstream serves the Responses API itself (catalog `native_responses`): /v1/responses passes through. */
+  nativeResponses?: boolean;
 }
 
 /** Response header naming the known request fields an endpoint did not receive (a driver sets it on its result). */
@@ -36,8 +38,8 @@ export const DROPPED_PARAMS_HEADER = "x-mg-dropped-params";
 /** Response header saying where a count_tokens answer came from: upstream, simulator, tokenizer:<enc> or estimate:<enc>. */
 export const TOKEN_COUNT_HEADER = "x-mg-token-count";
 
-/** What an upstream speaks: OpenAI chat completions, Anthropic messages, or Gemini generateContent. */
-export type UpstreamProtocol = "chat" | "messages" | "gemini";
+/** What an upstream speaks: OpenAI chat completions, Anthropic messages, Gemini generateContent, or OpenAI's Responses API. */
+export type UpstreamProtocol = "chat" | "messages" | "gemini" | "responses";
 
 /** What the core hands an adapter for one upstream call. */
 export interface CallOptions {
@@ -66,6 +68,8 @@ export interface ProviderDriver {
   chat?: Operation;
   /** Messages protocol, native (Anthropic wire shape in and out). */
   messages?: Operation;
+  /** OpenAI Responses API, native (the client's body in, the upstream's response or named events out); used only for targets with nativeResponses. */
+  responses?: Operation;
   /** Gemini generateContent / streamGenerateContent: a Gemini body in, Gemini JSON or SSE events out (reached through a translator). */
   generateContent?: Operation;
   streamGenerateContent?: Operation;

@@ -10,7 +10,7 @@ import type { CallOptions, ProviderDriver, Target, UpstreamProtocol } from "./pr
 export type ClientProtocol = "chat" | "messages" | "responses";
 export type { UpstreamProtocol } from "./provider.ts";
 /** The driver op a translated request is sent to. */
-export type UpstreamOp = "chat" | "messages" | "generateContent" | "streamGenerateContent";
+export type UpstreamOp = "chat" | "messages" | "responses" | "generateContent" | "streamGenerateContent";
 
 export interface TranslateOptions {
   /** The request carries cache_control markers (only Anthropic understands them). */
@@ -35,11 +35,23 @@ export interface TranslatedRequest<S> {
 export interface Translator<S = any> {
   /** The identity pair: the client's own protocol headers (anthropic-version, -beta) may be forwarded. */
   readonly native: boolean;
+  /** Throws Unsupported when this upstream cannot serve the request at all (the target is passed over). */
   request(body: any, target: Target, opts: TranslateOptions): TranslatedRequest<S>;
   response(json: unknown, state: S, call: CallOptions): unknown;
   stream(events: AsyncIterable<SseEvent>, state: S, call: CallOptions): AsyncIterable<SseEvent>;
   /** An upstream failure, already a GatewayError in the upstream's terms, as the client should see it. */
   error(err: GatewayError, state: S): GatewayError;
+}
+
+/**
+ * A target that cannot serve this request (a driver without the operation; a Responses built-in tool on a translated
+ * attempt): dispatch passes it over without calling the upstream or judging its health, and answers with `error`
+ * only when no target can serve the request.
+ */
+export class Unsupported extends Error {
+  constructor(readonly error: GatewayError) {
+    super(error.message);
+  }
 }
 
 export type Translators = Readonly<Record<ClientProtocol, Readonly<Partial<Record<UpstreamProtocol, Translator>>>>>;
@@ -49,8 +61,11 @@ export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtoco
   // A driver in front of several model families (Vertex: Claude and Gemini) speaks the one its target's model uses.
   const only = driver.upstreamFor?.(target);
   if (only) return only;
-  // No driver serves /responses natively yet: a responses client is translated to whatever the driver speaks.
-  if (client === "responses") return driver.chat ? "chat" : driver.messages ? "messages" : driver.generateContent ? "gemini" : undefined;
+  // /responses passes through where the catalog says the upstream serves it; otherwise it is translated.
+  if (client === "responses") {
+    if (driver.responses && target.nativeResponses) return "responses";
+    return driver.chat ? "chat" : driver.messages ? "messages" : driver.generateContent ? "gemini" : undefined;
+  }
   if (driver[client]) return client;
   if (client === "chat" && driver.messages) return "messages";
   if (client === "messages" && driver.chat) return "chat";

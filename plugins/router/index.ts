@@ -29,6 +29,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     contextWindow: ep.contextWindow,
     maxTokens: ep.maxTokens,
     ...(ep.reasoningModel ? { reasoningModel: true } : {}),
+    ...(ep.nativeResponses ? { nativeResponses: true } : {}),
   }));
 }
 

@@ -1,7 +1,7 @@
 // Provider `openai`: any OpenAI-protocol upstream (OpenAI, Azure OpenAI, Groq, Mistral, Together, DeepSeek, xAI,
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import { DROPPED_PARAMS_HEADER, type ProviderDriver, type ProviderResult } from "../../core/contracts/provider.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
@@ -10,6 +10,7 @@ import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
+import { openaiResponses } from "./responses.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -38,6 +39,8 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
       return { kind: "json", headers, body: json };
     },
+    // Not on Azure: its /responses is not under the deployment path (see responses.ts).
+    ...(config.flavor === "azure" ? {} : { responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call) }),
     countTokens: (body, target) => openaiCountTokens(body, target, name),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),

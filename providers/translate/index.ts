@@ -8,9 +8,10 @@ import { messagesToGemini } from "./messages-to-gemini/index.ts";
 import { responsesToChat } from "./responses-to-chat/index.ts";
 import { responsesToMessages } from "./responses-to-messages/index.ts";
 import { responsesToGemini } from "./responses-to-gemini/index.ts";
+import { nativeOnly } from "./responses-native-only.ts";
 
 export const translators: Translators = {
   chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini },
   messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini },
-  responses: { chat: responsesToChat, messages: responsesToMessages, gemini: responsesToGemini },
+  responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: nativeOnly(responsesToMessages), gemini: nativeOnly(responsesToGemini) },
 };

@@ -1,9 +1,10 @@
 // The identity pair: the client's protocol is the upstream's. Passthrough, except that cache_control markers are
-// stripped from chat requests to anything but Anthropic (other upstreams may reject the unknown field).
+// stripped from chat requests to anything but Anthropic (other upstreams may reject the unknown field). For
+// responses it is the native passthrough to an upstream that serves /responses (catalog `native_responses`).
 import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
 
-export function identity(client: Exclude<ClientProtocol, "responses">): Translator<undefined> {
+export function identity(client: ClientProtocol): Translator<undefined> {
   return {
     native: true,
     request(body, _target, opts) {

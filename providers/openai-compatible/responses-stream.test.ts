@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { relayResponsesBody } from "./responses-stream.ts";
+import type { Usage } from "../../core/contracts/provider.ts";
+
+const ev = (type: string, extra: Record<string, unknown>, seq: number) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...extra })}\n\n`;
+const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 5 }, total_tokens: 32 };
+const resp = (status: string, u: unknown) => ({ response: { id: "resp_1", object: "response", status, output: [], usage: u } });
+const created = ev("response.created", resp("in_progress", null), 0);
+const delta = ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hi", logprobs: [] }, 1);
+const added = ev("response.output_item.added", { output_index: 0, item: { id: "msg_1", type: "message", status: "in_progress", role: "assistant", content: [] } }, 1);
+
+async function* reads(text: string, size: number, failAfter?: number) {
+  const bytes = new TextEncoder().encode(text);
+  for (let i = 0, n = 0; i < bytes.length; i += size, n++) {
+    if (failAfter !== undefined && n === failAfter) throw Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    yield bytes.subarray(i, i + size);
+  }
+}
+
+async function run(wire: string, size = 4096, failAfter?: number) {
+  const usages: Usage[] = [];
+  const order: string[] = [];
+  const out: { event?: string; data: string }[] = [];
+  const call = { reportUsage: (u: Usage) => { usages.push(u); order.push("usage"); }, reportFirstToken: () => order.push("first") };
+  for await (const e of relayResponsesBody(reads(wire, size, failAfter), call, "up", new AbortController().signal)) {
+    out.push(e);
+    order.push(e.event ?? "?");
+  }
+  return { out, usages, order };
+}
+
+describe("relayResponsesBody", () => {
+  it("relays named events as they came (names kept, data untouched) in reads cut anywhere; usage from response.completed", async () => {
+    const wire = created + added + delta + ev("response.completed", resp("completed", usage), 3);
+    for (const size of [1, 13, 4096]) {
+      const { out, usages, order } = await run(wire, size);
+      expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_item.added", "response.output_text.delta", "response.completed"]);
+      expect(out.map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("")).toBe(wire);
+      expect(usages).toEqual([{ inputTokens: 12, cacheReadTokens: 8, outputTokens: 12, reasoningTokens: 5 }]);
+      // First token on the first delta, not on response.created.
+      expect(order.slice(0, 4)).toEqual(["response.created", "response.output_item.added", "first", "response.output_text.delta"]);
+    }
+  });
+
+  it("usage from response.incomplete too; events after the terminal one are not relayed", async () => {
+    const wire = created + delta + ev("response.incomplete", resp("incomplete", { ...usage, input_tokens_details: { cached_tokens: 0 } }), 2) + ev("response.created", resp("in_progress", null), 3);
+    const { out, usages } = await run(wire);
+    expect(out.at(-1)!.event).toBe("response.incomplete");
+    expect(usages).toEqual([{ inputTokens: 20, outputTokens: 12, reasoningTokens: 5 }]);
+  });
+
+  it("a body that ends before a terminal event is an UPSTREAM_ERROR (after relaying what came)", async () => {
+    const events: string[] = [];
+    const it = relayResponsesBody(reads(created + delta, 4096), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+    await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+    expect(events).toEqual(["response.created", "response.output_text.delta"]);
+  });
+
+  it("an upstream `error` event is relayed as is, and the end after it is not a second error", async () => {
+    const err = ev("error", { code: "server_error", message: "boom", param: null }, 2);
+    const { out } = await run(created + delta + err);
+    expect(out.at(-1)).toEqual({ event: "error", data: JSON.stringify({ type: "error", sequence_number: 2, code: "server_error", message: "boom", param: null }) });
+  });
+
+  it("a transport failure mid-stream is a retryable gateway error", async () => {
+    await expect(run(created + delta + delta, 20, 2)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
+  });
+});

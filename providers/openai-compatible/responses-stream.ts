@@ -1,0 +1,67 @@
+// Relay of an upstream Responses stream to a Responses client: named events (`event:` + `data:`) pass through as
+// they came, names kept. Only the terminal event is parsed, for usage; the first `*.delta` is the first token. The
+// protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
+// ends before one (without an `error` event saying why) was cut off.
+import { Readable } from "node:stream";
+import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { GatewayError } from "../../core/errors.ts";
+import type { CallOptions } from "../../core/contracts/provider.ts";
+import { transportError } from "../http.ts";
+import { fromResponsesUsage } from "./responses-usage.ts";
+
+type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
+
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/** The event's type: its `event:` name (OpenAI always sends one), else the JSON's leading `type`. */
+function typeOf(ev: SseEvent): string | undefined {
+  if (ev.event !== undefined) return ev.event;
+  return /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
+}
+
+export async function* relayResponsesBody(
+  body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal,
+): AsyncGenerator<SseEvent> {
+  const parser = new SseParser();
+  // As in the chat relay: no destroy-on-return, so leaving after the terminal event drains the body quietly.
+  const readable = body instanceof Readable ? body : undefined;
+  const source: AsyncIterable<Uint8Array> = readable ? readable.iterator({ destroyOnReturn: false }) : body;
+  let first = true;
+  let errored = false;
+  let done = false;
+  try {
+    for await (const chunk of source) {
+      for (const ev of parser.push(chunk)) {
+        const type = typeOf(ev);
+        if (first && type?.endsWith(".delta")) {
+          first = false;
+          call.reportFirstToken();
+        }
+        if (type === "error") errored = true;
+        if (type && TERMINAL.has(type)) {
+          // Billed tokens: a failed response may still have consumed some.
+          const usage = JSON.parse(ev.data)?.response?.usage;
+          if (usage) call.reportUsage(fromResponsesUsage(usage));
+          yield ev;
+          done = true;
+          return;
+        }
+        yield ev;
+      }
+    }
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  } finally {
+    if (readable && !readable.destroyed) {
+      readable.on("error", ignore);
+      if (done) readable.resume();
+      else readable.destroy();
+    }
+  }
+  // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
+  if (!errored) {
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } });
+  }
+}
+
+function ignore(): void {}

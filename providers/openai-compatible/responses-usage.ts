@@ -1,0 +1,19 @@
+import type { Usage } from "../../core/contracts/provider.ts";
+
+/**
+ * Responses API usage -> canonical. Same semantics as chat's under other names: cached_tokens is a subset of
+ * input_tokens, reasoning_tokens of output_tokens (so input is billed uncached + cache read, never twice).
+ */
+export function fromResponsesUsage(u: any): Usage {
+  const cached = u?.input_tokens_details?.cached_tokens ?? 0;
+  const usage: Usage = {
+    inputTokens: Math.max(0, (u?.input_tokens ?? 0) - cached),
+    outputTokens: u?.output_tokens ?? 0,
+  };
+  if (cached) usage.cacheReadTokens = cached;
+  const write = u?.input_tokens_details?.cache_write_tokens;
+  if (write) usage.cacheWriteTokens = write;
+  const reasoning = u?.output_tokens_details?.reasoning_tokens;
+  if (reasoning) usage.reasoningTokens = reasoning;
+  return usage;
+}

@@ -1,0 +1,34 @@
+// POST {base_url}/responses on an upstream that serves OpenAI's Responses API itself (catalog `native_responses`):
+// the client's body as is — built-in tools, include, unknown fields and all — with only the model id replaced and the
+// gateway's own providerOptions removed. Errors map exactly as chat's (providers/http.ts). Azure's deployment-scoped
+// URLs have no /responses (it lives at /openai/responses or /openai/v1/responses there), so the driver does not
+// offer this op for the azure flavor: Azure targets stay on translation.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { failFromResponse, transportError, type UpstreamClient, type UpstreamRequest } from "../http.ts";
+import { authHeaders, endpointUrl } from "./request.ts";
+import { relayResponsesBody } from "./responses-stream.ts";
+import { fromResponsesUsage } from "./responses-usage.ts";
+
+export function buildResponsesRequest(body: Record<string, any>, target: Target, config: ProviderConfig): UpstreamRequest {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (k !== "providerOptions") out[k] = body[k];
+  out.model = target.upstreamModel;
+  return { url: endpointUrl(config, target, "/responses"), headers: authHeaders(config, target), body: JSON.stringify(out) };
+}
+
+export async function openaiResponses(
+  client: UpstreamClient, config: ProviderConfig, name: string, body: any, target: Target, call: CallOptions,
+): Promise<ProviderResult> {
+  const res = await client.send(buildResponsesRequest(body, target, config), call.signal, target.timeoutMs);
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
+  if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal) };
+  let json: any;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(name, err, call.signal);
+  }
+  if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage));
+  return { kind: "json", body: json };
+}

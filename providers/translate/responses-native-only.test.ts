@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { Unsupported, upstreamProtocolOf, type Translator } from "../../core/contracts/translator.ts";
+import type { ProviderDriver, Target } from "../../core/contracts/provider.ts";
+import { nativeOnly, nativeOnlyField } from "./responses-native-only.ts";
+import { translators } from "./index.ts";
+
+const target: Target = { modelId: "anthropic/claude", provider: "claude", upstreamModel: "c", pricing: {} };
+const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "anthropic", provider: "claude" };
+const fn = { type: "function", name: "f", parameters: {} };
+
+describe("responses: built-in tools only on native upstreams", () => {
+  it("names the first field only a native upstream serves", () => {
+    expect(nativeOnlyField({ tools: [fn] })).toBeUndefined();
+    expect(nativeOnlyField({ tools: [fn, { type: "web_search" }] })).toEqual({ field: "tools[1].type", value: "web_search" });
+    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "file_search" } })).toEqual({ field: "tool_choice.type", value: "file_search" });
+    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "function", name: "f" } })).toBeUndefined();
+  });
+
+  it("a translated pair throws Unsupported (a 400 naming tools[i].type) before translating; function tools translate", () => {
+    const inner: Translator = { native: false, request: () => ({ op: "chat", body: "ok", dropped: [], state: 1 }), response: (j) => j, stream: (e) => e, error: (e) => e };
+    let thrown: unknown;
+    try {
+      nativeOnly(inner).request({ tools: [{ type: "code_interpreter" }] }, target, opts);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(Unsupported);
+    expect((thrown as Unsupported).error).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "tools[0].type" } });
+    expect((thrown as Unsupported).error.message).toContain("code_interpreter");
+    expect(nativeOnly(inner).request({ tools: [fn] }, target, opts).body).toBe("ok");
+    // Every translated responses pair is guarded; the native one is the identity.
+    for (const up of ["chat", "messages", "gemini"] as const) {
+      expect(() => translators.responses[up]!.request({ model: "m", input: "hi", tools: [{ type: "web_search" }] }, target, opts)).toThrow(Unsupported);
+    }
+    const body = { model: "m", input: "hi", tools: [{ type: "web_search" }], truncation: "auto" };
+    expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body, dropped: [] });
+  });
+
+  it("upstreamProtocolOf: responses passes through only for a driver with the op and a native target", () => {
+    const op = async () => ({ kind: "json" as const, body: {} });
+    const openai: ProviderDriver = { name: "up", protocol: "openai", chat: op, responses: op };
+    const native = { ...target, nativeResponses: true };
+    expect(upstreamProtocolOf(openai, "responses", native)).toBe("responses");
+    expect(upstreamProtocolOf(openai, "responses", target)).toBe("chat");
+    expect(upstreamProtocolOf({ name: "az", protocol: "openai", chat: op }, "responses", native)).toBe("chat");
+    expect(upstreamProtocolOf(openai, "chat", native)).toBe("chat");
+  });
+});
