@@ -1,18 +1,26 @@
 // Responses client -> OpenAI chat upstream (openai, openai-compatible, sim). Usage is reported by the driver.
+// responsesToChatFor(flavor) is the same translation for a chat body that goes on to another upstream protocol
+// (responses-to-messages, responses-to-gemini): the flavor decides which reasoning blobs replay and how files go.
 import type { Translator } from "../../../core/contracts/translator.ts";
-import { responsesToChatRequest } from "./request.ts";
-import { chatToResponse, echoOf, type ResponseEcho } from "./response.ts";
+import { responsesToChatRequest, type ChatFlavor } from "./request.ts";
+import { chatToResponse, echoOf, type AnswerContext, type ResponseEcho } from "./response.ts";
 import { chatToResponsesStream } from "./stream.ts";
+import { showsEncrypted } from "./reasoning.ts";
 
-interface State { provider: string; echo: ResponseEcho }
+interface State { echo: ResponseEcho; ctx: AnswerContext }
 
-export const responsesToChat: Translator<State> = {
-  native: false,
-  request(body, _target, opts) {
-    const t = responsesToChatRequest(body);
-    return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, echo: echoOf(body) } };
-  },
-  response: (json, s) => chatToResponse(json, s.echo),
-  stream: (events, s) => chatToResponsesStream(events, s.echo, s.provider),
-  error: (err) => err,
-};
+export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
+  return {
+    native: false,
+    request(body, target, opts) {
+      const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider });
+      const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body) };
+      return { op: "chat", body: t.body, dropped: t.dropped, state: { echo: echoOf(body), ctx } };
+    },
+    response: (json, s) => chatToResponse(json, s.echo, s.ctx),
+    stream: (events, s) => chatToResponsesStream(events, s.echo, s.ctx),
+    error: (err) => err,
+  };
+}
+
+export const responsesToChat = responsesToChatFor("chat");

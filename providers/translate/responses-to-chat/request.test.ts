@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { GatewayError } from "../../../core/errors.ts";
 import { responsesToChatRequest } from "./request.ts";
+import { encodeReasoning } from "./reasoning.ts";
 
 describe("responses request -> chat", () => {
-  it("instructions, items, tools, format and knobs map; what chat cannot carry is reported", () => {
+  it("instructions, items, tools, format and knobs map; a turn's assistant items are one message; what chat cannot carry is reported", () => {
     const { body, dropped } = responsesToChatRequest({
       model: "m", instructions: "Be brief.", max_output_tokens: 50, temperature: 0.2, stream: true, store: true, metadata: { a: "b" },
       reasoning: { effort: "low", summary: "auto" }, tool_choice: { type: "function", name: "f" }, parallel_tool_calls: false, unknown_field: 1,
       tools: [{ type: "function", name: "f", parameters: { type: "object" }, strict: true }],
-      text: { format: { type: "json_schema", name: "s", schema: { type: "object" }, strict: true } },
+      text: { format: { type: "json_schema", name: "s", schema: { type: "object" }, strict: true }, verbosity: "low" },
       input: [
         { role: "developer", content: "dev" },
         { role: "user", content: [{ type: "input_text", text: "look" }, { type: "input_image", image_url: "https://x/y.png", detail: "low" }] },
@@ -16,11 +18,11 @@ describe("responses request -> chat", () => {
         { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
         { type: "function_call", call_id: "c2", name: "f", arguments: "{\"x\":1}" },
         { type: "function_call_output", call_id: "c1", output: "one" },
-        { type: "function_call_output", call_id: "c2", output: "two" },
+        { type: "function_call_output", call_id: "c2", output: [{ type: "input_text", text: "tw" }, { type: "input_text", text: "o" }] },
       ],
     });
     expect(body).toEqual({
-      model: "m", max_completion_tokens: 50, temperature: 0.2, parallel_tool_calls: false, reasoning_effort: "low",
+      model: "m", max_completion_tokens: 50, temperature: 0.2, parallel_tool_calls: false, reasoning_effort: "low", verbosity: "low",
       stream: true, stream_options: { include_usage: true },
       tools: [{ type: "function", function: { name: "f", parameters: { type: "object" }, strict: true } }],
       tool_choice: { type: "function", function: { name: "f" } },
@@ -29,8 +31,7 @@ describe("responses request -> chat", () => {
         { role: "system", content: "Be brief." },
         { role: "system", content: "dev" },
         { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } }] },
-        { role: "assistant", content: "calling" },
-        { role: "assistant", content: null, tool_calls: [
+        { role: "assistant", content: "calling", tool_calls: [
           { id: "c1", type: "function", function: { name: "f", arguments: "{}" } },
           { id: "c2", type: "function", function: { name: "f", arguments: "{\"x\":1}" } },
         ] },
@@ -43,5 +44,114 @@ describe("responses request -> chat", () => {
 
   it("a string input is one user message", () => {
     expect(responsesToChatRequest({ model: "m", input: "Hi" }).body).toEqual({ model: "m", messages: [{ role: "user", content: "Hi" }] });
+  });
+});
+
+describe("reasoning items sent back", () => {
+  const thinking = { type: "reasoning.text", text: "hmm", signature: "sig1", format: "anthropic-claude-v1", index: 0 };
+  const redacted = { type: "reasoning.encrypted", data: "opaque", format: "anthropic-claude-v1", index: 1 };
+  const loop = (enc: string | undefined, first: "reasoning" | "message" = "reasoning") => {
+    const rs = { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "hmm" }], encrypted_content: enc };
+    const msg = { type: "message", role: "assistant", content: [{ type: "output_text", text: "Let me check." }] };
+    return [
+      { role: "user", content: "Weather?" },
+      ...(first === "reasoning" ? [rs, msg] : [msg, rs]),
+      { type: "function_call", call_id: "toolu_1", name: "w", arguments: "{}" },
+      { type: "function_call_output", call_id: "toolu_1", output: "sunny" },
+    ];
+  };
+
+  it("the gateway's blob becomes reasoning_details on its turn's assistant message, wherever the item sits in the turn", () => {
+    const enc = encodeReasoning("messages", [thinking, redacted]);
+    for (const order of ["reasoning", "message"] as const) {
+      const { body } = responsesToChatRequest({ model: "m", input: loop(enc, order) }, { flavor: "messages" });
+      expect((body.messages as any[])[1]).toEqual({
+        role: "assistant", content: "Let me check.", reasoning_details: [thinking, redacted],
+        tool_calls: [{ id: "toolu_1", type: "function", function: { name: "w", arguments: "{}" } }],
+      });
+      expect(body.messages).toHaveLength(3);
+    }
+  });
+
+  it("is dropped for another upstream protocol or another chat provider, and when it is not the gateway's", () => {
+    const fromClaude = encodeReasoning("messages", [thinking]);
+    for (const [enc, flavor, provider] of [
+      [fromClaude, "chat", "up"], [fromClaude, "gemini", "gem"], [encodeReasoning("chat", [thinking], "router"), "chat", "other"],
+      ["gAAAAABopaque-openai-blob", "messages", "claude"], ["mgr1.!!!", "messages", "claude"], [undefined, "messages", "claude"],
+    ] as const) {
+      const { body } = responsesToChatRequest({ model: "m", input: loop(enc) }, { flavor, provider });
+      expect((body.messages as any[])[1].reasoning_details).toBeUndefined();
+    }
+    const same = responsesToChatRequest({ model: "m", input: loop(encodeReasoning("chat", [thinking], "router")) }, { flavor: "chat", provider: "router" });
+    expect((same.body.messages as any[])[1].reasoning_details).toEqual([thinking]);
+  });
+
+  it("reasoning.summary asks Gemini for thought text (its knob), is honoured by Anthropic with thinking on, dropped elsewhere", () => {
+    const body = { model: "m", input: "Hi", reasoning: { effort: "low", summary: "auto" }, providerOptions: { gem: { thinkingBudget: 1 } } };
+    const g = responsesToChatRequest(body, { flavor: "gemini", provider: "gem" });
+    expect(g.body.providerOptions).toEqual({ gem: { thinkingBudget: 1, reasoningSummary: "auto" } });
+    expect(g.dropped).toEqual([]);
+    expect(responsesToChatRequest(body, { flavor: "messages" }).dropped).toEqual([]);
+    expect(responsesToChatRequest({ ...body, reasoning: { summary: "auto" } }, { flavor: "messages" }).dropped).toEqual(["reasoning.summary"]);
+    expect(responsesToChatRequest(body, { flavor: "chat" }).dropped).toEqual(["reasoning.summary"]);
+  });
+});
+
+describe("files and images", () => {
+  const user = (...content: unknown[]) => ({ model: "m", input: [{ role: "user", content }] });
+  const parts = (r: { body: any }) => r.body.messages[0].content;
+
+  it("input_file file_data (data: URL, or base64 typed by its filename) is a chat file part", () => {
+    expect(parts(responsesToChatRequest(user({ type: "input_file", file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" }))))
+      .toEqual([{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" } }]);
+    expect(parts(responsesToChatRequest(user({ type: "input_file", file_data: "JVBERi0=", filename: "Report.PDF" }))))
+      .toEqual([{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "Report.PDF" } }]);
+  });
+
+  it("file_url goes to Anthropic (PDF) and Gemini as a URL part; a 400 naming the field on chat, for non-PDF on Anthropic, for file_id", () => {
+    const url = { type: "input_file", file_url: "https://example.com/doc.pdf" };
+    expect(parts(responsesToChatRequest(user(url), { flavor: "messages" }))).toEqual([{ type: "image_url", image_url: { url: url.file_url } }]);
+    expect(parts(responsesToChatRequest(user(url), { flavor: "gemini" }))).toEqual([{ type: "image_url", image_url: { url: url.file_url } }]);
+    const fails = (body: unknown, flavor: "chat" | "messages" | "gemini", param: string) => {
+      let err: unknown;
+      try { responsesToChatRequest(body, { flavor }); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(GatewayError);
+      expect((err as GatewayError).status).toBe(400);
+      expect(JSON.stringify((err as GatewayError).toJSON())).toContain(param);
+    };
+    fails(user({ type: "input_text", text: "x" }, url), "chat", "input[0].content[1].file_url");
+    fails(user({ type: "input_file", file_url: "https://example.com/page.html" }), "messages", "input[0].content[0].file_url");
+    fails(user({ type: "input_file", file_url: "http://example.com/doc.pdf" }), "gemini", "input[0].content[0].file_url");
+    fails(user({ type: "input_file", file_id: "file-abc" }), "messages", "input[0].content[0].file_id");
+    fails(user({ type: "input_image", file_id: "file-abc" }), "chat", "input[0].content[0].file_id");
+    fails(user({ type: "input_file", file_data: "JVBERi0=" }), "chat", "input[0].content[0].filename");
+    fails({ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "chat", "input[0].type");
+  });
+
+  it("input_image keeps a data: URL and its detail (original is chat's high); images in a tool output follow the tool messages", () => {
+    expect(parts(responsesToChatRequest(user({ type: "input_image", image_url: "data:image/png;base64,AA", detail: "original" }))))
+      .toEqual([{ type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "high" } }]);
+    const { body } = responsesToChatRequest({ model: "m", input: [
+      { role: "user", content: "draw" },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "here" }, { type: "input_image", image_url: "data:image/png;base64,AA" }] },
+      { role: "user", content: "thanks" },
+    ] });
+    expect((body.messages as any[]).slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c1", content: "here" },
+      { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA" } }] },
+      { role: "user", content: "thanks" },
+    ]);
+  });
+});
+
+describe("tool_choice", () => {
+  const tools = ["a", "b", "c"].map((name) => ({ type: "function", name, parameters: { type: "object" } }));
+  it("allowed_tools keeps only the allowed tools and becomes the mode", () => {
+    const { body } = responsesToChatRequest({ model: "m", input: "x", tools, tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "b" }] } });
+    expect((body.tools as any[]).map((t) => t.function.name)).toEqual(["b"]);
+    expect(body.tool_choice).toBe("required");
+    expect(responsesToChatRequest({ model: "m", input: "x", tools, tool_choice: "none" }).body.tool_choice).toBe("none");
+    expect(() => responsesToChatRequest({ model: "m", input: "x", tools, tool_choice: { type: "custom", name: "a" } })).toThrow(/tool_choice/);
   });
 });

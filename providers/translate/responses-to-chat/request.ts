@@ -1,71 +1,188 @@
 // Responses request -> chat completions request. `instructions` becomes the system message; input items become
-// messages (consecutive function_call items one assistant turn with tool_calls, function_call_output a tool message);
-// text.format becomes response_format, reasoning.effort reasoning_effort. Fields chat has no place for are dropped
-// and reported (x-mg-dropped-params); unknown fields are dropped silently.
+// messages: the assistant-side items of one turn (reasoning, message, function_call) one assistant message — text,
+// tool_calls and the turn's replayed reasoning (reasoning_details out of encrypted_content, see reasoning.ts) —
+// since separate assistant messages would split the turn Anthropic needs whole (thinking first, then tool_use);
+// function_call_output a tool message. text.format becomes response_format, reasoning.effort reasoning_effort.
+// Fields chat has no place for are dropped and reported (x-mg-dropped-params); unknown fields are dropped silently.
+// `flavor` is the upstream the chat body goes on to (chat itself, or chat-to-messages / chat-to-gemini): it decides
+// which reasoning blobs replay and how far files and reasoning.summary can go.
+import { invalidRequest } from "../../../core/errors.ts";
+import { decodeReasoning } from "./reasoning.ts";
+
+export type ChatFlavor = "chat" | "messages" | "gemini";
+
 export interface ResponsesToChat {
   body: Record<string, unknown>;
   dropped: string[];
 }
 
-function part(p: any): unknown {
-  if (p.type === "input_image") return { type: "image_url", image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
+const DATA_URL = /^data:[^;,]+;base64,/;
+const MIME_BY_EXT: Record<string, string> = {
+  pdf: "application/pdf", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
+  txt: "text/plain", md: "text/markdown", csv: "text/csv", html: "text/html", json: "application/json",
+};
+
+/** input_file.file_data: a data: URL, or bare base64 whose type the filename gives. */
+function fileDataUrl(p: any, field: string): string {
+  if (DATA_URL.test(p.file_data)) return p.file_data;
+  const ext = /\.([a-z0-9]+)$/i.exec(p.filename ?? "")?.[1]?.toLowerCase();
+  const mime = ext && MIME_BY_EXT[ext];
+  if (!mime) throw invalidRequest("file_data must be a base64 data: URL, or base64 with a filename whose extension gives its type (e.g. report.pdf)", `${field}.filename`);
+  return `data:${mime};base64,${p.file_data}`;
+}
+
+function filePart(p: any, field: string, flavor: ChatFlavor): unknown {
+  if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send file_data or file_url", `${field}.file_id`);
+  if (typeof p.file_data === "string" && p.file_data) {
+    return { type: "file", file: { file_data: fileDataUrl(p, field), ...(p.filename ? { filename: p.filename } : {}) } };
+  }
+  if (typeof p.file_url === "string" && p.file_url) {
+    if (!/^https:\/\//i.test(p.file_url)) throw invalidRequest("file_url must be an https URL", `${field}.file_url`);
+    // Chat completions has no file URLs; Anthropic and Gemini take a URL document (their translators read it from
+    // an image_url part by the URL's extension: a PDF becomes a document / fileData with its type).
+    if (flavor === "chat") throw invalidRequest("file_url is not supported by this model's provider (chat completions has no file URLs); send file_data", `${field}.file_url`);
+    if (flavor === "messages" && !/\.pdf($|\?)/i.test(p.file_url)) throw invalidRequest("file_url must point to a PDF (.pdf) for this model's provider", `${field}.file_url`);
+    return { type: "image_url", image_url: { url: p.file_url } };
+  }
+  throw invalidRequest("input_file needs file_data or file_url", field);
+}
+
+function part(p: any, field: string, flavor: ChatFlavor): unknown {
+  if (p.type === "input_image") {
+    if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send image_url", `${field}.file_id`);
+    if (typeof p.image_url !== "string" || !p.image_url) throw invalidRequest("input_image needs image_url (an https URL or a data: URL)", `${field}.image_url`);
+    // Chat's detail levels are low/high/auto; "original" (full resolution) is the closest to high.
+    const detail = p.detail === "original" ? "high" : p.detail;
+    return { type: "image_url", image_url: { url: p.image_url, ...(detail ? { detail } : {}) } };
+  }
+  if (p.type === "input_file") return filePart(p, field, flavor);
   return { type: "text", text: p.text ?? "" };
 }
 
-function messageOf(item: any): Record<string, unknown> {
-  const role = item.role === "developer" ? "system" : item.role;
-  if (typeof item.content === "string") return { role, content: item.content };
-  // Assistant turns (output_text parts) and system turns are text only in chat.
-  if (role === "assistant" || role === "system") return { role, content: item.content.map((p: any) => p.text ?? "").join("") };
-  return { role, content: item.content.map(part) };
+const textOf = (content: any): string => (typeof content === "string" ? content : (content ?? []).map((p: any) => p.text ?? "").join(""));
+
+/** function_call_output.output: a string, or parts — text goes in the tool message, images and files after the run. */
+function toolOutput(output: any, field: string, flavor: ChatFlavor): { text: string; media: unknown[] } {
+  if (typeof output === "string") return { text: output, media: [] };
+  const media: unknown[] = [];
+  let text = "";
+  (Array.isArray(output) ? output : []).forEach((p: any, j: number) => {
+    if (p?.type === "input_text" || p?.type === "output_text") text += p.text ?? "";
+    else media.push(part(p, `${field}[${j}]`, flavor));
+  });
+  return { text, media };
 }
 
-export function responsesToChatRequest(body: any): ResponsesToChat {
+interface Opts { flavor?: ChatFlavor; provider?: string }
+
+export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToChat {
+  const flavor = opts.flavor ?? "chat";
   const dropped: string[] = [];
   const messages: any[] = [];
   if (typeof body.instructions === "string" && body.instructions) messages.push({ role: "system", content: body.instructions });
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-  for (const item of input) {
-    if (item.type === "function_call") {
-      const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } };
-      const last = messages.at(-1);
-      if (last?.role === "assistant" && last.tool_calls) last.tool_calls.push(call);
-      else messages.push({ role: "assistant", content: null, tool_calls: [call] });
-    } else if (item.type === "reasoning") {
-      // A reasoning item sent back from an earlier output: chat has no place for it (nothing to carry yet).
-      continue;
-    } else if (item.type === "function_call_output") {
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: item.output });
-    } else {
-      messages.push(messageOf(item));
+  /** Reasoning sent before its turn's first assistant item. */
+  let pending: unknown[] = [];
+  /** Images and files out of tool outputs: a user message once the run of tool messages ends. */
+  let toolMedia: unknown[] = [];
+  const flushMedia = () => {
+    if (toolMedia.length) messages.push({ role: "user", content: toolMedia });
+    toolMedia = [];
+  };
+  /** The assistant message of the current turn (made on its first item), carrying the turn's reasoning. */
+  const assistant = (): any => {
+    let last = messages.at(-1);
+    if (last?.role !== "assistant") {
+      flushMedia();
+      last = { role: "assistant", content: null };
+      messages.push(last);
     }
-  }
+    if (pending.length) {
+      last.reasoning_details = [...(last.reasoning_details ?? []), ...pending];
+      pending = [];
+    }
+    return last;
+  };
+  input.forEach((item: any, i: number) => {
+    const field = `input[${i}]`;
+    const type = item.type ?? "message";
+    if (type === "function_call") {
+      const m = assistant();
+      (m.tool_calls ??= []).push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
+    } else if (type === "reasoning") {
+      const blob = decodeReasoning(item.encrypted_content);
+      // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
+      if (!blob || blob.p !== flavor || (flavor === "chat" && blob.n !== opts.provider)) return;
+      pending.push(...blob.d);
+      if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
+    } else if (type === "function_call_output") {
+      const out = toolOutput(item.output, `${field}.output`, flavor);
+      messages.push({ role: "tool", tool_call_id: item.call_id, content: out.text });
+      toolMedia.push(...out.media);
+    } else if (type === "message") {
+      const role = item.role === "developer" ? "system" : item.role;
+      if (role === "assistant") {
+        const text = textOf(item.content);
+        const m = assistant();
+        // Text after the turn's tool calls cannot sit before them: it starts a message of its own.
+        if (m.tool_calls && text) messages.push({ role: "assistant", content: text });
+        else if (text) m.content = (m.content ?? "") + text;
+        return;
+      }
+      flushMedia();
+      pending = []; // reasoning not followed by its assistant turn has nothing to attach to
+      if (typeof item.content === "string" || role === "system") messages.push({ role, content: textOf(item.content) });
+      else messages.push({ role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor)) });
+    } else {
+      throw invalidRequest(`input item type "${String(type)}" is not supported for this model`, `${field}.type`);
+    }
+  });
+  flushMedia();
   const out: Record<string, unknown> = { model: body.model, messages };
   if (typeof body.max_output_tokens === "number") out.max_completion_tokens = body.max_output_tokens;
   for (const k of ["temperature", "top_p", "parallel_tool_calls"] as const) if (body[k] !== undefined && body[k] !== null) out[k] = body[k];
-  if (body.tools?.length) {
-    out.tools = body.tools.map((t: any) => ({
+  let tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const choice = body.tool_choice;
+  if (choice && typeof choice === "object") {
+    if (choice.type === "function") out.tool_choice = { type: "function", function: { name: choice.name } };
+    else if (choice.type === "allowed_tools") {
+      // Only these tools may be called, the rest of the list stays as it was (OpenAI keeps it for prompt caching):
+      // every upstream honours the same by seeing only the allowed ones.
+      const allowed = new Set((choice.tools ?? []).map((t: any) => t?.name));
+      tools = tools.filter((t) => allowed.has(t.name));
+      out.tool_choice = choice.mode === "required" ? "required" : "auto";
+    } else throw invalidRequest(`tool_choice type "${String(choice.type)}" is not supported for this model`, "tool_choice.type");
+  } else if (typeof choice === "string") out.tool_choice = choice;
+  if (tools.length) {
+    out.tools = tools.map((t: any) => ({
       type: "function",
       function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} }, ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}) },
     }));
-  }
-  if (body.tool_choice !== undefined) {
-    out.tool_choice = typeof body.tool_choice === "string" ? body.tool_choice : { type: "function", function: { name: body.tool_choice.name } };
-  }
+  } else if (choice && typeof choice === "object") delete out.tool_choice;
   const format = body.text?.format;
   if (format?.type === "json_schema") {
     out.response_format = { type: "json_schema", json_schema: { name: format.name ?? "response", schema: format.schema, ...(format.description ? { description: format.description } : {}), ...(typeof format.strict === "boolean" ? { strict: format.strict } : {}) } };
   } else if (format?.type === "json_object") {
     out.response_format = { type: "json_object" };
   }
-  if (body.reasoning?.effort) out.reasoning_effort = body.reasoning.effort;
-  if (body.reasoning?.summary) dropped.push("reasoning.summary");
+  if (typeof body.text?.verbosity === "string") out.verbosity = body.text.verbosity;
+  const effort = body.reasoning?.effort;
+  if (effort) out.reasoning_effort = effort;
+  // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
+  if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
+  const summary = body.reasoning?.summary;
+  if (summary) {
+    // Gemini returns thought text only when asked (includeThoughts, via the reasoningSummary knob); Anthropic returns
+    // it whenever thinking is on; a chat upstream has no such switch.
+    if (flavor === "gemini" && opts.provider && effort !== "none") {
+      const po: any = body.providerOptions ?? {};
+      out.providerOptions = { ...po, [opts.provider]: { ...po[opts.provider], reasoningSummary: summary } };
+    } else if (!(flavor === "messages" && effort && effort !== "none")) dropped.push("reasoning.summary");
+  }
   if (body.metadata) dropped.push("metadata");
   if (body.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage
   }
-  // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
-  if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
   return { body: out, dropped };
 }

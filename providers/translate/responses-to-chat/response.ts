@@ -1,6 +1,17 @@
-// Chat completion -> Responses `response` object: reasoning text, the message (output_text) and one function_call
+// Chat completion -> Responses `response` object: a reasoning item (the reasoning text as its summary, the upstream's
+// signed reasoning state as encrypted_content — see reasoning.ts), the message (output_text) and one function_call
 // item per tool call; finish_reason length / content_filter make the response incomplete; usage in Responses terms.
 import { randomBytes } from "node:crypto";
+import { clientItem, encodeReasoning, withFull } from "./reasoning.ts";
+import type { ChatFlavor } from "./request.ts";
+
+/** Where the chat answer came from and what the client asked to see. */
+export interface AnswerContext {
+  flavor: ChatFlavor;
+  provider: string;
+  /** encrypted_content goes to the client (include, or store: false). */
+  show: boolean;
+}
 
 /** What the Response echoes from the request. */
 export interface ResponseEcho {
@@ -16,6 +27,12 @@ export interface ResponseEcho {
   store: boolean;
   text: unknown;
   reasoning: unknown;
+  truncation: string;
+  top_logprobs: number;
+  max_tool_calls: number | null;
+  background: boolean;
+  service_tier: string;
+  user: string | null;
 }
 
 export function echoOf(body: any): ResponseEcho {
@@ -32,6 +49,13 @@ export function echoOf(body: any): ResponseEcho {
     store: body.store ?? true,
     text: body.text ?? { format: { type: "text" } },
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
+    // Settings a translated upstream has no counterpart for, at the values that describe what happens.
+    truncation: "disabled",
+    top_logprobs: 0,
+    max_tool_calls: body.max_tool_calls ?? null,
+    background: false,
+    service_tier: "default",
+    user: typeof body.user === "string" ? body.user : null,
   };
 }
 
@@ -64,14 +88,27 @@ export function responseShell(id: string, createdAt: number, echo: ResponseEcho,
   };
 }
 
-export function chatToResponse(chat: any, echo: ResponseEcho): unknown {
+/** The reasoning item for a reasoning text and/or the upstream's reasoning_details; undefined when there is neither. */
+export function reasoningItem(id: string, text: string, details: unknown[], ctx: AnswerContext): Record<string, unknown> | undefined {
+  if (!text && !details.length) return undefined;
+  const item: Record<string, unknown> = { type: "reasoning", id, summary: text ? [{ type: "summary_text", text }] : [] };
+  if (details.length) item.encrypted_content = encodeReasoning(ctx.flavor, details, ctx.provider);
+  return item;
+}
+
+/** The response as the client sees it (encrypted_content only when asked), the full one kept behind it. */
+export function shownResponse<T extends { output: unknown[] }>(full: T, show: boolean): T {
+  if (show || !full.output.some((o: any) => o?.type === "reasoning" && o.encrypted_content !== undefined)) return full;
+  return withFull({ ...full, output: full.output.map((o) => clientItem(o, false)) }, full);
+}
+
+export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext): unknown {
   const choice = chat?.choices?.[0];
   const msg = choice?.message ?? {};
   const output: unknown[] = [];
   const reasoning = msg.reasoning_content ?? msg.reasoning;
-  if (typeof reasoning === "string" && reasoning) {
-    output.push({ type: "reasoning", id: newId("rs"), summary: [{ type: "summary_text", text: reasoning }] });
-  }
+  const r = reasoningItem(newId("rs"), typeof reasoning === "string" ? reasoning : "", Array.isArray(msg.reasoning_details) ? msg.reasoning_details : [], ctx);
+  if (r) output.push(r);
   const text = typeof msg.content === "string" ? msg.content : "";
   if (text || !msg.tool_calls?.length) {
     output.push({
@@ -85,5 +122,5 @@ export function chatToResponse(chat: any, echo: ResponseEcho): unknown {
   const created = typeof chat?.created === "number" ? chat.created : Math.floor(Date.now() / 1000);
   const shell = responseShell(newId("resp"), created, echo, chat?.model);
   const extra = chat?.providerMetadata ? { providerMetadata: chat.providerMetadata } : {};
-  return { ...shell, ...statusOf(choice?.finish_reason), output, usage: responsesUsage(chat?.usage), ...extra };
+  return shownResponse({ ...shell, ...statusOf(choice?.finish_reason), output, usage: responsesUsage(chat?.usage), ...extra }, ctx.show);
 }

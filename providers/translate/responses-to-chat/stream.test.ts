@@ -3,17 +3,19 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { chatToResponsesStream } from "./stream.ts";
 import { echoOf } from "./response.ts";
+import { decodeReasoning, fullResponseOf } from "./reasoning.ts";
 
-async function run(chunks: unknown[], done = true) {
+async function run(chunks: unknown[], done = true, show = false, raw: SseEvent[] = []) {
   async function* src(): AsyncIterable<SseEvent> {
     for (const c of chunks) yield { data: JSON.stringify(c) };
     if (done) yield { data: "[DONE]" };
   }
   const out: any[] = [];
-  for await (const e of chatToResponsesStream(src(), echoOf({ model: "m", input: "x" }), "up")) {
+  for await (const e of chatToResponsesStream(src(), echoOf({ model: "m", input: "x" }), { flavor: "messages", provider: "up", show })) {
     const d = JSON.parse(e.data);
     expect(e.event).toBe(d.type);
     out.push(d);
+    raw.push(e);
   }
   return out;
 }
@@ -58,9 +60,22 @@ describe("chat chunks -> Responses events", () => {
     expect(out.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.completed"]);
   });
 
-  it("an upstream error chunk, or EOF before any finish reason, is a GatewayError (rendered as the error event)", async () => {
-    await expect(run([c({ content: "a" }), { error: { message: "boom" } }])).rejects.toBeInstanceOf(GatewayError);
-    await expect(run([c({ content: "a" })], false)).rejects.toThrow(/ended the stream early/);
+  it("an upstream error chunk, or EOF before any finish reason, is response.failed then a GatewayError (rendered as the error event)", async () => {
+    for (const [chunks, done, why] of [[[c({ content: "a" }), { error: { message: "boom" } }], true, /boom/], [[c({ content: "a" })], false, /ended the stream early/]] as const) {
+      const seen: SseEvent[] = [];
+      await expect(run([...chunks], done, false, seen)).rejects.toBeInstanceOf(GatewayError);
+      const last = JSON.parse(seen.at(-1)!.data);
+      expect(last).toMatchObject({ type: "response.failed", response: { status: "failed", error: { code: "server_error", message: expect.stringMatching(why) } } });
+      // What was output before the failure is in the failed response, as far as it got.
+      expect(last.response.output).toEqual([expect.objectContaining({ type: "message", status: "incomplete", content: [expect.objectContaining({ text: "a" })] })]);
+      expect(last.sequence_number).toBe(seen.length - 1);
+    }
+  });
+
+  it("a failure before the first chunk emits nothing (the client gets an HTTP error, a fallback may still serve)", async () => {
+    const seen: SseEvent[] = [];
+    await expect(run([{ error: { message: "boom" } }], true, false, seen)).rejects.toBeInstanceOf(GatewayError);
+    expect(seen).toEqual([]);
   });
 });
 
@@ -74,5 +89,42 @@ describe("reasoning text", () => {
     const final = out.at(-1).response;
     expect(final.output.map((o: any) => o.type)).toEqual(["reasoning", "message"]);
     expect(final.output[0].summary).toEqual([{ type: "summary_text", text: "thinking" }]);
+  });
+});
+
+describe("signed reasoning (reasoning_details) -> encrypted_content", () => {
+  const thinking = { type: "reasoning.text", text: "think", signature: "sig", format: "anthropic-claude-v1", index: 1 };
+  const redacted = { type: "reasoning.encrypted", data: "opaque", format: "anthropic-claude-v1", index: 0 };
+  const chunks = [
+    c({ reasoning_details: [redacted], thinking_blocks: [{ type: "redacted_thinking", data: "opaque" }] }),
+    c({ reasoning_content: "thi" }), c({ reasoning_content: "nk" }),
+    c({ reasoning_details: [thinking] }),
+    c({ tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "f", arguments: "{}" } }] }, "tool_calls"),
+  ];
+
+  it("with include: in output_item.done and the terminal response; a redacted block opens the item without a summary part", async () => {
+    const out = await run(chunks, true, true);
+    expect(out.map((e) => e.type).slice(2, 9)).toEqual([
+      "response.output_item.added", "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
+    ]);
+    const done = out.find((e) => e.type === "response.output_item.done").item;
+    expect(done.summary).toEqual([{ type: "summary_text", text: "think" }]);
+    expect(decodeReasoning(done.encrypted_content)).toEqual({ p: "messages", d: [redacted, thinking] });
+    const final = out.at(-1).response;
+    expect(final.output[0]).toEqual(done);
+    expect(final.output[1]).toMatchObject({ type: "function_call", call_id: "toolu_1" });
+  });
+
+  it("without include: hidden from the client, kept on the terminal event for the gateway's store", async () => {
+    const raw: SseEvent[] = [];
+    const out = await run(chunks, true, false, raw);
+    expect(out.find((e) => e.type === "response.output_item.done").item).not.toHaveProperty("encrypted_content");
+    expect(out.at(-1).response.output[0]).not.toHaveProperty("encrypted_content");
+    expect(raw.at(-1)!.data).not.toContain("encrypted_content");
+    const full = fullResponseOf(raw.at(-1)) as any;
+    expect(full.id).toBe(out.at(-1).response.id);
+    expect(decodeReasoning(full.output[0].encrypted_content)?.d).toEqual([redacted, thinking]);
+    expect(fullResponseOf(raw[0])).toBeUndefined();
   });
 });

@@ -3,15 +3,18 @@
 // message) content_part.added, output_text.delta..., output_text.done, content_part.done, (for a function call)
 // function_call_arguments.delta..., .done, then output_item.done; last response.completed (response.incomplete on
 // length / content_filter) carrying the whole response and usage. Upstream reasoning text is a reasoning item
-// (reasoning_summary_part / reasoning_summary_text events). Items are sequential: a new tool call closes the
-// open item. Constant memory apart from the final response's output, which the protocol requires.
+// (reasoning_summary_part / reasoning_summary_text events); the upstream's signed reasoning state (reasoning_details,
+// whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. Items are sequential: a
+// new tool call closes the open item. Constant memory apart from the final response's output, which the protocol
+// requires. An upstream failure after response.created is a response.failed event before the error event.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { newId, responseShell, responsesUsage, statusOf, type ResponseEcho } from "./response.ts";
+import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
+import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 
 interface OpenMessage { kind: "message"; id: string; index: number; text: string }
-interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string }
+interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
 interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
 
 export class ChatToResponsesStream {
@@ -22,7 +25,11 @@ export class ChatToResponsesStream {
   private usage: unknown;
   done = false;
 
-  constructor(private readonly echo: ResponseEcho, private readonly provider: string) {}
+  private readonly provider: string;
+
+  constructor(private readonly echo: ResponseEcho, private readonly ctx: AnswerContext) {
+    this.provider = ctx.provider;
+  }
 
   private ev(type: string, payload: Record<string, unknown>, out: SseEvent[]): void {
     out.push({ event: type, data: JSON.stringify({ type, sequence_number: this.seq++, ...payload }) });
@@ -43,10 +50,12 @@ export class ChatToResponsesStream {
     this.open = undefined;
     let item: Record<string, unknown>;
     if (o.kind === "reasoning") {
-      const part = { type: "summary_text", text: o.text };
-      this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text: o.text }, out);
-      this.ev("response.reasoning_summary_part.done", { item_id: o.id, output_index: o.index, summary_index: 0, part }, out);
-      item = { type: "reasoning", id: o.id, summary: [part] };
+      if (o.text) {
+        const part = { type: "summary_text", text: o.text };
+        this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text: o.text }, out);
+        this.ev("response.reasoning_summary_part.done", { item_id: o.id, output_index: o.index, summary_index: 0, part }, out);
+      }
+      item = reasoningItem(o.id, o.text, o.details, this.ctx)!;
     } else if (o.kind === "message") {
       const part = { type: "output_text", text: o.text, annotations: [], logprobs: [] };
       this.ev("response.output_text.done", { item_id: o.id, output_index: o.index, content_index: 0, text: o.text, logprobs: [] }, out);
@@ -56,7 +65,7 @@ export class ChatToResponsesStream {
       this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: o.args }, out);
       item = { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "completed" };
     }
-    this.ev("response.output_item.done", { output_index: o.index, item }, out);
+    this.ev("response.output_item.done", { output_index: o.index, item: clientItem(item, this.ctx.show) }, out);
     this.response!.output.push(item);
   }
 
@@ -73,18 +82,27 @@ export class ChatToResponsesStream {
     this.ev("response.output_text.delta", { item_id: o.id, output_index: o.index, content_index: 0, delta, logprobs: [] }, out);
   }
 
+  private openReasoning(out: SseEvent[]): OpenReasoning {
+    if (this.open?.kind === "reasoning") return this.open;
+    this.close(out);
+    const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: "", details: [] };
+    this.open = o;
+    this.ev("response.output_item.added", { output_index: o.index, item: { type: "reasoning", id: o.id, summary: [] } }, out);
+    return o;
+  }
+
   /** Upstream reasoning text (reasoning_content) as a reasoning item's summary, like the JSON response. */
   private reasoning(delta: string, out: SseEvent[]): void {
-    if (this.open?.kind !== "reasoning") {
-      this.close(out);
-      const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: "" };
-      this.open = o;
-      this.ev("response.output_item.added", { output_index: o.index, item: { type: "reasoning", id: o.id, summary: [] } }, out);
-      this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
-    }
-    const o = this.open as OpenReasoning;
+    const o = this.openReasoning(out);
+    // The summary part opens with the first text (a redacted block may have opened the item without any).
+    if (!o.text) this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
     o.text += delta;
     this.ev("response.reasoning_summary_text.delta", { item_id: o.id, output_index: o.index, summary_index: 0, delta }, out);
+  }
+
+  /** Signed reasoning blocks (reasoning_details, each whole) join the open reasoning item's encrypted_content. */
+  private reasoningDetails(details: unknown[], out: SseEvent[]): void {
+    this.openReasoning(out).details.push(...details);
   }
 
   private tool(tc: any, out: SseEvent[]): void {
@@ -116,6 +134,7 @@ export class ChatToResponsesStream {
     const d = choice.delta ?? {};
     const thought = d.reasoning_content ?? d.reasoning;
     if (typeof thought === "string" && thought) this.reasoning(thought, out);
+    if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.reasoningDetails(d.reasoning_details, out);
     if (typeof d.content === "string" && d.content) this.text(d.content, out);
     for (const tc of d.tool_calls ?? []) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
@@ -128,8 +147,35 @@ export class ChatToResponsesStream {
     this.close(out);
     this.done = true;
     const s = statusOf(this.finish);
-    const final = { ...r, ...s, usage: responsesUsage(this.usage) };
-    this.ev(s.status === "completed" ? "response.completed" : "response.incomplete", { response: final }, out);
+    this.terminal(s.status === "completed" ? "response.completed" : "response.incomplete", { ...r, ...s, usage: responsesUsage(this.usage) }, out);
+    return out;
+  }
+
+  /** The terminal event: the whole response as the client may see it, the full one kept on the event (reasoning.ts). */
+  private terminal(type: string, full: { output: unknown[]; [k: string]: unknown }, out: SseEvent[]): void {
+    const shown = shownResponse(full, this.ctx.show);
+    this.ev(type, { response: shown }, out);
+    if (shown !== full) withFull(out[out.length - 1]!, full);
+  }
+
+  /**
+   * The upstream failed after response.created: response.failed with what was output so far (the error event
+   * itself is written by the gateway when the error reaches it). Nothing when the stream had not started: the client
+   * then gets an HTTP error (and a fallback model may still serve it).
+   */
+  failed(err: unknown): SseEvent[] {
+    if (!this.response || this.done) return [];
+    this.done = true;
+    const out: SseEvent[] = [];
+    const e = err as { status?: number; message?: string };
+    const code = e?.status === 429 ? "rate_limit_exceeded" : "server_error";
+    // The item open when the upstream failed is in the output as far as it got, status incomplete.
+    const o = this.open;
+    const output = [...this.response.output];
+    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [{ type: "output_text", text: o.text, annotations: [], logprobs: [] }] });
+    else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "incomplete" });
+    else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
+    this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;
   }
 
@@ -141,12 +187,17 @@ export class ChatToResponsesStream {
   }
 }
 
-export async function* chatToResponsesStream(events: AsyncIterable<SseEvent>, echo: ResponseEcho, provider: string): AsyncIterable<SseEvent> {
-  const t = new ChatToResponsesStream(echo, provider);
-  for await (const e of events) {
-    const out = t.push(e);
-    for (let i = 0; i < out.length; i++) yield out[i]!;
-    if (t.done) return;
+export async function* chatToResponsesStream(events: AsyncIterable<SseEvent>, echo: ResponseEcho, ctx: AnswerContext): AsyncIterable<SseEvent> {
+  const t = new ChatToResponsesStream(echo, ctx);
+  try {
+    for await (const e of events) {
+      const out = t.push(e);
+      for (let i = 0; i < out.length; i++) yield out[i]!;
+      if (t.done) return;
+    }
+    yield* t.eof();
+  } catch (err) {
+    yield* t.failed(err);
+    throw err;
   }
-  yield* t.eof();
 }

@@ -1,7 +1,8 @@
 // Responses client -> Gemini upstream: responses -> chat chained with chat -> Gemini, so each wire mapping is written
-// once. Usage is reported by the inner half.
+// once. Usage is reported by the inner half. The outer half knows its chat body goes on to Gemini (reasoning.summary
+// asks for thought text; thought signatures ride in call_id).
 import { chainTranslators } from "../chain.ts";
-import { responsesToChat } from "../responses-to-chat/index.ts";
+import { responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToGemini } from "../chat-to-gemini/index.ts";
 
-export const responsesToGemini = chainTranslators(responsesToChat, chatToGemini);
+export const responsesToGemini = chainTranslators(responsesToChatFor("gemini"), chatToGemini);

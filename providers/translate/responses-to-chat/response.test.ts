@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { chatToResponse, echoOf } from "./response.ts";
+import { decodeReasoning, fullResponseOf } from "./reasoning.ts";
+
+const details = [{ type: "reasoning.text", text: "hmm", signature: "sig", format: "anthropic-claude-v1", index: 0 }];
+const chat = {
+  id: "c", created: 7, model: "claude-x",
+  choices: [{ index: 0, finish_reason: "tool_calls", message: {
+    role: "assistant", content: "Let me check.", reasoning_content: "hmm", reasoning_details: details,
+    tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: "{\"a\":1}" } }],
+  } }],
+  usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 },
+};
+
+describe("chat completion -> response", () => {
+  it("reasoning (summary + encrypted_content), message, function_call; the fields the SDKs read", () => {
+    const body = { model: "anthropic/x", input: "Hi", include: ["reasoning.encrypted_content"], tools: [{ type: "function", name: "f" }], reasoning: { effort: "low" } };
+    const r: any = chatToResponse(chat, echoOf(body), { flavor: "messages", provider: "claude", show: true });
+    expect(r.output.map((o: any) => o.type)).toEqual(["reasoning", "message", "function_call"]);
+    expect(r.output[0]).toMatchObject({ id: expect.stringMatching(/^rs_/), summary: [{ type: "summary_text", text: "hmm" }] });
+    expect(decodeReasoning(r.output[0].encrypted_content)).toEqual({ p: "messages", d: details });
+    expect(r).toMatchObject({
+      object: "response", status: "completed", error: null, incomplete_details: null, created_at: 7, model: "claude-x",
+      parallel_tool_calls: true, tool_choice: "auto", tools: body.tools, text: { format: { type: "text" } }, truncation: "disabled",
+      reasoning: { effort: "low", summary: null }, store: true, previous_response_id: null,
+      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
+    });
+    expect(fullResponseOf(r)).toBeUndefined();
+  });
+
+  it("store: false shows encrypted_content; the default (store on, no include) hides it and keeps the full response behind", () => {
+    const noStore: any = chatToResponse(chat, echoOf({ model: "m", input: "x", store: false }), { flavor: "messages", provider: "claude", show: true });
+    expect(noStore.output[0].encrypted_content).toMatch(/^mgr1\./);
+    const hidden: any = chatToResponse(chat, echoOf({ model: "m", input: "x" }), { flavor: "messages", provider: "claude", show: false });
+    expect(hidden.output[0]).not.toHaveProperty("encrypted_content");
+    expect(JSON.stringify(hidden)).not.toContain("mgr1.");
+    expect((fullResponseOf(hidden) as any).output[0].encrypted_content).toMatch(/^mgr1\./);
+    expect((fullResponseOf(hidden) as any).id).toBe(hidden.id);
+  });
+
+  it("reasoning text without signed state (Gemini thoughts, DeepSeek) has no encrypted_content", () => {
+    const plain = { ...chat, choices: [{ ...chat.choices[0], message: { role: "assistant", content: "ok", reasoning_content: "hmm" } }] };
+    const r: any = chatToResponse(plain, echoOf({ model: "m", input: "x" }), { flavor: "gemini", provider: "gem", show: true });
+    expect(r.output[0]).toEqual({ type: "reasoning", id: expect.any(String), summary: [{ type: "summary_text", text: "hmm" }] });
+  });
+});
