@@ -226,9 +226,14 @@ async function importPlugin(spec: string, dir: string): Promise<PluginDefinition
   return def;
 }
 
+/** A provider's credentials_file is relative to the config file's directory, like the store path. */
+function withAbsoluteFiles(pc: ProviderConfig, dir: string): ProviderConfig {
+  return pc.credentials_file && !isAbsolute(pc.credentials_file) ? { ...pc, credentials_file: resolve(dir, pc.credentials_file) } : pc;
+}
+
 function freeze(file: string, config: GatewayConfig, disabled: Map<string, string>): RuntimeConfig {
   const providers = new Map<string, ProviderConfig>();
-  for (const [name, pc] of Object.entries(config.providers ?? {})) if (!disabled.has(name)) providers.set(name, pc);
+  for (const [name, pc] of Object.entries(config.providers ?? {})) if (!disabled.has(name)) providers.set(name, withAbsoluteFiles(pc, dirname(file)));
   if (!providers.has("sim")) providers.set("sim", { protocol: "sim" });
 
   const models = new Map<string, ModelRuntime>();

@@ -34,6 +34,11 @@ export function anthropicHeaders(config: ProviderConfig, target: Target, clientH
 export function buildMessagesRequest(
   body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string, call: Pick<CallOptions, "clientHeaders">, forwardClient = true,
 ): UpstreamRequest {
+  return { url: messagesUrl(config, target), headers: anthropicHeaders(config, target, call.clientHeaders, forwardClient), body: JSON.stringify(messagesBody(body, target, providerName)) };
+}
+
+/** The client's body with the upstream's model id, without the gateway's own fields, a dollar thinking budget applied. */
+export function messagesBody(body: Record<string, any>, target: Target, providerName: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
   out.model = target.upstreamModel;
@@ -45,5 +50,5 @@ export function buildMessagesRequest(
       if (typeof out.max_tokens === "number" && out.max_tokens <= budget) out.max_tokens = budget + out.max_tokens;
     }
   }
-  return { url: messagesUrl(config, target), headers: anthropicHeaders(config, target, call.clientHeaders, forwardClient), body: JSON.stringify(out) };
+  return out;
 }

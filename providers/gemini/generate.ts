@@ -3,7 +3,7 @@
 import { parseSse } from "../../core/sse/parse.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
+import { transportError, type UpstreamResponse } from "../http.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "./errors.ts";
 import type { GeminiEnv } from "./env.ts";
@@ -12,14 +12,18 @@ export async function geminiGenerate(env: GeminiEnv, body: any, target: Target, 
   const req = stream
     ? geminiRequest(env.config, target, "streamGenerateContent", body, "?alt=sse")
     : geminiRequest(env.config, target, "generateContent", body);
-  const res = await env.client.send(req, call.signal, target.timeoutMs);
-  if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
-  if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, env.name) };
+  return geminiAnswer(env.name, await env.client.send(req, call.signal, target.timeoutMs), call, stream);
+}
+
+/** Gemini's answer to a generate call, wherever it was sent (the Gemini API or Vertex AI): its JSON or SSE events. */
+export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
+  if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
+  if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
   let json: unknown;
   try {
     json = await res.body.json();
   } catch (err) {
-    throw transportError(env.name, err, call.signal);
+    throw transportError(provider, err, call.signal);
   }
   call.reportFirstToken();
   return { kind: "json", body: json };

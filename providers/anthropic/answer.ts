@@ -1,0 +1,32 @@
+// A Messages answer, wherever it was sent (Anthropic's API, or Claude on Vertex's rawPredict / streamRawPredict):
+// errors mapped, the stream relayed with usage and in-band errors read, JSON usage reported.
+import { parseSse } from "../../core/sse/parse.ts";
+import type { CallOptions, ProviderResult } from "../../core/contracts/provider.ts";
+import { failFromResponse, transportError, type UpstreamResponse } from "../http.ts";
+import { relayMessagesStream } from "./stream.ts";
+import { acceptMessage } from "./response.ts";
+
+export async function messagesAnswer(
+  provider: string, res: UpstreamResponse, stream: boolean, call: CallOptions,
+  fail: (provider: string, res: UpstreamResponse) => Promise<Error> = failFromResponse,
+): Promise<ProviderResult> {
+  if (res.status < 200 || res.status >= 300) throw await fail(provider, res);
+  const requestId = res.headers["request-id"];
+  const headers = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
+  if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider), provider, call.signal) };
+  let json: any;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(provider, err, call.signal);
+  }
+  return { kind: "json", headers, body: acceptMessage(json, call) };
+}
+
+async function* guard<T>(events: AsyncGenerator<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+}

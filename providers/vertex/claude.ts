@@ -1,0 +1,28 @@
+// Claude on Vertex (reference protocols-2 §3.3): the Messages body without `model` (it is in the URL) and with
+// anthropic_version "vertex-2023-10-16" in the body, to publishers/anthropic/models/{m}:rawPredict or
+// :streamRawPredict (the same SSE events as Anthropic's). anthropic-beta stays a header. Answers, usage and
+// errors are read by providers/anthropic's code; Google's front end may answer with its own error envelope.
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { messagesBody } from "../anthropic/request.ts";
+import { messagesAnswer } from "../anthropic/answer.ts";
+import { geminiFailure } from "../gemini/errors.ts";
+import type { VertexEnv } from "./env.ts";
+import { vertexSend } from "./send.ts";
+
+export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
+
+export function vertexClaudeBody(body: Record<string, any>, target: Target, provider: string): Record<string, unknown> {
+  const out = messagesBody(body, target, provider);
+  delete out.model;
+  out.anthropic_version = VERTEX_ANTHROPIC_VERSION;
+  return out;
+}
+
+export async function vertexMessages(env: VertexEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
+  const stream = body.stream === true;
+  const beta = call.clientHeaders["anthropic-beta"];
+  const headers: Record<string, string> = beta ? { "anthropic-beta": Array.isArray(beta) ? beta.join(",") : beta } : {};
+  const res = await vertexSend(env, target, call, stream ? "streamRawPredict" : "rawPredict", "", JSON.stringify(vertexClaudeBody(body, target, env.name)), headers);
+  // geminiFailure reads both shapes (error.message) and adds Google's RetryInfo as Retry-After.
+  return messagesAnswer(env.name, res, stream, call, geminiFailure);
+}
