@@ -9,6 +9,7 @@ import { createCohereDriver } from "./cohere/index.ts";
 import { createVoyageDriver } from "./voyage/index.ts";
 import { createJinaDriver } from "./jina/index.ts";
 import { createTogetherDriver } from "./together/index.ts";
+import { createBedrockDriver } from "./bedrock/index.ts";
 import { createVertexDriver } from "./vertex/index.ts";
 
 export const driverFactories: Partial<Record<ProviderConfig["protocol"], DriverFactory>> = {
@@ -20,6 +21,7 @@ export const driverFactories: Partial<Record<ProviderConfig["protocol"], DriverF
   voyage: (name, pc, rt) => createVoyageDriver(name, pc, { timeoutMs: rt.timeoutMs }),
   jina: (name, pc, rt) => createJinaDriver(name, pc, { timeoutMs: rt.timeoutMs }),
   together: (name, pc, rt) => createTogetherDriver(name, pc, { timeoutMs: rt.timeoutMs }),
+  bedrock: (name, pc, rt) => createBedrockDriver(name, pc, { timeoutMs: rt.timeoutMs }),
   vertex: (name, pc, rt) => createVertexDriver(name, pc, { timeoutMs: rt.timeoutMs }),
 };
 

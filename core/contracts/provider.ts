@@ -38,8 +38,8 @@ export const DROPPED_PARAMS_HEADER = "x-mg-dropped-params";
 /** Response header saying where a count_tokens answer came from: upstream, simulator, tokenizer:<enc> or estimate:<enc>. */
 export const TOKEN_COUNT_HEADER = "x-mg-token-count";
 
-/** What an upstream speaks: OpenAI chat completions, Anthropic messages, Gemini generateContent, or OpenAI's Responses API. */
-export type UpstreamProtocol = "chat" | "messages" | "gemini" | "responses";
+/** What an upstream speaks: OpenAI chat completions, Anthropic messages, Gemini generateContent, Bedrock Converse, or OpenAI's Responses API. */
+export type UpstreamProtocol = "chat" | "messages" | "gemini" | "converse" | "responses";
 
 /** What the core hands an adapter for one upstream call. */
 export interface CallOptions {
@@ -73,6 +73,9 @@ export interface ProviderDriver {
   /** Gemini generateContent / streamGenerateContent: a Gemini body in, Gemini JSON or SSE events out (reached through a translator). */
   generateContent?: Operation;
   streamGenerateContent?: Operation;
+  /** Bedrock Converse / ConverseStream: a Converse body in, Converse JSON or its stream events (event = type) out. */
+  converse?: Operation;
+  converseStream?: Operation;
   /** POST /v1/messages/count_tokens: a Messages request (no max_tokens) in, `{ input_tokens }` out; never billed. */
   countTokens?: Operation;
   embeddings?: Operation;

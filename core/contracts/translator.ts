@@ -10,7 +10,7 @@ import type { CallOptions, ProviderDriver, Target, UpstreamProtocol } from "./pr
 export type ClientProtocol = "chat" | "messages" | "responses";
 export type { UpstreamProtocol } from "./provider.ts";
 /** The driver op a translated request is sent to. */
-export type UpstreamOp = "chat" | "messages" | "responses" | "generateContent" | "streamGenerateContent";
+export type UpstreamOp = "chat" | "messages" | "responses" | "generateContent" | "streamGenerateContent" | "converse" | "converseStream";
 
 export interface TranslateOptions {
   /** The request carries cache_control markers (only Anthropic understands them). */

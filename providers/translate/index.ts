@@ -8,10 +8,13 @@ import { messagesToGemini } from "./messages-to-gemini/index.ts";
 import { responsesToChat } from "./responses-to-chat/index.ts";
 import { responsesToMessages } from "./responses-to-messages/index.ts";
 import { responsesToGemini } from "./responses-to-gemini/index.ts";
+import { chatToConverse } from "./chat-to-converse/index.ts";
+import { messagesToConverse } from "./messages-to-converse/index.ts";
+import { responsesToConverse } from "./responses-to-converse/index.ts";
 import { nativeOnly } from "./responses-native-only.ts";
 
 export const translators: Translators = {
-  chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini },
-  messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini },
-  responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: nativeOnly(responsesToMessages), gemini: nativeOnly(responsesToGemini) },
+  chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini, converse: chatToConverse },
+  messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini, converse: messagesToConverse },
+  responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: nativeOnly(responsesToMessages), gemini: nativeOnly(responsesToGemini), converse: nativeOnly(responsesToConverse) },
 };

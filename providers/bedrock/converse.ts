@@ -1,0 +1,47 @@
+// The Converse ops (reference §2.1-2.4): a Converse body in (translated by providers/translate/*-to-converse),
+// Converse JSON out, or ConverseStream's binary frames decoded into events named by their :event-type (data = the
+// JSON payload) for the translator. Exception frames become the gateway's error here, so every translator sees
+// them the same way.
+import type { SseEvent } from "../../core/sse/parse.ts";
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { transportError } from "../http.ts";
+import type { BedrockEnv } from "./env.ts";
+import { bedrockUrl } from "./url.ts";
+import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
+import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+
+export async function converse(env: BedrockEnv, body: any, target: Target, call: CallOptions, stream: boolean): Promise<ProviderResult> {
+  const url = bedrockUrl(env.config, target, env.auth.region, stream ? "converse-stream" : "converse");
+  const headers: Record<string, string> = { "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json", ...env.config.headers };
+  const req = await env.auth.authorize({ url, headers, body: JSON.stringify(body) }, target);
+  const res = await env.client.send(req, call.signal, target.timeoutMs);
+  if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
+  const requestId = res.headers["x-amzn-requestid"];
+  const out = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
+  if (stream) return { kind: "stream", headers: out, events: converseEvents(res.body, call, env.name) };
+  let json: unknown;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(env.name, err, call.signal);
+  }
+  call.reportFirstToken();
+  return { kind: "json", headers: out, body: json };
+}
+
+/** ConverseStream frames -> events `{event: <:event-type>, data: <payload>}`; exception frames throw. */
+export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pick<CallOptions, "reportFirstToken" | "signal">, provider: string): AsyncGenerator<SseEvent> {
+  let first = true;
+  try {
+    for await (const f of decodeFrames(body)) {
+      if (f.messageType !== "event") throw streamFrameError(provider, f);
+      if (first && f.type === "contentBlockDelta") {
+        call.reportFirstToken();
+        first = false;
+      }
+      yield { event: f.type, data: f.payload };
+    }
+  } catch (err) {
+    throw err instanceof EventStreamFramingError ? framingError(provider, err) : transportError(provider, err, call.signal);
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { bedrockError, errorTypeOf, streamFrameError } from "./errors.ts";
+
+const h = (type: string) => ({ "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
+
+describe("Bedrock HTTP errors", () => {
+  it("the type comes from x-amzn-errortype or a __type field", () => {
+    expect(errorTypeOf(h("ThrottlingException"), {})).toBe("ThrottlingException");
+    expect(errorTypeOf({}, { __type: "com.amazon.bedrock#ValidationException" })).toBe("ValidationException");
+    expect(errorTypeOf({}, { message: "x" })).toBeUndefined();
+  });
+
+  it("ValidationException 400 -> 400 INVALID_REQUEST with Bedrock's message, not retried", () => {
+    const e = bedrockError("bedrock", 400, h("ValidationException"), '{"message":"The toolConfig field must be defined when using toolUse and toolResult content blocks."}');
+    expect([e.status, e.code, e.retryable]).toEqual([400, "INVALID_REQUEST", false]);
+    expect(e.message).toBe("Provider bedrock rejected the request (HTTP 400): ValidationException: The toolConfig field must be defined when using toolUse and toolResult content blocks.");
+  });
+
+  it.each([
+    [429, "ThrottlingException", true], [429, "ModelNotReadyException", true], [503, "ServiceUnavailableException", true],
+    [500, "InternalServerException", true], [403, "AccessDeniedException", false], [403, "InvalidSignatureException", false],
+  ])("%i %s -> retryable %s", (status, type, retryable) => {
+    const e = bedrockError("bedrock", status, h(type), '{"message":"m"}');
+    expect(e.retryable).toBe(retryable);
+    expect(e.code).toBe("UPSTREAM_ERROR");
+    expect(e.message).toBe(`Provider bedrock returned HTTP ${status}: ${type}: m`);
+    expect(e.details?.upstream_error_type).toBe(type);
+  });
+});
+
+describe("exception frames", () => {
+  it("modelStreamErrorException / throttlingException -> retryable upstream errors; validationException -> 400", () => {
+    const m = streamFrameError("bedrock", { messageType: "exception", type: "modelStreamErrorException", payload: '{"message":"boom","originalStatusCode":500}' });
+    expect([m.status, m.code, m.retryable, m.message]).toEqual([502, "UPSTREAM_ERROR", true, "Provider bedrock failed mid-stream: modelStreamErrorException: boom"]);
+    expect(streamFrameError("bedrock", { messageType: "exception", type: "throttlingException", payload: '{"message":"slow down"}' }).retryable).toBe(true);
+    const v = streamFrameError("bedrock", { messageType: "exception", type: "validationException", payload: '{"message":"bad"}' });
+    expect([v.status, v.code]).toEqual([400, "INVALID_REQUEST"]);
+    const err = streamFrameError("bedrock", { messageType: "error", type: "InternalFailure", payload: "", errorMessage: "oops" });
+    expect(err.message).toBe("Provider bedrock failed mid-stream: InternalFailure: oops");
+  });
+});

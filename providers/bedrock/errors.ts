@@ -1,0 +1,76 @@
+// Bedrock's errors (reference §2.6, §2.4): an HTTP error is `{"message"}` with the type in `x-amzn-errortype`
+// (`ThrottlingException:http://…`) or a `__type` field; inside a stream it is an `exception` frame named by
+// `:exception-type`. Both map with the same rules as every upstream (providers/http.ts): ValidationException (400)
+// is the caller's → 400 INVALID_REQUEST with Bedrock's message; throttling, not-ready and 5xx are retryable
+// (fallback); access and signature errors are the gateway's configuration (502, not retried).
+import { GatewayError } from "../../core/errors.ts";
+import { upstreamError, type UpstreamResponse } from "../http.ts";
+import type { BedrockFrame } from "./eventstream.ts";
+
+function header(h: UpstreamResponse["headers"], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `ThrottlingException:http://internal.amazon.com/…` or `com.amazon…#ThrottlingException` -> `ThrottlingException`. */
+export function errorTypeOf(headers: UpstreamResponse["headers"], body: unknown): string | undefined {
+  const raw = header(headers, "x-amzn-errortype") ?? (typeof (body as any)?.__type === "string" ? (body as any).__type : undefined);
+  if (!raw) return undefined;
+  const t = raw.split(":")[0]!;
+  return t.slice(t.lastIndexOf("#") + 1) || undefined;
+}
+
+/** Types that are worth another provider whatever status carries them (ModelNotReady is retried by the AWS SDK). */
+const RETRYABLE_TYPES = new Set(["ThrottlingException", "ModelNotReadyException", "ServiceUnavailableException", "InternalServerException", "ModelTimeoutException"]);
+
+export function bedrockError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch { /* not JSON */ }
+  const type = errorTypeOf(headers, body);
+  const base = upstreamError(provider, status, headers, text);
+  if (!type) return base;
+  // Both generic messages put the provider's text after their first ": "; the type goes just before it.
+  const message = base.message.replace(": ", `: ${type}: `);
+  const retryable = base.retryable || RETRYABLE_TYPES.has(type);
+  return new GatewayError(base.status, base.code, message, {
+    details: { ...base.details, upstream_error_type: type },
+    retryable,
+    retryAfter: base.retryAfter,
+    headers: retryable ? undefined : base.headers,
+  });
+}
+
+export async function bedrockFailure(provider: string, res: UpstreamResponse): Promise<GatewayError> {
+  let text = "";
+  try {
+    text = (await res.body.text()).slice(0, 64 * 1024);
+  } catch { /* unreadable: the status says enough */ }
+  return bedrockError(provider, res.status, res.headers, text);
+}
+
+/** An `exception` / `error` frame inside a stream -> the gateway error (the client's protocol error event). */
+export function streamFrameError(provider: string, frame: BedrockFrame): GatewayError {
+  let payload: any;
+  try {
+    payload = frame.payload ? JSON.parse(frame.payload) : undefined;
+  } catch { /* keep the text */ }
+  const type = frame.type || frame.messageType;
+  const message: string = payload?.message ?? payload?.Message ?? frame.errorMessage ?? type;
+  const details = { provider, upstream_error_type: type, upstream_error: payload ?? frame.payload };
+  const t = type.toLowerCase();
+  if (t === "validationexception") {
+    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, { retryable: false, details, headers: { "x-should-retry": "false" } });
+  }
+  const timeout = t === "modeltimeoutexception";
+  const retryable = t === "throttlingexception" || t === "serviceunavailableexception" || t === "internalserverexception" || t === "modelstreamerrorexception" || timeout;
+  return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${type}: ${message}`, { retryable, details });
+}
+
+/** A frame that fails its CRC or length check: the stream is corrupt, worth another try elsewhere before it starts. */
+export function framingError(provider: string, err: Error): GatewayError {
+  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a corrupt event stream: ${err.message}`, {
+    retryable: true, details: { provider, reason: "eventstream" }, cause: err,
+  });
+}

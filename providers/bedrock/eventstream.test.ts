@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { fromUtf8 } from "@smithy/util-utf8";
+import { codec, decodeFrames, EventStreamDecoder, EventStreamFramingError, toFrame } from "./eventstream.ts";
+
+// Reference protocols-2 §2.5: the 118-byte messageStart frame, byte-identical to @smithy/eventstream-codec's encode.
+const VECTOR = Buffer.from(
+  "00000076" + "00000052" + "96d5fade"
+  + "0b3a6576656e742d74797065" + "07000c6d6573736167655374617274"
+  + "0d3a636f6e74656e742d74797065" + "0700106170706c69636174696f6e2f6a736f6e"
+  + "0d3a6d6573736167652d74797065" + "0700056576656e74"
+  + "7b22726f6c65223a22617373697374616e74227d" + "6fa8c599", "hex");
+
+const ev = (type: string, payload: unknown) => codec.encode({
+  headers: { ":event-type": { type: "string", value: type }, ":content-type": { type: "string", value: "application/json" }, ":message-type": { type: "string", value: "event" } },
+  body: fromUtf8(JSON.stringify(payload)),
+});
+
+describe("EventStreamDecoder", () => {
+  it("decodes the reference vector", () => {
+    const frames = new EventStreamDecoder().push(VECTOR).map(toFrame);
+    expect(frames).toEqual([{ messageType: "event", type: "messageStart", payload: '{"role":"assistant"}' }]);
+  });
+
+  it("a frame split across reads at every byte, and several frames in one read", () => {
+    const all = Buffer.concat([VECTOR, ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "héllo" } }), ev("messageStop", { stopReason: "end_turn" })]);
+    for (const size of [1, 3, 17, 118, 119, all.length]) {
+      const dec = new EventStreamDecoder();
+      const got: string[] = [];
+      for (let i = 0; i < all.length; i += size) for (const m of dec.push(all.subarray(i, i + size))) got.push(toFrame(m).type);
+      dec.end();
+      expect(got, `reads of ${size} bytes`).toEqual(["messageStart", "contentBlockDelta", "messageStop"]);
+    }
+  });
+
+  it("a CRC mismatch (payload or prelude) is a framing error", () => {
+    const bad = Buffer.from(VECTOR);
+    bad[bad.length - 6] ^= 1;
+    expect(() => new EventStreamDecoder().push(bad)).toThrow(EventStreamFramingError);
+    const badPrelude = Buffer.from(VECTOR);
+    badPrelude[9] ^= 1;
+    expect(() => new EventStreamDecoder().push(badPrelude)).toThrow(/checksum|frame/i);
+  });
+
+  it("a stream ending inside a frame is an error, not a silent end", async () => {
+    async function* body() { yield VECTOR.subarray(0, 50); }
+    const it = decodeFrames(body());
+    await expect(it.next()).rejects.toThrow(/ended inside a frame \(50 bytes left\)/);
+  });
+
+  it("exception frames keep their type and payload", () => {
+    const f = codec.encode({
+      headers: { ":exception-type": { type: "string", value: "modelStreamErrorException" }, ":content-type": { type: "string", value: "application/json" }, ":message-type": { type: "string", value: "exception" } },
+      body: fromUtf8('{"message":"boom"}'),
+    });
+    expect(toFrame(new EventStreamDecoder().push(f)[0]!)).toEqual({ messageType: "exception", type: "modelStreamErrorException", payload: '{"message":"boom"}' });
+  });
+});

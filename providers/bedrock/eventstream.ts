@@ -1,0 +1,84 @@
+// AWS event-stream framing (application/vnd.amazon.eventstream, reference §2.5), decoded incrementally: TCP reads
+// cut frames anywhere, so bytes are buffered until a whole frame (its total_len) is there, and one read may hold
+// several frames. @smithy/eventstream-codec decodes each whole frame and checks both CRC-32s.
+import { EventStreamCodec } from "@smithy/eventstream-codec";
+import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import type { Message } from "@smithy/eventstream-codec";
+
+/** Frames above this are not Bedrock's (its largest are a few KB): refuse rather than buffer without bound. */
+const MAX_FRAME = 16 * 1024 * 1024;
+/** total_len (4) + headers_len (4) + prelude CRC (4) + message CRC (4). */
+const MIN_FRAME = 16;
+
+export const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+export class EventStreamFramingError extends Error {}
+
+export class EventStreamDecoder {
+  private buf: Uint8Array = new Uint8Array(0);
+
+  /** Feed one read; returns the frames it completed, in order. Throws on a CRC mismatch or a bad length. */
+  push(chunk: Uint8Array): Message[] {
+    let buf = this.buf.length ? concat(this.buf, chunk) : chunk;
+    const out: Message[] = [];
+    while (buf.length >= 4) {
+      const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
+      if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
+      if (buf.length < total) break;
+      try {
+        out.push(codec.decode(buf.subarray(0, total)));
+      } catch (err) {
+        throw new EventStreamFramingError(`bad event-stream frame: ${(err as Error).message}`);
+      }
+      buf = buf.subarray(total);
+    }
+    // Keep only the unfinished tail (copied, so the read it came from can be collected).
+    this.buf = buf.length ? buf.slice() : new Uint8Array(0);
+    return out;
+  }
+
+  /** EOF: bytes left over are a frame cut short. */
+  end(): void {
+    if (this.buf.length) throw new EventStreamFramingError(`event-stream ended inside a frame (${this.buf.length} bytes left)`);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/** One decoded Bedrock frame: its type headers and the JSON payload as text. */
+export interface BedrockFrame {
+  messageType: string;
+  /** :event-type, :exception-type or :error-code, by message type. */
+  type: string;
+  payload: string;
+  /** :error-message of an `error` frame. */
+  errorMessage?: string;
+}
+
+const str = (m: Message, name: string): string | undefined => {
+  const h = m.headers[name];
+  return h && h.type === "string" ? h.value : undefined;
+};
+
+export function toFrame(m: Message): BedrockFrame {
+  const messageType = str(m, ":message-type") ?? "event";
+  const type = (messageType === "event" ? str(m, ":event-type") : messageType === "exception" ? str(m, ":exception-type") : str(m, ":error-code")) ?? "";
+  const frame: BedrockFrame = { messageType, type, payload: toUtf8(m.body) };
+  if (messageType === "error") frame.errorMessage = str(m, ":error-message");
+  return frame;
+}
+
+/** Frames from a response body, as they complete. */
+export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame> {
+  const dec = new EventStreamDecoder();
+  for await (const chunk of body) {
+    const frames = dec.push(chunk);
+    for (let i = 0; i < frames.length; i++) yield toFrame(frames[i]!);
+  }
+  dec.end();
+}

@@ -1,0 +1,110 @@
+// Claude through InvokeModel / InvokeModelWithResponseStream (reference §5): the driver's native `messages` op.
+// The client's Anthropic body passes through (cache_control included) with Bedrock's changes: anthropic_version in
+// the body, no model (it is in the path) and no stream (the path chooses), betas from the anthropic-beta header into
+// `anthropic_beta` (only those Bedrock accepts: one unknown beta fails the whole request). Stream frames carry
+// `{"bytes": base64(one Anthropic event)}`; decoded, they are exactly Anthropic's SSE events, relayed by the
+// anthropic driver's own relay (usage, in-band errors, message_stop).
+import type { SseEvent } from "../../core/sse/parse.ts";
+import { GatewayError } from "../../core/errors.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
+import { transportError } from "../http.ts";
+import { relayMessagesStream } from "../anthropic/stream.ts";
+import { acceptMessage } from "../anthropic/response.ts";
+import { dollarsToTokens, knobsFor, MIN_THINKING_TOKENS } from "../translate/thinking.ts";
+import type { BedrockEnv } from "./env.ts";
+import { bedrockUrl } from "./url.ts";
+import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
+import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+
+export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
+
+/** Betas Bedrock accepts (Envoy's live-probed list, reference §5.1); others are dropped and reported. */
+const BETAS = new Set([
+  "computer-use-2024-10-22", "computer-use-2025-01-24", "context-1m-2025-08-07", "context-management-2025-06-27",
+  "fine-grained-tool-streaming-2025-05-14", "interleaved-thinking-2025-05-14", "mcp-client-2025-04-04", "mcp-client-2025-11-20",
+  "model-context-window-exceeded-2025-08-26", "output-128k-2025-02-19", "pdfs-2024-09-25", "search-results-2025-06-09",
+  "token-counting-2024-11-01", "token-efficient-tools-2025-02-19", "tool-search-tool-2025-10-19", "web-search-2025-03-05",
+]);
+const BETA_ALIAS: Record<string, string> = { "advanced-tool-use-2025-11-20": "tool-search-tool-2025-10-19" };
+/** Not Bedrock's: the model and stream are in the path; the others are first-party-only fields Bedrock refuses. */
+const NOT_SENT = new Set(["model", "stream", "providerOptions"]);
+const FIRST_PARTY_ONLY = ["metadata", "service_tier", "container", "mcp_servers", "inference_geo"];
+
+function header(h: CallOptions["clientHeaders"], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+export function invokeBody(body: Record<string, any>, target: Target, provider: string, clientHeaders: CallOptions["clientHeaders"]): { body: Record<string, unknown>; dropped: string[] } {
+  const out: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const k in body) {
+    if (NOT_SENT.has(k)) continue;
+    if (FIRST_PARTY_ONLY.includes(k)) { dropped.push(k); continue; }
+    out[k] = body[k];
+  }
+  out.anthropic_version ??= BEDROCK_ANTHROPIC_VERSION;
+  const asked = (header(clientHeaders, "anthropic-beta") ?? "").split(",").map((b) => b.trim()).filter(Boolean);
+  if (asked.length) {
+    const kept = [...new Set(asked.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b)))];
+    if (kept.length < asked.length) dropped.push("anthropic-beta");
+    if (kept.length) out.anthropic_beta = [...new Set([...(Array.isArray(out.anthropic_beta) ? out.anthropic_beta : []), ...kept])];
+  }
+  if (out.thinking === undefined) {
+    const tokens = dollarsToTokens(knobsFor(body, provider)?.thinkingBudget, target);
+    if (tokens !== undefined) {
+      const budget = Math.max(MIN_THINKING_TOKENS, tokens);
+      out.thinking = { type: "enabled", budget_tokens: budget };
+      if (typeof out.max_tokens === "number" && out.max_tokens <= budget) out.max_tokens = budget + out.max_tokens;
+    }
+  }
+  return { body: out, dropped };
+}
+
+export async function invokeMessages(env: BedrockEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
+  const stream = body.stream === true;
+  const t = invokeBody(body, target, env.name, call.clientHeaders);
+  const url = bedrockUrl(env.config, target, env.auth.region, stream ? "invoke-with-response-stream" : "invoke");
+  const headers: Record<string, string> = stream
+    ? { "content-type": "application/json", accept: "application/vnd.amazon.eventstream", "x-amzn-bedrock-accept": "application/json", ...env.config.headers }
+    : { "content-type": "application/json", accept: "application/json", ...env.config.headers };
+  const req = await env.auth.authorize({ url, headers, body: JSON.stringify(t.body) }, target);
+  const res = await env.client.send(req, call.signal, target.timeoutMs);
+  if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
+  const out: Record<string, string> = {};
+  const requestId = res.headers["x-amzn-requestid"];
+  if (typeof requestId === "string") out["x-mg-upstream-request-id"] = requestId;
+  if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
+  if (stream) return { kind: "stream", headers: out, events: relayMessagesStream(guard(anthropicEvents(res.body, env.name), env.name, call.signal), call, env.name) };
+  let json: any;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(env.name, err, call.signal);
+  }
+  return { kind: "json", headers: out, body: acceptMessage(json, call) };
+}
+
+/** InvokeModelWithResponseStream frames -> Anthropic SSE events (`event: <type>`, single-line data). */
+export async function* anthropicEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<SseEvent> {
+  for await (const f of decodeFrames(body)) {
+    if (f.messageType !== "event") throw streamFrameError(provider, f);
+    if (f.type !== "chunk") continue; // unknown events are skipped, as the AWS SDK does
+    const b64 = JSON.parse(f.payload)?.bytes;
+    if (typeof b64 !== "string") continue;
+    let data = Buffer.from(b64, "base64").toString("utf8");
+    const ev = JSON.parse(data);
+    if (typeof ev?.type !== "string") continue; // the Anthropic Bedrock SDK drops chunks without a type
+    if (data.includes("\n")) data = JSON.stringify(ev); // SSE data must be one line
+    yield { event: ev.type, data };
+  }
+}
+
+async function* guard(events: AsyncIterable<SseEvent>, provider: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
+  try {
+    yield* events;
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw err instanceof EventStreamFramingError ? framingError(provider, err) : transportError(provider, err, signal);
+  }
+}

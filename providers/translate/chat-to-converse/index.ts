@@ -1,0 +1,45 @@
+// Chat client -> Bedrock Converse upstream. The driver speaks only Converse (JSON, or stream events named by their
+// :event-type); usage comes out of this translation (Converse `usage` / the `metadata` event), reported through
+// call.reportUsage at once for JSON and when the stream's metadata arrives.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { CallOptions } from "../../../core/contracts/provider.ts";
+import type { Translator } from "../../../core/contracts/translator.ts";
+import { transportError } from "../../http.ts";
+import { chatToConverseRequest } from "./request.ts";
+import { converseToChatResponse, fromConverseUsage } from "./response.ts";
+import { ConverseToChatStream } from "./stream.ts";
+
+interface State { includeUsage: boolean; provider: string; model: string }
+
+export const chatToConverse: Translator<State> = {
+  native: false,
+  request(body, target, opts) {
+    const t = chatToConverseRequest(body, target);
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel };
+    return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
+  },
+  response(json: any, s, call) {
+    call.reportUsage(fromConverseUsage(json?.usage));
+    return converseToChatResponse(json, s.model);
+  },
+  stream: (events, s, call) => relay(events, new ConverseToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider),
+  error: (err) => err,
+};
+
+async function* relay(events: AsyncIterable<SseEvent>, t: ConverseToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
+  let reported = false;
+  try {
+    for await (const ev of events) {
+      const out = t.push(ev);
+      if (!reported && t.usage) {
+        call.reportUsage(fromConverseUsage(t.usage));
+        reported = true;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i]!;
+      if (t.done) return;
+    }
+    yield* t.end();
+  } catch (err) {
+    throw transportError(provider, err, call.signal);
+  }
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { chatToConverseRequest } from "./request.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
+
+const llama: Target = { modelId: "meta/llama-3.3-70b", provider: "bedrock", upstreamModel: "us.meta.llama3-3-70b-instruct-v1:0", pricing: { output: "0.00000072" } };
+const claude: Target = { modelId: "anthropic/claude-sonnet-4.5", provider: "bedrock", upstreamModel: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { output: "0.000015" }, maxTokens: 64000 };
+
+describe("chat -> Converse request", () => {
+  it("system anywhere, text, images as bytes, inference config, dropped knobs", () => {
+    const { body, dropped } = chatToConverseRequest({
+      model: "x", max_tokens: 50, temperature: 0.2, top_p: 0.9, stop: "END", seed: 3, logprobs: true,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0K" } }] },
+        { role: "developer", content: [{ type: "text", text: "Answer in French.", cache_control: { type: "ephemeral" } }] },
+      ],
+    }, llama);
+    expect(body).toEqual({
+      system: [{ text: "Be brief." }, { text: "Answer in French." }, { cachePoint: { type: "default" } }],
+      messages: [{ role: "user", content: [{ text: "What is this?" }, { image: { format: "png", source: { bytes: "iVBORw0K" } } }] }],
+      inferenceConfig: { maxTokens: 50, temperature: 0.2, topP: 0.9, stopSequences: ["END"] },
+    });
+    expect(dropped).toEqual(["logprobs", "seed"]);
+  });
+
+  it("a remote image URL is a 400 naming the field (Bedrock fetches nothing)", () => {
+    expect(() => chatToConverseRequest({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] }, llama))
+      .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "messages[0].content[0].image_url.url" }) }));
+  });
+
+  it("tools, tool_choice, a tool round trip: toolUse after text, consecutive tool messages in one user turn", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+    const { body } = chatToConverseRequest({
+      tools, tool_choice: "required",
+      messages: [
+        { role: "user", content: "Weather in Paris and Tokyo?" },
+        { role: "assistant", content: "Let me check.", tool_calls: [
+          { id: "tooluse_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+          { id: "tooluse_b", type: "function", function: { name: "get_weather", arguments: '{"city":"Tokyo"}' } }] },
+        { role: "tool", tool_call_id: "tooluse_a", content: "18C" },
+        { role: "tool", tool_call_id: "tooluse_b", content: [{ type: "text", text: "25C" }] },
+      ],
+    }, llama) as any;
+    expect(body.toolConfig).toEqual({ tools: [{ toolSpec: { name: "get_weather", description: "Weather", inputSchema: { json: tools[0]!.function.parameters } } }], toolChoice: { any: {} } });
+    expect(body.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(body.messages[1].content).toEqual([{ text: "Let me check." }, { toolUse: { toolUseId: "tooluse_a", name: "get_weather", input: { city: "Paris" } } }, { toolUse: { toolUseId: "tooluse_b", name: "get_weather", input: { city: "Tokyo" } } }]);
+    expect(body.messages[2].content).toEqual([{ toolResult: { toolUseId: "tooluse_a", content: [{ text: "18C" }] } }, { toolResult: { toolUseId: "tooluse_b", content: [{ text: "25C" }] } }]);
+    expect(chatToConverseRequest({ tools, tool_choice: { type: "function", function: { name: "get_weather" } }, messages: [{ role: "user", content: "x" }] }, llama).body.toolConfig).toMatchObject({ toolChoice: { tool: { name: "get_weather" } } });
+  });
+
+  it("a history with tool use but no tools offered still gets a toolConfig (Bedrock refuses it otherwise); `none` drops the tools", () => {
+    const messages = [
+      { role: "user", content: "x" },
+      { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "lookup", arguments: "" } }] },
+      { role: "tool", tool_call_id: "t1", content: "" },
+    ];
+    const { body } = chatToConverseRequest({ messages }, llama) as any;
+    expect(body.toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(["lookup"]);
+    expect(body.messages[1].content[0].toolUse.input).toEqual({});
+    expect(body.messages[2].content[0].toolResult.content).toEqual([{ text: "(empty)" }]);
+    expect(chatToConverseRequest({ tools: [{ type: "function", function: { name: "f" } }], tool_choice: "none", messages: [{ role: "user", content: "x" }] }, llama).body.toolConfig).toBeUndefined();
+  });
+
+  it("invalid tool-call arguments are a 400", () => {
+    expect(() => chatToConverseRequest({ messages: [{ role: "user", content: "x" }, { role: "assistant", tool_calls: [{ id: "t", type: "function", function: { name: "f", arguments: "{nope" } }] }] }, llama))
+      .toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  it("reasoning on Claude: thinking in additionalModelRequestFields, no temperature, max_tokens above the budget; signed reasoning replayed", () => {
+    const { body, dropped } = chatToConverseRequest({
+      reasoning_effort: "medium", temperature: 0.5, max_tokens: 1000,
+      messages: [
+        { role: "user", content: "x" },
+        { role: "assistant", content: "y", reasoning_details: [{ type: "reasoning.text", text: "hmm", signature: "sig1", format: "anthropic-claude-v1", index: 0 }] },
+        { role: "user", content: "z" },
+      ],
+    }, claude) as any;
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 2048 } });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 3048 });
+    expect(dropped).toEqual(["temperature"]);
+    expect(body.messages[1].content).toEqual([{ reasoningContent: { reasoningText: { text: "hmm", signature: "sig1" } } }, { text: "y" }]);
+    // Other families have no thinking field: the knob is dropped and named.
+    expect(chatToConverseRequest({ reasoning_effort: "high", messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["reasoning_effort"]);
+  });
+});

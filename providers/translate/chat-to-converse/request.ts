@@ -1,0 +1,170 @@
+// Chat completions request -> Bedrock Converse request (reference protocols-2 §2.2, §2.9, pitfalls §2.10).
+// Choices: system/developer messages (anywhere) go to `system`; consecutive tool messages become one user turn of
+// toolResult blocks and same-role turns are merged (Converse wants user/assistant alternation); images and PDFs must be
+// bytes (base64 data URLs; Bedrock fetches no URLs, so a remote URL is a 400 naming the field); a history with
+// toolUse/toolResult always gets a toolConfig (Bedrock refuses it otherwise), with placeholder specs for the tools it
+// names when the request offers none; `none` drops the tools. cache_control on a content part becomes a cachePoint
+// after the block. Reasoning on Claude models is `additionalModelRequestFields.thinking` (signed reasoning in the
+// history is replayed from reasoning_details / thinking_blocks); other families' reasoning knobs are dropped.
+import { invalidRequest } from "../../../core/errors.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
+import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
+import { replayedThinking } from "../chat-to-messages/reasoning.ts";
+
+export interface Translated<T> {
+  body: T;
+  dropped: string[];
+}
+
+type Block = Record<string, unknown>;
+interface Turn { role: "user" | "assistant"; content: Block[] }
+
+const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
+const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
+const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
+const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier"];
+const CACHE_POINT = { cachePoint: { type: "default" } };
+
+/** Claude on Bedrock (model ids, inference profiles, ARNs naming one): the family with thinking and signatures. */
+export const isClaude = (id: string) => /(^|[./])anthropic\.claude/.test(id);
+
+function textOf(content: any): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((p: any) => p?.type === "text").map((p: any) => p.text).join("\n");
+}
+
+function userBlocks(content: any, i: number, docs: { n: number }): Block[] {
+  if (typeof content === "string") return content ? [{ text: content }] : [];
+  const out: Block[] = [];
+  content.forEach((p: any, j: number) => {
+    const field = `messages[${i}].content[${j}]`;
+    if (p.type === "text") {
+      if (p.text) out.push({ text: p.text });
+    } else if (p.type === "image_url") {
+      const m = DATA_URL.exec(p.image_url?.url ?? "");
+      if (!m) throw invalidRequest("this model's provider (Bedrock) takes images as bytes only: send a base64 data URL", `${field}.image_url.url`);
+      const format = IMAGE_FORMATS[m[1]!.toLowerCase()];
+      if (!format) throw invalidRequest(`image type ${m[1]} is not supported (png, jpeg, gif, webp)`, `${field}.image_url.url`);
+      out.push({ image: { format, source: { bytes: m[2] } } });
+    } else if (p.type === "file") {
+      const m = typeof p.file?.file_data === "string" ? DATA_URL.exec(p.file.file_data) : null;
+      const format = m && DOC_FORMATS[m[1]!.toLowerCase()];
+      if (!m || !format) throw invalidRequest("only file_data (a base64 data URL of a PDF, CSV, HTML, text or Markdown file) is supported for this model's provider", `${field}.file`);
+      // Document names must be unique in a request and plain (letters, digits, spaces, hyphens, brackets).
+      out.push({ document: { format, name: `document-${++docs.n}`, source: { bytes: m[2] } } });
+    } else {
+      throw invalidRequest(`content part type ${p.type} is not supported for this model's provider`, `${field}.type`);
+    }
+    if (p.cache_control) out.push(CACHE_POINT);
+  });
+  return out;
+}
+
+function parseArgs(s: string, field: string): unknown {
+  try {
+    const v = JSON.parse(s || "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? v : { value: v };
+  } catch {
+    throw invalidRequest("tool call arguments must be a JSON object", field);
+  }
+}
+
+export function chatToConverseRequest(body: any, target: Target): Translated<Record<string, unknown>> {
+  const dropped: string[] = [];
+  for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  if (typeof body.n === "number" && body.n > 1) dropped.push("n");
+  const system: Block[] = [];
+  const turns: Turn[] = [];
+  const usedTools = new Set<string>();
+  const docs = { n: 0 };
+  const push = (role: Turn["role"], content: Block[]) => {
+    if (!content.length) return; // Bedrock refuses empty content (Envoy drops such messages too)
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  };
+  body.messages.forEach((m: any, i: number) => {
+    switch (m.role) {
+      case "system":
+      case "developer": {
+        const t = textOf(m.content);
+        if (t) system.push({ text: t });
+        if (Array.isArray(m.content) && m.content.some((p: any) => p?.cache_control)) system.push(CACHE_POINT);
+        break;
+      }
+      case "user":
+        push("user", userBlocks(m.content, i, docs));
+        break;
+      case "assistant": {
+        const blocks: Block[] = [];
+        for (const r of replayedThinking(m)) {
+          blocks.push(r.type === "thinking"
+            ? { reasoningContent: { reasoningText: { text: r.thinking, signature: r.signature } } }
+            : { reasoningContent: { redactedContent: r.data } });
+        }
+        const t = textOf(m.content ?? "");
+        if (t) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
+        (m.tool_calls ?? []).forEach((tc: any, k: number) => {
+          usedTools.add(tc.function.name);
+          blocks.push({ toolUse: { toolUseId: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
+        });
+        push("assistant", blocks);
+        break;
+      }
+      case "tool": {
+        const text = textOf(m.content);
+        // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
+        push("user", [{ toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }] } }]);
+        break;
+      }
+    }
+  });
+
+  const out: Record<string, unknown> = { messages: turns };
+  if (system.length) out.system = system;
+
+  const tools: any[] = Array.isArray(body.tools) ? body.tools.filter((t: any) => t?.type === "function" || t?.function) : [];
+  const tc = body.tool_choice;
+  const historyNeedsTools = usedTools.size > 0 || turns.some((t) => t.content.some((b) => "toolResult" in b));
+  const offered = tc === "none" ? [] : tools;
+  if (offered.length) {
+    const specs: Block[] = offered.map((t: any) => {
+      const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: t.function.parameters ?? { type: "object", properties: {} } } };
+      if (t.function.description) spec.description = t.function.description;
+      if (t.function.strict === true) spec.strict = true;
+      return { toolSpec: spec };
+    });
+    const toolConfig: Record<string, unknown> = { tools: specs };
+    if (tc === "auto") toolConfig.toolChoice = { auto: {} };
+    else if (tc === "required") toolConfig.toolChoice = { any: {} };
+    else if (tc && typeof tc === "object" && tc.function?.name) toolConfig.toolChoice = { tool: { name: tc.function.name } };
+    out.toolConfig = toolConfig;
+  } else if (historyNeedsTools) {
+    // Bedrock wants a toolConfig whenever the history holds toolUse/toolResult (pitfall §2.10.1).
+    const names = tools.length ? tools.map((t: any) => t.function.name) : [...usedTools];
+    if (!names.length) names.push("tool");
+    out.toolConfig = { tools: names.map((name: string) => ({ toolSpec: { name, description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } })) };
+    if (tc === "none" && tools.length) dropped.push("tool_choice");
+  }
+
+  const ic: Record<string, unknown> = {};
+  let max = body.max_completion_tokens ?? body.max_tokens;
+  if (body.temperature !== undefined && body.temperature !== null) ic.temperature = body.temperature;
+  if (body.top_p !== undefined && body.top_p !== null) ic.topP = body.top_p;
+  if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+
+  const budget = chatThinkingTokens(body, target);
+  if (budget !== undefined) {
+    if (isClaude(target.upstreamModel)) {
+      const tokens = Math.max(MIN_THINKING_TOKENS, budget);
+      out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: tokens } };
+      // Claude with thinking refuses other sampling settings, and max_tokens must exceed the budget.
+      for (const k of ["temperature", "topP"] as const) if (k in ic) { delete ic[k]; dropped.push(k === "topP" ? "top_p" : k); }
+      if (typeof max === "number" && max <= tokens) max = tokens + max;
+      else if (typeof max !== "number") max = tokens + (target.maxTokens && target.maxTokens > tokens ? Math.min(4096, target.maxTokens - tokens) : 4096);
+    } else if (body.reasoning_effort !== undefined) dropped.push("reasoning_effort");
+  }
+  if (typeof max === "number") ic.maxTokens = max;
+  if (Object.keys(ic).length) out.inferenceConfig = ic;
+  return { body: out, dropped };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { converseToChatResponse, finishReasonOf, fromConverseUsage } from "./response.ts";
+
+describe("Converse response -> chat completion", () => {
+  it("text, tool calls, signed reasoning, usage with cache tokens", () => {
+    const r: any = converseToChatResponse({
+      output: { message: { role: "assistant", content: [
+        { reasoningContent: { reasoningText: { text: "think", signature: "s1" } } },
+        { text: "Let me check." },
+        { toolUse: { toolUseId: "tooluse_1", name: "get_weather", input: { city: "Paris" } } },
+      ] } },
+      stopReason: "tool_use",
+      usage: { inputTokens: 10, outputTokens: 20, totalTokens: 60, cacheReadInputTokens: 25, cacheWriteInputTokens: 5 },
+    }, "m");
+    const c = r.choices[0];
+    expect(c.finish_reason).toBe("tool_calls");
+    expect(c.message.content).toBe("Let me check.");
+    expect(c.message.tool_calls).toEqual([{ id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+    expect(c.message.reasoning_content).toBe("think");
+    expect(c.message.reasoning_details).toEqual([{ type: "reasoning.text", text: "think", signature: "s1", format: "anthropic-claude-v1", index: 0 }]);
+    expect(r.usage).toEqual({ prompt_tokens: 40, completion_tokens: 20, total_tokens: 60, prompt_tokens_details: { cached_tokens: 25, cache_write_tokens: 5 } });
+  });
+
+  it("usage: inputTokens exclude cache reads and writes (billed apart)", () => {
+    expect(fromConverseUsage({ inputTokens: 10, outputTokens: 2, cacheReadInputTokens: 7, cacheWriteInputTokens: 3 })).toEqual({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 7, cacheWriteTokens: 3 });
+  });
+
+  it.each([["end_turn", "stop"], ["stop_sequence", "stop"], ["max_tokens", "length"], ["model_context_window_exceeded", "length"], ["guardrail_intervened", "content_filter"], ["content_filtered", "content_filter"], ["tool_use", "tool_calls"], ["something_new", "stop"]])("%s -> %s", (a, b) => {
+    expect(finishReasonOf(a)).toBe(b);
+  });
+});

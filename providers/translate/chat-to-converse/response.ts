@@ -1,0 +1,74 @@
+// Converse response -> chat completion (reference §2.3, §2.9). Usage: Converse's inputTokens exclude cache reads and
+// writes, so prompt_tokens = input + read + write with cached_tokens = read; signed reasoning (Claude) survives as
+// reasoning_content plus reasoning_details/thinking_blocks, which the request side replays on the next turn.
+import { randomBytes } from "node:crypto";
+import type { Usage } from "../../../core/contracts/provider.ts";
+import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
+
+export function finishReasonOf(reason: string | undefined): string {
+  switch (reason) {
+    case "tool_use": return "tool_calls";
+    case "max_tokens":
+    case "model_context_window_exceeded": return "length";
+    case "guardrail_intervened":
+    case "content_filtered": return "content_filter";
+    default: return "stop"; // end_turn, stop_sequence, malformed_* and unknown values
+  }
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+export function fromConverseUsage(u: any): Usage {
+  const usage: Usage = { inputTokens: num(u?.inputTokens), outputTokens: num(u?.outputTokens) };
+  const read = num(u?.cacheReadInputTokens);
+  const write = num(u?.cacheWriteInputTokens);
+  if (read) usage.cacheReadTokens = read;
+  if (write) usage.cacheWriteTokens = write;
+  return usage;
+}
+
+export function converseToOpenAIUsage(u: any): Record<string, unknown> {
+  const read = num(u?.cacheReadInputTokens);
+  const write = num(u?.cacheWriteInputTokens);
+  const prompt = num(u?.inputTokens) + read + write;
+  const completion = num(u?.outputTokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: read, cache_write_tokens: write },
+  };
+}
+
+export const chatId = () => `chatcmpl-${randomBytes(12).toString("hex")}`;
+
+export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+  let text = "";
+  let reasoning = "";
+  const blocks: ReasoningBlock[] = [];
+  const toolCalls: unknown[] = [];
+  for (const b of c?.output?.message?.content ?? []) {
+    if (typeof b?.text === "string") text += b.text;
+    else if (b?.toolUse) toolCalls.push({ id: b.toolUse.toolUseId, type: "function", function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } });
+    else if (b?.reasoningContent?.reasoningText) {
+      const r = b.reasoningContent.reasoningText;
+      reasoning += r.text ?? "";
+      if (r.signature) blocks.push({ type: "thinking", thinking: r.text ?? "", signature: r.signature });
+    } else if (typeof b?.reasoningContent?.redactedContent === "string") blocks.push({ type: "redacted_thinking", data: b.reasoningContent.redactedContent });
+  }
+  const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  if (reasoning) message.reasoning_content = reasoning;
+  if (blocks.length) {
+    message.reasoning_details = blocks.map(reasoningDetail);
+    message.thinking_blocks = blocks;
+  }
+  return {
+    id: chatId(),
+    object: "chat.completion",
+    created,
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(c?.stopReason) }],
+    usage: converseToOpenAIUsage(c?.usage),
+  };
+}

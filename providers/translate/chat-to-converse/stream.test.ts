@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { ConverseToChatStream } from "./stream.ts";
+
+const ev = (event: string, payload: unknown) => ({ event, data: JSON.stringify(payload) });
+const chunks = (t: ConverseToChatStream, evs: { event: string; data: string }[]) => evs.flatMap((e) => t.push(e)).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+
+describe("ConverseStream events -> chat chunks", () => {
+  it("text, a tool call in fragments, finish at messageStop, usage from metadata then [DONE]", () => {
+    const t = new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m" });
+    const out = chunks(t, [
+      ev("messageStart", { role: "assistant", p: "abc" }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Let" } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: " me check." } }),
+      ev("contentBlockStop", { contentBlockIndex: 0 }),
+      ev("contentBlockStart", { contentBlockIndex: 1, start: { toolUse: { toolUseId: "tooluse_1", name: "get_weather" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 1, delta: { toolUse: { input: '{"ci' } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 1, delta: { toolUse: { input: 'ty":"Paris"}' } } }),
+      ev("contentBlockStop", { contentBlockIndex: 1 }),
+      ev("messageStop", { stopReason: "tool_use" }),
+      ev("metadata", { usage: { inputTokens: 5, outputTokens: 7, totalTokens: 12 }, metrics: { latencyMs: 1 } }),
+    ]);
+    expect(out[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
+    expect(out.slice(1, 3).map((c: any) => c.choices[0].delta.content)).toEqual(["Let", " me check."]);
+    expect(out[3].choices[0].delta.tool_calls).toEqual([{ index: 0, id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: "" } }]);
+    expect(out.slice(4, 6).map((c: any) => c.choices[0].delta.tool_calls[0].function.arguments).join("")).toBe('{"city":"Paris"}');
+    expect(out[6].choices[0].finish_reason).toBe("tool_calls");
+    expect(out[7].usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 7 });
+    expect(out[8]).toBe("[DONE]");
+    expect(t.done).toBe(true);
+  });
+
+  it("reasoning deltas stream as reasoning_content; the signed block goes out whole at its stop", () => {
+    const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
+    const out = chunks(t, [
+      ev("messageStart", { role: "assistant" }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { reasoningContent: { text: "Hmm" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { reasoningContent: { text: "" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { reasoningContent: { signature: "sig" } } }),
+      ev("contentBlockStop", { contentBlockIndex: 0 }),
+    ]);
+    expect(out[1].choices[0].delta).toEqual({ reasoning_content: "Hmm" });
+    expect(out[2].choices[0].delta.reasoning_details).toEqual([{ type: "reasoning.text", text: "Hmm", signature: "sig", format: "anthropic-claude-v1", index: 0 }]);
+  });
+
+  it("metadata before messageStop is tolerated; EOF without messageStop is an error", () => {
+    const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
+    const out = chunks(t, [ev("messageStart", {}), ev("metadata", { usage: { inputTokens: 1, outputTokens: 1 } }), ev("messageStop", { stopReason: "max_tokens" })]);
+    expect(out.at(-2).choices[0].finish_reason).toBe("length");
+    expect(out.at(-1)).toBe("[DONE]");
+    const cut = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
+    cut.push(ev("messageStart", {}));
+    expect(() => cut.end()).toThrow(/ended the stream before messageStop/);
+  });
+});

@@ -1,0 +1,120 @@
+// ConverseStream events (the driver names each by its :event-type) -> chat completion chunks, in constant memory
+// (reference §2.4, §2.9). Text and reasoning blocks get no start event; a tool block starts with its id and name, then
+// JSON string fragments. The tool index is the ordinal among tool blocks, mapped from contentBlockIndex. The finish
+// chunk is sent at messageStop; usage (metadata, after messageStop in real captures — either order tolerated) then
+// closes the stream with [DONE]. Signed reasoning goes out whole as reasoning_details when its block stops.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
+import { chatId, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
+
+export class ConverseToChatStream {
+  private readonly id = chatId();
+  private toolCount = -1;
+  private readonly toolIndex = new Map<number, number>();
+  private reasoningText = "";
+  private signature = "";
+  private redacted = "";
+  private reasoningCount = -1;
+  private started = false;
+  finish: string | null = null;
+  usage: any = undefined;
+  done = false;
+
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number }) {}
+
+  private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
+    const c: Record<string, unknown> = {
+      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (this.opts.includeUsage) c.usage = null;
+    return { data: JSON.stringify(c) };
+  }
+
+  private role(out: SseEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    out.push(this.chunk({ role: "assistant", content: "" }));
+  }
+
+  push(ev: SseEvent): SseEvent[] {
+    if (this.done) return [];
+    const e = JSON.parse(ev.data);
+    const out: SseEvent[] = [];
+    switch (ev.event) {
+      case "messageStart":
+        this.role(out);
+        break;
+      case "contentBlockStart": {
+        const tu = e.start?.toolUse;
+        if (tu) {
+          this.role(out);
+          const index = ++this.toolCount;
+          this.toolIndex.set(e.contentBlockIndex, index);
+          out.push(this.chunk({ tool_calls: [{ index, id: tu.toolUseId, type: "function", function: { name: tu.name, arguments: "" } }] }));
+        }
+        break;
+      }
+      case "contentBlockDelta": {
+        this.role(out);
+        const d = e.delta ?? {};
+        if (typeof d.text === "string") {
+          if (d.text) out.push(this.chunk({ content: d.text }));
+        } else if (d.toolUse) {
+          const index = this.toolIndex.get(e.contentBlockIndex);
+          if (index !== undefined && typeof d.toolUse.input === "string" && d.toolUse.input) {
+            out.push(this.chunk({ tool_calls: [{ index, function: { arguments: d.toolUse.input } }] }));
+          }
+        } else if (d.reasoningContent) {
+          const r = d.reasoningContent;
+          if (typeof r.text === "string" && r.text) {
+            this.reasoningText += r.text;
+            out.push(this.chunk({ reasoning_content: r.text }));
+          }
+          if (typeof r.signature === "string") this.signature += r.signature;
+          if (typeof r.redactedContent === "string") this.redacted += r.redactedContent;
+        }
+        break;
+      }
+      case "contentBlockStop": {
+        let block: ReasoningBlock | undefined;
+        if (this.redacted) block = { type: "redacted_thinking", data: this.redacted };
+        else if (this.signature) block = { type: "thinking", thinking: this.reasoningText, signature: this.signature };
+        if (block) out.push(this.chunk({ reasoning_details: [reasoningDetail(block, ++this.reasoningCount)], thinking_blocks: [block] }));
+        this.reasoningText = this.signature = this.redacted = "";
+        break;
+      }
+      case "messageStop":
+        this.role(out);
+        this.finish = finishReasonOf(e.stopReason);
+        out.push(this.chunk({}, this.finish));
+        if (this.usage) out.push(...this.close());
+        break;
+      case "metadata":
+        this.usage = e.usage ?? {};
+        if (this.finish) out.push(...this.close());
+        break;
+      default:
+        break; // unknown events are skipped, as the AWS SDK does
+    }
+    return out;
+  }
+
+  private close(): SseEvent[] {
+    this.done = true;
+    const out: SseEvent[] = [];
+    if (this.opts.includeUsage) {
+      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, choices: [], usage: converseToOpenAIUsage(this.usage) }) });
+    }
+    out.push({ data: "[DONE]" });
+    return out;
+  }
+
+  /** EOF. A stream without messageStop was cut short; one without metadata still ends (no usage to give). */
+  end(): SseEvent[] {
+    if (this.done) return [];
+    if (!this.finish) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before messageStop`, { details: { provider: this.opts.provider } });
+    return this.close();
+  }
+}
