@@ -37,11 +37,12 @@ export function shippedConfig(upstreams: { openai: string; anthropic: string }):
   return config;
 }
 
-/** Every ${VAR} the shipped providers use, blank (= provider disabled) except the two the fakes answer. */
-function providerEnv(config: Record<string, any>): Record<string, string> {
+/** Every ${VAR} the shipped providers use, blank (= provider disabled, or its default) except the two the fakes answer. */
+export function providerEnv(config: Record<string, any>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const p of Object.values(config.providers) as { api_key?: string }[]) {
-    for (const m of String(p.api_key ?? "").matchAll(/\$\{(\w+)/g)) env[m[1]!] = "";
+  // Every field, not only api_key: cloud providers switch on from other variables (credentials_file, AWS keys).
+  for (const p of Object.values(config.providers)) {
+    for (const m of JSON.stringify(p).matchAll(/\$\{(\w+)/g)) env[m[1]!] = "";
   }
   return { ...env, OPENAI_API_KEY: "sk-fake-upstream", ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY };
 }
