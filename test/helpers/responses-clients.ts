@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./gateway.ts";
 import { SHIPPED_KEY, SHIPPED_PROJECT, shippedConfig } from "./shipped-config.ts";
-import { startFakeOpenAI, type FakeOpenAI } from "../upstreams/openai.ts";
+import type { FakeOpenAI } from "../upstreams/openai.ts";
+import { startFakeOpenAIResponses } from "../upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "../upstreams/gemini.ts";
 
@@ -42,11 +43,11 @@ export interface ResponsesClientsEnv {
   close(): Promise<void>;
 }
 
-/** The catalog entry of `model` with `native_responses` set on its endpoints, as a gateway.yaml override. */
-function nativeOverride(model: string): Record<string, unknown> {
+/** The catalog entry of `model` with `native_responses` set (or cleared) on its endpoints, as a gateway.yaml override. */
+function nativeOverride(model: string, native: boolean): Record<string, unknown> {
   const catalog = YAML.parse(readFileSync(resolve(ROOT, "catalog/models.yaml"), "utf8"));
   const entry = structuredClone(catalog.models[model]);
-  entry.endpoints = entry.endpoints.map((e: Record<string, unknown>) => ({ ...e, native_responses: true }));
+  entry.endpoints = entry.endpoints.map((e: Record<string, unknown>) => ({ ...e, native_responses: native }));
   return entry;
 }
 
@@ -55,11 +56,12 @@ function nativeOverride(model: string): Record<string, unknown> {
  * must serve /v1/responses then. Otherwise it is translated to chat completions like the other two.
  */
 export async function startResponsesClients(opts: { native?: boolean } = {}): Promise<ResponsesClientsEnv> {
-  const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
+  const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic(), startFakeGemini()]);
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
   config.models ??= {};
-  if (opts.native) config.models["openai/gpt-4o-mini"] = nativeOverride("openai/gpt-4o-mini");
+  // The catalog flags OpenAI's models native; without `native` this suite wants the translated path.
+  config.models["openai/gpt-4o-mini"] = nativeOverride("openai/gpt-4o-mini", opts.native === true);
   config.projects["rsp-allow"] = { keys: [keyEntry("rsp-allow", ALLOW_KEY)], allow_models: ["openai/*"] };
   config.projects["rsp-broke"] = { keys: [keyEntry("rsp-broke", BROKE_KEY)], allow_models: ["*"], budget: { usd: "0.0000001", period: "day" } };
   config.projects["rsp-limited"] = { keys: [keyEntry("rsp-limited", LIMITED_KEY)], allow_models: ["*"], rate_limits: { rpm: LIMITED_RPM } };
