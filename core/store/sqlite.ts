@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
+import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import type {
@@ -64,6 +65,8 @@ export class SqliteStore implements Store {
   /** Writes waiting for the next group commit: `write` runs inside the transaction, `done` after it committed. */
   private readonly queue: { write(): void; done(): void; reject(err: unknown): void }[] = [];
   private readonly commitAll: (writes: (() => void)[]) => void;
+  /** Started on the first group commit (a store that only reads, like the `usage` command, needs none). */
+  private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
 
   constructor(readonly path: string) {
@@ -139,7 +142,20 @@ export class SqliteStore implements Store {
       for (const b of batch) b.reject(err);
       return;
     }
+    this.checkpointAfterWrite();
     for (const b of batch) b.done();
+  }
+
+  /** WAL checkpoints run in a worker thread, not inside a commit on the event loop (sqlite-checkpointer.ts). */
+  private checkpointAfterWrite(): void {
+    if (this.path === ":memory:") return;
+    if (!this.checkpointer) {
+      this.db.pragma("wal_autocheckpoint = 0");
+      this.checkpointer = new Checkpointer(this.path, () => {
+        if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+      });
+    }
+    this.checkpointer.wrote();
   }
 
   record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
@@ -183,6 +199,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.flush();
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }

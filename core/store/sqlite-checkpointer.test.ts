@@ -1,0 +1,70 @@
+// WAL checkpoints happen in the worker, not in the store's commits; close leaves no WAL behind.
+import { describe, expect, it, vi } from "vitest";
+import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { SqliteStore } from "./sqlite.ts";
+import { Checkpointer } from "./sqlite-checkpointer.ts";
+import type { LedgerEntry } from "./types.ts";
+
+let n = 0;
+const entry = (): LedgerEntry => ({
+  generationId: `gen_${++n}_${Math.random()}`, requestId: `req_${n}`, ts: Date.now(), keyId: "k1", project: "acme", endpoint: "chat",
+  model: "m", provider: "p", attempts: 1, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0,
+  reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, costUsd: "0.000001", costPico: 1_000_000n, latencyMs: 1,
+  ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+});
+
+const fresh = () => join(mkdtempSync(join(tmpdir(), "mg-ckpt-")), "g.db");
+
+describe("SQLite WAL checkpoints", () => {
+  it("the store's own connection never checkpoints; the worker copies committed pages into the main file", async () => {
+    const path = fresh();
+    const store = new SqliteStore(path);
+    try {
+      await store.record(entry());
+      const db = (store as unknown as { db: Database.Database }).db;
+      expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      // Another connection reads the row from the main file alone once the worker has checkpointed: until then
+      // it is only in the WAL (the schema too, so the main file is empty).
+      await vi.waitFor(() => {
+        const reader = new Database(path, { readonly: true });
+        try {
+          const [busy, log, done] = Object.values((reader.pragma("wal_checkpoint(PASSIVE)") as object[])[0]!) as number[];
+          // A read-only connection cannot checkpoint (it fails while frames are left to copy): `done` is the worker's work.
+          expect(busy).toBe(0);
+          expect(log).toBeGreaterThan(0);
+          expect(done).toBe(log);
+        } finally {
+          reader.close();
+        }
+      }, { timeout: 10_000, interval: 100 });
+      expect(statSync(path).size).toBeGreaterThan(0);
+      expect(await store.ledger({ project: "acme" })).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+    // The worker closed first, so the store's close was the last connection: WAL checkpointed and removed.
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const db = new Database(path, { readonly: true });
+    expect((db.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c).toBe(1);
+    db.close();
+  });
+
+  it("a store that only reads starts no worker", async () => {
+    const path = fresh();
+    const store = new SqliteStore(path);
+    await store.ledger({});
+    expect((store as unknown as { checkpointer?: Checkpointer }).checkpointer).toBeUndefined();
+    await store.close();
+  });
+
+  it("a worker that cannot open the file reports it once, so the store can restore automatic checkpoints", async () => {
+    const onFail = vi.fn();
+    const c = new Checkpointer(join(tmpdir(), "mg-ckpt-missing-dir", "nope", "g.db"), onFail);
+    await vi.waitFor(() => expect(onFail).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+    await c.close();
+    expect(onFail).toHaveBeenCalledTimes(1);
+  });
+});
