@@ -10,6 +10,7 @@ import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from 
 import { SHIPPED_KEY, SHIPPED_PROJECT, shippedConfig } from "./helpers/shipped-config.ts";
 import { RESPONSES_TEXT, startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+import { defaultPipeline } from "../plugins/index.ts";
 
 const NATIVE = "openai/gpt-4o-mini";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
@@ -196,5 +197,33 @@ describe("native passthrough on the shipped gateway", () => {
     expect(res.json.error.code).toBe("UPSTREAM_ERROR");
     expect(res.json.error.message).toContain("429");
     expect(claude.requests.length).toBe(before); // passed over: nothing was sent without its tool
+  });
+});
+
+describe("a pipeline without stream-transcoder", () => {
+  it("still passes /responses through to a native endpoint; a translated one has no provider", async () => {
+    const key = testKey("rsp-native-bare");
+    const bare = await startTestGateway({
+      providers: { up: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
+      models: {
+        "openai/native": { endpoints: [{ provider: "up", model: "gpt-4.1", native_responses: true }] },
+        "openai/translated": { endpoints: [{ provider: "up", model: "gpt-4.1" }] },
+      },
+      projects: { acme: { keys: [keyEntry("ci", key)] } },
+      pipeline: defaultPipeline().filter((n) => n !== "stream-transcoder"),
+    });
+    try {
+      const h = { authorization: `Bearer ${key}` };
+      const ok = await postJson(`${bare.baseURL}/responses`, { model: "openai/native", input: "Hi", tools: [{ type: "web_search" }] }, h);
+      expect(ok.status).toBe(200);
+      expect(up.requests.at(-1)!.body).toEqual({ model: "gpt-4.1", input: "Hi", tools: [{ type: "web_search" }] });
+      const before = up.requests.length;
+      const no = await postJson(`${bare.baseURL}/responses`, { model: "openai/translated", input: "Hi" }, h);
+      expect(no.status).toBe(400);
+      expect(no.text).toContain("does not support responses requests");
+      expect(up.requests.length).toBe(before);
+    } finally {
+      await bare.close();
+    }
   });
 });
