@@ -12,29 +12,37 @@ const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "messa
 
 /**
  * The stream as it passes: count content events, commit the ledger before the terminal event (or at the end).
- * A plain iterator rather than an async generator: one promise hop per event, on the streaming hot path.
+ * A plain iterator rather than an async generator: one promise hop per event, on the streaming hot path; the step
+ * handler is made once per stream, not once per event.
  */
 export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number): AsyncIterable<SseEvent> {
-  return {
-    [Symbol.asyncIterator]() {
-      const it = events[Symbol.asyncIterator]();
-      let done = false;
-      const commit = () => {
-        done = true;
-        return meter.commit({ status, aborted: false });
-      };
-      return {
-        next: () => it.next().then((step) => {
-          if (step.done) return done ? step : commit().then(() => step);
-          if (done) return step;
-          if (isTerminal(step.value)) return commit().then(() => step);
-          meter.events++;
-          return step;
-        }),
-        return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true as const, value: undefined })),
-      };
-    },
+  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status) };
+}
+
+class MeteredIterator implements AsyncIterator<SseEvent> {
+  private committed = false;
+  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number) {}
+
+  private commit(): Promise<void> {
+    this.committed = true;
+    return this.meter.commit({ status: this.status, aborted: false });
+  }
+
+  private readonly step = (step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> => {
+    if (step.done) return this.committed ? step : this.commit().then(() => step);
+    if (this.committed) return step;
+    if (isTerminal(step.value)) return this.commit().then(() => step);
+    this.meter.events++;
+    return step;
   };
+
+  next(): Promise<IteratorResult<SseEvent>> {
+    return this.it.next().then(this.step);
+  }
+
+  return(value?: unknown): Promise<IteratorResult<SseEvent>> {
+    return this.it.return ? this.it.return(value) : Promise.resolve({ done: true, value: undefined });
+  }
 }
 
 export default definePlugin({
