@@ -26,7 +26,7 @@ const tools: OpenAI.Responses.FunctionTool[] = [{
 const ledgerOf = async (requestId: string | null) =>
   (await env.gw.gateway.store.ledger({ project: PROJECT })).filter((e) => e.requestId === requestId);
 
-describe.each(BACKENDS)("openai client on $model", ({ model, upstream }) => {
+describe.each(BACKENDS)("openai client on $model", ({ model, upstream, path }) => {
   const last = () => env.requestsOf(upstream).at(-1)!;
 
   it("responses.create: a completed response with output_text and usage, one ledger row with endpoint responses", async () => {
@@ -37,6 +37,7 @@ describe.each(BACKENDS)("openai client on $model", ({ model, upstream }) => {
     expect(r.output_text.length).toBeGreaterThan(0);
     expect(r.usage!.total_tokens).toBe(r.usage!.input_tokens + r.usage!.output_tokens);
     expect(env.requestsOf(upstream).length).toBe(before + 1);
+    expect(last().path).toMatch(path);
     expect(JSON.stringify(last().body)).toContain("Be brief.");
     const rows = await ledgerOf(response.headers.get("x-request-id"));
     expect(rows).toHaveLength(1);
@@ -62,6 +63,7 @@ describe.each(BACKENDS)("openai client on $model", ({ model, upstream }) => {
     expect(deltas.length).toBeGreaterThan(0);
     expect(final.output_text).toBe(deltas);
     expect(final.usage!.output_tokens).toBeGreaterThan(0);
+    expect(last().path).toMatch(path);
   });
 
   it("responses.parse with zodTextFormat: output_parsed matches the schema", async () => {
@@ -163,5 +165,19 @@ describe("policies on /v1/responses through the openai client (shipped pipeline,
     // The same key with another body is refused.
     const e = await failure(client().responses.create({ ...body, input: "Other" }, { headers: { "Idempotency-Key": key } }));
     expect(e).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+  });
+});
+
+describe("the endpoint as documented", () => {
+  // STATE (retrieve, delete, input_items) has not landed yet: only POST exists.
+  it.todo("openapi.json lists the four routes as available (no 'stateless', no 'coming soon')", async () => {
+    const doc = await (await fetch(`${env.gw.url}/api/openapi.json`)).json();
+    const route = (re: RegExp) => Object.entries(doc.paths as Record<string, any>).find(([path]) => re.test(path))?.[1];
+    expect(route(/\/responses$/)?.post).toBeDefined();
+    expect(route(/\/responses\/\{[a-z_]+\}$/)?.get).toBeDefined();
+    expect(route(/\/responses\/\{[a-z_]+\}$/)?.delete).toBeDefined();
+    expect(route(/\/responses\/\{[a-z_]+\}\/input_items$/)?.get).toBeDefined();
+    const text = JSON.stringify(Object.entries(doc.paths).filter(([path]) => path.includes("/responses")));
+    expect(text).not.toMatch(/stateless|coming soon|not available/i);
   });
 });

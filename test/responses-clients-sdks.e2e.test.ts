@@ -44,7 +44,7 @@ async function sending<T>(f: () => Promise<T>): Promise<{ result: T; bodies: any
 const ledgerRows = async (model: string) =>
   (await env.gw.gateway.store.ledger({ project: PROJECT })).filter((e) => e.endpoint === "responses" && e.model === model);
 
-describe.each(BACKENDS)("OpenAI Agents SDK on $model", ({ model, upstream }) => {
+describe.each(BACKENDS)("OpenAI Agents SDK on $model", ({ model, upstream, path }) => {
   function weatherAgent(calls: string[]) {
     const getWeather = tool({
       name: "get_weather", description: "Weather in a city", parameters: z.object({ city: z.string() }),
@@ -69,6 +69,7 @@ describe.each(BACKENDS)("OpenAI Agents SDK on $model", ({ model, upstream }) => 
     expect(bodies[1].input.map((i: any) => i.type ?? "message")).toEqual(expect.arrayContaining(["function_call", "function_call_output"]));
     expect(bodies[1].input.find((i: any) => i.type === "function_call_output").output).toContain("sunny, 21C in Paris");
     // The tool output made it to the upstream, in its own protocol, and both turns are billed.
+    expect(env.requestsOf(upstream).at(-1)!.path).toMatch(path);
     expect(JSON.stringify(env.requestsOf(upstream).at(-1)!.body)).toContain("sunny, 21C in Paris");
     expect(result.lastResponseId).toMatch(/^resp_/);
     expect((await ledgerRows(model)).length).toBe(rowsBefore + 2);
@@ -105,7 +106,7 @@ describe.each(BACKENDS)("OpenAI Agents SDK on $model", ({ model, upstream }) => 
   });
 });
 
-describe.each(BACKENDS)("Vercel AI SDK (@ai-sdk/openai default provider) on $model", ({ model, upstream }) => {
+describe.each(BACKENDS)("Vercel AI SDK (@ai-sdk/openai default provider) on $model", ({ model, upstream, path }) => {
   const tools = {
     get_weather: aiTool({
       description: "Weather in a city", inputSchema: z.object({ city: z.string() }),
@@ -161,6 +162,8 @@ describe.each(BACKENDS)("Vercel AI SDK (@ai-sdk/openai default provider) on $mod
     expect(result.usage.outputTokens).toBeGreaterThan(0);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.response.id).toMatch(/^resp_/);
-    expect(env.requestsOf(upstream).at(-1)!.body.stream ?? env.requestsOf(upstream).at(-1)!.path.includes("stream")).toBeTruthy();
+    const up = env.requestsOf(upstream).at(-1)!;
+    expect(up.path).toMatch(path);
+    expect(up.body.stream ?? up.path.includes("stream")).toBeTruthy();
   });
 });

@@ -8,18 +8,20 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./gateway.ts";
 import { SHIPPED_KEY, SHIPPED_PROJECT, shippedConfig } from "./shipped-config.ts";
-import type { FakeOpenAI } from "../upstreams/openai.ts";
-import { startFakeOpenAIResponses } from "../upstreams/openai-responses.ts";
+import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "../upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "../upstreams/gemini.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The three backends: an OpenAI-backed, an Anthropic-backed and a Gemini-backed model of the default catalog. */
+/**
+ * The three backends: an OpenAI-backed (native: the upstream's own /responses), an Anthropic-backed and a
+ * Gemini-backed model (translated) of the default catalog, with the upstream path each request must take.
+ */
 export const BACKENDS = [
-  { model: "openai/gpt-4o-mini", upstream: "openai" },
-  { model: "anthropic/claude-sonnet-4", upstream: "anthropic" },
-  { model: "google/gemini-2.5-flash", upstream: "gemini" },
+  { model: "openai/gpt-4o-mini", upstream: "openai", path: /^\/v1\/responses$/ },
+  { model: "anthropic/claude-sonnet-4", upstream: "anthropic", path: /^\/v1\/messages$/ },
+  { model: "google/gemini-2.5-flash", upstream: "gemini", path: /^\/v1beta\/models\/gemini-2\.5-flash:(generateContent|streamGenerateContent)/ },
 ] as const;
 export type Upstream = (typeof BACKENDS)[number]["upstream"];
 
@@ -35,7 +37,7 @@ export const LIMITED_RPM = 2;
 
 export interface ResponsesClientsEnv {
   gw: TestGateway;
-  openai: FakeOpenAI;
+  openai: FakeOpenAIWithResponses;
   anthropic: FakeAnthropic;
   gemini: FakeGemini;
   /** The requests one fake received, newest last. */
@@ -52,16 +54,16 @@ function nativeOverride(model: string, native: boolean): Record<string, unknown>
 }
 
 /**
- * `native`: the OpenAI-backed model is served through the upstream's own /responses (the catalog flag); the fake
- * must serve /v1/responses then. Otherwise it is translated to chat completions like the other two.
+ * The OpenAI-backed model is served through the upstream's own /responses (catalog `native_responses`, set here
+ * whatever the shipped catalog says) unless `native: false`, which translates it to chat completions like the other
+ * two. The OpenAI fake serves both /chat/completions and /responses.
  */
 export async function startResponsesClients(opts: { native?: boolean } = {}): Promise<ResponsesClientsEnv> {
   const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic(), startFakeGemini()]);
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
   config.models ??= {};
-  // The catalog flags OpenAI's models native; without `native` this suite wants the translated path.
-  config.models["openai/gpt-4o-mini"] = nativeOverride("openai/gpt-4o-mini", opts.native === true);
+  config.models["openai/gpt-4o-mini"] = nativeOverride("openai/gpt-4o-mini", opts.native !== false);
   config.projects["rsp-allow"] = { keys: [keyEntry("rsp-allow", ALLOW_KEY)], allow_models: ["openai/*"] };
   config.projects["rsp-broke"] = { keys: [keyEntry("rsp-broke", BROKE_KEY)], allow_models: ["*"], budget: { usd: "0.0000001", period: "day" } };
   config.projects["rsp-limited"] = { keys: [keyEntry("rsp-limited", LIMITED_KEY)], allow_models: ["*"], rate_limits: { rpm: LIMITED_RPM } };
