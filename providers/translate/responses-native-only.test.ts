@@ -14,6 +14,9 @@ describe("responses: built-in tools only on native upstreams", () => {
     expect(nativeOnlyField({ tools: [fn, { type: "web_search" }] })).toEqual({ field: "tools[1].type", value: "web_search" });
     expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "file_search" } })).toEqual({ field: "tool_choice.type", value: "file_search" });
     expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "function", name: "f" } })).toBeUndefined();
+    // allowed_tools is translated when it narrows function tools, native only when it names a built-in.
+    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "f" }] } })).toBeUndefined();
+    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "web_search" }] } })).toEqual({ field: "tool_choice.type", value: "allowed_tools" });
   });
 
   it("a translated pair throws Unsupported (a 400 naming tools[i].type) before translating; function tools translate", () => {

@@ -13,7 +13,9 @@ export function nativeOnlyField(body: any): { field: string; value: string } | u
     if (tools[i]?.type !== "function") return { field: `tools[${i}].type`, value: String(tools[i]?.type) };
   }
   const choice = body?.tool_choice;
-  if (choice && typeof choice === "object" && choice.type !== "function") return { field: "tool_choice.type", value: String(choice.type) };
+  // allowed_tools over function tools is translated (the list is narrowed); over a built-in one it is native only.
+  const allowedFunctions = choice?.type === "allowed_tools" && Array.isArray(choice.tools) && choice.tools.every((t: any) => t?.type === "function");
+  if (choice && typeof choice === "object" && choice.type !== "function" && !allowedFunctions) return { field: "tool_choice.type", value: String(choice.type) };
   return undefined;
 }
 

@@ -15,13 +15,18 @@ export interface ResponsesRequest {
     | {
         type: "function";
         name: string;
+      }
+    | {
+        type: "allowed_tools";
+        mode: "auto" | "required";
+        tools: {}[];
       };
   parallel_tool_calls?: boolean | null;
   text?: {
     format?: TextFormat;
   };
   reasoning?: {
-    effort?: "minimal" | "low" | "medium" | "high" | null;
+    effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
     summary?: "auto" | "concise" | "detailed" | null;
   } | null;
   max_output_tokens?: number | null;
@@ -36,6 +41,10 @@ export interface ResponsesRequest {
   store?: boolean | null;
   stream?: boolean | null;
   /**
+   * reasoning.encrypted_content: reasoning items carry the upstream's reasoning state, to send back in input (shown anyway with store: false).
+   */
+  include?: string[] | null;
+  /**
    * A stored response of this project: the conversation continues from its input and output (instructions are not inherited). Unknown, expired or another project's: 404.
    */
   previous_response_id?: string | null;
@@ -44,7 +53,7 @@ export interface ResponsesRequest {
 export interface Message {
   type?: "message";
   role: "user" | "assistant" | "system" | "developer";
-  content: string | (InputText | InputImage | OutputText)[];
+  content: string | (InputText | InputImage | InputFile | OutputText)[];
 }
 export interface InputText {
   type: "input_text";
@@ -53,7 +62,18 @@ export interface InputText {
 export interface InputImage {
   type: "input_image";
   image_url?: string | null;
-  detail?: "low" | "high" | "auto";
+  file_id?: string | null;
+  detail?: "low" | "high" | "auto" | "original";
+}
+/**
+ * A file: file_data (a base64 data: URL, or base64 with a filename giving its type), file_url (https) or file_id (native upstreams only).
+ */
+export interface InputFile {
+  type: "input_file";
+  file_data?: string | null;
+  file_url?: string | null;
+  file_id?: string | null;
+  filename?: string | null;
 }
 export interface OutputText {
   type: "output_text";
@@ -69,11 +89,11 @@ export interface FunctionCall {
 export interface FunctionCallOutput {
   type: "function_call_output";
   call_id: string;
-  output: string;
+  output: string | (InputText | InputImage | InputFile)[];
   id?: string | null;
 }
 /**
- * A reasoning item from an earlier response, sent back with the rest of the output; not forwarded yet.
+ * A reasoning item from an earlier response, sent back with the rest of the output: its encrypted_content (the gateway's blob, or a native upstream's) carries the upstream's reasoning state into the next turn.
  */
 export interface Reasoning {
   type: "reasoning";
