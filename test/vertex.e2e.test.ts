@@ -212,6 +212,22 @@ describe("Anthropic SDK -> Claude on Vertex (native)", () => {
   });
 });
 
+describe("thinking knobs", () => {
+  it("providerOptions.vertex knobs apply to the target's family and are not reported as dropped", async () => {
+    const claude = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, max_tokens: 100, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { thinkingBudget: 0.03 } } }, { authorization: `Bearer ${LIVE}` });
+    expect(claude.status).toBe(200);
+    expect(lastVertex().body.thinking).toEqual({ type: "enabled", budget_tokens: 2000 });
+    expect(claude.headers.get("x-mg-dropped-params")).toBeNull();
+    const gemini = await postJson(`${gw.baseURL}/chat/completions`, { model: GEMINI, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { reasoningSummary: "auto" } } }, { authorization: `Bearer ${LIVE}` });
+    expect(gemini.status).toBe(200);
+    expect(lastVertex().body.generationConfig.thinkingConfig.includeThoughts).toBe(true);
+    expect(gemini.headers.get("x-mg-dropped-params")).toBeNull();
+    // Claude takes no reasoningSummary: that one is dropped and named.
+    const named = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { reasoningSummary: "auto" } } }, { authorization: `Bearer ${LIVE}` });
+    expect(named.headers.get("x-mg-dropped-params")).toBe("providerOptions.vertex.reasoningSummary");
+  });
+});
+
 describe("access tokens", () => {
   it("one exchange serves many requests; a token that expires between requests is replaced", async () => {
     const before = tokens.exchanges;

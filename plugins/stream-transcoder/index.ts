@@ -13,6 +13,8 @@ import { droppedKnobs } from "./knobs.ts";
 
 export const DROPPED_HEADER = DROPPED_PARAMS_HEADER;
 
+const FAMILY_KNOBS: Partial<Record<string, string>> = { messages: "anthropic", gemini: "gemini" };
+
 export function invokeTranslated(
   ctx: GatewayContext, translators: Translators, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions,
 ): Promise<ProviderResult> | undefined {
@@ -23,7 +25,9 @@ export function invokeTranslated(
   const t = tr.request(ctx.body, target, { cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name });
   const send = driver[t.op];
   if (!send) return undefined;
-  const dropped = [...droppedKnobs(ctx.body, driver.protocol, target.provider), ...t.dropped];
+  // A driver in front of several model families (Vertex) honours the knobs of the family this target speaks.
+  const knobProtocol = driver.upstreamFor ? FAMILY_KNOBS[upstream] ?? driver.protocol : driver.protocol;
+  const dropped = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...t.dropped];
   delete ctx.responseHeaders[DROPPED_HEADER];
   // A translated body is not the client's: its protocol headers (anthropic-version, -beta) do not apply.
   const upstreamCall = tr.native ? call : { ...call, clientHeaders: {} };
