@@ -41,6 +41,15 @@ describe("EventStreamDecoder", () => {
     expect(() => new EventStreamDecoder().push(badPrelude)).toThrow(/checksum|frame/i);
   });
 
+  it("frames before a bad one in the same read are returned first; the error follows", () => {
+    const bad = Buffer.from(VECTOR);
+    bad[bad.length - 6] ^= 1;
+    const dec = new EventStreamDecoder();
+    expect(dec.push(Buffer.concat([VECTOR, VECTOR, bad])).length).toBe(2);
+    expect(() => dec.check()).toThrow(/message checksum/);
+    expect(() => dec.push(VECTOR)).toThrow(EventStreamFramingError);
+  });
+
   it("a stream ending inside a frame is an error, not a silent end", async () => {
     async function* body() { yield VECTOR.subarray(0, 50); }
     const it = decodeFrames(body());

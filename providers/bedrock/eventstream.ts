@@ -16,29 +16,47 @@ export class EventStreamFramingError extends Error {}
 
 export class EventStreamDecoder {
   private buf: Uint8Array = new Uint8Array(0);
+  /** A bad frame found after good ones in the same read: those are handed out first, then this is thrown. */
+  private pending: EventStreamFramingError | undefined;
 
-  /** Feed one read; returns the frames it completed, in order. Throws on a CRC mismatch or a bad length. */
+  /**
+   * Feed one read; returns the frames it completed, in order. Throws on a CRC mismatch or a bad length — once the
+   * frames before the bad one have been returned (the next push() or end() throws).
+   */
   push(chunk: Uint8Array): Message[] {
+    this.check();
     let buf = this.buf.length ? concat(this.buf, chunk) : chunk;
     const out: Message[] = [];
-    while (buf.length >= 4) {
-      const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
-      if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
-      if (buf.length < total) break;
-      try {
-        out.push(codec.decode(buf.subarray(0, total)));
-      } catch (err) {
-        throw new EventStreamFramingError(`bad event-stream frame: ${(err as Error).message}`);
+    try {
+      while (buf.length >= 4) {
+        const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
+        if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
+        if (buf.length < total) break;
+        try {
+          out.push(codec.decode(buf.subarray(0, total)));
+        } catch (err) {
+          throw new EventStreamFramingError(`bad event-stream frame: ${(err as Error).message}`);
+        }
+        buf = buf.subarray(total);
       }
-      buf = buf.subarray(total);
+    } catch (err) {
+      if (!out.length) throw err;
+      this.pending = err as EventStreamFramingError;
+      buf = new Uint8Array(0);
     }
     // Keep only the unfinished tail (copied, so the read it came from can be collected).
     this.buf = buf.length ? buf.slice() : new Uint8Array(0);
     return out;
   }
 
+  /** Throws the framing error found behind the frames last returned, if any. */
+  check(): void {
+    if (this.pending) throw this.pending;
+  }
+
   /** EOF: bytes left over are a frame cut short. */
   end(): void {
+    this.check();
     if (this.buf.length) throw new EventStreamFramingError(`event-stream ended inside a frame (${this.buf.length} bytes left)`);
   }
 }
@@ -79,6 +97,7 @@ export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGener
   for await (const chunk of body) {
     const frames = dec.push(chunk);
     for (let i = 0; i < frames.length; i++) yield toFrame(frames[i]!);
+    dec.check();
   }
   dec.end();
 }

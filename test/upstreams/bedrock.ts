@@ -1,0 +1,283 @@
+// A fake AWS Bedrock Runtime that verifies what the real one verifies (reference protocols-2 §2, §5):
+// - every request authenticated: a Bedrock API key (Bearer) or a SigV4 signature recomputed from the received bytes
+//   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
+// - Converse bodies checked (content arrays, toolConfig required with toolUse/toolResult history, no empty tools, no
+//   unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no model/stream);
+// - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
+//   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
+//   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
+//   the `p` padding field; scripted failures: HTTP errors (ThrottlingException…), an exception frame mid-stream,
+//   a corrupted frame (bad CRC).
+import type { ServerResponse } from "node:http";
+import { createHash, randomBytes } from "node:crypto";
+import { EventStreamCodec } from "@smithy/eventstream-codec";
+import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import { listenLoopback, readRequest, type Recorded } from "./http-fake.ts";
+import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
+
+export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
+export const FAKE_BEDROCK_API_KEY = "bedrock-api-key-ZmFrZS1iZWRyb2NrLWtleQ==";
+export const BEDROCK_TEXT = "Hello from the fake Bedrock upstream.";
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+export type BedrockFailure =
+  | { kind: "status"; status: number; type: string; message?: string; path?: string }
+  | { kind: "exception"; afterEvents: number; type?: string; path?: string }
+  | { kind: "corrupt"; afterEvents: number; path?: string };
+
+export interface FakeBedrock {
+  baseUrl: string;
+  requests: (Recorded & { model: string; action: string })[];
+  failures: BedrockFailure[];
+  /** Credentials the fake accepts; a session token, when set, must be sent and signed. */
+  creds: AwsCreds;
+  region: string;
+  /** Bytes per write of a stream, cycled: small ones split frames, large ones carry several. */
+  writeSizes: number[];
+  close(): Promise<void>;
+}
+
+type Block = { kind: "reasoning"; text: string; signature: string } | { kind: "text"; text: string } | { kind: "tool"; id: string; name: string; input: Record<string, unknown> };
+
+export const signReasoning = (text: string) => "sig_" + createHash("sha256").update(text).digest("base64");
+const words = (t: string) => t.match(/\s*\S+/g) ?? [];
+const pad = () => randomBytes(3 + Math.floor(Math.random() * 6)).toString("hex");
+
+/** The model's answer, in neutral form: rendered as Converse or as Anthropic. */
+function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
+  const blocks: Block[] = [];
+  if (o.thinking) {
+    const text = "Let me think about this carefully.";
+    blocks.push({ kind: "reasoning", text, signature: signReasoning(text) });
+  }
+  if (o.tools.length && !o.lastHasResult) {
+    const names = o.forced ? [o.forced] : o.tools.slice(0, 2);
+    if (!o.forced) blocks.push({ kind: "text", text: "Let me check." });
+    names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: { city: i === 0 ? "Paris" : "Tokyo" } }));
+    return { blocks, stop: "tool_use" };
+  }
+  const pieces = words(o.lastHasResult ? "The weather is sunny." : BEDROCK_TEXT);
+  const cut = pieces.slice(0, Math.max(1, o.max ?? pieces.length));
+  blocks.push({ kind: "text", text: cut.join("") });
+  return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
+}
+
+function frame(headers: Record<string, string>, payload: unknown): Uint8Array {
+  const h: Record<string, { type: "string"; value: string }> = {};
+  for (const [k, v] of Object.entries(headers)) h[k] = { type: "string", value: v };
+  return codec.encode({ headers: h, body: fromUtf8(JSON.stringify(payload)) });
+}
+export const eventFrame = (type: string, payload: unknown) => frame({ ":event-type": type, ":content-type": "application/json", ":message-type": "event" }, payload);
+export const exceptionFrame = (type: string, payload: unknown) => frame({ ":exception-type": type, ":content-type": "application/json", ":message-type": "exception" }, payload);
+
+const CONVERSE_KEYS = new Set(["messages", "system", "inferenceConfig", "toolConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "performanceConfig", "serviceTier", "requestMetadata", "promptVariables"]);
+const BLOCK_KEYS = new Set(["text", "image", "document", "video", "toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent", "citationsContent"]);
+
+function converseProblem(b: any): string | undefined {
+  if (!b || typeof b !== "object") return "Malformed input request, please reformat your input and try again.";
+  for (const k of Object.keys(b)) if (!CONVERSE_KEYS.has(k)) return `Malformed input request: extraneous key [${k}] is not permitted, please reformat your input and try again.`;
+  if (!Array.isArray(b.messages) || !b.messages.length) return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
+  if (b.messages[0].role !== "user") return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
+  let toolBlocks = false;
+  for (let i = 0; i < b.messages.length; i++) {
+    const m = b.messages[i];
+    if (i > 0 && b.messages[i - 1].role === m.role) return "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.";
+    if (!Array.isArray(m.content) || !m.content.length) return `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`;
+    for (const c of m.content) {
+      const keys = Object.keys(c ?? {});
+      if (keys.length !== 1 || !BLOCK_KEYS.has(keys[0]!)) return `Malformed input request: messages.${i}.content: each content block must have exactly one member, please reformat your input and try again.`;
+      if (c.toolUse || c.toolResult) toolBlocks = true;
+      if (c.image && typeof c.image.source?.bytes !== "string") return "The provided image must have bytes.";
+    }
+  }
+  if (b.toolConfig && (!Array.isArray(b.toolConfig.tools) || !b.toolConfig.tools.length)) return "The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1";
+  if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
+  return undefined;
+}
+
+function invokeProblem(b: any): string | undefined {
+  if (!b || typeof b !== "object") return "Malformed input request, please reformat your input and try again.";
+  if (b.anthropic_version !== "bedrock-2023-05-31") return "Malformed input request: #: required key [anthropic_version] not found or invalid, please reformat your input and try again.";
+  for (const k of ["model", "stream"]) if (k in b) return `${k}: Extra inputs are not permitted`;
+  if (!Array.isArray(b.messages)) return "messages: Field required";
+  if (typeof b.max_tokens !== "number") return "max_tokens: Field required";
+  return undefined;
+}
+
+export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string } = {}): Promise<FakeBedrock> {
+  const seenPrefixes = new Set<string>();
+  const fake: FakeBedrock = {
+    baseUrl: "",
+    requests: [],
+    failures: [],
+    creds: opts.creds ?? FAKE_AWS,
+    region: opts.region ?? FAKE_AWS.region,
+    writeSizes: [7, 61, 3, 900, 29],
+    close: () => server.close(),
+  };
+
+  const error = (res: ServerResponse, status: number, type: string, message: string) => {
+    res.writeHead(status, { "content-type": "application/json", "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, "x-amzn-requestid": randomBytes(8).toString("hex") });
+    res.end(JSON.stringify({ message }));
+  };
+
+  /** Writes the frames as one byte sequence cut into writeSizes pieces, a timer tick apart (separate TCP reads). */
+  async function writeFrames(res: ServerResponse, frames: Uint8Array[]): Promise<void> {
+    const all = Buffer.concat(frames);
+    let at = 0;
+    for (let i = 0; at < all.length; i++) {
+      const n = fake.writeSizes[i % fake.writeSizes.length]!;
+      if (res.destroyed) return;
+      res.write(all.subarray(at, at + n));
+      at += n;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    res.end();
+  }
+
+  function cacheUsage(key: unknown, marked: boolean): { read: number; write: number } {
+    if (!marked) return { read: 0, write: 0 };
+    const k = JSON.stringify(key);
+    const n = k.length >> 2;
+    if (seenPrefixes.has(k)) return { read: n, write: 0 };
+    seenPrefixes.add(k);
+    return { read: 0, write: n };
+  }
+
+  function streamFailure(frames: Uint8Array[], path: string): Uint8Array[] {
+    const at = fake.failures.findIndex((f) => f.kind !== "status" && (!f.path || path.startsWith(f.path)));
+    if (at === -1) return frames;
+    const f = fake.failures.splice(at, 1)[0]!;
+    const cut = frames.slice(0, (f as { afterEvents: number }).afterEvents);
+    if (f.kind === "exception") {
+      const type = f.type ?? "modelStreamErrorException";
+      cut.push(exceptionFrame(type, { message: "The model failed to continue the stream.", originalStatusCode: 500, originalMessage: "fake upstream model error" }));
+    } else if (f.kind === "corrupt") {
+      const bad = Buffer.from(eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: " corrupted" } }));
+      bad[bad.length - 8] ^= 0xff; // a payload byte: the message CRC no longer matches
+      cut.push(bad);
+    }
+    return cut;
+  }
+
+  function converse(body: any, model: string) {
+    const tools: string[] = (body.toolConfig?.tools ?? []).map((t: any) => t.toolSpec?.name).filter(Boolean);
+    const last = body.messages[body.messages.length - 1];
+    const lastHasResult = last.content.some((c: any) => c.toolResult);
+    const forced = body.toolConfig?.toolChoice?.tool?.name;
+    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens });
+    const marked = JSON.stringify(body).includes('"cachePoint"');
+    const cache = cacheUsage({ system: body.system, tools: body.toolConfig?.tools, model }, marked);
+    const usage: Record<string, number> = { inputTokens: JSON.stringify(body.messages).length >> 2, outputTokens: p.blocks.reduce((n, b) => n + words(b.kind === "tool" ? JSON.stringify(b.input) : b.text).length, 0) };
+    if (marked) { usage.cacheReadInputTokens = cache.read; usage.cacheWriteInputTokens = cache.write; }
+    usage.totalTokens = usage.inputTokens! + usage.outputTokens! + cache.read + cache.write;
+    return { p, usage };
+  }
+
+  function converseJson(body: any, model: string) {
+    const { p, usage } = converse(body, model);
+    const content = p.blocks.map((b) => b.kind === "reasoning" ? { reasoningContent: { reasoningText: { text: b.text, signature: b.signature } } }
+      : b.kind === "text" ? { text: b.text } : { toolUse: { toolUseId: b.id, name: b.name, input: b.input } });
+    return { output: { message: { role: "assistant", content } }, stopReason: p.stop, usage, metrics: { latencyMs: 42 } };
+  }
+
+  function converseFrames(body: any, model: string): Uint8Array[] {
+    const { p, usage } = converse(body, model);
+    const out = [eventFrame("messageStart", { role: "assistant", p: pad() })];
+    p.blocks.forEach((b, i) => {
+      if (b.kind === "reasoning") {
+        for (const w of words(b.text)) out.push(eventFrame("contentBlockDelta", { contentBlockIndex: i, delta: { reasoningContent: { text: w } }, p: pad() }));
+        out.push(eventFrame("contentBlockDelta", { contentBlockIndex: i, delta: { reasoningContent: { text: "" } }, p: pad() }));
+        out.push(eventFrame("contentBlockDelta", { contentBlockIndex: i, delta: { reasoningContent: { signature: b.signature } }, p: pad() }));
+      } else if (b.kind === "text") {
+        for (const w of words(b.text)) out.push(eventFrame("contentBlockDelta", { contentBlockIndex: i, delta: { text: w }, p: pad() }));
+      } else {
+        out.push(eventFrame("contentBlockStart", { contentBlockIndex: i, start: { toolUse: { toolUseId: b.id, name: b.name } }, p: pad() }));
+        const json = JSON.stringify(b.input);
+        for (let k = 0; k < json.length; k += 5) out.push(eventFrame("contentBlockDelta", { contentBlockIndex: i, delta: { toolUse: { input: json.slice(k, k + 5) } }, p: pad() }));
+      }
+      out.push(eventFrame("contentBlockStop", { contentBlockIndex: i, p: pad() }));
+    });
+    out.push(eventFrame("messageStop", { stopReason: p.stop, p: pad() }));
+    out.push(eventFrame("metadata", { usage, metrics: { latencyMs: 42 }, p: pad() }));
+    return out;
+  }
+
+  function anthropicMessage(body: any, model: string) {
+    const tools: string[] = (body.tools ?? []).map((t: any) => t.name);
+    const last = body.messages[body.messages.length - 1];
+    const lastHasResult = Array.isArray(last?.content) && last.content.some((c: any) => c.type === "tool_result");
+    const forced = body.tool_choice?.type === "tool" ? body.tool_choice.name : undefined;
+    const p = plan({ thinking: body.thinking?.type === "enabled", tools: body.tool_choice?.type === "none" ? [] : tools, lastHasResult, forced, max: body.max_tokens });
+    const content = p.blocks.map((b) => b.kind === "reasoning" ? { type: "thinking", thinking: b.text, signature: b.signature }
+      : b.kind === "text" ? { type: "text", text: b.text } : { type: "tool_use", id: b.id.replace("tooluse_", "toolu_bdrk_"), name: b.name, input: b.input });
+    const marked = JSON.stringify(body).includes('"cache_control"');
+    const cache = cacheUsage({ system: body.system, tools: body.tools, model }, marked);
+    const usage = { input_tokens: JSON.stringify(body.messages).length >> 2, cache_creation_input_tokens: cache.write, cache_read_input_tokens: cache.read, output_tokens: content.length * 5 };
+    return { id: `msg_bdrk_${randomBytes(10).toString("hex")}`, type: "message", role: "assistant", model, content, stop_reason: p.stop, stop_sequence: null, usage };
+  }
+
+  function anthropicFrames(msg: any): Uint8Array[] {
+    const events: any[] = [{ type: "message_start", message: { ...msg, content: [], stop_reason: null, usage: { ...msg.usage, output_tokens: 1 } } }];
+    msg.content.forEach((b: any, index: number) => {
+      if (b.type === "thinking") {
+        events.push({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
+        for (const w of words(b.thinking)) events.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: w } });
+        events.push({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } });
+      } else if (b.type === "text") {
+        events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+        for (const w of words(b.text)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: w } });
+      } else {
+        events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+        events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: "" } });
+        const json = JSON.stringify(b.input);
+        for (let k = 0; k < json.length; k += 6) events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(k, k + 6) } });
+      }
+      events.push({ type: "content_block_stop", index });
+    });
+    events.push({ type: "message_delta", delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: msg.usage.output_tokens } });
+    events.push({ type: "message_stop", "amazon-bedrock-invocationMetrics": { inputTokenCount: msg.usage.input_tokens, outputTokenCount: msg.usage.output_tokens, invocationLatency: 40, firstByteLatency: 10 } });
+    return events.map((e) => eventFrame("chunk", { bytes: Buffer.from(JSON.stringify(e)).toString("base64"), p: pad() }));
+  }
+
+  const server = await listenLoopback(async (req, res) => {
+    const rec = await readRequest(req);
+    const m = /^\/model\/([^/?]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(rec.path);
+    const model = m ? decodeURIComponent(m[1]!) : "";
+    fake.requests.push({ ...rec, model, action: m?.[2] ?? "" });
+    // Authentication first, as AWS does: nothing else is looked at for an unauthenticated request.
+    const auth = String(req.headers.authorization ?? "");
+    if (auth.startsWith("Bearer ")) {
+      if (auth.slice(7) !== FAKE_BEDROCK_API_KEY) return error(res, 403, "UnrecognizedClientException", "Invalid API Key format: Must start with pre-defined prefix or the key is not valid.");
+    } else {
+      const check = verifySigV4(req.method!, rec.path, req.headers, rec.raw, fake.creds, fake.region);
+      if (!check.ok) return error(res, 403, check.type, check.message);
+    }
+    if (req.method !== "POST" || !m) return error(res, 404, "UnknownOperationException", "Unknown operation");
+    const at = fake.failures.findIndex((f) => f.kind === "status" && (!f.path || rec.path.startsWith(f.path)));
+    if (at >= 0) {
+      const f = fake.failures.splice(at, 1)[0] as Extract<BedrockFailure, { kind: "status" }>;
+      return error(res, f.status, f.type, f.message ?? `fake ${f.type}`);
+    }
+    const action = m[2]!;
+    const body = rec.body;
+    const problem = action.startsWith("converse") ? converseProblem(body) : invokeProblem(body);
+    if (problem) return error(res, 400, "ValidationException", problem);
+    const reqId = randomBytes(8).toString("hex");
+    if (action === "converse") {
+      res.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": reqId });
+      return res.end(JSON.stringify(converseJson(body, model)));
+    }
+    if (action === "invoke") {
+      const msg = anthropicMessage(body, model);
+      res.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": reqId, "x-amzn-bedrock-input-token-count": String(msg.usage.input_tokens), "x-amzn-bedrock-output-token-count": String(msg.usage.output_tokens) });
+      return res.end(JSON.stringify(msg));
+    }
+    const frames = action === "converse-stream" ? converseFrames(body, model) : anthropicFrames(anthropicMessage(body, model));
+    res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": reqId, ...(action === "invoke-with-response-stream" ? { "x-amzn-bedrock-content-type": "application/json" } : {}) });
+    await writeFrames(res, streamFailure(frames, rec.path));
+  });
+  fake.baseUrl = server.origin;
+  return fake;
+}
