@@ -90,6 +90,7 @@ export function buildOpenApi(): Json {
       tags: [ep.openapi.tag ?? "Gateway"],
       parameters: [
         ...params,
+        ...(ep.openapi.query ?? []).map((q) => ({ ...q, in: "query", required: false })),
         { name: "X-Request-Id", in: "header", required: false, schema: { type: "string" }, description: "Echoed back, or generated when absent" },
         ...(ep.method === "POST"
           ? [

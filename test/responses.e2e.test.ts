@@ -62,7 +62,7 @@ describe.each(cases)("responses on $model", ({ model, text, last, path }) => {
     expect(r.usage!.output_tokens).toBeGreaterThan(0);
     expect(r.usage!.total_tokens).toBe(r.usage!.input_tokens + r.usage!.output_tokens);
     expect(r.instructions).toBe("Be brief.");
-    expect((r as { store?: boolean }).store).toBe(true); // echoed, though nothing is stored yet
+    expect((r as { store?: boolean }).store).toBe(true); // the default: kept (test/responses-state.e2e.test.ts)
     expect(last().path).toContain(path);
     expect(JSON.stringify(last().body)).toContain("Be brief.");
   });
@@ -167,11 +167,11 @@ describe("responses: sandbox, structured output, policies, refusals", () => {
     expect(doc.components.schemas.ResponsesRequest.required).toEqual(["model", "input"]);
   });
 
-  it("previous_response_id and built-in tools are a 400 naming the field; a bad body is a 400", async () => {
+  it("an unknown previous_response_id is a 404 naming the field (test/responses-state.e2e.test.ts has the rest); built-in tools are a 400 naming the field; a bad body is a 400", async () => {
     const auth = { authorization: `Bearer ${LIVE}` };
     const prev = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", previous_response_id: "resp_x" }, auth);
-    expect(prev.status).toBe(400);
-    expect(prev.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "previous_response_id" });
+    expect(prev.status).toBe(404);
+    expect(prev.json.error).toMatchObject({ code: "NOT_FOUND", param: "previous_response_id" });
     const builtin = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", tools: [{ type: "web_search" }] }, auth);
     expect(builtin.status).toBe(400);
     expect(builtin.json.error).toMatchObject({ param: "tools[0].type" });

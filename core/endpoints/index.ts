@@ -8,8 +8,9 @@ import { videosEndpoint } from "./videos.ts";
 import { messagesEndpoint } from "./messages.ts";
 import { countTokensEndpoint } from "./count-tokens.ts";
 import { responsesEndpoint } from "./responses.ts";
+import { responsesStateEndpoints } from "./responses-state.ts";
 import { modelsEndpoints } from "./models.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, ...responsesStateEndpoints, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints];
 
 export const endpointByKind = new Map(endpoints.map((e) => [e.kind, e]));

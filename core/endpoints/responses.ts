@@ -1,24 +1,20 @@
-// POST /api/v1/responses: the OpenAI Responses API, stateless for now. Every language model is served through the
-// stream-transcoder plugin (responses -> chat, -> messages, -> Gemini). Stored state (previous_response_id,
-// retrieve) and built-in tools are not available yet: both are a 400 naming the field rather than a silent ignore.
+// POST /api/v1/responses: the OpenAI Responses API. Every language model is served through the stream-transcoder
+// plugin (responses -> chat, -> messages, -> Gemini, or passed through to an upstream serving /responses itself).
+// Stored state (store, previous_response_id, item_reference) is in responses-state.ts. Built-in tools pass through to
+// native upstreams (catalog native_responses) and are a 400 naming tools[i].type when every target is translated.
 import { validateResponses } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
+import { serveWithState } from "./responses-state.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 
 export function checkResponsesRequest(body: any): void {
-  if (typeof body?.previous_response_id === "string") {
-    throw new GatewayError(400, "INVALID_REQUEST", "previous_response_id is not supported yet: the gateway does not store responses; send the whole conversation in `input`", {
-      details: { field: "previous_response_id" },
-    });
-  }
+  // Built-in tools are checked per attempt (providers/translate/responses-native-only.ts): native upstreams serve them.
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   tools.forEach((t, i) => {
-    if (t?.type === "function" && typeof t.name === "string" && t.name) return;
-    const field = `tools[${i}]${t?.type === "function" ? ".name" : ".type"}`;
-    const why = t?.type === "function" ? "a function tool needs a name" : `built-in tool "${String(t?.type)}" is not supported; only function tools are`;
-    throw new GatewayError(400, "INVALID_REQUEST", `${field}: ${why}`, { details: { field } });
+    if (t?.type !== "function" || (typeof t.name === "string" && t.name)) return;
+    throw new GatewayError(400, "INVALID_REQUEST", `tools[${i}].name: a function tool needs a name`, { details: { field: `tools[${i}].name` } });
   });
 }
 
@@ -30,10 +26,11 @@ export const responsesEndpoint: EndpointSpec = {
   validate: validateResponses,
   terminal: (ctx: GatewayContext) => {
     checkResponsesRequest(ctx.body);
-    return dispatch(ctx, "responses");
+    // Stored state (responses-state.ts): previous_response_id and item_reference in, the finished response saved.
+    return serveWithState(ctx, () => dispatch(ctx, "responses"));
   },
   openapi: {
-    summary: "Create a model response (OpenAI Responses-compatible, stateless), streaming as semantic events or not",
+    summary: "Create a model response (OpenAI Responses-compatible; stored unless store: false), streaming as semantic events or not",
     requestSchema: "ResponsesRequest",
     tag: "Inference",
   },

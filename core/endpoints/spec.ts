@@ -4,7 +4,7 @@ import type { ClientProtocol, EndpointKind, GatewayContext } from "../pipeline/c
 
 export interface EndpointSpec {
   kind: EndpointKind;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Route under the server root, h3 syntax (`/api/v1/models/:creator/:model`). */
   route: string;
   protocol: ClientProtocol;
@@ -24,5 +24,7 @@ export interface EndpointSpec {
     responseSchema?: string;
     streamSchema?: string;
     tag?: string;
+    /** Query parameters (GET lists). */
+    query?: { name: string; schema: Record<string, unknown>; description?: string }[];
   };
 }

@@ -8,7 +8,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
   provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT,
-  response TEXT NOT NULL, input TEXT NOT NULL
+  response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT
 );
 CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
 CREATE TABLE IF NOT EXISTS response_items (
@@ -23,7 +23,7 @@ const SWEEP_EVERY_MS = 60_000;
 
 interface Row {
   id: string; project: string; created_at: number; expires_at: number; provider: string; model: string; native: number;
-  previous_id: string | null; response: string; input: string;
+  previous_id: string | null; response: string; input: string; full_output: string | null;
 }
 
 export class SqliteResponseStore implements ResponseStore {
@@ -35,8 +35,8 @@ export class SqliteResponseStore implements ResponseStore {
   constructor(db: Database.Database) {
     db.exec(SCHEMA);
     this.stmts = {
-      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
       get: db.prepare("SELECT * FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
       item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?"),
@@ -53,7 +53,7 @@ export class SqliteResponseStore implements ResponseStore {
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
-        rec.previousResponseId, JSON.stringify(rec.response), JSON.stringify(rec.input));
+        rec.previousResponseId, JSON.stringify(rec.response), JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
       for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
     });
   }
@@ -69,6 +69,7 @@ export class SqliteResponseStore implements ResponseStore {
     return {
       id: r.id, project: r.project, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), provider: r.provider, model: r.model,
       native: Number(r.native) === 1, previousResponseId: r.previous_id, response: JSON.parse(r.response), input: JSON.parse(r.input),
+      ...(r.full_output ? { fullOutput: JSON.parse(r.full_output) } : {}),
     };
   }
 

@@ -52,6 +52,16 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect(await store.responses.get("acme", "resp_unknown", Date.now())).toBeUndefined();
   });
 
+  it("the full output (hidden reasoning state) is kept and is what item lookups return", async () => {
+    const rec = record(`resp_f_${kind}`);
+    rec.fullOutput = [{ type: "reasoning", id: `rs_${rec.id}`, summary: [], encrypted_content: "mgr1.abc" }];
+    await store.responses.put(rec);
+    expect((await store.responses.get("acme", rec.id, Date.now()))?.fullOutput).toEqual(rec.fullOutput);
+    const found = await store.responses.items("acme", [`rs_${rec.id}`, `fc_${rec.id}`], Date.now());
+    expect([...found.keys()]).toEqual([`rs_${rec.id}`]);
+    expect(found.get(`rs_${rec.id}`)!.item.encrypted_content).toBe("mgr1.abc");
+  });
+
   it("output items are found by id in their project only", async () => {
     const rec = record(`resp_b_${kind}`);
     await store.responses.put(rec);

@@ -10,6 +10,11 @@ export interface ResponseRecord {
   expiresAt: number;
   /** The response object exactly as returned to the client (status, output, usage, ...). */
   response: Record<string, unknown>;
+  /**
+   * The output with what the client was not shown (reasoning items' encrypted_content, unless it asked with
+   * include), when that differs from response.output: what a rebuilt conversation and item_reference use.
+   */
+  fullOutput?: Record<string, unknown>[];
   /** Every input item of the conversation up to and including this request's input, each with an id. */
   input: Record<string, unknown>[];
   /** The provider and public model that served it. */
@@ -37,8 +42,8 @@ export interface ResponseStore {
   items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>>;
 }
 
-/** The output items of a record that carry an id (the only ones an item_reference can name). */
+/** The (full) output items of a record that carry an id (the only ones an item_reference can name). */
 export function outputItemsOf(rec: ResponseRecord): Record<string, unknown>[] {
-  const out = rec.response.output;
+  const out = rec.fullOutput ?? rec.response.output;
   return Array.isArray(out) ? out.filter((i): i is Record<string, unknown> => !!i && typeof i === "object" && typeof (i as any).id === "string") : [];
 }

@@ -1,0 +1,139 @@
+// Stored Responses API state around POST /api/v1/responses, and the routes that read it: GET and DELETE
+// /api/v1/responses/{id}, GET /api/v1/responses/{id}/input_items. Records live in gateway.store.responses, per
+// project (another project's id is a 404 like an unknown one), until store.responses_retention_days have passed.
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { EndpointSpec } from "./spec.ts";
+import { GatewayError } from "../errors.ts";
+import { upstreamProtocolOf } from "../contracts/translator.ts";
+import { buildConversation } from "../responses/conversation.ts";
+import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
+import { pageOf } from "../responses/input-items.ts";
+import type { ResponseRecord } from "../store/responses-types.ts";
+
+const DAY_MS = 86_400_000;
+
+export function retentionMs(ctx: GatewayContext): number {
+  return (ctx.config.raw.store?.responses_retention_days ?? 30) * DAY_MS;
+}
+
+/** Whether this attempt goes to an upstream's own /responses (the NATIVE pair) rather than through translation. */
+function isNative(ctx: GatewayContext, provider: string | undefined, target = ctx.resolvedTarget): boolean {
+  const driver = provider ? ctx.drivers.get(provider) : undefined;
+  return !!driver && !!target && upstreamProtocolOf(driver, "responses", target) === "responses";
+}
+
+/**
+ * POST /responses with state: rebuild the conversation (previous_response_id, item_reference), run `dispatch`, then
+ * stamp and save the answer. The body each attempt sees is chosen per attempt: a native attempt on the provider that
+ * served the previous response natively keeps previous_response_id (the upstream holds that state itself, encrypted
+ * reasoning included); every other attempt, a fallback included, gets the rebuilt conversation.
+ */
+export async function serveWithState(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
+  const store = ctx.gateway.store.responses;
+  const project = ctx.auth?.projectId ?? "";
+  const conv = await buildConversation(store, project, ctx.body, Date.now());
+  const previous = conv.previous;
+  ctx.body = conv.rebuilt;
+  if (previous?.native) {
+    const inner = ctx.invoke;
+    ctx.invoke = (driver, op, target, call) => {
+      const passthrough = target.provider === previous.provider && upstreamProtocolOf(driver, "responses", target) === "responses";
+      ctx.body = passthrough ? conv.passthrough : conv.rebuilt;
+      return inner?.(driver, op, target, call);
+    };
+  }
+  await dispatch();
+
+  const response = ctx.response;
+  if (!response || response.status !== 200) return;
+  const keep = conv.passthrough.store !== false;
+  const t: SaveTarget = {
+    previousResponseId: previous?.id ?? null,
+    save: keep
+      ? async (r, fullOutput) => {
+          const now = Date.now();
+          const rec: ResponseRecord = {
+            id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: r, input: conv.items,
+            ...(fullOutput ? { fullOutput } : {}),
+            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: isNative(ctx, ctx.resolvedProvider),
+            previousResponseId: previous?.id ?? null,
+          };
+          // The answer is already made (and billed): a store failure is logged, not turned into an error.
+          await store.put(rec).catch((err) => ctx.gateway.log.error("storing the response failed", { requestId: ctx.requestId, response: rec.id, error: String(err) }));
+        }
+      : null,
+  };
+  if (response.kind === "json") await persistJson(response.body, t);
+  else if (response.kind === "stream") ctx.response = { ...response, events: persistStream(response.events, t) };
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError(404, "NOT_FOUND", `Response with id "${id}" not found (unknown, expired, deleted, stored by another project, or created with store: false)`, {
+    details: { response_id: id },
+  });
+}
+
+async function lookup(ctx: GatewayContext): Promise<ResponseRecord> {
+  const id = ctx.params.id ?? "";
+  const rec = await ctx.gateway.store.responses.get(ctx.auth?.projectId ?? "", id, Date.now());
+  if (!rec) throw notFound(id);
+  return rec;
+}
+
+/** A listed item as a client sees it: reasoning state (encrypted_content) is replayed upstream, not listed. */
+function shown(item: Record<string, unknown>): Record<string, unknown> {
+  if (item.type !== "reasoning" || !("encrypted_content" in item)) return item;
+  const { encrypted_content: _hidden, ...rest } = item;
+  return rest;
+}
+
+/** The three routes share one kind; the method and the path's last segment pick the answer. */
+export async function responsesStateTerminal(ctx: GatewayContext): Promise<void> {
+  const path = ctx.path.split("?")[0]!.replace(/\/+$/, "");
+  if (ctx.method === "DELETE") {
+    const id = ctx.params.id ?? "";
+    if (!(await ctx.gateway.store.responses.delete(ctx.auth?.projectId ?? "", id, Date.now()))) throw notFound(id);
+    ctx.response = { kind: "json", status: 200, body: { id, object: "response.deleted", deleted: true } };
+    return;
+  }
+  const rec = await lookup(ctx);
+  if (path.endsWith("/input_items")) {
+    const query = new URLSearchParams(ctx.path.includes("?") ? ctx.path.slice(ctx.path.indexOf("?") + 1) : "");
+    ctx.response = { kind: "json", status: 200, body: pageOf(rec.input.map(shown), query) };
+    return;
+  }
+  ctx.response = { kind: "json", status: 200, body: rec.response };
+}
+
+const base = { kind: "responses_state", protocol: "responses", terminal: responsesStateTerminal } as const;
+
+export const responsesStateEndpoints: EndpointSpec[] = [
+  {
+    ...base,
+    method: "GET",
+    route: "/api/v1/responses/:id",
+    openapi: { operationId: "get_response", summary: "Retrieve a stored response (created with store: true, within the retention period)", responseSchema: "ResponseObject", tag: "Inference" },
+  },
+  {
+    ...base,
+    method: "DELETE",
+    route: "/api/v1/responses/:id",
+    openapi: { operationId: "delete_response", summary: "Delete a stored response", responseSchema: "ResponseDeleted", tag: "Inference" },
+  },
+  {
+    ...base,
+    method: "GET",
+    route: "/api/v1/responses/:id/input_items",
+    openapi: {
+      operationId: "list_response_input_items",
+      summary: "List the input items of a stored response (the whole conversation it was made from), paginated",
+      responseSchema: "ResponseInputItemList",
+      tag: "Inference",
+      query: [
+        { name: "limit", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 }, description: "Items per page" },
+        { name: "order", schema: { type: "string", enum: ["asc", "desc"], default: "desc" }, description: "desc: most recent first" },
+        { name: "after", schema: { type: "string" }, description: "An item id: list the items after it" },
+      ],
+    },
+  },
+];

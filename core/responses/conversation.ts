@@ -1,0 +1,107 @@
+// The conversation a Responses request stands for. With previous_response_id it is the previous response's whole
+// input, then its output, then this request's input (instructions are not inherited, as in OpenAI); item_reference
+// items are replaced by the stored output items they name. Everything is looked up in the caller's project only.
+// Stored input items get ids (input_items lists and pages by them); the body the upstream sees does not carry the
+// ids the gateway minted.
+import { randomBytes } from "node:crypto";
+import { GatewayError } from "../errors.ts";
+import type { ResponseRecord, ResponseStore } from "../store/responses-types.ts";
+
+export type Item = Record<string, unknown>;
+
+export interface Conversation {
+  /** The body a translated (or non-matching native) attempt gets: the whole conversation, no previous_response_id. */
+  rebuilt: any;
+  /** The body a native attempt on the provider that made the previous response gets: previous_response_id kept. */
+  passthrough: any;
+  /** Every input item of the conversation, each with an id: what a stored record keeps. */
+  items: Item[];
+  previous?: ResponseRecord;
+}
+
+const PREFIX: Record<string, string> = { message: "msg", function_call: "fc", function_call_output: "fco", reasoning: "rs" };
+
+export const mintId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+
+/** ids minted here for this request's items: not sent upstream (an input message has no id in the API). */
+const minted = new WeakSet<Item>();
+
+/** This request's input as items: a string is one user message; a shorthand message gets its type. */
+export function inputItems(input: unknown): Item[] {
+  if (typeof input === "string") return [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
+  if (!Array.isArray(input)) return [];
+  return input.map((i) => (i && typeof i === "object" && !("type" in i) && "role" in i ? { type: "message", ...i } : { ...i }));
+}
+
+/** The item with an id: its own, or a fresh one (remembered as minted). */
+function withId(item: Item): Item {
+  if (typeof item.id === "string" && item.id) return item;
+  const out = { ...item, id: mintId(PREFIX[String(item.type)] ?? "item") };
+  minted.add(out);
+  return out;
+}
+
+/** Items as the upstream should see them: without the ids the gateway minted. */
+function upstreamItems(items: Item[]): Item[] {
+  return items.map((i) => {
+    if (!minted.has(i)) return i;
+    const { id: _id, ...rest } = i;
+    return rest;
+  });
+}
+
+/** Replace item_reference items by the stored items they name; an unknown id is a 400 naming input[i].id. */
+async function resolveReferences(store: ResponseStore, project: string, items: Item[], now: number): Promise<Item[]> {
+  const refs = items.flatMap((it, i) => (it.type === "item_reference" ? [{ i, id: String(it.id ?? "") }] : []));
+  if (!refs.length) return items;
+  const found = await store.items(project, [...new Set(refs.map((r) => r.id))], now);
+  const out = [...items];
+  for (const r of refs) {
+    const hit = found.get(r.id);
+    if (!hit) {
+      throw new GatewayError(400, "INVALID_REQUEST", `input[${r.i}].id: no stored item "${r.id}" in this project (it is unknown, expired, or its response was stored with store: false or deleted)`, {
+        details: { field: `input[${r.i}].id` },
+      });
+    }
+    out[r.i] = hit.item;
+  }
+  return out;
+}
+
+/** Previous records kept input items with ids: the upstream gets them without the ones a gateway minted earlier. */
+function storedForUpstream(items: Item[]): Item[] {
+  return items.map((i) => {
+    if (i.type === "message" && i.role !== "assistant" || i.type === "function_call_output") {
+      const { id: _id, ...rest } = i;
+      return rest;
+    }
+    return i;
+  });
+}
+
+export async function buildConversation(store: ResponseStore, project: string, body: any, now: number): Promise<Conversation> {
+  const previousId: unknown = body.previous_response_id;
+  let previous: ResponseRecord | undefined;
+  if (typeof previousId === "string" && previousId) {
+    previous = await store.get(project, previousId, now);
+    if (!previous) {
+      throw new GatewayError(404, "NOT_FOUND", `previous_response_id: no stored response "${previousId}" in this project (it is unknown, expired, deleted, or was created with store: false)`, {
+        details: { field: "previous_response_id" },
+      });
+    }
+  }
+  const hasRefs = Array.isArray(body.input) && body.input.some((i: any) => i?.type === "item_reference");
+  const own = (await resolveReferences(store, project, inputItems(body.input), now)).map(withId);
+  const ownInput = hasRefs ? upstreamItems(own) : body.input;
+  const earlier = previous ? [...previous.input, ...outputOf(previous)] : [];
+  const { previous_response_id: _drop, ...rest } = body;
+  const rebuilt = previous ? { ...rest, input: [...storedForUpstream(earlier), ...upstreamItems(own)] } : hasRefs ? { ...rest, input: ownInput } : body;
+  const passthrough = hasRefs ? { ...body, input: ownInput } : body;
+  return { rebuilt, passthrough, items: [...earlier, ...own], previous };
+}
+
+/** The previous output as the upstream needs it back: with the reasoning state the client may not have been shown. */
+function outputOf(rec: ResponseRecord): Item[] {
+  const out = rec.fullOutput ?? rec.response.output;
+  return Array.isArray(out) ? (out as Item[]) : [];
+}
