@@ -1,0 +1,163 @@
+// Reasoning carried across a function-tool loop on translated upstreams (issue 13), with the official openai client
+// sending the whole output back (store: false, include reasoning.encrypted_content): an Anthropic model with extended
+// thinking gets its signed thinking (and redacted_thinking) blocks back first in the assistant turn, before the
+// tool_use — the fake refuses the tool_result turn otherwise, as the real API does; a Gemini model gets its thought
+// signature back on the functionCall part. input_file parts reach Anthropic as document blocks.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+import { REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./upstreams/anthropic-checks.ts";
+import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
+import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+
+const KEY = testKey("responses-reasoning");
+const CLAUDE = "anthropic/claude-sonnet-4";
+const GEMINI = "google/gemini-3-flash";
+let claude: FakeAnthropic;
+let gemini: FakeGemini;
+let gw: TestGateway;
+let client: OpenAI;
+
+beforeAll(async () => {
+  [claude, gemini] = await Promise.all([startFakeAnthropic(), startFakeGemini()]);
+  gw = await startTestGateway({
+    providers: {
+      claude: { protocol: "anthropic", base_url: claude.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
+      gem: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
+    },
+    models: {
+      [CLAUDE]: { type: "language", endpoints: [{ provider: "claude", model: "claude-sonnet-4-20250514", pricing: { input: "0.000003", output: "0.000015" } }] },
+      [GEMINI]: { type: "language", endpoints: [{ provider: "gem", model: "gemini-3-flash", pricing: { input: "0.0000003", output: "0.0000025" } }] },
+    },
+    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
+  });
+  client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([claude?.close(), gemini?.close()]);
+});
+
+const tools: OpenAI.Responses.FunctionTool[] = [{
+  type: "function", name: "get_weather", description: "Weather in a city", strict: false,
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+}];
+
+type Params = Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream">;
+const create = (streamed: boolean, p: Params) => (streamed ? client.responses.stream(p).finalResponse() : client.responses.create(p));
+
+describe.each([false, true])("Anthropic extended thinking across a tool loop (stream=%s)", (streamed) => {
+  const base = { model: CLAUDE, tools, parallel_tool_calls: false, reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
+
+  it("store: false + include: the reasoning item comes back and the upstream gets its signed blocks before the tool_use", async () => {
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: `Weather in Paris? ${REDACTED_TRIGGER}` }];
+    const first = await create(streamed, { ...base, input, store: false, include: ["reasoning.encrypted_content"] });
+    expect(first.output.map((o) => o.type)).toEqual(["reasoning", "message", "function_call"]);
+    const rs = first.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(rs.summary[0]!.text).toBe("Let me think about this carefully.");
+    expect(rs.encrypted_content).toMatch(/^mgr1\./);
+    const fc = first.output[2] as OpenAI.Responses.ResponseFunctionToolCall;
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]));
+    input.push({ type: "function_call_output", call_id: fc.call_id, output: JSON.stringify({ temp: 21 }) });
+
+    const second = await create(streamed, { ...base, input, store: false, include: ["reasoning.encrypted_content"] });
+    expect(second.status).toBe("completed");
+    expect(second.output_text).toBe("The weather is sunny.");
+    const sent = claude.requests.at(-1)!.body;
+    expect(sent.thinking).toMatchObject({ type: "enabled" });
+    const turn = sent.messages.at(-2);
+    expect(turn.role).toBe("assistant");
+    expect(turn.content.map((b: any) => b.type)).toEqual(["redacted_thinking", "thinking", "text", "tool_use"]);
+    expect(turn.content[0]).toEqual({ type: "redacted_thinking", data: REDACTED_DATA });
+    expect(turn.content[1]).toEqual({ type: "thinking", thinking: "Let me think about this carefully.", signature: signThinking("Let me think about this carefully.") });
+    expect(turn.content[3]).toMatchObject({ type: "tool_use", id: fc.call_id, name: "get_weather" });
+  });
+
+  it("without the reasoning item the upstream refuses the tool_result turn (the fake checks what the real API checks)", async () => {
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await create(streamed, { ...base, input, store: false });
+    // store: false shows encrypted_content even without include: there is no server-side state to rebuild from.
+    expect((first.output[0] as OpenAI.Responses.ResponseReasoningItem).encrypted_content).toMatch(/^mgr1\./);
+    const fc = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    input.push(...(first.output.filter((o) => o.type !== "reasoning") as OpenAI.Responses.ResponseInputItem[]));
+    input.push({ type: "function_call_output", call_id: fc.call_id, output: "21C" });
+    const err = await create(streamed, { ...base, input, store: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/must start with a thinking block/);
+  });
+});
+
+describe("encrypted_content visibility", () => {
+  it("store on and no include: reasoning items carry no encrypted_content (JSON and stream)", async () => {
+    const p = { model: CLAUDE, input: "Hi", reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
+    for (const r of [await client.responses.create(p), await client.responses.stream(p).finalResponse()]) {
+      expect(r.output[0]!.type).toBe("reasoning");
+      expect(r.output[0]).not.toHaveProperty("encrypted_content");
+    }
+  });
+
+  it("a stream with include has encrypted_content in response.output_item.done and in response.completed", async () => {
+    const stream = client.responses.stream({ model: CLAUDE, input: "Hi", reasoning: { effort: "low" }, max_output_tokens: 4000, include: ["reasoning.encrypted_content"] });
+    const done: OpenAI.Responses.ResponseOutputItem[] = [];
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const e of stream) {
+      if (e.type === "response.output_item.done") done.push(e.item);
+      if (e.type === "response.completed") completed = e.response;
+    }
+    const enc = (done[0] as OpenAI.Responses.ResponseReasoningItem).encrypted_content;
+    expect(enc).toMatch(/^mgr1\./);
+    expect((completed!.output[0] as OpenAI.Responses.ResponseReasoningItem).encrypted_content).toBe(enc);
+  });
+});
+
+describe.each([false, true])("Gemini thought signatures across a tool loop (stream=%s)", (streamed) => {
+  it("thought text is the reasoning summary; the functionCall goes back with its thoughtSignature", async () => {
+    const base = { model: GEMINI, tools, reasoning: { effort: "low" as const, summary: "auto" as const }, store: false, include: ["reasoning.encrypted_content" as const] };
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await create(streamed, { ...base, input });
+    expect(gemini.requests.at(-1)!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
+    expect(first.output[0]).toMatchObject({ type: "reasoning", summary: [{ type: "summary_text", text: "Thinking it over." }] });
+    const calls = first.output.filter((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall[];
+    expect(calls.length).toBeGreaterThan(0);
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]));
+    for (const c of calls) input.push({ type: "function_call_output", call_id: c.call_id, output: "21C" });
+
+    const second = await create(streamed, { ...base, input });
+    expect(second.output_text).toBe("The weather is sunny.");
+    const contents = gemini.requests.at(-1)!.body.contents;
+    const model = contents.find((c: any) => c.role === "model");
+    expect(model.parts[0]).toEqual({ functionCall: { name: "get_weather", args: { city: "Paris", unit: "celsius" } }, thoughtSignature: "CiQB+/8BAgP+EA==" });
+  });
+});
+
+describe("input_file", () => {
+  const pdf = Buffer.from("%PDF-1.4 fake").toString("base64");
+
+  it("a PDF as file_data (data: URL, or base64 with a filename) or file_url reaches Anthropic as a document block", async () => {
+    await client.responses.create({ model: CLAUDE, input: [{ role: "user", content: [
+      { type: "input_text", text: "Summarise these." },
+      { type: "input_file", file_data: `data:application/pdf;base64,${pdf}`, filename: "a.pdf" },
+      { type: "input_file", file_data: pdf, filename: "b.pdf" },
+      { type: "input_file", file_url: "https://example.com/c.pdf" },
+    ] }] });
+    const content = claude.requests.at(-1)!.body.messages[0].content;
+    expect(content).toEqual([
+      { type: "text", text: "Summarise these." },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } },
+      { type: "document", source: { type: "url", url: "https://example.com/c.pdf" } },
+    ]);
+  });
+
+  it("a PDF reaches Gemini as inlineData; file_id is a 400 naming the field (no Files API behind a translated upstream)", async () => {
+    await client.responses.create({ model: GEMINI, input: [{ role: "user", content: [{ type: "input_file", file_data: pdf, filename: "a.pdf" }] }] });
+    expect(gemini.requests.at(-1)!.body.contents[0].parts).toEqual([{ inlineData: { mimeType: "application/pdf", data: pdf } }]);
+    const before = claude.requests.length;
+    const err = await client.responses.create({ model: CLAUDE, input: [{ role: "user", content: [{ type: "input_file", file_id: "file-abc" }] }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.error).toMatchObject({ param: "input[0].content[0].file_id" });
+    expect(claude.requests.length).toBe(before);
+  });
+});
