@@ -52,8 +52,8 @@ describe("default catalog", () => {
   it("a model can run on several hosts with their own prices", async () => {
     const catalog = YAML.parse(readFileSync(join(root, "catalog", "models.yaml"), "utf8")).models as Record<string, any>;
     const llama = catalog["meta/llama-3.3-70b"];
-    expect(llama.endpoints.map((e: any) => e.provider)).toEqual(["groq", "fireworks", "deepinfra"]);
-    expect(new Set(llama.endpoints.map((e: any) => e.pricing.input)).size).toBe(3);
+    expect(llama.endpoints.map((e: any) => e.provider)).toEqual(["groq", "fireworks", "deepinfra", "bedrock"]);
+    expect(new Set(llama.endpoints.map((e: any) => e.pricing.input)).size).toBe(4);
   });
 
   it("entries in gateway.yaml override the included ones model by model", async () => {
