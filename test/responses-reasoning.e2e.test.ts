@@ -89,6 +89,21 @@ describe.each([false, true])("Anthropic extended thinking across a tool loop (st
   });
 });
 
+describe.each([false, true])("Anthropic extended thinking across a stored tool loop (previous_response_id, stream=%s)", (streamed) => {
+  it("no include: the client never sees encrypted_content, the stored response keeps it and the rebuilt turn has the signed block", async () => {
+    const base = { model: CLAUDE, tools, parallel_tool_calls: false, reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
+    const first = await create(streamed, { ...base, input: "Weather in Paris?" });
+    expect(first.output[0]!.type).toBe("reasoning");
+    expect(JSON.stringify(first)).not.toContain("encrypted_content");
+    const fc = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await create(streamed, { ...base, previous_response_id: first.id, input: [{ type: "function_call_output", call_id: fc.call_id, output: "21C" }] });
+    expect(second.output_text).toBe("The weather is sunny.");
+    const turn = claude.requests.at(-1)!.body.messages.at(-2);
+    expect(turn.content.map((b: any) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+    expect(turn.content[0].signature).toBe(signThinking(turn.content[0].thinking));
+  });
+});
+
 describe("encrypted_content visibility", () => {
   it("store on and no include: reasoning items carry no encrypted_content (JSON and stream)", async () => {
     const p = { model: CLAUDE, input: "Hi", reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
