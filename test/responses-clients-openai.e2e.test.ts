@@ -76,8 +76,7 @@ describe.each(BACKENDS)("openai client on $model", ({ model, upstream, path }) =
     expect(JSON.stringify(last().body)).toContain("temp");
   });
 
-  // STATE (stored responses) has not landed yet: previous_response_id is still a 400.
-  it.todo("a function-tool loop chained by previous_response_id: only the tool output is sent the second time", async () => {
+  it("a function-tool loop chained by previous_response_id: only the tool output is sent the second time", async () => {
     const c = client();
     const first = await c.responses.create({ model, input: "Weather in Paris?", tools, parallel_tool_calls: false });
     const fc = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
@@ -114,11 +113,39 @@ describe.each(BACKENDS)("openai client on $model", ({ model, upstream, path }) =
     expect(JSON.stringify(last().body)).toContain("temp");
   });
 
-  it.todo("a response made with store: false is kept nowhere: neither retrievable nor a previous_response_id", async () => {
+  it("a response made with store: false is kept nowhere: neither retrievable nor a previous_response_id", async () => {
     const c = client();
     const r = await c.responses.create({ model, input: "Hi", store: false });
     await expect(c.responses.retrieve(r.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(c.responses.create({ model, input: "more", previous_response_id: r.id })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
+
+describe("one conversation across backends, chained by previous_response_id", () => {
+  it("native OpenAI -> Anthropic -> Gemini -> native OpenAI: each upstream gets what it can continue from", async () => {
+    const c = client();
+    const r1 = await c.responses.create({ model: "openai/gpt-4o-mini", input: "My name is Ada." });
+    // The native answer's id is the upstream's own: continuing on the same provider passes it through.
+    const same = await c.responses.create({ model: "openai/gpt-4o-mini", input: "Still there?", previous_response_id: r1.id });
+    expect(env.openai.requests.at(-1)!.body.previous_response_id).toBe(r1.id);
+    expect(same.previous_response_id).toBe(r1.id);
+    // Another backend gets the conversation rebuilt from the gateway's store: r1's input and output, then the new input.
+    const r2 = await c.responses.create({ model: "anthropic/claude-sonnet-4", input: "What is my name?", previous_response_id: r1.id });
+    const toClaude = JSON.stringify(env.anthropic.requests.at(-1)!.body);
+    expect(toClaude).toContain("My name is Ada.");
+    expect(toClaude).toContain(r1.output_text);
+    expect(toClaude).toContain("What is my name?");
+    const r3 = await c.responses.create({ model: "google/gemini-2.5-flash", input: "Say it again.", previous_response_id: r2.id });
+    const toGemini = JSON.stringify(env.gemini.requests.at(-1)!.body);
+    for (const t of ["My name is Ada.", r1.output_text, "What is my name?", r2.output_text, "Say it again."]) expect(toGemini).toContain(t);
+    // Back on the native upstream after translated turns: it never saw r3, so it gets the whole conversation.
+    await c.responses.create({ model: "openai/gpt-4o-mini", input: "Thanks.", previous_response_id: r3.id });
+    const back = env.openai.requests.at(-1)!.body;
+    expect(back.previous_response_id).toBeUndefined();
+    for (const t of ["My name is Ada.", r2.output_text, r3.output_text, "Thanks."]) expect(JSON.stringify(back.input)).toContain(t);
+    // The stored chain lists the whole conversation.
+    const items = await c.responses.inputItems.list(r3.id, { order: "asc" });
+    expect(JSON.stringify(items.data)).toContain("My name is Ada.");
   });
 });
 
@@ -169,8 +196,7 @@ describe("policies on /v1/responses through the openai client (shipped pipeline,
 });
 
 describe("the endpoint as documented", () => {
-  // STATE (retrieve, delete, input_items) has not landed yet: only POST exists.
-  it.todo("openapi.json lists the four routes as available (no 'stateless', no 'coming soon')", async () => {
+  it("openapi.json lists the four routes as available (no 'stateless', no 'coming soon')", async () => {
     const doc = await (await fetch(`${env.gw.url}/api/openapi.json`)).json();
     const route = (re: RegExp) => Object.entries(doc.paths as Record<string, any>).find(([path]) => re.test(path))?.[1];
     expect(route(/\/responses$/)?.post).toBeDefined();
