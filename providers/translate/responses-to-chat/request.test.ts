@@ -42,6 +42,11 @@ describe("responses request -> chat", () => {
     expect(dropped).toEqual(["reasoning.summary", "metadata"]);
   });
 
+  it("safety_identifier (or the deprecated user) is chat's user", () => {
+    expect(responsesToChatRequest({ model: "m", input: "Hi", safety_identifier: "u1", user: "old" }).body.user).toBe("u1");
+    expect(responsesToChatRequest({ model: "m", input: "Hi", user: "old" }).body.user).toBe("old");
+  });
+
   it("a string input is one user message", () => {
     expect(responsesToChatRequest({ model: "m", input: "Hi" }).body).toEqual({ model: "m", messages: [{ role: "user", content: "Hi" }] });
   });

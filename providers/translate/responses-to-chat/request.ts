@@ -166,6 +166,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     out.response_format = { type: "json_object" };
   }
   if (typeof body.text?.verbosity === "string") out.verbosity = body.text.verbosity;
+  // The end user's id (safety_identifier replaces the deprecated user): chat's `user`, Anthropic's metadata.user_id.
+  const user = typeof body.safety_identifier === "string" ? body.safety_identifier : body.user;
+  if (typeof user === "string" && user) out.user = user;
   const effort = body.reasoning?.effort;
   if (effort) out.reasoning_effort = effort;
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.

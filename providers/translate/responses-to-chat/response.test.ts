@@ -43,4 +43,10 @@ describe("chat completion -> response", () => {
     const r: any = chatToResponse(plain, echoOf({ model: "m", input: "x" }), { flavor: "gemini", provider: "gem", show: true });
     expect(r.output[0]).toEqual({ type: "reasoning", id: expect.any(String), summary: [{ type: "summary_text", text: "hmm" }] });
   });
+
+  it("a refusal is the message's refusal part", () => {
+    const refused = { ...chat, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: null, refusal: "No." } }] };
+    const r: any = chatToResponse(refused, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });
+    expect(r.output).toEqual([{ type: "message", id: expect.any(String), status: "completed", role: "assistant", content: [{ type: "refusal", refusal: "No." }] }]);
+  });
 });

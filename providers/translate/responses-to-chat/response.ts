@@ -110,11 +110,11 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
   const r = reasoningItem(newId("rs"), typeof reasoning === "string" ? reasoning : "", Array.isArray(msg.reasoning_details) ? msg.reasoning_details : [], ctx);
   if (r) output.push(r);
   const text = typeof msg.content === "string" ? msg.content : "";
-  if (text || !msg.tool_calls?.length) {
-    output.push({
-      type: "message", id: newId("msg"), status: "completed", role: "assistant",
-      content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
-    });
+  const refusal = typeof msg.refusal === "string" && msg.refusal ? msg.refusal : "";
+  if (text || refusal || !msg.tool_calls?.length) {
+    const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [];
+    if (refusal) content.push({ type: "refusal", refusal });
+    output.push({ type: "message", id: newId("msg"), status: "completed", role: "assistant", content });
   }
   for (const c of msg.tool_calls ?? []) {
     output.push({ type: "function_call", id: newId("fc"), call_id: c.id, name: c.function?.name, arguments: c.function?.arguments ?? "", status: "completed" });

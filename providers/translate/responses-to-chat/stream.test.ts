@@ -128,3 +128,18 @@ describe("signed reasoning (reasoning_details) -> encrypted_content", () => {
     expect(fullResponseOf(raw[0])).toBeUndefined();
   });
 });
+
+describe("refusals", () => {
+  it("delta.refusal is a refusal content part after the text part, with refusal events", async () => {
+    const out = await run([c({ content: "I" }), c({ refusal: "Can't" }), c({ refusal: " help." }, "stop")]);
+    expect(out.map((e) => e.type).slice(2, -1)).toEqual([
+      "response.output_item.added", "response.content_part.added", "response.output_text.delta", "response.output_text.done", "response.content_part.done",
+      "response.content_part.added", "response.refusal.delta", "response.refusal.delta", "response.refusal.done", "response.content_part.done", "response.output_item.done",
+    ]);
+    expect(out.filter((e) => e.type.startsWith("response.refusal")).map((e) => e.content_index)).toEqual([1, 1, 1]);
+    expect(out.find((e) => e.type === "response.refusal.done").refusal).toBe("Can't help.");
+    expect(out.at(-1).response.output[0].content).toEqual([
+      { type: "output_text", text: "I", annotations: [], logprobs: [] }, { type: "refusal", refusal: "Can't help." },
+    ]);
+  });
+});

@@ -13,7 +13,11 @@ import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, sta
 import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 
-interface OpenMessage { kind: "message"; id: string; index: number; text: string }
+/** A message item: its closed content parts, and the open one (output_text, or refusal). */
+interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string }
+
+const contentPart = (type: "output_text" | "refusal", text: string) =>
+  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs: [] };
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
 interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
 
@@ -57,10 +61,8 @@ export class ChatToResponsesStream {
       }
       item = reasoningItem(o.id, o.text, o.details, this.ctx)!;
     } else if (o.kind === "message") {
-      const part = { type: "output_text", text: o.text, annotations: [], logprobs: [] };
-      this.ev("response.output_text.done", { item_id: o.id, output_index: o.index, content_index: 0, text: o.text, logprobs: [] }, out);
-      this.ev("response.content_part.done", { item_id: o.id, output_index: o.index, content_index: 0, part }, out);
-      item = { type: "message", id: o.id, status: "completed", role: "assistant", content: [part] };
+      this.closePart(o, out);
+      item = { type: "message", id: o.id, status: "completed", role: "assistant", content: o.parts };
     } else {
       this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: o.args }, out);
       item = { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "completed" };
@@ -69,17 +71,34 @@ export class ChatToResponsesStream {
     this.response!.output.push(item);
   }
 
-  private text(delta: string, out: SseEvent[]): void {
-    if (this.open?.kind !== "message") {
+  private closePart(o: OpenMessage, out: SseEvent[]): void {
+    const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
+    const part = contentPart(o.part, o.text);
+    if (o.part === "refusal") this.ev("response.refusal.done", { ...at, refusal: o.text }, out);
+    else this.ev("response.output_text.done", { ...at, text: o.text, logprobs: [] }, out);
+    this.ev("response.content_part.done", { ...at, part }, out);
+    o.parts.push(part);
+  }
+
+  /** Answer text (output_text) or a refusal (chat's delta.refusal): a content part of the open message item. */
+  private text(delta: string, out: SseEvent[], type: "output_text" | "refusal" = "output_text"): void {
+    let o = this.open;
+    if (o?.kind !== "message") {
       this.close(out);
-      const o: OpenMessage = { kind: "message", id: newId("msg"), index: this.response!.output.length, text: "" };
+      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: "" };
       this.open = o;
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
-      this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }, out);
+      this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
+    } else if (o.part !== type) {
+      this.closePart(o, out);
+      o.part = type;
+      o.text = "";
+      this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: o.parts.length, part: contentPart(type, "") }, out);
     }
-    const o = this.open as OpenMessage;
     o.text += delta;
-    this.ev("response.output_text.delta", { item_id: o.id, output_index: o.index, content_index: 0, delta, logprobs: [] }, out);
+    const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
+    if (type === "refusal") this.ev("response.refusal.delta", { ...at, delta }, out);
+    else this.ev("response.output_text.delta", { ...at, delta, logprobs: [] }, out);
   }
 
   private openReasoning(out: SseEvent[]): OpenReasoning {
@@ -136,6 +155,7 @@ export class ChatToResponsesStream {
     if (typeof thought === "string" && thought) this.reasoning(thought, out);
     if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.reasoningDetails(d.reasoning_details, out);
     if (typeof d.content === "string" && d.content) this.text(d.content, out);
+    if (typeof d.refusal === "string" && d.refusal) this.text(d.refusal, out, "refusal");
     for (const tc of d.tool_calls ?? []) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
     return out;
@@ -172,7 +192,7 @@ export class ChatToResponsesStream {
     // The item open when the upstream failed is in the output as far as it got, status incomplete.
     const o = this.open;
     const output = [...this.response.output];
-    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [{ type: "output_text", text: o.text, annotations: [], logprobs: [] }] });
+    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text)] });
     else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "incomplete" });
     else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
