@@ -122,6 +122,24 @@ describe.each(cases)("stored state on $model", ({ model, last, conversation }) =
   });
 });
 
+describe("reasoning across a stored tool loop", () => {
+  it.each([false, true])("Anthropic with thinking (stream=%s): previous_response_id replays the signed thinking block the client was not shown", async (streamed) => {
+    const model = "anthropic/claude-sonnet-4";
+    const base = { model, tools, reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
+    const call = (p: Record<string, unknown>) => (streamed ? client.responses.stream({ ...base, ...p } as never).finalResponse() : client.responses.create({ ...base, ...p } as never)) as Promise<OpenAI.Responses.Response>;
+    const first = await call({ input: "Weather in Paris?", parallel_tool_calls: false });
+    const rs = first.output.find((o) => o.type === "reasoning") as OpenAI.Responses.ResponseReasoningItem;
+    expect(rs).toBeDefined();
+    expect(rs.encrypted_content ?? undefined).toBeUndefined(); // not shown without include
+    const fc = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await call({ previous_response_id: first.id, input: [{ type: "function_call_output", call_id: fc.call_id, output: "{\"temp\":21}" }] });
+    expect(second.status).toBe("completed");
+    // The fake checks the thinking block leads the assistant turn and its signature is intact.
+    const assistant = claude.requests.at(-1)!.body.messages[1];
+    expect(assistant.content[0]).toMatchObject({ type: "thinking", signature: expect.any(String) });
+  });
+});
+
 describe("stored responses: item_reference, retrieve, delete, input_items, projects", () => {
   const model = "openai/gpt-4o-mini";
 

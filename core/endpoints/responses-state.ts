@@ -23,6 +23,16 @@ function isNative(ctx: GatewayContext, provider: string | undefined, target = ct
 }
 
 /**
+ * The rebuilt conversation for a native upstream that did not make the previous response: reasoning items it cannot
+ * have issued go (a gateway blob, mgr1., is for translated upstreams; an item without encrypted_content is a
+ * reference to state the upstream does not hold) — OpenAI refuses both.
+ */
+function nativeRebuilt(body: any): any {
+  const keep = (i: any) => i?.type !== "reasoning" || (typeof i.encrypted_content === "string" && !i.encrypted_content.startsWith("mgr1."));
+  return Array.isArray(body.input) && !body.input.every(keep) ? { ...body, input: body.input.filter(keep) } : body;
+}
+
+/**
  * POST /responses with state: rebuild the conversation (previous_response_id, item_reference), run `dispatch`, then
  * stamp and save the answer. The body each attempt sees is chosen per attempt: a native attempt on the provider that
  * served the previous response natively keeps previous_response_id (the upstream holds that state itself, encrypted
@@ -34,11 +44,13 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
   ctx.body = conv.rebuilt;
-  if (previous?.native) {
+  if (previous) {
     const inner = ctx.invoke;
+    let forNative: unknown;
     ctx.invoke = (driver, op, target, call) => {
-      const passthrough = target.provider === previous.provider && upstreamProtocolOf(driver, "responses", target) === "responses";
-      ctx.body = passthrough ? conv.passthrough : conv.rebuilt;
+      if (upstreamProtocolOf(driver, "responses", target) !== "responses") ctx.body = conv.rebuilt;
+      else if (previous.native && target.provider === previous.provider) ctx.body = conv.passthrough;
+      else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
       return inner?.(driver, op, target, call);
     };
   }
