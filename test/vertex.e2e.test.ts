@@ -212,6 +212,23 @@ describe("Anthropic SDK -> Claude on Vertex (native)", () => {
   });
 });
 
+describe("count_tokens", () => {
+  it("Claude: count-tokens:rawPredict with the model in the body; Gemini: the model's countTokens", async () => {
+    const body = { system: "Be brief.", messages: [{ role: "user" as const, content: "How many tokens is this?" }], tools: [{ name: "get_weather", input_schema: { type: "object" as const, properties: { city: { type: "string" } } } }] };
+    const claude = await anthropic.messages.countTokens({ model: CLAUDE, ...body });
+    expect(claude.input_tokens).toBeGreaterThan(0);
+    const seen = lastVertex();
+    expect(seen.path).toBe("/v1/projects/fake-project/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict");
+    expect(seen.body).toEqual(expect.objectContaining({ model: CLAUDE_ON_VERTEX, anthropic_version: "vertex-2023-10-16", system: "Be brief." }));
+    const gemini = await anthropic.messages.countTokens({ model: GEMINI, ...body });
+    expect(lastVertex().path).toBe("/v1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-2.5-flash:countTokens");
+    expect(lastVertex().body.systemInstruction).toEqual({ parts: [{ text: "Be brief." }] });
+    // System and tools are counted too: more than the turns alone.
+    const turnsOnly = await anthropic.messages.countTokens({ model: GEMINI, messages: body.messages });
+    expect(gemini.input_tokens).toBeGreaterThan(turnsOnly.input_tokens);
+  });
+});
+
 describe("thinking knobs", () => {
   it("providerOptions.vertex knobs apply to the target's family and are not reported as dropped", async () => {
     const claude = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, max_tokens: 100, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { thinkingBudget: 0.03 } } }, { authorization: `Bearer ${LIVE}` });

@@ -10,10 +10,7 @@ import { countResult } from "../count-result.ts";
 const NOT_COUNTED = new Set(["providerOptions", "max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"]);
 
 export async function anthropicCountTokens(client: UpstreamClient, config: ProviderConfig, name: string, body: Record<string, any>, target: Target, call: CallOptions): Promise<ProviderResult> {
-  const out: Record<string, unknown> = {};
-  for (const k in body) if (!NOT_COUNTED.has(k)) out[k] = body[k];
-  out.model = target.upstreamModel;
-  const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(out) };
+  const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(countTokensBody(body, target)) };
   const res = await client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   let json: any;
@@ -23,4 +20,12 @@ export async function anthropicCountTokens(client: UpstreamClient, config: Provi
     throw transportError(name, err, call.signal);
   }
   return countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
+}
+
+/** The count_tokens body: the request without what the counter refuses (max_tokens, sampling), the upstream model id. */
+export function countTokensBody(body: Record<string, any>, target: Target): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in body) if (!NOT_COUNTED.has(k)) out[k] = body[k];
+  out.model = target.upstreamModel;
+  return out;
 }

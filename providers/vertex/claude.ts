@@ -18,11 +18,15 @@ export function vertexClaudeBody(body: Record<string, any>, target: Target, prov
   return out;
 }
 
+/** anthropic-beta stays a header on Vertex (the client's own; a translated call has none). */
+export function betaHeader(call: Pick<CallOptions, "clientHeaders">): Record<string, string> {
+  const beta = call.clientHeaders["anthropic-beta"];
+  return beta ? { "anthropic-beta": Array.isArray(beta) ? beta.join(",") : beta } : {};
+}
+
 export async function vertexMessages(env: VertexEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const stream = body.stream === true;
-  const beta = call.clientHeaders["anthropic-beta"];
-  const headers: Record<string, string> = beta ? { "anthropic-beta": Array.isArray(beta) ? beta.join(",") : beta } : {};
-  const res = await vertexSend(env, target, call, stream ? "streamRawPredict" : "rawPredict", "", JSON.stringify(vertexClaudeBody(body, target, env.name)), headers);
+  const res = await vertexSend(env, target, call, { method: stream ? "streamRawPredict" : "rawPredict", body: JSON.stringify(vertexClaudeBody(body, target, env.name)), headers: betaHeader(call) });
   // geminiFailure reads both shapes (error.message) and adds Google's RetryInfo as Retry-After.
   return messagesAnswer(env.name, res, stream, call, geminiFailure);
 }

@@ -7,7 +7,7 @@ import { vertexSend } from "./send.ts";
 
 export async function vertexGenerate(env: VertexEnv, body: any, target: Target, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   const res = stream
-    ? await vertexSend(env, target, call, "streamGenerateContent", "?alt=sse", JSON.stringify(body))
-    : await vertexSend(env, target, call, "generateContent", "", JSON.stringify(body));
+    ? await vertexSend(env, target, call, { method: "streamGenerateContent", query: "?alt=sse", body: JSON.stringify(body) })
+    : await vertexSend(env, target, call, { method: "generateContent", body: JSON.stringify(body) });
   return geminiAnswer(env.name, res, call, stream);
 }

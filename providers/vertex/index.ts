@@ -10,6 +10,7 @@ import { createVertexAuth, type VertexAuth } from "./auth.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexGenerate } from "./gemini.ts";
 import { vertexMessages } from "./claude.ts";
+import { vertexCountTokens } from "./count-tokens.ts";
 import { publisherOf } from "./url.ts";
 
 export const DEFAULT_LOCATION = "global";
@@ -42,6 +43,7 @@ export function createVertexDriver(name: string, config: ProviderConfig, default
       family("google", target.upstreamModel);
       return vertexGenerate(env, body, target, call, true);
     },
+    countTokens: (body, target, call) => vertexCountTokens(env, body, target, call),
     close: async () => {
       await Promise.all([client.close(), auth.close()]);
     },

@@ -3,14 +3,22 @@
 import type { CallOptions, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamResponse } from "../http.ts";
 import type { VertexEnv } from "./env.ts";
-import { vertexUrl } from "./url.ts";
+import { vertexUrl, type Publisher } from "./url.ts";
 
-export async function vertexSend(
-  env: VertexEnv, target: Target, call: Pick<CallOptions, "signal">, method: string, query: string, body: string, extraHeaders: Record<string, string> = {},
-): Promise<UpstreamResponse> {
+export interface VertexCall {
+  method: string;
+  query?: string;
+  body: string;
+  headers?: Record<string, string>;
+  /** Another model path than the target's (see vertexUrl). */
+  resource?: { publisher: Publisher; model: string };
+}
+
+export async function vertexSend(env: VertexEnv, target: Target, call: Pick<CallOptions, "signal">, req: VertexCall): Promise<UpstreamResponse> {
+  const { method, query = "", body, headers: extraHeaders = {} } = req;
   const once = async () => {
     const cred = await env.auth.credentials(target, call.signal);
-    const url = vertexUrl({ baseUrl: target.credentials?.baseUrl ?? env.config.base_url, project: cred.project, location: env.location }, target, method, query);
+    const url = vertexUrl({ baseUrl: target.credentials?.baseUrl ?? env.config.base_url, project: cred.project, location: env.location }, target, method, query, req.resource);
     const headers = { "content-type": "application/json", accept: "application/json", ...env.config.headers, ...extraHeaders, authorization: `Bearer ${cred.token}` };
     return { cred, res: await env.client.send({ url, headers, body }, call.signal, target.timeoutMs) };
   };

@@ -24,11 +24,15 @@ export interface VertexPlace {
   location: string;
 }
 
-/** `{host}/v1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{method}{query}`. */
-export function vertexUrl(place: VertexPlace, target: Pick<Target, "upstreamModel">, method: string, query = ""): string {
+/**
+ * `{host}/v1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{method}{query}`. `resource` names
+ * another model path than the target's own (Claude's token counter is publishers/anthropic/models/count-tokens).
+ */
+export function vertexUrl(place: VertexPlace, target: Pick<Target, "upstreamModel">, method: string, query = "", resource?: { publisher: Publisher; model: string }): string {
   const base = (place.baseUrl ?? vertexHost(place.location)).replace(/\/+$/, "");
   const root = /\/v1(beta1)?$/.test(base) ? base : `${base}/v1`;
-  const model = target.upstreamModel.replace(/^publishers\/[^/]+\/models\//, "");
-  const path = `projects/${encodeURIComponent(place.project)}/locations/${encodeURIComponent(place.location)}/publishers/${publisherOf(target.upstreamModel)}/models/${model}`;
+  const model = resource?.model ?? target.upstreamModel.replace(/^publishers\/[^/]+\/models\//, "");
+  const publisher = resource?.publisher ?? publisherOf(target.upstreamModel);
+  const path = `projects/${encodeURIComponent(place.project)}/locations/${encodeURIComponent(place.location)}/publishers/${publisher}/models/${model}`;
   return `${root}/${path}:${method}${query}`;
 }

@@ -71,6 +71,19 @@ export async function startFakeVertex(tokens: FakeTokenEndpoint, opts: { project
       const details = f.retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: f.retryDelay }] : [];
       return sendJson(res, f.status, googleError(f.status, f.message ?? (f.status === 429 ? QUOTA(model!) : `fake vertex failure ${f.status}`), details));
     }
+    if (publisher === "google" && verb === "countTokens") {
+      // Vertex's CountTokensRequest has contents/systemInstruction/tools at the top level; the Gemini fake counts a
+      // generateContentRequest the same way.
+      if (body?.generateContentRequest) return sendJson(res, 400, googleError(400, 'Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.'));
+      const g = { model: `models/${model}`, contents: body?.contents, systemInstruction: body?.systemInstruction, tools: body?.tools };
+      return relay(res, await fetch(`${gemini.baseUrl}/v1beta/models/${model}:countTokens`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": FAKE_GEMINI_KEY }, body: JSON.stringify({ generateContentRequest: g }) }));
+    }
+    if (publisher === "anthropic" && model === "count-tokens" && verb === "rawPredict") {
+      // Anthropic's Vertex SDK: the model stays in the body here, anthropic_version is added.
+      if (body?.anthropic_version !== "vertex-2023-10-16") return sendJson(res, 400, { type: "error", error: { type: "invalid_request_error", message: "anthropic_version: Input should be 'vertex-2023-10-16'" } });
+      const { anthropic_version: _v, ...rest } = body;
+      return relay(res, await fetch(`${anthropic.baseUrl}/v1/messages/count_tokens`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": FAKE_ANTHROPIC_KEY, "anthropic-version": "2023-06-01" }, body: JSON.stringify(rest) }));
+    }
     if (publisher === "google" && (verb === "generateContent" || verb === "streamGenerateContent")) {
       if (verb === "streamGenerateContent" && !sse) return sendJson(res, 400, googleError(400, "this fake only streams with alt=sse"));
       return relayGemini(res, `${gemini.baseUrl}/v1beta/models/${model}:${verb}${sse ?? ""}`, body, verb === "streamGenerateContent");

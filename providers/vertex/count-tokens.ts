@@ -1,0 +1,43 @@
+// count_tokens on Vertex. Claude: publishers/anthropic/models/count-tokens:rawPredict with the Messages body, its
+// `model` kept and anthropic_version added (as Anthropic's Vertex SDK sends it). Gemini: the model's :countTokens
+// with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper).
+import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { transportError } from "../http.ts";
+import { countTokensBody } from "../anthropic/count-tokens.ts";
+import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
+import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
+import { geminiFailure } from "../gemini/errors.ts";
+import { countResult } from "../count-result.ts";
+import { betaHeader, VERTEX_ANTHROPIC_VERSION } from "./claude.ts";
+import type { VertexEnv } from "./env.ts";
+import { vertexSend } from "./send.ts";
+import { publisherOf } from "./url.ts";
+
+export async function vertexCountTokens(env: VertexEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
+  const claude = publisherOf(target.upstreamModel) === "anthropic";
+  const res = claude
+    ? await vertexSend(env, target, call, {
+      method: "rawPredict",
+      headers: betaHeader(call),
+      resource: { publisher: "anthropic", model: "count-tokens" },
+      body: JSON.stringify({ ...countTokensBody(body, { ...target, upstreamModel: target.upstreamModel.replace(/^publishers\/[^/]+\/models\//, "") }), anthropic_version: VERTEX_ANTHROPIC_VERSION }),
+    })
+    : await vertexSend(env, target, call, { method: "countTokens", body: JSON.stringify(geminiCountBody(body, target)) });
+  if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
+  let json: any;
+  try {
+    json = await res.body.json();
+  } catch (err) {
+    throw transportError(env.name, err, call.signal);
+  }
+  return claude
+    ? countResult(env.name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {})
+    : countResult(env.name, json?.totalTokens, "upstream");
+}
+
+function geminiCountBody(body: any, target: Target): Record<string, unknown> {
+  const g: Record<string, unknown> = chatToGeminiRequest(messagesToChatRequest(body).body, target).body;
+  const out: Record<string, unknown> = { contents: g.contents };
+  for (const k of ["systemInstruction", "tools"]) if (g[k] !== undefined) out[k] = g[k];
+  return out;
+}
