@@ -47,6 +47,12 @@ describe("responses request -> chat", () => {
     expect(responsesToChatRequest({ model: "m", input: "Hi", user: "old" }).body.user).toBe("old");
   });
 
+  it("a built-in tool's item sent back is dropped and reported", () => {
+    const r = responsesToChatRequest({ model: "m", input: [{ role: "user", content: "Hi" }, { type: "web_search_call", id: "ws_1", status: "completed" }] });
+    expect(r.body.messages).toEqual([{ role: "user", content: "Hi" }]);
+    expect(r.dropped).toEqual(["input[1].type=web_search_call"]);
+  });
+
   it("a string input is one user message", () => {
     expect(responsesToChatRequest({ model: "m", input: "Hi" }).body).toEqual({ model: "m", messages: [{ role: "user", content: "Hi" }] });
   });
@@ -130,7 +136,7 @@ describe("files and images", () => {
     fails(user({ type: "input_file", file_id: "file-abc" }), "messages", "input[0].content[0].file_id");
     fails(user({ type: "input_image", file_id: "file-abc" }), "chat", "input[0].content[0].file_id");
     fails(user({ type: "input_file", file_data: "JVBERi0=" }), "chat", "input[0].content[0].filename");
-    fails({ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "chat", "input[0].type");
+    fails({ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "chat", "input[0].id");
   });
 
   it("input_image keeps a data: URL and its detail (original is chat's high); images in a tool output follow the tool messages", () => {

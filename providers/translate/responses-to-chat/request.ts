@@ -133,8 +133,12 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       pending = []; // reasoning not followed by its assistant turn has nothing to attach to
       if (typeof item.content === "string" || role === "system") messages.push({ role, content: textOf(item.content) });
       else messages.push({ role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor)) });
+    } else if (type === "item_reference") {
+      // The endpoint resolves references from the store before any translation; one left here has nothing behind it.
+      throw invalidRequest("item_reference needs a stored response item", `${field}.id`);
     } else {
-      throw invalidRequest(`input item type "${String(type)}" is not supported for this model`, `${field}.type`);
+      // A built-in tool's item sent back (web_search_call, …): only a native upstream knows it (DESIGN §10: dropped).
+      dropped.push(`${field}.type=${String(type)}`);
     }
   });
   flushMedia();
