@@ -35,7 +35,7 @@ export interface FakeResponses {
 export type FakeOpenAIWithResponses = FakeOpenAI & { responses: FakeResponses };
 
 const hex = (n: number) => randomBytes(n).toString("hex");
-const words = (text: string) => text.match(/\s*\S+/g) ?? [];
+const words = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", "x-request-id": `req_${hex(8)}`, "openai-processing-ms": "9", ...headers });
