@@ -146,6 +146,24 @@ describe("openai client -> Llama on Bedrock (Converse)", () => {
   });
 });
 
+describe("openai client Responses API -> Llama on Bedrock (responses -> chat -> Converse)", () => {
+  it("text and stream", async () => {
+    const r = await openai.responses.create({ model: "meta/llama-3.3-70b", input: "Hi", instructions: "Be brief.", store: false });
+    expect(r.output_text).toBe(BEDROCK_TEXT);
+    expect(bedrock.requests.at(-1)!.body.system).toEqual([{ text: "Be brief." }]);
+    const events: string[] = [];
+    const stream = await openai.responses.create({ model: "meta/llama-3.3-70b", input: "Hi", stream: true, store: false });
+    let text = "";
+    for await (const e of stream) {
+      events.push(e.type);
+      if (e.type === "response.output_text.delta") text += e.delta;
+    }
+    expect(text).toBe(BEDROCK_TEXT);
+    expect(events.at(-1)).toBe("response.completed");
+    expect(bedrock.requests.at(-1)!.action).toBe("converse-stream");
+  });
+});
+
 describe("bad signing configuration -> a clear error, not a crash", () => {
   it.each([["test/bad-secret", "does not match the signature you provided"], ["test/wrong-region", "Credential should be scoped to a valid region"]])("%s", async (model, text) => {
     const r = await postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content: "Hi" }] }, { authorization: `Bearer ${LIVE}` });

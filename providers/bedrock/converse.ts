@@ -35,7 +35,8 @@ export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pic
   try {
     for await (const f of decodeFrames(body)) {
       if (f.messageType !== "event") throw streamFrameError(provider, f);
-      if (first && f.type === "contentBlockDelta") {
+      // The first content: a delta, or a tool block's start (its id and name are output already).
+      if (first && (f.type === "contentBlockDelta" || f.type === "contentBlockStart")) {
         call.reportFirstToken();
         first = false;
       }
