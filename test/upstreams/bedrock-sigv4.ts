@@ -32,7 +32,7 @@ function canonicalQuery(search: string): string {
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(",") : v);
 
-export function signatureFor(method: string, url: string, headers: IncomingHttpHeaders, signed: string[], body: Buffer, secret: string, scope: string, amzDate: string): string {
+export function signatureFor(method: string, url: string, headers: IncomingHttpHeaders, signed: readonly string[], body: Buffer, secret: string, scope: string, amzDate: string): string {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   const canonical = [
