@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { identity } from "./index.ts";
+import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
 
 const target = { modelId: "m", provider: "p", upstreamModel: "x", pricing: {} } as any;
 const body = { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "q", cache_control: { type: "ephemeral" } }] }] };
@@ -13,5 +14,15 @@ describe("identity translator", () => {
     expect(JSON.stringify(t.body)).not.toContain("cache_control");
     expect(identity("chat").request(body, target, opts("openai", false)).body).toBe(body);
     expect(identity("messages").request(body, target, opts("openai")).body).toBe(body);
+  });
+
+  it("responses: reasoning items the gateway encoded for a translated upstream are dropped (a native one cannot verify them)", () => {
+    const ours = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: encodeReasoning("messages", [{ type: "reasoning.text", text: "t", signature: "s" }]) };
+    const openais = { type: "reasoning", id: "rs_2", summary: [], encrypted_content: "gAAAAABnative" };
+    const fc = { type: "function_call", call_id: "c", name: "f", arguments: "{}" };
+    const t = identity("responses").request({ model: "m", input: [ours, fc, openais] }, target, opts("openai"));
+    expect(t).toMatchObject({ op: "responses", body: { model: "m", input: [fc, openais] }, dropped: ["input[0]"] });
+    const plain = { model: "m", input: [openais, fc] };
+    expect(identity("responses").request(plain, target, opts("openai")).body).toBe(plain);
   });
 });

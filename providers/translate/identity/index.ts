@@ -3,11 +3,14 @@
 // responses it is the native passthrough to an upstream that serves /responses (catalog `native_responses`).
 import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
+import { withoutGatewayReasoning } from "../responses-to-chat/reasoning.ts";
 
 export function identity(client: ClientProtocol): Translator<undefined> {
   return {
     native: true,
     request(body, _target, opts) {
+      // Reasoning the gateway encoded for a translated upstream cannot be verified by a native one (responses-to-chat/reasoning.ts).
+      if (client === "responses") return { op: client, ...withoutGatewayReasoning(body), state: undefined };
       const strip = client === "chat" && opts.cacheMarkers && opts.driverProtocol !== "anthropic";
       return { op: client, body: strip ? stripChatCacheMarkers(body) : body, dropped: [], state: undefined };
     },

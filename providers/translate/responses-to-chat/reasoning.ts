@@ -59,3 +59,19 @@ export function withFull<T extends object>(shown: T, full: unknown): T {
 export function fullResponseOf(x: any): unknown {
   return x?.[FULL_RESPONSE];
 }
+
+/**
+ * A request for an upstream serving /responses itself (the native passthrough) without the reasoning items the gateway
+ * made for a translated one: that upstream cannot verify our blob and would refuse the request (a conversation may
+ * cross from Claude to OpenAI by fallback). Returns the body unchanged when there are none; else a copy and the
+ * dropped fields.
+ */
+export function withoutGatewayReasoning(body: any): { body: any; dropped: string[] } {
+  const input = body?.input;
+  if (!Array.isArray(input) || !input.some(isGatewayReasoning)) return { body, dropped: [] };
+  const dropped: string[] = [];
+  const kept = input.filter((item: unknown, i: number) => (isGatewayReasoning(item) ? (dropped.push(`input[${i}]`), false) : true));
+  return { body: { ...body, input: kept }, dropped };
+}
+
+const isGatewayReasoning = (item: any) => item?.type === "reasoning" && typeof item.encrypted_content === "string" && item.encrypted_content.startsWith(ENCRYPTED_PREFIX);
