@@ -10,12 +10,14 @@ import { makeServiceAccount, startFakeTokenEndpoint, type FakeTokenEndpoint, typ
 import { startFakeVertex, type FakeVertex } from "./upstreams/vertex.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { approxTokens, fakeVector } from "./upstreams/http-fake.ts";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
 
 const LIVE = testKey("vertex-e2e");
 const GEMINI = "google/gemini-2.5-flash";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
 const CLAUDE_ON_VERTEX = "claude-sonnet-4-5@20250929";
+const EMBED = "google/gemini-embedding-001";
 let tokens: FakeTokenEndpoint;
 let sa: ServiceAccountKey;
 let vertex: FakeVertex;
@@ -40,6 +42,7 @@ beforeAll(async () => {
     },
     models: {
       [GEMINI]: { type: "language", endpoints: [{ provider: "vertex", model: "gemini-2.5-flash", pricing: price }] },
+      [EMBED]: { type: "embedding", dimensions: 3072, endpoints: [{ provider: "vertex", model: "gemini-embedding-001", pricing: { input: "0.00000015" } }] },
       [CLAUDE]: { type: "language", endpoints: [{ provider: "vertex", model: CLAUDE_ON_VERTEX, pricing: price }, { provider: "anthropic", model: "claude-sonnet-4-5", pricing: price }] },
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
@@ -226,6 +229,21 @@ describe("count_tokens", () => {
     // System and tools are counted too: more than the turns alone.
     const turnsOnly = await anthropic.messages.countTokens({ model: GEMINI, messages: body.messages });
     expect(gemini.input_tokens).toBeGreaterThan(turnsOnly.input_tokens);
+  });
+});
+
+describe("embeddings", () => {
+  it(":predict one instance per request for gemini-embedding-001, vectors in order, usage from the token counts", async () => {
+    const seen = vertex.requests.length;
+    const input = ["alpha", "beta gamma", "delta epsilon zeta"];
+    const res = await openai.embeddings.create({ model: EMBED, input, dimensions: 8, encoding_format: "float", providerOptions: { vertex: { taskType: "RETRIEVAL_DOCUMENT" } } } as never);
+    expect(res.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    res.data.forEach((d, i) => expect(d.embedding).toEqual(fakeVector(input[i]!, 8, "RETRIEVAL_DOCUMENT")));
+    expect(res.usage.prompt_tokens).toBe(input.reduce((n, t) => n + approxTokens(t), 0));
+    const calls = vertex.requests.slice(seen);
+    expect(calls.map((r) => r.path)).toEqual(Array(3).fill("/v1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-embedding-001:predict"));
+    expect(calls.map((r) => r.body.instances)).toEqual(input.map((content) => [{ content, task_type: "RETRIEVAL_DOCUMENT" }]));
+    expect(calls[0]!.body.parameters).toEqual({ outputDimensionality: 8 });
   });
 });
 

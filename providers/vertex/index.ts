@@ -11,6 +11,7 @@ import type { VertexEnv } from "./env.ts";
 import { vertexGenerate } from "./gemini.ts";
 import { vertexMessages } from "./claude.ts";
 import { vertexCountTokens } from "./count-tokens.ts";
+import { vertexEmbeddings } from "./embeddings.ts";
 import { publisherOf } from "./url.ts";
 
 export const DEFAULT_LOCATION = "global";
@@ -44,6 +45,10 @@ export function createVertexDriver(name: string, config: ProviderConfig, default
       return vertexGenerate(env, body, target, call, true);
     },
     countTokens: (body, target, call) => vertexCountTokens(env, body, target, call),
+    embeddings: async (body, target, call) => {
+      family("google", target.upstreamModel);
+      return vertexEmbeddings(env, body, target, call);
+    },
     close: async () => {
       await Promise.all([client.close(), auth.close()]);
     },

@@ -6,7 +6,7 @@
 // byte), with what Vertex adds to Gemini answers: createTime, usageMetadata.trafficType, and in streams usageMetadata
 // with only trafficType on every chunk but the last.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { listenLoopback, readRequest, sendJson } from "./http-fake.ts";
+import { approxTokens, fakeVector, listenLoopback, readRequest, sendJson } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./gemini.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./anthropic.ts";
@@ -36,6 +36,19 @@ export interface FakeVertex {
 const QUOTA = (model: string) => `Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model with base model: ${model}. Please submit a quota increase request. https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.`;
 const UNAUTHENTICATED = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.";
 const PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)(\?alt=sse)?$/;
+
+/** Embeddings (:predict): instances of {content, task_type?}; gemini-embedding-001 takes one instance per request. */
+function predictAnswer(model: string, body: any): [number, unknown] {
+  const instances = body?.instances;
+  if (!Array.isArray(instances) || !instances.length || instances.some((i: any) => typeof i?.content !== "string")) return [400, googleError(400, "Invalid instances: each needs a content string.")];
+  const max = /gemini-embedding/.test(model) ? 1 : 250;
+  if (instances.length > max) return [400, googleError(400, `Unable to submit request because the model ${model} supports up to ${max} instances per request. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/embeddings/get-text-embeddings`)];
+  const dims = body.parameters?.outputDimensionality ?? 3072;
+  return [200, {
+    predictions: instances.map((i: any) => ({ embeddings: { values: fakeVector(i.content, dims, i.task_type ?? ""), statistics: { token_count: approxTokens(i.content), truncated: false } } })),
+    metadata: { billableCharacterCount: instances.reduce((n: number, i: any) => n + i.content.length, 0) },
+  }];
+}
 
 export async function startFakeVertex(tokens: FakeTokenEndpoint, opts: { project?: string; location?: string } = {}): Promise<FakeVertex> {
   const gemini = await startFakeGemini();
@@ -71,6 +84,7 @@ export async function startFakeVertex(tokens: FakeTokenEndpoint, opts: { project
       const details = f.retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: f.retryDelay }] : [];
       return sendJson(res, f.status, googleError(f.status, f.message ?? (f.status === 429 ? QUOTA(model!) : `fake vertex failure ${f.status}`), details));
     }
+    if (publisher === "google" && verb === "predict") return sendJson(res, ...predictAnswer(model!, body));
     if (publisher === "google" && verb === "countTokens") {
       // Vertex's CountTokensRequest has contents/systemInstruction/tools at the top level; the Gemini fake counts a
       // generateContentRequest the same way.
