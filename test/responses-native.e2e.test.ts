@@ -125,6 +125,20 @@ describe("native passthrough on the shipped gateway", () => {
     expect(r.output_text).toContain("searched the web");
   });
 
+  it("built-in tool output items sent back in input reach the native upstream, and are dropped on a translated model; tool_choice may name a built-in tool", async () => {
+    const first = await client.responses.create({ model: NATIVE, input: "News?", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } as never, store: false });
+    expect(up.requests.at(-1)!.body.tool_choice).toEqual({ type: "web_search" });
+    expect(first.output[0]!.type).toBe("web_search_call");
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "News?" }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "And more?" }];
+    const again = await client.responses.create({ model: NATIVE, input, tools: [{ type: "web_search" }], store: false });
+    expect(again.status).toBe("completed");
+    expect(up.requests.at(-1)!.body.input.map((i: { type?: string }) => i.type ?? "message")).toEqual(["message", "web_search_call", "message", "message"]);
+    const { data: translated, response } = await client.responses.create({ model: CLAUDE, input }).withResponse();
+    expect(translated.output_text).toMatch(CLAUDE_TEXT);
+    expect(response.headers.get("x-mg-dropped-params")).toContain("input[1].type=web_search_call");
+    expect(JSON.stringify(claude.requests.at(-1)!.body)).not.toContain("web_search");
+  });
+
   it("a built-in tool on a translated model (Anthropic) or with the sandbox key is a 400 naming tools[i].type, before any upstream call", async () => {
     const before = claude.requests.length;
     const tools = [{ type: "function", name: "f", parameters: { type: "object", properties: {} } }, { type: "code_interpreter", container: { type: "auto" } }];
@@ -151,7 +165,8 @@ describe("native passthrough on the shipped gateway", () => {
     expect(up.requests.at(-1)!.body).toMatchObject(extra);
     expect(r).toMatchObject({ truncation: "auto", prompt_cache_key: "tenant-7", service_tier: "flex" });
     await client.responses.create({ model: CLAUDE, input: "Hi", ...extra });
-    expect(JSON.stringify(claude.requests.at(-1)!.body)).not.toMatch(/tenant-7|user-42|flex|truncation/);
+    // (safety_identifier is translated: Anthropic's metadata.user_id.)
+    expect(JSON.stringify(claude.requests.at(-1)!.body)).not.toMatch(/tenant-7|flex|truncation|top_logprobs/);
 
     const bad = await postJson(`${gw.baseURL}/responses`, { model: NATIVE, input: "Hi", frobnicate: true }, auth);
     expect(up.requests.at(-1)!.body.frobnicate).toBe(true);

@@ -39,6 +39,20 @@ describe("responses: built-in tools only on native upstreams", () => {
     expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body, dropped: [] });
   });
 
+  it("input items only a native upstream understands: kept by the native pair, dropped and named by the translated ones", () => {
+    const input = [
+      { role: "user", content: "News?" },
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "news" } },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Here." }] },
+      { role: "user", content: "More?" },
+    ];
+    const body = { model: "m", input };
+    expect(translators.responses.responses!.request(body, target, opts).body).toBe(body);
+    const t = translators.responses.chat!.request(body, target, { ...opts, driverProtocol: "openai" });
+    expect((t.body as { messages: { role: string }[] }).messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(t.dropped).toEqual(["input[1].type=web_search_call"]);
+  });
+
   it("upstreamProtocolOf: responses passes through only for a driver with the op and a native target", () => {
     const op = async () => ({ kind: "json" as const, body: {} });
     const openai: ProviderDriver = { name: "up", protocol: "openai", chat: op, responses: op };

@@ -2,7 +2,8 @@
 // code_interpreter, computer_use_preview, image_generation, mcp, …) and a tool_choice naming one. They pass through
 // to a native upstream unchanged; a translated attempt cannot honour them, so it is passed over (Unsupported) rather
 // than sent without them — another target may be native, and when none is the client gets this 400 before any
-// upstream call.
+// upstream call. Input items of a built-in tool sent back (web_search_call, …) are no instruction: the translator
+// drops them and names them in x-mg-dropped-params (responses-to-chat/request.ts).
 import { GatewayError } from "../../core/errors.ts";
 import { Unsupported, type Translator } from "../../core/contracts/translator.ts";
 
