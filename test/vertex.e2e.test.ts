@@ -14,6 +14,9 @@ import { approxTokens, fakeVector } from "./upstreams/http-fake.ts";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
 
 const LIVE = testKey("vertex-e2e");
+const BYOK = testKey("vertex-byok");
+let byokToken: string;
+let directToken: string;
 const GEMINI = "google/gemini-2.5-flash";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
 const CLAUDE_ON_VERTEX = "claude-sonnet-4-5@20250929";
@@ -31,6 +34,8 @@ beforeAll(async () => {
   sa = makeServiceAccount(tokens.tokenUri, { projectId: "fake-project" });
   tokens.trust(sa);
   vertex = await startFakeVertex(tokens, { project: "fake-project", location: "us-east5" });
+  byokToken = tokens.issue();
+  directToken = tokens.issue();
   firstParty = await startFakeAnthropic();
   const price = { input: "0.000003", output: "0.000015" };
   gw = await startTestGateway({
@@ -39,13 +44,20 @@ beforeAll(async () => {
       // No project_id: it comes from the key file; the key file is relative to gateway.yaml.
       vertex: { protocol: "vertex", base_url: vertex.baseUrl, region: "us-east5", credentials_file: "sa.json" },
       anthropic: { protocol: "anthropic", base_url: firstParty.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
+      // An access token given directly: no key file, so the project must be named.
+      "vertex-token": { protocol: "vertex", base_url: vertex.baseUrl, region: "us-east5", project_id: "fake-project", api_key: directToken },
     },
     models: {
       [GEMINI]: { type: "language", endpoints: [{ provider: "vertex", model: "gemini-2.5-flash", pricing: price }] },
+      "google/gemini-2.5-flash-direct": { type: "language", endpoints: [{ provider: "vertex-token", model: "gemini-2.5-flash", pricing: price }] },
       [EMBED]: { type: "embedding", dimensions: 3072, endpoints: [{ provider: "vertex", model: "gemini-embedding-001", pricing: { input: "0.00000015" } }] },
       [CLAUDE]: { type: "language", endpoints: [{ provider: "vertex", model: CLAUDE_ON_VERTEX, pricing: price }, { provider: "anthropic", model: "claude-sonnet-4-5", pricing: price }] },
     },
-    projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
+    projects: {
+      acme: { keys: [keyEntry("ci", LIVE)] },
+      // Bring your own key: the project's own access token replaces the service account's.
+      byok: { keys: [keyEntry("byok", BYOK)], providers: { vertex: { api_key: byokToken } } },
+    },
   }, { files: { "sa.json": readFileSync(sa.file, "utf8") } });
   openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
@@ -244,6 +256,52 @@ describe("embeddings", () => {
     expect(calls.map((r) => r.path)).toEqual(Array(3).fill("/v1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-embedding-001:predict"));
     expect(calls.map((r) => r.body.instances)).toEqual(input.map((content) => [{ content, task_type: "RETRIEVAL_DOCUMENT" }]));
     expect(calls[0]!.body.parameters).toEqual({ outputDimensionality: 8 });
+  });
+});
+
+describe("openai client, Responses API -> Vertex", () => {
+  it.each([[GEMINI, /:generateContent$/], [CLAUDE, /:rawPredict$/]] as const)("%s: text, translated", async (model, path) => {
+    const res = await openai.responses.create({ model, input: "Hi", instructions: "Be brief." });
+    expect(res.output_text).toMatch(/^Hello from the fake (Gemini|Anthropic) upstream\.$/);
+    expect(lastVertex().path).toMatch(path);
+  });
+
+  it("stream with a function tool on Claude", async () => {
+    const stream = await openai.responses.create({ model: CLAUDE, input: "Weather?", stream: true, tools: [{ type: "function", name: "get_weather", parameters: weather.function.parameters, strict: false }] });
+    const types: string[] = [];
+    let done: any;
+    for await (const e of stream) {
+      types.push(e.type);
+      if (e.type === "response.completed") done = e.response;
+    }
+    expect(types[0]).toBe("response.created");
+    const call = done.output.find((o: any) => o.type === "function_call");
+    expect(call.name).toBe("get_weather");
+    expect(JSON.parse(call.arguments)).toEqual(expect.objectContaining({ city: "Paris" }));
+    expect(lastVertex().path).toMatch(/:streamRawPredict$/);
+  });
+});
+
+describe("other credentials", () => {
+  it("api_key is an access token sent as is; a project's own token (BYOK) replaces the service account's", async () => {
+    const before = tokens.exchanges;
+    const direct = await openai.chat.completions.create({ model: "google/gemini-2.5-flash-direct", messages: [{ role: "user", content: "Hi" }] });
+    expect(direct.choices[0]!.message.content).toBe("Hello from the fake Gemini upstream.");
+    expect(lastVertex().headers.authorization).toBe(`Bearer ${directToken}`);
+    const byok = new OpenAI({ apiKey: BYOK, baseURL: gw.baseURL, maxRetries: 0 });
+    await byok.chat.completions.create({ model: GEMINI, messages: [{ role: "user", content: "Hi" }] });
+    expect(lastVertex().headers.authorization).toBe(`Bearer ${byokToken}`);
+    expect(tokens.exchanges).toBe(before);
+  });
+});
+
+describe("Anthropic SDK mid-stream", () => {
+  it("an overloaded_error event after the stream started reaches the SDK as an error", async () => {
+    vertex.anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
+    const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+    const err = await stream.finalMessage().catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    expect(String(err.message)).toMatch(/overloaded|Overloaded/);
   });
 });
 

@@ -56,6 +56,8 @@ export interface FakeTokenEndpoint {
   trust(sa: ServiceAccountKey): void;
   /** Whether an access token was issued here and has not expired or been revoked. */
   valid(token: string | undefined): boolean;
+  /** An access token issued out of band (what `gcloud auth print-access-token` prints), not counted as an exchange. */
+  issue(): string;
   /** Revoke every issued token (the Vertex fake then answers 401). */
   revokeAll(): void;
   close(): Promise<void>;
@@ -76,6 +78,11 @@ export async function startFakeTokenEndpoint(): Promise<FakeTokenEndpoint> {
     valid: (token) => {
       const exp = token ? issued.get(token) : undefined;
       return exp !== undefined && Date.now() < exp;
+    },
+    issue: () => {
+      const token = `ya29.fake-direct-${randomUUID().slice(0, 8)}`;
+      issued.set(token, Date.now() + 3599_000);
+      return token;
     },
     revokeAll: () => issued.clear(),
     close: () => server.close(),

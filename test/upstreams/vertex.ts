@@ -100,6 +100,10 @@ export async function startFakeVertex(tokens: FakeTokenEndpoint, opts: { project
     }
     if (publisher === "google" && (verb === "generateContent" || verb === "streamGenerateContent")) {
       if (verb === "streamGenerateContent" && !sse) return sendJson(res, 400, googleError(400, "this fake only streams with alt=sse"));
+      // Vertex insists on a role on every turn (the Gemini API defaults it to user).
+      if (Array.isArray(body?.contents) && body.contents.some((c: any) => c?.role !== "user" && c?.role !== "model")) {
+        return sendJson(res, 400, googleError(400, "Please use a valid role: user, model."));
+      }
       return relayGemini(res, `${gemini.baseUrl}/v1beta/models/${model}:${verb}${sse ?? ""}`, body, verb === "streamGenerateContent");
     }
     if (publisher === "anthropic" && (verb === "rawPredict" || verb === "streamRawPredict")) {
