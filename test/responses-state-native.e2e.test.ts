@@ -73,6 +73,9 @@ describe("previous_response_id across native and translated attempts", () => {
     expect(b3.messages[3].content).toBe(t2.output_text);
     expect(JSON.stringify(b3.messages[4])).toContain("And tomorrow?");
     expect(t3.previous_response_id).toBe(t2.id);
+    const stored = async (id: string) => (await gw.gateway.store.responses.get("acme", id, Date.now()))!;
+    expect(await stored(t2.id)).toMatchObject({ provider: "native", native: true, previousResponseId: t1.id });
+    expect(await stored(t3.id)).toMatchObject({ provider: "chat", native: false, previousResponseId: t2.id });
 
     // t3 was made by the chat provider: the native upstream cannot continue from it, so it gets the conversation.
     const t4 = await create({ previous_response_id: t3.id, input: "Thanks" });

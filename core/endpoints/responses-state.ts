@@ -16,12 +16,6 @@ export function retentionMs(ctx: GatewayContext): number {
   return (ctx.config.raw.store?.responses_retention_days ?? 30) * DAY_MS;
 }
 
-/** Whether this attempt goes to an upstream's own /responses (the NATIVE pair) rather than through translation. */
-function isNative(ctx: GatewayContext, provider: string | undefined, target = ctx.resolvedTarget): boolean {
-  const driver = provider ? ctx.drivers.get(provider) : undefined;
-  return !!driver && !!target && upstreamProtocolOf(driver, "responses", target) === "responses";
-}
-
 /**
  * The rebuilt conversation for a native upstream that did not make the previous response: reasoning items it cannot
  * have issued go (a gateway blob, mgr1., is for translated upstreams; an item without encrypted_content is a
@@ -44,16 +38,20 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
   ctx.body = conv.rebuilt;
-  if (previous) {
-    const inner = ctx.invoke;
-    let forNative: unknown;
-    ctx.invoke = (driver, op, target, call) => {
-      if (upstreamProtocolOf(driver, "responses", target) !== "responses") ctx.body = conv.rebuilt;
+  // Per attempt: which body, and whether it went to the upstream's own /responses (what the record says it was).
+  const native = new WeakMap<object, boolean>();
+  const inner = ctx.invoke;
+  let forNative: unknown;
+  ctx.invoke = (driver, op, target, call) => {
+    const isNative = upstreamProtocolOf(driver, "responses", target) === "responses";
+    native.set(target, isNative);
+    if (previous) {
+      if (!isNative) ctx.body = conv.rebuilt;
       else if (previous.native && target.provider === previous.provider) ctx.body = conv.passthrough;
       else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
-      return inner?.(driver, op, target, call);
-    };
-  }
+    }
+    return inner?.(driver, op, target, call);
+  };
   await dispatch();
 
   const response = ctx.response;
@@ -67,7 +65,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           const rec: ResponseRecord = {
             id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: r, input: conv.items,
             ...(fullOutput ? { fullOutput } : {}),
-            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: isNative(ctx, ctx.resolvedProvider),
+            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
             previousResponseId: previous?.id ?? null,
           };
           // The answer is already made (and billed): a store failure is logged, not turned into an error.
