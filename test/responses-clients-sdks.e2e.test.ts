@@ -166,3 +166,41 @@ describe.each(BACKENDS)("Vercel AI SDK (@ai-sdk/openai default provider) on $mod
     expect(up.body.stream ?? up.path.includes("stream")).toBeTruthy();
   });
 });
+
+describe("Vercel AI SDK: Anthropic thinking across a tool loop", () => {
+  // The AI SDK sends `reasoning` only for model ids it knows as reasoning models (o-series, gpt-5): forceReasoning
+  // makes it send it for a Claude model too. With store on it refers to the first step's reasoning item by
+  // item_reference (the gateway resolves it from the stored full output, signature included); with store: false it
+  // asks for encrypted_content and sends the item back whole.
+  const tools = {
+    get_weather: aiTool({ description: "Weather in a city", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, temp: 21 }) }),
+  };
+  const cases = [false, true].flatMap((store) => [false, true].map((streamed) => ({ store, streamed })));
+  it.each(cases)("store: $store, streamed: $streamed — the signed thinking block goes back first in its turn", async ({ store, streamed }) => {
+    const opts = {
+      model: provider("anthropic/claude-sonnet-4"), prompt: "Weather in Paris?", tools, stopWhen: stepCountIs(3), maxRetries: 0, maxOutputTokens: 4000,
+      providerOptions: { openai: { forceReasoning: true, reasoningEffort: "low", reasoningSummary: "auto", store } },
+    };
+    const { result, bodies } = await sending(async () => {
+      if (!streamed) {
+        const r = await generateText(opts);
+        return { steps: r.steps.length, text: r.text, reasoning: r.reasoningText };
+      }
+      const s = streamText(opts);
+      let text = "";
+      for await (const d of s.textStream) text += d;
+      return { steps: (await s.steps).length, text, reasoning: await s.reasoningText };
+    });
+    expect(result.steps).toBe(2);
+    expect(result.text).toContain("The weather is sunny.");
+    expect(result.reasoning?.length).toBeGreaterThan(0);
+    expect(bodies[0].reasoning).toMatchObject({ effort: "low" });
+    const reasoningSent = bodies[1].input.find((i: any) => i.type === "reasoning" || (i.type === "item_reference" && String(i.id).startsWith("rs_")));
+    expect(reasoningSent?.type).toBe(store ? "item_reference" : "reasoning");
+    if (!store) expect(reasoningSent.encrypted_content).toMatch(/^mgr1\./);
+    // Anthropic got its own thinking block back, signature and all, before the text and tool_use of that turn.
+    const turn = env.anthropic.requests.at(-1)!.body.messages.find((m: any) => m.role === "assistant");
+    expect(turn.content.map((b: any) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+    expect(turn.content[0].signature).toEqual(expect.any(String));
+  });
+});
