@@ -43,6 +43,8 @@ beforeAll(async () => {
       "test/fallback": { endpoints: [{ provider: "aws", model: LLAMA, pricing: price }, { provider: "backup", model: "gpt-4o-mini" }] },
       "test/wrong-region": { endpoints: [{ provider: "aws-wrong-region", model: LLAMA }] },
       "test/bad-secret": { endpoints: [{ provider: "aws-bad-secret", model: LLAMA }] },
+      "amazon/titan-embed-text-v2": { type: "embedding", dimensions: 1024, endpoints: [{ provider: "aws", model: "amazon.titan-embed-text-v2:0", pricing: { input: "0.00000002" } }] },
+      "cohere/embed-english-v3.0": { type: "embedding", dimensions: 1024, endpoints: [{ provider: "aws", model: "cohere.embed-english-v3", pricing: { input: "0.0000001" } }] },
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
   });
@@ -161,6 +163,28 @@ describe("openai client Responses API -> Llama on Bedrock (responses -> chat -> 
     expect(text).toBe(BEDROCK_TEXT);
     expect(events.at(-1)).toBe("response.completed");
     expect(bedrock.requests.at(-1)!.action).toBe("converse-stream");
+  });
+});
+
+describe("embeddings through Bedrock (InvokeModel)", () => {
+  it("Titan: one call per input, dimensions and unit vectors asked for, tokens summed", async () => {
+    const r = await openai.embeddings.create({ model: "amazon/titan-embed-text-v2", input: ["a cat", "a kitten", "a lighthouse"], dimensions: 256 });
+    expect(r.data.map((d) => [d.index, d.embedding.length])).toEqual([[0, 256], [1, 256], [2, 256]]);
+    expect(r.usage.prompt_tokens).toBeGreaterThan(0);
+    const sent = bedrock.requests.filter((q) => q.action === "invoke");
+    expect(sent.map((q) => q.body.inputText).sort()).toEqual(["a cat", "a kitten", "a lighthouse"]);
+    expect(sent.every((q) => q.path === "/model/amazon.titan-embed-text-v2%3A0/invoke" && q.body.dimensions === 256 && q.body.normalize === true)).toBe(true);
+  });
+
+  it("Cohere: batches of 96 texts, vectors back in input order", async () => {
+    const input = Array.from({ length: 100 }, (_, i) => `text ${i}`);
+    const r = await openai.embeddings.create({ model: "cohere/embed-english-v3.0", input });
+    expect(r.data.length).toBe(100);
+    expect(bedrock.requests.map((q) => q.body.texts.length)).toEqual([96, 4]);
+    expect(bedrock.requests[0]!.body.input_type).toBe("search_document");
+    // The 100th vector is the fake's vector for "text 99": order survived the batching.
+    const again = await openai.embeddings.create({ model: "cohere/embed-english-v3.0", input: ["text 99"] });
+    expect(r.data[99]!.embedding).toEqual(again.data[0]!.embedding);
   });
 });
 

@@ -2,13 +2,15 @@
 // (upstreamFor): Claude models (anthropic.* ids, inference profiles included) go through InvokeModel with the
 // Anthropic body — Messages clients are native there, prompt caching included — unless the provider sets
 // `bedrock_claude_api: converse`; every other model (Llama, Nova, Mistral, …) through Converse / ConverseStream,
-// reached by chat, messages and responses clients through providers/translate/*-to-converse.
+// reached by chat, messages and responses clients through providers/translate/*-to-converse. Embeddings: Titan and
+// Cohere Embed through InvokeModel (embeddings.ts).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, Target, UpstreamProtocol } from "../../core/contracts/provider.ts";
 import { UpstreamClient } from "../http.ts";
 import { createBedrockAuth } from "./auth.ts";
 import { converse } from "./converse.ts";
 import { invokeMessages } from "./invoke.ts";
+import { bedrockEmbeddings } from "./embeddings.ts";
 import type { BedrockEnv } from "./env.ts";
 
 /** `anthropic.claude-…`, `us.anthropic.claude-…`, `global.…`, or an ARN naming one. */
@@ -27,6 +29,7 @@ export function createBedrockDriver(
     converse: (body, target, call) => converse(env, body, target, call, false),
     converseStream: (body, target, call) => converse(env, body, target, call, true),
     messages: (body, target, call) => invokeMessages(env, body, target, call),
+    embeddings: (body, target, call) => bedrockEmbeddings(env, body, target, call),
     upstreamFor: (target: Target): UpstreamProtocol => (invokeClaude && isClaudeModel(target.upstreamModel) ? "messages" : "converse"),
     close: () => client.close(),
   };

@@ -12,7 +12,7 @@ import type { ServerResponse } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
-import { listenLoopback, readRequest, type Recorded } from "./http-fake.ts";
+import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
@@ -241,6 +241,26 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     return events.map((e) => eventFrame("chunk", { bytes: Buffer.from(JSON.stringify(e)).toString("base64"), p: pad() }));
   }
 
+  /** Titan: one inputText, dimensions 256/512/1024 (v2); Cohere: 1-96 texts and an input_type. Bedrock's own checks. */
+  function embed(res: ServerResponse, model: string, b: any) {
+    if (model.includes("titan")) {
+      for (const k of Object.keys(b ?? {})) if (!["inputText", "dimensions", "normalize", "embeddingTypes"].includes(k)) return error(res, 400, "ValidationException", `Malformed input request: extraneous key [${k}] is not permitted, please reformat your input and try again.`);
+      if (typeof b?.inputText !== "string" || !b.inputText) return error(res, 400, "ValidationException", "Malformed input request: #/inputText: expected minLength: 1, please reformat your input and try again.");
+      if (b.dimensions !== undefined && ![256, 512, 1024].includes(b.dimensions)) return error(res, 400, "ValidationException", "Malformed input request: #/dimensions: " + b.dimensions + " is not a valid enum value, please reformat your input and try again.");
+      const dims = b.dimensions ?? 1024;
+      const n = approxTokens(b.inputText);
+      res.writeHead(200, { "content-type": "application/json", "x-amzn-bedrock-input-token-count": String(n) });
+      return res.end(JSON.stringify({ embedding: fakeVector(b.inputText, dims, model), inputTextTokenCount: n }));
+    }
+    if (!Array.isArray(b?.texts) || !b.texts.length || b.texts.length > 96) return error(res, 400, "ValidationException", "Malformed input request: #/texts: expected between 1 and 96 items, please reformat your input and try again.");
+    if (typeof b.input_type !== "string") return error(res, 400, "ValidationException", "Malformed input request: #: required key [input_type] not found, please reformat your input and try again.");
+    const dims = b.output_dimension ?? 1024;
+    const vectors = b.texts.map((t: string) => fakeVector(t, dims, model));
+    const n = b.texts.reduce((s: number, t: string) => s + approxTokens(t), 0);
+    res.writeHead(200, { "content-type": "application/json", "x-amzn-bedrock-input-token-count": String(n) });
+    return res.end(JSON.stringify({ id: randomBytes(8).toString("hex"), texts: b.texts, response_type: Array.isArray(b.embedding_types) ? "embeddings_by_type" : "embeddings_floats", embeddings: Array.isArray(b.embedding_types) ? { float: vectors } : vectors }));
+  }
+
   const server = await listenLoopback(async (req, res) => {
     const rec = await readRequest(req);
     const m = /^\/model\/([^/?]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(rec.path);
@@ -262,6 +282,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     }
     const action = m[2]!;
     const body = rec.body;
+    if (action === "invoke" && /(^|\.)(amazon\.titan-embed|cohere\.embed)/.test(model)) return embed(res, model, body);
     const problem = action.startsWith("converse") ? converseProblem(body) : invokeProblem(body);
     if (problem) return error(res, 400, "ValidationException", problem);
     const reqId = randomBytes(8).toString("hex");
