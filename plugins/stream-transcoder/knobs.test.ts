@@ -7,6 +7,9 @@ describe("reasoning knobs a target cannot honour", () => {
     expect(droppedKnobs(body, "anthropic", "claude")).toEqual(["providerOptions.claude.reasoningSummary", "providerOptions.gem.thinkingBudget"]);
     expect(droppedKnobs(body, "gemini", "gem")).toEqual(["providerOptions.claude.reasoningEffort", "providerOptions.claude.reasoningSummary", "providerOptions.claude.thinkingBudget"]);
   });
+  it("bedrock (Converse) honours Claude's two", () => {
+    expect(droppedKnobs(body, "bedrock", "claude")).toEqual(["providerOptions.claude.reasoningSummary", "providerOptions.gem.thinkingBudget"]);
+  });
   it("the simulator honours none", () => {
     expect(droppedKnobs({ providerOptions: { sim: { reasoningEffort: "low" } } }, "sim", "sim")).toEqual(["providerOptions.sim.reasoningEffort"]);
     expect(droppedKnobs({}, "sim", "sim")).toEqual([]);

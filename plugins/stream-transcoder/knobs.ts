@@ -7,6 +7,8 @@ const SUPPORTED: Record<string, ReadonlySet<string>> = {
   openai: new Set(["reasoningEffort"]),
   anthropic: new Set(["reasoningEffort", "thinkingBudget"]),
   gemini: new Set(["reasoningEffort", "thinkingBudget", "reasoningSummary"]),
+  // Bedrock Converse: Claude's thinking; chat-to-converse reports the knobs itself for families without it.
+  bedrock: new Set(["reasoningEffort", "thinkingBudget"]),
 };
 
 export function droppedKnobs(body: any, protocol: string, provider: string): string[] {

@@ -81,5 +81,8 @@ describe("chat -> Converse request", () => {
     expect(body.messages[1].content).toEqual([{ reasoningContent: { reasoningText: { text: "hmm", signature: "sig1" } } }, { text: "y" }]);
     // Other families have no thinking field: the knob is dropped and named.
     expect(chatToConverseRequest({ reasoning_effort: "high", messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["reasoning_effort"]);
+    expect(chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.01 } }, messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["providerOptions.bedrock.thinkingBudget"]);
+    const viaKnob = chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.03 } }, max_tokens: 100, messages: [{ role: "user", content: "x" }] }, claude);
+    expect([viaKnob.body.additionalModelRequestFields, viaKnob.dropped]).toEqual([{ thinking: { type: "enabled", budget_tokens: 2000 } }, []]);
   });
 });

@@ -8,7 +8,7 @@
 // history is replayed from reasoning_details / thinking_blocks); other families' reasoning knobs are dropped.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
+import { chatThinkingTokens, knobsFor, MIN_THINKING_TOKENS } from "../thinking.ts";
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 
 export interface Translated<T> {
@@ -163,6 +163,11 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
       if (typeof max === "number" && max <= tokens) max = tokens + max;
       else if (typeof max !== "number") max = tokens + (target.maxTokens && target.maxTokens > tokens ? Math.min(4096, target.maxTokens - tokens) : 4096);
     } else if (body.reasoning_effort !== undefined) dropped.push("reasoning_effort");
+  }
+  if (!isClaude(target.upstreamModel)) {
+    // Only Claude has a thinking field on Converse: the provider's own knobs are not honoured elsewhere.
+    const knobs = knobsFor(body, target.provider);
+    for (const k of ["reasoningEffort", "thinkingBudget"] as const) if (knobs?.[k] !== undefined) dropped.push(`providerOptions.${target.provider}.${k}`);
   }
   if (typeof max === "number") ic.maxTokens = max;
   if (Object.keys(ic).length) out.inferenceConfig = ic;
