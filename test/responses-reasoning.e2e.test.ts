@@ -176,3 +176,30 @@ describe("input_file", () => {
     expect(claude.requests.length).toBe(before);
   });
 });
+
+describe("request fields the SDKs send", () => {
+  it("tool_choice allowed_tools narrows the tools the upstream sees; an assistant refusal part sent back validates", async () => {
+    const more: OpenAI.Responses.FunctionTool[] = [...tools, { type: "function", name: "get_time", strict: false, parameters: { type: "object", properties: {} } }];
+    const r = await client.responses.create({
+      model: CLAUDE, tools: more, tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "get_time" }] },
+      input: [
+        { role: "user", content: "Something bad" },
+        { type: "message", role: "assistant", status: "completed", id: "msg_1", content: [{ type: "refusal", refusal: "I can't help with that." }] },
+        { role: "user", content: "What time is it?" },
+      ],
+    });
+    const sent = claude.requests.at(-1)!.body;
+    expect(sent.tools.map((t: any) => t.name)).toEqual(["get_time"]);
+    expect(sent.tool_choice).toEqual({ type: "any" });
+    expect(r.output.map((o) => o.type)).toEqual(["function_call"]);
+    expect((r.output[0] as OpenAI.Responses.ResponseFunctionToolCall).name).toBe("get_time");
+    expect(r.tool_choice).toEqual({ type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "get_time" }] });
+  });
+
+  it("reasoning.effort xhigh and none reach Gemini's thinkingConfig", async () => {
+    await client.responses.create({ model: GEMINI, input: "Hi", reasoning: { effort: "xhigh" } });
+    expect(gemini.requests.at(-1)!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 8192 });
+    await client.responses.create({ model: GEMINI, input: "Hi", reasoning: { effort: "none" } });
+    expect(gemini.requests.at(-1)!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 });
+  });
+});
