@@ -41,11 +41,14 @@ const HELP = `npm run bench:load -- [options]
   --chunks N          content chunks per upstream stream (default 50)
   --chunk-delay-ms MS delay between upstream stream frames (default 0)
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --node-args-for NAME="..."  extra node flags for one --gateway variant only (repeatable), e.g. to compare
+                      V8 heap settings in one run: --node-args-for big="--max-semi-space-size=32"
   --repeat N          run the whole matrix N times (interleaved) and judge on the median of each figure
   --json FILE         also write every result as JSON
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
-                      report the gateway's RSS per stream and whether all N completed (issue 11's memory target)
+                      report the gateway's RSS per stream and whether all N completed (issue 11's memory target);
+                      with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process
   --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM} and \${MG_BENCH_KEY_SHA256}.
 `;
@@ -68,6 +71,7 @@ const { values } = parseArgs({
     api: { type: "string", default: "chat" },
     "chunk-delay-ms": { type: "string", default: "0" },
     "node-args": { type: "string", default: "" },
+    "node-args-for": { type: "string", multiple: true },
     workers: { type: "string", default: "1" },
     json: { type: "string" },
     repeat: { type: "string", default: "1" },
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
       heapSnapshots: values["heap-snapshots"] ? resolve(values["heap-snapshots"]) : undefined,
       targetMb: 600,
       targetStreams: 10_000,
+      workers: Math.round(num("workers", values.workers, 1, 64)),
     });
     if (!ok) process.exitCode = 1;
     return;
@@ -188,7 +193,8 @@ async function main(): Promise<void> {
       } else file = resolve(v.spec);
       const entry = v.root ? join(resolve(v.root), "bench/load/gateway.ts") : benchFile("./gateway.ts");
       const workers = workersOf(v.name);
-      const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs, env, timeoutMs: 20_000 * workers });
+      const own = (values["node-args-for"] ?? []).filter((a) => a.startsWith(`${v.name}=`)).flatMap((a) => a.slice(v.name.length + 1).split(/\s+/).filter(Boolean));
+      const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs: [...nodeArgs, ...own], env, timeoutMs: 20_000 * workers });
       const origin = `http://127.0.0.1:${gw.port}`;
       if (apis.has("chat")) {
         targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.pids });

@@ -3,8 +3,10 @@
 // stream sends one frame every --chunk-delay-ms — holds them all open at once, samples the gateway's RSS from
 // /proc/<pid>/status at baseline, while they are open (the peak) and after they ended, and checks every stream ended
 // with `data: [DONE]`. See bench/README.md.
-import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, readdirSync, mkdirSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
+import { Redis } from "ioredis";
+import { readFileSync, writeFileSync, readdirSync, mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { performance } from "node:perf_hooks";
@@ -13,7 +15,7 @@ import { Pool } from "undici";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./config.ts";
 import { benchFile, deadChildren, startChild } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
-import { rssMb } from "../soak/sampler.ts";
+import { rssMb as processRssMb } from "../soak/sampler.ts";
 
 export interface SlowStreamsOptions {
   streams: number;
@@ -26,6 +28,10 @@ export interface SlowStreamsOptions {
   /** The issue's target: MB of RSS allowed for 10 000 streams (scaled linearly to N for the verdict's per-stream figure). */
   targetMb: number;
   targetStreams: number;
+  /** Gateway processes behind one port (node:cluster). N > 1 runs on Redis (a redis-server this run starts), and
+   * RSS is the sum of the primary, every worker and redis-server: each process then holds N / workers streams,
+   * which is how 10 000 fit under a per-process open-file limit of 20 000. */
+  workers?: number;
 }
 
 /** Requests still waiting for response headers at once while opening (keeps the listen backlog from overflowing;
@@ -33,10 +39,10 @@ export interface SlowStreamsOptions {
 const OPENING_AT_ONCE = 500;
 
 /** Full default pipeline (no `pipeline:`) on SQLite, a budget and limits that never trip, a pool big enough for N. */
-export function slowStreamsConfig(upstream: string, dbPath: string, streams: number): Record<string, unknown> {
+export function slowStreamsConfig(upstream: string, dbPath: string, streams: number, redisUrl?: string): Record<string, unknown> {
   const base = benchConfig({ upstream }) as Record<string, any>;
   delete base.pipeline;
-  base.store = { kind: "sqlite", path: dbPath };
+  base.store = redisUrl ? { kind: "redis", url: redisUrl, prefix: "mg-slow:" } : { kind: "sqlite", path: dbPath };
   // The provider's undici Pool defaults to 128 connections per origin: with fewer than N the streams would queue.
   base.providers.fake.connections = streams + 100;
   const limits = { rpm: 10_000_000, tpm: 10_000_000_000 };
@@ -71,24 +77,31 @@ function ensureFileLimit(need: number): string {
 
 export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const n = o.streams;
+  const workers = o.workers ?? 1;
   const out = (s: string) => process.stdout.write(s);
-  // The gateway holds two sockets per stream (client and upstream) plus its own files (SQLite, pipes, listeners).
-  out(`${ensureFileLimit(2 * n + 200)}\n`);
+  // A gateway process holds two sockets per stream it serves (client and upstream) plus its own files; the
+  // generator and the upstream hold one per stream.
+  out(`${ensureFileLimit(Math.max(n, 2 * Math.ceil(n / workers)) + 200)}\n`);
   const ports = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
   out(`ephemeral ports ${ports[0]}-${ports[1]} (${ports[1]! - ports[0]! + 1}); ${n} client + ${n} upstream connections on 127.0.0.1\n`);
   const streamS = ((o.chunks + 3) * o.chunkDelayMs) / 1000;
   out(`${n} streams, one upstream frame every ${o.chunkDelayMs} ms, ${o.chunks} chunks (~${streamS.toFixed(1)} s per stream)\n\n`);
 
   const upstream = await startChild("upstream", benchFile("./upstream.ts"), ["--chunks", String(o.chunks), "--chunk-delay-ms", String(o.chunkDelayMs)]);
+  const redis = workers > 1 ? await startRedisServer() : undefined;
+  if (redis) out(`${workers} gateway workers on Redis (redis-server pid ${redis.pid}); RSS below = primary + workers + redis-server\n`);
   const file = join(o.dir, "slow-streams.yaml");
-  writeFileSync(file, YAML.stringify(slowStreamsConfig(`http://127.0.0.1:${upstream.port}/v1`, join(o.dir, "slow.db"), n)));
+  writeFileSync(file, YAML.stringify(slowStreamsConfig(`http://127.0.0.1:${upstream.port}/v1`, join(o.dir, "slow.db"), n, redis?.url)));
   const nodeArgs = [...o.nodeArgs];
   if (o.heapSnapshots) {
     mkdirSync(o.heapSnapshots, { recursive: true });
     nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${o.heapSnapshots}`);
   }
-  const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", file], { nodeArgs, timeoutMs: 30_000 });
+  const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs, timeoutMs: 30_000 * workers });
   const pid = gw.proc.pid!;
+  // Every process whose memory the streams cost: one gateway, or the primary, its workers and redis-server.
+  const pids = [...gw.pids, ...(redis ? [redis.pid] : [])];
+  const rssMb = () => pids.reduce((sum, p) => sum + processRssMb(p), 0);
   const target: LoadTarget = {
     name: "gateway", origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", pid,
     headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
@@ -128,7 +141,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
     }
   };
   await snapshot("baseline");
-  const baseline = rssMb(pid);
+  const baseline = rssMb();
   out(`baseline RSS ${baseline.toFixed(1)} MB\n`);
 
   // Patient timeouts: while thousands of streams are open, a new connection can wait seconds to be accepted/answered.
@@ -142,7 +155,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   let finished!: () => void;
   const allDone = new Promise<void>((r) => (finished = r));
   const sampler = setInterval(() => {
-    const rss = rssMb(pid);
+    const rss = rssMb();
     if (rss > peakRss) peakRss = rss;
   }, 250);
 
@@ -159,7 +172,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
         if (open > maxOpen) maxOpen = open;
         if (open === n && Number.isNaN(allOpenAt)) {
           allOpenAt = performance.now() - t0;
-          allOpenRss = rssMb(pid);
+          allOpenRss = rssMb();
           if (allOpenRss > peakRss) peakRss = allOpenRss;
         }
         launch();
@@ -180,7 +193,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
     }
   };
   launch();
-  const progress = setInterval(() => out(`  t ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s  open ${String(open).padStart(6)}  completed ${String(completed).padStart(6)}  failed ${failed}  RSS ${rssMb(pid).toFixed(1)} MB\n`), 2000);
+  const progress = setInterval(() => out(`  t ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s  open ${String(open).padStart(6)}  completed ${String(completed).padStart(6)}  failed ${failed}  RSS ${rssMb().toFixed(1)} MB\n`), 2000);
   // While all N are open: heap snapshot (if asked) once they are.
   const snapWhileOpen = (async () => {
     if (!o.heapSnapshots) return;
@@ -195,7 +208,9 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const elapsed = (performance.now() - t0) / 1000;
   await pool.close().catch(() => {});
   await sleep(2000);
-  const after = rssMb(pid);
+  const after = rssMb();
+  const perProcess = pids.map((p) => processRssMb(p).toFixed(1)).join(" + ");
+  await redis?.stop();
 
   const perStreamKb = ((allOpenRss - baseline) * 1024) / n;
   // Not all open at once (some failed or ended first): per stream of the most that were open together.
@@ -203,13 +218,13 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const projected = baseline + (peakPerStreamKb * o.targetStreams) / 1024;
   const ok = !timedOut && completed === n && !deadChildren().length;
   const meetsTarget = ok && (n >= o.targetStreams ? peakRss <= o.targetMb : projected <= o.targetMb);
-  out(`\n== slow streams: ${n} concurrent, one frame every ${o.chunkDelayMs} ms, full default pipeline on SQLite\n`);
+  out(`\n== slow streams: ${n} concurrent, one frame every ${o.chunkDelayMs} ms, full default pipeline on ${redis ? `Redis, ${workers} workers` : "SQLite"}\n`);
   out(`all ${n} open         ${Number.isNaN(allOpenAt) ? `NO (at most ${maxOpen} open at once)` : `after ${(allOpenAt / 1000).toFixed(1)} s`}\n`);
   out(`completed           ${completed} / ${n} ended with data: [DONE]${failed ? `; ${failed} failed: ${[...failures].map(([k, c]) => `${k} x${c}`).join(", ")}` : ""}${timedOut ? `; ${n - completed - failed} still open after ${limitMs / 1000} s` : ""} (${elapsed.toFixed(1)} s)\n`);
   out(`RSS baseline        ${baseline.toFixed(1)} MB\n`);
   out(`RSS all open        ${Number.isNaN(allOpenRss) ? "-" : `${allOpenRss.toFixed(1)} MB`}\n`);
   out(`RSS peak            ${peakRss.toFixed(1)} MB (sampled every 250 ms)\n`);
-  out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)\n`);
+  out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)${pids.length > 1 ? `; per process ${perProcess} (${workers} workers: primary, workers, redis-server)` : ""}\n`);
   out(`KB per stream       ${Number.isNaN(perStreamKb) ? "-" : perStreamKb.toFixed(1)} (all open - baseline) / N; ${peakPerStreamKb.toFixed(1)} (peak - baseline) / ${Number.isNaN(allOpenAt) ? `${maxOpen} (most open at once)` : "N"}\n`);
   if (n < o.targetStreams) out(`projected           ${projected.toFixed(0)} MB for ${o.targetStreams} streams (baseline + peak KB per stream x ${o.targetStreams})\n`);
   out(`verdict             ${meetsTarget ? "PASS" : "FAIL"}: target ${o.targetStreams} streams in <= ${o.targetMb} MB RSS, all completing (issue 11)\n`);
@@ -247,4 +262,36 @@ function sendWithHeaders(pool: Pool, target: LoadTarget, body: string, onHeaders
       },
     },
   );
+}
+
+/** A throwaway redis-server on a free loopback port (no persistence), stopped by its own pid. */
+async function startRedisServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = 20_000 + Math.floor(Math.random() * 10_000);
+  const dir = mkdtempSync(join(tmpdir(), "mg-slow-redis-"));
+  const child: ChildProcess = spawn(process.env.REDIS_SERVER ?? "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--maxclients", "10000"], { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on("error", () => {});
+    try {
+      await r.connect();
+      await r.ping();
+      r.disconnect();
+      break;
+    } catch (err) {
+      r.disconnect();
+      if (i > 50 || child.exitCode !== null) throw new Error(`redis-server did not start on ${port}: ${(err as Error).message}`);
+      await sleep(100);
+    }
+  }
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
 }

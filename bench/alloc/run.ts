@@ -1,0 +1,151 @@
+// CPU and allocation per request, by variant and by function (issue 11) — figures that hold up on a busy machine,
+// where throughput ratios do not. Gateways run in this process in front of the lean fake upstream (client and
+// upstream cost the same for every variant, so differences are the gateway's own):
+// - main-thread CPU per request: on-CPU nanoseconds of this process's main thread (/proc/self/schedstat; time spent
+//   waiting for a core is not counted), in interleaved rounds (each round runs every variant, in a random order);
+//   work moved to other threads (the SQLite checkpointer) is not in it, by design: it no longer holds the event loop;
+// - bytes allocated per request by function: V8's sampling heap profiler, collected objects included (GC time is
+//   the largest difference between the full pipeline and `auth, router` in CPU profiles).
+//   npx tsx bench/alloc/run.ts [--requests 400] [--rounds 20] [--stream on|off] [--top 25]
+//     [--variant NAME=pipeline:a,b | NAME=full][@/path/to/other/checkout] ...   (default: base=pipeline:auth,router full=full)
+//     [--alloc off]   (CPU only; e.g. under --cpu-prof, one variant at a time)
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { Session } from "node:inspector/promises";
+import { parseArgs } from "node:util";
+import YAML from "yaml";
+import { startGateway, type RunningGateway } from "../../core/server.ts";
+import { createLogger } from "../../core/log.ts";
+import { createFakeUpstream } from "../load/upstream.ts";
+import { BENCH_KEY, BENCH_MODEL } from "../load/config.ts";
+import { slowStreamsConfig } from "../load/slow-streams.ts";
+import { createPool, requestBody, send, type Done, type LoadTarget } from "../load/client.ts";
+
+const { values: opts } = parseArgs({
+  options: {
+    requests: { type: "string", default: "400" },
+    stream: { type: "string", default: "on" },
+    top: { type: "string", default: "25" },
+    concurrency: { type: "string", default: "8" },
+    variant: { type: "string", multiple: true },
+    rounds: { type: "string", default: "20" },
+    alloc: { type: "string", default: "on" },
+  },
+});
+const REQUESTS = Number(opts.requests);
+const STREAM = opts.stream !== "off";
+const CONC = Number(opts.concurrency);
+
+const upstream = createFakeUpstream({ chunks: 50 });
+const upPort = await new Promise<number>((r) => upstream.listen(0, "127.0.0.1", () => r((upstream.address() as AddressInfo).port)));
+const dir = mkdtempSync(join(tmpdir(), "mg-bench-alloc-"));
+const log = createLogger("silent" as never);
+
+interface Variant { name: string; pipeline?: string[]; memory?: boolean; root?: string; gw?: RunningGateway; target?: LoadTarget; cpuNs: number; cpuRequests: number }
+const variants: Variant[] = (opts.variant ?? ["base=pipeline:auth,router", "full=full"]).map((s) => {
+  const eq = s.indexOf("=");
+  const at = s.lastIndexOf("@/");
+  const name = s.slice(0, eq);
+  const spec = s.slice(eq + 1, at === -1 ? undefined : at);
+  const root = at === -1 ? undefined : s.slice(at + 1);
+  // NAME=full:memory (or pipeline:a,b:memory): the same on the memory store, to see what the SQLite writes cost.
+  const memory = spec.endsWith(":memory");
+  const what = memory ? spec.slice(0, -7) : spec;
+  return { name, root, memory, cpuNs: 0, cpuRequests: 0, ...(what.startsWith("pipeline:") ? { pipeline: what.slice(9).split(",") } : {}) };
+});
+for (const v of variants) {
+  // The slow-streams config: the soak key (allowlist, budget, rate limits that never trip), SQLite, no pipeline: key.
+  const config = slowStreamsConfig(`http://127.0.0.1:${upPort}/v1`, join(dir, `${v.name}.db`), CONC) as Record<string, any>;
+  if (v.pipeline) config.pipeline = v.pipeline;
+  if (v.memory) config.store = { kind: "memory" };
+  const file = join(dir, `${v.name}.yaml`);
+  writeFileSync(file, YAML.stringify(config));
+  // Another checkout's gateway (before/after in one process): its own module graph, loaded from its files.
+  const start: typeof startGateway = v.root ? (await import(join(v.root, "core/server.ts"))).startGateway : startGateway;
+  v.gw = await start({ configFile: file, port: 0, host: "127.0.0.1", watch: false, logger: log });
+  v.target = { name: v.name, origin: v.gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } };
+}
+
+const body = requestBody(BENCH_MODEL, STREAM);
+async function drive(v: Variant, n: number): Promise<void> {
+  const pool = createPool(v.target!.origin, CONC);
+  let left = n;
+  let failed = 0;
+  await Promise.all(Array.from({ length: CONC }, async () => {
+    while (left-- > 0) {
+      const d = await new Promise<Done>((resolve) => send(pool, v.target!, body, STREAM, resolve));
+      if (!d.ok) failed++;
+    }
+  }));
+  await pool.close();
+  if (failed) throw new Error(`${v.name}: ${failed} requests failed`);
+}
+
+interface Node { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
+function bySite(root: Node): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (n: Node) => {
+    const f = n.callFrame;
+    const url = f.url.replace(/^.*\/node_modules\//, "").replace(/^.*?\/((core|plugins|providers|bench)\/)/, "$1").replace(/^file:\/\//, "");
+    const k = `${f.functionName || "(anonymous)"} ${url}:${f.lineNumber + 1}`;
+    out.set(k, (out.get(k) ?? 0) + n.selfSize);
+    n.children.forEach(walk);
+  };
+  walk(root);
+  return out;
+}
+
+/** On-CPU time of this process's main thread, ns (first field of /proc/self/schedstat). */
+const mainThreadNs = () => Number(readFileSync("/proc/self/schedstat", "utf8").split(" ")[0]);
+
+for (const v of variants) await drive(v, 300); // warm-up: JIT, pools, SQLite page cache
+const ROUNDS = Number(opts.rounds);
+const perRound = Math.max(CONC, Math.round(REQUESTS / 4));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const v of [...variants].sort(() => Math.random() - 0.5)) {
+    const t = mainThreadNs();
+    await drive(v, perRound);
+    v.cpuNs += mainThreadNs() - t;
+    v.cpuRequests += perRound;
+  }
+}
+console.log(`main-thread CPU per ${STREAM ? "streaming (50 chunks)" : "JSON"} request (client and upstream included, the same for every variant), ${ROUNDS} interleaved rounds of ${perRound}, concurrency ${CONC}`);
+const ref = variants[0]!;
+for (const v of variants) {
+  const us = v.cpuNs / v.cpuRequests / 1000;
+  console.log(`  ${v.name.padEnd(12)} ${us.toFixed(1)} us${v === ref ? "" : `  (${(us - ref.cpuNs / ref.cpuRequests / 1000 >= 0 ? "+" : "")}${(us - ref.cpuNs / ref.cpuRequests / 1000).toFixed(1)} us vs ${ref.name})`}`);
+}
+
+if (opts.alloc === "off") {
+  for (const v of variants) await v.gw!.close();
+  upstream.close();
+  process.exit(0);
+}
+const session = new Session();
+session.connect();
+const results = new Map<string, Map<string, number>>();
+for (const v of variants) {
+  await drive(v, 50);
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+  await drive(v, REQUESTS);
+  const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: Node } };
+  results.set(v.name, bySite(profile.head));
+}
+session.disconnect();
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+console.log(`\nallocated per ${STREAM ? "streaming (50 chunks)" : "JSON"} request, ${REQUESTS} requests per variant, sampled every 1 KiB (client and upstream included, the same for every variant)`);
+for (const v of variants) console.log(`  ${v.name.padEnd(12)} ${(total(results.get(v.name)!) / REQUESTS / 1024).toFixed(1)} KiB`);
+const names = variants.map((v) => v.name);
+const keys = new Set(names.flatMap((n) => [...results.get(n)!.keys()]));
+const last = names[names.length - 1]!;
+const rows = [...keys].map((k) => ({ k, v: names.map((n) => (results.get(n)!.get(k) ?? 0) / REQUESTS) }));
+rows.sort((a, b) => b.v[names.length - 1]! - a.v[names.length - 1]!);
+console.log(`\nbytes per request by allocating function, top ${opts.top} by ${last}`);
+console.log(names.map((n) => n.padStart(10)).join("") + "  function");
+for (const r of rows.slice(0, Number(opts.top))) console.log(r.v.map((x) => x.toFixed(0).padStart(10)).join("") + "  " + r.k);
+
+for (const v of variants) await v.gw!.close();
+upstream.close();
