@@ -7,7 +7,7 @@ describe("responses request -> chat", () => {
   it("instructions, items, tools, format and knobs map; a turn's assistant items are one message; what chat cannot carry is reported", () => {
     const { body, dropped } = responsesToChatRequest({
       model: "m", instructions: "Be brief.", max_output_tokens: 50, temperature: 0.2, stream: true, store: true, metadata: { a: "b" },
-      reasoning: { effort: "low", summary: "auto" }, tool_choice: { type: "function", name: "f" }, parallel_tool_calls: false, unknown_field: 1,
+      reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content", "message.output_text.logprobs"], tool_choice: { type: "function", name: "f" }, parallel_tool_calls: false, unknown_field: 1,
       tools: [{ type: "function", name: "f", parameters: { type: "object" }, strict: true }],
       text: { format: { type: "json_schema", name: "s", schema: { type: "object" }, strict: true }, verbosity: "low" },
       input: [
@@ -39,7 +39,7 @@ describe("responses request -> chat", () => {
         { role: "tool", tool_call_id: "c2", content: "two" },
       ],
     });
-    expect(dropped).toEqual(["reasoning.summary", "metadata"]);
+    expect(dropped).toEqual(["reasoning.summary", "metadata", "include.message.output_text.logprobs"]);
   });
 
   it("safety_identifier (or the deprecated user) is chat's user", () => {

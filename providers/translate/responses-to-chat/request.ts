@@ -187,6 +187,8 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     } else if (!(flavor === "messages" && effort && effort !== "none")) dropped.push("reasoning.summary");
   }
   if (body.metadata) dropped.push("metadata");
+  // include: only reasoning.encrypted_content has a meaning on a translated upstream (the rest are native features).
+  for (const k of Array.isArray(body.include) ? body.include : []) if (k !== "reasoning.encrypted_content") dropped.push(`include.${String(k)}`);
   if (body.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage
