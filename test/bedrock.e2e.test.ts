@@ -276,10 +276,22 @@ describe("@anthropic-ai/sdk -> Claude on Bedrock (InvokeModel, native)", () => {
     expect(String(err.message)).toContain("modelStreamErrorException");
   });
 
-  it("the openai client reaches the same Claude endpoint through chat -> messages", async () => {
+  it("the openai client reaches the same Claude endpoint through chat -> messages (JSON, and a streamed tool call)", async () => {
     const res = await openai.chat.completions.create({ model: "anthropic/claude-sonnet-4.5", messages: [{ role: "user", content: "Hi" }] });
     expect(res.choices[0]!.message.content).toBe(BEDROCK_TEXT);
     expect(bedrock.requests.at(-1)!.action).toBe("invoke");
+    const streamed = await openai.chat.completions.stream({ model: "anthropic/claude-sonnet-4.5", messages: [{ role: "user", content: "Weather?" }], tools }).finalChatCompletion();
+    expect(streamed.choices[0]!.finish_reason).toBe("tool_calls");
+    expect((streamed.choices[0]!.message.tool_calls as OpenAI.ChatCompletionMessageFunctionToolCall[]).map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["get_weather", { city: "Paris" }], ["get_time", { city: "Tokyo" }]]);
+    expect(bedrock.requests.at(-1)!.action).toBe("invoke-with-response-stream");
+    expect(bedrock.requests.at(-1)!.body.anthropic_version).toBe("bedrock-2023-05-31");
+  });
+
+  it("a ValidationException is the Anthropic SDK's BadRequestError with Bedrock's message", async () => {
+    bedrock.failures.push({ kind: "status", status: 400, type: "ValidationException", message: "messages.0.content: Input should be a valid list" });
+    const err = await anthropic.messages.create({ model: "anthropic/claude-sonnet-4.5", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.message).toContain("ValidationException: messages.0.content: Input should be a valid list");
   });
 });
 
