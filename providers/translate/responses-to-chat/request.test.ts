@@ -53,6 +53,11 @@ describe("responses request -> chat", () => {
     expect(r.dropped).toEqual(["input[1].type=web_search_call"]);
   });
 
+  it("an empty assistant message keeps content \"\" (chat wants content or tool_calls)", () => {
+    const { body } = responsesToChatRequest({ model: "m", input: [{ role: "user", content: "Hi" }, { type: "message", role: "assistant", content: [{ type: "output_text", text: "" }] }, { role: "user", content: "?" }] });
+    expect((body.messages as any[])[1]).toEqual({ role: "assistant", content: "" });
+  });
+
   it("a string input is one user message", () => {
     expect(responsesToChatRequest({ model: "m", input: "Hi" }).body).toEqual({ model: "m", messages: [{ role: "user", content: "Hi" }] });
   });

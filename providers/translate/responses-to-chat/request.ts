@@ -127,6 +127,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
         // Text after the turn's tool calls cannot sit before them: it starts a message of its own.
         if (m.tool_calls && text) messages.push({ role: "assistant", content: text });
         else if (text) m.content = (m.content ?? "") + text;
+        else if (m.content === null && !m.tool_calls) m.content = ""; // chat wants content or tool_calls
         return;
       }
       flushMedia();
