@@ -179,6 +179,18 @@ describe("native passthrough on the shipped gateway", () => {
     expect(err.error.message).toContain("No tool call found for function call output with call_id call_nowhere.");
   });
 
+  it("the native upstream's connection dropping mid-stream is the protocol's error event, which the openai client throws", async () => {
+    up.failures.push({ kind: "die-mid-stream", afterChunks: 4 });
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const e of client.responses.stream({ model: NATIVE, input: "Hi" })) types.push(e.type);
+    })().catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err.error).toMatchObject({ code: "UPSTREAM_ERROR", message: expect.any(String) });
+    expect(types.slice(0, 4)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
+    expect(types).not.toContain("response.completed");
+  });
+
   it.each([false, true])("an upstream 429 falls back to the translated model (stream=%s)", async (streamed) => {
     up.failures.push({ kind: "status", status: 429 });
     const before = up.requests.length;
