@@ -130,6 +130,11 @@ describe("openai client -> Gemini on Vertex", () => {
     expect(denied.status).toBe(502);
     expect(denied.headers.get("x-should-retry")).toBe("false");
     expect(denied.json.error.details.upstream_error.status).toBe("PERMISSION_DENIED");
+    // UNAVAILABLE is retryable: the only endpoint is tried once more, and answers.
+    vertex.failures.push({ status: 503, message: "The service is currently unavailable." });
+    const retried = await postJson(`${gw.baseURL}/chat/completions`, { model: GEMINI, messages: [{ role: "user", content: "Hi" }] }, { authorization: `Bearer ${LIVE}` });
+    expect(retried.status).toBe(200);
+    expect(retried.json.providerMetadata.gateway.modelAttempts.map((a: any) => a.status)).toEqual([502, 200]);
   });
 });
 
