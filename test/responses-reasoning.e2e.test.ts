@@ -203,3 +203,25 @@ describe("request fields the SDKs send", () => {
     expect(gemini.requests.at(-1)!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 });
   });
 });
+
+describe("an upstream failure mid-stream", () => {
+  it("response.failed with the output so far, then the error event, numbered on from the stream", async () => {
+    claude.failures.push({ kind: "error-event", afterEvents: 6 });
+    const res = await fetch(`${gw.baseURL}/responses`, {
+      method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: CLAUDE, input: "Hi", stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split("\n\n").filter(Boolean).map((frame) => {
+      const [name, data] = frame.split("\n");
+      return { name: name!.slice("event: ".length), data: JSON.parse(data!.slice("data: ".length)) };
+    });
+    expect(events.every((e) => e.name === e.data.type)).toBe(true);
+    expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events.slice(-2).map((e) => e.name)).toEqual(["response.failed", "error"]);
+    const failed = events.at(-2)!.data.response;
+    expect(failed).toMatchObject({ status: "failed", error: { code: "server_error", message: expect.any(String) } });
+    expect(failed.output).toEqual([expect.objectContaining({ type: "message", status: "incomplete" })]);
+    expect(events.at(-1)!.data).toMatchObject({ code: expect.stringMatching(/UPSTREAM|OVERLOADED/), message: expect.any(String) });
+  });
+});

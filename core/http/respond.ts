@@ -39,9 +39,11 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
 export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
   if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
   if (ctx.protocol === "responses") {
-    // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on.
+    // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on. Its
+    // sequence_number continues the stream's, which the translator that numbered the events left on the error.
     const { error } = err.toJSON();
-    return `event: error\ndata: ${JSON.stringify({ type: "error", code: error.code, message: error.message, param: error.param, error })}\n\n`;
+    const seq = (err as any)[Symbol.for("model-gateway.responses.next-sequence")];
+    return `event: error\ndata: ${JSON.stringify({ type: "error", ...(typeof seq === "number" ? { sequence_number: seq } : {}), code: error.code, message: error.message, param: error.param, error })}\n\n`;
   }
   return `data: ${JSON.stringify(err.toJSON())}\n\n`;
 }

@@ -63,7 +63,10 @@ describe("chat chunks -> Responses events", () => {
   it("an upstream error chunk, or EOF before any finish reason, is response.failed then a GatewayError (rendered as the error event)", async () => {
     for (const [chunks, done, why] of [[[c({ content: "a" }), { error: { message: "boom" } }], true, /boom/], [[c({ content: "a" })], false, /ended the stream early/]] as const) {
       const seen: SseEvent[] = [];
-      await expect(run([...chunks], done, false, seen)).rejects.toBeInstanceOf(GatewayError);
+      const err = await run([...chunks], done, false, seen).catch((e) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      // The error event the gateway writes next continues the numbering.
+      expect(err[Symbol.for("model-gateway.responses.next-sequence")]).toBe(seen.length);
       const last = JSON.parse(seen.at(-1)!.data);
       expect(last).toMatchObject({ type: "response.failed", response: { status: "failed", error: { code: "server_error", message: expect.stringMatching(why) } } });
       // What was output before the failure is in the failed response, as far as it got.
@@ -74,7 +77,9 @@ describe("chat chunks -> Responses events", () => {
 
   it("a failure before the first chunk emits nothing (the client gets an HTTP error, a fallback may still serve)", async () => {
     const seen: SseEvent[] = [];
-    await expect(run([{ error: { message: "boom" } }], true, false, seen)).rejects.toBeInstanceOf(GatewayError);
+    const err = await run([{ error: { message: "boom" } }], true, false, seen).catch((e) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err[Symbol.for("model-gateway.responses.next-sequence")]).toBeUndefined();
     expect(seen).toEqual([]);
   });
 });

@@ -31,6 +31,14 @@ export class ChatToResponsesStream {
 
   private readonly provider: string;
 
+  get started(): boolean {
+    return this.response !== undefined;
+  }
+
+  get nextSequence(): number {
+    return this.seq;
+  }
+
   constructor(private readonly echo: ResponseEcho, private readonly ctx: AnswerContext) {
     this.provider = ctx.provider;
   }
@@ -218,6 +226,10 @@ export async function* chatToResponsesStream(events: AsyncIterable<SseEvent>, ec
     yield* t.eof();
   } catch (err) {
     yield* t.failed(err);
+    // The gateway writes the error event (core/http/respond.ts): it continues this stream's numbering.
+    if (t.started && err && typeof err === "object") (err as any)[NEXT_SEQUENCE] = t.nextSequence;
     throw err;
   }
 }
+
+const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
