@@ -184,7 +184,7 @@ describe("stored responses: item_reference, retrieve, delete, input_items, proje
   });
 
   it("input_items: the whole conversation with ids, most recent first by default, paginated by the SDK", async () => {
-    const r1 = await client.responses.create({ model, input: "one" });
+    const r1 = await client.responses.create({ model, input: [{ role: "user", content: "one" }] });
     const r2 = await client.responses.create({ model, previous_response_id: r1.id, input: [{ role: "user", content: [{ type: "input_text", text: "two" }] }] });
     const r3 = await client.responses.create({ model, previous_response_id: r2.id, input: "three" });
     const text = (i: any) => i.type === "message" ? (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text).join("")) : i.type;
@@ -199,6 +199,7 @@ describe("stored responses: item_reference, retrieve, delete, input_items, proje
       "user:one", `assistant:${r1.output_text}`, "user:two", `assistant:${r2.output_text}`, "user:three",
     ]);
     expect(new Set(asc.map((i) => i.id)).size).toBe(5);
+    expect(asc.every((i) => Array.isArray(i.content))).toBe(true); // the shape the SDK's types promise
     expect(asc[1].id).toBe(r1.output[0]!.id);
     const desc = await client.responses.inputItems.list(r3.id);
     expect(desc.data.map((i) => i.id)).toEqual(asc.map((i) => i.id).reverse());

@@ -68,7 +68,7 @@ describe("buildConversation", () => {
     const s = await storeWithPrev();
     const body = { model: "m", input: [{ role: "user", content: "Weather?" }, { type: "item_reference", id: "fc_1" }, { type: "function_call_output", call_id: "call_1", output: "21C" }] };
     const c = await buildConversation(s, "acme", body, now);
-    expect(c.rebuilt.input).toEqual([{ type: "message", role: "user", content: "Weather?" }, fc1, { type: "function_call_output", call_id: "call_1", output: "21C" }]);
+    expect(c.rebuilt.input).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] }, fc1, { type: "function_call_output", call_id: "call_1", output: "21C" }]);
     expect(c.passthrough.input).toEqual(c.rebuilt.input);
     const bad = await errorOf(buildConversation(s, "acme", { model: "m", input: [{ role: "user", content: "x" }, { type: "item_reference", id: "fc_zzz" }] }, now));
     expect(bad.status).toBe(400);
@@ -79,6 +79,7 @@ describe("buildConversation", () => {
 
   it("inputItems: a string is a user message, shorthand messages get a type", () => {
     expect(inputItems("Hi")).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }]);
-    expect(inputItems([{ role: "assistant", content: "ok" }])).toEqual([{ type: "message", role: "assistant", content: "ok" }]);
+    expect(inputItems([{ role: "assistant", content: "ok" }])).toEqual([{ type: "message", role: "assistant", content: [{ type: "output_text", text: "ok" }] }]);
+    expect(inputItems([{ role: "user", content: "hi" }])).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }]);
   });
 });

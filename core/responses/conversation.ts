@@ -26,11 +26,20 @@ export const mintId = (prefix: string) => `${prefix}_${randomBytes(12).toString(
 /** ids minted here for this request's items: not sent upstream (an input message has no id in the API). */
 const minted = new WeakSet<Item>();
 
-/** This request's input as items: a string is one user message; a shorthand message gets its type. */
+/**
+ * This request's input as items, in the shape input_items lists them: a string is one user message; a shorthand
+ * message gets its type, and string content becomes one input_text (output_text for the assistant) part.
+ */
 export function inputItems(input: unknown): Item[] {
   if (typeof input === "string") return [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
   if (!Array.isArray(input)) return [];
-  return input.map((i) => (i && typeof i === "object" && !("type" in i) && "role" in i ? { type: "message", ...i } : { ...i }));
+  return input.map((i) => {
+    const item: Item = i && typeof i === "object" && !("type" in i) && "role" in i ? { type: "message", ...i } : { ...i };
+    if (item.type === "message" && typeof item.content === "string") {
+      item.content = [{ type: item.role === "assistant" ? "output_text" : "input_text", text: item.content }];
+    }
+    return item;
+  });
 }
 
 /** The item with an id: its own, or a fresh one (remembered as minted). */
