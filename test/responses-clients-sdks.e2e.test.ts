@@ -5,6 +5,7 @@
 // - the Vercel AI SDK's default `openai(model)` provider (= Responses API): generateText looping over a tool and
 //   streamText. With store (the default) it sends `item_reference` items for the assistant messages of stored
 //   responses instead of their content; with store: false it sends everything.
+// Then Claude thinking across a tool loop through both SDKs (the signed thinking block must reach Anthropic again).
 // Every body the clients send is recorded (a fetch wrapper), so the tests assert what the SDKs actually do.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
