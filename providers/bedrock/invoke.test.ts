@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { fromUtf8 } from "@smithy/util-utf8";
+import { anthropicEvents, invokeBody } from "./invoke.ts";
+import { codec } from "./eventstream.ts";
+import type { Target } from "../../core/contracts/provider.ts";
+
+const target: Target = { modelId: "anthropic/claude-sonnet-4.5", provider: "bedrock", upstreamModel: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { output: "0.000015" } };
+
+describe("InvokeModel body (reference §5.1)", () => {
+  it("anthropic_version in, model/stream/gateway fields out, first-party-only fields dropped and named", () => {
+    const t = invokeBody({ model: "x", stream: true, max_tokens: 10, messages: [], metadata: { user_id: "u" }, service_tier: "auto", providerOptions: {} }, target, "bedrock", {});
+    expect(t.body).toEqual({ max_tokens: 10, messages: [], anthropic_version: "bedrock-2023-05-31" });
+    expect(t.dropped).toEqual(["metadata", "service_tier"]);
+  });
+
+  it("betas: the header's accepted ones go in the body (aliases mapped), refused ones are dropped", () => {
+    const t = invokeBody({ max_tokens: 10, messages: [] }, target, "bedrock", { "anthropic-beta": "advanced-tool-use-2025-11-20, files-api-2025-04-14,context-1m-2025-08-07" });
+    expect(t.body.anthropic_beta).toEqual(["tool-search-tool-2025-10-19", "context-1m-2025-08-07"]);
+    expect(t.dropped).toEqual(["anthropic-beta"]);
+  });
+
+  it("a dollar thinking budget becomes thinking with max_tokens above it", () => {
+    const t = invokeBody({ max_tokens: 100, messages: [], providerOptions: { bedrock: { thinkingBudget: 0.03 } } }, target, "bedrock", {});
+    expect([t.body.thinking, t.body.max_tokens]).toEqual([{ type: "enabled", budget_tokens: 2000 }, 2100]);
+  });
+});
+
+describe("InvokeModelWithResponseStream frames -> Anthropic events", () => {
+  const frame = (headers: Record<string, string>, payload: unknown) => {
+    const h: Record<string, { type: "string"; value: string }> = {};
+    for (const [k, v] of Object.entries(headers)) h[k] = { type: "string", value: v };
+    return codec.encode({ headers: h, body: fromUtf8(JSON.stringify(payload)) });
+  };
+  const chunk = (ev: unknown) => frame({ ":event-type": "chunk", ":content-type": "application/json", ":message-type": "event" }, { bytes: Buffer.from(JSON.stringify(ev)).toString("base64"), p: "abc" });
+
+  it("base64 payloads decoded into named events; untyped chunks and unknown events skipped; an exception frame throws", async () => {
+    async function* body() {
+      yield Buffer.concat([chunk({ type: "message_start", message: { id: "msg_bdrk_1" } }), chunk({ nope: 1 })]);
+      yield frame({ ":event-type": "somethingNew", ":content-type": "application/json", ":message-type": "event" }, {});
+      yield chunk({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "a\nb" } });
+      yield frame({ ":exception-type": "throttlingException", ":content-type": "application/json", ":message-type": "exception" }, { message: "slow down" });
+    }
+    const got: unknown[] = [];
+    const err = await (async () => { for await (const e of anthropicEvents(body(), "bedrock")) got.push(e); })().catch((e) => e);
+    expect(got).toEqual([
+      { event: "message_start", data: '{"type":"message_start","message":{"id":"msg_bdrk_1"}}' },
+      { event: "content_block_delta", data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\\nb"}}' },
+    ]);
+    expect([err.code, err.retryable, err.message]).toEqual(["UPSTREAM_ERROR", true, "Provider bedrock failed mid-stream: throttlingException: slow down"]);
+  });
+});
