@@ -22,7 +22,7 @@ describe("responses request -> chat", () => {
       ],
     });
     expect(body).toEqual({
-      model: "m", max_completion_tokens: 50, temperature: 0.2, parallel_tool_calls: false, reasoning_effort: "low", verbosity: "low",
+      model: "m", max_completion_tokens: 50, temperature: 0.2, parallel_tool_calls: false, reasoning_effort: "low", verbosity: "low", logprobs: true,
       stream: true, stream_options: { include_usage: true },
       tools: [{ type: "function", function: { name: "f", parameters: { type: "object" }, strict: true } }],
       tool_choice: { type: "function", function: { name: "f" } },
@@ -39,7 +39,7 @@ describe("responses request -> chat", () => {
         { role: "tool", tool_call_id: "c2", content: "two" },
       ],
     });
-    expect(dropped).toEqual(["reasoning.summary", "metadata", "include.message.output_text.logprobs"]);
+    expect(dropped).toEqual(["reasoning.summary", "metadata"]);
   });
 
   it("safety_identifier (or the deprecated user) is chat's user", () => {
@@ -56,6 +56,16 @@ describe("responses request -> chat", () => {
   it("an empty assistant message keeps content \"\" (chat wants content or tool_calls)", () => {
     const { body } = responsesToChatRequest({ model: "m", input: [{ role: "user", content: "Hi" }, { type: "message", role: "assistant", content: [{ type: "output_text", text: "" }] }, { role: "user", content: "?" }] });
     expect((body.messages as any[])[1]).toEqual({ role: "assistant", content: "" });
+  });
+
+  it("logprobs (include or top_logprobs) go to chat upstreams, are dropped and reported for Anthropic and Gemini", () => {
+    const body = { model: "m", input: "Hi", top_logprobs: 2, include: ["message.output_text.logprobs", "file_search_call.results"] };
+    const chat = responsesToChatRequest(body);
+    expect(chat.body).toMatchObject({ logprobs: true, top_logprobs: 2 });
+    expect(chat.dropped).toEqual(["include.file_search_call.results"]);
+    const claude = responsesToChatRequest(body, { flavor: "messages" });
+    expect(claude.body.logprobs).toBeUndefined();
+    expect(claude.dropped).toEqual(["top_logprobs", "include.file_search_call.results"]);
   });
 
   it("a string input is one user message", () => {

@@ -189,7 +189,16 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   }
   if (body.metadata) dropped.push("metadata");
   // include: only reasoning.encrypted_content has a meaning on a translated upstream (the rest are native features).
-  for (const k of Array.isArray(body.include) ? body.include : []) if (k !== "reasoning.encrypted_content") dropped.push(`include.${String(k)}`);
+  // Token logprobs: chat upstreams have them (same shape as Responses'); Anthropic and Gemini (through chat) do not.
+  const include: unknown[] = Array.isArray(body.include) ? body.include : [];
+  const topLogprobs = typeof body.top_logprobs === "number" && body.top_logprobs > 0 ? body.top_logprobs : 0;
+  if (include.includes("message.output_text.logprobs") || topLogprobs) {
+    if (flavor === "chat") {
+      out.logprobs = true;
+      if (topLogprobs) out.top_logprobs = topLogprobs;
+    } else dropped.push(topLogprobs ? "top_logprobs" : "include.message.output_text.logprobs");
+  }
+  for (const k of include) if (k !== "reasoning.encrypted_content" && k !== "message.output_text.logprobs") dropped.push(`include.${String(k)}`);
   if (body.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage

@@ -49,4 +49,11 @@ describe("chat completion -> response", () => {
     const r: any = chatToResponse(refused, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });
     expect(r.output).toEqual([{ type: "message", id: expect.any(String), status: "completed", role: "assistant", content: [{ type: "refusal", refusal: "No." }] }]);
   });
+
+  it("chat logprobs are the output_text part's logprobs", () => {
+    const lp = [{ token: "ok", logprob: -0.2, bytes: [111, 107], top_logprobs: [] }];
+    const withLp = { ...chat, choices: [{ index: 0, finish_reason: "stop", logprobs: { content: lp }, message: { role: "assistant", content: "ok" } }] };
+    const r: any = chatToResponse(withLp, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });
+    expect(r.output[0].content[0].logprobs).toEqual(lp);
+  });
 });

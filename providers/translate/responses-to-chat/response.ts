@@ -51,7 +51,7 @@ export function echoOf(body: any): ResponseEcho {
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     // Settings a translated upstream has no counterpart for, at the values that describe what happens.
     truncation: "disabled",
-    top_logprobs: 0,
+    top_logprobs: typeof body.top_logprobs === "number" ? body.top_logprobs : 0,
     max_tool_calls: body.max_tool_calls ?? null,
     background: false,
     service_tier: "default",
@@ -112,7 +112,8 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
   const text = typeof msg.content === "string" ? msg.content : "";
   const refusal = typeof msg.refusal === "string" && msg.refusal ? msg.refusal : "";
   if (text || refusal || !msg.tool_calls?.length) {
-    const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [];
+    const logprobs = Array.isArray(choice?.logprobs?.content) ? choice.logprobs.content : [];
+    const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations: [], logprobs }] : [];
     if (refusal) content.push({ type: "refusal", refusal });
     output.push({ type: "message", id: newId("msg"), status: "completed", role: "assistant", content });
   }

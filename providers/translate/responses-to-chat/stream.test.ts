@@ -148,3 +148,14 @@ describe("refusals", () => {
     ]);
   });
 });
+
+describe("logprobs", () => {
+  it("chat chunk logprobs ride on output_text.delta and are gathered in .done and the part", async () => {
+    const lp = (token: string) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)], top_logprobs: [] });
+    const chunk = (content: string) => ({ id: "c1", created: 1, model: "m", choices: [{ index: 0, delta: { content }, logprobs: { content: [lp(content)] }, finish_reason: null }] });
+    const out = await run([chunk("Hi"), chunk("!"), c({}, "stop")]);
+    expect(out.filter((e) => e.type === "response.output_text.delta").map((e) => e.logprobs)).toEqual([[lp("Hi")], [lp("!")]]);
+    expect(out.find((e) => e.type === "response.output_text.done").logprobs).toEqual([lp("Hi"), lp("!")]);
+    expect(out.at(-1).response.output[0].content[0].logprobs).toEqual([lp("Hi"), lp("!")]);
+  });
+});

@@ -14,10 +14,10 @@ import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
-interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string }
+interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string; logprobs: unknown[] }
 
-const contentPart = (type: "output_text" | "refusal", text: string) =>
-  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs: [] };
+const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = []) =>
+  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs };
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
 interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
 
@@ -81,19 +81,19 @@ export class ChatToResponsesStream {
 
   private closePart(o: OpenMessage, out: SseEvent[]): void {
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
-    const part = contentPart(o.part, o.text);
+    const part = contentPart(o.part, o.text, o.logprobs);
     if (o.part === "refusal") this.ev("response.refusal.done", { ...at, refusal: o.text }, out);
-    else this.ev("response.output_text.done", { ...at, text: o.text, logprobs: [] }, out);
+    else this.ev("response.output_text.done", { ...at, text: o.text, logprobs: o.logprobs }, out);
     this.ev("response.content_part.done", { ...at, part }, out);
     o.parts.push(part);
   }
 
   /** Answer text (output_text) or a refusal (chat's delta.refusal): a content part of the open message item. */
-  private text(delta: string, out: SseEvent[], type: "output_text" | "refusal" = "output_text"): void {
+  private text(delta: string, out: SseEvent[], type: "output_text" | "refusal" = "output_text", logprobs: unknown[] = []): void {
     let o = this.open;
     if (o?.kind !== "message") {
       this.close(out);
-      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: "" };
+      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: "", logprobs: [] };
       this.open = o;
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
@@ -101,12 +101,15 @@ export class ChatToResponsesStream {
       this.closePart(o, out);
       o.part = type;
       o.text = "";
+      o.logprobs = [];
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: o.parts.length, part: contentPart(type, "") }, out);
     }
     o.text += delta;
+    // Chat's per-token logprobs ({token, logprob, bytes, top_logprobs}) are the Responses shape already.
+    if (logprobs.length) o.logprobs.push(...logprobs);
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
     if (type === "refusal") this.ev("response.refusal.delta", { ...at, delta }, out);
-    else this.ev("response.output_text.delta", { ...at, delta, logprobs: [] }, out);
+    else this.ev("response.output_text.delta", { ...at, delta, logprobs }, out);
   }
 
   private openReasoning(out: SseEvent[]): OpenReasoning {
@@ -162,7 +165,7 @@ export class ChatToResponsesStream {
     const thought = d.reasoning_content ?? d.reasoning;
     if (typeof thought === "string" && thought) this.reasoning(thought, out);
     if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.reasoningDetails(d.reasoning_details, out);
-    if (typeof d.content === "string" && d.content) this.text(d.content, out);
+    if (typeof d.content === "string" && d.content) this.text(d.content, out, "output_text", Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : []);
     if (typeof d.refusal === "string" && d.refusal) this.text(d.refusal, out, "refusal");
     for (const tc of d.tool_calls ?? []) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
@@ -200,7 +203,7 @@ export class ChatToResponsesStream {
     // The item open when the upstream failed is in the output as far as it got, status incomplete.
     const o = this.open;
     const output = [...this.response.output];
-    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text)] });
+    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text, o.logprobs)] });
     else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "incomplete" });
     else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
