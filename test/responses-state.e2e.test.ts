@@ -137,6 +137,10 @@ describe("reasoning across a stored tool loop", () => {
     // The fake checks the thinking block leads the assistant turn and its signature is intact.
     const assistant = claude.requests.at(-1)!.body.messages[1];
     expect(assistant.content[0]).toMatchObject({ type: "thinking", signature: expect.any(String) });
+    // retrieve shows it only when asked, like create.
+    expect((await client.responses.retrieve(first.id)).output.find((o) => o.type === "reasoning")).not.toHaveProperty("encrypted_content");
+    const full = await client.responses.retrieve(first.id, { include: ["reasoning.encrypted_content"] });
+    expect((full.output.find((o) => o.type === "reasoning") as OpenAI.Responses.ResponseReasoningItem).encrypted_content).toMatch(/^mgr1\./);
   });
 });
 

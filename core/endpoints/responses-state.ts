@@ -107,12 +107,15 @@ export async function responsesStateTerminal(ctx: GatewayContext): Promise<void>
     return;
   }
   const rec = await lookup(ctx);
+  const query = new URLSearchParams(ctx.path.includes("?") ? ctx.path.slice(ctx.path.indexOf("?") + 1) : "");
   if (path.endsWith("/input_items")) {
-    const query = new URLSearchParams(ctx.path.includes("?") ? ctx.path.slice(ctx.path.indexOf("?") + 1) : "");
     ctx.response = { kind: "json", status: 200, body: pageOf(rec.input.map(shown), query) };
     return;
   }
-  ctx.response = { kind: "json", status: 200, body: rec.response };
+  // include=reasoning.encrypted_content (the SDK sends include[]=…): the output with the reasoning state, as on create.
+  const include = [...query.getAll("include"), ...query.getAll("include[]")];
+  const body = include.includes("reasoning.encrypted_content") && rec.fullOutput ? { ...rec.response, output: rec.fullOutput } : rec.response;
+  ctx.response = { kind: "json", status: 200, body };
 }
 
 const base = { kind: "responses_state", protocol: "responses", terminal: responsesStateTerminal } as const;
@@ -122,7 +125,13 @@ export const responsesStateEndpoints: EndpointSpec[] = [
     ...base,
     method: "GET",
     route: "/api/v1/responses/:id",
-    openapi: { operationId: "get_response", summary: "Retrieve a stored response (created with store: true, within the retention period)", responseSchema: "ResponseObject", tag: "Inference" },
+    openapi: {
+      operationId: "get_response",
+      summary: "Retrieve a stored response (created with store: true, within the retention period)",
+      responseSchema: "ResponseObject",
+      tag: "Inference",
+      query: [{ name: "include", schema: { type: "array", items: { type: "string", enum: ["reasoning.encrypted_content"] } }, description: "reasoning.encrypted_content: reasoning items with their state" }],
+    },
   },
   {
     ...base,
