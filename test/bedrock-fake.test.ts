@@ -41,6 +41,11 @@ describe("fake Bedrock authentication", () => {
     expect(r.json.output.message.content[0].text).toContain("fake Bedrock");
   });
 
+  it("non-ASCII text: the signature covers the UTF-8 bytes that are sent", async () => {
+    const body = JSON.stringify({ messages: [{ role: "user", content: [{ text: "héllo wörld — 你好 🚀" }] }] });
+    expect((await send(PATH, await signed(PATH, signer(), body), body)).status).toBe(200);
+  });
+
   it("a tampered body -> 403 InvalidSignatureException with Bedrock's error shape", async () => {
     const r = await send(PATH, await signed(PATH), BODY.replace("hi", "ho"));
     expect(r.status).toBe(403);
