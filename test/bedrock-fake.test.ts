@@ -72,6 +72,12 @@ describe("fake Bedrock authentication", () => {
     expect((await send(raw, await signed(raw))).status).toBe(200);
   });
 
+  it("a signer that does not encode the path again (the S3 rule) -> 403", async () => {
+    const single = new SignatureV4({ credentials: FAKE_AWS, region: FAKE_AWS.region, service: "bedrock", sha256: Sha256, uriEscapePath: false });
+    const r = await send(PATH, await signed(PATH, single));
+    expect([r.status, String(r.type).split(":")[0]]).toEqual([403, "InvalidSignatureException"]);
+  });
+
   it("temporary credentials: the session token must be sent and signed", async () => {
     const withToken = await startFakeBedrock({ creds: { ...FAKE_AWS, sessionToken: "session-token-1" } });
     try {
