@@ -102,6 +102,19 @@ describe.each([false, true])("Anthropic extended thinking across a stored tool l
     expect(turn.content.map((b: any) => b.type)).toEqual(["thinking", "text", "tool_use"]);
     expect(turn.content[0].signature).toBe(signThinking(turn.content[0].thinking));
   });
+
+  it("no include, the output appended to the next input (reasoning by id alone): the stored encrypted_content fills it in", async () => {
+    const base = { model: CLAUDE, tools, parallel_tool_calls: false, reasoning: { effort: "low" as const }, max_output_tokens: 4000 };
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await create(streamed, { ...base, input });
+    expect(JSON.stringify(first)).not.toContain("encrypted_content");
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]));
+    const fc = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
+    input.push({ type: "function_call_output", call_id: fc.call_id, output: "21C" });
+    const second = await create(streamed, { ...base, input });
+    expect(second.output_text).toBe("The weather is sunny.");
+    expect(claude.requests.at(-1)!.body.messages.at(-2).content.map((b: any) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+  });
 });
 
 describe("encrypted_content visibility", () => {

@@ -77,6 +77,18 @@ describe("buildConversation", () => {
     expect(other.details?.field).toBe("input[0].id");
   });
 
+  it("a reasoning item sent back by id alone gets its stored encrypted_content; an unknown one stays as sent", async () => {
+    const s = new MemoryResponseStore();
+    const rs = { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "hm" }] };
+    await s.put({ ...prev, id: "resp_r", response: { ...prev.response, id: "resp_r", output: [rs, fc1] }, fullOutput: [{ ...rs, encrypted_content: "mgr1.blob" }, fc1 as any] });
+    const input = [{ role: "user", content: "Weather?" }, rs, { type: "reasoning", id: "rs_openai", summary: [] }, fc1, { type: "function_call_output", call_id: "call_1", output: "21C" }];
+    const c = await buildConversation(s, "acme", { model: "m", input }, now);
+    expect(c.rebuilt.input[1]).toEqual({ ...rs, encrypted_content: "mgr1.blob" });
+    expect(c.rebuilt.input[2]).toEqual({ type: "reasoning", id: "rs_openai", summary: [] });
+    expect(c.rebuilt.input[3]).toEqual(fc1);
+    expect((await buildConversation(s, "other", { model: "m", input }, now)).rebuilt.input[1]).toEqual(rs);
+  });
+
   it("inputItems: a string is a user message, shorthand messages get a type", () => {
     expect(inputItems("Hi")).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }]);
     expect(inputItems([{ role: "assistant", content: "ok" }])).toEqual([{ type: "message", role: "assistant", content: [{ type: "output_text", text: "ok" }] }]);

@@ -59,12 +59,26 @@ function upstreamItems(items: Item[]): Item[] {
   });
 }
 
-/** Replace item_reference items by the stored items they name; an unknown id is a 400 naming input[i].id. */
+/**
+ * A reasoning item sent back by id without encrypted_content: the client was not shown it (store on, no include) but
+ * the stored item kept it — appending a response's output to the next input then continues a Claude tool loop.
+ */
+const bareReasoning = (it: Item) => it.type === "reasoning" && !it.encrypted_content && typeof it.id === "string" && it.id !== "";
+
+/**
+ * Replace item_reference items by the stored items they name (an unknown id is a 400 naming input[i].id), and give
+ * bare reasoning items (bareReasoning) their stored encrypted_content (an unknown one stays as sent).
+ */
 async function resolveReferences(store: ResponseStore, project: string, items: Item[], now: number): Promise<Item[]> {
   const refs = items.flatMap((it, i) => (it.type === "item_reference" ? [{ i, id: String(it.id ?? "") }] : []));
-  if (!refs.length) return items;
-  const found = await store.items(project, [...new Set(refs.map((r) => r.id))], now);
+  const bare = items.flatMap((it, i) => (bareReasoning(it) ? [{ i, id: it.id as string }] : []));
+  if (!refs.length && !bare.length) return items;
+  const found = await store.items(project, [...new Set([...refs, ...bare].map((r) => r.id))], now);
   const out = [...items];
+  for (const b of bare) {
+    const stored = found.get(b.id)?.item;
+    if (stored?.type === "reasoning" && typeof stored.encrypted_content === "string") out[b.i] = { ...out[b.i], encrypted_content: stored.encrypted_content };
+  }
   for (const r of refs) {
     const hit = found.get(r.id);
     if (!hit) {
@@ -99,7 +113,7 @@ export async function buildConversation(store: ResponseStore, project: string, b
       });
     }
   }
-  const hasRefs = Array.isArray(body.input) && body.input.some((i: any) => i?.type === "item_reference");
+  const hasRefs = Array.isArray(body.input) && body.input.some((i: any) => i?.type === "item_reference" || bareReasoning(i ?? {}));
   const own = (await resolveReferences(store, project, inputItems(body.input), now)).map(withId);
   const ownInput = hasRefs ? upstreamItems(own) : body.input;
   const earlier = previous ? [...previous.input, ...outputOf(previous)] : [];
