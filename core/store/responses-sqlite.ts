@@ -34,6 +34,10 @@ export class SqliteResponseStore implements ResponseStore {
 
   constructor(db: Database.Database) {
     db.exec(SCHEMA);
+    // A file made by the first version of this table has no full_output column yet.
+    if (!(db.prepare("PRAGMA table_info(responses)").all() as { name: string }[]).some((c) => c.name === "full_output")) {
+      db.exec("ALTER TABLE responses ADD COLUMN full_output TEXT");
+    }
     this.stmts = {
       put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore } from "./sqlite.ts";
 import { RedisStore } from "./redis.ts";
@@ -110,5 +111,18 @@ describe("sqlite store: responses", () => {
     expect(await b.responses.get("acme", old.id, 0)).toBeUndefined();
     expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
     await b.close();
+  });
+
+  it("a file whose responses table predates full_output gets the column", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-resp-old-")), "g.db");
+    const old = new Database(path);
+    old.exec(`CREATE TABLE responses (id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT, response TEXT NOT NULL, input TEXT NOT NULL)`);
+    old.close();
+    const s = new SqliteStore(path);
+    const rec = { ...record("resp_migrated"), fullOutput: [{ type: "reasoning", id: "rs_m", summary: [], encrypted_content: "mgr1.x" }] };
+    await s.responses.put(rec);
+    expect(await s.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    await s.close();
   });
 });
