@@ -6,7 +6,8 @@
 // (reasoning_summary_part / reasoning_summary_text events); the upstream's signed reasoning state (reasoning_details,
 // whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. Items are sequential: a
 // new tool call closes the open item. Constant memory apart from the final response's output, which the protocol
-// requires. An upstream failure after response.created is a response.failed event before the error event.
+// requires. Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream failure
+// after response.created is a response.failed event before the error event.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
@@ -16,10 +17,11 @@ import { throwIfChatStreamError } from "../chat-stream-error.ts";
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
 interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string; logprobs: unknown[] }
 
-const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = []) =>
-  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs };
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
 interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
+
+const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = []) =>
+  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs };
 
 export class ChatToResponsesStream {
   private seq = 0;
