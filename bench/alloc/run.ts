@@ -9,11 +9,17 @@
 //   npx tsx bench/alloc/run.ts [--requests 400] [--rounds 20] [--stream on|off] [--top 25]
 //     [--variant NAME=pipeline:a,b | NAME=full][@/path/to/other/checkout] ...   (default: base=pipeline:auth,router full=full)
 //     [--alloc off]   (CPU only; e.g. under --cpu-prof, one variant at a time)
+//     [--hold N]      instead: JS heap per open slow stream — per variant, N streams (one frame every 200 ms) held
+//                     open at once, live heap after a full GC with them open minus before, / N (native memory such as
+//                     sockets is not in it; bench:load --slow-streams measures RSS)
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { Session } from "node:inspector/promises";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { Pool } from "undici";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { startGateway, type RunningGateway } from "../../core/server.ts";
@@ -21,7 +27,8 @@ import { createLogger } from "../../core/log.ts";
 import { createFakeUpstream } from "../load/upstream.ts";
 import { BENCH_KEY, BENCH_MODEL } from "../load/config.ts";
 import { slowStreamsConfig } from "../load/slow-streams.ts";
-import { createPool, requestBody, send, type Done, type LoadTarget } from "../load/client.ts";
+import { createPool, fetchText, requestBody, send, type Done, type LoadTarget } from "../load/client.ts";
+import { sendWithHeaders } from "../load/slow-streams.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,13 +39,15 @@ const { values: opts } = parseArgs({
     variant: { type: "string", multiple: true },
     rounds: { type: "string", default: "20" },
     alloc: { type: "string", default: "on" },
+    hold: { type: "string" },
   },
 });
 const REQUESTS = Number(opts.requests);
 const STREAM = opts.stream !== "off";
 const CONC = Number(opts.concurrency);
 
-const upstream = createFakeUpstream({ chunks: 50 });
+const HOLD = opts.hold === undefined ? undefined : Number(opts.hold);
+const upstream = createFakeUpstream(HOLD ? { chunks: 100, chunkDelayMs: 200 } : { chunks: 50 });
 const upPort = await new Promise<number>((r) => upstream.listen(0, "127.0.0.1", () => r((upstream.address() as AddressInfo).port)));
 const dir = mkdtempSync(join(tmpdir(), "mg-bench-alloc-"));
 const log = createLogger("silent" as never);
@@ -57,7 +66,7 @@ const variants: Variant[] = (opts.variant ?? ["base=pipeline:auth,router", "full
 });
 for (const v of variants) {
   // The slow-streams config: the soak key (allowlist, budget, rate limits that never trip), SQLite, no pipeline: key.
-  const config = slowStreamsConfig(`http://127.0.0.1:${upPort}/v1`, join(dir, `${v.name}.db`), CONC) as Record<string, any>;
+  const config = slowStreamsConfig(`http://127.0.0.1:${upPort}/v1`, join(dir, `${v.name}.db`), HOLD ?? CONC) as Record<string, any>;
   if (v.pipeline) config.pipeline = v.pipeline;
   if (v.memory) config.store = { kind: "memory" };
   const file = join(dir, `${v.name}.yaml`);
@@ -100,6 +109,12 @@ function bySite(root: Node): Map<string, number> {
 /** On-CPU time of this process's main thread, ns (first field of /proc/self/schedstat). */
 const mainThreadNs = () => Number(readFileSync("/proc/self/schedstat", "utf8").split(" ")[0]);
 
+if (HOLD) {
+  await holdStreams(HOLD);
+  for (const v of variants) await v.gw!.close();
+  upstream.close();
+  process.exit(0);
+}
 for (const v of variants) await drive(v, 300); // warm-up: JIT, pools, SQLite page cache
 const ROUNDS = Number(opts.rounds);
 const perRound = Math.max(CONC, Math.round(REQUESTS / 4));
@@ -149,3 +164,53 @@ for (const r of rows.slice(0, Number(opts.top))) console.log(r.v.map((x) => x.to
 
 for (const v of variants) await v.gw!.close();
 upstream.close();
+
+/** --hold N: live JS heap per open stream, per variant (one variant at a time, N streams open at once). */
+async function holdStreams(n: number): Promise<void> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const live = () => {
+    gc();
+    gc();
+    return getHeapStatistics().used_heap_size;
+  };
+  console.log(`live JS heap per open stream (${n} open at once, one frame every 200 ms, full GC before each reading)`);
+  for (const v of variants) {
+    // Warm with JSON requests (a slow stream takes 20 s), as bench:load --slow-streams does.
+    const warm = new Pool(v.target!.origin, { connections: 4 });
+    for (let i = 0; i < 50; i++) {
+      const r = await fetchText(warm, v.target!, requestBody(BENCH_MODEL, false));
+      if (r.status !== 200) throw new Error(`${v.name}: warm-up HTTP ${r.status}`);
+    }
+    await warm.close();
+    const before = live();
+    // Live objects only (no collected ones): what the open streams retain, by the function that allocated it.
+    const session = new Session();
+    session.connect();
+    await session.post("HeapProfiler.startSampling", { samplingInterval: 256 } as never);
+    const pool = new Pool(v.target!.origin, { connections: n, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 60_000 });
+    let open = 0;
+    let ended = 0;
+    let failed = 0;
+    let allOpen!: () => void;
+    const opened = new Promise<void>((r) => (allOpen = r));
+    let allEnded!: () => void;
+    const done = new Promise<void>((r) => (allEnded = r));
+    for (let i = 0; i < n; i++) {
+      sendWithHeaders(pool, v.target!, body, () => { if (++open === n) allOpen(); }, (ok) => {
+        if (!ok) failed++;
+        if (++ended === n) allEnded();
+      });
+    }
+    await opened;
+    await new Promise((r) => setTimeout(r, 1000));
+    const during = live();
+    const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: Node } };
+    session.disconnect();
+    await done;
+    await pool.close();
+    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED` : ""}`);
+    const sites = [...bySite(profile.head)].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top));
+    for (const [k, bytes] of sites) console.log(`      ${(bytes / n).toFixed(0).padStart(7)} B/stream  ${k}`);
+  }
+}

@@ -233,7 +233,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
 }
 
 /** client.send with a callback at the response headers (the moment a stream counts as open). */
-function sendWithHeaders(pool: Pool, target: LoadTarget, body: string, onHeaders: () => void, cb: (ok: boolean, status: number, error?: string) => void): void {
+export function sendWithHeaders(pool: Pool, target: LoadTarget, body: string, onHeaders: () => void, cb: (ok: boolean, status: number, error?: string) => void): void {
   let status = 0;
   let tail = "";
   let called = false;
