@@ -54,6 +54,8 @@ function fromRow(r: any): LedgerEntry {
   };
 }
 
+const NOTHING = () => {};
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly db: Database.Database;
@@ -63,7 +65,7 @@ export class SqliteStore implements Store {
   private readonly stmts;
   private readonly sweeper: NodeJS.Timeout;
   /** Writes waiting for the next group commit: `write` runs inside the transaction, `done` after it committed. */
-  private readonly queue: { write(): void; done(): void; reject(err: unknown): void }[] = [];
+  private readonly queue: { write(): void; done(): void; resolve(): void; reject(err: unknown): void }[] = [];
   private readonly commitAll: (writes: (() => void)[]) => void;
   /** Started on the first group commit (a store that only reads, like the `usage` command, needs none). */
   private checkpointer?: Checkpointer;
@@ -126,9 +128,10 @@ export class SqliteStore implements Store {
    * one transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
    * caller that awaits it before completing its response never loses what it answered.
    */
-  private enqueue(write: () => void, done: () => void = () => {}): Promise<void> {
+  private enqueue(write: () => void, done: () => void = NOTHING): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ write, done: () => { done(); resolve(); }, reject });
+      // No wrapper closure per write (on every request's ledger record): flush calls done, then resolve.
+      this.queue.push({ write, done, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -143,7 +146,10 @@ export class SqliteStore implements Store {
       return;
     }
     this.checkpointAfterWrite();
-    for (const b of batch) b.done();
+    for (const b of batch) {
+      b.done();
+      b.resolve();
+    }
   }
 
   /** WAL checkpoints run in a worker thread, not inside a commit on the event loop (sqlite-checkpointer.ts). */
