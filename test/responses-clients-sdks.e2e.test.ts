@@ -208,12 +208,9 @@ describe("Vercel AI SDK: Anthropic thinking across a tool loop", () => {
 
 describe("OpenAI Agents SDK: Anthropic thinking across a tool loop", () => {
   // The SDK sends the first turn's reasoning item back as it got it. With store: false the gateway showed it
-  // encrypted_content (Anthropic's signed thinking), so the item carries it back.
-  // With the default store the item comes back by id with its summary only (encrypted_content was not asked for), as
-  // OpenAI itself allows when it stored the response: the gateway must then take the stored item by that id (as it
-  // does for item_reference). It does not yet — core/responses/conversation.ts resolves item_reference only — so the
-  // rebuilt turn has no thinking block and Anthropic answers 400 "a final assistant message must start with a
-  // thinking block": .todo until STATE resolves id-only reasoning items from the store.
+  // encrypted_content (Anthropic's signed thinking), so the item carries it back. With the default store it comes back
+  // by id with its summary only (encrypted_content was not asked for), as OpenAI allows for stored responses: the
+  // gateway restores it from the stored item of that id.
   function thinkingAgent(store: boolean | undefined, calls: string[]) {
     const getWeather = tool({
       name: "get_weather", description: "Weather in a city", parameters: z.object({ city: z.string() }),
@@ -250,7 +247,7 @@ describe("OpenAI Agents SDK: Anthropic thinking across a tool loop", () => {
     expect(bodies[1].input.find((i: any) => i.type === "reasoning").encrypted_content).toMatch(/^mgr1\./);
   });
 
-  it.todo("default store: the reasoning item goes back by id only and the gateway restores it from the store", async () => {
+  it("default store: the reasoning item goes back by id only and the gateway restores it from the store", async () => {
     const bodies = await loop(undefined, false);
     expect(bodies[1].input.find((i: any) => i.type === "reasoning").encrypted_content).toBeUndefined();
     await loop(undefined, true);
