@@ -8,6 +8,7 @@ import { zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import { ulid } from "ulid";
 import { ALLOW_KEY, BACKENDS, BROKE_KEY, KEY, LIMITED_KEY, LIMITED_RPM, PROJECT, startResponsesClients, type ResponsesClientsEnv } from "./helpers/responses-clients.ts";
+import { readResponseStream } from "./helpers/responses-fixtures.ts";
 
 let env: ResponsesClientsEnv;
 const client = (key = KEY) => new OpenAI({ apiKey: key, baseURL: env.gw.baseURL, maxRetries: 0 });
@@ -47,15 +48,7 @@ describe.each(BACKENDS)("openai client on $model", ({ model, upstream, path }) =
 
   it("responses.stream: events in order with sequence numbers; finalResponse() is the text of the deltas", async () => {
     const stream = client().responses.stream({ model, input: "Hello" });
-    let deltas = "";
-    const types: string[] = [];
-    const seqs: number[] = [];
-    for await (const e of stream) {
-      types.push(e.type);
-      seqs.push(e.sequence_number);
-      if (e.type === "response.output_text.delta") deltas += e.delta;
-    }
-    const final = await stream.finalResponse();
+    const { types, seqs, deltas, final } = await readResponseStream(stream);
     expect(seqs).toEqual(seqs.map((_, i) => i));
     expect(types[0]).toBe("response.created");
     expect(types.at(-1)).toBe("response.completed");

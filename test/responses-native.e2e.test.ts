@@ -11,6 +11,7 @@ import { SHIPPED_KEY, SHIPPED_PROJECT, shippedConfig } from "./helpers/shipped-c
 import { RESPONSES_TEXT, startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { defaultPipeline } from "../plugins/index.ts";
+import { readResponseStream } from "./helpers/responses-fixtures.ts";
 
 const NATIVE = "openai/gpt-4o-mini";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
@@ -87,15 +88,7 @@ describe("native passthrough on the shipped gateway", () => {
       { model: NATIVE, input: "Hi", reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content"], store: false },
       { headers: { "x-request-id": id } },
     );
-    const types: string[] = [];
-    const seqs: number[] = [];
-    let deltas = "";
-    for await (const e of stream) {
-      types.push(e.type);
-      seqs.push(e.sequence_number);
-      if (e.type === "response.output_text.delta") deltas += e.delta;
-    }
-    const final = await stream.finalResponse();
+    const { types, seqs, deltas, final } = await readResponseStream(stream);
     expect(seqs).toEqual(seqs.map((_, i) => i));
     expect(types.slice(0, 3)).toEqual(["response.created", "response.in_progress", "response.output_item.added"]);
     expect(types).toContain("response.reasoning_summary_text.delta");

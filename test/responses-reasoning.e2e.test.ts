@@ -9,6 +9,7 @@ import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./up
 import { REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./upstreams/anthropic-checks.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { weatherTools } from "./helpers/responses-fixtures.ts";
 
 const KEY = testKey("responses-reasoning");
 const CLAUDE = "anthropic/claude-sonnet-4";
@@ -39,10 +40,7 @@ afterAll(async () => {
   await Promise.all([claude?.close(), gemini?.close()]);
 });
 
-const tools: OpenAI.Responses.FunctionTool[] = [{
-  type: "function", name: "get_weather", description: "Weather in a city", strict: false,
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-}];
+const tools = weatherTools;
 
 type Params = Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream">;
 const create = (streamed: boolean, p: Params) => (streamed ? client.responses.stream(p).finalResponse() : client.responses.create(p));

@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { weatherTools } from "./helpers/responses-fixtures.ts";
 
 const LIVE = testKey("resp-state-native");
 let native: FakeOpenAIWithResponses;
@@ -39,10 +40,7 @@ afterAll(async () => {
   await Promise.all([native?.close(), chat?.close(), claude?.close()]);
 });
 
-const tools: OpenAI.Responses.FunctionTool[] = [{
-  type: "function", name: "get_weather", description: "Weather in a city", strict: false,
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-}];
+const tools = weatherTools;
 const model = "openai/gpt-5";
 const inOrder = { providerOptions: { gateway: { order: ["native", "chat"] } } };
 const create = (p: Record<string, unknown>) => client.responses.create({ model, tools, ...inOrder, ...p } as never) as Promise<OpenAI.Responses.Response>;

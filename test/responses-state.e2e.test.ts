@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { weatherTools } from "./helpers/responses-fixtures.ts";
 
 const LIVE = testKey("resp-state");
 const OTHER = testKey("resp-state-other");
@@ -45,10 +46,7 @@ afterAll(async () => {
   await Promise.all([up?.close(), claude?.close(), gemini?.close()]);
 });
 
-const tools: OpenAI.Responses.FunctionTool[] = [{
-  type: "function", name: "get_weather", description: "Weather in a city", strict: false,
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-}];
+const tools = weatherTools;
 
 /** What the upstream must have received for the second turn: the user's question, the tool call and its result. */
 const cases = [

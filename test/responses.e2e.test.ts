@@ -7,6 +7,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { weatherTools, readResponseStream } from "./helpers/responses-fixtures.ts";
 
 const LIVE = testKey("responses-e2e");
 const SANDBOX = testKey("responses-e2e", true);
@@ -39,10 +40,7 @@ afterAll(async () => {
   await Promise.all([up?.close(), claude?.close(), gemini?.close()]);
 });
 
-const tools: OpenAI.Responses.FunctionTool[] = [{
-  type: "function", name: "get_weather", description: "Weather in a city", strict: false,
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-}];
+const tools = weatherTools;
 
 const cases = [
   { model: "openai/gpt-4o-mini", text: /Hello from the fake upstream/, last: () => up.requests.at(-1)!, path: "/v1/chat/completions" },
@@ -69,15 +67,7 @@ describe.each(cases)("responses on $model", ({ model, text, last, path }) => {
 
   it("responses.stream: ordered semantic events with sequence numbers, finalResponse() matches the deltas", async () => {
     const stream = client.responses.stream({ model, input: [{ role: "user", content: [{ type: "input_text", text: "Hi" }] }] });
-    const types: string[] = [];
-    const seqs: number[] = [];
-    let deltas = "";
-    for await (const e of stream) {
-      types.push(e.type);
-      seqs.push(e.sequence_number);
-      if (e.type === "response.output_text.delta") deltas += e.delta;
-    }
-    const final = await stream.finalResponse();
+    const { types, seqs, deltas, final } = await readResponseStream(stream);
     expect(seqs).toEqual(seqs.map((_, i) => i));
     expect(types.slice(0, 4)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
     expect(types.slice(-4)).toEqual(["response.output_text.done", "response.content_part.done", "response.output_item.done", "response.completed"]);
