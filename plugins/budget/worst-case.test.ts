@@ -34,4 +34,12 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 1 }, 1_000_000)).toFixed()).toBe("0.002004");
     expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: "x" }, 100)).toFixed()).toBe("0.00001");
   });
+
+  it("a Responses request continuing a stored conversation reserves input up to the context window", () => {
+    // 1000 tokens of context at the dearer endpoint (0.000002) + 10 out (0.000004): the stored turns are not in the body.
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, previous_response_id: "resp_1", input: "Hi" }, 80)).toFixed()).toBe("0.00204");
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: [{ type: "item_reference", id: "msg_1" }] }, 80)).toFixed()).toBe("0.00204");
+    // A self-contained request is bounded by its size as on chat.
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: "Hi" }, 80)).toFixed()).toBe("0.0002");
+  });
 });

@@ -9,9 +9,17 @@ import { bodyChars, requestedOutput } from "../../core/metering/request-size.ts"
 
 const FALLBACK_CONTEXT = 1_000_000;
 
+function continuesStored(ctx: GatewayContext): boolean {
+  if (ctx.endpoint !== "responses") return false;
+  const body = ctx.body;
+  return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
+}
+
 function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxTokens: number | undefined): Usage {
   const body = ctx.body ?? {};
-  const input = Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
+  // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
+  // from the store after the policies ran): any input up to the context window is possible.
+  const input = continuesStored(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
     case "embeddings":
       return { inputTokens: input, outputTokens: 0 };
