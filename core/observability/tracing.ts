@@ -113,7 +113,9 @@ const GEN_AI_OPERATION: Partial<Record<string, string>> = {
 };
 
 /** gen_ai.provider.name's well-known values, by the provider's wire protocol. */
-const GEN_AI_PROVIDER: Record<string, string> = { openai: "openai", anthropic: "anthropic", gemini: "gcp.gemini", cohere: "cohere" };
+const GEN_AI_PROVIDER: Record<string, string> = {
+  openai: "openai", anthropic: "anthropic", gemini: "gcp.gemini", cohere: "cohere", bedrock: "aws.bedrock", vertex: "gcp.vertex_ai",
+};
 
 export class RequestTrace {
   private readonly attempts: AttemptTrace[] = [];
