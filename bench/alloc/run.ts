@@ -47,7 +47,8 @@ const STREAM = opts.stream !== "off";
 const CONC = Number(opts.concurrency);
 
 const HOLD = opts.hold === undefined ? undefined : Number(opts.hold);
-const upstream = createFakeUpstream(HOLD ? { chunks: 100, chunkDelayMs: 200 } : { chunks: 50 });
+// --hold: 60 s streams, so all N are still open when the heap is read (opening 2 000 can take tens of seconds).
+const upstream = createFakeUpstream(HOLD ? { chunks: 300, chunkDelayMs: 200 } : { chunks: 50 });
 const upPort = await new Promise<number>((r) => upstream.listen(0, "127.0.0.1", () => r((upstream.address() as AddressInfo).port)));
 const dir = mkdtempSync(join(tmpdir(), "mg-bench-alloc-"));
 const log = createLogger("silent" as never);
@@ -205,11 +206,12 @@ async function holdStreams(n: number): Promise<void> {
     await opened;
     await new Promise((r) => setTimeout(r, 1000));
     const during = live();
+    const endedEarly = ended;
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: Node } };
     session.disconnect();
     await done;
     await pool.close();
-    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED` : ""}`);
+    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED` : ""}${endedEarly ? `; ${endedEarly} had already ended when the heap was read: figure too low` : ""}`);
     const sites = [...bySite(profile.head)].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top));
     for (const [k, bytes] of sites) console.log(`      ${(bytes / n).toFixed(0).padStart(7)} B/stream  ${k}`);
   }
