@@ -9,7 +9,7 @@ import { Counter, type Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
-import { costOf, toPico, usdString } from "../money/money.ts";
+import { costParts } from "../money/money.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputEstimate, requestedOutput } from "./request-size.ts";
 
@@ -110,7 +110,7 @@ export class Meter {
     const billed = this.finalUsage(outcome);
     const usage = billed?.usage ?? { inputTokens: 0, outputTokens: 0 };
     const target = this.target();
-    const cost = auth.sandbox || !target ? costOf({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costOf(usage, target.pricing);
+    const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costParts(usage, target.pricing);
     const last = ctx.attempts[ctx.attempts.length - 1]!;
     const entry: LedgerEntry = {
       generationId: ctx.generationId,
@@ -130,8 +130,8 @@ export class Meter {
       images: usage.images ?? 0,
       videoSeconds: usage.videoSeconds ?? 0,
       searchUnits: usage.searchUnits ?? 0,
-      costUsd: usdString(cost),
-      costPico: toPico(cost),
+      costUsd: cost.usd,
+      costPico: cost.pico,
       latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,
       ttftMs: ctx.ttftMs === undefined ? null : Math.round(ctx.ttftMs * 10) / 10,
       status: outcome.status,

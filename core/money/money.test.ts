@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import Big from "big.js";
-import { costOf, picoToUsd, toPico, usdString } from "./money.ts";
+import { costOf, costParts, picoToUsd, toPico, usdString } from "./money.ts";
 
 describe("money", () => {
   it("prices tokens exactly, with no binary float drift", () => {
@@ -34,5 +34,29 @@ describe("money", () => {
     expect(usdString(costOf(u, b))).toBe("0.00005");
     expect(usdString(costOf(u, a))).toBe("0.00002");
     expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 4 }, a))).toBe("0.000004");
+  });
+});
+
+describe("costParts (integer math)", () => {
+  const cases: [Parameters<typeof costParts>[0], Parameters<typeof costParts>[1]][] = [
+    [{ inputTokens: 3, outputTokens: 7, cacheReadTokens: 1 }, { input: "0.00000015", output: "0.0000006", input_cache_read: "0.000000075" }],
+    [{ inputTokens: 0, outputTokens: 0 }, {}],
+    [{ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 10 }, { input: "0.000001" }],
+    [{ inputTokens: 0, outputTokens: 0, images: 2, searchUnits: 1 }, { image: "0.04", search_unit: "0.002" }],
+    [{ inputTokens: 123456, outputTokens: 7890 }, { input: "3", output: "15" }],
+    [{ inputTokens: 1, outputTokens: 1 }, { input: "1e-15", output: "0.0000000000000025" }], // finer than a pico: rounds up
+    [{ inputTokens: 10, outputTokens: 0, videoSeconds: 2.5 }, { input: "0.000001", video_second: "0.1" }], // fractional: Big path
+    [{ inputTokens: 5, outputTokens: 3 }, { input: "0.5", output: "10" }],
+  ];
+  it.each(cases)("matches the Big computation exactly (%j at %j)", (usage, pricing) => {
+    const big = costOf(usage, pricing);
+    expect(costParts(usage, pricing)).toEqual({ usd: usdString(big), pico: toPico(big) });
+  });
+
+  it("gives the exact decimal and the pico rounding up", () => {
+    expect(costParts({ inputTokens: 3, outputTokens: 7, cacheReadTokens: 1 }, { input: "0.00000015", output: "0.0000006", input_cache_read: "0.000000075" }))
+      .toEqual({ usd: "0.000004725", pico: 4_725_000n });
+    expect(costParts({ inputTokens: 1, outputTokens: 0 }, { input: "1e-15" })).toEqual({ usd: "0.000000000000001", pico: 1n });
+    expect(costParts({ inputTokens: 2, outputTokens: 0 }, { input: "1.5" })).toEqual({ usd: "3", pico: 3_000_000_000_000n });
   });
 });

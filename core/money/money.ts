@@ -48,6 +48,60 @@ export function costOf(usage: Usage, pricing: Pricing): Big {
   return c;
 }
 
+/**
+ * The same prices as integers at one scale (units of 10^-scale USD), so the per-request cost is exact integer math
+ * (BigInt) instead of seven Big multiplications and a decimal formatting per ledger record. Parsed once per pricing.
+ */
+interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; image: bigint; video: bigint; search: bigint }
+const scaledPrices = new WeakMap<Pricing, ScaledPrices>();
+
+function scaledOf(pricing: Pricing): ScaledPrices {
+  let s = scaledPrices.get(pricing);
+  if (!s) {
+    const b = pricesOf(pricing);
+    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.image, b.video, b.search];
+    // Enough decimals to hold every price exactly.
+    const scale = Math.max(0, ...all.map((v) => v.c.length - 1 - v.e));
+    const k = new Big(10).pow(scale);
+    const int = (v: Big) => BigInt(v.times(k).toFixed(0));
+    s = {
+      scale, picoMul: 10n ** BigInt(Math.max(0, 12 - scale)), picoDiv: 10n ** BigInt(Math.max(0, scale - 12)),
+      input: int(b.input), output: int(b.output), cacheRead: int(b.cacheRead), cacheWrite: int(b.cacheWrite),
+      image: int(b.image), video: int(b.video), search: int(b.search),
+    };
+    scaledPrices.set(pricing, s);
+  }
+  return s;
+}
+
+/** A usage count as a BigInt, or undefined when it is not a non-negative safe integer (then Big does the math). */
+const count = (n: number | undefined): bigint | undefined => (!n ? 0n : Number.isSafeInteger(n) && n > 0 ? BigInt(n) : undefined);
+
+/** A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up. */
+export function costParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
+  const p = scaledOf(pricing);
+  const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(usage.cacheWriteTokens);
+  const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits);
+  if (i === undefined || o === undefined || cr === undefined || cw === undefined || im === undefined || v === undefined || se === undefined) {
+    const c = costOf(usage, pricing);
+    return { usd: usdString(c), pico: toPico(c) };
+  }
+  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + im * p.image + v * p.video + se * p.search;
+  return { usd: scaledToUsd(scaled, p.scale), pico: p.picoDiv === 1n ? scaled * p.picoMul : ceilDiv(scaled, p.picoDiv) };
+}
+
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+/** A non-negative integer count of 10^-scale USD as a plain decimal string, trailing zeros trimmed (as usdString). */
+function scaledToUsd(n: bigint, scale: number): string {
+  const digits = n.toString();
+  if (scale === 0 || n === 0n) return digits;
+  const padded = digits.length <= scale ? "0".repeat(scale - digits.length + 1) + digits : digits;
+  const cut = padded.length - scale;
+  const frac = padded.slice(cut).replace(/0+$/, "");
+  return frac ? `${padded.slice(0, cut)}.${frac}` : padded.slice(0, cut);
+}
+
 /** Plain decimal string of a Big, no exponent ("0.00000015"). */
 export const usdString = (b: Big): string => {
   const s = b.toFixed(Math.max(0, -b.e + (b.c.length - 1)));

@@ -3,7 +3,7 @@
 // the gateway's own time and the upstream's.
 import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
-import { costOf, usdString } from "../money/money.ts";
+import { costParts } from "../money/money.ts";
 import type { Usage } from "../contracts/provider.ts";
 
 /** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
@@ -11,7 +11,7 @@ export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ctx.usag
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
   const pricing = ctx.resolvedTarget?.pricing;
-  return pricing ? usdString(costOf(usage, pricing)) : undefined;
+  return pricing ? costParts(usage, pricing).usd : undefined;
 }
 
 /** Adds x-mg-generation-id, x-mg-provider, x-mg-cost-usd and server-timing to a response's headers. */
