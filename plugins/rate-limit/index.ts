@@ -11,12 +11,37 @@ import type { RateCharge, RateState } from "../../core/store/types.ts";
 import { inputEstimate, requestedOutput } from "../../core/metering/request-size.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 
-const keyLimits = new WeakMap<ProjectConfig, Map<string, RateLimits | undefined>>();
+/**
+ * A key's windows, worked out once per config (key strings, limits, which are token windows): the per-request
+ * work is then only the charge objects. Plain loops and module-level functions below, not per-request named closures:
+ * under tsx each named closure also costs a defineProperty (esbuild keepNames).
+ */
+interface Plan { keys: string[]; limits: number[]; token: boolean[]; hasTokens: boolean }
+const plans = new WeakMap<ProjectConfig, Map<string, Plan | null>>();
 
-function limitsOfKey(project: ProjectConfig, keyId: string): RateLimits | undefined {
-  let m = keyLimits.get(project);
-  if (!m) keyLimits.set(project, (m = new Map(project.keys.map((k) => [k.id, k.rate_limits ?? project.rate_limits]))));
-  return m.get(keyId);
+function planOf(project: ProjectConfig, projectId: string, keyId: string): Plan | null {
+  let m = plans.get(project);
+  if (!m) plans.set(project, (m = new Map()));
+  let plan = m.get(keyId);
+  if (plan === undefined) {
+    const key = project.keys.find((k) => k.id === keyId);
+    const perKey: RateLimits | undefined = key ? key.rate_limits ?? project.rate_limits : undefined;
+    const perProject = project.project_rate_limits;
+    const p: Plan = { keys: [], limits: [], token: [], hasTokens: false };
+    const add = (key: string, limit: number | undefined, token: boolean) => {
+      if (!limit) return;
+      p.keys.push(key);
+      p.limits.push(limit);
+      p.token.push(token);
+      if (token) p.hasTokens = true;
+    };
+    add(`key:${projectId}:${keyId}:rpm`, perKey?.rpm, false);
+    add(`key:${projectId}:${keyId}:tpm`, perKey?.tpm, true);
+    add(`project:${projectId}:rpm`, perProject?.rpm, false);
+    add(`project:${projectId}:tpm`, perProject?.tpm, true);
+    m.set(keyId, (plan = p.keys.length ? p : null));
+  }
+  return plan;
 }
 
 function estimateTokens(ctx: GatewayContext): number {
@@ -25,28 +50,62 @@ function estimateTokens(ctx: GatewayContext): number {
   return ctx.body === undefined ? 0 : inputEstimate(ctx) + (requestedOutput(ctx.body) ?? 0);
 }
 
-/** The tightest of several windows. */
-const tightest = (ws: RateState[]) => ws.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
+/** The tightest of the windows of one kind (tokens or requests), or undefined when there is none. */
+function tightest(ws: RateState[], token: boolean[], kind: boolean): RateState | undefined {
+  let a: RateState | undefined;
+  for (let i = 0; i < ws.length; i++) {
+    if (token[i] !== kind) continue;
+    const b = ws[i]!;
+    if (!a || b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs)) a = b;
+  }
+  return a;
+}
 
-function headers(ctx: GatewayContext, requests: RateState[], tokens: RateState[], now: number): void {
+const secs = (ms: number) => String(Math.ceil(ms / 1000));
+
+function headers(ctx: GatewayContext, windows: RateState[], token: boolean[], now: number): void {
   const h = ctx.responseHeaders;
-  const secs = (ms: number) => String(Math.ceil(ms / 1000));
-  if (requests.length) {
-    const r = tightest(requests);
+  const r = tightest(windows, token, false);
+  if (r) {
     h["x-ratelimit-limit-requests"] = String(r.limit);
     h["x-ratelimit-remaining-requests"] = String(r.remaining);
     h["x-ratelimit-reset-requests"] = secs(r.resetMs);
   }
-  if (tokens.length) {
-    const t = tightest(tokens);
+  const t = tightest(windows, token, true);
+  if (t) {
     h["x-ratelimit-limit-tokens"] = String(t.limit);
     h["x-ratelimit-remaining-tokens"] = String(t.remaining);
     h["x-ratelimit-reset-tokens"] = secs(t.resetMs);
   }
   // The general set: tokens left in the window (requests when only rpm applies), reset as a Unix timestamp.
-  const g = tokens.length ? tightest(tokens) : tightest(requests);
+  const g = (t ?? r)!;
   h["x-ratelimit-remaining"] = String(g.remaining);
   h["x-ratelimit-reset"] = String(Math.ceil((now + g.resetMs) / 1000));
+}
+
+/** Correct the token windows by what the request really used (estimated if the client left mid-stream); once. */
+class Correction {
+  private done = false;
+  readonly run: (outcome?: Outcome) => Promise<void> | undefined;
+  constructor(private readonly ctx: GatewayContext, private readonly plan: Plan, private readonly estimate: number) {
+    this.run = this.correct.bind(this);
+  }
+
+  private correct(outcome?: Outcome): Promise<void> | undefined {
+    if (this.done) return;
+    this.done = true;
+    const { ctx, plan } = this;
+    const billed = meterFor(ctx).finalUsage(outcome)?.usage;
+    const used = billed ? billed.inputTokens + billed.outputTokens + (billed.cacheReadTokens ?? 0) + (billed.cacheWriteTokens ?? 0) : 0;
+    const delta = used - this.estimate;
+    if (delta === 0) return;
+    const store = ctx.gateway.store;
+    const now = Date.now();
+    const adjusts: Promise<void>[] = [];
+    for (let i = 0; i < plan.keys.length; i++) if (plan.token[i]) adjusts.push(store.rateAdjust(plan.keys[i]!, plan.limits[i]!, delta, now));
+    return Promise.all(adjusts).then(undefined, (err) =>
+      ctx.gateway.log.warn("rate-limit correction failed", { requestId: ctx.requestId, error: String(err) })) as Promise<void>;
+  }
 }
 
 export default definePlugin({
@@ -55,26 +114,16 @@ export default definePlugin({
   async handle(ctx, next) {
     const auth = ctx.auth;
     if (!auth) return next();
-    const perKey = limitsOfKey(auth.project.config, auth.keyId);
-    const perProject = auth.project.config.project_rate_limits;
-    if (!perKey?.rpm && !perKey?.tpm && !perProject?.rpm && !perProject?.tpm) return next();
+    const plan = planOf(auth.project.config, auth.projectId, auth.keyId);
+    if (!plan) return next();
 
     const estimate = estimateTokens(ctx);
-    const charges: RateCharge[] = [];
-    const kinds: ("r" | "t")[] = [];
-    const add = (key: string, limit: number | undefined, kind: "r" | "t") => {
-      if (!limit) return;
-      charges.push({ key, limit, cost: kind === "r" ? 1 : estimate });
-      kinds.push(kind);
-    };
-    add(`key:${auth.projectId}:${auth.keyId}:rpm`, perKey?.rpm, "r");
-    add(`key:${auth.projectId}:${auth.keyId}:tpm`, perKey?.tpm, "t");
-    add(`project:${auth.projectId}:rpm`, perProject?.rpm, "r");
-    add(`project:${auth.projectId}:tpm`, perProject?.tpm, "t");
+    const charges: RateCharge[] = new Array(plan.keys.length);
+    for (let i = 0; i < plan.keys.length; i++) charges[i] = { key: plan.keys[i]!, limit: plan.limits[i]!, cost: plan.token[i] ? estimate : 1 };
 
     const now = Date.now();
     const result = await ctx.gateway.store.rateLimit(charges, now);
-    headers(ctx, result.windows.filter((_, i) => kinds[i] === "r"), result.windows.filter((_, i) => kinds[i] === "t"), now);
+    headers(ctx, result.windows, plan.token, now);
     if (!result.ok) {
       const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       const which = result.windows.filter((w, i) => w.remaining < charges[i]!.cost).map((w) => w.key.split(":").slice(-1)[0]);
@@ -88,21 +137,9 @@ export default definePlugin({
         });
     }
 
-    const tokenCharges = charges.filter((_, i) => kinds[i] === "t");
-    if (!tokenCharges.length) return next();
-    // Correct the token windows by what the request really used (estimated if the client left mid-stream):
-    // at once for a JSON answer, when the stream ends for a stream.
-    let corrected = false;
-    const correct = (outcome?: Outcome) => {
-      if (corrected) return;
-      corrected = true;
-      const billed = meterFor(ctx).finalUsage(outcome)?.usage;
-      const used = billed ? billed.inputTokens + billed.outputTokens + (billed.cacheReadTokens ?? 0) + (billed.cacheWriteTokens ?? 0) : 0;
-      const delta = used - estimate;
-      if (delta === 0) return;
-      return Promise.all(tokenCharges.map((c) => ctx.gateway.store.rateAdjust(c.key, c.limit, delta, Date.now()))).then(() => {}, (err) =>
-        ctx.gateway.log.warn("rate-limit correction failed", { requestId: ctx.requestId, error: String(err) }));
-    };
+    if (!plan.hasTokens) return next();
+    // At once for a JSON answer, when the stream ends for a stream.
+    const correct = new Correction(ctx, plan, estimate).run;
     ctx.onFinish(correct);
     await next();
     if (ctx.response && ctx.response.kind !== "stream") await correct();
