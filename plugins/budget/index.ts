@@ -39,8 +39,9 @@ export default definePlugin({
     const amountPico = worstCasePico(ctx);
     let limitPico = limits.get(budget);
     if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
-    const hold = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
-    const r = await ctx.gateway.store.reserve({ ...hold, periodStart: window.start, amountPico, limitPico, leaseMs: LEASE_MS }, now);
+    // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
+    const r = await ctx.gateway.store.reserve(
+      { project: auth.projectId, periodKey: window.key, periodStart: window.start, id: ctx.generationId, amountPico, limitPico, leaseMs: LEASE_MS }, now);
     if (!r.ok) {
       const resets = periodEnd(period, window.start);
       const left = limitPico - r.spentPico - r.reservedPico;
@@ -54,7 +55,7 @@ export default definePlugin({
           },
         });
     }
-    ctx.budget = hold;
+    ctx.budget = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
     return next();
