@@ -79,17 +79,18 @@ export async function handleRequest(
 
   const labels = { endpoint: spec.kind, model: ctx.model?.id ?? "", provider: ctx.resolvedProvider ?? "" };
   const total = (performance.now() - startedAt) / 1000;
-  metrics.requests.inc({ ...labels, code: String(outcome.status) });
+  // Label objects as literals, not spreads (a spread copy of a small object measured several µs here).
+  metrics.requests.inc({ endpoint: labels.endpoint, model: labels.model, provider: labels.provider, code: String(outcome.status) });
   metrics.duration.observe(labels, total);
   if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
   metrics.inFlight.dec({ endpoint: spec.kind });
   const u = ctx.usage;
   if (u && ctx.model) {
-    const l = { model: ctx.model.id, provider: ctx.resolvedProvider ?? "" };
-    if (u.inputTokens) metrics.tokens.inc({ ...l, direction: "input" }, u.inputTokens);
-    if (u.outputTokens) metrics.tokens.inc({ ...l, direction: "output" }, u.outputTokens);
-    if (u.cacheReadTokens) metrics.tokens.inc({ ...l, direction: "cache_read" }, u.cacheReadTokens);
-    if (u.cacheWriteTokens) metrics.tokens.inc({ ...l, direction: "cache_write" }, u.cacheWriteTokens);
+    const model = ctx.model.id, provider = ctx.resolvedProvider ?? "";
+    if (u.inputTokens) metrics.tokens.inc({ model, provider, direction: "input" }, u.inputTokens);
+    if (u.outputTokens) metrics.tokens.inc({ model, provider, direction: "output" }, u.outputTokens);
+    if (u.cacheReadTokens) metrics.tokens.inc({ model, provider, direction: "cache_read" }, u.cacheReadTokens);
+    if (u.cacheWriteTokens) metrics.tokens.inc({ model, provider, direction: "cache_write" }, u.cacheWriteTokens);
   }
   for (const fn of finishers) {
     try {
