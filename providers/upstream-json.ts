@@ -4,13 +4,18 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError } from "../core/errors.ts";
 import { failFromResponse, transportError, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./http.ts";
 
-export async function readJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
-  if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
+/** A success body as JSON; a body cut off or not JSON is the transport's failure (retryable), as on the chat path. */
+export async function bodyJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
   try {
     return await res.body.json();
   } catch (err) {
     throw transportError(provider, err, signal);
   }
+}
+
+export async function readJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
+  return bodyJson(provider, res, signal);
 }
 
 export async function sendJson(client: UpstreamClient, provider: string, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {

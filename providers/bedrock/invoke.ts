@@ -15,6 +15,7 @@ import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
 import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+import { bodyJson } from "../upstream-json.ts";
 
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
@@ -76,12 +77,7 @@ export async function invokeMessages(env: BedrockEnv, body: any, target: Target,
   if (typeof requestId === "string") out["x-mg-upstream-request-id"] = requestId;
   if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
   if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name), env.name, call.signal) };
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(env.name, err, call.signal);
-  }
+  const json = await bodyJson(env.name, res, call.signal);
   return { kind: "json", headers: out, body: acceptMessage(json, call) };
 }
 

@@ -2,13 +2,13 @@
 // (messages -> chat -> Gemini), and is sent as a generateContentRequest so the system instruction and function
 // declarations are counted too (plain `contents` would count only the turns). generationConfig is left out.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
 import { countResult } from "../count-result.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "./errors.ts";
 import type { GeminiEnv } from "./env.ts";
+import { bodyJson } from "../upstream-json.ts";
 
 export async function geminiCountTokens(env: GeminiEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const g: Record<string, unknown> = chatToGeminiRequest(messagesToChatRequest(body).body, target).body;
@@ -17,11 +17,6 @@ export async function geminiCountTokens(env: GeminiEnv, body: any, target: Targe
   for (const k of ["systemInstruction", "tools", "toolConfig"]) if (g[k] !== undefined) generateContentRequest[k] = g[k];
   const res = await env.client.send(geminiRequest(env.config, target, "countTokens", { generateContentRequest }), call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(env.name, err, call.signal);
-  }
+  const json = await bodyJson(env.name, res, call.signal);
   return countResult(env.name, json?.totalTokens, "upstream");
 }

@@ -5,10 +5,11 @@
 // offer this op for the azure flavor: Azure targets stay on translation.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { failFromResponse, transportError, type UpstreamClient, type UpstreamRequest } from "../http.ts";
+import { failFromResponse, type UpstreamClient, type UpstreamRequest } from "../http.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 import { relayResponsesBody } from "./responses-stream.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
+import { bodyJson } from "../upstream-json.ts";
 
 export function buildResponsesRequest(body: Record<string, any>, target: Target, config: ProviderConfig): UpstreamRequest {
   const out: Record<string, unknown> = {};
@@ -23,12 +24,7 @@ export async function openaiResponses(
   const res = await client.send(buildResponsesRequest(body, target, config), call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal) };
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(name, err, call.signal);
-  }
+  const json = await bodyJson(name, res, call.signal);
   if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage));
   return { kind: "json", body: json };
 }

@@ -2,7 +2,6 @@
 // `model` kept and anthropic_version added (as Anthropic's Vertex SDK sends it). Gemini: the model's :countTokens
 // with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper).
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
 import { countTokensBody } from "../anthropic/count-tokens.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
@@ -12,6 +11,7 @@ import { betaHeader, VERTEX_ANTHROPIC_VERSION } from "./claude.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 import { publisherOf } from "./url.ts";
+import { bodyJson } from "../upstream-json.ts";
 
 export async function vertexCountTokens(env: VertexEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const claude = publisherOf(target.upstreamModel) === "anthropic";
@@ -24,12 +24,7 @@ export async function vertexCountTokens(env: VertexEnv, body: any, target: Targe
     })
     : await vertexSend(env, target, call, { method: "countTokens", body: JSON.stringify(geminiCountBody(body, target)) });
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(env.name, err, call.signal);
-  }
+  const json = await bodyJson(env.name, res, call.signal);
   return claude
     ? countResult(env.name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {})
     : countResult(env.name, json?.totalTokens, "upstream");

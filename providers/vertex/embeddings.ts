@@ -3,12 +3,12 @@
 // takes a single instance per request on Vertex, the text-embedding-* models up to 250.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../../core/contracts/media.ts";
-import { transportError } from "../http.ts";
 import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
 import { geminiFailure } from "../gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
+import { bodyJson } from "../upstream-json.ts";
 
 export const maxInstances = (model: string) => (/gemini-embedding/.test(model) ? 1 : 250);
 
@@ -24,12 +24,7 @@ export async function vertexEmbeddings(env: VertexEnv, call: EmbeddingsCall, tar
     };
     const res = await vertexSend(env, target, opts, { method: "predict", body: JSON.stringify(body) });
     if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
-    let json: any;
-    try {
-      json = await res.body.json();
-    } catch (err) {
-      throw transportError(env.name, err, opts.signal);
-    }
+    const json = await bodyJson(env.name, res, opts.signal);
     const predictions: any[] = Array.isArray(json?.predictions) ? json.predictions : [];
     for (const p of predictions) inputTokens += Number(p?.embeddings?.statistics?.token_count) || 0;
     return predictions.map((p) => (p?.embeddings?.values ?? []) as number[]);
