@@ -1,5 +1,6 @@
 // Upstream HTTP plumbing shared by every network provider: keep-alive undici pools per origin, created once,
 // and the mapping of transport failures and upstream error statuses onto the gateway's error codes.
+import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/tracing.ts";
@@ -151,4 +152,17 @@ export async function failFromResponse(provider: string, res: UpstreamResponse):
     text = (await res.body.text()).slice(0, 64 * 1024);
   } catch { /* body unreadable: the status says enough */ }
   return upstreamError(provider, res.status, res.headers, text);
+}
+
+function ignore(): void {}
+
+/**
+ * Lets go of an upstream body the relay is done with. A late reset, or the AbortError undici emits when the body is
+ * destroyed, must not become an uncaught error; a body read to its end is drained so the connection can be reused.
+ */
+export function releaseBody(readable: Readable | undefined, readToEnd: boolean): void {
+  if (!readable || readable.destroyed) return;
+  readable.on("error", ignore);
+  if (readToEnd) readable.resume();
+  else readable.destroy();
 }

@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
+import { releaseBody, transportError } from "../http.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
@@ -52,11 +52,7 @@ export async function* relayResponsesBody(
   } catch (err) {
     throw transportError(provider, err, signal);
   } finally {
-    if (readable && !readable.destroyed) {
-      readable.on("error", ignore);
-      if (done) readable.resume();
-      else readable.destroy();
-    }
+    releaseBody(readable, done);
   }
   // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
   if (!errored) {
@@ -64,4 +60,3 @@ export async function* relayResponsesBody(
   }
 }
 
-function ignore(): void {}

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
+import { releaseBody, transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
@@ -81,15 +81,8 @@ export async function* relayChatBody(
   } catch (err) {
     throw transportError(provider, err, signal);
   } finally {
-    if (readable && !readable.destroyed) {
-      // The stream is over for us: a late reset, or the AbortError undici emits when we destroy the body,
-      // must not become an uncaught error.
-      readable.on("error", ignore);
-      if (done) readable.resume();
-      else readable.destroy();
-    }
+    releaseBody(readable, done);
   }
   throw endedEarly(provider);
 }
 
-function ignore(): void {}
