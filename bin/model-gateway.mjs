@@ -1,7 +1,47 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx (no build step).
-import { register } from "tsx/esm/api";
+// Runs the gateway bundled into dist/ (bin/build.mjs builds it on the first start and whenever a source is newer):
+// plain JavaScript, not the TypeScript sources through tsx, whose per-closure __name() calls and loader thread cost
+// CPU per request and idle memory. When the bundle cannot be built (a read-only install, a build error) it falls back
+// to the sources through tsx, saying so on stderr.
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ensureBuilt, ROOT } from "./build.mjs";
 
-register();
-const { main } = await import("../core/cli.ts");
-await main(process.argv.slice(2));
+let built;
+try {
+  built = await ensureBuilt();
+} catch (err) {
+  const why = String(err?.message ?? err).split("\n")[0];
+  process.stderr.write(`model-gateway: no bundle in ${join(ROOT, "dist")} (${why}); running the sources through tsx\n`);
+}
+
+let cli;
+if (built) {
+  process.setSourceMapsEnabled(true); // logged stacks point at the .ts sources (dist/*.mjs.map)
+  cli = await import(pathToFileURL(built.cli).href);
+  // Third-party plugins may be TypeScript, and import `model-gateway/plugin`: register the loaders only then, after
+  // the bundle is loaded, so the bundle itself is never transformed.
+  cli.beforePluginImport(() => registerPluginLoaders(built.plugin));
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  cli = await import("../core/cli.ts");
+}
+await cli.main(process.argv.slice(2));
+
+/**
+ * tsx's loader for .ts plugin files, and bin/plugin-hooks.mjs (registered last, so it runs first): it resolves
+ * `model-gateway/plugin` (core/public/plugin.ts) to the bundle's plugin entry, whose GatewayError and definePlugin are
+ * the very ones the bundled gateway checks against, and keeps tsx away from dist/.
+ */
+async function registerPluginLoaders(pluginEntry) {
+  const [{ register }, tsx] = await Promise.all([import("node:module"), import("tsx/esm/api")]);
+  tsx.register();
+  register("./plugin-hooks.mjs", import.meta.url, {
+    data: {
+      from: pathToFileURL(join(ROOT, "core/public/plugin.ts")).href,
+      to: pathToFileURL(pluginEntry).href,
+      dist: pathToFileURL(dirname(pluginEntry)).href + "/",
+    },
+  });
+}

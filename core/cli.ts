@@ -1,15 +1,17 @@
 // model-gateway start | check | keys new — the operator's command line.
+// Only light modules are imported statically: the gateway itself (server, config loading with every plugin and
+// provider) is imported where a command needs it, so a `start --workers N` primary, which only forks and supervises,
+// stays close to a bare Node process (bin/build.mjs bundles the lazy imports as separate chunks).
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
-import { resolve, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadConfig } from "./config/load.ts";
-import { ConfigError, formatProblem } from "./config/source.ts";
-import { PortInUseError, startGateway } from "./server.ts";
+import { resolve, join } from "node:path";
+import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
-import { usageCommand } from "./store/usage-command.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
-import { loggerFromConfig } from "./observability/logger.ts";
+import { packageRoot } from "./package-root.ts";
+import type { RuntimeConfig } from "./config/runtime.ts";
+
+export { beforePluginImport } from "./config/plugin-import.ts";
 
 const HELP = `model-gateway — one HTTP gateway in front of many model providers
 
@@ -26,12 +28,12 @@ const QUICKSTART_KEY = "mg_test_quickstart_sandbox_key_0001";
 function defaultConfig(): string {
   const local = resolve("gateway.yaml");
   if (existsSync(local)) return local;
-  return join(dirname(fileURLToPath(import.meta.url)), "..", "gateway.yaml");
+  return join(packageRoot(), "gateway.yaml");
 }
 
 /** Extra commands (usage, ...) register here. */
 export const commands: Record<string, (argv: string[]) => Promise<number>> = {
-  usage: usageCommand,
+  usage: async (argv) => (await import("./store/usage-command.ts")).usageCommand(argv),
   async start(argv) {
     const { values } = parseArgs({
       args: argv,
@@ -49,6 +51,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
+      const { startGateway } = await import("./server.ts");
       const gw = await startGateway({
         configFile: file,
         port: values.port !== undefined ? Number(values.port) : undefined,
@@ -98,6 +101,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stdout.write(banner(gw.url, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
+      const [{ ConfigError, formatProblem }, { PortInUseError }] = await Promise.all([import("./config/source.ts"), import("./server.ts")]);
       if (err instanceof ConfigError) {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
         return 1;
@@ -112,6 +116,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
 
   async check(argv) {
     const file = argv[0] ?? defaultConfig();
+    const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
       process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
@@ -178,25 +183,71 @@ function banner(url: string, file: string, quickstart: boolean, workers?: string
 
 /** `start --workers N` (N > 1): check the config and its store once, then fork the workers and supervise them. */
 async function startPrimary(file: string, workers: number): Promise<number> {
-  const config = await loadConfig(file); // a ConfigError is reported by start's own handler
-  const refusal = storeRefusal(config.store.kind, workers);
-  if (refusal) {
-    process.stderr.write(`refusing to start: ${refusal}\n`);
+  const facts = await primaryFacts(file, workers);
+  if (facts.problems) {
+    process.stderr.write(`refusing to start: ${file} has problems\n${facts.problems}\n`);
     return 1;
   }
-  const log = loggerFromConfig(config);
-  const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
+  if (facts.refusal) {
+    process.stderr.write(`refusing to start: ${facts.refusal}\n`);
+    return 1;
+  }
+  const { loggerFromConfig } = await import("./observability/logger.ts");
+  const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
   const code = await runPrimary({
     workers,
     log,
-    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
+    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, facts.quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
   });
   await log.close();
   process.exit(code); // the workers are gone (or were told to go, after a second signal)
 }
 
+/** What the primary needs from the config: its problems, or why its store cannot serve N workers, else its log settings. */
+interface PrimaryFacts {
+  problems?: string;
+  refusal?: string;
+  quickstart: boolean;
+  log?: RuntimeConfig["raw"]["log"];
+  dir: string;
+}
+
+/** main()'s argv[0] in the thread primaryFacts starts. */
+const FACTS = "__primary-facts";
+
+async function configFacts(file: string, workers: number): Promise<PrimaryFacts> {
+  const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
+  try {
+    const config = await loadConfig(file);
+    const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
+    return { refusal: storeRefusal(config.store.kind, workers), quickstart, log: config.raw.log, dir: config.dir };
+  } catch (err) {
+    if (err instanceof ConfigError) return { problems: err.problems.map(formatProblem).join("\n"), quickstart: false, dir: "" };
+    throw err;
+  }
+}
+
+/**
+ * The config check runs loadConfig, which imports the whole gateway (every plugin and provider). Run from the bundle,
+ * it happens in a worker thread that runs the bin again: the modules go away with the thread and the primary keeps
+ * ~60 MB instead of ~110. From the sources (tsx registered at run time, which a thread would not inherit) it runs here.
+ */
+function primaryFacts(file: string, workers: number): Promise<PrimaryFacts> {
+  if (import.meta.url.endsWith(".ts") || !process.argv[1]) return configFacts(file, workers);
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(process.argv[1]!, { argv: [FACTS, file, String(workers)] });
+    thread.once("message", resolve);
+    thread.once("error", reject);
+    thread.once("exit", (code) => reject(new Error(`the config check thread exited (${code}) without an answer`)));
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
+  if (cmd === FACTS && !isMainThread) {
+    parentPort!.postMessage(await configFacts(rest[0]!, Number(rest[1])));
+    return;
+  }
   if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help" || !commands[cmd]) {
     process.stdout.write(HELP);
     process.exitCode = cmd && !commands[cmd] && cmd !== "help" && cmd !== "--help" && cmd !== "-h" ? 1 : 0;

@@ -1,10 +1,10 @@
 // GET /api/openapi.json: an OpenAPI 3.1 document built from the same JSON Schemas the validators come from.
 import { readFileSync, readdirSync } from "node:fs";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { endpoints } from "./endpoints/index.ts";
+import { packageRoot } from "./package-root.ts";
 
-const SCHEMAS = join(dirname(fileURLToPath(import.meta.url)), "..", "schemas");
+const SCHEMAS = join(packageRoot(), "schemas");
 const DIRS = ["api", "responses"];
 
 type Json = any;

@@ -16,6 +16,7 @@ import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
+import { importPluginModule } from "./plugin-import.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -218,7 +219,7 @@ async function importPlugin(spec: string, dir: string): Promise<PluginDefinition
   const url = spec.startsWith(".") || isAbsolute(spec)
     ? pathToFileURL(resolve(dir, spec)).href
     : pathToFileURL(createRequire(resolve(dir, "gateway.yaml")).resolve(spec)).href;
-  const mod = await import(url);
+  const mod = await importPluginModule(url);
   const def = mod.default ?? mod.plugin;
   if (!def || typeof def.handle !== "function" || typeof def.name !== "string") {
     throw new Error("its default export is not a definePlugin() result");

@@ -2,12 +2,12 @@
 // project and model, summed from the ledger of the configured store (SQLite file or Redis).
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import Big from "big.js";
 import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
 import { createStore } from "./index.ts";
+import { packageRoot } from "../package-root.ts";
 import type { LedgerEntry } from "./types.ts";
 
 export interface UsageRow {
@@ -60,7 +60,7 @@ function table(rows: UsageRow[]): string {
 
 function defaultConfig(): string {
   const local = resolve("gateway.yaml");
-  return existsSync(local) ? local : join(dirname(fileURLToPath(import.meta.url)), "..", "..", "gateway.yaml");
+  return existsSync(local) ? local : join(packageRoot(), "gateway.yaml");
 }
 
 export async function usageCommand(argv: string[]): Promise<number> {
