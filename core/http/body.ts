@@ -14,16 +14,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   }
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Leaving the loop early must not destroy the request (and with it the socket): the 413 still has to go out.
-  // Node discards the rest of the body once the response is sent, and `connection: close` ends the socket.
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
-  const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const raw = await readRaw(req, limit);
   // JSON is UTF-8 (RFC 8259); decoding invalid bytes would silently turn them into U+FFFD and forward that.
   if (!isUtf8(raw)) throw new GatewayError(400, badCode, "Request body is not valid UTF-8", { details: { field: "(body)" } });
   let value: unknown;
@@ -40,6 +31,41 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   }
   if (problem) throw new GatewayError(400, badCode, `Invalid request: ${problem.field} is a number too large to represent`, { details: { field: problem.field } });
   return value;
+}
+
+/**
+ * The body's bytes, from 'data' events: an async iterator over the request cost a few promises and ~2 KB per
+ * request (bench/alloc). Past the limit it stops collecting but leaves the request flowing: the 413 still has to go
+ * out on this socket, Node discards the rest of the body once the response is sent, and `connection: close` ends it.
+ */
+function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err: unknown, body?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      req.off("end", onEnd);
+      req.off("error", finish);
+      req.off("close", onClose);
+      if (err) reject(err);
+      else resolve(body!);
+    };
+    const onData = (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) finish(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    // The client went away before the body ended (the response's 'close' aborts the request's work meanwhile).
+    const onClose = () => finish(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", finish);
+    req.on("close", onClose);
+  });
 }
 
 function tooLarge(limit: number): GatewayError {
