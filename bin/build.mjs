@@ -68,7 +68,7 @@ async function build(spec, root, outdir) {
     write: false,
     metafile: true,
     logLevel: "silent",
-  });
+  }).finally(() => esbuild.stop()); // else its service process lives as long as the gateway (~75 MB)
   await mkdir(outdir, { recursive: true });
   // Hashed names: a file of the same name always has the same content, so concurrent builds may both rename theirs.
   await Promise.all(result.outputFiles.map(async (f) => {

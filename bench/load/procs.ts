@@ -1,8 +1,9 @@
 // Child processes of a load run: each prints `READY {"port":N}` once listening; all are killed (by pid) at the end.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export interface Child {
   name: string;
@@ -23,9 +24,29 @@ export function benchFile(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));
 }
 
-/** Start `node [nodeArgs] --import tsx file args` and wait for its READY line (bounded). */
+/**
+ * The gateway under test as `model-gateway start` runs it: bench/load/gateway.ts bundled by the checkout's own
+ * bin/build.mjs (into dist/bench/, rebuilt when a source is newer), run by plain node with source maps like the bin.
+ * A checkout without bin/build.mjs (older than the bundled runtime), or whose build fails, runs its sources with tsx.
+ */
+export async function gatewayEntry(root = fileURLToPath(new URL("../..", import.meta.url))): Promise<string> {
+  const source = join(root, "bench/load/gateway.ts");
+  const helper = join(root, "bin/build.mjs");
+  if (!existsSync(helper)) return source;
+  try {
+    const { ensureBuilt } = await import(pathToFileURL(helper).href);
+    const spec = { outdir: "dist/bench", entries: { gateway: "bench/load/gateway.ts" }, watch: ["core", "plugins", "providers", "bench/load"] };
+    return (await ensureBuilt(spec, root)).gateway as string;
+  } catch (err) {
+    process.stderr.write(`bundling ${source} failed, running it with tsx: ${(err as Error).message.split("\n")[0]}\n`);
+    return source;
+  }
+}
+
+/** Start `node [nodeArgs] file args` (a .ts file with `--import tsx`) and wait for its READY line (bounded). */
 export function startChild(name: string, file: string, args: string[], opts: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Child> {
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", file, ...args], {
+  const loader = file.endsWith(".ts") ? ["--import", "tsx"] : ["--enable-source-maps"]; // a bundle: as the bin runs it
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, file, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...opts.env },
   });

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
 import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
-import { benchFile, cpuMs, deadChildren, startChild, stopChildren } from "./procs.ts";
+import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, verdicts, verdictTable } from "./report.ts";
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
         if (apis.has("messages") && !pipeline.includes("stream-transcoder")) pipeline.push("stream-transcoder");
         writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline })));
       } else file = resolve(v.spec);
-      const entry = v.root ? join(resolve(v.root), "bench/load/gateway.ts") : benchFile("./gateway.ts");
+      const entry = await gatewayEntry(v.root ? resolve(v.root) : undefined); // bundled, as the bin runs it
       const workers = workersOf(v.name);
       const own = (values["node-args-for"] ?? []).filter((a) => a.startsWith(`${v.name}=`)).flatMap((a) => a.slice(v.name.length + 1).split(/\s+/).filter(Boolean));
       const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs: [...nodeArgs, ...own], env, timeoutMs: 20_000 * workers });

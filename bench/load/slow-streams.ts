@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 import YAML from "yaml";
 import { Pool } from "undici";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./config.ts";
-import { benchFile, deadChildren, startChild } from "./procs.ts";
+import { benchFile, deadChildren, gatewayEntry, startChild } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { rssMb as processRssMb } from "../soak/sampler.ts";
 
@@ -97,7 +97,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
     mkdirSync(o.heapSnapshots, { recursive: true });
     nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${o.heapSnapshots}`);
   }
-  const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs, timeoutMs: 30_000 * workers });
+  const gw = await startChild("gateway", await gatewayEntry(), ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs, timeoutMs: 30_000 * workers });
   const pid = gw.proc.pid!;
   // Every process whose memory the streams cost: one gateway, or the primary, its workers and redis-server.
   const pids = [...gw.pids, ...(redis ? [redis.pid] : [])];

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
 import YAML from "yaml";
 import { Pool } from "undici";
-import { benchFile, deadChildren, startChild, stopChildren, type Child } from "../load/procs.ts";
+import { benchFile, deadChildren, gatewayEntry, startChild, stopChildren, type Child } from "../load/procs.ts";
 import { BENCH_KEY_SHA256 } from "../load/config.ts";
 import { soakConfig } from "./config.ts";
 import { exchange, type Exchange } from "./exchange.ts";
@@ -193,7 +193,7 @@ async function main(): Promise<number> {
     if (leakBytes) nodeArgs.push("--import", fileURLToPath(new URL("./leak.mjs", import.meta.url)));
     if (values["heap-snapshots"]) mkdirSync(values["heap-snapshots"], { recursive: true });
     nodeArgs.push("--expose-gc", "--import", fileURLToPath(new URL("./gc-probe.mjs", import.meta.url)));
-    const gw = await startChild("gateway", benchFile("./gateway.ts"), ["--config", configFile], {
+    const gw = await startChild("gateway", await gatewayEntry(), ["--config", configFile], {
       nodeArgs, env: { MG_SOAK_LEAK_BYTES: String(leakBytes), MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256, MG_SOAK_SNAPSHOT_DIR: values["heap-snapshots"] ? resolve(values["heap-snapshots"]) : "" },
     });
     const pid = gw.proc.pid!;
