@@ -9,6 +9,7 @@ import type { GatewayContext, GatewayResponse, ModelAttempt } from "./pipeline/c
 import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from "./contracts/provider.ts";
 import { Unsupported } from "./contracts/translator.ts";
 import type { SseEvent } from "./sse/parse.ts";
+import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "./sse/push.ts";
 import { GatewayError, toGatewayError } from "./errors.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
@@ -232,50 +233,127 @@ function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: H
   stats.record({ model: target.modelId, provider: target.provider, ok: false });
 }
 
-/** The committed stream: the peeked first event, then the rest; its end feeds health and live stats. */
-async function* observeStream(
+/**
+ * The committed stream: the peeked first event, then the rest; its end feeds health and live stats. A plain
+ * iterator that can also be pushed (core/sse/push.ts) once the first event is out, so a slow stream parks no
+ * promise here between frames.
+ */
+function observeStream(
   ctx: GatewayContext, target: Target, it: AsyncIterator<SseEvent>, first: SseEvent, call: AttemptCall, t0: number,
   firstEventAt: number, record: ModelAttempt, health: HealthRegistry, stats: StatsService,
-): AsyncGenerator<SseEvent> {
-  let finished = false;
-  try {
-    yield first;
-    for (;;) {
-      const step = await it.next();
-      if (step.done) break;
-      yield step.value;
+): AsyncIterableIterator<SseEvent> {
+  return new ObservedStream(ctx, target, it, first, call, t0, firstEventAt, record, health, stats);
+}
+
+class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, PushControl {
+  private finished = false;
+  private sink: EventSink | undefined;
+  private control: PushControl | undefined;
+  constructor(
+    private readonly ctx: GatewayContext, private readonly target: Target, private readonly it: AsyncIterator<SseEvent>,
+    private first: SseEvent | undefined, private readonly call: AttemptCall, private readonly t0: number,
+    private readonly firstEventAt: number, private readonly record: ModelAttempt, private readonly health: HealthRegistry,
+    private readonly stats: StatsService,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<SseEvent>> {
+    const first = this.first;
+    if (first) {
+      this.first = undefined;
+      return { value: first, done: false };
     }
-    finished = true;
-    if (!target.sandbox) {
-      const end = performance.now();
-      const firstAt = call.firstTokenAt ?? firstEventAt;
-      const out = call.usage?.outputTokens;
-      const seconds = (end - firstAt) / 1000;
-      health.record(target.modelId, target.provider, true);
-      stats.record({
-        model: target.modelId,
-        provider: target.provider,
-        ok: true,
-        ttftMs: firstAt - t0,
-        tokensPerSecond: out && out > 1 && seconds > 0 ? (out - 1) / seconds : undefined,
-      });
+    if (this.finished) return { value: undefined, done: true };
+    let step: IteratorResult<SseEvent>;
+    try {
+      step = await this.it.next();
+    } catch (e) {
+      throw this.failed(e);
     }
-  } catch (e) {
-    finished = true;
-    const err = toGatewayError(e);
-    record.status = err.status;
-    record.errorCode = err.code;
-    if (!ctx.signal.aborted && !target.sandbox) {
-      health.record(target.modelId, target.provider, false);
-      stats.record({ model: target.modelId, provider: target.provider, ok: false });
-    }
-    throw err;
-  } finally {
-    if (!finished) {
+    if (step.done) this.succeeded();
+    return step;
+  }
+
+  async return(): Promise<IteratorResult<SseEvent>> {
+    this.first = undefined;
+    if (!this.finished) {
       // The client went away: no verdict on the endpoint; stop the upstream.
-      health.release(target.modelId, target.provider);
-      await it.return?.().catch(() => {});
+      this.finished = true;
+      this.health.release(this.target.modelId, this.target.provider);
+      await this.it.return?.().catch(() => {});
     }
+    return { value: undefined, done: true };
+  }
+
+  [CAN_PUSH](): boolean {
+    return this.first === undefined && !this.finished && canPush(this.it);
+  }
+
+  [PUSH](sink: EventSink): PushControl {
+    this.sink = sink;
+    this.control = (this.it as PushableIterator)[PUSH](this);
+    return this;
+  }
+
+  onEvent(ev: SseEvent): void {
+    this.sink!.onEvent(ev);
+  }
+
+  onEnd(): void {
+    this.succeeded();
+    this.sink!.onEnd();
+  }
+
+  onError(e: unknown): void {
+    this.sink!.onError(this.failed(e));
+  }
+
+  pause(): void {
+    this.control!.pause();
+  }
+
+  resume(): void {
+    this.control!.resume();
+  }
+
+  cancel(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.health.release(this.target.modelId, this.target.provider);
+    this.control!.cancel();
+  }
+
+  private succeeded(): void {
+    this.finished = true;
+    const { target, call } = this;
+    if (target.sandbox) return;
+    const end = performance.now();
+    const firstAt = call.firstTokenAt ?? this.firstEventAt;
+    const out = call.usage?.outputTokens;
+    const seconds = (end - firstAt) / 1000;
+    this.health.record(target.modelId, target.provider, true);
+    this.stats.record({
+      model: target.modelId,
+      provider: target.provider,
+      ok: true,
+      ttftMs: firstAt - this.t0,
+      tokensPerSecond: out && out > 1 && seconds > 0 ? (out - 1) / seconds : undefined,
+    });
+  }
+
+  private failed(e: unknown): GatewayError {
+    this.finished = true;
+    const err = toGatewayError(e);
+    this.record.status = err.status;
+    this.record.errorCode = err.code;
+    if (!this.ctx.signal.aborted && !this.target.sandbox) {
+      this.health.record(this.target.modelId, this.target.provider, false);
+      this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
+    }
+    return err;
   }
 }
 

@@ -3,8 +3,10 @@ import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
+import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
+import { canPush, PUSH, type EventSink, type PushControl } from "../sse/push.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -92,6 +94,8 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
         out.queued = true;
         process.nextTick(flushPending, out);
       }
+      // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
+      if (canPush(iterator)) return await new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
     }
   } catch (e) {
     // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
@@ -129,6 +133,92 @@ function flushPending(w: PendingWrite): void {
   const text = w.pending;
   w.pending = "";
   w.res.write(text);
+}
+
+/**
+ * The rest of a stream, pushed: each event is encoded into the same pending buffer and flushed on the next tick, as
+ * in the pull loop; back-pressure pauses the source until 'drain'; the client leaving cancels it (the upstream is
+ * destroyed). Errors are rendered like the pull loop's (the headers are out, so always in-band).
+ */
+class PushWriter implements EventSink {
+  private control!: PushControl;
+  private settled = false;
+  private waitingDrain = false;
+  private readonly onClose = this.closed.bind(this);
+  private onDrain: (() => void) | undefined;
+  constructor(
+    private readonly ctx: GatewayContext, private readonly res: ServerResponse, private readonly status: number,
+    private readonly out: PendingWrite, private readonly resolve: (o: Outcome) => void,
+  ) {}
+
+  start(it: AsyncIterator<unknown>): void {
+    this.control = (it as unknown as { [PUSH](s: EventSink): PushControl })[PUSH](this);
+    if (this.res.destroyed) return this.closed();
+    this.res.on("close", this.onClose);
+  }
+
+  onEvent(ev: SseEvent): void {
+    if (this.settled) return;
+    const out = this.out;
+    out.pending += encodeSse(ev);
+    if (!out.queued) {
+      out.queued = true;
+      process.nextTick(flushPushed, this);
+    }
+  }
+
+  onEnd(): void {
+    if (this.settled) return;
+    const rest = this.out.pending;
+    this.out.pending = "";
+    this.res.end(rest);
+    this.settle({ status: this.status, aborted: false });
+  }
+
+  onError(e: unknown): void {
+    if (this.settled) return;
+    const { ctx, res } = this;
+    const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
+    if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return this.settle({ status: this.status, aborted: true });
+    res.end(this.out.pending + streamErrorEvent(ctx, err));
+    this.out.pending = "";
+    this.settle({ status: this.status, aborted: false, streamError: err });
+  }
+
+  /** The next-tick flush: one write for the events of one read; pause the source while the socket is full. */
+  flush(): void {
+    const out = this.out;
+    flushPending(out);
+    if (this.settled || this.waitingDrain || !this.res.writableNeedDrain) return;
+    this.waitingDrain = true;
+    this.control.pause();
+    this.onDrain ??= this.drained.bind(this);
+    this.res.once("drain", this.onDrain);
+  }
+
+  private drained(): void {
+    this.waitingDrain = false;
+    if (!this.settled) this.control.resume();
+  }
+
+  /** The response closed: normally after our end(); before it, the client left — stop the upstream. */
+  private closed(): void {
+    if (this.settled) return;
+    this.out.pending = "";
+    this.settle({ status: this.status, aborted: true });
+    this.control.cancel();
+  }
+
+  private settle(o: Outcome): void {
+    this.settled = true;
+    this.res.off("close", this.onClose);
+    if (this.onDrain) this.res.off("drain", this.onDrain);
+    this.resolve(o);
+  }
+}
+
+function flushPushed(w: PushWriter): void {
+  w.flush();
 }
 
 /** Resolves on 'drain' or 'close', removing both listeners (a stream may wait many times). */

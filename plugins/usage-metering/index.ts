@@ -6,6 +6,7 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { toGatewayError } from "../../core/errors.ts";
 import { meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
+import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "../../core/sse/push.ts";
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
 const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "message_stop";
@@ -20,18 +21,21 @@ export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: n
   return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status) };
 }
 
-class MeteredIterator implements AsyncIterator<SseEvent> {
+class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private committed = false;
   private readonly step: (step: IteratorResult<SseEvent>) => IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>>;
+  // Pushed (core/sse/push.ts): where events go, and the source's control (paused while the ledger commits).
+  private sink: EventSink | undefined;
+  private control: PushControl | undefined;
+  private terminal: SseEvent | undefined;
+  private endAfterTerminal = false;
   constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number) {
     this.step = this.onStep.bind(this);
   }
-
   private commit(): Promise<void> {
     this.committed = true;
     return this.meter.commit({ status: this.status, aborted: false });
   }
-
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
     if (step.done) return this.committed ? step : this.commit().then(() => step);
     if (this.committed) return step;
@@ -39,13 +43,54 @@ class MeteredIterator implements AsyncIterator<SseEvent> {
     this.meter.events++;
     return step;
   }
-
   next(): Promise<IteratorResult<SseEvent>> {
     return this.it.next().then(this.step);
   }
-
   return(value?: unknown): Promise<IteratorResult<SseEvent>> {
     return this.it.return ? this.it.return(value) : Promise.resolve({ done: true, value: undefined });
+  }
+
+  [CAN_PUSH](): boolean {
+    return canPush(this.it);
+  }
+  [PUSH](sink: EventSink): PushControl {
+    this.sink = sink;
+    this.control = (this.it as PushableIterator)[PUSH](this);
+    return this.control;
+  }
+  onEvent(ev: SseEvent): void {
+    if (this.committed) return this.sink!.onEvent(ev);
+    if (!isTerminal(ev)) {
+      this.meter.events++;
+      return this.sink!.onEvent(ev);
+    }
+    // The ledger first, then the terminal event: hold the source meanwhile.
+    this.terminal = ev;
+    this.control!.pause();
+    this.commit().then(this.afterTerminal.bind(this), this.commitFailed.bind(this));
+  }
+  private afterTerminal(): void {
+    const ev = this.terminal!;
+    this.terminal = undefined;
+    this.sink!.onEvent(ev);
+    if (this.endAfterTerminal) this.sink!.onEnd();
+    else this.control!.resume();
+  }
+  private commitFailed(err: unknown): void {
+    this.control!.cancel();
+    this.sink!.onError(err);
+  }
+  onEnd(): void {
+    // The source pauses while the terminal event waits for the ledger; should it end anyway, end after that event.
+    if (this.terminal) {
+      this.endAfterTerminal = true;
+      return;
+    }
+    if (this.committed) return this.sink!.onEnd();
+    this.commit().then(this.sink!.onEnd.bind(this.sink), this.onError.bind(this));
+  }
+  onError(err: unknown): void {
+    this.sink!.onError(err);
   }
 }
 

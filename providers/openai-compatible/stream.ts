@@ -2,6 +2,7 @@
 // per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { PUSH, type EventSink, type PushControl } from "../../core/sse/push.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
@@ -51,38 +52,226 @@ export async function* relayChatStream(
 }
 
 /**
- * The hot path: upstream bytes -> SSE parse -> relay in one generator (each generator layer costs a few promise
- * hops per event). Transport failures mid-stream become gateway errors (rendered as the protocol's error event).
+ * The hot path: upstream bytes -> SSE parse -> relay in one step per read. Transport failures mid-stream become
+ * gateway errors (rendered as the protocol's error event).
  */
-export async function* relayChatBody(
+export function relayChatBody(
+  body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
+): AsyncIterableIterator<SseEvent> {
+  // A Node stream (undici's body): read by its 'data' events, so it can be pushed as well as pulled.
+  if (body instanceof Readable) return new ChatBodyRelay(body, new Relay(clientWantsUsage, call), provider, signal);
+  return relayChatIterable(body, clientWantsUsage, call, provider, signal);
+}
+
+async function* relayChatIterable(
   body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
 ): AsyncGenerator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call);
   const parser = new SseParser();
-  // Leaving a for-await early destroys a Node stream with a fresh AbortError (stack trace and all) — after
-  // every [DONE], since the body's end is still in flight. Iterate without destroy-on-return instead: after
-  // [DONE] the rest (normally just the end) is drained, and any other early exit destroys the body quietly.
-  const readable = body instanceof Readable ? body : undefined;
-  const source: AsyncIterable<Uint8Array> = readable ? readable.iterator({ destroyOnReturn: false }) : body;
-  let done = false;
   try {
-    for await (const chunk of source) {
+    for await (const chunk of body) {
       const events = parser.push(chunk);
       for (let i = 0; i < events.length; i++) {
         const ev = events[i]!;
         const s = relay.step(ev);
         if (s !== 0) yield ev;
-        if (s === -1) {
-          done = true;
-          return;
-        }
+        if (s === -1) return;
       }
     }
   } catch (err) {
     throw transportError(provider, err, signal);
-  } finally {
-    releaseBody(readable, done);
   }
   throw endedEarly(provider);
 }
 
+const enum State { Open, Done, Failed, Cancelled }
+
+/**
+ * The relay over a Node stream, pulled (AsyncIterator) or pushed (core/sse/push.ts). Reads arrive as 'data'
+ * events; their events queue here until the consumer takes them — while any wait, the body is paused, which
+ * pauses the upstream socket (back-pressure either way). After [DONE] the rest of the body (normally just its
+ * end) is drained so the connection can be reused; a consumer leaving early destroys it quietly.
+ */
+class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
+  private readonly parser = new SseParser();
+  private queue: SseEvent[] = [];
+  private head = 0;
+  private state = State.Open;
+  private error: unknown;
+  private listening = false;
+  /** Pauses not yet resumed: the writer (socket full) and metering (ledger commit) pause independently. */
+  private paused = 0;
+  private flushQueued = false;
+  private sink: EventSink | undefined;
+  private waiter: { resolve(r: IteratorResult<SseEvent>): void; reject(e: unknown): void } | undefined;
+  // Bound once per stream: the body's listeners.
+  private readonly onData = this.data.bind(this);
+  private readonly onEnd = this.end.bind(this);
+  private readonly onFail = this.fail.bind(this);
+
+  constructor(private readonly body: Readable, private readonly relay: Relay, private readonly provider: string, private readonly signal: AbortSignal) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SseEvent>> {
+    if (this.head < this.queue.length) return Promise.resolve({ value: this.take(), done: false });
+    if (this.state !== State.Open) return this.state === State.Failed ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+      this.listen();
+    });
+  }
+
+  return(): Promise<IteratorResult<SseEvent>> {
+    this.cancel();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [PUSH](sink: EventSink): PushControl {
+    this.sink = sink;
+    this.listen();
+    // Events already read (the rest of the last read) go out on the next tick, never from inside this call.
+    if (this.head < this.queue.length || this.state !== State.Open) this.queueFlush();
+    return this;
+  }
+
+  pause(): void {
+    this.paused++;
+    if (this.state === State.Open) this.body.pause();
+  }
+
+  resume(): void {
+    if (this.paused > 0) this.paused--;
+    if (this.paused) return;
+    this.flush();
+    if (this.state === State.Open && !this.paused && this.sink) this.body.resume();
+  }
+
+  cancel(): void {
+    if (this.state === State.Cancelled) return;
+    const open = this.state === State.Open;
+    this.state = State.Cancelled;
+    this.queue = [];
+    this.head = 0;
+    this.sink = undefined;
+    if (open) {
+      this.unlisten();
+      releaseBody(this.body, false);
+    }
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.resolve({ value: undefined, done: true });
+  }
+
+  private take(): SseEvent {
+    const ev = this.queue[this.head++]!;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      // Pulled and nothing left: read on.
+      if (this.state === State.Open && !this.sink) this.body.resume();
+    }
+    return ev;
+  }
+
+  private listen(): void {
+    if (this.listening || this.state !== State.Open) {
+      if (this.state === State.Open && !this.paused) this.body.resume();
+      return;
+    }
+    this.listening = true;
+    this.body.on("data", this.onData);
+    this.body.on("end", this.onEnd);
+    this.body.on("error", this.onFail);
+  }
+
+  private unlisten(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.body.off("data", this.onData);
+    this.body.off("end", this.onEnd);
+    this.body.off("error", this.onFail);
+  }
+
+  private data(chunk: Uint8Array): void {
+    if (this.state !== State.Open) return;
+    try {
+      const events = this.parser.push(chunk);
+      for (let i = 0; i < events.length; i++) {
+        const ev = events[i]!;
+        const s = this.relay.step(ev);
+        if (s !== 0) this.queue.push(ev);
+        if (s === -1) {
+          this.state = State.Done;
+          this.unlisten();
+          releaseBody(this.body, true);
+          break;
+        }
+      }
+    } catch (err) {
+      this.failWith(err);
+    }
+    this.flush();
+  }
+
+  private end(): void {
+    if (this.state !== State.Open) return;
+    this.unlisten();
+    this.state = State.Failed;
+    this.error = endedEarly(this.provider);
+    this.flush();
+  }
+
+  private fail(err: unknown): void {
+    if (this.state !== State.Open) return;
+    this.failWith(err);
+    this.flush();
+  }
+
+  private failWith(err: unknown): void {
+    this.unlisten();
+    this.state = State.Failed;
+    this.error = transportError(this.provider, err, this.signal);
+    releaseBody(this.body, false);
+  }
+
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    process.nextTick(flushRelay, this);
+  }
+
+  /** Hand out what is queued: to the sink while not paused, or to a waiting next(); pause the body if any is left. */
+  flush(): void {
+    this.flushQueued = false;
+    const sink = this.sink;
+    if (sink) {
+      while (!this.paused && this.head < this.queue.length && this.sink === sink) sink.onEvent(this.queue[this.head++]!);
+      if (this.head === this.queue.length) {
+        this.queue.length = 0;
+        this.head = 0;
+      }
+      if (this.paused || this.sink !== sink) return;
+      if (this.state === State.Open) return;
+      if (this.head < this.queue.length) return;
+      this.sink = undefined;
+      if (this.state === State.Done) sink.onEnd();
+      else if (this.state === State.Failed) sink.onError(this.error);
+      return;
+    }
+    const w = this.waiter;
+    if (w && (this.head < this.queue.length || this.state !== State.Open)) {
+      this.waiter = undefined;
+      if (this.head < this.queue.length) w.resolve({ value: this.take(), done: false });
+      else if (this.state === State.Failed) w.reject(this.error);
+      else w.resolve({ value: undefined, done: true });
+    }
+    if (this.state === State.Open && this.head < this.queue.length) this.body.pause();
+  }
+}
+
+function flushRelay(r: ChatBodyRelay): void {
+  r.flush();
+}

@@ -1,0 +1,151 @@
+// writeResponse with a chain that can push (core/sse/push.ts): after the first event (pulled, with the headers)
+// the rest is pushed — back-pressure pauses the source, a client that leaves cancels it, a failure is the
+// protocol's in-band error event. Against a real socket.
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { writeResponse } from "./respond.ts";
+import { GatewayError } from "../errors.ts";
+import { PUSH, type EventSink, type PushControl } from "../sse/push.ts";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { SseEvent } from "../sse/parse.ts";
+
+/** A source the test drives: the first event pulled, the rest pushed; counts pulls, pauses and cancels. */
+class FakeSource implements AsyncIterableIterator<SseEvent>, PushControl {
+  pulls = 0;
+  paused = 0;
+  pauses = 0;
+  cancelled = 0;
+  sink: EventSink | undefined;
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+  async next(): Promise<IteratorResult<SseEvent>> {
+    this.pulls++;
+    if (this.pulls === 1) return { value: { data: '{"first":true}' }, done: false };
+    throw new Error("pulled after the switch to push");
+  }
+  async return(): Promise<IteratorResult<SseEvent>> {
+    return { value: undefined, done: true };
+  }
+  [PUSH](sink: EventSink): PushControl {
+    this.sink = sink;
+    return this;
+  }
+  pause() {
+    this.paused++;
+    this.pauses++;
+  }
+  resume() {
+    this.paused--;
+  }
+  cancel() {
+    this.cancelled++;
+  }
+}
+
+const ctxFor = (events: AsyncIterable<SseEvent>): GatewayContext => ({
+  requestId: "req_test", generationId: "gen_test", protocol: "openai", responseHeaders: {}, attempts: [], startedAt: performance.now(),
+  signal: new AbortController().signal, response: { kind: "stream", status: 200, events },
+} as unknown as GatewayContext);
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  server = undefined;
+});
+
+async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
+  let settle!: (o: Outcome) => void;
+  const outcome = new Promise<Outcome>((r) => (settle = r));
+  server = createServer((_req: IncomingMessage, res: ServerResponse) => void writeResponse(ctxFor(events), res, { firstByte() {} }).then(settle));
+  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, outcome };
+}
+
+const until = async (cond: () => boolean) => {
+  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+};
+
+describe("writeResponse, pushed", () => {
+  it("pulls only the first event, then writes what is pushed, and ends on the source's end", async () => {
+    const src = new FakeSource();
+    const { url, outcome } = await serve(src);
+    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+    let text = "";
+    res.on("data", (d: Buffer) => (text += d.toString()));
+    await until(() => src.sink !== undefined);
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onEvent({ event: "named", data: "b" });
+    await new Promise((r) => setTimeout(r, 10));
+    src.sink!.onEvent({ data: "[DONE]" });
+    src.sink!.onEnd();
+    await new Promise((r) => res.on("end", r));
+    expect(text).toBe('data: {"first":true}\n\ndata: a\n\nevent: named\ndata: b\n\ndata: [DONE]\n\n');
+    expect(src.pulls).toBe(1);
+    expect(await outcome).toEqual({ status: 200, aborted: false });
+  });
+
+  it("pauses the source while the client does not read, resumes it on drain, and delivers everything", async () => {
+    const src = new FakeSource();
+    const { url, outcome } = await serve(src);
+    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+    res.pause();
+    await until(() => src.sink !== undefined);
+    const big = "x".repeat(20 * 1024);
+    let pushed = 0;
+    // Push a 20 KiB event per macrotask while the source is not paused, until it has been paused for a while.
+    while (pushed < 2000) {
+      if (src.paused) break;
+      src.sink!.onEvent({ data: big });
+      pushed++;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(src.paused).toBe(1);
+    expect(pushed).toBeLessThan(2000);
+    let bytes = 0;
+    let tail = "";
+    res.on("data", (d: Buffer) => { bytes += d.length; tail = (tail + d.toString()).slice(-32); });
+    res.resume();
+    await until(() => src.paused === 0);
+    src.sink!.onEvent({ data: "[DONE]" });
+    src.sink!.onEnd();
+    await new Promise((r) => res.on("end", r));
+    expect(bytes).toBeGreaterThan(pushed * 20 * 1024);
+    expect(tail.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(await outcome).toEqual({ status: 200, aborted: false });
+  });
+
+  it("a client that hangs up cancels the source (the upstream is stopped) and the outcome is aborted", async () => {
+    const src = new FakeSource();
+    const { url, outcome } = await serve(src);
+    const req = request(url);
+    const res = await new Promise<IncomingMessage>((r) => req.on("response", r).end());
+    res.resume();
+    await until(() => src.sink !== undefined);
+    src.sink!.onEvent({ data: "a" });
+    req.destroy();
+    expect(await outcome).toEqual({ status: 200, aborted: true });
+    expect(src.cancelled).toBe(1);
+  });
+
+  it("a failure after the headers is the protocol's in-band error event", async () => {
+    const src = new FakeSource();
+    const { url, outcome } = await serve(src);
+    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+    let text = "";
+    res.on("data", (d: Buffer) => (text += d.toString()));
+    await until(() => src.sink !== undefined);
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onError(new GatewayError(502, "UPSTREAM_ERROR", "Could not reach provider up: other side closed"));
+    await new Promise((r) => res.on("end", r));
+    const last = text.trim().split("\n\n").at(-1)!;
+    expect(text.startsWith('data: {"first":true}\n\ndata: a\n\n')).toBe(true);
+    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { code: "UPSTREAM_ERROR" } });
+    const o = await outcome;
+    expect(o).toMatchObject({ status: 200, aborted: false });
+    expect(o.streamError?.code).toBe("UPSTREAM_ERROR");
+  });
+});
