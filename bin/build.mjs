@@ -3,10 +3,12 @@
 // every module is transformed with keepNames (a __name() call for each closure created per request) and the process
 // carries tsx's loader thread (issue 11: ~16% CPU per request, ~50 MB idle RSS). Plain JS, because the bin imports it
 // before anything can load TypeScript. `node bin/build.mjs` (npm run build) forces a build.
+import { execFile } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 /** This package's root (the directory holding package.json). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -20,15 +22,21 @@ export const GATEWAY = {
 
 /** Files whose change also makes every bundle stale (besides the watched trees). */
 const ALWAYS = ["package.json", "tsconfig.json", "bin/build.mjs"];
-/** Hashed outputs no build has named for this long are removed (a process still running an older build may import one lazily). */
-const PRUNE_AFTER_MS = 24 * 3600_000;
+/**
+ * Outputs of older builds are removed once this old: chunks soon (every rebuild leaves ~3 MB with maps), entries
+ * later, as a process still running an older build imports its entry `plugin` lazily (its chunks are loaded already).
+ */
+const PRUNE_CHUNKS_AFTER_MS = 3600_000;
+const PRUNE_ENTRIES_AFTER_MS = 7 * 24 * 3600_000;
 
 /**
  * The bundle for `spec`, built first when missing or stale: any file or directory under `spec.watch`, or package.json,
  * tsconfig.json or this script, is newer than the last build. Returns the absolute path of each entry's output.
  * Outputs have content-hashed names and are each written to a temp file and renamed, and `build.json` (which names
  * them) is written last the same way, so processes building at once (vitest spawning the bin, cluster workers) never
- * read a half-written bundle. Throws when the build fails or the output directory is not writable.
+ * read a half-written bundle. The build runs in a child process (`opts.here`: in this one), so a gateway that had
+ * to build does not keep esbuild and the build's output buffers (~15 MB of RSS). Throws when the build fails or the
+ * output directory is not writable.
  */
 export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   const outdir = resolve(root, spec.outdir);
@@ -36,8 +44,9 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   const started = Date.now();
   if (!opts.force) {
     const built = await readManifest(manifest);
-    if (built && (newestMtime(root, [...spec.watch, ...ALWAYS])) <= built.mtimeMs) return paths(outdir, built.entries);
+    if (built && newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs) return paths(outdir, built.entries);
   }
+  if (!opts.here) return buildInChild(spec, root);
   const { entries, outputs } = await build(spec, root, outdir);
   const tmp = `${manifest}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(tmp, JSON.stringify({ entries }) + "\n");
@@ -47,6 +56,17 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   await rename(tmp, manifest);
   await prune(outdir, outputs).catch(() => {});
   return paths(outdir, entries);
+}
+
+/** `node bin/build.mjs --spec JSON --root DIR`, which prints the entries' paths as JSON. */
+function buildInChild(spec, root) {
+  return new Promise((resolvePaths, reject) => {
+    const args = [fileURLToPath(import.meta.url), "--spec", JSON.stringify(spec), "--root", root];
+    execFile(process.execPath, args, { encoding: "utf8" }, (err, stdout, stderr) => {
+      if (err) reject(new Error(stderr.trim().split("\n")[0] || err.message));
+      else resolvePaths(JSON.parse(stdout));
+    });
+  });
 }
 
 async function build(spec, root, outdir) {
@@ -113,20 +133,28 @@ function newestMtime(root, rels) {
 
 const paths = (outdir, entries) => Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, join(outdir, v)]));
 
-/** Remove outputs of older builds, and temp files of crashed ones, once they are a day old. */
+/** Remove outputs of older builds (and temp files of crashed ones) that are old enough. */
 async function prune(outdir, outputs) {
   const keep = new Set(outputs);
   const now = Date.now();
   for (const name of await readdir(outdir)) {
-    if (keep.has(name) || name === "build.json" || !/\.(mjs|map|tmp)$/.test(name)) continue;
+    if (keep.has(name) || !/\.(mjs|map|tmp)$/.test(name)) continue;
     const file = join(outdir, name);
     const st = await stat(file).catch(() => undefined);
-    if (st?.isFile() && now - st.mtimeMs > PRUNE_AFTER_MS) await unlink(file).catch(() => {});
+    const after = name.startsWith("chunk-") || name.endsWith(".map") || name.endsWith(".tmp") ? PRUNE_CHUNKS_AFTER_MS : PRUNE_ENTRIES_AFTER_MS;
+    if (st?.isFile() && now - st.mtimeMs > after) await unlink(file).catch(() => {});
   }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { spec: { type: "string" }, root: { type: "string" } } });
   const t = performance.now();
-  const out = await ensureBuilt(GATEWAY, ROOT, { force: true });
-  process.stdout.write(`built ${Object.values(out).map((f) => relative(process.cwd(), f)).join(", ")} in ${Math.round(performance.now() - t)} ms\n`);
+  try {
+    const out = await ensureBuilt(values.spec ? JSON.parse(values.spec) : GATEWAY, values.root ?? ROOT, { force: true, here: true });
+    if (values.spec) process.stdout.write(JSON.stringify(out)); // for buildInChild
+    else process.stdout.write(`built ${Object.values(out).map((f) => relative(process.cwd(), f)).join(", ")} in ${Math.round(performance.now() - t)} ms\n`);
+  } catch (err) {
+    process.stderr.write(`${String(err?.message ?? err).replace(/\s*\n\s*/g, " ")}\n`); // one line: the bin's warning
+    process.exitCode = 1;
+  }
 }
