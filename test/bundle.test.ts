@@ -176,6 +176,20 @@ describe("the shipped bin, bundled", () => {
     expect(Object.keys(doc.paths)).toContain("/v1/chat/completions"); // servers: [{ url: "/api" }]
   });
 
+  it("loads none of the gateway before a command needs it: the cli entry's static imports hold no server or config loader", () => {
+    const dist = join(ROOT, "dist");
+    const statics = (file: string): string[] => [...readFileSync(join(dist, file), "utf8").matchAll(/^(?:} from|import .* from|import) "\.\/(chunk-\w+\.mjs)";$/gm)].map((m) => m[1]!);
+    const entry = JSON.parse(readFileSync(join(dist, "build.json"), "utf8")).entries.cli as string;
+    const seen = new Set<string>([entry]);
+    for (const f of seen) for (const c of statics(f)) seen.add(c);
+    const eager = [...seen].map((f) => readFileSync(join(dist, f), "utf8")).join("\n");
+    expect(eager).toContain("function runPrimary("); // what a --workers primary runs is there
+    expect(eager).not.toContain("function startGateway(");
+    expect(eager).not.toContain("function resolveConfig(");
+    const all = readdirSync(dist).filter((f) => f.endsWith(".mjs")).map((f) => readFileSync(join(dist, f), "utf8"));
+    expect(all.some((t) => t.includes("function startGateway("))).toBe(true); // in a lazily imported chunk
+  });
+
   it("finds the default gateway.yaml beside package.json from any working directory", () => {
     const cwd = tempDir("mg-cwd-");
     const r = spawnSync(process.execPath, [join(ROOT, "bin/model-gateway.mjs"), "check"], { cwd, encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });
