@@ -6,7 +6,9 @@ import type { Target } from "../../core/contracts/provider.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { statsOf } from "../../core/stats/index.ts";
-import { planRoute, requestShape, type RoutingOptions } from "./route.ts";
+import { planRoute, requestShape, type RequestShape, type RoutingOptions } from "./route.ts";
+
+const UNSIZED: RequestShape = { inputTokens: 0, outputTokens: 0 };
 
 export function sandboxTarget(model: ModelRuntime): Target {
   return {
@@ -73,7 +75,9 @@ export default definePlugin({
       enabled: new Set(ctx.config.providers.keys()),
       declared: ctx.config.raw.providers ?? {},
       byok: ctx.auth?.project.config.providers,
-      shape: requestShape(ctx.endpoint, ctx.body),
+      // Only a cost sort reads the shape: sizing the body (a JSON.stringify of the messages) costs time that grows
+      // with the conversation, on every request otherwise.
+      shape: options.sort === "cost" ? requestShape(ctx.endpoint, ctx.body) : UNSIZED,
       stats: (m, p) => stats.view(m, p),
     });
     if (!ctx.targets.length) {
