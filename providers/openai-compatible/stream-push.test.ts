@@ -32,7 +32,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
     const { it, usage } = relay(body);
     expect(canPush(it)).toBe(true);
     const r = recorder();
-    (it as PushableIterator)[PUSH](r.sink);
+    (it as unknown as PushableIterator)[PUSH](r.sink);
     body.write(frame(chunk(0)) + frame(chunk(1)).slice(0, 20));
     await tick();
     expect(r.got).toEqual([chunk(0)]);
@@ -56,7 +56,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
     body.write(frame(chunk(0)) + frame(chunk(1)) + frame(chunk(2)));
     expect((await it.next()).value?.data).toBe(chunk(0));
     const r = recorder();
-    (it as PushableIterator)[PUSH](r.sink);
+    (it as unknown as PushableIterator)[PUSH](r.sink);
     expect(r.got).toEqual([]); // asynchronous: the caller has its control before the first event
     await tick();
     expect(r.got).toEqual([chunk(1), chunk(2)]);
@@ -71,7 +71,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
     const body = new PassThrough();
     const { it } = relay(body);
     const r = recorder();
-    const control: PushControl = (it as PushableIterator)[PUSH](r.sink);
+    const control: PushControl = (it as unknown as PushableIterator)[PUSH](r.sink);
     body.write(frame(chunk(0)));
     await tick();
     control.pause(); // e.g. the writer (socket full)
@@ -96,7 +96,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
   it("an upstream that ends before [DONE] or fails mid-stream becomes an UPSTREAM_ERROR, after the events read before it", async () => {
     const ends = new PassThrough();
     const a = recorder();
-    (relay(ends).it as PushableIterator)[PUSH](a.sink);
+    (relay(ends).it as unknown as PushableIterator)[PUSH](a.sink);
     ends.end(frame(chunk(0)));
     await tick();
     await tick();
@@ -107,7 +107,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
 
     const fails = new PassThrough();
     const b = recorder();
-    (relay(fails).it as PushableIterator)[PUSH](b.sink);
+    (relay(fails).it as unknown as PushableIterator)[PUSH](b.sink);
     fails.write(frame(chunk(0)));
     await tick();
     fails.destroy(Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }));
@@ -120,7 +120,7 @@ describe("relayChatBody on a Node stream, pushed", () => {
   it("cancel (the client left) destroys the body quietly: no end, no error", async () => {
     const body = new PassThrough();
     const r = recorder();
-    const control = (relay(body).it as PushableIterator)[PUSH](r.sink);
+    const control = (relay(body).it as unknown as PushableIterator)[PUSH](r.sink);
     body.write(frame(chunk(0)));
     await tick();
     control.cancel();
