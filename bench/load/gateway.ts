@@ -4,7 +4,6 @@
 // (core/cluster.ts); READY then also lists every process id (`pids`: primary first) so CPU time covers them all.
 import cluster from "node:cluster";
 import { parseArgs } from "node:util";
-import { startGateway } from "../../core/server.ts";
 import { createLogger } from "../../core/log.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker } from "../../core/cluster.ts";
 
@@ -22,6 +21,8 @@ if (workers > 1 && cluster.isPrimary) {
   });
   process.exit(code);
 } else {
+  // Imported here, not above: the primary only forks (as `start --workers N`'s does), so it stays small when bundled.
+  const { startGateway } = await import("../../core/server.ts");
   const gw = await startGateway({ configFile: values.config, port: 0, host: "127.0.0.1", watch: false, logger: logger() });
   // Exit through close() so --cpu-prof (passed with --node-args) gets written.
   let stopping = false;
