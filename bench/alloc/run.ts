@@ -18,6 +18,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { Session } from "node:inspector/promises";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { PerformanceObserver, constants, performance } from "node:perf_hooks";
 import { runInNewContext } from "node:vm";
 import { Pool } from "undici";
 import { parseArgs } from "node:util";
@@ -197,9 +198,14 @@ async function holdStreams(n: number): Promise<void> {
     const opened = new Promise<void>((r) => (allOpen = r));
     let allEnded!: () => void;
     const done = new Promise<void>((r) => (allEnded = r));
+    // A stream that fails before its headers (e.g. a connection reset while thousands open) never opens: count it
+    // so the wait for "all open" still ends (it used to hang there).
+    let neverOpened = 0;
     for (let i = 0; i < n; i++) {
-      sendWithHeaders(pool, v.target!, body, () => { if (++open === n) allOpen(); }, (ok) => {
+      let headers = false;
+      sendWithHeaders(pool, v.target!, body, () => { headers = true; if (++open + neverOpened === n) allOpen(); }, (ok) => {
         if (!ok) failed++;
+        if (!headers && ++neverOpened + open === n) allOpen();
         if (++ended === n) allEnded();
       });
     }
@@ -209,9 +215,33 @@ async function holdStreams(n: number): Promise<void> {
     const endedEarly = ended;
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: Node } };
     session.disconnect();
+    // While they run (nothing else opening): the heap's peak (the old generation's sawtooth: garbage promoted per
+    // frame), the GCs, and this process's RSS peak (client and upstream included).
+    let peakHeap = 0;
+    let peakRss = 0;
+    const gcs = { scavenge: 0, markCompact: 0 };
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcs.scavenge++;
+        else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcs.markCompact++;
+      }
+    });
+    obs.observe({ entryTypes: ["gc"] });
+    const heapSampler = setInterval(() => {
+      if (ended) return;
+      const m = process.memoryUsage();
+      if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
+      if (m.rss > peakRss) peakRss = m.rss;
+    }, 100);
+    const runFrom = performance.now();
     await done;
+    const runS = (performance.now() - runFrom) / 1000;
+    clearInterval(heapSampler);
+    obs.disconnect();
     await pool.close();
-    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED` : ""}${endedEarly ? `; ${endedEarly} had already ended when the heap was read: figure too low` : ""}`);
+    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED (${neverOpened} before their headers)` : ""}${endedEarly ? `; ${endedEarly} had already ended when the heap was read: figure too low` : ""}`);
+    console.log(`  ${"".padEnd(12)} while running (${runS.toFixed(0)} s): heap used peak ${(peakHeap / 1048576).toFixed(1)} MB (${(((peakHeap - before) / n) / 1024).toFixed(1)} KB per stream), process RSS peak ${(peakRss / 1048576).toFixed(1)} MB; ${gcs.scavenge} scavenges, ${gcs.markCompact} mark-compacts`);
     const sites = [...bySite(profile.head)].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top));
     for (const [k, bytes] of sites) console.log(`      ${(bytes / n).toFixed(0).padStart(7)} B/stream  ${k}`);
   }
