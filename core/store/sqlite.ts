@@ -1,14 +1,12 @@
 // Store kind `sqlite`: one file in WAL mode. The ledger and finished idempotency records are durable across
-// restarts and kill -9 (each is in a committed transaction before the response completes; the commits run in a
-// writer thread, sqlite-writer.ts). Spend is the ledger itself (an indexed SUM, cached in memory and kept current
-// by record()), so the two can never disagree.
+// restarts and kill -9 (each is one committed transaction before the response completes). Spend is the ledger
+// itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
-import { SqliteWriter, type WriteOp } from "./sqlite-writer.ts";
 import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import type {
@@ -57,11 +55,6 @@ function fromRow(r: any): LedgerEntry {
 }
 
 const NOTHING = () => {};
-const INSERT_LEDGER = `INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`;
-const INSERT_IDEMPOTENCY = "INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)";
-
-/** A write waiting for the next group commit: `done` runs after it committed, told whether it changed a row. */
-interface QueuedWrite { op: WriteOp; done(changed: boolean): void; resolve(): void; reject(err: unknown): void }
 
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
@@ -71,15 +64,11 @@ export class SqliteStore implements Store {
   private readonly spend = new Map<string, bigint>();
   private readonly stmts;
   private readonly sweeper: NodeJS.Timeout;
-  /** Writes waiting for the next group commit. */
-  private readonly queue: QueuedWrite[] = [];
-  /** The group commit on this thread's connection (`:memory:`, or when the writer thread failed). */
-  private readonly commitHere: (ops: WriteOp[]) => number[];
+  /** Writes waiting for the next group commit: `write` runs inside the transaction, `done` after it committed. */
+  private readonly queue: { write(): void; done(): void; resolve(): void; reject(err: unknown): void }[] = [];
+  private readonly commitAll: (writes: (() => void)[]) => void;
   /** Started on the first group commit (a store that only reads, like the `usage` command, needs none). */
   private checkpointer?: Checkpointer;
-  private writer?: SqliteWriter;
-  /** The batch the writer thread is committing: the next one waits for it (and grows meanwhile). */
-  private inFlight?: Promise<void>;
   readonly responses: SqliteResponseStore;
 
   constructor(readonly path: string) {
@@ -93,15 +82,16 @@ export class SqliteStore implements Store {
     this.db.exec(SCHEMA);
     this.responses = new SqliteResponseStore(this.db);
     this.stmts = {
-      insert: this.db.prepare(INSERT_LEDGER),
+      insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
-      idemPut: this.db.prepare(INSERT_IDEMPOTENCY),
+      idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
     };
-    this.commitHere = this.db.transaction((ops: WriteOp[]) => ops.map((op) =>
-      op[0] === "ledger" ? this.stmts.insert.run(...op[1]).changes : this.stmts.idemPut.run(op[1], op[2], op[3], op[4]).changes));
+    this.commitAll = this.db.transaction((writes: (() => void)[]) => {
+      for (const w of writes) w();
+    });
     this.stmts.sweep.run(Date.now());
     this.sweeper = setInterval(() => this.stmts.sweep.run(Date.now()), 3_600_000).unref();
   }
@@ -134,58 +124,32 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Group commit: writes handed in during one event-loop turn, or while the previous batch was committing, go in one
-   * transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
+   * Group commit: writes handed in during one event-loop turn (ledger records, finished idempotency records) go in
+   * one transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
    * caller that awaits it before completing its response never loses what it answered.
    */
-  private enqueue(op: WriteOp, done: (changed: boolean) => void = NOTHING): Promise<void> {
+  private enqueue(write: () => void, done: () => void = NOTHING): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ op, done, resolve, reject });
-      if (this.queue.length === 1 && !this.inFlight) setImmediate(() => this.flush());
+      // No wrapper closure per write (on every request's ledger record): flush calls done, then resolve.
+      this.queue.push({ write, done, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
-    if (this.inFlight || !this.queue.length) return;
     const batch = this.queue.splice(0);
-    const ops = batch.map((b) => b.op);
-    const writer = this.writerForFile();
-    if (!writer) {
-      let changes: number[];
-      try {
-        changes = this.commitHere(ops);
-      } catch (err) {
-        for (const b of batch) b.reject(err);
-        return;
-      }
-      this.settle(batch, changes);
+    if (!batch.length) return;
+    try {
+      this.commitAll(batch.map((b) => b.write));
+    } catch (err) {
+      for (const b of batch) b.reject(err);
       return;
     }
-    this.inFlight = writer.write(ops).then(
-      (changes) => this.settle(batch, changes),
-      (err) => { for (const b of batch) b.reject(err); },
-    ).finally(() => {
-      this.inFlight = undefined;
-      this.flush(); // what queued up meanwhile: the next batch
-    });
-  }
-
-  private settle(batch: QueuedWrite[], changes: number[]): void {
     this.checkpointAfterWrite();
-    for (let i = 0; i < batch.length; i++) {
-      const b = batch[i]!;
-      b.done(changes[i] === 1);
+    for (const b of batch) {
+      b.done();
       b.resolve();
     }
-  }
-
-  /** The writer thread for a file store, started on the first write; undefined for `:memory:` or once it failed. */
-  private writerForFile(): SqliteWriter | undefined {
-    if (this.path === ":memory:") return undefined;
-    if (!this.writer) {
-      this.writer = new SqliteWriter(this.path, { insertLedger: INSERT_LEDGER, insertIdempotency: INSERT_IDEMPOTENCY }, () => {});
-    }
-    return this.writer.failed ? undefined : this.writer;
   }
 
   /** WAL checkpoints run in a worker thread, not inside a commit on the event loop (sqlite-checkpointer.ts). */
@@ -201,9 +165,10 @@ export class SqliteStore implements Store {
   }
 
   record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    let added = false;
     return this.enqueue(
-      ["ledger", toRow(entry)],
-      (added) => {
+      () => { added = this.stmts.insert.run(...toRow(entry)).changes === 1; },
+      () => {
         if (added) {
           for (const p of allPeriods(entry.ts)) {
             const k = `${entry.project}\n${p.key}`;
@@ -230,7 +195,7 @@ export class SqliteStore implements Store {
   }
   async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
     const json = JSON.stringify(response);
-    await this.enqueue(["idempotency", scope, hash, json, now + ttlMs]);
+    await this.enqueue(() => this.stmts.idemPut.run(scope, hash, json, now + ttlMs));
     this.local.unclaim(scope, owner);
   }
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
@@ -239,12 +204,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    // Every write handed in is committed before the connections close.
-    while (this.inFlight || this.queue.length) {
-      this.flush();
-      await this.inFlight;
-    }
-    await this.writer?.close();
+    this.flush();
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
