@@ -2,13 +2,11 @@
 // the rest is pushed — back-pressure pauses the source, a client that leaves cancels it, a failure is the
 // protocol's in-band error event. Against a real socket.
 import { afterEach, describe, expect, it } from "vitest";
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
-import { writeResponse } from "./respond.ts";
+import { request, type IncomingMessage, type Server } from "node:http";
+import { closeServer, serveEvents } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { PUSH, type EventSink, type PushControl } from "../sse/push.ts";
-import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { Outcome } from "../pipeline/context.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
 /** A source the test drives: the first event pulled, the rest pushed; counts pulls, pauses and cancels. */
@@ -45,24 +43,16 @@ class FakeSource implements AsyncIterableIterator<SseEvent>, PushControl {
   }
 }
 
-const ctxFor = (events: AsyncIterable<SseEvent>): GatewayContext => ({
-  requestId: "req_test", generationId: "gen_test", protocol: "openai", responseHeaders: {}, attempts: [], startedAt: performance.now(),
-  signal: new AbortController().signal, response: { kind: "stream", status: 200, events },
-} as unknown as GatewayContext);
-
 let server: Server | undefined;
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  await closeServer(server);
   server = undefined;
 });
 
 async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
-  let settle!: (o: Outcome) => void;
-  const outcome = new Promise<Outcome>((r) => (settle = r));
-  server = createServer((_req: IncomingMessage, res: ServerResponse) => void writeResponse(ctxFor(events), res, { firstByte() {} }).then(settle));
-  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, outcome };
+  const s = await serveEvents(events);
+  server = s.server;
+  return s;
 }
 
 const until = async (cond: () => boolean) => {

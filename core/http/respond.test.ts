@@ -2,32 +2,21 @@
 // relay waiting for a 'drain' that already fired (the shipped-default hang), and a client that stops reading must
 // still stop the relay from pulling (back-pressure).
 import { afterEach, describe, expect, it } from "vitest";
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
-import { writeResponse } from "./respond.ts";
-import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import { request, type IncomingMessage, type Server } from "node:http";
+import { closeServer, serveEvents } from "./respond.testkit.ts";
+import type { Outcome } from "../pipeline/context.ts";
 import type { SseEvent } from "../sse/parse.ts";
-
-const ctxFor = (events: AsyncIterable<SseEvent>): GatewayContext => ({
-  requestId: "req_test", generationId: "gen_test", protocol: "openai", responseHeaders: {}, attempts: [], startedAt: performance.now(),
-  signal: new AbortController().signal, response: { kind: "stream", status: 200, events },
-} as unknown as GatewayContext);
 
 let server: Server | undefined;
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  await closeServer(server);
   server = undefined;
 });
 
-/** A server that answers with writeResponse(events); resolves with its URL and the relay's outcome. */
 async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
-  let settle!: (o: Outcome) => void;
-  const outcome = new Promise<Outcome>((r) => (settle = r));
-  server = createServer((_req: IncomingMessage, res: ServerResponse) => void writeResponse(ctxFor(events), res, { firstByte() {} }).then(settle));
-  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, outcome };
+  const s = await serveEvents(events);
+  server = s.server;
+  return s;
 }
 
 const big = (i: number) => ({ data: JSON.stringify({ i, text: "x".repeat(20 * 1024) }) });

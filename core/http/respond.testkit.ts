@@ -1,0 +1,27 @@
+// For the relay tests (respond*.test.ts): a real HTTP server answering every request with writeResponse(events).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { writeResponse } from "./respond.ts";
+import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { SseEvent } from "../sse/parse.ts";
+
+export const streamCtx = (events: AsyncIterable<SseEvent>): GatewayContext => ({
+  requestId: "req_test", generationId: "gen_test", protocol: "openai", responseHeaders: {}, attempts: [], startedAt: performance.now(),
+  signal: new AbortController().signal, response: { kind: "stream", status: 200, events },
+} as unknown as GatewayContext);
+
+/** Listening on a free port: its URL, and the relay's outcome once writeResponse resolves. */
+export async function serveEvents(events: AsyncIterable<SseEvent>): Promise<{ server: Server; url: string; outcome: Promise<Outcome> }> {
+  let settle!: (o: Outcome) => void;
+  const outcome = new Promise<Outcome>((r) => (settle = r));
+  const server = createServer((_req: IncomingMessage, res: ServerResponse) => void writeResponse(streamCtx(events), res, { firstByte() {} }).then(settle));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, outcome };
+}
+
+export async function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+}
