@@ -3,28 +3,9 @@
 // during the commit.
 import { describe, expect, it } from "vitest";
 import { metered } from "./index.ts";
-import { canPush, PUSH, type EventSink, type PushControl, type PushableIterator } from "../../core/sse/push.ts";
+import { canPush, PUSH, type EventSink, type PushableIterator } from "../../core/sse/push.ts";
+import { FakeSource } from "../../core/sse/push.testkit.ts";
 import type { Meter } from "../../core/metering/meter.ts";
-import type { SseEvent } from "../../core/sse/parse.ts";
-
-class Source implements AsyncIterator<SseEvent>, PushControl {
-  paused = 0;
-  sink!: EventSink;
-  async next(): Promise<IteratorResult<SseEvent>> {
-    return { value: undefined, done: true };
-  }
-  [PUSH](sink: EventSink): PushControl {
-    this.sink = sink;
-    return this;
-  }
-  pause() {
-    this.paused++;
-  }
-  resume() {
-    this.paused--;
-  }
-  cancel() {}
-}
 
 function setup() {
   const log: string[] = [];
@@ -36,8 +17,8 @@ function setup() {
       return new Promise<void>((r) => (release = () => { log.push("committed"); r(); }));
     },
   } as unknown as Meter;
-  const src = new Source();
-  const it = metered({ [Symbol.asyncIterator]: () => src }, meter, 200)[Symbol.asyncIterator]();
+  const src = new FakeSource();
+  const it = metered(src, meter, 200)[Symbol.asyncIterator]();
   const sink: EventSink = { onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${e}`) };
   expect(canPush(it)).toBe(true);
   const control = (it as PushableIterator)[PUSH](sink);
@@ -47,24 +28,24 @@ function setup() {
 describe("metered, pushed", () => {
   it("counts content events and commits the ledger before the terminal event reaches the client", async () => {
     const { log, src, meter, release } = setup();
-    src.sink.onEvent({ data: "a" });
-    src.sink.onEvent({ data: "b" });
-    src.sink.onEvent({ data: "[DONE]" });
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onEvent({ data: "b" });
+    src.sink!.onEvent({ data: "[DONE]" });
     expect(log).toEqual(["a", "b", "commit"]);
     expect(src.paused).toBe(1);
     release();
     await new Promise((r) => setImmediate(r));
     expect(log).toEqual(["a", "b", "commit", "committed", "[DONE]"]);
     expect(src.paused).toBe(0);
-    src.sink.onEnd();
+    src.sink!.onEnd();
     expect(log.at(-1)).toBe("end");
     expect(meter.events).toBe(2);
   });
 
   it("an end that arrives while the terminal event waits for the ledger comes after it", async () => {
     const { log, src, release } = setup();
-    src.sink.onEvent({ event: "message_stop", data: "{}" });
-    src.sink.onEnd();
+    src.sink!.onEvent({ event: "message_stop", data: "{}" });
+    src.sink!.onEnd();
     expect(log).toEqual(["commit"]);
     release();
     await new Promise((r) => setImmediate(r));
@@ -73,8 +54,8 @@ describe("metered, pushed", () => {
 
   it("a stream that ends without a terminal event is committed before its end", async () => {
     const { log, src, release } = setup();
-    src.sink.onEvent({ data: "a" });
-    src.sink.onEnd();
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onEnd();
     expect(log).toEqual(["a", "commit"]);
     release();
     await new Promise((r) => setImmediate(r));
