@@ -29,7 +29,7 @@ async function run(store: MemoryResponseStore, body: any, attempts: [ProviderDri
   const seen: any[] = [];
   await serveWithState(ctx, async () => {
     for (const [driver, t] of attempts) {
-      await ctx.invoke(driver, "responses", t, {});
+      await ctx.invoke(ctx, driver, "responses", t, {});
       seen.push(ctx.body);
     }
     const [, t] = attempts.at(-1)!;

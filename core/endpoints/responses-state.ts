@@ -42,7 +42,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const native = new WeakMap<object, boolean>();
   const inner = ctx.invoke;
   let forNative: unknown;
-  ctx.invoke = (driver, op, target, call) => {
+  ctx.invoke = (c, driver, op, target, call) => {
     const isNative = upstreamProtocolOf(driver, "responses", target) === "responses";
     native.set(target, isNative);
     if (previous) {
@@ -50,7 +50,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
       else if (previous.native && target.provider === previous.provider) ctx.body = conv.passthrough;
       else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
     }
-    return inner?.(driver, op, target, call);
+    return inner?.(c, driver, op, target, call);
   };
   await dispatch();
 

@@ -28,7 +28,7 @@ export function invokeTranslated(
   // A driver in front of several model families (Vertex) honours the knobs of the family this target speaks.
   const knobProtocol = driver.upstreamFor ? FAMILY_KNOBS[upstream] ?? driver.protocol : driver.protocol;
   const dropped = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...t.dropped];
-  delete ctx.responseHeaders[DROPPED_HEADER];
+  if (ctx.responseHeaders[DROPPED_HEADER] !== undefined) delete ctx.responseHeaders[DROPPED_HEADER];
   // A translated body is not the client's: its protocol headers (anthropic-version, -beta) do not apply.
   const upstreamCall = tr.native ? call : { ...call, clientHeaders: {} };
   return send.call(driver, t.body, target, upstreamCall).then(
@@ -47,13 +47,14 @@ export function invokeTranslated(
   );
 }
 
+/** One function for every request (not a closure per request: see GatewayContext.invoke). */
+const invoke: NonNullable<GatewayContext["invoke"]> = (ctx, driver, op, target, call) =>
+  invokeTranslated(ctx, ctx.gateway.translators, driver, op, target, call);
+
 export default definePlugin({
   name: "stream-transcoder",
   handle(ctx, next) {
-    if (ctx.endpoint === "chat" || ctx.endpoint === "messages" || ctx.endpoint === "responses") {
-      const translators = ctx.gateway.translators;
-      ctx.invoke = (driver, op, target, call) => invokeTranslated(ctx, translators, driver, op, target, call);
-    }
+    if (ctx.endpoint === "chat" || ctx.endpoint === "messages" || ctx.endpoint === "responses") ctx.invoke = invoke;
     return next();
   },
 });
