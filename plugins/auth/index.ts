@@ -5,6 +5,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { KEY_PATTERN } from "../../core/keys/keys.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
+import type { KeyRuntime, RuntimeConfig } from "../../core/config/runtime.ts";
 
 function presentedKey(ctx: GatewayContext): string | undefined {
   const h = ctx.headers.authorization;
@@ -22,15 +23,35 @@ function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", 
   return new GatewayError(401, code, message);
 }
 
+/**
+ * Keys that matched a record, per config snapshot: a client sends the same key on every request, and hashing it
+ * each time was the plugin's largest cost. Only matches are kept (unknown keys cannot fill it), at most
+ * KNOWN_MAX of them; revocation and expiry are still checked on the record every time, and a reload starts over.
+ */
+const KNOWN_MAX = 10_000;
+const known = new WeakMap<RuntimeConfig, Map<string, KeyRuntime>>();
+
+function lookup(config: RuntimeConfig, key: string): KeyRuntime | undefined {
+  let byKey = known.get(config);
+  if (!byKey) known.set(config, (byKey = new Map()));
+  const hit = byKey.get(key);
+  if (hit) return hit;
+  const digest = createHash("sha256").update(key).digest();
+  const record = config.keys.get(digest.toString("hex"));
+  if (!record || !timingSafeEqual(record.hash, digest)) return undefined;
+  if (byKey.size >= KNOWN_MAX) byKey.clear();
+  byKey.set(key, record);
+  return record;
+}
+
 export default definePlugin({
   name: "auth",
   handle(ctx, next) {
     const key = presentedKey(ctx);
     if (!key) throw deny(ctx, "INVALID_API_KEY", "Missing API key: send Authorization: Bearer mg_live_…");
     if (!KEY_PATTERN.test(key)) throw deny(ctx, "INVALID_API_KEY", "Malformed API key: keys start with mg_live_ or mg_test_");
-    const digest = createHash("sha256").update(key).digest();
-    const record = ctx.config.keys.get(digest.toString("hex"));
-    if (!record || !timingSafeEqual(record.hash, digest)) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
+    const record = lookup(ctx.config, key);
+    if (!record) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
     if (record.revoked) throw deny(ctx, "INVALID_API_KEY", "This API key has been revoked");
     if (record.expiresAt !== null && Date.now() >= record.expiresAt) {
       throw deny(ctx, "EXPIRED_API_KEY", `This API key expired at ${new Date(record.expiresAt).toISOString()}`);
