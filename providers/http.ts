@@ -20,6 +20,7 @@ export interface UpstreamResponse {
 
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
+  private readonly urls = new Map<string, { origin: string; path: string }>();
 
   /** `origins` get their pools at once (boot), others on first use (BYOK base URLs). */
   constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number; origins?: string[] }) {
@@ -35,12 +36,24 @@ export class UpstreamClient {
     return p;
   }
 
+  /** Origin and path of an upstream URL: parsed once per URL (a provider uses a handful), not on every request. */
+  private split(href: string): { origin: string; path: string } {
+    let u = this.urls.get(href);
+    if (!u) {
+      const url = new URL(href);
+      u = { origin: url.origin, path: url.pathname + url.search };
+      if (this.urls.size >= 1000) this.urls.clear(); // BYOK base URLs are per request: keep it bounded
+      this.urls.set(href, u);
+    }
+    return u;
+  }
+
   /** Send one request; transport failures become UPSTREAM_ERROR / UPSTREAM_TIMEOUT (retryable). */
   async send(req: UpstreamRequest, signal: AbortSignal, timeoutMs = this.opts.timeoutMs): Promise<UpstreamResponse> {
-    const url = new URL(req.url);
+    const url = this.split(req.url);
     try {
       const r = await this.pool(url.origin).request({
-        path: url.pathname + url.search,
+        path: url.path,
         method: req.method ?? "POST",
         headers: withTraceHeaders(req.headers, signal), // unchanged unless tracing is on
         body: req.body,
