@@ -10,6 +10,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import { costParts } from "../money/money.ts";
+import { CounterCells } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputEstimate, requestedOutput } from "./request-size.ts";
 
@@ -27,8 +28,8 @@ declare module "../pipeline/context.ts" {
 }
 
 export interface UsageCounters {
-  tokens: Counter<"project" | "model" | "direction">;
-  cost: Counter<"project" | "model">;
+  tokens: CounterCells<"project" | "model" | "direction">;
+  cost: CounterCells<"project" | "model">;
 }
 
 const countersByRegistry = new WeakMap<Registry, UsageCounters>();
@@ -37,22 +38,28 @@ const countersByRegistry = new WeakMap<Registry, UsageCounters>();
 export function usageCounters(registry: Registry): UsageCounters {
   let c = countersByRegistry.get(registry);
   if (c) return c;
-  c = {
-    tokens: new Counter({
-      name: "gateway_project_tokens_total",
-      help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
-      labelNames: ["project", "model", "direction"] as const,
-      registers: [registry],
-    }),
-    cost: new Counter({
-      name: "gateway_project_cost_usd_total",
-      help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
-      labelNames: ["project", "model"] as const,
-      registers: [registry],
-    }),
-  };
-  countersByRegistry.set(registry, c);
-  return c;
+  const cells: UsageCounters = { tokens: new CounterCells(), cost: new CounterCells() };
+  const tokens: Counter<"project" | "model" | "direction"> = new Counter({
+    name: "gateway_project_tokens_total",
+    help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
+    labelNames: ["project", "model", "direction"] as const,
+    registers: [registry],
+    collect: (): void => cells.tokens.fold(tokens),
+  });
+  const cost: Counter<"project" | "model"> = new Counter({
+    name: "gateway_project_cost_usd_total",
+    help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
+    labelNames: ["project", "model"] as const,
+    registers: [registry],
+    collect: (): void => cells.cost.fold(cost),
+  });
+  countersByRegistry.set(registry, cells);
+  return cells;
+}
+
+function countTokens(cells: UsageCounters, project: string, model: string, direction: string, n: number): void {
+  const key = `${project}\n${model}\n${direction}`;
+  (cells.tokens.get(key) ?? cells.tokens.open(key, { project, model, direction })).pending += n;
 }
 
 /** Sandbox and target-less requests cost nothing (one object, so money.ts parses its prices once). */
@@ -141,13 +148,13 @@ export class Meter {
     };
     await store.record(entry, settle);
     const counters = usageCounters(ctx.gateway.metrics.registry);
-    // Label objects as literals, not spreads of a shared one (a spread copy is a slow path here).
     const project = entry.project, model = entry.model;
-    if (entry.inputTokens) counters.tokens.inc({ project, model, direction: "input" }, entry.inputTokens);
-    if (entry.outputTokens) counters.tokens.inc({ project, model, direction: "output" }, entry.outputTokens);
-    if (entry.cacheReadTokens) counters.tokens.inc({ project, model, direction: "cache_read" }, entry.cacheReadTokens);
-    if (entry.cacheWriteTokens) counters.tokens.inc({ project, model, direction: "cache_write" }, entry.cacheWriteTokens);
-    counters.cost.inc({ project, model }, Number(entry.costPico) / 1e12);
+    if (entry.inputTokens) countTokens(counters, project, model, "input", entry.inputTokens);
+    if (entry.outputTokens) countTokens(counters, project, model, "output", entry.outputTokens);
+    if (entry.cacheReadTokens) countTokens(counters, project, model, "cache_read", entry.cacheReadTokens);
+    if (entry.cacheWriteTokens) countTokens(counters, project, model, "cache_write", entry.cacheWriteTokens);
+    const key = `${project}\n${model}`;
+    (counters.cost.get(key) ?? counters.cost.open(key, { project, model })).pending += Number(entry.costPico) / 1e12;
   }
 }
 
