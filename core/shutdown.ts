@@ -6,17 +6,18 @@ import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { GatewayError } from "./errors.ts";
 import type { Logger } from "./log.ts";
+import type { RequestAbort } from "./net/request-abort.ts";
 
 /** Requests inside handleRequest, from arrival until their onFinish callbacks (the ledger write) have run. */
 export class InFlight {
-  private readonly live = new Set<AbortController>();
+  private readonly live = new Set<RequestAbort>();
   private waiters: Array<() => void> = [];
 
-  enter(c: AbortController): void {
+  enter(c: RequestAbort): void {
     this.live.add(c);
   }
 
-  leave(c: AbortController): void {
+  leave(c: RequestAbort): void {
     this.live.delete(c);
     if (this.live.size === 0 && this.waiters.length) for (const w of this.waiters.splice(0)) w();
   }

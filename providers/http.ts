@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/tracing.ts";
+import { upstreamSignal } from "../core/net/request-abort.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -57,7 +58,7 @@ export class UpstreamClient {
         method: req.method ?? "POST",
         headers: withTraceHeaders(req.headers, signal), // unchanged unless tracing is on
         body: req.body,
-        signal,
+        signal: upstreamSignal(signal), // the request's cheap emitter (core/net/request-abort.ts)
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

@@ -12,6 +12,7 @@ import { readJsonBody } from "./body.ts";
 import { writeError, writeResponse } from "./respond.ts";
 import { observe } from "../observability/index.ts";
 import { shutdownCut } from "../shutdown.ts";
+import { RequestAbort } from "../net/request-abort.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
@@ -30,7 +31,7 @@ export async function handleRequest(
 ): Promise<void> {
   const startedAt = performance.now();
   const snapshot = gateway.acquire();
-  const controller = new AbortController();
+  const controller = new RequestAbort();
   gateway.inflight.enter(controller); // a shutdown waits for it (and can cut it)
   const finishers: Array<(o: Outcome) => void | Promise<void>> = [];
   res.once("close", () => {
