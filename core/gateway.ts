@@ -130,7 +130,7 @@ export class Gateway implements GatewayHandle {
     }
     const plugins: ResolvedPlugin[] = [];
     for (const entry of config.pipeline) {
-      const state = entry.def.setup ? await entry.def.setup(this, entry.options) : undefined;
+      const state = entry.def.setup ? await entry.def.setup(this, entry.options, config) : undefined;
       plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state } });
     }
     // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.

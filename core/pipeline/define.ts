@@ -1,6 +1,7 @@
 // The plugin API. Built-in and third-party plugins use exactly this interface.
 import type { GatewayContext } from "./context.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
+import type { RuntimeConfig } from "../config/runtime.ts";
 
 export type Next = () => Promise<void>;
 
@@ -17,8 +18,11 @@ export interface PluginDefinition<Options = unknown, State = unknown> {
   dependsOn?: string[];
   /** JSON Schema for this plugin's options; checked when the config loads, never during a request. */
   optionsSchema?: Record<string, unknown>;
-  /** Once per config load: register metrics, open handles, compile what can be compiled. */
-  setup?(gateway: GatewayHandle, options: Options): State | Promise<State>;
+  /**
+   * Once per config load, before the config serves: register metrics, open handles, compile what can be compiled.
+   * `config` is the config being loaded (gateway.config is still the one serving until the swap).
+   */
+  setup?(gateway: GatewayHandle, options: Options, config: RuntimeConfig): State | Promise<State>;
   /** The onion step. Return without calling next() to short-circuit (set ctx.response or throw a GatewayError). */
   handle(ctx: GatewayContext, next: Next, instance: PluginInstance<Options, State>): Promise<void> | void;
   /** Called when the config that set this instance up is replaced or the gateway stops. */

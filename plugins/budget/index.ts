@@ -28,6 +28,17 @@ const limits = new WeakMap<object, bigint>();
 export default definePlugin({
   name: "budget",
   dependsOn: ["auth"],
+  // Each budgeted project's spend this period is read before the config serves: on a SQLite store the first read
+  // sums the period's ledger, which on a large ledger held the event loop for a second on the first request.
+  async setup(gateway, _options, config) {
+    const now = Date.now();
+    for (const [id, project] of config.projects) {
+      const budget = project.config.budget;
+      if (!budget) continue;
+      const window = periodOf((budget.period ?? "month") as Period, now);
+      await gateway.store.spent(id, window.key, window.start);
+    }
+  },
   async handle(ctx, next) {
     const auth = ctx.auth;
     const budget = auth?.project.config.budget;

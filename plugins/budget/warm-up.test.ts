@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import budget from "./index.ts";
+import { periodOf } from "../../core/store/periods.ts";
+
+// The first spend read of a period sums the ledger (SQLite): it happens in setup, before the config serves, not
+// on the event loop of the first budgeted request.
+describe("budget setup", () => {
+  it("reads this period's spend of every budgeted project, and only those", async () => {
+    const reads: unknown[][] = [];
+    const gateway = { store: { spent: async (...a: unknown[]) => { reads.push(a); return 0n; } } };
+    const projects = new Map<string, any>([
+      ["monthly", { config: { budget: { usd: "10" } } }],
+      ["daily", { config: { budget: { usd: "1", period: "day" } } }],
+      ["free", { config: {} }],
+    ]);
+    await budget.setup!(gateway as never, undefined, { projects } as never);
+    const now = Date.now();
+    const month = periodOf("month", now), day = periodOf("day", now);
+    expect(reads).toEqual([["monthly", month.key, month.start], ["daily", day.key, day.start]]);
+  });
+});
