@@ -1,45 +1,39 @@
 // writeResponse with a chain that can push (core/sse/push.ts): after the first event (pulled, with the headers)
 // the rest is pushed — back-pressure pauses the source, a client that leaves cancels it, a failure is the
 // protocol's in-band error event. Against a real socket.
-import { afterEach, describe, expect, it } from "vitest";
-import { request, type IncomingMessage, type Server } from "node:http";
-import { closeServer, serveEvents } from "./respond.testkit.ts";
+import { describe, expect, it } from "vitest";
+import { request, type IncomingMessage } from "node:http";
+import { servePerTest } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { FakeSource } from "../sse/push.testkit.ts";
-import type { Outcome } from "../pipeline/context.ts";
-import type { SseEvent } from "../sse/parse.ts";
 
-let server: Server | undefined;
-afterEach(async () => {
-  await closeServer(server);
-  server = undefined;
-});
-
-async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
-  const s = await serveEvents(events);
-  server = s.server;
-  return s;
-}
+const serve = servePerTest();
 
 const until = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setTimeout(r, 5));
 };
 
+/** GET the stream, collect its text, and wait until the writer has taken over the source (the first event pulled). */
+async function readPushed(url: string, src: FakeSource): Promise<{ res: IncomingMessage; text: () => string }> {
+  const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+  let text = "";
+  res.on("data", (d: Buffer) => (text += d.toString()));
+  await until(() => src.sink !== undefined);
+  return { res, text: () => text };
+}
+
 describe("writeResponse, pushed", () => {
   it("pulls only the first event, then writes what is pushed, and ends on the source's end", async () => {
     const src = new FakeSource();
     const { url, outcome } = await serve(src);
-    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
-    let text = "";
-    res.on("data", (d: Buffer) => (text += d.toString()));
-    await until(() => src.sink !== undefined);
+    const { res, text } = await readPushed(url, src);
     src.sink!.onEvent({ data: "a" });
     src.sink!.onEvent({ event: "named", data: "b" });
     await new Promise((r) => setTimeout(r, 10));
     src.sink!.onEvent({ data: "[DONE]" });
     src.sink!.onEnd();
     await new Promise((r) => res.on("end", r));
-    expect(text).toBe('data: {"first":true}\n\ndata: a\n\nevent: named\ndata: b\n\ndata: [DONE]\n\n');
+    expect(text()).toBe('data: {"first":true}\n\ndata: a\n\nevent: named\ndata: b\n\ndata: [DONE]\n\n');
     expect(src.pulls).toBe(1);
     expect(await outcome).toEqual({ status: 200, aborted: false });
   });
@@ -90,15 +84,12 @@ describe("writeResponse, pushed", () => {
   it("a failure after the headers is the protocol's in-band error event", async () => {
     const src = new FakeSource();
     const { url, outcome } = await serve(src);
-    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
-    let text = "";
-    res.on("data", (d: Buffer) => (text += d.toString()));
-    await until(() => src.sink !== undefined);
+    const { res, text } = await readPushed(url, src);
     src.sink!.onEvent({ data: "a" });
     src.sink!.onError(new GatewayError(502, "UPSTREAM_ERROR", "Could not reach provider up: other side closed"));
     await new Promise((r) => res.on("end", r));
-    const last = text.trim().split("\n\n").at(-1)!;
-    expect(text.startsWith('data: {"first":true}\n\ndata: a\n\n')).toBe(true);
+    const last = text().trim().split("\n\n").at(-1)!;
+    expect(text().startsWith('data: {"first":true}\n\ndata: a\n\n')).toBe(true);
     expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { code: "UPSTREAM_ERROR" } });
     const o = await outcome;
     expect(o).toMatchObject({ status: 200, aborted: false });

@@ -1,23 +1,12 @@
 // writeResponse's stream relay against a real socket: a write the socket cannot take at once must not leave the
 // relay waiting for a 'drain' that already fired (the shipped-default hang), and a client that stops reading must
 // still stop the relay from pulling (back-pressure).
-import { afterEach, describe, expect, it } from "vitest";
-import { request, type IncomingMessage, type Server } from "node:http";
-import { closeServer, serveEvents } from "./respond.testkit.ts";
-import type { Outcome } from "../pipeline/context.ts";
+import { describe, expect, it } from "vitest";
+import { request, type IncomingMessage } from "node:http";
+import { servePerTest } from "./respond.testkit.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
-let server: Server | undefined;
-afterEach(async () => {
-  await closeServer(server);
-  server = undefined;
-});
-
-async function serve(events: AsyncIterable<SseEvent>): Promise<{ url: string; outcome: Promise<Outcome> }> {
-  const s = await serveEvents(events);
-  server = s.server;
-  return s;
-}
+const serve = servePerTest();
 
 const big = (i: number) => ({ data: JSON.stringify({ i, text: "x".repeat(20 * 1024) }) });
 

@@ -1,5 +1,6 @@
 // For the relay tests (respond*.test.ts): a real HTTP server answering every request with writeResponse(events).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { afterEach } from "vitest";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { writeResponse } from "./respond.ts";
@@ -24,4 +25,18 @@ export async function closeServer(server: Server | undefined): Promise<void> {
   if (!server) return;
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
+}
+
+/** For a test file: `const serve = servePerTest();` — each test's server is closed after it. */
+export function servePerTest(): (events: AsyncIterable<SseEvent>) => Promise<{ url: string; outcome: Promise<Outcome> }> {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await closeServer(server);
+    server = undefined;
+  });
+  return async (events) => {
+    const s = await serveEvents(events);
+    server = s.server;
+    return s;
+  };
 }
