@@ -2,11 +2,10 @@
 // through the full default pipeline to an OpenAI client. A client that stops reading must hold back the upstream
 // itself (client socket -> writer -> relay -> undici body -> upstream socket), then get every byte once it reads,
 // billed once; slow streams side by side all end with [DONE].
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { request, type IncomingMessage } from "node:http";
-import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
+import { fastAndSlowGateways } from "./helpers/fast-and-slow.ts";
+import { auth, chat } from "./helpers/policy-config.ts";
 
 const CHUNKS = 600;
 const piece = "x".repeat(16 * 1024);
@@ -15,15 +14,11 @@ const chunk = (content: string | undefined, finish: string | null = null) =>
   ({ id: "chatcmpl-big", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }], usage: null });
 
 describe("pushed streams, end to end", () => {
-  let fake: FakeOpenAI;
-  let slow: FakeOpenAI;
-  let gw: TestGateway;
-  let slowGw: TestGateway;
+  const env = fastAndSlowGateways({ words: 20, chunkDelayMs: 20 });
   let written = 0;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
+  beforeAll(() => {
     // A big stream written as fast as the connection takes it: each write waits for 'drain' when the socket is full.
-    fake.hook = (req, res) => {
+    env.fake.hook = (req, res) => {
       if (req.body?.messages?.[0]?.content !== "big") return false;
       res.writeHead(200, { "content-type": "text/event-stream" });
       let i = 0;
@@ -38,19 +33,10 @@ describe("pushed streams, end to end", () => {
       more();
       return true;
     };
-    slow = await startFakeOpenAI({ text: Array.from({ length: 20 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 20 });
-    gw = await startTestGateway(policyConfig(fake.baseUrl));
-    slowGw = await startTestGateway(policyConfig(slow.baseUrl));
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await slowGw?.close();
-    await fake?.close();
-    await slow?.close();
   });
 
   it("a client that stops reading holds back the upstream; once it reads it gets everything, and one ledger record", async () => {
-    const url = new URL(`${gw.baseURL}/chat/completions`);
+    const url = new URL(`${env.gw.baseURL}/chat/completions`);
     const body = JSON.stringify({ ...chat("openai/gpt-4o-mini", { stream: true }), messages: [{ role: "user", content: "big" }] });
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = request(url, { method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "x-request-id": "req-push-big" }) } }, resolve);
@@ -85,7 +71,7 @@ describe("pushed streams, end to end", () => {
     expect(written).toBe(CHUNKS);
     expect(contentBytes).toBe(CHUNKS * piece.length);
     expect(tail.endsWith("data: [DONE]\n\n")).toBe(true);
-    const records = (await gw.gateway.store.ledger({})).filter((e) => e.requestId === "req-push-big");
+    const records = (await env.gw.gateway.store.ledger({})).filter((e) => e.requestId === "req-push-big");
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ outcome: "ok", status: 200, outputTokens: CHUNKS, estimated: false });
   });
@@ -93,7 +79,7 @@ describe("pushed streams, end to end", () => {
   it("slow streams side by side all end with [DONE], each billed once", async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `req-push-slow-${i}`);
     const texts = await Promise.all(ids.map(async (id) => {
-      const res = await fetch(`${slowGw.baseURL}/chat/completions`, {
+      const res = await fetch(`${env.slowGw.baseURL}/chat/completions`, {
         method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "x-request-id": id }) },
         body: JSON.stringify(chat("openai/gpt-4o-mini", { stream: true, stream_options: { include_usage: true } })),
       });
@@ -104,7 +90,7 @@ describe("pushed streams, end to end", () => {
       expect(t).toContain('"usage":{');
       expect(t.match(/w\d+/g)).toHaveLength(20);
     }
-    const ledger = await slowGw.gateway.store.ledger({});
+    const ledger = await env.slowGw.gateway.store.ledger({});
     for (const id of ids) expect(ledger.filter((e) => e.requestId === id)).toHaveLength(1);
   });
 });

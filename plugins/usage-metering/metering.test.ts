@@ -1,32 +1,17 @@
 import Big from "big.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
-import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
-import { auth, chat, policyConfig, SANDBOX } from "../../test/helpers/policy-config.ts";
+import { describe, expect, it } from "vitest";
+import { postJson, type TestGateway } from "../../test/helpers/gateway.ts";
+import { fastAndSlowGateways } from "../../test/helpers/fast-and-slow.ts";
+import { auth, chat, SANDBOX } from "../../test/helpers/policy-config.ts";
 
 describe("usage-metering plugin", () => {
-  let fake: FakeOpenAI;
-  let slow: FakeOpenAI;
-  let gw: TestGateway;
-  let slowGw: TestGateway;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    slow = await startFakeOpenAI({ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 10 });
-    gw = await startTestGateway(policyConfig(fake.baseUrl));
-    slowGw = await startTestGateway(policyConfig(slow.baseUrl));
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await slowGw?.close();
-    await fake?.close();
-    await slow?.close();
-  });
+  const env = fastAndSlowGateways({ words: 200, chunkDelayMs: 10 });
   const byRequest = async (g: TestGateway, requestId: string) => (await g.gateway.store.ledger({})).filter((e) => e.requestId === requestId);
 
   it("writes one ledger record per request with tokens and the exact decimal cost, before the response completes", async () => {
-    const r = await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(undefined, { "x-request-id": "req-meter-1" }));
+    const r = await postJson(`${env.gw.baseURL}/chat/completions`, chat(), auth(undefined, { "x-request-id": "req-meter-1" }));
     expect(r.status).toBe(200);
-    const [e, ...rest] = await byRequest(gw, "req-meter-1");
+    const [e, ...rest] = await byRequest(env.gw, "req-meter-1");
     expect(rest).toHaveLength(0);
     const { prompt_tokens: p, completion_tokens: c } = r.json.usage;
     expect(e).toMatchObject({
@@ -41,13 +26,13 @@ describe("usage-metering plugin", () => {
   });
 
   it("meters a stream from the stream's own usage, even when the client did not ask for it", async () => {
-    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+    const res = await fetch(`${env.gw.baseURL}/chat/completions`, {
       method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "x-request-id": "req-meter-2" }) },
       body: JSON.stringify(chat("openai/gpt-4o-mini", { stream: true })),
     });
     const text = await res.text();
     expect(text).not.toContain('"usage":{');
-    const [e] = await byRequest(gw, "req-meter-2");
+    const [e] = await byRequest(env.gw, "req-meter-2");
     expect(e).toMatchObject({ outcome: "ok", estimated: false, status: 200 });
     expect(e!.outputTokens).toBeGreaterThan(0);
     expect(e!.ttftMs).not.toBeNull();
@@ -55,7 +40,7 @@ describe("usage-metering plugin", () => {
 
   it("bills a client that leaves mid-stream for what was relayed", async () => {
     const ac = new AbortController();
-    const res = await fetch(`${slowGw.baseURL}/chat/completions`, {
+    const res = await fetch(`${env.slowGw.baseURL}/chat/completions`, {
       method: "POST", signal: ac.signal, headers: { "content-type": "application/json", ...auth(undefined, { "x-request-id": "req-meter-3" }) },
       body: JSON.stringify(chat("openai/gpt-4o-mini", { stream: true, max_tokens: 500 })),
     });
@@ -65,7 +50,7 @@ describe("usage-metering plugin", () => {
     ac.abort();
     let e;
     for (let i = 0; i < 100 && !e; i++) {
-      [e] = await byRequest(slowGw, "req-meter-3");
+      [e] = await byRequest(env.slowGw, "req-meter-3");
       if (!e) await new Promise((r) => setTimeout(r, 20));
     }
     expect(e).toMatchObject({ outcome: "aborted", estimated: true });
@@ -75,22 +60,22 @@ describe("usage-metering plugin", () => {
   });
 
   it("records sandbox traffic at cost 0", async () => {
-    const r = await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(SANDBOX, { "x-request-id": "req-meter-4" }));
+    const r = await postJson(`${env.gw.baseURL}/chat/completions`, chat(), auth(SANDBOX, { "x-request-id": "req-meter-4" }));
     expect(r.status).toBe(200);
-    const [e] = await byRequest(gw, "req-meter-4");
+    const [e] = await byRequest(env.gw, "req-meter-4");
     expect(e).toMatchObject({ sandbox: true, costUsd: "0", costPico: 0n, keyId: "sandbox" });
     expect(e!.outputTokens).toBeGreaterThan(0);
   });
 
   it("records a failed upstream call at cost 0 with its status", async () => {
-    fake.failures.push({ kind: "status", status: 400 });
-    const r = await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(undefined, { "x-request-id": "req-meter-5" }));
-    const [e] = await byRequest(gw, "req-meter-5");
+    env.fake.failures.push({ kind: "status", status: 400 });
+    const r = await postJson(`${env.gw.baseURL}/chat/completions`, chat(), auth(undefined, { "x-request-id": "req-meter-5" }));
+    const [e] = await byRequest(env.gw, "req-meter-5");
     expect(e).toMatchObject({ status: r.status, outcome: "error", costUsd: "0" });
   });
 
   it("exports tokens and cost by project and model to Prometheus", async () => {
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const text = await (await fetch(`${env.gw.url}/metrics`)).text();
     expect(text).toMatch(/gateway_project_tokens_total\{project="acme",model="openai\/gpt-4o-mini",direction="output"\} \d+/);
     expect(text).toMatch(/gateway_project_cost_usd_total\{project="acme",model="openai\/gpt-4o-mini"\} [0-9.e-]+/);
   });
