@@ -98,7 +98,15 @@ export class Gateway implements GatewayHandle {
       this.log.error("config reload refused; still serving the previous config", { problems });
       return { ok: false, problems };
     }
-    const snapshot = await this.build(next);
+    let snapshot: Snapshot;
+    try {
+      snapshot = await this.build(next);
+    } catch (err) {
+      // A plugin's setup (or a driver) failed on the new config: refused like an invalid file, never a crash.
+      const problems = [`setting up the new config failed: ${(err as Error).message ?? String(err)}`];
+      this.log.error("config reload refused; still serving the previous config", { problems });
+      return { ok: false, problems };
+    }
     const old = this.current;
     this.current = snapshot;
     old.retired = true;

@@ -1,7 +1,9 @@
 // Reload on file change and on SIGHUP: validated, swapped atomically, invalid files refused, in-flight
 // requests finish on the config they started with.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import YAML from "yaml";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 
@@ -45,6 +47,29 @@ describe("config reload", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect((await chat("a/one")).status).toBe(200);
     expect((await chat("a/two")).status).toBe(200);
+  });
+
+  it("refuses a config whose plugin setup throws, keeps serving, and the process lives on", async () => {
+    // The plugin throws in setup only after the first load: the reload is what fails, not the boot.
+    const dir = mkdtempSync(join(tmpdir(), "mg-reload-setup-"));
+    const plugin = join(dir, "flaky-setup.mjs");
+    writeFileSync(plugin, `let loads = 0;
+export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error("setup exploded"); }, handle: (ctx, next) => next() };
+`);
+    const withPlugin = (models: Record<string, unknown>) => ({
+      ...base(models), plugins: { "flaky-setup": { module: plugin } }, pipeline: ["auth", "flaky-setup", "router"],
+    });
+    const other = await startTestGateway(withPlugin({ "a/one": model() }), { watch: true });
+    try {
+      const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
+      expect((await ask("a/one")).status).toBe(200);
+      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/four": model() })));
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await ask("a/one")).status).toBe(200);
+      expect((await ask("a/four")).status).toBe(404);
+    } finally {
+      await other.close();
+    }
   });
 
   it("reloads on SIGHUP", async () => {
