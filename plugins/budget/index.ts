@@ -30,13 +30,18 @@ export default definePlugin({
   dependsOn: ["auth"],
   // Each budgeted project's spend this period is read before the config serves: on a SQLite store the first read
   // sums the period's ledger, which on a large ledger held the event loop for a second on the first request.
+  // Only a warm-up: a store that cannot answer now (Redis down at a reload) is read again by the first request.
   async setup(gateway, _options, config) {
     const now = Date.now();
     for (const [id, project] of config.projects) {
       const budget = project.config.budget;
       if (!budget) continue;
       const window = periodOf((budget.period ?? "month") as Period, now);
-      await gateway.store.spent(id, window.key, window.start);
+      try {
+        await gateway.store.spent(id, window.key, window.start);
+      } catch (err) {
+        gateway.log.warn("budget: could not read the spend ahead of the first request", { project: id, error: String(err) });
+      }
     }
   },
   async handle(ctx, next) {

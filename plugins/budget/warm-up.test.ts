@@ -18,4 +18,15 @@ describe("budget setup", () => {
     const month = periodOf("month", now), day = periodOf("day", now);
     expect(reads).toEqual([["monthly", month.key, month.start], ["daily", day.key, day.start]]);
   });
+
+  it("a store that cannot answer does not fail the config load: it is logged and the first request reads again", async () => {
+    const warnings: unknown[] = [];
+    const gateway = {
+      store: { spent: async () => { throw new Error("connect ECONNREFUSED 127.0.0.1:6379"); } },
+      log: { warn: (...a: unknown[]) => warnings.push(a) },
+    };
+    const projects = new Map<string, any>([["monthly", { config: { budget: { usd: "10" } } }]]);
+    await expect(budget.setup!(gateway as never, undefined, { projects } as never)).resolves.toBeUndefined();
+    expect(JSON.stringify(warnings)).toContain("ECONNREFUSED");
+  });
 });
