@@ -35,7 +35,7 @@ declare module "./pipeline/context.ts" {
     /**
      * Lets a plugin (stream-transcoder) call a driver that does not speak the client's protocol natively. It is
      * handed the context rather than closing over it: a closure per request stored here kept every request's
-     * objects alive through young-generation GCs (a third of all allocation promoted; GC pauses 2.6x as long).
+     * objects alive through young-generation GCs (a sixth of all allocation promoted; scavenge pauses 2-3x as long).
      */
     invoke?: (ctx: GatewayContext, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions) => Promise<ProviderResult> | undefined;
     /** The target that served the request (fallback models change the model: ctx.model follows it). */

@@ -1,59 +1,49 @@
 import { describe, expect, it } from "vitest";
-import { Counter, Gauge, Registry } from "prom-client";
-import { CounterCells, InFlightCells } from "./metrics-cells.ts";
+import { Registry } from "prom-client";
+import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 
-function counterWithCells() {
+const counter = () => {
   const registry = new Registry();
-  const cells = new CounterCells<"model" | "code">();
-  const counter: Counter<"model" | "code"> = new Counter({
-    name: "t_total", help: "t", labelNames: ["model", "code"], registers: [registry], collect: (): void => cells.fold(counter),
-  });
-  const add = (model: string, code: string, n: number) => {
-    const key = `${model}\n${code}`;
-    (cells.get(key) ?? cells.open(key, { model, code })).pending += n;
-  };
-  return { registry, add };
-}
+  const c = new CellCounter({ name: "t_total", help: "t", labelNames: ["model", "code"], registers: [registry] });
+  return { registry, c };
+};
 
-describe("CounterCells", () => {
+describe("CellCounter", () => {
   it("shows every sum at each scrape, per label set, and keeps counting after a scrape", async () => {
-    const { registry, add } = counterWithCells();
-    add("a", "200", 1);
-    add("a", "200", 2);
-    add("b", "500", 1);
+    const { registry, c } = counter();
+    c.add(1, "a", "200");
+    c.add(2, "a", "200");
+    c.add(1, "b", "500");
     let text = await registry.metrics();
     expect(text).toContain('t_total{model="a",code="200"} 3');
     expect(text).toContain('t_total{model="b",code="500"} 1');
-    add("a", "200", 4);
+    c.add(4, "a", "200");
     text = await registry.metrics();
     expect(text).toContain('t_total{model="a",code="200"} 7');
     expect(text).toContain('t_total{model="b",code="500"} 1');
   });
 
   it("reads the same through getMetricsAsJSON (what the cluster primary aggregates)", async () => {
-    const { registry, add } = counterWithCells();
-    add("a", "200", 5);
+    const { registry, c } = counter();
+    c.add(5, "a", "200");
     const [m] = await registry.getMetricsAsJSON();
     expect(m!.values).toEqual([{ value: 5, labels: { model: "a", code: "200" } }]);
   });
 });
 
-describe("InFlightCells", () => {
+describe("InFlightGauge", () => {
   it("sets the gauge to the requests open per endpoint when collected", async () => {
     const registry = new Registry();
-    const cells = new InFlightCells();
-    const gauge: Gauge<"endpoint"> = new Gauge({
-      name: "f", help: "f", labelNames: ["endpoint"], registers: [registry], collect: (): void => cells.fold(gauge),
-    });
-    cells.enter("chat");
-    cells.enter("chat");
-    cells.enter("messages");
-    cells.leave("chat");
+    const g = new InFlightGauge({ name: "f", help: "f", registers: [registry] });
+    g.enter("chat");
+    g.enter("chat");
+    g.enter("messages");
+    g.leave("chat");
     let text = await registry.metrics();
     expect(text).toContain('f{endpoint="chat"} 1');
     expect(text).toContain('f{endpoint="messages"} 1');
-    cells.leave("chat");
-    cells.leave("messages");
+    g.leave("chat");
+    g.leave("messages");
     text = await registry.metrics();
     expect(text).toContain('f{endpoint="chat"} 0');
     expect(text).toContain('f{endpoint="messages"} 0');

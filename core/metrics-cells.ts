@@ -3,43 +3,64 @@
 // request adds to a plain number in a cell found by one string key, and the cells are folded into the real
 // prom-client metric when it is collected (every scrape, and the cluster primary's aggregation), so /metrics reads
 // exactly what it did before.
-import type { Counter, Gauge } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 
-export interface Cell<L extends string> {
-  readonly labels: Record<L, string>;
+interface Cell {
+  readonly labels: Record<string, string>;
   pending: number;
 }
 
-/**
- * Sums for one prom-client counter, keyed by the caller's own key for the label values (their join). Call sites
- * write `(cells.get(key) ?? cells.open(key, { ...labels })).pending += n`: the label object is built once per key.
- */
-export class CounterCells<L extends string> {
-  private readonly cells = new Map<string, Cell<L>>();
+interface MetricConfig<L extends string> {
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  registers: Registry[];
+}
 
-  get(key: string): Cell<L> | undefined {
-    return this.cells.get(key);
+/** A prom-client counter of up to four labels, added to through plain cells. */
+export class CellCounter<L extends string> {
+  readonly counter: Counter<L>;
+  private readonly cells = new Map<string, Cell>();
+  private readonly labelNames: readonly L[];
+
+  constructor(config: MetricConfig<L>) {
+    this.labelNames = config.labelNames;
+    this.counter = new Counter({ ...config, collect: (): void => this.fold() });
   }
 
-  open(key: string, labels: Record<L, string>): Cell<L> {
-    const c = { labels, pending: 0 };
-    this.cells.set(key, c);
-    return c;
+  /** Add `n` for these label values, given in `labelNames` order (positional: no array or object per call). */
+  add(n: number, v0: string, v1?: string, v2?: string, v3?: string): void {
+    let key = v0;
+    if (v1 !== undefined) key += "\n" + v1;
+    if (v2 !== undefined) key += "\n" + v2;
+    if (v3 !== undefined) key += "\n" + v3;
+    let c = this.cells.get(key);
+    if (!c) {
+      const values = [v0, v1, v2, v3];
+      const labels: Record<string, string> = {};
+      this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ""));
+      this.cells.set(key, (c = { labels, pending: 0 }));
+    }
+    c.pending += n;
   }
 
-  /** Move the sums into the counter (its `collect` hook). */
-  fold(counter: Counter<L>): void {
+  private fold(): void {
     for (const c of this.cells.values()) {
       if (c.pending === 0) continue;
-      counter.inc(c.labels, c.pending);
+      this.counter.inc(c.labels as Partial<Record<L, string>>, c.pending);
       c.pending = 0;
     }
   }
 }
 
 /** Requests in flight per endpoint, counted in plain numbers and set on the gauge when it is collected. */
-export class InFlightCells {
+export class InFlightGauge {
+  readonly gauge: Gauge<"endpoint">;
   private readonly counts = new Map<string, number>();
+
+  constructor(config: Omit<MetricConfig<"endpoint">, "labelNames">) {
+    this.gauge = new Gauge({ ...config, labelNames: ["endpoint"], collect: (): void => this.fold() });
+  }
 
   enter(endpoint: string): void {
     this.counts.set(endpoint, (this.counts.get(endpoint) ?? 0) + 1);
@@ -49,7 +70,7 @@ export class InFlightCells {
     this.counts.set(endpoint, (this.counts.get(endpoint) ?? 1) - 1);
   }
 
-  fold(gauge: Gauge<"endpoint">): void {
-    for (const [endpoint, n] of this.counts) gauge.set({ endpoint }, n);
+  private fold(): void {
+    for (const [endpoint, n] of this.counts) this.gauge.set({ endpoint }, n);
   }
 }

@@ -1,21 +1,17 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { CounterCells, InFlightCells } from "./metrics-cells.ts";
+import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class Metrics {
   readonly registry = new Registry();
-  /** Per-request counts land in these plain cells and are folded into the counters below when they are collected. */
-  readonly requestCells = new CounterCells<"endpoint" | "model" | "provider" | "code">();
-  readonly tokenCells = new CounterCells<"direction" | "model" | "provider">();
-  readonly inFlightCells = new InFlightCells();
-  readonly requests: Counter<"endpoint" | "model" | "provider" | "code"> = new Counter({
+  // requests, inFlight and tokens change on every request: plain cells, folded in when collected (metrics-cells.ts).
+  readonly requests = new CellCounter({
     name: "gateway_requests_total",
     help: "Requests handled, by endpoint, public model, resolved provider and HTTP status code.",
     labelNames: ["endpoint", "model", "provider", "code"] as const,
     registers: [this.registry],
-    collect: (): void => this.requestCells.fold(this.requests),
   });
   readonly duration = new Histogram({
     name: "gateway_request_duration_seconds",
@@ -38,19 +34,16 @@ export class Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly inFlight: Gauge<"endpoint"> = new Gauge({
+  readonly inFlight = new InFlightGauge({
     name: "gateway_requests_in_flight",
     help: "Requests currently being handled.",
-    labelNames: ["endpoint"] as const,
     registers: [this.registry],
-    collect: (): void => this.inFlightCells.fold(this.inFlight),
   });
-  readonly tokens: Counter<"direction" | "model" | "provider"> = new Counter({
+  readonly tokens = new CellCounter({
     name: "gateway_tokens_total",
     help: "Tokens processed, by direction (input, output, cache_read, cache_write), model and provider.",
     labelNames: ["direction", "model", "provider"] as const,
     registers: [this.registry],
-    collect: (): void => this.tokenCells.fold(this.tokens),
   });
 
   constructor() {

@@ -4,7 +4,6 @@ import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import { generationId } from "./ids.ts";
 import type { Gateway } from "../gateway.ts";
-import type { Metrics } from "../metrics.ts";
 import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { toGatewayError, type GatewayError } from "../errors.ts";
@@ -19,11 +18,6 @@ const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers["x-request-id"];
   return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`;
-}
-
-function countTokens(metrics: Metrics, direction: string, model: string, provider: string, n: number): void {
-  const key = `${direction}\n${model}\n${provider}`;
-  (metrics.tokenCells.get(key) ?? metrics.tokenCells.open(key, { direction, model, provider })).pending += n;
 }
 
 export async function handleRequest(
@@ -59,7 +53,7 @@ export async function handleRequest(
     onFinish: (fn) => { finishers.push(fn); },
   };
   const { metrics } = gateway;
-  metrics.inFlightCells.enter(spec.kind);
+  metrics.inFlight.enter(spec.kind);
   const observed = observe(gateway, ctx, req); // access log line and trace; undefined when both are off
   let ttfb = 0;
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; } };
@@ -87,18 +81,16 @@ export async function handleRequest(
   const model = ctx.model?.id ?? "", provider = ctx.resolvedProvider ?? "";
   const labels = { endpoint: spec.kind, model, provider };
   const total = (performance.now() - startedAt) / 1000;
-  const code = outcome.status;
-  const key = `${spec.kind}\n${model}\n${provider}\n${code}`;
-  (metrics.requestCells.get(key) ?? metrics.requestCells.open(key, { endpoint: spec.kind, model, provider, code: String(code) })).pending++;
+  metrics.requests.add(1, spec.kind, model, provider, String(outcome.status));
   metrics.duration.observe(labels, total);
   if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
-  metrics.inFlightCells.leave(spec.kind);
+  metrics.inFlight.leave(spec.kind);
   const u = ctx.usage;
   if (u && ctx.model) {
-    if (u.inputTokens) countTokens(metrics, "input", model, provider, u.inputTokens);
-    if (u.outputTokens) countTokens(metrics, "output", model, provider, u.outputTokens);
-    if (u.cacheReadTokens) countTokens(metrics, "cache_read", model, provider, u.cacheReadTokens);
-    if (u.cacheWriteTokens) countTokens(metrics, "cache_write", model, provider, u.cacheWriteTokens);
+    if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
+    if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);
+    if (u.cacheReadTokens) metrics.tokens.add(u.cacheReadTokens, "cache_read", model, provider);
+    if (u.cacheWriteTokens) metrics.tokens.add(u.cacheWriteTokens, "cache_write", model, provider);
   }
   for (const fn of finishers) {
     try {

@@ -5,12 +5,12 @@
 // always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never through
 // each other's files; whichever commits first writes the one record, so no pipeline order is implied.
 import { performance } from "node:perf_hooks";
-import { Counter, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import { costParts } from "../money/money.ts";
-import { CounterCells } from "../metrics-cells.ts";
+import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputEstimate, requestedOutput } from "./request-size.ts";
 
@@ -28,8 +28,8 @@ declare module "../pipeline/context.ts" {
 }
 
 export interface UsageCounters {
-  tokens: CounterCells<"project" | "model" | "direction">;
-  cost: CounterCells<"project" | "model">;
+  tokens: CellCounter<"project" | "model" | "direction">;
+  cost: CellCounter<"project" | "model">;
 }
 
 const countersByRegistry = new WeakMap<Registry, UsageCounters>();
@@ -38,28 +38,22 @@ const countersByRegistry = new WeakMap<Registry, UsageCounters>();
 export function usageCounters(registry: Registry): UsageCounters {
   let c = countersByRegistry.get(registry);
   if (c) return c;
-  const cells: UsageCounters = { tokens: new CounterCells(), cost: new CounterCells() };
-  const tokens: Counter<"project" | "model" | "direction"> = new Counter({
-    name: "gateway_project_tokens_total",
-    help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
-    labelNames: ["project", "model", "direction"] as const,
-    registers: [registry],
-    collect: (): void => cells.tokens.fold(tokens),
-  });
-  const cost: Counter<"project" | "model"> = new Counter({
-    name: "gateway_project_cost_usd_total",
-    help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
-    labelNames: ["project", "model"] as const,
-    registers: [registry],
-    collect: (): void => cells.cost.fold(cost),
-  });
-  countersByRegistry.set(registry, cells);
-  return cells;
-}
-
-function countTokens(cells: UsageCounters, project: string, model: string, direction: string, n: number): void {
-  const key = `${project}\n${model}\n${direction}`;
-  (cells.tokens.get(key) ?? cells.tokens.open(key, { project, model, direction })).pending += n;
+  c = {
+    tokens: new CellCounter({
+      name: "gateway_project_tokens_total",
+      help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
+      labelNames: ["project", "model", "direction"] as const,
+      registers: [registry],
+    }),
+    cost: new CellCounter({
+      name: "gateway_project_cost_usd_total",
+      help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
+      labelNames: ["project", "model"] as const,
+      registers: [registry],
+    }),
+  };
+  countersByRegistry.set(registry, c);
+  return c;
 }
 
 /** Sandbox and target-less requests cost nothing (one object, so money.ts parses its prices once). */
@@ -149,12 +143,11 @@ export class Meter {
     await store.record(entry, settle);
     const counters = usageCounters(ctx.gateway.metrics.registry);
     const project = entry.project, model = entry.model;
-    if (entry.inputTokens) countTokens(counters, project, model, "input", entry.inputTokens);
-    if (entry.outputTokens) countTokens(counters, project, model, "output", entry.outputTokens);
-    if (entry.cacheReadTokens) countTokens(counters, project, model, "cache_read", entry.cacheReadTokens);
-    if (entry.cacheWriteTokens) countTokens(counters, project, model, "cache_write", entry.cacheWriteTokens);
-    const key = `${project}\n${model}`;
-    (counters.cost.get(key) ?? counters.cost.open(key, { project, model })).pending += Number(entry.costPico) / 1e12;
+    if (entry.inputTokens) counters.tokens.add(entry.inputTokens, project, model, "input");
+    if (entry.outputTokens) counters.tokens.add(entry.outputTokens, project, model, "output");
+    if (entry.cacheReadTokens) counters.tokens.add(entry.cacheReadTokens, project, model, "cache_read");
+    if (entry.cacheWriteTokens) counters.tokens.add(entry.cacheWriteTokens, project, model, "cache_write");
+    counters.cost.add(Number(entry.costPico) / 1e12, project, model);
   }
 }
 
