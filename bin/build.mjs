@@ -81,6 +81,9 @@ async function build(spec, root, outdir) {
     packages: "external",
     splitting: true, // cli's lazily imported parts, and plugin sharing cli's module instances (GatewayError ...)
     sourcemap: "linked",
+    // Maps name the .ts files and lines without embedding their text: with source maps enabled, every process holds
+    // its maps in memory (~3 MB less per gateway process), and logged stacks still point at file:line.
+    sourcesContent: false,
     outdir,
     entryNames: "[name]-[hash]",
     outExtension: { ".js": ".mjs" },

@@ -15,7 +15,7 @@ import { Pool } from "undici";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./config.ts";
 import { benchFile, deadChildren, gatewayEntry, startChild } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
-import { rssMb as processRssMb } from "../soak/sampler.ts";
+import { pssMb as processPssMb, rssMb as processRssMb } from "../soak/sampler.ts";
 
 export interface SlowStreamsOptions {
   streams: number;
@@ -102,6 +102,10 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   // Every process whose memory the streams cost: one gateway, or the primary, its workers and redis-server.
   const pids = [...gw.pids, ...(redis ? [redis.pid] : [])];
   const rssMb = () => pids.reduce((sum, p) => sum + processRssMb(p), 0);
+  // Summed RSS counts pages the processes share (the node binary's code, libraries) once per process; summed PSS
+  // counts them once in all. Reported beside RSS when there are several processes.
+  const pssMb = () => pids.reduce((sum, p) => sum + processPssMb(p), 0);
+  const several = pids.length > 1;
   const target: LoadTarget = {
     name: "gateway", origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", pid,
     headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
@@ -142,13 +146,16 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   };
   await snapshot("baseline");
   const baseline = rssMb();
-  out(`baseline RSS ${baseline.toFixed(1)} MB\n`);
+  const pssBaseline = several ? pssMb() : NaN;
+  out(`baseline RSS ${baseline.toFixed(1)} MB${several ? `, PSS ${pssBaseline.toFixed(1)} MB` : ""}\n`);
 
   // Patient timeouts: while thousands of streams are open, a new connection can wait seconds to be accepted/answered.
   const pool = new Pool(target.origin, { connections: n, pipelining: 1, keepAliveTimeout: 60_000, connectTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 60_000 });
   let started = 0, opening = 0, open = 0, completed = 0, failed = 0, maxOpen = 0;
   let peakRss = baseline;
   let allOpenRss = NaN;
+  let peakPss = pssBaseline;
+  let allOpenPss = NaN;
   let allOpenAt = NaN;
   const failures = new Map<string, number>();
   const t0 = performance.now();
@@ -157,6 +164,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const sampler = setInterval(() => {
     const rss = rssMb();
     if (rss > peakRss) peakRss = rss;
+    if (several) peakPss = Math.max(peakPss, pssMb());
   }, 250);
 
   // Count a stream as open once its response headers arrived; the next request leaves when one finished opening.
@@ -174,6 +182,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
           allOpenAt = performance.now() - t0;
           allOpenRss = rssMb();
           if (allOpenRss > peakRss) peakRss = allOpenRss;
+          if (several) peakPss = Math.max(peakPss, (allOpenPss = pssMb()));
         }
         launch();
       };
@@ -227,6 +236,10 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   out(`RSS peak            ${peakRss.toFixed(1)} MB (sampled every 250 ms)\n`);
   out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)${pids.length > 1 ? `; per process ${perProcess} (${workers} workers: primary, workers, redis-server)` : ""}\n`);
   out(`KB per stream       ${Number.isNaN(perStreamKb) ? "-" : perStreamKb.toFixed(1)} (all open - baseline) / N; ${peakPerStreamKb.toFixed(1)} (peak - baseline) / ${Number.isNaN(allOpenAt) ? `${maxOpen} (most open at once)` : "N"}\n`);
+  if (several) {
+    const pssPerStreamKb = ((peakPss - pssBaseline) * 1024) / (Number.isNaN(allOpenAt) ? Math.max(1, maxOpen) : n);
+    out(`PSS (summed)        baseline ${pssBaseline.toFixed(1)}, all open ${Number.isNaN(allOpenPss) ? "-" : allOpenPss.toFixed(1)}, peak ${peakPss.toFixed(1)} MB; ${pssPerStreamKb.toFixed(1)} KB per stream at the peak (pages the processes share counted once, not once per process)\n`);
+  }
   if (n < o.targetStreams) out(`projected           ${projected.toFixed(0)} MB for ${o.targetStreams} streams (baseline + peak KB per stream x ${o.targetStreams})\n`);
   out(`verdict             ${meetsTarget ? "PASS" : "FAIL"}: target ${o.targetStreams} streams in <= ${o.targetMb} MB RSS, all completing (issue 11)\n`);
   if (o.heapSnapshots) out(`compare: npx tsx bench/soak/heap-diff.ts <baseline>.heapsnapshot <open>.heapsnapshot 30\n`);

@@ -33,6 +33,17 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** Proportional set size: each page shared by k processes counts 1/k here (the node binary's code, shared libraries),
+ * so PSS summed over processes is the memory they take together, where summed RSS counts shared pages once each. */
+export function pssMb(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 function fdCount(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;

@@ -46,6 +46,10 @@ function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
     const finish = (err: unknown, body?: Buffer) => {
       if (settled) return;
       settled = true;
+      // Nothing of the raw body stays reachable from the request: a stream's request lives as long as the stream.
+      // After a refusal (too large) 'data' stays subscribed so the rest drains and is dropped.
+      chunks.length = 0;
+      if (!err) req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", finish);
       req.off("close", onClose);

@@ -87,6 +87,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       if (!started) {
         hooks.firstByte();
         res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
+        flattenHeaderBlock(res);
         started = true;
       }
       out.pending += encodeSse(step.value);
@@ -116,6 +117,16 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   out.pending = "";
   res.end(rest);
   return { status: r.status, aborted: false };
+}
+
+/**
+ * A stream's response keeps the header block Node built for it (`_header`) until it ends. Node builds it with one
+ * `+=` per piece, a rope of ~75 nodes and ~3 KB for a stream's ~17 headers; flattening it once (any numeric
+ * conversion flattens a rope in place) leaves one ~600-byte string: ~2.4 KB less per open stream.
+ */
+function flattenHeaderBlock(res: ServerResponse): void {
+  const block = (res as unknown as { _header?: unknown })._header;
+  if (typeof block === "string") Number(block);
 }
 
 /** Text encoded but not yet written, and whether a flush is queued for the next tick. */
