@@ -9,6 +9,7 @@
 //   npx tsx bench/alloc/run.ts [--requests 400] [--rounds 20] [--stream on|off] [--top 25]
 //     [--variant NAME=pipeline:a,b | NAME=full][@/path/to/other/checkout] ...   (default: base=pipeline:auth,router full=full)
 //     [--alloc off]   (CPU only; e.g. under --cpu-prof, one variant at a time)
+//     [--prompt-kb K]  a conversation of ~K KB before the question (default: one short message)
 //     [--hold N]      instead: JS heap per open slow stream — per variant, N streams (one frame every 200 ms) held
 //                     open at once, live heap after a full GC with them open minus before, / N (native memory such as
 //                     sockets is not in it; bench:load --slow-streams measures RSS)
@@ -41,6 +42,7 @@ const { values: opts } = parseArgs({
     rounds: { type: "string", default: "20" },
     alloc: { type: "string", default: "on" },
     hold: { type: "string" },
+    "prompt-kb": { type: "string", default: "0" },
   },
 });
 const REQUESTS = Number(opts.requests);
@@ -79,7 +81,16 @@ for (const v of variants) {
   v.target = { name: v.name, origin: v.gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } };
 }
 
-const body = requestBody(BENCH_MODEL, STREAM);
+const body = withHistory(requestBody(BENCH_MODEL, STREAM), Number(opts["prompt-kb"]));
+
+/** The request with ~kb KB of earlier turns before its question: what a long chat sends on every turn. */
+function withHistory(json: string, kb: number): string {
+  if (!(kb > 0)) return json;
+  const req = JSON.parse(json) as { messages: { role: string; content: string }[] };
+  const turn = "Earlier turn of a long conversation, padded to a kilobyte. ".repeat(17).slice(0, 1000);
+  const history = Array.from({ length: Math.round(kb) }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: turn }));
+  return JSON.stringify({ ...req, messages: [...history, ...req.messages] });
+}
 async function drive(v: Variant, n: number): Promise<void> {
   const pool = createPool(v.target!.origin, CONC);
   let left = n;
