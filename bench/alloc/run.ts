@@ -197,6 +197,7 @@ async function holdStreams(n: number): Promise<void> {
     }
     await warm.close();
     const before = live();
+    const buffersBefore = process.memoryUsage().arrayBuffers;
     // Live objects only (no collected ones): what the open streams retain, by the function that allocated it.
     const session = new Session();
     session.connect();
@@ -223,6 +224,8 @@ async function holdStreams(n: number): Promise<void> {
     await opened;
     await new Promise((r) => setTimeout(r, 1000));
     const during = live();
+    // Buffers' bytes live outside the JS heap (a request body read from a socket, an upstream body undici keeps).
+    const buffersDuring = process.memoryUsage().arrayBuffers;
     const endedEarly = ended;
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: Node } };
     session.disconnect();
@@ -251,7 +254,7 @@ async function holdStreams(n: number): Promise<void> {
     clearInterval(heapSampler);
     obs.disconnect();
     await pool.close();
-    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB)${failed ? `; ${failed} streams FAILED (${neverOpened} before their headers)` : ""}${endedEarly ? `; ${endedEarly} had already ended when the heap was read: figure too low` : ""}`);
+    console.log(`  ${v.name.padEnd(12)} ${(((during - before) / n) / 1024).toFixed(1)} KB per stream (live heap ${(before / 1048576).toFixed(1)} -> ${(during / 1048576).toFixed(1)} MB), + ${(((buffersDuring - buffersBefore) / n) / 1024).toFixed(1)} KB of Buffers outside the heap${failed ? `; ${failed} streams FAILED (${neverOpened} before their headers)` : ""}${endedEarly ? `; ${endedEarly} had already ended when the heap was read: figure too low` : ""}`);
     console.log(`  ${"".padEnd(12)} while running (${runS.toFixed(0)} s): heap used peak ${(peakHeap / 1048576).toFixed(1)} MB (${(((peakHeap - before) / n) / 1024).toFixed(1)} KB per stream), process RSS peak ${(peakRss / 1048576).toFixed(1)} MB; ${gcs.scavenge} scavenges, ${gcs.markCompact} mark-compacts`);
     const sites = [...bySite(profile.head)].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top));
     for (const [k, bytes] of sites) console.log(`      ${(bytes / n).toFixed(0).padStart(7)} B/stream  ${k}`);
