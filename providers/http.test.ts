@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { retryAfterSeconds, upstreamError } from "./http.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
 
 describe("upstreamError", () => {
   it("maps 5xx and 429 to a retryable 502 carrying the provider's message and Retry-After", () => {
@@ -41,5 +43,38 @@ describe("retryAfterSeconds", () => {
     const inTwo = new Date(Date.now() + 2000).toUTCString();
     expect(retryAfterSeconds({ "retry-after": inTwo })).toBeGreaterThan(0);
     expect(retryAfterSeconds({})).toBeUndefined();
+  });
+});
+
+describe("UpstreamClient.send", () => {
+  /** A real HTTP server that answers with what it received: the request's framing headers and its body. */
+  async function echoServer(): Promise<{ url: string; close(): Promise<void> }> {
+    const server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on("data", (c: Buffer) => parts.push(c));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ length: req.headers["content-length"] ?? null, chunked: req.headers["transfer-encoding"] ?? null, body: Buffer.concat(parts).toString("utf8") }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, close: () => new Promise((r) => server.close(() => r())) };
+  }
+
+  it("sends small and large bodies whole, with a byte content-length and no chunked framing (large ones go as a one-shot iterable)", async () => {
+    const server = await echoServer();
+    const client = new UpstreamClient("echo", { timeoutMs: 5000 });
+    try {
+      for (const text of ['{"small":"é"}', JSON.stringify({ messages: [{ role: "user", content: "long é prompt ".repeat(4000) }] })]) {
+        const r = await client.send({ url: server.url, headers: { "content-type": "application/json" }, body: text }, new AbortController().signal);
+        const echo = JSON.parse(await r.body.text()) as { length: string | null; chunked: string | null; body: string };
+        expect(echo.body).toBe(text);
+        expect(echo.length).toBe(String(Buffer.byteLength(text)));
+        expect(echo.chunked).toBeNull();
+      }
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });

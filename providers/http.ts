@@ -52,12 +52,19 @@ export class UpstreamClient {
   /** Send one request; transport failures become UPSTREAM_ERROR / UPSTREAM_TIMEOUT (retryable). */
   async send(req: UpstreamRequest, signal: AbortSignal, timeoutMs = this.opts.timeoutMs): Promise<UpstreamResponse> {
     const url = this.split(req.url);
+    let headers = withTraceHeaders(req.headers, signal); // unchanged unless tracing is on
+    let body: UpstreamRequest["body"] | Iterable<Uint8Array> = req.body;
+    if (body !== undefined && body.length >= RELEASE_BODY_FROM) {
+      const bytes = typeof body === "string" ? Buffer.from(body) : body;
+      headers = { ...headers, "content-length": String(bytes.byteLength) };
+      body = sendOnce(bytes);
+    }
     try {
       const r = await this.pool(url.origin).request({
         path: url.path,
         method: req.method ?? "POST",
-        headers: withTraceHeaders(req.headers, signal), // unchanged unless tracing is on
-        body: req.body,
+        headers,
+        body: body as Dispatcher.DispatchOptions["body"], // iterables are a documented body; the request() types omit them
         signal: upstreamSignal(signal), // the request's cheap emitter (core/net/request-abort.ts)
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -72,6 +79,18 @@ export class UpstreamClient {
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
     this.pools.clear();
   }
+}
+
+/**
+ * Bodies from this size on reach undici as a one-shot iterable. undici keeps a string or Buffer body for the whole
+ * request (its Request and abort closure hold it): for a stream, the stream's whole life, one more copy of a long
+ * chat's prompt per open stream. Iterated, it is released once written. Smaller bodies are sent as they are: the
+ * iterable path costs a few promises per request.
+ */
+const RELEASE_BODY_FROM = 16 * 1024;
+
+function* sendOnce(bytes: Uint8Array): Generator<Uint8Array> {
+  yield bytes;
 }
 
 export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
