@@ -254,6 +254,18 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = cmd && !commands[cmd] && cmd !== "help" && cmd !== "--help" && cmd !== "-h" ? 1 : 0;
     return;
   }
-  const code = await commands[cmd]!(rest);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(HELP);
+    return;
+  }
+  let code: number;
+  try {
+    code = await commands[cmd]!(rest);
+  } catch (err) {
+    // A mistyped option or a missing value: say which, show the usage, no stack trace.
+    if (!String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw err;
+    process.stderr.write(`model-gateway ${cmd}: ${(err as Error).message}\n\n${HELP}`);
+    code = 2;
+  }
   if (code >= 0) process.exitCode = code;
 }

@@ -30,6 +30,28 @@ plugins:
 pipeline: [router, auth, nope]
 `;
 
+describe("model-gateway usage errors", () => {
+  it("prints the usage for --help after a command, exit 0", () => {
+    for (const cmd of ["start", "check", "usage"]) {
+      const r = run([cmd, "--help"]);
+      expect(r.stdout).toContain("model-gateway start [--config gateway.yaml]");
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    }
+  });
+
+  it("names an unknown option or a missing value, shows the usage, exit 2, no stack trace", () => {
+    const bogus = run(["start", "--bogus"]);
+    expect(bogus.stderr).toContain("model-gateway start: Unknown option '--bogus'");
+    expect(bogus.stderr).toContain("Usage:");
+    expect(bogus.stderr).not.toMatch(/\n\s+at /);
+    expect(bogus.status).toBe(2);
+    const missing = run(["keys", "new", "--project"]);
+    expect(missing.stderr).toContain("'--project <value>' argument missing");
+    expect(missing.status).toBe(2);
+  });
+});
+
 describe("model-gateway check", () => {
   it("exits 0 on the embedded default config", () => {
     const r = run(["check", resolve("gateway.yaml")]);
