@@ -3,9 +3,12 @@
 // protocol's in-band error event. Against a real socket.
 import { describe, expect, it } from "vitest";
 import { request, type IncomingMessage } from "node:http";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { servePerTest } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { FakeSource } from "../sse/push.testkit.ts";
+import type { SseEvent } from "../sse/parse.ts";
 
 const serve = servePerTest();
 
@@ -94,5 +97,29 @@ describe("writeResponse, pushed", () => {
     const o = await outcome;
     expect(o).toMatchObject({ status: 200, aborted: false });
     expect(o.streamError?.code).toBe("UPSTREAM_ERROR");
+  });
+  it("keeps no hold of the first event once pushing (a slow stream would carry it, and its read, to the end)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    let first: WeakRef<SseEvent> | undefined;
+    class TrackedSource extends FakeSource {
+      override async next(): Promise<IteratorResult<SseEvent>> {
+        this.pulls++;
+        const ev = { data: JSON.stringify({ first: "x".repeat(64) }) };
+        first = new WeakRef(ev);
+        return { value: ev, done: false };
+      }
+    }
+    const src = new TrackedSource();
+    const { url, outcome } = await serve(src);
+    const { res, text } = await readPushed(url, src);
+    await until(() => text().includes("first"));
+    await new Promise((r) => setTimeout(r, 10)); // a WeakRef's target lives at least to the end of its job
+    gc();
+    expect(first!.deref()).toBeUndefined();
+    src.sink!.onEvent({ data: "[DONE]" });
+    src.sink!.onEnd();
+    await new Promise((r) => res.on("end", r));
+    expect(await outcome).toEqual({ status: 200, aborted: false });
   });
 });

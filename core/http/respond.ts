@@ -96,7 +96,9 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
         process.nextTick(flushPending, out);
       }
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
-      if (canPush(iterator)) return await new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
+      // Returned, not awaited: this function's frame ends here, so it does not keep the first event (its `step`)
+      // and the read it was parsed from for the whole stream. PushWriter only resolves; the client leaving is its own.
+      if (canPush(iterator)) return new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
     }
   } catch (e) {
     // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
