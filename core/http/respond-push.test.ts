@@ -8,6 +8,7 @@ import { runInNewContext } from "node:vm";
 import { servePerTest } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { FakeSource } from "../sse/push.testkit.ts";
+import { PUSH, type PushControl } from "../sse/push.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
 const serve = servePerTest();
@@ -98,6 +99,24 @@ describe("writeResponse, pushed", () => {
     expect(o).toMatchObject({ status: 200, aborted: false });
     expect(o.streamError?.code).toBe("UPSTREAM_ERROR");
   });
+  it("a source that throws as it switches to push ends the stream with the in-band error event", async () => {
+    class BrokenSource extends FakeSource {
+      override [PUSH](): PushControl {
+        throw new GatewayError(502, "UPSTREAM_ERROR", "the upstream body is gone");
+      }
+    }
+    const src = new BrokenSource();
+    const { url, outcome } = await serve(src);
+    const res = await new Promise<IncomingMessage>((r) => request(url, r).end());
+    let text = "";
+    res.on("data", (d: Buffer) => (text += d.toString()));
+    await new Promise((r) => res.on("end", r));
+    expect(text.startsWith('data: {"first":true}\n\n')).toBe(true);
+    const last = text.trim().split("\n\n").at(-1)!;
+    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { code: "UPSTREAM_ERROR" } });
+    expect((await outcome).streamError?.code).toBe("UPSTREAM_ERROR");
+  });
+
   it("keeps no hold of the first event once pushing (a slow stream would carry it, and its read, to the end)", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;

@@ -165,7 +165,11 @@ class PushWriter implements EventSink {
   ) {}
 
   start(it: AsyncIterator<unknown>): void {
-    this.control = (it as unknown as { [PUSH](s: EventSink): PushControl })[PUSH](this);
+    try {
+      this.control = (it as unknown as { [PUSH](s: EventSink): PushControl })[PUSH](this);
+    } catch (e) {
+      return this.onError(e); // the headers are out: in-band, like any later failure
+    }
     if (this.res.destroyed) return this.closed();
     this.res.on("close", this.onClose);
   }
