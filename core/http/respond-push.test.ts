@@ -99,6 +99,7 @@ describe("writeResponse, pushed", () => {
     expect(o).toMatchObject({ status: 200, aborted: false });
     expect(o.streamError?.code).toBe("UPSTREAM_ERROR");
   });
+
   it("a source that throws as it switches to push ends the stream with the in-band error event", async () => {
     class BrokenSource extends FakeSource {
       override [PUSH](): PushControl {

@@ -97,7 +97,8 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       }
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
       // Returned, not awaited: this function's frame ends here, so it does not keep the first event (its `step`)
-      // and the read it was parsed from for the whole stream. PushWriter only resolves; the client leaving is its own.
+      // and the read it was parsed from for the whole stream. PushWriter never rejects, and a client that leaves is its
+      // own to handle (the catch and finally here are the pull loop's).
       if (canPush(iterator)) return new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
     }
   } catch (e) {
