@@ -39,6 +39,9 @@ export interface Result {
   cpuMsPerReq?: number;
   /** Same for the fake upstream process, for reference. */
   upstreamCpuMsPerReq?: number;
+  /** Read- and write-family system calls of the target's processes per measured request (/proc/PID/io). */
+  sysReadsPerReq?: number;
+  sysWritesPerReq?: number;
   offeredRps?: number;
   concurrency?: number;
 }

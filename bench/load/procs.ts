@@ -108,3 +108,19 @@ export function cpuMs(pid: number | number[] | undefined): number {
   }
 }
 const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** Read- and write-family system calls a process (or several) made so far (`syscr`, `syscw` of /proc/PID/io). */
+export function syscalls(pid: number | number[] | undefined): { reads: number; writes: number } {
+  const pids = Array.isArray(pid) ? pid : pid === undefined ? [] : [pid];
+  const out = { reads: pids.length ? 0 : NaN, writes: pids.length ? 0 : NaN };
+  for (const p of pids) {
+    try {
+      const io = readFileSync(`/proc/${p}/io`, "utf8");
+      out.reads += Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? NaN);
+      out.writes += Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? NaN);
+    } catch {
+      return { reads: NaN, writes: NaN };
+    }
+  }
+  return out;
+}

@@ -12,10 +12,10 @@ function table(rows: string[][]): string {
 export function groupTable(results: Result[]): string {
   const direct = results.find((r) => r.target === "direct");
   const bare = results.find((r) => r.target === "bare-proxy");
-  const rows = [["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "ttfb p50", "errors", "cpu ms/req", "rps/bare", "rps/direct", "p50 vs direct", "p50 vs bare"]];
+  const rows = [["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "ttfb p50", "errors", "cpu ms/req", "sys r/w per req", "rps/bare", "rps/direct", "p50 vs direct", "p50 vs bare"]];
   for (const r of results) {
     rows.push([
-      r.target, f(r.rps, 0), f(r.p50), f(r.p90), f(r.p99), f(r.max, 1), f(r.ttfbP50), `${r.errors}/${r.requests}${r.aborted ? ` (+${r.aborted} hung up)` : ""}`, f(r.cpuMsPerReq ?? NaN, 3),
+      r.target, f(r.rps, 0), f(r.p50), f(r.p90), f(r.p99), f(r.max, 1), f(r.ttfbP50), `${r.errors}/${r.requests}${r.aborted ? ` (+${r.aborted} hung up)` : ""}`, f(r.cpuMsPerReq ?? NaN, 3), `${f(r.sysReadsPerReq ?? NaN, 1)}/${f(r.sysWritesPerReq ?? NaN, 1)}`,
       bare ? f(r.rps / bare.rps) : "-", direct ? f(r.rps / direct.rps) : "-",
       direct ? signed(r.p50 - direct.p50) : "-", bare ? signed(r.p50 - bare.p50) : "-",
     ]);

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
 import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
-import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren } from "./procs.ts";
+import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren, syscalls } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, verdicts, verdictTable } from "./report.ts";
@@ -222,16 +222,20 @@ async function main(): Promise<void> {
         for (const t of targets) {
           const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
           const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
+          const sys = [syscalls(undefined), syscalls(undefined)];
           const onWindow = (edge: "start" | "end") => {
             const i = edge === "start" ? 0 : 1;
             cpu.t[i] = cpuMs(t.pid);
             cpu.up[i] = cpuMs(upstream.proc.pid);
+            sys[i] = syscalls(t.pid);
           };
           const phase = { stream, body: requestBody(model, stream, t.api), warmupMs, durationMs, onWindow, abortRate };
           const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
           const served = r.requests;
           r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
           r.upstreamCpuMsPerReq = (cpu.up[1]! - cpu.up[0]!) / served;
+          r.sysReadsPerReq = (sys[1]!.reads - sys[0]!.reads) / served;
+          r.sysWritesPerReq = (sys[1]!.writes - sys[0]!.writes) / served;
           await pool.close();
           group.push(r);
           await sleep(300);
@@ -269,7 +273,7 @@ function medianResult(rs: Result[]): Result {
     return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
   };
   const out = { ...rs[0]! } as Record<string, unknown>;
-  for (const k of ["rps", "p50", "p90", "p99", "max", "ttfbP50", "cpuMsPerReq", "upstreamCpuMsPerReq"] as const) out[k] = med(rs.map((r) => r[k] ?? NaN));
+  for (const k of ["rps", "p50", "p90", "p99", "max", "ttfbP50", "cpuMsPerReq", "upstreamCpuMsPerReq", "sysReadsPerReq", "sysWritesPerReq"] as const) out[k] = med(rs.map((r) => r[k] ?? NaN));
   for (const k of ["requests", "errors", "aborted"] as const) out[k] = rs.reduce((a, r) => a + r[k], 0);
   return out as unknown as Result;
 }

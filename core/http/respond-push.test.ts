@@ -5,10 +5,10 @@ import { describe, expect, it } from "vitest";
 import { request, type IncomingMessage } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { servePerTest } from "./respond.testkit.ts";
+import { closeServer, serveEvents, servePerTest } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { FakeSource } from "../sse/push.testkit.ts";
-import { PUSH, type PushControl } from "../sse/push.ts";
+import { PUSH, type EventSink, type PushControl } from "../sse/push.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
 const serve = servePerTest();
@@ -141,5 +141,94 @@ describe("writeResponse, pushed", () => {
     src.sink!.onEnd();
     await new Promise((r) => res.on("end", r));
     expect(await outcome).toEqual({ status: 200, aborted: false });
+  });
+});
+
+/** Serves `src` and records what each flush of the response socket carried (one flush is one write system call). */
+async function serveCountingFlushes(src: FakeSource) {
+  const s = await serveEvents(src);
+  const flushes: string[] = [];
+  s.server.on("connection", (socket: any) => {
+    const writev = socket._writev, write = socket._write;
+    socket._writev = function (chunks: { chunk: Buffer | string }[], cb: () => void) {
+      flushes.push(chunks.map((c) => c.chunk.toString()).join(""));
+      return writev.call(this, chunks, cb);
+    };
+    socket._write = function (chunk: Buffer | string, enc: BufferEncoding, cb: () => void) {
+      flushes.push(chunk.toString());
+      return write.call(this, chunk, enc, cb);
+    };
+  });
+  return { ...s, flushes };
+}
+
+/** Like the upstream relay: events left over from the read that carried the first are handed out on the next tick. */
+class SourceWithLeftovers extends FakeSource {
+  override [PUSH](sink: EventSink): PushControl {
+    process.nextTick(() => {
+      sink.onEvent({ data: "a" });
+      sink.onEvent({ data: "b" });
+    });
+    return super[PUSH](sink);
+  }
+}
+
+describe("writeResponse, pushed: writes per stream", () => {
+  it("the first event goes out with the events the source still held from its read: one write", async () => {
+    const src = new SourceWithLeftovers();
+    const { server, url, outcome, flushes } = await serveCountingFlushes(src);
+    try {
+      const { res, text } = await readPushed(url, src);
+      await until(() => text().includes("data: b"));
+      expect(flushes).toHaveLength(1);
+      expect(flushes[0]).toMatch(/^HTTP\/1\.1 200[^]*data: \{"first":true\}\n\ndata: a\n\ndata: b\n\n/);
+      src.sink!.onEnd();
+      await new Promise((r) => res.on("end", r));
+      expect(await outcome).toEqual({ status: 200, aborted: false });
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it("events handed over while the writer is held wait for release(), then leave with the end in one write", async () => {
+    const src = new FakeSource();
+    const { server, url, flushes } = await serveCountingFlushes(src);
+    try {
+      const { res, text } = await readPushed(url, src);
+      await until(() => text().includes("first"));
+      const before = flushes.length;
+      src.sink!.onEvent({ data: "a" });
+      src.sink!.hold!();
+      src.sink!.onEvent({ data: "b" });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(text()).not.toContain("data: a");
+      expect(flushes).toHaveLength(before);
+      src.sink!.onEvent({ data: "[DONE]" });
+      src.sink!.release!();
+      src.sink!.onEnd();
+      await new Promise((r) => res.on("end", r));
+      expect(text()).toContain("data: a\n\ndata: b\n\ndata: [DONE]\n\n");
+      expect(flushes.slice(before)).toHaveLength(1);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it("a release() that does not end the stream flushes what was held", async () => {
+    const src = new FakeSource();
+    const { server, url } = await serveCountingFlushes(src);
+    try {
+      const { res, text } = await readPushed(url, src);
+      src.sink!.hold!();
+      src.sink!.onEvent({ data: "a" });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(text()).not.toContain("data: a");
+      src.sink!.release!();
+      await until(() => text().includes("data: a"));
+      src.sink!.onEnd();
+      await new Promise((r) => res.on("end", r));
+    } finally {
+      await closeServer(server);
+    }
   });
 });

@@ -91,15 +91,15 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
         started = true;
       }
       out.pending += encodeSse(step.value);
-      if (!out.queued) {
-        out.queued = true;
-        process.nextTick(flushPending, out);
-      }
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
       // Returned, not awaited: this function's frame ends here, so it does not keep the first event (its `step`)
       // and the read it was parsed from for the whole stream. PushWriter never rejects, and a client that leaves is its
       // own to handle (the catch and finally here are the pull loop's).
       if (canPush(iterator)) return new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
+      if (!out.queued) {
+        out.queued = true;
+        process.nextTick(flushPending, out);
+      }
     }
   } catch (e) {
     // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
@@ -158,6 +158,8 @@ class PushWriter implements EventSink {
   private control!: PushControl;
   private settled = false;
   private waitingDrain = false;
+  /** hold() calls not yet released: pending text stays pending. */
+  private held = 0;
   private readonly onClose = this.closed.bind(this);
   private onDrain: (() => void) | undefined;
   constructor(
@@ -165,6 +167,8 @@ class PushWriter implements EventSink {
     private readonly out: PendingWrite, private readonly resolve: (o: Outcome) => void,
   ) {}
 
+  /** Switches the source to push. The events it still holds from the first read are handed out on a tick queued
+   * before this one's flush, so the first event leaves with them in one write. */
   start(it: AsyncIterator<unknown>): void {
     try {
       this.control = (it as unknown as { [PUSH](s: EventSink): PushControl })[PUSH](this);
@@ -173,16 +177,27 @@ class PushWriter implements EventSink {
     }
     if (this.res.destroyed) return this.closed();
     this.res.on("close", this.onClose);
+    this.queueFlush();
   }
 
   onEvent(ev: SseEvent): void {
     if (this.settled) return;
-    const out = this.out;
-    out.pending += encodeSse(ev);
-    if (!out.queued) {
-      out.queued = true;
-      process.nextTick(flushPushed, this);
-    }
+    this.out.pending += encodeSse(ev);
+    this.queueFlush();
+  }
+
+  hold(): void {
+    this.held++;
+  }
+
+  release(): void {
+    if (this.held > 0 && --this.held === 0 && this.out.pending) this.queueFlush();
+  }
+
+  private queueFlush(): void {
+    if (this.out.queued) return;
+    this.out.queued = true;
+    process.nextTick(flushPushed, this);
   }
 
   onEnd(): void {
@@ -206,6 +221,10 @@ class PushWriter implements EventSink {
   /** The next-tick flush: one write for the events of one read; pause the source while the socket is full. */
   flush(): void {
     const out = this.out;
+    if (this.held) {
+      out.queued = false; // release() queues the flush
+      return;
+    }
     flushPending(out);
     if (this.settled || this.waitingDrain || !this.res.writableNeedDrain) return;
     this.waitingDrain = true;

@@ -19,6 +19,13 @@ export interface EventSink {
   onEnd(): void;
   /** The stream failed; no more calls follow. */
   onError(err: unknown): void;
+  /**
+   * Optional: keep what arrives in memory until `release()`, then write it with what follows. Usage metering holds
+   * the writer while the ledger commits before the terminal event, so the frames of the read that carried it go
+   * out with it and the end in one write, not two (each loopback write costs the sender ~30 µs of kernel time).
+   */
+  hold?(): void;
+  release?(): void;
 }
 
 /** Handed back by `[PUSH]`: back-pressure, and the consumer leaving. */

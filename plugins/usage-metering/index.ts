@@ -64,20 +64,24 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
       this.meter.events++;
       return this.sink!.onEvent(ev);
     }
-    // The ledger first, then the terminal event: hold the source meanwhile.
+    // The ledger first, then the terminal event: hold the source meanwhile, and the writer, so the frames already
+    // handed to it leave with the terminal event.
     this.terminal = ev;
     this.control!.pause();
+    this.sink!.hold?.();
     this.commit().then(this.afterTerminal.bind(this), this.commitFailed.bind(this));
   }
   private afterTerminal(): void {
     const ev = this.terminal!;
     this.terminal = undefined;
     this.sink!.onEvent(ev);
+    this.sink!.release?.();
     if (this.endAfterTerminal) this.sink!.onEnd();
     else this.control!.resume();
   }
   private commitFailed(err: unknown): void {
     this.control!.cancel();
+    this.sink!.release?.();
     this.sink!.onError(err);
   }
   onEnd(): void {

@@ -19,7 +19,10 @@ function setup() {
   } as unknown as Meter;
   const src = new FakeSource();
   const it = metered(src, meter, 200)[Symbol.asyncIterator]();
-  const sink: EventSink = { onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${e}`) };
+  const sink: EventSink = {
+    onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${e}`),
+    hold: () => void log.push("hold"), release: () => void log.push("release"),
+  };
   expect(canPush(it)).toBe(true);
   const control = (it as PushableIterator)[PUSH](sink);
   return { log, src, meter, control, release: () => release() };
@@ -31,11 +34,12 @@ describe("metered, pushed", () => {
     src.sink!.onEvent({ data: "a" });
     src.sink!.onEvent({ data: "b" });
     src.sink!.onEvent({ data: "[DONE]" });
-    expect(log).toEqual(["a", "b", "commit"]);
+    // The writer is held too: "a" and "b", not yet written, leave with "[DONE]" once the ledger has committed.
+    expect(log).toEqual(["a", "b", "hold", "commit"]);
     expect(src.paused).toBe(1);
     release();
     await new Promise((r) => setImmediate(r));
-    expect(log).toEqual(["a", "b", "commit", "committed", "[DONE]"]);
+    expect(log).toEqual(["a", "b", "hold", "commit", "committed", "[DONE]", "release"]);
     expect(src.paused).toBe(0);
     src.sink!.onEnd();
     expect(log.at(-1)).toBe("end");
@@ -46,10 +50,10 @@ describe("metered, pushed", () => {
     const { log, src, release } = setup();
     src.sink!.onEvent({ event: "message_stop", data: "{}" });
     src.sink!.onEnd();
-    expect(log).toEqual(["commit"]);
+    expect(log).toEqual(["hold", "commit"]);
     release();
     await new Promise((r) => setImmediate(r));
-    expect(log).toEqual(["commit", "committed", "{}", "end"]);
+    expect(log).toEqual(["hold", "commit", "committed", "{}", "release", "end"]);
   });
 
   it("a stream that ends without a terminal event is committed before its end", async () => {
@@ -60,5 +64,21 @@ describe("metered, pushed", () => {
     release();
     await new Promise((r) => setImmediate(r));
     expect(log).toEqual(["a", "commit", "committed", "end"]);
+  });
+
+  it("a ledger commit that fails releases the writer and ends the stream with the error, not the terminal event", async () => {
+    const log: string[] = [];
+    const meter = { events: 0, commit: () => Promise.reject(new Error("disk full")) } as unknown as Meter;
+    const src = new FakeSource();
+    const it = metered(src, meter, 200)[Symbol.asyncIterator]();
+    (it as PushableIterator)[PUSH]({
+      onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${(e as Error).message}`),
+      hold: () => void log.push("hold"), release: () => void log.push("release"),
+    });
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onEvent({ data: "[DONE]" });
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(["a", "hold", "release", "error disk full"]);
+    expect(src.cancelled).toBe(1);
   });
 });
