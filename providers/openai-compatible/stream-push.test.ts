@@ -2,7 +2,7 @@
 // between frames. Same behaviour as pulled: order, [DONE], usage once, failures as gateway errors, back-pressure.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { relayChatBody } from "./stream.ts";
+import { PULL_QUEUE_LIMIT, relayChatBody } from "./stream.ts";
 import { canPush, PUSH, type EventSink, type PushControl, type PushableIterator } from "../../core/sse/push.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
 
@@ -132,13 +132,17 @@ describe("relayChatBody on a Node stream, pushed", () => {
     expect(r.errors).toEqual([]);
   });
 
-  it("pulled only, it still pauses the body while a read's events wait for next()", async () => {
+  it("pulled only, the body keeps flowing while a few events wait (one write for a fast stream), and pauses past the limit", async () => {
     const body = new PassThrough();
     const { it } = relay(body);
     body.write(frame(chunk(0)) + frame(chunk(1)));
     expect((await it.next()).value?.data).toBe(chunk(0));
-    expect(body.isPaused()).toBe(true);
+    expect(body.isPaused()).toBe(false);
+    const many = Array.from({ length: PULL_QUEUE_LIMIT + 10 }, (_, i) => frame(chunk(i + 2))).join("");
+    body.write(many);
     expect((await it.next()).value?.data).toBe(chunk(1));
+    expect(body.isPaused()).toBe(true);
+    for (let i = 0; i < PULL_QUEUE_LIMIT + 10; i++) expect((await it.next()).value?.data).toBe(chunk(i + 2));
     body.end(frame("[DONE]"));
     expect((await it.next()).value?.data).toBe("[DONE]");
     expect((await it.next()).done).toBe(true);

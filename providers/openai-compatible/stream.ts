@@ -87,8 +87,15 @@ async function* relayChatIterable(
 const enum State { Open, Done, Failed, Cancelled }
 
 /**
+ * Pulled, the body pauses only once this many events wait. Pausing as soon as one waits made every upstream chunk
+ * wait for a resume on the next tick, after the writer's flush: a translated stream from a fast upstream went out
+ * in one write per chunk or two (28 for 50 chunks) instead of one.
+ */
+export const PULL_QUEUE_LIMIT = 256;
+
+/**
  * The relay over a Node stream, pulled (AsyncIterator) or pushed (core/sse/push.ts). Reads arrive as 'data'
- * events; their events queue here until the consumer takes them — while any wait, the body is paused, which
+ * events; their events queue here until the consumer takes them — while too many wait, the body is paused, which
  * pauses the upstream socket (back-pressure either way). After [DONE] the rest of the body (normally just its
  * end) is drained so the connection can be reused; a consumer leaving early destroys it quietly.
  */
@@ -268,7 +275,7 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
       else if (this.state === State.Failed) w.reject(this.error);
       else w.resolve({ value: undefined, done: true });
     }
-    if (this.state === State.Open && this.head < this.queue.length) this.body.pause();
+    if (this.state === State.Open && this.queue.length - this.head > PULL_QUEUE_LIMIT) this.body.pause();
   }
 }
 
