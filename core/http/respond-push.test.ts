@@ -232,3 +232,28 @@ describe("writeResponse, pushed: writes per stream", () => {
     }
   });
 });
+
+describe("writeResponse, pushed: what an open stream keeps", () => {
+  it("lets the header text go once it is on the wire; Node still reports the headers sent and the stream ends", async () => {
+    const src = new FakeSource();
+    const { server, url, outcome } = await serveEvents(src);
+    let res!: import("node:http").ServerResponse;
+    server.on("request", (_req, r) => (res = r));
+    try {
+      const { res: client, text } = await readPushed(url, src);
+      await until(() => text().includes("first"));
+      const kept = (res as unknown as { _header: string })._header;
+      expect(kept.length).toBe(1);
+      expect(res.headersSent).toBe(true);
+      expect(() => res.setHeader("x-late", "1")).toThrow(/headers/i);
+      expect(client.headers["content-type"]).toMatch(/^text\/event-stream/);
+      src.sink!.onEvent({ data: "[DONE]" });
+      src.sink!.onEnd();
+      await new Promise((r) => client.on("end", r));
+      expect(text()).toBe('data: {"first":true}\n\ndata: [DONE]\n\n');
+      expect(await outcome).toEqual({ status: 200, aborted: false });
+    } finally {
+      await closeServer(server);
+    }
+  });
+});

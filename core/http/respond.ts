@@ -71,7 +71,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   // chain runs on microtasks and flushed on the next tick, before any I/O — no added latency, one chunk per read.
   const iterator = r.events[Symbol.asyncIterator]();
   let started = false;
-  const out: PendingWrite = { res, pending: "", queued: false };
+  const out: PendingWrite = { res, pending: "", queued: false, wrote: false };
   try {
     for (;;) {
       // Back-pressure from the buffer's state, not from a remembered write() result: the 'drain' of a write the
@@ -87,7 +87,6 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       if (!started) {
         hooks.firstByte();
         res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
-        flattenHeaderBlock(res);
         started = true;
       }
       out.pending += encodeSse(step.value);
@@ -123,20 +122,23 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
 }
 
 /**
- * A stream's response keeps the header block Node built for it (`_header`) until it ends. Node builds it with one
- * `+=` per piece, a rope of ~75 nodes and ~3 KB for a stream's ~17 headers; flattening it once (any numeric
- * conversion flattens a rope in place) leaves one ~600-byte string: ~2.4 KB less per open stream.
+ * Once a stream's headers are on the wire, Node keeps their text (`_header`, ~700 bytes for a stream's ~17 headers)
+ * only to answer "were the headers sent?" (`headersSent`, and the checks that throw ERR_HTTP_HEADERS_SENT): it reads
+ * the text itself only before sending it (`_send`, while `_headerSent` is false). A one-character stand-in keeps every
+ * check true and lets the text go for the rest of the stream.
  */
-function flattenHeaderBlock(res: ServerResponse): void {
-  const block = (res as unknown as { _header?: unknown })._header;
-  if (typeof block === "string") Number(block);
+function releaseHeaderBlock(res: ServerResponse): void {
+  const r = res as unknown as { _header?: unknown; _headerSent?: boolean };
+  if (r._headerSent === true && typeof r._header === "string" && r._header.length > 1) r._header = SENT;
 }
+const SENT = "\n";
 
-/** Text encoded but not yet written, and whether a flush is queued for the next tick. */
+/** Text encoded but not yet written, whether a flush is queued for the next tick, and whether one wrote yet. */
 interface PendingWrite {
   res: ServerResponse;
   pending: string;
   queued: boolean;
+  wrote: boolean;
 }
 
 /** Module-level and handed its state by process.nextTick: no closure per stream (tsx's keepNames would also give
@@ -147,6 +149,10 @@ function flushPending(w: PendingWrite): void {
   const text = w.pending;
   w.pending = "";
   w.res.write(text);
+  if (!w.wrote) {
+    w.wrote = true;
+    releaseHeaderBlock(w.res);
+  }
 }
 
 /**
