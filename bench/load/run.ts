@@ -329,3 +329,5 @@ try {
 } finally {
   await stopChildren();
 }
+// A connection or timer left behind (the client pool after 10 000 streams) must not keep a finished run waiting.
+process.exit();
