@@ -22,7 +22,8 @@ export interface EventSink {
   /**
    * Optional: keep what arrives in memory until `release()`, then write it with what follows. Usage metering holds
    * the writer while the ledger commits before the terminal event, so the frames of the read that carried it go
-   * out with it and the end in one write, not two (each loopback write costs the sender ~30 µs of kernel time).
+   * out with it and the end in one write, not two (a loopback write costs the sender tens of µs: it runs the
+   * receiver's TCP input too).
    */
   hold?(): void;
   release?(): void;
