@@ -89,7 +89,7 @@ const enum State { Open, Done, Failed, Cancelled }
 /**
  * Pulled, the body pauses only once this many events wait. Pausing as soon as one waits made every upstream chunk
  * wait for a resume on the next tick, after the writer's flush: a translated stream from a fast upstream went out
- * in one write per chunk or two (28 for 50 chunks) instead of one.
+ * in one write per chunk or two (28 for 50 chunks) instead of two (one before the ledger commit, one after).
  */
 export const PULL_QUEUE_LIMIT = 256;
 
