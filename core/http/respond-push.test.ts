@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { request, type IncomingMessage } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { closeServer, serveEvents, servePerTest } from "./respond.testkit.ts";
+import { closeServer, serveCountingFlushes, serveEvents, servePerTest } from "./respond.testkit.ts";
 import { GatewayError } from "../errors.ts";
 import { FakeSource } from "../sse/push.testkit.ts";
 import { PUSH, type EventSink, type PushControl } from "../sse/push.ts";
@@ -143,24 +143,6 @@ describe("writeResponse, pushed", () => {
     expect(await outcome).toEqual({ status: 200, aborted: false });
   });
 });
-
-/** Serves `src` and records what each flush of the response socket carried (one flush is one write system call). */
-async function serveCountingFlushes(src: FakeSource) {
-  const s = await serveEvents(src);
-  const flushes: string[] = [];
-  s.server.on("connection", (socket: any) => {
-    const writev = socket._writev, write = socket._write;
-    socket._writev = function (chunks: { chunk: Buffer | string }[], cb: () => void) {
-      flushes.push(chunks.map((c) => c.chunk.toString()).join(""));
-      return writev.call(this, chunks, cb);
-    };
-    socket._write = function (chunk: Buffer | string, enc: BufferEncoding, cb: () => void) {
-      flushes.push(chunk.toString());
-      return write.call(this, chunk, enc, cb);
-    };
-  });
-  return { ...s, flushes };
-}
 
 /** Like the upstream relay: events left over from the read that carried the first are handed out on the next tick. */
 class SourceWithLeftovers extends FakeSource {

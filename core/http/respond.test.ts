@@ -3,7 +3,8 @@
 // still stop the relay from pulling (back-pressure).
 import { describe, expect, it } from "vitest";
 import { request, type IncomingMessage } from "node:http";
-import { servePerTest } from "./respond.testkit.ts";
+import { closeServer, serveCountingFlushes, servePerTest } from "./respond.testkit.ts";
+import { WRITE_HOLD, type WriteHold } from "../sse/push.ts";
 import type { SseEvent } from "../sse/parse.ts";
 
 const serve = servePerTest();
@@ -53,5 +54,43 @@ describe("writeResponse (streams)", () => {
     expect(tail.endsWith("data: [DONE]\n\n")).toBe(true);
     expect(bytes).toBeGreaterThan(total * 20 * 1024);
     expect(await outcome).toEqual({ status: 200, aborted: false });
+  });
+});
+
+/** Pulled, like usage metering: holds the writer while the terminal event waits for a commit (one macrotask). */
+class HoldingSource implements AsyncIterator<SseEvent> {
+  private i = 0;
+  hold: WriteHold | undefined;
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+  [WRITE_HOLD](h: WriteHold): void {
+    this.hold = h;
+  }
+  async next(): Promise<IteratorResult<SseEvent>> {
+    const i = this.i++;
+    if (i < 3) return { value: { data: `e${i}` }, done: false };
+    if (i > 3) return { value: undefined, done: true };
+    this.hold!.hold();
+    await new Promise((r) => setImmediate(r));
+    this.hold!.release();
+    return { value: { data: "[DONE]" }, done: false };
+  }
+}
+
+describe("writeResponse (streams), pulled, with the writer held", () => {
+  it("offers the iterator a hold; what was encoded before it leaves with the terminal event and the end, in one write", async () => {
+    const src = new HoldingSource();
+    const { server, url, outcome, flushes } = await serveCountingFlushes({ [Symbol.asyncIterator]: () => src });
+    try {
+      const body = await fetch(url).then((res) => res.text());
+      expect(body).toBe("data: e0\n\ndata: e1\n\ndata: e2\n\ndata: [DONE]\n\n");
+      expect(src.hold).toBeDefined();
+      expect(flushes).toHaveLength(1);
+      expect(flushes[0]).toMatch(/data: e0[^]*data: \[DONE\]\n\n\r\n0\r\n\r\n$/);
+      expect(await outcome).toEqual({ status: 200, aborted: false });
+    } finally {
+      await closeServer(server);
+    }
   });
 });

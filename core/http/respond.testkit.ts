@@ -40,3 +40,21 @@ export function servePerTest(): (events: AsyncIterable<SseEvent>) => Promise<{ u
     return s;
   };
 }
+
+/** Serves `events` and records what each flush of the response socket carried (one flush is one write system call). */
+export async function serveCountingFlushes(events: AsyncIterable<SseEvent>) {
+  const s = await serveEvents(events);
+  const flushes: string[] = [];
+  s.server.on("connection", (socket: any) => {
+    const writev = socket._writev, write = socket._write;
+    socket._writev = function (chunks: { chunk: Buffer | string }[], cb: () => void) {
+      flushes.push(chunks.map((c) => c.chunk.toString()).join(""));
+      return writev.call(this, chunks, cb);
+    };
+    socket._write = function (chunk: Buffer | string, enc: BufferEncoding, cb: () => void) {
+      flushes.push(chunk.toString());
+      return write.call(this, chunk, enc, cb);
+    };
+  });
+  return { ...s, flushes };
+}

@@ -6,7 +6,7 @@ import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
-import { canPush, PUSH, type EventSink, type PushControl } from "../sse/push.ts";
+import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -71,7 +71,8 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   // chain runs on microtasks and flushed on the next tick, before any I/O — no added latency, one chunk per read.
   const iterator = r.events[Symbol.asyncIterator]();
   let started = false;
-  const out: PendingWrite = { res, pending: "", queued: false, wrote: false };
+  const out = new PendingWrite(res);
+  (iterator as { [WRITE_HOLD]?(h: WriteHold): void })[WRITE_HOLD]?.(out);
   try {
     for (;;) {
       // Back-pressure from the buffer's state, not from a remembered write() result: the 'drain' of a write the
@@ -95,10 +96,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       // and the read it was parsed from for the whole stream. PushWriter never rejects, and a client that leaves is its
       // own to handle (the catch and finally here are the pull loop's).
       if (canPush(iterator)) return new Promise<Outcome>((resolve) => new PushWriter(ctx, res, r.status, out, resolve).start(iterator));
-      if (!out.queued) {
-        out.queued = true;
-        process.nextTick(flushPending, out);
-      }
+      out.queueFlush();
     }
   } catch (e) {
     // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
@@ -133,19 +131,40 @@ function releaseHeaderBlock(res: ServerResponse): void {
 }
 const SENT = "\n";
 
-/** Text encoded but not yet written, whether a flush is queued for the next tick, and whether one wrote yet. */
-interface PendingWrite {
-  res: ServerResponse;
-  pending: string;
-  queued: boolean;
-  wrote: boolean;
+/** Text encoded but not yet written; whether a flush is queued for the next tick, and whether one wrote yet; and
+ * the holds (WriteHold, EventSink.hold) that keep the text pending. */
+class PendingWrite implements WriteHold {
+  pending = "";
+  queued = false;
+  wrote = false;
+  held = 0;
+  constructor(readonly res: ServerResponse) {}
+
+  queueFlush(): void {
+    if (this.queued) return;
+    this.queued = true;
+    process.nextTick(flushPending, this);
+  }
+
+  hold(): void {
+    this.held++;
+  }
+
+  /** True when this was the last hold and text waits: the caller queues its flush. */
+  unhold(): boolean {
+    return this.held > 0 && --this.held === 0 && this.pending !== "";
+  }
+
+  release(): void {
+    if (this.unhold()) this.queueFlush();
+  }
 }
 
 /** Module-level and handed its state by process.nextTick: no closure per stream (tsx's keepNames would also give
  * every named closure its own `name` property: ~250 bytes and a defineProperty call each). */
 function flushPending(w: PendingWrite): void {
   w.queued = false;
-  if (!w.pending || w.res.destroyed) return;
+  if (!w.pending || w.res.destroyed || w.held) return; // a release queues the flush again
   const text = w.pending;
   w.pending = "";
   w.res.write(text);
@@ -164,8 +183,6 @@ class PushWriter implements EventSink {
   private control!: PushControl;
   private settled = false;
   private waitingDrain = false;
-  /** hold() calls not yet released: pending text stays pending. */
-  private held = 0;
   private readonly onClose = this.closed.bind(this);
   private onDrain: (() => void) | undefined;
   constructor(
@@ -193,11 +210,11 @@ class PushWriter implements EventSink {
   }
 
   hold(): void {
-    this.held++;
+    this.out.hold();
   }
 
   release(): void {
-    if (this.held > 0 && --this.held === 0 && this.out.pending) this.queueFlush();
+    if (this.out.unhold()) this.queueFlush();
   }
 
   private queueFlush(): void {
@@ -227,10 +244,6 @@ class PushWriter implements EventSink {
   /** The next-tick flush: one write for the events of one read; pause the source while the socket is full. */
   flush(): void {
     const out = this.out;
-    if (this.held) {
-      out.queued = false; // release() queues the flush
-      return;
-    }
     flushPending(out);
     if (this.settled || this.waitingDrain || !this.res.writableNeedDrain) return;
     this.waitingDrain = true;

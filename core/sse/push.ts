@@ -29,6 +29,18 @@ export interface EventSink {
   release?(): void;
 }
 
+/**
+ * Optional on an events iterator that is pulled: the writer hands it a hold at the start (`it[WRITE_HOLD](h)`), with
+ * the meaning of `EventSink.hold()`/`release()` — text already encoded stays unwritten until release. Usage metering
+ * uses it, as it uses the sink's when pushed, so that a pulled stream's last frames leave with its terminal event.
+ */
+export const WRITE_HOLD = Symbol("model-gateway.sse.write-hold");
+
+export interface WriteHold {
+  hold(): void;
+  release(): void;
+}
+
 /** Handed back by `[PUSH]`: back-pressure, and the consumer leaving. */
 export interface PushControl {
   /** No onEvent/onEnd/onError until resume() (events already read are held, in order). */

@@ -6,7 +6,7 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { toGatewayError } from "../../core/errors.ts";
 import { meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
-import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "../../core/sse/push.ts";
+import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
 const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "message_stop";
@@ -29,6 +29,8 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private control: PushControl | undefined;
   private terminal: SseEvent | undefined;
   private endAfterTerminal = false;
+  /** Pulled: the writer's hold, offered by the writer (core/sse/push.ts). */
+  private writeHold: WriteHold | undefined;
   constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number) {
     this.step = this.onStep.bind(this);
   }
@@ -37,11 +39,24 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     return this.meter.commit({ status: this.status, aborted: false });
   }
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
-    if (step.done) return this.committed ? step : this.commit().then(() => step);
+    if (step.done) return this.committed ? step : this.commitHeld(step);
     if (this.committed) return step;
-    if (isTerminal(step.value)) return this.commit().then(() => step);
+    if (isTerminal(step.value)) return this.commitHeld(step);
     this.meter.events++;
     return step;
+  }
+  /** Pulled: the ledger first, with the writer held, so the frames it has not written yet leave with `step`. */
+  private commitHeld(step: IteratorResult<SseEvent>): Promise<IteratorResult<SseEvent>> {
+    const h = this.writeHold;
+    if (!h) return this.commit().then(() => step);
+    h.hold();
+    return this.commit().then(
+      () => { h.release(); return step; },
+      (err: unknown) => { h.release(); throw err; },
+    );
+  }
+  [WRITE_HOLD](h: WriteHold): void {
+    this.writeHold = h;
   }
   next(): Promise<IteratorResult<SseEvent>> {
     return this.it.next().then(this.step);
