@@ -69,6 +69,8 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
 
   // Events that arrive together (one upstream read) go out as one write: they are collected while the iterator
   // chain runs on microtasks and flushed on the next tick, before any I/O — no added latency, one chunk per read.
+  // The chain may hold the writer (WRITE_HOLD): usage metering does through the ledger commit before the terminal
+  // event, so the frames of the read that carried it go out with it.
   const iterator = r.events[Symbol.asyncIterator]();
   let started = false;
   const out = new PendingWrite(res);
