@@ -180,13 +180,13 @@ describe("writeResponse, pushed: writes per stream", () => {
       await until(() => text().includes("first"));
       const before = flushes.length;
       src.sink!.onEvent({ data: "a" });
-      src.sink!.hold!();
+      src.writeHold!.hold();
       src.sink!.onEvent({ data: "b" });
       await new Promise((r) => setTimeout(r, 20));
       expect(text()).not.toContain("data: a");
       expect(flushes).toHaveLength(before);
       src.sink!.onEvent({ data: "[DONE]" });
-      src.sink!.release!();
+      src.writeHold!.release();
       src.sink!.onEnd();
       await new Promise((r) => res.on("end", r));
       expect(text()).toContain("data: a\n\ndata: b\n\ndata: [DONE]\n\n");
@@ -201,11 +201,11 @@ describe("writeResponse, pushed: writes per stream", () => {
     const { server, url } = await serveCountingFlushes(src);
     try {
       const { res, text } = await readPushed(url, src);
-      src.sink!.hold!();
+      src.writeHold!.hold();
       src.sink!.onEvent({ data: "a" });
       await new Promise((r) => setTimeout(r, 20));
       expect(text()).not.toContain("data: a");
-      src.sink!.release!();
+      src.writeHold!.release();
       await until(() => text().includes("data: a"));
       src.sink!.onEnd();
       await new Promise((r) => res.on("end", r));

@@ -133,32 +133,30 @@ function releaseHeaderBlock(res: ServerResponse): void {
 }
 const SENT = "\n";
 
-/** Text encoded but not yet written; whether a flush is queued for the next tick, and whether one wrote yet; and
- * the holds (WriteHold, EventSink.hold) that keep the text pending. */
+/** Text encoded but not yet written; whether a flush is queued for the next tick, and whether one wrote yet; the
+ * holds (WRITE_HOLD) that keep the text pending; and, once the stream is pushed, its writer (whose flush also
+ * handles back-pressure). */
 class PendingWrite implements WriteHold {
   pending = "";
   queued = false;
   wrote = false;
   held = 0;
+  pusher: PushWriter | undefined;
   constructor(readonly res: ServerResponse) {}
 
   queueFlush(): void {
     if (this.queued) return;
     this.queued = true;
-    process.nextTick(flushPending, this);
+    if (this.pusher) process.nextTick(flushPushed, this.pusher);
+    else process.nextTick(flushPending, this);
   }
 
   hold(): void {
     this.held++;
   }
 
-  /** True when this was the last hold and text waits: the caller queues its flush. */
-  unhold(): boolean {
-    return this.held > 0 && --this.held === 0 && this.pending !== "";
-  }
-
   release(): void {
-    if (this.unhold()) this.queueFlush();
+    if (this.held > 0 && --this.held === 0 && this.pending !== "") this.queueFlush();
   }
 }
 
@@ -190,7 +188,9 @@ class PushWriter implements EventSink {
   constructor(
     private readonly ctx: GatewayContext, private readonly res: ServerResponse, private readonly status: number,
     private readonly out: PendingWrite, private readonly resolve: (o: Outcome) => void,
-  ) {}
+  ) {
+    out.pusher = this;
+  }
 
   /** Switches the source to push. The events it still holds from the first read are handed out on a tick queued
    * before this one's flush, so the first event leaves with them in one write. */
@@ -202,27 +202,13 @@ class PushWriter implements EventSink {
     }
     if (this.res.destroyed) return this.closed();
     this.res.on("close", this.onClose);
-    this.queueFlush();
+    this.out.queueFlush();
   }
 
   onEvent(ev: SseEvent): void {
     if (this.settled) return;
     this.out.pending += encodeSse(ev);
-    this.queueFlush();
-  }
-
-  hold(): void {
-    this.out.hold();
-  }
-
-  release(): void {
-    if (this.out.unhold()) this.queueFlush();
-  }
-
-  private queueFlush(): void {
-    if (this.out.queued) return;
-    this.out.queued = true;
-    process.nextTick(flushPushed, this);
+    this.out.queueFlush();
   }
 
   onEnd(): void {

@@ -19,20 +19,14 @@ export interface EventSink {
   onEnd(): void;
   /** The stream failed; no more calls follow. */
   onError(err: unknown): void;
-  /**
-   * Optional: keep what arrives in memory until `release()`, then write it with what follows. Usage metering holds
-   * the writer while the ledger commits before the terminal event, so the frames of the read that carried it go
-   * out with it and the end in one write, not two (a loopback write costs the sender tens of µs: it runs the
-   * receiver's TCP input too).
-   */
-  hold?(): void;
-  release?(): void;
 }
 
 /**
- * Optional on an events iterator that is pulled: the writer hands it a hold at the start (`it[WRITE_HOLD](h)`), with
- * the meaning of `EventSink.hold()`/`release()` — text already encoded stays unwritten until release. Usage metering
- * uses it, as it uses the sink's when pushed, so that a pulled stream's last frames leave with its terminal event.
+ * Optional on an events iterator, pulled or pushed: the writer hands it a hold at the start (`it[WRITE_HOLD](h)`).
+ * Between `hold()` and `release()` the events it has been given stay in memory, then leave with what follows. Usage
+ * metering holds the writer while the ledger commits before the terminal event, so the frames of the read that
+ * carried it go out with it and the end in one write, not two (a loopback write costs the sender tens of µs: it
+ * runs the receiver's TCP input too).
  */
 export const WRITE_HOLD = Symbol("model-gateway.sse.write-hold");
 

@@ -29,7 +29,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private control: PushControl | undefined;
   private terminal: SseEvent | undefined;
   private endAfterTerminal = false;
-  /** Pulled: the writer's hold, offered by the writer (core/sse/push.ts). */
+  /** The writer's hold, offered by the writer (core/sse/push.ts WRITE_HOLD). */
   private writeHold: WriteHold | undefined;
   constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number) {
     this.step = this.onStep.bind(this);
@@ -83,20 +83,20 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     // handed to it leave with the terminal event.
     this.terminal = ev;
     this.control!.pause();
-    this.sink!.hold?.();
+    this.writeHold?.hold();
     this.commit().then(this.afterTerminal.bind(this), this.commitFailed.bind(this));
   }
   private afterTerminal(): void {
     const ev = this.terminal!;
     this.terminal = undefined;
     this.sink!.onEvent(ev);
-    this.sink!.release?.();
+    this.writeHold?.release();
     if (this.endAfterTerminal) this.sink!.onEnd();
     else this.control!.resume();
   }
   private commitFailed(err: unknown): void {
     this.control!.cancel();
-    this.sink!.release?.();
+    this.writeHold?.release();
     this.sink!.onError(err);
   }
   onEnd(): void {

@@ -3,9 +3,14 @@
 // during the commit.
 import { describe, expect, it } from "vitest";
 import { metered } from "./index.ts";
-import { canPush, PUSH, type EventSink, type PushableIterator } from "../../core/sse/push.ts";
+import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 import { FakeSource } from "../../core/sse/push.testkit.ts";
 import type { Meter } from "../../core/metering/meter.ts";
+
+/** As the writer does: its hold, here logging. */
+function offerHold(it: AsyncIterator<unknown>, log: string[]): void {
+  (it as unknown as { [WRITE_HOLD](h: WriteHold): void })[WRITE_HOLD]({ hold: () => void log.push("hold"), release: () => void log.push("release") });
+}
 
 function setup() {
   const log: string[] = [];
@@ -19,10 +24,8 @@ function setup() {
   } as unknown as Meter;
   const src = new FakeSource();
   const it = metered(src, meter, 200)[Symbol.asyncIterator]();
-  const sink: EventSink = {
-    onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${e}`),
-    hold: () => void log.push("hold"), release: () => void log.push("release"),
-  };
+  const sink: EventSink = { onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${e}`) };
+  offerHold(it, log);
   expect(canPush(it)).toBe(true);
   const control = (it as PushableIterator)[PUSH](sink);
   return { log, src, meter, control, release: () => release() };
@@ -71,9 +74,9 @@ describe("metered, pushed", () => {
     const meter = { events: 0, commit: () => Promise.reject(new Error("disk full")) } as unknown as Meter;
     const src = new FakeSource();
     const it = metered(src, meter, 200)[Symbol.asyncIterator]();
+    offerHold(it, log);
     (it as PushableIterator)[PUSH]({
       onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${(e as Error).message}`),
-      hold: () => void log.push("hold"), release: () => void log.push("release"),
     });
     src.sink!.onEvent({ data: "a" });
     src.sink!.onEvent({ data: "[DONE]" });
