@@ -82,6 +82,17 @@ describe("bin/build.mjs ensureBuilt", () => {
     await expect(ensureBuilt({ ...SPEC, outdir: "blocked/dist" }, root)).rejects.toThrow(/ENOTDIR|EEXIST/);
   });
 
+  it("writes ASCII-only JavaScript (V8 keeps a source with one em dash as two bytes per character), strings intact", async () => {
+    const root = tinyTree();
+    // esbuild escapes non-ASCII in code and keeps JSDoc comments as written.
+    writeFileSync(join(root, "core/b.ts"), `export class B {\n  /** The text \u2014 kept. */\n  s: string = "caf\u00e9 \u2014 \u{1F600}";\n}\nexport const b: string = new B().s;\n`);
+    const built = await ensureBuilt(SPEC, root);
+    const code = readFileSync(built.cli!, "utf8");
+    expect(code).toContain("/** The text ? kept. */");
+    expect(code).toMatch(/^[\x00-\x7f]*$/);
+    expect(await mainOf(built)).toBe("caf\u00e9 \u2014 \u{1F600}");
+  });
+
   it("processes building at once leave one valid bundle and no temp files", async () => {
     const root = tinyTree();
     const code = `const m = await import(${JSON.stringify(BUILD)}); await m.ensureBuilt(${JSON.stringify(SPEC)}, ${JSON.stringify(root)}, { force: true });`;
