@@ -8,10 +8,12 @@
 import { randomBytes } from "node:crypto";
 import { fromUtf8 } from "@smithy/util-utf8";
 import { SseParser } from "../core/sse/parse.ts";
-import { codec, EventStreamDecoder, toFrame } from "../providers/bedrock/eventstream.ts";
+import { EventStreamDecoder, eventStreamCodec, toFrame } from "../providers/bedrock/eventstream.ts";
 import { ConverseToChatStream } from "../providers/translate/chat-to-converse/stream.ts";
 import { render } from "./load/upstream.ts";
 import { assertEqual, runGroup } from "./lib.ts";
+
+const codec = await eventStreamCodec();
 
 const CHUNKS = 50;
 const enc = new TextEncoder();
@@ -46,7 +48,7 @@ function sse(reads: Uint8Array[]): string[] {
   return out;
 }
 function es(reads: Uint8Array[]): string[] {
-  const d = new EventStreamDecoder();
+  const d = new EventStreamDecoder(codec);
   const out: string[] = [];
   for (const r of reads) for (const m of d.push(r)) out.push(toFrame(m).payload);
   d.end();
@@ -59,7 +61,7 @@ function sseToChunks(reads: Uint8Array[]): unknown[] {
   return out;
 }
 function esToChunks(reads: Uint8Array[]): unknown[] {
-  const d = new EventStreamDecoder();
+  const d = new EventStreamDecoder(codec);
   const t = new ConverseToChatStream({ includeUsage: true, provider: "bench", model: "m" });
   const out: unknown[] = [];
   for (const r of reads) for (const m of d.push(r)) { const f = toFrame(m); for (const c of t.push({ event: f.type, data: f.payload })) out.push(c); }

@@ -10,6 +10,7 @@ import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
 import type { Logger } from "./log.ts";
 import { loggerFromConfig } from "./observability/logger.ts";
+import { startObservability } from "./observability/index.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
@@ -55,6 +56,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const log = opts.logger ?? ownLog!;
   for (const m of notices) log.info(m);
   const gateway = await Gateway.create(config, { logger: log });
+  await startObservability(gateway).catch(async (err) => {
+    await gateway.close();
+    throw err;
+  });
   const handler = createNodeHandler(gateway);
   const s = config.server;
   const server = createServer({

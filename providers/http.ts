@@ -3,7 +3,7 @@
 import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
-import { withTraceHeaders } from "../core/observability/tracing.ts";
+import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 
 export interface UpstreamRequest {

@@ -201,6 +201,28 @@ describe("the shipped bin, bundled", () => {
     expect(all.some((t) => t.includes("function startGateway("))).toBe(true); // in a lazily imported chunk
   });
 
+  it("a started gateway loads the OpenTelemetry, AWS and JOSE packages only when its config needs them", () => {
+    const dist = join(ROOT, "dist");
+    const text = (f: string) => readFileSync(join(dist, f), "utf8");
+    const specifiers = (f: string, re: RegExp) => [...text(f).matchAll(re)].map((m) => m[1]!);
+    const staticImports = (f: string) => specifiers(f, /^(?:} from|import .* from|import) "([^"]+)";$/gm);
+    const entry = JSON.parse(text("build.json")).entries.cli as string;
+    // The chunk with startGateway is imported lazily by the cli; everything it imports statically loads with it.
+    const reachable = new Set<string>([entry]);
+    for (const f of reachable) for (const s of [...staticImports(f), ...specifiers(f, /import\("([^"]+)"\)/g)]) if (s.startsWith("./")) reachable.add(s.slice(2));
+    const server = [...reachable].find((f) => text(f).includes("function startGateway("))!;
+    expect(server).toBeDefined();
+    const eager = new Set<string>([server]);
+    const packages = new Set<string>();
+    for (const f of eager) for (const s of staticImports(f)) s.startsWith("./") ? eager.add(s.slice(2)) : packages.add(s);
+    const optional = /^(@opentelemetry\/|@smithy\/|@aws-crypto\/|jose$)/;
+    expect([...packages].filter((p) => optional.test(p))).toEqual([]);
+    expect(packages).toContain("undici"); // the walk does see package imports
+    // ...and each is still imported, by a chunk loaded on demand.
+    const lazily = new Set([...reachable].flatMap((f) => [...staticImports(f), ...specifiers(f, /import\("([^"]+)"\)/g)]).filter((p) => optional.test(p)));
+    expect([...lazily].sort()).toEqual(expect.arrayContaining(["@opentelemetry/api", "@smithy/eventstream-codec", "@smithy/signature-v4", "jose"]));
+  });
+
   it("finds the default gateway.yaml beside package.json from any working directory", () => {
     const cwd = tempDir("mg-cwd-");
     const r = spawnSync(process.execPath, [join(ROOT, "bin/model-gateway.mjs"), "check"], { cwd, encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });

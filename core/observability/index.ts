@@ -4,29 +4,37 @@ import type { IncomingMessage } from "node:http";
 import type { Gateway } from "../gateway.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { accessRecord } from "./access-log.ts";
-import { otlpTarget, Tracing } from "./tracing.ts";
+import { otlpTarget } from "./otlp-target.ts";
+import type { Tracing } from "./tracing.ts";
 
 interface GatewayObservability {
   tracing?: Tracing;
 }
 
+const NONE: GatewayObservability = {};
 const byGateway = new WeakMap<Gateway, GatewayObservability>();
 
-/** The gateway's tracer (from `telemetry:` or OTEL_EXPORTER_OTLP_*), made once, closed with the gateway. */
+/** The gateway's tracer, once startObservability has made it; none before or without `telemetry:`. */
 export function observabilityOf(gateway: Gateway): GatewayObservability {
-  let o = byGateway.get(gateway);
-  if (o) return o;
-  o = {};
+  return byGateway.get(gateway) ?? NONE;
+}
+
+/**
+ * Makes the gateway's tracer (from `telemetry:` or OTEL_EXPORTER_OTLP_*) as it starts; closed with the gateway. The
+ * OpenTelemetry packages are imported only then.
+ */
+export async function startObservability(gateway: Gateway): Promise<void> {
+  if (byGateway.has(gateway)) return;
+  const o: GatewayObservability = {};
+  byGateway.set(gateway, o);
   const telemetry = gateway.config.raw.telemetry;
   const target = otlpTarget(telemetry);
-  if (target) {
-    const tracing = new Tracing(target, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway");
-    o.tracing = tracing;
-    gateway.onClose(() => tracing.close());
-    gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: target.url });
-  }
-  byGateway.set(gateway, o);
-  return o;
+  if (!target) return;
+  const { Tracing } = await import("./tracing.ts");
+  const tracing = new Tracing(target, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway");
+  o.tracing = tracing;
+  gateway.onClose(() => tracing.close());
+  gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: target.url });
 }
 
 /** A W3C traceparent's trace id, so access lines join the caller's trace even with tracing off. */

@@ -1,7 +1,7 @@
 // OpenTelemetry traces: a SERVER span per request and a CLIENT span per upstream attempt, named and attributed per
 // the GenAI semantic conventions, exported over OTLP/HTTP (JSON). The caller's W3C traceparent is continued and the
-// attempt's own is sent upstream. Off unless configured; when off nothing here runs on the hot path (callers test
-// `ctx.trace` / `tracingOn` first).
+// attempt's own is sent upstream. Off unless configured, and then not even loaded: index.ts imports this module (and
+// with it the OpenTelemetry packages) only for a gateway that exports traces; callers test `ctx.trace` first.
 import type { IncomingMessage } from "node:http";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -12,6 +12,7 @@ import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/conte
 import type { GatewayError } from "../errors.ts";
 import type { Target } from "../contracts/provider.ts";
 import type { SseEvent } from "../sse/parse.ts";
+import { setTraceInjector } from "./trace-headers.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -20,43 +21,14 @@ declare module "../pipeline/context.ts" {
   }
 }
 
-export interface TelemetryOptions {
-  service_name?: string;
-  otlp?: { endpoint?: string; headers?: Record<string, string> };
-}
-
 const propagator = new W3CTraceContextPropagator();
 /**
  * The attempt span of an upstream call, keyed by the call's own AbortSignal (what every driver hands the upstream
  * client). Not AsyncLocalStorage: on Node 20 an active ALS slows every promise in the process.
  */
 const spanBySignal = new WeakMap<AbortSignal, Span>();
-/** How many tracers are alive in this process: 0 means the upstream client skips the lookup altogether. */
+/** How many tracers are alive in this process: while there are none, the upstream client has no injector to call. */
 let liveTracers = 0;
-
-/** Where spans go: telemetry.otlp.endpoint, else the standard OTEL_EXPORTER_OTLP_* variables; undefined = off. */
-export function otlpTarget(t: TelemetryOptions | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; headers: Record<string, string> } | undefined {
-  const base = t?.otlp?.endpoint;
-  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const anyUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  let url: string | undefined;
-  if (base) url = /\/v1\/traces\/?$/.test(base) ? base : `${base.replace(/\/+$/, "")}/v1/traces`;
-  else if (tracesUrl) url = tracesUrl;
-  else if (anyUrl) url = `${anyUrl.replace(/\/+$/, "")}/v1/traces`;
-  if (!url) return undefined;
-  const headers = { ...parseHeaderList(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaderList(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...t?.otlp?.headers };
-  return { url, headers };
-}
-
-/** `k1=v1,k2=v2` (values URL-encoded), the OTEL_EXPORTER_OTLP_HEADERS format. */
-function parseHeaderList(s: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of s?.split(",") ?? []) {
-    const eq = part.indexOf("=");
-    if (eq > 0) out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return out;
-}
 
 export class Tracing {
   private readonly provider: BasicTracerProvider;
@@ -70,7 +42,7 @@ export class Tracing {
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
     });
     this.tracer = this.provider.getTracer("model-gateway");
-    liveTracers++;
+    if (liveTracers++ === 0) setTraceInjector(injectTraceHeaders);
   }
 
   /** The request's SERVER span, child of the caller's traceparent when there is one. */
@@ -101,7 +73,7 @@ export class Tracing {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    liveTracers--;
+    if (--liveTracers === 0) setTraceInjector(undefined);
     await this.provider.shutdown().catch(() => {});
   }
 }
@@ -242,9 +214,8 @@ export class AttemptTrace {
   }
 }
 
-/** Headers for an upstream request: the running attempt's traceparent added when tracing is on. */
-export function withTraceHeaders(headers: Record<string, string>, signal: AbortSignal | undefined): Record<string, string> {
-  if (liveTracers === 0 || !signal) return headers;
+/** The running attempt's traceparent added to an upstream request's headers (trace-headers.ts calls it). */
+function injectTraceHeaders(headers: Record<string, string>, signal: AbortSignal): Record<string, string> {
   const span = spanBySignal.get(signal);
   if (!span) return headers;
   const out = { ...headers };

@@ -2,8 +2,7 @@
 // (service `bedrock`) from the provider's fields or the standard AWS_* variables. The maintained signer does the
 // canonical request, including the non-S3 rule that each path segment is URI-encoded again: we hand it the exact
 // wire path, so `%3A` in a model id is signed as `%253A`, as AWS computes it.
-import { SignatureV4 } from "@smithy/signature-v4";
-import { Sha256 } from "@aws-crypto/sha256-js";
+import type { SignatureV4 } from "@smithy/signature-v4";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import { GatewayError } from "../../core/errors.ts";
@@ -29,21 +28,24 @@ export function createBedrockAuth(provider: string, config: ProviderConfig, env:
   const accessKeyId = set(config.aws_access_key_id) ?? set(env.AWS_ACCESS_KEY_ID);
   const secretAccessKey = set(config.aws_secret_access_key) ?? set(env.AWS_SECRET_ACCESS_KEY);
   const sessionToken = set(config.aws_session_token) ?? set(env.AWS_SESSION_TOKEN);
-  const signer = accessKeyId && secretAccessKey
-    ? new SignatureV4({ credentials: { accessKeyId, secretAccessKey, sessionToken }, region, service: "bedrock", sha256: Sha256 })
-    : undefined;
+  // The AWS signer's packages are imported with the first signed request (~2 MB of heap a gateway without SigV4
+  // providers never needs).
+  let signer: Promise<SignatureV4> | undefined;
+  const signerOf = (keyId: string, secret: string) =>
+    (signer ??= Promise.all([import("@smithy/signature-v4"), import("@aws-crypto/sha256-js")]).then(([{ SignatureV4 }, { Sha256 }]) =>
+      new SignatureV4({ credentials: { accessKeyId: keyId, secretAccessKey: secret, sessionToken }, region, service: "bedrock", sha256: Sha256 })));
   return {
     region,
     async authorize(req, target) {
       // An API key (the provider's, or a project's own) wins over SigV4, as in the AWS SDKs.
       const key = set(target.credentials?.apiKey) ?? set(config.api_key);
       if (key) return { ...req, headers: { ...req.headers, authorization: `Bearer ${key}` } };
-      if (!signer) {
+      if (!accessKeyId || !secretAccessKey) {
         throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} has no credentials: set api_key, or aws_access_key_id and aws_secret_access_key (or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)`, {
           retryable: true, details: { provider, reason: "no_credentials" },
         });
       }
-      return sign(signer, req);
+      return sign(await signerOf(accessKeyId, secretAccessKey), req);
     },
   };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
-import { codec, decodeFrames, EventStreamDecoder, EventStreamFramingError, toFrame } from "./eventstream.ts";
+import { decodeFrames, EventStreamDecoder, EventStreamFramingError, eventStreamCodec, toFrame } from "./eventstream.ts";
+
+const codec = await eventStreamCodec();
 
 // Reference protocols-2 §2.5: the 118-byte messageStart frame, byte-identical to @smithy/eventstream-codec's encode.
 const VECTOR = Buffer.from(
@@ -17,14 +19,14 @@ const ev = (type: string, payload: unknown) => codec.encode({
 
 describe("EventStreamDecoder", () => {
   it("decodes the reference vector", () => {
-    const frames = new EventStreamDecoder().push(VECTOR).map(toFrame);
+    const frames = new EventStreamDecoder(codec).push(VECTOR).map(toFrame);
     expect(frames).toEqual([{ messageType: "event", type: "messageStart", payload: '{"role":"assistant"}' }]);
   });
 
   it("a frame split across reads at every byte, and several frames in one read", () => {
     const all = Buffer.concat([VECTOR, ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "héllo" } }), ev("messageStop", { stopReason: "end_turn" })]);
     for (const size of [1, 3, 17, 118, 119, all.length]) {
-      const dec = new EventStreamDecoder();
+      const dec = new EventStreamDecoder(codec);
       const got: string[] = [];
       for (let i = 0; i < all.length; i += size) for (const m of dec.push(all.subarray(i, i + size))) got.push(toFrame(m).type);
       dec.end();
@@ -35,16 +37,16 @@ describe("EventStreamDecoder", () => {
   it("a CRC mismatch (payload or prelude) is a framing error", () => {
     const bad = Buffer.from(VECTOR);
     bad[bad.length - 6] ^= 1;
-    expect(() => new EventStreamDecoder().push(bad)).toThrow(EventStreamFramingError);
+    expect(() => new EventStreamDecoder(codec).push(bad)).toThrow(EventStreamFramingError);
     const badPrelude = Buffer.from(VECTOR);
     badPrelude[9] ^= 1;
-    expect(() => new EventStreamDecoder().push(badPrelude)).toThrow(/checksum|frame/i);
+    expect(() => new EventStreamDecoder(codec).push(badPrelude)).toThrow(/checksum|frame/i);
   });
 
   it("frames before a bad one in the same read are returned first; the error follows", () => {
     const bad = Buffer.from(VECTOR);
     bad[bad.length - 6] ^= 1;
-    const dec = new EventStreamDecoder();
+    const dec = new EventStreamDecoder(codec);
     expect(dec.push(Buffer.concat([VECTOR, VECTOR, bad])).length).toBe(2);
     expect(() => dec.check()).toThrow(/message checksum/);
     expect(() => dec.push(VECTOR)).toThrow(EventStreamFramingError);
@@ -61,6 +63,6 @@ describe("EventStreamDecoder", () => {
       headers: { ":exception-type": { type: "string", value: "modelStreamErrorException" }, ":content-type": { type: "string", value: "application/json" }, ":message-type": { type: "string", value: "exception" } },
       body: fromUtf8('{"message":"boom"}'),
     });
-    expect(toFrame(new EventStreamDecoder().push(f)[0]!)).toEqual({ messageType: "exception", type: "modelStreamErrorException", payload: '{"message":"boom"}' });
+    expect(toFrame(new EventStreamDecoder(codec).push(f)[0]!)).toEqual({ messageType: "exception", type: "modelStreamErrorException", payload: '{"message":"boom"}' });
   });
 });

@@ -1,20 +1,27 @@
 // AWS event-stream framing (application/vnd.amazon.eventstream, reference §2.5), decoded incrementally: TCP reads
 // cut frames anywhere, so bytes are buffered until a whole frame (its total_len) is there, and one read may hold
-// several frames. @smithy/eventstream-codec decodes each whole frame and checks both CRC-32s.
-import { EventStreamCodec } from "@smithy/eventstream-codec";
-import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
-import type { Message } from "@smithy/eventstream-codec";
+// several frames. @smithy/eventstream-codec decodes each whole frame and checks both CRC-32s; it is imported with the
+// first Bedrock stream, not with the gateway (a gateway without Bedrock providers never loads the AWS packages).
+import type { EventStreamCodec, Message } from "@smithy/eventstream-codec";
 
 /** Frames above this are not Bedrock's (its largest are a few KB): refuse rather than buffer without bound. */
 const MAX_FRAME = 16 * 1024 * 1024;
 /** total_len (4) + headers_len (4) + prelude CRC (4) + message CRC (4). */
 const MIN_FRAME = 16;
 
-export const codec = new EventStreamCodec(toUtf8, fromUtf8);
+let codecLoad: Promise<EventStreamCodec> | undefined;
+
+/** The codec, imported on first use. */
+export function eventStreamCodec(): Promise<EventStreamCodec> {
+  return (codecLoad ??= Promise.all([import("@smithy/eventstream-codec"), import("@smithy/util-utf8")])
+    .then(([{ EventStreamCodec }, { fromUtf8, toUtf8 }]) => new EventStreamCodec(toUtf8, fromUtf8)));
+}
 
 export class EventStreamFramingError extends Error {}
 
 export class EventStreamDecoder {
+  constructor(private readonly codec: EventStreamCodec) {}
+
   private buf: Uint8Array = new Uint8Array(0);
   /** A bad frame found after good ones in the same read: those are handed out first, then this is thrown. */
   private pending: EventStreamFramingError | undefined;
@@ -33,7 +40,7 @@ export class EventStreamDecoder {
         if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
         if (buf.length < total) break;
         try {
-          out.push(codec.decode(buf.subarray(0, total)));
+          out.push(this.codec.decode(buf.subarray(0, total)));
         } catch (err) {
           throw new EventStreamFramingError(`bad event-stream frame: ${(err as Error).message}`);
         }
@@ -86,14 +93,14 @@ const str = (m: Message, name: string): string | undefined => {
 export function toFrame(m: Message): BedrockFrame {
   const messageType = str(m, ":message-type") ?? "event";
   const type = (messageType === "event" ? str(m, ":event-type") : messageType === "exception" ? str(m, ":exception-type") : str(m, ":error-code")) ?? "";
-  const frame: BedrockFrame = { messageType, type, payload: toUtf8(m.body) };
+  const frame: BedrockFrame = { messageType, type, payload: Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength).toString("utf8") };
   if (messageType === "error") frame.errorMessage = str(m, ":error-message");
   return frame;
 }
 
 /** Frames from a response body, as they complete. */
 export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame> {
-  const dec = new EventStreamDecoder();
+  const dec = new EventStreamDecoder(await eventStreamCodec());
   for await (const chunk of body) {
     const frames = dec.push(chunk);
     for (let i = 0; i < frames.length; i++) yield toFrame(frames[i]!);

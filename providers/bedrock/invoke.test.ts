@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
 import { anthropicEvents, invokeBody } from "./invoke.ts";
-import { codec } from "./eventstream.ts";
+import { eventStreamCodec } from "./eventstream.ts";
 import type { Target } from "../../core/contracts/provider.ts";
+
+const codec = await eventStreamCodec();
 
 const target: Target = { modelId: "anthropic/claude-sonnet-4.5", provider: "bedrock", upstreamModel: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { output: "0.000015" } };
 

@@ -95,18 +95,18 @@ export function instanceOf(schema: Schema, root: Schema = schema, hints: Instanc
 }
 
 const validators = new LRUCache<string, ValidateFunction>({ max: 256 });
-const engines = {
-  draft7: addFormats(new Ajv({ strict: false, allErrors: false })),
-  draft2019: addFormats(new Ajv2019({ strict: false })),
-  draft2020: addFormats(new Ajv2020({ strict: false })),
-};
+/** One ajv per draft, made on first use: each compiles its meta-schemas (a gateway may never need them). */
+const engines: Partial<Record<"draft7" | "draft2019" | "draft2020", InstanceType<typeof Ajv>>> = {};
+const engineFor = (draft: string) =>
+  draft.includes("2020-12") ? (engines.draft2020 ??= addFormats(new Ajv2020({ strict: false })))
+  : draft.includes("2019-09") ? (engines.draft2019 ??= addFormats(new Ajv2019({ strict: false })))
+  : (engines.draft7 ??= addFormats(new Ajv({ strict: false, allErrors: false })));
 
 export function validatorFor(schema: Record<string, any>): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = validators.get(key);
   if (!v) {
-    const draft = String(schema.$schema ?? "");
-    const engine = draft.includes("2020-12") ? engines.draft2020 : draft.includes("2019-09") ? engines.draft2019 : engines.draft7;
+    const engine = engineFor(String(schema.$schema ?? ""));
     const { $id: _ignored, ...rest } = schema; // an $id would register globally and collide on the next compile
     v = engine.compile(rest);
     validators.set(key, v);

@@ -1,0 +1,31 @@
+// Whether traces are exported, and where: read before the OpenTelemetry packages are loaded (tracing.ts), which
+// happens only when this answers a target (~3 MB of heap per process otherwise).
+
+export interface TelemetryOptions {
+  service_name?: string;
+  otlp?: { endpoint?: string; headers?: Record<string, string> };
+}
+
+/** Where spans go: telemetry.otlp.endpoint, else the standard OTEL_EXPORTER_OTLP_* variables; undefined = off. */
+export function otlpTarget(t: TelemetryOptions | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; headers: Record<string, string> } | undefined {
+  const base = t?.otlp?.endpoint;
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const anyUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let url: string | undefined;
+  if (base) url = /\/v1\/traces\/?$/.test(base) ? base : `${base.replace(/\/+$/, "")}/v1/traces`;
+  else if (tracesUrl) url = tracesUrl;
+  else if (anyUrl) url = `${anyUrl.replace(/\/+$/, "")}/v1/traces`;
+  if (!url) return undefined;
+  const headers = { ...parseHeaderList(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaderList(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...t?.otlp?.headers };
+  return { url, headers };
+}
+
+/** `k1=v1,k2=v2` (values URL-encoded), the OTEL_EXPORTER_OTLP_HEADERS format. */
+function parseHeaderList(s: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of s?.split(",") ?? []) {
+    const eq = part.indexOf("=");
+    if (eq > 0) out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return out;
+}
