@@ -23,6 +23,43 @@ export function groupTable(results: Result[]): string {
   return table(rows);
 }
 
+/**
+ * Throughput ratios taken within each round, then the median over rounds (with the lowest and highest): on a
+ * shared machine a target's speed drifts by tens of percent between rounds, and a ratio of two targets measured
+ * seconds apart, in the same round, carries less of that drift than a ratio of two medians. Row / column, for every
+ * target against every other.
+ */
+export function pairedRatios(rounds: Result[][]): { target: string; against: string; median: number; min: number; max: number }[] {
+  const names = rounds[0]?.map((r) => r.target) ?? [];
+  const out = [];
+  for (const target of names) {
+    for (const against of names) {
+      if (target === against) continue;
+      const xs = rounds.map((round) => {
+        const a = round.find((r) => r.target === target), b = round.find((r) => r.target === against);
+        return a && b ? a.rps / b.rps : NaN;
+      }).filter(Number.isFinite).sort((x, y) => x - y);
+      if (!xs.length) continue;
+      const mid = xs.length >> 1;
+      out.push({ target, against, median: xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2, min: xs[0]!, max: xs.at(-1)! });
+    }
+  }
+  return out;
+}
+
+export function pairedRatioTable(rounds: Result[][]): string {
+  const names = rounds[0]?.map((r) => r.target) ?? [];
+  const ratios = pairedRatios(rounds);
+  const rows = [["req/s ratio, per round", ...names.map((n) => `/ ${n}`)]];
+  for (const t of names) {
+    rows.push([t, ...names.map((a) => {
+      const r = ratios.find((x) => x.target === t && x.against === a);
+      return r ? `${f(r.median)} (${f(r.min)}-${f(r.max)})` : "-";
+    })]);
+  }
+  return table(rows);
+}
+
 export interface Verdict {
   label: string;
   value: string;

@@ -11,7 +11,7 @@ import { UPSTREAM_KEY } from "./upstream.ts";
 import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren, syscalls } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
-import { groupTable, verdicts, verdictTable } from "./report.ts";
+import { groupTable, pairedRatioTable, verdicts, verdictTable } from "./report.ts";
 import { runSlowStreams } from "./slow-streams.ts";
 
 const HELP = `npm run bench:load -- [options]
@@ -43,7 +43,9 @@ const HELP = `npm run bench:load -- [options]
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   --node-args-for NAME="..."  extra node flags for one --gateway variant only (repeatable), e.g. to compare
                       V8 heap settings in one run: --node-args-for big="--max-semi-space-size=32"
-  --repeat N          run the whole matrix N times (interleaved) and judge on the median of each figure
+  --repeat N          run the whole matrix N times (interleaved, targets in a fresh random order each round) and
+                      judge on the median of each figure; closed loops also get each target's req/s against every
+                      other taken within a round, median over the rounds (less of the machine's drift)
   --json FILE         also write every result as JSON
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
@@ -218,8 +220,9 @@ async function main(): Promise<void> {
     const run: Result[] = [];
     for (const mode of modes) {
       for (const stream of streams) {
-        const group: Result[] = [];
-        for (const t of targets) {
+        const byTarget = new Map<LoadTarget, Result>();
+        // A fresh order each round when repeating: the machine's drift within a round then favours no target.
+        for (const t of repeat > 1 ? shuffled(targets) : targets) {
           const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
           const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
           const sys = [syscalls(undefined), syscalls(undefined)];
@@ -237,9 +240,10 @@ async function main(): Promise<void> {
           r.sysReadsPerReq = (sys[1]!.reads - sys[0]!.reads) / served;
           r.sysWritesPerReq = (sys[1]!.writes - sys[0]!.writes) / served;
           await pool.close();
-          group.push(r);
+          byTarget.set(t, r);
           await sleep(300);
         }
+        const group = targets.map((t) => byTarget.get(t)!);
         run.push(...group);
         printGroup(group, mode, stream, repeat > 1 ? ` [run ${rep + 1}/${repeat}]` : "");
       }
@@ -252,6 +256,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < runs[0]!.length; i++) all.push(medianResult(runs.map((r) => r[i]!)));
     process.stdout.write(`==== median of ${repeat} runs\n\n`);
     for (const mode of modes) for (const stream of streams) printGroup(all.filter((r) => r.mode === mode && r.stream === stream), mode, stream, ` [median of ${repeat}]`);
+    if (modes.includes("closed")) {
+      process.stdout.write(`==== closed loop: req/s of each row / each column within a round, median of ${repeat} rounds (lowest-highest)\n\n`);
+      for (const stream of streams) {
+        process.stdout.write(`== ${stream ? "streaming" : "non-streaming"}\n${pairedRatioTable(runs.map((run) => run.filter((r) => r.mode === "closed" && r.stream === stream)))}\n\n`);
+      }
+    }
   }
   // Still serving correctly after everything above (hung-up clients included), and nobody crashed.
   for (const t of targets) for (const stream of streams) await check(t, stream);
@@ -265,6 +275,15 @@ async function main(): Promise<void> {
 function printGroup(group: Result[], mode: "open" | "closed", stream: boolean, suffix: string): void {
   const title = mode === "open" ? `open loop, ${rate} req/s offered` : `closed loop, ${concurrency} connections`;
   process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"}${suffix} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
+}
+
+function shuffled<T>(xs: T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 function medianResult(rs: Result[]): Result {
