@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { availableParallelism } from "node:os";
-import { parseWorkers, storeRefusal } from "./cluster.ts";
+import { parseWorkers, storeRefusal, workerEnv } from "./cluster.ts";
 
 describe("--workers", () => {
   it("defaults to 1, takes a count or auto (one per core), refuses anything else", () => {
@@ -15,5 +15,10 @@ describe("--workers", () => {
     expect(storeRefusal("redis", 4)).toBeUndefined();
     expect(storeRefusal("sqlite", 2)).toMatch(/--workers 2 needs store: \{ kind: redis \}/);
     expect(storeRefusal("memory", 2)).toMatch(/the memory store keeps/);
+  });
+
+  it("workers get two malloc arenas unless the operator set MALLOC_ARENA_MAX", () => {
+    expect(workerEnv({})).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "2" });
+    expect(workerEnv({ MALLOC_ARENA_MAX: "8" })).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "8" });
   });
 });

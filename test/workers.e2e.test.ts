@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -177,6 +177,12 @@ describe("start --workers 2 on one redis-server", () => {
       split = a!.worker !== b!.worker;
     }
     expect(split).toBe(true);
+  });
+
+  it("every worker runs with MALLOC_ARENA_MAX=2 unless the environment set it", () => {
+    expect(gw.pids).toHaveLength(2);
+    const want = `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || "2"}`;
+    for (const pid of gw.pids) expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain(want);
   });
 
   it("SIGHUP to the primary reloads the config in every worker", async () => {
