@@ -36,6 +36,16 @@ export interface GroupResult {
 }
 
 /** BENCH_FILTER=regex runs only the groups whose title matches. */
+/** A copy of `xs` in random order (Fisher-Yates): benches that time several targets in rounds vary their order. */
+export function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 export const selected = (title: string) => !process.env.BENCH_FILTER || new RegExp(process.env.BENCH_FILTER, "i").test(title);
 
 export async function runGroup(title: string, tasks: BenchTask[], opts: GroupOptions = {}): Promise<GroupResult> {

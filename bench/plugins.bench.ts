@@ -17,7 +17,7 @@ import { BENCH_KEY, BENCH_MODEL } from "./load/config.ts";
 import { slowStreamsConfig } from "./load/slow-streams.ts";
 import { createPool, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
 import { performance } from "node:perf_hooks";
-import { assert, selected } from "./lib.ts";
+import { assert, selected, shuffled } from "./lib.ts";
 
 const CHUNKS = 20;
 const upstream = createFakeUpstream({ chunks: CHUNKS });
@@ -97,7 +97,7 @@ try {
     const samples = new Map(timed.map((v) => [v.name, [] as number[]]));
     const selfTimes = new Map(all.map((p) => [p, [] as number[]]));
     for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
-      for (const v of shuffle([...timed])) {
+      for (const v of shuffled(timed)) {
         const rec = (recording = v === variants[0] ? new Map() : undefined);
         const t0 = performance.now();
         const d = await once(v, stream, body);
@@ -116,14 +116,6 @@ try {
   for (const p of pools.values()) await p.close();
   for (const v of variants) await v.gw?.close();
   upstream.close();
-}
-
-function shuffle<T>(xs: T[]): T[] {
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
-  }
-  return xs;
 }
 
 function quantile(xs: number[], q: number): number {

@@ -13,6 +13,7 @@ import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, pairedRatioTable, verdicts, verdictTable } from "./report.ts";
 import { runSlowStreams } from "./slow-streams.ts";
+import { shuffled } from "../lib.ts";
 
 const HELP = `npm run bench:load -- [options]
 
@@ -275,15 +276,6 @@ async function main(): Promise<void> {
 function printGroup(group: Result[], mode: "open" | "closed", stream: boolean, suffix: string): void {
   const title = mode === "open" ? `open loop, ${rate} req/s offered` : `closed loop, ${concurrency} connections`;
   process.stdout.write(`== ${title}, ${stream ? "streaming" : "non-streaming"}${suffix} (latency ms to last byte${mode === "open" ? ", from scheduled send" : ""})\n${groupTable(group)}\n\n`);
-}
-
-function shuffled<T>(xs: T[]): T[] {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 function medianResult(rs: Result[]): Result {
