@@ -14,6 +14,7 @@ import { GatewayError, toGatewayError } from "./errors.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
+import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -268,7 +269,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     const first = this.first;
     if (first) {
       this.first = undefined;
-      return { value: first, done: false };
+      return { value: isErrorEvent(first) ? redactErrorEvent(first) : first, done: false };
     }
     if (this.finished) return { value: undefined, done: true };
     let step: IteratorResult<SseEvent>;
@@ -278,6 +279,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
       throw this.failed(e);
     }
     if (step.done) this.succeeded();
+    else if (isErrorEvent(step.value)) redactErrorEvent(step.value);
     return step;
   }
 
@@ -303,7 +305,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
   }
 
   onEvent(ev: SseEvent): void {
-    this.sink!.onEvent(ev);
+    this.sink!.onEvent(isErrorEvent(ev) ? redactErrorEvent(ev) : ev);
   }
 
   onEnd(): void {

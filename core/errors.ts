@@ -1,4 +1,5 @@
 // One error type and one catalogue of codes (the spec's Errors table). Nothing else writes error bodies.
+import { redact, redactDeep } from "./secrets/registry.ts";
 
 export type ErrorCode =
   | "INVALID_REQUEST"
@@ -74,10 +75,14 @@ export class GatewayError extends Error {
   readonly type: string;
   readonly headers?: Record<string, string>;
 
+  /**
+   * The message and details are masked as the error is built (core/secrets): whatever an upstream echoed (request
+   * headers, a key in a URL) never reaches the client, the logs or the traces with the gateway's credentials in it.
+   */
   constructor(readonly status: number, readonly code: ErrorCode, message: string, init: GatewayErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(redact(message), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "GatewayError";
-    this.details = init.details;
+    this.details = init.details === undefined ? undefined : redactDeep(init.details);
     this.retryAfter = init.retryAfter;
     this.retryable = init.retryable ?? false;
     this.type = init.type ?? OPENAI_TYPE[code];

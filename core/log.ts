@@ -2,6 +2,7 @@
 // Never pass API keys to it; the redaction paths below are a second line of defence, not the first.
 import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger as Pino } from "pino";
+import { redact, redactDeep } from "./secrets/registry.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -69,6 +70,23 @@ export function createLogger(opts: LogLevel | LogOptions = {}, dest?: Destinatio
   return wrap(p, boom, Boolean(o.file));
 }
 
+/** A copy of a warning's fields with every string masked (the caller's objects are left as they are). */
+function maskFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in fields) {
+    const v = fields[k];
+    if (typeof v === "string") out[k] = redact(v);
+    else if (v && typeof v === "object") {
+      try {
+        out[k] = redactDeep(structuredClone(v));
+      } catch {
+        out[k] = v; // not cloneable (a function inside): pino's own redaction paths still apply
+      }
+    } else out[k] = v;
+  }
+  return out;
+}
+
 function prettyStream(file?: string): DestinationStream {
   const pretty = requirePretty();
   return pretty({ colorize: !file && process.stderr.isTTY, destination: file ?? 2, sync: true, mkdir: Boolean(file), translateTime: "SYS:standard", ignore: "pid,hostname" });
@@ -89,6 +107,12 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
   timer?.unref();
   const at = (lvl: "debug" | "info" | "warn" | "error") => (msg: string, fields?: Record<string, unknown>) => {
     dirty = true;
+    // Warnings and errors may quote a failure's text (an upstream's, a cause's): credentials masked (core/secrets).
+    // Not info and debug lines: the access log is one per request and holds no free text.
+    if (lvl === "warn" || lvl === "error") {
+      msg = redact(msg);
+      if (fields) fields = maskFields(fields);
+    }
     if (fields) p[lvl](fields, msg);
     else p[lvl](msg);
   };

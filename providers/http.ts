@@ -5,6 +5,7 @@ import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
+import { rememberSentCredentials } from "../core/secrets/registry.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -52,6 +53,7 @@ export class UpstreamClient {
   /** Send one request; transport failures become UPSTREAM_ERROR / UPSTREAM_TIMEOUT (retryable). */
   async send(req: UpstreamRequest, signal: AbortSignal, timeoutMs = this.opts.timeoutMs): Promise<UpstreamResponse> {
     const url = this.split(req.url);
+    rememberSentCredentials(req.headers); // so an upstream that echoes them has them masked (core/secrets)
     let headers = withTraceHeaders(req.headers, signal); // unchanged unless tracing is on
     let body: UpstreamRequest["body"] | Iterable<Uint8Array> = req.body;
     if (body !== undefined && body.length >= RELEASE_BODY_FROM) {

@@ -17,6 +17,8 @@ import { untranslatedNotice } from "./translation-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
+import { rememberConfigSecrets } from "../secrets/registry.ts";
+import { configSecrets } from "../secrets/config-secrets.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -65,7 +67,9 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   for (const [name, why] of disabled) opts.onNotice?.(`provider "${name}" disabled: ${why}`);
   const untranslated = untranslatedNotice(config, pipeline.map((p) => p.name));
   if (untranslated) opts.onNotice?.(untranslated);
-  return { ...freeze(path, config, disabled), pipeline, builtins };
+  const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
+  rememberConfigSecrets(loaded, configSecrets(config, env));
+  return loaded;
 }
 
 function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[]): void {

@@ -38,6 +38,9 @@ export async function* relayResponsesBody(
           call.reportFirstToken();
         }
         if (type === "error") errored = true;
+        // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
+        // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
+        if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
           const usage = JSON.parse(ev.data)?.response?.usage;

@@ -7,13 +7,14 @@ import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
+import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
 
 /** Per-event decision shared by both relays: 1 = forward, 0 = drop, -1 = forward and stop ([DONE]). */
 class Relay {
   private first = true;
-  constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall) {}
+  constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string) {}
 
   step(ev: SseEvent): 1 | 0 | -1 {
     const d = ev.data;
@@ -24,6 +25,16 @@ class Relay {
     }
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
     // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
+    // An in-band error (`{"error":{...}}`, OpenRouter's error on a chunk) becomes the gateway's error, rendered by
+    // the gateway with what the upstream said masked (core/secrets), never relayed as it came. `"error":{` too can
+    // only be a key: inside a string its quotes would be escaped.
+    if (d.includes('"error":{')) {
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(d);
+      } catch { /* not JSON: relayed like any other chunk */ }
+      throwIfChatStreamError(chunk, this.provider);
+    }
     if (!d.endsWith('"usage":null}') && d.includes('"usage":{')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
@@ -42,7 +53,7 @@ const endedEarly = (provider: string) =>
 export async function* relayChatStream(
   events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string,
 ): AsyncGenerator<SseEvent> {
-  const relay = new Relay(clientWantsUsage, call);
+  const relay = new Relay(clientWantsUsage, call, provider);
   for await (const ev of events) {
     const s = relay.step(ev);
     if (s !== 0) yield ev;
@@ -59,14 +70,14 @@ export function relayChatBody(
   body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
 ): AsyncIterableIterator<SseEvent> {
   // A Node stream (undici's body): read by its 'data' events, so it can be pushed as well as pulled.
-  if (body instanceof Readable) return new ChatBodyRelay(body, new Relay(clientWantsUsage, call), provider, signal);
+  if (body instanceof Readable) return new ChatBodyRelay(body, new Relay(clientWantsUsage, call, provider), provider, signal);
   return relayChatIterable(body, clientWantsUsage, call, provider, signal);
 }
 
 async function* relayChatIterable(
   body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
 ): AsyncGenerator<SseEvent> {
-  const relay = new Relay(clientWantsUsage, call);
+  const relay = new Relay(clientWantsUsage, call, provider);
   const parser = new SseParser();
   try {
     for await (const chunk of body) {

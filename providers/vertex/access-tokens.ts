@@ -3,6 +3,7 @@
 // the lifetime for short-lived tokens), one exchange in flight at a time so concurrent requests share it.
 import { GatewayError } from "../../core/errors.ts";
 import type { UpstreamClient } from "../http.ts";
+import { rememberSecret } from "../../core/secrets/registry.ts";
 import { importSigningKey, signAssertion, type SigningKey } from "./jwt.ts";
 import type { ServiceAccount } from "./service-account.ts";
 
@@ -57,6 +58,7 @@ export class AccessTokens {
     }
     const issuedAt = Date.now();
     const assertion = await signAssertion(account, key, issuedAt);
+    rememberSecret(assertion); // a token endpoint that echoes it must not hand it on (core/secrets)
     const body = new URLSearchParams({ grant_type: GRANT_TYPE, assertion }).toString();
     this.exchanges++;
     const where = account.tokenUri;
@@ -82,6 +84,7 @@ export class AccessTokens {
       const lifetimeMs = (typeof json.expires_in === "number" && json.expires_in > 0 ? json.expires_in : 3600) * 1000;
       const early = Math.min(this.opts.refreshEarlyMs ?? REFRESH_EARLY_MS, lifetimeMs / 2);
       this.cached = { token: json.access_token, refreshAt: issuedAt + lifetimeMs - early };
+      rememberSecret(json.access_token);
       return json.access_token;
     }
     const why = typeof json?.error === "string" ? `${json.error}${json.error_description ? `: ${json.error_description}` : ""}` : text.slice(0, 300) || "no body";

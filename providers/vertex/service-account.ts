@@ -1,5 +1,6 @@
 // A Google service-account JSON key (reference protocols-2 §3.4): the fields the JWT grant needs. Read lazily on the
 // first request, so a missing or broken file is an error on the requests that need it, never a crash at boot.
+import { rememberSecret } from "../../core/secrets/registry.ts";
 import { readFile } from "node:fs/promises";
 import { GatewayError } from "../../core/errors.ts";
 
@@ -33,6 +34,9 @@ export function parseServiceAccount(text: string, file: string, provider: string
   if (typeof j?.client_email !== "string" || typeof j?.private_key !== "string") {
     throw credentialsError(provider, `credentials_file ${file} has no client_email / private_key`);
   }
+  // Never sent upstream, but a secret all the same: masked in any text an upstream returns (core/secrets).
+  rememberSecret(j.private_key);
+  if (typeof j.private_key_id === "string") rememberSecret(j.private_key_id);
   return {
     clientEmail: j.client_email,
     // Keys pasted through environment variables often arrive with literal "\n" sequences.

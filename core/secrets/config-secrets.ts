@@ -1,0 +1,54 @@
+// The secrets a config holds: every value the gateway sends upstream as a credential (providers' and projects'
+// BYOK keys, AWS credentials, credential-like headers, secrets inside a base_url) and the few it keeps for itself
+// (the URL-signing secret, the OTLP collector's headers, the Redis password).
+import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** Header names whose value is a credential (custom auth headers included). */
+const CREDENTIAL_HEADER = /auth|key|token|secret|sig|cookie|session|pass|cred/i;
+
+/** Password, user and query values of a URL (`https://user:pass@host/v1?key=...`): sent upstream as they are. */
+function urlSecrets(url: string | undefined, out: string[]): void {
+  if (typeof url !== "string") return;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  if (u.password) out.push(decodeURIComponent(u.password));
+  if (u.username && u.password) out.push(decodeURIComponent(u.username));
+  for (const [, v] of u.searchParams) out.push(v);
+}
+
+function providerSecrets(pc: Partial<ProviderConfig>, out: string[]): void {
+  for (const k of ["api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token"] as const) {
+    const v = pc[k];
+    if (typeof v === "string") out.push(v);
+  }
+  for (const [name, v] of Object.entries(pc.headers ?? {})) if (typeof v === "string" && CREDENTIAL_HEADER.test(name)) out.push(v);
+  urlSecrets(pc.base_url, out);
+}
+
+export function configSecrets(config: GatewayConfig, env: Env): string[] {
+  const out: string[] = [];
+  for (const pc of Object.values(config.providers ?? {})) {
+    providerSecrets(pc, out);
+    // Bedrock falls back on the AWS environment (providers/bedrock/auth.ts).
+    if (pc.protocol === "bedrock") {
+      for (const name of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"]) {
+        const v = env[name];
+        if (v) out.push(v);
+      }
+    }
+  }
+  for (const p of Object.values(config.projects ?? {})) {
+    for (const byok of Object.values(p.providers ?? {})) providerSecrets(byok as Partial<ProviderConfig>, out);
+  }
+  const raw = config as GatewayConfig & { server?: { signing_secret?: string }; store?: { url?: string } };
+  if (typeof raw.server?.signing_secret === "string") out.push(raw.server.signing_secret);
+  urlSecrets(raw.store?.url, out);
+  for (const v of Object.values(config.telemetry?.otlp?.headers ?? {})) if (typeof v === "string") out.push(v);
+  return out.filter((s) => s.length > 0);
+}
