@@ -12,6 +12,7 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  statusMessage?: string;
   service?: string;
 }
 
@@ -20,6 +21,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Request headers of every export. */
   exports: Array<Record<string, string | string[] | undefined>>;
+  /** Every export's body as it arrived (attributes, events, status messages: all of it, for leak checks). */
+  bodies: string[];
   close(): Promise<void>;
 }
 
@@ -38,6 +41,7 @@ const attrs = (list: any[] | undefined) => Object.fromEntries((list ?? []).map((
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const exports: OtlpReceiver["exports"] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
@@ -47,14 +51,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       exports.push(req.headers);
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      const text = Buffer.concat(chunks).toString("utf8");
+      bodies.push(text);
+      const body = JSON.parse(text);
       for (const rs of body.resourceSpans ?? []) {
         const service = attrs(rs.resource?.attributes)["service.name"] as string | undefined;
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             spans.push({
               traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind,
-              attributes: attrs(s.attributes), statusCode: s.status?.code ?? 0, service,
+              attributes: attrs(s.attributes), statusCode: s.status?.code ?? 0, statusMessage: s.status?.message || undefined, service,
             });
           }
         }
@@ -64,5 +70,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, spans, exports, close: () => new Promise((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, spans, exports, bodies, close: () => new Promise((r) => server.close(() => r())) };
 }
