@@ -21,3 +21,37 @@ export function interpolate(input: string, env: Record<string, string | undefine
 }
 
 export const hasReference = (s: string) => s.includes("${");
+
+/** The first `${VAR}` reference in a string, if any (a lone "${" that names no variable is plain text). */
+export function firstReference(s: string): string | undefined {
+  REF.lastIndex = 0;
+  const m = REF.exec(s);
+  REF.lastIndex = 0;
+  return m?.[0];
+}
+
+/**
+ * Where `${VAR}` is expanded: the sections that configure how the gateway runs and reaches its upstreams — the only
+ * places a secret belongs — and that no endpoint ever shows. Never in `models` (the public catalog, GET /v1/models,
+ * and all an included file may hold), in projects' keys and policies, or in `include` / `pipeline`: an environment
+ * variable there could only publish a secret or be a mistake.
+ */
+export const EXPANDED_IN = "server, store, log, telemetry, routing, providers, projects.<id>.providers and plugins.<name>.options";
+
+export function expandsAt(path: readonly (string | number)[]): boolean {
+  switch (path[0]) {
+    case "server":
+    case "store":
+    case "log":
+    case "telemetry":
+    case "routing":
+    case "providers":
+      return true;
+    case "projects":
+      return path[2] === "providers";
+    case "plugins":
+      return path[2] === "options";
+    default:
+      return false;
+  }
+}

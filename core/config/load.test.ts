@@ -154,4 +154,34 @@ pipeline: [router, routr, auth]
     expect(cfg.models.get("x/a")!.config.name).toBe("Override");
     expect(cfg.models.get("x/b")!.config.name).toBe("B");
   });
+
+  it("expands ${VAR} only where a secret or a deployment setting goes; a reference anywhere else is refused", async () => {
+    const env = { SECRET: "sk-live-from-the-environment", PORT: "9100" };
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "catalog.yaml"), `models:\n  x/a:\n    description: "key \${SECRET}"\n    endpoints: [{ provider: sim, model: a }]\n`);
+    const file = write(`include: [catalog.yaml]\nmodels:\n  x/b: { name: "\${SECRET:-n}", endpoints: [{ provider: sim, model: b }] }\n`, "gateway.yaml", dir);
+    const err = await loadConfig(file, { env }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    const where = "server, store, log, telemetry, routing, providers, projects.<id>.providers and plugins.<name>.options";
+    expect(err.problems.map(formatProblem)).toEqual([
+      `${join(dir, "catalog.yaml")}:3:18: models.x/a.description: \${SECRET} is not expanded here; environment variables are read only in ${where}`,
+      `${file}:3:16: models.x/b.name: \${SECRET:-n} is not expanded here; environment variables are read only in ${where}`,
+    ]);
+    expect(await problems(`projects:\n  p: { keys: [{ id: k, sha256: "\${HASH}" }] }\n`, { HASH })).toContain(
+      `F:2:32: projects.p.keys.0.sha256: \${HASH} is not expanded here; environment variables are read only in ${where}`,
+    );
+    // Where it belongs it still expands; text that names no variable is not a reference.
+    const ok = await loadConfig(write(`server: { port: "\${PORT}" }
+providers:
+  openai: { protocol: openai, api_key: "\${SECRET}", headers: { x-org: "\${SECRET}" } }
+models:
+  x/c: { description: "costs \${ in templates, $HOME too", endpoints: [{ provider: openai, model: c }] }
+projects:
+  p: { keys: [{ id: k, sha256: "${HASH}" }], providers: { openai: { api_key: "\${SECRET}" } } }
+`), { env });
+    expect(ok.server.port).toBe(9100);
+    expect(ok.providers.get("openai")!.api_key).toBe(env.SECRET);
+    expect(ok.providers.get("openai")!.headers).toEqual({ "x-org": env.SECRET });
+    expect(ok.models.get("x/c")!.config.description).toBe("costs ${ in templates, $HOME too");
+  });
 });

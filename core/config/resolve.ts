@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { Ajv, type ErrorObject } from "../ajv.ts";
 import { validateGateway } from "../generated/validators.js";
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
-import { interpolate, hasReference } from "./env.ts";
+import { interpolate, hasReference, expandsAt, firstReference, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
 import type { KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
@@ -114,6 +114,13 @@ function interpolateTree(
     }
   }
   function fill(s: string, at: Path): string | number | boolean {
+    if (!expandsAt(at)) {
+      // Refused rather than kept literally: a catalog entry (perhaps from an included file) reading the
+      // environment is either a mistake or an attempt to publish a secret through GET /v1/models.
+      const ref = firstReference(s);
+      if (ref) problems.push(sources.at(at, `${at.join(".")}: ${ref} is not expanded here; environment variables are read only in ${EXPANDED_IN}`));
+      return s;
+    }
     const { value, missing } = interpolate(s, env);
     if (!missing.length) return coerce(s, value);
     // A provider whose credentials are unset is simply switched off (one log line), not an error.
