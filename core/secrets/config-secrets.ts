@@ -8,7 +8,7 @@ type Env = Record<string, string | undefined>;
 /** Header names whose value is a credential (custom auth headers included). */
 const CREDENTIAL_HEADER = /auth|key|token|secret|sig|cookie|session|pass|cred/i;
 
-/** Password, user and query values of a URL (`https://user:pass@host/v1?key=...`): sent upstream as they are. */
+/** Password and query values of a URL (`https://user:pass@host/v1?key=...`): sent upstream as they are. */
 function urlSecrets(url: string | undefined, out: string[]): void {
   if (typeof url !== "string") return;
   let u: URL;
@@ -18,7 +18,6 @@ function urlSecrets(url: string | undefined, out: string[]): void {
     return;
   }
   if (u.password) out.push(decodeURIComponent(u.password));
-  if (u.username && u.password) out.push(decodeURIComponent(u.username));
   for (const [, v] of u.searchParams) out.push(v);
 }
 
@@ -46,9 +45,8 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   for (const p of Object.values(config.projects ?? {})) {
     for (const byok of Object.values(p.providers ?? {})) providerSecrets(byok as Partial<ProviderConfig>, out);
   }
-  const raw = config as GatewayConfig & { server?: { signing_secret?: string }; store?: { url?: string } };
-  if (typeof raw.server?.signing_secret === "string") out.push(raw.server.signing_secret);
-  urlSecrets(raw.store?.url, out);
+  if (typeof config.server?.signing_secret === "string") out.push(config.server.signing_secret);
+  urlSecrets(config.store?.url, out);
   for (const v of Object.values(config.telemetry?.otlp?.headers ?? {})) if (typeof v === "string") out.push(v);
   return out.filter((s) => s.length > 0);
 }

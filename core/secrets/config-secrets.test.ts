@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { configSecrets } from "./config-secrets.ts";
+import type { GatewayConfig } from "../generated/types/gateway.ts";
+
+describe("configSecrets", () => {
+  it("lists every credential a config sends upstream or keeps, and nothing that is not one", () => {
+    const config = {
+      server: { signing_secret: "signing-secret-0001" },
+      store: { kind: "redis", url: "redis://gw:redis-pass-0001@cache:6379" },
+      telemetry: { otlp: { endpoint: "http://c:4318", headers: { "x-collector-token": "collector-0001" } } },
+      providers: {
+        openai: { protocol: "openai", base_url: "https://api.openai.com/v1", api_key: "sk-openai-0001", headers: { "OpenAI-Organization": "org-public", "X-Custom-Auth": "custom-auth-0001" } },
+        proxy: { protocol: "openai", base_url: "https://user-0001:pass-0001@proxy.internal/v1?api-key=query-key-0001" },
+        aws: { protocol: "bedrock", aws_access_key_id: "AKIACONFIG0001", aws_secret_access_key: "aws-secret-0001" },
+      },
+      projects: { acme: { keys: [], providers: { openai: { api_key: "sk-byok-0001", base_url: "https://byok.internal/v1" } } } },
+    } as unknown as GatewayConfig;
+    const env = { AWS_SESSION_TOKEN: "aws-session-from-env-0001", HOME: "/root" };
+    expect(configSecrets(config, env).sort()).toEqual([
+      "AKIACONFIG0001", "aws-secret-0001", "aws-session-from-env-0001", "collector-0001", "custom-auth-0001", "pass-0001",
+      "query-key-0001", "redis-pass-0001", "signing-secret-0001", "sk-byok-0001", "sk-openai-0001",
+    ].sort());
+  });
+});
