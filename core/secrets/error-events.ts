@@ -11,8 +11,12 @@ import { redact, redactDeep } from "./registry.ts";
 export function isErrorEvent(ev: SseEvent): boolean {
   const name = ev.event;
   if (name !== undefined) return name === "error" || name === "response.failed";
+  // One character tells most events apart: `{"e…` (an error), `{"t…` (a typed event), anything else (`{"id"…`).
   const d = ev.data;
-  return d.startsWith('{"error"') || d.startsWith('{"type":"error"') || d.startsWith('{"type":"response.failed"');
+  const c = d.charCodeAt(2);
+  if (c === 101) return d.startsWith('{"error"');
+  if (c === 116) return d.startsWith('{"type":"error"') || d.startsWith('{"type":"response.failed"');
+  return false;
 }
 
 /** Masks an error event's data in place (the event may carry more for the stages after dispatch). */

@@ -25,17 +25,13 @@ class Relay {
     }
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
     // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
-    // An in-band error (`{"error":{...}}`, OpenRouter's error on a chunk) becomes the gateway's error, rendered by
-    // the gateway with what the upstream said masked (core/secrets), never relayed as it came. `"error":{` too can
-    // only be a key: inside a string its quotes would be escaped.
-    if (d.includes('"error":{')) {
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(d);
-      } catch { /* not JSON: relayed like any other chunk */ }
-      throwIfChatStreamError(chunk, this.provider);
-    }
-    if (!d.endsWith('"usage":null}') && d.includes('"usage":{')) {
+    const plain = d.endsWith('"usage":null}');
+    // An in-band error (OpenAI's `{"error":{...}}`; OpenRouter's `"error":{...}` on a chunk) becomes the gateway's
+    // error, rendered by the gateway with what the upstream said masked (core/secrets), never relayed as it came.
+    // Other chunks are scanned for `rror":{` (a pattern that starts with a rarer character than `"`: a third of the
+    // cost of a scan for `"error"`), then parsed to be sure.
+    if (d.startsWith('{"error"') || (!plain && d.includes('rror":{'))) this.throwIfError(d);
+    if (!plain && d.includes('"usage":{')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
         this.call.reportUsage(fromOpenAIUsage(chunk.usage));
@@ -43,6 +39,16 @@ class Relay {
       }
     }
     return 1;
+  }
+
+  private throwIfError(d: string): void {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(d);
+    } catch {
+      return; // not JSON: relayed like any other chunk
+    }
+    throwIfChatStreamError(chunk, this.provider);
   }
 }
 
