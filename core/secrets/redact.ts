@@ -30,7 +30,7 @@ const anchor = (s: string, i: number) => (s.charCodeAt(i) * 961 + s.charCodeAt(i
  */
 export class SecretIndex {
   private readonly grams = new Set<string>();
-  private readonly anchors = new Uint8Array(1 << 16);
+  private anchors: Uint8Array | undefined; // 64 KiB, made with the first slice
   private readonly whole: string[] = [];
   private readonly seen = new Set<string>();
 
@@ -52,9 +52,10 @@ export class SecretIndex {
     for (const v of variants(secret)) {
       if (v.length < RUN) this.whole.push(v);
       else {
+        const anchors = (this.anchors ??= new Uint8Array(1 << 16));
         for (let i = 0; i + RUN <= v.length; i++) {
           this.grams.add(v.slice(i, i + RUN));
-          this.anchors[anchor(v, i)] = 1;
+          anchors[anchor(v, i)] = 1;
         }
       }
     }
@@ -62,10 +63,10 @@ export class SecretIndex {
 
   /** Adds [start, end) pairs of text covered by a secret to `ranges`. */
   mark(text: string, ranges: number[]): void {
-    if (this.grams.size) {
+    const anchors = this.anchors;
+    if (anchors) {
       let start = -1;
       let end = -1;
-      const anchors = this.anchors;
       for (let i = 0; i + RUN <= text.length; i++) {
         if (anchors[anchor(text, i)] === 0 || !this.grams.has(text.slice(i, i + RUN))) continue;
         if (i <= end) end = i + RUN;
