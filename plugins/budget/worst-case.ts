@@ -5,7 +5,8 @@ import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
 import { toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
-import { bodyChars, requestedOutput } from "../../core/metering/request-size.ts";
+import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
+import type { EndpointRuntime } from "../../core/config/runtime.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -15,8 +16,9 @@ function continuesStored(ctx: GatewayContext): boolean {
   return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
 }
 
-function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxTokens: number | undefined): Usage {
+function worstUsage(ctx: GatewayContext, ep: EndpointRuntime): Usage {
   const body = ctx.body ?? {};
+  const { contextWindow, maxTokens } = ep;
   // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
   // from the store after the policies ran): any input up to the context window is possible.
   const input = continuesStored(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
@@ -29,11 +31,10 @@ function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxT
       return { inputTokens: input, outputTokens: 0, images: typeof body.n === "number" ? body.n : 1 };
     case "videos":
       return { inputTokens: input, outputTokens: 0, videoSeconds: typeof body.duration === "number" ? Math.ceil(body.duration) : 60 };
-    default: {
-      const n = typeof body.n === "number" && body.n > 1 ? body.n : 1;
-      const output = requestedOutput(body) ?? (maxTokens ?? contextWindow ?? FALLBACK_CONTEXT) * n;
-      return { inputTokens: input, outputTokens: output };
-    }
+    default:
+      // Exactly what this endpoint's upstream will be asked for (every alias, thinking budgets, choices), else the
+      // model's maximum per choice.
+      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT)! };
   }
 }
 
@@ -61,7 +62,7 @@ export function worstCasePico(ctx: GatewayContext): bigint {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
-      const u = worstUsage(ctx, ep.contextWindow, ep.maxTokens);
+      const u = worstUsage(ctx, ep);
       const p = picoPrices(ep.pricing);
       const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search;
       if (c > worst) worst = c;
