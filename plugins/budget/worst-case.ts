@@ -6,7 +6,8 @@ import type { Usage } from "../../core/contracts/provider.ts";
 import { toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
-import type { EndpointRuntime } from "../../core/config/runtime.ts";
+import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
+import { clampDuration } from "../../core/endpoints/video-duration.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -16,7 +17,7 @@ function continuesStored(ctx: GatewayContext): boolean {
   return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
 }
 
-function worstUsage(ctx: GatewayContext, ep: EndpointRuntime): Usage {
+function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
   // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
@@ -30,7 +31,8 @@ function worstUsage(ctx: GatewayContext, ep: EndpointRuntime): Usage {
     case "images":
       return { inputTokens: input, outputTokens: 0, images: typeof body.n === "number" ? body.n : 1 };
     case "videos":
-      return { inputTokens: input, outputTokens: 0, videoSeconds: typeof body.duration === "number" ? Math.ceil(body.duration) : 60 };
+      // The seconds the model will generate: the request's duration clamped to what it supports (possibly up).
+      return { inputTokens: input, outputTokens: 0, videoSeconds: Math.ceil(clampDuration(model, typeof body.duration === "number" ? body.duration : undefined)) };
     default:
       // Exactly what this endpoint's upstream will be asked for (every alias, thinking budgets, choices), else the
       // model's maximum per choice.
@@ -62,7 +64,7 @@ export function worstCasePico(ctx: GatewayContext): bigint {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
-      const u = worstUsage(ctx, ep);
+      const u = worstUsage(ctx, model, ep);
       const p = picoPrices(ep.pricing);
       const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search;
       if (c > worst) worst = c;
