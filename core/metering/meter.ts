@@ -132,6 +132,7 @@ export class Meter {
       images: usage.images ?? 0,
       videoSeconds: usage.videoSeconds ?? 0,
       searchUnits: usage.searchUnits ?? 0,
+      webSearches: usage.webSearches ?? 0,
       costUsd: cost.usd,
       costPico: cost.pico,
       latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,

@@ -1,5 +1,5 @@
-// The most a request can cost: the largest input it can carry and the most output it may produce, at the dearest
-// endpoint of the requested model and of every fallback model.
+// The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
+// it may run, at the dearest endpoint of the requested model and of every fallback model.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -8,6 +8,7 @@ import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
+import { usesServerTools } from "../../core/metering/server-tools.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -17,12 +18,17 @@ function continuesStored(ctx: GatewayContext): boolean {
   return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
 }
 
-function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime): Usage {
+/** Input the body does not bound: a stored conversation, or server tools whose results the provider adds. */
+function unboundedInput(ctx: GatewayContext): boolean {
+  return continuesStored(ctx) || ((ctx.endpoint === "messages" || ctx.endpoint === "responses") && usesServerTools(ctx.body, ctx.endpoint));
+}
+
+function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
   // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
-  // from the store after the policies ran): any input up to the context window is possible.
-  const input = continuesStored(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
+  // from the store after the policies ran), and server tools add their results: any input up to the context window.
+  const input = unboundedInput(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
     case "embeddings":
       return { inputTokens: input, outputTokens: 0 };
@@ -36,12 +42,12 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
     default:
       // Exactly what this endpoint's upstream will be asked for (every alias, thinking budgets, choices), else the
       // model's maximum per choice.
-      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT)! };
+      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT)!, webSearches };
   }
 }
 
 /** Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing. */
-interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint }
+interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const picoCache = new WeakMap<Pricing, PicoPrices>();
 
 function picoPrices(p: Pricing): PicoPrices {
@@ -50,23 +56,27 @@ function picoPrices(p: Pricing): PicoPrices {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearer of the input and cache-write prices: the cache split is unknown beforehand.
     const input = pico(p.input) > pico(p.input_cache_write) ? pico(p.input) : pico(p.input_cache_write);
-    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit) }));
+    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
   }
   return c;
 }
 
 const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
 
-/** The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request). */
-export function worstCasePico(ctx: GatewayContext): bigint {
+/**
+ * The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request); `webSearches` is the
+ * most the request can run (core/metering/server-tools.ts).
+ */
+export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
   let worst = 0n;
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
-      const u = worstUsage(ctx, model, ep);
+      const u = worstUsage(ctx, model, ep, webSearches);
       const p = picoPrices(ep.pricing);
-      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search;
+      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
+        + big(u.webSearches) * p.webSearch;
       if (c > worst) worst = c;
     }
   }
