@@ -2,6 +2,7 @@
 // The endpoint layer (core/endpoints/*) validates and normalises the client's body into these calls and turns
 // the outputs into the public wire shapes, so every driver only translates to and from its own upstream.
 import type { UrlFetchOptions } from "../net/url-fetch.ts";
+import { GatewayError } from "../errors.ts";
 
 export interface MediaCallBase {
   user?: string;
@@ -89,6 +90,15 @@ export interface VideosOutput {
 export function knobs(call: MediaCallBase, provider: string): Record<string, any> {
   const k = call.providerOptions?.[provider];
   return k && typeof k === "object" && !Array.isArray(k) ? k : {};
+}
+
+/**
+ * A providerOptions knob that would change what the provider bills beyond what the gateway prices and reserves
+ * (more samples, longer or larger output): a 400 naming the field, before any upstream call.
+ */
+export function unpricedKnob(provider: string, knob: string, why: string): GatewayError {
+  const field = `providerOptions.${provider}.${knob}`;
+  return new GatewayError(400, "BAD_REQUEST", `${field}: ${why}`, { details: { field, reason: "unpriced_provider_option" } });
 }
 
 /** Wait for the next poll: exponential from initialMs to maxMs, cut short by abort. */

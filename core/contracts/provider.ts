@@ -12,6 +12,8 @@ export interface Usage {
   images?: number;
   videoSeconds?: number;
   searchUnits?: number;
+  /** Web searches a language model ran as a paid server tool (Anthropic web_search, OpenAI Responses web_search). */
+  webSearches?: number;
 }
 
 /** One place a public model can run: the router's output, the dispatcher's input. */

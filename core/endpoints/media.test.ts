@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { aspectRatios, clampDuration } from "./videos.ts";
+import { aspectRatios } from "./videos.ts";
+import { clampDuration } from "./video-duration.ts";
 import { planDimensions, toBase64, truncateNormalise } from "./embeddings.ts";
 import { calibrate } from "./rerank.ts";
 import type { ModelRuntime } from "../config/runtime.ts";

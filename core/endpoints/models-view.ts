@@ -11,6 +11,7 @@ function prices(p: Pricing | undefined) {
   if (p?.image) extra.image = p.image;
   if (p?.video_second) extra.video_second = p.video_second;
   if (p?.search_unit) extra.search_unit = p.search_unit;
+  if (p?.web_search) extra.web_search = p.web_search;
   return { base: { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: p?.input_cache_read ?? ZERO, cacheWrite: p?.input_cache_write ?? ZERO }, extra };
 }
 

@@ -8,13 +8,13 @@ import { ulid } from "ulid";
 import { validateVideos } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
-import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { VideosCall } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { assetsOf, signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
+import { clampDuration } from "./video-duration.ts";
 import { idempotencyKey } from "../http/idempotency-key.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
@@ -25,20 +25,6 @@ export const VIDEO_JOB_TIMEOUT_MS = 30 * 60_000;
 
 const bad = (message: string, field: string, extra: Record<string, unknown> = {}) =>
   new GatewayError(400, "BAD_REQUEST", message, { details: { field, ...extra } });
-
-/** The requested seconds clamped to what the model supports (a list of lengths, or a min..max range). */
-export function clampDuration(model: ModelRuntime, requested: number | undefined): number {
-  const limits = limitsOf(model);
-  const allowed: number[] | undefined = Array.isArray(limits.durations) ? [...limits.durations].sort((a, b) => a - b) : undefined;
-  if (allowed?.length) {
-    if (requested === undefined) return limits.default_duration ?? allowed[0]!;
-    return allowed.find((d) => d >= requested) ?? allowed[allowed.length - 1]!;
-  }
-  const min = limits.min_duration ?? 1;
-  const max = limits.max_duration ?? 10;
-  const want = requested ?? limits.default_duration ?? Math.min(max, Math.max(min, 5));
-  return Math.min(max, Math.max(min, want));
-}
 
 const NAMED_RATIOS: [string, number][] = [["16:9", 16 / 9], ["9:16", 9 / 16], ["1:1", 1], ["4:3", 4 / 3], ["3:4", 3 / 4], ["21:9", 21 / 9]];
 

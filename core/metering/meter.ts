@@ -12,7 +12,7 @@ import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import { costParts } from "../money/money.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
-import { inputEstimate, requestedOutput } from "./request-size.ts";
+import { inputEstimate, outputTokensOn } from "./request-size.ts";
 
 /** A budget reservation held by this request (set by the budget plugin). */
 export interface BudgetHold extends Settlement {
@@ -85,8 +85,9 @@ export class Meter {
     if (reported && !(stream && cut)) return (this.usage = { usage: reported, estimated: false });
     if (!stream) return undefined;
     // The stream ended before the provider's usage report (or never had one): bill what was relayed.
-    // Never more output than the request allowed (which is what the budget reserved).
-    const cap = requestedOutput(ctx.body) ?? this.target()?.maxTokens ?? Infinity;
+    // Never more output than the request asked the serving upstream for (which is what the budget reserved).
+    const target = this.target();
+    const cap = (target && outputTokensOn(ctx, target, target.maxTokens)) ?? Infinity;
     const usage = { ...reported, inputTokens: reported?.inputTokens || inputEstimate(ctx), outputTokens: Math.min(cap, Math.max(reported?.outputTokens ?? 0, this.events)) };
     return (this.usage = { usage, estimated: true });
   }
@@ -131,6 +132,7 @@ export class Meter {
       images: usage.images ?? 0,
       videoSeconds: usage.videoSeconds ?? 0,
       searchUnits: usage.searchUnits ?? 0,
+      webSearches: usage.webSearches ?? 0,
       costUsd: cost.usd,
       costPico: cost.pico,
       latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,

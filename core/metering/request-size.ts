@@ -1,6 +1,10 @@
-// Cheap request-size estimates shared by budget (worst case) and rate-limit (token estimate). The body is
-// serialised once per request (cached on the context).
+// Cheap request-size estimates shared by budget (worst case), rate-limit (token estimate) and the meter (the cap on
+// an estimate). The body is serialised once per request (cached on the context).
 import type { GatewayContext } from "../pipeline/context.ts";
+import type { Target } from "../contracts/provider.ts";
+import { upstreamProtocolOf } from "../contracts/translator.ts";
+import { requestedModels } from "../pipeline/requested-models.ts";
+import { outputAsk, UPSTREAM_PROTOCOLS, type AskingProtocol, type LimitTarget } from "./output-limit.ts";
 
 const chars = new WeakMap<GatewayContext, number>();
 
@@ -21,8 +25,43 @@ export function bodyChars(ctx: GatewayContext): number {
 /** A typical-case input estimate: about four characters per token. */
 export const inputEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChars(ctx) / 4);
 
-/** The output tokens the client asked for at most, or undefined when it left it to the model. */
-export function requestedOutput(body: any): number | undefined {
-  const max = body?.max_tokens ?? body?.max_completion_tokens ?? body?.max_output_tokens;
-  return typeof max === "number" && max > 0 ? Math.ceil(max) * (typeof body?.n === "number" && body.n > 1 ? body.n : 1) : undefined;
+/** An endpoint of the catalog or a routed target: what decides its upstream protocol and output limit. */
+export type OutputEndpoint = LimitTarget & Pick<Target, "nativeResponses">;
+
+const clientOf = (ctx: GatewayContext): AskingProtocol =>
+  ctx.endpoint === "messages" || ctx.endpoint === "responses" ? ctx.endpoint : "chat";
+
+/**
+ * Output tokens (every choice) the request asks this endpoint's upstream for, exactly as its translator and driver
+ * will write it; `perChoice` stands in where the request leaves the limit to the upstream (the model's maximum).
+ */
+export function outputTokensOn(ctx: GatewayContext, ep: OutputEndpoint, perChoice: number | undefined): number | undefined {
+  const client = clientOf(ctx);
+  const driver = ctx.drivers?.get(ep.provider);
+  const protocol = driver ? upstreamProtocolOf(driver, client, ep as Target) : undefined;
+  let worst: number | undefined;
+  // A provider without a driver here (a project's own key): the most any protocol would be asked for.
+  for (const p of protocol ? [protocol] : UPSTREAM_PROTOCOLS) {
+    const ask = outputAsk(ctx.body, client, p, ep);
+    const per = ask.perChoice ?? perChoice;
+    if (per === undefined) continue;
+    if (worst === undefined || per * ask.choices > worst) worst = per * ask.choices;
+  }
+  return worst;
+}
+
+/**
+ * The output tokens the request asks for at most on any endpoint of its models (fallbacks included), or undefined
+ * when every one leaves the limit to the model (rate-limit's estimate: corrected by the real usage afterwards).
+ */
+export function requestedOutput(ctx: GatewayContext): number | undefined {
+  if (ctx.endpoint !== "chat" && ctx.endpoint !== "messages" && ctx.endpoint !== "responses") return undefined;
+  let worst: number | undefined;
+  for (const { id } of requestedModels(ctx.body)) {
+    for (const ep of ctx.config.models.get(id)?.endpoints ?? []) {
+      const n = outputTokensOn(ctx, ep, undefined);
+      if (n !== undefined && (worst === undefined || n > worst)) worst = n;
+    }
+  }
+  return worst;
 }

@@ -16,6 +16,7 @@ describe("money", () => {
   it("cache prices fall back to the input price; units are billed by their own price", () => {
     expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 10 }, { input: "0.000001" }))).toBe("0.00001");
     expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, images: 2, searchUnits: 1 }, { image: "0.04", search_unit: "0.002" }))).toBe("0.082");
+    expect(usdString(costOf({ inputTokens: 100, outputTokens: 0, webSearches: 20 }, { input: "0.000003", web_search: "0.01" }))).toBe("0.2003");
   });
 
   it("converts to pico-USD rounding up, and back", () => {
@@ -43,6 +44,7 @@ describe("costParts (integer math)", () => {
     [{ inputTokens: 0, outputTokens: 0 }, {}],
     [{ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 10 }, { input: "0.000001" }],
     [{ inputTokens: 0, outputTokens: 0, images: 2, searchUnits: 1 }, { image: "0.04", search_unit: "0.002" }],
+    [{ inputTokens: 7, outputTokens: 2, webSearches: 3 }, { input: "0.000003", output: "0.000015", web_search: "0.01" }],
     [{ inputTokens: 123456, outputTokens: 7890 }, { input: "3", output: "15" }],
     [{ inputTokens: 1, outputTokens: 1 }, { input: "1e-15", output: "0.0000000000000025" }], // finer than a pico: rounds up
     [{ inputTokens: 10, outputTokens: 0, videoSeconds: 2.5 }, { input: "0.000001", video_second: "0.1" }], // fractional: Big path

@@ -17,7 +17,7 @@ export function picoToUsd(pico: bigint): string {
 }
 
 /** An endpoint's prices as Big, parsed once per pricing object (Big values are immutable, so sharing them is safe). */
-interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; image: Big; video: Big; search: Big }
+interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; image: Big; video: Big; search: Big; webSearch: Big }
 const bigPrices = new WeakMap<Pricing, BigPrices>();
 
 const price = (p: string | undefined, fallback?: string): Big => new Big(p ?? fallback ?? "0");
@@ -28,7 +28,7 @@ function pricesOf(pricing: Pricing): BigPrices {
     b = {
       input: price(pricing.input), output: price(pricing.output),
       cacheRead: price(pricing.input_cache_read, pricing.input), cacheWrite: price(pricing.input_cache_write, pricing.input),
-      image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit),
+      image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit), webSearch: price(pricing.web_search),
     };
     bigPrices.set(pricing, b);
   }
@@ -45,6 +45,7 @@ export function costOf(usage: Usage, pricing: Pricing): Big {
   if (usage.images) c = c.plus(p.image.times(usage.images));
   if (usage.videoSeconds) c = c.plus(p.video.times(usage.videoSeconds));
   if (usage.searchUnits) c = c.plus(p.search.times(usage.searchUnits));
+  if (usage.webSearches) c = c.plus(p.webSearch.times(usage.webSearches));
   return c;
 }
 
@@ -52,14 +53,14 @@ export function costOf(usage: Usage, pricing: Pricing): Big {
  * The same prices as integers at one scale (units of 10^-scale USD), so the per-request cost is exact integer math
  * (BigInt) instead of seven Big multiplications and a decimal formatting per ledger record. Parsed once per pricing.
  */
-interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; image: bigint; video: bigint; search: bigint }
+interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const scaledPrices = new WeakMap<Pricing, ScaledPrices>();
 
 function scaledOf(pricing: Pricing): ScaledPrices {
   let s = scaledPrices.get(pricing);
   if (!s) {
     const b = pricesOf(pricing);
-    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.image, b.video, b.search];
+    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.image, b.video, b.search, b.webSearch];
     // Enough decimals to hold every price exactly.
     const scale = Math.max(0, ...all.map((v) => v.c.length - 1 - v.e));
     const k = new Big(10).pow(scale);
@@ -67,7 +68,7 @@ function scaledOf(pricing: Pricing): ScaledPrices {
     s = {
       scale, picoMul: 10n ** BigInt(Math.max(0, 12 - scale)), picoDiv: 10n ** BigInt(Math.max(0, scale - 12)),
       input: int(b.input), output: int(b.output), cacheRead: int(b.cacheRead), cacheWrite: int(b.cacheWrite),
-      image: int(b.image), video: int(b.video), search: int(b.search),
+      image: int(b.image), video: int(b.video), search: int(b.search), webSearch: int(b.webSearch),
     };
     scaledPrices.set(pricing, s);
   }
@@ -81,12 +82,12 @@ const count = (n: number | undefined): bigint | undefined => (!n ? 0n : Number.i
 export function costParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
   const p = scaledOf(pricing);
   const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(usage.cacheWriteTokens);
-  const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits);
-  if (i === undefined || o === undefined || cr === undefined || cw === undefined || im === undefined || v === undefined || se === undefined) {
+  const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits), ws = count(usage.webSearches);
+  if (i === undefined || o === undefined || cr === undefined || cw === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
     const c = costOf(usage, pricing);
     return { usd: usdString(c), pico: toPico(c) };
   }
-  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + im * p.image + v * p.video + se * p.search;
+  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + im * p.image + v * p.video + se * p.search + ws * p.webSearch;
   return { usd: scaledToUsd(scaled, p.scale), pico: p.picoDiv === 1n ? scaled * p.picoMul : ceilDiv(scaled, p.picoDiv) };
 }
 

@@ -13,6 +13,7 @@ import type { GatewayError } from "../errors.ts";
 import type { Target } from "../contracts/provider.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { setTraceInjector } from "./trace-headers.ts";
+import { statedOutputLimit } from "../metering/output-limit.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -226,8 +227,9 @@ function injectTraceHeaders(headers: Record<string, string>, signal: AbortSignal
 function requestParams(body: any): Attributes {
   if (!body || typeof body !== "object") return {};
   const a: Attributes = {};
-  const max = body.max_tokens ?? body.max_completion_tokens;
-  if (typeof max === "number") a["gen_ai.request.max_tokens"] = max;
+  // The limit the upstream is asked for, whichever alias carries it (core/metering/output-limit.ts).
+  const max = statedOutputLimit(body);
+  if (max !== undefined) a["gen_ai.request.max_tokens"] = max;
   if (typeof body.temperature === "number") a["gen_ai.request.temperature"] = body.temperature;
   if (typeof body.top_p === "number") a["gen_ai.request.top_p"] = body.top_p;
   if (body.stream === true) a["gateway.stream"] = true;

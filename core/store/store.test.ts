@@ -1,6 +1,7 @@
 // One conformance suite, run against every backend (Redis: a real redis-server on a free port).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "./memory.ts";
@@ -18,7 +19,7 @@ afterAll(async () => { await redis?.stop(); });
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   generationId: `gen_${++n}_${Math.random()}`, requestId: "req_1", ts: Date.now(), keyId: "k1", project: "acme", endpoint: "chat",
   model: "openai/gpt-4o-mini", provider: "openai", attempts: 1, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0,
-  cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, costUsd: "0.000001", costPico: 1_000_000n,
+  cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0, costUsd: "0.000001", costPico: 1_000_000n,
   latencyMs: 12.5, ttftMs: 3, status: 200, outcome: "ok", sandbox: false, estimated: false, ...over,
 });
 
@@ -121,6 +122,22 @@ describe("sqlite durability", () => {
     expect(await b.ledger({ project: "dur" })).toEqual([e]);
     expect(await b.spent("dur", p.key, p.start)).toBe(e.costPico);
     expect(await b.idempotencyBegin("scope", "h", "o2", 1000, Date.now())).toEqual({ state: "done", response: { kind: "json", status: 200, headers: {}, body: { x: 1 } } });
+    await b.close();
+  });
+
+  it("a ledger written before web searches were billed gains the column; its records count none", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-store-")), "g.db");
+    const a = new SqliteStore(file);
+    const old = entry({ project: "old" });
+    await a.record(old);
+    await a.close();
+    const db = new Database(file);
+    db.exec("ALTER TABLE ledger DROP COLUMN web_searches"); // the file as an earlier release left it
+    db.close();
+    const b = new SqliteStore(file);
+    const searched = entry({ project: "old", webSearches: 7 });
+    await b.record(searched);
+    expect(await b.ledger({ project: "old" })).toEqual([old, searched]);
     await b.close();
   });
 });

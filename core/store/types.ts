@@ -77,6 +77,8 @@ export interface LedgerEntry {
   images: number;
   videoSeconds: number;
   searchUnits: number;
+  /** Paid server-tool web searches (priced by the endpoint's web_search); absent on records from before they were billed. */
+  webSearches?: number;
   costUsd: string;
   costPico: bigint;
   latencyMs: number;

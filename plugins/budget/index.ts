@@ -9,6 +9,7 @@ import { picoToUsd, toPico } from "../../core/money/money.ts";
 import type { Period } from "../../core/store/types.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 import { worstCasePico } from "./worst-case.ts";
+import { boundWebSearches } from "../../core/metering/server-tools.ts";
 
 /** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
 const LEASE_MS = 15 * 60_000;
@@ -52,7 +53,9 @@ export default definePlugin({
     const period = (budget.period ?? "month") as Period;
     const now = Date.now();
     const window = periodOf(period, now);
-    const amountPico = worstCasePico(ctx);
+    // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
+    const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
+    const amountPico = worstCasePico(ctx, searches);
     let limitPico = limits.get(budget);
     if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
     // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.

@@ -1,11 +1,14 @@
-// The most a request can cost: the largest input it can carry and the most output it may produce, at the dearest
-// endpoint of the requested model and of every fallback model.
+// The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
+// it may run, at the dearest endpoint of the requested model and of every fallback model.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
 import { toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
-import { bodyChars, requestedOutput } from "../../core/metering/request-size.ts";
+import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
+import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
+import { clampDuration } from "../../core/endpoints/video-duration.ts";
+import { usesServerTools } from "../../core/metering/server-tools.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -15,11 +18,17 @@ function continuesStored(ctx: GatewayContext): boolean {
   return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
 }
 
-function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxTokens: number | undefined): Usage {
+/** Input the body does not bound: a stored conversation, or server tools whose results the provider adds. */
+function unboundedInput(ctx: GatewayContext): boolean {
+  return continuesStored(ctx) || ((ctx.endpoint === "messages" || ctx.endpoint === "responses") && usesServerTools(ctx.body, ctx.endpoint));
+}
+
+function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number): Usage {
   const body = ctx.body ?? {};
+  const { contextWindow, maxTokens } = ep;
   // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
-  // from the store after the policies ran): any input up to the context window is possible.
-  const input = continuesStored(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
+  // from the store after the policies ran), and server tools add their results: any input up to the context window.
+  const input = unboundedInput(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
     case "embeddings":
       return { inputTokens: input, outputTokens: 0 };
@@ -28,17 +37,17 @@ function worstUsage(ctx: GatewayContext, contextWindow: number | undefined, maxT
     case "images":
       return { inputTokens: input, outputTokens: 0, images: typeof body.n === "number" ? body.n : 1 };
     case "videos":
-      return { inputTokens: input, outputTokens: 0, videoSeconds: typeof body.duration === "number" ? Math.ceil(body.duration) : 60 };
-    default: {
-      const n = typeof body.n === "number" && body.n > 1 ? body.n : 1;
-      const output = requestedOutput(body) ?? (maxTokens ?? contextWindow ?? FALLBACK_CONTEXT) * n;
-      return { inputTokens: input, outputTokens: output };
-    }
+      // The seconds the model will generate: the request's duration clamped to what it supports (possibly up).
+      return { inputTokens: input, outputTokens: 0, videoSeconds: Math.ceil(clampDuration(model, typeof body.duration === "number" ? body.duration : undefined)) };
+    default:
+      // Exactly what this endpoint's upstream will be asked for (every alias, thinking budgets, choices), else the
+      // model's maximum per choice.
+      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT)!, webSearches };
   }
 }
 
 /** Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing. */
-interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint }
+interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const picoCache = new WeakMap<Pricing, PicoPrices>();
 
 function picoPrices(p: Pricing): PicoPrices {
@@ -47,23 +56,27 @@ function picoPrices(p: Pricing): PicoPrices {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearer of the input and cache-write prices: the cache split is unknown beforehand.
     const input = pico(p.input) > pico(p.input_cache_write) ? pico(p.input) : pico(p.input_cache_write);
-    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit) }));
+    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
   }
   return c;
 }
 
 const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
 
-/** The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request). */
-export function worstCasePico(ctx: GatewayContext): bigint {
+/**
+ * The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request); `webSearches` is the
+ * most the request can run (core/metering/server-tools.ts).
+ */
+export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
   let worst = 0n;
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
-      const u = worstUsage(ctx, ep.contextWindow, ep.maxTokens);
+      const u = worstUsage(ctx, model, ep, webSearches);
       const p = picoPrices(ep.pricing);
-      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search;
+      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
+        + big(u.webSearches) * p.webSearch;
       if (c > worst) worst = c;
     }
   }

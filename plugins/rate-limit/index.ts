@@ -1,8 +1,9 @@
 // rate-limit: requests and tokens per minute, per key (`rate_limits` on the key, or the project's `rate_limits`
 // as every key's default) and per project (`project_rate_limits`). Limits refill continuously (GCRA), so
 // Retry-After is the wait until the request fits. Tokens are charged from an estimate (input ≈ chars/4 plus the
-// requested max output) and corrected once usage is known. Every response carries the headers of the Limits
-// section; a refusal is 429 RATE_LIMITED with Retry-After.
+// output the upstream is asked for, as the translators write it; nothing when the model decides) and corrected
+// once usage is known. Every response carries the headers of the Limits section; a refusal is 429 RATE_LIMITED
+// with Retry-After.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
@@ -47,7 +48,7 @@ function planOf(project: ProjectConfig, projectId: string, keyId: string): Plan 
 function estimateTokens(ctx: GatewayContext): number {
   // count_tokens uses no model tokens: it costs one request (rpm) and nothing against tpm.
   if (ctx.endpoint === "count_tokens") return 0;
-  return ctx.body === undefined ? 0 : inputEstimate(ctx) + (requestedOutput(ctx.body) ?? 0);
+  return ctx.body === undefined ? 0 : inputEstimate(ctx) + (requestedOutput(ctx) ?? 0);
 }
 
 /** The tightest of the windows of one kind (tokens or requests), or undefined when there is none. */

@@ -4,6 +4,7 @@ import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { ModelEndpointConfig, ProjectConfig, ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { EndpointStats } from "../../core/stats/index.ts";
 import type { Target } from "../../core/contracts/provider.ts";
+import { requestedChoices, statedOutputLimit } from "../../core/metering/output-limit.ts";
 
 export type SortKey = "cost" | "ttft" | "tps";
 
@@ -153,10 +154,9 @@ export function requestShape(endpoint: string, body: any): RequestShape {
     case "videos":
       return { inputTokens: tokens(chars(body.prompt)), outputTokens: 0, videoSeconds: typeof body.duration === "number" ? body.duration : 5 };
     default: {
-      const out = body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens;
       return {
         inputTokens: tokens(chars(body.messages) + chars(body.system) + chars(body.input) + chars(body.instructions) + chars(body.tools)),
-        outputTokens: typeof out === "number" && out > 0 ? out : DEFAULT_OUTPUT_TOKENS,
+        outputTokens: (statedOutputLimit(body) ?? DEFAULT_OUTPUT_TOKENS) * requestedChoices(body),
       };
     }
   }

@@ -1,10 +1,10 @@
 // Native Messages request to Anthropic: the client's body passes through; only the model id, the gateway's own
-// fields and (for a dollar thinking budget) `thinking` change. The client's anthropic-version and anthropic-beta
-// headers are forwarded.
+// fields and (for a dollar thinking budget) `thinking` and max_tokens change. The client's anthropic-version and
+// anthropic-beta headers are forwarded.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
-import { dollarsToTokens, knobsFor, MIN_THINKING_TOKENS } from "../translate/thinking.ts";
+import { outputAsk } from "../../core/metering/output-limit.ts";
 
 const DEFAULT_BASE = "https://api.anthropic.com";
 export const DEFAULT_VERSION = "2023-06-01";
@@ -42,13 +42,16 @@ export function messagesBody(body: Record<string, any>, target: Target, provider
   const out: Record<string, unknown> = {};
   for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
   out.model = target.upstreamModel;
-  if (out.thinking === undefined) {
-    const tokens = dollarsToTokens(knobsFor(body, providerName)?.thinkingBudget, target);
-    if (tokens !== undefined) {
-      const budget = Math.max(MIN_THINKING_TOKENS, tokens);
-      out.thinking = { type: "enabled", budget_tokens: budget };
-      if (typeof out.max_tokens === "number" && out.max_tokens <= budget) out.max_tokens = budget + out.max_tokens;
-    }
-  }
+  applyMessagesLimit(out, body, target, providerName);
   return out;
+}
+
+/**
+ * max_tokens, and `thinking` from a dollar budget (providerOptions.<provider>.thinkingBudget) when the body has none,
+ * exactly as outputAsk computes them: what the budget reserved for this request.
+ */
+export function applyMessagesLimit(out: Record<string, unknown>, body: Record<string, any>, target: Target, provider: string): void {
+  const ask = outputAsk(body, "messages", "messages", { provider, upstreamModel: target.upstreamModel, pricing: target.pricing, maxTokens: target.maxTokens });
+  if (out.thinking === undefined && ask.thinking !== undefined) out.thinking = { type: "enabled", budget_tokens: ask.thinking };
+  out.max_tokens = ask.limit;
 }

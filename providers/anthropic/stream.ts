@@ -1,5 +1,6 @@
 // Relay of a native Anthropic stream to a messages client: frames pass through untouched; only message_start,
-// message_delta and error are parsed (usage and in-band errors), so the hot path does no re-serialisation.
+// message_delta, error and server-tool block starts are parsed (usage, in-band errors, web searches), so the hot
+// path does no re-serialisation.
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
@@ -11,21 +12,32 @@ export async function* relayMessagesStream(
 ): AsyncGenerator<SseEvent> {
   let usage: Record<string, any> = {};
   let first = true;
+  // Web searches begun so far: Anthropic bills them even when the stream is cut before message_delta counts them.
+  let searches = 0;
+  const report = () => {
+    const u = fromAnthropicUsage(usage);
+    if (searches > (u.webSearches ?? 0)) u.webSearches = searches;
+    call.reportUsage(u);
+  };
   for await (const ev of events) {
     const type = ev.event;
     if (type === "message_start") {
       usage = { ...JSON.parse(ev.data).message?.usage };
       // Input tokens are known (and spent) from here on, even if the stream dies before message_delta.
-      call.reportUsage(fromAnthropicUsage(usage));
+      report();
     } else if (type === "content_block_start" || type === "content_block_delta") {
       if (first) {
         call.reportFirstToken();
         first = false;
       }
+      if (type === "content_block_start" && ev.data.includes('"server_tool_use"') && JSON.parse(ev.data).content_block?.name === "web_search") {
+        searches++;
+        report();
+      }
     } else if (type === "message_delta") {
       const u = JSON.parse(ev.data).usage ?? {};
       for (const k in u) if (u[k] !== null && u[k] !== undefined) usage[k] = u[k];
-      call.reportUsage(fromAnthropicUsage(usage));
+      report();
     } else if (type === "error") {
       throw anthropicStreamError(provider, JSON.parse(ev.data));
     }

@@ -17,6 +17,9 @@ export function fromAnthropicUsage(u: any): Usage {
   if (write) usage.cacheWriteTokens = write;
   const thinking = num(u?.output_tokens_details?.thinking_tokens);
   if (thinking) usage.reasoningTokens = thinking;
+  // Server tools Anthropic bills per use: web_search (web_fetch is free; code execution is billed by time).
+  const searches = num(u?.server_tool_use?.web_search_requests);
+  if (searches) usage.webSearches = searches;
   return usage;
 }
 

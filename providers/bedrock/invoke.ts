@@ -10,7 +10,7 @@ import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Targ
 import { transportError } from "../http.ts";
 import { relayMessagesStream } from "../anthropic/stream.ts";
 import { acceptMessage } from "../anthropic/response.ts";
-import { dollarsToTokens, knobsFor, MIN_THINKING_TOKENS } from "../translate/thinking.ts";
+import { applyMessagesLimit } from "../anthropic/request.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
@@ -51,14 +51,7 @@ export function invokeBody(body: Record<string, any>, target: Target, provider: 
     if (kept.length < asked.length) dropped.push("anthropic-beta");
     if (kept.length) out.anthropic_beta = [...new Set([...(Array.isArray(out.anthropic_beta) ? out.anthropic_beta : []), ...kept])];
   }
-  if (out.thinking === undefined) {
-    const tokens = dollarsToTokens(knobsFor(body, provider)?.thinkingBudget, target);
-    if (tokens !== undefined) {
-      const budget = Math.max(MIN_THINKING_TOKENS, tokens);
-      out.thinking = { type: "enabled", budget_tokens: budget };
-      if (typeof out.max_tokens === "number" && out.max_tokens <= budget) out.max_tokens = budget + out.max_tokens;
-    }
-  }
+  applyMessagesLimit(out, body, target, provider);
   return { body: out, dropped };
 }
 

@@ -3,7 +3,7 @@
 // (enhancePrompt). Samples withheld by the safety filter come back as raiFilteredReason and are dropped.
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { knobs, type GeneratedImage, type ImagesCall, type ImagesOutput } from "../../core/contracts/media.ts";
+import { knobs, unpricedKnob, type GeneratedImage, type ImagesCall, type ImagesOutput } from "../../core/contracts/media.ts";
 import { sniffImage } from "../upstream-json.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiJson } from "./media-http.ts";
@@ -26,7 +26,12 @@ export async function geminiImages(env: GeminiEnv, call: ImagesCall, target: Tar
   if (call.referenceImage !== undefined) {
     throw new GatewayError(400, "BAD_REQUEST", `reference_image is not supported by Imagen through provider ${env.name}`, { details: { field: "reference_image" } });
   }
-  const parameters: Record<string, unknown> = { sampleCount: call.n, ...imagenShape(call.size), ...knobs(call, env.name) };
+  const own = knobs(call, env.name);
+  // The budget reserved n images: a sample count of its own would be generated and billed beyond that.
+  for (const k of ["sampleCount", "numberOfImages"]) {
+    if (own[k] !== undefined && own[k] !== call.n) throw unpricedKnob(env.name, k, `set n instead (this request reserves and bills ${call.n} image${call.n === 1 ? "" : "s"})`);
+  }
+  const parameters: Record<string, unknown> = { sampleCount: call.n, ...imagenShape(call.size), ...own };
   const json = await geminiJson(env, geminiRequest(env.config, target, "predict", { instances: [{ prompt: call.prompt }], parameters }), opts.signal, target.timeoutMs);
   const predictions: any[] = Array.isArray(json?.predictions) ? json.predictions : [];
   const images: GeneratedImage[] = predictions.filter((p) => typeof p?.bytesBase64Encoded === "string").map((p) => {

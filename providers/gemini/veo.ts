@@ -4,7 +4,7 @@
 // fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field.
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
+import { knobs, nextDelay, unpricedKnob, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
 import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts";
 import { geminiHeaders, geminiUrl } from "./request.ts";
 import { apiRoot, geminiJson } from "./media-http.ts";
@@ -24,8 +24,25 @@ async function inlineImage(call: VideosCall, url: string, field: string, signal:
   return { bytesBase64Encoded: Buffer.from(bytes).toString("base64"), mimeType };
 }
 
+/**
+ * Veo parameters that change the bill: the catalog prices (and the budget reserves) one video of the request's
+ * duration at 720p or 1080p; more samples, another length or 4k would be billed by Google beyond that.
+ */
+function checkBilledKnobs(own: Record<string, any>, call: VideosCall, provider: string): void {
+  for (const k of ["sampleCount", "numberOfVideos"]) {
+    if (own[k] !== undefined && own[k] !== 1) throw unpricedKnob(provider, k, "the gateway returns and bills one video per request; send one request per video");
+  }
+  if (own.durationSeconds !== undefined && Number(own.durationSeconds) !== call.duration) {
+    throw unpricedKnob(provider, "durationSeconds", `set the request's duration instead (this request is generated and billed for ${call.duration} s)`);
+  }
+  if (own.resolution !== undefined && !["720p", "1080p"].includes(String(own.resolution).toLowerCase())) {
+    throw unpricedKnob(provider, "resolution", `${String(own.resolution)} has no price in the catalog (720p or 1080p)`);
+  }
+}
+
 export async function geminiVideos(env: GeminiEnv, call: VideosCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
   const own = knobs(call, env.name);
+  checkBilledKnobs(own, call, env.name);
   const aspectRatio = call.aspectRatio ?? "16:9";
   if (!SIZES["720p"]![aspectRatio]) {
     throw new GatewayError(400, "BAD_REQUEST", `aspect_ratio ${aspectRatio} is not supported by Veo (16:9 or 9:16)`, { details: { field: "aspect_ratio" } });

@@ -1,5 +1,6 @@
 // Relay of an upstream Responses stream to a Responses client: named events (`event:` + `data:`) pass through as
-// they came, names kept. Only the terminal event is parsed, for usage; the first `*.delta` is the first token. The
+// they came, names kept. Only the terminal event is parsed, for usage (web searches counted from its output, or from
+// the calls begun when the stream is cut before it); the first `*.delta` is the first token. The
 // protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
 // ends before one (without an `error` event saying why) was cut off.
 import { Readable } from "node:stream";
@@ -29,6 +30,7 @@ export async function* relayResponsesBody(
   let first = true;
   let errored = false;
   let done = false;
+  let searches = 0;
   try {
     for await (const chunk of source) {
       for (const ev of parser.push(chunk)) {
@@ -41,10 +43,18 @@ export async function* relayResponsesBody(
         // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
         // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
         if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
+        if (type === "response.web_search_call.in_progress") {
+          // A search OpenAI bills even if the stream is cut before the terminal event counts it.
+          call.reportUsage({ inputTokens: 0, outputTokens: 0, webSearches: ++searches });
+        }
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
-          const usage = JSON.parse(ev.data)?.response?.usage;
-          if (usage) call.reportUsage(fromResponsesUsage(usage));
+          const response = JSON.parse(ev.data)?.response;
+          if (response?.usage) {
+            const usage = fromResponsesUsage(response.usage, response.output);
+            if (searches > (usage.webSearches ?? 0)) usage.webSearches = searches;
+            call.reportUsage(usage);
+          }
           yield ev;
           done = true;
           return;

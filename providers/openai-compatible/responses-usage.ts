@@ -4,7 +4,7 @@ import type { Usage } from "../../core/contracts/provider.ts";
  * Responses API usage -> canonical. Same semantics as chat's under other names: cached_tokens is a subset of
  * input_tokens, reasoning_tokens of output_tokens (so input is billed uncached + cache read, never twice).
  */
-export function fromResponsesUsage(u: any): Usage {
+export function fromResponsesUsage(u: any, output?: unknown): Usage {
   const cached = u?.input_tokens_details?.cached_tokens ?? 0;
   const usage: Usage = {
     inputTokens: Math.max(0, (u?.input_tokens ?? 0) - cached),
@@ -15,5 +15,15 @@ export function fromResponsesUsage(u: any): Usage {
   if (write) usage.cacheWriteTokens = write;
   const reasoning = u?.output_tokens_details?.reasoning_tokens;
   if (reasoning) usage.reasoningTokens = reasoning;
+  const searches = webSearchCalls(output);
+  if (searches) usage.webSearches = searches;
   return usage;
+}
+
+/** Web search calls in a response's output (OpenAI bills each web_search_call; its content tokens are in input). */
+export function webSearchCalls(output: unknown): number {
+  if (!Array.isArray(output)) return 0;
+  let n = 0;
+  for (const item of output) if (item?.type === "web_search_call") n++;
+  return n;
 }

@@ -42,7 +42,8 @@ describe("openai driver: responses op", () => {
     expect(r.kind).toBe("json");
     const json = (r as { body: any }).body;
     expect(json.output.map((o: any) => o.type)).toEqual(["web_search_call", "message"]);
-    expect(c.usage).toEqual([{ inputTokens: json.usage.input_tokens - 5, cacheReadTokens: 5, outputTokens: json.usage.output_tokens }]);
+    // The web_search_call is billed per call beside the tokens.
+    expect(c.usage).toEqual([{ inputTokens: json.usage.input_tokens - 5, cacheReadTokens: 5, outputTokens: json.usage.output_tokens, webSearches: 1 }]);
   });
 
   it("stream: named events relayed with their names, first token on the first delta, usage at response.completed", async () => {

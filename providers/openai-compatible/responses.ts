@@ -25,6 +25,6 @@ export async function openaiResponses(
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal) };
   const json = await bodyJson(name, res, call.signal);
-  if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage));
+  if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
   return { kind: "json", body: json };
 }

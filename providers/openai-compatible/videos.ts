@@ -4,12 +4,13 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamClient } from "../http.ts";
-import { knobs, nextDelay, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
+import { knobs, nextDelay, unpricedKnob, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
 import { download, pause, pollWithRetry, sendJson } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 
 /** Aspect ratio -> Sora size. Other ratios are refused by the catalog's aspect_ratios before we get here. */
 const SIZES: Record<string, string> = { "16:9": "1280x720", "9:16": "720x1280" };
+const PRICED_SIZES = new Set(Object.values(SIZES));
 
 function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = h[name];
@@ -19,7 +20,15 @@ function header(h: Record<string, string | string[] | undefined>, name: string):
 export async function openaiVideos(client: UpstreamClient, config: ProviderConfig, name: string, call: VideosCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
   const own = knobs(call, name);
   const body: Record<string, unknown> = { ...call.extra, model: target.upstreamModel, prompt: call.prompt, seconds: String(call.duration) };
-  const size = own.size ?? (call.aspectRatio ? SIZES[call.aspectRatio] : undefined);
+  // The catalog prices Sora per second at 720p: a larger size (from providerOptions or an unknown top-level field
+  // passed through) is billed higher by OpenAI than the gateway would bill and reserve.
+  const asked = own.size ?? call.extra.size;
+  if (asked !== undefined && !PRICED_SIZES.has(String(asked))) {
+    throw own.size !== undefined
+      ? unpricedKnob(name, "size", `${String(asked)} has no price in the catalog (${[...PRICED_SIZES].join(" or ")}; or set aspect_ratio)`)
+      : new GatewayError(400, "BAD_REQUEST", `size ${String(asked)} has no price in the catalog (${[...PRICED_SIZES].join(" or ")}; or set aspect_ratio)`, { details: { field: "size", reason: "unpriced_provider_option" } });
+  }
+  const size = asked ?? (call.aspectRatio ? SIZES[call.aspectRatio] : undefined);
   if (call.aspectRatio && !size) {
     throw new GatewayError(400, "BAD_REQUEST", `aspect_ratio ${call.aspectRatio} is not supported by provider ${name} (16:9 or 9:16)`, { details: { field: "aspect_ratio" } });
   }

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { GatewayError } from "../../core/errors.ts";
 import { validInstance } from "./schema-instance.ts";
 import { splitTokens } from "./tokens.ts";
+import { statedOutputLimit } from "../../core/metering/output-limit.ts";
 
 export interface PlannedToolCall { id: string; name: string; arguments: string }
 export interface Plan {
@@ -44,8 +45,8 @@ function limitPieces(text: string, body: any): { pieces: string[]; finish: "stop
     if (at >= 0) cut = cut.slice(0, at);
   }
   const pieces = splitTokens(cut);
-  const max = body.max_completion_tokens ?? body.max_tokens;
-  if (typeof max === "number" && pieces.length > max) return { pieces: pieces.slice(0, max), finish: "length" };
+  const max = statedOutputLimit(body);
+  if (max !== undefined && pieces.length > max) return { pieces: pieces.slice(0, max), finish: "length" };
   return { pieces, finish: "stop" };
 }
 

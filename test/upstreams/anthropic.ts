@@ -1,7 +1,9 @@
 // A fake Anthropic Messages upstream, faithful to the reference (§2): x-api-key + anthropic-version required,
 // message_start first, a ping, blocks with contiguous indexes (thinking with thinking_delta + signature_delta, text
 // with text_delta per word, tool_use with an empty first input_json_delta and small fragments), cumulative
-// message_delta usage, message_stop; Anthropic's error envelope; in-band `error` events on request.
+// message_delta usage, message_stop; Anthropic's error envelope; in-band `error` events on request. The web_search
+// server tool searches (server_tool_use + web_search_tool_result blocks) up to its max_uses, counted in
+// usage.server_tool_use.web_search_requests.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
@@ -62,9 +64,23 @@ function countTokensAnswer(headers: IncomingMessage["headers"], body: any): [num
   return [200, { input_tokens: fakeInputTokens(body) }];
 }
 
+/** Searches a web_search turn runs: `[searches:N]` in the messages (else 2), never more than max_uses. */
+function webSearches(body: any): number {
+  const tool = (body.tools ?? []).find((t: any) => typeof t.type === "string" && t.type.startsWith("web_search_"));
+  if (!tool) return 0;
+  const asked = Number(/\[searches:(\d+)\]/.exec(JSON.stringify(body.messages))?.[1] ?? 2);
+  return typeof tool.max_uses === "number" ? Math.min(asked, tool.max_uses) : asked;
+}
+
 /** The answer the fake gives to a request, as content blocks. */
-function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
+function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches: number } {
   const blocks: Block[] = [];
+  const searches = webSearches(body);
+  for (let i = 0; i < searches; i++) {
+    const id = `srvtoolu_fake${i}`;
+    blocks.push({ type: "server_tool_use", id, name: "web_search", input: { query: `fake query ${i}` } });
+    blocks.push({ type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${i}`, title: `Result ${i}`, encrypted_content: "ZmFrZQ==", page_age: null }] });
+  }
   if (body.thinking?.type === "enabled") {
     if (JSON.stringify(body.messages).includes(REDACTED_TRIGGER)) blocks.push({ type: "redacted_thinking", data: REDACTED_DATA });
     const thinking = "Let me think about this carefully.";
@@ -73,7 +89,7 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
   // Native structured outputs: the answer is JSON text matching output_config.format.schema.
   if (body.output_config?.format?.type === "json_schema") {
     blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });
-    return { blocks, stop: "end_turn" };
+    return { blocks, stop: "end_turn", searches };
   }
   const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
   if (tools.length && body.tool_choice?.type !== "none" && !hasToolResult(body)) {
@@ -82,12 +98,12 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
     // Forced tool use (any/tool) answers with the tool call alone, no preamble.
     if (body.tool_choice?.type !== "tool" && body.tool_choice?.type !== "any") blocks.push({ type: "text", text: "Let me check." });
     for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: toolInput(forced[i].input_schema, { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }) });
-    return { blocks, stop: "tool_use" };
+    return { blocks, stop: "tool_use", searches };
   }
   const pieces = words(hasToolResult(body) ? "The weather is sunny." : text);
   const cut = pieces.slice(0, Math.max(1, body.max_tokens));
   blocks.push({ type: "text", text: cut.join("") });
-  return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
+  return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn", searches };
 }
 
 export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promise<FakeAnthropic> {
@@ -101,7 +117,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     close: () => server.close(),
   };
 
-  function usageFor(body: any, output: number) {
+  function usageFor(body: any, output: number, searches: number) {
     const input = JSON.stringify(body.messages).length >> 2;
     let read = 0;
     let write = 0;
@@ -111,7 +127,8 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
       if (seenPrefixes.has(key)) read = n;
       else { seenPrefixes.add(key); write = n; }
     }
-    return { input_tokens: input, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: output };
+    // Search results are read as input; the searches themselves are counted apart (billed per search).
+    return { input_tokens: input + searches * 100, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: output, ...(searches ? { server_tool_use: { web_search_requests: searches } } : {}) };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -133,9 +150,9 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const invalid = conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
-    const { blocks, stop } = plan(body, fake.textFor?.(body));
+    const { blocks, stop, searches } = plan(body, fake.textFor?.(body));
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
-    const usage = usageFor(body, output);
+    const usage = usageFor(body, output, searches);
     const id = "msg_01FakeAnthropic";
     if (!body.stream) {
       return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
@@ -143,15 +160,18 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
 
     const events: [string, Record<string, unknown>][] = [];
     const push = (type: string, payload: Record<string, unknown> = {}) => events.push([type, { type, ...payload }]);
-    push("message_start", { message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    push("message_start", { message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, ...(searches ? { server_tool_use: { web_search_requests: 0 } } : {}) } } });
     push("ping");
     blocks.forEach((b, index) => {
       if (b.type === "thinking") {
         push("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
         for (const w of words(b.thinking)) push("content_block_delta", { index, delta: { type: "thinking_delta", thinking: w } });
         push("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } });
-      } else if (b.type === "redacted_thinking") {
+      } else if (b.type === "redacted_thinking" || b.type === "web_search_tool_result") {
         push("content_block_start", { index, content_block: b });
+      } else if (b.type === "server_tool_use") {
+        push("content_block_start", { index, content_block: { type: "server_tool_use", id: b.id, name: b.name, input: {} } });
+        push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
       } else if (b.type === "text") {
         push("content_block_start", { index, content_block: { type: "text", text: "" } });
         for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });
@@ -163,7 +183,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
       }
       push("content_block_stop", { index });
     });
-    push("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens } });
+    push("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, ...(searches ? { server_tool_use: usage.server_tool_use } : {}) } });
     push("message_stop");
 
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": "req_fake_anthropic" });

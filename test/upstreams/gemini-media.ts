@@ -19,7 +19,7 @@ export interface FakeGeminiMedia extends FakeServer {
 const gErr = (code: number, message: string, status: string) => ({ error: { code, message, status } });
 
 export async function startFakeGeminiMedia(): Promise<FakeGeminiMedia> {
-  const ops = new Map<string, { polls: number; error?: FakeGeminiMedia["veoError"]; seconds: number }>();
+  const ops = new Map<string, { polls: number; error?: FakeGeminiMedia["veoError"]; seconds: number; samples: number }>();
   let seq = 0;
   const fake = (await startFake((req, res) => {
     if (!req.path.startsWith("/storage/") && req.headers["x-goog-api-key"] !== GEMINI_KEY) return sendJson(res, 400, gErr(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"));
@@ -46,7 +46,9 @@ export async function startFakeGeminiMedia(): Promise<FakeGeminiMedia> {
     if (req.method === "POST" && m?.[2] === "predictLongRunning") {
       fake.operationsStarted++;
       const name = `models/${m[1]}/operations/op${++seq}`;
-      ops.set(name, { polls: 0, error: fake.veoError, seconds: b.parameters?.durationSeconds ?? 8 });
+      const samples = b.parameters?.sampleCount ?? 1;
+      if (samples < 1 || samples > 4) return sendJson(res, 400, gErr(400, "sampleCount must be between 1 and 4", "INVALID_ARGUMENT"));
+      ops.set(name, { polls: 0, error: fake.veoError, seconds: b.parameters?.durationSeconds ?? 8, samples });
       return sendJson(res, 200, { name });
     }
     const op = /^\/v1beta\/(models\/[^/]+\/operations\/[^/?]+)$/.exec(req.path);
@@ -60,7 +62,8 @@ export async function startFakeGeminiMedia(): Promise<FakeGeminiMedia> {
         name: op[1], done: true,
         response: {
           "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse",
-          generateVideoResponse: { generatedSamples: [{ video: { uri: `${fake.origin}/v1beta/files/${op[1]!.split("/").pop()}:download?alt=media` } }] },
+          // One generated sample per sampleCount, each billed by Google for its durationSeconds.
+          generateVideoResponse: { generatedSamples: Array.from({ length: state.samples }, (_, i) => ({ video: { uri: `${fake.origin}/v1beta/files/${op[1]!.split("/").pop()}-${i}:download?alt=media` } })) },
         },
       });
     }

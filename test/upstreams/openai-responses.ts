@@ -124,7 +124,11 @@ function answer(body: any, conversation: any[], cachedTokens: number): Answer {
   if (!wanted.length) {
     const search = tools.find((t) => String(t.type).startsWith("web_search"));
     if (search) {
-      output.push({ id: `ws_${hex(24)}`, type: "web_search_call", status: "completed", action: { type: "search", query: lastUserText(conversation) } });
+      // One search, or `[searches:N]` in the question; max_tool_calls caps built-in tool calls, as OpenAI does.
+      const query = lastUserText(conversation);
+      const asked = Number(/\[searches:(\d+)\]/.exec(query)?.[1] ?? 1);
+      const n = typeof body.max_tool_calls === "number" ? Math.min(asked, body.max_tool_calls) : asked;
+      for (let i = 0; i < n; i++) output.push({ id: `ws_${hex(24)}`, type: "web_search_call", status: "completed", action: { type: "search", query } });
     }
     const format = body.text?.format;
     const text = format?.type === "json_schema" ? JSON.stringify(sampleFor(format.schema ?? { type: "object" }))

@@ -307,6 +307,10 @@ export interface Pricing {
   image?: Decimal;
   video_second?: Decimal;
   search_unit?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  web_search?: string;
 }
 export interface ProjectConfig {
   keys: ApiKeyConfig[];

@@ -50,6 +50,7 @@ export interface ModelEndpoint {
     image?: Decimal;
     video_second?: Decimal;
     search_unit?: Decimal;
+    web_search?: Decimal;
   };
   supported_parameters: string[];
   throughput_last_1h: Percentiles;

@@ -58,7 +58,7 @@ export interface Model {
   price_source?: string;
 }
 /**
- * USD per single token, as decimal strings; multiply by 1,000,000 for the per-million rate. Media models add per-unit prices (image, video_second, search_unit).
+ * USD per single token, as decimal strings; multiply by 1,000,000 for the per-million rate. Media models add per-unit prices (image, video_second, search_unit); language models that run paid web searches, web_search per search.
  */
 export interface ModelPricing {
   input: string;
@@ -68,4 +68,5 @@ export interface ModelPricing {
   image?: string;
   video_second?: string;
   search_unit?: string;
+  web_search?: string;
 }

@@ -53,7 +53,7 @@ export interface Model {
   price_source?: string;
 }
 /**
- * USD per single token, as decimal strings; multiply by 1,000,000 for the per-million rate. Media models add per-unit prices (image, video_second, search_unit).
+ * USD per single token, as decimal strings; multiply by 1,000,000 for the per-million rate. Media models add per-unit prices (image, video_second, search_unit); language models that run paid web searches, web_search per search.
  */
 export interface ModelPricing {
   input: Decimal;
@@ -63,4 +63,5 @@ export interface ModelPricing {
   image?: Decimal;
   video_second?: Decimal;
   search_unit?: Decimal;
+  web_search?: Decimal;
 }

@@ -8,7 +8,8 @@
 // history is replayed from reasoning_details / thinking_blocks); other families' reasoning knobs are dropped.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { chatThinkingTokens, knobsFor, MIN_THINKING_TOKENS } from "../thinking.ts";
+import { chatThinkingTokens, knobsFor } from "../../../core/metering/thinking.ts";
+import { isConverseClaude, outputAsk } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 
 export interface Translated<T> {
@@ -24,9 +25,6 @@ const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg"
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier"];
 const CACHE_POINT = { cachePoint: { type: "default" } };
-
-/** Claude on Bedrock (model ids, inference profiles, ARNs naming one): the family with thinking and signatures. */
-export const isClaude = (id: string) => /(^|[./])anthropic\.claude/.test(id);
 
 function textOf(content: any): string {
   if (typeof content === "string") return content;
@@ -148,28 +146,23 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
   }
 
   const ic: Record<string, unknown> = {};
-  let max = body.max_completion_tokens ?? body.max_tokens;
   if (body.temperature !== undefined && body.temperature !== null) ic.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) ic.topP = body.top_p;
   if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
 
-  const budget = chatThinkingTokens(body, target);
-  if (budget !== undefined) {
-    if (isClaude(target.upstreamModel)) {
-      const tokens = Math.max(MIN_THINKING_TOKENS, budget);
-      out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: tokens } };
-      // Claude with thinking refuses other sampling settings, and max_tokens must exceed the budget.
-      for (const k of ["temperature", "topP"] as const) if (k in ic) { delete ic[k]; dropped.push(k === "topP" ? "top_p" : k); }
-      if (typeof max === "number" && max <= tokens) max = tokens + max;
-      else if (typeof max !== "number") max = tokens + (target.maxTokens && target.maxTokens > tokens ? Math.min(4096, target.maxTokens - tokens) : 4096);
-    } else if (body.reasoning_effort !== undefined) dropped.push("reasoning_effort");
-  }
-  if (!isClaude(target.upstreamModel)) {
+  // The limit (any alias) and Claude's thinking budget, with max_tokens raised above it, as outputAsk computes them.
+  const ask = outputAsk(body, "chat", "converse", target);
+  if (ask.thinking !== undefined) {
+    out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
+    // Claude with thinking refuses other sampling settings.
+    for (const k of ["temperature", "topP"] as const) if (k in ic) { delete ic[k]; dropped.push(k === "topP" ? "top_p" : k); }
+  } else if (!isConverseClaude(target.upstreamModel) && body.reasoning_effort !== undefined && chatThinkingTokens(body, target) !== undefined) dropped.push("reasoning_effort");
+  if (!isConverseClaude(target.upstreamModel)) {
     // Only Claude has a thinking field on Converse: the provider's own knobs are not honoured elsewhere.
     const knobs = knobsFor(body, target.provider);
     for (const k of ["reasoningEffort", "thinkingBudget"] as const) if (knobs?.[k] !== undefined) dropped.push(`providerOptions.${target.provider}.${k}`);
   }
-  if (typeof max === "number") ic.maxTokens = max;
+  if (ask.limit !== undefined) ic.maxTokens = ask.limit;
   if (Object.keys(ic).length) out.inferenceConfig = ic;
   return { body: out, dropped };
 }

@@ -5,7 +5,8 @@
 // YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { dollarsToTokens, effortToTokens, knobsFor } from "../thinking.ts";
+import { knobsFor } from "../../../core/metering/thinking.ts";
+import { outputAsk } from "../../../core/metering/output-limit.ts";
 import { signatureOf } from "./response.ts";
 
 export interface Translated<T> {
@@ -158,8 +159,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   const gc: Record<string, unknown> = {};
   if (body.temperature !== undefined && body.temperature !== null) gc.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) gc.topP = body.top_p;
-  const max = body.max_completion_tokens ?? body.max_tokens;
-  if (max !== undefined && max !== null) gc.maxOutputTokens = max;
+  // The limit (any alias) and the thinking budget, as outputAsk computes them (what the budget reserved).
+  const ask = outputAsk(body, "chat", "gemini", target);
+  if (ask.limit !== undefined) gc.maxOutputTokens = ask.limit;
   if (body.stop !== undefined && body.stop !== null) gc.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
   if (typeof body.n === "number" && body.n > 1) gc.candidateCount = body.n;
   if (typeof body.seed === "number") gc.seed = body.seed;
@@ -171,22 +173,17 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
     gc.responseMimeType = "application/json";
     if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema);
   }
-  const thinking = thinkingConfig(body, target);
+  const thinking = thinkingConfig(body, target, ask.thinking);
   if (thinking) gc.thinkingConfig = thinking;
   if (Object.keys(gc).length) out.generationConfig = gc;
   return { body: out, dropped };
 }
 
-/** providerOptions.<provider>.thinkingBudget (dollars) / reasoningEffort / reasoningSummary -> thinkingConfig. */
-function thinkingConfig(body: any, target: Target): Record<string, unknown> | undefined {
+/** The thinking budget (providerOptions.<provider>.thinkingBudget dollars / reasoningEffort) and reasoningSummary -> thinkingConfig. */
+function thinkingConfig(body: any, target: Target, budget: number | undefined): Record<string, unknown> | undefined {
   const knobs = knobsFor(body, target.provider);
-  const effort = knobs?.reasoningEffort ?? body.reasoning_effort;
   const cfg: Record<string, unknown> = {};
-  if (effort === "none") cfg.thinkingBudget = 0;
-  else {
-    const tokens = dollarsToTokens(knobs?.thinkingBudget, target) ?? effortToTokens(effort);
-    if (tokens !== undefined) cfg.thinkingBudget = tokens;
-  }
+  if (budget !== undefined) cfg.thinkingBudget = budget;
   if (knobs?.reasoningSummary) cfg.includeThoughts = true;
   return Object.keys(cfg).length ? cfg : undefined;
 }

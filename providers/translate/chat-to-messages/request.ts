@@ -4,7 +4,7 @@
 // forced tool (JSON_TOOL) whose input is the answer; the response translators turn it back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
+import { outputAsk } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "./reasoning.ts";
 
 export interface Translated<T> {
@@ -21,7 +21,7 @@ const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 
-export function chatToMessagesRequest(body: any, target: Target, defaultMaxTokens = 4096): Translated<Record<string, unknown>> {
+export function chatToMessagesRequest(body: any, target: Target): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
   if (typeof body.n === "number" && body.n > 1) throw invalidRequest("n > 1 is not supported by this model's provider", "n");
   if (body.logprobs === true) throw invalidRequest("logprobs are not supported by this model's provider", "logprobs");
@@ -41,7 +41,9 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
 
   const out: Record<string, unknown> = { model: target.upstreamModel };
   const { system, messages } = convertMessages(body.messages);
-  out.max_tokens = body.max_completion_tokens ?? body.max_tokens ?? target.maxTokens ?? defaultMaxTokens;
+  // max_tokens is required: the client's limit (any alias), else the model's maximum; raised above a thinking budget.
+  const ask = outputAsk(body, "chat", "messages", target);
+  out.max_tokens = ask.limit;
   if (system.length) out.system = system;
   out.messages = messages;
   if (body.temperature !== undefined && body.temperature !== null) out.temperature = body.temperature;
@@ -72,12 +74,9 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
     out.tool_choice = { type: "tool", name: JSON_TOOL };
   }
 
-  const budget = chatThinkingTokens(body, target);
-  if (budget !== undefined) {
-    const budgetTokens = Math.max(MIN_THINKING_TOKENS, budget);
-    out.thinking = { type: "enabled", budget_tokens: budgetTokens };
-    // Thinking needs max_tokens above the budget and rejects non-default sampling and forced tool use.
-    if ((out.max_tokens as number) <= budgetTokens) out.max_tokens = budgetTokens + (out.max_tokens as number);
+  if (ask.thinking !== undefined) {
+    out.thinking = { type: "enabled", budget_tokens: ask.thinking };
+    // Thinking rejects non-default sampling and forced tool use.
     delete out.temperature;
     delete out.top_p;
     const tc = out.tool_choice as { type: string } | undefined;

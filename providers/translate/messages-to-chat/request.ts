@@ -4,6 +4,7 @@
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema.
 import { invalidRequest } from "../../../core/errors.ts";
+import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 
 export interface Translated<T> {
   body: T;
@@ -38,7 +39,8 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
     }
   }
 
-  const out: Record<string, unknown> = { model: body.model, messages, max_tokens: body.max_tokens };
+  // The limit under any alias the body carries (the largest): what the budget reserved.
+  const out: Record<string, unknown> = { model: body.model, messages, max_tokens: statedOutputLimit(body) };
   if (body.temperature !== undefined) out.temperature = body.temperature;
   if (body.top_p !== undefined) out.top_p = body.top_p;
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) out.stop = body.stop_sequences;

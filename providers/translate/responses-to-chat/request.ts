@@ -8,6 +8,7 @@
 // which reasoning blobs replay and how far files and reasoning.summary can go.
 import { invalidRequest } from "../../../core/errors.ts";
 import { decodeReasoning } from "./reasoning.ts";
+import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -144,7 +145,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   });
   flushMedia();
   const out: Record<string, unknown> = { model: body.model, messages };
-  if (typeof body.max_output_tokens === "number") out.max_completion_tokens = body.max_output_tokens;
+  // The limit under any alias the body carries (the largest): what the budget reserved.
+  const limit = statedOutputLimit(body);
+  if (limit !== undefined) out.max_completion_tokens = limit;
   for (const k of ["temperature", "top_p", "parallel_tool_calls"] as const) if (body[k] !== undefined && body[k] !== null) out[k] = body[k];
   let tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   const choice = body.tool_choice;

@@ -1,6 +1,7 @@
-// Reasoning knobs shared by the translators: effort names -> token budgets, and a dollar budget -> tokens through
-// the endpoint's output price (spec: providerOptions.<provider>.thinkingBudget is dollars per request).
-import type { Target } from "../../core/contracts/provider.ts";
+// Reasoning knobs shared by the translators and the policies that reserve for them: effort names -> token budgets,
+// and a dollar budget -> tokens through the endpoint's output price (spec: providerOptions.<provider>.thinkingBudget
+// is dollars per request). In core because the budget must count a thinking budget exactly as a translator sends it.
+import type { Target } from "../contracts/provider.ts";
 
 /** LiteLLM's fixed budgets (reference §3.8); Anthropic's minimum budget is 1024. */
 const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 };
@@ -34,7 +35,7 @@ export function knobsFor(body: any, provider: string): ReasoningKnobs | undefine
 }
 
 /** Token budget asked for by a chat request: dollar budget first, then effort (knob or reasoning_effort). */
-export function chatThinkingTokens(body: any, target: Target): number | undefined {
+export function chatThinkingTokens(body: any, target: Pick<Target, "provider" | "pricing">): number | undefined {
   const knobs = knobsFor(body, target.provider);
   const fromDollars = dollarsToTokens(knobs?.thinkingBudget, target);
   if (fromDollars !== undefined) return fromDollars;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { outputAsk, statedOutputLimit } from "./output-limit.ts";
+
+const target = { provider: "p", upstreamModel: "m", pricing: { output: "0.00001" }, maxTokens: 8000 };
+
+describe("the output limit a request asks for", () => {
+  it("is the largest of every alias, whichever protocol names it; non-positive or non-numeric values are none", () => {
+    expect(statedOutputLimit({ max_tokens: 1, max_completion_tokens: 60000 })).toBe(60000);
+    expect(statedOutputLimit({ max_completion_tokens: 1, max_tokens: 60000 })).toBe(60000);
+    expect(statedOutputLimit({ max_output_tokens: 7, generationConfig: { maxOutputTokens: 9 } })).toBe(9);
+    expect(statedOutputLimit({ max_tokens: 10, max_output_tokens: "5000" })).toBe(5000);
+    expect(statedOutputLimit({ max_tokens: 0, max_completion_tokens: -3, max_output_tokens: "lots" })).toBeUndefined();
+    expect(statedOutputLimit({ max_tokens: 10.2 })).toBe(11);
+  });
+
+  it("a Messages upstream always gets max_tokens, raised above a thinking budget it cannot hold", () => {
+    expect(outputAsk({}, "chat", "messages", target)).toMatchObject({ limit: 8000, perChoice: 8000, choices: 1 });
+    // $0.05 at $10/M output = 5000 thinking tokens on top of max_tokens 1.
+    expect(outputAsk({ max_tokens: 1, providerOptions: { p: { thinkingBudget: 0.05 } } }, "chat", "messages", target)).toMatchObject({ limit: 5001, thinking: 5000 });
+    // A client's own thinking (native) is inside its max_tokens; a dollar budget is not added to it.
+    expect(outputAsk({ max_tokens: 3000, thinking: { type: "enabled", budget_tokens: 2000 }, providerOptions: { p: { thinkingBudget: 0.05 } } }, "messages", "messages", target)).toMatchObject({ limit: 3000, thinking: undefined });
+    // Translated from messages, `thinking` is dropped and reasoning_effort is not a Messages field.
+    expect(outputAsk({ max_tokens: 10, reasoning_effort: "high" }, "messages", "messages", target).thinking).toBeUndefined();
+    expect(outputAsk({ max_tokens: 10, reasoning: { effort: "high" } }, "responses", "messages", target)).toMatchObject({ limit: 4106, thinking: 4096 });
+  });
+
+  it("Converse: thinking only on Claude; no limit from the client leaves it to the model unless thinking needs one", () => {
+    expect(outputAsk({ reasoning_effort: "high" }, "chat", "converse", target)).toMatchObject({ limit: undefined, perChoice: undefined, choices: 1 });
+    const claude = { ...target, upstreamModel: "us.anthropic.claude-sonnet-4-5-v1:0" };
+    expect(outputAsk({ reasoning_effort: "high" }, "chat", "converse", claude)).toMatchObject({ limit: 4096 + 3904, thinking: 4096 });
+    expect(outputAsk({ max_tokens: 1, n: 4 }, "chat", "converse", claude)).toMatchObject({ limit: 1, choices: 1 });
+  });
+
+  it("Gemini: the thinking budget counts beside maxOutputTokens; n is candidateCount; effort none turns thinking off", () => {
+    expect(outputAsk({ max_tokens: 100, n: 2, reasoning_effort: "medium" }, "chat", "gemini", target)).toMatchObject({ limit: 100, thinking: 2048, perChoice: 2148, choices: 2 });
+    expect(outputAsk({ max_tokens: 100, reasoning_effort: "none" }, "chat", "gemini", target)).toMatchObject({ thinking: 0, perChoice: 100 });
+    expect(outputAsk({ n: 2 }, "messages", "gemini", target)).toMatchObject({ perChoice: undefined, choices: 1 });
+  });
+});

@@ -1,0 +1,125 @@
+// How much output a request asks an upstream for: one function for the translators and drivers that write the
+// limit into the upstream's body, and for the policies that reserve against it (budget, rate-limit, the meter's cap
+// on an estimate). They once read different aliases (max_tokens first here, max_completion_tokens first there), so a
+// request could reserve one token while the upstream was asked for 60 000; sharing this code keeps them equal.
+import type { Target, UpstreamProtocol } from "../contracts/provider.ts";
+import { chatThinkingTokens, dollarsToTokens, effortToTokens, knobsFor, MIN_THINKING_TOKENS } from "./thinking.ts";
+
+/** The client protocols (the public endpoints that reach a language model). */
+export type AskingProtocol = "chat" | "messages" | "responses";
+
+/** What the limit depends on: an endpoint (catalog entry) or a routed target. */
+export type LimitTarget = Pick<Target, "provider" | "upstreamModel" | "pricing" | "maxTokens">;
+
+/** A Messages upstream needs max_tokens: without one from the client and the catalog, this (LiteLLM's default). */
+export const DEFAULT_MESSAGES_MAX_TOKENS = 4096;
+
+export interface OutputAsk {
+  /** The value of the upstream's limit field (max_tokens, maxOutputTokens, inferenceConfig.maxTokens…); undefined: not sent. */
+  limit?: number;
+  /** An extended-thinking budget sent with it (Anthropic budget_tokens, Gemini thinkingBudget; 0 = thinking off). */
+  thinking?: number;
+  /** The most output tokens one choice can bill; undefined when the upstream decides (the model's maximum). */
+  perChoice?: number;
+  /** Choices the upstream generates (chat's n, Gemini's candidateCount). */
+  choices: number;
+}
+
+const ALIASES = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+
+function tokens(v: unknown): number | undefined {
+  // Unknown aliases are not validated: a numeric string counts too (some OpenAI-compatible hosts coerce it).
+  const n = typeof v === "number" ? v : typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  return Number.isFinite(n) && n > 0 ? Math.ceil(n) : undefined;
+}
+
+/**
+ * The output limit a body states, under any protocol's name (max_tokens, max_completion_tokens, max_output_tokens,
+ * generationConfig.maxOutputTokens): the largest, so no reader of any alias can find a larger one.
+ */
+export function statedOutputLimit(body: any): number | undefined {
+  let max: number | undefined;
+  for (const k of ALIASES) {
+    const n = tokens(body?.[k]);
+    if (n !== undefined && (max === undefined || n > max)) max = n;
+  }
+  const g = tokens(body?.generationConfig?.maxOutputTokens);
+  if (g !== undefined && (max === undefined || g > max)) max = g;
+  return max;
+}
+
+/** Choices a chat body asks for (n); 1 for anything else. */
+export function requestedChoices(body: any): number {
+  const n = body?.n;
+  return typeof n === "number" && Number.isFinite(n) && n > 1 ? Math.ceil(n) : 1;
+}
+
+/** Bedrock Converse model ids naming Claude: the only Converse family with a thinking field. */
+export const isConverseClaude = (id: string) => /(^|[./])anthropic\.claude/.test(id);
+
+/** The reasoning fields a translated request carries into chat (the inner translators read those). */
+function chatView(body: any, client: AskingProtocol): any {
+  if (client === "chat") return body;
+  // responses -> chat maps reasoning.effort to reasoning_effort; messages -> chat drops `thinking`; both keep providerOptions.
+  return { providerOptions: body?.providerOptions, reasoning_effort: client === "responses" ? body?.reasoning?.effort : undefined };
+}
+
+/** Thinking tokens for Anthropic's `thinking` (at least its minimum), or undefined when none is asked for. */
+function anthropicThinking(body: any, client: AskingProtocol, native: boolean, target: LimitTarget): number | undefined {
+  // A native Messages body with its own `thinking` keeps it (Anthropic requires budget_tokens < max_tokens); without
+  // one, a dollar budget in providerOptions becomes one. A translated body: dollars, then effort.
+  const t = native
+    ? body?.thinking === undefined ? dollarsToTokens(knobsFor(body, target.provider)?.thinkingBudget, target) : undefined
+    : chatThinkingTokens(chatView(body, client), target);
+  return t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
+}
+
+/** Gemini's thinkingConfig.thinkingBudget: "none" turns it off (0); then dollars, then effort. */
+export function geminiThinking(body: any, client: AskingProtocol, target: LimitTarget): number | undefined {
+  const view = chatView(body, client);
+  const knobs = knobsFor(view, target.provider);
+  const effort = knobs?.reasoningEffort ?? view?.reasoning_effort;
+  if (effort === "none") return 0;
+  return dollarsToTokens(knobs?.thinkingBudget, target) ?? effortToTokens(effort);
+}
+
+/**
+ * What `body` (sent on the `client` endpoint) asks a `protocol` upstream for on this target: the limit field as the
+ * translator or driver writes it, the thinking budget beside it, and what one choice can bill at most.
+ */
+export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamProtocol, target: LimitTarget): OutputAsk {
+  const stated = statedOutputLimit(body);
+  switch (protocol) {
+    case "messages": {
+      // Always sent: the client's limit, else the model's maximum. Thinking must fit below it (vercel/ai adds it on).
+      let limit = stated ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
+      const thinking = anthropicThinking(body, client, client === "messages", target);
+      if (thinking !== undefined && limit <= thinking) limit += thinking;
+      return { limit, thinking, perChoice: limit, choices: 1 }; // n > 1 is refused by chat -> messages
+    }
+    case "converse": {
+      let limit = stated;
+      const claude = isConverseClaude(target.upstreamModel);
+      const t = claude ? chatThinkingTokens(chatView(body, client), target) : undefined;
+      const thinking = t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
+      if (thinking !== undefined) {
+        if (limit !== undefined && limit <= thinking) limit += thinking;
+        else if (limit === undefined) limit = thinking + (target.maxTokens && target.maxTokens > thinking ? Math.min(4096, target.maxTokens - thinking) : 4096);
+      }
+      return { limit, thinking, perChoice: limit, choices: 1 }; // Converse has no n: it is dropped
+    }
+    case "gemini": {
+      const thinking = geminiThinking(body, client, target);
+      // Gemini documents the thinking budget as apart from maxOutputTokens (and bills it as output): both count.
+      return { limit: stated, thinking, perChoice: stated === undefined ? undefined : stated + (thinking ?? 0), choices: client === "chat" ? requestedChoices(body) : 1 };
+    }
+    case "chat":
+      // Reasoning is inside max_completion_tokens (OpenAI); the body passes through, so whichever alias the host reads.
+      return { limit: stated, perChoice: stated, choices: client === "chat" ? requestedChoices(body) : 1 };
+    case "responses":
+      return { limit: stated, perChoice: stated, choices: 1 };
+  }
+}
+
+/** Every upstream protocol, for an endpoint whose driver is not known (the most any of them could be asked for). */
+export const UPSTREAM_PROTOCOLS: readonly UpstreamProtocol[] = ["chat", "messages", "gemini", "converse", "responses"];

@@ -1,0 +1,46 @@
+// Server tools: tools the provider runs itself inside one request (Anthropic's web_search, OpenAI Responses'
+// built-in web_search…), passed through to a native upstream. Each web search is billed per use (catalog
+// `web_search`), and their results enter the model's context as input tokens the request body never held.
+// The budget reserves for both; a request that leaves the number of searches open gets a ceiling.
+import type { AskingProtocol } from "./output-limit.ts";
+
+/** Searches allowed when a budgeted request enables web search without a limit of its own. */
+export const DEFAULT_WEB_SEARCH_USES = 10;
+
+/** Anthropic server tools: run by Anthropic, their results added to the context. */
+const ANTHROPIC_SERVER = /^(web_search|web_fetch|code_execution)_/;
+const ANTHROPIC_SEARCH = /^web_search_/;
+/** Responses built-in tool types that search the web (GA and preview names). */
+const RESPONSES_SEARCH = /^web_search/;
+
+const tools = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
+
+/** The request enables a tool whose results the provider adds to the context (so input is not bounded by the body). */
+export function usesServerTools(body: any, client: AskingProtocol): boolean {
+  if (client === "messages") return tools(body).some((t) => typeof t?.type === "string" && ANTHROPIC_SERVER.test(t.type));
+  if (client === "responses") return tools(body).some((t) => typeof t?.type === "string" && t.type !== "function" && t.type !== "custom");
+  return false;
+}
+
+/**
+ * The most web searches the request can run: Anthropic's max_uses per web_search tool, or the Responses request's
+ * max_tool_calls. A search tool without a limit gets DEFAULT_WEB_SEARCH_USES written into the body, which the
+ * upstream then enforces: otherwise nothing bounds what the request can cost.
+ */
+export function boundWebSearches(body: any, client: AskingProtocol): number {
+  if (client === "messages") {
+    let n = 0;
+    for (const t of tools(body)) {
+      if (typeof t?.type !== "string" || !ANTHROPIC_SEARCH.test(t.type)) continue;
+      if (!(typeof t.max_uses === "number" && t.max_uses >= 0)) t.max_uses = DEFAULT_WEB_SEARCH_USES;
+      n += Math.ceil(t.max_uses);
+    }
+    return n;
+  }
+  if (client === "responses") {
+    if (!tools(body).some((t) => typeof t?.type === "string" && RESPONSES_SEARCH.test(t.type))) return 0;
+    if (!(typeof body.max_tool_calls === "number" && body.max_tool_calls >= 0)) body.max_tool_calls = DEFAULT_WEB_SEARCH_USES;
+    return Math.ceil(body.max_tool_calls);
+  }
+  return 0;
+}
