@@ -52,7 +52,7 @@ describe("messages errors", () => {
 
   it.each([
     [{ temperature: 1.5 }, "temperature"],
-    [{ messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+    [{ messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],
     [{ tool_choice: { type: "tool" } }, "tool_choice.name"],
     [{ thinking: { type: "enabled" } }, "thinking.budget_tokens"],
     [{ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/bmp", data: "AA" } }] }] }, "messages[0].content[0].source.media_type"],

@@ -41,7 +41,7 @@ const TEXT = "Hello from the fake Anthropic upstream.";
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
 function hasToolResult(body: any): boolean {
-  const last = body.messages?.[body.messages.length - 1];
+  const last = (body.messages ?? []).filter((m: any) => m?.role !== "system").at(-1);
   return Array.isArray(last?.content) && last.content.some((b: any) => b.type === "tool_result");
 }
 
