@@ -37,6 +37,26 @@ export interface FakeAnthropic {
 }
 
 const TEXT = "Hello from the fake Anthropic upstream.";
+/** The answer after a web search (web_search server tool). */
+export const SEARCHED = "According to the search, the gateway shipped.";
+
+function lastUserText(body: any): string {
+  const m = (body.messages ?? []).filter((x: any) => x?.role === "user").at(-1);
+  if (typeof m?.content === "string") return m.content;
+  return (Array.isArray(m?.content) ? m.content : []).filter((b: any) => b.type === "text").map((b: any) => b.text).join(" ");
+}
+
+/** The real API's checks on server tools the fake knows. */
+function serverToolError(body: any): string | undefined {
+  for (const [i, t] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    if (t?.type !== "web_search_20250305") continue;
+    if (t.name !== "web_search") return `tools.${i}.web_search_20250305.name: Input should be 'web_search'`;
+    if (t.allowed_domains && t.blocked_domains) return `tools.${i}.web_search_20250305: Cannot specify both allowed_domains and blocked_domains`;
+  }
+  const names = (body.tools ?? []).map((t: any) => t?.name);
+  if (new Set(names).size !== names.length) return "tools: Tool names must be unique.";
+  return undefined;
+}
 
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
@@ -73,6 +93,19 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string } {
   // Native structured outputs: the answer is JSON text matching output_config.format.schema.
   if (body.output_config?.format?.type === "json_schema") {
     blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });
+    return { blocks, stop: "end_turn" };
+  }
+  // The web_search server tool: asked about the latest news (and not searched yet), the model searches, reads the
+  // result and answers citing it, all in one response.
+  const search = (body.tools ?? []).find((t: any) => t.type === "web_search_20250305");
+  if (search && /latest/i.test(lastUserText(body)) && !JSON.stringify(body.messages).includes("server_tool_use")) {
+    const id = "srvtoolu_fake0";
+    const url = "https://example.com/news";
+    blocks.push(
+      { type: "server_tool_use", id, name: "web_search", input: { query: lastUserText(body).slice(0, 60) } },
+      { type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url, title: "News", encrypted_content: "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5", page_age: "1 day ago" }] },
+      { type: "text", text: SEARCHED, citations: [{ type: "web_search_result_location", url, title: "News", encrypted_index: "Eo8BCioIAhgBIiQ", cited_text: "The gateway shipped." }] },
+    );
     return { blocks, stop: "end_turn" };
   }
   const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
@@ -130,15 +163,16 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     if (!req.headers["anthropic-version"]) return send(400, errorBody(400, "invalid_request_error", "anthropic-version: header is required"));
     if (!body || typeof body.max_tokens !== "number") return send(400, errorBody(400, "invalid_request_error", "max_tokens: Field required"));
     if (body.temperature !== undefined && body.temperature > 1) return send(400, errorBody(400, "invalid_request_error", "temperature: must be <= 1"));
-    const invalid = conversationError(body);
+    const invalid = serverToolError(body) ?? conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
     const { blocks, stop } = plan(body, fake.textFor?.(body));
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
-    const usage = usageFor(body, output);
+    const searched = blocks.some((b) => b.type === "server_tool_use") ? { server_tool_use: { web_search_requests: 1 } } : {};
+    const usage = { ...usageFor(body, output), ...searched };
     const id = "msg_01FakeAnthropic";
     if (!body.stream) {
-      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
+      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: b.citations ?? null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
     }
 
     const events: [string, Record<string, unknown>][] = [];
@@ -154,7 +188,13 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
         push("content_block_start", { index, content_block: b });
       } else if (b.type === "text") {
         push("content_block_start", { index, content_block: { type: "text", text: "" } });
+        for (const c of b.citations ?? []) push("content_block_delta", { index, delta: { type: "citations_delta", citation: c } });
         for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });
+      } else if (b.type === "web_search_tool_result") {
+        push("content_block_start", { index, content_block: b });
+      } else if (b.type === "server_tool_use") {
+        push("content_block_start", { index, content_block: { type: "server_tool_use", id: b.id, name: b.name, input: {} } });
+        push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
       } else {
         push("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
         push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
@@ -163,7 +203,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
       }
       push("content_block_stop", { index });
     });
-    push("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens } });
+    push("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, ...searched } });
     push("message_stop");
 
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": "req_fake_anthropic" });

@@ -6,6 +6,7 @@ import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
+import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 
 export interface Translated<T> {
   body: T;
@@ -65,6 +66,14 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
     if (body.parallel_tool_calls === false) out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
     else if (choice) out.tool_choice = choice;
   }
+
+  // Web search (web_search_options): Anthropic's server tool, unless tools are off or a function already has its name.
+  const search = body.tool_choice === "none" || jsonMode ? undefined : anthropicWebSearch(body, dropped);
+  if (search) {
+    const taken = ((out.tools ?? []) as { name: string }[]).some((t) => t.name === search.name);
+    if (taken) dropped.push(WEB_SEARCH_FIELD);
+    else out.tools = [...((out.tools ?? []) as unknown[]), search];
+  } else if (body.web_search_options && (body.tool_choice === "none" || jsonMode)) dropped.push(WEB_SEARCH_FIELD);
 
   if (jsonMode) {
     const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
