@@ -6,6 +6,7 @@ import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, MIN_THINKING_TOKENS } from "../thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
+import { missingThinking, thinkingKnob } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 
 export interface Translated<T> {
@@ -82,7 +83,9 @@ export function chatToMessagesRequest(body: any, target: Target, defaultMaxToken
   }
 
   const budget = chatThinkingTokens(body, target);
-  if (budget !== undefined) {
+  // A tool loop whose turn came back without its thinking cannot continue with thinking on (see replay.ts).
+  if (budget !== undefined && missingThinking(out.messages as { role: string; content: unknown }[])) dropped.push(thinkingKnob(body, target));
+  else if (budget !== undefined) {
     const budgetTokens = Math.max(MIN_THINKING_TOKENS, budget);
     out.thinking = { type: "enabled", budget_tokens: budgetTokens };
     // Thinking needs max_tokens above the budget and rejects non-default sampling and forced tool use.

@@ -153,7 +153,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   // allowed_tools: only these tools may be called, the rest of the list stays as it was (OpenAI keeps it for prompt
   // caching): every upstream honours the same by seeing only the allowed ones.
   const allowed = choice?.type === "allowed_tools" ? new Set<string>((choice.tools ?? []).map(allowedKey)) : undefined;
-  const tools = chatTools(body.tools, flavor === "messages" || flavor === "gemini", allowed);
+  const tools = chatTools(body.tools, flavor === "messages" ? "yes" : flavor === "gemini" ? "alone" : "no", allowed);
   dropped.push(...tools.dropped);
   if (choice && typeof choice === "object") {
     if (choice.type === "function") out.tool_choice = { type: "function", function: { name: upstreamName(choice) } };

@@ -3,9 +3,9 @@
 //   flattened into function tools named `<namespace>__<name>`; the calls come back under the names the client knows
 //   (`name` plus `namespace`, as the Responses API returns them) — see ToolNames;
 // - web search (`web_search`, `web_search_preview`, dated variants) becomes chat's `web_search_options` where the
-//   upstream has a search of its own (Anthropic's web_search server tool, Gemini's googleSearch: the chat translators
-//   map it on) and is dropped elsewhere; a search restricted to OpenAI's cached index (external_web_access: false)
-//   has no equivalent and is dropped too;
+//   upstream has a search of its own (Anthropic's web_search server tool; Gemini's googleSearch, when no function
+//   tools are offered beside it: the chat translators map it on) and is dropped elsewhere; a search restricted to
+//   OpenAI's cached index (external_web_access: false) has no equivalent and is dropped too;
 // - any other built-in tool (file_search, code_interpreter, image_generation, mcp, computer use, shell, custom, …)
 //   cannot run there: dropped and named in x-mg-dropped-params (`tools[i].type=<type>`).
 // Only a tool_choice that forces a dropped tool is refused (responses-native-only.ts), since the model cannot obey it.
@@ -71,12 +71,14 @@ function webSearchOptions(t: any): Record<string, unknown> {
 }
 
 /**
- * `searches`: the upstream the chat body goes on to runs a web search itself (Anthropic, Gemini). `allowed`: the
- * names (and built-in types) tool_choice allowed_tools keeps; undefined = every tool.
+ * Whether the upstream the chat body goes on to runs a web search itself: "yes" (Anthropic), "alone" (Gemini: only
+ * without function tools beside it, which Gemini 2.x refuses), "no". `allowed`: the names (and built-in types)
+ * tool_choice allowed_tools keeps; undefined = every tool.
  */
-export function chatTools(tools: unknown, searches: boolean, allowed?: Set<string>): ChatTools {
+export function chatTools(tools: unknown, searches: "yes" | "alone" | "no", allowed?: Set<string>): ChatTools {
   const out: ChatTools = { tools: [], names: new Map(), dropped: [] };
   const list: any[] = Array.isArray(tools) ? tools : [];
+  let searchAt = -1;
   list.forEach((t, i) => {
     if (t?.type === "function") {
       if (!allowed || allowed.has(String(t.name))) out.tools.push(functionTool(t, String(t.name ?? "")));
@@ -90,12 +92,19 @@ export function chatTools(tools: unknown, searches: boolean, allowed?: Set<strin
         out.names.set(flat, { name: String(f.name ?? ""), namespace: String(t.name ?? "") });
         if (!allowed || allowed.has(flat) || allowed.has(namespaceKey(t.name))) out.tools.push(functionTool(f, flat));
       });
-    } else if (isWebSearch(t?.type) && searches && t.external_web_access !== false) {
-      if (!allowed || allowed.has(t.type)) out.webSearch = webSearchOptions(t);
+    } else if (isWebSearch(t?.type) && searches !== "no" && t.external_web_access !== false) {
+      if (!allowed || allowed.has(t.type)) {
+        out.webSearch = webSearchOptions(t);
+        searchAt = i;
+      }
     } else {
       out.dropped.push(`tools[${i}].type=${String(t?.type)}`);
     }
   });
+  if (out.webSearch && searches === "alone" && out.tools.length) {
+    out.webSearch = undefined;
+    out.dropped.push(`tools[${searchAt}].type=${String(list[searchAt]?.type)}`);
+  }
   return out;
 }
 
