@@ -35,7 +35,7 @@ export function clientName(names: ToolNames | undefined, name: string): { name: 
   return known ? { name: known.name, namespace: known.namespace } : { name };
 }
 
-export const isWebSearch = (type: unknown): boolean => typeof type === "string" && WEB_SEARCH.test(type);
+const isWebSearch = (type: unknown): boolean => typeof type === "string" && WEB_SEARCH.test(type);
 
 /** Is this a tool a translated upstream can be handed (a function, or a namespace of them)? */
 const isFunctionLike = (t: any) => t?.type === "function" || t?.type === "namespace";
