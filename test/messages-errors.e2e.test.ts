@@ -52,7 +52,7 @@ describe("messages errors", () => {
 
   it.each([
     [{ temperature: 1.5 }, "temperature"],
-    [{ messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+    [{ messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],
     [{ tool_choice: { type: "tool" } }, "tool_choice.name"],
     [{ thinking: { type: "enabled" } }, "thinking.budget_tokens"],
     [{ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/bmp", data: "AA" } }] }] }, "messages[0].content[0].source.media_type"],
@@ -60,6 +60,17 @@ describe("messages errors", () => {
     const res = await postJson(`${gw.baseURL}/messages`, { model, max_tokens: 10, messages: hi, ...extra }, { "x-api-key": LIVE });
     expect(res.status).toBe(400);
     expect(res.json.error.details.field).toBe(field);
+  });
+
+  it("validation reads like the Messages API's own (what clients key on), on /messages and /messages/count_tokens", async () => {
+    const res = await postJson(`${gw.baseURL}/messages`, { model, max_tokens: 10, messages: [...hi, { role: "assistant" }] }, { "x-api-key": LIVE });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ type: "error", error: { type: "invalid_request_error", code: "INVALID_REQUEST", message: "messages.1.content: Field required", details: expect.objectContaining({ field: "messages[1].content" }) } });
+    const count = await postJson(`${gw.baseURL}/messages/count_tokens`, { model }, { "x-api-key": LIVE });
+    expect(count.json.error.message).toBe("messages: Field required");
+    const err = await client.messages.create({ model, messages: hi } as never).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.error).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
   });
 
   it("server tools cannot be translated to a chat upstream: 400 naming the field", async () => {

@@ -1,7 +1,7 @@
 // POST /v1/responses passed through to an upstream that serves the Responses API itself (catalog native_responses),
 // on the shipped gateway (gateway.yaml: SQLite store, full default pipeline, default catalog) with the official
-// openai client: create, stream + finalResponse, built-in tools (native only: a 400 naming tools[i].type on a
-// translated model), fields only the upstream knows, upstream errors, fallback from a native to a translated model,
+// openai client: create, stream + finalResponse, built-in tools (passed through; on a translated model dropped and
+// named, or a 400 when tool_choice forces one), fields only the upstream knows, upstream errors, fallback from a native to a translated model,
 // usage in the ledger. The OpenAI fake serves /responses faithfully (test/upstreams/openai-responses.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
@@ -132,22 +132,26 @@ describe("native passthrough on the shipped gateway", () => {
     expect(JSON.stringify(claude.requests.at(-1)!.body)).not.toContain("web_search");
   });
 
-  it("a built-in tool on a translated model (Anthropic) or with the sandbox key is a 400 naming tools[i].type, before any upstream call", async () => {
-    const before = claude.requests.length;
+  it("a built-in tool a translated model (Anthropic) or the sandbox cannot run is dropped and named; forcing it is a 400 naming tool_choice, before any upstream call", async () => {
     const tools = [{ type: "function", name: "f", parameters: { type: "object", properties: {} } }, { type: "code_interpreter", container: { type: "auto" } }];
-    const err = await client.responses.create({ model: CLAUDE, input: "Hi", tools } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e) => e);
+    const { data, response } = await client.responses.create({ model: CLAUDE, input: "Hi", tools } as OpenAI.Responses.ResponseCreateParamsNonStreaming).withResponse();
+    expect(data.status).toBe("completed");
+    expect(response.headers.get("x-mg-dropped-params")).toContain("tools[1].type=code_interpreter");
+    expect(claude.requests.at(-1)!.body.tools.map((t: { name: string }) => t.name)).toEqual(["f"]);
+    const before = claude.requests.length;
+    const err = await client.responses.create({ model: CLAUDE, input: "Hi", tools, tool_choice: { type: "code_interpreter" } } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(err.error).toMatchObject({ code: "INVALID_REQUEST", param: "tools[1].type" });
+    expect(err.error).toMatchObject({ code: "INVALID_REQUEST", param: "tool_choice.type" });
     expect(err.error.message).toContain("code_interpreter");
     expect(claude.requests.length).toBe(before);
     const sandbox = await postJson(`${gw.baseURL}/responses`, { model: NATIVE, input: "Hi", tools: [{ type: "web_search" }] }, { authorization: `Bearer ${SANDBOX}` });
-    expect(sandbox.status).toBe(400);
-    expect(sandbox.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "tools[0].type" });
+    expect(sandbox.status).toBe(200);
+    expect(sandbox.headers.get("x-mg-dropped-params")).toContain("tools[0].type=web_search");
   });
 
-  it("a built-in tool with a translated primary and a native fallback model is served by the native one", async () => {
+  it("a forced built-in tool with a translated primary and a native fallback model is served by the native one", async () => {
     const before = claude.requests.length;
-    const r = await client.responses.create({ model: CLAUDE, input: "News?", tools: [{ type: "web_search" }], ...fallbackTo(NATIVE) });
+    const r = await client.responses.create({ model: CLAUDE, input: "News?", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } as never, ...fallbackTo(NATIVE) });
     expect(r.output[0]!.type).toBe("web_search_call");
     expect(claude.requests.length).toBe(before);
   });
@@ -208,10 +212,10 @@ describe("native passthrough on the shipped gateway", () => {
     expect(data.output_text ?? (data.output[0] as OpenAI.Responses.ResponseOutputMessage).content.map((c) => (c as { text: string }).text).join("")).toMatch(CLAUDE_TEXT);
   });
 
-  it("a built-in tool request whose native primary fails over to a translated fallback gets the upstream failure, not a crash", async () => {
+  it("a forced built-in tool request whose native primary fails over to a translated fallback gets the upstream failure, not a crash", async () => {
     up.failures.push({ kind: "status", status: 429 }, { kind: "status", status: 429 }, { kind: "status", status: 429 });
     const before = claude.requests.length;
-    const res = await postJson(`${gw.baseURL}/responses`, { model: NATIVE, input: "Hi", tools: [{ type: "web_search" }], providerOptions: { gateway: { models: [CLAUDE] } } }, auth);
+    const res = await postJson(`${gw.baseURL}/responses`, { model: NATIVE, input: "Hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" }, providerOptions: { gateway: { models: [CLAUDE] } } }, auth);
     up.failures.length = 0;
     expect(res.status).toBe(502);
     expect(res.json.error.code).toBe("UPSTREAM_ERROR");

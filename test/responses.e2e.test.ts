@@ -157,14 +157,14 @@ describe("responses: sandbox, structured output, policies, refusals", () => {
     expect(doc.components.schemas.ResponsesRequest.required).toEqual(["model", "input"]);
   });
 
-  it("an unknown previous_response_id is a 404 naming the field (test/responses-state.e2e.test.ts has the rest); built-in tools are a 400 naming the field; a bad body is a 400", async () => {
+  it("an unknown previous_response_id is a 404 naming the field (test/responses-state.e2e.test.ts has the rest); a forced built-in tool is a 400 naming the field; a bad body is a 400", async () => {
     const auth = { authorization: `Bearer ${LIVE}` };
     const prev = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", previous_response_id: "resp_x" }, auth);
     expect(prev.status).toBe(404);
     expect(prev.json.error).toMatchObject({ code: "NOT_FOUND", param: "previous_response_id" });
-    const builtin = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", tools: [{ type: "web_search" }] }, auth);
+    const builtin = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "Hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, auth);
     expect(builtin.status).toBe(400);
-    expect(builtin.json.error).toMatchObject({ param: "tools[0].type" });
+    expect(builtin.json.error).toMatchObject({ param: "tool_choice.type" });
     expect(builtin.json.error.message).toContain("web_search");
     const bad = await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini" }, auth);
     expect(bad.status).toBe(400);

@@ -21,6 +21,13 @@ export interface TranslateOptions {
   driverProtocol: string;
   /** The provider's name, for messages and errors. */
   provider: string;
+  /** What the gateway kept for this project under the ids the translator's recallKeys asked for (id -> value). */
+  recalled?: ReadonlyMap<string, string>;
+  /**
+   * Keeps a value for a later request of the same project, under an id every client sends back (a tool-call id):
+   * state a client may drop between turns. Set only for a translator with recallKeys, and only with a project.
+   */
+  keep?(id: string, value: string): void;
 }
 
 export interface TranslatedRequest<S> {
@@ -37,6 +44,11 @@ export interface Translator<S = any> {
   readonly native: boolean;
   /** Throws Unsupported when this upstream cannot serve the request at all (the target is passed over). */
   request(body: any, target: Target, opts: TranslateOptions): TranslatedRequest<S>;
+  /**
+   * Ids of values kept by earlier answers (TranslateOptions.keep) that this request needs back: the gateway reads them
+   * (bounded; missing ones are simply absent) before request() and hands them over as TranslateOptions.recalled.
+   */
+  recallKeys?(body: any, target: Target): string[];
   response(json: unknown, state: S, call: CallOptions): unknown;
   stream(events: AsyncIterable<SseEvent>, state: S, call: CallOptions): AsyncIterable<SseEvent>;
   /** An upstream failure, already a GatewayError in the upstream's terms, as the client should see it. */

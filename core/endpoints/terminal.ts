@@ -6,7 +6,10 @@ import { validationError } from "../http/validate.ts";
 
 export async function validateStep(ctx: GatewayContext, next: Next): Promise<void> {
   const spec = endpointByKind.get(ctx.endpoint);
-  if (spec?.validate && !spec.validate(ctx.body)) throw validationError(spec.validate, spec.invalidCode ?? "INVALID_REQUEST");
+  if (spec?.validate && !spec.validate(ctx.body)) {
+    // Messages clients (Claude Code, the Anthropic SDK) read the Messages API's own wording.
+    throw validationError(spec.validate, spec.invalidCode ?? "INVALID_REQUEST", spec.protocol === "anthropic" ? "anthropic" : "gateway");
+  }
   return next();
 }
 

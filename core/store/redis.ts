@@ -6,6 +6,7 @@ import { allPeriods } from "./periods.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
+import { RedisMemoStore } from "./memo-redis.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -19,6 +20,7 @@ export class RedisStore implements Store {
   readonly kind = "redis" as const;
   private readonly r: Redis & Scripts;
   readonly responses: RedisResponseStore;
+  readonly memos: RedisMemoStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -30,6 +32,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
     this.r = redis as Redis & Scripts;
     this.responses = new RedisResponseStore(redis, prefix);
+    this.memos = new RedisMemoStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */

@@ -9,6 +9,7 @@ import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
+import { SqliteMemoStore } from "./memo-sqlite.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -70,6 +71,7 @@ export class SqliteStore implements Store {
   /** Started on the first group commit (a store that only reads, like the `usage` command, needs none). */
   private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
+  readonly memos: SqliteMemoStore;
 
   constructor(readonly path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -84,6 +86,7 @@ export class SqliteStore implements Store {
     const columns = this.db.prepare("PRAGMA table_info(ledger)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "web_searches")) this.db.exec("ALTER TABLE ledger ADD COLUMN web_searches INTEGER NOT NULL DEFAULT 0");
     this.responses = new SqliteResponseStore(this.db);
+    this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
@@ -95,8 +98,13 @@ export class SqliteStore implements Store {
     this.commitAll = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
     });
-    this.stmts.sweep.run(Date.now());
-    this.sweeper = setInterval(() => this.stmts.sweep.run(Date.now()), 3_600_000).unref();
+    const sweep = () => {
+      const now = Date.now();
+      this.stmts.sweep.run(now);
+      this.memos.sweep(now);
+    };
+    sweep();
+    this.sweeper = setInterval(sweep, 3_600_000).unref();
   }
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {

@@ -106,22 +106,45 @@ describe.each(Object.keys(backends))("%s store", (kind) => {
     await store.idempotencyRelease(failed, "o1");
     expect((await store.idempotencyBegin(failed, "h", "o2", 60_000, now)).state).toBe("new");
   });
+
+  it("memos: kept until they expire, replaced by a later put, absent keys left out", async () => {
+    const now = Date.now();
+    const k = (s: string) => `${kind}:${s}`;
+    await store.memos.put(k("a"), "one", 60_000, now);
+    await store.memos.put(k("b"), "two", 60_000, now);
+    await store.memos.put(k("b"), "three", 60_000, now);
+    await store.memos.put(k("gone"), "x", 1, now - 10_000); // already expired
+    expect(await store.memos.get([k("a"), k("b"), k("gone"), k("never")], now)).toEqual(new Map([[k("a"), "one"], [k("b"), "three"]]));
+    expect(await store.memos.get([], now)).toEqual(new Map());
+  });
+});
+
+describe("memory store memos", () => {
+  it("are bounded: the oldest go first", async () => {
+    const store = new MemoryStore();
+    const now = Date.now();
+    for (let i = 0; i < 10_005; i++) await store.memos.put(`m${i}`, "v", 60_000, now);
+    const got = await store.memos.get(["m0", "m4", "m5", "m10004"], now);
+    expect([...got.keys()]).toEqual(["m5", "m10004"]);
+  });
 });
 
 describe("sqlite durability", () => {
-  it("ledger, spend and finished idempotency records survive reopening the file", async () => {
+  it("ledger, spend, finished idempotency records and memos survive reopening the file", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "mg-store-")), "g.db");
     const a = new SqliteStore(file);
     const e = entry({ project: "dur" });
     await a.record(e);
     await a.idempotencyBegin("scope", "h", "o", 1000, Date.now());
     await a.idempotencyComplete("scope", "h", "o", { kind: "json", status: 200, headers: {}, body: { x: 1 } }, 60_000, Date.now());
+    await a.memos.put("memo", "kept", 60_000, Date.now());
     await a.close();
     const b = new SqliteStore(file);
     const p = periodOf("day", Date.now());
     expect(await b.ledger({ project: "dur" })).toEqual([e]);
     expect(await b.spent("dur", p.key, p.start)).toBe(e.costPico);
     expect(await b.idempotencyBegin("scope", "h", "o2", 1000, Date.now())).toEqual({ state: "done", response: { kind: "json", status: 200, headers: {}, body: { x: 1 } } });
+    expect(await b.memos.get(["memo"], Date.now())).toEqual(new Map([["memo", "kept"]]));
     await b.close();
   });
 

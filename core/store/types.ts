@@ -2,6 +2,7 @@
 // in the backend, so concurrent requests (and, on Redis, replicas) never race each other.
 import type { SseEvent } from "../sse/parse.ts";
 import type { ResponseStore } from "./responses-types.ts";
+import type { MemoStore } from "./memo-types.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -134,6 +135,8 @@ export interface Store {
 
   /** Stored Responses API responses (store: true), per project, until their retention ends. */
   readonly responses: ResponseStore;
+  /** Short-lived values one request leaves for a later one (signed reasoning a client may drop), by key. */
+  readonly memos: MemoStore;
 
   close(): Promise<void>;
 }

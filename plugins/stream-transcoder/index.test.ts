@@ -72,4 +72,48 @@ describe("stream-transcoder invoke", () => {
   it("returns undefined when neither protocol fits (dispatch then reports the unsupported op)", () => {
     expect(invokeTranslated(ctxFor({}), translators, { name: "r", protocol: "cohere" }, "messages", target, call)).toBeUndefined();
   });
+
+  it("chat -> Anthropic with a tool loop that lost its thinking: recalled from the project's memos, bounded in time", async () => {
+    const detail = { type: "reasoning.text", text: "T", signature: "S", format: "anthropic-claude-v1", index: 0 };
+    let seen: any;
+    const driver: any = {
+      name: "p", protocol: "anthropic",
+      messages: async (b: any): Promise<ProviderResult> => {
+        seen = b;
+        return { kind: "json", body: { id: "m", model: "x", stop_reason: "end_turn", usage: {}, content: [{ type: "text", text: "ok" }] } };
+      },
+    };
+    const body = {
+      model: "m/x", reasoning_effort: "low",
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "toolu_1", content: "r" },
+      ],
+    };
+    const asked: string[][] = [];
+    const warned: string[] = [];
+    const gateway = (get: (keys: string[]) => Promise<Map<string, string>>) => ({
+      store: { memos: { get: (keys: string[]) => { asked.push(keys); return get(keys); }, put: async () => {} } },
+      log: { warn: (m: string) => warned.push(m) },
+    });
+    const found = ctxFor(body, { auth: { projectId: "acme" }, requestId: "r1", gateway: gateway(async (keys) => new Map([[keys[0]!, JSON.stringify([detail])]])) });
+    await invokeTranslated(found, translators, driver, "chat", target, call)!;
+    expect(asked).toEqual([["translate:acme:toolu_1"]]);
+    expect(seen.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+    expect(seen.messages[1].content[0]).toEqual({ type: "thinking", thinking: "T", signature: "S" });
+
+    // A store that never answers: the request goes on after the bound (this would time out otherwise), thinking off
+    // and named.
+    const hung = ctxFor(body, { auth: { projectId: "acme" }, requestId: "r2", gateway: gateway(() => new Promise(() => {})) });
+    const r = await invokeTranslated(hung, translators, driver, "chat", target, call)!;
+    expect(seen.thinking).toBeUndefined();
+    expect(r.headers![DROPPED_HEADER]).toBe("reasoning_effort");
+    expect(warned).toEqual([expect.stringContaining("not read in time")]);
+    // A store that fails: the same, logged.
+    const failing = ctxFor(body, { auth: { projectId: "acme" }, requestId: "r3", gateway: gateway(async () => { throw new Error("redis down"); }) });
+    await invokeTranslated(failing, translators, driver, "chat", target, call)!;
+    expect(seen.thinking).toBeUndefined();
+    expect(warned).toHaveLength(2);
+  });
 });

@@ -8,8 +8,10 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { OperationName } from "../../core/dispatch.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
-import { upstreamProtocolOf, type Translators } from "../../core/contracts/translator.ts";
+import { Unsupported, upstreamProtocolOf, type TranslateOptions, type Translator, type Translators, type UpstreamProtocol } from "../../core/contracts/translator.ts";
 import { droppedKnobs } from "./knobs.ts";
+import { keeper, recall } from "./memo.ts";
+
 
 export const DROPPED_HEADER = DROPPED_PARAMS_HEADER;
 
@@ -22,7 +24,27 @@ export function invokeTranslated(
   const upstream = upstreamProtocolOf(driver, op, target);
   const tr = upstream && translators[op][upstream];
   if (!tr) return undefined;
-  const t = tr.request(ctx.body, target, { cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name });
+  const opts: TranslateOptions = { cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name };
+  // State a client may drop between turns (Claude's signed thinking, for chat clients): kept per project, recalled
+  // when the request needs it back (memo.ts). Only then is this attempt asynchronous before its upstream call.
+  const project = tr.recallKeys ? ctx.auth?.projectId : undefined;
+  if (project === undefined) return translateAndSend(ctx, tr, upstream, driver, target, call, opts);
+  opts.keep = keeper(ctx, project);
+  const ids = tr.recallKeys!(ctx.body, target);
+  if (!ids.length) return translateAndSend(ctx, tr, upstream, driver, target, call, opts);
+  return recall(ctx, project, ids).then((recalled) => {
+    opts.recalled = recalled;
+    const pending = translateAndSend(ctx, tr, upstream, driver, target, call, opts);
+    if (!pending) throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, { details: { field: "model" } }));
+    return pending;
+  });
+}
+
+/** Translate, send to the driver's native op, translate the answer back; undefined when the driver lacks that op. */
+function translateAndSend(
+  ctx: GatewayContext, tr: Translator, upstream: UpstreamProtocol, driver: ProviderDriver, target: Target, call: CallOptions, opts: TranslateOptions,
+): Promise<ProviderResult> | undefined {
+  const t = tr.request(ctx.body, target, opts);
   const send = driver[t.op];
   if (!send) return undefined;
   // A driver in front of several model families (Vertex) honours the knobs of the family this target speaks.

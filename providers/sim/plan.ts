@@ -71,7 +71,8 @@ function chooseTools(body: any, lastUserText: string): any[] {
 }
 
 export function planChoice(body: any, model: string, choice: number): Plan {
-  const messages: any[] = body.messages ?? [];
+  // System and developer messages (anywhere, e.g. Claude Code's after the user turn) instruct; they are not turns.
+  const messages: any[] = (body.messages ?? []).filter((m: any) => m?.role !== "system" && m?.role !== "developer");
   const last = messages[messages.length - 1];
   const lastUser = [...messages].reverse().find((m) => m.role === "user");
   const lastUserText = textOf(lastUser?.content);

@@ -1,41 +1,45 @@
 import { describe, expect, it } from "vitest";
 import { Unsupported, upstreamProtocolOf, type Translator } from "../../core/contracts/translator.ts";
 import type { ProviderDriver, Target } from "../../core/contracts/provider.ts";
-import { nativeOnly, nativeOnlyField } from "./responses-native-only.ts";
+import { nativeOnly } from "./responses-native-only.ts";
+import { forcedBuiltIn } from "./responses-to-chat/tools.ts";
 import { translators } from "./index.ts";
 
 const target: Target = { modelId: "anthropic/claude", provider: "claude", upstreamModel: "c", pricing: {} };
 const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "anthropic", provider: "claude" };
 const fn = { type: "function", name: "f", parameters: {} };
 
-describe("responses: built-in tools only on native upstreams", () => {
-  it("names the first field only a native upstream serves", () => {
-    expect(nativeOnlyField({ tools: [fn] })).toBeUndefined();
-    expect(nativeOnlyField({ tools: [fn, { type: "web_search" }] })).toEqual({ field: "tools[1].type", value: "web_search" });
-    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "file_search" } })).toEqual({ field: "tool_choice.type", value: "file_search" });
-    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "function", name: "f" } })).toBeUndefined();
-    // allowed_tools is translated when it narrows function tools, native only when it names a built-in.
-    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "f" }] } })).toBeUndefined();
-    expect(nativeOnlyField({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "web_search" }] } })).toEqual({ field: "tool_choice.type", value: "allowed_tools" });
+describe("responses: built-in tools on translated upstreams", () => {
+  it("names a tool_choice that forces a built-in tool; offering one, or forcing a function, is fine", () => {
+    expect(forcedBuiltIn({ tools: [fn, { type: "web_search" }] })).toBeUndefined();
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: "required" })).toBeUndefined();
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: { type: "file_search" } })).toEqual({ field: "tool_choice.type", value: "file_search" });
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: { type: "function", name: "f" } })).toBeUndefined();
+    // allowed_tools forces only when its mode is required and it keeps no function.
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "f" }, { type: "web_search" }] } })).toBeUndefined();
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "web_search" }] } })).toBeUndefined();
+    expect(forcedBuiltIn({ tools: [fn], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "web_search" }] } })).toEqual({ field: "tool_choice.tools", value: "web_search" });
   });
 
-  it("a translated pair throws Unsupported (a 400 naming tools[i].type) before translating; function tools translate", () => {
+  it("a translated pair throws Unsupported (a 400 naming the field) for a forced built-in; offered built-ins translate", () => {
     const inner: Translator = { native: false, request: () => ({ op: "chat", body: "ok", dropped: [], state: 1 }), response: (j) => j, stream: (e) => e, error: (e) => e };
     let thrown: unknown;
     try {
-      nativeOnly(inner).request({ tools: [{ type: "code_interpreter" }] }, target, opts);
+      nativeOnly(inner).request({ tools: [{ type: "code_interpreter" }], tool_choice: { type: "code_interpreter" } }, target, opts);
     } catch (e) {
       thrown = e;
     }
     expect(thrown).toBeInstanceOf(Unsupported);
-    expect((thrown as Unsupported).error).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "tools[0].type" } });
+    expect((thrown as Unsupported).error).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "tool_choice.type" } });
     expect((thrown as Unsupported).error.message).toContain("code_interpreter");
-    expect(nativeOnly(inner).request({ tools: [fn] }, target, opts).body).toBe("ok");
+    expect(nativeOnly(inner).request({ tools: [{ type: "code_interpreter" }] }, target, opts).body).toBe("ok");
     // Every translated responses pair is guarded; the native one is the identity.
-    for (const up of ["chat", "messages", "gemini"] as const) {
-      expect(() => translators.responses[up]!.request({ model: "m", input: "hi", tools: [{ type: "web_search" }] }, target, opts)).toThrow(Unsupported);
+    for (const up of ["chat", "messages", "gemini", "converse"] as const) {
+      expect(() => translators.responses[up]!.request({ model: "m", input: "hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, target, opts)).toThrow(Unsupported);
+      const t = translators.responses[up]!.request({ model: "m", input: "hi", tools: [fn, { type: "file_search", vector_store_ids: ["vs_1"] }] }, target, opts);
+      expect(t.dropped).toContain("tools[1].type=file_search");
     }
-    const body = { model: "m", input: "hi", tools: [{ type: "web_search" }], truncation: "auto" };
+    const body = { model: "m", input: "hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" }, truncation: "auto" };
     expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body, dropped: [] });
   });
 

@@ -12,9 +12,34 @@ export const REDACTED_DATA = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxt
 
 const blocks = (m: any): any[] => (Array.isArray(m?.content) ? m.content : []);
 
+/** Models that take mid-conversation system messages (the real API: Claude Opus 4.8 only). */
+export const MID_CONVERSATION_SYSTEM = /opus-4-8/;
+
+/**
+ * Mid-conversation `role: "system"` messages, as the real API judges them: refused on other models; on Opus 4.8 not
+ * first, right after a user turn, last or followed by an assistant turn, never two in a row, text blocks only.
+ */
+function systemMessageError(body: any, messages: any[]): string | undefined {
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i]?.role !== "system") continue;
+    if (!MID_CONVERSATION_SYSTEM.test(String(body?.model))) return "role 'system' is not supported on this model";
+    if (i === 0) return `messages.0: use the top-level 'system' parameter for the initial system prompt`;
+    if (messages[i - 1]?.role !== "user") return `messages.${i}: role 'system' must follow a 'user' message`;
+    const next = messages[i + 1];
+    if (next?.role === "system") return `messages.${i + 1}: consecutive 'system' messages are not allowed`;
+    if (next && next.role !== "assistant") return `messages.${i}: role 'system' must precede an 'assistant' message or end the array`;
+    const bad = blocks(messages[i]).findIndex((b) => b?.type !== "text");
+    if (bad !== -1) return `messages.${i}.content.${bad}.type: Input should be 'text'`;
+  }
+  return undefined;
+}
+
 /** The 400 message the real API would give this conversation, or undefined when it is valid. */
 export function conversationError(body: any): string | undefined {
-  const messages = mergeTurns(Array.isArray(body?.messages) ? body.messages : []);
+  const system = systemMessageError(body, Array.isArray(body?.messages) ? body.messages : []);
+  if (system) return system;
+  // System messages instruct; the turn checks below are about user and assistant turns.
+  const messages = mergeTurns((Array.isArray(body?.messages) ? body.messages : []).filter((m: any) => m?.role !== "system"));
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role === "assistant") {

@@ -39,11 +39,31 @@ export interface FakeAnthropic {
 }
 
 const TEXT = "Hello from the fake Anthropic upstream.";
+/** The answer after a web search (web_search server tool). */
+export const SEARCHED = "According to the search, the gateway shipped.";
+
+function lastUserText(body: any): string {
+  const m = (body.messages ?? []).filter((x: any) => x?.role === "user").at(-1);
+  if (typeof m?.content === "string") return m.content;
+  return (Array.isArray(m?.content) ? m.content : []).filter((b: any) => b.type === "text").map((b: any) => b.text).join(" ");
+}
+
+/** The real API's checks on server tools the fake knows. */
+function serverToolError(body: any): string | undefined {
+  for (const [i, t] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    if (t?.type !== "web_search_20250305") continue;
+    if (t.name !== "web_search") return `tools.${i}.web_search_20250305.name: Input should be 'web_search'`;
+    if (t.allowed_domains && t.blocked_domains) return `tools.${i}.web_search_20250305: Cannot specify both allowed_domains and blocked_domains`;
+  }
+  const names = (body.tools ?? []).map((t: any) => t?.name);
+  if (new Set(names).size !== names.length) return "tools: Tool names must be unique.";
+  return undefined;
+}
 
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
 function hasToolResult(body: any): boolean {
-  const last = body.messages?.[body.messages.length - 1];
+  const last = (body.messages ?? []).filter((m: any) => m?.role !== "system").at(-1);
   return Array.isArray(last?.content) && last.content.some((b: any) => b.type === "tool_result");
 }
 
@@ -75,7 +95,8 @@ function webSearches(body: any): number {
 /** The answer the fake gives to a request, as content blocks. */
 function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches: number } {
   const blocks: Block[] = [];
-  const searches = webSearches(body);
+  // A turn whose conversation already holds its searches does not search again.
+  const searches = JSON.stringify(body.messages).includes("server_tool_use") ? 0 : webSearches(body);
   for (let i = 0; i < searches; i++) {
     const id = `srvtoolu_fake${i}`;
     blocks.push({ type: "server_tool_use", id, name: "web_search", input: { query: `fake query ${i}` } });
@@ -89,6 +110,11 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches
   // Native structured outputs: the answer is JSON text matching output_config.format.schema.
   if (body.output_config?.format?.type === "json_schema") {
     blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });
+    return { blocks, stop: "end_turn", searches };
+  }
+  // Asked about the latest news, the model answers from its searches, citing the first result.
+  if (searches && /latest/i.test(lastUserText(body))) {
+    blocks.push({ type: "text", text: SEARCHED, citations: [{ type: "web_search_result_location", url: "https://example.com/0", title: "Result 0", encrypted_index: "Eo8BCioIAhgBIiQ", cited_text: "The gateway shipped." }] });
     return { blocks, stop: "end_turn", searches };
   }
   const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
@@ -147,7 +173,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     if (!req.headers["anthropic-version"]) return send(400, errorBody(400, "invalid_request_error", "anthropic-version: header is required"));
     if (!body || typeof body.max_tokens !== "number") return send(400, errorBody(400, "invalid_request_error", "max_tokens: Field required"));
     if (body.temperature !== undefined && body.temperature > 1) return send(400, errorBody(400, "invalid_request_error", "temperature: must be <= 1"));
-    const invalid = conversationError(body);
+    const invalid = serverToolError(body) ?? conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
     const { blocks, stop, searches } = plan(body, fake.textFor?.(body));
@@ -155,7 +181,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const usage = usageFor(body, output, searches);
     const id = "msg_01FakeAnthropic";
     if (!body.stream) {
-      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
+      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: b.citations ?? null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
     }
 
     const events: [string, Record<string, unknown>][] = [];
@@ -174,6 +200,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
         push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
       } else if (b.type === "text") {
         push("content_block_start", { index, content_block: { type: "text", text: "" } });
+        for (const c of b.citations ?? []) push("content_block_delta", { index, delta: { type: "citations_delta", citation: c } });
         for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });
       } else {
         push("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });

@@ -1,7 +1,8 @@
 // A fake Gemini API upstream, faithful to the reference (§4.3): generateContent and
 // streamGenerateContent?alt=sse with `data: <json>\r\n\r\n` framing (CRLF), no [DONE], cumulative usageMetadata on
 // every chunk, finishReason on the last candidate chunk, function calls whole in one chunk (finishReason STOP),
-// thought parts when includeThoughts is set, Google's error envelope with RetryInfo.
+// thought parts when includeThoughts is set, Google's error envelope with RetryInfo; googleSearch grounding (answer with
+// groundingMetadata), refused next to function declarations as Gemini 2.x does.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
@@ -23,6 +24,13 @@ export interface FakeGemini {
 }
 
 const TEXT = "Hello from the fake Gemini upstream.";
+/** The answer when grounding with Google Search is on, and the metadata Gemini puts beside it. */
+export const GROUNDED = "Grounded answer from Google Search.";
+const GROUNDING = {
+  webSearchQueries: ["latest gateway news"],
+  groundingChunks: [{ web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/fake", title: "example.com" } }],
+  groundingSupports: [{ segment: { startIndex: 0, endIndex: GROUNDED.length, text: GROUNDED }, groundingChunkIndices: [0] }],
+};
 const SIGNATURE = "CiQB+/8BAgP+EA==";
 const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
@@ -77,11 +85,16 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const stream = m[2] === "streamGenerateContent";
     if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));
 
+    // Grounding with Google Search next to function declarations: Gemini 2.x refuses the pair.
+    const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+    const search = tools.some((t) => t?.googleSearch);
+    if (search && tools.some((t) => t?.functionDeclarations)) return send(400, errorBody(400, "Tool use with function calling is unsupported by the model."));
+
     const lastTurn = body.contents[body.contents.length - 1];
     const answered = lastTurn.parts.some((p: any) => p.functionResponse);
     // mode ANY with allowedFunctionNames: only those may be called (how a named tool_choice arrives).
     const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
-    const decls = (body.tools?.[0]?.functionDeclarations ?? []).filter((d: any) => !allowed || allowed.includes(d.name));
+    const decls = (tools.find((t) => t?.functionDeclarations)?.functionDeclarations ?? []).filter((d: any) => !allowed || allowed.includes(d.name));
     const mode = body.toolConfig?.functionCallingConfig?.mode;
     const callTools = decls.length && mode !== "NONE" && !answered;
     const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
@@ -96,7 +109,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       // Like Gemini 3: the first call of a turn carries a thought signature that must come back with it.
       pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } }, ...(i === 0 ? { thoughtSignature: SIGNATURE } : {}) })));
     } else {
-      for (const w of words(structuredAnswer(body) ?? (answered ? "The weather is sunny." : TEXT))) pieces.push([{ text: w }]);
+      for (const w of words(structuredAnswer(body) ?? (answered ? "The weather is sunny." : search ? GROUNDED : TEXT))) pieces.push([{ text: w }]);
     }
     const max = body.generationConfig?.maxOutputTokens;
     const cut = typeof max === "number" && !callTools && pieces.length > max ? pieces.slice(0, max) : pieces;
@@ -106,7 +119,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
 
     if (!stream) {
       return send(200, {
-        candidates: [{ content: { role: "model", parts: cut.flat() }, finishReason, index: 0 }],
+        candidates: [{ content: { role: "model", parts: cut.flat() }, finishReason, index: 0, ...(search ? { groundingMetadata: GROUNDING } : {}) }],
         usageMetadata: usageAt(cut.length * 2),
         modelVersion,
         responseId,
@@ -116,7 +129,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     for (let i = 0; i < cut.length; i++) {
       if (failure?.kind === "die-mid-stream" && i === failure.afterChunks) { req.socket.destroy(); return; }
       const last = i === cut.length - 1;
-      const chunk = { candidates: [{ content: { role: "model", parts: cut[i] }, ...(last ? { finishReason } : {}), index: 0 }], usageMetadata: usageAt((i + 1) * 2), modelVersion, responseId };
+      const chunk = { candidates: [{ content: { role: "model", parts: cut[i] }, ...(last ? { finishReason, ...(search ? { groundingMetadata: GROUNDING } : {}) } : {}), index: 0 }], usageMetadata: usageAt((i + 1) * 2), modelVersion, responseId };
       res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
       if (fake.chunkDelayMs) await new Promise((r) => setTimeout(r, fake.chunkDelayMs));
     }

@@ -95,9 +95,13 @@ export interface MessagesRequest {
   thinking?: Thinking;
   providerOptions?: ProviderOptions;
 }
+/**
+ * A user or assistant turn, or a mid-conversation system message (role system: text only, applies from that point on; Anthropic models get it as it is, other models as their own system/developer instruction).
+ */
 export interface Message {
-  role: "user" | "assistant";
+  role: "user" | "assistant" | "system";
   content: string | ContentBlock[];
+  cache_control?: CacheControl;
 }
 export interface TextBlock {
   type: "text";

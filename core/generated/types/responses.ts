@@ -125,7 +125,7 @@ export interface NativeItem {
   type: string;
 }
 /**
- * Function tools (flat: name, parameters); a built-in tool (web_search, file_search, …) passes validation: served by native upstreams, a 400 naming tools[i].type when every target is translated.
+ * Function tools (flat: name, parameters), namespace tools (name, tools: function tools) and built-in tools (web_search, file_search, …): built-ins run on native upstreams; translated ones get web search as their own search where they have one and drop the rest (x-mg-dropped-params).
  */
 export interface Tool {
   type: string;

@@ -7,6 +7,7 @@ import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { knobsFor } from "../../../core/metering/thinking.ts";
 import { outputAsk } from "../../../core/metering/output-limit.ts";
+import { geminiWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { signatureOf } from "./response.ts";
 
 export interface Translated<T> {
@@ -141,6 +142,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   const out: Record<string, unknown> = { contents };
   if (system.length) out.systemInstruction = { parts: system };
   const tools = Array.isArray(body.tools) ? body.tools : [];
+  const search = body.tool_choice === "none" ? undefined : geminiWebSearch(body, tools.length > 0, dropped);
+  if (search) out.tools = [search];
+  else if (body.web_search_options && body.tool_choice === "none") dropped.push(WEB_SEARCH_FIELD);
   if (tools.length) {
     out.tools = [{ functionDeclarations: tools.map((t: any) => {
       const fd: Record<string, unknown> = { name: t.function.name };

@@ -1,21 +1,31 @@
 // Chat client -> Anthropic messages upstream. Usage is reported by the driver, which reads the native stream.
+// Signed thinking a chat client drops between turns is kept by the gateway and put back (replay.ts).
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { placeAutoMarkers } from "../../../core/prompt-cache/markers.ts";
 import { chatToMessagesRequest } from "./request.ts";
 import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
+import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
 
-interface State { includeUsage: boolean; provider: string; jsonTool?: string }
+interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void }
 
 export const chatToMessages: Translator<State> = {
   native: false,
+  recallKeys: recallIds,
   request(body, target, opts) {
-    const t = chatToMessagesRequest(body, target);
+    const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
     if (opts.cacheAuto) placeAutoMarkers(t.body);
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool };
+    const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep };
     return { op: "messages", body: t.body, dropped: t.dropped, state };
   },
-  response: (json, s) => messagesToChatResponse(json, undefined, s.jsonTool),
+  response(json, s) {
+    const chat: any = messagesToChatResponse(json, undefined, s.jsonTool);
+    const m = chat.choices[0].message;
+    const kept = s.keep && keptReasoning((m.tool_calls ?? []).map((tc: { id: string }) => tc.id), m.reasoning_details ?? []);
+    if (kept) s.keep!(...kept);
+    return chat;
+  },
   stream: (events, s) => messagesToChatStream(events, s),
   error: (err) => err,
 };

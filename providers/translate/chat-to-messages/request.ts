@@ -6,6 +6,8 @@ import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { outputAsk } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "./reasoning.ts";
+import { missingThinking, thinkingKnob } from "./replay.ts";
+import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 
 export interface Translated<T> {
   body: T;
@@ -68,13 +70,23 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
     else if (choice) out.tool_choice = choice;
   }
 
+  // Web search (web_search_options): Anthropic's server tool, unless tools are off or a function already has its name.
+  const search = body.tool_choice === "none" || jsonMode ? undefined : anthropicWebSearch(body, dropped);
+  if (search) {
+    const taken = ((out.tools ?? []) as { name: string }[]).some((t) => t.name === search.name);
+    if (taken) dropped.push(WEB_SEARCH_FIELD);
+    else out.tools = [...((out.tools ?? []) as unknown[]), search];
+  } else if (body.web_search_options && (body.tool_choice === "none" || jsonMode)) dropped.push(WEB_SEARCH_FIELD);
+
   if (jsonMode) {
     const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
     out.tools = [{ name: JSON_TOOL, description, input_schema: schema }];
     out.tool_choice = { type: "tool", name: JSON_TOOL };
   }
 
-  if (ask.thinking !== undefined) {
+  // A tool loop whose turn came back without its thinking cannot continue with thinking on (see replay.ts).
+  if (ask.thinking !== undefined && missingThinking(out.messages as { role: string; content: unknown }[])) dropped.push(thinkingKnob(body, target));
+  else if (ask.thinking !== undefined) {
     out.thinking = { type: "enabled", budget_tokens: ask.thinking };
     // Thinking rejects non-default sampling and forced tool use.
     delete out.temperature;

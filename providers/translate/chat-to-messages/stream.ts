@@ -9,6 +9,16 @@ import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
 import { finishReasonOf } from "./response.ts";
 import { anthropicStreamError } from "../../anthropic/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
+import { keptReasoning } from "./replay.ts";
+
+interface StreamOptions {
+  includeUsage: boolean;
+  provider: string;
+  created?: number;
+  jsonTool?: string;
+  /** Keeps the answer's signed reasoning for a client that drops it (replay.ts). */
+  keep?: (id: string, value: string) => void;
+}
 
 export class MessagesToChatStream {
   private id = "";
@@ -25,9 +35,13 @@ export class MessagesToChatStream {
   private thinkingText = "";
   private signature = "";
   private reasoningCount = -1;
+  /** With opts.keep: the reasoning_details sent and the tool-call ids, kept at message_stop (replay.ts). */
+  private readonly kept?: { details: unknown[]; ids: string[] };
   done = false;
 
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; created?: number; jsonTool?: string }) {}
+  constructor(private readonly opts: StreamOptions) {
+    if (opts.keep) this.kept = { details: [], ids: [] };
+  }
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
@@ -44,7 +58,9 @@ export class MessagesToChatStream {
    * last value (Object.assign), others append every piece; a whole block per delta is right for both.
    */
   private reasoningChunk(b: ReasoningBlock): SseEvent {
-    return this.chunk({ reasoning_details: [reasoningDetail(b, ++this.reasoningCount)], thinking_blocks: [b] });
+    const detail = reasoningDetail(b, ++this.reasoningCount);
+    this.kept?.details.push(detail);
+    return this.chunk({ reasoning_details: [detail], thinking_blocks: [b] });
   }
 
   /** One upstream event in, zero or more chat chunks out. */
@@ -68,6 +84,7 @@ export class MessagesToChatStream {
         if (b?.type === "tool_use") {
           const index = ++this.toolCount;
           this.toolIndex.set(e.index, index);
+          this.kept?.ids.push(b.id);
           return [this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })];
         }
         if (b?.type === "redacted_thinking") return [this.reasoningChunk({ type: "redacted_thinking", data: b.data })];
@@ -108,6 +125,8 @@ export class MessagesToChatStream {
       }
       case "message_stop": {
         this.done = true;
+        const kept = this.kept && keptReasoning(this.kept.ids, this.kept.details);
+        if (kept) this.opts.keep!(...kept);
         const jsonOnly = this.jsonBlock !== -1 && this.toolCount === -1 && this.stopReason === "tool_use";
         const out = [this.chunk({}, jsonOnly ? "stop" : finishReasonOf(this.stopReason))];
         if (this.opts.includeUsage) {
@@ -138,9 +157,7 @@ export class MessagesToChatStream {
   }
 }
 
-export async function* messagesToChatStream(
-  events: AsyncIterable<SseEvent>, opts: { includeUsage: boolean; provider: string; created?: number; jsonTool?: string },
-): AsyncGenerator<SseEvent> {
+export async function* messagesToChatStream(events: AsyncIterable<SseEvent>, opts: StreamOptions): AsyncGenerator<SseEvent> {
   const t = new MessagesToChatStream({ created: Math.floor(Date.now() / 1000), ...opts });
   for await (const ev of events) {
     const out = t.push(ev);

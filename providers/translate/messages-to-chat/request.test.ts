@@ -75,4 +75,30 @@ describe("messages request -> chat request", () => {
     expect(() => messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], thread: { type: "create" } }))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "thread", error_code: "thread_unsupported_request" }) }));
   });
+
+  it("mid-conversation system messages become chat system messages where they stand (after a turn's tool results)", () => {
+    const { body } = messagesToChatRequest({
+      model: "m", max_tokens: 5, system: "top",
+      messages: [
+        { role: "user", content: "q" },
+        { role: "system", content: [{ type: "text", text: "Skills: a, b" }, { type: "text", text: "Agents: c" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+        // Out of place (Anthropic would refuse it): it must not split the call from its result.
+        { role: "system", content: "now in plan mode" },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r" }, { type: "text", text: "go on" }] },
+        { role: "system", content: "" },
+        { role: "system", content: "be brief" },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: "system", content: "top" },
+      { role: "user", content: "q" },
+      { role: "system", content: "Skills: a, b\n\nAgents: c" },
+      { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "t1", content: "r" },
+      { role: "system", content: "now in plan mode" },
+      { role: "user", content: "go on" },
+      { role: "system", content: "be brief" },
+    ]);
+  });
 });

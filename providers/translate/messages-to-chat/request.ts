@@ -1,5 +1,6 @@
 // Anthropic Messages request -> chat completions request, for models whose provider speaks chat (OpenAI-protocol,
 // Gemini through its chat op, the simulator). Reference §3.2–3.5 read in reverse.
+// A mid-conversation system message (role "system" in messages) becomes a chat system message at its place.
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking`, `top_k`, `output_config.effort` and
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema.
@@ -28,16 +29,27 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
   // The Messages API merges consecutive turns of one role; chat needs them merged too, or an assistant turn's
   // tool calls could be split from the results that answer them.
   let calls: string[] = [];
+  // A mid-conversation system message between tool calls and their results waits until the results are in: chat
+  // upstreams want the tool messages right after the calls.
+  let held: Record<string, unknown>[] = [];
   for (const { role, content, index } of mergedTurns(body.messages)) {
-    if (role === "assistant") {
+    if (role === "system") {
+      const text = blockText(content, "\n\n");
+      if (text) (calls.length ? held : messages).push({ role: "system", content: text });
+    } else if (role === "assistant") {
+      messages.push(...held.splice(0));
       const msg = assistantMessage(content);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      for (const msg of userMessages(content, index, calls)) messages.push(msg);
+      const out = userMessages(content, index, calls);
+      const results = out.findLastIndex((m) => m.role === "tool") + 1;
+      out.splice(results, 0, ...held.splice(0));
+      messages.push(...out);
       calls = [];
     }
   }
+  messages.push(...held);
 
   // The limit under any alias the body carries (the largest): what the budget reserved.
   const out: Record<string, unknown> = { model: body.model, messages, max_tokens: statedOutputLimit(body) };
@@ -82,10 +94,10 @@ function systemText(system: any): string {
   return system.filter((b: any) => b.type === "text").map((b: any) => b.text).join("\n\n");
 }
 
-function blockText(content: any): string {
+function blockText(content: any, joiner = "\n"): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.filter((b: any) => b.type === "text").map((b: any) => b.text).join("\n");
+  return content.filter((b: any) => b.type === "text").map((b: any) => b.text).join(joiner);
 }
 
 function imagePart(source: any): Record<string, unknown> | undefined {

@@ -9,12 +9,15 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import { decodeReasoning } from "./reasoning.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
+import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
 export interface ResponsesToChat {
   body: Record<string, unknown>;
   dropped: string[];
+  /** Namespaced tools flattened for the upstream: the names their calls go back to the client under. */
+  names: ToolNames;
 }
 
 const DATA_URL = /^data:[^;,]+;base64,/;
@@ -109,7 +112,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     const type = item.type ?? "message";
     if (type === "function_call") {
       const m = assistant();
-      (m.tool_calls ??= []).push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
+      (m.tool_calls ??= []).push({ id: item.call_id, type: "function", function: { name: upstreamName(item), arguments: item.arguments } });
     } else if (type === "reasoning") {
       const blob = decodeReasoning(item.encrypted_content);
       // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
@@ -149,24 +152,21 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   const limit = statedOutputLimit(body);
   if (limit !== undefined) out.max_completion_tokens = limit;
   for (const k of ["temperature", "top_p", "parallel_tool_calls"] as const) if (body[k] !== undefined && body[k] !== null) out[k] = body[k];
-  let tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   const choice = body.tool_choice;
+  // allowed_tools: only these tools may be called, the rest of the list stays as it was (OpenAI keeps it for prompt
+  // caching): every upstream honours the same by seeing only the allowed ones.
+  const allowed = choice?.type === "allowed_tools" ? new Set<string>((choice.tools ?? []).map(allowedKey)) : undefined;
+  const tools = chatTools(body.tools, flavor === "messages" ? "yes" : flavor === "gemini" ? "alone" : "no", allowed);
+  dropped.push(...tools.dropped);
   if (choice && typeof choice === "object") {
-    if (choice.type === "function") out.tool_choice = { type: "function", function: { name: choice.name } };
-    else if (choice.type === "allowed_tools") {
-      // Only these tools may be called, the rest of the list stays as it was (OpenAI keeps it for prompt caching):
-      // every upstream honours the same by seeing only the allowed ones.
-      const allowed = new Set((choice.tools ?? []).map((t: any) => t?.name));
-      tools = tools.filter((t) => allowed.has(t.name));
-      out.tool_choice = choice.mode === "required" ? "required" : "auto";
-    } else throw invalidRequest(`tool_choice type "${String(choice.type)}" is not supported for this model`, "tool_choice.type");
+    if (choice.type === "function") out.tool_choice = { type: "function", function: { name: upstreamName(choice) } };
+    else if (choice.type === "allowed_tools") out.tool_choice = choice.mode === "required" ? "required" : "auto";
+    else throw invalidRequest(`tool_choice type "${String(choice.type)}" is not supported for this model`, "tool_choice.type");
   } else if (typeof choice === "string") out.tool_choice = choice;
-  if (tools.length) {
-    out.tools = tools.map((t: any) => ({
-      type: "function",
-      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} }, ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}) },
-    }));
-  } else if (choice && typeof choice === "object") delete out.tool_choice;
+  if (tools.tools.length) out.tools = tools.tools;
+  else if (choice && typeof choice === "object") delete out.tool_choice;
+  // Where tool_choice "none" forbids tools, it forbids searching too.
+  if (tools.webSearch && out.tool_choice !== "none") out.web_search_options = tools.webSearch;
   const format = body.text?.format;
   if (format?.type === "json_schema") {
     out.response_format = { type: "json_schema", json_schema: { name: format.name ?? "response", schema: format.schema, ...(format.description ? { description: format.description } : {}), ...(typeof format.strict === "boolean" ? { strict: format.strict } : {}) } };
@@ -206,5 +206,5 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage
   }
-  return { body: out, dropped };
+  return { body: out, dropped, names: tools.names };
 }

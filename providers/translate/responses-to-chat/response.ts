@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { clientItem, encodeReasoning, withFull } from "./reasoning.ts";
 import type { ChatFlavor } from "./request.ts";
+import { clientName, type ToolNames } from "./tools.ts";
 
 /** Where the chat answer came from and what the client asked to see. */
 export interface AnswerContext {
@@ -11,6 +12,8 @@ export interface AnswerContext {
   provider: string;
   /** encrypted_content goes to the client (include, or store: false). */
   show: boolean;
+  /** Flattened namespace tools: a call's upstream name -> the name and namespace the client knows. */
+  names?: ToolNames;
 }
 
 /** What the Response echoes from the request. */
@@ -118,7 +121,7 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
     output.push({ type: "message", id: newId("msg"), status: "completed", role: "assistant", content });
   }
   for (const c of msg.tool_calls ?? []) {
-    output.push({ type: "function_call", id: newId("fc"), call_id: c.id, name: c.function?.name, arguments: c.function?.arguments ?? "", status: "completed" });
+    output.push({ type: "function_call", id: newId("fc"), call_id: c.id, ...clientName(ctx.names, c.function?.name ?? ""), arguments: c.function?.arguments ?? "", status: "completed" });
   }
   const created = typeof chat?.created === "number" ? chat.created : Math.floor(Date.now() / 1000);
   const shell = responseShell(newId("resp"), created, echo, chat?.model);

@@ -13,12 +13,16 @@ import { GatewayError } from "../../../core/errors.ts";
 import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
 import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
+import { clientName } from "./tools.ts";
 
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
 interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string; logprobs: unknown[] }
 
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
-interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; args: string }
+/** `name` (and `namespace`) as the client knows the tool (flattened namespace tools are named back). */
+interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; namespace?: string; args: string }
+
+const callName = (o: OpenCall) => (o.namespace === undefined ? { name: o.name } : { name: o.name, namespace: o.namespace });
 
 const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = []) =>
   type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs };
@@ -75,7 +79,7 @@ export class ChatToResponsesStream {
       item = { type: "message", id: o.id, status: "completed", role: "assistant", content: o.parts };
     } else {
       this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: o.args }, out);
-      item = { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "completed" };
+      item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: o.args, status: "completed" };
     }
     this.ev("response.output_item.done", { output_index: o.index, item: clientItem(item, this.ctx.show) }, out);
     this.response!.output.push(item);
@@ -141,9 +145,9 @@ export class ChatToResponsesStream {
     const toolIndex = typeof tc.index === "number" ? tc.index : 0;
     if (this.open?.kind !== "call" || this.open.toolIndex !== toolIndex) {
       this.close(out);
-      const o: OpenCall = { kind: "call", id: newId("fc"), index: this.response!.output.length, toolIndex, call_id: tc.id ?? newId("call"), name: tc.function?.name ?? "", args: "" };
+      const o: OpenCall = { kind: "call", id: newId("fc"), index: this.response!.output.length, toolIndex, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: "" };
       this.open = o;
-      this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: "", status: "in_progress" } }, out);
+      this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: "", status: "in_progress" } }, out);
     }
     const o = this.open as OpenCall;
     const delta = tc.function?.arguments;
@@ -206,7 +210,7 @@ export class ChatToResponsesStream {
     const o = this.open;
     const output = [...this.response.output];
     if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text, o.logprobs)] });
-    else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, name: o.name, arguments: o.args, status: "incomplete" });
+    else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: o.args, status: "incomplete" });
     else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;

@@ -1,8 +1,19 @@
 // Responses client -> Messages upstream: responses -> chat chained with chat -> messages, so each wire mapping is
 // written once. Usage is reported by the inner half or the driver. The outer half knows its chat body goes on to
-// Anthropic: reasoning items made by a messages upstream replay as signed thinking blocks.
+// Anthropic: reasoning items made by a messages upstream replay as signed thinking blocks. A knob the inner half
+// reports dropped is named the way the Responses client sent it.
+import type { Translator } from "../../../core/contracts/translator.ts";
 import { chainTranslators } from "../chain.ts";
 import { responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToMessages } from "../chat-to-messages/index.ts";
 
-export const responsesToMessages = chainTranslators(responsesToChatFor("messages"), chatToMessages);
+const chained = chainTranslators(responsesToChatFor("messages"), chatToMessages);
+const RESPONSES_NAME: Record<string, string> = { reasoning_effort: "reasoning.effort" };
+
+export const responsesToMessages: Translator = {
+  ...chained,
+  request(body, target, opts) {
+    const t = chained.request(body, target, opts);
+    return { ...t, dropped: t.dropped.map((d) => RESPONSES_NAME[d] ?? d) };
+  },
+};

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { validateChatCompletions, validateMessages } from "../generated/validators.js";
+import { validationError } from "./validate.ts";
+
+/** The error for `body`, worded for `wording` (the body must be invalid). */
+function refuse(body: unknown, wording?: "gateway" | "anthropic", validate: any = validateMessages) {
+  expect(validate(body)).toBe(false);
+  return validationError(validate, "INVALID_REQUEST", wording);
+}
+
+const hi = [{ role: "user", content: "Hi" }];
+
+describe("validation errors", () => {
+  it.each([
+    [{ model: "m", messages: hi }, "max_tokens: Field required", "max_tokens"],
+    [{ model: "m", max_tokens: 5, messages: [...hi, { role: "assistant" }] }, "messages.1.content: Field required", "messages[1].content"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "tool", content: "x" }] }, "messages.0.role: Input should be 'user', 'assistant' or 'system'", "messages[0].role"],
+    [{ model: "m", max_tokens: 5, messages: hi, temperature: 1.5 }, "temperature: Input should be less than or equal to 1", "temperature"],
+    [{ model: "m", max_tokens: 0, messages: hi }, "max_tokens: Input should be greater than or equal to 1", "max_tokens"],
+    [{ model: "m", max_tokens: "5", messages: hi }, "max_tokens: Input should be a valid integer", "max_tokens"],
+    [{ model: "m", max_tokens: 5, messages: [] }, "messages: List should have at least 1 item after validation", "messages"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "video" }] }] }, "messages.0.content.0: Input tag 'video' found using 'type' does not match any of the expected tags", "messages[0].content[0].type"],
+    [{ model: "m", max_tokens: 5, messages: [...hi, { role: "system", content: [{ type: "image", source: { type: "url", url: "https://x/y.png" } }] }] }, "messages.1.content.0.type: Input should be 'text'", "messages[1].content[0].type"],
+  ])("Messages bodies are refused in the Messages API's words (%j)", (body, message, field) => {
+    const err = refuse(body, "anthropic");
+    expect(err.message).toBe(message);
+    // The gateway's own pointer stays, for tools that read details.
+    expect(err.details?.field).toBe(field);
+    expect(err.toAnthropicJSON()).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "INVALID_REQUEST", message } });
+  });
+
+  it("other endpoints keep the gateway's wording", () => {
+    expect(refuse({ model: "m", messages: hi }, "gateway").message).toBe("Invalid request: max_tokens is required");
+    expect(refuse({ messages: hi }, undefined, validateChatCompletions).message).toBe("Invalid request: model is required");
+  });
+});
