@@ -23,6 +23,8 @@ export const inputEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChar
 
 /** The output tokens the client asked for at most, or undefined when it left it to the model. */
 export function requestedOutput(body: any): number | undefined {
-  const max = body?.max_tokens ?? body?.max_completion_tokens ?? body?.max_output_tokens;
-  return typeof max === "number" && max > 0 ? Math.ceil(max) * (typeof body?.n === "number" && body.n > 1 ? body.n : 1) : undefined;
+  const gc = body?.generationConfig; // the Gemini protocol's
+  const max = body?.max_tokens ?? body?.max_completion_tokens ?? body?.max_output_tokens ?? gc?.maxOutputTokens;
+  const n = body?.n ?? gc?.candidateCount;
+  return typeof max === "number" && max > 0 ? Math.ceil(max) * (typeof n === "number" && n > 1 ? n : 1) : undefined;
 }

@@ -7,6 +7,14 @@ const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium
 
 export const MIN_THINKING_TOKENS = 1024;
 
+/** A token budget as the smallest effort whose budget covers it, at most `cap` (Gemini's thinkingBudget, for chat). */
+export function tokensToEffort(tokens: number, cap: "high" | "max" = "max"): string {
+  for (const e of ["low", "medium", "high", "xhigh", "max"]) {
+    if (e === cap || EFFORT_TOKENS[e]! >= tokens) return e;
+  }
+  return cap;
+}
+
 export function effortToTokens(effort: string | undefined): number | undefined {
   if (!effort || effort === "none") return undefined;
   return EFFORT_TOKENS[effort];
