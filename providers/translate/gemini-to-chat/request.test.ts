@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../core/contracts/translator.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
 import { geminiToChatRequest } from "./request.ts";
+import type { BlobScope } from "./reasoning.ts";
 
 const target = { modelId: "anthropic/claude", provider: "claude", upstreamModel: "claude-x", pricing: {}, reasoning: true } as any;
-const scope = { flavor: "messages" as const, provider: "claude" };
+const scope: BlobScope = { flavor: "messages", provider: "claude" };
 const translate = (body: any, t = target, s = scope) => geminiToChatRequest({ model: "anthropic/claude", ...body }, t, s, s.provider);
 
 describe("Gemini request -> chat", () => {

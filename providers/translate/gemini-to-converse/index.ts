@@ -2,6 +2,7 @@
 // written once. Usage is reported by the inner half.
 import { chainTranslators } from "../chain.ts";
 import { geminiToChatFor } from "../gemini-to-chat/index.ts";
+import { withGeminiFields } from "../gemini-to-chat/fields.ts";
 import { chatToConverse } from "../chat-to-converse/index.ts";
 
-export const geminiToConverse = chainTranslators(geminiToChatFor("converse"), chatToConverse);
+export const geminiToConverse = withGeminiFields(chainTranslators(geminiToChatFor("converse"), chatToConverse));

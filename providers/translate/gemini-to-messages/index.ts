@@ -3,6 +3,7 @@
 // its chat body goes on to Anthropic: signed thinking blocks replay from the thoughtSignatures that carried them.
 import { chainTranslators } from "../chain.ts";
 import { geminiToChatFor } from "../gemini-to-chat/index.ts";
+import { withGeminiFields } from "../gemini-to-chat/fields.ts";
 import { chatToMessages } from "../chat-to-messages/index.ts";
 
-export const geminiToMessages = chainTranslators(geminiToChatFor("messages"), chatToMessages);
+export const geminiToMessages = withGeminiFields(chainTranslators(geminiToChatFor("messages"), chatToMessages));
