@@ -30,7 +30,9 @@ function messagesBody(ctx: GatewayContext): Record<string, unknown> {
   const { translators } = ctx.gateway;
   const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "", provider: target.provider };
   try {
-    const chat = translators.gemini.chat!.request(ctx.body, target, opts).body;
+    // What is counted is the input: sampling settings (which a provider may refuse) and tool choice play no part.
+    const { generationConfig: _gc, toolConfig: _tc, ...input } = ctx.body;
+    const chat = translators.gemini.chat!.request(input, target, opts).body;
     const m = translators.chat.messages!.request(chat, target, opts).body as Record<string, unknown>;
     const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, stop_sequences: _s, metadata: _m, ...count } = m;
     return { ...count, model: ctx.body.model, ...(ctx.body.providerOptions ? { providerOptions: ctx.body.providerOptions } : {}) };

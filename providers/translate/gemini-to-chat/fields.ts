@@ -23,7 +23,9 @@ function renamed(err: GatewayError): GatewayError {
   const field = err.details?.field;
   const name = typeof field === "string" ? GEMINI_FIELD[field] : undefined;
   if (!name) return err;
-  return new GatewayError(err.status, err.code, err.message.replaceAll(field as string, name), { details: { ...err.details, field: name }, retryAfter: err.retryAfter, headers: err.headers, cause: err.cause, type: err.type });
+  // "n > 1 is not supported…" -> "generationConfig.candidateCount > 1 is not supported…"; else the field in front.
+  const message = err.message.startsWith(`${field} `) ? name + err.message.slice((field as string).length) : `${name}: ${err.message}`;
+  return new GatewayError(err.status, err.code, message, { details: { ...err.details, field: name }, retryAfter: err.retryAfter, headers: err.headers, cause: err.cause, type: err.type });
 }
 
 export function withGeminiFields<S>(tr: Translator<S>): Translator<S> {
