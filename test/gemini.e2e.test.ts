@@ -151,6 +151,14 @@ describe("policies and the ledger, as on chat", () => {
     expect((await post("models/openai/gpt-4o-mini:generateContent", hi, h)).status).toBe(422);
   });
 
+  it("providerOptions in the body steer the gateway and never reach the upstream: caching auto places Anthropic's markers", async () => {
+    const body = { ...hi, systemInstruction: { parts: [{ text: "A long, stable system prompt." }] }, providerOptions: { gateway: { caching: "auto" } } };
+    expect((await post(`models/${claude}:generateContent`, body, { "x-goog-api-key": SHIPPED_KEY })).status).toBe(200);
+    const sent = anthropic.requests.at(-1)!.body;
+    expect(sent.providerOptions).toBeUndefined();
+    expect(sent.system.at(-1).cache_control).toEqual({ type: "ephemeral" });
+  });
+
   it("a stream that fails midway ends with Google's bare error object, which the SDK throws on; the ledger keeps it", async () => {
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     const res = await post(`models/${claude}:streamGenerateContent?alt=sse`, hi, { "x-goog-api-key": SHIPPED_KEY });

@@ -34,23 +34,23 @@ describe("Gemini request -> chat", () => {
     expect(dropped).toEqual(["safetySettings", "generationConfig.topK"]);
   });
 
-  it("a tool loop: calls keep their ids, answers go right after them in the calls' order, text after the answers", () => {
+  it("a tool loop: calls keep the upstream's ids (Gemini CLI's name__ prefix off), answers right after them in the calls' order, text last", () => {
     const { body } = translate({ contents: [
       { role: "user", parts: [{ text: "Weather and time?" }] },
-      { role: "model", parts: [{ text: "Checking." }, { functionCall: { id: "get_weather__a1", name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_time", args: { city: "Paris" } } }] },
+      { role: "model", parts: [{ text: "Checking." }, { functionCall: { id: "get_weather__call_a1", name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_time", args: { city: "Paris" } } }] },
       { role: "user", parts: [
-        { functionResponse: { name: "get_time", response: { output: "noon" } } },
-        { functionResponse: { id: "get_weather__a1", name: "get_weather", response: { error: "down" } } },
+        { functionResponse: { id: "get_time-1764150000-x1", name: "get_time", response: { output: "noon" } } },
+        { functionResponse: { id: "get_weather__call_a1", name: "get_weather", response: { error: "down" } } },
         { text: "Thanks" },
       ] },
     ] });
     expect(body.messages).toEqual([
       { role: "user", content: "Weather and time?" },
       { role: "assistant", content: "Checking.", tool_calls: [
-        { id: "get_weather__a1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        { id: "call_a1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
         { id: "call_1_2", type: "function", function: { name: "get_time", arguments: '{"city":"Paris"}' } },
       ] },
-      { role: "tool", tool_call_id: "get_weather__a1", content: '{"error":"down"}' },
+      { role: "tool", tool_call_id: "call_a1", content: '{"error":"down"}' },
       { role: "tool", tool_call_id: "call_1_2", content: "noon" },
       { role: "user", content: "Thanks" },
     ]);

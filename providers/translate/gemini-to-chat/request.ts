@@ -76,12 +76,21 @@ function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/**
+ * A function call's id as the upstream made it: Gemini CLI renames ids to `<name>__<id>` on both the call and its
+ * response, which can outgrow what an upstream takes (OpenAI: at most 40 characters).
+ */
+function upstreamId(id: unknown, name: string): string | undefined {
+  if (typeof id !== "string" || !id) return undefined;
+  return id.startsWith(`${name}__`) && id.length > name.length + 2 ? id.slice(name.length + 2) : id;
+}
+
 function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<string, unknown> {
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
   turn.parts.forEach((p, k) => {
     if (p.functionCall) {
-      const id = typeof p.functionCall.id === "string" && p.functionCall.id ? p.functionCall.id : `call_${turn.index}_${k}`;
+      const id = upstreamId(p.functionCall.id, p.functionCall.name) ?? `call_${turn.index}_${k}`;
       calls.push({ id, name: p.functionCall.name, answered: false });
       toolCalls.push({ id, type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
     } else if (typeof p.text === "string" && p.thought !== true) text += p.text;
@@ -102,7 +111,8 @@ function userMessages(turn: Turn, calls: Call[]): Record<string, unknown>[] {
     const field = `contents[${turn.index}].parts[${j}]`;
     if (p.functionResponse) {
       const fr = p.functionResponse;
-      let at = typeof fr.id === "string" ? calls.findIndex((c) => !c.answered && c.id === fr.id) : -1;
+      const id = upstreamId(fr.id, fr.name);
+      let at = id ? calls.findIndex((c) => !c.answered && c.id === id) : -1;
       if (at === -1) at = calls.findIndex((c) => !c.answered && c.name === fr.name);
       if (at === -1) throw invalidRequest(`functionResponse "${fr.name}" answers no function call of the previous model turn`, `${field}.functionResponse`);
       calls[at]!.answered = true;
