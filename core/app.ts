@@ -7,7 +7,8 @@ import type { Gateway } from "./gateway.ts";
 import { endpoints } from "./endpoints/index.ts";
 import type { EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
-import { GatewayError, toGatewayError } from "./errors.ts";
+import { GatewayError, toGatewayError, toGeminiJSON } from "./errors.ts";
+import { actionRoutes, isGeminiPath } from "./endpoints/gemini/route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
@@ -35,7 +36,17 @@ export function createApp(gateway: Gateway): H3 {
       return HANDLED;
     });
   };
-  for (const spec of endpoints) register(spec);
+  for (const spec of endpoints) if (!spec.action) register(spec);
+  // Custom methods (Gemini's `models/{model}:generateContent`): one handler per wildcard route picks the endpoint.
+  for (const group of actionRoutes(endpoints)) {
+    app.on(group.method, group.route, async (event) => {
+      const { req, res } = nodeOf(event);
+      const picked = group.pick(String(getRouterParams(event)?._ ?? ""));
+      if ("error" in picked) return sendJson(res, picked.error.status, toGeminiJSON(picked.error), { "x-request-id": requestIdOf(req) });
+      await handleRequest(gateway, picked.spec, req, res, picked.params);
+      return HANDLED;
+    });
+  }
 
   app.get("/metrics", async (event) => {
     const { res } = nodeOf(event);
@@ -71,7 +82,7 @@ export function createApp(gateway: Gateway): H3 {
     const err = known
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${known.method})`, { headers: { allow: known.method } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
-    return sendJson(res, err.status, err.toJSON(), { "x-request-id": requestIdOf(req), ...err.headers });
+    return sendJson(res, err.status, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON(), { "x-request-id": requestIdOf(req), ...err.headers });
   });
   return app;
 }

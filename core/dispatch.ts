@@ -16,7 +16,7 @@ import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 
-export type OperationName = "chat" | "messages" | "responses" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
+export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
 /** What dispatch tells the retry policy about the next attempt. */
 export interface RetryInfo {
@@ -364,8 +364,9 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
 }
 
 function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
-  // Without the transcoder a responses request reaches only an upstream that serves /responses itself.
-  const fn = op === "responses" ? (target.nativeResponses ? driver.responses : undefined) : driver[op];
+  // Without the transcoder a responses request reaches only an upstream that serves /responses itself, and a Gemini
+  // one none at all: even its native pair picks the driver's op and reads the usage (the Gemini driver reports none).
+  const fn = op === "responses" ? (target.nativeResponses ? driver.responses : undefined) : op === "gemini" ? undefined : driver[op];
   if (!fn) {
     // A provider that cannot serve this operation is passed over, not an error of the request (unless none can).
     throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", `Provider "${driver.name}" (${driver.protocol}) does not support ${op} requests`, {

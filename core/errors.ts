@@ -56,6 +56,25 @@ export function anthropicErrorType(status: number): string {
   }
 }
 
+/** google.rpc.Code name by HTTP status: the Gemini API's `error.status`, which the Gemini SDKs and CLI read. */
+export function googleStatus(status: number): string {
+  switch (status) {
+    case 400: case 413: case 415: case 422: return "INVALID_ARGUMENT";
+    case 401: return "UNAUTHENTICATED";
+    case 402: case 429: return "RESOURCE_EXHAUSTED";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 405: case 501: return "UNIMPLEMENTED";
+    case 408: case 504: return "DEADLINE_EXCEEDED";
+    case 409: return "ABORTED";
+    case 499: return "CANCELLED";
+    case 502: case 503: return "UNAVAILABLE";
+    default: return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
+  }
+}
+
+const RPC = "type.googleapis.com/google.rpc.";
+
 export interface GatewayErrorInit {
   details?: Record<string, unknown>;
   cause?: unknown;
@@ -104,6 +123,21 @@ export class GatewayError extends Error {
     if (this.details !== undefined) error.details = this.details;
     return { type: "error", error };
   }
+}
+
+/**
+ * Gemini-protocol rendering: Google's envelope `{error: {code, message, status, details: [Any…]}}`, which the Gemini
+ * SDKs parse (and Gemini CLI reads RetryInfo from). The gateway's code stays discoverable as an ErrorInfo `reason`
+ * (its details as string metadata), the failing field as a BadRequest field violation, Retry-After as a RetryInfo.
+ */
+export function toGeminiJSON(err: GatewayError): { error: Record<string, unknown> } {
+  const metadata: Record<string, string> = { type: err.type };
+  for (const [k, v] of Object.entries(err.details ?? {})) metadata[k] = typeof v === "string" ? v : JSON.stringify(v);
+  const details: Record<string, unknown>[] = [{ "@type": `${RPC}ErrorInfo`, reason: err.code, domain: "model-gateway", metadata }];
+  const field = err.details?.field;
+  if (typeof field === "string") details.push({ "@type": `${RPC}BadRequest`, fieldViolations: [{ field, description: err.message }] });
+  if (err.retryAfter !== undefined) details.push({ "@type": `${RPC}RetryInfo`, retryDelay: `${Math.max(0, Math.ceil(err.retryAfter))}s` });
+  return { error: { code: err.status, message: err.message, status: googleStatus(err.status), details } };
 }
 
 /** Any thrown value as a GatewayError; unknown faults become a 500 INTERNAL that leaks nothing. */

@@ -71,8 +71,10 @@ export function buildOpenApi(): Json {
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
   const paths: Record<string, Json> = {};
   for (const ep of endpoints) {
-    const path = ep.route.replace(/^\/api/, "").replace(/:(\w+)/g, "{$1}");
-    const params = [...ep.route.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    // A `**` route names a Gemini model (`{creator}/{slug}`, the slash raw or %2F-encoded); an action follows a colon.
+    const path = ep.route.replace(/^\/api/, "").replace(/:(\w+)/g, "{$1}").replace("/**", "/{model}") + (ep.action ? `:${ep.action}` : "");
+    const params: Json[] = [...ep.route.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    if (ep.route.endsWith("/**")) params.push({ name: "model", in: "path", required: true, schema: { type: "string" }, description: "A gateway model id (its slash raw or %2F-encoded), or a slug only one creator has" });
     const ok: Json = { description: "Success", content: {} };
     if (ep.openapi.responseSchema) ok.content["application/json"] = { schema: { $ref: `#/components/schemas/${ep.openapi.responseSchema}` } };
     if (ep.openapi.streamSchema) {
@@ -100,6 +102,8 @@ export function buildOpenApi(): Json {
           : []),
       ],
       responses,
+      // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples).
+      ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] } : {}),
     };
     if (ep.openapi.requestSchema) {
       op.requestBody = { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ep.openapi.requestSchema}` } } } };
@@ -118,7 +122,11 @@ export function buildOpenApi(): Json {
     paths,
     components: {
       schemas,
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" } },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" },
+        googApiKey: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "The Gemini API routes (/v1beta/) also take the key here" },
+        googKeyQuery: { type: "apiKey", in: "query", name: "key", description: "…or in ?key= on the Gemini API routes" },
+      },
     },
   };
 }

@@ -15,6 +15,8 @@ import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
+import { isGeminiPath } from "./endpoints/gemini/route.ts";
+import { toGeminiJSON } from "./errors.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -178,7 +180,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, log: Logger): void {
   const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
   const requestId = requestIdOf(req);
   log.debug("request refused: shutting down", { requestId, path });
-  const body = JSON.stringify(anthropic ? err.toAnthropicJSON() : err.toJSON());
+  const body = JSON.stringify(anthropic ? err.toAnthropicJSON() : isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
   res.writeHead(err.status, {
     "content-type": "application/json",
     "x-request-id": requestId,

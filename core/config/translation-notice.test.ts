@@ -15,6 +15,7 @@ describe("untranslatedNotice", () => {
     expect(n).toContain("pipeline has no stream-transcoder");
     expect(n).toContain("language models: a/claude, g/gemini)");
     expect(n).not.toContain("o/embed");
+    expect(n).toContain("every Gemini API (/v1beta) request");
   });
 
   it("is silent with stream-transcoder, or with no language model", () => {

@@ -1,8 +1,9 @@
 // Protocol translation is applied in one place, the stream-transcoder plugin (issue 12). A pipeline without it
 // serves every language model in its upstream's protocol only: chat requests to Anthropic, messages requests to
-// OpenAI-protocol upstreams and every chat or messages request to Gemini fail. Say so when the config is loaded
-// (`model-gateway check`, start, reload) rather than at the first translated request. A notice, not a problem: a
-// gateway whose clients all speak their models' own protocol is a valid choice.
+// OpenAI-protocol upstreams, every chat or messages request to Gemini and every Gemini API request (whose native pair
+// reads the usage too) fail. Say so when the config is loaded (`model-gateway check`, start, reload) rather than at
+// the first translated request. A notice, not a problem: a gateway whose clients all speak their models' own protocol
+// is a valid choice.
 import type { GatewayConfig } from "../generated/types/gateway.ts";
 
 export const TRANSLATOR_PLUGIN = "stream-transcoder";
@@ -13,6 +14,6 @@ export function untranslatedNotice(config: GatewayConfig, pipeline: readonly str
   if (!models.length) return undefined;
   const shown = models.slice(0, 5).join(", ") + (models.length > 5 ? ` and ${models.length - 5} more` : "");
   return `pipeline has no ${TRANSLATOR_PLUGIN}: requests are not translated between protocols, so chat requests to `
-    + `Anthropic models, messages requests to OpenAI-protocol models and all chat and messages requests to Gemini `
-    + `models fail (language models: ${shown})`;
+    + `Anthropic models, messages requests to OpenAI-protocol models, all chat and messages requests to Gemini `
+    + `models and every Gemini API (/v1beta) request fail (language models: ${shown})`;
 }

@@ -32,6 +32,8 @@ export interface Target {
   reasoningModel?: boolean;
   /** The upstream serves the Responses API itself (catalog `native_responses`): /v1/responses passes through. */
   nativeResponses?: boolean;
+  /** The model can think (catalog tag `reasoning`): a client protocol whose thinking is on by default asks for it. */
+  reasoning?: boolean;
 }
 
 /** Response header naming the known request fields an endpoint did not receive (a driver sets it on its result). */

@@ -6,8 +6,8 @@ import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
 import type { CallOptions, ProviderDriver, Target, UpstreamProtocol } from "./provider.ts";
 
-/** What a client speaks: /v1/chat/completions, /v1/messages or /v1/responses. */
-export type ClientProtocol = "chat" | "messages" | "responses";
+/** What a client speaks: /v1/chat/completions, /v1/messages, /v1/responses or Gemini's /v1beta/models/{model}:generateContent. */
+export type ClientProtocol = "chat" | "messages" | "responses" | "gemini";
 export type { UpstreamProtocol } from "./provider.ts";
 /** The driver op a translated request is sent to. */
 export type UpstreamOp = "chat" | "messages" | "responses" | "generateContent" | "streamGenerateContent" | "converse" | "converseStream";
@@ -77,6 +77,11 @@ export function upstreamProtocolOf(driver: ProviderDriver, client: ClientProtoco
   if (client === "responses") {
     if (driver.responses && target.nativeResponses) return "responses";
     return driver.chat ? "chat" : driver.messages ? "messages" : driver.generateContent ? "gemini" : undefined;
+  }
+  // Gemini clients pass through to a Gemini upstream (AI Studio, Vertex) and are translated for every other one.
+  if (client === "gemini") {
+    if (driver.generateContent) return "gemini";
+    return driver.chat ? "chat" : driver.messages ? "messages" : driver.converse ? "converse" : undefined;
   }
   if (driver[client]) return client;
   if (client === "chat" && driver.messages) return "messages";

@@ -7,11 +7,22 @@ export interface EndpointSpec {
   method: "GET" | "POST" | "DELETE";
   /** Route under the server root, h3 syntax (`/api/v1/models/:creator/:model`). */
   route: string;
+  /**
+   * A Google-style custom method on the resource the route's `**` names (`/v1beta/models/{model}:generateContent`):
+   * every endpoint with an action shares the wildcard route, and the text after the request path's last `:` picks
+   * one (core/endpoints/gemini/route.ts). The route parameters are then `model` (as sent) and `action`.
+   */
+  action?: string;
   protocol: ClientProtocol;
   /** Request body validator (POST endpoints). */
   validate?: ValidateFunction;
   /** Code for a body that fails validation: the spec uses BAD_REQUEST on images, videos and rerank. */
   invalidCode?: "INVALID_REQUEST" | "BAD_REQUEST";
+  /**
+   * After the body validated: fold what the URL says into it (the Gemini endpoints' model and stream flag), so every
+   * plugin reads the request where it reads it on the other endpoints. May throw a GatewayError.
+   */
+  prepare?(ctx: GatewayContext): void;
   /** The implicit last step: produce ctx.response (usually by calling a provider). */
   terminal(ctx: GatewayContext): Promise<void>;
   /** OpenAPI description. */

@@ -1,7 +1,7 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import { GatewayError, toGatewayError } from "../errors.ts";
+import { GatewayError, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
@@ -21,7 +21,8 @@ function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Recor
 }
 
 export function errorBody(ctx: GatewayContext, err: GatewayError): unknown {
-  return ctx.protocol === "anthropic" ? err.toAnthropicJSON() : err.toJSON();
+  if (ctx.protocol === "anthropic") return err.toAnthropicJSON();
+  return ctx.protocol === "gemini" ? toGeminiJSON(err) : err.toJSON();
 }
 
 export function writeError(ctx: GatewayContext, res: ServerResponse, err: GatewayError, hooks: WriteHooks): void {
@@ -40,6 +41,9 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
 export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
   if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
+  // What the Gemini API sends when a stream fails: the error envelope as bare JSON, no `data:` frame. The Gemini SDKs
+  // throw on it (as an ApiError when it arrives in a read of its own, else as an incomplete stream).
+  if (ctx.protocol === "gemini") return JSON.stringify(toGeminiJSON(err));
   if (ctx.protocol === "responses") {
     // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on. Its
     // sequence_number continues the stream's, which the translator that numbered the events left on the error.

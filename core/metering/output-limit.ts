@@ -3,10 +3,10 @@
 // on an estimate). They once read different aliases (max_tokens first here, max_completion_tokens first there), so a
 // request could reserve one token while the upstream was asked for 60 000; sharing this code keeps them equal.
 import type { Target, UpstreamProtocol } from "../contracts/provider.ts";
-import { chatThinkingTokens, dollarsToTokens, effortToTokens, knobsFor, MIN_THINKING_TOKENS } from "./thinking.ts";
+import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffort, knobsFor, MIN_THINKING_TOKENS } from "./thinking.ts";
 
 /** The client protocols (the public endpoints that reach a language model). */
-export type AskingProtocol = "chat" | "messages" | "responses";
+export type AskingProtocol = "chat" | "messages" | "responses" | "gemini";
 
 /** What the limit depends on: an endpoint (catalog entry) or a routed target. */
 export type LimitTarget = Pick<Target, "provider" | "upstreamModel" | "pricing" | "maxTokens">;
@@ -48,9 +48,9 @@ export function statedOutputLimit(body: any): number | undefined {
   return max;
 }
 
-/** Choices a chat body asks for (n); 1 for anything else. */
+/** Choices a body asks for (chat's n, Gemini's generationConfig.candidateCount); 1 for anything else. */
 export function requestedChoices(body: any): number {
-  const n = body?.n;
+  const n = body?.n ?? body?.generationConfig?.candidateCount;
   return typeof n === "number" && Number.isFinite(n) && n > 1 ? Math.ceil(n) : 1;
 }
 
@@ -60,6 +60,8 @@ export const isConverseClaude = (id: string) => /(^|[./])anthropic\.claude/.test
 /** The reasoning fields a translated request carries into chat (the inner translators read those). */
 function chatView(body: any, client: AskingProtocol): any {
   if (client === "chat") return body;
+  // gemini -> chat turns thinkingConfig into reasoning_effort (rounded up to an effort).
+  if (client === "gemini") return { providerOptions: body?.providerOptions, reasoning_effort: geminiThinkingEffort(body?.generationConfig?.thinkingConfig) };
   // responses -> chat maps reasoning.effort to reasoning_effort; messages -> chat drops `thinking`; both keep providerOptions.
   return { providerOptions: body?.providerOptions, reasoning_effort: client === "responses" ? body?.reasoning?.effort : undefined };
 }
@@ -109,13 +111,22 @@ export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamP
       return { limit, thinking, perChoice: limit, choices: 1 }; // Converse has no n: it is dropped
     }
     case "gemini": {
+      const choices = client === "chat" || client === "gemini" ? requestedChoices(body) : 1;
+      if (client === "gemini") {
+        // A Gemini body passes through with its own thinkingConfig: a fixed budget counts as sent; a dynamic one
+        // (-1, a level, includeThoughts alone) is the model's to choose, so the model's maximum.
+        const tc = body?.generationConfig?.thinkingConfig;
+        const fixed = typeof tc?.thinkingBudget === "number" && tc.thinkingBudget >= 0 ? tc.thinkingBudget : undefined;
+        const dynamic = fixed === undefined && geminiThinkingEffort(tc) !== undefined;
+        return { limit: stated, thinking: fixed, perChoice: stated === undefined || dynamic ? undefined : stated + (fixed ?? 0), choices };
+      }
       const thinking = geminiThinking(body, client, target);
       // Gemini documents the thinking budget as apart from maxOutputTokens (and bills it as output): both count.
-      return { limit: stated, thinking, perChoice: stated === undefined ? undefined : stated + (thinking ?? 0), choices: client === "chat" ? requestedChoices(body) : 1 };
+      return { limit: stated, thinking, perChoice: stated === undefined ? undefined : stated + (thinking ?? 0), choices };
     }
     case "chat":
       // Reasoning is inside max_completion_tokens (OpenAI); the body passes through, so whichever alias the host reads.
-      return { limit: stated, perChoice: stated, choices: client === "chat" ? requestedChoices(body) : 1 };
+      return { limit: stated, perChoice: stated, choices: client === "chat" || client === "gemini" ? requestedChoices(body) : 1 };
     case "responses":
       return { limit: stated, perChoice: stated, choices: 1 };
   }

@@ -29,7 +29,7 @@ export const inputEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChar
 export type OutputEndpoint = LimitTarget & Pick<Target, "nativeResponses">;
 
 const clientOf = (ctx: GatewayContext): AskingProtocol =>
-  ctx.endpoint === "messages" || ctx.endpoint === "responses" ? ctx.endpoint : "chat";
+  ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "gemini" ? ctx.endpoint : "chat";
 
 /**
  * Output tokens (every choice) the request asks this endpoint's upstream for, exactly as its translator and driver
@@ -55,7 +55,7 @@ export function outputTokensOn(ctx: GatewayContext, ep: OutputEndpoint, perChoic
  * when every one leaves the limit to the model (rate-limit's estimate: corrected by the real usage afterwards).
  */
 export function requestedOutput(ctx: GatewayContext): number | undefined {
-  if (ctx.endpoint !== "chat" && ctx.endpoint !== "messages" && ctx.endpoint !== "responses") return undefined;
+  if (ctx.endpoint !== "chat" && ctx.endpoint !== "messages" && ctx.endpoint !== "responses" && ctx.endpoint !== "gemini") return undefined;
   let worst: number | undefined;
   for (const { id } of requestedModels(ctx.body)) {
     for (const ep of ctx.config.models.get(id)?.endpoints ?? []) {

@@ -8,6 +8,28 @@ const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium
 
 export const MIN_THINKING_TOKENS = 1024;
 
+/** A token budget as the smallest effort whose budget covers it, at most `cap` (Gemini's thinkingBudget, for chat). */
+export function tokensToEffort(tokens: number, cap: "high" | "max" = "max"): string {
+  for (const e of ["low", "medium", "high", "xhigh", "max"]) {
+    if (e === cap || EFFORT_TOKENS[e]! >= tokens) return e;
+  }
+  return cap;
+}
+
+const LEVEL_EFFORT: Record<string, string> = { minimal: "minimal", low: "low", medium: "medium", high: "high" };
+
+/**
+ * Gemini's generationConfig.thinkingConfig as the reasoning effort its translators send on (a budget rounded up to
+ * an effort, at most `cap`); undefined when thinking is not asked for or turned off (budget 0).
+ */
+export function geminiThinkingEffort(tc: any, cap: "high" | "max" = "max"): string | undefined {
+  if (!tc || tc.thinkingBudget === 0) return undefined;
+  if (typeof tc.thinkingBudget === "number" && tc.thinkingBudget > 0) return tokensToEffort(tc.thinkingBudget, cap);
+  if (typeof tc.thinkingLevel === "string" && tc.thinkingLevel) return LEVEL_EFFORT[tc.thinkingLevel.toLowerCase()] ?? "medium";
+  if (tc.thinkingBudget === -1 || tc.includeThoughts === true) return "medium";
+  return undefined;
+}
+
 export function effortToTokens(effort: string | undefined): number | undefined {
   if (!effort || effort === "none") return undefined;
   return EFFORT_TOKENS[effort];

@@ -81,7 +81,7 @@ export class Tracing {
 
 /** GenAI operation names (gen_ai.operation.name) for the gateway's endpoints. */
 const GEN_AI_OPERATION: Partial<Record<string, string>> = {
-  chat: "chat", messages: "chat", responses: "chat", count_tokens: "count_tokens", embeddings: "embeddings", rerank: "rerank",
+  chat: "chat", messages: "chat", responses: "chat", gemini: "chat", count_tokens: "count_tokens", embeddings: "embeddings", rerank: "rerank",
   images: "generate_content", videos: "generate_content",
 };
 

@@ -8,10 +8,10 @@ import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayError } from "../errors.ts";
 
 /** Which public endpoint a request came in on. */
-export type EndpointKind = "chat" | "messages" | "responses" | "count_tokens" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets" | "responses_state";
+export type EndpointKind = "chat" | "messages" | "responses" | "gemini" | "count_tokens" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets" | "responses_state";
 
 /** How errors and streams are rendered back to this client. */
-export type ClientProtocol = "openai" | "anthropic" | "responses";
+export type ClientProtocol = "openai" | "anthropic" | "responses" | "gemini";
 
 export type GatewayResponse =
   | { kind: "json"; status: number; body: unknown }

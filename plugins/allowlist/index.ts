@@ -12,6 +12,7 @@ const TYPE_FOR: Partial<Record<EndpointKind, string>> = {
   chat: "language",
   messages: "language",
   responses: "language",
+  gemini: "language",
   count_tokens: "language",
   embeddings: "embedding",
   rerank: "reranking",

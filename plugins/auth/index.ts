@@ -1,4 +1,5 @@
-// auth: Bearer (or x-api-key on the messages and count_tokens endpoints) -> project, key id and sandbox flag.
+// auth: Bearer (or x-api-key on the Anthropic-protocol endpoints, x-goog-api-key or ?key= on the Gemini ones) ->
+// project, key id and sandbox flag.
 // Keys are looked up by sha256 and the hash compared in constant time; the key itself is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -10,11 +11,22 @@ import type { KeyRuntime, RuntimeConfig } from "../../core/config/runtime.ts";
 function presentedKey(ctx: GatewayContext): string | undefined {
   const h = ctx.headers.authorization;
   if (typeof h === "string" && h.length > 7 && h.slice(0, 7).toLowerCase() === "bearer ") return h.slice(7).trim();
-  if (ctx.endpoint === "messages" || ctx.endpoint === "count_tokens") {
+  if (ctx.protocol === "anthropic") {
     const x = ctx.headers["x-api-key"];
     if (typeof x === "string" && x) return x.trim();
   }
+  // The Gemini SDKs send x-goog-api-key; Google's REST examples put the key in ?key=.
+  if (ctx.protocol === "gemini") {
+    const g = ctx.headers["x-goog-api-key"];
+    if (typeof g === "string" && g) return g.trim();
+    return queryKey(ctx.path);
+  }
   return undefined;
+}
+
+function queryKey(path: string): string | undefined {
+  const q = path.indexOf("?");
+  return q === -1 ? undefined : new URLSearchParams(path.slice(q + 1)).get("key")?.trim() || undefined;
 }
 
 function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", message: string): GatewayError {

@@ -19,8 +19,13 @@ export default definePlugin({
   name: "cache-marker",
   handle(ctx, next) {
     const body = ctx.body;
-    if (!body || (ctx.endpoint !== "messages" && ctx.endpoint !== "chat")) return next();
+    if (!body || (ctx.endpoint !== "messages" && ctx.endpoint !== "chat" && ctx.endpoint !== "gemini")) return next();
     const auto = body.providerOptions?.gateway?.caching === "auto";
+    // A Gemini request carries no markers of its own; auto places them where it is translated to Anthropic.
+    if (ctx.endpoint === "gemini") {
+      ctx.cacheAuto = auto;
+      return next();
+    }
     if (ctx.endpoint === "messages") {
       if (countMarkers(body) > MAX_BREAKPOINTS) throw invalidRequest(`at most ${MAX_BREAKPOINTS} cache_control breakpoints are allowed`, "cache_control");
       if (auto) placeAutoMarkers(body);

@@ -19,8 +19,11 @@ export function sandboxTarget(model: ModelRuntime): Target {
     contextWindow: model.config.context_window,
     maxTokens: model.config.max_tokens,
     sandbox: true,
+    ...(thinks(model) ? { reasoning: true } : {}),
   };
 }
+
+const thinks = (model: ModelRuntime) => model.config.tags?.includes("reasoning") === true;
 
 export function endpointTargets(model: ModelRuntime): Target[] {
   return model.endpoints.map((ep) => ({
@@ -32,6 +35,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     maxTokens: ep.maxTokens,
     ...(ep.reasoningModel ? { reasoningModel: true } : {}),
     ...(ep.nativeResponses ? { nativeResponses: true } : {}),
+    ...(thinks(model) ? { reasoning: true } : {}),
   }));
 }
 

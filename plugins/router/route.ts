@@ -59,6 +59,7 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
   };
   if (ep.reasoning_model) t.reasoningModel = true;
   if (ep.native_responses) t.nativeResponses = true;
+  if (model.config.tags?.includes("reasoning")) t.reasoning = true;
   if (own) {
     t.credentials = { apiKey: own.api_key, ...(own.base_url ? { baseUrl: own.base_url } : {}) };
     const timeout = input.options.providerTimeouts?.byok?.[ep.provider] ?? own.timeout_ms;

@@ -20,7 +20,7 @@ const FAMILY_KNOBS: Partial<Record<string, string>> = { messages: "anthropic", g
 export function invokeTranslated(
   ctx: GatewayContext, translators: Translators, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions,
 ): Promise<ProviderResult> | undefined {
-  if (op !== "chat" && op !== "messages" && op !== "responses") return undefined;
+  if (op !== "chat" && op !== "messages" && op !== "responses" && op !== "gemini") return undefined;
   const upstream = upstreamProtocolOf(driver, op, target);
   const tr = upstream && translators[op][upstream];
   if (!tr) return undefined;
@@ -76,7 +76,7 @@ const invoke: NonNullable<GatewayContext["invoke"]> = (ctx, driver, op, target, 
 export default definePlugin({
   name: "stream-transcoder",
   handle(ctx, next) {
-    if (ctx.endpoint === "chat" || ctx.endpoint === "messages" || ctx.endpoint === "responses") ctx.invoke = invoke;
+    if (ctx.endpoint === "chat" || ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "gemini") ctx.invoke = invoke;
     return next();
   },
 });

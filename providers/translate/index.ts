@@ -12,9 +12,14 @@ import { chatToConverse } from "./chat-to-converse/index.ts";
 import { messagesToConverse } from "./messages-to-converse/index.ts";
 import { responsesToConverse } from "./responses-to-converse/index.ts";
 import { nativeOnly } from "./responses-native-only.ts";
+import { geminiNative } from "./gemini-native/index.ts";
+import { geminiToChat } from "./gemini-to-chat/index.ts";
+import { geminiToMessages } from "./gemini-to-messages/index.ts";
+import { geminiToConverse } from "./gemini-to-converse/index.ts";
 
 export const translators: Translators = {
   chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini, converse: chatToConverse },
   messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini, converse: messagesToConverse },
+  gemini: { gemini: geminiNative, chat: geminiToChat, messages: geminiToMessages, converse: geminiToConverse },
   responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: nativeOnly(responsesToMessages), gemini: nativeOnly(responsesToGemini), converse: nativeOnly(responsesToConverse) },
 };

@@ -6,6 +6,7 @@ import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../upstr
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "../upstreams/gemini.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "../helpers/gateway.ts";
+import { geminiClient, type GeminiClient } from "../helpers/gemini-client.ts";
 
 export const UPSTREAMS = ["openai", "anthropic", "gemini"] as const;
 export type Upstream = (typeof UPSTREAMS)[number];
@@ -13,6 +14,8 @@ export type Upstream = (typeof UPSTREAMS)[number];
 export interface Env {
   chat: OpenAI;
   messages: Anthropic;
+  /** The Gemini protocol, as @google/genai sends it (raw HTTP: the SDK is not a dependency yet). */
+  gemini: GeminiClient;
   gw: TestGateway;
   /** The gateway model id served by each upstream protocol. */
   model: Record<Upstream, string>;
@@ -42,9 +45,10 @@ export async function startEnv(): Promise<Env> {
       gem: { protocol: "gemini", base_url: fakes.gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
     },
     models: {
-      [model.openai]: { type: "language", endpoints: [{ provider: "oai", model: "gpt-test", pricing }] },
-      [model.anthropic]: { type: "language", max_tokens: 8192, endpoints: [{ provider: "claude", model: "claude-test", pricing }] },
-      [model.gemini]: { type: "language", endpoints: [{ provider: "gem", model: "gemini-test", pricing }] },
+      // `reasoning`: Gemini clients ask for thinking with includeThoughts, which only a model that can think honours.
+      [model.openai]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "oai", model: "gpt-test", pricing }] },
+      [model.anthropic]: { type: "language", tags: ["tool-use", "reasoning"], max_tokens: 8192, endpoints: [{ provider: "claude", model: "claude-test", pricing }] },
+      [model.gemini]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "gem", model: "gemini-test", pricing }] },
     },
     projects: { acme: { keys: [keyEntry("ci", key)] } },
   });
@@ -53,6 +57,7 @@ export async function startEnv(): Promise<Env> {
     model,
     chat: new OpenAI({ apiKey: key, baseURL: gw.baseURL, maxRetries: 0 }),
     messages: new Anthropic({ apiKey: key, baseURL: `${gw.url}/api`, maxRetries: 0 }),
+    gemini: geminiClient(`${gw.url}/api`, key),
     last: (u) => fakes[u].requests.at(-1)!,
     fail: (u, status, times) => {
       for (let i = 0; i < times; i++) (fakes[u].failures as { kind: "status"; status: number }[]).push({ kind: "status", status });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { startEnv, UPSTREAMS, type Env } from "./env.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
-const CLIENTS = ["chat", "messages"] as const;
+const CLIENTS = ["chat", "messages", "gemini"] as const;
 
 const TABLE = CLIENTS.flatMap((client) => UPSTREAMS.flatMap((upstream) =>
   Object.entries(SCENARIOS).filter(([, s]) => s[client]).map(([scenario, s]) => ({ client, upstream, scenario, run: s[client]! }))));

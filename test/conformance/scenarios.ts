@@ -1,6 +1,7 @@
 // The scenarios of the conformance matrix, each as a real app drives it through the official client of its protocol
-// and checks what that app relies on. One entry per scenario: `chat` (openai client) and/or `messages`
-// (@anthropic-ai/sdk); each gets the environment and the upstream protocol of the model under test.
+// and checks what that app relies on. One entry per scenario: `chat` (openai client), `messages` (@anthropic-ai/sdk)
+// and/or `gemini` (the Gemini API, gemini-scenarios.ts); each gets the environment and the upstream protocol of the
+// model under test.
 import { expect } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
@@ -8,9 +9,10 @@ import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../../core/generated/validators.js";
 import type { Env, Upstream } from "./env.ts";
+import { GEMINI_RUNS } from "./gemini-scenarios.ts";
 
 type Run = (env: Env, u: Upstream) => Promise<void>;
-export interface Scenario { chat?: Run; messages?: Run }
+export interface Scenario { chat?: Run; messages?: Run; gemini?: Run }
 
 const city = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
 const chatTools: OpenAI.ChatCompletionTool[] = [
@@ -390,3 +392,6 @@ export const SCENARIOS: Record<string, Scenario> = {
     },
   },
 };
+
+// The Gemini client's runs join the scenarios of the same name.
+for (const [name, run] of Object.entries(GEMINI_RUNS)) (SCENARIOS[name] ??= {}).gemini = run;

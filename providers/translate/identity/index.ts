@@ -5,7 +5,7 @@ import type { ClientProtocol, Translator } from "../../../core/contracts/transla
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
 import { withoutGatewayReasoning } from "../responses-to-chat/reasoning.ts";
 
-export function identity(client: ClientProtocol): Translator<undefined> {
+export function identity(client: Exclude<ClientProtocol, "gemini">): Translator<undefined> {
   return {
     native: true,
     request(body, _target, opts) {

@@ -1,0 +1,68 @@
+// POST /api/v1beta/models/{model}:countTokens: `{contents}` (what @google/genai sends on the Gemini API; Gemini CLI
+// counts media this way) or `{generateContentRequest}`, answered `{totalTokens}` for every language model. The count
+// itself is the Messages count_tokens path (core/endpoints/count-tokens.ts, the driver's countTokens op: the
+// provider's own count, or a tokenizer), reached by reading the request as the Gemini translators read a generation
+// (Gemini -> chat -> messages). Not billed: like count_tokens, budget and metering skip it.
+import { validateGeminiCountTokens } from "../../generated/validators.js";
+import { dispatch } from "../../dispatch.ts";
+import { GatewayError, invalidRequest } from "../../errors.ts";
+import { Unsupported } from "../../contracts/translator.ts";
+import type { GatewayContext } from "../../pipeline/context.ts";
+import type { EndpointSpec } from "../spec.ts";
+import { GEMINI_MODELS_ROUTE } from "./generate.ts";
+import { resolveGeminiModel } from "./model-name.ts";
+
+function prepare(ctx: GatewayContext): void {
+  const model = resolveGeminiModel(ctx.params.model ?? "", ctx.config.models);
+  const { contents, generateContentRequest: g, providerOptions } = ctx.body;
+  if (g && contents) throw invalidRequest("send contents or generateContentRequest, not both", "generateContentRequest");
+  if (!g && !contents) throw invalidRequest("countTokens needs contents or generateContentRequest", "contents");
+  if (typeof g?.model === "string" && g.model && resolveGeminiModel(g.model, ctx.config.models) !== model) {
+    throw invalidRequest(`${g.model} is not the model in the URL (${model})`, "generateContentRequest.model");
+  }
+  ctx.body = { ...(g ?? { contents }), model, ...(providerOptions ? { providerOptions } : {}) };
+}
+
+/** The request as a Messages count body (what every driver's countTokens takes). */
+function messagesBody(ctx: GatewayContext): Record<string, unknown> {
+  const target = ctx.targets[0];
+  if (!target) throw new GatewayError(502, "UPSTREAM_ERROR", "No provider is available for this request");
+  const { translators } = ctx.gateway;
+  const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "", provider: target.provider };
+  try {
+    // What is counted is the input: sampling settings (which a provider may refuse) and tool choice play no part.
+    const { generationConfig: _gc, toolConfig: _tc, ...input } = ctx.body;
+    const chat = translators.gemini.chat!.request(input, target, opts).body;
+    const m = translators.chat.messages!.request(chat, target, opts).body as Record<string, unknown>;
+    const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, stop_sequences: _s, metadata: _m, ...count } = m;
+    return { ...count, model: ctx.body.model, ...(ctx.body.providerOptions ? { providerOptions: ctx.body.providerOptions } : {}) };
+  } catch (e) {
+    throw e instanceof Unsupported ? e.error : e;
+  }
+}
+
+async function terminal(ctx: GatewayContext): Promise<void> {
+  ctx.body = messagesBody(ctx);
+  await dispatch(ctx, "countTokens");
+  const r = ctx.response;
+  if (r?.kind !== "json") return;
+  const { input_tokens, providerMetadata } = r.body as { input_tokens: number; providerMetadata?: unknown };
+  ctx.response = { ...r, body: { totalTokens: input_tokens, providerMetadata } };
+}
+
+export const geminiCountTokensEndpoint: EndpointSpec = {
+  kind: "count_tokens",
+  method: "POST",
+  route: GEMINI_MODELS_ROUTE,
+  action: "countTokens",
+  protocol: "gemini",
+  validate: validateGeminiCountTokens,
+  prepare,
+  terminal,
+  openapi: {
+    operationId: "gemini_count_tokens",
+    summary: "Count a request's input tokens on any language model (Gemini API-compatible countTokens); not billed",
+    requestSchema: "GeminiCountTokensRequest",
+    tag: "Gemini",
+  },
+};

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import type { Usage } from "../../../core/contracts/provider.ts";
+import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { geminiNative, SKIP_SIGNATURE } from "./index.ts";
+
+const target = { modelId: "google/g", provider: "gem", upstreamModel: "gemini-x", pricing: {} } as any;
+const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "gemini", provider: "gem" };
+const call = (usage: Usage[]) => ({ signal: new AbortController().signal, requestId: "r", clientHeaders: {}, reportUsage: (u: Usage) => usage.push(u), reportFirstToken() {} }) as any;
+
+describe("Gemini client -> Gemini upstream (native)", () => {
+  it("takes out what the gateway added and the reasoning it encoded for another upstream; picks the op by stream", () => {
+    const blob = encodeReasoning("messages", [{ type: "reasoning.text", text: "t", signature: "s" }]);
+    const body = {
+      model: "google/g", stream: true, providerOptions: { gateway: { order: ["gem"] } }, safetySettings: [], unknownField: 1,
+      contents: [{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [{ text: "a", thoughtSignature: blob }, { functionCall: { name: "f", args: {} }, thoughtSignature: blob }] }, { role: "user", parts: [{ functionResponse: { name: "f", response: {} } }] }],
+    };
+    const t = geminiNative.request(body, target, opts);
+    expect(t.op).toBe("streamGenerateContent");
+    expect(t.body).toEqual({ safetySettings: [], unknownField: 1, contents: [body.contents[0], { role: "model", parts: [{ text: "a" }, { functionCall: { name: "f", args: {} }, thoughtSignature: SKIP_SIGNATURE }] }, body.contents[2]] });
+    const plain = { model: "google/g", contents: [{ parts: [{ text: "q" }] }] };
+    const p = geminiNative.request(plain, target, opts);
+    expect(p.op).toBe("generateContent");
+    expect((p.body as any).contents).toBe(plain.contents); // untouched when there is nothing to take out
+  });
+
+  it("reports usage and names the gateway model, JSON and stream (first usage at once, the last at the end)", async () => {
+    const usage: Usage[] = [];
+    const out: any = geminiNative.response({ candidates: [], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 3 }, modelVersion: "gemini-x" }, { model: "google/g", provider: "gem" }, call(usage));
+    expect(out.modelVersion).toBe("google/g");
+    expect(usage).toEqual([{ inputTokens: 9, outputTokens: 5, reasoningTokens: 3 }]);
+
+    const streamed: Usage[] = [];
+    async function* upstream() {
+      yield { data: '{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9},"modelVersion": "gemini-x"}' };
+      yield { data: '{"candidates": [{"content": {"parts": [{"text": "b"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 4},"modelVersion": "gemini-x"}' };
+    }
+    const events: any[] = [];
+    for await (const e of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call(streamed))) events.push(JSON.parse(e.data));
+    expect(events.map((e) => e.modelVersion)).toEqual(["google/g", "google/g"]);
+    expect(events[1].candidates[0].content.parts[0].text).toBe("b");
+    expect(streamed).toEqual([{ inputTokens: 9, outputTokens: 0 }, { inputTokens: 9, outputTokens: 4 }]);
+  });
+
+  it("an error object mid-stream is an upstream error", async () => {
+    async function* upstream() { yield { data: '{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}' }; }
+    const it = geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))[Symbol.asyncIterator]();
+    await expect(it.next()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+  });
+});

@@ -1,0 +1,78 @@
+// Gemini client -> Gemini upstream (the Gemini API, Gemini on Vertex): the native pair. The body passes through with
+// only what the gateway added taken out (`model` and `stream` from the URL, `providerOptions`), to the driver's
+// generateContent or streamGenerateContent. Reasoning the gateway encoded for another upstream (a thoughtSignature
+// blob, gemini-to-chat/reasoning.ts) is not Gemini's and would be refused: it is removed, and a function call left
+// without a signature gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
+// at once for JSON, from the first stream event that has it and again at the end (usageMetadata is cumulative).
+// Answers name the gateway model id (modelVersion), rewritten in each event's text rather than re-serialised.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { CallOptions } from "../../../core/contracts/provider.ts";
+import type { Translator } from "../../../core/contracts/translator.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
+import { fromGeminiUsage } from "../chat-to-gemini/response.ts";
+
+interface State { model: string; provider: string }
+
+export const SKIP_SIGNATURE = "skip_thought_signature_validator";
+const MODEL_VERSION = /"modelVersion"\s*:\s*"(?:[^"\\]|\\.)*"/;
+
+const ours = (sig: unknown) => typeof sig === "string" && sig.startsWith(ENCRYPTED_PREFIX);
+
+/** contents without the gateway's blobs; the same array when there are none (the common case). */
+function withoutBlobs(contents: any[]): { contents: any[]; dropped: boolean } {
+  if (!contents.some((c) => c?.parts?.some((p: any) => ours(p?.thoughtSignature)))) return { contents, dropped: false };
+  const out = contents.map((c) => {
+    if (!c?.parts?.some((p: any) => ours(p?.thoughtSignature))) return c;
+    const firstCall = c.parts.findIndex((p: any) => p?.functionCall);
+    const parts = c.parts.map((p: any, k: number) => {
+      if (!ours(p?.thoughtSignature)) return p;
+      const { thoughtSignature: _blob, ...rest } = p;
+      return c.role === "model" && k === firstCall ? { ...rest, thoughtSignature: SKIP_SIGNATURE } : rest;
+    });
+    return { ...c, parts };
+  });
+  return { contents: out, dropped: true };
+}
+
+export const geminiNative: Translator<State> = {
+  native: true,
+  request(body, target, opts) {
+    const { model, stream, providerOptions: _routing, ...rest } = body;
+    const { contents, dropped } = withoutBlobs(Array.isArray(rest.contents) ? rest.contents : []);
+    return {
+      op: stream === true ? "streamGenerateContent" : "generateContent",
+      body: dropped ? { ...rest, contents } : rest,
+      dropped: [],
+      state: { model: typeof model === "string" ? model : target.modelId, provider: opts.provider },
+    };
+  },
+  response(json: any, s, call) {
+    call.reportUsage(fromGeminiUsage(json?.usageMetadata));
+    return json && typeof json === "object" ? { ...json, modelVersion: s.model } : json;
+  },
+  stream: (events, s, call) => relay(events, s, call),
+  error: (err) => err,
+};
+
+async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptions): AsyncGenerator<SseEvent> {
+  let usage: unknown;
+  const version = `"modelVersion":${JSON.stringify(s.model)}`;
+  for await (const ev of events) {
+    let g: any;
+    try {
+      g = JSON.parse(ev.data);
+    } catch {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} sent a stream event that is not JSON`, { details: { provider: s.provider } });
+    }
+    if (g?.error) {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} failed mid-stream: ${g.error.message ?? "error"}`, { details: { provider: s.provider, upstream_error: g.error } });
+    }
+    if (g?.usageMetadata) {
+      if (usage === undefined) call.reportUsage(fromGeminiUsage(g.usageMetadata)); // the prompt is billed even if the stream dies
+      usage = g.usageMetadata;
+    }
+    yield { data: MODEL_VERSION.test(ev.data) ? ev.data.replace(MODEL_VERSION, version) : ev.data };
+  }
+  if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
+}

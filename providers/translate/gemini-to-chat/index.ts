@@ -1,0 +1,34 @@
+// Gemini client -> chat-protocol upstream (openai, openai-compatible, sim). geminiToChatFor(flavor) is the same
+// translation for a chat body that goes on to another upstream protocol (gemini-to-messages, gemini-to-converse): the
+// flavor decides which reasoning blobs replay and how far token budgets go. Usage is reported by the driver or the
+// inner half of a chain.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { Translator } from "../../../core/contracts/translator.ts";
+import { geminiToChatRequest } from "./request.ts";
+import { chatToGeminiResponse, type AnswerContext } from "./response.ts";
+import { ChatToGeminiStream } from "./stream.ts";
+import type { GeminiFlavor } from "./reasoning.ts";
+
+export function geminiToChatFor(flavor: GeminiFlavor): Translator<AnswerContext> {
+  return {
+    native: false,
+    request(body, target, opts) {
+      const t = geminiToChatRequest(body, target, { flavor, provider: opts.provider }, opts.provider);
+      const state: AnswerContext = { flavor, provider: opts.provider, model: body.model, thoughts: body.generationConfig?.thinkingConfig?.includeThoughts === true };
+      return { op: "chat", body: t.body, dropped: t.dropped, state };
+    },
+    response: (json, s) => chatToGeminiResponse(json, s),
+    stream: (events, s) => relay(events, new ChatToGeminiStream(s)),
+    error: (err) => err,
+  };
+}
+
+async function* relay(events: AsyncIterable<SseEvent>, t: ChatToGeminiStream): AsyncGenerator<SseEvent> {
+  for await (const ev of events) {
+    const out = t.push(ev);
+    for (let i = 0; i < out.length; i++) yield out[i]!;
+  }
+  yield* t.end();
+}
+
+export const geminiToChat = geminiToChatFor("chat");

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { Unsupported } from "../../../core/contracts/translator.ts";
+import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { geminiToChatRequest } from "./request.ts";
+import type { BlobScope } from "./reasoning.ts";
+
+const target = { modelId: "anthropic/claude", provider: "claude", upstreamModel: "claude-x", pricing: {}, reasoning: true } as any;
+const scope: BlobScope = { flavor: "messages", provider: "claude" };
+const translate = (body: any, t = target, s = scope) => geminiToChatRequest({ model: "anthropic/claude", ...body }, t, s, s.provider);
+
+describe("Gemini request -> chat", () => {
+  it("system instruction, merged turns, tools with Gemini's schema, toolConfig and generationConfig", () => {
+    const { body, dropped } = translate({
+      systemInstruction: { parts: [{ text: "Be brief." }, { text: "Use tools." }] },
+      contents: [{ role: "user", parts: [{ text: "Hi" }] }, { role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] }],
+      tools: [{ functionDeclarations: [
+        { name: "read_file", description: "Read", parameters: { type: "OBJECT", properties: { path: { type: "STRING", nullable: true }, n: { type: "INTEGER" } }, required: ["path"], propertyOrdering: ["path", "n"] } },
+        { name: "ls", parametersJsonSchema: { type: "object", properties: { dir: { type: "string" } }, additionalProperties: false } },
+      ] }],
+      toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["ls"] } },
+      generationConfig: { temperature: 0.5, topP: 0.9, topK: 40, maxOutputTokens: 300, stopSequences: ["END"], candidateCount: 2, responseMimeType: "application/json", responseSchema: { type: "OBJECT", properties: { a: { type: "STRING" } } } },
+      safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_NONE" }],
+    });
+    expect(body.messages).toEqual([
+      { role: "system", content: "Be brief.\nUse tools." },
+      { role: "user", content: [{ type: "text", text: "Hi" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+    ]);
+    expect(body.tools).toEqual([
+      { type: "function", function: { name: "read_file", description: "Read", parameters: { type: "object", properties: { path: { type: ["string", "null"] }, n: { type: "integer" } }, required: ["path"] } } },
+      { type: "function", function: { name: "ls", parameters: { type: "object", properties: { dir: { type: "string" } }, additionalProperties: false } } },
+    ]);
+    expect(body.tool_choice).toEqual({ type: "function", function: { name: "ls" } });
+    expect(body).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 300, stop: ["END"], n: 2, response_format: { type: "json_schema", json_schema: { name: "response", schema: { type: "object", properties: { a: { type: "string" } } } } } });
+    expect(dropped).toEqual(["safetySettings", "generationConfig.topK"]);
+  });
+
+  it("a tool loop: calls keep the upstream's ids (Gemini CLI's name__ prefix off), answers right after them in the calls' order, text last", () => {
+    const { body } = translate({ contents: [
+      { role: "user", parts: [{ text: "Weather and time?" }] },
+      { role: "model", parts: [{ text: "Checking." }, { functionCall: { id: "get_weather__call_a1", name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_time", args: { city: "Paris" } } }] },
+      { role: "user", parts: [
+        { functionResponse: { id: "get_time-1764150000-x1", name: "get_time", response: { output: "noon" } } },
+        { functionResponse: { id: "get_weather__call_a1", name: "get_weather", response: { error: "down" } } },
+        { text: "Thanks" },
+      ] },
+    ] });
+    expect(body.messages).toEqual([
+      { role: "user", content: "Weather and time?" },
+      { role: "assistant", content: "Checking.", tool_calls: [
+        { id: "call_a1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        { id: "call_1_2", type: "function", function: { name: "get_time", arguments: '{"city":"Paris"}' } },
+      ] },
+      { role: "tool", tool_call_id: "call_a1", content: '{"error":"down"}' },
+      { role: "tool", tool_call_id: "call_1_2", content: "noon" },
+      { role: "user", content: "Thanks" },
+    ]);
+  });
+
+  it("a function response answering no call is a 400 naming the part", () => {
+    expect(() => translate({ contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: {} } }] }] })).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "contents[0].parts[0].functionResponse" }) }));
+  });
+
+  it("the gateway's reasoning blob in a thoughtSignature replays to the protocol that made it; thought parts and other signatures do not", () => {
+    const detail = { type: "reasoning.text", text: "Let me think.", signature: "sig1", format: "anthropic-claude-v1", index: 0 };
+    const contents = [
+      { role: "user", parts: [{ text: "q" }] },
+      { role: "model", parts: [{ functionCall: { id: "t1", name: "f", args: {} }, thoughtSignature: encodeReasoning("messages", [detail]) }, { functionCall: { id: "t2", name: "f", args: {} }, thoughtSignature: "skip_thought_signature_validator" }] },
+      { role: "user", parts: [{ functionResponse: { id: "t1", name: "f", response: {} } }, { functionResponse: { id: "t2", name: "f", response: {} } }] },
+    ];
+    expect((translate({ contents }).body.messages as any)[1].reasoning_details).toEqual([detail]);
+    expect((translate({ contents }, target, { flavor: "chat", provider: "claude" }).body.messages as any)[1].reasoning_details).toBeUndefined();
+    // A model turn of thoughts alone (no signature) carries nothing and is left out.
+    const only = translate({ contents: [{ role: "user", parts: [{ text: "a" }] }, { role: "model", parts: [{ text: "hmm", thought: true }] }, { role: "user", parts: [{ text: "b" }] }] });
+    expect((only.body.messages as any[]).map((m) => m.role)).toEqual(["user", "user"]);
+  });
+
+  it("thinkingConfig: a budget rounds up to an effort, includeThoughts alone is medium, off on a model that cannot think", () => {
+    const think = (thinkingConfig: any, t = target, s = scope) => translate({ contents: [{ parts: [{ text: "q" }] }], generationConfig: { thinkingConfig } }, t, s);
+    expect(think({ thinkingBudget: 3000 }).body.reasoning_effort).toBe("high");
+    expect(think({ thinkingBudget: 20000 }).body.reasoning_effort).toBe("max");
+    expect(think({ thinkingBudget: 20000 }, target, { flavor: "chat", provider: "claude" }).body.reasoning_effort).toBe("high");
+    expect(think({ includeThoughts: true }).body.reasoning_effort).toBe("medium");
+    expect(think({ thinkingLevel: "LOW" }).body.reasoning_effort).toBe("low");
+    expect(think({ thinkingBudget: 0, includeThoughts: true }).body.reasoning_effort).toBeUndefined();
+    const plain = think({ includeThoughts: true }, { ...target, reasoning: false });
+    expect(plain.body.reasoning_effort).toBeUndefined();
+    expect(plain.dropped).toContain("generationConfig.thinkingConfig");
+  });
+
+  it("what only Gemini serves passes the target over (Unsupported), naming the field", () => {
+    const hit = (body: any) => { try { translate({ contents: [{ parts: [{ text: "q" }] }], ...body }); } catch (e) { return e; } };
+    for (const [body, field] of [
+      [{ tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
+      [{ cachedContent: "cachedContents/abc" }, "cachedContent"],
+      [{ generationConfig: { responseModalities: ["IMAGE"] } }, "generationConfig.responseModalities"],
+    ] as const) {
+      const e = hit(body);
+      expect(e).toBeInstanceOf(Unsupported);
+      expect((e as Unsupported).error.details?.field).toBe(field);
+    }
+  });
+
+  it("inlineData by type, fileData as a URL, media inside a function response after the tool message; stream asks for usage", () => {
+    const { body } = translate({ stream: true, contents: [
+      { role: "user", parts: [{ text: "go" }] },
+      { role: "model", parts: [{ functionCall: { id: "c", name: "shot", args: {} } }] },
+      { role: "user", parts: [
+        { functionResponse: { id: "c", name: "shot", response: { output: "done" }, parts: [{ inlineData: { mimeType: "image/png", data: "PNG" } }] } },
+        { inlineData: { mimeType: "application/pdf", data: "PDF" } },
+        { inlineData: { mimeType: "text/plain", data: Buffer.from("notes").toString("base64") } },
+        { inlineData: { mimeType: "audio/wav", data: "WAV" } },
+        { fileData: { mimeType: "image/jpeg", fileUri: "https://example.com/a.jpg" } },
+      ] },
+    ] });
+    expect((body.messages as any[]).slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c", content: "done" },
+      { role: "user", content: [
+        { type: "image_url", image_url: { url: "data:image/png;base64,PNG" } },
+        { type: "file", file: { file_data: "data:application/pdf;base64,PDF" } },
+        { type: "text", text: "notes" },
+        { type: "input_audio", input_audio: { data: "WAV", format: "wav" } },
+        { type: "image_url", image_url: { url: "https://example.com/a.jpg" } },
+      ] },
+    ]);
+    expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+});

@@ -1,0 +1,228 @@
+// Gemini GenerateContentRequest -> chat completions request (reference §4.3 read in reverse), for models whose
+// provider speaks chat, messages (through chat-to-messages) or Converse (through chat-to-converse).
+// Choices:
+// - systemInstruction -> a system message; consecutive turns of one role are merged first (as Gemini does).
+// - A model turn -> one assistant message: text, functionCall -> tool_calls (the call's id, else one made from its
+//   position, which its functionResponse finds again), and the signed reasoning its thoughtSignatures carry.
+// - A user turn: each functionResponse -> a tool message answering its call (by id, else the first unanswered call
+//   of that name), in the calls' order, then the rest: text, inlineData (images, audio, PDFs and other files as data
+//   URLs; text/* decoded to text), fileData as a URL.
+// - functionDeclarations -> function tools (Gemini's OpenAPI-style schema -> JSON Schema); toolConfig -> tool_choice.
+// - generationConfig -> sampling knobs, response_format (responseSchema / responseJsonSchema), and thinkingConfig ->
+//   reasoning_effort on a model that can think (budget rounded up to an effort level; includeThoughts alone or a
+//   dynamic budget is "medium"); on one that cannot, it is dropped and reported.
+// - Only Gemini can serve Google's built-in tools (googleSearch, codeExecution, …), a cachedContent or non-text
+//   output: such a request passes a translated target over (Unsupported), so a Gemini endpoint later in the route
+//   can take it, else the client gets the 400. topK, safetySettings, logprobs and labels are dropped and reported.
+import { GatewayError, invalidRequest } from "../../../core/errors.ts";
+import { Unsupported } from "../../../core/contracts/translator.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
+import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
+import { jsonSchemaOf } from "./schema.ts";
+import { replayedDetails, type BlobScope } from "./reasoning.ts";
+
+export interface Translated {
+  body: Record<string, unknown>;
+  dropped: string[];
+}
+
+interface Turn { role: string; parts: any[]; index: number }
+interface Call { id: string; name: string; answered: boolean }
+
+const AUDIO_FORMAT: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mp3": "mp3", "audio/mpeg": "mp3" };
+
+function unsupported(field: string, what: string, target: Target, provider: string): Unsupported {
+  return new Unsupported(new GatewayError(400, "INVALID_REQUEST",
+    `${field}: ${what} only a Gemini upstream can serve; ${target.modelId} on provider ${provider} is reached through translation`,
+    { details: { field, provider } }));
+}
+
+/** Consecutive contents of one role as one turn (a missing role is the user's, as in a single-turn request). */
+function mergedTurns(contents: any[]): Turn[] {
+  const out: Turn[] = [];
+  contents.forEach((c, index) => {
+    const role = c.role === "model" ? "model" : "user";
+    const last = out.at(-1);
+    if (last?.role === role) last.parts.push(...(c.parts ?? []));
+    else out.push({ role, parts: [...(c.parts ?? [])], index });
+  });
+  return out;
+}
+
+/** A functionResponse's `response` as tool-message text: the output string itself when that is all it holds. */
+function responseText(r: any): string {
+  if (r === undefined || r === null) return "";
+  if (typeof r !== "object") return String(r);
+  const keys = Object.keys(r);
+  if (keys.length === 1 && ["output", "content", "result"].includes(keys[0]!) && typeof r[keys[0]!] === "string") return r[keys[0]!];
+  return JSON.stringify(r);
+}
+
+function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
+  if (p.inlineData) {
+    const { mimeType, data } = p.inlineData;
+    const mime = String(mimeType).toLowerCase();
+    if (mime.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${mime};base64,${data}` } };
+    if (AUDIO_FORMAT[mime]) return { type: "input_audio", input_audio: { data, format: AUDIO_FORMAT[mime] } };
+    if (mime.startsWith("text/")) return { type: "text", text: Buffer.from(data, "base64").toString("utf8") };
+    return { type: "file", file: { file_data: `data:${mime};base64,${data}` } };
+  }
+  if (p.fileData) {
+    const uri = String(p.fileData.fileUri);
+    if (!/^https?:\/\//i.test(uri)) throw invalidRequest("fileData.fileUri must be an http(s) URL for this model's provider (Files API and gs:// URIs are Gemini's own)", `${field}.fileData.fileUri`);
+    return { type: "image_url", image_url: { url: uri } };
+  }
+  return undefined;
+}
+
+/**
+ * A function call's id as the upstream made it: Gemini CLI renames ids to `<name>__<id>` on both the call and its
+ * response, which can outgrow what an upstream takes (OpenAI: at most 40 characters).
+ */
+function upstreamId(id: unknown, name: string): string | undefined {
+  if (typeof id !== "string" || !id) return undefined;
+  return id.startsWith(`${name}__`) && id.length > name.length + 2 ? id.slice(name.length + 2) : id;
+}
+
+function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<string, unknown> {
+  let text = "";
+  const toolCalls: Record<string, unknown>[] = [];
+  turn.parts.forEach((p, k) => {
+    if (p.functionCall) {
+      const id = upstreamId(p.functionCall.id, p.functionCall.name) ?? `call_${turn.index}_${k}`;
+      calls.push({ id, name: p.functionCall.name, answered: false });
+      toolCalls.push({ id, type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+    } else if (typeof p.text === "string" && p.thought !== true) text += p.text;
+  });
+  const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
+  if (toolCalls.length) msg.tool_calls = toolCalls;
+  const details = replayedDetails(turn.parts, scope);
+  if (details.length) msg.reasoning_details = details;
+  return msg;
+}
+
+/** A user turn: the tool messages answering the previous turn's calls (in the calls' order), then the rest. */
+function userMessages(turn: Turn, calls: Call[]): Record<string, unknown>[] {
+  const tools: { rank: number; msg: Record<string, unknown> }[] = [];
+  const content: Record<string, unknown>[] = [];
+  const resultMedia: Record<string, unknown>[] = [];
+  turn.parts.forEach((p, j) => {
+    const field = `contents[${turn.index}].parts[${j}]`;
+    if (p.functionResponse) {
+      const fr = p.functionResponse;
+      const id = upstreamId(fr.id, fr.name);
+      let at = id ? calls.findIndex((c) => !c.answered && c.id === id) : -1;
+      if (at === -1) at = calls.findIndex((c) => !c.answered && c.name === fr.name);
+      if (at === -1) throw invalidRequest(`functionResponse "${fr.name}" answers no function call of the previous model turn`, `${field}.functionResponse`);
+      calls[at]!.answered = true;
+      tools.push({ rank: at, msg: { role: "tool", tool_call_id: calls[at]!.id, content: responseText(fr.response) } });
+      (Array.isArray(fr.parts) ? fr.parts : []).forEach((q: any, n: number) => {
+        const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`);
+        if (m) resultMedia.push(m);
+      });
+    } else if (typeof p.text === "string") {
+      if (p.thought !== true && p.text) content.push({ type: "text", text: p.text });
+    } else {
+      const m = mediaPart(p, field);
+      if (m) content.push(m); // executableCode and other Gemini-only parts have no chat equivalent
+    }
+  });
+  const out = tools.sort((a, b) => a.rank - b.rank).map((t) => t.msg);
+  // Media inside function responses cannot ride in a tool message: it follows as user content.
+  const rest = resultMedia.concat(content);
+  if (rest.length) out.push({ role: "user", content: rest.length === 1 && rest[0]!.type === "text" ? rest[0]!.text : rest });
+  return out;
+}
+
+function tools(body: any, out: Record<string, unknown>, target: Target, provider: string): void {
+  const decls: any[] = [];
+  (Array.isArray(body.tools) ? body.tools : []).forEach((t: any, i: number) => {
+    for (const k of Object.keys(t ?? {})) {
+      if (k === "functionDeclarations") decls.push(...(Array.isArray(t[k]) ? t[k] : []));
+      else throw unsupported(`tools[${i}].${k}`, `the built-in tool "${k}" is one`, target, provider);
+    }
+  });
+  let list = decls.map((d) => ({
+    type: "function",
+    function: {
+      name: d.name,
+      ...(d.description ? { description: d.description } : {}),
+      parameters: d.parametersJsonSchema ?? (d.parameters ? jsonSchemaOf(d.parameters) : { type: "object", properties: {} }),
+    },
+  }));
+  const fcc = body.toolConfig?.functionCallingConfig;
+  const mode = fcc?.mode;
+  if (mode === "NONE") out.tool_choice = "none";
+  else if (mode === "AUTO" || mode === "VALIDATED") out.tool_choice = "auto";
+  else if (mode === "ANY") {
+    const allowed: string[] = Array.isArray(fcc.allowedFunctionNames) ? fcc.allowedFunctionNames : [];
+    if (allowed.length === 1) out.tool_choice = { type: "function", function: { name: allowed[0] } };
+    else {
+      if (allowed.length) list = list.filter((t) => allowed.includes(t.function.name));
+      out.tool_choice = "required";
+    }
+  }
+  if (list.length) out.tools = list;
+  else delete out.tool_choice;
+}
+
+function generation(body: any, out: Record<string, unknown>, dropped: string[], target: Target, scope: BlobScope, provider: string): void {
+  const gc = body.generationConfig ?? {};
+  const copy: [string, string][] = [["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["seed", "seed"], ["presencePenalty", "presence_penalty"], ["frequencyPenalty", "frequency_penalty"]];
+  for (const [from, to] of copy) if (typeof gc[from] === "number") out[to] = gc[from];
+  if (Array.isArray(gc.stopSequences) && gc.stopSequences.length) out.stop = gc.stopSequences;
+  if (typeof gc.candidateCount === "number" && gc.candidateCount > 1) out.n = gc.candidateCount;
+  for (const k of ["topK", "responseLogprobs", "logprobs", "speechConfig", "mediaResolution"]) if (gc[k] !== undefined && gc[k] !== false) dropped.push(`generationConfig.${k}`);
+  const modalities: unknown[] = Array.isArray(gc.responseModalities) ? gc.responseModalities : [];
+  if (modalities.some((m) => String(m).toUpperCase() !== "TEXT")) throw unsupported("generationConfig.responseModalities", "output other than text is something", target, provider);
+  const mime = typeof gc.responseMimeType === "string" ? gc.responseMimeType.toLowerCase() : "";
+  if (mime === "application/json") {
+    const schema = gc.responseJsonSchema ?? (gc.responseSchema ? jsonSchemaOf(gc.responseSchema) : undefined);
+    out.response_format = schema ? { type: "json_schema", json_schema: { name: "response", schema } } : { type: "json_object" };
+  } else if (mime && mime !== "text/plain") dropped.push("generationConfig.responseMimeType");
+  const effort = reasoningEffort(gc.thinkingConfig, target, scope);
+  if (effort === null) dropped.push("generationConfig.thinkingConfig");
+  else if (effort) out.reasoning_effort = effort;
+}
+
+/**
+ * thinkingConfig -> reasoning_effort: undefined when thinking is not asked for (or turned off: budget 0), null when
+ * asked of a model that cannot think. OpenAI-protocol upstreams know no effort above high.
+ */
+function reasoningEffort(tc: any, target: Target, scope: BlobScope): string | null | undefined {
+  const effort = geminiThinkingEffort(tc, scope.flavor === "chat" ? "high" : "max");
+  if (!effort) return undefined;
+  return target.reasoning ? effort : null;
+}
+
+export function geminiToChatRequest(body: any, target: Target, scope: BlobScope, provider: string): Translated {
+  const dropped: string[] = [];
+  if (typeof body.cachedContent === "string" && body.cachedContent) throw unsupported("cachedContent", "a context cache is something", target, provider);
+  if (Array.isArray(body.safetySettings) && body.safetySettings.length) dropped.push("safetySettings");
+  if (body.labels !== undefined) dropped.push("labels");
+  const messages: Record<string, unknown>[] = [];
+  const system = (body.systemInstruction?.parts ?? []).filter((p: any) => typeof p?.text === "string" && p.thought !== true).map((p: any) => p.text).join("\n");
+  if (system) messages.push({ role: "system", content: system });
+  let calls: Call[] = [];
+  for (const turn of mergedTurns(body.contents)) {
+    if (turn.role === "model") {
+      calls = [];
+      const msg = assistantMessage(turn, scope, calls);
+      // A turn of thoughts alone (Gemini CLI keeps none of them) says nothing an upstream could take back.
+      if (msg.content || msg.tool_calls || msg.reasoning_details) messages.push(msg);
+    } else {
+      messages.push(...userMessages(turn, calls));
+      calls = [];
+    }
+  }
+  const out: Record<string, unknown> = { model: body.model, messages };
+  tools(body, out, target, provider);
+  generation(body, out, dropped, target, scope, provider);
+  if (body.stream === true) {
+    out.stream = true;
+    out.stream_options = { include_usage: true }; // the last event carries usageMetadata
+  }
+  // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach the drivers that know them.
+  if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
+  return { body: out, dropped };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { decodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { ChatToGeminiStream } from "./stream.ts";
+import { chatToGeminiResponse, usageMetadataOf } from "./response.ts";
+
+const ctx = { flavor: "messages" as const, provider: "claude", model: "anthropic/claude", thoughts: true };
+const chunk = (delta: any, finish: string | null = null, extra: any = {}) => ({ data: JSON.stringify({ id: "chatcmpl-r1", choices: [{ index: 0, delta, finish_reason: finish }], ...extra }) });
+const detail = { type: "reasoning.text", text: "Thinking.", signature: "sig", format: "anthropic-claude-v1", index: 0 };
+
+describe("chat answer -> Gemini", () => {
+  it("JSON: thoughts, text, whole calls; the signed reasoning on the first non-thought part; usage apart", () => {
+    const g: any = chatToGeminiResponse({
+      id: "chatcmpl-x", choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: "Let me check.", reasoning_content: "Thinking.", reasoning_details: [detail], tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: '{"a":1}' } }] } }],
+      usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 3 }, prompt_tokens_details: { cached_tokens: 4 } },
+    }, ctx);
+    const parts = g.candidates[0].content.parts;
+    expect(parts.map((p: any) => Object.keys(p).sort().join("+"))).toEqual(["text+thought", "text+thoughtSignature", "functionCall"]);
+    expect(decodeReasoning(parts[1].thoughtSignature)).toEqual({ p: "messages", d: [detail] });
+    expect(parts[2]).toEqual({ functionCall: { id: "toolu_1", name: "f", args: { a: 1 } } });
+    expect(g).toMatchObject({ modelVersion: "anthropic/claude", responseId: "x", candidates: [{ finishReason: "STOP", index: 0 }] });
+    expect(g.usageMetadata).toEqual({ promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 3, cachedContentTokenCount: 4, totalTokenCount: 17 });
+    // Without includeThoughts there is no thought part, and the reasoning still rides.
+    const quiet: any = chatToGeminiResponse({ choices: [{ finish_reason: "length", message: { content: "", reasoning_content: "x", reasoning_details: [detail] } }] }, { ...ctx, thoughts: false });
+    expect(quiet.candidates[0]).toMatchObject({ finishReason: "MAX_TOKENS", content: { role: "model", parts: [{ text: "", thoughtSignature: expect.stringMatching(/^mgr1\./) }] } });
+    expect(usageMetadataOf(undefined)).toEqual({ promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 });
+  });
+
+  it("stream: deltas as they come, fragments of a call joined and sent whole with the finish reason and usage last", () => {
+    const t = new ChatToGeminiStream(ctx);
+    const out = [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ reasoning_content: "Think" }),
+      chunk({ reasoning_details: [detail] }),
+      chunk({ content: "Let me" }),
+      chunk({ content: " check." }),
+      chunk({ tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "read_file", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"a.txt"}' } }] }),
+      chunk({}, "tool_calls"),
+      { data: JSON.stringify({ id: "chatcmpl-r1", choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } }) },
+      { data: "[DONE]" },
+    ].flatMap((e) => t.push(e)).concat(t.end()).map((e) => JSON.parse(e.data));
+    const parts = out.map((e) => e.candidates[0].content.parts);
+    expect(parts[0]).toEqual([{ text: "Think", thought: true }]);
+    expect(parts[1]).toEqual([{ text: "Let me", thoughtSignature: expect.stringMatching(/^mgr1\./) }]);
+    expect(parts[2]).toEqual([{ text: " check." }]);
+    expect(parts[3]).toEqual([{ functionCall: { id: "toolu_1", name: "read_file", args: { path: "a.txt" } } }]);
+    expect(out.at(-1)).toMatchObject({ candidates: [{ finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 }, modelVersion: "anthropic/claude", responseId: "r1" });
+    expect(out.slice(0, -1).every((e) => e.usageMetadata === undefined && e.candidates[0].finishReason === undefined)).toBe(true);
+  });
+
+  it("stream: reasoning with no part after it rides on the calls; an unfinished stream is an error; a mid-stream error throws", () => {
+    const t = new ChatToGeminiStream({ ...ctx, thoughts: false });
+    t.push(chunk({ reasoning_content: "x", reasoning_details: [detail] }));
+    expect(t.push(chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "f", arguments: "{}" } }] }, "tool_calls"))).toEqual([]);
+    const last = JSON.parse(t.end()[0]!.data);
+    expect(last.candidates[0].content.parts).toEqual([{ functionCall: { id: "a", name: "f", args: {} }, thoughtSignature: expect.stringMatching(/^mgr1\./) }]);
+    const cut = new ChatToGeminiStream(ctx);
+    cut.push(chunk({ content: "par" }));
+    expect(() => cut.end()).toThrow(/before a finish reason/);
+    expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify({ error: { message: "boom" } }) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR" }));
+  });
+});

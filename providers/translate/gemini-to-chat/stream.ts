@@ -1,0 +1,81 @@
+// Chat completion chunks -> Gemini stream events (`data: <GenerateContentResponse>`, no [DONE]), one chunk at a time
+// in constant memory: text and thought deltas go out as they come; function calls go out whole (as Gemini sends
+// them), with the finish reason and the usage in one last event once the upstream's stream has ended (the chat usage
+// chunk comes after the finish chunk). Signed reasoning (reasoning_details, each block whole) waits for the next
+// non-thought part to carry it (reasoning.ts). A stream that ends before any finish reason was cut short: an error.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { attachReasoning, finishReasonOf, functionCallPart, reasoningText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
+
+interface ToolState { id: string; name: string; args: string }
+interface CandidateState { tools: Map<number, ToolState>; details: unknown[]; finish?: string }
+
+export class ChatToGeminiStream {
+  private responseId = "";
+  private usage: unknown = undefined;
+  private readonly candidates = new Map<number, CandidateState>();
+
+  constructor(private readonly ctx: AnswerContext & { provider: string }) {}
+
+  private state(index: number): CandidateState {
+    let s = this.candidates.get(index);
+    if (!s) this.candidates.set(index, (s = { tools: new Map(), details: [] }));
+    return s;
+  }
+
+  private event(candidates: unknown[], extra: Record<string, unknown> = {}): SseEvent {
+    return { data: JSON.stringify({ candidates, ...extra, modelVersion: this.ctx.model, responseId: this.responseId }) };
+  }
+
+  push(ev: SseEvent): SseEvent[] {
+    if (ev.data === "[DONE]") return [];
+    let chunk: any;
+    try {
+      chunk = JSON.parse(ev.data);
+    } catch {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} sent a stream event that is not JSON`, { details: { provider: this.ctx.provider } });
+    }
+    if (chunk?.error) {
+      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} failed mid-stream: ${chunk.error.message ?? "error"}`, { details: { provider: this.ctx.provider, upstream_error: chunk.error } });
+    }
+    this.responseId ||= responseIdOf(chunk?.id);
+    if (chunk?.usage) this.usage = chunk.usage;
+    const out: unknown[] = [];
+    for (const c of Array.isArray(chunk?.choices) ? chunk.choices : []) {
+      const index: number = typeof c.index === "number" ? c.index : 0;
+      const s = this.state(index);
+      const d = c.delta ?? {};
+      const parts: Record<string, unknown>[] = [];
+      if (Array.isArray(d.reasoning_details)) s.details.push(...d.reasoning_details);
+      const thought = reasoningText(d);
+      if (this.ctx.thoughts && thought) parts.push({ text: thought, thought: true });
+      if (typeof d.content === "string" && d.content) {
+        parts.push({ text: d.content });
+        attachReasoning(parts, s.details.splice(0), this.ctx);
+      }
+      for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+        const at: number = typeof tc.index === "number" ? tc.index : s.tools.size;
+        let t = s.tools.get(at);
+        if (!t) s.tools.set(at, (t = { id: "", name: "", args: "" }));
+        if (typeof tc.id === "string" && tc.id) t.id = tc.id;
+        if (typeof tc.function?.name === "string" && tc.function.name) t.name = tc.function.name;
+        if (typeof tc.function?.arguments === "string") t.args += tc.function.arguments;
+      }
+      if (c.finish_reason) s.finish = c.finish_reason;
+      if (parts.length) out.push({ content: { role: "model", parts }, index });
+    }
+    return out.length ? [this.event(out)] : [];
+  }
+
+  /** The upstream's stream ended: the whole function calls, the finish reasons and the usage, in one event. */
+  end(): SseEvent[] {
+    const states = [...this.candidates].filter(([, s]) => s.finish !== undefined);
+    if (!states.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} ended the stream before a finish reason`, { details: { provider: this.ctx.provider } });
+    const candidates = states.map(([index, s]) => {
+      const parts = [...s.tools.entries()].sort(([a], [b]) => a - b).map(([, t]) => functionCallPart(t.id, t.name, t.args));
+      attachReasoning(parts, s.details, this.ctx);
+      return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(s.finish), index };
+    });
+    return [this.event(candidates, this.usage ? { usageMetadata: usageMetadataOf(this.usage) } : {})];
+  }
+}

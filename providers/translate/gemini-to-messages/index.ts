@@ -1,0 +1,9 @@
+// Gemini client -> Messages upstream (Anthropic, Claude on Vertex and Bedrock InvokeModel): Gemini -> chat chained
+// with chat -> messages, so each wire mapping is written once. Usage is reported by the driver. The outer half knows
+// its chat body goes on to Anthropic: signed thinking blocks replay from the thoughtSignatures that carried them.
+import { chainTranslators } from "../chain.ts";
+import { geminiToChatFor } from "../gemini-to-chat/index.ts";
+import { withGeminiFields } from "../gemini-to-chat/fields.ts";
+import { chatToMessages } from "../chat-to-messages/index.ts";
+
+export const geminiToMessages = withGeminiFields(chainTranslators(geminiToChatFor("messages"), chatToMessages));
