@@ -137,7 +137,8 @@ const PROVIDERS = ["openai", "anthropic", "gemini", "aws", "aws-converse", "vert
 const knobs = (k: Record<string, unknown>) => ({ providerOptions: Object.fromEntries(PROVIDERS.map((p) => [p, k])) });
 const hi = [{ role: "user", content: "Hi" }];
 
-const CASES: { client: "chat" | "messages" | "responses"; name: string; body: Record<string, unknown> }[] = [
+const say = (text: string) => [{ role: "user", parts: [{ text }] }];
+const CASES: { client: keyof typeof PATHS; name: string; body: Record<string, unknown> }[] = [
   { client: "chat", name: "max_tokens 1, max_completion_tokens 60000", body: { messages: hi, max_tokens: 1, max_completion_tokens: 60000 } },
   { client: "chat", name: "max_completion_tokens 1, max_tokens 60000", body: { messages: hi, max_completion_tokens: 1, max_tokens: 60000 } },
   { client: "chat", name: "max_tokens 1, max_output_tokens 60000", body: { messages: hi, max_tokens: 1, max_output_tokens: 60000 } },
@@ -154,11 +155,18 @@ const CASES: { client: "chat" | "messages" | "responses"; name: string; body: Re
   { client: "responses", name: "no limit", body: { input: "Hi" } },
   { client: "responses", name: "reasoning.effort high", body: { input: "Hi", max_output_tokens: 1, reasoning: { effort: "high" } } },
   { client: "responses", name: "thinkingBudget in dollars", body: { input: "Hi", max_output_tokens: 1, ...knobs({ thinkingBudget: DOLLARS }) } },
+  // The Gemini API: the limit, the choices and the thinking budget live in generationConfig.
+  { client: "gemini", name: "no limit", body: { contents: say("Hi") } },
+  { client: "gemini", name: "maxOutputTokens 100, candidateCount 3", body: { contents: say("Hi"), generationConfig: { maxOutputTokens: 100, candidateCount: 3 } } },
+  { client: "gemini", name: "maxOutputTokens 1, thinkingBudget 20000", body: { contents: say("Hi"), generationConfig: { maxOutputTokens: 1, thinkingConfig: { thinkingBudget: 20000 } } } },
 ];
 
-const PATHS = { chat: "/chat/completions", messages: "/messages", responses: "/responses" };
-const send = (client: keyof typeof PATHS, body: unknown, key: string) =>
-  postJson(`${gw.baseURL}${PATHS[client]}`, body, { authorization: `Bearer ${key}`, "anthropic-version": "2023-06-01" });
+const PATHS = { chat: "/chat/completions", messages: "/messages", responses: "/responses", gemini: ":generateContent" };
+/** Sent on its client protocol; the Gemini API names the model in the URL. */
+function send(client: keyof typeof PATHS, { model, ...body }: Record<string, any>, key: string) {
+  const url = client === "gemini" ? `${gw.baseURL}beta/models/${model}${PATHS.gemini}` : `${gw.baseURL}${PATHS[client]}`;
+  return postJson(url, client === "gemini" ? body : { model, ...body }, { authorization: `Bearer ${key}`, "anthropic-version": "2023-06-01" });
+}
 const clear = () => {
   for (const list of [openai.requests, anthropic.requests, gemini.requests, bedrock.requests, vertex.requests]) list.length = 0;
 };
@@ -170,7 +178,9 @@ describe("the budget reserves exactly the output the upstream is asked for", () 
       const request = { model: route.model, ...body };
       const refused = await send(client, request, POOR);
       expect(refused.status, `${route.model}: ${refused.text}`).toBe(402);
-      const reserved: string = refused.json.error.details.request_max_usd;
+      // Google's envelope (the Gemini API) carries the gateway's details as an ErrorInfo's metadata.
+      const details = client === "gemini" ? refused.json.error.details.find((d: any) => d.reason === "BUDGET_EXCEEDED")?.metadata : refused.json.error.details;
+      const reserved: string = details.request_max_usd;
       clear();
       const served = await send(client, request, RICH);
       const upstream = route.seen(client);

@@ -9,7 +9,7 @@ import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffo
 export type AskingProtocol = "chat" | "messages" | "responses" | "gemini";
 
 /** What the limit depends on: an endpoint (catalog entry) or a routed target. */
-export type LimitTarget = Pick<Target, "provider" | "upstreamModel" | "pricing" | "maxTokens">;
+export type LimitTarget = Pick<Target, "provider" | "upstreamModel" | "pricing" | "maxTokens" | "reasoning">;
 
 /** A Messages upstream needs max_tokens: without one from the client and the catalog, this (LiteLLM's default). */
 export const DEFAULT_MESSAGES_MAX_TOKENS = 4096;
@@ -58,10 +58,10 @@ export function requestedChoices(body: any): number {
 export const isConverseClaude = (id: string) => /(^|[./])anthropic\.claude/.test(id);
 
 /** The reasoning fields a translated request carries into chat (the inner translators read those). */
-function chatView(body: any, client: AskingProtocol): any {
+function chatView(body: any, client: AskingProtocol, target: LimitTarget): any {
   if (client === "chat") return body;
-  // gemini -> chat turns thinkingConfig into reasoning_effort (rounded up to an effort).
-  if (client === "gemini") return { providerOptions: body?.providerOptions, reasoning_effort: geminiThinkingEffort(body?.generationConfig?.thinkingConfig) };
+  // gemini -> chat turns thinkingConfig into reasoning_effort (rounded up to an effort) on a model that can think.
+  if (client === "gemini") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? geminiThinkingEffort(body?.generationConfig?.thinkingConfig) : undefined };
   // responses -> chat maps reasoning.effort to reasoning_effort; messages -> chat drops `thinking`; both keep providerOptions.
   return { providerOptions: body?.providerOptions, reasoning_effort: client === "responses" ? body?.reasoning?.effort : undefined };
 }
@@ -72,13 +72,13 @@ function anthropicThinking(body: any, client: AskingProtocol, native: boolean, t
   // one, a dollar budget in providerOptions becomes one. A translated body: dollars, then effort.
   const t = native
     ? body?.thinking === undefined ? dollarsToTokens(knobsFor(body, target.provider)?.thinkingBudget, target) : undefined
-    : chatThinkingTokens(chatView(body, client), target);
+    : chatThinkingTokens(chatView(body, client, target), target);
   return t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
 }
 
 /** Gemini's thinkingConfig.thinkingBudget: "none" turns it off (0); then dollars, then effort. */
 export function geminiThinking(body: any, client: AskingProtocol, target: LimitTarget): number | undefined {
-  const view = chatView(body, client);
+  const view = chatView(body, client, target);
   const knobs = knobsFor(view, target.provider);
   const effort = knobs?.reasoningEffort ?? view?.reasoning_effort;
   if (effort === "none") return 0;
@@ -102,7 +102,7 @@ export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamP
     case "converse": {
       let limit = stated;
       const claude = isConverseClaude(target.upstreamModel);
-      const t = claude ? chatThinkingTokens(chatView(body, client), target) : undefined;
+      const t = claude ? chatThinkingTokens(chatView(body, client, target), target) : undefined;
       const thinking = t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
       if (thinking !== undefined) {
         if (limit !== undefined && limit <= thinking) limit += thinking;

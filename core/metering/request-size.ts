@@ -4,6 +4,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { requestedModels } from "../pipeline/requested-models.ts";
+import { canThink } from "./thinking.ts";
 import { outputAsk, UPSTREAM_PROTOCOLS, type AskingProtocol, type LimitTarget } from "./output-limit.ts";
 
 const chars = new WeakMap<GatewayContext, number>();
@@ -35,14 +36,16 @@ const clientOf = (ctx: GatewayContext): AskingProtocol =>
  * Output tokens (every choice) the request asks this endpoint's upstream for, exactly as its translator and driver
  * will write it; `perChoice` stands in where the request leaves the limit to the upstream (the model's maximum).
  */
-export function outputTokensOn(ctx: GatewayContext, ep: OutputEndpoint, perChoice: number | undefined): number | undefined {
+export function outputTokensOn(ctx: GatewayContext, ep: OutputEndpoint, perChoice: number | undefined, reasoning = ep.reasoning === true): number | undefined {
   const client = clientOf(ctx);
+  // Whether the model can think decides what a translated Gemini thinkingConfig becomes.
+  const target = reasoning === (ep.reasoning === true) ? ep : { ...ep, reasoning };
   const driver = ctx.drivers?.get(ep.provider);
-  const protocol = driver ? upstreamProtocolOf(driver, client, ep as Target) : undefined;
+  const protocol = driver ? upstreamProtocolOf(driver, client, target as Target) : undefined;
   let worst: number | undefined;
   // A provider without a driver here (a project's own key): the most any protocol would be asked for.
   for (const p of protocol ? [protocol] : UPSTREAM_PROTOCOLS) {
-    const ask = outputAsk(ctx.body, client, p, ep);
+    const ask = outputAsk(ctx.body, client, p, target);
     const per = ask.perChoice ?? perChoice;
     if (per === undefined) continue;
     if (worst === undefined || per * ask.choices > worst) worst = per * ask.choices;
@@ -58,8 +61,9 @@ export function requestedOutput(ctx: GatewayContext): number | undefined {
   if (ctx.endpoint !== "chat" && ctx.endpoint !== "messages" && ctx.endpoint !== "responses" && ctx.endpoint !== "gemini") return undefined;
   let worst: number | undefined;
   for (const { id } of requestedModels(ctx.body)) {
-    for (const ep of ctx.config.models.get(id)?.endpoints ?? []) {
-      const n = outputTokensOn(ctx, ep, undefined);
+    const model = ctx.config.models.get(id);
+    for (const ep of model?.endpoints ?? []) {
+      const n = outputTokensOn(ctx, ep, undefined, canThink(model!));
       if (n !== undefined && (worst === undefined || n > worst)) worst = n;
     }
   }

@@ -8,6 +8,9 @@ const EFFORT_TOKENS: Record<string, number> = { minimal: 1024, low: 1024, medium
 
 export const MIN_THINKING_TOKENS = 1024;
 
+/** A catalog model that can think (tag `reasoning`): protocols whose thinking is on by default ask it to. */
+export const canThink = (model: { config: { tags?: readonly string[] } }): boolean => model.config.tags?.includes("reasoning") === true;
+
 /** A token budget as the smallest effort whose budget covers it, at most `cap` (Gemini's thinkingBudget, for chat). */
 export function tokensToEffort(tokens: number, cap: "high" | "max" = "max"): string {
   for (const e of ["low", "medium", "high", "xhigh", "max"]) {

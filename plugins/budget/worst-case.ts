@@ -9,6 +9,7 @@ import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
+import { canThink } from "../../core/metering/thinking.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -42,7 +43,7 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
     default:
       // Exactly what this endpoint's upstream will be asked for (every alias, thinking budgets, choices), else the
       // model's maximum per choice.
-      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT)!, webSearches };
+      return { inputTokens: input, outputTokens: outputTokensOn(ctx, ep, maxTokens ?? contextWindow ?? FALLBACK_CONTEXT, canThink(model))!, webSearches };
   }
 }
 

@@ -6,6 +6,7 @@ import type { Target } from "../../core/contracts/provider.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { statsOf } from "../../core/stats/index.ts";
+import { canThink } from "../../core/metering/thinking.ts";
 import { planRoute, requestShape, type RequestShape, type RoutingOptions } from "./route.ts";
 
 const UNSIZED: RequestShape = { inputTokens: 0, outputTokens: 0 };
@@ -19,11 +20,10 @@ export function sandboxTarget(model: ModelRuntime): Target {
     contextWindow: model.config.context_window,
     maxTokens: model.config.max_tokens,
     sandbox: true,
-    ...(thinks(model) ? { reasoning: true } : {}),
+    ...(canThink(model) ? { reasoning: true } : {}),
   };
 }
 
-const thinks = (model: ModelRuntime) => model.config.tags?.includes("reasoning") === true;
 
 export function endpointTargets(model: ModelRuntime): Target[] {
   return model.endpoints.map((ep) => ({
@@ -35,7 +35,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     maxTokens: ep.maxTokens,
     ...(ep.reasoningModel ? { reasoningModel: true } : {}),
     ...(ep.nativeResponses ? { nativeResponses: true } : {}),
-    ...(thinks(model) ? { reasoning: true } : {}),
+    ...(canThink(model) ? { reasoning: true } : {}),
   }));
 }
 
