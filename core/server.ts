@@ -15,11 +15,14 @@ import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
+import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 
 export interface StartOptions {
   configFile: string;
   port?: number;
   host?: string;
+  /** The metrics listener's port, over `metrics.port` (0: any free port). */
+  metricsPort?: number;
   logger?: Logger;
   /** Reload when the config file changes. */
   watch?: boolean;
@@ -31,6 +34,8 @@ export interface StartOptions {
 export interface RunningGateway {
   url: string;
   port: number;
+  /** Where GET /metrics is served apart from the API; undefined when there is no such listener. */
+  metricsUrl?: string;
   gateway: Gateway;
   server: Server;
   /** Stop accepting, end idle connections, close the gateway (store, pools). In-flight requests are cut. */
@@ -43,8 +48,8 @@ export interface RunningGateway {
 }
 
 export class PortInUseError extends Error {
-  constructor(readonly port: number, readonly host: string) {
-    super(`port ${port} on ${host} is in use`);
+  constructor(readonly port: number, readonly host: string, readonly what: "api" | "metrics" = "api") {
+    super(`${what === "metrics" ? "metrics port" : "port"} ${port} on ${host} is in use`);
     this.name = "PortInUseError";
   }
 }
@@ -69,7 +74,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepAliveTimeout: s.keepAliveTimeoutMs,
     maxHeaderSize: s.maxHeaderBytes,
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
-  }, (req: IncomingMessage, res: ServerResponse) => {
+  }, onRequest);
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (draining) return refuse(req, res, log);
     responses.add(res);
     res.once("close", () => {
@@ -78,7 +84,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       if (draining) setImmediate(() => server.closeIdleConnections());
     });
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
-  });
+  }
   /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
   const responses = new Set<ServerResponse>();
   let draining = false;
@@ -110,6 +116,15 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   server.on("error", (err) => log.error("server error", { error: String(err) }));
   const port = (server.address() as { port: number }).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  let metrics: MetricsListener | undefined;
+  try {
+    metrics = await listenForMetrics(gateway, log, opts.metricsPort);
+  } catch (err) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await gateway.close();
+    await ownLog?.close();
+    throw err;
+  }
 
   const watchers: FSWatcher[] = [];
   const onHup = () => void gateway.reload();
@@ -140,11 +155,13 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   return {
     url,
     port,
+    metricsUrl: metrics?.url,
     gateway,
     server,
     shutdown(o = {}) {
       return (shuttingDown ??= (async () => {
         stopWatching();
+        await metrics?.close();
         await drain({
           server,
           sockets,
@@ -161,6 +178,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     },
     async close() {
       stopWatching();
+      await metrics?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of sockets) socket.destroy();
@@ -169,6 +187,24 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await ownLog?.close();
     },
   };
+}
+
+/**
+ * The metrics listener of `metrics:`. A port set in the config (or given) that is in use stops the start, as the
+ * API port does; the default port in use (a second gateway on the machine) only skips the listener, with a warning.
+ */
+async function listenForMetrics(gateway: Gateway, log: Logger, portOverride: number | undefined): Promise<MetricsListener | undefined> {
+  const m = gateway.config.metrics;
+  if (!m.listener) return undefined;
+  const port = portOverride ?? m.port;
+  try {
+    return await startMetricsListener(gateway, log, m.host, port);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    if (portOverride !== undefined || m.portConfigured) throw new PortInUseError(port, m.host, "metrics");
+    log.warn(`metrics port ${port} on ${m.host} is in use: GET /metrics is not served (set metrics.port)`);
+    return undefined;
+  }
 }
 
 /** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */

@@ -272,6 +272,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
   }
 
   const s = config.server ?? {};
+  const m = config.metrics ?? {};
   return {
     file,
     dir: dirname(file),
@@ -293,6 +294,15 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
         timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
       },
+    },
+    metrics: {
+      listener: m.listener ?? true,
+      host: m.host ?? "127.0.0.1",
+      port: m.port ?? 9464,
+      portConfigured: m.port !== undefined,
+      token: m.token,
+      apiPort: m.api_port ?? false,
+      projectLabels: m.project_labels ?? false,
     },
     store: config.store ?? { kind: "memory" },
     providers,

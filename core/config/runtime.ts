@@ -49,11 +49,27 @@ export interface ServerRuntime {
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
 }
 
+export interface MetricsRuntime {
+  /** Serve /metrics on host:port, apart from the API. */
+  listener: boolean;
+  host: string;
+  port: number;
+  /** The port was set in the config (busy: refuse to start) rather than defaulted (busy: skip, with a warning). */
+  portConfigured: boolean;
+  /** Bearer token /metrics wants, on either port. */
+  token?: string;
+  /** Also serve /metrics on the API port (the schema requires a token then). */
+  apiPort: boolean;
+  /** Export the per-project series (project names and spend). */
+  projectLabels: boolean;
+}
+
 export interface RuntimeConfig {
   file: string;
   dir: string;
   raw: GatewayConfig;
   server: ServerRuntime;
+  metrics: MetricsRuntime;
   store: StoreConfig;
   /** Enabled providers, the built-in `sim` always among them. */
   providers: Map<string, ProviderConfig>;

@@ -32,6 +32,8 @@ export interface AbuseGateway {
   child: ChildGateway;
   /** `${url}/api/v1` */
   baseURL: string;
+  /** GET /metrics on the gateway's metrics listener. */
+  metricsUrl: string;
   port: number;
   pid: number;
   /** Whatever the child wrote to stdout and stderr. */
@@ -83,6 +85,7 @@ export async function startAbuseGateway(): Promise<AbuseGateway> {
   return {
     child,
     baseURL: child.baseURL,
+    metricsUrl: child.metricsUrl!,
     port,
     pid: child.proc.pid!,
     output: () => out,

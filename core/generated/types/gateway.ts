@@ -13,6 +13,7 @@ export interface GatewayConfig {
   store?: StoreConfig;
   log?: LogConfig;
   telemetry?: TelemetryConfig;
+  metrics?: MetricsConfig;
   /**
    * Further YAML files (relative to this one) whose `models:` are merged under this file's own; entries here win.
    */
@@ -166,6 +167,35 @@ export interface TelemetryConfig {
       [k: string]: string;
     };
   };
+}
+/**
+ * Prometheus /metrics. Served on a listener of its own (loopback by default), never on the API port unless `api_port` is set, and then only behind `token`. Read at start: a change needs a restart.
+ */
+export interface MetricsConfig {
+  /**
+   * Serve GET /metrics on host:port, apart from the API.
+   */
+  listener?: boolean;
+  /**
+   * Address of the metrics listener; loopback unless the scraper is elsewhere.
+   */
+  host?: string;
+  /**
+   * Port of the metrics listener; 0 picks a free one. A port set here that is in use stops the start; the default one in use only skips the listener (with a warning).
+   */
+  port?: number;
+  /**
+   * When set, /metrics answers only a request with `Authorization: Bearer <token>` (401 otherwise), on either port.
+   */
+  token?: string;
+  /**
+   * Also serve GET /metrics on the API port (needs `token`: every client reaches that port). Otherwise it answers 404 there.
+   */
+  api_port?: boolean;
+  /**
+   * Export gateway_project_tokens_total and gateway_project_cost_usd_total: series labelled with every project's name and spend. Off by default; the ledger (model-gateway usage) has the same figures.
+   */
+  project_labels?: boolean;
 }
 export interface ProviderConfig {
   protocol:
