@@ -85,6 +85,9 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     });
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
   }
+  // `Expect: 100-continue`: the 100 goes out when the body is read (after auth), not on arrival, so a client
+  // without a valid key gets its 401 before sending the body at all.
+  server.on("checkContinue", onRequest);
   /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
   const responses = new Set<ServerResponse>();
   let draining = false;
