@@ -1,11 +1,11 @@
 // The gateway's asset service: keeps generated images/videos and hands out signed, expiring URLs for them.
 // One per GatewayHandle (kept beside it, not in the config snapshot), so a reload never orphans stored assets.
 import { randomBytes } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { IncomingHttpHeaders } from "node:http";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import { AssetStore, type AssetMeta } from "./store.ts";
+import { defaultAssetsDir } from "./private-dir.ts";
 import { signedUrl } from "./sign.ts";
 
 /** Signed image URLs live about an hour, video URLs about a day (spec, Limits). */
@@ -25,7 +25,7 @@ export function assetsOf(gateway: GatewayHandle): Assets {
   let a = byGateway.get(gateway);
   if (!a) {
     const configured = (gateway.config.raw.server as { assets_dir?: string } | undefined)?.assets_dir;
-    const dir = configured ? resolve(gateway.config.dir, configured) : join(tmpdir(), "model-gateway-assets");
+    const dir = configured ? resolve(gateway.config.dir, configured) : defaultAssetsDir();
     const store = new AssetStore(dir);
     const fallback = randomBytes(32).toString("hex");
     a = { store, secret: () => gateway.config.server.signingSecret ?? fallback };

@@ -68,7 +68,7 @@ export interface ServerConfig {
    */
   signing_secret?: string;
   /**
-   * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets).
+   * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets-<uid>). Made 0700, files 0600; an existing directory must be owned by the gateway's user (loose modes are tightened).
    */
   assets_dir?: string;
   /**
