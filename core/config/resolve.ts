@@ -17,6 +17,7 @@ import { untranslatedNotice } from "./translation-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
+import { trustedProxies } from "../net/trusted-proxies.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -153,6 +154,9 @@ function schemaProblem(e: ErrorObject, sources: Sources): ConfigProblem {
 }
 
 function checkReferences(config: GatewayConfig, sources: Sources, problems: ConfigProblem[]): void {
+  for (const p of trustedProxies(config.server?.trusted_proxies ?? []).problems) {
+    problems.push(sources.at(["server", "trusted_proxies", p.index], `server.trusted_proxies: ${p.message}`));
+  }
   const providers = new Set([...Object.keys(config.providers ?? {}), "sim"]);
   for (const [id, model] of Object.entries(config.models ?? {})) {
     model.endpoints.forEach((ep, i) => {
@@ -283,6 +287,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       maxBodyBytes: s.max_body_bytes ?? 10 * 1024 * 1024,
       upstreamTimeoutMs: s.upstream_timeout_ms ?? 120_000,
       publicUrl: s.public_url,
+      trustedProxies: trustedProxies(s.trusted_proxies ?? []).list,
       signingSecret: s.signing_secret,
       headersTimeoutMs: s.headers_timeout_ms ?? 20_000,
       requestTimeoutMs: s.request_timeout_ms ?? 60_000,

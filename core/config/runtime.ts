@@ -1,5 +1,6 @@
 // The validated config, frozen into lookup maps before the first request.
 import type { GatewayConfig, ModelConfig, ProjectConfig, ProviderConfig, Pricing, StoreConfig } from "../generated/types/gateway.ts";
+import type { TrustedProxies } from "../net/trusted-proxies.ts";
 
 export interface EndpointRuntime {
   provider: string;
@@ -40,6 +41,8 @@ export interface ServerRuntime {
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
   publicUrl?: string;
+  /** Peers whose X-Forwarded-Host/-Proto are believed (empty: none). */
+  trustedProxies: TrustedProxies;
   signingSecret?: string;
   headersTimeoutMs: number;
   requestTimeoutMs: number;

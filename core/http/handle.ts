@@ -40,6 +40,7 @@ export async function handleRequest(
     method: req.method ?? "GET",
     path: req.url ?? "/",
     headers: req.headers,
+    remoteAddress: req.socket.remoteAddress,
     startedAt,
     config: snapshot.config,
     drivers: snapshot.drivers,

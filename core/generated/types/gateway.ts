@@ -60,9 +60,13 @@ export interface ServerConfig {
    */
   upstream_timeout_ms?: number;
   /**
-   * Externally visible base URL, used in signed asset links.
+   * Externally visible base URL, used in signed asset links. Unset: the Host the client used (X-Forwarded-Host/-Proto only from trusted_proxies).
    */
   public_url?: string;
+  /**
+   * Addresses or CIDR ranges (10.0.0.0/8, fd00::/8) of reverse proxies whose X-Forwarded-Host and X-Forwarded-Proto are believed; from any other peer they are ignored.
+   */
+  trusted_proxies?: string[];
   /**
    * HMAC secret for signed asset URLs; random per process when unset.
    */
