@@ -16,6 +16,7 @@ import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
+import { capConnections } from "./net/connection-cap.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -92,10 +93,15 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const responses = new Set<ServerResponse>();
   let draining = false;
   server.on("clientError", (err, socket) => answerClientError(err, socket as Socket));
+  capConnections(server, s.maxConnections, log, gateway.metrics.connectionsDropped);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    gateway.metrics.connections.inc();
+    socket.once("close", () => {
+      sockets.delete(socket);
+      gateway.metrics.connections.dec();
+    });
   });
 
   const wanted = opts.port ?? s.port;

@@ -18,6 +18,7 @@ import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
+import { defaultMaxConnections } from "../net/connection-cap.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -293,6 +294,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       requestTimeoutMs: s.request_timeout_ms ?? 60_000,
       keepAliveTimeoutMs: s.keep_alive_timeout_ms ?? 65_000,
       maxHeaderBytes: s.max_header_bytes ?? 16_384,
+      maxConnections: s.max_connections ?? defaultMaxConnections(),
       shutdownGraceMs: s.shutdown_grace_ms ?? 30_000,
       urlFetch: {
         allowHosts: s.url_fetch?.allow_hosts ?? [],

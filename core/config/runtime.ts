@@ -48,6 +48,8 @@ export interface ServerRuntime {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
+  /** Client connections held at once; past it new ones are closed unanswered. */
+  maxConnections: number;
   shutdownGraceMs: number;
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
 }

@@ -43,14 +43,15 @@ export interface AbuseGateway {
   close(): Promise<void>;
 }
 
-export async function startAbuseGateway(): Promise<AbuseGateway> {
+/** `server` settings over ABUSE_SERVER's (a connection cap, ...). */
+export async function startAbuseGateway(server: Record<string, unknown> = {}): Promise<AbuseGateway> {
   const [openai, anthropic, media, cohere]: [FakeOpenAI, FakeAnthropic, FakeOpenAIMedia, Reranker] = await Promise.all([
     startFakeOpenAI(), startFakeAnthropic(), startFakeOpenAIMedia(), startFakeCohere(),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "mg-abuse-"));
   const configFile = join(dir, "gateway.yaml");
   const config = {
-    server: { ...ABUSE_SERVER, signing_secret: "abuse-test", assets_dir: join(dir, "assets") },
+    server: { ...ABUSE_SERVER, signing_secret: "abuse-test", assets_dir: join(dir, "assets"), ...server },
     store: { kind: "sqlite", path: "./gateway.db" },
     providers: {
       up: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },

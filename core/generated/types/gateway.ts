@@ -92,6 +92,10 @@ export interface ServerConfig {
    */
   max_header_bytes?: number;
   /**
+   * Most client connections held open at once (per process; per worker with --workers). Past it a new connection is closed at once, unanswered, and counted in gateway_connections_dropped_total. Default: half the open-file limit less 64 (each client connection may need an upstream one), at most 16384.
+   */
+  max_connections?: number;
+  /**
    * On SIGTERM/SIGINT: how long requests and streams in flight may take to finish before they are ended.
    */
   shutdown_grace_ms?: number;
