@@ -87,8 +87,12 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
   }
   // `Expect: 100-continue`: the 100 goes out when the body is read (after auth), not on arrival, so a client
-  // without a valid key gets its 401 before sending the body at all.
-  server.on("checkContinue", onRequest);
+  // without a valid key gets its 401 before sending the body at all. Until then the connection cannot be reused
+  // (the body may or may not follow the answer), so it closes after the answer unless the body was asked for.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader("connection", "close");
+    onRequest(req, res);
+  });
   /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
   const responses = new Set<ServerResponse>();
   let draining = false;
@@ -170,7 +174,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     shutdown(o = {}) {
       return (shuttingDown ??= (async () => {
         stopWatching();
-        await metrics?.close();
         await drain({
           server,
           sockets,
@@ -180,7 +183,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             draining = true;
             for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
           },
-          closeGateway: () => gateway.close(),
+          closeGateway: async () => {
+            await metrics?.close(); // scrapes go on while requests drain
+            await gateway.close();
+          },
         }, o.graceMs ?? gateway.config.server.shutdownGraceMs);
         await ownLog?.close();
       })());

@@ -46,17 +46,27 @@ describe("the body is read after authentication", () => {
     expect(x.closed, "the server closed the connection the body was announced on").toBe(true);
   });
 
-  it("Expect: 100-continue with a valid key: 100 Continue, then the answer to the body", async () => {
+  it("Expect: 100-continue with a valid key: 100 Continue, the answer to the body, and the connection stays usable", async () => {
     const body = JSON.stringify({ model: MODELS.chat, messages: [{ role: "user", content: "hi" }], max_tokens: 8 });
     const x = await exchange(gw.port, async (w) => {
-      await w.write(head("POST", CHAT, { ...withKey, "content-length": Buffer.byteLength(body), expect: "100-continue", connection: "close" }));
+      await w.write(head("POST", CHAT, { ...withKey, "content-length": Buffer.byteLength(body), expect: "100-continue" }));
       await new Promise<void>((resolve) => w.socket.once("data", () => resolve())); // the 100
       await w.write(body);
+      await new Promise<void>((resolve) => w.socket.once("data", () => resolve())); // the answer
+      await w.write(head("GET", "/healthz", { host: "gw", connection: "close" }));
     }, { waitMs: WAIT });
     const text = x.data.toString("latin1");
     expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
-    const [answer] = parseResponses(x.data.subarray(text.indexOf("\r\n\r\n") + 4));
+    const [answer, health] = parseResponses(x.data.subarray(text.indexOf("\r\n\r\n") + 4));
     expect(answer!.json.choices[0].message.content).toEqual(expect.any(String));
+    expect(answer!.headers.connection).not.toBe("close");
+    expect(health?.status).toBe(200);
+  });
+
+  it("Expect: 100-continue to a path that takes no body: the 404 instead of the 100, then the connection closes", async () => {
+    const x = await exchange(gw.port, (w) => w.write(head("POST", "/api/v1/nowhere", { ...withKey, "content-length": 1000, expect: "100-continue" })).then(() => {}), { waitMs: WAIT });
+    expect(x.data.toString("latin1")).toMatch(/^HTTP\/1\.1 404 /);
+    expect(x.closed).toBe(true);
   });
 
   it("an authenticated `[[],[],…]` body is refused at 100 000 objects and arrays, without being parsed", async () => {

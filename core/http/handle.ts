@@ -64,7 +64,10 @@ export async function handleRequest(
     if (spec.method === "POST") {
       deferBody(ctx, () => {
         // The client that asked to be told before sending its body is told now, once auth has passed.
-        if (req.headers.expect?.toLowerCase() === "100-continue") res.writeContinue();
+        if (req.headers.expect?.toLowerCase() === "100-continue") {
+          res.removeHeader("connection"); // set on arrival (core/server.ts): now the body comes, the connection may be reused
+          res.writeContinue();
+        }
         return readJsonBody(req, snapshot.config.server.maxBodyBytes, spec.invalidCode ?? "INVALID_REQUEST");
       });
     }
