@@ -1,4 +1,5 @@
-// The h3 app: public routes under /api, /metrics outside it, the error envelope for everything else.
+// The h3 app: public routes under /api, /metrics outside it (when enabled on this port), the error envelope for
+// everything else.
 // Handlers write to the Node response directly (see DESIGN §8) and tell h3 the response is handled.
 import { H3, getRouterParams, type H3Event } from "h3";
 import { toNodeHandler } from "h3/node";
@@ -12,6 +13,7 @@ import { actionRoutes, isGeminiPath } from "./endpoints/gemini/route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
+import { serveMetrics } from "./observability/metrics-http.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -48,11 +50,14 @@ export function createApp(gateway: Gateway): H3 {
     });
   }
 
+  // Only with metrics.api_port (and so a token): by default metrics have a listener of their own.
   app.get("/metrics", async (event) => {
-    const { res } = nodeOf(event);
-    const text = await gateway.metrics.registry.metrics();
-    res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
-    res.end(text);
+    const { req, res } = nodeOf(event);
+    if (!gateway.config.metrics.apiPort) {
+      const err = new GatewayError(404, "NOT_FOUND", "No route for GET /metrics on the API port (metrics are served on metrics.host:metrics.port)");
+      return sendJson(res, err.status, err.toJSON(), { "x-request-id": requestIdOf(req) });
+    }
+    await serveMetrics(gateway, req, res);
     return HANDLED;
   });
 

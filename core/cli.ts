@@ -16,7 +16,7 @@ export { beforePluginImport } from "./config/plugin-import.ts";
 const HELP = `model-gateway — one HTTP gateway in front of many model providers
 
 Usage:
-  model-gateway start [--config gateway.yaml] [--port N] [--host H] [--no-watch] [--workers N|auto]
+  model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
   model-gateway check [gateway.yaml]
   model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
@@ -37,7 +37,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   async start(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "no-watch": { type: "boolean" }, workers: { type: "string", short: "w" } },
+      options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "metrics-port": { type: "string" }, "no-watch": { type: "boolean" }, workers: { type: "string", short: "w" } },
     });
     const file = values.config ?? defaultConfig();
     let workers: number;
@@ -56,6 +56,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         configFile: file,
         port: values.port !== undefined ? Number(values.port) : undefined,
         host: values.host,
+        metricsPort: values["metrics-port"] !== undefined ? Number(values["metrics-port"]) : undefined,
         watch: !values["no-watch"],
         sighup: true,
       });
@@ -98,7 +99,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         return -1; // the primary prints the banner once every worker listens
       }
       // The README's sandbox key is only advertised when this config still accepts it.
-      process.stdout.write(banner(gw.url, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
+      process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
       const [{ ConfigError, formatProblem }, { PortInUseError }] = await Promise.all([import("./config/source.ts"), import("./server.ts")]);
@@ -107,7 +108,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         return 1;
       }
       if (err instanceof PortInUseError) {
-        process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; pass --port N)\n`);
+        const hint = err.what === "metrics" ? "set metrics.port or pass --metrics-port N" : "pass --port N";
+        process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
         return 1;
       }
       throw err;
@@ -173,9 +175,9 @@ commands.start = async (argv) => {
 };
 
 /** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
-function banner(url: string, file: string, quickstart: boolean, workers?: string): string {
+function banner(url: string, metricsUrl: string | undefined, file: string, quickstart: boolean, workers?: string): string {
   return `model-gateway listening on ${url} (config ${file}${workers ? `; ${workers}` : ""})\n` +
-    `  base_url: ${url}/api/v1   metrics: ${url}/metrics   openapi: ${url}/api/openapi.json\n` +
+    `  base_url: ${url}/api/v1   metrics: ${metricsUrl ?? "not served (see metrics: in the config)"}   openapi: ${url}/api/openapi.json\n` +
     (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
     `  try: curl ${url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
     `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`;
@@ -197,7 +199,7 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   const code = await runPrimary({
     workers,
     log,
-    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, facts.quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
+    onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
   });
   await log.close();
   process.exit(code); // the workers are gone (or were told to go, after a second signal)

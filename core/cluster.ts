@@ -36,13 +36,13 @@ export function storeRefusal(storeKind: string, workers: number): string | undef
 
 /** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
 type ToWorker = { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" };
-type ToPrimary = { mg: "listening"; url: string; port: number };
+type ToPrimary = { mg: "listening"; url: string; port: number; metricsUrl?: string };
 
 export interface PrimaryOptions {
   workers: number;
   log: Logger;
   /** Once every worker listens (the first time): where they listen, and their process ids. */
-  onReady(ready: { url: string; port: number; pids: number[] }): void;
+  onReady(ready: { url: string; port: number; metricsUrl?: string; pids: number[] }): void;
 }
 
 /** A worker that died within this long after it started counts as a crash loop: its restart is delayed. */
@@ -75,7 +75,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
         log.info("worker listening", { worker: w.id, pid: w.process.pid });
       } else if (listening.size === o.workers) {
         ready = true;
-        o.onReady({ url: m.url, port: m.port, pids: [...listening].map((x) => x.process.pid!) });
+        o.onReady({ url: m.url, port: m.port, metricsUrl: m.metricsUrl, pids: [...listening].map((x) => x.process.pid!) });
       }
     });
   };
@@ -163,5 +163,5 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
   });
-  process.send!({ mg: "listening", url: gw.url, port: gw.port } satisfies ToPrimary);
+  process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
 }

@@ -1,5 +1,5 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
-import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -43,6 +43,17 @@ export class Metrics {
     name: "gateway_tokens_total",
     help: "Tokens processed, by direction (input, output, cache_read, cache_write), model and provider.",
     labelNames: ["direction", "model", "provider"] as const,
+    registers: [this.registry],
+  });
+
+  readonly connections = new Gauge({
+    name: "gateway_connections_open",
+    help: "Client connections open on the API port (server.max_connections caps them).",
+    registers: [this.registry],
+  });
+  readonly connectionsDropped = new Counter({
+    name: "gateway_connections_dropped_total",
+    help: "Client connections closed unanswered because server.max_connections were open.",
     registers: [this.registry],
   });
 

@@ -17,11 +17,15 @@ import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { isGeminiPath } from "./endpoints/gemini/route.ts";
 import { toGeminiJSON } from "./errors.ts";
+import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
+import { capConnections } from "./net/connection-cap.ts";
 
 export interface StartOptions {
   configFile: string;
   port?: number;
   host?: string;
+  /** The metrics listener's port, over `metrics.port` (0: any free port). */
+  metricsPort?: number;
   logger?: Logger;
   /** Reload when the config file changes. */
   watch?: boolean;
@@ -33,6 +37,8 @@ export interface StartOptions {
 export interface RunningGateway {
   url: string;
   port: number;
+  /** Where GET /metrics is served apart from the API; undefined when there is no such listener. */
+  metricsUrl?: string;
   gateway: Gateway;
   server: Server;
   /** Stop accepting, end idle connections, close the gateway (store, pools). In-flight requests are cut. */
@@ -45,8 +51,8 @@ export interface RunningGateway {
 }
 
 export class PortInUseError extends Error {
-  constructor(readonly port: number, readonly host: string) {
-    super(`port ${port} on ${host} is in use`);
+  constructor(readonly port: number, readonly host: string, readonly what: "api" | "metrics" = "api") {
+    super(`${what === "metrics" ? "metrics port" : "port"} ${port} on ${host} is in use`);
     this.name = "PortInUseError";
   }
 }
@@ -71,7 +77,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepAliveTimeout: s.keepAliveTimeoutMs,
     maxHeaderSize: s.maxHeaderBytes,
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
-  }, (req: IncomingMessage, res: ServerResponse) => {
+  }, onRequest);
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (draining) return refuse(req, res, log);
     responses.add(res);
     res.once("close", () => {
@@ -80,15 +87,27 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       if (draining) setImmediate(() => server.closeIdleConnections());
     });
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
+  }
+  // `Expect: 100-continue`: the 100 goes out when the body is read (after auth), not on arrival, so a client
+  // without a valid key gets its 401 before sending the body at all. Until then the connection cannot be reused
+  // (the body may or may not follow the answer), so it closes after the answer unless the body was asked for.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader("connection", "close");
+    onRequest(req, res);
   });
   /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
   const responses = new Set<ServerResponse>();
   let draining = false;
   server.on("clientError", (err, socket) => answerClientError(err, socket as Socket));
+  capConnections(server, s.maxConnections, log, gateway.metrics.connectionsDropped);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    gateway.metrics.connections.inc();
+    socket.once("close", () => {
+      sockets.delete(socket);
+      gateway.metrics.connections.dec();
+    });
   });
 
   const wanted = opts.port ?? s.port;
@@ -112,6 +131,15 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   server.on("error", (err) => log.error("server error", { error: String(err) }));
   const port = (server.address() as { port: number }).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  let metrics: MetricsListener | undefined;
+  try {
+    metrics = await listenForMetrics(gateway, log, opts.metricsPort);
+  } catch (err) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await gateway.close();
+    await ownLog?.close();
+    throw err;
+  }
 
   const watchers: FSWatcher[] = [];
   const onHup = () => void gateway.reload();
@@ -142,6 +170,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   return {
     url,
     port,
+    metricsUrl: metrics?.url,
     gateway,
     server,
     shutdown(o = {}) {
@@ -156,13 +185,17 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             draining = true;
             for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
           },
-          closeGateway: () => gateway.close(),
+          closeGateway: async () => {
+            await metrics?.close(); // scrapes go on while requests drain
+            await gateway.close();
+          },
         }, o.graceMs ?? gateway.config.server.shutdownGraceMs);
         await ownLog?.close();
       })());
     },
     async close() {
       stopWatching();
+      await metrics?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of sockets) socket.destroy();
@@ -171,6 +204,24 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await ownLog?.close();
     },
   };
+}
+
+/**
+ * The metrics listener of `metrics:`. A port set in the config (or given) that is in use stops the start, as the
+ * API port does; the default port in use (a second gateway on the machine) only skips the listener, with a warning.
+ */
+async function listenForMetrics(gateway: Gateway, log: Logger, portOverride: number | undefined): Promise<MetricsListener | undefined> {
+  const m = gateway.config.metrics;
+  if (!m.listener) return undefined;
+  const port = portOverride ?? m.port;
+  try {
+    return await startMetricsListener(gateway, log, m.host, port);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    if (portOverride !== undefined || m.portConfigured) throw new PortInUseError(port, m.host, "metrics");
+    log.warn(`metrics port ${port} on ${m.host} is in use: GET /metrics is not served (set metrics.port)`);
+    return undefined;
+  }
 }
 
 /** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */

@@ -36,13 +36,14 @@ beforeAll(async () => {
       "test/flaky": { endpoints: [{ provider: "flaky", model: "f" }] },
     },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
+    metrics: { project_labels: true }, // the dashboard's cost and token panels by project need them (docs/grafana)
   });
   const chat = (body: Record<string, unknown>) => postJson(`${gw.baseURL}/chat/completions`, { messages: [{ role: "user", content: "smoke" }], ...body }, { authorization: `Bearer ${KEY}` });
   expect((await chat({ model: "openai/gpt-4o-mini" })).status).toBe(200);
   expect((await chat({ model: "openai/gpt-4o-mini", stream: true, stream_options: { include_usage: true } })).status).toBe(200);
   flaky.failures.push({ kind: "status", status: 500 });
   expect((await chat({ model: "test/flaky" })).status).toBe(502);
-  metrics = exposition(await (await fetch(`${gw.url}/metrics`)).text());
+  metrics = exposition(await (await fetch(gw.metricsUrl!)).text());
 });
 
 afterAll(async () => {

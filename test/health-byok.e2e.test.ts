@@ -16,7 +16,7 @@ const chat = (model: string, key = KEY, extra: Record<string, unknown> = {}) =>
   postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content: "hi" }], ...extra }, { authorization: `Bearer ${key}` });
 
 async function metric(name: string, labels: string): Promise<number | undefined> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  const text = await (await fetch(gw.metricsUrl!)).text();
   const line = text.split("\n").find((l) => l.startsWith(name + "{") && labels.split(",").every((p) => l.includes(p)));
   return line ? Number(line.split(" ").pop()) : undefined;
 }

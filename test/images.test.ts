@@ -6,6 +6,7 @@ import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.
 import { auth, LIVE, mediaConfig, SANDBOX } from "./helpers/media.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
 import { signedUrl } from "../core/assets/sign.ts";
+import { exchange, head } from "./helpers/raw-http.ts";
 
 const PNG_MAGIC = "89504e470d0a1a0a";
 let up: FakeOpenAIMedia;
@@ -85,6 +86,28 @@ describe("images on the simulator", () => {
     const ranged = await fetch(url, { headers: { range: "bytes=0-7" } });
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).toString("hex")).toBe(PNG_MAGIC);
+  });
+
+  it("signed URLs believe X-Forwarded-Host/-Proto only from server.trusted_proxies; a Host that is no host name is not used", async () => {
+    const forwarded = { ...auth(SANDBOX), "x-forwarded-host": "attacker.example", "x-forwarded-proto": "https" };
+    const body = { model: "sim/pixel", prompt: "a red fox", size: "32x32", response_format: "url" };
+    const untrusted = await postJson(`${gw.baseURL}/images/generations`, body, forwarded);
+    expect(new URL(untrusted.json.data[0].url).origin).toBe(gw.url); // the Host this client used
+
+    const behindProxy = await startTestGateway(mediaConfig({ server: { trusted_proxies: ["127.0.0.0/8", "::1"] } }));
+    try {
+      const trusted = await postJson(`${behindProxy.baseURL}/images/generations`, body, forwarded);
+      expect(new URL(trusted.json.data[0].url).origin).toBe("https://attacker.example");
+      // A Host header with a path in it is not a host: the configured listen address instead.
+      const json = JSON.stringify(body);
+      const x = await exchange(Number(new URL(gw.url).port), (w) => w.write(head("POST", "/api/v1/images/generations", {
+        host: "evil.example/phish?", ...auth(SANDBOX), "content-type": "application/json", "content-length": Buffer.byteLength(json), connection: "close",
+      }) + json).then(() => {}), { waitMs: 10_000 });
+      const signed = x.responses[0]!.json.data[0].url as string;
+      expect(signed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/assets\//);
+    } finally {
+      await behindProxy.close();
+    }
   });
 
   it("validates every field with 400 BAD_REQUEST naming it", async () => {

@@ -124,6 +124,15 @@ describe("videos and images: client URLs", () => {
   it("images reference_image: https without a host is 400 BAD_REQUEST", async () => {
     await expect400("/images/generations", { model: "openai/gpt-image-1", prompt: "a cat", reference_image: "https://" }, "reference_image", "BAD_REQUEST");
   });
+
+  // These overflowed the regex engine's stack: a 500 instead of a 400 (security issue 25).
+  it.each([
+    ["an https URL with 4 million host labels", `https://a${".a".repeat(4_000_000)}`],
+    ["a data: URL with 4 million parameters", `data:image/png${";a".repeat(4_000_000)};base64,AAAA`],
+  ])("8 MB in reference_image (%s): 400 BAD_REQUEST naming it, and image_url on chat likewise", async (_name, url) => {
+    await expect400("/images/generations", { model: "openai/gpt-image-1", prompt: "a cat", reference_image: url }, "reference_image", "BAD_REQUEST");
+    await expect400("/chat/completions", { model: MINI, messages: user([{ type: "image_url", image_url: { url } }]) }, "messages[0].content[0].image_url.url");
+  });
 });
 
 describe("bodies JSON.parse accepts but the gateway cannot carry", () => {

@@ -190,7 +190,7 @@ describe("policies on /v1/responses through the openai client (shipped pipeline,
 
 describe("metrics", () => {
   it("gateway_requests_total counts /v1/responses by endpoint, model and status (answers and refusals above)", async () => {
-    const text = await (await fetch(`${env.gw.url}/metrics`)).text();
+    const text = await (await fetch(env.gw.metricsUrl!)).text();
     const count = (re: RegExp) => text.split("\n").filter((l) => l.startsWith("gateway_requests_total{") && l.includes('endpoint="responses"') && re.test(l))
       .reduce((n, l) => n + Number(l.split(" ").at(-1)), 0);
     for (const { model } of BACKENDS) expect(count(new RegExp(`model="${model}".*code="200"|code="200".*model="${model}"`))).toBeGreaterThan(0);

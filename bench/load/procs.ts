@@ -8,6 +8,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export interface Child {
   name: string;
   port: number;
+  /** The gateway's metrics listener, when it printed one. */
+  metricsPort?: number;
   proc: ChildProcess;
   /** Every process serving (a gateway with --workers: the primary and its workers), when READY listed them. */
   pids: number[];
@@ -69,8 +71,8 @@ export function startChild(name: string, file: string, args: string[], opts: { n
         children.delete(proc);
         if (!stopping) died.push(`${name} (exit ${code ?? signal})`);
       });
-      const ready = JSON.parse(line.slice(6)) as { port: number; pids?: number[] };
-      resolve({ name, port: ready.port, proc, pids: ready.pids ?? [proc.pid!] });
+      const ready = JSON.parse(line.slice(6)) as { port: number; metricsPort?: number; pids?: number[] };
+      resolve({ name, port: ready.port, metricsPort: ready.metricsPort, proc, pids: ready.pids ?? [proc.pid!] });
     });
   });
 }

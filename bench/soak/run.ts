@@ -209,7 +209,7 @@ async function main(): Promise<number> {
     });
     const origin = `http://127.0.0.1:${gw.port}`;
     const pool = new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-    const metricsPool = new Pool(origin, { connections: 1 });
+    const metricsPool = new Pool(`http://127.0.0.1:${gw.metricsPort}`, { connections: 1 });
 
     await probe(pool, "setup check");
     const samples: Sample[] = [await sample(metricsPool, pid, 0)];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defaultAssetsDir } from "./private-dir.ts";
 import { signature, signedUrl, verify } from "./sign.ts";
 import { AssetStore } from "./store.ts";
 
@@ -39,5 +40,47 @@ describe("asset store", () => {
     expect((await store.meta(b.name))?.contentType).toBe("video/mp4");
     expect(readdirSync(dir).sort()).toEqual([b.name, `${b.name}.json`].sort());
     store.close();
+  });
+
+  it("keeps assets private to the gateway's user: directory 0700, files 0600", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "mg-assets-")), "nested", "assets");
+    const store = new AssetStore(dir);
+    const a = await store.put("img", new Uint8Array([1]), "image/png", Date.now() + 1000);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, a.name)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, `${a.name}.json`)).mode & 0o777).toBe(0o600);
+    store.close();
+  });
+
+  it("tightens an existing directory that others could read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-assets-"));
+    chmodSync(dir, 0o755);
+    const store = new AssetStore(dir);
+    await store.put("img", new Uint8Array([1]), "image/png", Date.now() + 1000);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    store.close();
+  });
+
+  it("refuses a symlink in its place (one planted in a shared /tmp), and uses the directory once it is put right", async () => {
+    const base = mkdtempSync(join(tmpdir(), "mg-assets-"));
+    mkdirSync(join(base, "elsewhere"));
+    symlinkSync(join(base, "elsewhere"), join(base, "assets"));
+    const store = new AssetStore(join(base, "assets"));
+    await expect(store.put("img", new Uint8Array([1]), "image/png", Date.now() + 1000)).rejects.toThrow(/is not a directory but a symbolic link/);
+    expect(readdirSync(join(base, "elsewhere"))).toEqual([]);
+    store.close();
+  });
+
+  it.runIf(process.getuid?.() === 0)("refuses a directory another user made first (run as root: chowned to nobody)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-assets-"));
+    chownSync(dir, 65534, 65534);
+    const store = new AssetStore(dir);
+    await expect(store.put("img", new Uint8Array([1]), "image/png", Date.now() + 1000)).rejects.toThrow(/belongs to uid 65534/);
+    expect(readdirSync(dir)).toEqual([]);
+    store.close();
+  });
+
+  it("defaults to a directory of this user's own under the temporary directory", () => {
+    expect(defaultAssetsDir()).toBe(join(tmpdir(), `model-gateway-assets-${process.getuid!()}`));
   });
 });

@@ -1,8 +1,9 @@
 // Generated images and videos kept on disk until the last signed URL handed out for them expires.
 // One file per asset plus a small JSON sidecar (type, size, retention); a sweeper deletes expired ones.
-import { mkdir, readFile, rm, writeFile, readdir, stat } from "node:fs/promises";
+import { readFile, rm, writeFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { ensurePrivateDir } from "./private-dir.ts";
 
 export interface AssetMeta {
   name: string;
@@ -16,6 +17,9 @@ const EXT: Record<string, string> = {
   "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif", "video/mp4": "mp4", "video/webm": "webm", "video/quicktime": "mov",
 };
 
+/** Owner read/write only (the directory is 0700 as well). */
+const PRIVATE = 0o600;
+
 export const NAME = /^(img|vid)_[A-Za-z0-9]{20,40}\.(png|jpg|webp|gif|mp4|webm|mov|bin)$/;
 
 export class AssetStore {
@@ -27,16 +31,20 @@ export class AssetStore {
     this.timer.unref();
   }
 
+  /** Checked once; a refusal is not remembered, so a directory put right is used without a restart. */
   private ensureDir(): Promise<unknown> {
-    return (this.ready ??= mkdir(this.dir, { recursive: true }));
+    return (this.ready ??= ensurePrivateDir(this.dir).catch((err) => {
+      this.ready = undefined;
+      throw err;
+    }));
   }
 
   async put(prefix: "img" | "vid", bytes: Uint8Array, contentType: string, keepUntil: number): Promise<AssetMeta> {
     await this.ensureDir();
     const name = `${prefix}_${randomBytes(16).toString("hex")}.${EXT[contentType] ?? "bin"}`;
     const meta: AssetMeta = { name, contentType, size: bytes.byteLength, keepUntil };
-    await writeFile(join(this.dir, name), bytes);
-    await writeFile(join(this.dir, `${name}.json`), JSON.stringify(meta));
+    await writeFile(join(this.dir, name), bytes, { mode: PRIVATE });
+    await writeFile(join(this.dir, `${name}.json`), JSON.stringify(meta), { mode: PRIVATE });
     return meta;
   }
 

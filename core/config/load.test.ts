@@ -138,6 +138,12 @@ pipeline: [router, routr, auth]
     expect(syntax[0]).toMatch(/^F:\d+:\d+: /);
   });
 
+  it("reports a server.trusted_proxies entry that is no address or range, at the entry", async () => {
+    expect(await problems(`server:\n  trusted_proxies: ["10.0.0.0/8", "proxy.internal"]\n`)).toEqual([
+      'F:2:35: server.trusted_proxies: "proxy.internal" is neither an IP address nor a CIDR range (10.0.0.0/8, fd00::/8)',
+    ]);
+  });
+
   it("reports unknown fields at the key", async () => {
     expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot"']);
   });

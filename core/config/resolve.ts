@@ -19,6 +19,8 @@ import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
 import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
+import { trustedProxies } from "../net/trusted-proxies.ts";
+import { defaultMaxConnections } from "../net/connection-cap.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -164,6 +166,9 @@ function schemaProblem(e: ErrorObject, sources: Sources): ConfigProblem {
 }
 
 function checkReferences(config: GatewayConfig, sources: Sources, problems: ConfigProblem[]): void {
+  for (const p of trustedProxies(config.server?.trusted_proxies ?? []).problems) {
+    problems.push(sources.at(["server", "trusted_proxies", p.index], `server.trusted_proxies: ${p.message}`));
+  }
   const providers = new Set([...Object.keys(config.providers ?? {}), "sim"]);
   for (const [id, model] of Object.entries(config.models ?? {})) {
     model.endpoints.forEach((ep, i) => {
@@ -283,6 +288,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
   }
 
   const s = config.server ?? {};
+  const m = config.metrics ?? {};
   return {
     file,
     dir: dirname(file),
@@ -293,17 +299,28 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       maxBodyBytes: s.max_body_bytes ?? 10 * 1024 * 1024,
       upstreamTimeoutMs: s.upstream_timeout_ms ?? 120_000,
       publicUrl: s.public_url,
+      trustedProxies: trustedProxies(s.trusted_proxies ?? []).list,
       signingSecret: s.signing_secret,
       headersTimeoutMs: s.headers_timeout_ms ?? 20_000,
       requestTimeoutMs: s.request_timeout_ms ?? 60_000,
       keepAliveTimeoutMs: s.keep_alive_timeout_ms ?? 65_000,
       maxHeaderBytes: s.max_header_bytes ?? 16_384,
+      maxConnections: s.max_connections ?? defaultMaxConnections(),
       shutdownGraceMs: s.shutdown_grace_ms ?? 30_000,
       urlFetch: {
         allowHosts: s.url_fetch?.allow_hosts ?? [],
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
         timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
       },
+    },
+    metrics: {
+      listener: m.listener ?? true,
+      host: m.host ?? "127.0.0.1",
+      port: m.port ?? 9464,
+      portConfigured: m.port !== undefined,
+      token: m.token,
+      apiPort: m.api_port ?? false,
+      projectLabels: m.project_labels ?? false,
     },
     store: config.store ?? { kind: "memory" },
     providers,

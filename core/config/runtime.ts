@@ -1,5 +1,6 @@
 // The validated config, frozen into lookup maps before the first request.
 import type { GatewayConfig, ModelConfig, ProjectConfig, ProviderConfig, Pricing, StoreConfig } from "../generated/types/gateway.ts";
+import type { TrustedProxies } from "../net/trusted-proxies.ts";
 
 export interface EndpointRuntime {
   provider: string;
@@ -40,13 +41,32 @@ export interface ServerRuntime {
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
   publicUrl?: string;
+  /** Peers whose X-Forwarded-Host/-Proto are believed (empty: none). */
+  trustedProxies: TrustedProxies;
   signingSecret?: string;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
+  /** Client connections held at once; past it new ones are closed unanswered. */
+  maxConnections: number;
   shutdownGraceMs: number;
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
+}
+
+export interface MetricsRuntime {
+  /** Serve /metrics on host:port, apart from the API. */
+  listener: boolean;
+  host: string;
+  port: number;
+  /** The port was set in the config (busy: refuse to start) rather than defaulted (busy: skip, with a warning). */
+  portConfigured: boolean;
+  /** Bearer token /metrics wants, on either port. */
+  token?: string;
+  /** Also serve /metrics on the API port (the schema requires a token then). */
+  apiPort: boolean;
+  /** Export the per-project series (project names and spend). */
+  projectLabels: boolean;
 }
 
 export interface RuntimeConfig {
@@ -54,6 +74,7 @@ export interface RuntimeConfig {
   dir: string;
   raw: GatewayConfig;
   server: ServerRuntime;
+  metrics: MetricsRuntime;
   store: StoreConfig;
   /** Enabled providers, the built-in `sim` always among them. */
   providers: Map<string, ProviderConfig>;

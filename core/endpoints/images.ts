@@ -62,7 +62,7 @@ async function images(ctx: GatewayContext): Promise<void> {
     const item: Record<string, string> = {};
     if (asUrl) {
       const meta = await keepAsset(ctx.gateway, "img", img.bytes, img.contentType, IMAGE_URL_TTL_S);
-      item.url = (await signAsset(ctx.gateway, ctx.headers, meta, IMAGE_URL_TTL_S)).url;
+      item.url = (await signAsset(ctx, meta, IMAGE_URL_TTL_S)).url;
     } else {
       item.b64_json = Buffer.from(img.bytes.buffer, img.bytes.byteOffset, img.bytes.byteLength).toString("base64");
     }

@@ -137,7 +137,7 @@ async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): 
   } else {
     ctx.responseHeaders["x-mg-video-job"] = "attached";
   }
-  const signed = await signAsset(ctx.gateway, ctx.headers, result.asset, VIDEO_URL_TTL_S);
+  const signed = await signAsset(ctx, result.asset, VIDEO_URL_TTL_S);
   ctx.response = {
     kind: "json",
     status: 200,

@@ -1,9 +1,10 @@
-// Request bodies read straight from the Node request: size-limited, UTF-8 JSON only, of a depth and with numbers
-// the rest of the gateway can handle.
+// Request bodies read straight from the Node request: size-limited, UTF-8 JSON only, of a depth, a number of
+// objects and arrays (json-budget.ts) and with numbers the rest of the gateway can handle.
 import type { IncomingMessage } from "node:http";
 import { isUtf8 } from "node:buffer";
 import { GatewayError } from "../errors.ts";
 import { checkJsonShape, MAX_JSON_DEPTH } from "./json-shape.ts";
+import { JsonBudget, MAX_JSON_CONTAINERS, MAX_JSON_MEMBERS } from "./json-budget.ts";
 
 export async function readJsonBody(req: IncomingMessage, limit: number, badCode: "INVALID_REQUEST" | "BAD_REQUEST"): Promise<unknown> {
   const type = req.headers["content-type"];
@@ -14,7 +15,11 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   }
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) throw tooLarge(limit);
-  const raw = await readRaw(req, limit);
+  const budget = new JsonBudget();
+  const raw = await readRaw(req, limit, (chunk) => {
+    const over = budget.feed(chunk);
+    return over && overBudget(over, badCode);
+  });
   // JSON is UTF-8 (RFC 8259); decoding invalid bytes would silently turn them into U+FFFD and forward that.
   if (!isUtf8(raw)) throw new GatewayError(400, badCode, "Request body is not valid UTF-8", { details: { field: "(body)" } });
   let value: unknown;
@@ -35,10 +40,11 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
 
 /**
  * The body's bytes, from 'data' events: an async iterator over the request cost a few promises and ~2 KB per
- * request (bench/alloc). Past the limit it stops collecting but leaves the request flowing: the 413 still has to go
- * out on this socket, Node discards the rest of the body once the response is sent, and `connection: close` ends it.
+ * request (bench/alloc). Past the limit (or once `inspect` refuses a chunk) it stops collecting but leaves the request
+ * flowing: the answer still has to go out on this socket, Node discards the rest of the body once the response is
+ * sent, and `connection: close` ends it.
  */
-function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) => GatewayError | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -59,7 +65,8 @@ function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       if (settled) return;
       size += chunk.length;
-      if (size > limit) finish(tooLarge(limit));
+      const refused = size > limit ? tooLarge(limit) : inspect(chunk);
+      if (refused) finish(refused);
       else chunks.push(chunk);
     };
     const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
@@ -75,6 +82,14 @@ function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
 function tooLarge(limit: number): GatewayError {
   return new GatewayError(413, "PAYLOAD_TOO_LARGE", `Request body is larger than the limit of ${limit} bytes`, {
     details: { limit },
+    headers: { connection: "close" },
+  });
+}
+
+function overBudget(over: "containers" | "members", badCode: "INVALID_REQUEST" | "BAD_REQUEST"): GatewayError {
+  const [what, max] = over === "containers" ? ["objects and arrays", MAX_JSON_CONTAINERS] : ["array elements and object members", MAX_JSON_MEMBERS];
+  return new GatewayError(400, badCode, `Request body has more than ${max} JSON ${what}`, {
+    details: { field: "(body)", [over === "containers" ? "max_containers" : "max_members"]: max },
     headers: { connection: "close" },
   });
 }

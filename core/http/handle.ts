@@ -8,6 +8,7 @@ import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { toGatewayError, type GatewayError } from "../errors.ts";
 import { readJsonBody } from "./body.ts";
+import { bodyUnread, deferBody } from "./deferred-body.ts";
 import { writeError, writeResponse } from "./respond.ts";
 import { observe } from "../observability/index.ts";
 import { shutdownCut } from "../shutdown.ts";
@@ -39,6 +40,7 @@ export async function handleRequest(
     method: req.method ?? "GET",
     path: req.url ?? "/",
     headers: req.headers,
+    remoteAddress: req.socket.remoteAddress,
     startedAt,
     config: snapshot.config,
     drivers: snapshot.drivers,
@@ -59,8 +61,22 @@ export async function handleRequest(
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; } };
   let outcome: Outcome;
   try {
-    if (spec.method === "POST") ctx.body = await readJsonBody(req, snapshot.config.server.maxBodyBytes, spec.invalidCode ?? "INVALID_REQUEST");
-    await snapshot.run(ctx);
+    if (spec.method === "POST") {
+      deferBody(ctx, () => {
+        // The client that asked to be told before sending its body is told now, once auth has passed.
+        if (req.headers.expect?.toLowerCase() === "100-continue") {
+          res.removeHeader("connection"); // set on arrival (core/server.ts): now the body comes, the connection may be reused
+          res.writeContinue();
+        }
+        return readJsonBody(req, snapshot.config.server.maxBodyBytes, spec.invalidCode ?? "INVALID_REQUEST");
+      });
+    }
+    try {
+      await snapshot.run(ctx);
+    } finally {
+      // Answered without its body (401, ...): what is still on its way is not read, so the connection cannot be reused.
+      if (!req.complete && bodyUnread(ctx)) ctx.responseHeaders.connection = "close";
+    }
     if (!ctx.response) throw new Error(`no response produced for ${spec.kind}`);
     try {
       outcome = await writeResponse(ctx, res, hooks);

@@ -34,7 +34,10 @@ export interface UsageCounters {
 
 const countersByRegistry = new WeakMap<Registry, UsageCounters>();
 
-/** Get or register the project-level counters (setup runs again on every reload; names must stay unique). */
+/**
+ * Get or register the project-level counters (setup runs again on every reload; names must stay unique). They name
+ * every project and its spend, so they exist only with `metrics.project_labels` (see dropUsageCounters).
+ */
 export function usageCounters(registry: Registry): UsageCounters {
   let c = countersByRegistry.get(registry);
   if (c) return c;
@@ -54,6 +57,13 @@ export function usageCounters(registry: Registry): UsageCounters {
   };
   countersByRegistry.set(registry, c);
   return c;
+}
+
+/** `metrics.project_labels` turned off by a reload: the series go from /metrics at once. */
+export function dropUsageCounters(registry: Registry): void {
+  if (!countersByRegistry.delete(registry)) return;
+  registry.removeSingleMetric("gateway_project_tokens_total");
+  registry.removeSingleMetric("gateway_project_cost_usd_total");
 }
 
 /** Sandbox and target-less requests cost nothing (one object, so money.ts parses its prices once). */
@@ -143,6 +153,7 @@ export class Meter {
       estimated: billed?.estimated ?? false,
     };
     await store.record(entry, settle);
+    if (!ctx.config.metrics.projectLabels) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);
     const project = entry.project, model = entry.model;
     if (entry.inputTokens) counters.tokens.add(entry.inputTokens, project, model, "input");

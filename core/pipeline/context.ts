@@ -51,6 +51,8 @@ export interface GatewayContext {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
+  /** The connection's peer address: the client's, or a reverse proxy's behind one (see server.trusted_proxies). */
+  readonly remoteAddress?: string;
   /** Monotonic start time (performance.now()). */
   readonly startedAt: number;
   /** The config snapshot this request started on; a reload never changes it mid-request. */

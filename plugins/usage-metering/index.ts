@@ -5,7 +5,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { toGatewayError } from "../../core/errors.ts";
-import { meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
+import { dropUsageCounters, meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
@@ -116,8 +116,9 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
 export default definePlugin({
   name: "usage-metering",
   dependsOn: ["auth"],
-  setup(gateway) {
-    usageCounters(gateway.metrics.registry);
+  setup(gateway, _options, config) {
+    if (config.metrics.projectLabels) usageCounters(gateway.metrics.registry);
+    else dropUsageCounters(gateway.metrics.registry);
   },
   async handle(ctx: GatewayContext, next) {
     // count_tokens is never billed: no ledger record.

@@ -75,7 +75,7 @@ describe("usage-metering plugin", () => {
   });
 
   it("exports tokens and cost by project and model to Prometheus", async () => {
-    const text = await (await fetch(`${env.gw.url}/metrics`)).text();
+    const text = await (await fetch(env.gw.metricsUrl!)).text();
     expect(text).toMatch(/gateway_project_tokens_total\{project="acme",model="openai\/gpt-4o-mini",direction="output"\} \d+/);
     expect(text).toMatch(/gateway_project_cost_usd_total\{project="acme",model="openai\/gpt-4o-mini"\} [0-9.e-]+/);
   });

@@ -32,6 +32,8 @@ export interface AbuseGateway {
   child: ChildGateway;
   /** `${url}/api/v1` */
   baseURL: string;
+  /** GET /metrics on the gateway's metrics listener. */
+  metricsUrl: string;
   port: number;
   pid: number;
   /** Whatever the child wrote to stdout and stderr. */
@@ -41,14 +43,15 @@ export interface AbuseGateway {
   close(): Promise<void>;
 }
 
-export async function startAbuseGateway(): Promise<AbuseGateway> {
+/** `server` settings over ABUSE_SERVER's (a connection cap, ...). */
+export async function startAbuseGateway(server: Record<string, unknown> = {}): Promise<AbuseGateway> {
   const [openai, anthropic, media, cohere]: [FakeOpenAI, FakeAnthropic, FakeOpenAIMedia, Reranker] = await Promise.all([
     startFakeOpenAI(), startFakeAnthropic(), startFakeOpenAIMedia(), startFakeCohere(),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "mg-abuse-"));
   const configFile = join(dir, "gateway.yaml");
   const config = {
-    server: { ...ABUSE_SERVER, signing_secret: "abuse-test", assets_dir: join(dir, "assets") },
+    server: { ...ABUSE_SERVER, signing_secret: "abuse-test", assets_dir: join(dir, "assets"), ...server },
     store: { kind: "sqlite", path: "./gateway.db" },
     providers: {
       up: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },
@@ -83,6 +86,7 @@ export async function startAbuseGateway(): Promise<AbuseGateway> {
   return {
     child,
     baseURL: child.baseURL,
+    metricsUrl: child.metricsUrl!,
     port,
     pid: child.proc.pid!,
     output: () => out,

@@ -8,6 +8,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export interface ChildGateway {
   url: string;
   baseURL: string;
+  /** The metrics listener's /metrics URL (any free port, from the start banner), unless the config turns it off. */
+  metricsUrl?: string;
   proc: ChildProcess;
   /** SIGKILL: no shutdown hooks, no flushing. */
   kill9(): Promise<void>;
@@ -17,7 +19,7 @@ export interface ChildGateway {
 export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
+    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--no-watch"], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -26,7 +28,7 @@ export async function startChildGateway(configFile: string, env: Record<string, 
     const listening = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer) => {
         out += d;
-        if (out.includes("listening on")) resolve(true);
+        if (/listening on[^]*openapi: /.test(out)) resolve(true); // the banner's second line names the metrics URL
       };
       proc.stdout!.on("data", onData);
       proc.stderr!.on("data", (d) => (out += d));
@@ -41,7 +43,8 @@ export async function startChildGateway(configFile: string, env: Record<string, 
     };
     if (listening) {
       const url = `http://127.0.0.1:${port}`;
-      return { url, baseURL: `${url}/api/v1`, proc, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
+      const metricsUrl = /metrics: (http:\/\/\S+)/.exec(out)?.[1];
+      return { url, baseURL: `${url}/api/v1`, metricsUrl, proc, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
     }
     if (attempt >= 2 || !/EADDRINUSE/.test(out)) throw new Error(`gateway did not start:\n${out}`);
   }

@@ -38,6 +38,7 @@ export async function startTestGateway(config: Record<string, unknown> | string,
     configFile,
     port: 0,
     host: "127.0.0.1",
+    metricsPort: 0, // each test gateway its own metrics listener: tests run side by side
     logger: createLogger((process.env.TEST_LOG_LEVEL as never) ?? "silent"),
     watch: opts.watch ?? false,
     sighup: opts.sighup ?? false,

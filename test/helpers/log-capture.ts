@@ -38,6 +38,6 @@ export async function startLoggedGateway(config: Record<string, unknown>, env: R
   const configFile = join(dir, "gateway.yaml");
   writeFileSync(configFile, YAML.stringify(config));
   const { logger, log } = captureLogger(level);
-  const gw: RunningGateway = await startGateway({ configFile, port: 0, host: "127.0.0.1", logger, env: { ...process.env, ...env } });
+  const gw: RunningGateway = await startGateway({ configFile, port: 0, host: "127.0.0.1", metricsPort: 0, logger, env: { ...process.env, ...env } });
   return { gw, log, baseURL: `${gw.url}/api/v1`, dir };
 }

@@ -34,6 +34,7 @@ export function policyConfig(upstream: string, over: { store?: Record<string, un
       other: { keys: [keyEntry("k2", OTHER)], ...over.other },
     },
     ...(over.pipeline ? { pipeline: over.pipeline } : {}),
+    metrics: { project_labels: true }, // the metering tests read the per-project series
   };
 }
 

@@ -13,6 +13,7 @@ export interface GatewayConfig {
   store?: StoreConfig;
   log?: LogConfig;
   telemetry?: TelemetryConfig;
+  metrics?: MetricsConfig;
   /**
    * Further YAML files (relative to this one) whose `models:` are merged under this file's own; entries here win.
    */
@@ -59,15 +60,19 @@ export interface ServerConfig {
    */
   upstream_timeout_ms?: number;
   /**
-   * Externally visible base URL, used in signed asset links.
+   * Externally visible base URL, used in signed asset links. Unset: the Host the client used (X-Forwarded-Host/-Proto only from trusted_proxies).
    */
   public_url?: string;
+  /**
+   * Addresses or CIDR ranges (10.0.0.0/8, fd00::/8) of reverse proxies whose X-Forwarded-Host and X-Forwarded-Proto are believed; from any other peer they are ignored.
+   */
+  trusted_proxies?: string[];
   /**
    * HMAC secret for signed asset URLs; random per process when unset.
    */
   signing_secret?: string;
   /**
-   * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets).
+   * Where generated images and videos are kept until their signed URLs expire (default: <tmpdir>/model-gateway-assets-<uid>). Made 0700, files 0600; an existing directory must be owned by the gateway's user (loose modes are tightened).
    */
   assets_dir?: string;
   /**
@@ -86,6 +91,10 @@ export interface ServerConfig {
    * Largest request header block; larger ones get 431.
    */
   max_header_bytes?: number;
+  /**
+   * Most client connections held open at once (per process; per worker with --workers). Past it a new connection is closed at once, unanswered, and counted in gateway_connections_dropped_total. Default: half the open-file limit less 64 (each client connection may need an upstream one), at most 16384.
+   */
+  max_connections?: number;
   /**
    * On SIGTERM/SIGINT: how long requests and streams in flight may take to finish before they are ended.
    */
@@ -166,6 +175,35 @@ export interface TelemetryConfig {
       [k: string]: string;
     };
   };
+}
+/**
+ * Prometheus /metrics. Served on a listener of its own (loopback by default), never on the API port unless `api_port` is set, and then only behind `token`. Read at start: a change needs a restart.
+ */
+export interface MetricsConfig {
+  /**
+   * Serve GET /metrics on host:port, apart from the API.
+   */
+  listener?: boolean;
+  /**
+   * Address of the metrics listener; loopback unless the scraper is elsewhere.
+   */
+  host?: string;
+  /**
+   * Port of the metrics listener; 0 picks a free one. A port set here that is in use stops the start; the default one in use only skips the listener (with a warning).
+   */
+  port?: number;
+  /**
+   * When set, /metrics answers only a request with `Authorization: Bearer <token>` (401 otherwise), on either port.
+   */
+  token?: string;
+  /**
+   * Also serve GET /metrics on the API port (needs `token`: every client reaches that port). Otherwise it answers 404 there.
+   */
+  api_port?: boolean;
+  /**
+   * Export gateway_project_tokens_total and gateway_project_cost_usd_total: series labelled with every project's name and spend. Off by default; the ledger (model-gateway usage) has the same figures.
+   */
+  project_labels?: boolean;
 }
 export interface ProviderConfig {
   protocol:

@@ -1,0 +1,85 @@
+// GET /metrics: the Prometheus text, behind `metrics.token` when one is set. It has a listener of its own
+// (`metrics.host:port`, loopback by default), apart from the API port every client reaches; the API port serves it
+// only when `metrics.api_port` is set, which the config allows only with a token.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Gateway } from "../gateway.ts";
+import type { Logger } from "../log.ts";
+import { GatewayError } from "../errors.ts";
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest();
+
+/** Compared as digests, so neither the token's length nor its bytes show in the timing. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = typeof header === "string" && /^bearer /i.test(header) ? header.slice(7).trim() : "";
+  return timingSafeEqual(sha256(given), sha256(token));
+}
+
+function sendError(res: ServerResponse, err: GatewayError): void {
+  const body = JSON.stringify(err.toJSON());
+  res.writeHead(err.status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...err.headers });
+  res.end(body);
+}
+
+export async function serveMetrics(gateway: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { token } = gateway.config.metrics;
+  if (token && !bearerMatches(req.headers.authorization, token)) {
+    return sendError(res, new GatewayError(401, "UNAUTHORIZED", "GET /metrics needs Authorization: Bearer <metrics.token>", {
+      headers: { "www-authenticate": 'Bearer realm="metrics"' },
+    }));
+  }
+  const { registry } = gateway.metrics;
+  const text = await registry.metrics();
+  res.writeHead(200, { "content-type": registry.contentType });
+  res.end(req.method === "HEAD" ? undefined : text);
+}
+
+export interface MetricsListener {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** A scraper needs a connection or two; this keeps the listener from holding many file descriptors. */
+const MAX_CONNECTIONS = 32;
+
+/** Listen on host:port for /metrics alone. Rejects with the listen error (EADDRINUSE, ...); the caller decides. */
+export async function startMetricsListener(gateway: Gateway, log: Logger, host: string, port: number): Promise<MetricsListener> {
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 10_000, keepAliveTimeout: 5000, maxHeaderSize: 16_384 }, (req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
+      serveMetrics(gateway, req, res).catch((err) => {
+        log.error("metrics scrape failed", { error: String(err) });
+        if (!res.headersSent) sendError(res, new GatewayError(500, "INTERNAL", "Collecting the metrics failed"));
+        else res.destroy();
+      });
+      return;
+    }
+    sendError(res, new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${path} (this port serves GET /metrics)`));
+  });
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on("clientError", (_err, socket: Socket) => socket.destroy());
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (err) => log.error("metrics listener error", { error: String(err) }));
+  const bound = (server.address() as { port: number }).port;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/metrics`,
+    server,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    }),
+  };
+}
