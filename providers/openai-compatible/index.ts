@@ -36,7 +36,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
     },
     // Not on Azure: its /responses is not under the deployment path (see responses.ts).
     ...(config.flavor === "azure" ? {} : { responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call) }),
-    countTokens: (body, target) => openaiCountTokens(body, target, name),
+    countTokens: (body, target, call) => openaiCountTokens(body, target, name, call.signal),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),
     videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),
