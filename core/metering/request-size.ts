@@ -21,6 +21,12 @@ export function bodyChars(ctx: GatewayContext): number {
 /** A typical-case input estimate: about four characters per token. */
 export const inputEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChars(ctx) / 4);
 
+/**
+ * The input billed when the provider reported none: an estimate that errs high — three bytes a token, where text in
+ * any script takes more (English ~4.5, code ~3.5, CJK ~3.6 in o200k_base) — of the whole body, JSON included.
+ */
+export const inputUpperEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChars(ctx) / 3);
+
 /** The output tokens the client asked for at most, or undefined when it left it to the model. */
 export function requestedOutput(body: any): number | undefined {
   const max = body?.max_tokens ?? body?.max_completion_tokens ?? body?.max_output_tokens;
