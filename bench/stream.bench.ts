@@ -1,5 +1,5 @@
 // The streaming hot path, in process (tinybench), each figure next to a baseline from the same run:
-//   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser
+//   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser (and one 1 MiB line, which must parse in linear time)
 //   2. relay per chunk: relayChatStream vs a bare async pass-through of the same events
 //   3. encode per chunk: encodeSse vs re-serialising each chunk (what the relay avoids)
 //   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
@@ -57,6 +57,15 @@ await runGroup(`SSE parse, ${n} frames per stream, 512-byte reads`, [
   { name: "eventsource-parser", fn: () => theirs(cut), check: () => assertEqual(theirs(cut), expected, "eventsource-parser") },
   { name: "core/sse SseParser", fn: () => ours(cut), check: () => assertEqual(ours(cut), expected, "SseParser") },
 ], { perItem: { count: n, unit: "frame" } });
+// One long line from an upstream (issue 25): each read must cost its own length, not the line's so far.
+const LINE = enc.encode(`data: ${"a".repeat(1024 * 1024)}\n\n`);
+const lineReads: Uint8Array[] = [];
+for (let i = 0; i < LINE.length; i += 16 * 1024) lineReads.push(LINE.subarray(i, i + 16 * 1024));
+const lineLength = (reads: Uint8Array[], parse: (reads: Uint8Array[]) => string[]) => parse(reads)[0]?.length;
+await runGroup("SSE parse, one 1 MiB line in 16 KiB reads", [
+  { name: "eventsource-parser", fn: () => theirs(lineReads), check: () => assertEqual(lineLength(lineReads, theirs), 1024 * 1024, "eventsource-parser") },
+  { name: "core/sse SseParser", fn: () => ours(lineReads), check: () => assertEqual(lineLength(lineReads, ours), 1024 * 1024, "SseParser") },
+]);
 
 // ---- 2. relay -------------------------------------------------------------------------------------------------
 const events: SseEvent[] = expected.map((data) => ({ data }));

@@ -53,7 +53,8 @@ export class SseParser {
     const out: SseEvent[] = [];
     // The carried-over partial line never holds a line end, so one look at the new text picks the path.
     const noCR = text.indexOf("\r") === -1;
-    if (noCR && text.indexOf("\n") === -1) {
+    const firstLF = noCR ? text.indexOf("\n") : 0;
+    if (firstLF === -1) {
       // Still inside one line: keep it (a rope append, O(read)) and search nothing but the next read.
       this.buf = this.buf.length ? this.buf + text : text;
       this.bound(this.buf.length);
@@ -64,7 +65,7 @@ export class SseParser {
     const len = s.length;
     let start = 0;
     if (noCR) {
-      for (let nl = s.indexOf("\n", from); nl !== -1; nl = s.indexOf("\n", start)) {
+      for (let nl = from + firstLF; nl !== -1; nl = s.indexOf("\n", start)) {
         this.line(s, start, nl, out);
         start = nl + 1;
       }
