@@ -2,45 +2,37 @@
 // 6 900 characters as 12 tokens): estimated from the text the gateway relayed, in the client's protocol, with
 // estimateTokens (which errs high). Only the fields that carry generated text are read — chat deltas' content,
 // reasoning, refusal and tool-call arguments; Messages content_block_delta text, thinking and partial_json; the
-// Responses API's *.delta events — found by a string search, so a stream that does report usage pays a few
-// indexOf calls per event and no JSON parse.
+// Responses API's *.delta events — found by a regex search, so a stream that does report usage pays one search per
+// event (~0.2 µs) and no JSON parse.
 import type { SseEvent } from "../sse/parse.ts";
 import type { EndpointKind } from "../pipeline/context.ts";
 import { estimateTokensBounded } from "./estimate-tokens.ts";
 
-const CHAT_KEYS = ["content", "reasoning_content", "reasoning", "refusal", "arguments"];
-const MESSAGES_KEYS = ["text", "thinking", "partial_json"];
-const RESPONSES_KEYS = ["delta"];
+// One regex per protocol finds the keys (with JSON's optional blanks) in a single pass: a fifth of the cost of an
+// indexOf per key (bench/stream.bench.ts, usage-metering's share of a relayed event).
+const CHAT_KEYS = /"(?:content|reasoning_content|reasoning|refusal|arguments)"[ \t\r\n]*:[ \t\r\n]*"/g;
+const MESSAGES_KEYS = /"(?:text|thinking|partial_json)"[ \t\r\n]*:[ \t\r\n]*"/g;
+const RESPONSES_KEYS = /"delta"[ \t\r\n]*:[ \t\r\n]*"/g;
 /** Keys of a JSON answer (any of the three protocols) whose string values are generated text. */
 const ANSWER_TEXT = new Set(["content", "reasoning_content", "reasoning", "refusal", "arguments", "text", "thinking"]);
 
-const isBlank = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
-
-/** Estimated tokens of the JSON string values of `keys` in `json` (raw JSON text), wherever they appear. */
-function stringValuesTokens(json: string, keys: readonly string[]): number {
+/** Estimated tokens of the JSON string values that `keys` (a regex ending at the value's opening quote) finds in `json`. */
+function stringValuesTokens(json: string, keys: RegExp): number {
   let n = 0;
-  for (const key of keys) {
-    const quoted = `"${key}"`;
-    for (let at = json.indexOf(quoted); at !== -1; at = json.indexOf(quoted, at + 1)) {
-      let i = at + quoted.length;
-      while (isBlank(json.charCodeAt(i))) i++;
-      if (json.charCodeAt(i) !== 58) continue; // not followed by ":": a value that happens to read "key"
-      i++;
-      while (isBlank(json.charCodeAt(i))) i++;
-      if (json.charCodeAt(i) !== 34) continue; // not a string value
-      const start = i + 1;
-      let end = json.indexOf('"', start);
-      // Skip escaped quotes: a quote preceded by an odd number of backslashes.
-      while (end !== -1) {
-        let b = end - 1;
-        while (b >= start && json.charCodeAt(b) === 92) b--;
-        if ((end - 1 - b) % 2 === 0) break;
-        end = json.indexOf('"', end + 1);
-      }
-      if (end === -1) break;
-      n += textTokens(json.slice(start, end));
-      at = end;
+  keys.lastIndex = 0;
+  for (let m = keys.exec(json); m; m = keys.exec(json)) {
+    const start = keys.lastIndex;
+    let end = json.indexOf('"', start);
+    // Skip escaped quotes: a quote preceded by an odd number of backslashes.
+    while (end !== -1) {
+      let b = end - 1;
+      while (b >= start && json.charCodeAt(b) === 92) b--;
+      if ((end - 1 - b) % 2 === 0) break;
+      end = json.indexOf('"', end + 1);
     }
+    if (end === -1) break;
+    n += textTokens(json.slice(start, end));
+    keys.lastIndex = end + 1;
   }
   return n;
 }
