@@ -95,6 +95,20 @@ describe("an upstream that sends a 32 MiB SSE line (item 6)", () => {
     }
   });
 
+  it("responses, translated from a chat upstream: an `event: error` the openai SDK throws on", async () => {
+    const before = gw.hostile.longLines.length;
+    const r = await withoutFreezing(() => streamed("/responses", { model: "hostile/long-line", input: "hi" }));
+    expect(r.status).toBe(200);
+    expect(r.text).toContain("Here it comes: ");
+    expect(r.text).not.toContain("event: response.completed");
+    const error = r.text.split("\n\n").find((f) => f.startsWith("event: error\n"));
+    expect(error).toBeDefined();
+    expect(JSON.parse(error!.slice(error!.indexOf("data: ") + 6))).toMatchObject({ type: "error", code: "UPSTREAM_ERROR", error: { details: { reason: "event_too_large" } } });
+    const rec = gw.hostile.longLines[before]!;
+    await rec.done;
+    expect(rec.droppedEarly).toBe(true);
+  });
+
   it("the long line as the stream's first event: a plain 502 UPSTREAM_ERROR answer, nothing streamed", async () => {
     const before = gw.hostile.longLines.length;
     const r = await withoutFreezing(() => streamed("/chat/completions", { model: "hostile/long-line-first", messages: [{ role: "user", content: "hi" }] }));
