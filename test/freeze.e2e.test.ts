@@ -2,7 +2,7 @@
 // as shipped (its own process, SQLite, full pipeline, OTLP on); while a hostile request runs, a second client times
 // its own chat completions and the gateway's event-loop delay is read from its /metrics. Before the fixes, a
 // count_tokens of 128 KiB of "a" held the event loop ~10 s and a 32 MiB SSE line from an upstream 4–14 s; every
-// wait must now stay under MAX_WAIT_MS (test/helpers/hostile-gateway.ts says why that figure).
+// wait must now stay under MAX_WAIT_MS (test/helpers/hostile-gateway.ts says why that figure). A JSON answer is bounded too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_WAIT_MS, startHostileGateway, timedWhile, type HostileGateway } from "./helpers/hostile-gateway.ts";
 import { LONG_LINE_BYTES } from "./upstreams/hostile-stream.ts";
@@ -117,6 +117,20 @@ describe("an upstream that sends a 32 MiB SSE line (item 6)", () => {
     const rec = gw.hostile.longLines[before]!;
     await rec.done;
     expect(rec.droppedEarly).toBe(true);
+  });
+
+  it("a 32 MiB JSON answer (no stream): a 502 UPSTREAM_ERROR, and the upstream is cut off past the 16 MiB bound", async () => {
+    const before = gw.hostile.longLines.length;
+    const r = await withoutFreezing(async () => {
+      const res = await fetch(`${gw.baseURL}/chat/completions`, { method: "POST", headers: gw.headers(), body: JSON.stringify({ model: "hostile/long-line", messages: [{ role: "user", content: "hi" }] }) });
+      return { status: res.status, body: await res.json() };
+    });
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({ code: "UPSTREAM_ERROR", details: { provider: "hostile", reason: "answer_too_large", limit_bytes: 16 * 1024 * 1024 } });
+    const rec = gw.hostile.longLines[before]!;
+    await rec.done;
+    expect(rec.droppedEarly).toBe(true);
+    expect(rec.written).toBeLessThan(LONG_LINE_BYTES);
   });
 
   it("the gateway's memory stays bounded and it keeps serving", async () => {

@@ -5,6 +5,7 @@
 //   "long-line"        a stream that starts normally (two content events), then sends one `data:` line of
 //                      LONG_LINE_BYTES (32 MiB) that never ends until all of it is written;
 //   "long-line-first"  the same line as the very first thing on the stream;
+//                      asked for JSON (no `stream`), either one answers with a JSON body of LONG_LINE_BYTES;
 //   "no-usage"         a well-formed answer (stream or JSON) that carries no usage at all, even when the gateway asks
 //                      for it (stream_options.include_usage): NO_USAGE_TEXT, 6 900 characters in 12 content events.
 // For each long line it records how many bytes went out and whether the gateway dropped the connection first.
@@ -82,14 +83,35 @@ export async function startHostileStreamUpstream(): Promise<HostileStreamUpstrea
     const model = String(body?.model ?? "");
     const stream = body?.stream === true;
     if (model === "no-usage") return messages ? noUsageMessages(res, model, stream) : noUsageChat(res, model, stream);
-    if (model === "long-line" || model === "long-line-first") return longLine(res, messages, model === "long-line-first");
+    if (model === "long-line" || model === "long-line-first") return stream ? longLine(res, messages, model === "long-line-first") : longJson(res, messages);
     res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `The model \`${model}\` does not exist`, type: "invalid_request_error", code: "model_not_found" } }));
   }
 
-  async function longLine(res: ServerResponse, messages: boolean, first: boolean): Promise<void> {
+  function record(messages: boolean): { rec: LongLineRecord; closeDone: () => void } {
     let closeDone!: () => void;
     const rec: LongLineRecord = { protocol: messages ? "messages" : "chat", written: 0, droppedEarly: false, done: new Promise((r) => (closeDone = r)) };
     up.longLines.push(rec);
+    return { rec, closeDone };
+  }
+
+  /** A JSON answer whose one text is LONG_LINE_BYTES long (chunked: no Content-Length to refuse it by). */
+  async function longJson(res: ServerResponse, messages: boolean): Promise<void> {
+    const { rec, closeDone } = record(messages);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write(messages
+      ? '{"id":"msg_hostile","type":"message","role":"assistant","model":"long-line","content":[{"type":"text","text":"'
+      : '{"id":"chatcmpl-hostile","object":"chat.completion","created":1,"model":"long-line","choices":[{"index":0,"message":{"role":"assistant","content":"');
+    await pour(res, rec, LONG_LINE_BYTES);
+    if (!rec.droppedEarly && !res.destroyed) {
+      res.end(messages
+        ? '"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}'
+        : '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}');
+    }
+    closeDone();
+  }
+
+  async function longLine(res: ServerResponse, messages: boolean, first: boolean): Promise<void> {
+    const { rec, closeDone } = record(messages);
     res.writeHead(200, SSE_HEADERS);
     if (messages) {
       const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
