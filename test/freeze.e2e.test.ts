@@ -44,6 +44,12 @@ describe("count_tokens with the local tokenizer (item 2)", () => {
     expect(r.body.input_tokens).toBeLessThan(16_384 + 32);
   });
 
+  it("128 KiB of newlines and slashes after a '!' (one o200k_base piece, spaces and non-spaces alternating) is counted without holding other requests", async () => {
+    const r = await withoutFreezing(() => countTokens(`!${"\n/".repeat(64 * 1024)}`));
+    expect(r.status).toBe(200);
+    expect(r.body.input_tokens).toBeGreaterThan(1000);
+  });
+
   it("256 KiB of unspaced CJK (the encoder's costliest text) is counted without holding other requests", async () => {
     let seed = 3;
     const cjk = Array.from({ length: 256 * 1024 / 3 }, () => String.fromCharCode(0x4e00 + ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 2000))).join("");

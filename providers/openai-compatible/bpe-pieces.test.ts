@@ -8,10 +8,16 @@ const pieces = (s: string) => {
   forEachPiece(s, (p) => out.push(p));
   return out;
 };
-/** The longest run of non-space (or of space) characters in `s`, in UTF-8 bytes. */
-function longestRun(s: string): number {
+// The encoders' own pre-tokenizer patterns (tiktoken's, as gpt-tokenizer has them): what the quadratic merge sees.
+const CONTRACTION = String.raw`'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`;
+const SPLITS = {
+  o200k_base: new RegExp(String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:${CONTRACTION})?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:${CONTRACTION})?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`, "gu"),
+  cl100k_base: new RegExp(String.raw`${CONTRACTION}|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s`, "gu"),
+};
+/** The longest piece (UTF-8 bytes) either encoder's pre-tokenizer makes of `s`: what its merge is quadratic in. */
+function longestEncoderPiece(s: string): number {
   let best = 0;
-  for (const m of s.match(/\S+|\s+/gu) ?? []) best = Math.max(best, Buffer.byteLength(m));
+  for (const re of Object.values(SPLITS)) for (const m of s.match(re) ?? []) best = Math.max(best, Buffer.byteLength(m));
   return best;
 }
 
@@ -28,13 +34,18 @@ const PROSE = "The gateway translates a Messages request into chat completions, 
   "encoding. Code: function add(a, b) { return a + b; } // 42 — naïve café 東京 🙂\n\n  indented\tline, then   spaces.\r\n";
 
 describe("forEachPiece", () => {
-  it("hands over all of the text, in order, with no run past MAX_RUN_BYTES and no surrogate pair split", () => {
-    const inputs = ["", "a", PROSE.repeat(200), "a".repeat(131_072), " ".repeat(10_000), randomOf(cjk, 5000), randomOf(emoji, 3000), `x${"🙂".repeat(100)}`, randomOf(["a", "é", "🙂", "東", " "], 20_000)];
+  it("hands over all of the text, in order, no encoder piece past MAX_RUN_BYTES and no surrogate pair split", () => {
+    const inputs = [
+      "", "a", PROSE.repeat(200), "a".repeat(131_072), " ".repeat(10_000), "\n".repeat(10_000), randomOf(cjk, 5000), randomOf(emoji, 3000),
+      `x${"🙂".repeat(100)}`, randomOf(["a", "é", "🙂", "東", " "], 20_000),
+      // o200k_base's punctuation piece takes any run of \r, \n and / after it: spaces and non-spaces alternating.
+      `!${"\n/".repeat(20_000)}`, `!${"/\r\n".repeat(10_000)}`, randomOf(["\n", "/", "!", "\r", "\t", "a", "1"], 20_000),
+    ];
     for (const text of inputs) {
       const ps = pieces(text);
       expect(ps.join("") === text).toBe(true);
       for (const p of ps) {
-        expect(longestRun(p)).toBeLessThanOrEqual(MAX_RUN_BYTES);
+        expect(longestEncoderPiece(p), JSON.stringify(p.slice(0, 20))).toBeLessThanOrEqual(MAX_RUN_BYTES);
         expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(p), "a piece starts or ends inside a surrogate pair").toBe(false);
       }
     }
