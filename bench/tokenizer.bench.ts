@@ -3,7 +3,7 @@
 //   cold: a fresh node process importing the encoding and counting once — import time, heap and RSS it adds;
 //   hot:  tinybench, counting a ~4 KB chat text, and the gateway's whole chat count (chatPromptTokens) on a
 //         conversation of the same size.
-//   runs: hostile text (one letter repeated, random letters, unspaced CJK), where the encoder's work is quadratic in
+//   runs: hostile text (one letter repeated, random letters, unspaced CJK, o200k_base's "\n/" run), where the encoder's work is quadratic in
 //         a run's length: gpt-tokenizer's countTokens on the whole text (what the gateway did before issue 25) vs
 //         the gateway's count (bpe-pieces.ts: runs cut to 64 bytes), with the merge cache cleared on every call so
 //         neither is timed on a cached answer. Prose is there too, to show the pieces cost nothing on ordinary text.
@@ -93,6 +93,7 @@ const RUNS: Array<[string, string]> = [
   ["16 KiB of one letter", "a".repeat(16 * 1024)],
   ["16 KiB of random letters", random("abcdefghijklmnopqrstuvwxyz", 16 * 1024)],
   ["8 Ki unspaced CJK characters", random(CJK, 8 * 1024)],
+  ["16 KiB of newlines and slashes after a '!'", `!${"\n/".repeat(8 * 1024)}`],
   ["4 KiB of prose", TEXT],
 ];
 const plain = { disallowedSpecial: new Set<string>() };
