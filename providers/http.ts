@@ -217,7 +217,7 @@ function answerTooLarge(provider: string, limit: number): GatewayError {
 export async function readUpstreamBody(provider: string, res: UpstreamResponse, limit: number, signal?: AbortSignal): Promise<Buffer> {
   const declared = Number(header(res.headers, "content-length"));
   if (declared > limit) {
-    releaseBody(res.body as unknown as Readable, false);
+    releaseBody(res.body, false);
     throw answerTooLarge(provider, limit);
   }
   const chunks: Buffer[] = [];

@@ -1,9 +1,9 @@
-// Per-request metering: what the request used (reported by the provider, or estimated when the client left
-// first or the provider reported none), what it cost at the serving endpoint's prices, and its one ledger record — written together with the
-// spend and the budget settlement in one atomic store call. A core service reached through the context
-// (meterFor(ctx), kept on ctx.meter): usage-metering writes the record, budget commits it as a fallback so spend is
-// always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never through
-// each other's files; whichever commits first writes the one record, so no pipeline order is implied.
+// Per-request metering: what the request used (reported by the provider, or estimated when the client left first
+// or the provider reported none), what it cost at the serving endpoint's prices, and its one ledger record — written
+// together with the spend and the budget settlement in one atomic store call. A core service reached through the
+// context (meterFor(ctx), kept on ctx.meter): usage-metering writes the record, budget commits it as a fallback so
+// spend is always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never
+// through each other's files; whichever commits first writes the one record, so no pipeline order is implied.
 import { performance } from "node:perf_hooks";
 import type { Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
