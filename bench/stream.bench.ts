@@ -1,6 +1,7 @@
 // The streaming hot path, in process (tinybench), each figure next to a baseline from the same run:
-//   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser
+//   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser (and one 1 MiB line, which must parse in linear time)
 //   2. relay per chunk: relayChatStream vs a bare async pass-through of the same events
+//      and usage-metering's per-event output estimate next to the parse
 //   3. encode per chunk: encodeSse vs re-serialising each chunk (what the relay avoids)
 //   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
 //      (auth + router), streaming and not — client, proxy and upstream share this one process.
@@ -14,6 +15,7 @@ import YAML from "yaml";
 import { createParser } from "eventsource-parser";
 import { SseParser, parseSse, type SseEvent } from "../core/sse/parse.ts";
 import { encodeSse } from "../core/sse/encode.ts";
+import { eventOutputTokens } from "../core/metering/output-estimate.ts";
 import { relayChatBody, relayChatStream } from "../providers/openai-compatible/stream.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
@@ -57,6 +59,15 @@ await runGroup(`SSE parse, ${n} frames per stream, 512-byte reads`, [
   { name: "eventsource-parser", fn: () => theirs(cut), check: () => assertEqual(theirs(cut), expected, "eventsource-parser") },
   { name: "core/sse SseParser", fn: () => ours(cut), check: () => assertEqual(ours(cut), expected, "SseParser") },
 ], { perItem: { count: n, unit: "frame" } });
+// One long line from an upstream (issue 25): each read must cost its own length, not the line's so far.
+const LINE = enc.encode(`data: ${"a".repeat(1024 * 1024)}\n\n`);
+const lineReads: Uint8Array[] = [];
+for (let i = 0; i < LINE.length; i += 16 * 1024) lineReads.push(LINE.subarray(i, i + 16 * 1024));
+const lineLength = (reads: Uint8Array[], parse: (reads: Uint8Array[]) => string[]) => parse(reads)[0]?.length;
+await runGroup("SSE parse, one 1 MiB line in 16 KiB reads", [
+  { name: "eventsource-parser", fn: () => theirs(lineReads), check: () => assertEqual(lineLength(lineReads, theirs), 1024 * 1024, "eventsource-parser") },
+  { name: "core/sse SseParser", fn: () => ours(lineReads), check: () => assertEqual(lineLength(lineReads, ours), 1024 * 1024, "SseParser") },
+]);
 
 // ---- 2. relay -------------------------------------------------------------------------------------------------
 const events: SseEvent[] = expected.map((data) => ({ data }));
@@ -99,6 +110,13 @@ await runGroup(`relay, ${n} events per stream (usage chunk dropped: client did n
 async function* readsOf(reads: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const r of reads) yield r;
 }
+
+// usage-metering estimates each relayed event's generated text (in case the upstream never reports usage): its
+// cost per event next to parsing the same events.
+await runGroup(`usage-metering's output estimate, ${n} events per stream`, [
+  { name: "core/sse SseParser (one read per frame)", fn: () => ours(perFrame) },
+  { name: "eventOutputTokens (output-estimate.ts)", fn: () => { let t = 0; for (const ev of events) t += eventOutputTokens("chat", ev); return t; }, check: () => assert(events.reduce((t, ev) => t + eventOutputTokens("chat", ev), 0) >= CHUNKS, "a token per content chunk at least") },
+], { perItem: { count: n, unit: "event" } });
 
 // ---- 3. encode ------------------------------------------------------------------------------------------------
 const encodeAll = () => {

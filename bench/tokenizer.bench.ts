@@ -3,12 +3,16 @@
 //   cold: a fresh node process importing the encoding and counting once — import time, heap and RSS it adds;
 //   hot:  tinybench, counting a ~4 KB chat text, and the gateway's whole chat count (chatPromptTokens) on a
 //         conversation of the same size.
+//   runs: hostile text (one letter repeated, random letters, unspaced CJK, o200k_base's "\n/" run), where the encoder's work is quadratic in
+//         a run's length: gpt-tokenizer's countTokens on the whole text (what the gateway did before issue 25) vs
+//         the gateway's count (bpe-pieces.ts: runs cut to 64 bytes), with the merge cache cleared on every call so
+//         neither is timed on a cached answer. Prose is there too, to show the pieces cost nothing on ordinary text.
 // js-tiktoken is not a dependency; without it its rows are skipped (`npm i --no-save js-tiktoken@1.0.21` to compare).
 // Measured when choosing (Node 20, this 2-core machine): gpt-tokenizer ~0.4 s import, +20 MB heap, +58 MB RSS, ~0.2 ms
 // per 4 KB; js-tiktoken ~1.3 s, +70 MB heap, +160 MB RSS, ~1.7 ms — equal counts.
 import { spawnSync } from "node:child_process";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { assertEqual, runGroup, type BenchTask } from "./lib.ts";
+import { clearMergeCache, countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { assert, assertEqual, runGroup, type BenchTask } from "./lib.ts";
 import { chatPromptTokens, tokenizer } from "../providers/openai-compatible/count-tokens.ts";
 
 const PARAGRAPH = "The gateway translates a Messages request into chat completions, counts each message with the model's own " +
@@ -77,3 +81,30 @@ const tasks: BenchTask[] = [
 ];
 if (!tiktoken) process.stdout.write("(js-tiktoken not installed: `npm i --no-save js-tiktoken@1.0.21` to compare)\n\n");
 await runGroup(`count o200k_base tokens of ${TEXT.length} chars (${expected} tokens)`, tasks);
+
+// ---- runs: the encoder's quadratic case, before and after bpe-pieces --------------------------------------------
+let seed = 5;
+const random = (alphabet: string, n: number) => Array.from({ length: n }, () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return alphabet[seed % alphabet.length];
+}).join("");
+const CJK = Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join("");
+const RUNS: Array<[string, string]> = [
+  ["16 KiB of one letter", "a".repeat(16 * 1024)],
+  ["16 KiB of random letters", random("abcdefghijklmnopqrstuvwxyz", 16 * 1024)],
+  ["8 Ki unspaced CJK characters", random(CJK, 8 * 1024)],
+  ["16 KiB of newlines and slashes after a '!'", `!${"\n/".repeat(8 * 1024)}`],
+  ["4 KiB of prose", TEXT],
+];
+const plain = { disallowedSpecial: new Set<string>() };
+for (const [label, text] of RUNS) {
+  const exact = countTokens(text, plain);
+  await runGroup(`count ${label} (${exact} tokens), merge cache cleared each call`, [
+    { name: "before: countTokens(whole text)", fn: () => { clearMergeCache(); return countTokens(text, plain); } },
+    {
+      name: "after: gateway tokenizer()",
+      fn: () => { clearMergeCache(); return gatewayCount(text); },
+      check: () => assert(Math.abs(gatewayCount(text) - exact) <= exact * 0.01, `within 1% of ${exact}: ${gatewayCount(text)}`),
+    },
+  ], { time: 2000 });
+}

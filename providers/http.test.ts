@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
+import { failFromResponse, readUpstreamJson, retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
+import { GatewayError } from "../core/errors.ts";
 
 describe("upstreamError", () => {
   it("maps 5xx and 429 to a retryable 502 carrying the provider's message and Retry-After", () => {
@@ -75,6 +76,96 @@ describe("UpstreamClient.send", () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+});
+
+describe("upstream answers are read within a bound (issue 25)", () => {
+  /**
+   * A server that writes `total` bytes of a JSON string (chunked, or with a Content-Length) and records how many it
+   * got out before the gateway dropped the connection.
+   */
+  async function bigAnswer(total: number, opts: { status?: number; contentLength?: boolean } = {}) {
+    const seen = { written: 0, closedEarly: false };
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(opts.status ?? 200, { "content-type": "application/json", ...(opts.contentLength ? { "content-length": String(total) } : {}) });
+      const piece = Buffer.alloc(64 * 1024, "a");
+      piece[0] = 0x22; // a JSON string that never ends in time: the read must stop on size, not on syntax
+      const pump = () => {
+        while (seen.written < total) {
+          seen.written += piece.length;
+          if (!res.write(piece)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      res.on("close", () => { if (!res.writableFinished) seen.closedEarly = true; });
+      pump();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const client = new UpstreamClient("big", { timeoutMs: 5000 });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`;
+    return {
+      seen,
+      send: () => client.send({ url, headers: {}, body: "{}" }, new AbortController().signal),
+      close: async () => {
+        await client.close();
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  it("a JSON answer past the limit is a 502 UPSTREAM_ERROR and the connection is dropped, not read to its end", async () => {
+    const up = await bigAnswer(64 * 1024 * 1024);
+    try {
+      const err = await readUpstreamJson("big", await up.send(), undefined, 1024 * 1024).catch((e) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "big", reason: "answer_too_large", limit_bytes: 1024 * 1024 } });
+      await expect.poll(() => up.seen.closedEarly).toBe(true);
+      expect(up.seen.written).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it("a Content-Length past the limit is refused before any of the body is read", async () => {
+    const up = await bigAnswer(8 * 1024 * 1024, { contentLength: true });
+    try {
+      await expect(readUpstreamJson("big", await up.send(), undefined, 1024 * 1024)).rejects.toMatchObject({ status: 502, details: { reason: "answer_too_large" } });
+      await expect.poll(() => up.seen.closedEarly).toBe(true);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it("an answer within the limit parses as before", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ok: "é".repeat(100_000) }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const client = new UpstreamClient("ok", { timeoutMs: 5000 });
+    try {
+      const res = await client.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`, headers: {}, body: "{}" }, new AbortController().signal);
+      expect((await readUpstreamJson("ok", res)).ok).toHaveLength(100_000);
+    } finally {
+      await client.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("an endless error body: its first 64 KiB make the message, the rest is never read", async () => {
+    const up = await bigAnswer(256 * 1024 * 1024, { status: 503 });
+    try {
+      const err = await failFromResponse("big", await up.send());
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { upstream_status: 503 } });
+      expect(err.message.length).toBeLessThan(70 * 1024);
+      await expect.poll(() => up.seen.closedEarly).toBe(true);
+      expect(up.seen.written).toBeLessThan(128 * 1024 * 1024);
+    } finally {
+      await up.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { GatewayError } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
+import { SseEventTooLargeError } from "../core/sse/parse.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -98,6 +99,11 @@ function* sendOnce(bytes: Uint8Array): Generator<Uint8Array> {
 export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause: err });
+  if (err instanceof SseEventTooLargeError) {
+    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a stream event larger than ${err.limit} characters; the stream was stopped`, {
+      retryable: true, details: { provider, reason: "event_too_large", limit_chars: err.limit }, cause: err,
+    });
+  }
   const e = err as { code?: string; message?: string };
   const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError
     || err instanceof undiciErrors.ConnectTimeoutError || e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT";
@@ -182,11 +188,77 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
 
 /** Read an upstream's error body (bounded) and turn it into a GatewayError. */
 export async function failFromResponse(provider: string, res: UpstreamResponse): Promise<GatewayError> {
-  let text = "";
+  return upstreamError(provider, res.status, res.headers, await readTextPrefix(res));
+}
+
+/**
+ * Most bytes read of a JSON answer to a generation or a count (chat, messages, responses, generateContent,
+ * converse): their output is bounded by the model's output tokens (under a MiB of text) plus inline media (a
+ * Gemini image model's PNG, a few MiB), so 16 MiB is room enough — and the same bound as one stream event
+ * (core/sse/parse.ts MAX_SSE_EVENT_CHARS), since a JSON answer is what a stream's last event can hold.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
+ * Most bytes read of a media operation's JSON (embeddings, images, videos, rerank): a full embeddings batch as
+ * float JSON (2048 inputs x 3072 dimensions, ~130 MB) is the largest legitimate one.
+ */
+export const MAX_MEDIA_ANSWER_BYTES = 256 * 1024 * 1024;
+/** Most bytes of an error answer kept for its message; the rest is not read. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+function answerTooLarge(provider: string, limit: number): GatewayError {
+  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} answered with more than ${limit} bytes; the answer was dropped`, {
+    retryable: true, details: { provider, reason: "answer_too_large", limit_bytes: limit },
+  });
+}
+
+/**
+ * An upstream body read to its end, never more than `limit` bytes: past it (or a Content-Length above it) the body
+ * is destroyed, which drops the connection, and the answer is a 502. Transport failures are mapped as on send().
+ */
+export async function readUpstreamBody(provider: string, res: UpstreamResponse, limit: number, signal?: AbortSignal): Promise<Buffer> {
+  const declared = Number(header(res.headers, "content-length"));
+  if (declared > limit) {
+    releaseBody(res.body, false);
+    throw answerTooLarge(provider, limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    text = (await res.body.text()).slice(0, 64 * 1024);
+    // Leaving the loop by a throw destroys the body (the async iterator's return).
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > limit) throw answerTooLarge(provider, limit);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** An upstream's JSON answer, bounded (see readUpstreamBody); a body that is not JSON is a transport failure. */
+export async function readUpstreamJson(provider: string, res: UpstreamResponse, signal?: AbortSignal, limit = MAX_ANSWER_BYTES): Promise<any> {
+  const bytes = await readUpstreamBody(provider, res, limit, signal);
+  try {
+    return JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    throw transportError(provider, err, signal);
+  }
+}
+
+/** The first `limit` bytes of a body (an error's, for its message) as text; the rest is not read and the body is let go. "" if unreadable. */
+export async function readTextPrefix(res: UpstreamResponse, limit = MAX_ERROR_BODY_BYTES): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break; // leaving the loop destroys the rest
+    }
   } catch { /* body unreadable: the status says enough */ }
-  return upstreamError(provider, res.status, res.headers, text);
+  return Buffer.concat(chunks, size).subarray(0, limit).toString("utf8");
 }
 
 function ignore(): void {}

@@ -2,20 +2,26 @@
 // failures onto the gateway's error codes the same way the chat path does.
 import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError } from "../core/errors.ts";
-import { failFromResponse, transportError, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./http.ts";
+import {
+  MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES, failFromResponse, readUpstreamBody, readUpstreamJson,
+  type UpstreamClient, type UpstreamRequest, type UpstreamResponse,
+} from "./http.ts";
 
-/** A success body as JSON; a body cut off or not JSON is the transport's failure (retryable), as on the chat path. */
-export async function bodyJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
-  try {
-    return await res.body.json();
-  } catch (err) {
-    throw transportError(provider, err, signal);
-  }
+/** Most bytes of a downloaded media file (an image, a generated video: tens of MB at most). */
+export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * A success body as JSON, bounded (an answer by default; media ops pass MAX_MEDIA_ANSWER_BYTES); a body cut off or
+ * not JSON is the transport's failure (retryable), as on the chat path.
+ */
+export function bodyJson(provider: string, res: UpstreamResponse, signal: AbortSignal, limit = MAX_ANSWER_BYTES): Promise<any> {
+  return readUpstreamJson(provider, res, signal, limit);
 }
 
+/** A media op's JSON answer (or its error). */
 export async function readJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
-  return bodyJson(provider, res, signal);
+  return bodyJson(provider, res, signal, MAX_MEDIA_ANSWER_BYTES);
 }
 
 export async function sendJson(client: UpstreamClient, provider: string, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {
@@ -42,13 +48,10 @@ export async function download(client: UpstreamClient, provider: string, url: st
     res = await client.send({ url, method: "GET", headers: sameOrigin ? headers : { accept: headers.accept ?? "*/*" } }, signal, timeoutMs);
   }
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
-  try {
-    const bytes = new Uint8Array(await res.body.arrayBuffer());
-    const ct = res.headers["content-type"];
-    return { bytes, contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(";")[0]?.trim() };
-  } catch (err) {
-    throw transportError(provider, err, signal);
-  }
+  const buf = await readUpstreamBody(provider, res, MAX_DOWNLOAD_BYTES, signal);
+  const bytes = new Uint8Array(buf); // its own copy: never a view into a read buffer the body shared
+  const ct = res.headers["content-type"];
+  return { bytes, contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(";")[0]?.trim() };
 }
 
 /** Sleep between polls; an abort ends the wait at once (with the abort's reason). */

@@ -1,7 +1,8 @@
 // POST /api/v1/messages/count_tokens end to end with the Anthropic SDK's messages.countTokens: passthrough to an
 // Anthropic upstream, Gemini's countTokens, the local tokenizer for OpenAI-protocol models (checked against counts
 // the OpenAI API billed), the simulator for sandbox keys; Anthropic error classes for auth, allowlist, unknown and
-// unsupported models; never billed (no ledger record, no budget hold, one request and no tokens against limits).
+// unsupported models; never billed (no ledger record, no budget hold, one request and no tokens against limits), but
+// refused with 402 once the project's budget is used up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
 import { FAKE_ANTHROPIC_KEY, fakeInputTokens, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
@@ -10,11 +11,14 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateCountTokensResult } from "../core/generated/validators.js";
 import { healthOf } from "../core/health/index.ts";
+import { toPico } from "../core/money/money.ts";
 
 const LIVE = testKey("count-e2e");
 const SANDBOX = testKey("count-e2e-sb", true);
 const LIMITED = testKey("count-e2e-lim");
 const CAPPED = testKey("count-e2e-cap");
+const SPENT = testKey("count-e2e-spent");
+const SPENT_SANDBOX = testKey("count-e2e-spent-sb", true);
 const claude = "anthropic/claude-sonnet-4.5";
 const gemini = "google/gemini-2.5-flash";
 const price = { input: "0.000001", output: "0.000002" };
@@ -48,6 +52,7 @@ beforeAll(async () => {
       acme: { keys: [keyEntry("ci", LIVE), keyEntry("sb", SANDBOX)] },
       limited: { keys: [keyEntry("lim", LIMITED)], allow_models: ["openai/*"] },
       capped: { keys: [keyEntry("cap", CAPPED)], budget: { usd: "0.000001", period: "month" }, rate_limits: { rpm: 2, tpm: 10 } },
+      spent: { keys: [keyEntry("spent", SPENT), keyEntry("spent-sb", SPENT_SANDBOX)], budget: { usd: "0.01", period: "month" } },
     },
   });
   client = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
@@ -194,6 +199,32 @@ describe("count_tokens errors in Anthropic's envelope", () => {
     const err = await client.messages.countTokens({ model: claude, messages: [] }).catch((e) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     expect(err.message).toContain("messages");
+  });
+});
+
+describe("count_tokens and a used-up budget (issue 25)", () => {
+  it("once the project's spend has reached its budget, count_tokens is a 402 BUDGET_EXCEEDED like a generation, and nothing is counted", async () => {
+    const spender = new Anthropic({ apiKey: SPENT, baseURL: gw.url + "/api", maxRetries: 0 });
+    const ask = { model: claude, messages: weather.messages };
+    // Budget left: counted (nothing is reserved for a count, so it is not refused for what a generation might cost).
+    expect((await countWith(spender, ask)).tokens).toBeGreaterThan(0);
+    await gw.gateway.store.record({
+      generationId: `gen_seed_${Date.now()}`, requestId: "seed", ts: Date.now(), keyId: "spent", project: "spent", endpoint: "chat",
+      model: claude, provider: "claude", attempts: 1, inputTokens: 10_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
+      reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, costUsd: "0.01", costPico: toPico("0.01"), latencyMs: 1,
+      ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+    });
+    const before = ant.requests.length;
+    await expect(spender.messages.create({ ...ask, max_tokens: 10 })).rejects.toMatchObject({ status: 402 });
+    for (const model of [claude, "openai/gpt-4o"]) {
+      const r = await postJson(`${gw.baseURL}/messages/count_tokens`, { model, messages: weather.messages }, { "x-api-key": SPENT });
+      expect(r.status).toBe(402);
+      expect(r.json.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { project: "spent", budget_usd: "0.01", spent_usd: "0.01", available_usd: "0" } });
+      expect(r.json.error.message).toContain("has reached its monthly budget of $0.01");
+    }
+    expect(ant.requests.length).toBe(before);
+    // Sandbox keys never touch a budget, counting included.
+    expect((await countWith(new Anthropic({ apiKey: SPENT_SANDBOX, baseURL: gw.url + "/api", maxRetries: 0 }), ask)).source).toBe("simulator");
   });
 });
 

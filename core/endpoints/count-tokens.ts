@@ -2,7 +2,8 @@
 // Every language model answers `{ input_tokens }`: Anthropic-protocol upstreams by passthrough, Gemini by its
 // countTokens, OpenAI-protocol models with a local tokenizer, the simulator with its own count (the driver's
 // countTokens op; x-mg-token-count says which). A model whose provider cannot count is a 400, never a 0.
-// Not billed: budget and usage-metering skip it, rate-limit charges one request and no tokens.
+// Not billed: no budget reservation and no ledger record (a project whose budget is used up gets the 402 all the
+// same), rate-limit charges one request and no tokens.
 import { validateCountTokens } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import type { EndpointSpec } from "./spec.ts";

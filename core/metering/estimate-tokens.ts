@@ -13,3 +13,21 @@ export function estimateTokens(text: string): number {
   }
   return n;
 }
+
+/** Longest text estimated whole; longer texts are sampled (estimateTokensBounded). */
+const WHOLE = 64 * 1024;
+const WINDOWS = 16;
+const WINDOW = 4096;
+
+/**
+ * estimateTokens in bounded time for a text of any length (an upstream's answer is not the gateway's to size): up to
+ * 64 Ki characters it is estimateTokens; past that, 16 windows of 4 Ki spread over the text are estimated and scaled
+ * to its length (a window cut mid-word counts the word twice: it errs high, as the estimate should).
+ */
+export function estimateTokensBounded(text: string): number {
+  if (text.length <= WHOLE) return estimateTokens(text);
+  const step = Math.floor((text.length - WINDOW) / (WINDOWS - 1));
+  let n = 0;
+  for (let i = 0; i < WINDOWS; i++) n += estimateTokens(text.slice(i * step, i * step + WINDOW));
+  return Math.ceil((n * text.length) / (WINDOWS * WINDOW));
+}

@@ -1,9 +1,9 @@
-// Per-request metering: what the request used (reported by the provider, or estimated when the client left
-// first), what it cost at the serving endpoint's prices, and its one ledger record — written together with the
-// spend and the budget settlement in one atomic store call. A core service reached through the context
-// (meterFor(ctx), kept on ctx.meter): usage-metering writes the record, budget commits it as a fallback so spend is
-// always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never through
-// each other's files; whichever commits first writes the one record, so no pipeline order is implied.
+// Per-request metering: what the request used (reported by the provider, or estimated when the client left first
+// or the provider reported none), what it cost at the serving endpoint's prices, and its one ledger record — written
+// together with the spend and the budget settlement in one atomic store call. A core service reached through the
+// context (meterFor(ctx), kept on ctx.meter): usage-metering writes the record, budget commits it as a fallback so
+// spend is always counted, rate-limit corrects its token windows by the final usage. Plugins share it here, never
+// through each other's files; whichever commits first writes the one record, so no pipeline order is implied.
 import { performance } from "node:perf_hooks";
 import type { Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
@@ -12,7 +12,9 @@ import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import { costParts } from "../money/money.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
-import { inputEstimate, outputTokensOn } from "./request-size.ts";
+import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
+import { answerOutputTokens, eventOutputTokens } from "./output-estimate.ts";
+import type { SseEvent } from "../sse/parse.ts";
 
 /** A budget reservation held by this request (set by the budget plugin). */
 export interface BudgetHold extends Settlement {
@@ -69,9 +71,15 @@ export function dropUsageCounters(registry: Registry): void {
 /** Sandbox and target-less requests cost nothing (one object, so money.ts parses its prices once). */
 const NO_PRICES: Pricing = {};
 
+/** Endpoints whose answers are generated text, estimated when the provider reports no usage. */
+const GENERATIVE = new Set(["chat", "messages", "responses"]);
+
 export class Meter {
-  /** Content events relayed so far: the output estimate (about one token each) if the client leaves early. */
+  /** Content events relayed so far: at least one token each, when output has to be estimated. */
   events = 0;
+  /** Estimated tokens of the generated text relayed so far (output-estimate.ts). */
+  private relayedTokens = 0;
+  private answerTokens?: number;
   private usage?: { usage: Usage; estimated: boolean };
   private committed?: Promise<void>;
 
@@ -85,21 +93,56 @@ export class Meter {
     return ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
   }
 
-  /** Usage to bill: the provider's own figures, or an estimate of what was generated when the client left. */
+  /** One content event on its way to the client (not the terminal one). */
+  relayed(ev: SseEvent): void {
+    this.events++;
+    this.relayedTokens += eventOutputTokens(this.ctx.endpoint, ev);
+  }
+
+  /**
+   * Usage to bill: the provider's own figures; or, where it reported none (no usage at all, or zero input or zero
+   * output beside generated text), an estimate that errs high, `estimated: true` — output from the text relayed
+   * (a stream's events, a JSON answer's content), input from the request's size; and the same for a stream cut off
+   * before its usage arrived.
+   */
   finalUsage(outcome?: Outcome): { usage: Usage; estimated: boolean } | undefined {
     if (this.usage) return this.usage;
     const { ctx } = this;
     const reported = ctx.usage;
-    const stream = ctx.response?.kind === "stream";
+    const response = ctx.response;
+    const stream = response?.kind === "stream";
     const cut = outcome?.aborted === true || outcome?.streamError !== undefined;
-    if (reported && !(stream && cut)) return (this.usage = { usage: reported, estimated: false });
-    if (!stream) return undefined;
-    // The stream ended before the provider's usage report (or never had one): bill what was relayed.
+    const generated = GENERATIVE.has(ctx.endpoint);
+    if (reported && !(stream && cut)) {
+      if (!generated) return (this.usage = { usage: reported, estimated: false });
+      const noInput = !reported.inputTokens && !reported.cacheReadTokens && !reported.cacheWriteTokens;
+      const noOutput = !reported.outputTokens && this.textTokens() > 0;
+      if (!noInput && !noOutput) return (this.usage = { usage: reported, estimated: false });
+      const usage = { ...reported };
+      if (noInput) usage.inputTokens = inputUpperEstimate(ctx);
+      if (noOutput) usage.outputTokens = this.capped(this.textTokens());
+      return (this.usage = { usage, estimated: true });
+    }
+    // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed, a
+    // stream's content events at least a token each.
+    if (!stream && !(generated && response?.kind === "json" && response.status < 300)) return undefined;
+    const relayed = stream ? Math.max(this.events, this.relayedTokens) : this.textTokens();
+    const usage = { ...reported, inputTokens: reported?.inputTokens || inputUpperEstimate(ctx), outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
+    return (this.usage = { usage, estimated: true });
+  }
+
+  /** Estimated tokens of the generated text relayed: a stream's so far, or the JSON answer's. */
+  private textTokens(): number {
+    const response = this.ctx.response;
+    if (response?.kind === "stream") return this.relayedTokens;
+    return (this.answerTokens ??= response?.kind === "json" ? answerOutputTokens(response.body) : 0);
+  }
+
+  /** Never more output than the request allowed (which is what the budget reserved). */
+  private capped(tokens: number): number {
     // Never more output than the request asked the serving upstream for (which is what the budget reserved).
     const target = this.target();
-    const cap = (target && outputTokensOn(ctx, target, target.maxTokens)) ?? Infinity;
-    const usage = { ...reported, inputTokens: reported?.inputTokens || inputEstimate(ctx), outputTokens: Math.min(cap, Math.max(reported?.outputTokens ?? 0, this.events)) };
-    return (this.usage = { usage, estimated: true });
+    return Math.min((target && outputTokensOn(this.ctx, target, target.maxTokens)) ?? Infinity, tokens);
   }
 
   /** Write the ledger record once (later calls return the same promise). */

@@ -69,3 +69,9 @@ export function requestedOutput(ctx: GatewayContext): number | undefined {
   }
   return worst;
 }
+
+/**
+ * The input billed when the provider reported none: an estimate that errs high — three bytes a token, where text in
+ * any script takes more (English ~4.5, code ~3.5, CJK ~3.6 in o200k_base) — of the whole body, JSON included.
+ */
+export const inputUpperEstimate = (ctx: GatewayContext): number => Math.ceil(bodyChars(ctx) / 3);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SseParser, parseSse } from "./parse.ts";
+import { MAX_SSE_EVENT_CHARS, SseEventTooLargeError, SseParser, parseSse } from "./parse.ts";
 import { encodeSse } from "./encode.ts";
 
 describe("SseParser", () => {
@@ -38,6 +38,59 @@ describe("SseParser", () => {
     const p = new SseParser();
     const text = encodeSse({ data: '{"a":1}' }) + encodeSse({ event: "ping", data: '{"type":"ping"}' });
     expect(p.push(text)).toEqual([{ data: '{"a":1}' }, { event: "ping", data: '{"type":"ping"}' }]);
+  });
+});
+
+describe("SseParser bounds what an upstream can make it hold (issue 25)", () => {
+  it("a long line split over many reads parses whole, however the reads cut it", () => {
+    const value = "x".repeat(3 * 1024 * 1024);
+    const text = `data: ${value}\r\n\r\n`;
+    const p = new SseParser();
+    const out = [];
+    for (let i = 0; i < text.length; i += 1000) out.push(...p.push(text.slice(i, i + 1000)));
+    expect(out).toHaveLength(1);
+    expect(out[0]!.data.length).toBe(value.length);
+    expect(out[0]!.data === value).toBe(true);
+  });
+
+  it("a line past the limit fails the stream as soon as the limit is passed, not at its end", () => {
+    const p = new SseParser(1000);
+    expect(p.push('data: {"choices":[{"delta":{"content":"')).toEqual([]);
+    expect(() => {
+      for (let i = 0; i < 100; i++) p.push("a".repeat(100));
+    }).toThrow(SseEventTooLargeError);
+  });
+
+  it("counts the whole event: many data lines, a single huge read, an event name or a comment", () => {
+    const many = new SseParser(1000);
+    expect(() => many.push("data: 0123456789\n".repeat(200))).toThrow(SseEventTooLargeError);
+    expect(() => new SseParser(1000).push(`data: ${"a".repeat(2000)}\n\n`)).toThrow(/larger than 1000 characters/);
+    expect(() => new SseParser(1000).push(`event: ${"e".repeat(2000)}\n`)).toThrow(SseEventTooLargeError);
+    expect(() => new SseParser(1000).push(`: ${"c".repeat(2000)}`)).toThrow(SseEventTooLargeError);
+  });
+
+  it("events below the limit, however many, pass: the limit is per event", () => {
+    const p = new SseParser(1000);
+    const out = [];
+    for (let i = 0; i < 500; i++) out.push(...p.push(`data: ${"a".repeat(900)}\n\n`));
+    expect(out).toHaveLength(500);
+  });
+
+  it("the default limit is a few MiB: room for inline media, not unbounded", () => {
+    expect(MAX_SSE_EVENT_CHARS).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    expect(MAX_SSE_EVENT_CHARS).toBeLessThanOrEqual(64 * 1024 * 1024);
+  });
+
+  it("parseSse passes the failure on to its reader", async () => {
+    async function* src() {
+      yield "data: ok\n\n";
+      for (let i = 0; i < 2000; i++) yield "b".repeat(16 * 1024);
+    }
+    const seen: string[] = [];
+    await expect((async () => {
+      for await (const e of parseSse(src())) seen.push(e.data);
+    })()).rejects.toBeInstanceOf(SseEventTooLargeError);
+    expect(seen).toEqual(["ok"]);
   });
 });
 

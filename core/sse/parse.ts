@@ -3,6 +3,9 @@
 // Hand-written because it sits on the streaming hot path: lines are found with indexOf and `data:` values are
 // sliced straight out of the read (no per-line substring, no per-event array); bench/ compares it with
 // eventsource-parser in the same run.
+// Linear in the bytes read, whatever the upstream sends: only the new read is searched for line ends (the partial
+// line carried over is never rescanned), and an event larger than MAX_SSE_EVENT_CHARS fails the stream instead of
+// being buffered without bound (issue 25: one 12 MiB line used to stall the whole gateway for seconds).
 
 import { StringDecoder } from "node:string_decoder";
 
@@ -12,13 +15,32 @@ export interface SseEvent {
   data: string;
 }
 
+/**
+ * The largest event (all its lines) accepted from an upstream, in characters. The largest legitimate events are
+ * whole answers carrying base64 media — a Gemini image model's inline PNG, a Responses `response.completed` with an
+ * image_generation result — a few MiB each; 16 MiB leaves room for those and matches the Bedrock event-stream frame
+ * limit (providers/bedrock/eventstream.ts), while bounding what one stream can hold in memory.
+ */
+export const MAX_SSE_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** The upstream sent an event (or a line) past the limit: the stream cannot go on. */
+export class SseEventTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`stream event larger than ${limit} characters`);
+    this.name = "SseEventTooLargeError";
+  }
+}
+
 export class SseParser {
+  /** The partial line carried over from earlier reads (it holds no line end; never searched again). */
   private buf = "";
   private data: string | undefined;
   private event: string | undefined;
   private sawCR = false;
   // Node's StringDecoder: ~2.5x faster than TextDecoder on small reads, and keeps split UTF-8 sequences too.
   private readonly decoder = new StringDecoder("utf8");
+
+  constructor(private readonly maxEventChars = MAX_SSE_EVENT_CHARS) {}
 
   /** Feed bytes (or text); returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
@@ -29,18 +51,27 @@ export class SseParser {
       if (text.charCodeAt(0) === 10) text = text.slice(1);
     }
     const out: SseEvent[] = [];
-    const s = this.buf.length ? this.buf + text : text;
+    // The carried-over partial line never holds a line end, so one look at the new text picks the path.
+    const noCR = text.indexOf("\r") === -1;
+    const firstLF = noCR ? text.indexOf("\n") : 0;
+    if (firstLF === -1) {
+      // Still inside one line: keep it (a rope append, O(read)) and search nothing but the next read.
+      this.buf = this.buf.length ? this.buf + text : text;
+      this.bound(this.buf.length);
+      return out;
+    }
+    const from = this.buf.length;
+    const s = from ? this.buf + text : text;
     const len = s.length;
     let start = 0;
-    // The carried-over partial line never holds a line end, so one look at the new text picks the path.
-    if (text.indexOf("\r") === -1) {
-      for (let nl = s.indexOf("\n"); nl !== -1; nl = s.indexOf("\n", start)) {
+    if (noCR) {
+      for (let nl = from + firstLF; nl !== -1; nl = s.indexOf("\n", start)) {
         this.line(s, start, nl, out);
         start = nl + 1;
       }
     } else {
-      let lf = s.indexOf("\n");
-      let cr = s.indexOf("\r");
+      let lf = s.indexOf("\n", from);
+      let cr = s.indexOf("\r", from);
       while (lf !== -1 || cr !== -1) {
         let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
         this.line(s, start, end, out);
@@ -54,11 +85,18 @@ export class SseParser {
       }
     }
     this.buf = start < len ? s.slice(start) : "";
+    if (this.buf.length) this.bound(this.buf.length);
     return out;
+  }
+
+  /** Throws once the event being read (its data so far plus `partial` characters of line) is over the limit. */
+  private bound(partial: number): void {
+    if (partial + (this.data === undefined ? 0 : this.data.length) > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
   }
 
   /** One line, s[start, end): a field, a comment, or the blank line that dispatches the event. */
   private line(s: string, start: number, end: number, out: SseEvent[]): void {
+    if (end - start > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
     if (start === end) {
       if (this.data !== undefined) {
         out.push(this.event === undefined ? { data: this.data } : { event: this.event, data: this.data });
@@ -87,6 +125,7 @@ export class SseParser {
 
   private addData(v: string): void {
     this.data = this.data === undefined ? v : `${this.data}\n${v}`;
+    if (this.data.length > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
   }
 }
 

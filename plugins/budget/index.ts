@@ -2,6 +2,9 @@
 // request's worst-case cost is reserved; afterwards the reservation is settled to the real cost in the same
 // atomic store call that writes the ledger record (or released when nothing was billed). Concurrent requests can
 // therefore overspend by at most what they reserved. Sandbox (mg_test_) traffic never touches a budget.
+// count_tokens costs nothing, so nothing is reserved for it; but once a project's recorded spend has reached its
+// budget it is refused with the same 402 as a generation (issue 25: a spent key could still make the gateway count).
+// In-flight holds do not count against it: they may yet settle for less.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
@@ -26,6 +29,22 @@ function periodEnd(period: Period, start: number): string | undefined {
 
 const limits = new WeakMap<object, bigint>();
 
+/** The 402 a request gets when the project's budget has no room for it. */
+function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint): GatewayError {
+  const resets = periodEnd(period, start);
+  const left = limitPico - spentPico - reservedPico;
+  return new GatewayError(402, "BUDGET_EXCEEDED",
+    `Project "${project}" has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${usd}` +
+      ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
+      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : ""),
+    {
+      details: {
+        project, period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
+        available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
+      },
+    });
+}
+
 export default definePlugin({
   name: "budget",
   dependsOn: ["auth"],
@@ -48,32 +67,25 @@ export default definePlugin({
   async handle(ctx, next) {
     const auth = ctx.auth;
     const budget = auth?.project.config.budget;
-    // count_tokens is never billed: nothing to reserve.
-    if (!auth || auth.sandbox || !budget || ctx.body === undefined || ctx.endpoint === "count_tokens") return next();
+    if (!auth || auth.sandbox || !budget || ctx.body === undefined) return next();
     const period = (budget.period ?? "month") as Period;
     const now = Date.now();
     const window = periodOf(period, now);
+    let limitPico = limits.get(budget);
+    if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
+    if (ctx.endpoint === "count_tokens") {
+      // Never billed: no reservation, only the check that the budget is not used up.
+      const spent = await ctx.gateway.store.spent(auth.projectId, window.key, window.start);
+      if (spent >= limitPico) throw exceeded(auth.projectId, budget.usd, period, window.start, limitPico, spent, 0n, 0n);
+      return next();
+    }
     // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
     const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
     const amountPico = worstCasePico(ctx, searches);
-    let limitPico = limits.get(budget);
-    if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
     // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
     const r = await ctx.gateway.store.reserve(
       { project: auth.projectId, periodKey: window.key, periodStart: window.start, id: ctx.generationId, amountPico, limitPico, leaseMs: LEASE_MS }, now);
-    if (!r.ok) {
-      const resets = periodEnd(period, window.start);
-      const left = limitPico - r.spentPico - r.reservedPico;
-      throw new GatewayError(402, "BUDGET_EXCEEDED",
-        `Project "${auth.projectId}" has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${budget.usd}` +
-          ` (spent $${picoToUsd(r.spentPico)}, $${picoToUsd(r.reservedPico)} held by requests in flight); this request may cost up to $${picoToUsd(amountPico)}`,
-        {
-          details: {
-            project: auth.projectId, period, budget_usd: budget.usd, spent_usd: picoToUsd(r.spentPico), reserved_usd: picoToUsd(r.reservedPico),
-            available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
-          },
-        });
-    }
+    if (!r.ok) throw exceeded(auth.projectId, budget.usd, period, window.start, limitPico, r.spentPico, r.reservedPico, amountPico);
     ctx.budget = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));

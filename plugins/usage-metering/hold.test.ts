@@ -13,7 +13,7 @@ async function* source(): AsyncGenerator<SseEvent> {
 
 function setup(commit: () => Promise<void>) {
   const log: string[] = [];
-  const meter = { events: 0, commit: () => { log.push("commit"); return commit(); } } as unknown as Meter;
+  const meter = { events: 0, relayed(this: { events: number }) { this.events++; }, commit: () => { log.push("commit"); return commit(); } } as unknown as Meter;
   const it = metered(source(), meter, 200)[Symbol.asyncIterator]() as AsyncIterator<SseEvent> & { [WRITE_HOLD](h: WriteHold): void };
   it[WRITE_HOLD]({ hold: () => void log.push("hold"), release: () => void log.push("release") });
   return { log, it };

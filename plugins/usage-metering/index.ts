@@ -42,7 +42,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     if (step.done) return this.committed ? step : this.commitHeld(step);
     if (this.committed) return step;
     if (isTerminal(step.value)) return this.commitHeld(step);
-    this.meter.events++;
+    this.meter.relayed(step.value);
     return step;
   }
   /** Pulled: the ledger first, with the writer held, so the frames it has not written yet leave with `step`. */
@@ -76,7 +76,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   onEvent(ev: SseEvent): void {
     if (this.committed) return this.sink!.onEvent(ev);
     if (!isTerminal(ev)) {
-      this.meter.events++;
+      this.meter.relayed(ev);
       return this.sink!.onEvent(ev);
     }
     // The ledger first, then the terminal event: hold the source meanwhile, and the writer, so the frames already

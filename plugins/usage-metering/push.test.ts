@@ -17,6 +17,7 @@ function setup() {
   let release!: () => void;
   const meter = {
     events: 0,
+    relayed(this: { events: number }) { this.events++; },
     commit: () => {
       log.push("commit");
       return new Promise<void>((r) => (release = () => { log.push("committed"); r(); }));
@@ -71,7 +72,7 @@ describe("metered, pushed", () => {
 
   it("a ledger commit that fails releases the writer and ends the stream with the error, not the terminal event", async () => {
     const log: string[] = [];
-    const meter = { events: 0, commit: () => Promise.reject(new Error("disk full")) } as unknown as Meter;
+    const meter = { events: 0, relayed(this: { events: number }) { this.events++; }, commit: () => Promise.reject(new Error("disk full")) } as unknown as Meter;
     const src = new FakeSource();
     const it = metered(src, meter, 200)[Symbol.asyncIterator]();
     offerHold(it, log);

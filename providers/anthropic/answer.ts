@@ -2,7 +2,7 @@
 // errors mapped, the stream relayed with usage and in-band errors read, JSON usage reported.
 import { parseSse } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult } from "../../core/contracts/provider.ts";
-import { failFromResponse, transportError, type UpstreamResponse } from "../http.ts";
+import { failFromResponse, readUpstreamJson, transportError, type UpstreamResponse } from "../http.ts";
 import { relayMessagesStream } from "./stream.ts";
 import { acceptMessage } from "./response.ts";
 
@@ -14,12 +14,7 @@ export async function messagesAnswer(
   const requestId = res.headers["request-id"];
   const headers = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
   if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider), provider, call.signal) };
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(provider, err, call.signal);
-  }
+  const json = await readUpstreamJson(provider, res, call.signal);
   return { kind: "json", headers, body: acceptMessage(json, call) };
 }
 

@@ -3,7 +3,7 @@
 // (the upstream refuses max_tokens there).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { failFromResponse, transportError, type UpstreamClient } from "../http.ts";
+import { failFromResponse, readUpstreamJson, type UpstreamClient } from "../http.ts";
 import { anthropicHeaders, messagesUrl } from "./request.ts";
 import { countResult } from "../count-result.ts";
 
@@ -13,12 +13,7 @@ export async function anthropicCountTokens(client: UpstreamClient, config: Provi
   const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(countTokensBody(body, target)) };
   const res = await client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
-  let json: any;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(name, err, call.signal);
-  }
+  const json = await readUpstreamJson(name, res, call.signal);
   return countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
 }
 

@@ -4,7 +4,7 @@
 // them the same way.
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { transportError } from "../http.ts";
+import { readUpstreamJson, transportError } from "../http.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
@@ -19,12 +19,7 @@ export async function converse(env: BedrockEnv, body: any, target: Target, call:
   const requestId = res.headers["x-amzn-requestid"];
   const out = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
   if (stream) return { kind: "stream", headers: out, events: converseEvents(res.body, call, env.name) };
-  let json: unknown;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(env.name, err, call.signal);
-  }
+  const json: unknown = await readUpstreamJson(env.name, res, call.signal);
   call.reportFirstToken();
   return { kind: "json", headers: out, body: json };
 }

@@ -4,7 +4,7 @@
 // is the caller's → 400 INVALID_REQUEST with Bedrock's message; throttling, not-ready and 5xx are retryable
 // (fallback); access and signature errors are the gateway's configuration (502, not retried).
 import { GatewayError } from "../../core/errors.ts";
-import { upstreamError, type UpstreamResponse } from "../http.ts";
+import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
 import type { BedrockFrame } from "./eventstream.ts";
 
 function header(h: UpstreamResponse["headers"], name: string): string | undefined {
@@ -43,11 +43,7 @@ export function bedrockError(provider: string, status: number, headers: Upstream
 }
 
 export async function bedrockFailure(provider: string, res: UpstreamResponse): Promise<GatewayError> {
-  let text = "";
-  try {
-    text = (await res.body.text()).slice(0, 64 * 1024);
-  } catch { /* unreadable: the status says enough */ }
-  return bedrockError(provider, res.status, res.headers, text);
+  return bedrockError(provider, res.status, res.headers, await readTextPrefix(res));
 }
 
 /** An `exception` / `error` frame inside a stream -> the gateway error (the client's protocol error event). */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
 import { decodeFrames, EventStreamDecoder, EventStreamFramingError, eventStreamCodec, toFrame } from "./eventstream.ts";
 
@@ -64,5 +64,38 @@ describe("EventStreamDecoder", () => {
       body: fromUtf8('{"message":"boom"}'),
     });
     expect(toFrame(new EventStreamDecoder(codec).push(f)[0]!)).toEqual({ messageType: "exception", type: "modelStreamErrorException", payload: '{"message":"boom"}' });
+  });
+
+  it("a large frame in small reads is joined once, not copied on every read (issue 25)", () => {
+    // Copying the partial frame on each read is quadratic: 1 MiB in 1 KiB reads moved ~512 MiB, a 16 MiB frame
+    // ~128 GiB (the event loop stalled for minutes). Joined once, the bytes copied stay a small multiple of the frame.
+    const size = 1024 * 1024;
+    const big = ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "a".repeat(size) } });
+    const typed = Object.getPrototypeOf(Uint8Array.prototype) as { set(src: ArrayLike<number>, offset?: number): void };
+    const set = typed.set;
+    let copied = 0;
+    const spy = vi.spyOn(typed, "set").mockImplementation(function (this: Uint8Array, src: ArrayLike<number>, offset?: number) {
+      copied += src.length;
+      set.call(this, src, offset);
+    });
+    const got = [];
+    try {
+      const dec = new EventStreamDecoder(codec);
+      for (let i = 0; i < big.length; i += 1024) got.push(...dec.push(big.subarray(i, i + 1024)));
+      dec.end();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(got).toHaveLength(1);
+    expect(JSON.parse(toFrame(got[0]!).payload).delta.text).toHaveLength(size);
+    expect(copied).toBeLessThan(3 * big.length);
+  });
+
+  it("a frame length past the limit is refused from its first 4 bytes, split or not, before anything is held", () => {
+    const prelude = Buffer.from("7fffffff", "hex");
+    expect(() => new EventStreamDecoder(codec).push(prelude)).toThrow(/out of range/);
+    const dec = new EventStreamDecoder(codec);
+    expect(dec.push(prelude.subarray(0, 2))).toEqual([]);
+    expect(() => dec.push(prelude.subarray(2))).toThrow(/frame length 2147483647 is out of range/);
   });
 });

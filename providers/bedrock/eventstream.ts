@@ -22,7 +22,14 @@ export class EventStreamFramingError extends Error {}
 export class EventStreamDecoder {
   constructor(private readonly codec: EventStreamCodec) {}
 
-  private buf: Uint8Array = new Uint8Array(0);
+  /**
+   * The unfinished frame's bytes, as read. They are joined once, when the frame is whole: joining them on every
+   * read copied the whole partial frame each time, quadratic in a large frame (issue 25).
+   */
+  private parts: Uint8Array[] = [];
+  private held = 0;
+  /** The unfinished frame's total_len, once its first 4 bytes are here (0 before). */
+  private need = 0;
   /** A bad frame found after good ones in the same read: those are handed out first, then this is thrown. */
   private pending: EventStreamFramingError | undefined;
 
@@ -32,12 +39,24 @@ export class EventStreamDecoder {
    */
   push(chunk: Uint8Array): Message[] {
     this.check();
-    let buf = this.buf.length ? concat(this.buf, chunk) : chunk;
+    let buf = chunk;
+    if (this.held) {
+      this.parts.push(chunk);
+      this.held += chunk.length;
+      if (this.need === 0 && this.held >= 4) {
+        if (this.parts[0]!.length < 4) this.parts = [concat(this.parts, this.held)];
+        this.need = frameLength(this.parts[0]!);
+      }
+      if (this.need === 0 || this.held < this.need) return [];
+      buf = concat(this.parts, this.held);
+      this.parts = [];
+      this.held = 0;
+      this.need = 0;
+    }
     const out: Message[] = [];
     try {
       while (buf.length >= 4) {
-        const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
-        if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
+        const total = frameLength(buf);
         if (buf.length < total) break;
         try {
           out.push(this.codec.decode(buf.subarray(0, total)));
@@ -52,7 +71,11 @@ export class EventStreamDecoder {
       buf = new Uint8Array(0);
     }
     // Keep only the unfinished tail (copied, so the read it came from can be collected).
-    this.buf = buf.length ? buf.slice() : new Uint8Array(0);
+    if (buf.length) {
+      this.parts = [buf.slice()];
+      this.held = buf.length;
+      this.need = buf.length >= 4 ? frameLength(buf) : 0;
+    }
     return out;
   }
 
@@ -64,14 +87,24 @@ export class EventStreamDecoder {
   /** EOF: bytes left over are a frame cut short. */
   end(): void {
     this.check();
-    if (this.buf.length) throw new EventStreamFramingError(`event-stream ended inside a frame (${this.buf.length} bytes left)`);
+    if (this.held) throw new EventStreamFramingError(`event-stream ended inside a frame (${this.held} bytes left)`);
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+/** A frame's total_len (its first 4 bytes), refused outside what a frame can be — before any of it is buffered. */
+function frameLength(buf: Uint8Array): number {
+  const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
+  if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
+  return total;
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 

@@ -3,7 +3,7 @@
 import { parseSse } from "../../core/sse/parse.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { transportError, type UpstreamResponse } from "../http.ts";
+import { readUpstreamJson, transportError, type UpstreamResponse } from "../http.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "./errors.ts";
 import type { GeminiEnv } from "./env.ts";
@@ -19,12 +19,7 @@ export async function geminiGenerate(env: GeminiEnv, body: any, target: Target, 
 export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
   if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
-  let json: unknown;
-  try {
-    json = await res.body.json();
-  } catch (err) {
-    throw transportError(provider, err, call.signal);
-  }
+  const json: unknown = await readUpstreamJson(provider, res, call.signal);
   call.reportFirstToken();
   return { kind: "json", body: json };
 }

@@ -1,7 +1,8 @@
 // The chat counter against figures the OpenAI API itself reported as usage.prompt_tokens for fixed requests
 // (openai-cookbook, "How to count tokens with tiktoken", sections 6 and 7).
 import { describe, expect, it } from "vitest";
-import { chatPromptTokens, encodingFor, tokenizer, type EncodingName } from "./count-tokens.ts";
+import { MAX_BPE_BYTES, chatPromptTokens, encodingFor, openaiCountTokens, tokenizer, type EncodingName } from "./count-tokens.ts";
+import { TOKEN_COUNT_HEADER } from "../../core/contracts/provider.ts";
 
 const jargon = [
   { role: "system", content: "You are a helpful, pattern-following assistant that translates corporate jargon into plain English." },
@@ -60,6 +61,30 @@ describe("chatPromptTokens", () => {
     const image = (detail?: string) => ({ role: "user", content: [{ type: "text", text: "Weather?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA", ...(detail ? { detail } : {}) } }] });
     expect(await count({ messages: [image("low")] }, "o200k_base")).toBe(plain + 85);
     expect(await count({ messages: [image()] }, "o200k_base")).toBe(plain + 765);
+  });
+});
+
+describe("openaiCountTokens on hostile and very large inputs (issue 25)", () => {
+  const target = { modelId: "openai/gpt-4o", upstreamModel: "gpt-4o", provider: "up", pricing: {} };
+  const answer = async (content: string) => {
+    const r = await openaiCountTokens({ model: "openai/gpt-4o", messages: [{ role: "user", content }] }, target, "up");
+    if (r.kind !== "json") throw new Error("not json");
+    return { tokens: (r.body as any).input_tokens as number, source: r.headers?.[TOKEN_COUNT_HEADER] };
+  };
+
+  it("128 KiB of one letter is counted with the encoding (8 letters a token), not refused", async () => {
+    const { tokens, source } = await answer("a".repeat(128 * 1024));
+    expect(source).toBe("tokenizer:o200k_base");
+    expect(tokens).toBeGreaterThanOrEqual(16_384);
+    expect(tokens).toBeLessThan(16_384 + 20);
+  });
+
+  it("past MAX_BPE_BYTES of text the count is the character estimate, labelled, and errs high", async () => {
+    const sentence = "Counting a very long conversation with the gateway's estimate. ";
+    const prose = sentence.repeat(Math.ceil((MAX_BPE_BYTES + 1) / sentence.length));
+    const { tokens, source } = await answer(prose);
+    expect(source).toBe("estimate:chars");
+    expect(tokens).toBeGreaterThanOrEqual((await tokenizer("o200k_base"))(prose));
   });
 });
 

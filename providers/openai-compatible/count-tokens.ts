@@ -8,9 +8,13 @@
 // 10–20% of it on English and code, which is what a client deciding when to compact needs — better than a 4xx
 // that leaves it guessing with characters/4. Images count a flat 765 tokens (a 1024×1024 high-detail image on
 // gpt-4o), 85 at detail "low"; the image's real size is not decoded.
+// The encoder's work is kept linear and shared (bpe-pieces.ts: long runs cut, the event loop given turns); past
+// MAX_BPE_BYTES of text a request is counted with the gateway's character estimate instead, `estimate:chars`.
 import type { ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { countResult } from "../count-result.ts";
+import { boundedCount, countCooperatively } from "./bpe-pieces.ts";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 export type Count = (text: string) => number;
@@ -27,12 +31,21 @@ export function encodingFor(target: Pick<Target, "modelId" | "upstreamModel">): 
   return { encoding: CL100K.test(id) ? "cl100k_base" : "o200k_base", exact: true };
 }
 
+/**
+ * Above this much text (UTF-8 bytes) in one request the encoder is not run: the count is estimateTokens' (which errs
+ * high), labelled `estimate:chars`. A MiB is ~250k tokens of English, more than any OpenAI model but the 1M-context
+ * ones holds; it bounds the encoder's CPU per request to about a second in the worst case (unspaced CJK with a cold
+ * merge cache, ~1 µs a byte; prose costs ~0.05 µs a byte), handed out in YIELD_MS slices.
+ */
+export const MAX_BPE_BYTES = 1024 * 1024;
+
 // Loaded on first use: o200k_base costs ~0.4 s and ~20 MB of heap, which a gateway that never counts should not pay.
 const loaded = new Map<EncodingName, Promise<Count>>();
 // Text that looks like a special token (<|endoftext|>) is ordinary text in a chat message, as the API treats it.
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
-export function tokenizer(name: EncodingName): Promise<Count> {
+/** The encoder's own count: quadratic in a long run, so only ever given bpe-pieces' pieces. */
+function encoder(name: EncodingName): Promise<Count> {
   let p = loaded.get(name);
   if (!p) {
     const mod = name === "cl100k_base" ? import("gpt-tokenizer/encoding/cl100k_base") : import("gpt-tokenizer/encoding/o200k_base");
@@ -41,6 +54,11 @@ export function tokenizer(name: EncodingName): Promise<Count> {
     loaded.set(name, p);
   }
   return p;
+}
+
+/** A count with the encoding, linear in its input (synchronous: for small texts, benches and tests). */
+export async function tokenizer(name: EncodingName): Promise<Count> {
+  return boundedCount(await encoder(name));
 }
 
 const IMAGE_TOKENS = 765;
@@ -100,9 +118,18 @@ export function chatPromptTokens(body: { messages?: any[]; tools?: any[] }, coun
   return n;
 }
 
-export async function openaiCountTokens(body: any, target: Target, provider: string): Promise<ProviderResult> {
+export async function openaiCountTokens(body: any, target: Target, provider: string, signal?: AbortSignal): Promise<ProviderResult> {
   const { encoding, exact } = encodingFor(target);
   const chat = messagesToChatRequest(body).body as { messages: any[]; tools?: any[] };
-  const count = await tokenizer(encoding);
-  return countResult(provider, chatPromptTokens(chat, count, encoding), `${exact ? "tokenizer" : "estimate"}:${encoding}`);
+  // The fixed per-message and per-function tokens first, the texts gathered to be counted together after.
+  const texts: string[] = [];
+  let bytes = 0;
+  const fixed = chatPromptTokens(chat, (text) => {
+    texts.push(text);
+    bytes += Buffer.byteLength(text);
+    return 0;
+  }, encoding);
+  if (bytes > MAX_BPE_BYTES) return countResult(provider, fixed + await countCooperatively(texts, estimateTokens, signal), "estimate:chars");
+  const count = await encoder(encoding);
+  return countResult(provider, fixed + await countCooperatively(texts, count, signal), `${exact ? "tokenizer" : "estimate"}:${encoding}`);
 }

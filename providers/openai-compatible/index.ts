@@ -2,7 +2,7 @@
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
-import { UpstreamClient, failFromResponse, transportError } from "../http.ts";
+import { UpstreamClient, failFromResponse, readUpstreamJson } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
@@ -30,18 +30,13 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       if (body.stream === true) {
         return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal) };
       }
-      let json: any;
-      try {
-        json = await res.body.json();
-      } catch (err) {
-        throw transportError(name, err, call.signal);
-      }
+      const json = await readUpstreamJson(name, res, call.signal);
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
       return { kind: "json", headers, body: json };
     },
     // Not on Azure: its /responses is not under the deployment path (see responses.ts).
     ...(config.flavor === "azure" ? {} : { responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call) }),
-    countTokens: (body, target) => openaiCountTokens(body, target, name),
+    countTokens: (body, target, call) => openaiCountTokens(body, target, name, call.signal),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),
     videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),

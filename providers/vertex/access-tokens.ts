@@ -2,7 +2,7 @@
 // (grant_type jwt-bearer), cached and refreshed before it expires (5 minutes early, as google-auth-library does; half
 // the lifetime for short-lived tokens), one exchange in flight at a time so concurrent requests share it.
 import { GatewayError } from "../../core/errors.ts";
-import type { UpstreamClient } from "../http.ts";
+import { readTextPrefix, type UpstreamClient } from "../http.ts";
 import { rememberSecret } from "../../core/secrets/registry.ts";
 import { importSigningKey, signAssertion, type SigningKey } from "./jwt.ts";
 import type { ServiceAccount } from "./service-account.ts";
@@ -70,7 +70,7 @@ export class AccessTokens {
         AbortSignal.timeout(this.opts.timeoutMs),
       );
       status = res.status;
-      text = (await res.body.text()).slice(0, 16 * 1024);
+      text = await readTextPrefix(res, 16 * 1024);
     } catch (err) {
       throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} could not reach its token endpoint ${where}: ${(err as Error).message}`, {
         retryable: true, details: { provider, token_uri: where }, cause: err,
