@@ -15,6 +15,7 @@ import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
+import { SHUTTING_DOWN } from "./readiness.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -152,6 +153,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
           log,
           startDraining() {
             draining = true;
+            gateway.draining = true;
             for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
           },
           closeGateway: () => gateway.close(),
@@ -173,8 +175,12 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
 
 /** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */
 function refuse(req: IncomingMessage, res: ServerResponse, log: Logger): void {
-  const err = shutdownError();
   const path = (req.url ?? "/").split("?")[0];
+  if (path === "/readyz") {
+    res.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close", "content-length": String(Buffer.byteLength(SHUTTING_DOWN)) });
+    return void res.end(SHUTTING_DOWN);
+  }
+  const err = shutdownError();
   const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
   const requestId = requestIdOf(req);
   log.debug("request refused: shutting down", { requestId, path });

@@ -288,6 +288,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       keepAliveTimeoutMs: s.keep_alive_timeout_ms ?? 65_000,
       maxHeaderBytes: s.max_header_bytes ?? 16_384,
       shutdownGraceMs: s.shutdown_grace_ms ?? 30_000,
+      readyRequiresCurrentConfig: s.ready_requires_current_config ?? false,
       urlFetch: {
         allowHosts: s.url_fetch?.allow_hosts ?? [],
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,

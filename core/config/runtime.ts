@@ -46,6 +46,8 @@ export interface ServerRuntime {
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
   shutdownGraceMs: number;
+  /** /readyz answers 503 while the last reload was refused. */
+  readyRequiresCurrentConfig: boolean;
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
 }
 

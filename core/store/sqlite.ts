@@ -10,7 +10,7 @@ import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 const SCHEMA = `
@@ -26,6 +26,7 @@ CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
 `;
 
 const COLUMNS = [
@@ -56,6 +57,12 @@ function fromRow(r: any): LedgerEntry {
 
 const NOTHING = () => {};
 
+/** What the operator reads when the file is damaged: which file, what SQLite found, and what to do. */
+export function damaged(path: string, found: string): string {
+  return `store: the SQLite file ${path} is damaged (${found}). Restore it from a backup, or move it aside (with its -wal ` +
+    "and -shm files) to start with an empty ledger; `sqlite3 FILE .recover` can salvage what is readable";
+}
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly db: Database.Database;
@@ -71,14 +78,15 @@ export class SqliteStore implements Store {
   private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
 
-  constructor(readonly path: string) {
+  /** `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile). */
+  constructor(readonly path: string, opts: { busyTimeoutMs?: number } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9);
     // the fsync happens at checkpoints (a power cut may lose the last transactions).
     this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
     this.responses = new SqliteResponseStore(this.db);
     this.stmts = {
@@ -88,6 +96,7 @@ export class SqliteStore implements Store {
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
+      probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
     this.commitAll = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
@@ -200,6 +209,24 @@ export class SqliteStore implements Store {
   }
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
     this.local.unclaim(scope, owner);
+  }
+
+  /** A write through the group commit: fails while the disk is full or read-only, like a ledger record would. */
+  probe(): Promise<void> {
+    return this.enqueue(() => this.stmts.probe.run(Date.now()));
+  }
+
+  /** A damaged file is refused at start, not found by the first request that reads the broken page. */
+  async verify(o: VerifyOptions): Promise<void> {
+    if (o.integrity === "off" || this.path === ":memory:") return;
+    const pragma = o.integrity === "full" ? "integrity_check(20)" : "quick_check(20)";
+    let problems: string[];
+    try {
+      problems = (this.db.pragma(pragma) as Record<string, string>[]).map((r) => Object.values(r)[0]!).filter((v) => v !== "ok");
+    } catch (err) {
+      problems = [(err as Error).message];
+    }
+    if (problems.length) throw new Error(damaged(this.path, `${o.integrity === "full" ? "integrity_check" : "quick_check"}: ${problems.slice(0, 5).join("; ")}`));
   }
 
   async close(): Promise<void> {
