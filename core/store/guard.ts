@@ -74,8 +74,9 @@ export class GuardedStore implements Store {
     this.metrics = new StoreMetrics(o.registry, o.spool, () => this.pendingBudget.size + this.pendingClaims.size);
     this.metrics.up.set(1);
     this.responses = this.guardResponses(inner.responses);
-    // Until a probe has checked it still holds the gateway's state, a server that reconnected is not trusted.
-    inner.onReconnect?.(() => this.fail("reconnect", new Error("the store reconnected; checking it still holds the gateway's state")));
+    // A lost connection: unavailable at once, and when it is back, not trusted until a probe has checked it still
+    // holds the gateway's state.
+    inner.onConnectionLost?.(() => { if (!this.closed) this.fail("connection", new Error("connection to the store lost")); });
   }
 
   /** At start: replay what an earlier process left in the spool (a store that fails now is probed until it answers). */
@@ -149,7 +150,9 @@ export class GuardedStore implements Store {
         await within(this.inner.probe(), this.timeoutMs, "probe");
         this.lastProbeOk = Date.now();
         if (!this.up) {
-          await this.recover();
+          // Requests keep spooling while the replay runs: up only once nothing is left, checked in the same tick.
+          do await this.recover();
+          while (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size);
           const downMs = Date.now() - this.downSince;
           this.up = true;
           this.downSince = 0;

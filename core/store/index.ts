@@ -60,7 +60,7 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
       const path = p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
       try {
         // Serving: a write waits for another process's lock no longer than any store call may take.
-        return new SqliteStore(path, o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {});
+        return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true });
       } catch (err) {
         const code = String((err as { code?: string }).code ?? "");
         if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));

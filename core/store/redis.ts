@@ -41,17 +41,20 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
     this.r = redis as Redis & Scripts;
-    let connections = 0;
-    redis.on("ready", () => {
-      if (++connections > 1) for (const fn of this.reconnected) fn();
+    // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
+    // trusting the store at once, before any command could reach the new server, and probes it first.
+    redis.on("close", () => {
+      for (const fn of this.lost) fn();
     });
     this.responses = new RedisResponseStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */
   static async connect(url: string, prefix = "mg:", o: RedisOptions = {}): Promise<RedisStore> {
+    // No offline queue and no retries: while the connection is down a command fails at once (never waits, never runs
+    // late against a server that came back empty); the guard decides what the request gets.
     const redis = new Redis(url, {
-      lazyConnect: true, maxRetriesPerRequest: 3, connectTimeout: 5_000,
+      lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5_000,
       ...(o.commandTimeoutMs ? { commandTimeout: o.commandTimeoutMs } : {}),
       // Reconnect within a second of the server coming back (ioredis waits up to 2 s by default).
       retryStrategy: (times: number) => Math.min(times * 100, 1000),
@@ -74,11 +77,11 @@ export class RedisStore implements Store {
   /** The epoch this gateway saw in Redis at start; undefined until verify(). */
   private epoch: string | undefined;
   private requirePersistence = true;
-  private readonly reconnected: (() => void)[] = [];
+  private readonly lost: (() => void)[] = [];
 
-  /** Called on every reconnection after the first: the server may have restarted (and lost its data). */
-  onReconnect(fn: () => void): void {
-    this.reconnected.push(fn);
+  /** Called whenever the connection is lost: when it comes back, the server may have restarted without its data. */
+  onConnectionLost(fn: () => void): void {
+    this.lost.push(fn);
   }
 
   /**

@@ -1,9 +1,10 @@
 // Store kind `sqlite`: one file in WAL mode. The ledger and finished idempotency records are durable across
-// restarts and kill -9 (each is one committed transaction before the response completes). Spend is the ledger
+// restarts, kill -9, a power cut and a disk gone read-only: each is one committed transaction whose write-ahead log
+// was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. Spend is the ledger
 // itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
@@ -78,13 +79,23 @@ export class SqliteStore implements Store {
   private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
 
-  /** `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile). */
-  constructor(readonly path: string, opts: { busyTimeoutMs?: number } = {}) {
+  /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
+  private readonly fsyncCommits: boolean;
+  private readonly unsynced: { done(): void; resolve(): void; reject(err: unknown): void }[] = [];
+  private syncing = false;
+  private walFd: number | undefined;
+
+  /**
+   * `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile).
+   * `fsync` (default true): a write resolves only once it is on disk, not only handed to the OS.
+   */
+  constructor(readonly path: string, opts: { busyTimeoutMs?: number; fsync?: boolean } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
-    // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9);
-    // the fsync happens at checkpoints (a power cut may lose the last transactions).
+    // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9); SQLite itself
+    // fsyncs only at checkpoints, so the store fsyncs the log off the event loop before a write resolves (syncWal).
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
@@ -155,10 +166,35 @@ export class SqliteStore implements Store {
       return;
     }
     this.checkpointAfterWrite();
-    for (const b of batch) {
-      b.done();
-      b.resolve();
+    for (const b of batch) b.done();
+    if (!this.fsyncCommits) {
+      for (const b of batch) b.resolve();
+      return;
     }
+    this.unsynced.push(...batch);
+    if (!this.syncing) this.syncWal();
+  }
+
+  /**
+   * Durable before resolved: the write-ahead log is fdatasync'd in libuv's thread pool, never on the event loop; the
+   * commits made while one fsync runs share the next. A failed fsync (a disk gone bad or read-only) rejects the
+   * writes it covered, whose callers keep their records elsewhere (the spool); a replay is idempotent.
+   */
+  private syncWal(): void {
+    const batch = this.unsynced.splice(0);
+    if (!batch.length) return;
+    this.syncing = true;
+    const finish = (err: unknown) => {
+      this.syncing = false;
+      for (const b of batch) err ? b.reject(err) : b.resolve();
+      this.syncWal();
+    };
+    try {
+      this.walFd ??= openSync(`${this.path}-wal`, "r");
+    } catch (err) {
+      return finish(err);
+    }
+    fdatasync(this.walFd, finish);
   }
 
   /** WAL checkpoints run in a worker thread, not inside a commit on the event loop (sqlite-checkpointer.ts). */
@@ -232,6 +268,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.flush();
+    while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
+    if (this.walFd !== undefined) closeSync(this.walFd);
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }

@@ -140,8 +140,8 @@ export interface Store {
   probe(): Promise<void>;
   /** Checks before serving (integrity of a file, persistence of a server); throws a message for the operator. */
   verify?(o: VerifyOptions): Promise<void>;
-  /** A networked store calls `fn` whenever it reconnects: the server may have restarted and lost its data. */
-  onReconnect?(fn: () => void): void;
+  /** A networked store calls `fn` whenever its connection is lost: the server may come back without its data. */
+  onConnectionLost?(fn: () => void): void;
 
   close(): Promise<void>;
 }

@@ -9,24 +9,29 @@ export interface ChildGateway {
   url: string;
   baseURL: string;
   proc: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
   /** SIGKILL: no shutdown hooks, no flushing. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
+/** `args`: more `start` options (`--workers 2`). */
+export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = [], args: string[] = []): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
+    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch", ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     const listening = await new Promise<boolean>((resolve) => {
+      let seen = false;
       const onData = (d: Buffer) => {
         out += d;
-        if (out.includes("listening on")) resolve(true);
+        // Once: scanning the whole (growing) output on every chunk of a long run costs the test process seconds.
+        if (!seen && out.includes("listening on")) resolve((seen = true));
       };
       proc.stdout!.on("data", onData);
       proc.stderr!.on("data", (d) => (out += d));
@@ -41,7 +46,7 @@ export async function startChildGateway(configFile: string, env: Record<string, 
     };
     if (listening) {
       const url = `http://127.0.0.1:${port}`;
-      return { url, baseURL: `${url}/api/v1`, proc, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
+      return { url, baseURL: `${url}/api/v1`, proc, output: () => out, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
     }
     if (attempt >= 2 || !/EADDRINUSE/.test(out)) throw new Error(`gateway did not start:\n${out}`);
   }

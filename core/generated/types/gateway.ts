@@ -149,6 +149,10 @@ export interface StoreConfig {
    */
   require_persistence?: boolean;
   /**
+   * SQLite: a ledger record (like every store write) completes only once the write-ahead log is on disk — an fdatasync in a worker thread, shared by every commit meanwhile — so it survives a power cut or a disk gone read-only. false: once handed to the OS (survives a crash or kill -9; the last second of records is at risk on a power cut), a little lower latency.
+   */
+  fsync?: boolean;
+  /**
    * SQLite: check the file at start (PRAGMA quick_check, or the slower integrity_check) and refuse to start on a damaged file.
    */
   integrity_check?: "quick" | "full" | "off";
