@@ -106,7 +106,7 @@ export class GuardedStore implements Store {
   private call<T>(op: string, f: () => Promise<T>): Promise<T> {
     if (!this.up) {
       this.metrics.failures.inc({ operation: op, reason: "down" });
-      return Promise.reject(this.unavailable());
+      return Promise.reject(notSent(this.unavailable()));
     }
     return within(f(), this.timeoutMs, op).catch((err) => {
       this.fail(op, err);
@@ -170,13 +170,16 @@ export class GuardedStore implements Store {
   /** Give back what failed requests left held, then replay the spool into the store. */
   private async recover(): Promise<void> {
     const t = this.timeoutMs;
-    for (const [k, s] of this.pendingBudget) {
-      await within(this.inner.release(s), t, "release");
-      this.pendingBudget.delete(k);
+    // In batches, all at once (pipelined on Redis); what a batch gave back is forgotten only once it has.
+    while (this.pendingBudget.size) {
+      const batch = [...this.pendingBudget].slice(0, 500);
+      await within(Promise.all(batch.map(([, s]) => this.inner.release(s))), Math.max(t * 4, 2000), "release");
+      for (const [k] of batch) this.pendingBudget.delete(k);
     }
-    for (const [k, c] of this.pendingClaims) {
-      await within(this.inner.idempotencyRelease(c.scope, c.owner), t, "idempotency_release");
-      this.pendingClaims.delete(k);
+    while (this.pendingClaims.size) {
+      const batch = [...this.pendingClaims].slice(0, 500);
+      await within(Promise.all(batch.map(([, c]) => this.inner.idempotencyRelease(c.scope, c.owner))), Math.max(t * 4, 2000), "idempotency_release");
+      for (const [k] of batch) this.pendingClaims.delete(k);
     }
     const replayed = await this.o.spool.drain(async (batch) => {
       // One batch at once (Redis pipelines them, SQLite commits them in one transaction); recording is idempotent per
@@ -237,8 +240,8 @@ export class GuardedStore implements Store {
       this.fallback.noteSpent(r, res);
       return res;
     } catch (err) {
-      // The reservation may still land (a call that timed out late): give it back once the store answers.
-      this.pendingBudget.set(`${r.project}\n${r.periodKey}\n${r.id}`, { project: r.project, periodKey: r.periodKey, id: r.id });
+      // A reservation sent may still land (a call that timed out late): give it back once the store answers.
+      if (!NOT_SENT.has(err as object)) this.pendingBudget.set(`${r.project}\n${r.periodKey}\n${r.id}`, { project: r.project, periodKey: r.periodKey, id: r.id });
       if (this.policy("budget") === "fail_closed") {
         this.refused("budget");
         throw err;
@@ -292,7 +295,7 @@ export class GuardedStore implements Store {
     try {
       return await this.call("idempotency_begin", () => this.inner.idempotencyBegin(scope, hash, owner, leaseMs, now));
     } catch (err) {
-      this.pendingClaims.set(`${scope}\n${owner}`, { scope, owner });
+      if (!NOT_SENT.has(err as object)) this.pendingClaims.set(`${scope}\n${owner}`, { scope, owner });
       if (this.policy("idempotency") === "fail_closed") {
         this.refused("idempotency");
         throw err;
@@ -344,6 +347,13 @@ export class GuardedStore implements Store {
       items: (project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> => this.call("responses_items", () => r.items(project, ids, now)),
     };
   }
+}
+
+/** Errors of calls refused without being sent (the store was already down): nothing of theirs can land late. */
+const NOT_SENT = new WeakSet<object>();
+function notSent<E extends object>(err: E): E {
+  NOT_SENT.add(err);
+  return err;
 }
 
 function reasonOf(err: unknown): UnavailableReason {
