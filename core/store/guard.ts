@@ -69,7 +69,8 @@ export class GuardedStore implements Store {
   /** Claims granted by fail_open while the store was down: nothing of theirs is in the store. */
   private readonly localClaims = new Set<string>();
 
-  constructor(private readonly inner: Store, private readonly o: GuardOptions) {
+  /** `inner`: the backend itself (its file, its connection), for the operator plane and tests. */
+  constructor(readonly inner: Store, private readonly o: GuardOptions) {
     this.kind = inner.kind;
     this.metrics = new StoreMetrics(o.registry, o.spool, () => this.pendingBudget.size + this.pendingClaims.size);
     this.metrics.up.set(1);
@@ -336,7 +337,8 @@ export class GuardedStore implements Store {
       await this.recover().catch((err) => this.o.log.warn("store: spool not replayed before closing; the next start replays it", { error: String(err) }));
     }
     await this.o.spool.close();
-    await this.inner.close();
+    // A store on a disk gone read-only may fail to close (its last checkpoint); the shutdown goes on.
+    await this.inner.close().catch((err) => this.o.log.warn("store: close failed", { store: this.kind, error: String(err) }));
   }
 
   private guardResponses(r: ResponseStore): ResponseStore {
