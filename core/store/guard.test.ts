@@ -62,7 +62,7 @@ async function until(f: () => boolean | Promise<boolean>, ms = 3000): Promise<vo
 }
 
 describe("GuardedStore", () => {
-  it("a store that stops answering costs one bounded wait, then a 503 STORE_UNAVAILABLE at once", async () => {
+  it("a store that stops answering costs bounded waits, then, once a probe confirms it, a 503 STORE_UNAVAILABLE at once", async () => {
     const { inner, g } = await guarded();
     inner.mode = "hang";
     let t = performance.now();
@@ -70,6 +70,8 @@ describe("GuardedStore", () => {
     expect(performance.now() - t).toBeLessThan(1000);
     expect(first).toBeInstanceOf(GatewayError);
     expect(first).toMatchObject({ status: 503, code: "STORE_UNAVAILABLE", retryAfter: 1, details: { reason: "timeout" } });
+    // One slow answer is only a suspicion: a probe (with a longer bound) confirms it before the store counts as down.
+    await until(async () => !(g as any).up, 3000);
     t = performance.now();
     const second = await g.spent("acme", "total", 0).catch((e) => e);
     expect(second).toMatchObject({ status: 503, code: "STORE_UNAVAILABLE", details: { reason: "down" } });
@@ -103,10 +105,23 @@ describe("GuardedStore", () => {
     const { inner, g } = await guarded();
     inner.mode = "hang";
     await expect(g.reserve(resv("r1"), Date.now())).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    await until(async () => !(g as any).up, 3000);
     await g.release({ project: "acme", periodKey: "total", id: "r2" }); // never throws
     inner.mode = "ok";
     await until(async () => (await g.status()).up);
     expect(inner.released.map((s) => s.id).sort()).toEqual(["r1", "r2"]);
+  });
+
+  it("a call that was only slow does not take the store down; its spooled record is handed over", async () => {
+    const { inner, g, spool } = await guarded();
+    inner.mode = "hang";
+    const slow = g.record(entry("gen_slow"));
+    await new Promise((r) => setTimeout(r, 120)); // the call has timed out; the store answers again before the probe
+    inner.mode = "ok";
+    await slow;
+    await until(async () => spool.size === 0);
+    expect((await g.status()).up).toBe(true);
+    expect((await inner.ledger({})).map((e) => e.generationId)).toEqual(["gen_slow"]);
   });
 
   it("rate limits fail open by default: this process counts the window, and says so", async () => {

@@ -110,9 +110,20 @@ export class GuardedStore implements Store {
       return Promise.reject(notSent(this.unavailable()));
     }
     return within(f(), this.timeoutMs, op).catch((err) => {
-      this.fail(op, err);
+      if (err instanceof StoreTimeoutError) this.suspect(op, err);
+      else this.fail(op, err);
       throw this.unavailable(err);
     });
+  }
+
+  /**
+   * A call that only took too long (a loaded disk's fsync, a busy server) is not yet an outage: probe now, with a
+   * longer bound, and mark the store down only if the probe fails too. The call itself has already given up.
+   */
+  private suspect(op: string, err: StoreTimeoutError): void {
+    this.metrics.failures.inc({ operation: op, reason: "timeout" });
+    this.lastError = err.message;
+    void this.check(Math.max(this.timeoutMs * 4, 1000));
   }
 
   private unavailable(cause?: unknown): GatewayError {
@@ -145,12 +156,15 @@ export class GuardedStore implements Store {
   }
 
   /** One probe (a write), then, while down, the replay; up again only when both succeeded. One at a time. */
-  private check(): Promise<void> {
+  private check(boundMs = this.timeoutMs): Promise<void> {
     return (this.probing ??= (async () => {
       try {
-        await within(this.inner.probe(), this.timeoutMs, "probe");
+        await within(this.inner.probe(), boundMs, "probe");
         this.lastProbeOk = Date.now();
-        if (!this.up) {
+        if (this.up && (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size)) {
+          // Spooled or held while the store stayed up (a call that was only slow): hand them over now.
+          await this.recover();
+        } else if (!this.up) {
           // Requests keep spooling while the replay runs: up only once nothing is left, checked in the same tick.
           do await this.recover();
           while (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size);
