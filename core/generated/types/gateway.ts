@@ -132,7 +132,7 @@ export interface StoreConfig {
    */
   responses_retention_days?: number;
   /**
-   * Longest wait for any one store call. A store that does not answer in time is marked unavailable: requests that need it get 503 STORE_UNAVAILABLE with Retry-After (or the when_unavailable fallback), /readyz answers 503, and it is probed until it answers again.
+   * Longest wait for any one store call. A call that takes longer gives up (a ledger record goes to the spool) and the store is probed at once; if the probe fails too, or a call fails outright, the store is unavailable: requests that need it get 503 STORE_UNAVAILABLE with Retry-After (or the when_unavailable fallback), /readyz answers 503, and it is probed until it answers again.
    */
   timeout_ms?: number;
   /**
