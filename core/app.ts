@@ -14,6 +14,7 @@ import { buildOpenApi } from "./openapi.ts";
 import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
 import { serveMetrics } from "./observability/metrics-http.ts";
+import { readiness } from "./readiness.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -79,7 +80,13 @@ export function createApp(gateway: Gateway): H3 {
     });
   }
 
+  // Liveness: the process serves HTTP. Readiness (should traffic come here?) is /readyz (core/readiness.ts).
   app.get("/healthz", (event) => sendJson(nodeOf(event).res, 200, { status: "ok" }));
+  app.get("/readyz", async (event) => {
+    const { res } = nodeOf(event);
+    const r = await readiness(gateway);
+    return sendJson(res, r.ready ? 200 : 503, r.body, { "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
+  });
 
   app.all("/**", (event) => {
     const { req, res } = nodeOf(event);

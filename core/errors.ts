@@ -17,7 +17,8 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "INTERNAL"
   | "UPSTREAM_ERROR"
-  | "UPSTREAM_TIMEOUT";
+  | "UPSTREAM_TIMEOUT"
+  | "STORE_UNAVAILABLE";
 
 /** OpenAI-style `type` per code, so the official SDKs classify errors the way they classify OpenAI's. */
 const OPENAI_TYPE: Record<ErrorCode, string> = {
@@ -37,6 +38,7 @@ const OPENAI_TYPE: Record<ErrorCode, string> = {
   INTERNAL: "server_error",
   UPSTREAM_ERROR: "upstream_error",
   UPSTREAM_TIMEOUT: "timeout_error",
+  STORE_UNAVAILABLE: "service_unavailable_error",
 };
 
 /** Anthropic `error.type` by HTTP status (reference 2.6), so the Anthropic SDK raises the right class. */

@@ -13,7 +13,9 @@ import type { Translators } from "./contracts/translator.ts";
 import type { GatewayHandle } from "./contracts/gateway.ts";
 import type { ProviderConfig } from "./generated/types/gateway.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
-import { createStore, type Store } from "./store/index.ts";
+import { createStore, spoolDirOf } from "./store/index.ts";
+import { GuardedStore, type SpooledRecord } from "./store/guard.ts";
+import { Spool } from "./store/spool.ts";
 import { InFlight } from "./shutdown.ts";
 
 export interface Snapshot {
@@ -35,8 +37,15 @@ export class Gateway implements GatewayHandle {
   readonly metrics = new Metrics();
   /** Requests being handled: a graceful shutdown waits for them, then cuts what is left. */
   readonly inflight = new InFlight();
-  /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
-  store!: Store;
+  /**
+   * Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. Every
+   * call is bounded and a store that fails is reported (/readyz) and worked around (core/store/guard.ts).
+   */
+  store!: GuardedStore;
+  /** The last reload was refused: the config on disk is not the one serving (for /readyz). */
+  reloadProblems: string[] | undefined;
+  /** A graceful shutdown has begun (for /readyz). */
+  draining = false;
   readonly log: Logger;
   private current!: Snapshot;
   private readonly drivers = new Map<string, CachedDriver>();
@@ -49,7 +58,20 @@ export class Gateway implements GatewayHandle {
 
   static async create(config: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const gw = new Gateway(opts);
-    gw.store = await createStore(config.store, config.dir, config.file);
+    const sc = config.store;
+    const spoolDir = spoolDirOf(sc, config.dir);
+    const inner = await createStore(sc, config.dir, config.file, {
+      timeoutMs: sc.timeout_ms ?? 300,
+      verify: { integrity: sc.integrity_check ?? "quick", requirePersistence: sc.require_persistence ?? true, epochFile: `${spoolDir}/store-epochs.json` },
+    });
+    try {
+      const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log);
+      gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool });
+    } catch (err) {
+      await inner.close();
+      throw err;
+    }
+    await gw.store.start();
     try {
       gw.current = await gw.build(config);
     } catch (err) {
@@ -96,6 +118,7 @@ export class Gateway implements GatewayHandle {
     } catch (err) {
       const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message];
       this.log.error("config reload refused; still serving the previous config", { problems });
+      this.reloadProblems = problems;
       return { ok: false, problems };
     }
     let snapshot: Snapshot;
@@ -105,10 +128,12 @@ export class Gateway implements GatewayHandle {
       // A plugin's setup (or a driver) failed on the new config: refused like an invalid file, never a crash.
       const problems = [`setting up the new config failed: ${(err as Error).message ?? String(err)}`];
       this.log.error("config reload refused; still serving the previous config", { problems });
+      this.reloadProblems = problems;
       return { ok: false, problems };
     }
     const old = this.current;
     this.current = snapshot;
+    this.reloadProblems = undefined;
     old.retired = true;
     if (old.inflight === 0) void this.dispose(old);
     this.log.info("config reloaded", { file, models: next.models.size, providers: next.providers.size });

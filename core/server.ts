@@ -19,6 +19,7 @@ import { isGeminiPath } from "./endpoints/gemini/route.ts";
 import { toGeminiJSON } from "./errors.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
+import { SHUTTING_DOWN } from "./readiness.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -183,6 +184,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
           log,
           startDraining() {
             draining = true;
+            gateway.draining = true;
             for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
           },
           closeGateway: async () => {
@@ -226,8 +228,12 @@ async function listenForMetrics(gateway: Gateway, log: Logger, portOverride: num
 
 /** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */
 function refuse(req: IncomingMessage, res: ServerResponse, log: Logger): void {
-  const err = shutdownError();
   const path = (req.url ?? "/").split("?")[0];
+  if (path === "/readyz") {
+    res.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close", "content-length": String(Buffer.byteLength(SHUTTING_DOWN)) });
+    return void res.end(SHUTTING_DOWN);
+  }
+  const err = shutdownError();
   const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
   const requestId = requestIdOf(req);
   log.debug("request refused: shutting down", { requestId, path });

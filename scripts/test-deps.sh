@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # What `npm test` needs beyond npm packages: redis-server (the multi-replica tests start their own instance on a
-# free loopback port) and ffmpeg (decodes the simulator's MP4 with a real decoder). Installed with apt-get when
-# missing and we may; otherwise a clear message. Runs before `npm test` (pretest) and in .ci/run.
+# free loopback port), ffmpeg (decodes the simulator's MP4 with a real decoder), and e2fsprogs + mount (the SQLite
+# outage test mounts a small ext4 image through a loop device, as root, to fill it up and turn it read-only).
+# Installed with apt-get when missing and we may; otherwise a clear message. Runs before `npm test` (pretest) and
+# in .ci/run.
 set -euo pipefail
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v mkfs.ext4 >/dev/null 2>&1 && command -v fsck.ext4 >/dev/null 2>&1 || missing+=(e2fsprogs)
+command -v mount >/dev/null 2>&1 && command -v findmnt >/dev/null 2>&1 || missing+=(mount util-linux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -18,6 +22,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 echo "test-deps: the tests need ${missing[*]}; install them (e.g. sudo apt-get install -y ${missing[*]}) and run again." >&2
-# Without ffmpeg only the MP4 decode check is skipped; without redis-server the Redis tests cannot run.
+# Without ffmpeg only the MP4 decode check is skipped, without e2fsprogs or mount the SQLite disk test (it says so);
+# without redis-server the Redis tests cannot run.
 case " ${missing[*]} " in *" redis-server "*) exit 1 ;; esac
 exit 0

@@ -64,7 +64,7 @@ describe("boot from the shipped gateway.yaml", () => {
   it("runs the SQLite store in its temp dir, the full default pipeline, the openai and anthropic providers (and no other networked one)", () => {
     const { gateway, dir } = s.gw;
     expect(gateway.store.kind).toBe("sqlite");
-    expect((gateway.store as unknown as { path: string }).path.startsWith(dir)).toBe(true);
+    expect((gateway.store.inner as unknown as { path: string }).path.startsWith(dir)).toBe(true);
     expect(gateway.config.pipeline.map((p) => p.name)).toEqual(defaultPipeline());
     expect(defaultPipeline()).toEqual(expect.arrayContaining(["auth", "budget", "rate-limit", "idempotency", "usage-metering"]));
     expect([...gateway.config.providers.keys()].sort()).toEqual(["anthropic", "openai", "sim"]);

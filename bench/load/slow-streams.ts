@@ -42,7 +42,8 @@ const OPENING_AT_ONCE = 500;
 export function slowStreamsConfig(upstream: string, dbPath: string, streams: number, redisUrl?: string): Record<string, unknown> {
   const base = benchConfig({ upstream }) as Record<string, any>;
   delete base.pipeline;
-  base.store = redisUrl ? { kind: "redis", url: redisUrl, prefix: "mg-slow:" } : { kind: "sqlite", path: dbPath };
+  // The bench's redis-server has no persistence: accepted here (the gateway refuses such a server otherwise).
+  base.store = redisUrl ? { kind: "redis", url: redisUrl, prefix: "mg-slow:", require_persistence: false } : { kind: "sqlite", path: dbPath };
   // The provider's undici Pool defaults to 128 connections per origin: with fewer than N the streams would queue.
   base.providers.fake.connections = streams + 100;
   const limits = { rpm: 10_000_000, tpm: 10_000_000_000 };

@@ -307,6 +307,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       maxHeaderBytes: s.max_header_bytes ?? 16_384,
       maxConnections: s.max_connections ?? defaultMaxConnections(),
       shutdownGraceMs: s.shutdown_grace_ms ?? 30_000,
+      readyRequiresCurrentConfig: s.ready_requires_current_config ?? false,
       urlFetch: {
         allowHosts: s.url_fetch?.allow_hosts ?? [],
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,

@@ -51,6 +51,8 @@ export interface ServerRuntime {
   /** Client connections held at once; past it new ones are closed unanswered. */
   maxConnections: number;
   shutdownGraceMs: number;
+  /** /readyz answers 503 while the last reload was refused. */
+  readyRequiresCurrentConfig: boolean;
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
 }
 

@@ -5,18 +5,40 @@ import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
-import { SqliteStore } from "./sqlite.ts";
+import { SqliteStore, damaged } from "./sqlite.ts";
 import { RedisStore } from "./redis.ts";
-import type { Store } from "./types.ts";
+import type { Store, VerifyOptions } from "./types.ts";
 
 export type { Store } from "./types.ts";
 
 export const DEFAULT_SQLITE_PATH = "./data/gateway.db";
+export const DEFAULT_SPOOL_DIR = "./data/spool";
+
+/** The spool directory of a `store:` config, resolved like the SQLite path (against the config file's directory). */
+export function spoolDirOf(config: StoreConfig | undefined, configDir: string): string {
+  const d = config?.spool_dir ?? DEFAULT_SPOOL_DIR;
+  return isAbsolute(d) ? d : resolve(configDir, d);
+}
+
+export interface OpenOptions {
+  /** Serving: check the store before the first request (verify) and bound its waits (timeoutMs). */
+  verify?: VerifyOptions;
+  timeoutMs?: number;
+}
 
 /** Open the store; failures (unwritable path, unreachable Redis) name the config's `store:` line and refuse the boot. */
-export async function createStore(config: StoreConfig | undefined, configDir: string, configFile?: string): Promise<Store> {
+export async function createStore(config: StoreConfig | undefined, configDir: string, configFile?: string, o: OpenOptions = {}): Promise<Store> {
   try {
-    return await open(config, configDir);
+    const store = await open(config, configDir, o);
+    if (o.verify) {
+      try {
+        await store.verify?.(o.verify);
+      } catch (err) {
+        await store.close().catch(() => {});
+        throw err;
+      }
+    }
+    return store;
   } catch (err) {
     if (!configFile) throw err;
     let line = 1;
@@ -31,15 +53,23 @@ export async function createStore(config: StoreConfig | undefined, configDir: st
   }
 }
 
-async function open(config: StoreConfig | undefined, configDir: string): Promise<Store> {
+async function open(config: StoreConfig | undefined, configDir: string, o: OpenOptions): Promise<Store> {
   switch (config?.kind ?? "memory") {
     case "sqlite": {
       const p = config?.path ?? DEFAULT_SQLITE_PATH;
-      return new SqliteStore(p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p));
+      const path = p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
+      try {
+        // Serving: a write waits for another process's lock no longer than any store call may take.
+        return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true });
+      } catch (err) {
+        const code = String((err as { code?: string }).code ?? "");
+        if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
+        throw err;
+      }
     }
     case "redis":
       if (!config?.url) throw new Error("store: kind redis needs url: redis://host:6379");
-      return RedisStore.connect(config.url, config.prefix ?? "mg:");
+      return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
     default:
       return new MemoryStore();
   }

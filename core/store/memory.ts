@@ -70,5 +70,6 @@ export class MemoryStore implements Store {
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
     this.local.unclaim(scope, owner);
   }
+  async probe(): Promise<void> {}
   async close(): Promise<void> {}
 }

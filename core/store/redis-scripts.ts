@@ -118,3 +118,9 @@ local r = cjson.decode(v)
 if r.s == 'p' and r.o == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
 return 0
 `;
+
+/** KEYS[1] probe key, KEYS[2] epoch; ARGV = now. A write (a read-only replica fails it), then the epoch. */
+export const PROBE = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)
+return redis.call('GET', KEYS[2])
+`;

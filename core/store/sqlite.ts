@@ -1,9 +1,10 @@
 // Store kind `sqlite`: one file in WAL mode. The ledger and finished idempotency records are durable across
-// restarts and kill -9 (each is one committed transaction before the response completes). Spend is the ledger
+// restarts, kill -9, a power cut and a disk gone read-only: each is one committed transaction whose write-ahead log
+// was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. Spend is the ledger
 // itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
@@ -11,7 +12,7 @@ import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 const SCHEMA = `
@@ -27,6 +28,7 @@ CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
 `;
 
 const COLUMNS = [
@@ -57,6 +59,12 @@ function fromRow(r: any): LedgerEntry {
 
 const NOTHING = () => {};
 
+/** What the operator reads when the file is damaged: which file, what SQLite found, and what to do. */
+export function damaged(path: string, found: string): string {
+  return `store: the SQLite file ${path} is damaged (${found}). Restore it from a backup, or move it aside (with its -wal ` +
+    "and -shm files) to start with an empty ledger; `sqlite3 FILE .recover` can salvage what is readable";
+}
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly db: Database.Database;
@@ -73,14 +81,25 @@ export class SqliteStore implements Store {
   readonly responses: SqliteResponseStore;
   readonly memos: SqliteMemoStore;
 
-  constructor(readonly path: string) {
+  /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
+  private readonly fsyncCommits: boolean;
+  private readonly unsynced: { done(): void; resolve(): void; reject(err: unknown): void }[] = [];
+  private syncing = false;
+  private walFd: number | undefined;
+
+  /**
+   * `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile).
+   * `fsync` (default true): a write resolves only once it is on disk, not only handed to the OS.
+   */
+  constructor(readonly path: string, opts: { busyTimeoutMs?: number; fsync?: boolean } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
-    // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9);
-    // the fsync happens at checkpoints (a power cut may lose the last transactions).
+    // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9); SQLite itself
+    // fsyncs only at checkpoints, so the store fsyncs the log off the event loop before a write resolves (syncWal).
     this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     this.db.exec(SCHEMA);
     // Ledgers written before web searches were billed have no such column: add it (existing rows count none).
     const columns = this.db.prepare("PRAGMA table_info(ledger)").all() as { name: string }[];
@@ -94,6 +113,7 @@ export class SqliteStore implements Store {
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
+      probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
     this.commitAll = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
@@ -157,10 +177,35 @@ export class SqliteStore implements Store {
       return;
     }
     this.checkpointAfterWrite();
-    for (const b of batch) {
-      b.done();
-      b.resolve();
+    for (const b of batch) b.done();
+    if (!this.fsyncCommits) {
+      for (const b of batch) b.resolve();
+      return;
     }
+    this.unsynced.push(...batch);
+    if (!this.syncing) this.syncWal();
+  }
+
+  /**
+   * Durable before resolved: the write-ahead log is fdatasync'd in libuv's thread pool, never on the event loop; the
+   * commits made while one fsync runs share the next. A failed fsync (a disk gone bad or read-only) rejects the
+   * writes it covered, whose callers keep their records elsewhere (the spool); a replay is idempotent.
+   */
+  private syncWal(): void {
+    const batch = this.unsynced.splice(0);
+    if (!batch.length) return;
+    this.syncing = true;
+    const finish = (err: unknown) => {
+      this.syncing = false;
+      for (const b of batch) err ? b.reject(err) : b.resolve();
+      this.syncWal();
+    };
+    try {
+      this.walFd ??= openSync(`${this.path}-wal`, "r");
+    } catch (err) {
+      return finish(err);
+    }
+    fdatasync(this.walFd, finish);
   }
 
   /** WAL checkpoints run in a worker thread, not inside a commit on the event loop (sqlite-checkpointer.ts). */
@@ -213,9 +258,29 @@ export class SqliteStore implements Store {
     this.local.unclaim(scope, owner);
   }
 
+  /** A write through the group commit: fails while the disk is full or read-only, like a ledger record would. */
+  probe(): Promise<void> {
+    return this.enqueue(() => this.stmts.probe.run(Date.now()));
+  }
+
+  /** A damaged file is refused at start, not found by the first request that reads the broken page. */
+  async verify(o: VerifyOptions): Promise<void> {
+    if (o.integrity === "off" || this.path === ":memory:") return;
+    const pragma = o.integrity === "full" ? "integrity_check(20)" : "quick_check(20)";
+    let problems: string[];
+    try {
+      problems = (this.db.pragma(pragma) as Record<string, string>[]).map((r) => Object.values(r)[0]!).filter((v) => v !== "ok");
+    } catch (err) {
+      problems = [(err as Error).message];
+    }
+    if (problems.length) throw new Error(damaged(this.path, `${o.integrity === "full" ? "integrity_check" : "quick_check"}: ${problems.slice(0, 5).join("; ")}`));
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.flush();
+    while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
+    if (this.walFd !== undefined) closeSync(this.walFd);
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }

@@ -138,5 +138,24 @@ export interface Store {
   /** Short-lived values one request leaves for a later one (signed reasoning a client may drop), by key. */
   readonly memos: MemoStore;
 
+  /**
+   * Resolves when the store can take writes now (a write, not a read: a full disk or a read-only replica fails it);
+   * rejects otherwise, with StoreStateLostError when it answers but no longer holds the gateway's state.
+   */
+  probe(): Promise<void>;
+  /** Checks before serving (integrity of a file, persistence of a server); throws a message for the operator. */
+  verify?(o: VerifyOptions): Promise<void>;
+  /** A networked store calls `fn` whenever its connection is lost: the server may come back without its data. */
+  onConnectionLost?(fn: () => void): void;
+
   close(): Promise<void>;
+}
+
+export interface VerifyOptions {
+  /** SQLite: PRAGMA quick_check, the full integrity_check, or none. */
+  integrity: "quick" | "full" | "off";
+  /** Redis: refuse a server without AOF, and a server that lost the state this gateway last saw in it. */
+  requirePersistence: boolean;
+  /** A file on this machine that remembers which state (epoch) this gateway last saw in the store. */
+  epochFile: string;
 }

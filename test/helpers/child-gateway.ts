@@ -11,24 +11,30 @@ export interface ChildGateway {
   /** The metrics listener's /metrics URL (any free port, from the start banner), unless the config turns it off. */
   metricsUrl?: string;
   proc: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
   /** SIGKILL: no shutdown hooks, no flushing. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
+/** `args`: more `start` options (`--workers 2`). */
+export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = [], args: string[] = []): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--no-watch"], {
+    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--no-watch", ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     const listening = await new Promise<boolean>((resolve) => {
+      let seen = false;
       const onData = (d: Buffer) => {
         out += d;
-        if (/listening on[^]*openapi: /.test(out)) resolve(true); // the banner's second line names the metrics URL
+        // Once: scanning the whole (growing) output on every chunk of a long run costs the test process seconds.
+        // The banner's second line names the metrics URL.
+        if (!seen && /listening on[^]*openapi: /.test(out)) resolve((seen = true));
       };
       proc.stdout!.on("data", onData);
       proc.stderr!.on("data", (d) => (out += d));
@@ -44,7 +50,7 @@ export async function startChildGateway(configFile: string, env: Record<string, 
     if (listening) {
       const url = `http://127.0.0.1:${port}`;
       const metricsUrl = /metrics: (http:\/\/\S+)/.exec(out)?.[1];
-      return { url, baseURL: `${url}/api/v1`, metricsUrl, proc, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
+      return { url, baseURL: `${url}/api/v1`, metricsUrl, proc, output: () => out, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
     }
     if (attempt >= 2 || !/EADDRINUSE/.test(out)) throw new Error(`gateway did not start:\n${out}`);
   }

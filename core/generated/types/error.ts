@@ -22,7 +22,8 @@ export interface ErrorEnvelope {
       | "RATE_LIMITED"
       | "INTERNAL"
       | "UPSTREAM_ERROR"
-      | "UPSTREAM_TIMEOUT";
+      | "UPSTREAM_TIMEOUT"
+      | "STORE_UNAVAILABLE";
     message: string;
     type?: string;
     param?: string | null;

@@ -99,6 +99,10 @@ export interface ServerConfig {
    * On SIGTERM/SIGINT: how long requests and streams in flight may take to finish before they are ended.
    */
   shutdown_grace_ms?: number;
+  /**
+   * GET /readyz answers 503 while the config file on disk failed its last reload (the gateway keeps serving the previous, valid config either way). Off by default: one bad edit of a shared config would take every replica out of the load balancer at once.
+   */
+  ready_requires_current_config?: boolean;
   url_fetch?: UrlFetchConfig;
 }
 /**
@@ -136,6 +140,48 @@ export interface StoreConfig {
    * How long a stored Responses API response (store: true) and its input are kept for previous_response_id and GET /responses/{id}.
    */
   responses_retention_days?: number;
+  /**
+   * Longest wait for any one store call. A call that takes longer gives up (a ledger record goes to the spool) and the store is probed at once; if the probe fails too, or a call fails outright, the store is unavailable: requests that need it get 503 STORE_UNAVAILABLE with Retry-After (or the when_unavailable fallback), /readyz answers 503, and it is probed until it answers again.
+   */
+  timeout_ms?: number;
+  /**
+   * While the store is unavailable: how often it is probed (a write, so a full disk or a read-only replica counts as down).
+   */
+  probe_interval_ms?: number;
+  when_unavailable?: StoreFallbackConfig;
+  /**
+   * Where ledger records the store could not take are kept (an append-only file, fsync'd before the response completes) until they are replayed into the store; relative to the config file's directory. Default ./data/spool. Local to this machine; best on another filesystem than a SQLite store.
+   */
+  spool_dir?: string;
+  /**
+   * Redis: refuse to start when the server runs without appendonly (AOF), since a Redis restart would then erase every project's spend for the period and the ledger; and stop serving budgets if the gateway's state vanishes from a running Redis. false accepts such resets.
+   */
+  require_persistence?: boolean;
+  /**
+   * SQLite: a ledger record (like every store write) completes only once the write-ahead log is on disk — an fdatasync in a worker thread, shared by every commit meanwhile — so it survives a power cut or a disk gone read-only. false: once handed to the OS (survives a crash or kill -9; the last second of records is at risk on a power cut), a little lower latency.
+   */
+  fsync?: boolean;
+  /**
+   * SQLite: check the file at start (PRAGMA quick_check, or the slower integrity_check) and refuse to start on a damaged file.
+   */
+  integrity_check?: "quick" | "full" | "off";
+}
+/**
+ * Per policy, what happens to a request while the store is unavailable: fail_closed refuses it with 503 STORE_UNAVAILABLE; fail_open serves it with this process's own accounting (a metric and a log line for every such decision). Read from the live config, so a reload changes it.
+ */
+export interface StoreFallbackConfig {
+  /**
+   * fail_open: reserve against this process's last known spend plus what it recorded since.
+   */
+  budget?: "fail_closed" | "fail_open";
+  /**
+   * fail_open: rpm/tpm windows counted in this process only (each replica enforces the full limit on its own).
+   */
+  rate_limit?: "fail_closed" | "fail_open";
+  /**
+   * fail_open: a request with an idempotency key runs without replay protection.
+   */
+  idempotency?: "fail_closed" | "fail_open";
 }
 /**
  * Logging (pino): JSON lines on stderr unless told otherwise.

@@ -1,0 +1,23 @@
+// GET /readyz: may a load balancer send this replica traffic? 503 while the state store is unavailable (and
+// requests would get 503 STORE_UNAVAILABLE), while a shutdown is under way, and — with
+// server.ready_requires_current_config — while the config on disk failed its last reload. /healthz stays liveness.
+import type { Gateway } from "./gateway.ts";
+
+export interface Readiness {
+  ready: boolean;
+  body: Record<string, unknown>;
+}
+
+export async function readiness(gw: Gateway): Promise<Readiness> {
+  const store = await gw.store.status();
+  const stale = gw.reloadProblems;
+  const config = stale ? { status: "reload_refused", problems: stale } : { status: "ok" };
+  const ready = store.up && !gw.draining && !(stale && gw.config.server.readyRequiresCurrentConfig);
+  return {
+    ready,
+    body: { status: ready ? "ready" : "not_ready", checks: { store: { status: store.up ? "up" : "down", ...store }, config, shutdown: gw.draining } },
+  };
+}
+
+/** The answer during a shutdown (the server refuses everything else then). */
+export const SHUTTING_DOWN = JSON.stringify({ status: "not_ready", checks: { shutdown: true } });

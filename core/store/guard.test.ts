@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Registry } from "prom-client";
+import { MemoryStore } from "./memory.ts";
+import { GuardedStore, type SpooledRecord } from "./guard.ts";
+import { Spool } from "./spool.ts";
+import { createLogger } from "../log.ts";
+import { GatewayError } from "../errors.ts";
+import type { StoreConfig } from "../generated/types/gateway.ts";
+import type { LedgerEntry, RateCharge, Reservation, Settlement } from "./types.ts";
+
+/** A memory store that can stop answering (hang) or fail every call, as a paused or dead server does. */
+class Flaky extends MemoryStore {
+  mode: "ok" | "hang" | "fail" = "ok";
+  released: Settlement[] = [];
+  private gate<T>(f: () => Promise<T>): Promise<T> {
+    if (this.mode === "hang") return new Promise(() => {});
+    if (this.mode === "fail") return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+    return f();
+  }
+  override reserve(r: Reservation, now: number) { return this.gate(() => super.reserve(r, now)); }
+  override release(s: Settlement) { return this.gate(async () => { this.released.push(s); return super.release(s); }); }
+  override rateLimit(c: RateCharge[], now: number) { return this.gate(() => super.rateLimit(c, now)); }
+  override record(e: LedgerEntry, s?: Settlement) { return this.gate(() => super.record(e, s)); }
+  override spent(p: string, k: string, st: number) { return this.gate(() => super.spent(p, k, st)); }
+  override probe() { return this.gate(() => super.probe()); }
+}
+
+const entry = (id: string, costPico = 5n): LedgerEntry => ({
+  generationId: id, requestId: `req_${id}`, ts: Date.now(), keyId: "k", project: "acme", endpoint: "chat", model: "m", provider: "p",
+  attempts: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0,
+  searchUnits: 0, costUsd: "0.000000000005", costPico, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+});
+const resv = (id: string, amountPico = 10n, limitPico = 100n): Reservation =>
+  ({ project: "acme", periodKey: "total", periodStart: 0, id, amountPico, limitPico, leaseMs: 900_000 });
+
+const guards: GuardedStore[] = [];
+afterEach(async () => {
+  for (const g of guards.splice(0)) await g.close();
+});
+
+async function guarded(config: Partial<StoreConfig> = {}) {
+  const inner = new Flaky();
+  const registry = new Registry();
+  const spool = await Spool.open<SpooledRecord>(mkdtempSync(join(tmpdir(), "mg-guard-")), "ledger");
+  const cfg: StoreConfig = { kind: "memory", timeout_ms: 100, probe_interval_ms: 50, ...config };
+  const g = new GuardedStore(inner, { config: () => cfg, log: createLogger("silent"), registry, spool });
+  guards.push(g);
+  const metric = async (name: string) => (await registry.getMetricsAsJSON()).find((m) => m.name === name)?.values ?? [];
+  return { inner, g, spool, metric };
+}
+
+async function until(f: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("GuardedStore", () => {
+  it("a store that stops answering costs bounded waits, then, once a probe confirms it, a 503 STORE_UNAVAILABLE at once", async () => {
+    const { inner, g } = await guarded();
+    inner.mode = "hang";
+    let t = performance.now();
+    const first = await g.reserve(resv("r1"), Date.now()).catch((e) => e);
+    expect(performance.now() - t).toBeLessThan(1000);
+    expect(first).toBeInstanceOf(GatewayError);
+    expect(first).toMatchObject({ status: 503, code: "STORE_UNAVAILABLE", retryAfter: 1, details: { reason: "timeout" } });
+    // One slow answer is only a suspicion: a probe (with a longer bound) confirms it before the store counts as down.
+    await until(async () => !(g as any).up, 3000);
+    t = performance.now();
+    const second = await g.spent("acme", "total", 0).catch((e) => e);
+    expect(second).toMatchObject({ status: 503, code: "STORE_UNAVAILABLE", details: { reason: "down" } });
+    expect(performance.now() - t).toBeLessThan(50); // not waited on again while it is down
+    expect((await g.status()).up).toBe(false);
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up);
+  });
+
+  it("spools a record the store cannot take and replays it once, with its settlement, before the store counts as up", async () => {
+    const { inner, g, spool, metric } = await guarded();
+    inner.mode = "fail";
+    await g.record(entry("gen_1"), { project: "acme", periodKey: "total", id: "gen_1" }); // resolves: the client keeps its answer
+    await g.record(entry("gen_2"));
+    expect(spool.size).toBe(2);
+    expect(await inner.ledger({})).toHaveLength(0);
+    expect((await metric("gateway_ledger_spooled_total")).find((v) => v.labels.kept === "durable")?.value).toBe(2);
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up);
+    expect(spool.size).toBe(0);
+    const ledger = await inner.ledger({});
+    expect(ledger.map((e) => e.generationId).sort()).toEqual(["gen_1", "gen_2"]);
+    expect(ledger[0]!.costPico).toBe(5n);
+    expect(await inner.spent("acme", "total", 0)).toBe(10n);
+    // A replay after a crash between the store's write and the spool's compaction is not counted twice.
+    await inner.record(entry("gen_1"));
+    expect(await inner.spent("acme", "total", 0)).toBe(10n);
+  });
+
+  it("gives back, once the store answers, a reservation whose fate it could not confirm", async () => {
+    const { inner, g } = await guarded();
+    inner.mode = "hang";
+    await expect(g.reserve(resv("r1"), Date.now())).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    await until(async () => !(g as any).up, 3000);
+    await g.release({ project: "acme", periodKey: "total", id: "r2" }); // never throws
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up);
+    expect(inner.released.map((s) => s.id).sort()).toEqual(["r1", "r2"]);
+  });
+
+  it("a call that was only slow does not take the store down; its spooled record is handed over", async () => {
+    const { inner, g, spool } = await guarded();
+    inner.mode = "hang";
+    const slow = g.record(entry("gen_slow"));
+    await new Promise((r) => setTimeout(r, 120)); // the call has timed out; the store answers again before the probe
+    inner.mode = "ok";
+    await slow;
+    await until(async () => spool.size === 0);
+    expect((await g.status()).up).toBe(true);
+    expect((await inner.ledger({})).map((e) => e.generationId)).toEqual(["gen_slow"]);
+  });
+
+  it("rate limits fail open by default: this process counts the window, and says so", async () => {
+    const { inner, g, metric } = await guarded();
+    inner.mode = "fail";
+    const charge = [{ key: "key:acme:k1:rpm", limit: 2, cost: 1 }];
+    const rs = [];
+    for (let i = 0; i < 3; i++) rs.push((await g.rateLimit(charge, Date.now())).ok);
+    expect(rs).toEqual([true, true, false]);
+    const decisions = await metric("gateway_store_unavailable_decisions_total");
+    expect(decisions.find((v) => v.labels.decision === "allowed_locally")?.value).toBe(2);
+    expect(decisions.find((v) => v.labels.decision === "refused_locally")?.value).toBe(1);
+  });
+
+  it("fail_closed rate limits and budgets refuse with 503; fail_open budgets reserve against the last spend seen", async () => {
+    const closed = await guarded({ when_unavailable: { rate_limit: "fail_closed" } });
+    closed.inner.mode = "fail";
+    await expect(closed.g.rateLimit([{ key: "k", limit: 5, cost: 1 }], Date.now())).rejects.toMatchObject({ status: 503, code: "STORE_UNAVAILABLE" });
+    await expect(closed.g.reserve(resv("r"), Date.now())).rejects.toMatchObject({ status: 503 });
+
+    const open = await guarded({ when_unavailable: { budget: "fail_open" } });
+    await open.inner.record(entry("seed", 60n));
+    expect((await open.g.reserve(resv("a", 10n), Date.now())).spentPico).toBe(60n); // seen while up
+    open.inner.mode = "fail";
+    await open.g.record(entry("spooled", 20n)); // spooled: counts locally
+    const b = await open.g.reserve(resv("b", 10n), Date.now());
+    expect(b).toMatchObject({ ok: true, spentPico: 80n });
+    const c = await open.g.reserve(resv("c", 15n), Date.now());
+    expect(c.ok).toBe(false); // 80 spent + 10 held + 15 > 100
+  });
+});

@@ -1,0 +1,393 @@
+// The store as requests see it: every call bounded by store.timeout_ms, and a store that fails or does not answer
+// is marked unavailable at once — later calls do not wait on it; requests get 503 STORE_UNAVAILABLE with
+// Retry-After, or the policy's fail_open fallback (store.when_unavailable) — until a probe (a write) succeeds.
+// Nothing answered is lost meanwhile: a ledger record the store cannot take goes to the local spool (fsync'd before
+// the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
+// the reservations and idempotency claims that failed requests left behind have been given back.
+import type { Registry } from "prom-client";
+import type { StoreConfig } from "../generated/types/gateway.ts";
+import type { Logger } from "../log.ts";
+import type { GatewayError } from "../errors.ts";
+import { LocalFallback } from "./fallback.ts";
+import { StoreMetrics } from "./store-metrics.ts";
+import type { Spool } from "./spool.ts";
+import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type UnavailableReason } from "./unavailable.ts";
+import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
+import type { MemoStore } from "./memo-types.ts";
+import type {
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+} from "./types.ts";
+
+/** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
+export interface SpooledRecord {
+  entry: Omit<LedgerEntry, "costPico"> & { costPico: string };
+  settle?: Settlement;
+}
+
+export interface GuardOptions {
+  /** The live `store:` config (timeouts and fallbacks follow a reload). */
+  config: () => StoreConfig;
+  log: Logger;
+  registry: Registry;
+  spool: Spool<SpooledRecord>;
+}
+
+export interface StoreStatus {
+  up: boolean;
+  kind: string;
+  /** While down: why, since when (ISO), and the last error. */
+  reason?: UnavailableReason;
+  since?: string;
+  error?: string;
+  spool: { records: number; oldest_age_seconds: number };
+  pending_releases: number;
+}
+
+type Policy = "budget" | "rate_limit" | "idempotency";
+
+const DEFAULT_TIMEOUT_MS = 300;
+const DEFAULT_PROBE_MS = 500;
+/** A readiness check re-probes a store that looks up once its last probe is older than this. */
+const READY_PROBE_AGE_MS = 1000;
+
+export class GuardedStore implements Store {
+  readonly kind: Store["kind"];
+  readonly responses: ResponseStore;
+  readonly memos: MemoStore;
+  readonly metrics: StoreMetrics;
+  private up = true;
+  private downSince = 0;
+  private reason: UnavailableReason = "error";
+  private lastError = "";
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probing: Promise<void> | undefined;
+  private lastProbeOk = 0;
+  private closed = false;
+  private readonly fallback = new LocalFallback();
+  /** Reservations whose fate the store could not confirm: released once it answers (project\nperiod\nid). */
+  private readonly pendingBudget = new Map<string, Settlement>();
+  /** Idempotency claims to give back once the store answers (scope\nowner). */
+  private readonly pendingClaims = new Map<string, { scope: string; owner: string }>();
+  /** Claims granted by fail_open while the store was down: nothing of theirs is in the store. */
+  private readonly localClaims = new Set<string>();
+
+  /** `inner`: the backend itself (its file, its connection), for the operator plane and tests. */
+  constructor(readonly inner: Store, private readonly o: GuardOptions) {
+    this.kind = inner.kind;
+    this.metrics = new StoreMetrics(o.registry, o.spool, () => this.pendingBudget.size + this.pendingClaims.size);
+    this.metrics.up.set(1);
+    this.responses = this.guardResponses(inner.responses);
+    this.memos = this.guardMemos(inner.memos);
+    // A lost connection: unavailable at once, and when it is back, not trusted until a probe has checked it still
+    // holds the gateway's state.
+    inner.onConnectionLost?.(() => { if (!this.closed) this.fail("connection", new Error("connection to the store lost")); });
+  }
+
+  /** At start: replay what an earlier process left in the spool (a store that fails now is probed until it answers). */
+  async start(): Promise<void> {
+    if (!this.o.spool.size) return;
+    this.o.log.info("store: replaying ledger records left in the spool", { records: this.o.spool.size });
+    try {
+      await this.recover();
+    } catch (err) {
+      this.fail("replay", err);
+    }
+  }
+
+  private get timeoutMs(): number {
+    return this.o.config().timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  private get retryAfterS(): number {
+    return Math.max(1, Math.ceil((this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS) / 1000));
+  }
+
+  private policy(p: Policy): "fail_open" | "fail_closed" {
+    return this.o.config().when_unavailable?.[p] ?? (p === "rate_limit" ? "fail_open" : "fail_closed");
+  }
+
+  /** One bounded call; a failure marks the store down and becomes 503 STORE_UNAVAILABLE. */
+  private call<T>(op: string, f: () => Promise<T>): Promise<T> {
+    if (!this.up) {
+      this.metrics.failures.inc({ operation: op, reason: "down" });
+      return Promise.reject(notSent(this.unavailable()));
+    }
+    return within(f(), this.timeoutMs, op).catch((err) => {
+      if (err instanceof StoreTimeoutError) this.suspect(op, err);
+      else this.fail(op, err);
+      throw this.unavailable(err);
+    });
+  }
+
+  /**
+   * A call that only took too long (a loaded disk's fsync, a busy server) is not yet an outage: probe now, with a
+   * longer bound, and mark the store down only if the probe fails too. The call itself has already given up.
+   */
+  private suspect(op: string, err: StoreTimeoutError): void {
+    this.metrics.failures.inc({ operation: op, reason: "timeout" });
+    this.lastError = err.message;
+    void this.check(Math.max(this.timeoutMs * 4, 1000));
+  }
+
+  private unavailable(cause?: unknown): GatewayError {
+    return storeUnavailable(this.kind, cause === undefined ? (this.reason === "state_lost" ? "state_lost" : "down") : reasonOf(cause), this.retryAfterS, cause);
+  }
+
+  /** Mark the store down (once per outage, with one log line) and probe it until it answers. */
+  private fail(op: string, err: unknown): void {
+    const reason = reasonOf(err);
+    this.metrics.failures.inc({ operation: op, reason });
+    this.lastError = String((err as Error)?.message ?? err);
+    if (this.up || (reason === "state_lost" && this.reason !== "state_lost")) {
+      this.up = false;
+      this.downSince ||= Date.now();
+      this.reason = reason;
+      this.metrics.up.set(0);
+      this.o.log.error(reason === "state_lost" ? "store has lost the gateway's state; budgets are refused until an operator acts" : "store unavailable; probing until it answers",
+        { store: this.kind, operation: op, reason, error: this.lastError });
+    }
+    this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.probeTimer || this.closed) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.check();
+    }, this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS);
+    this.probeTimer.unref();
+  }
+
+  /** One probe (a write), then, while down, the replay; up again only when both succeeded. One at a time. */
+  private check(boundMs = this.timeoutMs): Promise<void> {
+    return (this.probing ??= (async () => {
+      try {
+        await within(this.inner.probe(), boundMs, "probe");
+        this.lastProbeOk = Date.now();
+        if (this.up && (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size)) {
+          // Spooled or held while the store stayed up (a call that was only slow): hand them over now.
+          await this.recover();
+        } else if (!this.up) {
+          // Requests keep spooling while the replay runs: up only once nothing is left, checked in the same tick.
+          do await this.recover();
+          while (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size);
+          const downMs = Date.now() - this.downSince;
+          this.up = true;
+          this.downSince = 0;
+          this.metrics.up.set(1);
+          this.o.log.info("store available again", { store: this.kind, downMs, spooled: this.o.spool.size });
+        }
+      } catch (err) {
+        this.fail("probe", err);
+      } finally {
+        this.probing = undefined;
+      }
+    })());
+  }
+
+  /** Give back what failed requests left held, then replay the spool into the store. */
+  private async recover(): Promise<void> {
+    const t = this.timeoutMs;
+    // In batches, all at once (pipelined on Redis); what a batch gave back is forgotten only once it has.
+    while (this.pendingBudget.size) {
+      const batch = [...this.pendingBudget].slice(0, 500);
+      await within(Promise.all(batch.map(([, s]) => this.inner.release(s))), Math.max(t * 4, 2000), "release");
+      for (const [k] of batch) this.pendingBudget.delete(k);
+    }
+    while (this.pendingClaims.size) {
+      const batch = [...this.pendingClaims].slice(0, 500);
+      await within(Promise.all(batch.map(([, c]) => this.inner.idempotencyRelease(c.scope, c.owner))), Math.max(t * 4, 2000), "idempotency_release");
+      for (const [k] of batch) this.pendingClaims.delete(k);
+    }
+    const replayed = await this.o.spool.drain(async (batch) => {
+      // One batch at once (Redis pipelines them, SQLite commits them in one transaction); recording is idempotent per
+      // generation id, so a record the store had already taken (a call that timed out late) is not counted twice.
+      await within(Promise.all(batch.map((r) => this.inner.record(fromSpool(r.entry), r.settle))), Math.max(t * 4, 2000), "replay");
+      this.metrics.replayed.inc(batch.length);
+    });
+    if (this.o.spool.size === 0) this.fallback.replayed();
+    if (replayed) this.o.log.info("store: spooled ledger records replayed", { store: this.kind, records: replayed });
+  }
+
+  /** For /readyz: probe a store that looks up if the last probe is old; report what is known. */
+  async status(): Promise<StoreStatus> {
+    if (this.up && Date.now() - this.lastProbeOk > READY_PROBE_AGE_MS) await this.check();
+    const oldest = this.o.spool.oldestAt;
+    return {
+      up: this.up,
+      kind: this.kind,
+      ...(this.up ? {} : { reason: this.reason, since: new Date(this.downSince).toISOString(), error: this.lastError }),
+      spool: { records: this.o.spool.size, oldest_age_seconds: oldest === undefined ? 0 : Math.round((Date.now() - oldest) / 100) / 10 },
+      pending_releases: this.pendingBudget.size + this.pendingClaims.size,
+    };
+  }
+
+  /** A fail_open decision: counted and logged, every one. */
+  private decided(policy: Policy, allowed: boolean, fields: Record<string, unknown>): void {
+    const decision = allowed ? "allowed_locally" : "refused_locally";
+    this.metrics.decisions.inc({ policy, decision });
+    this.o.log.warn("store unavailable: decided on this process's own accounting", { policy, decision, ...fields });
+  }
+
+  private refused(policy: Policy): void {
+    this.metrics.decisions.inc({ policy, decision: "refused_unavailable" });
+  }
+
+  async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
+    try {
+      return await this.call("rate_limit", () => this.inner.rateLimit(charges, now));
+    } catch (err) {
+      if (this.policy("rate_limit") === "fail_closed") {
+        this.refused("rate_limit");
+        throw err;
+      }
+      const r = this.fallback.rateLimit(charges, now);
+      this.decided("rate_limit", r.ok, { windows: charges.map((c) => c.key) });
+      return r;
+    }
+  }
+
+  async rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> {
+    if (!this.up && this.policy("rate_limit") === "fail_open") return this.fallback.rateAdjust(key, limit, delta, now);
+    await this.call("rate_adjust", () => this.inner.rateAdjust(key, limit, delta, now));
+  }
+
+  async reserve(r: Reservation, now: number): Promise<ReserveResult> {
+    try {
+      const res = await this.call("reserve", () => this.inner.reserve(r, now));
+      this.fallback.noteSpent(r, res);
+      return res;
+    } catch (err) {
+      // A reservation sent may still land (a call that timed out late): give it back once the store answers.
+      if (!NOT_SENT.has(err as object)) this.pendingBudget.set(`${r.project}\n${r.periodKey}\n${r.id}`, { project: r.project, periodKey: r.periodKey, id: r.id });
+      if (this.policy("budget") === "fail_closed") {
+        this.refused("budget");
+        throw err;
+      }
+      const res = this.fallback.reserve(r, now);
+      this.decided("budget", res.ok, { project: r.project, period: r.periodKey, spentPico: String(res.spentPico), reservedPico: String(res.reservedPico) });
+      return res;
+    }
+  }
+
+  /** Never fails: a release the store cannot take now is made once it answers. */
+  async release(s: Settlement): Promise<void> {
+    this.fallback.release(s);
+    try {
+      await this.call("release", () => this.inner.release(s));
+    } catch {
+      this.pendingBudget.set(`${s.project}\n${s.periodKey}\n${s.id}`, s);
+    }
+  }
+
+  spent(project: string, periodKey: string, periodStart: number): Promise<bigint> {
+    return this.call("spent", () => this.inner.spent(project, periodKey, periodStart));
+  }
+
+  /**
+   * Never fails for lack of a store: the provider has answered, so the record goes to the spool (durably, before
+   * this resolves) when the store cannot take it, and reaches the store when it is back.
+   */
+  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+    if (settle) this.fallback.release(settle);
+    try {
+      return await this.call("record", () => this.inner.record(entry, settle));
+    } catch {
+      // Spooled below.
+    }
+    this.fallback.noteSpooled(entry);
+    const kept = await this.o.spool.append(entry.generationId, { entry: { ...entry, costPico: entry.costPico.toString() }, settle });
+    this.metrics.spooled.inc({ kept });
+    if (kept === "memory") {
+      this.o.log.error("ledger record kept in memory only (the spool's disk failed too); lost if this process dies before the store is back",
+        { generationId: entry.generationId, requestId: entry.requestId });
+    }
+    this.scheduleProbe();
+  }
+
+  ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.call("ledger", () => this.inner.ledger(q));
+  }
+
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
+    try {
+      return await this.call("idempotency_begin", () => this.inner.idempotencyBegin(scope, hash, owner, leaseMs, now));
+    } catch (err) {
+      if (!NOT_SENT.has(err as object)) this.pendingClaims.set(`${scope}\n${owner}`, { scope, owner });
+      if (this.policy("idempotency") === "fail_closed") {
+        this.refused("idempotency");
+        throw err;
+      }
+      this.localClaims.add(`${scope}\n${owner}`);
+      this.decided("idempotency", true, { scope });
+      return { state: "new" };
+    }
+  }
+
+  async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
+    if (this.localClaims.delete(`${scope}\n${owner}`)) return; // never claimed in the store: nothing to complete
+    await this.call("idempotency_complete", () => this.inner.idempotencyComplete(scope, hash, owner, response, ttlMs, now));
+  }
+
+  /** Never fails: a claim the store cannot give back now is given back once it answers. */
+  async idempotencyRelease(scope: string, owner: string): Promise<void> {
+    const k = `${scope}\n${owner}`;
+    if (this.localClaims.delete(k)) return;
+    try {
+      await this.call("idempotency_release", () => this.inner.idempotencyRelease(scope, owner));
+    } catch {
+      this.pendingClaims.set(k, { scope, owner });
+    }
+  }
+
+  /** Probe now; rejects with STORE_UNAVAILABLE when the store is (still) down. */
+  async probe(): Promise<void> {
+    await this.check();
+    if (!this.up) throw this.unavailable();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.probeTimer);
+    await this.probing;
+    if (this.up && (this.o.spool.size || this.pendingBudget.size || this.pendingClaims.size)) {
+      await this.recover().catch((err) => this.o.log.warn("store: spool not replayed before closing; the next start replays it", { error: String(err) }));
+    }
+    await this.o.spool.close();
+    // A store on a disk gone read-only may fail to close (its last checkpoint); the shutdown goes on.
+    await this.inner.close().catch((err) => this.o.log.warn("store: close failed", { store: this.kind, error: String(err) }));
+  }
+
+  private guardMemos(m: MemoStore): MemoStore {
+    return {
+      put: (key: string, value: string, ttlMs: number, now: number) => this.call("memos_put", () => m.put(key, value, ttlMs, now)),
+      get: (keys: string[], now: number) => this.call("memos_get", () => m.get(keys, now)),
+    };
+  }
+
+  private guardResponses(r: ResponseStore): ResponseStore {
+    return {
+      put: (rec: ResponseRecord) => this.call("responses_put", () => r.put(rec)),
+      get: (project: string, id: string, now: number) => this.call("responses_get", () => r.get(project, id, now)),
+      delete: (project: string, id: string, now: number) => this.call("responses_delete", () => r.delete(project, id, now)),
+      items: (project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> => this.call("responses_items", () => r.items(project, ids, now)),
+    };
+  }
+}
+
+/** Errors of calls refused without being sent (the store was already down): nothing of theirs can land late. */
+const NOT_SENT = new WeakSet<object>();
+function notSent<E extends object>(err: E): E {
+  NOT_SENT.add(err);
+  return err;
+}
+
+function reasonOf(err: unknown): UnavailableReason {
+  if (err instanceof StoreTimeoutError) return "timeout";
+  if (err instanceof StoreStateLostError) return "state_lost";
+  return "error";
+}
+
+function fromSpool(e: SpooledRecord["entry"]): LedgerEntry {
+  return { ...e, costPico: BigInt(e.costPico) };
+}

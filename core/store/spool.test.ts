@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Spool } from "./spool.ts";
+
+const dirOf = () => mkdtempSync(join(tmpdir(), "mg-spool-"));
+/** The pid of a process that has exited. */
+const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
+const line = (k: string, v: unknown) => JSON.stringify({ k, t: Date.now(), v }) + "\n";
+
+describe("Spool", () => {
+  it("is on disk when append resolves, and a later process (same pid, e.g. a container's pid 1) finds it", async () => {
+    const dir = dirOf();
+    const a = await Spool.open<{ n: number }>(dir, "ledger");
+    expect(await Promise.all([a.append("g1", { n: 1 }), a.append("g2", { n: 2 })])).toEqual(["durable", "durable"]);
+    const file = join(dir, `ledger.${process.pid}.jsonl`);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(2);
+    // No close(): the process "died". A new one reads the file before writing its own.
+    const b = await Spool.open<{ n: number }>(dir, "ledger");
+    expect(b.size).toBe(2);
+    const got: number[] = [];
+    expect(await b.drain(async (batch) => void got.push(...batch.map((x) => x.n)))).toBe(2);
+    expect(got).toEqual([1, 2]);
+    expect(b.size).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("adopts the file of a process that is gone, once, and removes it after the replay", async () => {
+    const dir = dirOf();
+    const dead = deadPid();
+    writeFileSync(join(dir, `ledger.${dead}.jsonl`), line("g1", "one") + line("g2", "two") + '{"k":"g3","t":1,"v":"thr');
+    const s = await Spool.open<string>(dir, "ledger");
+    expect(s.size).toBe(2); // the torn last line was never acknowledged
+    expect(readdirSync(dir)).toEqual([`ledger.${process.pid}.jsonl`]);
+    const got: string[] = [];
+    await s.drain(async (b) => void got.push(...b));
+    expect(got).toEqual(["one", "two"]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("leaves the file of a process that still runs alone", async () => {
+    const dir = dirOf();
+    const other = `ledger.${process.ppid}.jsonl`;
+    writeFileSync(join(dir, other), line("x", 1));
+    const s = await Spool.open<number>(dir, "ledger");
+    expect(s.size).toBe(0);
+    expect(readdirSync(dir)).toEqual([other]);
+  });
+
+  it("keeps what the sink refused, in order, on disk, and replays each key once", async () => {
+    const dir = dirOf();
+    const s = await Spool.open<string>(dir, "ledger");
+    for (const k of ["a", "b", "c", "d", "e"]) await s.append(k, k.toUpperCase());
+    await s.append("b", "B2"); // the same key again: one item, the newest
+    let calls = 0;
+    const written: string[] = [];
+    await expect(s.drain(async (batch) => {
+      if (++calls === 2) throw new Error("store down again");
+      written.push(...batch);
+    }, 2)).rejects.toThrow("store down again");
+    expect(written).toEqual(["A", "C"]);
+    expect(s.size).toBe(3);
+    const onDisk = readFileSync(join(dir, `ledger.${process.pid}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l).v);
+    expect(onDisk).toEqual(["D", "E", "B2"]);
+    await s.drain(async (batch) => void written.push(...batch));
+    expect(written).toEqual(["A", "C", "D", "E", "B2"]);
+    expect(s.oldestAt).toBeUndefined();
+  });
+
+  it("keeps an item in memory when its disk cannot be written, and says so", async () => {
+    const dir = dirOf();
+    const blocked = join(dir, "not-a-dir");
+    writeFileSync(blocked, "");
+    const s = await Spool.open<string>(join(blocked, "spool"), "ledger");
+    expect(await s.append("g", "kept")).toBe("memory");
+    expect(s.size).toBe(1);
+    const got: string[] = [];
+    await s.drain(async (b) => void got.push(...b));
+    expect(got).toEqual(["kept"]);
+  });
+
+  it("writes once more the whole spool after a failed write, once the disk allows", async () => {
+    const dir = dirOf();
+    const s = await Spool.open<string>(dir, "ledger");
+    const file = join(dir, `ledger.${process.pid}.jsonl`);
+    // Break the file's directory entry: make the spool path a directory so the append's open fails.
+    (s as any).fh = undefined;
+    const { mkdirSync, rmSync } = await import("node:fs");
+    mkdirSync(file);
+    expect(await s.append("a", "A")).toBe("memory");
+    rmSync(file, { recursive: true });
+    expect(await s.append("b", "B")).toBe("durable");
+    appendFileSync(file, ""); // still a file
+    expect(readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).v)).toEqual(["A", "B"]);
+  });
+});

@@ -1,0 +1,64 @@
+// GET /readyz beside /healthz: a refused reload is reported (and, with server.ready_requires_current_config, makes
+// the replica unready until the file is fixed); a graceful shutdown makes it 503 for whoever still asks on an open
+// connection. (The store's part: test/store-outage-*.e2e.test.ts.)
+import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import YAML from "yaml";
+import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
+import { readiness } from "../core/readiness.ts";
+
+let gw: TestGateway | undefined;
+let fake: FakeOpenAI | undefined;
+afterEach(async () => {
+  await gw?.close();
+  await fake?.close();
+  gw = fake = undefined;
+});
+
+const ready = async (url: string) => {
+  const r = await fetch(`${url}/readyz`);
+  return { status: r.status, body: (await r.json()) as any };
+};
+
+describe("/readyz", () => {
+  it("reports a refused reload; makes the replica unready for it only when asked to", async () => {
+    fake = await startFakeOpenAI();
+    const config = policyConfig(fake.baseUrl);
+    gw = await startTestGateway(config);
+    expect(await ready(gw.url)).toMatchObject({ status: 200, body: { status: "ready", checks: { store: { status: "up" }, config: { status: "ok" }, shutdown: false } } });
+
+    writeFileSync(gw.configFile, "models: [not, a, map\n");
+    expect((await gw.gateway.reload()).ok).toBe(false);
+    const stale = await ready(gw.url);
+    expect(stale.status).toBe(200); // still serving the previous, valid config
+    expect(stale.body.checks.config.status).toBe("reload_refused");
+    expect(stale.body.checks.config.problems.length).toBeGreaterThan(0);
+
+    writeFileSync(gw.configFile, YAML.stringify({ ...config, server: { ready_requires_current_config: true } }));
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await ready(gw.url)).status).toBe(200);
+    writeFileSync(gw.configFile, "models: [not, a, map\n");
+    await gw.gateway.reload();
+    expect(await ready(gw.url)).toMatchObject({ status: 503, body: { status: "not_ready" } });
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    writeFileSync(gw.configFile, YAML.stringify({ ...config, server: { ready_requires_current_config: true } }));
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await ready(gw.url)).status).toBe(200);
+  });
+
+  it("is not ready once a graceful shutdown has begun (new connections are refused from then on)", async () => {
+    fake = await startFakeOpenAI({ chunkDelayMs: 50 });
+    gw = await startTestGateway(policyConfig(fake.baseUrl));
+    expect((await readiness(gw.gateway)).ready).toBe(true);
+    const res = await fetch(`${gw.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...auth() }, body: JSON.stringify(chat("openai/gpt-4o-mini", { stream: true })) });
+    const draining = gw.shutdown({ graceMs: 10_000 }); // waits for the stream
+    const r = await readiness(gw.gateway);
+    expect(r).toMatchObject({ ready: false, body: { status: "not_ready", checks: { shutdown: true } } });
+    await expect(fetch(`${gw.url}/readyz`)).rejects.toThrow(); // a probe's new connection: refused, also "not ready"
+    expect(await res.text()).toContain("data: [DONE]");
+    await draining;
+    gw = undefined;
+  });
+});
