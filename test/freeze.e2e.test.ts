@@ -140,7 +140,7 @@ describe("an upstream that sends a 32 MiB SSE line (item 6)", () => {
   });
 
   it("the gateway's memory stays bounded and it keeps serving", async () => {
-    const rss = async () => Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(`${gw.url}/metrics`)).text())![1]);
+    const rss = async () => Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(gw.metricsUrl)).text())![1]);
     const before = await rss();
     await Promise.all(Array.from({ length: 2 }, () => streamed("/chat/completions", { model: "hostile/long-line", messages: [{ role: "user", content: "hi" }] })));
     // Two streams at once, each stopped at the 16 MiB event bound (one byte a character): 35–60 MiB more resident

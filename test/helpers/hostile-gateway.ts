@@ -31,6 +31,8 @@ export interface HostileGateway {
   child: ChildGateway;
   url: string;
   baseURL: string;
+  /** The metrics listener's /metrics URL. */
+  metricsUrl: string;
   hostile: HostileStreamUpstream;
   fake: FakeOpenAI;
   otlp: OtlpReceiver;
@@ -79,7 +81,7 @@ export async function startHostileGateway(): Promise<HostileGateway> {
     authorization: `Bearer ${HOSTILE_KEY}`, "content-type": "application/json", ...(requestId ? { "x-request-id": requestId } : {}),
   });
   return {
-    child, url: child.url, baseURL: child.baseURL, hostile, fake, otlp, headers,
+    child, url: child.url, baseURL: child.baseURL, metricsUrl: child.metricsUrl!, hostile, fake, otlp, headers,
     async probe() {
       const res = await fetch(`${child.baseURL}/chat/completions`, {
         method: "POST", headers: headers(),
@@ -99,7 +101,7 @@ export async function startHostileGateway(): Promise<HostileGateway> {
       return undefined;
     },
     async loopDelayMs() {
-      const text = await (await fetch(`${child.url}/metrics`)).text();
+      const text = await (await fetch(child.metricsUrl!)).text();
       const m = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
       if (!m) throw new Error("no nodejs_eventloop_lag_max_seconds on /metrics");
       return Number(m[1]) * 1000;
