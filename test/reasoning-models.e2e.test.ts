@@ -26,7 +26,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
   fake.hook = (rec, res) => {
     const b = rec.body;
-    if (!/^(o\d|gpt-5)/.test(b?.model ?? "")) return false;
+    if (!/^(o\d|gpt-5)/.test(b?.model ?? "") || /^gpt-5-chat/.test(b.model)) return false;
     const bad = b.max_tokens !== undefined
       ? refuse("max_tokens", "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
       : b.temperature !== undefined && b.temperature !== 1
@@ -42,6 +42,13 @@ beforeAll(async () => {
   gw = await startTestGateway({
     include: [join(root, "catalog", "models.yaml")],
     providers: { ...shipped.providers, openai: { ...shipped.providers.openai, base_url: fake.baseUrl } },
+    // Entries an operator writes: no reasoning_model flag (the gateway tells from the upstream id), or the flag
+    // overriding what the id says.
+    models: {
+      "acme/thinker": { type: "language", endpoints: [{ provider: "openai", model: "o4-mini", pricing: { input: "0.000001", output: "0.000004" } }] },
+      "acme/gpt5-chat": { type: "language", endpoints: [{ provider: "openai", model: "gpt-5-chat-latest", pricing: { input: "0.000001", output: "0.000004" } }] },
+      "acme/classic": { type: "language", endpoints: [{ provider: "openai", model: "o4-mini", reasoning_model: false, pricing: { input: "0.000001", output: "0.000004" } }] },
+    },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
   }, { env: { OPENAI_API_KEY: "sk-fake-upstream" } });
 });
@@ -87,5 +94,21 @@ describe("OpenAI reasoning models", () => {
     const sent = fake.requests.at(-1)!.body;
     expect(sent).toMatchObject({ model: "o3", max_completion_tokens: 64 });
     expect(sent.max_tokens).toBeUndefined();
+  });
+
+  it("an operator's own entry without reasoning_model is recognised from its upstream id (o4-mini); gpt-5-chat-latest is not; reasoning_model: false opts out", async () => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+    const res = await client.chat.completions.create({ model: "acme/thinker", max_tokens: 40, messages: [{ role: "user", content: "Hi" }] });
+    expect(res.choices[0]!.message.content).toBeTruthy();
+    expect(fake.requests.at(-1)!.body).toMatchObject({ model: "o4-mini", max_completion_tokens: 40 });
+    expect(fake.requests.at(-1)!.body.max_tokens).toBeUndefined();
+
+    await client.chat.completions.create({ model: "acme/gpt5-chat", max_tokens: 40, temperature: 0.2, messages: [{ role: "user", content: "Hi" }] });
+    expect(fake.requests.at(-1)!.body).toMatchObject({ model: "gpt-5-chat-latest", max_tokens: 40, temperature: 0.2 });
+
+    // reasoning_model: false overrides the recognition: max_tokens goes as sent, the upstream's refusal is a 400.
+    const err = await client.chat.completions.create({ model: "acme/classic", max_tokens: 40, messages: [{ role: "user", content: "Hi" }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(fake.requests.at(-1)!.body).toMatchObject({ model: "o4-mini", max_tokens: 40 });
   });
 });

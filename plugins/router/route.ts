@@ -56,7 +56,7 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
     contextWindow: ep.context_window ?? model.config.context_window,
     maxTokens: ep.max_tokens ?? model.config.max_tokens,
   };
-  if (ep.reasoning_model) t.reasoningModel = true;
+  if (ep.reasoning_model !== undefined) t.reasoningModel = ep.reasoning_model;
   if (ep.native_responses) t.nativeResponses = true;
   if (own) {
     t.credentials = { apiKey: own.api_key, ...(own.base_url ? { baseUrl: own.base_url } : {}) };
