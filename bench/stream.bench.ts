@@ -2,6 +2,8 @@
 //   1. SSE parse per chunk: core/sse/parse.ts vs eventsource-parser
 //   2. relay per chunk: relayChatStream vs a bare async pass-through of the same events
 //   3. encode per chunk: encodeSse vs re-serialising each chunk (what the relay avoids)
+//   3b. naming the gateway's model id in every chunk (core/served-model.ts): text splice vs leaving the chunk as
+//      it came vs parse + set + stringify
 //   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
 //      (auth + router), streaming and not — client, proxy and upstream share this one process.
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,6 +17,7 @@ import { createParser } from "eventsource-parser";
 import { SseParser, parseSse, type SseEvent } from "../core/sse/parse.ts";
 import { encodeSse } from "../core/sse/encode.ts";
 import { relayChatBody, relayChatStream } from "../providers/openai-compatible/stream.ts";
+import { StreamModelNamer } from "../core/served-model.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
 import { render, createFakeUpstream, UPSTREAM_KEY } from "./load/upstream.ts";
@@ -114,6 +117,45 @@ const reserialise = () => {
 await runGroup(`encode, ${n} events per stream`, [
   { name: "parse+stringify each chunk", fn: reserialise, check: () => assertEqual(reserialise(), whole.length, "re-serialised bytes") },
   { name: "encodeSse (relay as-is)", fn: encodeAll, check: () => assertEqual(encodeAll(), whole.length, "encoded bytes") },
+], { perItem: { count: n, unit: "event" } });
+
+// ---- 3b. model naming ----------------------------------------------------------------------------------------
+const GATEWAY_ID = "openai/gpt-4o-mini";
+const asIs = () => {
+  let s = 0;
+  for (const ev of events) s += ev.data.length;
+  return s;
+};
+const spliced = () => {
+  const namer = new StreamModelNamer("chat", GATEWAY_ID);
+  let s = 0;
+  for (const ev of events) s += namer.rename(ev).data.length;
+  return s;
+};
+const reparsed = () => {
+  let s = 0;
+  for (const ev of events) {
+    if (ev.data === "[DONE]") continue;
+    const j = JSON.parse(ev.data);
+    j.model = GATEWAY_ID;
+    s += JSON.stringify(j).length;
+  }
+  return s;
+};
+const grown = (GATEWAY_ID.length - "gpt-4o-mini".length) * (n - 1);
+await runGroup(`model naming, ${n} chat chunks per stream (gpt-4o-mini -> ${GATEWAY_ID} in each)`, [
+  { name: "as the upstream sent them", fn: asIs },
+  {
+    name: "StreamModelNamer (text splice)",
+    fn: spliced,
+    check: () => {
+      const namer = new StreamModelNamer("chat", GATEWAY_ID);
+      const out = events.filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(namer.rename(e).data).model);
+      assertEqual([...new Set(out)], [GATEWAY_ID], "every chunk names the gateway id");
+      assertEqual(spliced(), asIs() + grown, "only the model changed");
+    },
+  },
+  { name: "parse + set model + stringify", fn: reparsed },
 ], { perItem: { count: n, unit: "event" } });
 
 // ---- 4. whole request on loopback -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import type { EndpointSpec } from "./spec.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
-import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout, echoTraceId } from "./media.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
 /** Spec, Limits: image requests hold the connection up to 300 seconds. */
@@ -77,7 +77,7 @@ async function images(ctx: GatewayContext): Promise<void> {
     body: {
       id: `img_${ulid()}`,
       created: Math.floor(Date.now() / 1000),
-      model: body.model,
+      model: servedModelId(ctx),
       data,
       usage: { input_tokens: inputTokens, output_images: data.length },
       providerMetadata: metadata(ctx),

@@ -32,6 +32,7 @@ type ChatParams = Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, "model">;
 async function chatOnce(env: Env, u: Upstream, p: ChatParams): Promise<OpenAI.ChatCompletion> {
   const res = await env.chat.chat.completions.create({ model: env.model[u], ...p });
   expect(validateChatCompletion(res)).toBe(true);
+  expect(res.model).toBe(env.model[u]);
   return res;
 }
 
@@ -41,6 +42,7 @@ async function chatStream(env: Env, u: Upstream, p: ChatParams & { stream_option
   const chunks: OpenAI.ChatCompletionChunk[] = [];
   for await (const c of stream) chunks.push(c);
   for (const c of chunks) expect(validateChatCompletionChunk(c)).toBe(true);
+  expect(new Set(chunks.map((c) => c.model))).toEqual(new Set([env.model[u]]));
   expect(chunks[0]!.choices[0]!.delta.role).toBe("assistant");
   expect(chunks.filter((c) => c.choices[0]?.delta.role).length).toBe(1);
   return { chunks, final: await stream.finalChatCompletion() };
@@ -91,6 +93,7 @@ type MsgParams = Omit<Anthropic.MessageCreateParamsNonStreaming, "model">;
 async function msgOnce(env: Env, u: Upstream, p: MsgParams): Promise<Anthropic.Message> {
   const res = await env.messages.messages.create({ model: env.model[u], ...p });
   expect(validateMessage(res)).toBe(true);
+  expect(res.model).toBe(env.model[u]);
   return res;
 }
 
@@ -99,6 +102,7 @@ async function msgStream(env: Env, u: Upstream, p: MsgParams) {
   const events: Anthropic.MessageStreamEvent[] = [];
   for await (const e of stream) events.push(e);
   expect(events[0]!.type).toBe("message_start");
+  expect((events[0] as Anthropic.MessageStartEvent).message.model).toBe(env.model[u]);
   expect(events.at(-1)!.type).toBe("message_stop");
   return { events, final: await stream.finalMessage() };
 }
@@ -125,10 +129,13 @@ function msgText(m: Anthropic.Message): string {
  */
 async function msgLoop(env: Env, u: Upstream, first: Anthropic.Message, extra: Partial<MsgParams> = {}) {
   const uses = toolUsesOf(first);
+  // As Claude Code does: signed thinking blocks are kept only on assistant turns made by the model it is calling.
+  const ours = first.model === env.model[u];
+  const assistant = ours ? first.content : first.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
   const results: Anthropic.ContentBlockParam[] = [...uses].reverse().map((b, i) => ({ type: "tool_result" as const, tool_use_id: b.id, content: `${b.name}: ok`, ...(i === 0 ? { is_error: true } : {}) }));
   const messages: Anthropic.MessageParam[] = [
     { role: "user", content: "Weather and time in Paris?" },
-    { role: "assistant", content: first.content },
+    { role: "assistant", content: assistant },
     { role: "user", content: [...results, { type: "text", text: "Thanks, summarise please." }] },
   ];
   return msgText(await msgOnce(env, u, { max_tokens: 1024, messages, tools: messagesTools, ...extra }));
