@@ -135,7 +135,7 @@ describe("images on an OpenAI-protocol upstream", () => {
     expect(up.requests[0]!.body.response_format).toBeUndefined();
     expect(Buffer.from(res.data![0]!.b64_json!, "base64").subarray(0, 8).toString("hex")).toBe(PNG_MAGIC);
     expect(res.data![0]!.revised_prompt).toBeUndefined();
-    expect((res as any).usage).toEqual({ input_tokens: 3, output_images: 1 }); // the upstream's count
+    expect((res as any).usage).toEqual({ input_tokens: 3, input_tokens_details: { text_tokens: 3, image_tokens: 0 }, output_tokens: 272, total_tokens: 275, output_images: 1 }); // the upstream's count, OpenAI's fields and the spec's output_images
   });
 
   it("dall-e-3 with response_format url: b64 asked upstream, revised_prompt kept, only gateway URLs leave", async () => {

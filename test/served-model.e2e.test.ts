@@ -3,6 +3,8 @@
 // message_start where it asked for `anthropic/claude-sonnet-4.5` costs it its thinking and the next turn a 400.
 // Every endpoint x every upstream protocol x JSON and streamed, against fakes that answer with their own ids as the
 // real APIs do; the upstream's id is in providerMetadata.gateway.upstreamModel and the x-mg-upstream-model header.
+// Every answer and every stream event here is also checked against the official shapes (item 6): OpenAI's OpenAPI
+// description for chat, responses, embeddings and images, the Anthropic SDK's types for messages.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { SseParser, type SseEvent } from "../core/sse/parse.ts";
@@ -16,6 +18,8 @@ import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedroc
 import { makeServiceAccount, startFakeTokenEndpoint, type FakeTokenEndpoint } from "./upstreams/vertex-auth.ts";
 import { startFakeVertex, type FakeVertex } from "./upstreams/vertex.ts";
 import { RERANK_KEY, startFakeCohere, startFakeJina, startFakeTogether, startFakeVoyage, type Reranker } from "./upstreams/rerankers.ts";
+import { expectOpenAIResponseEvent, expectOpenAIShape } from "./helpers/openai-spec.ts";
+import { expectAnthropicShape } from "./helpers/anthropic-sdk-schema.ts";
 
 const KEY = testKey("served-model");
 const LLAMA = "us.meta.llama3-3-70b-instruct-v1:0";
@@ -132,17 +136,24 @@ const CLIENTS = {
   chat: {
     path: "/chat/completions",
     body: (model: string) => ({ model, messages: hi }),
-    streamed: (evs: SseEvent[]) => evs.map((e) => JSON.parse(e.data)).filter((c) => !c.error).map((c) => c.model),
+    streamed: (evs: SseEvent[]) => evs.map((e) => JSON.parse(e.data)).map((c) => c.model),
+    json: (body: unknown) => expectOpenAIShape("CreateChatCompletionResponse", body),
+    event: (e: SseEvent) => expectOpenAIShape("CreateChatCompletionStreamResponse", JSON.parse(e.data), "chunk"),
   },
   messages: {
     path: "/messages",
     body: (model: string) => ({ model, max_tokens: 256, messages: hi }),
     streamed: (evs: SseEvent[]) => evs.filter((e) => e.event === "message_start").map((e) => JSON.parse(e.data).message.model),
+    json: (body: unknown) => expectAnthropicShape("Message", body),
+    // ping is the API's keep-alive, which the SDK skips (not one of its RawMessageStreamEvent types).
+    event: (e: SseEvent) => e.event === "ping" || expectAnthropicShape("RawMessageStreamEvent", JSON.parse(e.data), `event ${e.event}`),
   },
   responses: {
     path: "/responses",
     body: (model: string) => ({ model, input: "Hi", store: false }),
     streamed: (evs: SseEvent[]) => evs.filter((e) => /^response\.(created|in_progress|completed)$/.test(e.event ?? "")).map((e) => JSON.parse(e.data).response.model),
+    json: (body: unknown) => expectOpenAIShape("Response", body),
+    event: (e: SseEvent) => expectOpenAIResponseEvent(JSON.parse(e.data)),
   },
 } as const;
 type Client = keyof typeof CLIENTS;
@@ -150,6 +161,7 @@ type Client = keyof typeof CLIENTS;
 async function expectServedJson(client: Client, model: string, upstream: string, body: Record<string, unknown> = CLIENTS[client].body(model)) {
   const r = await post(CLIENTS[client].path, body);
   expect(r.status, r.text).toBe(200);
+  CLIENTS[client].json(r.json);
   expect(r.json.model).toBe(model);
   expect(r.json.providerMetadata.gateway.upstreamModel).toBe(upstream);
   expect(r.headers.get("x-mg-upstream-model")).toBe(upstream);
@@ -158,7 +170,9 @@ async function expectServedJson(client: Client, model: string, upstream: string,
 async function expectServedStream(client: Client, model: string, upstream: string, body: Record<string, unknown> = CLIENTS[client].body(model)) {
   const r = await post(CLIENTS[client].path, { ...body, stream: true });
   expect(r.status, r.text).toBe(200);
-  const named = CLIENTS[client].streamed(events(r.text));
+  const evs = events(r.text);
+  for (const e of evs) CLIENTS[client].event(e);
+  const named = CLIENTS[client].streamed(evs);
   expect(named.length).toBeGreaterThan(0);
   expect(new Set(named)).toEqual(new Set([model]));
   expect(r.headers.get("x-mg-upstream-model")).toBe(upstream);
@@ -180,6 +194,7 @@ describe("embeddings, rerank, images and videos on every upstream that serves th
   it.each(Object.entries(EMBEDDINGS).map(([model, m]) => ({ model, upstream: m.upstream })))("embeddings on $model", async ({ model, upstream }) => {
     const r = await post("/embeddings", { model, input: ["a cat", "a lighthouse"] });
     expect(r.status, r.text).toBe(200);
+    expectOpenAIShape("CreateEmbeddingResponse", r.json);
     expect(r.json.model).toBe(model);
     expect(r.json.providerMetadata.gateway.upstreamModel).toBe(upstream);
     expect(r.headers.get("x-mg-upstream-model")).toBe(upstream);
@@ -195,6 +210,7 @@ describe("embeddings, rerank, images and videos on every upstream that serves th
   it.each(Object.entries(IMAGES).map(([model, m]) => ({ model, upstream: m.upstream })))("images on $model", async ({ model, upstream }) => {
     const r = await post("/images/generations", { model, prompt: "a koi pond" });
     expect(r.status, r.text).toBe(200);
+    expectOpenAIShape("ImagesResponse", r.json);
     expect(r.json.model).toBe(model);
     expect(r.json.providerMetadata.gateway.upstreamModel).toBe(upstream);
   });

@@ -70,7 +70,9 @@ async function images(ctx: GatewayContext): Promise<void> {
     return item;
   }));
   const inputTokens = out.inputTokens ?? estimateTokens(body.prompt);
-  ctx.usage = { inputTokens, outputTokens: out.outputTokens ?? 0, images: data.length };
+  const outputTokens = out.outputTokens ?? 0;
+  const imageTokens = Math.min(inputTokens, out.inputImageTokens ?? 0);
+  ctx.usage = { inputTokens, outputTokens, images: data.length };
   ctx.response = {
     kind: "json",
     status: 200,
@@ -79,7 +81,14 @@ async function images(ctx: GatewayContext): Promise<void> {
       created: Math.floor(Date.now() / 1000),
       model: servedModelId(ctx),
       data,
-      usage: { input_tokens: inputTokens, output_images: data.length },
+      // OpenAI's image usage (total, output and the input's text/image split), and the spec's output_images beside it.
+      usage: {
+        input_tokens: inputTokens,
+        input_tokens_details: { text_tokens: inputTokens - imageTokens, image_tokens: imageTokens },
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+        output_images: data.length,
+      },
       providerMetadata: metadata(ctx),
     },
   };

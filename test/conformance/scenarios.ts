@@ -7,6 +7,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../../core/generated/validators.js";
+import { expectOpenAIShape } from "../helpers/openai-spec.ts";
+import { expectAnthropicShape } from "../helpers/anthropic-sdk-schema.ts";
 import type { Env, Upstream } from "./env.ts";
 
 type Run = (env: Env, u: Upstream) => Promise<void>;
@@ -32,6 +34,7 @@ type ChatParams = Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, "model">;
 async function chatOnce(env: Env, u: Upstream, p: ChatParams): Promise<OpenAI.ChatCompletion> {
   const res = await env.chat.chat.completions.create({ model: env.model[u], ...p });
   expect(validateChatCompletion(res)).toBe(true);
+  expectOpenAIShape("CreateChatCompletionResponse", res);
   expect(res.model).toBe(env.model[u]);
   return res;
 }
@@ -42,6 +45,7 @@ async function chatStream(env: Env, u: Upstream, p: ChatParams & { stream_option
   const chunks: OpenAI.ChatCompletionChunk[] = [];
   for await (const c of stream) chunks.push(c);
   for (const c of chunks) expect(validateChatCompletionChunk(c)).toBe(true);
+  for (const c of chunks) expectOpenAIShape("CreateChatCompletionStreamResponse", c, "chunk");
   expect(new Set(chunks.map((c) => c.model))).toEqual(new Set([env.model[u]]));
   expect(chunks[0]!.choices[0]!.delta.role).toBe("assistant");
   expect(chunks.filter((c) => c.choices[0]?.delta.role).length).toBe(1);
@@ -93,6 +97,7 @@ type MsgParams = Omit<Anthropic.MessageCreateParamsNonStreaming, "model">;
 async function msgOnce(env: Env, u: Upstream, p: MsgParams): Promise<Anthropic.Message> {
   const res = await env.messages.messages.create({ model: env.model[u], ...p });
   expect(validateMessage(res)).toBe(true);
+  expectAnthropicShape("Message", res);
   expect(res.model).toBe(env.model[u]);
   return res;
 }
@@ -101,6 +106,7 @@ async function msgStream(env: Env, u: Upstream, p: MsgParams) {
   const stream = env.messages.messages.stream({ model: env.model[u], ...p });
   const events: Anthropic.MessageStreamEvent[] = [];
   for await (const e of stream) events.push(e);
+  for (const e of events) expectAnthropicShape("RawMessageStreamEvent", e, `event ${e.type}`);
   expect(events[0]!.type).toBe("message_start");
   expect((events[0] as Anthropic.MessageStartEvent).message.model).toBe(env.model[u]);
   expect(events.at(-1)!.type).toBe("message_stop");

@@ -35,7 +35,8 @@ export interface ResponseObject {
   usage?: {
     input_tokens?: number;
     input_tokens_details?: {
-      cached_tokens?: number;
+      cached_tokens: number;
+      cache_write_tokens: number;
     };
     output_tokens?: number;
     output_tokens_details?: {
