@@ -2,7 +2,7 @@
 // GPT-5 endpoints, so a chat-completions passthrough and a translated Messages request alike reach the upstream
 // with max_completion_tokens and without the sampling knobs those models refuse, which are named in
 // x-mg-dropped-params. The fake upstream refuses like OpenAI does (400 unsupported_parameter).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const KEY = testKey("reasoning-e2e");
@@ -21,6 +22,10 @@ let gw: TestGateway;
 function refuse(param: string, message: string) {
   return { error: { message, type: "invalid_request_error", param, code: "unsupported_parameter" } };
 }
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -60,7 +65,7 @@ afterAll(async () => {
 
 describe("OpenAI reasoning models", () => {
   it("chat completions: max_tokens becomes max_completion_tokens, temperature is dropped and reported (JSON and stream)", async () => {
-    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
     const { data, response } = await client.chat.completions
       .create({ model: "openai/o4-mini", max_tokens: 40, temperature: 0.2, messages: [{ role: "user", content: "Hi" }] })
       .withResponse();
@@ -79,7 +84,7 @@ describe("OpenAI reasoning models", () => {
   });
 
   it("a model that is not a reasoning model keeps max_tokens and temperature", async () => {
-    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
     await client.chat.completions.create({ model: "openai/gpt-4o-mini", max_tokens: 40, temperature: 0.2, messages: [{ role: "user", content: "Hi" }] });
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: "gpt-4o-mini", max_tokens: 40, temperature: 0.2 });
   });
@@ -97,7 +102,7 @@ describe("OpenAI reasoning models", () => {
   });
 
   it("an operator's own entry without reasoning_model is recognised from its upstream id (o4-mini); gpt-5-chat-latest is not; reasoning_model: false opts out", async () => {
-    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
     const res = await client.chat.completions.create({ model: "acme/thinker", max_tokens: 40, messages: [{ role: "user", content: "Hi" }] });
     expect(res.choices[0]!.message.content).toBeTruthy();
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: "o4-mini", max_completion_tokens: 40 });

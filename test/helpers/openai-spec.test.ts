@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { adaptSchemas, openAIErrors, openAISpecSource, responseEventSchema } from "./openai-spec.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { adaptSchemas, openAIErrors, openAIShapeChecker, openAISpecSource, responseEventSchema } from "./openai-spec.ts";
 import { closure, ROOTS } from "../../scripts/vendor-openai-openapi.ts";
 
 const fixture = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "openai-openapi", "components.json"), "utf8"));
@@ -64,5 +66,33 @@ describe("validation against it (what the tests use)", () => {
     });
     expect(out.A.properties).toEqual({ x: { type: ["string", "null"] }, y: { type: ["integer", "null"] } });
     expect(out.B).toEqual({ anyOf: [{ $ref: "#/components/schemas/A" }] });
+  });
+});
+
+describe("openAIShapeChecker (the openai client's fetch in the e2e tests)", () => {
+  it("finds a bad JSON answer and a bad stream event; base64 embeddings are read as the SDK reads them", async () => {
+    const answers: Record<string, { type: string; body: string }> = {
+      "/v1/embeddings": { type: "application/json", body: JSON.stringify({ object: "list", model: "m", usage: { prompt_tokens: 1, total_tokens: 1 }, data: [{ object: "embedding", index: 0, embedding: Buffer.from(new Float32Array([0.5, 1]).buffer).toString("base64") }] }) },
+      "/v1/images/generations": { type: "application/json", body: JSON.stringify({ created: 1, data: [], usage: { input_tokens: 1, output_images: 0 } }) },
+      "/v1/responses": { type: "text/event-stream", body: `event: response.output_text.delta\ndata: ${JSON.stringify({ type: "response.output_text.delta", delta: "x" })}\n\n` },
+    };
+    const server = createServer((req, res) => {
+      const a = answers[req.url!]!;
+      res.writeHead(200, { "content-type": a.type });
+      res.end(a.body);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const shapes = openAIShapeChecker();
+      await (await shapes.fetch(`${base}/v1/embeddings`, { method: "POST" })).json();
+      await shapes.check();
+      await (await shapes.fetch(`${base}/v1/images/generations`, { method: "POST" })).json();
+      await expect(shapes.check()).rejects.toThrow(/ImagesResponse/);
+      await (await shapes.fetch(`${base}/v1/responses`, { method: "POST" })).text();
+      await expect(shapes.check()).rejects.toThrow(/response\.output_text\.delta/);
+    } finally {
+      server.close();
+    }
   });
 });

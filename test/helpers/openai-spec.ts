@@ -128,6 +128,21 @@ function answerSchema(method: string, path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An embeddings answer with `encoding_format: "base64"` (what the openai SDK asks for by default) as the SDK reads it:
+ * the description types `embedding` as numbers only, the API sends little-endian float32 bytes in base64.
+ */
+function decodedEmbeddings(body: any): any {
+  if (!Array.isArray(body?.data)) return body;
+  const data = body.data.map((d: any) => {
+    if (typeof d?.embedding !== "string") return d;
+    const bytes = Buffer.from(d.embedding, "base64");
+    if (bytes.length % 4 !== 0) return { ...d, embedding: `not float32 bytes: ${bytes.length} bytes` };
+    return { ...d, embedding: Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4)) };
+  });
+  return { ...body, data };
+}
+
 /** What is wrong with one stream event of a route, by OpenAI's description ([] when nothing). */
 function eventErrors(path: string, data: string): string[] {
   if (data === "[DONE]") return [];
@@ -155,7 +170,8 @@ export function openAIShapeChecker() {
         for (const ev of new SseParser().push(`${text}\n\n`)) for (const e of eventErrors(path, ev.data)) found.push(`${where}, event ${ev.event ?? ""}: ${e}\n${ev.data.slice(0, 600)}`);
       } else {
         const schema = answerSchema(method, path);
-        if (schema) for (const e of openAIErrors(schema, JSON.parse(text))) found.push(`${where} (${schema}): ${e}\n${text.slice(0, 600)}`);
+        const body = schema === "CreateEmbeddingResponse" ? decodedEmbeddings(JSON.parse(text)) : JSON.parse(text);
+        if (schema) for (const e of openAIErrors(schema, body)) found.push(`${where} (${schema}): ${e}\n${text.slice(0, 600)}`);
       }
     } catch (err) {
       found.push(`${where}: unreadable answer (${String(err)})`);
