@@ -5,7 +5,9 @@
 //   3b. naming the gateway's model id in every chunk (core/served-model.ts): text splice vs leaving the chunk as
 //      it came vs parse + set + stringify
 //   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
-//      (auth + router), streaming and not — client, proxy and upstream share this one process.
+//      (auth + router), streaming and not — client, proxy and upstream share this one process. The gateway runs
+//      twice: on a model whose upstream answers with its own id (every chunk renamed to the gateway's id, the usual
+//      case) and on one whose upstream id is the gateway id (nothing to rename): their ratio is what naming costs.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +25,7 @@ import { createLogger } from "../core/log.ts";
 import { render, createFakeUpstream, UPSTREAM_KEY } from "./load/upstream.ts";
 import { createBareProxy } from "./load/bare-proxy.ts";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./load/config.ts";
-import { createPool, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
+import { createPool, fetchText, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
 import { assert, assertEqual, runGroup } from "./lib.ts";
 
 const CHUNKS = 50;
@@ -167,26 +169,36 @@ const bare = createBareProxy(upOrigin);
 const barePort = await listen(bare.server);
 const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
 const configFile = join(dir, "gateway.yaml");
-writeFileSync(configFile, YAML.stringify(benchConfig({ upstream: `${upOrigin}/v1` })));
+const SAME_ID = "bench/same-id";
+const config = benchConfig({ upstream: `${upOrigin}/v1` }) as { models: Record<string, any> };
+const served = config.models[BENCH_MODEL];
+config.models[SAME_ID] = { ...served, endpoints: [{ ...served.endpoints[0], model: SAME_ID }] };
+writeFileSync(configFile, YAML.stringify(config));
 const gw = await startGateway({ configFile, port: 0, host: "127.0.0.1", watch: false, logger: createLogger("warn") });
 
 const targets: LoadTarget[] = [
   { name: "direct", origin: upOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` } },
   { name: "bare proxy", origin: `http://127.0.0.1:${barePort}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" } },
   { name: "gateway (auth+router)", origin: gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } },
+  { name: "gateway, nothing to rename", origin: gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } },
 ];
+const modelOf = (t: LoadTarget) => (t.name === "gateway, nothing to rename" ? SAME_ID : BENCH_MODEL);
 const pools = new Map(targets.map((t) => [t.name, createPool(t.origin, 1)]));
 const once = (t: LoadTarget, stream: boolean, body: string) => new Promise<Done>((resolve) => send(pools.get(t.name)!, t, body, stream, resolve));
 
 try {
   for (const stream of [false, true]) {
-    const body = requestBody(BENCH_MODEL, stream);
+    const bodies = new Map(targets.map((t) => [t.name, requestBody(modelOf(t), stream)]));
     await runGroup(`one request on loopback, ${stream ? `streaming ${n} frames` : "non-streaming"} (client + servers in this process)`, targets.map((t) => ({
       name: t.name,
-      fn: () => once(t, stream, body),
+      fn: () => once(t, stream, bodies.get(t.name)!),
       check: async () => {
-        const d = await once(t, stream, body);
+        const d = await once(t, stream, bodies.get(t.name)!);
         assert(d.ok, `${t.name}: HTTP ${d.status}${stream ? " or stream without [DONE]" : ""}`);
+        if (t.origin === gw.url) {
+          const { text } = await fetchText(pools.get(t.name)!, t, bodies.get(t.name)!);
+          assert(text.includes(`"model":"${modelOf(t)}"`) && !text.includes('"model":"fake-model"'), `${t.name}: the answer names the gateway's model id`);
+        }
       },
     })), { baseline: "bare proxy" });
   }
