@@ -3,8 +3,12 @@
 //   2. relay per chunk: relayChatStream vs a bare async pass-through of the same events
 //      and usage-metering's per-event output estimate next to the parse
 //   3. encode per chunk: encodeSse vs re-serialising each chunk (what the relay avoids)
+//   3b. naming the gateway's model id in every chunk (core/served-model.ts): text splice vs leaving the chunk as
+//      it came vs parse + set + stringify
 //   4. one whole request on loopback: direct to the fake upstream, through a bare proxy, through the gateway
-//      (auth + router), streaming and not — client, proxy and upstream share this one process.
+//      (auth + router), streaming and not — client, proxy and upstream share this one process. The gateway runs
+//      twice: on a model whose upstream answers with its own id (every chunk renamed to the gateway's id, the usual
+//      case) and on one whose upstream id is the gateway id (nothing to rename): their ratio is what naming costs.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,12 +21,13 @@ import { SseParser, parseSse, type SseEvent } from "../core/sse/parse.ts";
 import { encodeSse } from "../core/sse/encode.ts";
 import { eventOutputTokens } from "../core/metering/output-estimate.ts";
 import { relayChatBody, relayChatStream } from "../providers/openai-compatible/stream.ts";
+import { StreamModelNamer } from "../core/served-model.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
 import { render, createFakeUpstream, UPSTREAM_KEY } from "./load/upstream.ts";
 import { createBareProxy } from "./load/bare-proxy.ts";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./load/config.ts";
-import { createPool, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
+import { createPool, fetchText, requestBody, send, type Done, type LoadTarget } from "./load/client.ts";
 import { assert, assertEqual, runGroup } from "./lib.ts";
 
 const CHUNKS = 50;
@@ -134,6 +139,45 @@ await runGroup(`encode, ${n} events per stream`, [
   { name: "encodeSse (relay as-is)", fn: encodeAll, check: () => assertEqual(encodeAll(), whole.length, "encoded bytes") },
 ], { perItem: { count: n, unit: "event" } });
 
+// ---- 3b. model naming ----------------------------------------------------------------------------------------
+const GATEWAY_ID = "openai/gpt-4o-mini";
+const asIs = () => {
+  let s = 0;
+  for (const ev of events) s += ev.data.length;
+  return s;
+};
+const spliced = () => {
+  const namer = new StreamModelNamer("chat", GATEWAY_ID);
+  let s = 0;
+  for (const ev of events) s += namer.rename(ev).data.length;
+  return s;
+};
+const reparsed = () => {
+  let s = 0;
+  for (const ev of events) {
+    if (ev.data === "[DONE]") continue;
+    const j = JSON.parse(ev.data);
+    j.model = GATEWAY_ID;
+    s += JSON.stringify(j).length;
+  }
+  return s;
+};
+const grown = (GATEWAY_ID.length - "gpt-4o-mini".length) * (n - 1);
+await runGroup(`model naming, ${n} chat chunks per stream (gpt-4o-mini -> ${GATEWAY_ID} in each)`, [
+  { name: "as the upstream sent them", fn: asIs },
+  {
+    name: "StreamModelNamer (text splice)",
+    fn: spliced,
+    check: () => {
+      const namer = new StreamModelNamer("chat", GATEWAY_ID);
+      const out = events.filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(namer.rename(e).data).model);
+      assertEqual([...new Set(out)], [GATEWAY_ID], "every chunk names the gateway id");
+      assertEqual(spliced(), asIs() + grown, "only the model changed");
+    },
+  },
+  { name: "parse + set model + stringify", fn: reparsed },
+], { perItem: { count: n, unit: "event" } });
+
 // ---- 4. whole request on loopback -----------------------------------------------------------------------------
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
 const upstream = createFakeUpstream({ chunks: CHUNKS });
@@ -143,26 +187,36 @@ const bare = createBareProxy(upOrigin);
 const barePort = await listen(bare.server);
 const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
 const configFile = join(dir, "gateway.yaml");
-writeFileSync(configFile, YAML.stringify(benchConfig({ upstream: `${upOrigin}/v1` })));
+const SAME_ID = "bench/same-id";
+const config = benchConfig({ upstream: `${upOrigin}/v1` }) as { models: Record<string, any> };
+const served = config.models[BENCH_MODEL];
+config.models[SAME_ID] = { ...served, endpoints: [{ ...served.endpoints[0], model: SAME_ID }] };
+writeFileSync(configFile, YAML.stringify(config));
 const gw = await startGateway({ configFile, port: 0, host: "127.0.0.1", watch: false, logger: createLogger("warn") });
 
 const targets: LoadTarget[] = [
   { name: "direct", origin: upOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` } },
   { name: "bare proxy", origin: `http://127.0.0.1:${barePort}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" } },
   { name: "gateway (auth+router)", origin: gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } },
+  { name: "gateway, nothing to rename", origin: gw.url, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` } },
 ];
+const modelOf = (t: LoadTarget) => (t.name === "gateway, nothing to rename" ? SAME_ID : BENCH_MODEL);
 const pools = new Map(targets.map((t) => [t.name, createPool(t.origin, 1)]));
 const once = (t: LoadTarget, stream: boolean, body: string) => new Promise<Done>((resolve) => send(pools.get(t.name)!, t, body, stream, resolve));
 
 try {
   for (const stream of [false, true]) {
-    const body = requestBody(BENCH_MODEL, stream);
+    const bodies = new Map(targets.map((t) => [t.name, requestBody(modelOf(t), stream)]));
     await runGroup(`one request on loopback, ${stream ? `streaming ${n} frames` : "non-streaming"} (client + servers in this process)`, targets.map((t) => ({
       name: t.name,
-      fn: () => once(t, stream, body),
+      fn: () => once(t, stream, bodies.get(t.name)!),
       check: async () => {
-        const d = await once(t, stream, body);
+        const d = await once(t, stream, bodies.get(t.name)!);
         assert(d.ok, `${t.name}: HTTP ${d.status}${stream ? " or stream without [DONE]" : ""}`);
+        if (t.origin === gw.url) {
+          const { text } = await fetchText(pools.get(t.name)!, t, bodies.get(t.name)!);
+          assert(text.includes(`"model":"${modelOf(t)}"`) && !text.includes('"model":"fake-model"'), `${t.name}: the answer names the gateway's model id`);
+        }
       },
     })), { baseline: "bare proxy" });
   }

@@ -15,6 +15,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
+import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -41,6 +42,8 @@ declare module "./pipeline/context.ts" {
     invoke?: (ctx: GatewayContext, driver: ProviderDriver, op: OperationName, target: Target, call: CallOptions) => Promise<ProviderResult> | undefined;
     /** The target that served the request (fallback models change the model: ctx.model follows it). */
     resolvedTarget?: Target;
+    /** The upstream's own id for the model that served the request, as its answer named it (else as configured). */
+    upstreamModel?: string;
   }
 }
 
@@ -49,6 +52,12 @@ declare module "./pipeline/context.ts" {
  * computed in the gateway; a count must neither pass for a working endpoint nor be refused by an open circuit).
  */
 const unobserved = (target: Target, op: OperationName) => target.sandbox === true || op === "countTokens";
+
+/** Response header with the upstream's own model id (a stream has no providerMetadata to carry it). */
+export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
+
+/** The operations whose answers name a model (the other endpoints write the served id into their own bodies). */
+const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" ? op : undefined);
 
 /** Upstream statuses worth another try elsewhere: 408, 429 and 5xx. Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
@@ -184,6 +193,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   }
 
   let response: GatewayResponse;
+  const named = namedProtocol(op);
+  let upstreamModel: string | undefined;
   if (result.kind === "stream") {
     // Peek the first event before committing: a stream that dies before it can still fall back silently.
     const it = result.events[Symbol.asyncIterator]();
@@ -200,10 +211,15 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       return fail(retry);
     }
     const firstEventAt = performance.now();
-    response = { kind: "stream", status: result.status ?? 200, events: observeStream(ctx, target, it, first.value, call, t0, firstEventAt, record, health, stats) };
+    // Every event that names the model names the gateway's id; the first one tells the upstream's own.
+    const namer = named ? new StreamModelNamer(named, target.modelId) : undefined;
+    const firstEvent = namer ? namer.rename(first.value) : first.value;
+    upstreamModel = namer ? namer.upstreamModel : undefined;
+    response = { kind: "stream", status: result.status ?? 200, events: observeStream(ctx, target, it, firstEvent, call, t0, firstEventAt, record, health, stats, namer) };
     if (result.headers) Object.assign(ctx.responseHeaders, result.headers);
   } else {
     response = toResponse(ctx, result);
+    if (named && response.kind === "json") upstreamModel = nameJsonModel(response.body, target.modelId);
   }
   const latency = performance.now() - t0;
   ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
@@ -212,6 +228,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   ctx.attempts.push(record);
   ctx.resolvedProvider = target.provider;
   ctx.resolvedTarget = target;
+  ctx.upstreamModel = upstreamModel ?? target.upstreamModel;
+  ctx.responseHeaders[UPSTREAM_MODEL_HEADER] = ctx.upstreamModel;
   const served = ctx.config.models.get(target.modelId);
   if (served) ctx.model = served;
   call.commit();
@@ -245,9 +263,9 @@ function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: H
  */
 function observeStream(
   ctx: GatewayContext, target: Target, it: AsyncIterator<SseEvent>, first: SseEvent, call: AttemptCall, t0: number,
-  firstEventAt: number, record: ModelAttempt, health: HealthRegistry, stats: StatsService,
+  firstEventAt: number, record: ModelAttempt, health: HealthRegistry, stats: StatsService, namer: StreamModelNamer | undefined,
 ): AsyncIterableIterator<SseEvent> {
-  return new ObservedStream(ctx, target, it, first, call, t0, firstEventAt, record, health, stats);
+  return new ObservedStream(ctx, target, it, first, call, t0, firstEventAt, record, health, stats, namer);
 }
 
 class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, PushControl {
@@ -258,7 +276,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     private readonly ctx: GatewayContext, private readonly target: Target, private readonly it: AsyncIterator<SseEvent>,
     private first: SseEvent | undefined, private readonly call: AttemptCall, private readonly t0: number,
     private readonly firstEventAt: number, private readonly record: ModelAttempt, private readonly health: HealthRegistry,
-    private readonly stats: StatsService,
+    private readonly stats: StatsService, private readonly namer: StreamModelNamer | undefined,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -279,7 +297,13 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
       throw this.failed(e);
     }
     if (step.done) this.succeeded();
-    else if (isErrorEvent(step.value)) redactErrorEvent(step.value);
+    else {
+      if (isErrorEvent(step.value)) redactErrorEvent(step.value);
+      if (this.namer) {
+        const ev = this.namer.rename(step.value);
+        if (ev !== step.value) return { value: ev, done: false };
+      }
+    }
     return step;
   }
 
@@ -305,7 +329,8 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
   }
 
   onEvent(ev: SseEvent): void {
-    this.sink!.onEvent(isErrorEvent(ev) ? redactErrorEvent(ev) : ev);
+    const e = isErrorEvent(ev) ? redactErrorEvent(ev) : ev;
+    this.sink!.onEvent(this.namer ? this.namer.rename(e) : e);
   }
 
   onEnd(): void {
@@ -380,7 +405,7 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** The gateway block every JSON result carries (providerMetadata.gateway). */
 export function gatewayMetadata(ctx: GatewayContext) {
-  return { generationId: ctx.generationId, resolvedProvider: ctx.resolvedProvider, modelAttempts: ctx.attempts };
+  return { generationId: ctx.generationId, resolvedProvider: ctx.resolvedProvider, upstreamModel: ctx.upstreamModel, modelAttempts: ctx.attempts };
 }
 
 function stampMetadata(ctx: GatewayContext, body: unknown): void {

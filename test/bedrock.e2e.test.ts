@@ -2,13 +2,14 @@
 // the fake Bedrock, which recomputes every SigV4 signature and streams real event-stream frames split across TCP
 // writes. Llama goes through Converse (translated); Claude through InvokeModel (Messages native) and, on a provider
 // with `bedrock_claude_api: converse`, through Converse; throttling falls back to another provider.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { FAKE_AWS, FAKE_BEDROCK_API_KEY, BEDROCK_TEXT, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("bedrock-e2e");
 const LLAMA = "us.meta.llama3-3-70b-instruct-v1:0";
@@ -21,6 +22,10 @@ let anthropic: Anthropic;
 
 const sigv4 = { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey };
 const price = { input: "0.00000072", output: "0.00000072" };
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   bedrock = await startFakeBedrock();
@@ -48,7 +53,7 @@ beforeAll(async () => {
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
   });
-  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
   anthropic = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
 });
 

@@ -1,14 +1,19 @@
 // Chat completions end to end: the official openai client -> gateway -> fake OpenAI upstream.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateChatCompletion, validateChatCompletionChunk, validateError } from "../core/generated/validators.js";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("chat-e2e");
 let fake: FakeOpenAI;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -24,7 +29,7 @@ beforeAll(async () => {
     projects: { acme: { keys: [keyEntry("ci", LIVE), keyEntry("old", testKey("expired"), { expires_at: "2020-01-01T00:00:00Z" }), keyEntry("gone", testKey("revoked"), { revoked: true })] } },
     pipeline: ["auth", "router"],
   });
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {

@@ -1,19 +1,24 @@
 // Embeddings through an OpenAI-protocol upstream (fake, reference §4.1): base64 on the wire both ways, native
 // dimensions, truncation where the catalog allows it, token-limit batch splitting, pass-through and errors.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, cosine, LIVE, mediaConfig, norm } from "./helpers/media.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
 import { fakeVector } from "./upstreams/http-fake.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 let up: FakeOpenAIMedia;
 let gw: TestGateway;
 let client: OpenAI;
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
+
 beforeAll(async () => {
   up = await startFakeOpenAIMedia();
   gw = await startTestGateway(mediaConfig({ providers: { openai: { protocol: "openai", base_url: up.baseUrl, api_key: OPENAI_KEY } } }));
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 afterAll(async () => {
   await gw.close();

@@ -1,15 +1,20 @@
 // Embeddings on the simulator (sandbox key): the official openai client (default base64), float, dimensions,
 // limits and error codes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, cosine, mediaConfig, norm, SANDBOX } from "./helpers/media.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 let gw: TestGateway;
 let client: OpenAI;
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
+
 beforeAll(async () => {
   gw = await startTestGateway(mediaConfig());
-  client = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 afterAll(() => gw.close());
 

@@ -1,15 +1,20 @@
 // Embeddings, images and videos on the Gemini API protocol (fake upstream): batchEmbedContents split at 100,
 // Imagen predict with revised prompts and safety filtering, Veo long-running operations with polling.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, cosine, LIVE, mediaConfig, norm } from "./helpers/media.ts";
 import { GEMINI_KEY, startFakeGeminiMedia, type FakeGeminiMedia } from "./upstreams/gemini-media.ts";
 import { fakeVector } from "./upstreams/http-fake.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 let up: FakeGeminiMedia;
 let gw: TestGateway;
 let client: OpenAI;
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
+
 beforeAll(async () => {
   up = await startFakeGeminiMedia();
   gw = await startTestGateway(mediaConfig({
@@ -20,7 +25,7 @@ beforeAll(async () => {
       "google/veo-3": { type: "video", limits: { durations: [4, 6, 8], aspect_ratios: ["16:9", "9:16"], poll_initial_ms: 5, poll_max_ms: 20 }, endpoints: [{ provider: "gemini", model: "veo-3.0-generate-001", pricing: { video_second: "0.4" } }] },
     },
   }));
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 afterAll(async () => {
   await gw.close();

@@ -1,26 +1,31 @@
 // Image generation: the official openai client, b64_json and gateway-signed URLs (404/410 rules), catalog limits
 // checked before any upstream call, every field's validation, gpt-image vs dall-e upstream behaviour, timeouts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, LIVE, mediaConfig, SANDBOX } from "./helpers/media.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
 import { signedUrl } from "../core/assets/sign.ts";
 import { exchange, head } from "./helpers/raw-http.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const PNG_MAGIC = "89504e470d0a1a0a";
 let up: FakeOpenAIMedia;
 let gw: TestGateway;
 let sandbox: OpenAI;
 let live: OpenAI;
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
+
 beforeAll(async () => {
   up = await startFakeOpenAIMedia();
   gw = await startTestGateway(mediaConfig({
     providers: { openai: { protocol: "openai", base_url: up.baseUrl, api_key: OPENAI_KEY } },
     models: { "openai/slow-image": { type: "image", limits: { timeout_seconds: 1 }, endpoints: [{ provider: "openai", model: "gpt-image-1" }] } },
   }));
-  sandbox = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0 });
-  live = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  sandbox = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
+  live = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 afterAll(async () => {
   await gw.close();
@@ -158,7 +163,7 @@ describe("images on an OpenAI-protocol upstream", () => {
     expect(up.requests[0]!.body.response_format).toBeUndefined();
     expect(Buffer.from(res.data![0]!.b64_json!, "base64").subarray(0, 8).toString("hex")).toBe(PNG_MAGIC);
     expect(res.data![0]!.revised_prompt).toBeUndefined();
-    expect((res as any).usage).toEqual({ input_tokens: 3, output_images: 1 }); // the upstream's count
+    expect((res as any).usage).toEqual({ input_tokens: 3, input_tokens_details: { text_tokens: 3, image_tokens: 0 }, output_tokens: 272, total_tokens: 275, output_images: 1 }); // the upstream's count, OpenAI's fields and the spec's output_images
   });
 
   it("dall-e-3 with response_format url: b64 asked upstream, revised_prompt kept, only gateway URLs leave", async () => {

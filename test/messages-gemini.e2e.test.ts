@@ -1,11 +1,12 @@
 // A Gemini model from both client protocols: @anthropic-ai/sdk through /v1/messages (messages -> chat -> Gemini)
 // and the openai client through /v1/chat/completions, against the fake Gemini upstream.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("msg-gemini-e2e");
 const model = "google/gemini-2.5-flash";
@@ -13,6 +14,10 @@ let gemini: FakeGemini;
 let gw: TestGateway;
 let anthropic: Anthropic;
 let openai: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   gemini = await startFakeGemini();
@@ -22,7 +27,7 @@ beforeAll(async () => {
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
   });
   anthropic = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
-  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {

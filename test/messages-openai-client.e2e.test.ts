@@ -1,11 +1,12 @@
 // Chat completions against an Anthropic model with the official openai client: the request is translated to the
 // Messages protocol and the answer (JSON or stream) back, event by event.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateChatCompletion, validateChatCompletionChunk } from "../core/generated/validators.js";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("msg-oai-e2e");
 const model = "anthropic/claude-sonnet-4.5";
@@ -13,6 +14,10 @@ let openai: FakeOpenAI;
 let anthropic: FakeAnthropic;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   openai = await startFakeOpenAI();
@@ -28,7 +33,7 @@ beforeAll(async () => {
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
   });
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {

@@ -2,16 +2,20 @@
 // OpenAI-backed, an Anthropic-backed and a Gemini-backed model (faithful fakes): responses.create, responses.stream
 // with finalResponse(), responses.parse with a zod schema, a function-tool loop chained by previous_response_id and
 // the same loop with store: false sending the whole input back; then the policies on the endpoint.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import { ulid } from "ulid";
 import { ALLOW_KEY, BACKENDS, BROKE_KEY, KEY, LIMITED_KEY, LIMITED_RPM, PROJECT, startResponsesClients, type ResponsesClientsEnv } from "./helpers/responses-clients.ts";
 import { readResponseStream } from "./helpers/responses-fixtures.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 let env: ResponsesClientsEnv;
-const client = (key = KEY) => new OpenAI({ apiKey: key, baseURL: env.gw.baseURL, maxRetries: 0 });
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
+const client = (key = KEY) => new OpenAI({ apiKey: key, baseURL: env.gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 
 beforeAll(async () => {
   env = await startResponsesClients();

@@ -3,7 +3,7 @@
 // openai client: create, stream + finalResponse, built-in tools (passed through; on a translated model dropped and
 // named, or a 400 when tool_choice forces one), fields only the upstream knows, upstream errors, fallback from a native to a translated model,
 // usage in the ledger. The OpenAI fake serves /responses faithfully (test/upstreams/openai-responses.ts).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { randomUUID } from "node:crypto";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -12,6 +12,7 @@ import { RESPONSES_TEXT, startFakeOpenAIResponses, type FakeOpenAIWithResponses 
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { defaultPipeline } from "../plugins/index.ts";
 import { readResponseStream } from "./helpers/responses-fixtures.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const NATIVE = "openai/gpt-4o-mini";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
@@ -22,6 +23,10 @@ let up: FakeOpenAIWithResponses;
 let claude: FakeAnthropic;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   [up, claude] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic()]);
@@ -34,7 +39,7 @@ beforeAll(async () => {
   }
   Object.assign(env, { OPENAI_API_KEY: "sk-fake-upstream", ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY });
   gw = await startTestGateway(config, { env });
-  client = new OpenAI({ apiKey: SHIPPED_KEY, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: SHIPPED_KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {
@@ -119,8 +124,8 @@ describe("native passthrough on the shipped gateway", () => {
   });
 
   it("built-in tool output items sent back in input reach the native upstream, and are dropped on a translated model; tool_choice may name a built-in tool", async () => {
-    const first = await client.responses.create({ model: NATIVE, input: "News?", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } as never, store: false });
-    expect(up.requests.at(-1)!.body.tool_choice).toEqual({ type: "web_search" });
+    const first = await client.responses.create({ model: NATIVE, input: "News?", tools: [{ type: "web_search" }], tool_choice: { type: "web_search_preview" }, store: false });
+    expect(up.requests.at(-1)!.body.tool_choice).toEqual({ type: "web_search_preview" });
     expect(first.output[0]!.type).toBe("web_search_call");
     const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "News?" }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "And more?" }];
     const again = await client.responses.create({ model: NATIVE, input, tools: [{ type: "web_search" }], store: false });

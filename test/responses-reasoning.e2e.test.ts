@@ -3,13 +3,14 @@
 // thinking gets its signed thinking (and redacted_thinking) blocks back first in the assistant turn, before the
 // tool_use — the fake refuses the tool_result turn otherwise, as the real API does; a Gemini model gets its thought
 // signature back on the functionCall part. input_file parts reach Anthropic as document blocks.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./upstreams/anthropic-checks.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { weatherTools } from "./helpers/responses-fixtures.ts";
+import { expectOpenAIResponseEvent, openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const KEY = testKey("responses-reasoning");
 const CLAUDE = "anthropic/claude-sonnet-4";
@@ -18,6 +19,10 @@ let claude: FakeAnthropic;
 let gemini: FakeGemini;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   [claude, gemini] = await Promise.all([startFakeAnthropic(), startFakeGemini()]);
@@ -32,7 +37,7 @@ beforeAll(async () => {
     },
     projects: { acme: { keys: [keyEntry("ci", KEY)] } },
   });
-  client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {
@@ -229,6 +234,7 @@ describe("an upstream failure mid-stream", () => {
       return { name: name!.slice("event: ".length), data: JSON.parse(data!.slice("data: ".length)) };
     });
     expect(events.every((e) => e.name === e.data.type)).toBe(true);
+    for (const e of events) expectOpenAIResponseEvent(e.data);
     expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i));
     expect(events.slice(-2).map((e) => e.name)).toEqual(["response.failed", "error"]);
     const failed = events.at(-2)!.data.response;

@@ -2,13 +2,14 @@
 // upstream's id, and the next turn on that provider passes previous_response_id through unchanged (the upstream holds
 // its own state); a fallback attempt to a translated provider in the same request gets the rebuilt conversation, and
 // a native attempt after a translated turn gets the rebuilt conversation without previous_response_id.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { weatherTools } from "./helpers/responses-fixtures.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("resp-state-native");
 let native: FakeOpenAIWithResponses;
@@ -16,6 +17,10 @@ let chat: FakeOpenAI;
 let claude: FakeAnthropic;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   [native, chat, claude] = await Promise.all([startFakeOpenAIResponses(), startFakeOpenAI(), startFakeAnthropic()]);
@@ -32,7 +37,7 @@ beforeAll(async () => {
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
   });
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {

@@ -1,13 +1,14 @@
 // POST /v1/responses (stateless slice of issue 13) with the official openai client: responses.create, responses.stream
 // with finalResponse(), and a function-tool loop sending the whole input back, on an OpenAI-protocol, an Anthropic
 // and a Gemini model (faithful fakes) and through the simulator with a sandbox key; policies on the endpoint.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { weatherTools, readResponseStream } from "./helpers/responses-fixtures.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("responses-e2e");
 const SANDBOX = testKey("responses-e2e", true);
@@ -16,6 +17,10 @@ let claude: FakeAnthropic;
 let gemini: FakeGemini;
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   [up, claude, gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
@@ -32,7 +37,7 @@ beforeAll(async () => {
     },
     projects: { acme: { keys: [keyEntry("ci", LIVE), keyEntry("sandbox", SANDBOX)] } },
   });
-  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 
 afterAll(async () => {

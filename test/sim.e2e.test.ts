@@ -1,13 +1,18 @@
 // The built-in simulator behind sandbox keys: tool calls and structured output that validate, stop,
 // max_tokens, n, and honest usage.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { Ajv } from "../core/ajv.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const SANDBOX = testKey("sim-e2e", true);
 let gw: TestGateway;
 let client: OpenAI;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   gw = await startTestGateway({
@@ -16,7 +21,7 @@ beforeAll(async () => {
     models: { "openai/gpt-4o-mini": { endpoints: [{ provider: "real", model: "gpt-4o-mini", pricing: { input: "1", output: "1" } }] } },
     projects: { p: { keys: [keyEntry("sandbox", SANDBOX)] } },
   });
-  client = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0 });
+  client = new OpenAI({ apiKey: SANDBOX, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
 });
 afterAll(async () => {
   await gw?.close();

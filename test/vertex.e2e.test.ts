@@ -2,7 +2,7 @@
 // against the fake Vertex host (bearer tokens checked, URL shape checked, Vertex's Claude body checked) and the fake
 // token endpoint (the service account's JWT verified). Full default pipeline on SQLite; the key file is relative to
 // the config file. Fallback to first-party providers on RESOURCE_EXHAUSTED; token refresh on expiry and on 401.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readFileSync } from "node:fs";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
@@ -12,6 +12,7 @@ import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./up
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { approxTokens, fakeVector } from "./upstreams/http-fake.ts";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../core/generated/validators.js";
+import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const LIVE = testKey("vertex-e2e");
 const BYOK = testKey("vertex-byok");
@@ -28,6 +29,10 @@ let firstParty: FakeAnthropic;
 let gw: TestGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
+
+/** Every answer the openai client gets is also checked against OpenAI's own description (issue 26). */
+const shapes = openAIShapeChecker();
+afterEach(() => shapes.check());
 
 beforeAll(async () => {
   tokens = await startFakeTokenEndpoint();
@@ -59,7 +64,7 @@ beforeAll(async () => {
       byok: { keys: [keyEntry("byok", BYOK)], providers: { vertex: { api_key: byokToken } } },
     },
   }, { files: { "sa.json": readFileSync(sa.file, "utf8") } });
-  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
   anthropic = new Anthropic({ apiKey: LIVE, baseURL: gw.url + "/api", maxRetries: 0 });
 });
 
@@ -293,7 +298,7 @@ describe("other credentials", () => {
     const direct = await openai.chat.completions.create({ model: "google/gemini-2.5-flash-direct", messages: [{ role: "user", content: "Hi" }] });
     expect(direct.choices[0]!.message.content).toBe("Hello from the fake Gemini upstream.");
     expect(lastVertex().headers.authorization).toBe(`Bearer ${directToken}`);
-    const byok = new OpenAI({ apiKey: BYOK, baseURL: gw.baseURL, maxRetries: 0 });
+    const byok = new OpenAI({ apiKey: BYOK, baseURL: gw.baseURL, maxRetries: 0, fetch: shapes.fetch });
     await byok.chat.completions.create({ model: GEMINI, messages: [{ role: "user", content: "Hi" }] });
     expect(lastVertex().headers.authorization).toBe(`Bearer ${byokToken}`);
     expect(tokens.exchanges).toBe(before);

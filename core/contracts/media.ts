@@ -56,6 +56,8 @@ export interface GeneratedImage {
 export interface ImagesOutput {
   images: GeneratedImage[];
   inputTokens?: number;
+  /** Of inputTokens, those of input images (a reference image), when the upstream tells. */
+  inputImageTokens?: number;
   outputTokens?: number;
 }
 

@@ -28,7 +28,10 @@ export interface Target {
   credentials?: { apiKey?: string; baseUrl?: string };
   timeoutMs?: number;
   sandbox?: boolean;
-  /** An OpenAI reasoning model: max_completion_tokens, and no sampling knobs (catalog `reasoning_model`). */
+  /**
+   * An OpenAI reasoning model: max_completion_tokens, and no sampling knobs (catalog `reasoning_model`). Absent:
+   * recognised from upstreamModel (o-series, GPT-5 but -chat); false or true overrides that.
+   */
   reasoningModel?: boolean;
   /** The upstream serves the Responses API itself (catalog `native_responses`): /v1/responses passes through. */
   nativeResponses?: boolean;

@@ -7,7 +7,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { EmbeddingsCall, EmbeddingsOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
-import { dispatchCall, extraFields, limitsOf, metadata, requireType, echoTraceId } from "./media.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "input", "dimensions", "encoding_format", "user", "providerOptions"] as const;
 
@@ -111,7 +111,7 @@ async function embeddings(ctx: GatewayContext): Promise<void> {
   ctx.response = {
     kind: "json",
     status: 200,
-    body: { object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens }, providerMetadata: metadata(ctx) },
+    body: { object: "list", data, model: servedModelId(ctx), usage: { prompt_tokens: tokens, total_tokens: tokens }, providerMetadata: metadata(ctx) },
   };
 }
 

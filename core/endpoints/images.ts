@@ -9,7 +9,7 @@ import type { EndpointSpec } from "./spec.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
-import { dispatchCall, extraFields, limitsOf, metadata, requireType, withDeadline, withTimeout, echoTraceId } from "./media.ts";
+import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
 /** Spec, Limits: image requests hold the connection up to 300 seconds. */
@@ -70,16 +70,25 @@ async function images(ctx: GatewayContext): Promise<void> {
     return item;
   }));
   const inputTokens = out.inputTokens ?? estimateTokens(body.prompt);
-  ctx.usage = { inputTokens, outputTokens: out.outputTokens ?? 0, images: data.length };
+  const outputTokens = out.outputTokens ?? 0;
+  const imageTokens = Math.min(inputTokens, out.inputImageTokens ?? 0);
+  ctx.usage = { inputTokens, outputTokens, images: data.length };
   ctx.response = {
     kind: "json",
     status: 200,
     body: {
       id: `img_${ulid()}`,
       created: Math.floor(Date.now() / 1000),
-      model: body.model,
+      model: servedModelId(ctx),
       data,
-      usage: { input_tokens: inputTokens, output_images: data.length },
+      // OpenAI's image usage (total, output and the input's text/image split), and the spec's output_images beside it.
+      usage: {
+        input_tokens: inputTokens,
+        input_tokens_details: { text_tokens: inputTokens - imageTokens, image_tokens: imageTokens },
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+        output_images: data.length,
+      },
       providerMetadata: metadata(ctx),
     },
   };

@@ -20,11 +20,20 @@ export async function dispatchCall<T>(ctx: GatewayContext, op: OperationName, ca
     await dispatch(sub, op);
   } finally {
     ctx.resolvedProvider = sub.resolvedProvider;
+    // A fallback model may have served: the answer names it (servedModelId), and its upstream's id.
+    ctx.resolvedTarget = sub.resolvedTarget;
+    ctx.upstreamModel = sub.upstreamModel;
+    if (sub.model) ctx.model = sub.model;
     if (sub.ttftMs !== undefined) ctx.ttftMs ??= sub.ttftMs;
   }
   const r = sub.response;
   if (!r || r.kind !== "json") throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${sub.resolvedProvider} returned no ${op} result`);
   return r.body as T;
+}
+
+/** The gateway model id the answer names: the one that served (a fallback's), else the one asked for. */
+export function servedModelId(ctx: GatewayContext): string {
+  return ctx.resolvedTarget?.modelId ?? ctx.model?.id ?? String(ctx.body?.model ?? "");
 }
 
 export function metadata(ctx: GatewayContext) {

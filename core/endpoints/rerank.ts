@@ -7,7 +7,7 @@ import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { RerankCall, RerankOutput } from "../contracts/media.ts";
-import { dispatchCall, extraFields, metadata, requireType, echoTraceId } from "./media.ts";
+import { dispatchCall, extraFields, metadata, requireType, servedModelId, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
 
@@ -59,7 +59,7 @@ async function rerank(ctx: GatewayContext): Promise<void> {
   ctx.response = {
     kind: "json",
     status: 200,
-    body: { id: `rrk_${ulid()}`, model: body.model, results, usage: { search_units: 1 }, providerMetadata: metadata(ctx) },
+    body: { id: `rrk_${ulid()}`, model: servedModelId(ctx), results, usage: { search_units: 1 }, providerMetadata: metadata(ctx) },
   };
 }
 

@@ -21,7 +21,10 @@ export interface JobClaim { scope: string; owner: string }
 export interface VideoAsset {
   id: string;
   created: number;
+  /** The gateway id of the model that made it (a fallback's, when one served). */
   model: string;
+  /** The upstream's own id for it. */
+  upstreamModel?: string;
   asset: AssetMeta;
   duration: number;
   size: string;
@@ -91,7 +94,7 @@ export class VideoJobs {
           dispatchCall<VideosOutput>(sub, "videos", call, { signal, targets: ctx.targets.map((t) => ({ ...t, timeoutMs: t.timeoutMs ?? opts.callTimeoutMs })) }), controller.signal);
         const asset = await keepAsset(this.gateway, "vid", out.bytes, out.contentType, VIDEO_URL_TTL_S);
         const result: VideoAsset = {
-          id: job.id, created: Math.floor(Date.now() / 1000), model: modelId, asset,
+          id: job.id, created: Math.floor(Date.now() / 1000), model: sub.resolvedTarget?.modelId ?? modelId, upstreamModel: sub.upstreamModel, asset,
           duration: out.duration, size: out.size, inputTokens: out.inputTokens ?? 0,
           resolvedProvider: sub.resolvedProvider, attempts,
         };

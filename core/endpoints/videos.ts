@@ -13,6 +13,7 @@ import type { VideosCall } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { assetsOf, signAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
+import { UPSTREAM_MODEL_HEADER } from "../dispatch.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
 import { clampDuration } from "./video-duration.ts";
 import { idempotencyKey } from "../http/idempotency-key.ts";
@@ -128,6 +129,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
 async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): Promise<void> {
   const body = ctx.body;
   ctx.resolvedProvider = result.resolvedProvider;
+  if (result.upstreamModel) ctx.responseHeaders[UPSTREAM_MODEL_HEADER] = result.upstreamModel;
   const inputTokens = result.inputTokens || estimateTokens(body.prompt);
   const outputSeconds = Math.ceil(result.duration);
   if (bill) {
@@ -144,10 +146,10 @@ async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): 
     body: {
       id: result.id,
       created: result.created,
-      model: body.model,
+      model: result.model,
       data: [{ url: signed.url, expires_at: signed.expiresAt, duration: result.duration, size: result.size }],
       usage: { input_tokens: inputTokens, output_seconds: outputSeconds },
-      providerMetadata: { gateway: { generationId: ctx.generationId, resolvedProvider: result.resolvedProvider, modelAttempts: result.attempts } },
+      providerMetadata: { gateway: { generationId: ctx.generationId, resolvedProvider: result.resolvedProvider, upstreamModel: result.upstreamModel, modelAttempts: result.attempts } },
     },
   };
 }

@@ -2,12 +2,29 @@ import { describe, expect, it } from "vitest";
 import { pageOf } from "./input-items.ts";
 import { GatewayError } from "../errors.ts";
 
-const items = Array.from({ length: 5 }, (_, i) => ({ id: `msg_${i}`, type: "message" }));
+const items = Array.from({ length: 5 }, (_, i) => ({ id: `msg_${i}`, type: "message", status: "completed" }));
 const q = (s: string) => new URLSearchParams(s);
 
 describe("input_items pages", () => {
   it("default: most recent first, 20 per page", () => {
     expect(pageOf(items, q(""))).toEqual({ object: "list", data: [...items].reverse(), first_id: "msg_4", last_id: "msg_0", has_more: false });
+  });
+
+  it("items are listed as the API lists them: a type and, on messages, calls and call outputs, a status", () => {
+    const stored = [
+      { id: "msg_a", role: "user", content: "Hi" },
+      { id: "fc_a", type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { id: "fco_a", type: "function_call_output", call_id: "c1", output: "ok" },
+      { id: "rs_a", type: "reasoning", summary: [] },
+      { id: "msg_b", type: "message", role: "assistant", status: "incomplete", content: [] },
+    ];
+    expect(pageOf(stored, q("order=asc")).data).toEqual([
+      { id: "msg_a", type: "message", role: "user", content: "Hi", status: "completed" },
+      { id: "fc_a", type: "function_call", call_id: "c1", name: "f", arguments: "{}", status: "completed" },
+      { id: "fco_a", type: "function_call_output", call_id: "c1", output: "ok", status: "completed" },
+      { id: "rs_a", type: "reasoning", summary: [] },
+      { id: "msg_b", type: "message", role: "assistant", status: "incomplete", content: [] },
+    ]);
   });
 
   it("walks every item once with limit and after, in both orders", () => {

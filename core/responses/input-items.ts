@@ -27,11 +27,24 @@ export function pageOf(items: Item[], query: URLSearchParams): ItemPage {
     if (at < 0) throw bad("after", `no item "${after}" in this response's input`);
     start = at + 1;
   }
-  const data = ordered.slice(start, start + limit);
+  const data = ordered.slice(start, start + limit).map(asItemResource);
   return {
     object: "list", data,
     first_id: (data[0]?.id as string | undefined) ?? null,
     last_id: (data.at(-1)?.id as string | undefined) ?? null,
     has_more: start + limit < ordered.length,
   };
+}
+
+/** Kinds whose listed form carries a status (OpenAI: "populated when items are returned via API"). */
+const WITH_STATUS = new Set(["message", "function_call", "function_call_output"]);
+
+/**
+ * An input item as the API lists it (ItemResource): a message given as `{ role, content }` is `type: "message"`,
+ * and messages and function calls and their outputs carry a status (what the client sent was complete).
+ */
+function asItemResource(item: Item): Item {
+  const type = item.type ?? (item.role !== undefined ? "message" : undefined);
+  if (type === item.type && (item.status !== undefined || !WITH_STATUS.has(String(type)))) return item;
+  return { ...item, ...(type !== undefined ? { type } : {}), ...(WITH_STATUS.has(String(type)) && item.status === undefined ? { status: "completed" } : {}) };
 }

@@ -33,7 +33,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     pricing: ep.pricing,
     contextWindow: ep.contextWindow,
     maxTokens: ep.maxTokens,
-    ...(ep.reasoningModel ? { reasoningModel: true } : {}),
+    ...(ep.reasoningModel !== undefined ? { reasoningModel: ep.reasoningModel } : {}),
     ...(ep.nativeResponses ? { nativeResponses: true } : {}),
     ...(canThink(model) ? { reasoning: true } : {}),
   }));

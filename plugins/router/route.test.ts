@@ -119,6 +119,13 @@ describe("planRoute", () => {
     expect(t.map((x) => x.provider)).toEqual(["groq", "fireworks"]);
     expect(t[1]!.credentials?.apiKey).toBe("k");
   });
+
+  it("reasoning_model reaches the target as set, false included (it overrides the driver's recognition of the id)", () => {
+    const o = (flag?: boolean) => model("acme/o", [{ provider: "openai", model: "o4-mini", ...(flag === undefined ? {} : { reasoning_model: flag }) }]);
+    expect(planRoute(input({ chain: [o()] }))[0]!.reasoningModel).toBeUndefined();
+    expect(planRoute(input({ chain: [o(false)] }))[0]!.reasoningModel).toBe(false);
+    expect(planRoute(input({ chain: [o(true)] }))[0]!.reasoningModel).toBe(true);
+  });
 });
 
 describe("helpers", () => {

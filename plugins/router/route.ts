@@ -57,7 +57,7 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
     contextWindow: ep.context_window ?? model.config.context_window,
     maxTokens: ep.max_tokens ?? model.config.max_tokens,
   };
-  if (ep.reasoning_model) t.reasoningModel = true;
+  if (ep.reasoning_model !== undefined) t.reasoningModel = ep.reasoning_model;
   if (ep.native_responses) t.nativeResponses = true;
   if (model.config.tags?.includes("reasoning")) t.reasoning = true;
   if (own) {

@@ -29,6 +29,7 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
     if (typeof d.revised_prompt === "string" && d.revised_prompt) img.revisedPrompt = d.revised_prompt;
     return img;
   }));
-  const out: ImagesOutput = { images, inputTokens: json?.usage?.input_tokens, outputTokens: json?.usage?.output_tokens };
+  const usage = json?.usage;
+  const out: ImagesOutput = { images, inputTokens: usage?.input_tokens, inputImageTokens: usage?.input_tokens_details?.image_tokens, outputTokens: usage?.output_tokens };
   return { kind: "json", body: out };
 }

@@ -51,4 +51,13 @@ describe("buildChatRequest on an OpenAI reasoning model (catalog reasoning_model
     expect(JSON.parse(plain.body as string)).toMatchObject({ max_tokens: 50, temperature: 0.2 });
     expect(plain.dropped).toEqual([]);
   });
+
+  it("an operator's entry without the flag is fitted from the upstream id; reasoning_model: false opts out", () => {
+    const own: Target = { ...target, modelId: "acme/reasoner", upstreamModel: "o4-mini" };
+    const fitted = buildChatRequest({ model: "x", messages: [], max_tokens: 50, temperature: 0.2 }, own, config, "up");
+    expect(JSON.parse(fitted.body as string)).toEqual({ model: "o4-mini", messages: [], max_completion_tokens: 50 });
+    expect(fitted.dropped).toEqual(["temperature"]);
+    const optedOut = buildChatRequest({ model: "x", messages: [], max_tokens: 50 }, { ...own, reasoningModel: false }, config, "up");
+    expect(JSON.parse(optedOut.body as string)).toEqual({ model: "o4-mini", messages: [], max_tokens: 50 });
+  });
 });

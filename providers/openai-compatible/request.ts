@@ -2,7 +2,7 @@
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
-import { fitReasoningModel } from "./reasoning-params.ts";
+import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
 
 const DEFAULT_BASE = "https://api.openai.com/v1";
 
@@ -38,6 +38,6 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   if (knobs?.reasoningEffort && out.reasoning_effort === undefined) out.reasoning_effort = knobs.reasoningEffort;
   // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const dropped = target.reasoningModel ? fitReasoningModel(out) : [];
+  const dropped = isReasoningTarget(target) ? fitReasoningModel(out) : [];
   return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };
 }

@@ -65,4 +65,14 @@ describe("relayResponsesBody", () => {
   it("a transport failure mid-stream is a retryable gateway error", async () => {
     await expect(run(created + delta + delta, 20, 2)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
   });
+
+  it("a stream cut off after events: the error carries the next sequence_number, so the gateway's error event continues the numbering", async () => {
+    const NEXT = Symbol.for("model-gateway.responses.next-sequence");
+    const cut = await run(created + ev("response.output_text.delta", { delta: "Hi" }, 7), 4096).catch((e) => e);
+    expect(cut[NEXT]).toBe(8);
+    const wire = created + ev("response.output_text.delta", { delta: "x".repeat(60) }, 1) + ev("response.output_text.delta", { delta: "y".repeat(60) }, 2);
+    const broken = await run(wire, 64, Math.floor(wire.length / 64)).catch((e) => e);
+    expect(broken).toMatchObject({ code: "UPSTREAM_ERROR" });
+    expect(broken[NEXT]).toBe(2);
+  });
 });

@@ -14,6 +14,16 @@ type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
+/** Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream. */
+const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
+
+/** The error, marked with the number after the last relayed event's (read from that one event only, when it fails). */
+function continuing<E>(err: E, last: SseEvent | undefined): E {
+  const seq = last && /"sequence_number"\s*:\s*(\d+)/.exec(last.data)?.[1];
+  if (seq !== undefined && err && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = Number(seq) + 1;
+  return err;
+}
+
 /** The event's type: its `event:` name (OpenAI always sends one), else the JSON's leading `type`. */
 function typeOf(ev: SseEvent): string | undefined {
   if (ev.event !== undefined) return ev.event;
@@ -31,6 +41,7 @@ export async function* relayResponsesBody(
   let errored = false;
   let done = false;
   let searches = 0;
+  let last: SseEvent | undefined;
   try {
     for await (const chunk of source) {
       for (const ev of parser.push(chunk)) {
@@ -59,17 +70,18 @@ export async function* relayResponsesBody(
           done = true;
           return;
         }
+        last = ev;
         yield ev;
       }
     }
   } catch (err) {
-    throw transportError(provider, err, signal);
+    throw continuing(transportError(provider, err, signal), last);
   } finally {
     releaseBody(readable, done);
   }
   // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
   if (!errored) {
-    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } });
+    throw continuing(new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } }), last);
   }
 }
 

@@ -8,6 +8,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage } from "../../core/generated/validators.js";
+import { expectOpenAIShape } from "../helpers/openai-spec.ts";
+import { expectAnthropicShape } from "../helpers/anthropic-sdk-schema.ts";
 import type { Env, Upstream } from "./env.ts";
 import { GEMINI_RUNS } from "./gemini-scenarios.ts";
 
@@ -34,6 +36,8 @@ type ChatParams = Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, "model">;
 async function chatOnce(env: Env, u: Upstream, p: ChatParams): Promise<OpenAI.ChatCompletion> {
   const res = await env.chat.chat.completions.create({ model: env.model[u], ...p });
   expect(validateChatCompletion(res)).toBe(true);
+  expectOpenAIShape("CreateChatCompletionResponse", res);
+  expect(res.model).toBe(env.model[u]);
   return res;
 }
 
@@ -43,6 +47,8 @@ async function chatStream(env: Env, u: Upstream, p: ChatParams & { stream_option
   const chunks: OpenAI.ChatCompletionChunk[] = [];
   for await (const c of stream) chunks.push(c);
   for (const c of chunks) expect(validateChatCompletionChunk(c)).toBe(true);
+  for (const c of chunks) expectOpenAIShape("CreateChatCompletionStreamResponse", c, "chunk");
+  expect(new Set(chunks.map((c) => c.model))).toEqual(new Set([env.model[u]]));
   expect(chunks[0]!.choices[0]!.delta.role).toBe("assistant");
   expect(chunks.filter((c) => c.choices[0]?.delta.role).length).toBe(1);
   return { chunks, final: await stream.finalChatCompletion() };
@@ -93,6 +99,8 @@ type MsgParams = Omit<Anthropic.MessageCreateParamsNonStreaming, "model">;
 async function msgOnce(env: Env, u: Upstream, p: MsgParams): Promise<Anthropic.Message> {
   const res = await env.messages.messages.create({ model: env.model[u], ...p });
   expect(validateMessage(res)).toBe(true);
+  expectAnthropicShape("Message", res);
+  expect(res.model).toBe(env.model[u]);
   return res;
 }
 
@@ -100,7 +108,9 @@ async function msgStream(env: Env, u: Upstream, p: MsgParams) {
   const stream = env.messages.messages.stream({ model: env.model[u], ...p });
   const events: Anthropic.MessageStreamEvent[] = [];
   for await (const e of stream) events.push(e);
+  for (const e of events) expectAnthropicShape("RawMessageStreamEvent", e, `event ${e.type}`);
   expect(events[0]!.type).toBe("message_start");
+  expect((events[0] as Anthropic.MessageStartEvent).message.model).toBe(env.model[u]);
   expect(events.at(-1)!.type).toBe("message_stop");
   return { events, final: await stream.finalMessage() };
 }
@@ -127,10 +137,13 @@ function msgText(m: Anthropic.Message): string {
  */
 async function msgLoop(env: Env, u: Upstream, first: Anthropic.Message, extra: Partial<MsgParams> = {}) {
   const uses = toolUsesOf(first);
+  // As Claude Code does: signed thinking blocks are kept only on assistant turns made by the model it is calling.
+  const ours = first.model === env.model[u];
+  const assistant = ours ? first.content : first.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
   const results: Anthropic.ContentBlockParam[] = [...uses].reverse().map((b, i) => ({ type: "tool_result" as const, tool_use_id: b.id, content: `${b.name}: ok`, ...(i === 0 ? { is_error: true } : {}) }));
   const messages: Anthropic.MessageParam[] = [
     { role: "user", content: "Weather and time in Paris?" },
-    { role: "assistant", content: first.content },
+    { role: "assistant", content: assistant },
     { role: "user", content: [...results, { type: "text", text: "Thanks, summarise please." }] },
   ];
   return msgText(await msgOnce(env, u, { max_tokens: 1024, messages, tools: messagesTools, ...extra }));

@@ -123,7 +123,7 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches
     const n = body.tool_choice?.disable_parallel_tool_use ? 1 : Math.min(2, forced.length);
     // Forced tool use (any/tool) answers with the tool call alone, no preamble.
     if (body.tool_choice?.type !== "tool" && body.tool_choice?.type !== "any") blocks.push({ type: "text", text: "Let me check." });
-    for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: toolInput(forced[i].input_schema, { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }) });
+    for (let i = 0; i < n; i++) blocks.push({ type: "tool_use", id: `toolu_fake${i}`, name: forced[i].name, input: toolInput(forced[i].input_schema, { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" }), caller: { type: "direct" } });
     return { blocks, stop: "tool_use", searches };
   }
   const pieces = words(hasToolResult(body) ? "The weather is sunny." : text);
@@ -203,7 +203,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
         for (const c of b.citations ?? []) push("content_block_delta", { index, delta: { type: "citations_delta", citation: c } });
         for (const w of words(b.text)) push("content_block_delta", { index, delta: { type: "text_delta", text: w } });
       } else {
-        push("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+        push("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {}, caller: b.caller } });
         push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
         const json = JSON.stringify(b.input);
         for (let k = 0; k < json.length; k += 6) push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json.slice(k, k + 6) } });

@@ -153,7 +153,7 @@ function answer(body: any, conversation: any[], cachedTokens: number): Answer {
   return {
     output, pieces, status,
     usage: {
-      input_tokens: input, input_tokens_details: { cached_tokens: cached },
+      input_tokens: input, input_tokens_details: { cached_tokens: cached, cache_write_tokens: 0 },
       output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: reasoningTokens },
       total_tokens: input + outputTokens,
     },

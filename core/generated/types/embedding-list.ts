@@ -28,6 +28,10 @@ export interface EmbeddingList {
 export interface GatewayMetadata {
   generationId: string;
   resolvedProvider?: string;
+  /**
+   * The upstream's own id for the model that served the request, as its answer named it (e.g. a dated snapshot), else as configured. The answer's own `model` is always the gateway id.
+   */
+  upstreamModel?: string;
   modelAttempts: {
     model: string;
     provider: string;

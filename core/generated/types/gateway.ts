@@ -376,7 +376,7 @@ export interface ModelEndpointConfig {
    */
   native_responses?: boolean;
   /**
-   * An OpenAI reasoning model (o-series, GPT-5) behind an OpenAI-protocol provider: max_tokens is sent as max_completion_tokens, and the sampling parameters these models refuse (temperature or top_p other than 1, presence/frequency penalties, logprobs, top_logprobs, logit_bias) are dropped and named in x-mg-dropped-params.
+   * An OpenAI reasoning model (o-series, GPT-5) behind an OpenAI-protocol provider: max_tokens is sent as max_completion_tokens, and the sampling parameters these models refuse (temperature or top_p other than 1, presence/frequency penalties, logprobs, top_logprobs, logit_bias) are dropped and named in x-mg-dropped-params. Unset, it is recognised from the upstream model id (o1, o3, o4-mini..., gpt-5* except the gpt-5*-chat variants); true or false overrides that (e.g. for an Azure deployment name).
    */
   reasoning_model?: boolean;
 }

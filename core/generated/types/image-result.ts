@@ -15,8 +15,17 @@ export interface ImageResult {
      */
     revised_prompt?: string;
   }[];
+  /**
+   * OpenAI's image usage (tokens: input with its text/image split, output, total; 0 output tokens for models billed per image) and output_images, the number of images in data.
+   */
   usage: {
     input_tokens: number;
+    input_tokens_details: {
+      text_tokens: number;
+      image_tokens: number;
+    };
+    output_tokens: number;
+    total_tokens: number;
     output_images: number;
   };
   providerMetadata?: {
@@ -29,6 +38,10 @@ export interface ImageResult {
 export interface GatewayMetadata {
   generationId: string;
   resolvedProvider?: string;
+  /**
+   * The upstream's own id for the model that served the request, as its answer named it (e.g. a dated snapshot), else as configured. The answer's own `model` is always the gateway id.
+   */
+  upstreamModel?: string;
   modelAttempts: {
     model: string;
     provider: string;

@@ -35,7 +35,8 @@ export interface ResponseObject {
   usage?: {
     input_tokens?: number;
     input_tokens_details?: {
-      cached_tokens?: number;
+      cached_tokens: number;
+      cache_write_tokens: number;
     };
     output_tokens?: number;
     output_tokens_details?: {
@@ -53,6 +54,10 @@ export interface ResponseObject {
 export interface GatewayMetadata {
   generationId: string;
   resolvedProvider?: string;
+  /**
+   * The upstream's own id for the model that served the request, as its answer named it (e.g. a dated snapshot), else as configured. The answer's own `model` is always the gateway id.
+   */
+  upstreamModel?: string;
   modelAttempts: {
     model: string;
     provider: string;

@@ -10,7 +10,7 @@ describe("non-streaming response translation", () => {
     });
     expect(msg).toEqual({
       id: "msg_9", type: "message", role: "assistant", model: "gpt",
-      content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 } }],
+      content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 }, caller: { type: "direct" } }],
       stop_reason: "tool_use", stop_sequence: null,
       usage: { input_tokens: 40, output_tokens: 7, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
     });

@@ -17,7 +17,8 @@ export function chatToMessagesResponse(chat: any): Record<string, unknown> {
   if (text) content.push({ type: "text", text });
   else if (typeof m.refusal === "string" && m.refusal) content.push({ type: "text", text: m.refusal });
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
-    content.push({ type: "tool_use", id: tc.id, name: tc.function?.name, input: parseArgs(tc.function?.arguments ?? "") });
+    // `caller` says who made the call: the model itself (the API's tool_use blocks always carry it; the SDK types it required).
+    content.push({ type: "tool_use", id: tc.id, name: tc.function?.name, input: parseArgs(tc.function?.arguments ?? ""), caller: { type: "direct" } });
   }
   return {
     id: messageIdOf(chat?.id),

@@ -31,8 +31,8 @@ describe("chat chunks -> messages events", () => {
       "message_delta", "message_stop",
     ]);
     expect(out[0].message).toMatchObject({ id: "msg_1", role: "assistant", content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } });
-    expect(out[5].content_block).toEqual({ type: "tool_use", id: "call_a", name: "wx", input: {} });
-    expect(out[9].content_block).toEqual({ type: "tool_use", id: "call_b", name: "tm", input: {} });
+    expect(out[5].content_block).toEqual({ type: "tool_use", id: "call_a", name: "wx", input: {}, caller: { type: "direct" } });
+    expect(out[9].content_block).toEqual({ type: "tool_use", id: "call_b", name: "tm", input: {}, caller: { type: "direct" } });
     expect(out[12]).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 40, cache_read_input_tokens: 10, output_tokens: 20 } });
   });
 

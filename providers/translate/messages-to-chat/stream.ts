@@ -94,7 +94,7 @@ export class ChatToMessagesStream {
       this.close(out);
       index = this.nextIndex++;
       this.toolBlocks.set(k, index);
-      out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: tc.id ?? `toolu_${k}`, name: tc.function?.name ?? "", input: {} } }));
+      out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: tc.id ?? `toolu_${k}`, name: tc.function?.name ?? "", input: {}, caller: { type: "direct" } } }));
       this.open = "tool";
       this.openToolIndex = k;
     }

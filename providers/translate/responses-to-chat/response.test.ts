@@ -23,7 +23,7 @@ describe("chat completion -> response", () => {
       object: "response", status: "completed", error: null, incomplete_details: null, created_at: 7, model: "claude-x",
       parallel_tool_calls: true, tool_choice: "auto", tools: body.tools, text: { format: { type: "text" } }, truncation: "disabled",
       reasoning: { effort: "low", summary: null }, store: true, previous_response_id: null,
-      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
+      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
     });
     expect(fullResponseOf(r)).toBeUndefined();
   });

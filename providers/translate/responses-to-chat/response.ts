@@ -42,7 +42,7 @@ export function echoOf(body: any): ResponseEcho {
   return {
     model: body.model,
     instructions: typeof body.instructions === "string" ? body.instructions : null,
-    tools: body.tools ?? [],
+    tools: Array.isArray(body.tools) ? body.tools.map(echoTool) : [],
     tool_choice: body.tool_choice ?? "auto",
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     temperature: body.temperature ?? null,
@@ -62,6 +62,12 @@ export function echoOf(body: any): ResponseEcho {
   };
 }
 
+/** A function tool as the API echoes it: `strict` and `parameters` always there (null when the request set none). */
+function echoTool(t: any): unknown {
+  if (t?.type !== "function") return t;
+  return { ...t, parameters: t.parameters ?? null, strict: typeof t.strict === "boolean" ? t.strict : null };
+}
+
 export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
 
 export function responsesUsage(u: any) {
@@ -70,7 +76,8 @@ export function responsesUsage(u: any) {
   const output = num(u?.completion_tokens);
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: num(u?.prompt_tokens_details?.cached_tokens) },
+    // Both required by the API's description (cache_write_tokens since July 2026); 0 when the upstream said nothing.
+    input_tokens_details: { cached_tokens: num(u?.prompt_tokens_details?.cached_tokens), cache_write_tokens: num(u?.prompt_tokens_details?.cache_write_tokens) },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: num(u?.completion_tokens_details?.reasoning_tokens) },
     total_tokens: num(u?.total_tokens) || input + output,

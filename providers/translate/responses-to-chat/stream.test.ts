@@ -47,7 +47,7 @@ describe("chat chunks -> Responses events", () => {
     expect(final.output[0].content[0].text).toBe("Hi there");
     expect(final.output[1]).toMatchObject({ call_id: "call_a", name: "f", arguments: "{\"a\":1}", status: "completed" });
     expect(final.output.map((o: any, i: number) => out.find((e) => e.type === "response.output_item.done" && e.output_index === i).item.id)).toEqual(final.output.map((o: any) => o.id));
-    expect(final.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15 });
+    expect(final.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15 });
   });
 
   it("finish_reason length is response.incomplete with max_output_tokens", async () => {
