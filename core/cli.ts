@@ -9,6 +9,7 @@ import { fork } from "node:child_process";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
 import { packageRoot } from "./package-root.ts";
+import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -51,6 +52,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
+      if (isWorker()) fallbackSigningSecret(); // takes the primary's secret out of the environment before anything spawns
       const { startGateway } = await import("./server.ts");
       const gw = await startGateway({
         configFile: file,
@@ -97,6 +99,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         serveAsWorker(gw, begin);
         return -1; // the primary prints the banner once every worker listens
       }
+      const secretWarning = sharedSecretWarning(gw.gateway.config);
+      if (secretWarning) gw.gateway.log.warn(secretWarning);
       // The README's sandbox key is only advertised when this config still accepts it.
       process.stdout.write(banner(gw.url, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
@@ -194,6 +198,7 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   }
   const { loggerFromConfig } = await import("./observability/logger.ts");
   const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
+  if (facts.secretWarning) log.warn(facts.secretWarning); // once here, not once per worker
   const code = await runPrimary({
     workers,
     log,
@@ -208,6 +213,8 @@ interface PrimaryFacts {
   problems?: string;
   refusal?: string;
   quickstart: boolean;
+  /** sharedSecretWarning's text, when the config calls for it. */
+  secretWarning?: string;
   log?: RuntimeConfig["raw"]["log"];
   dir: string;
 }
@@ -220,7 +227,7 @@ async function configFacts(file: string, workers: number): Promise<PrimaryFacts>
   try {
     const config = await loadConfig(file);
     const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
-    return { refusal: storeRefusal(config.store.kind, workers), quickstart, log: config.raw.log, dir: config.dir };
+    return { refusal: storeRefusal(config.store.kind, workers), quickstart, secretWarning: sharedSecretWarning(config), log: config.raw.log, dir: config.dir };
   } catch (err) {
     if (err instanceof ConfigError) return { problems: err.problems.map(formatProblem).join("\n"), quickstart: false, dir: "" };
     throw err;

@@ -9,6 +9,8 @@ export interface ChildGateway {
   url: string;
   baseURL: string;
   proc: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
   /** SIGKILL: no shutdown hooks, no flushing. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -41,7 +43,7 @@ export async function startChildGateway(configFile: string, env: Record<string, 
     };
     if (listening) {
       const url = `http://127.0.0.1:${port}`;
-      return { url, baseURL: `${url}/api/v1`, proc, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
+      return { url, baseURL: `${url}/api/v1`, proc, output: () => out, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
     }
     if (attempt >= 2 || !/EADDRINUSE/.test(out)) throw new Error(`gateway did not start:\n${out}`);
   }
