@@ -162,7 +162,7 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   const id = String(cluster.worker!.id);
   gw.server.prependListener("request", (_req, res) => res.setHeader("x-mg-worker", id));
   process.on("message", (m: ToWorker) => {
-    if (m?.mg === "reload") void gw.gateway.reload();
+    if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
   });

@@ -1,5 +1,5 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
-import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -46,7 +46,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Config reloads (file change, SIGHUP): a refused one leaves the previous config serving, so it is only seen here
+  // and in the log (core/gateway.ts keeps the last one's reason).
+  readonly configReloads = new Counter({
+    name: "gateway_config_reloads_total",
+    help: "Config reloads by result: ok (swapped in) or failed (refused; the previous config keeps serving).",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+  readonly configLastReloadSuccess = new Gauge({
+    name: "gateway_config_last_reload_success",
+    help: "1 when the last config reload (or the start) succeeded, 0 when it was refused.",
+    registers: [this.registry],
+  });
+  readonly configLastReloadTime = new Gauge({
+    name: "gateway_config_last_reload_timestamp_seconds",
+    help: "Unix time of the last config reload attempt (or the start).",
+    registers: [this.registry],
+  });
+
   constructor() {
+    // Both results exist from the start, so increase() and alerts see the first failure.
+    for (const result of ["ok", "failed"]) this.configReloads.inc({ result }, 0);
+    this.configLastReloadSuccess.set(1);
+    this.configLastReloadTime.set(Date.now() / 1000);
     collectDefaultMetrics({ register: this.registry });
   }
 }
