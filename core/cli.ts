@@ -10,6 +10,7 @@ import { newApiKey, sha256Hex } from "./keys/keys.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
+import { stopWhenLauncherExits } from "./launcher.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -88,6 +89,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
+      if (!isWorker()) {
+        stopWhenLauncherExits(process.env, (parent) => gw.gateway.log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
+      }
       if (isWorker()) {
         // Store changed to a per-process one since the primary checked (a restarted worker reads the file anew).
         const refusal = storeRefusal(gw.gateway.config.store.kind, workers);
@@ -178,7 +182,7 @@ commands.start = async (argv) => {
 
 /** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
 function banner(url: string, file: string, quickstart: boolean, workers?: string): string {
-  return `model-gateway listening on ${url} (config ${file}${workers ? `; ${workers}` : ""})\n` +
+  return `model-gateway listening on ${url} (config ${file}; ${workers ?? `pid ${process.pid}`})\n` +
     `  base_url: ${url}/api/v1   metrics: ${url}/metrics   openapi: ${url}/api/openapi.json\n` +
     (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
     `  try: curl ${url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
@@ -199,10 +203,11 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   const { loggerFromConfig } = await import("./observability/logger.ts");
   const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
   if (facts.secretWarning) log.warn(facts.secretWarning); // once here, not once per worker
+  stopWhenLauncherExits(process.env, (parent) => log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
   const code = await runPrimary({
     workers,
     log,
-    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, facts.quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
+    onReady: ({ url, pids }) => process.stdout.write(banner(url, file, facts.quickstart, `primary pid ${process.pid}, ${workers} workers, pids ${pids.join(" ")}`)),
   });
   await log.close();
   process.exit(code); // the workers are gone (or were told to go, after a second signal)
