@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # What `npm test` needs beyond npm packages: redis-server (the multi-replica tests start their own instance on a
-# free loopback port) and ffmpeg (decodes the simulator's MP4 with a real decoder). Installed with apt-get when
-# missing and we may; otherwise a clear message. Runs before `npm test` (pretest) and in .ci/run.
+# free loopback port), prometheus (runs the Grafana dashboard's queries against a scraped gateway) and ffmpeg
+# (decodes the simulator's MP4 with a real decoder). Installed with apt-get when missing and we may; otherwise a
+# clear message. Runs before `npm test` (pretest) and in .ci/run.
 set -euo pipefail
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -18,6 +20,6 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 echo "test-deps: the tests need ${missing[*]}; install them (e.g. sudo apt-get install -y ${missing[*]}) and run again." >&2
-# Without ffmpeg only the MP4 decode check is skipped; without redis-server the Redis tests cannot run.
-case " ${missing[*]} " in *" redis-server "*) exit 1 ;; esac
+# Without ffmpeg only the MP4 decode check is skipped; without redis-server or prometheus their tests cannot run.
+case " ${missing[*]} " in *" redis-server "*|*" prometheus "*) exit 1 ;; esac
 exit 0
