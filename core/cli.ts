@@ -9,6 +9,8 @@ import { fork } from "node:child_process";
 import { newApiKey, sha256Hex } from "./keys/keys.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
 import { packageRoot } from "./package-root.ts";
+import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
+import { stopWhenLauncherExits } from "./launcher.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -51,6 +53,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
+      if (isWorker()) fallbackSigningSecret(); // takes the primary's secret out of the environment before anything spawns
       const { startGateway } = await import("./server.ts");
       const gw = await startGateway({
         configFile: file,
@@ -87,6 +90,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
+      if (!isWorker()) {
+        stopWhenLauncherExits(process.env, (parent) => gw.gateway.log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
+      }
       if (isWorker()) {
         // Store changed to a per-process one since the primary checked (a restarted worker reads the file anew).
         const refusal = storeRefusal(gw.gateway.config.store.kind, workers);
@@ -98,6 +104,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         serveAsWorker(gw, begin);
         return -1; // the primary prints the banner once every worker listens
       }
+      const secretWarning = sharedSecretWarning(gw.gateway.config);
+      if (secretWarning) gw.gateway.log.warn(secretWarning);
       // The README's sandbox key is only advertised when this config still accepts it.
       process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
@@ -176,7 +184,7 @@ commands.start = async (argv) => {
 
 /** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
 function banner(url: string, metricsUrl: string | undefined, file: string, quickstart: boolean, workers?: string): string {
-  return `model-gateway listening on ${url} (config ${file}${workers ? `; ${workers}` : ""})\n` +
+  return `model-gateway listening on ${url} (config ${file}; ${workers ?? `pid ${process.pid}`})\n` +
     `  base_url: ${url}/api/v1   metrics: ${metricsUrl ?? "not served (see metrics: in the config)"}   openapi: ${url}/api/openapi.json\n` +
     (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
     `  try: curl ${url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
@@ -196,10 +204,12 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   }
   const { loggerFromConfig } = await import("./observability/logger.ts");
   const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
+  if (facts.secretWarning) log.warn(facts.secretWarning); // once here, not once per worker
+  stopWhenLauncherExits(process.env, (parent) => log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
   const code = await runPrimary({
     workers,
     log,
-    onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, `${workers} workers, pids ${pids.join(" ")}`)),
+    onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, `primary pid ${process.pid}, ${workers} workers, pids ${pids.join(" ")}`)),
   });
   await log.close();
   process.exit(code); // the workers are gone (or were told to go, after a second signal)
@@ -210,6 +220,8 @@ interface PrimaryFacts {
   problems?: string;
   refusal?: string;
   quickstart: boolean;
+  /** sharedSecretWarning's text, when the config calls for it. */
+  secretWarning?: string;
   log?: RuntimeConfig["raw"]["log"];
   dir: string;
 }
@@ -222,7 +234,7 @@ async function configFacts(file: string, workers: number): Promise<PrimaryFacts>
   try {
     const config = await loadConfig(file);
     const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
-    return { refusal: storeRefusal(config.store.kind, workers), quickstart, log: config.raw.log, dir: config.dir };
+    return { refusal: storeRefusal(config.store.kind, workers), quickstart, secretWarning: sharedSecretWarning(config), log: config.raw.log, dir: config.dir };
   } catch (err) {
     if (err instanceof ConfigError) return { problems: err.problems.map(formatProblem).join("\n"), quickstart: false, dir: "" };
     throw err;

@@ -17,8 +17,8 @@ describe("--workers", () => {
     expect(storeRefusal("memory", 2)).toMatch(/the memory store keeps/);
   });
 
-  it("workers get two malloc arenas unless the operator set MALLOC_ARENA_MAX", () => {
-    expect(workerEnv({})).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "2" });
-    expect(workerEnv({ MALLOC_ARENA_MAX: "8" })).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "8" });
+  it("workers get two malloc arenas unless the operator set MALLOC_ARENA_MAX, and the primary's signing secret", () => {
+    expect(workerEnv("s".repeat(64), {})).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "2", MG_WORKER_SIGNING_SECRET: "s".repeat(64) });
+    expect(workerEnv("s".repeat(64), { MALLOC_ARENA_MAX: "8" })).toMatchObject({ MALLOC_ARENA_MAX: "8" });
   });
 });

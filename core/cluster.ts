@@ -7,6 +7,7 @@ import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import type { Logger } from "./log.ts";
 import type { RunningGateway } from "./server.ts";
+import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -18,12 +19,13 @@ export function parseWorkers(v: string | undefined): number {
 }
 
 /**
- * A worker's environment additions. glibc gives each thread that allocates its own malloc arena, up to eight per
+ * A worker's environment additions: the primary's signing secret (used when server.signing_secret is unset, so a
+ * signed asset URL works on every worker behind the port; core/assets/secret.ts), and MALLOC_ARENA_MAX. glibc gives each thread that allocates its own malloc arena, up to eight per
  * core, and a worker's V8 and libuv threads each fill one: two arenas held 10 000 open streams over two workers in
  * ~30 MB less at peak (bench/README.md, round 8). An operator's own MALLOC_ARENA_MAX wins.
  */
-export function workerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return { MG_WORKER: "1", MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || "2" };
+export function workerEnv(signingSecret: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return { MG_WORKER: "1", MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || "2", [WORKER_SECRET_ENV]: signingSecret };
 }
 
 /** Why this store cannot serve `workers` processes, or undefined when it can. */
@@ -64,9 +66,10 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   let restartTimer: NodeJS.Timeout | undefined;
   let finish!: (code: number) => void;
   const done = new Promise<number>((r) => (finish = r));
+  const signingSecret = newSigningSecret(); // one for every worker, restarted ones included
 
   const fork = () => {
-    const w = cluster.fork(workerEnv());
+    const w = cluster.fork(workerEnv(signingSecret));
     started.set(w, Date.now());
     w.on("message", (m: ToPrimary) => {
       if (m?.mg !== "listening") return;
@@ -159,7 +162,7 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   const id = String(cluster.worker!.id);
   gw.server.prependListener("request", (_req, res) => res.setHeader("x-mg-worker", id));
   process.on("message", (m: ToWorker) => {
-    if (m?.mg === "reload") void gw.gateway.reload();
+    if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
   });

@@ -3,6 +3,7 @@
 import type { LoadedConfig } from "./config/loaded.ts";
 import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
+import { changeFields, diffConfigs, type ConfigChanges } from "./config/diff.ts";
 import { Metrics } from "./metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
@@ -27,6 +28,21 @@ export interface Snapshot {
   retired: boolean;
 }
 
+/** What started a reload: the config watch, a SIGHUP (to this process, or to the cluster primary), or a caller. */
+export type ReloadTrigger = "file" | "sighup" | "call";
+
+/** The outcome of the last reload, kept for operators (an admin or readiness view reads it here). */
+export interface ReloadStatus {
+  /** ISO time of the attempt. */
+  at: string;
+  trigger: ReloadTrigger;
+  ok: boolean;
+  /** Why it was refused (file:line:column: message, as `model-gateway check` prints them). */
+  problems?: string[];
+  /** What it changed, when it was swapped in. */
+  changes?: ConfigChanges;
+}
+
 export interface GatewayOptions {
   logger?: Logger;
 }
@@ -42,12 +58,11 @@ export class Gateway implements GatewayHandle {
    * call is bounded and a store that fails is reported (/readyz) and worked around (core/store/guard.ts).
    */
   store!: GuardedStore;
-  /** The last reload was refused: the config on disk is not the one serving (for /readyz). */
-  reloadProblems: string[] | undefined;
   /** A graceful shutdown has begun (for /readyz). */
   draining = false;
   readonly log: Logger;
   private current!: Snapshot;
+  private lastReloadStatus?: ReloadStatus;
   private readonly drivers = new Map<string, CachedDriver>();
   /** Subsystems (stores, stats, ...) that need closing with the gateway. */
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -110,34 +125,56 @@ export class Gateway implements GatewayHandle {
     this.closers.push(fn);
   }
 
+  /** The last reload's outcome (undefined until the first reload): when, what started it, why it failed. */
+  get lastReload(): ReloadStatus | undefined {
+    return this.lastReloadStatus;
+  }
+
   /** Validate and swap in a new config; an invalid file is refused and the old config keeps serving. */
-  async reload(file = this.current.config.file): Promise<{ ok: true } | { ok: false; problems: string[] }> {
+  async reload(file = this.current.config.file, trigger: ReloadTrigger = "call"): Promise<{ ok: true; changes: ConfigChanges } | { ok: false; problems: string[] }> {
+    const at = new Date();
+    const refused = (problems: string[]) => {
+      this.log.error("config reload refused; still serving the previous config", { file, trigger, problems });
+      this.noteReload({ at: at.toISOString(), trigger, ok: false, problems });
+      return { ok: false as const, problems };
+    };
     let next: LoadedConfig;
     try {
       next = await resolveConfig(this.current.config.builtins, file, { onNotice: (m) => this.log.info(m) });
     } catch (err) {
-      const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message];
-      this.log.error("config reload refused; still serving the previous config", { problems });
-      this.reloadProblems = problems;
-      return { ok: false, problems };
+      return refused(err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message]);
     }
     let snapshot: Snapshot;
     try {
       snapshot = await this.build(next);
     } catch (err) {
       // A plugin's setup (or a driver) failed on the new config: refused like an invalid file, never a crash.
-      const problems = [`setting up the new config failed: ${(err as Error).message ?? String(err)}`];
-      this.log.error("config reload refused; still serving the previous config", { problems });
-      this.reloadProblems = problems;
-      return { ok: false, problems };
+      return refused([`setting up the new config failed: ${(err as Error).message ?? String(err)}`]);
     }
     const old = this.current;
     this.current = snapshot;
-    this.reloadProblems = undefined;
     old.retired = true;
     if (old.inflight === 0) void this.dispose(old);
-    this.log.info("config reloaded", { file, models: next.models.size, providers: next.providers.size });
-    return { ok: true };
+    const changes = diffConfigs(old.config, next);
+    const fields = changeFields(changes);
+    this.log.info(Object.keys(fields).length ? "config reloaded" : "config reloaded: nothing changed", {
+      file, trigger, changes: fields, models: next.models.size, providers: next.providers.size,
+    });
+    this.noteReload({ at: at.toISOString(), trigger, ok: true, changes });
+    return { ok: true, changes };
+  }
+
+  /** The last reload was refused: the config on disk is not the one serving (for /readyz). */
+  get reloadProblems(): string[] | undefined {
+    const r = this.lastReloadStatus;
+    return r && !r.ok ? r.problems : undefined;
+  }
+
+  private noteReload(status: ReloadStatus): void {
+    this.lastReloadStatus = status;
+    this.metrics.configReloads.inc({ result: status.ok ? "ok" : "failed" });
+    this.metrics.configLastReloadSuccess.set(status.ok ? 1 : 0);
+    this.metrics.configLastReloadTime.set(Date.parse(status.at) / 1000);
   }
 
   async close(): Promise<void> {

@@ -57,7 +57,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Config reloads (file change, SIGHUP): a refused one leaves the previous config serving, so it is only seen here
+  // and in the log (core/gateway.ts keeps the last one's reason).
+  readonly configReloads = new Counter({
+    name: "gateway_config_reloads_total",
+    help: "Config reloads by result: ok (swapped in) or failed (refused; the previous config keeps serving).",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+  readonly configLastReloadSuccess = new Gauge({
+    name: "gateway_config_last_reload_success",
+    help: "1 when the last config reload (or the start) succeeded, 0 when it was refused.",
+    registers: [this.registry],
+  });
+  readonly configLastReloadTime = new Gauge({
+    name: "gateway_config_last_reload_timestamp_seconds",
+    help: "Unix time of the last config reload attempt (or the start).",
+    registers: [this.registry],
+  });
+
   constructor() {
+    // Both results exist from the start, so increase() and alerts see the first failure.
+    for (const result of ["ok", "failed"]) this.configReloads.inc({ result }, 0);
+    this.configLastReloadSuccess.set(1);
+    this.configLastReloadTime.set(Date.now() / 1000);
     collectDefaultMetrics({ register: this.registry });
   }
 }

@@ -4,7 +4,7 @@
 // shutdown can stop accepting, let requests in flight finish, and then close what is left.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { watch, type FSWatcher } from "node:fs";
+import { resolve } from "node:path";
 import { Gateway } from "./gateway.ts";
 import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
@@ -20,6 +20,7 @@ import { toGeminiJSON } from "./errors.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
+import { watchConfig, type ConfigWatch } from "./config/watch.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -142,28 +143,20 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     throw err;
   }
 
-  const watchers: FSWatcher[] = [];
-  const onHup = () => void gateway.reload();
+  const onHup = () => void gateway.reload(undefined, "sighup");
+  let watcher: ConfigWatch | undefined;
   if (opts.watch) {
-    let timer: NodeJS.Timeout | undefined;
-    const files = [config.file, ...(config.raw.include ?? []).map((f) => new URL(f, `file://${config.dir}/`).pathname)];
-    for (const f of files) {
-      try {
-        const w = watch(f, () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => void gateway.reload(config.file), 150);
-        });
-        w.on("error", (err) => log.warn(`stopped watching ${f}: ${err.message}`));
-        watchers.push(w);
-      } catch (err) {
-        log.warn(`cannot watch ${f}: ${(err as Error).message}`);
-      }
-    }
+    watcher = watchConfig({
+      // The live config's files: a reload that adds an include is followed from then on.
+      files: () => [gateway.config.file, ...(gateway.config.raw.include ?? []).map((f) => resolve(gateway.config.dir, f))],
+      onChange: () => gateway.reload(gateway.config.file, "file"),
+      log,
+    });
   }
   if (opts.sighup) process.on("SIGHUP", onHup);
 
   const stopWatching = () => {
-    for (const w of watchers) w.close();
+    watcher?.close();
     process.off("SIGHUP", onHup);
   };
   let shuttingDown: Promise<void> | undefined;

@@ -52,11 +52,11 @@ afterAll(async () => {
 });
 
 describe("docs/grafana/gateway.json", () => {
-  it("covers traffic, errors, latency, tokens, cost, circuits, in-flight, memory and event-loop lag", () => {
+  it("covers traffic, errors, latency, tokens, cost, circuits, in-flight, memory, event-loop lag and config reloads", () => {
     const all = exprs().join("\n");
     for (const name of ["gateway_requests_total", "gateway_request_duration_seconds_bucket", "gateway_time_to_first_byte_seconds_bucket",
       "gateway_project_tokens_total", "gateway_project_cost_usd_total", "gateway_circuit_state", "gateway_requests_in_flight",
-      "process_resident_memory_bytes", "nodejs_eventloop_lag_p99_seconds"]) expect(all).toContain(name);
+      "process_resident_memory_bytes", "nodejs_eventloop_lag_p99_seconds", "gateway_config_reloads_total"]) expect(all).toContain(name);
   });
 
   it("every PromQL expression names only metrics and labels that /metrics exposes", () => {

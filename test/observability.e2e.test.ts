@@ -35,7 +35,7 @@ describe("GET /metrics", () => {
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
     expect(text).toMatch(/gateway_requests_total\{endpoint="chat",model="openai\/gpt-4o-mini",provider="sim",code="200"\} 2/);
-    expect(text).toMatch(/gateway_requests_total\{endpoint="chat",model="",provider="",code="404"\} 1/);
+    expect(text).toMatch(/gateway_requests_total\{endpoint="chat",model="unknown",provider="",code="404"\} 1/); // never the client's string
     expect(text).toMatch(/gateway_request_duration_seconds_bucket\{le="[^"]+",endpoint="chat",model="openai\/gpt-4o-mini",provider="sim"\}/);
     expect(text).toMatch(/gateway_time_to_first_byte_seconds_count\{endpoint="chat",model="openai\/gpt-4o-mini",provider="sim"\} 2/);
     expect(text).toMatch(/gateway_upstream_duration_seconds_count\{provider="sim",model="openai\/gpt-4o-mini",outcome="ok"\} 2/);

@@ -1,7 +1,8 @@
 // `model-gateway start --workers 2` on a real redis-server: two worker processes behind one port. Every request goes
 // over a fresh TCP connection, so the cluster's round-robin spreads them; `x-mg-worker` says which worker answered.
 // Limits, budgets and idempotency hold across the workers, a SIGHUP reload reaches both, a killed worker is
-// replaced, SIGTERM ends them all with exit 0, and a per-process store is refused.
+// replaced, SIGTERM ends them all with exit 0, and a per-process store is refused. With no server.signing_secret
+// the workers share the primary's, so a signed image URL works whichever worker gets its connection.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
@@ -117,6 +118,9 @@ describe("start --workers 2 on one redis-server", () => {
     config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix } });
     config.projects.limited = { keys: [keyEntry("lk", LIMITED, { rate_limits: { rpm: 5 } })] };
     config.projects.spender = { keys: [keyEntry("sk", SPENDER)], budget: { usd: BUDGET, period: "total" } };
+    config.providers.sim = { protocol: "sim", sim: { image_ms: 5 } };
+    config.models["openai/sim-pixel"] = { type: "image", endpoints: [{ provider: "sim", model: "pixel" }] };
+    expect(config.server?.signing_secret).toBeUndefined();
     writeFileSync(configFile, YAML.stringify(config));
     gw = await startCluster(configFile, "2");
     expect(gw.pids, gw.err()).toHaveLength(2);
@@ -177,6 +181,23 @@ describe("start --workers 2 on one redis-server", () => {
       split = a!.worker !== b!.worker;
     }
     expect(split).toBe(true);
+  });
+
+  it("with no server.signing_secret, a signed image URL from one worker is served by both; the warning is logged once", async () => {
+    const made = await post(gw.port, "/images/generations", { model: "openai/sim-pixel", prompt: "a fox", size: "32x32", response_format: "url" }, auth());
+    expect(made.status, made.text).toBe(200);
+    const url = new URL(JSON.parse(made.text).data[0].url);
+    const get = () => new Promise<{ status: number; worker?: string }>((resolve, reject) => {
+      request({ host: "127.0.0.1", port: gw.port, path: url.pathname + url.search, agent: false, headers: { connection: "close" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode!, worker: res.headers["x-mg-worker"] as string | undefined }));
+      }).on("error", reject).end();
+    });
+    const rs = await Promise.all(Array.from({ length: 12 }, get));
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    expect(rs.map((r) => r.status)).toEqual(Array(12).fill(200));
+    // The store is Redis, so other replicas could be sharing it: said once, by the primary.
+    expect(gw.err().match(/server\.signing_secret is not set/g)).toHaveLength(1);
   });
 
   it("every worker runs with MALLOC_ARENA_MAX=2 unless the environment set it", () => {

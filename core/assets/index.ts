@@ -1,6 +1,5 @@
 // The gateway's asset service: keeps generated images/videos and hands out signed, expiring URLs for them.
 // One per GatewayHandle (kept beside it, not in the config snapshot), so a reload never orphans stored assets.
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import type { IncomingHttpHeaders } from "node:http";
 import type { GatewayHandle } from "../contracts/gateway.ts";
@@ -8,6 +7,7 @@ import { AssetStore, type AssetMeta } from "./store.ts";
 import { defaultAssetsDir } from "./private-dir.ts";
 import { isTrustedPeer } from "../net/trusted-proxies.ts";
 import { signedUrl } from "./sign.ts";
+import { fallbackSigningSecret } from "./secret.ts";
 
 /** Signed image URLs live about an hour, video URLs about a day (spec, Limits). */
 export const IMAGE_URL_TTL_S = 3600;
@@ -16,7 +16,7 @@ export const ASSET_ROUTE = "/api/v1/assets";
 
 export interface Assets {
   store: AssetStore;
-  /** The HMAC secret: server.signing_secret, else one random secret for this process. */
+  /** The HMAC secret: server.signing_secret, else the deployment's fallback (core/assets/secret.ts). */
   secret(): string;
 }
 
@@ -28,7 +28,7 @@ export function assetsOf(gateway: GatewayHandle): Assets {
     const configured = (gateway.config.raw.server as { assets_dir?: string } | undefined)?.assets_dir;
     const dir = configured ? resolve(gateway.config.dir, configured) : defaultAssetsDir();
     const store = new AssetStore(dir);
-    const fallback = randomBytes(32).toString("hex");
+    const fallback = fallbackSigningSecret();
     a = { store, secret: () => gateway.config.server.signingSecret ?? fallback };
     byGateway.set(gateway, a);
     gateway.onClose(() => store.close());

@@ -13,6 +13,7 @@ import { writeError, writeResponse } from "./respond.ts";
 import { observe } from "../observability/index.ts";
 import { shutdownCut } from "../shutdown.ts";
 import { RequestAbort } from "../net/request-abort.ts";
+import { modelLabel, providerLabel } from "./metric-labels.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
@@ -94,7 +95,7 @@ export async function handleRequest(
     return { status: err.status, error: err, aborted: controller.signal.aborted };
   }
 
-  const model = ctx.model?.id ?? "", provider = ctx.resolvedProvider ?? "";
+  const model = modelLabel(ctx), provider = providerLabel(ctx);
   const labels = { endpoint: spec.kind, model, provider };
   const total = (performance.now() - startedAt) / 1000;
   metrics.requests.add(1, spec.kind, model, provider, String(outcome.status));

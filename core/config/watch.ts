@@ -1,0 +1,177 @@
+// Reload when the config, or a file it includes, changes — however it is written. Editors and tools replace a file
+// rather than write into it (sed -i, vim, `cp && mv`, a Kubernetes ConfigMap's `..data` symlink swap), and a watch
+// on the file follows the old inode: after the first replace it never fires again. So the watch is on each file's
+// directory (and, for a symlink, its target's), filtered by name; a change is acted on once its content differs
+// from what was last seen, so one save that makes several events reloads once, and a file that is briefly gone
+// (renamed away, deleted before being written anew) is waited for rather than reloaded as an error.
+import { watch, readFileSync, realpathSync, type FSWatcher } from "node:fs";
+import { createHash } from "node:crypto";
+import { basename, dirname } from "node:path";
+import type { Logger } from "../log.ts";
+
+export interface ConfigWatchOptions {
+  /** The files to follow, asked again after each change (a reload may add or drop an include). */
+  files(): string[];
+  /** Called once per change of content; the watch waits for it before acting on the next. */
+  onChange(): Promise<unknown> | void;
+  log: Logger;
+  /** Quiet time after the last event before acting (one save is often several events). */
+  debounceMs?: number;
+}
+
+export interface ConfigWatch {
+  close(): void;
+}
+
+/** Acted on at the latest this long after the first of a burst of events, however long the burst. */
+const MAX_WAIT_MS = 1000;
+/** How often a directory that could not be watched (gone, no inotify watches left) is tried again. */
+const RETRY_MS = 2000;
+
+export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
+  const debounceMs = o.debounceMs ?? 150;
+  /** Directory -> its watcher and the names in it that matter. */
+  const dirs = new Map<string, { watcher?: FSWatcher; names: Set<string> }>();
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let firstEventAt = 0;
+  let busy: Promise<void> | undefined;
+  let again = false;
+  let files = o.files();
+  let last = fingerprint(files);
+  let missing: string[] = [];
+  const unwatchable = new Set<string>();
+
+  const schedule = () => {
+    if (closed) return;
+    const now = Date.now();
+    if (!timer) firstEventAt = now;
+    clearTimeout(timer);
+    timer = setTimeout(fire, now - firstEventAt >= MAX_WAIT_MS ? 0 : debounceMs);
+  };
+
+  const fire = () => {
+    timer = undefined;
+    if (busy) {
+      again = true; // changes during a reload are looked at once it is done
+      return;
+    }
+    busy = check().catch((err) => o.log.error("config watch failed", { error: String(err) })).finally(() => {
+      busy = undefined;
+      if (again && !closed) {
+        again = false;
+        schedule();
+      }
+    });
+  };
+
+  async function check(): Promise<void> {
+    const fp = fingerprint(files);
+    const gone = files.filter((f, i) => fp.parts[i] === undefined);
+    if (gone.length) {
+      if (gone.join("\n") !== missing.join("\n")) {
+        o.log.warn("config file gone; still serving the last config, and watching for it to come back", { files: gone });
+      }
+      missing = gone;
+      arm(); // a directory replaced along with the file is watched anew
+      return;
+    }
+    missing = [];
+    if (fp.key !== last.key) {
+      last = fp;
+      await o.onChange();
+      files = o.files();
+      last = fingerprint(files); // the reload may have added an include
+    }
+    arm();
+  }
+
+  function arm(): void {
+    if (closed) return;
+    const want = new Map<string, Set<string>>();
+    const add = (path: string) => {
+      const d = dirname(path);
+      if (!want.has(d)) want.set(d, new Set());
+      want.get(d)!.add(basename(path));
+    };
+    for (const f of files) {
+      add(f);
+      try {
+        const real = realpathSync(f);
+        if (real !== f) add(real); // a symlinked file: its target's directory is where edits happen
+      } catch {
+        // gone for now: its own directory's watch sees it come back
+      }
+    }
+    for (const [d, entry] of dirs) {
+      if (want.has(d)) continue;
+      entry.watcher?.close();
+      dirs.delete(d);
+    }
+    let failed = false;
+    for (const [d, names] of want) {
+      const entry = dirs.get(d);
+      if (entry?.watcher) {
+        entry.names = names;
+        continue;
+      }
+      try {
+        const w = watch(d, { persistent: false }, (_event, name) => {
+          const n = name?.toString();
+          // `..data` and friends: a Kubernetes volume swaps the symlink its files point through.
+          if (!n || dirs.get(d)?.names.has(n) || n.startsWith("..")) schedule();
+        });
+        w.on("error", (err) => {
+          o.log.warn("config watch lost a directory; trying again", { dir: d, error: err.message });
+          w.close();
+          const e = dirs.get(d);
+          if (e?.watcher === w) e.watcher = undefined;
+          retryLater();
+          schedule();
+        });
+        dirs.set(d, { watcher: w, names });
+        unwatchable.delete(d);
+      } catch (err) {
+        if (!unwatchable.has(d)) o.log.warn("cannot watch a config directory; SIGHUP still reloads", { dir: d, error: (err as Error).message });
+        unwatchable.add(d);
+        dirs.set(d, { names });
+        failed = true;
+      }
+    }
+    if (failed) retryLater();
+  }
+
+  function retryLater(): void {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      arm();
+      schedule(); // whatever happened meanwhile
+    }, RETRY_MS);
+    retry.unref();
+  }
+
+  arm();
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      for (const e of dirs.values()) e.watcher?.close();
+      dirs.clear();
+    },
+  };
+}
+
+/** Each file's content hash (undefined when it cannot be read), and all of them as one key. */
+function fingerprint(files: string[]): { key: string; parts: Array<string | undefined> } {
+  const parts = files.map((f) => {
+    try {
+      return createHash("sha256").update(readFileSync(f)).digest("hex");
+    } catch {
+      return undefined;
+    }
+  });
+  return { key: parts.map((p) => p ?? "-").join(","), parts };
+}
