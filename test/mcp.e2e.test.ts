@@ -8,6 +8,7 @@ import { startTestGateway, keyEntry, testKey, type TestGateway } from "./helpers
 import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.ts";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
 import { mcpClient, stdioServerConfig, textOf } from "./mcp/gateway.ts";
+import { usageCommand } from "../core/store/usage-command.ts";
 
 const ACME = testKey("mcpacme");
 const BETA = testKey("mcpbeta");
@@ -241,6 +242,19 @@ describe("one MCP endpoint in front of two servers", () => {
     expect(rows.find((r) => r.model === "fail")).toMatchObject({ provider: "docs", outcome: "error" });
     const crash = rows.find((r) => r.model === "crash");
     expect(crash).toMatchObject({ provider: "files", status: 502, outcome: "error" });
+
+    // `model-gateway usage` reads the same SQLite ledger and shows the calls as mcp:server/tool rows.
+    const out: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => { out.push(String(chunk)); return true; }) as typeof process.stdout.write;
+    try {
+      expect(await usageCommand(["--config", gw.configFile, "--project", "acme", "--json"])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    const usage = JSON.parse(out.join(""));
+    expect(usage.find((r: any) => r.model === "mcp:docs/echo")).toMatchObject({ project: "acme", costUsd: "0" });
+    expect(usage.find((r: any) => r.model === "mcp:docs/echo").requests).toBeGreaterThanOrEqual(2);
 
     await (await import("../core/observability/index.ts")).observabilityOf(gw.gateway).tracing!.flush();
     await expect.poll(() => otlp.spans.filter((s) => s.traceId === traceId && s.name === "execute_tool docs__echo").length, { timeout: 10_000 }).toBe(1);
