@@ -11,6 +11,7 @@ import { createNodeHandler } from "./app.ts";
 import type { Logger } from "./log.ts";
 import { loggerFromConfig } from "./observability/logger.ts";
 import { startObservability } from "./observability/index.ts";
+import { startMcp } from "./mcp/registry.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
@@ -70,6 +71,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     await gateway.close();
     throw err;
   });
+  startMcp(gateway);
   const handler = createNodeHandler(gateway);
   const s = config.server;
   const server = createServer({

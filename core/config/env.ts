@@ -36,7 +36,7 @@ export function firstReference(s: string): string | undefined {
  * and all an included file may hold), in projects' keys and policies, or in `include` / `pipeline`: an environment
  * variable there could only publish a secret or be a mistake.
  */
-export const EXPANDED_IN = "server, store, log, telemetry, routing, providers, projects.<id>.providers and plugins.<name>.options";
+export const EXPANDED_IN = "server, store, log, telemetry, routing, providers, mcp_servers, projects.<id>.providers, projects.<id>.mcp.servers and plugins.<name>.options";
 
 export function expandsAt(path: readonly (string | number)[]): boolean {
   switch (path[0]) {
@@ -46,9 +46,10 @@ export function expandsAt(path: readonly (string | number)[]): boolean {
     case "telemetry":
     case "routing":
     case "providers":
+    case "mcp_servers":
       return true;
     case "projects":
-      return path[2] === "providers";
+      return path[2] === "providers" || (path[2] === "mcp" && path[3] === "servers");
     case "plugins":
       return path[2] === "options";
     default:

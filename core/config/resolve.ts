@@ -66,7 +66,9 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   if (problems.length) throw new ConfigError(problems);
 
-  for (const [name, why] of disabled) opts.onNotice?.(`provider "${name}" disabled: ${why}`);
+  for (const [name, why] of disabled) {
+    opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
+  }
   const untranslated = untranslatedNotice(config, pipeline.map((p) => p.name));
   if (untranslated) opts.onNotice?.(untranslated);
   const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
@@ -131,6 +133,12 @@ function interpolateTree(
       return value;
     }
     if (at[0] === "projects" && at[2] === "providers" && at.length === 5) return value; // BYOK unset: not used
+    // An MCP server whose credentials are unset is switched off like a provider; a project's own ones unset are not used.
+    if (at[0] === "mcp_servers" && typeof at[1] === "string") {
+      disabled.set(`mcp_servers.${at[1]}`, `${missing.map((m) => "$" + m).join(", ")} is not set`);
+      return value;
+    }
+    if (at[0] === "projects" && at[2] === "mcp" && at[3] === "servers") return "";
     problems.push(sources.at(at, `environment variable ${missing.join(", ")} is not set and has no default (write \${${missing[0]}:-default})`));
     return value;
   }
@@ -185,6 +193,9 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
       if (other) problems.push(sources.at(["projects", pid, "keys", i, "sha256"], `key ${k.id}: the same key is already declared by ${other}`));
       seen.set(k.sha256, `${pid}/${k.id}`);
     });
+    for (const name of Object.keys(project.mcp?.servers ?? {})) {
+      if (!config.mcp_servers?.[name]) problems.push(sources.at(["projects", pid, "mcp", "servers", name], `project ${pid}: unknown MCP server "${name}" (declare it under mcp_servers:)`, true));
+    }
     for (const name of Object.keys(project.providers ?? {})) {
       if (!providers.has(name)) problems.push(sources.at(["projects", pid, "providers", name], `project ${pid}: unknown provider "${name}"`, true));
     }

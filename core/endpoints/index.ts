@@ -12,8 +12,9 @@ import { responsesEndpoint } from "./responses.ts";
 import { responsesStateEndpoints } from "./responses-state.ts";
 import { modelsEndpoints } from "./models.ts";
 import { geminiEndpoints } from "./gemini/index.ts";
+import { mcpEndpoints } from "./mcp.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, ...responsesStateEndpoints, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints, ...geminiEndpoints];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, ...responsesStateEndpoints, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints, ...geminiEndpoints, ...mcpEndpoints];
 
 /**
  * The spec that validates and answers a request of this kind in this client protocol (count_tokens, embeddings and

@@ -5,6 +5,7 @@
 import { validateResponses } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import { serveWithState } from "./responses-state.ts";
+import { serveMcp } from "../responses/mcp-loop.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
@@ -27,7 +28,8 @@ export const responsesEndpoint: EndpointSpec = {
   terminal: (ctx: GatewayContext) => {
     checkResponsesRequest(ctx.body);
     // Stored state (responses-state.ts): previous_response_id and item_reference in, the finished response saved.
-    return serveWithState(ctx, () => dispatch(ctx, "responses"));
+    // The mcp tool (core/responses/mcp-loop.ts): run by the gateway unless a native upstream can.
+    return serveWithState(ctx, () => serveMcp(ctx, () => dispatch(ctx, "responses")));
   },
   openapi: {
     summary: "Create a model response (OpenAI Responses-compatible; stored unless store: false), streaming as semantic events or not",

@@ -6,6 +6,7 @@ import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
+import { writeWebResponse } from "./respond-web.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 
 export interface WriteHooks {
@@ -64,6 +65,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     res.end(text);
     return { status: r.status, aborted: false };
   }
+  if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks);
   if (r.kind === "bytes") {
     hooks.firstByte();
     res.writeHead(r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }));

@@ -116,6 +116,27 @@ export class RequestTrace {
     return a;
   }
 
+  /**
+   * An INTERNAL span for one MCP tool call, per the GenAI `execute_tool` conventions; the caller ends it with
+   * `end(error?)`, error being the error.type to record.
+   */
+  toolCall(tool: string, attributes: Attributes): { end(error?: string, attrs?: Attributes): void } {
+    const span = this.tracer.startSpan(`execute_tool ${tool}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool, "gen_ai.tool.type": "extension", ...attributes },
+    }, trace.setSpan(ROOT_CONTEXT, this.span));
+    return {
+      end(error, attrs) {
+        if (attrs) span.setAttributes(attrs);
+        if (error) {
+          span.setAttribute("error.type", error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+        }
+        span.end();
+      },
+    };
+  }
+
   /** The request is over: close open attempt spans (a stream's) and the server span with the outcome. */
   finish(ctx: GatewayContext, outcome: Outcome): void {
     const usage = usageAttributes(ctx);

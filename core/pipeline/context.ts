@@ -8,7 +8,7 @@ import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayError } from "../errors.ts";
 
 /** Which public endpoint a request came in on. */
-export type EndpointKind = "chat" | "messages" | "responses" | "gemini" | "count_tokens" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets" | "responses_state";
+export type EndpointKind = "chat" | "messages" | "responses" | "gemini" | "count_tokens" | "embeddings" | "rerank" | "images" | "videos" | "models" | "assets" | "responses_state" | "mcp";
 
 /** How errors and streams are rendered back to this client. */
 export type ClientProtocol = "openai" | "anthropic" | "responses" | "gemini";
@@ -16,7 +16,9 @@ export type ClientProtocol = "openai" | "anthropic" | "responses" | "gemini";
 export type GatewayResponse =
   | { kind: "json"; status: number; body: unknown }
   | { kind: "stream"; status: number; events: AsyncIterable<SseEvent> }
-  | { kind: "bytes"; status: number; contentType: string; body: Uint8Array };
+  | { kind: "bytes"; status: number; contentType: string; body: Uint8Array }
+  /** A web Response written as it is (the MCP endpoint's transport makes its own, SSE streams included). */
+  | { kind: "web"; response: Response; status: number };
 
 export interface ModelAttempt {
   model: string;

@@ -45,6 +45,14 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   for (const p of Object.values(config.projects ?? {})) {
     for (const byok of Object.values(p.providers ?? {})) providerSecrets(byok as Partial<ProviderConfig>, out);
   }
+  // MCP servers: credential-like headers, every env value handed to a local server, secrets inside the URL.
+  const mcpSecrets = (m: { headers?: Record<string, string>; env?: Record<string, string>; url?: string }) => {
+    for (const [name, v] of Object.entries(m.headers ?? {})) if (typeof v === "string" && CREDENTIAL_HEADER.test(name)) out.push(v);
+    for (const [name, v] of Object.entries(m.env ?? {})) if (typeof v === "string" && CREDENTIAL_HEADER.test(name)) out.push(v);
+    urlSecrets(m.url, out);
+  };
+  for (const m of Object.values(config.mcp_servers ?? {})) mcpSecrets(m);
+  for (const p of Object.values(config.projects ?? {})) for (const m of Object.values(p.mcp?.servers ?? {})) mcpSecrets(m);
   if (typeof config.server?.signing_secret === "string") out.push(config.server.signing_secret);
   urlSecrets(config.store?.url, out);
   for (const v of Object.values(config.telemetry?.otlp?.headers ?? {})) if (typeof v === "string") out.push(v);

@@ -89,6 +89,10 @@ export interface LedgerEntry {
   sandbox: boolean;
   /** Usage was estimated (the client left before the provider reported it). */
   estimated: boolean;
+  /** MCP tool calls (endpoint "mcp_tool", provider = server, model = tool): bytes of the result. */
+  toolBytes?: number;
+  /** MCP tool calls, only with mcp.log_arguments: the arguments as JSON. */
+  toolArguments?: string;
 }
 
 /** A response kept for idempotent replay. */

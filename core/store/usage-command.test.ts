@@ -18,6 +18,16 @@ describe("usage command", () => {
     ]);
   });
 
+  it("MCP tool calls are rows of their own, named mcp:server/tool, counted as requests", () => {
+    const call = (tool: string, endpoint = "mcp_tool") => ({ ...e("a", tool, "0", 0), generationId: `${tool}${Math.random()}`, endpoint, provider: "docs", cacheReadTokens: 0, toolBytes: 30 });
+    const rows = summarize([call("search"), call("search", "responses_mcp_tool"), call("fetch"), e("a", "search", "0.1", 1)]);
+    expect(rows.map((r) => [r.model, r.requests, r.inputTokens, r.costUsd])).toEqual([
+      ["mcp:docs/fetch", 1, 0, "0"],
+      ["mcp:docs/search", 2, 0, "0"],
+      ["search", 1, 1, "0.1"],
+    ]);
+  });
+
   it("--since takes dates, timestamps and relative spans", () => {
     const now = Date.parse("2026-11-21T12:00:00Z");
     expect(parseSince("2026-11-01", now)).toBe(Date.parse("2026-11-01T00:00:00Z"));

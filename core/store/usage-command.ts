@@ -30,12 +30,16 @@ export function parseSince(s: string, now = Date.now()): number {
   return t;
 }
 
+/** MCP tool calls (core/mcp/tool-call.ts) are rows of their own, named `mcp:server/tool`; bytes are their size. */
+const TOOL_CALLS = new Set(["mcp_tool", "responses_mcp_tool"]);
+
 export function summarize(entries: LedgerEntry[]): UsageRow[] {
   const rows = new Map<string, UsageRow & { cost: Big }>();
   for (const e of entries) {
-    const k = `${e.project}\n${e.model}`;
+    const model = TOOL_CALLS.has(e.endpoint) ? `mcp:${e.provider}/${e.model}` : e.model;
+    const k = `${e.project}\n${model}`;
     let r = rows.get(k);
-    if (!r) rows.set(k, (r = { project: e.project, model: e.model, requests: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: "0", cost: new Big(0) }));
+    if (!r) rows.set(k, (r = { project: e.project, model, requests: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: "0", cost: new Big(0) }));
     r.requests++;
     r.inputTokens += e.inputTokens;
     r.outputTokens += e.outputTokens;

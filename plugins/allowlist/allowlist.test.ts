@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
 import { auth, chat, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
-import { compileAllowlist } from "./glob.ts";
+import { compileAllowlist } from "../../core/config/glob.ts";
 
 describe("allow_models patterns", () => {
   it("match exact ids and globs; absent means every model, empty means none", () => {

@@ -5,7 +5,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import type { ProjectConfig } from "../../core/generated/types/gateway.ts";
-import { compileAllowlist, type Matcher } from "./glob.ts";
+import { compileAllowlist, type Matcher } from "../../core/config/glob.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
 
 const TYPE_FOR: Partial<Record<EndpointKind, string>> = {

@@ -107,5 +107,6 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   });
   if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
   else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
-  else ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+  else if (r.kind === "stream") ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+  else await release(); // a passed-through web response (the MCP endpoint's) is not kept for replay
 }

@@ -114,7 +114,8 @@ export default definePlugin({
   dependsOn: ["auth"],
   async handle(ctx, next) {
     const auth = ctx.auth;
-    if (!auth) return next();
+    // MCP protocol requests are not model requests: their tool calls have a window of their own (core/mcp/tool-call.ts).
+    if (!auth || ctx.endpoint === "mcp") return next();
     const plan = planOf(auth.project.config, auth.projectId, auth.keyId);
     if (!plan) return next();
 

@@ -58,7 +58,7 @@ function nativeOverride(model: string, native: boolean): Record<string, unknown>
  * whatever the shipped catalog says) unless `native: false`, which translates it to chat completions like the other
  * two. The OpenAI fake serves both /chat/completions and /responses.
  */
-export async function startResponsesClients(opts: { native?: boolean } = {}): Promise<ResponsesClientsEnv> {
+export async function startResponsesClients(opts: { native?: boolean; configure?: (config: Record<string, any>) => void } = {}): Promise<ResponsesClientsEnv> {
   const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic(), startFakeGemini()]);
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
@@ -73,6 +73,7 @@ export async function startResponsesClients(opts: { native?: boolean } = {}): Pr
     for (const m of String(p.api_key ?? "").matchAll(/\$\{(\w+)/g)) env[m[1]!] = "";
   }
   Object.assign(env, { OPENAI_API_KEY: "sk-fake-upstream", ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY, GEMINI_API_KEY: FAKE_GEMINI_KEY });
+  opts.configure?.(config);
   const gw = await startTestGateway(config, { env });
   const fakes = { openai, anthropic, gemini };
   return {

@@ -4,6 +4,13 @@
  * A non-negative decimal number written as a string (no binary floats in money).
  */
 export type Decimal = string;
+/**
+ * A remote server (url) or a local one started as a child process over stdio (command).
+ */
+export type McpServerConfig = McpServerConfig1 & McpServerConfig2;
+export type McpServerConfig1 = {
+  [k: string]: unknown;
+};
 
 /**
  * gateway.yaml: providers, models, pricing, project policies and the plugin pipeline.
@@ -37,6 +44,13 @@ export interface GatewayConfig {
     [k: string]: ProjectConfig;
   };
   routing?: RoutingConfig;
+  /**
+   * Upstream MCP tool servers behind {base_url}/mcp (docs/mcp.md): name -> how to reach it. The name is the namespace of its tools (name__tool).
+   */
+  mcp_servers?: {
+    [k: string]: McpServerConfig;
+  };
+  mcp?: McpConfig;
   /**
    * Third-party plugins: name -> module path and options. Name them in `pipeline:` to run them.
    */
@@ -402,6 +416,7 @@ export interface ProjectConfig {
   budget?: BudgetConfig;
   rate_limits?: RateLimits;
   project_rate_limits?: RateLimits;
+  mcp?: ProjectMcpConfig;
   /**
    * Bring-your-own-key: provider name -> credentials used instead of the gateway's.
    */
@@ -423,10 +438,37 @@ export interface ApiKeyConfig {
 export interface RateLimits {
   rpm?: number;
   tpm?: number;
+  /**
+   * MCP tool calls (the MCP endpoint and the Responses mcp tool), per key.
+   */
+  tool_calls_per_minute?: number;
 }
 export interface BudgetConfig {
   usd: Decimal;
   period?: "day" | "week" | "month" | "total";
+}
+export interface ProjectMcpConfig {
+  /**
+   * Server names and globs this project may use; omitted: every server.
+   */
+  allow_servers?: string[];
+  /**
+   * Namespaced tool names (server__tool) and globs; omitted: every tool of an allowed server.
+   */
+  allow_tools?: string[];
+  /**
+   * Bring-your-own credentials: server name -> headers (url) or env (command) used instead of the gateway's.
+   */
+  servers?: {
+    [k: string]: {
+      headers?: {
+        [k: string]: string;
+      };
+      env?: {
+        [k: string]: string;
+      };
+    };
+  };
 }
 /**
  * Retries, fallback backoff and the per-endpoint circuit breaker (docs/routing.md).
@@ -459,6 +501,61 @@ export interface CircuitBreakerConfig {
    * How long an open circuit is skipped before one half-open probe is let through.
    */
   cooldown_ms?: number;
+}
+export interface McpServerConfig2 {
+  url?: string;
+  /**
+   * url only: Streamable HTTP, or the older HTTP+SSE transport.
+   */
+  transport?: "streamable_http" | "sse";
+  /**
+   * url only: sent on every request (Authorization: Bearer ${TOKEN}).
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  command?: string;
+  args?: string[];
+  /**
+   * command only: added to a minimal environment (PATH, HOME, ...).
+   */
+  env?: {
+    [k: string]: string;
+  };
+  /**
+   * command only: relative to the config file's directory.
+   */
+  cwd?: string;
+  /**
+   * Longest wait for one tool call (progress notifications restart it), and for connecting.
+   */
+  timeout_ms?: number;
+  /**
+   * Longest a tool call may run however much progress it reports.
+   */
+  max_total_timeout_ms?: number;
+  description?: string;
+}
+/**
+ * The MCP endpoint and the Responses API's mcp tool (docs/mcp.md).
+ */
+export interface McpConfig {
+  /**
+   * Keep tool-call arguments in the ledger (off: server, tool, duration, status and bytes only).
+   */
+  log_arguments?: boolean;
+  /**
+   * Open client sessions on {base_url}/mcp; past it the one idle longest is closed.
+   */
+  max_sessions?: number;
+  /**
+   * A client session unused this long is closed.
+   */
+  session_idle_ms?: number;
+  /**
+   * Responses mcp tool on translated models: most model turns that call tools in one response.
+   */
+  max_tool_rounds?: number;
 }
 export interface PluginConfig {
   /**

@@ -1,0 +1,155 @@
+// {base_url}/mcp (and /api/v1/mcp, for clients configured with the SDKs' base URL): the gateway as one MCP server
+// over Streamable HTTP. Authenticated by the pipeline like every endpoint (a project key); the JSON-RPC body is
+// taken off ctx.body before the model plugins run, so budget, routing and metering see no model request. Sessions
+// belong to the key that opened them, live across config reloads, and end on DELETE, when idle for
+// mcp.session_idle_ms, or when more than mcp.max_sessions are open (the one idle longest goes).
+import type { EndpointSpec } from "./spec.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { GatewayHandle } from "../contracts/gateway.ts";
+import { McpSession } from "../mcp/session.ts";
+
+declare module "../pipeline/context.ts" {
+  interface GatewayContext {
+    /** The JSON-RPC message(s) of an MCP POST. */
+    mcpMessage?: unknown;
+  }
+}
+
+const SWEEP_MS = 30_000;
+/** Headers the MCP transport reads; nothing else of the client's request is handed to it. */
+const PASSED = ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
+
+class Sessions {
+  private readonly live = new Map<string, McpSession>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly gateway: GatewayHandle) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+    gateway.onClose(() => this.closeAll());
+  }
+
+  get(id: string): McpSession | undefined {
+    return this.live.get(id);
+  }
+
+  add(s: McpSession): void {
+    if (!s.id) return;
+    this.live.set(s.id, s);
+    const max = this.gateway.config.raw.mcp?.max_sessions ?? 1000;
+    if (this.live.size > max) {
+      let oldest: McpSession | undefined;
+      for (const x of this.live.values()) if (x !== s && x.busy === 0 && (!oldest || x.lastUsed < oldest.lastUsed)) oldest = x;
+      if (oldest) void oldest.close();
+    }
+  }
+
+  remove(s: McpSession): void {
+    if (s.id && this.live.get(s.id) === s) this.live.delete(s.id);
+  }
+
+  private sweep(): void {
+    const idle = this.gateway.config.raw.mcp?.session_idle_ms ?? 1_800_000;
+    const now = Date.now();
+    for (const s of this.live.values()) if (s.busy === 0 && now - s.lastUsed > idle) void s.close();
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(all.map((s) => s.close()));
+  }
+}
+
+const byGateway = new WeakMap<GatewayHandle, Sessions>();
+
+function sessionsOf(gateway: GatewayHandle): Sessions {
+  let s = byGateway.get(gateway);
+  if (!s) byGateway.set(gateway, (s = new Sessions(gateway)));
+  return s;
+}
+
+/** A JSON-RPC error answer of the transport's own shape (the status tells the client what to do: 404 = start over). */
+function rpcError(ctx: GatewayContext, status: number, code: number, message: string): void {
+  const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  ctx.response = { kind: "bytes", status, contentType: "application/json", body };
+}
+
+function isInitialize(message: unknown): boolean {
+  const one = (m: any) => m && typeof m === "object" && m.method === "initialize";
+  return Array.isArray(message) ? message.some(one) : one(message);
+}
+
+async function terminal(ctx: GatewayContext): Promise<void> {
+  const auth = ctx.auth;
+  if (!auth) {
+    rpcError(ctx, 401, -32001, "MCP needs a project key (Authorization: Bearer mg_live_…)");
+    return;
+  }
+  const sessions = sessionsOf(ctx.gateway);
+  const sid = ctx.headers["mcp-session-id"];
+  let session: McpSession | undefined;
+  if (typeof sid === "string" && sid) {
+    session = sessions.get(sid);
+    // Another key's session is as unknown as an expired one: its id tells the caller nothing.
+    if (!session || session.projectId !== auth.projectId || session.keyId !== auth.keyId) {
+      rpcError(ctx, 404, -32001, "Session not found (it ended or expired); start a new one with initialize");
+      return;
+    }
+  } else if (ctx.method === "POST" && isInitialize(ctx.mcpMessage)) {
+    session = new McpSession(auth.projectId, auth.keyId, ctx.gateway, (s) => sessions.remove(s));
+    await session.start();
+  } else {
+    rpcError(ctx, 400, -32000, "Bad Request: send the Mcp-Session-Id header the initialize response gave (or POST initialize to start a session)");
+    return;
+  }
+
+  const headers = new Headers();
+  for (const name of PASSED) {
+    const v = ctx.headers[name];
+    if (typeof v === "string") headers.set(name, v);
+  }
+  const request = new Request(`http://gateway${ctx.path.split("?")[0]}`, { method: ctx.method, headers });
+  session.busy++;
+  session.lastUsed = Date.now();
+  let response: Response;
+  try {
+    response = await session.transport.handleRequest(request, {
+      parsedBody: ctx.method === "POST" ? ctx.mcpMessage : undefined,
+      // The SDK hands this to the handlers of the messages in this request: they act with its auth, config and trace.
+      authInfo: { token: "", clientId: auth.keyId, scopes: [], extra: { ctx } },
+    });
+  } finally {
+    session.busy--;
+    session.lastUsed = Date.now();
+  }
+  if (!session.id && session.transport.sessionId) session.id = session.transport.sessionId;
+  if (session.id && !sessions.get(session.id) && response.ok) sessions.add(session);
+  else if (!session.id) void session.close(); // an initialize that failed leaves nothing behind
+  ctx.response = { kind: "web", status: response.status, response };
+}
+
+function prepare(ctx: GatewayContext): void {
+  ctx.mcpMessage = ctx.body;
+  ctx.body = undefined;
+}
+
+const ROUTES = ["/api/mcp", "/api/v1/mcp"];
+const METHODS = ["POST", "GET", "DELETE"] as const;
+
+export const mcpEndpoints: EndpointSpec[] = ROUTES.flatMap((route) => METHODS.map((method): EndpointSpec => ({
+  kind: "mcp",
+  method,
+  route,
+  protocol: "openai",
+  prepare,
+  terminal,
+  openapi: {
+    summary: method === "POST" ? "MCP (Streamable HTTP): send JSON-RPC messages to the gateway's MCP server"
+      : method === "GET" ? "MCP (Streamable HTTP): open the session's server-to-client event stream"
+        : "MCP (Streamable HTTP): end the session",
+    operationId: `${method.toLowerCase()}_mcp${route === "/api/mcp" ? "" : "_v1"}`,
+    tag: "MCP",
+  },
+})));

@@ -1,0 +1,171 @@
+// One tool call on an upstream MCP server, the same whether it came in on {base_url}/mcp or from the Responses
+// API's mcp tool: the key's tool-call rate limit, the server's circuit breaker and timeouts, then a ledger record,
+// metrics, an `execute_tool` span under the caller's trace and an access-log line. A server that fails, times out or
+// is down is an error result (isError) for the caller, never an exception.
+import { performance } from "node:perf_hooks";
+import { Counter, Histogram, type Registry } from "prom-client";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo, GatewayContext } from "../pipeline/context.ts";
+import type { LedgerEntry, LedgerOutcome } from "../store/types.ts";
+import { healthOf } from "../health/index.ts";
+import { generationId } from "../http/ids.ts";
+import type { CallOptions, Upstream } from "./upstream.ts";
+import { qualify } from "./spec.ts";
+
+const STORE_WAIT_MS = 5_000;
+
+/** Who is calling: the request that carries the call (its auth, trace and config). */
+export type ToolCaller = Pick<GatewayContext, "gateway" | "config" | "requestId" | "trace"> & { auth: AuthInfo };
+
+export interface ToolCallRequest {
+  server: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+  /** Where the call came from, for the ledger's endpoint column and the logs: "mcp" or "responses". */
+  via: "mcp" | "responses";
+  /** Metrics label for the server: a client-supplied URL's label is the client's, so it is not used there. */
+  metricServer?: string;
+}
+
+type Status = "ok" | "tool_error" | "error" | "timeout" | "cancelled" | "rate_limited" | "unavailable";
+
+interface ToolMetrics { calls: Counter<"server" | "tool" | "status">; duration: Histogram<"server" | "tool"> }
+const metricsByRegistry = new WeakMap<Registry, ToolMetrics>();
+
+function metricsOf(registry: Registry): ToolMetrics {
+  let m = metricsByRegistry.get(registry);
+  if (!m) {
+    m = {
+      calls: new Counter({ name: "gateway_mcp_tool_calls_total", help: "MCP tool calls by server, tool and status (ok, tool_error, error, timeout, cancelled, rate_limited, unavailable).", labelNames: ["server", "tool", "status"] as const, registers: [registry] }),
+      duration: new Histogram({ name: "gateway_mcp_tool_call_duration_seconds", help: "MCP tool call duration by server and tool.", labelNames: ["server", "tool"] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [registry] }),
+    };
+    metricsByRegistry.set(registry, m);
+  }
+  return m;
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms); })])
+    .finally(() => clearTimeout(timer));
+}
+
+/** The key's tool_calls_per_minute (the key's rate_limits, else the project's): undefined when it has room. */
+async function rateLimited(caller: ToolCaller): Promise<string | undefined> {
+  const { auth } = caller;
+  const project = auth.project.config;
+  const key = project.keys.find((k) => k.id === auth.keyId);
+  const limit = (key?.rate_limits ?? project.rate_limits)?.tool_calls_per_minute;
+  if (!limit) return undefined;
+  const now = Date.now();
+  const r = await withTimeout(caller.gateway.store.rateLimit([{ key: `key:${auth.projectId}:${auth.keyId}:tool_calls`, limit, cost: 1 }], now), STORE_WAIT_MS, "the rate-limit store");
+  if (r.ok) return undefined;
+  const secs = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
+  return `Rate limit reached (tool_calls_per_minute: ${limit}); retry after ${secs}s`;
+}
+
+function statusOf(err: unknown, signal?: AbortSignal): Status {
+  if (signal?.aborted) return "cancelled";
+  const msg = String((err as Error)?.message ?? err);
+  return /timed out|took longer|timeout/i.test(msg) ? "timeout" : "error";
+}
+
+const HTTP_STATUS: Record<Status, number> = { ok: 200, tool_error: 200, error: 502, timeout: 504, cancelled: 499, rate_limited: 429, unavailable: 503 };
+
+export async function runToolCall(caller: ToolCaller, upstream: Upstream | undefined, req: ToolCallRequest, o: CallOptions = {}): Promise<CallToolResult> {
+  const { gateway } = caller;
+  const started = performance.now();
+  const name = qualify(req.server, req.tool);
+  const breakerModel = `mcp:${req.server}`;
+  const health = healthOf(gateway);
+  const span = caller.trace?.toolCall(name, { "gateway.mcp.server": req.server, "gateway.mcp.tool": req.tool, "mcp.method.name": "tools/call", "gateway.mcp.via": req.via });
+
+  let status: Status;
+  let result: CallToolResult;
+  let reachedServer = false;
+  try {
+    const limited = await rateLimited(caller).catch((err) => `Tool call refused: the rate-limit store is unavailable (${(err as Error).message})`);
+    if (limited) {
+      status = "rate_limited";
+      result = errorResult(limited);
+    } else if (!upstream) {
+      status = "unavailable";
+      result = errorResult(`MCP server "${req.server}" is not available`);
+    } else if (!health.allow(breakerModel, req.server)) {
+      status = "unavailable";
+      result = errorResult(`MCP server "${req.server}" is failing; calls are paused for a while (circuit open)`);
+    } else {
+      reachedServer = true;
+      try {
+        result = await upstream.call(req.tool, req.arguments, o);
+        status = result.isError ? "tool_error" : "ok";
+        health.record(breakerModel, req.server, true);
+      } catch (err) {
+        status = statusOf(err, o.signal);
+        if (status === "cancelled") health.release(breakerModel, req.server);
+        else health.record(breakerModel, req.server, false);
+        const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
+        result = errorResult(`Tool call to ${name} failed: ${why}`);
+      }
+    }
+  } catch (err) {
+    status = "error";
+    result = errorResult(`Tool call to ${name} failed: ${String((err as Error)?.message ?? err)}`);
+  }
+
+  const durationMs = Math.round((performance.now() - started) * 10) / 10;
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  const mServer = req.metricServer ?? req.server;
+  const mTool = req.metricServer ? req.metricServer : req.tool;
+  const m = metricsOf(gateway.metrics.registry);
+  m.calls.inc({ server: mServer, tool: mTool, status });
+  if (reachedServer) m.duration.observe({ server: mServer, tool: mTool }, durationMs / 1000);
+  span?.end(status === "ok" ? undefined : status, { "gateway.mcp.status": status, "gateway.mcp.result_bytes": bytes });
+  await record(caller, req, status, durationMs, bytes, reachedServer);
+  accessLine(caller, req, status, durationMs, bytes);
+  return result;
+}
+
+async function record(caller: ToolCaller, req: ToolCallRequest, status: Status, durationMs: number, bytes: number, reached: boolean): Promise<void> {
+  // Like a model request, a call refused before reaching a server (rate limit, circuit, not configured) bills nothing.
+  if (!reached) return;
+  const { auth, gateway } = caller;
+  const outcome: LedgerOutcome = status === "cancelled" ? "aborted" : status === "ok" ? "ok" : "error";
+  const entry: LedgerEntry = {
+    generationId: generationId(), requestId: caller.requestId, ts: Date.now(), keyId: auth.keyId, project: auth.projectId,
+    endpoint: req.via === "mcp" ? "mcp_tool" : "responses_mcp_tool", model: req.tool, provider: req.server, attempts: 1,
+    inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0,
+    costUsd: "0", costPico: 0n, latencyMs: durationMs, ttftMs: null, status: HTTP_STATUS[status], outcome, sandbox: auth.sandbox, estimated: false,
+    toolBytes: bytes,
+    ...(caller.config.raw.mcp?.log_arguments ? { toolArguments: JSON.stringify(req.arguments ?? {}) } : {}),
+  };
+  try {
+    await withTimeout(gateway.store.record(entry), STORE_WAIT_MS, "the ledger write");
+  } catch (err) {
+    gateway.log.error("mcp tool call not recorded in the ledger", { requestId: caller.requestId, server: req.server, tool: req.tool, error: String(err) });
+  }
+}
+
+function accessLine(caller: ToolCaller, req: ToolCallRequest, status: Status, durationMs: number, bytes: number): void {
+  const { gateway, config } = caller;
+  if (config.raw.log?.access === false || !gateway.log.enabled("info")) return;
+  gateway.log.info("tool_call", {
+    requestId: caller.requestId,
+    traceId: caller.trace?.span.spanContext().traceId,
+    project: caller.auth.projectId,
+    keyId: caller.auth.keyId,
+    via: req.via,
+    server: req.server,
+    tool: req.tool,
+    status,
+    durationMs,
+    bytes,
+  });
+}
+
+/** The ledger endpoints tool calls are recorded under (usage-command.ts shows them as `mcp:server/tool`). */
+export const TOOL_CALL_ENDPOINTS: readonly string[] = ["mcp_tool", "responses_mcp_tool"];

@@ -1,0 +1,269 @@
+// One upstream MCP server as the gateway's client sees it: an SDK Client over Streamable HTTP, HTTP+SSE or stdio
+// (a child process). The connection is made on first use and made again after it drops; a local server that dies
+// is restarted with backoff (0.5 s doubling to 30 s; the count starts over once a process has lived 10 s). Lists
+// (tools, prompts, resources) are cached until the server says they changed, the connection is made anew, or a
+// minute has passed. Every wait is bounded by the server's timeout_ms.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolResultSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema,
+  type CallToolResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../log.ts";
+import type { UpstreamSpec } from "./spec.ts";
+
+export type ListKind = "tools" | "prompts" | "resources";
+
+const LIST_TTL_MS = 60_000;
+const MAX_PAGES = 50;
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+const HEALTHY_AFTER_MS = 10_000;
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A bounded wait: rejects with `what` timing out after ms (and with the signal's reason when it aborts). */
+function bounded<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      if (signal) {
+        onAbort = () => reject(new Error("cancelled"));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
+    }),
+  ]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  });
+}
+
+function headersObject(h: RequestInit["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(h).forEach((v, k) => { out[k] = v; });
+  return out;
+}
+
+export class Upstream {
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private failures = 0;
+  private nextAttemptAt = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private connectedAt = 0;
+  private closed = false;
+  private lists = new Map<string, { at: number; value: Promise<unknown[]> }>();
+  /** The last connection's failure, said to callers while the server is down. */
+  lastError?: string;
+
+  constructor(
+    readonly spec: UpstreamSpec,
+    private readonly log: Logger,
+    private readonly onListChanged: (kind: ListKind) => void,
+    /** For a client-supplied URL: the SSRF-guarded fetch (core/mcp/guarded-fetch.ts). */
+    private readonly fetchImpl?: FetchLike,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** Start a local server now rather than on first use. */
+  warm(): void {
+    this.ready().catch(() => {});
+  }
+
+  /** A connected client, connecting (after the backoff, if one is running) within timeout_ms. */
+  async ready(signal?: AbortSignal): Promise<Client> {
+    if (this.closed) throw new Error(`MCP server "${this.name}" is closed`);
+    if (this.client) return this.client;
+    const timeout = this.spec.timeoutMs;
+    if (!this.connecting) {
+      const wait = this.nextAttemptAt - Date.now();
+      if (wait > timeout) throw new Error(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not connected"}); retrying in ${Math.ceil(wait / 1000)} s`);
+      this.connecting = (async () => {
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        return this.connect();
+      })().finally(() => { this.connecting = undefined; });
+    }
+    return bounded(this.connecting, timeout, `connecting to MCP server "${this.name}"`, signal);
+  }
+
+  private transport(): Transport {
+    const s = this.spec;
+    if (s.kind === "stdio") {
+      const t = new StdioClientTransport({ command: s.command, args: s.args, env: { ...getDefaultEnvironment(), ...s.env }, cwd: s.cwd, stderr: "pipe" });
+      // Drained (a full pipe would stall the child) and logged at debug, a line at a time.
+      t.stderr?.on("data", (chunk: Buffer) => this.log.debug("mcp server stderr", { server: s.name, text: String(chunk).slice(0, 2000) }));
+      return t;
+    }
+    const requestInit: RequestInit = { headers: s.headers };
+    const url = new URL(s.url);
+    if (s.transport === "sse") return new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers) } as never, fetch: this.fetchImpl });
+    return new StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+  }
+
+  /** The SSE transport's EventSource sends only what its fetch adds: the configured headers go on that request too. */
+  private sseFetch(headers: Record<string, string>): FetchLike {
+    const base = this.fetchImpl ?? fetch;
+    return (url, init) => base(url, { ...init, headers: { ...headers, ...headersObject(init?.headers) } });
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client({ name: "model-gateway", version: "1" }, { capabilities: {} });
+    client.onerror = (err) => this.log.debug("mcp upstream error", { server: this.name, error: String(err) });
+    client.onclose = () => this.dropped(client);
+    const changed = (kind: ListKind) => () => {
+      this.forget(kind);
+      this.onListChanged(kind);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
+    const transport = this.transport();
+    try {
+      await client.connect(transport, { timeout: this.spec.timeoutMs });
+    } catch (err) {
+      this.lastError = (err as Error).message ?? String(err);
+      await client.close().catch(() => {});
+      this.failed();
+      throw new Error(`could not connect to MCP server "${this.name}": ${this.lastError}`);
+    }
+    if (this.closed) {
+      await client.close().catch(() => {});
+      throw new Error(`MCP server "${this.name}" is closed`);
+    }
+    this.client = client;
+    this.connectedAt = Date.now();
+    this.lists.clear();
+    this.lastError = undefined;
+    this.log.info("mcp server connected", { server: this.name, transport: this.spec.kind === "stdio" ? "stdio" : this.spec.transport });
+    return client;
+  }
+
+  private failed(): void {
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.failures);
+    this.failures++;
+    this.nextAttemptAt = Date.now() + delay;
+    // A local server is restarted without waiting for a caller: it is the gateway's to keep running.
+    if (this.spec.kind === "stdio" && !this.closed) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = setTimeout(() => this.warm(), delay + 10);
+      this.restartTimer.unref();
+    }
+  }
+
+  private dropped(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.lists.clear();
+    if (this.closed) return;
+    if (Date.now() - this.connectedAt >= HEALTHY_AFTER_MS) this.failures = 0;
+    this.lastError = this.spec.kind === "stdio" ? "the server process exited" : "the connection closed";
+    this.log.warn("mcp server disconnected", { server: this.name, reason: this.lastError });
+    this.failed();
+    this.onListChanged("tools");
+  }
+
+  private forget(kind: string): void {
+    for (const k of [...this.lists.keys()]) if (k === kind || k.startsWith(`${kind}:`)) this.lists.delete(k);
+  }
+
+  /** A cached list, fetched page by page (at most MAX_PAGES). Empty when the server does not offer the capability. */
+  private list<T>(kind: string, capability: "tools" | "prompts" | "resources", fetchPage: (c: Client, cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+    const hit = this.lists.get(kind);
+    if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value as Promise<T[]>;
+    const value = (async () => {
+      const client = await this.ready();
+      if (!client.getServerCapabilities()?.[capability]) return [];
+      const out: T[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const r = await fetchPage(client, cursor);
+        out.push(...r.items);
+        if (!r.nextCursor) break;
+        cursor = r.nextCursor;
+      }
+      return out;
+    })();
+    this.lists.set(kind, { at: Date.now(), value });
+    value.catch(() => { if (this.lists.get(kind)?.value === value) this.lists.delete(kind); });
+    return value;
+  }
+
+  private get opts() {
+    return { timeout: this.spec.timeoutMs };
+  }
+
+  tools(): Promise<Tool[]> {
+    return this.list("tools", "tools", async (c, cursor) => {
+      const r = await c.listTools(cursor ? { cursor } : undefined, this.opts);
+      return { items: r.tools, nextCursor: r.nextCursor };
+    });
+  }
+
+  prompts(): Promise<Prompt[]> {
+    return this.list("prompts", "prompts", async (c, cursor) => {
+      const r = await c.listPrompts(cursor ? { cursor } : undefined, this.opts);
+      return { items: r.prompts, nextCursor: r.nextCursor };
+    });
+  }
+
+  resources(): Promise<Resource[]> {
+    return this.list("resources", "resources", async (c, cursor) => {
+      const r = await c.listResources(cursor ? { cursor } : undefined, this.opts);
+      return { items: r.resources, nextCursor: r.nextCursor };
+    });
+  }
+
+  resourceTemplates(): Promise<ResourceTemplate[]> {
+    return this.list("resources:templates", "resources", async (c, cursor) => {
+      const r = await c.listResourceTemplates(cursor ? { cursor } : undefined, this.opts);
+      return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+    });
+  }
+
+  /**
+   * Call a tool. The wait restarts with each progress notification, up to max_total_timeout_ms; a cancelled signal
+   * sends notifications/cancelled upstream. Throws when the call fails (the caller makes an error result of it).
+   */
+  async call(name: string, args: Record<string, unknown> | undefined, o: CallOptions = {}): Promise<CallToolResult> {
+    const client = await this.ready(o.signal);
+    return (await client.callTool({ name, arguments: args ?? {} }, CallToolResultSchema, {
+      signal: o.signal,
+      timeout: this.spec.timeoutMs,
+      maxTotalTimeout: this.spec.maxTotalMs,
+      resetTimeoutOnProgress: true,
+      onprogress: o.onprogress ?? (() => {}),
+    })) as CallToolResult;
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
+    const client = await this.ready(signal);
+    return client.getPrompt({ name, arguments: args }, { ...this.opts, signal });
+  }
+
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = await this.ready(signal);
+    return client.readResource({ uri }, { ...this.opts, signal });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    const c = this.client;
+    this.client = undefined;
+    if (c) await bounded(c.close(), 5_000, "closing").catch(() => {});
+  }
+}

@@ -1,0 +1,355 @@
+// The Responses API's `mcp` tool for every model. A native OpenAI target with only server_url tools gets the request
+// as it is (OpenAI runs the tool); otherwise the gateway runs it: it lists each server's tools (an mcp_list_tools
+// item, unless an earlier turn's is in the input), offers them to the model as functions, executes the calls the
+// model makes (mcp_call items; mcp_approval_request when require_approval says so, answered by an
+// mcp_approval_response in a later request), and continues the model's turn with the results, for at most
+// mcp.max_tool_rounds model turns. Streamed, the model's own events pass through renumbered and the mcp items get
+// the events OpenAI sends for them (response.mcp_list_tools.*, response.mcp_call.*, response.mcp_call_arguments.*).
+import { randomBytes } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../errors.ts";
+import type { GatewayContext, GatewayResponse } from "../pipeline/context.ts";
+import type { SseEvent } from "../sse/parse.ts";
+import type { Usage } from "../contracts/provider.ts";
+import { upstreamProtocolOf } from "../contracts/translator.ts";
+import { runToolCall } from "../mcp/tool-call.ts";
+import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+
+function nativePassthrough(ctx: GatewayContext, tools: any[]): boolean {
+  if (!tools.every((t) => (typeof t.server_url === "string" && t.server_url) || t.connector_id)) return false;
+  const target = ctx.targets[0];
+  const driver = target && ctx.drivers.get(target.provider);
+  return !!driver && upstreamProtocolOf(driver, "responses", target) === "responses";
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!b) return a;
+  if (!a) return { ...b };
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  return {
+    ...a,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
+    reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
+  };
+}
+
+function addWireUsage(a: any, b: any): any {
+  if (!b) return a;
+  if (!a) return structuredClone(b);
+  const n = (x: unknown) => (typeof x === "number" ? x : 0);
+  return {
+    ...a,
+    input_tokens: n(a.input_tokens) + n(b.input_tokens),
+    output_tokens: n(a.output_tokens) + n(b.output_tokens),
+    total_tokens: n(a.total_tokens) + n(b.total_tokens),
+    input_tokens_details: { ...a.input_tokens_details, cached_tokens: n(a.input_tokens_details?.cached_tokens) + n(b.input_tokens_details?.cached_tokens) },
+    output_tokens_details: { ...a.output_tokens_details, reasoning_tokens: n(a.output_tokens_details?.reasoning_tokens) + n(b.output_tokens_details?.reasoning_tokens) },
+  };
+}
+
+/** A tool result as the text the model (function_call_output) and the mcp_call item (output / error) carry. */
+function resultText(r: CallToolResult): string {
+  return (r.content ?? []).map((c: any) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+}
+
+type Emit = (type: string, fields: Record<string, unknown>) => void;
+
+class McpRun {
+  private readonly refs = new Map<string, FunctionRef>();
+  /** Output items of the response so far, in order. */
+  readonly output: any[] = [];
+  private input: any[] = [];
+  private usage?: Usage;
+  private wireUsage: any;
+  private last: any;
+  private rounds = 0;
+  private incomplete = false;
+  private readonly originalTools: any[];
+  private readonly max: number;
+
+  constructor(private readonly ctx: GatewayContext, private readonly specs: McpToolSpec[], private readonly dispatch: () => Promise<void>) {
+    this.originalTools = ctx.body.tools;
+    this.max = ctx.config.raw.mcp?.max_tool_rounds ?? 8;
+  }
+
+  private specFor(label: string): McpToolSpec | undefined {
+    return this.specs.find((s) => s.label === label);
+  }
+
+  /** Input items of earlier turns made into what the model reads; approved calls run now. */
+  async prepare(emit: Emit): Promise<void> {
+    const raw = this.ctx.body.input;
+    const items: any[] = typeof raw === "string" ? [{ role: "user", content: raw }] : Array.isArray(raw) ? raw : [];
+    const answers = new Map<string, any>();
+    for (const it of items) if (it?.type === "mcp_approval_response" && typeof it.approval_request_id === "string") answers.set(it.approval_request_id, it);
+    for (const it of items) if (it?.type === "mcp_list_tools" && Array.isArray(it.tools)) {
+      const spec = this.specFor(it.server_label);
+      if (spec) spec.known = it.tools;
+    }
+    const out: any[] = [];
+    for (const it of items) {
+      switch (it?.type) {
+        case "mcp_list_tools":
+        case "mcp_approval_response":
+          break;
+        case "mcp_call":
+          out.push({ type: "function_call", call_id: it.id, name: functionName(it.server_label, it.name), arguments: it.arguments ?? "{}" },
+            { type: "function_call_output", call_id: it.id, output: it.error ? `Error: ${it.error}` : it.output ?? "" });
+          break;
+        case "mcp_approval_request": {
+          const answer = answers.get(it.id);
+          if (!answer) break; // still unanswered: the model does not see it
+          const spec = this.specFor(it.server_label);
+          const name = functionName(it.server_label, it.name);
+          if (answer.approve === true && spec) {
+            const call = await this.execute(spec, it.name, it.arguments, emit, it.id);
+            out.push({ type: "function_call", call_id: it.id, name, arguments: it.arguments ?? "{}" }, { type: "function_call_output", call_id: it.id, output: call.modelText });
+          } else {
+            const why = typeof answer.reason === "string" && answer.reason ? `: ${answer.reason}` : "";
+            out.push({ type: "function_call", call_id: it.id, name, arguments: it.arguments ?? "{}" }, { type: "function_call_output", call_id: it.id, output: `The user did not approve this tool call${why}` });
+          }
+          break;
+        }
+        default:
+          out.push(it);
+      }
+    }
+    this.input = out;
+  }
+
+  /** List every server the input holds no listing of (an mcp_list_tools item each) and build the function tools. */
+  async list(emit: Emit): Promise<void> {
+    const functions: any[] = [];
+    for (const spec of this.specs) {
+      let tools: ListedTool[] | undefined = spec.known;
+      if (!tools) {
+        const item: any = { type: "mcp_list_tools", id: id("mcpl"), server_label: spec.label, tools: [] };
+        const index = this.output.length;
+        this.output.push(item);
+        emit("response.output_item.added", { output_index: index, item: { ...item } });
+        emit("response.mcp_list_tools.in_progress", { item_id: item.id, output_index: index });
+        try {
+          tools = await listFor(this.ctx, spec);
+        } catch (err) {
+          throw new GatewayError(424 as number, "UPSTREAM_ERROR", `tools[${spec.index}]: listing the tools of MCP server "${spec.label}" failed: ${(err as Error).message ?? err}`, { details: { field: `tools[${spec.index}]` } });
+        }
+        item.tools = tools;
+        emit("response.mcp_list_tools.completed", { item_id: item.id, output_index: index });
+        emit("response.output_item.done", { output_index: index, item });
+      }
+      functions.push(...asFunctions(spec, tools, this.refs));
+    }
+    const body = this.ctx.body;
+    body.tools = [...this.originalTools.filter((t: any) => t?.type !== "mcp"), ...functions];
+    const choice = body.tool_choice;
+    if (choice && typeof choice === "object" && choice.type === "mcp") {
+      body.tool_choice = typeof choice.name === "string" ? { type: "function", name: functionName(choice.server_label, choice.name) } : "required";
+    }
+  }
+
+  /** Run one call, with the mcp_call item and its events. */
+  private async execute(spec: McpToolSpec, tool: string, args: string, emit: Emit, approvalId: string | null = null): Promise<{ modelText: string }> {
+    const index = this.output.length;
+    const item: any = { type: "mcp_call", id: id("mcp"), server_label: spec.label, name: tool, arguments: args, output: null, error: null, status: "in_progress", approval_request_id: approvalId };
+    this.output.push(item);
+    emit("response.output_item.added", { output_index: index, item: { ...item, arguments: "" } });
+    emit("response.mcp_call.in_progress", { item_id: item.id, output_index: index });
+    emit("response.mcp_call_arguments.delta", { item_id: item.id, output_index: index, delta: args });
+    emit("response.mcp_call_arguments.done", { item_id: item.id, output_index: index, arguments: args });
+    let parsed: Record<string, unknown> | undefined;
+    let result: CallToolResult;
+    try {
+      parsed = args ? JSON.parse(args) : {};
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || typeof parsed !== "object" || Array.isArray(parsed)) {
+      result = { content: [{ type: "text", text: "The arguments were not a JSON object" }], isError: true };
+    } else {
+      result = await runToolCall(this.ctx as GatewayContext & { auth: NonNullable<GatewayContext["auth"]> }, spec.upstream, {
+        server: spec.label, tool, arguments: parsed, via: "responses", metricServer: spec.clientUrl ? "(client_url)" : undefined,
+      }, { signal: this.ctx.signal });
+    }
+    const text = resultText(result);
+    if (result.isError) Object.assign(item, { error: text, status: "failed" });
+    else Object.assign(item, { output: text, status: "completed" });
+    emit(result.isError ? "response.mcp_call.failed" : "response.mcp_call.completed", { item_id: item.id, output_index: index });
+    emit("response.output_item.done", { output_index: index, item });
+    return { modelText: result.isError ? `Error: ${text}` : text };
+  }
+
+  /** One model turn's body: the client's request with the converted input. */
+  async runModel(): Promise<GatewayResponse> {
+    const ctx = this.ctx;
+    ctx.body.input = this.input;
+    ctx.usage = undefined;
+    ctx.response = undefined;
+    this.rounds++;
+    await this.dispatch();
+    if (!ctx.response) throw new Error("no response from the model");
+    return ctx.response;
+  }
+
+  /** After a model turn: account it, run its mcp calls. Returns whether another turn follows. */
+  async afterTurn(response: any, emit: Emit): Promise<boolean> {
+    this.last = response;
+    this.usage = addUsage(this.usage, this.ctx.usage);
+    this.wireUsage = addWireUsage(this.wireUsage, response?.usage);
+    const items: any[] = Array.isArray(response?.output) ? response.output : [];
+    const calls = items.filter((i) => i?.type === "function_call" && this.refs.has(i.name));
+    const clientCalls = items.some((i) => i?.type === "function_call" && !this.refs.has(i.name));
+    const followUp: any[] = [];
+    let pending = false;
+    for (const c of calls) {
+      const ref = this.refs.get(c.name)!;
+      if (needsApproval(ref.spec, ref.tool)) {
+        const req = { type: "mcp_approval_request", id: id("mcpr"), server_label: ref.spec.label, name: ref.tool, arguments: c.arguments ?? "{}" };
+        const index = this.output.length;
+        this.output.push(req);
+        emit("response.output_item.added", { output_index: index, item: req });
+        emit("response.output_item.done", { output_index: index, item: req });
+        pending = true;
+        continue;
+      }
+      const r = await this.execute(ref.spec, ref.tool, c.arguments ?? "{}", emit);
+      followUp.push({ type: "function_call", call_id: c.call_id, name: c.name, arguments: c.arguments ?? "{}" }, { type: "function_call_output", call_id: c.call_id, output: r.modelText });
+    }
+    if (!followUp.length || pending || clientCalls) return false;
+    if (this.rounds >= this.max) {
+      this.incomplete = true;
+      return false;
+    }
+    // The model reads its own turn (reasoning, text) and the results.
+    this.input = [...this.input, ...items.filter((i) => !(i?.type === "function_call" && this.refs.has(i.name))), ...followUp];
+    return true;
+  }
+
+  /** The response the client gets: the last turn's, with every turn's items and usage. */
+  final(first: any): any {
+    const r = { ...(this.last ?? first) };
+    if (first?.id) r.id = first.id;
+    r.output = this.output;
+    r.tools = this.originalTools;
+    if (this.wireUsage) r.usage = this.wireUsage;
+    if (this.incomplete) Object.assign(r, { status: "incomplete", incomplete_details: { reason: "max_tool_calls" } });
+    this.ctx.usage = this.usage;
+    return r;
+  }
+
+  /** Non-mcp items of a turn go to the output as the model made them. */
+  keep(items: any[]): void {
+    for (const i of items) if (!(i?.type === "function_call" && this.refs.has(i.name))) this.output.push(i);
+  }
+
+  isMcpCall(item: any): boolean {
+    return item?.type === "function_call" && this.refs.has(item.name);
+  }
+}
+
+export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
+  const tools = mcpToolsOf(ctx.body);
+  if (!tools.length || nativePassthrough(ctx, tools)) return dispatch();
+  if (!ctx.auth) throw new GatewayError(401, "INVALID_API_KEY", "The mcp tool needs a project key");
+  const closers: Array<() => Promise<void>> = [];
+  ctx.onFinish(async () => { for (const c of closers) await c(); });
+  const specs = await resolveMcpTools(ctx, tools, closers);
+  const run = new McpRun(ctx, specs, dispatch);
+  if (ctx.body.stream !== true) {
+    const none: Emit = () => {};
+    await run.prepare(none);
+    await run.list(none);
+    let first: any;
+    for (;;) {
+      const r = await run.runModel();
+      if (r.kind !== "json") throw new Error("expected a JSON answer");
+      if (r.status !== 200) return;
+      const body = r.body as any;
+      first ??= body;
+      run.keep(body.output ?? []);
+      if (!(await run.afterTurn(body, none))) break;
+    }
+    ctx.response = { kind: "json", status: 200, body: run.final(first) };
+    return;
+  }
+  // Streamed: the mcp items' events are made before the model's first event is known, so they are queued until then.
+  const early: Array<[string, Record<string, unknown>]> = [];
+  await run.prepare((t, f) => early.push([t, f]));
+  await run.list((t, f) => early.push([t, f]));
+  const firstTurn = await run.runModel();
+  if (firstTurn.kind !== "stream") {
+    ctx.response = firstTurn; // an error answer
+    return;
+  }
+  const response: GatewayResponse = { kind: "stream", status: firstTurn.status, events: streamTurns(ctx, run, firstTurn, early) };
+  ctx.response = response;
+}
+
+async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: GatewayResponse & { kind: "stream" }, early: Array<[string, Record<string, unknown>]>): AsyncGenerator<SseEvent> {
+  let seq = 0;
+  const queue: SseEvent[] = [];
+  const emit: Emit = (type, fields) => { queue.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
+  let first: any;
+  let turn: GatewayResponse = firstTurn;
+  const mine = ctx.response;
+  for (;;) {
+    if (turn.kind !== "stream") throw new GatewayError(502, "UPSTREAM_ERROR", "The model's next turn did not stream");
+    /** Upstream output_index -> ours; the model's mcp function calls (left out) map to -1. */
+    const index = new Map<number, number>();
+    const base = run.output.length;
+    let added = 0;
+    let done: any;
+    for await (const ev of turn.events) {
+      let d: any;
+      try {
+        d = JSON.parse(ev.data);
+      } catch {
+        continue;
+      }
+      const type: string = d?.type ?? ev.event ?? "";
+      if (type === "error") {
+        yield { event: ev.event ?? "error", data: JSON.stringify({ ...d, sequence_number: seq++ }) };
+        return;
+      }
+      if (type === "response.created" || type === "response.in_progress") {
+        if (first) continue;
+        first = d.response;
+        emit(type, { response: { ...d.response, tools: ctx.body.tools } });
+        if (type === "response.in_progress") for (const [t, f] of early.splice(0)) emit(t, f);
+        yield* queue.splice(0);
+        continue;
+      }
+      if (early.length && first) {
+        for (const [t, f] of early.splice(0)) emit(t, f);
+        yield* queue.splice(0);
+      }
+      if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
+        done = d.response;
+        continue;
+      }
+      if (typeof d.output_index === "number") {
+        if (type === "response.output_item.added") index.set(d.output_index, run.isMcpCall(d.item) ? -1 : base + added++);
+        const ours = index.get(d.output_index);
+        if (ours === undefined || ours === -1) continue;
+        d.output_index = ours;
+      }
+      d.sequence_number = seq++;
+      yield { event: ev.event ?? type, data: JSON.stringify(d) };
+    }
+    ctx.response = mine;
+    if (!done) throw new GatewayError(502, "UPSTREAM_ERROR", "The model's stream ended without its final event");
+    run.keep(done.output ?? []);
+    const more = await run.afterTurn(done, emit);
+    yield* queue.splice(0);
+    if (!more) break;
+    turn = await run.runModel();
+    ctx.response = mine;
+  }
+  const final = run.final(first);
+  emit(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
+  yield* queue.splice(0);
+}

@@ -1,0 +1,120 @@
+// The Responses API's `mcp` tool run by the gateway (for models reached through translation, and for servers
+// named from gateway.yaml by label): each mcp tool becomes the server's tools offered as functions; the items a
+// previous turn left (mcp_list_tools, mcp_call, mcp_approval_request / _response) become what the model reads.
+import { createHash } from "node:crypto";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../errors.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import { mcpOf } from "../mcp/registry.ts";
+import { serverAllowed, toolAllowed } from "../mcp/policy.ts";
+import { Upstream } from "../mcp/upstream.ts";
+import { checkClientMcpUrl } from "../mcp/client-url.ts";
+
+export interface McpToolSpec {
+  index: number;
+  label: string;
+  /** A client URL (server_url) rather than a server of gateway.yaml. */
+  clientUrl: boolean;
+  upstream: Upstream;
+  allowed?: { names?: string[]; readOnly?: boolean };
+  approval: { mode: "always" | "never"; always: string[]; never: string[] };
+  /** Tools listed by an earlier turn (its mcp_list_tools item): not listed again. */
+  known?: ListedTool[];
+}
+
+export interface ListedTool { name: string; description?: string | null; input_schema: unknown; annotations?: unknown }
+
+export interface FunctionRef { spec: McpToolSpec; tool: string }
+
+/** Whether the gateway (not a native upstream) must run this request's mcp tools. */
+export function mcpToolsOf(body: any): any[] {
+  return Array.isArray(body?.tools) ? body.tools.filter((t: any) => t?.type === "mcp") : [];
+}
+
+/** A function name the model can use for `label`'s `tool`: [a-zA-Z0-9_-], at most 64 characters, stable. */
+export function functionName(label: string, tool: string): string {
+  const name = `${label}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_");
+  if (name.length <= 64) return name;
+  return `${name.slice(0, 55)}_${createHash("sha256").update(`${label}\n${tool}`).digest("hex").slice(0, 8)}`;
+}
+
+function approvalOf(t: any, i: number): McpToolSpec["approval"] {
+  const r = t.require_approval;
+  if (r === undefined || r === null || r === "always") return { mode: "always", always: [], never: [] };
+  if (r === "never") return { mode: "never", always: [], never: [] };
+  if (typeof r === "object") {
+    const names = (f: any) => (Array.isArray(f?.tool_names) ? f.tool_names.filter((n: unknown) => typeof n === "string") : []);
+    return { mode: "always", always: names(r.always), never: names(r.never) };
+  }
+  throw new GatewayError(400, "INVALID_REQUEST", `tools[${i}].require_approval: must be "always", "never" or {always, never}`, { details: { field: `tools[${i}].require_approval` } });
+}
+
+export function needsApproval(spec: McpToolSpec, tool: string): boolean {
+  if (spec.approval.always.includes(tool)) return true;
+  if (spec.approval.never.includes(tool)) return false;
+  return spec.approval.mode === "always";
+}
+
+function allowedOf(t: any): McpToolSpec["allowed"] {
+  const a = t.allowed_tools;
+  if (Array.isArray(a)) return { names: a.filter((n: unknown) => typeof n === "string") };
+  if (a && typeof a === "object") return { names: Array.isArray(a.tool_names) ? a.tool_names : undefined, readOnly: a.read_only === true };
+  return undefined;
+}
+
+/** Resolve every mcp tool of the request: a client URL is checked (SSRF guard) and connected; a label names a server of gateway.yaml. */
+export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers: Array<() => Promise<void>>): Promise<McpToolSpec[]> {
+  const specs: McpToolSpec[] = [];
+  const all: any[] = ctx.body.tools;
+  for (const t of tools) {
+    const i = all.indexOf(t);
+    const field = `tools[${i}]`;
+    if (typeof t.server_label !== "string" || !t.server_label) {
+      throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: an mcp tool needs a server_label`, { details: { field: `${field}.server_label` } });
+    }
+    const label: string = t.server_label;
+    let upstream: Upstream | undefined;
+    const projectId = ctx.auth!.projectId;
+    if (typeof t.server_url === "string" && t.server_url) {
+      const checked = await checkClientMcpUrl(t.server_url, ctx.config.server.urlFetch, `${field}.server_url`, ctx.signal);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(t.headers ?? {})) if (typeof v === "string") headers[k] = v;
+      if (typeof t.authorization === "string" && t.authorization) headers.authorization = `Bearer ${t.authorization}`;
+      upstream = new Upstream({ kind: "http", name: label, url: checked.url.href, transport: "streamable_http", headers, timeoutMs: 30_000, maxTotalMs: 300_000 }, ctx.gateway.log, () => {}, checked.fetch);
+      const u = upstream;
+      closers.push(async () => { await u.close(); await checked.close(); });
+    } else if (t.connector_id) {
+      throw new GatewayError(400, "INVALID_REQUEST", `${field}.connector_id: connectors are OpenAI's own; this model is served through the gateway, which reaches MCP servers by server_url or by a server_label of gateway.yaml`, { details: { field: `${field}.connector_id` } });
+    } else {
+      if (!serverAllowed(ctx.config, projectId, label)) {
+        throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: no MCP server "${label}" is available to this project (give a server_url, or name a server of gateway.yaml's mcp_servers)`, { details: { field: `${field}.server_label` } });
+      }
+      upstream = mcpOf(ctx.gateway).upstream(ctx.config, label, projectId);
+      if (!upstream) throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: MCP server "${label}" is not available`, { details: { field: `${field}.server_label` } });
+    }
+    if (specs.some((s) => s.label === label)) {
+      throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: "${label}" is used by two mcp tools`, { details: { field: `${field}.server_label` } });
+    }
+    specs.push({ index: i, label, clientUrl: !!t.server_url, upstream, allowed: allowedOf(t), approval: approvalOf(t, i) });
+  }
+  return specs;
+}
+
+/** A server's tools as an mcp_list_tools item holds them, filtered by allowed_tools and the project's allowlist. */
+export async function listFor(ctx: GatewayContext, spec: McpToolSpec): Promise<ListedTool[]> {
+  const tools: Tool[] = await spec.upstream.tools();
+  return tools
+    .filter((t) => !spec.allowed?.names || spec.allowed.names.includes(t.name))
+    .filter((t) => !spec.allowed?.readOnly || (t.annotations as any)?.readOnlyHint === true)
+    .filter((t) => spec.clientUrl || toolAllowed(ctx.config, ctx.auth!.projectId, spec.label, t.name))
+    .map((t) => ({ name: t.name, description: t.description ?? null, input_schema: t.inputSchema, annotations: t.annotations ?? null }));
+}
+
+/** The function tools that stand for a server's tools, and the name map back. */
+export function asFunctions(spec: McpToolSpec, listed: ListedTool[], refs: Map<string, FunctionRef>): any[] {
+  return listed.map((t) => {
+    const name = functionName(spec.label, t.name);
+    refs.set(name, { spec, tool: t.name });
+    return { type: "function", name, description: t.description ?? `${t.name} (MCP server ${spec.label})`, parameters: t.input_schema ?? { type: "object", properties: {} }, strict: false };
+  });
+}
