@@ -206,7 +206,7 @@ describe("one MCP endpoint in front of two servers", () => {
       const next = structuredClone(config);
       next.projects.beta.mcp = { allow_servers: ["docs", "files"] };
       writeFileSync(gw.configFile, YAML.stringify(next));
-      expect(await gw.gateway.reload()).toEqual({ ok: true });
+      expect(await gw.gateway.reload()).toMatchObject({ ok: true });
       expect(textOf(await client.callTool({ name: "docs__echo", arguments: { text: "after reload" } }))).toBe("docs: after reload");
       const sid = transport.sessionId!;
       await transport.terminateSession();
@@ -268,7 +268,7 @@ describe("one MCP endpoint in front of two servers", () => {
   }, 30_000);
 
   it("metrics per server and tool", async () => {
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const text = await (await fetch(gw.metricsUrl!)).text();
     expect(text).toMatch(/gateway_mcp_tool_calls_total\{server="docs",tool="echo",status="ok"\} [1-9]/);
     expect(text).toMatch(/gateway_mcp_tool_calls_total\{server="docs",tool="add",status="rate_limited"\} 1/);
     expect(text).toMatch(/gateway_mcp_tool_call_duration_seconds_count\{server="files",tool="add"\} [1-9]/);
