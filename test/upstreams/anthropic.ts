@@ -5,6 +5,7 @@
 // server tool searches (server_tool_use + web_search_tool_result blocks) up to its max_uses, counted in
 // usage.server_tool_use.web_search_requests.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./anthropic-checks.ts";
@@ -113,7 +114,7 @@ function plan(body: any, text = TEXT, script?: AgentScript): { blocks: Block[]; 
   const offered = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom").map((t: any) => ({ name: t.name, schema: t.input_schema }));
   const scripted = script?.({ tools: offered, text: conversationText(body.messages), answered: hasToolResult(body) });
   if (scripted && "text" in scripted) return { blocks: [...blocks, { type: "text", text: scripted.text }], stop: "end_turn", searches };
-  if (scripted) return { blocks: [...blocks, { type: "tool_use", id: "toolu_01ScriptedWrite", name: scripted.call.name, input: scripted.call.input }], stop: "tool_use", searches };
+  if (scripted) return { blocks: [...blocks, { type: "tool_use", id: `toolu_01${randomBytes(12).toString("hex")}`, name: scripted.call.name, input: scripted.call.input }], stop: "tool_use", searches };
   // Native structured outputs: the answer is JSON text matching output_config.format.schema.
   if (body.output_config?.format?.type === "json_schema") {
     blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });

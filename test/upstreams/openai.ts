@@ -3,6 +3,7 @@
 // fragments with id/name only on the first fragment, usage chunk only with include_usage, `[DONE]` last,
 // and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
@@ -139,7 +140,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const model = body.model;
     const offered = (body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => ({ name: t.function.name, schema: t.function.parameters ?? {} }));
     const scripted = fake.script?.({ tools: offered, text: conversationText(body.messages), answered: toolsAnswered(body.messages) });
-    const calls = !scripted ? toolCallsFor(body) : "call" in scripted ? [{ id: "call_scripted_write", name: scripted.call.name, arguments: JSON.stringify(scripted.call.input) }] : [];
+    const calls = !scripted ? toolCallsFor(body) : "call" in scripted ? [{ id: `call_${randomBytes(12).toString("hex")}`, name: scripted.call.name, arguments: JSON.stringify(scripted.call.input) }] : [];
     const pieces = calls.length ? [] : words((scripted && "text" in scripted ? scripted.text : undefined) ?? fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
     const max = body.max_completion_tokens ?? body.max_tokens;
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
