@@ -38,6 +38,23 @@ function upstreamSigned(u: Upstream, from: number, answer: ReplayAnswer): boolea
   return false; // chat completions return no reasoning to hand back
 }
 
+/** Thinking/reasoning asked for, in the agent's protocol. */
+function asksReasoning(protocol: AgentProtocol, body: any): boolean {
+  if (protocol === "messages") return body.thinking?.type === "enabled";
+  if (protocol === "chat") return (body.reasoning_effort ?? body.reasoning?.effort ?? "none") !== "none";
+  if (protocol === "responses") return (body.reasoning?.effort ?? "none") !== "none";
+  const tc = body.generationConfig?.thinkingConfig;
+  return !!tc && tc.thinkingBudget !== 0;
+}
+
+/** Thinking on in what the gateway sent the upstream. */
+function upstreamThinks(u: Upstream, body: any): boolean {
+  if (u === "anthropic") return body?.thinking?.type === "enabled";
+  if (u === "gemini") return !!body?.generationConfig?.thinkingConfig && body.generationConfig.thinkingConfig.thinkingBudget !== 0;
+  if (u === "openai-chat") return (body?.reasoning_effort ?? "none") !== "none";
+  return (body?.reasoning?.effort ?? "none") !== "none";
+}
+
 const recordings = loadRecordings();
 
 describe("recordings exist for every agent", () => {
@@ -66,6 +83,10 @@ for (const rec of recordings) {
         expect(expected && "call" in expected, "the recording offers a write tool").toBe(true);
         if (!expected || !("call" in expected)) return;
         expect(a.calls.map((c) => ({ name: c.name, args: c.args }))).toEqual([{ name: expected.call.name, args: expected.call.input }]);
+        // The agent's reasoning setting reaches every thinking model (Messages' `thinking` is Anthropic's own: docs/messages.md).
+        if (asksReasoning(first.protocol, first.body) && (first.protocol !== "messages" || target === "anthropic")) {
+          expect(world.upstreamRequests(target).slice(since).some((r) => upstreamThinks(target, r.body)), "thinking on upstream").toBe(true);
+        }
         if (upstreamSigned(target, since, a)) expect(a.signedReasoning, "signed reasoning handed to the agent").toBe(true);
         // Every answer names the gateway model id asked for, not the upstream's (soft: the rest is checked either way).
         expect.soft(a.models, "the answer names the model asked for").toEqual([model]);
