@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { Upstream } from "../helpers/agent-world.ts";
 
-export type AgentId = "claude-code" | "codex" | "opencode" | "qwen-code" | "gemini-cli";
+export type AgentId = "claude-code" | "codex" | "opencode" | "opencode-responses" | "qwen-code" | "gemini-cli";
 /** The client protocol an agent speaks to the gateway. */
 export type AgentProtocol = "messages" | "chat" | "responses" | "gemini";
 
@@ -55,6 +55,51 @@ function lastJson(stdout: string): any {
   } catch {
     return undefined;
   }
+}
+
+/** opencode with a provider entry for the gateway, on the given AI SDK provider package (chat or Responses). */
+function opencodeLaunch(r: AgentRun, npm: string): AgentLaunch {
+  return {
+    args: ["run", "--format", "json", "-m", `gateway/${r.model}`, r.prompt],
+    env: {
+      MG_KEY: r.key,
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    },
+    files: {
+      ".config/opencode/opencode.json": json({
+        $schema: "https://opencode.ai/config.json",
+        autoupdate: false,
+        share: "disabled",
+        permission: { edit: "allow", bash: "allow", external_directory: "allow" },
+        provider: {
+          gateway: {
+            npm,
+            name: "Model Gateway",
+            options: { baseURL: `${r.origin}/api/v1`, apiKey: "{env:MG_KEY}" },
+            models: { [r.model]: { name: r.model, reasoning: true, tool_call: true, options: { reasoningEffort: "medium" } } },
+          },
+        },
+        model: `gateway/${r.model}`,
+        small_model: `gateway/${r.model}`,
+      }),
+    },
+  };
+}
+
+/** `opencode run --format json`: one event per line; the answer is the text of the last text part. */
+function opencodeAnswer(stdout: string): string | undefined {
+  const texts = stdout.split("\n").flatMap((l) => {
+    try {
+      const e = JSON.parse(l);
+      return e?.type === "text" && typeof e.part?.text === "string" ? [e.part.text] : [];
+    } catch {
+      return [];
+    }
+  });
+  return texts.at(-1)?.trim();
 }
 
 export const AGENTS: readonly AgentSpec[] = [
@@ -119,46 +164,18 @@ export const AGENTS: readonly AgentSpec[] = [
     bin: "opencode",
     protocol: "chat",
     upstreams: THREE,
-    launch: (r) => ({
-      args: ["run", "--format", "json", "-m", `gateway/${r.model}`, r.prompt],
-      env: {
-        MG_KEY: r.key,
-        OPENCODE_DISABLE_AUTOUPDATE: "1",
-        OPENCODE_DISABLE_MODELS_FETCH: "1",
-        OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-      },
-      files: {
-        ".config/opencode/opencode.json": json({
-          $schema: "https://opencode.ai/config.json",
-          autoupdate: false,
-          share: "disabled",
-          permission: { edit: "allow", bash: "allow", external_directory: "allow" },
-          provider: {
-            gateway: {
-              npm: "@ai-sdk/openai-compatible",
-              name: "Model Gateway",
-              options: { baseURL: `${r.origin}/api/v1`, apiKey: "{env:MG_KEY}" },
-              models: { [r.model]: { name: r.model, reasoning: true, tool_call: true, options: { reasoningEffort: "medium" } } },
-            },
-          },
-          model: `gateway/${r.model}`,
-          small_model: `gateway/${r.model}`,
-        }),
-      },
-    }),
-    // --format json: one event per line; the answer is the text of the last text part.
-    answer: ({ stdout }) => {
-      const texts = stdout.split("\n").flatMap((l) => {
-        try {
-          const e = JSON.parse(l);
-          return e?.type === "text" && typeof e.part?.text === "string" ? [e.part.text] : [];
-        } catch {
-          return [];
-        }
-      });
-      return texts.at(-1)?.trim();
-    },
+    launch: (r) => opencodeLaunch(r, "@ai-sdk/openai-compatible"),
+    answer: ({ stdout }) => opencodeAnswer(stdout),
+  },
+  {
+    // The same agent on its OpenAI provider package, which speaks the Responses API.
+    id: "opencode-responses",
+    pkg: "opencode-ai",
+    bin: "opencode",
+    protocol: "responses",
+    upstreams: ALL,
+    launch: (r) => opencodeLaunch(r, "@ai-sdk/openai"),
+    answer: ({ stdout }) => opencodeAnswer(stdout),
   },
   {
     id: "qwen-code",

@@ -34,7 +34,7 @@ function callFor(tool: OfferedTool, path: string, content: string): AgentTurn {
   const pathKey = ["file_path", "filePath", "path", "absolute_path"].find((k) => k in props);
   let base: Record<string, unknown>;
   if (pathKey && "content" in props) base = { [pathKey]: path, content };
-  else if ("input" in props || "patch" in props) base = { ["input" in props ? "input" : "patch"]: addFilePatch(path, content) };
+  else if (["patchText", "input", "patch"].some((k) => k in props)) base = { [["patchText", "input", "patch"].find((k) => k in props)!]: addFilePatch(path, content) };
   else {
     const key = "cmd" in props ? "cmd" : "command";
     base = { [key]: String(props[key]?.type).toLowerCase() === "array" ? ["bash", "-lc", shellWrite(path, content)] : shellWrite(path, content) };
