@@ -2,9 +2,10 @@
 // each complete a multi-step tool task through the gateway as it ships, on a model of every upstream protocol they
 // can reach: the scripted fake model (test/upstreams/scripted-agent.ts) has the agent write a file with its own
 // write tool, reads the tool's result and answers. Each cell asserts the file, the exit code and the final answer,
-// and records the agent's main-loop requests as they reached the gateway into test/fixtures/agents/ (replayed by
-// test/agents-replay.e2e.test.ts in `npm test`). The table of results is printed at the end and written to
-// .vitest/agents.md.
+// and records the agent's main-loop requests as they reached the gateway: into .vitest/agent-recordings/, or with
+// AGENTS_RECORD=1 (`npm run test:agents:record`) into test/fixtures/agents/, which test/agents-replay.e2e.test.ts
+// replays in `npm test` (ids and session details differ from run to run, so a plain run leaves the tree alone). The
+// table of results is printed at the end and written to .vitest/agents.md.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { AGENTS, type AgentSpec } from "./agents.ts";
 import { MODEL, startAgentWorld, type AgentWorld, type Upstream } from "../helpers/agent-world.ts";
 import { startRecordingProxy, type RecordingProxy } from "../helpers/recording-proxy.ts";
 import { SHIPPED_KEY } from "../helpers/shipped-config.ts";
-import { toTurns, writeRecording } from "../helpers/agent-fixtures.ts";
+import { AGENT_FIXTURES, toTurns, writeRecording } from "../helpers/agent-fixtures.ts";
 import { FINAL_ANSWER, taskPrompt } from "../upstreams/scripted-agent.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -23,6 +24,7 @@ const ROOT = resolve(HERE, "../..");
 /** One agent run's limit: a hung agent fails its cell instead of stalling the run. */
 const RUN_LIMIT_MS = 180_000;
 const CONTENT = "gateway-agent-ok";
+const RECORDINGS = process.env.AGENTS_RECORD === "1" ? AGENT_FIXTURES : join(ROOT, ".vitest/agent-recordings");
 
 let world: AgentWorld;
 let proxy: RecordingProxy;
@@ -112,7 +114,7 @@ for (const agent of AGENTS) {
         let exit: Exit | undefined;
         try {
           exit = await runAgent(agent, env, launch.args, work);
-          writeRecording(toTurns(proxy.requests.slice(from), { agent: agent.id, version: versionOf(agent), protocol: agent.protocol, upstream, model: MODEL[upstream] }, root));
+          writeRecording(toTurns(proxy.requests.slice(from), { agent: agent.id, version: versionOf(agent), protocol: agent.protocol, upstream, model: MODEL[upstream] }, root), RECORDINGS);
           expect(exit.timedOut, "the agent hung").toBe(false);
           expect(existsSync(target), "the agent wrote no file").toBe(true);
           expect(readFileSync(target, "utf8").trim()).toBe(CONTENT);

@@ -68,9 +68,10 @@ export function toTurns(requests: ProxiedRequest[], meta: Omit<AgentTurn, "turn"
   });
 }
 
-export function writeRecording(turns: AgentTurn[]): void {
+/** Writes one run's turns under `root` (AGENT_FIXTURES: the recordings `npm test` replays). */
+export function writeRecording(turns: AgentTurn[], root = AGENT_FIXTURES): void {
   if (!turns.length) return;
-  const dir = join(AGENT_FIXTURES, turns[0]!.agent, turns[0]!.upstream);
+  const dir = join(root, turns[0]!.agent, turns[0]!.upstream);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const t of turns) writeFileSync(join(dir, `turn-${t.turn}.json`), `${JSON.stringify(t, null, 1)}\n`);
