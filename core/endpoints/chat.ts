@@ -1,6 +1,7 @@
 import { validateChatCompletions } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import type { EndpointSpec } from "./spec.ts";
+import { foldReasoning } from "./chat-reasoning.ts";
 
 export const chatEndpoint: EndpointSpec = {
   kind: "chat",
@@ -8,6 +9,7 @@ export const chatEndpoint: EndpointSpec = {
   route: "/api/v1/chat/completions",
   protocol: "openai",
   validate: validateChatCompletions,
+  prepare: (ctx) => foldReasoning(ctx.body),
   terminal: (ctx) => dispatch(ctx, "chat"),
   openapi: {
     summary: "Create a chat completion (OpenAI-compatible), streaming or not",

@@ -5,10 +5,12 @@
 // server tool searches (server_tool_use + web_search_tool_result blocks) up to its max_uses, counted in
 // usage.server_tool_use.web_search_requests.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./anthropic-checks.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
+import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const FAKE_ANTHROPIC_KEY = "sk-ant-fake-upstream";
 
@@ -33,6 +35,8 @@ export interface FakeAnthropic {
   pace?: (body: any) => "burst" | "tail" | number | undefined;
   /** Per-request answer text of a plain (no tool) reply; undefined keeps the default. */
   textFor?: (body: any) => string | undefined;
+  /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
+  script?: AgentScript;
   /** Set when a streaming response was cut because the gateway closed the connection. */
   aborted: number;
   close(): Promise<void>;
@@ -93,7 +97,7 @@ function webSearches(body: any): number {
 }
 
 /** The answer the fake gives to a request, as content blocks. */
-function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches: number } {
+function plan(body: any, text = TEXT, script?: AgentScript): { blocks: Block[]; stop: string; searches: number } {
   const blocks: Block[] = [];
   // A turn whose conversation already holds its searches does not search again.
   const searches = JSON.stringify(body.messages).includes("server_tool_use") ? 0 : webSearches(body);
@@ -107,6 +111,10 @@ function plan(body: any, text = TEXT): { blocks: Block[]; stop: string; searches
     const thinking = "Let me think about this carefully.";
     blocks.push({ type: "thinking", thinking, signature: signThinking(thinking) });
   }
+  const offered = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom").map((t: any) => ({ name: t.name, schema: t.input_schema }));
+  const scripted = script?.({ tools: offered, text: conversationText(body.messages), answered: hasToolResult(body) });
+  if (scripted && "text" in scripted) return { blocks: [...blocks, { type: "text", text: scripted.text }], stop: "end_turn", searches };
+  if (scripted) return { blocks: [...blocks, { type: "tool_use", id: `toolu_01${randomBytes(12).toString("hex")}`, name: scripted.call.name, input: scripted.call.input }], stop: "tool_use", searches };
   // Native structured outputs: the answer is JSON text matching output_config.format.schema.
   if (body.output_config?.format?.type === "json_schema") {
     blocks.push({ type: "text", text: JSON.stringify(sampleFor(body.output_config.format.schema)) });
@@ -176,7 +184,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const invalid = serverToolError(body) ?? conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
-    const { blocks, stop, searches } = plan(body, fake.textFor?.(body));
+    const { blocks, stop, searches } = plan(body, fake.textFor?.(body), fake.script);
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
     const usage = usageFor(body, output, searches);
     const id = "msg_01FakeAnthropic";

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { contentsError, structuredAnswer } from "./gemini-checks.ts";
+import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
 
@@ -20,6 +21,8 @@ export interface FakeGemini {
   failures: GeminiFailure[];
   /** Milliseconds between stream chunks. */
   chunkDelayMs: number;
+  /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
+  script?: AgentScript;
   close(): Promise<void>;
 }
 
@@ -102,17 +105,24 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const responseId = "fakeGeminiResp1";
     const modelVersion = m[1];
 
+    const offered = decls.map((d: any) => ({ name: d.name, schema: d.parametersJsonSchema ?? d.parameters ?? {} }));
+    const scripted = fake.script?.({ tools: offered, text: conversationText(body.contents), answered });
     // Each element is the parts of one stream chunk.
     const pieces: any[][] = [];
     if (thoughts) pieces.push([{ text: "Thinking it over.", thought: true }]);
-    if (callTools) {
+    if (scripted && "call" in scripted) {
+      pieces.push([{ functionCall: { name: scripted.call.name, args: scripted.call.input }, thoughtSignature: SIGNATURE }]);
+    } else if (scripted) {
+      for (const w of words(scripted.text)) pieces.push([{ text: w }]);
+    } else if (callTools) {
       // Like Gemini 3: the first call of a turn carries a thought signature that must come back with it.
       pieces.push(decls.slice(0, 2).map((d: any, i: number) => ({ functionCall: { name: d.name, args: { city: i === 0 ? "Paris" : "Tokyo", unit: "celsius" } }, ...(i === 0 ? { thoughtSignature: SIGNATURE } : {}) })));
     } else {
       for (const w of words(structuredAnswer(body) ?? (answered ? "The weather is sunny." : search ? GROUNDED : TEXT))) pieces.push([{ text: w }]);
     }
     const max = body.generationConfig?.maxOutputTokens;
-    const cut = typeof max === "number" && !callTools && pieces.length > max ? pieces.slice(0, max) : pieces;
+    const calling = scripted ? "call" in scripted : callTools;
+    const cut = typeof max === "number" && !calling && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finishReason = cut.length < pieces.length ? "MAX_TOKENS" : "STOP";
     const thoughtsTokens = thoughts ? 4 : 0;
     const usageAt = (n: number) => ({ promptTokenCount: prompt, candidatesTokenCount: n, totalTokenCount: prompt + n + thoughtsTokens, ...(thoughts ? { thoughtsTokenCount: thoughtsTokens } : {}), promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }] });

@@ -5,9 +5,12 @@
 
 export interface ResponsesRequestError { status: number; message: string; param: string | null; code: string | null }
 
-/** Every top-level parameter POST /v1/responses accepts (openai 6.x ResponseCreateParams). */
+/**
+ * Every top-level parameter POST /v1/responses accepts: openai 6.x ResponseCreateParams, and `client_metadata` (string
+ * pairs the API takes beside them: OpenAI's own Codex CLI sends its installation, session and turn ids there).
+ */
 export const KNOWN_PARAMS = new Set([
-  "background", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens",
+  "background", "client_metadata", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens",
   "max_tool_calls", "metadata", "model", "moderation", "parallel_tool_calls", "previous_response_id", "prompt",
   "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier",
   "service_tier", "store", "stream", "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs",

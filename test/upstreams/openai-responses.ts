@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type RecordedRequest } from "./openai.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
 import { conversationError, paramsError, type ResponsesRequestError } from "./openai-responses-checks.ts";
+import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const RESPONSES_TEXT = "Hello from the fake Responses upstream, streaming word by word.";
 const KEY = "Bearer sk-fake-upstream";
@@ -65,7 +66,7 @@ function lastUserText(items: any[]): string {
 /** Tool results came in after the last user message: the model answers instead of calling again. */
 function toolsAnswered(items: any[]): boolean {
   for (let i = items.length - 1; i >= 0; i--) {
-    if (items[i].type === "function_call_output") return true;
+    if (items[i].type === "function_call_output" || items[i].type === "custom_tool_call_output") return true;
     if (items[i].type === "message" && items[i].role === "user") return false;
   }
   return false;
@@ -88,7 +89,7 @@ interface Answer {
   usage: any;
 }
 
-function answer(body: any, conversation: any[], cachedTokens: number): Answer {
+function answer(body: any, conversation: any[], cachedTokens: number, script?: AgentScript): Answer {
   const output: any[] = [];
   const pieces = new Map<number, string[]>();
   const include: string[] = Array.isArray(body.include) ? body.include : [];
@@ -112,7 +113,20 @@ function answer(body: any, conversation: any[], cachedTokens: number): Answer {
   if (functions.length && choice !== "none" && !toolsAnswered(conversation)) {
     wanted = typeof choice === "object" && choice?.type === "function" ? functions.filter((t) => t.name === choice.name) : functions.slice(0, body.parallel_tool_calls === false ? 1 : 2);
   }
+  const offered = tools.filter((t) => t.type === "function" || t.type === "custom").map((t) => ({ name: t.name, schema: t.type === "function" ? t.parameters ?? {} : undefined }));
+  const scripted = script?.({ tools: offered, text: conversationText(conversation.filter((it) => it.type === "message")), answered: toolsAnswered(conversation) });
+  if (scripted) wanted = [];
   let outputTokens = reasoningTokens;
+  if (scripted && "call" in scripted) {
+    const { name, input } = scripted.call;
+    const call_id = `call_${hex(12)}`;
+    const item = typeof input === "string"
+      ? { id: `ctc_${hex(24)}`, type: "custom_tool_call", status: "completed", call_id, name, input }
+      : { id: `fc_${hex(24)}`, type: "function_call", status: "completed", arguments: JSON.stringify(input), call_id, name };
+    pieces.set(output.length, (typeof input === "string" ? input : item.arguments!).match(/[\s\S]{1,5}/g) ?? []);
+    output.push(item);
+    outputTokens += 8;
+  }
   wanted.forEach((t, i) => {
     const base = t.parameters?.properties?.city ? { city: i === 0 ? "Paris" : "Tokyo" } : {};
     const args = JSON.stringify(toolInput(t.parameters ?? {}, base));
@@ -121,7 +135,11 @@ function answer(body: any, conversation: any[], cachedTokens: number): Answer {
     outputTokens += Math.max(1, args.length >> 2);
   });
   let status: Answer["status"] = "completed";
-  if (!wanted.length) {
+  if (scripted && "text" in scripted) {
+    pieces.set(output.length, words(scripted.text));
+    output.push({ id: `msg_${hex(24)}`, type: "message", status, role: "assistant", content: [{ type: "output_text", text: scripted.text, annotations: [], logprobs: [] }] });
+    outputTokens += words(scripted.text).length;
+  } else if (!scripted && !wanted.length) {
     const search = tools.find((t) => String(t.type).startsWith("web_search"));
     if (search) {
       // One search, or `[searches:N]` in the question; max_tool_calls caps built-in tool calls, as OpenAI does.
@@ -296,7 +314,7 @@ export function serveResponses(fake: FakeOpenAI, opts: { eventDelayMs?: number }
     if (convError) return send(res, convError.status, errorBody(convError));
 
     const id = `resp_${hex(24)}`;
-    const a = answer(body, conversation, state.cachedTokens);
+    const a = answer(body, conversation, state.cachedTokens, fake.script);
     const final = responseObject(id, body, {
       status: a.status, output: a.output, usage: a.usage,
       incomplete_details: a.status === "incomplete" ? { reason: "max_output_tokens" } : null,

@@ -3,8 +3,10 @@
 // fragments with id/name only on the first fragment, usage chunk only with include_usage, `[DONE]` last,
 // and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
+import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -52,6 +54,8 @@ export interface FakeOpenAI {
   pace?: (body: any) => StreamPace | undefined;
   /** Per-request answer text (overrides `text`); undefined keeps it. */
   textFor?: (body: any) => string | undefined;
+  /** A scripted model (scripted-agent.ts) that decides the turns it recognises, here and on /responses. */
+  script?: AgentScript;
   close(): Promise<void>;
 }
 
@@ -134,8 +138,10 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const id = "chatcmpl-fake123";
     const created = 1770933883;
     const model = body.model;
-    const calls = toolCallsFor(body);
-    const pieces = calls.length ? [] : words(fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
+    const offered = (body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => ({ name: t.function.name, schema: t.function.parameters ?? {} }));
+    const scripted = fake.script?.({ tools: offered, text: conversationText(body.messages), answered: toolsAnswered(body.messages) });
+    const calls = !scripted ? toolCallsFor(body) : "call" in scripted ? [{ id: `call_${randomBytes(12).toString("hex")}`, name: scripted.call.name, arguments: JSON.stringify(scripted.call.input) }] : [];
+    const pieces = calls.length ? [] : words((scripted && "text" in scripted ? scripted.text : undefined) ?? fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
     const max = body.max_completion_tokens ?? body.max_tokens;
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";

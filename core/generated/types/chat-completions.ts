@@ -65,6 +65,15 @@ export interface ChatCompletionRequest {
   tool_choice?: ToolChoice;
   parallel_tool_calls?: boolean;
   reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+  /**
+   * OpenRouter's reasoning object (what Qwen Code and OpenRouter clients send): folded into reasoning_effort
+   */
+  reasoning?: {
+    effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+    max_tokens?: number;
+    enabled?: boolean;
+    exclude?: boolean;
+  };
   providerOptions?: ProviderOptions;
 }
 export interface SystemMessage {
