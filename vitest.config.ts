@@ -1,6 +1,15 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // In-process tests run the sources: a plugin importing the public entries must get the sources' modules (the same
+  // GatewayError class), not the bundle in dist/ that package.json "exports" names.
+  resolve: {
+    alias: {
+      "model-gateway/plugin": fileURLToPath(new URL("./core/public/plugin.ts", import.meta.url)),
+      "model-gateway/testing": fileURLToPath(new URL("./core/public/testing.ts", import.meta.url)),
+    },
+  },
   test: {
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**"],

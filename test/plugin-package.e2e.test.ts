@@ -47,7 +47,7 @@ afterAll(async () => {
 describe("a plugin installed as a package", () => {
   it("imports model-gateway/plugin and nothing internal: the entry is exported, internal paths are not", () => {
     const req = createRequire(join(dir, "node_modules", "acme-mg-plugins", "index.js"));
-    expect(req.resolve("model-gateway/plugin")).toBe(join(realpathSync(ROOT), "core", "public", "plugin.ts"));
+    expect(req.resolve("model-gateway/plugin")).toBe(join(realpathSync(ROOT), "dist", "plugin.mjs"));
     expect(() => req.resolve("model-gateway/core/errors.ts")).toThrow(expect.objectContaining({ code: "ERR_PACKAGE_PATH_NOT_EXPORTED" }));
   });
 
