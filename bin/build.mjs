@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -49,7 +49,8 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   const started = Date.now();
   if (!opts.force) {
     const built = await readManifest(manifest);
-    if (built && newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs && complete(outdir, spec, built.entries)) return paths(outdir, built.entries);
+    const fresh = built && complete(outdir, spec, built.entries) && (installedRelease(built, root) || newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs);
+    if (fresh) return paths(outdir, built.entries);
   }
   if (!opts.here) return buildInChild(spec, root);
   const { entries, outputs } = await build(spec, root, outdir);
@@ -59,7 +60,7 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
     outputs.push(stable);
   }
   const tmp = `${manifest}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, JSON.stringify({ entries }) + "\n");
+  await writeFile(tmp, JSON.stringify(opts.clean ? { entries, release: true } : { entries }) + "\n");
   // Dated to when the staleness walk began: a source saved while esbuild ran is newer, so the next start rebuilds.
   const at = new Date(started - 1);
   await utimes(tmp, at, at);
@@ -68,6 +69,15 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
     if (opts.clean) throw err;
   });
   return paths(outdir, entries);
+}
+
+/**
+ * A bundle built for the package (`npm pack`) in a copy npm installed: its sources never change there, and their
+ * mtimes say nothing (npm extracts every file at the time of the install, dist/ before the sources), so the bundle is
+ * used as it is, even where node_modules is read-only. A checkout keeps comparing mtimes, release build or not.
+ */
+function installedRelease(built, root) {
+  return built.release === true && resolve(root).split(sep).includes("node_modules");
 }
 
 /** Every output the manifest names, and each public entry's stable file, is there. */
@@ -145,7 +155,8 @@ async function build(spec, root, outdir) {
 async function readManifest(file) {
   try {
     const [text, st] = await Promise.all([readFile(file, "utf8"), stat(file)]);
-    return { entries: JSON.parse(text).entries, mtimeMs: st.mtimeMs };
+    const { entries, release } = JSON.parse(text);
+    return { entries, release, mtimeMs: st.mtimeMs };
   } catch {
     return undefined;
   }

@@ -145,6 +145,16 @@ pipeline: [router, routr, auth]
     ].sort());
   });
 
+  it("gives a plugin the options it validated: {} when absent, with its schema's defaults filled in", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "defaults.mjs"), `export default { name: "defaults", optionsSchema: { type: "object", properties: { replacement: { type: "string", default: "[email]" } } }, handle: (c, n) => n() };`);
+    writeFileSync(join(dir, "plain.mjs"), `export default { name: "plain", handle: (c, n) => n() };`);
+    const file = write(`plugins:\n  defaults: { module: ./defaults.mjs }\n  plain: { module: ./plain.mjs }\npipeline: [auth, defaults, plain, router]\n`, "gateway.yaml", dir);
+    const cfg = await loadConfig(file, { env: {} });
+    expect(cfg.pipeline.find((p) => p.name === "defaults")!.options).toEqual({ replacement: "[email]" });
+    expect(cfg.pipeline.find((p) => p.name === "plain")!.options).toEqual({});
+  });
+
   it("says why a declared plugin could not load, without also calling it unknown", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
     writeFileSync(join(dir, "broken.mjs"), `import "model-gateway-nowhere/plugin";\nexport default { name: "broken", handle: (c, n) => n() };`);

@@ -202,10 +202,12 @@ async function resolvePipeline(builtins: Builtins, config: GatewayConfig, source
         continue;
       }
       defs[name] = def;
-      options[name] = pc.options;
+      // What the plugin receives is what was validated: {} when `options:` is absent, with the schema's defaults.
+      const opts = pc.options ?? {};
+      options[name] = opts;
       if (def.optionsSchema) {
-        const validate = new Ajv({ allErrors: true, strict: false }).compile(def.optionsSchema);
-        if (!validate(pc.options ?? {})) for (const e of validate.errors ?? []) problems.push(optionsProblem(e, name, sources));
+        const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(def.optionsSchema);
+        if (!validate(opts)) for (const e of validate.errors ?? []) problems.push(optionsProblem(e, name, sources));
       }
     } catch (err) {
       problems.push(sources.at(["plugins", name, "module"], `cannot load plugin "${name}" from ${pc.module}: ${(err as Error).message}`));

@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { randomBytes } from "node:crypto";
 import { builtins } from "../builtins.ts";
-import { sha256Hex } from "../keys/keys.ts";
+import { newApiKey, sha256Hex } from "../keys/keys.ts";
 import { createLogger } from "../log.ts";
 import { pluginModulePath } from "../config/resolve.ts";
 import { startGateway } from "../server.ts";
@@ -82,7 +81,7 @@ function modulePath(module: string | URL, cwd: string): string {
 
 /** Start a gateway on a free loopback port with these plugins. Rejects with the config's problems when it cannot. */
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const key = `mg_live_${randomBytes(16).toString("hex")}`;
+  const key = newApiKey(false);
   const dir = mkdtempSync(join(tmpdir(), "mg-plugin-test-"));
   const configFile = join(dir, "gateway.yaml");
   try {
