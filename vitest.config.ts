@@ -12,7 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**"],
+    exclude: ["node_modules/**", "templates/**"], // templates/plugin/test runs in a scaffolded package (test/plugin-install.e2e.test.ts)
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
