@@ -14,11 +14,14 @@ export interface ChildGateway {
   stop(): Promise<void>;
 }
 
-export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildGateway> {
+/** `bin`: another install's bin (a deployment's node_modules/model-gateway/bin/model-gateway.mjs), run from `cwd`. */
+export async function startChildGateway(
+  configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = [], where: { bin?: string; cwd?: string } = {},
+): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
-      cwd: ROOT,
+    const proc = spawn(process.execPath, [...nodeArgs, where.bin ?? "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch"], {
+      cwd: where.cwd ?? ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
