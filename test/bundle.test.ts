@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import YAML from "yaml";
 import { keyEntry, postJson, testKey } from "./helpers/gateway.ts";
@@ -14,7 +14,7 @@ import { startChildGateway, type ChildGateway } from "./helpers/child-gateway.ts
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BUILD = pathToFileURL(join(ROOT, "bin/build.mjs")).href;
 type Built = Record<string, string>;
-const { ensureBuilt } = (await import(BUILD)) as { ensureBuilt(spec: object, root: string, opts?: { force?: boolean }): Promise<Built> };
+const { ensureBuilt } = (await import(BUILD)) as { ensureBuilt(spec: object, root: string, opts?: { force?: boolean; here?: boolean; clean?: boolean }): Promise<Built> };
 
 const SPEC = { outdir: "dist", entries: { cli: "core/a.ts" }, watch: ["core"] };
 const dirs: string[] = [];
@@ -91,6 +91,37 @@ describe("bin/build.mjs ensureBuilt", () => {
     expect(code).toContain("/** The text ? kept. */");
     expect(code).toMatch(/^[\x00-\x7f]*$/);
     expect(await mainOf(built)).toBe("caf\u00e9 \u2014 \u{1F600}");
+  });
+
+  it("gives a public entry a stable file re-exporting it; a clean build (npm pack) leaves only its own outputs", async () => {
+    const root = tinyTree();
+    const spec = { ...SPEC, public: ["cli"] };
+    const first = await ensureBuilt(spec, root, { here: true });
+    expect(readFileSync(join(root, "dist/cli.mjs"), "utf8")).toBe(`export * from "./${basename(first.cli!)}";\n`);
+    writeFileSync(join(root, "core/b.ts"), `export const b: string = "two";\n`);
+    utimesSync(join(root, "core/b.ts"), new Date(), new Date(Date.now() + 2000));
+    const second = await ensureBuilt(spec, root, { here: true, clean: true });
+    expect(existsSync(first.cli!)).toBe(false);
+    expect(readdirSync(join(root, "dist")).sort()).toEqual(["build.json", "cli.mjs", basename(second.cli!), `${basename(second.cli!)}.map`].sort());
+    expect(((await import(pathToFileURL(join(root, "dist/cli.mjs")).href)) as { main(): string }).main()).toBe("two");
+    expect(JSON.parse(readFileSync(join(root, "dist/build.json"), "utf8")).release).toBe(true);
+  });
+
+  it("uses a release bundle that npm installed as is, whatever the mtimes; a checkout's is rebuilt when a source is newer", async () => {
+    const installed = join(tempDir("mg-build-installed-"), "node_modules", "gw");
+    cpSync(tinyTree(), installed, { recursive: true });
+    const checkout = tinyTree();
+    for (const root of [installed, checkout]) {
+      await ensureBuilt(SPEC, root, { here: true, clean: true });
+      // npm extracts every file at install time: sources may be newer than dist/build.json.
+      utimesSync(join(root, "core/b.ts"), new Date(), new Date(Date.now() + 2000));
+    }
+    const before = manifestMtime(installed);
+    await ensureBuilt(SPEC, installed);
+    expect(manifestMtime(installed)).toBe(before);
+    const checkoutBefore = manifestMtime(checkout);
+    await ensureBuilt(SPEC, checkout);
+    expect(manifestMtime(checkout)).toBeGreaterThan(checkoutBefore);
   });
 
   it("processes building at once leave one valid bundle and no temp files", async () => {
