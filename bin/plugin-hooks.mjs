@@ -12,7 +12,8 @@ export function initialize(data) {
 }
 
 export async function resolve(specifier, context, next) {
-  if (specifier === "model-gateway/plugin") return { url: entry, ...(dist ? { format: "module" } : {}), shortCircuit: true };
+  // Resolved down the chain (tsx's resolver marks the .ts entry of a gateway run from its sources for its loader).
+  if (specifier === "model-gateway/plugin") return next(entry, context);
   return next(specifier, context);
 }
 

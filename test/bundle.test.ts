@@ -177,6 +177,17 @@ describe("the bin on a copy of this checkout", () => {
     expect(r.stdout).toContain(": ok (");
     const warnings = r.stderr.split("\n").filter((l) => l.startsWith("model-gateway:"));
     expect(warnings).toEqual([expect.stringMatching(/^model-gateway: no bundle in .*dist \(.*\); running the sources through tsx$/)]);
+
+    // A plugin package symlinked from a folder with no model-gateway of its own gets the sources' entry.
+    const deploy = tempDir("mg-fallback-deploy-"), plugin = tempDir("mg-fallback-plugin-");
+    writeFileSync(join(plugin, "package.json"), JSON.stringify({ name: "fb-plugin", type: "module", exports: { ".": { import: "./index.js" } } }));
+    writeFileSync(join(plugin, "index.js"), `import { definePlugin } from "model-gateway/plugin";\nexport default definePlugin({ name: "fb-plugin", handle: (ctx, next) => next() });\n`);
+    mkdirSync(join(deploy, "node_modules"));
+    symlinkSync(plugin, join(deploy, "node_modules", "fb-plugin"), "dir");
+    writeFileSync(join(deploy, "gateway.yaml"), YAML.stringify({ plugins: { "fb-plugin": { module: "fb-plugin" } }, pipeline: ["auth", "fb-plugin", "router"] }));
+    const linked = spawnSync(process.execPath, [join(copy, "bin/model-gateway.mjs"), "check", "gateway.yaml"], { cwd: deploy, encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+    expect(linked.status, linked.stdout + linked.stderr).toBe(0);
+    expect(linked.stdout).toContain("pipeline: auth → fb-plugin → router");
   }, 60_000);
 });
 
