@@ -1,10 +1,20 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // In-process tests run the sources: a plugin importing the public entries must get the sources' modules (the same
+  // GatewayError class), not the bundle in dist/ that package.json "exports" names.
+  resolve: {
+    alias: {
+      "model-gateway/plugin": fileURLToPath(new URL("./core/public/plugin.ts", import.meta.url)),
+      "model-gateway/testing": fileURLToPath(new URL("./core/public/testing.ts", import.meta.url)),
+    },
+  },
   test: {
     include: ["**/*.test.ts"],
-    // test/agents/node_modules holds the coding agents (npm run test:agents), whose packages ship tests of their own.
-    exclude: ["**/node_modules/**"],
+    // test/agents/node_modules holds the coding agents (npm run test:agents), whose packages ship tests of their own;
+    // templates/plugin/test runs in a scaffolded package (test/plugin-install.e2e.test.ts).
+    exclude: ["**/node_modules/**", "templates/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

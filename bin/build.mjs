@@ -6,17 +6,22 @@
 import { execFile } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 /** This package's root (the directory holding package.json). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The gateway itself: `cli` is the bin's entry, `plugin` the public plugin entry (shares the bundle's classes). */
+/**
+ * The gateway itself: `cli` is the bin's entry; `plugin` and `testing` are the public entries (package.json
+ * "exports"), which share the bundle's modules (GatewayError ...). A public entry also gets a stable name, dist/NAME.mjs
+ * re-exporting the hashed file, for "exports" to point at, and declarations under dist/types/ (bin/build-types.mjs).
+ */
 export const GATEWAY = {
   outdir: "dist",
-  entries: { cli: "core/cli.ts", plugin: "core/public/plugin.ts" },
+  entries: { cli: "core/cli.ts", plugin: "core/public/plugin.ts", testing: "core/public/testing.ts" },
+  public: ["plugin", "testing"],
   watch: ["core", "plugins", "providers"],
 };
 
@@ -44,18 +49,47 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   const started = Date.now();
   if (!opts.force) {
     const built = await readManifest(manifest);
-    if (built && newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs) return paths(outdir, built.entries);
+    const fresh = built && complete(outdir, spec, built.entries) && (installedRelease(built, root) || newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs);
+    if (fresh) return paths(outdir, built.entries);
   }
   if (!opts.here) return buildInChild(spec, root);
   const { entries, outputs } = await build(spec, root, outdir);
+  for (const name of spec.public ?? []) {
+    const stable = `${name}.mjs`;
+    await writeAtomically(join(outdir, stable), `export * from "./${entries[name]}";\n`);
+    outputs.push(stable);
+  }
   const tmp = `${manifest}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, JSON.stringify({ entries }) + "\n");
+  await writeFile(tmp, JSON.stringify(opts.clean ? { entries, release: true } : { entries }) + "\n");
   // Dated to when the staleness walk began: a source saved while esbuild ran is newer, so the next start rebuilds.
   const at = new Date(started - 1);
   await utimes(tmp, at, at);
   await rename(tmp, manifest);
-  await prune(outdir, outputs).catch(() => {});
+  await prune(outdir, outputs, opts.clean ? 0 : undefined).catch((err) => {
+    if (opts.clean) throw err;
+  });
   return paths(outdir, entries);
+}
+
+/**
+ * A bundle built for the package (`npm pack`) in a copy npm installed: its sources never change there, and their
+ * mtimes say nothing (npm extracts every file at the time of the install, dist/ before the sources), so the bundle is
+ * used as it is, even where node_modules is read-only. A checkout keeps comparing mtimes, release build or not.
+ */
+function installedRelease(built, root) {
+  return built.release === true && resolve(root).split(sep).includes("node_modules");
+}
+
+/** Every output the manifest names, and each public entry's stable file, is there. */
+function complete(outdir, spec, entries) {
+  const names = [...Object.values(entries), ...(spec.public ?? []).map((n) => `${n}.mjs`)];
+  return names.every((n) => statSync(join(outdir, n), { throwIfNoEntry: false }));
+}
+
+async function writeAtomically(file, text) {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
 }
 
 /**
@@ -121,7 +155,8 @@ async function build(spec, root, outdir) {
 async function readManifest(file) {
   try {
     const [text, st] = await Promise.all([readFile(file, "utf8"), stat(file)]);
-    return { entries: JSON.parse(text).entries, mtimeMs: st.mtimeMs };
+    const { entries, release } = JSON.parse(text);
+    return { entries, release, mtimeMs: st.mtimeMs };
   } catch {
     return undefined;
   }
@@ -146,26 +181,69 @@ function newestMtime(root, rels) {
 
 const paths = (outdir, entries) => Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, join(outdir, v)]));
 
-/** Remove outputs of older builds (and temp files of crashed ones) that are old enough. */
-async function prune(outdir, outputs) {
+/**
+ * Remove outputs of older builds (and temp files of crashed ones) that are old enough; with `maxAgeMs` 0 (a build
+ * for `npm pack`), every one of them, so the package holds this build only.
+ */
+async function prune(outdir, outputs, maxAgeMs) {
   const keep = new Set(outputs);
   const now = Date.now();
   for (const name of await readdir(outdir)) {
     if (keep.has(name) || !/\.(mjs|map|tmp)$/.test(name)) continue;
     const file = join(outdir, name);
     const st = await stat(file).catch(() => undefined);
-    const after = name.startsWith("chunk-") || name.endsWith(".map") || name.endsWith(".tmp") ? PRUNE_CHUNKS_AFTER_MS : PRUNE_ENTRIES_AFTER_MS;
-    if (st?.isFile() && now - st.mtimeMs > after) await unlink(file).catch(() => {});
+    const after = maxAgeMs ?? (name.startsWith("chunk-") || name.endsWith(".map") || name.endsWith(".tmp") ? PRUNE_CHUNKS_AFTER_MS : PRUNE_ENTRIES_AFTER_MS);
+    if (st?.isFile() && now - st.mtimeMs >= after) {
+      if (maxAgeMs === 0) await unlink(file);
+      else await unlink(file).catch(() => {});
+    }
   }
 }
 
+/**
+ * The public entries' declarations (dist/types/, bin/build-types.mjs), when missing or older than a file under core/
+ * (or package.json ...), or always with `opts.force`. Needs the typescript package (a devDependency): without it,
+ * says so and skips unless `opts.required`. Returns the number of files written, 0 when fresh or skipped.
+ */
+export async function ensureTypes(root = ROOT, opts = {}) {
+  const outdir = resolve(root, GATEWAY.outdir, "types");
+  const stamp = join(outdir, "build.stamp");
+  const started = Date.now();
+  const built = statSync(stamp, { throwIfNoEntry: false });
+  if (!opts.force && built && newestMtime(root, ["core", "bin/build-types.mjs", ...ALWAYS]) <= built.mtimeMs) return 0;
+  const { buildTypes } = await import("./build-types.mjs");
+  let files;
+  try {
+    files = await buildTypes(root, GATEWAY.public.map((n) => GATEWAY.entries[n]), outdir);
+  } catch (err) {
+    if (opts.required || !(err?.code === "ERR_MODULE_NOT_FOUND" && /typescript/.test(err.message))) throw err;
+    process.stderr.write("model-gateway build: the typescript package is not installed; skipped the type declarations (dist/types)\n");
+    return 0;
+  }
+  await writeFile(stamp, "");
+  const at = new Date(started - 1);
+  await utimes(stamp, at, at);
+  return files.length;
+}
+
+// `node bin/build.mjs`: the bundle and the declarations, built anew (npm run build). `--if-stale`: only what is
+// stale, and the declarations only when typescript is installed (npm's prepare, on `npm install` in a checkout).
+// `--clean`: also delete every output of older builds (npm's prepack: the package holds this build only).
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { spec: { type: "string" }, root: { type: "string" } } });
+  const { values } = parseArgs({ options: { spec: { type: "string" }, root: { type: "string" }, clean: { type: "boolean" }, "if-stale": { type: "boolean" } } });
   const t = performance.now();
   try {
-    const out = await ensureBuilt(values.spec ? JSON.parse(values.spec) : GATEWAY, values.root ?? ROOT, { force: true, here: true });
-    if (values.spec) process.stdout.write(JSON.stringify(out)); // for buildInChild
-    else process.stdout.write(`built ${Object.values(out).map((f) => relative(process.cwd(), f)).join(", ")} in ${Math.round(performance.now() - t)} ms\n`);
+    if (values.spec) {
+      process.stdout.write(JSON.stringify(await ensureBuilt(JSON.parse(values.spec), values.root ?? ROOT, { force: true, here: true }))); // for buildInChild
+    } else {
+      const root = values.root ?? ROOT;
+      const lazy = values["if-stale"] && !values.clean;
+      const out = await ensureBuilt(GATEWAY, root, { force: !lazy, here: true, clean: values.clean });
+      const types = await ensureTypes(root, { force: !lazy, required: !lazy });
+      const what = Object.values(out).map((f) => relative(process.cwd(), f)).join(", ") + (types ? ` and ${types} declaration files in ${relative(process.cwd(), join(root, GATEWAY.outdir, "types"))}` : "");
+      // stderr: run as npm's prepack, stdout would land in `npm pack --json`.
+      process.stderr.write(`built ${what} in ${Math.round(performance.now() - t)} ms\n`);
+    }
   } catch (err) {
     process.stderr.write(`${String(err?.message ?? err).replace(/\s*\n\s*/g, " ")}\n`); // one line: the bin's warning
     process.exitCode = 1;

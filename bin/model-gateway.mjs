@@ -26,22 +26,23 @@ if (built) {
   const { register } = await import("tsx/esm/api");
   register();
   cli = await import("../core/cli.ts");
+  cli.beforePluginImport(() => registerPluginHooks(pathToFileURL(join(ROOT, "core/public/plugin.ts")).href));
 }
 await cli.main(process.argv.slice(2));
 
 /**
  * tsx's loader for .ts plugin files, and bin/plugin-hooks.mjs (registered last, so it runs first): it resolves
- * `model-gateway/plugin` (core/public/plugin.ts) to the bundle's plugin entry, whose GatewayError and definePlugin are
- * the very ones the bundled gateway checks against, and keeps tsx away from dist/.
+ * `model-gateway/plugin`, from any plugin, to the bundle's plugin entry, whose GatewayError and definePlugin are the
+ * very ones the bundled gateway checks against, and keeps tsx away from dist/.
  */
 async function registerPluginLoaders(pluginEntry) {
-  const [{ register }, tsx] = await Promise.all([import("node:module"), import("tsx/esm/api")]);
+  const tsx = await import("tsx/esm/api");
   tsx.register();
-  register("./plugin-hooks.mjs", import.meta.url, {
-    data: {
-      from: pathToFileURL(join(ROOT, "core/public/plugin.ts")).href,
-      to: pathToFileURL(pluginEntry).href,
-      dist: pathToFileURL(dirname(pluginEntry)).href + "/",
-    },
-  });
+  await registerPluginHooks(pathToFileURL(pluginEntry).href, pathToFileURL(dirname(pluginEntry)).href + "/");
+}
+
+/** bin/plugin-hooks.mjs: `model-gateway/plugin` is `entry` (a URL) for every plugin; files under `dist` load as is. */
+async function registerPluginHooks(entry, dist) {
+  const { register } = await import("node:module");
+  register("./plugin-hooks.mjs", import.meta.url, { data: { entry, dist } });
 }

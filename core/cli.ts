@@ -22,6 +22,7 @@ Usage:
   model-gateway check [gateway.yaml]
   model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
+  model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
 `;
 
 /** The sandbox key documented in the README; the default gateway.yaml holds its sha256. */
@@ -36,6 +37,7 @@ function defaultConfig(): string {
 /** Extra commands (usage, ...) register here. */
 export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   usage: async (argv) => (await import("./store/usage-command.ts")).usageCommand(argv),
+  plugin: async (argv) => (await import("./scaffold/plugin-new.ts")).pluginCommand(argv),
   async start(argv) {
     const { values } = parseArgs({
       args: argv,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import YAML from "yaml";
 import { keyEntry, postJson, testKey } from "./helpers/gateway.ts";
@@ -14,7 +14,7 @@ import { startChildGateway, type ChildGateway } from "./helpers/child-gateway.ts
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BUILD = pathToFileURL(join(ROOT, "bin/build.mjs")).href;
 type Built = Record<string, string>;
-const { ensureBuilt } = (await import(BUILD)) as { ensureBuilt(spec: object, root: string, opts?: { force?: boolean }): Promise<Built> };
+const { ensureBuilt } = (await import(BUILD)) as { ensureBuilt(spec: object, root: string, opts?: { force?: boolean; here?: boolean; clean?: boolean }): Promise<Built> };
 
 const SPEC = { outdir: "dist", entries: { cli: "core/a.ts" }, watch: ["core"] };
 const dirs: string[] = [];
@@ -93,6 +93,37 @@ describe("bin/build.mjs ensureBuilt", () => {
     expect(await mainOf(built)).toBe("caf\u00e9 \u2014 \u{1F600}");
   });
 
+  it("gives a public entry a stable file re-exporting it; a clean build (npm pack) leaves only its own outputs", async () => {
+    const root = tinyTree();
+    const spec = { ...SPEC, public: ["cli"] };
+    const first = await ensureBuilt(spec, root, { here: true });
+    expect(readFileSync(join(root, "dist/cli.mjs"), "utf8")).toBe(`export * from "./${basename(first.cli!)}";\n`);
+    writeFileSync(join(root, "core/b.ts"), `export const b: string = "two";\n`);
+    utimesSync(join(root, "core/b.ts"), new Date(), new Date(Date.now() + 2000));
+    const second = await ensureBuilt(spec, root, { here: true, clean: true });
+    expect(existsSync(first.cli!)).toBe(false);
+    expect(readdirSync(join(root, "dist")).sort()).toEqual(["build.json", "cli.mjs", basename(second.cli!), `${basename(second.cli!)}.map`].sort());
+    expect(((await import(pathToFileURL(join(root, "dist/cli.mjs")).href)) as { main(): string }).main()).toBe("two");
+    expect(JSON.parse(readFileSync(join(root, "dist/build.json"), "utf8")).release).toBe(true);
+  });
+
+  it("uses a release bundle that npm installed as is, whatever the mtimes; a checkout's is rebuilt when a source is newer", async () => {
+    const installed = join(tempDir("mg-build-installed-"), "node_modules", "gw");
+    cpSync(tinyTree(), installed, { recursive: true });
+    const checkout = tinyTree();
+    for (const root of [installed, checkout]) {
+      await ensureBuilt(SPEC, root, { here: true, clean: true });
+      // npm extracts every file at install time: sources may be newer than dist/build.json.
+      utimesSync(join(root, "core/b.ts"), new Date(), new Date(Date.now() + 2000));
+    }
+    const before = manifestMtime(installed);
+    await ensureBuilt(SPEC, installed);
+    expect(manifestMtime(installed)).toBe(before);
+    const checkoutBefore = manifestMtime(checkout);
+    await ensureBuilt(SPEC, checkout);
+    expect(manifestMtime(checkout)).toBeGreaterThan(checkoutBefore);
+  });
+
   it("processes building at once leave one valid bundle and no temp files", async () => {
     const root = tinyTree();
     const code = `const m = await import(${JSON.stringify(BUILD)}); await m.ensureBuilt(${JSON.stringify(SPEC)}, ${JSON.stringify(root)}, { force: true });`;
@@ -146,6 +177,17 @@ describe("the bin on a copy of this checkout", () => {
     expect(r.stdout).toContain(": ok (");
     const warnings = r.stderr.split("\n").filter((l) => l.startsWith("model-gateway:"));
     expect(warnings).toEqual([expect.stringMatching(/^model-gateway: no bundle in .*dist \(.*\); running the sources through tsx$/)]);
+
+    // A plugin package symlinked from a folder with no model-gateway of its own gets the sources' entry.
+    const deploy = tempDir("mg-fallback-deploy-"), plugin = tempDir("mg-fallback-plugin-");
+    writeFileSync(join(plugin, "package.json"), JSON.stringify({ name: "fb-plugin", type: "module", exports: { ".": { import: "./index.js" } } }));
+    writeFileSync(join(plugin, "index.js"), `import { definePlugin } from "model-gateway/plugin";\nexport default definePlugin({ name: "fb-plugin", handle: (ctx, next) => next() });\n`);
+    mkdirSync(join(deploy, "node_modules"));
+    symlinkSync(plugin, join(deploy, "node_modules", "fb-plugin"), "dir");
+    writeFileSync(join(deploy, "gateway.yaml"), YAML.stringify({ plugins: { "fb-plugin": { module: "fb-plugin" } }, pipeline: ["auth", "fb-plugin", "router"] }));
+    const linked = spawnSync(process.execPath, [join(copy, "bin/model-gateway.mjs"), "check", "gateway.yaml"], { cwd: deploy, encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+    expect(linked.status, linked.stdout + linked.stderr).toBe(0);
+    expect(linked.stdout).toContain("pipeline: auth → fb-plugin → router");
   }, 60_000);
 });
 

@@ -14,7 +14,18 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/plugin-package", import.meta.url));
 const KEY = testKey("plugin-pkg", true);
 let dir: string;
+let outside: string;
 let gw: ChildGateway;
+const LINKED = `import { definePlugin, GatewayError } from "model-gateway/plugin";
+export default definePlugin({
+  name: "acme-linked",
+  async handle(ctx, next) {
+    ctx.responseHeaders["x-acme-linked"] = "yes";
+    if (JSON.stringify(ctx.body).includes("linked-stop")) throw new GatewayError(429, "RATE_LIMITED", "acme-linked says wait");
+    await next();
+  },
+});
+`;
 
 const chat = (model: string, content = "hi") =>
   postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
@@ -26,6 +37,12 @@ beforeAll(async () => {
   mkdirSync(join(dir, "node_modules"));
   symlinkSync(ROOT, join(dir, "node_modules", "model-gateway"), "dir");
   cpSync(FIXTURE, join(dir, "node_modules", "acme-mg-plugins"), { recursive: true });
+  // A plugin folder outside the deployment, symlinked in (what `npm install ../acme-linked` does): no model-gateway
+  // can be found from where it really is, and its exports have only an `import` condition.
+  outside = mkdtempSync(join(tmpdir(), "mg-plugin-outside-"));
+  writeFileSync(join(outside, "package.json"), JSON.stringify({ name: "acme-linked", type: "module", exports: { ".": { import: "./index.js" } }, peerDependencies: { "model-gateway": ">=0.1.0" } }));
+  writeFileSync(join(outside, "index.js"), LINKED);
+  symlinkSync(outside, join(dir, "node_modules", "acme-linked"), "dir");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "deploy", private: true, dependencies: { "model-gateway": "*", "acme-mg-plugins": "1.0.0" } }));
   writeFileSync(join(dir, "gateway.yaml"), YAML.stringify({
     models: { "openai/gpt-4o-mini": { endpoints: [{ provider: "sim", model: "m" }] }, "openai/gpt-4o": { endpoints: [{ provider: "sim", model: "m" }] } },
@@ -33,8 +50,9 @@ beforeAll(async () => {
     plugins: {
       "acme-tagger": { module: "acme-mg-plugins", options: { value: "tagged", block: "openai/gpt-4o" } },
       "acme-crasher": { module: "acme-mg-plugins/crasher" },
+      "acme-linked": { module: "acme-linked" },
     },
-    pipeline: ["auth", "acme-tagger", "acme-crasher", "router"],
+    pipeline: ["auth", "acme-linked", "acme-tagger", "acme-crasher", "router"],
   }));
   gw = await startChildGateway(join(dir, "gateway.yaml"));
 });
@@ -42,12 +60,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (outside) rmSync(outside, { recursive: true, force: true });
 });
 
 describe("a plugin installed as a package", () => {
   it("imports model-gateway/plugin and nothing internal: the entry is exported, internal paths are not", () => {
     const req = createRequire(join(dir, "node_modules", "acme-mg-plugins", "index.js"));
-    expect(req.resolve("model-gateway/plugin")).toBe(join(realpathSync(ROOT), "core", "public", "plugin.ts"));
+    expect(req.resolve("model-gateway/plugin")).toBe(join(realpathSync(ROOT), "dist", "plugin.mjs"));
     expect(() => req.resolve("model-gateway/core/errors.ts")).toThrow(expect.objectContaining({ code: "ERR_PACKAGE_PATH_NOT_EXPORTED" }));
   });
 
@@ -58,6 +77,15 @@ describe("a plugin installed as a package", () => {
     const blocked = await chat("openai/gpt-4o");
     expect(blocked.status).toBe(403);
     expect(blocked.json.error).toMatchObject({ code: "MODEL_NOT_ALLOWED", message: "acme blocks openai/gpt-4o" });
+  });
+
+  it("a plugin symlinked from outside the deployment, exporting for import only, gets the gateway's model-gateway/plugin", async () => {
+    const ok = await chat("openai/gpt-4o-mini");
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-acme-linked")).toBe("yes");
+    const stopped = await chat("openai/gpt-4o-mini", "linked-stop");
+    expect(stopped.status).toBe(429);
+    expect(stopped.json.error).toMatchObject({ code: "RATE_LIMITED", message: "acme-linked says wait" });
   });
 
   it("a throwing plugin from the package fails that request with 500 INTERNAL; the process keeps serving", async () => {

@@ -179,7 +179,7 @@ describe("Redis store outages under load, two gateway processes", () => {
   }, 90_000);
 
   it("--workers 2, Redis paused: the same bound, nothing lost", async () => {
-    const cluster = await startChildGateway(configFile, {}, [], ["--workers", "2"]);
+    const cluster = await startChildGateway(configFile, {}, [], { args: ["--workers", "2"] });
     try {
       const r = await underLoad([cluster.baseURL], `${cluster.url}/readyz`, async () => {
         redis.pause();

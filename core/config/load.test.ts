@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "./load.ts";
@@ -128,6 +128,54 @@ pipeline: [router, routr, auth]
     const err = await loadConfig(file, { env: {} }).catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(formatProblem(err.problems[0])).toBe(`${file}:3:12: needs-auth needs auth before it, but auth comes after it`);
+  });
+
+  it("names the plugin option that is unknown or missing, at its line in the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "strict.mjs"), `export default { name: "strict", optionsSchema: { type: "object", additionalProperties: false, required: ["replacement"],
+      properties: { replacement: { type: "string" }, nested: { type: "object", additionalProperties: false, properties: { a: { type: "number" } } } } },
+      handle: (ctx, next) => next() };`);
+    const file = write(`plugins:\n  strict:\n    module: ./strict.mjs\n    options:\n      replacment: "[email]"\n      nested: { a: 1, b: 2 }\npipeline: [auth, strict, router]\n`, "gateway.yaml", dir);
+    const err = await loadConfig(file, { env: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems.map(formatProblem).sort()).toEqual([
+      `${file}:4:5: plugin strict options: missing required option "replacement"`,
+      `${file}:5:7: plugin strict options: unknown option "replacment"`,
+      `${file}:6:23: plugin strict options.nested: unknown option "b"`,
+    ].sort());
+  });
+
+  it("gives a plugin the options it validated: {} when absent, with its schema's defaults filled in", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "defaults.mjs"), `export default { name: "defaults", optionsSchema: { type: "object", properties: { replacement: { type: "string", default: "[email]" } } }, handle: (c, n) => n() };`);
+    writeFileSync(join(dir, "plain.mjs"), `export default { name: "plain", handle: (c, n) => n() };`);
+    const file = write(`plugins:\n  defaults: { module: ./defaults.mjs }\n  plain: { module: ./plain.mjs }\npipeline: [auth, defaults, plain, router]\n`, "gateway.yaml", dir);
+    const cfg = await loadConfig(file, { env: {} });
+    expect(cfg.pipeline.find((p) => p.name === "defaults")!.options).toEqual({ replacement: "[email]" });
+    expect(cfg.pipeline.find((p) => p.name === "plain")!.options).toEqual({});
+  });
+
+  it("says why a declared plugin could not load, without also calling it unknown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    writeFileSync(join(dir, "broken.mjs"), `import "model-gateway-nowhere/plugin";\nexport default { name: "broken", handle: (c, n) => n() };`);
+    const file = write(`plugins:\n  broken: { module: ./broken.mjs }\n  absent: { module: redact-email }\npipeline: [auth, broken, absent, router]\n`, "gateway.yaml", dir);
+    const err = await loadConfig(file, { env: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(new RegExp(`^${file}:2:21: cannot load plugin "broken" from ./broken.mjs: Cannot find package 'model-gateway-nowhere`)),
+      `${file}:3:21: cannot load plugin "absent" from redact-email: package "redact-email" is not installed in ${join(dir, "node_modules")} or a parent folder's node_modules (npm install it next to gateway.yaml)`,
+    ]);
+  });
+
+  it("loads a plugin package whose exports have only an import condition", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-cfg-"));
+    const pkg = join(dir, "node_modules", "import-only-plugin");
+    mkdirSync(join(pkg, "dist"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "import-only-plugin", type: "module", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } }));
+    writeFileSync(join(pkg, "dist", "index.js"), `export default { name: "io", handle: (ctx, next) => next() };`);
+    const file = write(`plugins:\n  io: { module: import-only-plugin }\npipeline: [auth, io, router]\n`, "gateway.yaml", dir);
+    const cfg = await loadConfig(file, { env: {} });
+    expect(cfg.pipeline.map((p) => p.name)).toEqual(["auth", "io", "router"]);
   });
 
   it("reports an unset variable without a default, and YAML syntax errors, with positions", async () => {

@@ -4,7 +4,6 @@
 // order), then freeze.
 import { dirname, resolve, isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequire } from "node:module";
 import { Ajv, type ErrorObject } from "../ajv.ts";
 import { validateGateway } from "../generated/validators.js";
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
@@ -17,6 +16,7 @@ import { untranslatedNotice } from "./translation-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
+import { resolvePackageImport } from "./package-resolve.ts";
 import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
@@ -218,15 +218,12 @@ async function resolvePipeline(builtins: Builtins, config: GatewayConfig, source
         continue;
       }
       defs[name] = def;
-      options[name] = pc.options;
+      // What the plugin receives is what was validated: {} when `options:` is absent, with the schema's defaults.
+      const opts = pc.options ?? {};
+      options[name] = opts;
       if (def.optionsSchema) {
-        const validate = new Ajv({ allErrors: true, strict: false }).compile(def.optionsSchema);
-        if (!validate(pc.options ?? {})) {
-          for (const e of validate.errors ?? []) {
-            const sub = e.instancePath.split("/").slice(1);
-            problems.push(sources.at(["plugins", name, "options", ...sub], `plugin ${name} options${e.instancePath.replace(/\//g, ".")}: ${e.message}`));
-          }
-        }
+        const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(def.optionsSchema);
+        if (!validate(opts)) for (const e of validate.errors ?? []) problems.push(optionsProblem(e, name, sources));
       }
     } catch (err) {
       problems.push(sources.at(["plugins", name, "module"], `cannot load plugin "${name}" from ${pc.module}: ${(err as Error).message}`));
@@ -236,17 +233,41 @@ async function resolvePipeline(builtins: Builtins, config: GatewayConfig, source
   const explicit = Array.isArray(config.pipeline);
   const names = explicit ? config.pipeline! : builtins.defaultPipeline();
   names.forEach((n, i) => {
-    if (!(n in defs)) problems.push(sources.at(["pipeline", i], `unknown plugin "${n}" (built in: ${Object.keys(builtinPlugins).join(", ")}; others must be declared under plugins:)`));
+    // A declared plugin that failed to load has its own problem above; "unknown" would send the reader astray.
+    if (!(n in defs) && !Object.hasOwn(config.plugins ?? {}, n)) problems.push(sources.at(["pipeline", i], `unknown plugin "${n}" (built in: ${Object.keys(builtinPlugins).join(", ")}; others must be declared under plugins:)`));
   });
   for (const p of checkOrder(names, (n) => defs[n]?.dependsOn)) problems.push(sources.at(explicit ? ["pipeline", p.index] : [], p.message));
   return names.filter((n) => n in defs).map((name) => ({ name, def: defs[name]!, options: options[name] }));
 }
 
+/**
+ * A problem with a third-party plugin's options, at the offending option in gateway.yaml and naming it: ajv's own
+ * words leave out which property is unknown or missing ("must NOT have additional properties").
+ */
+function optionsProblem(e: ErrorObject, name: string, sources: Sources): ConfigProblem {
+  const sub = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const at: Path = ["plugins", name, "options", ...sub];
+  const where = `plugin ${name} ${["options", ...sub].join(".")}`;
+  const params = e.params as Record<string, any>;
+  switch (e.keyword) {
+    case "additionalProperties":
+      return sources.at([...at, params.additionalProperty], `${where}: unknown option "${params.additionalProperty}"`, true);
+    case "required":
+      return sources.at(at, `${where}: missing required option "${params.missingProperty}"`, true);
+    case "enum":
+      return sources.at(at, `${where}: must be one of ${params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(", ")}`);
+    default:
+      return sources.at(at, `${where}: ${e.message}`);
+  }
+}
+
+/** The module a plugin entry names: a path (relative to gateway.yaml's folder) or a package (installed near it). */
+export function pluginModulePath(spec: string, dir: string): string {
+  return spec.startsWith(".") || isAbsolute(spec) ? resolve(dir, spec) : resolvePackageImport(spec, dir);
+}
+
 async function importPlugin(spec: string, dir: string): Promise<PluginDefinition<any, any>> {
-  const url = spec.startsWith(".") || isAbsolute(spec)
-    ? pathToFileURL(resolve(dir, spec)).href
-    : pathToFileURL(createRequire(resolve(dir, "gateway.yaml")).resolve(spec)).href;
-  const mod = await importPluginModule(url);
+  const mod = await importPluginModule(pathToFileURL(pluginModulePath(spec, dir)).href);
   const def = mod.default ?? mod.plugin;
   if (!def || typeof def.handle !== "function" || typeof def.name !== "string") {
     throw new Error("its default export is not a definePlugin() result");

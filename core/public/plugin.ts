@@ -17,7 +17,8 @@ export type {
   Outcome,
 } from "../pipeline/context.ts";
 export type { SseEvent } from "../sse/parse.ts";
-export type { Gateway } from "../gateway.ts";
+// What setup() receives: the running gateway as plugins see it (not the class, whose types reach the whole server).
+export type { GatewayHandle as Gateway } from "../contracts/gateway.ts";
 
 // Derived from the context rather than imported, so where these contracts live is not part of the API.
 /** One place the request may run (provider, upstream model, price), as chosen by the router. */

@@ -18,12 +18,17 @@ export interface ChildGateway {
   stop(): Promise<void>;
 }
 
-/** `args`: more `start` options (`--workers 2`). */
-export async function startChildGateway(configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = [], args: string[] = []): Promise<ChildGateway> {
+/**
+ * `where.args`: more `start` options (`--workers 2`); `where.bin`: another install's bin (a deployment's
+ * node_modules/model-gateway/bin/model-gateway.mjs), run from `where.cwd`.
+ */
+export async function startChildGateway(
+  configFile: string, env: Record<string, string> = {}, nodeArgs: string[] = [], where: { args?: string[]; bin?: string; cwd?: string } = {},
+): Promise<ChildGateway> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [...nodeArgs, "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--no-watch", ...args], {
-      cwd: ROOT,
+    const proc = spawn(process.execPath, [...nodeArgs, where.bin ?? "bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--no-watch", ...(where.args ?? [])], {
+      cwd: where.cwd ?? ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
