@@ -17,7 +17,9 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "INTERNAL"
   | "UPSTREAM_ERROR"
-  | "UPSTREAM_TIMEOUT";
+  | "UPSTREAM_TIMEOUT"
+  | "GUARDRAIL_BLOCKED"
+  | "GUARDRAIL_UNAVAILABLE";
 
 /** OpenAI-style `type` per code, so the official SDKs classify errors the way they classify OpenAI's. */
 const OPENAI_TYPE: Record<ErrorCode, string> = {
@@ -37,6 +39,8 @@ const OPENAI_TYPE: Record<ErrorCode, string> = {
   INTERNAL: "server_error",
   UPSTREAM_ERROR: "upstream_error",
   UPSTREAM_TIMEOUT: "timeout_error",
+  GUARDRAIL_BLOCKED: "invalid_request_error",
+  GUARDRAIL_UNAVAILABLE: "server_error",
 };
 
 /** Anthropic `error.type` by HTTP status (reference 2.6), so the Anthropic SDK raises the right class. */

@@ -52,6 +52,8 @@ export interface FakeOpenAI {
   pace?: (body: any) => StreamPace | undefined;
   /** Per-request answer text (overrides `text`); undefined keeps it. */
   textFor?: (body: any) => string | undefined;
+  /** Per-request answer as exact stream chunks (joined for JSON), to cut text where a test wants; undefined keeps textFor/text. */
+  piecesFor?: (body: any) => string[] | undefined;
   close(): Promise<void>;
 }
 
@@ -135,7 +137,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const created = 1770933883;
     const model = body.model;
     const calls = toolCallsFor(body);
-    const pieces = calls.length ? [] : words(fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
+    const pieces = calls.length ? [] : fake.piecesFor?.(body) ?? words(fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
     const max = body.max_completion_tokens ?? body.max_tokens;
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";

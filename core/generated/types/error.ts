@@ -22,7 +22,9 @@ export interface ErrorEnvelope {
       | "RATE_LIMITED"
       | "INTERNAL"
       | "UPSTREAM_ERROR"
-      | "UPSTREAM_TIMEOUT";
+      | "UPSTREAM_TIMEOUT"
+      | "GUARDRAIL_BLOCKED"
+      | "GUARDRAIL_UNAVAILABLE";
     message: string;
     type?: string;
     param?: string | null;
