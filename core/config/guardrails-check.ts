@@ -55,7 +55,7 @@ export function checkGuardrails(config: GatewayConfig, at: At, problems: ConfigP
     if (m.judge !== undefined) {
       const model = config.models?.[m.judge];
       if (!model) problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge: unknown model "${m.judge}"`));
-      else if ((model.type ?? "language") !== "language") problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge "${m.judge}" is a ${model.type} model, not a language model`));
+      else if ((model.type ?? "language") !== "language") problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge "${m.judge}" is a${/^[aeiou]/.test(model.type ?? "") ? "n" : ""} ${model.type} model, not a language model`));
     }
   }
 }
