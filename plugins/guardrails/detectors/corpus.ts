@@ -36,7 +36,7 @@ export const POSITIVES: Sample[] = [
   { text: "slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", find: [["secret", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"]] },
   { text: "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", find: [["secret", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"]] },
   { text: 'config: {"api_key": "Zx9Qw3Lm8Rt2Vb7NpK4s"}', find: [["secret", "Zx9Qw3Lm8Rt2Vb7NpK4s"]] },
-  { text: "DB_PASSWORD=hG7#kL2mQ9xV4bN8", find: [["secret", "hG7"]] },
+  { text: "DB_PASSWORD=hG7kL2mQ9xV4bN8pZ3 # rotate monthly", find: [["secret", "hG7kL2mQ9xV4bN8pZ3"]] },
   {
     text: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----",
     find: [["secret", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----"]],
