@@ -7,6 +7,7 @@ import type { Detector } from "./types.ts";
 export const email: Detector = {
   kind: "email",
   label: "EMAIL",
+  hint: "@",
   re: /(?<![\w.%+-])[A-Za-z0-9][\w.%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g,
 };
 
@@ -72,5 +73,6 @@ export const nationalId: Detector = {
 export const ipv4: Detector = {
   kind: "ip",
   label: "IP",
+  hint: ".",
   re: /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w.])/g,
 };

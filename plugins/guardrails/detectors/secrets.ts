@@ -41,18 +41,21 @@ export const providerTokens: Detector = {
 export const slackWebhook: Detector = {
   kind: "secret",
   label: "SECRET",
+  hint: "hooks.slack.com",
   re: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9+/]{43,56}/g,
 };
 
 export const privateKey: Detector = {
   kind: "secret",
   label: "SECRET",
+  hint: "-----BEGIN",
   re: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g,
 };
 
 export const jwt: Detector = {
   kind: "secret",
   label: "SECRET",
+  hint: "eyJ",
   re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/g,
 };
 

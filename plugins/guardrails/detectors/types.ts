@@ -10,6 +10,8 @@ export interface Detector {
   re: RegExp;
   /** Keeps a candidate (check digits, entropy); absent: every candidate counts. */
   valid?(match: string): boolean;
+  /** A character every match contains: text without it is skipped without running the expression. */
+  hint?: string;
 }
 
 /** A matched stretch of text: [start, end), and what it is. */
@@ -21,6 +23,7 @@ export interface Span {
 
 /** Every valid match of `d` in `text`, appended to `out`. */
 export function findAll(d: Detector, text: string, out: Span[]): void {
+  if (d.hint !== undefined && text.indexOf(d.hint) < 0) return;
   const re = d.re;
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
