@@ -45,11 +45,12 @@ export const slackWebhook: Detector = {
   re: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9+/]{43,56}/g,
 };
 
+/** The body stops at the next BEGIN: a text of many BEGINs without an END is scanned once, not once per BEGIN. */
 export const privateKey: Detector = {
   kind: "secret",
   label: "SECRET",
   hint: "-----BEGIN",
-  re: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g,
+  re: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN)[\s\S]){16,16384}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g,
 };
 
 export const jwt: Detector = {
