@@ -18,7 +18,9 @@ export type ErrorCode =
   | "INTERNAL"
   | "UPSTREAM_ERROR"
   | "UPSTREAM_TIMEOUT"
-  | "STORE_UNAVAILABLE";
+  | "STORE_UNAVAILABLE"
+  | "GUARDRAIL_BLOCKED"
+  | "GUARDRAIL_UNAVAILABLE";
 
 /** OpenAI-style `type` per code, so the official SDKs classify errors the way they classify OpenAI's. */
 const OPENAI_TYPE: Record<ErrorCode, string> = {
@@ -39,6 +41,8 @@ const OPENAI_TYPE: Record<ErrorCode, string> = {
   UPSTREAM_ERROR: "upstream_error",
   UPSTREAM_TIMEOUT: "timeout_error",
   STORE_UNAVAILABLE: "service_unavailable_error",
+  GUARDRAIL_BLOCKED: "invalid_request_error",
+  GUARDRAIL_UNAVAILABLE: "server_error",
 };
 
 /** Anthropic `error.type` by HTTP status (reference 2.6), so the Anthropic SDK raises the right class. */

@@ -10,6 +10,7 @@ import budget from "./budget/index.ts";
 import rateLimit from "./rate-limit/index.ts";
 import idempotency from "./idempotency/index.ts";
 import usageMetering from "./usage-metering/index.ts";
+import guardrails from "./guardrails/index.ts";
 
 export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [auth.name]: auth,
@@ -22,6 +23,7 @@ export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [rateLimit.name]: rateLimit,
   [idempotency.name]: idempotency,
   [usageMetering.name]: usageMetering,
+  [guardrails.name]: guardrails,
 };
 
 /** The product card's order. Names not (yet) built in are skipped. */
@@ -36,6 +38,8 @@ export const DEFAULT_ORDER = [
   "fallback",
   "stream-transcoder",
   "usage-metering",
+  // Last: it sees (and redacts) exactly what leaves, and the answer inside metering (a refused answer is billed as used).
+  "guardrails",
 ];
 
 export const defaultPipeline = () => DEFAULT_ORDER.filter((n) => n in builtinPlugins);

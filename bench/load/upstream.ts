@@ -50,6 +50,8 @@ export function render(model: string, chunks: number, includeUsage: boolean): Re
   return { frames, json };
 }
 
+const MODERATION = JSON.stringify({ id: "modr-bench", model: "omni-moderation-2024-09-26", results: [{ flagged: false, categories: { violence: false, harassment: false }, category_scores: { violence: 0.0001, harassment: 0.0001 } }] });
+
 const ERROR = (status: number) => JSON.stringify({ error: { message: `fake upstream failure ${status}`, type: "server_error", param: null, code: null } });
 
 export function createFakeUpstream(opts: FakeUpstreamOptions = {}): Server {
@@ -61,6 +63,12 @@ export function createFakeUpstream(opts: FakeUpstreamOptions = {}): Server {
   let served = 0;
 
   function answer(req: IncomingMessage, res: ServerResponse, raw: string) {
+    // OpenAI's moderation API, for the guardrails' moderation: nothing is flagged.
+    if (req.url === "/v1/moderations" && req.method === "POST") {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(MODERATION) });
+      res.end(MODERATION);
+      return;
+    }
     if (req.url !== "/v1/chat/completions" || req.method !== "POST") {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: "invalid_request_error", param: null, code: "unknown_url" } }));

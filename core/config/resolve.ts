@@ -21,6 +21,7 @@ import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
+import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -64,6 +65,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const config = raw as GatewayConfig;
   checkReferences(config, sources, problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
+  checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   if (problems.length) throw new ConfigError(problems);
 
   for (const [name, why] of disabled) {
@@ -200,6 +202,7 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
       if (!providers.has(name)) problems.push(sources.at(["projects", pid, "providers", name], `project ${pid}: unknown provider "${name}"`, true));
     }
   }
+  checkGuardrails(config, (p, m, k) => sources.at(p, m, k), problems);
 }
 
 async function resolvePipeline(builtins: Builtins, config: GatewayConfig, sources: Sources, dir: string, problems: ConfigProblem[]): Promise<PipelineEntry[]> {

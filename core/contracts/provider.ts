@@ -89,6 +89,8 @@ export interface ProviderDriver {
   rerank?: Operation;
   images?: Operation;
   videos?: Operation;
+  /** OpenAI's moderation API (POST /moderations): `{ input }` in, its `{ results: [{ flagged, categories }] }` out (guardrails). */
+  moderations?: Operation;
   /**
    * A driver that serves several upstream protocols (Vertex: Claude models speak messages, Gemini models gemini)
    * names the one for this target; without it the protocol follows from the ops the driver has.

@@ -158,7 +158,9 @@ export class Meter {
     const store = ctx.gateway.store;
     const auth = ctx.auth;
     if (!auth || ctx.attempts.length === 0) {
-      // Never reached a provider (refused by a policy, replayed, invalid): nothing to bill.
+      // Never reached a provider (refused by a policy, replayed, invalid): nothing to bill. A guardrail's refusal is
+      // still recorded, at no cost, with the rule that refused it.
+      if (auth && ctx.guardrail?.blocked) return store.record(blockedEntry(ctx, auth, outcome), settle);
       if (settle) await store.release(settle);
       return;
     }
@@ -191,10 +193,11 @@ export class Meter {
       latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,
       ttftMs: ctx.ttftMs === undefined ? null : Math.round(ctx.ttftMs * 10) / 10,
       status: outcome.status,
-      outcome: outcomeOf(outcome),
+      outcome: outcomeOf(outcome, ctx),
       sandbox: auth.sandbox,
       estimated: billed?.estimated ?? false,
     };
+    if (ctx.guardrail) entry.guardrail = ctx.guardrail.actions.join(",");
     await store.record(entry, settle);
     if (!ctx.config.metrics.projectLabels) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);
@@ -207,8 +210,22 @@ export class Meter {
   }
 }
 
-function outcomeOf(o: Outcome): LedgerOutcome {
+/** The record of a request a guardrail refused before any provider saw it: nothing used, nothing billed. */
+function blockedEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["auth"]>, outcome: Outcome): LedgerEntry {
+  const asked = typeof ctx.body?.model === "string" ? ctx.body.model.slice(0, 200) : "";
+  const zero = costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES);
+  return {
+    generationId: ctx.generationId, requestId: ctx.requestId, ts: Date.now(), keyId: auth.keyId, project: auth.projectId,
+    endpoint: ctx.endpoint, model: ctx.model?.id ?? asked, provider: "", attempts: 0,
+    inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0,
+    costUsd: zero.usd, costPico: zero.pico, latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10, ttftMs: null,
+    status: outcome.status, outcome: outcomeOf(outcome, ctx), sandbox: auth.sandbox, estimated: false, guardrail: ctx.guardrail!.actions.join(","),
+  };
+}
+
+function outcomeOf(o: Outcome, ctx: GatewayContext): LedgerOutcome {
   if (o.aborted) return "aborted";
+  if (ctx.guardrail?.blocked) return "blocked";
   if (o.streamError) return "stream_error";
   return o.error || o.status >= 400 ? "error" : "ok";
 }

@@ -52,5 +52,7 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     if (usage.cacheWriteTokens) r.cacheWriteTokens = usage.cacheWriteTokens;
     r.costUsd = costUsd(ctx, usage);
   }
+  // What guardrails did (action:rule), never what they matched.
+  if (ctx.guardrail) r.guardrails = ctx.guardrail.actions;
   return r;
 }

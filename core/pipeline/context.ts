@@ -45,6 +45,12 @@ export interface Outcome {
   streamError?: GatewayError;
 }
 
+/** What guardrails did to a request (plugins/guardrails): `action:rule` entries in order, and the rule that blocked it. */
+export interface GuardrailNote {
+  actions: string[];
+  blocked?: string;
+}
+
 export interface GatewayContext {
   readonly requestId: string;
   readonly generationId: string;
@@ -78,6 +84,8 @@ export interface GatewayContext {
   /** Time to first token, ms from startedAt. */
   ttftMs?: number;
   response?: GatewayResponse;
+  /** Set by guardrails when a rule acted: the ledger record and the access log carry it. */
+  guardrail?: GuardrailNote;
   /** Headers added to whatever response is sent, errors included (rate-limit headers, ...). */
   responseHeaders: Record<string, string>;
   /** Called once after the response is fully sent or the client went away. */

@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS ledger (
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
   reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
   cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
-  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0
+  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0, guardrail TEXT
 );
 CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -34,14 +34,14 @@ CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTE
 const COLUMNS = [
   "generation_id", "request_id", "ts", "key_id", "project", "endpoint", "model", "provider", "attempts", "input_tokens", "output_tokens",
   "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "images", "video_seconds", "search_units", "cost_usd", "cost_pico",
-  "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments",
+  "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail",
 ];
 
 function toRow(e: LedgerEntry): unknown[] {
   return [
     e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
     e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.costUsd, e.costPico,
-    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null,
+    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null, e.guardrail ?? null,
   ];
 }
 
@@ -55,6 +55,7 @@ function fromRow(r: any): LedgerEntry {
     latencyMs: n(r.latency_ms), ttftMs: r.ttft_ms === null ? null : n(r.ttft_ms), status: n(r.status), outcome: r.outcome,
     sandbox: n(r.sandbox) === 1, estimated: n(r.estimated) === 1, webSearches: n(r.web_searches ?? 0),
     ...(r.tool_bytes != null ? { toolBytes: n(r.tool_bytes) } : {}), ...(r.tool_arguments != null ? { toolArguments: r.tool_arguments } : {}),
+    ...(r.guardrail ? { guardrail: r.guardrail } : {}),
   };
 }
 
@@ -106,6 +107,8 @@ export class SqliteStore implements Store {
     const columns = this.db.prepare("PRAGMA table_info(ledger)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "web_searches")) this.db.exec("ALTER TABLE ledger ADD COLUMN web_searches INTEGER NOT NULL DEFAULT 0");
     if (!columns.some((c) => c.name === "tool_bytes")) this.db.exec("ALTER TABLE ledger ADD COLUMN tool_bytes INTEGER; ALTER TABLE ledger ADD COLUMN tool_arguments TEXT");
+    // Nor what guardrails did (null: none acted).
+    if (!columns.some((c) => c.name === "guardrail")) this.db.exec("ALTER TABLE ledger ADD COLUMN guardrail TEXT");
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.stmts = {

@@ -163,4 +163,20 @@ describe("sqlite durability", () => {
     expect(await b.ledger({ project: "old" })).toEqual([old, searched]);
     await b.close();
   });
+
+  it("a ledger written before guardrails gains their column; what a guardrail did comes back, records without it have none", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-store-")), "g.db");
+    const a = new SqliteStore(file);
+    const old = entry({ project: "old" });
+    await a.record(old);
+    await a.close();
+    const db = new Database(file);
+    db.exec("ALTER TABLE ledger DROP COLUMN guardrail"); // the file as an earlier release left it
+    db.close();
+    const b = new SqliteStore(file);
+    const refused = entry({ project: "old", outcome: "blocked", guardrail: "block:no-secrets,redact:pii" });
+    await b.record(refused);
+    expect(await b.ledger({ project: "old" })).toEqual([old, refused]);
+    await b.close();
+  });
 });

@@ -56,7 +56,8 @@ export interface Settlement {
   id: string;
 }
 
-export type LedgerOutcome = "ok" | "error" | "aborted" | "stream_error";
+/** `blocked`: a guardrail refused the request (or cut its answer). */
+export type LedgerOutcome = "ok" | "error" | "aborted" | "stream_error" | "blocked";
 
 /** One record per metered request. Money is exact: a decimal string and integer pico-USD. */
 export interface LedgerEntry {
@@ -93,6 +94,8 @@ export interface LedgerEntry {
   toolBytes?: number;
   /** MCP tool calls, only with mcp.log_arguments: the arguments as JSON. */
   toolArguments?: string;
+  /** What guardrails did, `action:rule` entries joined by commas (block:no-secrets,redact:pii); absent when none acted. */
+  guardrail?: string;
 }
 
 /** A response kept for idempotent replay. */

@@ -11,6 +11,7 @@ import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
 import { openaiResponses } from "./responses.ts";
+import { openaiModerations } from "./moderations.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -36,6 +37,8 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
     },
     // Not on Azure: its /responses is not under the deployment path (see responses.ts).
     ...(config.flavor === "azure" ? {} : { responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call) }),
+    // Azure has no /moderations (its content filters are a service of their own).
+    ...(config.flavor === "azure" ? {} : { moderations: (body: any, target: Target, call: CallOptions) => openaiModerations(client, config, name, body, target, call) }),
     countTokens: (body, target, call) => openaiCountTokens(body, target, name, call.signal),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),

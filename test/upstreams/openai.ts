@@ -56,6 +56,8 @@ export interface FakeOpenAI {
   textFor?: (body: any) => string | undefined;
   /** A scripted model (scripted-agent.ts) that decides the turns it recognises, here and on /responses. */
   script?: AgentScript;
+  /** Per-request answer as exact stream chunks (joined for JSON), to cut text where a test wants; undefined keeps textFor/text. */
+  piecesFor?: (body: any) => string[] | undefined;
   close(): Promise<void>;
 }
 
@@ -141,7 +143,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const offered = (body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => ({ name: t.function.name, schema: t.function.parameters ?? {} }));
     const scripted = fake.script?.({ tools: offered, text: conversationText(body.messages), answered: toolsAnswered(body.messages) });
     const calls = !scripted ? toolCallsFor(body) : "call" in scripted ? [{ id: `call_${randomBytes(12).toString("hex")}`, name: scripted.call.name, arguments: JSON.stringify(scripted.call.input) }] : [];
-    const pieces = calls.length ? [] : words((scripted && "text" in scripted ? scripted.text : undefined) ?? fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
+    const pieces = calls.length ? [] : fake.piecesFor?.(body) ?? words((scripted && "text" in scripted ? scripted.text : undefined) ?? fake.textFor?.(body) ?? structuredAnswer(body) ?? text);
     const max = body.max_completion_tokens ?? body.max_tokens;
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";

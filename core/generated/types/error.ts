@@ -23,7 +23,9 @@ export interface ErrorEnvelope {
       | "INTERNAL"
       | "UPSTREAM_ERROR"
       | "UPSTREAM_TIMEOUT"
-      | "STORE_UNAVAILABLE";
+      | "STORE_UNAVAILABLE"
+      | "GUARDRAIL_BLOCKED"
+      | "GUARDRAIL_UNAVAILABLE";
     message: string;
     type?: string;
     param?: string | null;

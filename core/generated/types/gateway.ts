@@ -427,6 +427,7 @@ export interface ProjectConfig {
       timeout_ms?: number;
     };
   };
+  guardrails?: GuardrailsConfig;
 }
 export interface ApiKeyConfig {
   id: string;
@@ -469,6 +470,119 @@ export interface ProjectMcpConfig {
       };
     };
   };
+}
+/**
+ * Checks on this project's requests and answers (docs/guardrails.md): named rules, and moderation by a model.
+ */
+export interface GuardrailsConfig {
+  /**
+   * @maxItems 100
+   */
+  rules?: GuardrailRule[];
+  moderation?: GuardrailModeration;
+  /**
+   * Output rules on streamed answers: characters of answer text held back and looked back over, so a match split across chunks is still caught.
+   */
+  stream_window?: number;
+}
+export interface GuardrailRule {
+  /**
+   * Named in block errors, the ledger, the access log and the metric.
+   */
+  name: string;
+  /**
+   * deny: acts on text that matches; allow: acts on a request (or answer) none of whose text matches (keeps a project on topic).
+   */
+  type?: "deny" | "allow";
+  /**
+   * input: the request's text, before it leaves; output: the answer's text, JSON and streamed.
+   *
+   * @minItems 1
+   */
+  on?: ("input" | "output")[];
+  /**
+   * Built-in detectors. card: numbers that pass the Luhn check; iban: mod-97; national_id: US SSN, UK NINO, ES DNI/NIE, FR NIR with their checks; secret: API keys and tokens of the common providers, private keys, JWTs.
+   *
+   * @minItems 1
+   */
+  detect?: ("email" | "phone" | "card" | "iban" | "national_id" | "secret" | "ip")[];
+  /**
+   * JavaScript regular expressions (Unicode mode).
+   *
+   * @minItems 1
+   */
+  patterns?: string[];
+  /**
+   * Words or phrases of a topic, matched as whole words, ignoring case.
+   *
+   * @minItems 1
+   */
+  keywords?: string[];
+  /**
+   * patterns ignore case.
+   */
+  ignore_case?: boolean;
+  /**
+   * Regular expressions for matched values this rule leaves alone ("@acme\\.com$" keeps the company's own addresses).
+   */
+  except?: string[];
+  /**
+   * block: refuse the request (or cut the answer) with GUARDRAIL_BLOCKED; redact: replace the matched text; flag: let it through and note the rule in the ledger.
+   */
+  action?: "block" | "redact" | "flag";
+  /**
+   * placeholder: tokens like [EMAIL_1] that are restored to the original in the answer (input rules); mask: [REDACTED:email], never restored.
+   */
+  redact_with?: "placeholder" | "mask";
+}
+export interface GuardrailModeration {
+  /**
+   * An openai-protocol provider whose POST {base_url}/moderations is called (OpenAI's moderation API).
+   */
+  provider?: string;
+  /**
+   * With provider: the moderation model asked for.
+   */
+  model?: string;
+  /**
+   * A catalog language model asked to judge the text (it answers in JSON), instead of a moderation endpoint.
+   */
+  judge?: string;
+  /**
+   * judge: what is not allowed, in words (a general content policy when unset).
+   */
+  policy?: string;
+  /**
+   * Only these categories count (violence, self-harm, ...); unset: any flagged category.
+   */
+  categories?: string[];
+  /**
+   * @minItems 1
+   */
+  on?: ("input" | "output")[];
+  action?: "block" | "flag";
+  timeout_ms?: number;
+  /**
+   * When the moderation call fails or times out: fail_open lets the text through (flagged in the ledger), fail_closed refuses it (503 GUARDRAIL_UNAVAILABLE).
+   */
+  on_error?: "fail_open" | "fail_closed";
+  pricing?: Pricing1;
+}
+/**
+ * USD per single token (or per unit named by the key), as decimal strings.
+ */
+export interface Pricing1 {
+  input?: Decimal;
+  output?: Decimal;
+  input_cache_read?: Decimal;
+  input_cache_write?: Decimal;
+  image?: Decimal;
+  video_second?: Decimal;
+  search_unit?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  web_search?: string;
 }
 /**
  * Retries, fallback backoff and the per-endpoint circuit breaker (docs/routing.md).

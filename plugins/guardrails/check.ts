@@ -1,0 +1,122 @@
+// One request's guardrail run: the rules applied to each piece of text the walkers hand over (request text before it
+// leaves, answer text before the client sees it), the placeholders handed out and restored, and the allow rules'
+// verdict once all the text was seen.
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { findAll, type Span } from "./detectors/index.ts";
+import type { CompiledRule, Guard } from "./compile.ts";
+import { Vault } from "./vault.ts";
+import { blocked, note, type Side } from "./record.ts";
+
+export interface Hit extends Span {
+  rule: CompiledRule;
+  /** The rule's position on its side: the earlier rule wins an overlap. */
+  order: number;
+}
+
+/** The deny rules' matches in `text` (minus their `except` values), in no particular order. */
+export function findHits(text: string, rules: readonly CompiledRule[]): Hit[] {
+  const hits: Hit[] = [];
+  const spans: Span[] = [];
+  for (let order = 0; order < rules.length; order++) {
+    const rule = rules[order]!;
+    if (rule.allow) continue;
+    spans.length = 0;
+    for (const d of rule.detectors) findAll(d, text, spans);
+    for (const s of spans) {
+      if (rule.except.length && rule.except.some((re) => re.test(text.slice(s.start, s.end)))) continue;
+      hits.push({ ...s, rule, order });
+    }
+  }
+  return hits;
+}
+
+/** Whether an allow rule finds anything of its topic in `text`. */
+export function mentions(rule: CompiledRule, text: string): boolean {
+  const spans: Span[] = [];
+  for (const d of rule.detectors) {
+    findAll(d, text, spans);
+    if (spans.length) return true;
+  }
+  return false;
+}
+
+/** The redactions to make: earliest first, an overlap going to the earlier rule, then to the longer match. */
+export function redactions(hits: Hit[]): Hit[] {
+  const r = hits.filter((h) => h.rule.action === "redact").sort((a, b) => a.start - b.start || a.order - b.order || b.end - a.end);
+  const out: Hit[] = [];
+  let end = -1;
+  for (const h of r) {
+    if (h.start < end) continue;
+    out.push(h);
+    end = h.end;
+  }
+  return out;
+}
+
+export class GuardRun {
+  readonly vault = new Vault();
+  private readonly satisfied = new Set<CompiledRule>();
+  private sawTopicText: Record<Side, boolean> = { input: false, output: false };
+
+  constructor(readonly ctx: GatewayContext, readonly guard: Guard) {}
+
+  /**
+   * One piece of request text: blocks throw GUARDRAIL_BLOCKED, flags are noted, redactions come back in the text
+   * (placeholders for the vault, or masks). `topic`: this text counts for the allow rules (the latest user turn).
+   */
+  input(text: string, topic: boolean): string {
+    return this.apply(text, this.guard.input, "input", topic);
+  }
+
+  /** One piece of answer text (a JSON answer's, or a stream's window): output rules, then placeholders restored. */
+  output(text: string): string {
+    const checked = this.guard.output.length ? this.apply(text, this.guard.output, "output", true) : text;
+    return this.restore(checked);
+  }
+
+  restore(text: string): string {
+    return this.vault.restore(text);
+  }
+
+  apply(text: string, rules: readonly CompiledRule[], side: Side, topic: boolean): string {
+    if (!text || !rules.length) return text;
+    if (topic) this.topic(text, rules, side);
+    const hits = findHits(text, rules);
+    if (!hits.length) return text;
+    let first: Hit | undefined;
+    for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
+    if (first) throw blocked(this.ctx, first.rule.name, side);
+    for (const h of hits) if (h.rule.action === "flag") note(this.ctx, h.rule.name, "flag");
+    return this.redact(text, redactions(hits), side);
+  }
+
+  /** `hits` (sorted, not overlapping) replaced: placeholders on the input side unless the rule masks, masks on output. */
+  redact(text: string, hits: readonly Hit[], side: Side): string {
+    if (!hits.length) return text;
+    let out = "", at = 0;
+    for (const h of hits) {
+      note(this.ctx, h.rule.name, "redact");
+      const value = text.slice(h.start, h.end);
+      out += text.slice(at, h.start) + (side === "input" && !h.rule.mask ? this.vault.placeholder(h.label, value) : `[REDACTED:${h.label}]`);
+      at = h.end;
+    }
+    return out + text.slice(at);
+  }
+
+  /** `text` counts for the allow rules of `side`: those it mentions are satisfied. */
+  topic(text: string, rules: readonly CompiledRule[], side: Side): void {
+    this.sawTopicText[side] = true;
+    for (const r of rules) if (r.allow && !this.satisfied.has(r) && mentions(r, text)) this.satisfied.add(r);
+  }
+
+  /** After all of one side's text: allow rules none of whose topic was seen act (when there was text to judge). */
+  allowVerdict(side: Side): void {
+    if (!this.sawTopicText[side]) return;
+    const rules = side === "input" ? this.guard.input : this.guard.output;
+    for (const r of rules) {
+      if (!r.allow || this.satisfied.has(r)) continue;
+      if (r.action === "block") throw blocked(this.ctx, r.name, side);
+      note(this.ctx, r.name, "flag");
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// guardrails: a project's checks on what it sends to models and what comes back (docs/guardrails.md), on every client
+// protocol (chat completions, messages, responses, the Gemini API), JSON and streamed. Rules (built-in PII and secret
+// detectors, patterns, keyword topics) block, redact (reversible placeholders or masks) or flag; a moderation model
+// judges the latest user turn and, if asked, the answer. A project without `guardrails:` costs one property read.
+//
+// It runs last, right before the provider is called: what it redacts is what leaves, and the answer it checks is the
+// client's protocol (translation is done by then), inside usage metering, so a refused answer is billed as used and
+// its ledger record says which rule refused it.
+import { definePlugin } from "../../core/pipeline/define.ts";
+import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
+import { meterFor } from "../../core/metering/meter.ts";
+import { guardFor, type Guard } from "./compile.ts";
+import { GuardRun } from "./check.ts";
+import { actionCounter } from "./record.ts";
+import { walkRequest } from "./walk/request.ts";
+import { walkAnswer } from "./walk/answer.ts";
+import { guardStream } from "./stream/index.ts";
+import { checkModeration } from "./moderation/index.ts";
+import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
+
+const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
+
+async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<void>): Promise<void> {
+  const run = new GuardRun(ctx, guard);
+  // A refusal is a ledger record even in a pipeline without usage-metering or budget (commit runs once).
+  ctx.onFinish((outcome) => (ctx.guardrail?.blocked ? meterFor(ctx).commit(outcome) : undefined));
+  const moderate = guard.moderateInput && ctx.endpoint !== "count_tokens";
+  let turn = "";
+  if (guard.input.length || moderate) {
+    walkRequest(ctx.protocol, ctx.body, (text, topic) => {
+      const out = run.input(text, topic);
+      if (moderate && topic && turn.length < MAX_MODERATED_CHARS) turn += (turn ? "\n" : "") + out.slice(0, MAX_MODERATED_CHARS - turn.length);
+      return out;
+    });
+    run.allowVerdict("input");
+    if (moderate) await checkModeration(ctx, guard.moderation!, turn, "input");
+  }
+  await next();
+  const r = ctx.response;
+  if (!r || r.status >= 300 || ctx.endpoint === "count_tokens") return;
+  if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0) return;
+  if (r.kind === "stream") {
+    ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
+    return;
+  }
+  if (r.kind !== "json") return;
+  let answer = "";
+  walkAnswer(ctx.protocol, r.body, (text) => {
+    if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
+    return run.output(text);
+  });
+  run.allowVerdict("output");
+  if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
+}
+
+export default definePlugin({
+  name: "guardrails",
+  dependsOn: ["auth"],
+  setup(gateway) {
+    actionCounter(gateway.metrics.registry);
+  },
+  handle(ctx, next) {
+    const config = ctx.auth?.project.config.guardrails;
+    if (config === undefined || ctx.body === undefined || !GUARDED.has(ctx.endpoint)) return next();
+    const guard = guardFor(config);
+    return guard ? guarded(ctx, guard, next) : next();
+  },
+});

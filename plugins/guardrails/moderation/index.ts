@@ -1,0 +1,62 @@
+// Moderation as a guardrail: the verdict acts (block or flag), a failure follows on_error (fail_open lets the text
+// through, flagged; fail_closed refuses with a 503), and every call is a ledger record of its own, billed to the
+// project like any other use of a model (endpoint `moderation`, generation id `<request's>:moderation:<side>`).
+import type { GuardrailModeration } from "../../../core/generated/types/gateway.ts";
+import type { GatewayContext } from "../../../core/pipeline/context.ts";
+import type { LedgerEntry } from "../../../core/store/types.ts";
+import { costParts } from "../../../core/money/money.ts";
+import { blocked, note, unavailable, type Side } from "../record.ts";
+import { moderate, type ModerationCall } from "./call.ts";
+
+/** Moderate `text` (one side of the request) and act on the verdict; throws the refusal. */
+export async function checkModeration(ctx: GatewayContext, spec: GuardrailModeration, text: string, side: Side): Promise<void> {
+  if (!text.trim()) return;
+  const call = await moderate(ctx, spec, text);
+  const action = spec.action ?? "block";
+  await ctx.gateway.store.record(ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
+  if (call.error) {
+    const reason = call.error.code === "UPSTREAM_TIMEOUT" ? "timed out" : "failed";
+    ctx.gateway.log.warn("guardrail moderation unavailable", { requestId: ctx.requestId, side, reason, error: call.error.message });
+    if (spec.on_error === "fail_open") return note(ctx, "moderation-unavailable", "flag");
+    throw unavailable(ctx, "moderation", side, `the moderation model ${reason}`);
+  }
+  if (!call.verdict!.flagged) return;
+  if (action === "flag") return note(ctx, "moderation", "flag");
+  throw blocked(ctx, "moderation", side, { categories: call.verdict!.categories });
+}
+
+function ledgerEntry(ctx: GatewayContext, call: ModerationCall, side: Side, guardrail: string | undefined): LedgerEntry {
+  const auth = ctx.auth!;
+  const u = call.usage;
+  const cost = auth.sandbox ? costParts({ inputTokens: 0, outputTokens: 0 }, {}) : costParts(u, call.target.pricing);
+  const entry: LedgerEntry = {
+    generationId: `${ctx.generationId}:moderation:${side}`,
+    requestId: ctx.requestId,
+    ts: Date.now(),
+    keyId: auth.keyId,
+    project: auth.projectId,
+    endpoint: "moderation",
+    model: call.target.modelId,
+    provider: call.target.provider,
+    attempts: 1,
+    inputTokens: u.inputTokens || 0,
+    outputTokens: u.outputTokens || 0,
+    cacheReadTokens: u.cacheReadTokens ?? 0,
+    cacheWriteTokens: u.cacheWriteTokens ?? 0,
+    reasoningTokens: u.reasoningTokens ?? 0,
+    images: 0,
+    videoSeconds: 0,
+    searchUnits: 0,
+    webSearches: 0,
+    costUsd: cost.usd,
+    costPico: cost.pico,
+    latencyMs: Math.round(call.latencyMs * 10) / 10,
+    ttftMs: null,
+    status: call.error ? call.error.status : 200,
+    outcome: call.error ? "error" : "ok",
+    sandbox: auth.sandbox,
+    estimated: call.estimated,
+  };
+  if (guardrail) entry.guardrail = guardrail;
+  return entry;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { runFor } from "../testkit.ts";
+import { guardStream } from "./index.ts";
+
+const PII = { rules: [{ name: "pii", detect: ["email" as const], action: "redact" as const }] };
+
+async function through(protocol: "openai" | "anthropic" | "responses" | "gemini", events: SseEvent[]): Promise<SseEvent[]> {
+  const run = runFor(PII, protocol);
+  run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+  const out: SseEvent[] = [];
+  for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+  return out;
+}
+
+const json = (evs: SseEvent[]) => evs.map((e) => (e.data === "[DONE]" ? e.data : JSON.parse(e.data)));
+
+describe("stream adapters restore placeholders cut across events", () => {
+  it("chat: content and tool-call arguments, the rest flushed into the finish chunk", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const out = json(await through("openai", [
+      chunk({ content: "To [EMA" }),
+      chunk({ content: "IL_1]. Also [EMAIL_" }),
+      chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "send", arguments: '{"to":"[EMAIL' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '_1]"}' } }] }),
+      chunk({}, "stop"),
+      { data: "[DONE]" },
+    ]));
+    const text = out.slice(0, -1).map((c: any) => c.choices[0].delta.content ?? "").join("");
+    const args = out.slice(0, -1).flatMap((c: any) => c.choices[0].delta.tool_calls ?? []).map((t: any) => t.function.arguments).join("");
+    expect(text).toBe("To alice@example.com. Also [EMAIL_"); // the unfinished one is sent as it came, with the finish
+    expect(JSON.parse(args)).toEqual({ to: "alice@example.com" });
+    expect(out.at(-1)).toBe("[DONE]");
+  });
+
+  it("messages: a block's rest goes out as one more delta right before its content_block_stop", async () => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const out = await through("anthropic", [
+      ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hi [EMAIL_1" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "t1", name: "send", input: {} } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: '{"to": "[EMA' } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: 'IL_1]"}' } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("message_stop", {}),
+    ]);
+    expect(out.map((e) => e.event)).toEqual([
+      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_stop",
+    ]);
+    const deltas = json(out).filter((d: any) => d.type === "content_block_delta");
+    expect(deltas.filter((d: any) => d.index === 0).map((d: any) => d.delta.text).join("")).toBe("Hi [EMAIL_1");
+    expect(JSON.parse(deltas.filter((d: any) => d.index === 1).map((d: any) => d.delta.partial_json).join(""))).toEqual({ to: "alice@example.com" });
+  });
+
+  it("responses: deltas, done events and the final response restored; an inserted delta keeps sequence numbers consecutive", async () => {
+    let seq = 0;
+    const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
+    const at = { item_id: "msg_1", output_index: 0, content_index: 0 };
+    const out = await through("responses", [
+      ev("response.created", { response: { id: "r1", output: [] } }),
+      ev("response.output_text.delta", { ...at, delta: "Mail [EMAIL_1] or [EMAIL" }),
+      ev("response.output_text.done", { ...at, text: "Mail [EMAIL_1] or [EMAIL" }),
+      ev("response.output_item.done", { output_index: 0, item: { type: "message", id: "msg_1", content: [{ type: "output_text", text: "Mail [EMAIL_1] or [EMAIL" }] } }),
+      ev("response.completed", { response: { id: "r1", output: [{ type: "message", id: "msg_1", content: [{ type: "output_text", text: "Mail [EMAIL_1] or [EMAIL" }] }] } }),
+    ]);
+    const d = json(out);
+    expect(d.map((x: any) => x.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(d.filter((x: any) => x.type === "response.output_text.delta").map((x: any) => x.delta).join("")).toBe("Mail alice@example.com or [EMAIL");
+    expect(d[3].text).toBe("Mail alice@example.com or [EMAIL");
+    expect(d[5].response.output[0].content[0].text).toBe("Mail alice@example.com or [EMAIL");
+  });
+
+  it("gemini: text parts per candidate, the rest put into the chunk with the finishReason", async () => {
+    const chunk = (text: string, finish?: string) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0, ...(finish ? { finishReason: finish } : {}) }] }) });
+    const out = json(await through("gemini", [chunk("Sent to [EMA"), chunk("IL_1] and [EMAIL_1"), chunk("", "STOP")]));
+    expect(out.map((c: any) => c.candidates[0].content.parts.map((p: any) => p.text).join("")).join("")).toBe("Sent to alice@example.com and [EMAIL_1");
+    expect(out).toHaveLength(3);
+  });
+});

@@ -1,0 +1,44 @@
+// A streamed answer through the guardrails: each event handed to its protocol's adapter (output rules over a window,
+// placeholders restored across chunk boundaries), the slots flushed before the event that ends the answer, then the
+// answer-level verdicts (allow rules, moderation) before that event goes out. A block mid-stream is thrown: the client
+// gets the protocol's error event (or a 4xx when nothing was sent yet).
+import type { ClientProtocol, GatewayContext } from "../../../core/pipeline/context.ts";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { GuardRun } from "../check.ts";
+import { checkModeration } from "../moderation/index.ts";
+import { Slots, type StreamAdapter } from "./slots.ts";
+import { ChatStream } from "./chat.ts";
+import { MessagesStream } from "./messages.ts";
+import { ResponsesStream } from "./responses.ts";
+import { GeminiStream } from "./gemini.ts";
+
+const ADAPTERS: Record<ClientProtocol, new (slots: Slots) => StreamAdapter> = {
+  openai: ChatStream,
+  anthropic: MessagesStream,
+  responses: ResponsesStream,
+  gemini: GeminiStream,
+};
+
+export function guardStream(ctx: GatewayContext, run: GuardRun, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+  const slots = new Slots(run, run.guard.moderateOutput);
+  return guarded(ctx, run, events, slots, new ADAPTERS[ctx.protocol](slots));
+}
+
+async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterable<SseEvent>, slots: Slots, adapter: StreamAdapter): AsyncGenerator<SseEvent> {
+  let finished = false;
+  const finish = async () => {
+    finished = true;
+    run.allowVerdict("output");
+    if (run.guard.moderateOutput) await checkModeration(ctx, run.guard.moderation!, slots.answer, "output");
+  };
+  for await (const ev of events) {
+    if (!finished && adapter.isTerminal(ev)) {
+      yield* adapter.flush();
+      await finish();
+    }
+    yield* adapter.onEvent(ev);
+  }
+  if (finished) return;
+  yield* adapter.flush();
+  await finish();
+}

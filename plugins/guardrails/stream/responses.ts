@@ -1,0 +1,113 @@
+// Responses events: output_text and refusal deltas per (item, content part), function-call argument deltas per item.
+// A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
+// output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's.
+// Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { responsesItem, responsesPart } from "../walk/answer.ts";
+import { visitJsonString } from "../walk/json-text.ts";
+import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
+
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+interface SlotInfo {
+  kind: "output_text" | "refusal" | "arguments";
+  at: Record<string, unknown>;
+}
+
+export class ResponsesStream implements StreamAdapter {
+  /** Events inserted so far: added to every later sequence_number. */
+  private shift = 0;
+  /** The last sequence_number sent; an inserted event takes the next one. */
+  private seq = -1;
+  private readonly info = new Map<string, SlotInfo>();
+
+  constructor(private readonly slots: Slots) {}
+
+  isTerminal(ev: SseEvent): boolean {
+    return ev.event !== undefined && TERMINAL.has(ev.event);
+  }
+
+  onEvent(ev: SseEvent): SseEvent[] {
+    const e = parseData(ev);
+    if (!e || typeof e.type !== "string") return [ev];
+    let changed = false;
+    const before: SseEvent[] = [];
+    const whole = (s: string) => this.slots.run.output(s);
+    switch (e.type) {
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+      case "response.function_call_arguments.delta": {
+        if (typeof e.delta !== "string" || !e.delta) break;
+        const kind = e.type === "response.output_text.delta" ? "output_text" : e.type === "response.refusal.delta" ? "refusal" : "arguments";
+        const key = this.key(e);
+        if (!this.info.has(key)) this.info.set(key, { kind, at: this.at(e) });
+        const out = this.slots.push(key, e.delta, kind === "arguments");
+        if (out !== e.delta) (e.delta = out), (changed = true);
+        break;
+      }
+      case "response.output_text.done":
+      case "response.refusal.done":
+      case "response.function_call_arguments.done": {
+        const rest = this.endSlot(this.key(e));
+        if (rest) before.push(rest);
+        const field = e.type === "response.output_text.done" ? "text" : e.type === "response.refusal.done" ? "refusal" : "arguments";
+        if (typeof e[field] === "string") {
+          const out = field === "arguments" ? visitJsonString(e[field], whole) : whole(e[field]);
+          if (out !== e[field]) (e[field] = out), (changed = true);
+        }
+        break;
+      }
+      case "response.content_part.done":
+        responsesPart(e.part, whole);
+        changed = true;
+        break;
+      case "response.output_item.done":
+        responsesItem(e.item, whole);
+        changed = true;
+        break;
+      default:
+        if (TERMINAL.has(e.type) && Array.isArray(e.response?.output)) {
+          for (const it of e.response.output) responsesItem(it, whole);
+          changed = true;
+        }
+    }
+    // Numbered after what was inserted before it (and all that was inserted earlier).
+    if (typeof e.sequence_number === "number") {
+      if (this.shift) (e.sequence_number += this.shift), (changed = true);
+      this.seq = e.sequence_number;
+    }
+    if (changed) ev.data = JSON.stringify(e);
+    return [...before, ev];
+  }
+
+  private key(e: any): string {
+    return `${e.item_id ?? e.output_index}:${e.content_index ?? ""}`;
+  }
+
+  private at(e: any): Record<string, unknown> {
+    const at: Record<string, unknown> = { item_id: e.item_id, output_index: e.output_index };
+    if (e.content_index !== undefined) at.content_index = e.content_index;
+    return at;
+  }
+
+  /** The slot's rest as one more delta event (numbered), or undefined when it has none. */
+  private endSlot(key: string): SseEvent | undefined {
+    const rest = this.slots.end(key);
+    const info = this.info.get(key);
+    this.info.delete(key);
+    if (!rest || !info) return undefined;
+    const type = info.kind === "output_text" ? "response.output_text.delta" : info.kind === "refusal" ? "response.refusal.delta" : "response.function_call_arguments.delta";
+    this.shift++;
+    const seq = ++this.seq;
+    return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...info.at, delta: rest }) };
+  }
+
+  flush(): SseEvent[] {
+    const out: SseEvent[] = [];
+    for (const key of this.slots.keys()) {
+      const ev = this.endSlot(key);
+      if (ev) out.push(ev);
+    }
+    return out;
+  }
+}

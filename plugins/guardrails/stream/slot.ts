@@ -1,0 +1,71 @@
+// One stream slot's text (a choice's content, a content block, an output_text part, a tool call's arguments) on its way
+// to the client, in two stages:
+//  1. output rules, over a sliding window: text is released once `window` characters have come after it, and each
+//     check looks back over the last `window` characters released, so a match cut across chunks is still whole when
+//     it is checked (a block cuts the stream before the chunk that completes it; a redaction masks it);
+//  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
+//     more than that (Vault.partialTail).
+// Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
+import type { GuardRun, Hit } from "../check.ts";
+import { findHits, redactions } from "../check.ts";
+import { blocked, note } from "../record.ts";
+
+export class SlotText {
+  /** Raw text not yet released by stage 1. */
+  private pending = "";
+  /** The last `window` raw characters released (already checked; looked back over). */
+  private lookback = "";
+  /** Released text held by stage 2 (a possible placeholder start). */
+  private held = "";
+
+  /** `json`: the slot is a JSON document streamed as text (tool arguments): restored values go in escaped. */
+  constructor(private readonly run: GuardRun, private readonly json: boolean) {}
+
+  /** The text to send now for this delta ("" when all of it waits). Throws GUARDRAIL_BLOCKED. */
+  push(delta: string): string {
+    return this.restore(this.check(delta, false), false);
+  }
+
+  /** The slot is done (or the stream is): everything left, checked and restored. */
+  end(): string {
+    return this.restore(this.check("", true), true);
+  }
+
+  private check(delta: string, final: boolean): string {
+    const rules = this.run.guard.output;
+    if (!rules.length) return delta;
+    const window = this.run.guard.window;
+    const pending = this.pending + delta;
+    if (!pending) return "";
+    const offset = this.lookback.length;
+    const text = this.lookback + pending;
+    this.run.topic(pending, rules, "output");
+    // Only matches that reach into the new text: those wholly in the lookback acted when they were new.
+    const hits = findHits(text, rules).filter((h) => h.end > offset);
+    let cut = final ? pending.length : Math.max(0, pending.length - window);
+    if (hits.length) {
+      let first: Hit | undefined;
+      for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
+      if (first) throw blocked(this.run.ctx, first.rule.name, "output");
+      for (const h of hits) if (h.rule.action === "flag") note(this.run.ctx, h.rule.name, "flag");
+      // Never release part of a match: it may still grow (a longer key); wait for the rest, or the end.
+      if (!final) for (const h of hits) if (h.start - offset < cut && h.end - offset > cut) cut = Math.max(0, h.start - offset);
+    }
+    const raw = pending.slice(0, cut);
+    this.pending = pending.slice(cut);
+    const inRelease = redactions(hits)
+      .filter((h) => h.end - offset <= cut)
+      .map((h) => ({ ...h, start: Math.max(0, h.start - offset), end: h.end - offset }));
+    this.lookback = window ? (this.lookback + raw).slice(-window) : "";
+    return this.run.redact(raw, inRelease, "output");
+  }
+
+  private restore(text: string, final: boolean): string {
+    const vault = this.run.vault;
+    if (vault.size === 0) return text;
+    const all = this.held + text;
+    const at = final ? all.length : vault.partialTail(all);
+    this.held = all.slice(at);
+    return vault.restore(all.slice(0, at), this.json);
+  }
+}

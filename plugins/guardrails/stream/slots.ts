@@ -1,0 +1,56 @@
+// The slots of one stream, by key (a choice, a content block, an output item's part, a tool call), and what a
+// protocol's adapter implements to run the guardrails over its events.
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { GuardRun } from "../check.ts";
+import { SlotText } from "./slot.ts";
+
+/** The most answer text kept for moderating the answer (past it the rest goes unchecked by the moderation model). */
+export const MAX_MODERATED_CHARS = 64_000;
+
+export class Slots {
+  private readonly map = new Map<string, SlotText>();
+  /** The answer's raw text (placeholders unrestored), kept only when the answer is moderated. */
+  answer = "";
+
+  constructor(readonly run: GuardRun, private readonly keepAnswer: boolean) {}
+
+  push(key: string, delta: string, json = false): string {
+    if (this.keepAnswer && this.answer.length < MAX_MODERATED_CHARS) this.answer += delta.slice(0, MAX_MODERATED_CHARS - this.answer.length);
+    let s = this.map.get(key);
+    if (!s) this.map.set(key, (s = new SlotText(this.run, json)));
+    return s.push(delta);
+  }
+
+  /** The rest of one slot ("" when it has none or never existed); the slot is gone afterwards. */
+  end(key: string): string {
+    const s = this.map.get(key);
+    if (!s) return "";
+    this.map.delete(key);
+    return s.end();
+  }
+
+  /** Keys still open, in the order they opened. */
+  keys(): string[] {
+    return [...this.map.keys()];
+  }
+}
+
+export interface StreamAdapter {
+  /** The events to send for this one (usually itself, edited in place), in order. Throws GUARDRAIL_BLOCKED. */
+  onEvent(ev: SseEvent): SseEvent[];
+  /** This event ends the answer ([DONE], message_stop, response.completed): slots flush and verdicts run before it. */
+  isTerminal(ev: SseEvent): boolean;
+  /** Events carrying the text every open slot still holds. */
+  flush(): SseEvent[];
+}
+
+/** Parse an event's JSON data; undefined for what is not an object (left as it is). */
+export function parseData(ev: SseEvent): any {
+  const d = ev.data;
+  if (d.charCodeAt(0) !== 123) return undefined;
+  try {
+    return JSON.parse(d);
+  } catch {
+    return undefined;
+  }
+}

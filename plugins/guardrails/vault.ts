@@ -1,0 +1,59 @@
+// Reversible redaction for one request: each distinct value becomes a placeholder ([EMAIL_1], [CARD_2]) in what leaves,
+// and placeholders in the answer become the values again. The same value always gets the same placeholder, so the model
+// can refer to it consistently; the values never leave the process and are forgotten with the request.
+
+/** What a placeholder looks like: a bracketed label and a number. */
+const PLACEHOLDER = /\[([A-Z][A-Z0-9_]{0,63})_(\d{1,6})\]/g;
+
+export class Vault {
+  private readonly byValue = new Map<string, string>();
+  private readonly byPlaceholder = new Map<string, string>();
+  private readonly counters = new Map<string, number>();
+  /** The longest placeholder handed out: what a stream may have to hold back while one is cut in two. */
+  longest = 0;
+
+  get size(): number {
+    return this.byPlaceholder.size;
+  }
+
+  placeholder(label: string, value: string): string {
+    let p = this.byValue.get(value);
+    if (p) return p;
+    const n = (this.counters.get(label) ?? 0) + 1;
+    this.counters.set(label, n);
+    p = `[${label}_${n}]`;
+    this.byValue.set(value, p);
+    this.byPlaceholder.set(p, value);
+    if (p.length > this.longest) this.longest = p.length;
+    return p;
+  }
+
+  /**
+   * Every placeholder of this request in `text` replaced by its value (others, the model's own brackets, stay).
+   * `json`: the text is inside a JSON string being streamed (tool arguments), so the value goes in escaped.
+   */
+  restore(text: string, json = false): string {
+    if (this.byPlaceholder.size === 0 || text.indexOf("[") < 0) return text;
+    return text.replace(PLACEHOLDER, (p) => {
+      const v = this.byPlaceholder.get(p);
+      if (v === undefined) return p;
+      return json ? JSON.stringify(v).slice(1, -1) : v;
+    });
+  }
+
+  /**
+   * Where a placeholder may have begun but not ended at the end of `text`: the index of that `[`, or text.length. A
+   * stream keeps the text from there until the next chunk says whether it is a placeholder. Only a tail that is the
+   * start of a placeholder actually handed out counts, so ordinary brackets are held for no longer than one check.
+   */
+  partialTail(text: string): number {
+    if (this.byPlaceholder.size === 0) return text.length;
+    const from = Math.max(0, text.length - this.longest + 1);
+    for (let i = text.lastIndexOf("[", text.length - 1); i >= from; i = text.lastIndexOf("[", i - 1)) {
+      const tail = text.slice(i);
+      for (const p of this.byPlaceholder.keys()) if (p.length > tail.length && p.startsWith(tail)) return i;
+      if (i === 0) break;
+    }
+    return text.length;
+  }
+}

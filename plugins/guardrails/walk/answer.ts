@@ -1,0 +1,77 @@
+// Where an answer's text is, per client protocol (JSON answers, and the whole responses some stream events carry):
+// message text, refusals and the tool calls the model made. Reasoning is left as it is: it is signed or encrypted
+// alongside (Claude's thinking, Gemini's thought signatures, Responses' encrypted reasoning), and clients send it back.
+import type { ClientProtocol } from "../../../core/pipeline/context.ts";
+import { visitJsonString, visitJsonValue, type Visit } from "./json-text.ts";
+
+type Walker = (body: any, visit: Visit) => void;
+
+const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
+
+/** Chat completion: choices[].message content, refusal and tool-call arguments. */
+const chat: Walker = (body, visit) => {
+  if (!Array.isArray(body?.choices)) return;
+  for (const c of body.choices) {
+    const m = c?.message;
+    if (!isObj(m)) continue;
+    if (typeof m.content === "string") m.content = visit(m.content);
+    if (typeof m.refusal === "string") m.refusal = visit(m.refusal);
+    if (Array.isArray(m.tool_calls)) {
+      for (const tc of m.tool_calls) {
+        if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, visit);
+      }
+    }
+  }
+};
+
+/** Messages: text blocks and tool_use inputs. */
+const messages: Walker = (body, visit) => {
+  if (!Array.isArray(body?.content)) return;
+  for (const b of body.content) {
+    if (!isObj(b)) continue;
+    if (b.type === "text" && typeof b.text === "string") b.text = visit(b.text);
+    else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, visit);
+  }
+};
+
+/** One Responses output item: a message's output_text and refusal parts, a function call's arguments. */
+export function responsesItem(it: any, visit: Visit): void {
+  if (!isObj(it)) return;
+  if (it.type === "message" && Array.isArray(it.content)) {
+    for (const p of it.content) responsesPart(p, visit);
+  } else if (it.type === "function_call" && typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, visit);
+  else if (it.type === "custom_tool_call" && typeof it.input === "string") it.input = visit(it.input);
+}
+
+export function responsesPart(p: any, visit: Visit): void {
+  if (!isObj(p)) return;
+  if (p.type === "output_text" && typeof p.text === "string") p.text = visit(p.text);
+  else if (p.type === "refusal" && typeof p.refusal === "string") p.refusal = visit(p.refusal);
+}
+
+/** Responses: output[] items. */
+const responses: Walker = (body, visit) => {
+  if (Array.isArray(body?.output)) for (const it of body.output) responsesItem(it, visit);
+};
+
+/** Gemini: candidates[].content.parts text (not thoughts) and function-call args. */
+export function geminiCandidateParts(parts: unknown, visit: Visit): void {
+  if (!Array.isArray(parts)) return;
+  for (const p of parts) {
+    if (!isObj(p) || p.thought === true) continue;
+    if (typeof p.text === "string") p.text = visit(p.text);
+    if (isObj(p.functionCall?.args)) visitJsonValue(p.functionCall.args, visit);
+  }
+}
+
+const gemini: Walker = (body, visit) => {
+  if (!Array.isArray(body?.candidates)) return;
+  for (const c of body.candidates) geminiCandidateParts(c?.content?.parts, visit);
+};
+
+const WALKERS: Record<ClientProtocol, Walker> = { openai: chat, anthropic: messages, responses, gemini };
+
+/** Hand every piece of a JSON answer's text to `visit`; replaced where it returns something else. */
+export function walkAnswer(protocol: ClientProtocol, body: unknown, visit: Visit): void {
+  WALKERS[protocol](body, visit);
+}

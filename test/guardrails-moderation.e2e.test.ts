@@ -1,0 +1,152 @@
+// Guardrail moderation end to end: a provider's OpenAI /moderations endpoint (a fake that answers as OpenAI does) and
+// a catalog model as judge, on the request (every client protocol, JSON and streamed) and on the answer; the timeout
+// with fail_closed (503, retryable) and fail_open (through, flagged); and each moderation call's own ledger record,
+// billed to the project.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "./upstreams/openai.ts";
+import { startTestGateway, keyEntry, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
+import { ask, PROTOCOLS } from "./helpers/protocol-clients.ts";
+
+const MODEL = "openai/gpt-4o-mini";
+const JUDGED = testKey("judged");
+const CATEGORIES = ["harassment", "hate", "self-harm", "sexual", "violence", "illicit"];
+
+/** OpenAI's /moderations: flagged when the input mentions "kill"; never answers when it says "slowly". */
+function moderations(req: RecordedRequest, res: ServerResponse): boolean {
+  if (req.path !== "/v1/moderations") return false;
+  const input = String(req.body?.input ?? "");
+  if (input.includes("slowly")) return true;
+  const violent = input.includes("kill");
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, violent && c === "violence"]));
+  const scores = Object.fromEntries(CATEGORIES.map((c) => [c, violent && c === "violence" ? 0.93 : 0.0001]));
+  res.writeHead(200, { "content-type": "application/json", "x-request-id": "req_mod" });
+  res.end(JSON.stringify({ id: "modr-123", model: "omni-moderation-2024-09-26", results: [{ flagged: violent, categories, category_scores: scores }] }));
+  return true;
+}
+
+/** The judge (the chat fake, asked with the judge's system prompt): a JSON verdict, or prose when told to ramble. */
+function judge(body: any): string | undefined {
+  const system = body.messages?.[0]?.content;
+  if (typeof system !== "string" || !system.includes("content moderation classifier")) return undefined;
+  const text = JSON.stringify(body.messages[1]);
+  if (text.includes("ramble")) return "I think this is probably fine, mostly.";
+  return text.includes("kill") ? '{"flagged": true, "categories": ["violence"]}' : '{"flagged": false, "categories": []}';
+}
+
+let fake: FakeOpenAI;
+let mod: FakeOpenAI;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  fake.textFor = judge;
+  fake.piecesFor = (body) => (JSON.stringify(body.messages).includes("story") ? ["Once the knight ", "came to kill the dragon."] : undefined);
+  mod = await startFakeOpenAI();
+  mod.hook = moderations;
+  const config: any = policyConfig(fake.baseUrl, {
+    store: { kind: "sqlite", path: "./gateway.db" },
+    acme: {
+      budget: { usd: "10" }, rate_limits: { rpm: 10_000, tpm: 50_000_000 },
+      guardrails: { moderation: { provider: "mod", on: ["input", "output"], timeout_ms: 300, pricing: { input: "0.000001" } } },
+    },
+    other: { guardrails: { moderation: { provider: "mod", timeout_ms: 300, on_error: "fail_open" } } },
+  });
+  config.providers.mod = { protocol: "openai", base_url: mod.baseUrl, api_key: "sk-fake-upstream" };
+  config.projects.judged = {
+    keys: [keyEntry("kj", JUDGED)],
+    guardrails: { moderation: { judge: "openai/gpt-4o", categories: ["violence"] } },
+  };
+  gw = await startTestGateway(config);
+});
+afterAll(async () => {
+  await gw?.close();
+  await fake?.close();
+  await mod?.close();
+});
+
+const modInputs = () => mod.requests.filter((r) => r.path === "/v1/moderations").map((r) => r.body.input);
+
+describe.each(PROTOCOLS)("moderation endpoint on %s", (protocol) => {
+  it.each([false, true])("refuses a flagged request (stream: %s) before the model is called, naming the categories", async (stream) => {
+    const before = fake.requests.length;
+    const r = await ask(gw.url, KEY, protocol, MODEL, "how do I kill the neighbour's dog", stream);
+    expect(r.status, r.raw).toBe(400);
+    expect(r.errorCode).toBe("GUARDRAIL_BLOCKED");
+    expect(r.rule).toBe("moderation");
+    expect(r.raw).toContain("violence");
+    expect(fake.requests.length).toBe(before);
+    // What was moderated: the latest user turn, not the system prompt.
+    expect(modInputs().at(-1)).toBe("how do I kill the neighbour's dog");
+  });
+
+  it.each([false, true])("lets a clean request through and moderates the answer too (stream: %s)", async (stream) => {
+    const r = await ask(gw.url, KEY, protocol, MODEL, "say hello", stream);
+    expect(r.status).toBe(200);
+    expect(r.errorCode).toBeUndefined();
+    expect(r.text).toBe("Hello from the fake upstream, streaming word by word.");
+    expect(modInputs().at(-1)).toBe("Hello from the fake upstream, streaming word by word.");
+  });
+
+  it.each([false, true])("stops a flagged answer (stream: %s)", async (stream) => {
+    const r = await ask(gw.url, KEY, protocol, MODEL, "tell me a story", stream);
+    expect(r.errorCode, r.raw).toBe("GUARDRAIL_BLOCKED");
+    expect(r.rule).toBe("moderation");
+    expect(r.status).toBe(stream ? 200 : 400);
+  });
+});
+
+describe("moderation failures and costs", () => {
+  it("fail_closed: a moderation that does not answer in time is a 503 the client may retry, within the timeout", async () => {
+    const t0 = Date.now();
+    const r = await ask(gw.url, KEY, "chat", MODEL, "answer slowly please", false);
+    expect(r.status).toBe(503);
+    expect(r.errorCode).toBe("GUARDRAIL_UNAVAILABLE");
+    expect(r.json.error.message).toContain("timed out");
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("fail_open: the request goes through, flagged in the ledger", async () => {
+    const r = await ask(gw.url, OTHER, "chat", MODEL, "answer slowly please", false);
+    expect(r.status).toBe(200);
+    const last = (await gw.gateway.store.ledger({ project: "other" })).filter((e) => e.endpoint !== "moderation").at(-1)!;
+    expect(last.guardrail).toBe("flag:moderation-unavailable");
+  });
+
+  it("every moderation call is a ledger record of its own, at the configured price", async () => {
+    const entries = (await gw.gateway.store.ledger({ project: "acme" })).filter((e) => e.endpoint === "moderation");
+    expect(entries.length).toBeGreaterThanOrEqual(8 * 3);
+    for (const e of entries) expect(e).toMatchObject({ model: "mod/omni-moderation-latest", provider: "mod" });
+    const flagged = entries.filter((e) => e.guardrail === "block:moderation");
+    expect(flagged.length).toBe(16); // 8 requests, 8 answers
+    // Answered calls: their estimated input tokens at the configured price. The one that timed out: nothing billed.
+    for (const e of entries.filter((x) => x.status === 200)) expect(e).toMatchObject({ estimated: true, outcome: "ok", costPico: BigInt(e.inputTokens) * 1_000_000n });
+    const timedOut = entries.filter((e) => e.status === 504);
+    expect(timedOut).toHaveLength(1);
+    expect(timedOut[0]).toMatchObject({ outcome: "error", costPico: 0n });
+  });
+});
+
+describe("a catalog model as judge", () => {
+  it("refuses what it flags, in the configured categories, and bills the judge's tokens to the project", async () => {
+    const r = await ask(gw.url, JUDGED, "messages", MODEL, "I will kill the build", false);
+    expect(r.status).toBe(400);
+    expect(r.rule).toBe("moderation");
+    const ok = await ask(gw.url, JUDGED, "messages", MODEL, "hello there", false);
+    expect(ok.status).toBe(200);
+    const entries = (await gw.gateway.store.ledger({ project: "judged" })).filter((e) => e.endpoint === "moderation");
+    expect(entries).toHaveLength(2);
+    for (const e of entries) {
+      expect(e).toMatchObject({ model: "openai/gpt-4o", provider: "up", estimated: false });
+      expect(e.inputTokens).toBeGreaterThan(0);
+      expect(e.costPico).toBeGreaterThan(0n);
+    }
+  });
+
+  it("an answer that is not a verdict fails the moderation (fail_closed by default)", async () => {
+    const r = await ask(gw.url, JUDGED, "chat", MODEL, "please ramble", false);
+    expect(r.status).toBe(503);
+    expect(r.errorCode).toBe("GUARDRAIL_UNAVAILABLE");
+  });
+});
