@@ -156,7 +156,7 @@ describe("native passthrough on the shipped gateway", () => {
 
   it("a forced built-in tool with a translated primary and a native fallback model is served by the native one", async () => {
     const before = claude.requests.length;
-    const r = await client.responses.create({ model: CLAUDE, input: "News?", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } as never, ...fallbackTo(NATIVE) });
+    const r = await client.responses.create({ model: CLAUDE, input: "News?", tools: [{ type: "web_search_preview" }], tool_choice: { type: "web_search_preview" }, ...fallbackTo(NATIVE) });
     expect(r.output[0]!.type).toBe("web_search_call");
     expect(claude.requests.length).toBe(before);
   });

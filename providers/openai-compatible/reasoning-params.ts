@@ -3,6 +3,7 @@
 // recognised from its upstream id, as the OpenAI clients themselves do; the catalog's `reasoning_model` flag, when
 // set, overrides that either way (an Azure deployment name says nothing). Knobs left at their neutral value are
 // dropped silently; others are reported.
+import { statedOutputLimit } from "../../core/metering/output-limit.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 
 /**
@@ -35,10 +36,10 @@ const REFUSED: Record<string, unknown> = {
 /** Rewrites `out` (the outgoing body) in place; returns the fields dropped that the client set to a real value. */
 export function fitReasoningModel(out: Record<string, unknown>): string[] {
   const dropped: string[] = [];
-  if (out.max_tokens !== undefined && out.max_tokens !== null) {
-    if (out.max_completion_tokens === undefined || out.max_completion_tokens === null) out.max_completion_tokens = out.max_tokens;
-  }
+  // The limit under any alias the body carries, the largest: what the budget reserved (core/metering/output-limit.ts).
+  const limit = statedOutputLimit(out);
   delete out.max_tokens;
+  if (limit !== undefined) out.max_completion_tokens = limit;
   for (const k in REFUSED) {
     const v = out[k];
     if (v === undefined) continue;
