@@ -6,7 +6,7 @@
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { messagesBody } from "../codecs/anthropic-messages/request.ts";
 import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
-import { geminiFailure } from "../gemini/errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 

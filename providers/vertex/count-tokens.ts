@@ -5,7 +5,7 @@ import type { CallOptions, ProviderResult, Target } from "../../core/contracts/p
 import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
-import { geminiFailure } from "../gemini/errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import { countResult } from "../count-result.ts";
 import { betaHeader, VERTEX_ANTHROPIC_VERSION } from "./claude.ts";
 import type { VertexEnv } from "./env.ts";
