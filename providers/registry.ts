@@ -8,7 +8,7 @@ import { createGeminiDriver } from "./gemini/index.ts";
 import { createCohereDriver } from "./cohere/index.ts";
 import { createVoyageDriver } from "./voyage/index.ts";
 import { createJinaDriver } from "./jina/index.ts";
-import { createTogetherDriver } from "./together/index.ts";
+import { createTogetherDriver } from "./openai-compatible/together.ts";
 import { createBedrockDriver } from "./bedrock/index.ts";
 import { createVertexDriver } from "./vertex/index.ts";
 

@@ -1,6 +1,8 @@
 // Layering check (issue 12): no import cycles among core/, plugins/ and providers/ (type imports included), no
 // core file importing plugins/ or providers/ except the one composition root that wires the built-ins, no
-// provider importing plugins/, and no plugin importing another plugin's files (what they share is in core/).
+// provider importing plugins/, no plugin importing another plugin's files (what they share is in core/), and no
+// driver importing another driver (DESIGN §4: a wire format several transports speak is a codec in
+// providers/codecs/ that they all import; only providers/registry.ts wires the drivers together).
 // `npm run check:layers` exits 1 and lists the offences; scripts/check-layers.test.ts runs it on the tree.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -9,6 +11,10 @@ import ts from "typescript";
 export const ROOTS = ["core", "plugins", "providers"];
 /** The only core file allowed to import plugins/ and providers/. */
 export const COMPOSITION_ROOT = "core/builtins.ts";
+/** Folders of providers/ that are not drivers: the wire codecs drivers share, and the translators. */
+export const SHARED_PROVIDER_FOLDERS = ["codecs", "translate"];
+/** The only providers file allowed to import every driver: protocol name -> driver factory. */
+export const DRIVER_REGISTRY = "providers/registry.ts";
 
 function walk(dir: string, out: string[]): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -65,13 +71,26 @@ export function cycles(graph: Map<string, string[]>): string[][] {
 const pluginOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
 
 /**
+ * The driver folder a file belongs to (providers/<driver>/...), or undefined: codecs/, translate/ and the files at
+ * the top of providers/ (http.ts, bearer.ts, batch.ts, …) are what drivers share, not drivers.
+ */
+const driverOf = (file: string) => {
+  const folder = /^providers\/([^/]+)\//.exec(file)?.[1];
+  return folder && !SHARED_PROVIDER_FOLDERS.includes(folder) ? folder : undefined;
+};
+
+/**
  * "a -> b" for each core file other than the root reaching into plugins/ or providers/, each provider file
- * reaching into plugins/, and each plugin file reaching into another plugin's folder. Tests aside: they may wire
- * things together.
+ * reaching into plugins/, and each plugin file reaching into another plugin's folder (tests aside: they may wire
+ * things together); and for each providers file but the registry, tests included, reaching into another driver's
+ * folder (codecs, translators and shared files included: what drivers share never lives in a driver).
  */
 export function layerViolations(graph: Map<string, string[]>): string[] {
   const out: string[] = [];
   for (const [file, deps] of graph) {
+    if (file.startsWith("providers/") && file !== DRIVER_REGISTRY) {
+      for (const d of deps) if (driverOf(d) && driverOf(d) !== driverOf(file)) out.push(`${file} -> ${d}`);
+    }
     if (file.endsWith(".test.ts")) continue;
     if (file.startsWith("core/") && file !== COMPOSITION_ROOT) {
       for (const d of deps) if (d.startsWith("plugins/") || d.startsWith("providers/")) out.push(`${file} -> ${d}`);
@@ -87,7 +106,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const graph = importGraph(resolve(import.meta.dirname, ".."));
   const cyc = cycles(graph), bad = layerViolations(graph);
   for (const c of cyc) console.error(`import cycle (${c.length} files): ${c.join(", ")}`);
-  for (const b of bad) console.error(`layer violation (core outside ${COMPOSITION_ROOT} -> plugins/providers, provider -> plugins, or plugin -> another plugin): ${b}`);
+  for (const b of bad) console.error(`layer violation (core outside ${COMPOSITION_ROOT} -> plugins/providers, provider -> plugins, plugin -> another plugin, or providers file outside ${DRIVER_REGISTRY} -> another driver): ${b}`);
   if (cyc.length || bad.length) process.exit(1);
-  console.log(`layers ok: ${graph.size} files, no cycles, core reaches plugins/ and providers/ only via ${COMPOSITION_ROOT}, no plugin imports another`);
+  console.log(`layers ok: ${graph.size} files, no cycles, core reaches plugins/ and providers/ only via ${COMPOSITION_ROOT}, no plugin imports another, no driver imports another`);
 }

@@ -1,13 +1,12 @@
 // Anthropic's own POST /v1/messages/count_tokens: the client's body with the upstream model id, the client's
-// anthropic-version / anthropic-beta headers forwarded as for /v1/messages. Generation-only fields are left out
-// (the upstream refuses max_tokens there).
+// anthropic-version / anthropic-beta headers forwarded as for /v1/messages. The body is the shared count_tokens
+// body (providers/codecs/anthropic-messages).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { failFromResponse, readUpstreamJson, type UpstreamClient } from "../http.ts";
 import { anthropicHeaders, messagesUrl } from "./request.ts";
 import { countResult } from "../count-result.ts";
-
-const NOT_COUNTED = new Set(["providerOptions", "max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"]);
+import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
 
 export async function anthropicCountTokens(client: UpstreamClient, config: ProviderConfig, name: string, body: Record<string, any>, target: Target, call: CallOptions): Promise<ProviderResult> {
   const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(countTokensBody(body, target)) };
@@ -15,12 +14,4 @@ export async function anthropicCountTokens(client: UpstreamClient, config: Provi
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   const json = await readUpstreamJson(name, res, call.signal);
   return countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
-}
-
-/** The count_tokens body: the request without what the counter refuses (max_tokens, sampling), the upstream model id. */
-export function countTokensBody(body: Record<string, any>, target: Target): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in body) if (!NOT_COUNTED.has(k)) out[k] = body[k];
-  out.model = target.upstreamModel;
-  return out;
 }

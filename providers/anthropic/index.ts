@@ -5,7 +5,7 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { UpstreamClient } from "../http.ts";
 import { buildMessagesRequest } from "./request.ts";
-import { messagesAnswer } from "./answer.ts";
+import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
 import { anthropicCountTokens } from "./count-tokens.ts";
 
 export interface AnthropicDriver extends ProviderDriver {

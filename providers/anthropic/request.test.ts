@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { buildMessagesRequest, messagesUrl } from "./request.ts";
-import { anthropicToOpenAIUsage, fromAnthropicUsage, openAIToAnthropicUsage } from "./usage.ts";
 
 const target = { modelId: "anthropic/c", provider: "claude", upstreamModel: "claude-x", pricing: { output: "0.000015" } };
 const config = { protocol: "anthropic" as const, base_url: "https://api.anthropic.com", api_key: "sk-ant" };
@@ -21,15 +20,5 @@ describe("anthropic request", () => {
     const t = buildMessagesRequest(body, target, config, "claude", { clientHeaders: headers }, false);
     expect(t.headers["anthropic-version"]).toBe("2023-06-01");
     expect(t.headers["anthropic-beta"]).toBeUndefined();
-  });
-});
-
-describe("usage conversions", () => {
-  it("canonical, OpenAI and back without double counting cache tokens", () => {
-    const a = { input_tokens: 10, cache_read_input_tokens: 30, cache_creation_input_tokens: 5, output_tokens: 7 };
-    expect(fromAnthropicUsage(a)).toEqual({ inputTokens: 10, outputTokens: 7, cacheReadTokens: 30, cacheWriteTokens: 5 });
-    const o = anthropicToOpenAIUsage(a);
-    expect(o).toMatchObject({ prompt_tokens: 45, completion_tokens: 7, total_tokens: 52 });
-    expect(openAIToAnthropicUsage(o)).toEqual(a);
   });
 });

@@ -1,14 +1,12 @@
-// Native Messages request to Anthropic: the client's body passes through; only the model id, the gateway's own
-// fields and (for a dollar thinking budget) `thinking` and max_tokens change. The client's anthropic-version and
-// anthropic-beta headers are forwarded.
+// Native Messages request to Anthropic: the shared Messages body (providers/codecs/anthropic-messages) at Anthropic's
+// URL with its key. The client's anthropic-version and anthropic-beta headers are forwarded.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
-import { outputAsk } from "../../core/metering/output-limit.ts";
+import { messagesBody } from "../codecs/anthropic-messages/request.ts";
 
 const DEFAULT_BASE = "https://api.anthropic.com";
 export const DEFAULT_VERSION = "2023-06-01";
-const GATEWAY_ONLY = new Set(["providerOptions"]);
 
 function header(h: CallOptions["clientHeaders"], name: string): string | undefined {
   const v = h[name];
@@ -35,23 +33,4 @@ export function buildMessagesRequest(
   body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string, call: Pick<CallOptions, "clientHeaders">, forwardClient = true,
 ): UpstreamRequest {
   return { url: messagesUrl(config, target), headers: anthropicHeaders(config, target, call.clientHeaders, forwardClient), body: JSON.stringify(messagesBody(body, target, providerName)) };
-}
-
-/** The client's body with the upstream's model id, without the gateway's own fields, a dollar thinking budget applied. */
-export function messagesBody(body: Record<string, any>, target: Target, providerName: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
-  out.model = target.upstreamModel;
-  applyMessagesLimit(out, body, target, providerName);
-  return out;
-}
-
-/**
- * max_tokens, and `thinking` from a dollar budget (providerOptions.<provider>.thinkingBudget) when the body has none,
- * exactly as outputAsk computes them: what the budget reserved for this request.
- */
-export function applyMessagesLimit(out: Record<string, unknown>, body: Record<string, any>, target: Target, provider: string): void {
-  const ask = outputAsk(body, "messages", "messages", { provider, upstreamModel: target.upstreamModel, pricing: target.pricing, maxTokens: target.maxTokens });
-  if (out.thinking === undefined && ask.thinking !== undefined) out.thinking = { type: "enabled", budget_tokens: ask.thinking };
-  out.max_tokens = ask.limit;
 }

@@ -3,14 +3,14 @@
 // the body, no model (it is in the path) and no stream (the path chooses), betas from the anthropic-beta header into
 // `anthropic_beta` (only those Bedrock accepts: one unknown beta fails the whole request). Stream frames carry
 // `{"bytes": base64(one Anthropic event)}`; decoded, they are exactly Anthropic's SSE events, relayed by the
-// anthropic driver's own relay (usage, in-band errors, message_stop).
+// Messages codec's relay (providers/codecs/anthropic-messages: usage, in-band errors, message_stop).
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { transportError } from "../http.ts";
-import { relayMessagesStream } from "../anthropic/stream.ts";
-import { acceptMessage } from "../anthropic/response.ts";
-import { applyMessagesLimit } from "../anthropic/request.ts";
+import { relayMessagesStream } from "../codecs/anthropic-messages/stream.ts";
+import { acceptMessage } from "../codecs/anthropic-messages/response.ts";
+import { applyMessagesLimit } from "../codecs/anthropic-messages/request.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";

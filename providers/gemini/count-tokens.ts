@@ -6,7 +6,7 @@ import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts"
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
 import { countResult } from "../count-result.ts";
 import { geminiRequest } from "./request.ts";
-import { geminiFailure } from "./errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { GeminiEnv } from "./env.ts";
 import { bodyJson } from "../upstream-json.ts";
 

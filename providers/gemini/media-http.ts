@@ -1,7 +1,7 @@
 // JSON round trips for the Gemini media ops (embeddings, Imagen, Veo) with Gemini's error mapping.
 import { MAX_MEDIA_ANSWER_BYTES, readUpstreamJson, type UpstreamRequest } from "../http.ts";
 import type { GeminiEnv } from "./env.ts";
-import { geminiFailure } from "./errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 
 export async function geminiJson(env: GeminiEnv, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<any> {
   const res = await env.client.send(req, signal, timeoutMs);

@@ -1,11 +1,12 @@
 // Claude on Vertex (reference protocols-2 §3.3): the Messages body without `model` (it is in the URL) and with
 // anthropic_version "vertex-2023-10-16" in the body, to publishers/anthropic/models/{m}:rawPredict or
 // :streamRawPredict (the same SSE events as Anthropic's). anthropic-beta stays a header. Answers, usage and
-// errors are read by providers/anthropic's code; Google's front end may answer with its own error envelope.
+// errors are read by the Messages codec (providers/codecs/anthropic-messages); Google's front end may answer with
+// its own error envelope.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { messagesBody } from "../anthropic/request.ts";
-import { messagesAnswer } from "../anthropic/answer.ts";
-import { geminiFailure } from "../gemini/errors.ts";
+import { messagesBody } from "../codecs/anthropic-messages/request.ts";
+import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 

@@ -2,10 +2,10 @@
 // `model` kept and anthropic_version added (as Anthropic's Vertex SDK sends it). Gemini: the model's :countTokens
 // with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper).
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { countTokensBody } from "../anthropic/count-tokens.ts";
+import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
-import { geminiFailure } from "../gemini/errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import { countResult } from "../count-result.ts";
 import { betaHeader, VERTEX_ANTHROPIC_VERSION } from "./claude.ts";
 import type { VertexEnv } from "./env.ts";

@@ -5,7 +5,7 @@ import type { CallOptions, ProviderResult, Target } from "../../core/contracts/p
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../../core/contracts/media.ts";
 import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
-import { geminiFailure } from "../gemini/errors.ts";
+import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 import { bodyJson } from "../upstream-json.ts";

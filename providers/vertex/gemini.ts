@@ -1,7 +1,7 @@
 // Gemini on Vertex: the Gemini API's body and answers (the chat/messages/responses -> gemini translators apply
 // unchanged), sent to publishers/google/models/{m}:generateContent or :streamGenerateContent?alt=sse.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { geminiAnswer } from "../gemini/generate.ts";
+import { geminiAnswer } from "../codecs/gemini/answer.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 

@@ -1,7 +1,7 @@
 // Anthropic message (non-streaming) -> chat completion (reference §3.6, §3.7, §3.9).
 // Thinking survives as message.reasoning_content plus reasoning_details and thinking_blocks carrying the signatures,
 // which the request translator replays unchanged on the next turn (see reasoning.ts).
-import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
+import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 
 const FINISH: Record<string, string> = {

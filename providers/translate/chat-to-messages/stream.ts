@@ -5,9 +5,9 @@
 // goes out whole as reasoning_details/thinking_blocks when it closes (its text is the only per-block state kept).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { anthropicToOpenAIUsage } from "../../anthropic/usage.ts";
+import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { finishReasonOf } from "./response.ts";
-import { anthropicStreamError } from "../../anthropic/errors.ts";
+import { anthropicStreamError } from "../../codecs/anthropic-messages/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 import { keptReasoning } from "./replay.ts";
 

@@ -1,6 +1,6 @@
 // Chat completion (non-streaming) -> Anthropic message (reference §3.6, §3.9): text block if non-empty, then one
 // tool_use per call; stop reasons and usage mapped (cached tokens taken out of input_tokens).
-import { openAIToAnthropicUsage } from "../../anthropic/usage.ts";
+import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { parseArgs } from "../chat-to-messages/request.ts";
 
 const STOP: Record<string, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", function_call: "tool_use", content_filter: "refusal" };

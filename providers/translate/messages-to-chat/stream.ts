@@ -6,7 +6,7 @@
 // index, which index-keyed clients (the Anthropic SDK, vercel/ai) apply correctly.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { openAIToAnthropicUsage } from "../../anthropic/usage.ts";
+import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { messageIdOf, stopReasonOf } from "./response.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 

@@ -1,9 +1,9 @@
 // Relay of a native Anthropic stream to a messages client: frames pass through untouched; only message_start,
 // message_delta, error and server-tool block starts are parsed (usage, in-band errors, web searches), so the hot
 // path does no re-serialisation.
-import type { SseEvent } from "../../core/sse/parse.ts";
-import { GatewayError } from "../../core/errors.ts";
-import type { CallOptions } from "../../core/contracts/provider.ts";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { CallOptions } from "../../../core/contracts/provider.ts";
 import { anthropicStreamError } from "./errors.ts";
 import { fromAnthropicUsage } from "./usage.ts";
 

@@ -1,8 +1,8 @@
 // A Messages answer, wherever it was sent (Anthropic's API, or Claude on Vertex's rawPredict / streamRawPredict):
 // errors mapped, the stream relayed with usage and in-band errors read, JSON usage reported.
-import { parseSse } from "../../core/sse/parse.ts";
-import type { CallOptions, ProviderResult } from "../../core/contracts/provider.ts";
-import { failFromResponse, readUpstreamJson, transportError, type UpstreamResponse } from "../http.ts";
+import { parseSse } from "../../../core/sse/parse.ts";
+import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
+import { failFromResponse, readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
 import { relayMessagesStream } from "./stream.ts";
 import { acceptMessage } from "./response.ts";
 

@@ -1,10 +1,10 @@
-// Provider `together`: Together AI. Chat, embeddings and images are OpenAI-protocol (the openai driver does them);
-// rerank is Together's own POST /v1/rerank.
+// Provider `together`: Together AI, an OpenAI-protocol host, so a configuration of this driver: chat, embeddings and
+// images are the openai driver's (with Together's base URL); rerank is Together's own POST /v1/rerank.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
 import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
-import { createOpenAIDriver } from "../openai-compatible/index.ts";
+import { createOpenAIDriver } from "./index.ts";
 
 export const TOGETHER_BASE = "https://api.together.xyz/v1";
 

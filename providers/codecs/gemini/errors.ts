@@ -1,7 +1,7 @@
 // Gemini error bodies: {"error":{"code","message","status","details":[{"@type":"…RetryInfo","retryDelay":"34.4s"}]}}.
 // The generic mapping gives 502/504 with the provider's message; RetryInfo becomes Retry-After.
-import { GatewayError } from "../../core/errors.ts";
-import { failFromResponse, type UpstreamResponse } from "../http.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { failFromResponse, type UpstreamResponse } from "../../http.ts";
 
 export function retryDelaySeconds(error: any): number | undefined {
   for (const d of Array.isArray(error?.details) ? error.details : []) {

@@ -1,6 +1,6 @@
 // Anthropic in-band `error` events (after the stream started) -> the gateway error, which the core renders as the
 // client protocol's own error event. Overloaded/rate-limit errors stay retryable for clients.
-import { GatewayError } from "../../core/errors.ts";
+import { GatewayError } from "../../../core/errors.ts";
 
 export function anthropicStreamError(provider: string, payload: any): GatewayError {
   const type: string = payload?.error?.type ?? "api_error";

@@ -1,6 +1,6 @@
 // Usage conversions around the Anthropic shape. Anthropic's input_tokens, cache_creation_input_tokens and
 // cache_read_input_tokens are disjoint; OpenAI's cached_tokens is a subset of prompt_tokens (reference §3.7).
-import type { Usage } from "../../core/contracts/provider.ts";
+import type { Usage } from "../../../core/contracts/provider.ts";
 
 export interface AnthropicUsage {
   input_tokens: number;

@@ -1,0 +1,31 @@
+// The Gemini generate answer reader shared by the gemini and vertex drivers: errors mapped, the JSON or SSE events
+// passed through as they are, the first token reported.
+import { parseSse } from "../../../core/sse/parse.ts";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
+import { readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
+import { geminiFailure } from "./errors.ts";
+
+/** Gemini's answer to a generate call, wherever it was sent (the Gemini API or Vertex AI): its JSON or SSE events. */
+export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
+  if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
+  if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
+  const json: unknown = await readUpstreamJson(provider, res, call.signal);
+  call.reportFirstToken();
+  return { kind: "json", body: json };
+}
+
+async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
+  let first = true;
+  try {
+    for await (const ev of events) {
+      if (first) {
+        call.reportFirstToken();
+        first = false;
+      }
+      yield ev;
+    }
+  } catch (err) {
+    throw transportError(provider, err, call.signal);
+  }
+}
