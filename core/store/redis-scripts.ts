@@ -86,6 +86,27 @@ end
 return 1
 `;
 
+/** KEYS = windows. Server time, then each window's tat (0 when absent): the windows' state without charging. */
+export const RATE_STATE = `
+local t = redis.call('TIME')
+local out = { string.format('%.6f', tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000) }
+for i = 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) or '0' end
+return out
+`;
+
+/** KEYS[1] reservations hash. What unexpired reservations hold now (server time), in pico-USD. */
+export const RESERVED = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local all = redis.call('HGETALL', KEYS[1])
+local reserved = 0
+for i = 1, #all, 2 do
+  local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)$')
+  if tonumber(expires) > now then reserved = reserved + tonumber(amount) end
+end
+return string.format('%.0f', reserved)
+`;
+
 /** KEYS[1] record; ARGV = hash, owner, leaseMs. */
 export const IDEM_BEGIN = `
 local v = redis.call('GET', KEYS[1])

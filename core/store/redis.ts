@@ -13,13 +13,14 @@ import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
+import { RedisApiKeyStore } from "./api-keys-redis.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
-  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd;
+  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd;
 }
 
 export interface RedisOptions {
@@ -32,6 +33,7 @@ export class RedisStore implements Store {
   private readonly r: Redis & Scripts;
   readonly responses: RedisResponseStore;
   readonly memos: RedisMemoStore;
+  readonly apiKeys: RedisApiKeyStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -42,6 +44,8 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
+    redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
+    redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 1 });
     this.r = redis as Redis & Scripts;
     // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
     // trusting the store at once, before any command could reach the new server, and probes it first.
@@ -50,6 +54,7 @@ export class RedisStore implements Store {
     });
     this.responses = new RedisResponseStore(redis, prefix);
     this.memos = new RedisMemoStore(redis, prefix);
+    this.apiKeys = new RedisApiKeyStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */
@@ -153,6 +158,17 @@ export class RedisStore implements Store {
 
   async rateAdjust(key: string, limit: number, delta: number, _now?: number): Promise<void> {
     await this.r.mgRateAdjust(this.k("rl", key), limit, delta);
+  }
+
+  async rateState(windows: { key: string; limit: number }[], _now?: number): Promise<RateState[]> {
+    if (!windows.length) return [];
+    const out: string[] = (await this.r.mgRateState(windows.length, ...windows.map((w) => this.k("rl", w.key)))).map(String);
+    const serverNow = Number(out[0]);
+    return windows.map((w, i) => windowState({ ...w, cost: 0 }, Math.max(Number(out[1 + i]), serverNow), serverNow));
+  }
+
+  async reserved(project: string, periodKey: string, _now?: number): Promise<bigint> {
+    return BigInt(await this.r.mgReserved(this.k("resv", project, periodKey)));
   }
 
   async reserve(r: Reservation, _now?: number): Promise<ReserveResult> {

@@ -11,8 +11,9 @@ import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
+import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 const SCHEMA = `
@@ -80,6 +81,7 @@ export class SqliteStore implements Store {
   private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
   readonly memos: SqliteMemoStore;
+  readonly apiKeys: SqliteApiKeyStore;
 
   /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
   private readonly fsyncCommits: boolean;
@@ -106,6 +108,7 @@ export class SqliteStore implements Store {
     if (!columns.some((c) => c.name === "web_searches")) this.db.exec("ALTER TABLE ledger ADD COLUMN web_searches INTEGER NOT NULL DEFAULT 0");
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
+    this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
@@ -132,6 +135,13 @@ export class SqliteStore implements Store {
   }
   async rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> {
     this.local.rateAdjust(key, limit, delta, now);
+  }
+
+  async rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]> {
+    return this.local.rateState(windows, now);
+  }
+  async reserved(project: string, periodKey: string, now: number): Promise<bigint> {
+    return this.local.reserved(project, periodKey, now);
   }
 
   private spentSync(project: string, periodKey: string, periodStart: number): bigint {
