@@ -23,6 +23,7 @@ export interface StoredKey {
   expiresAt: number | null;
   /** ms since the epoch; null: not revoked. */
   revokedAt: number | null;
+  revokedReason?: string;
   rateLimits?: { rpm?: number; tpm?: number };
   budget?: { usd: string; period?: Period };
   /** Rotation: the id of the key this one replaced, and of the key that replaced this one. */
@@ -31,7 +32,7 @@ export interface StoredKey {
 }
 
 /** The fields a change may set (the identity fields never change). */
-export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "rateLimits" | "budget" | "replacedBy">>;
+export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "revokedReason" | "rateLimits" | "budget" | "replacedBy">>;
 
 export interface ApiKeyStore {
   /** Every key, revoked and expired ones included (a replica's cache is loaded from it). */
