@@ -2,7 +2,8 @@
 // sees them. Only the sha256 of a key is ever stored. Each replica serves them from a cache of its own
 // (core/keys/api-keys.ts), refreshed when version() changes; the store is behind this interface so the durable copy
 // can move (to PostgreSQL, say) without touching the cache or the admin API.
-import type { Period } from "./types.ts";
+/** A budget period (as in types.ts, written out: types.ts imports this file). */
+type Period = "day" | "week" | "month" | "total";
 
 export interface StoredKey {
   /** sha256 hex of the key: the record's identity. */
