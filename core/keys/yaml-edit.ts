@@ -6,7 +6,7 @@ import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type P
 
 export class YamlEditError extends Error {}
 
-type Value = string | number | boolean | { [k: string]: Value };
+export type Value = string | number | boolean | { [k: string]: Value };
 
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
