@@ -1,6 +1,7 @@
 // Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs.
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
 import { MemoryApiKeyStore } from "./api-keys-memory.ts";
@@ -52,9 +53,9 @@ export class MemoryStore implements Store {
     this.entries.push(entry);
     // Trim in chunks: shifting one record per request would copy the whole array every time.
     if (this.entries.length > MAX_ENTRIES + 10_000) for (const old of this.entries.splice(0, 10_000)) this.seen.delete(old.generationId);
+    const scope = keyScope(entry.project, entry.keyId);
     for (const p of allPeriods(entry.ts)) {
-      const k = `${entry.project}\n${p.key}`;
-      this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
+      for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
     }
   }
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {

@@ -72,16 +72,17 @@ return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amoun
 `;
 
 /**
- * KEYS[1] ledger stream, KEYS[2] once-marker for the generation id, KEYS[3..6] spend counters (day, week, month,
- * total), KEYS[7] reservations hash or absent. ARGV = entry JSON, cost in pico-USD, reservation id.
+ * KEYS[1] ledger stream, KEYS[2] once-marker for the generation id, KEYS[3..6] the project's spend counters (day,
+ * week, month, total), KEYS[7..10] the key's (store/key-budget.ts), KEYS[11] reservations hash or absent.
+ * ARGV = entry JSON, cost in pico-USD, reservation id.
  */
 export const RECORD = `
-if #KEYS >= 7 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[7], ARGV[3]) end
+if #KEYS >= 11 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[11], ARGV[3]) end
 if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 2678400) then return 0 end
 redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])
-for i = 3, 6 do
+for i = 3, 10 do
   redis.call('INCRBY', KEYS[i], ARGV[2])
-  if i < 6 then redis.call('EXPIRE', KEYS[i], 34560000) end
+  if i ~= 6 and i ~= 10 then redis.call('EXPIRE', KEYS[i], 34560000) end
 end
 return 1
 `;

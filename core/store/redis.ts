@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import { StoreStateLostError } from "./unavailable.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
@@ -187,7 +188,9 @@ export class RedisStore implements Store {
   }
 
   async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
-    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...allPeriods(entry.ts).map((p) => this.k("spend", entry.project, p.key))];
+    const periods = allPeriods(entry.ts);
+    const scope = keyScope(entry.project, entry.keyId);
+    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...periods.map((p) => this.k("spend", entry.project, p.key)), ...periods.map((p) => this.k("spend", scope, p.key))];
     if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "");

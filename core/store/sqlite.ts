@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
 import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
@@ -112,6 +113,7 @@ export class SqliteStore implements Store {
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
+      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
@@ -148,7 +150,9 @@ export class SqliteStore implements Store {
     const k = `${project}\n${periodKey}`;
     let s = this.spend.get(k);
     if (s === undefined) {
-      s = (this.stmts.sum.get(project, periodStart) as { s: bigint }).s;
+      // `project` is a budget scope: a project, or one of its keys (key-budget.ts).
+      const key = parseKeyScope(project);
+      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, periodStart) : this.stmts.sum.get(project, periodStart)) as { s: bigint }).s;
       this.spend.set(k, s);
     }
     return s;
@@ -236,10 +240,12 @@ export class SqliteStore implements Store {
       () => { added = this.stmts.insert.run(...toRow(entry)).changes === 1; },
       () => {
         if (added) {
+          const scope = keyScope(entry.project, entry.keyId);
           for (const p of allPeriods(entry.ts)) {
-            const k = `${entry.project}\n${p.key}`;
-            const s = this.spend.get(k);
-            if (s !== undefined) this.spend.set(k, s + entry.costPico);
+            for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) {
+              const s = this.spend.get(k);
+              if (s !== undefined) this.spend.set(k, s + entry.costPico);
+            }
           }
         }
         // Spend is counted before the reservation goes, so a concurrent reserve never misses both.
