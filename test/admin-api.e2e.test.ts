@@ -201,3 +201,19 @@ describe("admin API", () => {
     expect(all.json.requests.every((r: any) => r.endpoint !== "admin")).toBe(true);
   });
 });
+
+describe("admin routes in /api/openapi.json", () => {
+  it("lists every admin route with its body schema and the admin key scheme, and stays a valid OpenAPI 3.1 document", async () => {
+    const { buildOpenApi } = await import("../core/openapi.ts");
+    const { validate } = await import("@readme/openapi-parser");
+    const doc = buildOpenApi();
+    expect((await validate(structuredClone(doc))).errors ?? []).toEqual([]);
+    const create = doc.paths["/admin/v1/keys"].post;
+    expect(create.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/AdminKeyCreateRequest");
+    expect(create.security).toEqual([{ adminKey: [] }]);
+    expect(create.responses["201"]).toBeDefined();
+    expect(create.responses["403"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    expect(doc.paths["/admin/v1/keys/{project}/{id}/rotate"].post.parameters.map((p: any) => p.name)).toContain("project");
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/admin/v1/")).length).toBeGreaterThanOrEqual(12);
+  });
+});
