@@ -1,6 +1,6 @@
 // WAL checkpoints happen in the worker, not in the store's commits; close leaves no WAL behind.
 import { describe, expect, it, vi } from "vitest";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -33,6 +33,7 @@ describe("SQLite WAL checkpoints", () => {
         try {
           const [busy, log, done] = Object.values((reader.pragma("wal_checkpoint(PASSIVE)") as object[])[0]!) as number[];
           // A read-only connection cannot checkpoint (it fails while frames are left to copy): `done` is the worker's work.
+          // Its attempt holds the checkpoint lock for a moment; a worker's checkpoint that meets it is tried again.
           expect(busy).toBe(0);
           expect(log).toBeGreaterThan(0);
           expect(done).toBe(log);
@@ -50,6 +51,44 @@ describe("SQLite WAL checkpoints", () => {
     const db = new Database(path, { readonly: true });
     expect((db.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c).toBe(1);
     db.close();
+  });
+
+  it("pages a reader kept in the WAL reach the main file once it is done, without another write", async () => {
+    const path = fresh();
+    const store = new SqliteStore(path);
+    // The rows the main file alone holds (a copy without its WAL); undefined while it is not a whole database yet.
+    const rowsInMainFile = () => {
+      const copy = join(mkdtempSync(join(tmpdir(), "mg-ckpt-copy-")), "g.db");
+      copyFileSync(path, copy);
+      try {
+        const db = new Database(copy);
+        try {
+          return (db.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c;
+        } finally {
+          db.close();
+        }
+      } catch {
+        return undefined;
+      }
+    };
+    const emptySize = statSync(path).size;
+    const reader = new Database(path, { readonly: true });
+    try {
+      await store.record(entry());
+      // A reader in a transaction (an operator's `sqlite3`, a backup) pins what it reads; the second record comes after.
+      reader.exec("BEGIN");
+      expect((reader.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c).toBe(1);
+      await store.record(entry());
+      // The worker's checkpoint copies what the reader allows, not the second record.
+      await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(emptySize), { timeout: 10_000, interval: 50 });
+      expect(rowsInMainFile()).not.toBe(2);
+      reader.exec("COMMIT");
+      // No write follows: the worker tries again on its own.
+      await vi.waitFor(() => expect(rowsInMainFile()).toBe(2), { timeout: 10_000, interval: 100 });
+    } finally {
+      reader.close();
+      await store.close();
+    }
   });
 
   it("a store that only reads starts no worker", async () => {

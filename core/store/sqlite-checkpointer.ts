@@ -4,6 +4,9 @@
 // runs a PASSIVE checkpoint (never blocks the writer, never waits for readers) at most once a second after writes.
 // Durability is unchanged: every commit is in the WAL before the store resolves it; a checkpoint only copies
 // committed pages into the main file. If the worker fails, the store turns auto-checkpointing back on.
+// A checkpoint that could not copy every page (another connection held the checkpoint lock, or a reader still reads
+// older pages: `sqlite3`, the `usage` command, a backup) is tried again after the same delay, so the last writes
+// before a quiet spell do not stay in the WAL until the next write.
 import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 
@@ -15,8 +18,13 @@ const db = new Database(workerData.path, { timeout: 5000 });
 let timer;
 const run = () => {
   timer = undefined;
-  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {}
-  parentPort.postMessage("done");
+  let left = false;
+  try {
+    const [r] = db.pragma("wal_checkpoint(PASSIVE)");
+    left = r.busy !== 0 || r.checkpointed < r.log;
+  } catch {}
+  if (left) timer = setTimeout(run, workerData.delayMs);
+  else parentPort.postMessage("done");
 };
 parentPort.on("message", (m) => {
   if (m === "close") {
@@ -36,6 +44,8 @@ export class Checkpointer {
   private readonly worker: Worker;
   /** A checkpoint is scheduled or running: later writes need no message of their own until it is done. */
   private pending = false;
+  /** A write while pending: it may have committed after the checkpoint began, so another one follows. */
+  private wroteSince = false;
   private failed = false;
   private readonly exited: Promise<void>;
 
@@ -45,7 +55,9 @@ export class Checkpointer {
     // Never keeps a process alive (the `usage` command, tests that open a store and leave).
     this.worker.unref();
     this.worker.on("message", (m) => {
-      if (m === "done") this.pending = false;
+      if (m !== "done") return;
+      this.pending = false;
+      if (this.wroteSince) this.wrote();
     });
     const fail = (err: unknown) => {
       if (this.failed) return;
@@ -61,8 +73,13 @@ export class Checkpointer {
 
   /** Called after each commit: schedule one checkpoint unless one is already on its way. */
   wrote(): void {
-    if (this.pending || this.failed || this.closing) return;
+    if (this.failed || this.closing) return;
+    if (this.pending) {
+      this.wroteSince = true;
+      return;
+    }
     this.pending = true;
+    this.wroteSince = false;
     this.worker.postMessage("go");
   }
 
