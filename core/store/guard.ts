@@ -14,6 +14,7 @@ import type { Spool } from "./spool.ts";
 import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type UnavailableReason } from "./unavailable.ts";
 import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
+import type { ResponseCacheStore } from "./response-cache-types.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -54,6 +55,7 @@ export class GuardedStore implements Store {
   readonly kind: Store["kind"];
   readonly responses: ResponseStore;
   readonly memos: MemoStore;
+  readonly responseCache: ResponseCacheStore;
   readonly metrics: StoreMetrics;
   private up = true;
   private downSince = 0;
@@ -78,6 +80,7 @@ export class GuardedStore implements Store {
     this.metrics.up.set(1);
     this.responses = this.guardResponses(inner.responses);
     this.memos = this.guardMemos(inner.memos);
+    this.responseCache = this.guardResponseCache(inner.responseCache);
     // A lost connection: unavailable at once, and when it is back, not trusted until a probe has checked it still
     // holds the gateway's state.
     inner.onConnectionLost?.(() => { if (!this.closed) this.fail("connection", new Error("connection to the store lost")); });
@@ -362,6 +365,14 @@ export class GuardedStore implements Store {
     return {
       put: (key: string, value: string, ttlMs: number, now: number) => this.call("memos_put", () => m.put(key, value, ttlMs, now)),
       get: (keys: string[], now: number) => this.call("memos_get", () => m.get(keys, now)),
+    };
+  }
+
+  private guardResponseCache(c: ResponseCacheStore): ResponseCacheStore {
+    return {
+      get: (key: string, now: number) => this.call("cache_get", () => c.get(key, now)),
+      put: (key: string, value: string, ttlMs: number, now: number) => this.call("cache_put", () => c.put(key, value, ttlMs, now)),
+      setMaxBytes: (bytes: number) => c.setMaxBytes(bytes),
     };
   }
 

@@ -3,6 +3,7 @@ import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
 import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
+import { MemoryResponseCacheStore } from "./response-cache-memory.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -21,6 +22,7 @@ export class MemoryStore implements Store {
   private readonly done = new Map<string, Done>();
   readonly responses = new MemoryResponseStore();
   readonly memos = new MemoryMemoStore();
+  readonly responseCache = new MemoryResponseCacheStore();
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     return this.local.rateLimit(charges, now);

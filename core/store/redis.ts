@@ -13,6 +13,7 @@ import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
+import { RedisResponseCacheStore } from "./response-cache-redis.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
@@ -32,6 +33,7 @@ export class RedisStore implements Store {
   private readonly r: Redis & Scripts;
   readonly responses: RedisResponseStore;
   readonly memos: RedisMemoStore;
+  readonly responseCache: RedisResponseCacheStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -50,6 +52,7 @@ export class RedisStore implements Store {
     });
     this.responses = new RedisResponseStore(redis, prefix);
     this.memos = new RedisMemoStore(redis, prefix);
+    this.responseCache = new RedisResponseCacheStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */

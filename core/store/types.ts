@@ -3,6 +3,7 @@
 import type { SseEvent } from "../sse/parse.ts";
 import type { ResponseStore } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
+import type { ResponseCacheStore } from "./response-cache-types.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -93,9 +94,11 @@ export interface LedgerEntry {
   toolBytes?: number;
   /** MCP tool calls, only with mcp.log_arguments: the arguments as JSON. */
   toolArguments?: string;
+  /** Answered from the response cache (provider "cache", no upstream call), billed at the hit price; absent: false. */
+  cacheHit?: boolean;
 }
 
-/** A response kept for idempotent replay. */
+/** A response kept for replay: by an idempotency key, or as a cached answer. */
 export type StoredResponse =
   | { kind: "json"; status: number; headers: Record<string, string>; body: unknown }
   | { kind: "stream"; status: number; headers: Record<string, string>; events: SseEvent[] }
@@ -141,6 +144,8 @@ export interface Store {
   readonly responses: ResponseStore;
   /** Short-lived values one request leaves for a later one (signed reasoning a client may drop), by key. */
   readonly memos: MemoStore;
+  /** Answers kept by the response cache, by key, each until its expiry (plugins/response-cache). */
+  readonly responseCache: ResponseCacheStore;
 
   /**
    * Resolves when the store can take writes now (a write, not a read: a full disk or a read-only replica fails it);
