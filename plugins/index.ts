@@ -9,6 +9,7 @@ import allowlist from "./allowlist/index.ts";
 import budget from "./budget/index.ts";
 import rateLimit from "./rate-limit/index.ts";
 import idempotency from "./idempotency/index.ts";
+import responseCache from "./response-cache/index.ts";
 import usageMetering from "./usage-metering/index.ts";
 
 export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
@@ -21,6 +22,7 @@ export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [budget.name]: budget,
   [rateLimit.name]: rateLimit,
   [idempotency.name]: idempotency,
+  [responseCache.name]: responseCache,
   [usageMetering.name]: usageMetering,
 };
 
@@ -31,6 +33,7 @@ export const DEFAULT_ORDER = [
   "budget",
   "rate-limit",
   "idempotency",
+  "response-cache",
   "cache-marker",
   "router",
   "fallback",

@@ -52,5 +52,9 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     if (usage.cacheWriteTokens) r.cacheWriteTokens = usage.cacheWriteTokens;
     r.costUsd = costUsd(ctx, usage);
   }
+  // The response cache's verdict (hit or miss) when the request used it; a hit costs the hit price.
+  const cache = ctx.responseHeaders["x-mg-cache"];
+  if (cache) r.cache = cache;
+  if (ctx.cacheHit) r.costUsd = ctx.cacheHit.costUsd;
   return r;
 }
