@@ -92,6 +92,8 @@ describe("a miss, then a hit, on every endpoint", () => {
     expect(Number(again.headers.get("age"))).toBeGreaterThanOrEqual(0);
     expect(again.headers.get("x-mg-cost-usd")).toBe("0.001");
     expect(again.headers.get("x-mg-original-request-id")).toBe(first.headers.get("x-request-id"));
+    expect([first.headers.get("x-mg-provider"), again.headers.get("x-mg-provider")]).toEqual([first.headers.get("x-mg-resolved-provider"), "cache"]);
+    expect(again.headers.get("x-mg-upstream-model")).toBe(first.headers.get("x-mg-upstream-model"));
     expect(again.headers.get("x-mg-generation-id")).not.toBe(first.headers.get("x-mg-generation-id"));
 
     // One ledger record for the hit: provider "cache", no tokens, the hit price, the endpoint it came in on.

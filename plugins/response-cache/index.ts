@@ -3,8 +3,8 @@
 // ttl) — or by the project for every request (mode: always). The key (key.ts) names the project and every field that
 // changes the answer; answers live in the configured store (SQLite, Redis; memory) behind a small in-process front.
 // A hit replays the answer as it was sent — a stream as the same events in the client's protocol — with
-// `x-mg-cache: hit` and `age`, never reaches a provider, and is one ledger record (provider "cache", cacheHit) at the
-// hit price (default 0). It runs after the policies: a hit is one request to the rate limits (its token estimate
+// `x-mg-cache: hit`, `age` and `x-mg-provider: cache`, never reaches a provider, and is one ledger record (provider
+// "cache", cacheHit) at the hit price (default 0). It runs after the policies: a hit is one request to the rate limits (its token estimate
 // given back) and holds a budget reservation settled at the hit price; an idempotency key keeps its own meaning (a
 // keyed retry replays exactly what the key first answered, hit or not). The store failing costs the cache, never the
 // request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
@@ -85,6 +85,8 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
 async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State): Promise<void> {
   state.metrics.requests.add(1, ctx.endpoint, "hit");
   ctx.cacheHit = { costUsd: plan.price.usd, costPico: plan.price.pico };
+  // Who served it, in the headers, the access log, traces and the request series: the cache, not a provider.
+  ctx.resolvedProvider = "cache";
   Object.assign(ctx.responseHeaders, entry.response.headers, {
     [CACHE_HEADER]: "hit",
     age: String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))),
@@ -98,7 +100,6 @@ async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, stat
 
 function answerHeaders(ctx: GatewayContext): Record<string, string> {
   const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
-  if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
   for (const name of ANSWER_HEADERS) {
     const v = ctx.responseHeaders[name];
     if (v !== undefined) h[name] = v;

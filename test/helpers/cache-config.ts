@@ -19,9 +19,9 @@ export const RERANK_MODEL = "cohere/rerank-v3.5";
 
 const limits = { rpm: 10_000, tpm: 100_000_000 };
 
-export function cacheConfig(o: { openai: string; cohere: string; dir: string; cache?: Record<string, unknown>; acmeCache?: Record<string, unknown> }) {
+export function cacheConfig(o: { openai: string; cohere: string; dir: string; store?: Record<string, unknown>; cache?: Record<string, unknown>; acmeCache?: Record<string, unknown> }) {
   return {
-    store: { kind: "sqlite", path: join(o.dir, "gateway.db"), spool_dir: join(o.dir, "spool") },
+    store: { kind: "sqlite", path: join(o.dir, "gateway.db"), spool_dir: join(o.dir, "spool"), ...o.store },
     ...(o.cache ? { cache: o.cache } : {}),
     providers: {
       up: { protocol: "openai", base_url: o.openai, api_key: "sk-fake-upstream" },
