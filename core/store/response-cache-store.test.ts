@@ -88,6 +88,35 @@ describe("byte limit", () => {
     }
   });
 
+  it("redis: past the limit the answers closest to expiry go; answers Redis expired leave the total", async () => {
+    const store = await RedisStore.connect(redis.url, `rclimit${++n}:`);
+    try {
+      store.responseCache.setMaxBytes(3_000);
+      const now = Date.now();
+      await store.responseCache.put("soon", value(1), 30_000, now);
+      await store.responseCache.put("later", value(2), 90_000, now);
+      await store.responseCache.put("latest", value(3), 60_000, now);
+      expect(await store.responseCache.bytes()).toBe(3_000);
+      await store.responseCache.put("new", value(4), 120_000, now);
+      expect(await store.responseCache.bytes()).toBe(3_000);
+      expect(await store.responseCache.get("soon", now)).toBeUndefined();
+      expect(await store.responseCache.get("later", now)).toBe(value(2));
+      expect(await store.responseCache.get("new", now)).toBe(value(4));
+      // Replacing an answer counts its bytes once.
+      await store.responseCache.put("new", value(5), 120_000, now);
+      expect(await store.responseCache.bytes()).toBe(3_000);
+      // Expired by Redis: gone from the total at the next write.
+      store.responseCache.setMaxBytes(4_000);
+      await store.responseCache.put("brief", "z".repeat(500), 50, Date.now());
+      expect(await store.responseCache.bytes()).toBe(3_500);
+      await new Promise((r) => setTimeout(r, 120));
+      await store.responseCache.put("small", "s".repeat(100), 90_000, Date.now());
+      expect(await store.responseCache.bytes()).toBe(3_100);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("sqlite: the sweep drops expired rows and their bytes; what is live survives reopening the file", async () => {
     const file = join(dir, "durable.db");
     const a = new SqliteStore(file);

@@ -530,7 +530,7 @@ export interface CacheConfig {
    */
   max_entry_bytes?: number;
   /**
-   * SQLite and memory stores: most bytes of answers kept in all; past it the least recently used go first. On Redis the server's maxmemory bounds them.
+   * Most bytes of answers kept in all: past it the least recently used go first (SQLite, memory), or those closest to expiry (Redis).
    */
   max_bytes?: number;
   /**
