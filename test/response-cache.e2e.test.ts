@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { startLoggedGateway } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeCohere, type Reranker } from "./upstreams/rerankers.ts";
 import { CACHE_ALWAYS, CACHE_KEY, CACHE_OFF, CACHE_OTHER, CACHE_RPM, CACHE_SANDBOX, CACHE_TPM, CHAT_MODEL, EMBED_MODEL, RERANK_MODEL, cacheConfig, optIn } from "./helpers/cache-config.ts";
@@ -306,6 +307,22 @@ describe("policies, ledger and metrics", () => {
     const statuses = [];
     for (let i = 0; i < 25; i++) statuses.push((await chat(body, CACHE_TPM)).status);
     expect(statuses).toEqual(Array(25).fill(200));
+  });
+
+  it("the access log says hit or miss; a hit names the cache as its provider and costs the hit price", async () => {
+    const logged = await startLoggedGateway(cacheConfig({ openai: openai.baseUrl, cohere: cohere.baseUrl, dir: mkdtempSync(join(tmpdir(), "mg-cache-log-")), acmeCache: { hit_price_usd: "0.002" } }), {}, "info");
+    try {
+      const send = () => fetch(`${logged.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_KEY}` }, body: JSON.stringify(chatBody("logged")) }).then((r) => r.text());
+      await send();
+      await send();
+      await new Promise((r) => setTimeout(r, 50));
+      const lines = logged.log.access().filter((l) => l.endpoint === "chat");
+      expect(lines.map((l) => [l.cache, l.provider])).toEqual([["miss", "up"], ["hit", "cache"]]);
+      expect(lines[1]!.costUsd).toBe("0.002");
+      expect(lines[1]!.attempts).toEqual([]);
+    } finally {
+      await logged.gw.close();
+    }
   });
 
   it("gateway_cache_requests_total counts hits and misses by endpoint", async () => {
