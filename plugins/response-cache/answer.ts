@@ -4,7 +4,7 @@
 import type { ClientProtocol, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 
-export function keepsJson(r: GatewayResponse, endpoint: string): boolean {
+export function keepsJson(r: GatewayResponse, endpoint: string): r is Extract<GatewayResponse, { kind: "json" }> {
   if (r.kind !== "json" || r.status < 200 || r.status >= 300) return false;
   return endpoint !== "responses" || (r.body as { status?: unknown } | null)?.status === "completed";
 }

@@ -127,7 +127,7 @@ function keep(ctx: GatewayContext, key: string, plan: CachePlan, state: State): 
     };
     return;
   }
-  if (keepsJson(r, ctx.endpoint) && r.kind === "json") save(ctx, key, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body });
+  if (keepsJson(r, ctx.endpoint)) save(ctx, key, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body });
 }
 
 /** Into the front at once, into the store in the background: the client never waits for the cache. */
