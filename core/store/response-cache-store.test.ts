@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore } from "./sqlite.ts";
 import { RedisStore } from "./redis.ts";
-import type { Store } from "./types.ts";
+import Database from "better-sqlite3";
+import type { LedgerEntry, Store } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
 let redis: TestRedis;
@@ -130,6 +131,31 @@ describe("byte limit", () => {
     const b = new SqliteStore(file);
     expect(b.responseCache.bytes).toBe(1_000);
     expect(await b.responseCache.get("live", Date.now())).toBe(value(1));
+    await b.close();
+  });
+});
+
+describe("ledger", () => {
+  const entry = (id: string, over: Partial<LedgerEntry> = {}): LedgerEntry => ({
+    generationId: id, requestId: `req_${id}`, ts: Date.now(), keyId: "k", project: "hits", endpoint: "chat", model: "m", provider: "cache",
+    attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0,
+    searchUnits: 0, webSearches: 0, costUsd: "0.001", costPico: 1_000_000_000n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok",
+    sandbox: false, estimated: false, ...over,
+  });
+
+  it("sqlite: a ledger from before the response cache gains cache_hit; its records are not hits, new hits are", async () => {
+    const file = join(dir, "old-ledger.db");
+    const a = new SqliteStore(file);
+    const old = entry("old", { provider: "up", attempts: 1 });
+    await a.record(old);
+    await a.close();
+    const db = new Database(file);
+    db.exec("ALTER TABLE ledger DROP COLUMN cache_hit"); // the file as an earlier release left it
+    db.close();
+    const b = new SqliteStore(file);
+    const hit = entry("hit", { cacheHit: true });
+    await b.record(hit);
+    expect(await b.ledger({ project: "hits" })).toEqual([old, hit]);
     await b.close();
   });
 });
