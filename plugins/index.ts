@@ -9,6 +9,7 @@ import allowlist from "./allowlist/index.ts";
 import budget from "./budget/index.ts";
 import rateLimit from "./rate-limit/index.ts";
 import idempotency from "./idempotency/index.ts";
+import responseCache from "./response-cache/index.ts";
 import usageMetering from "./usage-metering/index.ts";
 import guardrails from "./guardrails/index.ts";
 
@@ -22,6 +23,7 @@ export const builtinPlugins: Record<string, PluginDefinition<any, any>> = {
   [budget.name]: budget,
   [rateLimit.name]: rateLimit,
   [idempotency.name]: idempotency,
+  [responseCache.name]: responseCache,
   [usageMetering.name]: usageMetering,
   [guardrails.name]: guardrails,
 };
@@ -33,6 +35,7 @@ export const DEFAULT_ORDER = [
   "budget",
   "rate-limit",
   "idempotency",
+  "response-cache",
   "cache-marker",
   "router",
   "fallback",

@@ -22,10 +22,18 @@ export interface BudgetHold extends Settlement {
   settled: boolean;
 }
 
+/** A request answered from the response cache (plugins/response-cache): no provider reached, billed at the hit price. */
+export interface CacheHit {
+  /** The hit price, USD as a decimal string (sandbox traffic: 0). */
+  costUsd: string;
+  costPico: bigint;
+}
+
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
     budget?: BudgetHold;
     meter?: Meter;
+    cacheHit?: CacheHit;
   }
 }
 
@@ -108,6 +116,8 @@ export class Meter {
   finalUsage(outcome?: Outcome): { usage: Usage; estimated: boolean } | undefined {
     if (this.usage) return this.usage;
     const { ctx } = this;
+    // A cached answer was generated once, by the request that was billed for it; replaying it uses no tokens.
+    if (ctx.cacheHit) return (this.usage = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false });
     const reported = ctx.usage;
     const response = ctx.response;
     const stream = response?.kind === "stream";
@@ -157,6 +167,7 @@ export class Meter {
     if (hold) hold.settled = true;
     const store = ctx.gateway.store;
     const auth = ctx.auth;
+    if (auth && ctx.cacheHit) return this.written(cacheHitEntry(ctx, auth, ctx.cacheHit, outcome), settle);
     if (!auth || ctx.attempts.length === 0) {
       // Never reached a provider (refused by a policy, replayed, invalid): nothing to bill. A guardrail's refusal is
       // still recorded, at no cost, with the rule that refused it.
@@ -198,7 +209,13 @@ export class Meter {
       estimated: billed?.estimated ?? false,
     };
     if (ctx.guardrail) entry.guardrail = ctx.guardrail.actions.join(",");
-    await store.record(entry, settle);
+    return this.written(entry, settle);
+  }
+
+  /** Record the entry (with its budget settlement) and count it in the per-project series. */
+  private async written(entry: LedgerEntry, settle: Settlement | undefined): Promise<void> {
+    const { ctx } = this;
+    await ctx.gateway.store.record(entry, settle);
     if (!ctx.config.metrics.projectLabels) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);
     const project = entry.project, model = entry.model;
@@ -220,6 +237,32 @@ function blockedEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["aut
     inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0,
     costUsd: zero.usd, costPico: zero.pico, latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10, ttftMs: null,
     status: outcome.status, outcome: outcomeOf(outcome, ctx), sandbox: auth.sandbox, estimated: false, guardrail: ctx.guardrail!.actions.join(","),
+  };
+}
+
+/** The ledger record of an answer replayed from the response cache: provider "cache", no tokens, the hit price. */
+function cacheHitEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["auth"]>, hit: CacheHit, outcome: Outcome): LedgerEntry {
+  return {
+    generationId: ctx.generationId,
+    requestId: ctx.requestId,
+    ts: Date.now(),
+    keyId: auth.keyId,
+    project: auth.projectId,
+    endpoint: ctx.endpoint,
+    model: ctx.model?.id ?? String(ctx.body?.model ?? ""),
+    provider: "cache",
+    attempts: 0,
+    inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
+    images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0,
+    costUsd: hit.costUsd,
+    costPico: hit.costPico,
+    latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,
+    ttftMs: null,
+    status: outcome.status,
+    outcome: outcomeOf(outcome, ctx),
+    sandbox: auth.sandbox,
+    estimated: false,
+    cacheHit: true,
   };
 }
 

@@ -54,5 +54,9 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
   }
   // What guardrails did (action:rule), never what they matched.
   if (ctx.guardrail) r.guardrails = ctx.guardrail.actions;
+  // The response cache's verdict (hit or miss) when the request used it; a hit costs the hit price.
+  const cache = ctx.responseHeaders["x-mg-cache"];
+  if (cache) r.cache = cache;
+  if (ctx.cacheHit) r.costUsd = ctx.cacheHit.costUsd;
   return r;
 }

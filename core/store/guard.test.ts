@@ -97,6 +97,16 @@ describe("GuardedStore", () => {
     await until(async () => (await g.status()).up);
   });
 
+  it("response cache calls are bounded too: a store that does not answer a lookup fails it in timeout_ms", async () => {
+    const { inner, g } = await guarded();
+    inner.responseCache.get = () => new Promise(() => {});
+    inner.responseCache.put = () => new Promise(() => {});
+    const t = performance.now();
+    await expect(g.responseCache.get("k", Date.now())).rejects.toMatchObject({ status: 503, code: "STORE_UNAVAILABLE", details: { reason: "timeout" } });
+    await expect(g.responseCache.put("k", "v", 1000, Date.now())).rejects.toMatchObject({ status: 503, code: "STORE_UNAVAILABLE" });
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
   it("spools a record the store cannot take and replays it once, with its settlement, before the store counts as up", async () => {
     const { inner, g, spool, metric } = await guarded();
     inner.mode = "fail";

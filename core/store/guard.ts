@@ -15,6 +15,7 @@ import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type 
 import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
+import type { ResponseCacheStore } from "./response-cache-types.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -56,6 +57,7 @@ export class GuardedStore implements Store {
   readonly responses: ResponseStore;
   readonly memos: MemoStore;
   readonly apiKeys: ApiKeyStore;
+  readonly responseCache: ResponseCacheStore;
   readonly metrics: StoreMetrics;
   private up = true;
   private downSince = 0;
@@ -81,6 +83,7 @@ export class GuardedStore implements Store {
     this.responses = this.guardResponses(inner.responses);
     this.memos = this.guardMemos(inner.memos);
     this.apiKeys = this.guardApiKeys(inner.apiKeys);
+    this.responseCache = this.guardResponseCache(inner.responseCache);
     // A lost connection: unavailable at once, and when it is back, not trusted until a probe has checked it still
     // holds the gateway's state.
     inner.onConnectionLost?.(() => { if (!this.closed) this.fail("connection", new Error("connection to the store lost")); });
@@ -385,6 +388,14 @@ export class GuardedStore implements Store {
       version: () => this.call("api_keys_version", () => k.version()),
       touch: (used) => this.call("api_keys_touch", () => k.touch(used)),
       lastUsed: () => this.call("api_keys_last_used", () => k.lastUsed()),
+    };
+  }
+
+  private guardResponseCache(c: ResponseCacheStore): ResponseCacheStore {
+    return {
+      get: (key: string, now: number) => this.call("cache_get", () => c.get(key, now)),
+      put: (key: string, value: string, ttlMs: number, now: number) => this.call("cache_put", () => c.put(key, value, ttlMs, now)),
+      setMaxBytes: (bytes: number) => c.setMaxBytes(bytes),
     };
   }
 

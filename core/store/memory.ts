@@ -5,6 +5,7 @@ import { keyScope } from "./key-budget.ts";
 import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
 import { MemoryApiKeyStore } from "./api-keys-memory.ts";
+import { MemoryResponseCacheStore } from "./response-cache-memory.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -24,6 +25,7 @@ export class MemoryStore implements Store {
   readonly responses = new MemoryResponseStore();
   readonly memos = new MemoryMemoStore();
   readonly apiKeys = new MemoryApiKeyStore();
+  readonly responseCache = new MemoryResponseCacheStore();
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     return this.local.rateLimit(charges, now);

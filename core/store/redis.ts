@@ -15,6 +15,7 @@ import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
 import { RedisApiKeyStore } from "./api-keys-redis.ts";
+import { RedisResponseCacheStore } from "./response-cache-redis.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
@@ -35,6 +36,7 @@ export class RedisStore implements Store {
   readonly responses: RedisResponseStore;
   readonly memos: RedisMemoStore;
   readonly apiKeys: RedisApiKeyStore;
+  readonly responseCache: RedisResponseCacheStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -56,6 +58,7 @@ export class RedisStore implements Store {
     this.responses = new RedisResponseStore(redis, prefix);
     this.memos = new RedisMemoStore(redis, prefix);
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
+    this.responseCache = new RedisResponseCacheStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */

@@ -13,6 +13,7 @@ import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
 import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
+import { SqliteResponseCacheStore } from "./response-cache-sqlite.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS ledger (
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
   reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
   cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
-  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0, guardrail TEXT
+  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0, guardrail TEXT,
+  cache_hit INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -36,14 +38,14 @@ CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTE
 const COLUMNS = [
   "generation_id", "request_id", "ts", "key_id", "project", "endpoint", "model", "provider", "attempts", "input_tokens", "output_tokens",
   "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "images", "video_seconds", "search_units", "cost_usd", "cost_pico",
-  "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail",
+  "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail", "cache_hit",
 ];
 
 function toRow(e: LedgerEntry): unknown[] {
   return [
     e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
     e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.costUsd, e.costPico,
-    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null, e.guardrail ?? null,
+    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null, e.guardrail ?? null, e.cacheHit ? 1 : 0,
   ];
 }
 
@@ -58,6 +60,7 @@ function fromRow(r: any): LedgerEntry {
     sandbox: n(r.sandbox) === 1, estimated: n(r.estimated) === 1, webSearches: n(r.web_searches ?? 0),
     ...(r.tool_bytes != null ? { toolBytes: n(r.tool_bytes) } : {}), ...(r.tool_arguments != null ? { toolArguments: r.tool_arguments } : {}),
     ...(r.guardrail ? { guardrail: r.guardrail } : {}),
+    ...(n(r.cache_hit ?? 0) === 1 ? { cacheHit: true } : {}),
   };
 }
 
@@ -85,6 +88,7 @@ export class SqliteStore implements Store {
   readonly responses: SqliteResponseStore;
   readonly memos: SqliteMemoStore;
   readonly apiKeys: SqliteApiKeyStore;
+  readonly responseCache: SqliteResponseCacheStore;
 
   /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
   private readonly fsyncCommits: boolean;
@@ -115,6 +119,8 @@ export class SqliteStore implements Store {
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
+    if (!columns.some((c) => c.name === "cache_hit")) this.db.exec("ALTER TABLE ledger ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0");
+    this.responseCache = new SqliteResponseCacheStore(this.db, (write, done) => this.enqueue(write, done));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
@@ -299,6 +305,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.responseCache.close();
     this.flush();
     while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
     if (this.walFd !== undefined) closeSync(this.walFd);

@@ -4,6 +4,7 @@ import type { SseEvent } from "../sse/parse.ts";
 import type { ResponseStore } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
+import type { ResponseCacheStore } from "./response-cache-types.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -97,9 +98,11 @@ export interface LedgerEntry {
   toolArguments?: string;
   /** What guardrails did, `action:rule` entries joined by commas (block:no-secrets,redact:pii); absent when none acted. */
   guardrail?: string;
+  /** Answered from the response cache (provider "cache", no upstream call), billed at the hit price; absent: false. */
+  cacheHit?: boolean;
 }
 
-/** A response kept for idempotent replay. */
+/** A response kept for replay: by an idempotency key, or as a cached answer. */
 export type StoredResponse =
   | { kind: "json"; status: number; headers: Record<string, string>; body: unknown }
   | { kind: "stream"; status: number; headers: Record<string, string>; events: SseEvent[] }
@@ -151,6 +154,8 @@ export interface Store {
   readonly memos: MemoStore;
   /** API keys created through the admin API, shared by every replica (each serves them from its own cache). */
   readonly apiKeys: ApiKeyStore;
+  /** Answers kept by the response cache, by key, each until its expiry (plugins/response-cache). */
+  readonly responseCache: ResponseCacheStore;
 
   /**
    * Resolves when the store can take writes now (a write, not a read: a full disk or a read-only replica fails it);

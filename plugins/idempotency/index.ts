@@ -8,9 +8,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
-import type { SseEvent } from "../../core/sse/parse.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
 import { idempotencyKey } from "../../core/http/idempotency-key.ts";
+import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
 
 export const TTL_MS = 24 * 3_600_000;
 /** How long a claim is held before another request may take over from a crashed owner. */
@@ -19,10 +19,7 @@ export const REPLAY_HEADER = "idempotent-replayed";
 
 function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
   Object.assign(ctx.responseHeaders, stored.headers, { [REPLAY_HEADER]: "true" });
-  if (stored.kind === "json") return { kind: "json", status: stored.status, body: stored.body };
-  if (stored.kind === "bytes") return { kind: "bytes", status: stored.status, contentType: stored.contentType, body: Buffer.from(stored.base64, "base64") };
-  const events = stored.events;
-  return { kind: "stream", status: stored.status, events: (async function* () { yield* events; })() };
+  return replayStored(stored);
 }
 
 /** Headers of the original response worth replaying (not rate-limit headers: those belong to the new request). */
@@ -30,21 +27,6 @@ function keptHeaders(ctx: GatewayContext): Record<string, string> {
   const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
   if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
   return h;
-}
-
-async function* recording(events: AsyncIterable<SseEvent>, onDone: (events: SseEvent[]) => Promise<void>, onFail: () => Promise<void>): AsyncGenerator<SseEvent> {
-  const seen: SseEvent[] = [];
-  let complete = false;
-  try {
-    for await (const ev of events) {
-      seen.push(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data });
-      yield ev;
-    }
-    complete = true;
-    await onDone(seen);
-  } finally {
-    if (!complete) await onFail();
-  }
 }
 
 export default definePlugin({
@@ -105,8 +87,11 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId, error: String(err) });
     await release();
   });
-  if (r.kind === "json") await save({ kind: "json", status: r.status, headers, body: r.body });
-  else if (r.kind === "bytes") await save({ kind: "bytes", status: r.status, headers, contentType: r.contentType, base64: Buffer.from(r.body).toString("base64") });
-  else if (r.kind === "stream") ctx.response = { ...r, events: recording(r.events, (events) => save({ kind: "stream", status: r.status, headers, events }), release) };
+  if (r.kind === "stream") {
+    ctx.response = { ...r, events: recordStream(r.events, { done: (events) => save({ kind: "stream", status: r.status, headers, events: events! }), failed: release }) };
+    return;
+  }
+  const stored = storedOf(r, headers);
+  if (stored) await save(stored);
   else await release(); // a passed-through web response (the MCP endpoint's) is not kept for replay
 }

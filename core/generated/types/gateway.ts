@@ -48,6 +48,7 @@ export interface GatewayConfig {
    */
   admin_keys?: AdminKeyConfig[];
   routing?: RoutingConfig;
+  cache?: CacheConfig;
   /**
    * Upstream MCP tool servers behind {base_url}/mcp (docs/mcp.md): name -> how to reach it. The name is the namespace of its tools (name__tool).
    */
@@ -425,6 +426,7 @@ export interface ProjectConfig {
   rate_limits?: RateLimits;
   project_rate_limits?: RateLimits;
   mcp?: ProjectMcpConfig;
+  cache?: ProjectCacheConfig;
   /**
    * Bring-your-own-key: provider name -> credentials used instead of the gateway's.
    */
@@ -486,6 +488,23 @@ export interface ProjectMcpConfig {
       };
     };
   };
+}
+/**
+ * The response cache for this project (docs/caching.md); absent: answers are never cached.
+ */
+export interface ProjectCacheConfig {
+  /**
+   * opt_in: only requests with providerOptions.gateway.cache are cached; always: every cacheable request, unless it sends cache: false.
+   */
+  mode?: "opt_in" | "always";
+  /**
+   * How long an answer is kept when the request names no ttl.
+   */
+  ttl_seconds?: number;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  hit_price_usd?: string;
 }
 /**
  * Checks on this project's requests and answers (docs/guardrails.md): named rules, and moderation by a model.
@@ -641,6 +660,31 @@ export interface CircuitBreakerConfig {
    * How long an open circuit is skipped before one half-open probe is let through.
    */
   cooldown_ms?: number;
+}
+/**
+ * The response cache's limits and hit price (docs/caching.md). Projects opt in with projects.<id>.cache; requests with providerOptions.gateway.cache.
+ */
+export interface CacheConfig {
+  /**
+   * Largest answer kept (its stored form, JSON text); a larger one is served and not kept.
+   */
+  max_entry_bytes?: number;
+  /**
+   * Most bytes of answers kept in all: past it the least recently used go first (SQLite, memory), or those closest to expiry (Redis).
+   */
+  max_bytes?: number;
+  /**
+   * Each process's in-memory front of recently used answers (0: none), in front of the store.
+   */
+  memory_bytes?: number;
+  /**
+   * Longest time an answer is kept; a longer ttl asked by a project or a request is cut to it.
+   */
+  max_ttl_seconds?: number;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  hit_price_usd?: string;
 }
 export interface McpServerConfig2 {
   url?: string;

@@ -114,6 +114,21 @@ export interface GatewayRoutingOptions {
   sort?: "cost" | "ttft" | "tps";
   models?: string[];
   caching?: "auto";
+  /**
+   * The response cache (docs/caching.md), where the project enables it: true, false (never for this request), or {ttl, refresh}.
+   */
+  cache?:
+    | boolean
+    | {
+        /**
+         * Seconds to keep this answer (cut to the gateway's cache.max_ttl_seconds).
+         */
+        ttl?: number;
+        /**
+         * Do not answer from the cache; ask the provider and keep the new answer.
+         */
+        refresh?: boolean;
+      };
   providerTimeouts?: {
     byok?: {
       [k: string]: number;

@@ -1,0 +1,21 @@
+// What the cache keeps for one answer: the response as the idempotency records keep it (core/pipeline/stored-response.ts
+// replays both), when it was made and when it expires. Stored as JSON text; a value that does not parse as an entry of
+// this version is treated as absent.
+import type { StoredResponse } from "../../core/store/types.ts";
+
+export interface CacheEntry {
+  v: 1;
+  /** ms since the epoch. */
+  storedAt: number;
+  expiresAt: number;
+  response: StoredResponse;
+}
+
+export function parseEntry(text: string): CacheEntry | undefined {
+  try {
+    const e = JSON.parse(text) as CacheEntry;
+    return e && e.v === 1 && typeof e.expiresAt === "number" && e.response && typeof e.response === "object" ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
