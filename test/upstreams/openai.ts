@@ -62,6 +62,8 @@ export interface FakeOpenAI {
   piecesFor?: (body: any) => string[] | undefined;
   /** The host whose reasoning models this fake plays (undefined: OpenAI's own chat API, which returns no reasoning). */
   reasoning?: ReasoningHost;
+  /** false: answer as that host but accept whatever reasoning comes back (the host's own refusals are off). */
+  reasoningChecks?: boolean;
   close(): Promise<void>;
 }
 
@@ -136,7 +138,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
-    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning ? reasoningError(fake.reasoning, body, issued) : undefined);
+    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning && fake.reasoningChecks !== false ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
       res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));
