@@ -11,6 +11,8 @@ import { MODEL, startAgentWorld, type AgentWorld, type Upstream } from "./helper
 import { nextRequest, offeredTools, replay, retarget, type ReplayAnswer } from "./helpers/agent-replay.ts";
 import { SHIPPED_KEY, within } from "./helpers/shipped-config.ts";
 import { agentScript, conversationText, FINAL_ANSWER } from "./upstreams/scripted-agent.ts";
+import { askedEffort, reasoningFor } from "./upstreams/openai-reasoning.ts";
+import { thinkingOn } from "./upstreams/anthropic-checks.ts";
 import type { AgentProtocol } from "./agents/agents.ts";
 
 /** The upstream protocols a client protocol reaches: a native-Responses model only differs for Responses clients. */
@@ -30,17 +32,26 @@ afterAll(async () => {
 });
 
 /** Did the upstream's answer to the requests since `from` carry signed reasoning the agent must hand back? */
-function upstreamSigned(u: Upstream, from: number, answer: ReplayAnswer): boolean {
+function upstreamSigned(protocol: AgentProtocol, u: Upstream, from: number, answer: ReplayAnswer): boolean {
   const sent = world.upstreamRequests(u).slice(from).map((r) => r.body);
-  if (u === "anthropic") return sent.some((b) => b?.thinking?.type === "enabled");
+  if (u === "anthropic") return sent.some(thinkingOn);
   if (u === "gemini") return answer.calls.length > 0; // the fake signs a turn's first call, as Gemini 3 does
   if (u === "openai-responses") return sent.some((b) => (b?.include ?? []).includes("reasoning.encrypted_content"));
-  return false; // chat completions return no reasoning to hand back
+  // Groq's reasoning is plain text; a Messages client gets it in a thinking block signed with what its replay needs.
+  return protocol === "messages" && sent.some((b) => askedEffort(b) !== undefined);
+}
+
+/** The turn-2 request the upstream got hands back turn 1's reasoning the way that upstream wants it (Claude Code). */
+function replaysReasoning(u: Upstream, body: any): boolean {
+  if (u === "anthropic") return body.messages.findLast((m: any) => m.role === "assistant")?.content?.[0]?.type === "thinking";
+  if (u === "gemini") return typeof body.contents.findLast((c: any) => c.role === "model")?.parts.find((p: any) => p.functionCall)?.thoughtSignature === "string";
+  const turn = body.messages.findLast((m: any) => m.role === "assistant" && m.tool_calls?.length);
+  return turn?.reasoning === reasoningFor(askedEffort(body) ?? "");
 }
 
 /** Thinking/reasoning asked for, in the agent's protocol. */
 function asksReasoning(protocol: AgentProtocol, body: any): boolean {
-  if (protocol === "messages") return body.thinking?.type === "enabled";
+  if (protocol === "messages") return body.thinking?.type === "enabled" || body.thinking?.type === "adaptive";
   if (protocol === "chat") return (body.reasoning_effort ?? body.reasoning?.effort ?? "none") !== "none";
   if (protocol === "responses") return (body.reasoning?.effort ?? "none") !== "none";
   const tc = body.generationConfig?.thinkingConfig;
@@ -49,7 +60,7 @@ function asksReasoning(protocol: AgentProtocol, body: any): boolean {
 
 /** Thinking on in what the gateway sent the upstream. */
 function upstreamThinks(u: Upstream, body: any): boolean {
-  if (u === "anthropic") return body?.thinking?.type === "enabled";
+  if (u === "anthropic") return thinkingOn(body);
   if (u === "gemini") return !!body?.generationConfig?.thinkingConfig && body.generationConfig.thinkingConfig.thinkingBudget !== 0;
   if (u === "openai-chat") return (body?.reasoning_effort ?? "none") !== "none";
   return (body?.reasoning?.effort ?? "none") !== "none";
@@ -85,19 +96,29 @@ for (const rec of recordings) {
         expect(expected && "call" in expected, "the recording offers a write tool").toBe(true);
         if (!expected || !("call" in expected)) return;
         expect(a.calls.map((c) => ({ name: c.name, args: c.args }))).toEqual([{ name: expected.call.name, args: expected.call.input }]);
-        // The agent's reasoning setting reaches every thinking model (Messages' `thinking` is Anthropic's own: docs/messages.md).
-        if (asksReasoning(first.protocol, first.body) && (first.protocol !== "messages" || target === "anthropic")) {
+        // The agent's reasoning setting reaches every thinking model.
+        if (asksReasoning(first.protocol, first.body)) {
           expect(world.upstreamRequests(target).slice(since).some((r) => upstreamThinks(target, r.body)), "thinking on upstream").toBe(true);
         }
-        if (upstreamSigned(target, since, a)) expect(a.signedReasoning, "signed reasoning handed to the agent").toBe(true);
+        const signed = upstreamSigned(first.protocol, target, since, a);
+        if (signed) expect(a.signedReasoning, "signed reasoning handed to the agent").toBe(true);
+        // Claude Code gets the model's reasoning as thinking blocks, whatever the upstream.
+        if (first.protocol === "messages" && asksReasoning(first.protocol, first.body)) {
+          expect(a.history.content.some((x: any) => x.type === "thinking" && x.signature), "a signed thinking block in the answer").toBe(true);
+        }
         named.push(a.models);
 
+        const from = world.upstreamRequests(target).length;
         const b = await within(replay(world.gw.url, second, model, SHIPPED_KEY, nextRequest(first, second, a, model)), 20_000, "turn 2");
         expect(b.status, b.raw.slice(0, 500)).toBe(200);
         expect(b.complete, "turn 2 stream framing complete and ended").toBe(true);
         expect(b.calls).toEqual([]);
         expect(b.text).toBe(FINAL_ANSWER);
         named.push(b.models);
+        // ...and turn 2 hands that reasoning back to the upstream that made it.
+        if (first.protocol === "messages" && signed) {
+          expect(world.upstreamRequests(target).slice(from).some((r) => replaysReasoning(target, r.body)), "turn 1's reasoning replayed upstream").toBe(true);
+        }
       });
 
       // Every answer names the gateway model id the agent asked for, never the upstream's own id: Claude Code, for one,

@@ -4,7 +4,9 @@
 // choices (n), on every client protocol (chat, messages, responses) crossed with every upstream protocol (OpenAI
 // chat and Responses, Anthropic, Gemini, Bedrock Converse and InvokeModel, Vertex Gemini and Claude). A gateway with
 // a SQLite store and the full default pipeline; each request is sent once with a key whose budget is too small (the
-// 402 says what it would reserve) and once with a rich key (the fake upstream records what it was asked for).
+// 402 says what it would reserve) and once with a rich key (the fake upstream records what it was asked for). The
+// `-thinking` routes are models that can think (catalog tag `reasoning`), where a translated request's thinking
+// (Messages' `thinking`, Gemini's thinkingConfig) reaches the upstream as its own knob.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -56,6 +58,7 @@ beforeAll(async () => {
   const sigv4 = { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl };
   const model = (provider: string, upstream: string, extra: Record<string, unknown> = {}) =>
     ({ type: "language", context_window: 200_000, max_tokens: MODEL_MAX, endpoints: [{ provider, model: upstream, pricing: price, ...extra }] });
+  const thinker = (provider: string, upstream: string) => ({ ...model(provider, upstream), tags: ["reasoning"] });
   const limits = { rpm: 100_000, tpm: 50_000_000 };
   gw = await startTestGateway({
     store: { kind: "sqlite", path: "./gateway.db" },
@@ -77,6 +80,10 @@ beforeAll(async () => {
       "t/invoke-claude": model("aws", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
       "t/vertex-gemini": model("vertex", "gemini-2.5-flash"),
       "t/vertex-claude": model("vertex", "claude-sonnet-4-5@20250929"),
+      "t/chat-thinking": thinker("openai", "o4-mini"),
+      "t/gemini-thinking": thinker("gemini", "gemini-2.5-flash"),
+      "t/converse-claude-thinking": thinker("aws-converse", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+      "t/vertex-gemini-thinking": thinker("vertex", "gemini-2.5-flash"),
     },
     projects: {
       rich: { keys: [keyEntry("rich", RICH)], budget: { usd: "1000000", period: "month" }, rate_limits: limits },
@@ -96,6 +103,10 @@ beforeAll(async () => {
     { model: "t/invoke-claude", provider: "aws", seen: () => as("messages", last(bedrock.requests, /\/invoke$/)) },
     { model: "t/vertex-gemini", provider: "vertex", seen: () => as("gemini", last(vertex.requests, /:generateContent$/)) },
     { model: "t/vertex-claude", provider: "vertex", seen: () => as("messages", last(vertex.requests, /:rawPredict$/)) },
+    { model: "t/chat-thinking", provider: "openai", seen: () => as("chat", last(openai.requests, /\/chat\/completions$/)) },
+    { model: "t/gemini-thinking", provider: "gemini", seen: () => as("gemini", last(gemini.requests, /:(stream)?generateContent/i)) },
+    { model: "t/converse-claude-thinking", provider: "aws-converse", seen: () => as("converse", last(bedrock.requests, /\/converse$/)) },
+    { model: "t/vertex-gemini-thinking", provider: "vertex", seen: () => as("gemini", last(vertex.requests, /:generateContent$/)) },
   ];
 });
 
@@ -149,6 +160,9 @@ const CASES: { client: keyof typeof PATHS; name: string; body: Record<string, un
   { client: "chat", name: "reasoningEffort knob", body: { messages: hi, max_tokens: 1, ...knobs({ reasoningEffort: "high" }) } },
   { client: "messages", name: "max_tokens 1, max_completion_tokens 60000", body: { messages: hi, max_tokens: 1, max_completion_tokens: 60000 } },
   { client: "messages", name: "thinking.budget_tokens", body: { messages: hi, max_tokens: 5000, thinking: { type: "enabled", budget_tokens: 2000 } } },
+  { client: "messages", name: "thinking.budget_tokens 20000, max_tokens 1000", body: { messages: hi, max_tokens: 1000, thinking: { type: "enabled", budget_tokens: 20000 } } },
+  // Claude Code on a model it does not know: adaptive thinking at the effort it chose.
+  { client: "messages", name: "thinking adaptive, output_config.effort high", body: { messages: hi, max_tokens: 1, thinking: { type: "adaptive" }, output_config: { effort: "high" } } },
   { client: "messages", name: "thinkingBudget in dollars", body: { messages: hi, max_tokens: 1, ...knobs({ thinkingBudget: DOLLARS }) } },
   { client: "messages", name: "reasoningEffort knob", body: { messages: hi, max_tokens: 1, ...knobs({ reasoningEffort: "high" }) } },
   { client: "responses", name: "max_output_tokens 1, max_tokens 60000", body: { input: "Hi", max_output_tokens: 1, max_tokens: 60000 } },
@@ -194,6 +208,22 @@ describe("the budget reserves exactly the output the upstream is asked for", () 
       checked.push(route.model);
     }
     expect(checked.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it("Messages' thinking reaches a model that can think as its own knob, and is reserved as sent; elsewhere it is dropped", async () => {
+    const body = { messages: hi, max_tokens: 5000, thinking: { type: "enabled", budget_tokens: 2000 } };
+    const reserve = async (model: string) => (await send("messages", { model, ...body }, POOR)).json.error.details.request_max_usd;
+    clear();
+    expect((await send("messages", { model: "t/gemini-thinking", ...body }, RICH)).status).toBe(200);
+    // 2000 rounds up to the medium effort's 2048, billed beside maxOutputTokens.
+    expect(gemini.requests.at(-1)!.body.generationConfig).toMatchObject({ maxOutputTokens: 5000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+    expect(await reserve("t/gemini-thinking")).toBe(picoToUsd(BigInt(5000 + 2048) * OUT_PICO));
+    expect((await send("messages", { model: "t/chat-thinking", ...body }, RICH)).status).toBe(200);
+    expect(openai.requests.at(-1)!.body).toMatchObject({ reasoning_effort: "medium", max_completion_tokens: 5000 });
+    const sent = await send("messages", { model: "t/gemini", ...body }, RICH);
+    expect(sent.headers.get("x-mg-dropped-params")).toBe("thinking");
+    expect(gemini.requests.at(-1)!.body.generationConfig.thinkingConfig).toBeUndefined();
+    expect(await reserve("t/gemini")).toBe(picoToUsd(5000n * OUT_PICO));
   });
 
   it("max_tokens 1 with max_completion_tokens 60000 on Claude is refused against a $0.05 budget: it may cost $0.90", async () => {

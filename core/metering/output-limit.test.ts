@@ -35,5 +35,9 @@ describe("the output limit a request asks for", () => {
     expect(outputAsk({ max_tokens: 100, n: 2, reasoning_effort: "medium" }, "chat", "gemini", target)).toMatchObject({ limit: 100, thinking: 2048, perChoice: 2148, choices: 2 });
     expect(outputAsk({ max_tokens: 100, reasoning_effort: "none" }, "chat", "gemini", target)).toMatchObject({ thinking: 0, perChoice: 100 });
     expect(outputAsk({ n: 2 }, "messages", "gemini", target)).toMatchObject({ perChoice: undefined, choices: 1 });
+    // Messages' thinking reaches a model that can think as its effort's budget (what messages-to-chat sends on).
+    const thinking = { max_tokens: 100, thinking: { type: "enabled", budget_tokens: 3000 } };
+    expect(outputAsk(thinking, "messages", "gemini", { ...target, reasoning: true })).toMatchObject({ thinking: 4096, perChoice: 4196 });
+    expect(outputAsk(thinking, "messages", "gemini", target)).toMatchObject({ thinking: undefined, perChoice: 100 });
   });
 });

@@ -3,7 +3,7 @@
 // on an estimate). They once read different aliases (max_tokens first here, max_completion_tokens first there), so a
 // request could reserve one token while the upstream was asked for 60 000; sharing this code keeps them equal.
 import type { Target, UpstreamProtocol } from "../contracts/provider.ts";
-import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffort, knobsFor, MIN_THINKING_TOKENS } from "./thinking.ts";
+import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffort, knobsFor, messagesThinkingEffort, MIN_THINKING_TOKENS } from "./thinking.ts";
 
 /** The client protocols (the public endpoints that reach a language model). */
 export type AskingProtocol = "chat" | "messages" | "responses" | "gemini";
@@ -62,8 +62,10 @@ function chatView(body: any, client: AskingProtocol, target: LimitTarget): any {
   if (client === "chat") return body;
   // gemini -> chat turns thinkingConfig into reasoning_effort (rounded up to an effort) on a model that can think.
   if (client === "gemini") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? geminiThinkingEffort(body?.generationConfig?.thinkingConfig) : undefined };
-  // responses -> chat maps reasoning.effort to reasoning_effort; messages -> chat drops `thinking`; both keep providerOptions.
-  return { providerOptions: body?.providerOptions, reasoning_effort: client === "responses" ? body?.reasoning?.effort : undefined };
+  // messages -> chat turns `thinking` into reasoning_effort (a budget rounded up to an effort) on a model that can think.
+  if (client === "messages") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? messagesThinkingEffort(body) : undefined };
+  // responses -> chat maps reasoning.effort to reasoning_effort; both keep providerOptions.
+  return { providerOptions: body?.providerOptions, reasoning_effort: body?.reasoning?.effort };
 }
 
 /** Thinking tokens for Anthropic's `thinking` (at least its minimum), or undefined when none is asked for. */

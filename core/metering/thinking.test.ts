@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatThinkingTokens, dollarsToTokens, effortToTokens } from "./thinking.ts";
+import { chatThinkingTokens, dollarsToTokens, effortToTokens, messagesThinkingEffort } from "./thinking.ts";
 
 describe("thinking budgets", () => {
   it("dollars -> tokens through the output price, exactly", () => {
@@ -14,5 +14,15 @@ describe("thinking budgets", () => {
     expect(chatThinkingTokens({ reasoning_effort: "low", providerOptions: { p: { reasoningEffort: "high" } } }, target)).toBe(4096);
     expect(chatThinkingTokens({ providerOptions: { p: { thinkingBudget: 0.05, reasoningEffort: "high" } } }, target)).toBe(5000);
     expect(chatThinkingTokens({ providerOptions: { other: { reasoningEffort: "high" } } }, target)).toBeUndefined();
+  });
+  it("Messages thinking as an effort: a budget rounded up, adaptive at output_config.effort, capped for chat", () => {
+    expect(messagesThinkingEffort({ thinking: { type: "enabled", budget_tokens: 2000 } })).toBe("medium");
+    expect(messagesThinkingEffort({ thinking: { type: "enabled", budget_tokens: 9000 } })).toBe("max");
+    expect(messagesThinkingEffort({ thinking: { type: "enabled", budget_tokens: 9000 } }, "high")).toBe("high");
+    expect(messagesThinkingEffort({ thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } })).toBe("xhigh");
+    expect(messagesThinkingEffort({ thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } }, "high")).toBe("high");
+    expect(messagesThinkingEffort({ thinking: { type: "adaptive" }, output_config: { effort: "bogus" } })).toBe("medium");
+    expect(messagesThinkingEffort({ thinking: { type: "disabled" }, output_config: { effort: "high" } })).toBeUndefined();
+    expect(messagesThinkingEffort({ output_config: { effort: "high" } })).toBeUndefined();
   });
 });

@@ -33,6 +33,24 @@ export function geminiThinkingEffort(tc: any, cap: "high" | "max" = "max"): stri
   return undefined;
 }
 
+const MESSAGES_EFFORTS = new Set(["low", "medium", "high", "xhigh", "max"]);
+
+/**
+ * The reasoning effort a Messages body's `thinking` stands for on a translated upstream: a budget_tokens rounded up
+ * to an effort, adaptive thinking at output_config.effort (medium without one), at most `cap` (OpenAI-protocol
+ * upstreams know no effort above high); undefined when thinking is off or of a kind no effort stands for.
+ */
+export function messagesThinkingEffort(body: any, cap: "high" | "max" = "max"): string | undefined {
+  const t = body?.thinking;
+  let effort: string;
+  if (t?.type === "enabled") effort = typeof t.budget_tokens === "number" && t.budget_tokens > 0 ? tokensToEffort(t.budget_tokens, cap) : "medium";
+  else if (t?.type === "adaptive") {
+    const e = body?.output_config?.effort;
+    effort = typeof e === "string" && MESSAGES_EFFORTS.has(e) ? e : "medium";
+  } else return undefined;
+  return cap === "high" && (effort === "xhigh" || effort === "max") ? "high" : effort;
+}
+
 export function effortToTokens(effort: string | undefined): number | undefined {
   if (!effort || effort === "none") return undefined;
   return EFFORT_TOKENS[effort];

@@ -15,8 +15,9 @@ export type Upstream = (typeof UPSTREAMS)[number];
 
 /**
  * The gateway model each upstream serves, all thinking models of the default catalog: Claude Sonnet 4.5 (Anthropic
- * Messages), gpt-oss-120b (an OpenAI-protocol host that has only chat completions: Groq), Gemini 2.5 Flash (the Gemini
- * API) and GPT-5 mini (OpenAI, served through its own /responses to Responses clients, `native_responses`).
+ * Messages), gpt-oss-120b (an OpenAI-protocol host that has only chat completions: Groq, which returns the reasoning
+ * of a request with reasoning_effort in `reasoning`), Gemini 2.5 Flash
+ * (the Gemini API) and GPT-5 mini (OpenAI, served through its own /responses to Responses clients, `native_responses`).
  */
 export const MODEL: Record<Upstream, string> = {
   anthropic: "anthropic/claude-sonnet-4.5",
@@ -39,6 +40,10 @@ export interface AgentWorld {
 export async function startAgentWorld(): Promise<AgentWorld> {
   const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic(), startFakeGemini()]);
   for (const f of [openai, anthropic, gemini]) f.script = agentScript;
+  openai.reasoning = "reasoning";
+  // Real Groq also refuses `reasoning_content` on assistant messages, which opencode and Qwen Code send back (their
+  // cells fail against that: docs/agents.md); the refusal is left off here so the rest of their runs stays checked.
+  openai.reasoningChecks = false;
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
   config.providers.groq.base_url = openai.baseUrl;

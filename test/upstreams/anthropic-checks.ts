@@ -3,6 +3,9 @@
 // thinking on, a tool loop's assistant turn must start with its thinking block. Messages follow the real API's.
 import { createHash } from "node:crypto";
 
+/** Thinking on: manual (a budget) or adaptive (the model decides how much; the fake always thinks some). */
+export const thinkingOn = (body: any): boolean => body?.thinking?.type === "enabled" || body?.thinking?.type === "adaptive";
+
 /** The fake's signature for a thinking text (opaque to clients, like Anthropic's). */
 export const signThinking = (text: string) => `EqQB${createHash("sha256").update(text).digest("base64")}`;
 
@@ -63,7 +66,7 @@ export function conversationError(body: any): string | undefined {
   }
   // With thinking on, the assistant turn a tool loop answers must start with its (signed) thinking.
   const last = messages[messages.length - 1];
-  if (body?.thinking?.type === "enabled" && blocks(last).some((b) => b.type === "tool_result")) {
+  if (thinkingOn(body) && blocks(last).some((b) => b.type === "tool_result")) {
     const i = messages.length - 2;
     const first = blocks(messages[i])[0];
     if (first && first.type !== "thinking" && first.type !== "redacted_thinking") {

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
-import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./anthropic-checks.ts";
+import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking, thinkingOn } from "./anthropic-checks.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
@@ -106,7 +106,7 @@ function plan(body: any, text = TEXT, script?: AgentScript): { blocks: Block[]; 
     blocks.push({ type: "server_tool_use", id, name: "web_search", input: { query: `fake query ${i}` } });
     blocks.push({ type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${i}`, title: `Result ${i}`, encrypted_content: "ZmFrZQ==", page_age: null }] });
   }
-  if (body.thinking?.type === "enabled") {
+  if (thinkingOn(body)) {
     if (JSON.stringify(body.messages).includes(REDACTED_TRIGGER)) blocks.push({ type: "redacted_thinking", data: REDACTED_DATA });
     const thinking = "Let me think about this carefully.";
     blocks.push({ type: "thinking", thinking, signature: signThinking(thinking) });

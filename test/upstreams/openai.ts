@@ -1,12 +1,14 @@
 // A fake OpenAI-protocol upstream that behaves like the real API (reference §1): JSON with
 // application/json, SSE `data:` frames with blank-line separators, role on the first chunk, tool-call
 // fragments with id/name only on the first fragment, usage chunk only with include_usage, `[DONE]` last,
-// and OpenAI's error envelope. Scriptable per test through `fail` and `hook`.
+// and OpenAI's error envelope. Scriptable per test through `fail` and `hook`; `reasoning` makes it a reasoning model
+// on an OpenAI-compatible host (openai-reasoning.ts: Groq, DeepSeek, OpenRouter), answering and checking as that host.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
+import { askedEffort, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -58,6 +60,10 @@ export interface FakeOpenAI {
   script?: AgentScript;
   /** Per-request answer as exact stream chunks (joined for JSON), to cut text where a test wants; undefined keeps textFor/text. */
   piecesFor?: (body: any) => string[] | undefined;
+  /** The host whose reasoning models this fake plays (undefined: OpenAI's own chat API, which returns no reasoning). */
+  reasoning?: ReasoningHost;
+  /** false: answer as that host but accept whatever reasoning comes back (the host's own refusals are off). */
+  reasoningChecks?: boolean;
   close(): Promise<void>;
 }
 
@@ -67,13 +73,13 @@ function words(text: string): string[] {
   return text.match(/\s*\S+/g) ?? [];
 }
 
-function usage(prompt: number, completion: number) {
+function usage(prompt: number, completion: number, reasoning = 0) {
   return {
     prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
+    completion_tokens: completion + reasoning,
+    total_tokens: prompt + completion + reasoning,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -91,6 +97,8 @@ function toolCallsFor(body: any): { id: string; name: string; arguments: string 
 
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const text = opts.text ?? DEFAULT_TEXT;
+  /** Encrypted reasoning this fake made (a reasoning host that verifies what comes back). */
+  const issued = new Set<string>();
   const fake: FakeOpenAI = {
     baseUrl: "",
     port: 0,
@@ -130,7 +138,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
-    const invalid = messagesError(body.messages) ?? responseFormatError(body);
+    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning && fake.reasoningChecks !== false ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
       res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));
@@ -148,6 +156,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const cut = typeof max === "number" && pieces.length > max ? pieces.slice(0, max) : pieces;
     const finish = calls.length ? "tool_calls" : cut.length < pieces.length ? "length" : "stop";
     const completion = cut.length + calls.reduce((n, c) => n + (c.arguments.length >> 2), 0);
+    const effort = fake.reasoning ? askedEffort(body) : undefined;
+    const thought = fake.reasoning && effort ? reasoningFields(fake.reasoning, effort, issued) : undefined;
+    const thoughtTokens = thought ? reasoningDeltas(thought).length : 0;
     const headers = { "x-request-id": "req_fake_1", "openai-processing-ms": "12" };
 
     if (!body.stream) {
@@ -156,11 +167,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
         id, object: "chat.completion", created, model,
         choices: [{
           index: 0,
-          message: { role: "assistant", content: calls.length ? null : cut.join(""), refusal: null, annotations: [], ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}) },
+          message: { role: "assistant", content: calls.length ? null : cut.join(""), refusal: null, annotations: [], ...thought, ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}) },
           logprobs: null,
           finish_reason: finish,
         }],
-        usage: usage(promptCount(body), completion),
+        usage: usage(promptCount(body), completion, thoughtTokens),
         service_tier: "default",
         system_fingerprint: "fp_fake",
       }));
@@ -173,6 +184,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       frames.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, service_tier: "default", system_fingerprint: "fp_fake", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
     chunk([{ index: 0, delta: { role: "assistant", content: calls.length ? null : "", refusal: null }, logprobs: null, finish_reason: null }]);
+    for (const d of thought ? reasoningDeltas(thought) : []) chunk([{ index: 0, delta: d, logprobs: null, finish_reason: null }]);
     for (const p of cut) chunk([{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }]);
     calls.forEach((c, i) => {
       chunk([{ index: 0, delta: { tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
@@ -181,7 +193,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       }
     });
     chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]);
-    if (includeUsage) chunk([], { usage: usage(promptCount(body), completion) });
+    if (includeUsage) chunk([], { usage: usage(promptCount(body), completion, thoughtTokens) });
     frames.push("data: [DONE]\n\n");
 
     const dieAfter = failure?.kind === "die-mid-stream" ? failure.afterChunks : Infinity;

@@ -1,18 +1,26 @@
 // Messages client -> OpenAI chat upstream (openai, openai-compatible, sim). Usage is reported by the driver.
+// messagesToChatFor(flavor) is the same translation for a chat body that goes on to another upstream protocol
+// (messages-to-gemini, messages-to-converse): the flavor decides how thinking is asked for and which blobs replay.
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { messagesToChatRequest } from "./request.ts";
 import { chatToMessagesResponse } from "./response.ts";
 import { chatToMessagesStream } from "./stream.ts";
+import type { MessagesFlavor, ThinkingScope } from "./reasoning.ts";
 
-interface State { provider: string; model?: string }
+interface State { provider: string; model?: string; scope: ThinkingScope }
 
-export const messagesToChat: Translator<State> = {
-  native: false,
-  request(body, _target, opts) {
-    const t = messagesToChatRequest(body);
-    return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model } };
-  },
-  response: (json) => chatToMessagesResponse(json),
-  stream: (events, s) => chatToMessagesStream(events, s),
-  error: (err) => err,
-};
+export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
+  return {
+    native: false,
+    request(body, target, opts) {
+      const scope: ThinkingScope = { flavor, provider: opts.provider };
+      const t = messagesToChatRequest(body, { target, scope });
+      return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model, scope } };
+    },
+    response: (json, s) => chatToMessagesResponse(json, s.scope),
+    stream: (events, s) => chatToMessagesStream(events, s),
+    error: (err) => err,
+  };
+}
+
+export const messagesToChat = messagesToChatFor("chat");

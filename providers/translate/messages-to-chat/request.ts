@@ -1,18 +1,24 @@
 // Anthropic Messages request -> chat completions request, for models whose provider speaks chat (OpenAI-protocol,
 // Gemini through its chat op, the simulator). Reference §3.2–3.5 read in reverse.
 // A mid-conversation system message (role "system" in messages) becomes a chat system message at its place.
-// Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking`, `top_k`, `output_config.effort` and
+// Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
+// can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k` and
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema.
 import { invalidRequest } from "../../../core/errors.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
+import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
 }
 
-export function messagesToChatRequest(body: any): Translated<Record<string, unknown>> {
+/** The target and whose reasoning this upstream verifies; without them (token counting) thinking is dropped. */
+export interface MessagesToChatOptions { target?: Target; scope?: ThinkingScope }
+
+export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {}): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
   // Message threads (beta message-threads-*) keep the conversation on Anthropic's servers and send only new turns;
   // no other upstream holds them. Refused with the code the SDK's threads recognise, so one created with
@@ -20,8 +26,11 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
   if (body.thread !== undefined && body.thread !== null) {
     throw invalidRequest("message threads are only supported on Anthropic models; send the full history (the SDK tool runner: thread: false)", "thread", { error_code: "thread_unsupported_request", unsupported: ["thread"] });
   }
-  if (body.thinking && body.thinking.type !== "disabled") dropped.push("thinking");
+  const think = thinkingAsk(body, opts.target, opts.scope?.flavor ?? "chat");
+  dropped.push(...think.dropped);
   if (body.top_k !== undefined) dropped.push("top_k");
+  // Reasoning goes back only to a model that can think (one that cannot may refuse the fields).
+  const replay = opts.target?.reasoning === true ? opts.scope : undefined;
 
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
@@ -38,7 +47,7 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
       if (text) (calls.length ? held : messages).push({ role: "system", content: text });
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
-      const msg = assistantMessage(content);
+      const msg = assistantMessage(content, replay);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
@@ -82,9 +91,17 @@ export function messagesToChatRequest(body: any): Translated<Record<string, unkn
     // Anthropic's structured outputs are always strict (constrained decoding); OpenAI's strict mode is the same promise.
     out.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema ?? { type: "object" }, strict: true } };
   }
-  if (body.output_config?.effort !== undefined && body.output_config?.effort !== null) dropped.push("output_config.effort");
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
+  if (think.effort !== undefined) {
+    out.reasoning_effort = think.effort;
+    // Gemini returns thought text only when asked (the reasoningSummary knob is its includeThoughts); Anthropic always does.
+    const provider = opts.target?.provider;
+    if (opts.scope?.flavor === "gemini" && provider) {
+      const po: any = body.providerOptions ?? {};
+      if (!po[provider]?.reasoningSummary) out.providerOptions = { ...po, [provider]: { ...po[provider], reasoningSummary: "auto" } };
+    }
+  }
   return { body: out, dropped };
 }
 
@@ -181,7 +198,8 @@ function userMessages(content: any, i: number, calls: string[]): Record<string, 
   return out;
 }
 
-function assistantMessage(content: any): Record<string, unknown> {
+/** An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream. */
+function assistantMessage(content: any, replay: ThinkingScope | undefined): Record<string, unknown> {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
@@ -191,5 +209,5 @@ function assistantMessage(content: any): Record<string, unknown> {
   }
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
-  return msg;
+  return replay ? { ...msg, ...replayedReasoning(content, replay) } : msg;
 }

@@ -7,7 +7,7 @@ describe("non-streaming response translation", () => {
     const msg = chatToMessagesResponse({
       id: "chatcmpl-9", model: "gpt", choices: [{ message: { content: "hi", tool_calls: [{ id: "c1", function: { name: "f", arguments: "{\"a\":1}" } }] }, finish_reason: "tool_calls" }],
       usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 60 } },
-    });
+    }, { flavor: "chat", provider: "p" });
     expect(msg).toEqual({
       id: "msg_9", type: "message", role: "assistant", model: "gpt",
       content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 }, caller: { type: "direct" } }],

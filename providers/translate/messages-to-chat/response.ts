@@ -1,7 +1,9 @@
-// Chat completion (non-streaming) -> Anthropic message (reference §3.6, §3.9): text block if non-empty, then one
-// tool_use per call; stop reasons and usage mapped (cached tokens taken out of input_tokens).
+// Chat completion (non-streaming) -> Anthropic message (reference §3.6, §3.9): the upstream's reasoning as a thinking
+// block (reasoning.ts), a text block if non-empty, then one tool_use per call; stop reasons and usage mapped (cached
+// tokens taken out of input_tokens).
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { parseArgs } from "../chat-to-messages/request.ts";
+import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
 
 const STOP: Record<string, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", function_call: "tool_use", content_filter: "refusal" };
 
@@ -9,10 +11,13 @@ export const stopReasonOf = (finish: string | null | undefined): string => (fini
 
 export const messageIdOf = (id: unknown): string => (typeof id === "string" && id.startsWith("msg_") ? id : `msg_${typeof id === "string" && id ? id.replace(/^chatcmpl-/, "") : Date.now().toString(36)}`);
 
-export function chatToMessagesResponse(chat: any): Record<string, unknown> {
+export function chatToMessagesResponse(chat: any, scope: ThinkingScope): Record<string, unknown> {
   const choice = chat?.choices?.[0] ?? {};
   const m = choice.message ?? {};
   const content: Record<string, unknown>[] = [];
+  const reasoning = reasoningText(m);
+  const details: unknown[] = Array.isArray(m.reasoning_details) ? m.reasoning_details : [];
+  if (reasoning.text || details.length) content.push({ type: "thinking", thinking: reasoning.text, signature: thinkingSignature(scope, details, reasoning.field) });
   const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p: any) => p.text ?? "").join("") : "";
   if (text) content.push({ type: "text", text });
   else if (typeof m.refusal === "string" && m.refusal) content.push({ type: "text", text: m.refusal });

@@ -1,6 +1,8 @@
 // Chat completion chunks -> Anthropic Messages events, event by event in constant memory (reference §3.11).
 // Every frame has `event:` equal to the JSON `type`; block indexes are contiguous from 0; message_start goes first
 // even for an empty completion; the finish reason is held until [DONE] so message_delta carries the final usage.
+// Upstream reasoning (reasoning_content / reasoning text, reasoning_details) is a thinking block whose signature —
+// what a replay needs, as a blob (reasoning.ts) — goes out as a signature_delta when the block closes, as Anthropic's does.
 // Upstreams emit parallel tool calls one after another: a new tool index closes the open block. A fragment for an
 // already-closed tool (interleaving, never seen from real upstreams) is still delivered on that tool's own block
 // index, which index-keyed clients (the Anthropic SDK, vercel/ai) apply correctly.
@@ -9,6 +11,7 @@ import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { messageIdOf, stopReasonOf } from "./response.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
+import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
 
 type Open = "none" | "text" | "thinking" | "tool";
 
@@ -24,9 +27,12 @@ export class ChatToMessagesStream {
   private finish: string | null = null;
   private refusal = false;
   private usage: unknown = undefined;
+  /** The open thinking block's opaque reasoning and the field its text came in (its signature when it closes). */
+  private details: unknown[] = [];
+  private textField: string | undefined;
   done = false;
 
-  constructor(private readonly opts: { provider: string; model?: string }) {}
+  constructor(private readonly opts: { provider: string; model?: string; scope?: ThinkingScope }) {}
 
   private start(chunk: any, out: SseEvent[]): void {
     if (this.started) return;
@@ -43,6 +49,12 @@ export class ChatToMessagesStream {
 
   private close(out: SseEvent[]): void {
     if (this.open === "none") return;
+    if (this.open === "thinking") {
+      const signature = thinkingSignature(this.opts.scope ?? { flavor: "chat", provider: this.opts.provider }, this.details, this.textField);
+      out.push(ev("content_block_delta", { index: this.nextIndex - 1, delta: { type: "signature_delta", signature } }));
+      this.details = [];
+      this.textField = undefined;
+    }
     out.push(ev("content_block_stop", { index: this.nextIndex - 1 }));
     this.open = "none";
     this.openToolIndex = -1;
@@ -69,9 +81,15 @@ export class ChatToMessagesStream {
     if (!choice) return out;
     this.start(chunk, out);
     const d = choice.delta ?? {};
-    if (typeof d.reasoning_content === "string" && d.reasoning_content) {
+    const reasoning = reasoningText(d);
+    if (reasoning.text) {
       const index = this.openBlock("thinking", out);
-      out.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: d.reasoning_content } }));
+      this.textField ??= reasoning.field;
+      out.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: reasoning.text } }));
+    }
+    if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) {
+      this.openBlock("thinking", out);
+      this.details.push(...d.reasoning_details);
     }
     if (typeof d.content === "string" && d.content) {
       const index = this.openBlock("text", out);
@@ -122,7 +140,7 @@ export class ChatToMessagesStream {
   }
 }
 
-export async function* chatToMessagesStream(events: AsyncIterable<SseEvent>, opts: { provider: string; model?: string }): AsyncGenerator<SseEvent> {
+export async function* chatToMessagesStream(events: AsyncIterable<SseEvent>, opts: { provider: string; model?: string; scope?: ThinkingScope }): AsyncGenerator<SseEvent> {
   const t = new ChatToMessagesStream(opts);
   for await (const e of events) {
     const out = t.push(e);

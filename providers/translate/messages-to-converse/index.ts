@@ -1,7 +1,7 @@
 // Messages client -> Bedrock Converse upstream: messages -> chat chained with chat -> Converse, so each wire mapping
 // is written once. Usage is reported by the chat -> Converse half.
 import { chainTranslators } from "../chain.ts";
-import { messagesToChat } from "../messages-to-chat/index.ts";
+import { messagesToChatFor } from "../messages-to-chat/index.ts";
 import { chatToConverse } from "../chat-to-converse/index.ts";
 
-export const messagesToConverse = chainTranslators(messagesToChat, chatToConverse);
+export const messagesToConverse = chainTranslators(messagesToChatFor("converse"), chatToConverse);
