@@ -15,6 +15,9 @@ import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
 import { serveMetrics } from "./observability/metrics-http.ts";
 import { readiness } from "./readiness.ts";
+import { adminRoutes } from "./admin/routes.ts";
+import { ADMIN_PREFIX } from "./admin/route.ts";
+import { handleAdmin } from "./admin/handle.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -47,6 +50,15 @@ export function createApp(gateway: Gateway): H3 {
       const picked = group.pick(String(getRouterParams(event)?._ ?? ""));
       if ("error" in picked) return sendJson(res, picked.error.status, toGeminiJSON(picked.error), { "x-request-id": requestIdOf(req) });
       await handleRequest(gateway, picked.spec, req, res, picked.params);
+      return HANDLED;
+    });
+  }
+
+  // The admin API (admin keys only; core/admin/).
+  for (const route of adminRoutes) {
+    app.on(route.method, ADMIN_PREFIX + route.path, async (event) => {
+      const { req, res } = nodeOf(event);
+      await handleAdmin(gateway, route, req, res, (getRouterParams(event, { decode: true }) ?? {}) as Record<string, string>);
       return HANDLED;
     });
   }

@@ -1,4 +1,4 @@
-// model-gateway start | check | keys new — the operator's command line.
+// model-gateway start | check | keys | usage — the operator's command line.
 // Only light modules are imported statically: the gateway itself (server, config loading with every plugin and
 // provider) is imported where a command needs it, so a `start --workers N` primary, which only forks and supervises,
 // stays close to a bare Node process (bin/build.mjs bundles the lazy imports as separate chunks).
@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
 import { resolve, join } from "node:path";
 import { fork } from "node:child_process";
-import { newApiKey, sha256Hex } from "./keys/keys.ts";
+import { sha256Hex } from "./keys/keys.ts";
 import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
@@ -20,7 +20,12 @@ const HELP = `model-gateway — one HTTP gateway in front of many model provider
 Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
   model-gateway check [gateway.yaml]
-  model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
+  model-gateway keys list   [--config F | --url U] [--project P] [--json]
+  model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2027-01-01] [--rpm N] [--tpm N] [--budget USD] [--config F | --url U]
+  model-gateway keys new    --admin --scope read|write [--id NAME] [--config F]
+  model-gateway keys revoke --project ID --id NAME [--config F | --url U]
+  model-gateway keys rotate --project ID --id NAME [--overlap 1h] [--config F | --url U]
+    (--config F edits gateway.yaml in place; --url U [--admin-key K | MG_ADMIN_KEY] calls a running gateway's admin API)
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
   model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
 `;
@@ -142,37 +147,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     }
   },
 
-  async keys(argv) {
-    const [sub, ...rest] = argv;
-    if (sub !== "new") {
-      process.stderr.write(HELP);
-      return 1;
-    }
-    const { values } = parseArgs({
-      args: rest,
-      options: { project: { type: "string" }, id: { type: "string" }, sandbox: { type: "boolean" }, expires: { type: "string" } },
-    });
-    if (!values.project) {
-      process.stderr.write("keys new: --project is required\n");
-      return 1;
-    }
-    let expires: string | undefined;
-    if (values.expires) {
-      const t = Date.parse(values.expires);
-      if (!Number.isFinite(t)) {
-        process.stderr.write(`keys new: --expires ${values.expires} is not a date\n`);
-        return 1;
-      }
-      expires = new Date(t).toISOString().replace(/\.000Z$/, "Z");
-    }
-    const key = newApiKey(values.sandbox === true);
-    const id = values.id ?? `key-${new Date().toISOString().slice(0, 10)}-${key.slice(-4).toLowerCase()}`;
-    const line = `{ id: ${id}, sha256: "${sha256Hex(key)}"${expires ? `, expires_at: "${expires}"` : ""} }`;
-    process.stdout.write(
-      `${key}\n\nThis key is shown once. Paste this line under projects.${values.project}.keys in gateway.yaml:\n      - ${line}\n`,
-    );
-    return 0;
-  },
+  keys: async (argv) => (await import("./keys/keys-command.ts")).keysCommand(argv),
 };
 
 // A worker that could not start (port, config, store) must end, or its IPC channel to the primary keeps it alive;

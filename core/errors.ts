@@ -9,6 +9,7 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "BUDGET_EXCEEDED"
   | "MODEL_NOT_ALLOWED"
+  | "FORBIDDEN"
   | "MODEL_NOT_FOUND"
   | "NOT_FOUND"
   | "CONFLICT"
@@ -31,6 +32,7 @@ const OPENAI_TYPE: Record<ErrorCode, string> = {
   UNAUTHORIZED: "authentication_error",
   BUDGET_EXCEEDED: "insufficient_quota",
   MODEL_NOT_ALLOWED: "permission_error",
+  FORBIDDEN: "permission_error",
   MODEL_NOT_FOUND: "not_found_error",
   NOT_FOUND: "not_found_error",
   CONFLICT: "conflict_error",

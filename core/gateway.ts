@@ -18,6 +18,9 @@ import { createStore, spoolDirOf } from "./store/index.ts";
 import { GuardedStore, type SpooledRecord } from "./store/guard.ts";
 import { Spool } from "./store/spool.ts";
 import { InFlight } from "./shutdown.ts";
+import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
+import type { LedgerReader } from "./contracts/ledger-reader.ts";
+import { ScanLedgerReader } from "./store/ledger-reader-scan.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -58,6 +61,10 @@ export class Gateway implements GatewayHandle {
    * call is bounded and a store that fails is reported (/readyz) and worked around (core/store/guard.ts).
    */
   store!: GuardedStore;
+  /** API keys created through the admin API: every replica's cache of the store's keys (core/keys/api-keys.ts). */
+  apiKeys!: ApiKeys;
+  /** Usage, request search and records for the operator plane (the admin API). */
+  ledgerReader!: LedgerReader;
   /** A graceful shutdown has begun (for /readyz). */
   draining = false;
   readonly log: Logger;
@@ -87,9 +94,13 @@ export class Gateway implements GatewayHandle {
       throw err;
     }
     await gw.store.start();
+    gw.apiKeys = new ApiKeys(gw.store.apiKeys, { refreshMs: () => gw.config.store.key_refresh_ms ?? DEFAULT_KEY_REFRESH_MS, log: gw.log });
+    gw.ledgerReader = new ScanLedgerReader(gw.store);
     try {
       gw.current = await gw.build(config);
+      await gw.apiKeys.start();
     } catch (err) {
+      await gw.apiKeys.close();
       await gw.store.close();
       throw err;
     }
@@ -181,6 +192,7 @@ export class Gateway implements GatewayHandle {
     this.current.retired = true;
     await this.dispose(this.current);
     for (const fn of this.closers.splice(0)) await fn();
+    await this.apiKeys.close();
     await this.store.close();
   }
 

@@ -3,6 +3,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { endpoints } from "./endpoints/index.ts";
 import { packageRoot } from "./package-root.ts";
+import { adminRoutes } from "./admin/routes.ts";
+import { ADMIN_PREFIX } from "./admin/route.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
 const DIRS = ["api", "responses"];
@@ -66,6 +68,41 @@ const ERROR_STATUSES: Record<string, string> = {
   "504": "Upstream timeout",
 };
 
+const ADMIN_ERRORS: Record<string, string> = {
+  "400": "Invalid body or query parameter (the message and details name the field)",
+  "401": "Missing, malformed, unknown, revoked or expired admin key (project keys are refused here)",
+  "403": "FORBIDDEN: a read-scope admin key on a route that changes state",
+  "404": "No such project, key or request",
+  "409": "CONFLICT: the key id is taken, or the key is declared in gateway.yaml (changed in the file)",
+  "413": "Request body too large",
+  "503": "STORE_UNAVAILABLE: the state store cannot answer (changes and store-backed reads)",
+};
+
+/** The admin API (/admin/v1, outside /api): its own security scheme and server root. */
+function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
+  for (const r of adminRoutes) {
+    const path = (ADMIN_PREFIX + r.path).replace(/:(\w+)/g, "{$1}");
+    const responses: Json = { [r.openapi.created ? "201" : "200"]: { description: "Success", content: { "application/json": { schema: r.openapi.responseSchema ? { $ref: `#/components/schemas/${r.openapi.responseSchema}` } : { type: "object" } } } } };
+    for (const [code, description] of Object.entries(ADMIN_ERRORS)) responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+    const op: Json = {
+      operationId: r.openapi.operationId,
+      summary: r.openapi.summary,
+      description: `Admin API; needs a ${r.scope}-scope admin key${r.scope === "read" ? " (or a write-scope one)" : ""}. See docs/admin-api.md.`,
+      tags: ["Admin"],
+      parameters: [
+        ...[...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+        ...(r.openapi.query ?? []).map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema ?? { type: "string" } })),
+        { name: "X-Request-Id", in: "header", required: false, schema: { type: "string" }, description: "Echoed back, or generated when absent" },
+      ],
+      responses,
+      security: [{ adminKey: [] }],
+    };
+    if (r.openapi.requestSchema) op.requestBody = { required: !r.bodyOptional, content: { "application/json": { schema: { $ref: `#/components/schemas/${r.openapi.requestSchema}` } } } };
+    const item = (paths[path] ??= { servers: [{ url: "/", description: "The gateway's root: the admin API is not under /api" }] });
+    item[r.method.toLowerCase()] = op;
+  }
+}
+
 export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
@@ -110,6 +147,7 @@ export function buildOpenApi(): Json {
     }
     (paths[path] ??= {})[ep.method.toLowerCase()] = op;
   }
+  addAdminPaths(paths, errorRef);
   return {
     openapi: "3.1.0",
     info: {
@@ -126,6 +164,7 @@ export function buildOpenApi(): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" },
         googApiKey: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "The Gemini API routes (/v1beta/) also take the key here" },
         googKeyQuery: { type: "apiKey", in: "query", name: "key", description: "…or in ?key= on the Gemini API routes" },
+        adminKey: { type: "http", scheme: "bearer", description: "mg_admin_… keys from admin_keys in gateway.yaml (scope read or write); the admin API only" },
       },
     },
   };

@@ -9,7 +9,7 @@ import { validateGateway } from "../generated/validators.js";
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
 import { interpolate, hasReference, expandsAt, firstReference, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
-import type { KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
+import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
@@ -203,6 +203,15 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
     }
   }
   checkGuardrails(config, (p, m, k) => sources.at(p, m, k), problems);
+  // An admin key is never also a project key: each is refused where the other is accepted.
+  const adminIds = new Set<string>();
+  (config.admin_keys ?? []).forEach((k, i) => {
+    const other = seen.get(k.sha256);
+    if (other) problems.push(sources.at(["admin_keys", i, "sha256"], `admin key ${k.id}: the same key is already declared by ${other}`));
+    seen.set(k.sha256, `admin_keys/${k.id}`);
+    if (adminIds.has(k.id)) problems.push(sources.at(["admin_keys", i, "id"], `admin key id ${k.id} is declared twice`));
+    adminIds.add(k.id);
+  });
 }
 
 async function resolvePipeline(builtins: Builtins, config: GatewayConfig, sources: Sources, dir: string, problems: ConfigProblem[]): Promise<PipelineEntry[]> {
@@ -318,8 +327,15 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         hash: Buffer.from(k.sha256, "hex"),
         expiresAt: k.expires_at ? Date.parse(k.expires_at) : null,
         revoked: k.revoked === true,
+        source: "yaml",
+        ...(k.rate_limits ? { rateLimits: k.rate_limits } : {}),
+        ...(k.budget ? { budget: k.budget } : {}),
       });
     }
+  }
+  const adminKeys = new Map<string, AdminKeyRuntime>();
+  for (const k of config.admin_keys ?? []) {
+    adminKeys.set(k.sha256, { id: k.id, hash: Buffer.from(k.sha256, "hex"), scope: k.scope, expiresAt: k.expires_at ? Date.parse(k.expires_at) : null, revoked: k.revoked === true });
   }
 
   const s = config.server ?? {};
@@ -364,5 +380,6 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
     models,
     projects,
     keys,
+    adminKeys,
   };
 }

@@ -1,5 +1,5 @@
 // The validated config, frozen into lookup maps before the first request.
-import type { GatewayConfig, ModelConfig, ProjectConfig, ProviderConfig, Pricing, StoreConfig } from "../generated/types/gateway.ts";
+import type { GatewayConfig, KeyBudget, ModelConfig, ProjectConfig, ProviderConfig, Pricing, RateLimits, StoreConfig } from "../generated/types/gateway.ts";
 import type { TrustedProxies } from "../net/trusted-proxies.ts";
 
 export interface EndpointRuntime {
@@ -31,6 +31,20 @@ export interface KeyRuntime {
   projectId: string;
   /** sha256 of the key, raw bytes (compared in constant time). */
   hash: Buffer;
+  expiresAt: number | null;
+  revoked: boolean;
+  /** Declared in gateway.yaml, or created through the admin API (kept in the store). */
+  source: "yaml" | "api";
+  /** The key's own rpm/tpm (else the project's rate_limits apply). */
+  rateLimits?: RateLimits;
+  /** The key's own spend cap, on top of the project's. */
+  budget?: KeyBudget;
+}
+
+export interface AdminKeyRuntime {
+  id: string;
+  hash: Buffer;
+  scope: "read" | "write";
   expiresAt: number | null;
   revoked: boolean;
 }
@@ -84,6 +98,8 @@ export interface RuntimeConfig {
   disabledProviders: Map<string, string>;
   models: Map<string, ModelRuntime>;
   projects: Map<string, ProjectRuntime>;
-  /** sha256 hex -> key. */
+  /** sha256 hex -> key (those of gateway.yaml; the admin API's are in the store, see core/keys/api-keys.ts). */
   keys: Map<string, KeyRuntime>;
+  /** sha256 hex -> admin API key. */
+  adminKeys: Map<string, AdminKeyRuntime>;
 }

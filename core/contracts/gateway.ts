@@ -9,6 +9,7 @@ import type { InFlight } from "../shutdown.ts";
 import type { Store } from "../store/types.ts";
 import type { ProviderDriver } from "./provider.ts";
 import type { Translators } from "./translator.ts";
+import type { ApiKeyDirectory } from "../keys/api-keys.ts";
 
 /** A config snapshot held by a request or job: its drivers stay open until it is released. */
 export interface SnapshotHold {
@@ -22,6 +23,8 @@ export interface GatewayHandle {
   /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
   readonly store: Store;
   readonly log: Logger;
+  /** API keys created through the admin API (the store's, cached by every replica). */
+  readonly apiKeys: ApiKeyDirectory;
   /** The current config snapshot. */
   readonly config: RuntimeConfig;
   /** Take the current snapshot (a reload cannot close its drivers meanwhile); pair with release(). */

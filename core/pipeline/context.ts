@@ -2,7 +2,7 @@
 //   declare module "../../core/pipeline/context.ts" { interface GatewayContext { myField?: X } }
 import type { IncomingHttpHeaders } from "node:http";
 import type { SseEvent } from "../sse/parse.ts";
-import type { RuntimeConfig, ModelRuntime, ProjectRuntime } from "../config/runtime.ts";
+import type { KeyRuntime, RuntimeConfig, ModelRuntime, ProjectRuntime } from "../config/runtime.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayError } from "../errors.ts";
@@ -33,6 +33,8 @@ export interface AuthInfo {
   project: ProjectRuntime;
   keyId: string;
   sandbox: boolean;
+  /** The key's record: where it is declared (gateway.yaml or the admin API) and its own limits. */
+  key?: KeyRuntime;
 }
 
 /** How the request ended, handed to onFinish callbacks once the last byte was written (or the client left). */

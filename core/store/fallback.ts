@@ -4,6 +4,7 @@
 // logged by the caller.
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import type { LedgerEntry, RateCharge, RateResult, Reservation, ReserveResult, Settlement } from "./types.ts";
 
 export class LocalFallback {
@@ -21,9 +22,9 @@ export class LocalFallback {
   /** A record went to the spool: its cost counts until the store has it. */
   noteSpooled(e: LedgerEntry): void {
     if (e.costPico === 0n) return;
+    const scope = keyScope(e.project, e.keyId);
     for (const p of allPeriods(e.ts)) {
-      const k = `${e.project}\n${p.key}`;
-      this.spooled.set(k, (this.spooled.get(k) ?? 0n) + e.costPico);
+      for (const k of [`${e.project}\n${p.key}`, `${scope}\n${p.key}`]) this.spooled.set(k, (this.spooled.get(k) ?? 0n) + e.costPico);
     }
   }
 

@@ -14,8 +14,9 @@ import type { Spool } from "./spool.ts";
 import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type UnavailableReason } from "./unavailable.ts";
 import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
+import type { ApiKeyStore } from "./api-keys-types.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 /** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
@@ -54,6 +55,7 @@ export class GuardedStore implements Store {
   readonly kind: Store["kind"];
   readonly responses: ResponseStore;
   readonly memos: MemoStore;
+  readonly apiKeys: ApiKeyStore;
   readonly metrics: StoreMetrics;
   private up = true;
   private downSince = 0;
@@ -78,6 +80,7 @@ export class GuardedStore implements Store {
     this.metrics.up.set(1);
     this.responses = this.guardResponses(inner.responses);
     this.memos = this.guardMemos(inner.memos);
+    this.apiKeys = this.guardApiKeys(inner.apiKeys);
     // A lost connection: unavailable at once, and when it is back, not trusted until a probe has checked it still
     // holds the gateway's state.
     inner.onConnectionLost?.(() => { if (!this.closed) this.fail("connection", new Error("connection to the store lost")); });
@@ -284,6 +287,14 @@ export class GuardedStore implements Store {
     return this.call("spent", () => this.inner.spent(project, periodKey, periodStart));
   }
 
+  reserved(project: string, periodKey: string, now: number): Promise<bigint> {
+    return this.call("reserved", () => this.inner.reserved(project, periodKey, now));
+  }
+
+  rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]> {
+    return this.call("rate_state", () => this.inner.rateState(windows, now));
+  }
+
   /**
    * Never fails for lack of a store: the provider has answered, so the record goes to the spool (durably, before
    * this resolves) when the store cannot take it, and reaches the store when it is back.
@@ -362,6 +373,18 @@ export class GuardedStore implements Store {
     return {
       put: (key: string, value: string, ttlMs: number, now: number) => this.call("memos_put", () => m.put(key, value, ttlMs, now)),
       get: (keys: string[], now: number) => this.call("memos_get", () => m.get(keys, now)),
+    };
+  }
+
+  private guardApiKeys(k: ApiKeyStore): ApiKeyStore {
+    return {
+      list: () => this.call("api_keys_list", () => k.list()),
+      get: (sha256) => this.call("api_keys_get", () => k.get(sha256)),
+      create: (key) => this.call("api_keys_create", () => k.create(key)),
+      update: (sha256, patch) => this.call("api_keys_update", () => k.update(sha256, patch)),
+      version: () => this.call("api_keys_version", () => k.version()),
+      touch: (used) => this.call("api_keys_touch", () => k.touch(used)),
+      lastUsed: () => this.call("api_keys_last_used", () => k.lastUsed()),
     };
   }
 

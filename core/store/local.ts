@@ -1,8 +1,8 @@
 // In-process state shared by the memory and SQLite backends: rate windows, budget reservations and claimed
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
-import { gcraAdjust, gcraCharge } from "./gcra.ts";
-import type { IdempotencyBegin, RateCharge, RateResult, Reservation, Settlement } from "./types.ts";
+import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
+import type { IdempotencyBegin, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
 interface Held { amount: bigint; expires: number }
 interface Claim { hash: string; owner: string; expires: number }
@@ -19,6 +19,10 @@ export class LocalState {
 
   rateAdjust(key: string, limit: number, delta: number, now: number): void {
     gcraAdjust(this.tats, key, limit, delta, now);
+  }
+
+  rateState(windows: { key: string; limit: number }[], now: number): RateState[] {
+    return windows.map((w) => windowState({ ...w, cost: 0 }, Math.max(this.tats.get(w.key) ?? now, now), now));
   }
 
   /** Reserved amount for a budget period; expired leases are swept only once the earliest one is due. */

@@ -1,10 +1,12 @@
 // Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs.
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
+import { MemoryApiKeyStore } from "./api-keys-memory.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 interface Done { hash: string; response: StoredResponse; expires: number }
@@ -21,12 +23,19 @@ export class MemoryStore implements Store {
   private readonly done = new Map<string, Done>();
   readonly responses = new MemoryResponseStore();
   readonly memos = new MemoryMemoStore();
+  readonly apiKeys = new MemoryApiKeyStore();
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     return this.local.rateLimit(charges, now);
   }
   async rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> {
     this.local.rateAdjust(key, limit, delta, now);
+  }
+  async rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]> {
+    return this.local.rateState(windows, now);
+  }
+  async reserved(project: string, periodKey: string, now: number): Promise<bigint> {
+    return this.local.reserved(project, periodKey, now);
   }
   async reserve(r: Reservation, now: number): Promise<ReserveResult> {
     return this.local.reserve(r, this.spend.get(`${r.project}\n${r.periodKey}`) ?? 0n, now);
@@ -44,9 +53,9 @@ export class MemoryStore implements Store {
     this.entries.push(entry);
     // Trim in chunks: shifting one record per request would copy the whole array every time.
     if (this.entries.length > MAX_ENTRIES + 10_000) for (const old of this.entries.splice(0, 10_000)) this.seen.delete(old.generationId);
+    const scope = keyScope(entry.project, entry.keyId);
     for (const p of allPeriods(entry.ts)) {
-      const k = `${entry.project}\n${p.key}`;
-      this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
+      for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
     }
   }
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {

@@ -72,18 +72,40 @@ return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amoun
 `;
 
 /**
- * KEYS[1] ledger stream, KEYS[2] once-marker for the generation id, KEYS[3..6] spend counters (day, week, month,
- * total), KEYS[7] reservations hash or absent. ARGV = entry JSON, cost in pico-USD, reservation id.
+ * KEYS[1] ledger stream, KEYS[2] once-marker for the generation id, KEYS[3..6] the project's spend counters (day,
+ * week, month, total), KEYS[7..10] the key's (store/key-budget.ts), KEYS[11] reservations hash or absent.
+ * ARGV = entry JSON, cost in pico-USD, reservation id.
  */
 export const RECORD = `
-if #KEYS >= 7 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[7], ARGV[3]) end
+if #KEYS >= 11 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[11], ARGV[3]) end
 if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 2678400) then return 0 end
 redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])
-for i = 3, 6 do
+for i = 3, 10 do
   redis.call('INCRBY', KEYS[i], ARGV[2])
-  if i < 6 then redis.call('EXPIRE', KEYS[i], 34560000) end
+  if i ~= 6 and i ~= 10 then redis.call('EXPIRE', KEYS[i], 34560000) end
 end
 return 1
+`;
+
+/** KEYS = windows. Server time, then each window's tat (0 when absent): the windows' state without charging. */
+export const RATE_STATE = `
+local t = redis.call('TIME')
+local out = { string.format('%.6f', tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000) }
+for i = 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) or '0' end
+return out
+`;
+
+/** KEYS[1] reservations hash. What unexpired reservations hold now (server time), in pico-USD. */
+export const RESERVED = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local all = redis.call('HGETALL', KEYS[1])
+local reserved = 0
+for i = 1, #all, 2 do
+  local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)$')
+  if tonumber(expires) > now then reserved = reserved + tonumber(amount) end
+end
+return string.format('%.0f', reserved)
 `;
 
 /** KEYS[1] record; ARGV = hash, owner, leaseMs. */

@@ -9,17 +9,19 @@ import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import { StoreStateLostError } from "./unavailable.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
+import { RedisApiKeyStore } from "./api-keys-redis.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
-  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd;
+  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd;
 }
 
 export interface RedisOptions {
@@ -32,6 +34,7 @@ export class RedisStore implements Store {
   private readonly r: Redis & Scripts;
   readonly responses: RedisResponseStore;
   readonly memos: RedisMemoStore;
+  readonly apiKeys: RedisApiKeyStore;
 
   private constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
@@ -42,6 +45,8 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
+    redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
+    redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 1 });
     this.r = redis as Redis & Scripts;
     // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
     // trusting the store at once, before any command could reach the new server, and probes it first.
@@ -50,6 +55,7 @@ export class RedisStore implements Store {
     });
     this.responses = new RedisResponseStore(redis, prefix);
     this.memos = new RedisMemoStore(redis, prefix);
+    this.apiKeys = new RedisApiKeyStore(redis, prefix);
   }
 
   /** Connect and check the server answers; a wrong URL fails the boot with a clear message. */
@@ -155,6 +161,17 @@ export class RedisStore implements Store {
     await this.r.mgRateAdjust(this.k("rl", key), limit, delta);
   }
 
+  async rateState(windows: { key: string; limit: number }[], _now?: number): Promise<RateState[]> {
+    if (!windows.length) return [];
+    const out: string[] = (await this.r.mgRateState(windows.length, ...windows.map((w) => this.k("rl", w.key)))).map(String);
+    const serverNow = Number(out[0]);
+    return windows.map((w, i) => windowState({ ...w, cost: 0 }, Math.max(Number(out[1 + i]), serverNow), serverNow));
+  }
+
+  async reserved(project: string, periodKey: string, _now?: number): Promise<bigint> {
+    return BigInt(await this.r.mgReserved(this.k("resv", project, periodKey)));
+  }
+
   async reserve(r: Reservation, _now?: number): Promise<ReserveResult> {
     const [ok, spent, reserved] = await this.r.mgReserve(
       this.k("spend", r.project, r.periodKey), this.k("resv", r.project, r.periodKey), r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs,
@@ -171,7 +188,9 @@ export class RedisStore implements Store {
   }
 
   async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
-    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...allPeriods(entry.ts).map((p) => this.k("spend", entry.project, p.key))];
+    const periods = allPeriods(entry.ts);
+    const scope = keyScope(entry.project, entry.keyId);
+    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...periods.map((p) => this.k("spend", entry.project, p.key)), ...periods.map((p) => this.k("spend", scope, p.key))];
     if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "");

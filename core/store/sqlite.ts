@@ -9,10 +9,12 @@ import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { allPeriods } from "./periods.ts";
+import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
+import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 const SCHEMA = `
@@ -82,6 +84,7 @@ export class SqliteStore implements Store {
   private checkpointer?: Checkpointer;
   readonly responses: SqliteResponseStore;
   readonly memos: SqliteMemoStore;
+  readonly apiKeys: SqliteApiKeyStore;
 
   /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
   private readonly fsyncCommits: boolean;
@@ -111,9 +114,11 @@ export class SqliteStore implements Store {
     if (!columns.some((c) => c.name === "guardrail")) this.db.exec("ALTER TABLE ledger ADD COLUMN guardrail TEXT");
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
+    this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
+      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
@@ -139,11 +144,20 @@ export class SqliteStore implements Store {
     this.local.rateAdjust(key, limit, delta, now);
   }
 
+  async rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]> {
+    return this.local.rateState(windows, now);
+  }
+  async reserved(project: string, periodKey: string, now: number): Promise<bigint> {
+    return this.local.reserved(project, periodKey, now);
+  }
+
   private spentSync(project: string, periodKey: string, periodStart: number): bigint {
     const k = `${project}\n${periodKey}`;
     let s = this.spend.get(k);
     if (s === undefined) {
-      s = (this.stmts.sum.get(project, periodStart) as { s: bigint }).s;
+      // `project` is a budget scope: a project, or one of its keys (key-budget.ts).
+      const key = parseKeyScope(project);
+      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, periodStart) : this.stmts.sum.get(project, periodStart)) as { s: bigint }).s;
       this.spend.set(k, s);
     }
     return s;
@@ -231,10 +245,12 @@ export class SqliteStore implements Store {
       () => { added = this.stmts.insert.run(...toRow(entry)).changes === 1; },
       () => {
         if (added) {
+          const scope = keyScope(entry.project, entry.keyId);
           for (const p of allPeriods(entry.ts)) {
-            const k = `${entry.project}\n${p.key}`;
-            const s = this.spend.get(k);
-            if (s !== undefined) this.spend.set(k, s + entry.costPico);
+            for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) {
+              const s = this.spend.get(k);
+              if (s !== undefined) this.spend.set(k, s + entry.costPico);
+            }
           }
         }
         // Spend is counted before the reservation goes, so a concurrent reserve never misses both.

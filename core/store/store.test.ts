@@ -8,6 +8,7 @@ import { MemoryStore } from "./memory.ts";
 import { SqliteStore } from "./sqlite.ts";
 import { RedisStore } from "./redis.ts";
 import { periodOf } from "./periods.ts";
+import { keyScope } from "./key-budget.ts";
 import type { LedgerEntry, Store } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
@@ -44,6 +45,34 @@ describe.each(Object.keys(backends))("%s store", (kind) => {
     // 5 per minute refill one every 12 s.
     expect(results[5]!.retryAfterMs).toBeGreaterThan(11_000);
     expect(results[5]!.retryAfterMs).toBeLessThanOrEqual(12_000);
+  });
+
+  it("rate state: reading the windows charges nothing", async () => {
+    const now = Date.now();
+    await store.rateLimit([{ key: `peek-${kind}`, limit: 5, cost: 2 }], now);
+    const a = await store.rateState([{ key: `peek-${kind}`, limit: 5 }, { key: `untouched-${kind}`, limit: 7 }], now);
+    const b = await store.rateState([{ key: `peek-${kind}`, limit: 5 }], now);
+    expect(a.map((w) => w.remaining)).toEqual([3, 7]);
+    expect(b[0]!.remaining).toBe(3);
+    expect((await store.rateLimit([{ key: `peek-${kind}`, limit: 5, cost: 3 }], now)).ok).toBe(true); // the 3 were really left
+  });
+
+  it("a record counts toward its key's budget scope as well as its project's; reserved() reads the holds", async () => {
+    const month = periodOf("month", Date.now());
+    const project = `kb-${kind}`;
+    await store.record(entry({ project, keyId: "k9", costPico: 7_000_000n }));
+    await store.record(entry({ project, keyId: "k8", costPico: 1_000_000n }));
+    expect(await store.spent(keyScope(project, "k9"), month.key, month.start)).toBe(7_000_000n);
+    expect(await store.spent(keyScope(project, "k8"), month.key, month.start)).toBe(1_000_000n);
+    expect(await store.spent(project, month.key, month.start)).toBe(8_000_000n);
+    const scope = keyScope(project, "k9");
+    const r = await store.reserve({ project: scope, periodKey: month.key, periodStart: month.start, id: "h1", amountPico: 2_000_000n, limitPico: 10_000_000n, leaseMs: 60_000 }, Date.now());
+    expect(r).toMatchObject({ ok: true, spentPico: 7_000_000n });
+    expect(await store.reserved(scope, month.key, Date.now())).toBe(2_000_000n);
+    const over = await store.reserve({ project: scope, periodKey: month.key, periodStart: month.start, id: "h2", amountPico: 2_000_000n, limitPico: 10_000_000n, leaseMs: 60_000 }, Date.now());
+    expect(over.ok).toBe(false); // 7 spent + 2 held + 2 > 10
+    await store.release({ project: scope, periodKey: month.key, id: "h1" });
+    expect(await store.reserved(scope, month.key, Date.now())).toBe(0n);
   });
 
   it("rate limit: all windows or none are charged", async () => {

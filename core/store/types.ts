@@ -3,6 +3,7 @@
 import type { SseEvent } from "../sse/parse.ts";
 import type { ResponseStore } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
+import type { ApiKeyStore } from "./api-keys-types.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -123,12 +124,16 @@ export interface Store {
   rateLimit(charges: RateCharge[], now: number): Promise<RateResult>;
   /** Correct a window once the real cost is known (negative gives units back). */
   rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void>;
+  /** How the windows look now, charging nothing (the admin API's rate-limit state). */
+  rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]>;
 
   /** Reserve `amountPico` if spent + reserved + amount <= limit. */
   reserve(r: Reservation, now: number): Promise<ReserveResult>;
   release(s: Settlement): Promise<void>;
   /** Spend recorded in the ledger for a project since periodStart. */
   spent(project: string, periodKey: string, periodStart: number): Promise<bigint>;
+  /** What requests in flight hold against a budget period now (expired leases not counted). */
+  reserved(project: string, periodKey: string, now: number): Promise<bigint>;
 
   /** Write one ledger record (once per generation id), add its cost to the spend and settle its reservation — atomically. */
   record(entry: LedgerEntry, settle?: Settlement): Promise<void>;
@@ -144,6 +149,8 @@ export interface Store {
   readonly responses: ResponseStore;
   /** Short-lived values one request leaves for a later one (signed reasoning a client may drop), by key. */
   readonly memos: MemoStore;
+  /** API keys created through the admin API, shared by every replica (each serves them from its own cache). */
+  readonly apiKeys: ApiKeyStore;
 
   /**
    * Resolves when the store can take writes now (a write, not a read: a full disk or a read-only replica fails it);

@@ -56,24 +56,42 @@ function lookup(config: RuntimeConfig, key: string): KeyRuntime | undefined {
   return record;
 }
 
+/** A key created through the admin API: this replica's cache, else (once) the store. */
+function storedKey(ctx: GatewayContext, key: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined {
+  const digest = createHash("sha256").update(key).digest();
+  const found = ctx.gateway.apiKeys.find(digest.toString("hex"));
+  const check = (r: KeyRuntime | undefined) => (r && timingSafeEqual(r.hash, digest) ? r : undefined);
+  return found instanceof Promise ? found.then(check) : check(found);
+}
+
 export default definePlugin({
   name: "auth",
   handle(ctx, next) {
     const key = presentedKey(ctx);
     if (!key) throw deny(ctx, "INVALID_API_KEY", "Missing API key: send Authorization: Bearer mg_live_…");
     if (!KEY_PATTERN.test(key)) throw deny(ctx, "INVALID_API_KEY", "Malformed API key: keys start with mg_live_ or mg_test_");
-    const record = lookup(ctx.config, key);
-    if (!record) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
-    if (record.revoked) throw deny(ctx, "INVALID_API_KEY", "This API key has been revoked");
-    if (record.expiresAt !== null && Date.now() >= record.expiresAt) {
-      throw deny(ctx, "EXPIRED_API_KEY", `This API key expired at ${new Date(record.expiresAt).toISOString()}`);
-    }
-    ctx.auth = {
-      projectId: record.projectId,
-      project: ctx.config.projects.get(record.projectId)!,
-      keyId: record.id,
-      sandbox: key.startsWith("mg_test_"),
-    };
-    return next();
+    const record = lookup(ctx.config, key) ?? storedKey(ctx, key);
+    // The YAML path stays synchronous (no promise per request); only a key the cache does not know waits.
+    if (record instanceof Promise) return record.then((r) => admit(ctx, key, r, next));
+    return admit(ctx, key, record, next);
   },
 });
+
+function admit(ctx: GatewayContext, key: string, record: KeyRuntime | undefined, next: () => Promise<void>): Promise<void> {
+  const project = record && ctx.config.projects.get(record.projectId);
+  // A stored key of a project no longer in the config is as good as unknown.
+  if (!record || !project) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
+  if (record.revoked) throw deny(ctx, "INVALID_API_KEY", "This API key has been revoked");
+  if (record.expiresAt !== null && Date.now() >= record.expiresAt) {
+    throw deny(ctx, "EXPIRED_API_KEY", `This API key expired at ${new Date(record.expiresAt).toISOString()}`);
+  }
+  ctx.auth = {
+    projectId: record.projectId,
+    project,
+    keyId: record.id,
+    sandbox: key.startsWith("mg_test_"),
+    key: record,
+  };
+  ctx.gateway.apiKeys.used(record, Date.now());
+  return next();
+}

@@ -5,11 +5,17 @@
 // count_tokens costs nothing, so nothing is reserved for it; but once a project's recorded spend has reached its
 // budget it is refused with the same 402 as a generation (issue 25: a spent key could still make the gateway count).
 // In-flight holds do not count against it: they may yet settle for less.
+// A key may have a budget of its own (`budget:` on the key in gateway.yaml, or given when it was created through the
+// admin API): the same reservation is then also made against the key's scope (core/store/key-budget.ts), and the
+// request is refused when either has no room. The ledger record settles one of the two holds; the other is released
+// right after it (the key's spend counts the cost from the record on, so it is never under-counted meanwhile).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd, toPico } from "../../core/money/money.ts";
-import type { Period } from "../../core/store/types.ts";
+import type { Period, Settlement } from "../../core/store/types.ts";
+import type { KeyBudget } from "../../core/generated/types/gateway.ts";
+import { keyScope } from "../../core/store/key-budget.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 import { worstCasePico } from "./worst-case.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
@@ -29,17 +35,17 @@ function periodEnd(period: Period, start: number): string | undefined {
 
 const limits = new WeakMap<object, bigint>();
 
-/** The 402 a request gets when the project's budget has no room for it. */
-function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint): GatewayError {
+/** The 402 a request gets when the project's (or the key's own) budget has no room for it. */
+function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint, key?: string): GatewayError {
   const resets = periodEnd(period, start);
   const left = limitPico - spentPico - reservedPico;
   return new GatewayError(402, "BUDGET_EXCEEDED",
-    `Project "${project}" has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${usd}` +
+    `${key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`} has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${usd}` +
       ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
       (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : ""),
     {
       details: {
-        project, period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
+        project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
         available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
       },
     });
@@ -67,28 +73,59 @@ export default definePlugin({
   async handle(ctx, next) {
     const auth = ctx.auth;
     const budget = auth?.project.config.budget;
-    if (!auth || auth.sandbox || !budget || ctx.body === undefined) return next();
-    const period = (budget.period ?? "month") as Period;
+    const keyBudget = auth?.key?.budget;
+    if (!auth || auth.sandbox || (!budget && !keyBudget) || ctx.body === undefined) return next();
     const now = Date.now();
-    const window = periodOf(period, now);
-    let limitPico = limits.get(budget);
-    if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
+    const scopes: Scope[] = [];
+    if (budget) scopes.push(scopeOf(auth.projectId, budget, now));
+    if (keyBudget) scopes.push(scopeOf(keyScope(auth.projectId, auth.keyId), keyBudget, now, auth.keyId, auth.projectId));
+    const store = ctx.gateway.store;
     if (ctx.endpoint === "count_tokens") {
       // Never billed: no reservation, only the check that the budget is not used up.
-      const spent = await ctx.gateway.store.spent(auth.projectId, window.key, window.start);
-      if (spent >= limitPico) throw exceeded(auth.projectId, budget.usd, period, window.start, limitPico, spent, 0n, 0n);
+      for (const s of scopes) {
+        const spent = await store.spent(s.scope, s.window.key, s.window.start);
+        if (spent >= s.limitPico) throw s.exceeded(spent, 0n, 0n);
+      }
       return next();
     }
     // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
     const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
     const amountPico = worstCasePico(ctx, searches);
-    // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
-    const r = await ctx.gateway.store.reserve(
-      { project: auth.projectId, periodKey: window.key, periodStart: window.start, id: ctx.generationId, amountPico, limitPico, leaseMs: LEASE_MS }, now);
-    if (!r.ok) throw exceeded(auth.projectId, budget.usd, period, window.start, limitPico, r.spentPico, r.reservedPico, amountPico);
-    ctx.budget = { project: auth.projectId, periodKey: window.key, id: ctx.generationId, reservedPico: amountPico, settled: false };
-    // Settles through the ledger write (usage-metering usually did it already; commit runs once).
-    ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
+    const held: Settlement[] = [];
+    try {
+      for (const s of scopes) {
+        // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
+        const r = await store.reserve(
+          { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs: LEASE_MS }, now);
+        if (!r.ok) throw s.exceeded(r.spentPico, r.reservedPico, amountPico);
+        held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
+      }
+    } catch (err) {
+      for (const h of held) await store.release(h); // never fails: one the store cannot take now is made later
+      throw err;
+    }
+    const first = held[0]!;
+    ctx.budget = { project: first.project, periodKey: first.periodKey, id: ctx.generationId, reservedPico: amountPico, settled: false };
+    const extra = held[1];
+    // Settles through the ledger write (usage-metering usually did it already; commit runs once); a second hold (the
+    // key's, when the project has a budget too) is given back once the record counts the cost.
+    ctx.onFinish(extra ? (outcome) => meterFor(ctx).commit(outcome).finally(() => store.release(extra)) : (outcome) => meterFor(ctx).commit(outcome));
     return next();
   },
 });
+
+interface Scope {
+  scope: string;
+  window: { key: string; start: number };
+  limitPico: bigint;
+  exceeded(spent: bigint, reserved: bigint, amount: bigint): GatewayError;
+}
+
+function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, project = scope): Scope {
+  const period = (budget.period ?? "month") as Period;
+  const window = periodOf(period, now);
+  let limitPico = limits.get(budget);
+  if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
+  const limit = limitPico;
+  return { scope, window, limitPico: limit, exceeded: (spent, reserved, amount) => exceeded(project, budget.usd, period, window.start, limit, spent, reserved, amount, keyId) };
+}

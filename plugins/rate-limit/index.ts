@@ -1,5 +1,5 @@
-// rate-limit: requests and tokens per minute, per key (`rate_limits` on the key, or the project's `rate_limits`
-// as every key's default) and per project (`project_rate_limits`). Limits refill continuously (GCRA), so
+// rate-limit: requests and tokens per minute, per key (`rate_limits` on the key — in gateway.yaml or given when
+// the key was created through the admin API — or the project's `rate_limits` as every key's default) and per project (`project_rate_limits`). Limits refill continuously (GCRA), so
 // Retry-After is the wait until the request fits. Tokens are charged from an estimate (input ≈ chars/4 plus the
 // output the upstream is asked for, as the translators write it; nothing when the model decides) and corrected
 // once usage is known. Every response carries the headers of the Limits section; a refusal is 429 RATE_LIMITED
@@ -7,8 +7,10 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
-import type { ProjectConfig, RateLimits } from "../../core/generated/types/gateway.ts";
+import type { ProjectConfig } from "../../core/generated/types/gateway.ts";
+import type { KeyRuntime } from "../../core/config/runtime.ts";
 import type { RateCharge, RateState } from "../../core/store/types.ts";
+import { rateWindows } from "../../core/store/rate-windows.ts";
 import { inputEstimate, requestedOutput } from "../../core/metering/request-size.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 
@@ -18,31 +20,37 @@ import { meterFor } from "../../core/metering/meter.ts";
  * under tsx each named closure also costs a defineProperty (esbuild keepNames).
  */
 interface Plan { keys: string[]; limits: number[]; token: boolean[]; hasTokens: boolean }
-const plans = new WeakMap<ProjectConfig, Map<string, Plan | null>>();
+/** Per project config, per key record (a reload or a changed stored key gives new objects, hence new plans). */
+const plans = new WeakMap<ProjectConfig, WeakMap<KeyRuntime, Plan | null>>();
 
-function planOf(project: ProjectConfig, projectId: string, keyId: string): Plan | null {
+function planOf(project: ProjectConfig, projectId: string, key: KeyRuntime): Plan | null {
   let m = plans.get(project);
-  if (!m) plans.set(project, (m = new Map()));
-  let plan = m.get(keyId);
+  if (!m) plans.set(project, (m = new WeakMap()));
+  let plan = m.get(key);
   if (plan === undefined) {
-    const key = project.keys.find((k) => k.id === keyId);
-    const perKey: RateLimits | undefined = key ? key.rate_limits ?? project.rate_limits : undefined;
-    const perProject = project.project_rate_limits;
     const p: Plan = { keys: [], limits: [], token: [], hasTokens: false };
-    const add = (key: string, limit: number | undefined, token: boolean) => {
-      if (!limit) return;
-      p.keys.push(key);
-      p.limits.push(limit);
-      p.token.push(token);
-      if (token) p.hasTokens = true;
-    };
-    add(`key:${projectId}:${keyId}:rpm`, perKey?.rpm, false);
-    add(`key:${projectId}:${keyId}:tpm`, perKey?.tpm, true);
-    add(`project:${projectId}:rpm`, perProject?.rpm, false);
-    add(`project:${projectId}:tpm`, perProject?.tpm, true);
-    m.set(keyId, (plan = p.keys.length ? p : null));
+    for (const w of rateWindows(projectId, key.id, key.rateLimits ?? project.rate_limits, project.project_rate_limits)) {
+      p.keys.push(w.key);
+      p.limits.push(w.limit);
+      p.token.push(w.token);
+      if (w.token) p.hasTokens = true;
+    }
+    m.set(key, (plan = p.keys.length ? p : null));
   }
   return plan;
+}
+
+/** An auth plugin of one's own may leave ctx.auth.key unset: the key's record is then looked up in the project. */
+const declared = new WeakMap<ProjectConfig, Map<string, KeyRuntime>>();
+function declaredKey(project: ProjectConfig, projectId: string, keyId: string): KeyRuntime {
+  let m = declared.get(project);
+  if (!m) declared.set(project, (m = new Map()));
+  let k = m.get(keyId);
+  if (!k) {
+    const rateLimits = project.keys.find((c) => c.id === keyId)?.rate_limits;
+    m.set(keyId, (k = { id: keyId, projectId, hash: Buffer.alloc(0), expiresAt: null, revoked: false, source: "yaml", ...(rateLimits ? { rateLimits } : {}) }));
+  }
+  return k;
 }
 
 function estimateTokens(ctx: GatewayContext): number {
@@ -116,7 +124,7 @@ export default definePlugin({
     const auth = ctx.auth;
     // MCP protocol requests are not model requests: their tool calls have a window of their own (core/mcp/tool-call.ts).
     if (!auth || ctx.endpoint === "mcp") return next();
-    const plan = planOf(auth.project.config, auth.projectId, auth.keyId);
+    const plan = planOf(auth.project.config, auth.projectId, auth.key ?? declaredKey(auth.project.config, auth.projectId, auth.keyId));
     if (!plan) return next();
 
     const estimate = estimateTokens(ctx);

@@ -14,6 +14,7 @@ export interface ErrorEnvelope {
       | "UNAUTHORIZED"
       | "BUDGET_EXCEEDED"
       | "MODEL_NOT_ALLOWED"
+      | "FORBIDDEN"
       | "MODEL_NOT_FOUND"
       | "NOT_FOUND"
       | "CONFLICT"

@@ -43,6 +43,10 @@ export interface GatewayConfig {
   projects?: {
     [k: string]: ProjectConfig;
   };
+  /**
+   * Keys of the admin API (/admin/v1/), by sha256 like project keys. A project key is never accepted there, nor an admin key on the public API.
+   */
+  admin_keys?: AdminKeyConfig[];
   routing?: RoutingConfig;
   /**
    * Upstream MCP tool servers behind {base_url}/mcp (docs/mcp.md): name -> how to reach it. The name is the namespace of its tools (name__tool).
@@ -158,6 +162,10 @@ export interface StoreConfig {
    * Longest wait for any one store call. A call that takes longer gives up (a ledger record goes to the spool) and the store is probed at once; if the probe fails too, or a call fails outright, the store is unavailable: requests that need it get 503 STORE_UNAVAILABLE with Retry-After (or the when_unavailable fallback), /readyz answers 503, and it is probed until it answers again.
    */
   timeout_ms?: number;
+  /**
+   * How often each replica asks the store (one cheap version read) whether keys were created, revoked or rotated through the admin API. A key created on another replica works here at once (a key this replica does not know is looked up in the store); a revocation or rotation takes effect here within this interval. While the store is unreachable the keys this replica has cached keep working.
+   */
+  key_refresh_ms?: number;
   /**
    * While the store is unavailable: how often it is probed (a write, so a full disk or a read-only replica counts as down).
    */
@@ -435,6 +443,7 @@ export interface ApiKeyConfig {
   expires_at?: string;
   revoked?: boolean;
   rate_limits?: RateLimits;
+  budget?: KeyBudget;
 }
 export interface RateLimits {
   rpm?: number;
@@ -443,6 +452,13 @@ export interface RateLimits {
    * MCP tool calls (the MCP endpoint and the Responses mcp tool), per key.
    */
   tool_calls_per_minute?: number;
+}
+/**
+ * A spend cap of the key's own, on top of its project's budget (calendar periods in UTC).
+ */
+export interface KeyBudget {
+  usd: Decimal;
+  period?: "day" | "week" | "month" | "total";
 }
 export interface BudgetConfig {
   usd: Decimal;
@@ -583,6 +599,16 @@ export interface Pricing1 {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   web_search?: string;
+}
+export interface AdminKeyConfig {
+  id: string;
+  sha256: string;
+  /**
+   * read: every GET of the admin API; write: also creating, revoking and rotating keys.
+   */
+  scope: "read" | "write";
+  expires_at?: string;
+  revoked?: boolean;
 }
 /**
  * Retries, fallback backoff and the per-endpoint circuit breaker (docs/routing.md).

@@ -1,0 +1,221 @@
+// The API keys created through the admin API, as every replica serves them: a cache of the store's keys
+// (hash -> project, status, expiry, limits), loaded at start and reloaded whenever the store's key version changes
+// (polled every store.key_refresh_ms, one small read) and in full every minute regardless. So:
+// - a key created on another replica works here at once: a key the cache does not know is looked up in the store
+//   once (bounded by store.timeout_ms; a miss is remembered for a second, so a flood of unknown keys costs one
+//   read per key per second at most, and at most MAX_LOOKUPS run at once);
+// - while the store is unreachable the cached keys keep working (nothing on the request path waits for it);
+// - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once).
+// Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
+import type { Logger } from "../log.ts";
+import type { KeyRuntime } from "../config/runtime.ts";
+import type { ApiKeyStore, KeyPatch, StoredKey } from "../store/api-keys-types.ts";
+
+export const DEFAULT_KEY_REFRESH_MS = 2_000;
+const FULL_RELOAD_MS = 60_000;
+const NEGATIVE_TTL_MS = 1_000;
+const NEGATIVE_MAX = 10_000;
+const MAX_LOOKUPS = 64;
+const LAST_USE_FLUSH_MS = 15_000;
+
+export interface ApiKeyDirectory {
+  /** The key with this sha256 (hex), from the cache, else (once) from the store; undefined when there is none. */
+  find(sha256: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined;
+  /** A request authenticated with this key, from gateway.yaml or the store (kept in memory, written now and then). */
+  used(key: KeyRuntime, at: number): void;
+}
+
+function runtimeOf(k: StoredKey): KeyRuntime {
+  return {
+    id: k.id,
+    projectId: k.project,
+    hash: Buffer.from(k.sha256, "hex"),
+    expiresAt: k.expiresAt,
+    revoked: k.revokedAt !== null,
+    source: "api",
+    ...(k.rateLimits ? { rateLimits: k.rateLimits } : {}),
+    ...(k.budget ? { budget: k.budget } : {}),
+  };
+}
+
+interface Cached { stored: StoredKey; runtime: KeyRuntime }
+
+export class ApiKeys implements ApiKeyDirectory {
+  private readonly byHash = new Map<string, Cached>();
+  private readonly misses = new Map<string, number>();
+  private readonly lookups = new Map<string, Promise<KeyRuntime | undefined>>();
+  private readonly uses = new Map<KeyRuntime, number>();
+  private readonly flushedUses = new Map<string, number>();
+  private version: string | undefined;
+  private lastFull = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private closed = false;
+  /** When the cache last matched the store (ms), for the admin API. */
+  syncedAt = 0;
+
+  constructor(private readonly store: ApiKeyStore, private readonly o: { refreshMs: () => number; log: Logger }) {}
+
+  /** Load the keys and start polling; a store that cannot answer now is polled until it does (never fails the boot). */
+  async start(): Promise<void> {
+    await this.refresh(true);
+    this.schedule();
+    this.flushTimer = setInterval(() => void this.flushUses(), LAST_USE_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      void this.refresh(false).finally(() => this.schedule());
+    }, this.o.refreshMs());
+    this.timer.unref();
+  }
+
+  /** Reload when the version moved (or `full`, or a minute has passed); one at a time. */
+  refresh(full = false): Promise<void> {
+    return (this.refreshing ??= (async () => {
+      try {
+        const v = await this.store.version();
+        if (!full && v === this.version && Date.now() - this.lastFull < FULL_RELOAD_MS) {
+          this.syncedAt = Date.now();
+          return;
+        }
+        const keys = await this.store.list();
+        this.replace(keys);
+        this.version = v;
+        this.lastFull = this.syncedAt = Date.now();
+      } catch (err) {
+        // The store is down or slow: the cache keeps serving what it has.
+        this.o.log.debug("api keys: refresh failed; serving the cached keys", { error: String((err as Error)?.message ?? err) });
+      } finally {
+        this.refreshing = undefined;
+      }
+    })());
+  }
+
+  private replace(keys: StoredKey[]): void {
+    const seen = new Set<string>();
+    for (const k of keys) {
+      seen.add(k.sha256);
+      const old = this.byHash.get(k.sha256);
+      // Unchanged records keep their runtime object (plugins cache per-key plans on it).
+      if (old && JSON.stringify(old.stored) === JSON.stringify(k)) continue;
+      this.byHash.set(k.sha256, { stored: k, runtime: runtimeOf(k) });
+    }
+    for (const h of this.byHash.keys()) if (!seen.has(h)) this.byHash.delete(h);
+    this.misses.clear();
+  }
+
+  /** Apply a change made through this replica at once (other replicas see it at their next poll). */
+  private put(k: StoredKey): void {
+    this.byHash.set(k.sha256, { stored: k, runtime: runtimeOf(k) });
+    this.misses.delete(k.sha256);
+  }
+
+  find(sha256: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined {
+    const hit = this.byHash.get(sha256);
+    if (hit) return hit.runtime;
+    const missedAt = this.misses.get(sha256);
+    if (missedAt !== undefined && Date.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
+    const pending = this.lookups.get(sha256);
+    if (pending) return pending;
+    if (this.lookups.size >= MAX_LOOKUPS) return undefined;
+    const p = this.store.get(sha256).then(
+      (k) => {
+        if (k) {
+          this.put(k);
+          return this.byHash.get(sha256)!.runtime;
+        }
+        this.miss(sha256);
+        return undefined;
+      },
+      () => {
+        this.miss(sha256); // store down: the cache is all there is
+        return undefined;
+      },
+    ).finally(() => this.lookups.delete(sha256));
+    this.lookups.set(sha256, p);
+    return p;
+  }
+
+  private miss(sha256: string): void {
+    if (this.misses.size >= NEGATIVE_MAX) this.misses.clear();
+    this.misses.set(sha256, Date.now());
+  }
+
+  used(key: KeyRuntime, at: number): void {
+    this.uses.set(key, at);
+  }
+
+  /** Write the last uses gathered since the last flush; kept for the next one when the store cannot take them. */
+  async flushUses(): Promise<void> {
+    if (!this.uses.size) return;
+    const taken = new Map(this.uses);
+    this.uses.clear();
+    const batch = new Map<string, number>();
+    for (const [k, at] of taken) {
+      const h = k.hash.toString("hex");
+      if (at > (batch.get(h) ?? 0)) batch.set(h, at);
+    }
+    try {
+      await this.store.touch(batch);
+      for (const [h, at] of batch) this.flushedUses.set(h, at);
+    } catch {
+      for (const [k, at] of taken) if (!this.uses.has(k)) this.uses.set(k, at);
+    }
+  }
+
+  /** Every cached key (from the store's last answer, plus this replica's changes). */
+  all(): StoredKey[] {
+    return [...this.byHash.values()].map((c) => c.stored);
+  }
+
+  /** The last use of each key: the store's (every replica's flushed uses) merged with this replica's newer ones. */
+  async lastUses(): Promise<Map<string, number>> {
+    let stored = new Map<string, number>();
+    try {
+      stored = await this.store.lastUsed();
+    } catch {
+      stored = new Map(this.flushedUses);
+    }
+    for (const [k, at] of this.uses) {
+      const h = k.hash.toString("hex");
+      if (at > (stored.get(h) ?? 0)) stored.set(h, at);
+    }
+    return stored;
+  }
+
+  /** The store's answer when it can give one, else the cache (a listing still works while the store is down). */
+  async list(): Promise<{ keys: StoredKey[]; fromCache: boolean }> {
+    try {
+      const keys = await this.store.list();
+      this.replace(keys);
+      return { keys, fromCache: false };
+    } catch {
+      return { keys: this.all(), fromCache: true };
+    }
+  }
+
+  /** Create a key; false when the project already has a key with this id. */
+  async create(k: StoredKey): Promise<boolean> {
+    const ok = await this.store.create(k);
+    if (ok) this.put(k);
+    return ok;
+  }
+
+  async update(sha256: string, patch: KeyPatch): Promise<StoredKey | undefined> {
+    const k = await this.store.update(sha256, patch);
+    if (k) this.put(k);
+    return k;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.flushTimer);
+    await this.refreshing;
+    await this.flushUses();
+  }
+}

@@ -1,0 +1,247 @@
+// model-gateway keys list | new | revoke | rotate.
+// With --config FILE (or ./gateway.yaml for list, revoke and rotate) the keys of gateway.yaml are edited in place,
+// comments and layout kept (yaml-edit.ts); a running gateway picks the change up as it reloads the file.
+// With --url URL (and --admin-key or MG_ADMIN_KEY) the command calls that gateway's admin API instead: the keys are
+// kept in its store and every replica accepts them at once.
+// `keys new` with neither prints the key and the line to paste, as it always did.
+import { parseArgs } from "node:util";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
+import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
+
+const USAGE = `Usage:
+  model-gateway keys list   [--config F | --url U] [--project P] [--json]
+  model-gateway keys new    --project P [--id N] [--sandbox] [--expires DATE] [--rpm N] [--tpm N] [--budget USD] [--budget-period day|week|month|total] [--config F | --url U]
+  model-gateway keys new    --admin --scope read|write [--id N] [--expires DATE] [--config F]
+  model-gateway keys revoke --project P --id K [--config F | --url U]
+  model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS] [--new-id N] [--sandbox] [--config F | --url U]
+  --url U talks to a running gateway's admin API (key from --admin-key or MG_ADMIN_KEY); otherwise gateway.yaml is edited in place.
+`;
+
+const OPTIONS = {
+  config: { type: "string", short: "c" }, url: { type: "string" }, "admin-key": { type: "string" }, project: { type: "string" }, id: { type: "string" },
+  "new-id": { type: "string" }, sandbox: { type: "boolean" }, expires: { type: "string" }, rpm: { type: "string" }, tpm: { type: "string" },
+  budget: { type: "string" }, "budget-period": { type: "string" }, overlap: { type: "string" }, admin: { type: "boolean" }, scope: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+class UsageError extends Error {}
+
+const out = (s: string) => process.stdout.write(s);
+
+function isoDate(v: string | undefined, flag: string): string | undefined {
+  if (v === undefined) return undefined;
+  const t = Date.parse(v);
+  if (!Number.isFinite(t)) throw new UsageError(`${flag} ${v} is not a date`);
+  return new Date(t).toISOString().replace(/\.000Z$/, "Z");
+}
+
+function positiveInt(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of at least 1 (got ${v})`);
+  return n;
+}
+
+function seconds(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)(s|m|h|d)?$/.exec(v);
+  if (!m) throw new UsageError(`--overlap ${v}: write 3600, 30m, 1h or 2d`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? "s") as "s"];
+}
+
+function limitsOf(v: Values) {
+  const rpm = positiveInt(v.rpm, "--rpm");
+  const tpm = positiveInt(v.tpm, "--tpm");
+  if (v.budget !== undefined && !/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(v.budget)) throw new UsageError(`--budget ${v.budget} is not an amount in USD (like 25 or 2.50)`);
+  const period = v["budget-period"];
+  if (period !== undefined && !["day", "week", "month", "total"].includes(period)) throw new UsageError("--budget-period is day, week, month or total");
+  if (period !== undefined && v.budget === undefined) throw new UsageError("--budget-period needs --budget");
+  return {
+    ...(rpm || tpm ? { rate_limits: { ...(rpm ? { rpm } : {}), ...(tpm ? { tpm } : {}) } } : {}),
+    ...(v.budget !== undefined ? { budget: { usd: v.budget, ...(period ? { period } : {}) } } : {}),
+  };
+}
+
+const need = (v: string | undefined, flag: string, sub: string): string => {
+  if (!v) throw new UsageError(`keys ${sub}: ${flag} is required`);
+  return v;
+};
+
+/** --config, else ./gateway.yaml when there is one (never the package's embedded default). */
+function configFile(v: Values, sub: string): string {
+  const f = v.config ?? (existsSync("gateway.yaml") ? "gateway.yaml" : undefined);
+  if (!f) throw new UsageError(`keys ${sub}: no gateway.yaml here; pass --config FILE (or --url to use a running gateway's admin API)`);
+  const abs = resolve(f);
+  if (!existsSync(abs)) throw new UsageError(`keys ${sub}: ${f} does not exist`);
+  return abs;
+}
+
+function edit(file: string, change: (text: string) => string): void {
+  const before = readFileSync(file, "utf8");
+  writeFileSync(file, change(before));
+}
+
+// ---- the admin API ----
+
+async function api(v: Values, method: string, path: string, body?: unknown): Promise<any> {
+  const key = v["admin-key"] ?? process.env.MG_ADMIN_KEY;
+  if (!key) throw new UsageError("--url needs an admin key: --admin-key mg_admin_… or MG_ADMIN_KEY");
+  const url = `${v.url!.replace(/\/+$/, "")}/admin/v1${path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw new UsageError(`cannot reach ${url}: ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+  }
+  if (!res.ok) throw new UsageError(`${method} ${url}: HTTP ${res.status} ${json?.error?.code ?? ""}: ${json?.error?.message ?? text.slice(0, 200)}`);
+  return json;
+}
+
+const enc = encodeURIComponent;
+
+function table(rows: Record<string, unknown>[]): string {
+  const cols = ["project", "id", "source", "status", "expires_at", "limits", "last_used_at"];
+  const cells = rows.map((r) => cols.map((c) => String(r[c] ?? "-")));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (xs: string[]) => xs.map((x, i) => x.padEnd(widths[i]!)).join("  ").trimEnd() + "\n";
+  return line(cols) + cells.map(line).join("");
+}
+
+const limitsText = (k: { rate_limits?: { rpm?: number; tpm?: number } | null; budget?: { usd: string; period?: string } | null }) =>
+  [k.rate_limits?.rpm ? `${k.rate_limits.rpm} rpm` : "", k.rate_limits?.tpm ? `${k.rate_limits.tpm} tpm` : "", k.budget ? `$${k.budget.usd}/${k.budget.period ?? "month"}` : ""].filter(Boolean).join(", ") || "-";
+
+async function list(v: Values): Promise<number> {
+  let rows: Record<string, any>[];
+  if (v.url) {
+    rows = (await api(v, "GET", `/keys${v.project ? `?project=${enc(v.project)}` : ""}`)).keys;
+  } else {
+    const now = Date.now();
+    rows = yamlKeys(readFileSync(configFile(v, "list"), "utf8"))
+      .filter((k) => !v.project || k.project === v.project)
+      .map((k) => ({
+        project: k.project, id: k.id, source: "yaml", expires_at: k.expires_at ?? null, rate_limits: k.rate_limits ?? null, budget: k.budget ?? null,
+        status: k.revoked ? "revoked" : k.expires_at && Date.parse(k.expires_at) <= now ? "expired" : "active",
+      }));
+  }
+  if (v.json) out(JSON.stringify(rows, null, 2) + "\n");
+  else out(table(rows.map((r) => ({ ...r, limits: limitsText(r) }))) + (v.url ? "" : "(gateway.yaml's keys; keys created through the admin API: --url)\n"));
+  return 0;
+}
+
+async function create(v: Values): Promise<number> {
+  const expires = isoDate(v.expires, "--expires");
+  if (v.admin) {
+    if (v.url) throw new UsageError("keys new --admin: admin keys live in gateway.yaml only (--config)");
+    const scope = v.scope;
+    if (scope !== "read" && scope !== "write") throw new UsageError("keys new --admin: --scope read or --scope write is required");
+    const key = newAdminKey();
+    const id = v.id ?? `admin-${new Date().toISOString().slice(0, 10)}-${key.slice(-4).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+    const entry = { id, sha256: sha256Hex(key), scope, ...(expires ? { expires_at: expires } : {}) };
+    if (!v.config) {
+      out(`${key}\n\nThis admin key is shown once. Paste this line under admin_keys: in gateway.yaml:\n  - { id: ${id}, sha256: "${entry.sha256}", scope: ${scope}${expires ? `, expires_at: "${expires}"` : ""} }\n`);
+      return 0;
+    }
+    const file = configFile(v, "new");
+    edit(file, (t) => addAdminKey(t, entry));
+    out(`${key}\n\nThis admin key is shown once. Added admin key ${id} (${scope}) to ${file}.\n`);
+    return 0;
+  }
+  const project = need(v.project, "--project", "new");
+  const limits = limitsOf(v);
+  if (v.url) {
+    const r = await api(v, "POST", "/keys", { project, ...(v.id ? { id: v.id } : {}), ...(v.sandbox ? { sandbox: true } : {}), ...(expires ? { expires_at: expires } : {}), ...limits });
+    out(`${r.key}\n\nThis key is shown once. Created key ${r.project}/${r.id} in the gateway's store (every replica accepts it now).\n`);
+    return 0;
+  }
+  const key = newApiKey(v.sandbox === true);
+  const id = v.id ?? `key-${new Date().toISOString().slice(0, 10)}-${key.slice(-4).toLowerCase()}`;
+  const entry = { id, sha256: sha256Hex(key), ...(expires ? { expires_at: expires } : {}), ...limits };
+  if (!v.config) {
+    const extra = Object.entries(limits).map(([k, x]) => `, ${k}: { ${Object.entries(x).map(([a, b]) => `${a}: ${a === "usd" ? JSON.stringify(b) : b}`).join(", ")} }`).join("");
+    out(`${key}\n\nThis key is shown once. Paste this line under projects.${project}.keys in gateway.yaml (or pass --config gateway.yaml to have it added):\n` +
+      `      - { id: ${id}, sha256: "${entry.sha256}"${expires ? `, expires_at: "${expires}"` : ""}${extra} }\n`);
+    return 0;
+  }
+  const file = configFile(v, "new");
+  edit(file, (t) => addProjectKey(t, project, entry));
+  out(`${key}\n\nThis key is shown once. Added key ${project}/${id} to ${file}.\n`);
+  return 0;
+}
+
+async function revoke(v: Values): Promise<number> {
+  const project = need(v.project, "--project", "revoke");
+  const id = need(v.id, "--id", "revoke");
+  if (v.url) {
+    await api(v, "POST", `/keys/${enc(project)}/${enc(id)}/revoke`, {});
+    out(`Revoked ${project}/${id} (refused on every replica within the gateway's store.key_refresh_ms).\n`);
+    return 0;
+  }
+  const file = configFile(v, "revoke");
+  edit(file, (t) => setProjectKeyField(t, project, id, "revoked", true));
+  out(`Revoked ${project}/${id} in ${file} (refused as soon as the gateway reloads it).\n`);
+  return 0;
+}
+
+async function rotate(v: Values): Promise<number> {
+  const project = need(v.project, "--project", "rotate");
+  const id = need(v.id, "--id", "rotate");
+  const overlap = seconds(v.overlap) ?? 3600;
+  if (v.url) {
+    const r = await api(v, "POST", `/keys/${enc(project)}/${enc(id)}/rotate`, { overlap_seconds: overlap, ...(v["new-id"] ? { id: v["new-id"] } : {}) });
+    out(`${r.key}\n\nThis key is shown once. ${project}/${r.id} replaces ${project}/${id}, which works until ${r.previous?.expires_at ?? "now"}.\n`);
+    return 0;
+  }
+  const file = configFile(v, "rotate");
+  const text = readFileSync(file, "utf8");
+  const old = yamlKeys(text).find((k) => k.project === project && k.id === id);
+  if (!old) throw new YamlEditError(`project ${project} has no key ${id} in ${file}`);
+  if (old.revoked) throw new YamlEditError(`key ${project}/${id} is revoked: create a new key instead`);
+  const key = newApiKey(v.sandbox === true); // gateway.yaml keeps no trace of the old key's kind: --sandbox says it
+  const taken = new Set(yamlKeys(text).filter((k) => k.project === project).map((k) => k.id));
+  let newId = v["new-id"];
+  if (!newId) for (let n = 2; !newId; n++) if (!taken.has(`${id.replace(/-r\d+$/, "")}-r${n}`)) newId = `${id.replace(/-r\d+$/, "")}-r${n}`;
+  const until = Date.now() + overlap * 1000;
+  const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
+  const expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const entry = { id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}), ...(old.budget ? { budget: old.budget } : {}) };
+  let next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
+  next = setProjectKeyField(next, project, id, "expires_at", expiresAt);
+  writeFileSync(file, next);
+  out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}; ${project}/${id} now expires at ${expiresAt}.\n`);
+  return 0;
+}
+
+export async function keysCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const run = { list, new: create, revoke, rotate }[sub as "list"];
+  if (!run) {
+    process.stderr.write(USAGE);
+    return 1;
+  }
+  const { values } = parseArgs({ args: rest, options: OPTIONS });
+  try {
+    return await run(values);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof YamlEditError) {
+      process.stderr.write(`keys ${sub}: ${err.message.replace(/^keys \w+: /, "")}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,118 @@
+// API keys on Redis (store kind redis), shared by every replica: one hash per key (a field per record field, each a
+// JSON value, so a change sets only its own fields, atomically), a set of all of them, an index project+id -> key
+// for uniqueness, and a version counter every change increments — the change feed replicas poll.
+import type { Redis } from "ioredis";
+import type { ApiKeyStore, KeyPatch, StoredKey } from "./api-keys-types.ts";
+
+/** KEYS = id index, key set, key hash, version; ARGV = project\0id, sha256, field, value, field, value, ... */
+const CREATE = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[2])
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('INCR', KEYS[4])
+return 1
+`;
+
+/** KEYS = key hash, version; ARGV = fields to delete (count), then those fields, then field, value pairs to set. */
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local n = tonumber(ARGV[1])
+for i = 2, n + 1 do redis.call('HDEL', KEYS[1], ARGV[i]) end
+for i = n + 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('INCR', KEYS[2])
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/** KEYS[1] uses hash; ARGV = sha256, ms, ... — each kept only if later. */
+const TOUCH = `
+for i = 1, #ARGV, 2 do
+  local old = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > old then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`;
+
+type Cmd = (...args: (string | number)[]) => Promise<any>;
+
+function fields(k: StoredKey | KeyPatch): string[] {
+  const out: string[] = [];
+  for (const [f, v] of Object.entries(k)) if (v !== undefined) out.push(f, JSON.stringify(v));
+  return out;
+}
+
+function decode(flat: string[] | Record<string, string>): StoredKey | undefined {
+  const entries = Array.isArray(flat) ? pairs(flat) : Object.entries(flat);
+  if (!entries.length) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [f, v] of entries) out[f] = JSON.parse(v);
+  return out as unknown as StoredKey;
+}
+
+function pairs(flat: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}
+
+export class RedisApiKeyStore implements ApiKeyStore {
+  private readonly r: Redis & { mgKeyCreate: Cmd; mgKeyUpdate: Cmd; mgKeyTouch: Cmd };
+
+  constructor(redis: Redis, private readonly prefix: string) {
+    redis.defineCommand("mgKeyCreate", { lua: CREATE, numberOfKeys: 4 });
+    redis.defineCommand("mgKeyUpdate", { lua: UPDATE, numberOfKeys: 2 });
+    redis.defineCommand("mgKeyTouch", { lua: TOUCH, numberOfKeys: 1 });
+    this.r = redis as RedisApiKeyStore["r"];
+  }
+
+  private k(part: string): string {
+    return `${this.prefix}${part}`;
+  }
+
+  async list(): Promise<StoredKey[]> {
+    const hashes = await this.r.smembers(this.k("apikeys"));
+    const out: StoredKey[] = [];
+    for (let i = 0; i < hashes.length; i += 500) {
+      const p = this.r.pipeline();
+      for (const h of hashes.slice(i, i + 500)) p.hgetall(this.k(`apikey:${h}`));
+      for (const [err, v] of (await p.exec()) ?? []) {
+        if (err) throw err;
+        const k = decode(v as Record<string, string>);
+        if (k) out.push(k);
+      }
+    }
+    return out;
+  }
+
+  async get(sha256: string): Promise<StoredKey | undefined> {
+    return decode(await this.r.hgetall(this.k(`apikey:${sha256}`)));
+  }
+
+  async create(key: StoredKey): Promise<boolean> {
+    const done = await this.r.mgKeyCreate(this.k("apikey-ids"), this.k("apikeys"), this.k(`apikey:${key.sha256}`), this.k("apikeys:version"),
+      `${key.project}\0${key.id}`, key.sha256, ...fields(key));
+    return Number(done) === 1;
+  }
+
+  async update(sha256: string, patch: KeyPatch): Promise<StoredKey | undefined> {
+    const removed = Object.entries(patch).filter(([, v]) => v === undefined).map(([f]) => f);
+    const out = await this.r.mgKeyUpdate(this.k(`apikey:${sha256}`), this.k("apikeys:version"), removed.length, ...removed, ...fields(patch));
+    return out ? decode(out as string[]) : undefined;
+  }
+
+  async version(): Promise<string> {
+    return (await this.r.get(this.k("apikeys:version"))) ?? "0";
+  }
+
+  async touch(used: Map<string, number>): Promise<void> {
+    if (!used.size) return;
+    const args: (string | number)[] = [];
+    for (const [h, at] of used) args.push(h, Math.round(at));
+    await this.r.mgKeyTouch(this.k("apikeys:used"), ...args);
+  }
+
+  async lastUsed(): Promise<Map<string, number>> {
+    const all = await this.r.hgetall(this.k("apikeys:used"));
+    return new Map(Object.entries(all).map(([h, at]) => [h, Number(at)]));
+  }
+}

@@ -1,0 +1,80 @@
+// The API key store's contract, on every backend (Redis: a real redis-server).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryStore } from "./memory.ts";
+import { SqliteStore } from "./sqlite.ts";
+import { RedisStore } from "./redis.ts";
+import type { Store } from "./types.ts";
+import type { StoredKey } from "./api-keys-types.ts";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+
+let redis: TestRedis;
+let n = 0;
+beforeAll(async () => { redis = await startRedis(); });
+afterAll(async () => { await redis?.stop(); });
+
+const key = (over: Partial<StoredKey> = {}): StoredKey => ({
+  sha256: String(++n).padStart(64, "0"), id: `k${n}`, project: "acme", sandbox: false, hint: "abcd", createdAt: 1_700_000_000_000,
+  expiresAt: null, revokedAt: null, ...over,
+});
+
+const backends: Record<string, () => Promise<Store>> = {
+  memory: async () => new MemoryStore(),
+  sqlite: async () => new SqliteStore(join(mkdtempSync(join(tmpdir(), "mg-keys-")), "g.db")),
+  redis: () => RedisStore.connect(redis.url, `keys${++n}:`),
+};
+
+describe.each(Object.keys(backends))("%s API key store", (kind) => {
+  let store: Store;
+  beforeAll(async () => { store = await backends[kind]!(); });
+  afterAll(async () => { await store?.close(); });
+
+  it("creates keys once per project and id, and once per hash; every change moves the version", async () => {
+    const v0 = await store.apiKeys.version();
+    const a = key({ id: "ci", rateLimits: { rpm: 5 }, budget: { usd: "2.5", period: "day" }, name: "CI" });
+    expect(await store.apiKeys.create(a)).toBe(true);
+    const v1 = await store.apiKeys.version();
+    expect(v1).not.toBe(v0);
+    expect(await store.apiKeys.create(key({ id: "ci" }))).toBe(false); // same project and id
+    expect(await store.apiKeys.create(key({ id: "ci", project: "other" }))).toBe(true); // another project may
+    expect(await store.apiKeys.create({ ...key(), sha256: a.sha256 })).toBe(false); // same hash
+    expect(await store.apiKeys.get(a.sha256)).toEqual(a);
+    expect(await store.apiKeys.get("f".repeat(64))).toBeUndefined();
+    expect((await store.apiKeys.list()).filter((k) => k.id === "ci").map((k) => k.project).sort()).toEqual(["acme", "other"]);
+  });
+
+  it("updates only the fields given (undefined removes one), atomically, and says when there is no such key", async () => {
+    const a = key({ rateLimits: { rpm: 9 }, name: "n" });
+    await store.apiKeys.create(a);
+    const before = await store.apiKeys.version();
+    const revoked = await store.apiKeys.update(a.sha256, { revokedAt: 1_800_000_000_000, rateLimits: undefined });
+    expect(revoked).toEqual({ ...a, revokedAt: 1_800_000_000_000, rateLimits: undefined });
+    expect(await store.apiKeys.get(a.sha256)).not.toHaveProperty("rateLimits");
+    expect((await store.apiKeys.get(a.sha256))!.name).toBe("n");
+    expect(await store.apiKeys.version()).not.toBe(before);
+    expect(await store.apiKeys.update("e".repeat(64), { name: "x" })).toBeUndefined();
+  });
+
+  it("keeps the latest last use per key; touching is not a change", async () => {
+    const v = await store.apiKeys.version();
+    await store.apiKeys.touch(new Map([["a".repeat(64), 2000], ["b".repeat(64), 1000]]));
+    await store.apiKeys.touch(new Map([["a".repeat(64), 1500], ["b".repeat(64), 3000]]));
+    const used = await store.apiKeys.lastUsed();
+    expect(used.get("a".repeat(64))).toBe(2000);
+    expect(used.get("b".repeat(64))).toBe(3000);
+    expect(await store.apiKeys.version()).toBe(v);
+  });
+});
+
+it(`sqlite: keys survive a restart of the store`, async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "mg-keys-")), "g.db");
+  const s1 = new SqliteStore(path);
+  const a = key();
+  await s1.apiKeys.create(a);
+  await s1.close();
+  const s2 = new SqliteStore(path);
+  expect(await s2.apiKeys.get(a.sha256)).toEqual(a);
+  await s2.close();
+});

@@ -1,0 +1,220 @@
+// The admin API as shipped: SQLite store, the full default pipeline, a live key with a budget and rate limits.
+// Admin keys only (a project key is refused), read scope cannot change anything, every error in the envelope; keys
+// created through it work at once with their own limits, revocation and rotation take effect, and usage, requests,
+// budgets, rate limits, providers and the config read back what the gateway did.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request as httpRequest } from "node:http";
+import { postJson } from "./helpers/gateway.ts";
+import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
+import type { RunningGateway } from "../core/server.ts";
+
+const WRITE = "mg_admin_write_key_for_tests_0001";
+const READ = "mg_admin_read_key_for_tests_00001";
+
+describe("admin API", () => {
+  let fake: FakeOpenAI;
+  let gw: RunningGateway;
+  let log: CapturedLog;
+  let admin: string;
+
+  const call = async (method: string, path: string, key: string | undefined, body?: unknown) => {
+    const res = await fetch(`${admin}${path}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, headers: res.headers, json: (await res.json()) as any };
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    const config = policyConfig(fake.baseUrl, {
+      store: { kind: "sqlite", path: "./data/gateway.db" },
+      acme: { budget: { usd: "5", period: "month" }, rate_limits: { rpm: 100, tpm: 100000 }, project_rate_limits: { rpm: 1000 } },
+    });
+    ({ gw, log } = await startLoggedGateway({
+      ...config,
+      admin_keys: [{ id: "ops", sha256: sha256Hex(WRITE), scope: "write" }, { id: "viewer", sha256: sha256Hex(READ), scope: "read" }],
+    }, {}, "info"));
+    admin = `${gw.url}/admin/v1`;
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it("takes admin keys only: none, a project key, an unknown one are 401 in the error envelope; read scope cannot write (403)", async () => {
+    const none = await call("GET", "/keys", undefined);
+    expect(none.status).toBe(401);
+    expect(none.json.error).toMatchObject({ code: "INVALID_API_KEY", message: expect.stringMatching(/admin key/) });
+    const project = await call("GET", "/keys", KEY);
+    expect(project.status).toBe(401);
+    expect(project.json.error.message).toMatch(/Project keys cannot use the admin API/);
+    expect((await call("GET", "/keys", "mg_admin_not_a_configured_key_000")).json.error.message).toBe("Unknown admin key");
+    expect((await call("GET", "/keys", READ)).status).toBe(200);
+    const denied = await call("POST", "/keys", READ, { project: "acme" });
+    expect(denied.status).toBe(403);
+    expect(denied.json.error).toMatchObject({ code: "FORBIDDEN", details: { admin_key: "viewer", required: "write" } });
+    // And an admin key is no project key.
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(WRITE))).status).toBe(401);
+  });
+
+  it("refuses before reading the body: a read-scope write with a large body is answered at once and the connection closed", async () => {
+    const answer = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const req = httpRequest(`${admin}/keys`, { method: "POST", headers: { authorization: `Bearer ${READ}`, "content-type": "application/json", "content-length": String(50 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, connection: res.headers.connection });
+      });
+      req.on("error", reject);
+      req.write("{\"project\":\"acme\","); // the rest never comes
+    });
+    expect(answer).toEqual({ status: 403, connection: "close" });
+  });
+
+  it("validates bodies against their schema, naming the field", async () => {
+    const bad = await call("POST", "/keys", WRITE, { project: "acme", rate_limits: { rpm: 0 } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatchObject({ code: "INVALID_REQUEST", details: { field: "rate_limits.rpm" } });
+    const unknown = await call("POST", "/keys", WRITE, { project: "nope" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.details.field).toBe("project");
+    expect((await call("POST", "/keys", WRITE, { project: "acme", id: "k1" })).status).toBe(409); // k1 is gateway.yaml's
+    const past = await call("POST", "/keys", WRITE, { project: "acme", expires_at: "2001-01-01T00:00:00Z" });
+    expect(past.json.error.details.field).toBe("expires_at");
+    expect((await call("GET", "/nope", WRITE)).status).toBe(404);
+  });
+
+  it("creates a key that works at once, with its own rate limit, and lists it beside gateway.yaml's keys with its last use", async () => {
+    const created = await call("POST", "/keys", WRITE, { project: "acme", id: "ci-bot", name: "CI", rate_limits: { rpm: 2 } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ project: "acme", id: "ci-bot", source: "api", status: "active", created_by: "ops", rate_limits: { rpm: 2 } });
+    const key: string = created.json.key;
+    expect(key).toMatch(/^mg_live_/);
+    expect(created.json.hint).toBe(key.slice(-4));
+    expect((await call("POST", "/keys", WRITE, { project: "acme", id: "ci-bot" })).status).toBe(409);
+
+    const first = await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(key));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-limit-requests")).toBe("2");
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(key))).status).toBe(200);
+    const third = await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(key));
+    expect(third.status).toBe(429);
+
+    const list = await call("GET", "/keys?project=acme", READ);
+    expect(list.status).toBe(200);
+    const byId = Object.fromEntries(list.json.keys.map((k: any) => [k.id, k]));
+    expect(byId.k1).toMatchObject({ source: "yaml", status: "active" });
+    expect(byId["ci-bot"]).toMatchObject({ source: "api", status: "active", name: "CI" });
+    expect(Date.parse(byId["ci-bot"].last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(JSON.stringify(list.json)).not.toContain(key);
+    expect((await call("GET", "/keys/acme/ci-bot", READ)).json.id).toBe("ci-bot");
+    expect((await call("GET", "/keys/acme/missing", READ)).status).toBe(404);
+  });
+
+  it("revokes a key (refused at once) and rotates one (both work during the overlap; overlap 0 stops the old one)", async () => {
+    const a = (await call("POST", "/keys", WRITE, { project: "acme", id: "to-revoke" })).json;
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(a.key))).status).toBe(200);
+    const revoked = await call("POST", "/keys/acme/to-revoke/revoke", WRITE);
+    expect(revoked.json).toMatchObject({ status: "revoked" });
+    const refused = await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(a.key));
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.message).toMatch(/revoked/);
+    expect((await call("POST", "/keys/acme/k1/revoke", WRITE)).status).toBe(409); // gateway.yaml's: changed in the file
+
+    const b = (await call("POST", "/keys", WRITE, { project: "acme", id: "svc", rate_limits: { rpm: 50 } })).json;
+    const rotated = await call("POST", "/keys/acme/svc/rotate", WRITE, { overlap_seconds: 600 });
+    expect(rotated.status).toBe(201);
+    expect(rotated.json).toMatchObject({ id: "svc-r2", rotated_from: "svc", rate_limits: { rpm: 50 }, previous: { id: "svc", replaced_by: "svc-r2" } });
+    expect(Date.parse(rotated.json.previous.expires_at)).toBeGreaterThan(Date.now() + 500_000);
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(b.key))).status).toBe(200);
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(rotated.json.key))).status).toBe(200);
+    const again = await call("POST", "/keys/acme/svc-r2/rotate", WRITE, { overlap_seconds: 0 });
+    expect(again.json.id).toBe("svc-r3");
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(rotated.json.key))).status).toBe(401);
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(again.json.key))).status).toBe(200);
+  });
+
+  it("reads usage, requests, budgets and rate limits back from what the gateway did", async () => {
+    const done = await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(KEY, { "x-request-id": "admin-test-req-1" }));
+    expect(done.status).toBe(200);
+    const usage = await call("GET", "/usage?since=1h&group_by=project,key", READ);
+    expect(usage.status).toBe(200);
+    const k1 = usage.json.rows.find((r: any) => r.group.project === "acme" && r.group.key === "k1");
+    expect(k1.requests).toBeGreaterThanOrEqual(1);
+    expect(k1.cost_usd).toMatch(/^\d+(\.\d+)?$/);
+    expect(Number(usage.json.total.cost_usd)).toBeGreaterThan(0);
+    expect((await call("GET", "/usage?group_by=colour", READ)).json.error.details.field).toBe("group_by");
+
+    const search = await call("GET", "/requests?request_id=admin-test-req-1", READ);
+    expect(search.json.requests).toHaveLength(1);
+    const rec = search.json.requests[0];
+    expect(rec).toMatchObject({ request_id: "admin-test-req-1", project: "acme", key: "k1", model: "openai/gpt-4o-mini", status: 200 });
+    expect((await call("GET", `/requests/${rec.generation_id}`, READ)).json.request_id).toBe("admin-test-req-1");
+    expect((await call("GET", "/requests/gen_nothing_like_it", READ)).status).toBe(404);
+    // Newest first, paged.
+    const page1 = await call("GET", "/requests?project=acme&limit=2", READ);
+    expect(page1.json.requests).toHaveLength(2);
+    expect(Date.parse(page1.json.requests[0].at)).toBeGreaterThanOrEqual(Date.parse(page1.json.requests[1].at));
+    const page2 = await call("GET", `/requests?project=acme&limit=2&cursor=${page1.json.next}`, READ);
+    expect(page2.json.requests[0].generation_id).not.toBe(page1.json.requests[1].generation_id);
+    expect(Date.parse(page2.json.requests[0].at)).toBeLessThanOrEqual(Date.parse(page1.json.requests[1].at));
+
+    const budgets = await call("GET", "/budgets?project=acme", READ);
+    const b = budgets.json.projects[0].budget;
+    expect(b).toMatchObject({ period: "month", limit_usd: "5", reserved_usd: "0", exhausted: false });
+    expect(Number(b.spent_usd)).toBeGreaterThan(0);
+    expect(Number(b.remaining_usd)).toBeCloseTo(5 - Number(b.spent_usd), 9);
+
+    const limits = await call("GET", "/rate-limits?project=acme", READ);
+    const project = limits.json.limits.find((l: any) => l.scope === "project");
+    expect(project.windows[0]).toMatchObject({ name: "rpm", limit: 1000 });
+    expect(project.windows[0].remaining).toBeLessThan(1000);
+    const k1Limits = limits.json.limits.find((l: any) => l.scope === "key" && l.key === "k1");
+    expect(k1Limits.windows.map((w: any) => w.name)).toEqual(["rpm", "tpm"]);
+    // Reading did not charge: the same remaining twice.
+    const again = await call("GET", "/rate-limits?project=acme&key=k1", READ);
+    expect(again.json.limits[0].windows[0].remaining).toBeGreaterThanOrEqual(k1Limits.windows[0].remaining);
+  });
+
+  it("shows providers, models (circuit state and live stats) and the config's state", async () => {
+    const providers = await call("GET", "/providers", READ);
+    expect(providers.json.providers.find((p: any) => p.name === "up")).toMatchObject({ protocol: "openai", enabled: true, circuits: { closed: 4, open: 0 } });
+    const models = await call("GET", "/models", READ);
+    const mini = models.json.models.find((m: any) => m.id === "openai/gpt-4o-mini");
+    expect(mini.endpoints[0]).toMatchObject({ provider: "up", upstream_model: "gpt-4o-mini", circuit: "closed" });
+    expect(mini.endpoints[0].uptime_last_1d).toBe(1); // every call so far succeeded
+    expect(mini.endpoints[0]).toHaveProperty("latency_last_1h");
+    const config = await call("GET", "/config", READ);
+    expect(config.json).toMatchObject({ config: { status: "ok" }, store: { up: true, kind: "sqlite" }, counts: { admin_keys: 2 } });
+  });
+
+  it("writes an access-log line for admin requests (admin key id, never the key) and meters none of them", async () => {
+    await call("GET", "/keys", READ);
+    const lines = log.access().filter((l) => l.endpoint === "admin");
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.at(-1)).toMatchObject({ method: "GET", path: "/admin/v1/keys", adminKeyId: "viewer", status: 200 });
+    expect(log.lines.join("\n")).not.toContain(READ);
+    const all = await call("GET", "/requests?limit=500", READ);
+    expect(all.json.requests.every((r: any) => r.endpoint !== "admin")).toBe(true);
+  });
+});
+
+describe("admin routes in /api/openapi.json", () => {
+  it("lists every admin route with its body schema and the admin key scheme, and stays a valid OpenAPI 3.1 document", async () => {
+    const { buildOpenApi } = await import("../core/openapi.ts");
+    const { validate } = await import("@readme/openapi-parser");
+    const doc = buildOpenApi();
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? [] : result.errors).toEqual([]);
+    const create = doc.paths["/admin/v1/keys"].post;
+    expect(create.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/AdminKeyCreateRequest");
+    expect(create.security).toEqual([{ adminKey: [] }]);
+    expect(create.responses["201"]).toBeDefined();
+    expect(create.responses["403"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    expect(doc.paths["/admin/v1/keys/{project}/{id}/rotate"].post.parameters.map((p: any) => p.name)).toContain("project");
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/admin/v1/")).length).toBeGreaterThanOrEqual(12);
+  });
+});

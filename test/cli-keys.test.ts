@@ -1,0 +1,160 @@
+// `model-gateway keys list | new | revoke | rotate`, run as a real process: editing gateway.yaml in place (comments
+// and layout kept, the result still a valid config whose keys a running gateway accepts after its reload), or calling
+// a running gateway's admin API with --url.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import YAML from "yaml";
+import { startTestGateway, postJson, keyEntry, type TestGateway } from "./helpers/gateway.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
+
+const BIN = resolve("bin/model-gateway.mjs");
+const runSync = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 30_000 });
+
+/** The CLI as a child process without blocking this one (the gateway under test runs in it). */
+function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env } });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.once("error", rej);
+    child.once("exit", (status) => {
+      clearTimeout(timer);
+      res({ status, stdout, stderr });
+    });
+  });
+}
+
+const ADMIN = "mg_admin_cli_keys_test_key_00001";
+const LIVE = "mg_live_cli_keys_existing_0001";
+const chat = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 5 };
+
+function header(): string {
+  return `# Operator notes: keep this comment.
+server: { host: 127.0.0.1 }      # aligned on purpose
+store: { kind: memory }
+models: { "openai/gpt-4o-mini": { endpoints: [{ provider: sim, model: m }] } }
+admin_keys:
+  - { id: ops, sha256: "${sha256Hex(ADMIN)}", scope: write }
+projects:
+  acme:
+    keys:
+      # the team's key
+      - { id: team, sha256: "${sha256Hex(LIVE)}" }   # do not remove
+    allow_models: ["*"]
+`;
+}
+
+describe("keys commands on gateway.yaml", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway(header());
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("new adds the key in place, keeping every comment and line, and the reloaded gateway accepts it", async () => {
+    const before = readFileSync(gw.configFile, "utf8");
+    const r = await run(["keys", "new", "--config", gw.configFile, "--project", "acme", "--id", "ci", "--rpm", "30", "--budget", "12.50"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const key = r.stdout.split("\n")[0]!;
+    expect(key).toMatch(/^mg_live_/);
+    const after = readFileSync(gw.configFile, "utf8");
+    expect(after).toBe(before.replace("   # do not remove\n", `   # do not remove\n      - { id: ci, sha256: "${sha256Hex(key)}", rate_limits: { rpm: 30 }, budget: { usd: "12.50" } }\n`));
+    expect(runSync(["check", gw.configFile]).status).toBe(0);
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    const served = await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${key}` });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("x-ratelimit-limit-requests")).toBe("30");
+  });
+
+  it("revoke and rotate edit the key's entry; list shows the file's keys with their status", async () => {
+    const rot = await run(["keys", "rotate", "--config", gw.configFile, "--project", "acme", "--id", "team", "--overlap", "2h"]);
+    expect(rot.status, rot.stderr).toBe(0);
+    const newKey = rot.stdout.split("\n")[0]!;
+    const doc = YAML.parse(readFileSync(gw.configFile, "utf8"));
+    expect(doc.projects.acme.keys.map((k: any) => k.id)).toEqual(["team", "team-r2", "ci"]);
+    expect(doc.projects.acme.keys[1].sha256).toBe(sha256Hex(newKey));
+    const until = Date.parse(doc.projects.acme.keys[0].expires_at);
+    expect(until).toBeGreaterThan(Date.now() + 7000_000);
+    expect(until).toBeLessThan(Date.now() + 7300_000);
+    expect(readFileSync(gw.configFile, "utf8")).toContain("# Operator notes: keep this comment.\n");
+
+    expect((await run(["keys", "revoke", "--config", gw.configFile, "--project", "acme", "--id", "ci"])).status).toBe(0);
+    expect(YAML.parse(readFileSync(gw.configFile, "utf8")).projects.acme.keys[2].revoked).toBe(true);
+    const list = await run(["keys", "list", "--config", gw.configFile, "--json"]);
+    const rows = JSON.parse(list.stdout);
+    expect(rows.map((k: any) => [k.id, k.status])).toEqual([["team", "active"], ["team-r2", "active"], ["ci", "revoked"]]);
+    expect(rows[2]).toMatchObject({ rate_limits: { rpm: 30 }, budget: { usd: "12.50" } });
+
+    const missing = await run(["keys", "revoke", "--config", gw.configFile, "--project", "acme", "--id", "nobody"]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("project acme has no key nobody");
+  });
+
+  it("new --admin adds an admin key under admin_keys", async () => {
+    const r = await run(["keys", "new", "--admin", "--scope", "read", "--id", "viewer", "--config", gw.configFile]);
+    expect(r.status, r.stderr).toBe(0);
+    const key = r.stdout.split("\n")[0]!;
+    expect(key).toMatch(/^mg_admin_/);
+    expect(YAML.parse(readFileSync(gw.configFile, "utf8")).admin_keys[1]).toEqual({ id: "viewer", sha256: sha256Hex(key), scope: "read" });
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    const res = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("keys commands on a running gateway (--url)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      store: { kind: "memory" },
+      models: { "openai/gpt-4o-mini": { endpoints: [{ provider: "sim", model: "m" }] } },
+      admin_keys: [keyEntry("ops", ADMIN, { scope: "write" })],
+      projects: { acme: { keys: [keyEntry("team", LIVE)], allow_models: ["*"] } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("new, list, rotate and revoke through the admin API; the file is left alone", async () => {
+    const file = readFileSync(gw.configFile, "utf8");
+    const env = { MG_ADMIN_KEY: ADMIN };
+    const made = await run(["keys", "new", "--url", gw.url, "--project", "acme", "--id", "remote", "--tpm", "5000"], env);
+    expect(made.status, made.stderr).toBe(0);
+    const key = made.stdout.split("\n")[0]!;
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status).toBe(200);
+
+    const list = await run(["keys", "list", "--url", gw.url, "--project", "acme"], env);
+    expect(list.stdout).toMatch(/acme\s+remote\s+api\s+active\s+-\s+5000 tpm\s+20\d\d-/); // with its last use
+    expect(list.stdout).toMatch(/acme\s+team\s+yaml\s+active/);
+
+    const rot = await run(["keys", "rotate", "--url", gw.url, "--project", "acme", "--id", "remote", "--overlap", "0"], env);
+    expect(rot.status, rot.stderr).toBe(0);
+    const next = rot.stdout.split("\n")[0]!;
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status).toBe(401);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${next}` })).status).toBe(200);
+    expect((await run(["keys", "revoke", "--url", gw.url, "--project", "acme", "--id", "remote-r2"], env)).status).toBe(0);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${next}` })).status).toBe(401);
+    expect(readFileSync(gw.configFile, "utf8")).toBe(file);
+
+    const denied = await run(["keys", "list", "--url", gw.url], { MG_ADMIN_KEY: "mg_admin_wrong_key_for_this_test_0" });
+    expect(denied.status).toBe(1);
+    expect(denied.stderr).toContain("HTTP 401 INVALID_API_KEY: Unknown admin key");
+  });
+});
+
+describe("keys new without --config or --url", () => {
+  it("prints the key and the line to paste, with its limits, and edits nothing", () => {
+    const r = runSync(["keys", "new", "--project", "acme", "--id", "x", "--rpm", "5"]);
+    expect(r.status).toBe(0);
+    const key = r.stdout.split("\n")[0]!;
+    expect(r.stdout).toContain(`- { id: x, sha256: "${sha256Hex(key)}", rate_limits: { rpm: 5 } }`);
+  });
+});
