@@ -16,6 +16,8 @@ import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, spoolDirOf } from "./store/index.ts";
 import { GuardedStore, type SpooledRecord } from "./store/guard.ts";
 import { Spool } from "./store/spool.ts";
+import { SplitLedgerStore } from "./store/ledger-split.ts";
+import type { LedgerReader } from "./contracts/ledger-reader.ts";
 import { InFlight } from "./shutdown.ts";
 
 export interface Snapshot {
@@ -62,11 +64,14 @@ export class Gateway implements GatewayHandle {
     const spoolDir = spoolDirOf(sc, config.dir);
     const inner = await createStore(sc, config.dir, config.file, {
       timeoutMs: sc.timeout_ms ?? 300,
+      spoolDir,
+      log: gw.log,
       verify: { integrity: sc.integrity_check ?? "quick", requirePersistence: sc.require_persistence ?? true, epochFile: `${spoolDir}/store-epochs.json` },
     });
     try {
       const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log);
       gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool });
+      if (inner instanceof SplitLedgerStore) inner.registerMetrics(gw.metrics.registry);
     } catch (err) {
       await inner.close();
       throw err;
@@ -79,6 +84,15 @@ export class Gateway implements GatewayHandle {
       throw err;
     }
     return gw;
+  }
+
+  /**
+   * The usage ledger as the operator plane reads it (admin API, CLI): usage from rollups, request search, one record
+   * with its attempts — whichever store holds the ledger (SQLite, Redis, Postgres). Reads are bounded and a failing
+   * one is a 503 STORE_UNAVAILABLE; they never mark the store down.
+   */
+  get ledgerReader(): LedgerReader {
+    return this.store;
   }
 
   get config(): LoadedConfig {
