@@ -19,7 +19,8 @@ Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
   model-gateway check [gateway.yaml]
   model-gateway keys new --project ID [--id NAME] [--sandbox] [--expires 2027-01-01]
-  model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
+  model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
+                      [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]
 `;
 
 /** The sandbox key documented in the README; the default gateway.yaml holds its sha256. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What `npm test` needs beyond npm packages: redis-server (the multi-replica tests start their own instance on a
-# free loopback port), ffmpeg (decodes the simulator's MP4 with a real decoder), and e2fsprogs + mount (the SQLite
+# free loopback port), postgresql (the Postgres ledger tests start a throwaway cluster with initdb and pg_ctl), ffmpeg (decodes the simulator's MP4 with a real decoder), and e2fsprogs + mount (the SQLite
 # outage test mounts a small ext4 image through a loop device, as root, to fill it up and turn it read-only).
 # Installed with apt-get when missing and we may; otherwise a clear message. Runs before `npm test` (pretest) and
 # in .ci/run.
@@ -8,6 +8,8 @@ set -euo pipefail
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<version>/bin, off the PATH.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v mkfs.ext4 >/dev/null 2>&1 && command -v fsck.ext4 >/dev/null 2>&1 || missing+=(e2fsprogs)
 command -v mount >/dev/null 2>&1 && command -v findmnt >/dev/null 2>&1 || missing+=(mount util-linux)
@@ -23,6 +25,6 @@ fi
 
 echo "test-deps: the tests need ${missing[*]}; install them (e.g. sudo apt-get install -y ${missing[*]}) and run again." >&2
 # Without ffmpeg only the MP4 decode check is skipped, without e2fsprogs or mount the SQLite disk test (it says so);
-# without redis-server the Redis tests cannot run.
-case " ${missing[*]} " in *" redis-server "*) exit 1 ;; esac
+# without redis-server or postgresql the Redis and Postgres tests cannot run.
+case " ${missing[*]} " in *" redis-server "* | *" postgresql "*) exit 1 ;; esac
 exit 0

@@ -83,7 +83,7 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         flushIntervalMs: lc.flush_interval_ms, poolSize: lc.pool_size, queryTimeoutMs: lc.query_timeout_ms,
       });
       try {
-        const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger });
+        const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger, log: o.log });
         return new SplitLedgerStore(hot, ledger, o.log);
       } catch (err) {
         await ledger.close();

@@ -73,7 +73,8 @@ return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amoun
 
 /**
  * Adds one ledger record (decoded JSON) to its hourly and daily rollup hashes: one field per group and counter
- * ("project␟key␟model␟provider␟endpoint␟sandbox␞counter"); zero counters are skipped.
+ * ("project␟key␟model␟provider␟endpoint␟sandbox␞counter"); zero counters are skipped. The sorted sets roll:hours and
+ * roll:days list the buckets that exist.
  */
 const ROLL = `
 local function roll(prefix, e)
@@ -83,8 +84,12 @@ local function roll(prefix, e)
   local ints = { requests = 1, errors = err, inputTokens = e.inputTokens, outputTokens = e.outputTokens, cacheReadTokens = e.cacheReadTokens,
     cacheWriteTokens = e.cacheWriteTokens, reasoningTokens = e.reasoningTokens, images = e.images, searchUnits = e.searchUnits,
     webSearches = e.webSearches }
-  local hashes = { prefix .. 'roll:h:' .. string.format('%.0f', math.floor(e.ts / 3600000) * 3600000),
-    prefix .. 'roll:d:' .. string.format('%.0f', math.floor(e.ts / 86400000) * 86400000) }
+  local hour = string.format('%.0f', math.floor(e.ts / 3600000) * 3600000)
+  local day = string.format('%.0f', math.floor(e.ts / 86400000) * 86400000)
+  local hashes = { prefix .. 'roll:h:' .. hour, prefix .. 'roll:d:' .. day }
+  -- Which buckets exist, so a question over years reads only the hours and days that have records.
+  redis.call('ZADD', prefix .. 'roll:hours', hour, hour)
+  redis.call('ZADD', prefix .. 'roll:days', day, day)
   for _, h in ipairs(hashes) do
     for name, v in pairs(ints) do
       if type(v) == 'number' and v ~= 0 then redis.call('HINCRBY', h, g .. name, string.format('%.0f', v)) end

@@ -8,12 +8,13 @@ import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import { StoreStateLostError } from "./unavailable.ts";
+import type { Logger } from "../log.ts";
 import { allPeriods } from "./periods.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
-import { DAY_MS, HOUR_MS, UsageAccumulator, groupMatches, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
+import { UsageAccumulator, groupMatches, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
 import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
@@ -34,6 +35,7 @@ export interface RedisOptions {
    * loses its state the period's spend is rebuilt from this source's rollups instead of being refused.
    */
   spendSource?: SpendSource;
+  log?: Logger;
 }
 
 /** Where spend can be rebuilt from when Redis lost it: the ledger's rollups. */
@@ -55,7 +57,7 @@ export class RedisStore implements Store {
   readonly responses: RedisResponseStore;
   readonly memos: RedisMemoStore;
 
-  private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource) {
+  private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
     redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 1 });
     redis.defineCommand("mgReserve", { lua: lua.RESERVE, numberOfKeys: 2 });
@@ -96,7 +98,7 @@ export class RedisStore implements Store {
       redis.disconnect();
       throw new Error(`store: cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}: ${(err as Error).message}`);
     }
-    const store = new RedisStore(redis, prefix, o.spendSource);
+    const store = new RedisStore(redis, prefix, o.spendSource, o.log);
     store.where = `${url.replace(/\/\/[^@]*@/, "//***@")} (prefix ${prefix})`;
     return store;
   }
@@ -189,8 +191,9 @@ export class RedisStore implements Store {
         return epoch;
       }
       if (Date.now() >= end) {
-        throw new StoreStateLostError(`Redis at ${this.where} lost the gateway's state; another replica is rebuilding every project's spend ` +
-          "from the ledger's rollups. Budgets are refused until it is done");
+        // Not state_lost: nothing for an operator to do, the store is unavailable for the moment of the rebuild.
+        throw new Error(`Redis at ${this.where} lost the gateway's state; another replica is rebuilding every project's spend ` +
+          "from the ledger's rollups");
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -211,6 +214,7 @@ export class RedisStore implements Store {
       p.set(this.k("spend-epoch"), epoch);
       await p.exec();
       this.rebuilt++;
+      this.log?.warn("store: Redis had lost its state; spend rebuilt from the ledger's rollups", { redis: this.where, projects: new Set(rows.map((r) => r.project)).size });
     } finally {
       if ((await this.r.get(this.k("spend-rebuild")).catch(() => null)) === owner) await this.r.del(this.k("spend-rebuild")).catch(() => {});
     }
@@ -291,9 +295,8 @@ export class RedisStore implements Store {
     await this.backfillRollups();
     const acc = new UsageAccumulator(p);
     for (const scan of p.scans) {
-      const step = scan.table === "hour" ? HOUR_MS : DAY_MS;
-      const starts: number[] = [];
-      for (let t = scan.from; t < scan.to; t += step) starts.push(t);
+      const index = this.k("roll", scan.table === "hour" ? "hours" : "days");
+      const starts = (await this.r.zrangebyscore(index, scan.from, `(${scan.to}`)).map(Number);
       for (let i = 0; i < starts.length; i += 500) {
         const chunk = starts.slice(i, i + 500);
         const pipe = this.r.pipeline();

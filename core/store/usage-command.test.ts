@@ -1,21 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { parseSince, summarize } from "./usage-command.ts";
-import type { LedgerEntry } from "./types.ts";
+import { parseSince, printable, table } from "./usage-command.ts";
+import type { UsageRow } from "../contracts/ledger-reader.ts";
 
-const e = (project: string, model: string, costUsd: string, tokens: number): LedgerEntry => ({
-  generationId: `${project}${model}${costUsd}${tokens}`, requestId: "r", ts: 0, keyId: "k", project, endpoint: "chat", model, provider: "p",
-  attempts: 1, inputTokens: tokens, outputTokens: tokens * 2, cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, images: 0,
-  videoSeconds: 0, searchUnits: 0, costUsd, costPico: 0n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+const row = (group: UsageRow["group"], costUsd: string, requests: number, bucketStart?: number): UsageRow => ({
+  ...(bucketStart === undefined ? {} : { bucketStart }), group, requests, errors: 1, inputTokens: requests * 10, outputTokens: requests * 20,
+  cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0, costUsd, costPico: 0n,
 });
 
 describe("usage command", () => {
-  it("sums requests, tokens and exact cost per project and model", () => {
-    const rows = summarize([e("b", "m1", "0.1", 1), e("a", "m2", "0.2", 2), e("b", "m1", "0.2", 3), e("a", "m1", "0.0000001", 4)]);
-    expect(rows.map((r) => [r.project, r.model, r.requests, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.costUsd])).toEqual([
-      ["a", "m1", 1, 4, 8, 1, "0.0000001"],
-      ["a", "m2", 1, 2, 4, 1, "0.2"],
-      ["b", "m1", 2, 4, 8, 2, "0.3"],
-    ]);
+  it("prints the reader's rows with their dimensions flattened, buckets as ISO times, and a total line", () => {
+    const rows = printable([row({ project: "a", model: "m1" }, "0.0000001", 4), row({ project: "b", model: "m1" }, "0.3", 2)]);
+    expect(rows[0]).toEqual({ project: "a", model: "m1", requests: 4, errors: 1, inputTokens: 40, outputTokens: 80, cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: "0.0000001" });
+    const text = table(rows, ["project", "model"], false).split("\n");
+    expect(text[0]).toMatch(/^project\s+model\s+requests\s+errors\s+input\s+output\s+cache_read\s+cache_write\s+cost_usd$/);
+    expect(text[3]).toMatch(/^total\s+6\s+2\s+0\.3000001$/);
+    const byDay = printable([row({ model: "m1" }, "1", 1, Date.UTC(2026, 10, 20))]);
+    expect(byDay[0]!.bucket).toBe("2026-11-20T00:00:00.000Z");
+    expect(table(byDay, ["model"], true)).toMatch(/^bucket\s+model\s+requests/);
   });
 
   it("--since takes dates, timestamps and relative spans", () => {
@@ -25,5 +26,6 @@ describe("usage command", () => {
     expect(parseSince("7d", now)).toBe(now - 7 * 86_400_000);
     expect(parseSince("30m", now)).toBe(now - 1_800_000);
     expect(() => parseSince("yesterday", now)).toThrow(/--since yesterday/);
+    expect(() => parseSince("later", now, "--until")).toThrow(/--until later/);
   });
 });
