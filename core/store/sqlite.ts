@@ -75,12 +75,6 @@ function toRow(e: LedgerRecord): unknown[] {
   ];
 }
 
-/** A record's rollup key and counters, in ROLLUP_KEY + ROLLUP_COUNTERS order (bucket first, filled in per table). */
-function rollupRow(e: LedgerRecord): unknown[] {
-  const c = countsOf(e);
-  return [0, e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? 1 : 0, ...COUNTERS.map((k) => c[k])];
-}
-
 function fromRow(r: any): LedgerRecord {
   const n = (v: unknown) => Number(v);
   return {
@@ -148,8 +142,8 @@ export class SqliteStore implements Store {
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
-      hourly: this.db.prepare(ROLLUP_UPSERT("ledger_hourly")),
-      daily: this.db.prepare(ROLLUP_UPSERT("ledger_daily")),
+      rollup: ((hourly, daily) => (row: unknown[]) => (row[0] === "h" ? hourly : daily).run(...row.slice(1)))(
+        this.db.prepare(ROLLUP_UPSERT("ledger_hourly")), this.db.prepare(ROLLUP_UPSERT("ledger_daily"))),
       get: this.db.prepare("SELECT * FROM ledger WHERE generation_id = ?").safeIntegers(true),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
@@ -158,9 +152,18 @@ export class SqliteStore implements Store {
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
       probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
-    this.commitAll = this.db.transaction((writes: (() => void)[]) => {
+    const commit = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
+      // The commit's new records, summed per group and bucket: one upsert per group, not per record.
+      for (const row of this.rollupBatch.values()) this.stmts.rollup(row);
     });
+    this.commitAll = (writes) => {
+      try {
+        commit(writes);
+      } finally {
+        this.rollupBatch.clear();
+      }
+    };
     const sweep = () => {
       const now = Date.now();
       this.stmts.sweep.run(now);
@@ -269,12 +272,7 @@ export class SqliteStore implements Store {
       () => {
         added = this.stmts.insert.run(...toRow(entry)).changes === 1;
         // Only a record that was new counts in the rollups: a replayed one is already there.
-        if (!added) return;
-        const row = rollupRow(entry);
-        row[0] = hourOf(entry.ts);
-        this.stmts.hourly.run(...row);
-        row[0] = dayOf(entry.ts);
-        this.stmts.daily.run(...row);
+        if (added) this.addToRollups(entry);
       },
       () => {
         if (added) {
@@ -292,6 +290,23 @@ export class SqliteStore implements Store {
 
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
     return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
+  }
+
+  /** Rollup rows of the commit in progress: "h|d" + bucket + group -> [table, key..., counters...]. */
+  private readonly rollupBatch = new Map<string, unknown[]>();
+
+  private addToRollups(e: LedgerRecord): void {
+    const c = countsOf(e);
+    const group = `${e.project}\u0000${e.keyId}\u0000${e.model}\u0000${e.provider}\u0000${e.endpoint}\u0000${e.sandbox ? 1 : 0}`;
+    for (const [table, bucket] of [["h", hourOf(e.ts)], ["d", dayOf(e.ts)]] as const) {
+      const k = `${table}${bucket}\u0000${group}`;
+      const row = this.rollupBatch.get(k);
+      if (!row) {
+        this.rollupBatch.set(k, [table, bucket, e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? 1 : 0, ...COUNTERS.map((n) => c[n])]);
+        continue;
+      }
+      COUNTERS.forEach((n, i) => (row[8 + i] = n === "costPico" ? (row[8 + i] as bigint) + c.costPico : (row[8 + i] as number) + (c[n] as number)));
+    }
   }
 
   /** Rollups of a ledger written before they existed: built once, in one transaction, when the file is opened. */
