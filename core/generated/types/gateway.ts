@@ -96,6 +96,7 @@ export interface GatewayConfig {
    * Keys of the admin API (/admin/v1/), by sha256 like project keys. A project key is never accepted there, nor an admin key on the public API.
    */
   admin_keys?: AdminKeyConfig[];
+  console?: ConsoleConfig;
   routing?: RoutingConfig;
   /**
    * Upstream MCP tool servers behind {base_url}/mcp (docs/mcp.md): name -> how to reach it. The name is the namespace of its tools (name__tool).
@@ -640,6 +641,19 @@ export interface AdminKeyConfig {
   scope: "read" | "write";
   expires_at?: string;
   revoked?: boolean;
+}
+/**
+ * The operator console: a web page served by the gateway (docs/console.md) showing spend, budgets, live traffic, providers, keys and the config. It reads everything from the admin API, so nothing in it is visible without an admin key.
+ */
+export interface ConsoleConfig {
+  /**
+   * auto: served only on connections made to a loopback address (127.0.0.1, ::1), so a gateway listening on every interface does not offer it to other hosts; true: on every address the gateway listens on; false: off (its path answers 404).
+   */
+  enabled?: "auto" | true | false;
+  /**
+   * Where the console is served (no trailing slash); it cannot be under /api, /admin, /metrics, /healthz or /readyz.
+   */
+  path?: string;
 }
 /**
  * Retries, fallback backoff and the per-endpoint circuit breaker (docs/routing.md).
