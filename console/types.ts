@@ -161,6 +161,7 @@ export interface TrafficPoint {
 
 export interface Traffic {
   at: string;
+  pid: number;
   step_ms: number;
   window_ms: number;
   sampling_since: string | null;

@@ -45,22 +45,27 @@ function Tiles() {
   );
 }
 
-/** The last hour of steps, kept across polls: each poll asks only for the steps after the newest one held. */
+/**
+ * The last hour of steps, kept across polls: each poll asks only for the steps after the newest one held. Steps are
+ * one process's (with --workers, whichever answered): when another process answers, its hour replaces the one held.
+ */
 function useTraffic() {
-  const [kept, setKept] = useState<{ points: TrafficPoint[]; ttft: Traffic["ttft"] | null; since: string | null }>({ points: [], ttft: null, since: null });
-  const newest = useRef(0);
+  const [kept, setKept] = useState<{ points: TrafficPoint[]; ttft: Traffic["ttft"] | null; since: string | null; pid?: number }>({ points: [], ttft: null, since: null });
+  const held = useRef<{ pid?: number; newest: number }>({ newest: 0 });
   const { error } = usePoll(async (signal) => {
-    const t = await api<Traffic>(`/traffic${qs({ after: newest.current || undefined })}`, { signal });
-    const fresh = t.points.filter((p) => p.t > newest.current);
-    if (fresh.length) newest.current = fresh[fresh.length - 1]!.t;
-    const cutoff = Date.parse(t.at) - t.window_ms;
-    setKept((k) => ({ points: [...k.points, ...fresh].filter((p) => p.t > cutoff), ttft: t.ttft, since: t.sampling_since }));
+    const t = await api<Traffic>(`/traffic${qs({ after: held.current.newest || undefined })}`, { signal });
+    const same = held.current.pid === undefined || held.current.pid === t.pid;
+    const answer = same ? t : await api<Traffic>("/traffic", { signal }); // the new process's whole hour
+    const fresh = answer.points.filter((p) => !same || p.t > held.current.newest);
+    held.current = { pid: answer.pid, newest: fresh.length ? fresh[fresh.length - 1]!.t : same ? held.current.newest : 0 };
+    const cutoff = Date.parse(answer.at) - answer.window_ms;
+    setKept((k) => ({ points: [...(same ? k.points : []), ...fresh].filter((p) => p.t > cutoff), ttft: answer.ttft, since: answer.sampling_since, pid: answer.pid }));
   }, 5_000, []);
   return { ...kept, error };
 }
 
 function LiveCharts() {
-  const { points, ttft, since, error } = useTraffic();
+  const { points, ttft, since, pid, error } = useTraffic();
   const c = useMemo(() => {
     const x = points.map((p) => p.t / 1000);
     const rate = (n: (p: TrafficPoint) => number) => points.map((p) => (p.ms > 0 ? n(p) / (p.ms / 1000) : null));
@@ -79,7 +84,7 @@ function LiveCharts() {
   const per = (v: number) => `${Math.round(v * 100) / 100}/s`;
   return (
     <section>
-      <h2>Live <span class="muted small">this gateway process, last hour, every 10 s{since ? ` (sampling since ${when(since)})` : ""}</span></h2>
+      <h2>Live <span class="muted small">this gateway process{pid ? ` (pid ${pid})` : ""}, last hour, every 10 s{since ? `, sampling since ${when(since)}` : ""}</span></h2>
       {error ? <p class="error">{error}</p> : null}
       <div class="grid">
         <TimeChart testId="chart-rate" title="Requests per second" x={c.x} ys={c.rates} stacked series={[{ label: "2xx/3xx", color: "#3a9c5b" }, { label: "4xx", color: "#e3872d" }, { label: "5xx", color: "#c9463d" }]} format={per} />

@@ -1,7 +1,8 @@
-// Admin routes the operator console needs beyond the others (docs/admin-api.md, "For the console"): who the key
-// is (its scope decides what the console offers), live traffic over the last hour (request rate, errors, latency and
-// time-to-first-token percentiles: the ledger's rollups carry no percentiles and nothing finer than an hour), and
-// what the config has loaded. Each reads state the gateway keeps anyway; none adds work to a request.
+// Admin routes the operator console needs beyond the others (docs/console.md, "Admin routes added for the
+// console"): who the key is (its scope decides what the console offers), live traffic over the last hour (request
+// rate, errors, latency and time-to-first-token percentiles: the ledger's rollups carry no percentiles and nothing
+// finer than an hour), and what the config has loaded. Each reads state the gateway keeps anyway; none adds work to
+// a request.
 import type { AdminAnswer, AdminRequest, AdminRoute } from "./route.ts";
 import { intParam, iso } from "./query.ts";
 import { TRAFFIC_POINTS, TRAFFIC_STEP_MS, trafficOf } from "./traffic-sampler.ts";
