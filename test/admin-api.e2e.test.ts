@@ -10,6 +10,23 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import type { RunningGateway } from "../core/server.ts";
+import type { ValidateFunction } from "ajv";
+import * as v from "../core/generated/validators.js";
+
+/** Which schema each answer is documented by (schemas/responses/admin-*.schema.json): every answer is checked. */
+const SHAPES: [string, RegExp, ValidateFunction][] = [
+  ["GET", /^\/usage/, v.validateAdminUsage], ["GET", /^\/budgets/, v.validateAdminBudgets], ["GET", /^\/rate-limits/, v.validateAdminRateLimits],
+  ["GET", /^\/requests\/[^?]+$/, v.validateAdminRequest], ["GET", /^\/requests/, v.validateAdminRequestPage],
+  ["GET", /^\/keys\/[^/?]+\/[^/?]+$/, v.validateAdminKey], ["GET", /^\/keys/, v.validateAdminKeyList],
+  ["POST", /^\/keys$/, v.validateAdminKeyCreated], ["POST", /\/rotate$/, v.validateAdminKeyCreated], ["POST", /\/revoke$/, v.validateAdminKey], ["PATCH", /./, v.validateAdminKey],
+  ["GET", /^\/providers/, v.validateAdminProviders], ["GET", /^\/models/, v.validateAdminModels], ["GET", /^\/config/, v.validateAdminConfig],
+];
+
+function conforms(method: string, path: string, status: number, json: unknown): void {
+  const check = status >= 400 ? v.validateError : SHAPES.find(([m, re]) => m === method && re.test(path))?.[2];
+  if (!check) throw new Error(`no documented shape for ${method} ${path}`);
+  expect(check(json), `${method} ${path}: ${JSON.stringify(check.errors)}`).toBe(true);
+}
 
 const WRITE = "mg_admin_write_key_for_tests_0001";
 const READ = "mg_admin_read_key_for_tests_00001";
@@ -26,14 +43,16 @@ describe("admin API", () => {
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, headers: res.headers, json: (await res.json()) as any };
+    const json = (await res.json()) as any;
+    conforms(method, path, res.status, json);
+    return { status: res.status, headers: res.headers, json };
   };
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     const config = policyConfig(fake.baseUrl, {
       store: { kind: "sqlite", path: "./data/gateway.db" },
-      acme: { budget: { usd: "5", period: "month" }, rate_limits: { rpm: 100, tpm: 100000 }, project_rate_limits: { rpm: 1000 } },
+      acme: { budget: { usd: "5", period: "month" }, rate_limits: { rpm: 100, tpm: 100000 }, project_rate_limits: { rpm: 100 } },
     });
     ({ gw, log } = await startLoggedGateway({
       ...config,
@@ -111,6 +130,15 @@ describe("admin API", () => {
     expect(Date.parse(byId["ci-bot"].last_used_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(JSON.stringify(list.json)).not.toContain(key);
     expect((await call("GET", "/keys/acme/ci-bot", READ)).json.id).toBe("ci-bot");
+    // Changed in place: its own limit is now 50 rpm, effective at once.
+    const changed = await call("PATCH", "/keys/acme/ci-bot", WRITE, { name: "CI bot", rate_limits: { rpm: 50 }, expires_at: "2099-01-01T00:00:00Z" });
+    expect(changed.json).toMatchObject({ name: "CI bot", rate_limits: { rpm: 50 }, expires_at: "2099-01-01T00:00:00.000Z" });
+    // (The window keeps what was used under the old limit, so this may still be a 429; it is measured against 50.)
+    const after = await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(key));
+    expect(after.headers.get("x-ratelimit-limit-requests")).toBe("50");
+    expect((await call("PATCH", "/keys/acme/ci-bot", WRITE, { rate_limits: null })).json.rate_limits).toBeNull();
+    expect((await call("PATCH", "/keys/acme/ci-bot", WRITE, {})).json.error.code).toBe("INVALID_REQUEST"); // nothing to change
+    expect((await call("PATCH", "/keys/acme/k1", WRITE, { name: "x" })).status).toBe(409);
     expect((await call("GET", "/keys/acme/missing", READ)).status).toBe(404);
   });
 
@@ -170,8 +198,8 @@ describe("admin API", () => {
 
     const limits = await call("GET", "/rate-limits?project=acme", READ);
     const project = limits.json.limits.find((l: any) => l.scope === "project");
-    expect(project.windows[0]).toMatchObject({ name: "rpm", limit: 1000 });
-    expect(project.windows[0].remaining).toBeLessThan(1000);
+    expect(project.windows[0]).toMatchObject({ name: "rpm", limit: 100 });
+    expect(project.windows[0].remaining).toBeLessThan(100); // one refills every 600 ms: the last request is still counted
     const k1Limits = limits.json.limits.find((l: any) => l.scope === "key" && l.key === "k1");
     expect(k1Limits.windows.map((w: any) => w.name)).toEqual(["rpm", "tpm"]);
     // Reading did not charge: the same remaining twice.

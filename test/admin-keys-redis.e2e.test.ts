@@ -64,6 +64,12 @@ describe("API keys across replicas on Redis", () => {
     const refused = await admin(a, "/keys", { project: "acme" });
     expect(refused.status).toBe(503);
     expect(refused.json.error.code).toBe("STORE_UNAVAILABLE");
+    // Listing still answers, from this replica's cache, and says so.
+    const listed = await fetch(`${b.url}/admin/v1/keys?project=acme&source=api`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(listed.status).toBe(200);
+    const body = (await listed.json()) as { keys: { id: string }[]; from_cache: boolean };
+    expect(body.from_cache).toBe(true);
+    expect(body.keys.map((k) => k.id)).toContain("shared");
     // An unknown key is still refused (the lookup fails fast, no wait on the dead store).
     expect((await chatOn(b, "mg_live_never_created_anywhere_01")).status).toBe(401);
 

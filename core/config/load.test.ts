@@ -192,6 +192,17 @@ pipeline: [router, routr, auth]
     ]);
   });
 
+  it("loads admin keys with their scope, and refuses one that is also a project key, or a scope it does not know", async () => {
+    const file = write(`projects:\n  p: { keys: [{ id: k, sha256: "${HASH}" }] }\nadmin_keys:\n  - { id: ops, sha256: "${"b".repeat(64)}", scope: write, expires_at: "2030-01-01T00:00:00Z" }\n`);
+    const cfg = await loadConfig(file, { env: {} });
+    expect(cfg.adminKeys.get("b".repeat(64))).toMatchObject({ id: "ops", scope: "write", expiresAt: Date.parse("2030-01-01T00:00:00Z"), revoked: false });
+    expect(cfg.keys.has("b".repeat(64))).toBe(false); // never a project key
+    expect(await problems(`projects:\n  p: { keys: [{ id: k, sha256: "${HASH}" }] }\nadmin_keys:\n  - { id: ops, sha256: "${HASH}", scope: write }\n`)).toEqual([
+      "F:4:24: admin key ops: the same key is already declared by p/k",
+    ]);
+    expect((await problems(`admin_keys:\n  - { id: ops, sha256: "${HASH}", scope: admin }\n`))[0]).toMatch(/^F:2:.*scope.*read.*write/);
+  });
+
   it("reports unknown fields at the key", async () => {
     expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot"']);
   });
