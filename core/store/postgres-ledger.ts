@@ -122,8 +122,8 @@ export class PostgresLedger implements LedgerReader {
     return l;
   }
 
-  /** Partitions for now and next month; the ones past retention dropped. */
-  private async maintain(): Promise<void> {
+  /** Partitions for now and next month; the ones past retention dropped (at open, then hourly). */
+  async maintain(): Promise<void> {
     const now = Date.now();
     const months = [monthOf(now), monthOf(monthOf(now).end)];
     await ensurePartitions(this.pool, months);
