@@ -44,11 +44,19 @@ const RAW: [string, string][] = [
   ["estimated", "boolean"], ["attempt_list", "jsonb"],
 ];
 
+/**
+ * A record's values for the batch. Numbers the database would refuse (NaN, Infinity, a fraction in a count) are
+ * made valid here: one bad value must never hold every record behind it in the spool.
+ */
 function columnsOf(e: Spooled): unknown[] {
+  const int = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.round(v) : 0);
+  const real = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   return [
-    e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
-    e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.webSearches ?? 0, e.costUsd, e.costPico,
-    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox, e.estimated, e.attemptList ? JSON.stringify(e.attemptList) : null,
+    e.generationId, e.requestId, int(e.ts), e.keyId, e.project, e.endpoint, e.model, e.provider, int(e.attempts), int(e.inputTokens), int(e.outputTokens),
+    int(e.cacheReadTokens), int(e.cacheWriteTokens), int(e.reasoningTokens), int(e.images), real(e.videoSeconds), int(e.searchUnits),
+    int(e.webSearches), /^\d+(\.\d+)?$/.test(e.costUsd) ? e.costUsd : "0", /^\d+$/.test(e.costPico) ? e.costPico : "0",
+    real(e.latencyMs), e.ttftMs === null || !Number.isFinite(e.ttftMs) ? null : e.ttftMs, int(e.status), e.outcome, e.sandbox === true, e.estimated === true,
+    e.attemptList ? JSON.stringify(e.attemptList) : null,
   ];
 }
 

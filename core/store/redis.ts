@@ -284,7 +284,7 @@ export class RedisStore implements Store {
     let total = 0;
     if (Number(await this.r.mgRollupsCurrent(this.k("ledger"), this.k("roll-ptr"))) === 1) return 0;
     for (;;) {
-      const [read, more] = (await this.r.mgBackfill(this.k("ledger"), this.k("roll-ptr"), this.prefix, 1000)).map(Number);
+      const [read, more] = (await this.r.mgBackfill(this.k("ledger"), this.k("roll-ptr"), this.prefix, 200)).map(Number);
       total += read!;
       if (!more) return total;
     }
