@@ -1,5 +1,7 @@
 // Store kind `redis`: several gateway replicas share rate windows, spend, reservations, idempotency records and
-// the ledger (a Redis stream). Every check-and-update is one Lua script (redis-scripts.ts), atomic on the server.
+// the ledger (a Redis stream, with hourly and daily rollup hashes kept by the same script — or, with
+// store.ledger: postgres, spend and settlements only: ledger-split.ts). Every check-and-update is one Lua script
+// (redis-scripts.ts), atomic on the server.
 // Durability of the ledger and of spend is Redis's own: run it with appendonly yes (fsync everysec or always).
 // verify() refuses a server without AOF, and an "epoch" key tells whether the server still holds the state this
 // gateway saw in it (a restart without persistence, a FLUSHALL or a failover to an empty replica lose it).
