@@ -16,7 +16,7 @@ import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
-import { UsageAccumulator, groupMatches, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
+import { COUNTERS, UsageAccumulator, countsOf, dayOf, groupMatches, hourOf, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
 import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
@@ -275,7 +275,7 @@ export class RedisStore implements Store {
     const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...spend, this.k("roll-ptr")];
     if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix);
+    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix, ...rollupArgs(entry));
   }
 
   /**
@@ -393,6 +393,23 @@ export class RedisStore implements Store {
     }
     this.r.disconnect();
   }
+}
+
+/**
+ * A record's rollup increments for RECORD: group field prefix, hour, day, then the non-zero counters as name, value
+ * (the same as the scripts' ROLL computes from an entry, which BACKFILL uses).
+ */
+function rollupArgs(e: LedgerRecord): string[] {
+  const c = countsOf(e);
+  const out = [
+    [e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? "1" : "0"].join("\x1f") + "\x1e", String(hourOf(e.ts)), String(dayOf(e.ts)),
+  ];
+  for (const k of COUNTERS) {
+    const v = c[k];
+    if (k === "videoSeconds" ? !Number.isFinite(v) || v === 0 : v === 0 || v === 0n) continue;
+    out.push(k, k === "videoSeconds" ? (v as number).toPrecision(17) : typeof v === "bigint" ? v.toString() : String(Math.round(v as number)));
+  }
+  return out;
 }
 
 const newEpoch = () => `${randomUUID()} ${new Date().toISOString()}`;
