@@ -2,7 +2,7 @@
 // retention dropping whole months of raw records while their rollups keep answering, and a writer that keeps
 // records spooled (never lost) while Postgres refuses them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -67,17 +67,17 @@ describe("Postgres ledger", () => {
     const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10 });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    // A rollup table that refuses inserts: every batch fails (the raw insert rolls back with it).
-    await admin.query("ALTER TABLE mg_ledger_daily ADD CONSTRAINT mg_refuse CHECK (requests < 0) NOT VALID");
+    // A rollup table gone (as good as a server that refuses): every batch fails, the raw insert rolls back with it.
+    await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away");
     const records = Array.from({ length: 30 }, (_, i) => rec(Date.now() - i * 1000));
     for (const r of records) await ledger.append(r);
     await new Promise((r) => setTimeout(r, 300));
     expect(ledger.status()).toMatchObject({ up: false, pending: 30 });
-    expect(ledger.status().error).toMatch(/mg_refuse/);
+    expect(ledger.status().error).toMatch(/mg_ledger_daily/);
     expect((await admin.query("SELECT count(*)::int AS n FROM mg_ledger")).rows[0].n).toBe(0);
     await ledger.close();
     // A new process on the same spool directory writes them (each once), even with a replay of some already there.
-    await admin.query("ALTER TABLE mg_ledger_daily DROP CONSTRAINT mg_refuse");
+    await admin.query("ALTER TABLE mg_away RENAME TO mg_ledger_daily");
     const next = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10 });
     await next.flush();
     for (const r of records.slice(0, 5)) await next.append(r);
@@ -87,5 +87,22 @@ describe("Postgres ledger", () => {
     expect((await admin.query("SELECT sum(requests)::int AS n FROM mg_ledger_hourly")).rows[0].n).toBe(30);
     await admin.end();
     await next.close();
+  });
+
+  it("a record Postgres refuses for its data is set aside (on disk, with the error); the rest of its batch is written", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 1000 });
+    const good = Array.from({ length: 9 }, () => rec(Date.now()));
+    const bad = rec(Date.now(), { project: "nul\u0000byte" }); // text columns refuse NUL
+    for (const r of [...good.slice(0, 4), bad, ...good.slice(4)]) await ledger.append(r);
+    await ledger.flush();
+    expect(ledger.status()).toMatchObject({ up: true, pending: 0 });
+    expect((await ledger.search({ limit: 20 })).records.map((r) => r.generationId).sort()).toEqual(good.map((r) => r.generationId).sort());
+    const rejected = readFileSync(join(spoolDir, "rejected-ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].record.generationId).toBe(bad.generationId);
+    expect(rejected[0].error).toMatch(/0x00|byte/);
+    await ledger.close();
   });
 });

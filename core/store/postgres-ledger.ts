@@ -5,6 +5,8 @@
 // records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise) and are written when
 // it answers; a replica that dies leaves its spool to the next process on the same spool_dir.
 import pg from "pg";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
@@ -97,7 +99,7 @@ export class PostgresLedger implements LedgerReader {
   up = true;
   private downSince = 0;
   private lastError = "";
-  private metrics?: { written: Counter; failures: Counter; batch: Histogram };
+  private metrics?: { written: Counter; failures: Counter; rejected: Counter; batch: Histogram };
 
   private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool) {
     this.spool = spool;
@@ -156,6 +158,7 @@ export class PostgresLedger implements LedgerReader {
     this.metrics = {
       written: new Counter({ name: "gateway_ledger_postgres_written_total", help: "Ledger records written into Postgres (new ones; replays already there are not counted).", registers }),
       failures: new Counter({ name: "gateway_ledger_postgres_write_failures_total", help: "Batches Postgres did not take (they stay spooled and are retried).", registers }),
+      rejected: new Counter({ name: "gateway_ledger_postgres_rejected_total", help: "Records Postgres refused for their data, set aside in rejected-ledger.jsonl in the spool directory.", registers }),
       batch: new Histogram({ name: "gateway_ledger_postgres_batch_seconds", help: "Time to write one batch of ledger records into Postgres.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers }),
     };
   }
@@ -225,7 +228,40 @@ export class PostgresLedger implements LedgerReader {
     }
   }
 
+  /**
+   * One batch; a batch Postgres refuses for its data (SQLSTATE class 22 or 23, not an outage) is split until the
+   * record it refuses is found, and that one is set aside in `rejected-ledger.jsonl` beside the spool (fsync'd, with
+   * the error) so the records behind it keep flowing — never dropped silently.
+   */
   private async writeBatch(batch: Spooled[]): Promise<void> {
+    try {
+      await this.insertBatch(batch);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.writeBatch(batch.slice(0, half));
+        await this.writeBatch(batch.slice(half));
+        return;
+      }
+      await this.reject(batch[0]!, err as Error);
+    }
+  }
+
+  private async reject(record: Spooled, err: Error): Promise<void> {
+    const file = join(this.o.spoolDir!, "rejected-ledger.jsonl");
+    const fh = await open(file, "a");
+    try {
+      await fh.write(JSON.stringify({ at: new Date().toISOString(), error: err.message, record }) + "\n");
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    this.metrics?.rejected.inc();
+    this.o.log?.error("ledger: Postgres refuses a record's data; it is set aside, the others go on", { generationId: record.generationId, file, error: err.message });
+  }
+
+  private async insertBatch(batch: Spooled[]): Promise<void> {
     const missing = new Map<string, ReturnType<typeof monthOf>>();
     for (const e of batch) {
       const m = monthOf(e.ts);
@@ -327,6 +363,12 @@ class ReadOnlySpool {
     return 0;
   }
   async close(): Promise<void> {}
+}
+
+/** Postgres refused the data (a value, a constraint), not the connection: retrying the same batch cannot help. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^(22|23)/.test(code);
 }
 
 function fromRow(r: Record<string, any>): LedgerRecord {
