@@ -121,13 +121,14 @@ export class PostgresLedger implements LedgerReader {
     const l = new PostgresLedger(o, spool);
     try {
       await createSchema(l.pool);
-      await l.maintain();
+      // Partitions and retention are the writers' business; a read-only opener (the CLI) changes nothing.
+      if (o.spoolDir) await l.maintain();
     } catch (err) {
       await l.pool.end().catch(() => {});
       await spool.close();
       throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
     }
-    l.maintenance = setInterval(() => void l.maintain().catch((err) => l.o.log?.warn("ledger: partition maintenance failed", { error: String(err) })), MAINTENANCE_MS).unref();
+    if (o.spoolDir) l.maintenance = setInterval(() => void l.maintain().catch((err) => l.o.log?.warn("ledger: partition maintenance failed", { error: String(err) })), MAINTENANCE_MS).unref();
     if (o.spoolDir) l.schedule(0);
     return l;
   }
