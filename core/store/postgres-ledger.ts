@@ -2,14 +2,16 @@
 // Postgres: its record is appended to this replica's durable spool (fsync'd, spool.ts) and a writer sends the spool
 // in batches — one statement per batch inserts the raw records (ON CONFLICT DO NOTHING: exactly once per generation
 // id) and adds only the rows it inserted to the hourly and daily rollups, atomically. While Postgres is down the
-// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise) and are written when
-// it answers; a replica that dies leaves its spool to the next process on the same spool_dir.
+// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise; past MEMORY_RECORDS
+// in segment files on disk only) and are written when it answers; a replica that dies leaves its spool to the next
+// process on the same spool_dir.
 import pg from "pg";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
+import { SpoolSegments } from "./spool-segments.ts";
 import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf } from "./postgres-schema.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
@@ -31,6 +33,8 @@ export interface PostgresLedgerOptions {
   poolSize?: number;
   /** Bound on every statement (statement_timeout and the client's own wait). */
   queryTimeoutMs?: number;
+  /** Records kept in memory while Postgres is away before new ones go to disk only (default MEMORY_RECORDS). */
+  memoryRecords?: number;
 }
 
 /** A record as it waits in the spool (money as a decimal string). */
@@ -82,6 +86,11 @@ const WRITE_BATCH = `WITH input AS (
 ) SELECT count(*)::int AS inserted FROM ins`;
 
 const MAINTENANCE_MS = 3_600_000;
+/**
+ * Records the spool holds in memory (~800 bytes each) before new ones go to segment files on disk only: a long
+ * Postgres outage costs disk, not memory (spool-segments.ts).
+ */
+const MEMORY_RECORDS = 50_000;
 
 export class PostgresLedger implements LedgerReader {
   private readonly pool: pg.Pool;
@@ -101,7 +110,7 @@ export class PostgresLedger implements LedgerReader {
   private lastError = "";
   private metrics?: { written: Counter; failures: Counter; rejected: Counter; batch: Histogram };
 
-  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool) {
+  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool, private readonly segments?: SpoolSegments<Spooled>) {
     this.spool = spool;
     this.batchSize = o.batchSize ?? 500;
     this.flushMs = o.flushIntervalMs ?? 200;
@@ -118,7 +127,8 @@ export class PostgresLedger implements LedgerReader {
   /** Connect, make the tables and this month's and next month's partitions, then start writing what the spool holds. */
   static async open(o: PostgresLedgerOptions): Promise<PostgresLedger> {
     const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : new ReadOnlySpool();
-    const l = new PostgresLedger(o, spool);
+    const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : undefined;
+    const l = new PostgresLedger(o, spool, segments);
     try {
       await createSchema(l.pool);
       // Partitions and retention are the writers' business; a read-only opener (the CLI) changes nothing.
@@ -148,11 +158,11 @@ export class PostgresLedger implements LedgerReader {
     const registers = [registry];
     const self = this;
     new Gauge({ name: "gateway_ledger_postgres_up", help: "1 while Postgres takes the ledger's batches, 0 while they wait in the spool.", registers, collect() { this.set(self.up ? 1 : 0); } });
-    new Gauge({ name: "gateway_ledger_postgres_pending_records", help: "Ledger records spooled on this replica, not yet in Postgres.", registers, collect() { this.set(self.spool.size); } });
+    new Gauge({ name: "gateway_ledger_postgres_pending_records", help: "Ledger records spooled on this replica, not yet in Postgres.", registers, collect() { this.set(self.pending); } });
     new Gauge({
       name: "gateway_ledger_postgres_oldest_pending_seconds", help: "Age of the oldest record not yet in Postgres (0 when none waits).", registers,
       collect() {
-        const at = self.spool.oldestAt;
+        const at = self.oldestAt;
         this.set(at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000));
       },
     });
@@ -166,19 +176,30 @@ export class PostgresLedger implements LedgerReader {
 
   /** Keep a record until it is in Postgres; resolves once it is on this machine's disk (or only in memory: see Kept). */
   async append(entry: LedgerRecord): Promise<Kept> {
-    const kept = await this.spool.append(entry.generationId, { ...entry, costPico: entry.costPico.toString() });
+    const item = { ...entry, costPico: entry.costPico.toString() };
+    if (this.segments && this.spool.size >= (this.o.memoryRecords ?? MEMORY_RECORDS)) {
+      // A long outage: on disk only. A disk that fails here too leaves the record to the spool (in memory at least).
+      if ((await this.segments.append(item)) === "durable") return "durable";
+    }
+    const kept = await this.spool.append(entry.generationId, item);
     if (this.spool.size >= this.batchSize && this.up) this.schedule(0);
     return kept;
   }
 
+  /** Records on this replica not yet in Postgres (in the spool, in memory and on disk, and in overflow segments). */
   get pending(): number {
-    return this.spool.size;
+    return this.spool.size + (this.segments?.size ?? 0);
+  }
+
+  private get oldestAt(): number | undefined {
+    const a = this.spool.oldestAt, b = this.segments?.oldestAt;
+    return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   }
 
   status(): { up: boolean; pending: number; oldest_age_seconds: number; since?: string; error?: string } {
-    const at = this.spool.oldestAt;
+    const at = this.oldestAt;
     return {
-      up: this.up, pending: this.spool.size, oldest_age_seconds: at === undefined ? 0 : Math.round((Date.now() - at) / 100) / 10,
+      up: this.up, pending: this.pending, oldest_age_seconds: at === undefined ? 0 : Math.round((Date.now() - at) / 100) / 10,
       ...(this.up ? {} : { since: new Date(this.downSince).toISOString(), error: this.lastError }),
     };
   }
@@ -211,6 +232,7 @@ export class PostgresLedger implements LedgerReader {
   private async writeAll(): Promise<void> {
     try {
       if (this.spool.size) await this.spool.drain((batch) => this.writeBatch(batch), this.batchSize);
+      if (this.segments?.size) await this.segments.drain((batch) => this.writeBatch(batch), this.batchSize);
       if (!this.up) {
         this.o.log?.info("ledger: Postgres takes records again; the spool is written", { downMs: Date.now() - this.downSince });
         this.up = true;
@@ -283,7 +305,7 @@ export class PostgresLedger implements LedgerReader {
   /** Write what waits now (bounded by `ms`); for a spend rebuild and a clean shutdown. */
   async flush(ms = 5_000): Promise<void> {
     const end = Date.now() + ms;
-    while (this.spool.size && Date.now() < end) {
+    while (this.pending && Date.now() < end) {
       await this.write();
       if (!this.up) return;
     }
@@ -347,8 +369,9 @@ export class PostgresLedger implements LedgerReader {
     clearTimeout(this.timer);
     clearInterval(this.maintenance);
     await this.writing;
-    if (this.spool.size && this.up) await this.flush(2_000).catch(() => {});
+    if (this.pending && this.up) await this.flush(2_000).catch(() => {});
     await this.spool.close();
+    await this.segments?.close();
     await this.pool.end().catch(() => {});
   }
 }
