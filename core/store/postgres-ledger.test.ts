@@ -108,4 +108,23 @@ describe("Postgres ledger", () => {
     expect(rejected[0].error).toMatch(/0x00|byte/);
     await ledger.close();
   });
+
+  it("starts while Postgres is down (records wait, tables made once it answers); refuses a wrong database at once", async () => {
+    const url = await postgres.createDatabase();
+    await expect(PostgresLedger.open({ url: url.replace(/\/[^/]+$/, "/no_such_db"), spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")) }))
+      .rejects.toThrow(/cannot use the Postgres ledger at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/no_such_db: .*no_such_db/);
+    await postgres.kill();
+    let ledger: PostgresLedger | undefined;
+    try {
+      ledger = await PostgresLedger.open({ url, spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")), flushIntervalMs: 10 });
+      for (let i = 0; i < 5; i++) await ledger.append(rec(Date.now()));
+      expect(ledger.status()).toMatchObject({ up: false, pending: 5 });
+    } finally {
+      await postgres.restart();
+    }
+    await ledger!.flush(20_000);
+    expect(ledger!.status()).toMatchObject({ up: true, pending: 0 });
+    expect((await ledger!.search({ limit: 10 })).records).toHaveLength(5);
+    await ledger!.close();
+  });
 });

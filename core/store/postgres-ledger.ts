@@ -130,18 +130,36 @@ export class PostgresLedger implements LedgerReader {
     const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : undefined;
     const l = new PostgresLedger(o, spool, segments);
     try {
-      await createSchema(l.pool);
-      // Partitions and retention are the writers' business; a read-only opener (the CLI) changes nothing.
-      if (o.spoolDir) await l.maintain();
+      await l.prepare();
     } catch (err) {
-      await l.pool.end().catch(() => {});
-      await spool.close();
-      throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
+      // A wrong password, database or grant is the config's fault: refuse to start. A server that does not answer
+      // is an outage like any other: serve, spool, and prepare the tables once it answers.
+      if (!o.spoolDir || isConfigError(err)) {
+        await l.pool.end().catch(() => {});
+        await spool.close();
+        await segments?.close();
+        throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
+      }
+      l.up = false;
+      l.downSince = Date.now();
+      l.lastError = (err as Error).message;
+      o.log?.error("ledger: Postgres does not answer at start; records wait in the spool until it does", { url: redactUrl(o.url), error: l.lastError });
     }
     if (o.spoolDir) l.maintenance = setInterval(() => void l.maintain().catch((err) => l.o.log?.warn("ledger: partition maintenance failed", { error: String(err) })), MAINTENANCE_MS).unref();
     if (o.spoolDir) l.schedule(0);
     return l;
   }
+
+  /** Tables made (once per process), then, for a writer, this month's partitions and the retention. */
+  private async prepare(): Promise<void> {
+    if (!this.schemaReady) {
+      await createSchema(this.pool);
+      this.schemaReady = true;
+    }
+    // Partitions and retention are the writers' business; a read-only opener (the CLI) changes nothing.
+    if (this.o.spoolDir) await this.maintain();
+  }
+  private schemaReady = false;
 
   /** Partitions for now and next month; the ones past retention dropped (at open, then hourly). */
   async maintain(): Promise<void> {
@@ -231,6 +249,7 @@ export class PostgresLedger implements LedgerReader {
 
   private async writeAll(): Promise<void> {
     try {
+      if (!this.schemaReady) await this.prepare();
       if (this.spool.size) await this.spool.drain((batch) => this.writeBatch(batch), this.batchSize);
       if (this.segments?.size) await this.segments.drain((batch) => this.writeBatch(batch), this.batchSize);
       if (!this.up) {
@@ -302,12 +321,13 @@ export class PostgresLedger implements LedgerReader {
     this.metrics?.written.inc(rows[0]?.inserted ?? 0);
   }
 
-  /** Write what waits now (bounded by `ms`); for a spend rebuild and a clean shutdown. */
+  /** Write what waits now, retrying while Postgres fails, for at most `ms`; for a spend rebuild and a clean shutdown. */
   async flush(ms = 5_000): Promise<void> {
     const end = Date.now() + ms;
-    while (this.pending && Date.now() < end) {
+    while ((this.pending || !this.up) && Date.now() < end) {
       await this.write();
-      if (!this.up) return;
+      // Down (or its pool still holds connections to a server that restarted): try again within the bound.
+      if (!this.up) await new Promise((r) => setTimeout(r, Math.min(200, Math.max(0, end - Date.now()))));
     }
   }
 
@@ -387,6 +407,12 @@ class ReadOnlySpool {
     return 0;
   }
   async close(): Promise<void> {}
+}
+
+/** The server answered and said no to who we are or what we asked for: a config problem, not an outage. */
+function isConfigError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^(28|3D|42)/.test(code);
 }
 
 /** Postgres refused the data (a value, a constraint), not the connection: retrying the same batch cannot help. */
