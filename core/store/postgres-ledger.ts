@@ -2,12 +2,16 @@
 // Postgres: its record is appended to this replica's durable spool (fsync'd, spool.ts) and a writer sends the spool
 // in batches — one statement per batch inserts the raw records (ON CONFLICT DO NOTHING: exactly once per generation
 // id) and adds only the rows it inserted to the hourly and daily rollups, atomically. While Postgres is down the
-// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise) and are written when
-// it answers; a replica that dies leaves its spool to the next process on the same spool_dir.
+// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise; past MEMORY_RECORDS
+// in segment files on disk only) and are written when it answers; a replica that dies leaves its spool to the next
+// process on the same spool_dir.
 import pg from "pg";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
+import { SpoolSegments } from "./spool-segments.ts";
 import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf } from "./postgres-schema.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
@@ -30,6 +34,8 @@ export interface PostgresLedgerOptions {
   poolSize?: number;
   /** Bound on every statement (statement_timeout and the client's own wait). */
   queryTimeoutMs?: number;
+  /** Records kept in memory while Postgres is away before new ones go to disk only (default MEMORY_RECORDS). */
+  memoryRecords?: number;
 }
 
 /** A record as it waits in the spool (money as a decimal string). */
@@ -45,11 +51,19 @@ const RAW: [string, string][] = [
   ["estimated", "boolean"], ["attempt_list", "jsonb"],
 ];
 
+/**
+ * A record's values for the batch. Numbers the database would refuse (NaN, Infinity, a fraction in a count) are
+ * made valid here: one bad value must never hold every record behind it in the spool.
+ */
 function columnsOf(e: Spooled): unknown[] {
+  const int = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.round(v) : 0);
+  const real = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   return [
-    e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
-    e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.webSearches ?? 0, e.costUsd, e.costPico,
-    e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox, e.estimated, e.attemptList ? JSON.stringify(e.attemptList) : null,
+    e.generationId, e.requestId, int(e.ts), e.keyId, e.project, e.endpoint, e.model, e.provider, int(e.attempts), int(e.inputTokens), int(e.outputTokens),
+    int(e.cacheReadTokens), int(e.cacheWriteTokens), int(e.reasoningTokens), int(e.images), real(e.videoSeconds), int(e.searchUnits),
+    int(e.webSearches), /^\d+(\.\d+)?$/.test(e.costUsd) ? e.costUsd : "0", /^\d+$/.test(e.costPico) ? e.costPico : "0",
+    real(e.latencyMs), e.ttftMs === null || !Number.isFinite(e.ttftMs) ? null : e.ttftMs, int(e.status), e.outcome, e.sandbox === true, e.estimated === true,
+    e.attemptList ? JSON.stringify(e.attemptList) : null,
   ];
 }
 
@@ -73,6 +87,11 @@ const WRITE_BATCH = `WITH input AS (
 ) SELECT count(*)::int AS inserted FROM ins`;
 
 const MAINTENANCE_MS = 3_600_000;
+/**
+ * Records the spool holds in memory (~800 bytes each) before new ones go to segment files on disk only: a long
+ * Postgres outage costs disk, not memory (spool-segments.ts).
+ */
+const MEMORY_RECORDS = 50_000;
 
 export class PostgresLedger implements LedgerReader {
   private readonly pool: pg.Pool;
@@ -90,9 +109,9 @@ export class PostgresLedger implements LedgerReader {
   up = true;
   private downSince = 0;
   private lastError = "";
-  private metrics?: { written: Counter; failures: Counter; batch: Histogram };
+  private metrics?: { written: Counter; failures: Counter; rejected: Counter; batch: Histogram };
 
-  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool) {
+  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool, private readonly segments?: SpoolSegments<Spooled>) {
     this.spool = spool;
     this.batchSize = o.batchSize ?? 500;
     this.flushMs = o.flushIntervalMs ?? 200;
@@ -109,22 +128,42 @@ export class PostgresLedger implements LedgerReader {
   /** Connect, make the tables and this month's and next month's partitions, then start writing what the spool holds. */
   static async open(o: PostgresLedgerOptions): Promise<PostgresLedger> {
     const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : new ReadOnlySpool();
-    const l = new PostgresLedger(o, spool);
+    const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : undefined;
+    const l = new PostgresLedger(o, spool, segments);
     try {
-      await createSchema(l.pool);
-      await l.maintain();
+      await l.prepare();
     } catch (err) {
-      await l.pool.end().catch(() => {});
-      await spool.close();
-      throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
+      // A wrong password, database or grant is the config's fault: refuse to start. A server that does not answer
+      // is an outage like any other: serve, spool, and prepare the tables once it answers.
+      if (!o.spoolDir || isConfigError(err)) {
+        await l.pool.end().catch(() => {});
+        await spool.close();
+        await segments?.close();
+        throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
+      }
+      l.up = false;
+      l.downSince = Date.now();
+      l.lastError = (err as Error).message;
+      o.log?.error("ledger: Postgres does not answer at start; records wait in the spool until it does", { url: redactUrl(o.url), error: l.lastError });
     }
-    l.maintenance = setInterval(() => void l.maintain().catch((err) => l.o.log?.warn("ledger: partition maintenance failed", { error: String(err) })), MAINTENANCE_MS).unref();
+    if (o.spoolDir) l.maintenance = setInterval(() => void l.maintain().catch((err) => l.o.log?.warn("ledger: partition maintenance failed", { error: String(err) })), MAINTENANCE_MS).unref();
     if (o.spoolDir) l.schedule(0);
     return l;
   }
 
-  /** Partitions for now and next month; the ones past retention dropped. */
-  private async maintain(): Promise<void> {
+  /** Tables made (once per process), then, for a writer, this month's partitions and the retention. */
+  private async prepare(): Promise<void> {
+    if (!this.schemaReady) {
+      await createSchema(this.pool);
+      this.schemaReady = true;
+    }
+    // Partitions and retention are the writers' business; a read-only opener (the CLI) changes nothing.
+    if (this.o.spoolDir) await this.maintain();
+  }
+  private schemaReady = false;
+
+  /** Partitions for now and next month; the ones past retention dropped (at open, then hourly). */
+  async maintain(): Promise<void> {
     const now = Date.now();
     const months = [monthOf(now), monthOf(monthOf(now).end)];
     await ensurePartitions(this.pool, months);
@@ -138,36 +177,48 @@ export class PostgresLedger implements LedgerReader {
     const registers = [registry];
     const self = this;
     new Gauge({ name: "gateway_ledger_postgres_up", help: "1 while Postgres takes the ledger's batches, 0 while they wait in the spool.", registers, collect() { this.set(self.up ? 1 : 0); } });
-    new Gauge({ name: "gateway_ledger_postgres_pending_records", help: "Ledger records spooled on this replica, not yet in Postgres.", registers, collect() { this.set(self.spool.size); } });
+    new Gauge({ name: "gateway_ledger_postgres_pending_records", help: "Ledger records spooled on this replica, not yet in Postgres.", registers, collect() { this.set(self.pending); } });
     new Gauge({
       name: "gateway_ledger_postgres_oldest_pending_seconds", help: "Age of the oldest record not yet in Postgres (0 when none waits).", registers,
       collect() {
-        const at = self.spool.oldestAt;
+        const at = self.oldestAt;
         this.set(at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000));
       },
     });
     this.metrics = {
       written: new Counter({ name: "gateway_ledger_postgres_written_total", help: "Ledger records written into Postgres (new ones; replays already there are not counted).", registers }),
       failures: new Counter({ name: "gateway_ledger_postgres_write_failures_total", help: "Batches Postgres did not take (they stay spooled and are retried).", registers }),
+      rejected: new Counter({ name: "gateway_ledger_postgres_rejected_total", help: "Records Postgres refused for their data, set aside in rejected-ledger.jsonl in the spool directory.", registers }),
       batch: new Histogram({ name: "gateway_ledger_postgres_batch_seconds", help: "Time to write one batch of ledger records into Postgres.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers }),
     };
   }
 
   /** Keep a record until it is in Postgres; resolves once it is on this machine's disk (or only in memory: see Kept). */
   async append(entry: LedgerRecord): Promise<Kept> {
-    const kept = await this.spool.append(entry.generationId, { ...entry, costPico: entry.costPico.toString() });
+    const item = { ...entry, costPico: entry.costPico.toString() };
+    if (this.segments && this.spool.size >= (this.o.memoryRecords ?? MEMORY_RECORDS)) {
+      // A long outage: on disk only. A disk that fails here too leaves the record to the spool (in memory at least).
+      if ((await this.segments.append(item)) === "durable") return "durable";
+    }
+    const kept = await this.spool.append(entry.generationId, item);
     if (this.spool.size >= this.batchSize && this.up) this.schedule(0);
     return kept;
   }
 
+  /** Records on this replica not yet in Postgres (in the spool, in memory and on disk, and in overflow segments). */
   get pending(): number {
-    return this.spool.size;
+    return this.spool.size + (this.segments?.size ?? 0);
+  }
+
+  private get oldestAt(): number | undefined {
+    const a = this.spool.oldestAt, b = this.segments?.oldestAt;
+    return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   }
 
   status(): { up: boolean; pending: number; oldest_age_seconds: number; since?: string; error?: string } {
-    const at = this.spool.oldestAt;
+    const at = this.oldestAt;
     return {
-      up: this.up, pending: this.spool.size, oldest_age_seconds: at === undefined ? 0 : Math.round((Date.now() - at) / 100) / 10,
+      up: this.up, pending: this.pending, oldest_age_seconds: at === undefined ? 0 : Math.round((Date.now() - at) / 100) / 10,
       ...(this.up ? {} : { since: new Date(this.downSince).toISOString(), error: this.lastError }),
     };
   }
@@ -199,7 +250,9 @@ export class PostgresLedger implements LedgerReader {
 
   private async writeAll(): Promise<void> {
     try {
+      if (!this.schemaReady) await this.prepare();
       if (this.spool.size) await this.spool.drain((batch) => this.writeBatch(batch), this.batchSize);
+      if (this.segments?.size) await this.segments.drain((batch) => this.writeBatch(batch), this.batchSize);
       if (!this.up) {
         this.o.log?.info("ledger: Postgres takes records again; the spool is written", { downMs: Date.now() - this.downSince });
         this.up = true;
@@ -218,7 +271,40 @@ export class PostgresLedger implements LedgerReader {
     }
   }
 
+  /**
+   * One batch; a batch Postgres refuses for its data (SQLSTATE class 22 or 23, not an outage) is split until the
+   * record it refuses is found, and that one is set aside in `rejected-ledger.jsonl` beside the spool (fsync'd, with
+   * the error) so the records behind it keep flowing — never dropped silently.
+   */
   private async writeBatch(batch: Spooled[]): Promise<void> {
+    try {
+      await this.insertBatch(batch);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.writeBatch(batch.slice(0, half));
+        await this.writeBatch(batch.slice(half));
+        return;
+      }
+      await this.reject(batch[0]!, err as Error);
+    }
+  }
+
+  private async reject(record: Spooled, err: Error): Promise<void> {
+    const file = join(this.o.spoolDir!, "rejected-ledger.jsonl");
+    const fh = await open(file, "a");
+    try {
+      await fh.write(JSON.stringify({ at: new Date().toISOString(), error: err.message, record }) + "\n");
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    this.metrics?.rejected.inc();
+    this.o.log?.error("ledger: Postgres refuses a record's data; it is set aside, the others go on", { generationId: record.generationId, file, error: err.message });
+  }
+
+  private async insertBatch(batch: Spooled[]): Promise<void> {
     const missing = new Map<string, ReturnType<typeof monthOf>>();
     for (const e of batch) {
       const m = monthOf(e.ts);
@@ -236,12 +322,13 @@ export class PostgresLedger implements LedgerReader {
     this.metrics?.written.inc(rows[0]?.inserted ?? 0);
   }
 
-  /** Write what waits now (bounded by `ms`); for a spend rebuild and a clean shutdown. */
+  /** Write what waits now, retrying while Postgres fails, for at most `ms`; for a spend rebuild and a clean shutdown. */
   async flush(ms = 5_000): Promise<void> {
     const end = Date.now() + ms;
-    while (this.spool.size && Date.now() < end) {
+    while ((this.pending || !this.up) && Date.now() < end) {
       await this.write();
-      if (!this.up) return;
+      // Down (or its pool still holds connections to a server that restarted): try again within the bound.
+      if (!this.up) await new Promise((r) => setTimeout(r, Math.min(200, Math.max(0, end - Date.now()))));
     }
   }
 
@@ -312,8 +399,9 @@ export class PostgresLedger implements LedgerReader {
     clearTimeout(this.timer);
     clearInterval(this.maintenance);
     await this.writing;
-    if (this.spool.size && this.up) await this.flush(2_000).catch(() => {});
+    if (this.pending && this.up) await this.flush(2_000).catch(() => {});
     await this.spool.close();
+    await this.segments?.close();
     await this.pool.end().catch(() => {});
   }
 }
@@ -329,6 +417,18 @@ class ReadOnlySpool {
     return 0;
   }
   async close(): Promise<void> {}
+}
+
+/** The server answered and said no to who we are or what we asked for: a config problem, not an outage. */
+function isConfigError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^(28|3D|42)/.test(code);
+}
+
+/** Postgres refused the data (a value, a constraint), not the connection: retrying the same batch cannot help. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^(22|23)/.test(code);
 }
 
 function fromRow(r: Record<string, any>): LedgerRecord {

@@ -104,11 +104,12 @@ end
  * The ledger in Redis. KEYS[1] ledger stream, KEYS[2] once-marker for the generation id (holds the record's stream
  * id), KEYS[3..6] the project's spend counters (day, week, month, total), KEYS[7..10] the key's (store/key-budget.ts),
  * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12] reservations hash or absent.
- * ARGV = entry JSON, cost in pico-USD, reservation id, key prefix.
+ * ARGV = entry JSON, cost in pico-USD, reservation id, key prefix, then the rollup increments (see below; redis.ts
+ * rollupArgs, the same sums as ROLL).
  * The entry is marked r=1 (counted in the rollups); the pointer follows the stream while no older writer (a gateway
  * from before rollups) has added entries it did not count — BACKFILL catches up on those.
  */
-export const RECORD = ROLL + `
+export const RECORD = `
 if #KEYS >= 12 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[12], ARGV[3]) end
 if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 2678400) then return 0 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -117,7 +118,17 @@ if #last > 0 then lastId = last[1][1] end
 local ptr = redis.call('GET', KEYS[11]) or '0-0'
 local id = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'r', '1')
 redis.call('SET', KEYS[2], id, 'EX', 2678400)
-roll(ARGV[4], cjson.decode(ARGV[1]))
+-- The rollups (what ROLL computes from the entry, computed by the caller): ARGV[5] group prefix, ARGV[6] hour,
+-- ARGV[7] day, then counter, value pairs (videoSeconds a float).
+local hashes = { ARGV[4] .. 'roll:h:' .. ARGV[6], ARGV[4] .. 'roll:d:' .. ARGV[7] }
+redis.call('ZADD', ARGV[4] .. 'roll:hours', ARGV[6], ARGV[6])
+redis.call('ZADD', ARGV[4] .. 'roll:days', ARGV[7], ARGV[7])
+for _, h in ipairs(hashes) do
+  for i = 8, #ARGV, 2 do
+    if ARGV[i] == 'videoSeconds' then redis.call('HINCRBYFLOAT', h, ARGV[5] .. ARGV[i], ARGV[i + 1])
+    else redis.call('HINCRBY', h, ARGV[5] .. ARGV[i], ARGV[i + 1]) end
+  end
+end
 if ptr == lastId then redis.call('SET', KEYS[11], id) end
 for i = 3, 10 do
   redis.call('INCRBY', KEYS[i], ARGV[2])

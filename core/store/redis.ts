@@ -1,5 +1,7 @@
 // Store kind `redis`: several gateway replicas share rate windows, spend, reservations, idempotency records and
-// the ledger (a Redis stream). Every check-and-update is one Lua script (redis-scripts.ts), atomic on the server.
+// the ledger (a Redis stream, with hourly and daily rollup hashes kept by the same script — or, with
+// store.ledger: postgres, spend and settlements only: ledger-split.ts). Every check-and-update is one Lua script
+// (redis-scripts.ts), atomic on the server.
 // Durability of the ledger and of spend is Redis's own: run it with appendonly yes (fsync everysec or always).
 // verify() refuses a server without AOF, and an "epoch" key tells whether the server still holds the state this
 // gateway saw in it (a restart without persistence, a FLUSHALL or a failover to an empty replica lose it).
@@ -16,7 +18,7 @@ import * as lua from "./redis-scripts.ts";
 import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
 import { RedisApiKeyStore } from "./api-keys-redis.ts";
-import { UsageAccumulator, groupMatches, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
+import { COUNTERS, UsageAccumulator, countsOf, dayOf, groupMatches, hourOf, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
 import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
@@ -293,7 +295,7 @@ export class RedisStore implements Store {
     const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...spend, this.k("roll-ptr")];
     if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix);
+    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix, ...rollupArgs(entry));
   }
 
   /**
@@ -304,7 +306,7 @@ export class RedisStore implements Store {
     let total = 0;
     if (Number(await this.r.mgRollupsCurrent(this.k("ledger"), this.k("roll-ptr"))) === 1) return 0;
     for (;;) {
-      const [read, more] = (await this.r.mgBackfill(this.k("ledger"), this.k("roll-ptr"), this.prefix, 1000)).map(Number);
+      const [read, more] = (await this.r.mgBackfill(this.k("ledger"), this.k("roll-ptr"), this.prefix, 200)).map(Number);
       total += read!;
       if (!more) return total;
     }
@@ -411,6 +413,23 @@ export class RedisStore implements Store {
     }
     this.r.disconnect();
   }
+}
+
+/**
+ * A record's rollup increments for RECORD: group field prefix, hour, day, then the non-zero counters as name, value
+ * (the same as the scripts' ROLL computes from an entry, which BACKFILL uses).
+ */
+function rollupArgs(e: LedgerRecord): string[] {
+  const c = countsOf(e);
+  const out = [
+    [e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? "1" : "0"].join("\x1f") + "\x1e", String(hourOf(e.ts)), String(dayOf(e.ts)),
+  ];
+  for (const k of COUNTERS) {
+    const v = c[k];
+    if (k === "videoSeconds" ? !Number.isFinite(v) || v === 0 : v === 0 || v === 0n) continue;
+    out.push(k, k === "videoSeconds" ? (v as number).toPrecision(17) : typeof v === "bigint" ? v.toString() : String(Math.round(v as number)));
+  }
+  return out;
 }
 
 const newEpoch = () => `${randomUUID()} ${new Date().toISOString()}`;

@@ -4,11 +4,13 @@
 // was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. Spend is the ledger
 // itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
+// Reports (usage, search) run in a reader thread (sqlite-reader.ts), never on the event loop.
 import Database from "better-sqlite3";
 import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
+import { SqliteReader } from "./sqlite-reader.ts";
 import { allPeriods } from "./periods.ts";
 import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
@@ -355,12 +357,19 @@ export class SqliteStore implements Store {
   }
   private readonly queries = new Map<string, Database.Statement>();
 
+  /** A report's query: in the reader thread for a file (never on the event loop), here for an in-memory database. */
+  private read(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    if (this.path === ":memory:") return Promise.resolve(this.prepared(sql).all(...params) as Record<string, unknown>[]);
+    return (this.reader ??= new SqliteReader(this.path)).all(sql, params);
+  }
+  private reader?: SqliteReader;
+
   async usage(q: UsageQuery): Promise<UsageRow[]> {
     const p = planUsage(q);
     const acc = new UsageAccumulator(p);
     for (const scan of p.scans) {
       const { sql, params } = scanSql(SQLITE, p, scan);
-      for (const r of this.prepared(sql).all(...params) as Record<string, unknown>[]) {
+      for (const r of await this.read(sql, params)) {
         const { b, group, c } = scanRow(p, r);
         acc.add(b, group, c);
       }
@@ -371,7 +380,7 @@ export class SqliteStore implements Store {
   async search(q: RequestSearch): Promise<RequestPage> {
     const p = planSearch(q);
     const { sql, params } = searchSql(SQLITE, p);
-    return pageOf(p, (this.prepared(sql).all(...params) as unknown[]).map(fromRow));
+    return pageOf(p, (await this.read(sql, params)).map(fromRow));
   }
 
   async get(generationId: string): Promise<LedgerRecord | undefined> {
@@ -415,6 +424,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.reader?.close();
     this.flush();
     while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
     if (this.walFd !== undefined) closeSync(this.walFd);
