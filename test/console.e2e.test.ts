@@ -19,6 +19,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import { trafficOf } from "../core/admin/traffic-sampler.ts";
 import { usd, int } from "../console/format.ts";
+import { validateAdminConfigLoaded, validateAdminTraffic, validateAdminWhoami } from "../core/generated/validators.js";
 
 const WRITE = "mg_admin_console_write_key_00001";
 const READ = "mg_admin_console_read_key_000001";
@@ -172,6 +173,9 @@ describe("operator console", () => {
     expect(await textOf('[data-testid="sign-in-error"]')).toMatch(/Project keys cannot use the admin API/);
     await signIn(WRITE);
     expect(await textOf('[data-testid="who"]')).toMatch(/ops\s+read & write/);
+    const me = await admin("/whoami", READ);
+    expect(validateAdminWhoami(me)).toBe(true);
+    expect(me).toEqual({ id: "viewer", scope: "read", expires_at: null });
     // The key lives in the page's memory only: a reload asks again.
     await page.reload();
     await page.waitForSelector('[data-testid="sign-in"]');
@@ -197,6 +201,8 @@ describe("operator console", () => {
       }
     }
     const traffic = await admin("/traffic");
+    expect(validateAdminTraffic(traffic), JSON.stringify(validateAdminTraffic.errors)).toBe(true);
+    expect((await admin(`/traffic?after=${traffic.points.at(-1).t}`)).points).toEqual([]);
     const ledger = await admin("/usage?since=1h");
     expect(traffic.points.reduce((n: number, p: any) => n + p.requests, 0)).toBe(ledger.total.requests);
     expect(traffic.points.reduce((n: number, p: any) => n + p.server_errors, 0)).toEqual(SHOTS ? expect.any(Number) : 1);
@@ -348,6 +354,9 @@ describe("operator console", () => {
 
   it("config: what is loaded, and a refused reload with its reason; console.path and console.enabled follow reloads", async () => {
     await view("config");
+    const loaded = await admin("/config/loaded", READ);
+    expect(validateAdminConfigLoaded(loaded), JSON.stringify(validateAdminConfigLoaded.errors)).toBe(true);
+    expect(await textOf('[data-testid="pipeline"]')).toBe(loaded.pipeline.map((p: any) => p.name).join(""));
     expect(await textOf('[data-testid="pipeline"]')).toContain("fallback");
     expect(await textOf('[data-field="last-reload"]')).toBe("none since the start");
     const good = readFileSync(gw.configFile, "utf8");

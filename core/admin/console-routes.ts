@@ -63,14 +63,15 @@ async function configLoaded(r: AdminRequest): Promise<AdminAnswer> {
 }
 
 export const consoleRoutes: AdminRoute[] = [
-  { method: "GET", path: "/whoami", scope: "read", handle: whoami, openapi: { operationId: "admin_whoami", summary: "The admin key making the request: its id, scope and expiry" } },
+  { method: "GET", path: "/whoami", scope: "read", handle: whoami, openapi: { operationId: "admin_whoami", responseSchema: "AdminWhoami", summary: "The admin key making the request: its id, scope and expiry" } },
   {
     method: "GET", path: "/traffic", scope: "read", handle: traffic,
     openapi: {
       operationId: "admin_traffic",
+      responseSchema: "AdminTraffic",
       summary: "Live traffic of this process over the last hour, every 10 s: requests by status class, latency and time-to-first-byte percentiles, tokens; time-to-first-token percentiles per 5 minutes",
       query: [{ name: "after", description: "Only steps ending after this time (ms since the epoch): what a poller has not seen yet." }],
     },
   },
-  { method: "GET", path: "/config/loaded", scope: "read", handle: configLoaded, openapi: { operationId: "admin_config_loaded", summary: "What the config in force has loaded (pipeline, providers, models, projects, admin keys) and the last reload: when, why, what it changed or why it was refused" } },
+  { method: "GET", path: "/config/loaded", scope: "read", handle: configLoaded, openapi: { operationId: "admin_config_loaded", responseSchema: "AdminConfigLoaded", summary: "What the config in force has loaded (pipeline, providers, models, projects, admin keys) and the last reload: when, why, what it changed or why it was refused" } },
 ];
