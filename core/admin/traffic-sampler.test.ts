@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Metrics } from "../metrics.ts";
-import { histogramQuantile, TrafficSampler } from "./traffic-sampler.ts";
+import { bucketsFromGet, cumulativeBuckets, histogramQuantile, TrafficSampler } from "./traffic-sampler.ts";
 
 const cumulative = (pairs: [number, number][]) => new Map(pairs);
 
@@ -17,6 +17,17 @@ describe("histogramQuantile", () => {
     expect(histogramQuantile(0.5, cumulative([[0.1, 0], [Infinity, 0]]))).toBeNull();
     expect(histogramQuantile(0.5, new Map())).toBeNull();
     expect(histogramQuantile(0.95, cumulative([[1, 1], [2.5, 1], [Infinity, 10]]))).toBe(2.5);
+  });
+});
+
+describe("cumulativeBuckets", () => {
+  it("reads prom-client's histogram state to the same answer as its get(), +Inf included", async () => {
+    const m = new Metrics();
+    expect(await cumulativeBuckets(m.duration)).toEqual(new Map([[Infinity, 0]]));
+    for (let i = 0; i < 500; i++) m.duration.observe({ endpoint: i % 3 ? "chat" : "messages", model: `m${i % 7}`, provider: "p" }, (i % 50) * 0.013 + (i % 97 === 0 ? 400 : 0));
+    const fast = await cumulativeBuckets(m.duration);
+    expect(fast.get(Infinity)).toBe(500);
+    expect(fast).toEqual(await bucketsFromGet(m.duration));
   });
 });
 
