@@ -80,11 +80,12 @@ describe("operator console", () => {
     await page.click(`[data-nav="${name}"]`);
     await page.waitForSelector(`main[data-view="${name}"]`);
   };
-  const shot = async (name: string) => {
+  /** The page as it looks (`fullPage`: all of it, else the window: a long table stays short). */
+  const shot = async (name: string, fullPage = true) => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
     await page.waitForTimeout(300); // charts draw on the next frame
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
   };
   const signIn = async (key: string) => {
     await page.fill('[data-testid="key"]', key);
@@ -262,8 +263,21 @@ describe("operator console", () => {
     await page.selectOption('[data-filter="streamed"]', "yes");
     await expect.poll(() => rows.count()).toBe(all.requests.filter((r: any) => r.ttft_ms !== null).length);
     await page.click('button:has-text("Clear")');
+    // A time range (the browser's local time): a day before the traffic holds none of it, up to now all of it.
+    const local = (ms: number) => {
+      const d = new Date(ms);
+      const p = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+    };
+    await page.selectOption('[data-filter="since"]', "range");
+    await page.fill('[data-filter="from"]', local(Date.now() - 48 * 3_600_000));
+    await page.fill('[data-filter="to"]', local(Date.now() - 24 * 3_600_000));
+    await expect.poll(() => rows.count()).toBe(0);
+    await page.fill('[data-filter="to"]', local(Date.now() + 120_000));
     await expect.poll(() => rows.count()).toBe(all.requests.length);
-    await shot("requests");
+    await page.click('button:has-text("Clear")');
+    await expect.poll(() => rows.count()).toBe(all.requests.length);
+    await shot("requests", false);
 
     // The request that fell back: flaky's 500, then steady's 200, with the ledger's ids, tokens and cost.
     const rec = await admin(`/requests/${ids.fallback}`);

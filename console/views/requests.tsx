@@ -20,10 +20,17 @@ interface Filters {
   endpoint: string;
   status: string;
   streamed: "" | "yes" | "no";
+  /** 15m, 1h, 24h, 7d, "" (any time), or "range" (from / to below). */
   since: string;
+  from: string;
+  to: string;
 }
 
-const NONE: Filters = { id: "", project: "", key: "", model: "", endpoint: "", status: "", streamed: "", since: "24h" };
+const NONE: Filters = { id: "", project: "", key: "", model: "", endpoint: "", status: "", streamed: "", since: "24h", from: "", to: "" };
+
+/** A datetime-local value (the browser's zone) as ISO 8601. */
+const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
+const timeQuery = (f: Filters) => (f.since === "range" ? { since: isoOf(f.from), until: isoOf(f.to) } : { since: f.since });
 
 /** `#/requests?id=gen_…` (a link to one request) opens it. */
 const linkedId = () => new URLSearchParams(location.hash.split("?")[1] ?? "").get("id") ?? "";
@@ -121,7 +128,14 @@ function FilterBar({ f, set, loaded }: { f: Filters; set: (f: Filters) => void; 
         <option value="24h">last 24 hours</option>
         <option value="7d">last 7 days</option>
         <option value="">any time</option>
+        <option value="range">from … to …</option>
       </select>
+      {f.since === "range" ? (
+        <>
+          <input type="datetime-local" value={f.from} onChange={on("from")} data-filter="from" aria-label="from" />
+          <input type="datetime-local" value={f.to} onChange={on("to")} data-filter="to" aria-label="to" />
+        </>
+      ) : null}
       <button type="button" class="small" onClick={() => set(NONE)}>Clear</button>
     </form>
   );
@@ -133,7 +147,7 @@ export function Requests() {
   const [older, setOlder] = useState<{ rows: RequestRecord[]; next: string | null } | null>(null);
   const [open, setOpen] = useState<string | null>(() => (linkedId().startsWith("gen_") ? linkedId() : null));
   const { data: loaded } = usePoll((signal) => api<ConfigLoaded>("/config/loaded", { signal }), 60_000, []);
-  const query = { ...idQuery(f.id.trim()), project: f.project, key: f.key.trim(), model: f.model, endpoint: f.endpoint, status: f.status, since: f.since, limit: 100 };
+  const query = { ...idQuery(f.id.trim()), project: f.project, key: f.key.trim(), model: f.model, endpoint: f.endpoint, status: f.status, ...timeQuery(f), limit: 100 };
   const { data, error, at } = usePoll((signal) => api<RequestPage>(`/requests${qs(query)}`, { signal }), 5_000, [JSON.stringify(query)], live);
   const setFilters = (n: Filters) => {
     setF(n);
