@@ -25,6 +25,18 @@ export const GATEWAY = {
   watch: ["core", "plugins", "providers"],
 };
 
+/**
+ * The operator console (docs/console.md): a browser bundle (Preact and uPlot, with its CSS) that the gateway serves
+ * under console.path with long-cache hashed names. Built with the gateway (npm run build, prepare, prepack) and, in a
+ * checkout, on the first console request when a file under console/ is newer (core/console/bundle.ts).
+ */
+export const CONSOLE = {
+  outdir: "dist/console",
+  entries: { console: "console/main.tsx" },
+  watch: ["console"],
+  browser: true,
+};
+
 /** Files whose change also makes every bundle stale (besides the watched trees). */
 const ALWAYS = ["package.json", "tsconfig.json", "bin/build.mjs"];
 /**
@@ -113,12 +125,23 @@ function buildInChild(spec, root) {
   });
 }
 
-async function build(spec, root, outdir) {
-  const esbuild = await import("esbuild"); // only when a build is needed: a fresh bundle starts without loading it
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: spec.entries,
-    bundle: true,
+/** esbuild options of a Node bundle (the gateway) and of a browser one (the console). */
+function targetOptions(spec) {
+  if (spec.browser) {
+    return {
+      platform: "browser",
+      format: "esm",
+      // Browsers of the last two years or so: ES2022 classes and optional chaining as written.
+      target: ["chrome110", "firefox115", "safari16"],
+      minify: true,
+      jsx: "automatic",
+      jsxImportSource: "preact",
+      // Everything in one file per entry (and its CSS beside it): the page loads two assets, both immutable.
+      splitting: false,
+      sourcemap: false,
+    };
+  }
+  return {
     platform: "node",
     format: "esm",
     target: "node20",
@@ -128,9 +151,19 @@ async function build(spec, root, outdir) {
     // Maps name the .ts files and lines without embedding their text: with source maps enabled, every process holds
     // its maps in memory (~3 MB less per gateway process), and logged stacks still point at file:line.
     sourcesContent: false,
+    outExtension: { ".js": ".mjs" },
+  };
+}
+
+async function build(spec, root, outdir) {
+  const esbuild = await import("esbuild"); // only when a build is needed: a fresh bundle starts without loading it
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: spec.entries,
+    bundle: true,
+    ...targetOptions(spec),
     outdir,
     entryNames: "[name]-[hash]",
-    outExtension: { ".js": ".mjs" },
     chunkNames: "chunk-[hash]",
     write: false,
     metafile: true,
@@ -147,7 +180,10 @@ async function build(spec, root, outdir) {
   for (const [out, meta] of Object.entries(result.metafile.outputs)) {
     if (!meta.entryPoint) continue;
     const name = Object.keys(spec.entries).find((k) => resolve(root, spec.entries[k]) === resolve(root, meta.entryPoint));
-    if (name) entries[name] = relative(outdir, resolve(root, out));
+    if (!name) continue;
+    entries[name] = relative(outdir, resolve(root, out));
+    // A browser entry's imported CSS, bundled beside it.
+    if (meta.cssBundle) entries[`${name}.css`] = relative(outdir, resolve(root, meta.cssBundle));
   }
   return { entries, outputs: result.outputFiles.map((f) => relative(outdir, f.path)) };
 }
@@ -189,7 +225,7 @@ async function prune(outdir, outputs, maxAgeMs) {
   const keep = new Set(outputs);
   const now = Date.now();
   for (const name of await readdir(outdir)) {
-    if (keep.has(name) || !/\.(mjs|map|tmp)$/.test(name)) continue;
+    if (keep.has(name) || !/\.(mjs|js|css|map|tmp)$/.test(name)) continue;
     const file = join(outdir, name);
     const st = await stat(file).catch(() => undefined);
     const after = maxAgeMs ?? (name.startsWith("chunk-") || name.endsWith(".map") || name.endsWith(".tmp") ? PRUNE_CHUNKS_AFTER_MS : PRUNE_ENTRIES_AFTER_MS);
@@ -239,8 +275,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       const root = values.root ?? ROOT;
       const lazy = values["if-stale"] && !values.clean;
       const out = await ensureBuilt(GATEWAY, root, { force: !lazy, here: true, clean: values.clean });
+      const ui = await ensureBuilt(CONSOLE, root, { force: !lazy, here: true, clean: values.clean });
       const types = await ensureTypes(root, { force: !lazy, required: !lazy });
-      const what = Object.values(out).map((f) => relative(process.cwd(), f)).join(", ") + (types ? ` and ${types} declaration files in ${relative(process.cwd(), join(root, GATEWAY.outdir, "types"))}` : "");
+      const what = [...Object.values(out), ...Object.values(ui)].map((f) => relative(process.cwd(), f)).join(", ") + (types ? ` and ${types} declaration files in ${relative(process.cwd(), join(root, GATEWAY.outdir, "types"))}` : "");
       // stderr: run as npm's prepack, stdout would land in `npm pack --json`.
       process.stderr.write(`built ${what} in ${Math.round(performance.now() - t)} ms\n`);
     }

@@ -18,6 +18,9 @@ import { readiness } from "./readiness.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { ADMIN_PREFIX } from "./admin/route.ts";
 import { handleAdmin } from "./admin/handle.ts";
+import { serveConsole } from "./console/serve.ts";
+import { consoleSettings } from "./console/settings.ts";
+import { trafficOf } from "./admin/traffic-sampler.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -54,7 +57,9 @@ export function createApp(gateway: Gateway): H3 {
     });
   }
 
-  // The admin API (admin keys only; core/admin/).
+  // The admin API (admin keys only; core/admin/). With the console on, its live traffic is sampled from the start,
+  // so the overview has the last hour when it is first opened (one read of the metrics every 10 s, off the request path).
+  if (consoleSettings(gateway.config.raw).enabled !== false) trafficOf(gateway);
   for (const route of adminRoutes) {
     app.on(route.method, ADMIN_PREFIX + route.path, async (event) => {
       const { req, res } = nodeOf(event);
@@ -100,8 +105,10 @@ export function createApp(gateway: Gateway): H3 {
     return sendJson(res, r.ready ? 200 : 503, r.body, { "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
   });
 
-  app.all("/**", (event) => {
+  // The operator console (core/console/), before the 404 of any other path: off the path of every API request.
+  app.all("/**", async (event) => {
     const { req, res } = nodeOf(event);
+    if (await serveConsole(gateway, req, res, event.url.pathname)) return HANDLED;
     const known = endpoints.find((e) => e.route === event.url.pathname);
     const err = known
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${known.method})`, { headers: { allow: known.method } })

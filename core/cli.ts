@@ -26,7 +26,8 @@ Usage:
   model-gateway keys revoke --project ID --id NAME [--config F | --url U]
   model-gateway keys rotate --project ID --id NAME [--overlap 1h] [--config F | --url U]
     (--config F edits gateway.yaml in place; --url U [--admin-key K | MG_ADMIN_KEY] calls a running gateway's admin API)
-  model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--json]
+  model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
+                      [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]
   model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
 `;
 

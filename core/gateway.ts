@@ -17,10 +17,10 @@ import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, spoolDirOf } from "./store/index.ts";
 import { GuardedStore, type SpooledRecord } from "./store/guard.ts";
 import { Spool } from "./store/spool.ts";
+import { SplitLedgerStore } from "./store/ledger-split.ts";
+import type { LedgerReader } from "./contracts/ledger-reader.ts";
 import { InFlight } from "./shutdown.ts";
 import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
-import type { LedgerReader } from "./contracts/ledger-reader.ts";
-import { ScanLedgerReader } from "./store/ledger-reader-scan.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -63,8 +63,6 @@ export class Gateway implements GatewayHandle {
   store!: GuardedStore;
   /** API keys created through the admin API: every replica's cache of the store's keys (core/keys/api-keys.ts). */
   apiKeys!: ApiKeys;
-  /** Usage, request search and records for the operator plane (the admin API). */
-  ledgerReader!: LedgerReader;
   /** A graceful shutdown has begun (for /readyz). */
   draining = false;
   readonly log: Logger;
@@ -84,18 +82,20 @@ export class Gateway implements GatewayHandle {
     const spoolDir = spoolDirOf(sc, config.dir);
     const inner = await createStore(sc, config.dir, config.file, {
       timeoutMs: sc.timeout_ms ?? 300,
+      spoolDir,
+      log: gw.log,
       verify: { integrity: sc.integrity_check ?? "quick", requirePersistence: sc.require_persistence ?? true, epochFile: `${spoolDir}/store-epochs.json` },
     });
     try {
       const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log);
       gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool });
+      if (inner instanceof SplitLedgerStore) inner.registerMetrics(gw.metrics.registry);
     } catch (err) {
       await inner.close();
       throw err;
     }
     await gw.store.start();
     gw.apiKeys = new ApiKeys(gw.store.apiKeys, { refreshMs: () => gw.config.store.key_refresh_ms ?? DEFAULT_KEY_REFRESH_MS, log: gw.log });
-    gw.ledgerReader = new ScanLedgerReader(gw.store);
     try {
       gw.current = await gw.build(config);
       await gw.apiKeys.start();
@@ -105,6 +105,15 @@ export class Gateway implements GatewayHandle {
       throw err;
     }
     return gw;
+  }
+
+  /**
+   * The usage ledger as the operator plane reads it (admin API, CLI): usage from rollups, request search, one record
+   * with its attempts — whichever store holds the ledger (SQLite, Redis, Postgres). Reads are bounded and a failing
+   * one is a 503 STORE_UNAVAILABLE; they never mark the store down.
+   */
+  get ledgerReader(): LedgerReader {
+    return this.store;
   }
 
   get config(): LoadedConfig {

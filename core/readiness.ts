@@ -2,6 +2,7 @@
 // requests would get 503 STORE_UNAVAILABLE), while a shutdown is under way, and — with
 // server.ready_requires_current_config — while the config on disk failed its last reload. /healthz stays liveness.
 import type { Gateway } from "./gateway.ts";
+import { SplitLedgerStore } from "./store/ledger-split.ts";
 
 export interface Readiness {
   ready: boolean;
@@ -13,9 +14,14 @@ export async function readiness(gw: Gateway): Promise<Readiness> {
   const stale = gw.reloadProblems;
   const config = stale ? { status: "reload_refused", problems: stale } : { status: "ok" };
   const ready = store.up && !gw.draining && !(stale && gw.config.server.readyRequiresCurrentConfig);
+  // A Postgres ledger that is down delays records (they wait in the spool); it never makes the replica unready.
+  const ledger = gw.store.inner instanceof SplitLedgerStore ? gw.store.inner.ledgerStore.status() : undefined;
   return {
     ready,
-    body: { status: ready ? "ready" : "not_ready", checks: { store: { status: store.up ? "up" : "down", ...store }, config, shutdown: gw.draining } },
+    body: {
+      status: ready ? "ready" : "not_ready",
+      checks: { store: { status: store.up ? "up" : "down", ...store }, ...(ledger ? { ledger: { kind: "postgres", status: ledger.up ? "up" : "down", ...ledger } } : {}), config, shutdown: gw.draining },
+    },
   };
 }
 

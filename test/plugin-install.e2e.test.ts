@@ -42,8 +42,9 @@ const authorB = join(work, "redact-tarball"); // gateway installed from its tarb
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 beforeAll(() => {
-  // The gateway's folder: what the package's `files` needs, and its node_modules (linked, never installed into).
-  for (const p of ["bin", "core", "plugins", "providers", "schemas", "catalog", "templates", "docs", "gateway.yaml", "package.json", "README.md"]) {
+  // The gateway's folder: what the package's `files` needs, the console's sources (prepack bundles them into dist/),
+  // and its node_modules (linked, never installed into).
+  for (const p of ["bin", "core", "plugins", "providers", "schemas", "catalog", "templates", "docs", "console", "gateway.yaml", "package.json", "README.md"]) {
     cpSync(join(ROOT, p), join(gatewayDir, p), { recursive: true });
   }
   symlinkSync(join(ROOT, "node_modules"), join(gatewayDir, "node_modules"), "dir");

@@ -9,14 +9,20 @@ import { UPSTREAM_KEY } from "./upstream.ts";
 export const BENCH_KEY = "mg_live_bench0000000000000000000";
 export const BENCH_KEY_SHA256 = sha256Hex(BENCH_KEY);
 export const BENCH_MODEL = "bench/fake-model";
+/** A read-scope admin key for the console a run may open (--console NAME=open). */
+export const BENCH_ADMIN_KEY = "mg_admin_bench00000000000000000000";
+export const BENCH_ADMIN_SHA256 = sha256Hex(BENCH_ADMIN_KEY);
 /** Served by the flaky upstream first, the healthy one second (for fallback runs). */
 export const BENCH_FLAKY_MODEL = "bench/flaky-first";
 
 export interface BenchConfigOptions {
   upstream: string;
   flakyUpstream?: string;
+  /** Omitted: the full default pipeline. */
   pipeline?: string[];
   store?: Record<string, unknown>;
+  /** console.enabled: false (no console, no traffic sampler). */
+  consoleOff?: boolean;
 }
 
 export function benchConfig(o: BenchConfigOptions): Record<string, unknown> {
@@ -38,6 +44,8 @@ export function benchConfig(o: BenchConfigOptions): Record<string, unknown> {
     providers,
     models,
     projects: { bench: { keys: [{ id: "bench", sha256: BENCH_KEY_SHA256 }] } },
-    pipeline: o.pipeline ?? ["auth", "router"],
+    admin_keys: [{ id: "bench", sha256: BENCH_ADMIN_SHA256, scope: "read" }],
+    ...(o.consoleOff ? { console: { enabled: false } } : {}),
+    ...(o.pipeline ? { pipeline: o.pipeline } : {}),
   };
 }

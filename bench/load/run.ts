@@ -6,7 +6,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
-import { benchConfig, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
+import { benchConfig, BENCH_ADMIN_KEY, BENCH_ADMIN_SHA256, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
+import { openConsole, type OpenConsole } from "./console-page.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
 import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren, syscalls } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
@@ -25,7 +26,8 @@ const HELP = `npm run bench:load -- [options]
   --stream MODE       on | off | both (default both)
   --targets LIST      direct,bare,gateway (default all three; "gateway" = every --gateway variant)
   --gateway NAME=SPEC gateway variant, repeatable. SPEC is a gateway.yaml path or pipeline:a,b,c
-                      (generated config with that pipeline), optionally followed by @/path/to/checkout to run
+                      (generated config with that pipeline; pipeline:default = the full default pipeline),
+                      optionally followed by @/path/to/checkout to run
                       another checkout's code (before/after comparisons in one run; the checkout needs
                       bench/load/gateway.ts). Default: gateway=pipeline:auth,router
   --workers LIST      gateway processes behind one port (node:cluster, as \`model-gateway start --workers\`): N for
@@ -41,6 +43,11 @@ const HELP = `npm run bench:load -- [options]
                       pipeline: specs that lack it), so chat vs translated messages is compared in one run
   --chunks N          content chunks per upstream stream (default 50)
   --chunk-delay-ms MS delay between upstream stream frames (default 0)
+  --console NAME=open|off  the operator console on a --gateway variant (repeatable): open = a headless Chromium
+                      (Debian's chromium) signed in to it for the whole run, one tab on the overview and one on
+                      the live request tail, both polling; off = console.enabled: false in its generated config (no
+                      console, no traffic sampler). Default: on (loopback), nobody looking. Custom files need the
+                      admin key: admin_keys: [{ id: bench, sha256: \${MG_BENCH_ADMIN_SHA256}, scope: read }]
   --node-args "..."   extra node flags for the gateway processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   --node-args-for NAME="..."  extra node flags for one --gateway variant only (repeatable), e.g. to compare
                       V8 heap settings in one run: --node-args-for big="--max-semi-space-size=32"
@@ -53,7 +60,7 @@ const HELP = `npm run bench:load -- [options]
                       report the gateway's RSS per stream and whether all N completed (issue 11's memory target);
                       with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process
   --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
-Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM} and \${MG_BENCH_KEY_SHA256}.
+Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM}, \${MG_BENCH_KEY_SHA256} and \${MG_BENCH_ADMIN_SHA256}.
 `;
 
 const { values } = parseArgs({
@@ -76,6 +83,7 @@ const { values } = parseArgs({
     "node-args": { type: "string", default: "" },
     "node-args-for": { type: "string", multiple: true },
     workers: { type: "string", default: "1" },
+    console: { type: "string", multiple: true },
     json: { type: "string" },
     repeat: { type: "string", default: "1" },
     "slow-streams": { type: "string" },
@@ -136,6 +144,19 @@ const workersOf = (() => {
   return (name: string) => per.get(name) ?? 1;
 })();
 
+/** --console NAME=open|off. */
+const consoleOf = (() => {
+  const per = new Map<string, "open" | "off">();
+  for (const pair of values.console ?? []) {
+    const [name, how] = pair.split("=");
+    if (!name || (how !== "open" && how !== "off")) throw new Error(`--console wants NAME=open or NAME=off (got ${pair})`);
+    if (!variants.some((x) => x.name === name)) throw new Error(`--console names ${name}, which is no --gateway variant`);
+    per.set(name, how);
+  }
+  return (name: string) => per.get(name);
+})();
+const consoles: { name: string; page: OpenConsole }[] = [];
+
 const gatewayNames: string[] = [];
 
 async function main(): Promise<void> {
@@ -173,6 +194,7 @@ async function main(): Promise<void> {
     MG_BENCH_UPSTREAM: `${upstreamOrigin}/v1`,
     MG_BENCH_FLAKY_UPSTREAM: flaky ? `http://127.0.0.1:${flaky.port}/v1` : "",
     MG_BENCH_KEY_SHA256: BENCH_KEY_SHA256,
+    MG_BENCH_ADMIN_SHA256: BENCH_ADMIN_SHA256,
   };
 
   const targets: LoadTarget[] = [];
@@ -189,16 +211,18 @@ async function main(): Promise<void> {
       let file: string;
       if (v.spec.startsWith("pipeline:")) {
         file = join(dir, `${v.name}.yaml`);
-        const pipeline = v.spec.slice(9).split(",").filter(Boolean);
+        const names = v.spec.slice(9).split(",").filter(Boolean);
+        const pipeline = names.length === 1 && names[0] === "default" ? undefined : names;
         // Translation from the Messages API to a chat upstream is the stream-transcoder's job.
-        if (apis.has("messages") && !pipeline.includes("stream-transcoder")) pipeline.push("stream-transcoder");
-        writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline })));
+        if (pipeline && apis.has("messages") && !pipeline.includes("stream-transcoder")) pipeline.push("stream-transcoder");
+        writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline, consoleOff: consoleOf(v.name) === "off" })));
       } else file = resolve(v.spec);
       const entry = await gatewayEntry(v.root ? resolve(v.root) : undefined); // bundled, as the bin runs it
       const workers = workersOf(v.name);
       const own = (values["node-args-for"] ?? []).filter((a) => a.startsWith(`${v.name}=`)).flatMap((a) => a.slice(v.name.length + 1).split(/\s+/).filter(Boolean));
       const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs: [...nodeArgs, ...own], env, timeoutMs: 20_000 * workers });
       const origin = `http://127.0.0.1:${gw.port}`;
+      if (consoleOf(v.name) === "open") consoles.push({ name: v.name, page: await openConsole(origin, BENCH_ADMIN_KEY) });
       if (apis.has("chat")) {
         targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.pids });
         gatewayNames.push(v.name);
@@ -268,6 +292,7 @@ async function main(): Promise<void> {
   for (const t of targets) for (const stream of streams) await check(t, stream);
   const dead = deadChildren();
   if (dead.length) throw new Error(`processes died during the run: ${dead.join(", ")}`);
+  for (const c of consoles) process.stdout.write(`== console open on ${c.name}: ${c.page.adminCalls()} admin API requests from its two tabs during the run\n\n`);
   const v = verdicts(all, gatewayNames);
   if (v.length) process.stdout.write(`== targets (issue 2, "Done means")\n${verdictTable(v)}\n`);
   if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, runs: repeat > 1 ? runs : undefined, verdicts: v }, null, 2));
@@ -338,6 +363,7 @@ try {
   process.stderr.write(`bench:load failed: ${(err as Error).stack ?? err}\n`);
   process.exitCode = 1;
 } finally {
+  for (const c of consoles) await c.page.close();
   await stopChildren();
 }
 // A connection or timer left behind (the client pool after 10 000 streams) must not keep a finished run waiting.

@@ -6,6 +6,7 @@ import { budgets, rateLimits, usage } from "./usage.ts";
 import { getRequest, searchRequests } from "./requests.ts";
 import { createKey, getKey, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
 import { configState, models, providers } from "./health.ts";
+import { consoleRoutes } from "./console-routes.ts";
 
 const RANGE = [
   { name: "since", description: "ISO 8601, ms since the epoch, or back from now (24h, 7d, 30m). Default: 24h before until." },
@@ -50,4 +51,5 @@ export const adminRoutes: AdminRoute[] = [
   { method: "GET", path: "/providers", scope: "read", handle: providers, openapi: { operationId: "admin_providers", responseSchema: "AdminProviders", summary: "Providers: enabled or why not, endpoints and their circuit states" } },
   { method: "GET", path: "/models", scope: "read", handle: models, openapi: { operationId: "admin_models", responseSchema: "AdminModels", summary: "Models and their endpoints: circuit state, latency, throughput, uptime" } },
   { method: "GET", path: "/config", scope: "read", handle: configState, openapi: { operationId: "admin_config", responseSchema: "AdminConfig", summary: "The config file and its last reload's result, the store's state, the key cache" } },
+  ...consoleRoutes,
 ];

@@ -22,6 +22,7 @@ import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
 import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
+import { checkConsole } from "../console/settings.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -203,6 +204,7 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
     }
   }
   checkGuardrails(config, (p, m, k) => sources.at(p, m, k), problems);
+  checkConsole(config, (p, m, k) => sources.at(p, m, k), problems);
   // An admin key is never also a project key: each is refused where the other is accepted.
   const adminIds = new Set<string>();
   (config.admin_keys ?? []).forEach((k, i) => {

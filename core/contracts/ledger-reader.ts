@@ -1,7 +1,7 @@
 // What the operator plane (admin API, CLI `usage`, console) asks of the usage ledger. Every store answers these
 // from rollups kept current as records land (per hour × project × key × model × provider × endpoint), never by
 // scanning raw records; a request's own record is found by its ids through an index.
-import type { LedgerEntry } from "../store/types.ts";
+import type { LedgerEntry } from "../store/ledger-entry.ts";
 
 /** A dimension usage can be grouped and filtered by. */
 export type UsageDimension = "project" | "key" | "model" | "provider" | "endpoint";

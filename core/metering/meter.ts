@@ -9,6 +9,7 @@ import type { Registry } from "prom-client";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
+import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import { costParts } from "../money/money.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
@@ -180,7 +181,7 @@ export class Meter {
     const target = this.target();
     const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costParts(usage, target.pricing);
     const last = ctx.attempts[ctx.attempts.length - 1]!;
-    const entry: LedgerEntry = {
+    const entry: LedgerRecord = {
       generationId: ctx.generationId,
       requestId: ctx.requestId,
       ts: Date.now(),
@@ -207,6 +208,8 @@ export class Meter {
       outcome: outcomeOf(outcome, ctx),
       sandbox: auth.sandbox,
       estimated: billed?.estimated ?? false,
+      // The fallback chain as dispatch walked it, kept with the record (GET of one request shows it).
+      attemptList: ctx.attempts.map((a) => ({ model: a.model, provider: a.provider, status: a.status, latencyMs: a.latencyMs, ...(a.errorCode ? { error: a.errorCode } : {}) })),
     };
     if (ctx.guardrail) entry.guardrail = ctx.guardrail.actions.join(",");
     return this.written(entry, settle);
@@ -228,7 +231,7 @@ export class Meter {
 }
 
 /** The record of a request a guardrail refused before any provider saw it: nothing used, nothing billed. */
-function blockedEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["auth"]>, outcome: Outcome): LedgerEntry {
+function blockedEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["auth"]>, outcome: Outcome): LedgerRecord {
   const asked = typeof ctx.body?.model === "string" ? ctx.body.model.slice(0, 200) : "";
   const zero = costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES);
   return {

@@ -3,7 +3,8 @@
 // catalog shows what the whole fleet has seen.
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
-import { EndpointWindow, type AttemptSample, type EndpointStats } from "./window.ts";
+import { EndpointWindow, MINUTE_SLOTS, MINUTE_SLOT_MS, type AttemptSample, type EndpointStats } from "./window.ts";
+import { merge, type Counts } from "./histogram.ts";
 import { RedisStats } from "./redis.ts";
 
 export type { AttemptSample, EndpointStats, Percentiles } from "./window.ts";
@@ -56,6 +57,24 @@ export class StatsService {
       void this.read(model, provider).catch(() => {});
     }
     return c?.stats ?? local();
+  }
+
+  /**
+   * Time to first token over every endpoint this process served, per 5-minute slot of the last hour (the console's
+   * overview): the same samples the endpoints' latency_last_1h is made of, merged. Reads the windows, adds nothing.
+   */
+  ttftSlots(now = this.now()): { start: number; counts: Counts }[] {
+    const current = Math.floor(now / MINUTE_SLOT_MS);
+    const slots = new Map<number, Counts>();
+    for (const w of this.local.values()) {
+      for (const [k, slot] of w.minutes) {
+        if (k <= current - MINUTE_SLOTS || k > current || !slot.ttft.size) continue;
+        let c = slots.get(k);
+        if (!c) slots.set(k, (c = new Map()));
+        merge(c, slot.ttft);
+      }
+    }
+    return [...slots].sort((a, b) => a[0] - b[0]).map(([k, counts]) => ({ start: k * MINUTE_SLOT_MS, counts }));
   }
 
   async flush(): Promise<void> {

@@ -39,6 +39,7 @@ class Flaky extends MemoryStore {
   override record(e: LedgerEntry, s?: Settlement) { return this.gate(() => super.record(e, s)); }
   override spent(p: string, k: string, st: number) { return this.gate(() => super.spent(p, k, st)); }
   override probe() { return this.gate(() => super.probe()); }
+  override usage(q: Parameters<MemoryStore["usage"]>[0]) { return this.gate(() => super.usage(q)); }
 }
 
 const entry = (id: string, costPico = 5n): LedgerEntry => ({
@@ -182,5 +183,21 @@ describe("GuardedStore", () => {
     expect(b).toMatchObject({ ok: true, spentPico: 80n });
     const c = await open.g.reserve(resv("c", 15n), Date.now());
     expect(c.ok).toBe(false); // 80 spent + 10 held + 15 > 100
+  });
+
+  it("the operator plane's reads: a bad query is the reader's 400; a failing store a 503, and it is not marked down for it", async () => {
+    const { inner, g } = await guarded();
+    await g.record(entry("r1", 7n));
+    const q = { since: Date.now() - 3_600_000, until: Date.now() + 3_600_000, groupBy: [], bucket: "none" as const };
+    expect((await g.usage(q))[0]).toMatchObject({ requests: 1, costPico: 7n });
+    await expect(g.usage({ ...q, bucket: "month" as "day" })).rejects.toMatchObject({ status: 400, details: { field: "bucket" } });
+    inner.mode = "fail";
+    const err = await g.usage(q).then(() => undefined, (e) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).toMatchObject({ status: 503, code: "STORE_UNAVAILABLE" });
+    inner.mode = "ok";
+    // Requests never noticed: the store stayed up (a report failing is not an outage).
+    expect((await g.status()).up).toBe(true);
+    expect((await g.reserve(resv("x"), Date.now())).ok).toBe(true);
   });
 });

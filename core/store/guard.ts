@@ -7,7 +7,8 @@
 import type { Registry } from "prom-client";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import type { Logger } from "../log.ts";
-import type { GatewayError } from "../errors.ts";
+import { GatewayError as GatewayErrorClass, type GatewayError } from "../errors.ts";
+import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import { LocalFallback } from "./fallback.ts";
 import { StoreMetrics } from "./store-metrics.ts";
 import type { Spool } from "./spool.ts";
@@ -22,7 +23,7 @@ import type {
 
 /** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
 export interface SpooledRecord {
-  entry: Omit<LedgerEntry, "costPico"> & { costPico: string };
+  entry: Omit<LedgerRecord, "costPico"> & { costPico: string };
   settle?: Settlement;
 }
 
@@ -49,6 +50,8 @@ type Policy = "budget" | "rate_limit" | "idempotency";
 
 const DEFAULT_TIMEOUT_MS = 300;
 const DEFAULT_PROBE_MS = 500;
+/** Longest wait for an operator-plane read of the ledger (usage, search, get). */
+const READ_TIMEOUT_MS = 15_000;
 /** A readiness check re-probes a store that looks up once its last probe is older than this. */
 const READY_PROBE_AGE_MS = 1000;
 
@@ -302,7 +305,7 @@ export class GuardedStore implements Store {
    * Never fails for lack of a store: the provider has answered, so the record goes to the spool (durably, before
    * this resolves) when the store cannot take it, and reaches the store when it is back.
    */
-  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  async record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     if (settle) this.fallback.release(settle);
     try {
       return await this.call("record", () => this.inner.record(entry, settle));
@@ -321,6 +324,32 @@ export class GuardedStore implements Store {
 
   ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
     return this.call("ledger", () => this.inner.ledger(q));
+  }
+
+  /**
+   * The operator plane's reads (usage from rollups, search, one record): bounded by READ_TIMEOUT_MS, longer than a
+   * request's store call since a report may read a year of rollups. A read that fails or is slow is the caller's 503,
+   * never a reason to mark the store down (requests do not wait on it); tried even while the store is down, since
+   * the ledger may live elsewhere (store.ledger: postgres).
+   */
+  private read<T>(op: string, f: () => Promise<T>): Promise<T> {
+    return within(f(), READ_TIMEOUT_MS, op).catch((err) => {
+      if (err instanceof GatewayErrorClass) throw err; // a query the reader refused (400), or its own 503
+      this.metrics.failures.inc({ operation: op, reason: reasonOf(err) });
+      throw storeUnavailable(this.kind, reasonOf(err), this.retryAfterS, err);
+    });
+  }
+
+  usage(q: UsageQuery): Promise<UsageRow[]> {
+    return this.read("usage", () => this.inner.usage(q));
+  }
+
+  search(q: RequestSearch): Promise<RequestPage> {
+    return this.read("search", () => this.inner.search(q));
+  }
+
+  get(generationId: string): Promise<LedgerRecord | undefined> {
+    return this.read("get", () => this.inner.get(generationId));
   }
 
   async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
@@ -422,6 +451,6 @@ function reasonOf(err: unknown): UnavailableReason {
   return "error";
 }
 
-function fromSpool(e: SpooledRecord["entry"]): LedgerEntry {
+export function fromSpool(e: SpooledRecord["entry"]): LedgerRecord {
   return { ...e, costPico: BigInt(e.costPico) };
 }

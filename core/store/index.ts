@@ -1,4 +1,4 @@
-// store: { kind: memory | sqlite | redis } -> a Store. A relative SQLite path is resolved against the directory
+// store: { kind: memory | sqlite | redis, ledger? } -> a Store (Redis + a Postgres ledger: SplitLedgerStore). A relative SQLite path is resolved against the directory
 // of the config file (like `include:`), and its directory is created.
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -7,6 +7,9 @@ import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore, damaged } from "./sqlite.ts";
 import { RedisStore } from "./redis.ts";
+import { PostgresLedger } from "./postgres-ledger.ts";
+import { SplitLedgerStore } from "./ledger-split.ts";
+import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
 
 export type { Store } from "./types.ts";
@@ -24,6 +27,9 @@ export interface OpenOptions {
   /** Serving: check the store before the first request (verify) and bound its waits (timeoutMs). */
   verify?: VerifyOptions;
   timeoutMs?: number;
+  /** Serving with store.ledger: postgres: where this process spools records for Postgres (absent: read only, as the CLI). */
+  spoolDir?: string;
+  log?: Logger;
 }
 
 /** Open the store; failures (unwritable path, unreachable Redis) name the config's `store:` line and refuse the boot. */
@@ -67,9 +73,23 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         throw err;
       }
     }
-    case "redis":
+    case "redis": {
       if (!config?.url) throw new Error("store: kind redis needs url: redis://host:6379");
-      return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
+      const lc = config.ledger;
+      if (lc?.kind !== "postgres") return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
+      if (!lc.url) throw new Error("store: ledger kind postgres needs url: postgres://user@host:5432/db");
+      const ledger = await PostgresLedger.open({
+        url: lc.url, spoolDir: o.spoolDir, log: o.log, retentionDays: lc.retention_days, batchSize: lc.batch_size,
+        flushIntervalMs: lc.flush_interval_ms, poolSize: lc.pool_size, queryTimeoutMs: lc.query_timeout_ms,
+      });
+      try {
+        const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger, log: o.log });
+        return new SplitLedgerStore(hot, ledger, o.log);
+      } catch (err) {
+        await ledger.close();
+        throw err;
+      }
+    }
     default:
       return new MemoryStore();
   }

@@ -1,4 +1,5 @@
-// Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs.
+// Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs. Usage rollups keep
+// counting after the oldest records are dropped.
 import { LocalState } from "./local.ts";
 import { allPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
@@ -6,6 +7,9 @@ import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
 import { MemoryApiKeyStore } from "./api-keys-memory.ts";
 import { MemoryResponseCacheStore } from "./response-cache-memory.ts";
+import { MemoryRollups } from "./rollup-memory.ts";
+import { newestFirst, pageOf, planSearch, recordMatches } from "./ledger-search.ts";
+import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
@@ -18,8 +22,9 @@ const MAX_ENTRIES = 100_000;
 export class MemoryStore implements Store {
   readonly kind = "memory" as const;
   private readonly local = new LocalState();
-  private readonly entries: LedgerEntry[] = [];
+  private readonly entries: LedgerRecord[] = [];
   private readonly seen = new Set<string>();
+  private readonly rollups = new MemoryRollups();
   private readonly spend = new Map<string, bigint>();
   private readonly done = new Map<string, Done>();
   readonly responses = new MemoryResponseStore();
@@ -48,11 +53,12 @@ export class MemoryStore implements Store {
   async spent(project: string, periodKey: string, _periodStart?: number): Promise<bigint> {
     return this.spend.get(`${project}\n${periodKey}`) ?? 0n;
   }
-  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  async record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     if (settle) this.local.release(settle);
     if (this.seen.has(entry.generationId)) return;
     this.seen.add(entry.generationId);
     this.entries.push(entry);
+    this.rollups.add(entry);
     // Trim in chunks: shifting one record per request would copy the whole array every time.
     if (this.entries.length > MAX_ENTRIES + 10_000) for (const old of this.entries.splice(0, 10_000)) this.seen.delete(old.generationId);
     const scope = keyScope(entry.project, entry.keyId);
@@ -62,6 +68,18 @@ export class MemoryStore implements Store {
   }
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
     return this.entries.filter((e) => (!q.project || e.project === q.project) && (!q.since || e.ts >= q.since));
+  }
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    return this.rollups.usage(q);
+  }
+  /** The kept records (the latest 100 000), newest first. */
+  async search(q: RequestSearch): Promise<RequestPage> {
+    const p = planSearch(q);
+    return pageOf(p, this.entries.filter((e) => recordMatches(p, e)).sort(newestFirst).slice(0, p.limit + 1));
+  }
+  async get(generationId: string): Promise<LedgerRecord | undefined> {
+    if (!this.seen.has(generationId)) return undefined;
+    return this.entries.find((e) => e.generationId === generationId);
   }
   async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
     return this.local.claim(scope, hash, owner, leaseMs, now, () => {

@@ -72,14 +72,64 @@ return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amoun
 `;
 
 /**
- * KEYS[1] ledger stream, KEYS[2] once-marker for the generation id, KEYS[3..6] the project's spend counters (day,
- * week, month, total), KEYS[7..10] the key's (store/key-budget.ts), KEYS[11] reservations hash or absent.
- * ARGV = entry JSON, cost in pico-USD, reservation id.
+ * Adds one ledger record (decoded JSON) to its hourly and daily rollup hashes: one field per group and counter
+ * ("project␟key␟model␟provider␟endpoint␟sandbox␞counter"); zero counters are skipped. The sorted sets roll:hours and
+ * roll:days list the buckets that exist.
+ */
+const ROLL = `
+local function roll(prefix, e)
+  local g = table.concat({ e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox and '1' or '0' }, '\\31') .. '\\30'
+  local err = 0
+  if e.status >= 400 or e.outcome ~= 'ok' then err = 1 end
+  local ints = { requests = 1, errors = err, inputTokens = e.inputTokens, outputTokens = e.outputTokens, cacheReadTokens = e.cacheReadTokens,
+    cacheWriteTokens = e.cacheWriteTokens, reasoningTokens = e.reasoningTokens, images = e.images, searchUnits = e.searchUnits,
+    webSearches = e.webSearches }
+  local hour = string.format('%.0f', math.floor(e.ts / 3600000) * 3600000)
+  local day = string.format('%.0f', math.floor(e.ts / 86400000) * 86400000)
+  local hashes = { prefix .. 'roll:h:' .. hour, prefix .. 'roll:d:' .. day }
+  -- Which buckets exist, so a question over years reads only the hours and days that have records.
+  redis.call('ZADD', prefix .. 'roll:hours', hour, hour)
+  redis.call('ZADD', prefix .. 'roll:days', day, day)
+  for _, h in ipairs(hashes) do
+    for name, v in pairs(ints) do
+      if type(v) == 'number' and v ~= 0 then redis.call('HINCRBY', h, g .. name, string.format('%.0f', v)) end
+    end
+    if type(e.videoSeconds) == 'number' and e.videoSeconds ~= 0 then redis.call('HINCRBYFLOAT', h, g .. 'videoSeconds', string.format('%.17g', e.videoSeconds)) end
+    if e.costPico ~= '0' then redis.call('HINCRBY', h, g .. 'costPico', e.costPico) end
+  end
+end
+`;
+
+/**
+ * The ledger in Redis. KEYS[1] ledger stream, KEYS[2] once-marker for the generation id (holds the record's stream
+ * id), KEYS[3..6] the project's spend counters (day, week, month, total), KEYS[7..10] the key's (store/key-budget.ts),
+ * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12] reservations hash or absent.
+ * ARGV = entry JSON, cost in pico-USD, reservation id, key prefix, then the rollup increments (see below; redis.ts
+ * rollupArgs, the same sums as ROLL).
+ * The entry is marked r=1 (counted in the rollups); the pointer follows the stream while no older writer (a gateway
+ * from before rollups) has added entries it did not count — BACKFILL catches up on those.
  */
 export const RECORD = `
-if #KEYS >= 11 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[11], ARGV[3]) end
+if #KEYS >= 12 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[12], ARGV[3]) end
 if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 2678400) then return 0 end
-redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local lastId = '0-0'
+if #last > 0 then lastId = last[1][1] end
+local ptr = redis.call('GET', KEYS[11]) or '0-0'
+local id = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 'r', '1')
+redis.call('SET', KEYS[2], id, 'EX', 2678400)
+-- The rollups (what ROLL computes from the entry, computed by the caller): ARGV[5] group prefix, ARGV[6] hour,
+-- ARGV[7] day, then counter, value pairs (videoSeconds a float).
+local hashes = { ARGV[4] .. 'roll:h:' .. ARGV[6], ARGV[4] .. 'roll:d:' .. ARGV[7] }
+redis.call('ZADD', ARGV[4] .. 'roll:hours', ARGV[6], ARGV[6])
+redis.call('ZADD', ARGV[4] .. 'roll:days', ARGV[7], ARGV[7])
+for _, h in ipairs(hashes) do
+  for i = 8, #ARGV, 2 do
+    if ARGV[i] == 'videoSeconds' then redis.call('HINCRBYFLOAT', h, ARGV[5] .. ARGV[i], ARGV[i + 1])
+    else redis.call('HINCRBY', h, ARGV[5] .. ARGV[i], ARGV[i + 1]) end
+  end
+end
+if ptr == lastId then redis.call('SET', KEYS[11], id) end
 for i = 3, 10 do
   redis.call('INCRBY', KEYS[i], ARGV[2])
   if i ~= 6 and i ~= 10 then redis.call('EXPIRE', KEYS[i], 34560000) end
@@ -106,6 +156,75 @@ for i = 1, #all, 2 do
   if tonumber(expires) > now then reserved = reserved + tonumber(amount) end
 end
 return string.format('%.0f', reserved)
+`;
+
+/**
+ * The ledger elsewhere (store.ledger: postgres): spend and settlement only, once per generation id. KEYS[1]
+ * once-marker, KEYS[2..5] the project's spend counters, KEYS[6..9] the key's, KEYS[10] reservations hash or absent.
+ * ARGV = cost in pico-USD, reservation id.
+ */
+export const RECORD_SPEND = `
+if #KEYS >= 10 and ARGV[2] ~= '' then redis.call('HDEL', KEYS[10], ARGV[2]) end
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 2678400) then return 0 end
+for i = 2, 9 do
+  redis.call('INCRBY', KEYS[i], ARGV[1])
+  if i ~= 5 and i ~= 9 then redis.call('EXPIRE', KEYS[i], 34560000) end
+end
+return 1
+`;
+
+/**
+ * Rollups of stream entries written without them (by a gateway from before rollups), up to ARGV[2] entries after the
+ * pointer, exactly once: the pointer moves past what was counted in the same script. KEYS[1] stream, KEYS[2] pointer;
+ * ARGV = key prefix, count. Returns { entries read, 1 when more may follow }.
+ */
+export const BACKFILL = ROLL + `
+local ptr = redis.call('GET', KEYS[2]) or '0-0'
+local n = tonumber(ARGV[2])
+local batch = redis.call('XRANGE', KEYS[1], ptr, '+', 'COUNT', n + 1)
+local read = 0
+for _, item in ipairs(batch) do
+  if item[1] ~= ptr then
+    local f = item[2]
+    local counted = false
+    local json
+    for i = 1, #f, 2 do
+      if f[i] == 'r' then counted = true end
+      if f[i] == 'e' then json = f[i + 1] end
+    end
+    if not counted and json then roll(ARGV[1], cjson.decode(json)) end
+    ptr = item[1]
+    read = read + 1
+  end
+end
+if read > 0 then redis.call('SET', KEYS[2], ptr) end
+if #batch > n then return { read, 1 } end
+return { read, 0 }
+`;
+
+/** KEYS[1] stream, KEYS[2] rollup pointer: is every entry counted? 1 when the pointer is the stream's last entry. */
+export const ROLLUPS_CURRENT = `
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local lastId = '0-0'
+if #last > 0 then lastId = last[1][1] end
+if (redis.call('GET', KEYS[2]) or '0-0') == lastId then return 1 end
+return 0
+`;
+
+/**
+ * After Redis lost its state, with the ledger elsewhere: who rebuilds spend. KEYS[1] epoch, KEYS[2] the epoch whose
+ * spend counters are current, KEYS[3] rebuild lock; ARGV = a new epoch, owner, lock ms. Returns { epoch, state }:
+ * "rebuild" (this caller created the epoch and holds the lock), "ready", "busy" (someone rebuilds), "unmarked".
+ */
+export const EPOCH_CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+  return { ARGV[1], 'rebuild' }
+end
+local e = redis.call('GET', KEYS[1])
+if redis.call('GET', KEYS[2]) == e then return { e, 'ready' } end
+if redis.call('EXISTS', KEYS[3]) == 1 then return { e, 'busy' } end
+return { e, 'unmarked' }
 `;
 
 /** KEYS[1] record; ARGV = hash, owner, leaseMs. */

@@ -1,5 +1,7 @@
 // Store kind `redis`: several gateway replicas share rate windows, spend, reservations, idempotency records and
-// the ledger (a Redis stream). Every check-and-update is one Lua script (redis-scripts.ts), atomic on the server.
+// the ledger (a Redis stream, with hourly and daily rollup hashes kept by the same script — or, with
+// store.ledger: postgres, spend and settlements only: ledger-split.ts). Every check-and-update is one Lua script
+// (redis-scripts.ts), atomic on the server.
 // Durability of the ledger and of spend is Redis's own: run it with appendonly yes (fsync everysec or always).
 // verify() refuses a server without AOF, and an "epoch" key tells whether the server still holds the state this
 // gateway saw in it (a restart without persistence, a FLUSHALL or a failover to an empty replica lose it).
@@ -8,6 +10,7 @@ import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
 import { StoreStateLostError } from "./unavailable.ts";
+import type { Logger } from "../log.ts";
 import { allPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
@@ -16,19 +19,42 @@ import { RedisResponseStore } from "./responses-redis.ts";
 import { RedisMemoStore } from "./memo-redis.ts";
 import { RedisApiKeyStore } from "./api-keys-redis.ts";
 import { RedisResponseCacheStore } from "./response-cache-redis.ts";
+import { COUNTERS, UsageAccumulator, countsOf, dayOf, groupMatches, hourOf, planUsage, zeroCounts, type RollupCounts, type RollupGroup } from "./rollup.ts";
+import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
+import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
-  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd;
+  mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgRecordSpend: Cmd; mgBackfill: Cmd; mgRollupsCurrent: Cmd; mgEpochClaim: Cmd;
+  mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd;
 }
 
 export interface RedisOptions {
   /** Bound on every command (ioredis commandTimeout): a server that stops answering fails the command, not the caller. */
   commandTimeoutMs?: number;
+  /**
+   * The ledger lives elsewhere (store.ledger: postgres): record() keeps spend and settlements only, and when Redis
+   * loses its state the period's spend is rebuilt from this source's rollups instead of being refused.
+   */
+  spendSource?: SpendSource;
+  log?: Logger;
 }
+
+/** Where spend can be rebuilt from when Redis lost it: the ledger's rollups. */
+export interface SpendSource {
+  /** Write what is still on its way to the ledger, as far as possible within a short bound. */
+  flush(): Promise<void>;
+  /** Every project's spend in the periods containing `now` (day, week, month, total). */
+  periodSpend(now: number): Promise<{ project: string; periodKey: string; pico: bigint }[]>;
+}
+
+/** Entries a search reads from the stream per call at most (the page then ends early, with a cursor). */
+const SEARCH_SCAN = 20_000;
+/** How long a rebuild of spend may hold the lock before another replica may take over. */
+const REBUILD_LOCK_MS = 60_000;
 
 export class RedisStore implements Store {
   readonly kind = "redis" as const;
@@ -38,11 +64,15 @@ export class RedisStore implements Store {
   readonly apiKeys: RedisApiKeyStore;
   readonly responseCache: RedisResponseCacheStore;
 
-  private constructor(redis: Redis, private readonly prefix: string) {
+  private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
     redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 1 });
     redis.defineCommand("mgReserve", { lua: lua.RESERVE, numberOfKeys: 2 });
     redis.defineCommand("mgRecord", { lua: lua.RECORD });
+    redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
+    redis.defineCommand("mgBackfill", { lua: lua.BACKFILL, numberOfKeys: 2 });
+    redis.defineCommand("mgRollupsCurrent", { lua: lua.ROLLUPS_CURRENT, numberOfKeys: 2 });
+    redis.defineCommand("mgEpochClaim", { lua: lua.EPOCH_CLAIM, numberOfKeys: 3 });
     redis.defineCommand("mgIdemBegin", { lua: lua.IDEM_BEGIN, numberOfKeys: 1 });
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
@@ -79,7 +109,7 @@ export class RedisStore implements Store {
       redis.disconnect();
       throw new Error(`store: cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}: ${(err as Error).message}`);
     }
-    const store = new RedisStore(redis, prefix);
+    const store = new RedisStore(redis, prefix, o.spendSource, o.log);
     store.where = `${url.replace(/\/\/[^@]*@/, "//***@")} (prefix ${prefix})`;
     return store;
   }
@@ -116,10 +146,16 @@ export class RedisStore implements Store {
           "(redis-server --appendonly yes, or CONFIG SET appendonly yes), or set store.require_persistence: false to accept that");
       }
     }
-    await this.r.set(this.k("epoch"), `${randomUUID()} ${new Date().toISOString()}`, "NX");
-    this.epoch = (await this.r.get(this.k("epoch"))) ?? undefined;
     const seen = readEpochs(o.epochFile);
     const last = seen[this.where];
+    if (this.spendSource) {
+      // Spend can be rebuilt from the ledger: a Redis that lost it is repaired, not refused.
+      this.epoch = await this.claimEpoch(last, 20_000);
+      if (last !== this.epoch) writeEpochs(o.epochFile, { ...seen, [this.where]: this.epoch });
+      return;
+    }
+    await this.r.set(this.k("epoch"), newEpoch(), "NX");
+    this.epoch = (await this.r.get(this.k("epoch"))) ?? undefined;
     if (o.requirePersistence && last && last !== this.epoch) {
       throw new Error(`Redis at ${this.where} no longer holds the state this gateway last saw in it (epoch ${last}; now ${this.epoch}): ` +
         "it was restarted without its data, flushed, or replaced. Every project's spend for the period would restart from zero. " +
@@ -132,14 +168,71 @@ export class RedisStore implements Store {
   async probe(): Promise<void> {
     const epoch: string | null = await this.r.mgProbe(this.k("probe"), this.k("epoch"), Date.now());
     if (this.epoch === undefined || epoch === this.epoch) return;
+    if (this.spendSource) {
+      this.epoch = await this.claimEpoch(this.epoch, 0);
+      return;
+    }
     if (this.requirePersistence) {
       throw new StoreStateLostError(`Redis at ${this.where} lost the gateway's state (epoch ${this.epoch} is ${epoch ? `now ${epoch}` : "gone"}): ` +
         "spend, reservations and the ledger it held are gone. Budgets are refused until it is restored or the gateway is restarted to accept the reset");
     }
     // require_persistence: false accepts resets; take the new epoch.
-    await this.r.set(this.k("epoch"), `${randomUUID()} ${new Date().toISOString()}`, "NX");
+    await this.r.set(this.k("epoch"), newEpoch(), "NX");
     this.epoch = (await this.r.get(this.k("epoch"))) ?? undefined;
   }
+
+  /**
+   * With the ledger elsewhere: the epoch to trust, after making sure the spend counters belong to it. A Redis that
+   * lost its state (no epoch, or one `known` is not) gets every project's spend for the current periods rebuilt from
+   * the ledger's rollups, by one replica (a lock); the others wait for it (`waitMs`, or refuse budgets meanwhile).
+   */
+  private async claimEpoch(known: string | undefined, waitMs: number): Promise<string> {
+    const owner = randomUUID();
+    const end = Date.now() + waitMs;
+    for (;;) {
+      const [epoch, state]: [string, string] = await this.r.mgEpochClaim(this.k("epoch"), this.k("spend-epoch"), this.k("spend-rebuild"), newEpoch(), owner, REBUILD_LOCK_MS);
+      if (state === "ready") return epoch;
+      if (state === "unmarked" && (known === undefined || known === epoch)) {
+        // The state this gateway saw (or a Redis that held spend before the ledger moved): its counters are current.
+        await this.r.set(this.k("spend-epoch"), epoch);
+        return epoch;
+      }
+      if (state === "rebuild" || (state === "unmarked" && (await this.r.set(this.k("spend-rebuild"), owner, "PX", REBUILD_LOCK_MS, "NX")))) {
+        await this.rebuildSpend(epoch, owner);
+        return epoch;
+      }
+      if (Date.now() >= end) {
+        // Not state_lost: nothing for an operator to do, the store is unavailable for the moment of the rebuild.
+        throw new Error(`Redis at ${this.where} lost the gateway's state; another replica is rebuilding every project's spend ` +
+          "from the ledger's rollups");
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Spend counters of the current periods := the ledger's sums (after this replica's own pending records are written). */
+  private async rebuildSpend(epoch: string, owner: string): Promise<void> {
+    const source = this.spendSource!;
+    try {
+      await source.flush();
+      const rows = await source.periodSpend(Date.now());
+      const p = this.r.pipeline();
+      for (const row of rows) {
+        const key = this.k("spend", row.project, row.periodKey);
+        if (row.periodKey === "total") p.set(key, row.pico.toString());
+        else p.set(key, row.pico.toString(), "EX", 34560000);
+      }
+      p.set(this.k("spend-epoch"), epoch);
+      await p.exec();
+      this.rebuilt++;
+      this.log?.warn("store: Redis had lost its state; spend rebuilt from the ledger's rollups", { redis: this.where, projects: new Set(rows.map((r) => r.project)).size });
+    } finally {
+      if ((await this.r.get(this.k("spend-rebuild")).catch(() => null)) === owner) await this.r.del(this.k("spend-rebuild")).catch(() => {});
+    }
+  }
+
+  /** How many times this process rebuilt spend from the ledger (for tests and the log). */
+  rebuilt = 0;
 
   private k(...parts: string[]): string {
     return this.prefix + parts.join(":");
@@ -190,13 +283,100 @@ export class RedisStore implements Store {
     return BigInt((await this.r.get(this.k("spend", project, periodKey))) ?? "0");
   }
 
-  async record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  async record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
+    // The project's spend counters, then its key's (key-budget.ts).
     const periods = allPeriods(entry.ts);
     const scope = keyScope(entry.project, entry.keyId);
-    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...periods.map((p) => this.k("spend", entry.project, p.key)), ...periods.map((p) => this.k("spend", scope, p.key))];
+    const spend = [...periods.map((p) => this.k("spend", entry.project, p.key)), ...periods.map((p) => this.k("spend", scope, p.key))];
+    if (this.spendSource) {
+      // The record itself goes to the ledger store (the caller's job): spend, settlement and the once-marker here.
+      const keys = [this.k("gen", entry.generationId), ...spend];
+      if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
+      await this.r.mgRecordSpend(keys.length, ...keys, entry.costPico.toString(), settle?.id ?? "");
+      return;
+    }
+    const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...spend, this.k("roll-ptr")];
     if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "");
+    await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix, ...rollupArgs(entry));
+  }
+
+  /**
+   * Count in the rollups the stream entries a gateway from before rollups wrote (once; a no-op when current). Runs
+   * before a usage answer, and at start.
+   */
+  async backfillRollups(): Promise<number> {
+    let total = 0;
+    if (Number(await this.r.mgRollupsCurrent(this.k("ledger"), this.k("roll-ptr"))) === 1) return 0;
+    for (;;) {
+      const [read, more] = (await this.r.mgBackfill(this.k("ledger"), this.k("roll-ptr"), this.prefix, 200)).map(Number);
+      total += read!;
+      if (!more) return total;
+    }
+  }
+
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    const p = planUsage(q);
+    await this.backfillRollups();
+    const acc = new UsageAccumulator(p);
+    for (const scan of p.scans) {
+      const index = this.k("roll", scan.table === "hour" ? "hours" : "days");
+      const starts = (await this.r.zrangebyscore(index, scan.from, `(${scan.to}`)).map(Number);
+      for (let i = 0; i < starts.length; i += 500) {
+        const chunk = starts.slice(i, i + 500);
+        const pipe = this.r.pipeline();
+        for (const t of chunk) pipe.hgetall(this.k("roll", scan.table === "hour" ? "h" : "d", String(t)));
+        const res = (await pipe.exec()) ?? [];
+        res.forEach(([err, hash], j) => {
+          if (err) throw err;
+          for (const [group, counts] of parseRollupHash(hash as Record<string, string>)) if (groupMatches(p, group)) acc.add(chunk[j]!, group, counts);
+        });
+      }
+    }
+    return acc.result();
+  }
+
+  /**
+   * Newest landed first, read from the stream's end (or the cursor) back; one call reads at most SEARCH_SCAN entries,
+   * so a narrow filter may return a short page with a cursor to read on from.
+   */
+  async search(q: RequestSearch): Promise<RequestPage> {
+    const p = planSearch(q);
+    // The cursor of a Redis page names the stream entry where the page ended (its id in generationId).
+    let end = p.after && /^\d+-\d+$/.test(p.after.generationId) ? `(${p.after.generationId}` : "+";
+    const rest = { ...p, after: undefined };
+    const found: { id: string; r: LedgerRecord }[] = [];
+    let scanned = 0;
+    let lastId: string | undefined;
+    while (found.length <= p.limit && scanned < SEARCH_SCAN) {
+      const batch = await this.r.xrevrange(this.k("ledger"), end, "-", "COUNT", 500);
+      for (const [id, fields] of batch) {
+        scanned++;
+        lastId = id;
+        const r = recordOf(fields);
+        if (r && recordMatches(rest, r)) found.push({ id, r });
+        if (found.length > p.limit) break;
+      }
+      if (batch.length < 500) {
+        lastId = undefined; // read to the beginning: no further page
+        break;
+      }
+      end = `(${batch[batch.length - 1]![0]}`;
+    }
+    const records = found.slice(0, p.limit);
+    const cursorAt = found.length > p.limit ? found[p.limit - 1]!.id : records.length < p.limit ? lastId : undefined;
+    return cursorAt ? { records: records.map((f) => f.r), next: encodeCursor({ ts: Number(cursorAt.split("-")[0]), generationId: cursorAt }) } : { records: records.map((f) => f.r) };
+  }
+
+  async get(generationId: string): Promise<LedgerRecord | undefined> {
+    const id = await this.r.get(this.k("gen", generationId));
+    if (!id) return undefined;
+    if (/^\d+-\d+$/.test(id)) {
+      const [hit] = await this.r.xrange(this.k("ledger"), id, id);
+      return hit ? recordOf(hit[1]) : undefined;
+    }
+    // Written before the marker named its entry: search for it (bounded).
+    return (await this.search({ generationId, limit: 1 })).records[0];
   }
 
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
@@ -205,9 +385,8 @@ export class RedisStore implements Store {
     for (;;) {
       const batch = await this.r.xrange(this.k("ledger"), start, "+", "COUNT", 1000);
       for (const [, fields] of batch) {
-        const e = JSON.parse(fields[1]!) as LedgerEntry;
-        e.costPico = BigInt(e.costPico as unknown as string);
-        if ((!q.project || e.project === q.project) && (!q.since || e.ts >= q.since)) out.push(e);
+        const e = recordOf(fields);
+        if (e && (!q.project || e.project === q.project) && (!q.since || e.ts >= q.since)) out.push(e);
       }
       if (batch.length < 1000) return out;
       start = "(" + batch[batch.length - 1]![0];
@@ -237,6 +416,54 @@ export class RedisStore implements Store {
     }
     this.r.disconnect();
   }
+}
+
+/**
+ * A record's rollup increments for RECORD: group field prefix, hour, day, then the non-zero counters as name, value
+ * (the same as the scripts' ROLL computes from an entry, which BACKFILL uses).
+ */
+function rollupArgs(e: LedgerRecord): string[] {
+  const c = countsOf(e);
+  const out = [
+    [e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? "1" : "0"].join("\x1f") + "\x1e", String(hourOf(e.ts)), String(dayOf(e.ts)),
+  ];
+  for (const k of COUNTERS) {
+    const v = c[k];
+    if (k === "videoSeconds" ? !Number.isFinite(v) || v === 0 : v === 0 || v === 0n) continue;
+    out.push(k, k === "videoSeconds" ? (v as number).toPrecision(17) : typeof v === "bigint" ? v.toString() : String(Math.round(v as number)));
+  }
+  return out;
+}
+
+const newEpoch = () => `${randomUUID()} ${new Date().toISOString()}`;
+
+/** A stream entry's record (field "e"), money back to bigint. */
+function recordOf(fields: string[]): LedgerRecord | undefined {
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i] !== "e") continue;
+    const e = JSON.parse(fields[i + 1]!) as LedgerRecord;
+    e.costPico = BigInt(e.costPico as unknown as string);
+    return e;
+  }
+  return undefined;
+}
+
+/** A rollup hash ("group␞counter" -> value) back to its groups and their counters. */
+function parseRollupHash(hash: Record<string, string>): Map<RollupGroup, RollupCounts> {
+  const byGroup = new Map<string, { g: RollupGroup; c: RollupCounts }>();
+  for (const [field, value] of Object.entries(hash)) {
+    const cut = field.lastIndexOf("\x1e");
+    const gk = field.slice(0, cut);
+    const counter = field.slice(cut + 1) as keyof RollupCounts;
+    let row = byGroup.get(gk);
+    if (!row) {
+      const [project, key, model, provider, endpoint, sandbox] = gk.split("\x1f");
+      byGroup.set(gk, (row = { g: { project: project!, key: key!, model: model!, provider: provider!, endpoint: endpoint!, sandbox: sandbox === "1" }, c: zeroCounts() }));
+    }
+    if (counter === "costPico") row.c.costPico = BigInt(value);
+    else if (counter in row.c) (row.c as unknown as Record<string, number>)[counter] = Number(value);
+  }
+  return new Map([...byGroup.values()].map(({ g, c }) => [g, c]));
 }
 
 function readEpochs(file: string): Record<string, string> {

@@ -1,22 +1,48 @@
-// Store kind `sqlite`: one file in WAL mode. The ledger and finished idempotency records are durable across
+// Store kind `sqlite`: one file in WAL mode. The ledger (with its hourly and daily usage rollups, updated in the
+// record's own transaction) and finished idempotency records are durable across
 // restarts, kill -9, a power cut and a disk gone read-only: each is one committed transaction whose write-ahead log
 // was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. Spend is the ledger
 // itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
+// Reports (usage, search) run in a reader thread (sqlite-reader.ts), never on the event loop.
 import Database from "better-sqlite3";
 import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
+import { SqliteReader } from "./sqlite-reader.ts";
 import { allPeriods } from "./periods.ts";
 import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
 import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
 import { SqliteResponseCacheStore } from "./response-cache-sqlite.ts";
+import { COUNTERS, DAY_MS, HOUR_MS, UsageAccumulator, countsOf, dayOf, hourOf, planUsage } from "./rollup.ts";
+import { ROLLUP_COUNTERS, ROLLUP_KEY, SQLITE, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
+import { pageOf, planSearch } from "./ledger-search.ts";
+import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
   IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
+
+/** A rollup table: sums per bucket (hour or day start, ms) and group. */
+const ROLLUP_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  bucket INTEGER NOT NULL, project TEXT NOT NULL, key_id TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, endpoint TEXT NOT NULL,
+  sandbox INTEGER NOT NULL, ${ROLLUP_COUNTERS.map((c) => `${c} ${c === "video_seconds" ? "REAL" : "INTEGER"} NOT NULL`).join(", ")},
+  PRIMARY KEY (${ROLLUP_KEY.join(", ")})
+) WITHOUT ROWID;`;
+
+/** Add one record's counters to its group's row (or create the row). */
+const ROLLUP_UPSERT = (name: string) => `INSERT INTO ${name} (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].join(", ")})
+  VALUES (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].map(() => "?").join(", ")})
+  ON CONFLICT (${ROLLUP_KEY.join(", ")}) DO UPDATE SET ${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+
+/** Rollups of the records already in the ledger (a file from before rollups existed), once. */
+const ROLLUP_BACKFILL = (name: string, bucketMs: number) => `INSERT INTO ${name} (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].join(", ")})
+  SELECT (ts / ${bucketMs}) * ${bucketMs}, project, key_id, model, provider, endpoint, sandbox, COUNT(*),
+    SUM(CASE WHEN status >= 400 OR outcome <> 'ok' THEN 1 ELSE 0 END), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens),
+    SUM(cache_write_tokens), SUM(reasoning_tokens), SUM(images), SUM(video_seconds), SUM(search_units), SUM(web_searches), SUM(cost_pico)
+  FROM ledger GROUP BY 1, 2, 3, 4, 5, 6, 7`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS ledger (
@@ -26,9 +52,15 @@ CREATE TABLE IF NOT EXISTS ledger (
   reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
   cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
   outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0, guardrail TEXT,
-  cache_hit INTEGER NOT NULL DEFAULT 0
+  cache_hit INTEGER NOT NULL DEFAULT 0,
+  attempt_list TEXT
 );
 CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
+CREATE INDEX IF NOT EXISTS ledger_ts ON ledger (ts, generation_id);
+CREATE INDEX IF NOT EXISTS ledger_request ON ledger (request_id);
+${ROLLUP_TABLE("ledger_hourly")}
+${ROLLUP_TABLE("ledger_daily")}
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
 );
@@ -39,17 +71,19 @@ const COLUMNS = [
   "generation_id", "request_id", "ts", "key_id", "project", "endpoint", "model", "provider", "attempts", "input_tokens", "output_tokens",
   "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "images", "video_seconds", "search_units", "cost_usd", "cost_pico",
   "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail", "cache_hit",
+  "attempt_list",
 ];
 
-function toRow(e: LedgerEntry): unknown[] {
+function toRow(e: LedgerRecord): unknown[] {
   return [
     e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
     e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.costUsd, e.costPico,
     e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null, e.guardrail ?? null, e.cacheHit ? 1 : 0,
+    e.attemptList ? JSON.stringify(e.attemptList) : null,
   ];
 }
 
-function fromRow(r: any): LedgerEntry {
+function fromRow(r: any): LedgerRecord {
   const n = (v: unknown) => Number(v);
   return {
     generationId: r.generation_id, requestId: r.request_id, ts: n(r.ts), keyId: r.key_id, project: r.project, endpoint: r.endpoint,
@@ -61,6 +95,7 @@ function fromRow(r: any): LedgerEntry {
     ...(r.tool_bytes != null ? { toolBytes: n(r.tool_bytes) } : {}), ...(r.tool_arguments != null ? { toolArguments: r.tool_arguments } : {}),
     ...(r.guardrail ? { guardrail: r.guardrail } : {}),
     ...(n(r.cache_hit ?? 0) === 1 ? { cacheHit: true } : {}),
+    ...(r.attempt_list ? { attemptList: JSON.parse(r.attempt_list) } : {}),
   };
 }
 
@@ -116,6 +151,9 @@ export class SqliteStore implements Store {
     if (!columns.some((c) => c.name === "tool_bytes")) this.db.exec("ALTER TABLE ledger ADD COLUMN tool_bytes INTEGER; ALTER TABLE ledger ADD COLUMN tool_arguments TEXT");
     // Nor what guardrails did (null: none acted).
     if (!columns.some((c) => c.name === "guardrail")) this.db.exec("ALTER TABLE ledger ADD COLUMN guardrail TEXT");
+    // ...nor attempt lists (their records keep only the count).
+    if (!columns.some((c) => c.name === "attempt_list")) this.db.exec("ALTER TABLE ledger ADD COLUMN attempt_list TEXT");
+    this.backfillRollups();
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
@@ -123,6 +161,9 @@ export class SqliteStore implements Store {
     this.responseCache = new SqliteResponseCacheStore(this.db, (write, done) => this.enqueue(write, done));
     this.stmts = {
       insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
+      rollup: ((hourly, daily) => (row: unknown[]) => (row[0] === "h" ? hourly : daily).run(...row.slice(1)))(
+        this.db.prepare(ROLLUP_UPSERT("ledger_hourly")), this.db.prepare(ROLLUP_UPSERT("ledger_daily"))),
+      get: this.db.prepare("SELECT * FROM ledger WHERE generation_id = ?").safeIntegers(true),
       sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
       keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
@@ -131,9 +172,18 @@ export class SqliteStore implements Store {
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
       probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
-    this.commitAll = this.db.transaction((writes: (() => void)[]) => {
+    const commit = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
+      // The commit's new records, summed per group and bucket: one upsert per group, not per record.
+      for (const row of this.rollupBatch.values()) this.stmts.rollup(row);
     });
+    this.commitAll = (writes) => {
+      try {
+        commit(writes);
+      } finally {
+        this.rollupBatch.clear();
+      }
+    };
     const sweep = () => {
       const now = Date.now();
       this.stmts.sweep.run(now);
@@ -245,10 +295,14 @@ export class SqliteStore implements Store {
     this.checkpointer.wrote();
   }
 
-  record(entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     let added = false;
     return this.enqueue(
-      () => { added = this.stmts.insert.run(...toRow(entry)).changes === 1; },
+      () => {
+        added = this.stmts.insert.run(...toRow(entry)).changes === 1;
+        // Only a record that was new counts in the rollups: a replayed one is already there.
+        if (added) this.addToRollups(entry);
+      },
       () => {
         if (added) {
           const scope = keyScope(entry.project, entry.keyId);
@@ -267,6 +321,77 @@ export class SqliteStore implements Store {
 
   async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
     return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
+  }
+
+  /** Rollup rows of the commit in progress: "h|d" + bucket + group -> [table, key..., counters...]. */
+  private readonly rollupBatch = new Map<string, unknown[]>();
+
+  private addToRollups(e: LedgerRecord): void {
+    const c = countsOf(e);
+    const group = `${e.project}\u0000${e.keyId}\u0000${e.model}\u0000${e.provider}\u0000${e.endpoint}\u0000${e.sandbox ? 1 : 0}`;
+    for (const [table, bucket] of [["h", hourOf(e.ts)], ["d", dayOf(e.ts)]] as const) {
+      const k = `${table}${bucket}\u0000${group}`;
+      const row = this.rollupBatch.get(k);
+      if (!row) {
+        this.rollupBatch.set(k, [table, bucket, e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? 1 : 0, ...COUNTERS.map((n) => c[n])]);
+        continue;
+      }
+      COUNTERS.forEach((n, i) => (row[8 + i] = n === "costPico" ? (row[8 + i] as bigint) + c.costPico : (row[8 + i] as number) + (c[n] as number)));
+    }
+  }
+
+  /** Rollups of a ledger written before they existed: built once, in one transaction, when the file is opened. */
+  private backfillRollups(): void {
+    const done = this.db.prepare("SELECT value FROM meta WHERE name = 'rollups'").get();
+    if (done) return;
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM ledger_hourly; DELETE FROM ledger_daily;");
+      this.db.exec(ROLLUP_BACKFILL("ledger_hourly", HOUR_MS));
+      this.db.exec(ROLLUP_BACKFILL("ledger_daily", DAY_MS));
+      this.db.prepare("INSERT INTO meta (name, value) VALUES ('rollups', '1')").run();
+    })();
+  }
+
+  /** Prepared once per distinct SQL text (a query's shape: its groupBy, filters, bucket). */
+  private prepared(sql: string): Database.Statement {
+    let s = this.queries.get(sql);
+    if (!s) {
+      if (this.queries.size > 200) this.queries.clear();
+      this.queries.set(sql, (s = this.db.prepare(sql).safeIntegers(true)));
+    }
+    return s;
+  }
+  private readonly queries = new Map<string, Database.Statement>();
+
+  /** A report's query: in the reader thread for a file (never on the event loop), here for an in-memory database. */
+  private read(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    if (this.path === ":memory:") return Promise.resolve(this.prepared(sql).all(...params) as Record<string, unknown>[]);
+    return (this.reader ??= new SqliteReader(this.path)).all(sql, params);
+  }
+  private reader?: SqliteReader;
+
+  async usage(q: UsageQuery): Promise<UsageRow[]> {
+    const p = planUsage(q);
+    const acc = new UsageAccumulator(p);
+    for (const scan of p.scans) {
+      const { sql, params } = scanSql(SQLITE, p, scan);
+      for (const r of await this.read(sql, params)) {
+        const { b, group, c } = scanRow(p, r);
+        acc.add(b, group, c);
+      }
+    }
+    return acc.result();
+  }
+
+  async search(q: RequestSearch): Promise<RequestPage> {
+    const p = planSearch(q);
+    const { sql, params } = searchSql(SQLITE, p);
+    return pageOf(p, (await this.read(sql, params)).map(fromRow));
+  }
+
+  async get(generationId: string): Promise<LedgerRecord | undefined> {
+    const r = this.stmts.get.get(generationId);
+    return r ? fromRow(r) : undefined;
   }
 
   async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
@@ -306,6 +431,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.responseCache.close();
+    await this.reader?.close();
     this.flush();
     while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
     if (this.walFd !== undefined) closeSync(this.walFd);

@@ -5,6 +5,7 @@ import type { ResponseStore } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
 import type { ResponseCacheStore } from "./response-cache-types.ts";
+import type { LedgerReader, LedgerRecord } from "../contracts/ledger-reader.ts";
 
 export type Period = "day" | "week" | "month" | "total";
 
@@ -58,49 +59,8 @@ export interface Settlement {
   id: string;
 }
 
-/** `blocked`: a guardrail refused the request (or cut its answer). */
-export type LedgerOutcome = "ok" | "error" | "aborted" | "stream_error" | "blocked";
-
-/** One record per metered request. Money is exact: a decimal string and integer pico-USD. */
-export interface LedgerEntry {
-  generationId: string;
-  requestId: string;
-  /** ms since the epoch. */
-  ts: number;
-  keyId: string;
-  project: string;
-  endpoint: string;
-  model: string;
-  provider: string;
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  images: number;
-  videoSeconds: number;
-  searchUnits: number;
-  /** Paid server-tool web searches (priced by the endpoint's web_search); absent on records from before they were billed. */
-  webSearches?: number;
-  costUsd: string;
-  costPico: bigint;
-  latencyMs: number;
-  ttftMs: number | null;
-  status: number;
-  outcome: LedgerOutcome;
-  sandbox: boolean;
-  /** Usage was estimated (the client left before the provider reported it). */
-  estimated: boolean;
-  /** MCP tool calls (endpoint "mcp_tool", provider = server, model = tool): bytes of the result. */
-  toolBytes?: number;
-  /** MCP tool calls, only with mcp.log_arguments: the arguments as JSON. */
-  toolArguments?: string;
-  /** What guardrails did, `action:rule` entries joined by commas (block:no-secrets,redact:pii); absent when none acted. */
-  guardrail?: string;
-  /** Answered from the response cache (provider "cache", no upstream call), billed at the hit price; absent: false. */
-  cacheHit?: boolean;
-}
+export type { LedgerEntry, LedgerOutcome } from "./ledger-entry.ts";
+import type { LedgerEntry } from "./ledger-entry.ts";
 
 /** A response kept for replay: by an idempotency key, or as a cached answer. */
 export type StoredResponse =
@@ -120,7 +80,11 @@ export interface LedgerQuery {
   since?: number;
 }
 
-export interface Store {
+/**
+ * Every store also answers the operator plane's questions (LedgerReader): usage from rollups kept current by
+ * record(), request search newest first, one record with its attempts.
+ */
+export interface Store extends LedgerReader {
   readonly kind: "memory" | "sqlite" | "redis";
 
   /** Charge every window or none: refused when any window lacks room. */
@@ -138,8 +102,11 @@ export interface Store {
   /** What requests in flight hold against a budget period now (expired leases not counted). */
   reserved(project: string, periodKey: string, now: number): Promise<bigint>;
 
-  /** Write one ledger record (once per generation id), add its cost to the spend and settle its reservation — atomically. */
-  record(entry: LedgerEntry, settle?: Settlement): Promise<void>;
+  /**
+   * Write one ledger record (once per generation id; its attempt list kept with it), add its cost to the spend and
+   * the usage rollups, and settle its reservation — atomically.
+   */
+  record(entry: LedgerRecord, settle?: Settlement): Promise<void>;
   ledger(q: LedgerQuery): Promise<LedgerEntry[]>;
 
   /** Claim an idempotency key (scope = project + endpoint + key) or learn its state. */

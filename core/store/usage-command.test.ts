@@ -1,30 +1,34 @@
 import { describe, expect, it } from "vitest";
-import { parseSince, summarize } from "./usage-command.ts";
-import type { LedgerEntry } from "./types.ts";
+import { nameToolCalls, parseSince, printable, queriedDimensions, table } from "./usage-command.ts";
+import type { UsageRow } from "../contracts/ledger-reader.ts";
 
-const e = (project: string, model: string, costUsd: string, tokens: number): LedgerEntry => ({
-  generationId: `${project}${model}${costUsd}${tokens}`, requestId: "r", ts: 0, keyId: "k", project, endpoint: "chat", model, provider: "p",
-  attempts: 1, inputTokens: tokens, outputTokens: tokens * 2, cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, images: 0,
-  videoSeconds: 0, searchUnits: 0, costUsd, costPico: 0n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+const row = (group: UsageRow["group"], costUsd: string, requests: number, bucketStart?: number): UsageRow => ({
+  ...(bucketStart === undefined ? {} : { bucketStart }), group, requests, errors: 1, inputTokens: requests * 10, outputTokens: requests * 20,
+  cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0, costUsd, costPico: 0n,
 });
 
 describe("usage command", () => {
-  it("sums requests, tokens and exact cost per project and model", () => {
-    const rows = summarize([e("b", "m1", "0.1", 1), e("a", "m2", "0.2", 2), e("b", "m1", "0.2", 3), e("a", "m1", "0.0000001", 4)]);
-    expect(rows.map((r) => [r.project, r.model, r.requests, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.costUsd])).toEqual([
-      ["a", "m1", 1, 4, 8, 1, "0.0000001"],
-      ["a", "m2", 1, 2, 4, 1, "0.2"],
-      ["b", "m1", 2, 4, 8, 2, "0.3"],
-    ]);
+  it("prints the reader's rows with their dimensions flattened, buckets as ISO times, and a total line", () => {
+    const rows = printable([row({ project: "a", model: "m1" }, "0.0000001", 4), row({ project: "b", model: "m1" }, "0.3", 2)]);
+    expect(rows[0]).toEqual({ project: "a", model: "m1", requests: 4, errors: 1, inputTokens: 40, outputTokens: 80, cacheReadTokens: 1, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: "0.0000001" });
+    const text = table(rows, ["project", "model"], false).split("\n");
+    expect(text[0]).toMatch(/^project\s+model\s+requests\s+errors\s+input\s+output\s+cache_read\s+cache_write\s+cost_usd$/);
+    expect(text[3]).toMatch(/^total\s+6\s+2\s+0\.3000001$/);
+    const byDay = printable([row({ model: "m1" }, "1", 1, Date.UTC(2026, 10, 20))]);
+    expect(byDay[0]!.bucket).toBe("2026-11-20T00:00:00.000Z");
+    expect(table(byDay, ["model"], true)).toMatch(/^bucket\s+model\s+requests/);
   });
 
   it("MCP tool calls are rows of their own, named mcp:server/tool, counted as requests", () => {
-    const call = (tool: string, endpoint = "mcp_tool") => ({ ...e("a", tool, "0", 0), generationId: `${tool}${Math.random()}`, endpoint, provider: "docs", cacheReadTokens: 0, toolBytes: 30 });
-    const rows = summarize([call("search"), call("search", "responses_mcp_tool"), call("fetch"), e("a", "search", "0.1", 1)]);
-    expect(rows.map((r) => [r.model, r.requests, r.inputTokens, r.costUsd])).toEqual([
-      ["mcp:docs/fetch", 1, 0, "0"],
-      ["mcp:docs/search", 2, 0, "0"],
-      ["search", 1, 1, "0.1"],
+    const call = (tool: string, endpoint = "mcp_tool") => row({ project: "a", model: tool, endpoint, provider: "docs" }, "0", 1);
+    const q = { since: 0, until: 3_600_000, bucket: "none" as const };
+    expect(queriedDimensions(["project", "model"])).toEqual(["project", "model", "endpoint", "provider"]);
+    const rows = nameToolCalls([call("search"), call("search", "responses_mcp_tool"), call("fetch"),
+      { ...row({ project: "a", model: "search", endpoint: "chat", provider: "openai" }, "0.1", 1), costPico: 100_000_000_000n }], q, ["project", "model"]);
+    expect(rows.map((r) => [r.group.model, r.requests, r.inputTokens, r.costUsd])).toEqual([
+      ["mcp:docs/fetch", 1, 10, "0"],
+      ["mcp:docs/search", 2, 20, "0"],
+      ["search", 1, 10, "0.1"],
     ]);
   });
 
@@ -35,5 +39,6 @@ describe("usage command", () => {
     expect(parseSince("7d", now)).toBe(now - 7 * 86_400_000);
     expect(parseSince("30m", now)).toBe(now - 1_800_000);
     expect(() => parseSince("yesterday", now)).toThrow(/--since yesterday/);
+    expect(() => parseSince("later", now, "--until")).toThrow(/--until later/);
   });
 });

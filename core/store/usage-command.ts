@@ -1,5 +1,6 @@
-// `model-gateway usage [--config F] [--project P] [--since 2026-11-01 | 7d | 24h] [--json]`: spend and tokens per
-// project and model, summed from the ledger of the configured store (SQLite file or Redis).
+// `model-gateway usage [--config F] [--project P] [--since 2026-11-01 | 7d | 24h] [--until ...] [--group-by project,model]
+// [--bucket none|day|hour] [--sandbox] [--json]`: requests, errors, tokens and cost from the usage rollups of the
+// configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records.
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -8,57 +9,80 @@ import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
 import { createStore } from "./index.ts";
 import { packageRoot } from "../package-root.ts";
-import type { LedgerEntry } from "./types.ts";
+import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
+import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
-export interface UsageRow {
-  project: string;
-  model: string;
+/** A row as the command prints it (JSON): the group's dimensions flattened beside the sums, money as decimals. */
+export interface PrintedRow {
+  bucket?: string;
+  project?: string;
+  key?: string;
+  model?: string;
+  provider?: string;
+  endpoint?: string;
   requests: number;
+  errors: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  reasoningTokens: number;
   costUsd: string;
 }
 
 /** "2026-11-01", an ISO timestamp, or a relative "30m", "24h", "7d" -> ms since the epoch. */
-export function parseSince(s: string, now = Date.now()): number {
+export function parseSince(s: string, now = Date.now(), flag = "--since"): number {
   const rel = /^(\d+)([mhdw])$/.exec(s.trim());
   if (rel) return now - Number(rel[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as "m" | "h" | "d" | "w"];
   const t = Date.parse(s);
-  if (!Number.isFinite(t)) throw new Error(`--since ${s}: expected a date (2026-11-01), a timestamp, or 30m / 24h / 7d`);
+  if (!Number.isFinite(t)) throw new Error(`${flag} ${s}: expected a date (2026-11-01), a timestamp, or 30m / 24h / 7d`);
   return t;
 }
 
-/** MCP tool calls (core/mcp/tool-call.ts) are rows of their own, named `mcp:server/tool`; bytes are their size. */
+/** MCP tool calls (core/mcp/tool-call.ts) are rows of their own, named `mcp:server/tool`. */
 const TOOL_CALLS = new Set(["mcp_tool", "responses_mcp_tool"]);
 
-export function summarize(entries: LedgerEntry[]): UsageRow[] {
-  const rows = new Map<string, UsageRow & { cost: Big }>();
-  for (const e of entries) {
-    const model = TOOL_CALLS.has(e.endpoint) ? `mcp:${e.provider}/${e.model}` : e.model;
-    const k = `${e.project}\n${model}`;
-    let r = rows.get(k);
-    if (!r) rows.set(k, (r = { project: e.project, model, requests: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: "0", cost: new Big(0) }));
-    r.requests++;
-    r.inputTokens += e.inputTokens;
-    r.outputTokens += e.outputTokens;
-    r.cacheReadTokens += e.cacheReadTokens;
-    r.cacheWriteTokens += e.cacheWriteTokens;
-    r.cost = r.cost.plus(e.costUsd);
-  }
-  return [...rows.values()]
-    .sort((a, b) => a.project.localeCompare(b.project) || a.model.localeCompare(b.model))
-    .map(({ cost, ...r }) => ({ ...r, costUsd: cost.toFixed() }));
+/** What to ask the reader for: grouped by model, also by endpoint and provider, to name the tool calls. */
+export function queriedDimensions(groupBy: UsageDimension[]): UsageDimension[] {
+  return groupBy.includes("model") ? [...new Set<UsageDimension>([...groupBy, "endpoint", "provider"])] : groupBy;
 }
 
-function table(rows: UsageRow[]): string {
-  const head = ["project", "model", "requests", "input", "output", "cache_read", "cache_write", "cost_usd"];
-  const body = rows.map((r) => [r.project, r.model, r.requests, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd].map(String));
+/** The reader's rows (grouped by queriedDimensions) back to `groupBy`, a tool call's model named `mcp:server/tool`. */
+export function nameToolCalls(rows: UsageRow[], q: Omit<UsageQuery, "groupBy">, groupBy: UsageDimension[]): UsageRow[] {
+  const acc = new UsageAccumulator(planUsage({ ...q, groupBy }));
+  for (const r of rows) {
+    const g = r.group;
+    const model = g.model !== undefined && TOOL_CALLS.has(g.endpoint ?? "") ? `mcp:${g.provider}/${g.model}` : g.model;
+    const counts: RollupCounts = {
+      requests: r.requests, errors: r.errors, inputTokens: r.inputTokens, outputTokens: r.outputTokens, cacheReadTokens: r.cacheReadTokens,
+      cacheWriteTokens: r.cacheWriteTokens, reasoningTokens: r.reasoningTokens, images: r.images, videoSeconds: r.videoSeconds,
+      searchUnits: r.searchUnits, webSearches: r.webSearches, costPico: r.costPico,
+    };
+    acc.add(r.bucketStart ?? 0, { ...g, ...(model === undefined ? {} : { model }) }, counts);
+  }
+  return acc.result();
+}
+
+/** The reader's rows as printed: buckets as ISO times, dimensions flattened. */
+export function printable(rows: UsageRow[]): PrintedRow[] {
+  return rows.map((r) => ({
+    ...(r.bucketStart === undefined ? {} : { bucket: new Date(r.bucketStart).toISOString() }),
+    ...r.group,
+    requests: r.requests, errors: r.errors, inputTokens: r.inputTokens, outputTokens: r.outputTokens, cacheReadTokens: r.cacheReadTokens,
+    cacheWriteTokens: r.cacheWriteTokens, reasoningTokens: r.reasoningTokens, costUsd: r.costUsd,
+  }));
+}
+
+export function table(rows: PrintedRow[], groupBy: UsageDimension[], bucketed: boolean): string {
+  const dims: string[] = [...(bucketed ? ["bucket"] : []), ...groupBy];
+  const head = [...dims, "requests", "errors", "input", "output", "cache_read", "cache_write", "cost_usd"];
+  const cell = (r: PrintedRow, d: string) => String((r as unknown as Record<string, unknown>)[d] ?? "");
+  const body = rows.map((r) => [...dims.map((d) => cell(r, d)), r.requests, r.errors, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd].map(String));
   const total = rows.reduce((s, r) => s.plus(r.costUsd), new Big(0));
-  body.push(["total", "", String(rows.reduce((s, r) => s + r.requests, 0)), "", "", "", "", total.toFixed()]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  body.push(["total", ...dims.slice(1).map(() => ""), String(rows.reduce((s, r) => s + r.requests, 0)), String(rows.reduce((s, r) => s + r.errors, 0)), "", "", "", "", total.toFixed()]);
+  if (!dims.length) body[body.length - 1]!.shift();
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < dims.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
   return [line(head), ...body.map(line)].join("\n") + "\n";
 }
 
@@ -70,11 +94,20 @@ function defaultConfig(): string {
 export async function usageCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { config: { type: "string", short: "c" }, project: { type: "string", short: "p" }, since: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      config: { type: "string", short: "c" }, project: { type: "string", short: "p" }, since: { type: "string" }, until: { type: "string" },
+      "group-by": { type: "string" }, bucket: { type: "string" }, sandbox: { type: "boolean" }, json: { type: "boolean" },
+    },
   });
-  let since: number | undefined;
+  let since: number, until: number, groupBy: UsageDimension[], bucket: UsageBucket;
   try {
-    since = values.since ? parseSince(values.since) : undefined;
+    since = values.since ? parseSince(values.since) : 0;
+    until = values.until ? parseSince(values.until, Date.now(), "--until") : Date.now() + 3_600_000;
+    groupBy = (values["group-by"] ?? "project,model").split(",").map((d) => d.trim()).filter(Boolean) as UsageDimension[];
+    const bad = groupBy.find((d) => !DIMENSIONS.includes(d));
+    if (bad) throw new Error(`--group-by ${bad}: one of ${DIMENSIONS.join(", ")}`);
+    bucket = (values.bucket ?? "none") as UsageBucket;
+    if (!["hour", "day", "none"].includes(bucket)) throw new Error(`--bucket ${values.bucket}: hour, day or none`);
   } catch (err) {
     process.stderr.write(`usage: ${(err as Error).message}\n`);
     return 1;
@@ -96,8 +129,9 @@ export async function usageCommand(argv: string[]): Promise<number> {
   }
   const store = await createStore(config.store, config.dir);
   try {
-    const rows = summarize(await store.ledger({ project: values.project, since }));
-    process.stdout.write(values.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows));
+    const q = { since, until, bucket, includeSandbox: values.sandbox === true, ...(values.project ? { filter: { project: values.project } } : {}) };
+    const rows = printable(nameToolCalls(await store.usage({ ...q, groupBy: queriedDimensions(groupBy) }), q, groupBy));
+    process.stdout.write(values.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows, groupBy, bucket !== "none"));
     return 0;
   } finally {
     await store.close();

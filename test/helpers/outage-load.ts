@@ -34,14 +34,25 @@ export interface Load {
   ready: Readiness[];
   /** Stop the clients (each finishes its request in flight) and the readiness poll. */
   stop(): Promise<void>;
+  /** Resolves when the clients have sent `max` requests in all (and every answer is in). */
+  done: Promise<void>;
 }
 
-/** `keys`: client i sends with keys[i % keys.length]. */
-export function startLoad(bases: string[], o: { clients: number; keys: string[]; readyUrl?: string; pauseMs?: number }): Load {
+/**
+ * `keys`: client i sends with keys[i % keys.length] (or, with `rotate`, each request with the next key); `models`:
+ * request n of client c asks for models[(c + n) % models.length] (default openai/gpt-4o-mini); `max`: stop after
+ * this many requests in all.
+ */
+export function startLoad(bases: string[], o: { clients: number; keys: string[]; readyUrl?: string; pauseMs?: number; models?: string[]; rotate?: boolean; max?: number }): Load {
   const sent: Sent[] = [];
   const ready: Readiness[] = [];
   let stopping = false;
+  let issued = 0;
   const one = async (c: number, n: number): Promise<Sent> => {
+    const i = issued++;
+    const key = o.rotate ? o.keys[i % o.keys.length] : o.keys[c % o.keys.length];
+    // Rotating: every key in turn, and each key through every model.
+    const model = !o.models ? "openai/gpt-4o-mini" : o.rotate ? o.models[Math.floor(i / o.keys.length) % o.models.length]! : o.models[(c + n) % o.models.length]!;
     const gateway = (c + n) % bases.length;
     const stream = n % 2 === 1;
     const requestId = `req_${ulid()}`;
@@ -53,8 +64,8 @@ export function startLoad(bases: string[], o: { clients: number; keys: string[];
     try {
       const res = await fetch(`${bases[gateway]}/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-request-id": requestId, ...auth(o.keys[c % o.keys.length]) },
-        body: JSON.stringify(chat("openai/gpt-4o-mini", stream ? { stream: true, stream_options: { include_usage: true } } : {})),
+        headers: { "content-type": "application/json", "x-request-id": requestId, ...auth(key) },
+        body: JSON.stringify(chat(model, stream ? { stream: true, stream_options: { include_usage: true } } : {})),
         signal: AbortSignal.timeout(60_000),
       });
       const text = await res.text();
@@ -73,7 +84,7 @@ export function startLoad(bases: string[], o: { clients: number; keys: string[];
     }
   };
   const clients = Array.from({ length: o.clients }, async (_, c) => {
-    for (let n = 0; !stopping; n++) {
+    for (let n = 0; !stopping && (o.max === undefined || issued < o.max); n++) {
       sent.push(await one(c, n));
       if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
     }
@@ -93,6 +104,7 @@ export function startLoad(bases: string[], o: { clients: number; keys: string[];
   return {
     sent,
     ready,
+    done: Promise.all(clients).then(() => {}),
     async stop() {
       stopping = true;
       await Promise.all([...clients, poll]);

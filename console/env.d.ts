@@ -1,0 +1,2 @@
+// Stylesheets imported for esbuild to bundle beside the script (bin/build.mjs).
+declare module "*.css";

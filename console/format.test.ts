@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { usd, ms } from "./format.ts";
+import { toCsv } from "./csv.ts";
+import { bucketStarts } from "./buckets.ts";
+
+describe("console formatting", () => {
+  it("money is the API's exact decimal, grouped, never rounded through a float", () => {
+    expect(usd("0.000028")).toBe("$0.000028");
+    expect(usd("1234567.1000000000000001")).toBe("$1,234,567.1000000000000001");
+    expect(usd("5")).toBe("$5");
+    expect(usd(null)).toBe("—");
+  });
+
+  it("durations in ms below a second, seconds above", () => {
+    expect(ms(12.34)).toBe("12.3 ms");
+    expect(ms(1500)).toBe("1.50 s");
+    expect(ms(null)).toBe("—");
+  });
+
+  it("CSV quotes what needs it and keeps a cell from being read as a formula", () => {
+    expect(toCsv(["a", "b"], [["x,y", 'say "hi"'], ["=1+1", "-0.5"]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n\'=1+1,-0.5\r\n');
+  });
+
+  it("buckets cover the range, days from midnight UTC, so empty hours and days are drawn as zero", () => {
+    expect(bucketStarts("2026-11-26T10:00:00.000Z", "2026-11-26T13:00:00.000Z", "hour").map((t) => new Date(t).toISOString().slice(11, 13))).toEqual(["10", "11", "12"]);
+    const days = bucketStarts("2026-11-24T10:00:00.000Z", "2026-11-26T13:00:00.000Z", "day").map((t) => new Date(t).toISOString());
+    expect(days).toEqual(["2026-11-24T00:00:00.000Z", "2026-11-25T00:00:00.000Z", "2026-11-26T00:00:00.000Z"]);
+  });
+});

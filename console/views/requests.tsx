@@ -1,0 +1,200 @@
+// Requests: the ledger's newest requests, live (/requests every 5 s while the tab is visible, unless paused), with
+// filters; one opens to its record (/requests/{generation_id}): the attempts of its fallback chain with each
+// provider's status and latency, tokens, cost, timing, and the ids to grep the logs with.
+import { useState } from "preact/hooks";
+import { api, qs } from "../api.ts";
+import { usePoll } from "../poll.ts";
+import { Table, type Column } from "../table.tsx";
+import { int, ms, usd, when } from "../format.ts";
+import type { ConfigLoaded, RequestPage, RequestRecord } from "../types.ts";
+import { Copy } from "../copy.tsx";
+
+const ENDPOINTS = ["chat", "messages", "responses", "embeddings", "rerank", "images", "videos", "count_tokens", "mcp_tool", "responses_mcp_tool"];
+
+interface Filters {
+  /** A generation id (gen_…) or a request id (from a log line). */
+  id: string;
+  project: string;
+  key: string;
+  model: string;
+  endpoint: string;
+  status: string;
+  streamed: "" | "yes" | "no";
+  /** 15m, 1h, 24h, 7d, "" (any time), or "range" (from / to below). */
+  since: string;
+  from: string;
+  to: string;
+}
+
+const NONE: Filters = { id: "", project: "", key: "", model: "", endpoint: "", status: "", streamed: "", since: "24h", from: "", to: "" };
+
+/** A datetime-local value (the browser's zone) as ISO 8601. */
+const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
+const timeQuery = (f: Filters) => (f.since === "range" ? { since: isoOf(f.from), until: isoOf(f.to) } : { since: f.since });
+
+/** `#/requests?id=gen_…` (a link to one request) opens it. */
+const linkedId = () => new URLSearchParams(location.hash.split("?")[1] ?? "").get("id") ?? "";
+
+const idQuery = (id: string) => (!id ? {} : id.startsWith("gen_") ? { generation_id: id } : { request_id: id });
+
+/** Streamed requests are those whose first token was timed (the ledger's ttft_ms). */
+const isStreamed = (r: RequestRecord) => r.ttft_ms !== null;
+
+function statusClass(s: number): string {
+  return s >= 500 ? "bad" : s >= 400 ? "warn" : "good";
+}
+
+
+function Detail({ id, onClose }: { id: string; onClose: () => void }) {
+  const { data: r, error } = usePoll((signal) => api<RequestRecord>(`/requests/${encodeURIComponent(id)}`, { signal }), 60_000, [id]);
+  return (
+    <aside class="detail" data-testid="request-detail">
+      <header>
+        <h3>Request</h3>
+        <button type="button" class="small" onClick={onClose}>Close</button>
+      </header>
+      {error ? <p class="error">{error}</p> : null}
+      {r ? (
+        <>
+          <dl class="facts">
+            <dt>Generation id</dt><dd><code data-field="generation_id">{r.generation_id}</code> <Copy text={r.generation_id} /></dd>
+            <dt>Request id</dt><dd><code data-field="request_id">{r.request_id}</code> <Copy text={r.request_id} /></dd>
+            <dt>Link</dt><dd><Copy text={`${location.origin}${location.pathname}#/requests?id=${r.generation_id}`} label="Copy a link to this request" /></dd>
+            <dt>In the logs</dt><dd><code>grep {r.request_id}</code> <span class="muted small">(access log: "requestId")</span></dd>
+            <dt>When</dt><dd>{when(r.at)}</dd>
+            <dt>Project / key</dt><dd>{r.project} / {r.key}{r.sandbox ? " (sandbox)" : ""}</dd>
+            <dt>Endpoint</dt><dd>{r.endpoint}{isStreamed(r) ? ", streamed" : ""}</dd>
+            <dt>Model</dt><dd>{r.model}</dd>
+            <dt>Served by</dt><dd>{r.provider || "—"}</dd>
+            <dt>Status</dt><dd><span class={`status ${statusClass(r.status)}`} data-field="status">{r.status}</span> {r.outcome}</dd>
+            <dt>Latency</dt><dd data-field="latency">{ms(r.latency_ms)}</dd>
+            <dt>First token</dt><dd>{ms(r.ttft_ms)}</dd>
+            <dt>Tokens</dt><dd data-field="tokens">{int(r.input_tokens)} in, {int(r.output_tokens)} out{r.cache_read_tokens ? `, ${int(r.cache_read_tokens)} cache read` : ""}{r.reasoning_tokens ? `, ${int(r.reasoning_tokens)} reasoning` : ""}{r.estimated ? " (estimated)" : ""}</dd>
+            <dt>Cost</dt><dd data-field="cost">{usd(r.cost_usd)}</dd>
+          </dl>
+          <h4>Attempts ({r.attempts})</h4>
+          {r.attempt_list?.length ? (
+            <ol class="attempts" data-testid="attempts">
+              {r.attempt_list.map((a, i) => (
+                <li key={i} data-attempt={i}>
+                  <span class="attempt-target">{a.provider}</span> <span class="muted">{a.model}</span>{" "}
+                  <span class={`status ${statusClass(a.status)}`}>{a.status || "no answer"}</span> {ms(a.latency_ms)}
+                  {a.error ? <span class="muted"> {a.error}</span> : null}
+                  {i < r.attempt_list!.length - 1 ? <span class="muted"> → fell back</span> : null}
+                </li>
+              ))}
+            </ol>
+          ) : <p class="muted">{r.attempts ? "The ledger kept no attempt list for this record." : "No provider was asked."}</p>}
+        </>
+      ) : error ? null : <p class="muted">Loading…</p>}
+    </aside>
+  );
+}
+
+function FilterBar({ f, set, loaded }: { f: Filters; set: (f: Filters) => void; loaded?: ConfigLoaded }) {
+  const on = (k: keyof Filters) => (e: Event) => set({ ...f, [k]: (e.target as HTMLInputElement).value });
+  return (
+    <form class="filters" onSubmit={(e) => e.preventDefault()} data-testid="filters">
+      <input type="search" placeholder="generation or request id" value={f.id} onChange={on("id")} data-filter="id" class="id" />
+      <select value={f.project} onChange={on("project")} data-filter="project">
+        <option value="">every project</option>
+        {loaded?.projects.map((p) => <option key={p.id} value={p.id}>{p.id}</option>)}
+      </select>
+      <input type="search" placeholder="key id" value={f.key} onChange={on("key")} data-filter="key" />
+      <select value={f.model} onChange={on("model")} data-filter="model">
+        <option value="">every model</option>
+        {loaded?.models.map((m) => <option key={m.id} value={m.id}>{m.id}</option>)}
+      </select>
+      <select value={f.endpoint} onChange={on("endpoint")} data-filter="endpoint">
+        <option value="">every endpoint</option>
+        {ENDPOINTS.map((e) => <option key={e} value={e}>{e}</option>)}
+      </select>
+      <select value={f.status} onChange={on("status")} data-filter="status">
+        <option value="">any status</option>
+        <option value="2xx">2xx</option>
+        <option value="4xx">4xx</option>
+        <option value="5xx">5xx</option>
+        <option value="402">402 budget</option>
+        <option value="429">429 rate limited</option>
+      </select>
+      <select value={f.streamed} onChange={on("streamed")} data-filter="streamed">
+        <option value="">streamed or not</option>
+        <option value="yes">streamed</option>
+        <option value="no">not streamed</option>
+      </select>
+      <select value={f.since} onChange={on("since")} data-filter="since">
+        <option value="15m">last 15 min</option>
+        <option value="1h">last hour</option>
+        <option value="24h">last 24 hours</option>
+        <option value="7d">last 7 days</option>
+        <option value="">any time</option>
+        <option value="range">from … to …</option>
+      </select>
+      {f.since === "range" ? (
+        <>
+          <input type="datetime-local" value={f.from} onChange={on("from")} data-filter="from" aria-label="from" />
+          <input type="datetime-local" value={f.to} onChange={on("to")} data-filter="to" aria-label="to" />
+        </>
+      ) : null}
+      <button type="button" class="small" onClick={() => set(NONE)}>Clear</button>
+    </form>
+  );
+}
+
+export function Requests() {
+  const [f, setF] = useState<Filters>(() => ({ ...NONE, id: linkedId(), since: linkedId() ? "" : NONE.since }));
+  const [live, setLive] = useState(true);
+  const [older, setOlder] = useState<{ rows: RequestRecord[]; next: string | null } | null>(null);
+  const [open, setOpen] = useState<string | null>(() => (linkedId().startsWith("gen_") ? linkedId() : null));
+  const { data: loaded } = usePoll((signal) => api<ConfigLoaded>("/config/loaded", { signal }), 60_000, []);
+  const query = { ...idQuery(f.id.trim()), project: f.project, key: f.key.trim(), model: f.model, endpoint: f.endpoint, status: f.status, ...timeQuery(f), limit: 100 };
+  const { data, error, at } = usePoll((signal) => api<RequestPage>(`/requests${qs(query)}`, { signal }), 5_000, [JSON.stringify(query)], live);
+  const setFilters = (n: Filters) => {
+    setF(n);
+    if (!n.id && linkedId()) history.replaceState(null, "", "#/requests");
+    setOlder(null);
+    setLive(true);
+  };
+  const loadOlder = async () => {
+    const cursor = older ? older.next : data?.next;
+    if (!cursor) return;
+    setLive(false);
+    const page = await api<RequestPage>(`/requests${qs({ ...query, cursor })}`);
+    setOlder((o) => ({ rows: [...(o?.rows ?? []), ...page.requests], next: page.next }));
+  };
+  const all = [...(data?.requests ?? []), ...(older?.rows ?? [])];
+  const rows = all.filter((r) => (f.streamed === "" ? true : isStreamed(r) === (f.streamed === "yes")));
+  const next = older ? older.next : data?.next;
+  const columns: Column<RequestRecord>[] = [
+    { key: "at", label: "Time", render: (r) => <span title={r.at}>{when(r.at)}</span> },
+    { key: "project", label: "Project" },
+    { key: "key", label: "Key" },
+    { key: "endpoint", label: "Endpoint", render: (r) => `${r.endpoint}${isStreamed(r) ? " ⇶" : ""}` },
+    { key: "model", label: "Model" },
+    { key: "provider", label: "Served by", render: (r) => r.provider || "—" },
+    { key: "status", label: "Status", num: true, render: (r) => <span class={`status ${statusClass(r.status)}`}>{r.status}</span> },
+    { key: "attempts", label: "Attempts", num: true, render: (r) => <span class={r.attempts > 1 ? "warn" : undefined}>{r.attempts}</span> },
+    { key: "tokens", label: "Tokens in / out", num: true, sort: (r) => r.input_tokens + r.output_tokens, render: (r) => `${int(r.input_tokens)} / ${int(r.output_tokens)}` },
+    { key: "cost_usd", label: "Cost", num: true, sort: (r) => Number(r.cost_usd), render: (r) => usd(r.cost_usd) },
+    { key: "latency_ms", label: "Latency", num: true, render: (r) => ms(r.latency_ms) },
+  ];
+  return (
+    <div class={open ? "with-detail" : undefined}>
+      <section>
+        <h2>
+          Requests
+          <span class="controls">
+            <label class="check"><input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} data-testid="live" /> live</label>
+            <span class="muted small">{at ? `updated ${when(at)}` : ""}</span>
+          </span>
+        </h2>
+        <FilterBar f={f} set={setFilters} loaded={loaded} />
+        {error ? <p class="error">{error}</p> : null}
+        {f.streamed ? <p class="muted small">Streamed or not is told by the first token's time, within the pages loaded.</p> : null}
+        <Table testId="requests-table" columns={columns} rows={rows} rowKey={(r) => r.generation_id} onRowClick={(r) => setOpen(r.generation_id)} selected={open ?? undefined} initialSort={{ key: "at", desc: true }} empty={data ? "No request matches" : "Loading…"} />
+        {next ? <button type="button" class="small" onClick={() => void loadOlder()} data-testid="older">Older requests</button> : null}
+      </section>
+      {open ? <Detail id={open} onClose={() => setOpen(null)} /> : null}
+    </div>
+  );
+}

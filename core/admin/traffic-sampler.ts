@@ -1,0 +1,204 @@
+// Live traffic for the admin API's /traffic (and the console's overview): every 10 s, read the counters and
+// histograms the gateway already keeps for /metrics (requests by status, request duration, time to first byte,
+// tokens, requests in flight) and keep the difference from the previous reading, for the last hour. Nothing is added
+// to the request path: requests go on counting into the same Prometheus cells as before, and this reads them off it,
+// like a scrape. The figures are this process's (each replica, each --workers process, samples its own).
+import type { Histogram } from "prom-client";
+import type { Metrics } from "../metrics.ts";
+
+export const TRAFFIC_STEP_MS = 10_000;
+/** One hour of steps. */
+export const TRAFFIC_POINTS = 360;
+
+export interface Quantiles { p50: number; p95: number }
+
+/** What happened in one step (ending at `t`). */
+export interface TrafficPoint {
+  /** End of the step, ms since the epoch. */
+  t: number;
+  /** Length of the step in ms (about TRAFFIC_STEP_MS; longer when the event loop was busy). */
+  ms: number;
+  requests: number;
+  /** By class of HTTP status. */
+  ok: number;
+  client_errors: number;
+  server_errors: number;
+  latency_ms: Quantiles | null;
+  ttfb_ms: Quantiles | null;
+  input_tokens: number;
+  output_tokens: number;
+  /** Requests being handled when the step ended. */
+  in_flight: number;
+}
+
+interface Reading {
+  at: number;
+  ok: number;
+  clientErrors: number;
+  serverErrors: number;
+  /** Cumulative count per bucket upper bound (the last one is +Inf), summed over every label set. */
+  duration: Map<number, number>;
+  ttfb: Map<number, number>;
+  inputTokens: number;
+  outputTokens: number;
+  inFlight: number;
+}
+
+/**
+ * The q-quantile (0..1) of a histogram given as cumulative counts per upper bound, interpolated linearly inside its
+ * bucket (as Prometheus's histogram_quantile does); null when empty. A quantile in the +Inf bucket is the largest
+ * finite bound. Exported for its unit test.
+ */
+export function histogramQuantile(q: number, cumulative: Map<number, number>): number | null {
+  const bounds = [...cumulative.keys()].sort((a, b) => a - b);
+  const total = bounds.length ? cumulative.get(bounds[bounds.length - 1]!)! : 0;
+  if (total <= 0) return null;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const upper of bounds) {
+    const count = cumulative.get(upper)!;
+    if (count >= rank) {
+      if (upper === Infinity) return lower;
+      const inBucket = count - below;
+      return inBucket > 0 ? lower + ((upper - lower) * (rank - below)) / inBucket : upper;
+    }
+    lower = upper;
+    below = count;
+  }
+  return lower;
+}
+
+/** Cumulative counts per upper bound summed over label sets, from get() (which copies every bucket's labels). */
+export async function bucketsFromGet(h: Histogram<string>): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const v of (await h.get()).values) {
+    if (!v.metricName?.endsWith("_bucket")) continue;
+    const le = v.labels.le === "+Inf" ? Infinity : Number(v.labels.le);
+    out.set(le, (out.get(le) ?? 0) + v.value);
+  }
+  return out;
+}
+
+type HistogramState = Record<string, { bucketValues?: Record<string, number>; count?: number }>;
+
+/**
+ * The same, read from prom-client's per-label-set state (`hashMap`: the count per upper bound, not cumulative, and
+ * the total count) instead of get(): ~0.1 ms against ~4 ms for a gateway with 500 label sets, every 10 s. get() is
+ * the fallback should that state ever look different (the unit test holds the two to the same answer).
+ */
+export async function cumulativeBuckets(h: Histogram<string>): Promise<Map<number, number>> {
+  const state = (h as unknown as { hashMap?: HistogramState }).hashMap;
+  const entries = state && typeof state === "object" ? Object.values(state) : undefined;
+  if (!entries?.every((e) => typeof e?.count === "number" && e.bucketValues && typeof e.bucketValues === "object")) return bucketsFromGet(h);
+  const perBound: Record<string, number> = {};
+  let total = 0;
+  for (const e of entries) {
+    total += e.count!;
+    const b = e.bucketValues!;
+    for (const le in b) perBound[le] = (perBound[le] ?? 0) + b[le]!;
+  }
+  const out = new Map<number, number>();
+  let acc = 0;
+  for (const le of Object.keys(perBound).sort((a, b) => Number(a) - Number(b))) out.set(Number(le), (acc += perBound[le]!));
+  out.set(Infinity, total);
+  return out;
+}
+
+async function read(m: Metrics, at: number): Promise<Reading> {
+  let ok = 0, clientErrors = 0, serverErrors = 0;
+  for (const v of (await m.requests.counter.get()).values) {
+    const code = Number(v.labels.code);
+    if (code >= 500) serverErrors += v.value;
+    else if (code >= 400) clientErrors += v.value;
+    else ok += v.value;
+  }
+  let inputTokens = 0, outputTokens = 0;
+  for (const v of (await m.tokens.counter.get()).values) {
+    if (v.labels.direction === "input") inputTokens += v.value;
+    else if (v.labels.direction === "output") outputTokens += v.value;
+  }
+  let inFlight = 0;
+  for (const v of (await m.inFlight.gauge.get()).values) inFlight += v.value;
+  return {
+    at, ok, clientErrors, serverErrors, inputTokens, outputTokens, inFlight,
+    duration: await cumulativeBuckets(m.duration as Histogram<string>),
+    ttfb: await cumulativeBuckets(m.ttfb as Histogram<string>),
+  };
+}
+
+function quantilesMs(now: Map<number, number>, before: Map<number, number>): Quantiles | null {
+  const delta = new Map<number, number>();
+  for (const [le, n] of now) delta.set(le, n - (before.get(le) ?? 0));
+  const p50 = histogramQuantile(0.5, delta);
+  const p95 = histogramQuantile(0.95, delta);
+  if (p50 === null || p95 === null) return null;
+  return { p50: Math.round(p50 * 10_000) / 10, p95: Math.round(p95 * 10_000) / 10 };
+}
+
+function step(a: Reading, b: Reading): TrafficPoint {
+  const ok = b.ok - a.ok, clientErrors = b.clientErrors - a.clientErrors, serverErrors = b.serverErrors - a.serverErrors;
+  return {
+    t: b.at, ms: b.at - a.at, requests: ok + clientErrors + serverErrors, ok, client_errors: clientErrors, server_errors: serverErrors,
+    latency_ms: quantilesMs(b.duration, a.duration), ttfb_ms: quantilesMs(b.ttfb, a.ttfb),
+    input_tokens: b.inputTokens - a.inputTokens, output_tokens: b.outputTokens - a.outputTokens, in_flight: b.inFlight,
+  };
+}
+
+export class TrafficSampler {
+  private last?: Reading;
+  private readonly kept: TrafficPoint[] = [];
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+  /** When the first reading was taken: the points go back to it at most. */
+  startedAt?: number;
+
+  constructor(private readonly metrics: Metrics, private readonly now: () => number = Date.now) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.sample(), TRAFFIC_STEP_MS);
+    this.timer.unref();
+    void this.sample();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Take a reading and keep the step since the previous one (a reading still in progress is not overlapped). */
+  async sample(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const r = await read(this.metrics, this.now());
+      if (this.last) this.kept.push(step(this.last, r));
+      else this.startedAt = r.at;
+      this.last = r;
+      if (this.kept.length > TRAFFIC_POINTS) this.kept.splice(0, this.kept.length - TRAFFIC_POINTS);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** The kept steps ending after `after` (ms), oldest first. */
+  points(after = 0): TrafficPoint[] {
+    return this.kept.filter((p) => p.t > after);
+  }
+}
+
+const samplers = new WeakMap<object, TrafficSampler>();
+
+/** The gateway's sampler, started on first use; stopped when the gateway closes. */
+export function trafficOf(gateway: { metrics: Metrics; onClose(fn: () => void): void }): TrafficSampler {
+  let s = samplers.get(gateway);
+  if (!s) {
+    const sampler = new TrafficSampler(gateway.metrics);
+    samplers.set(gateway, sampler);
+    gateway.onClose(() => sampler.stop());
+    sampler.start();
+    s = sampler;
+  }
+  return s;
+}

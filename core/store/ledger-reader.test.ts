@@ -1,0 +1,226 @@
+// The operator plane's reader (usage from rollups, search, get) against every backend: memory, SQLite, Redis
+// (its stream ledger) and Redis + Postgres (a real postgresql server). Usage answers must equal the sums of the raw
+// records, computed here independently, for every grouping, bucket, filter and range — edges inside days included.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Redis } from "ioredis";
+import { MemoryStore } from "./memory.ts";
+import { SqliteStore } from "./sqlite.ts";
+import { RedisStore } from "./redis.ts";
+import { createStore } from "./index.ts";
+import { SplitLedgerStore } from "./ledger-split.ts";
+import { picoToUsd } from "../money/money.ts";
+import { GatewayError } from "../errors.ts";
+import type { Store } from "./types.ts";
+import type { LedgerRecord, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.ts";
+
+let redis: TestRedis;
+let postgres: TestPostgres;
+beforeAll(async () => { [redis, postgres] = await Promise.all([startRedis(), startPostgres()]); });
+afterAll(async () => { await Promise.all([redis?.stop(), postgres?.stop()]); });
+
+const H = 3_600_000;
+const D = 86_400_000;
+/** 2026-03-30 00:00 UTC: records spread over three days and a month boundary (partitions). */
+const T0 = Date.UTC(2026, 2, 30);
+
+let seq = 0;
+function record(i: number, over: Partial<LedgerRecord> = {}): LedgerRecord {
+  // A deterministic spread over projects, keys, models, providers, endpoints, statuses and times.
+  const r = (n: number) => (i * 7919 + n * 104729) % 1000;
+  const project = ["acme", "beta", "gamma"][i % 3]!;
+  const status = r(1) < 80 ? 502 : r(1) < 120 ? 429 : 200;
+  const cost = BigInt(r(2) * 1_000_003);
+  return {
+    generationId: `gen_${String(++seq).padStart(6, "0")}_${i}`, requestId: `req_${i}`, ts: T0 + ((r(3) * 7_777 * 60) % (3 * D)),
+    keyId: `${project}-k${r(4) % 2}`, project, endpoint: ["chat", "messages", "embeddings"][r(5) % 3]!, model: ["m/a", "m/b", "m/c", "m/d"][r(6) % 4]!,
+    provider: ["p1", "p2"][r(7) % 2]!, attempts: status === 200 ? 1 : 2, inputTokens: r(8), outputTokens: r(9) * 2, cacheReadTokens: r(10) % 7,
+    cacheWriteTokens: r(11) % 3, reasoningTokens: r(12) % 5, images: r(13) % 2, videoSeconds: (r(14) % 4) * 0.5, searchUnits: r(15) % 2,
+    webSearches: r(16) % 3, costUsd: picoToUsd(cost), costPico: cost, latencyMs: r(17), ttftMs: r(18) % 2 ? null : r(18), status,
+    outcome: status === 200 ? (r(19) < 50 ? "aborted" : "ok") : "error", sandbox: r(20) < 100, estimated: false,
+    attemptList: [{ model: "m/x", provider: "p9", status: 503, latencyMs: 3, error: "UPSTREAM_ERROR" }, { model: "m/a", provider: "p1", status, latencyMs: 9 }],
+    ...over,
+  };
+}
+
+/** The answer computed from the raw records, the slow obvious way. */
+function oracle(records: LedgerRecord[], q: UsageQuery): UsageRow[] {
+  const since = Math.floor(q.since / H) * H, until = Math.ceil(q.until / H) * H;
+  const dim = (r: LedgerRecord, d: UsageDimension) => (d === "key" ? r.keyId : r[d]);
+  const rows = new Map<string, UsageRow>();
+  for (const r of records) {
+    if (r.ts < since || r.ts >= until || (r.sandbox && !q.includeSandbox)) continue;
+    if (Object.entries(q.filter ?? {}).some(([d, v]) => dim(r, d as UsageDimension) !== v)) continue;
+    const b = q.bucket === "none" ? undefined : q.bucket === "hour" ? Math.floor(r.ts / H) * H : Math.floor(r.ts / D) * D;
+    const group = Object.fromEntries(q.groupBy.map((d) => [d, dim(r, d)]));
+    const k = `${b}|${JSON.stringify(group)}`;
+    let row = rows.get(k);
+    if (!row) {
+      rows.set(k, (row = { ...(b === undefined ? {} : { bucketStart: b }), group, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0,
+        cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0, webSearches: 0, costUsd: "0", costPico: 0n }));
+    }
+    row.requests++;
+    row.errors += r.status >= 400 || r.outcome !== "ok" ? 1 : 0;
+    row.inputTokens += r.inputTokens;
+    row.outputTokens += r.outputTokens;
+    row.cacheReadTokens += r.cacheReadTokens;
+    row.cacheWriteTokens += r.cacheWriteTokens;
+    row.reasoningTokens += r.reasoningTokens;
+    row.images += r.images;
+    row.videoSeconds += r.videoSeconds;
+    row.searchUnits += r.searchUnits;
+    row.webSearches += r.webSearches ?? 0;
+    row.costPico += r.costPico;
+    row.costUsd = picoToUsd(row.costPico);
+  }
+  const key = (r: UsageRow) => `${String(r.bucketStart ?? 0).padStart(16, "0")}|${q.groupBy.map((d) => r.group[d]).join("\u0000")}`;
+  return [...rows.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+const QUERIES: UsageQuery[] = [
+  { since: T0, until: T0 + 3 * D, groupBy: ["model"], bucket: "none" },
+  { since: T0 + 5 * H + 1, until: T0 + 2 * D + 7 * H - 1, groupBy: ["project", "key"], bucket: "day" },
+  { since: T0 + 13 * H, until: T0 + D + 2 * H, groupBy: ["provider", "endpoint"], bucket: "hour", includeSandbox: true },
+  { since: T0 - D, until: T0 + 4 * D, groupBy: [], bucket: "none", includeSandbox: true },
+  { since: T0 + 3 * H, until: T0 + 2 * D + 20 * H, groupBy: ["model", "provider"], bucket: "day", filter: { project: "beta", endpoint: "chat" } },
+  { since: T0, until: T0 + 3 * D, groupBy: ["project", "key", "model", "provider", "endpoint"], bucket: "hour", includeSandbox: true },
+];
+
+interface Backend {
+  open(): Promise<Store>;
+  /** Wait until what was recorded is readable (Postgres: the spool written). */
+  settle?(s: Store): Promise<void>;
+}
+
+const backends: Record<string, Backend> = {
+  memory: { open: async () => new MemoryStore() },
+  sqlite: { open: async () => new SqliteStore(join(mkdtempSync(join(tmpdir(), "mg-reader-")), "g.db")) },
+  redis: { open: () => RedisStore.connect(redis.url, `rd${++seq}:`) },
+  "redis+postgres": {
+    open: async () => createStore(
+      { kind: "redis", url: redis.url, prefix: `rp${++seq}:`, ledger: { kind: "postgres", url: await postgres.createDatabase(), flush_interval_ms: 20 } },
+      tmpdir(), undefined, { spoolDir: mkdtempSync(join(tmpdir(), "mg-reader-spool-")) },
+    ),
+    settle: (s) => (s as SplitLedgerStore).ledgerStore.flush(),
+  },
+};
+
+describe.each(Object.keys(backends))("ledger reader: %s", (kind) => {
+  const b = backends[kind]!;
+  let store: Store;
+  const records = Array.from({ length: 600 }, (_, i) => record(i));
+  beforeAll(async () => {
+    store = await b.open();
+    for (let i = 0; i < records.length; i += 50) await Promise.all(records.slice(i, i + 50).map((r) => store.record(r)));
+    // Replays of records already there (a spool replay, a retried write) change nothing.
+    await Promise.all(records.slice(0, 40).map((r) => store.record(r)));
+    await b.settle?.(store);
+  }, 60_000);
+  afterAll(async () => { await store?.close(); });
+
+  it.each(QUERIES.map((q, i) => [i, q] as const))("usage query %i equals the sums of the raw records", async (_i, q) => {
+    const got = await store.usage(q);
+    const want = oracle(records, q);
+    expect(got.length).toBe(want.length);
+    expect(got.length).toBeGreaterThan(0);
+    for (let i = 0; i < want.length; i++) {
+      expect({ ...got[i], videoSeconds: Math.round(got[i]!.videoSeconds * 1000) }).toEqual({ ...want[i], videoSeconds: Math.round(want[i]!.videoSeconds * 1000) });
+    }
+  });
+
+  it("search: newest first, every matching record exactly once across pages, filters applied", async () => {
+    const want = records.filter((r) => r.project === "acme" && r.status >= 500).map((r) => r.generationId);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.search({ project: "acme", status: "5xx", limit: 7, cursor });
+      for (const r of page.records) {
+        expect(r.project).toBe("acme");
+        expect(r.status).toBeGreaterThanOrEqual(500);
+      }
+      seen.push(...page.records.map((r) => r.generationId));
+      cursor = page.next;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(seen.sort()).toEqual([...want].sort());
+    expect(pages).toBeGreaterThan(1);
+    if (kind !== "redis") {
+      // By time (Redis pages by when records landed, which is the order they were recorded here, not their ts).
+      const page = await store.search({ limit: 50 });
+      const ts = page.records.map((r) => r.ts);
+      expect(ts).toEqual([...ts].sort((a, b) => b - a));
+      expect(page.next).toBeDefined();
+    }
+  });
+
+  it("search by request id and time range; get returns the record with its attempt list", async () => {
+    const r = records[123]!;
+    const page = await store.search({ requestId: r.requestId, limit: 5 });
+    expect(page.records.map((x) => x.generationId)).toEqual([r.generationId]);
+    expect(page.next).toBeUndefined();
+    const inRange = await store.search({ since: T0 + D, until: T0 + D + H, limit: 500 });
+    expect(inRange.records.map((x) => x.generationId).sort()).toEqual(records.filter((x) => x.ts >= T0 + D && x.ts < T0 + D + H).map((x) => x.generationId).sort());
+    const got = await store.get(r.generationId);
+    expect(got).toMatchObject({ generationId: r.generationId, costPico: r.costPico, costUsd: r.costUsd, status: r.status, ttftMs: r.ttftMs });
+    expect(got!.attemptList).toEqual(r.attemptList);
+    expect(await store.get("gen_nope")).toBeUndefined();
+  });
+
+  it("refuses a query it cannot answer with a 400 naming the field", async () => {
+    const bad = async (f: () => Promise<unknown>, field: string) => {
+      const err = await f().then(() => undefined, (e) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect(err).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field } });
+    };
+    await bad(() => store.usage({ since: T0, until: T0 + D, groupBy: ["colour" as UsageDimension], bucket: "none" }), "groupBy");
+    await bad(() => store.usage({ since: T0, until: T0 + D, groupBy: [], bucket: "week" as "day" }), "bucket");
+    await bad(() => store.search({ limit: 501 }), "limit");
+    await bad(() => store.search({ limit: 5, status: "2x" }), "status");
+    await bad(() => store.search({ limit: 5, cursor: "!!" }), "cursor");
+  });
+});
+
+describe("rollups of ledgers written before rollups existed", () => {
+  it("SQLite: an old ledger file gets its rollups (and attempt column) once, when opened", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-old-")), "g.db");
+    const old = new SqliteStore(path);
+    const records = Array.from({ length: 120 }, (_, i) => record(i, { attemptList: undefined }));
+    for (const r of records) await old.record(r);
+    await old.close();
+    // Make it a file of the previous version: no rollup tables, no attempt_list column, no marker.
+    const db = new Database(path);
+    db.exec("DROP TABLE ledger_hourly; DROP TABLE ledger_daily; DROP TABLE meta; ALTER TABLE ledger DROP COLUMN attempt_list");
+    db.close();
+    const store = new SqliteStore(path);
+    const q: UsageQuery = { since: T0, until: T0 + 3 * D, groupBy: ["project", "model"], bucket: "day", includeSandbox: true };
+    expect(await store.usage(q)).toEqual(oracle(records, q));
+    await store.record(record(999, { ts: T0 + H }));
+    await store.close();
+    const again = new SqliteStore(path); // not counted twice on the next open
+    expect(await again.usage(q)).toEqual(oracle([...records, record(999, { ts: T0 + H, generationId: "x" })], q));
+    await again.close();
+  });
+
+  it("Redis: stream entries an older gateway wrote (no rollups) are counted once, before the first answer", async () => {
+    const prefix = `old${++seq}:`;
+    const raw = new Redis(redis.url);
+    const records = Array.from({ length: 90 }, (_, i) => record(i));
+    // The previous version's record: the stream entry alone (its spend counters do not matter here).
+    for (const r of records.slice(0, 60)) await raw.xadd(`${prefix}ledger`, "*", "e", JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    const store = await RedisStore.connect(redis.url, prefix);
+    for (const r of records.slice(60, 80)) await store.record(r);
+    // An older replica still running writes more between the new one's records.
+    for (const r of records.slice(80)) await raw.xadd(`${prefix}ledger`, "*", "e", JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    const q: UsageQuery = { since: T0, until: T0 + 3 * D, groupBy: ["model"], bucket: "hour", includeSandbox: true };
+    expect(await store.usage(q)).toEqual(oracle(records, q));
+    expect(await store.usage(q)).toEqual(oracle(records, q)); // the second answer counts nothing again
+    raw.disconnect();
+    await store.close();
+  });
+});

@@ -1,0 +1,130 @@
+// The Postgres ledger on its own, against a real postgresql: month partitions made on demand for any record's time,
+// retention dropping whole months of raw records while their rollups keep answering, and a writer that keeps
+// records spooled (never lost) while Postgres refuses them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { PostgresLedger } from "./postgres-ledger.ts";
+import { picoToUsd } from "../money/money.ts";
+import type { LedgerRecord } from "../contracts/ledger-reader.ts";
+import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.ts";
+
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); });
+afterAll(async () => { await postgres?.stop(); });
+
+const DAY = 86_400_000;
+let n = 0;
+const rec = (ts: number, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
+  generationId: `gen_${++n}`, requestId: `req_${n}`, ts, keyId: "k", project: "acme", endpoint: "chat", model: "m", provider: "p", attempts: 1,
+  inputTokens: 10, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0,
+  webSearches: 0, costUsd: picoToUsd(5_000_000n), costPico: 5_000_000n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false,
+  estimated: false, ...over,
+});
+
+async function partitions(url: string): Promise<string[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'mg_ledger' ORDER BY 1");
+    return rows.map((r) => r.name);
+  } finally {
+    await c.end();
+  }
+}
+
+describe("Postgres ledger", () => {
+  it("makes the month partition of any record's time; retention drops old months' records, their usage stays", async () => {
+    const url = await postgres.createDatabase();
+    const now = Date.now();
+    const month = (back: number) => { const d = new Date(now); return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 10); };
+    const ledger = await PostgresLedger.open({ url, spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")), retentionDays: 20, flushIntervalMs: 10 });
+    const old = [rec(month(3)), rec(month(3) + DAY), rec(month(2))];
+    const fresh = [rec(now - 1000), rec(now - 2000)];
+    for (const r of [...old, ...fresh]) await ledger.append(r);
+    await ledger.flush();
+    const names = await partitions(url);
+    for (const t of [month(3), month(2), now]) expect(names).toContain(`mg_ledger_p${new Date(t).getUTCFullYear()}_${String(new Date(t).getUTCMonth() + 1).padStart(2, "0")}`);
+    expect((await ledger.search({ limit: 10 })).records).toHaveLength(5);
+
+    await ledger.maintain();
+    // Months that ended more than 20 days ago (two and three months back, whatever today is) are gone, with their records; the current month stays.
+    const after = await partitions(url);
+    expect(after.length).toBeLessThan(names.length);
+    expect((await ledger.search({ limit: 10 })).records.map((r) => r.generationId).sort()).toEqual(fresh.map((r) => r.generationId).sort());
+    expect(await ledger.get(old[0]!.generationId)).toBeUndefined();
+    // The rollups keep what the dropped records added up to.
+    const usage = await ledger.usage({ since: month(3) - DAY * 10, until: now + 3_600_000, groupBy: [], bucket: "none" });
+    expect(usage[0]).toMatchObject({ requests: 5, inputTokens: 50, costPico: 25_000_000n });
+    await ledger.close();
+  });
+
+  it("while Postgres refuses writes, records stay spooled and nothing fails; written once when it takes them again", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    // Past 10 records in memory, the rest wait on disk only (a long outage costs disk, not memory).
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10, memoryRecords: 10 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // A rollup table gone (as good as a server that refuses): every batch fails, the raw insert rolls back with it.
+    await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away");
+    const records = Array.from({ length: 30 }, (_, i) => rec(Date.now() - i * 1000));
+    for (const r of records) await ledger.append(r);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ledger.status()).toMatchObject({ up: false, pending: 30 });
+    expect(readdirSync(spoolDir).filter((f) => f.endsWith(".seg"))).toHaveLength(1);
+    expect(ledger.status().error).toMatch(/mg_ledger_daily/);
+    expect((await admin.query("SELECT count(*)::int AS n FROM mg_ledger")).rows[0].n).toBe(0);
+    await ledger.close();
+    // A new process on the same spool directory writes them (each once), even with a replay of some already there.
+    await admin.query("ALTER TABLE mg_away RENAME TO mg_ledger_daily");
+    const next = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10, memoryRecords: 10 });
+    expect(next.pending).toBe(30);
+    await next.flush();
+    for (const r of records.slice(0, 5)) await next.append(r);
+    await next.flush();
+    expect(next.status()).toMatchObject({ up: true, pending: 0 });
+    expect((await admin.query("SELECT count(*)::int AS n FROM mg_ledger")).rows[0].n).toBe(30);
+    expect((await admin.query("SELECT sum(requests)::int AS n FROM mg_ledger_hourly")).rows[0].n).toBe(30);
+    await admin.end();
+    await next.close();
+  });
+
+  it("a record Postgres refuses for its data is set aside (on disk, with the error); the rest of its batch is written", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 1000 });
+    const good = Array.from({ length: 9 }, () => rec(Date.now()));
+    const bad = rec(Date.now(), { project: "nul\u0000byte" }); // text columns refuse NUL
+    for (const r of [...good.slice(0, 4), bad, ...good.slice(4)]) await ledger.append(r);
+    await ledger.flush();
+    expect(ledger.status()).toMatchObject({ up: true, pending: 0 });
+    expect((await ledger.search({ limit: 20 })).records.map((r) => r.generationId).sort()).toEqual(good.map((r) => r.generationId).sort());
+    const rejected = readFileSync(join(spoolDir, "rejected-ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].record.generationId).toBe(bad.generationId);
+    expect(rejected[0].error).toMatch(/0x00|byte/);
+    await ledger.close();
+  });
+
+  it("starts while Postgres is down (records wait, tables made once it answers); refuses a wrong database at once", async () => {
+    const url = await postgres.createDatabase();
+    await expect(PostgresLedger.open({ url: url.replace(/\/[^/]+$/, "/no_such_db"), spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")) }))
+      .rejects.toThrow(/cannot use the Postgres ledger at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/no_such_db: .*no_such_db/);
+    await postgres.kill();
+    let ledger: PostgresLedger | undefined;
+    try {
+      ledger = await PostgresLedger.open({ url, spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")), flushIntervalMs: 10 });
+      for (let i = 0; i < 5; i++) await ledger.append(rec(Date.now()));
+      expect(ledger.status()).toMatchObject({ up: false, pending: 5 });
+    } finally {
+      await postgres.restart();
+    }
+    await ledger!.flush(20_000);
+    expect(ledger!.status()).toMatchObject({ up: true, pending: 0 });
+    expect((await ledger!.search({ limit: 10 })).records).toHaveLength(5);
+    await ledger!.close();
+  });
+});
