@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
-import { askedEffort, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
+import { askedEffort, effortRefusal, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -64,6 +64,8 @@ export interface FakeOpenAI {
   reasoning?: ReasoningHost;
   /** false: answer as that host but accept whatever reasoning comes back (the host's own refusals are off). */
   reasoningChecks?: boolean;
+  /** Upstream model ids that reason on their own and refuse reasoning_effort, as xAI's grok-4 does (effortRefusal). */
+  effortRefusedBy?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -138,6 +140,12 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
+    const refused = effortRefusal(body, fake.effortRefusedBy);
+    if (refused) {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify(refused));
+      return;
+    }
     const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning && fake.reasoningChecks !== false ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
