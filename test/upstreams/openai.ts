@@ -62,8 +62,6 @@ export interface FakeOpenAI {
   piecesFor?: (body: any) => string[] | undefined;
   /** The host whose reasoning models this fake plays (undefined: OpenAI's own chat API, which returns no reasoning). */
   reasoning?: ReasoningHost;
-  /** false: answer as that host but accept whatever reasoning comes back (the host's own refusals are off). */
-  reasoningChecks?: boolean;
   /** Upstream model ids that reason on their own and refuse reasoning_effort, as xAI's grok-4 does (effortRefusal). */
   effortRefusedBy?: readonly string[];
   close(): Promise<void>;
@@ -146,7 +144,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       res.end(JSON.stringify(refused));
       return;
     }
-    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning && fake.reasoningChecks !== false ? reasoningError(fake.reasoning, body, issued) : undefined);
+    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
       res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));
