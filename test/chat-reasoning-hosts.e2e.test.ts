@@ -5,14 +5,15 @@
 // `reasoning`; each fake refuses what its host refuses (Groq: any field but `reasoning`; DeepSeek: a tool-call turn
 // without `reasoning_content`; OpenRouter: encrypted reasoning it did not make), and the gateway moves the text to the
 // host's field. A model that reasons but takes no effort (xai/grok-4, catalog reasoning_effort: false) gets none from
-// chat, Messages (Claude Code's adaptive thinking) or Responses (Codex's reasoning.effort) clients, named.
+// chat, Messages (Claude Code's adaptive thinking), Responses (Codex's reasoning.effort) or Gemini (Gemini CLI's
+// thinking budget) clients, named.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { reasoningFor, type ReasoningHost } from "./upstreams/openai-reasoning.ts";
-import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_KEY } from "./helpers/shipped-config.ts";
 
 /** The gateway model on each host, and the provider of gateway.yaml (OpenRouter added) the fake stands in for. */
@@ -160,6 +161,17 @@ describe("a model that reasons but takes no effort (xai/grok-4)", () => {
     const { data, response } = await client.responses.create({ model: GROK, reasoning: { effort: "medium" }, input: "Hi" }).withResponse();
     expect(data.output_text).toBe(ANSWER);
     expect(response.headers.get("x-mg-dropped-params")).toBe("reasoning_effort");
+    expect(xai.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
+  });
+
+  it("Gemini API: Gemini CLI's thinking budget reaches grok-4 without an effort", async () => {
+    const r = await postJson(`${gw.url}/api/v1beta/models/${GROK}:generateContent`, {
+      contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+      generationConfig: { thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } },
+    }, { "x-goog-api-key": SHIPPED_KEY });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.candidates[0].content.parts.map((p: any) => p.text).join("")).toBe(ANSWER);
+    expect(r.headers.get("x-mg-dropped-params")).toBe("reasoning_effort");
     expect(xai.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 });
