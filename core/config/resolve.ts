@@ -314,6 +314,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         supportedParameters: ep.supported_parameters,
         reasoningModel: ep.reasoning_model,
         nativeResponses: ep.native_responses,
+        acceptsReasoningEffort: ep.reasoning_effort,
       })),
     });
   }

@@ -11,6 +11,7 @@ export interface EndpointRuntime {
   supportedParameters?: string[];
   reasoningModel?: boolean;
   nativeResponses?: boolean;
+  acceptsReasoningEffort?: boolean;
 }
 
 export interface ModelRuntime {

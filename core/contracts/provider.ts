@@ -37,6 +37,8 @@ export interface Target {
   nativeResponses?: boolean;
   /** The model can think (catalog tag `reasoning`): a client protocol whose thinking is on by default asks for it. */
   reasoning?: boolean;
+  /** false: the model reasons on its own and refuses a reasoning effort (catalog `reasoning_effort: false`): none is sent. */
+  acceptsReasoningEffort?: boolean;
 }
 
 /** Response header naming the known request fields an endpoint did not receive (a driver sets it on its result). */

@@ -89,7 +89,7 @@ export function supportedParameters(m: ModelRuntime, ep: ModelEndpointConfig, pr
     default: {
       const out = [...(BY_PROTOCOL[protocol ?? "openai"] ?? BY_PROTOCOL.openai!)];
       if (tags.has("tool-use")) out.push("tools", "tool_choice", ...(protocol === "anthropic" ? [] : ["parallel_tool_calls"]));
-      if (tags.has("reasoning")) out.push(protocol === "anthropic" ? "thinking" : "reasoning_effort");
+      if (tags.has("reasoning") && ep.reasoning_effort !== false) out.push(protocol === "anthropic" ? "thinking" : "reasoning_effort");
       if (protocol !== "anthropic") out.push("response_format");
       return [...new Set(out)];
     }

@@ -35,6 +35,7 @@ export function endpointTargets(model: ModelRuntime): Target[] {
     maxTokens: ep.maxTokens,
     ...(ep.reasoningModel !== undefined ? { reasoningModel: ep.reasoningModel } : {}),
     ...(ep.nativeResponses ? { nativeResponses: true } : {}),
+    ...(ep.acceptsReasoningEffort === false ? { acceptsReasoningEffort: false } : {}),
     ...(canThink(model) ? { reasoning: true } : {}),
   }));
 }

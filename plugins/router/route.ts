@@ -59,6 +59,7 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
   };
   if (ep.reasoning_model !== undefined) t.reasoningModel = ep.reasoning_model;
   if (ep.native_responses) t.nativeResponses = true;
+  if (ep.reasoning_effort === false) t.acceptsReasoningEffort = false;
   if (model.config.tags?.includes("reasoning")) t.reasoning = true;
   if (own) {
     t.credentials = { apiKey: own.api_key, ...(own.base_url ? { baseUrl: own.base_url } : {}) };

@@ -61,3 +61,46 @@ describe("buildChatRequest on an OpenAI reasoning model (catalog reasoning_model
     expect(JSON.parse(optedOut.body as string)).toEqual({ model: "o4-mini", messages: [], max_tokens: 50 });
   });
 });
+
+describe("buildChatRequest: previous answers' reasoning in the field the host takes", () => {
+  const turn = { role: "assistant", content: "", reasoning_content: "R", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  const body = { model: "x", messages: [{ role: "user", content: "hi" }, turn, { role: "tool", tool_call_id: "c1", content: "ok" }] };
+
+  it("recognised from the base URL (Groq takes `reasoning`), or from a project's own base URL", () => {
+    const groq = buildChatRequest(body, target, { protocol: "openai", base_url: "https://api.groq.com/openai/v1", api_key: "k" }, "groq");
+    expect(JSON.parse(groq.body as string).messages[1]).toEqual({ role: "assistant", content: "", reasoning: "R", tool_calls: turn.tool_calls });
+    expect(groq.dropped).toEqual([]);
+    const byok = buildChatRequest(body, { ...target, credentials: { apiKey: "own", baseUrl: "https://api.groq.com/openai/v1" } }, { protocol: "openai", api_key: "k" }, "up");
+    expect(JSON.parse(byok.body as string).messages[1].reasoning).toBe("R");
+  });
+
+  it("the provider's reasoning_field decides; an unknown host gets the messages as sent", () => {
+    const none = buildChatRequest(body, target, { protocol: "openai", base_url: "http://127.0.0.1:1/v1", reasoning_field: "none" }, "up");
+    expect(JSON.parse(none.body as string).messages[1]).not.toHaveProperty("reasoning_content");
+    expect(none.dropped).toEqual(["messages[1].reasoning_content"]);
+    const unknown = buildChatRequest(body, target, { protocol: "openai", base_url: "http://127.0.0.1:1/v1" }, "up");
+    expect(JSON.parse(unknown.body as string).messages[1]).toEqual(turn);
+  });
+});
+
+describe("buildChatRequest on a model that refuses an effort (catalog reasoning_effort: false)", () => {
+  const grok: Target = { ...target, modelId: "xai/grok-4", upstreamModel: "grok-4-0709", reasoning: true, acceptsReasoningEffort: false };
+  const config = { protocol: "openai" as const, base_url: "https://api.x.ai/v1" };
+
+  it("reasoning_effort (or the provider's reasoningEffort knob) is not sent, and is named", () => {
+    const req = buildChatRequest({ model: "x", messages: [], reasoning_effort: "high" }, grok, config, "xai");
+    expect(JSON.parse(req.body as string)).toEqual({ model: "grok-4-0709", messages: [] });
+    expect(req.dropped).toEqual(["reasoning_effort"]);
+    const knob = buildChatRequest({ model: "x", messages: [], providerOptions: { xai: { reasoningEffort: "low" } } }, grok, config, "xai");
+    expect(JSON.parse(knob.body as string)).not.toHaveProperty("reasoning_effort");
+    expect(knob.dropped).toEqual(["reasoning_effort"]);
+  });
+
+  it("a null effort goes silently; a model that takes the knob keeps it", () => {
+    const req = buildChatRequest({ model: "x", messages: [], reasoning_effort: null }, grok, config, "xai");
+    expect(JSON.parse(req.body as string)).not.toHaveProperty("reasoning_effort");
+    expect(req.dropped).toEqual([]);
+    const mini = buildChatRequest({ model: "x", messages: [], reasoning_effort: "high" }, { ...grok, upstreamModel: "grok-3-mini", acceptsReasoningEffort: undefined }, config, "xai");
+    expect(JSON.parse(mini.body as string).reasoning_effort).toBe("high");
+  });
+});

@@ -3,14 +3,20 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
+import { fitReasoningFields, reasoningFieldOf } from "./reasoning-fields.ts";
 
 const DEFAULT_BASE = "https://api.openai.com/v1";
 
 /** The gateway's own request fields, never forwarded. */
 const GATEWAY_ONLY = new Set(["providerOptions"]);
 
+/** The base URL this target's requests go to (a project's own key may bring its own). */
+export function baseUrlOf(config: ProviderConfig, target: Target): string {
+  return target.credentials?.baseUrl ?? config.base_url ?? DEFAULT_BASE;
+}
+
 export function endpointUrl(config: ProviderConfig, target: Target, path: string): string {
-  const base = (target.credentials?.baseUrl ?? config.base_url ?? DEFAULT_BASE).replace(/\/+$/, "");
+  const base = baseUrlOf(config, target).replace(/\/+$/, "");
   if (config.flavor === "azure") {
     const version = encodeURIComponent(config.api_version ?? "2024-10-21");
     return `${base}/openai/deployments/${encodeURIComponent(target.upstreamModel)}${path}?api-version=${version}`;
@@ -39,5 +45,13 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const dropped = isReasoningTarget(target) ? fitReasoningModel(out) : [];
+  // A model that reasons on its own but refuses the knob (catalog reasoning_effort: false, xAI's grok-4).
+  if (target.acceptsReasoningEffort === false && out.reasoning_effort !== undefined) {
+    if (out.reasoning_effort !== null) dropped.push("reasoning_effort");
+    delete out.reasoning_effort;
+  }
+  const fitted = fitReasoningFields(out.messages, reasoningFieldOf(config, baseUrlOf(config, target)));
+  if (fitted.messages !== out.messages) out.messages = fitted.messages;
+  dropped.push(...fitted.dropped);
   return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };
 }

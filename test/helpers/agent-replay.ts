@@ -131,7 +131,7 @@ function readChat(text: string, streamed: boolean, body: any): Omit<ReplayAnswer
       if (!ch) continue;
       const d = ch.delta ?? {};
       if (typeof d.content === "string") msg.content = (msg.content ?? "") + d.content;
-      if (typeof d.reasoning_content === "string") msg.reasoning_content = (msg.reasoning_content ?? "") + d.reasoning_content;
+      for (const k of ["reasoning_content", "reasoning"]) if (typeof d[k] === "string") msg[k] = (msg[k] ?? "") + d[k];
       if (Array.isArray(d.reasoning_details)) msg.reasoning_details = [...(msg.reasoning_details ?? []), ...d.reasoning_details];
       if (Array.isArray(d.thinking_blocks)) msg.thinking_blocks = [...(msg.thinking_blocks ?? []), ...d.thinking_blocks];
       for (const t of d.tool_calls ?? []) {
@@ -268,6 +268,9 @@ export function nextRequest(first: AgentTurn, next: AgentTurn, answer: ReplayAns
     const kept: any = { ...pick(answer.history, old), role: "assistant" };
     // What the agent keeps: the fields its recording shows, each call with whatever the agent adds to it.
     kept.content = answer.history.content ?? old.content;
+    // opencode and Qwen Code send the answer's reasoning text back as reasoning_content, whichever field it came in.
+    const thought = answer.history.reasoning_content ?? answer.history.reasoning;
+    if ("reasoning_content" in old && thought !== undefined) kept.reasoning_content = thought;
     kept.tool_calls = answer.history.tool_calls.map((t: any, i: number) => ({ ...old.tool_calls[i], id: t.id, type: "function", function: { name: t.function.name, arguments: t.function.arguments } }));
     msgs[k] = kept;
     for (const m of msgs.slice(k + 1)) if (m.role === "tool" && ids.has(m.tool_call_id)) m.tool_call_id = ids.get(m.tool_call_id);

@@ -40,13 +40,13 @@ export interface AgentWorld {
 export async function startAgentWorld(): Promise<AgentWorld> {
   const [openai, anthropic, gemini] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic(), startFakeGemini()]);
   for (const f of [openai, anthropic, gemini]) f.script = agentScript;
+  // Groq's reasoning, and its refusals (`reasoning_content` on an assistant message, which opencode and Qwen Code send back).
   openai.reasoning = "reasoning";
-  // Real Groq also refuses `reasoning_content` on assistant messages, which opencode and Qwen Code send back (their
-  // cells fail against that: docs/agents.md); the refusal is left off here so the rest of their runs stays checked.
-  openai.reasoningChecks = false;
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
+  // A loopback URL says nothing about the host it plays: the convention gateway.yaml's groq gets from its URL, stated.
   config.providers.groq.base_url = openai.baseUrl;
+  config.providers.groq.reasoning_field = "reasoning";
   const gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: FAKE_GEMINI_KEY, GROQ_API_KEY: "sk-fake-upstream" } });
   const byPath = (re: RegExp) => openai.requests.filter((r) => re.test(r.path));
   return {

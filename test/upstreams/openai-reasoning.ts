@@ -8,6 +8,8 @@
 // - "reasoning_details" (OpenRouter on an OpenAI reasoning model): the summary in `reasoning` and the encrypted
 //   reasoning in reasoning_details (whole, in one delta when streaming); an encrypted entry sent back that this fake did
 //   not make (altered, or another host's) is refused, as OpenAI refuses reasoning it cannot decrypt.
+// Apart from those, a model that reasons on its own and takes no effort (xAI's grok-4) refuses any reasoning_effort
+// with xAI's 400 (effortRefusal).
 import { randomBytes } from "node:crypto";
 import type { OpenAIRequestError } from "./openai-checks.ts";
 
@@ -44,6 +46,12 @@ export function reasoningError(host: ReasoningHost, body: any, issued: ReadonlyS
     }
   }
   return undefined;
+}
+
+/** xAI's answer to reasoning_effort on a model without the knob (its own error shape, not OpenAI's), or undefined. */
+export function effortRefusal(body: any, refusing: readonly string[] | undefined): { code: string; error: string } | undefined {
+  if (body?.reasoning_effort === undefined || !refusing?.includes(body.model)) return undefined;
+  return { code: "Client specified an invalid argument", error: `Model ${body.model} does not support parameter reasoningEffort.` };
 }
 
 /** The fields the answer carries, whole (the message of a JSON answer, or joined from the stream's deltas). */

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
-import { askedEffort, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
+import { askedEffort, effortRefusal, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -62,8 +62,8 @@ export interface FakeOpenAI {
   piecesFor?: (body: any) => string[] | undefined;
   /** The host whose reasoning models this fake plays (undefined: OpenAI's own chat API, which returns no reasoning). */
   reasoning?: ReasoningHost;
-  /** false: answer as that host but accept whatever reasoning comes back (the host's own refusals are off). */
-  reasoningChecks?: boolean;
+  /** Upstream model ids that reason on their own and refuse reasoning_effort, as xAI's grok-4 does (effortRefusal). */
+  effortRefusedBy?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -138,7 +138,13 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
-    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning && fake.reasoningChecks !== false ? reasoningError(fake.reasoning, body, issued) : undefined);
+    const refused = effortRefusal(body, fake.effortRefusedBy);
+    if (refused) {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify(refused));
+      return;
+    }
+    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
       res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));

@@ -358,6 +358,10 @@ export interface ProviderConfig {
    * vertex: a service-account JSON key file (e.g. ${GOOGLE_APPLICATION_CREDENTIALS}); relative to the config file's directory.
    */
   credentials_file?: string;
+  /**
+   * openai protocol only: where this host takes a previous answer's reasoning back on an assistant message of a chat request; each message's reasoning is moved to that field and what the host refuses is dropped (named in x-mg-dropped-params when it held something). reasoning: the text in `reasoning` (Groq); reasoning_content: the text in `reasoning_content` (DeepSeek, vLLM, SGLang); reasoning_details: the text in `reasoning` and the opaque entries in `reasoning_details` (OpenRouter); none: no reasoning at all (Mistral); passthrough: as the client sent it. Unset: recognised from base_url (api.groq.com, api.deepseek.com, openrouter.ai, api.mistral.ai), else passthrough.
+   */
+  reasoning_field?: "reasoning" | "reasoning_content" | "reasoning_details" | "none" | "passthrough";
   sim?: SimOptions;
 }
 export interface SimOptions {
@@ -430,6 +434,10 @@ export interface ModelEndpointConfig {
    * The upstream serves the OpenAI Responses API itself (POST {base_url}/responses): /v1/responses requests are passed through unchanged instead of translated to chat completions.
    */
   native_responses?: boolean;
+  /**
+   * false: the upstream model reasons on its own but refuses a reasoning_effort parameter (xAI's grok-4): an effort the request carries (reasoning_effort, or what a Messages client's thinking or a Responses client's reasoning.effort becomes) is not sent and is named in x-mg-dropped-params. Default true for models tagged reasoning.
+   */
+  reasoning_effort?: boolean;
   /**
    * An OpenAI reasoning model (o-series, GPT-5) behind an OpenAI-protocol provider: max_tokens is sent as max_completion_tokens, and the sampling parameters these models refuse (temperature or top_p other than 1, presence/frequency penalties, logprobs, top_logprobs, logit_bias) are dropped and named in x-mg-dropped-params. Unset, it is recognised from the upstream model id (o1, o3, o4-mini..., gpt-5* except the gpt-5*-chat variants); true or false overrides that (e.g. for an Azure deployment name).
    */
