@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import { postJson } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
+import { auth, chat, KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import type { RunningGateway } from "../core/server.ts";
 import type { ValidateFunction } from "ajv";
@@ -53,6 +53,11 @@ describe("admin API", () => {
     const config = policyConfig(fake.baseUrl, {
       store: { kind: "sqlite", path: "./data/gateway.db" },
       acme: { budget: { usd: "5", period: "month" }, rate_limits: { rpm: 100, tpm: 100000 }, project_rate_limits: { rpm: 100 } },
+      // Guardrails and the response cache leave their marks on records: the admin API shows them.
+      other: {
+        guardrails: { rules: [{ name: "no-secrets", detect: ["secret"], action: "block" }, { name: "competitors", keywords: ["Globex"], action: "flag" }] },
+        cache: { mode: "always", hit_price_usd: "0.0001" },
+      },
     });
     ({ gw, log } = await startLoggedGateway({
       ...config,
@@ -205,6 +210,29 @@ describe("admin API", () => {
     // Reading did not charge: the same remaining twice.
     const again = await call("GET", "/rate-limits?project=acme&key=k1", READ);
     expect(again.json.limits[0].windows[0].remaining).toBeGreaterThanOrEqual(k1Limits.windows[0].remaining);
+  });
+
+  it("a record shows what guardrails did (a refusal is outcome blocked) and whether the response cache answered", async () => {
+    const send = (content: string, id: string) => postJson(`${gw.url}/api/v1/chat/completions`, chat("openai/gpt-4o-mini", { messages: [{ role: "user", content }] }), auth(OTHER, { "x-request-id": id }));
+    expect((await send("my key is sk-ant-api03-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7Az6Yx5Wv4Ut3Sr2Qp1On0Ml-AA", "adm-blocked")).status).toBe(400);
+    expect((await send("what does Globex sell?", "adm-flagged")).status).toBe(200);
+    expect((await send("cache me", "adm-miss")).status).toBe(200);
+    const hit = await send("cache me", "adm-hit");
+    expect(hit.headers.get("x-mg-cache")).toBe("hit");
+    const page = await call("GET", "/requests?project=other&limit=50", READ);
+    const byId = Object.fromEntries(page.json.requests.map((r: any) => [r.request_id, r]));
+    expect(byId["adm-blocked"]).toMatchObject({ outcome: "blocked", status: 400, guardrail: "block:no-secrets", provider: "", attempts: 0, cost_usd: "0", cache_hit: false });
+    expect(byId["adm-flagged"]).toMatchObject({ outcome: "ok", status: 200, guardrail: "flag:competitors", provider: "up", cache_hit: false });
+    expect(byId["adm-miss"]).toMatchObject({ provider: "up", cache_hit: false });
+    expect(byId["adm-miss"]).not.toHaveProperty("guardrail");
+    expect(byId["adm-hit"]).toMatchObject({ provider: "cache", cache_hit: true, attempts: 0, input_tokens: 0, cost_usd: "0.0001" });
+    // One record read alone says the same.
+    expect((await call("GET", `/requests/${byId["adm-blocked"].generation_id}`, READ)).json).toEqual(byId["adm-blocked"]);
+    expect((await call("GET", `/requests/${byId["adm-hit"].generation_id}`, READ)).json).toEqual(byId["adm-hit"]);
+    // Usage by provider tells the cache's answers apart; the refusal counts as an error.
+    const usage = await call("GET", "/usage?since=1h&project=other&group_by=provider", READ);
+    expect(usage.json.rows.find((r: any) => r.group.provider === "cache")).toMatchObject({ requests: 1, errors: 0, cost_usd: "0.0001" });
+    expect(usage.json.rows.find((r: any) => r.group.provider === "")).toMatchObject({ requests: 1, errors: 1, cost_usd: "0" });
   });
 
   it("shows providers, models (circuit state and live stats) and the config's state", async () => {
