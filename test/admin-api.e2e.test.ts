@@ -4,6 +4,8 @@
 // budgets, rate limits, providers and the config read back what the gateway did.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
+import { readFileSync, writeFileSync } from "node:fs";
+import YAML from "yaml";
 import { postJson } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
@@ -19,7 +21,7 @@ const SHAPES: [string, RegExp, ValidateFunction][] = [
   ["GET", /^\/requests\/[^?]+$/, v.validateAdminRequest], ["GET", /^\/requests/, v.validateAdminRequestPage],
   ["GET", /^\/keys\/[^/?]+\/[^/?]+$/, v.validateAdminKey], ["GET", /^\/keys/, v.validateAdminKeyList],
   ["POST", /^\/keys$/, v.validateAdminKeyCreated], ["POST", /\/rotate$/, v.validateAdminKeyCreated], ["POST", /\/revoke$/, v.validateAdminKey], ["PATCH", /./, v.validateAdminKey],
-  ["GET", /^\/providers/, v.validateAdminProviders], ["GET", /^\/models/, v.validateAdminModels], ["GET", /^\/config/, v.validateAdminConfig],
+  ["GET", /^\/providers/, v.validateAdminProviders], ["GET", /^\/models/, v.validateAdminModels], ["GET", /^\/config\/loaded/, v.validateAdminConfigLoaded], ["GET", /^\/config/, v.validateAdminConfig],
 ];
 
 function conforms(method: string, path: string, status: number, json: unknown): void {
@@ -244,7 +246,36 @@ describe("admin API", () => {
     expect(mini.endpoints[0].uptime_last_1d).toBe(1); // every call so far succeeded
     expect(mini.endpoints[0]).toHaveProperty("latency_last_1h");
     const config = await call("GET", "/config", READ);
-    expect(config.json).toMatchObject({ config: { status: "ok" }, store: { up: true, kind: "sqlite" }, counts: { admin_keys: 2 } });
+    expect(config.json).toMatchObject({ config: { status: "ok", last_reload: null }, store: { up: true, kind: "sqlite" }, counts: { admin_keys: 2 } });
+  });
+
+  it("config: the last reload (when, what started it, what it changed, or why it was refused), the same as /config/loaded shows", async () => {
+    const file = gw.gateway.config.file;
+    const good = readFileSync(file, "utf8");
+    const changed = YAML.parse(good);
+    changed.projects.other.rate_limits = { rpm: 1000 };
+    try {
+      writeFileSync(file, YAML.stringify(changed));
+      const before = Date.now();
+      expect((await gw.gateway.reload(file)).ok).toBe(true);
+      const ok = (await call("GET", "/config", READ)).json.config;
+      expect(ok).toMatchObject({ file, status: "ok", last_reload: { trigger: "call", ok: true, changes: { projects: { added: [], removed: [], changed: ["other"] }, settings: [] } } });
+      expect(Date.parse(ok.last_reload.at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(ok.last_reload).not.toHaveProperty("problems");
+      expect((await call("GET", "/config/loaded", READ)).json.last_reload).toEqual(ok.last_reload);
+
+      writeFileSync(file, good.replace("budget:", "budget: [oops"));
+      expect((await gw.gateway.reload(file)).ok).toBe(false);
+      const refused = (await call("GET", "/config", READ)).json.config;
+      expect(refused).toMatchObject({ status: "reload_refused", last_reload: { trigger: "call", ok: false } });
+      expect(refused.last_reload.problems[0]).toMatch(/gateway\.yaml:\d+:\d+/);
+      expect(refused.problems).toEqual(refused.last_reload.problems);
+      expect(refused.last_reload).not.toHaveProperty("changes");
+      expect((await call("GET", "/config/loaded", READ)).json.last_reload).toEqual(refused.last_reload);
+    } finally {
+      writeFileSync(file, good);
+      expect((await gw.gateway.reload(file)).ok).toBe(true);
+    }
   });
 
   it("writes an access-log line for admin requests (admin key id, never the key) and meters none of them", async () => {
