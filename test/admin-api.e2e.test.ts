@@ -4,10 +4,12 @@
 // budgets, rate limits, providers and the config read back what the gateway did.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
+import { readFileSync, writeFileSync } from "node:fs";
+import YAML from "yaml";
 import { postJson } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
+import { auth, chat, KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import type { RunningGateway } from "../core/server.ts";
 import type { ValidateFunction } from "ajv";
@@ -19,7 +21,7 @@ const SHAPES: [string, RegExp, ValidateFunction][] = [
   ["GET", /^\/requests\/[^?]+$/, v.validateAdminRequest], ["GET", /^\/requests/, v.validateAdminRequestPage],
   ["GET", /^\/keys\/[^/?]+\/[^/?]+$/, v.validateAdminKey], ["GET", /^\/keys/, v.validateAdminKeyList],
   ["POST", /^\/keys$/, v.validateAdminKeyCreated], ["POST", /\/rotate$/, v.validateAdminKeyCreated], ["POST", /\/revoke$/, v.validateAdminKey], ["PATCH", /./, v.validateAdminKey],
-  ["GET", /^\/providers/, v.validateAdminProviders], ["GET", /^\/models/, v.validateAdminModels], ["GET", /^\/config/, v.validateAdminConfig],
+  ["GET", /^\/providers/, v.validateAdminProviders], ["GET", /^\/models/, v.validateAdminModels], ["GET", /^\/config\/loaded/, v.validateAdminConfigLoaded], ["GET", /^\/config/, v.validateAdminConfig],
 ];
 
 function conforms(method: string, path: string, status: number, json: unknown): void {
@@ -53,6 +55,11 @@ describe("admin API", () => {
     const config = policyConfig(fake.baseUrl, {
       store: { kind: "sqlite", path: "./data/gateway.db" },
       acme: { budget: { usd: "5", period: "month" }, rate_limits: { rpm: 100, tpm: 100000 }, project_rate_limits: { rpm: 100 } },
+      // Guardrails and the response cache leave their marks on records: the admin API shows them.
+      other: {
+        guardrails: { rules: [{ name: "no-secrets", detect: ["secret"], action: "block" }, { name: "competitors", keywords: ["Globex"], action: "flag" }] },
+        cache: { mode: "always", hit_price_usd: "0.0001" },
+      },
     });
     ({ gw, log } = await startLoggedGateway({
       ...config,
@@ -207,6 +214,29 @@ describe("admin API", () => {
     expect(again.json.limits[0].windows[0].remaining).toBeGreaterThanOrEqual(k1Limits.windows[0].remaining);
   });
 
+  it("a record shows what guardrails did (a refusal is outcome blocked) and whether the response cache answered", async () => {
+    const send = (content: string, id: string) => postJson(`${gw.url}/api/v1/chat/completions`, chat("openai/gpt-4o-mini", { messages: [{ role: "user", content }] }), auth(OTHER, { "x-request-id": id }));
+    expect((await send("my key is sk-ant-api03-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7Az6Yx5Wv4Ut3Sr2Qp1On0Ml-AA", "adm-blocked")).status).toBe(400);
+    expect((await send("what does Globex sell?", "adm-flagged")).status).toBe(200);
+    expect((await send("cache me", "adm-miss")).status).toBe(200);
+    const hit = await send("cache me", "adm-hit");
+    expect(hit.headers.get("x-mg-cache")).toBe("hit");
+    const page = await call("GET", "/requests?project=other&limit=50", READ);
+    const byId = Object.fromEntries(page.json.requests.map((r: any) => [r.request_id, r]));
+    expect(byId["adm-blocked"]).toMatchObject({ outcome: "blocked", status: 400, guardrail: "block:no-secrets", provider: "", attempts: 0, cost_usd: "0", cache_hit: false });
+    expect(byId["adm-flagged"]).toMatchObject({ outcome: "ok", status: 200, guardrail: "flag:competitors", provider: "up", cache_hit: false });
+    expect(byId["adm-miss"]).toMatchObject({ provider: "up", cache_hit: false });
+    expect(byId["adm-miss"]).not.toHaveProperty("guardrail");
+    expect(byId["adm-hit"]).toMatchObject({ provider: "cache", cache_hit: true, attempts: 0, input_tokens: 0, cost_usd: "0.0001" });
+    // One record read alone says the same.
+    expect((await call("GET", `/requests/${byId["adm-blocked"].generation_id}`, READ)).json).toEqual(byId["adm-blocked"]);
+    expect((await call("GET", `/requests/${byId["adm-hit"].generation_id}`, READ)).json).toEqual(byId["adm-hit"]);
+    // Usage by provider tells the cache's answers apart; the refusal counts as an error.
+    const usage = await call("GET", "/usage?since=1h&project=other&group_by=provider", READ);
+    expect(usage.json.rows.find((r: any) => r.group.provider === "cache")).toMatchObject({ requests: 1, errors: 0, cost_usd: "0.0001" });
+    expect(usage.json.rows.find((r: any) => r.group.provider === "")).toMatchObject({ requests: 1, errors: 1, cost_usd: "0" });
+  });
+
   it("shows providers, models (circuit state and live stats) and the config's state", async () => {
     const providers = await call("GET", "/providers", READ);
     expect(providers.json.providers.find((p: any) => p.name === "up")).toMatchObject({ protocol: "openai", enabled: true, circuits: { closed: 4, open: 0 } });
@@ -216,7 +246,36 @@ describe("admin API", () => {
     expect(mini.endpoints[0].uptime_last_1d).toBe(1); // every call so far succeeded
     expect(mini.endpoints[0]).toHaveProperty("latency_last_1h");
     const config = await call("GET", "/config", READ);
-    expect(config.json).toMatchObject({ config: { status: "ok" }, store: { up: true, kind: "sqlite" }, counts: { admin_keys: 2 } });
+    expect(config.json).toMatchObject({ config: { status: "ok", last_reload: null }, store: { up: true, kind: "sqlite" }, counts: { admin_keys: 2 } });
+  });
+
+  it("config: the last reload (when, what started it, what it changed, or why it was refused), the same as /config/loaded shows", async () => {
+    const file = gw.gateway.config.file;
+    const good = readFileSync(file, "utf8");
+    const changed = YAML.parse(good);
+    changed.projects.other.rate_limits = { rpm: 1000 };
+    try {
+      writeFileSync(file, YAML.stringify(changed));
+      const before = Date.now();
+      expect((await gw.gateway.reload(file)).ok).toBe(true);
+      const ok = (await call("GET", "/config", READ)).json.config;
+      expect(ok).toMatchObject({ file, status: "ok", last_reload: { trigger: "call", ok: true, changes: { projects: { added: [], removed: [], changed: ["other"] }, settings: [] } } });
+      expect(Date.parse(ok.last_reload.at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(ok.last_reload).not.toHaveProperty("problems");
+      expect((await call("GET", "/config/loaded", READ)).json.last_reload).toEqual(ok.last_reload);
+
+      writeFileSync(file, good.replace("budget:", "budget: [oops"));
+      expect((await gw.gateway.reload(file)).ok).toBe(false);
+      const refused = (await call("GET", "/config", READ)).json.config;
+      expect(refused).toMatchObject({ status: "reload_refused", last_reload: { trigger: "call", ok: false } });
+      expect(refused.last_reload.problems[0]).toMatch(/gateway\.yaml:\d+:\d+/);
+      expect(refused.problems).toEqual(refused.last_reload.problems);
+      expect(refused.last_reload).not.toHaveProperty("changes");
+      expect((await call("GET", "/config/loaded", READ)).json.last_reload).toEqual(refused.last_reload);
+    } finally {
+      writeFileSync(file, good);
+      expect((await gw.gateway.reload(file)).ok).toBe(true);
+    }
   });
 
   it("writes an access-log line for admin requests (admin key id, never the key) and meters none of them", async () => {

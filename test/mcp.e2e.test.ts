@@ -9,11 +9,14 @@ import { startOtlpReceiver, type OtlpReceiver } from "./helpers/otlp-receiver.ts
 import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
 import { mcpClient, stdioServerConfig, textOf } from "./mcp/gateway.ts";
 import { usageCommand } from "../core/store/usage-command.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
+import { validateAdminRequest, validateAdminRequestPage } from "../core/generated/validators.js";
 
 const ACME = testKey("mcpacme");
 const BETA = testKey("mcpbeta");
 const LIMITED = testKey("mcplimited");
 const OWN = testKey("mcpown");
+const ADMIN = "mg_admin_mcp_read_key_for_tests_01";
 
 let docs: TestMcpHttpServer;
 let gw: TestGateway;
@@ -25,6 +28,7 @@ beforeAll(async () => {
   otlp = await startOtlpReceiver();
   config = {
     store: { kind: "sqlite", path: "ledger.db" },
+    admin_keys: [{ id: "ops", sha256: sha256Hex(ADMIN), scope: "read" }],
     telemetry: { service_name: "gw-mcp", otlp: { endpoint: otlp.url } },
     mcp_servers: {
       docs: { url: docs.url, headers: { authorization: "Bearer ${DOCS_TOKEN}" }, timeout_ms: 10_000 },
@@ -51,6 +55,15 @@ afterAll(async () => {
 });
 
 const endpoint = () => `${gw.url}/api/mcp`;
+
+/** An admin API answer, checked against its documented schema. */
+async function adminGet(path: string, schema: typeof validateAdminRequest): Promise<any> {
+  const res = await fetch(`${gw.url}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const json = await res.json();
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  expect(schema(json), JSON.stringify(schema.errors)).toBe(true);
+  return json;
+}
 
 describe("one MCP endpoint in front of two servers", () => {
   it("lists every server's tools under its namespace and routes calls to the right server", async () => {
@@ -243,6 +256,11 @@ describe("one MCP endpoint in front of two servers", () => {
     const crash = rows.find((r) => r.model === "crash");
     expect(crash).toMatchObject({ provider: "files", status: 502, outcome: "error" });
 
+    // The admin API shows the calls with their result size, and no arguments.
+    const page = await adminGet(`/requests?project=acme&endpoint=mcp_tool&model=echo&provider=docs&limit=1`, validateAdminRequestPage);
+    expect(page.requests[0]).toMatchObject({ generation_id: echo.generationId, endpoint: "mcp_tool", model: "echo", provider: "docs", status: 200, tool_bytes: echo.toolBytes });
+    expect(page.requests[0]).not.toHaveProperty("tool_arguments");
+
     // `model-gateway usage` reads the same SQLite ledger and shows the calls as mcp:server/tool rows.
     const out: string[] = [];
     const write = process.stdout.write;
@@ -265,6 +283,25 @@ describe("one MCP endpoint in front of two servers", () => {
     expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "docs__echo", "gateway.mcp.server": "docs", "gateway.mcp.status": "ok" });
     const fail = spans.find((s) => s.name === "execute_tool docs__fail")!;
     expect(fail).toMatchObject({ statusCode: 2, attributes: expect.objectContaining({ "error.type": "tool_error" }) });
+  }, 30_000);
+
+  it("with mcp.log_arguments the ledger keeps a call's arguments, and the admin API shows them", async () => {
+    const next = structuredClone(config);
+    next.mcp = { log_arguments: true };
+    writeFileSync(gw.configFile, YAML.stringify(next));
+    expect(await gw.gateway.reload()).toMatchObject({ ok: true });
+    const { client } = await mcpClient(endpoint(), ACME);
+    try {
+      expect(textOf(await client.callTool({ name: "files__add", arguments: { a: 20, b: 22 } }))).toBe("42");
+    } finally {
+      await client.close();
+      writeFileSync(gw.configFile, YAML.stringify(config));
+      await gw.gateway.reload();
+    }
+    const rec = (await gw.gateway.store.ledger({ project: "acme" })).filter((r) => r.endpoint === "mcp_tool" && r.model === "add" && r.provider === "files").at(-1)!;
+    expect(JSON.parse(rec.toolArguments!)).toEqual({ a: 20, b: 22 });
+    const shown = await adminGet(`/requests/${rec.generationId}`, validateAdminRequest);
+    expect(shown).toMatchObject({ tool_bytes: rec.toolBytes, tool_arguments: rec.toolArguments });
   }, 30_000);
 
   it("metrics per server and tool", async () => {

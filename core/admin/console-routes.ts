@@ -9,6 +9,7 @@ import { TRAFFIC_POINTS, TRAFFIC_STEP_MS, trafficOf } from "./traffic-sampler.ts
 import { statsOf } from "../stats/index.ts";
 import { percentiles } from "../stats/histogram.ts";
 import { MINUTE_SLOT_MS } from "../stats/window.ts";
+import { reloadView } from "./reload-view.ts";
 
 async function whoami(r: AdminRequest): Promise<AdminAnswer> {
   return { body: { id: r.admin.id, scope: r.admin.scope, expires_at: iso(r.admin.expiresAt) } };
@@ -39,13 +40,12 @@ const STARTED_AT = Math.floor((Date.now() - performance.now()) / 1000) * 1000;
 async function configLoaded(r: AdminRequest): Promise<AdminAnswer> {
   const gw = r.gateway;
   const c = gw.config;
-  const last = gw.lastReload;
   const thirdParty = c.raw.plugins ?? {};
   return {
     body: {
       file: c.file,
       started_at: iso(STARTED_AT),
-      last_reload: last ? { at: last.at, trigger: last.trigger, ok: last.ok, ...(last.problems ? { problems: last.problems } : {}), ...(last.changes ? { changes: last.changes } : {}) } : null,
+      last_reload: reloadView(gw.lastReload),
       pipeline: c.pipeline.map((p) => ({ name: p.name, source: Object.hasOwn(thirdParty, p.name) ? "plugin" : "builtin", ...(Object.hasOwn(thirdParty, p.name) ? { module: thirdParty[p.name]!.module } : {}) })),
       providers: [...new Set([...c.providers.keys(), ...c.disabledProviders.keys()])].sort().map((name) => {
         const why = c.disabledProviders.get(name);

@@ -1,9 +1,10 @@
 // Providers and models as the gateway sees them now: enabled or why not, each endpoint's circuit state and live
 // statistics (latency, throughput, uptime: the same figures the catalog's endpoints listing shows), and the config
-// (which file, whether its last reload was refused and why), the store and the key cache.
+// (which file, its last reload: when, what started it, refused and why or what it changed), the store and the key cache.
 import { healthOf, type CircuitState } from "../health/index.ts";
 import { statsOf } from "../stats/index.ts";
 import { iso } from "./query.ts";
+import { reloadView } from "./reload-view.ts";
 import type { AdminAnswer, AdminRequest } from "./route.ts";
 
 export async function models(r: AdminRequest): Promise<AdminAnswer> {
@@ -50,7 +51,7 @@ export async function configState(r: AdminRequest): Promise<AdminAnswer> {
   const store = await gw.store.status();
   return {
     body: {
-      config: { file: gw.config.file, status: problems ? "reload_refused" : "ok", ...(problems ? { problems } : {}) },
+      config: { file: gw.config.file, status: problems ? "reload_refused" : "ok", ...(problems ? { problems } : {}), last_reload: reloadView(gw.lastReload) },
       store,
       key_cache: { keys: gw.apiKeys.all().length, synced_at: iso(gw.apiKeys.syncedAt || null), refresh_ms: gw.config.store.key_refresh_ms ?? 2000 },
       counts: { projects: gw.config.projects.size, models: gw.config.models.size, providers: gw.config.providers.size, admin_keys: gw.config.adminKeys.size },

@@ -12,7 +12,9 @@ export function recordView(e: LedgerRecord) {
     ...(e.attemptList ? { attempt_list: e.attemptList.map((a) => ({ model: a.model, provider: a.provider, status: a.status, latency_ms: a.latencyMs, ...(a.error ? { error: a.error } : {}) })) } : {}),
     input_tokens: e.inputTokens, output_tokens: e.outputTokens, cache_read_tokens: e.cacheReadTokens, cache_write_tokens: e.cacheWriteTokens,
     reasoning_tokens: e.reasoningTokens, images: e.images, video_seconds: e.videoSeconds, search_units: e.searchUnits, web_searches: e.webSearches ?? 0,
-    cost_usd: e.costUsd, latency_ms: e.latencyMs, ttft_ms: e.ttftMs,
+    cost_usd: e.costUsd, latency_ms: e.latencyMs, ttft_ms: e.ttftMs, cache_hit: e.cacheHit === true,
+    ...(e.guardrail ? { guardrail: e.guardrail } : {}),
+    ...(e.toolBytes !== undefined ? { tool_bytes: e.toolBytes } : {}), ...(e.toolArguments !== undefined ? { tool_arguments: e.toolArguments } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // The operator plane's reader (usage from rollups, search, get) against every backend: memory, SQLite, Redis
 // (its stream ledger) and Redis + Postgres (a real postgresql server). Usage answers must equal the sums of the raw
-// records, computed here independently, for every grouping, bucket, filter and range — edges inside days included.
+// records, computed here independently, for every grouping, bucket, filter and range — edges inside days included;
+// and a record carries back what other features wrote into it (tool calls, guardrails, cache hits) on every store.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +47,33 @@ function record(i: number, over: Partial<LedgerRecord> = {}): LedgerRecord {
     attemptList: [{ model: "m/x", provider: "p9", status: 503, latencyMs: 3, error: "UPSTREAM_ERROR" }, { model: "m/a", provider: "p1", status, latencyMs: 9 }],
     ...over,
   };
+}
+
+/**
+ * Records as the features beside plain model calls write them (project "omega"): MCP tool calls (result bytes, the
+ * arguments with mcp.log_arguments; no webSearches, as core/mcp/tool-call.ts writes them), guardrails (a request
+ * refused before any provider, an answer cut after the provider sent it — status 200 — and one only redacted), and
+ * answers from the response cache (provider "cache", the hit price).
+ */
+function featureRecords(): LedgerRecord[] {
+  const base = (i: number, over: Partial<LedgerRecord>): LedgerRecord => {
+    const { webSearches: _, ...r } = record(i, { project: "omega", keyId: "omega-k0", sandbox: false, estimated: false, ttftMs: null, ts: T0 + D + 5 * H + i * 60_000, ...over });
+    return over.webSearches === undefined ? r : { ...r, webSearches: over.webSearches };
+  };
+  const none = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0 };
+  const free = { costUsd: "0", costPico: 0n };
+  const hit = (pico: bigint) => ({ costUsd: picoToUsd(pico), costPico: pico });
+  return [
+    base(1, { endpoint: "mcp_tool", model: "search_docs", provider: "docs", attempts: 1, ...none, ...free, status: 200, outcome: "ok", attemptList: undefined,
+      toolBytes: 2048, toolArguments: JSON.stringify({ query: "rate limits", "ünïcode": "✓", nested: { n: [1, 2] } }) }),
+    base(2, { endpoint: "responses_mcp_tool", model: "fetch", provider: "web", attempts: 1, ...none, ...free, status: 502, outcome: "error", attemptList: undefined, toolBytes: 17 }),
+    base(3, { endpoint: "chat", model: "m/a", provider: "", attempts: 0, ...none, ...free, webSearches: 0, status: 400, outcome: "blocked", attemptList: undefined,
+      guardrail: "block:no-secrets" }),
+    base(4, { endpoint: "messages", model: "m/b", provider: "p1", attempts: 1, webSearches: 1, status: 200, outcome: "blocked", guardrail: "redact:pii,block:no-secrets" }),
+    base(5, { endpoint: "chat", model: "m/b", provider: "p2", attempts: 1, webSearches: 0, status: 200, outcome: "ok", guardrail: "redact:pii" }),
+    base(6, { endpoint: "chat", model: "m/a", provider: "cache", attempts: 0, ...none, ...hit(1_000_000n), webSearches: 0, status: 200, outcome: "ok", attemptList: undefined, cacheHit: true }),
+    base(7, { endpoint: "responses", model: "m/c", provider: "cache", attempts: 0, ...none, ...hit(2_500_000n), webSearches: 0, status: 200, outcome: "ok", attemptList: undefined, cacheHit: true }),
+  ];
 }
 
 /** The answer computed from the raw records, the slow obvious way. */
@@ -113,7 +141,8 @@ const backends: Record<string, Backend> = {
 describe.each(Object.keys(backends))("ledger reader: %s", (kind) => {
   const b = backends[kind]!;
   let store: Store;
-  const records = Array.from({ length: 600 }, (_, i) => record(i));
+  const features = featureRecords();
+  const records = [...Array.from({ length: 600 }, (_, i) => record(i)), ...features];
   beforeAll(async () => {
     store = await b.open();
     for (let i = 0; i < records.length; i += 50) await Promise.all(records.slice(i, i + 50).map((r) => store.record(r)));
@@ -170,6 +199,37 @@ describe.each(Object.keys(backends))("ledger reader: %s", (kind) => {
     expect(got).toMatchObject({ generationId: r.generationId, costPico: r.costPico, costUsd: r.costUsd, status: r.status, ttftMs: r.ttftMs });
     expect(got!.attemptList).toEqual(r.attemptList);
     expect(await store.get("gen_nope")).toBeUndefined();
+  });
+
+  it("keeps what MCP tool calls, guardrails and cache hits add to a record: get and search return it unchanged", async () => {
+    // Absent web searches (a tool call's record) read back as 0 from the SQL stores; the admin API shows 0 either way.
+    const same = (got: LedgerRecord | undefined, want: LedgerRecord) =>
+      expect({ ...got, webSearches: got?.webSearches ?? 0 }, want.generationId).toEqual({ ...want, webSearches: want.webSearches ?? 0 });
+    for (const r of features) same(await store.get(r.generationId), r);
+    const page = await store.search({ project: "omega", limit: 50 });
+    expect(page.records).toHaveLength(features.length);
+    for (const got of page.records) same(got, features.find((r) => r.generationId === got.generationId)!);
+    // Cache hits, tool calls and guardrail refusals are found by their provider and endpoint like any record.
+    expect((await store.search({ provider: "cache", limit: 50 })).records.map((r) => [r.generationId, r.cacheHit]))
+      .toEqual([features[6]!, features[5]!].map((r) => [r.generationId, true]));
+    expect((await store.search({ endpoint: "mcp_tool", limit: 50 })).records.map((r) => [r.toolBytes, r.toolArguments])).toEqual([[2048, features[0]!.toolArguments]]);
+    expect((await store.search({ project: "omega", status: "4xx", limit: 50 })).records.map((r) => [r.outcome, r.guardrail])).toEqual([["blocked", "block:no-secrets"]]);
+    // A record no such feature touched carries none of their fields.
+    const plain = await store.get(records[5]!.generationId);
+    for (const f of ["toolBytes", "toolArguments", "guardrail", "cacheHit"] as const) expect(plain?.[f], f).toBeUndefined();
+  });
+
+  it("rollups: a guardrail's block is an error (even when the answer had begun: status 200), a cache hit a request like any", async () => {
+    const rows = await store.usage({ since: T0, until: T0 + 3 * D, groupBy: ["provider", "endpoint"], bucket: "none", filter: { project: "omega" } });
+    const row = (provider: string, endpoint: string) => rows.find((r) => r.group.provider === provider && r.group.endpoint === endpoint);
+    expect(row("", "chat")).toMatchObject({ requests: 1, errors: 1, costPico: 0n });
+    expect(row("p1", "messages")).toMatchObject({ requests: 1, errors: 1, costPico: features[3]!.costPico, inputTokens: features[3]!.inputTokens });
+    expect(row("p2", "chat")).toMatchObject({ requests: 1, errors: 0 });
+    expect(row("docs", "mcp_tool")).toMatchObject({ requests: 1, errors: 0, costUsd: "0" });
+    expect(row("web", "responses_mcp_tool")).toMatchObject({ requests: 1, errors: 1 });
+    // Grouped by provider alone, the cache's hits are one row: their count and what they were billed.
+    const byProvider = await store.usage({ since: T0, until: T0 + 3 * D, groupBy: ["provider"], bucket: "none" });
+    expect(byProvider.find((r) => r.group.provider === "cache")).toMatchObject({ requests: 2, errors: 0, inputTokens: 0, costPico: 3_500_000n, costUsd: picoToUsd(3_500_000n) });
   });
 
   it("refuses a query it cannot answer with a 400 naming the field", async () => {

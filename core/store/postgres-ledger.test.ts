@@ -24,6 +24,8 @@ const rec = (ts: number, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
   estimated: false, ...over,
 });
 
+const monthName = (t: number) => `mg_ledger_p${new Date(t).getUTCFullYear()}_${String(new Date(t).getUTCMonth() + 1).padStart(2, "0")}`;
+
 async function partitions(url: string): Promise<string[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -46,7 +48,7 @@ describe("Postgres ledger", () => {
     for (const r of [...old, ...fresh]) await ledger.append(r);
     await ledger.flush();
     const names = await partitions(url);
-    for (const t of [month(3), month(2), now]) expect(names).toContain(`mg_ledger_p${new Date(t).getUTCFullYear()}_${String(new Date(t).getUTCMonth() + 1).padStart(2, "0")}`);
+    for (const t of [month(3), month(2), now]) expect(names).toContain(monthName(t));
     expect((await ledger.search({ limit: 10 })).records).toHaveLength(5);
 
     await ledger.maintain();
@@ -58,6 +60,44 @@ describe("Postgres ledger", () => {
     // The rollups keep what the dropped records added up to.
     const usage = await ledger.usage({ since: month(3) - DAY * 10, until: now + 3_600_000, groupBy: [], bucket: "none" });
     expect(usage[0]).toMatchObject({ requests: 5, inputTokens: 50, costPico: 25_000_000n });
+    await ledger.close();
+  });
+
+  it("tables from before tool calls, guardrails and cache hits were recorded gain their columns; old rows read as none", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    const now = Date.now();
+    const old = [rec(now - 2000), rec(now - 1000)];
+    const first = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10 });
+    for (const r of old) await first.append(r);
+    await first.flush();
+    await first.close();
+    // The tables as the previous release left them: no such columns on the parent or its partitions.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("ALTER TABLE mg_ledger DROP COLUMN tool_bytes, DROP COLUMN tool_arguments, DROP COLUMN guardrail, DROP COLUMN cache_hit");
+
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10 });
+    // This month's partition (made by the old release) and one made after the upgrade (a year ahead).
+    const later = Date.UTC(new Date(now).getUTCFullYear() + 1, 0, 15);
+    const fresh = [
+      rec(now, { endpoint: "mcp_tool", model: "search", provider: "docs", toolBytes: 512, toolArguments: "{\"q\":\"x\"}" }),
+      rec(now, { outcome: "blocked", status: 400, provider: "", guardrail: "block:no-secrets" }),
+      rec(later, { provider: "cache", cacheHit: true }),
+    ];
+    for (const r of fresh) await ledger.append(r);
+    await ledger.flush();
+    expect(ledger.status()).toMatchObject({ up: true, pending: 0 });
+    for (const r of old) {
+      const got = await ledger.get(r.generationId);
+      expect(got).toEqual(r);
+      expect(got).not.toHaveProperty("cacheHit");
+    }
+    for (const r of fresh) expect(await ledger.get(r.generationId)).toEqual(r);
+    const { rows } = await admin.query("SELECT table_name, count(*)::int AS n FROM information_schema.columns WHERE column_name IN ('tool_bytes', 'tool_arguments', 'guardrail', 'cache_hit') GROUP BY 1 ORDER BY 1");
+    expect(rows.map((r) => r.n)).toEqual(rows.map(() => 4));
+    expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(["mg_ledger", monthName(now), monthName(later)]));
+    await admin.end();
     await ledger.close();
   });
 

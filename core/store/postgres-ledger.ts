@@ -48,7 +48,7 @@ const RAW: [string, string][] = [
   ["cache_read_tokens", "bigint"], ["cache_write_tokens", "bigint"], ["reasoning_tokens", "bigint"], ["images", "bigint"],
   ["video_seconds", "double precision"], ["search_units", "bigint"], ["web_searches", "bigint"], ["cost_usd", "numeric"], ["cost_pico", "bigint"],
   ["latency_ms", "double precision"], ["ttft_ms", "double precision"], ["status", "integer"], ["outcome", "text"], ["sandbox", "boolean"],
-  ["estimated", "boolean"], ["attempt_list", "jsonb"],
+  ["estimated", "boolean"], ["attempt_list", "jsonb"], ["tool_bytes", "bigint"], ["tool_arguments", "text"], ["guardrail", "text"], ["cache_hit", "boolean"],
 ];
 
 /**
@@ -64,6 +64,8 @@ function columnsOf(e: Spooled): unknown[] {
     int(e.webSearches), /^\d+(\.\d+)?$/.test(e.costUsd) ? e.costUsd : "0", /^\d+$/.test(e.costPico) ? e.costPico : "0",
     real(e.latencyMs), e.ttftMs === null || !Number.isFinite(e.ttftMs) ? null : e.ttftMs, int(e.status), e.outcome, e.sandbox === true, e.estimated === true,
     e.attemptList ? JSON.stringify(e.attemptList) : null,
+    typeof e.toolBytes === "number" && Number.isFinite(e.toolBytes) ? Math.round(e.toolBytes) : null, typeof e.toolArguments === "string" ? e.toolArguments : null,
+    e.guardrail || null, e.cacheHit === true,
   ];
 }
 
@@ -441,6 +443,8 @@ function fromRow(r: Record<string, any>): LedgerRecord {
     costUsd: String(r.cost_usd), costPico: BigInt(r.cost_pico), latencyMs: n(r.latency_ms), ttftMs: r.ttft_ms === null ? null : n(r.ttft_ms),
     status: n(r.status), outcome: r.outcome, sandbox: r.sandbox === true, estimated: r.estimated === true,
     ...(r.attempt_list ? { attemptList: r.attempt_list } : {}),
+    ...(r.tool_bytes != null ? { toolBytes: n(r.tool_bytes) } : {}), ...(r.tool_arguments != null ? { toolArguments: r.tool_arguments } : {}),
+    ...(r.guardrail ? { guardrail: r.guardrail } : {}), ...(r.cache_hit === true ? { cacheHit: true } : {}),
   };
 }
 

@@ -21,7 +21,7 @@ const SCHEMA = [
     reasoning_tokens bigint NOT NULL, images bigint NOT NULL, video_seconds double precision NOT NULL, search_units bigint NOT NULL,
     web_searches bigint NOT NULL, cost_usd numeric NOT NULL, cost_pico bigint NOT NULL, latency_ms double precision NOT NULL,
     ttft_ms double precision, status integer NOT NULL, outcome text NOT NULL, sandbox boolean NOT NULL, estimated boolean NOT NULL,
-    attempt_list jsonb,
+    attempt_list jsonb, tool_bytes bigint, tool_arguments text, guardrail text, cache_hit boolean NOT NULL DEFAULT false,
     PRIMARY KEY (generation_id, ts)
   ) PARTITION BY RANGE (ts)`,
   "CREATE INDEX IF NOT EXISTS mg_ledger_ts ON mg_ledger (ts, generation_id)",
@@ -31,6 +31,15 @@ const SCHEMA = [
   ROLLUP_TABLE("mg_ledger_daily"),
   // Spend per project is rebuilt from the daily rollup after a Redis loss.
   "CREATE INDEX IF NOT EXISTS mg_ledger_daily_project ON mg_ledger_daily (project, bucket)",
+];
+
+/**
+ * Columns records gained after the first release of this table (MCP tool calls, guardrails, the response cache),
+ * added to a table made before them: on the partitioned parent, so its partitions and those made later get them;
+ * old rows read as absent / false. Only the missing ones, so a start does not lock the table for nothing.
+ */
+const ADDED_COLUMNS: [string, string][] = [
+  ["tool_bytes", "bigint"], ["tool_arguments", "text"], ["guardrail", "text"], ["cache_hit", "boolean NOT NULL DEFAULT false"],
 ];
 
 /** Month start (UTC, ms) of a time, and of the month after. */
@@ -61,6 +70,9 @@ async function locked<T>(pool: pg.Pool, f: (c: pg.PoolClient) => Promise<T>): Pr
 export async function createSchema(pool: pg.Pool): Promise<void> {
   await locked(pool, async (c) => {
     for (const sql of SCHEMA) await c.query(sql);
+    const { rows } = await c.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = 'mg_ledger'::regclass AND attnum > 0 AND NOT attisdropped");
+    const have = new Set(rows.map((r) => r.name));
+    for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) await c.query(`ALTER TABLE mg_ledger ADD COLUMN ${name} ${type}`);
   });
 }
 

@@ -6,12 +6,33 @@
 export interface AdminConfigLoaded {
   file: string;
   started_at: string;
+  /**
+   * The last config reload since the process started (null: none yet): the same on GET /admin/v1/config and /admin/v1/config/loaded.
+   */
   last_reload: null | {
     at: string;
-    trigger: string;
+    /**
+     * file: the config watch; sighup: a SIGHUP (to this process or the cluster primary); call: a program embedding the gateway called Gateway.reload().
+     */
+    trigger: "file" | "sighup" | "call";
+    /**
+     * false: refused, the previous config keeps serving.
+     */
     ok: boolean;
+    /**
+     * Why it was refused (file:line:column: message, as `model-gateway check` prints them).
+     */
     problems?: string[];
-    changes?: {};
+    /**
+     * What a reload that was swapped in changed: names added, removed and changed (keys as project/key-id), and the other top-level sections whose settings differ.
+     */
+    changes?: {
+      providers: Delta;
+      models: Delta;
+      projects: Delta;
+      keys: Delta;
+      settings: string[];
+    };
   };
   pipeline: {
     name: string;
@@ -43,4 +64,9 @@ export interface AdminConfigLoaded {
     revoked: boolean;
   }[];
   mcp_servers: string[];
+}
+export interface Delta {
+  added: string[];
+  removed: string[];
+  changed: string[];
 }

@@ -20,7 +20,10 @@ export interface AdminRequest {
   model: string;
   provider: string;
   status: number;
-  outcome: "ok" | "error" | "aborted" | "stream_error";
+  /**
+   * blocked: a guardrail refused the request or cut its answer (docs/guardrails.md).
+   */
+  outcome: "ok" | "error" | "aborted" | "stream_error" | "blocked";
   sandbox: boolean;
   estimated: boolean;
   attempts: number;
@@ -43,4 +46,20 @@ export interface AdminRequest {
   cost_usd: string;
   latency_ms: number;
   ttft_ms: number | null;
+  /**
+   * Answered from the response cache (provider cache, no upstream call), billed at the hit price (docs/caching.md).
+   */
+  cache_hit: boolean;
+  /**
+   * What guardrails did, action:rule entries joined by commas (block:no-secrets,redact:pii); absent when none acted.
+   */
+  guardrail?: string;
+  /**
+   * MCP tool calls (endpoint mcp_tool or responses_mcp_tool; provider = server, model = tool): bytes of the result.
+   */
+  tool_bytes?: number;
+  /**
+   * MCP tool calls, only with mcp.log_arguments: the arguments as JSON.
+   */
+  tool_arguments?: string;
 }
