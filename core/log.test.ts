@@ -27,6 +27,23 @@ describe("createLogger", () => {
     expect(log.enabled("debug")).toBe(false);
   });
 
+  it("infoJson writes the same line info() would for those fields, and nothing below info", () => {
+    const { lines, stream } = sink();
+    const log = createLogger({ level: "info" }, stream);
+    const fields = { requestId: "r1", model: 'a "quoted"\nname', n: 2, attempts: [{ provider: "p", ms: 1.5 }], stream: false };
+    log.info("request", fields);
+    log.infoJson("request", JSON.stringify(fields));
+    log.infoJson("empty", "{}");
+    expect(lines).toHaveLength(3);
+    const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":"T"');
+    expect(withoutTime(lines[1]!)).toBe(withoutTime(lines[0]!));
+    expect(Date.parse(JSON.parse(lines[1]!).time)).not.toBeNaN();
+    expect(JSON.parse(lines[2]!)).toEqual({ level: 30, time: expect.any(String), msg: "empty" });
+    const quiet = sink();
+    createLogger({ level: "warn" }, quiet.stream).infoJson("request", JSON.stringify(fields));
+    expect(quiet.lines).toEqual([]);
+  });
+
   it("silent writes nothing and reports every level disabled", () => {
     const { lines, stream } = sink();
     const log = createLogger("silent", stream);
