@@ -102,12 +102,46 @@ function prettyStream(file?: string): DestinationStream {
 
 const requirePretty = () => createRequire(import.meta.url)("pino-pretty") as (o: Record<string, unknown>) => DestinationStream;
 
+/**
+ * Pre-serialised lines (infoJson: the access log) are joined here and handed to the file or stderr writer a batch at
+ * a time — when BATCH_CHARS have gathered, at the periodic flush, before any other line (so lines keep their order),
+ * on close() and at process exit — not one sonic-boom write per request: each write there costs ~3 µs of CPU for a
+ * 500-byte line (it measures and copies its buffer), one per 16 KB ~1 µs a line.
+ */
+const BATCH_CHARS = 16 * 1024;
+/** Loggers with lines still to write, flushed synchronously if the process exits without closing them. */
+const unclosed = new Set<() => void>();
+let exitHook = false;
+
 function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ownFile: boolean, json: DestinationStream | undefined): Logger {
   let closed: Promise<void> | undefined;
   let dirty = false;
+  let batch = "";
+  const drain = () => {
+    if (!batch || !boom) return;
+    const text = batch;
+    batch = "";
+    boom.write(text);
+  };
+  const atExit = () => {
+    drain();
+    try {
+      boom?.flushSync();
+    } catch { /* not open yet, or closed */ }
+  };
+  if (boom) {
+    unclosed.add(atExit);
+    if (!exitHook) {
+      exitHook = true;
+      process.once("exit", () => {
+        for (const flush of unclosed) flush();
+      });
+    }
+  }
   const timer = boom && setInterval(() => {
     if (!dirty) return;
     dirty = false;
+    drain();
     try {
       boom.flush();
     } catch { /* still opening, or closed */ }
@@ -115,6 +149,7 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
   timer?.unref();
   const at = (lvl: "debug" | "info" | "warn" | "error") => (msg: string, fields?: Record<string, unknown>) => {
     dirty = true;
+    if (batch) drain(); // the access lines before this one go first
     // Warnings and errors may quote a failure's text (an upstream's, a cause's): credentials masked (core/secrets).
     // Not info and debug lines: the access log is one per request and holds no free text.
     if (lvl === "warn" || lvl === "error") {
@@ -133,14 +168,20 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
       if (!p.isLevelEnabled("info")) return;
       if (!json) return p.info(JSON.parse(fieldsJson), msg);
       dirty = true;
-      // pino's own line shape: level, time, the fields, msg (the destination batches writes: sonic-boom's minLength).
+      // pino's own line shape: level, time, the fields, msg.
       const fields = fieldsJson.length > 2 ? `${fieldsJson.slice(1, -1)},` : "";
-      json.write(`{"level":30,"time":"${new Date().toISOString()}",${fields}"msg":${JSON.stringify(msg)}}\n`);
+      const line = `{"level":30,"time":"${new Date().toISOString()}",${fields}"msg":${JSON.stringify(msg)}}\n`;
+      if (!boom) return void json.write(line); // a caller's stream (tests) gets each line as it comes
+      if (closed) return void (ownFile || boom.write(line)); // stderr stays open after close(); a closed file takes no more
+      batch += line;
+      if (batch.length >= BATCH_CHARS) drain();
     },
     enabled: (lvl) => p.isLevelEnabled(lvl),
     close() {
       return (closed ??= new Promise<void>((resolve) => {
         clearInterval(timer);
+        unclosed.delete(atExit);
+        drain();
         if (!boom) return resolve();
         const done = () => resolve();
         try {
