@@ -28,11 +28,12 @@ const HELP = `npm run bench:load -- [options]
   --targets LIST      direct,bare,gateway (default all three; "gateway" = every --gateway variant)
   --gateway NAME=SPEC gateway variant, repeatable. SPEC is \`shipped\` (the repository's gateway.yaml: SQLite,
                       full default pipeline, access log on, a live key with budget and rate limits; requests
-                      ${SHIPPED_MODEL}), a gateway.yaml path, or pipeline:a,b,c (generated config with that
-                      pipeline, logging as shipped; pipeline:default = the full default pipeline), optionally
-                      followed by @/path/to/checkout to run another checkout's code (before/after comparisons in
-                      one run). Every variant is started as users start it, \`node bin/model-gateway.mjs start
-                      --config FILE\`, its stderr (log) to a file. Default: gateway=shipped
+                      ${SHIPPED_MODEL}; shipped:a.b=v,c=w changes settings, e.g. shipped:store.fsync=false),
+                      a gateway.yaml path, or pipeline:a,b,c (generated config with that pipeline, logging as
+                      shipped; pipeline:default = the full default pipeline), optionally followed by
+                      @/path/to/checkout to run another checkout's code (before/after comparisons in one run).
+                      Every variant is started as users start it, \`node bin/model-gateway.mjs start --config
+                      FILE\`, its stderr (log) to a file. Default: gateway=shipped
   --workers LIST      gateway processes behind one port (node:cluster, as \`model-gateway start --workers\`): N for
                       every variant, or NAME=N,NAME=N per variant (default 1). N > 1 needs a redis store config;
                       the CPU figures then add up the primary and all its workers
@@ -58,6 +59,10 @@ const HELP = `npm run bench:load -- [options]
   --repeat N          run the whole matrix N times (interleaved, targets in a fresh random order each round) and
                       judge on the median of each figure; closed loops also get each target's req/s against every
                       other taken within a round, median over the rounds (less of the machine's drift)
+  --together          closed loops load every target at the same time (--concurrency connections each), so all
+                      are measured over the same seconds of the machine: CPU per request compared between
+                      gateway variants (before/after) holds still on a busy machine where one-after-another
+                      rounds drift; throughput is then each target's share of a saturated machine
   --json FILE         also write every result as JSON
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
@@ -92,6 +97,7 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
     "slow-streams": { type: "string" },
     "heap-snapshots": { type: "string" },
+    together: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -119,6 +125,7 @@ const streams = values.stream === "both" ? [false, true] : values.stream === "on
 const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
 const repeat = Math.round(num("repeat", values.repeat, 1, 20));
+const together = values.together === true;
 const abortRate = values["abort-rate"] !== undefined ? num("abort-rate", values["abort-rate"], 0, 1) : undefined;
 const apis = new Set(values.api.split(",").map((s) => s.trim()));
 for (const a of apis) if (a !== "chat" && a !== "messages") throw new Error(`--api takes chat and/or messages (got ${a})`);
@@ -221,12 +228,13 @@ async function main(): Promise<void> {
       let file: string;
       let variantEnv: Record<string, string> = env;
       let variantModel: string | undefined;
-      if (v.spec === "shipped") {
+      if (v.spec === "shipped" || v.spec.startsWith("shipped:")) {
         file = join(own, "gateway.yaml");
         const shipped = shippedBenchConfig(env.MG_BENCH_UPSTREAM, v.root ? resolve(v.root) : undefined);
         // The bench admin key, for --console NAME=open (an admin key changes nothing on the request path).
         shipped.config.admin_keys = [...(shipped.config.admin_keys ?? []), { id: "bench", sha256: BENCH_ADMIN_SHA256, scope: "read" }];
         if (consoleOf(v.name) === "off") shipped.config.console = { ...shipped.config.console, enabled: false };
+        for (const set of v.spec.slice(8).split(",").filter(Boolean)) setPath(shipped.config, set);
         writeFileSync(file, YAML.stringify(shipped.config));
         variantEnv = { ...env, ...shipped.env };
         variantModel = values.model ?? SHIPPED_MODEL;
@@ -270,7 +278,7 @@ async function main(): Promise<void> {
       for (const stream of streams) {
         const byTarget = new Map<LoadTarget, Result>();
         // A fresh order each round when repeating: the machine's drift within a round then favours no target.
-        for (const t of repeat > 1 ? shuffled(targets) : targets) {
+        const measure = async (t: LoadTarget) => {
           const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
           const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
           const sys = [syscalls(undefined), syscalls(undefined)];
@@ -289,7 +297,16 @@ async function main(): Promise<void> {
           r.sysWritesPerReq = (sys[1]!.writes - sys[0]!.writes) / served;
           await pool.close();
           byTarget.set(t, r);
+        };
+        if (together && mode === "closed") {
+          // Every target loaded at once, over the same window: each sees the same machine (paired CPU figures).
+          await Promise.all(targets.map(measure));
           await sleep(300);
+        } else {
+          for (const t of repeat > 1 ? shuffled(targets) : targets) {
+            await measure(t);
+            await sleep(300);
+          }
         }
         const group = targets.map((t) => byTarget.get(t)!);
         run.push(...group);
@@ -328,9 +345,20 @@ async function main(): Promise<void> {
     const answered = l.targets.reduce((n, t) => n + (t.answered ?? 0), 0);
     const loud = lines.filter((x) => /"level":(40|50|60)/.test(x));
     process.stdout.write(`== ${l.name}: ${access} access lines for ${answered} requests answered (${l.file})${loud.length ? `; ${loud.length} warn/error lines, first: ${loud[0]!.slice(0, 300)}` : ""}\n`);
-    if (access < answered) throw new Error(`${l.name}: ${answered - access} access lines missing`);
+    // None at all: a config with the access log off (log.access: false, or a level above info).
+    if (access > 0 && access < answered) throw new Error(`${l.name}: ${answered - access} access lines missing`);
   }
   if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, runs: repeat > 1 ? runs : undefined, verdicts: v }, null, 2));
+}
+
+/** `a.b.c=value` (the value read as YAML) set in a config object: \`shipped:store.fsync=false\`. */
+function setPath(config: Record<string, any>, assignment: string): void {
+  const eq = assignment.indexOf("=");
+  if (eq < 1) throw new Error(`shipped:PATH=VALUE wanted (got ${assignment})`);
+  const path = assignment.slice(0, eq).split(".");
+  let o = config;
+  for (const k of path.slice(0, -1)) o = o[k] ??= {};
+  o[path.at(-1)!] = YAML.parse(assignment.slice(eq + 1));
 }
 
 function printGroup(group: Result[], mode: "open" | "closed", stream: boolean, suffix: string): void {
