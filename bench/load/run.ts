@@ -66,7 +66,7 @@ const HELP = `npm run bench:load -- [options]
   --json FILE         also write every result as JSON
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
-                      report the gateway's RSS per stream and whether all N completed (issue 11's memory target);
+                      report the gateway's RSS per stream and whether all N completed (issue 32: 10 000 in <= 400 MB on one host);
                       with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process
   --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM}, \${MG_BENCH_KEY_SHA256} and \${MG_BENCH_ADMIN_SHA256}.
