@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -25,6 +27,23 @@ describe("createLogger", () => {
     expect(JSON.parse(lines[1]!)).toMatchObject({ level: 50, msg: "bad" });
     expect(log.enabled("info")).toBe(true);
     expect(log.enabled("debug")).toBe(false);
+  });
+
+  it("infoJson writes the same line info() would for those fields, and nothing below info", () => {
+    const { lines, stream } = sink();
+    const log = createLogger({ level: "info" }, stream);
+    const fields = { requestId: "r1", model: 'a "quoted"\nname', n: 2, attempts: [{ provider: "p", ms: 1.5 }], stream: false };
+    log.info("request", fields);
+    log.infoJson("request", JSON.stringify(fields));
+    log.infoJson("empty", "{}");
+    expect(lines).toHaveLength(3);
+    const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":"T"');
+    expect(withoutTime(lines[1]!)).toBe(withoutTime(lines[0]!));
+    expect(Date.parse(JSON.parse(lines[1]!).time)).not.toBeNaN();
+    expect(JSON.parse(lines[2]!)).toEqual({ level: 30, time: expect.any(String), msg: "empty" });
+    const quiet = sink();
+    createLogger({ level: "warn" }, quiet.stream).infoJson("request", JSON.stringify(fields));
+    expect(quiet.lines).toEqual([]);
   });
 
   it("silent writes nothing and reports every level disabled", () => {
@@ -53,6 +72,48 @@ describe("createLogger", () => {
     const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines).toHaveLength(100);
     expect(lines[99]).toMatchObject({ msg: "line", i: 99 });
+  });
+
+  it("access lines (infoJson) go to a file in batches, in order with other lines, every one of them by close()", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mg-log-")), "access.log");
+    const log = createLogger({ level: "info", file });
+    for (let i = 0; i < 2000; i++) {
+      log.infoJson("request", JSON.stringify({ i, path: "/api/v1/chat/completions", pad: "x".repeat(200) }));
+      if (i === 1000) log.warn("in between", { i });
+    }
+    await log.close();
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2001);
+    expect(lines[1001]).toMatchObject({ level: 40, msg: "in between", i: 1000 });
+    const access = lines.filter((l) => l.msg === "request").map((l) => l.i);
+    expect(access).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+  });
+
+  it("a few access lines reach the file without close() (the periodic flush), and a process that exits without close() loses none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-log-"));
+    const quiet = join(dir, "quiet.log");
+    const log = createLogger({ level: "info", file: quiet });
+    log.infoJson("request", '{"i":1}');
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes('"i":1'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = existsSync(quiet) ? readFileSync(quiet, "utf8") : "";
+    }
+    expect(text).toContain('"msg":"request"');
+    await log.close();
+
+    // A child process writes 300 lines (less than a batch) and calls process.exit() at once.
+    const file = join(dir, "exit.log");
+    const script = join(dir, "exit.mts"); // an ES module wherever it is (top-level await)
+    writeFileSync(script, `import { createLogger } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "log.ts")).href)};
+const log = createLogger({ level: "info", file: ${JSON.stringify(file)} });
+await new Promise((r) => setTimeout(r, 100));
+for (let i = 0; i < 300; i++) log.infoJson("request", JSON.stringify({ i }));
+process.exit(0);
+`);
+    execFileSync(process.execPath, ["--import", "tsx", script], { cwd: import.meta.dirname, timeout: 20_000 });
+    const written = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).i);
+    expect(written).toEqual(Array.from({ length: 300 }, (_, i) => i));
   });
 
   it("a quiet file logger still gets its lines out without close() (a periodic flush)", async () => {

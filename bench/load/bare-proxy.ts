@@ -7,7 +7,7 @@ import { pipeline } from "node:stream";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { Pool } from "undici";
-import { UPSTREAM_KEY } from "./upstream.ts";
+import { UPSTREAM_KEY } from "./upstream-key.ts";
 
 export function createBareProxy(upstreamOrigin: string): { server: Server; close(): Promise<void> } {
   const pool = new Pool(upstreamOrigin, { connections: 128, keepAliveTimeout: 30_000, pipelining: 1 });

@@ -12,6 +12,10 @@ export interface LoadTarget {
   pid?: number | number[];
   /** Client protocol: chat completions (default) or the Messages API (translated to the chat upstream). */
   api?: "chat" | "messages";
+  /** The model this target requests, when not the run's --model (a config serving other models). */
+  model?: string;
+  /** Requests answered with a status so far (each should leave an access line in a gateway's log). */
+  answered?: number;
 }
 
 export interface Done {
@@ -44,6 +48,7 @@ export function send(pool: Pool, target: LoadTarget, body: string, stream: boole
   const finish = (ok: boolean) => {
     if (called) return;
     called = true;
+    if (status) target.answered = (target.answered ?? 0) + 1;
     cb({ status, ok, headersAt, endAt: performance.now(), aborted });
   };
   pool.dispatch(
@@ -77,6 +82,7 @@ export function send(pool: Pool, target: LoadTarget, body: string, stream: boole
 /** Promise form for setup checks: the whole body as text. */
 export async function fetchText(pool: Pool, target: LoadTarget, body: string): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   const r = await pool.request({ path: target.path, method: "POST", headers: target.headers, body });
+  target.answered = (target.answered ?? 0) + 1;
   return { status: r.statusCode, text: await r.body.text(), headers: r.headers };
 }
 

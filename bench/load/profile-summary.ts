@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
 
+/** This checkout (the bundle's chunks are under dist/): the project's own frames. */
+const ROOT_URL = new URL("../..", import.meta.url).href;
 const file = process.argv[2];
 if (!file) throw new Error("usage: profile-summary FILE.cpuprofile [top]");
 const top = Number(process.argv[3]) || 25;
@@ -25,7 +27,7 @@ function moduleOf(url: string, name: string): string {
     const rest = url.slice(nm + 13).split("/");
     return rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  return url.replace(/^file:\/\/.*?\/main\//, "");
+  return url.startsWith(ROOT_URL) ? url.slice(ROOT_URL.length) : url;
 }
 
 const byFn = new Map<string, number>();
@@ -41,7 +43,7 @@ for (const [id, t] of self) {
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const f = byId.get(cur)!.callFrame;
-    if (!f.url.includes("/main/") || f.url.includes("node_modules")) continue;
+    if (!f.url.startsWith(ROOT_URL) || f.url.includes("node_modules")) continue;
     const key = `${f.functionName || "(anonymous)"} ${moduleOf(f.url, f.functionName)}:${f.lineNumber + 1}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -1,6 +1,6 @@
 // `npm run bench:load [-- options]`: the fake upstream, a bare Node proxy and the gateway as separate processes on
 // loopback, driven from this process (the load generator) open-loop and closed-loop. See bench/README.md.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -9,7 +9,8 @@ import YAML from "yaml";
 import { benchConfig, BENCH_ADMIN_KEY, BENCH_ADMIN_SHA256, BENCH_KEY, BENCH_KEY_SHA256, BENCH_MODEL, BENCH_FLAKY_MODEL } from "./config.ts";
 import { openConsole, type OpenConsole } from "./console-page.ts";
 import { UPSTREAM_KEY } from "./upstream.ts";
-import { benchFile, cpuMs, deadChildren, gatewayEntry, startChild, stopChildren, syscalls } from "./procs.ts";
+import { cpuMs, deadChildren, startChild, startGatewayBin, stopChildren, syscalls, toolEntry } from "./procs.ts";
+import { shippedBenchConfig, SHIPPED_MODEL } from "./shipped.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { closedLoop, openLoop, type Result } from "./loops.ts";
 import { groupTable, pairedRatioTable, verdicts, verdictTable } from "./report.ts";
@@ -25,15 +26,19 @@ const HELP = `npm run bench:load -- [options]
   --modes LIST        open,closed (default both)
   --stream MODE       on | off | both (default both)
   --targets LIST      direct,bare,gateway (default all three; "gateway" = every --gateway variant)
-  --gateway NAME=SPEC gateway variant, repeatable. SPEC is a gateway.yaml path or pipeline:a,b,c
-                      (generated config with that pipeline; pipeline:default = the full default pipeline),
-                      optionally followed by @/path/to/checkout to run
-                      another checkout's code (before/after comparisons in one run; the checkout needs
-                      bench/load/gateway.ts). Default: gateway=pipeline:auth,router
+  --gateway NAME=SPEC gateway variant, repeatable. SPEC is \`shipped\` (the repository's gateway.yaml: SQLite,
+                      full default pipeline, access log on, a live key with budget and rate limits; requests
+                      ${SHIPPED_MODEL}; shipped:a.b=v,c=w changes settings, e.g. shipped:store.fsync=false),
+                      a gateway.yaml path, or pipeline:a,b,c (generated config with that pipeline, logging as
+                      shipped; pipeline:default = the full default pipeline), optionally followed by
+                      @/path/to/checkout to run another checkout's code (before/after comparisons in one run).
+                      Every variant is started as users start it, \`node bin/model-gateway.mjs start --config
+                      FILE\`, its stderr (log) to a file. Default: gateway=shipped
   --workers LIST      gateway processes behind one port (node:cluster, as \`model-gateway start --workers\`): N for
                       every variant, or NAME=N,NAME=N per variant (default 1). N > 1 needs a redis store config;
                       the CPU figures then add up the primary and all its workers
-  --model ID          public model to request (default ${BENCH_MODEL}; ${BENCH_FLAKY_MODEL} with --flaky-rate)
+  --model ID          public model to request (default ${BENCH_MODEL}, ${SHIPPED_MODEL} on \`shipped\` variants;
+                      ${BENCH_FLAKY_MODEL} with --flaky-rate)
   --flaky-rate F      also start a second upstream failing fraction F of its requests (HTTP --flaky-status,
                       default 500); generated configs then serve ${BENCH_FLAKY_MODEL} flaky-first, healthy second
   --abort-rate F      the client hangs up after the first body bytes on fraction F of requests (disconnect
@@ -54,10 +59,14 @@ const HELP = `npm run bench:load -- [options]
   --repeat N          run the whole matrix N times (interleaved, targets in a fresh random order each round) and
                       judge on the median of each figure; closed loops also get each target's req/s against every
                       other taken within a round, median over the rounds (less of the machine's drift)
+  --together          closed loops load every target at the same time (--concurrency connections each), so all
+                      are measured over the same seconds of the machine: CPU per request compared between
+                      gateway variants (before/after) holds still on a busy machine where one-after-another
+                      rounds drift; throughput is then each target's share of a saturated machine
   --json FILE         also write every result as JSON
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
-                      report the gateway's RSS per stream and whether all N completed (issue 11's memory target);
+                      report the gateway's RSS per stream and whether all N completed (issue 32: 10 000 in <= 400 MB on one host);
                       with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process
   --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM}, \${MG_BENCH_KEY_SHA256} and \${MG_BENCH_ADMIN_SHA256}.
@@ -88,6 +97,7 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
     "slow-streams": { type: "string" },
     "heap-snapshots": { type: "string" },
+    together: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -115,11 +125,14 @@ const streams = values.stream === "both" ? [false, true] : values.stream === "on
 const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
 const repeat = Math.round(num("repeat", values.repeat, 1, 20));
+const together = values.together === true;
 const abortRate = values["abort-rate"] !== undefined ? num("abort-rate", values["abort-rate"], 0, 1) : undefined;
 const apis = new Set(values.api.split(",").map((s) => s.trim()));
 for (const a of apis) if (a !== "chat" && a !== "messages") throw new Error(`--api takes chat and/or messages (got ${a})`);
 const model = values.model ?? (flakyRate !== undefined ? BENCH_FLAKY_MODEL : BENCH_MODEL);
-const variants = (values.gateway?.length ? values.gateway : ["gateway=pipeline:auth,router"]).map((g) => {
+/** What a target requests: --model, else its config's own model. */
+const modelOf = (t: LoadTarget) => t.model ?? model;
+const variants = (values.gateway?.length ? values.gateway : ["gateway=shipped"]).map((g) => {
   const eq = g.indexOf("=");
   if (eq < 1) throw new Error(`--gateway wants NAME=SPEC (got ${g})`);
   const rest = g.slice(eq + 1);
@@ -158,6 +171,8 @@ const consoleOf = (() => {
 const consoles: { name: string; page: OpenConsole }[] = [];
 
 const gatewayNames: string[] = [];
+/** Each gateway variant's stderr (its log) and the targets it serves. */
+const logs: { name: string; file: string; targets: LoadTarget[] }[] = [];
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
@@ -170,7 +185,7 @@ async function main(): Promise<void> {
       dir,
       nodeArgs: values["node-args"].split(/\s+/).filter(Boolean),
       heapSnapshots: values["heap-snapshots"] ? resolve(values["heap-snapshots"]) : undefined,
-      targetMb: 600,
+      targetMb: 400,
       targetStreams: 10_000,
       workers: Math.round(num("workers", values.workers, 1, 64)),
     });
@@ -180,15 +195,15 @@ async function main(): Promise<void> {
   process.stdout.write(
     `model-gateway load run — node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), loadavg ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n` +
       `phases: ${modes.join("+")} x ${streams.map((s) => (s ? "stream" : "non-stream")).join("+")}; warmup ${warmupMs / 1000}s + ${durationMs / 1000}s each; ` +
-      `open ${rate} req/s, closed ${concurrency} connections; model ${model}; ${values.chunks} chunks/stream\n` +
+      `open ${rate} req/s, closed ${concurrency} connections; model ${values.model ?? `${model} (${SHIPPED_MODEL} on shipped variants)`}; ${values.chunks} chunks/stream\n` +
       `note: generator, upstream, bare proxy and gateway share this machine's cores — compare ratios, not absolutes.\n\n`,
   );
 
   const upArgs = ["--chunks", values.chunks!, "--chunk-delay-ms", values["chunk-delay-ms"]];
-  const upstream = await startChild("upstream", benchFile("./upstream.ts"), upArgs);
+  const upstream = await startChild("upstream", await toolEntry("upstream"), upArgs);
   const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
   const flaky = flakyRate !== undefined
-    ? await startChild("flaky-upstream", benchFile("./upstream.ts"), [...upArgs, "--fail-rate", String(flakyRate), "--fail-status", values["flaky-status"]])
+    ? await startChild("flaky-upstream", await toolEntry("upstream"), [...upArgs, "--fail-rate", String(flakyRate), "--fail-status", values["flaky-status"]])
     : undefined;
   const env = {
     MG_BENCH_UPSTREAM: `${upstreamOrigin}/v1`,
@@ -202,37 +217,53 @@ async function main(): Promise<void> {
     targets.push({ name: "direct", origin: upstreamOrigin, path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${UPSTREAM_KEY}` }, pid: upstream.proc.pid });
   }
   if (wanted.has("bare")) {
-    const bare = await startChild("bare-proxy", benchFile("./bare-proxy.ts"), ["--upstream", upstreamOrigin]);
+    const bare = await startChild("bare-proxy", await toolEntry("bare-proxy"), ["--upstream", upstreamOrigin]);
     targets.push({ name: "bare-proxy", origin: `http://127.0.0.1:${bare.port}`, path: "/api/v1/chat/completions", headers: { "content-type": "application/json" }, pid: bare.proc.pid });
   }
   if (wanted.has("gateway")) {
     const nodeArgs = values["node-args"].split(/\s+/).filter(Boolean);
     for (const v of variants) {
+      const own = join(dir, v.name);
+      mkdirSync(own);
       let file: string;
-      if (v.spec.startsWith("pipeline:")) {
-        file = join(dir, `${v.name}.yaml`);
+      let variantEnv: Record<string, string> = env;
+      let variantModel: string | undefined;
+      if (v.spec === "shipped" || v.spec.startsWith("shipped:")) {
+        file = join(own, "gateway.yaml");
+        const shipped = shippedBenchConfig(env.MG_BENCH_UPSTREAM, v.root ? resolve(v.root) : undefined);
+        // The bench admin key, for --console NAME=open (an admin key changes nothing on the request path).
+        shipped.config.admin_keys = [...(shipped.config.admin_keys ?? []), { id: "bench", sha256: BENCH_ADMIN_SHA256, scope: "read" }];
+        if (consoleOf(v.name) === "off") shipped.config.console = { ...shipped.config.console, enabled: false };
+        for (const set of v.spec.slice(8).split(",").filter(Boolean)) setPath(shipped.config, set);
+        writeFileSync(file, YAML.stringify(shipped.config));
+        variantEnv = { ...env, ...shipped.env };
+        variantModel = values.model ?? SHIPPED_MODEL;
+      } else if (v.spec.startsWith("pipeline:")) {
+        file = join(own, "gateway.yaml");
         const names = v.spec.slice(9).split(",").filter(Boolean);
         const pipeline = names.length === 1 && names[0] === "default" ? undefined : names;
         // Translation from the Messages API to a chat upstream is the stream-transcoder's job.
         if (pipeline && apis.has("messages") && !pipeline.includes("stream-transcoder")) pipeline.push("stream-transcoder");
         writeFileSync(file, YAML.stringify(benchConfig({ upstream: env.MG_BENCH_UPSTREAM, flakyUpstream: env.MG_BENCH_FLAKY_UPSTREAM || undefined, pipeline, consoleOff: consoleOf(v.name) === "off" })));
       } else file = resolve(v.spec);
-      const entry = await gatewayEntry(v.root ? resolve(v.root) : undefined); // bundled, as the bin runs it
       const workers = workersOf(v.name);
-      const own = (values["node-args-for"] ?? []).filter((a) => a.startsWith(`${v.name}=`)).flatMap((a) => a.slice(v.name.length + 1).split(/\s+/).filter(Boolean));
-      const gw = await startChild(v.name, entry, ["--config", file, ...(workers > 1 ? ["--workers", String(workers)] : [])], { nodeArgs: [...nodeArgs, ...own], env, timeoutMs: 20_000 * workers });
+      const ownArgs = (values["node-args-for"] ?? []).filter((a) => a.startsWith(`${v.name}=`)).flatMap((a) => a.slice(v.name.length + 1).split(/\s+/).filter(Boolean));
+      const logFile = join(own, "stderr.log");
+      const gw = await startGatewayBin(v.name, { config: file, root: v.root ? resolve(v.root) : undefined, nodeArgs: [...nodeArgs, ...ownArgs], env: variantEnv, workers, logFile, timeoutMs: 60_000 * workers });
+      logs.push({ name: v.name, file: logFile, targets: [] });
       const origin = `http://127.0.0.1:${gw.port}`;
       if (consoleOf(v.name) === "open") consoles.push({ name: v.name, page: await openConsole(origin, BENCH_ADMIN_KEY) });
       if (apis.has("chat")) {
-        targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.pids });
+        targets.push({ name: v.name, origin, path: "/api/v1/chat/completions", model: variantModel, headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` }, pid: gw.pids });
         gatewayNames.push(v.name);
       }
       if (apis.has("messages")) {
         targets.push({
-          name: `${v.name}-messages`, origin, path: "/api/v1/messages", api: "messages", pid: gw.pids,
+          name: `${v.name}-messages`, origin, path: "/api/v1/messages", api: "messages", pid: gw.pids, model: variantModel,
           headers: { "content-type": "application/json", "x-api-key": BENCH_KEY, "anthropic-version": "2023-06-01" },
         });
       }
+      logs.at(-1)!.targets.push(...targets.filter((t) => t.origin === origin));
     }
   }
 
@@ -247,7 +278,7 @@ async function main(): Promise<void> {
       for (const stream of streams) {
         const byTarget = new Map<LoadTarget, Result>();
         // A fresh order each round when repeating: the machine's drift within a round then favours no target.
-        for (const t of repeat > 1 ? shuffled(targets) : targets) {
+        const measure = async (t: LoadTarget) => {
           const pool = createPool(t.origin, mode === "closed" ? concurrency : 256);
           const cpu = { t: [NaN, NaN], up: [NaN, NaN] };
           const sys = [syscalls(undefined), syscalls(undefined)];
@@ -257,7 +288,7 @@ async function main(): Promise<void> {
             cpu.up[i] = cpuMs(upstream.proc.pid);
             sys[i] = syscalls(t.pid);
           };
-          const phase = { stream, body: requestBody(model, stream, t.api), warmupMs, durationMs, onWindow, abortRate };
+          const phase = { stream, body: requestBody(modelOf(t), stream, t.api), warmupMs, durationMs, onWindow, abortRate };
           const r = mode === "open" ? await openLoop(pool, t, rate, phase) : await closedLoop(pool, t, concurrency, phase);
           const served = r.requests;
           r.cpuMsPerReq = (cpu.t[1]! - cpu.t[0]!) / served;
@@ -266,7 +297,16 @@ async function main(): Promise<void> {
           r.sysWritesPerReq = (sys[1]!.writes - sys[0]!.writes) / served;
           await pool.close();
           byTarget.set(t, r);
+        };
+        if (together && mode === "closed") {
+          // Every target loaded at once, over the same window: each sees the same machine (paired CPU figures).
+          await Promise.all(targets.map(measure));
           await sleep(300);
+        } else {
+          for (const t of repeat > 1 ? shuffled(targets) : targets) {
+            await measure(t);
+            await sleep(300);
+          }
         }
         const group = targets.map((t) => byTarget.get(t)!);
         run.push(...group);
@@ -282,9 +322,10 @@ async function main(): Promise<void> {
     process.stdout.write(`==== median of ${repeat} runs\n\n`);
     for (const mode of modes) for (const stream of streams) printGroup(all.filter((r) => r.mode === mode && r.stream === stream), mode, stream, ` [median of ${repeat}]`);
     if (modes.includes("closed")) {
-      process.stdout.write(`==== closed loop: req/s of each row / each column within a round, median of ${repeat} rounds (lowest-highest)\n\n`);
+      process.stdout.write(`==== closed loop: req/s and CPU ms per request of each row / each column within a round, median of ${repeat} rounds (lowest-highest)\n\n`);
       for (const stream of streams) {
-        process.stdout.write(`== ${stream ? "streaming" : "non-streaming"}\n${pairedRatioTable(runs.map((run) => run.filter((r) => r.mode === "closed" && r.stream === stream)))}\n\n`);
+        const rounds = runs.map((run) => run.filter((r) => r.mode === "closed" && r.stream === stream));
+        process.stdout.write(`== ${stream ? "streaming" : "non-streaming"}\n${pairedRatioTable(rounds)}\n\n${pairedRatioTable(rounds, "cpuMsPerReq")}\n\n`);
       }
     }
   }
@@ -294,8 +335,30 @@ async function main(): Promise<void> {
   if (dead.length) throw new Error(`processes died during the run: ${dead.join(", ")}`);
   for (const c of consoles) process.stdout.write(`== console open on ${c.name}: ${c.page.adminCalls()} admin API requests from its two tabs during the run\n\n`);
   const v = verdicts(all, gatewayNames);
-  if (v.length) process.stdout.write(`== targets (issue 2, "Done means")\n${verdictTable(v)}\n`);
+  if (v.length) process.stdout.write(`== targets (issue 32, "What to build" 2 and 3)\n${verdictTable(v)}\n`);
+  // Every answered request wrote its access line (as shipped): counted once the gateways have flushed and exited.
+  await stopChildren();
+  for (const l of logs) {
+    const text = readFileSync(l.file, "utf8");
+    const lines = text.split("\n").filter(Boolean);
+    const access = lines.filter((x) => x.includes('"msg":"request"')).length;
+    const answered = l.targets.reduce((n, t) => n + (t.answered ?? 0), 0);
+    const loud = lines.filter((x) => /"level":(40|50|60)/.test(x));
+    process.stdout.write(`== ${l.name}: ${access} access lines for ${answered} requests answered (${l.file})${loud.length ? `; ${loud.length} warn/error lines, first: ${loud[0]!.slice(0, 300)}` : ""}\n`);
+    // None at all: a config with the access log off (log.access: false, or a level above info).
+    if (access > 0 && access < answered) throw new Error(`${l.name}: ${answered - access} access lines missing`);
+  }
   if (values.json) writeFileSync(values.json, JSON.stringify({ options: values, results: all, runs: repeat > 1 ? runs : undefined, verdicts: v }, null, 2));
+}
+
+/** `a.b.c=value` (the value read as YAML) set in a config object: \`shipped:store.fsync=false\`. */
+function setPath(config: Record<string, any>, assignment: string): void {
+  const eq = assignment.indexOf("=");
+  if (eq < 1) throw new Error(`shipped:PATH=VALUE wanted (got ${assignment})`);
+  const path = assignment.slice(0, eq).split(".");
+  let o = config;
+  for (const k of path.slice(0, -1)) o = o[k] ??= {};
+  o[path.at(-1)!] = YAML.parse(assignment.slice(eq + 1));
 }
 
 function printGroup(group: Result[], mode: "open" | "closed", stream: boolean, suffix: string): void {
@@ -320,7 +383,7 @@ async function check(t: LoadTarget, stream: boolean): Promise<void> {
   try {
     // A flaky provider without fallback may fail some requests: one success in three tries proves the path.
     for (let i = 0; i < 3; i++) {
-      const r = await fetchText(pool, t, requestBody(model, stream, t.api));
+      const r = await fetchText(pool, t, requestBody(modelOf(t), stream, t.api));
       last = `${t.name} ${stream ? "stream" : "json"}: HTTP ${r.status} ${r.text.slice(0, 300)}`;
       if (r.status !== 200) continue;
       if (t.name !== "direct" && t.name !== "bare-proxy" && typeof r.headers["x-request-id"] !== "string") throw new Error(`${t.name}: no x-request-id`);

@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 
-export const UPSTREAM_KEY = "sk-fake-upstream";
+import { UPSTREAM_KEY } from "./upstream-key.ts";
+
+export { UPSTREAM_KEY };
 
 export interface FakeUpstreamOptions {
   /** SSE frames with content per stream (plus role, finish, usage and [DONE]); default 50. */

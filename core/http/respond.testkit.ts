@@ -44,8 +44,13 @@ export function servePerTest(): (events: AsyncIterable<SseEvent>) => Promise<{ u
 /** Serves `events` and records what each flush of the response socket carried (one flush is one write system call). */
 export async function serveCountingFlushes(events: AsyncIterable<SseEvent>) {
   const s = await serveEvents(events);
+  return { ...s, flushes: countFlushes(s.server) };
+}
+
+/** What each flush of the server's sockets carried, in order (one flush is one write system call). */
+export function countFlushes(server: Server): string[] {
   const flushes: string[] = [];
-  s.server.on("connection", (socket: any) => {
+  server.on("connection", (socket: any) => {
     const writev = socket._writev, write = socket._write;
     socket._writev = function (chunks: { chunk: Buffer | string }[], cb: () => void) {
       flushes.push(chunks.map((c) => c.chunk.toString()).join(""));
@@ -56,5 +61,5 @@ export async function serveCountingFlushes(events: AsyncIterable<SseEvent>) {
       return write.call(this, chunk, enc, cb);
     };
   });
-  return { ...s, flushes };
+  return flushes;
 }

@@ -35,8 +35,29 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
   if (err.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfter)));
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
-  res.writeHead(err.status, headers);
-  res.end(JSON.stringify(errorBody(ctx, err)));
+  writeWhole(res, err.status, headers, JSON.stringify(errorBody(ctx, err)));
+}
+
+/**
+ * A whole response in one socket write: status line, headers and body as one string, and nothing left for end().
+ * `writeHead()` then `end(text)` sent the body chunked (the headers were fixed before its length was known), with
+ * the terminating chunk and an empty write of end()'s own after it: five buffers gathered into one writev, each with
+ * its allocations. Here the length is in the headers, the write goes out as soon as it is made (the socket uncorked
+ * at once rather than on the next tick), and end() finds the socket's buffer empty. A response that has no body
+ * (HEAD, 204, 304) or no socket yet (a pipelined request waiting its turn) takes Node's own path.
+ */
+export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
+  if (status === 204 || status === 304 || res.req?.method === "HEAD" || !res.socket) {
+    res.writeHead(status, headers);
+    res.end(text);
+    return;
+  }
+  headers["content-length"] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
+  res.write(text);
+  const socket = res.socket;
+  if (socket?.writableCorked) socket.uncork();
+  res.end();
 }
 
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
@@ -61,8 +82,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   if (r.kind === "json") {
     const text = JSON.stringify(r.body);
     hooks.firstByte();
-    res.writeHead(r.status, baseHeaders(ctx, { "content-type": "application/json" }));
-    res.end(text);
+    writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text);
     return { status: r.status, aborted: false };
   }
   if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks);

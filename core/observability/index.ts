@@ -63,13 +63,14 @@ export class Observation {
     const before = (socket && lastCounts.get(socket)) ?? { read: 0, written: 0 };
     if (socket) lastCounts.set(socket, { read, written });
     const traceId = ctx.trace?.span.spanContext().traceId ?? traceIdOf(this.req);
-    this.gateway.log.info("request", accessRecord(ctx, outcome, {
+    // Serialised once, by V8's JSON.stringify (a plain object of a fixed shape), not walked again by pino.
+    this.gateway.log.infoJson("request", JSON.stringify(accessRecord(ctx, outcome, {
       ttfbMs,
       durationMs,
       bytesIn: Math.max(0, read - before.read),
       bytesOut: Math.max(0, written - before.written),
       traceId,
-    }));
+    })));
   }
 }
 
