@@ -127,7 +127,6 @@ export class SqliteStore implements Store {
 
   /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
   private readonly fsyncCommits: boolean;
-  private readonly unsynced: { done(): void; resolve(): void; reject(err: unknown): void }[] = [];
   private syncing = false;
   private walFd: number | undefined;
 
@@ -230,8 +229,8 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Group commit: writes handed in during one event-loop turn (ledger records, finished idempotency records) go in
-   * one transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
+   * Group commit: writes handed in during one event-loop turn (ledger records, finished idempotency records), or while
+   * the previous fsync ran, go in one transaction — one WAL append instead of one per request. The promise resolves only after the commit, so a
    * caller that awaits it before completing its response never loses what it answered.
    */
   private enqueue(write: () => void, done: () => void = NOTHING): Promise<void> {
@@ -243,6 +242,10 @@ export class SqliteStore implements Store {
   }
 
   private flush(): void {
+    // While an fsync runs, what arrives waits for it and goes in one transaction when it returns: its writes could not
+    // resolve before the next fsync anyway, and one commit of many records writes each touched page (ledger, its
+    // indexes, the rollups) once, where a commit per event-loop turn wrote them again and again (issue 32).
+    if (this.syncing) return;
     const batch = this.queue.splice(0);
     if (!batch.length) return;
     try {
@@ -257,23 +260,20 @@ export class SqliteStore implements Store {
       for (const b of batch) b.resolve();
       return;
     }
-    this.unsynced.push(...batch);
-    if (!this.syncing) this.syncWal();
+    this.syncWal(batch);
   }
 
   /**
    * Durable before resolved: the write-ahead log is fdatasync'd in libuv's thread pool, never on the event loop; the
-   * commits made while one fsync runs share the next. A failed fsync (a disk gone bad or read-only) rejects the
+   * writes handed in while one fsync runs share the next commit and fsync. A failed fsync (a disk gone bad or read-only) rejects the
    * writes it covered, whose callers keep their records elsewhere (the spool); a replay is idempotent.
    */
-  private syncWal(): void {
-    const batch = this.unsynced.splice(0);
-    if (!batch.length) return;
+  private syncWal(batch: { resolve(): void; reject(err: unknown): void }[]): void {
     this.syncing = true;
     const finish = (err: unknown) => {
       this.syncing = false;
       for (const b of batch) err ? b.reject(err) : b.resolve();
-      this.syncWal();
+      this.flush();
     };
     try {
       this.walFd ??= openSync(`${this.path}-wal`, "r");
@@ -433,7 +433,7 @@ export class SqliteStore implements Store {
     this.responseCache.close();
     await this.reader?.close();
     this.flush();
-    while (this.syncing || this.unsynced.length) await new Promise((r) => setTimeout(r, 5));
+    while (this.syncing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
     if (this.walFd !== undefined) closeSync(this.walFd);
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
