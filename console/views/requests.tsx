@@ -1,7 +1,7 @@
 // Requests: the ledger's newest requests, live (/requests every 5 s while the tab is visible, unless paused), with
 // filters; one opens to its record (/requests/{generation_id}): the attempts of its fallback chain with each
 // provider's status and latency, tokens, cost, timing, and the ids to grep the logs with.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { usePoll } from "../poll.ts";
 import { Table, type Column } from "../table.tsx";
@@ -91,16 +91,32 @@ function Detail({ id, onClose }: { id: string; onClose: () => void }) {
   );
 }
 
+/**
+ * A typed filter, applied on Enter or when the field loses focus. What is typed is the field's own state: the list
+ * refreshing meanwhile (every 5 s) re-renders the bar, and a field bound to the applied filter would lose it.
+ */
+function SearchField({ value, apply, placeholder, filter }: { value: string; apply: (v: string) => void; placeholder: string; filter: string }) {
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  const commit = (e: Event) => apply((e.target as HTMLInputElement).value);
+  return (
+    <input type="search" placeholder={placeholder} value={draft} data-filter={filter}
+      onInput={(e) => setDraft((e.target as HTMLInputElement).value)} onChange={commit}
+      onKeyDown={(e) => { if (e.key === "Enter") commit(e); }} />
+  );
+}
+
 function FilterBar({ f, set, loaded }: { f: Filters; set: (f: Filters) => void; loaded?: ConfigLoaded }) {
   const on = (k: keyof Filters) => (e: Event) => set({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const apply = (k: "id" | "key") => (v: string) => { if (v !== f[k]) set({ ...f, [k]: v }); };
   return (
     <form class="filters" onSubmit={(e) => e.preventDefault()} data-testid="filters">
-      <input type="search" placeholder="generation or request id" value={f.id} onChange={on("id")} data-filter="id" class="id" />
+      <SearchField placeholder="generation or request id" value={f.id} apply={apply("id")} filter="id" />
       <select value={f.project} onChange={on("project")} data-filter="project">
         <option value="">every project</option>
         {loaded?.projects.map((p) => <option key={p.id} value={p.id}>{p.id}</option>)}
       </select>
-      <input type="search" placeholder="key id" value={f.key} onChange={on("key")} data-filter="key" />
+      <SearchField placeholder="key id" value={f.key} apply={apply("key")} filter="key" />
       <select value={f.model} onChange={on("model")} data-filter="model">
         <option value="">every model</option>
         {loaded?.models.map((m) => <option key={m.id} value={m.id}>{m.id}</option>)}
