@@ -53,7 +53,9 @@ describe("SQLite group commit", () => {
     expect(commits).toEqual([1, 3]);
     expect(heldSyncs).toHaveLength(1);
     // Committed, readable by another connection, but not resolved before its own fsync.
-    expect(new Database(path, { readonly: true }).prepare("SELECT COUNT(*) AS c FROM ledger").get()).toEqual({ c: 4 });
+    const reader = new Database(path, { readonly: true });
+    expect(reader.prepare("SELECT COUNT(*) AS c FROM ledger").get()).toEqual({ c: 4 });
+    reader.close();
 
     await releaseSync();
     expect(resolved).toEqual(["a", "b", "c", "d"]);
