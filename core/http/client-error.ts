@@ -3,7 +3,7 @@
 // X-Request-Id when the socket can still take it, then the connection is closed. Never throws.
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { randomUUID } from "node:crypto";
+import { requestId as newRequestId } from "./ids.ts";
 import { GatewayError } from "../errors.ts";
 
 const ANSWERED = Symbol("client-error-answered");
@@ -63,7 +63,7 @@ function answer(err: NodeJS.ErrnoException, socket: Socket): void {
   }
   const e = errorFor(err.code);
   const body = JSON.stringify(e.toJSON());
-  const requestId = `req_${randomUUID().replace(/-/g, "")}`;
+  const requestId = newRequestId();
   socket.end(
     `HTTP/1.1 ${e.status} ${reasonOf(e.status)}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,

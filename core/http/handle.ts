@@ -1,8 +1,7 @@
 // One request through the gateway: context, body, pipeline, response, metrics, onFinish callbacks.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { randomUUID } from "node:crypto";
-import { generationId } from "./ids.ts";
+import { generationId, requestId } from "./ids.ts";
 import type { Gateway } from "../gateway.ts";
 import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
@@ -19,7 +18,7 @@ const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers["x-request-id"];
-  return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`;
+  return typeof given === "string" && REQUEST_ID.test(given) ? given : requestId();
 }
 
 export async function handleRequest(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeTime, isValid } from "ulid";
-import { generationId, pooledPrng } from "./ids.ts";
+import { generationId, pooledPrng, requestId } from "./ids.ts";
 
 describe("generationId", () => {
   it("is gen_ + a valid, time-ordered ULID, unique across many calls", () => {
@@ -19,5 +19,17 @@ describe("generationId", () => {
       const x = pooledPrng();
       expect(x >= 0 && x < 1).toBe(true);
     }
+  });
+});
+
+describe("requestId", () => {
+  it("is req_ + 32 hex digits laid out as a UUIDv7: the time in ms first, so ids sort by when they were made", () => {
+    const ids = Array.from({ length: 5000 }, (_, i) => requestId(1_790_000_000_000 + i));
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(parseInt(requestId(1_790_000_000_123).slice(4, 16), 16)).toBe(1_790_000_000_123);
+    // Within one millisecond the rest is random: 5000 ids of the same ms are all different.
+    expect(new Set(Array.from({ length: 5000 }, () => requestId(1_790_000_000_000))).size).toBe(5000);
   });
 });
