@@ -6,9 +6,8 @@
 // verify() refuses a server without AOF, and an "epoch" key tells whether the server still holds the state this
 // gateway saw in it (a restart without persistence, a FLUSHALL or a failover to an empty replica lose it).
 import { Redis } from "ioredis";
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { randomUUID } from "node:crypto";
+import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import type { Logger } from "../log.ts";
 import { allPeriods } from "./periods.ts";
@@ -464,19 +463,4 @@ function parseRollupHash(hash: Record<string, string>): Map<RollupGroup, RollupC
     else if (counter in row.c) (row.c as unknown as Record<string, number>)[counter] = Number(value);
   }
   return new Map([...byGroup.values()].map(({ g, c }) => [g, c]));
-}
-
-function readEpochs(file: string): Record<string, string> {
-  try {
-    const v = JSON.parse(readFileSync(file, "utf8"));
-    return v && typeof v === "object" ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-function writeEpochs(file: string, epochs: Record<string, string>): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, JSON.stringify(epochs, null, 2) + "\n");
-  renameSync(`${file}.tmp`, file);
 }
