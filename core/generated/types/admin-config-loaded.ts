@@ -53,8 +53,18 @@ export interface AdminConfigLoaded {
   projects: {
     id: string;
     keys: number;
-    budget: {} | null;
-    rate_limits: {} | null;
+    budget: {
+      /**
+       * USD per period, a decimal string.
+       */
+      usd: string;
+      period?: "day" | "week" | "month" | "total";
+    } | null;
+    rate_limits: {
+      rpm?: number;
+      tpm?: number;
+      tool_calls_per_minute?: number;
+    } | null;
     allow_models: string[] | null;
   }[];
   admin_keys: {

@@ -45,9 +45,29 @@ export interface AdminConfig {
     problems?: string[];
     last_reload: LastReload;
   };
+  /**
+   * The state store as GET /readyz sees it (core/store/guard.ts StoreStatus).
+   */
   store: {
     up: boolean;
     kind: string;
+    /**
+     * While down: why.
+     */
+    reason?: "timeout" | "error" | "down" | "state_lost";
+    /**
+     * While down: since when.
+     */
+    since?: string;
+    /**
+     * While down: the last error.
+     */
+    error?: string;
+    spool?: {
+      records: number;
+      oldest_age_seconds: number;
+    };
+    pending_releases?: number;
   };
   key_cache: {
     keys: number;
