@@ -27,12 +27,9 @@ const chat = (model: string, extra: Record<string, unknown> = {}, headers: Recor
 
 /** The access line of a request (they are written once the response is complete, so wait for it). */
 async function accessLine(requestId: string): Promise<Record<string, any>> {
-  for (let i = 0; i < 100; i++) {
-    const line = log.access().find((r) => r.requestId === requestId);
-    if (line) return line;
-    await sleep(20);
-  }
-  throw new Error(`no access line for ${requestId}`);
+  const [line] = await log.accessOnce((r) => r.requestId === requestId, 1);
+  if (!line) throw new Error(`no access line for ${requestId}`);
+  return line;
 }
 
 beforeAll(async () => {

@@ -314,9 +314,9 @@ describe("policies, ledger and metrics", () => {
     try {
       const send = () => fetch(`${logged.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_KEY}` }, body: JSON.stringify(chatBody("logged")) }).then((r) => r.text());
       await send();
+      await logged.log.accessOnce((l) => l.endpoint === "chat", 1);
       await send();
-      await new Promise((r) => setTimeout(r, 50));
-      const lines = logged.log.access().filter((l) => l.endpoint === "chat");
+      const lines = await logged.log.accessOnce((l) => l.endpoint === "chat", 2);
       expect(lines.map((l) => [l.cache, l.provider])).toEqual([["miss", "up"], ["hit", "cache"]]);
       expect(lines[1]!.costUsd).toBe("0.002");
       expect(lines[1]!.attempts).toEqual([]);

@@ -14,6 +14,11 @@ export interface CapturedLog {
   records(): Array<Record<string, any>>;
   /** Access log lines (msg "request"). */
   access(): Array<Record<string, any>>;
+  /**
+   * The access lines that match, once there are at least `count` of them (up to 5 s). A line is written when its
+   * request has finished, after its ledger record is durable, which can be a little after the client has its answer.
+   */
+  accessOnce(match: (line: Record<string, any>) => boolean, count: number): Promise<Array<Record<string, any>>>;
 }
 
 export function captureLogger(level: LogLevel = "debug") {
@@ -25,10 +30,19 @@ export function captureLogger(level: LogLevel = "debug") {
     },
   });
   const logger = createLogger({ level }, sink);
+  const access = () => lines.map((l) => JSON.parse(l)).filter((r) => r.msg === "request");
   const log: CapturedLog = {
     lines,
     records: () => lines.map((l) => JSON.parse(l)),
-    access: () => lines.map((l) => JSON.parse(l)).filter((r) => r.msg === "request"),
+    access,
+    async accessOnce(match, count) {
+      const until = Date.now() + 5000;
+      for (;;) {
+        const found = access().filter(match);
+        if (found.length >= count || Date.now() > until) return found;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
   };
   return { logger, log };
 }
