@@ -1,6 +1,6 @@
 // The SQLite store's group commits as the event loop sees them (issue 11): 30 000 ledger records through
 // SqliteStore.record in batches of B (what one event-loop turn of a busy gateway hands in), timing each synchronous
-// flush — the time the event loop is blocked — and the main thread's own CPU (/proc/self/schedstat, on-CPU only, so
+// flush — the time the event loop is blocked (and each move from the ledger journal, where there is one) — and the main thread's own CPU (/proc/self/schedstat, on-CPU only, so
 // work on other threads such as the WAL checkpointer is not in it). Run it against two checkouts, alternately, for
 // a before/after:
 //   npx tsx bench/store/group-commit.ts /tmp/mg-before 5 && npx tsx bench/store/group-commit.ts "$PWD" 5
@@ -23,7 +23,7 @@ const mainThreadNs = () => Number(readFileSync("/proc/self/schedstat", "utf8").s
 
 const path = join(tmpdir(), `mg-group-commit-${process.pid}.db`);
 const store = new SqliteStore(path);
-const internals = store as unknown as { flush(): void };
+const internals = store as unknown as { flush(): void; moveChunk?: () => number };
 const flush = internals.flush.bind(store);
 const blocked: number[] = [];
 internals.flush = () => {
@@ -31,6 +31,17 @@ internals.flush = () => {
   flush();
   blocked.push(performance.now() - t);
 };
+// Moves from the ledger journal into the ledger (checkouts that have one), timed the same way.
+const moved: number[] = [];
+const moveChunk = internals.moveChunk;
+if (moveChunk) {
+  internals.moveChunk = () => {
+    const t = performance.now();
+    const n = moveChunk();
+    if (n) moved.push(performance.now() - t);
+    return n;
+  };
+}
 const c0 = mainThreadNs();
 const t0 = performance.now();
 for (let i = 0; i < N; i += batch) {
@@ -44,10 +55,14 @@ await store.close();
 for (const x of ["", "-wal", "-shm"]) rmSync(path + x, { force: true });
 
 blocked.sort((a, b) => a - b);
-const q = (p: number) => blocked[Math.floor(p * (blocked.length - 1))]!;
+moved.sort((a, b) => a - b);
+const q = (p: number, of = blocked) => of[Math.floor(p * (of.length - 1))]!;
 const us = (ms: number) => (ms * 1000).toFixed(0);
 console.log(
   `${root}  batch ${batch}: ${blocked.length} commits; event loop blocked ${((blocked.reduce((a, b) => a + b, 0) / N) * 1000).toFixed(1)} us per record, ` +
     `per commit p50 ${us(q(0.5))} us p99 ${us(q(0.99))} us max ${q(1).toFixed(1)} ms, ${blocked.filter((t) => t > 10).length} over 10 ms; ` +
-    `main-thread CPU ${(cpu / N / 1000).toFixed(1)} us per record; wall ${((wall / N) * 1000).toFixed(1)} us per record`,
+    `main-thread CPU ${(cpu / N / 1000).toFixed(1)} us per record; wall ${((wall / N) * 1000).toFixed(1)} us per record` +
+    (moved.length
+      ? `; ${moved.length} journal moves blocked ${((moved.reduce((a, b) => a + b, 0) / N) * 1000).toFixed(1)} us per record, per move p50 ${us(q(0.5, moved))} us p99 ${us(q(0.99, moved))} us max ${q(1, moved).toFixed(1)} ms`
+      : ""),
 );

@@ -255,7 +255,7 @@ describe("rollups of ledgers written before rollups existed", () => {
     await old.close();
     // Make it a file of the previous version: no rollup tables, no attempt_list column, no marker.
     const db = new Database(path);
-    db.exec("DROP TABLE ledger_hourly; DROP TABLE ledger_daily; DROP TABLE meta; ALTER TABLE ledger DROP COLUMN attempt_list");
+    db.exec("DROP TABLE ledger_hourly; DROP TABLE ledger_daily; DROP TABLE meta; DROP VIEW ledger_all; DROP TABLE ledger_journal; ALTER TABLE ledger DROP COLUMN attempt_list");
     db.close();
     const store = new SqliteStore(path);
     const q: UsageQuery = { since: T0, until: T0 + 3 * D, groupBy: ["project", "model"], bucket: "day", includeSandbox: true };

@@ -150,7 +150,7 @@ describe("ledger", () => {
     await a.record(old);
     await a.close();
     const db = new Database(file);
-    db.exec("ALTER TABLE ledger DROP COLUMN cache_hit"); // the file as an earlier release left it
+    db.exec("DROP VIEW ledger_all; ALTER TABLE ledger DROP COLUMN cache_hit"); // the file as an earlier release left it
     db.close();
     const b = new SqliteStore(file);
     const hit = entry("hit", { cacheHit: true });

@@ -49,7 +49,7 @@ describe("SQLite WAL checkpoints", () => {
     // The worker closed first, so the store's close was the last connection: WAL checkpointed and removed.
     expect(existsSync(`${path}-wal`)).toBe(false);
     const db = new Database(path, { readonly: true });
-    expect((db.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c).toBe(1);
+    expect((db.prepare("SELECT COUNT(*) AS c FROM ledger_all").get() as { c: number }).c).toBe(1);
     db.close();
   });
 
@@ -63,7 +63,7 @@ describe("SQLite WAL checkpoints", () => {
       try {
         const db = new Database(copy);
         try {
-          return (db.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c;
+          return (db.prepare("SELECT COUNT(*) AS c FROM ledger_all").get() as { c: number }).c;
         } finally {
           db.close();
         }
@@ -77,7 +77,7 @@ describe("SQLite WAL checkpoints", () => {
       await store.record(entry());
       // A reader in a transaction (an operator's `sqlite3`, a backup) pins what it reads; the second record comes after.
       reader.exec("BEGIN");
-      expect((reader.prepare("SELECT COUNT(*) AS c FROM ledger").get() as { c: number }).c).toBe(1);
+      expect((reader.prepare("SELECT COUNT(*) AS c FROM ledger_all").get() as { c: number }).c).toBe(1);
       await store.record(entry());
       // The worker's checkpoint copies what the reader allows, not the second record.
       await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(emptySize), { timeout: 10_000, interval: 50 });

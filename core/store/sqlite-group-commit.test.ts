@@ -54,7 +54,7 @@ describe("SQLite group commit", () => {
     expect(heldSyncs).toHaveLength(1);
     // Committed, readable by another connection, but not resolved before its own fsync.
     const reader = new Database(path, { readonly: true });
-    expect(reader.prepare("SELECT COUNT(*) AS c FROM ledger").get()).toEqual({ c: 4 });
+    expect(reader.prepare("SELECT COUNT(*) AS c FROM ledger_all").get()).toEqual({ c: 4 });
     reader.close();
 
     await releaseSync();

@@ -22,7 +22,7 @@ describe("SQLite ledger reader thread", () => {
     expect(performance.now() - t0).toBeLessThan(5_000);
     // The event loop kept running while SQLite worked (on the main thread it would have been blocked throughout).
     expect(ticks).toBeGreaterThan(10);
-    expect(await reader.all("SELECT count(*) AS n FROM ledger", [])).toEqual([{ n: 0n }]);
+    expect(await reader.all("SELECT count(*) AS n FROM ledger_all", [])).toEqual([{ n: 0n }]);
     await reader.close();
     await expect(reader.all("SELECT 1", [])).rejects.toThrow(/closed/);
   });
@@ -37,7 +37,7 @@ describe("SQLite ledger reader thread", () => {
         inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0,
         costUsd: "0", costPico: 0n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
       });
-      expect(await reader.all("SELECT count(*) AS n FROM ledger", [])).toEqual([{ n: BigInt(i + 1) }]);
+      expect(await reader.all("SELECT count(*) AS n FROM ledger_all", [])).toEqual([{ n: BigInt(i + 1) }]);
     }
     await reader.close();
     await store.close();

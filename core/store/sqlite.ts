@@ -1,8 +1,9 @@
-// Store kind `sqlite`: one file in WAL mode. The ledger (with its hourly and daily usage rollups, updated in the
-// record's own transaction) and finished idempotency records are durable across
+// Store kind `sqlite`: one file in WAL mode. Ledger records and finished idempotency records are durable across
 // restarts, kill -9, a power cut and a disk gone read-only: each is one committed transaction whose write-ahead log
-// was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. Spend is the ledger
-// itself (an indexed SUM, cached in memory and kept current by record()), so the two can never disagree.
+// was fdatasync'd (off the event loop, shared by every commit meanwhile) before the response completes. A record is
+// committed to the ledger's journal and moved into the ledger and its hourly and daily rollups in batches soon after
+// (the view `ledger_all` is both). Spend is the ledger itself (an indexed SUM, cached in memory and kept current by
+// record()), so the two can never disagree.
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
 // Reports (usage, search) run in a reader thread (sqlite-reader.ts), never on the event loop.
 import Database from "better-sqlite3";
@@ -17,7 +18,7 @@ import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
 import { SqliteApiKeyStore } from "./api-keys-sqlite.ts";
 import { SqliteResponseCacheStore } from "./response-cache-sqlite.ts";
-import { COUNTERS, DAY_MS, HOUR_MS, UsageAccumulator, countsOf, dayOf, hourOf, planUsage } from "./rollup.ts";
+import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
 import { ROLLUP_COUNTERS, ROLLUP_KEY, SQLITE, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { pageOf, planSearch } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
@@ -32,34 +33,44 @@ const ROLLUP_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   PRIMARY KEY (${ROLLUP_KEY.join(", ")})
 ) WITHOUT ROWID;`;
 
-/** Add one record's counters to its group's row (or create the row). */
-const ROLLUP_UPSERT = (name: string) => `INSERT INTO ${name} (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].join(", ")})
-  VALUES (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].map(() => "?").join(", ")})
-  ON CONFLICT (${ROLLUP_KEY.join(", ")}) DO UPDATE SET ${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
-
-/** Rollups of the records already in the ledger (a file from before rollups existed), once. */
-const ROLLUP_BACKFILL = (name: string, bucketMs: number) => `INSERT INTO ${name} (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].join(", ")})
+/**
+ * Rollup rows summed from `from` (records; `where` picks which), added to the table's rows (counters summed where a
+ * bucket and group exist). The same sums as countsOf (rollup.ts): an error is a status >= 400 or an outcome not ok.
+ */
+const ROLLUP_ADD = (name: string, bucketMs: number, from: string, where: string) => `INSERT INTO ${name} (${[...ROLLUP_KEY, ...ROLLUP_COUNTERS].join(", ")})
   SELECT (ts / ${bucketMs}) * ${bucketMs}, project, key_id, model, provider, endpoint, sandbox, COUNT(*),
     SUM(CASE WHEN status >= 400 OR outcome <> 'ok' THEN 1 ELSE 0 END), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens),
     SUM(cache_write_tokens), SUM(reasoning_tokens), SUM(images), SUM(video_seconds), SUM(search_units), SUM(web_searches), SUM(cost_pico)
-  FROM ledger GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+  FROM ${from} WHERE ${where} GROUP BY 1, 2, 3, 4, 5, 6, 7
+  ON CONFLICT (${ROLLUP_KEY.join(", ")}) DO UPDATE SET ${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS ledger (
-  generation_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT NOT NULL, project TEXT NOT NULL,
+/**
+ * The journal records up to a generation id: what one move takes. None of them is in the ledger — a record enters the
+ * journal only if neither table has it, and a move deletes what it inserts in the same transaction — so the rollups
+ * add each once; OR IGNORE on the insert only keeps a file edited by hand from stopping every move.
+ */
+const UP_TO = "j.generation_id <= ?";
+
+/**
+ * The ledger's columns after generation_id, with their types: the ledger and its journal share them. Files from before
+ * some of them existed gain them at open (the ALTERs in the constructor).
+ */
+const LEDGER_FIELDS = `request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT NOT NULL, project TEXT NOT NULL,
   endpoint TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, attempts INTEGER NOT NULL,
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
   reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
   cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
-  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0, guardrail TEXT,
-  cache_hit INTEGER NOT NULL DEFAULT 0,
-  attempt_list TEXT
-);
+  outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0,
+  tool_bytes INTEGER, tool_arguments TEXT, guardrail TEXT, cache_hit INTEGER NOT NULL DEFAULT 0, attempt_list TEXT`;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS ledger (generation_id TEXT PRIMARY KEY, ${LEDGER_FIELDS});
 CREATE INDEX IF NOT EXISTS ledger_project_ts ON ledger (project, ts);
 CREATE INDEX IF NOT EXISTS ledger_ts ON ledger (ts, generation_id);
 CREATE INDEX IF NOT EXISTS ledger_request ON ledger (request_id);
 ${ROLLUP_TABLE("ledger_hourly")}
 ${ROLLUP_TABLE("ledger_daily")}
+CREATE TABLE IF NOT EXISTS ledger_journal (generation_id TEXT PRIMARY KEY, ${LEDGER_FIELDS}) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, hash TEXT NOT NULL, response TEXT NOT NULL, expires_at INTEGER NOT NULL
@@ -73,6 +84,17 @@ const COLUMNS = [
   "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail", "cache_hit",
   "attempt_list",
 ];
+
+const COLUMN_LIST = COLUMNS.join(", ");
+
+/** Every record, moved to the ledger or still in the journal: what readers of the file (and the store's own lookups) see. */
+const LEDGER_ALL = `CREATE VIEW ledger_all AS SELECT ${COLUMN_LIST} FROM ledger UNION ALL SELECT ${COLUMN_LIST} FROM ledger_journal`;
+
+/** Journal records moved per drain transaction: one holds the event loop for ~0.4 ms (bench/store/group-commit.ts). */
+const DRAIN_CHUNK = 64;
+/** How long a record may wait in the journal before it is moved, and how many may gather before they are moved at once. */
+const DRAIN_AFTER_MS = 100;
+const DRAIN_AT_ROWS = 256;
 
 function toRow(e: LedgerRecord): unknown[] {
   return [
@@ -158,31 +180,41 @@ export class SqliteStore implements Store {
     this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
     if (!columns.some((c) => c.name === "cache_hit")) this.db.exec("ALTER TABLE ledger ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0");
     this.responseCache = new SqliteResponseCacheStore(this.db, (write, done) => this.enqueue(write, done));
+    // Made again when its text changes (a release that adds a column): a view is fixed to the columns it was made with.
+    const view = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'ledger_all'").get() as { sql: string } | undefined;
+    if (view?.sql !== LEDGER_ALL) this.db.exec(`DROP VIEW IF EXISTS ledger_all; ${LEDGER_ALL}`);
     this.stmts = {
-      insert: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
-      rollup: ((hourly, daily) => (row: unknown[]) => (row[0] === "h" ? hourly : daily).run(...row.slice(1)))(
-        this.db.prepare(ROLLUP_UPSERT("ledger_hourly")), this.db.prepare(ROLLUP_UPSERT("ledger_daily"))),
-      get: this.db.prepare("SELECT * FROM ledger WHERE generation_id = ?").safeIntegers(true),
-      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND ts >= ?").safeIntegers(true),
-      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
-      list: this.db.prepare("SELECT * FROM ledger WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
+      // A record goes to the journal unless the ledger or the journal has it already (a replay): `changes` says which.
+      journal: this.db.prepare(`INSERT OR IGNORE INTO ledger_journal (${COLUMN_LIST}) SELECT ${COLUMNS.map(() => "?").join(", ")}
+        WHERE NOT EXISTS (SELECT 1 FROM ledger WHERE generation_id = ?)`),
+      drainUpTo: this.db.prepare(`SELECT MAX(generation_id) AS last FROM (SELECT generation_id FROM ledger_journal ORDER BY generation_id LIMIT ${DRAIN_CHUNK})`),
+      drainHourly: this.db.prepare(ROLLUP_ADD("ledger_hourly", HOUR_MS, "ledger_journal j", UP_TO)),
+      drainDaily: this.db.prepare(ROLLUP_ADD("ledger_daily", DAY_MS, "ledger_journal j", UP_TO)),
+      drainMove: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM ledger_journal j WHERE ${UP_TO}`),
+      drainDelete: this.db.prepare("DELETE FROM ledger_journal WHERE generation_id <= ?"),
+      get: this.db.prepare(`SELECT * FROM ledger_all WHERE generation_id = ?`).safeIntegers(true),
+      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND ts >= ?").safeIntegers(true),
+      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
+      list: this.db.prepare("SELECT * FROM ledger_all WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
       probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
-    const commit = this.db.transaction((writes: (() => void)[]) => {
+    this.commitAll = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
-      // The commit's new records, summed per group and bucket: one upsert per group, not per record.
-      for (const row of this.rollupBatch.values()) this.stmts.rollup(row);
     });
-    this.commitAll = (writes) => {
-      try {
-        commit(writes);
-      } finally {
-        this.rollupBatch.clear();
-      }
-    };
+    this.moveChunk = this.db.transaction((): number => {
+      const { last } = this.stmts.drainUpTo.get() as { last: string | null };
+      if (last === null) return 0;
+      this.stmts.drainHourly.run(last);
+      this.stmts.drainDaily.run(last);
+      this.stmts.drainMove.run(last);
+      return this.stmts.drainDelete.run(last).changes;
+    });
+    // What a previous run left in the journal (it stopped before moving it) is moved now.
+    this.journaled = (this.db.prepare("SELECT EXISTS (SELECT 1 FROM ledger_journal) AS e").get() as { e: number }).e;
+    this.drainJournal();
     const sweep = () => {
       const now = Date.now();
       this.stmts.sweep.run(now);
@@ -295,16 +327,24 @@ export class SqliteStore implements Store {
     this.checkpointer.wrote();
   }
 
+  /**
+   * A record is committed (and fsync'd) to the journal, one small table without indexes: a commit writes a page or two
+   * to the write-ahead log, where a record put straight into the ledger wrote eight (the row, its primary key, three
+   * indexes, two rollups) — the largest cost of a request on this store (issue 32). The journal is moved into the
+   * ledger and its rollups in batches (drainJournal), shortly after, before any report reads them, and at open.
+   */
   record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     let added = false;
     return this.enqueue(
       () => {
-        added = this.stmts.insert.run(...toRow(entry)).changes === 1;
-        // Only a record that was new counts in the rollups: a replayed one is already there.
-        if (added) this.addToRollups(entry);
+        const row = toRow(entry);
+        row.push(entry.generationId);
+        added = this.stmts.journal.run(...row).changes === 1;
       },
       () => {
         if (added) {
+          this.journaled++;
+          this.drainAfter(this.journaled >= DRAIN_AT_ROWS ? 0 : DRAIN_AFTER_MS);
           const scope = keyScope(entry.project, entry.keyId);
           for (const p of allPeriods(entry.ts)) {
             for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) {
@@ -319,25 +359,53 @@ export class SqliteStore implements Store {
     );
   }
 
-  async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
-    return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
+  /** Records in the journal since it was last empty (this process's count; 1 for what an earlier run left). */
+  private journaled: number;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private drainDue = Infinity;
+  private readonly moveChunk: () => number;
+
+  /** One move of the journal, in `ms` or sooner (a move already due sooner stands). */
+  private drainAfter(ms: number): void {
+    const due = Date.now() + ms;
+    if (this.drainTimer && this.drainDue <= due) return;
+    clearTimeout(this.drainTimer);
+    this.drainDue = due;
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = undefined;
+      this.drainJournal(DRAIN_CHUNK);
+    }, ms).unref();
   }
 
-  /** Rollup rows of the commit in progress: "h|d" + bucket + group -> [table, key..., counters...]. */
-  private readonly rollupBatch = new Map<string, unknown[]>();
-
-  private addToRollups(e: LedgerRecord): void {
-    const c = countsOf(e);
-    const group = `${e.project}\u0000${e.keyId}\u0000${e.model}\u0000${e.provider}\u0000${e.endpoint}\u0000${e.sandbox ? 1 : 0}`;
-    for (const [table, bucket] of [["h", hourOf(e.ts)], ["d", dayOf(e.ts)]] as const) {
-      const k = `${table}${bucket}\u0000${group}`;
-      const row = this.rollupBatch.get(k);
-      if (!row) {
-        this.rollupBatch.set(k, [table, bucket, e.project, e.keyId, e.model, e.provider, e.endpoint, e.sandbox ? 1 : 0, ...COUNTERS.map((n) => c[n])]);
-        continue;
+  /**
+   * Moves journal records into the ledger and adds them to the rollups, DRAIN_CHUNK per transaction, in order of
+   * generation id; each moves a record once, however often drained. `limit`: the timer's share (the rest goes at the
+   * next timer); readers move everything first. Not fsync'd: the journal keeps each record until the move that
+   * deletes it is on disk (the next record's fsync), and a move lost to a power cut is made again at the next open.
+   * A move that fails (the disk full or read-only) leaves the journal as it was: records are kept, reports lag.
+   */
+  private drainJournal(limit = Infinity): void {
+    if (!this.journaled || !this.db.open) return;
+    let moved = 0;
+    try {
+      for (let n = this.moveChunk(); n > 0; n = this.moveChunk()) {
+        moved += n;
+        if (moved >= limit) {
+          this.journaled = Math.max(1, this.journaled - moved);
+          this.drainAfter(0); // the rest in the next turns: requests are served in between
+          return;
+        }
       }
-      COUNTERS.forEach((n, i) => (row[8 + i] = n === "costPico" ? (row[8 + i] as bigint) + c.costPico : (row[8 + i] as number) + (c[n] as number)));
+      this.journaled = 0;
+    } catch {
+      this.drainAfter(1000);
+    } finally {
+      if (moved) this.checkpointAfterWrite();
     }
+  }
+
+  async ledger(q: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
   }
 
   /** Rollups of a ledger written before they existed: built once, in one transaction, when the file is opened. */
@@ -346,8 +414,8 @@ export class SqliteStore implements Store {
     if (done) return;
     this.db.transaction(() => {
       this.db.exec("DELETE FROM ledger_hourly; DELETE FROM ledger_daily;");
-      this.db.exec(ROLLUP_BACKFILL("ledger_hourly", HOUR_MS));
-      this.db.exec(ROLLUP_BACKFILL("ledger_daily", DAY_MS));
+      this.db.exec(ROLLUP_ADD("ledger_hourly", HOUR_MS, "ledger", "true"));
+      this.db.exec(ROLLUP_ADD("ledger_daily", DAY_MS, "ledger", "true"));
       this.db.prepare("INSERT INTO meta (name, value) VALUES ('rollups', '1')").run();
     })();
   }
@@ -371,6 +439,7 @@ export class SqliteStore implements Store {
   private reader?: SqliteReader;
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
+    this.drainJournal(); // reports read the rollups and the ledger, not the journal
     const p = planUsage(q);
     const acc = new UsageAccumulator(p);
     for (const scan of p.scans) {
@@ -384,6 +453,7 @@ export class SqliteStore implements Store {
   }
 
   async search(q: RequestSearch): Promise<RequestPage> {
+    this.drainJournal();
     const p = planSearch(q);
     const { sql, params } = searchSql(SQLITE, p);
     return pageOf(p, (await this.read(sql, params)).map(fromRow));
@@ -434,6 +504,8 @@ export class SqliteStore implements Store {
     await this.reader?.close();
     this.flush();
     while (this.syncing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+    clearTimeout(this.drainTimer);
+    this.drainJournal();
     if (this.walFd !== undefined) closeSync(this.walFd);
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();

@@ -184,7 +184,7 @@ describe("sqlite durability", () => {
     await a.record(old);
     await a.close();
     const db = new Database(file);
-    db.exec("ALTER TABLE ledger DROP COLUMN web_searches"); // the file as an earlier release left it
+    db.exec("DROP VIEW ledger_all; ALTER TABLE ledger DROP COLUMN web_searches"); // the file as an earlier release left it
     db.close();
     const b = new SqliteStore(file);
     const searched = entry({ project: "old", webSearches: 7 });
@@ -200,7 +200,7 @@ describe("sqlite durability", () => {
     await a.record(old);
     await a.close();
     const db = new Database(file);
-    db.exec("ALTER TABLE ledger DROP COLUMN guardrail"); // the file as an earlier release left it
+    db.exec("DROP VIEW ledger_all; ALTER TABLE ledger DROP COLUMN guardrail"); // the file as an earlier release left it
     db.close();
     const b = new SqliteStore(file);
     const refused = entry({ project: "old", outcome: "blocked", guardrail: "block:no-secrets,redact:pii" });

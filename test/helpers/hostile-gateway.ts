@@ -94,7 +94,7 @@ export async function startHostileGateway(): Promise<HostileGateway> {
       reader ??= new Database(db, { readonly: true, fileMustExist: true });
       // Written before the response completes; a cut-off stream's record follows its end by a moment.
       for (let i = 0; i < 100; i++) {
-        const row = reader.prepare("SELECT * FROM ledger WHERE request_id = ?").get(requestId) as Record<string, any> | undefined;
+        const row = reader.prepare("SELECT * FROM ledger_all WHERE request_id = ?").get(requestId) as Record<string, any> | undefined;
         if (row) return row;
         await sleep(20);
       }
