@@ -2,7 +2,7 @@
 // the default catalog) with the openai, anthropic and gemini providers on fakes: how a Gemini client authenticates
 // and names models, the policies and the ledger exactly as on chat (budget, allowlist, rate limits, idempotency),
 // errors in Google's envelope, a stream that fails midway, countTokens, embeddings and the model list.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ulid } from "ulid";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_KEY, SHIPPED_PROJECT } from "./helpers/shipped-config.ts";
@@ -168,7 +168,12 @@ describe("policies and the ledger, as on chat", () => {
     expect(tail.error).toMatchObject({ code: 502, status: "UNAVAILABLE", details: [expect.objectContaining({ reason: "UPSTREAM_ERROR" })] });
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     await expect(api.stream(claude, hi)).rejects.toThrow();
-    const [rec] = await ledgerOf(res.headers.get("x-request-id")!);
+    // A stream that failed is recorded once it has ended, which can be after its client has the error.
+    const [rec] = await vi.waitFor(async () => {
+      const recs = await ledgerOf(res.headers.get("x-request-id")!);
+      expect(recs).toHaveLength(1);
+      return recs;
+    }, { timeout: 5000, interval: 20 });
     expect(rec!.outcome).toBe("stream_error");
   });
 });

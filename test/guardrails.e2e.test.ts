@@ -4,7 +4,7 @@
 // request is refused before any provider sees it, an answer that leaks one (cut across two chunks) is stopped before
 // the client sees it, and each refusal is a 4xx or error event naming the rule, a ledger record, a metric and an
 // access-log field. Moderation (a /moderations endpoint and a judge model) is in guardrails-moderation.e2e.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
@@ -93,10 +93,17 @@ describe.each(PROTOCOLS)("guardrails on %s", (protocol) => {
 
 describe("what a guardrail leaves behind", () => {
   it("a ledger record per refusal (the rule, nothing billed before the provider; the provider's cost after it)", async () => {
-    const entries = await gw.gateway.store.ledger({ project: "acme" });
+    // A streamed answer stopped mid-way is recorded once its stream has ended, after the client has the error event
+    // (the previous test's last one may still be on its way): wait for the eight refusals after the provider.
+    const refusedAfter = (entries: Awaited<ReturnType<typeof gw.gateway.store.ledger>>) => entries.filter((e) => e.outcome === "blocked" && e.attempts > 0);
+    const entries = await vi.waitFor(async () => {
+      const all = await gw.gateway.store.ledger({ project: "acme" });
+      expect(refusedAfter(all)).toHaveLength(8);
+      return all;
+    }, { timeout: 5000, interval: 20 });
     const refused = entries.filter((e) => e.outcome === "blocked");
     const before = refused.filter((e) => e.attempts === 0);
-    const after = refused.filter((e) => e.attempts > 0);
+    const after = refusedAfter(entries);
     // One per protocol and mode for each kind of refusal.
     expect(before).toHaveLength(8);
     expect(after).toHaveLength(8);
