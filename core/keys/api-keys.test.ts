@@ -77,4 +77,21 @@ describe("ApiKeys", () => {
     expect((await store.lastUsed()).get(key(3).sha256)).toBe(100);
     await c.close();
   });
+
+  it("reports a use while its flush is on its way to the store (neither pending nor stored yet)", async () => {
+    const store = new Store();
+    await store.create(key(4));
+    const c = cache(store);
+    await c.start();
+    c.used(c.find(key(4).sha256) as KeyRuntime, 42);
+    let land!: () => void;
+    const touch = store.touch.bind(store);
+    store.touch = (u) => new Promise<void>((r) => (land = r)).then(() => touch(u));
+    const flushed = c.flushUses();
+    expect((await c.lastUses()).get(key(4).sha256)).toBe(42);
+    land();
+    await flushed;
+    expect((await c.lastUses()).get(key(4).sha256)).toBe(42);
+    await c.close();
+  });
 });

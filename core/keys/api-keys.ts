@@ -46,6 +46,8 @@ export class ApiKeys implements ApiKeyDirectory {
   private readonly lookups = new Map<string, Promise<KeyRuntime | undefined>>();
   private readonly uses = new Map<KeyRuntime, number>();
   private readonly flushedUses = new Map<string, number>();
+  /** The uses a flush has taken and the store has not yet confirmed: still this replica's to report meanwhile. */
+  private flushing = new Map<string, number>();
   private version: string | undefined;
   private lastFull = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -159,11 +161,14 @@ export class ApiKeys implements ApiKeyDirectory {
       const h = k.hash.toString("hex");
       if (at > (batch.get(h) ?? 0)) batch.set(h, at);
     }
+    this.flushing = batch;
     try {
       await this.store.touch(batch);
       for (const [h, at] of batch) this.flushedUses.set(h, at);
     } catch {
       for (const [k, at] of taken) if (!this.uses.has(k)) this.uses.set(k, at);
+    } finally {
+      this.flushing = new Map();
     }
   }
 
@@ -180,6 +185,7 @@ export class ApiKeys implements ApiKeyDirectory {
     } catch {
       stored = new Map(this.flushedUses);
     }
+    for (const [h, at] of this.flushing) if (at > (stored.get(h) ?? 0)) stored.set(h, at);
     for (const [k, at] of this.uses) {
       const h = k.hash.toString("hex");
       if (at > (stored.get(h) ?? 0)) stored.set(h, at);
