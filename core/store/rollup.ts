@@ -12,21 +12,8 @@ export const DAY_MS = 86_400_000;
 
 export const DIMENSIONS: readonly UsageDimension[] = ["project", "key", "model", "provider", "endpoint"];
 
-/** The sums a rollup keeps per group and bucket. */
-export interface RollupCounts {
-  requests: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  images: number;
-  videoSeconds: number;
-  searchUnits: number;
-  webSearches: number;
-  costPico: bigint;
-}
+/** The sums a rollup keeps per group and bucket: a usage row's counters. */
+export type RollupCounts = Omit<UsageRow, "bucketStart" | "group" | "costUsd">;
 
 /** Counter names in the order SQL columns and Redis fields use them (costPico last: the one bigint). */
 export const COUNTERS = [

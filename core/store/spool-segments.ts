@@ -9,7 +9,7 @@ import { open, unlink, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
-import type { Kept } from "./spool.ts";
+import { alive, type Kept } from "./spool.ts";
 
 /** Lines per segment: a segment is deleted only when all of it is written, so not too many to redo after a crash. */
 const SEGMENT_LINES = 20_000;
@@ -160,11 +160,3 @@ async function countLines(path: string): Promise<number> {
   return n;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

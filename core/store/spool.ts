@@ -252,7 +252,8 @@ export class Spool<T> {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is running (EPERM: it is, under another user), so the files it writes are not to be taken. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
