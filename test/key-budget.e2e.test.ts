@@ -58,4 +58,23 @@ describe("per-key budgets", () => {
     expect(capped).toMatchObject({ source: "yaml", budget: { period: "day", reserved_usd: "0" } });
     expect(Number(capped.budget.spent_usd)).toBeGreaterThan(0);
   });
+
+  it("gives the key's hold back before the answer completes, even from a store slow to take it", async () => {
+    // On a remote store a release is a round trip; the client's next request must not find the hold still there.
+    const store = gw.gateway.store;
+    const release = store.release.bind(store);
+    store.release = async (s) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return release(s);
+    };
+    try {
+      const made = await postJson(`${gw.url}/admin/v1/keys`, { project: "acme", id: "quick", budget: { usd: "5" } }, { authorization: `Bearer ${ADMIN}` });
+      expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(made.json.key))).status).toBe(200);
+      const quick = (await adminGet("/budgets?project=acme")).keys.find((k: any) => k.key === "quick");
+      expect(quick.budget.reserved_usd).toBe("0");
+      expect(Number(quick.budget.spent_usd)).toBeGreaterThan(0);
+    } finally {
+      store.release = release;
+    }
+  });
 });

@@ -21,6 +21,12 @@ import type { SseEvent } from "../sse/parse.ts";
 export interface BudgetHold extends Settlement {
   reservedPico: bigint;
   settled: boolean;
+  /**
+   * A second hold on another scope (the key's, when its project has a budget too), given back once the record has
+   * landed — the key's spend counts the cost from then on — and before the answer completes, so the client's next
+   * request never finds it still held.
+   */
+  also?: Settlement;
 }
 
 /** A request answered from the response cache (plugins/response-cache): no provider reached, billed at the hit price. */
@@ -158,7 +164,16 @@ export class Meter {
 
   /** Write the ledger record once (later calls return the same promise). */
   commit(outcome: Outcome): Promise<void> {
-    return (this.committed ??= this.write(outcome));
+    return (this.committed ??= this.writeAndRelease(outcome));
+  }
+
+  private async writeAndRelease(outcome: Outcome): Promise<void> {
+    try {
+      await this.write(outcome);
+    } finally {
+      const also = this.ctx.budget?.also;
+      if (also) await this.ctx.gateway.store.release(also); // never fails: one the store cannot take now is made later
+    }
   }
 
   private async write(outcome: Outcome): Promise<void> {

@@ -8,7 +8,8 @@
 // A key may have a budget of its own (`budget:` on the key in gateway.yaml, or given when it was created through the
 // admin API): the same reservation is then also made against the key's scope (core/store/key-budget.ts), and the
 // request is refused when either has no room. The ledger record settles one of the two holds; the other is released
-// right after it (the key's spend counts the cost from the record on, so it is never under-counted meanwhile).
+// right after it (the key's spend counts the cost from the record on, so it is never under-counted meanwhile), before
+// the answer completes (a client's next request never finds it still held).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
@@ -106,10 +107,11 @@ export default definePlugin({
     }
     const first = held[0]!;
     ctx.budget = { project: first.project, periodKey: first.periodKey, id: ctx.generationId, reservedPico: amountPico, settled: false };
-    const extra = held[1];
-    // Settles through the ledger write (usage-metering usually did it already; commit runs once); a second hold (the
-    // key's, when the project has a budget too) is given back once the record counts the cost.
-    ctx.onFinish(extra ? (outcome) => meterFor(ctx).commit(outcome).finally(() => store.release(extra)) : (outcome) => meterFor(ctx).commit(outcome));
+    // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
+    // counts the cost.
+    if (held[1]) ctx.budget.also = held[1];
+    // Settles through the ledger write (usage-metering usually did it already; commit runs once).
+    ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
     return next();
   },
 });
