@@ -59,8 +59,8 @@ describe("per-key budgets", () => {
     expect(Number(capped.budget.spent_usd)).toBeGreaterThan(0);
   });
 
-  it("gives the key's hold back before the answer completes, even from a store slow to take it", async () => {
-    // On a remote store a release is a round trip; the client's next request must not find the hold still there.
+  /** The store's releases each take 300 ms, as a round trip to a remote store can: what runs after the answer shows. */
+  async function withSlowReleases(run: () => Promise<void>): Promise<void> {
     const store = gw.gateway.store;
     const release = store.release.bind(store);
     store.release = async (s) => {
@@ -68,13 +68,30 @@ describe("per-key budgets", () => {
       return release(s);
     };
     try {
+      await run();
+    } finally {
+      store.release = release;
+    }
+  }
+
+  it("gives the key's hold back before the answer completes, even from a store slow to take it", async () => {
+    await withSlowReleases(async () => {
       const made = await postJson(`${gw.url}/admin/v1/keys`, { project: "acme", id: "quick", budget: { usd: "5" } }, { authorization: `Bearer ${ADMIN}` });
       expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(made.json.key))).status).toBe(200);
       const quick = (await adminGet("/budgets?project=acme")).keys.find((k: any) => k.key === "quick");
       expect(quick.budget.reserved_usd).toBe("0");
       expect(Number(quick.budget.spent_usd)).toBeGreaterThan(0);
-    } finally {
-      store.release = release;
-    }
+    });
+  });
+
+  it("gives the holds of a request refused after the budget check (rate limited) back before the refusal completes", async () => {
+    const made = await postJson(`${gw.url}/admin/v1/keys`, { project: "acme", id: "once", budget: { usd: "5" }, rate_limits: { rpm: 1 } }, { authorization: `Bearer ${ADMIN}` });
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(made.json.key))).status).toBe(200);
+    await withSlowReleases(async () => {
+      expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(made.json.key))).status).toBe(429);
+      const budgets = await adminGet("/budgets?project=acme");
+      expect(budgets.projects[0].budget.reserved_usd).toBe("0");
+      expect(budgets.keys.find((k: any) => k.key === "once").budget.reserved_usd).toBe("0");
+    });
   });
 });

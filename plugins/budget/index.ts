@@ -11,7 +11,7 @@
 // right after it (the key's spend counts the cost from the record on, so it is never under-counted meanwhile), before
 // the answer completes (a client's next request never finds it still held).
 import { definePlugin } from "../../core/pipeline/define.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { GatewayError, toGatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd, toPico } from "../../core/money/money.ts";
 import type { Period, Settlement } from "../../core/store/types.ts";
@@ -112,7 +112,15 @@ export default definePlugin({
     if (held[1]) ctx.budget.also = held[1];
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
-    return next();
+    try {
+      await next();
+    } catch (e) {
+      // Refused after the reservation (rate limited, not routable...): the holds go back before the refusal is sent,
+      // so the client's next request never finds them still held.
+      const err = toGatewayError(e);
+      await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
+      throw e;
+    }
   },
 });
 
