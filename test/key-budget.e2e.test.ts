@@ -6,6 +6,7 @@ import { startTestGateway, postJson, keyEntry, testKey, type TestGateway } from 
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
+import { randomUUID } from "node:crypto";
 
 const ADMIN = "mg_admin_key_budget_test_key_0001";
 const CAPPED = testKey("capped");
@@ -92,6 +93,16 @@ describe("per-key budgets", () => {
       const budgets = await adminGet("/budgets?project=acme");
       expect(budgets.projects[0].budget.reserved_usd).toBe("0");
       expect(budgets.keys.find((k: any) => k.key === "once").budget.reserved_usd).toBe("0");
+    });
+  });
+
+  it("gives the holds of an idempotent replay (answered without a provider) back before the replay completes", async () => {
+    const replay = { ...auth(KEY), "idempotency-key": randomUUID() };
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), replay)).status).toBe(200);
+    await withSlowReleases(async () => {
+      const again = await postJson(`${gw.baseURL}/chat/completions`, chat(), replay);
+      expect(again.status).toBe(200);
+      expect((await adminGet("/budgets?project=acme")).projects[0].budget.reserved_usd).toBe("0");
     });
   });
 });

@@ -112,15 +112,18 @@ export default definePlugin({
     if (held[1]) ctx.budget.also = held[1];
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
+    // Answered or refused without a provider (an idempotent replay; rate limited, not routable...): nothing more can
+    // be billed, so the holds go back before the answer is sent and the client's next request never finds them held.
     try {
       await next();
     } catch (e) {
-      // Refused after the reservation (rate limited, not routable...): the holds go back before the refusal is sent,
-      // so the client's next request never finds them still held.
       const err = toGatewayError(e);
       await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
       throw e;
     }
+    // (A stream's attempts may still be ahead of it, as may an MCP transport's: those settle when they end.)
+    const r = ctx.response;
+    if (ctx.attempts.length === 0 && (r?.kind === "json" || r?.kind === "bytes")) await meterFor(ctx).commit({ status: r.status, aborted: false });
   },
 });
 
