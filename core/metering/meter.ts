@@ -97,6 +97,8 @@ export class Meter {
   private answerTokens?: number;
   private usage?: { usage: Usage; estimated: boolean };
   private committed?: Promise<void>;
+  /** Work that lands with the record (see withRecord). */
+  private beside?: ((outcome: Outcome) => Promise<void> | undefined)[];
 
   constructor(private readonly ctx: GatewayContext) {}
 
@@ -167,12 +169,24 @@ export class Meter {
     return (this.committed ??= this.writeAndRelease(outcome));
   }
 
+  /**
+   * Run `work` beside the record's write, when the request is committed: before the answer completes (a JSON answer
+   * or an error before it is sent, a stream before its terminal event), so the client's next request finds it done.
+   * It is started with the write, not after it, so a remote store's round trips overlap. `work` must not reject.
+   * Rate-limit corrects its token windows this way.
+   */
+  withRecord(work: (outcome: Outcome) => Promise<void> | undefined): void {
+    (this.beside ??= []).push(work);
+  }
+
   private async writeAndRelease(outcome: Outcome): Promise<void> {
+    const beside = this.beside?.map((work) => work(outcome));
     try {
       await this.write(outcome);
     } finally {
       const also = this.ctx.budget?.also;
       if (also) await this.ctx.gateway.store.release(also); // never fails: one the store cannot take now is made later
+      if (beside) await Promise.all(beside);
     }
   }
 

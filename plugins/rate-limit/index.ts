@@ -148,8 +148,11 @@ export default definePlugin({
     }
 
     if (!plan.hasTokens) return next();
-    // At once for a JSON answer, when the stream ends for a stream.
+    // With the ledger record, before the answer completes (a stream's terminal event, an error's envelope), so on a
+    // remote store the client's next request never meets the estimate still charged. A JSON answer no meter commits
+    // (a pipeline without usage-metering and budget) is corrected here before it is sent, anything else when it ends.
     const correct = new Correction(ctx, plan, estimate).run;
+    meterFor(ctx).withRecord(correct);
     ctx.onFinish(correct);
     await next();
     if (ctx.response && ctx.response.kind !== "stream") await correct();

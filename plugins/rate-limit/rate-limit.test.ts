@@ -4,6 +4,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts
 import { auth, chat, KEY, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
 
 const SECOND = testKey("other2");
+const PATIENT = testKey("patient");
 
 describe("rate-limit plugin", () => {
   let fake: FakeOpenAI;
@@ -11,7 +12,7 @@ describe("rate-limit plugin", () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     gw = await startTestGateway(policyConfig(fake.baseUrl, {
-      acme: { rate_limits: { rpm: 3 } },
+      acme: { rate_limits: { rpm: 3 }, keys: [keyEntry("k1", KEY), keyEntry("patient", PATIENT, { rate_limits: { rpm: 100, tpm: 1000 } })] },
       other: { keys: [keyEntry("k2", OTHER, { rate_limits: { rpm: 100, tpm: 400 } }), keyEntry("k3", SECOND)], project_rate_limits: { rpm: 4 } },
     }));
   });
@@ -54,6 +55,39 @@ describe("rate-limit plugin", () => {
     const r3 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 390 }), auth(OTHER));
     expect(r3.status).toBe(429);
     expect(r3.headers.get("x-ratelimit-remaining-tokens")).not.toBeNull();
+  });
+
+  it("gives a stream's and a failed request's unused estimate back before the answer completes, even from a slow store", async () => {
+    // Each correction takes 300 ms, as a round trip to a remote store can: one made after the answer would show.
+    const store = gw.gateway.store;
+    const adjust = store.rateAdjust.bind(store);
+    store.rateAdjust = async (...args) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return adjust(...args);
+    };
+    const remaining = (r: { headers: Headers }) => Number(r.headers.get("x-ratelimit-remaining-tokens"));
+    try {
+      const streamed = await fetch(url(), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth(PATIENT) },
+        body: JSON.stringify(chat("openai/gpt-4o-mini", { max_tokens: 400, stream: true })),
+      });
+      const afterEstimate = remaining(streamed);
+      expect(afterEstimate).toBeLessThanOrEqual(1000 - 400);
+      expect(await streamed.text()).toContain("data: [DONE]");
+      const next = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(PATIENT));
+      expect(remaining(next)).toBeGreaterThan(afterEstimate + 300); // most of the 400 asked for came back
+
+      fake.failures.push(...Array.from({ length: 5 }, () => ({ kind: "status" as const, status: 500 })));
+      const failed = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 400 }), auth(PATIENT));
+      fake.failures.length = 0;
+      expect(failed.status).toBe(502);
+      expect(remaining(failed)).toBeLessThan(remaining(next) - 400 + 50);
+      const after = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(PATIENT));
+      expect(remaining(after)).toBeGreaterThan(remaining(failed) + 350); // nothing was used: all of it came back
+    } finally {
+      store.rateAdjust = adjust;
+    }
   });
 
   it("project_rate_limits cap the project across its keys", async () => {
