@@ -13,7 +13,7 @@ import { loggerFromConfig } from "./observability/logger.ts";
 import { startObservability } from "./observability/index.ts";
 import { startMcp } from "./mcp/registry.ts";
 import { answerClientError } from "./http/client-error.ts";
-import { drain, shutdownError } from "./shutdown.ts";
+import { cutAndSettle, drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { isGeminiPath } from "./endpoints/gemini/route.ts";
@@ -44,7 +44,10 @@ export interface RunningGateway {
   metricsUrl?: string;
   gateway: Gateway;
   server: Server;
-  /** Stop accepting, end idle connections, close the gateway (store, pools). In-flight requests are cut. */
+  /**
+   * Stop accepting and close the gateway (store, pools) now. Requests in flight are cut and their connections
+   * dropped; each still writes its ledger record (as aborted) before the store closes (waited for up to 5 s).
+   */
   close(): Promise<void>;
   /**
    * Graceful stop (SIGTERM/SIGINT): stop accepting, let requests and streams in flight finish for up to `graceMs`
@@ -195,8 +198,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await metrics?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      const settled = cutAndSettle(gateway.inflight, shutdownError());
       for (const socket of sockets) socket.destroy();
       await closed;
+      if (!(await settled)) log.warn("closing with requests still unfinished", { inFlight: gateway.inflight.size });
       await gateway.close();
       await ownLog?.close();
     },

@@ -81,6 +81,15 @@ const within = (p: Promise<unknown>, ms: number): Promise<boolean> => {
   return Promise.race([p.then(() => true), expired]).finally(() => clearTimeout(timer));
 };
 
+/**
+ * Cut every request in flight and wait, at most AFTER_CUT_MS, for each to finish its way out: a cut request still
+ * writes its record (as aborted), so the store must stay open until it has. Whether all of them finished.
+ */
+export async function cutAndSettle(inflight: InFlight, reason: GatewayError): Promise<boolean> {
+  inflight.cut(reason);
+  return within(inflight.idle(), AFTER_CUT_MS);
+}
+
 export async function drain(t: Drainable, graceMs: number): Promise<void> {
   const started = performance.now();
   t.log.info("shutting down: no new connections; waiting for requests in flight", { inFlight: t.inflight.size, connections: t.sockets.size, graceMs });

@@ -3,7 +3,7 @@
 // protocol's error event), every one of them is in the ledger, and the process exits 0.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -11,6 +11,7 @@ import YAML from "yaml";
 import { ulid } from "ulid";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startChildGateway, type ChildGateway } from "./helpers/child-gateway.ts";
+import { startTestGateway } from "./helpers/gateway.ts";
 import { KEY, chat, policyConfig } from "./helpers/policy-config.ts";
 import { SqliteStore } from "../core/store/sqlite.ts";
 import type { LedgerEntry } from "../core/store/types.ts";
@@ -272,5 +273,26 @@ describe("graceful shutdown of `model-gateway start`", () => {
     expect(await exited).toEqual({ code: 130, signal: null });
     gw = undefined;
     expect((await stream.done).ended).toBe(false); // cut, not finished: the process did not wait for it
+  });
+
+  it("close() (an embedding's stop, not a signal) cuts requests in flight and keeps their ledger records", async () => {
+    const embedded = await startTestGateway(readFileSync(setup().configFile, "utf8"));
+    const dbFile = join(embedded.dir, "state", "gateway.db");
+    // The record takes 300 ms to reach the store, as on a loaded machine: close() must wait for it.
+    const store = embedded.gateway.store;
+    const record = store.record.bind(store);
+    store.record = async (...args) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return record(...args);
+    };
+    holdStreams(fake); // never released: the stream is in flight when close() runs
+    const stream = openStream(embedded.baseURL, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true, stream_options: { include_usage: true } }));
+    await stream.first;
+    await embedded.close();
+    expect((await stream.done).ended).toBe(false);
+    expect(fake.requests.at(-1)!.abortedAt).toBeDefined(); // the upstream call was stopped, not left running
+    const mine = (await ledgerOf(dbFile)).filter((e) => e.requestId === stream.requestId);
+    expect(mine).toHaveLength(1); // written before the store closed
+    expect(mine[0]!.status).toBe(200);
   });
 });
