@@ -105,4 +105,16 @@ describe("per-key budgets", () => {
       expect((await adminGet("/budgets?project=acme")).projects[0].budget.reserved_usd).toBe("0");
     });
   });
+
+  it("gives the holds of an idempotent replay of a stream back before the replay starts", async () => {
+    const replay = { ...auth(KEY), "idempotency-key": randomUUID() };
+    const first = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-4o-mini", { stream: true }), replay);
+    expect(first.text).toContain("data: [DONE]");
+    await withSlowReleases(async () => {
+      const again = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-4o-mini", { stream: true }), replay);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.text).toBe(first.text);
+      expect((await adminGet("/budgets?project=acme")).projects[0].budget.reserved_usd).toBe("0");
+    });
+  });
 });

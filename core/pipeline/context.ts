@@ -15,7 +15,8 @@ export type ClientProtocol = "openai" | "anthropic" | "responses" | "gemini";
 
 export type GatewayResponse =
   | { kind: "json"; status: number; body: unknown }
-  | { kind: "stream"; status: number; events: AsyncIterable<SseEvent> }
+  /** `stored`: a kept stream replayed (an idempotent replay, a response-cache hit), reaching no provider. */
+  | { kind: "stream"; status: number; events: AsyncIterable<SseEvent>; stored?: true }
   | { kind: "bytes"; status: number; contentType: string; body: Uint8Array }
   /** A web Response written as it is (the MCP endpoint's transport makes its own, SSE streams included). */
   | { kind: "web"; response: Response; status: number };

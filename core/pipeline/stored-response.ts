@@ -10,7 +10,7 @@ export function replayStored(stored: StoredResponse): GatewayResponse {
   if (stored.kind === "json") return { kind: "json", status: stored.status, body: stored.body };
   if (stored.kind === "bytes") return { kind: "bytes", status: stored.status, contentType: stored.contentType, body: Buffer.from(stored.base64, "base64") };
   const events = stored.events;
-  return { kind: "stream", status: stored.status, events: (async function* () { yield* events; })() };
+  return { kind: "stream", status: stored.status, events: (async function* () { yield* events; })(), stored: true };
 }
 
 /** A JSON or byte response as kept; undefined for a stream (record it with recordStream) or a passed-through web response. */

@@ -121,9 +121,12 @@ export default definePlugin({
       await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
       throw e;
     }
-    // (A stream's attempts may still be ahead of it, as may an MCP transport's: those settle when they end.)
+    // (A stream's attempts may still be ahead of it, unless it is a kept one replayed, as may an MCP transport's:
+    // those settle when they end.)
     const r = ctx.response;
-    if (ctx.attempts.length === 0 && (r?.kind === "json" || r?.kind === "bytes")) await meterFor(ctx).commit({ status: r.status, aborted: false });
+    if (ctx.attempts.length === 0 && r && (r.kind === "json" || r.kind === "bytes" || (r.kind === "stream" && r.stored))) {
+      await meterFor(ctx).commit({ status: r.status, aborted: false });
+    }
   },
 });
 
