@@ -8,6 +8,7 @@ import type { Gateway } from "./gateway.ts";
 import { endpoints } from "./endpoints/index.ts";
 import type { EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
+import { writeWhole } from "./http/respond.ts";
 import { GatewayError, toGatewayError, toGeminiJSON } from "./errors.ts";
 import { actionRoutes, isGeminiPath } from "./endpoints/gemini/route.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -30,9 +31,9 @@ function nodeOf(event: H3Event): { req: IncomingMessage; res: ServerResponse } {
   return { req: node.req as IncomingMessage, res: node.res as ServerResponse };
 }
 
+/** A JSON answer with its length, in one write (writeWhole), as the endpoints answer. */
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): symbol {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
+  writeWhole(res, status, { "content-type": "application/json", ...headers }, JSON.stringify(body));
   return HANDLED;
 }
 
