@@ -172,15 +172,25 @@ export class Meter {
   /**
    * Run `work` beside the record's write, when the request is committed: before the answer completes (a JSON answer
    * or an error before it is sent, a stream before its terminal event), so the client's next request finds it done.
-   * It is started with the write, not after it, so a remote store's round trips overlap. `work` must not reject.
-   * Rate-limit corrects its token windows this way.
+   * It is started with the write, not after it, so a remote store's round trips overlap; its failure is logged and
+   * never keeps the record from being written. Rate-limit corrects its token windows this way.
    */
   withRecord(work: (outcome: Outcome) => Promise<void> | undefined): void {
     (this.beside ??= []).push(work);
   }
 
+  private besideWork(work: (outcome: Outcome) => Promise<void> | undefined, outcome: Outcome): Promise<void> | undefined {
+    const failed = (err: unknown) => this.ctx.gateway.log.warn("work done with the ledger record failed", { requestId: this.ctx.requestId, error: String(err) });
+    try {
+      return work(outcome)?.catch(failed);
+    } catch (err) {
+      failed(err);
+      return undefined;
+    }
+  }
+
   private async writeAndRelease(outcome: Outcome): Promise<void> {
-    const beside = this.beside?.map((work) => work(outcome));
+    const beside = this.beside?.map((work) => this.besideWork(work, outcome));
     try {
       await this.write(outcome);
     } finally {

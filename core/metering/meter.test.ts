@@ -1,0 +1,40 @@
+import { describe, expect, it, vi } from "vitest";
+import { Meter } from "./meter.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+
+/** A request that reached no provider and holds nothing: its commit writes no record, so only withRecord's work runs. */
+function unbilled() {
+  const warn = vi.fn();
+  const ctx = { attempts: [], requestId: "req_meter_test", gateway: { log: { warn }, store: {} } } as unknown as GatewayContext;
+  return { meter: new Meter(ctx), warn };
+}
+
+describe("Meter.withRecord", () => {
+  it("runs its work once, with the commit's outcome, and the commit waits for it", async () => {
+    const { meter } = unbilled();
+    const seen: unknown[] = [];
+    let finish!: () => void;
+    meter.withRecord((outcome) => {
+      seen.push(outcome);
+      return new Promise<void>((r) => (finish = r));
+    });
+    let committed = false;
+    const commit = meter.commit({ status: 200, aborted: false }).then(() => (committed = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(committed).toBe(false);
+    finish();
+    await commit;
+    await meter.commit({ status: 500, aborted: true });
+    expect(seen).toEqual([{ status: 200, aborted: false }]);
+  });
+
+  it("logs work that throws or rejects, and the commit still succeeds", async () => {
+    const { meter, warn } = unbilled();
+    meter.withRecord(() => {
+      throw new Error("thrown at once");
+    });
+    meter.withRecord(() => Promise.reject(new Error("rejected later")));
+    await expect(meter.commit({ status: 200, aborted: false })).resolves.toBeUndefined();
+    expect(warn.mock.calls.map((c) => c[1].error)).toEqual(["Error: thrown at once", "Error: rejected later"]);
+  });
+});
