@@ -163,6 +163,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   let peakPss = pssBaseline;
   let allOpenPss = NaN;
   let allOpenAt = NaN;
+  let heapAllOpen: Promise<string> = Promise.resolve("-");
   const failures = new Map<string, number>();
   const t0 = performance.now();
   let finished!: () => void;
@@ -187,6 +188,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
         if (open === n && Number.isNaN(allOpenAt)) {
           allOpenAt = performance.now() - t0;
           allOpenRss = rssMb();
+          heapAllOpen = heapOf(gw.metricsPort);
           if (allOpenRss > peakRss) peakRss = allOpenRss;
           if (several) peakPss = Math.max(peakPss, (allOpenPss = pssMb()));
         }
@@ -241,6 +243,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   out(`RSS all open        ${Number.isNaN(allOpenRss) ? "-" : `${allOpenRss.toFixed(1)} MB`}\n`);
   out(`RSS peak            ${peakRss.toFixed(1)} MB (sampled every 250 ms)\n`);
   out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)${pids.length > 1 ? `; per process ${perProcess} (${workers} workers: primary, workers, redis-server)` : ""}\n`);
+  out(`V8 heap, all open   ${await heapAllOpen}\n`);
   out(`KB per stream       ${Number.isNaN(perStreamKb) ? "-" : perStreamKb.toFixed(1)} (all open - baseline) / N; ${peakPerStreamKb.toFixed(1)} (peak - baseline) / ${Number.isNaN(allOpenAt) ? `${maxOpen} (most open at once)` : "N"}\n`);
   if (several) {
     const pssPerStreamKb = ((peakPss - pssBaseline) * 1024) / (Number.isNaN(allOpenAt) ? Math.max(1, maxOpen) : n);
@@ -250,6 +253,34 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   out(`verdict             ${meetsTarget ? "PASS" : "FAIL"}: target ${o.targetStreams} streams in <= ${o.targetMb} MB RSS summed over the host's gateway processes, all completing (issue 32)\n`);
   if (o.heapSnapshots) out(`compare: npx tsx bench/soak/heap-diff.ts <baseline>.heapsnapshot <open>.heapsnapshot 30\n`);
   return ok;
+}
+
+/**
+ * The V8 heap as the gateway's /metrics reports it (prom-client's default metrics; summed over the workers when there
+ * are several): committed and in use, in all and for the young and old generations — how much of the RSS is heap,
+ * and how much of the heap is the young generation's semi-spaces rather than live objects.
+ */
+async function heapOf(metricsPort: number | undefined): Promise<string> {
+  if (!metricsPort) return "- (no metrics listener)";
+  try {
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5000) });
+    return heapSummary(await res.text());
+  } catch (err) {
+    return `- (${String(err)})`;
+  }
+}
+
+export function heapSummary(metrics: string): string {
+  const value = (name: string, space?: string): number => {
+    const label = space ? `{space="${space}"}` : "";
+    const m = new RegExp(`^${name}${label.replace(/[{}]/g, "\\$&")} ([0-9.e+]+)$`, "m").exec(metrics);
+    return m ? Number(m[1]) / 1048576 : NaN;
+  };
+  const mb = (x: number) => (Number.isNaN(x) ? "?" : x.toFixed(1));
+  const used = (space: string) => value("nodejs_heap_space_size_used_bytes", space);
+  const total = (space: string) => value("nodejs_heap_space_size_total_bytes", space);
+  return `committed ${mb(value("nodejs_heap_size_total_bytes"))} MB (young ${mb(total("new"))}, old ${mb(total("old"))}), `
+    + `in use ${mb(value("nodejs_heap_size_used_bytes"))} MB (young ${mb(used("new"))}, old ${mb(used("old"))})`;
 }
 
 /** client.send with a callback at the response headers (the moment a stream counts as open). */
