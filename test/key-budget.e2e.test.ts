@@ -60,20 +60,21 @@ describe("per-key budgets", () => {
     expect(Number(capped.budget.spent_usd)).toBeGreaterThan(0);
   });
 
-  /** The store's releases each take 300 ms, as a round trip to a remote store can: what runs after the answer shows. */
-  async function withSlowReleases(run: () => Promise<void>): Promise<void> {
-    const store = gw.gateway.store;
-    const release = store.release.bind(store);
-    store.release = async (s) => {
+  /** The store's releases (or records) each take 300 ms, as a round trip to a remote store can: what runs after the answer shows. */
+  async function withSlowStore(op: "release" | "record", run: () => Promise<void>): Promise<void> {
+    const store = gw.gateway.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = store[op]!;
+    store[op] = async (...args) => {
       await new Promise((r) => setTimeout(r, 300));
-      return release(s);
+      return original.apply(gw.gateway.store, args);
     };
     try {
       await run();
     } finally {
-      store.release = release;
+      store[op] = original;
     }
   }
+  const withSlowReleases = (run: () => Promise<void>) => withSlowStore("release", run);
 
   it("gives the key's hold back before the answer completes, even from a store slow to take it", async () => {
     await withSlowReleases(async () => {
@@ -114,6 +115,20 @@ describe("per-key budgets", () => {
       const again = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-4o-mini", { stream: true }), replay);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(again.text).toBe(first.text);
+      expect((await adminGet("/budgets?project=acme")).projects[0].budget.reserved_usd).toBe("0");
+    });
+  });
+
+  it("records a stream that fails midway, and settles its holds, before the error event ends the response", async () => {
+    fake.failures.push({ kind: "die-mid-stream", afterChunks: 2 });
+    await withSlowStore("record", async () => {
+      const requestId = `req_${randomUUID().replaceAll("-", "")}`;
+      const failed = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-4o-mini", { stream: true }), { ...auth(KEY), "x-request-id": requestId });
+      expect(failed.status).toBe(200);
+      expect(failed.text).not.toContain("data: [DONE]");
+      expect(failed.text.trim().split("\n\n").at(-1)).toMatch(/^data: \{"error"/);
+      const mine = (await gw.gateway.store.ledger({ project: "acme" })).filter((e) => e.requestId === requestId);
+      expect(mine).toMatchObject([{ outcome: "stream_error", status: 200 }]);
       expect((await adminGet("/budgets?project=acme")).projects[0].budget.reserved_usd).toBe("0");
     });
   });

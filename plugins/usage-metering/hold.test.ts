@@ -36,4 +36,19 @@ describe("metered, pulled, with the writer's hold", () => {
     await expect(it.next()).rejects.toThrow("disk full");
     expect(log).toEqual(["hold", "commit", "release"]);
   });
+
+  it("records a source that fails as a stream error before the error reaches the writer", async () => {
+    const log: string[] = [];
+    const outcomes: unknown[] = [];
+    const meter = { relayed() {}, commit: (o: unknown) => { outcomes.push(o); log.push("commit"); return Promise.resolve(); } } as unknown as Meter;
+    async function* failing(): AsyncGenerator<SseEvent> {
+      yield { data: "a" };
+      throw new Error("upstream reset");
+    }
+    const it = metered(failing(), meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
+    await it.next();
+    await expect(it.next()).rejects.toThrow("upstream reset");
+    expect(log).toEqual(["commit"]);
+    expect(outcomes).toEqual([expect.objectContaining({ aborted: false, streamError: expect.objectContaining({ code: "INTERNAL", cause: expect.objectContaining({ message: "upstream reset" }) }) })]);
+  });
 });

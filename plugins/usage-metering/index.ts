@@ -1,10 +1,12 @@
 // usage-metering: one ledger record per request that reached a provider, written durably before the response
-// completes (JSON: before it is sent; streams: before the terminal event). Stream usage comes from the stream
-// itself (providers report it as it arrives); a client that leaves mid-stream is billed for what was relayed.
+// completes (JSON: before it is sent; streams: before the terminal event, or before the error event of a stream
+// that fails). Stream usage comes from the stream itself (providers report it as it arrives); a client that leaves
+// mid-stream is billed for what was relayed.
 import { definePlugin } from "../../core/pipeline/define.ts";
-import type { GatewayContext } from "../../core/pipeline/context.ts";
+import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { toGatewayError } from "../../core/errors.ts";
+import { shutdownCut } from "../../core/shutdown.ts";
 import { dropUsageCounters, meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 
@@ -17,13 +19,14 @@ const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "messa
  * handler is bound once per stream, not a closure per event (and a bound method, not a named arrow: under tsx's
  * keepNames a named closure gets its own `name` property, ~250 bytes and a defineProperty call).
  */
-export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number): AsyncIterable<SseEvent> {
-  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status) };
+export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, signal?: AbortSignal): AsyncIterable<SseEvent> {
+  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status, signal) };
 }
 
 class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private committed = false;
   private readonly step: (step: IteratorResult<SseEvent>) => IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>>;
+  private readonly failedStep: (err: unknown) => Promise<never>;
   // Pushed (core/sse/push.ts): where events go, and the source's control (paused while the ledger commits).
   private sink: EventSink | undefined;
   private control: PushControl | undefined;
@@ -31,12 +34,33 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private endAfterTerminal = false;
   /** The writer's hold, offered by the writer (core/sse/push.ts WRITE_HOLD). */
   private writeHold: WriteHold | undefined;
-  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number) {
+  /** `signal`: the request's, to tell a client that left (recorded when the request ends) from a failed stream. */
+  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly signal?: AbortSignal) {
     this.step = this.onStep.bind(this);
+    this.failedStep = this.onFailedStep.bind(this);
   }
-  private commit(): Promise<void> {
+  private commit(outcome: Outcome = { status: this.status, aborted: false }): Promise<void> {
     this.committed = true;
-    return this.meter.commit({ status: this.status, aborted: false });
+    return this.meter.commit(outcome);
+  }
+  /**
+   * What to record now for a source that failed: a stream error (a shutdown's cut included), written before the
+   * error event ends the response. Undefined when the record is written already, or when the client left (the
+   * request's end records that as aborted).
+   */
+  private failure(err: unknown): Outcome | undefined {
+    if (this.committed) return undefined;
+    const cut = this.signal && shutdownCut(this.signal);
+    if (this.signal?.aborted && !cut) return undefined;
+    return { status: this.status, aborted: false, streamError: cut ?? toGatewayError(err) };
+  }
+  /** Pulled: the source failed. The record first, then the error goes on to the writer. */
+  private onFailedStep(err: unknown): Promise<never> {
+    const outcome = this.failure(err);
+    const rethrow = (): never => {
+      throw err;
+    };
+    return outcome ? this.commit(outcome).then(rethrow, rethrow) : Promise.reject(err);
   }
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
     if (step.done) return this.committed ? step : this.commitHeld(step);
@@ -59,7 +83,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     this.writeHold = h;
   }
   next(): Promise<IteratorResult<SseEvent>> {
-    return this.it.next().then(this.step);
+    return this.it.next().then(this.step, this.failedStep);
   }
   return(value?: unknown): Promise<IteratorResult<SseEvent>> {
     return this.it.return ? this.it.return(value) : Promise.resolve({ done: true, value: undefined });
@@ -109,7 +133,15 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     this.commit().then(this.sink!.onEnd.bind(this.sink), this.onError.bind(this));
   }
   onError(err: unknown): void {
-    this.sink!.onError(err);
+    const outcome = this.failure(err);
+    if (!outcome) return this.sink!.onError(err);
+    // The record first, with the writer held: the frames it has not written yet leave with the error event.
+    this.writeHold?.hold();
+    const pass = () => {
+      this.writeHold?.release();
+      this.sink!.onError(err);
+    };
+    this.commit(outcome).then(pass, pass);
   }
 }
 
@@ -134,7 +166,7 @@ export default definePlugin({
     }
     const r = ctx.response;
     if (!r) return;
-    if (r.kind === "stream") ctx.response = { ...r, events: metered(r.events, meter, r.status) };
+    if (r.kind === "stream") ctx.response = { ...r, events: metered(r.events, meter, r.status, ctx.signal) };
     else await meter.commit({ status: r.status, aborted: false });
   },
 });

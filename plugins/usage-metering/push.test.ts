@@ -85,4 +85,41 @@ describe("metered, pushed", () => {
     expect(log).toEqual(["a", "hold", "release", "error disk full"]);
     expect(src.cancelled).toBe(1);
   });
+
+  it("a source that fails is recorded as a stream error before the error reaches the writer, which is held meanwhile", async () => {
+    const log: string[] = [];
+    let release!: () => void;
+    const outcomes: unknown[] = [];
+    const meter = {
+      events: 0, relayed(this: { events: number }) { this.events++; },
+      commit: (o: unknown) => {
+        outcomes.push(o);
+        log.push("commit");
+        return new Promise<void>((r) => (release = r));
+      },
+    } as unknown as Meter;
+    const src = new FakeSource();
+    const it = metered(src, meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
+    offerHold(it, log);
+    (it as PushableIterator)[PUSH]({ onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${(e as Error).message}`) });
+    src.sink!.onEvent({ data: "a" });
+    src.sink!.onError(new Error("upstream reset"));
+    expect(log).toEqual(["a", "hold", "commit"]);
+    expect(outcomes).toEqual([expect.objectContaining({ status: 200, aborted: false, streamError: expect.objectContaining({ code: "INTERNAL", cause: expect.objectContaining({ message: "upstream reset" }) }) })]);
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(["a", "hold", "commit", "release", "error upstream reset"]);
+  });
+
+  it("a source that fails because the client left is passed on at once, and recorded when the request ends", () => {
+    const log: string[] = [];
+    const meter = { commit: () => void log.push("commit") } as unknown as Meter;
+    const client = new AbortController();
+    const src = new FakeSource();
+    const it = metered(src, meter, 200, client.signal)[Symbol.asyncIterator]();
+    (it as PushableIterator)[PUSH]({ onEvent: () => {}, onEnd: () => {}, onError: (e) => void log.push(`error ${(e as Error).message}`) });
+    client.abort();
+    src.sink!.onError(new Error("aborted"));
+    expect(log).toEqual(["error aborted"]);
+  });
 });
