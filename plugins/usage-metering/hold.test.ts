@@ -51,4 +51,15 @@ describe("metered, pulled, with the writer's hold", () => {
     expect(log).toEqual(["commit"]);
     expect(outcomes).toEqual([expect.objectContaining({ aborted: false, streamError: expect.objectContaining({ code: "INTERNAL", cause: expect.objectContaining({ message: "upstream reset" }) }) })]);
   });
+
+  it("leaves a source that fails before its first event to the writer's plain error response (no record yet)", async () => {
+    const log: string[] = [];
+    const meter = { relayed() {}, commit: () => { log.push("commit"); return Promise.resolve(); } } as unknown as Meter;
+    async function* refused(): AsyncGenerator<SseEvent> {
+      throw new Error("blocked before the first event");
+    }
+    const it = metered(refused(), meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
+    await expect(it.next()).rejects.toThrow("blocked before the first event");
+    expect(log).toEqual([]);
+  });
 });

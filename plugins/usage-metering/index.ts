@@ -25,6 +25,8 @@ export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: n
 
 class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private committed = false;
+  /** An event has passed: the response has started, so a failure from now on ends it with an error event. */
+  private started = false;
   private readonly step: (step: IteratorResult<SseEvent>) => IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>>;
   private readonly failedStep: (err: unknown) => Promise<never>;
   // Pushed (core/sse/push.ts): where events go, and the source's control (paused while the ledger commits).
@@ -45,11 +47,12 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   }
   /**
    * What to record now for a source that failed: a stream error (a shutdown's cut included), written before the
-   * error event ends the response. Undefined when the record is written already, or when the client left (the
-   * request's end records that as aborted).
+   * error event ends the response. Undefined when the record is written already, when no event has passed yet, or
+   * when the client left (the request's end records that as aborted).
    */
   private failure(err: unknown): Outcome | undefined {
-    if (this.committed) return undefined;
+    // Before the first event the writer answers with a plain error response, whose status the request's end records.
+    if (this.committed || !this.started) return undefined;
     const cut = this.signal && shutdownCut(this.signal);
     if (this.signal?.aborted && !cut) return undefined;
     return { status: this.status, aborted: false, streamError: cut ?? toGatewayError(err) };
@@ -64,6 +67,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   }
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
     if (step.done) return this.committed ? step : this.commitHeld(step);
+    this.started = true;
     if (this.committed) return step;
     if (isTerminal(step.value)) return this.commitHeld(step);
     this.meter.relayed(step.value);
@@ -98,6 +102,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     return this.control;
   }
   onEvent(ev: SseEvent): void {
+    this.started = true;
     if (this.committed) return this.sink!.onEvent(ev);
     if (!isTerminal(ev)) {
       this.meter.relayed(ev);
