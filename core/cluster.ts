@@ -1,7 +1,7 @@
 // `start --workers N`: N gateway processes behind one port (node:cluster; the primary accepts connections and hands
 // them to workers round-robin). The primary serves nothing itself: it forks the workers, forwards SIGHUP to them as
-// a reload message, turns SIGTERM/SIGINT into one graceful shutdown of every worker, and restarts a worker that dies
-// on its own. Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
+// a reload message, turns SIGTERM/SIGINT into one graceful shutdown of every worker, restarts a worker that dies
+// on its own, and gathers every worker's metrics for the one that was scraped (so /metrics counts the whole cluster). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
 // Redis store (the SQLite and memory stores keep rate windows, reservations and claims in one process's memory).
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
@@ -37,8 +37,22 @@ export function storeRefusal(storeKind: string, workers: number): string | undef
 }
 
 /** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
-type ToWorker = { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" };
-type ToPrimary = { mg: "listening"; url: string; port: number; metricsUrl?: string };
+type ToWorker =
+  | { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" }
+  /** Send your metrics (prom-client's JSON form) for gathering `id`. */
+  | { mg: "metrics-part"; id: number }
+  /** The whole cluster's metrics, as Prometheus text, for the scrape `id` this worker asked about. */
+  | { mg: "metrics-text"; id: number; text?: string; error?: string };
+type ToPrimary =
+  | { mg: "listening"; url: string; port: number; metricsUrl?: string }
+  /** A scrape reached this worker: gather every worker's metrics. */
+  | { mg: "metrics-gather"; id: number }
+  | { mg: "metrics-part"; id: number; metrics?: unknown[]; error?: string };
+
+/** How long the primary waits for the workers' metrics: a worker that does not answer by then is left out. */
+const GATHER_MS = 3000;
+/** How long a worker waits for the primary's answer to a scrape. */
+const SCRAPE_MS = GATHER_MS + 2000;
 
 export interface PrimaryOptions {
   workers: number;
@@ -68,10 +82,13 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   const done = new Promise<number>((r) => (finish = r));
   const signingSecret = newSigningSecret(); // one for every worker, restarted ones included
 
+  const gatherer = new MetricsGatherer(() => [...listening], log);
   const fork = () => {
     const w = cluster.fork(workerEnv(signingSecret));
     started.set(w, Date.now());
     w.on("message", (m: ToPrimary) => {
+      if (m?.mg === "metrics-gather") return gatherer.gather(w, m.id);
+      if (m?.mg === "metrics-part") return gatherer.part(w, m);
       if (m?.mg !== "listening") return;
       listening.add(w);
       if (ready) {
@@ -149,6 +166,57 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   return done;
 }
 
+/**
+ * The primary's side of a scrape: ask every listening worker for its metrics, add them up (prom-client's
+ * AggregatorRegistry, by each metric's `aggregator`: sums for counters and histograms, min/max where a metric says so)
+ * and send the text to the worker that was scraped. A worker that does not answer within GATHER_MS is left out;
+ * none answering is an error the scrape reports.
+ */
+class MetricsGatherer {
+  private next = 0;
+  private readonly open = new Map<number, { asker: Worker; askerId: number; waiting: Set<Worker>; parts: unknown[][]; timer: NodeJS.Timeout }>();
+  constructor(private readonly workers: () => Worker[], private readonly log: Logger) {}
+
+  gather(asker: Worker, askerId: number): void {
+    const id = this.next++;
+    const waiting = new Set(this.workers().filter((w) => w.isConnected()));
+    const g = { asker, askerId, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), GATHER_MS) };
+    this.open.set(id, g);
+    for (const w of waiting) sendTo(w, { mg: "metrics-part", id });
+    if (!waiting.size) void this.finish(id);
+  }
+
+  part(from: Worker, m: { id: number; metrics?: unknown[]; error?: string }): void {
+    const g = this.open.get(m.id);
+    if (!g || !g.waiting.delete(from)) return; // late (given up on) or not asked
+    if (m.metrics) g.parts.push(m.metrics);
+    else this.log.warn("a worker could not collect its metrics", { worker: from.id, error: m.error });
+    if (!g.waiting.size) void this.finish(m.id);
+  }
+
+  private async finish(id: number): Promise<void> {
+    const g = this.open.get(id);
+    if (!g) return;
+    this.open.delete(id);
+    clearTimeout(g.timer);
+    if (g.waiting.size) this.log.warn("metrics gathered without some workers (no answer in time)", { missing: [...g.waiting].map((w) => w.id) });
+    let answer: ToWorker;
+    try {
+      if (!g.parts.length) throw new Error("no worker answered");
+      const { AggregatorRegistry } = await import("prom-client"); // the primary loads it only once scraped
+      answer = { mg: "metrics-text", id: g.askerId, text: await AggregatorRegistry.aggregate(g.parts as never).metrics() };
+    } catch (err) {
+      answer = { mg: "metrics-text", id: g.askerId, error: String(err) };
+    }
+    sendTo(g.asker, answer);
+  }
+}
+
+/** A message to a worker that may be exiting: a closed channel is not an error worth more than the worker's own exit. */
+function sendTo(w: Worker, m: ToWorker): void {
+  if (w.isConnected()) w.send(m, () => {});
+}
+
 /** True in a process forked by runPrimary. */
 export const isWorker = (): boolean => cluster.isWorker && process.env.MG_WORKER === "1";
 
@@ -165,6 +233,45 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
+    else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id);
+    else if (m?.mg === "metrics-text") scrapes.get(m.id)?.(m);
   });
+  clusterScrape = askPrimary;
   process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
 }
+
+async function sendMetricsPart(gw: RunningGateway, id: number): Promise<void> {
+  let part: ToPrimary;
+  try {
+    part = { mg: "metrics-part", id, metrics: await gw.gateway.metrics.registry.getMetricsAsJSON() };
+  } catch (err) {
+    part = { mg: "metrics-part", id, error: String(err) };
+  }
+  if (process.connected) process.send!(part, () => {});
+}
+
+/** Scrapes of this worker waiting for the primary's answer. */
+const scrapes = new Map<number, (m: { text?: string; error?: string }) => void>();
+let scrapeIds = 0;
+
+function askPrimary(): Promise<string> {
+  const id = scrapeIds++;
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => answered({ error: `the primary did not answer within ${SCRAPE_MS} ms` }), SCRAPE_MS);
+    function answered(m: { text?: string; error?: string }): void {
+      scrapes.delete(id);
+      clearTimeout(timer);
+      if (m.text !== undefined) resolve(m.text);
+      else reject(new Error(`gathering the workers' metrics failed: ${m.error}`));
+    }
+    scrapes.set(id, answered);
+    if (!process.connected) return answered({ error: "no channel to the primary" });
+    process.send!({ mg: "metrics-gather", id } satisfies ToPrimary, () => {});
+  });
+}
+
+/**
+ * In a worker that has joined the cluster: the whole cluster's metrics as Prometheus text (the primary gathers them).
+ * Undefined elsewhere (a single process, or a worker still starting), where a scrape reads the process's own registry.
+ */
+export let clusterScrape: (() => Promise<string>) | undefined;

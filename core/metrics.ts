@@ -69,11 +69,13 @@ export class Metrics {
     name: "gateway_config_last_reload_success",
     help: "1 when the last config reload (or the start) succeeded, 0 when it was refused.",
     registers: [this.registry],
+    aggregator: "min", // with --workers: 0 when any worker refused it
   });
   readonly configLastReloadTime = new Gauge({
     name: "gateway_config_last_reload_timestamp_seconds",
     help: "Unix time of the last config reload attempt (or the start).",
     registers: [this.registry],
+    aggregator: "max",
   });
 
   constructor() {

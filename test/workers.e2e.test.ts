@@ -27,6 +27,28 @@ const LIMITED = testKey("wlimited");
 const SPENDER = testKey("wspender");
 const BUDGET = "0.01";
 
+/** GET /metrics on its own connection, so the cluster may hand it to either worker. */
+function scrape(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: "/metrics", agent: false, headers: { connection: "close" } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The sum of every sample of `name` (any labels) in a Prometheus text. */
+function total(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split("\n")) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  return sum;
+}
+
 interface Reply {
   status: number;
   worker: string | undefined;
@@ -60,6 +82,7 @@ interface Cluster {
   proc: ChildProcess;
   port: number;
   pids: number[];
+  metricsPort: number;
   out: () => string;
   err: () => string;
   exit: Promise<number | null>;
@@ -68,7 +91,8 @@ interface Cluster {
 /** `detached`: a process group of its own, so a test can signal the group as a terminal's Ctrl-C does. */
 async function startCluster(configFile: string, workers: string, detached = false): Promise<Cluster> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--no-watch", "--workers", workers], {
+  const metricsPort = await freePort();
+  const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", String(metricsPort), "--no-watch", "--workers", workers], {
     cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached,
   });
   let out = "";
@@ -81,7 +105,7 @@ async function startCluster(configFile: string, workers: string, detached = fals
     exit.then(() => false),
   ]);
   const pids = listening ? out.match(/pids ([\d ]+)\)/)![1]!.trim().split(" ").map(Number) : [];
-  return { proc, port, pids, out: () => out, err: () => err, exit };
+  return { proc, port, pids, metricsPort, out: () => out, err: () => err, exit };
 }
 
 const alive = (pid: number) => {
@@ -198,6 +222,24 @@ describe("start --workers 2 on one redis-server", () => {
     expect(rs.map((r) => r.status)).toEqual(Array(12).fill(200));
     // The store is Redis, so other replicas could be sharing it: said once, by the primary.
     expect(gw.err().match(/server\.signing_secret is not set/g)).toHaveLength(1);
+  });
+
+  it("GET /metrics counts the whole cluster, whichever worker the scrape reaches", async () => {
+    const before = total(await scrape(gw.metricsPort), "gateway_requests_total");
+    const rs = await Promise.all(Array.from({ length: 10 }, () => post(gw.port, "/chat/completions", chat(), auth())));
+    expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    // A request is counted once its response is out: wait for the last ones, then every scrape must agree.
+    const after = await until("the 10 requests in the count", async () => {
+      const n = total(await scrape(gw.metricsPort), "gateway_requests_total");
+      return n === before + 10 ? n : undefined;
+    });
+    for (let i = 0; i < 6; i++) {
+      const text = await scrape(gw.metricsPort);
+      expect(total(text, "gateway_requests_total")).toBe(after);
+      expect(total(text, "gateway_store_up")).toBe(1); // the lowest of the workers' 1s, not their sum
+      expect(total(text, "gateway_config_last_reload_success")).toBe(1);
+    }
   });
 
   it("every worker runs with MALLOC_ARENA_MAX=2 unless the environment set it", () => {

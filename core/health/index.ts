@@ -32,6 +32,7 @@ export class HealthRegistry {
       help: "Circuit breaker state per model endpoint: 0 closed, 1 half-open, 2 open.",
       labelNames: ["model", "provider"] as const,
       registers,
+      aggregator: "max", // with --workers (each has its own breakers): the most open
     });
     this.transitions = new Counter({
       name: "gateway_circuit_transitions_total",

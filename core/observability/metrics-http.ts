@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import type { Logger } from "../log.ts";
 import { GatewayError } from "../errors.ts";
+import { clusterScrape } from "../cluster.ts";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
@@ -30,7 +31,8 @@ export async function serveMetrics(gateway: Gateway, req: IncomingMessage, res: 
     }));
   }
   const { registry } = gateway.metrics;
-  const text = await registry.metrics();
+  // A worker of `start --workers N` answers for the whole cluster, whichever worker the scrape reached.
+  const text = await (clusterScrape ? clusterScrape() : registry.metrics());
   res.writeHead(200, { "content-type": registry.contentType });
   res.end(req.method === "HEAD" ? undefined : text);
 }

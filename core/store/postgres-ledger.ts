@@ -178,10 +178,10 @@ export class PostgresLedger implements LedgerReader {
   registerMetrics(registry: Registry): void {
     const registers = [registry];
     const self = this;
-    new Gauge({ name: "gateway_ledger_postgres_up", help: "1 while Postgres takes the ledger's batches, 0 while they wait in the spool.", registers, collect() { this.set(self.up ? 1 : 0); } });
+    new Gauge({ name: "gateway_ledger_postgres_up", help: "1 while Postgres takes the ledger's batches, 0 while they wait in the spool.", registers, aggregator: "min", collect() { this.set(self.up ? 1 : 0); } });
     new Gauge({ name: "gateway_ledger_postgres_pending_records", help: "Ledger records spooled on this replica, not yet in Postgres.", registers, collect() { this.set(self.pending); } });
     new Gauge({
-      name: "gateway_ledger_postgres_oldest_pending_seconds", help: "Age of the oldest record not yet in Postgres (0 when none waits).", registers,
+      name: "gateway_ledger_postgres_oldest_pending_seconds", help: "Age of the oldest record not yet in Postgres (0 when none waits).", registers, aggregator: "max",
       collect() {
         const at = self.oldestAt;
         this.set(at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000));

@@ -11,7 +11,8 @@ export class StoreMetrics {
 
   constructor(registry: Registry, spool: { size: number; oldestAt: number | undefined }, pendingReleases: () => number) {
     const registers = [registry];
-    this.up = new Gauge({ name: "gateway_store_up", help: "1 while the state store answers, 0 while it is unavailable (see /readyz).", registers });
+    // Aggregators: how `start --workers N` adds the workers' values up (core/cluster.ts); counters and sums by default.
+    this.up = new Gauge({ name: "gateway_store_up", help: "1 while the state store answers, 0 while it is unavailable (see /readyz).", registers, aggregator: "min" });
     this.failures = new Counter({
       name: "gateway_store_failures_total",
       help: "Store calls that failed or did not answer within store.timeout_ms, by operation and reason (timeout, error, down: not tried while unavailable).",
@@ -41,6 +42,7 @@ export class StoreMetrics {
       name: "gateway_ledger_spool_oldest_age_seconds",
       help: "Age of the oldest record waiting in the local spool (0 when empty).",
       registers,
+      aggregator: "max",
       collect() {
         const at = spool.oldestAt;
         this.set(at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000));
