@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import type { Logger } from "./log.ts";
 import type { RunningGateway } from "./server.ts";
 import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
+import { setClusterScrape } from "./observability/cluster-scrape.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -236,7 +237,7 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id);
     else if (m?.mg === "metrics-text") scrapes.get(m.id)?.(m);
   });
-  clusterScrape = askPrimary;
+  setClusterScrape(askPrimary); // a scrape of this worker now answers for the whole cluster
   process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
 }
 
@@ -269,9 +270,3 @@ function askPrimary(): Promise<string> {
     process.send!({ mg: "metrics-gather", id } satisfies ToPrimary, () => {});
   });
 }
-
-/**
- * In a worker that has joined the cluster: the whole cluster's metrics as Prometheus text (the primary gathers them).
- * Undefined elsewhere (a single process, or a worker still starting), where a scrape reads the process's own registry.
- */
-export let clusterScrape: (() => Promise<string>) | undefined;

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import type { Logger } from "../log.ts";
 import { GatewayError } from "../errors.ts";
-import { clusterScrape } from "../cluster.ts";
+import { clusterScrape } from "./cluster-scrape.ts";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
