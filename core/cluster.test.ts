@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import type { Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
-import { parseWorkers, storeRefusal, workerEnv } from "./cluster.ts";
+import { MetricsGatherer, parseWorkers, storeRefusal, workerEnv } from "./cluster.ts";
+import type { Logger } from "./log.ts";
 
 describe("--workers", () => {
   it("defaults to 1, takes a count or auto (one per core), refuses anything else", () => {
@@ -20,5 +22,51 @@ describe("--workers", () => {
   it("workers get two malloc arenas unless the operator set MALLOC_ARENA_MAX, and the primary's signing secret", () => {
     expect(workerEnv("s".repeat(64), {})).toEqual({ MG_WORKER: "1", MALLOC_ARENA_MAX: "2", MG_WORKER_SIGNING_SECRET: "s".repeat(64) });
     expect(workerEnv("s".repeat(64), { MALLOC_ARENA_MAX: "8" })).toMatchObject({ MALLOC_ARENA_MAX: "8" });
+  });
+});
+
+describe("MetricsGatherer (the primary's side of a scrape)", () => {
+  /** A worker as the primary sees it: what was sent to it, and whether its channel is open. */
+  function fakeWorker(id: number, connected = true) {
+    const sent: any[] = [];
+    return { id, sent, isConnected: () => connected, send: (m: unknown, cb?: () => void) => { sent.push(m); cb?.(); return true; } } as unknown as Worker & { sent: any[] };
+  }
+  const counter = (value: number) => [{ name: "gateway_requests_total", help: "h", type: "counter", aggregator: "sum", values: [{ value, labels: { endpoint: "chat" } }] }];
+  const gauge = (value: number) => [{ name: "gateway_store_up", help: "h", type: "gauge", aggregator: "min", values: [{ value, labels: {} }] }];
+  const log = () => ({ warn: vi.fn() }) as unknown as Logger & { warn: ReturnType<typeof vi.fn> };
+  const answered = async (w: { sent: any[] }) => {
+    for (let i = 0; i < 100 && !w.sent.some((m) => m.mg === "metrics-text"); i++) await new Promise((r) => setTimeout(r, 5));
+    return w.sent.find((m) => m.mg === "metrics-text");
+  };
+
+  it("asks every connected worker, adds their metrics up by each metric's aggregator, and answers the asker", async () => {
+    const [a, b, gone] = [fakeWorker(1), fakeWorker(2), fakeWorker(3, false)];
+    const g = new MetricsGatherer(() => [a, b, gone], log());
+    g.gather(a, 7);
+    expect(a.sent).toEqual([{ mg: "metrics-part", id: 0 }]);
+    expect(gone.sent).toEqual([]);
+    g.part(a, { id: 0, metrics: [...counter(3), ...gauge(1)] });
+    g.part(b, { id: 0, metrics: [...counter(4), ...gauge(0)] });
+    const text = (await answered(a)) as { id: number; text: string };
+    expect(text.id).toBe(7);
+    expect(text.text).toContain('gateway_requests_total{endpoint="chat"} 7');
+    expect(text.text).toContain("gateway_store_up 0");
+  });
+
+  it("leaves out a worker that does not answer in time, with a warning, and fails when none answers", async () => {
+    const [a, b] = [fakeWorker(1), fakeWorker(2)];
+    const l = log();
+    const g = new MetricsGatherer(() => [a, b], l, 20);
+    g.gather(b, 1);
+    g.part(a, { id: 0, metrics: counter(5) });
+    const partial = await answered(b);
+    expect(partial.text).toContain('gateway_requests_total{endpoint="chat"} 5');
+    expect(l.warn).toHaveBeenCalledWith(expect.stringMatching(/without some workers/), { missing: [2] });
+    g.part(b, { id: 0, metrics: counter(1) }); // too late: ignored
+
+    const lone = fakeWorker(3);
+    const none = new MetricsGatherer(() => [lone], log(), 20);
+    none.gather(lone, 9);
+    expect(await answered(lone)).toMatchObject({ mg: "metrics-text", id: 9, error: expect.stringMatching(/no worker answered/) });
   });
 });

@@ -173,15 +173,15 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
  * and send the text to the worker that was scraped. A worker that does not answer within GATHER_MS is left out;
  * none answering is an error the scrape reports.
  */
-class MetricsGatherer {
+export class MetricsGatherer {
   private next = 0;
   private readonly open = new Map<number, { asker: Worker; askerId: number; waiting: Set<Worker>; parts: unknown[][]; timer: NodeJS.Timeout }>();
-  constructor(private readonly workers: () => Worker[], private readonly log: Logger) {}
+  constructor(private readonly workers: () => Worker[], private readonly log: Logger, private readonly waitMs = GATHER_MS) {}
 
   gather(asker: Worker, askerId: number): void {
     const id = this.next++;
     const waiting = new Set(this.workers().filter((w) => w.isConnected()));
-    const g = { asker, askerId, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), GATHER_MS) };
+    const g = { asker, askerId, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), this.waitMs) };
     this.open.set(id, g);
     for (const w of waiting) sendTo(w, { mg: "metrics-part", id });
     if (!waiting.size) void this.finish(id);
