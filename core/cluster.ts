@@ -1,7 +1,8 @@
 // `start --workers N`: N gateway processes behind one port (node:cluster; the primary accepts connections and hands
 // them to workers round-robin). The primary serves nothing itself: it forks the workers, forwards SIGHUP to them as
 // a reload message, turns SIGTERM/SIGINT into one graceful shutdown of every worker, restarts a worker that dies
-// on its own, and gathers every worker's metrics for the one that was scraped (so /metrics counts the whole cluster). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
+// on its own, and gathers every worker's metrics for the one that was scraped (so /metrics counts the whole
+// cluster). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
 // Redis store (the SQLite and memory stores keep rate windows, reservations and claims in one process's memory).
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
