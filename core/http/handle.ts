@@ -58,7 +58,7 @@ export async function handleRequest(
   metrics.inFlight.enter(spec.kind);
   const observed = observe(gateway, ctx, req); // access log line and trace; undefined when both are off
   let ttfb = 0;
-  const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; } };
+  const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; ctx.responseStarted = true; } };
   let outcome: Outcome;
   try {
     if (spec.method === "POST") {

@@ -91,6 +91,11 @@ export interface GatewayContext {
   guardrail?: GuardrailNote;
   /** Headers added to whatever response is sent, errors included (rate-limit headers, ...). */
   responseHeaders: Record<string, string>;
+  /**
+   * Set by the writer as the response's first byte goes out. From then on a failure cannot change the status: a
+   * stream ends with the protocol's error event instead.
+   */
+  responseStarted?: boolean;
   /** Called once after the response is fully sent or the client went away. */
   onFinish(fn: (outcome: Outcome) => void | Promise<void>): void;
 }

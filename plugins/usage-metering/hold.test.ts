@@ -5,6 +5,10 @@ import { metered } from "./index.ts";
 import { WRITE_HOLD, type WriteHold } from "../../core/sse/push.ts";
 import type { Meter } from "../../core/metering/meter.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+
+/** The request as the metering sees it: whether the writer has started the response, and the client's signal. */
+const request = (responseStarted: boolean, signal = new AbortController().signal) => ({ responseStarted, signal }) as GatewayContext;
 
 async function* source(): AsyncGenerator<SseEvent> {
   yield { data: "a" };
@@ -45,21 +49,23 @@ describe("metered, pulled, with the writer's hold", () => {
       yield { data: "a" };
       throw new Error("upstream reset");
     }
-    const it = metered(failing(), meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
+    const it = metered(failing(), meter, 200, request(true))[Symbol.asyncIterator]();
     await it.next();
     await expect(it.next()).rejects.toThrow("upstream reset");
     expect(log).toEqual(["commit"]);
     expect(outcomes).toEqual([expect.objectContaining({ aborted: false, streamError: expect.objectContaining({ code: "INTERNAL", cause: expect.objectContaining({ message: "upstream reset" }) }) })]);
   });
 
-  it("leaves a source that fails before its first event to the writer's plain error response (no record yet)", async () => {
+  it("leaves a source that fails before the response started to the writer's plain error response (no record yet)", async () => {
     const log: string[] = [];
     const meter = { relayed() {}, commit: () => { log.push("commit"); return Promise.resolve(); } } as unknown as Meter;
-    async function* refused(): AsyncGenerator<SseEvent> {
-      throw new Error("blocked before the first event");
+    async function* heldBack(): AsyncGenerator<SseEvent> {
+      yield { data: "a" }; // passed on, but held back by a translator outside: the writer has sent nothing yet
+      throw new Error("failed before the response started");
     }
-    const it = metered(refused(), meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
-    await expect(it.next()).rejects.toThrow("blocked before the first event");
+    const it = metered(heldBack(), meter, 200, request(false))[Symbol.asyncIterator]();
+    await it.next();
+    await expect(it.next()).rejects.toThrow("failed before the response started");
     expect(log).toEqual([]);
   });
 });

@@ -19,14 +19,12 @@ const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "messa
  * handler is bound once per stream, not a closure per event (and a bound method, not a named arrow: under tsx's
  * keepNames a named closure gets its own `name` property, ~250 bytes and a defineProperty call).
  */
-export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, signal?: AbortSignal): AsyncIterable<SseEvent> {
-  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status, signal) };
+export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, ctx?: GatewayContext): AsyncIterable<SseEvent> {
+  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status, ctx) };
 }
 
 class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private committed = false;
-  /** An event has passed: the response has started, so a failure from now on ends it with an error event. */
-  private started = false;
   private readonly step: (step: IteratorResult<SseEvent>) => IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>>;
   private readonly failedStep: (err: unknown) => Promise<never>;
   // Pushed (core/sse/push.ts): where events go, and the source's control (paused while the ledger commits).
@@ -36,8 +34,8 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private endAfterTerminal = false;
   /** The writer's hold, offered by the writer (core/sse/push.ts WRITE_HOLD). */
   private writeHold: WriteHold | undefined;
-  /** `signal`: the request's, to tell a client that left (recorded when the request ends) from a failed stream. */
-  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly signal?: AbortSignal) {
+  /** `ctx`: the request's, to tell whether the response has started and whether the client left. */
+  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx?: GatewayContext) {
     this.step = this.onStep.bind(this);
     this.failedStep = this.onFailedStep.bind(this);
   }
@@ -47,14 +45,16 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   }
   /**
    * What to record now for a source that failed: a stream error (a shutdown's cut included), written before the
-   * error event ends the response. Undefined when the record is written already, when no event has passed yet, or
-   * when the client left (the request's end records that as aborted).
+   * error event ends the response. Undefined when the record is written already, when the response has not started,
+   * or when the client left (the request's end records that as aborted).
    */
   private failure(err: unknown): Outcome | undefined {
-    // Before the first event the writer answers with a plain error response, whose status the request's end records.
-    if (this.committed || !this.started) return undefined;
-    const cut = this.signal && shutdownCut(this.signal);
-    if (this.signal?.aborted && !cut) return undefined;
+    // Before the response starts the writer answers with a plain error response, whose status the request's end
+    // records. (Only the writer knows: a translator outside this wrapper may still hold the first events back.)
+    const ctx = this.ctx;
+    if (this.committed || !ctx?.responseStarted) return undefined;
+    const cut = shutdownCut(ctx.signal);
+    if (ctx.signal.aborted && !cut) return undefined;
     return { status: this.status, aborted: false, streamError: cut ?? toGatewayError(err) };
   }
   /** Pulled: the source failed. The record first, then the error goes on to the writer. */
@@ -67,7 +67,6 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   }
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
     if (step.done) return this.committed ? step : this.commitHeld(step);
-    this.started = true;
     if (this.committed) return step;
     if (isTerminal(step.value)) return this.commitHeld(step);
     this.meter.relayed(step.value);
@@ -102,7 +101,6 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     return this.control;
   }
   onEvent(ev: SseEvent): void {
-    this.started = true;
     if (this.committed) return this.sink!.onEvent(ev);
     if (!isTerminal(ev)) {
       this.meter.relayed(ev);
@@ -171,7 +169,7 @@ export default definePlugin({
     }
     const r = ctx.response;
     if (!r) return;
-    if (r.kind === "stream") ctx.response = { ...r, events: metered(r.events, meter, r.status, ctx.signal) };
+    if (r.kind === "stream") ctx.response = { ...r, events: metered(r.events, meter, r.status, ctx) };
     else await meter.commit({ status: r.status, aborted: false });
   },
 });

@@ -6,6 +6,7 @@ import { metered } from "./index.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 import { FakeSource } from "../../core/sse/push.testkit.ts";
 import type { Meter } from "../../core/metering/meter.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 /** As the writer does: its hold, here logging. */
 function offerHold(it: AsyncIterator<unknown>, log: string[]): void {
@@ -99,7 +100,7 @@ describe("metered, pushed", () => {
       },
     } as unknown as Meter;
     const src = new FakeSource();
-    const it = metered(src, meter, 200, new AbortController().signal)[Symbol.asyncIterator]();
+    const it = metered(src, meter, 200, { responseStarted: true, signal: new AbortController().signal } as GatewayContext)[Symbol.asyncIterator]();
     offerHold(it, log);
     (it as PushableIterator)[PUSH]({ onEvent: (ev) => void log.push(ev.data), onEnd: () => void log.push("end"), onError: (e) => void log.push(`error ${(e as Error).message}`) });
     src.sink!.onEvent({ data: "a" });
@@ -116,7 +117,7 @@ describe("metered, pushed", () => {
     const meter = { commit: () => void log.push("commit") } as unknown as Meter;
     const client = new AbortController();
     const src = new FakeSource();
-    const it = metered(src, meter, 200, client.signal)[Symbol.asyncIterator]();
+    const it = metered(src, meter, 200, { responseStarted: true, signal: client.signal } as GatewayContext)[Symbol.asyncIterator]();
     (it as PushableIterator)[PUSH]({ onEvent: () => {}, onEnd: () => {}, onError: (e) => void log.push(`error ${(e as Error).message}`) });
     client.abort();
     src.sink!.onError(new Error("aborted"));
