@@ -6,6 +6,7 @@ import { startTestGateway, postJson, keyEntry, testKey, type TestGateway } from 
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
+import { slowStoreCall } from "./helpers/slow-store.ts";
 import { randomUUID } from "node:crypto";
 
 const ADMIN = "mg_admin_key_budget_test_key_0001";
@@ -62,16 +63,11 @@ describe("per-key budgets", () => {
 
   /** The store's releases (or records) each take 300 ms, as a round trip to a remote store can: what runs after the answer shows. */
   async function withSlowStore(op: "release" | "record", run: () => Promise<void>): Promise<void> {
-    const store = gw.gateway.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const original = store[op]!;
-    store[op] = async (...args) => {
-      await new Promise((r) => setTimeout(r, 300));
-      return original.apply(gw.gateway.store, args);
-    };
+    const restore = slowStoreCall(gw.gateway.store, op);
     try {
       await run();
     } finally {
-      store[op] = original;
+      restore();
     }
   }
   const withSlowReleases = (run: () => Promise<void>) => withSlowStore("release", run);

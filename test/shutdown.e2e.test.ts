@@ -12,6 +12,7 @@ import { ulid } from "ulid";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startChildGateway, type ChildGateway } from "./helpers/child-gateway.ts";
 import { startTestGateway } from "./helpers/gateway.ts";
+import { slowStoreCall } from "./helpers/slow-store.ts";
 import { KEY, chat, policyConfig } from "./helpers/policy-config.ts";
 import { SqliteStore } from "../core/store/sqlite.ts";
 import type { LedgerEntry } from "../core/store/types.ts";
@@ -279,12 +280,7 @@ describe("graceful shutdown of `model-gateway start`", () => {
     const embedded = await startTestGateway(readFileSync(setup().configFile, "utf8"));
     const dbFile = join(embedded.dir, "state", "gateway.db");
     // The record takes 300 ms to reach the store, as on a loaded machine: close() must wait for it.
-    const store = embedded.gateway.store;
-    const record = store.record.bind(store);
-    store.record = async (...args) => {
-      await new Promise((r) => setTimeout(r, 300));
-      return record(...args);
-    };
+    slowStoreCall(embedded.gateway.store, "record"); // this gateway is closed by the test: nothing to restore
     holdStreams(fake); // never released: the stream is in flight when close() runs
     const stream = openStream(embedded.baseURL, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true, stream_options: { include_usage: true } }));
     await stream.first;

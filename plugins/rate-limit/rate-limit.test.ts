@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, postJson, keyEntry, testKey, type TestGateway } from "../../test/helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
 import { auth, chat, KEY, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
+import { slowStoreCall } from "../../test/helpers/slow-store.ts";
 
 const SECOND = testKey("other2");
 const PATIENT = testKey("patient");
@@ -59,12 +60,7 @@ describe("rate-limit plugin", () => {
 
   it("gives a stream's and a failed request's unused estimate back before the answer completes, even from a slow store", async () => {
     // Each correction takes 300 ms, as a round trip to a remote store can: one made after the answer would show.
-    const store = gw.gateway.store;
-    const adjust = store.rateAdjust.bind(store);
-    store.rateAdjust = async (...args) => {
-      await new Promise((r) => setTimeout(r, 300));
-      return adjust(...args);
-    };
+    const restore = slowStoreCall(gw.gateway.store, "rateAdjust");
     const remaining = (r: { headers: Headers }) => Number(r.headers.get("x-ratelimit-remaining-tokens"));
     try {
       const streamed = await fetch(url(), {
@@ -86,7 +82,7 @@ describe("rate-limit plugin", () => {
       const after = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(PATIENT));
       expect(remaining(after)).toBeGreaterThan(remaining(failed) + 350); // nothing was used: all of it came back
     } finally {
-      store.rateAdjust = adjust;
+      restore();
     }
   });
 
