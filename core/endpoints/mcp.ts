@@ -6,7 +6,7 @@
 import type { EndpointSpec } from "./spec.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
-import { McpSession } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -14,6 +14,11 @@ declare module "../pipeline/context.ts" {
     mcpMessage?: unknown;
   }
 }
+
+let sessionModule: Promise<typeof import("../mcp/session.ts")> | undefined;
+/** The session (and the MCP SDK's server side under it) is loaded by the first initialize: a gateway no MCP client
+ * talks to does not carry the SDK and zod (~7 MB of heap, ~20 MB of RSS). */
+const loadSession = () => (sessionModule ??= import("../mcp/session.ts"));
 
 const SWEEP_MS = 30_000;
 /** Headers the MCP transport reads; nothing else of the client's request is handed to it. */
@@ -98,6 +103,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
       return;
     }
   } else if (ctx.method === "POST" && isInitialize(ctx.mcpMessage)) {
+    const { McpSession } = await loadSession();
     session = new McpSession(auth.projectId, auth.keyId, ctx.gateway, (s) => sessions.remove(s));
     await session.start();
   } else {

@@ -3,20 +3,21 @@
 // is restarted with backoff (0.5 s doubling to 30 s; the count starts over once a process has lived 10 s). Lists
 // (tools, prompts, resources) are cached until the server says they changed, the connection is made anew, or a
 // minute has passed. Every wait is bounded by the server's timeout_ms.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolResultSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema,
-  type CallToolResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool,
+import type {
+  CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log.ts";
 import type { UpstreamSpec } from "./spec.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
+
+type ClientSdk = typeof import("./sdk-client.ts");
+let clientSdk: Promise<ClientSdk> | undefined;
+/** The SDK, loaded by the first connection (core/mcp/sdk-client.ts says why). */
+const loadSdk = (): Promise<ClientSdk> => (clientSdk ??= import("./sdk-client.ts"));
 
 const LIST_TTL_MS = 60_000;
 const MAX_PAGES = 50;
@@ -100,18 +101,18 @@ export class Upstream {
     return bounded(this.connecting, timeout, `connecting to MCP server "${this.name}"`, signal);
   }
 
-  private transport(): Transport {
+  private transport(sdk: ClientSdk): Transport {
     const s = this.spec;
     if (s.kind === "stdio") {
-      const t = new StdioClientTransport({ command: s.command, args: s.args, env: { ...getDefaultEnvironment(), ...s.env }, cwd: s.cwd, stderr: "pipe" });
+      const t = new sdk.StdioClientTransport({ command: s.command, args: s.args, env: { ...sdk.getDefaultEnvironment(), ...s.env }, cwd: s.cwd, stderr: "pipe" });
       // Drained (a full pipe would stall the child) and logged at debug, a line at a time.
       t.stderr?.on("data", (chunk: Buffer) => this.log.debug("mcp server stderr", { server: s.name, text: String(chunk).slice(0, 2000) }));
       return t;
     }
     const requestInit: RequestInit = { headers: s.headers };
     const url = new URL(s.url);
-    if (s.transport === "sse") return new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers) } as never, fetch: this.fetchImpl });
-    return new StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+    if (s.transport === "sse") return new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers) } as never, fetch: this.fetchImpl });
+    return new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
   }
 
   /** The SSE transport's EventSource sends only what its fetch adds: the configured headers go on that request too. */
@@ -121,17 +122,18 @@ export class Upstream {
   }
 
   private async connect(): Promise<Client> {
-    const client = new Client({ name: "model-gateway", version: "1" }, { capabilities: {} });
+    const sdk = await loadSdk();
+    const client = new sdk.Client({ name: "model-gateway", version: "1" }, { capabilities: {} });
     client.onerror = (err) => this.log.debug("mcp upstream error", { server: this.name, error: String(err) });
     client.onclose = () => this.dropped(client);
     const changed = (kind: ListKind) => () => {
       this.forget(kind);
       this.onListChanged(kind);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
-    const transport = this.transport();
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, changed("tools"));
+    client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, changed("prompts"));
+    client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, changed("resources"));
+    const transport = this.transport(sdk);
     try {
       await client.connect(transport, { timeout: this.spec.timeoutMs });
     } catch (err) {
@@ -240,6 +242,7 @@ export class Upstream {
    */
   async call(name: string, args: Record<string, unknown> | undefined, o: CallOptions = {}): Promise<CallToolResult> {
     const client = await this.ready(o.signal);
+    const { CallToolResultSchema } = await loadSdk(); // loaded by ready()'s connection: settles at once
     return (await client.callTool({ name, arguments: args ?? {} }, CallToolResultSchema, {
       signal: o.signal,
       timeout: this.spec.timeoutMs,

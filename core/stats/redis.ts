@@ -1,7 +1,8 @@
 // Shared statistics in Redis: one hash per endpoint per 5-minute slot (fields t<bucket> and p<bucket> count TTFT
 // and tokens/s samples by histogram bucket) and one per hour slot (ok, n). HINCRBY merges replicas for free;
 // keys expire after their window. Writes are batched in memory and flushed once a second in one pipeline.
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "../store/ioredis.ts";
 import type { Logger } from "../log.ts";
 import { bucketOf } from "./histogram.ts";
 import {
@@ -22,7 +23,7 @@ export class RedisStats {
   constructor(url: string, private readonly prefix: string, private readonly log?: Logger) {
     // Statistics are best effort: while Redis is unreachable, commands fail at once (no offline queue), counts wait in
     // memory until it is back, and reads fall back to this replica's own view. Nothing waits on a lost connection.
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.redis = new (ioredis().Redis)(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
     let lastLog = 0;
     this.redis.on("error", (err) => {
       if (Date.now() - lastLog < 30_000) return;

@@ -6,9 +6,6 @@ import { ConfigError } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore, damaged } from "./sqlite.ts";
-import { RedisStore } from "./redis.ts";
-import { PostgresLedger } from "./postgres-ledger.ts";
-import { SplitLedgerStore } from "./ledger-split.ts";
 import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
 
@@ -75,9 +72,12 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
     }
     case "redis": {
       if (!config?.url) throw new Error("store: kind redis needs url: redis://host:6379");
+      // Loaded only for this kind: a gateway on SQLite or memory carries neither Redis's client nor Postgres's.
+      const { RedisStore } = await import("./redis.ts");
       const lc = config.ledger;
       if (lc?.kind !== "postgres") return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
       if (!lc.url) throw new Error("store: ledger kind postgres needs url: postgres://user@host:5432/db");
+      const [{ PostgresLedger }, { SplitLedgerStore }] = await Promise.all([import("./postgres-ledger.ts"), import("./ledger-split.ts")]);
       const ledger = await PostgresLedger.open({
         url: lc.url, spoolDir: o.spoolDir, log: o.log, retentionDays: lc.retention_days, batchSize: lc.batch_size,
         flushIntervalMs: lc.flush_interval_ms, poolSize: lc.pool_size, queryTimeoutMs: lc.query_timeout_ms,

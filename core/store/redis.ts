@@ -5,7 +5,8 @@
 // Durability of the ledger and of spend is Redis's own: run it with appendonly yes (fsync everysec or always).
 // verify() refuses a server without AOF, and an "epoch" key tells whether the server still holds the state this
 // gateway saw in it (a restart without persistence, a FLUSHALL or a failover to an empty replica lose it).
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "./ioredis.ts";
 import { randomUUID } from "node:crypto";
 import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { StoreStateLostError } from "./unavailable.ts";
@@ -94,7 +95,7 @@ export class RedisStore implements Store {
   static async connect(url: string, prefix = "mg:", o: RedisOptions = {}): Promise<RedisStore> {
     // No offline queue and no retries: while the connection is down a command fails at once (never waits, never runs
     // late against a server that came back empty); the guard decides what the request gets.
-    const redis = new Redis(url, {
+    const redis = new (ioredis().Redis)(url, {
       lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5_000,
       ...(o.commandTimeoutMs ? { commandTimeout: o.commandTimeoutMs } : {}),
       // Reconnect within a second of the server coming back (ioredis waits up to 2 s by default).
