@@ -9,8 +9,8 @@ import { pathToFileURL } from "node:url";
 import { Pool } from "undici";
 import { UPSTREAM_KEY } from "./upstream-key.ts";
 
-export function createBareProxy(upstreamOrigin: string): { server: Server; close(): Promise<void> } {
-  const pool = new Pool(upstreamOrigin, { connections: 128, keepAliveTimeout: 30_000, pipelining: 1 });
+export function createBareProxy(upstreamOrigin: string, connections = 128): { server: Server; close(): Promise<void> } {
+  const pool = new Pool(upstreamOrigin, { connections, keepAliveTimeout: 30_000, pipelining: 1 });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -45,9 +45,10 @@ export function createBareProxy(upstreamOrigin: string): { server: Server; close
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { upstream: { type: "string" } } });
+  // --connections: upstream connections per origin (the slow-streams run needs one per open stream).
+  const { values } = parseArgs({ options: { upstream: { type: "string" }, connections: { type: "string", default: "128" } } });
   if (!values.upstream) throw new Error("--upstream http://127.0.0.1:PORT is required");
-  const { server } = createBareProxy(values.upstream);
+  const { server } = createBareProxy(values.upstream, Number(values.connections));
   server.listen(0, "127.0.0.1", () => {
     process.stdout.write(`READY ${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });

@@ -67,7 +67,8 @@ const HELP = `npm run bench:load -- [options]
   --slow-streams N    instead of the phases: hold N streams open at once through the full default pipeline on
                       SQLite (one upstream frame every --chunk-delay-ms, default 200; --chunks default 300: 60 s) and
                       report the gateway's RSS per stream and whether all N completed (issue 32: 10 000 in <= 400 MB on one host);
-                      with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process
+                      with --workers N > 1 on Redis (a redis-server the run starts), RSS summed over every process;
+                      with --targets bare, through the bare proxy instead: the floor a Node proxy with no policy sets
   --heap-snapshots DIR  with --slow-streams: heap snapshots of the gateway at baseline and with all N open
 Custom gateway.yaml files can use \${MG_BENCH_UPSTREAM}, \${MG_BENCH_FLAKY_UPSTREAM}, \${MG_BENCH_KEY_SHA256} and \${MG_BENCH_ADMIN_SHA256}.
 `;
@@ -80,7 +81,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "50" },
     modes: { type: "string", default: "open,closed" },
     stream: { type: "string", default: "both" },
-    targets: { type: "string", default: "direct,bare,gateway" },
+    targets: { type: "string" },
     gateway: { type: "string", multiple: true },
     model: { type: "string" },
     "flaky-rate": { type: "string" },
@@ -122,7 +123,7 @@ const rate = num("rate", values.rate, 1, 20_000);
 const concurrency = Math.round(num("concurrency", values.concurrency, 1, 1024));
 const modes = values.modes.split(",").map((s) => s.trim()) as Array<"open" | "closed">;
 const streams = values.stream === "both" ? [false, true] : values.stream === "on" ? [true] : values.stream === "off" ? [false] : (() => { throw new Error("--stream must be on, off or both"); })();
-const wanted = new Set(values.targets.split(",").map((s) => s.trim()));
+const wanted = new Set((values.targets ?? "direct,bare,gateway").split(",").map((s) => s.trim()));
 const flakyRate = values["flaky-rate"] !== undefined ? num("flaky-rate", values["flaky-rate"], 0, 1) : undefined;
 const repeat = Math.round(num("repeat", values.repeat, 1, 20));
 const together = values.together === true;
@@ -174,6 +175,14 @@ const gatewayNames: string[] = [];
 /** Each gateway variant's stderr (its log) and the targets it serves. */
 const logs: { name: string; file: string; targets: LoadTarget[] }[] = [];
 
+/** --slow-streams runs through the gateway, or through the bare proxy with `--targets bare` (one target, one process). */
+function slowStreamsThroughBare(): boolean {
+  if (values.targets === undefined || values.targets === "gateway") return false;
+  if (values.targets !== "bare") throw new Error(`--slow-streams runs one target: --targets gateway (the default) or bare, not ${values.targets}`);
+  if (values.workers !== "1") throw new Error("--slow-streams --targets bare runs one process: --workers is for the gateway");
+  return true;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "mg-bench-"));
   if (slowStreams !== undefined) {
@@ -188,6 +197,7 @@ async function main(): Promise<void> {
       targetMb: 400,
       targetStreams: 10_000,
       workers: Math.round(num("workers", values.workers, 1, 64)),
+      bare: slowStreamsThroughBare(),
     });
     if (!ok) process.exitCode = 1;
     return;

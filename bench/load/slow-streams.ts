@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 import YAML from "yaml";
 import { Pool } from "undici";
 import { benchConfig, BENCH_KEY, BENCH_MODEL } from "./config.ts";
-import { deadChildren, startChild, startGatewayBin, toolEntry } from "./procs.ts";
+import { cpuMs, deadChildren, startChild, startGatewayBin, toolEntry, type Child } from "./procs.ts";
 import { createPool, fetchText, requestBody, type LoadTarget } from "./client.ts";
 import { pssMb as processPssMb, rssMb as processRssMb } from "../soak/sampler.ts";
 
@@ -32,6 +32,9 @@ export interface SlowStreamsOptions {
    * RSS is the sum of the primary, every worker and redis-server: each process then holds N / workers streams,
    * which is how 10 000 fit under a per-process open-file limit of 20 000. */
   workers?: number;
+  /** Hold the streams through the bare proxy instead (bench/load/bare-proxy.ts, plain JavaScript): the memory a Node
+   * proxy with no policy at all takes per open stream, the floor the gateway's figure compares with. */
+  bare?: boolean;
 }
 
 /** Requests still waiting for response headers at once while opening (keeps the listen backlog from overflowing;
@@ -102,8 +105,10 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
     mkdirSync(o.heapSnapshots, { recursive: true });
     nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${o.heapSnapshots}`);
   }
-  // As users start it (bin/model-gateway.mjs start), logging as shipped: an access line per stream, to a file.
-  const gw = await startGatewayBin("gateway", { config: file, nodeArgs, workers, logFile: join(o.dir, "gateway-stderr.log"), timeoutMs: 60_000 * workers });
+  const gw = o.bare
+    ? await startBare(`http://127.0.0.1:${upstream.port}`, n, nodeArgs)
+    : // As users start it (bin/model-gateway.mjs start), logging as shipped: an access line per stream, to a file.
+      await startGatewayBin("gateway", { config: file, nodeArgs, workers, logFile: join(o.dir, "gateway-stderr.log"), timeoutMs: 60_000 * workers });
   const pid = gw.proc.pid!;
   // Every process whose memory the streams cost: one gateway, or the primary, its workers and redis-server.
   const pids = [...gw.pids, ...(redis ? [redis.pid] : [])];
@@ -113,7 +118,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const pssMb = () => pids.reduce((sum, p) => sum + processPssMb(p), 0);
   const several = pids.length > 1;
   const target: LoadTarget = {
-    name: "gateway", origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", pid,
+    name: o.bare ? "bare-proxy" : "gateway", origin: `http://127.0.0.1:${gw.port}`, path: "/api/v1/chat/completions", pid,
     headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}` },
   };
   const body = requestBody(BENCH_MODEL, true);
@@ -165,6 +170,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   let allOpenAt = NaN;
   let heapAllOpen: Promise<string> = Promise.resolve("-");
   const failures = new Map<string, number>();
+  const cpuAtStart = cpuMs(pids);
   const t0 = performance.now();
   let finished!: () => void;
   const allDone = new Promise<void>((r) => (finished = r));
@@ -220,6 +226,7 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const limitMs = Math.max(120_000, streamS * 1000 * 4 + n * 10);
   const timedOut = await Promise.race([allDone.then(() => false), sleep(limitMs).then(() => true)]);
   await snapWhileOpen;
+  const cpuUsed = cpuMs(pids) - cpuAtStart;
   clearInterval(progress);
   clearInterval(sampler);
   const elapsed = (performance.now() - t0) / 1000;
@@ -236,7 +243,8 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   const ok = !timedOut && completed === n && !deadChildren().length;
   // A pass needs the streams open together: streams that end before the last ones open never cost their RSS at once.
   const meetsTarget = ok && !Number.isNaN(allOpenAt) && (n >= o.targetStreams ? peakRss <= o.targetMb : projected <= o.targetMb);
-  out(`\n== slow streams: ${n} concurrent, one frame every ${o.chunkDelayMs} ms, full default pipeline on ${redis ? `Redis, ${workers} workers` : "SQLite"}\n`);
+  const through = o.bare ? "the bare proxy (no policy, no store)" : `full default pipeline on ${redis ? `Redis, ${workers} workers` : "SQLite"}`;
+  out(`\n== slow streams: ${n} concurrent, one frame every ${o.chunkDelayMs} ms, ${through}\n`);
   out(`all ${n} open         ${Number.isNaN(allOpenAt) ? `NO (at most ${maxOpen} open at once)` : `after ${(allOpenAt / 1000).toFixed(1)} s`}\n`);
   out(`completed           ${completed} / ${n} ended with data: [DONE]${failed ? `; ${failed} failed: ${[...failures].map(([k, c]) => `${k} x${c}`).join(", ")}` : ""}${timedOut ? `; ${n - completed - failed} still open after ${limitMs / 1000} s` : ""} (${elapsed.toFixed(1)} s)\n`);
   out(`RSS baseline        ${baseline.toFixed(1)} MB\n`);
@@ -245,6 +253,9 @@ export async function runSlowStreams(o: SlowStreamsOptions): Promise<boolean> {
   out(`RSS after           ${after.toFixed(1)} MB (2 s after the last stream ended)${pids.length > 1 ? `; per process ${perProcess} (${workers} workers: primary, workers, redis-server)` : ""}\n`);
   out(`V8 heap, all open   ${await heapAllOpen}\n`);
   out(`KB per stream       ${Number.isNaN(perStreamKb) ? "-" : perStreamKb.toFixed(1)} (all open - baseline) / N; ${peakPerStreamKb.toFixed(1)} (peak - baseline) / ${Number.isNaN(allOpenAt) ? `${maxOpen} (most open at once)` : "N"}\n`);
+  // Every stream's frames (content chunks, the role and usage chunks, [DONE]) and its opening, on every core.
+  const frames = completed * (o.chunks + 3);
+  out(`CPU per frame       ${frames ? ((cpuUsed * 1000) / frames).toFixed(1) : "-"} us (${(cpuUsed / 1000).toFixed(1)} s of CPU over ${frames} frames relayed, all threads of ${several ? "every process" : "the process"}, opening the streams included)\n`);
   if (several) {
     const pssPerStreamKb = ((peakPss - pssBaseline) * 1024) / (Number.isNaN(allOpenAt) ? Math.max(1, maxOpen) : n);
     out(`PSS (summed)        baseline ${pssBaseline.toFixed(1)}, all open ${Number.isNaN(allOpenPss) ? "-" : allOpenPss.toFixed(1)}, peak ${peakPss.toFixed(1)} MB; ${pssPerStreamKb.toFixed(1)} KB per stream at the peak (pages the processes share counted once, not once per process)\n`);
@@ -313,6 +324,11 @@ export function sendWithHeaders(pool: Pool, target: LoadTarget, body: string, on
       },
     },
   );
+}
+
+/** The bare proxy, bundled as the gateway is, with an upstream connection for each of the N streams. */
+async function startBare(upstreamOrigin: string, streams: number, nodeArgs: string[]): Promise<Child> {
+  return startChild("bare-proxy", await toolEntry("bare-proxy"), ["--upstream", upstreamOrigin, "--connections", String(streams + 100)], { nodeArgs });
 }
 
 /** A throwaway redis-server on a free loopback port (no persistence), stopped by its own pid. */

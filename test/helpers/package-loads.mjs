@@ -17,6 +17,6 @@ register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 
 const load = Module._load;
 Module._load = function (request, ...rest) {
-  if (!/^(node:|\.|\/)/.test(request)) appendFileSync(log, `/node_modules/${request}/\n`);
+  if (!/^[./]/.test(request) && !Module.isBuiltin(request)) appendFileSync(log, `/node_modules/${request}/\n`);
   return load.call(this, request, ...rest);
 };
