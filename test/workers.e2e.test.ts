@@ -21,11 +21,13 @@ import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
 import { RedisStore } from "../core/store/redis.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { toPico } from "../core/money/money.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LIMITED = testKey("wlimited");
 const SPENDER = testKey("wspender");
 const BUDGET = "0.01";
+const ADMIN = "mg_admin_read_key_for_workers_001";
 
 /** GET /metrics on its own connection, so the cluster may hand it to either worker. */
 function scrape(port: number): Promise<string> {
@@ -144,6 +146,7 @@ describe("start --workers 2 on one redis-server", () => {
     config.projects.spender = { keys: [keyEntry("sk", SPENDER)], budget: { usd: BUDGET, period: "total" } };
     config.providers.sim = { protocol: "sim", sim: { image_ms: 5 } };
     config.models["openai/sim-pixel"] = { type: "image", endpoints: [{ provider: "sim", model: "pixel" }] };
+    config.admin_keys = [{ id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" }];
     expect(config.server?.signing_secret).toBeUndefined();
     writeFileSync(configFile, YAML.stringify(config));
     gw = await startCluster(configFile, "2");
@@ -241,6 +244,43 @@ describe("start --workers 2 on one redis-server", () => {
       expect(total(text, "gateway_config_last_reload_success")).toBe(1);
     }
   });
+
+  it("the console's live traffic (GET /admin/v1/traffic) is the whole cluster's, whichever worker answers", async () => {
+    /** /admin/v1/traffic on its own connection: the answer and the worker that gave it. */
+    const traffic = () => new Promise<{ scope: string; pid: number; sampling_since: string | null; points: { requests: number }[] }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: gw.port, path: "/admin/v1/traffic", agent: false, headers: { connection: "close", authorization: `Bearer ${ADMIN}` } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    // Each worker samples every 10 s from its start, its own figures until it has joined the cluster: wait until both
+    // have taken a reading of the cluster's.
+    const since = new Map<number, number>();
+    await until("both workers sampling the cluster", async () => {
+      const t = await traffic();
+      if (t.scope === "cluster" && t.sampling_since) since.set(t.pid, Date.parse(t.sampling_since));
+      return since.size === 2 ? true : undefined;
+    }, 400);
+    const rs = await Promise.all(Array.from({ length: 10 }, () => post(gw.port, "/chat/completions", chat(), auth())));
+    expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(new Set(rs.map((r) => r.worker))).toEqual(new Set(["1", "2"]));
+    // Both workers' next readings (10 s after their first) come after all 10.
+    await new Promise((r) => setTimeout(r, Math.max(...since.values()) + 10_500 - Date.now()));
+    // Each worker's hour holds all 10 (and the /traffic calls counted beside them), not the half it served itself.
+    const seen = new Map<number, number>();
+    await until("an answer from each worker", async () => {
+      const t = await traffic();
+      expect(t.scope).toBe("cluster");
+      seen.set(t.pid, t.points.reduce((n, p) => n + p.requests, 0));
+      return seen.size === 2 ? true : undefined;
+    }, 40);
+    for (const requests of seen.values()) expect(requests).toBeGreaterThanOrEqual(10);
+  }, 45_000);
 
   it("every worker runs with MALLOC_ARENA_MAX=2 unless the environment set it", () => {
     expect(gw.pids).toHaveLength(2);

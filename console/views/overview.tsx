@@ -1,6 +1,7 @@
-// Overview: the ledger's totals over the last hour, day and month (/usage); this process's live traffic over the
-// last hour, every 10 s (/traffic: request rate by status class, error ratio, latency and time to first byte,
-// tokens; time to first token per 5 minutes); and the ledger's requests, tokens and spend per hour or day.
+// Overview: the ledger's totals over the last hour, day and month (/usage); the live traffic over the last hour,
+// every 10 s, of this process or, under --workers, of every worker (/traffic: request rate by status class, error
+// ratio, latency and time to first byte, tokens; time to first token per 5 minutes); and the ledger's requests,
+// tokens and spend per hour or day.
 import { useMemo, useRef, useState } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { usePoll } from "../poll.ts";
@@ -46,11 +47,12 @@ function Tiles() {
 }
 
 /**
- * The last hour of steps, kept across polls: each poll asks only for the steps after the newest one held. Steps are
- * one process's (with --workers, whichever answered): when another process answers, its hour replaces the one held.
+ * The last hour of steps, kept across polls: each poll asks only for the steps after the newest one held. Each
+ * process samples on its own clock (with --workers every worker samples the whole cluster): when another process
+ * answers, its hour replaces the one held.
  */
 function useTraffic() {
-  const [kept, setKept] = useState<{ points: TrafficPoint[]; ttft: Traffic["ttft"] | null; since: string | null; pid?: number }>({ points: [], ttft: null, since: null });
+  const [kept, setKept] = useState<{ points: TrafficPoint[]; ttft: Traffic["ttft"] | null; since: string | null; pid?: number; scope?: Traffic["scope"] }>({ points: [], ttft: null, since: null });
   const held = useRef<{ pid?: number; newest: number }>({ newest: 0 });
   const { error } = usePoll(async (signal) => {
     const t = await api<Traffic>(`/traffic${qs({ after: held.current.newest || undefined })}`, { signal });
@@ -59,13 +61,13 @@ function useTraffic() {
     const fresh = answer.points.filter((p) => !same || p.t > held.current.newest);
     held.current = { pid: answer.pid, newest: fresh.length ? fresh[fresh.length - 1]!.t : same ? held.current.newest : 0 };
     const cutoff = Date.parse(answer.at) - answer.window_ms;
-    setKept((k) => ({ points: [...(same ? k.points : []), ...fresh].filter((p) => p.t > cutoff), ttft: answer.ttft, since: answer.sampling_since, pid: answer.pid }));
+    setKept((k) => ({ points: [...(same ? k.points : []), ...fresh].filter((p) => p.t > cutoff), ttft: answer.ttft, since: answer.sampling_since, pid: answer.pid, scope: answer.scope }));
   }, 5_000, []);
   return { ...kept, error };
 }
 
 function LiveCharts() {
-  const { points, ttft, since, pid, error } = useTraffic();
+  const { points, ttft, since, pid, scope, error } = useTraffic();
   const c = useMemo(() => {
     const x = points.map((p) => p.t / 1000);
     const rate = (n: (p: TrafficPoint) => number) => points.map((p) => (p.ms > 0 ? n(p) / (p.ms / 1000) : null));
@@ -84,7 +86,7 @@ function LiveCharts() {
   const per = (v: number) => `${Math.round(v * 100) / 100}/s`;
   return (
     <section>
-      <h2>Live <span class="muted small">this gateway process{pid ? ` (pid ${pid})` : ""}, last hour, every 10 s{since ? `, sampling since ${when(since)}` : ""}</span></h2>
+      <h2>Live <span class="muted small">{scope === "cluster" ? "every worker of this gateway" : "this gateway process"}{pid ? ` (${scope === "cluster" ? "answered by " : ""}pid ${pid})` : ""}, last hour, every 10 s{since ? `, sampling since ${when(since)}` : ""}</span></h2>
       {error ? <p class="error">{error}</p> : null}
       <div class="grid">
         <TimeChart testId="chart-rate" title="Requests per second" x={c.x} ys={c.rates} stacked series={[{ label: "2xx/3xx", color: "#3a9c5b" }, { label: "4xx", color: "#e3872d" }, { label: "5xx", color: "#c9463d" }]} format={per} />

@@ -23,7 +23,7 @@ async function traffic(r: AdminRequest): Promise<AdminAnswer> {
   return {
     body: {
       at: iso(now),
-      scope: "process",
+      scope: sampler.scope,
       pid: process.pid,
       step_ms: TRAFFIC_STEP_MS,
       window_ms: TRAFFIC_POINTS * TRAFFIC_STEP_MS,
@@ -69,7 +69,7 @@ export const consoleRoutes: AdminRoute[] = [
     openapi: {
       operationId: "admin_traffic",
       responseSchema: "AdminTraffic",
-      summary: "Live traffic of this process over the last hour, every 10 s: requests by status class, latency and time-to-first-byte percentiles, tokens; time-to-first-token percentiles per 5 minutes",
+      summary: "Live traffic over the last hour, every 10 s (this process's, or every worker's under start --workers): requests by status class, latency and time-to-first-byte percentiles, tokens; time-to-first-token percentiles per 5 minutes",
       query: [{ name: "after", description: "Only steps ending after this time (ms since the epoch): what a poller has not seen yet." }],
     },
   },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AggregatorRegistry } from "prom-client";
 import { Metrics } from "../metrics.ts";
 import { bucketsFromGet, cumulativeBuckets, histogramQuantile, TrafficSampler } from "./traffic-sampler.ts";
 
@@ -73,5 +74,91 @@ describe("TrafficSampler", () => {
     }
     expect(s.points().length).toBe(360);
     expect(s.points()[0]!.t).toBe(now - 359 * 10_000);
+  });
+
+  /** Some traffic on a worker's metrics: n requests (one in five a 429), latency, first byte and tokens. */
+  const serve = (m: Metrics, n: number, model = "m") => {
+    const labels = { endpoint: "chat", model, provider: "p" };
+    for (let i = 0; i < n; i++) {
+      m.requests.add(1, "chat", model, "p", i % 5 === 4 ? "429" : "200");
+      m.duration.observe(labels, 0.01 * (1 + (i % 40)));
+      m.ttfb.observe(labels, 0.005 * (1 + (i % 20)));
+    }
+    m.tokens.add(10 * n, "input", model, "p");
+    m.tokens.add(3 * n, "output", model, "p");
+  };
+  /** What /metrics answers on a worker of `start --workers`: every worker's registry, summed by the primary. */
+  const clusterText = async (workers: Metrics[]) => AggregatorRegistry.aggregate(await Promise.all(workers.map((w) => w.registry.getMetricsAsJSON())) as never).metrics();
+
+  it("reads the cluster's scrape to the same steps as one process's own metrics", async () => {
+    const m = new Metrics();
+    let now = 0;
+    const own = new TrafficSampler(m, () => now, () => undefined);
+    const fromText = new TrafficSampler(m, () => now, () => () => m.registry.metrics());
+    for (let round = 0; round < 3; round++) {
+      await own.sample();
+      await fromText.sample();
+      serve(m, 37 * (round + 1), `m${round}`);
+      m.inFlight.enter("chat");
+      now += 10_000;
+    }
+    expect(own.scope).toBe("process");
+    expect(fromText.scope).toBe("cluster");
+    expect(fromText.points()).toEqual(own.points());
+    expect(own.points()[1]).toMatchObject({ requests: 74, ok: 60, client_errors: 14, input_tokens: 740, output_tokens: 222, in_flight: 2 });
+  });
+
+  it("under --workers, counts every worker's requests, and a worker that restarts costs one step no negative counts", async () => {
+    const workers = [new Metrics(), new Metrics()];
+    let now = 0;
+    const s = new TrafficSampler(workers[0]!, () => now, () => () => clusterText(workers));
+    await s.sample();
+    serve(workers[0]!, 20);
+    serve(workers[1]!, 30);
+    now += 10_000;
+    await s.sample();
+    expect(s.points()[0]).toMatchObject({ requests: 50, ok: 40, client_errors: 10, input_tokens: 500 });
+    expect(s.points()[0]!.latency_ms!.p95).toBeGreaterThan(300);
+
+    workers[1] = new Metrics(); // restarted: its counters start from zero
+    serve(workers[1], 5);
+    now += 10_000;
+    await s.sample();
+    expect(s.points()[1]).toMatchObject({ requests: 0, ok: 0, client_errors: 0, input_tokens: 0 });
+    serve(workers[1], 5);
+    now += 10_000;
+    await s.sample();
+    expect(s.points()[2]).toMatchObject({ requests: 5, ok: 4, client_errors: 1 });
+  });
+
+  it("skips a reading the cluster does not answer, and starts over when the source changes", async () => {
+    const m = new Metrics();
+    let now = 0;
+    let scrape: (() => Promise<string>) | undefined;
+    const s = new TrafficSampler(m, () => now, () => scrape);
+    await s.sample();
+    serve(m, 10);
+    now += 10_000;
+    await s.sample();
+    expect(s.points()).toHaveLength(1);
+    expect(s.scope).toBe("process");
+
+    // The worker joined the cluster: the process's step and the cluster's do not subtract.
+    scrape = () => m.registry.metrics();
+    now += 10_000;
+    await s.sample();
+    expect(s.scope).toBe("cluster");
+    expect(s.points()).toEqual([]);
+    expect(s.startedAt).toBe(now);
+
+    scrape = () => Promise.reject(new Error("no answer from the primary"));
+    serve(m, 10);
+    now += 10_000;
+    await s.sample();
+    expect(s.points()).toEqual([]);
+    scrape = () => m.registry.metrics();
+    now += 10_000;
+    await s.sample();
+    expect(s.points()).toEqual([expect.objectContaining({ ms: 20_000, requests: 10 })]);
   });
 });

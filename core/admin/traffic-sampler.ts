@@ -2,9 +2,12 @@
 // histograms the gateway already keeps for /metrics (requests by status, request duration, time to first byte,
 // tokens, requests in flight) and keep the difference from the previous reading, for the last hour. Nothing is added
 // to the request path: requests go on counting into the same Prometheus cells as before, and this reads them off it,
-// like a scrape. The figures are this process's (each replica, each --workers process, samples its own).
+// like a scrape. A worker of `start --workers N` reads the same figures summed over every worker, from the scrape
+// that /metrics answers with (core/cluster.ts), so its hour is the whole gateway's; a single process reads its own.
+// Replicas each sample their own.
 import type { Histogram } from "prom-client";
 import type { Metrics } from "../metrics.ts";
+import { clusterScrape } from "../observability/cluster-scrape.ts";
 
 export const TRAFFIC_STEP_MS = 10_000;
 /** One hour of steps. */
@@ -127,9 +130,71 @@ async function read(m: Metrics, at: number): Promise<Reading> {
   };
 }
 
+/** A label's value in the `{...}` of a Prometheus text line (the few read here never hold escaped quotes). */
+function labelOf(labels: string, name: string): string | undefined {
+  const at = labels.indexOf(`${name}="`);
+  if (at === -1 || (at > 0 && labels[at - 1] !== "{" && labels[at - 1] !== ",")) return undefined;
+  const start = at + name.length + 2;
+  return labels.slice(start, labels.indexOf('"', start));
+}
+
+/**
+ * The same reading from Prometheus text: the whole cluster's, as a worker's scrape gathers it (counters and
+ * histograms summed over the workers). Exported for its unit test, which holds it to read()'s answer.
+ */
+export function readingFromText(text: string, at: number): Reading {
+  const r: Reading = { at, ok: 0, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight: 0, duration: new Map(), ttfb: new Map() };
+  const addBucket = (into: Map<number, number>, labels: string, value: number) => {
+    const le = labelOf(labels, "le");
+    if (le === undefined) return;
+    const bound = le === "+Inf" ? Infinity : Number(le);
+    into.set(bound, (into.get(bound) ?? 0) + value);
+  };
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("gateway_")) continue;
+    const space = line.lastIndexOf(" ");
+    const brace = line.indexOf("{");
+    const name = line.slice(0, brace === -1 || brace > space ? space : brace);
+    const labels = brace === -1 || brace > space ? "" : line.slice(brace, space);
+    const value = Number(line.slice(space + 1));
+    if (!Number.isFinite(value)) continue;
+    switch (name) {
+      case "gateway_requests_total": {
+        const code = Number(labelOf(labels, "code"));
+        if (code >= 500) r.serverErrors += value;
+        else if (code >= 400) r.clientErrors += value;
+        else r.ok += value;
+        break;
+      }
+      case "gateway_tokens_total": {
+        const direction = labelOf(labels, "direction");
+        if (direction === "input") r.inputTokens += value;
+        else if (direction === "output") r.outputTokens += value;
+        break;
+      }
+      case "gateway_requests_in_flight":
+        r.inFlight += value;
+        break;
+      case "gateway_request_duration_seconds_bucket":
+        addBucket(r.duration, labels, value);
+        break;
+      case "gateway_time_to_first_byte_seconds_bucket":
+        addBucket(r.ttfb, labels, value);
+        break;
+    }
+  }
+  return r;
+}
+
+/**
+ * Growth between two readings. Summed over workers, a count can fall (a worker restarted with fresh counters):
+ * that step counts no less than nothing, and undercounts what the restarted worker had done since its last reading.
+ */
+const grown = (now: number, before: number) => Math.max(0, now - before);
+
 function quantilesMs(now: Map<number, number>, before: Map<number, number>): Quantiles | null {
   const delta = new Map<number, number>();
-  for (const [le, n] of now) delta.set(le, n - (before.get(le) ?? 0));
+  for (const [le, n] of now) delta.set(le, grown(n, before.get(le) ?? 0));
   const p50 = histogramQuantile(0.5, delta);
   const p95 = histogramQuantile(0.95, delta);
   if (p50 === null || p95 === null) return null;
@@ -137,23 +202,32 @@ function quantilesMs(now: Map<number, number>, before: Map<number, number>): Qua
 }
 
 function step(a: Reading, b: Reading): TrafficPoint {
-  const ok = b.ok - a.ok, clientErrors = b.clientErrors - a.clientErrors, serverErrors = b.serverErrors - a.serverErrors;
+  const ok = grown(b.ok, a.ok), clientErrors = grown(b.clientErrors, a.clientErrors), serverErrors = grown(b.serverErrors, a.serverErrors);
   return {
     t: b.at, ms: b.at - a.at, requests: ok + clientErrors + serverErrors, ok, client_errors: clientErrors, server_errors: serverErrors,
     latency_ms: quantilesMs(b.duration, a.duration), ttfb_ms: quantilesMs(b.ttfb, a.ttfb),
-    input_tokens: b.inputTokens - a.inputTokens, output_tokens: b.outputTokens - a.outputTokens, in_flight: b.inFlight,
+    input_tokens: grown(b.inputTokens, a.inputTokens), output_tokens: grown(b.outputTokens, a.outputTokens), in_flight: b.inFlight,
   };
 }
 
+export type TrafficScope = "process" | "cluster";
+
 export class TrafficSampler {
   private last?: Reading;
-  private readonly kept: TrafficPoint[] = [];
+  private kept: TrafficPoint[] = [];
   private timer?: NodeJS.Timeout;
   private busy = false;
   /** When the first reading was taken: the points go back to it at most. */
   startedAt?: number;
+  /** Whose figures the points are: this process's, or every worker's (read from the cluster's scrape). */
+  scope: TrafficScope = "process";
 
-  constructor(private readonly metrics: Metrics, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly now: () => number = Date.now,
+    /** The whole cluster's metrics as Prometheus text, when this process is a worker that has joined it. */
+    private readonly cluster: () => (() => Promise<string>) | undefined = () => clusterScrape,
+  ) {}
 
   start(): void {
     if (this.timer) return;
@@ -172,7 +246,22 @@ export class TrafficSampler {
     if (this.busy) return;
     this.busy = true;
     try {
-      const r = await read(this.metrics, this.now());
+      const at = this.now();
+      const scrape = this.cluster();
+      let r: Reading;
+      try {
+        r = scrape ? readingFromText(await scrape(), at) : await read(this.metrics, at);
+      } catch {
+        return; // the cluster did not answer (a worker down, the primary busy): the next step spans both
+      }
+      const scope: TrafficScope = scrape ? "cluster" : "process";
+      // One process's counts and the cluster's do not subtract: start over when the source changes (a worker samples
+      // from its start, core/app.ts, before it has joined the cluster).
+      if (scope !== this.scope) {
+        this.scope = scope;
+        this.last = undefined;
+        this.kept = [];
+      }
       if (this.last) this.kept.push(step(this.last, r));
       else this.startedAt = r.at;
       this.last = r;
