@@ -238,8 +238,10 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id);
     else if (m?.mg === "metrics-text") scrapes.get(m.id)?.(m);
   });
-  setClusterScrape(askPrimary); // a scrape of this worker now answers for the whole cluster
   process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
+  // A scrape of this worker now answers for the whole cluster. After "listening": the primary asks listening workers
+  // only, and a gather this worker starts at once (the console's sampler) must count it.
+  setClusterScrape(askPrimary);
 }
 
 async function sendMetricsPart(gw: RunningGateway, id: number): Promise<void> {

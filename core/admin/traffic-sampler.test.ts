@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AggregatorRegistry } from "prom-client";
 import { Metrics } from "../metrics.ts";
+import { setClusterScrape } from "../observability/cluster-scrape.ts";
 import { bucketsFromGet, cumulativeBuckets, histogramQuantile, TrafficSampler } from "./traffic-sampler.ts";
 
 const cumulative = (pairs: [number, number][]) => new Map(pairs);
@@ -160,5 +161,20 @@ describe("TrafficSampler", () => {
     now += 10_000;
     await s.sample();
     expect(s.points()).toEqual([expect.objectContaining({ ms: 20_000, requests: 10 })]);
+  });
+
+  // Last: it sets this process's cluster hook, which the default source of a sampler reads.
+  it("reads the cluster's figures as soon as the worker joins, even with its first reading still in progress", async () => {
+    const m = new Metrics();
+    const now = 5_000;
+    let scrape: (() => Promise<string>) | undefined;
+    const s = new TrafficSampler(m, () => now, () => scrape);
+    s.start(); // its first reading, this process's, is in progress
+    scrape = () => m.registry.metrics();
+    setClusterScrape(scrape);
+    await new Promise((r) => setTimeout(r, 20));
+    s.stop();
+    expect(s.scope).toBe("cluster");
+    expect(s.startedAt).toBe(now);
   });
 });

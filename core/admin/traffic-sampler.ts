@@ -7,7 +7,7 @@
 // Replicas each sample their own.
 import type { Histogram } from "prom-client";
 import type { Metrics } from "../metrics.ts";
-import { clusterScrape } from "../observability/cluster-scrape.ts";
+import { clusterScrape, onClusterJoin } from "../observability/cluster-scrape.ts";
 
 export const TRAFFIC_STEP_MS = 10_000;
 /** One hour of steps. */
@@ -216,7 +216,10 @@ export class TrafficSampler {
   private last?: Reading;
   private kept: TrafficPoint[] = [];
   private timer?: NodeJS.Timeout;
+  private leaveJoin?: () => void;
   private busy = false;
+  /** A reading asked for while one was in progress (the cluster joined meanwhile): taken when that one ends. */
+  private again = false;
   /** When the first reading was taken: the points go back to it at most. */
   startedAt?: number;
   /** Whose figures the points are: this process's, or every worker's (read from the cluster's scrape). */
@@ -233,17 +236,24 @@ export class TrafficSampler {
     if (this.timer) return;
     this.timer = setInterval(() => void this.sample(), TRAFFIC_STEP_MS);
     this.timer.unref();
+    // A worker joins its cluster just after it starts listening: read the cluster's figures at once, so its hour
+    // starts then rather than at the next step.
+    this.leaveJoin = onClusterJoin(() => void this.sample());
     void this.sample();
   }
 
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.leaveJoin?.();
   }
 
-  /** Take a reading and keep the step since the previous one (a reading still in progress is not overlapped). */
+  /** Take a reading and keep the step since the previous one (one in progress is not overlapped: this one follows it). */
   async sample(): Promise<void> {
-    if (this.busy) return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
     this.busy = true;
     try {
       const at = this.now();
@@ -256,7 +266,7 @@ export class TrafficSampler {
       }
       const scope: TrafficScope = scrape ? "cluster" : "process";
       // One process's counts and the cluster's do not subtract: start over when the source changes (a worker samples
-      // from its start, core/app.ts, before it has joined the cluster).
+      // from its start, core/app.ts, a moment before it joins the cluster).
       if (scope !== this.scope) {
         this.scope = scope;
         this.last = undefined;
@@ -268,6 +278,10 @@ export class TrafficSampler {
       if (this.kept.length > TRAFFIC_POINTS) this.kept.splice(0, this.kept.length - TRAFFIC_POINTS);
     } finally {
       this.busy = false;
+      if (this.again) {
+        this.again = false;
+        void this.sample();
+      }
     }
   }
 
