@@ -79,7 +79,7 @@ function LiveCharts() {
       tokens: [rate((p) => p.input_tokens), rate((p) => p.output_tokens)],
       ttftX: (ttft?.points ?? []).map((p) => p.t / 1000),
       ttft: [(ttft?.points ?? []).map((p) => p.p50), (ttft?.points ?? []).map((p) => p.p95)],
-      // The 5-minute slots of the last hour, to the minute (so the chart is not rebuilt on every poll).
+      // The last hour, to the minute (so a chart is not rebuilt on every poll): the live charts' and the 5-minute slots'.
       hour: [Math.floor(Date.now() / 60_000) * 60 - 3600, Math.ceil(Date.now() / 60_000) * 60] as [number, number],
     };
   }, [points, ttft]);
@@ -89,11 +89,11 @@ function LiveCharts() {
       <h2>Live <span class="muted small">{scope === "cluster" ? "every worker of this gateway" : "this gateway process"}{pid ? ` (${scope === "cluster" ? "answered by " : ""}pid ${pid})` : ""}, last hour, every 10 s{since ? `, sampling since ${when(since)}` : ""}</span></h2>
       {error ? <p class="error">{error}</p> : null}
       <div class="grid">
-        <TimeChart testId="chart-rate" title="Requests per second" x={c.x} ys={c.rates} stacked series={[{ label: "2xx/3xx", color: "#3a9c5b" }, { label: "4xx", color: "#e3872d" }, { label: "5xx", color: "#c9463d" }]} format={per} />
-        <TimeChart testId="chart-errors" title="Error ratio (4xx and 5xx)" x={c.x} ys={c.errorRatio} series={[{ label: "errors", color: "#c9463d" }]} format={(v) => pct(v)} />
-        <TimeChart testId="chart-latency" title="Latency and time to first byte" x={c.x} ys={c.latency} series={[{ label: "latency p50", color: "#2f6fde" }, { label: "latency p95", color: "#2f6fde", dash: true }, { label: "first byte p50", color: "#8a5cc2" }, { label: "first byte p95", color: "#8a5cc2", dash: true }]} format={ms} />
+        <TimeChart testId="chart-rate" xRange={c.hour} title="Requests per second" x={c.x} ys={c.rates} stacked series={[{ label: "2xx/3xx", color: "#3a9c5b" }, { label: "4xx", color: "#e3872d" }, { label: "5xx", color: "#c9463d" }]} format={per} />
+        <TimeChart testId="chart-errors" xRange={c.hour} title="Error ratio (4xx and 5xx)" x={c.x} ys={c.errorRatio} series={[{ label: "errors", color: "#c9463d" }]} format={(v) => pct(v)} />
+        <TimeChart testId="chart-latency" xRange={c.hour} title="Latency and time to first byte" x={c.x} ys={c.latency} series={[{ label: "latency p50", color: "#2f6fde" }, { label: "latency p95", color: "#2f6fde", dash: true }, { label: "first byte p50", color: "#8a5cc2" }, { label: "first byte p95", color: "#8a5cc2", dash: true }]} format={ms} />
         <TimeChart testId="chart-ttft" title="Time to first token (streamed attempts, per 5 min)" x={c.ttftX} ys={c.ttft} xRange={c.hour} series={[{ label: "p50", color: "#1f9aa8" }, { label: "p95", color: "#1f9aa8", dash: true }]} format={ms} />
-        <TimeChart testId="chart-tokens" title="Tokens per second" x={c.x} ys={c.tokens} stacked series={[{ label: "input", color: "#5c6b7a" }, { label: "output", color: "#e3872d" }]} format={per} />
+        <TimeChart testId="chart-tokens" xRange={c.hour} title="Tokens per second" x={c.x} ys={c.tokens} stacked series={[{ label: "input", color: "#5c6b7a" }, { label: "output", color: "#e3872d" }]} format={per} />
       </div>
     </section>
   );
