@@ -130,19 +130,25 @@ async function read(m: Metrics, at: number): Promise<Reading> {
   };
 }
 
-/** A label's value in the `{...}` of a Prometheus text line (the few read here never hold escaped quotes). */
+/**
+ * A label's value in the `{...}` of a Prometheus text line. Only the values of `code`, `direction` and `le` are read,
+ * and they hold no quotes; another label's value can hold `name="` only with its quote escaped (`name=\"`).
+ */
 function labelOf(labels: string, name: string): string | undefined {
-  const at = labels.indexOf(`${name}="`);
-  if (at === -1 || (at > 0 && labels[at - 1] !== "{" && labels[at - 1] !== ",")) return undefined;
-  const start = at + name.length + 2;
-  return labels.slice(start, labels.indexOf('"', start));
+  const key = `${name}="`;
+  for (let at = labels.indexOf(key); at !== -1; at = labels.indexOf(key, at + 1)) {
+    if (labels[at - 1] !== "{" && labels[at - 1] !== ",") continue; // the end of a longer label's name
+    const start = at + key.length;
+    return labels.slice(start, labels.indexOf('"', start));
+  }
+  return undefined;
 }
 
 /**
  * The same reading from Prometheus text: the whole cluster's, as a worker's scrape gathers it (counters and
- * histograms summed over the workers). Exported for its unit test, which holds it to read()'s answer.
+ * histograms summed over the workers). The unit test holds it to read()'s answer.
  */
-export function readingFromText(text: string, at: number): Reading {
+function readingFromText(text: string, at: number): Reading {
   const r: Reading = { at, ok: 0, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight: 0, duration: new Map(), ttfb: new Map() };
   const addBucket = (into: Map<number, number>, labels: string, value: number) => {
     const le = labelOf(labels, "le");
