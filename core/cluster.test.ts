@@ -69,4 +69,14 @@ describe("MetricsGatherer (the primary's side of a scrape)", () => {
     none.gather(lone, 9);
     expect(await answered(lone)).toMatchObject({ mg: "metrics-text", id: 9, error: expect.stringMatching(/no worker answered/) });
   });
+
+  it("a traffic gather asks for each worker's reading and hands the readings back as they came, without summing", async () => {
+    const [a, b] = [fakeWorker(1), fakeWorker(2)];
+    const g = new MetricsGatherer(() => [a, b], log());
+    g.gather(b, 4, true);
+    expect(a.sent).toEqual([{ mg: "metrics-part", id: 0, traffic: true }]);
+    g.part(a, { id: 0, metrics: [{ ok: 3 }] });
+    g.part(b, { id: 0, metrics: [{ ok: 4 }] });
+    expect(await answered(b)).toEqual({ mg: "metrics-text", id: 4, parts: [{ ok: 3 }, { ok: 4 }] });
+  });
 });

@@ -10,6 +10,7 @@ import type { Logger } from "./log.ts";
 import type { RunningGateway } from "./server.ts";
 import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 import { setClusterScrape } from "./observability/cluster-scrape.ts";
+import { wireReading } from "./admin/traffic-sampler.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -41,14 +42,15 @@ export function storeRefusal(storeKind: string, workers: number): string | undef
 /** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
 type ToWorker =
   | { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" }
-  /** Send your metrics (prom-client's JSON form) for gathering `id`. */
-  | { mg: "metrics-part"; id: number }
-  /** The whole cluster's metrics, as Prometheus text, for the scrape `id` this worker asked about. */
-  | { mg: "metrics-text"; id: number; text?: string; error?: string };
+  /** Send your metrics (prom-client's JSON form) for gathering `id`; with `traffic`, your traffic reading instead. */
+  | { mg: "metrics-part"; id: number; traffic?: true }
+  /** The whole cluster's metrics, as Prometheus text, for the scrape `id` this worker asked about; with `traffic`,
+   * every worker's reading (`parts`), for the console's sampler to add up. */
+  | { mg: "metrics-text"; id: number; text?: string; parts?: unknown[]; error?: string };
 type ToPrimary =
   | { mg: "listening"; url: string; port: number; metricsUrl?: string }
-  /** A scrape reached this worker: gather every worker's metrics. */
-  | { mg: "metrics-gather"; id: number }
+  /** A scrape reached this worker: gather every worker's metrics (with `traffic`: every worker's traffic reading). */
+  | { mg: "metrics-gather"; id: number; traffic?: true }
   | { mg: "metrics-part"; id: number; metrics?: unknown[]; error?: string };
 
 /** How long the primary waits for the workers' metrics: a worker that does not answer by then is left out. */
@@ -89,7 +91,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
     const w = cluster.fork(workerEnv(signingSecret));
     started.set(w, Date.now());
     w.on("message", (m: ToPrimary) => {
-      if (m?.mg === "metrics-gather") return gatherer.gather(w, m.id);
+      if (m?.mg === "metrics-gather") return gatherer.gather(w, m.id, m.traffic === true);
       if (m?.mg === "metrics-part") return gatherer.part(w, m);
       if (m?.mg !== "listening") return;
       listening.add(w);
@@ -171,20 +173,22 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
 /**
  * The primary's side of a scrape: ask every listening worker for its metrics, add them up (prom-client's
  * AggregatorRegistry, by each metric's `aggregator`: sums for counters and histograms, min/max where a metric says so)
- * and send the text to the worker that was scraped. A worker that does not answer within GATHER_MS is left out;
- * none answering is an error the scrape reports.
+ * and send the text to the worker that was scraped. A traffic gather (the console's sampler, every 10 s in every
+ * worker) asks for each worker's traffic reading instead, a few hundred bytes, and hands the readings back as they
+ * came: the asker adds them up. A worker that does not answer within GATHER_MS is left out; none answering is an
+ * error the asker reports.
  */
 export class MetricsGatherer {
   private next = 0;
-  private readonly open = new Map<number, { asker: Worker; askerId: number; waiting: Set<Worker>; parts: unknown[][]; timer: NodeJS.Timeout }>();
+  private readonly open = new Map<number, { asker: Worker; askerId: number; traffic: boolean; waiting: Set<Worker>; parts: unknown[][]; timer: NodeJS.Timeout }>();
   constructor(private readonly workers: () => Worker[], private readonly log: Logger, private readonly waitMs = GATHER_MS) {}
 
-  gather(asker: Worker, askerId: number): void {
+  gather(asker: Worker, askerId: number, traffic = false): void {
     const id = this.next++;
     const waiting = new Set(this.workers().filter((w) => w.isConnected()));
-    const g = { asker, askerId, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), this.waitMs) };
+    const g = { asker, askerId, traffic, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), this.waitMs) };
     this.open.set(id, g);
-    for (const w of waiting) sendTo(w, { mg: "metrics-part", id });
+    for (const w of waiting) sendTo(w, traffic ? { mg: "metrics-part", id, traffic } : { mg: "metrics-part", id });
     if (!waiting.size) void this.finish(id);
   }
 
@@ -205,6 +209,7 @@ export class MetricsGatherer {
     let answer: ToWorker;
     try {
       if (!g.parts.length) throw new Error("no worker answered");
+      if (g.traffic) return sendTo(g.asker, { mg: "metrics-text", id: g.askerId, parts: g.parts.flat() });
       const { AggregatorRegistry } = await import("prom-client"); // the primary loads it only once scraped
       answer = { mg: "metrics-text", id: g.askerId, text: await AggregatorRegistry.aggregate(g.parts as never).metrics() };
     } catch (err) {
@@ -235,41 +240,46 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
-    else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id);
+    else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id, m.traffic === true);
     else if (m?.mg === "metrics-text") scrapes.get(m.id)?.(m);
   });
   process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
-  // A scrape of this worker now answers for the whole cluster. After "listening": the primary asks listening workers
-  // only, and a gather this worker starts at once (the console's sampler) must count it.
-  setClusterScrape(askPrimary);
+  // A scrape of this worker (and its console's traffic) now answers for the whole cluster. After "listening": the
+  // primary asks listening workers only, and a gather this worker starts at once (the console's sampler) must count it.
+  setClusterScrape(scrapeCluster, clusterReadingsOf);
 }
 
-async function sendMetricsPart(gw: RunningGateway, id: number): Promise<void> {
+async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean): Promise<void> {
   let part: ToPrimary;
   try {
-    part = { mg: "metrics-part", id, metrics: await gw.gateway.metrics.registry.getMetricsAsJSON() };
+    const metrics = gw.gateway.metrics;
+    part = { mg: "metrics-part", id, metrics: traffic ? [await wireReading(metrics)] : await metrics.registry.getMetricsAsJSON() };
   } catch (err) {
     part = { mg: "metrics-part", id, error: String(err) };
   }
   if (process.connected) process.send!(part, () => {});
 }
 
-/** Scrapes of this worker waiting for the primary's answer. */
-const scrapes = new Map<number, (m: { text?: string; error?: string }) => void>();
+/** Gathers of this worker waiting for the primary's answer. */
+type Gathered = { text?: string; parts?: unknown[]; error?: string };
+const scrapes = new Map<number, (m: Gathered) => void>();
 let scrapeIds = 0;
 
-function askPrimary(): Promise<string> {
+function askPrimary(traffic: boolean): Promise<Gathered> {
   const id = scrapeIds++;
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<Gathered>((resolve, reject) => {
     const timer = setTimeout(() => answered({ error: `the primary did not answer within ${SCRAPE_MS} ms` }), SCRAPE_MS);
-    function answered(m: { text?: string; error?: string }): void {
+    function answered(m: Gathered): void {
       scrapes.delete(id);
       clearTimeout(timer);
-      if (m.text !== undefined) resolve(m.text);
+      if (m.text !== undefined || m.parts !== undefined) resolve(m);
       else reject(new Error(`gathering the workers' metrics failed: ${m.error}`));
     }
     scrapes.set(id, answered);
     if (!process.connected) return answered({ error: "no channel to the primary" });
-    process.send!({ mg: "metrics-gather", id } satisfies ToPrimary, () => {});
+    process.send!((traffic ? { mg: "metrics-gather", id, traffic } : { mg: "metrics-gather", id }) satisfies ToPrimary, () => {});
   });
 }
+
+const scrapeCluster = async (): Promise<string> => (await askPrimary(false)).text ?? "";
+const clusterReadingsOf = async (): Promise<unknown[]> => (await askPrimary(true)).parts ?? [];

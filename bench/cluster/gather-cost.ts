@@ -1,10 +1,10 @@
-// What one gather of `start --workers N` costs (the scrape /metrics answers with, and the console's live traffic
-// reads every 10 s in every worker): a worker's part (getMetricsAsJSON of its registry), the primary's sum of the
-// parts as Prometheus text, and the console's sampler reading that text, on a registry with LABEL_SETS label sets.
-// `npx tsx bench/cluster/gather-cost.ts [LABEL_SETS=500] [WORKERS=2]`
+// What the gathers of `start --workers N` cost, on a registry with LABEL_SETS label sets (endpoint x model x
+// provider): a scrape of /metrics (each worker's registry as JSON, summed by the primary into Prometheus text) and the
+// console's traffic gather, which every worker's sampler runs every 10 s (each worker's reading, added up by the
+// asker). `npx tsx bench/cluster/gather-cost.ts [LABEL_SETS=500] [WORKERS=2]`
 import { AggregatorRegistry } from "prom-client";
 import { Metrics } from "../../core/metrics.ts";
-import { TrafficSampler } from "../../core/admin/traffic-sampler.ts";
+import { TrafficSampler, wireReading } from "../../core/admin/traffic-sampler.ts";
 
 const labelSets = Number(process.argv[2] ?? 500);
 const workers = Number(process.argv[3] ?? 2);
@@ -22,12 +22,17 @@ const time = async (rounds: number, f: () => Promise<unknown>) => {
   for (let k = 0; k < rounds; k++) await f();
   return (performance.now() - t0) / rounds;
 };
+
 const part = await m.registry.getMetricsAsJSON();
 const partMs = await time(50, () => m.registry.getMetricsAsJSON());
 let text = "";
 const sumMs = await time(20, async () => (text = await AggregatorRegistry.aggregate(Array(workers).fill(part) as never).metrics()));
-console.log(`${labelSets} label sets, ${workers} workers: a worker's part ${partMs.toFixed(2)} ms; the primary's sum as text ${sumMs.toFixed(2)} ms (${(text.length / 1024).toFixed(0)} KB)`);
+console.log(`scrape, ${labelSets} label sets, ${workers} workers: a worker's part ${partMs.toFixed(2)} ms; the primary's sum as text ${sumMs.toFixed(2)} ms (${(text.length / 1024).toFixed(0)} KB)`);
+
+const reading = JSON.stringify(await wireReading(m));
+const readingMs = await time(200, () => wireReading(m));
 let now = 0;
-const sampler = new TrafficSampler(m, () => (now += 10_000), () => () => Promise.resolve(text));
-const readMs = await time(20, () => sampler.sample());
-console.log(`the console's sampler reading that text: ${readMs.toFixed(2)} ms`);
+const parts = () => Promise.resolve(JSON.parse(JSON.stringify(Array(workers).fill(JSON.parse(reading)))) as unknown[]);
+const sampler = new TrafficSampler(m, () => (now += 10_000), () => parts);
+const sampleMs = await time(200, () => sampler.sample());
+console.log(`traffic gather: a worker's reading ${readingMs.toFixed(3)} ms (${reading.length} bytes); the sampler adding ${workers} up ${sampleMs.toFixed(3)} ms`);

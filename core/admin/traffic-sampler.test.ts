@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AggregatorRegistry } from "prom-client";
 import { Metrics } from "../metrics.ts";
 import { setClusterScrape } from "../observability/cluster-scrape.ts";
-import { bucketsFromGet, cumulativeBuckets, histogramQuantile, TrafficSampler } from "./traffic-sampler.ts";
+import { bucketsFromGet, cumulativeBuckets, histogramQuantile, TrafficSampler, wireReading } from "./traffic-sampler.ts";
 
 const cumulative = (pairs: [number, number][]) => new Map(pairs);
 
@@ -88,31 +87,31 @@ describe("TrafficSampler", () => {
     m.tokens.add(10 * n, "input", model, "p");
     m.tokens.add(3 * n, "output", model, "p");
   };
-  /** What /metrics answers on a worker of `start --workers`: every worker's registry, summed by the primary. */
-  const clusterText = async (workers: Metrics[]) => AggregatorRegistry.aggregate(await Promise.all(workers.map((w) => w.registry.getMetricsAsJSON())) as never).metrics();
+  /** What a traffic gather of `start --workers` hands a worker: every worker's reading, as it crossed the IPC channel. */
+  const gathered = async (workers: Metrics[]) => JSON.parse(JSON.stringify(await Promise.all(workers.map((w) => wireReading(w))))) as unknown[];
 
-  it("reads the cluster's scrape to the same steps as one process's own metrics", async () => {
+  it("a cluster of one gives the same steps as one process's own metrics", async () => {
     const m = new Metrics();
     let now = 0;
     const own = new TrafficSampler(m, () => now, () => undefined);
-    const fromText = new TrafficSampler(m, () => now, () => () => m.registry.metrics());
+    const fromCluster = new TrafficSampler(m, () => now, () => () => gathered([m]));
     for (let round = 0; round < 3; round++) {
       await own.sample();
-      await fromText.sample();
+      await fromCluster.sample();
       serve(m, 37 * (round + 1), `m${round}`);
       m.inFlight.enter("chat");
       now += 10_000;
     }
     expect(own.scope).toBe("process");
-    expect(fromText.scope).toBe("cluster");
-    expect(fromText.points()).toEqual(own.points());
+    expect(fromCluster.scope).toBe("cluster");
+    expect(fromCluster.points()).toEqual(own.points());
     expect(own.points()[1]).toMatchObject({ requests: 74, ok: 60, client_errors: 14, input_tokens: 740, output_tokens: 222, in_flight: 2 });
   });
 
   it("under --workers, counts every worker's requests, and a worker that restarts costs one step no negative counts", async () => {
     const workers = [new Metrics(), new Metrics()];
     let now = 0;
-    const s = new TrafficSampler(workers[0]!, () => now, () => () => clusterText(workers));
+    const s = new TrafficSampler(workers[0]!, () => now, () => () => gathered(workers));
     await s.sample();
     serve(workers[0]!, 20);
     serve(workers[1]!, 30);
@@ -135,7 +134,7 @@ describe("TrafficSampler", () => {
   it("skips a reading the cluster does not answer, and starts over when the source changes", async () => {
     const m = new Metrics();
     let now = 0;
-    let scrape: (() => Promise<string>) | undefined;
+    let scrape: (() => Promise<unknown[]>) | undefined;
     const s = new TrafficSampler(m, () => now, () => scrape);
     await s.sample();
     serve(m, 10);
@@ -145,7 +144,7 @@ describe("TrafficSampler", () => {
     expect(s.scope).toBe("process");
 
     // The worker joined the cluster: the process's step and the cluster's do not subtract.
-    scrape = () => m.registry.metrics();
+    scrape = () => gathered([m]);
     now += 10_000;
     await s.sample();
     expect(s.scope).toBe("cluster");
@@ -157,7 +156,7 @@ describe("TrafficSampler", () => {
     now += 10_000;
     await s.sample();
     expect(s.points()).toEqual([]);
-    scrape = () => m.registry.metrics();
+    scrape = () => gathered([m]);
     now += 10_000;
     await s.sample();
     expect(s.points()).toEqual([expect.objectContaining({ ms: 20_000, requests: 10 })]);
@@ -167,11 +166,11 @@ describe("TrafficSampler", () => {
   it("reads the cluster's figures as soon as the worker joins, even with its first reading still in progress", async () => {
     const m = new Metrics();
     const now = 5_000;
-    let scrape: (() => Promise<string>) | undefined;
-    const s = new TrafficSampler(m, () => now, () => scrape);
+    let readings: (() => Promise<unknown[]>) | undefined;
+    const s = new TrafficSampler(m, () => now, () => readings);
     s.start(); // its first reading, this process's, is in progress
-    scrape = () => m.registry.metrics();
-    setClusterScrape(scrape);
+    readings = () => gathered([m]);
+    setClusterScrape(() => m.registry.metrics(), readings);
     await new Promise((r) => setTimeout(r, 20));
     s.stop();
     expect(s.scope).toBe("cluster");

@@ -2,12 +2,12 @@
 // histograms the gateway already keeps for /metrics (requests by status, request duration, time to first byte,
 // tokens, requests in flight) and keep the difference from the previous reading, for the last hour. Nothing is added
 // to the request path: requests go on counting into the same Prometheus cells as before, and this reads them off it,
-// like a scrape. A worker of `start --workers N` reads the same figures summed over every worker, from the scrape
-// that /metrics answers with (core/cluster.ts), so its hour is the whole gateway's; a single process reads its own.
+// like a scrape. A worker of `start --workers N` adds up every worker's reading, gathered through the primary as a
+// scrape of /metrics is (core/cluster.ts), so its hour is the whole gateway's; a single process reads its own.
 // Replicas each sample their own.
 import type { Histogram } from "prom-client";
 import type { Metrics } from "../metrics.ts";
-import { clusterScrape, onClusterJoin } from "../observability/cluster-scrape.ts";
+import { clusterReadings, onClusterJoin } from "../observability/cluster-scrape.ts";
 
 export const TRAFFIC_STEP_MS = 10_000;
 /** One hour of steps. */
@@ -131,63 +131,49 @@ async function read(m: Metrics, at: number): Promise<Reading> {
 }
 
 /**
- * A label's value in the `{...}` of a Prometheus text line. Only the values of `code`, `direction` and `le` are read,
- * and they hold no quotes; another label's value can hold `name="` only with its quote escaped (`name=\"`).
+ * A worker's reading as it crosses to the primary and back (JSON over the cluster's IPC channel): the bucket maps as
+ * [upper bound, cumulative count] pairs, +Inf as null. A few hundred bytes, whatever the number of label sets.
  */
-function labelOf(labels: string, name: string): string | undefined {
-  const key = `${name}="`;
-  for (let at = labels.indexOf(key); at !== -1; at = labels.indexOf(key, at + 1)) {
-    if (labels[at - 1] !== "{" && labels[at - 1] !== ",") continue; // the end of a longer label's name
-    const start = at + key.length;
-    return labels.slice(start, labels.indexOf('"', start));
-  }
-  return undefined;
+export interface WireReading {
+  ok: number;
+  clientErrors: number;
+  serverErrors: number;
+  inputTokens: number;
+  outputTokens: number;
+  inFlight: number;
+  duration: [number | null, number][];
+  ttfb: [number | null, number][];
 }
 
-/**
- * The same reading from Prometheus text: the whole cluster's, as a worker's scrape gathers it (counters and
- * histograms summed over the workers). The unit test holds it to read()'s answer.
- */
-function readingFromText(text: string, at: number): Reading {
+const toPairs = (m: Map<number, number>): [number | null, number][] => [...m].map(([le, n]) => [le === Infinity ? null : le, n]);
+
+/** This process's reading, for a worker's part of the cluster's (core/cluster.ts). */
+export async function wireReading(m: Metrics): Promise<WireReading> {
+  const { at: _at, duration, ttfb, ...counts } = await read(m, 0);
+  return { ...counts, duration: toPairs(duration), ttfb: toPairs(ttfb) };
+}
+
+/** The workers' readings added up: the whole cluster's reading at `at`. Parts of another shape are left out. */
+function sumReadings(parts: unknown[], at: number): Reading {
   const r: Reading = { at, ok: 0, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight: 0, duration: new Map(), ttfb: new Map() };
-  const addBucket = (into: Map<number, number>, labels: string, value: number) => {
-    const le = labelOf(labels, "le");
-    if (le === undefined) return;
-    const bound = le === "+Inf" ? Infinity : Number(le);
-    into.set(bound, (into.get(bound) ?? 0) + value);
-  };
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("gateway_")) continue;
-    const space = line.lastIndexOf(" ");
-    const brace = line.indexOf("{");
-    const name = line.slice(0, brace === -1 || brace > space ? space : brace);
-    const labels = brace === -1 || brace > space ? "" : line.slice(brace, space);
-    const value = Number(line.slice(space + 1));
-    if (!Number.isFinite(value)) continue;
-    switch (name) {
-      case "gateway_requests_total": {
-        const code = Number(labelOf(labels, "code"));
-        if (code >= 500) r.serverErrors += value;
-        else if (code >= 400) r.clientErrors += value;
-        else r.ok += value;
-        break;
-      }
-      case "gateway_tokens_total": {
-        const direction = labelOf(labels, "direction");
-        if (direction === "input") r.inputTokens += value;
-        else if (direction === "output") r.outputTokens += value;
-        break;
-      }
-      case "gateway_requests_in_flight":
-        r.inFlight += value;
-        break;
-      case "gateway_request_duration_seconds_bucket":
-        addBucket(r.duration, labels, value);
-        break;
-      case "gateway_time_to_first_byte_seconds_bucket":
-        addBucket(r.ttfb, labels, value);
-        break;
+  const addPairs = (into: Map<number, number>, pairs: unknown) => {
+    if (!Array.isArray(pairs)) return;
+    for (const [le, n] of pairs as [number | null, number][]) {
+      const bound = le === null ? Infinity : le;
+      into.set(bound, (into.get(bound) ?? 0) + n);
     }
+  };
+  for (const part of parts) {
+    const w = part as Partial<WireReading> | null;
+    if (!w || typeof w.ok !== "number") continue;
+    r.ok += w.ok;
+    r.clientErrors += w.clientErrors ?? 0;
+    r.serverErrors += w.serverErrors ?? 0;
+    r.inputTokens += w.inputTokens ?? 0;
+    r.outputTokens += w.outputTokens ?? 0;
+    r.inFlight += w.inFlight ?? 0;
+    addPairs(r.duration, w.duration);
+    addPairs(r.ttfb, w.ttfb);
   }
   return r;
 }
@@ -228,14 +214,14 @@ export class TrafficSampler {
   private again = false;
   /** When the first reading was taken: the points go back to it at most. */
   startedAt?: number;
-  /** Whose figures the points are: this process's, or every worker's (read from the cluster's scrape). */
+  /** Whose figures the points are: this process's, or every worker's (their readings added up). */
   scope: TrafficScope = "process";
 
   constructor(
     private readonly metrics: Metrics,
     private readonly now: () => number = Date.now,
-    /** The whole cluster's metrics as Prometheus text, when this process is a worker that has joined it. */
-    private readonly cluster: () => (() => Promise<string>) | undefined = () => clusterScrape,
+    /** Every worker's reading (WireReading), when this process is a worker that has joined a cluster. */
+    private readonly cluster: () => (() => Promise<unknown[]>) | undefined = () => clusterReadings,
   ) {}
 
   start(): void {
@@ -263,14 +249,14 @@ export class TrafficSampler {
     this.busy = true;
     try {
       const at = this.now();
-      const scrape = this.cluster();
+      const gather = this.cluster();
       let r: Reading;
       try {
-        r = scrape ? readingFromText(await scrape(), at) : await read(this.metrics, at);
+        r = gather ? sumReadings(await gather(), at) : await read(this.metrics, at);
       } catch {
         return; // the cluster did not answer (a worker down, the primary busy): the next step spans both
       }
-      const scope: TrafficScope = scrape ? "cluster" : "process";
+      const scope: TrafficScope = gather ? "cluster" : "process";
       // One process's counts and the cluster's do not subtract: start over when the source changes (a worker samples
       // from its start, core/app.ts, a moment before it joins the cluster).
       if (scope !== this.scope) {
