@@ -241,7 +241,7 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "shutdown") stop();
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
     else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id, m.traffic === true);
-    else if (m?.mg === "metrics-text") scrapes.get(m.id)?.(m);
+    else if (m?.mg === "metrics-text") waitingGathers.get(m.id)?.(m);
   });
   process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
   // A scrape of this worker (and its console's traffic) now answers for the whole cluster. After "listening": the
@@ -262,20 +262,20 @@ async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean)
 
 /** Gathers of this worker waiting for the primary's answer. */
 type Gathered = { text?: string; parts?: unknown[]; error?: string };
-const scrapes = new Map<number, (m: Gathered) => void>();
-let scrapeIds = 0;
+const waitingGathers = new Map<number, (m: Gathered) => void>();
+let gatherIds = 0;
 
 function askPrimary(traffic: boolean): Promise<Gathered> {
-  const id = scrapeIds++;
+  const id = gatherIds++;
   return new Promise<Gathered>((resolve, reject) => {
     const timer = setTimeout(() => answered({ error: `the primary did not answer within ${SCRAPE_MS} ms` }), SCRAPE_MS);
     function answered(m: Gathered): void {
-      scrapes.delete(id);
+      waitingGathers.delete(id);
       clearTimeout(timer);
       if (m.text !== undefined || m.parts !== undefined) resolve(m);
       else reject(new Error(`gathering the workers' metrics failed: ${m.error}`));
     }
-    scrapes.set(id, answered);
+    waitingGathers.set(id, answered);
     if (!process.connected) return answered({ error: "no channel to the primary" });
     process.send!((traffic ? { mg: "metrics-gather", id, traffic } : { mg: "metrics-gather", id }) satisfies ToPrimary, () => {});
   });
