@@ -4,6 +4,7 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
+import { settleWithin } from "./deadline.ts";
 import { GatewayError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import type { RequestAbort } from "./net/request-abort.ts";
@@ -75,11 +76,9 @@ export interface Drainable {
 /** How long requests that ignore the cut (a client that stopped reading) may take before their sockets go. */
 const AFTER_CUT_MS = 5000;
 
-const within = (p: Promise<unknown>, ms: number): Promise<boolean> => {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
-  return Promise.race([p.then(() => true), expired]).finally(() => clearTimeout(timer));
-};
+/** Whether `p` settled within `ms`. */
+const within = (p: Promise<unknown>, ms: number): Promise<boolean> => settleWithin(p.then(() => true), ms, () => false);
+
 
 /**
  * Cut every request in flight and wait, at most AFTER_CUT_MS, for each to finish its way out: a cut request still

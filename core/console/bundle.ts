@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
+import { settleWithin } from "../deadline.ts";
 import { packageRoot } from "../package-root.ts";
 
 export interface ConsoleAsset {
@@ -32,11 +33,9 @@ type Build = (spec: unknown, root: string) => Promise<Record<string, string>>;
 async function load(): Promise<ConsoleBundle> {
   const root = packageRoot();
   const build = (await import(pathToFileURL(join(root, "bin/build.mjs")).href)) as { ensureBuilt: Build; CONSOLE: unknown };
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`building the console took over ${BUILD_TIMEOUT_MS / 1000} s`)), BUILD_TIMEOUT_MS);
+  const built = await settleWithin(build.ensureBuilt(build.CONSOLE, root), BUILD_TIMEOUT_MS, () => {
+    throw new Error(`building the console took over ${BUILD_TIMEOUT_MS / 1000} s`);
   });
-  const built = await Promise.race([build.ensureBuilt(build.CONSOLE, root), timeout]).finally(() => clearTimeout(timer));
   const assets = new Map<string, ConsoleAsset>();
   for (const file of Object.values(built)) {
     const body = await readFile(file);

@@ -7,6 +7,7 @@ import { Counter, Histogram, type Registry } from "prom-client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, GatewayContext } from "../pipeline/context.ts";
 import type { LedgerEntry, LedgerOutcome } from "../store/types.ts";
+import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
 import type { CallOptions, Upstream } from "./upstream.ts";
@@ -49,9 +50,9 @@ export function errorResult(text: string): CallToolResult {
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms); })])
-    .finally(() => clearTimeout(timer));
+  return settleWithin(p, ms, () => {
+    throw new Error(`${what} took longer than ${ms} ms`);
+  });
 }
 
 /** The key's tool_calls_per_minute (the key's rate_limits, else the project's): undefined when it has room. */

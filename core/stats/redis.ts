@@ -3,6 +3,7 @@
 // keys expire after their window. Writes are batched in memory and flushed once a second in one pipeline.
 import type { Redis } from "ioredis";
 import { ioredis } from "../store/ioredis.ts";
+import { settleWithin } from "../deadline.ts";
 import type { Logger } from "../log.ts";
 import { bucketOf } from "./histogram.ts";
 import {
@@ -119,7 +120,7 @@ export class RedisStats {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.race([this.flush().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+    await settleWithin(this.flush().catch(() => {}), 1_000, () => {});
     this.redis.disconnect();
   }
 }

@@ -9,6 +9,7 @@ import type { Redis } from "ioredis";
 import { ioredis } from "./ioredis.ts";
 import { randomUUID } from "node:crypto";
 import { readEpochs, writeEpochs } from "./epoch-file.ts";
+import { settleWithin } from "../deadline.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import type { Logger } from "../log.ts";
 import { allPeriods } from "./periods.ts";
@@ -410,9 +411,7 @@ export class RedisStore implements Store {
   /** QUIT when connected (flushes pending replies); a lost connection is just dropped, never waited for. */
   async close(): Promise<void> {
     if (this.r.status === "ready") {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.r.quit().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 2_000)))]);
-      clearTimeout(timer);
+      await settleWithin(this.r.quit().catch(() => {}), 2_000, () => {});
     }
     this.r.disconnect();
   }

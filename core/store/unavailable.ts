@@ -1,5 +1,6 @@
 // The one error a request gets when the gateway's state store cannot answer: 503 STORE_UNAVAILABLE with
 // Retry-After, never a hang or an opaque 500. The cause stays in the log, not in the answer.
+import { settleWithin } from "../deadline.ts";
 import { GatewayError } from "../errors.ts";
 
 export type UnavailableReason = "timeout" | "error" | "down" | "state_lost";
@@ -33,7 +34,7 @@ export class StoreStateLostError extends Error {
 
 /** `p`, or a StoreTimeoutError after `ms` (the call itself is left to finish or fail on its own). */
 export function within<T>(p: Promise<T>, ms: number, op: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeoutError(op, ms)), ms)));
-  return Promise.race([p, expired]).finally(() => clearTimeout(timer));
+  return settleWithin(p, ms, () => {
+    throw new StoreTimeoutError(op, ms);
+  });
 }

@@ -2,6 +2,7 @@
 // the store's memos, under `translate:<project>:<id>`, for a day — a tool loop waiting on a person (an approval)
 // still finds its turn. Reads are bounded: past RECALL_TIMEOUT_MS (or on a store error) the request goes on without
 // them, as if nothing had been kept; writes never hold up the answer.
+import { settleWithin } from "../../core/deadline.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 export const KEEP_TTL_MS = 24 * 3_600_000;
@@ -11,10 +12,8 @@ const memoKey = (project: string, id: string) => `translate:${project}:${id}`;
 
 /** The kept values of these ids (id -> value); empty when none, too slow, or the store failed. */
 export async function recall(ctx: GatewayContext, project: string, ids: string[]): Promise<Map<string, string>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), RECALL_TIMEOUT_MS); });
   try {
-    const found = await Promise.race([ctx.gateway.store.memos.get(ids.map((id) => memoKey(project, id)), Date.now()), timeout]);
+    const found = await settleWithin(ctx.gateway.store.memos.get(ids.map((id) => memoKey(project, id)), Date.now()), RECALL_TIMEOUT_MS, () => undefined);
     if (!found) {
       ctx.gateway.log.warn("kept translation state not read in time; going on without it", { requestId: ctx.requestId });
       return new Map();
@@ -28,8 +27,6 @@ export async function recall(ctx: GatewayContext, project: string, ids: string[]
   } catch (err) {
     ctx.gateway.log.warn("kept translation state not read; going on without it", { requestId: ctx.requestId, error: String(err) });
     return new Map();
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -9,6 +9,7 @@ import YAML from "yaml";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./gateway.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
 import { startFakeOpenAI, type FakeOpenAI, type StreamPace } from "../upstreams/openai.ts";
+import { settleWithin } from "../../core/deadline.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -101,9 +102,7 @@ export async function startShipped(): Promise<Shipped> {
 
 /** Rejects when `p` has not settled within `ms`: a hung stream fails its test with a message instead of stalling. */
 export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not finished after ${ms} ms (hung)`)), ms);
+  return settleWithin(p, ms, () => {
+    throw new Error(`${what}: not finished after ${ms} ms (hung)`);
   });
-  return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }
