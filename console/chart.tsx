@@ -3,6 +3,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { tickLabels, yRange } from "./chart-scale.ts";
 
 export const PALETTE = ["#2f6fde", "#e3872d", "#3a9c5b", "#c9463d", "#8a5cc2", "#1f9aa8", "#b5883a", "#d0609b", "#5c6b7a", "#7fa33a"];
 
@@ -79,9 +80,9 @@ function options(p: TimeChartProps, width: number, original: () => (number | nul
     height: p.height ?? 180,
     series,
     ...(bands ? { bands } : {}),
-    scales: { x: { time: true, range: (_u, min, max) => xRange() ?? (min === max ? [min - 300, max + 300] : [min, max]) }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, 1e-9) * 1.1] } },
+    scales: { x: { time: true, range: (_u, min, max) => xRange() ?? (min === max ? [min - 300, max + 300] : [min, max]) }, y: { range: (_u, min, max) => yRange(min, max) } },
     axes: [{}, {
-      values: (_u, vals) => vals.map((v) => (v === null ? "" : fmt(v))),
+      values: (_u, vals) => tickLabels(vals, fmt),
       // Wide enough for the longest label (small money figures are long).
       size: (_u, values) => 18 + 7 * Math.max(4, ...(values ?? []).map((v) => String(v ?? "").length)),
     }],
