@@ -115,6 +115,31 @@ describe("chat: content parts", () => {
   });
 });
 
+describe("chat: optional fields set to null", () => {
+  // What a Python caller's `temperature=None` sends, and what the official SDKs type nullable: taken as not sent.
+  const NULLS = {
+    max_tokens: null, max_completion_tokens: null, temperature: null, top_p: null, n: null, stream: null, stream_options: null,
+    stop: null, presence_penalty: null, frequency_penalty: null, seed: null, logit_bias: null, logprobs: null,
+    top_logprobs: null, user: null, tools: null, parallel_tool_calls: null, reasoning_effort: null,
+  };
+
+  it.each([MINI, CLAUDE])("are answered, and reach the upstream as not sent (%s)", async (model) => {
+    const res = await postJson(`${gw.baseURL}/chat/completions`, { model, messages: user("hi"), ...NULLS }, auth);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.object).toBe("chat.completion");
+    const sent = (model === MINI ? openai.requests : anthropic.requests)[0]!.body;
+    const nulls = Object.entries(sent).filter(([, v]) => v === null).map(([k]) => k);
+    expect(nulls).toEqual([]);
+    if (model === MINI) expect(Object.keys(sent)).not.toContain("temperature");
+    else expect(sent.max_tokens).toBeGreaterThan(0); // the translator's default, not null
+  });
+
+  it("a value of the wrong type is still refused, naming the field and what it may be", async () => {
+    const e = await expect400("/chat/completions", { model: MINI, messages: user("hi"), temperature: "hot" }, "temperature");
+    expect(e.message).toBe("Invalid request: temperature must be number or null");
+  });
+});
+
 describe("videos and images: client URLs", () => {
   it.each(["https://", "https:///cat.png", "https://:443/cat.png", "http://example.com/cat.png", "not a url"])("videos image_url %j is 400 BAD_REQUEST", async (url) => {
     await expect400("/videos", { model: "openai/sora-2", prompt: "a cat", image_url: url }, "image_url", "BAD_REQUEST");

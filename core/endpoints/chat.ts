@@ -2,6 +2,7 @@ import { validateChatCompletions } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import type { EndpointSpec } from "./spec.ts";
 import { foldReasoning } from "./chat-reasoning.ts";
+import { dropNullFields } from "./null-fields.ts";
 
 export const chatEndpoint: EndpointSpec = {
   kind: "chat",
@@ -9,7 +10,10 @@ export const chatEndpoint: EndpointSpec = {
   route: "/api/v1/chat/completions",
   protocol: "openai",
   validate: validateChatCompletions,
-  prepare: (ctx) => foldReasoning(ctx.body),
+  prepare: (ctx) => {
+    dropNullFields(ctx.body);
+    foldReasoning(ctx.body);
+  },
   terminal: (ctx) => dispatch(ctx, "chat"),
   openapi: {
     summary: "Create a chat completion (OpenAI-compatible), streaming or not",

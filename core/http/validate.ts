@@ -26,6 +26,7 @@ function describe(e: ErrorObject): { field: string; message: string } {
     case "required": return { field: fieldPath(e.instancePath, p.missingProperty), message: "is required" };
     case "enum": return { field: fieldPath(e.instancePath), message: `must be one of ${p.allowedValues.map((v: unknown) => JSON.stringify(v)).join(", ")}` };
     case "const": return { field: fieldPath(e.instancePath), message: `must be ${JSON.stringify(p.allowedValue)}` };
+    case "type": return { field: fieldPath(e.instancePath), message: `must be ${String(p.type).split(",").join(" or ")}` };
     case "discriminator": return { field: fieldPath(e.instancePath, p.tag), message: p.error === "mapping" ? `unsupported value ${JSON.stringify(p.tagValue)}` : "must be a string" };
     case "pattern": return { field: fieldPath(e.instancePath), message: PATTERN_TEXT.find(([re]) => re.test(p.pattern))?.[1] ?? e.message ?? "is invalid" };
     case "additionalProperties": return { field: fieldPath(e.instancePath, p.additionalProperty), message: "is not allowed" };

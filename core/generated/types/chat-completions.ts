@@ -33,7 +33,7 @@ export type ToolChoice =
     };
 
 /**
- * POST /v1/chat/completions. Known fields are checked strictly; unknown fields pass through to native upstreams.
+ * POST /v1/chat/completions. Known fields are checked strictly; unknown fields pass through to native upstreams. An optional field set to null is taken as not sent (the official SDKs type most of them nullable).
  */
 export interface ChatCompletionRequest {
   model: string;
@@ -41,30 +41,30 @@ export interface ChatCompletionRequest {
    * @minItems 1
    */
   messages: ChatMessage[];
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  n?: number;
-  stream?: boolean;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  n?: number | null;
+  stream?: boolean | null;
   stream_options?: {
     include_usage?: boolean;
   } | null;
   stop?: string | string[] | null;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-  seed?: number;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  seed?: number | null;
   logit_bias?: {
     [k: string]: number;
-  };
-  logprobs?: boolean;
-  top_logprobs?: number;
-  user?: string;
+  } | null;
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
+  user?: string | null;
   response_format?: ResponseFormat;
-  tools?: ChatTool[];
+  tools?: ChatTool[] | null;
   tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+  parallel_tool_calls?: boolean | null;
+  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | null;
   /**
    * OpenRouter's reasoning object (what Qwen Code and OpenRouter clients send): folded into reasoning_effort
    */
