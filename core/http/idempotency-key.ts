@@ -1,27 +1,37 @@
-// The idempotency key a client sent (`Idempotency-Key` or `x-mg-idempotency-key`, a ULID or UUID), validated.
+// The idempotency key a client sent, validated: `Idempotency-Key` (any key of 1 to 255 visible ASCII characters, as
+// clients of other APIs send them) or `x-mg-idempotency-key` (a ULID or UUID, as the spec says). A ULID or UUID is
+// compared without regard to case, in either header; any other key exactly as sent.
 // In core because two places read it: the idempotency plugin, and the videos endpoint (a key names the job).
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Stripe's bound (and character set) for an idempotency key, which the clients that send free-form keys follow. */
+const FREE_FORM = /^[\x21-\x7e]{1,255}$/;
 
 function badKey(ctx: GatewayContext, header: string, message: string): GatewayError {
   const code = ctx.endpoint === "images" || ctx.endpoint === "videos" || ctx.endpoint === "rerank" ? "BAD_REQUEST" : "INVALID_REQUEST";
   return new GatewayError(400, code, message, { details: { field: header } });
 }
 
+const isId = (key: string) => ULID.test(key) || UUID.test(key);
+const canonical = (key: string) => (isId(key) ? key.toLowerCase() : key);
+
 /** The key the client sent, validated; undefined when it sent none. */
 export function idempotencyKey(ctx: GatewayContext): string | undefined {
   const a = ctx.headers["idempotency-key"];
   const b = ctx.headers["x-mg-idempotency-key"];
   if (Array.isArray(a) || Array.isArray(b)) throw badKey(ctx, Array.isArray(a) ? "Idempotency-Key" : "x-mg-idempotency-key", "Send one idempotency key, not several");
-  if (a !== undefined && b !== undefined && a.trim().toLowerCase() !== b.trim().toLowerCase()) {
-    throw badKey(ctx, "Idempotency-Key", "Idempotency-Key and x-mg-idempotency-key differ; send one of them");
-  }
   const header = a !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key";
   const key = (a ?? b)?.trim();
   if (key === undefined) return undefined;
-  if (!ULID.test(key) && !UUID.test(key)) throw badKey(ctx, header, `${header} must be a ULID or a UUID, got ${JSON.stringify(key.slice(0, 64))}`);
-  return key.toLowerCase();
+  if (b !== undefined && !isId(b.trim())) throw badKey(ctx, "x-mg-idempotency-key", `x-mg-idempotency-key must be a ULID or a UUID, got ${JSON.stringify(b.trim().slice(0, 64))}`);
+  if (!FREE_FORM.test(key)) {
+    throw badKey(ctx, header, `${header} must be 1 to 255 visible ASCII characters (no spaces), got ${JSON.stringify(key.slice(0, 64))}${key.length > 64 ? "…" : ""}`);
+  }
+  if (a !== undefined && b !== undefined && canonical(a.trim()) !== canonical(b.trim())) {
+    throw badKey(ctx, "Idempotency-Key", "Idempotency-Key and x-mg-idempotency-key differ; send one of them");
+  }
+  return canonical(key);
 }

@@ -19,12 +19,32 @@ describe("idempotency plugin", () => {
   const url = () => `${gw.baseURL}/chat/completions`;
   const calls = () => fake.requests.length;
 
-  it("rejects a key that is neither a ULID nor a UUID with a 400 naming the header", async () => {
-    const r = await postJson(url(), chat(), auth(undefined, { "idempotency-key": "my-key-1" }));
+  it("takes a free-form Idempotency-Key, exactly as sent, and refuses one with a space or over 255 characters", async () => {
+    const key = `order-${randomUUID().slice(0, 8)}/Retry_1`;
+    const first = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(first.status, first.text).toBe(200);
+    const before = calls();
+    const again = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+    // Not a ULID or UUID: its case is part of the key.
+    const other = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key.toUpperCase() }));
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls()).toBe(before + 1);
+
+    for (const bad of ["my key", "k".repeat(256)]) {
+      const r = await postJson(url(), chat(), auth(undefined, { "idempotency-key": bad }));
+      expect(r.status).toBe(400);
+      expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "Idempotency-Key" });
+      expect(r.json.error.message).toContain("1 to 255 visible ASCII characters");
+    }
+  });
+
+  it("refuses an x-mg-idempotency-key that is neither a ULID nor a UUID with a 400 naming the header", async () => {
+    const r = await postJson(url(), chat(), auth(undefined, { "x-mg-idempotency-key": "nope" }));
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "Idempotency-Key" });
-    const r2 = await postJson(url(), chat(), auth(undefined, { "x-mg-idempotency-key": "nope" }));
-    expect(r2.json.error.param).toBe("x-mg-idempotency-key");
+    expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "x-mg-idempotency-key" });
+    expect(r.json.error.message).toContain("must be a ULID or a UUID");
   });
 
   it("replays the original JSON response without calling the upstream or billing again", async () => {

@@ -1,4 +1,4 @@
-// idempotency: `Idempotency-Key` or `x-mg-idempotency-key` (a ULID or UUID) on any POST. Within 24 hours and one
+// idempotency: `Idempotency-Key` (free-form) or `x-mg-idempotency-key` (a ULID or UUID) on any POST. Within 24 hours and one
 // project, the same key with the same body replays the original response (status, body, or the whole event
 // stream) without calling the provider or billing again, marked `Idempotent-Replayed: true`; the same key with a
 // different body is 422. A duplicate that arrives while the first is still running waits for it and then replays
