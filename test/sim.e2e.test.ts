@@ -101,6 +101,24 @@ describe("sandbox keys reach the simulator", () => {
     expect(new Ajv({ strict: false }).validate(schema, value)).toBe(true);
   });
 
+  it("reads a draft-04 json_schema, and answers a schema invalid for its draft with a 400 naming it (was a 500)", async () => {
+    const ask = (schema: Record<string, unknown>) => client.chat.completions.create({
+      model: "openai/gpt-4o-mini",
+      messages: [{ role: "user", content: "Rate it" }],
+      response_format: { type: "json_schema", json_schema: { name: "rating", schema } },
+    });
+    const draft04 = { $schema: "http://json-schema.org/draft-04/schema#", type: "object", required: ["stars"], properties: { stars: { type: "integer", minimum: 0, exclusiveMinimum: true, maximum: 5 } } };
+    const value = JSON.parse((await ask(draft04)).choices[0]!.message.content!);
+    expect(value.stars).toBeGreaterThan(0);
+    expect(value.stars).toBeLessThanOrEqual(5);
+
+    const invalid = { ...draft04, $schema: "http://json-schema.org/draft-07/schema#" };
+    const err = await ask(invalid).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.error).toMatchObject({ code: "INVALID_REQUEST", param: "response_format.json_schema.schema" });
+    expect(err.error.message).toContain("exclusiveMinimum must be number");
+  });
+
   it("honours max_tokens (finish_reason length), stop sequences and n", async () => {
     const short = await client.chat.completions.create({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 4 });
     expect(short.choices[0]!.finish_reason).toBe("length");

@@ -2,7 +2,7 @@
 // given request, so tests and demos are repeatable.
 import { createHash } from "node:crypto";
 import { GatewayError } from "../../core/errors.ts";
-import { validInstance } from "./schema-instance.ts";
+import { validInstance, type InstanceHints } from "./schema-instance.ts";
 import { splitTokens } from "./tokens.ts";
 import { statedOutputLimit } from "../../core/metering/output-limit.ts";
 
@@ -87,7 +87,7 @@ export function planChoice(body: any, model: string, choice: number): Plan {
       const calls = tools.map((t, i) => ({
         id: id(i),
         name: t.function.name,
-        arguments: JSON.stringify(validInstance(t.function.parameters ?? { type: "object", properties: {} }, hints)),
+        arguments: JSON.stringify(instanceFor(t.function.parameters ?? { type: "object", properties: {} }, hints, `tools[${body.tools.indexOf(t)}].function.parameters`)),
       }));
       return { pieces: [], toolCalls: calls, finishReason: "tool_calls" };
     }
@@ -96,7 +96,7 @@ export function planChoice(body: any, model: string, choice: number): Plan {
   const rf = body.response_format;
   let text: string;
   if (rf?.type === "json_schema" && rf.json_schema?.schema) {
-    text = JSON.stringify(validInstance(rf.json_schema.schema, { words: words(lastUserText) }));
+    text = JSON.stringify(instanceFor(rf.json_schema.schema, { words: words(lastUserText) }, "response_format.json_schema.schema"));
   } else if (rf?.type === "json_object") {
     text = JSON.stringify({ model, answer: lastUserText.slice(0, 120) || "ok" });
   } else if (last?.role === "tool") {
@@ -109,4 +109,13 @@ export function planChoice(body: any, model: string, choice: number): Plan {
   }
   const { pieces, finish } = limitPieces(text, body);
   return { pieces, toolCalls: [], finishReason: finish };
+}
+
+/** A value for a schema the client sent; one that does not compile, or that the simulator cannot satisfy, is a 400 naming it. */
+function instanceFor(schema: Record<string, any>, hints: InstanceHints, field: string): unknown {
+  try {
+    return validInstance(schema, hints);
+  } catch (err) {
+    throw new GatewayError(400, "INVALID_REQUEST", `${field}: ${(err as Error).message}`, { details: { field } });
+  }
 }

@@ -35,4 +35,19 @@ describe("validInstance", () => {
     expect(value.items[0]).toEqual({ id: 1, note: "example" });
     expect(validatorFor(schema)(value)).toBe(true);
   });
+
+  it("reads draft-04 (boolean exclusive bounds, id), draft-06 and an unknown $schema instead of failing on the meta-schema", () => {
+    const props = { id: { type: "string", enum: ["a"] }, n: { type: "integer", minimum: 0, exclusiveMinimum: true, maximum: 5 } };
+    const draft04 = { $schema: "http://json-schema.org/draft-04/schema#", id: "http://example.com/s", type: "object", properties: props, required: ["id", "n"] };
+    expect(validInstance(draft04, { words: [] })).toEqual({ id: "a", n: 1 });
+    const n = { type: "integer", exclusiveMinimum: 0, maximum: 5 };
+    for (const $schema of ["http://json-schema.org/draft-06/schema#", "https://example.com/our-meta-schema"]) {
+      expect(validInstance({ $schema, type: "object", properties: { n }, required: ["n"] }, { words: [] })).toEqual({ n: 1 });
+    }
+  });
+
+  it("says why a schema is invalid for its draft (a boolean exclusiveMinimum after draft-04)", () => {
+    const bad = { $schema: "http://json-schema.org/draft-06/schema#", type: "integer", minimum: 0, exclusiveMinimum: true };
+    expect(() => validInstance(bad, { words: [] })).toThrow(/exclusiveMinimum must be number/);
+  });
 });

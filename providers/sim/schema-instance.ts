@@ -97,18 +97,47 @@ export function instanceOf(schema: Schema, root: Schema = schema, hints: Instanc
 const validators = new LRUCache<string, ValidateFunction>({ max: 256 });
 /** One ajv per draft, made on first use: each compiles its meta-schemas (a gateway may never need them). */
 const engines: Partial<Record<"draft7" | "draft2019" | "draft2020", InstanceType<typeof Ajv>>> = {};
+/** Draft 2020-12 and 2019-09 have engines of their own; draft-04, -06, -07 and a $schema nobody knows are read as draft-07. */
 const engineFor = (draft: string) =>
   draft.includes("2020-12") ? (engines.draft2020 ??= addFormats(new Ajv2020({ strict: false })))
   : draft.includes("2019-09") ? (engines.draft2019 ??= addFormats(new Ajv2019({ strict: false })))
   : (engines.draft7 ??= addFormats(new Ajv({ strict: false, allErrors: false })));
 
+/** Keywords whose values are data, not schemas: left as they are. */
+const DATA = new Set(["enum", "const", "default", "examples"]);
+
+/** A draft-04 schema as draft-07 says it: boolean exclusiveMinimum/Maximum become the bound itself; `id` goes. */
+function fromDraft04(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(fromDraft04);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "id" && typeof v === "string") continue;
+    out[k] = DATA.has(k) ? v : fromDraft04(v);
+  }
+  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (typeof out[flag] !== "boolean") continue;
+    if (out[flag] && out[bound] !== undefined) out[flag] = out[bound], delete out[bound];
+    else delete out[flag];
+  }
+  return out;
+}
+
+/**
+ * The schema as its engine reads it: without $schema (the engine is picked from it here; ajv refuses a meta-schema
+ * it does not hold, such as draft-04's or draft-06's) and $id (it would register globally and collide on the next
+ * compile); a draft-04 schema rewritten as draft-07.
+ */
+function forEngine(schema: Record<string, any>): Record<string, any> {
+  const { $schema, $id: _ignored, ...rest } = schema;
+  return String($schema ?? "").includes("draft-04") ? (fromDraft04(rest) as Record<string, any>) : rest;
+}
+
 export function validatorFor(schema: Record<string, any>): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = validators.get(key);
   if (!v) {
-    const engine = engineFor(String(schema.$schema ?? ""));
-    const { $id: _ignored, ...rest } = schema; // an $id would register globally and collide on the next compile
-    v = engine.compile(rest);
+    v = engineFor(String(schema.$schema ?? "")).compile(forEngine(schema));
     validators.set(key, v);
   }
   return v!;
@@ -116,7 +145,8 @@ export function validatorFor(schema: Record<string, any>): ValidateFunction {
 
 /** An instance of `schema`, checked against it; throws if the simulator cannot satisfy the schema. */
 export function validInstance(schema: Record<string, any>, hints: InstanceHints): unknown {
-  const value = instanceOf(schema, schema, hints);
+  const readable = forEngine(schema);
+  const value = instanceOf(readable, readable, hints);
   const validate = validatorFor(schema);
   if (!validate(value)) {
     throw new Error(`simulator could not produce a value for the schema: ${validate.errors?.[0]?.instancePath} ${validate.errors?.[0]?.message}`);
