@@ -62,6 +62,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "403": "Model not allowed for this project",
   "404": "Unknown model",
   "413": "Request body too large",
+  "422": "Understood but not served: an idempotency key reused with another body, embeddings dimensions the model cannot give",
   "429": "Rate limited (see Retry-After)",
   "500": "Gateway fault",
   "502": "Upstream error after all fallbacks",
@@ -139,8 +140,11 @@ export function buildOpenApi(): Json {
           : []),
       ],
       responses,
-      // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples).
-      ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] } : {}),
+      // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples); Anthropic
+      // clients as x-api-key.
+      ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] }
+        : ep.protocol === "anthropic" ? { security: [{ bearerAuth: [] }, { anthropicApiKey: [] }] }
+        : {}),
     };
     if (ep.openapi.requestSchema) {
       op.requestBody = { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ep.openapi.requestSchema}` } } } };
@@ -164,6 +168,7 @@ export function buildOpenApi(): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" },
         googApiKey: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "The Gemini API routes (/v1beta/) also take the key here" },
         googKeyQuery: { type: "apiKey", in: "query", name: "key", description: "…or in ?key= on the Gemini API routes" },
+        anthropicApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The Anthropic-protocol routes (/v1/messages, /v1/messages/count_tokens) also take the key here" },
         adminKey: { type: "http", scheme: "bearer", description: "mg_admin_… keys from admin_keys in gateway.yaml (scope read or write); the admin API only" },
       },
     },

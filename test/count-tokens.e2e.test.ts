@@ -236,6 +236,11 @@ describe("count_tokens in the API description", () => {
     expect(op.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/CountTokensResult");
     expect(doc.components.schemas.CountTokensRequest.required).toEqual(["model", "messages"]);
     expect(doc.components.schemas.CountTokensRequest.properties.messages.items.$ref).toBe("#/components/schemas/MessagesRequest_Message");
+    // The Anthropic SDK sends its key as x-api-key (these tests' clients do): both Anthropic-protocol routes say so.
+    expect(doc.components.securitySchemes.anthropicApiKey).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
+    for (const path of ["/v1/messages/count_tokens", "/v1/messages"]) expect(doc.paths[path].post.security).toEqual([{ bearerAuth: [] }, { anthropicApiKey: [] }]);
+    expect(doc.paths["/v1/chat/completions"].post.security).toBeUndefined(); // the document's default: Bearer only
+    expect(doc.paths["/v1/embeddings"].post.responses["422"]).toBeDefined();
   });
 });
 
