@@ -45,7 +45,12 @@ class Sessions {
     if (this.live.size > max) {
       let oldest: McpSession | undefined;
       for (const x of this.live.values()) if (x !== s && x.busy === 0 && (!oldest || x.lastUsed < oldest.lastUsed)) oldest = x;
-      if (oldest) void oldest.close();
+      // Out of the table now, not when its close reports back: a session already closed would never report, stay
+      // the oldest, and take every later eviction with it.
+      if (oldest) {
+        this.remove(oldest);
+        void oldest.close();
+      }
     }
   }
 
@@ -95,6 +100,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
   const sessions = sessionsOf(ctx.gateway);
   const sid = ctx.headers["mcp-session-id"];
   let session: McpSession | undefined;
+  let opened = false;
   if (typeof sid === "string" && sid) {
     session = sessions.get(sid);
     // Another key's session is as unknown as an expired one: its id tells the caller nothing.
@@ -106,6 +112,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
     const { McpSession } = await loadSession();
     session = new McpSession(auth.projectId, auth.keyId, ctx.gateway, (s) => sessions.remove(s));
     await session.start();
+    opened = true;
   } else {
     rpcError(ctx, 400, -32000, "Bad Request: send the Mcp-Session-Id header the initialize response gave (or POST initialize to start a session)");
     return;
@@ -130,9 +137,13 @@ async function terminal(ctx: GatewayContext): Promise<void> {
     session.busy--;
     session.lastUsed = Date.now();
   }
-  if (!session.id && session.transport.sessionId) session.id = session.transport.sessionId;
-  if (session.id && !sessions.get(session.id) && response.ok) sessions.add(session);
-  else if (!session.id) void session.close(); // an initialize that failed leaves nothing behind
+  // Only the initialize that opened a session adds it: a DELETE has taken its session out of the table by now, and
+  // adding it back kept a closed session there for good.
+  if (opened) {
+    if (!session.id && session.transport.sessionId) session.id = session.transport.sessionId;
+    if (session.id && response.ok) sessions.add(session);
+    else void session.close(); // an initialize that failed leaves nothing behind
+  }
   ctx.response = { kind: "web", status: response.status, response };
 }
 
