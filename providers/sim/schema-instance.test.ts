@@ -50,4 +50,21 @@ describe("validInstance", () => {
     const bad = { $schema: "http://json-schema.org/draft-06/schema#", type: "integer", minimum: 0, exclusiveMinimum: true };
     expect(() => validInstance(bad, { words: [] })).toThrow(/exclusiveMinimum must be number/);
   });
+
+  it("never runs the caller's regular expressions (^(a+)+$ on 40 a's and a b would hold the event loop for hours)", () => {
+    // A value the pattern refuses comes back: the pattern was not run. (Kept short, so a regression fails, not hangs.)
+    const value = validInstance({ type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] }, { words: ["aaaab"] });
+    expect(value).toEqual({ q: "aaaab" });
+    const keyed = { type: "object", patternProperties: { "^(x+)+$": { type: "integer" } }, properties: { n: { type: "integer" } }, additionalProperties: false };
+    expect(validInstance(keyed, { words: [] })).toEqual({ n: 1 });
+  });
+
+  it("refuses, naming the bound, a schema that asks for more than it generates", () => {
+    expect(() => validInstance({ type: "array", minItems: 1e9 }, { words: [] })).toThrow("minItems 1000000000 is over the 1000 items");
+    expect(() => validInstance({ type: "string", minLength: 1e9 }, { words: [] })).toThrow("minLength 1000000000 is over");
+    const nested = { type: "array", minItems: 100, items: { type: "array", minItems: 100, items: { type: "array", minItems: 100, items: { type: "integer" } } } };
+    expect(() => validInstance(nested, { words: [] })).toThrow("more than the 10000 values");
+    const huge = { type: "object", properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`field_${i}`, { type: "string" }])) };
+    expect(() => validInstance(huge, { words: [] })).toThrow("over the 256 KB");
+  });
 });

@@ -10,6 +10,17 @@ export interface InstanceHints {
   words: string[];
 }
 
+// What one schema may ask of the simulator. The schema is the caller's, and all of this runs on the event loop: a
+// schema asking for a billion items, or a 1e9-character string, would hold every other request.
+/** The largest schema read, as JSON text. */
+const MAX_SCHEMA_CHARS = 256 * 1024;
+/** Values generated for one schema (arrays inside arrays multiply). */
+const MAX_VALUES = 10_000;
+/** The longest string and the longest array a schema may require. */
+const MAX_STRING = 64 * 1024;
+const MAX_ITEMS = 1_000;
+
+
 function deref(schema: Schema, root: Schema): Schema {
   let s = schema;
   for (let i = 0; i < 16 && typeof s === "object" && typeof s.$ref === "string" && s.$ref.startsWith("#/"); i++) {
@@ -36,7 +47,10 @@ function stringFor(s: Record<string, any>, key: string, hints: InstanceHints): s
   const proper = hints.words.slice(1).find(capital) ?? hints.words.find(capital);
   let v = /city|location|place|country|name|query|topic|subject/.test(lower) && proper ? proper : hints.words.slice(0, 3).join(" ") || "example";
   if (s.maxLength !== undefined && v.length > s.maxLength) v = v.slice(0, s.maxLength);
-  if (s.minLength !== undefined) while (v.length < s.minLength) v += "x";
+  if (typeof s.minLength === "number" && v.length < s.minLength) {
+    if (s.minLength > MAX_STRING) throw new Error(`minLength ${s.minLength} is over the ${MAX_STRING} characters the simulator writes`);
+    v += "x".repeat(s.minLength - v.length);
+  }
   return v;
 }
 
@@ -51,7 +65,11 @@ function numberFor(s: Record<string, any>, integer: boolean): number {
   return v;
 }
 
-export function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints = { words: [] }, key = "", depth = 0): unknown {
+/** Values still to generate for the schema being read (validInstance resets it). */
+let budget = MAX_VALUES;
+
+function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints = { words: [] }, key = "", depth = 0): unknown {
+  if (--budget < 0) throw new Error(`the schema asks for more than the ${MAX_VALUES} values the simulator generates`);
   const s = deref(schema, root);
   if (s === true || s === undefined) return hints.words[0] ?? "example";
   if (s === false) return null;
@@ -82,6 +100,7 @@ export function instanceOf(schema: Schema, root: Schema = schema, hints: Instanc
     }
     case "array": {
       const n = Math.max(s.minItems ?? 1, 1);
+      if (n > MAX_ITEMS) throw new Error(`minItems ${n} is over the ${MAX_ITEMS} items the simulator writes`);
       const max = s.maxItems ?? n;
       const items = Array.isArray(s.prefixItems) ? s.prefixItems : null;
       return Array.from({ length: Math.min(n, max) }, (_, i) => instanceOf(items?.[i] ?? s.items ?? {}, root, hints, key, depth + 1));
@@ -105,6 +124,21 @@ const engineFor = (draft: string) =>
 
 /** Keywords whose values are data, not schemas: left as they are. */
 const DATA = new Set(["enum", "const", "default", "examples"]);
+/**
+ * Keywords that run the caller's regular expressions. V8's backtracking engine takes exponential time on patterns
+ * such as ^(a+)+$, and the values checked are built from the caller's words: never run on the event loop. The
+ * simulator does not write strings to a pattern anyway.
+ */
+const REGEX = new Set(["pattern", "patternProperties"]);
+
+/** The schema without REGEX keywords, anywhere a schema can be. */
+function withoutPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPatterns);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) if (!REGEX.has(k)) out[k] = DATA.has(k) ? v : withoutPatterns(v);
+  return out;
+}
 
 /** A draft-04 schema as draft-07 says it: boolean exclusiveMinimum/Maximum become the bound itself; `id` goes. */
 function fromDraft04(node: unknown): unknown {
@@ -129,12 +163,11 @@ function fromDraft04(node: unknown): unknown {
  * compile); a draft-04 schema rewritten as draft-07.
  */
 function forEngine(schema: Record<string, any>): Record<string, any> {
-  const { $schema, $id: _ignored, ...rest } = schema;
+  const { $schema, $id: _ignored, ...rest } = withoutPatterns(schema) as Record<string, any>;
   return String($schema ?? "").includes("draft-04") ? (fromDraft04(rest) as Record<string, any>) : rest;
 }
 
-export function validatorFor(schema: Record<string, any>): ValidateFunction {
-  const key = JSON.stringify(schema);
+export function validatorFor(schema: Record<string, any>, key = JSON.stringify(schema)): ValidateFunction {
   let v = validators.get(key);
   if (!v) {
     v = engineFor(String(schema.$schema ?? "")).compile(forEngine(schema));
@@ -145,9 +178,12 @@ export function validatorFor(schema: Record<string, any>): ValidateFunction {
 
 /** An instance of `schema`, checked against it; throws if the simulator cannot satisfy the schema. */
 export function validInstance(schema: Record<string, any>, hints: InstanceHints): unknown {
+  const key = JSON.stringify(schema);
+  if (key.length > MAX_SCHEMA_CHARS) throw new Error(`the schema is over the ${MAX_SCHEMA_CHARS / 1024} KB the simulator reads`);
   const readable = forEngine(schema);
+  budget = MAX_VALUES;
   const value = instanceOf(readable, readable, hints);
-  const validate = validatorFor(schema);
+  const validate = validatorFor(schema, key);
   if (!validate(value)) {
     throw new Error(`simulator could not produce a value for the schema: ${validate.errors?.[0]?.instancePath} ${validate.errors?.[0]?.message}`);
   }
