@@ -141,7 +141,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
           givenUp.add(i);
           continue;
         }
-        const err = toGatewayError(e);
+        const err = toGatewayError(e, ctx.signal);
         last = err;
         lastIndex = i;
         if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped);
@@ -166,7 +166,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
   const span = ctx.trace?.attempt(ctx, target, ctx.targets.indexOf(target)); // only when tracing is on
   const fail = (e: unknown): never => {
-    const err = toGatewayError(e);
+    const err = toGatewayError(e, ctx.signal);
     const latency = performance.now() - t0;
     ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "error" }, latency / 1000);
     record.status = err.status;
@@ -203,7 +203,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       first = await it.next();
       if (first.done) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${target.provider} sent an empty stream`, { retryable: true, details: { provider: target.provider } });
     } catch (e) {
-      const err = toGatewayError(e);
+      const err = toGatewayError(e, ctx.signal);
       // Nothing reached the client yet: any upstream failure here may go elsewhere.
       const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
@@ -377,7 +377,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
 
   private failed(e: unknown): GatewayError {
     this.finished = true;
-    const err = toGatewayError(e);
+    const err = toGatewayError(e, this.ctx.signal);
     this.record.status = err.status;
     this.record.errorCode = err.code;
     if (!this.ctx.signal.aborted && !this.target.sandbox) {

@@ -148,11 +148,20 @@ export function toGeminiJSON(err: GatewayError): { error: Record<string, unknown
   return { error: { code: err.status, message: err.message, status: googleStatus(err.status), details } };
 }
 
-/** Any thrown value as a GatewayError; unknown faults become a 500 INTERNAL that leaks nothing. */
-export function toGatewayError(err: unknown): GatewayError {
+/**
+ * Any thrown value as a GatewayError; unknown faults become a 500 INTERNAL that leaks nothing. Given the request's
+ * signal, a plain error thrown once the request was aborted is what the abort made of the work under it (a premature
+ * close, an AbortError from a wait): the abort's own error (a shutdown's 503) or else the client's 499.
+ */
+export function toGatewayError(err: unknown, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
+  if (signal?.aborted) return signal.reason instanceof GatewayError ? signal.reason : clientClosed(err);
   return new GatewayError(500, "INTERNAL", "Internal gateway error", { cause: err });
 }
+
+/** The client went away before its answer: 499 (nginx's "client closed request"), neither the gateway's fault nor the upstream's. */
+export const clientClosed = (cause?: unknown) =>
+  new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause });
 
 export const invalidRequest = (message: string, field?: string, extra: Record<string, unknown> = {}) =>
   new GatewayError(400, "INVALID_REQUEST", message, { details: field === undefined ? extra : { field, ...extra } });

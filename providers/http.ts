@@ -2,7 +2,7 @@
 // and the mapping of transport failures and upstream error statuses onto the gateway's error codes.
 import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
-import { GatewayError } from "../core/errors.ts";
+import { GatewayError, clientClosed } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
@@ -98,7 +98,7 @@ function* sendOnce(bytes: Uint8Array): Generator<Uint8Array> {
 
 export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
-  if (signal?.aborted) return new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause: err });
+  if (signal?.aborted) return clientClosed(err);
   if (err instanceof SseEventTooLargeError) {
     return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a stream event larger than ${err.limit} characters; the stream was stopped`, {
       retryable: true, details: { provider, reason: "event_too_large", limit_chars: err.limit }, cause: err,

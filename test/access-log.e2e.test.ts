@@ -1,6 +1,7 @@
 // Access logs, redaction and the observability response headers, end to end: a real gateway whose every log line
 // is captured, fake OpenAI upstreams (JSON, streams, a fallback, a failure, a client that leaves mid-stream).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { keyEntry, postJson, testKey } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
@@ -147,6 +148,21 @@ describe("access log", () => {
     ac.abort();
     const line = await accessLine("req-abort-1");
     expect(line).toMatchObject({ aborted: true, stream: true, provider: "alpha" });
+  });
+
+  it("a client that leaves before its body ends: its 499, not a 500 INTERNAL of the gateway's, and no error logged", async () => {
+    const { port } = new URL(baseURL);
+    const socket = connect(Number(port), "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise<void>((r) => socket.once("connect", () => r()));
+    socket.write(`POST /api/v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: 1000\r\nX-Request-Id: req-left-mid-body\r\n\r\n{"model":"test/duo","messages":[`);
+    await sleep(100);
+    socket.destroy();
+    const line = await accessLine("req-left-mid-body");
+    expect(line).toMatchObject({ status: 499, aborted: true });
+    expect(line.errorCode).not.toBe("INTERNAL");
+    expect(log.records().filter((r) => r.level >= 50 && r.requestId === "req-left-mid-body")).toEqual([]);
   });
 
   it("a refused key: the 401 with its code, and no project", async () => {

@@ -101,6 +101,39 @@ describe("sandbox keys reach the simulator", () => {
     expect(new Ajv({ strict: false }).validate(schema, value)).toBe(true);
   });
 
+  it("a client that leaves while the simulator makes its answer: the record says 499, not a 500 of the gateway's", async () => {
+    // A simulator that takes 5 s to its first token: the client is gone long before.
+    const slow = await startTestGateway({
+      providers: { sim: { protocol: "sim", sim: { ttft_ms: 5000 } } },
+      models: { "openai/gpt-4o-mini": { endpoints: [{ provider: "sim", model: "gpt-4o-mini" }] } },
+      projects: { p: { keys: [keyEntry("sandbox", SANDBOX)] } },
+    });
+    try {
+      expect(await clientLeavesSim(slow)).toMatchObject({ status: 499, outcome: "aborted" });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  async function clientLeavesSim(gw: TestGateway): Promise<unknown> {
+    const ac = new AbortController();
+    const sent = fetch(`${gw.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${SANDBOX}`, "content-type": "application/json", "x-request-id": "req-sim-left" },
+      body: JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Take your time" }] }),
+      signal: ac.signal,
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort();
+    await sent;
+    let record: unknown;
+    for (let i = 0; i < 50 && !record; i++) {
+      record = (await gw.gateway.store.ledger({})).find((e) => e.requestId === "req-sim-left");
+      if (!record) await new Promise((r) => setTimeout(r, 50));
+    }
+    return record;
+  }
+
   it("reads a draft-04 json_schema, and answers a schema invalid for its draft with a 400 naming it (was a 500)", async () => {
     const ask = (schema: Record<string, unknown>) => client.chat.completions.create({
       model: "openai/gpt-4o-mini",

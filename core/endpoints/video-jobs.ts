@@ -6,7 +6,7 @@
 import { ulid } from "ulid";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
-import { GatewayError, toGatewayError } from "../errors.ts";
+import { GatewayError, clientClosed, toGatewayError } from "../errors.ts";
 import type { AssetMeta } from "../assets/store.ts";
 import { keepAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import type { VideosCall, VideosOutput } from "../contracts/media.ts";
@@ -139,7 +139,7 @@ export class VideoJobs {
       return await Promise.race([
         job.promise,
         new Promise<never>((_, reject) => {
-          onAbort = () => reject(new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request"));
+          onAbort = () => reject(clientClosed());
           if (signal.aborted) onAbort();
           else signal.addEventListener("abort", onAbort, { once: true });
         }),

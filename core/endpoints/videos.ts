@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ulid } from "ulid";
 import { validateVideos } from "../generated/validators.js";
-import { GatewayError } from "../errors.ts";
+import { GatewayError, clientClosed } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { VideosCall } from "../contracts/media.ts";
@@ -195,7 +195,7 @@ async function claimOrFind(
     try {
       await sleep(wait, undefined, { signal: ctx.signal });
     } catch {
-      throw new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request");
+      throw clientClosed();
     }
   }
 }

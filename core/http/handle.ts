@@ -5,7 +5,7 @@ import { generationId, requestId } from "./ids.ts";
 import type { Gateway } from "../gateway.ts";
 import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import { toGatewayError, type GatewayError } from "../errors.ts";
+import { clientClosed, toGatewayError, type GatewayError } from "../errors.ts";
 import { readJsonBody } from "./body.ts";
 import { bodyUnread, deferBody } from "./deferred-body.ts";
 import { writeError, writeResponse } from "./respond.ts";
@@ -81,14 +81,18 @@ export async function handleRequest(
     try {
       outcome = await writeResponse(ctx, res, hooks);
     } catch (e) {
-      outcome = fail(toGatewayError(e));
+      outcome = fail(toGatewayError(e, controller.signal));
     }
   } catch (e) {
-    outcome = fail(toGatewayError(e));
+    outcome = fail(toGatewayError(e, controller.signal));
   }
 
   function fail(err: GatewayError): Outcome {
-    err = shutdownCut(controller.signal) ?? err; // cut by shutdown: the client gets the 503, not the abort's 499
+    // Cut by shutdown: the client gets the 503, not the abort's 499. A client that left makes the work under it fail
+    // with a plain error (toGatewayError made that its 499 once the signal had fired; a socket gone before: here), not
+    // a 500 INTERNAL of the gateway's in the log and the metrics.
+    const clientLeft = res.destroyed && !res.writableFinished;
+    err = shutdownCut(controller.signal) ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
     if (err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
     writeError(ctx, res, err, hooks);
     return { status: err.status, error: err, aborted: controller.signal.aborted };

@@ -117,7 +117,7 @@ export default definePlugin({
     try {
       await next();
     } catch (e) {
-      const err = toGatewayError(e);
+      const err = toGatewayError(e, ctx.signal);
       await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
       throw e;
     }

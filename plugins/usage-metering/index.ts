@@ -163,7 +163,7 @@ export default definePlugin({
     try {
       await next();
     } catch (e) {
-      const err = toGatewayError(e);
+      const err = toGatewayError(e, ctx.signal);
       await meter.commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
       throw e;
     }

@@ -1,7 +1,7 @@
 // OAuth access tokens for a service account: a signed assertion exchanged at the key file's token_uri
 // (grant_type jwt-bearer), cached and refreshed before it expires (5 minutes early, as google-auth-library does; half
 // the lifetime for short-lived tokens), one exchange in flight at a time so concurrent requests share it.
-import { GatewayError } from "../../core/errors.ts";
+import { GatewayError, clientClosed } from "../../core/errors.ts";
 import { readTextPrefix, type UpstreamClient } from "../http.ts";
 import { rememberSecret } from "../../core/secrets/registry.ts";
 import { importSigningKey, signAssertion, type SigningKey } from "./jwt.ts";
@@ -108,4 +108,4 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const cancelled = (signal: AbortSignal) => new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause: signal.reason });
+const cancelled = (signal: AbortSignal) => clientClosed(signal.reason);
