@@ -124,6 +124,15 @@ export function createApp(gateway: Gateway): H3 {
  * and the extra res.end() it issues after a handled response cost ~10% of the gateway's CPU under load.
  * The same handleRequest runs either way; anything else (params, 404/405, metrics, odd paths) goes through h3.
  */
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createNodeHandler(gateway: Gateway) {
   const viaH3 = toNodeHandler(createApp(gateway));
   const direct = new Map<string, EndpointSpec>();
@@ -131,8 +140,16 @@ export function createNodeHandler(gateway: Gateway) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
-    const spec = direct.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
-    if (!spec) return viaH3(req, res);
+    const path = q === -1 ? url : url.slice(0, q);
+    const spec = direct.get(`${req.method} ${path}`);
+    if (!spec) {
+      // h3 answers a path it cannot percent-decode with its own bare 400 body: the gateway's envelope instead.
+      if (path.includes("%") && !decodable(path)) {
+        const err = new GatewayError(400, "INVALID_REQUEST", `The request path is not valid percent-encoding: ${JSON.stringify(path.slice(0, 200))}`);
+        return void sendJson(res, err.status, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON(), { "x-request-id": requestIdOf(req) });
+      }
+      return viaH3(req, res);
+    }
     return handleRequest(gateway, spec, req, res, {}).catch((err) => {
       gateway.log.error("request failed", { error: String(err) });
       if (res.headersSent) return void res.destroy();

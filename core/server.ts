@@ -17,7 +17,8 @@ import { cutAndSettle, drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { isGeminiPath } from "./endpoints/gemini/route.ts";
-import { toGeminiJSON } from "./errors.ts";
+import { GatewayError, toGeminiJSON } from "./errors.ts";
+import { writeWhole } from "./http/respond.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
@@ -101,6 +102,12 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader("connection", "close");
     onRequest(req, res);
+  });
+  // Any other expectation: Node's own 417 has an empty body; the spec's envelope, and the connection closes (the body
+  // the client holds back may or may not follow).
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    const err = new GatewayError(417, "INVALID_REQUEST", `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue is)`);
+    writeWhole(res, err.status, { "content-type": "application/json", connection: "close", "x-request-id": requestIdOf(req) }, JSON.stringify(err.toJSON()));
   });
   /** Responses in progress: when a shutdown starts, those not yet started are sent with `connection: close`. */
   const responses = new Set<ServerResponse>();

@@ -147,6 +147,20 @@ describe("HTTP abuse", () => {
     answeredOrClosed(body, 408);
   }, 40_000);
 
+  it("a path that is not valid percent-encoding: the gateway's 400 envelope, not the framework's bare body", async () => {
+    for (const path of ["/api/v1/models/%", "/api/v1/chat/completions%", "/admin/v1/%zz", "/%C3%28"]) {
+      const x = await exchange(gw.port, (w) => w.write(head("GET", path, { host: "gw", ...auth, connection: "close" })).then(() => {}), { waitMs: WAIT });
+      expectEnvelope(x.responses[0], 400, "INVALID_REQUEST");
+      expect(x.responses[0]!.json.error.message).toContain("not valid percent-encoding");
+    }
+  });
+
+  it("an Expect other than 100-continue: 417 in the envelope (Node's own has no body), and nothing reaches an upstream", async () => {
+    const x = await withNoUpstreamCall(() => exchange(gw.port, (w) => w.write(post(CHAT, validChatBody, { expect: "something-else" })).then(() => {}), { waitMs: WAIT }));
+    expectEnvelope(x.responses[0], 417, "INVALID_REQUEST");
+    expect(x.responses[0]!.json.error.message).toContain("only 100-continue");
+  });
+
   it("thousands of headers: 431", async () => {
     const many: Record<string, string> = { host: "gw", ...auth };
     for (let i = 0; i < 5000; i++) many[`x-h${i}`] = "v";
