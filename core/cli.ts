@@ -19,7 +19,7 @@ const HELP = `model-gateway — one HTTP gateway in front of many model provider
 
 Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
-  model-gateway check [gateway.yaml]
+  model-gateway check [--config gateway.yaml | gateway.yaml]
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
   model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2027-01-01] [--rpm N] [--tpm N] [--budget USD] [--config F | --url U]
   model-gateway keys new    --admin --scope read|write [--id NAME] [--config F]
@@ -133,7 +133,14 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   },
 
   async check(argv) {
-    const file = argv[0] ?? defaultConfig();
+    // `check --config F` like every other command; `check F` as it always was. An unknown option is parseArgs's
+    // error (main prints it with the usage, exit 2), never a file name.
+    const { values, positionals } = parseArgs({ args: argv, options: { config: { type: "string", short: "c" } }, allowPositionals: true });
+    if (positionals.length > 1 || (positionals.length === 1 && values.config !== undefined)) {
+      process.stderr.write(`model-gateway check: one config file, as --config FILE or FILE (got ${[...(values.config !== undefined ? [values.config] : []), ...positionals].join(", ")})\n\n${HELP}`);
+      return 2;
+    }
+    const file = values.config ?? positionals[0] ?? defaultConfig();
     const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });

@@ -74,6 +74,30 @@ describe("model-gateway check", () => {
     ]);
   });
 
+  it("takes the file as --config FILE (or -c) like every other command, and still as a positional", () => {
+    const ok = tmpConfig("models: {}\n");
+    for (const args of [["--config", ok], ["-c", ok], [ok]]) {
+      const r = run(["check", ...args]);
+      expect(r.stdout).toContain(`${ok}: ok (`);
+      expect(r.status).toBe(0);
+    }
+    const broken = tmpConfig(BROKEN);
+    const bad = run(["check", "--config", broken]);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain(`${broken}:6:57:`);
+    expect(bad.stdout).not.toContain("cannot read config file");
+  });
+
+  it("refuses an unknown option, or two files, instead of reading them as a file name (exit 2)", () => {
+    const bogus = run(["check", "--conifg", resolve("gateway.yaml")]);
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toContain("model-gateway check: Unknown option '--conifg'");
+    expect(bogus.stdout).not.toContain("cannot read config file");
+    const two = run(["check", "--config", resolve("gateway.yaml"), "other.yaml"]);
+    expect(two.status).toBe(2);
+    expect(two.stderr).toContain("model-gateway check: one config file, as --config FILE or FILE");
+  });
+
   it("validates third-party plugin options against the plugin's own schema", () => {
     const file = tmpConfig(`plugins:\n  request-tagger: { module: ${resolve("docs/examples/request-tagger.ts")}, options: { header: Team, value: a } }\npipeline: [auth, request-tagger, router]\n`);
     const r = run(["check", file]);
