@@ -191,10 +191,19 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
   }
   const seen = new Map<string, string>();
   for (const [pid, project] of Object.entries(config.projects ?? {})) {
+    // Revocation, per-key rate limits and budgets go by id: two keys of one id would share them, and revoking the id
+    // would leave one of them live.
+    const ids = new Map<string, number>();
     project.keys.forEach((k, i) => {
       const other = seen.get(k.sha256);
       if (other) problems.push(sources.at(["projects", pid, "keys", i, "sha256"], `key ${k.id}: the same key is already declared by ${other}`));
       seen.set(k.sha256, `${pid}/${k.id}`);
+      const first = ids.get(k.id);
+      if (first !== undefined) {
+        const at = sources.at(["projects", pid, "keys", first, "id"], "");
+        problems.push(sources.at(["projects", pid, "keys", i, "id"],
+          `project ${pid}: key id ${k.id} is already declared at ${at.file}:${at.line}:${at.column} (revocation, rate limits and budgets go by id: give each key its own)`));
+      } else ids.set(k.id, i);
     });
     for (const name of Object.keys(project.mcp?.servers ?? {})) {
       if (!config.mcp_servers?.[name]) problems.push(sources.at(["projects", pid, "mcp", "servers", name], `project ${pid}: unknown MCP server "${name}" (declare it under mcp_servers:)`, true));
