@@ -1,15 +1,15 @@
 // The operator's command line, run as a real process.
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 
 const BIN = resolve("bin/model-gateway.mjs");
-const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 30_000 });
+const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 30_000, ...(cwd ? { cwd } : {}) });
 
 function tmpConfig(text: string, extra: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "mg-cli-"));
@@ -156,6 +156,25 @@ describe("model-gateway start", () => {
     }
     const code = await new Promise((r) => child.once("exit", (c) => r(c)));
     expect(code).toBe(0);
+  });
+});
+
+describe("model-gateway usage", () => {
+  it("without --config, refuses a directory with no gateway.yaml instead of reading the package's own ledger", () => {
+    const empty = mkdtempSync(join(tmpdir(), "mg-cli-usage-"));
+    const r = run(["usage"], {}, empty);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("usage: no gateway.yaml here; pass --config FILE\n");
+    expect(r.stdout).toBe("");
+  });
+
+  it("without --config, reads ./gateway.yaml when there is one", () => {
+    const file = tmpConfig("store: { kind: sqlite, path: ./ledger.db }\n");
+    const r = run(["usage", "--json"], {}, dirname(file));
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(existsSync(join(dirname(file), "ledger.db"))).toBe(true);
   });
 });
 

@@ -3,12 +3,11 @@
 // configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records.
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import Big from "big.js";
 import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
 import { createStore } from "./index.ts";
-import { packageRoot } from "../package-root.ts";
 import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
 import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
@@ -86,9 +85,11 @@ export function table(rows: PrintedRow[], groupBy: UsageDimension[], bucketed: b
   return [line(head), ...body.map(line)].join("\n") + "\n";
 }
 
-function defaultConfig(): string {
+/** --config, else ./gateway.yaml when there is one — never the package's own default, whose ledger is not the operator's. */
+function configFile(given: string | undefined): string | undefined {
+  if (given !== undefined) return given;
   const local = resolve("gateway.yaml");
-  return existsSync(local) ? local : join(packageRoot(), "gateway.yaml");
+  return existsSync(local) ? local : undefined;
 }
 
 export async function usageCommand(argv: string[]): Promise<number> {
@@ -112,7 +113,11 @@ export async function usageCommand(argv: string[]): Promise<number> {
     process.stderr.write(`usage: ${(err as Error).message}\n`);
     return 1;
   }
-  const file = values.config ?? defaultConfig();
+  const file = configFile(values.config);
+  if (file === undefined) {
+    process.stderr.write("usage: no gateway.yaml here; pass --config FILE\n");
+    return 1;
+  }
   let config;
   try {
     config = await loadConfig(file, { onNotice: () => {} });
