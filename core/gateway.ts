@@ -21,6 +21,7 @@ import { SplitLedgerStore } from "./store/ledger-split.ts";
 import type { LedgerReader } from "./contracts/ledger-reader.ts";
 import { InFlight } from "./shutdown.ts";
 import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
+import { restartPending } from "./config/restart-only.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -68,6 +69,9 @@ export class Gateway implements GatewayHandle {
   readonly log: Logger;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
+  /** The config the process started with: settings read only at start stay as it has them until a restart. */
+  private startedWith!: LoadedConfig;
+  private pendingRestart: string[] = [];
   private readonly drivers = new Map<string, CachedDriver>();
   /** Subsystems (stores, stats, ...) that need closing with the gateway. */
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -98,6 +102,7 @@ export class Gateway implements GatewayHandle {
     gw.apiKeys = new ApiKeys(gw.store.apiKeys, { refreshMs: () => gw.config.store.key_refresh_ms ?? DEFAULT_KEY_REFRESH_MS, log: gw.log });
     try {
       gw.current = await gw.build(config);
+      gw.startedWith = config;
       await gw.apiKeys.start();
     } catch (err) {
       await gw.apiKeys.close();
@@ -180,8 +185,20 @@ export class Gateway implements GatewayHandle {
     this.log.info(Object.keys(fields).length ? "config reloaded" : "config reloaded: nothing changed", {
       file, trigger, changes: fields, models: next.models.size, providers: next.providers.size,
     });
+    this.pendingRestart = restartPending(this.startedWith, next);
+    this.metrics.configRestartPending.set(this.pendingRestart.length ? 1 : 0);
+    if (this.pendingRestart.length) {
+      this.log.warn("config reloaded, but these settings take effect only when the gateway restarts; until then it runs with the ones it started with", {
+        file, trigger, settings: this.pendingRestart,
+      });
+    }
     this.noteReload({ at: at.toISOString(), trigger, ok: true, changes });
     return { ok: true, changes };
+  }
+
+  /** Settings the config on disk changes that take effect only at the next restart (core/config/restart-only.ts). */
+  get restartPending(): readonly string[] {
+    return this.pendingRestart;
   }
 
   /** The last reload was refused: the config on disk is not the one serving (for /readyz). */

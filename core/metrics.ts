@@ -71,6 +71,12 @@ export class Metrics {
     registers: [this.registry],
     aggregator: "min", // with --workers: 0 when any worker refused it
   });
+  readonly configRestartPending = new Gauge({
+    name: "gateway_config_restart_pending",
+    help: "1 when the config in force changes a setting read only at start (listener, store, log, telemetry, metrics listener): it takes effect at the next restart.",
+    registers: [this.registry],
+    aggregator: "max", // with --workers: 1 when any worker waits for a restart
+  });
   readonly configLastReloadTime = new Gauge({
     name: "gateway_config_last_reload_timestamp_seconds",
     help: "Unix time of the last config reload attempt (or the start).",
@@ -82,6 +88,7 @@ export class Metrics {
     // Both results exist from the start, so increase() and alerts see the first failure.
     for (const result of ["ok", "failed"]) this.configReloads.inc({ result }, 0);
     this.configLastReloadSuccess.set(1);
+    this.configRestartPending.set(0);
     this.configLastReloadTime.set(Date.now() / 1000);
     collectDefaultMetrics({ register: this.registry });
   }

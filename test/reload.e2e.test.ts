@@ -88,6 +88,28 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     }
   });
 
+  it("names the settings a reload cannot apply (read only at start) and applies the rest; reverting them clears it", async () => {
+    const other = await startTestGateway(base({ "a/one": model() }));
+    const pending = async () => (await other.gateway.metrics.registry.getSingleMetric("gateway_config_restart_pending")!.get()).values[0]!.value;
+    try {
+      expect(other.gateway.restartPending).toEqual([]);
+      writeFileSync(other.configFile, YAML.stringify({ ...base({ "a/one": model(), "a/two": model() }), server: { port: 1, headers_timeout_ms: 7000 }, log: { level: "warn" }, store: { kind: "sqlite", path: "x.db", fsync: false } }));
+      expect(await other.gateway.reload()).toMatchObject({ ok: true });
+      expect(other.gateway.restartPending).toEqual(["server.port", "server.headers_timeout_ms", "store.kind", "store.path", "store.fsync", "log"]);
+      expect(await pending()).toBe(1);
+      // Everything else is in force, on the listener it started with.
+      const two = await postJson(`${other.baseURL}/chat/completions`, { model: "a/two", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
+      expect(two.status).toBe(200);
+
+      writeFileSync(other.configFile, YAML.stringify(base({ "a/one": model(), "a/two": model() })));
+      expect(await other.gateway.reload()).toMatchObject({ ok: true });
+      expect(other.gateway.restartPending).toEqual([]);
+      expect(await pending()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("lets a request in flight finish on the config it started with", async () => {
     writeFileSync(gw.configFile, YAML.stringify(base({ "a/slow": model("slow") }, 40)));
     await until(async () => (await chat("a/slow", { max_tokens: 1 })).status === 200);

@@ -51,7 +51,10 @@ export async function configState(r: AdminRequest): Promise<AdminAnswer> {
   const store = await gw.store.status();
   return {
     body: {
-      config: { file: gw.config.file, status: problems ? "reload_refused" : "ok", ...(problems ? { problems } : {}), last_reload: reloadView(gw.lastReload) },
+      config: {
+        file: gw.config.file, status: problems ? "reload_refused" : "ok", ...(problems ? { problems } : {}),
+        restart_pending: [...gw.restartPending], last_reload: reloadView(gw.lastReload),
+      },
       store,
       key_cache: { keys: gw.apiKeys.all().length, synced_at: iso(gw.apiKeys.syncedAt || null), refresh_ms: gw.config.store.key_refresh_ms ?? 2000 },
       counts: { projects: gw.config.projects.size, models: gw.config.models.size, providers: gw.config.providers.size, admin_keys: gw.config.adminKeys.size },

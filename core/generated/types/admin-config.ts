@@ -43,6 +43,10 @@ export interface AdminConfig {
      * The refused reload's problems (file:line:column: message); the same as last_reload.problems.
      */
     problems?: string[];
+    /**
+     * Settings the config in force changes that are read only at start (server.port, store.kind, log, ...): they take effect when the gateway restarts. Empty when none.
+     */
+    restart_pending: string[];
     last_reload: LastReload;
   };
   /**
