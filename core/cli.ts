@@ -40,6 +40,14 @@ function defaultConfig(): string {
   return join(packageRoot(), "gateway.yaml");
 }
 
+/** A --port-like option: decimal digits, 0 (any free port) to 65535; not Number()'s "", "0x50", "1e3" or " 80". */
+function portOption(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = /^\d{1,5}$/.test(v) ? Number(v) : NaN;
+  if (!(n <= 65535)) throw new Error(`${flag} must be a port number (0 to 65535), got ${JSON.stringify(v)}`);
+  return n;
+}
+
 /** Extra commands (usage, ...) register here. */
 export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   usage: async (argv) => (await import("./store/usage-command.ts")).usageCommand(argv),
@@ -50,6 +58,14 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "metrics-port": { type: "string" }, "no-watch": { type: "boolean" }, workers: { type: "string", short: "w" } },
     });
     const file = values.config ?? defaultConfig();
+    let port: number | undefined, metricsPort: number | undefined;
+    try {
+      port = portOption(values.port, "--port");
+      metricsPort = portOption(values["metrics-port"], "--metrics-port");
+    } catch (err) {
+      process.stderr.write(`model-gateway start: ${(err as Error).message}\n`);
+      return 2;
+    }
     let workers: number;
     try {
       workers = parseWorkers(values.workers);
@@ -65,9 +81,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       const { startGateway } = await import("./server.ts");
       const gw = await startGateway({
         configFile: file,
-        port: values.port !== undefined ? Number(values.port) : undefined,
+        port,
         host: values.host,
-        metricsPort: values["metrics-port"] !== undefined ? Number(values["metrics-port"]) : undefined,
+        metricsPort,
         watch: !values["no-watch"],
         sighup: true,
       });

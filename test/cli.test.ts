@@ -116,6 +116,18 @@ describe("model-gateway start", () => {
     expect(r.stderr).toContain(`${file}:6:57:`);
   });
 
+  it("refuses a port that is not a port number in one line, exit 2, before loading anything", () => {
+    for (const [flag, value] of [["--port", "abc"], ["--port", "99999"], ["--port", "1.5"], ["--port", ""], ["--port", "0x50"], ["--metrics-port", "abc"], ["--metrics-port", "65536"]] as const) {
+      const r = run(["start", `${flag}=${value}`, "--no-watch"]);
+      expect(r.stderr).toBe(`model-gateway start: ${flag} must be a port number (0 to 65535), got "${value}"\n`);
+      expect(r.stdout).not.toContain("listening on");
+      expect(r.status).toBe(2);
+    }
+    const workers = run(["start", "--port", "abc", "--workers", "2"]);
+    expect(workers.stderr).toContain(`--port must be a port number (0 to 65535), got "abc"`);
+    expect(workers.status).toBe(2);
+  });
+
   it("refuses a port that is already taken instead of moving to another one", async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
