@@ -36,13 +36,14 @@ export function firstReference(s: string): string | undefined {
  * and all an included file may hold), in projects' keys and policies, or in `include` / `pipeline`: an environment
  * variable there could only publish a secret or be a mistake.
  */
-export const EXPANDED_IN = "server, store, log, telemetry, routing, providers, mcp_servers, projects.<id>.providers, projects.<id>.mcp.servers and plugins.<name>.options";
+export const EXPANDED_IN = "server, store, log, metrics, telemetry, routing, providers, mcp_servers, projects.<id>.providers, projects.<id>.mcp.servers and plugins.<name>.options";
 
 export function expandsAt(path: readonly (string | number)[]): boolean {
   switch (path[0]) {
     case "server":
     case "store":
     case "log":
+    case "metrics":
     case "telemetry":
     case "routing":
     case "providers":

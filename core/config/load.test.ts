@@ -227,7 +227,7 @@ pipeline: [router, routr, auth]
     const file = write(`include: [catalog.yaml]\nmodels:\n  x/b: { name: "\${SECRET:-n}", endpoints: [{ provider: sim, model: b }] }\n`, "gateway.yaml", dir);
     const err = await loadConfig(file, { env }).catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    const where = "server, store, log, telemetry, routing, providers, mcp_servers, projects.<id>.providers, projects.<id>.mcp.servers and plugins.<name>.options";
+    const where = "server, store, log, metrics, telemetry, routing, providers, mcp_servers, projects.<id>.providers, projects.<id>.mcp.servers and plugins.<name>.options";
     expect(err.problems.map(formatProblem)).toEqual([
       `${join(dir, "catalog.yaml")}:3:18: models.x/a.description: \${SECRET} is not expanded here; environment variables are read only in ${where}`,
       `${file}:3:16: models.x/b.name: \${SECRET:-n} is not expanded here; environment variables are read only in ${where}`,

@@ -294,7 +294,7 @@ export interface MetricsConfig {
    */
   port?: number;
   /**
-   * When set, /metrics answers only a request with `Authorization: Bearer <token>` (401 otherwise), on either port.
+   * When set, /metrics answers only a request with `Authorization: Bearer <token>` (401 otherwise), on either port. A secret: keep it in the environment, token: "${METRICS_TOKEN}".
    */
   token?: string;
   /**
