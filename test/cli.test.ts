@@ -1,7 +1,7 @@
 // The operator's command line, run as a real process.
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createHash } from "node:crypto";
@@ -192,14 +192,30 @@ describe("model-gateway usage", () => {
 
 describe("model-gateway keys new", () => {
   it("prints a fresh key once with the YAML line holding only its sha256", () => {
-    const r = run(["keys", "new", "--project", "acme", "--sandbox", "--expires", "2027-01-01"]);
+    const r = run(["keys", "new", "--project", "acme", "--sandbox", "--expires", "2099-01-01"]);
     expect(r.status).toBe(0);
     const key = r.stdout.split("\n")[0]!;
     expect(key).toMatch(/^mg_test_[A-Za-z0-9_-]{32}$/);
     const sha = createHash("sha256").update(key).digest("hex");
-    expect(r.stdout).toContain(`sha256: "${sha}", expires_at: "2027-01-01T00:00:00Z" }`);
+    expect(r.stdout).toContain(`sha256: "${sha}", expires_at: "2099-01-01T00:00:00Z" }`);
     expect(r.stdout.split(key).length).toBe(2); // shown exactly once
     const live = run(["keys", "new", "--project", "acme"]).stdout.split("\n")[0]!;
     expect(live).toMatch(/^mg_live_/);
+  });
+
+  it("refuses an --expires in the past (a key expired on creation) in every mode, leaving gateway.yaml as it was", () => {
+    const text = "projects:\n  acme:\n    keys: []\n";
+    const file = tmpConfig(text);
+    const modes = [[], ["--config", file], ["--url", "http://127.0.0.1:1", "--admin-key", "mg_admin_unused"]];
+    for (const mode of modes) {
+      const r = run(["keys", "new", "--project", "acme", "--expires", "2020-01-01", ...mode]);
+      expect(r.stderr).toBe("keys new: --expires 2020-01-01 is in the past (2020-01-01T00:00:00Z): the key would be expired on creation\n");
+      expect(r.stdout).toBe("");
+      expect(r.status).toBe(1);
+    }
+    const admin = run(["keys", "new", "--admin", "--scope", "read", "--expires", new Date(Date.now() - 60_000).toISOString(), "--config", file]);
+    expect(admin.stderr).toMatch(/^keys new: --expires \S+ is in the past/);
+    expect(admin.status).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe(text);
   });
 });

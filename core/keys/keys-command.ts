@@ -32,11 +32,14 @@ class UsageError extends Error {}
 
 const out = (s: string) => process.stdout.write(s);
 
-function isoDate(v: string | undefined, flag: string): string | undefined {
+/** A date still to come (a key that expires on creation is a mistake), as gateway.yaml writes it. */
+function futureDate(v: string | undefined, flag: string, now = Date.now()): string | undefined {
   if (v === undefined) return undefined;
   const t = Date.parse(v);
   if (!Number.isFinite(t)) throw new UsageError(`${flag} ${v} is not a date`);
-  return new Date(t).toISOString().replace(/\.000Z$/, "Z");
+  const iso = new Date(t).toISOString().replace(/\.000Z$/, "Z");
+  if (t <= now) throw new UsageError(`${flag} ${v} is in the past (${iso}): the key would be expired on creation`);
+  return iso;
 }
 
 function positiveInt(v: string | undefined, flag: string): number | undefined {
@@ -145,7 +148,7 @@ async function list(v: Values): Promise<number> {
 }
 
 async function create(v: Values): Promise<number> {
-  const expires = isoDate(v.expires, "--expires");
+  const expires = futureDate(v.expires, "--expires");
   if (v.admin) {
     if (v.url) throw new UsageError("keys new --admin: admin keys live in gateway.yaml only (--config)");
     const scope = v.scope;
