@@ -1,13 +1,14 @@
 // store: { kind: memory | sqlite | redis, ledger? } -> a Store (Redis + a Postgres ledger: SplitLedgerStore). A relative SQLite path is resolved against the directory
 // of the config file (like `include:`), and its directory is created.
-import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore, damaged } from "./sqlite.ts";
 import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
+import { holdServingLock } from "./sqlite-process-lock.ts";
 
 export type { Store } from "./types.ts";
 
@@ -61,10 +62,15 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
     case "sqlite": {
       const p = config?.path ?? DEFAULT_SQLITE_PATH;
       const path = p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
+      // Serving (verify): the one process serving the file, refused before it touches it when another one is; readers
+      // (`model-gateway usage`) take no lock.
+      if (o.verify && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+      const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
       try {
         // Serving: a write waits for another process's lock no longer than any store call may take.
-        return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true });
+        return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
       } catch (err) {
+        servingLock?.release();
         const code = String((err as { code?: string }).code ?? "");
         if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
         throw err;

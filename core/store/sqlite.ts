@@ -151,14 +151,17 @@ export class SqliteStore implements Store {
   private readonly fsyncCommits: boolean;
   private syncing = false;
   private walFd: number | undefined;
+  /** Held while this process serves the file (sqlite-process-lock.ts), released by close(); absent for readers such as the CLI. */
+  private readonly servingLock?: { release(): void };
 
   /**
    * `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile).
    * `fsync` (default true): a write resolves only once it is on disk, not only handed to the OS.
    */
-  constructor(readonly path: string, opts: { busyTimeoutMs?: number; fsync?: boolean } = {}) {
+  constructor(readonly path: string, opts: { busyTimeoutMs?: number; fsync?: boolean; servingLock?: { release(): void } } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
+    this.servingLock = opts.servingLock;
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     // NORMAL in WAL mode: every commit reaches the OS before the call returns (safe against kill -9); SQLite itself
@@ -509,5 +512,6 @@ export class SqliteStore implements Store {
     if (this.walFd !== undefined) closeSync(this.walFd);
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
+    this.servingLock?.release();
   }
 }
