@@ -59,8 +59,57 @@ describe("metrics", () => {
   });
 
   it("refuses an unset metrics token rather than leaving /metrics open", async () => {
-    expect(await problems(`metrics: { token: "\${METRICS_TOKEN}" }\n`)).toContain(
+    // Only the variable: not also the empty string's "must NOT have fewer than 16 characters".
+    expect(await problems(`metrics: { token: "\${METRICS_TOKEN}" }\n`)).toEqual([
       "F:1:19: environment variable METRICS_TOKEN is not set and has no default (write ${METRICS_TOKEN:-default})",
-    );
+    ]);
+  });
+});
+
+describe("unset variables in a provider's fields", () => {
+  async function load(text: string, env: Record<string, string> = {}) {
+    const notices: string[] = [];
+    const cfg = await loadConfig(write(text), { env, onNotice: (m) => notices.push(m) });
+    return { cfg, notices: notices.filter((m) => !m.includes("stream-transcoder")) };
+  }
+
+  it("disables the provider with one notice naming every unset variable, not a schema error about the empty value", async () => {
+    const { cfg, notices } = await load(`providers:
+  fakeai: { protocol: openai, base_url: "\${FAKE_URL}", timeout_ms: "\${FT}", api_key: "\${FAKE_KEY}", headers: { x-org: "\${FAKE_ORG}" } }
+  bedrock: { protocol: bedrock, region: "\${AWS_REGION:-us-east-1}", aws_access_key_id: "\${AWS_ACCESS_KEY_ID}", aws_secret_access_key: "\${AWS_SECRET_ACCESS_KEY}", aws_session_token: "\${AWS_SESSION_TOKEN:-}" }
+models:
+  fake/a: { endpoints: [{ provider: fakeai, model: a, pricing: { input: "0", output: "0" } }] }
+`);
+    expect(notices).toEqual([
+      'provider "fakeai" disabled: $FAKE_URL, $FT, $FAKE_KEY, $FAKE_ORG are not set',
+      'provider "bedrock" disabled: $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY are not set',
+    ]);
+    expect(cfg.providers.has("fakeai")).toBe(false);
+    expect(cfg.disabledProviders.get("fakeai")).toBe("$FAKE_URL, $FT, $FAKE_KEY, $FAKE_ORG are not set");
+    expect(cfg.models.get("fake/a")!.endpoints).toEqual([]);
+    // The declaration BYOK requests still use holds no half-expanded values ("" base_url, "" timeout).
+    expect(cfg.raw.providers!.fakeai).toEqual({ protocol: "openai", headers: {} });
+  });
+
+  it("still reports what is wrong with a disabled provider apart from its unset variables", async () => {
+    expect(await problems(`providers:\n  fakeai: { protocol: openai, base_url: "\${FAKE_URL}", timeout_ms: fast }\n`)).toEqual([
+      "F:2:68: providers.fakeai.timeout_ms: must be integer",
+    ]);
+  });
+
+  it("names the variable behind a schema problem it caused where it disables nothing (a project's own credentials)", async () => {
+    expect(await problems(`providers:
+  openai: { protocol: openai, api_key: sk }
+projects:
+  p: { keys: [{ id: k, sha256: "${A}" }], providers: { openai: { api_key: "\${ACME_KEY}", timeout_ms: "\${ACME_TIMEOUT}" } } }
+`)).toEqual([
+      "F:4:162: projects.p.providers.openai.timeout_ms: must be integer (because $ACME_TIMEOUT is not set)",
+    ]);
+  });
+
+  it("reports an unset variable outside providers once, not again as the empty value's schema problem", async () => {
+    expect(await problems(`server: { port: "\${GATEWAY_PORT}" }\n`)).toEqual([
+      "F:1:17: environment variable GATEWAY_PORT is not set and has no default (write ${GATEWAY_PORT:-default})",
+    ]);
   });
 });

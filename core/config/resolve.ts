@@ -55,13 +55,18 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const raw = structuredClone(main.value) as Record<string, any>;
   mergeIncludes(raw, sources, dirname(path), problems);
 
-  const disabled = new Map<string, string>();
-  interpolateTree(raw, [], env, sources, disabled, problems);
+  const unset = new Unset();
+  interpolateTree(raw, [], env, sources, unset, problems);
+  const disabled = unset.reasons();
 
   if (!validateGateway(raw)) {
-    for (const e of validateGateway.errors ?? []) problems.push(schemaProblem(e, sources));
+    for (const e of validateGateway.errors ?? []) {
+      const problem = unset.explain(schemaProblem(e, sources), e);
+      if (problem) problems.push(problem);
+    }
   }
   if (problems.length) throw new ConfigError(problems);
+  unset.dropDisabledFields(raw);
 
   const config = raw as GatewayConfig;
   checkReferences(config, sources, problems);
@@ -105,19 +110,71 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
   raw.models = { ...merged, ...own };
 }
 
+const pathKey = (path: readonly (string | number)[]) => path.map(String).join("\u0000");
+const named = (vars: string[]) => `${vars.map((v) => "$" + v).join(", ")} ${vars.length > 1 ? "are" : "is"} not set`;
+
+/** What unset variables left behind: the providers and MCP servers they switch off, and the fields they emptied. */
+class Unset {
+  /** Provider name, or mcp_servers.<name> -> every unset variable of its fields, in the order they appear. */
+  private readonly owners = new Map<string, string[]>();
+  /** A field whose value lost an unset variable: whose it is (when that switched it off), or whether it is reported. */
+  private readonly fields = new Map<string, { at: Path; missing: string[]; owner?: string; reported: boolean }>();
+
+  field(at: Path, missing: string[], how: { owner: string } | { reported: boolean }): void {
+    const owner = "owner" in how ? how.owner : undefined;
+    this.fields.set(pathKey(at), { at, missing, owner, reported: "reported" in how && how.reported });
+    if (owner) {
+      const vars = this.owners.get(owner) ?? [];
+      for (const m of missing) if (!vars.includes(m)) vars.push(m);
+      this.owners.set(owner, vars);
+    }
+  }
+
+  /** Name -> why it is disabled: all its unset variables at once, so one restart fixes them all. */
+  reasons(): Map<string, string> {
+    return new Map([...this.owners].map(([name, vars]) => [name, named(vars)]));
+  }
+
+  /**
+   * A schema problem with a value an unset variable emptied (base_url "" fails its pattern, timeout_ms "" is no
+   * integer): not reported when its provider or MCP server is off (the notice names the variables) or the variable
+   * is reported already; otherwise it names the variable.
+   */
+  explain(problem: ConfigProblem, e: ErrorObject): ConfigProblem | undefined {
+    const f = this.fields.get(pathKey(e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))));
+    if (!f) return problem;
+    if (f.owner || f.reported) return undefined;
+    return { ...problem, message: `${problem.message} (because ${named(f.missing)})` };
+  }
+
+  /**
+   * A disabled provider's declaration still serves bring-your-own-key requests (with the project's credentials):
+   * what an unset variable emptied there is left out, as if never written, rather than kept as "" (a base_url of ""
+   * or a timeout of "").
+   */
+  dropDisabledFields(raw: Record<string, any>): void {
+    for (const f of this.fields.values()) {
+      if (!f.owner || f.at[0] !== "providers") continue;
+      const parent = f.at.slice(0, -1).reduce<any>((node, seg) => node?.[seg], raw);
+      const last = f.at[f.at.length - 1]!;
+      if (parent && typeof parent === "object" && !Array.isArray(parent)) delete parent[last];
+    }
+  }
+}
+
 function interpolateTree(
   node: any, path: Path, env: Record<string, string | undefined>, sources: Sources,
-  disabled: Map<string, string>, problems: ConfigProblem[],
+  unset: Unset, problems: ConfigProblem[],
 ): void {
   if (Array.isArray(node)) {
     node.forEach((v, i) => {
       if (typeof v === "string" && hasReference(v)) node[i] = fill(v, [...path, i]);
-      else interpolateTree(v, [...path, i], env, sources, disabled, problems);
+      else interpolateTree(v, [...path, i], env, sources, unset, problems);
     });
   } else if (node && typeof node === "object") {
     for (const [k, v] of Object.entries(node)) {
       if (typeof v === "string" && hasReference(v)) node[k] = fill(v, [...path, k]);
-      else interpolateTree(v, [...path, k], env, sources, disabled, problems);
+      else interpolateTree(v, [...path, k], env, sources, unset, problems);
     }
   }
   function fill(s: string, at: Path): string | number | boolean {
@@ -130,19 +187,27 @@ function interpolateTree(
     }
     const { value, missing } = interpolate(s, env);
     if (!missing.length) return coerce(s, value);
-    // A provider whose credentials are unset is simply switched off (one log line), not an error.
-    if (at[0] === "providers" && typeof at[1] === "string" && at.length === 3) {
-      disabled.set(at[1], `${missing.map((m) => "$" + m).join(", ")} is not set`);
+    // A provider with a variable of its own unset (its key, its AWS credentials, its base_url...) is simply switched
+    // off, with one log line naming all of them, not an error.
+    if (at[0] === "providers" && typeof at[1] === "string" && at.length >= 3) {
+      unset.field(at, missing, { owner: at[1] });
       return value;
     }
-    if (at[0] === "projects" && at[2] === "providers" && at.length === 5) return value; // BYOK unset: not used
+    if (at[0] === "projects" && at[2] === "providers" && at.length === 5) { // BYOK unset: not used
+      unset.field(at, missing, { reported: false });
+      return value;
+    }
     // An MCP server whose credentials are unset is switched off like a provider; a project's own ones unset are not used.
     if (at[0] === "mcp_servers" && typeof at[1] === "string") {
-      disabled.set(`mcp_servers.${at[1]}`, `${missing.map((m) => "$" + m).join(", ")} is not set`);
+      unset.field(at, missing, { owner: `mcp_servers.${at[1]}` });
       return value;
     }
-    if (at[0] === "projects" && at[2] === "mcp" && at[3] === "servers") return "";
+    if (at[0] === "projects" && at[2] === "mcp" && at[3] === "servers") {
+      unset.field(at, missing, { reported: false });
+      return "";
+    }
     problems.push(sources.at(at, `environment variable ${missing.join(", ")} is not set and has no default (write \${${missing[0]}:-default})`));
+    unset.field(at, missing, { reported: true });
     return value;
   }
 }
