@@ -10,9 +10,11 @@ export interface Readiness {
 }
 
 export async function readiness(gw: Gateway): Promise<Readiness> {
-  const store = await gw.store.status();
+  // Anyone who reaches the API port may ask: states, reasons and counts only. The store's last error (its address)
+  // and a refused reload's problems (file paths, config lines) are for an admin key: GET /admin/v1/config.
+  const { error: _error, ...store } = await gw.store.status();
   const stale = gw.reloadProblems;
-  const config = stale ? { status: "reload_refused", problems: stale } : { status: "ok" };
+  const config = stale ? { status: "reload_refused", problems: stale.length } : { status: "ok" };
   const ready = store.up && !gw.draining && !(stale && gw.config.server.readyRequiresCurrentConfig);
   // A Postgres ledger that is down delays records (they wait in the spool); it never makes the replica unready.
   const ledger = gw.store.inner instanceof SplitLedgerStore ? gw.store.inner.ledgerStore.status() : undefined;
