@@ -21,7 +21,7 @@ Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
   model-gateway check [--config gateway.yaml | gateway.yaml]
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
-  model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2027-01-01] [--rpm N] [--tpm N] [--budget USD] [--config F | --url U]
+  model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2030-01-01] [--rpm N] [--tpm N] [--budget USD] [--config F | --url U]
   model-gateway keys new    --admin --scope read|write [--id NAME] [--config F]
   model-gateway keys revoke --project ID --id NAME [--config F | --url U]
   model-gateway keys rotate --project ID --id NAME [--overlap 1h] [--config F | --url U]
