@@ -67,7 +67,7 @@ pipeline: [auth, router]
 providers:
   openai: { protocol: openai, api_key: "\${OPENAI_API_KEY}" }
 models:
-  openai/x: { endpoints: [{ provider: openai, model: x }] }
+  openai/x: { endpoints: [{ provider: openai, model: x, pricing: { input: "0.000001", output: "0.000002" } }] }
 `);
     const notices: string[] = [];
     const cfg = await loadConfig(file, { env: {}, onNotice: (m) => notices.push(m) });

@@ -113,3 +113,26 @@ projects:
     ]);
   });
 });
+
+describe("endpoints without pricing", () => {
+  const notice = (model: string, endpoint: string) => `model ${model}: endpoint ${endpoint} has no pricing, so its requests cost $0 and no budget limits them` +
+    ' (give pricing, or pricing: { input: "0", output: "0" } for a free model)';
+
+  it("says so once per unpriced endpoint; an explicit zero price, the simulator and a priced endpoint say nothing", async () => {
+    const notices: string[] = [];
+    await loadConfig(write(`providers:
+  xai: { protocol: openai, base_url: https://api.x.ai/v1, api_key: sk }
+  local: { protocol: openai, base_url: http://127.0.0.1:11434/v1 }
+  fastsim: { protocol: sim }
+models:
+  xai/grok-4:
+    endpoints:
+      - { provider: xai, model: grok-4-0709, reasoning_effort: false }
+      - { provider: local, model: grok, pricing: {} }
+  meta/llama: { endpoints: [{ provider: local, model: llama, pricing: { input: "0", output: "0" } }] }
+  x/priced: { endpoints: [{ provider: xai, model: p, pricing: { input: "0.000003", output: "0.000015" } }] }
+  x/sim: { endpoints: [{ provider: sim, model: s }, { provider: fastsim, model: s }] }
+`), { env: {}, onNotice: (m) => notices.push(m) });
+    expect(notices.filter((m) => m.includes("pricing"))).toEqual([notice("xai/grok-4", "xai/grok-4-0709"), notice("xai/grok-4", "local/grok")]);
+  });
+});

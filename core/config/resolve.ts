@@ -26,7 +26,11 @@ import { checkConsole } from "../console/settings.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
-  /** Told once per provider disabled for lack of a key. */
+  /**
+   * Told, at each load, what the config allows but an operator should hear of: each provider or MCP server disabled
+   * for an unset variable, each endpoint that has no pricing, a pipeline that cannot translate between protocols.
+   * `check` prints them as notes, a running gateway logs them.
+   */
   onNotice?: (message: string) => void;
 }
 
@@ -77,6 +81,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   for (const [name, why] of disabled) {
     opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
   }
+  for (const m of unpricedNotices(config)) opts.onNotice?.(m);
   const untranslated = untranslatedNotice(config, pipeline.map((p) => p.name));
   if (untranslated) opts.onNotice?.(untranslated);
   const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
@@ -210,6 +215,24 @@ function interpolateTree(
     unset.field(at, missing, { reported: true });
     return value;
   }
+}
+
+/**
+ * An endpoint without pricing is billed $0, so its traffic escapes every budget without a word (an entry in
+ * gateway.yaml that overrides a catalog model replaces it whole, its prices too). An explicit price of "0" is a free
+ * model and says nothing; the simulator never bills.
+ */
+function unpricedNotices(config: GatewayConfig): string[] {
+  const out: string[] = [];
+  for (const [id, model] of Object.entries(config.models ?? {})) {
+    for (const ep of model.endpoints) {
+      if (ep.provider === "sim" || config.providers?.[ep.provider]?.protocol === "sim") continue;
+      if (ep.pricing && Object.keys(ep.pricing).length) continue;
+      out.push(`model ${id}: endpoint ${ep.provider}/${ep.model} has no pricing, so its requests cost $0 and no budget limits them` +
+        ` (give pricing, or pricing: { input: "0", output: "0" } for a free model)`);
+    }
+  }
+  return out;
 }
 
 /** A scalar that is one whole ${VAR} takes the type of what it expands to (port: "${PORT:-8787}" is a number). */
