@@ -6,6 +6,7 @@ describe("configSecrets", () => {
   it("lists every credential a config sends upstream or keeps, and nothing that is not one", () => {
     const config = {
       server: { signing_secret: "signing-secret-0001" },
+      metrics: { token: "metrics-token-0001" },
       store: { kind: "redis", url: "redis://gw:redis-pass-0001@cache:6379" },
       telemetry: { otlp: { endpoint: "http://c:4318", headers: { "x-collector-token": "collector-0001" } } },
       providers: {
@@ -17,7 +18,7 @@ describe("configSecrets", () => {
     } as unknown as GatewayConfig;
     const env = { AWS_SESSION_TOKEN: "aws-session-from-env-0001", HOME: "/root" };
     expect(configSecrets(config, env).sort()).toEqual([
-      "AKIACONFIG0001", "aws-secret-0001", "aws-session-from-env-0001", "collector-0001", "custom-auth-0001", "pass-0001",
+      "AKIACONFIG0001", "aws-secret-0001", "aws-session-from-env-0001", "collector-0001", "custom-auth-0001", "metrics-token-0001", "pass-0001",
       "query-key-0001", "redis-pass-0001", "signing-secret-0001", "sk-byok-0001", "sk-openai-0001",
     ].sort());
   });

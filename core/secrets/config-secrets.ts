@@ -1,6 +1,6 @@
 // The secrets a config holds: every value the gateway sends upstream as a credential (providers' and projects'
 // BYOK keys, AWS credentials, credential-like headers, secrets inside a base_url) and the few it keeps for itself
-// (the URL-signing secret, the OTLP collector's headers, the Redis password).
+// (the URL-signing secret, the metrics bearer token, the OTLP collector's headers, the Redis password).
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
 
 type Env = Record<string, string | undefined>;
@@ -54,6 +54,7 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   for (const m of Object.values(config.mcp_servers ?? {})) mcpSecrets(m);
   for (const p of Object.values(config.projects ?? {})) for (const m of Object.values(p.mcp?.servers ?? {})) mcpSecrets(m);
   if (typeof config.server?.signing_secret === "string") out.push(config.server.signing_secret);
+  if (typeof config.metrics?.token === "string") out.push(config.metrics.token);
   urlSecrets(config.store?.url, out);
   for (const v of Object.values(config.telemetry?.otlp?.headers ?? {})) if (typeof v === "string") out.push(v);
   return out.filter((s) => s.length > 0);
