@@ -172,7 +172,7 @@ describe("GET /api/openapi.json", () => {
     expect(result.valid ? [] : result.errors).toEqual([]);
     const chat = doc.paths["/v1/chat/completions"].post;
     expect(chat.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ChatCompletionRequest");
-    expect(doc.components.schemas.ChatCompletionRequest.properties.temperature).toEqual({ type: "number", minimum: 0, maximum: 2 });
+    expect(doc.components.schemas.ChatCompletionRequest.properties.temperature).toEqual({ type: ["number", "null"], minimum: 0, maximum: 2 });
     expect(chat.responses["200"].content["text/event-stream"]).toBeDefined();
     expect(chat.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
   });

@@ -57,6 +57,7 @@ const outside = (min: number | undefined, max: number | undefined, integer = fal
   if (max !== undefined) parts.push(integer ? by.map((k) => max + k) : fc.double({ min: max, noNaN: true, noDefaultInfinity: true }).filter((d) => d > max));
   return fc.oneof(...parts);
 };
+const notNull = <T>(a: fc.Arbitrary<T>) => a.filter((v) => v !== null);
 const longString = (max: number) => fc.integer({ min: max + 1, max: max + 50 }).map((n) => "x".repeat(n));
 
 const HTTPS_URL = /^[Hh][Tt][Tt][Pp][Ss]:\/\/(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
@@ -119,29 +120,30 @@ const badChatMessage = fc.oneof(
 
 /** Known fields and values they must never accept. */
 const BAD_FIELDS: Record<Endpoint, Record<string, fc.Arbitrary<unknown>>> = {
+  // null on chat's nullable fields is "not sent" (OpenAI's own reading; the SDKs type them nullable): valid.
   chat: {
     model: fc.oneof(notString, fc.constant("")),
     messages: fc.oneof(notArray, fc.constant([]), fc.array(badChatMessage, { minLength: 1, maxLength: 2 })),
-    max_tokens: outside(1, 2147483647, true),
-    max_completion_tokens: outside(1, 2147483647, true),
-    temperature: outside(0, 2),
-    top_p: outside(0, 1),
-    n: outside(1, 128, true),
-    stream: notBool,
+    max_tokens: notNull(outside(1, 2147483647, true)),
+    max_completion_tokens: notNull(outside(1, 2147483647, true)),
+    temperature: notNull(outside(0, 2)),
+    top_p: notNull(outside(0, 1)),
+    n: notNull(outside(1, 128, true)),
+    stream: notNull(notBool),
     stream_options: fc.oneof(fc.string(), num, fc.boolean(), arr, fc.record({ include_usage: notBool })),
     stop: fc.oneof(num, fc.boolean(), obj, fc.tuple(notString), fc.array(fc.string(), { minLength: 5, maxLength: 6 })),
-    presence_penalty: outside(-2, 2),
-    frequency_penalty: outside(-2, 2),
-    seed: notInteger,
+    presence_penalty: notNull(outside(-2, 2)),
+    frequency_penalty: notNull(outside(-2, 2)),
+    seed: notNull(notInteger),
     logit_bias: fc.oneof(notObject.filter((v) => v !== null), fc.record({ "50256": outside(-100, 100) })),
-    logprobs: notBool,
-    top_logprobs: outside(0, 20, true),
-    user: notString,
+    logprobs: notNull(notBool),
+    top_logprobs: notNull(outside(0, 20, true)),
+    user: notNull(notString),
     response_format: fc.oneof(notObject, fc.record({ type: notIn(["text", "json_object", "json_schema"]) }), fc.constant({ type: "json_schema" })),
-    tools: fc.oneof(notArray, fc.tuple(notObject), fc.tuple(fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.oneof(notString, fc.constantFrom("", "has space", "x".repeat(65))) }) }))),
+    tools: notNull(fc.oneof(notArray, fc.tuple(notObject), fc.tuple(fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.oneof(notString, fc.constantFrom("", "has space", "x".repeat(65))) }) })))),
     tool_choice: fc.oneof(fc.string().filter((s) => !["auto", "required", "none"].includes(s)), num, fc.record({ type: fc.constant("function") })),
-    parallel_tool_calls: notBool,
-    reasoning_effort: notIn(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
+    parallel_tool_calls: notNull(notBool),
+    reasoning_effort: notNull(notIn(["none", "minimal", "low", "medium", "high", "xhigh", "max"])),
     providerOptions: fc.oneof(notObject, fc.record({ gateway: fc.record({ sort: notIn(["cost", "ttft", "tps"]) }) }), fc.record({ openai: notObject })),
   },
   messages: {
