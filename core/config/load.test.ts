@@ -4,23 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "./load.ts";
 import { ConfigError, formatProblem } from "./source.ts";
+import { problems, write } from "./config.testkit.ts";
 
-function write(text: string, name = "gateway.yaml", dir = mkdtempSync(join(tmpdir(), "mg-cfg-"))): string {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
-
-async function problems(text: string, env: Record<string, string> = {}): Promise<string[]> {
-  const file = write(text);
-  try {
-    await loadConfig(file, { env });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems.map((p) => formatProblem(p).replace(file, "F"));
-    throw err;
-  }
-  return [];
-}
 
 const HASH = "a".repeat(64);
 

@@ -1,28 +1,10 @@
 // Config checks an operator audit found missing: each test here failed before its fix.
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./load.ts";
-import { ConfigError, formatProblem } from "./source.ts";
+import { problems, write } from "./config.testkit.ts";
 
-function write(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), "mg-cfg-")), "gateway.yaml");
-  writeFileSync(file, text);
-  return file;
-}
-
-async function problems(text: string, env: Record<string, string> = {}): Promise<string[]> {
-  const file = write(text);
-  try {
-    await loadConfig(file, { env });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems.map((p) => formatProblem(p).replaceAll(file, "F"));
-    throw err;
-  }
-  return [];
-}
 
 const A = "a".repeat(64);
 const B = "b".repeat(64);
