@@ -134,6 +134,19 @@ describe("chat: optional fields set to null", () => {
     else expect(sent.max_tokens).toBeGreaterThan(0); // the translator's default, not null
   });
 
+  it("response_format.json_schema as the spec writes it, a bare JSON Schema, reaches the upstream in OpenAI's {name, schema}", async () => {
+    const schema = { type: "object", properties: { stars: { type: "integer" } }, required: ["stars"] };
+    const res = await postJson(`${gw.baseURL}/chat/completions`, { model: MINI, messages: user("rate it"), response_format: { type: "json_schema", json_schema: schema } }, auth);
+    expect(res.status, res.text).toBe(200);
+    expect(openai.requests[0]!.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "response", schema } });
+    // OpenAI's own shape is left as it is, and one with neither a name nor a schema is still refused, naming the name.
+    const named = { name: "rating", schema, strict: true };
+    await postJson(`${gw.baseURL}/chat/completions`, { model: MINI, messages: user("rate it"), response_format: { type: "json_schema", json_schema: named } }, auth);
+    expect(openai.requests[1]!.body.response_format.json_schema).toEqual(named);
+    openai.requests.length = 0;
+    await expect400("/chat/completions", { model: MINI, messages: user("hi"), response_format: { type: "json_schema", json_schema: { strict: true } } }, "response_format.json_schema.name");
+  });
+
   it("a value of the wrong type is still refused, naming the field and what it may be", async () => {
     const e = await expect400("/chat/completions", { model: MINI, messages: user("hi"), temperature: "hot" }, "temperature");
     expect(e.message).toBe("Invalid request: temperature must be number or null");

@@ -16,6 +16,8 @@ export interface EndpointSpec {
   protocol: ClientProtocol;
   /** Request body validator (POST endpoints). */
   validate?: ValidateFunction;
+  /** Before validation: a shape the spec allows read as the one the validator and the plugins know. */
+  normalize?(body: unknown): void;
   /** Code for a body that fails validation: the spec uses BAD_REQUEST on images, videos and rerank. */
   invalidCode?: "INVALID_REQUEST" | "BAD_REQUEST";
   /**

@@ -9,6 +9,7 @@ import { loadBody } from "../http/deferred-body.ts";
 export async function validateStep(ctx: GatewayContext, next: Next): Promise<void> {
   await loadBody(ctx);
   const spec = endpointFor(ctx.endpoint, ctx.protocol);
+  spec?.normalize?.(ctx.body);
   if (spec?.validate && !spec.validate(ctx.body)) {
     // Messages clients (Claude Code, the Anthropic SDK) read the Messages API's own wording.
     throw validationError(spec.validate, spec.invalidCode ?? "INVALID_REQUEST", spec.protocol === "anthropic" ? "anthropic" : "gateway");
