@@ -43,6 +43,47 @@ describe("messages events -> chat chunks", () => {
     for (const c of out.slice(0, -2)) expect(c).toMatchObject({ id: "msg_1", object: "chat.completion.chunk", created: 1, usage: null });
   });
 
+  it("a tool called without arguments (only an empty input_json_delta, or none) gets arguments \"{}\" when its block closes", () => {
+    const out = run([
+      start,
+      ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "A", name: "now", input: {} } }),
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: "" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "B", name: "today", input: {} } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("content_block_start", { index: 2, content_block: { type: "tool_use", id: "C", name: "wx", input: {} } }),
+      ev("content_block_delta", { index: 2, delta: { type: "input_json_delta", partial_json: "{\"c\":1}" } }),
+      ev("content_block_stop", { index: 2 }),
+      ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } }),
+      ev("message_stop"),
+    ], false);
+    const deltas = out.filter((c: any) => c !== "[DONE]").map((c: any) => c.choices[0]);
+    expect(deltas.map((c: any) => c.delta)).toEqual([
+      { role: "assistant", content: "" },
+      { tool_calls: [{ index: 0, id: "A", type: "function", function: { name: "now", arguments: "" } }] },
+      { tool_calls: [{ index: 0, function: { arguments: "{}" } }] },
+      { tool_calls: [{ index: 1, id: "B", type: "function", function: { name: "today", arguments: "" } }] },
+      { tool_calls: [{ index: 1, function: { arguments: "{}" } }] },
+      { tool_calls: [{ index: 2, id: "C", type: "function", function: { name: "wx", arguments: "" } }] },
+      { tool_calls: [{ index: 2, function: { arguments: "{\"c\":1}" } }] },
+      {},
+    ]);
+    expect(deltas.at(-1).finish_reason).toBe("tool_calls");
+  });
+
+  it("JSON mode with an empty input answers \"{}\" as the non-streaming path does", () => {
+    const t = new MessagesToChatStream({ includeUsage: false, provider: "p", jsonTool: "json_output" });
+    const out = [
+      start,
+      ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "t", name: "json_output", input: {} } }),
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: "" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 5 } }),
+      ev("message_stop"),
+    ].flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+    expect(out.map((c) => c.delta.content ?? "").join("")).toBe("{}");
+  });
+
   it("without include_usage no usage chunk and no usage key", () => {
     const out = run([start, ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }), ev("message_stop")], false);
     expect(out.length).toBe(3);

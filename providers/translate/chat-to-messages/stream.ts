@@ -26,6 +26,8 @@ export class MessagesToChatStream {
   private toolCount = -1;
   /** Anthropic block index -> OpenAI tool index (one small entry per tool block). */
   private readonly toolIndex = new Map<number, number>();
+  /** Block indexes of the tool blocks (and the JSON-mode block) that have streamed argument text. */
+  private readonly withInput = new Set<number>();
   private usage: Record<string, any> = {};
   private stopReason: string | null = null;
   /** Block index of the response_format tool, whose JSON fragments are streamed as content. */
@@ -103,6 +105,7 @@ export class MessagesToChatStream {
           case "text_delta": return d.text ? [this.chunk({ content: d.text })] : [];
           case "input_json_delta": {
             if (!d.partial_json) return [];
+            this.withInput.add(e.index);
             if (e.index === this.jsonBlock) return [this.chunk({ content: d.partial_json })];
             const index = this.toolIndex.get(e.index);
             return index === undefined ? [] : [this.chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] })];
@@ -138,6 +141,13 @@ export class MessagesToChatStream {
       case "error":
         throw anthropicStreamError(this.opts.provider, e);
       case "content_block_stop": {
+        // A tool called without arguments streams no input text (or only ""): its input is {} (reference §2.4), and
+        // clients parse the arguments, so they are sent as "{}", as OpenAI does and the non-streaming answer says.
+        if (e.index === this.jsonBlock || this.toolIndex.has(e.index)) {
+          if (this.withInput.delete(e.index)) return [];
+          if (e.index === this.jsonBlock) return [this.chunk({ content: "{}" })];
+          return [this.chunk({ tool_calls: [{ index: this.toolIndex.get(e.index), function: { arguments: "{}" } }] })];
+        }
         if (e.index !== this.thinkingBlock) return [];
         this.thinkingBlock = -1;
         const block: ReasoningBlock = { type: "thinking", thinking: this.thinkingText, signature: this.signature };

@@ -1,0 +1,116 @@
+// Chat, Responses and Gemini clients in front of an Anthropic model, through the chat -> messages translator, on the
+// cases its streaming and request mapping once got wrong. The fake Anthropic here answers exactly the frames the real
+// API sends for them (reference §2.4) and refuses what the real API refuses.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenLoopback, readRequest, type Loopback, type Recorded } from "./upstreams/http-fake.ts";
+import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { assemble, geminiClient, type GeminiClient } from "./helpers/gemini-client.ts";
+
+const LIVE = testKey("c2m-edges");
+const model = "anthropic/claude-edges";
+let upstream: Loopback;
+const requests: Recorded[] = [];
+let gw: TestGateway;
+let client: OpenAI;
+let gemini: GeminiClient;
+
+type Block = Record<string, unknown> & { type: string };
+interface Answer { content: Block[]; stop_reason: string; stop_details?: Record<string, unknown> }
+
+/** What the fake model answers: the scenario is named in the conversation's text. */
+function answer(body: any): Answer {
+  const text = JSON.stringify(body.messages);
+  if (text.includes("NOARG")) return { content: [{ type: "tool_use", id: "toolu_noarg", name: "get_time", input: {} }], stop_reason: "tool_use" };
+  return { content: [{ type: "text", text: "Done." }], stop_reason: "end_turn" };
+}
+
+/** The real API's refusal of a tool history without tools. */
+function invalid(body: any): string | undefined {
+  const blocks = (body.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : []));
+  if (blocks.some((b: any) => b.type === "tool_use" || b.type === "tool_result") && !(Array.isArray(body.tools) && body.tools.length)) {
+    return "Requests which include `tool_use` or `tool_result` blocks must define tools.";
+  }
+  return undefined;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const rec = await readRequest(req);
+  requests.push(rec);
+  const body = rec.body;
+  const bad = invalid(body);
+  if (bad) {
+    res.writeHead(400, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: bad } }));
+  }
+  const a = answer(body);
+  const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 };
+  const base = { id: "msg_edges", type: "message", role: "assistant", model: body.model };
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ ...base, content: a.content, stop_reason: a.stop_reason, stop_sequence: null, ...(a.stop_details ? { stop_details: a.stop_details } : {}), usage }));
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const send = (type: string, data: Record<string, unknown> = {}) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send("message_start", { message: { ...base, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  send("ping");
+  a.content.forEach((b, index) => {
+    if (b.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "" } });
+      send("content_block_delta", { index, delta: { type: "text_delta", text: b.text } });
+    } else {
+      send("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      // A tool without arguments: the only input_json_delta is empty (as the real API streams it).
+      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", { delta: { stop_reason: a.stop_reason, stop_sequence: null }, usage, ...(a.stop_details ? { stop_details: a.stop_details } : {}) });
+  send("message_stop");
+  res.end();
+}
+
+beforeAll(async () => {
+  upstream = await listenLoopback((req, res) => void handle(req, res));
+  gw = await startTestGateway({
+    providers: { claude: { protocol: "anthropic", base_url: upstream.origin, api_key: "sk-ant-fake" } },
+    models: { [model]: { type: "language", tags: ["tool-use", "reasoning"], max_tokens: 8192, endpoints: [{ provider: "claude", model: "claude-edges-1", pricing: { input: "0.000003", output: "0.000015" } }] } },
+    projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
+  });
+  client = new OpenAI({ apiKey: LIVE, baseURL: gw.baseURL, maxRetries: 0 });
+  gemini = geminiClient(`${gw.url}/api`, LIVE);
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+const strictTools: OpenAI.ChatCompletionTool[] = [
+  { type: "function", function: { name: "get_time", strict: true, parameters: { type: "object", properties: {}, required: [], additionalProperties: false } } },
+];
+
+describe("a tool called without arguments, streamed", () => {
+  it("chat: arguments \"{}\", which the openai stream helper parses for a strict tool", async () => {
+    const s = client.chat.completions.stream({ model, messages: [{ role: "user", content: "Time? NOARG" }], tools: strictTools });
+    const done = await s.finalChatCompletion();
+    const call = done.choices[0]!.message.tool_calls![0]! as any;
+    expect(call.function.arguments).toBe("{}");
+    expect(call.function.parsed_arguments).toEqual({});
+    expect(done.choices[0]!.finish_reason).toBe("tool_calls");
+  });
+
+  it("Responses: the function_call's arguments are \"{}\" in the final response", async () => {
+    const s = client.responses.stream({ model, input: "Time? NOARG", tools: [{ type: "function", name: "get_time", strict: true, parameters: { type: "object", properties: {}, required: [], additionalProperties: false } }] });
+    const done = await s.finalResponse();
+    const call = done.output.find((o) => o.type === "function_call") as any;
+    expect(call.arguments).toBe("{}");
+  });
+
+  it("Gemini: the functionCall has empty args", async () => {
+    const events = await gemini.stream(model, { contents: [{ role: "user", parts: [{ text: "Time? NOARG" }] }], tools: [{ functionDeclarations: [{ name: "get_time", parameters: { type: "OBJECT", properties: {} } }] }] });
+    const { parts } = assemble(events);
+    expect(parts.find((p) => p.functionCall)?.functionCall).toMatchObject({ name: "get_time", args: {} });
+  });
+});
