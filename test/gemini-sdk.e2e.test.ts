@@ -86,4 +86,19 @@ describe.skipIf(!sdk)("@google/genai against the gateway", () => {
     expect(JSON.parse(err.message).error).toMatchObject({ status: "UNAVAILABLE", details: [expect.objectContaining({ reason: "UPSTREAM_ERROR" })] });
     anthropic.failures.length = 0;
   });
+
+  it("a stream that fails after its first parts is the SDK's ApiError with the status, not an incomplete stream", async () => {
+    // Anthropic's overloaded error after the first text: written after the last frames, in one write with them.
+    for (const failure of [{ kind: "error-event" as const, afterEvents: 4, type: "overloaded_error" }]) {
+      anthropic.failures.push(failure);
+      let text = "";
+      const err = await (async () => {
+        for await (const chunk of await ai.models.generateContentStream({ model: claude, contents: "Hi" })) text += chunk.text ?? "";
+      })().catch((e: any) => e);
+      expect(err, failure.kind).toBeInstanceOf(sdk.ApiError);
+      expect(err.status).toBeGreaterThanOrEqual(500);
+      expect(err.message).toContain("UPSTREAM_ERROR");
+      anthropic.failures.length = 0;
+    }
+  });
 });

@@ -159,12 +159,14 @@ describe("policies and the ledger, as on chat", () => {
     expect(sent.system.at(-1).cache_control).toEqual({ type: "ephemeral" });
   });
 
-  it("a stream that fails midway ends with Google's bare error object, which the SDK throws on; the ledger keeps it", async () => {
+  it("a stream that fails midway ends with Google's error object as its last frame, which the SDK throws on; the ledger keeps it", async () => {
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     const res = await post(`models/${claude}:streamGenerateContent?alt=sse`, hi, { "x-goog-api-key": SHIPPED_KEY });
     const text = await res.text();
     expect(text.startsWith("data: ")).toBe(true);
-    const tail = JSON.parse(text.slice(text.lastIndexOf("\n\n") + 2));
+    const frames = text.split(/\r?\n\r?\n/).filter(Boolean);
+    expect(frames.at(-1)!.startsWith("data: ")).toBe(true);
+    const tail = JSON.parse(frames.at(-1)!.slice(6));
     expect(tail.error).toMatchObject({ code: 502, status: "UNAVAILABLE", details: [expect.objectContaining({ reason: "UPSTREAM_ERROR" })] });
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     await expect(api.stream(claude, hi)).rejects.toThrow();

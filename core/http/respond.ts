@@ -63,9 +63,10 @@ export function writeWhole(res: ServerResponse, status: number, headers: Record<
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
 export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
   if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
-  // What the Gemini API sends when a stream fails: the error envelope as bare JSON, no `data:` frame. The Gemini SDKs
-  // throw on it (as an ApiError when it arrives in a read of its own, else as an incomplete stream).
-  if (ctx.protocol === "gemini") return JSON.stringify(toGeminiJSON(err));
+  // The Gemini error envelope as a `data:` frame: @google/genai checks every frame for `error` and throws its ApiError
+  // with the status. (Bare JSON, as a failed request's body, is recognised only when it arrives in a read of its own;
+  // written after the last frames, as here, the SDK threw "Incomplete JSON segment" and lost the status.)
+  if (ctx.protocol === "gemini") return `data: ${JSON.stringify(toGeminiJSON(err))}\r\n\r\n`;
   if (ctx.protocol === "responses") {
     // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on. Its
     // sequence_number continues the stream's, which the translator that numbered the events left on the error.

@@ -1,7 +1,7 @@
 // A Gemini API client that sends and reads exactly what @google/genai (2.x, the SDK Gemini CLI runs on) does on the
 // Gemini Developer API, written from its source (src/_api_client.ts, src/_transformers.ts): the model in the path as
 // `models/<id>` with its slash raw, `x-goog-api-key`, `?alt=sse` streams split on a blank line (\n\n, \r\r or
-// \r\n\r\n) with `data:` events, a non-2xx answer thrown with its JSON body, a bare `{"error":…}` read thrown, and
+// \r\n\r\n) with `data:` events, a non-2xx answer thrown with its JSON body, an `{"error":…}` read or data event thrown, and
 // leftover bytes at the end of a stream thrown as an incomplete segment. Plus Gemini CLI's history rules
 // (packages/core/src/core/geminiChat.ts): thought parts are not kept, a first function call without a signature gets
 // the documented placeholder, function ids are `<name>__<id>`.
@@ -36,21 +36,27 @@ export function geminiClient(baseUrl: string, apiKey: string): GeminiClient {
       const events: any[] = [];
       const decoder = new TextDecoder();
       let buffer = "";
-      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
-        const chunk = decoder.decode(bytes, { stream: true });
+      // Its throwIfStreamErrorChunk: on a whole read, and on every data: event.
+      const throwIfError = (text: string) => {
         try {
-          const json = JSON.parse(chunk);
-          if (json && typeof json === "object" && "error" in json) throw new GeminiApiError(json.error.code, json);
+          const json = JSON.parse(text);
+          if (json && typeof json.error === "object" && json.error && json.error.code >= 400 && json.error.code < 600) throw new GeminiApiError(json.error.code, json);
         } catch (e) {
           if (e instanceof GeminiApiError) throw e;
         }
+      };
+      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const chunk = decoder.decode(bytes, { stream: true });
+        throwIfError(chunk);
         buffer += chunk;
         for (;;) {
           const at = ["\n\n", "\r\r", "\r\n\r\n"].map((d) => [buffer.indexOf(d), d.length] as const).filter(([i]) => i !== -1).sort((a, b) => a[0] - b[0])[0];
           if (!at) break;
           const event = buffer.slice(0, at[0]).trim();
           buffer = buffer.slice(at[0] + at[1]);
-          if (event.startsWith("data:")) events.push(JSON.parse(event.slice(5).trim()));
+          if (!event.startsWith("data:")) continue;
+          throwIfError(event.slice(5).trim());
+          events.push(JSON.parse(event.slice(5).trim()));
         }
       }
       if (buffer.trim()) throw new Error(`Incomplete JSON segment at the end: ${buffer.slice(0, 200)}`);

@@ -100,16 +100,5 @@ export async function ask(url: string, key: string, protocol: Protocol, model: s
       // not JSON ([DONE])
     }
   }
-  // The Gemini API ends a failed stream with its error envelope as bare JSON (no data: frame).
-  if (!err.code && protocol === "gemini") {
-    const at = raw.lastIndexOf('{"error"');
-    if (at >= 0) {
-      try {
-        err = errorOf(JSON.parse(raw.slice(at)));
-      } catch {
-        // not the envelope
-      }
-    }
-  }
   return { status: res.status, text: streamText(protocol, events), raw, events, errorCode: err.code, rule: err.rule };
 }
