@@ -114,3 +114,53 @@ describe("a tool called without arguments, streamed", () => {
     expect(parts.find((p) => p.functionCall)?.functionCall).toMatchObject({ name: "get_time", args: {} });
   });
 });
+
+describe("tool_choice none after a tool loop (a final answer forced)", () => {
+  const last = () => requests.at(-1)!.body;
+  const sent = () => ({ tools: last().tools?.map((t: any) => t.name), tool_choice: last().tool_choice });
+
+  it("chat: the tools go with {type: none}, so Anthropic accepts the tool history", async () => {
+    const res = await client.chat.completions.create({
+      model, tool_choice: "none",
+      tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } }],
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "toolu_1", content: "sunny" },
+        { role: "user", content: "summarise" },
+      ],
+    });
+    expect(res.choices[0]!.message.content).toBe("Done.");
+    expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "none" } });
+  });
+
+  it("Responses: tool_choice none reaches Anthropic the same way", async () => {
+    const res = await client.responses.create({
+      model, tool_choice: "none",
+      tools: [{ type: "function", name: "get_weather", strict: false, parameters: { type: "object", properties: {} } }],
+      input: [
+        { role: "user", content: "weather?" },
+        { type: "function_call", call_id: "toolu_1", name: "get_weather", arguments: "{}" },
+        { type: "function_call_output", call_id: "toolu_1", output: "sunny" },
+        { role: "user", content: "summarise" },
+      ],
+    });
+    expect(res.output_text).toBe("Done.");
+    expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "none" } });
+  });
+
+  it("Gemini: functionCallingConfig mode NONE reaches Anthropic the same way", async () => {
+    const res = await gemini.generate(model, {
+      contents: [
+        { role: "user", parts: [{ text: "weather?" }] },
+        { role: "model", parts: [{ functionCall: { name: "get_weather", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "sunny" } } }] },
+        { role: "user", parts: [{ text: "summarise" }] },
+      ],
+      tools: [{ functionDeclarations: [{ name: "get_weather", parameters: { type: "OBJECT", properties: {} } }] }],
+      toolConfig: { functionCallingConfig: { mode: "NONE" } },
+    });
+    expect(res.candidates[0].content.parts[0].text).toBe("Done.");
+    expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "none" } });
+  });
+});

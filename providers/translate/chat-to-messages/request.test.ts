@@ -34,13 +34,28 @@ describe("chat request -> messages request", () => {
     expect(body.max_tokens).toBe(8192);
   });
 
-  it("maps tools, tool_choice and parallel_tool_calls; none drops the tools", () => {
+  it("maps tools, tool_choice and parallel_tool_calls", () => {
     const tools = [{ type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: {} } } }, { type: "function", function: { name: "g" } }];
     const a = tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "required", parallel_tool_calls: false }).body;
     expect(a.tools).toEqual([{ name: "f", description: "d", input_schema: { type: "object", properties: {} } }, { name: "g", input_schema: { type: "object", properties: {} } }]);
     expect(a.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
     expect(tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: { type: "function", function: { name: "g" } } }).body.tool_choice).toEqual({ type: "tool", name: "g" });
-    expect(tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "none" }).body.tools).toBeUndefined();
+  });
+
+  it("tool_choice none keeps the tools and sends {type: none}: a tool history without tools is refused by Anthropic", () => {
+    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
+    const messages = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "sunny" },
+      { role: "user", content: "summarise" },
+    ];
+    const { body } = tr({ messages, tools, tool_choice: "none", parallel_tool_calls: false });
+    expect(body.tools).toEqual([{ name: "f", input_schema: { type: "object", properties: {} } }]);
+    expect(body.tool_choice).toEqual({ type: "none" }); // disable_parallel_tool_use is not allowed on none
+    const thinking = tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "none", reasoning_effort: "low" }).body;
+    expect(thinking.thinking).toBeDefined();
+    expect(thinking.tool_choice).toEqual({ type: "none" }); // allowed with thinking
   });
 
   it("drops what Anthropic ignores and says so; refuses what it cannot honour", () => {

@@ -54,8 +54,10 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
   if (body.stream === true) out.stream = true;
   if (typeof body.user === "string") out.metadata = { user_id: body.user };
 
+  // tool_choice "none" keeps the tools (reference §3.4): a history holding tool_use/tool_result blocks is refused by
+  // Anthropic without them, and "none" after a tool loop is how clients ask for the final answer.
   const tools = Array.isArray(body.tools) ? body.tools : [];
-  if (tools.length && body.tool_choice !== "none") {
+  if (tools.length) {
     out.tools = tools.map((t: any) => {
       const tool: Record<string, unknown> = {
         name: t.function.name,
@@ -66,7 +68,8 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
       return tool;
     });
     const choice = toolChoice(body.tool_choice);
-    if (body.parallel_tool_calls === false) out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
+    // disable_parallel_tool_use is refused on {type: "none"} (allowed on auto/any/tool only).
+    if (body.parallel_tool_calls === false && choice?.type !== "none") out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
     else if (choice) out.tool_choice = choice;
   }
 
