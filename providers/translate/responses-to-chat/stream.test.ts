@@ -159,3 +159,70 @@ describe("logprobs", () => {
     expect(out.at(-1).response.output[0].content[0].logprobs).toEqual([lp("Hi"), lp("!")]);
   });
 });
+
+describe("parallel tool calls whose fragments interleave (reference §1.5: keyed by index)", () => {
+  // The frames of the audit's fake OpenAI upstream: two calls opened (id and name once each), then call 0's arguments
+  // in 3-character fragments with call 1's "{}" after the third.
+  const ARGS = '{"city": "São Paulo", "note": "", "q": "a\\"b\\\\c\\n", "nested": {"a": [1, 2.5, null, true]}, "emoji": "👋🏽", "cjk": "世界"}';
+  const pieces = ARGS.match(/[\s\S]{1,3}/gu)!;
+  const chunks = [
+    c({ role: "assistant", content: "", refusal: null }), c({ content: "Sur" }), c({ content: "e" }),
+    c({ tool_calls: [{ index: 0, id: "call_A1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+    c({ tool_calls: [{ index: 1, id: "call_B2", type: "function", function: { name: "get_time", arguments: "" } }] }),
+    ...pieces.flatMap((p, k) => [c({ tool_calls: [{ index: 0, function: { arguments: p } }] }), ...(k === 2 ? [c({ tool_calls: [{ index: 1, function: { arguments: "{}" } }] })] : [])]),
+    c({}, "tool_calls"),
+    { id: "c1", choices: [], usage: { prompt_tokens: 50, completion_tokens: 30, total_tokens: 80 } },
+  ];
+
+  it("each fragment goes to its own call's item; both close at the end in output_index order", async () => {
+    const out = await run(chunks);
+    expect(out.map((e) => e.sequence_number)).toEqual(out.map((_, i) => i));
+    const final = out.at(-1).response;
+    expect(final.output.map((o: any) => [o.type, o.call_id, o.name, o.arguments])).toEqual([
+      ["message", undefined, undefined, undefined],
+      ["function_call", "call_A1", "get_weather", ARGS],
+      ["function_call", "call_B2", "get_time", "{}"],
+    ]);
+    const added = out.filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => e.output_index)).toEqual([0, 1, 2]);
+    const [a, b] = added.slice(1).map((e) => e.item.id);
+    const deltas = out.filter((e) => e.type === "response.function_call_arguments.delta");
+    expect(deltas.filter((e) => e.item_id === a).map((e) => e.output_index)).toEqual(pieces.map(() => 1));
+    expect(deltas.filter((e) => e.item_id === a).map((e) => e.delta).join("")).toBe(ARGS);
+    expect(deltas.filter((e) => e.item_id === b)).toEqual([expect.objectContaining({ output_index: 2, delta: "{}" })]);
+    // Nothing after an item's done targets it; the calls close in order, after their last fragment.
+    expect(out.map((e) => e.type).slice(-6)).toEqual([
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done", "response.output_item.done", "response.function_call_arguments.done", "response.output_item.done",
+      "response.completed",
+    ]);
+    expect(out.filter((e) => e.type === "response.output_item.done").map((e) => [e.output_index, e.item.id])).toEqual([[0, final.output[0].id], [1, a], [2, b]]);
+    expect(out.find((e) => e.type === "response.function_call_arguments.done" && e.item_id === a)).toMatchObject({ output_index: 1, name: "get_weather", arguments: ARGS });
+  });
+
+  it("a call whose arguments are whole closes when the next call starts, so sequential calls stream as before", async () => {
+    const out = await run([
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{\"a\":" } }] }),
+      c({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "g", arguments: "" } }] }),
+      c({ tool_calls: [{ index: 0, function: { arguments: "{\"b\":1}}" } }] }),
+      c({ tool_calls: [{ index: 2, id: "call_c", type: "function", function: { name: "h", arguments: "[]" } }] }),
+      c({ tool_calls: [{ index: 1, function: { arguments: "{}" } }] }, "tool_calls"),
+    ]);
+    // Call 0 was still open when call 1 started (its arguments were not whole); when call 2 started, call 0 was whole
+    // and closed, but call 1 (no arguments yet) stayed open with call 2.
+    expect(out.map((e) => `${e.type.replace("response.", "")}${e.output_index ?? ""}`).slice(2)).toEqual([
+      "output_item.added0", "function_call_arguments.delta0", "output_item.added1", "function_call_arguments.delta0",
+      "function_call_arguments.done0", "output_item.done0", "output_item.added2", "function_call_arguments.delta2",
+      "function_call_arguments.delta1", "function_call_arguments.done1", "output_item.done1", "function_call_arguments.done2", "output_item.done2",
+      "completed",
+    ]);
+    expect(out.at(-1).response.output.map((o: any) => [o.call_id, o.arguments])).toEqual([["call_a", "{\"a\":{\"b\":1}}"], ["call_b", "{}"], ["call_c", "[]"]]);
+  });
+
+  it("a failure mid-stream lists every open call as incomplete", async () => {
+    const seen: SseEvent[] = [];
+    await run(chunks.slice(0, 8), false, false, seen).catch(() => undefined);
+    const failed = JSON.parse(seen.at(-1)!.data).response;
+    expect(failed.output.map((o: any) => [o.type, o.status, o.call_id])).toEqual([["message", "completed", undefined], ["function_call", "incomplete", "call_A1"], ["function_call", "incomplete", "call_B2"]]);
+  });
+});

@@ -4,10 +4,15 @@
 // function_call_arguments.delta..., .done, then output_item.done; last response.completed (response.incomplete on
 // length / content_filter) carrying the whole response and usage. Upstream reasoning text is a reasoning item
 // (reasoning_summary_part / reasoning_summary_text events); the upstream's signed reasoning state (reasoning_details,
-// whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. Items are sequential: a
-// new tool call closes the open item. Constant memory apart from the final response's output, which the protocol
-// requires. Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream failure
-// after response.created is a response.failed event before the error event.
+// whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. A message or reasoning item
+// is open alone. Function calls are keyed by their chat tool index (reference §1.5: id and name come once, on an
+// index's first fragment; fragments of parallel calls may interleave), each its own item with its own output_index,
+// so several can be open at once and every argument fragment goes to its call's item. Open calls close, in
+// output_index order, when non-tool content starts, when the stream ends, or — those whose arguments are already a
+// complete JSON value — when a new call starts (so calls an upstream sends one after another close one after
+// another, as before). Constant memory apart from the final response's output and one entry per call, which the
+// protocol requires. Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream
+// failure after response.created is a response.failed event before the error event.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
@@ -19,8 +24,20 @@ import { clientName } from "./tools.ts";
 interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string; logprobs: unknown[] }
 
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
-/** `name` (and `namespace`) as the client knows the tool (flattened namespace tools are named back). */
-interface OpenCall { kind: "call"; id: string; index: number; toolIndex: number; call_id: string; name: string; namespace?: string; args: string }
+/** `name` (and `namespace`) as the client knows the tool (flattened namespace tools are named back); `done` once closed. */
+interface OpenCall { kind: "call"; id: string; index: number; call_id: string; name: string; namespace?: string; args: string; done: boolean }
+
+/** Whether a call's arguments so far are a whole JSON object or array (so nothing but blanks can follow). */
+const complete = (args: string): boolean => {
+  const first = args.trimStart()[0];
+  if (first !== "{" && first !== "[") return false;
+  try {
+    JSON.parse(args);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const callName = (o: OpenCall) => (o.namespace === undefined ? { name: o.name } : { name: o.name, namespace: o.namespace });
 
@@ -30,7 +47,11 @@ const contentPart = (type: "output_text" | "refusal", text: string, logprobs: un
 export class ChatToResponsesStream {
   private seq = 0;
   private response: ReturnType<typeof responseShell> | undefined;
-  private open: OpenMessage | OpenReasoning | OpenCall | undefined;
+  /** The open message or reasoning item (never open together with calls). */
+  private open: OpenMessage | OpenReasoning | undefined;
+  /** Every function call by chat tool index, and the open ones in output_index order. */
+  private readonly calls = new Map<number, OpenCall>();
+  private openCalls: OpenCall[] = [];
   private finish: string | null = null;
   private usage: unknown;
   done = false;
@@ -62,10 +83,31 @@ export class ChatToResponsesStream {
     return this.response;
   }
 
+  /** Closes whatever is open: the message or reasoning item, or every open call in output_index order. */
   private close(out: SseEvent[]): void {
+    this.closeOpen(out);
+    if (this.openCalls.length) this.closeCalls(this.openCalls.length, out);
+  }
+
+  /** Closes the open message or reasoning item. */
+  private closeOpen(out: SseEvent[]): void {
     const o = this.open;
     if (!o) return;
     this.open = undefined;
+    this.closeItem(o, out);
+  }
+
+  /** Closes the first `n` open calls. */
+  private closeCalls(n: number, out: SseEvent[]): void {
+    const calls = this.openCalls;
+    this.openCalls = n === calls.length ? [] : calls.slice(n);
+    for (let i = 0; i < n; i++) {
+      calls[i]!.done = true;
+      this.closeItem(calls[i]!, out);
+    }
+  }
+
+  private closeItem(o: OpenMessage | OpenReasoning | OpenCall, out: SseEvent[]): void {
     let item: Record<string, unknown>;
     if (o.kind === "reasoning") {
       if (o.text) {
@@ -141,15 +183,24 @@ export class ChatToResponsesStream {
     this.openReasoning(out).details.push(...details);
   }
 
+  /** A tool-call fragment: the first of its chat index opens the call's item, later ones append to its arguments. */
   private tool(tc: any, out: SseEvent[]): void {
     const toolIndex = typeof tc.index === "number" ? tc.index : 0;
-    if (this.open?.kind !== "call" || this.open.toolIndex !== toolIndex) {
-      this.close(out);
-      const o: OpenCall = { kind: "call", id: newId("fc"), index: this.response!.output.length, toolIndex, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: "" };
-      this.open = o;
+    let o = this.calls.get(toolIndex);
+    if (o === undefined) {
+      this.closeOpen(out);
+      // Calls before this one whose arguments are whole are finished (upstreams send calls one after another).
+      let n = 0;
+      while (n < this.openCalls.length && complete(this.openCalls[n]!.args)) n++;
+      if (n) this.closeCalls(n, out);
+      o = { kind: "call", id: newId("fc"), index: this.response!.output.length + this.openCalls.length, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: "", done: false };
+      this.calls.set(toolIndex, o);
+      this.openCalls.push(o);
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: "", status: "in_progress" } }, out);
+    } else if (o.done) {
+      // A fragment after its call was closed (only after non-tool content or a whole JSON value): the item is final.
+      return;
     }
-    const o = this.open as OpenCall;
     const delta = tc.function?.arguments;
     if (typeof delta === "string" && delta) {
       o.args += delta;
@@ -210,8 +261,8 @@ export class ChatToResponsesStream {
     const o = this.open;
     const output = [...this.response.output];
     if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text, o.logprobs)] });
-    else if (o?.kind === "call") output.push({ type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: o.args, status: "incomplete" });
     else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
+    for (const c of this.openCalls) output.push({ type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args, status: "incomplete" });
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;
   }
