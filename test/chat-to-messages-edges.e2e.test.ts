@@ -164,3 +164,37 @@ describe("tool_choice none after a tool loop (a final answer forced)", () => {
     expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "none" } });
   });
 });
+
+describe("thinking dropped for a tool loop that lost it: the client's output limit is kept", () => {
+  const last = () => requests.at(-1)!.body;
+
+  it("chat: max_tokens 500 with reasoning_effort high reaches Anthropic as 500, without thinking", async () => {
+    const { data, response } = await client.chat.completions.create({
+      model, max_tokens: 500, reasoning_effort: "high",
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "toolu_1", content: "ok" },
+      ],
+    }).withResponse();
+    expect(data.choices[0]!.message.content).toBe("Done.");
+    expect(response.headers.get("x-mg-dropped-params")).toContain("reasoning_effort");
+    expect(last().thinking).toBeUndefined();
+    expect(last().max_tokens).toBe(500);
+  });
+
+  it("Gemini: maxOutputTokens 500 with a thinkingBudget reaches Anthropic as 500, without thinking", async () => {
+    await gemini.generate(model, {
+      contents: [
+        { role: "user", parts: [{ text: "hi" }] },
+        { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { name: "f", response: { output: "ok" } } }] },
+      ],
+      tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: {} } }] }],
+      generationConfig: { maxOutputTokens: 500, thinkingConfig: { thinkingBudget: 2048 } },
+    });
+    expect(last().thinking).toBeUndefined();
+    expect(last().max_tokens).toBe(500);
+  });
+});

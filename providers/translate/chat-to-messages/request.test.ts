@@ -84,6 +84,25 @@ describe("chat request -> messages request", () => {
     expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
   });
 
+  it("thinking dropped for a tool loop without its thinking: max_tokens stays the client's (or the model's), no budget added", () => {
+    const loop = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "ok" },
+    ];
+    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
+    const a = tr({ messages: loop, tools, max_tokens: 500, reasoning_effort: "high" });
+    expect(a.dropped).toEqual(["reasoning_effort"]);
+    expect(a.body.thinking).toBeUndefined();
+    expect(a.body.max_tokens).toBe(500);
+    const small = chatToMessagesRequest({ model: "anthropic/c", messages: loop, tools, reasoning_effort: "high" }, { ...target, maxTokens: 2048 });
+    expect(small.body.thinking).toBeUndefined();
+    expect(small.body.max_tokens).toBe(2048);
+    // With the thinking sent, the budget is still added on.
+    const sent = chatToMessagesRequest({ model: "anthropic/c", messages: [{ role: "user", content: "x" }], reasoning_effort: "high" }, { ...target, maxTokens: 2048 });
+    expect(sent.body).toMatchObject({ thinking: { budget_tokens: 4096 }, max_tokens: 6144 });
+  });
+
   it("a JSON response_format becomes one forced tool carrying the schema", () => {
     const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
     const t = tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "loc", schema } } });

@@ -4,7 +4,7 @@
 // forced tool (JSON_TOOL) whose input is the answer; the response translators turn it back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { outputAsk } from "../../../core/metering/output-limit.ts";
+import { DEFAULT_MESSAGES_MAX_TOKENS, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "./reasoning.ts";
 import { missingThinking, thinkingKnob } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
@@ -43,7 +43,8 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
 
   const out: Record<string, unknown> = { model: target.upstreamModel };
   const { system, messages } = convertMessages(body.messages);
-  // max_tokens is required: the client's limit (any alias), else the model's maximum; raised above a thinking budget.
+  // max_tokens is required: the client's limit (any alias), else the model's maximum; raised above a thinking budget
+  // only when thinking is sent (see below).
   const ask = outputAsk(body, "chat", "messages", target);
   out.max_tokens = ask.limit;
   if (system.length) out.system = system;
@@ -88,8 +89,11 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
   }
 
   // A tool loop whose turn came back without its thinking cannot continue with thinking on (see replay.ts).
-  if (ask.thinking !== undefined && missingThinking(out.messages as { role: string; content: unknown }[])) dropped.push(thinkingKnob(body, target));
-  else if (ask.thinking !== undefined) {
+  // The limit is then the client's own: the thinking budget was added to it for thinking only.
+  if (ask.thinking !== undefined && missingThinking(out.messages as { role: string; content: unknown }[])) {
+    dropped.push(thinkingKnob(body, target));
+    out.max_tokens = statedOutputLimit(body) ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
+  } else if (ask.thinking !== undefined) {
     out.thinking = { type: "enabled", budget_tokens: ask.thinking };
     // Thinking rejects non-default sampling and forced tool use.
     delete out.temperature;
