@@ -1,10 +1,12 @@
 // Parallel tool calls whose argument fragments interleave by index, from an OpenAI-chat upstream (reference §1.5:
 // consumers key fragments by `index`; id and name come once, on each index's first fragment), through the gateway's
-// stream translators to the official SDKs: the openai client on /v1/responses (responses-to-chat/stream.ts). The fake
+// stream translators to the official SDKs: the openai client on /v1/responses (responses-to-chat/stream.ts) and the
+// Anthropic client on /v1/messages (messages-to-chat/stream.ts). The fake
 // writes the exact frames an audit used: two calls opened, then call 0's arguments in 3-character fragments with
 // call 1's "{}" after the third.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { openAIShapeChecker } from "./helpers/openai-spec.ts";
@@ -74,5 +76,37 @@ describe("Responses client <- interleaved parallel tool calls", () => {
     expect(final.output_text).toBe("Sure");
     expect(calls.map((o) => doneArgs.get(o.id!))).toEqual([ARGS, "{}"]);
     await shapes.check();
+  });
+});
+
+describe("Messages client <- interleaved parallel tool calls", () => {
+  it("messages.stream(): one block at a time; each tool_use block has its whole input when it stops (contentBlock)", async () => {
+    const client = new Anthropic({ apiKey: KEY, baseURL: gw.baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+    const stream = client.messages.stream({
+      model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "Weather and time? SCN:interleave" }],
+      tools: [{ name: "get_weather", input_schema: { type: "object" } }, { name: "get_time", input_schema: { type: "object" } }],
+    });
+    const atStop: unknown[] = [];
+    stream.on("contentBlock", (b) => atStop.push(structuredClone(b)));
+    const events: Anthropic.MessageStreamEvent[] = [];
+    stream.on("streamEvent", (e) => events.push(e));
+    const final = await stream.finalMessage();
+    const tools = [
+      { type: "tool_use", id: "call_A1", name: "get_weather", input: JSON.parse(ARGS) },
+      { type: "tool_use", id: "call_B2", name: "get_time", input: {} },
+    ];
+    expect(final.stop_reason).toBe("tool_use");
+    expect(final.content).toEqual([expect.objectContaining({ type: "text", text: "Sure" }), ...tools.map((t) => expect.objectContaining(t))]);
+    expect(atStop).toEqual(final.content);
+    // No block gets a delta outside its start..stop.
+    let open = -1;
+    for (const e of events) {
+      if (e.type === "content_block_start") open = e.index;
+      else if (e.type === "content_block_delta") expect(e.index).toBe(open);
+      else if (e.type === "content_block_stop") {
+        expect(e.index).toBe(open);
+        open = -1;
+      }
+    }
   });
 });

@@ -58,3 +58,103 @@ describe("chat chunks -> messages events", () => {
     expect(ok.end().map((e) => e.event)).toEqual(["content_block_stop", "message_delta", "message_stop"]);
   });
 });
+
+describe("parallel tool calls whose fragments interleave by index (reference §1.5, §3.11)", () => {
+  /** Checks Anthropic's block order (start, deltas on that block, stop; one block at a time) and returns each block as a client sees it at its stop. */
+  function blocksAtStop(out: any[]) {
+    let open = -1;
+    const blocks: any[] = [];
+    for (const e of out) {
+      if (e.type === "content_block_start") {
+        expect(open).toBe(-1);
+        expect(e.index).toBe(blocks.length);
+        open = e.index;
+        blocks.push({ ...e.content_block, json: "" });
+      } else if (e.type === "content_block_delta") {
+        expect(e.index).toBe(open);
+        if (e.delta.type === "input_json_delta") blocks[open].json += e.delta.partial_json;
+        if (e.delta.type === "text_delta") blocks[open].text += e.delta.text;
+      } else if (e.type === "content_block_stop") {
+        expect(e.index).toBe(open);
+        open = -1;
+      }
+    }
+    expect(open).toBe(-1);
+    return blocks.map(({ json, ...b }) => (b.type === "tool_use" ? { ...b, input: json ? JSON.parse(json) : {} } : b));
+  }
+
+  // The frames of the audit's fake OpenAI upstream: two calls opened (id and name once each), then call 0's arguments
+  // in 3-character fragments with call 1's "{}" after the third.
+  const ARGS = '{"city": "São Paulo", "note": "", "q": "a\\"b\\\\c\\n", "nested": {"a": [1, 2.5, null, true]}, "emoji": "👋🏽", "cjk": "世界"}';
+  const pieces = ARGS.match(/[\s\S]{1,3}/gu)!;
+  const audit = [
+    chunk({ role: "assistant", content: "", refusal: null }), chunk({ content: "Sur" }), chunk({ content: "e" }),
+    chunk({ tool_calls: [{ index: 0, id: "call_A1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+    chunk({ tool_calls: [{ index: 1, id: "call_B2", type: "function", function: { name: "get_time", arguments: "" } }] }),
+    ...pieces.flatMap((p, k) => [chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] }), ...(k === 2 ? [chunk({ tool_calls: [{ index: 1, function: { arguments: "{}" } }] })] : [])]),
+    chunk({}, "tool_calls"), usage({ prompt_tokens: 50, completion_tokens: 30 }), { data: "[DONE]" },
+  ];
+
+  it("the later call is held until the earlier block stops, then is its own block; no delta follows a stop", () => {
+    const out = run(audit);
+    expect(blocksAtStop(out)).toEqual([
+      { type: "text", text: "Sure" },
+      { type: "tool_use", id: "call_A1", name: "get_weather", input: JSON.parse(ARGS), caller: { type: "direct" } },
+      { type: "tool_use", id: "call_B2", name: "get_time", input: {}, caller: { type: "direct" } },
+    ]);
+    // Call 1 starts as soon as call 0's arguments are whole (its last fragment), with what it had as one delta.
+    const types = out.map((e) => e.type + (e.index ?? ""));
+    expect(types.slice(types.lastIndexOf("content_block_delta1"))).toEqual([
+      "content_block_delta1", "content_block_stop1", "content_block_start2", "content_block_delta2", "content_block_stop2", "message_delta", "message_stop",
+    ]);
+    expect(out.filter((e) => e.index === 2 && e.type === "content_block_delta").map((e) => e.delta.partial_json)).toEqual(["{}"]);
+  });
+
+  it("a call whose arguments never become whole keeps the later ones held to the end; held calls keep collecting and keep their order", () => {
+    const out = run([
+      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "{\"x\":" } }] }),
+      chunk({ tool_calls: [{ index: 2, id: "c", type: "function", function: { name: "h", arguments: "[1" } }] }),
+      chunk({ tool_calls: [{ index: 1, id: "b", type: "function", function: { name: "g", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "\"}{\"" } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "{\"y\"" } }, { index: 2, function: { arguments: ",2]" } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ":2}" } }] }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    ]);
+    const blocks = out.filter((e) => e.type === "content_block_start").map((e) => [e.index, e.content_block.id]);
+    expect(blocks).toEqual([[0, "a"], [1, "c"], [2, "b"]]);
+    const json = (i: number) => out.filter((e) => e.type === "content_block_delta" && e.index === i).map((e) => e.delta.partial_json).join("");
+    expect([json(0), json(1), json(2)]).toEqual(["{\"x\":\"}{\"", "[1,2]", "{\"y\":2}"]);
+    // Call 0 stayed open (its braces inside a string do not close it), so the others waited for the end.
+    const types = out.map((e) => e.type + (e.index ?? ""));
+    expect(types.indexOf("content_block_stop0")).toBeGreaterThan(types.lastIndexOf("content_block_delta0"));
+    expect(types.slice(-2)).toEqual(["message_delta", "message_stop"]);
+    blocksAtStop(out.map((e) => (e.type === "content_block_delta" ? { ...e, delta: { type: "other" } } : e)));
+  });
+
+  it("calls sent one after another still stream live: a whole call's block stops when the next starts", () => {
+    const out = run([
+      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"s\":\"\\\"}\"" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }] }),
+      chunk({ tool_calls: [{ index: 1, id: "b", type: "function", function: { name: "g", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "{}" } }] }),
+    ]);
+    expect(out.map((e) => e.type + (e.index ?? ""))).toEqual([
+      "message_start", "ping", "content_block_start0", "content_block_delta0", "content_block_delta0",
+      "content_block_stop0", "content_block_start1", "content_block_delta1",
+    ]);
+  });
+
+  it("text while a call is held closes the open call; the held call follows at the end, still collecting", () => {
+    const out = run([
+      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 1, id: "b", type: "function", function: { name: "g", arguments: "{\"n\":" } }] }),
+      chunk({ content: "and" }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "1}" } }] }),
+      // Block 0 has stopped: a fragment for it now has no valid place in the stream and is dropped.
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{}" } }] }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    ]);
+    expect(blocksAtStop(out).map((b) => [b.id ?? b.text, b.input])).toEqual([["a", {}], ["and", undefined], ["b", { n: 1 }]]);
+  });
+});

@@ -1,11 +1,18 @@
-// Chat completion chunks -> Anthropic Messages events, event by event in constant memory (reference §3.11).
+// Chat completion chunks -> Anthropic Messages events, event by event in constant memory but for held-back tool calls
+// (below; reference §3.11).
 // Every frame has `event:` equal to the JSON `type`; block indexes are contiguous from 0; message_start goes first
 // even for an empty completion; the finish reason is held until [DONE] so message_delta carries the final usage.
 // Upstream reasoning (reasoning_content / reasoning text, reasoning_details) is a thinking block whose signature —
 // what a replay needs, as a blob (reasoning.ts) — goes out as a signature_delta when the block closes, as Anthropic's does.
-// Upstreams emit parallel tool calls one after another: a new tool index closes the open block. A fragment for an
-// already-closed tool (interleaving, never seen from real upstreams) is still delivered on that tool's own block
-// index, which index-keyed clients (the Anthropic SDK, vercel/ai) apply correctly.
+// Anthropic streams one content block at a time (start, deltas, stop), and clients rely on it: the Anthropic SDK's
+// contentBlock event and vercel/ai read a tool_use block's input at its content_block_stop, so a delta after the stop
+// is lost to them. Chat upstreams may interleave parallel tool calls' fragments by index (reference §1.5), so a tool
+// call other than the open block's is held back (§3.11) — its id, name and arguments so far — until the open block
+// closes, then goes out as its own block: start, the held arguments as one input_json_delta, further deltas live,
+// stop. The open tool block closes when its arguments are a whole JSON object (tracked by a scan of each fragment,
+// no copy), so calls sent one after another stream as they come, as before; when a held call is waiting it is then
+// started at once; otherwise the open block closes when other content starts or the stream ends, and held calls
+// follow in the order they appeared. One tool index at a time costs nothing more than the scan.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -15,6 +22,9 @@ import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasonin
 
 type Open = "none" | "text" | "thinking" | "tool";
 
+/** A tool call held back while another block is open: what came of it so far. */
+interface HeldTool { id: string | undefined; name: string; args: string }
+
 const ev = (type: string, payload: Record<string, unknown>): SseEvent => ({ event: type, data: JSON.stringify({ type, ...payload }) });
 
 export class ChatToMessagesStream {
@@ -22,8 +32,15 @@ export class ChatToMessagesStream {
   private nextIndex = 0;
   private open: Open = "none";
   private openToolIndex = -1;
-  /** OpenAI tool index -> Anthropic block index. */
-  private readonly toolBlocks = new Map<number, number>();
+  /** The open tool block's arguments so far, as a JSON scanner sees them: nesting depth, inside a string, after a backslash, whether a value opened. */
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private began = false;
+  /** OpenAI tool indexes whose blocks have started. */
+  private readonly toolBlocks = new Set<number>();
+  /** Tool calls held back until the open block closes, by OpenAI tool index, in the order they appeared. */
+  private held: Map<number, HeldTool> | undefined;
   private finish: string | null = null;
   private refusal = false;
   private usage: unknown = undefined;
@@ -107,22 +124,84 @@ export class ChatToMessagesStream {
 
   private tool(tc: any, out: SseEvent[]): void {
     const k: number = typeof tc.index === "number" ? tc.index : 0;
-    let index = this.toolBlocks.get(k);
-    if (index === undefined) {
-      this.close(out);
-      index = this.nextIndex++;
-      this.toolBlocks.set(k, index);
-      out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: tc.id ?? `toolu_${k}`, name: tc.function?.name ?? "", input: {}, caller: { type: "direct" } } }));
-      this.open = "tool";
-      this.openToolIndex = k;
-    }
     const args = tc.function?.arguments;
-    if (typeof args === "string" && args) out.push(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: args } }));
+    const more = typeof args === "string" && args !== "";
+    if (this.open === "tool" && this.openToolIndex === k) {
+      if (!more) return;
+      this.scan(args);
+      out.push(ev("content_block_delta", { index: this.nextIndex - 1, delta: { type: "input_json_delta", partial_json: args } }));
+      if (this.held !== undefined && this.held.size && this.whole()) this.startHeld(out);
+      return;
+    }
+    const held = this.held?.get(k);
+    if (held !== undefined) {
+      if (more) held.args += args;
+      return;
+    }
+    // A fragment for a block already closed (after other content, or after its whole JSON): nothing valid can carry it.
+    if (this.toolBlocks.has(k)) return;
+    const name: string = tc.function?.name ?? "";
+    // A new call while the open tool call may still be streaming, or behind calls already held: held back.
+    if ((this.open === "tool" && !this.whole()) || this.held?.size) {
+      (this.held ??= new Map()).set(k, { id: tc.id, name, args: more ? args : "" });
+      return;
+    }
+    this.startTool(k, tc.id, name, more ? args : "", out);
+  }
+
+  /** Closes the open block and starts a tool_use block with the arguments so far. */
+  private startTool(k: number, id: string | undefined, name: string, args: string, out: SseEvent[]): void {
+    this.close(out);
+    const index = this.nextIndex++;
+    this.toolBlocks.add(k);
+    out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: id ?? `toolu_${k}`, name, input: {}, caller: { type: "direct" } } }));
+    this.open = "tool";
+    this.openToolIndex = k;
+    this.depth = 0;
+    this.inString = this.escaped = this.began = false;
+    if (args) {
+      this.scan(args);
+      out.push(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: args } }));
+    }
+  }
+
+  /** Closes the open block and starts the first held call (then the next, while the started one is already whole). */
+  private startHeld(out: SseEvent[]): void {
+    do {
+      const [k, h] = this.held!.entries().next().value!;
+      this.held!.delete(k);
+      this.startTool(k, h.id, h.name, h.args, out);
+    } while (this.held!.size && this.whole());
+  }
+
+  /** Follows the open tool block's JSON through one fragment, without copying it. */
+  private scan(s: string): void {
+    let { depth, inString, escaped } = this;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 92) escaped = true; // backslash
+        else if (c === 34) inString = false; // quote
+      } else if (c === 34) inString = true;
+      else if (c === 123 || c === 91) { depth++; this.began = true; } // { [
+      else if (c === 125 || c === 93) depth--; // } ]
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+  }
+
+  /** Whether the open tool block's arguments are a whole JSON object or array (nothing but blanks can follow). */
+  private whole(): boolean {
+    return this.began && this.depth === 0 && !this.inString;
   }
 
   private finishStream(): SseEvent[] {
     const out: SseEvent[] = [];
     this.start(undefined, out);
+    // Held calls follow the open block, each closed in turn.
+    while (this.held?.size) this.startHeld(out);
     this.close(out);
     this.done = true;
     const u = openAIToAnthropicUsage(this.usage);
