@@ -22,6 +22,7 @@ interface Answer { content: Block[]; stop_reason: string; stop_details?: Record<
 /** What the fake model answers: the scenario is named in the conversation's text. */
 function answer(body: any): Answer {
   const text = JSON.stringify(body.messages);
+  if (text.includes("REFUSE")) return { content: [], stop_reason: "refusal", stop_details: { type: "refusal", category: "cyber", explanation: "Refused." } };
   if (text.includes("NOARG")) return { content: [{ type: "tool_use", id: "toolu_noarg", name: "get_time", input: {} }], stop_reason: "tool_use" };
   return { content: [{ type: "text", text: "Done." }], stop_reason: "end_turn" };
 }
@@ -66,7 +67,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     }
     send("content_block_stop", { index });
   });
-  send("message_delta", { delta: { stop_reason: a.stop_reason, stop_sequence: null }, usage, ...(a.stop_details ? { stop_details: a.stop_details } : {}) });
+  // A refusal streams no content blocks; its stop_details ride in message_delta's delta (as the Anthropic SDK reads them).
+  send("message_delta", { delta: { stop_reason: a.stop_reason, stop_sequence: null, ...(a.stop_details ? { stop_details: a.stop_details } : {}) }, usage });
   send("message_stop");
   res.end();
 }
@@ -196,5 +198,24 @@ describe("thinking dropped for a tool loop that lost it: the client's output lim
     });
     expect(last().thinking).toBeUndefined();
     expect(last().max_tokens).toBe(500);
+  });
+});
+
+describe("a refusal, streamed, carries the explanation the non-streaming answer has", () => {
+  it("chat: message.refusal in the stream helper's final completion, finish_reason content_filter", async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "REFUSE" }];
+    const plain = await client.chat.completions.create({ model, messages });
+    expect(plain.choices[0]!.message.refusal).toBe("Refused.");
+    const done = await client.chat.completions.stream({ model, messages }).finalChatCompletion();
+    expect(done.choices[0]!.message.refusal).toBe("Refused.");
+    expect(done.choices[0]!.finish_reason).toBe("content_filter");
+  });
+
+  it("Responses: the final response holds the same refusal content part as the non-streaming one", async () => {
+    const plain = await client.responses.create({ model, input: "REFUSE" });
+    const refusal = (r: OpenAI.Responses.Response) => r.output.flatMap((o: any) => (o.type === "message" ? o.content : [])).filter((c: any) => c.type === "refusal");
+    expect(refusal(plain)).toEqual([{ type: "refusal", refusal: "Refused." }]);
+    const done = await client.responses.stream({ model, input: "REFUSE" }).finalResponse();
+    expect(refusal(done)).toEqual([expect.objectContaining({ type: "refusal", refusal: "Refused." })]); // the SDK adds parsed: null
   });
 });

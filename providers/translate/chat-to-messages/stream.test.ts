@@ -84,6 +84,23 @@ describe("messages events -> chat chunks", () => {
     expect(out.map((c) => c.delta.content ?? "").join("")).toBe("{}");
   });
 
+  it("a refusal streams its explanation as delta.refusal before the content_filter finish (stop_details in the delta or beside it)", () => {
+    const details = { type: "refusal", category: "cyber", explanation: "Refused." };
+    for (const md of [
+      { delta: { stop_reason: "refusal", stop_sequence: null, stop_details: details }, usage: { output_tokens: 3 } },
+      { delta: { stop_reason: "refusal", stop_sequence: null }, stop_details: details, usage: { output_tokens: 3 } },
+    ]) {
+      const out = run([start, ev("ping"), ev("message_delta", md), ev("message_stop")], false);
+      expect(out.filter((c: any) => c !== "[DONE]").map((c: any) => [c.choices[0].delta, c.choices[0].finish_reason])).toEqual([
+        [{ role: "assistant", content: "" }, null],
+        [{ refusal: "Refused." }, null],
+        [{}, "content_filter"],
+      ]);
+    }
+    const bare = run([start, ev("message_delta", { delta: { stop_reason: "refusal", stop_details: null }, usage: { output_tokens: 1 } }), ev("message_stop")], false);
+    expect(bare.filter((c: any) => c !== "[DONE]").map((c: any) => c.choices[0].delta)).toEqual([{ role: "assistant", content: "" }, {}]);
+  });
+
   it("without include_usage no usage chunk and no usage key", () => {
     const out = run([start, ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }), ev("message_stop")], false);
     expect(out.length).toBe(3);

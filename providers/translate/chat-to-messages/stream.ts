@@ -124,7 +124,11 @@ export class MessagesToChatStream {
         if (e.delta?.stop_reason !== undefined) this.stopReason = e.delta.stop_reason;
         // Cumulative counters: overwrite what is present, never add.
         for (const k in e.usage) if (e.usage[k] !== null && e.usage[k] !== undefined) this.usage[k] = e.usage[k];
-        return [];
+        // A refusal's explanation rides in stop_details (in the delta, as the Anthropic SDK reads it; beside it on
+        // some hosts): chat's delta.refusal, as the non-streaming answer's message.refusal.
+        const details = e.delta?.stop_details ?? e.stop_details;
+        const explanation = e.delta?.stop_reason === "refusal" ? details?.explanation : undefined;
+        return typeof explanation === "string" && explanation ? [this.chunk({ refusal: explanation })] : [];
       }
       case "message_stop": {
         this.done = true;
