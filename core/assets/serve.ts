@@ -8,6 +8,13 @@ import { GatewayError } from "../errors.ts";
 import { assetsOf, ASSET_ROUTE } from "./index.ts";
 import { verify } from "./sign.ts";
 
+/**
+ * Types a browser may show from the gateway's own origin (the console's and the admin API's): images and videos that
+ * run nothing. The stored type comes from the upstream (an image's output_format, Imagen's mimeType): anything else,
+ * an SVG with a script in it say, is sent as a download.
+ */
+const INERT = /^(?:image\/(?:png|jpeg|webp|gif)|video\/(?:mp4|webm|quicktime))$/;
+
 function fail(res: ServerResponse, requestId: string, err: GatewayError): void {
   res.writeHead(err.status, { "content-type": "application/json", "x-request-id": requestId, "cache-control": "no-store" });
   res.end(JSON.stringify(err.toJSON()));
@@ -23,8 +30,13 @@ export async function serveAsset(gateway: Gateway, req: IncomingMessage, res: Se
   if (!meta) return fail(res, requestId, new GatewayError(404, "NOT_FOUND", "No such asset (it is no longer kept)"));
 
   const expires = Number(url.searchParams.get("expires"));
+  const inert = INERT.test(meta.contentType);
   const headers: Record<string, string> = {
-    "content-type": meta.contentType,
+    "content-type": inert ? meta.contentType : "application/octet-stream",
+    ...(inert ? {} : { "content-disposition": "attachment" }),
+    // Even an image is not sniffed into something else, and nothing in it runs or loads anything.
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'; sandbox",
     "accept-ranges": "bytes",
     "cache-control": `private, max-age=${Math.max(0, Math.floor(expires - Date.now() / 1000))}`,
     "x-request-id": requestId,
