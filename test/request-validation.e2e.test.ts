@@ -115,6 +115,25 @@ describe("chat: content parts", () => {
   });
 });
 
+describe("options the upstream would bill above the catalog's prices, or run where the gateway cannot bill", () => {
+  it.each([
+    ["/chat/completions", { service_tier: "priority" }, "service_tier"],
+    ["/chat/completions", { service_tier: "scale" }, "service_tier"],
+    ["/chat/completions", { modalities: ["text", "audio"] }, "modalities[1]"],
+    ["/responses", { background: true }, "background"],
+    ["/responses", { service_tier: "priority" }, "service_tier"],
+  ])("%s %j is refused, naming the field, before any upstream hears of it", async (path, extra, field) => {
+    const body = path === "/responses" ? { model: MINI, input: "hi", ...extra } : { model: MINI, messages: user("hi"), ...extra };
+    await expect400(path, body, field);
+  });
+
+  it("service_tier flex (billed below the catalog's prices) still reaches a native upstream", async () => {
+    const res = await postJson(`${gw.baseURL}/chat/completions`, { model: MINI, messages: user("hi"), service_tier: "flex" }, auth);
+    expect(res.status, res.text).toBe(200);
+    expect(openai.requests[0]!.body.service_tier).toBe("flex");
+  });
+});
+
 describe("chat: optional fields set to null", () => {
   // What a Python caller's `temperature=None` sends, and what the official SDKs type nullable: taken as not sent.
   const NULLS = {

@@ -64,6 +64,14 @@ export interface ChatCompletionRequest {
   tools?: ChatTool[] | null;
   tool_choice?: ToolChoice;
   parallel_tool_calls?: boolean | null;
+  /**
+   * Passed to OpenAI-protocol upstreams. priority and scale are billed above the catalog's prices, so they are refused.
+   */
+  service_tier?: "auto" | "default" | "flex" | null;
+  /**
+   * Text only: audio output is billed at prices the catalog does not hold.
+   */
+  modalities?: "text"[] | null;
   reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | null;
   /**
    * OpenRouter's reasoning object (what Qwen Code and OpenRouter clients send): folded into reasoning_effort

@@ -44,6 +44,14 @@ export interface ResponsesRequest {
   store?: boolean | null;
   stream?: boolean | null;
   /**
+   * Not served: a background response runs on at the upstream after the call returns, where the gateway can neither bill nor stop it.
+   */
+  background?: false | null;
+  /**
+   * Passed to native upstreams. priority and scale are billed above the catalog's prices, so they are refused.
+   */
+  service_tier?: "auto" | "default" | "flex" | null;
+  /**
    * reasoning.encrypted_content: reasoning items carry the upstream's reasoning state, to send back in input (shown anyway with store: false).
    */
   include?: string[] | null;
