@@ -54,6 +54,12 @@ describe("createLogger", () => {
     expect(log.enabled("error")).toBe(false);
   });
 
+  it("masks credential shapes in the free text of debug lines too (an MCP server's stderr is logged there)", () => {
+    const { lines, stream } = sink();
+    createLogger("debug", stream).debug("mcp server stderr", { text: "connecting with Authorization: Bearer tok-MCPSECRETVALUE-1234567890" });
+    expect(lines[0]).not.toContain("tok-MCPSECRETVALUE-1234567890");
+  });
+
   it("redacts credentials wherever a caller put them", () => {
     const { lines, stream } = sink();
     createLogger("debug", stream).info("x", {

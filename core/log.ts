@@ -150,9 +150,10 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
   const at = (lvl: "debug" | "info" | "warn" | "error") => (msg: string, fields?: Record<string, unknown>) => {
     dirty = true;
     if (batch) drain(); // the access lines before this one go first
-    // Warnings and errors may quote a failure's text (an upstream's, a cause's): credentials masked (core/secrets).
-    // Not info and debug lines: the access log is one per request and holds no free text.
-    if (lvl === "warn" || lvl === "error") {
+    // Warnings, errors and debug lines may quote text the gateway does not control (an upstream's failure, a cause,
+    // an MCP server's stderr): credentials masked (core/secrets). Not info lines: the access log is one per request
+    // and holds no free text.
+    if (lvl !== "info") {
       msg = redact(msg);
       if (fields) fields = maskFields(fields);
     }
