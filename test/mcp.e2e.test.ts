@@ -16,6 +16,7 @@ const ACME = testKey("mcpacme");
 const BETA = testKey("mcpbeta");
 const LIMITED = testKey("mcplimited");
 const OWN = testKey("mcpown");
+const ACME_SANDBOX = testKey("mcpacmesb", true);
 const ADMIN = "mg_admin_mcp_read_key_for_tests_01";
 
 let docs: TestMcpHttpServer;
@@ -35,7 +36,7 @@ beforeAll(async () => {
       files: stdioServerConfig({ env: { FILES_TOKEN: "${FILES_TOKEN}" } }),
     },
     projects: {
-      acme: { keys: [keyEntry("acme-key", ACME)], budget: { usd: "10" }, rate_limits: { rpm: 1000 } },
+      acme: { keys: [keyEntry("acme-key", ACME), keyEntry("acme-sandbox", ACME_SANDBOX)], budget: { usd: "10" }, rate_limits: { rpm: 1000 } },
       beta: { keys: [keyEntry("beta-key", BETA)], mcp: { allow_servers: ["files"], allow_tools: ["files__add", "files__who*"] } },
       limited: { keys: [keyEntry("limited-key", LIMITED, { rate_limits: { tool_calls_per_minute: 2 } })] },
       own: { keys: [keyEntry("own-key", OWN)], mcp: { servers: { docs: { headers: { authorization: "Bearer project-own" } }, files: { env: { FILES_TOKEN: "project-files" } } } } },
@@ -135,6 +136,36 @@ describe("one MCP endpoint in front of two servers", () => {
     } finally {
       await client.close();
     }
+  }, 30_000);
+
+  it("a sandbox key is refused (403, JSON-RPC error): the tools would run for real, on the gateway's credentials", async () => {
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    for (const path of ["/api/mcp", "/api/v1/mcp"]) {
+      const r = await fetch(`${gw.url}${path}`, { method: "POST", headers: { ...headers, authorization: `Bearer ${ACME_SANDBOX}` }, body: JSON.stringify(init) });
+      expect(r.status).toBe(403);
+      expect(r.headers.get("mcp-session-id")).toBeNull();
+      const body = await r.json();
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32001 } });
+      expect(body.error.message).toMatch(/run for real.*live key/);
+    }
+    // Nor can it use a session its project's live key opened (it would be another key's anyway), or call a tool.
+    const { client, transport } = await mcpClient(endpoint(), ACME);
+    try {
+      const call = await fetch(endpoint(), {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${ACME_SANDBOX}`, "mcp-session-id": transport.sessionId! },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "docs__whoami", arguments: {} } }),
+      });
+      expect(call.status).toBe(403);
+      expect((await call.json()).error.code).toBe(-32001);
+    } finally {
+      await client.close();
+    }
+    // The SDK client gives up at connect; the upstream server saw nothing of the sandbox key's.
+    const calls = docs.authorizations.length;
+    await expect(mcpClient(endpoint(), ACME_SANDBOX)).rejects.toThrow(/live key/);
+    expect(docs.authorizations.length).toBe(calls);
   }, 30_000);
 
   it("tool calls count against the key's tool_calls_per_minute: the third of two is an error result", async () => {

@@ -1,6 +1,7 @@
 // {base_url}/mcp (and /api/v1/mcp, for clients configured with the SDKs' base URL): the gateway as one MCP server
 // over Streamable HTTP. Authenticated by the pipeline like every endpoint (a project key); the JSON-RPC body is
-// taken off ctx.body before the model plugins run, so budget, routing and metering see no model request. Sessions
+// taken off ctx.body before the model plugins run, so budget, routing and metering see no model request. Live keys
+// only: a sandbox key (mg_test_…) is refused with 403, its tools would run for real. Sessions
 // belong to the key that opened them, live across config reloads, and end on DELETE, when idle for
 // mcp.session_idle_ms, or when more than mcp.max_sessions are open (the one idle longest goes).
 import type { EndpointSpec } from "./spec.ts";
@@ -95,6 +96,13 @@ async function terminal(ctx: GatewayContext): Promise<void> {
   const auth = ctx.auth;
   if (!auth) {
     rpcError(ctx, 401, -32001, "MCP needs a project key (Authorization: Bearer mg_live_…)");
+    return;
+  }
+  // A sandbox key reaches only the simulator, and there is no simulated MCP server: every tool here runs for real,
+  // on the operator's servers with the gateway's credentials to them. Refused before any session (an id a sandbox key
+  // opened earlier is refused too), so it can neither list nor call anything.
+  if (auth.sandbox) {
+    rpcError(ctx, 403, -32001, "MCP tools run for real (on the gateway's MCP servers, with its credentials): they need a live key (mg_live_…); sandbox keys (mg_test_…) reach only the simulator");
     return;
   }
   const sessions = sessionsOf(ctx.gateway);
