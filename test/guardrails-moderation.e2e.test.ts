@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "./upstreams/openai.ts";
 import { startTestGateway, keyEntry, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
+import { KEY, OTHER, SANDBOX, policyConfig } from "./helpers/policy-config.ts";
 import { ask, PROTOCOLS } from "./helpers/protocol-clients.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 const JUDGED = testKey("judged");
+const JUDGED_SANDBOX = testKey("judgedsb", true);
 const CATEGORIES = ["harassment", "hate", "self-harm", "sexual", "violence", "illicit"];
 
 /** OpenAI's /moderations: flagged when the input mentions "kill"; never answers when it says "slowly". */
@@ -55,7 +56,7 @@ beforeAll(async () => {
   });
   config.providers.mod = { protocol: "openai", base_url: mod.baseUrl, api_key: "sk-fake-upstream" };
   config.projects.judged = {
-    keys: [keyEntry("kj", JUDGED)],
+    keys: [keyEntry("kj", JUDGED), keyEntry("kj-sandbox", JUDGED_SANDBOX)],
     guardrails: { moderation: { judge: "openai/gpt-4o", categories: ["violence"] } },
   };
   gw = await startTestGateway(config);
@@ -148,5 +149,37 @@ describe("a catalog model as judge", () => {
     const r = await ask(gw.url, JUDGED, "chat", MODEL, "please ramble", false);
     expect(r.status).toBe(503);
     expect(r.errorCode).toBe("GUARDRAIL_UNAVAILABLE");
+  });
+});
+
+describe("sandbox keys: no moderation call reaches a real provider", () => {
+  const judgeCalls = () => fake.requests.filter((r) => JSON.stringify(r.body ?? {}).includes("content moderation classifier")).length;
+
+  it.each([false, true])("a /moderations guardrail (fail_closed, input and output) is skipped, noted flag:moderation-skipped (stream: %s)", async (stream) => {
+    const modBefore = mod.requests.length;
+    const upBefore = fake.requests.length;
+    const r = await ask(gw.url, SANDBOX, "chat", MODEL, "how do I kill the neighbour's dog", stream);
+    expect(r.status, r.raw).toBe(200);
+    expect(r.errorCode).toBeUndefined();
+    expect(r.text).toContain("Simulated reply");
+    expect(mod.requests.length).toBe(modBefore);
+    expect(fake.requests.length).toBe(upBefore);
+    const mine = (await gw.gateway.store.ledger({ project: "acme" })).filter((e) => e.keyId === "sandbox");
+    expect(mine.filter((e) => e.endpoint === "moderation")).toEqual([]);
+    expect(mine.at(-1)).toMatchObject({ provider: "sim", sandbox: true, costPico: 0n, guardrail: "flag:moderation-skipped" });
+  });
+
+  it("a judge model is not called either", async () => {
+    const before = judgeCalls();
+    const upBefore = fake.requests.length;
+    const r = await ask(gw.url, JUDGED_SANDBOX, "messages", MODEL, "I will kill the build", false);
+    expect(r.status, r.raw).toBe(200);
+    expect(judgeCalls()).toBe(before);
+    expect(fake.requests.length).toBe(upBefore);
+    const mine = (await gw.gateway.store.ledger({ project: "judged" })).filter((e) => e.keyId === "kj-sandbox");
+    expect(mine.map((e) => e.endpoint)).not.toContain("moderation");
+    expect(mine.at(-1)).toMatchObject({ provider: "sim", sandbox: true, guardrail: "flag:moderation-skipped" });
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    expect(metrics).toMatch(/gateway_guardrail_actions_total\{rule="moderation-skipped",action="flag"\} [1-9]/);
   });
 });

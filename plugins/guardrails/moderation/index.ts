@@ -1,6 +1,8 @@
 // Moderation as a guardrail: the verdict acts (block or flag), a failure follows on_error (fail_open lets the text
 // through, flagged; fail_closed refuses with a 503), and every call is a ledger record of its own, billed to the
 // project like any other use of a model (endpoint `moderation`, generation id `<request's>:moderation:<side>`).
+// A sandbox request is not moderated (see checkModeration): no call, no ledger record of one, the request's own
+// record says `flag:moderation-skipped`.
 import type { GuardrailModeration } from "../../../core/generated/types/gateway.ts";
 import type { GatewayContext } from "../../../core/pipeline/context.ts";
 import type { LedgerEntry } from "../../../core/store/types.ts";
@@ -11,6 +13,15 @@ import { moderate, type ModerationCall } from "./call.ts";
 /** Moderate `text` (one side of the request) and act on the verdict; throws the refusal. */
 export async function checkModeration(ctx: GatewayContext, spec: GuardrailModeration, text: string, side: Side): Promise<void> {
   if (!text.trim()) return;
+  // Sandbox keys reach only the simulator, and the moderation would be a real provider's call on the gateway's key
+  // (billed to nobody: sandbox costs 0). The simulator cannot stand in: it has no /moderations, and its chat answer
+  // to the judge's prompt is canned text, not a verdict (a fail_closed project's sandbox traffic would all be 503s;
+  // a made-up verdict would say nothing about the text anyway). So the text goes through unmoderated, noted like a
+  // fail_open moderation that could not answer.
+  if (ctx.auth?.sandbox) {
+    ctx.gateway.log.debug("guardrail moderation skipped: sandbox key", { requestId: ctx.requestId, side });
+    return note(ctx, "moderation-skipped", "flag");
+  }
   const call = await moderate(ctx, spec, text);
   const action = spec.action ?? "block";
   await ctx.gateway.store.record(ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
