@@ -1,5 +1,6 @@
 // Veo on the Gemini API (reference §4.6): models/{m}:predictLongRunning -> {name: operation}; poll GET
-// {root}/{name} until done; the video URI is downloaded with the API key only when it is on the API's own origin.
+// {root}/{name} until done; the video URI is downloaded with the API key only when it is on the API's own origin,
+// and from anywhere else only through the client-URL guard (providers/upstream-json.ts download).
 // An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs), through the client-URL
 // fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field.
 import { GatewayError } from "../../core/errors.ts";
@@ -76,9 +77,9 @@ export async function geminiVideos(env: GeminiEnv, call: VideosCall, target: Tar
       retryable: false, details: { provider: env.name, reason: reasons.length ? "content_filter" : "empty" },
     });
   }
-  // Only send the key to the API's own origin (a signed storage URL must not receive it).
-  const sameOrigin = new URL(uri).origin === new URL(startUrl).origin;
-  const file = await download(env.client, env.name, uri, sameOrigin ? getHeaders : {}, opts.signal);
+  // The key goes only to the API's own origin (a signed storage URL must not receive it); a URI or redirect off that
+  // origin goes through the client-URL guard: public addresses only, server.url_fetch.allow_hosts honoured.
+  const file = await download(env.client, env.name, uri, { origin: startUrl, headers: getHeaders, urlFetch: call.urlFetch, signal: opts.signal });
   const resolution = String(own.resolution ?? "720p").toLowerCase();
   const out: VideosOutput = {
     bytes: file.bytes,

@@ -1,5 +1,6 @@
 // Image generation on an OpenAI-protocol upstream (gpt-image and dall-e families). dall-e is asked for b64_json
-// (gpt-image always returns it); a URL answer is downloaded here, so upstream URLs never reach the client.
+// (gpt-image always returns it); a URL answer is downloaded here, so upstream URLs never reach the client: on the
+// provider's own origin directly, anywhere else only through the client-URL guard (providers/upstream-json.ts).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
@@ -7,6 +8,7 @@ import type { UpstreamClient } from "../http.ts";
 import type { GeneratedImage, ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
 import { download, sendJson, sniffImage } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
+import type { UrlFetchOptions } from "../../core/net/url-fetch.ts";
 
 export async function openaiImages(client: UpstreamClient, config: ProviderConfig, name: string, call: ImagesCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
   if (call.referenceImage !== undefined) {
@@ -18,12 +20,17 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   // The gateway answers with one JSON body: partial-image streaming is not relayed.
   delete body.stream;
   delete body.partial_images;
-  const { json } = await sendJson(client, name, { url: endpointUrl(config, target, "/images/generations"), headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
+  const url = endpointUrl(config, target, "/images/generations");
+  const { json } = await sendJson(client, name, { url, headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
+  // A URL answer is fetched directly only on the origin this request went to; anywhere else through the client-URL
+  // guard (public addresses only), so an upstream cannot have the gateway read an internal service for it. ImagesCall
+  // carries no server.url_fetch yet (core/endpoints/images.ts): until it does, allow_hosts is not applied here.
+  const fetchOpts = { origin: url, urlFetch: (call as { urlFetch?: UrlFetchOptions }).urlFetch, signal: opts.signal, timeoutMs: target.timeoutMs };
   const format = typeof json?.output_format === "string" ? json.output_format : undefined;
   const images: GeneratedImage[] = await Promise.all((json?.data ?? []).map(async (d: any): Promise<GeneratedImage> => {
     let bytes: Uint8Array;
     if (typeof d.b64_json === "string") bytes = Buffer.from(d.b64_json, "base64");
-    else if (typeof d.url === "string") bytes = (await download(client, name, d.url, {}, opts.signal, target.timeoutMs)).bytes;
+    else if (typeof d.url === "string") bytes = (await download(client, name, d.url, fetchOpts)).bytes;
     else throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${name} returned an image without data`, { details: { provider: name } });
     const img: GeneratedImage = { bytes, contentType: sniffImage(bytes, format ? `image/${format === "jpg" ? "jpeg" : format}` : "image/png") };
     if (typeof d.revised_prompt === "string" && d.revised_prompt) img.revisedPrompt = d.revised_prompt;

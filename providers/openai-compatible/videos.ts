@@ -54,7 +54,10 @@ export async function openaiVideos(client: UpstreamClient, config: ProviderConfi
     job = polled.json;
     hint = Number(header(polled.headers, "openai-poll-after-ms"));
   }
-  const content = await download(client, name, endpointUrl(config, target, `/videos/${id}/content?variant=video`).replace(/\?(.*)\?/, "?$1&"), { ...getHeaders, accept: "application/binary" }, opts.signal);
+  // The content endpoint is on the provider's origin; a redirect off it (a storage URL) goes through the client-URL
+  // guard: public addresses only, server.url_fetch.allow_hosts honoured, no credentials.
+  const contentUrl = endpointUrl(config, target, `/videos/${id}/content?variant=video`).replace(/\?(.*)\?/, "?$1&");
+  const content = await download(client, name, contentUrl, { origin: contentUrl, headers: { ...getHeaders, accept: "application/binary" }, urlFetch: call.urlFetch, signal: opts.signal });
   const out: VideosOutput = {
     bytes: content.bytes,
     contentType: content.contentType && content.contentType.startsWith("video/") ? content.contentType : "video/mp4",
