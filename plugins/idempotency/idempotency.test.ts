@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
-import { auth, chat, OTHER, policyConfig } from "../../test/helpers/policy-config.ts";
+import { auth, chat, OTHER, SANDBOX, policyConfig } from "../../test/helpers/policy-config.ts";
 
 describe("idempotency plugin", () => {
   let fake: FakeOpenAI;
@@ -118,5 +118,39 @@ describe("idempotency plugin", () => {
     const other = await postJson(url(), chat(), auth(OTHER, { "idempotency-key": key }));
     expect(other.status).toBe(200);
     expect(calls()).toBe(before + 1);
+  });
+
+  it("a project's sandbox and live keys never get each other's answers", async () => {
+    const provider = (r: { json: any }) => r.json.providerMetadata.gateway.resolvedProvider;
+    // A live answer first: the same key and body from the project's sandbox key is the simulator's, not a replay.
+    const key = ulid();
+    const live = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(provider(live)).toBe("up");
+    const sandbox = await postJson(url(), chat(), auth(SANDBOX, { "idempotency-key": key }));
+    expect(sandbox.status, sandbox.text).toBe(200);
+    expect(sandbox.headers.get("idempotent-replayed")).toBeNull();
+    expect(provider(sandbox)).toBe("sim");
+    // Each still replays its own.
+    const sandboxAgain = await postJson(url(), chat(), auth(SANDBOX, { "idempotency-key": key }));
+    expect(sandboxAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(sandboxAgain.json).toEqual(sandbox.json);
+    const liveAgain = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    expect(liveAgain.json).toEqual(live.json);
+
+    // A simulated answer planted first is not what a later live request with that key and body receives: the
+    // provider is called and the request billed.
+    const planted = ulid();
+    const sim = await postJson(url(), chat(), auth(SANDBOX, { "idempotency-key": planted }));
+    expect(provider(sim)).toBe("sim");
+    const before = calls();
+    const real = await postJson(url(), chat(), auth(undefined, { "idempotency-key": planted }));
+    expect(real.status, real.text).toBe(200);
+    expect(real.headers.get("idempotent-replayed")).toBeNull();
+    expect(provider(real)).toBe("up");
+    expect(calls()).toBe(before + 1);
+    const billed = (await gw.gateway.store.ledger({})).filter((e) => e.generationId === real.json.providerMetadata.gateway.generationId);
+    expect(billed).toHaveLength(1);
+    expect(billed[0]).toMatchObject({ sandbox: false, provider: "up" });
+    expect(billed[0]!.costPico).toBeGreaterThan(0n);
   });
 });

@@ -1,8 +1,9 @@
-// idempotency: `Idempotency-Key` (free-form) or `x-mg-idempotency-key` (a ULID or UUID) on any POST. Within 24 hours and one
-// project, the same key with the same body replays the original response (status, body, or the whole event
-// stream) without calling the provider or billing again, marked `Idempotent-Replayed: true`; the same key with a
-// different body is 422. A duplicate that arrives while the first is still running waits for it and then replays
-// it. Only 2xx responses are kept: after a failure the key is free again, so a retry runs for real.
+// idempotency: `Idempotency-Key` (free-form) or `x-mg-idempotency-key` (a ULID or UUID) on any POST. Within 24 hours, one
+// project and one kind of key (live or sandbox: never each other's answers), the same key with the same body replays
+// the original response (status, body, or the whole event stream) without calling the provider or billing again,
+// marked `Idempotent-Replayed: true`; the same key with a different body is 422. A duplicate that arrives while the
+// first is still running waits for it and then replays it. Only 2xx responses are kept: after a failure the key is
+// free again, so a retry runs for real.
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -43,9 +44,19 @@ export default definePlugin({
   },
 });
 
+/**
+ * Where a key's record lives: the project, the endpoint and the key, and for a sandbox key a space of its own. Sandbox
+ * answers come from the simulator and cost nothing; a live key must never be handed one (nor a sandbox key a live
+ * answer). Live scopes keep their form; `sandbox` is no endpoint name and project ids have no `:`, so the two kinds
+ * never meet.
+ */
+function idempotencyScope(projectId: string, endpoint: string, key: string, sandbox: boolean): string {
+  return sandbox ? `${projectId}:sandbox:${endpoint}:${key}` : `${projectId}:${endpoint}:${key}`;
+}
+
 async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
   const store = ctx.gateway.store;
-  const scope = `${projectId}:${ctx.endpoint}:${key}`;
+  const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
   const hash = createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
   const owner = `${ctx.requestId}:${randomUUID()}`;
 
