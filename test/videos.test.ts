@@ -22,6 +22,7 @@ beforeAll(async () => {
         endpoints: [{ provider: "openai", model: "sora-2", pricing: { video_second: "0.1" } }],
       },
       "slow/reel": { type: "video", limits: { timeout_seconds: 0.4, max_concurrent_jobs: 2 }, endpoints: [{ provider: "slowsim", model: "reel" }] },
+      "slow/solo": { type: "video", limits: { max_concurrent_jobs: 1 }, endpoints: [{ provider: "slowsim", model: "solo" }] },
     },
   }));
 });
@@ -136,6 +137,25 @@ describe("videos on the simulator", () => {
     const other = await post({ model: "sim/reel", prompt: "other project", duration: 2 }, OTHER);
     expect(other.status).toBe(200);
     expect((await first).status).toBe(200);
+  });
+
+  it("a project's sandbox jobs have a slot of their own: they never hold the one its live keys' jobs need", async () => {
+    const pause = () => new Promise((r) => setTimeout(r, 100));
+    // The sandbox key's job (1.5 s on the slow simulator) is running...
+    const sandboxJob = post({ model: "slow/solo", prompt: "sandbox holds a slot", duration: 2 }, SANDBOX);
+    await pause();
+    // ...and the live key's job still starts.
+    const liveJob = post({ model: "slow/solo", prompt: "live job", duration: 2 }, LIVE);
+    await pause();
+    // Each kind is still one job at a time in its own slot.
+    const secondSandbox = await post({ model: "slow/solo", prompt: "second sandbox", duration: 2 }, SANDBOX);
+    expect(secondSandbox.status).toBe(429);
+    expect(secondSandbox.json.error.code).toBe("RATE_LIMITED");
+    const secondLive = await post({ model: "slow/solo", prompt: "second live", duration: 2 }, LIVE);
+    expect(secondLive.status).toBe(429);
+    const [s, l] = await Promise.all([sandboxJob, liveJob]);
+    expect(s.status, s.text).toBe(200);
+    expect(l.status, l.text).toBe(200);
   });
 
   it("past the hold time: 504 UPSTREAM_TIMEOUT, and the job keeps running for a repeat with the same key", async () => {

@@ -1,6 +1,7 @@
 // Video jobs outlive the HTTP request that started them. The registry keys jobs by project + idempotency key so
 // a repeat (while running or after completion) attaches to the same job instead of starting a second upstream
-// job, and counts running jobs per project + model for the one-job-at-a-time rule.
+// job, and counts running jobs per project + model for the one-job-at-a-time rule (a project's sandbox jobs, the
+// simulator's, in a slot of their own: the published sandbox key cannot hold the slot the live keys' jobs need).
 // Running jobs live in this process; keyed jobs are also claimed in gateway.store (the idempotency records), so a
 // finished video survives a restart (sqlite) and replicas sharing a store (redis) attach to each other's jobs.
 import { ulid } from "ulid";
@@ -49,6 +50,11 @@ export interface VideoJob {
   controller: AbortController;
 }
 
+/** The one-job-at-a-time slot: per project and model, and for sandbox keys apart from the live keys'. */
+function slotOf(projectId: string, modelId: string, sandbox: boolean): string {
+  return `${projectId}\n${modelId}${sandbox ? "\nsandbox" : ""}`;
+}
+
 export class VideoJobs {
   private readonly byKey = new Map<string, VideoJob>();
   private readonly running = new Map<string, Set<VideoJob>>();
@@ -63,8 +69,9 @@ export class VideoJobs {
     return this.byKey.get(`${projectId}\n${key}`);
   }
 
-  runningCount(projectId: string, modelId: string): number {
-    return this.running.get(`${projectId}\n${modelId}`)?.size ?? 0;
+  /** Jobs running in the slot of this project, model and kind of key (live or sandbox). */
+  runningCount(projectId: string, modelId: string, sandbox: boolean): number {
+    return this.running.get(slotOf(projectId, modelId, sandbox))?.size ?? 0;
   }
 
   /** Starts the upstream job detached from ctx's client connection (it keeps ctx's targets and drivers). */
@@ -76,7 +83,7 @@ export class VideoJobs {
       id: `vid_${ulid()}`, projectId, modelId, key: opts.key, fingerprint: opts.fingerprint,
       status: "running", promise: undefined as never, billed: false, waiters: 0, controller,
     };
-    const slot = `${projectId}\n${modelId}`;
+    const slot = slotOf(projectId, modelId, ctx.auth?.sandbox === true);
     let set = this.running.get(slot);
     if (!set) this.running.set(slot, (set = new Set()));
     set.add(job);

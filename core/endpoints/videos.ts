@@ -92,7 +92,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
   }
   if (!job) {
     const max = typeof limits.max_concurrent_jobs === "number" ? limits.max_concurrent_jobs : 1;
-    if (jobs.runningCount(projectId, model.id) >= max) {
+    if (jobs.runningCount(projectId, model.id, ctx.auth?.sandbox === true) >= max) {
       if (claim) await ctx.gateway.store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
       throw new GatewayError(429, "RATE_LIMITED", `${model.id} runs ${max} video job${max === 1 ? "" : "s"} at a time per project; wait for the running one to finish`, {
         retryAfter: 30, details: { model: model.id, max_concurrent_jobs: max },
