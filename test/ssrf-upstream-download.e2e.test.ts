@@ -199,6 +199,13 @@ describe("images: an upstream's data[].url", () => {
     expect(r.json.data[0].b64_json).toBe(PNG_1x1.toString("base64"));
     expect(r.text).not.toContain(up.origin);
   });
+
+  it("an image URL on a host in server.url_fetch.allow_hosts is downloaded, without the key", async () => {
+    const r = await image(`https://cdn.img.test:${cdn.port}/signed/img.png?sig=x`);
+    expect(r.status, r.text).toBe(200);
+    expect(cdnHeaders).toHaveLength(1);
+    expect(cdnHeaders[0]!.authorization).toBeUndefined();
+  });
 });
 
 describe("videos: Sora's content download", () => {

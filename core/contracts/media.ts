@@ -42,6 +42,8 @@ export interface RerankOutput {
 export interface ImagesCall extends MediaCallBase {
   prompt: string;
   n: number;
+  /** server.url_fetch: how a driver may download an image the upstream answered with a URL off its own origin. */
+  urlFetch?: UrlFetchOptions;
   size?: string;
   quality?: string;
   style?: string;

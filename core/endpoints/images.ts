@@ -44,6 +44,7 @@ async function images(ctx: GatewayContext): Promise<void> {
   const call: ImagesCall = {
     prompt: body.prompt,
     n: body.n ?? 1,
+    urlFetch: ctx.config.server.urlFetch,
     size: body.size,
     quality: body.quality,
     style: body.style,

@@ -8,7 +8,6 @@ import type { UpstreamClient } from "../http.ts";
 import type { GeneratedImage, ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
 import { download, sendJson, sniffImage } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
-import type { UrlFetchOptions } from "../../core/net/url-fetch.ts";
 
 export async function openaiImages(client: UpstreamClient, config: ProviderConfig, name: string, call: ImagesCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
   if (call.referenceImage !== undefined) {
@@ -25,7 +24,7 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   // A URL answer is fetched directly only on the origin this request went to; anywhere else through the client-URL
   // guard (public addresses only), so an upstream cannot have the gateway read an internal service for it. ImagesCall
   // carries no server.url_fetch yet (core/endpoints/images.ts): until it does, allow_hosts is not applied here.
-  const fetchOpts = { origin: url, urlFetch: (call as { urlFetch?: UrlFetchOptions }).urlFetch, signal: opts.signal, timeoutMs: target.timeoutMs };
+  const fetchOpts = { origin: url, urlFetch: call.urlFetch, signal: opts.signal, timeoutMs: target.timeoutMs };
   const format = typeof json?.output_format === "string" ? json.output_format : undefined;
   const images: GeneratedImage[] = await Promise.all((json?.data ?? []).map(async (d: any): Promise<GeneratedImage> => {
     let bytes: Uint8Array;
