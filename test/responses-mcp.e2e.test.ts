@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startResponsesClients, KEY, PROJECT, type ResponsesClientsEnv, type Upstream } from "./helpers/responses-clients.ts";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
+import { keyEntry, testKey } from "./helpers/gateway.ts";
+
+const SANDBOX = testKey("respmcpsandbox", true);
 
 let env: ResponsesClientsEnv;
 let docs: TestMcpHttpServer;
@@ -23,6 +26,7 @@ beforeAll(async () => {
     native: false,
     configure: (c) => {
       c.mcp_servers = { docs: { url: docs.url } };
+      c.projects[PROJECT].keys.push(keyEntry("sandbox", SANDBOX));
       c.server = { ...c.server, url_fetch: { allow_hosts: ["127.0.0.1"] } };
     },
   });
@@ -127,6 +131,15 @@ describe("approvals, client URLs and policies", () => {
       expect(err.message, url).toMatch(/tools\[0\]\.server_url/);
     }
   }, 30_000);
+
+  it("a sandbox key cannot run gateway.yaml's MCP servers (their tools run for real): a 400 naming the tool, no call", async () => {
+    const before = (await env.gw.gateway.store.ledger({ project: PROJECT })).filter((r) => r.endpoint === "responses_mcp_tool").length;
+    const sandbox = new OpenAI({ apiKey: SANDBOX, baseURL: env.gw.baseURL, maxRetries: 0 });
+    const err = await sandbox.responses.create({ model: "openai/gpt-4o-mini", input: "who are you?", tools: [{ type: "mcp", server_label: "docs", require_approval: "never" }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.message).toMatch(/tools\[0\]\.server_label: a sandbox key cannot use gateway\.yaml's MCP servers/);
+    expect((await env.gw.gateway.store.ledger({ project: PROJECT })).filter((r) => r.endpoint === "responses_mcp_tool")).toHaveLength(before);
+  });
 
   it("a label that names no server of gateway.yaml (and no URL) is a 400; tool calls land in the ledger", async () => {
     const err = await client.responses.create({ model: "google/gemini-2.5-flash", input: "hi", tools: [{ type: "mcp", server_label: "nowhere", require_approval: "never" }] }).catch((e) => e);

@@ -86,6 +86,11 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
     } else if (t.connector_id) {
       throw new GatewayError(400, "INVALID_REQUEST", `${field}.connector_id: connectors are OpenAI's own; this model is served through the gateway, which reaches MCP servers by server_url or by a server_label of gateway.yaml`, { details: { field: `${field}.connector_id` } });
     } else {
+      // gateway.yaml's servers run for real, with the gateway's credentials to them: never for a sandbox key (the
+      // MCP endpoint refuses one as well). A server_url of the client's own is its own business.
+      if (ctx.auth!.sandbox) {
+        throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: a sandbox key cannot use gateway.yaml's MCP servers (their tools run for real); use a live key, or a server_url of your own`, { details: { field: `${field}.server_label` } });
+      }
       if (!serverAllowed(ctx.config, projectId, label)) {
         throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: no MCP server "${label}" is available to this project (give a server_url, or name a server of gateway.yaml's mcp_servers)`, { details: { field: `${field}.server_label` } });
       }
