@@ -148,6 +148,7 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
   }, 250);
   timer?.unref();
   const at = (lvl: "debug" | "info" | "warn" | "error") => (msg: string, fields?: Record<string, unknown>) => {
+    if (!p.isLevelEnabled(lvl)) return; // a debug line at the default level costs no redaction
     dirty = true;
     if (batch) drain(); // the access lines before this one go first
     // Warnings, errors and debug lines may quote text the gateway does not control (an upstream's failure, a cause,
