@@ -1,6 +1,6 @@
 // Stored responses in this process (store kind `memory`): gone on exit. Expired records are dropped when read and
 // swept at most once a minute on write; the oldest go first past MAX_RECORDS so a long run cannot grow unbounded.
-import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+import { outputItemsOf, ownsId, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 const MAX_RECORDS = 50_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -13,6 +13,7 @@ export class MemoryResponseStore implements ResponseStore {
 
   async put(rec: ResponseRecord): Promise<void> {
     if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
+    if (!ownsId(this.records.get(rec.id), rec)) return;
     this.drop(rec.id);
     this.records.set(rec.id, structuredClone(rec));
     for (const item of outputItemsOf(rec)) this.itemIndex.set(`${rec.project}\n${item.id}`, rec.id);

@@ -2,7 +2,7 @@
 // output item (for item_reference), all under the store's prefix and with a PX expiry equal to the retention, so
 // Redis drops them itself. A record names its project; another project's id reads as absent.
 import type { Redis } from "ioredis";
-import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+import { outputItemsOf, ownsId, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 export class RedisResponseStore implements ResponseStore {
   constructor(private readonly r: Redis, private readonly prefix: string) {}
@@ -17,6 +17,8 @@ export class RedisResponseStore implements ResponseStore {
   async put(rec: ResponseRecord): Promise<void> {
     const ttl = rec.expiresAt - Date.now();
     if (ttl <= 0) return;
+    const current = await this.r.get(this.recordKey(rec.id));
+    if (!ownsId(current ? (JSON.parse(current) as ResponseRecord) : undefined, rec)) return;
     const m = this.r.multi().set(this.recordKey(rec.id), JSON.stringify(rec), "PX", ttl);
     for (const item of outputItemsOf(rec)) {
       m.set(this.itemKey(rec.project, item.id as string), JSON.stringify({ responseId: rec.id, item }), "PX", ttl);

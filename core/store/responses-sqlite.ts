@@ -2,7 +2,7 @@
 // across restarts. Each save is one small transaction of its own (it runs once per response, after the answer is
 // complete); expired rows are invisible to reads and deleted at most once a minute (indexed on expires_at).
 import type Database from "better-sqlite3";
-import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+import { outputItemsOf, ownsId, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
@@ -43,6 +43,7 @@ export class SqliteResponseStore implements ResponseStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
       get: db.prepare("SELECT * FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
+      owner: db.prepare("SELECT project FROM responses WHERE id = ?"),
       item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?"),
       del: db.prepare("DELETE FROM responses WHERE id = ?"),
       delItems: db.prepare("DELETE FROM response_items WHERE response_id = ?"),
@@ -54,6 +55,7 @@ export class SqliteResponseStore implements ResponseStore {
       this.stmts.delItems.run(id);
     });
     this.save = db.transaction((rec: ResponseRecord) => {
+      if (!ownsId(this.stmts.owner.get(rec.id) as { project: string } | undefined, rec)) return;
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,

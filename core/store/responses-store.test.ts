@@ -53,6 +53,17 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect(await store.responses.get("acme", "resp_unknown", Date.now())).toBeUndefined();
   });
 
+  it("an id another project holds is never saved over (an upstream repeating it, or picking it); its own project may re-save it", async () => {
+    const mine = record(`resp_dup_${kind}`);
+    await store.responses.put(mine);
+    await store.responses.put({ ...record(mine.id), project: "other", model: "other/model" });
+    expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(mine);
+    expect(await store.responses.get("other", mine.id, Date.now())).toBeUndefined();
+    const again = { ...mine, model: "openai/gpt-4o" };
+    await store.responses.put(again);
+    expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(again);
+  });
+
   it("the full output (hidden reasoning state) is kept and is what item lookups return", async () => {
     const rec = record(`resp_f_${kind}`);
     rec.fullOutput = [{ type: "reasoning", id: `rs_${rec.id}`, summary: [], encrypted_content: "mgr1.abc" }];

@@ -47,3 +47,12 @@ export function outputItemsOf(rec: ResponseRecord): Record<string, unknown>[] {
   const out = rec.fullOutput ?? rec.response.output;
   return Array.isArray(out) ? out.filter((i): i is Record<string, unknown> => !!i && typeof i === "object" && typeof (i as any).id === "string") : [];
 }
+
+/**
+ * Whether `rec` may be saved over what the id holds now: nothing, or a record of the same project. Ids are the
+ * upstream's on native models, so an upstream that repeats one (or picks another project's on purpose) must never
+ * replace another project's record; the second project's record is then simply not kept.
+ */
+export function ownsId(current: { project: string } | undefined, rec: ResponseRecord): boolean {
+  return current === undefined || current.project === rec.project;
+}
