@@ -158,6 +158,23 @@ describe("videos on the simulator", () => {
     expect(l.status, l.text).toBe(200);
   });
 
+  it("a sandbox key's idempotency key is its own: a live key sending the same key and body runs its own job", async () => {
+    const k = key();
+    const body = { model: "sim/reel", prompt: "one key, two kinds of keys", duration: 2 };
+    const sandbox = await post(body, SANDBOX, { "x-mg-idempotency-key": k });
+    expect(sandbox.status, sandbox.text).toBe(200);
+    // Before, the live request found the sandbox job's record and was refused as the key reused (422).
+    const live = await post(body, LIVE, { "x-mg-idempotency-key": k });
+    expect(live.status, live.text).toBe(200);
+    expect(live.json.id).not.toBe(sandbox.json.id);
+    expect(live.headers.get("x-mg-video-job")).toBeNull();
+    // Each kind still replays its own job.
+    const again = await post(body, SANDBOX, { "x-mg-idempotency-key": k });
+    expect(again.json.id).toBe(sandbox.json.id);
+    const liveAgain = await post(body, LIVE, { "x-mg-idempotency-key": k });
+    expect(liveAgain.json.id).toBe(live.json.id);
+  });
+
   it("past the hold time: 504 UPSTREAM_TIMEOUT, and the job keeps running for a repeat with the same key", async () => {
     const k = key();
     const r = await post({ model: "slow/reel", prompt: "slow", duration: 2 }, LIVE, { "x-mg-idempotency-key": k });

@@ -1,7 +1,8 @@
-// Video jobs outlive the HTTP request that started them. The registry keys jobs by project + idempotency key so
-// a repeat (while running or after completion) attaches to the same job instead of starting a second upstream
-// job, and counts running jobs per project + model for the one-job-at-a-time rule (a project's sandbox jobs, the
-// simulator's, in a slot of their own: the published sandbox key cannot hold the slot the live keys' jobs need).
+// Video jobs outlive the HTTP request that started them. The registry keys jobs by project + idempotency key (a
+// sandbox key's apart from the live keys') so a repeat (while running or after completion) attaches to the same
+// job instead of starting a second upstream job, and counts running jobs per project + model for the
+// one-job-at-a-time rule (a project's sandbox jobs, the simulator's, in a slot of their own: the published sandbox
+// key cannot hold the slot the live keys' jobs need).
 // Running jobs live in this process; keyed jobs are also claimed in gateway.store (the idempotency records), so a
 // finished video survives a restart (sqlite) and replicas sharing a store (redis) attach to each other's jobs.
 import { ulid } from "ulid";
@@ -55,6 +56,12 @@ function slotOf(projectId: string, modelId: string, sandbox: boolean): string {
   return `${projectId}\n${modelId}${sandbox ? "\nsandbox" : ""}`;
 }
 
+/** Where a job's idempotency key is found: per project, and for sandbox keys apart from the live keys' (as the
+ * idempotency plugin keeps them), so the two never attach to, or conflict with, each other's jobs. */
+function keyOf(projectId: string, key: string, sandbox: boolean): string {
+  return `${projectId}\n${sandbox ? "sandbox\n" : ""}${key}`;
+}
+
 export class VideoJobs {
   private readonly byKey = new Map<string, VideoJob>();
   private readonly running = new Map<string, Set<VideoJob>>();
@@ -65,8 +72,8 @@ export class VideoJobs {
     this.timer.unref();
   }
 
-  find(projectId: string, key: string): VideoJob | undefined {
-    return this.byKey.get(`${projectId}\n${key}`);
+  find(projectId: string, key: string, sandbox: boolean): VideoJob | undefined {
+    return this.byKey.get(keyOf(projectId, key, sandbox));
   }
 
   /** Jobs running in the slot of this project, model and kind of key (live or sandbox). */
@@ -87,7 +94,8 @@ export class VideoJobs {
     let set = this.running.get(slot);
     if (!set) this.running.set(slot, (set = new Set()));
     set.add(job);
-    if (opts.key) this.byKey.set(`${projectId}\n${opts.key}`, job);
+    const byKeyId = opts.key ? keyOf(projectId, opts.key, ctx.auth?.sandbox === true) : undefined;
+    if (byKeyId) this.byKey.set(byKeyId, job);
 
     const store = this.gateway.store;
     const claim = opts.claim;
@@ -123,7 +131,7 @@ export class VideoJobs {
       () => {
         job.status = "failed";
         // A failed job is not replayed: a retry with the same key starts afresh.
-        if (opts.key && this.byKey.get(`${projectId}\n${opts.key}`) === job) this.byKey.delete(`${projectId}\n${opts.key}`);
+        if (byKeyId && this.byKey.get(byKeyId) === job) this.byKey.delete(byKeyId);
       },
     ).finally(() => {
       job.finishedAt = Date.now();

@@ -69,30 +69,32 @@ async function videos(ctx: GatewayContext): Promise<void> {
   const duration = clampDuration(model, body.duration);
   const key = idempotencyKey(ctx);
   const projectId = ctx.auth?.projectId ?? "";
+  const sandbox = ctx.auth?.sandbox === true;
   const fingerprint = createHash("sha256")
-    .update(JSON.stringify([model.id, body.prompt, body.image_url, body.last_frame_url, body.aspect_ratio, duration, ctx.auth?.sandbox === true]))
+    .update(JSON.stringify([model.id, body.prompt, body.image_url, body.last_frame_url, body.aspect_ratio, duration, sandbox]))
     .digest("hex");
   const jobs = videoJobsOf(ctx.gateway);
 
-  let job = key ? jobs.find(projectId, key) : undefined;
+  let job = key ? jobs.find(projectId, key, sandbox) : undefined;
   if (job && job.fingerprint !== fingerprint) throw keyReused(ctx);
   let claim: JobClaim | undefined;
   if (!job && key) {
     // Not running here: a finished job may be on record (earlier process, another replica), or another replica
     // may be running it right now.
     const owner = `${ctx.requestId}:${ulid()}`;
-    const found = await claimOrFind(ctx, `video:${projectId}:${key}`, fingerprint, owner, {
+    const scope = sandbox ? `video:${projectId}:sandbox:${key}` : `video:${projectId}:${key}`;
+    const found = await claimOrFind(ctx, scope, fingerprint, owner, {
       leaseMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
       holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),
-      local: () => jobs.find(projectId, key),
+      local: () => jobs.find(projectId, key, sandbox),
     });
     if (found.kind === "done") return respond(ctx, found.asset, false);
     if (found.kind === "local") job = found.job;
-    else claim = { scope: `video:${projectId}:${key}`, owner };
+    else claim = { scope, owner };
   }
   if (!job) {
     const max = typeof limits.max_concurrent_jobs === "number" ? limits.max_concurrent_jobs : 1;
-    if (jobs.runningCount(projectId, model.id, ctx.auth?.sandbox === true) >= max) {
+    if (jobs.runningCount(projectId, model.id, sandbox) >= max) {
       if (claim) await ctx.gateway.store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
       throw new GatewayError(429, "RATE_LIMITED", `${model.id} runs ${max} video job${max === 1 ? "" : "s"} at a time per project; wait for the running one to finish`, {
         retryAfter: 30, details: { model: model.id, max_concurrent_jobs: max },
