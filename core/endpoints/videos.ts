@@ -16,7 +16,7 @@ import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
 import { UPSTREAM_MODEL_HEADER } from "../dispatch.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
 import { clampDuration } from "./video-duration.ts";
-import { idempotencyKey } from "../http/idempotency-key.ts";
+import { idempotencyKey, idempotencyScope } from "../http/idempotency-key.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
 /** Spec, Limits: video requests hold the connection up to 600 seconds. */
@@ -82,7 +82,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
     // Not running here: a finished job may be on record (earlier process, another replica), or another replica
     // may be running it right now.
     const owner = `${ctx.requestId}:${ulid()}`;
-    const scope = sandbox ? `video:${projectId}:sandbox:${key}` : `video:${projectId}:${key}`;
+    const scope = idempotencyScope(projectId, "videos", key, sandbox);
     const found = await claimOrFind(ctx, scope, fingerprint, owner, {
       leaseMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
       holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),

@@ -1,7 +1,8 @@
 // The idempotency key a client sent, validated: `Idempotency-Key` (any key of 1 to 255 visible ASCII characters, as
 // clients of other APIs send them) or `x-mg-idempotency-key` (a ULID or UUID, as the spec says). A ULID or UUID is
 // compared without regard to case, in either header; any other key exactly as sent.
-// In core because two places read it: the idempotency plugin, and the videos endpoint (a key names the job).
+// In core because two places read it: the idempotency plugin, and the videos endpoint (a key names the job); both
+// keep their records in the store's idempotency table under `idempotencyScope`.
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 
@@ -34,4 +35,13 @@ export function idempotencyKey(ctx: GatewayContext): string | undefined {
     throw badKey(ctx, "Idempotency-Key", "Idempotency-Key and x-mg-idempotency-key differ; send one of them");
   }
   return canonical(key);
+}
+
+/**
+ * Where a key's record lives in the store: the project, the endpoint and the key, and for a sandbox key a space of
+ * its own. Sandbox answers come from the simulator and cost nothing; a live key must never be handed one (nor a
+ * sandbox key a live answer). `sandbox` is no endpoint name and project ids have no `:`, so no two scopes meet.
+ */
+export function idempotencyScope(projectId: string, endpoint: string, key: string, sandbox: boolean): string {
+  return sandbox ? `${projectId}:sandbox:${endpoint}:${key}` : `${projectId}:${endpoint}:${key}`;
 }

@@ -10,7 +10,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
-import { idempotencyKey } from "../../core/http/idempotency-key.ts";
+import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
 import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
 
 export const TTL_MS = 24 * 3_600_000;
@@ -43,16 +43,6 @@ export default definePlugin({
     return withKey(ctx, next, ctx.auth.projectId, key);
   },
 });
-
-/**
- * Where a key's record lives: the project, the endpoint and the key, and for a sandbox key a space of its own. Sandbox
- * answers come from the simulator and cost nothing; a live key must never be handed one (nor a sandbox key a live
- * answer). Live scopes keep their form; `sandbox` is no endpoint name and project ids have no `:`, so the two kinds
- * never meet.
- */
-function idempotencyScope(projectId: string, endpoint: string, key: string, sandbox: boolean): string {
-  return sandbox ? `${projectId}:sandbox:${endpoint}:${key}` : `${projectId}:${endpoint}:${key}`;
-}
 
 async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
   const store = ctx.gateway.store;
