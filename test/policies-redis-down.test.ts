@@ -1,11 +1,12 @@
 // Budgets fail closed: with the Redis store gone, a budgeted request gets 503 STORE_UNAVAILABLE with Retry-After at
 // once (no unmetered traffic, no hang, no opaque 500, no crash) and /readyz says so; a gateway whose store is
-// unreachable, or runs without persistence, refuses to start.
+// unreachable, runs without persistence, or may evict keys when full, refuses to start.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startRedis, type TestRedis } from "./helpers/redis.ts";
 import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
+import { Redis } from "ioredis";
 
 describe("Redis store unavailable", () => {
   let redis: TestRedis;
@@ -54,6 +55,31 @@ describe("Redis store unavailable", () => {
       await accepted.close();
     } finally {
       await volatile.stop();
+    }
+  });
+
+  it("refuses to start on a Redis that may evict keys when full (it could drop spend), unless told to accept that", async () => {
+    const evicting = await startRedis();
+    const admin = new Redis(evicting.url, { lazyConnect: true });
+    try {
+      await admin.connect();
+      const store = { kind: "redis", url: evicting.url };
+      // The managed services' default: a memory limit, and keys with a TTL (spend keys have one) may be evicted.
+      await admin.config("SET", "maxmemory", "100mb");
+      await admin.config("SET", "maxmemory-policy", "volatile-lru");
+      await expect(startTestGateway(policyConfig(fake.baseUrl, { store }))).rejects.toThrow(
+        /evicts keys when it reaches its memory limit \(maxmemory 104857600 bytes, maxmemory-policy volatile-lru\).*Set maxmemory-policy noeviction/);
+      const accepted = await startTestGateway(policyConfig(fake.baseUrl, { store: { ...store, require_persistence: false } }));
+      expect((await postJson(`${accepted.baseURL}/chat/completions`, chat(), auth())).status).toBe(200);
+      await accepted.close();
+      // A memory limit that refuses writes instead of evicting is fine.
+      await admin.config("SET", "maxmemory-policy", "noeviction");
+      const safe = await startTestGateway(policyConfig(fake.baseUrl, { store }));
+      expect((await postJson(`${safe.baseURL}/chat/completions`, chat(), auth())).status).toBe(200);
+      await safe.close();
+    } finally {
+      admin.disconnect();
+      await evicting.stop();
     }
   });
 });

@@ -146,6 +146,7 @@ export class RedisStore implements Store {
           "project's spend for the period, and budgets would start again from zero. Run it with appendonly yes " +
           "(redis-server --appendonly yes, or CONFIG SET appendonly yes), or set store.require_persistence: false to accept that");
       }
+      await this.refuseEviction();
     }
     const seen = readEpochs(o.epochFile);
     const last = seen[this.where];
@@ -163,6 +164,25 @@ export class RedisStore implements Store {
         `Restore Redis's data (its appendonly file), or accept the reset by removing ${o.epochFile} (or its entry for this server)`);
     }
     if (last !== this.epoch) writeEpochs(o.epochFile, { ...seen, [this.where]: this.epoch! });
+  }
+
+  /**
+   * A Redis with a memory limit and an eviction policy drops keys when it fills up (another client's data can fill
+   * it): spend keys have a TTL, so every `volatile-*` policy may pick them, and budgets would restart from zero
+   * while the epoch (no TTL) stayed, unnoticed. Managed Redis services default to volatile-lru.
+   */
+  private async refuseEviction(): Promise<void> {
+    const info = await this.r.info("memory").catch((err: Error) => {
+      throw new Error(`cannot tell whether Redis at ${this.where} evicts keys (INFO memory: ${err.message}); ` +
+        "budgets' spend lives there. Allow INFO, or set store.require_persistence: false to accept that spend may be lost");
+    });
+    const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+    const limit = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
+    if (policy === undefined || policy === "noeviction" || limit === 0) return;
+    throw new Error(`Redis at ${this.where} evicts keys when it reaches its memory limit (maxmemory ${limit} bytes, ` +
+      `maxmemory-policy ${policy}): it could drop a project's spend, and its budget would start again from zero. ` +
+      "Set maxmemory-policy noeviction (CONFIG SET maxmemory-policy noeviction; on a managed Redis, in its parameter " +
+      "group), or set store.require_persistence: false to accept that");
   }
 
   /** A write (fails on a read-only replica, a server refusing writes) and, after verify(), the epoch check. */
