@@ -53,6 +53,8 @@ export interface SpendSource {
 }
 
 /** Entries a search reads from the stream per call at most (the page then ends early, with a cursor). */
+/** The whole handshake with the server (TCP connect, ready check, PING) at start or in a CLI command. */
+const CONNECT_TIMEOUT_MS = 5_000;
 const SEARCH_SCAN = 20_000;
 /** How long a rebuild of spend may hold the lock before another replica may take over. */
 const REBUILD_LOCK_MS = 60_000;
@@ -97,15 +99,20 @@ export class RedisStore implements Store {
     // No offline queue and no retries: while the connection is down a command fails at once (never waits, never runs
     // late against a server that came back empty); the guard decides what the request gets.
     const redis = new (ioredis().Redis)(url, {
-      lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 5_000,
+      lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: CONNECT_TIMEOUT_MS,
+      // A server that does not close its side (paused) is not waited for after our FIN (ioredis: 2 s).
+      disconnectTimeout: 500,
       ...(o.commandTimeoutMs ? { commandTimeout: o.commandTimeoutMs } : {}),
       // Reconnect within a second of the server coming back (ioredis waits up to 2 s by default).
       retryStrategy: (times: number) => Math.min(times * 100, 1000),
     });
     redis.on("error", () => {}); // reconnects on its own; failing commands surface per request
     try {
-      await redis.connect();
-      await redis.ping();
+      // One bound for the whole handshake: connectTimeout stops at the TCP connect, and a server that accepts but
+      // never answers (paused) would hold the ready check for a command timeout per reconnect.
+      await settleWithin(redis.connect().then(() => redis.ping()), CONNECT_TIMEOUT_MS, () => {
+        throw new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
+      });
     } catch (err) {
       redis.disconnect();
       throw new Error(`store: cannot reach Redis at ${url.replace(/\/\/[^@]*@/, "//***@")}: ${(err as Error).message}`);

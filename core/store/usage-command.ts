@@ -8,6 +8,7 @@ import Big from "big.js";
 import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
 import { createStore } from "./index.ts";
+import { settleWithin } from "../deadline.ts";
 import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
 import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
@@ -37,6 +38,9 @@ export function parseSince(s: string, now = Date.now(), flag = "--since"): numbe
   if (!Number.isFinite(t)) throw new Error(`${flag} ${s}: expected a date (2026-11-01), a timestamp, or 30m / 24h / 7d`);
   return t;
 }
+
+/** Longest wait for one store call of the command: long enough for a large range of rollups, never unbounded. */
+const USAGE_TIMEOUT_MS = 15_000;
 
 /** MCP tool calls (core/mcp/tool-call.ts) are rows of their own, named `mcp:server/tool`. */
 const TOOL_CALLS = new Set(["mcp_tool", "responses_mcp_tool"]);
@@ -132,13 +136,23 @@ export async function usageCommand(argv: string[]): Promise<number> {
     process.stderr.write(`usage: ${file} uses store kind memory; its ledger lives only inside the running gateway\n`);
     return 1;
   }
-  const store = await createStore(config.store, config.dir);
+  let store;
+  try {
+    // Bounded like every store wait: a store that stops answering (a paused Redis) fails the command, not hangs it.
+    store = await createStore(config.store, config.dir, file, { timeoutMs: USAGE_TIMEOUT_MS });
+  } catch (err) {
+    process.stderr.write(err instanceof ConfigError ? `${err.problems.map(formatProblem).join("\n")}\n` : `usage: ${(err as Error).message}\n`);
+    return 1;
+  }
   try {
     const q = { since, until, bucket, includeSandbox: values.sandbox === true, ...(values.project ? { filter: { project: values.project } } : {}) };
     const rows = printable(nameToolCalls(await store.usage({ ...q, groupBy: queriedDimensions(groupBy) }), q, groupBy));
     process.stdout.write(values.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows, groupBy, bucket !== "none"));
     return 0;
+  } catch (err) {
+    process.stderr.write(`usage: reading the ledger (store ${config.store.kind}) failed: ${(err as Error).message}\n`);
+    return 1;
   } finally {
-    await store.close();
+    await settleWithin(store.close().catch(() => {}), USAGE_TIMEOUT_MS, () => undefined);
   }
 }
