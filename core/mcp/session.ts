@@ -15,7 +15,7 @@ import type { GatewayHandle } from "../contracts/gateway.ts";
 import { mcpOf } from "./registry.ts";
 import { serverAllowed, toolAllowed, visibleServers } from "./policy.ts";
 import { qualify, unqualify, unwrapUri, wrapUri } from "./spec.ts";
-import { runToolCall, type ToolCaller } from "./tool-call.ts";
+import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** The HTTP request a message came in on, handed to the SDK as authInfo.extra (the SDK passes it to handlers). */
@@ -106,15 +106,21 @@ export class McpSession {
     s.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const ctx = requestOf(extra);
       const parts = unqualify(req.params.name);
-      if (!parts || !toolAllowed(ctx.config, ctx.auth.projectId, parts[0], parts[1])) throw unknown("tool", req.params.name);
+      // A server the project may not see is not one at all; runToolCall refuses a tool the allowlist or the server's
+      // own list lacks (UnknownToolError), before calling, counting or recording it.
+      if (!parts || !serverAllowed(ctx.config, ctx.auth.projectId, parts[0])) throw unknown("tool", req.params.name);
       const [server, tool] = parts;
       const token = extra._meta?.progressToken;
-      return runToolCall(ctx, mcpOf(ctx.gateway).upstream(ctx.config, server, ctx.auth.projectId), { server, tool, arguments: req.params.arguments, via: "mcp" }, {
-        signal: extra.signal,
-        onprogress: token === undefined ? undefined : (p) => {
-          extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => {});
-        },
-      });
+      try {
+        return await runToolCall(ctx, mcpOf(ctx.gateway).upstream(ctx.config, server, ctx.auth.projectId), { server, tool, arguments: req.params.arguments, via: "mcp" }, {
+          signal: extra.signal,
+          onprogress: token === undefined ? undefined : (p) => {
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => {});
+          },
+        });
+      } catch (err) {
+        throw err instanceof UnknownToolError ? unknown("tool", req.params.name) : err;
+      }
     });
 
     s.setRequestHandler(ListPromptsRequestSchema, async (_req, extra) => {

@@ -1,7 +1,8 @@
 // One tool call on an upstream MCP server, the same whether it came in on {base_url}/mcp or from the Responses
 // API's mcp tool: the key's tool-call rate limit, the server's circuit breaker and timeouts, then a ledger record,
 // metrics, an `execute_tool` span under the caller's trace and an access-log line. A server that fails, times out or
-// is down is an error result (isError) for the caller, never an exception.
+// is down is an error result (isError) for the caller, never an exception. A tool of a gateway.yaml server that the
+// server does not list, or the project may not use, is refused before the call (UnknownToolError on the MCP endpoint).
 import { performance } from "node:perf_hooks";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,6 +13,7 @@ import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
 import type { CallOptions, Upstream } from "./upstream.ts";
 import { qualify } from "./spec.ts";
+import { serverAllowed, toolAllowed } from "./policy.ts";
 
 const STORE_WAIT_MS = 5_000;
 
@@ -28,7 +30,19 @@ export interface ToolCallRequest {
   metricServer?: string;
 }
 
-type Status = "ok" | "tool_error" | "error" | "timeout" | "cancelled" | "rate_limited" | "unavailable";
+type Status = "ok" | "tool_error" | "error" | "timeout" | "cancelled" | "rate_limited" | "unavailable" | "unknown_tool";
+
+/** The metric label of every tool name the server does not list: a client's made-up names are not series of their own. */
+export const UNKNOWN_TOOL_LABEL = "(unknown)";
+/** A name longer than this (MCP tool names are at most 128 characters) is cut short in the ledger, the log and spans. */
+const MAX_NAME = 128;
+
+export function boundedName(s: string): string {
+  return s.length > MAX_NAME ? `${s.slice(0, MAX_NAME)}…` : s;
+}
+
+/** Thrown on the MCP endpoint for an unknown tool: the spec's answer is the JSON-RPC error -32602, not a tool result. */
+export class UnknownToolError extends Error {}
 
 interface ToolMetrics { calls: Counter<"server" | "tool" | "status">; duration: Histogram<"server" | "tool"> }
 const metricsByRegistry = new WeakMap<Registry, ToolMetrics>();
@@ -37,7 +51,7 @@ function metricsOf(registry: Registry): ToolMetrics {
   let m = metricsByRegistry.get(registry);
   if (!m) {
     m = {
-      calls: new Counter({ name: "gateway_mcp_tool_calls_total", help: "MCP tool calls by server, tool and status (ok, tool_error, error, timeout, cancelled, rate_limited, unavailable).", labelNames: ["server", "tool", "status"] as const, registers: [registry] }),
+      calls: new Counter({ name: "gateway_mcp_tool_calls_total", help: "MCP tool calls by server, tool and status (ok, tool_error, error, timeout, cancelled, rate_limited, unavailable, unknown_tool); a tool the server does not list is tool=\"(unknown)\".", labelNames: ["server", "tool", "status"] as const, registers: [registry] }),
       duration: new Histogram({ name: "gateway_mcp_tool_call_duration_seconds", help: "MCP tool call duration by server and tool.", labelNames: ["server", "tool"] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [registry] }),
     };
     metricsByRegistry.set(registry, m);
@@ -75,22 +89,34 @@ function statusOf(err: unknown, signal?: AbortSignal): Status {
   return /timed out|took longer|timeout/i.test(msg) ? "timeout" : "error";
 }
 
-const HTTP_STATUS: Record<Status, number> = { ok: 200, tool_error: 200, error: 502, timeout: 504, cancelled: 499, rate_limited: 429, unavailable: 503 };
+const NO_BREAKER = { allow: () => true, record() {}, release() {} };
+
+const HTTP_STATUS: Record<Status, number> = { ok: 200, tool_error: 200, error: 502, timeout: 504, cancelled: 499, rate_limited: 429, unavailable: 503, unknown_tool: 404 };
 
 export async function runToolCall(caller: ToolCaller, upstream: Upstream | undefined, req: ToolCallRequest, o: CallOptions = {}): Promise<CallToolResult> {
   const { gateway } = caller;
   const started = performance.now();
-  const name = qualify(req.server, req.tool);
+  // Client strings go into the span, the ledger and the log cut short (the full name only to the upstream server).
+  const shown = { ...req, server: boundedName(req.server), tool: boundedName(req.tool) };
+  const name = qualify(shown.server, shown.tool);
+  // A server of gateway.yaml (a client URL's server is the client's own): the project's allowlist and the server's
+  // tool list decide which names are called at all, and it has a circuit breaker. A client's server has none: its
+  // label is the client's, and its failures must not pause a gateway.yaml server of that name (nor make series).
+  const configured = req.metricServer === undefined;
   const breakerModel = `mcp:${req.server}`;
-  const health = healthOf(gateway);
-  const span = caller.trace?.toolCall(name, { "gateway.mcp.server": req.server, "gateway.mcp.tool": req.tool, "mcp.method.name": "tools/call", "gateway.mcp.via": req.via });
+  const health = configured ? healthOf(gateway) : NO_BREAKER;
+  const span = caller.trace?.toolCall(name, { "gateway.mcp.server": shown.server, "gateway.mcp.tool": shown.tool, "mcp.method.name": "tools/call", "gateway.mcp.via": req.via });
 
   let status: Status;
   let result: CallToolResult;
   let reachedServer = false;
   try {
-    const limited = await rateLimited(caller).catch((err) => `Tool call refused: the rate-limit store is unavailable (${(err as Error).message})`);
-    if (limited) {
+    const allowed = !configured || toolAllowed(caller.config, caller.auth.projectId, req.server, req.tool);
+    const limited = allowed && await rateLimited(caller).catch((err) => `Tool call refused: the rate-limit store is unavailable (${(err as Error).message})`);
+    if (!allowed) {
+      status = "unknown_tool";
+      result = errorResult(`Unknown tool: ${name}`);
+    } else if (limited) {
       status = "rate_limited";
       result = errorResult(limited);
     } else if (!upstream) {
@@ -102,9 +128,17 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
     } else {
       reachedServer = true;
       try {
-        result = await upstream.call(req.tool, req.arguments, o);
-        status = result.isError ? "tool_error" : "ok";
-        health.record(breakerModel, req.server, true);
+        // The server's list (cached) is asked first: a name it does not list is never sent, counted or recorded.
+        if (configured && !(await upstream.tools()).some((t) => t.name === req.tool)) {
+          reachedServer = false;
+          health.release(breakerModel, req.server);
+          status = "unknown_tool";
+          result = errorResult(`Unknown tool: ${name}`);
+        } else {
+          result = await upstream.call(req.tool, req.arguments, o);
+          status = result.isError ? "tool_error" : "ok";
+          health.record(breakerModel, req.server, true);
+        }
       } catch (err) {
         status = statusOf(err, o.signal);
         if (status === "cancelled") health.release(breakerModel, req.server);
@@ -120,14 +154,18 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
 
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   const bytes = Buffer.byteLength(JSON.stringify(result));
-  const mServer = req.metricServer ?? req.server;
-  const mTool = req.metricServer ? req.metricServer : req.tool;
+  // Labels only of names the gateway knows: a configured server, and a tool that server has listed.
+  const serverKnown = !!req.metricServer || serverAllowed(caller.config, caller.auth.projectId, req.server);
+  const mServer = req.metricServer ?? (serverKnown ? req.server : UNKNOWN_TOOL_LABEL);
+  const toolKnown = serverKnown && status !== "unknown_tool" && !!upstream?.listsTool(req.tool);
+  const mTool = req.metricServer ?? (toolKnown ? req.tool : UNKNOWN_TOOL_LABEL);
   const m = metricsOf(gateway.metrics.registry);
   m.calls.inc({ server: mServer, tool: mTool, status });
   if (reachedServer) m.duration.observe({ server: mServer, tool: mTool }, durationMs / 1000);
   span?.end(status === "ok" ? undefined : status, { "gateway.mcp.status": status, "gateway.mcp.result_bytes": bytes });
-  await record(caller, req, status, durationMs, bytes, reachedServer);
-  accessLine(caller, req, status, durationMs, bytes);
+  await record(caller, shown, status, durationMs, bytes, reachedServer);
+  accessLine(caller, shown, status, durationMs, bytes);
+  if (status === "unknown_tool" && req.via === "mcp") throw new UnknownToolError(`Unknown tool: ${qualify(req.server, req.tool)}`);
   return result;
 }
 

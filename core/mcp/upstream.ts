@@ -65,6 +65,9 @@ export class Upstream {
   private connectedAt = 0;
   private closed = false;
   private lists = new Map<string, { at: number; value: Promise<unknown[]> }>();
+  /** The names of the tools of the last list the server gave, and that list's promise. */
+  private toolNames = new Set<string>();
+  private namesFrom?: Promise<Tool[]>;
   /** The last connection's failure, said to callers while the server is down. */
   lastError?: string;
 
@@ -209,10 +212,20 @@ export class Upstream {
   }
 
   tools(): Promise<Tool[]> {
-    return this.list("tools", "tools", async (c, cursor) => {
+    const tools = this.list<Tool>("tools", "tools", async (c, cursor) => {
       const r = await c.listTools(cursor ? { cursor } : undefined, this.opts);
       return { items: r.tools, nextCursor: r.nextCursor };
     });
+    if (tools !== this.namesFrom) {
+      this.namesFrom = tools;
+      tools.then((ts) => { if (this.namesFrom === tools) this.toolNames = new Set(ts.map((t) => t.name)); }, () => {});
+    }
+    return tools;
+  }
+
+  /** Whether the server's latest tool list (kept while the server is down) names `tool`: no list yet, no. */
+  listsTool(tool: string): boolean {
+    return this.toolNames.has(tool);
   }
 
   prompts(): Promise<Prompt[]> {

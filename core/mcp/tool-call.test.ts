@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { Registry } from "prom-client";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
+import type { Upstream } from "./upstream.ts";
+import type { LedgerEntry } from "../store/types.ts";
+import { healthOf } from "../health/index.ts";
+
+/** A caller of project p (allow_tools as given) on a gateway with one server, files; what it records and logs. */
+function setup(allowTools?: string[]) {
+  const ledger: LedgerEntry[] = [];
+  const lines: Array<Record<string, unknown>> = [];
+  const registry = new Registry();
+  const project = { keys: [{ id: "k" }], mcp: allowTools ? { allow_tools: allowTools } : undefined };
+  const config = { raw: { mcp_servers: { files: { command: "x" } } }, disabledProviders: new Set(), projects: new Map([["p", { config: project }]]) };
+  const gateway = {
+    config,
+    metrics: { registry },
+    store: { record: async (e: LedgerEntry) => { ledger.push(e); } },
+    log: { enabled: () => true, info: (_m: string, f: Record<string, unknown>) => lines.push(f), warn() {}, error() {}, debug() {} },
+  };
+  const caller = { gateway, config, requestId: "r", auth: { projectId: "p", keyId: "k", sandbox: false, project: { config: project } } } as unknown as ToolCaller;
+  return { caller, registry, ledger, lines };
+}
+
+/** An upstream listing `names`; the names it was called with. */
+function fakeUpstream(names: string[]) {
+  const called: string[] = [];
+  const u = {
+    tools: async () => names.map((name) => ({ name, inputSchema: { type: "object" } }) as Tool),
+    listsTool: (n: string) => names.includes(n),
+    call: async (n: string) => { called.push(n); return { content: [{ type: "text", text: "done" }] }; },
+  };
+  return { upstream: u as unknown as Upstream, called };
+}
+
+const callSeries = async (r: Registry) => (await r.metrics()).split("\n").filter((l) => l.startsWith("gateway_mcp_tool_calls_total{"));
+
+describe("runToolCall on a server of gateway.yaml", () => {
+  it("a name the server does not list is never sent upstream nor a series of its own (Responses: a failed call)", async () => {
+    const { caller, registry, ledger } = setup();
+    const { upstream, called } = fakeUpstream(["add"]);
+    for (let i = 0; i < 10; i++) {
+      const r = await runToolCall(caller, upstream, { server: "files", tool: `made-up-${i}-${"x".repeat(5000)}`, via: "responses" });
+      expect(r.isError).toBe(true);
+      expect((r.content[0] as { text: string }).text).toMatch(/^Unknown tool: files__made-up-/);
+    }
+    expect(called).toEqual([]);
+    expect(ledger).toEqual([]);
+    expect(await callSeries(registry)).toEqual(['gateway_mcp_tool_calls_total{server="files",tool="(unknown)",status="unknown_tool"} 10']);
+    // On the MCP endpoint the same refusal is the JSON-RPC error the session sends (-32602).
+    await expect(runToolCall(caller, upstream, { server: "files", tool: "nope", via: "mcp" })).rejects.toBeInstanceOf(UnknownToolError);
+    // A listed tool runs and counts under its own name.
+    expect((await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" })).isError).toBeUndefined();
+    expect(called).toEqual(["add"]);
+    expect(await callSeries(registry)).toContain('gateway_mcp_tool_calls_total{server="files",tool="add",status="ok"} 1');
+  });
+
+  it("a tool outside the project's allow_tools is not run, whoever names it (a Responses approval item included)", async () => {
+    const { caller } = setup(["files__add"]);
+    const { upstream, called } = fakeUpstream(["add", "crash"]);
+    const r = await runToolCall(caller, upstream, { server: "files", tool: "crash", via: "responses" });
+    expect((r.content[0] as { text: string }).text).toBe("Unknown tool: files__crash");
+    expect(called).toEqual([]);
+  });
+});
+
+describe("runToolCall on a client's own server (server_url)", () => {
+  it("calls the tool by its full name; the ledger and the log keep it cut short, metrics a fixed label", async () => {
+    const { caller, registry, ledger, lines } = setup();
+    const long = "t".repeat(20_000);
+    const label = "s".repeat(20_000);
+    const { upstream, called } = fakeUpstream([long]);
+    await runToolCall(caller, upstream, { server: label, tool: long, via: "responses", metricServer: "(client_url)" });
+    expect(called).toEqual([long]);
+    expect(ledger[0]!.model.length).toBeLessThanOrEqual(129);
+    expect(ledger[0]!.provider.length).toBeLessThanOrEqual(129);
+    const line = lines.find((l) => l.via === "responses")!;
+    expect(String(line.tool).length).toBeLessThanOrEqual(129);
+    expect(String(line.server).length).toBeLessThanOrEqual(129);
+    expect(await callSeries(registry)).toEqual(['gateway_mcp_tool_calls_total{server="(client_url)",tool="(client_url)",status="ok"} 1']);
+  });
+
+  it("a client's failing server named like a server of gateway.yaml does not open that server's circuit", async () => {
+    const { caller, registry } = setup();
+    const failing = { tools: async () => [], listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;
+    for (let i = 0; i < 20; i++) await runToolCall(caller, failing, { server: "files", tool: "x", via: "responses", metricServer: "(client_url)" });
+    expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("closed");
+    expect(await registry.metrics()).not.toContain('model="mcp:files"');
+  });
+});
