@@ -3,7 +3,7 @@
 // the original response (status, body, or the whole event stream) without calling the provider or billing again,
 // marked `Idempotent-Replayed: true`; the same key with a different body is 422. A duplicate that arrives while the
 // first is still running waits for it and then replays it. Only 2xx responses are kept: after a failure the key is
-// free again, so a retry runs for real.
+// free again, so a retry runs for real. A kept answer the store could not take yet is saved again in the background.
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -83,10 +83,13 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     return;
   }
   const headers = keptHeaders(ctx);
-  // A record that cannot be saved costs only a future replay; the answer itself is good, so it is still sent.
-  const save = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now()).catch(async (err) => {
-    ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId, error: String(err) });
-    await release();
+  // The answer is good, so it is sent whether or not its record is saved. A record the store could not take (an
+  // outage) is saved again in the background while the claim holds: releasing the key would let a retry run, and
+  // bill, a second time; until then a retry waits for the record, as it waits for a request still running.
+  const complete = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now());
+  const save = (stored: StoredResponse) => complete(stored).catch((err) => {
+    ctx.gateway.log.warn("idempotency record not saved yet; retrying while the key stays claimed", { requestId: ctx.requestId, error: String(err) });
+    void saveLater(ctx, () => complete(stored), release);
   });
   if (r.kind === "stream") {
     ctx.response = { ...r, events: recordStream(r.events, { done: (events) => save({ kind: "stream", status: r.status, headers, events: events! }), failed: release }) };
@@ -95,4 +98,29 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   const stored = storedOf(r, headers);
   if (stored) await save(stored);
   else await release(); // a passed-through web response (the MCP endpoint's) is not kept for replay
+}
+
+/** First retry of a record the store could not take, and the longest gap between retries. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * Try `complete` again until it succeeds or the claim's lease is nearly over (then another request may take the key
+ * anyway, so it is released). Timers are unref'd: a stopping process does not wait for them, and the claim then
+ * lapses with its lease.
+ */
+async function saveLater(ctx: GatewayContext, complete: () => Promise<unknown>, release: () => Promise<unknown>): Promise<void> {
+  const giveUpAt = Date.now() + LEASE_MS - RETRY_MAX_MS;
+  for (let wait = RETRY_FIRST_MS; Date.now() + wait < giveUpAt; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
+    await sleep(wait, undefined, { ref: false });
+    try {
+      await complete();
+      ctx.gateway.log.info("idempotency record saved after a retry", { requestId: ctx.requestId });
+      return;
+    } catch {
+      // still unavailable: try again
+    }
+  }
+  ctx.gateway.log.warn("idempotency record not saved; the key is released", { requestId: ctx.requestId });
+  await release();
 }
