@@ -11,6 +11,7 @@ import { Unsupported } from "./contracts/translator.ts";
 import type { SseEvent } from "./sse/parse.ts";
 import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "./sse/push.ts";
 import { GatewayError, toGatewayError } from "./errors.ts";
+import { shutdownError } from "./shutdown.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
@@ -117,6 +118,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         continue;
       }
       if (last) {
+        if (ctx.gateway.draining) throw stopForShutdown(target, op, health);
         const wait = ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: lastIndex === i });
         if (wait === null) {
           givenUp.add(i);
@@ -131,6 +133,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
             break;
           }
         }
+        if (ctx.gateway.draining) throw stopForShutdown(target, op, health);
       }
       triedThisPass = true;
       try {
@@ -158,6 +161,15 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   throw finalError(ctx, last, skipped);
 }
 
+/**
+ * Once a shutdown has begun no retry or fallback starts (it could outlast the grace period, and the upstream call
+ * would only be cut): the request ends with the shutdown's 503, which clients retry elsewhere.
+ */
+function stopForShutdown(target: Target, op: OperationName, health: HealthRegistry): GatewayError {
+  if (!unobserved(target, op)) health.release(target.modelId, target.provider);
+  return shutdownError();
+}
+
 /** One upstream call. Resolves true when ctx.response is set; throws the attempt's error otherwise. */
 async function attempt(ctx: GatewayContext, op: OperationName, target: Target, health: HealthRegistry, stats: StatsService): Promise<boolean> {
   const driver = ctx.drivers.get(target.provider) ?? (target.credentials ? byokDriver(ctx, target.provider) : undefined);
@@ -168,7 +180,9 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const fail = (e: unknown): never => {
     const err = toGatewayError(e, ctx.signal);
     const latency = performance.now() - t0;
-    ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "error" }, latency / 1000);
+    // Cut by the request's own abort (the client left, a shutdown): no failure of the provider's on the dashboard.
+    const outcome = ctx.signal.aborted ? "cancelled" : "error";
+    ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome }, latency / 1000);
     record.status = err.status;
     record.errorCode = err.code;
     record.latencyMs = round(latency);
@@ -205,7 +219,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     } catch (e) {
       const err = toGatewayError(e, ctx.signal);
       // Nothing reached the client yet: any upstream failure here may go elsewhere.
-      const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" ? "UPSTREAM_ERROR" : err.code, err.message, {
+      const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
       });
       return fail(retry);

@@ -21,7 +21,9 @@ export type ErrorCode =
   | "UPSTREAM_TIMEOUT"
   | "STORE_UNAVAILABLE"
   | "GUARDRAIL_BLOCKED"
-  | "GUARDRAIL_UNAVAILABLE";
+  | "GUARDRAIL_UNAVAILABLE"
+  /** The client went away (499): recorded in the logs and the ledger, seldom seen by anyone. */
+  | "CANCELLED";
 
 /** OpenAI-style `type` per code, so the official SDKs classify errors the way they classify OpenAI's. */
 const OPENAI_TYPE: Record<ErrorCode, string> = {
@@ -45,6 +47,7 @@ const OPENAI_TYPE: Record<ErrorCode, string> = {
   STORE_UNAVAILABLE: "service_unavailable_error",
   GUARDRAIL_BLOCKED: "invalid_request_error",
   GUARDRAIL_UNAVAILABLE: "server_error",
+  CANCELLED: "cancelled",
 };
 
 /** Anthropic `error.type` by HTTP status (reference 2.6), so the Anthropic SDK raises the right class. */
@@ -159,9 +162,12 @@ export function toGatewayError(err: unknown, signal?: AbortSignal): GatewayError
   return new GatewayError(500, "INTERNAL", "Internal gateway error", { cause: err });
 }
 
-/** The client went away before its answer: 499 (nginx's "client closed request"), neither the gateway's fault nor the upstream's. */
+/**
+ * The client went away before its answer: 499 (nginx's "client closed request"), neither the gateway's fault nor the
+ * upstream's, so CANCELLED rather than an upstream error (dispatch counts its attempt as cancelled, not failed).
+ */
 export const clientClosed = (cause?: unknown) =>
-  new GatewayError(499 as number, "UPSTREAM_ERROR", "The client closed the request", { retryable: false, cause });
+  new GatewayError(499 as number, "CANCELLED", "The client closed the request", { retryable: false, cause });
 
 export const invalidRequest = (message: string, field?: string, extra: Record<string, unknown> = {}) =>
   new GatewayError(400, "INVALID_REQUEST", message, { details: field === undefined ? extra : { field, ...extra } });

@@ -64,7 +64,7 @@ export class Gateway implements GatewayHandle {
   store!: GuardedStore;
   /** API keys created through the admin API: every replica's cache of the store's keys (core/keys/api-keys.ts). */
   apiKeys!: ApiKeys;
-  /** A graceful shutdown has begun (for /readyz). */
+  /** A graceful shutdown has begun (for /readyz, and dispatch starts no retry). */
   draining = false;
   readonly log: Logger;
   private current!: Snapshot;

@@ -47,7 +47,8 @@ export interface RunningGateway {
   server: Server;
   /**
    * Stop accepting and close the gateway (store, pools) now. Requests in flight are cut and their connections
-   * dropped; each still writes its ledger record (as aborted) before the store closes (waited for up to 5 s).
+   * dropped; each still writes its ledger record (an error, a stream's a stream_error) before the store closes (waited
+   * for up to 5 s).
    */
   close(): Promise<void>;
   /**

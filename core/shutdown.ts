@@ -57,6 +57,11 @@ export function shutdownError(): GatewayError {
   return err;
 }
 
+/** Whether `err` is a shutdown's 503 (a cut, or a retry refused during the drain): the gateway stopping, no fault. */
+export function isShutdownError(err: unknown): err is GatewayError {
+  return typeof err === "object" && err !== null && cuts.has(err);
+}
+
 /** The shutdown error when this signal was aborted by a shutdown cut (not by the client leaving). */
 export function shutdownCut(signal: AbortSignal): GatewayError | undefined {
   return signal.aborted && cuts.has(signal.reason as object) ? (signal.reason as GatewayError) : undefined;
@@ -82,7 +87,8 @@ const within = (p: Promise<unknown>, ms: number): Promise<boolean> => settleWith
 
 /**
  * Cut every request in flight and wait, at most AFTER_CUT_MS, for each to finish its way out: a cut request still
- * writes its record (as aborted), so the store must stay open until it has. Whether all of them finished.
+ * writes its record (an error with its 503, a stream as stream_error), so the store must stay open until it has.
+ * Whether all of them finished.
  */
 export async function cutAndSettle(inflight: InFlight, reason: GatewayError): Promise<boolean> {
   inflight.cut(reason);
@@ -101,7 +107,7 @@ export async function drain(t: Drainable, graceMs: number): Promise<void> {
     cut = t.inflight.cut(shutdownError());
     if (!(await within(settled, AFTER_CUT_MS))) {
       // Stuck writes (a client that stopped reading): drop their sockets; their records are still written
-      // (as aborted) by the request's own finish path, which gets one more bounded wait.
+      // by the request's own finish path, which gets one more bounded wait.
       for (const s of t.sockets) s.destroy();
       await within(t.inflight.idle(), AFTER_CUT_MS);
     }

@@ -130,7 +130,7 @@ export async function pause(ms: number, signal: AbortSignal): Promise<void> {
   try {
     await sleep(ms, undefined, { signal });
   } catch {
-    throw new GatewayError(499 as number, "UPSTREAM_ERROR", "The job was cancelled", { cause: signal.reason });
+    throw new GatewayError(499 as number, "CANCELLED", "The job was cancelled", { cause: signal.reason });
   }
 }
 

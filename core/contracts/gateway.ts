@@ -20,6 +20,8 @@ export interface GatewayHandle {
   readonly metrics: Metrics;
   /** Requests being handled: a graceful shutdown waits for them, then cuts what is left. */
   readonly inflight: InFlight;
+  /** A graceful shutdown has begun: requests in flight may finish, but no retry or fallback attempt starts. */
+  readonly draining: boolean;
   /** Durable, shareable state (spend, rate windows, idempotency, ledger) from `store:`; fixed for the process. */
   readonly store: Store;
   readonly log: Logger;

@@ -10,7 +10,7 @@ import { readJsonBody } from "./body.ts";
 import { bodyUnread, deferBody } from "./deferred-body.ts";
 import { writeError, writeResponse } from "./respond.ts";
 import { observe } from "../observability/index.ts";
-import { shutdownCut } from "../shutdown.ts";
+import { isShutdownError, shutdownCut } from "../shutdown.ts";
 import { RequestAbort } from "../net/request-abort.ts";
 import { modelLabel, providerLabel } from "./metric-labels.ts";
 
@@ -91,11 +91,14 @@ export async function handleRequest(
     // Cut by shutdown: the client gets the 503, not the abort's 499. A client that left makes the work under it fail
     // with a plain error (toGatewayError made that its 499 once the signal had fired; a socket gone before: here), not
     // a 500 INTERNAL of the gateway's in the log and the metrics.
+    // A shutdown's 503 is the gateway stopping, neither a fault (no error line: the drain logs what it cut) nor a
+    // client that left (not aborted: the ledger records an error).
     const clientLeft = res.destroyed && !res.writableFinished;
-    err = shutdownCut(controller.signal) ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
-    if (err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
+    const cut = shutdownCut(controller.signal) ?? (isShutdownError(err) ? err : undefined);
+    err = cut ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
+    if (!cut && err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
     writeError(ctx, res, err, hooks);
-    return { status: err.status, error: err, aborted: controller.signal.aborted };
+    return { status: err.status, error: err, aborted: controller.signal.aborted && !cut };
   }
 
   const model = modelLabel(ctx), provider = providerLabel(ctx);

@@ -72,7 +72,7 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
   const deadline = AbortSignal.timeout(policy.timeoutMs);
   const signal = target.signal ? AbortSignal.any([target.signal, deadline]) : deadline;
   const stopped = (err: unknown) => {
-    if (target.signal?.aborted) return new GatewayError(499 as number, "UPSTREAM_ERROR", "The request was cancelled", { cause: err });
+    if (target.signal?.aborted) return new GatewayError(499 as number, "CANCELLED", "The request was cancelled", { cause: err });
     if (deadline.aborted) return refuse("timeout", `took longer than ${policy.timeoutMs} ms to download`);
     return undefined;
   };

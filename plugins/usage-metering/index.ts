@@ -164,7 +164,8 @@ export default definePlugin({
       await next();
     } catch (e) {
       const err = toGatewayError(e, ctx.signal);
-      await meter.commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
+      // A shutdown's cut is the gateway's 503 (an error), not a client that left.
+      await meter.commit({ status: err.status, error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
       throw e;
     }
     const r = ctx.response;

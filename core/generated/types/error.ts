@@ -26,7 +26,8 @@ export interface ErrorEnvelope {
       | "UPSTREAM_TIMEOUT"
       | "STORE_UNAVAILABLE"
       | "GUARDRAIL_BLOCKED"
-      | "GUARDRAIL_UNAVAILABLE";
+      | "GUARDRAIL_UNAVAILABLE"
+      | "CANCELLED";
     message: string;
     type?: string;
     param?: string | null;
