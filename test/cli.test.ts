@@ -219,3 +219,13 @@ describe("model-gateway keys new", () => {
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 });
+
+describe("model-gateway plugin new", () => {
+  it("refuses a built-in plugin's name, which a gateway would never load, and writes nothing", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "mg-cli-plugin-")), "pkg");
+    const r = run(["plugin", "new", "@acme/rate-limit", "--dir", dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`plugin new: "rate-limit" is the name of a built-in plugin, and a gateway refuses to load another by that name; choose another (e.g. rate-limit-plus)\n`);
+    expect(existsSync(dir)).toBe(false);
+  });
+});

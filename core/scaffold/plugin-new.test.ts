@@ -26,6 +26,7 @@ describe("scaffoldPlugin", () => {
   it("refuses a name that is not a package and plugin name, and a folder that is not empty", () => {
     expect(() => scaffoldPlugin({ name: "Redact Email", dir: join(base, "b") })).toThrow(/is not a usable name/);
     expect(() => scaffoldPlugin({ name: "../evil", dir: join(base, "b") })).toThrow(/is not a usable name/);
+    expect(() => scaffoldPlugin({ name: "@acme/rate-limit", dir: join(base, "b"), reserved: ["auth", "rate-limit"] })).toThrow(/"rate-limit" is the name of a built-in plugin/);
     expect(existsSync(join(base, "b"))).toBe(false);
     mkdirSync(join(base, "c"));
     writeFileSync(join(base, "c", "keep.txt"), "mine");

@@ -27,6 +27,8 @@ export interface ScaffoldOptions {
   gateway?: string;
   /** This gateway's package folder (default: the running one). */
   gatewayRoot?: string;
+  /** Names the plugin may not take: the built-in plugins' (a plugin with one of them can never be loaded). */
+  reserved?: readonly string[];
 }
 
 export interface Scaffolded {
@@ -42,6 +44,9 @@ export function scaffoldPlugin(opts: ScaffoldOptions): Scaffolded {
     throw new Error(`"${opts.name}" is not a usable name: lower-case letters, digits, - and _ (an npm package name, optionally @scope/, whose last part names the plugin)`);
   }
   const plugin = m[1]!;
+  if (opts.reserved?.includes(plugin)) {
+    throw new Error(`"${plugin}" is the name of a built-in plugin, and a gateway refuses to load another by that name; choose another (e.g. ${plugin}-plus)`);
+  }
   const dir = resolve(opts.dir ?? plugin);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} exists and is not empty`);
   const root = opts.gatewayRoot ?? packageRoot();
@@ -113,7 +118,9 @@ export async function pluginCommand(argv: string[]): Promise<number> {
   }
   let made: Scaffolded;
   try {
-    made = scaffoldPlugin({ name: positionals[0]!, dir: values.dir, gateway: values.gateway });
+    // Loaded only here: the composition root carries every plugin and provider.
+    const { builtins } = await import("../builtins.ts");
+    made = scaffoldPlugin({ name: positionals[0]!, dir: values.dir, gateway: values.gateway, reserved: Object.keys(builtins.plugins) });
   } catch (err) {
     process.stderr.write(`plugin new: ${(err as Error).message}\n`);
     return 1;
