@@ -30,6 +30,7 @@ describe("budget plugin", () => {
     expect(ok).toBeGreaterThan(1);
     expect(refused!.status).toBe(402);
     expect(refused!.json.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { project: "acme", period: "day", budget_usd: "0.0003" } });
+    expect(refused!.json.error.message).toMatch(/^Project "acme" has reached its daily budget of \$0\.0003 /);
     const upstreamCalls = fake.requests.length;
     expect((await postJson(url(), chat(), auth())).status).toBe(402);
     expect(fake.requests.length).toBe(upstreamCalls);

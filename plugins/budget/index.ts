@@ -36,12 +36,15 @@ function periodEnd(period: Period, start: number): string | undefined {
 
 const limits = new WeakMap<object, bigint>();
 
+/** The period as the 402 message names it ("daily", not "dayly"). */
+const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly", total: "total" };
+
 /** The 402 a request gets when the project's (or the key's own) budget has no room for it. */
 function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint, key?: string): GatewayError {
   const resets = periodEnd(period, start);
   const left = limitPico - spentPico - reservedPico;
   return new GatewayError(402, "BUDGET_EXCEEDED",
-    `${key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`} has reached its ${period === "total" ? "total" : `${period}ly`} budget of $${usd}` +
+    `${key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`} has reached its ${ADJECTIVE[period]} budget of $${usd}` +
       ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
       (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : ""),
     {
