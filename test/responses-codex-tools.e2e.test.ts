@@ -90,7 +90,7 @@ describe.each(["chat", "claude", "gemini"] as const)("Codex tools on %s", (u) =>
     // Web search: Anthropic's own server tool; Gemini refuses it beside functions and the chat upstream has none.
     const dropped = turn1.headers.get("x-mg-dropped-params") ?? "";
     if (u === "claude") {
-      expect(fakes.claude.requests.at(-1)!.body.tools.at(-1)).toEqual({ type: "web_search_20250305", name: "web_search" });
+      expect(fakes.claude.requests.at(-1)!.body.tools.at(-1)).toEqual({ type: "web_search_20250305", name: "web_search", max_uses: 10 });
       expect(dropped).not.toContain("web_search");
     } else {
       expect(dropped).toContain("tools[2].type=web_search");

@@ -15,17 +15,25 @@ const RESPONSES_SEARCH = /^web_search/;
 
 const tools = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
 
+/** Chat's web search request (translated for Claude and Gemini, which then search themselves). */
+const chatSearch = (body: any): boolean => body?.web_search_options !== null && typeof body?.web_search_options === "object";
+
 /** The request enables a tool whose results the provider adds to the context (so input is not bounded by the body). */
 export function usesServerTools(body: any, client: AskingProtocol): boolean {
   if (client === "messages") return tools(body).some((t) => typeof t?.type === "string" && ANTHROPIC_SERVER.test(t.type));
   if (client === "responses") return tools(body).some((t) => typeof t?.type === "string" && t.type !== "function" && t.type !== "custom");
-  return false;
+  if (client === "chat") return chatSearch(body);
+  // Gemini's built-in tools (googleSearch, urlContext, codeExecution…): their results are billed as input
+  // (toolUsePromptTokenCount). Only function declarations leave the input to the body.
+  return tools(body).some((t) => t && typeof t === "object" && Object.keys(t).some((k) => k !== "functionDeclarations" && k !== "function_declarations"));
 }
 
 /**
  * The most web searches the request can run: Anthropic's max_uses per web_search tool, or the Responses request's
  * max_tool_calls. A search tool without a limit gets DEFAULT_WEB_SEARCH_USES written into the body, which the
- * upstream then enforces: otherwise nothing bounds what the request can cost.
+ * upstream then enforces: otherwise nothing bounds what the request can cost. Chat's web_search_options has no
+ * limit of its own: translated for Claude it always carries DEFAULT_WEB_SEARCH_USES (providers/translate/web-search.ts),
+ * and a Responses search translated for Claude carries max_tool_calls as its max_uses.
  */
 export function boundWebSearches(body: any, client: AskingProtocol): number {
   if (client === "messages") {
@@ -42,5 +50,6 @@ export function boundWebSearches(body: any, client: AskingProtocol): number {
     if (!(typeof body.max_tool_calls === "number" && body.max_tool_calls >= 0)) body.max_tool_calls = DEFAULT_WEB_SEARCH_USES;
     return Math.ceil(body.max_tool_calls);
   }
+  if (client === "chat") return chatSearch(body) ? DEFAULT_WEB_SEARCH_USES : 0;
   return 0;
 }

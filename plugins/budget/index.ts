@@ -93,7 +93,7 @@ export default definePlugin({
       return next();
     }
     // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
-    const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
+    const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "chat" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
     const amountPico = worstCasePico(ctx, searches);
     const held: Settlement[] = [];
     try {

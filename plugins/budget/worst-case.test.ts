@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { worstCasePico } from "./worst-case.ts";
 import { picoToUsd } from "../../core/money/money.ts";
+import { boundWebSearches } from "../../core/metering/server-tools.ts";
 
 const worstCaseCost = (c: GatewayContext) => ({ toFixed: () => picoToUsd(worstCasePico(c)) });
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -13,6 +14,7 @@ function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
     model("a/cheap", "language", [{ pricing: { input: "0.000001", output: "0.000002" }, maxTokens: 100, contextWindow: 1000 }, { pricing: { input: "0.000002", output: "0.000004" }, maxTokens: 100, contextWindow: 1000 }]),
     model("a/dear", "language", [{ pricing: { input: "0.00001", output: "0.00002", input_cache_write: "0.0000125" }, maxTokens: 50, contextWindow: 1000 }]),
     model("a/embed", "embedding", [{ pricing: { input: "0.0000001" }, contextWindow: 8000 }]),
+    model("a/search", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01" }, maxTokens: 100, contextWindow: 1000 }]),
   ]);
   return { endpoint, body, headers: length ? { "content-length": String(length) } : {}, config: { models } } as unknown as GatewayContext;
 }
@@ -41,5 +43,35 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: [{ type: "item_reference", id: "msg_1" }] }, 80)).toFixed()).toBe("0.00204");
     // A self-contained request is bounded by its size as on chat.
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: "Hi" }, 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("media named by URL or file id (fetched and billed by the upstream) reserves input up to the context window", () => {
+    // 1000 tokens of context at the dearer endpoint (0.000002) + 10 out (0.000004), however short the body.
+    const user = (content: unknown) => [{ role: "user", content }];
+    const cases: [string, unknown][] = [
+      ["chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }]) }],
+      ["chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "file", file: { file_id: "file-abc" } }]) }],
+      ["messages", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "document", source: { type: "url", url: "https://example.com/a.pdf" } }]) }],
+      ["responses", { model: "a/cheap", max_output_tokens: 10, input: [{ role: "user", content: [{ type: "input_image", file_id: "file-abc" }] }] }],
+      ["responses", { model: "a/cheap", max_output_tokens: 10, input: [{ role: "user", content: [{ type: "input_file", file_url: "https://example.com/a.pdf" }] }] }],
+      ["gemini", { model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ fileData: { fileUri: "gs://b/video.mp4" } }] }] }],
+      ["gemini", { model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, cachedContent: "cachedContents/abc", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }],
+    ];
+    for (const [endpoint, body] of cases) expect(worstCaseCost(ctx(endpoint, body, 80)).toFixed(), `${endpoint} ${JSON.stringify(body)}`).toBe("0.00204");
+    // An inline (data:) image is in the body: bounded by its size as before.
+    expect(worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }]) }, 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("chat web_search_options reserves the searches Claude is held to and a context full of results", () => {
+    const c = ctx("chat", { model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], web_search_options: {} }, 80);
+    // 1000 tokens in at 0.000001 + 10 out at 0.000002 + 10 searches at 0.01.
+    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "chat")))).toBe("0.10102");
+  });
+
+  it("Gemini built-in tools (googleSearch, urlContext) reserve input up to the context window: their results are billed as input", () => {
+    const body = (tools: unknown) => ({ model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ text: "Hi" }] }], tools });
+    expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.00204");
+    expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.00204");
+    expect(worstCaseCost(ctx("gemini", body([{ functionDeclarations: [{ name: "f" }] }]), 80)).toFixed()).toBe("0.0002");
   });
 });

@@ -10,6 +10,7 @@ import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
 import { canThink } from "../../core/metering/thinking.ts";
+import { referencesMedia } from "./media-refs.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -19,16 +20,24 @@ function continuesStored(ctx: GatewayContext): boolean {
   return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
 }
 
-/** Input the body does not bound: a stored conversation, or server tools whose results the provider adds. */
+const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
+
+/**
+ * Input the body does not bound: a stored conversation, server tools whose results the provider adds (web search
+ * included), or media and files named by URL or id (media-refs.ts), which the upstream fetches and bills as input.
+ */
 function unboundedInput(ctx: GatewayContext): boolean {
-  return continuesStored(ctx) || ((ctx.endpoint === "messages" || ctx.endpoint === "responses") && usesServerTools(ctx.body, ctx.endpoint));
+  if (continuesStored(ctx)) return true;
+  if (!LANGUAGE.has(ctx.endpoint)) return false;
+  return usesServerTools(ctx.body, ctx.endpoint as "chat" | "messages" | "responses" | "gemini") || referencesMedia(ctx.body);
 }
 
 function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
   // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
-  // from the store after the policies ran), and server tools add their results: any input up to the context window.
+  // from the store after the policies ran), server tools add their results, media by URL or id is fetched: any input
+  // up to the context window.
   const input = unboundedInput(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
     case "embeddings":

@@ -42,7 +42,7 @@ describe("Responses tools on a translated upstream", () => {
     const messages = translators.responses.messages!.request({ model: "m", input: "hi", tools: codexTools }, target, opts("anthropic"));
     const tools = (messages.body as any).tools;
     expect(tools.map((x: any) => x.name)).toEqual(["shell", "mcp__docs__search", "mcp__docs__fetch", "web_search"]);
-    expect(tools[3]).toEqual({ type: "web_search_20250305", name: "web_search", allowed_domains: ["example.com"], user_location: { type: "approximate", country: "FR", city: "Paris" } });
+    expect(tools[3]).toEqual({ type: "web_search_20250305", name: "web_search", max_uses: 10, allowed_domains: ["example.com"], user_location: { type: "approximate", country: "FR", city: "Paris" } });
     expect(messages.dropped).toEqual(["tools[3].type=image_generation"]);
     // Gemini: grounding only without function declarations (Gemini 2.x refuses the pair).
     const alone = translators.responses.gemini!.request({ model: "m", input: "hi", tools: [{ type: "web_search" }] }, target, opts("gemini"));
