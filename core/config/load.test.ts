@@ -43,8 +43,15 @@ pipeline: [auth, router]
     expect(cfg.models.get("openai/gpt-4o-mini")!.endpoints[0]).toMatchObject({ provider: "openai", upstreamModel: "gpt-4o-mini", contextWindow: 128000 });
     expect(cfg.keys.get(HASH)).toMatchObject({ id: "ci-bot", projectId: "acme", expiresAt: Date.parse("2027-01-01T00:00:00Z") });
     expect(cfg.pipeline.map((p) => p.name)).toEqual(["auth", "router"]);
-    // No stream-transcoder in this pipeline: the only notice says cross-protocol requests will fail.
-    expect(notices).toEqual([expect.stringContaining("pipeline has no stream-transcoder")]);
+    // No stream-transcoder in this pipeline: cross-protocol requests will fail; and the project's policies, with
+    // no plugin to enforce them, are named.
+    expect(notices).toEqual([
+      expect.stringContaining("pipeline has no stream-transcoder"),
+      expect.stringContaining("pipeline has no usage-metering"),
+      "pipeline has no budget: budget not enforced for project acme",
+      "pipeline has no rate-limit: rate limits not enforced for project acme",
+      "pipeline has no allowlist: allow_models not enforced for project acme",
+    ]);
   });
 
   it("disables a provider whose key variable is unset, with one notice, and drops its endpoints", async () => {

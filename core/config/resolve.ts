@@ -13,6 +13,7 @@ import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, Runtime
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
+import { unenforcedPolicyNotices } from "./policy-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
@@ -82,8 +83,10 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
     opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);
-  const untranslated = untranslatedNotice(config, pipeline.map((p) => p.name));
+  const names = pipeline.map((p) => p.name);
+  const untranslated = untranslatedNotice(config, names);
   if (untranslated) opts.onNotice?.(untranslated);
+  for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
   const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;
