@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Registry } from "prom-client";
 import { MemoryStore } from "./memory.ts";
+import { SqliteStore } from "./sqlite.ts";
 import { GuardedStore, type SpooledRecord } from "./guard.ts";
 import { Spool } from "./spool.ts";
 import { createLogger } from "../log.ts";
@@ -199,5 +200,72 @@ describe("GuardedStore", () => {
     // Requests never noticed: the store stayed up (a report failing is not an outage).
     expect((await g.status()).up).toBe(true);
     expect((await g.reserve(resv("x"), Date.now())).ok).toBe(true);
+  });
+});
+
+describe("GuardedStore: a record no store can hold is set aside, never retried forever", () => {
+  const rejected = (dir: string) =>
+    existsSync(join(dir, "rejected-ledger.jsonl")) ? readFileSync(join(dir, "rejected-ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+
+  it("a spooled record whose cost overflows SQLite's 64-bit column: the replay at start sets it aside, the rest lands, the store is up", async () => {
+    // What a process left behind when an upstream answered `prompt_tokens: 1e20` (the record failed, was spooled, and
+    // its replay failed the same way at every probe and every restart: the store stayed down for every project).
+    const dir = mkdtempSync(join(tmpdir(), "mg-guard-rejected-"));
+    const left = await Spool.open<SpooledRecord>(dir, "ledger");
+    const bad = entry("gen_bad", 10n ** 26n);
+    await left.append("gen_ok1", { entry: { ...entry("gen_ok1"), costPico: "5" } });
+    await left.append("gen_bad", { entry: { ...bad, costPico: bad.costPico.toString() }, settle: { project: "acme", periodKey: "total", id: "gen_bad" } });
+    await left.append("gen_ok2", { entry: { ...entry("gen_ok2"), costPico: "5" } });
+    await left.close();
+
+    const inner = new SqliteStore(join(dir, "gateway.db"));
+    const registry = new Registry();
+    const spool = await Spool.open<SpooledRecord>(dir, "ledger");
+    const g = new GuardedStore(inner, { config: () => ({ kind: "sqlite", timeout_ms: 200, probe_interval_ms: 50 }), log: createLogger("silent"), registry, spool });
+    guards.push(g);
+    await g.start();
+    await until(async () => (await g.status()).up, 2000);
+    expect(spool.size).toBe(0);
+    expect((await inner.ledger({})).map((e) => e.generationId).sort()).toEqual(["gen_ok1", "gen_ok2"]);
+    expect(await inner.spent("acme", "total", 0)).toBe(10n);
+    const aside = rejected(dir);
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatchObject({ record: { entry: { generationId: "gen_bad", costPico: String(10n ** 26n) } } });
+    expect(aside[0].error).toMatch(/cost_pico/);
+    expect((await registry.getMetricsAsJSON()).find((m) => m.name === "gateway_ledger_rejected_total")?.values[0]?.value).toBe(1);
+    // A budgeted request is served again.
+    expect((await g.reserve(resv("after"), Date.now())).ok).toBe(true);
+  });
+
+  it("a record the store refuses every time while answering probes is set aside; a store that is down keeps everything", async () => {
+    const { inner, g, spool } = await guarded();
+    const refused = new Set(["gen_poison"]);
+    const record = inner.record.bind(inner);
+    inner.record = (e, s) => (refused.has(e.generationId) && inner.mode === "ok" ? Promise.reject(new Error("SQLITE_CONSTRAINT: this record, every time")) : record(e, s));
+    inner.mode = "fail";
+    for (const id of ["gen_a", "gen_poison", "gen_b", "gen_c"]) await g.record(entry(id));
+    expect(spool.size).toBe(4);
+    await until(async () => !(g as any).up);
+    // Down: the replay fails on the store, not on a record, and nothing is set aside.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(spool.size).toBe(4);
+    expect(rejected(spool.dir)).toEqual([]);
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up);
+    expect(spool.size).toBe(0);
+    expect((await inner.ledger({})).map((e) => e.generationId).sort()).toEqual(["gen_a", "gen_b", "gen_c"]);
+    expect(rejected(spool.dir).map((r) => r.record.entry.generationId)).toEqual(["gen_poison"]);
+  });
+
+  it("a record with a cost past 64 bits, written while the store is up, is set aside at once: not spooled, the store stays up", async () => {
+    const { inner, g, spool, metric } = await guarded();
+    await g.record(entry("gen_huge", 2n ** 64n), { project: "acme", periodKey: "total", id: "gen_huge" });
+    await g.record(entry("gen_negative", -999_990_000_000n));
+    expect(spool.size).toBe(0);
+    expect((await g.status()).up).toBe(true);
+    expect(await inner.spent("acme", "total", 0)).toBe(0n); // never lowered by a negative cost
+    expect(inner.released.map((s) => s.id)).toEqual(["gen_huge"]); // its reservation is given back
+    expect(rejected(spool.dir).map((r) => r.record.entry.generationId)).toEqual(["gen_huge", "gen_negative"]);
+    expect((await metric("gateway_ledger_rejected_total"))[0]?.value).toBe(2);
   });
 });

@@ -3,7 +3,8 @@
 // Retry-After, or the policy's fail_open fallback (store.when_unavailable) — until a probe (a write) succeeds.
 // Nothing answered is lost meanwhile: a ledger record the store cannot take goes to the local spool (fsync'd before
 // the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
-// the reservations and idempotency claims that failed requests left behind have been given back.
+// the reservations and idempotency claims that failed requests left behind have been given back. A record no store
+// can hold (rejected-ledger.ts) is set aside, never spooled or retried: one bad record never holds the store down.
 import type { Registry } from "prom-client";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import type { Logger } from "../log.ts";
@@ -12,6 +13,7 @@ import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } f
 import { LocalFallback } from "./fallback.ts";
 import { StoreMetrics } from "./store-metrics.ts";
 import type { Spool } from "./spool.ts";
+import { setAside, unstorable } from "./rejected-ledger.ts";
 import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type UnavailableReason } from "./unavailable.ts";
 import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
@@ -208,14 +210,70 @@ export class GuardedStore implements Store {
       await within(Promise.all(batch.map(([, c]) => this.inner.idempotencyRelease(c.scope, c.owner))), Math.max(t * 4, 2000), "idempotency_release");
       for (const [k] of batch) this.pendingClaims.delete(k);
     }
-    const replayed = await this.o.spool.drain(async (batch) => {
-      // One batch at once (Redis pipelines them, SQLite commits them in one transaction); recording is idempotent per
-      // generation id, so a record the store had already taken (a call that timed out late) is not counted twice.
-      await within(Promise.all(batch.map((r) => this.inner.record(fromSpool(r.entry), r.settle))), Math.max(t * 4, 2000), "replay");
-      this.metrics.replayed.inc(batch.length);
-    });
+    const replayed = await this.o.spool.drain((batch) => this.replay(batch, Math.max(t * 4, 2000)));
     if (this.o.spool.size === 0) this.fallback.replayed();
     if (replayed) this.o.log.info("store: spooled ledger records replayed", { store: this.kind, records: replayed });
+  }
+
+  /**
+   * Replay spooled records: one batch at once (Redis pipelines them, SQLite commits them in one transaction); recording
+   * is idempotent per generation id, so a record the store had already taken (a call that timed out late) is not
+   * counted twice. A batch that fails, not by timing out, is halved until the record that fails alone is found; if the
+   * store then answers a probe and refuses that record once more, the record is the cause: it is set aside and the
+   * replay goes on. A store that answers no probe keeps everything spooled.
+   */
+  private async replay(batch: SpooledRecord[], ms: number): Promise<void> {
+    const writable: SpooledRecord[] = [];
+    for (const r of batch) {
+      const why = unstorableSpooled(r);
+      if (why) await this.rejectSpooled(r, why, ms);
+      else writable.push(r);
+    }
+    if (!writable.length) return;
+    try {
+      await within(Promise.all(writable.map((r) => this.inner.record(fromSpool(r.entry), r.settle))), ms, "replay");
+      this.metrics.replayed.inc(writable.length);
+      return;
+    } catch (err) {
+      if (!recordMayBeTheCause(err)) throw err;
+      if (writable.length > 1) {
+        const half = Math.ceil(writable.length / 2);
+        await this.replay(writable.slice(0, half), ms);
+        await this.replay(writable.slice(half), ms);
+        return;
+      }
+    }
+    const r = writable[0]!;
+    await within(this.inner.probe(), ms, "probe"); // fails: the store's fault, the record stays spooled
+    try {
+      await within(this.inner.record(fromSpool(r.entry), r.settle), ms, "replay");
+      this.metrics.replayed.inc();
+    } catch (err) {
+      if (!recordMayBeTheCause(err)) throw err;
+      await this.rejectSpooled(r, String((err as Error)?.message ?? err), ms);
+    }
+  }
+
+  /** A spooled record set aside; its reservation is given back now (or once the store answers). */
+  private async rejectSpooled(r: SpooledRecord, why: string, ms: number): Promise<void> {
+    await this.reject(r, why);
+    const s = r.settle;
+    if (s) await within(this.inner.release(s), ms, "release").catch(() => this.pendingBudget.set(`${s.project}\n${s.periodKey}\n${s.id}`, s));
+  }
+
+  /**
+   * Set a record aside (rejected-ledger.ts), logged at error and counted. A record the file cannot take either is
+   * logged whole, so it is not lost without a trace.
+   */
+  private async reject(r: SpooledRecord, why: string): Promise<void> {
+    const ids = { generationId: r.entry.generationId, requestId: r.entry.requestId, project: r.entry.project };
+    this.metrics.rejected.inc();
+    try {
+      const file = await setAside(this.o.spool.dir, r, why);
+      this.o.log.error("ledger record the store cannot hold: set aside, not counted in spend", { ...ids, file, error: why });
+    } catch (err) {
+      this.o.log.error("ledger record the store cannot hold, and the rejected file cannot be written: dropped", { ...ids, error: why, fileError: String(err), record: JSON.stringify(r) });
+    }
   }
 
   /** For /readyz: probe a store that looks up if the last probe is old; report what is known. */
@@ -307,6 +365,13 @@ export class GuardedStore implements Store {
    */
   async record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     if (settle) this.fallback.release(settle);
+    const why = unstorable(entry);
+    if (why) {
+      // Not the store's failure: no store can hold it, and spooling it would fail the replay.
+      await this.reject({ entry: { ...entry, costPico: String(entry.costPico) }, settle }, why);
+      if (settle) await this.release(settle);
+      return;
+    }
     try {
       return await this.call("record", () => this.inner.record(entry, settle));
     } catch {
@@ -449,6 +514,20 @@ function reasonOf(err: unknown): UnavailableReason {
   if (err instanceof StoreTimeoutError) return "timeout";
   if (err instanceof StoreStateLostError) return "state_lost";
   return "error";
+}
+
+/** A failure a record itself may have caused: not a timeout, not a store that lost its state. */
+const recordMayBeTheCause = (err: unknown) => !(err instanceof StoreTimeoutError) && !(err instanceof StoreStateLostError);
+
+/** Why a spooled record cannot be stored (its cost, read back from the spool, included), or undefined. */
+function unstorableSpooled(r: SpooledRecord): string | undefined {
+  let e: LedgerRecord;
+  try {
+    e = fromSpool(r.entry);
+  } catch {
+    return `cost_pico ${String(r.entry?.costPico)} is not an integer`;
+  }
+  return unstorable(e);
 }
 
 export function fromSpool(e: SpooledRecord["entry"]): LedgerRecord {

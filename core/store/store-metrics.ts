@@ -8,6 +8,7 @@ export class StoreMetrics {
   readonly decisions: Counter<"policy" | "decision">;
   readonly spooled: Counter<"kept">;
   readonly replayed: Counter;
+  readonly rejected: Counter;
 
   constructor(registry: Registry, spool: { size: number; oldestAt: number | undefined }, pendingReleases: () => number) {
     const registers = [registry];
@@ -32,6 +33,11 @@ export class StoreMetrics {
       registers,
     });
     this.replayed = new Counter({ name: "gateway_ledger_replayed_total", help: "Spooled ledger records written into the store once it answered again.", registers });
+    this.rejected = new Counter({
+      name: "gateway_ledger_rejected_total",
+      help: "Ledger records no store can hold (a figure out of range; a write the store refuses every time while answering otherwise), set aside in rejected-ledger.jsonl in the spool directory instead of retried.",
+      registers,
+    });
     new Gauge({
       name: "gateway_ledger_spool_records",
       help: "Ledger records waiting in the local spool for the store.",
