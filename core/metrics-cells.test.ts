@@ -31,6 +31,22 @@ describe("CellCounter", () => {
   });
 });
 
+describe("CellCounter given figures from an upstream", () => {
+  it("never adds a negative, NaN or infinite count: /metrics keeps scraping and the sum never goes down", async () => {
+    const { registry, c } = counter();
+    c.add(3, "a", "200");
+    c.add(-100000, "a", "200");
+    c.add(Number.NaN, "a", "200");
+    c.add(Infinity, "a", "200");
+    c.add(-1, "b", "200");
+    const text = await registry.metrics(); // prom-client threw "It is not possible to decrease a counter" here
+    expect(text).toContain('t_total{model="a",code="200"} 3');
+    expect(text).not.toContain('model="b"');
+    c.add(2, "a", "200");
+    expect(await registry.metrics()).toContain('t_total{model="a",code="200"} 5');
+  });
+});
+
 describe("InFlightGauge", () => {
   it("sets the gauge to the requests open per endpoint when collected", async () => {
     const registry = new Registry();

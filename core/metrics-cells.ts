@@ -28,8 +28,13 @@ export class CellCounter<L extends string> {
     this.counter = new Counter({ ...config, collect: (): void => this.fold() });
   }
 
-  /** Add `n` for these label values, given in `labelNames` order (positional: no array or object per call). */
+  /**
+   * Add `n` for these label values, given in `labelNames` order (positional: no array or object per call). A count
+   * that is not a positive finite number is not added: the figures come from upstreams (usage, cost), and one
+   * negative or NaN folded into prom-client would make every later scrape of /metrics fail.
+   */
   add(n: number, v0: string, v1?: string, v2?: string, v3?: string): void {
+    if (!(n > 0 && n < Infinity)) return;
     let key = v0;
     if (v1 !== undefined) key += "\n" + v1;
     if (v2 !== undefined) key += "\n" + v2;
@@ -46,7 +51,7 @@ export class CellCounter<L extends string> {
 
   private fold(): void {
     for (const c of this.cells.values()) {
-      if (c.pending === 0) continue;
+      if (!(c.pending > 0 && c.pending < Infinity)) continue;
       this.counter.inc(c.labels as Partial<Record<L, string>>, c.pending);
       c.pending = 0;
     }

@@ -11,6 +11,7 @@ import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import { costParts } from "../money/money.ts";
+import { billableUsage, usageFixed } from "./sane-usage.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
@@ -127,7 +128,7 @@ export class Meter {
     const { ctx } = this;
     // A cached answer was generated once, by the request that was billed for it; replaying it uses no tokens.
     if (ctx.cacheHit) return (this.usage = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false });
-    const reported = ctx.usage;
+    const reported = billableUsage(ctx);
     const response = ctx.response;
     const stream = response?.kind === "stream";
     const cut = outcome?.aborted === true || outcome?.streamError !== undefined;
@@ -246,7 +247,7 @@ export class Meter {
       status: outcome.status,
       outcome: outcomeOf(outcome, ctx),
       sandbox: auth.sandbox,
-      estimated: billed?.estimated ?? false,
+      estimated: billed?.estimated === true || usageFixed(ctx),
       // The fallback chain as dispatch walked it, kept with the record (GET of one request shows it).
       attemptList: ctx.attempts.map((a) => ({ model: a.model, provider: a.provider, status: a.status, latencyMs: a.latencyMs, ...(a.errorCode ? { error: a.errorCode } : {}) })),
     };

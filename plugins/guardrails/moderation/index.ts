@@ -7,6 +7,7 @@ import type { GuardrailModeration } from "../../../core/generated/types/gateway.
 import type { GatewayContext } from "../../../core/pipeline/context.ts";
 import type { LedgerEntry } from "../../../core/store/types.ts";
 import { costParts } from "../../../core/money/money.ts";
+import { saneUsage } from "../../../core/metering/sane-usage.ts";
 import { blocked, note, unavailable, type Side } from "../record.ts";
 import { moderate, type ModerationCall } from "./call.ts";
 
@@ -38,7 +39,7 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
 
 function ledgerEntry(ctx: GatewayContext, call: ModerationCall, side: Side, guardrail: string | undefined): LedgerEntry {
   const auth = ctx.auth!;
-  const u = call.usage;
+  const u = saneUsage(call.usage).usage; // an upstream's figures, untrusted: capped, never negative
   const cost = auth.sandbox ? costParts({ inputTokens: 0, outputTokens: 0 }, {}) : costParts(u, call.target.pricing);
   const entry: LedgerEntry = {
     generationId: `${ctx.generationId}:moderation:${side}`,

@@ -1,0 +1,86 @@
+// Usage as an upstream reports it is untrusted input (docs/security.md): a provider's bug or a tenant's own BYOK
+// base_url may answer 1e20 tokens, a negative count, or NaN. Billing multiplies these by prices into a 64-bit pico-USD
+// column and Prometheus counters, so they are made sane here, once, before the meter bills them: counts are
+// non-negative, whole (rounded up, as the gateway's estimates err high) and capped; a negative or non-finite count is
+// treated as missing, so the meter's estimate applies as for an upstream that reported none.
+import type { Usage } from "../contracts/provider.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+
+/**
+ * Most tokens of one kind billed for one request: 100x the largest context window offered today, and low enough
+ * that no realistic price (up to $2 000 per million tokens) can take a record's cost past a 64-bit pico-USD integer.
+ */
+export const MAX_USAGE_TOKENS = 1_000_000_000;
+/** Most images, video seconds, search units or web searches billed for one request. */
+export const MAX_USAGE_UNITS = 1_000_000;
+
+const TOKEN_FIELDS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "cacheWrite1hTokens", "reasoningTokens"] as const;
+const UNIT_FIELDS = ["images", "searchUnits", "webSearches"] as const;
+
+/** A count the upstream reported that was not billed as reported: dropped (negative, non-finite) or capped. */
+export interface UsageFix {
+  field: keyof Usage;
+  reported: unknown;
+  billed: number | undefined;
+}
+
+export interface SaneUsage {
+  usage: Usage;
+  fixes: UsageFix[];
+}
+
+const memo = new WeakMap<Usage, SaneUsage>();
+
+/** `u` made sane (the same object when nothing needed fixing); what was changed, for the log and the record. */
+export function saneUsage(u: Usage): SaneUsage {
+  let s = memo.get(u);
+  if (s) return s;
+  let usage = u;
+  const fixes: UsageFix[] = [];
+  const fix = (field: keyof Usage, max: number, whole: boolean) => {
+    const v: unknown = u[field];
+    if (v === undefined || v === null) return;
+    let billed: number | undefined;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) billed = undefined;
+    else billed = Math.min(max, whole ? Math.ceil(v) : v);
+    if (billed === v) return;
+    if (usage === u) usage = { ...u };
+    if (billed === undefined) delete usage[field];
+    else usage[field] = billed;
+    fixes.push({ field, reported: v, billed });
+  };
+  for (const f of TOKEN_FIELDS) fix(f, MAX_USAGE_TOKENS, true);
+  for (const f of UNIT_FIELDS) fix(f, MAX_USAGE_UNITS, true);
+  fix("videoSeconds", MAX_USAGE_UNITS, false); // billed per second, fractions included
+  // Usage's two required counts stay numbers: 0 reads as "not reported" to the meter, which then estimates.
+  if (usage.inputTokens === undefined) usage.inputTokens = 0;
+  if (usage.outputTokens === undefined) usage.outputTokens = 0;
+  s = { usage, fixes };
+  memo.set(u, s);
+  return s;
+}
+
+const logged = new WeakSet<GatewayContext>();
+
+/**
+ * The usage the upstream reported for this request (ctx.usage, whichever protocol it came through), made sane for
+ * billing; a fix is logged once per request (with the figures as reported), and usageFixed marks the record.
+ */
+export function billableUsage(ctx: GatewayContext): Usage | undefined {
+  if (!ctx.usage) return undefined;
+  const { usage, fixes } = saneUsage(ctx.usage);
+  if (fixes.length && !logged.has(ctx)) {
+    logged.add(ctx);
+    const last = ctx.attempts[ctx.attempts.length - 1];
+    ctx.gateway.log.warn("upstream usage not billed as reported: capped, or read as missing and estimated", {
+      requestId: ctx.requestId, generationId: ctx.generationId, provider: last?.provider, model: last?.model,
+      fixes: fixes.map((f) => `${f.field}: ${String(f.reported)} -> ${f.billed ?? "missing"}`),
+    });
+  }
+  return usage;
+}
+
+/** Whether the upstream's figures for this request were not billed as reported (its ledger record says `estimated`). */
+export function usageFixed(ctx: GatewayContext): boolean {
+  return ctx.usage !== undefined && saneUsage(ctx.usage).fixes.length > 0;
+}

@@ -1,0 +1,135 @@
+// An upstream may answer anything (docs/security.md), its usage figures included — a tenant's own BYOK base_url as
+// much as a provider's bug. On the shipped store (SQLite): `prompt_tokens: 1e20` made a cost too large for the ledger's
+// 64-bit column, so the record could not be written, the store was marked down (every budgeted request of every
+// project refused with 503) and the spool replayed the same record, failing, forever; `completion_tokens: -100000`
+// lowered the project's spend and broke /metrics ("It is not possible to decrease a counter"). Usage is now made
+// sane where the gateway bills it: counts capped, negative or non-finite ones treated as missing (estimated).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import type { ServerResponse } from "node:http";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { auth, OTHER, policyConfig } from "./helpers/policy-config.ts";
+import { MAX_USAGE_TOKENS } from "../core/metering/sane-usage.ts";
+
+const TEXT = "A perfectly ordinary answer.";
+
+/** The usage an upstream reports for a prompt that names it: absurd, negative, or (else) ordinary. */
+function usageFor(prompt: string): Record<string, number> {
+  if (prompt.includes("HUGE")) return { prompt_tokens: 1e20, completion_tokens: 5, total_tokens: 1e20 };
+  if (prompt.includes("NEGATIVE")) return { prompt_tokens: 10, completion_tokens: -100000, total_tokens: -99990 };
+  return { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+}
+
+function answer(body: any, res: ServerResponse): void {
+  const usage = usageFor(JSON.stringify(body.messages));
+  const base = { id: "chatcmpl-odd", created: 1, model: body.model, system_fingerprint: "fp_odd" };
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: TEXT }, finish_reason: "stop" }], usage }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+  res.end(
+    frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: TEXT }, finish_reason: null }] }) +
+    frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+    frame({ ...base, object: "chat.completion.chunk", choices: [], usage }) +
+    "data: [DONE]\n\n",
+  );
+}
+
+let fake: FakeOpenAI;
+let gw: TestGateway;
+let db: Database.Database;
+const dbPath = () => `${gw.dir}/gateway.db`;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  fake.hook = (rec, res) => {
+    if (rec.path !== "/v1/chat/completions") return false;
+    answer(rec.body, res);
+    return true;
+  };
+  gw = await startTestGateway(policyConfig(fake.baseUrl, {
+    store: { kind: "sqlite", path: "./gateway.db", spool_dir: "./spool", probe_interval_ms: 100 },
+    acme: { budget: { usd: "100000", period: "month" } },
+    other: { budget: { usd: "10", period: "month" } },
+  }));
+  db = new Database(dbPath(), { readonly: true, fileMustExist: true });
+}, 30_000);
+
+afterAll(async () => {
+  db?.close();
+  await gw?.close();
+  await fake?.close();
+});
+
+const ledger = (requestId: string) =>
+  db.prepare("SELECT * FROM ledger_all WHERE request_id = ?").get(requestId) as Record<string, any> | undefined;
+
+async function ask(requestId: string, prompt: string, stream = false, key?: string) {
+  const res = await postJson(`${gw.baseURL}/chat/completions`, {
+    model: "openai/gpt-4o-mini", messages: [{ role: "user", content: prompt }], max_tokens: 50, stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  }, auth(key, { "x-request-id": requestId }));
+  return res;
+}
+
+/** The store is up, another project's budgeted request is served, and /metrics scrapes. */
+async function expectGatewayWhole(tag: string) {
+  const ready = await fetch(`${gw.url}/readyz`);
+  expect(ready.status, await ready.text()).toBe(200);
+  const other = await ask(`after-${tag}`, "an ordinary question", false, OTHER);
+  expect(other.status, other.text).toBe(200);
+  const metrics = await fetch(gw.metricsUrl!);
+  const text = await metrics.text();
+  expect(metrics.status, text.slice(0, 300)).toBe(200);
+  // No per-project series went below zero or to an absurd figure.
+  for (const m of text.matchAll(/^gateway_project_(?:tokens|cost_usd)_total\{[^}]*\} (\S+)$/gm)) {
+    expect(Number(m[1])).toBeGreaterThanOrEqual(0);
+    expect(Number(m[1])).toBeLessThan(1e12);
+  }
+  return text;
+}
+
+function spend(project: string): bigint {
+  return (db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ?").safeIntegers(true).get(project) as { s: bigint }).s;
+}
+
+describe("absurd usage from an upstream (SQLite store)", () => {
+  it.each([false, true])("prompt_tokens 1e20 (stream: %s): answered, billed at the cap, the store stays up", async (stream) => {
+    const id = `huge-${stream}`;
+    const res = await ask(id, "HUGE usage please", stream);
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain("perfectly ordinary");
+    const row = ledger(id);
+    expect(row, "the record is in the ledger").toBeDefined();
+    expect(row!.input_tokens).toBe(MAX_USAGE_TOKENS);
+    expect(row!.output_tokens).toBe(5);
+    expect(row!.estimated).toBe(1); // not the provider's figure
+    expect(BigInt(row!.cost_pico)).toBe(BigInt(MAX_USAGE_TOKENS) * 1_000_000n + 5n * 2_000_000n);
+    await expectGatewayWhole(id);
+    // The budgeted project itself is served afterwards too.
+    expect((await ask(`${id}-next`, "an ordinary question")).status).toBe(200);
+  });
+
+  it.each([false, true])("completion_tokens -100000 (stream: %s): the output is estimated, spend never goes down", async (stream) => {
+    const id = `negative-${stream}`;
+    const before = spend("acme");
+    const res = await ask(id, "NEGATIVE usage please", stream);
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain("perfectly ordinary");
+    const row = ledger(id);
+    expect(row, "the record is in the ledger").toBeDefined();
+    expect(row!.input_tokens).toBe(10);
+    expect(row!.output_tokens).toBeGreaterThan(0); // the text it relayed, estimated
+    expect(row!.estimated).toBe(1);
+    expect(row!.cost_usd).not.toMatch(/^-/);
+    expect(BigInt(row!.cost_pico)).toBeGreaterThan(0n);
+    expect(spend("acme")).toBeGreaterThan(before);
+    await expectGatewayWhole(id);
+    // /metrics keeps scraping (a counter given a negative value broke every later scrape).
+    expect((await fetch(gw.metricsUrl!)).status).toBe(200);
+  });
+});
