@@ -8,6 +8,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written with the 1-hour TTL (Anthropic prices them above 5-minute writes). */
+  cacheWrite1hTokens?: number;
   reasoningTokens?: number;     // subset of outputTokens
   images?: number;
   videoSeconds?: number;

@@ -61,4 +61,18 @@ describe("costParts (integer math)", () => {
     expect(costParts({ inputTokens: 1, outputTokens: 0 }, { input: "1e-15" })).toEqual({ usd: "0.000000000000001", pico: 1n });
     expect(costParts({ inputTokens: 2, outputTokens: 0 }, { input: "1.5" })).toEqual({ usd: "3", pico: 3_000_000_000_000n });
   });
+
+  it("1-hour cache writes at input_cache_write_1h; unset, 2x input where writes carry a premium, else the write price", () => {
+    const u = { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 100, cacheWrite1hTokens: 60 };
+    // 40 at the 5-minute price, 60 at the 1-hour one.
+    expect(costParts(u, { input: "0.000003", input_cache_write: "0.00000375", input_cache_write_1h: "0.000007" }).usd).toBe("0.00057");
+    expect(costParts(u, { input: "0.000003", input_cache_write: "0.00000375" }).usd).toBe("0.00051");
+    expect(usdString(costOf(u, { input: "0.000003", input_cache_write: "0.00000375" }))).toBe("0.00051");
+    // No write premium (free writes, or none priced): a 1-hour write costs what a 5-minute one does.
+    expect(costParts(u, { input: "0.000003", input_cache_write: "0" }).usd).toBe("0");
+    expect(costParts(u, { input: "0.000003" }).usd).toBe("0.0003");
+    // A 1-hour count above the total is billed whole.
+    expect(costParts({ inputTokens: 0, outputTokens: 0, cacheWrite1hTokens: 10 }, { input: "0.000003", input_cache_write: "0.00000375" }).usd).toBe("0.00006");
+  });
 });
+

@@ -17,10 +17,23 @@ export function picoToUsd(pico: bigint): string {
 }
 
 /** An endpoint's prices as Big, parsed once per pricing object (Big values are immutable, so sharing them is safe). */
-interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; image: Big; video: Big; search: Big; webSearch: Big }
+interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; cacheWrite1h: Big; image: Big; video: Big; search: Big; webSearch: Big }
 const bigPrices = new WeakMap<Pricing, BigPrices>();
 
 const price = (p: string | undefined, fallback?: string): Big => new Big(p ?? fallback ?? "0");
+
+/**
+ * The price of a token written to the cache with the 1-hour TTL: input_cache_write_1h; unset, where cache writes cost
+ * more than input (Anthropic's premium, on its API, Bedrock and Vertex alike) 2x input, never below the 5-minute write
+ * price; else the write price (itself input when unset), as a provider without a write premium has none for 1 hour.
+ */
+export function cacheWrite1hPrice(pricing: Pricing): Big {
+  if (pricing.input_cache_write_1h !== undefined) return new Big(pricing.input_cache_write_1h);
+  const input = price(pricing.input), write = price(pricing.input_cache_write, pricing.input);
+  if (!write.gt(input)) return write;
+  const double = input.times(2);
+  return double.gt(write) ? double : write;
+}
 
 function pricesOf(pricing: Pricing): BigPrices {
   let b = bigPrices.get(pricing);
@@ -28,6 +41,7 @@ function pricesOf(pricing: Pricing): BigPrices {
     b = {
       input: price(pricing.input), output: price(pricing.output),
       cacheRead: price(pricing.input_cache_read, pricing.input), cacheWrite: price(pricing.input_cache_write, pricing.input),
+      cacheWrite1h: cacheWrite1hPrice(pricing),
       image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit), webSearch: price(pricing.web_search),
     };
     bigPrices.set(pricing, b);
@@ -41,7 +55,9 @@ export function costOf(usage: Usage, pricing: Pricing): Big {
   let c = p.input.times(usage.inputTokens || 0);
   c = c.plus(p.output.times(usage.outputTokens || 0));
   if (usage.cacheReadTokens) c = c.plus(p.cacheRead.times(usage.cacheReadTokens));
-  if (usage.cacheWriteTokens) c = c.plus(p.cacheWrite.times(usage.cacheWriteTokens));
+  const [write5m, write1h] = writeSplit(usage);
+  if (write5m) c = c.plus(p.cacheWrite.times(write5m));
+  if (write1h) c = c.plus(p.cacheWrite1h.times(write1h));
   if (usage.images) c = c.plus(p.image.times(usage.images));
   if (usage.videoSeconds) c = c.plus(p.video.times(usage.videoSeconds));
   if (usage.searchUnits) c = c.plus(p.search.times(usage.searchUnits));
@@ -53,21 +69,21 @@ export function costOf(usage: Usage, pricing: Pricing): Big {
  * The same prices as integers at one scale (units of 10^-scale USD), so the per-request cost is exact integer math
  * (BigInt) instead of seven Big multiplications and a decimal formatting per ledger record. Parsed once per pricing.
  */
-interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
+interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; cacheWrite1h: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const scaledPrices = new WeakMap<Pricing, ScaledPrices>();
 
 function scaledOf(pricing: Pricing): ScaledPrices {
   let s = scaledPrices.get(pricing);
   if (!s) {
     const b = pricesOf(pricing);
-    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.image, b.video, b.search, b.webSearch];
+    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.cacheWrite1h, b.image, b.video, b.search, b.webSearch];
     // Enough decimals to hold every price exactly.
     const scale = Math.max(0, ...all.map((v) => v.c.length - 1 - v.e));
     const k = new Big(10).pow(scale);
     const int = (v: Big) => BigInt(v.times(k).toFixed(0));
     s = {
       scale, picoMul: 10n ** BigInt(Math.max(0, 12 - scale)), picoDiv: 10n ** BigInt(Math.max(0, scale - 12)),
-      input: int(b.input), output: int(b.output), cacheRead: int(b.cacheRead), cacheWrite: int(b.cacheWrite),
+      input: int(b.input), output: int(b.output), cacheRead: int(b.cacheRead), cacheWrite: int(b.cacheWrite), cacheWrite1h: int(b.cacheWrite1h),
       image: int(b.image), video: int(b.video), search: int(b.search), webSearch: int(b.webSearch),
     };
     scaledPrices.set(pricing, s);
@@ -81,14 +97,24 @@ const count = (n: number | undefined): bigint | undefined => (!n ? 0n : Number.i
 /** A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up. */
 export function costParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
   const p = scaledOf(pricing);
-  const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(usage.cacheWriteTokens);
+  const [write5m, write1h] = writeSplit(usage);
+  const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(write5m), cw1h = count(write1h);
   const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits), ws = count(usage.webSearches);
-  if (i === undefined || o === undefined || cr === undefined || cw === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
+  if (i === undefined || o === undefined || cr === undefined || cw === undefined || cw1h === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
     const c = costOf(usage, pricing);
     return { usd: usdString(c), pico: toPico(c) };
   }
-  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + im * p.image + v * p.video + se * p.search + ws * p.webSearch;
+  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + cw1h * p.cacheWrite1h + im * p.image + v * p.video + se * p.search + ws * p.webSearch;
   return { usd: scaledToUsd(scaled, p.scale), pico: p.picoDiv === 1n ? scaled * p.picoMul : ceilDiv(scaled, p.picoDiv) };
+}
+
+/**
+ * Cache writes as [5-minute, 1-hour]: cacheWrite1hTokens is a part of cacheWriteTokens. A 1-hour count above the total
+ * (usage not from a parser) is billed whole rather than trusted less.
+ */
+function writeSplit(usage: Usage): [number, number] {
+  const total = usage.cacheWriteTokens || 0, oneHour = usage.cacheWrite1hTokens ?? 0;
+  return oneHour > 0 ? [Math.max(0, total - oneHour), oneHour] : [total, 0];
 }
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;

@@ -34,6 +34,7 @@ function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
     cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
+    cacheWrite1hTokens: sum(a.cacheWrite1hTokens, b.cacheWrite1hTokens),
     reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
   };
 }

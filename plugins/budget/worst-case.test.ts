@@ -27,9 +27,9 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("chat", { model: "a/cheap", n: 2 }, 200)).toFixed()).toBe("0.0012");
   });
 
-  it("covers every fallback model, pricing input at the dearer cache-write price", () => {
+  it("covers every fallback model, pricing input at the dearest cache-write price (a 1-hour write: 2x input unset)", () => {
     const c = worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 10, providerOptions: { gateway: { models: ["a/dear"] } } }, 200));
-    expect(c.toFixed()).toBe("0.0027"); // 200 * 0.0000125 + 10 * 0.00002
+    expect(c.toFixed()).toBe("0.0042"); // 200 * 0.00002 + 10 * 0.00002
   });
 
   it("input is capped at the context window; embeddings reserve input only", () => {

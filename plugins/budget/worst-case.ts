@@ -3,7 +3,7 @@
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
-import { toPico } from "../../core/money/money.ts";
+import { cacheWrite1hPrice, toPico } from "../../core/money/money.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
@@ -64,8 +64,8 @@ function picoPrices(p: Pricing): PicoPrices {
   let c = picoCache.get(p);
   if (!c) {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
-    // Input at the dearer of the input and cache-write prices: the cache split is unknown beforehand.
-    const input = pico(p.input) > pico(p.input_cache_write) ? pico(p.input) : pico(p.input_cache_write);
+    // Input at the dearest of the input and cache-write prices (5-minute and 1-hour): the split is unknown beforehand.
+    const input = [pico(p.input), pico(p.input_cache_write), toPico(cacheWrite1hPrice(p))].reduce((a, b) => (b > a ? b : a));
     picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
   }
   return c;

@@ -450,7 +450,14 @@ export interface Pricing {
   input?: Decimal;
   output?: Decimal;
   input_cache_read?: Decimal;
-  input_cache_write?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_write?: string;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_write_1h?: string;
   image?: Decimal;
   video_second?: Decimal;
   search_unit?: Decimal;
@@ -650,7 +657,14 @@ export interface Pricing1 {
   input?: Decimal;
   output?: Decimal;
   input_cache_read?: Decimal;
-  input_cache_write?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_write?: string;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_write_1h?: string;
   image?: Decimal;
   video_second?: Decimal;
   search_unit?: Decimal;

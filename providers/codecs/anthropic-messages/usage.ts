@@ -12,9 +12,13 @@ export interface AnthropicUsage {
 export function fromAnthropicUsage(u: any): Usage {
   const usage: Usage = { inputTokens: num(u?.input_tokens), outputTokens: num(u?.output_tokens) };
   const read = num(u?.cache_read_input_tokens);
-  const write = num(u?.cache_creation_input_tokens);
+  // cache_creation splits the writes by TTL: 1-hour writes cost more (2x input, 5-minute ones 1.25x).
+  const fiveMin = num(u?.cache_creation?.ephemeral_5m_input_tokens);
+  const oneHour = num(u?.cache_creation?.ephemeral_1h_input_tokens);
+  const write = Math.max(num(u?.cache_creation_input_tokens), fiveMin + oneHour);
   if (read) usage.cacheReadTokens = read;
   if (write) usage.cacheWriteTokens = write;
+  if (oneHour) usage.cacheWrite1hTokens = oneHour;
   const thinking = num(u?.output_tokens_details?.thinking_tokens);
   if (thinking) usage.reasoningTokens = thinking;
   // Server tools Anthropic bills per use: web_search (web_fetch is free; code execution is billed by time).

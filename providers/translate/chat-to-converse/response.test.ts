@@ -25,6 +25,11 @@ describe("Converse response -> chat completion", () => {
     expect(fromConverseUsage({ inputTokens: 10, outputTokens: 2, cacheReadInputTokens: 7, cacheWriteInputTokens: 3 })).toEqual({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 7, cacheWriteTokens: 3 });
   });
 
+  it("usage: the writes cacheDetails gives a 1h TTL are told apart (they cost more)", () => {
+    const u = fromConverseUsage({ inputTokens: 10, outputTokens: 2, cacheWriteInputTokens: 30, cacheDetails: [{ inputTokens: 10, ttl: "5m" }, { inputTokens: 20, ttl: "1h" }] });
+    expect(u).toEqual({ inputTokens: 10, outputTokens: 2, cacheWriteTokens: 30, cacheWrite1hTokens: 20 });
+  });
+
   it.each([["end_turn", "stop"], ["stop_sequence", "stop"], ["max_tokens", "length"], ["model_context_window_exceeded", "length"], ["guardrail_intervened", "content_filter"], ["content_filtered", "content_filter"], ["tool_use", "tool_calls"], ["something_new", "stop"]])("%s -> %s", (a, b) => {
     expect(finishReasonOf(a)).toBe(b);
   });

@@ -21,9 +21,13 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 export function fromConverseUsage(u: any): Usage {
   const usage: Usage = { inputTokens: num(u?.inputTokens), outputTokens: num(u?.outputTokens) };
   const read = num(u?.cacheReadInputTokens);
-  const write = num(u?.cacheWriteInputTokens);
+  // cacheDetails splits the writes by TTL (reference §2.3); Claude's 1-hour writes cost more than 5-minute ones.
+  let oneHour = 0;
+  if (Array.isArray(u?.cacheDetails)) for (const d of u.cacheDetails) if (d?.ttl === "1h") oneHour += num(d.inputTokens);
+  const write = Math.max(num(u?.cacheWriteInputTokens), oneHour);
   if (read) usage.cacheReadTokens = read;
   if (write) usage.cacheWriteTokens = write;
+  if (oneHour) usage.cacheWrite1hTokens = oneHour;
   return usage;
 }
 

@@ -35,7 +35,7 @@ export function signatureOf(id: string): string | undefined {
 }
 
 export function geminiToOpenAIUsage(m: any): Record<string, unknown> {
-  const prompt = num(m?.promptTokenCount);
+  const prompt = num(m?.promptTokenCount) + num(m?.toolUsePromptTokenCount);
   const thoughts = num(m?.thoughtsTokenCount);
   const completion = num(m?.candidatesTokenCount) + thoughts;
   return {
@@ -47,10 +47,15 @@ export function geminiToOpenAIUsage(m: any): Record<string, unknown> {
   };
 }
 
+/**
+ * usageMetadata -> canonical. promptTokenCount includes the cached tokens; toolUsePromptTokenCount (what built-in tools
+ * such as googleSearch or urlContext fed back to the model) is apart from it and billed as input.
+ */
 export function fromGeminiUsage(m: any): Usage {
   const cached = num(m?.cachedContentTokenCount);
   const thoughts = num(m?.thoughtsTokenCount);
-  const u: Usage = { inputTokens: Math.max(0, num(m?.promptTokenCount) - cached), outputTokens: num(m?.candidatesTokenCount) + thoughts };
+  const input = Math.max(0, num(m?.promptTokenCount) - cached) + num(m?.toolUsePromptTokenCount);
+  const u: Usage = { inputTokens: input, outputTokens: num(m?.candidatesTokenCount) + thoughts };
   if (cached) u.cacheReadTokens = cached;
   if (thoughts) u.reasoningTokens = thoughts;
   return u;

@@ -41,6 +41,17 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     expect(streamed).toEqual([{ inputTokens: 9, outputTokens: 0 }, { inputTokens: 9, outputTokens: 4 }]);
   });
 
+  it("tool-use prompt tokens (googleSearch results) are input, JSON and stream", async () => {
+    const meta = { promptTokenCount: 1000, toolUsePromptTokenCount: 20_000, candidatesTokenCount: 500, totalTokenCount: 21_500 };
+    const usage: Usage[] = [];
+    geminiNative.response({ candidates: [], usageMetadata: meta }, { model: "google/g", provider: "gem" }, call(usage));
+    expect(usage).toEqual([{ inputTokens: 21_000, outputTokens: 500 }]);
+    const streamed: Usage[] = [];
+    async function* upstream() { yield { data: JSON.stringify({ candidates: [], usageMetadata: meta }) }; }
+    for await (const _ of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call(streamed)));
+    expect(streamed.at(-1)).toEqual({ inputTokens: 21_000, outputTokens: 500 });
+  });
+
   it("an error object mid-stream is an upstream error", async () => {
     async function* upstream() { yield { data: '{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}' }; }
     const it = geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))[Symbol.asyncIterator]();
