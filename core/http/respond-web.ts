@@ -2,6 +2,7 @@
 // body cancelled when the client leaves or the request is cut, and never a throw out of a stream callback.
 import type { ServerResponse } from "node:http";
 import type { Outcome } from "../pipeline/context.ts";
+import { writeHeadSafely } from "./safe-head.ts";
 
 export async function writeWebResponse(
   res: ServerResponse, response: Response, headers: Record<string, string>, signal: AbortSignal, hooks: { firstByte(): void },
@@ -9,7 +10,7 @@ export async function writeWebResponse(
   const out: Record<string, string> = { ...headers };
   response.headers.forEach((v, k) => { out[k] = v; });
   hooks.firstByte();
-  res.writeHead(response.status, out);
+  writeHeadSafely(res, response.status, out);
   // Streams go out as they come: flush headers now (an MCP GET stream may be quiet for minutes).
   res.flushHeaders();
   const body = response.body;

@@ -7,11 +7,19 @@ import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
 import { writeWebResponse } from "./respond-web.ts";
+import { errorStatus, writeHeadSafely, type DroppedHead } from "./safe-head.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
   firstByte(): void;
+}
+
+/** Logs what Node refused in a response head (see safe-head.ts): a plugin's header or status. */
+function dropped(ctx: GatewayContext): (d: DroppedHead) => void {
+  return (d) => ctx.gateway.log.error("response head refused by Node; sent without it", {
+    requestId: ctx.requestId, headers: d.headers, ...(d.status !== undefined ? { status: d.status } : {}),
+  });
 }
 
 function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Record<string, string> {
@@ -35,7 +43,7 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
   if (err.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfter)));
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
-  writeWhole(res, err.status, headers, JSON.stringify(errorBody(ctx, err)));
+  writeWhole(res, errorStatus(err.status), headers, JSON.stringify(errorBody(ctx, err)), dropped(ctx));
 }
 
 /**
@@ -46,14 +54,14 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
  * at once rather than on the next tick), and end() finds the socket's buffer empty. A response that has no body
  * (HEAD, 204, 304) or no socket yet (a pipelined request waiting its turn) takes Node's own path.
  */
-export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
+export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string, onDropped?: (d: DroppedHead) => void): void {
   if (status === 204 || status === 304 || res.req?.method === "HEAD" || !res.socket) {
-    res.writeHead(status, headers);
+    writeHeadSafely(res, status, headers, onDropped);
     res.end(text);
     return;
   }
   headers["content-length"] = String(Buffer.byteLength(text));
-  res.writeHead(status, headers);
+  writeHeadSafely(res, status, headers, onDropped);
   res.write(text);
   const socket = res.socket;
   if (socket?.writableCorked) socket.uncork();
@@ -83,15 +91,15 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   if (r.kind === "json") {
     const text = JSON.stringify(r.body);
     hooks.firstByte();
-    writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text);
-    return { status: r.status, aborted: false };
+    writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text, dropped(ctx));
+    return { status: res.statusCode, aborted: false };
   }
   if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks);
   if (r.kind === "bytes") {
     hooks.firstByte();
-    res.writeHead(r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }));
+    writeHeadSafely(res, r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }), dropped(ctx));
     res.end(r.body);
-    return { status: r.status, aborted: false };
+    return { status: res.statusCode, aborted: false };
   }
 
   // Events that arrive together (one upstream read) go out as one write: they are collected while the iterator
@@ -116,7 +124,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       if (res.destroyed) return { status: r.status, aborted: true };
       if (!started) {
         hooks.firstByte();
-        res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
+        writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), dropped(ctx));
         started = true;
       }
       out.pending += encodeSse(step.value);
@@ -140,7 +148,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   }
   if (!started) {
     hooks.firstByte();
-    res.writeHead(r.status, baseHeaders(ctx, SSE_HEADERS));
+    writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), dropped(ctx));
   }
   const rest = out.pending;
   out.pending = "";
