@@ -22,6 +22,8 @@ import { handleAdmin } from "./admin/handle.ts";
 import { serveConsole } from "./console/serve.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { trafficOf } from "./admin/traffic-sampler.ts";
+import { answerUnrouted } from "./http/unrouted.ts";
+import { markWhenEnded } from "./observability/wire-bytes.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -29,6 +31,12 @@ function nodeOf(event: H3Event): { req: IncomingMessage; res: ServerResponse } {
   const node = event.runtime?.node;
   if (!node?.res) throw new Error("model-gateway serves on Node.js only");
   return { req: node.req as IncomingMessage, res: node.res as ServerResponse };
+}
+
+/** A request no route takes, answered, counted and logged (core/http/unrouted.ts). */
+function unrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown): symbol {
+  answerUnrouted(gateway, req, res, err, body);
+  return HANDLED;
 }
 
 /** A JSON answer with its length, in one write (writeWhole), as the endpoints answer. */
@@ -52,7 +60,7 @@ export function createApp(gateway: Gateway): H3 {
     app.on(group.method, group.route, async (event) => {
       const { req, res } = nodeOf(event);
       const picked = group.pick(String(getRouterParams(event)?._ ?? ""));
-      if ("error" in picked) return sendJson(res, picked.error.status, toGeminiJSON(picked.error), { "x-request-id": requestIdOf(req) });
+      if ("error" in picked) return unrouted(gateway, req, res, picked.error, toGeminiJSON(picked.error));
       await handleRequest(gateway, picked.spec, req, res, picked.params);
       return HANDLED;
     });
@@ -74,7 +82,7 @@ export function createApp(gateway: Gateway): H3 {
     const { req, res } = nodeOf(event);
     if (!gateway.config.metrics.apiPort) {
       const err = new GatewayError(404, "NOT_FOUND", "No route for GET /metrics on the API port (metrics are served on metrics.host:metrics.port)");
-      return sendJson(res, err.status, err.toJSON(), { "x-request-id": requestIdOf(req) });
+      return unrouted(gateway, req, res, err, err.toJSON());
     }
     await serveMetrics(gateway, req, res);
     return HANDLED;
@@ -99,11 +107,15 @@ export function createApp(gateway: Gateway): H3 {
   }
 
   // Liveness: the process serves HTTP. Readiness (should traffic come here?) is /readyz (core/readiness.ts).
-  app.get("/healthz", (event) => sendJson(nodeOf(event).res, 200, { status: "ok" }));
+  // Probes are neither counted nor logged (one every few seconds per prober), but carry x-request-id like every answer.
+  app.get("/healthz", (event) => {
+    const { req, res } = nodeOf(event);
+    return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
+  });
   app.get("/readyz", async (event) => {
-    const { res } = nodeOf(event);
+    const { req, res } = nodeOf(event);
     const r = await readiness(gateway);
-    return sendJson(res, r.ready ? 200 : 503, r.body, { "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
+    return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
   });
 
   // The operator console (core/console/), before the 404 of any other path: off the path of every API request.
@@ -114,7 +126,7 @@ export function createApp(gateway: Gateway): H3 {
     const err = known
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${known.method})`, { headers: { allow: known.method } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
-    return sendJson(res, err.status, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON(), { "x-request-id": requestIdOf(req), ...err.headers });
+    return unrouted(gateway, req, res, err, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON());
   });
   return app;
 }
@@ -146,8 +158,11 @@ export function createNodeHandler(gateway: Gateway) {
       // h3 answers a path it cannot percent-decode with its own bare 400 body: the gateway's envelope instead.
       if (path.includes("%") && !decodable(path)) {
         const err = new GatewayError(400, "INVALID_REQUEST", `The request path is not valid percent-encoding: ${JSON.stringify(path.slice(0, 200))}`);
-        return void sendJson(res, err.status, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON(), { "x-request-id": requestIdOf(req) });
+        return answerUnrouted(gateway, req, res, err, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
       }
+      // Whatever h3 answers (a probe, the OpenAPI document, a console page) may not be logged: its bytes are taken as
+      // it ends all the same, so the next logged request on the connection is charged only its own.
+      markWhenEnded(req, res);
       return viaH3(req, res);
     }
     return handleRequest(gateway, spec, req, res, {}).catch((err) => {

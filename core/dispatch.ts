@@ -236,7 +236,13 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     if (named && response.kind === "json") upstreamModel = nameJsonModel(response.body, target.modelId);
   }
   const latency = performance.now() - t0;
-  ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
+  const upstream = ctx.gateway.metrics.upstream;
+  // A stream's attempt is counted once it has ended, not as ok when its first event came: cut by the request's own
+  // abort (the client left, a shutdown) it is cancelled, as a failed attempt would be; broken by the upstream after
+  // that event (observeStream then gives the attempt its error code) an error; a guardrail's block says nothing about
+  // the upstream. Its time is still the time to that first event.
+  if (response.kind === "stream") ctx.onFinish(() => upstream.observe({ provider: target.provider, model: target.modelId, outcome: ctx.signal.aborted ? "cancelled" : record.errorCode ? "error" : "ok" }, latency / 1000));
+  else upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
   record.status = result.status ?? 200;
   record.latencyMs = round(latency);
   ctx.attempts.push(record);

@@ -29,7 +29,7 @@ export class Metrics {
   });
   readonly upstream = new Histogram({
     name: "gateway_upstream_duration_seconds",
-    help: "Time from sending the upstream request to its response headers (per attempt).",
+    help: "Time from sending the upstream request to its response headers (per attempt; a stream's, to its first event, observed when the stream ends).",
     labelNames: ["provider", "model", "outcome"] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],

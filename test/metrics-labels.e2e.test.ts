@@ -1,5 +1,6 @@
 // Every request's series names the model asked for and, when an attempt was made, the provider that failed — on the
-// shipped pipeline (auth, allowlist, budget, rate limits, router), where policies refuse before any routing.
+// shipped pipeline (auth, allowlist, budget, rate limits, router), where policies refuse before any routing, and while
+// a circuit is open, where nothing is tried.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
@@ -52,5 +53,27 @@ describe("gateway_requests_total labels", () => {
     expect((await send(chat(name), OTHER)).status).toBe(404); // a project without an allowlist
     expect(await count({ model: "unknown", code: "404" })).toBe(1);
     expect((await requests()).some((v) => String(v.labels.model).includes("nope/"))).toBe(false);
+  });
+});
+
+describe("while a provider's circuit is open", () => {
+  it("the requests skipped without an attempt are its 502s (provider named), so the per-provider error panel shows it", async () => {
+    const config = policyConfig(fake.baseUrl) as any;
+    config.routing = { backoff_ms: 1, max_attempts: 1, circuit_breaker: { consecutive_failures: 1, cooldown_ms: 60_000 } };
+    const own = await startTestGateway(config);
+    try {
+      const ask = () => postJson(`${own.baseURL}/chat/completions`, chat("openai/gpt-4o"), auth(KEY));
+      fake.failures.push({ kind: "status", status: 500 });
+      expect((await ask()).status).toBe(502); // tried: opens the circuit
+      const skipped = await ask();
+      expect(skipped.status).toBe(502);
+      expect(skipped.json.error.details.skipped).toEqual([expect.objectContaining({ provider: "up", reason: "circuit_open" })]);
+      const values = (await own.gateway.metrics.registry.getSingleMetric("gateway_requests_total")!.get()).values;
+      const n = (provider: string) => values.filter((v) => v.labels.code === "502" && v.labels.provider === provider).reduce((s, v) => s + v.value, 0);
+      expect(n("up")).toBe(2);
+      expect(n("")).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -10,9 +10,11 @@ import { readJsonBody } from "./body.ts";
 import { bodyUnread, deferBody } from "./deferred-body.ts";
 import { writeError, writeResponse } from "./respond.ts";
 import { observe } from "../observability/index.ts";
+import { wireBytes } from "../observability/wire-bytes.ts";
 import { isShutdownError, shutdownCut } from "../shutdown.ts";
 import { RequestAbort } from "../net/request-abort.ts";
-import { modelLabel, providerLabel } from "./metric-labels.ts";
+import { modelLabel, providerLabel, statusCode } from "./metric-labels.ts";
+import { billedUsage } from "../observability/access-log.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
@@ -31,6 +33,7 @@ export async function handleRequest(
   const finishers: Array<(o: Outcome) => void | Promise<void>> = [];
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
+    wireBytes(req, res); // this response's bytes, taken as it ends (the access line reads them)
   });
   const ctx: GatewayContext = {
     requestId: requestIdOf(req),
@@ -56,7 +59,7 @@ export async function handleRequest(
   };
   const { metrics } = gateway;
   metrics.inFlight.enter(spec.kind);
-  const observed = observe(gateway, ctx, req); // access log line and trace; undefined when both are off
+  const observed = observe(gateway, ctx, req, res); // access log line and trace; undefined when both are off
   let ttfb = 0;
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; ctx.responseStarted = true; } };
   let outcome: Outcome;
@@ -101,26 +104,27 @@ export async function handleRequest(
     return { status: err.status, error: err, aborted: controller.signal.aborted && !cut };
   }
 
-  const model = modelLabel(ctx), provider = providerLabel(ctx);
+  const model = modelLabel(ctx), provider = providerLabel(ctx, outcome.error);
   const labels = { endpoint: spec.kind, model, provider };
   const total = (performance.now() - startedAt) / 1000;
-  metrics.requests.add(1, spec.kind, model, provider, String(outcome.status));
+  metrics.requests.add(1, spec.kind, model, provider, String(statusCode(outcome)));
   metrics.duration.observe(labels, total);
   if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
   metrics.inFlight.leave(spec.kind);
-  const u = ctx.usage;
-  if (u && ctx.model) {
-    if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
-    if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);
-    if (u.cacheReadTokens) metrics.tokens.add(u.cacheReadTokens, "cache_read", model, provider);
-    if (u.cacheWriteTokens) metrics.tokens.add(u.cacheWriteTokens, "cache_write", model, provider);
-  }
   for (const fn of finishers) {
     try {
       await fn(outcome);
     } catch (err) {
       gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
     }
+  }
+  // After the finishers: the tokens billed (the ledger's, the access line's), estimated for a stream cut short.
+  const u = ctx.model ? billedUsage(ctx, outcome) : undefined;
+  if (u) {
+    if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
+    if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);
+    if (u.cacheReadTokens) metrics.tokens.add(u.cacheReadTokens, "cache_read", model, provider);
+    if (u.cacheWriteTokens) metrics.tokens.add(u.cacheWriteTokens, "cache_write", model, provider);
   }
   observed?.finish(outcome, ttfb, total * 1000);
   gateway.release(snapshot);

@@ -309,7 +309,8 @@ function cacheHitEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["au
   };
 }
 
-function outcomeOf(o: Outcome, ctx: GatewayContext): LedgerOutcome {
+/** How a request ended, as its ledger record (and its access line) says. */
+export function outcomeOf(o: Outcome, ctx: GatewayContext): LedgerOutcome {
   if (o.aborted) return "aborted";
   if (ctx.guardrail?.blocked) return "blocked";
   if (o.streamError) return "stream_error";

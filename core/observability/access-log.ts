@@ -1,8 +1,9 @@
 // One structured line per request when it finishes: who (project, key id — never the key), what (endpoint,
-// model, every attempt), how it ended (status, error code, aborted), usage and cost, timings and bytes.
+// model, every attempt), how it ended (status, error code, outcome, aborted), usage and cost, timings and bytes.
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { costUsd } from "./headers.ts";
+import { outcomeOf } from "../metering/meter.ts";
 
 export interface AccessTiming {
   ttfbMs: number;
@@ -14,8 +15,11 @@ export interface AccessTiming {
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** The usage the ledger bills (usage-metering's meter, when it ran), else what the provider reported. */
-function billedUsage(ctx: GatewayContext, outcome: Outcome): Usage | undefined {
+/**
+ * The usage the ledger bills (usage-metering's meter, when it ran: estimated for a stream cut short), else what the
+ * provider reported. gateway_tokens_total counts the same figure (core/http/handle.ts).
+ */
+export function billedUsage(ctx: GatewayContext, outcome: Outcome): Usage | undefined {
   const meter = (ctx as { meter?: { finalUsage?(o: Outcome): { usage: Usage } | undefined } }).meter;
   return meter?.finalUsage?.(outcome)?.usage ?? ctx.usage;
 }
@@ -38,6 +42,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
     status: outcome.status,
     errorCode: err?.code,
+    // The ledger's verdict: a stream that failed after its 200 went out is "stream_error" (status stays what was sent).
+    outcome: outcomeOf(outcome, ctx),
     stream: ctx.response?.kind === "stream",
     aborted: outcome.aborted,
     ttfbMs: round(t.ttfbMs),

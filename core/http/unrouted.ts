@@ -1,0 +1,38 @@
+// A request no route takes (an unknown path, a method its path does not serve, a path that is not valid
+// percent-encoding, an unknown Gemini action): its error envelope, counted in gateway_requests_total under the fixed
+// endpoint label "unrouted" — never the client's path, which would give a scanner a series per path — and given an
+// access line, so probes and misdirected clients show up like any other request.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Gateway } from "../gateway.ts";
+import type { GatewayError } from "../errors.ts";
+import { writeWhole } from "./respond.ts";
+import { requestIdOf } from "./handle.ts";
+import { accessLogOn, traceIdOf } from "../observability/index.ts";
+import { wireBytes } from "../observability/wire-bytes.ts";
+
+/** The endpoint label of requests no route took. */
+export const UNROUTED = "unrouted";
+
+/** Sends `body` (the error's envelope in the path's protocol) with the error's status, counts it and logs it. */
+export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown): void {
+  const requestId = requestIdOf(req);
+  writeWhole(res, err.status, { "content-type": "application/json", "x-request-id": requestId, ...err.headers }, JSON.stringify(body));
+  gateway.metrics.requests.add(1, UNROUTED, "", "", String(err.status));
+  if (!accessLogOn(gateway, gateway.config.raw)) return;
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  gateway.log.infoJson("request", JSON.stringify({
+    requestId,
+    traceId: traceIdOf(req),
+    method: req.method,
+    path: (q === -1 ? url : url.slice(0, q)).slice(0, 1000), // the client's string: cut short
+    endpoint: UNROUTED,
+    attempts: [],
+    status: err.status,
+    errorCode: err.code,
+    outcome: "error",
+    stream: false,
+    aborted: false,
+    ...wireBytes(req, res),
+  }));
+}
