@@ -11,6 +11,7 @@ import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from 
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import { stopWhenLauncherExits } from "./launcher.ts";
+import { keepServingOnUnhandledRejection } from "./unhandled-rejection.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -78,8 +79,10 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
       if (isWorker()) fallbackSigningSecret(); // takes the primary's secret out of the environment before anything spawns
+      let gw: Awaited<ReturnType<typeof import("./server.ts").startGateway>> | undefined;
+      keepServingOnUnhandledRejection(() => gw?.gateway.log);
       const { startGateway } = await import("./server.ts");
-      const gw = await startGateway({
+      gw = await startGateway({
         configFile: file,
         port,
         host: values.host,

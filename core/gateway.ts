@@ -224,7 +224,27 @@ export class Gateway implements GatewayHandle {
 
   private async build(config: LoadedConfig): Promise<Snapshot> {
     const drivers = new Map<string, ProviderDriver>();
-    const snapshot: Snapshot = { config, drivers, run: async () => {}, plugins: [], inflight: 0, retired: false };
+    const plugins: ResolvedPlugin[] = [];
+    const snapshot: Snapshot = { config, drivers, run: async () => {}, plugins, inflight: 0, retired: false };
+    try {
+      await this.setUp(snapshot, plugins);
+    } catch (err) {
+      // What this snapshot set up before the failure (plugins, fresh connection pools) is released now: it never serves.
+      await this.dispose(snapshot);
+      throw err;
+    }
+    // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.
+    const authAt = plugins.findIndex((p) => p.def.name === "auth");
+    const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined } };
+    const steps = [...plugins];
+    steps.splice(authAt + 1, 0, validate);
+    (snapshot as { run: Handler }).run = compose(steps, runTerminal);
+    return snapshot;
+  }
+
+  /** The snapshot's drivers and plugin setups, each added to it as it is made, so a failure can release them. */
+  private async setUp(snapshot: Snapshot, plugins: ResolvedPlugin[]): Promise<void> {
+    const { config, drivers } = snapshot;
     for (const [name, pc] of config.providers) {
       // Reuse connection pools across reloads when a provider's settings did not change.
       const key = `${name}\n${JSON.stringify(pc)}`;
@@ -236,19 +256,15 @@ export class Gateway implements GatewayHandle {
       cached.users.add(snapshot);
       drivers.set(name, cached.driver);
     }
-    const plugins: ResolvedPlugin[] = [];
     for (const entry of config.pipeline) {
-      const state = entry.def.setup ? await entry.def.setup(this, entry.options, config) : undefined;
+      let state: unknown;
+      try {
+        state = entry.def.setup ? await entry.def.setup(this, entry.options, config) : undefined;
+      } catch (err) {
+        throw new Error(`plugin ${entry.name} setup failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      }
       plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state } });
     }
-    // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.
-    const authAt = plugins.findIndex((p) => p.def.name === "auth");
-    const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined } };
-    const steps = [...plugins];
-    steps.splice(authAt + 1, 0, validate);
-    (snapshot as { run: Handler }).run = compose(steps, runTerminal);
-    (snapshot as { plugins: ResolvedPlugin[] }).plugins = plugins;
-    return snapshot;
   }
 
   private async dispose(s: Snapshot): Promise<void> {

@@ -57,12 +57,22 @@ export function shutdownError(): GatewayError {
   return err;
 }
 
+/**
+ * Mark `err` as a cut of the gateway's own, handled as a shutdown's is: the client gets it, the ledger records an
+ * error (not a client that left), and the error line is the cutter's to write. For the pipeline cancelling what a
+ * plugin left running (core/pipeline/compose.ts).
+ */
+export function gatewayCut(err: GatewayError): GatewayError {
+  cuts.add(err);
+  return err;
+}
+
 /** Whether `err` is a shutdown's 503 (a cut, or a retry refused during the drain): the gateway stopping, no fault. */
 export function isShutdownError(err: unknown): err is GatewayError {
   return typeof err === "object" && err !== null && cuts.has(err);
 }
 
-/** The shutdown error when this signal was aborted by a shutdown cut (not by the client leaving). */
+/** The error when this signal was aborted by a shutdown cut, or another gatewayCut (not by the client leaving). */
 export function shutdownCut(signal: AbortSignal): GatewayError | undefined {
   return signal.aborted && cuts.has(signal.reason as object) ? (signal.reason as GatewayError) : undefined;
 }

@@ -48,7 +48,7 @@ export class UpstreamCancel {
   }
 }
 
-const upstreamBySignal = new WeakMap<AbortSignal, UpstreamCancel>();
+const bySignal = new WeakMap<AbortSignal, RequestAbort>();
 
 /** One request's abort: the controller (ctx.signal) and the cheap emitter for upstream calls, aborted together. */
 export class RequestAbort {
@@ -56,7 +56,7 @@ export class RequestAbort {
   readonly upstream = new UpstreamCancel();
 
   constructor() {
-    upstreamBySignal.set(this.controller.signal, this.upstream);
+    bySignal.set(this.controller.signal, this);
   }
 
   get signal(): AbortSignal {
@@ -75,5 +75,15 @@ export class RequestAbort {
  * own (RequestAbort), the signal itself otherwise (a sub-request's or a job's own controller).
  */
 export function upstreamSignal(signal: AbortSignal): AbortSignal | UpstreamCancel {
-  return upstreamBySignal.get(signal) ?? signal;
+  return bySignal.get(signal)?.upstream ?? signal;
+}
+
+/**
+ * Abort the request whose signal this is (the pipeline cancelling what a misbehaving plugin left running); whoever
+ * holds only `ctx.signal` has no controller. False when the signal is not a request's own.
+ */
+export function abortRequest(signal: AbortSignal | undefined, reason: unknown): boolean {
+  const r = signal && bySignal.get(signal);
+  r?.abort(reason);
+  return Boolean(r);
 }

@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { compose } from "./compose.ts";
 import { definePlugin } from "./define.ts";
+import { ABANDON_AFTER_MS } from "./abandon.ts";
+import { RequestAbort } from "../net/request-abort.ts";
 
 function step(name: string, log: string[], shortCircuit = false) {
   return {
@@ -50,5 +52,89 @@ describe("compose", () => {
     const stop = compose([{ def: sync, instance: inst("sync") }, { def: quiet, instance: inst("quiet") }], async () => { log.push("terminal"); });
     await expect(stop({} as never)).resolves.toBeUndefined();
     expect(log).toEqual(["sync", "sync", "quiet"]);
+  });
+});
+
+describe("compose: a plugin that does not await next() or never returns", () => {
+  const inst = (name: string) => ({ name, options: undefined, state: undefined });
+  const plugin = (name: string, handle: (ctx: never, next: () => Promise<void>) => Promise<void> | void) => ({ def: definePlugin({ name, handle }), instance: inst(name) });
+  const request = () => {
+    const abort = new RequestAbort();
+    const errors: Array<[string, Record<string, unknown> | undefined]> = [];
+    const ctx = { requestId: "r1", signal: abort.signal, gateway: { log: { error: (m: string, f?: Record<string, unknown>) => errors.push([m, f]) } } };
+    return { abort, ctx: ctx as never, errors };
+  };
+
+  it("fails the request naming the plugin and cancels the rest of the pipeline it left running", async () => {
+    const { abort, ctx } = request();
+    let cancelled: unknown;
+    // The upstream call: answers in 50 ms unless the request's signal is aborted first.
+    const terminal = (c: { signal: AbortSignal }) => new Promise<void>((resolve, reject) => {
+      const t = setTimeout(resolve, 50);
+      c.signal.addEventListener("abort", () => { clearTimeout(t); cancelled = c.signal.reason; reject(c.signal.reason); });
+    });
+    const run = compose([plugin("outer", async (_c, next) => { await next(); }), plugin("forgetful", async (_c, next) => { void next(); })], terminal as never);
+    const err = await run(ctx).then(() => undefined, (e) => e);
+    expect(err).toMatchObject({ status: 500, code: "INTERNAL" });
+    expect(String(err.cause)).toContain(`plugin "forgetful" returned without awaiting next()`);
+    expect(abort.signal.aborted).toBe(true);
+    expect(cancelled).toBe(err); // the upstream call was cut (and waited for), not answered
+  });
+
+  it("leaves no unhandled rejection when the forgotten rest of the pipeline fails", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (r: unknown) => unhandled.push(r);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      for (const handle of [
+        async (_c: never, next: () => Promise<void>) => { void next(); },
+        async (_c: never, next: () => Promise<void>) => { void next(); return next(); },
+      ]) {
+        const { ctx } = request();
+        const run = compose([plugin("forgetful", handle)], async () => { await new Promise((r) => setTimeout(r, 5)); throw new Error('Model "nope/nope" does not exist'); });
+        await expect(run(ctx)).rejects.toBeDefined();
+      }
+      await new Promise((r) => setTimeout(r, 30));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("fails and logs the plugin by name, with its own error, when it throws while its next() is still running", async () => {
+    const { ctx, errors } = request();
+    const run = compose([plugin("thrower", async (_c, next) => { void next(); throw new Error("own"); })], (c) => new Promise<void>((_r, reject) => (c.signal as AbortSignal).addEventListener("abort", () => reject(new Error("cancelled")))));
+    await expect(run(ctx)).rejects.toMatchObject({ status: 500, code: "INTERNAL" });
+    expect(errors).toEqual([[expect.stringContaining(`plugin "thrower" returned without awaiting next()`), { plugin: "thrower", requestId: "r1", error: "Error: own" }]]);
+  });
+
+  it("stops waiting for a plugin that never returns once the request is aborted, and names it", async () => {
+    vi.useFakeTimers();
+    try {
+      const { abort, ctx, errors } = request();
+      const run = compose([plugin("outer", async (_c, next) => { await next(); }), plugin("hang", () => new Promise<void>(() => {}))], async () => {});
+      let settled: unknown = "pending";
+      run(ctx).then(() => (settled = "resolved"), (e) => (settled = e));
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(settled).toBe("pending"); // the client is still there: the request waits
+      abort.abort();
+      await vi.advanceTimersByTimeAsync(ABANDON_AFTER_MS - 1);
+      expect(settled).toBe("pending"); // the pipeline gets its time to unwind
+      await vi.advanceTimersByTimeAsync(1);
+      expect(String(settled)).toContain(`plugin "hang" had not returned after the request was aborted`);
+      expect(errors[0]?.[1]).toMatchObject({ plugin: "hang" });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("waits as before for a pipeline that unwinds after the abort", async () => {
+    const { abort, ctx } = request();
+    const log: string[] = [];
+    const run = compose([plugin("cleanup", async (_c, next) => { try { await next(); } finally { await new Promise((r) => setTimeout(r, 20)); log.push("cleaned up"); } })], (c) => new Promise<void>((_r, reject) => (c.signal as AbortSignal).addEventListener("abort", () => reject(new Error("cancelled")))));
+    const p = run(ctx);
+    abort.abort();
+    await expect(p).rejects.toThrow("cancelled");
+    expect(log).toEqual(["cleaned up"]);
   });
 });
