@@ -235,7 +235,7 @@ export class Gateway implements GatewayHandle {
     }
     // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.
     const authAt = plugins.findIndex((p) => p.def.name === "auth");
-    const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined } };
+    const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined }, trusted: true };
     const steps = [...plugins];
     steps.splice(authAt + 1, 0, validate);
     (snapshot as { run: Handler }).run = compose(steps, runTerminal);
@@ -263,7 +263,7 @@ export class Gateway implements GatewayHandle {
       } catch (err) {
         throw new Error(`plugin ${entry.name} setup failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
       }
-      plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state } });
+      plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state }, trusted: entry.name in config.builtins.plugins });
     }
   }
 

@@ -128,6 +128,27 @@ describe("compose: a plugin that does not await next() or never returns", () => 
     }
   });
 
+  it("names the third-party plugin a hang is under, and watches nothing in a pipeline of built-in steps", async () => {
+    vi.useFakeTimers();
+    try {
+      const { abort, ctx } = request();
+      // The built-in step under the third-party plugin never returns: the plugin is named, as the one it is under.
+      const hangs = { ...plugin("builtin-step", () => new Promise<void>(() => {})), trusted: true };
+      const run = compose([plugin("tagger", async (_c, next) => { await next(); }), hangs], async () => {});
+      let settled: unknown = "pending";
+      run(ctx).then(() => (settled = "resolved"), (e) => (settled = e));
+      abort.abort();
+      await vi.advanceTimersByTimeAsync(ABANDON_AFTER_MS);
+      expect(String(settled)).toContain(`a step below plugin "tagger" had not returned`);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Built-in steps only: the chain itself, nothing added to the request.
+    const ctx = {} as Record<symbol, unknown>;
+    await compose([{ ...step("a", []), trusted: true }, { ...step("b", []), trusted: true }], async () => {})(ctx as never);
+    expect(Object.getOwnPropertySymbols(ctx)).toEqual([]);
+  });
+
   it("waits as before for a pipeline that unwinds after the abort", async () => {
     const { abort, ctx } = request();
     const log: string[] = [];
