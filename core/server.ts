@@ -21,6 +21,7 @@ import { GatewayError, toGeminiJSON } from "./errors.ts";
 import { writeWhole } from "./http/respond.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
+import { lingerOnClose } from "./net/lingering-close.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
 import { watchConfig, type ConfigWatch } from "./config/watch.ts";
 
@@ -118,6 +119,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
+    lingerOnClose(socket);
     gateway.metrics.connections.inc();
     socket.once("close", () => {
       sockets.delete(socket);
