@@ -4,7 +4,7 @@
 // upstream answers with exactly the audit's usage; the ledger's cost is checked, JSON and streams alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { listenLoopback, readRequest, type Loopback } from "./upstreams/http-fake.ts";
 
 const KEY = testKey("cache-ttl-billing");
@@ -71,15 +71,7 @@ afterAll(async () => {
   await up?.close();
 });
 
-const ledgerOf = async (requestId: string | null) => {
-  const until = Date.now() + 5000;
-  for (;;) {
-    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
-    if (e) return e;
-    if (Date.now() > until) throw new Error(`no ledger record for ${requestId}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const ledgerOf = (requestId: string | null) => ledgerRecordOf(gw, requestId);
 
 const claudeBody = {
   model: "anthropic/claude-sonnet-4.5", max_tokens: 100,

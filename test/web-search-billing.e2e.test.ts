@@ -4,7 +4,7 @@
 // cost. A budgeted request reserves for the searches it allows (max_uses / max_tool_calls, a ceiling written in
 // when it sets none) and for the search results filling the context. SQLite store, full default pipeline.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { DEFAULT_WEB_SEARCH_USES } from "../core/metering/server-tools.ts";
@@ -51,17 +51,7 @@ beforeEach(() => {
 });
 
 const headers = (key: string) => ({ authorization: `Bearer ${key}`, "anthropic-version": "2023-06-01" });
-const ledgerOf = async (requestId: string | null) => {
-  // A cut stream's record is written once the gateway notices its client left, in the next SQLite group commit (which
-  // waits for the fsync in progress, slow on a loaded machine): up to 5 s, like the other tests' waits for a record.
-  const until = Date.now() + 5000;
-  for (;;) {
-    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
-    if (e) return e;
-    if (Date.now() > until) throw new Error(`no ledger record for ${requestId}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const ledgerOf = (requestId: string | null) => ledgerRecordOf(gw, requestId);
 const search = (extra: Record<string, unknown> = {}) => ({ type: "web_search_20250305", name: "web_search", ...extra });
 const ask = (text: string) => [{ role: "user", content: text }];
 

@@ -59,3 +59,18 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   }
   return { status: res.status, headers: res.headers, json, text };
 }
+
+/**
+ * The ledger record of a request, once written: a record is written after the answer (a cut stream's once the
+ * gateway notices its client left), in the next SQLite group commit, which waits for the fsync in progress (slow on
+ * a loaded machine); up to 5 s.
+ */
+export async function ledgerRecordOf(gw: TestGateway, requestId: string | null) {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
+    if (e) return e;
+    if (Date.now() > until) throw new Error(`no ledger record for ${requestId}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
