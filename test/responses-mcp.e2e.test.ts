@@ -147,6 +147,7 @@ describe("approvals, client URLs and policies", () => {
     expect(err.message).toMatch(/tools\[0\]\.server_label: no MCP server "nowhere"/);
     const rows = (await env.gw.gateway.store.ledger({ project: PROJECT })).filter((r) => r.endpoint === "responses_mcp_tool");
     expect(rows.filter((r) => r.provider === "docs" && r.model === "whoami").length).toBeGreaterThanOrEqual(6);
-    expect(rows.some((r) => r.provider === "remote")).toBe(true);
+    // A client server_url's calls are kept apart from the operator's names: provider (client_url), model mcp:label__tool.
+    expect(rows.some((r) => r.provider === "(client_url)" && r.model === "mcp:remote__whoami")).toBe(true);
   });
 });

@@ -81,6 +81,14 @@ describe("runToolCall on a client's own server (server_url)", () => {
     expect(await callSeries(registry)).toEqual(['gateway_mcp_tool_calls_total{server="(client_url)",tool="(client_url)",status="ok"} 1']);
   });
 
+  it("records the call apart from every provider and model of the operator's, whatever the client names them", async () => {
+    const { caller, ledger } = setup();
+    // The audit's spoof: a client server labelled like a provider, listing a tool named like a catalog model.
+    const { upstream } = fakeUpstream(["m/ok"]);
+    await runToolCall(caller, upstream, { server: "up", tool: "m/ok", via: "responses", metricServer: "(client_url)" });
+    expect(ledger[0]).toMatchObject({ provider: "(client_url)", model: "mcp:up__m/ok", endpoint: "responses_mcp_tool" });
+  });
+
   it("a client's failing server named like a server of gateway.yaml does not open that server's circuit", async () => {
     const { caller, registry } = setup();
     const failing = { tools: async () => [], listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;

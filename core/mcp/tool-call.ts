@@ -169,6 +169,17 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
   return result;
 }
 
+/**
+ * The record's provider and model. A gateway.yaml server's call: the server and the tool. A client server_url's: the
+ * server and tool names are the client's own, so they are kept apart from every name of the operator's — provider
+ * `(client_url)`, model `mcp:<label>__<tool>` (no catalog model id can start `mcp:`) — or a tenant could make a real
+ * provider or model look failing in usage and the console.
+ */
+function ledgerNames(req: ToolCallRequest): { provider: string; model: string } {
+  if (req.metricServer === undefined) return { provider: req.server, model: req.tool };
+  return { provider: req.metricServer, model: boundedName(`mcp:${qualify(req.server, req.tool)}`) };
+}
+
 async function record(caller: ToolCaller, req: ToolCallRequest, status: Status, durationMs: number, bytes: number, reached: boolean): Promise<void> {
   // Like a model request, a call refused before reaching a server (rate limit, circuit, not configured) bills nothing.
   if (!reached) return;
@@ -176,7 +187,7 @@ async function record(caller: ToolCaller, req: ToolCallRequest, status: Status, 
   const outcome: LedgerOutcome = status === "cancelled" ? "aborted" : status === "ok" ? "ok" : "error";
   const entry: LedgerEntry = {
     generationId: generationId(), requestId: caller.requestId, ts: Date.now(), keyId: auth.keyId, project: auth.projectId,
-    endpoint: req.via === "mcp" ? "mcp_tool" : "responses_mcp_tool", model: req.tool, provider: req.server, attempts: 1,
+    endpoint: req.via === "mcp" ? "mcp_tool" : "responses_mcp_tool", ...ledgerNames(req), attempts: 1,
     inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, searchUnits: 0,
     costUsd: "0", costPico: 0n, latencyMs: durationMs, ttftMs: null, status: HTTP_STATUS[status], outcome, sandbox: auth.sandbox, estimated: false,
     toolBytes: bytes,
