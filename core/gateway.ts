@@ -22,6 +22,7 @@ import type { LedgerReader } from "./contracts/ledger-reader.ts";
 import { InFlight } from "./shutdown.ts";
 import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
 import { restartPending } from "./config/restart-only.ts";
+import { apiKeyIdClashes } from "./keys/id-clash.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -104,7 +105,11 @@ export class Gateway implements GatewayHandle {
       gw.current = await gw.build(config);
       gw.startedWith = config;
       await gw.apiKeys.start();
+      // A key id of gateway.yaml that an API-created key already has (the keys the store could give now).
+      const clashes = apiKeyIdClashes(config, gw.apiKeys.all());
+      if (clashes.length) throw new ConfigError(clashes);
     } catch (err) {
+      if (gw.current) await gw.dispose(gw.current);
       await gw.apiKeys.close();
       await gw.store.close();
       throw err;
@@ -169,6 +174,9 @@ export class Gateway implements GatewayHandle {
     } catch (err) {
       return refused(err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message]);
     }
+    // A key id that an API-created key already has: the store's answer (bounded), else this replica's cached keys.
+    const clashes = apiKeyIdClashes(next, (await this.apiKeys.list()).keys);
+    if (clashes.length) return refused(clashes.map(formatProblem));
     let snapshot: Snapshot;
     try {
       snapshot = await this.build(next);

@@ -109,6 +109,37 @@ describe("keys commands on gateway.yaml", () => {
   });
 });
 
+describe("keys new and rotate on gateway.yaml beside a store with API-created keys", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway(header().replace("store: { kind: memory }", "store: { kind: sqlite, path: ./data/gateway.db }"));
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("refuse an id an API-created key of the project already has (the gateway would refuse the reload), and edit nothing", async () => {
+    const made = await fetch(`${gw.url}/admin/v1/keys`, {
+      method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ project: "acme", id: "ci" }),
+    });
+    expect(made.status).toBe(201);
+    const before = readFileSync(gw.configFile, "utf8");
+    const added = await run(["keys", "new", "--config", gw.configFile, "--project", "acme", "--id", "ci"]);
+    expect(added.status).toBe(1);
+    expect(added.stderr).toMatch(/^keys new: project acme already has a key ci, created through the admin API \(20\d\d-.* by ops\) and kept in the gateway's store: .*pass another --id\n$/);
+    const rotated = await run(["keys", "rotate", "--config", gw.configFile, "--project", "acme", "--id", "team", "--new-id", "ci"]);
+    expect(rotated.status).toBe(1);
+    expect(rotated.stderr).toContain("project acme already has a key ci, created through the admin API");
+    expect(rotated.stderr).toContain("pass another --new-id");
+    expect(readFileSync(gw.configFile, "utf8")).toBe(before);
+    // Another id is added as always, the serving gateway's store read beside it.
+    const other = await run(["keys", "new", "--config", gw.configFile, "--project", "acme", "--id", "ci-yaml"]);
+    expect(other.status, other.stderr).toBe(0);
+    expect(other.stderr).toBe("");
+    expect((await gw.gateway.reload()).ok).toBe(true);
+  });
+});
+
 describe("keys commands on a running gateway (--url)", () => {
   let gw: TestGateway;
   beforeAll(async () => {

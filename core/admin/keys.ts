@@ -21,9 +21,12 @@ function projectOr404(gw: Gateway, project: string, field?: string) {
 
 const inYaml = (gw: Gateway, project: string, id: string) => gw.config.projects.get(project)?.config.keys.find((k) => k.id === id);
 
-function yamlOnly(project: string, id: string, what: string): GatewayError {
-  return new GatewayError(409, "CONFLICT",
-    `Key ${project}/${id} is declared in gateway.yaml: ${what} it there (model-gateway keys ${what} --project ${project} --id ${id}), then the gateway reloads it`,
+function yamlOnly(project: string, id: string, what: "change" | "revoke" | "rotate"): GatewayError {
+  // `model-gateway keys` revokes and rotates; it has no command that changes a key: that is an edit of its entry.
+  const how = what === "change"
+    ? `change it there (edit its entry under projects.${project}.keys in gateway.yaml)`
+    : `${what} it there (model-gateway keys ${what} --project ${project} --id ${id})`;
+  return new GatewayError(409, "CONFLICT", `Key ${project}/${id} is declared in gateway.yaml: ${how}, then the gateway reloads it`,
     { details: { project, id, source: "yaml" } });
 }
 
@@ -38,14 +41,18 @@ function parseExpiry(v: string | null | undefined, field: string, now: number): 
 
 const budgetOf = (b: { usd: string; period?: string } | undefined) => (b ? { usd: b.usd, period: (b.period ?? "month") as Period } : undefined);
 
-/** The store's record of a project's key, or 404 (409 for a key of gateway.yaml). */
-async function storedOr404(gw: Gateway, project: string, id: string, what: string): Promise<StoredKey> {
+/**
+ * The store's record of a project's key, or 404 (409 for a key of gateway.yaml). The store's key wins when gateway.yaml
+ * has one of the same id too (start and reload refuse that, but a replica on an older gateway.yaml can still create
+ * one): the API can change only the store's, and it must be able to revoke it.
+ */
+async function storedOr404(gw: Gateway, project: string, id: string, what: "change" | "revoke" | "rotate"): Promise<StoredKey> {
   projectOr404(gw, project);
-  if (inYaml(gw, project, id)) throw yamlOnly(project, id, what);
   const { keys } = await gw.apiKeys.list();
   const k = keys.find((s) => s.project === project && s.id === id);
-  if (!k) throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
-  return k;
+  if (k) return k;
+  if (inYaml(gw, project, id)) throw yamlOnly(project, id, what);
+  throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
 }
 
 /** Every key of the config and the store, filtered by ?project, ?source and ?status. */
@@ -78,18 +85,25 @@ export async function getKey(r: AdminRequest): Promise<AdminAnswer> {
   const { project, id } = r.params as { project: string; id: string };
   projectOr404(r.gateway, project);
   const uses = await r.gateway.apiKeys.lastUses();
-  const y = inYaml(r.gateway, project, id);
-  if (y) return { body: yamlKeyView(project, y, uses.get(y.sha256), Date.now()) };
+  // The store's key first, as the routes that change a key address it (storedOr404).
   const { keys } = await r.gateway.apiKeys.list();
   const k = keys.find((s) => s.project === project && s.id === id);
-  if (!k) throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
-  return { body: storedKeyView(k, uses.get(k.sha256), Date.now()) };
+  if (k) return { body: storedKeyView(k, uses.get(k.sha256), Date.now()) };
+  const y = inYaml(r.gateway, project, id);
+  if (y) return { body: yamlKeyView(project, y, uses.get(y.sha256), Date.now()) };
+  throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
+}
+
+const idTaken = (k: StoredKey) => new GatewayError(409, "CONFLICT", `Project ${k.project} already has a key ${k.id}`, { details: { field: "id", project: k.project, id: k.id } });
+
+function notInYaml(gw: Gateway, k: StoredKey): void {
+  if (inYaml(gw, k.project, k.id)) throw new GatewayError(409, "CONFLICT", `Project ${k.project} already has a key ${k.id} (in gateway.yaml)`, { details: { field: "id", project: k.project, id: k.id } });
 }
 
 /** Store a new key; 409 when the id is taken (in gateway.yaml or the store). */
 async function store(gw: Gateway, k: StoredKey): Promise<void> {
-  if (inYaml(gw, k.project, k.id)) throw new GatewayError(409, "CONFLICT", `Project ${k.project} already has a key ${k.id} (in gateway.yaml)`, { details: { field: "id", project: k.project, id: k.id } });
-  if (!(await gw.apiKeys.create(k))) throw new GatewayError(409, "CONFLICT", `Project ${k.project} already has a key ${k.id}`, { details: { field: "id", project: k.project, id: k.id } });
+  notInYaml(gw, k);
+  if (!(await gw.apiKeys.create(k))) throw idTaken(k);
 }
 
 function mint(sandbox: boolean) {
@@ -141,6 +155,11 @@ export async function revokeKey(r: AdminRequest): Promise<AdminAnswer> {
   return { body: storedKeyView(next, undefined, now) };
 }
 
+/** A key has one successor: rotating it again would leave two live keys replacing it. */
+function replaced(project: string, id: string, by: string): GatewayError {
+  return new GatewayError(409, "CONFLICT", `Key ${project}/${id} was already rotated to ${project}/${by}: rotate ${by} instead`, { details: { project, id, replaced_by: by } });
+}
+
 /** The default id of a rotated key: the chain's first id with -r2, -r3, ... (the first free one). */
 function nextId(base: string, taken: Set<string>): string {
   const root = base.replace(/-r\d+$/, "");
@@ -153,6 +172,7 @@ export async function rotateKey(r: AdminRequest): Promise<AdminAnswer> {
   const now = Date.now();
   if (old.revokedAt !== null) throw new GatewayError(409, "CONFLICT", `Key ${project}/${id} is revoked: create a new key instead`, { details: { project, id } });
   if (old.expiresAt !== null && old.expiresAt <= now) throw new GatewayError(409, "CONFLICT", `Key ${project}/${id} has expired: create a new key instead`, { details: { project, id } });
+  if (old.replacedBy) throw replaced(project, id, old.replacedBy);
   const b = r.body as { id?: string; overlap_seconds?: number; expires_at?: string };
   const overlapMs = (b.overlap_seconds ?? DEFAULT_OVERLAP_S) * 1000;
   const { keys } = await r.gateway.apiKeys.list();
@@ -164,15 +184,23 @@ export async function rotateKey(r: AdminRequest): Promise<AdminAnswer> {
     ...(old.name !== undefined ? { name: old.name } : {}), ...(old.rateLimits ? { rateLimits: old.rateLimits } : {}), ...(old.budget ? { budget: old.budget } : {}),
     rotatedFrom: old.id,
   };
-  await store(r.gateway, fresh);
+  notInYaml(r.gateway, fresh);
   const until = now + overlapMs;
-  const previous = await r.gateway.apiKeys.update(old.sha256, {
+  // One atomic step in the store: of concurrent rotations of this key, one gets its successor, the others a 409.
+  const done = await r.gateway.apiKeys.rotate(old.sha256, fresh, {
     expiresAt: old.expiresAt !== null && old.expiresAt < until ? old.expiresAt : until, replacedBy: fresh.id,
     ...(overlapMs === 0 ? { revokedAt: now, revokedReason: `rotated to ${fresh.id}` } : {}),
   });
+  if (!done.ok) {
+    if (done.reason === "replaced") throw replaced(project, id, done.replacedBy);
+    if (done.reason === "revoked") throw new GatewayError(409, "CONFLICT", `Key ${project}/${id} is revoked: create a new key instead`, { details: { project, id } });
+    if (done.reason === "taken") throw idTaken(fresh);
+    throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
+  }
+  const previous = done.previous;
   r.gateway.log.info("api key rotated", { project, keyId: id, newKeyId: fresh.id, overlapSeconds: overlapMs / 1000, adminKeyId: r.admin.id });
   return {
     status: 201,
-    body: { key: m.key, ...storedKeyView(fresh, undefined, now), previous: previous ? storedKeyView(previous, undefined, now) : null, note: "The key is shown once: only its sha256 is kept." },
+    body: { key: m.key, ...storedKeyView(fresh, undefined, now), previous: storedKeyView(previous, undefined, now), note: "The key is shown once: only its sha256 is kept." },
   };
 }

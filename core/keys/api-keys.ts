@@ -9,7 +9,7 @@
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
-import type { ApiKeyStore, KeyPatch, StoredKey } from "../store/api-keys-types.ts";
+import type { ApiKeyStore, KeyPatch, RotateResult, StoredKey } from "../store/api-keys-types.ts";
 
 export const DEFAULT_KEY_REFRESH_MS = 2_000;
 const FULL_RELOAD_MS = 60_000;
@@ -215,6 +215,16 @@ export class ApiKeys implements ApiKeyDirectory {
     const k = await this.store.update(sha256, patch);
     if (k) this.put(k);
     return k;
+  }
+
+  /** Rotate atomically (ApiKeyStore.rotate); both keys are applied here at once. */
+  async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
+    const r = await this.store.rotate(sha256, fresh, patch);
+    if (r.ok) {
+      this.put(fresh);
+      this.put(r.previous);
+    }
+    return r;
   }
 
   async close(): Promise<void> {

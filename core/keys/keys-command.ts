@@ -88,6 +88,20 @@ function edit(file: string, change: (text: string) => string): void {
   writeFileSync(file, change(before));
 }
 
+/**
+ * An id that a key created through the admin API already has in this project is refused: the running gateway would
+ * refuse the reload (core/keys/id-clash.ts). A store that cannot be asked leaves the check to that reload.
+ */
+async function freeInStore(file: string, project: string, id: string, flag: string): Promise<void> {
+  const { storedKeyWithId } = await import("./stored-key.ts"); // loads the config and the store: only for these edits
+  const { key, unchecked } = await storedKeyWithId(file, project, id);
+  if (key) {
+    throw new UsageError(`project ${project} already has a key ${id}, created through the admin API (${new Date(key.createdAt).toISOString()}` +
+      `${key.createdBy ? ` by ${key.createdBy}` : ""}) and kept in the gateway's store: the gateway would refuse gateway.yaml; pass another ${flag}`);
+  }
+  if (unchecked) process.stderr.write(`keys: could not check the gateway's store for a key ${project}/${id}: ${unchecked}. A running gateway refuses the reload if the id is taken there.\n`);
+}
+
 // ---- the admin API ----
 
 async function api(v: Values, method: string, path: string, body?: unknown): Promise<any> {
@@ -182,6 +196,7 @@ async function create(v: Values): Promise<number> {
     return 0;
   }
   const file = configFile(v, "new");
+  await freeInStore(file, project, id, "--id");
   edit(file, (t) => addProjectKey(t, project, entry));
   out(`${key}\n\nThis key is shown once. Added key ${project}/${id} to ${file}.\n`);
   return 0;
@@ -219,6 +234,7 @@ async function rotate(v: Values): Promise<number> {
   const taken = new Set(yamlKeys(text).filter((k) => k.project === project).map((k) => k.id));
   let newId = v["new-id"];
   if (!newId) for (let n = 2; !newId; n++) if (!taken.has(`${id.replace(/-r\d+$/, "")}-r${n}`)) newId = `${id.replace(/-r\d+$/, "")}-r${n}`;
+  await freeInStore(file, project, newId, "--new-id");
   const until = Date.now() + overlap * 1000;
   const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
   const expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -2,7 +2,7 @@
 // JSON value, so a change sets only its own fields, atomically), a set of all of them, an index project+id -> key
 // for uniqueness, and a version counter every change increments — the change feed replicas poll.
 import type { Redis } from "ioredis";
-import type { ApiKeyStore, KeyPatch, StoredKey } from "./api-keys-types.ts";
+import type { ApiKeyStore, KeyPatch, RotateResult, StoredKey } from "./api-keys-types.ts";
 
 /** KEYS = id index, key set, key hash, version; ARGV = project\0id, sha256, field, value, field, value, ... */
 const CREATE = `
@@ -22,6 +22,27 @@ for i = 2, n + 1 do redis.call('HDEL', KEYS[1], ARGV[i]) end
 for i = n + 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('INCR', KEYS[2])
 return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
+ * Rotation, one script so concurrent rotations of a key cannot both pass the check: the old key must have no successor
+ * and not be revoked, the new one's id and hash must be free. KEYS = id index, key set, new key's hash, version, old
+ * key's hash; ARGV = project\0id, new sha256, n, the new key's n field/value strings, then the old key's to set.
+ */
+const ROTATE = `
+if redis.call('EXISTS', KEYS[5]) == 0 then return {'missing'} end
+local by = redis.call('HGET', KEYS[5], 'replacedBy')
+if by then return {'replaced', by} end
+local revoked = redis.call('HGET', KEYS[5], 'revokedAt')
+if revoked and revoked ~= 'null' then return {'revoked'} end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return {'taken'} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[2])
+local n = tonumber(ARGV[3])
+for i = 4, n + 3, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = n + 4, #ARGV, 2 do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1]) end
+redis.call('INCR', KEYS[4])
+return {'ok', redis.call('HGETALL', KEYS[5])}
 `;
 
 /** KEYS[1] uses hash; ARGV = sha256, ms, ... — each kept only if later. */
@@ -56,11 +77,12 @@ function pairs(flat: string[]): [string, string][] {
 }
 
 export class RedisApiKeyStore implements ApiKeyStore {
-  private readonly r: Redis & { mgKeyCreate: Cmd; mgKeyUpdate: Cmd; mgKeyTouch: Cmd };
+  private readonly r: Redis & { mgKeyCreate: Cmd; mgKeyUpdate: Cmd; mgKeyRotate: Cmd; mgKeyTouch: Cmd };
 
   constructor(redis: Redis, private readonly prefix: string) {
     redis.defineCommand("mgKeyCreate", { lua: CREATE, numberOfKeys: 4 });
     redis.defineCommand("mgKeyUpdate", { lua: UPDATE, numberOfKeys: 2 });
+    redis.defineCommand("mgKeyRotate", { lua: ROTATE, numberOfKeys: 5 });
     redis.defineCommand("mgKeyTouch", { lua: TOUCH, numberOfKeys: 1 });
     this.r = redis as RedisApiKeyStore["r"];
   }
@@ -98,6 +120,15 @@ export class RedisApiKeyStore implements ApiKeyStore {
     const removed = Object.entries(patch).filter(([, v]) => v === undefined).map(([f]) => f);
     const out = await this.r.mgKeyUpdate(this.k(`apikey:${sha256}`), this.k("apikeys:version"), removed.length, ...removed, ...fields(patch));
     return out ? decode(out as string[]) : undefined;
+  }
+
+  async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
+    const created = fields(fresh);
+    const [outcome, detail] = (await this.r.mgKeyRotate(this.k("apikey-ids"), this.k("apikeys"), this.k(`apikey:${fresh.sha256}`), this.k("apikeys:version"),
+      this.k(`apikey:${sha256}`), `${fresh.project}\0${fresh.id}`, fresh.sha256, created.length, ...created, ...fields(patch))) as [string, string | string[] | undefined];
+    if (outcome === "ok") return { ok: true, previous: decode(detail as string[])! };
+    if (outcome === "replaced") return { ok: false, reason: "replaced", replacedBy: JSON.parse(detail as string) };
+    return { ok: false, reason: outcome as "missing" | "revoked" | "taken" };
   }
 
   async version(): Promise<string> {

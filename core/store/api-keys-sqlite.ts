@@ -1,7 +1,7 @@
 // API keys on SQLite (store kind sqlite): one row per key, written through the store's group commit (durable before
 // the key is shown). One process per file, so the change counter lives in that process.
 import type Database from "better-sqlite3";
-import { patched, type ApiKeyStore, type KeyPatch, type StoredKey } from "./api-keys-types.ts";
+import { patched, rotationRefused, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "./api-keys-types.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_keys (sha256 TEXT PRIMARY KEY, project TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (project, id));
@@ -50,6 +50,23 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       this.stmts.update.run(JSON.stringify(out), sha256);
     });
     if (out) this.changes++;
+    return out;
+  }
+
+  async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
+    let out: RotateResult = { ok: false, reason: "missing" };
+    // Check, insert and update in one transaction: of concurrent rotations only the first finds the key unreplaced.
+    await this.enqueue(() => {
+      const row = this.stmts.get.get(sha256) as { record: string } | undefined;
+      const old: StoredKey | undefined = row && JSON.parse(row.record);
+      const refused = rotationRefused(old);
+      if (refused) return void (out = refused);
+      if (this.stmts.insert.run(fresh.sha256, fresh.project, fresh.id, JSON.stringify(fresh)).changes !== 1) return void (out = { ok: false, reason: "taken" });
+      const previous = patched(old!, patch);
+      this.stmts.update.run(JSON.stringify(previous), sha256);
+      out = { ok: true, previous };
+    });
+    if (out.ok) this.changes++;
     return out;
   }
 

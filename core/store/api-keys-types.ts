@@ -44,12 +44,30 @@ export interface ApiKeyStore {
   create(key: StoredKey): Promise<boolean>;
   /** Set some fields of a key, atomically; the changed record, or undefined when there is no such key. */
   update(sha256: string, patch: KeyPatch): Promise<StoredKey | undefined>;
+  /**
+   * Rotation in one atomic step: add `fresh` and apply `patch` to the key `sha256`, only while that key has no
+   * successor and is not revoked — of concurrent rotations of one key exactly one wins. Nothing is written when refused.
+   */
+  rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult>;
   /** Changes whenever a key is created or changed: replicas poll it (one small read) to know when to reload. */
   version(): Promise<string>;
   /** Record last uses (sha256 -> ms); a use older than the one stored is ignored. Not a change (version stays). */
   touch(used: Map<string, number>): Promise<void>;
   /** sha256 -> last use, ms. */
   lastUsed(): Promise<Map<string, number>>;
+}
+
+export type RotateResult =
+  | { ok: true; previous: StoredKey }
+  | { ok: false; reason: "missing" | "revoked" | "taken" }
+  | { ok: false; reason: "replaced"; replacedBy: string };
+
+/** Why `old` cannot be rotated now (checked inside each store's atomic step), or undefined when it can. */
+export function rotationRefused(old: StoredKey | undefined): RotateResult | undefined {
+  if (!old) return { ok: false, reason: "missing" };
+  if (old.replacedBy) return { ok: false, reason: "replaced", replacedBy: old.replacedBy };
+  if (old.revokedAt !== null) return { ok: false, reason: "revoked" };
+  return undefined;
 }
 
 /** A record with a patch applied (fields set to undefined are removed). */

@@ -57,6 +57,33 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     expect(await store.apiKeys.update("e".repeat(64), { name: "x" })).toBeUndefined();
   });
 
+  it("rotates atomically: of concurrent rotations of one key exactly one adds a successor, the others are refused and write nothing", async () => {
+    const old = key({ id: "race" });
+    await store.apiKeys.create(old);
+    const tries = [2, 3, 4].map((i) => key({ id: `race-r${i}`, rotatedFrom: "race" }));
+    const results = await Promise.all(tries.map((t) => store.apiKeys.rotate(old.sha256, t, { replacedBy: t.id, expiresAt: 1_900_000_000_000 })));
+    const won = results.filter((r) => r.ok);
+    expect(won).toHaveLength(1);
+    const winner = tries[results.findIndex((r) => r.ok)]!;
+    expect(won[0]).toEqual({ ok: true, previous: { ...old, replacedBy: winner.id, expiresAt: 1_900_000_000_000 } });
+    for (const r of results.filter((x) => !x.ok)) expect(r).toEqual({ ok: false, reason: "replaced", replacedBy: winner.id });
+    const race = (await store.apiKeys.list()).filter((k) => k.id.startsWith("race"));
+    expect(race.map((k) => k.id).sort()).toEqual(["race", winner.id].sort());
+    expect(await store.apiKeys.get(old.sha256)).toMatchObject({ replacedBy: winner.id });
+
+    // Refused, with nothing written: a revoked key, a taken id, a key that is not there.
+    const revoked = key({ revokedAt: 1_800_000_000_000 });
+    await store.apiKeys.create(revoked);
+    expect(await store.apiKeys.rotate(revoked.sha256, key(), { replacedBy: "x" })).toEqual({ ok: false, reason: "revoked" });
+    const live = key();
+    await store.apiKeys.create(live);
+    const v = await store.apiKeys.version();
+    expect(await store.apiKeys.rotate(live.sha256, key({ id: winner.id }), { replacedBy: winner.id })).toEqual({ ok: false, reason: "taken" });
+    expect(await store.apiKeys.get(live.sha256)).toEqual(live);
+    expect(await store.apiKeys.version()).toBe(v);
+    expect(await store.apiKeys.rotate("d".repeat(64), key(), { replacedBy: "x" })).toEqual({ ok: false, reason: "missing" });
+  });
+
   it("keeps the latest last use per key; touching is not a change", async () => {
     const v = await store.apiKeys.version();
     await store.apiKeys.touch(new Map([["a".repeat(64), 2000], ["b".repeat(64), 1000]]));

@@ -479,6 +479,7 @@ export class GuardedStore implements Store {
       get: (sha256) => this.call("api_keys_get", () => k.get(sha256)),
       create: (key) => this.call("api_keys_create", () => k.create(key)),
       update: (sha256, patch) => this.call("api_keys_update", () => k.update(sha256, patch)),
+      rotate: (sha256, fresh, patch) => this.call("api_keys_rotate", () => k.rotate(sha256, fresh, patch)),
       version: () => this.call("api_keys_version", () => k.version()),
       touch: (used) => this.call("api_keys_touch", () => k.touch(used)),
       lastUsed: () => this.call("api_keys_last_used", () => k.lastUsed()),
