@@ -13,20 +13,28 @@ import { auth, OTHER, policyConfig } from "./helpers/policy-config.ts";
 import { MAX_USAGE_TOKENS } from "../core/metering/sane-usage.ts";
 
 const TEXT = "A perfectly ordinary answer.";
+/** gpt-4o-mini's context_window in policyConfig. */
+const CONTEXT_WINDOW = 1000;
 
-/** The usage an upstream reports for a prompt that names it: absurd, negative, or (else) ordinary. */
-function usageFor(prompt: string): Record<string, number> {
-  if (prompt.includes("HUGE")) return { prompt_tokens: 1e20, completion_tokens: 5, total_tokens: 1e20 };
-  if (prompt.includes("NEGATIVE")) return { prompt_tokens: 10, completion_tokens: -100000, total_tokens: -99990 };
-  return { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+/** The usage an upstream reports for a prompt that names it (JSON text): absurd, negative, or (else) ordinary. */
+function usageFor(prompt: string): string {
+  if (prompt.includes("HUGE")) return JSON.stringify({ prompt_tokens: 1e20, completion_tokens: 5, total_tokens: 1e20 });
+  if (prompt.includes("ABSURD")) return JSON.stringify({ prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 });
+  // Past a double's range: JSON.parse reads Infinity.
+  if (prompt.includes("INFINITE")) return `{"prompt_tokens":1e400,"completion_tokens":1e400,"total_tokens":1e400}`;
+  if (prompt.includes("NEGATIVE")) return JSON.stringify({ prompt_tokens: 10, completion_tokens: -100000, total_tokens: -99990 });
+  return JSON.stringify({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
 }
+
+/** `o` as JSON with its usage written as the raw text `usage` (which may hold numbers JSON.stringify cannot write). */
+const withUsage = (o: object, usage: string) => `${JSON.stringify(o).slice(0, -1)},"usage":${usage}}`;
 
 function answer(body: any, res: ServerResponse): void {
   const usage = usageFor(JSON.stringify(body.messages));
   const base = { id: "chatcmpl-odd", created: 1, model: body.model, system_fingerprint: "fp_odd" };
   if (!body.stream) {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: TEXT }, finish_reason: "stop" }], usage }));
+    res.end(withUsage({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: TEXT }, finish_reason: "stop" }] }, usage));
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -34,7 +42,7 @@ function answer(body: any, res: ServerResponse): void {
   res.end(
     frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: TEXT }, finish_reason: null }] }) +
     frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
-    frame({ ...base, object: "chat.completion.chunk", choices: [], usage }) +
+    `data: ${withUsage({ ...base, object: "chat.completion.chunk", choices: [] }, usage)}\n\n` +
     "data: [DONE]\n\n",
   );
 }
@@ -98,20 +106,40 @@ function spend(project: string): bigint {
 }
 
 describe("absurd usage from an upstream (SQLite store)", () => {
-  it.each([false, true])("prompt_tokens 1e20 (stream: %s): answered, billed at the cap, the store stays up", async (stream) => {
+  it.each([false, true])("prompt_tokens 1e20 (stream: %s): answered, billed at the context window, the store stays up", async (stream) => {
     const id = `huge-${stream}`;
     const res = await ask(id, "HUGE usage please", stream);
     expect(res.status, res.text).toBe(200);
     expect(res.text).toContain("perfectly ordinary");
     const row = ledger(id);
     expect(row, "the record is in the ledger").toBeDefined();
-    expect(row!.input_tokens).toBe(MAX_USAGE_TOKENS);
+    expect(row!.input_tokens).toBe(CONTEXT_WINDOW); // the most one call can read, not MAX_USAGE_TOKENS
     expect(row!.output_tokens).toBe(5);
     expect(row!.estimated).toBe(1); // not the provider's figure
-    expect(BigInt(row!.cost_pico)).toBe(BigInt(MAX_USAGE_TOKENS) * 1_000_000n + 5n * 2_000_000n);
+    expect(BigInt(row!.cost_pico)).toBe(BigInt(CONTEXT_WINDOW) * 1_000_000n + 5n * 2_000_000n);
     await expectGatewayWhole(id);
     // The budgeted project itself is served afterwards too.
     expect((await ask(`${id}-next`, "an ordinary question")).status).toBe(200);
+  });
+
+  it.each([false, true])("1e308 tokens each way (stream: %s): billed within the request's limits, the cost header agrees", async (stream) => {
+    const id = `absurd-${stream}`;
+    const before = spend("acme");
+    const res = await ask(id, "ABSURD usage please", stream);
+    expect(res.status, res.text).toBe(200);
+    const row = ledger(id)!;
+    expect(row, "the record is in the ledger").toBeDefined();
+    // Input within the model's context window, output within the request's max_tokens (50): cents, not $750.
+    expect(row.input_tokens).toBe(CONTEXT_WINDOW);
+    expect(row.output_tokens).toBe(50);
+    expect(row.estimated).toBe(1);
+    const cost = BigInt(CONTEXT_WINDOW) * 1_000_000n + 50n * 2_000_000n;
+    expect(BigInt(row.cost_pico)).toBe(cost);
+    expect(spend("acme") - before).toBe(cost);
+    expect(row.input_tokens).toBeLessThan(MAX_USAGE_TOKENS);
+    // A JSON answer's header prices what the ledger bills (it showed ~7.5e304 USD).
+    if (!stream) expect(res.headers.get("x-mg-cost-usd")).toBe(row.cost_usd);
+    await expectGatewayWhole(id);
   });
 
   it.each([false, true])("completion_tokens -100000 (stream: %s): the output is estimated, spend never goes down", async (stream) => {

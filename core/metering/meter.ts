@@ -12,6 +12,7 @@ import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import { costParts } from "../money/money.ts";
 import { billableUsage, usageFixed } from "./sane-usage.ts";
+import { servedTarget } from "./usage-ceiling.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
@@ -105,10 +106,7 @@ export class Meter {
 
   /** The endpoint that served (or last tried) the request. */
   target(): Target | undefined {
-    const { ctx } = this;
-    const last = ctx.attempts[ctx.attempts.length - 1];
-    if (!last) return undefined;
-    return ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
+    return servedTarget(this.ctx);
   }
 
   /** One content event on its way to the client (not the terminal one). */

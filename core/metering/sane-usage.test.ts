@@ -33,3 +33,16 @@ describe("saneUsage", () => {
     expect(saneUsage({ inputTokens: 10.2, outputTokens: 3 }).usage).toEqual({ inputTokens: 11, outputTokens: 3 });
   });
 });
+
+describe("saneUsage within a request's ceiling", () => {
+  it("bills no more than the context window of input (cache included) and the output limit", () => {
+    const { usage, fixes } = saneUsage({ inputTokens: 1e308, outputTokens: 1e308, cacheReadTokens: 500, reasoningTokens: 1e300 }, { input: 1000, output: 50 });
+    expect(usage).toEqual({ inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, reasoningTokens: 50 });
+    expect(fixes.map((f) => f.field)).toEqual(["inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens"]);
+  });
+
+  it("leaves figures within the ceiling as reported", () => {
+    const u = { inputTokens: 400, outputTokens: 50, cacheReadTokens: 600 };
+    expect(saneUsage(u, { input: 1000, output: 50 })).toEqual({ usage: u, fixes: [] });
+  });
+});

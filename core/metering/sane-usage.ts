@@ -2,9 +2,11 @@
 // base_url may answer 1e20 tokens, a negative count, or NaN. Billing multiplies these by prices into a 64-bit pico-USD
 // column and Prometheus counters, so they are made sane here, once, before the meter bills them: counts are
 // non-negative, whole (rounded up, as the gateway's estimates err high) and capped; a negative or non-finite count is
-// treated as missing, so the meter's estimate applies as for an upstream that reported none.
+// treated as missing, so the meter's estimate applies as for an upstream that reported none. For a request, counts are
+// also capped at what it could have used (usage-ceiling.ts): MAX_USAGE_TOKENS alone still billed $750 for one answer.
 import type { Usage } from "../contracts/provider.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
+import { usageCeiling, type UsageCeiling } from "./usage-ceiling.ts";
 
 /**
  * Most tokens of one kind billed for one request: 100x the largest context window offered today, and low enough
@@ -14,7 +16,6 @@ export const MAX_USAGE_TOKENS = 1_000_000_000;
 /** Most images, video seconds, search units or web searches billed for one request. */
 export const MAX_USAGE_UNITS = 1_000_000;
 
-const TOKEN_FIELDS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "cacheWrite1hTokens", "reasoningTokens"] as const;
 const UNIT_FIELDS = ["images", "searchUnits", "webSearches"] as const;
 
 /** A count the upstream reported that was not billed as reported: dropped (negative, non-finite) or capped. */
@@ -31,9 +32,13 @@ export interface SaneUsage {
 
 const memo = new WeakMap<Usage, SaneUsage>();
 
-/** `u` made sane (the same object when nothing needed fixing); what was changed, for the log and the record. */
-export function saneUsage(u: Usage): SaneUsage {
-  let s = memo.get(u);
+/**
+ * `u` made sane (the same object when nothing needed fixing); what was changed, for the log and the record. With a
+ * ceiling, input and cache tokens together stay within `ceiling.input`, output and reasoning within `ceiling.output`.
+ */
+export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
+  const memoed = !ceiling || (ceiling.input === undefined && ceiling.output === undefined);
+  let s = memoed ? memo.get(u) : undefined;
   if (s) return s;
   let usage = u;
   const fixes: UsageFix[] = [];
@@ -49,15 +54,38 @@ export function saneUsage(u: Usage): SaneUsage {
     else usage[field] = billed;
     fixes.push({ field, reported: v, billed });
   };
-  for (const f of TOKEN_FIELDS) fix(f, MAX_USAGE_TOKENS, true);
+  const cap = (n: number | undefined) => Math.min(MAX_USAGE_TOKENS, n ?? Infinity);
+  // One call's input, cache reads and writes share its context window: each gets what the ones before left.
+  let room = cap(ceiling?.input);
+  const input = (f: "inputTokens" | "cacheReadTokens" | "cacheWriteTokens") => {
+    fix(f, room, true);
+    room -= usage[f] ?? 0;
+  };
+  input("inputTokens");
+  fix("outputTokens", cap(ceiling?.output), true);
+  input("cacheReadTokens");
+  input("cacheWriteTokens");
+  fix("cacheWrite1hTokens", Math.min(cap(ceiling?.input), usage.cacheWriteTokens ?? Infinity), true); // of cacheWriteTokens
+  fix("reasoningTokens", cap(ceiling?.output), true);
   for (const f of UNIT_FIELDS) fix(f, MAX_USAGE_UNITS, true);
   fix("videoSeconds", MAX_USAGE_UNITS, false); // billed per second, fractions included
   // Usage's two required counts stay numbers: 0 reads as "not reported" to the meter, which then estimates.
   if (usage.inputTokens === undefined) usage.inputTokens = 0;
   if (usage.outputTokens === undefined) usage.outputTokens = 0;
   s = { usage, fixes };
-  memo.set(u, s);
+  if (memoed) memo.set(u, s);
   return s;
+}
+
+const forRequest = new WeakMap<GatewayContext, { from: Usage; sane: SaneUsage }>();
+
+/** ctx.usage made sane within what this request could have used (computed once per usage object). */
+function saneFor(ctx: GatewayContext, u: Usage): SaneUsage {
+  const m = forRequest.get(ctx);
+  if (m?.from === u) return m.sane;
+  const sane = saneUsage(u, usageCeiling(ctx));
+  forRequest.set(ctx, { from: u, sane });
+  return sane;
 }
 
 const logged = new WeakSet<GatewayContext>();
@@ -68,7 +96,7 @@ const logged = new WeakSet<GatewayContext>();
  */
 export function billableUsage(ctx: GatewayContext): Usage | undefined {
   if (!ctx.usage) return undefined;
-  const { usage, fixes } = saneUsage(ctx.usage);
+  const { usage, fixes } = saneFor(ctx, ctx.usage);
   if (fixes.length && !logged.has(ctx)) {
     logged.add(ctx);
     const last = ctx.attempts[ctx.attempts.length - 1];
@@ -82,5 +110,5 @@ export function billableUsage(ctx: GatewayContext): Usage | undefined {
 
 /** Whether the upstream's figures for this request were not billed as reported (its ledger record says `estimated`). */
 export function usageFixed(ctx: GatewayContext): boolean {
-  return ctx.usage !== undefined && saneUsage(ctx.usage).fixes.length > 0;
+  return ctx.usage !== undefined && saneFor(ctx, ctx.usage).fixes.length > 0;
 }

@@ -5,9 +5,13 @@ import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
 import { costParts } from "../money/money.ts";
 import type { Usage } from "../contracts/provider.ts";
+import { billableUsage } from "../metering/sane-usage.ts";
 
-/** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
-export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ctx.usage): string | undefined {
+/**
+ * The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. By
+ * default the upstream's usage as the ledger bills it (made sane): its raw figures could be 1e308, or Infinity.
+ */
+export function costUsd(ctx: GatewayContext, usage: Usage | undefined = billableUsage(ctx)): string | undefined {
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
   const pricing = ctx.resolvedTarget?.pricing;

@@ -1,0 +1,37 @@
+// The most one upstream call can truly have used: what keeps an upstream's absurd figures (1e308 tokens) from being
+// billed at MAX_USAGE_TOKENS, far beyond the request's reservation. Output: what the request asked the serving
+// upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
+// cache reads and writes): the model's context window. The budget plugin's worst case reads the same sources.
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { Target } from "../contracts/provider.ts";
+import { outputTokensOn } from "./request-size.ts";
+
+/** The endpoint that served (or last tried) the request. */
+export function servedTarget(ctx: GatewayContext): Target | undefined {
+  const last = ctx.attempts[ctx.attempts.length - 1];
+  if (!last) return undefined;
+  return ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
+}
+
+export interface UsageCeiling {
+  /** Input, cache-read and cache-write tokens together. */
+  input?: number;
+  /** Output tokens, reasoning included. */
+  output?: number;
+}
+
+const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
+
+const positive = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? n : undefined);
+
+/** The ceiling for one request's billed usage; empty where nothing bounds it (then MAX_USAGE_TOKENS applies). */
+export function usageCeiling(ctx: GatewayContext): UsageCeiling {
+  // Embeddings, rerank, images...: a batch's input is not bounded by one context window.
+  if (!LANGUAGE.has(ctx.endpoint)) return {};
+  const target = servedTarget(ctx);
+  if (!target) return {};
+  return {
+    input: positive(target.contextWindow),
+    output: positive(outputTokensOn(ctx, target, target.maxTokens ?? target.contextWindow)),
+  };
+}
