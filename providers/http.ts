@@ -7,6 +7,7 @@ import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
 import { SseEventTooLargeError } from "../core/sse/parse.ts";
+import { parseAnswer } from "./answer-check.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -237,14 +238,13 @@ export async function readUpstreamBody(provider: string, res: UpstreamResponse, 
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
-/** An upstream's JSON answer, bounded (see readUpstreamBody); a body that is not JSON is a transport failure. */
+/**
+ * An upstream's JSON answer, bounded (see readUpstreamBody) and checked (providers/answer-check.ts): a body that is
+ * not JSON, too deep, or an error envelope sent as a success is a retryable 502, never an answer.
+ */
 export async function readUpstreamJson(provider: string, res: UpstreamResponse, signal?: AbortSignal, limit = MAX_ANSWER_BYTES): Promise<any> {
   const bytes = await readUpstreamBody(provider, res, limit, signal);
-  try {
-    return JSON.parse(bytes.toString("utf8"));
-  } catch (err) {
-    throw transportError(provider, err, signal);
-  }
+  return parseAnswer(provider, res.status, header(res.headers, "content-type"), bytes.toString("utf8"));
 }
 
 /** The first `limit` bytes of a body (an error's, for its message) as text; the rest is not read and the body is let go. "" if unreadable. */
