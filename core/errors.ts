@@ -86,6 +86,24 @@ export function googleStatus(status: number): string {
 
 const RPC = "type.googleapis.com/google.rpc.";
 
+/**
+ * Longest Retry-After the gateway tells a client, in seconds. An upstream's own value is passed on, and an upstream
+ * may say anything (`251606556426`, `1e+297`): past an hour it is no useful advice, and a huge number formats as
+ * exponent notation, which is not a valid Retry-After (RFC 9110: digits only).
+ */
+export const MAX_RETRY_AFTER_S = 3600;
+
+/** Seconds within [0, MAX_RETRY_AFTER_S]; undefined for a value that is no number. */
+function boundedRetryAfter(s: number | undefined): number | undefined {
+  if (typeof s !== "number" || Number.isNaN(s)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(0, s));
+}
+
+/** The Retry-After header's value: whole seconds, digits only. */
+export function retryAfterHeader(seconds: number): string {
+  return String(Math.ceil(boundedRetryAfter(seconds) ?? 0));
+}
+
 export interface GatewayErrorInit {
   details?: Record<string, unknown>;
   cause?: unknown;
@@ -113,7 +131,7 @@ export class GatewayError extends Error {
     super(redact(message), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "GatewayError";
     this.details = init.details === undefined ? undefined : redactDeep(init.details);
-    this.retryAfter = init.retryAfter;
+    this.retryAfter = boundedRetryAfter(init.retryAfter);
     this.retryable = init.retryable ?? false;
     this.type = init.type ?? OPENAI_TYPE[code];
     this.headers = init.headers;
@@ -147,7 +165,7 @@ export function toGeminiJSON(err: GatewayError): { error: Record<string, unknown
   const details: Record<string, unknown>[] = [{ "@type": `${RPC}ErrorInfo`, reason: err.code, domain: "model-gateway", metadata }];
   const field = err.details?.field;
   if (typeof field === "string") details.push({ "@type": `${RPC}BadRequest`, fieldViolations: [{ field, description: err.message }] });
-  if (err.retryAfter !== undefined) details.push({ "@type": `${RPC}RetryInfo`, retryDelay: `${Math.max(0, Math.ceil(err.retryAfter))}s` });
+  if (err.retryAfter !== undefined) details.push({ "@type": `${RPC}RetryInfo`, retryDelay: `${retryAfterHeader(err.retryAfter)}s` });
   return { error: { code: err.status, message: err.message, status: googleStatus(err.status), details } };
 }
 

@@ -1,7 +1,7 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import { GatewayError, toGatewayError, toGeminiJSON } from "../errors.ts";
+import { GatewayError, retryAfterHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
@@ -40,7 +40,7 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
     return;
   }
   const headers = baseHeaders(ctx, { "content-type": "application/json", ...err.headers });
-  if (err.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfter)));
+  if (err.retryAfter !== undefined) headers["retry-after"] = retryAfterHeader(err.retryAfter);
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
   writeWhole(res, errorStatus(err.status), headers, JSON.stringify(errorBody(ctx, err)), dropped(ctx));
