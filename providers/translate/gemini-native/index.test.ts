@@ -47,7 +47,7 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     geminiNative.response({ candidates: [], usageMetadata: meta }, { model: "google/g", provider: "gem" }, call(usage));
     expect(usage).toEqual([{ inputTokens: 21_000, outputTokens: 500 }]);
     const streamed: Usage[] = [];
-    async function* upstream() { yield { data: JSON.stringify({ candidates: [], usageMetadata: meta }) }; }
+    async function* upstream() { yield { data: JSON.stringify({ candidates: [{ finishReason: "STOP", index: 0 }], usageMetadata: meta }) }; }
     for await (const _ of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call(streamed)));
     expect(streamed.at(-1)).toEqual({ inputTokens: 21_000, outputTokens: 500 });
   });
@@ -56,5 +56,26 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     async function* upstream() { yield { data: '{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}' }; }
     const it = geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))[Symbol.asyncIterator]();
     await expect(it.next()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+  });
+
+  it("a stream that ends before a finishReason was cut short: the events relayed, then a 502; a blocked prompt is an ending", async () => {
+    const relayed = async (...data: string[]) => {
+      async function* upstream() { for (const d of data) yield { data: d }; }
+      const out: string[] = [];
+      try {
+        for await (const e of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))) out.push(e.data);
+      } catch (err) {
+        return { out, err };
+      }
+      return { out, err: undefined };
+    };
+    const cut = await relayed('{"candidates": [{"content": {"parts": [{"text": "a"}]},"index": 0}]}');
+    expect(cut.out).toHaveLength(1);
+    expect(cut.err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", message: expect.stringContaining("before a finish reason") });
+    // Two candidates, one finished: still cut.
+    expect((await relayed('{"candidates": [{"index": 0, "finishReason": "STOP"}, {"index": 1}]}')).err).toBeDefined();
+    expect((await relayed()).err).toBeDefined();
+    expect((await relayed('{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}', '{"candidates": [{"finishReason": "STOP"}]}')).err).toBeUndefined();
+    expect((await relayed('{"promptFeedback": {"blockReason": "SAFETY"}}')).err).toBeUndefined();
   });
 });

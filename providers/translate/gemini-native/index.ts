@@ -5,6 +5,8 @@
 // without a signature gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
 // at once for JSON, from the first stream event that has it and again at the end (usageMetadata is cumulative).
 // Answers name the gateway model id (modelVersion), rewritten in each event's text rather than re-serialised.
+// Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
+// its blockReason) was cut short, and ends with an error event, as the translated pairs do.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
@@ -57,6 +59,9 @@ export const geminiNative: Translator<State> = {
 
 async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptions): AsyncGenerator<SseEvent> {
   let usage: unknown;
+  /** Candidate index -> whether it has its finishReason yet. */
+  const finished = new Map<number, boolean>();
+  let blocked = false;
   const version = `"modelVersion":${JSON.stringify(s.model)}`;
   for await (const ev of events) {
     let g: any;
@@ -72,7 +77,15 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
       if (usage === undefined) call.reportUsage(fromGeminiUsage(g.usageMetadata)); // the prompt is billed even if the stream dies
       usage = g.usageMetadata;
     }
+    if (g?.promptFeedback?.blockReason) blocked = true;
+    const cands: any[] = Array.isArray(g?.candidates) ? g.candidates : [];
+    for (let i = 0; i < cands.length; i++) {
+      const index: number = typeof cands[i]?.index === "number" ? cands[i].index : i;
+      if (!finished.get(index)) finished.set(index, !!cands[i]?.finishReason);
+    }
     yield { data: MODEL_VERSION.test(ev.data) ? ev.data.replace(MODEL_VERSION, version) : ev.data };
   }
   if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
+  const cut = finished.size ? [...finished.values()].includes(false) : !blocked;
+  if (cut) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
 }
