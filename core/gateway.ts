@@ -9,7 +9,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
 import { definePlugin } from "./pipeline/define.ts";
 import type { ProviderDriver } from "./contracts/provider.ts";
-import { createDriver } from "./contracts/builtins.ts";
+import { createDriver, type DriverSettings } from "./contracts/builtins.ts";
 import type { Translators } from "./contracts/translator.ts";
 import type { GatewayHandle } from "./contracts/gateway.ts";
 import type { ProviderConfig } from "./generated/types/gateway.ts";
@@ -144,7 +144,7 @@ export class Gateway implements GatewayHandle {
 
   createDriver(name: string, pc: ProviderConfig): ProviderDriver {
     const config = this.current.config;
-    return createDriver(config.builtins, name, pc, { timeoutMs: config.server.upstreamTimeoutMs });
+    return createDriver(config.builtins, name, pc, driverSettings(config.server));
   }
 
   get translators(): Translators {
@@ -254,11 +254,12 @@ export class Gateway implements GatewayHandle {
   private async setUp(snapshot: Snapshot, plugins: ResolvedPlugin[]): Promise<void> {
     const { config, drivers } = snapshot;
     for (const [name, pc] of config.providers) {
-      // Reuse connection pools across reloads when a provider's settings did not change.
-      const key = `${name}\n${JSON.stringify(pc)}`;
+      // Reuse connection pools across reloads when a provider's settings (its timeouts included) did not change.
+      const settings = driverSettings(config.server);
+      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}`;
       let cached = this.drivers.get(key);
       if (!cached) {
-        cached = { key, driver: createDriver(config.builtins, name, pc, { timeoutMs: config.server.upstreamTimeoutMs }), users: new Set() };
+        cached = { key, driver: createDriver(config.builtins, name, pc, settings), users: new Set() };
         this.drivers.set(key, cached);
       }
       cached.users.add(snapshot);
@@ -291,4 +292,9 @@ export class Gateway implements GatewayHandle {
       }
     }
   }
+}
+
+/** What every provider driver takes from server settings. */
+function driverSettings(server: { upstreamTimeoutMs: number; upstreamAnswerTimeoutMs: number }): DriverSettings {
+  return { timeoutMs: server.upstreamTimeoutMs, answerTimeoutMs: server.upstreamAnswerTimeoutMs };
 }

@@ -7,6 +7,7 @@ import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
 import { SseEventTooLargeError } from "../core/sse/parse.ts";
+import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer } from "./answer-check.ts";
 
 export interface UpstreamRequest {
@@ -26,8 +27,12 @@ export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly urls = new Map<string, { origin: string; path: string }>();
 
-  /** `origins` get their pools at once (boot), others on first use (BYOK base URLs). */
-  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number; origins?: string[] }) {
+  /**
+   * `origins` get their pools at once (boot), others on first use (BYOK base URLs). `timeoutMs`: for the response
+   * headers and between reads; `answerTimeoutMs` (never shorter than timeoutMs): from the send, for a JSON answer's
+   * whole body and a stream's first event (core/net/answer-deadline.ts).
+   */
+  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number; answerTimeoutMs?: number; origins?: string[] }) {
     for (const o of opts.origins ?? []) this.pool(new URL(o).origin);
   }
 
@@ -63,6 +68,7 @@ export class UpstreamClient {
       headers = { ...headers, "content-length": String(bytes.byteLength) };
       body = sendOnce(bytes);
     }
+    const sentAt = Date.now();
     try {
       const r = await this.pool(url.origin).request({
         path: url.path,
@@ -73,6 +79,12 @@ export class UpstreamClient {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      const answerMs = Math.max(this.opts.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS, timeoutMs);
+      const type = header(r.headers, "content-type") ?? "";
+      // Bedrock's binary event stream has no first-event hook in its reader: the per-read timer alone, as before.
+      if (!type.includes("amazon.eventstream")) {
+        armAnswerDeadline(r.body, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), type.includes("text/event-stream"));
+      }
       return { status: r.statusCode, headers: r.headers, body: r.body };
     } catch (err) {
       throw transportError(this.provider, err, signal);
@@ -83,6 +95,15 @@ export class UpstreamClient {
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
     this.pools.clear();
   }
+}
+
+/** server.upstream_answer_timeout_ms's default (schemas/gateway.schema.json). */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
+
+function answerTimeout(provider: string, ms: number): GatewayError {
+  return new GatewayError(504, "UPSTREAM_TIMEOUT", `Provider ${provider} did not answer within ${ms} ms`, {
+    retryable: true, details: { provider, reason: "answer_timeout", timeout_ms: ms },
+  });
 }
 
 /**

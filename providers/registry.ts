@@ -13,15 +13,15 @@ import { createBedrockDriver } from "./bedrock/index.ts";
 import { createVertexDriver } from "./vertex/index.ts";
 
 export const driverFactories: Partial<Record<ProviderConfig["protocol"], DriverFactory>> = {
-  openai: (name, pc, rt) => createOpenAIDriver(name, pc, { timeoutMs: rt.timeoutMs }),
+  openai: (name, pc, rt) => createOpenAIDriver(name, pc, rt),
   sim: (name, pc) => createSimDriver(name, pc),
-  anthropic: (name, pc, rt) => createAnthropicDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  gemini: (name, pc, rt) => createGeminiDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  cohere: (name, pc, rt) => createCohereDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  voyage: (name, pc, rt) => createVoyageDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  jina: (name, pc, rt) => createJinaDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  together: (name, pc, rt) => createTogetherDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  bedrock: (name, pc, rt) => createBedrockDriver(name, pc, { timeoutMs: rt.timeoutMs }),
-  vertex: (name, pc, rt) => createVertexDriver(name, pc, { timeoutMs: rt.timeoutMs }),
+  anthropic: (name, pc, rt) => createAnthropicDriver(name, pc, rt),
+  gemini: (name, pc, rt) => createGeminiDriver(name, pc, rt),
+  cohere: (name, pc, rt) => createCohereDriver(name, pc, rt),
+  voyage: (name, pc, rt) => createVoyageDriver(name, pc, rt),
+  jina: (name, pc, rt) => createJinaDriver(name, pc, rt),
+  together: (name, pc, rt) => createTogetherDriver(name, pc, rt),
+  bedrock: (name, pc, rt) => createBedrockDriver(name, pc, rt),
+  vertex: (name, pc, rt) => createVertexDriver(name, pc, rt),
 };
 

@@ -55,6 +55,8 @@ export interface ServerRuntime {
   port: number;
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
+  /** server.upstream_answer_timeout_ms: a JSON answer's whole body, a stream's first event. */
+  upstreamAnswerTimeoutMs: number;
   publicUrl?: string;
   /** Peers whose X-Forwarded-Host/-Proto are believed (empty: none). */
   trustedProxies: TrustedProxies;

@@ -9,6 +9,8 @@ import type { Translators } from "./translator.ts";
 /** Settings a driver takes from the gateway rather than from its provider's own config. */
 export interface DriverSettings {
   timeoutMs: number;
+  /** server.upstream_answer_timeout_ms (providers/http.ts UpstreamClient). */
+  answerTimeoutMs?: number;
 }
 
 export type DriverFactory = (name: string, config: ProviderConfig, settings: DriverSettings) => ProviderDriver;

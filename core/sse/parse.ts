@@ -8,6 +8,7 @@
 // being buffered without bound (issue 25: one 12 MiB line used to stall the whole gateway for seconds).
 
 import { StringDecoder } from "node:string_decoder";
+import { answerStarted } from "../net/answer-deadline.ts";
 
 export interface SseEvent {
   /** `event:` field; undefined for the default "message" type. */
@@ -132,8 +133,14 @@ export class SseParser {
 /** Parse a whole byte stream into events. */
 export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
+  let started = false;
   for await (const chunk of body) {
     const events = parser.push(chunk);
+    // The first event (comments are not one) ends the wait for the answer to start (core/net/answer-deadline.ts).
+    if (!started && events.length) {
+      started = true;
+      answerStarted(body);
+    }
     for (let i = 0; i < events.length; i++) yield events[i]!;
   }
 }

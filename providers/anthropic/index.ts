@@ -12,8 +12,8 @@ export interface AnthropicDriver extends ProviderDriver {
   client: UpstreamClient;
 }
 
-export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): AnthropicDriver {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): AnthropicDriver {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
   async function send(body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
     const req = buildMessagesRequest(body, target, config, name, call);
     return messagesAnswer(name, await client.send(req, call.signal, target.timeoutMs), body.stream === true, call);

@@ -17,9 +17,9 @@ import type { BedrockEnv } from "./env.ts";
 export const isClaudeModel = (id: string) => /(^|[./])anthropic\.claude/.test(id);
 
 export function createBedrockDriver(
-  name: string, config: ProviderConfig, defaults: { timeoutMs: number }, processEnv: Record<string, string | undefined> = process.env,
+  name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }, processEnv: Record<string, string | undefined> = process.env,
 ): ProviderDriver & { env: BedrockEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
   const env: BedrockEnv = { name, config, client, auth: createBedrockAuth(name, config, processEnv) };
   const invokeClaude = (config.bedrock_claude_api ?? "invoke") === "invoke";
   return {

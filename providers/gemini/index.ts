@@ -13,8 +13,8 @@ import type { GeminiEnv } from "./env.ts";
 
 export type { GeminiEnv } from "./env.ts";
 
-export function createGeminiDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { env: GeminiEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs });
+export function createGeminiDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { env: GeminiEnv } {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
   const env: GeminiEnv = { name, config, client };
   return {
     name,

@@ -13,10 +13,11 @@ import { openaiCountTokens } from "./count-tokens.ts";
 import { openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
 
-export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { client: UpstreamClient } {
+export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
     connections: config.connections,
     timeoutMs: config.timeout_ms ?? defaults.timeoutMs,
+    answerTimeoutMs: defaults.answerTimeoutMs,
     origins: [config.base_url ?? "https://api.openai.com/v1"],
   });
   return {

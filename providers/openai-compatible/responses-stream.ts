@@ -5,6 +5,7 @@
 // ends before one (without an `error` event saying why) was cut off.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { answerStarted } from "../../core/net/answer-deadline.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
@@ -44,7 +45,10 @@ export async function* relayResponsesBody(
   let last: SseEvent | undefined;
   try {
     for await (const chunk of source) {
-      for (const ev of parser.push(chunk)) {
+      const events = parser.push(chunk);
+      // The first event ends the answer deadline's wait (core/net/answer-deadline.ts); comments do not.
+      if (last === undefined && events.length) answerStarted(body);
+      for (const ev of events) {
         const type = typeOf(ev);
         if (first && type?.endsWith(".delta")) {
           first = false;

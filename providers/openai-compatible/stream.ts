@@ -2,6 +2,7 @@
 // per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { answerStarted } from "../../core/net/answer-deadline.ts";
 import { PUSH, type EventSink, type PushControl } from "../../core/sse/push.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
@@ -85,9 +86,15 @@ async function* relayChatIterable(
 ): AsyncGenerator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call, provider);
   const parser = new SseParser();
+  let started = false;
   try {
     for await (const chunk of body) {
       const events = parser.push(chunk);
+      // The first event ends the answer deadline's wait (core/net/answer-deadline.ts); comments do not.
+      if (!started && events.length) {
+        started = true;
+        answerStarted(body);
+      }
       for (let i = 0; i < events.length; i++) {
         const ev = events[i]!;
         const s = relay.step(ev);
@@ -126,6 +133,8 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
   /** Pauses not yet resumed: the writer (socket full) and metering (ledger commit) pause independently. */
   private paused = 0;
   private flushQueued = false;
+  /** An event was read: the answer deadline is off (core/net/answer-deadline.ts). */
+  private started = false;
   private sink: EventSink | undefined;
   private waiter: { resolve(r: IteratorResult<SseEvent>): void; reject(e: unknown): void } | undefined;
   // Bound once per stream: the body's listeners.
@@ -223,6 +232,10 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
     if (this.state !== State.Open) return;
     try {
       const events = this.parser.push(chunk);
+      if (!this.started && events.length) {
+        this.started = true;
+        answerStarted(this.body);
+      }
       for (let i = 0; i < events.length; i++) {
         const ev = events[i]!;
         const s = this.relay.step(ev);

@@ -16,9 +16,9 @@ import { publisherOf } from "./url.ts";
 
 export const DEFAULT_LOCATION = "global";
 
-export function createVertexDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver & { auth: VertexAuth } {
+export function createVertexDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { auth: VertexAuth } {
   const timeoutMs = config.timeout_ms ?? defaults.timeoutMs;
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
   const auth = createVertexAuth(name, config, timeoutMs);
   const env: VertexEnv = { name, config, client, auth, location: config.region || DEFAULT_LOCATION };
   // The translators pick the op from upstreamFor; a model of the other family reaching an op is a catalog mistake.

@@ -129,6 +129,10 @@ export interface ServerConfig {
    */
   upstream_timeout_ms?: number;
   /**
+   * Longest time, from sending a request upstream, for a JSON answer's whole body and for a stream's first event (SSE comments do not count); a trickling upstream cannot hold a request open for ever. Its expiry is a retryable 504 UPSTREAM_TIMEOUT. Never shorter than the provider's timeout. A stream that has started is bounded only by upstream_timeout_ms between chunks.
+   */
+  upstream_answer_timeout_ms?: number;
+  /**
    * Externally visible base URL, used in signed asset links. Unset: the Host the client used (X-Forwarded-Host/-Proto only from trusted_proxies).
    */
   public_url?: string;

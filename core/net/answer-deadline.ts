@@ -1,0 +1,31 @@
+// A total deadline on an upstream answer's body, beside undici's per-read timer (bodyTimeout). That timer restarts on
+// every byte, so an upstream trickling one space a second into a JSON answer, or only `: keepalive` comments into a
+// stream, kept a client waiting with nothing, for ever. The deadline bounds a JSON answer's whole body and a stream's
+// wait for its first event; a stream's reader says when that event came (answerStarted), and from then on only the
+// per-read timer applies, so long streams are not cut.
+import type { Readable } from "node:stream";
+
+const firstEvent = new WeakMap<object, () => void>();
+
+/**
+ * Destroys `body` with `expired()` (the reader sees it as its error) unless it closes first or, with
+ * `untilFirstEvent`, unless answerStarted(body) is called first.
+ */
+export function armAnswerDeadline(body: Readable, ms: number, expired: () => Error, untilFirstEvent: boolean): void {
+  if (body.destroyed) return;
+  const timer = setTimeout(() => {
+    firstEvent.delete(body);
+    if (!body.destroyed) body.destroy(expired());
+  }, Math.max(1, ms));
+  const disarm = () => {
+    clearTimeout(timer);
+    firstEvent.delete(body);
+  };
+  body.once("close", disarm);
+  if (untilFirstEvent) firstEvent.set(body, disarm);
+}
+
+/** A stream's reader parsed its first event from `body`: its answer has started, the deadline is off. */
+export function answerStarted(body: object): void {
+  firstEvent.get(body)?.();
+}
