@@ -16,8 +16,9 @@ const TEXT = "A perfectly ordinary answer.";
 /** gpt-4o-mini's context_window in policyConfig. */
 const CONTEXT_WINDOW = 1000;
 
-/** The usage an upstream reports for a prompt that names it (JSON text): absurd, negative, or (else) ordinary. */
-function usageFor(prompt: string): string {
+/** The usage an upstream reports for a prompt that names it (JSON text): none, absurd, negative, or (else) ordinary. */
+function usageFor(prompt: string): string | undefined {
+  if (prompt.includes("NO USAGE")) return undefined;
   if (prompt.includes("HUGE")) return JSON.stringify({ prompt_tokens: 1e20, completion_tokens: 5, total_tokens: 1e20 });
   if (prompt.includes("ABSURD")) return JSON.stringify({ prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 });
   // Past a double's range: JSON.parse reads Infinity.
@@ -27,7 +28,7 @@ function usageFor(prompt: string): string {
 }
 
 /** `o` as JSON with its usage written as the raw text `usage` (which may hold numbers JSON.stringify cannot write). */
-const withUsage = (o: object, usage: string) => `${JSON.stringify(o).slice(0, -1)},"usage":${usage}}`;
+const withUsage = (o: object, usage: string | undefined) => (usage === undefined ? JSON.stringify(o) : `${JSON.stringify(o).slice(0, -1)},"usage":${usage}}`);
 
 function answer(body: any, res: ServerResponse): void {
   const usage = usageFor(JSON.stringify(body.messages));
@@ -42,7 +43,7 @@ function answer(body: any, res: ServerResponse): void {
   res.end(
     frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: TEXT }, finish_reason: null }] }) +
     frame({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
-    `data: ${withUsage({ ...base, object: "chat.completion.chunk", choices: [] }, usage)}\n\n` +
+    (usage === undefined ? "" : `data: ${withUsage({ ...base, object: "chat.completion.chunk", choices: [] }, usage)}\n\n`) +
     "data: [DONE]\n\n",
   );
 }
@@ -105,6 +106,16 @@ function spend(project: string): bigint {
   return (db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ?").safeIntegers(true).get(project) as { s: bigint }).s;
 }
 
+/** The request is let go: no in-flight slot left for a shutdown to wait on (SIGTERM waited 40 s for one). */
+async function expectLetGo() {
+  const until = Date.now() + 3000;
+  const gauge = async () => Number(/^gateway_requests_in_flight\{endpoint="(?:chat|gemini)"\} (\d+)/m.exec(await (await fetch(gw.metricsUrl!)).text())?.[1] ?? 0);
+  while (gw.gateway.inflight.size > 0 || (await gauge()) > 0) {
+    if (Date.now() > until) throw new Error(`still in flight: ${gw.gateway.inflight.size}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("absurd usage from an upstream (SQLite store)", () => {
   it.each([false, true])("prompt_tokens 1e20 (stream: %s): answered, billed at the context window, the store stays up", async (stream) => {
     const id = `huge-${stream}`;
@@ -159,5 +170,53 @@ describe("absurd usage from an upstream (SQLite store)", () => {
     await expectGatewayWhole(id);
     // /metrics keeps scraping (a counter given a negative value broke every later scrape).
     expect((await fetch(gw.metricsUrl!)).status).toBe(200);
+  });
+
+  // The gateway may refuse such an answer as invalid (502) or bill it estimated (200); either way the client gets its
+  // protocol's answer with its own request id, the ledger records that answer under that id, and the request ends.
+  it.each([false, true])("usage 1e400 (Infinity once parsed) (stream: %s): answered under the request's own id, let go", async (stream) => {
+    const id = `infinite-${stream}`;
+    const res = await ask(id, "INFINITE usage please", stream);
+    expect([200, 502], res.text).toContain(res.status);
+    expect(res.headers.get("x-request-id")).toBe(id);
+    if (res.status === 200) expect(res.text).toContain("perfectly ordinary");
+    else expect(res.json?.error?.code).toBe("UPSTREAM_ERROR");
+    const row = ledger(id);
+    expect(row, "the record is under the request's id").toBeDefined();
+    expect(row!.status).toBe(res.status);
+    if (res.status === 200) {
+      expect(row!.estimated).toBe(1);
+      expect(row!.output_tokens).toBeGreaterThan(0);
+      expect(row!.output_tokens).toBeLessThanOrEqual(50);
+      if (!stream) expect(res.headers.get("x-mg-cost-usd")).toBe(row!.cost_usd);
+    }
+    await expectLetGo();
+    await expectGatewayWhole(id);
+  });
+
+  it("no usage at all (JSON answer): x-mg-cost-usd prices the estimate the ledger bills", async () => {
+    const res = await ask("no-usage-header", "NO USAGE please");
+    expect(res.status, res.text).toBe(200);
+    const row = ledger("no-usage-header")!;
+    expect(row.estimated).toBe(1);
+    expect(BigInt(row.cost_pico)).toBeGreaterThan(0n);
+    expect(res.headers.get("x-mg-cost-usd")).toBe(row.cost_usd);
+  });
+});
+
+describe("usage an upstream got wrong, to a Gemini client", () => {
+  const gemini = (id: string, prompt: string, stream = false) =>
+    postJson(`${gw.url}/api/v1beta/models/openai/gpt-4o-mini:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`, {
+      contents: [{ role: "user", parts: [{ text: prompt }] }], generationConfig: { maxOutputTokens: 50 },
+    }, auth(undefined, { "x-request-id": id }));
+
+  it("usage 1e400: the Gemini client gets Google's envelope with its request id, and the request is let go", async () => {
+    const res = await gemini("gemini-infinite", "INFINITE usage please");
+    expect([200, 502], res.text).toContain(res.status);
+    expect(res.headers.get("x-request-id")).toBe("gemini-infinite");
+    if (res.status === 200) expect(res.json?.candidates?.[0]?.content?.parts?.[0]?.text).toContain("perfectly ordinary");
+    else expect(res.json?.error?.status).toBe("UNAVAILABLE"); // not {"status":500,"unhandled":true}
+    expect(ledger("gemini-infinite")?.status).toBe(res.status);
+    await expectLetGo();
   });
 });

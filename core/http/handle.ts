@@ -62,7 +62,7 @@ export async function handleRequest(
   const observed = observe(gateway, ctx, req, res); // access log line and trace; undefined when both are off
   let ttfb = 0;
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; ctx.responseStarted = true; } };
-  let outcome: Outcome;
+  let outcome: Outcome | undefined;
   try {
     if (spec.method === "POST") {
       deferBody(ctx, () => {
@@ -88,6 +88,9 @@ export async function handleRequest(
     }
   } catch (e) {
     outcome = fail(toGatewayError(e, controller.signal));
+  } finally {
+    // Whatever threw above, the request is let go: a leaked in-flight slot held every later shutdown for its grace.
+    await settle(outcome ?? { status: 500, error: toGatewayError(new Error("request failed while answering"), controller.signal), aborted: false });
   }
 
   function fail(err: GatewayError): Outcome {
@@ -104,29 +107,47 @@ export async function handleRequest(
     return { status: err.status, error: err, aborted: controller.signal.aborted && !cut };
   }
 
-  const model = modelLabel(ctx), provider = providerLabel(ctx, outcome.error);
-  const labels = { endpoint: spec.kind, model, provider };
-  const total = (performance.now() - startedAt) / 1000;
-  metrics.requests.add(1, spec.kind, model, provider, String(statusCode(outcome)));
-  metrics.duration.observe(labels, total);
-  if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
-  metrics.inFlight.leave(spec.kind);
-  for (const fn of finishers) {
+  /** Metrics, the finishers (the ledger write), the access line; each step runs even if one before it throws. */
+  async function settle(outcome: Outcome): Promise<void> {
+    const step = (what: string, fn: () => void) => {
+      try {
+        fn();
+      } catch (err) {
+        gateway.log.error(`${what} failed`, { requestId: ctx.requestId, error: String(err) });
+      }
+    };
+    let model = "", provider = "";
+    const total = (performance.now() - startedAt) / 1000;
     try {
-      await fn(outcome);
-    } catch (err) {
-      gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
+      step("request metrics", () => {
+        model = modelLabel(ctx);
+        provider = providerLabel(ctx, outcome.error);
+        const labels = { endpoint: spec.kind, model, provider };
+        metrics.requests.add(1, spec.kind, model, provider, String(statusCode(outcome)));
+        metrics.duration.observe(labels, total);
+        if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
+      });
+      step("in-flight gauge", () => metrics.inFlight.leave(spec.kind));
+      for (const fn of finishers) {
+        try {
+          await fn(outcome);
+        } catch (err) {
+          gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
+        }
+      }
+      // After the finishers: the tokens billed (the ledger's, the access line's), estimated for a stream cut short.
+      step("token metrics", () => {
+        const u = ctx.model ? billedUsage(ctx, outcome) : undefined;
+        if (!u) return;
+        if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
+        if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);
+        if (u.cacheReadTokens) metrics.tokens.add(u.cacheReadTokens, "cache_read", model, provider);
+        if (u.cacheWriteTokens) metrics.tokens.add(u.cacheWriteTokens, "cache_write", model, provider);
+      });
+      step("access line", () => observed?.finish(outcome, ttfb, total * 1000));
+    } finally {
+      gateway.release(snapshot);
+      gateway.inflight.leave(controller);
     }
   }
-  // After the finishers: the tokens billed (the ledger's, the access line's), estimated for a stream cut short.
-  const u = ctx.model ? billedUsage(ctx, outcome) : undefined;
-  if (u) {
-    if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
-    if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);
-    if (u.cacheReadTokens) metrics.tokens.add(u.cacheReadTokens, "cache_read", model, provider);
-    if (u.cacheWriteTokens) metrics.tokens.add(u.cacheWriteTokens, "cache_write", model, provider);
-  }
-  observed?.finish(outcome, ttfb, total * 1000);
-  gateway.release(snapshot);
-  gateway.inflight.leave(controller);
 }

@@ -34,12 +34,25 @@ export function errorBody(ctx: GatewayContext, err: GatewayError): unknown {
   return ctx.protocol === "gemini" ? toGeminiJSON(err) : err.toJSON();
 }
 
+/**
+ * An error's headers; if building them throws (a header computed from an upstream's figures), the minimal ones: the
+ * error path must always answer, with the request's id, or the request's cleanup after it never runs.
+ */
+function errorHeaders(ctx: GatewayContext, err: GatewayError): Record<string, string> {
+  try {
+    return baseHeaders(ctx, { "content-type": "application/json", ...err.headers });
+  } catch (e) {
+    ctx.gateway?.log.error("response headers failed; error sent with minimal headers", { requestId: ctx.requestId, error: String(e) });
+    return { ...err.headers, "x-request-id": ctx.requestId, "content-type": "application/json" };
+  }
+}
+
 export function writeError(ctx: GatewayContext, res: ServerResponse, err: GatewayError, hooks: WriteHooks): void {
   if (res.headersSent || res.destroyed) {
     if (!res.destroyed) res.end();
     return;
   }
-  const headers = baseHeaders(ctx, { "content-type": "application/json", ...err.headers });
+  const headers = errorHeaders(ctx, err);
   if (err.retryAfter !== undefined) headers["retry-after"] = retryAfterHeader(err.retryAfter);
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();

@@ -4,6 +4,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { costUsd } from "./headers.ts";
 import { outcomeOf } from "../metering/meter.ts";
+import { billableUsage } from "../metering/sane-usage.ts";
 
 export interface AccessTiming {
   ttfbMs: number;
@@ -21,7 +22,7 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
  */
 export function billedUsage(ctx: GatewayContext, outcome: Outcome): Usage | undefined {
   const meter = (ctx as { meter?: { finalUsage?(o: Outcome): { usage: Usage } | undefined } }).meter;
-  return meter?.finalUsage?.(outcome)?.usage ?? ctx.usage;
+  return meter?.finalUsage?.(outcome)?.usage ?? billableUsage(ctx); // never the raw figures (Infinity, 1e308)
 }
 
 export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTiming): Record<string, unknown> {

@@ -6,12 +6,18 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import { costParts } from "../money/money.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
+import type {} from "../metering/meter.ts"; // ctx.meter
 
 /**
- * The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. By
- * default the upstream's usage as the ledger bills it (made sane): its raw figures could be 1e308, or Infinity.
+ * The usage the ledger bills for this answer: the meter's (estimated where the upstream reported none or nonsense),
+ * else the upstream's made sane — never its raw figures, which could be 1e308 or Infinity (big.js throws on those).
  */
-export function costUsd(ctx: GatewayContext, usage: Usage | undefined = billableUsage(ctx)): string | undefined {
+function ledgerUsage(ctx: GatewayContext): Usage | undefined {
+  return ctx.meter?.finalUsage()?.usage ?? billableUsage(ctx);
+}
+
+/** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
+export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx)): string | undefined {
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
   const pricing = ctx.resolvedTarget?.pricing;
