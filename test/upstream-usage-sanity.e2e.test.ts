@@ -219,4 +219,26 @@ describe("usage an upstream got wrong, to a Gemini client", () => {
     expect(ledger("gemini-infinite")?.status).toBe(res.status);
     await expectLetGo();
   });
+
+  it.each([false, true])("no usage at all (stream: %s): input and output are estimated, as for a chat client", async (stream) => {
+    const id = `gemini-no-usage-${stream}`;
+    const res = await gemini(id, "NO USAGE please", stream);
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain("perfectly ordinary");
+    const row = ledger(id);
+    expect(row, "the record is in the ledger").toBeDefined();
+    expect(row!.estimated).toBe(1);
+    expect(row!.input_tokens).toBeGreaterThan(0);
+    expect(row!.output_tokens).toBeGreaterThan(0); // it billed 0/0, $0
+    expect(BigInt(row!.cost_pico)).toBeGreaterThan(0n);
+  });
+
+  it("completion_tokens -100000: the output is estimated, not billed 0", async () => {
+    const res = await gemini("gemini-negative", "NEGATIVE usage please");
+    expect(res.status, res.text).toBe(200);
+    const row = ledger("gemini-negative");
+    expect(row!.input_tokens).toBe(10);
+    expect(row!.output_tokens).toBeGreaterThan(0);
+    expect(row!.estimated).toBe(1);
+  });
 });

@@ -89,7 +89,7 @@ export function dropUsageCounters(registry: Registry): void {
 const NO_PRICES: Pricing = {};
 
 /** Endpoints whose answers are generated text, estimated when the provider reports no usage. */
-const GENERATIVE = new Set(["chat", "messages", "responses"]);
+const GENERATIVE = new Set(["chat", "messages", "responses", "gemini"]);
 
 export class Meter {
   /** Content events relayed so far: at least one token each, when output has to be estimated. */

@@ -64,3 +64,19 @@ describe("estimateTokensBounded", () => {
     expect(est).toBeLessThan(estimateTokens(long) * 1.01);
   });
 });
+
+describe("Gemini answers", () => {
+  const part = (p: Record<string, unknown>) => ({ candidates: [{ content: { role: "model", parts: [p] }, finishReason: "STOP" }] });
+
+  it("a stream event's parts text counts, a functionCall's args as its JSON, the envelope not", () => {
+    expect(eventOutputTokens("gemini", { data: JSON.stringify(part({ text: TEXT })) })).toBe(estimateTokens(TEXT));
+    const args = { city: "Paris", units: "celsius" };
+    expect(eventOutputTokens("gemini", { data: JSON.stringify(part({ functionCall: { name: "weather", args } })) })).toBe(estimateTokens(JSON.stringify(args)));
+    expect(eventOutputTokens("gemini", { data: JSON.stringify({ candidates: [{ finishReason: "STOP" }], modelVersion: "gemini-2.5-flash" }) })).toBe(0);
+  });
+
+  it("a JSON answer's candidates[].content.parts[].text counts", () => {
+    expect(answerOutputTokens(part({ text: TEXT }))).toBe(estimateTokens(TEXT));
+    expect(answerOutputTokens(part({ functionCall: { name: "f", args: { a: 1 } } }))).toBe(estimateTokens('{"a":1}'));
+  });
+});

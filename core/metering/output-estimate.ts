@@ -2,7 +2,7 @@
 // 6 900 characters as 12 tokens): estimated from the text the gateway relayed, in the client's protocol, with
 // estimateTokens (which errs high). Only the fields that carry generated text are read — chat deltas' content,
 // reasoning, refusal and tool-call arguments; Messages content_block_delta text, thinking and partial_json; the
-// Responses API's *.delta events — found by a regex search, so a stream that does report usage pays one search per
+// Responses API's *.delta events; Gemini parts' text (and functionCall args) — found by a regex search, so a stream that does report usage pays one search per
 // event (~0.2 µs) and no JSON parse.
 import type { SseEvent } from "../sse/parse.ts";
 import type { EndpointKind } from "../pipeline/context.ts";
@@ -13,6 +13,7 @@ import { estimateTokensBounded } from "./estimate-tokens.ts";
 const CHAT_KEYS = /"(?:content|reasoning_content|reasoning|refusal|arguments)"[ \t\r\n]*:[ \t\r\n]*"/g;
 const MESSAGES_KEYS = /"(?:text|thinking|partial_json)"[ \t\r\n]*:[ \t\r\n]*"/g;
 const RESPONSES_KEYS = /"delta"[ \t\r\n]*:[ \t\r\n]*"/g;
+const GEMINI_KEYS = /"text"[ \t\r\n]*:[ \t\r\n]*"/g;
 /** Keys of a JSON answer (any of the three protocols) whose string values are generated text. */
 const ANSWER_TEXT = new Set(["content", "reasoning_content", "reasoning", "refusal", "arguments", "text", "thinking"]);
 
@@ -62,14 +63,26 @@ export function eventOutputTokens(endpoint: EndpointKind, ev: SseEvent): number 
       return ev.event === "content_block_delta" ? stringValuesTokens(ev.data, MESSAGES_KEYS) : 0;
     case "responses":
       return responsesType(ev)?.endsWith(".delta") ? stringValuesTokens(ev.data, RESPONSES_KEYS) : 0;
+    case "gemini":
+      // candidates[].content.parts[].text (thoughts included); a functionCall's args is an object, counted as its JSON.
+      return ev.data.includes('"functionCall"') ? answerOutputTokens(parsed(ev.data)) : stringValuesTokens(ev.data, GEMINI_KEYS);
     default:
       return 0;
   }
 }
 
+function parsed(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Estimated output tokens of a JSON answer (chat completion, Messages message, Responses response): every string
- * under a generated-text key, and Messages tool_use `input` objects as their JSON. Iterative, so no nesting depth
+ * Estimated output tokens of a JSON answer (chat completion, Messages message, Responses response, Gemini
+ * GenerateContentResponse): every string under a generated-text key, and Messages tool_use `input` and Gemini
+ * functionCall `args` objects as their JSON. Iterative, so no nesting depth
  * can overflow the stack.
  */
 export function answerOutputTokens(body: unknown): number {
@@ -84,7 +97,7 @@ export function answerOutputTokens(body: unknown): number {
         if (typeof x === "string") {
           if (ANSWER_TEXT.has(k)) n += estimateTokensBounded(x);
         } else if (x !== null && typeof x === "object") {
-          if (k === "input" && !Array.isArray(x)) n += estimateTokensBounded(JSON.stringify(x));
+          if ((k === "input" || k === "args") && !Array.isArray(x)) n += estimateTokensBounded(JSON.stringify(x));
           else stack.push(x);
         }
       }
