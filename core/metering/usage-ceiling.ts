@@ -1,10 +1,13 @@
 // The most one upstream call can truly have used: what keeps an upstream's absurd figures (1e308 tokens) from being
 // billed at MAX_USAGE_TOKENS, far beyond the request's reservation. Output: what the request asked the serving
 // upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
-// cache reads and writes): the model's context window. The budget plugin's worst case reads the same sources.
+// cache reads and writes): the model's context window; each times the model calls a request with looping tools may
+// make (modelCalls). The budget plugin's worst case reads the same sources.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { outputTokensOn } from "./request-size.ts";
+import type { AskingProtocol } from "./output-limit.ts";
+import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
 
 /** The endpoint that served (or last tried) the request. */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
@@ -30,8 +33,21 @@ export function usageCeiling(ctx: GatewayContext): UsageCeiling {
   if (!LANGUAGE.has(ctx.endpoint)) return {};
   const target = servedTarget(ctx);
   if (!target) return {};
-  return {
-    input: positive(target.contextWindow),
-    output: positive(outputTokensOn(ctx, target, target.maxTokens ?? target.contextWindow)),
-  };
+  const calls = modelCalls(ctx);
+  const input = positive(target.contextWindow);
+  const output = positive(outputTokensOn(ctx, target, target.maxTokens ?? target.contextWindow));
+  return { input: input && input * calls, output: output && output * calls };
+}
+
+/**
+ * How many model calls one request's usage may add up: one, unless it enables tools that loop inside it — a
+ * provider's server tools (each web search or fetch is another pass over the context, all in one usage) or the
+ * Responses mcp tool, whose turns the gateway runs and sums (mcp.max_tool_rounds). A ceiling of one call would
+ * under-bill those.
+ */
+function modelCalls(ctx: GatewayContext): number {
+  const client = ctx.endpoint as AskingProtocol;
+  if (!usesServerTools(ctx.body, client)) return 1;
+  const rounds = ctx.config.raw.mcp?.max_tool_rounds ?? 8;
+  return 1 + Math.max(rounds, DEFAULT_WEB_SEARCH_USES, boundWebSearches(ctx.body, client));
 }

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { usageCeiling } from "./usage-ceiling.ts";
+
+const target = { provider: "up", modelId: "m/x", upstreamModel: "x", contextWindow: 1000, maxTokens: 100, protocol: "openai" };
+const ctx = (endpoint: string, body: unknown, mcp?: Record<string, unknown>) => ({
+  endpoint, protocol: endpoint === "messages" ? "anthropic" : "openai", body, targets: [target],
+  attempts: [{ provider: "up", model: "m/x", status: 200, latencyMs: 1 }], config: { raw: { mcp } },
+}) as never;
+
+describe("usageCeiling", () => {
+  it("one call's worth for a plain request: the context window in, what was asked for out", () => {
+    expect(usageCeiling(ctx("chat", { model: "m/x", max_tokens: 50, messages: [] }))).toEqual({ input: 1000, output: 50 });
+  });
+
+  it("several calls' worth when the request enables tools that loop inside it (their usage adds up)", () => {
+    // Anthropic web search with max_uses 3: at least the default 10 searches' passes, plus the first.
+    const search = { model: "m/x", max_tokens: 50, messages: [], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] };
+    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 11_000, output: 550 });
+    // The Responses mcp tool with mcp.max_tool_rounds 20: 21 model turns.
+    const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs" }] };
+    expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
+  });
+
+  it("no ceiling from one context window for endpoints whose input is a batch", () => {
+    expect(usageCeiling(ctx("embeddings", { model: "m/x", input: ["a", "b"] }))).toEqual({});
+  });
+});
