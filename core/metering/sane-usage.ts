@@ -31,12 +31,30 @@ export interface SaneUsage {
 }
 
 const memo = new WeakMap<Usage, SaneUsage>();
+const NO_FIXES: UsageFix[] = [];
+
+/** A count that needs no fix below `max`: absent, or a whole non-negative number up to it. */
+const fine = (v: unknown, max: number) => v === undefined || (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= max);
+
+/** Whether saneUsage would leave `u` as it is (the same rules, in one pass over its counts). */
+function alreadySane(u: Usage, ceiling: UsageCeiling | undefined): boolean {
+  const inMax = Math.min(MAX_USAGE_TOKENS, ceiling?.input ?? Infinity);
+  const outMax = Math.min(MAX_USAGE_TOKENS, ceiling?.output ?? Infinity);
+  const { inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w } = u;
+  return fine(i, inMax) && fine(o, outMax) && fine(r, inMax) && fine(w, inMax) && (i ?? 0) + (r ?? 0) + (w ?? 0) <= inMax
+    && fine(u.cacheWrite1hTokens, Math.min(inMax, w ?? Infinity)) && fine(u.reasoningTokens, outMax)
+    && fine(u.images, MAX_USAGE_UNITS) && fine(u.searchUnits, MAX_USAGE_UNITS) && fine(u.webSearches, MAX_USAGE_UNITS)
+    && (u.videoSeconds === undefined || (typeof u.videoSeconds === "number" && u.videoSeconds >= 0 && u.videoSeconds <= MAX_USAGE_UNITS))
+    && i !== undefined && o !== undefined;
+}
 
 /**
  * `u` made sane (the same object when nothing needed fixing); what was changed, for the log and the record. With a
  * ceiling, input and cache tokens together stay within `ceiling.input`, output and reasoning within `ceiling.output`.
  */
 export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
+  // Nearly every answer's figures are sane already: checked without a closure, an array or a copy.
+  if (alreadySane(u, ceiling)) return { usage: u, fixes: NO_FIXES };
   const memoed = !ceiling || (ceiling.input === undefined && ceiling.output === undefined);
   let s = memoed ? memo.get(u) : undefined;
   if (s) return s;
@@ -77,14 +95,16 @@ export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
   return s;
 }
 
-const forRequest = new WeakMap<GatewayContext, { from: Usage; sane: SaneUsage }>();
+/** The request's last answer: its usage object and that made sane (a property of ctx: no WeakMap entry per request). */
+const SANE = Symbol("sane usage");
+type WithSane = GatewayContext & { [SANE]?: { from: Usage; sane: SaneUsage } };
 
 /** ctx.usage made sane within what this request could have used (computed once per usage object). */
 function saneFor(ctx: GatewayContext, u: Usage): SaneUsage {
-  const m = forRequest.get(ctx);
+  const m = (ctx as WithSane)[SANE];
   if (m?.from === u) return m.sane;
   const sane = saneUsage(u, usageCeiling(ctx));
-  forRequest.set(ctx, { from: u, sane });
+  (ctx as WithSane)[SANE] = { from: u, sane };
   return sane;
 }
 
