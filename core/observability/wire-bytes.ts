@@ -14,23 +14,25 @@ interface Counts {
   written: number;
 }
 
-const ZERO: Counts = { read: 0, written: 0 };
-/** The counters of each connection when its last response ended. */
-const marks = new WeakMap<object, Counts>();
-/** Each response's bytes, taken once: at its end, or when its access line asks first (whichever comes first). */
-const taken = new WeakMap<ServerResponse, WireBytes>();
+/** The counters of a connection when its last response ended, and a response's bytes once taken: properties of the
+ * socket and the response (a WeakMap entry per response cost every request a little GC work). */
+const MARK = Symbol("wire bytes mark");
+const TAKEN = Symbol("wire bytes");
+type Marked = { [MARK]?: Counts };
+type Taken = { [TAKEN]?: WireBytes };
 
 /** This response's bytes; the first call (once its last byte is written, or the client has gone) moves the mark. */
 export function wireBytes(req: IncomingMessage, res: ServerResponse): WireBytes {
-  let bytes = taken.get(res);
+  const r = res as ServerResponse & Taken;
+  let bytes = r[TAKEN];
   if (bytes) return bytes;
-  const socket = req.socket;
+  const socket = req.socket as (typeof req.socket & Marked) | undefined;
   const read = socket?.bytesRead ?? 0;
   const written = socket?.bytesWritten ?? 0;
-  const before = (socket && marks.get(socket)) ?? ZERO;
-  if (socket) marks.set(socket, { read, written });
-  bytes = { bytesIn: Math.max(0, read - before.read), bytesOut: Math.max(0, written - before.written) };
-  taken.set(res, bytes);
+  const before = socket?.[MARK];
+  if (socket) socket[MARK] = { read, written };
+  bytes = { bytesIn: Math.max(0, read - (before?.read ?? 0)), bytesOut: Math.max(0, written - (before?.written ?? 0)) };
+  r[TAKEN] = bytes;
   return bytes;
 }
 
