@@ -5,7 +5,9 @@
 // per-read timer applies, so long streams are not cut.
 import type { Readable } from "node:stream";
 
-const firstEvent = new WeakMap<object, () => void>();
+/** The disarm of a stream body's deadline: a property of the body (a WeakMap entry per upstream call cost GC work). */
+const DISARM = Symbol("answer deadline");
+type Armed = { [DISARM]?: () => void };
 
 /**
  * Destroys `body` with `expired()` (the reader sees it as its error) unless it closes first or, with
@@ -13,19 +15,20 @@ const firstEvent = new WeakMap<object, () => void>();
  */
 export function armAnswerDeadline(body: Readable, ms: number, expired: () => Error, untilFirstEvent: boolean): void {
   if (body.destroyed) return;
+  const armed = body as Readable & Armed;
   const timer = setTimeout(() => {
-    firstEvent.delete(body);
+    armed[DISARM] = undefined;
     if (!body.destroyed) body.destroy(expired());
   }, Math.max(1, ms));
   const disarm = () => {
     clearTimeout(timer);
-    firstEvent.delete(body);
+    armed[DISARM] = undefined;
   };
   body.once("close", disarm);
-  if (untilFirstEvent) firstEvent.set(body, disarm);
+  if (untilFirstEvent) armed[DISARM] = disarm;
 }
 
 /** A stream's reader parsed its first event from `body`: its answer has started, the deadline is off. */
 export function answerStarted(body: object): void {
-  firstEvent.get(body)?.();
+  (body as Armed)[DISARM]?.();
 }
