@@ -7,19 +7,12 @@ import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
 import { writeWebResponse } from "./respond-web.ts";
-import { errorStatus, writeHeadSafely, type DroppedHead } from "./safe-head.ts";
+import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
   firstByte(): void;
-}
-
-/** Logs what Node refused in a response head (see safe-head.ts): a plugin's header or status. */
-function dropped(ctx: GatewayContext): (d: DroppedHead) => void {
-  return (d) => ctx.gateway.log.error("response head refused by Node; sent without it", {
-    requestId: ctx.requestId, headers: d.headers, ...(d.status !== undefined ? { status: d.status } : {}),
-  });
 }
 
 function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Record<string, string> {
@@ -56,7 +49,7 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
   if (err.retryAfter !== undefined) headers["retry-after"] = retryAfterHeader(err.retryAfter);
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
-  writeWhole(res, errorStatus(err.status), headers, JSON.stringify(errorBody(ctx, err)), dropped(ctx));
+  writeWhole(res, errorStatus(err.status), headers, JSON.stringify(errorBody(ctx, err)), ctx);
 }
 
 /**
@@ -67,14 +60,14 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
  * at once rather than on the next tick), and end() finds the socket's buffer empty. A response that has no body
  * (HEAD, 204, 304) or no socket yet (a pipelined request waiting its turn) takes Node's own path.
  */
-export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string, onDropped?: (d: DroppedHead) => void): void {
+export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string, by?: HeadReporter): void {
   if (status === 204 || status === 304 || res.req?.method === "HEAD" || !res.socket) {
-    writeHeadSafely(res, status, headers, onDropped);
+    writeHeadSafely(res, status, headers, by);
     res.end(text);
     return;
   }
   headers["content-length"] = String(Buffer.byteLength(text));
-  writeHeadSafely(res, status, headers, onDropped);
+  writeHeadSafely(res, status, headers, by);
   res.write(text);
   const socket = res.socket;
   if (socket?.writableCorked) socket.uncork();
@@ -104,13 +97,13 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   if (r.kind === "json") {
     const text = JSON.stringify(r.body);
     hooks.firstByte();
-    writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text, dropped(ctx));
+    writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text, ctx);
     return { status: res.statusCode, aborted: false };
   }
   if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks);
   if (r.kind === "bytes") {
     hooks.firstByte();
-    writeHeadSafely(res, r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }), dropped(ctx));
+    writeHeadSafely(res, r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }), ctx);
     res.end(r.body);
     return { status: res.statusCode, aborted: false };
   }
@@ -137,7 +130,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       if (res.destroyed) return { status: r.status, aborted: true };
       if (!started) {
         hooks.firstByte();
-        writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), dropped(ctx));
+        writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), ctx);
         started = true;
       }
       out.pending += encodeSse(step.value);
@@ -161,7 +154,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   }
   if (!started) {
     hooks.firstByte();
-    writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), dropped(ctx));
+    writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), ctx);
   }
   const rest = out.pending;
   out.pending = "";

@@ -11,8 +11,17 @@ export interface DroppedHead {
   headers: string[];
 }
 
-/** writeHead(status, headers), or, when Node refuses them, a 500 for a status it refuses and no header it refuses. */
-export function writeHeadSafely(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, onDropped?: (d: DroppedHead) => void): void {
+/** Who is told what was left out: the request (its id, and the gateway's log). */
+export interface HeadReporter {
+  requestId: string;
+  gateway?: { log: { error(message: string, fields?: Record<string, unknown>): void } };
+}
+
+/**
+ * writeHead(status, headers), or, when Node refuses them, a 500 for a status it refuses and no header it refuses,
+ * logged at error for `by` (no closure per response: the request itself is the reporter).
+ */
+export function writeHeadSafely(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, by?: HeadReporter): void {
   try {
     res.writeHead(status, headers);
     return;
@@ -35,7 +44,9 @@ export function writeHeadSafely(res: ServerResponse, status: number, headers: Ou
   if (!valid) dropped.status = status;
   for (const name of dropped.headers) res.removeHeader(name);
   res.writeHead(valid ? status : 500, kept);
-  onDropped?.(dropped);
+  by?.gateway?.log.error("response head refused by Node; sent without it", {
+    requestId: by.requestId, headers: dropped.headers, ...(dropped.status !== undefined ? { status: dropped.status } : {}),
+  });
 }
 
 /** An error's status as sent: a GatewayError made with a status that is not an error status is sent as a 500. */
