@@ -81,10 +81,9 @@ export class UpstreamClient {
       });
       const answerMs = Math.max(this.opts.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS, timeoutMs);
       const type = header(r.headers, "content-type") ?? "";
-      // Bedrock's binary event stream has no first-event hook in its reader: the per-read timer alone, as before.
-      if (!type.includes("amazon.eventstream")) {
-        armAnswerDeadline(r.body, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), type.includes("text/event-stream"));
-      }
+      // A stream (SSE, or Bedrock's binary event stream) is bounded until its reader parses the first event.
+      const streamed = type.includes("text/event-stream") || type.includes("amazon.eventstream");
+      armAnswerDeadline(r.body, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), streamed);
       return { status: r.statusCode, headers: r.headers, body: r.body };
     } catch (err) {
       throw transportError(this.provider, err, signal);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, ledgerRecordOf, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { startTrickleUpstream, type TrickleUpstream } from "./upstreams/trickle.ts";
+import { FAKE_BEDROCK_API_KEY } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("answer-deadline");
 const ANSWER_MS = 1500;
@@ -23,9 +24,11 @@ beforeAll(async () => {
     providers: {
       up: { protocol: "openai", base_url: `${up.origin}/v1`, api_key: "sk-fake-upstream" },
       gem: { protocol: "gemini", base_url: up.origin, api_key: "fake-gemini-key" },
+      aws: { protocol: "bedrock", region: "us-west-2", base_url: up.origin, api_key: FAKE_BEDROCK_API_KEY },
     },
     models: {
       "test/slow": { endpoints: [{ provider: "up", model: "trickle", pricing: { input: "0.000001", output: "0.000002" } }] },
+      "test/slow-bedrock": { endpoints: [{ provider: "aws", model: "trickle", pricing: { input: "0.000001", output: "0.000002" } }] },
       "test/cut": { endpoints: [{ provider: "gem", model: "cut", pricing: { input: "0.000001", output: "0.000002" } }] },
     },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
@@ -37,13 +40,13 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function chat(stream: boolean) {
+async function chat(stream: boolean, model = "test/slow") {
   const requestId = `req-deadline-${++n}`;
   const started = Date.now();
   const res = await fetch(`${gw.baseURL}/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": requestId },
-    body: JSON.stringify({ model: "test/slow", stream, messages: [{ role: "user", content: "hi" }] }),
+    body: JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] }),
     signal: AbortSignal.timeout(15_000), // the client's own patience: far past the bound
   });
   const text = await res.text();
@@ -52,10 +55,11 @@ async function chat(stream: boolean) {
 
 describe("an upstream that trickles bytes but never an answer", () => {
   it.each([
-    ["a JSON answer trickled one space at a time", false],
-    ["a stream of nothing but keepalive comments", true],
-  ])("%s: 504 UPSTREAM_TIMEOUT once upstream_answer_timeout_ms has passed, one ledger record", async (_name, stream) => {
-    const { res, text, requestId, elapsed } = await chat(stream);
+    ["a JSON answer trickled one space at a time", false, "test/slow"],
+    ["a stream of nothing but keepalive comments", true, "test/slow"],
+    ["a Bedrock event stream whose first frame comes one byte at a time", true, "test/slow-bedrock"],
+  ])("%s: 504 UPSTREAM_TIMEOUT once upstream_answer_timeout_ms has passed, one ledger record", async (_name, stream, model) => {
+    const { res, text, requestId, elapsed } = await chat(stream, model);
     expect(res.status, text.slice(0, 300)).toBe(504);
     expect(JSON.parse(text).error.code).toBe("UPSTREAM_TIMEOUT");
     expect(elapsed).toBeGreaterThanOrEqual(ANSWER_MS - 50);

@@ -3,6 +3,7 @@
 // several frames. @smithy/eventstream-codec decodes each whole frame and checks both CRC-32s; it is imported with the
 // first Bedrock stream, not with the gateway (a gateway without Bedrock providers never loads the AWS packages).
 import type { EventStreamCodec, Message } from "@smithy/eventstream-codec";
+import { answerStarted } from "../../core/net/answer-deadline.ts";
 
 /** Frames above this are not Bedrock's (its largest are a few KB): refuse rather than buffer without bound. */
 const MAX_FRAME = 16 * 1024 * 1024;
@@ -134,8 +135,13 @@ export function toFrame(m: Message): BedrockFrame {
 /** Frames from a response body, as they complete. */
 export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame> {
   const dec = new EventStreamDecoder(await eventStreamCodec());
+  let started = false;
   for await (const chunk of body) {
     const frames = dec.push(chunk);
+    if (!started && frames.length) {
+      started = true;
+      answerStarted(body); // the answer deadline (server.upstream_answer_timeout_ms) bounded only the wait for this
+    }
     for (let i = 0; i < frames.length; i++) yield toFrame(frames[i]!);
     dec.check();
   }

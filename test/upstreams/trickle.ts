@@ -2,11 +2,15 @@
 // never fires. What it does is chosen by the upstream model id the gateway sends:
 //   OpenAI chat (POST /v1/chat/completions), "trickle": a JSON request gets 200 application/json and then one space
 //     every TRICKLE_EVERY_MS; a stream gets 200 text/event-stream and then only `: keepalive` comments, as often;
+//   Bedrock (POST /model/trickle/converse-stream): 200 application/vnd.amazon.eventstream and then a real
+//     messageStart frame, one byte every TRICKLE_EVERY_MS (each byte is progress to a per-read timer, no frame is whole
+//     for seconds);
 //   Gemini (POST /v1beta/models/<m>:streamGenerateContent?alt=sse), "cut": two content events, no finishReason, and
 //     the response ends normally (a cut Gemini stream looks like this: Gemini sends no end marker).
 // Trickling stops when the gateway drops the connection; `open` counts the responses still trickling.
 import type { ServerResponse } from "node:http";
 import { listenLoopback, readRequest, type Recorded } from "./http-fake.ts";
+import { eventFrame } from "./bedrock.ts";
 
 export const TRICKLE_EVERY_MS = 100;
 
@@ -20,11 +24,14 @@ export interface TrickleUpstream {
 
 export async function startTrickleUpstream(): Promise<TrickleUpstream> {
   const timers = new Set<NodeJS.Timeout>();
-  const trickle = (res: ServerResponse, bytes: string) => {
+  /** Writes `bytes` every TRICKLE_EVERY_MS; a Uint8Array is written one byte at a time instead (once). */
+  const trickle = (res: ServerResponse, bytes: string | Uint8Array) => {
     up.open++;
+    let at = 0;
     const t = setInterval(() => {
       if (res.destroyed) return;
-      res.write(bytes);
+      if (typeof bytes === "string") res.write(bytes);
+      else if (at < bytes.length) res.write(bytes.subarray(at, ++at));
     }, TRICKLE_EVERY_MS);
     timers.add(t);
     res.on("close", () => {
@@ -46,6 +53,11 @@ export async function startTrickleUpstream(): Promise<TrickleUpstream> {
         res.write(" ");
         trickle(res, " ");
       }
+      return;
+    }
+    if (rec.path === "/model/trickle/converse-stream") {
+      res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+      trickle(res, eventFrame("messageStart", { role: "assistant" }));
       return;
     }
     if (/^\/v1beta\/models\/cut:streamGenerateContent\?alt=sse$/.test(rec.path)) {
