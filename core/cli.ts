@@ -163,6 +163,15 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
+      // A key id an API-created key already has: start and reload refuse it, so check does too (when it can ask the store).
+      const [{ readStoredKeys }, { apiKeyIdClashes }] = await Promise.all([import("./keys/stored-key.ts"), import("./keys/id-clash.ts")]);
+      const stored = await readStoredKeys(cfg, file);
+      if (stored.unchecked) process.stderr.write(`note: key ids not checked against the keys created through the admin API: ${stored.unchecked}\n`);
+      const clashes = apiKeyIdClashes(cfg, stored.keys ?? []);
+      if (clashes.length) {
+        process.stdout.write(clashes.map(formatProblem).join("\n") + "\n");
+        return 1;
+      }
       process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
       return 0;
     } catch (err) {

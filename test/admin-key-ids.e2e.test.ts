@@ -4,6 +4,8 @@
 // key; one key has one successor however many rotations race; a gateway.yaml key's 409 names only commands that exist.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
 import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
@@ -110,20 +112,34 @@ describe("key ids of gateway.yaml and of the admin API", () => {
   });
 });
 
-it("start refuses a gateway.yaml whose key id an API-created key of the store already has, naming both", async () => {
+/** `model-gateway check FILE` as a child process: exit status and output. */
+function check(file: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    execFile(process.execPath, [resolve("bin/model-gateway.mjs"), "check", file], { env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 }, (err, stdout, stderr) => {
+      res({ status: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+it("start and check refuse a gateway.yaml whose key id an API-created key of the store already has, naming both", async () => {
   const gw = await startTestGateway(config());
   const res = await fetch(`${gw.url}/admin/v1/keys`, { method: "POST", headers: { ...auth(ADMIN), "content-type": "application/json" }, body: JSON.stringify({ project: "acme", id: "ci" }) });
   expect(res.status).toBe(201);
   await gw.close();
   writeFileSync(gw.configFile, config(`      - { id: ci, sha256: "${sha256Hex("mg_live_key_ids_unrelated_0002")}" }\n`));
+  // What the operator runs before deploying the file: the same refusal, exit 1.
+  const checked = await check(gw.configFile);
+  expect(checked.status, checked.stderr).toBe(1);
+  expect(checked.stdout).toMatch(/gateway\.yaml:11:\d+: project acme: key id ci of gateway\.yaml is already the id of a key created through the admin API \(acme\/ci, created .* by ops, active\)/);
   const started = startGateway({ configFile: gw.configFile, port: 0, host: "127.0.0.1", metricsPort: 0, logger: createLogger("silent"), watch: false, sighup: false });
   const err = await started.then(async (g) => { await g.close(); return undefined; }, (e) => e);
   expect(err).toBeInstanceOf(ConfigError);
   expect((err as ConfigError).problems.map(formatProblem)).toEqual([
     expect.stringMatching(/gateway\.yaml:11:\d+: project acme: key id ci of gateway\.yaml is already the id of a key created through the admin API \(acme\/ci, created .* by ops, active\)/),
   ]);
-  // The file without it starts (the store was released by the refused start).
+  // The file without it checks and starts (the store was released by the refused start).
   writeFileSync(gw.configFile, config());
+  expect((await check(gw.configFile)).status).toBe(0);
   const again = await startGateway({ configFile: gw.configFile, port: 0, host: "127.0.0.1", metricsPort: 0, logger: createLogger("silent"), watch: false, sighup: false });
   await again.close();
 });
