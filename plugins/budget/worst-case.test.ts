@@ -41,6 +41,10 @@ describe("worst-case cost", () => {
     // 1000 tokens of context at the dearer endpoint (0.000002) + 10 out (0.000004): the stored turns are not in the body.
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, previous_response_id: "resp_1", input: "Hi" }, 80)).toFixed()).toBe("0.00204");
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: [{ type: "item_reference", id: "msg_1" }] }, 80)).toFixed()).toBe("0.00204");
+    // A conversation or a stored prompt the provider expands: the same worst case.
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, conversation: "conv_1", input: "Hi" }, 80)).toFixed()).toBe("0.00204");
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, conversation: { id: "conv_1" }, input: "Hi" }, 80)).toFixed()).toBe("0.00204");
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, prompt: { id: "pmpt_1", variables: { v: "x" } }, input: "Hi" }, 80)).toFixed()).toBe("0.00204");
     // A self-contained request is bounded by its size as on chat.
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: "Hi" }, 80)).toFixed()).toBe("0.0002");
   });

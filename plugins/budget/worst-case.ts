@@ -14,10 +14,15 @@ import { referencesMedia } from "./media-refs.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
+/**
+ * A Responses request whose input the provider expands from what it keeps: a stored response or item, a conversation
+ * (`conversation`: its id, or `{ id }`), a stored prompt (`prompt: { id }`, its text filled in upstream).
+ */
 function continuesStored(ctx: GatewayContext): boolean {
   if (ctx.endpoint !== "responses") return false;
   const body = ctx.body;
-  return typeof body?.previous_response_id === "string" || (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference"));
+  if (body?.previous_response_id != null || body?.conversation != null || body?.prompt != null) return true;
+  return Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference");
 }
 
 const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
@@ -35,8 +40,8 @@ function unboundedInput(ctx: GatewayContext): boolean {
 function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
-  // A Responses request that continues a stored conversation carries only its newest input (the rest is rebuilt
-  // from the store after the policies ran), server tools add their results, media by URL or id is fetched: any input
+  // A Responses request that continues a stored conversation or names a stored prompt carries only its newest input
+  // (the rest is rebuilt from a store after the policies ran), server tools add their results, media by URL or id is fetched: any input
   // up to the context window.
   const input = unboundedInput(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
