@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { GatewayError } from "../../../core/errors.ts";
+import { runFor } from "../testkit.ts";
 import { walkRequest } from "./request.ts";
 
 /** Every text the walker hands over, marked * when it is the latest user turn; each replaced by upper case. */
@@ -66,5 +68,51 @@ describe("request walkers", () => {
       ],
     };
     expect(walk("gemini", body)).toEqual(["sys", "old", "args", "result", "*new"]);
+  });
+});
+
+describe("tool arguments at any depth", () => {
+  const deep = (levels: number, leaf: unknown): any => {
+    let v = leaf;
+    for (let i = 0; i < levels; i++) v = [v];
+    return v;
+  };
+  const EMAIL = "bob@example.com";
+  const KEY = "sk-ant-api03-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7Az6Yx5Wv4Ut3Sr2Qp1On0Ml-AA";
+  const RULES = { rules: [{ name: "pii", detect: ["email" as const], action: "redact" as const }, { name: "no-secrets", detect: ["secret" as const], action: "block" as const }] };
+  const bodies = (leaf: string, levels: number) => ({
+    openai: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: JSON.stringify({ x: deep(levels, leaf) }) } }] }, { role: "user", content: "go" }] },
+    anthropic: { messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: { x: deep(levels, leaf) } }] }, { role: "user", content: "go" }] },
+    responses: { input: [{ type: "function_call", call_id: "c", name: "f", arguments: JSON.stringify({ x: deep(levels, leaf) }) }, { role: "user", content: "go" }] },
+    gemini: { contents: [{ role: "model", parts: [{ functionCall: { name: "f", args: { x: deep(levels, leaf) } } }] }, { parts: [{ text: "go" }] }] },
+  });
+
+  for (const protocol of ["openai", "anthropic", "responses", "gemini"] as const) {
+    it(`${protocol}: an email 70 arrays deep is redacted before it leaves, and a secret there refuses the request`, () => {
+      const body = bodies(`mail ${EMAIL}`, 70)[protocol];
+      const run = runFor(RULES, protocol);
+      walkRequest(protocol, body, (t, topic) => run.input(t, topic));
+      const sent = JSON.stringify(body);
+      expect(sent).not.toContain(EMAIL);
+      expect(sent).toContain("mail [EMAIL_1]");
+      const secret = bodies(`key ${KEY}`, 70)[protocol];
+      expect(() => walkRequest(protocol, secret, (t, topic) => runFor(RULES, protocol).input(t, topic))).toThrow(GatewayError);
+    });
+  }
+
+  it("arguments nested far deeper than JSON.stringify can go are still redacted, the rest of the text kept as it came", () => {
+    const levels = 200_000;
+    const args = `{"x": ${"[".repeat(levels)}"mail ${EMAIL}"${"]".repeat(levels)}, "y": "a\\u0020b"}`;
+    const body = { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: args } }] }] };
+    const run = runFor(RULES);
+    walkRequest("openai", body, (t, topic) => run.input(t, topic));
+    expect(body.messages[0]!.tool_calls[0]!.function.arguments).toBe(args.replace(`"mail ${EMAIL}"`, `"mail [EMAIL_1]"`));
+  });
+
+  it("an escaped email in arguments is found; keys are left alone", () => {
+    const body = { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"bob@example.com": "to b\\u006fb@example.com"}' } }] }] };
+    const run = runFor(RULES);
+    walkRequest("openai", body, (t, topic) => run.input(t, topic));
+    expect(JSON.parse(body.messages[0]!.tool_calls[0]!.function.arguments)).toEqual({ "bob@example.com": "to [EMAIL_1]" });
   });
 });
