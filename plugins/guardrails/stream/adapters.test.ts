@@ -79,3 +79,26 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out).toHaveLength(3);
   });
 });
+
+describe("stream adapters check tool-call arguments as they decode", () => {
+  it("chat: a key written with JSON escapes in streamed arguments is refused before the client sees it", async () => {
+    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] });
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const args = '{"q":"\\u0047lobex \\u0066alcon s\\u006b-ant-api03-' + "A".repeat(93) + 'AA"}';
+    const events = [
+      chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }),
+      chunk({}, "tool_calls"),
+      { data: "[DONE]" },
+    ];
+    const out: SseEvent[] = [];
+    let err: any;
+    try {
+      for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
+  });
+});

@@ -57,3 +57,65 @@ describe("SlotText", () => {
     expect(s.push("[EMAIL_1] stays")).toBe("[EMAIL_1] stays");
   });
 });
+
+describe("SlotText on streamed JSON (tool-call arguments): rules see the values as the client's parser will", () => {
+  // Every character of the key escaped the way an upstream may write it, and a keyword with its first letter escaped.
+  const ESCAPED_KEY = [...(HEAD + TAIL)].map((c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")).join("");
+  const RULES = {
+    rules: [
+      { name: "no-secrets", detect: ["secret" as const], on: ["output" as const] },
+      { name: "pii", detect: ["email" as const], on: ["output" as const], action: "redact" as const },
+      { name: "globex", keywords: ["Globex"], on: ["output" as const], action: "redact" as const },
+    ],
+  };
+
+  /** What the client gets for `chunks`, and the error that cut it (if one did). */
+  function stream(chunks: string[]): { sent: string; err?: GatewayError } {
+    const s = new SlotText(runFor(RULES), true);
+    let sent = "";
+    try {
+      for (const c of chunks) sent += s.push(c);
+      sent += s.end();
+    } catch (e) {
+      return { sent, err: e as GatewayError };
+    }
+    return { sent };
+  }
+
+  it("blocks an escaped key, whole or cut anywhere across two chunks (an escape cut in two included), before any of it is sent", () => {
+    const args = `{"q":"Here it is: ${ESCAPED_KEY} done"}`;
+    for (let cut = 0; cut <= args.length; cut++) {
+      const { sent, err } = stream([args.slice(0, cut), args.slice(cut)]);
+      expect(err, `cut at ${cut}`).toBeInstanceOf(GatewayError);
+      expect(err!.details).toMatchObject({ rule: "no-secrets", on: "output" });
+      expect(sent).not.toContain("\\u0073\\u006b"); // not even "sk" of it
+    }
+  });
+
+  it("masks an escaped email and keyword in the raw text, cut anywhere across chunks; the arguments stay valid JSON", () => {
+    const args = '{"to":"b\\u006fb@example.com","note":"\\u0047lobex \\"quoted\\" \\\\u0047lobex"}';
+    for (let cut = 0; cut <= args.length; cut++) {
+      const { sent, err } = stream([args.slice(0, cut), args.slice(cut)]);
+      expect(err).toBeUndefined();
+      // The escaped backslash before the last u0047 makes it no escape: the client reads the text `\u0047lobex`.
+      expect(JSON.parse(sent), `cut at ${cut}`).toEqual({ to: "[REDACTED:EMAIL]", note: '[REDACTED:GLOBEX] "quoted" \\u0047lobex' });
+    }
+  });
+
+  it("the window counts decoded characters: an escaped key streamed in small chunks is still caught whole", () => {
+    const args = `{"q":"Here it is: ${ESCAPED_KEY} done"}`;
+    for (let size = 1; size <= 9; size++) {
+      const chunks: string[] = [];
+      for (let i = 0; i < args.length; i += size) chunks.push(args.slice(i, i + size));
+      const { sent, err } = stream(chunks);
+      expect(err, `chunks of ${size}`).toBeInstanceOf(GatewayError);
+      expect(sent).not.toContain("\\u0073\\u006b");
+    }
+  });
+
+  it("a chunk ending in an escape's start holds back only that escape", () => {
+    const s = new SlotText(runFor({ ...RULES, stream_window: 0 }), true);
+    expect(s.push('{"q":"ok \\u00')).toBe('{"q":"ok ');
+    expect(s.push('41"}')).toBe('\\u0041"}');
+  });
+});

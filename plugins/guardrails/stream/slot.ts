@@ -2,19 +2,24 @@
 // to the client, in two stages:
 //  1. output rules, over a sliding window: text is released once `window` characters have come after it, and each
 //     check looks back over the last `window` characters released, so a match cut across chunks is still whole when
-//     it is checked (a block cuts the stream before the chunk that completes it; a redaction masks it);
+//     it is checked (a block cuts the stream before the chunk that completes it; a redaction masks it). A JSON
+//     slot is checked as it decodes (`\u0047` as "G", an escape cut across chunks waiting for its end), as the
+//     client's parser will read it; what a redaction masks is the raw text those characters came from;
 //  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
 //     more than that (Vault.partialTail).
 // Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
 import type { GuardRun, Hit } from "../check.ts";
 import { findHits, redactions } from "../check.ts";
 import { blocked, note } from "../record.ts";
+import { decodeEscapes } from "./json-escapes.ts";
 
 export class SlotText {
   /** Raw text not yet released by stage 1. */
   private pending = "";
-  /** The last `window` raw characters released (already checked; looked back over). */
+  /** The raw text of the last `window` characters released (already checked; looked back over). */
   private lookback = "";
+  /** The lookback's length decoded (json slots; the same as its length when it has no escape). */
+  private lookbackChars = 0;
   /** Released text held by stage 2 (a possible placeholder start). */
   private held = "";
 
@@ -37,12 +42,20 @@ export class SlotText {
     const window = this.run.guard.window;
     const pending = this.pending + delta;
     if (!pending) return "";
-    const offset = this.lookback.length;
-    const text = this.lookback + pending;
-    this.run.topic(pending, rules, "output");
+    const lb = this.lookback.length;
+    const raw = this.lookback + pending;
+    // JSON slots are checked as they decode (an escaped key is still a key); positions below are decoded characters,
+    // `at` takes one back to the raw text (the same when there was no backslash).
+    const decoded = this.json ? decodeEscapes(raw, final) : undefined;
+    const map = decoded?.map;
+    const text = map ? decoded!.text : raw;
+    const at = map ? (i: number) => map[i]! : (i: number) => i;
+    const offset = map ? this.lookbackChars : lb;
+    const ready = text.length - offset; // pending characters decoded (an escape cut at the end waits)
+    this.run.topic(text.slice(offset), rules, "output");
     // Only matches that reach into the new text: those wholly in the lookback acted when they were new.
     const hits = findHits(text, rules).filter((h) => h.end > offset);
-    let cut = final ? pending.length : Math.max(0, pending.length - window);
+    let cut = final ? ready : Math.max(0, ready - window);
     if (hits.length) {
       let first: Hit | undefined;
       for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
@@ -51,13 +64,17 @@ export class SlotText {
       // Never release part of a match: it may still grow (a longer key); wait for the rest, or the end.
       if (!final) for (const h of hits) if (h.start - offset < cut && h.end - offset > cut) cut = Math.max(0, h.start - offset);
     }
-    const raw = pending.slice(0, cut);
-    this.pending = pending.slice(cut);
+    const rawCut = at(offset + cut) - lb;
+    const out = pending.slice(0, rawCut);
+    this.pending = pending.slice(rawCut);
     const inRelease = redactions(hits)
       .filter((h) => h.end - offset <= cut)
-      .map((h) => ({ ...h, start: Math.max(0, h.start - offset), end: h.end - offset }));
-    this.lookback = window ? (this.lookback + raw).slice(-window) : "";
-    return this.run.redact(raw, inRelease, "output");
+      .map((h) => ({ ...h, start: Math.max(0, at(h.start) - lb), end: at(h.end) - lb }));
+    // The last `window` characters released, starting where an escape starts.
+    const from = Math.max(0, offset + cut - window);
+    this.lookback = window ? raw.slice(at(from), lb + rawCut) : "";
+    this.lookbackChars = window ? offset + cut - from : 0;
+    return this.run.redact(out, inRelease, "output");
   }
 
   private restore(text: string, final: boolean): string {
