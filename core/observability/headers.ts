@@ -24,9 +24,12 @@ export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUs
   return pricing ? costParts(usage, pricing).usd : undefined;
 }
 
-/** Adds x-mg-generation-id, x-mg-provider, x-mg-cost-usd and server-timing to a response's headers. */
+/**
+ * Adds x-mg-generation-id, x-mg-provider, x-mg-cost-usd and server-timing to a response's headers. A generation id
+ * already there is kept: an idempotent replay names the original's, whose ledger record it is.
+ */
 export function addObservabilityHeaders(ctx: GatewayContext, h: Record<string, string>): void {
-  h["x-mg-generation-id"] = ctx.generationId;
+  h["x-mg-generation-id"] ??= ctx.generationId;
   if (ctx.resolvedProvider) h["x-mg-provider"] = ctx.resolvedProvider;
   const kind = ctx.response?.kind;
   if (kind && kind !== "stream" && ctx.attempts.length) {

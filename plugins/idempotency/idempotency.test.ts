@@ -60,6 +60,11 @@ describe("idempotency plugin", () => {
     const ledger = await gw.gateway.store.ledger({});
     expect(ledger.filter((e) => e.generationId === first.json.providerMetadata.gateway.generationId)).toHaveLength(1);
     expect(ledger.filter((e) => e.requestId === again.headers.get("x-request-id"))).toHaveLength(0);
+    // The replay names the original's generation: the one in its body and the ledger (it writes none of its own).
+    const generationId = first.json.providerMetadata.gateway.generationId;
+    expect(first.headers.get("x-mg-generation-id")).toBe(generationId);
+    expect(again.headers.get("x-mg-generation-id")).toBe(generationId);
+    expect(again.headers.get("x-mg-original-request-id")).toBe(first.headers.get("x-request-id"));
     // x-mg-idempotency-key names the same key space.
     const third = await postJson(url(), chat(), auth(undefined, { "x-mg-idempotency-key": key }));
     expect(third.json).toEqual(first.json);
@@ -79,6 +84,9 @@ describe("idempotency plugin", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(textB).toBe(textA);
     expect(textB.trim().endsWith("data: [DONE]")).toBe(true);
+    expect(b.headers.get("x-mg-generation-id")).toBe(a.headers.get("x-mg-generation-id"));
+    const ledger = await gw.gateway.store.ledger({});
+    expect(ledger.filter((e) => e.generationId === b.headers.get("x-mg-generation-id"))).toHaveLength(1);
   });
 
   it("the same key with a different body is 422", async () => {

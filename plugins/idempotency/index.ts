@@ -23,9 +23,12 @@ function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
   return replayStored(stored);
 }
 
-/** Headers of the original response worth replaying (not rate-limit headers: those belong to the new request). */
+/**
+ * Headers of the original response worth replaying (not rate-limit headers: those belong to the new request). A
+ * replay writes no ledger record, so its x-mg-generation-id is the original's: the one in its body and the ledger.
+ */
 function keptHeaders(ctx: GatewayContext): Record<string, string> {
-  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
+  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId, "x-mg-generation-id": ctx.generationId };
   if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
   return h;
 }
