@@ -1,8 +1,11 @@
 // Where a request's text is, per client protocol: every string a model will read (system prompts, messages, their text
-// parts, tool results, tool-call arguments and inputs the client sends back) is handed to `visit`, and replaced in the
-// body when visit returns something else. `topic` marks the latest user turn's own text, which allow rules judge.
-// Signed or encrypted content (thinking blocks, reasoning items, Gemini thought parts) is left as it is: changing it
-// would break its signature.
+// parts, refusals, documents and search results, tool results, tool-call arguments and inputs the client sends back,
+// predicted outputs, prompt-template variables) is handed to `visit`, and replaced in the body when visit returns
+// something else. `topic` marks the latest user turn's own text, which allow rules and moderation judge: the last user
+// message that has text of its own (one holding only an image or a tool result hands the judging to the one before,
+// whose text a client could otherwise slip past them behind a made-up tool call).
+// Signed or encrypted content (thinking blocks, reasoning items, Gemini thought parts of model turns) is left as it
+// is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
 
@@ -10,89 +13,141 @@ export type RequestVisit = (text: string, topic: boolean) => string;
 type Walker = (body: any, visit: RequestVisit) => void;
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
+/** Text a reader would see (not "" or only spaces). */
+const hasText = (v: unknown): v is string => typeof v === "string" && /\S/.test(v);
 
-/** The index of the last element whose role is `role` (-1 when none). */
-function lastIndexOf(items: unknown[], role: string, roleOf: (x: any) => unknown = (x) => x?.role): number {
-  for (let i = items.length - 1; i >= 0; i--) if (roleOf(items[i]) === role) return i;
+/** The index of the last element that is a user turn with text of its own (-1 when none). */
+function topicIndex(items: unknown[], isUserText: (x: any) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (isObj(items[i]) && isUserText(items[i])) return i;
   return -1;
 }
 
-/** Text parts of a content array ({type: "text" | "input_text" | "output_text", text}). */
+/** `o[k]` visited and written back when it is a string. */
+function visitField(o: Record<string, any>, k: string, visit: RequestVisit, topic: boolean): void {
+  const v = o[k];
+  if (typeof v !== "string") return;
+  const n = visit(v, topic);
+  if (n !== v) o[k] = n;
+}
+
+/** Text parts of a content array ({type: "text" | "input_text" | "output_text", text}) and refusal parts. */
 function visitParts(parts: unknown[], visit: RequestVisit, topic: boolean, types: readonly string[]): void {
   for (const p of parts) {
-    if (isObj(p) && types.includes(p.type) && typeof p.text === "string") {
-      const n = visit(p.text, topic);
-      if (n !== p.text) p.text = n;
-    }
+    if (!isObj(p)) continue;
+    if (types.includes(p.type)) visitField(p, "text", visit, topic);
+    else if (p.type === "refusal") visitField(p, "refusal", visit, false);
   }
 }
 
-const CHAT_PARTS = ["text"];
+const partsHaveText = (parts: unknown, types: readonly string[]) =>
+  Array.isArray(parts) && parts.some((p) => isObj(p) && types.includes(p.type) && hasText(p.text));
 
-/** Chat completions: messages[].content (string or text parts), assistant tool-call arguments. */
+const CHAT_PARTS = ["text"];
+const args = (visit: RequestVisit) => (s: string) => visit(s, false);
+
+/** Chat completions: messages[].content (string or text and refusal parts), refusals, tool-call arguments, prediction. */
 const chat: Walker = (body, visit) => {
   const msgs = body?.messages;
-  if (!Array.isArray(msgs)) return;
-  const last = lastIndexOf(msgs, "user");
-  msgs.forEach((m, i) => {
-    if (!isObj(m)) return;
-    const topic = i === last;
-    if (typeof m.content === "string") m.content = visit(m.content, topic);
-    else if (Array.isArray(m.content)) visitParts(m.content, visit, topic, CHAT_PARTS);
-    if (Array.isArray(m.tool_calls)) {
-      for (const tc of m.tool_calls) {
-        if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, (s) => visit(s, false));
+  if (Array.isArray(msgs)) {
+    const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || partsHaveText(m.content, CHAT_PARTS)));
+    msgs.forEach((m, i) => {
+      if (!isObj(m)) return;
+      const topic = i === last;
+      if (typeof m.content === "string") m.content = visit(m.content, topic);
+      else if (Array.isArray(m.content)) visitParts(m.content, visit, topic, CHAT_PARTS);
+      visitField(m, "refusal", visit, false);
+      if (Array.isArray(m.tool_calls)) {
+        for (const tc of m.tool_calls) {
+          if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, args(visit));
+        }
       }
-    }
-  });
+      // The deprecated single function call an assistant message may still carry.
+      if (isObj(m.function_call) && typeof m.function_call.arguments === "string") m.function_call.arguments = visitJsonString(m.function_call.arguments, args(visit));
+    });
+  }
+  // Predicted output: the model reads it to speed up its answer, so it leaves too.
+  const p = body?.prediction;
+  if (isObj(p)) {
+    if (typeof p.content === "string") p.content = visit(p.content, false);
+    else if (Array.isArray(p.content)) visitParts(p.content, visit, false, CHAT_PARTS);
+  }
 };
 
-/** Messages: system (string or text blocks), text blocks, tool_result contents, tool_use inputs. */
+/** A Messages document's text: plain-text source data, content-source text blocks, its title and context. */
+function messagesDocument(b: Record<string, any>, visit: RequestVisit): void {
+  visitField(b, "title", visit, false);
+  visitField(b, "context", visit, false);
+  const s = b.source;
+  if (!isObj(s)) return;
+  if (s.type === "text") visitField(s, "data", visit, false);
+  else if (s.type === "content") {
+    if (typeof s.content === "string") s.content = visit(s.content, false);
+    else if (Array.isArray(s.content)) visitParts(s.content, visit, false, CHAT_PARTS);
+  }
+}
+
+/** One Messages content block (top level, or inside a tool_result). `topic` applies to text blocks only. */
+function messagesBlock(b: unknown, visit: RequestVisit, topic: boolean): void {
+  if (!isObj(b)) return;
+  if (b.type === "text") visitField(b, "text", visit, topic);
+  else if (b.type === "tool_result") {
+    if (typeof b.content === "string") b.content = visit(b.content, false);
+    else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, visit, false);
+  } else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, args(visit));
+  else if (b.type === "document") messagesDocument(b, visit);
+  else if (b.type === "search_result") {
+    visitField(b, "title", visit, false);
+    if (Array.isArray(b.content)) visitParts(b.content, visit, false, CHAT_PARTS);
+  }
+}
+
+/** Messages: system (string or text blocks), text blocks, documents, search results, tool results, tool_use inputs. */
 const messages: Walker = (body, visit) => {
   if (typeof body?.system === "string") body.system = visit(body.system, false);
   else if (Array.isArray(body?.system)) visitParts(body.system, visit, false, CHAT_PARTS);
   const msgs = body?.messages;
   if (!Array.isArray(msgs)) return;
-  const last = lastIndexOf(msgs, "user");
+  const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || partsHaveText(m.content, CHAT_PARTS)));
   msgs.forEach((m, i) => {
     if (!isObj(m)) return;
     const topic = i === last;
-    if (typeof m.content === "string") {
-      m.content = visit(m.content, topic);
-      return;
-    }
-    if (!Array.isArray(m.content)) return;
-    for (const b of m.content) {
-      if (!isObj(b)) continue;
-      if (b.type === "text" && typeof b.text === "string") b.text = visit(b.text, topic);
-      else if (b.type === "tool_result") {
-        if (typeof b.content === "string") b.content = visit(b.content, false);
-        else if (Array.isArray(b.content)) visitParts(b.content, visit, false, CHAT_PARTS);
-      } else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, (s) => visit(s, false));
-    }
+    if (typeof m.content === "string") m.content = visit(m.content, topic);
+    else if (Array.isArray(m.content)) for (const b of m.content) messagesBlock(b, visit, topic);
   });
 };
 
 const RESPONSES_PARTS = ["input_text", "output_text", "text"];
+const isMessageItem = (it: Record<string, any>) => it.role !== undefined && (it.type === undefined || it.type === "message");
 
-/** Responses: instructions, input (a string or items: messages, function calls and their outputs). */
+/** A reusable prompt's variables: strings and input_text objects are substituted into what the model reads. */
+function promptVariables(vars: unknown, visit: RequestVisit): void {
+  if (!isObj(vars)) return;
+  for (const k of Object.keys(vars)) {
+    const v = vars[k];
+    if (typeof v === "string") visitField(vars, k, visit, false);
+    else if (isObj(v) && v.type === "input_text") visitField(v, "text", visit, false);
+  }
+}
+
+/** Responses: instructions, prompt variables, input (a string or items: messages, function calls and their outputs). */
 const responses: Walker = (body, visit) => {
   if (typeof body?.instructions === "string") body.instructions = visit(body.instructions, false);
+  if (isObj(body?.prompt)) promptVariables(body.prompt.variables, visit);
   if (typeof body?.input === "string") {
     body.input = visit(body.input, true);
     return;
   }
   const items = body?.input;
   if (!Array.isArray(items)) return;
-  const last = lastIndexOf(items, "user");
+  const last = topicIndex(items, (it) => it.role === "user" && isMessageItem(it) && (hasText(it.content) || partsHaveText(it.content, RESPONSES_PARTS)));
   items.forEach((it, i) => {
     if (!isObj(it)) return;
     const topic = i === last;
-    if (it.role !== undefined && (it.type === undefined || it.type === "message")) {
+    if (isMessageItem(it)) {
       if (typeof it.content === "string") it.content = visit(it.content, topic);
       else if (Array.isArray(it.content)) visitParts(it.content, visit, topic, RESPONSES_PARTS);
     } else if ((it.type === "function_call" || it.type === "custom_tool_call") && typeof (it.arguments ?? it.input) === "string") {
-      if (typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, (s) => visit(s, false));
+      if (typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, args(visit));
       else it.input = visit(it.input, false);
     } else if (it.type === "function_call_output" || it.type === "custom_tool_call_output") {
       if (typeof it.output === "string") it.output = visit(it.output, false);
@@ -101,32 +156,43 @@ const responses: Walker = (body, visit) => {
   });
 };
 
-/** Gemini text parts (not thoughts), function calls' args and function responses. */
-function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean): void {
+/** A Gemini field by either spelling the API accepts (camelCase or snake_case); the one present. */
+const either = (o: Record<string, any>, camel: string, snake: string): any => o[camel] ?? o[snake];
+
+/** Gemini parts: text (not a model turn's thoughts), function calls' args and function responses, either spelling. */
+function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model: boolean): void {
   if (!Array.isArray(parts)) return;
   for (const p of parts) {
-    if (!isObj(p) || p.thought === true) continue;
-    if (typeof p.text === "string") p.text = visit(p.text, topic);
-    if (isObj(p.functionCall?.args)) visitJsonValue(p.functionCall.args, (s) => visit(s, false));
-    if (isObj(p.functionResponse?.response)) visitJsonValue(p.functionResponse.response, (s) => visit(s, false));
+    if (!isObj(p) || (model && p.thought === true)) continue;
+    visitField(p, "text", visit, topic);
+    const call = either(p, "functionCall", "function_call");
+    if (isObj(call?.args)) visitJsonValue(call.args, args(visit));
+    const response = either(p, "functionResponse", "function_response");
+    if (isObj(response?.response)) visitJsonValue(response.response, args(visit));
   }
 }
 
-/** Gemini: systemInstruction and contents (countTokens may nest them in generateContentRequest). */
+const geminiHasText = (c: Record<string, any>) => Array.isArray(c.parts) && c.parts.some((p: unknown) => isObj(p) && hasText(p.text));
+
+/** Gemini: systemInstruction and contents (countTokens may nest them in generateContentRequest), either spelling. */
 const gemini: Walker = (body, visit) => {
-  const b = isObj(body?.generateContentRequest) ? body.generateContentRequest : body;
-  if (isObj(b?.systemInstruction)) geminiParts(b.systemInstruction.parts, visit, false);
-  else if (typeof b?.systemInstruction === "string") b.systemInstruction = visit(b.systemInstruction, false);
-  const contents = b?.contents;
+  const nested = isObj(body) ? either(body, "generateContentRequest", "generate_content_request") : undefined;
+  const b = isObj(nested) ? nested : body;
+  if (!isObj(b)) return;
+  for (const k of ["systemInstruction", "system_instruction"]) {
+    if (isObj(b[k])) geminiParts(b[k].parts, visit, false, false);
+    else visitField(b, k, visit, false);
+  }
+  const contents = b.contents;
   if (typeof contents === "string") {
     b.contents = visit(contents, true);
     return;
   }
   if (!Array.isArray(contents)) return;
   // A turn without a role is the user's (as the Gemini API reads it).
-  const last = lastIndexOf(contents, "user", (c) => (isObj(c) ? c.role ?? "user" : undefined));
+  const last = topicIndex(contents, (c) => (c.role ?? "user") === "user" && geminiHasText(c));
   contents.forEach((c, i) => {
-    if (isObj(c)) geminiParts(c.parts, visit, i === last);
+    if (isObj(c)) geminiParts(c.parts, visit, i === last, c.role === "model");
   });
 };
 

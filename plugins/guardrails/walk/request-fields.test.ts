@@ -1,0 +1,140 @@
+// The request fields a model reads besides plain message text (refusals, legacy function calls, predictions, documents,
+// search results, prompt variables, Gemini's snake_case spellings), each handed to the rules and written back in place;
+// and which user turn allow rules judge when the latest one has no text of its own.
+import { describe, expect, it } from "vitest";
+import { GatewayError } from "../../../core/errors.ts";
+import { runFor } from "../testkit.ts";
+import { walkRequest } from "./request.ts";
+
+type Protocol = Parameters<typeof walkRequest>[0];
+
+/** Every text the walker hands over, marked * when allow rules judge it; each replaced by upper case. */
+function walk(protocol: Protocol, body: any): string[] {
+  const seen: string[] = [];
+  walkRequest(protocol, body, (text, topic) => {
+    seen.push(topic ? `*${text}` : text);
+    return text.toUpperCase();
+  });
+  return seen;
+}
+
+describe("request fields besides message text", () => {
+  it("chat: refusal parts and strings, legacy function_call arguments, prediction content", () => {
+    const body: any = {
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "refusal", refusal: "part refusal" }], refusal: "message refusal" },
+        { role: "assistant", content: null, function_call: { name: "f", arguments: '{"q":"legacy"}' } },
+        { role: "function", name: "f", content: "fn result" },
+      ],
+      prediction: { type: "content", content: "predicted" },
+    };
+    expect(walk("openai", body)).toEqual(["*q", "part refusal", "message refusal", "legacy", "fn result", "predicted"]);
+    expect(body.messages[1].content[0].refusal).toBe("PART REFUSAL");
+    expect(body.messages[1].refusal).toBe("MESSAGE REFUSAL");
+    expect(body.messages[2].function_call.arguments).toBe('{"q":"LEGACY"}');
+    expect(body.prediction.content).toBe("PREDICTED");
+    const parts: any = { messages: [{ role: "user", content: "q" }], prediction: { type: "content", content: [{ type: "text", text: "p1" }] } };
+    expect(walk("openai", parts)).toEqual(["*q", "p1"]);
+    expect(parts.prediction.content[0].text).toBe("P1");
+  });
+
+  it("messages: documents (text, content sources, title, context) and search results, top level and in tool results", () => {
+    const doc = (data: string) => ({ type: "document", title: "t-" + data, context: "c-" + data, source: { type: "text", media_type: "text/plain", data } });
+    const body: any = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            doc("plain"),
+            { type: "document", source: { type: "content", content: [{ type: "text", text: "chunk" }, { type: "image", source: { type: "url", url: "u" } }] } },
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } },
+            { type: "search_result", source: "https://x", title: "sr title", content: [{ type: "text", text: "sr text" }] },
+            { type: "text", text: "ask" },
+          ],
+        },
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [doc("nested"), { type: "search_result", source: "s", title: "nt", content: [{ type: "text", text: "ns" }] }] }] },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["t-plain", "c-plain", "plain", "chunk", "sr title", "sr text", "*ask", "t-nested", "c-nested", "nested", "nt", "ns"]);
+    const [d, c, pdf, sr] = body.messages[0].content;
+    expect([d.title, d.context, d.source.data, c.source.content[0].text, sr.title, sr.content[0].text]).toEqual(["T-PLAIN", "C-PLAIN", "PLAIN", "CHUNK", "SR TITLE", "SR TEXT"]);
+    expect(pdf.source.data).toBe("JVBERi0="); // binary: not text a rule can read
+    expect(body.messages[2].content[0].content[0].source.data).toBe("NESTED");
+    expect(body.messages[2].content[0].content[1].content[0].text).toBe("NS");
+  });
+
+  it("responses: prompt variables (strings and input_text) and refusal parts", () => {
+    const body: any = {
+      prompt: { id: "pmpt_1", variables: { name: "var text", extra: { type: "input_text", text: "var part" }, pic: { type: "input_image", image_url: "u" } } },
+      input: [
+        { role: "user", content: "q" },
+        { type: "message", role: "assistant", content: [{ type: "refusal", refusal: "no" }, { type: "output_text", text: "a" }] },
+      ],
+    };
+    expect(walk("responses", body)).toEqual(["var text", "var part", "*q", "no", "a"]);
+    expect(body.prompt.variables).toMatchObject({ name: "VAR TEXT", extra: { text: "VAR PART" }, pic: { image_url: "u" } });
+    expect(body.input[1].content[0].refusal).toBe("NO");
+  });
+
+  it("gemini: snake_case spellings, and thought parts left alone only in model turns", () => {
+    const body: any = {
+      system_instruction: { parts: [{ text: "sys" }] },
+      contents: [
+        { role: "user", parts: [{ text: "old" }] },
+        { role: "model", parts: [{ text: "thinking", thought: true }, { function_call: { name: "f", args: { q: "args" } } }] },
+        { role: "user", parts: [{ function_response: { name: "f", response: { r: "result" } } }] },
+        { role: "user", parts: [{ text: "user says thought", thought: true }] },
+      ],
+    };
+    expect(walk("gemini", body)).toEqual(["sys", "old", "args", "result", "*user says thought"]);
+    expect(body.system_instruction.parts[0].text).toBe("SYS");
+    expect(body.contents[1].parts[0].text).toBe("thinking");
+    expect(body.contents[1].parts[1].function_call.args.q).toBe("ARGS");
+    expect(body.contents[2].parts[0].function_response.response.r).toBe("RESULT");
+    const count: any = { generate_content_request: { model: "models/m", contents: [{ parts: [{ text: "counted" }] }] } };
+    expect(walk("gemini", count)).toEqual(["*counted"]);
+  });
+});
+
+describe("allow rules when the latest user turn has no text", () => {
+  const billingOnly = { rules: [{ name: "billing-only", type: "allow" as const, keywords: ["invoice"], action: "block" as const }] };
+  /** Walks the request through a run, then asks for the allow rules' verdict: the rule that refused it, if any. */
+  function verdict(protocol: Protocol, body: unknown): string | undefined {
+    const run = runFor(billingOnly, protocol);
+    try {
+      walkRequest(protocol, body, (t, topic) => run.input(t, topic));
+      run.allowVerdict("input");
+    } catch (e) {
+      if (e instanceof GatewayError) return (e.toJSON() as any).error.details.rule;
+      throw e;
+    }
+    return undefined;
+  }
+  const image = { type: "image_url", image_url: { url: "data:image/png;base64,AA==" } };
+
+  it("judges the nearest earlier user text (a made-up tool call, an image-only or empty last turn)", () => {
+    const chat = (last: unknown) => ({ messages: [{ role: "user", content: "write me a poem" }, { role: "assistant", content: "ok" }, { role: "user", content: last }] });
+    expect(verdict("openai", chat([image]))).toBe("billing-only");
+    expect(verdict("openai", chat(""))).toBe("billing-only");
+    expect(verdict("openai", chat("  "))).toBe("billing-only");
+    const faked = {
+      messages: [
+        { role: "user", content: "write me a poem" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "invoice_lookup", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "invoice 42" }] },
+      ],
+    };
+    expect(verdict("anthropic", faked)).toBe("billing-only");
+    expect(verdict("responses", { input: [{ role: "user", content: "write me a poem" }, { type: "function_call", call_id: "c", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "invoice" }] })).toBe("billing-only");
+    expect(verdict("gemini", { contents: [{ role: "user", parts: [{ text: "write me a poem" }] }, { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }, { role: "user", parts: [{ functionResponse: { name: "f", response: { r: "invoice" } } }] }] })).toBe("billing-only");
+  });
+
+  it("lets an on-topic conversation's tool loop and image turns through", () => {
+    const chat = { messages: [{ role: "user", content: "find my invoice" }, { role: "assistant", content: "ok" }, { role: "user", content: [image] }] };
+    expect(verdict("openai", chat)).toBeUndefined();
+    const loop = { input: [{ role: "user", content: "find my invoice" }, { type: "function_call", call_id: "c", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "found" }] };
+    expect(verdict("responses", loop)).toBeUndefined();
+  });
+});
