@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { unenforcedPolicyNotices } from "./policy-notice.ts";
+import { unenforcedPolicyNotices, unusedPluginNotices } from "./policy-notice.ts";
 import { builtins } from "../builtins.ts";
 
 const config = {
@@ -24,5 +24,27 @@ describe("unenforcedPolicyNotices", () => {
   it("is silent on the default pipeline, and for policies no project configures", () => {
     expect(unenforcedPolicyNotices(config, builtins.defaultPipeline())).toEqual([]);
     expect(unenforcedPolicyNotices({ projects: { open: config.projects.open } } as any, ["auth", "router", "usage-metering"])).toEqual([]);
+  });
+});
+
+describe("unusedPluginNotices", () => {
+  const plugins = { "request-tagger": { module: "./t.ts" }, audit: { module: "./a.ts" } };
+
+  it("names each declared plugin an explicit pipeline leaves out", () => {
+    expect(unusedPluginNotices({ plugins, pipeline: ["auth", "audit", "router"] } as any, ["auth", "audit", "router"])).toEqual([
+      'plugin "request-tagger" is declared under plugins: but never runs: pipeline: does not list it (add it to pipeline:)',
+    ]);
+  });
+
+  it("names every declared plugin when there is no pipeline: (the default one has only built-ins)", () => {
+    expect(unusedPluginNotices({ plugins } as any, builtins.defaultPipeline())).toEqual([
+      'plugin "request-tagger" is declared under plugins: but never runs: there is no pipeline: and the default one runs only built-in plugins (add it to pipeline:)',
+      'plugin "audit" is declared under plugins: but never runs: there is no pipeline: and the default one runs only built-in plugins (add it to pipeline:)',
+    ]);
+  });
+
+  it("is silent when the pipeline runs them all, or none is declared", () => {
+    expect(unusedPluginNotices({ plugins, pipeline: ["auth", "request-tagger", "audit"] } as any, ["auth", "request-tagger", "audit"])).toEqual([]);
+    expect(unusedPluginNotices({} as any, builtins.defaultPipeline())).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // `budget:` with no budget plugin is never enforced, and without usage-metering no request is recorded, so usage,
 // spend and budgets see nothing. Say so when the config is loaded (`model-gateway check`, start, reload). A notice,
 // not a problem: a gateway without policies is a valid choice, and configs shared by several pipelines exist.
-// (Guardrails, whose absence would leak what they redact, are a problem instead: guardrails-check.ts.)
+// (Guardrails, whose absence would leak what they redact, are a problem instead: guardrails-check.ts.) Likewise a
+// third-party plugin declared under `plugins:` that the pipeline leaves out.
 import type { GatewayConfig, ProjectConfig } from "../generated/types/gateway.ts";
 
 /** Each policy plugin and whether a project configures what it enforces. */
@@ -25,4 +26,14 @@ export function unenforcedPolicyNotices(config: GatewayConfig, pipeline: readonl
     if (named.length) notices.push(`pipeline has no ${plugin}: ${what} not enforced for project${named.length > 1 ? "s" : ""} ${named.join(", ")}`);
   }
   return notices;
+}
+
+/**
+ * A third-party plugin declared under `plugins:` is loaded and its options checked, but runs only where `pipeline:`
+ * names it; the default pipeline (no `pipeline:`) has only built-ins. Left out, it is silently never run.
+ */
+export function unusedPluginNotices(config: GatewayConfig, pipeline: readonly string[]): string[] {
+  const where = Array.isArray(config.pipeline) ? "pipeline: does not list it" : "there is no pipeline: and the default one runs only built-in plugins";
+  return Object.keys(config.plugins ?? {}).filter((name) => !pipeline.includes(name))
+    .map((name) => `plugin "${name}" is declared under plugins: but never runs: ${where} (add it to pipeline:)`);
 }

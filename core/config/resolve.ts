@@ -13,7 +13,7 @@ import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, Runtime
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
-import { unenforcedPolicyNotices } from "./policy-notice.ts";
+import { unenforcedPolicyNotices, unusedPluginNotices } from "./policy-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import { importPluginModule } from "./plugin-import.ts";
@@ -87,6 +87,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const untranslated = untranslatedNotice(config, names);
   if (untranslated) opts.onNotice?.(untranslated);
   for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
+  for (const m of unusedPluginNotices(config, names)) opts.onNotice?.(m);
   const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;
