@@ -58,7 +58,7 @@ describe("GET /v1/models", () => {
     expect(r.json.data[0]).toEqual({
       id: "acme/chat-1", object: "model", created: 1735689600, released: 1735689600, owned_by: "acme", name: "Acme Chat 1",
       description: "A test model", context_window: 128000, max_tokens: 8192, type: "language", tags: ["tool-use", "vision"],
-      pricing: { input: "0.0000025", output: "0.00001", input_cache_read: "0.00000125", input_cache_write: "0" },
+      pricing: { input: "0.0000025", output: "0.00001", input_cache_read: "0.00000125", input_cache_write: "0.0000025" },
     });
     expect(r.json.data[1].type).toBe("embedding");
     expect(r.json.data[2].pricing.image).toBe("0.04");
@@ -93,7 +93,7 @@ describe("GET /v1/models/{creator}/{model}/endpoints", () => {
     const ep = r.json.data.endpoints[0];
     expect(ep).toMatchObject({
       provider_name: "alpha", context_length: 128000, max_completion_tokens: 8192,
-      pricing: { prompt: "0.0000025", completion: "0.00001", input_cache_read: "0.00000125", input_cache_write: "0" },
+      pricing: { prompt: "0.0000025", completion: "0.00001", input_cache_read: "0.00000125", input_cache_write: "0.0000025" },
       throughput_last_1h: null, latency_last_1h: null, uptime_last_1d: null,
     });
     expect(ep.supported_parameters).toEqual(expect.arrayContaining(["max_tokens", "temperature", "tools", "tool_choice", "stream"]));

@@ -3,6 +3,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { ModelEndpointConfig, Pricing, ProviderConfig } from "../generated/types/gateway.ts";
 import type { EndpointStats } from "../stats/index.ts";
 import type { CircuitState } from "../health/index.ts";
+import { cachePrices } from "../money/money.ts";
 
 const ZERO = "0";
 
@@ -12,7 +13,9 @@ function prices(p: Pricing | undefined) {
   if (p?.video_second) extra.video_second = p.video_second;
   if (p?.search_unit) extra.search_unit = p.search_unit;
   if (p?.web_search) extra.web_search = p.web_search;
-  return { base: { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: p?.input_cache_read ?? ZERO, cacheWrite: p?.input_cache_write ?? ZERO }, extra };
+  // The cache prices billing charges (money.ts): an unset one costs the input price, not nothing.
+  const cache = p ? cachePrices(p) : { read: ZERO, write: ZERO };
+  return { base: { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: cache.read, cacheWrite: cache.write }, extra };
 }
 
 export function architecture(m: ModelRuntime) {

@@ -22,6 +22,11 @@ const bigPrices = new WeakMap<Pricing, BigPrices>();
 
 const price = (p: string | undefined, fallback?: string): Big => new Big(p ?? fallback ?? "0");
 
+/** The cache read and (5-minute) write prices charged, as decimal strings: each unset one is the input price. */
+export function cachePrices(pricing: Pricing): { read: string; write: string } {
+  return { read: pricing.input_cache_read ?? pricing.input ?? "0", write: pricing.input_cache_write ?? pricing.input ?? "0" };
+}
+
 /**
  * The price of a token written to the cache with the 1-hour TTL: input_cache_write_1h; unset, where cache writes cost
  * more than input (Anthropic's premium, on its API, Bedrock and Vertex alike) 2x input, never below the 5-minute write
@@ -40,7 +45,7 @@ function pricesOf(pricing: Pricing): BigPrices {
   if (!b) {
     b = {
       input: price(pricing.input), output: price(pricing.output),
-      cacheRead: price(pricing.input_cache_read, pricing.input), cacheWrite: price(pricing.input_cache_write, pricing.input),
+      cacheRead: price(cachePrices(pricing).read), cacheWrite: price(cachePrices(pricing).write),
       cacheWrite1h: cacheWrite1hPrice(pricing),
       image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit), webSearch: price(pricing.web_search),
     };

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { endpointEntry, modelEntry, type EndpointView } from "./models-view.ts";
+import { costOf } from "../money/money.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+import type { Pricing } from "../generated/types/gateway.ts";
+
+function model(pricing: Pricing | undefined): ModelRuntime {
+  const ep = { provider: "alpha", model: "chat-1", ...(pricing ? { pricing } : {}) };
+  return { id: "acme/chat-1", type: "language", config: { endpoints: [ep] }, endpoints: [] } as unknown as ModelRuntime;
+}
+
+function listed(pricing: Pricing | undefined) {
+  const m = model(pricing);
+  const view = { ep: m.config.endpoints[0]!, provider: undefined, stats: {}, status: "closed" } as unknown as EndpointView;
+  return { list: modelEntry(m).pricing, endpoint: endpointEntry(m, view).pricing };
+}
+
+describe("catalog pricing", () => {
+  it("shows the cache prices billing charges: an unset one is the input price, not 0", () => {
+    const pricing = { input: "0.0000025", output: "0.00001" };
+    const { list, endpoint } = listed(pricing);
+    expect(list).toMatchObject({ input: "0.0000025", input_cache_read: "0.0000025", input_cache_write: "0.0000025" });
+    expect(endpoint).toMatchObject({ prompt: "0.0000025", input_cache_read: "0.0000025", input_cache_write: "0.0000025" });
+    // What one cached token costs is what the listing says.
+    expect(costOf({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 1 }, pricing).toString()).toBe(list.input_cache_read);
+    expect(costOf({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 1 }, pricing).toString()).toBe(list.input_cache_write);
+  });
+
+  it("shows cache prices that are set as they are, and 0 for an endpoint without prices (it costs nothing)", () => {
+    expect(listed({ input: "0.000003", output: "0.000015", input_cache_read: "0.0000003", input_cache_write: "0.00000375" }).endpoint)
+      .toMatchObject({ input_cache_read: "0.0000003", input_cache_write: "0.00000375" });
+    expect(listed({ input: "0.000003", input_cache_read: "0" }).list).toMatchObject({ input_cache_read: "0", input_cache_write: "0.000003" });
+    expect(listed(undefined).list).toMatchObject({ input: "0", output: "0", input_cache_read: "0", input_cache_write: "0" });
+  });
+});
