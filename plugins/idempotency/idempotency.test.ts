@@ -97,6 +97,36 @@ describe("idempotency plugin", () => {
     expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "Idempotency-Key", details: { reason: "key_reused_with_different_body" } });
   });
 
+  it("the same body with its members in another order is the same request: replayed, not 422", async () => {
+    const key = ulid();
+    const first = await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));
+    const { model, messages, max_tokens } = chat();
+    const reordered = await postJson(url(), { max_tokens, messages: messages.map((m) => ({ content: m.content, role: m.role })), model }, auth(undefined, { "idempotency-key": key }));
+    expect(reordered.status, reordered.text).toBe(200);
+    expect(reordered.headers.get("idempotent-replayed")).toBe("true");
+    expect(reordered.json).toEqual(first.json);
+  });
+
+  it("one key on another API that reaches the same endpoint is a different request (422), not a replay in the first API's shape", async () => {
+    // Gemini's embedContent and batchEmbedContents and OpenAI's embeddings are all the embeddings endpoint, with one
+    // body once translated; each answers in its own shape. (The sandbox key: the fake upstream has no embeddings.)
+    const key = ulid();
+    const gemini = (method: string, body: unknown) => postJson(`${gw.url}/api/v1beta/models/openai/text-embedding-3-small:${method}`, body, { "x-goog-api-key": SANDBOX, "idempotency-key": key });
+    const one = await gemini("embedContent", { content: { parts: [{ text: "hello" }] } });
+    expect(one.status, one.text).toBe(200);
+    expect(one.json.embedding.values.length).toBeGreaterThan(0);
+    const batch = await gemini("batchEmbedContents", { requests: [{ model: "models/openai/text-embedding-3-small", content: { parts: [{ text: "hello" }] } }] });
+    expect(batch.status, batch.text).toBe(422);
+    expect(batch.json.error.message).toContain("different request");
+    const openai = await postJson(`${gw.baseURL}/embeddings`, { model: "openai/text-embedding-3-small", input: "hello" }, auth(SANDBOX, { "idempotency-key": key }));
+    expect(openai.status, openai.text).toBe(422);
+    expect(openai.json.error).toMatchObject({ details: { reason: "key_reused_with_different_body" } });
+    // The first API still replays its own answer.
+    const again = await gemini("embedContent", { content: { parts: [{ text: "hello" }] } });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(one.json);
+  });
+
   it("concurrent duplicates reach the upstream once; the others wait and replay", async () => {
     const key = ulid();
     const before = calls();

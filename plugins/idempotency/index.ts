@@ -11,6 +11,7 @@ import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
 import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
+import { canonicalJson } from "../../core/http/canonical-json.ts";
 import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
 
 export const TTL_MS = 24 * 3_600_000;
@@ -47,10 +48,20 @@ export default definePlugin({
   },
 });
 
+/**
+ * What "the same request" means for a key: the body, whatever the order of its members, and the API it came through
+ * (Gemini's embedContent, batchEmbedContents and OpenAI's embeddings reach one endpoint with one rebuilt body, but
+ * answer in three shapes). A different one with the same key is a 422.
+ */
+function requestHash(ctx: GatewayContext): string {
+  const request = { protocol: ctx.protocol, action: ctx.params.action ?? null, body: ctx.body ?? null };
+  return createHash("sha256").update(canonicalJson(request)).digest("base64url");
+}
+
 async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
   const store = ctx.gateway.store;
   const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
-  const hash = createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
+  const hash = requestHash(ctx);
   const owner = `${ctx.requestId}:${randomUUID()}`;
 
   for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {

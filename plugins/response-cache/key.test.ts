@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cacheKey, canonicalJson } from "./key.ts";
+import { cacheKey } from "./key.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 const ctx = (o: { body: any; endpoint?: string; protocol?: string; project?: string; sandbox?: boolean; headers?: Record<string, string>; action?: string }) => ({
@@ -12,13 +12,6 @@ const ctx = (o: { body: any; endpoint?: string; protocol?: string; project?: str
 }) as unknown as GatewayContext;
 
 const body = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Hi" }], max_tokens: 20, temperature: 0 };
-
-describe("canonicalJson", () => {
-  it("sorts object keys at every depth, keeps array order, leaves out undefined members", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { y: 1, x: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"x":2,"y":1}]},"b":1}');
-    expect(canonicalJson([undefined, "é", null, 1.5])).toBe('[null,"é",null,1.5]');
-  });
-});
 
 describe("cacheKey", () => {
   const key = cacheKey(ctx({ body }));

@@ -5,6 +5,7 @@
 // anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo.
 import { createHash } from "node:crypto";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { canonicalJson } from "../../core/http/canonical-json.ts";
 
 /** Bumped when what an entry holds or how keys are made changes: old entries are then never read. */
 const KEY_VERSION = 1;
@@ -63,24 +64,4 @@ export function cacheKey(ctx: GatewayContext): string {
     body: answerBody(ctx),
   };
   return createHash("sha256").update(canonicalJson(parts)).digest("base64url");
-}
-
-/** JSON with every object's keys in sorted order; undefined members left out as JSON.stringify does. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
-  if (Array.isArray(v)) {
-    let out = "[";
-    for (let i = 0; i < v.length; i++) out += (i ? "," : "") + (v[i] === undefined ? "null" : canonicalJson(v[i]));
-    return out + "]";
-  }
-  const o = v as Record<string, unknown>;
-  let out = "{";
-  let first = true;
-  for (const k of Object.keys(o).sort()) {
-    const x = o[k];
-    if (x === undefined || typeof x === "function") continue;
-    out += (first ? "" : ",") + JSON.stringify(k) + ":" + canonicalJson(x);
-    first = false;
-  }
-  return out + "}";
 }
