@@ -76,6 +76,17 @@ describe("rerank on the simulator", () => {
     expect(big.json.results).toHaveLength(4);
   });
 
+  it("a return_documents that is not a boolean is 400 naming it, before any upstream call (not silently echoed)", async () => {
+    for (const [ns, value] of [["sim", "no"], ["sim", 0], ["acme", null], ["cohere", "false"]] as const) {
+      const r = await rerank({ model: "sim/ranker", query: QUERY, documents: DOCS, providerOptions: { [ns]: { return_documents: value } } });
+      expect(r.status, `${ns}: ${JSON.stringify(value)}`).toBe(400);
+      expect(r.json.error).toMatchObject({ code: "BAD_REQUEST", type: "invalid_request_error", details: { field: `providerOptions.${ns}.return_documents` } });
+    }
+    const r = await rerank({ model: "cohere/rerank-v3.5", query: QUERY, documents: DOCS, providerOptions: { cohere: { return_documents: "no" } } }, LIVE);
+    expect(r.status).toBe(400);
+    expect(fakes.cohere!.requests).toHaveLength(0);
+  });
+
   it("takes 1000 documents and 8000-character queries; one query is one search unit", async () => {
     const docs = Array.from({ length: 1000 }, (_, i) => `document ${i} about ${i % 7 === 0 ? "capital cities" : "fruit"}`);
     const r = await rerank({ model: "sim/ranker", query: `capital ${"q".repeat(7990)}`, documents: docs, top_n: 5 });

@@ -18,6 +18,23 @@ export function calibrate(score: number): number {
   return 1 / (1 + Math.exp(-score));
 }
 
+/**
+ * return_documents is a boolean in every namespace: any other value ("no", 0, "false") would be read as "echo" and
+ * silently ignored, so it is refused before the upstream call, naming the field.
+ */
+function checkReturnDocuments(po: unknown): void {
+  if (!po || typeof po !== "object") return;
+  for (const [ns, bag] of Object.entries(po as Record<string, unknown>)) {
+    if (!bag || typeof bag !== "object" || !("return_documents" in bag)) continue;
+    const v = (bag as Record<string, unknown>).return_documents;
+    if (typeof v !== "boolean") {
+      throw new GatewayError(400, "BAD_REQUEST", `providerOptions.${ns}.return_documents must be true or false, not ${JSON.stringify(v) ?? String(v)}`, {
+        details: { field: `providerOptions.${ns}.return_documents` },
+      });
+    }
+  }
+}
+
 /** providerOptions namespaces that apply: the provider that ran it, the model's catalog providers, its creator. */
 function returnDocuments(ctx: GatewayContext): boolean {
   const po = ctx.body.providerOptions;
@@ -32,6 +49,7 @@ async function rerank(ctx: GatewayContext): Promise<void> {
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "reranking", 400, "BAD_REQUEST");
+  checkReturnDocuments(body.providerOptions);
   const documents: string[] = body.documents;
   const call: RerankCall = {
     query: body.query,
