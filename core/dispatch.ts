@@ -54,6 +54,13 @@ declare module "./pipeline/context.ts" {
  */
 const unobserved = (target: Target, op: OperationName) => target.sandbox === true || op === "countTokens";
 
+/**
+ * Whose circuit breaker an attempt answers to (core/health): undefined for the gateway's own key; for a project's own
+ * key (BYOK) that project's, so its exhausted quota or broken base_url never opens the circuit every other project
+ * shares, and a circuit opened by the gateway's failing key never keeps the project from its own.
+ */
+const keyOwner = (ctx: GatewayContext, target: Target): string | undefined => (target.credentials ? (ctx.auth?.projectId ?? "") : undefined);
+
 /** Response header with the upstream's own model id (a stream has no providerMetadata to carry it). */
 export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
 
@@ -113,27 +120,27 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     for (let i = 0; i < targets.length && ctx.attempts.length < maxAttempts; i++) {
       if (givenUp.has(i)) continue;
       const target = targets[i]!;
-      if (!unobserved(target, op) && !health.allow(target.modelId, target.provider)) {
+      if (!unobserved(target, op) && !health.allow(target.modelId, target.provider, keyOwner(ctx, target))) {
         if (pass === 0) skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
         continue;
       }
       if (last) {
-        if (ctx.gateway.draining) throw stopForShutdown(target, op, health);
+        if (ctx.gateway.draining) throw stopForShutdown(ctx, target, op, health);
         const wait = ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: lastIndex === i });
         if (wait === null) {
           givenUp.add(i);
-          if (!unobserved(target, op)) health.release(target.modelId, target.provider);
+          if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
           continue;
         }
         if (wait && wait > 0) {
           try {
             await sleep(wait, undefined, { signal: ctx.signal });
           } catch {
-            if (!unobserved(target, op)) health.release(target.modelId, target.provider);
+            if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
             break;
           }
         }
-        if (ctx.gateway.draining) throw stopForShutdown(target, op, health);
+        if (ctx.gateway.draining) throw stopForShutdown(ctx, target, op, health);
       }
       triedThisPass = true;
       try {
@@ -165,8 +172,8 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
  * Once a shutdown has begun no retry or fallback starts (it could outlast the grace period, and the upstream call
  * would only be cut): the request ends with the shutdown's 503, which clients retry elsewhere.
  */
-function stopForShutdown(target: Target, op: OperationName, health: HealthRegistry): GatewayError {
-  if (!unobserved(target, op)) health.release(target.modelId, target.provider);
+function stopForShutdown(ctx: GatewayContext, target: Target, op: OperationName, health: HealthRegistry): GatewayError {
+  if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
   return shutdownError();
 }
 
@@ -200,7 +207,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   } catch (e) {
     if (e instanceof Unsupported) {
       span?.failed(e.error);
-      if (!unobserved(target, op)) health.release(target.modelId, target.provider);
+      if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
       throw e;
     }
     return fail(e);
@@ -255,7 +262,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   call.commit();
   if (result.kind !== "stream") {
     if (!unobserved(target, op)) {
-      health.record(target.modelId, target.provider, true);
+      health.record(target.modelId, target.provider, true, keyOwner(ctx, target));
       stats.record({ model: target.modelId, provider: target.provider, ok: true });
     }
     // The metadata block was built before this attempt was pushed: rebuild it with the final attempt list.
@@ -269,10 +276,10 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
 function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
   if (target.sandbox) return;
   if (ctx.signal.aborted || !isRetryable(err)) {
-    health.release(target.modelId, target.provider);
+    health.release(target.modelId, target.provider, keyOwner(ctx, target));
     return;
   }
-  health.record(target.modelId, target.provider, false);
+  health.record(target.modelId, target.provider, false, keyOwner(ctx, target));
   stats.record({ model: target.modelId, provider: target.provider, ok: false });
 }
 
@@ -332,7 +339,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     if (!this.finished) {
       // The client went away: no verdict on the endpoint; stop the upstream.
       this.finished = true;
-      this.health.release(this.target.modelId, this.target.provider);
+      this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
       await this.it.return?.().catch(() => {});
     }
     return { value: undefined, done: true };
@@ -373,7 +380,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
   cancel(): void {
     if (this.finished) return;
     this.finished = true;
-    this.health.release(this.target.modelId, this.target.provider);
+    this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
     this.control!.cancel();
   }
 
@@ -385,7 +392,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     const firstAt = call.firstTokenAt ?? this.firstEventAt;
     const out = call.usage?.outputTokens;
     const seconds = (end - firstAt) / 1000;
-    this.health.record(target.modelId, target.provider, true);
+    this.health.record(target.modelId, target.provider, true, keyOwner(this.ctx, target));
     this.stats.record({
       model: target.modelId,
       provider: target.provider,
@@ -401,7 +408,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.record.status = err.status;
     this.record.errorCode = err.code;
     if (!this.ctx.signal.aborted && !this.target.sandbox) {
-      this.health.record(this.target.modelId, this.target.provider, false);
+      this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
       this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
     }
     return err;

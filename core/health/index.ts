@@ -1,5 +1,9 @@
 // Health of every (model, provider) endpoint, one registry per gateway (it outlives config reloads).
 // State and transitions are exported to /metrics: gateway_circuit_state and gateway_circuit_transitions_total.
+// Attempts made with a project's own key (BYOK) have a breaker of their own per (model, provider, project): a
+// project's exhausted quota or broken base_url says nothing about the gateway's key, so it must not open the circuit
+// every other project shares. Those breakers stay out of /metrics (the series would name projects, unbounded by
+// default; see metrics.project_labels); their transitions are logged with the project.
 import { Counter, Gauge } from "prom-client";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { RoutingConfig } from "../generated/types/gateway.ts";
@@ -56,38 +60,51 @@ export class HealthRegistry {
     return this.policy;
   }
 
-  private breaker(model: string, provider: string): CircuitBreaker {
+  /**
+   * `project`: the project whose own key the attempt used; undefined for the gateway's key. Projects come from the
+   * config, so the map stays bounded by projects x endpoints.
+   */
+  private breaker(model: string, provider: string, project: string | undefined): CircuitBreaker {
     const policy = this.currentPolicy();
-    const key = `${model}\n${provider}`;
+    const key = keyOf(model, provider, project);
     let b = this.breakers.get(key);
     if (!b) {
-      b = new CircuitBreaker(policy, (from, to) => {
-        this.transitions.inc({ model, provider, from, to });
-        this.state.set({ model, provider }, STATE_VALUE[to]);
-        this.gateway.log.warn(`circuit ${to.replace("_", "-")}`, { model, provider, from });
-      });
-      this.state.set({ model, provider }, 0);
+      if (project === undefined) {
+        b = new CircuitBreaker(policy, (from, to) => {
+          this.transitions.inc({ model, provider, from, to });
+          this.state.set({ model, provider }, STATE_VALUE[to]);
+          this.gateway.log.warn(`circuit ${to.replace("_", "-")}`, { model, provider, from });
+        });
+        this.state.set({ model, provider }, 0);
+      } else {
+        b = new CircuitBreaker(policy, (from, to) => {
+          this.gateway.log.warn(`circuit ${to.replace("_", "-")} (project's own key)`, { model, provider, project, from });
+        });
+      }
       this.breakers.set(key, b);
     }
     return b;
   }
 
-  allow(model: string, provider: string): boolean {
-    return this.breaker(model, provider).allow(this.now());
+  allow(model: string, provider: string, project?: string): boolean {
+    return this.breaker(model, provider, project).allow(this.now());
   }
 
-  record(model: string, provider: string, success: boolean): void {
-    this.breaker(model, provider).record(success, this.now());
+  record(model: string, provider: string, success: boolean, project?: string): void {
+    this.breaker(model, provider, project).record(success, this.now());
   }
 
-  release(model: string, provider: string): void {
-    this.breakers.get(`${model}\n${provider}`)?.release();
+  release(model: string, provider: string, project?: string): void {
+    this.breakers.get(keyOf(model, provider, project))?.release();
   }
 
-  stateOf(model: string, provider: string): CircuitState {
-    return this.breakers.get(`${model}\n${provider}`)?.peek(this.now()) ?? "closed";
+  stateOf(model: string, provider: string, project?: string): CircuitState {
+    return this.breakers.get(keyOf(model, provider, project))?.peek(this.now()) ?? "closed";
   }
 }
+
+const keyOf = (model: string, provider: string, project: string | undefined) =>
+  project === undefined ? `${model}\n${provider}` : `${model}\n${provider}\n${project}`;
 
 const registries = new WeakMap<GatewayHandle, HealthRegistry>();
 

@@ -36,4 +36,20 @@ describe("HealthRegistry", () => {
     h.record("m", "a", false);
     expect(h.stateOf("m", "a")).toBe("open");
   });
+
+  it("a project's own key has a breaker of its own, kept out of the shared one and out of /metrics", async () => {
+    const gw = fakeGateway({ circuit_breaker: { consecutive_failures: 2 } });
+    const h = new HealthRegistry(gw, () => 0);
+    h.record("m", "a", false, "acme");
+    h.record("m", "a", false, "acme");
+    expect(h.allow("m", "a", "acme")).toBe(false);
+    expect(h.allow("m", "a")).toBe(true); // every other project, on the gateway's key
+    expect(h.allow("m", "a", "other")).toBe(true);
+    h.record("m", "a", false);
+    h.record("m", "a", false);
+    expect(h.allow("m", "a")).toBe(false);
+    const text = await gw.metrics.registry.metrics();
+    expect(text).not.toContain("acme");
+    expect(text).toContain('gateway_circuit_transitions_total{model="m",provider="a",from="closed",to="open"} 1');
+  });
 });
