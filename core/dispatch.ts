@@ -15,6 +15,7 @@ import { shutdownError } from "./shutdown.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
+import { RetryHint } from "./retry-hint.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 
@@ -113,6 +114,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   let unsupported: GatewayError | undefined;
   let last: GatewayError | undefined;
   let lastIndex = -1;
+  const hint = new RetryHint();
 
   // Targets in order; when every target was tried and attempts remain, a second pass retries them (after backoff).
   for (let pass = 0; ctx.attempts.length < maxAttempts; pass++) {
@@ -154,7 +156,8 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         const err = toGatewayError(e, ctx.signal);
         last = err;
         lastIndex = i;
-        if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped);
+        hint.note(i, err, performance.now());
+        if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped, hint);
       }
     }
     if (!triedThisPass || ctx.signal.aborted) break;
@@ -165,7 +168,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
       details: { skipped },
     });
   }
-  throw finalError(ctx, last, skipped);
+  throw finalError(ctx, last, skipped, hint);
 }
 
 /**
@@ -453,10 +456,10 @@ function toResponse(ctx: GatewayContext, r: ProviderResult): GatewayResponse {
 
 /**
  * After the last attempt failed: 502 UPSTREAM_ERROR, or 504 UPSTREAM_TIMEOUT when every attempt timed out, with
- * every attempt (and every endpoint skipped for an open circuit) in details. A request error from the only
- * attempt keeps its own status and code.
+ * every attempt (and every endpoint skipped for an open circuit) in details, and the Retry-After any attempt was
+ * told (RetryHint), not only the last one's. A request error from the only attempt keeps its own status and code.
  */
-function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[]): GatewayError {
+function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[], hint: RetryHint): GatewayError {
   const upstreamish = err.code === "UPSTREAM_ERROR" || err.code === "UPSTREAM_TIMEOUT";
   if (ctx.attempts.length <= 1 && !upstreamish && !skipped.length) return err;
   const allTimeouts = ctx.attempts.length > 0 && ctx.attempts.every((a) => a.errorCode === "UPSTREAM_TIMEOUT");
@@ -466,7 +469,8 @@ function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[]):
   const message = exhausted ? `All ${ctx.attempts.length} attempts failed; last: ${err.message}` : err.message;
   return new GatewayError(status, code, message, {
     details: { ...err.details, attempts: ctx.attempts, ...(skipped.length ? { skipped } : {}) },
-    retryAfter: err.retryAfter,
+    // A request error would fail again whenever it is retried: only its own hint, if any.
+    retryAfter: isRetryable(err) ? hint.seconds(performance.now()) : err.retryAfter,
     headers: err.headers,
     cause: err.cause,
     type: err.type,

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { GatewayError } from "./errors.ts";
+import { RetryHint } from "./retry-hint.ts";
+
+const failed = (retryAfter?: number) => new GatewayError(502, "UPSTREAM_ERROR", "x", { retryable: true, retryAfter });
+
+describe("RetryHint", () => {
+  it("keeps an earlier endpoint's Retry-After when a later one fails without any", () => {
+    const h = new RetryHint();
+    h.note(0, failed(30), 1_000);
+    h.note(1, failed(), 1_500);
+    expect(h.seconds(1_500)).toBe(30); // 29.5 s left, sent as whole seconds
+  });
+
+  it("tells the soonest time any endpoint named, counted from now", () => {
+    const h = new RetryHint();
+    h.note(0, failed(30), 0);
+    h.note(1, failed(12), 4_000);
+    expect(h.seconds(10_000)).toBe(6);
+    expect(h.seconds(20_000)).toBe(0);
+  });
+
+  it("an endpoint's later answer replaces its earlier hint", () => {
+    const h = new RetryHint();
+    h.note(0, failed(2), 0);
+    h.note(0, failed(40), 2_000);
+    expect(h.seconds(2_000)).toBe(40);
+    h.note(0, failed(), 3_000);
+    expect(h.seconds(3_000)).toBeUndefined();
+  });
+
+  it("none named a time: no hint", () => {
+    const h = new RetryHint();
+    h.note(0, failed(), 0);
+    expect(h.seconds(0)).toBeUndefined();
+  });
+});
