@@ -91,6 +91,19 @@ describe("embeddings on an OpenAI-protocol upstream", () => {
     expect(res.usage.prompt_tokens).toBeGreaterThan(300_000);
   });
 
+  it("a flat token-id array is one input: 3000 ids embed as one vector; 2049 token arrays are still refused", async () => {
+    const ids = Array.from({ length: 3000 }, (_, i) => (i * 37) % 50_000);
+    const r = await postJson(`${gw.baseURL}/embeddings`, { model: "openai/text-embedding-3-small", input: ids }, auth(LIVE));
+    expect(r.status, JSON.stringify(r.json.error)).toBe(200);
+    expect(r.json.data).toHaveLength(1);
+    expect(JSON.stringify(up.requests[0]!.body.input)).toBe(JSON.stringify([ids]));
+    const many = await postJson(`${gw.baseURL}/embeddings`, { model: "openai/text-embedding-3-small", input: Array.from({ length: 2049 }, () => [1, 2]) }, auth(LIVE));
+    expect(many.status).toBe(400);
+    expect(many.json.error).toMatchObject({ code: "INVALID_REQUEST", details: { field: "input" } });
+    expect(many.json.error.message).toContain("2048");
+    expect(up.requests).toHaveLength(1);
+  });
+
   it("an input over the model's context is refused before the upstream, naming its index", async () => {
     const r = await postJson(`${gw.baseURL}/embeddings`, { model: "openai/text-embedding-3-small", input: ["ok", "ok", "x ".repeat(9000)] }, auth(LIVE));
     expect(r.status).toBe(400);

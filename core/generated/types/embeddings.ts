@@ -6,10 +6,9 @@
 export interface EmbeddingsRequest {
   model: string;
   /**
-   * A string or up to 2048 strings (OpenAI-protocol upstreams also take token-id arrays).
+   * A string, up to 2048 strings, or token ids: one flat array of ids (one input, as long as the model's context) or up to 2048 token-id arrays (OpenAI-protocol upstreams only).
    *
    * @minItems 1
-   * @maxItems 2048
    */
   input: string | (string | number | number[])[];
   /**
