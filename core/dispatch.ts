@@ -61,6 +61,11 @@ const unobserved = (target: Target, op: OperationName) => target.sandbox === tru
  * shares, and a circuit opened by the gateway's failing key never keeps the project from its own.
  */
 const keyOwner = (ctx: GatewayContext, target: Target): string | undefined => (target.credentials ? (ctx.auth?.projectId ?? "") : undefined);
+/**
+ * Live stats (the catalog's uptime and latency, routing's ttft/tps sort) describe the gateway's own path to a
+ * provider: a project's own key or base_url says nothing about it, and must not move what other tenants see or get.
+ */
+const sharedStats = (target: Target) => !target.credentials;
 
 /** Response header with the upstream's own model id (a stream has no providerMetadata to carry it). */
 export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
@@ -266,7 +271,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   if (result.kind !== "stream") {
     if (!unobserved(target, op)) {
       health.record(target.modelId, target.provider, true, keyOwner(ctx, target));
-      stats.record({ model: target.modelId, provider: target.provider, ok: true });
+      if (sharedStats(target)) stats.record({ model: target.modelId, provider: target.provider, ok: true });
     }
     // The metadata block was built before this attempt was pushed: rebuild it with the final attempt list.
     if (response.kind === "json") stampMetadata(ctx, response.body);
@@ -283,7 +288,7 @@ function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: H
     return;
   }
   health.record(target.modelId, target.provider, false, keyOwner(ctx, target));
-  stats.record({ model: target.modelId, provider: target.provider, ok: false });
+  if (sharedStats(target)) stats.record({ model: target.modelId, provider: target.provider, ok: false });
 }
 
 /**
@@ -396,6 +401,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     const out = call.usage?.outputTokens;
     const seconds = (end - firstAt) / 1000;
     this.health.record(target.modelId, target.provider, true, keyOwner(this.ctx, target));
+    if (!sharedStats(target)) return;
     this.stats.record({
       model: target.modelId,
       provider: target.provider,
@@ -412,7 +418,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.record.errorCode = err.code;
     if (!this.ctx.signal.aborted && !this.target.sandbox) {
       this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
-      this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
+      if (sharedStats(this.target)) this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
     }
     return err;
   }

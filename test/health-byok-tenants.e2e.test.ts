@@ -71,6 +71,10 @@ describe("a project's own key and the shared circuit", () => {
     expect(r.status).toBe(200);
     expect(r.json.choices[0].message.content).toBe("shared answers");
     expect(await circuitState()).toEqual(['gateway_circuit_state{model="openai/gpt-4o-mini",provider="openai"} 0']);
+    // Nor do its failures lower the uptime every tenant sees in the catalog (and routing sorts by): only the
+    // gateway's own key's answer counts there.
+    const listed = await (await fetch(`${gw.baseURL}/models/openai/gpt-4o-mini/endpoints`, { headers: { authorization: `Bearer ${SHARED}` } })).json() as any;
+    expect(listed.data.endpoints[0].uptime_last_1d).toBe(1);
 
     // The broke project still has breaker protection: its circuit is open, so its key is not sent again.
     const again = await chat(BROKE);
