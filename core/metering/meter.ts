@@ -29,6 +29,12 @@ export interface BudgetHold extends Settlement {
    * request never finds it still held.
    */
   also?: Settlement;
+  /**
+   * Make the holds cover at least `pico` (the budget plugin's service for an answer that costs a set price, as a
+   * response-cache hit does, which may exceed the worst case reserved): true when they do, false when the budget (the
+   * project's or the key's) has no room for it. What it adds is given back once the record has landed.
+   */
+  cover?(pico: bigint): Promise<boolean>;
 }
 
 /** A request answered from the response cache (plugins/response-cache): no provider reached, billed at the hit price. */

@@ -10,7 +10,11 @@
 // request is refused when either has no room. The ledger record settles one of the two holds; the other is released
 // right after it (the key's spend counts the cost from the record on, so it is never under-counted meanwhile), before
 // the answer completes (a client's next request never finds it still held).
+// A response-cache hit is billed at a set price, which may be more than the worst case held: before it is served it
+// asks for the difference (ctx.budget.cover), held under an id of its own on every scope and given back once the hit's
+// record has landed; with no room the cache does not serve it, so hits never spend past the budget either.
 import { definePlugin } from "../../core/pipeline/define.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd, toPico } from "../../core/money/money.ts";
@@ -113,25 +117,58 @@ export default definePlugin({
     // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
     // counts the cost.
     if (held[1]) ctx.budget.also = held[1];
+    // A cache hit costs its set price, which may be more than the worst case held: cover() holds the difference.
+    const extra: Settlement[] = [];
+    ctx.budget.cover = (pico) => cover(ctx, scopes, pico, extra);
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
     // Answered or refused without a provider (an idempotent replay; rate limited, not routable...): nothing more can
     // be billed, so the holds go back before the answer is sent and the client's next request never finds them held.
     try {
-      await next();
-    } catch (e) {
-      const err = toGatewayError(e, ctx.signal);
-      await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
-      throw e;
-    }
-    // (A stream's attempts may still be ahead of it, unless it is a kept one replayed, as may an MCP transport's:
-    // those settle when they end.)
-    const r = ctx.response;
-    if (ctx.attempts.length === 0 && r && (r.kind === "json" || r.kind === "bytes" || (r.kind === "stream" && r.stored))) {
-      await meterFor(ctx).commit({ status: r.status, aborted: false });
+      try {
+        await next();
+      } catch (e) {
+        const err = toGatewayError(e, ctx.signal);
+        await meterFor(ctx).commit({ status: err.status, error: err, aborted: ctx.signal.aborted });
+        throw e;
+      }
+      // (A stream's attempts may still be ahead of it, unless it is a kept one replayed, as may an MCP transport's:
+      // those settle when they end.)
+      const r = ctx.response;
+      if (ctx.attempts.length === 0 && r && (r.kind === "json" || r.kind === "bytes" || (r.kind === "stream" && r.stored))) {
+        await meterFor(ctx).commit({ status: r.status, aborted: false });
+      }
+    } finally {
+      // Covered answers are recorded by now (a hit's record is written before it is served): the spend counts them.
+      for (const h of extra) await store.release(h);
     }
   },
 });
+
+/**
+ * Hold `pico - reserved` more on every scope, under an id of its own (the record settles the first hold), or nothing
+ * and false when one has no room: the caller then does not serve the set-price answer.
+ */
+async function cover(ctx: GatewayContext, scopes: Scope[], pico: bigint, extra: Settlement[]): Promise<boolean> {
+  const hold = ctx.budget!;
+  const more = pico - hold.reservedPico;
+  if (more <= 0n) return true;
+  const store = ctx.gateway.store;
+  const id = `${ctx.generationId}+${extra.length}`;
+  const taken: Settlement[] = [];
+  for (const s of scopes) {
+    const r = await store.reserve(
+      { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id, amountPico: more, limitPico: s.limitPico, leaseMs: LEASE_MS }, Date.now());
+    if (!r.ok) {
+      for (const h of taken) await store.release(h);
+      return false;
+    }
+    taken.push({ project: s.scope, periodKey: s.window.key, id });
+  }
+  extra.push(...taken);
+  hold.reservedPico = pico;
+  return true;
+}
 
 interface Scope {
   scope: string;

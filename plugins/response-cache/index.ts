@@ -4,10 +4,11 @@
 // changes the answer; answers live in the configured store (SQLite, Redis; memory) behind a small in-process front.
 // A hit replays the answer as it was sent — a stream as the same events in the client's protocol — with
 // `x-mg-cache: hit`, `age` and `x-mg-provider: cache`, never reaches a provider, and is one ledger record (provider
-// "cache", cacheHit) at the hit price (default 0). It runs after the policies: a hit is one request to the rate limits (its token estimate
-// given back) and holds a budget reservation settled at the hit price; an idempotency key keeps its own meaning (a
-// keyed retry replays exactly what the key first answered, hit or not). The store failing costs the cache, never the
-// request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
+// "cache", cacheHit) at the hit price (default 0). It runs after the policies: a hit is one request to the rate
+// limits (its token estimate given back) and holds a budget reservation settled at the hit price (raised to it first
+// when the worst case held is less: no room, no hit); an idempotency key keeps its own meaning (a keyed retry replays
+// exactly what the key first answered, hit or not). The store failing costs the cache, never the request: a lookup that fails is a miss, an answer that
+// cannot be kept is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
@@ -55,7 +56,7 @@ export default definePlugin<unknown, State>({
 
 async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State): Promise<void> {
   const entry = plan.refresh ? undefined : await lookup(ctx, key, state);
-  if (entry) return hit(ctx, entry, plan, state);
+  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state);
   state.metrics.requests.add(1, ctx.endpoint, "miss");
   ctx.responseHeaders[CACHE_HEADER] = "miss";
   await next();
@@ -80,6 +81,16 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
   if (!entry || entry.expiresAt <= now) return undefined;
   state.front?.set(key, entry, Buffer.byteLength(text), now);
   return entry;
+}
+
+/**
+ * A kept answer is served only with room in the budget for the hit price — held by the budget (cover) when it is more
+ * than the worst case reserved — so hits never spend past it; else the request goes on as a miss, and the provider's
+ * answer costs at most what was reserved.
+ */
+async function servable(ctx: GatewayContext, _entry: CacheEntry, plan: CachePlan): Promise<boolean> {
+  const hold = ctx.budget;
+  return !hold || plan.price.pico <= hold.reservedPico || (await hold.cover?.(plan.price.pico)) === true;
 }
 
 async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State): Promise<void> {
