@@ -104,6 +104,50 @@ function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
   }
 }
 
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/**
+ * The methods the gateway answers 405 on an endpoint's path (core/app.ts): on a route without parameters, every
+ * method no endpoint serves there, except where a wildcard route of that method takes the path (POST
+ * /v1beta/models goes to the Gemini model routes, and is their 404).
+ */
+function refusedMethods(route: string): string[] {
+  if (route.includes(":") || route.includes("*")) return [];
+  const served = new Set(endpoints.filter((e) => e.route === route).map((e) => e.method.toLowerCase()));
+  const wildcard = (m: string) => endpoints.some((e) => e.method.toLowerCase() === m && e.route.endsWith("/**") && (route + "/").startsWith(e.route.slice(0, -2)));
+  return METHODS.filter((m) => !served.has(m) && !wildcard(m));
+}
+
+/** The Gemini routes answer errors in Google's shape (core/errors.ts toGeminiJSON), not the gateway's envelope. */
+const GEMINI_ERROR: Json = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message", "status"],
+      properties: { code: { type: "integer" }, message: { type: "string" }, status: { type: "string" }, details: { type: "array", items: { type: "object" } } },
+    },
+  },
+};
+
+/** What a client gets for a method the path does not serve, documented so clients and validators expect it. */
+function notAllowedOp(path: string, method: string, served: string, tag: string, errorSchema: Json): Json {
+  return {
+    operationId: `${method}_${path.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "")}_not_allowed`,
+    summary: `Not served: ${path} takes ${served}`,
+    tags: [tag],
+    security: [],
+    responses: {
+      "405": {
+        description: `Method not allowed (error code INVALID_REQUEST); Allow names the method to use`,
+        headers: { Allow: { schema: { type: "string" }, description: "The method this path serves" } },
+        content: { "application/json": { schema: errorSchema } },
+      },
+    },
+  };
+}
+
 export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
@@ -150,6 +194,12 @@ export function buildOpenApi(): Json {
       op.requestBody = { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ep.openapi.requestSchema}` } } } };
     }
     (paths[path] ??= {})[ep.method.toLowerCase()] = op;
+  }
+  for (const ep of endpoints) {
+    const path = ep.route.replace(/^\/api/, "");
+    const served = endpoints.filter((e) => e.route === ep.route).map((e) => e.method).join(", ");
+    const errorSchema = ep.protocol === "gemini" ? GEMINI_ERROR : errorRef;
+    for (const m of refusedMethods(ep.route)) paths[path]![m] ??= notAllowedOp(path, m, served, ep.openapi.tag ?? "Gateway", errorSchema);
   }
   addAdminPaths(paths, errorRef);
   return {
