@@ -6,8 +6,9 @@
 // `x-mg-cache: hit`, `age` and `x-mg-provider: cache`, never reaches a provider, and is one ledger record (provider
 // "cache", cacheHit) at the hit price (default 0). It runs after the policies: a hit is one request to the rate
 // limits (its token estimate given back) and holds a budget reservation settled at the hit price (raised to it first
-// when the worst case held is less: no room, no hit); an idempotency key keeps its own meaning (a keyed retry replays
-// exactly what the key first answered, hit or not). The store failing costs the cache, never the request: a lookup that fails is a miss, an answer that
+// when the worst case held is less: no room, no hit); a Responses answer is replayed only while the stored responses
+// it names are; an idempotency key keeps its own meaning (a keyed retry replays exactly what the key first answered,
+// hit or not). The store failing costs the cache, never the request: a lookup that fails is a miss, an answer that
 // cannot be kept is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -21,6 +22,7 @@ import { completeStream, keepsJson } from "./answer.ts";
 import { frontFor, type Front } from "./front.ts";
 import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics, type CacheMetrics } from "./metrics.ts";
+import { replayable } from "../../core/responses/replayable.ts";
 
 export const CACHE_HEADER = "x-mg-cache";
 /** Headers that describe the answer itself, replayed with it (not rate-limit headers: those are the new request's). */
@@ -84,11 +86,20 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
 }
 
 /**
- * A kept answer is served only with room in the budget for the hit price — held by the budget (cover) when it is more
- * than the worst case reserved — so hits never spend past it; else the request goes on as a miss, and the provider's
- * answer costs at most what was reserved.
+ * A kept answer is served only while what it stands on holds, else the request goes on as a miss: the stored
+ * responses a Responses answer names (deleted or expired, the id it would hand out is gone), and a budget with room
+ * for the hit price — held by the budget (cover) when it is more than the worst case reserved — so hits never spend
+ * past it; the provider's answer costs at most what was reserved.
  */
-async function servable(ctx: GatewayContext, _entry: CacheEntry, plan: CachePlan): Promise<boolean> {
+async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan): Promise<boolean> {
+  if (ctx.endpoint === "responses") {
+    try {
+      if (!(await replayable(ctx.gateway.store.responses, ctx.auth!.projectId, ctx.body, entry.response, Date.now()))) return false;
+    } catch (err) {
+      ctx.gateway.log.debug("response cache: stored responses unreadable; asking the provider", { requestId: ctx.requestId, error: String(err) });
+      return false;
+    }
+  }
   const hold = ctx.budget;
   return !hold || plan.price.pico <= hold.reservedPico || (await hold.cover?.(plan.price.pico)) === true;
 }
