@@ -1,5 +1,6 @@
 // Metering and idempotent replay on the media endpoints: embeddings are billed per input token, rerank once per
-// query, images and videos once per asset — a replay (x-mg-idempotency-key) or a video re-attach bills nothing.
+// query, images and videos once per asset — a replay (x-mg-idempotency-key) or a video re-attach bills nothing; a
+// video job bills the request that started it, when the job ends.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
@@ -57,7 +58,7 @@ describe("media metering", () => {
     expect(await ledgerFor(again.headers.get("x-request-id"))).toHaveLength(0);
   });
 
-  it("videos: billed once per asset, by the request that delivers it; re-attaching is free", async () => {
+  it("videos: billed once per asset, by the request that started the job; re-attaching is free", async () => {
     const k = ulid();
     const body = { model: "sim/reel", prompt: "billing check", duration: 3 };
     const r = await post("/videos", body, { "x-mg-idempotency-key": k });
@@ -65,12 +66,14 @@ describe("media metering", () => {
     const [e] = await ledgerFor(r.headers.get("x-request-id"));
     expect(e).toMatchObject({ endpoint: "videos", videoSeconds: 4 });
     expect(Number(e!.costUsd)).toBeCloseTo(0.4, 9);
+    expect(r.headers.get("x-mg-cost-usd")).toBe(e!.costUsd);
     const again = await post("/videos", body, { "x-mg-idempotency-key": k });
     expect(again.json.id).toBe(r.json.id);
+    expect(again.headers.get("x-mg-generation-id")).toBe(e!.generationId);
     expect(await ledgerFor(again.headers.get("x-request-id"))).toHaveLength(0);
   });
 
-  it("videos: a client that left is not billed; the repeat that collects the asset is", async () => {
+  it("videos: a client that left is billed when its job ends; the repeat that collects the asset is not", async () => {
     const k = ulid();
     const body = { model: "sim/reel", prompt: "left early", duration: 2 };
     const controller = new AbortController();
@@ -83,9 +86,10 @@ describe("media metering", () => {
     await first;
     const again = await post("/videos", body, { "x-mg-idempotency-key": k });
     expect(again.status).toBe(200);
-    const [e] = await ledgerFor(again.headers.get("x-request-id"));
-    expect(e).toMatchObject({ endpoint: "videos", videoSeconds: 2 });
-    // the only 2-second video of this file: billed exactly once
-    expect((await gw.gateway.store.ledger({})).filter((x) => x.endpoint === "videos" && x.videoSeconds === 2)).toHaveLength(1);
+    expect(await ledgerFor(again.headers.get("x-request-id"))).toHaveLength(0);
+    // the only 2-second video of this file: billed exactly once, by the record the repeat names
+    const billed = (await gw.gateway.store.ledger({})).filter((x) => x.endpoint === "videos" && x.videoSeconds === 2);
+    expect(billed).toHaveLength(1);
+    expect(billed[0]!.generationId).toBe(again.headers.get("x-mg-generation-id"));
   });
 });

@@ -5,14 +5,19 @@
 // key cannot hold the slot the live keys' jobs need).
 // Running jobs live in this process; keyed jobs are also claimed in gateway.store (the idempotency records), so a
 // finished video survives a restart (sqlite) and replicas sharing a store (redis) attach to each other's jobs.
+// A job bills itself when it ends, to the request that started it (see start()): no request that delivers the asset
+// (or gave up waiting for it) carries the bill.
 import { ulid } from "ulid";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
 import { GatewayError, clientClosed, toGatewayError } from "../errors.ts";
 import type { AssetMeta } from "../assets/store.ts";
 import { keepAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
+import { estimateTokens } from "../metering/estimate-tokens.ts";
 import type { VideosCall, VideosOutput } from "../contracts/media.ts";
 import { dispatchCall, withDeadline } from "./media.ts";
+import { Meter } from "../metering/meter.ts";
+import { costUsd } from "../observability/headers.ts";
 
 /** Idempotency window (spec, Limits): a finished job can be picked up again for 24 hours. */
 const KEEP_FINISHED_MS = 24 * 3600_000;
@@ -33,6 +38,10 @@ export interface VideoAsset {
   inputTokens: number;
   resolvedProvider?: string;
   attempts: ModelAttempt[];
+  /** The ledger record that bills this video: the generation id of the request that started the job. */
+  generationId?: string;
+  /** What that record cost (x-mg-cost-usd on the starting request's answer). */
+  costUsd?: string;
 }
 
 export interface VideoJob {
@@ -45,9 +54,6 @@ export interface VideoJob {
   status: "running" | "succeeded" | "failed";
   promise: Promise<VideoAsset>;
   finishedAt?: number;
-  /** Set by the first request that delivers the asset: a video is billed once. */
-  billed: boolean;
-  waiters: number;
   controller: AbortController;
 }
 
@@ -81,14 +87,18 @@ export class VideoJobs {
     return this.running.get(slotOf(projectId, modelId, sandbox))?.size ?? 0;
   }
 
-  /** Starts the upstream job detached from ctx's client connection (it keeps ctx's targets and drivers). */
+  /**
+   * Starts the upstream job detached from ctx's client connection (it keeps ctx's targets and drivers). The job
+   * takes over ctx's metering: its own Meter writes the one ledger record under ctx's generation id (and settles
+   * ctx's budget hold with it) when the job ends, whether or not anyone is still waiting; ctx itself records nothing.
+   */
   start(ctx: GatewayContext, call: VideosCall, opts: { key?: string; fingerprint: string; jobTimeoutMs: number; callTimeoutMs: number; claim?: JobClaim }): VideoJob {
     const projectId = ctx.auth?.projectId ?? "";
     const modelId = ctx.model!.id;
     const controller = new AbortController();
     const job: VideoJob = {
       id: `vid_${ulid()}`, projectId, modelId, key: opts.key, fingerprint: opts.fingerprint,
-      status: "running", promise: undefined as never, billed: false, waiters: 0, controller,
+      status: "running", promise: undefined as never, controller,
     };
     const slot = slotOf(projectId, modelId, ctx.auth?.sandbox === true);
     let set = this.running.get(slot);
@@ -102,16 +112,32 @@ export class VideoJobs {
     // Hold a config snapshot so a reload cannot close the drivers under a running job.
     const snapshot = this.gateway.acquire();
     const attempts: ModelAttempt[] = [];
-    const sub: GatewayContext = { ...ctx, attempts, drivers: snapshot.drivers, signal: controller.signal };
+    // The budget hold goes with the job: it stays reserved while the job runs past a 504 or a client that left, and
+    // is settled by the job's record.
+    const hold = ctx.budget;
+    ctx.budget = undefined;
+    const sub: GatewayContext = { ...ctx, attempts, drivers: snapshot.drivers, signal: controller.signal, budget: hold, meter: undefined };
+    const meter = (sub.meter = new Meter(sub));
+    const logFailed = (err: unknown) => this.gateway.log.error("video job ledger record failed", { job: job.id, requestId: ctx.requestId, error: String(err) });
     job.promise = (async () => {
       try {
         const out = await withDeadline(opts.jobTimeoutMs, `Video job ${job.id} on ${modelId}`, (signal) =>
           dispatchCall<VideosOutput>(sub, "videos", call, { signal, targets: ctx.targets.map((t) => ({ ...t, timeoutMs: t.timeoutMs ?? opts.callTimeoutMs })) }), controller.signal);
         const asset = await keepAsset(this.gateway, "vid", out.bytes, out.contentType, VIDEO_URL_TTL_S);
+        const inputTokens = out.inputTokens || estimateTokens(call.prompt);
+        sub.usage = { inputTokens, outputTokens: 0, videoSeconds: Math.ceil(out.duration) };
+        // Billed here, once, before the asset is on record or handed to anyone: a video can then never be delivered
+        // unbilled (by a repeat after a restart, another replica, or to nobody once every waiter left). The record's
+        // generation id is the starting request's, and the store writes one record per generation id, so a replayed
+        // write cannot bill twice. A crash before this line loses the video unbilled (nothing can deliver it); after
+        // it and before the store record below, the key stays claimed until job_timeout_seconds and a repeat then
+        // runs (and bills) a new job.
+        await meter.commit({ status: 200, aborted: false }).catch(logFailed);
         const result: VideoAsset = {
           id: job.id, created: Math.floor(Date.now() / 1000), model: sub.resolvedTarget?.modelId ?? modelId, upstreamModel: sub.upstreamModel, asset,
-          duration: out.duration, size: out.size, inputTokens: out.inputTokens ?? 0,
+          duration: out.duration, size: out.size, inputTokens,
           resolvedProvider: sub.resolvedProvider, attempts,
+          generationId: ctx.generationId, costUsd: costUsd(sub, meter.finalUsage({ status: 200, aborted: false })?.usage),
         };
         // Recorded before anyone is answered, so a restart or another replica finds it.
         if (claim) {
@@ -120,6 +146,9 @@ export class VideoJobs {
         }
         return result;
       } catch (err) {
+        // A failed job's attempts are recorded too (nothing billed unless the upstream reported usage).
+        const e = toGatewayError(err);
+        await meter.commit({ status: e.status, error: e, aborted: false }).catch(logFailed);
         if (claim) await store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
         throw err;
       } finally {
@@ -143,11 +172,10 @@ export class VideoJobs {
 
   /**
    * Wait for the job on behalf of one request: resolves with the asset, or rejects when the client leaves or
-   * the hold time runs out (504; the job keeps running for a repeat with the same key). A job nobody can pick
-   * up again (no idempotency key) is cancelled when its last waiter leaves.
+   * the hold time runs out (504). The job keeps running either way, also without an idempotency key: providers
+   * cannot cancel a video job, so it is billed when it ends, and a repeat with the same key collects it.
    */
   async hold(job: VideoJob, signal: AbortSignal, holdMs: number): Promise<VideoAsset> {
-    job.waiters++;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
@@ -169,8 +197,6 @@ export class VideoJobs {
     } finally {
       clearTimeout(timer);
       if (onAbort) signal.removeEventListener("abort", onAbort);
-      job.waiters--;
-      if (job.waiters === 0 && !job.key && job.status === "running") job.controller.abort(new Error("no one is waiting for this video"));
     }
   }
 

@@ -1,7 +1,8 @@
 // POST /api/v1/videos: validates against the spec and the model's limits, starts (or attaches to) a video job
 // and holds the connection until the final asset, served from a gateway-signed URL valid about 24 hours.
 // Idempotency (x-mg-idempotency-key or Idempotency-Key): a repeat attaches to the same job — also while it is
-// still running — and after completion returns the original asset with a refreshed URL, billed only once.
+// still running — and after completion returns the original asset with a refreshed URL. The job bills itself, once,
+// to the request that started it (video-jobs.ts); no answer here carries a bill.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ulid } from "ulid";
@@ -88,7 +89,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
       holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),
       local: () => jobs.find(projectId, key, sandbox),
     });
-    if (found.kind === "done") return respond(ctx, found.asset, false);
+    if (found.kind === "done") return respond(ctx, found.asset);
     if (found.kind === "local") job = found.job;
     else claim = { scope, owner };
   }
@@ -122,24 +123,26 @@ async function videos(ctx: GatewayContext): Promise<void> {
   }
 
   const result = await jobs.hold(job, ctx.signal, seconds(limits, "timeout_seconds", VIDEO_HOLD_MS));
-  const bill = !job.billed;
-  job.billed = true;
-  return respond(ctx, result, bill);
+  return respond(ctx, result);
 }
 
-/** The public result with a freshly signed URL; `bill` puts the job's attempts and usage on this request. */
-async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): Promise<void> {
+/**
+ * The public result with a freshly signed URL. The job's own record bills it (video-jobs.ts); the request that
+ * started the job shows that record's cost, any other names it (x-mg-generation-id) and is marked attached.
+ */
+async function respond(ctx: GatewayContext, result: VideoAsset): Promise<void> {
   const body = ctx.body;
   ctx.resolvedProvider = result.resolvedProvider;
   if (result.upstreamModel) ctx.responseHeaders[UPSTREAM_MODEL_HEADER] = result.upstreamModel;
   const inputTokens = result.inputTokens || estimateTokens(body.prompt);
   const outputSeconds = Math.ceil(result.duration);
-  if (bill) {
-    // The first request to deliver the asset carries the job's attempts and usage, so it alone is metered.
-    ctx.attempts.push(...result.attempts);
+  if (result.generationId === ctx.generationId) {
+    // Usage without attempts: rate-limit windows and logs see it, the request's meter records nothing.
     ctx.usage = { inputTokens, outputTokens: 0, videoSeconds: outputSeconds };
+    if (result.costUsd !== undefined) ctx.responseHeaders["x-mg-cost-usd"] = result.costUsd;
   } else {
     ctx.responseHeaders["x-mg-video-job"] = "attached";
+    if (result.generationId) ctx.responseHeaders["x-mg-generation-id"] = result.generationId;
   }
   const signed = await signAsset(ctx, result.asset, VIDEO_URL_TTL_S);
   ctx.response = {
@@ -151,7 +154,7 @@ async function respond(ctx: GatewayContext, result: VideoAsset, bill: boolean): 
       model: result.model,
       data: [{ url: signed.url, expires_at: signed.expiresAt, duration: result.duration, size: result.size }],
       usage: { input_tokens: inputTokens, output_seconds: outputSeconds },
-      providerMetadata: { gateway: { generationId: ctx.generationId, resolvedProvider: result.resolvedProvider, upstreamModel: result.upstreamModel, modelAttempts: result.attempts } },
+      providerMetadata: { gateway: { generationId: result.generationId ?? ctx.generationId, resolvedProvider: result.resolvedProvider, upstreamModel: result.upstreamModel, modelAttempts: result.attempts } },
     },
   };
 }
