@@ -1,6 +1,6 @@
 // How to reach one upstream MCP server, worked out from gateway.yaml (and a project's own credentials), plus the
 // names the gateway shows for what it serves: `server__tool`, `server__prompt`, `mcpgw://server/<original uri>`.
-import { isAbsolute, resolve } from "node:path";
+import { resolveCwd } from "./cwd.ts";
 import type { McpServerConfig } from "../generated/types/gateway.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 
@@ -34,7 +34,7 @@ export function upstreamSpec(config: RuntimeConfig, name: string, projectId?: st
   }
   return {
     kind: "stdio", name, command: sc.command!, args: sc.args ?? [], env: { ...setValues(sc.env), ...setValues(own?.env) },
-    cwd: sc.cwd ? (isAbsolute(sc.cwd) ? sc.cwd : resolve(config.dir, sc.cwd)) : undefined, timeoutMs, maxTotalMs,
+    cwd: sc.cwd ? resolveCwd(config.dir, sc.cwd) : undefined, timeoutMs, maxTotalMs,
   };
 }
 

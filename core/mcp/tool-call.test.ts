@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
-import type { Upstream } from "./upstream.ts";
+import { NotConnectedError, type Upstream } from "./upstream.ts";
+import { MemoryStore } from "../store/memory.ts";
 import type { LedgerEntry } from "../store/types.ts";
 import { healthOf } from "../health/index.ts";
 
@@ -62,6 +63,28 @@ describe("runToolCall on a server of gateway.yaml", () => {
     const r = await runToolCall(caller, upstream, { server: "files", tool: "crash", via: "responses" });
     expect((r.content[0] as { text: string }).text).toBe("Unknown tool: files__crash");
     expect(called).toEqual([]);
+  });
+});
+
+describe("runToolCall and the key's tool_calls_per_minute", () => {
+  it("a call to a server that could not be reached does not use up the rate; calls that reach it do", async () => {
+    const { caller } = setup();
+    const project = (caller.auth.project.config as any);
+    project.rate_limits = { tool_calls_per_minute: 2 };
+    const store = new MemoryStore();
+    (caller.gateway as any).store = { rateLimit: store.rateLimit.bind(store), rateAdjust: store.rateAdjust.bind(store), record: async () => {} };
+    const down = { tools: async () => { throw new NotConnectedError('could not connect to MCP server "files": spawn node ENOENT'); }, listsTool: () => false } as unknown as Upstream;
+    // Four (a fifth failure in a row would open the server's circuit).
+    for (let i = 0; i < 4; i++) {
+      const r = await runToolCall(caller, down, { server: "files", tool: "add", via: "responses" });
+      expect((r.content[0] as { text: string }).text).toContain("could not connect");
+    }
+    const { upstream, called } = fakeUpstream(["add"]);
+    expect((await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" })).isError).toBeUndefined();
+    expect((await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" })).isError).toBeUndefined();
+    const third = await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" });
+    expect((third.content[0] as { text: string }).text).toMatch(/^Rate limit reached \(tool_calls_per_minute: 2\)/);
+    expect(called).toEqual(["add", "add"]);
   });
 });
 

@@ -11,7 +11,7 @@ import type { LedgerEntry, LedgerOutcome } from "../store/types.ts";
 import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
-import type { CallOptions, Upstream } from "./upstream.ts";
+import { NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
 import { qualify } from "./spec.ts";
 import { serverAllowed, toolAllowed } from "./policy.ts";
 
@@ -69,18 +69,22 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   });
 }
 
-/** The key's tool_calls_per_minute (the key's rate_limits, else the project's): undefined when it has room. */
-async function rateLimited(caller: ToolCaller): Promise<string | undefined> {
+/** A refusal, or the call charged to the window and a way to give it back (for a call the server never got). */
+interface RateCheck { refused?: string; giveBack?: () => Promise<void> }
+
+/** The key's tool_calls_per_minute (the key's rate_limits, else the project's). */
+async function rateLimited(caller: ToolCaller): Promise<RateCheck> {
   const { auth } = caller;
   const project = auth.project.config;
   const key = project.keys.find((k) => k.id === auth.keyId);
   const limit = (key?.rate_limits ?? project.rate_limits)?.tool_calls_per_minute;
-  if (!limit) return undefined;
-  const now = Date.now();
-  const r = await withTimeout(caller.gateway.store.rateLimit([{ key: `key:${auth.projectId}:${auth.keyId}:tool_calls`, limit, cost: 1 }], now), STORE_WAIT_MS, "the rate-limit store");
-  if (r.ok) return undefined;
+  if (!limit) return {};
+  const store = caller.gateway.store;
+  const window = `key:${auth.projectId}:${auth.keyId}:tool_calls`;
+  const r = await withTimeout(store.rateLimit([{ key: window, limit, cost: 1 }], Date.now()), STORE_WAIT_MS, "the rate-limit store");
+  if (r.ok) return { giveBack: () => withTimeout(store.rateAdjust(window, limit, -1, Date.now()), STORE_WAIT_MS, "the rate-limit store") };
   const secs = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
-  return `Rate limit reached (tool_calls_per_minute: ${limit}); retry after ${secs}s`;
+  return { refused: `Rate limit reached (tool_calls_per_minute: ${limit}); retry after ${secs}s` };
 }
 
 function statusOf(err: unknown, signal?: AbortSignal): Status {
@@ -112,17 +116,21 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
   let reachedServer = false;
   try {
     const allowed = !configured || toolAllowed(caller.config, caller.auth.projectId, req.server, req.tool);
-    const limited = allowed && await rateLimited(caller).catch((err) => `Tool call refused: the rate-limit store is unavailable (${(err as Error).message})`);
+    const rate: RateCheck = allowed ? await rateLimited(caller).catch((err) => ({ refused: `Tool call refused: the rate-limit store is unavailable (${(err as Error).message})` })) : {};
+    // A call the server never got (it is down, or could not be started or reached) does not use up the key's rate.
+    const giveBack = () => rate.giveBack?.().catch((err) => gateway.log.debug("tool-call rate not given back", { error: String(err) }));
     if (!allowed) {
       status = "unknown_tool";
       result = errorResult(`Unknown tool: ${name}`);
-    } else if (limited) {
+    } else if (rate.refused) {
       status = "rate_limited";
-      result = errorResult(limited);
+      result = errorResult(rate.refused);
     } else if (!upstream) {
+      await giveBack();
       status = "unavailable";
       result = errorResult(`MCP server "${req.server}" is not available`);
     } else if (!health.allow(breakerModel, req.server)) {
+      await giveBack();
       status = "unavailable";
       result = errorResult(`MCP server "${req.server}" is failing; calls are paused for a while (circuit open)`);
     } else {
@@ -140,6 +148,7 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
           health.record(breakerModel, req.server, true);
         }
       } catch (err) {
+        if (err instanceof NotConnectedError) await giveBack();
         status = statusOf(err, o.signal);
         if (status === "cancelled") health.release(breakerModel, req.server);
         else health.record(breakerModel, req.server, false);

@@ -11,6 +11,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log.ts";
 import type { UpstreamSpec } from "./spec.ts";
+import { cwdProblem } from "./cwd.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -24,6 +25,9 @@ const MAX_PAGES = 50;
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const HEALTHY_AFTER_MS = 10_000;
+
+/** The server could not be reached (down, starting, backing off, closed): a call that throws this never reached it. */
+export class NotConnectedError extends Error {}
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -90,18 +94,20 @@ export class Upstream {
 
   /** A connected client, connecting (after the backoff, if one is running) within timeout_ms. */
   async ready(signal?: AbortSignal): Promise<Client> {
-    if (this.closed) throw new Error(`MCP server "${this.name}" is closed`);
+    if (this.closed) throw new NotConnectedError(`MCP server "${this.name}" is closed`);
     if (this.client) return this.client;
     const timeout = this.spec.timeoutMs;
     if (!this.connecting) {
       const wait = this.nextAttemptAt - Date.now();
-      if (wait > timeout) throw new Error(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not connected"}); retrying in ${Math.ceil(wait / 1000)} s`);
+      if (wait > timeout) throw new NotConnectedError(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not connected"}); retrying in ${Math.ceil(wait / 1000)} s`);
       this.connecting = (async () => {
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         return this.connect();
       })().finally(() => { this.connecting = undefined; });
     }
-    return bounded(this.connecting, timeout, `connecting to MCP server "${this.name}"`, signal);
+    return bounded(this.connecting, timeout, `connecting to MCP server "${this.name}"`, signal).catch((err: Error) => {
+      throw err instanceof NotConnectedError ? err : new NotConnectedError(err?.message ?? String(err));
+    });
   }
 
   private transport(sdk: ClientSdk): Transport {
@@ -140,14 +146,17 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout: this.spec.timeoutMs });
     } catch (err) {
-      this.lastError = (err as Error).message ?? String(err);
+      const previous = this.lastError;
+      this.lastError = this.connectError(err);
       await client.close().catch(() => {});
+      // Said once per distinct failure: a local server that cannot start is retried with backoff, for ever.
+      if (this.lastError !== previous) this.log.warn("mcp server could not connect", { server: this.name, error: this.lastError });
       this.failed();
-      throw new Error(`could not connect to MCP server "${this.name}": ${this.lastError}`);
+      throw new NotConnectedError(`could not connect to MCP server "${this.name}": ${this.lastError}`);
     }
     if (this.closed) {
       await client.close().catch(() => {});
-      throw new Error(`MCP server "${this.name}" is closed`);
+      throw new NotConnectedError(`MCP server "${this.name}" is closed`);
     }
     this.client = client;
     this.connectedAt = Date.now();
@@ -155,6 +164,15 @@ export class Upstream {
     this.lastError = undefined;
     this.log.info("mcp server connected", { server: this.name, transport: this.spec.kind === "stdio" ? "stdio" : this.spec.transport });
     return client;
+  }
+
+  /** What went wrong connecting; a working directory that has gone is named (spawn's ENOENT names the command). */
+  private connectError(err: unknown): string {
+    const message = (err as Error)?.message ?? String(err);
+    const s = this.spec;
+    if (s.kind !== "stdio" || !s.cwd) return message;
+    const why = cwdProblem(s.cwd);
+    return why ? `its working directory ${s.cwd} ${why} (mcp_servers.${this.name}.cwd; ${message})` : message;
   }
 
   private failed(): void {
