@@ -1,11 +1,13 @@
-// POST /api/v1/images/generations: OpenAI-compatible. Catalog limits (n, sizes, reference images) are checked
-// before any upstream call; images come back as b64_json (default) or as a gateway-served signed URL valid about
-// an hour — upstream URLs and keys never reach the client.
+// POST /api/v1/images/generations: OpenAI-compatible. Catalog limits (n, priced sizes and qualities, reference
+// images) are checked before any upstream call; images come back as b64_json (default) or as a gateway-served
+// signed URL valid about an hour — upstream URLs and keys never reach the client.
 import { ulid } from "ulid";
 import { validateImages } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
+import { imageTier } from "./image-tier.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
@@ -26,13 +28,20 @@ function checkLimits(ctx: GatewayContext): void {
   const n = body.n ?? 1;
   const maxN = typeof limits.max_images === "number" ? limits.max_images : 8;
   if (n > maxN) throw bad(`n=${n} is more than ${model.id} allows per request (${maxN})`, "n", { max: maxN });
-  if (body.size && Array.isArray(limits.sizes) && !limits.sizes.includes(body.size)) {
-    throw bad(`size ${body.size} is not supported by ${model.id} (supported: ${limits.sizes.join(", ")})`, "size", { supported: limits.sizes });
-  }
   if (body.reference_image !== undefined && limits.reference_image !== true) {
     // Spec, Errors: images use 403 MODEL_NOT_ALLOWED for a capability mismatch.
     throw new GatewayError(403, "MODEL_NOT_ALLOWED", `${model.id} does not take a reference_image (image-to-image)`, { details: { field: "reference_image" } });
   }
+}
+
+/** The models the request may be served by: the requested one, then its fallbacks (the router's targets). */
+function chainOf(ctx: GatewayContext): ModelRuntime[] {
+  const out = [ctx.model!];
+  for (const t of ctx.targets) {
+    const m = ctx.config.models.get(t.modelId);
+    if (m && !out.includes(m)) out.push(m);
+  }
+  return out;
 }
 
 async function images(ctx: GatewayContext): Promise<void> {
@@ -41,12 +50,13 @@ async function images(ctx: GatewayContext): Promise<void> {
   const model = ctx.model!;
   requireType(model, "image", 403, "MODEL_NOT_ALLOWED");
   checkLimits(ctx);
+  const tier = imageTier(chainOf(ctx), body);
   const call: ImagesCall = {
     prompt: body.prompt,
     n: body.n ?? 1,
     urlFetch: ctx.config.server.urlFetch,
-    size: body.size,
-    quality: body.quality,
+    size: tier.size,
+    quality: tier.quality,
     style: body.style,
     referenceImage: body.reference_image,
     user: body.user,
