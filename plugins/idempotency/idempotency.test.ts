@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
+import { idempotencyScope } from "../../core/http/idempotency-key.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
 import { auth, chat, OTHER, SANDBOX, policyConfig } from "../../test/helpers/policy-config.ts";
 
@@ -125,6 +126,26 @@ describe("idempotency plugin", () => {
     const again = await gemini("embedContent", { content: { parts: [{ text: "hello" }] } });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.json).toEqual(one.json);
+  });
+
+  it("a record kept before the upgrade (hashed over the body's JSON text) is still replayed, and a different body still 422s", async () => {
+    const key = ulid();
+    const body = chat();
+    // What the previous release stored for this key: its hash was sha256 of the body's JSON text.
+    const legacy = createHash("sha256").update(JSON.stringify(body)).digest("base64url");
+    const scope = idempotencyScope("acme", "chat", key.toLowerCase(), false);
+    const store = gw.gateway.store;
+    expect(await store.idempotencyBegin(scope, legacy, "old-release", 60_000, Date.now())).toEqual({ state: "new" });
+    const kept = { id: "chatcmpl-before-upgrade", object: "chat.completion", choices: [] };
+    await store.idempotencyComplete(scope, legacy, "old-release", { kind: "json", status: 200, headers: {}, body: kept }, 60_000, Date.now());
+    const before = calls();
+    const retried = await postJson(url(), body, auth(undefined, { "idempotency-key": key }));
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(retried.json).toEqual(kept);
+    expect(calls()).toBe(before);
+    const other = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 7 }), auth(undefined, { "idempotency-key": key }));
+    expect(other.status).toBe(422);
   });
 
   it("concurrent duplicates reach the upstream once; the others wait and replay", async () => {

@@ -58,16 +58,34 @@ function requestHash(ctx: GatewayContext): string {
   return createHash("sha256").update(canonicalJson(request)).digest("base64url");
 }
 
+/**
+ * The hash records had before requestHash (the body's JSON text as it came): a retry of a request made before an
+ * upgrade still finds its record, kept 24 hours, instead of a 422. Removable once no record of that age remains.
+ */
+function legacyRequestHash(ctx: GatewayContext): string {
+  return createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
+}
+
 async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
   const store = ctx.gateway.store;
   const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
-  const hash = requestHash(ctx);
+  let hash = requestHash(ctx);
+  let triedLegacy = false;
   const owner = `${ctx.requestId}:${randomUUID()}`;
 
   for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
     const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
     if (state.state === "new") break;
     if (state.state === "mismatch") {
+      // Only a key with a record reaches here, so requests without one never compute the legacy hash.
+      if (!triedLegacy) {
+        triedLegacy = true;
+        const legacy = legacyRequestHash(ctx);
+        if (legacy !== hash) {
+          hash = legacy;
+          continue;
+        }
+      }
       throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
         details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
       });
