@@ -1,16 +1,18 @@
-// The shipped catalog prices one tier per image (dall-e-3 standard 1024x1024, gpt-image-1 medium 1024x1024): a size
-// or quality the provider bills higher is refused before any upstream call, naming the field, and a request that
-// names none is sent the priced tier, so what the gateway bills is what the provider charges.
+// The shipped catalog prices images per quality and size (pricing.image_tiers, OpenAI's list prices): a request is
+// sent the tier it names, billed that tier's price in the ledger and x-mg-cost-usd, and the budget reserves it; a
+// size or quality no tier prices is refused before any upstream call, naming the field.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { validateModelList } from "../core/generated/validators.js";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LIVE = testKey("imgtier");
+const TIGHT = testKey("imgtight");
 let up: FakeOpenAIMedia;
 let gw: TestGateway;
 
@@ -20,7 +22,19 @@ beforeAll(async () => {
   gw = await startTestGateway({
     include: [join(root, "catalog", "models.yaml")],
     providers: { ...base.providers, openai: { ...base.providers.openai, base_url: up.baseUrl, api_key: OPENAI_KEY } },
-    projects: { p: { keys: [keyEntry("k", LIVE)] } },
+    models: {
+      // hd is priced at 1024x1024 only: hd at 1792x1024 is a combination no tier prices.
+      "acme/partial": {
+        name: "Partial", description: "tiers for some combinations", type: "image", owned_by: "acme", released: 1, created: 1,
+        context_window: 4000, tags: [], limits: { max_images: 1, sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] },
+        endpoints: [{ provider: "openai", model: "dall-e-3", pricing: { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08" } } } }],
+      },
+    },
+    projects: {
+      p: { keys: [keyEntry("k", LIVE)] },
+      // Just under dall-e-3's hd 1792x1024 price ($0.12).
+      tight: { budget: { usd: "0.119", period: "month" }, keys: [keyEntry("t", TIGHT)] },
+    },
   });
 });
 afterAll(async () => {
@@ -31,40 +45,70 @@ beforeEach(() => {
   up.requests.length = 0;
 });
 
-const post = (body: Record<string, unknown>) => postJson(`${gw.baseURL}/images/generations`, { prompt: "a lighthouse", ...body }, { authorization: `Bearer ${LIVE}` });
+const post = (body: Record<string, unknown>, key = LIVE) =>
+  postJson(`${gw.baseURL}/images/generations`, { prompt: "a lighthouse", ...body }, { authorization: `Bearer ${key}` });
 const costOf = async (r: { headers: Headers }) => Number((await gw.gateway.store.ledger({})).find((e) => e.requestId === r.headers.get("x-request-id"))!.costUsd);
 
-describe("image sizes and qualities the catalog does not price", () => {
-  it("are 400 BAD_REQUEST naming the field, before any upstream call", async () => {
-    const cases: [Record<string, unknown>, string][] = [
-      [{ model: "openai/dall-e-3", quality: "hd", size: "1024x1024" }, "quality"],
-      [{ model: "openai/dall-e-3", quality: "hd", size: "1792x1024" }, "size"],
-      [{ model: "openai/dall-e-3", size: "1024x1792" }, "size"],
-      [{ model: "openai/gpt-image-1", quality: "high", size: "1536x1024", n: 8 }, "size"],
-      [{ model: "openai/gpt-image-1", quality: "high" }, "quality"],
-      [{ model: "openai/gpt-image-1", quality: "auto" }, "quality"],
-      [{ model: "openai/gpt-image-1", quality: "low" }, "quality"],
-      // a fallback model is held to its own price too
-      [{ model: "google/imagen-4", quality: "high", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } }, "quality"],
+describe("image price tiers", () => {
+  it("dall-e-3 hd 1792x1024 is served and billed $0.12 in the ledger and x-mg-cost-usd", async () => {
+    const r = await post({ model: "openai/dall-e-3", quality: "hd", size: "1792x1024" });
+    expect(r.status).toBe(200);
+    expect(up.requests[0]!.body).toMatchObject({ model: "dall-e-3", size: "1792x1024", quality: "hd" });
+    expect(r.headers.get("x-mg-cost-usd")).toBe("0.12");
+    expect(await costOf(r)).toBe(0.12);
+  });
+
+  it("gpt-image-1 high 1536x1024 n=2 is billed 2 x $0.25 plus its text input", async () => {
+    const r = await post({ model: "openai/gpt-image-1", quality: "high", size: "1536x1024", n: 2 });
+    expect(r.status).toBe(200);
+    expect(up.requests[0]!.body).toMatchObject({ model: "gpt-image-1", n: 2, size: "1536x1024", quality: "high" });
+    const expected = 0.5 + r.json.usage.input_tokens * 0.000005;
+    expect(Number(r.headers.get("x-mg-cost-usd"))).toBeCloseTo(expected, 12);
+    expect(await costOf(r)).toBeCloseTo(expected, 12);
+  });
+
+  it("a request naming no size or quality is sent the default tier and billed its price", async () => {
+    const g = await post({ model: "openai/gpt-image-1", n: 8 });
+    expect(g.status).toBe(200);
+    expect(up.requests[0]!.body).toMatchObject({ model: "gpt-image-1", n: 8, size: "1024x1024", quality: "medium" });
+    expect(await costOf(g)).toBeCloseTo(8 * 0.042 + g.json.usage.input_tokens * 0.000005, 12);
+    const d = await post({ model: "openai/dall-e-3" });
+    expect(up.requests[1]!.body).toMatchObject({ model: "dall-e-3", size: "1024x1024", quality: "standard" });
+    expect(d.headers.get("x-mg-cost-usd")).toBe("0.04");
+  });
+
+  it("a budget just under a tier's price refuses that tier with 402 while a cheaper tier passes", async () => {
+    const dear = await post({ model: "openai/dall-e-3", quality: "hd", size: "1792x1024" }, TIGHT);
+    expect(dear.status).toBe(402);
+    expect(up.requests).toHaveLength(0);
+    const cheaper = await post({ model: "openai/dall-e-3", quality: "standard", size: "1792x1024" }, TIGHT);
+    expect(cheaper.status).toBe(200);
+    expect(cheaper.headers.get("x-mg-cost-usd")).toBe("0.08");
+  });
+
+  it("a size or quality no tier prices is still 400 BAD_REQUEST naming the field, before any upstream call", async () => {
+    const cases: [Record<string, unknown>, string, string[]][] = [
+      [{ model: "openai/dall-e-3", quality: "low" }, "quality", ["standard", "hd"]],
+      [{ model: "openai/dall-e-3", quality: "hd", size: "1536x1024" }, "size", ["1024x1024", "1792x1024", "1024x1792"]],
+      [{ model: "openai/gpt-image-1", quality: "high", size: "1792x1024" }, "size", ["1024x1024", "1536x1024", "1024x1536"]],
+      [{ model: "openai/gpt-image-1", quality: "auto" }, "quality", ["medium", "low", "high"]],
+      // each quality is listed, each size too, but no tier prices hd at 1792x1024
+      [{ model: "acme/partial", quality: "hd", size: "1792x1024" }, "size", ["1024x1024"]],
+      // a fallback model is held to its own tiers too
+      [{ model: "google/imagen-4", quality: "hd", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } }, "quality", ["medium", "low", "high"]],
     ];
-    for (const [body, field] of cases) {
+    for (const [body, field, supported] of cases) {
       const r = await post(body);
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.json.error).toMatchObject({ code: "BAD_REQUEST", details: { field } });
-      expect(r.json.error.details.supported.length).toBeGreaterThan(0);
+      expect(r.json.error, JSON.stringify(body)).toMatchObject({ code: "BAD_REQUEST", details: { field, supported } });
     }
     expect(up.requests).toHaveLength(0);
   });
 
-  it("a request naming no size or quality is sent the priced tier and billed the catalog price", async () => {
-    const g = await post({ model: "openai/gpt-image-1", n: 8 });
-    expect(g.status).toBe(200);
-    expect(up.requests[0]!.body).toMatchObject({ model: "gpt-image-1", n: 8, size: "1024x1024", quality: "medium" });
-    expect(await costOf(g)).toBeCloseTo(8 * 0.042 + g.json.usage.input_tokens * 0.000005, 9);
-
-    const d = await post({ model: "openai/dall-e-3", quality: "standard", size: "1024x1024" });
-    expect(d.status).toBe(200);
-    expect(up.requests[1]!.body).toMatchObject({ model: "dall-e-3", size: "1024x1024", quality: "standard" });
-    expect(await costOf(d)).toBeCloseTo(0.04, 9);
+  it("the model listing shows the tiers beside the default image price", async () => {
+    const list = await (await fetch(`${gw.baseURL}/models`, { headers: { authorization: `Bearer ${LIVE}` } })).json();
+    expect(validateModelList(list)).toBe(true);
+    const dalle = list.data.find((m: any) => m.id === "openai/dall-e-3");
+    expect(dalle.pricing).toMatchObject({ image: "0.04", image_tiers: { hd: { "1792x1024": "0.12" }, standard: { "1024x1792": "0.08" } } });
   });
 });

@@ -1,6 +1,7 @@
-// POST /api/v1/images/generations: OpenAI-compatible. Catalog limits (n, priced sizes and qualities, reference
-// images) are checked before any upstream call; images come back as b64_json (default) or as a gateway-served
-// signed URL valid about an hour — upstream URLs and keys never reach the client.
+// POST /api/v1/images/generations: OpenAI-compatible. Catalog limits (n, sizes and qualities with a priced tier,
+// reference images) are checked before any upstream call, and images are billed at their size and quality's price;
+// images come back as b64_json (default) or as a gateway-served signed URL valid about an hour — upstream URLs and
+// keys never reach the client.
 import { ulid } from "ulid";
 import { validateImages } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
@@ -8,6 +9,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
 import { imageTier } from "./image-tier.ts";
+import { pricingForTier } from "../money/image-price.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
@@ -51,6 +53,8 @@ async function images(ctx: GatewayContext): Promise<void> {
   requireType(model, "image", 403, "MODEL_NOT_ALLOWED");
   checkLimits(ctx);
   const tier = imageTier(chainOf(ctx), body);
+  // Each target priced at the tier it is sent: the ledger and x-mg-cost-usd bill the served target's prices.
+  ctx.targets = ctx.targets.map((t) => ({ ...t, pricing: pricingForTier(t.pricing, tier) }));
   const call: ImagesCall = {
     prompt: body.prompt,
     n: body.n ?? 1,

@@ -8,8 +8,9 @@ import { cachePrices } from "../money/money.ts";
 const ZERO = "0";
 
 function prices(p: Pricing | undefined) {
-  const extra: Record<string, string> = {};
+  const extra: Record<string, string | NonNullable<Pricing["image_tiers"]>> = {};
   if (p?.image) extra.image = p.image;
+  if (p?.image_tiers) extra.image_tiers = p.image_tiers;
   if (p?.video_second) extra.video_second = p.video_second;
   if (p?.search_unit) extra.search_unit = p.search_unit;
   if (p?.web_search) extra.web_search = p.web_search;

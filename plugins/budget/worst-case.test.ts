@@ -15,6 +15,8 @@ function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
     model("a/dear", "language", [{ pricing: { input: "0.00001", output: "0.00002", input_cache_write: "0.0000125" }, maxTokens: 50, contextWindow: 1000 }]),
     model("a/embed", "embedding", [{ pricing: { input: "0.0000001" }, contextWindow: 8000 }]),
     model("a/search", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01" }, maxTokens: 100, contextWindow: 1000 }]),
+    [ "a/draw", { id: "a/draw", type: "image", config: { limits: { sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] } }, endpoints: [{ provider: "p", upstreamModel: "draw", contextWindow: 4000,
+      pricing: { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08", "1792x1024": "0.12" } } } }] }],
   ]);
   return { endpoint, body, headers: length ? { "content-length": String(length) } : {}, config: { models } } as unknown as GatewayContext;
 }
@@ -77,5 +79,13 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.00204");
     expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.00204");
     expect(worstCaseCost(ctx("gemini", body([{ functionDeclarations: [{ name: "f" }] }]), 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("images reserve n x the price of the tier they will be sent at: the one named, else the default; unpriced, the dearest", () => {
+    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, quality: "hd", size: "1792x1024" })).toFixed()).toBe("0.24");
+    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, size: "1792x1024" })).toFixed()).toBe("0.16");
+    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x" })).toFixed()).toBe("0.04");
+    // refused later (400): reserved at the dearest tier, never less
+    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", quality: "ultra" })).toFixed()).toBe("0.12");
   });
 });

@@ -1,5 +1,6 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
-// it may run, at the dearest endpoint of the requested model and of every fallback model.
+// it may run, at the dearest endpoint of the requested model and of every fallback model; images at the price of the
+// size and quality they will be sent with.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -8,6 +9,8 @@ import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
+import { imageTier } from "../../core/endpoints/image-tier.ts";
+import { pricingAtDearestTier, pricingForTier, type ImageTier } from "../../core/money/image-price.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { referencesMedia } from "./media-refs.ts";
@@ -76,6 +79,23 @@ function picoPrices(p: Pricing): PicoPrices {
   return c;
 }
 
+/**
+ * The size and quality an image request will be sent with (the ones it names, else the model's defaults); undefined
+ * when the endpoint will refuse them (400), so the reservation is at the dearest tier rather than none.
+ */
+function sentTier(ctx: GatewayContext): ImageTier | undefined {
+  const models = requestedModels(ctx.body).map(({ id }) => ctx.config.models.get(id)).filter((m): m is ModelRuntime => m !== undefined);
+  if (!models.length) return undefined;
+  try {
+    return imageTier(models, ctx.body ?? {});
+  } catch {
+    return undefined;
+  }
+}
+
+/** An endpoint's prices with `image` at what an image of this request costs there. */
+const imagePricing = (p: Pricing, tier: ImageTier | undefined): Pricing => (tier ? pricingForTier(p, tier) : pricingAtDearestTier(p));
+
 const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
 
 /**
@@ -84,12 +104,13 @@ const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
  */
 export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
   let worst = 0n;
+  const tier = ctx.endpoint === "images" ? sentTier(ctx) : undefined;
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
       const u = worstUsage(ctx, model, ep, webSearches);
-      const p = picoPrices(ep.pricing);
+      const p = picoPrices(ctx.endpoint === "images" ? imagePricing(ep.pricing, tier) : ep.pricing);
       const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
         + big(u.webSearches) * p.webSearch;
       if (c > worst) worst = c;

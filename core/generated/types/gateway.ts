@@ -462,7 +462,18 @@ export interface Pricing {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   input_cache_write_1h?: string;
-  image?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  image?: string;
+  /**
+   * USD per generated image by quality, then size, as the provider bills them, e.g. { standard: { "1024x1024": "0.04" }, hd: { "1792x1024": "0.12" } }. An image request is billed (and the budget reserves) the tier it is sent upstream with, its size and quality after the model's limits supplied any the request left out; a size and quality together that no tier lists is refused with 400 before any upstream call.
+   */
+  image_tiers?: {
+    [k: string]: {
+      [k: string]: Decimal;
+    };
+  };
   video_second?: Decimal;
   search_unit?: Decimal;
   /**
@@ -669,7 +680,18 @@ export interface Pricing1 {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   input_cache_write_1h?: string;
-  image?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  image?: string;
+  /**
+   * USD per generated image by quality, then size, as the provider bills them, e.g. { standard: { "1024x1024": "0.04" }, hd: { "1792x1024": "0.12" } }. An image request is billed (and the budget reserves) the tier it is sent upstream with, its size and quality after the model's limits supplied any the request left out; a size and quality together that no tier lists is refused with 400 before any upstream call.
+   */
+  image_tiers?: {
+    [k: string]: {
+      [k: string]: Decimal;
+    };
+  };
   video_second?: Decimal;
   search_unit?: Decimal;
   /**

@@ -48,6 +48,14 @@ export interface ModelEndpoint {
     input_cache_read: Decimal;
     input_cache_write: Decimal;
     image?: Decimal;
+    /**
+     * USD per image by quality, then size (image models billed by both); image is the price of a request the model's defaults leave without either.
+     */
+    image_tiers?: {
+      [k: string]: {
+        [k: string]: Decimal;
+      };
+    };
     video_second?: Decimal;
     search_unit?: Decimal;
     web_search?: Decimal;

@@ -66,6 +66,14 @@ export interface ModelPricing {
   input_cache_read: string;
   input_cache_write: string;
   image?: string;
+  /**
+   * USD per image by quality, then size (image models billed by both); image is the price of a request the model's defaults leave without either.
+   */
+  image_tiers?: {
+    [k: string]: {
+      [k: string]: string;
+    };
+  };
   video_second?: string;
   search_unit?: string;
   web_search?: string;
