@@ -81,6 +81,10 @@ describe("a project's own key and the shared circuit", () => {
     expect(again.status).toBe(502);
     expect(again.json.error.message).toMatch(/circuit open/);
     expect(openai.requests.filter((q) => q.headers.authorization === "Bearer sk-exhausted")).toHaveLength(brokeCalls);
+    // The catalog shows each caller the circuit its own requests meet.
+    const status = async (key: string) => ((await (await fetch(`${gw.baseURL}/models/openai/gpt-4o-mini/endpoints`, { headers: { authorization: `Bearer ${key}` } })).json()) as any).data.endpoints[0].status;
+    expect(await status(BROKE)).toBe("open");
+    expect(await status(SHARED)).toBe("closed");
   });
 
   it("the gateway's failing key opens the shared circuit, which does not keep a project from its own key", async () => {

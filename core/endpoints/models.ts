@@ -38,11 +38,13 @@ async function getEndpoints(ctx: GatewayContext): Promise<void> {
   const m = lookup(ctx);
   const stats = statsOf(ctx.gateway);
   const health = healthOf(ctx.gateway);
+  // A provider this project reaches with its own key has a circuit of its own (docs/routing.md): show that one.
+  const own = ctx.auth?.sandbox ? {} : ctx.auth?.project.config.providers ?? {};
   const endpoints = await Promise.all(usableEndpoints(ctx, m).map(async (ep) => endpointEntry(m, {
     ep,
     provider: ep.provider === "sim" ? { protocol: "sim" } : ctx.config.raw.providers?.[ep.provider],
     stats: await stats.read(m.id, ep.provider),
-    status: health.stateOf(m.id, ep.provider),
+    status: health.stateOf(m.id, ep.provider, own[ep.provider]?.api_key ? ctx.auth!.projectId : undefined),
   })));
   ctx.response = { kind: "json", status: 200, body: { data: { id: m.id, name: m.config.name ?? m.id, architecture: architecture(m), endpoints } } };
 }
