@@ -3,13 +3,18 @@
 // predicted outputs, prompt-template variables) is handed to `visit`, and replaced in the body when visit returns
 // something else. `topic` marks the latest user turn's own text, which allow rules and moderation judge: the last user
 // message that has text of its own (one holding only an image or a tool result hands the judging to the one before,
-// whose text a client could otherwise slip past them behind a made-up tool call).
+// whose text a client could otherwise slip past them behind a made-up tool call). A text document in a user turn is
+// that turn's text. A history the client wrote with no user text at all (only a system prompt, a made-up tool result)
+// has every text of it judged instead: the ask is somewhere in what the client wrote, and judging nothing would let
+// any request past. Only a Responses request continuing a stored chain (previous_response_id) may have no user text
+// and go unjudged: its user turn was judged when it was sent.
 // Signed or encrypted content (thinking blocks, reasoning items, Gemini thought parts of model turns) is left as it
 // is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
 
-export type RequestVisit = (text: string, topic: boolean) => string;
+/** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
+export type RequestVisit = (text: string, topic: boolean, doc?: number) => string;
 type Walker = (body: any, visit: RequestVisit) => void;
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
@@ -23,19 +28,19 @@ function topicIndex(items: unknown[], isUserText: (x: any) => boolean): number {
 }
 
 /** `o[k]` visited and written back when it is a string. */
-function visitField(o: Record<string, any>, k: string, visit: RequestVisit, topic: boolean): void {
+function visitField(o: Record<string, any>, k: string, visit: RequestVisit, topic: boolean, doc?: number): void {
   const v = o[k];
   if (typeof v !== "string") return;
-  const n = visit(v, topic);
+  const n = doc === undefined ? visit(v, topic) : visit(v, topic, doc);
   if (n !== v) o[k] = n;
 }
 
 /** Text parts of a content array ({type: "text" | "input_text" | "output_text", text}) and refusal parts. */
-function visitParts(parts: unknown[], visit: RequestVisit, topic: boolean, types: readonly string[]): void {
+function visitParts(parts: unknown[], visit: RequestVisit, topic: boolean, types: readonly string[], refusals = false): void {
   for (const p of parts) {
     if (!isObj(p)) continue;
     if (types.includes(p.type)) visitField(p, "text", visit, topic);
-    else if (p.type === "refusal") visitField(p, "refusal", visit, false);
+    else if (p.type === "refusal") visitField(p, "refusal", visit, refusals);
   }
 }
 
@@ -43,76 +48,99 @@ const partsHaveText = (parts: unknown, types: readonly string[]) =>
   Array.isArray(parts) && parts.some((p) => isObj(p) && types.includes(p.type) && hasText(p.text));
 
 const CHAT_PARTS = ["text"];
-const args = (visit: RequestVisit) => (s: string) => visit(s, false);
+const args = (visit: RequestVisit, judged = false) => (s: string) => visit(s, judged);
 
 /** Chat completions: messages[].content (string or text and refusal parts), refusals, tool-call arguments, prediction. */
 const chat: Walker = (body, visit) => {
   const msgs = body?.messages;
+  let all = true;
   if (Array.isArray(msgs)) {
     const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || partsHaveText(m.content, CHAT_PARTS)));
+    // No user text anywhere: the system prompt, tool results and the rest carry the ask, so all of it is judged.
+    all = last < 0;
     msgs.forEach((m, i) => {
       if (!isObj(m)) return;
-      const topic = i === last;
+      const topic = i === last || all;
       if (typeof m.content === "string") m.content = visit(m.content, topic);
-      else if (Array.isArray(m.content)) visitParts(m.content, visit, topic, CHAT_PARTS);
-      visitField(m, "refusal", visit, false);
+      else if (Array.isArray(m.content)) visitParts(m.content, visit, topic, CHAT_PARTS, all);
+      visitField(m, "refusal", visit, all);
       if (Array.isArray(m.tool_calls)) {
         for (const tc of m.tool_calls) {
-          if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, args(visit));
+          if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, args(visit, all));
         }
       }
       // The deprecated single function call an assistant message may still carry.
-      if (isObj(m.function_call) && typeof m.function_call.arguments === "string") m.function_call.arguments = visitJsonString(m.function_call.arguments, args(visit));
+      if (isObj(m.function_call) && typeof m.function_call.arguments === "string") m.function_call.arguments = visitJsonString(m.function_call.arguments, args(visit, all));
     });
   }
   // Predicted output: the model reads it to speed up its answer, so it leaves too.
   const p = body?.prediction;
   if (isObj(p)) {
-    if (typeof p.content === "string") p.content = visit(p.content, false);
-    else if (Array.isArray(p.content)) visitParts(p.content, visit, false, CHAT_PARTS);
+    if (typeof p.content === "string") p.content = visit(p.content, all);
+    else if (Array.isArray(p.content)) visitParts(p.content, visit, all, CHAT_PARTS);
   }
 };
 
 /** A Messages document's text: plain-text source data, content-source text blocks, its title and context. */
-function messagesDocument(b: Record<string, any>, visit: RequestVisit): void {
-  visitField(b, "title", visit, false);
-  visitField(b, "context", visit, false);
+function messagesDocument(b: Record<string, any>, visit: RequestVisit, topic: boolean, index: number): void {
+  visitField(b, "title", visit, topic);
+  visitField(b, "context", visit, topic);
   const s = b.source;
   if (!isObj(s)) return;
-  if (s.type === "text") visitField(s, "data", visit, false);
+  if (s.type === "text") visitField(s, "data", visit, topic, index);
   else if (s.type === "content") {
-    if (typeof s.content === "string") s.content = visit(s.content, false);
-    else if (Array.isArray(s.content)) visitParts(s.content, visit, false, CHAT_PARTS);
+    if (typeof s.content === "string") s.content = visit(s.content, topic);
+    else if (Array.isArray(s.content)) visitParts(s.content, visit, topic, CHAT_PARTS);
   }
 }
 
-/** One Messages content block (top level, or inside a tool_result). `topic` applies to text blocks only. */
-function messagesBlock(b: unknown, visit: RequestVisit, topic: boolean): void {
+/** Text a document or search result in a user turn gives it (the turn's own text, as its text blocks are). */
+function blockHasText(b: unknown): boolean {
+  if (!isObj(b)) return false;
+  if (b.type === "text") return hasText(b.text);
+  if (b.type === "search_result") return partsHaveText(b.content, CHAT_PARTS);
+  if (b.type !== "document" || !isObj(b.source)) return false;
+  const s = b.source;
+  if (s.type === "text") return hasText(s.data);
+  return s.type === "content" && (hasText(s.content) || partsHaveText(s.content, CHAT_PARTS));
+}
+
+/** Messages walk state: document_index counts every document block of the request in order, PDFs included. */
+interface MessagesWalk {
+  visit: RequestVisit;
+  docs: number;
+  /** No user text anywhere: every text is judged (tool results and tool_use inputs included). */
+  all: boolean;
+}
+
+/** One Messages content block (top level, or inside a tool_result). `topic`: the turn's text, documents, results. */
+function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
   if (!isObj(b)) return;
+  const visit = w.visit;
   if (b.type === "text") visitField(b, "text", visit, topic);
   else if (b.type === "tool_result") {
-    if (typeof b.content === "string") b.content = visit(b.content, false);
-    else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, visit, false);
-  } else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, args(visit));
-  else if (b.type === "document") messagesDocument(b, visit);
+    if (typeof b.content === "string") b.content = visit(b.content, w.all);
+    else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all);
+  } else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
+  else if (b.type === "document") messagesDocument(b, visit, topic, w.docs++);
   else if (b.type === "search_result") {
-    visitField(b, "title", visit, false);
-    if (Array.isArray(b.content)) visitParts(b.content, visit, false, CHAT_PARTS);
+    visitField(b, "title", visit, topic);
+    if (Array.isArray(b.content)) visitParts(b.content, visit, topic, CHAT_PARTS);
   }
 }
 
 /** Messages: system (string or text blocks), text blocks, documents, search results, tool results, tool_use inputs. */
 const messages: Walker = (body, visit) => {
-  if (typeof body?.system === "string") body.system = visit(body.system, false);
-  else if (Array.isArray(body?.system)) visitParts(body.system, visit, false, CHAT_PARTS);
-  const msgs = body?.messages;
-  if (!Array.isArray(msgs)) return;
-  const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || partsHaveText(m.content, CHAT_PARTS)));
-  msgs.forEach((m, i) => {
+  const msgs = Array.isArray(body?.messages) ? body.messages : [];
+  const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || (Array.isArray(m.content) && m.content.some(blockHasText))));
+  const w: MessagesWalk = { visit, docs: 0, all: last < 0 };
+  if (typeof body?.system === "string") body.system = visit(body.system, w.all);
+  else if (Array.isArray(body?.system)) visitParts(body.system, visit, w.all, CHAT_PARTS);
+  msgs.forEach((m: unknown, i: number) => {
     if (!isObj(m)) return;
-    const topic = i === last;
+    const topic = i === last || w.all;
     if (typeof m.content === "string") m.content = visit(m.content, topic);
-    else if (Array.isArray(m.content)) for (const b of m.content) messagesBlock(b, visit, topic);
+    else if (Array.isArray(m.content)) for (const b of m.content) messagesBlock(b, w, topic);
   });
 };
 
@@ -120,38 +148,39 @@ const RESPONSES_PARTS = ["input_text", "output_text", "text"];
 const isMessageItem = (it: Record<string, any>) => it.role !== undefined && (it.type === undefined || it.type === "message");
 
 /** A reusable prompt's variables: strings and input_text objects are substituted into what the model reads. */
-function promptVariables(vars: unknown, visit: RequestVisit): void {
+function promptVariables(vars: unknown, visit: RequestVisit, judged: boolean): void {
   if (!isObj(vars)) return;
   for (const k of Object.keys(vars)) {
     const v = vars[k];
-    if (typeof v === "string") visitField(vars, k, visit, false);
-    else if (isObj(v) && v.type === "input_text") visitField(v, "text", visit, false);
+    if (typeof v === "string") visitField(vars, k, visit, judged);
+    else if (isObj(v) && v.type === "input_text") visitField(v, "text", visit, judged);
   }
 }
 
 /** Responses: instructions, prompt variables, input (a string or items: messages, function calls and their outputs). */
 const responses: Walker = (body, visit) => {
-  if (typeof body?.instructions === "string") body.instructions = visit(body.instructions, false);
-  if (isObj(body?.prompt)) promptVariables(body.prompt.variables, visit);
+  const items = Array.isArray(body?.input) ? body.input : [];
+  const last = typeof body?.input === "string" ? 0 : topicIndex(items, (it) => it.role === "user" && isMessageItem(it) && (hasText(it.content) || partsHaveText(it.content, RESPONSES_PARTS)));
+  // No user text: judge all of it, unless this continues a stored chain whose user turn was judged when it was sent.
+  const all = last < 0 && !(typeof body?.previous_response_id === "string" && body.previous_response_id);
+  if (typeof body?.instructions === "string") body.instructions = visit(body.instructions, all);
+  if (isObj(body?.prompt)) promptVariables(body.prompt.variables, visit, all);
   if (typeof body?.input === "string") {
     body.input = visit(body.input, true);
     return;
   }
-  const items = body?.input;
-  if (!Array.isArray(items)) return;
-  const last = topicIndex(items, (it) => it.role === "user" && isMessageItem(it) && (hasText(it.content) || partsHaveText(it.content, RESPONSES_PARTS)));
-  items.forEach((it, i) => {
+  items.forEach((it: unknown, i: number) => {
     if (!isObj(it)) return;
-    const topic = i === last;
+    const topic = i === last || all;
     if (isMessageItem(it)) {
       if (typeof it.content === "string") it.content = visit(it.content, topic);
-      else if (Array.isArray(it.content)) visitParts(it.content, visit, topic, RESPONSES_PARTS);
+      else if (Array.isArray(it.content)) visitParts(it.content, visit, topic, RESPONSES_PARTS, all);
     } else if ((it.type === "function_call" || it.type === "custom_tool_call") && typeof (it.arguments ?? it.input) === "string") {
-      if (typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, args(visit));
-      else it.input = visit(it.input, false);
+      if (typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, args(visit, all));
+      else it.input = visit(it.input, all);
     } else if (it.type === "function_call_output" || it.type === "custom_tool_call_output") {
-      if (typeof it.output === "string") it.output = visit(it.output, false);
-      else if (Array.isArray(it.output)) visitParts(it.output, visit, false, RESPONSES_PARTS);
+      if (typeof it.output === "string") it.output = visit(it.output, all);
+      else if (Array.isArray(it.output)) visitParts(it.output, visit, all, RESPONSES_PARTS);
     }
   });
 };
@@ -160,15 +189,15 @@ const responses: Walker = (body, visit) => {
 const either = (o: Record<string, any>, camel: string, snake: string): any => o[camel] ?? o[snake];
 
 /** Gemini parts: text (not a model turn's thoughts), function calls' args and function responses, either spelling. */
-function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model: boolean): void {
+function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model: boolean, all: boolean): void {
   if (!Array.isArray(parts)) return;
   for (const p of parts) {
     if (!isObj(p) || (model && p.thought === true)) continue;
     visitField(p, "text", visit, topic);
     const call = either(p, "functionCall", "function_call");
-    if (isObj(call?.args)) visitJsonValue(call.args, args(visit));
+    if (isObj(call?.args)) visitJsonValue(call.args, args(visit, all));
     const response = either(p, "functionResponse", "function_response");
-    if (isObj(response?.response)) visitJsonValue(response.response, args(visit));
+    if (isObj(response?.response)) visitJsonValue(response.response, args(visit, all));
   }
 }
 
@@ -179,20 +208,21 @@ const gemini: Walker = (body, visit) => {
   const nested = isObj(body) ? either(body, "generateContentRequest", "generate_content_request") : undefined;
   const b = isObj(nested) ? nested : body;
   if (!isObj(b)) return;
-  for (const k of ["systemInstruction", "system_instruction"]) {
-    if (isObj(b[k])) geminiParts(b[k].parts, visit, false, false);
-    else visitField(b, k, visit, false);
-  }
   const contents = b.contents;
+  const list: unknown[] = Array.isArray(contents) ? contents : [];
+  // A turn without a role is the user's (as the Gemini API reads it).
+  const last = typeof contents === "string" ? 0 : topicIndex(list, (c) => (c.role ?? "user") === "user" && geminiHasText(c));
+  const all = last < 0; // no user text: everything the client wrote is judged
+  for (const k of ["systemInstruction", "system_instruction"]) {
+    if (isObj(b[k])) geminiParts(b[k].parts, visit, all, false, all);
+    else visitField(b, k, visit, all);
+  }
   if (typeof contents === "string") {
     b.contents = visit(contents, true);
     return;
   }
-  if (!Array.isArray(contents)) return;
-  // A turn without a role is the user's (as the Gemini API reads it).
-  const last = topicIndex(contents, (c) => (c.role ?? "user") === "user" && geminiHasText(c));
-  contents.forEach((c, i) => {
-    if (isObj(c)) geminiParts(c.parts, visit, i === last, c.role === "model");
+  list.forEach((c, i) => {
+    if (isObj(c)) geminiParts(c.parts, visit, i === last || all, c.role === "model", all);
   });
 };
 
