@@ -17,13 +17,12 @@ import { extraFields, limitsOf, requireType, echoTraceId } from "./media.ts";
 import { UPSTREAM_MODEL_HEADER } from "../dispatch.ts";
 import { videoJobsOf, type JobClaim, type VideoAsset, type VideoJob } from "./video-jobs.ts";
 import { clampDuration } from "./video-duration.ts";
+import { videoJobTimeoutMs } from "./video-job-timeout.ts";
 import { idempotencyKey, idempotencyScope } from "../http/idempotency-key.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
 /** Spec, Limits: video requests hold the connection up to 600 seconds. */
 export const VIDEO_HOLD_MS = 600_000;
-/** A job may run on after a held request gave up (504), for a repeat with the same key to collect. */
-export const VIDEO_JOB_TIMEOUT_MS = 30 * 60_000;
 
 const bad = (message: string, field: string, extra: Record<string, unknown> = {}) =>
   new GatewayError(400, "BAD_REQUEST", message, { details: { field, ...extra } });
@@ -85,7 +84,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
     const owner = `${ctx.requestId}:${ulid()}`;
     const scope = idempotencyScope(projectId, "videos", key, sandbox);
     const found = await claimOrFind(ctx, scope, fingerprint, owner, {
-      leaseMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
+      leaseMs: videoJobTimeoutMs(model),
       holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),
       local: () => jobs.find(projectId, key, sandbox),
     });
@@ -115,7 +114,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
     };
     job = jobs.start(ctx, call, {
       key, fingerprint, claim,
-      jobTimeoutMs: seconds(limits, "job_timeout_seconds", VIDEO_JOB_TIMEOUT_MS),
+      jobTimeoutMs: videoJobTimeoutMs(model),
       callTimeoutMs: ctx.config.server.upstreamTimeoutMs,
     });
   } else {

@@ -67,7 +67,9 @@ if spent + reserved + amount > tonumber(ARGV[3]) then
   return { 0, string.format('%.0f', spent), string.format('%.0f', reserved) }
 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. string.format('%.0f', now + tonumber(ARGV[4])))
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]) + 60000)
+-- Only ever lengthened: a short lease must not cut the key from under a longer one held in it (a video job's).
+local ttl = tonumber(ARGV[4]) + 60000
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amount) }
 `;
 

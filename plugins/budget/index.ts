@@ -24,9 +24,23 @@ import { keyScope } from "../../core/store/key-budget.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 import { worstCasePico } from "./worst-case.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
+import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
 
 /** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
 const LEASE_MS = 15 * 60_000;
+
+/**
+ * How long this request's holds are leased. A video job carries the starting request's hold and settles it when it
+ * ends, up to job_timeout_seconds later (default 30 min): a 15-minute lease lapsed under a running job and let a
+ * second one past the budget. So a video request's hold lives as long as its job can, plus the usual lease for the
+ * record's write; still a lease, so a replica that dies mid-job frees it. (A request that only attaches to a running
+ * job gives its hold back when it answers, as any other.)
+ */
+function leaseMsOf(ctx: GatewayContext): number {
+  if (ctx.endpoint !== "videos") return LEASE_MS;
+  const model = typeof ctx.body?.model === "string" ? ctx.config.models.get(ctx.body.model) : undefined;
+  return model ? videoJobTimeoutMs(model) + LEASE_MS : LEASE_MS;
+}
 
 function periodEnd(period: Period, start: number): string | undefined {
   const d = new Date(start);
@@ -99,12 +113,13 @@ export default definePlugin({
     // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
     const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "chat" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
     const amountPico = worstCasePico(ctx, searches);
+    const leaseMs = leaseMsOf(ctx);
     const held: Settlement[] = [];
     try {
       for (const s of scopes) {
         // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
         const r = await store.reserve(
-          { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs: LEASE_MS }, now);
+          { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, now);
         if (!r.ok) throw s.exceeded(r.spentPico, r.reservedPico, amountPico);
         held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
       }
