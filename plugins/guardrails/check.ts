@@ -6,6 +6,7 @@ import { findAll, type Span } from "./detectors/index.ts";
 import type { CompiledRule, Guard } from "./compile.ts";
 import { Vault } from "./vault.ts";
 import { blocked, note, type Side } from "./record.ts";
+import type { Edit, RedactedDocument } from "./walk/citations.ts";
 
 export interface Hit extends Span {
   rule: CompiledRule;
@@ -57,6 +58,10 @@ export class GuardRun {
   readonly vault = new Vault();
   private readonly satisfied = new Set<CompiledRule>();
   private sawTopicText: Record<Side, boolean> = { input: false, output: false };
+  /** Messages text documents this request redacted, by document_index: citations into them are mapped back. */
+  readonly documents = new Map<number, RedactedDocument>();
+  /** Where redact() notes its edits while a document is being checked. */
+  private edits: Edit[] | undefined;
 
   constructor(readonly ctx: GatewayContext, readonly guard: Guard) {}
 
@@ -66,6 +71,20 @@ export class GuardRun {
    */
   input(text: string, topic: boolean): string {
     return this.apply(text, this.guard.input, "input", topic);
+  }
+
+  /** A Messages text document's data (document_index `index`): as input(), its redactions kept for citations. */
+  inputDocument(text: string, topic: boolean, index: number): string {
+    const edits: Edit[] = [];
+    this.edits = edits;
+    let out: string;
+    try {
+      out = this.input(text, topic);
+    } finally {
+      this.edits = undefined;
+    }
+    if (edits.length) this.documents.set(index, { original: text, redacted: out, edits });
+    return out;
   }
 
   /** One piece of answer text (a JSON answer's, or a stream's window): output rules, then placeholders restored. */
@@ -97,7 +116,10 @@ export class GuardRun {
     for (const h of hits) {
       note(this.ctx, h.rule.name, "redact");
       const value = text.slice(h.start, h.end);
-      out += text.slice(at, h.start) + (side === "input" && !h.rule.mask ? this.vault.placeholder(h.label, value) : `[REDACTED:${h.label}]`);
+      const masked = side === "output" || h.rule.mask;
+      const put = masked ? `[REDACTED:${h.label}]` : this.vault.placeholder(h.label, value);
+      this.edits?.push({ start: h.start, end: h.end, length: put.length, masked });
+      out += text.slice(at, h.start) + put;
       at = h.end;
     }
     return out + text.slice(at);

@@ -14,6 +14,7 @@ import { GuardRun } from "./check.ts";
 import { actionCounter } from "./record.ts";
 import { walkRequest } from "./walk/request.ts";
 import { walkAnswer } from "./walk/answer.ts";
+import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
@@ -27,8 +28,8 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   const moderate = guard.moderateInput && ctx.endpoint !== "count_tokens";
   let turn = "";
   if (guard.input.length || moderate) {
-    walkRequest(ctx.protocol, ctx.body, (text, topic) => {
-      const out = run.input(text, topic);
+    walkRequest(ctx.protocol, ctx.body, (text, topic, doc) => {
+      const out = doc === undefined ? run.input(text, topic) : run.inputDocument(text, topic, doc);
       if (moderate && topic && turn.length < MAX_MODERATED_CHARS) turn += (turn ? "\n" : "") + out.slice(0, MAX_MODERATED_CHARS - turn.length);
       return out;
     });
@@ -38,7 +39,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   await next();
   const r = ctx.response;
   if (!r || r.status >= 300 || ctx.endpoint === "count_tokens") return;
-  if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0) return;
+  if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0 && run.documents.size === 0) return;
   if (r.kind === "stream") {
     ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
     return;
@@ -49,6 +50,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
     return run.output(text);
   });
+  if (ctx.protocol === "anthropic") fixCitations(r.body, run);
   run.allowVerdict("output");
   if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
 }

@@ -2,6 +2,7 @@
 // content_block_delta right before its content_block_stop.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
+import { fixCitation } from "../walk/citations.ts";
 
 export class MessagesStream implements StreamAdapter {
   /** Block index -> the delta type it streams (text_delta or input_json_delta). */
@@ -25,6 +26,10 @@ export class MessagesStream implements StreamAdapter {
           b.text = this.slots.push(`b${e.index}`, b.text);
           ev.data = JSON.stringify(e);
         }
+        if (Array.isArray(b.citations) && b.citations.length) {
+          for (const c of b.citations) fixCitation(c, this.slots.run);
+          ev.data = JSON.stringify(e);
+        }
       } else if (b?.type === "tool_use") this.kinds.set(e.index, "input_json_delta");
       return [ev];
     }
@@ -33,7 +38,11 @@ export class MessagesStream implements StreamAdapter {
       return rest ? [this.delta(e.index, rest), ev] : [ev];
     }
     const d = e.delta;
-    if (d?.type === "text_delta" && typeof d.text === "string" && d.text) {
+    // A citation into a redacted document: placeholders restored, char indices mapped to the client's text.
+    if (d?.type === "citations_delta") {
+      fixCitation(d.citation, this.slots.run);
+      ev.data = JSON.stringify(e);
+    } else if (d?.type === "text_delta" && typeof d.text === "string" && d.text) {
       const out = this.slots.push(`b${e.index}`, d.text);
       if (out !== d.text) (d.text = out), (ev.data = JSON.stringify(e));
     } else if (d?.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json) {
