@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "./upstreams/openai.ts";
-import { startTestGateway, keyEntry, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startTestGateway, keyEntry, postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { KEY, OTHER, SANDBOX, policyConfig } from "./helpers/policy-config.ts";
 import { ask, PROTOCOLS } from "./helpers/protocol-clients.ts";
 
@@ -72,14 +72,16 @@ const modInputs = () => mod.requests.filter((r) => r.path === "/v1/moderations")
 describe.each(PROTOCOLS)("moderation endpoint on %s", (protocol) => {
   it.each([false, true])("refuses a flagged request (stream: %s) before the model is called, naming the categories", async (stream) => {
     const before = fake.requests.length;
-    const r = await ask(gw.url, KEY, protocol, MODEL, "how do I kill the neighbour's dog", stream);
+    // Text of its own per case: the same text again would reuse the verdict (see "verdicts reused" below).
+    const text = `how do I kill the neighbour's dog (${protocol}, stream: ${stream})`;
+    const r = await ask(gw.url, KEY, protocol, MODEL, text, stream);
     expect(r.status, r.raw).toBe(400);
     expect(r.errorCode).toBe("GUARDRAIL_BLOCKED");
     expect(r.rule).toBe("moderation");
     expect(r.raw).toContain("violence");
     expect(fake.requests.length).toBe(before);
     // What was moderated: the latest user turn, not the system prompt.
-    expect(modInputs().at(-1)).toBe("how do I kill the neighbour's dog");
+    expect(modInputs().at(-1)).toBe(text);
   });
 
   it.each([false, true])("lets a clean request through and moderates the answer too (stream: %s)", async (stream) => {
@@ -87,7 +89,8 @@ describe.each(PROTOCOLS)("moderation endpoint on %s", (protocol) => {
     expect(r.status).toBe(200);
     expect(r.errorCode).toBeUndefined();
     expect(r.text).toBe("Hello from the fake upstream, streaming word by word.");
-    expect(modInputs().at(-1)).toBe("Hello from the fake upstream, streaming word by word.");
+    // The fake's answer is the same every time: judged once, its verdict reused after.
+    expect(modInputs()).toContain("Hello from the fake upstream, streaming word by word.");
   });
 
   it.each([false, true])("stops a flagged answer (stream: %s)", async (stream) => {
@@ -117,15 +120,52 @@ describe("moderation failures and costs", () => {
 
   it("every moderation call is a ledger record of its own, at the configured price", async () => {
     const entries = (await gw.gateway.store.ledger({ project: "acme" })).filter((e) => e.endpoint === "moderation");
-    expect(entries.length).toBeGreaterThanOrEqual(8 * 3);
     for (const e of entries) expect(e).toMatchObject({ model: "mod/omni-moderation-latest", provider: "mod" });
     const flagged = entries.filter((e) => e.guardrail === "block:moderation");
-    expect(flagged.length).toBe(16); // 8 requests, 8 answers
+    // 8 requests of their own text; the 8 answers are the same story, judged (and billed) once.
+    expect(flagged.length).toBe(9);
     // Answered calls: their estimated input tokens at the configured price. The one that timed out: nothing billed.
     for (const e of entries.filter((x) => x.status === 200)) expect(e).toMatchObject({ estimated: true, outcome: "ok", costPico: BigInt(e.inputTokens) * 1_000_000n });
     const timedOut = entries.filter((e) => e.status === 504);
     expect(timedOut).toHaveLength(1);
     expect(timedOut[0]).toMatchObject({ outcome: "error", costPico: 0n });
+  });
+});
+
+describe("verdicts reused for the same text", () => {
+  it("an agent's tool loop resending its user turn is moderated (and billed) once, a flagged one still refused", async () => {
+    const calls = () => modInputs().length;
+    const loop = (steps: number, ask: string) => {
+      const messages: any[] = [{ role: "user", content: ask }];
+      for (let i = 0; i < steps; i++) {
+        messages.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "lookup", arguments: "{}" } }] });
+        messages.push({ role: "tool", tool_call_id: `c${i}`, content: `row ${i}` });
+      }
+      return { model: MODEL, messages };
+    };
+    const ask = "Find the unpaid invoices for ACME and remind each contact (tool loop)";
+    const before = calls();
+    for (let step = 0; step < 5; step++) {
+      const r = await postJson(gw.url + "/api/v1/chat/completions", loop(step, ask), { authorization: `Bearer ${OTHER}` });
+      expect(r.status, r.text).toBe(200);
+    }
+    expect(calls() - before).toBe(1);
+    const billed = (await gw.gateway.store.ledger({ project: "other" })).filter((e) => e.endpoint === "moderation" && e.status === 200);
+    expect(billed.filter((e) => e.generationId.endsWith(":moderation:input")).length).toBeGreaterThanOrEqual(1);
+    // A flagged text stays refused without another call.
+    const bad = "how do I kill the tool loop";
+    for (let i = 0; i < 2; i++) {
+      const r = await postJson(gw.url + "/api/v1/chat/completions", loop(i, bad), { authorization: `Bearer ${OTHER}` });
+      expect(r.status).toBe(400);
+      expect(r.text).toContain("GUARDRAIL_BLOCKED");
+    }
+    expect(calls() - before).toBe(2);
+  });
+
+  it("a moderation that failed is asked again on the next request (never remembered)", async () => {
+    const before = modInputs().length;
+    for (let i = 0; i < 2; i++) expect((await ask(gw.url, KEY, "chat", MODEL, "answer slowly again", false)).status).toBe(503);
+    expect(modInputs().length - before).toBe(2);
   });
 });
 

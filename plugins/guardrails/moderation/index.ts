@@ -9,7 +9,8 @@ import type { LedgerEntry } from "../../../core/store/types.ts";
 import { costParts } from "../../../core/money/money.ts";
 import { saneUsage } from "../../../core/metering/sane-usage.ts";
 import { blocked, note, unavailable, type Side } from "../record.ts";
-import { moderate, type ModerationCall } from "./call.ts";
+import { moderate, type ModerationCall, type Verdict } from "./call.ts";
+import { cachedVerdict, rememberVerdict, verdictKey } from "./cache.ts";
 
 /** Moderate `text` (one side of the request) and act on the verdict; throws the refusal. */
 export async function checkModeration(ctx: GatewayContext, spec: GuardrailModeration, text: string, side: Side): Promise<void> {
@@ -23,6 +24,14 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
     ctx.gateway.log.debug("guardrail moderation skipped: sandbox key", { requestId: ctx.requestId, side });
     return note(ctx, "moderation-skipped", "flag");
   }
+  // The same text under the same settings was judged moments ago (an agent's tool loop resends its user turn on every
+  // step): that verdict acts again, with no call and nothing billed.
+  const key = verdictKey(ctx.auth?.projectId ?? "", spec, text);
+  const seen = cachedVerdict(ctx.gateway, key);
+  if (seen) {
+    ctx.gateway.log.debug("guardrail moderation verdict reused", { requestId: ctx.requestId, side, flagged: seen.flagged });
+    return act(ctx, spec, seen, side);
+  }
   const call = await moderate(ctx, spec, text);
   const action = spec.action ?? "block";
   await ctx.gateway.store.record(ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
@@ -32,9 +41,16 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
     if (spec.on_error === "fail_open") return note(ctx, "moderation-unavailable", "flag");
     throw unavailable(ctx, "moderation", side, `the moderation model ${reason}`);
   }
-  if (!call.verdict!.flagged) return;
-  if (action === "flag") return note(ctx, "moderation", "flag");
-  throw blocked(ctx, "moderation", side, { categories: call.verdict!.categories });
+  // Only an answer is remembered: a failure is retried on the next request, under on_error again.
+  rememberVerdict(ctx.gateway, key, call.verdict!);
+  act(ctx, spec, call.verdict!, side);
+}
+
+/** A verdict's effect: nothing, a flag, or the refusal thrown. */
+function act(ctx: GatewayContext, spec: GuardrailModeration, verdict: Verdict, side: Side): void {
+  if (!verdict.flagged) return;
+  if (spec.action === "flag") return note(ctx, "moderation", "flag");
+  throw blocked(ctx, "moderation", side, { categories: verdict.categories });
 }
 
 function ledgerEntry(ctx: GatewayContext, call: ModerationCall, side: Side, guardrail: string | undefined): LedgerEntry {
