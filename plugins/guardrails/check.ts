@@ -6,7 +6,6 @@ import { findAll, type Span } from "./detectors/index.ts";
 import type { CompiledRule, Guard } from "./compile.ts";
 import { Vault } from "./vault.ts";
 import { blocked, note, type Side } from "./record.ts";
-import type { Edit, RedactedDocument } from "./walk/citations.ts";
 
 export interface Hit extends Span {
   rule: CompiledRule;
@@ -52,6 +51,22 @@ export function redactions(hits: Hit[]): Hit[] {
     end = h.end;
   }
   return out;
+}
+
+/** One redaction in a document: the original span [start, end) became `length` characters. */
+export interface Edit {
+  start: number;
+  end: number;
+  length: number;
+  /** A mask (never restored), not a placeholder. */
+  masked: boolean;
+}
+
+/** A text document as the client sent it and as it left, with the edits between them (in order). */
+export interface RedactedDocument {
+  original: string;
+  redacted: string;
+  edits: Edit[];
 }
 
 export class GuardRun {

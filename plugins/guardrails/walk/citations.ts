@@ -2,23 +2,7 @@
 // cited_text holds placeholders and its char indices count the redacted text. Both are turned back to the client's
 // document here: placeholders restored (in the document's title and a search result's title too), and
 // start_char_index / end_char_index mapped through the redaction's edits to the original text.
-import type { GuardRun } from "../check.ts";
-
-/** One redaction in a document: the original span [start, end) became `length` characters. */
-export interface Edit {
-  start: number;
-  end: number;
-  length: number;
-  /** A mask (never restored), not a placeholder. */
-  masked: boolean;
-}
-
-/** A text document as the client sent it and as it left, with the edits between them (in order). */
-export interface RedactedDocument {
-  original: string;
-  redacted: string;
-  edits: Edit[];
-}
+import type { Edit, GuardRun } from "../check.ts";
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
