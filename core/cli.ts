@@ -22,11 +22,12 @@ Usage:
   model-gateway start [--config gateway.yaml] [--port N] [--host H] [--metrics-port N] [--no-watch] [--workers N|auto]
   model-gateway check [--config gateway.yaml | gateway.yaml]
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
-  model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2030-01-01] [--rpm N] [--tpm N] [--budget USD] [--config F | --url U]
-  model-gateway keys new    --admin --scope read|write [--id NAME] [--config F]
+  model-gateway keys new    --project ID [--id NAME] [--sandbox] [--expires 2030-01-01] [--rpm N] [--tpm N]
+                            [--budget USD [--budget-period day|week|month|total]] [--config F | --url U]
+  model-gateway keys new    --admin --scope read|write [--id NAME] [--expires 2030-01-01] [--config F]
   model-gateway keys revoke --project ID --id NAME [--config F | --url U]
-  model-gateway keys rotate --project ID --id NAME [--overlap 1h] [--config F | --url U]
-    (--config F edits gateway.yaml in place; --url U [--admin-key K | MG_ADMIN_KEY] calls a running gateway's admin API)
+  model-gateway keys rotate --project ID --id NAME [--overlap 1h|30m|2d|SECONDS] [--new-id NAME] [--sandbox] [--config F | --url U]
+    (--config F edits gateway.yaml in place; --url U calls a running gateway's admin API with --admin-key K or MG_ADMIN_KEY)
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
                       [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]
   model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
@@ -137,7 +138,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
-      const [{ ConfigError, formatProblem }, { PortInUseError }] = await Promise.all([import("./config/source.ts"), import("./server.ts")]);
+      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }] = await Promise.all([import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts")]);
       if (err instanceof ConfigError) {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
         return 1;
@@ -145,6 +146,10 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       if (err instanceof PortInUseError) {
         const hint = err.what === "metrics" ? "set metrics.port or pass --metrics-port N" : "pass --port N";
         process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
+        return 1;
+      }
+      if (err instanceof CannotListenError) {
+        process.stderr.write(`refusing to start: ${err.message}\n`);
         return 1;
       }
       throw err;

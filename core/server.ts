@@ -24,6 +24,7 @@ import { capConnections } from "./net/connection-cap.ts";
 import { lingerOnClose } from "./net/lingering-close.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
 import { watchConfig, type ConfigWatch } from "./config/watch.ts";
+import { cannotListen } from "./net/listen-error.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -142,7 +143,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     await ownLog?.close();
     // A busy port is an error, never a silent move to another one (0 still means "any free port").
     if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new PortInUseError(wanted, host);
-    throw err;
+    // A host that does not resolve or is not this machine's, a privileged port: one line, not a stack trace.
+    throw cannotListen(err, host, wanted) ?? err;
   }
   // Errors after listen (EMFILE on accept, ...) are logged; they must never be an unhandled 'error' event.
   server.on("error", (err) => log.error("server error", { error: String(err) }));
@@ -229,7 +231,7 @@ async function listenForMetrics(gateway: Gateway, log: Logger, portOverride: num
   try {
     return await startMetricsListener(gateway, log, m.host, port);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw cannotListen(err, m.host, port, "metrics") ?? err;
     if (portOverride !== undefined || m.portConfigured) throw new PortInUseError(port, m.host, "metrics");
     log.warn(`metrics port ${port} on ${m.host} is in use: GET /metrics is not served (set metrics.port)`);
     return undefined;

@@ -52,6 +52,35 @@ describe("model-gateway usage errors", () => {
   });
 });
 
+/** The usage entries of a help text by command and first option ("keys new --admin"), each with the options it shows. */
+function helpEntries(text: string): Map<string, Set<string>> {
+  const entries = new Map<string, Set<string>>();
+  let current: Set<string> | undefined;
+  for (const line of text.split("\n")) {
+    const head = /^\s*model-gateway ((?:\w+ )?\w+)\s+\[?(--[a-z][\w-]*)/.exec(line);
+    if (head) entries.set(`${head[1]} ${head[2]}`, (current = new Set()));
+    else if (!current || !/^\s{4,}\[/.test(line)) current = undefined; // a wrapped entry goes on with an indented "["
+    for (const flag of line.match(/--[a-z][\w-]*/g) ?? []) current?.add(flag);
+  }
+  return entries;
+}
+
+describe("model-gateway --help", () => {
+  it("shows every option the keys parser accepts, on the same entries as keys' own usage", () => {
+    const help = run(["--help"]).stdout;
+    // keys-command.ts's parseArgs table, read from the source so that an option added there fails here until documented.
+    const table = /const OPTIONS = \{([\s\S]*?)\} as const/.exec(readFileSync("core/keys/keys-command.ts", "utf8"))?.[1] ?? "";
+    const accepted = [...table.matchAll(/"?([a-z][\w-]*)"?: \{ type:/g)].map((m) => `--${m[1]}`);
+    expect(accepted).toEqual(expect.arrayContaining(["--config", "--budget-period", "--new-id", "--admin-key"]));
+    const shown = new Set(help.match(/--[a-z][\w-]*/g));
+    expect(accepted.filter((o) => !shown.has(o))).toEqual([]);
+    const entries = helpEntries(help);
+    const own = helpEntries(run(["keys"]).stderr);
+    expect([...own.keys()]).toEqual(["keys list --config", "keys new --project", "keys new --admin", "keys revoke --project", "keys rotate --project"]);
+    for (const [entry, flags] of own) expect({ entry, missing: [...flags].filter((f) => !entries.get(entry)?.has(f)) }).toEqual({ entry, missing: [] });
+  });
+});
+
 describe("model-gateway check", () => {
   it("exits 0 on the embedded default config", () => {
     const r = run(["check", resolve("gateway.yaml")]);
@@ -72,6 +101,15 @@ describe("model-gateway check", () => {
       expect.stringMatching(new RegExp(`^${fixed}:8:21: cannot load plugin "tagger" from ../../work/none.mjs: `)),
       expect.stringMatching(new RegExp(`^${fixed}:9:26: unknown plugin "nope"`)),
     ]);
+  });
+
+  it("exits 1 on an empty file (or one of only comments) rather than calling it ok with no projects", () => {
+    for (const text of ["", "  \n# nothing yet\n"]) {
+      const file = tmpConfig(text);
+      const r = run(["check", file]);
+      expect(r.stdout.trim()).toBe(`${file}:1:1: the file is empty (nothing but whitespace, comments or null): refused, as it would drop every project and key`);
+      expect(r.status).toBe(1);
+    }
   });
 
   it("takes the file as --config FILE (or -c) like every other command, and still as a positional", () => {
@@ -139,6 +177,24 @@ describe("model-gateway start", () => {
       expect(r.stdout).not.toContain("listening on");
     } finally {
       blocker.close();
+    }
+  });
+
+  it("refuses a host it cannot listen on (no such name, not this machine's address) in one line, exit 1, no stack trace", () => {
+    const memory = "store: { kind: memory }\nmetrics: { listener: false }\n";
+    const cases = [
+      [["--host", "999.1.1.1"], memory, /^refusing to start: cannot listen on 999\.1\.1\.1:0 \(999\.1\.1\.1 does not resolve to an address: check --host or server\.host; (ENOTFOUND|EAI_AGAIN)\)\n$/],
+      [[], `server: { host: my-hostt.invalid }\n${memory}`, /^refusing to start: cannot listen on my-hostt\.invalid:0 \(.*; (ENOTFOUND|EAI_AGAIN)\)\n$/],
+      // TEST-NET-1: never an address of this machine.
+      [["--host", "192.0.2.1"], memory, /^refusing to start: cannot listen on 192\.0\.2\.1:0 \(192\.0\.2\.1 is not an address of this machine: check --host or server\.host \(0\.0\.0\.0 listens on all of them\); EADDRNOTAVAIL\)\n$/],
+      // The metrics listener's host likewise; the API listener it had opened is closed again.
+      [[], "store: { kind: memory }\nmetrics: { host: 192.0.2.1, port: 0 }\n", /^refusing to start: cannot listen for metrics on 192\.0\.2\.1:0 \(192\.0\.2\.1 is not an address of this machine: check metrics\.host .*; EADDRNOTAVAIL\)\n$/],
+    ] as const;
+    for (const [args, config, stderr] of cases) {
+      const r = run(["start", "--config", tmpConfig(config), "--port", "0", "--no-watch", ...args]);
+      expect(r.stderr).toMatch(stderr);
+      expect(r.stdout).not.toContain("listening on");
+      expect(r.status).toBe(1);
     }
   });
 
