@@ -2,7 +2,8 @@
 // retention dropping whole months of raw records while their rollups keep answering, and a writer that keeps
 // records spooled (never lost) while Postgres refuses them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -23,6 +24,15 @@ const rec = (ts: number, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
   webSearches: 0, costUsd: picoToUsd(5_000_000n), costPico: 5_000_000n, latencyMs: 1, ttftMs: null, status: 200, outcome: "ok", sandbox: false,
   estimated: false, ...over,
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(f: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await sleep(20);
+  }
+}
 
 const monthName = (t: number) => `mg_ledger_p${new Date(t).getUTCFullYear()}_${String(new Date(t).getUTCMonth() + 1).padStart(2, "0")}`;
 
@@ -130,6 +140,37 @@ describe("Postgres ledger", () => {
     expect((await admin.query("SELECT sum(requests)::int AS n FROM mg_ledger_hourly")).rows[0].n).toBe(30);
     await admin.end();
     await next.close();
+  });
+
+  it("the spool of a replica that dies after this one started is counted and written with nothing spooled here", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    const gone = new Promise((r) => other.once("exit", r));
+    const records = Array.from({ length: 3 }, () => rec(Date.now()));
+    writeFileSync(join(spoolDir, `pg-ledger.${other.pid}.jsonl`),
+      records.map((r) => JSON.stringify({ k: r.generationId, t: r.ts, v: { ...r, costPico: r.costPico.toString() } }) + "\n").join(""));
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 10 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await sleep(100);
+      expect(ledger.pending).toBe(0); // the other replica's, while it runs
+      // It dies while Postgres refuses writes: this replica, with no request of its own, shows its records pending...
+      await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away");
+      other.kill("SIGKILL");
+      await gone;
+      await until(async () => ledger.status().pending === 3);
+      expect(ledger.status()).toMatchObject({ up: false, pending: 3 });
+      // ...and writes them once Postgres takes them.
+      await admin.query("ALTER TABLE mg_away RENAME TO mg_ledger_daily");
+      await until(async () => (await admin.query("SELECT count(*)::int AS n FROM mg_ledger")).rows[0].n === 3);
+      await until(async () => ledger.status().pending === 0);
+    } finally {
+      other.kill("SIGKILL");
+      await admin.end();
+      await ledger.close();
+    }
   });
 
   it("a record Postgres refuses for its data is set aside (on disk, with the error); the rest of its batch is written", async () => {

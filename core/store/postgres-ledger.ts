@@ -252,6 +252,10 @@ export class PostgresLedger implements LedgerReader {
 
   private async writeAll(): Promise<void> {
     try {
+      // Spools of processes that died since (or were zombies at) our start: ours to write and to count as pending,
+      // even while our own spool is empty or Postgres is down.
+      await this.spool.adoptGone();
+      await this.segments?.adopt();
       if (!this.schemaReady) await this.prepare();
       if (this.spool.size) await this.spool.drain((batch) => this.writeBatch(batch), this.batchSize);
       if (this.segments?.size) await this.segments.drain((batch) => this.writeBatch(batch), this.batchSize);
@@ -416,6 +420,9 @@ class ReadOnlySpool {
     return Promise.reject(new Error("this Postgres ledger was opened read only"));
   }
   async drain(): Promise<number> {
+    return 0;
+  }
+  async adoptGone(): Promise<number> {
     return 0;
   }
   async close(): Promise<void> {}

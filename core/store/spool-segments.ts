@@ -120,8 +120,11 @@ export class SpoolSegments<T> {
     return written;
   }
 
-  /** Take over the segments of processes that are gone (and our own from an earlier life with the same pid). */
-  private async adopt(): Promise<void> {
+  /**
+   * Take over the segments of processes that are gone (and our own from an earlier life with the same pid); also on
+   * every writer tick, so a replica that died after this one started has its segments written and counted.
+   */
+  async adopt(): Promise<void> {
     let names: string[];
     try {
       names = readdirSync(this.dir);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +38,37 @@ describe("Spool", () => {
     await s.drain(async (b) => void got.push(...b));
     expect(got).toEqual(["one", "two"]);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.runIf(process.platform === "linux")("adopts the file of a process killed but not yet reaped by its parent (a zombie)", async () => {
+    const dir = dirOf();
+    // sh starts a short child, then becomes `sleep`, which never waits for it: the child stays a zombie.
+    const parent = spawn("sh", ["-c", "sleep 0.05 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(readFileSync(`/proc/${pid}/stat`, "utf8")).toMatch(/\) Z /);
+      writeFileSync(join(dir, `ledger.${pid}.jsonl`), line("g1", "one"));
+      const s = await Spool.open<string>(dir, "ledger");
+      expect(s.size).toBe(1);
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
+
+  it("adopts, when asked again, the file of a process that was still running at open", async () => {
+    const dir = dirOf();
+    const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    const gone = new Promise((r) => other.once("exit", r));
+    writeFileSync(join(dir, `ledger.${other.pid}.jsonl`), line("g1", "one") + line("g2", "two"));
+    const s = await Spool.open<string>(dir, "ledger");
+    expect(s.size).toBe(0);
+    expect(await s.adoptGone()).toBe(0);
+    other.kill("SIGKILL");
+    await gone;
+    expect(await s.adoptGone()).toBe(2);
+    expect(s.size).toBe(2);
+    expect(readdirSync(dir)).toEqual([`ledger.${process.pid}.jsonl`]);
   });
 
   it("leaves the file of a process that still runs alone", async () => {

@@ -110,6 +110,17 @@ export class Spool<T> {
     return (this.draining ??= this.drainAll(write, batchSize).finally(() => (this.draining = undefined)));
   }
 
+  /**
+   * Take over the files of processes that are gone now (one may have died after open(), or still been a zombie
+   * then): their items count in size and are drained with ours, even when nothing of our own waits. The number of
+   * items newly loaded.
+   */
+  async adoptGone(): Promise<number> {
+    const before = this.entries.size;
+    if (this.adopt()) await this.compactNow();
+    return this.entries.size - before;
+  }
+
   private async drainAll(write: (batch: T[]) => Promise<void>, batchSize: number): Promise<number> {
     if (this.adopt()) await this.compactNow();
     let written = 0;
@@ -252,13 +263,26 @@ export class Spool<T> {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Whether process `pid` is running (EPERM: it is, under another user), so the files it writes are not to be taken. */
+/**
+ * Whether process `pid` is running (EPERM: it is, under another user), so the files it writes are not to be taken.
+ * A zombie (killed, not yet reaped by its parent) answers signal 0 but writes nothing any more: not alive.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !zombie(pid);
+}
+
+/** Linux: the state field of /proc/<pid>/stat (after the parenthesised command name) is Z. Elsewhere: unknown, no. */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }
 
