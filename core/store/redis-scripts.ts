@@ -215,8 +215,11 @@ return 0
 
 /**
  * After Redis lost its state, with the ledger elsewhere: who rebuilds spend. KEYS[1] epoch, KEYS[2] the epoch whose
- * spend counters are current, KEYS[3] rebuild lock; ARGV = a new epoch, owner, lock ms. Returns { epoch, state }:
- * "rebuild" (this caller created the epoch and holds the lock), "ready", "busy" (someone rebuilds), "unmarked".
+ * spend counters are current, KEYS[3] rebuild lock, KEYS[4] the set of epochs a rebuild of these counters replaced;
+ * ARGV = a new epoch, owner, lock ms, the epoch the caller last saw ('' when none). Returns { epoch, state }:
+ * "rebuild" (the caller holds the lock and must rebuild), "ready", "busy" (someone rebuilds), "unmarked".
+ * Marked counters are ready only for a caller that saw this epoch, or whose epoch a rebuild replaced: to one that saw
+ * another epoch they may be a restored backup (an older data set, missing the spend since), so they are rebuilt.
  */
 export const EPOCH_CLAIM = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
@@ -224,8 +227,14 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   return { ARGV[1], 'rebuild' }
 end
 local e = redis.call('GET', KEYS[1])
-if redis.call('GET', KEYS[2]) == e then return { e, 'ready' } end
+local marked = redis.call('GET', KEYS[2]) == e
+local known = ARGV[4]
+if marked and (known == '' or known == e or redis.call('SISMEMBER', KEYS[4], known) == 1) then return { e, 'ready' } end
 if redis.call('EXISTS', KEYS[3]) == 1 then return { e, 'busy' } end
+if marked then
+  redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+  return { e, 'rebuild' }
+end
 return { e, 'unmarked' }
 `;
 

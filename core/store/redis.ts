@@ -75,7 +75,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
     redis.defineCommand("mgBackfill", { lua: lua.BACKFILL, numberOfKeys: 2 });
     redis.defineCommand("mgRollupsCurrent", { lua: lua.ROLLUPS_CURRENT, numberOfKeys: 2 });
-    redis.defineCommand("mgEpochClaim", { lua: lua.EPOCH_CLAIM, numberOfKeys: 3 });
+    redis.defineCommand("mgEpochClaim", { lua: lua.EPOCH_CLAIM, numberOfKeys: 4 });
     redis.defineCommand("mgIdemBegin", { lua: lua.IDEM_BEGIN, numberOfKeys: 1 });
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
@@ -124,8 +124,10 @@ export class RedisStore implements Store {
 
   /** Which server and prefix, for messages (no password). */
   private where = "";
-  /** The epoch this gateway saw in Redis at start; undefined until verify(). */
+  /** The epoch this gateway last saw in Redis; undefined until verify(). */
   private epoch: string | undefined;
+  /** Where the epoch is kept across restarts (the spool directory's store-epochs.json); set by verify(). */
+  private epochFile: string | undefined;
   private requirePersistence = true;
   private readonly lost: (() => void)[] = [];
 
@@ -155,12 +157,11 @@ export class RedisStore implements Store {
       }
       await this.refuseEviction();
     }
-    const seen = readEpochs(o.epochFile);
-    const last = seen[this.where];
+    this.epochFile = o.epochFile;
+    const last = readEpochs(o.epochFile)[this.where];
     if (this.spendSource) {
       // Spend can be rebuilt from the ledger: a Redis that lost it is repaired, not refused.
-      this.epoch = await this.claimEpoch(last, 20_000);
-      if (last !== this.epoch) writeEpochs(o.epochFile, { ...seen, [this.where]: this.epoch });
+      this.setEpoch(await this.claimEpoch(last, 20_000), true);
       return;
     }
     await this.r.set(this.k("epoch"), newEpoch(), "NX");
@@ -170,7 +171,25 @@ export class RedisStore implements Store {
         "it was restarted without its data, flushed, or replaced. Every project's spend for the period would restart from zero. " +
         `Restore Redis's data (its appendonly file), or accept the reset by removing ${o.epochFile} (or its entry for this server)`);
     }
-    if (last !== this.epoch) writeEpochs(o.epochFile, { ...seen, [this.where]: this.epoch! });
+    this.setEpoch(this.epoch, true);
+  }
+
+  /**
+   * The epoch to trust from now on, kept in the epoch file whenever it changes (not only at start): a process that
+   * restarts after a rebuild must know the rebuilt epoch, or a restored older backup would look like its own state.
+   */
+  private setEpoch(epoch: string | undefined, atStart = false): void {
+    this.epoch = epoch;
+    if (!this.epochFile || epoch === undefined) return;
+    const seen = readEpochs(this.epochFile);
+    if (seen[this.where] === epoch) return;
+    try {
+      writeEpochs(this.epochFile, { ...seen, [this.where]: epoch });
+    } catch (err) {
+      // At start this fails the boot (as before); later the epoch is still trusted in memory, and said so.
+      if (atStart) throw err;
+      this.log?.error("store: cannot write the Redis epoch file", { file: this.epochFile, error: String(err) });
+    }
   }
 
   /**
@@ -197,7 +216,7 @@ export class RedisStore implements Store {
     const epoch: string | null = await this.r.mgProbe(this.k("probe"), this.k("epoch"), Date.now());
     if (this.epoch === undefined || epoch === this.epoch) return;
     if (this.spendSource) {
-      this.epoch = await this.claimEpoch(this.epoch, 0);
+      this.setEpoch(await this.claimEpoch(this.epoch, 0));
       return;
     }
     if (this.requirePersistence) {
@@ -206,19 +225,23 @@ export class RedisStore implements Store {
     }
     // require_persistence: false accepts resets; take the new epoch.
     await this.r.set(this.k("epoch"), newEpoch(), "NX");
-    this.epoch = (await this.r.get(this.k("epoch"))) ?? undefined;
+    this.setEpoch((await this.r.get(this.k("epoch"))) ?? undefined);
   }
 
   /**
    * With the ledger elsewhere: the epoch to trust, after making sure the spend counters belong to it. A Redis that
    * lost its state (no epoch, or one `known` is not) gets every project's spend for the current periods rebuilt from
    * the ledger's rollups, by one replica (a lock); the others wait for it (`waitMs`, or refuse budgets meanwhile).
+   * Counters marked current for another epoch than `known` are trusted only if a rebuild replaced `known` with them:
+   * otherwise they may be a restored backup (EPOCH_CLAIM), and are rebuilt too.
    */
   private async claimEpoch(known: string | undefined, waitMs: number): Promise<string> {
     const owner = randomUUID();
     const end = Date.now() + waitMs;
     for (;;) {
-      const [epoch, state]: [string, string] = await this.r.mgEpochClaim(this.k("epoch"), this.k("spend-epoch"), this.k("spend-rebuild"), newEpoch(), owner, REBUILD_LOCK_MS);
+      const [epoch, state]: [string, string] = await this.r.mgEpochClaim(
+        this.k("epoch"), this.k("spend-epoch"), this.k("spend-rebuild"), this.k("spend-replaced"), newEpoch(), owner, REBUILD_LOCK_MS, known ?? "",
+      );
       if (state === "ready") return epoch;
       if (state === "unmarked" && (known === undefined || known === epoch)) {
         // The state this gateway saw (or a Redis that held spend before the ledger moved): its counters are current.
@@ -226,7 +249,7 @@ export class RedisStore implements Store {
         return epoch;
       }
       if (state === "rebuild" || (state === "unmarked" && (await this.r.set(this.k("spend-rebuild"), owner, "PX", REBUILD_LOCK_MS, "NX")))) {
-        await this.rebuildSpend(epoch, owner);
+        await this.rebuildSpend(epoch, owner, known);
         return epoch;
       }
       if (Date.now() >= end) {
@@ -239,7 +262,7 @@ export class RedisStore implements Store {
   }
 
   /** Spend counters of the current periods := the ledger's sums (after this replica's own pending records are written). */
-  private async rebuildSpend(epoch: string, owner: string): Promise<void> {
+  private async rebuildSpend(epoch: string, owner: string, replaced: string | undefined): Promise<void> {
     const source = this.spendSource!;
     try {
       await source.flush();
@@ -251,9 +274,11 @@ export class RedisStore implements Store {
         else p.set(key, row.pico.toString(), "EX", 34560000);
       }
       p.set(this.k("spend-epoch"), epoch);
+      // Replicas that saw `replaced` may trust these counters without rebuilding them again.
+      if (replaced !== undefined && replaced !== epoch) p.sadd(this.k("spend-replaced"), replaced);
       await p.exec();
       this.rebuilt++;
-      this.log?.warn("store: Redis had lost its state; spend rebuilt from the ledger's rollups", { redis: this.where, projects: new Set(rows.map((r) => r.project)).size });
+      this.log?.warn("store: Redis no longer held the spend this gateway saw (lost, or restored from an older backup); spend rebuilt from the ledger's rollups", { redis: this.where, projects: new Set(rows.map((r) => r.project)).size });
     } finally {
       if ((await this.r.get(this.k("spend-rebuild")).catch(() => null)) === owner) await this.r.del(this.k("spend-rebuild")).catch(() => {});
     }
