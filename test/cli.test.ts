@@ -236,6 +236,14 @@ describe("model-gateway usage", () => {
     expect(r.stdout).toBe("");
   });
 
+  it("refuses a reversed --since/--until range naming both, exit 2, instead of printing an all-zero table", () => {
+    const file = tmpConfig("store: { kind: sqlite, path: ./ledger.db }\n");
+    const r = run(["usage", "--config", file, "--since", "2026-11-01", "--until", "2026-10-01"]);
+    expect(r.stderr).toBe("usage: --since 2026-11-01 (2026-11-01T00:00:00.000Z) is not before --until 2026-10-01 (2026-10-01T00:00:00.000Z): the range is empty\n");
+    expect(r.stdout).toBe("");
+    expect(r.status).toBe(2);
+  });
+
   it("without --config, reads ./gateway.yaml when there is one", () => {
     const file = tmpConfig("store: { kind: sqlite, path: ./ledger.db }\n");
     const r = run(["usage", "--json"], {}, dirname(file));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nameToolCalls, parseSince, printable, queriedDimensions, table } from "./usage-command.ts";
+import { nameToolCalls, parseRange, parseSince, printable, queriedDimensions, table } from "./usage-command.ts";
 import type { UsageRow } from "../contracts/ledger-reader.ts";
 
 const row = (group: UsageRow["group"], costUsd: string, requests: number, bucketStart?: number): UsageRow => ({
@@ -40,5 +40,15 @@ describe("usage command", () => {
     expect(parseSince("30m", now)).toBe(now - 1_800_000);
     expect(() => parseSince("yesterday", now)).toThrow(/--since yesterday/);
     expect(() => parseSince("later", now, "--until")).toThrow(/--until later/);
+  });
+
+  it("refuses a reversed or empty --since/--until range, naming both, instead of summing nothing", () => {
+    const now = Date.parse("2026-11-21T12:00:00Z");
+    expect(() => parseRange("2026-11-01", "2026-10-01", now))
+      .toThrow("--since 2026-11-01 (2026-11-01T00:00:00.000Z) is not before --until 2026-10-01 (2026-10-01T00:00:00.000Z): the range is empty");
+    expect(() => parseRange("2026-11-01", "2026-11-01", now)).toThrow(/is not before --until 2026-11-01/);
+    expect(() => parseRange("2027-01-01", undefined, now)).toThrow("--since 2027-01-01 (2027-01-01T00:00:00.000Z) is not before the default --until, an hour from now (2026-11-21T13:00:00.000Z): the range is empty");
+    expect(parseRange("2026-10-01", "2026-11-01", now)).toEqual({ since: Date.parse("2026-10-01"), until: Date.parse("2026-11-01") });
+    expect(parseRange(undefined, undefined, now)).toEqual({ since: 0, until: now + 3_600_000 });
   });
 });

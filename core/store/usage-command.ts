@@ -39,6 +39,22 @@ export function parseSince(s: string, now = Date.now(), flag = "--since"): numbe
   return t;
 }
 
+/**
+ * --since and --until as a range; a reversed or empty one is refused (its sums would be an all-zero table that looks
+ * like "no traffic"). Absent: from the first record, to an hour from now.
+ */
+export function parseRange(sinceArg: string | undefined, untilArg: string | undefined, now = Date.now()): { since: number; until: number } {
+  const since = sinceArg ? parseSince(sinceArg, now) : 0;
+  const until = untilArg ? parseSince(untilArg, now, "--until") : now + 3_600_000;
+  if (since >= until) {
+    const iso = (t: number) => new Date(t).toISOString();
+    const untilText = untilArg ? `--until ${untilArg} (${iso(until)})` : `the default --until, an hour from now (${iso(until)})`;
+    const sinceText = sinceArg ? `--since ${sinceArg} (${iso(since)})` : "the first record";
+    throw new Error(`${sinceText} is not before ${untilText}: the range is empty`);
+  }
+  return { since, until };
+}
+
 /** Longest wait for one store call of the command: long enough for a large range of rollups, never unbounded. */
 const USAGE_TIMEOUT_MS = 15_000;
 
@@ -106,16 +122,16 @@ export async function usageCommand(argv: string[]): Promise<number> {
   });
   let since: number, until: number, groupBy: UsageDimension[], bucket: UsageBucket;
   try {
-    since = values.since ? parseSince(values.since) : 0;
-    until = values.until ? parseSince(values.until, Date.now(), "--until") : Date.now() + 3_600_000;
+    ({ since, until } = parseRange(values.since, values.until));
     groupBy = (values["group-by"] ?? "project,model").split(",").map((d) => d.trim()).filter(Boolean) as UsageDimension[];
     const bad = groupBy.find((d) => !DIMENSIONS.includes(d));
     if (bad) throw new Error(`--group-by ${bad}: one of ${DIMENSIONS.join(", ")}`);
     bucket = (values.bucket ?? "none") as UsageBucket;
     if (!["hour", "day", "none"].includes(bucket)) throw new Error(`--bucket ${values.bucket}: hour, day or none`);
   } catch (err) {
+    // A bad option value is a usage error (exit 2), like an unknown option.
     process.stderr.write(`usage: ${(err as Error).message}\n`);
-    return 1;
+    return 2;
   }
   const file = configFile(values.config);
   if (file === undefined) {
