@@ -18,6 +18,8 @@ import type { VideosCall, VideosOutput } from "../contracts/media.ts";
 import { dispatchCall, withDeadline } from "./media.ts";
 import { Meter } from "../metering/meter.ts";
 import { costUsd } from "../observability/headers.ts";
+import { recordJob } from "./video-record.ts";
+import { shareJobId } from "./video-job-id.ts";
 
 /** Idempotency window (spec, Limits): a finished job can be picked up again for 24 hours. */
 const KEEP_FINISHED_MS = 24 * 3600_000;
@@ -72,6 +74,8 @@ export class VideoJobs {
   private readonly byKey = new Map<string, VideoJob>();
   private readonly running = new Map<string, Set<VideoJob>>();
   private readonly timer: NodeJS.Timeout;
+  /** Stops the background retries of records the store could not take (video-record.ts) when the gateway closes. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly gateway: GatewayHandle) {
     this.timer = setInterval(() => this.sweep(), 10 * 60_000);
@@ -106,6 +110,7 @@ export class VideoJobs {
     set.add(job);
     const byKeyId = opts.key ? keyOf(projectId, opts.key, ctx.auth?.sandbox === true) : undefined;
     if (byKeyId) this.byKey.set(byKeyId, job);
+    if (opts.claim) shareJobId(ctx, opts.claim.scope, job.id, opts.jobTimeoutMs);
 
     const store = this.gateway.store;
     const claim = opts.claim;
@@ -131,7 +136,7 @@ export class VideoJobs {
         // generation id is the starting request's, and the store writes one record per generation id, so a replayed
         // write cannot bill twice. A crash before this line loses the video unbilled (nothing can deliver it); after
         // it and before the store record below, the key stays claimed until job_timeout_seconds and a repeat then
-        // runs (and bills) a new job.
+        // runs (and bills) a new job. A record the store cannot take now is retried in the background.
         await meter.commit({ status: 200, aborted: false }).catch(logFailed);
         const result: VideoAsset = {
           id: job.id, created: Math.floor(Date.now() / 1000), model: sub.resolvedTarget?.modelId ?? modelId, upstreamModel: sub.upstreamModel, asset,
@@ -139,10 +144,12 @@ export class VideoJobs {
           resolvedProvider: sub.resolvedProvider, attempts,
           generationId: ctx.generationId, costUsd: costUsd(sub, meter.finalUsage({ status: 200, aborted: false })?.usage),
         };
-        // Recorded before anyone is answered, so a restart or another replica finds it.
+        // Recorded before anyone is answered, so a restart or another replica finds it. Until the store takes it
+        // (an outage), this process serves the job from byKey and the claim keeps other replicas from a second job.
         if (claim) {
-          await store.idempotencyComplete(claim.scope, opts.fingerprint, claim.owner, { kind: "json", status: 200, headers: {}, body: result }, KEEP_FINISHED_MS, Date.now())
-            .catch((err) => this.gateway.log.warn("video job record failed", { job: job.id, error: String(err) }));
+          await recordJob(this.gateway, job.id,
+            () => store.idempotencyComplete(claim.scope, opts.fingerprint, claim.owner, { kind: "json", status: 200, headers: {}, body: result }, KEEP_FINISHED_MS, Date.now()),
+            { giveUpAt: Date.now() + KEEP_FINISHED_MS, stop: this.closing.signal });
         }
         return result;
       } catch (err) {
@@ -187,9 +194,7 @@ export class VideoJobs {
           else signal.addEventListener("abort", onAbort, { once: true });
         }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new GatewayError(504, "UPSTREAM_TIMEOUT",
-            `The video is still being generated after ${Math.round(holdMs / 1000)} s; repeat the request with the same idempotency key to pick it up`,
-            { retryable: true, details: { job_id: job.id, limit_seconds: Math.round(holdMs / 1000), ...(job.key ? { idempotency_key: job.key } : {}) } })), holdMs);
+          timer = setTimeout(() => reject(stillRunning(holdMs, job.id, job.key)), holdMs);
         }),
       ]);
     } catch (e) {
@@ -206,8 +211,21 @@ export class VideoJobs {
 
   close(): void {
     clearInterval(this.timer);
+    this.closing.abort();
     for (const set of this.running.values()) for (const job of set) job.controller.abort(new Error("gateway closing"));
   }
+}
+
+/**
+ * The 504 of a request that gave up waiting: the job runs on and a repeat with the same key collects it. The limit as
+ * configured (timeout_seconds: 0.5 is 0.5 s, not "1 s"); the job id when known (a replica attaching to another's job
+ * learns it from the store, when it can).
+ */
+export function stillRunning(holdMs: number, jobId: string | undefined, key: string | undefined, elsewhere = false): GatewayError {
+  const s = Math.round(holdMs) / 1000;
+  return new GatewayError(504, "UPSTREAM_TIMEOUT",
+    `The video is still being generated${elsewhere ? " by another gateway instance" : ""} after ${s} s; repeat the request with the same idempotency key to pick it up`,
+    { retryable: true, details: { ...(jobId ? { job_id: jobId } : {}), limit_seconds: s, ...(key ? { idempotency_key: key } : {}) } });
 }
 
 const byGateway = new WeakMap<GatewayHandle, VideoJobs>();

@@ -13,6 +13,9 @@
 // A response-cache hit is billed at a set price, which may be more than the worst case held: before it is served it
 // asks for the difference (ctx.budget.cover), held under an id of its own on every scope and given back once the hit's
 // record has landed; with no room the cache does not serve it, so hits never spend past the budget either.
+// A keyed /videos request whose key a job already holds (running, or finished and billed) only collects that job, so
+// nothing is reserved up front (a full budget must not refuse a video already paid for); should it have to start a
+// job after all, the videos endpoint makes the reservation first (ctx.reserveForNewJob).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../../core/errors.ts";
@@ -25,6 +28,7 @@ import { meterFor } from "../../core/metering/meter.ts";
 import { worstCasePico } from "./worst-case.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
+import { videoKeyTaken } from "../../core/endpoints/video-key.ts";
 
 /** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
 const LEASE_MS = 15 * 60_000;
@@ -114,27 +118,37 @@ export default definePlugin({
     const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "chat" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
     const amountPico = worstCasePico(ctx, searches);
     const leaseMs = leaseMsOf(ctx);
-    const held: Settlement[] = [];
-    try {
-      for (const s of scopes) {
-        // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
-        const r = await store.reserve(
-          { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, now);
-        if (!r.ok) throw s.exceeded(r.spentPico, r.reservedPico, amountPico);
-        held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
-      }
-    } catch (err) {
-      for (const h of held) await store.release(h); // never fails: one the store cannot take now is made later
-      throw err;
-    }
-    const first = held[0]!;
-    ctx.budget = { project: first.project, periodKey: first.periodKey, id: ctx.generationId, reservedPico: amountPico, settled: false };
-    // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
-    // counts the cost.
-    if (held[1]) ctx.budget.also = held[1];
-    // A cache hit costs its set price, which may be more than the worst case held: cover() holds the difference.
     const extra: Settlement[] = [];
-    ctx.budget.cover = (pico) => cover(ctx, scopes, pico, extra);
+    const reserve = async (at: number) => {
+      const held: Settlement[] = [];
+      try {
+        for (const s of scopes) {
+          // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
+          const r = await store.reserve(
+            { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, at);
+          if (!r.ok) throw s.exceeded(r.spentPico, r.reservedPico, amountPico);
+          held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
+        }
+      } catch (err) {
+        for (const h of held) await store.release(h); // never fails: one the store cannot take now is made later
+        throw err;
+      }
+      const first = held[0]!;
+      ctx.budget = { project: first.project, periodKey: first.periodKey, id: ctx.generationId, reservedPico: amountPico, settled: false };
+      // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
+      // counts the cost.
+      if (held[1]) ctx.budget.also = held[1];
+      // A cache hit costs its set price, which may be more than the worst case held: cover() holds the difference.
+      ctx.budget.cover = (pico) => cover(ctx, scopes, pico, extra);
+    };
+    if (ctx.endpoint === "videos" && (await videoKeyTaken(ctx))) {
+      ctx.reserveForNewJob = () => {
+        ctx.reserveForNewJob = undefined;
+        return reserve(Date.now());
+      };
+    } else {
+      await reserve(now);
+    }
     // Settles through the ledger write (usage-metering usually did it already; commit runs once).
     ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
     // Answered or refused without a provider (an idempotent replay; rate limited, not routable...): nothing more can
