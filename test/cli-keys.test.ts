@@ -3,8 +3,9 @@
 // a running gateway's admin API with --url.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import YAML from "yaml";
 import { startTestGateway, postJson, keyEntry, type TestGateway } from "./helpers/gateway.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
@@ -106,6 +107,38 @@ describe("keys commands on gateway.yaml", () => {
     expect((await gw.gateway.reload()).ok).toBe(true);
     const res = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("keys commands run at the same time on one gateway.yaml", () => {
+  it("each keeps its key, readers never see the file empty or cut short, and a symlinked file stays a link with its mode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-keys-race-"));
+    const real = join(dir, "real.yaml");
+    writeFileSync(real, header());
+    chmodSync(real, 0o640);
+    const file = join(dir, "gateway.yaml");
+    symlinkSync(real, file);
+    const ids = ["c1", "c2", "c3", "c4", "c5", "c6"];
+    const torn: string[] = [];
+    let done = false;
+    const watcher = (async () => {
+      // What a running gateway's config watch would read meanwhile.
+      while (!done) {
+        const text = readFileSync(file, "utf8");
+        if (!YAML.parse(text)?.projects?.acme) torn.push(text);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const runs = await Promise.all(ids.map((id) => run(["keys", "new", "--project", "acme", "--id", id, "--config", file])));
+    done = true;
+    await watcher;
+    for (const r of runs) expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    const inFile = (YAML.parse(readFileSync(file, "utf8")).projects.acme.keys as { id: string }[]).map((k) => k.id);
+    expect(inFile.sort()).toEqual(["team", ...ids].sort());
+    expect(torn).toEqual([]);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(statSync(real).mode & 0o777).toBe(0o640);
+    expect(readdirSync(dir).sort()).toEqual(["gateway.yaml", "real.yaml"]);
   });
 });
 

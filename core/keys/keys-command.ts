@@ -5,9 +5,10 @@
 // kept in its store and every replica accepts them at once.
 // `keys new` with neither prints the key and the line to paste, as it always did.
 import { parseArgs } from "node:util";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
+import { lockedEdit, LockBusyError } from "./locked-edit.ts";
 import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
 
 const USAGE = `Usage:
@@ -83,10 +84,8 @@ function configFile(v: Values, sub: string): string {
   return abs;
 }
 
-function edit(file: string, change: (text: string) => string): void {
-  const before = readFileSync(file, "utf8");
-  writeFileSync(file, change(before));
-}
+/** Under a lock, written whole (locked-edit.ts): concurrent commands each keep their change, readers never see half. */
+const edit = (file: string, change: (text: string) => string | Promise<string>) => lockedEdit(file, change);
 
 /**
  * An id that a key created through the admin API already has in this project is refused: the running gateway would
@@ -175,7 +174,7 @@ async function create(v: Values): Promise<number> {
       return 0;
     }
     const file = configFile(v, "new");
-    edit(file, (t) => addAdminKey(t, entry));
+    await edit(file, (t) => addAdminKey(t, entry));
     out(`${key}\n\nThis admin key is shown once. Added admin key ${id} (${scope}) to ${file}.\n`);
     return 0;
   }
@@ -197,7 +196,7 @@ async function create(v: Values): Promise<number> {
   }
   const file = configFile(v, "new");
   await freeInStore(file, project, id, "--id");
-  edit(file, (t) => addProjectKey(t, project, entry));
+  await edit(file, (t) => addProjectKey(t, project, entry));
   out(`${key}\n\nThis key is shown once. Added key ${project}/${id} to ${file}.\n`);
   return 0;
 }
@@ -211,7 +210,7 @@ async function revoke(v: Values): Promise<number> {
     return 0;
   }
   const file = configFile(v, "revoke");
-  edit(file, (t) => setProjectKeyField(t, project, id, "revoked", true));
+  await edit(file, (t) => setProjectKeyField(t, project, id, "revoked", true));
   out(`Revoked ${project}/${id} in ${file} (refused as soon as the gateway reloads it).\n`);
   return 0;
 }
@@ -226,22 +225,23 @@ async function rotate(v: Values): Promise<number> {
     return 0;
   }
   const file = configFile(v, "rotate");
-  const text = readFileSync(file, "utf8");
-  const old = yamlKeys(text).find((k) => k.project === project && k.id === id);
-  if (!old) throw new YamlEditError(`project ${project} has no key ${id} in ${file}`);
-  if (old.revoked) throw new YamlEditError(`key ${project}/${id} is revoked: create a new key instead`);
   const key = newApiKey(v.sandbox === true); // gateway.yaml keeps no trace of the old key's kind: --sandbox says it
-  const taken = new Set(yamlKeys(text).filter((k) => k.project === project).map((k) => k.id));
   let newId = v["new-id"];
-  if (!newId) for (let n = 2; !newId; n++) if (!taken.has(`${id.replace(/-r\d+$/, "")}-r${n}`)) newId = `${id.replace(/-r\d+$/, "")}-r${n}`;
-  await freeInStore(file, project, newId, "--new-id");
-  const until = Date.now() + overlap * 1000;
-  const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
-  const expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const entry = { id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}), ...(old.budget ? { budget: old.budget } : {}) };
-  let next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
-  next = setProjectKeyField(next, project, id, "expires_at", expiresAt);
-  writeFileSync(file, next);
+  let expiresAt = "";
+  await edit(file, async (text) => {
+    const old = yamlKeys(text).find((k) => k.project === project && k.id === id);
+    if (!old) throw new YamlEditError(`project ${project} has no key ${id} in ${file}`);
+    if (old.revoked) throw new YamlEditError(`key ${project}/${id} is revoked: create a new key instead`);
+    const taken = new Set(yamlKeys(text).filter((k) => k.project === project).map((k) => k.id));
+    if (!newId) for (let n = 2; !newId; n++) if (!taken.has(`${id.replace(/-r\d+$/, "")}-r${n}`)) newId = `${id.replace(/-r\d+$/, "")}-r${n}`;
+    await freeInStore(file, project, newId, "--new-id");
+    const until = Date.now() + overlap * 1000;
+    const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
+    expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const entry = { id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}), ...(old.budget ? { budget: old.budget } : {}) };
+    const next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
+    return setProjectKeyField(next, project, id, "expires_at", expiresAt);
+  });
   out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}; ${project}/${id} now expires at ${expiresAt}.\n`);
   return 0;
 }
@@ -257,7 +257,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   try {
     return await run(values);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof YamlEditError) {
+    if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockBusyError) {
       process.stderr.write(`keys ${sub}: ${err.message.replace(/^keys \w+: /, "")}\n`);
       return 1;
     }
