@@ -195,6 +195,12 @@ pipeline: [router, routr, auth]
     expect((await problems(`admin_keys:\n  - { id: ops, sha256: "${HASH}", scope: admin }\n`))[0]).toMatch(/^F:2:.*scope.*read.*write/);
   });
 
+  it("refuses a file with nothing in it (empty, only comments, or null) instead of loading a gateway with no projects", async () => {
+    const empty = ["F:1:1: the file is empty (nothing but whitespace, comments or null): refused, as it would drop every project and key"];
+    for (const text of ["", "\n\n", "# comments only\n   # and more\n", "~\n", "null\n", "---\n"]) expect(await problems(text)).toEqual(empty);
+    expect(await problems("projects: {}\n")).toEqual([]); // an empty mapping is said on purpose
+  });
+
   it("reports unknown fields at the key", async () => {
     expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot"']);
   });

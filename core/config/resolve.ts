@@ -54,6 +54,11 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const path = resolve(file);
   const main = readYaml(path, problems);
   if (!main) throw new ConfigError(problems);
+  // A file cut short to nothing (truncated while being rewritten) would otherwise load as a config with no projects:
+  // every key refused. Nothing but whitespace and comments is never a gateway's intended config.
+  if (main.doc.toJS() == null) {
+    throw new ConfigError([{ file: path, line: 1, column: 1, message: "the file is empty (nothing but whitespace, comments or null): refused, as it would drop every project and key" }]);
+  }
   if (typeof main.value !== "object" || main.value === null || Array.isArray(main.value)) {
     throw new ConfigError([{ ...locate(main, []), message: "the config must be a mapping (providers:, models:, projects:, ...)" }]);
   }
