@@ -23,6 +23,7 @@ import { InFlight } from "./shutdown.ts";
 import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
 import { restartPending } from "./config/restart-only.ts";
 import { apiKeyIdClashes } from "./keys/id-clash.ts";
+import { droppedEveryProject } from "./config/reload-guard.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -174,6 +175,8 @@ export class Gateway implements GatewayHandle {
     } catch (err) {
       return refused(err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message]);
     }
+    const dropped = droppedEveryProject(this.current.config, next);
+    if (dropped) return refused([dropped]);
     // A key id that an API-created key already has: the store's answer (bounded), else this replica's cached keys.
     const clashes = apiKeyIdClashes(next, (await this.apiKeys.list()).keys);
     if (clashes.length) return refused(clashes.map(formatProblem));
