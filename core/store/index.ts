@@ -9,6 +9,7 @@ import { SqliteStore, damaged } from "./sqlite.ts";
 import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
 import { holdServingLock } from "./sqlite-process-lock.ts";
+import { sqliteOpenProblem } from "./sqlite-open-error.ts";
 
 export type { Store } from "./types.ts";
 
@@ -64,16 +65,24 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
       const path = p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
       // Serving (verify): the one process serving the file, refused before it touches it when another one is; readers
       // (`model-gateway usage`) take no lock.
-      if (o.verify && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-      const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
       try {
-        // Serving: a write waits for another process's lock no longer than any store call may take.
-        return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
+        if (o.verify && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+        const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
+        try {
+          // Serving: a write waits for another process's lock no longer than any store call may take.
+          return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
+        } catch (err) {
+          servingLock?.release();
+          const code = String((err as { code?: string }).code ?? "");
+          if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
+          throw err;
+        }
       } catch (err) {
-        servingLock?.release();
+        // SQLite's "unable to open database file" (or mkdir's ENOENT on a read-only mount) names neither the file nor
+        // why: say which file and what the file system refuses, when it tells.
         const code = String((err as { code?: string }).code ?? "");
-        if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
-        throw err;
+        const problem = path !== ":memory:" && (code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || /^E[A-Z]+$/.test(code)) ? sqliteOpenProblem(path) : undefined;
+        throw problem ? new Error(problem) : err;
       }
     }
     case "redis": {
