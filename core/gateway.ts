@@ -94,7 +94,7 @@ export class Gateway implements GatewayHandle {
     });
     try {
       const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log);
-      gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool });
+      gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool, fallbackDir: config.dir });
       if (inner instanceof SplitLedgerStore) inner.registerMetrics(gw.metrics.registry);
     } catch (err) {
       await inner.close();

@@ -125,6 +125,12 @@ export async function drain(t: Drainable, graceMs: number): Promise<void> {
   for (const s of t.sockets) s.destroy();
   await closed;
   const left = t.inflight.size;
-  await t.closeGateway();
-  t.log.info("shutdown complete", { ms: Math.round(performance.now() - started), cutAtGrace: cut, ...(left ? { unfinished: left } : {}) });
+  // A close that fails (ledger records that could be saved nowhere) still ends the shutdown, but not as a clean one:
+  // the caller exits non-zero.
+  let failed: unknown;
+  await t.closeGateway().catch((err) => (failed = err ?? new Error("closing the gateway failed")));
+  const fields = { ms: Math.round(performance.now() - started), cutAtGrace: cut, ...(left ? { unfinished: left } : {}) };
+  if (failed === undefined) return t.log.info("shutdown complete", fields);
+  t.log.error("shutdown complete, with an error", { ...fields, error: String((failed as Error)?.message ?? failed) });
+  throw failed;
 }

@@ -5,6 +5,8 @@
 // the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
 // the reservations and idempotency claims that failed requests left behind have been given back. A record no store
 // can hold (rejected-ledger.ts) is set aside, never spooled or retried: one bad record never holds the store down.
+import { mkdirSync, openSync, closeSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Registry } from "prom-client";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import type { Logger } from "../log.ts";
@@ -35,6 +37,13 @@ export interface GuardOptions {
   log: Logger;
   registry: Registry;
   spool: Spool<SpooledRecord>;
+  /**
+   * Where ledger records go at close when neither the store nor the spool can take them (the config file's
+   * directory); stderr when unset or not writable.
+   */
+  fallbackDir?: string;
+  /** How long close() keeps trying the store and the spool before giving such records up (default 5 s). */
+  lastChanceMs?: number;
 }
 
 export interface StoreStatus {
@@ -56,6 +65,8 @@ const DEFAULT_PROBE_MS = 500;
 const READ_TIMEOUT_MS = 15_000;
 /** A readiness check re-probes a store that looks up once its last probe is older than this. */
 const READY_PROBE_AGE_MS = 1000;
+/** At close, how long the store and the spool get to take records that are held only in memory. */
+const LAST_CHANCE_MS = 5000;
 
 export class GuardedStore implements Store {
   readonly kind: Store["kind"];
@@ -96,12 +107,39 @@ export class GuardedStore implements Store {
 
   /** At start: replay what an earlier process left in the spool (a store that fails now is probed until it answers). */
   async start(): Promise<void> {
+    await this.checkSpoolDir();
     if (!this.o.spool.size) return;
     this.o.log.info("store: replaying ledger records left in the spool", { records: this.o.spool.size });
     try {
       await this.recover();
     } catch (err) {
       this.fail("replay", err);
+    }
+  }
+
+  /**
+   * The spool is where answered requests' records go while the store is down: a spool_dir that cannot be written
+   * would keep them in memory only, lost at the next stop. With require_persistence (the default) that refuses the
+   * start; otherwise it is said once, loudly. A memory store never spools (it cannot fail), so it is not checked.
+   */
+  private async checkSpoolDir(): Promise<void> {
+    const cfg = this.o.config();
+    if (this.kind === "memory") return;
+    const dir = this.o.spool.dir;
+    const probe = join(dir, `.write-probe.${process.pid}`);
+    try {
+      mkdirSync(dir, { recursive: true });
+      closeSync(openSync(probe, "w"));
+      unlinkSync(probe);
+    } catch (err) {
+      const why = `store.spool_dir ${dir} cannot be written (${(err as Error).message}): ledger records of answered requests ` +
+        "would be kept in memory only while the store is unavailable, and lost when the gateway stops";
+      if (cfg.require_persistence ?? true) {
+        this.closed = true;
+        await this.inner.close().catch(() => {}); // the start fails: nothing else will close it
+        throw new Error(`${why}. Make it writable, or set store.require_persistence: false to accept that`);
+      }
+      this.o.log.error(why, { spoolDir: dir, error: String(err) });
     }
   }
 
@@ -462,8 +500,85 @@ export class GuardedStore implements Store {
       await this.recover().catch((err) => this.o.log.warn("store: spool not replayed before closing; the next start replays it", { error: String(err) }));
     }
     await this.o.spool.close();
+    let unsaved = await this.unsavedRecords();
+    if (unsaved.length) {
+      unsaved = await this.lastChance(unsaved);
+      await this.o.spool.close();
+    }
+    const lost = unsaved.length ? this.giveUp(unsaved) : undefined;
     // A store on a disk gone read-only may fail to close (its last checkpoint); the shutdown goes on.
     await this.inner.close().catch((err) => this.o.log.warn("store: close failed", { store: this.kind, error: String(err) }));
+    if (lost) throw lost; // the process must not exit 0 as if nothing was lost
+  }
+
+  /**
+   * The spooled records that are on no disk (the spool's writes failed): none when the spool is empty or its file
+   * holds them all. Appending one of them again (same key, same record: a no-op for the replay) tells which, since
+   * the spool then rewrites its whole file when an earlier write failed.
+   */
+  private async unsavedRecords(): Promise<SpooledRecord[]> {
+    if (!this.o.spool.size) return [];
+    const all = await this.spooled();
+    const last = all[all.length - 1];
+    if (!last || (await this.o.spool.append(last.entry.generationId, last)) === "durable") return [];
+    return all;
+  }
+
+  /** Every record waiting in the spool (a drain whose sink takes nothing: they all stay). */
+  private async spooled(): Promise<SpooledRecord[]> {
+    const got: SpooledRecord[] = [];
+    const keep = new Error("kept");
+    await this.o.spool.drain(async (batch) => {
+      got.push(...batch);
+      throw keep;
+    }, Number.MAX_SAFE_INTEGER).catch((err) => { if (err !== keep) throw err; });
+    return got;
+  }
+
+  /**
+   * Records held only in memory at close: the store (probe, then replay) and the spool's disk get until
+   * lastChanceMs to take them, tried every probe interval. What is still held then is returned.
+   */
+  private async lastChance(held: SpooledRecord[]): Promise<SpooledRecord[]> {
+    const ms = this.o.lastChanceMs ?? LAST_CHANCE_MS;
+    const end = Date.now() + ms;
+    this.o.log.warn("store: ledger records held in memory only at shutdown; trying the store and the spool once more", { records: held.length, ms });
+    const last = held[held.length - 1]!;
+    for (;;) {
+      await this.check(Math.max(this.timeoutMs * 4, 1000));
+      if (!this.o.spool.size) return [];
+      // The same record again: "durable" once the spool's whole file could be written.
+      if ((await this.o.spool.append(last.entry.generationId, last)) === "durable") return [];
+      const wait = Math.min(this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS, end - Date.now());
+      if (wait <= 0) return this.spooled();
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  /**
+   * Records of answered requests that neither the store nor the spool could take: said at error with their ids, and
+   * written out (spool lines, beside the config, else on stderr) so they can be replayed: a file moved into spool_dir
+   * is adopted and replayed by the next start. close() then fails with the error returned, so the process exits non-zero.
+   */
+  private giveUp(records: SpooledRecord[]): UnsavedRecordsError {
+    const at = Date.now();
+    const lines = records.map((r) => JSON.stringify({ k: r.entry.generationId, t: at, v: r }) + "\n").join("");
+    let file: string | undefined;
+    if (this.o.fallbackDir) {
+      const f = join(this.o.fallbackDir, `ledger.${process.pid}.unsaved-${at}.jsonl`);
+      try {
+        writeFileSync(f, lines, { flag: "wx", flush: true });
+        file = f;
+      } catch {
+        // stderr below
+      }
+    }
+    this.o.log.error("ledger records of answered requests could not be saved: the store is unavailable and the spool cannot be written", {
+      store: this.kind, records: records.length, generationIds: records.map((r) => r.entry.generationId),
+      ...(file ? { file, replay: `move it into ${this.o.spool.dir} and start the gateway: it is replayed into the store` } : { writtenTo: "stderr" }),
+    });
+    if (!file) process.stderr.write(lines);
+    return new UnsavedRecordsError(records.length, file ?? "stderr");
   }
 
   private guardMemos(m: MemoStore): MemoStore {
@@ -501,6 +616,16 @@ export class GuardedStore implements Store {
       delete: (project: string, id: string, now: number) => this.call("responses_delete", () => r.delete(project, id, now)),
       items: (project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> => this.call("responses_items", () => r.items(project, ids, now)),
     };
+  }
+}
+
+/** close() could save some answered requests' ledger records nowhere: the shutdown fails (exit code 1) with this. */
+export class UnsavedRecordsError extends Error {
+  override name = "UnsavedRecordsError";
+  constructor(readonly records: number, readonly writtenTo: string) {
+    super(`${records} ledger record(s) of answered requests could not be saved: the store is unavailable and store.spool_dir ` +
+      `cannot be written; they were written to ${writtenTo} for a replay`);
+    this.stack = `${this.name}: ${this.message}`; // said to an operator at exit: no trace to read
   }
 }
 
