@@ -107,6 +107,10 @@ describe("keys commands on gateway.yaml", () => {
     expect((await gw.gateway.reload()).ok).toBe(true);
     const res = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
+    // A bad scope is one line naming the command once.
+    const bad = await run(["keys", "new", "--admin", "--scope", "bogus", "--id", "x", "--config", gw.configFile]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe("keys new --admin: --scope read or --scope write is required\n");
   });
 });
 

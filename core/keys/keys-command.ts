@@ -258,7 +258,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
     return await run(values);
   } catch (err) {
     if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockBusyError) {
-      process.stderr.write(`keys ${sub}: ${err.message.replace(/^keys \w+: /, "")}\n`);
+      process.stderr.write(`${/^keys (?:new|list|revoke|rotate)\b/.test(err.message) ? err.message : `keys ${sub}: ${err.message}`}\n`);
       return 1;
     }
     throw err;
