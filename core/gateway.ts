@@ -15,6 +15,7 @@ import type { GatewayHandle } from "./contracts/gateway.ts";
 import type { ProviderConfig } from "./generated/types/gateway.ts";
 import { runTerminal, validateStep } from "./endpoints/terminal.ts";
 import { createStore, spoolDirOf } from "./store/index.ts";
+import { storeSpoolTag } from "./store/spool-identity.ts";
 import { GuardedStore, type SpooledRecord } from "./store/guard.ts";
 import { Spool } from "./store/spool.ts";
 import { SplitLedgerStore } from "./store/ledger-split.ts";
@@ -93,7 +94,8 @@ export class Gateway implements GatewayHandle {
       verify: { integrity: sc.integrity_check ?? "quick", requirePersistence: sc.require_persistence ?? true, epochFile: `${spoolDir}/store-epochs.json` },
     });
     try {
-      const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log);
+      // Named for the store: another config's gateway may share this spool_dir and must not replay these records.
+      const spool = await Spool.open<SpooledRecord>(spoolDir, "ledger", gw.log, storeSpoolTag(sc, config.dir));
       gw.store = new GuardedStore(inner, { config: () => (gw.current ?? { config }).config.store, log: gw.log, registry: gw.metrics.registry, spool, fallbackDir: config.dir });
       if (inner instanceof SplitLedgerStore) inner.registerMetrics(gw.metrics.registry);
     } catch (err) {

@@ -12,6 +12,7 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
 import { SpoolSegments } from "./spool-segments.ts";
+import { postgresSpoolTag } from "./spool-tag.ts";
 import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf } from "./postgres-schema.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
@@ -129,8 +130,10 @@ export class PostgresLedger implements LedgerReader {
 
   /** Connect, make the tables and this month's and next month's partitions, then start writing what the spool holds. */
   static async open(o: PostgresLedgerOptions): Promise<PostgresLedger> {
-    const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : new ReadOnlySpool();
-    const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log) : undefined;
+    // Named for this database: another gateway's Postgres ledger may spool in the same spool_dir.
+    const store = postgresSpoolTag(o.url);
+    const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log, store) : new ReadOnlySpool();
+    const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log, undefined, store) : undefined;
     const l = new PostgresLedger(o, spool, segments);
     try {
       await l.prepare();

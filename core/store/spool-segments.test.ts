@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpoolSegments } from "./spool-segments.ts";
@@ -41,5 +42,23 @@ describe("spool segments", () => {
     expect(await next.drain(async (b) => { got.push(...b.map((x) => x.n)); }, 6)).toBe(20);
     expect(got.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n));
     expect(readdirSync(d)).toEqual([]);
+  });
+  it("a process on another store (a shared spool_dir) leaves the segments alone; a process on their store writes them", async () => {
+    const d = dir();
+    const first = await SpoolSegments.open<{ n: number }>(d, "pg-ledger", undefined, 7, "pg-aaaaaaaaaaaa");
+    await Promise.all(Array.from({ length: 10 }, (_, n) => first.append({ n })));
+    await first.close();
+    // That process is gone now.
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    for (const f of readdirSync(d)) renameSync(join(d, f), join(d, f.replace(`.${process.pid}.`, `.${dead}.`)));
+    const left = readdirSync(d);
+    expect(left.length).toBeGreaterThan(0);
+    const other = await SpoolSegments.open<{ n: number }>(d, "pg-ledger", undefined, 7, "pg-bbbbbbbbbbbb");
+    await other.adopt();
+    expect(other.size).toBe(0);
+    expect(await other.drain(async () => {})).toBe(0);
+    expect(readdirSync(d)).toEqual(left);
+    const same = await SpoolSegments.open<{ n: number }>(d, "pg-ledger", undefined, 7, "pg-aaaaaaaaaaaa");
+    expect(same.size).toBe(10);
   });
 });

@@ -2,14 +2,16 @@
 // segment files (JSON lines, fsync'd before append() resolves, appends of one event-loop turn sharing one write and
 // one fsync), read back from disk in batches when the sink answers, a whole segment deleted once every batch of it
 // is written. Memory stays flat however long the outage: only counts are held. The sink must be idempotent: a
-// segment partly written before a crash is read again from its start. Files are <name>.<pid>.<n>.seg; a process
-// takes over the segments of processes that are gone (renamed to its own pid first, so two never take one).
-import { createReadStream, mkdirSync, readdirSync, renameSync } from "node:fs";
+// segment partly written before a crash is read again from its start. Files are <name>.<store>.<pid>.<n>.seg; a
+// process takes over the segments of processes that are gone (renamed to its own pid first, so two never take one),
+// only those written for its own store (spool-files.ts).
+import { createReadStream, mkdirSync, renameSync } from "node:fs";
 import { open, unlink, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
-import { alive, type Kept } from "./spool.ts";
+import type { Kept } from "./spool.ts";
+import { SpoolFiles, alive } from "./spool-files.ts";
 
 /** Lines per segment: a segment is deleted only when all of it is written, so not too many to redo after a crash. */
 const SEGMENT_LINES = 20_000;
@@ -23,10 +25,15 @@ export class SpoolSegments<T> {
   private seq = 0;
   private draining: Promise<number> | undefined;
 
-  private constructor(private readonly dir: string, private readonly name: string, private readonly log?: Logger, private readonly segmentLines = SEGMENT_LINES) {}
+  private readonly files: SpoolFiles;
 
-  static async open<T>(dir: string, name: string, log?: Logger, segmentLines = SEGMENT_LINES): Promise<SpoolSegments<T>> {
-    const s = new SpoolSegments<T>(dir, name, log, segmentLines);
+  private constructor(private readonly dir: string, name: string, private readonly log?: Logger, private readonly segmentLines = SEGMENT_LINES, store?: string) {
+    this.files = new SpoolFiles(dir, name, store, log);
+  }
+
+  /** Open the segments in `dir`, adopting those that gone processes left there for the same `store` (spool-identity.ts). */
+  static async open<T>(dir: string, name: string, log?: Logger, segmentLines = SEGMENT_LINES, store?: string): Promise<SpoolSegments<T>> {
+    const s = new SpoolSegments<T>(dir, name, log, segmentLines, store);
     await s.adopt();
     return s;
   }
@@ -56,7 +63,7 @@ export class SpoolSegments<T> {
       if (!this.current) {
         mkdirSync(this.dir, { recursive: true });
         const at = Date.now();
-        this.current = { path: join(this.dir, `${this.name}.${process.pid}.${at}-${++this.seq}.seg`), lines: 0, at };
+        this.current = { path: join(this.dir, `${this.files.base}.${process.pid}.${at}-${++this.seq}.seg`), lines: 0, at };
       }
       this.current.fh ??= await open(this.current.path, "a");
       await this.current.fh.write(batch.map((w) => w.line).join(""));
@@ -125,22 +132,13 @@ export class SpoolSegments<T> {
    * every writer tick, so a replica that died after this one started has its segments written and counted.
    */
   async adopt(): Promise<void> {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return;
-    }
     const known = new Set([...this.sealed.map((s) => s.path), this.current?.path]);
-    const pattern = new RegExp(`^${this.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(\\d+)\\.(?:adopted-)?(\\d+)-[\\w-]+\\.seg$`);
-    for (const n of names.sort()) {
-      const m = pattern.exec(n);
+    for (const { file: n, pid, match } of this.files.ours(/^(?:adopted-)?(\d+)-[\w-]+\.seg$/)) {
       const path = join(this.dir, n);
-      if (!m || known.has(path)) continue;
-      const pid = Number(m[1]);
+      if (known.has(path)) continue;
       if (pid !== process.pid && alive(pid)) continue;
-      const at = Number(m[2]);
-      const mine = join(this.dir, `${this.name}.${process.pid}.adopted-${at}-${++this.seq}.seg`);
+      const at = Number(match[1]);
+      const mine = join(this.dir, `${this.files.base}.${process.pid}.adopted-${at}-${++this.seq}.seg`);
       try {
         renameSync(path, mine);
       } catch {

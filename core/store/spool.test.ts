@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Spool } from "./spool.ts";
+import type { Logger } from "../log.ts";
 
 const dirOf = () => mkdtempSync(join(tmpdir(), "mg-spool-"));
 /** The pid of a process that has exited. */
@@ -125,5 +126,74 @@ describe("Spool", () => {
     expect(await s.append("b", "B")).toBe("durable");
     appendFileSync(file, ""); // still a file
     expect(readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).v)).toEqual(["A", "B"]);
+  });
+});
+
+/** A logger that keeps its warn lines. */
+function warnings(): { log: Logger; warns: { msg: string; fields?: Record<string, unknown> }[] } {
+  const warns: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const none = () => {};
+  return { warns, log: { debug: none, info: none, error: none, infoJson: none, warn: (msg: string, fields?: Record<string, unknown>) => void warns.push({ msg, fields }), enabled: () => true } as unknown as Logger };
+}
+
+/** Spool `items` as a process on `store` would, then let that process "die": its files now carry a gone pid. */
+async function spooledByGoneProcess(dir: string, store: string | undefined, items: Record<string, string>): Promise<number> {
+  const s = await Spool.open<string>(dir, "ledger", undefined, store);
+  for (const [k, v] of Object.entries(items)) await s.append(k, v);
+  await s.close();
+  const dead = deadPid();
+  for (const f of readdirSync(dir)) if (f.includes(`.${process.pid}.`)) renameSync(join(dir, f), join(dir, f.replace(`.${process.pid}.`, `.${dead}.`)));
+  return dead;
+}
+
+describe("Spool shared by gateways on different stores", () => {
+  const A = "sqlite-aaaaaaaaaaaa";
+  const B = "sqlite-bbbbbbbbbbbb";
+
+  it("adopts only the records written for its own store; another store's are left (said once, naming the dir) for that store", async () => {
+    const dir = dirOf();
+    await spooledByGoneProcess(dir, A, { g1: "acme-1", g2: "acme-2" });
+    const left = readdirSync(dir);
+    const { log, warns } = warnings();
+    const b = await Spool.open<string>(dir, "ledger", log, B);
+    expect(b.size).toBe(0);
+    expect(await b.adoptGone()).toBe(0); // a writer tick looks again: still not ours
+    expect(await b.drain(async () => {})).toBe(0);
+    expect(readdirSync(dir)).toEqual(left);
+    expect(warns).toHaveLength(1);
+    expect(warns[0]!.fields).toMatchObject({ dir, files: left });
+    // The gateway on store A, started on the same spool_dir, replays them.
+    const a = await Spool.open<string>(dir, "ledger", undefined, A);
+    const got: string[] = [];
+    await a.drain(async (batch) => void got.push(...batch));
+    expect(got).toEqual(["acme-1", "acme-2"]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("adopts a file written before files named their store while no other store's file is in the dir", async () => {
+    const dir = dirOf();
+    const dead = deadPid();
+    writeFileSync(join(dir, `ledger.${dead}.jsonl`), line("g1", "old"));
+    const b = await Spool.open<string>(dir, "ledger", undefined, B);
+    expect(b.size).toBe(1);
+  });
+
+  it("leaves a file that does not name its store when the dir is shared with another store", async () => {
+    const dir = dirOf();
+    await spooledByGoneProcess(dir, A, { g1: "acme-1" });
+    const dead = deadPid();
+    writeFileSync(join(dir, `ledger.${dead}.jsonl`), line("g9", "whose?"));
+    const { log, warns } = warnings();
+    const b = await Spool.open<string>(dir, "ledger", log, B);
+    expect(b.size).toBe(0);
+    expect(readdirSync(dir)).toContain(`ledger.${dead}.jsonl`);
+    expect(warns.map((w) => w.fields?.files).flat()).toContain(`ledger.${dead}.jsonl`);
+  });
+
+  it("a memory store adopts nothing", async () => {
+    const dir = dirOf();
+    writeFileSync(join(dir, `ledger.${deadPid()}.jsonl`), line("g1", "old"));
+    const m = await Spool.open<string>(dir, "ledger", undefined, "memory-000000000000");
+    expect(m.size).toBe(0);
   });
 });

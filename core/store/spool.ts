@@ -2,13 +2,17 @@
 // resolves (appends of one event-loop turn share one write and one fsync), and drained into a sink — the store —
 // when it can take them. The sink must be idempotent per key: a crash between the sink's write and the file's
 // compaction replays those items once more, and that is what makes the replay exactly-once.
-// One file per process (<name>.<pid>.jsonl), so replicas and workers sharing a directory never write one file; a
-// process adopts the files of processes that are gone (a killed worker, a crashed replica, its own previous life).
+// One file per process (<name>.<store>.<pid>.jsonl), so replicas and workers sharing a directory never write one file;
+// a process adopts the files of processes that are gone (a killed worker, a crashed replica, its own previous life)
+// when they were written for the same store (spool-files.ts): another store's records are left alone.
 // Reusable: the ledger uses it while the store is down; a database writer can spool every record and drain in batches.
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
+import { SpoolFiles, alive } from "./spool-files.ts";
+
+export { alive };
 
 interface Entry<T> {
   key: string;
@@ -37,13 +41,19 @@ export class Spool<T> {
   /** The last append could not reach the disk: the next compaction rewrites the file from memory. */
   private dirty = false;
 
-  private constructor(readonly dir: string, private readonly name: string, private readonly log?: Logger) {
-    this.file = join(dir, `${name}.${process.pid}.jsonl`);
+  private readonly files: SpoolFiles;
+
+  private constructor(readonly dir: string, name: string, private readonly log?: Logger, store?: string) {
+    this.files = new SpoolFiles(dir, name, store, log);
+    this.file = join(dir, `${this.files.base}.${process.pid}.jsonl`);
   }
 
-  /** Open the spool in `dir` (created when first written), adopting what earlier or dead processes left there. */
-  static async open<T>(dir: string, name: string, log?: Logger): Promise<Spool<T>> {
-    const s = new Spool<T>(dir, name, log);
+  /**
+   * Open the spool in `dir` (created when first written), adopting what earlier or dead processes left there for the
+   * same `store` (spool-identity.ts: the tag of the store the items are drained into).
+   */
+  static async open<T>(dir: string, name: string, log?: Logger, store?: string): Promise<Spool<T>> {
+    const s = new Spool<T>(dir, name, log, store);
     s.adopt();
     if (s.entries.size || s.adopted.length) await s.compact();
     return s;
@@ -176,31 +186,21 @@ export class Spool<T> {
   }
 
   /**
-   * Take over the files of processes that no longer run: rename each to a name of ours (of two processes racing for
-   * one, the rename of one fails), load its items, and remove it once they are in our own file. Our own name left by
-   * an earlier process with the same pid (a container's pid 1) is read once, before we first write. True when
-   * anything was loaded.
+   * Take over the files of processes that no longer run, written for our store: rename each to a name of ours (of two
+   * processes racing for one, the rename of one fails), load its items, and remove it once they are in our own file.
+   * Our own name left by an earlier process with the same pid (a container's pid 1) is read once, before we first
+   * write. True when anything was loaded.
    */
   private adopt(): boolean {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return false;
-    }
-    const own = `${this.name}.${process.pid}.jsonl`;
-    const pattern = new RegExp(`^${escape(this.name)}\\.(\\d+)\\.(?:[\\w-]+\\.)?jsonl$`);
+    const own = `${this.files.base}.${process.pid}.jsonl`;
     let loaded = 0;
-    for (const n of names) {
-      const m = pattern.exec(n);
-      if (!m) continue;
+    for (const { file: n, pid } of this.files.ours(/^(?:[\w-]+\.)?jsonl$/)) {
       if (n === own) {
         if (!this.ownRead) loaded += this.load(join(this.dir, n));
         continue;
       }
-      const pid = Number(m[1]);
       if (pid === process.pid ? this.adopted.includes(join(this.dir, n)) : alive(pid)) continue;
-      const claimed = join(this.dir, `${this.name}.${process.pid}.adopt-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
+      const claimed = join(this.dir, `${this.files.base}.${process.pid}.adopt-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
       try {
         renameSync(join(this.dir, n), claimed);
       } catch {
@@ -258,31 +258,6 @@ export class Spool<T> {
     await this.io;
     await this.fh?.close().catch(() => {});
     this.fh = undefined;
-  }
-}
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/**
- * Whether process `pid` is running (EPERM: it is, under another user), so the files it writes are not to be taken.
- * A zombie (killed, not yet reaped by its parent) answers signal 0 but writes nothing any more: not alive.
- */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  return !zombie(pid);
-}
-
-/** Linux: the state field of /proc/<pid>/stat (after the parenthesised command name) is Z. Elsewhere: unknown, no. */
-function zombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
-  } catch {
-    return false;
   }
 }
 
