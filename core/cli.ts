@@ -138,7 +138,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
-      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }] = await Promise.all([import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts")]);
+      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }] = await Promise.all([
+        import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts"), import("./store/guard.ts"),
+      ]);
       if (err instanceof ConfigError) {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
         return 1;
@@ -148,7 +150,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
         return 1;
       }
-      if (err instanceof CannotListenError) {
+      if (err instanceof CannotListenError || err instanceof StoreRefusedError) {
         process.stderr.write(`refusing to start: ${err.message}\n`);
         return 1;
       }

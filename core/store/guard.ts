@@ -68,6 +68,9 @@ const READY_PROBE_AGE_MS = 1000;
 /** At close, how long the store and the spool get to take records that are held only in memory. */
 const LAST_CHANCE_MS = 5000;
 
+/** The store cannot serve as configured: `start` says so in one line, no stack. */
+export class StoreRefusedError extends Error {}
+
 export class GuardedStore implements Store {
   readonly kind: Store["kind"];
   readonly responses: ResponseStore;
@@ -137,7 +140,7 @@ export class GuardedStore implements Store {
       if (cfg.require_persistence ?? true) {
         this.closed = true;
         await this.inner.close().catch(() => {}); // the start fails: nothing else will close it
-        throw new Error(`${why}. Make it writable, or set store.require_persistence: false to accept that`);
+        throw new StoreRefusedError(`${why}. Make it writable, or set store.require_persistence: false to accept that`);
       }
       this.o.log.error(why, { spoolDir: dir, error: String(err) });
     }

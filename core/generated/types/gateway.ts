@@ -36,7 +36,7 @@ export type StoreConfig = {
    */
   spool_dir?: string;
   /**
-   * Redis: refuse to start when the server runs without appendonly (AOF), since a Redis restart would then erase every project's spend for the period and the ledger, or may evict keys when full (maxmemory set with a maxmemory-policy other than noeviction), since it could then drop spend; and stop serving budgets if the gateway's state vanishes from a running Redis. false accepts such resets.
+   * Redis: refuse to start when the server runs without appendonly (AOF), since a Redis restart would then erase every project's spend for the period and the ledger, or may evict keys when full (maxmemory set with a maxmemory-policy other than noeviction), since it could then drop spend; and stop serving budgets if the gateway's state vanishes from a running Redis. Every durable store: refuse to start when spool_dir cannot be written (records of answered requests would then be kept in memory only during a store outage). false accepts such resets and an unwritable spool (logged at error).
    */
   require_persistence?: boolean;
   /**
