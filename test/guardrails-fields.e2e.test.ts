@@ -4,7 +4,8 @@
 // results); Responses prompt variables and refusal parts; Gemini's snake_case spellings and a user's part marked as
 // a thought. PII there leaves as placeholders in the same field and comes back restored, a secret there refuses the
 // request before any provider sees it; and allow rules judge the nearest earlier user text when the latest user turn
-// has none (an image, "", a made-up tool call's result).
+// has none (an image, "", a made-up tool call's result), everything the client wrote when no turn has user text, and
+// nothing when a tool output continues stored state (a Responses conversation, prompt or item; a Gemini cache).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -225,6 +226,33 @@ describe("allow rules when the latest user turn has no text of its own", () => {
     ["only a developer message on topic", "chat", { model: "openai/gpt-4o-mini", messages: [{ role: "developer", content: "Summarise invoice 42" }] }],
   ] as const)("let %s through", async (_, api, body) => {
     const r = await post(api, body, BILLING);
+    expect(r.status, r.text).toBe(200);
+  });
+
+  // A tool output carrying on state the provider keeps: the user turn is in that state, judged when it was sent.
+  const call = { type: "function_call", call_id: "c1", name: "lookup", arguments: "{}" };
+  const output = { type: "function_call_output", call_id: "c1", output: '{"status":"ok"}' };
+  const lookup = [
+    { role: "model", parts: [{ functionCall: { name: "lookup", args: {} }, thoughtSignature: "CiQB+/8BAgP+EA==" }] },
+    { role: "user", parts: [{ functionResponse: { name: "lookup", response: { status: "ok" } } }] },
+  ];
+  it.each([
+    ["a Responses conversation", "responses", { model: "openai/gpt-4o-mini", conversation: "conv_123", input: [call, output] }],
+    ["a Responses conversation object", "responses", { model: "openai/gpt-4o-mini", conversation: { id: "conv_123" }, input: [call, output] }],
+    ["a Responses stored prompt", "responses", { model: "openai/gpt-4o-mini", prompt: { id: "pmpt_support" }, input: [call, output] }],
+    ["a Gemini cachedContent", "gemini", { cachedContent: "cachedContents/abc", contents: lookup }],
+  ] as const)("let a tool output continuing %s through", async (_, api, body) => {
+    const r = await post(api, body, BILLING);
+    expect(r.status, r.text).toBe(200);
+  });
+
+  it("let a tool output answering a stored call named by item_reference through", async () => {
+    const tools = [{ type: "function", name: "invoice_lookup", parameters: { type: "object", properties: {} } }];
+    const first = await post("responses", { model: "openai/gpt-4o-mini", tools, input: "Find invoice 42" }, BILLING);
+    expect(first.status, first.text).toBe(200);
+    const fc = first.json.output.find((o: any) => o.type === "function_call");
+    const next = { model: "openai/gpt-4o-mini", tools, input: [{ type: "item_reference", id: fc.id }, { type: "function_call_output", call_id: fc.call_id, output: '{"status":"ok"}' }] };
+    const r = await post("responses", next, BILLING);
     expect(r.status, r.text).toBe(200);
   });
 

@@ -160,8 +160,28 @@ describe("allow rules when the latest user turn has no text", () => {
     expect(verdict("anthropic", later)).toBe("billing-only");
   });
 
-  it("a Responses tool output continuing a stored chain is not judged (its user turn was, when it was sent)", () => {
-    expect(verdict("responses", { previous_response_id: "resp_1", input: [{ type: "function_call_output", call_id: "c", output: "found" }] })).toBeUndefined();
+  it("a tool output continuing stored state is not judged (its user turn lives there and was judged when it was sent)", () => {
+    const output = { type: "function_call_output", call_id: "c", output: '{"status":"ok"}' };
+    expect(verdict("responses", { previous_response_id: "resp_1", input: [output] })).toBeUndefined();
+    expect(verdict("responses", { conversation: "conv_123", input: [output] })).toBeUndefined();
+    expect(verdict("responses", { conversation: { id: "conv_123" }, input: [output] })).toBeUndefined();
+    expect(verdict("responses", { prompt: { id: "pmpt_1" }, instructions: "Be brief", input: [output] })).toBeUndefined();
+    expect(verdict("responses", { input: [{ type: "item_reference", id: "msg_1" }, output] })).toBeUndefined();
+    const functionResponse = [{ role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }, { role: "user", parts: [{ functionResponse: { name: "f", response: { status: "ok" } } }] }];
+    expect(verdict("gemini", { cachedContent: "cachedContents/abc", contents: functionResponse })).toBeUndefined();
+    expect(verdict("gemini", { cached_content: "cachedContents/abc", contents: functionResponse })).toBeUndefined();
+    expect(verdict("gemini", { generateContentRequest: { cachedContent: "cachedContents/abc", contents: functionResponse } })).toBeUndefined();
+    // Not stored state: an empty or missing id, a prompt with variables only. The history is the client's, judged.
+    expect(verdict("responses", { conversation: "", input: [output] })).toBe("billing-only");
+    expect(verdict("responses", { conversation: {}, input: [output] })).toBe("billing-only");
+    expect(verdict("responses", { prompt: { variables: { a: "x" } }, input: [output] })).toBe("billing-only");
+    expect(verdict("gemini", { cachedContent: "", contents: functionResponse })).toBe("billing-only");
+  });
+
+  it("a request whose only user content is an image is judged on the system prompt (the gateway cannot read images)", () => {
+    const onlyImage = (system: string) => ({ messages: [{ role: "system", content: system }, { role: "user", content: [image] }] });
+    expect(verdict("openai", onlyImage("You are a helpful assistant."))).toBe("billing-only");
+    expect(verdict("openai", onlyImage("Read the invoice in the picture."))).toBeUndefined();
   });
 
   it("lets an on-topic conversation's tool loop and image turns through", () => {

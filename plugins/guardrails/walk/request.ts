@@ -6,12 +6,14 @@
 // whose text a client could otherwise slip past them behind a made-up tool call). A text document in a user turn is
 // that turn's text. A history the client wrote with no user text at all (only a system prompt, a made-up tool result)
 // has every text of it judged instead: the ask is somewhere in what the client wrote, and judging nothing would let
-// any request past. Only a Responses request continuing a stored chain (previous_response_id) may have no user text
-// and go unjudged: its user turn was judged when it was sent.
+// any request past. Only a request continuing stored state (a Responses previous_response_id, conversation, stored
+// prompt or item_reference; a Gemini cachedContent: stored-state.ts) may have no user text and go unjudged: its user
+// turn lives in that state and was judged when it was sent.
 // Signed or encrypted content (thinking blocks, reasoning items, Gemini thought parts of model turns) is left as it
 // is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
+import { geminiContinuesStored, responsesContinuesStored } from "./stored-state.ts";
 
 /** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
 export type RequestVisit = (text: string, topic: boolean, doc?: number) => string;
@@ -161,8 +163,8 @@ function promptVariables(vars: unknown, visit: RequestVisit, judged: boolean): v
 const responses: Walker = (body, visit) => {
   const items = Array.isArray(body?.input) ? body.input : [];
   const last = typeof body?.input === "string" ? 0 : topicIndex(items, (it) => it.role === "user" && isMessageItem(it) && (hasText(it.content) || partsHaveText(it.content, RESPONSES_PARTS)));
-  // No user text: judge all of it, unless this continues a stored chain whose user turn was judged when it was sent.
-  const all = last < 0 && !(typeof body?.previous_response_id === "string" && body.previous_response_id);
+  // No user text: judge all of it, unless this continues stored state whose user turn was judged when it was sent.
+  const all = last < 0 && !responsesContinuesStored(body);
   if (typeof body?.instructions === "string") body.instructions = visit(body.instructions, all);
   if (isObj(body?.prompt)) promptVariables(body.prompt.variables, visit, all);
   if (typeof body?.input === "string") {
@@ -212,7 +214,8 @@ const gemini: Walker = (body, visit) => {
   const list: unknown[] = Array.isArray(contents) ? contents : [];
   // A turn without a role is the user's (as the Gemini API reads it).
   const last = typeof contents === "string" ? 0 : topicIndex(list, (c) => (c.role ?? "user") === "user" && geminiHasText(c));
-  const all = last < 0; // no user text: everything the client wrote is judged
+  // No user text: everything the client wrote is judged, unless a context cache holds the user turn (judged when sent).
+  const all = last < 0 && !geminiContinuesStored(b, body);
   for (const k of ["systemInstruction", "system_instruction"]) {
     if (isObj(b[k])) geminiParts(b[k].parts, visit, all, false, all);
     else visitField(b, k, visit, all);
