@@ -43,6 +43,23 @@ describe("responses: built-in tools on translated upstreams", () => {
     expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body, dropped: [] });
   });
 
+  it("a conversation or a stored prompt (state only OpenAI keeps) is Unsupported on every translated pair, kept by the native one", () => {
+    for (const [extra, field] of [[{ conversation: "conv_1" }, "conversation"], [{ conversation: { id: "conv_1" } }, "conversation"], [{ prompt: { id: "pmpt_1" } }, "prompt"]] as const) {
+      for (const up of ["chat", "messages", "gemini", "converse"] as const) {
+        let thrown: unknown;
+        try {
+          translators.responses[up]!.request({ model: "m", input: [{ type: "function_call_output", call_id: "c1", output: "ok" }], ...extra }, target, opts);
+        } catch (e) {
+          thrown = e;
+        }
+        expect(thrown, `${up} ${field}`).toBeInstanceOf(Unsupported);
+        expect((thrown as Unsupported).error).toMatchObject({ status: 400, details: { field } });
+      }
+      const body = { model: "m", input: "hi", ...extra };
+      expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body });
+    }
+  });
+
   it("input items only a native upstream understands: kept by the native pair, dropped and named by the translated ones", () => {
     const input = [
       { role: "user", content: "News?" },
