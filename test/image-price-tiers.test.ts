@@ -105,6 +105,52 @@ describe("image price tiers", () => {
     expect(up.requests).toHaveLength(0);
   });
 
+  it("a fallback chain between models with different tiers serves in either order, each model sent and billed its own default", async () => {
+    const fallback = (first: string, then: string) => post({ model: first, providerOptions: { gateway: { models: [then] } } });
+    const d = await fallback("openai/dall-e-3", "openai/gpt-image-1");
+    expect(d.status).toBe(200);
+    expect(up.requests[0]!.body).toMatchObject({ model: "dall-e-3", size: "1024x1024", quality: "standard" });
+    expect(d.headers.get("x-mg-cost-usd")).toBe("0.04");
+    expect(await costOf(d)).toBe(0.04);
+    const g = await fallback("openai/gpt-image-1", "openai/dall-e-3");
+    expect(g.status).toBe(200);
+    expect(up.requests[1]!.body).toMatchObject({ model: "gpt-image-1", size: "1024x1024", quality: "medium" });
+    expect(await costOf(g)).toBeCloseTo(0.042 + g.json.usage.input_tokens * 0.000005, 12);
+  });
+
+  it("when the first model fails and the fallback serves, the fallback is sent and billed its own tier", async () => {
+    up.failures.push({ status: 500, body: { error: { message: "The server had an error", type: "server_error", param: null, code: null } } });
+    const r = await post({ model: "openai/dall-e-3", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } });
+    expect(r.status).toBe(200);
+    expect(r.json.model).toBe("openai/gpt-image-1");
+    expect(up.requests.map((q) => q.body)).toMatchObject([
+      { model: "dall-e-3", size: "1024x1024", quality: "standard" },
+      { model: "gpt-image-1", size: "1024x1024", quality: "medium" },
+    ]);
+    const expected = 0.042 + r.json.usage.input_tokens * 0.000005;
+    expect(Number(r.headers.get("x-mg-cost-usd"))).toBeCloseTo(expected, 12);
+    expect(await costOf(r)).toBeCloseTo(expected, 12);
+  });
+
+  it("a quality only one model of the chain offers is served by that model, the other left out, wherever it stands", async () => {
+    const hd = await post({ model: "openai/gpt-image-1", quality: "hd", size: "1792x1024", providerOptions: { gateway: { models: ["openai/dall-e-3"] } } });
+    expect(hd.status).toBe(200);
+    expect(hd.json.model).toBe("openai/dall-e-3");
+    expect(hd.headers.get("x-mg-cost-usd")).toBe("0.12");
+    expect(await costOf(hd)).toBe(0.12);
+    const high = await post({ model: "openai/dall-e-3", quality: "high", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } });
+    expect(high.status).toBe(200);
+    expect(high.json.model).toBe("openai/gpt-image-1");
+    expect(await costOf(high)).toBeCloseTo(0.167 + high.json.usage.input_tokens * 0.000005, 12);
+    // the model that does not offer it is never called
+    expect(up.requests.map((q) => [q.body.model, q.body.quality])).toEqual([["dall-e-3", "hd"], ["gpt-image-1", "high"]]);
+    // a quality no model of the chain offers is still 400 naming it (the requested model's)
+    const none = await post({ model: "openai/dall-e-3", quality: "ultra", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } });
+    expect(none.status).toBe(400);
+    expect(none.json.error).toMatchObject({ code: "BAD_REQUEST", details: { field: "quality", supported: ["standard", "hd"], model: "openai/dall-e-3" } });
+    expect(up.requests).toHaveLength(2);
+  });
+
   it("the model listing shows the tiers beside the default image price", async () => {
     const list = await (await fetch(`${gw.baseURL}/models`, { headers: { authorization: `Bearer ${LIVE}` } })).json();
     expect(validateModelList(list)).toBe(true);

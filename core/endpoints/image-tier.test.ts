@@ -1,37 +1,68 @@
 import { describe, expect, it } from "vitest";
 import type { ModelRuntime } from "../config/runtime.ts";
-import { imageTier } from "./image-tier.ts";
+import { servingTiers, targetTier } from "./image-tier.ts";
 
 const model = (id: string, limits?: Record<string, unknown>, pricing?: Record<string, unknown>) =>
   ({ id, config: { limits }, endpoints: pricing ? [{ provider: "p", upstreamModel: id, pricing }] : [] }) as unknown as ModelRuntime;
 const dalle = model("openai/dall-e-3", { sizes: ["1024x1024"], qualities: ["standard"] });
 const free = model("sim/pixel");
+const flat = { image: "0.04" } as any;
+const gptTiers = { image: "0.042", image_tiers: { medium: { "1024x1024": "0.042" }, low: { "1024x1024": "0.011" } } } as any;
+const gpt = model("openai/gpt-image-1", { sizes: ["1024x1024"], qualities: ["medium", "low"] }, gptTiers);
+const models = new Map([dalle, free, gpt].map((m) => [m.id, m]));
+const target = (m: ModelRuntime, pricing = flat) => ({ modelId: m.id, pricing });
+const serve = (ts: ReturnType<typeof target>[], body: { size?: string; quality?: string }, requested = models.get(ts[0]?.modelId ?? "")!) =>
+  servingTiers(ts, (id) => models.get(id), requested, body).map(({ target: t, tier }) => [t.modelId, tier]);
 
-describe("imageTier", () => {
+describe("targetTier", () => {
   it("passes what a model without listed tiers is asked, and sends nothing it was not asked", () => {
-    expect(imageTier([free], { size: "64x48", quality: "anything" })).toEqual({ size: "64x48", quality: "anything" });
-    expect(imageTier([free], {})).toEqual({});
+    expect(targetTier(free, flat, { size: "64x48", quality: "anything" }).tier).toEqual({ size: "64x48", quality: "anything" });
+    expect(targetTier(free, flat, {}).tier).toEqual({});
   });
 
-  it("fills the priced tier when the request names none, also for a fallback that lists one", () => {
-    expect(imageTier([dalle], {})).toEqual({ size: "1024x1024", quality: "standard" });
-    expect(imageTier([free, dalle], {})).toEqual({ size: "1024x1024", quality: "standard" });
+  it("fills the model's own first listed value when the request names none", () => {
+    expect(targetTier(dalle, flat, {}).tier).toEqual({ size: "1024x1024", quality: "standard" });
+    expect(targetTier(gpt, gptTiers, {}).tier).toEqual({ size: "1024x1024", quality: "medium" });
   });
 
-  it("refuses an unpriced value on any model of the chain, naming the field and the model", () => {
-    expect(() => imageTier([dalle], { quality: "hd" })).toThrow(expect.objectContaining({ status: 400, details: { field: "quality", supported: ["standard"], model: "openai/dall-e-3" } }));
-    expect(() => imageTier([free, dalle], { size: "1792x1024" })).toThrow(/size 1792x1024 is not supported by openai\/dall-e-3/);
-    const wide = model("acme/wide", { sizes: ["1792x1024"] });
-    expect(() => imageTier([wide, dalle], {})).toThrow(/size 1792x1024 \(sent when the request names no size\)/);
+  it("refuses a value the model does not list, naming the field and the model", () => {
+    expect(targetTier(dalle, flat, { quality: "hd" }).refused).toMatchObject({ status: 400, details: { field: "quality", supported: ["standard"], model: "openai/dall-e-3" } });
+    expect(targetTier(dalle, flat, { size: "1792x1024" }).refused?.message).toMatch(/size 1792x1024 is not supported by openai\/dall-e-3/);
   });
 
-  it("refuses a quality and size that are each listed but that no tier of an endpoint prices together", () => {
-    const tiers = { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08" } } };
+  it("refuses a quality and size that are each listed but that no tier of the endpoint prices together", () => {
+    const tiers = { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08" } } } as any;
     const partial = model("acme/partial", { sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] }, tiers);
-    expect(imageTier([partial], { quality: "hd" })).toEqual({ size: "1024x1024", quality: "hd" });
-    expect(imageTier([partial], { size: "1792x1024" })).toEqual({ size: "1792x1024", quality: "standard" });
-    expect(() => imageTier([partial], { quality: "hd", size: "1792x1024" })).toThrow(expect.objectContaining({ status: 400, details: { field: "size", supported: ["1024x1024"], model: "acme/partial" } }));
+    expect(targetTier(partial, tiers, { quality: "hd" }).tier).toEqual({ size: "1024x1024", quality: "hd" });
+    expect(targetTier(partial, tiers, { size: "1792x1024" }).tier).toEqual({ size: "1792x1024", quality: "standard" });
+    expect(targetTier(partial, tiers, { quality: "hd", size: "1792x1024" }).refused).toMatchObject({ status: 400, details: { field: "size", supported: ["1024x1024"], model: "acme/partial" } });
     // an endpoint with only a flat image price prices every size and quality its limits allow
-    expect(imageTier([model("acme/flat", { sizes: ["512x512"] }, { image: "0.01" })], {})).toEqual({ size: "512x512" });
+    expect(targetTier(model("acme/flat", { sizes: ["512x512"] }), flat, {}).tier).toEqual({ size: "512x512" });
+  });
+});
+
+describe("servingTiers", () => {
+  it("gives each target of a fallback chain its own model's default tier, in either order", () => {
+    expect(serve([target(dalle), target(gpt, gptTiers)], {})).toEqual([
+      ["openai/dall-e-3", { size: "1024x1024", quality: "standard" }],
+      ["openai/gpt-image-1", { size: "1024x1024", quality: "medium" }],
+    ]);
+    expect(serve([target(gpt, gptTiers), target(dalle)], {}).map(([id]) => id)).toEqual(["openai/gpt-image-1", "openai/dall-e-3"]);
+  });
+
+  it("leaves out a target that does not list a named value, whichever place it has in the chain", () => {
+    expect(serve([target(gpt, gptTiers), target(dalle)], { quality: "low" })).toEqual([["openai/gpt-image-1", { size: "1024x1024", quality: "low" }]]);
+    expect(serve([target(dalle), target(gpt, gptTiers)], { quality: "low" })).toEqual([["openai/gpt-image-1", { size: "1024x1024", quality: "low" }]]);
+    expect(serve([target(free), target(dalle)], { size: "1792x1024" })).toEqual([["sim/pixel", { size: "1792x1024" }]]);
+  });
+
+  it("refuses with the first target's 400 when no target can serve the request", () => {
+    expect(() => serve([target(dalle), target(gpt, gptTiers)], { quality: "high" })).toThrow(
+      expect.objectContaining({ status: 400, details: { field: "quality", supported: ["standard"], model: "openai/dall-e-3" } }));
+  });
+
+  it("with no target at all still refuses what the requested model refuses", () => {
+    expect(() => serve([], { quality: "hd" }, gpt)).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "quality", model: "openai/gpt-image-1" }) }));
+    expect(serve([], { quality: "low" }, gpt)).toEqual([]);
   });
 });

@@ -7,8 +7,7 @@ import { validateImages } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
-import type { ModelRuntime } from "../config/runtime.ts";
-import { imageTier } from "./image-tier.ts";
+import { servingTiers } from "./image-tier.ts";
 import { pricingForTier } from "../money/image-price.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
@@ -36,40 +35,36 @@ function checkLimits(ctx: GatewayContext): void {
   }
 }
 
-/** The models the request may be served by: the requested one, then its fallbacks (the router's targets). */
-function chainOf(ctx: GatewayContext): ModelRuntime[] {
-  const out = [ctx.model!];
-  for (const t of ctx.targets) {
-    const m = ctx.config.models.get(t.modelId);
-    if (m && !out.includes(m)) out.push(m);
-  }
-  return out;
-}
-
 async function images(ctx: GatewayContext): Promise<void> {
   echoTraceId(ctx);
   const body = ctx.body;
   const model = ctx.model!;
   requireType(model, "image", 403, "MODEL_NOT_ALLOWED");
   checkLimits(ctx);
-  const tier = imageTier(chainOf(ctx), body);
-  // Each target priced at the tier it is sent: the ledger and x-mg-cost-usd bill the served target's prices.
-  ctx.targets = ctx.targets.map((t) => ({ ...t, pricing: pricingForTier(t.pricing, tier) }));
-  const call: ImagesCall = {
+  // Each target is sent, and priced at, its own model's tier (the ledger and x-mg-cost-usd bill the served one's);
+  // a target that cannot serve the named size or quality is left out (a 400 when none can).
+  const serving = servingTiers(ctx.targets, (id) => ctx.config.models.get(id), model, body);
+  ctx.targets = serving.map(({ target, tier }) => ({ ...target, pricing: pricingForTier(target.pricing, tier) }));
+  const base: Omit<ImagesCall, "size" | "quality"> = {
     prompt: body.prompt,
     n: body.n ?? 1,
     urlFetch: ctx.config.server.urlFetch,
-    size: tier.size,
-    quality: tier.quality,
     style: body.style,
     referenceImage: body.reference_image,
     user: body.user,
     providerOptions: body.providerOptions,
     extra: extraFields(body, KNOWN),
   };
+  const calls = new Map(serving.map(({ target, tier }) => [target.modelId, { ...base, size: tier.size, quality: tier.quality } satisfies ImagesCall]));
+  // dispatch hands every attempt the sub-context's body: each attempt gets its own target's call (as responses-state does).
+  const inner = ctx.invoke;
+  ctx.invoke = (c, driver, op, target, opts) => {
+    c.body = calls.get(target.modelId);
+    return inner?.(c, driver, op, target, opts);
+  };
   const hold = typeof limitsOf(model).timeout_seconds === "number" ? limitsOf(model).timeout_seconds * 1000 : IMAGE_HOLD_MS;
   const out = await withDeadline(hold, `Image generation on ${model.id}`, (signal) =>
-    dispatchCall<ImagesOutput>(ctx, "images", call, { signal, targets: withTimeout(ctx.targets, hold) }), ctx.signal);
+    dispatchCall<ImagesOutput>(ctx, "images", calls.values().next().value, { signal, targets: withTimeout(ctx.targets, hold) }), ctx.signal);
   if (!out.images.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned no images`, { details: { provider: ctx.resolvedProvider } });
 
   const asUrl = body.response_format === "url";

@@ -17,6 +17,8 @@ function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
     model("a/search", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01" }, maxTokens: 100, contextWindow: 1000 }]),
     [ "a/draw", { id: "a/draw", type: "image", config: { limits: { sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] } }, endpoints: [{ provider: "p", upstreamModel: "draw", contextWindow: 4000,
       pricing: { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08", "1792x1024": "0.12" } } } }] }],
+    [ "a/paint", { id: "a/paint", type: "image", config: { limits: { sizes: ["1024x1024", "1536x1024"], qualities: ["medium", "high"] } }, endpoints: [{ provider: "p", upstreamModel: "paint", contextWindow: 4000,
+      pricing: { image: "0.05", image_tiers: { medium: { "1024x1024": "0.05", "1536x1024": "0.07" }, high: { "1024x1024": "0.2", "1536x1024": "0.3" } } } }] }],
   ]);
   return { endpoint, body, headers: length ? { "content-length": String(length) } : {}, config: { models } } as unknown as GatewayContext;
 }
@@ -87,5 +89,17 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x" })).toFixed()).toBe("0.04");
     // refused later (400): reserved at the dearest tier, never less
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", quality: "ultra" })).toFixed()).toBe("0.12");
+  });
+
+  it("an image fallback chain reserves the dearest of each model's own tier, leaving out a model that cannot serve it", () => {
+    const chain = (first: string, then: string, extra: Record<string, unknown> = {}) => ctx("images", { model: first, prompt: "x", ...extra, providerOptions: { gateway: { models: [then] } } });
+    // nothing named: a/draw standard 1024 ($0.04), a/paint medium 1024 ($0.05)
+    expect(worstCaseCost(chain("a/draw", "a/paint")).toFixed()).toBe("0.05");
+    expect(worstCaseCost(chain("a/paint", "a/draw")).toFixed()).toBe("0.05");
+    // hd only a/draw offers, high only a/paint
+    expect(worstCaseCost(chain("a/paint", "a/draw", { quality: "hd", n: 2 })).toFixed()).toBe("0.16");
+    expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "high", size: "1536x1024" })).toFixed()).toBe("0.3");
+    // no model serves it (400 later): the dearest tier
+    expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "ultra" })).toFixed()).toBe("0.3");
   });
 });

@@ -1,6 +1,6 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
 // it may run, at the dearest endpoint of the requested model and of every fallback model; images at the price of the
-// size and quality they will be sent with.
+// size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out is not counted).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -9,8 +9,8 @@ import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
-import { imageTier } from "../../core/endpoints/image-tier.ts";
-import { pricingAtDearestTier, pricingForTier, type ImageTier } from "../../core/money/image-price.ts";
+import { targetTier } from "../../core/endpoints/image-tier.ts";
+import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { referencesMedia } from "./media-refs.ts";
@@ -80,21 +80,23 @@ function picoPrices(p: Pricing): PicoPrices {
 }
 
 /**
- * The size and quality an image request will be sent with (the ones it names, else the model's defaults); undefined
- * when the endpoint will refuse them (400), so the reservation is at the dearest tier rather than none.
+ * An endpoint's prices with `image` at the tier an image request is sent there (its model's, core/endpoints/image-tier.ts),
+ * or undefined when that endpoint will be left out of the chain; `anyServes` false (the request will be refused with a
+ * 400): every endpoint at its dearest tier, so the reservation errs high rather than at nothing.
  */
-function sentTier(ctx: GatewayContext): ImageTier | undefined {
-  const models = requestedModels(ctx.body).map(({ id }) => ctx.config.models.get(id)).filter((m): m is ModelRuntime => m !== undefined);
-  if (!models.length) return undefined;
-  try {
-    return imageTier(models, ctx.body ?? {});
-  } catch {
-    return undefined;
-  }
+function imagePricing(ctx: GatewayContext, model: ModelRuntime, p: Pricing, anyServes: boolean): Pricing | undefined {
+  if (!anyServes) return pricingAtDearestTier(p);
+  const { tier } = targetTier(model, p, ctx.body ?? {});
+  return tier && pricingForTier(p, tier);
 }
 
-/** An endpoint's prices with `image` at what an image of this request costs there. */
-const imagePricing = (p: Pricing, tier: ImageTier | undefined): Pricing => (tier ? pricingForTier(p, tier) : pricingAtDearestTier(p));
+/** Whether any endpoint of the models an image request names can be sent its tier. */
+function anyImageServes(ctx: GatewayContext): boolean {
+  return requestedModels(ctx.body).some(({ id }) => {
+    const m = ctx.config.models.get(id);
+    return m?.endpoints.some((ep) => targetTier(m, ep.pricing, ctx.body ?? {}).tier) ?? false;
+  });
+}
 
 const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
 
@@ -104,13 +106,16 @@ const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
  */
 export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
   let worst = 0n;
-  const tier = ctx.endpoint === "images" ? sentTier(ctx) : undefined;
+  const images = ctx.endpoint === "images";
+  const anyServes = images && anyImageServes(ctx);
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
+      const pricing = images ? imagePricing(ctx, model, ep.pricing, anyServes) : ep.pricing;
+      if (!pricing) continue;
       const u = worstUsage(ctx, model, ep, webSearches);
-      const p = picoPrices(ctx.endpoint === "images" ? imagePricing(ep.pricing, tier) : ep.pricing);
+      const p = picoPrices(pricing);
       const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
         + big(u.webSearches) * p.webSearch;
       if (c > worst) worst = c;
