@@ -3,7 +3,7 @@
 // a running gateway's admin API with --url.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
@@ -224,5 +224,53 @@ describe("keys new without --config or --url", () => {
     expect(r.status).toBe(0);
     const key = r.stdout.split("\n")[0]!;
     expect(r.stdout).toContain(`- { id: x, sha256: "${sha256Hex(key)}", rate_limits: { rpm: 5 } }`);
+  });
+});
+
+// gateway.yaml mounted on its own (Docker's `-v ./gateway.yaml:/app/gateway.yaml`) cannot be replaced by a rename
+// (EBUSY), and a directory the command cannot write takes neither the lock nor a temporary file. Mounts need a mount
+// namespace of their own: unshare -m, as root (CI runs as root).
+const canMount = process.getuid?.() === 0 && spawnSync("unshare", ["-m", "true"]).status === 0;
+
+describe.skipIf(!canMount)("keys --config on a gateway.yaml mounted as a single file (needs root and unshare -m)", () => {
+  /** `keys ARGS` run in APP, where MOUNTS (shell commands) have put the host's files, in a mount namespace of its own. */
+  const inMounts = (mounts: string[], app: string, args: string) =>
+    spawnSync("unshare", ["-m", "bash", "-c", `set -e; mount --make-rprivate /; ${mounts.join("; ")}; cd ${app}; exec ${process.execPath} ${BIN} keys ${args}`],
+      { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+  const setup = () => {
+    const root = mkdtempSync(join(tmpdir(), "mg-keys-mount-"));
+    const host = join(root, "host"), app = join(root, "app");
+    mkdirSync(host);
+    mkdirSync(app);
+    writeFileSync(join(host, "gateway.yaml"), header());
+    writeFileSync(join(app, "gateway.yaml"), ""); // the mount point
+    return { host, app };
+  };
+
+  it("new adds the key through the mount (written in place), in one piece, and leaves no lock or temp file", () => {
+    const { host, app } = setup();
+    const r = inMounts([`mount --bind ${host}/gateway.yaml ${app}/gateway.yaml`], app, "new --project acme --id bound --config gateway.yaml");
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    const key = r.stdout.split("\n")[0]!;
+    const text = readFileSync(join(host, "gateway.yaml"), "utf8");
+    expect(text).toBe(header().replace("   # do not remove\n", `   # do not remove\n      - { id: bound, sha256: "${sha256Hex(key)}" }\n`));
+    expect(readdirSync(app)).toEqual(["gateway.yaml"]);
+    expect(readdirSync(host)).toEqual(["gateway.yaml"]);
+  });
+
+  it("in a directory it cannot write, the edit takes its lock in the temp directory and writes in place; a read-only file is one line, exit 1", () => {
+    const { host, app } = setup();
+    // The directory read-only, the file itself writable through a mount of its own.
+    const roDir = [`mount --bind ${host} ${app}`, `mount -o remount,bind,ro ${app}`, `mount --bind ${host}/gateway.yaml ${app}/gateway.yaml`];
+    const r = inMounts(roDir, app, "revoke --project acme --id team --config gateway.yaml");
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(YAML.parse(readFileSync(join(host, "gateway.yaml"), "utf8")).projects.acme.keys[0].revoked).toBe(true);
+    expect(readdirSync(host)).toEqual(["gateway.yaml"]);
+
+    const before = readFileSync(join(host, "gateway.yaml"), "utf8");
+    const ro = inMounts([`mount --bind ${host} ${app}`, `mount -o remount,bind,ro ${app}`], app, "new --project acme --id nope --config gateway.yaml");
+    expect(ro.status).toBe(1);
+    expect(ro.stderr).toMatch(/^keys new: cannot write \S*gateway\.yaml: read-only file system \(EROFS\)\n$/);
+    expect(readFileSync(join(host, "gateway.yaml"), "utf8")).toBe(before);
   });
 });

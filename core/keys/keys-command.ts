@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
-import { lockedEdit, LockBusyError } from "./locked-edit.ts";
+import { lockedEdit, LockedEditError } from "./locked-edit.ts";
 import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
 
 const USAGE = `Usage:
@@ -85,7 +85,8 @@ function configFile(v: Values, sub: string): string {
 }
 
 /** Under a lock, written whole (locked-edit.ts): concurrent commands each keep their change, readers never see half. */
-const edit = (file: string, change: (text: string) => string | Promise<string>) => lockedEdit(file, change);
+const edit = (file: string, change: (text: string) => string | Promise<string>) =>
+  lockedEdit(file, change, { warn: (m) => process.stderr.write(`keys: ${m}\n`) });
 
 /**
  * An id that a key created through the admin API already has in this project is refused: the running gateway would
@@ -257,7 +258,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   try {
     return await run(values);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockBusyError) {
+    if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockedEditError) {
       process.stderr.write(`${/^keys (?:new|list|revoke|rotate)\b/.test(err.message) ? err.message : `keys ${sub}: ${err.message}`}\n`);
       return 1;
     }

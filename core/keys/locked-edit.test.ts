@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { lockedEdit, LockBusyError } from "./locked-edit.ts";
 
 const dir = () => mkdtempSync(join(tmpdir(), "mg-lock-"));
@@ -60,4 +61,37 @@ describe("lockedEdit", () => {
     expect(readFileSync(file, "utf8")).toBe("a: 1\nb: 2\n");
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
+
+  it("a stale lock met by several commands at once is taken over by one at a time: no edit is lost", async () => {
+    // Each waiter decides the dead holder's lock is stale, then removes it: one that removed it after another had
+    // already made its own lock in its place let two edits run at once, and one key was lost.
+    const d = dir();
+    const rounds = 30, procs = 6;
+    const dead = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+    for (let r = 0; r < rounds; r++) {
+      writeFileSync(join(d, `g${r}.yaml`), "keys:\n");
+      writeFileSync(join(d, `g${r}.yaml.lock`), JSON.stringify({ pid: dead, host: hostname(), at: Date.now() }));
+    }
+    const script = join(d, "edit.mts");
+    writeFileSync(script, `import { lockedEdit } from ${JSON.stringify(fileURLToPath(new URL("./locked-edit.ts", import.meta.url)))};
+const [dir, id, go, rounds, gap] = process.argv.slice(2).map((x, i) => (i ? Number(x) : x));
+for (let r = 0; r < rounds; r++) {
+  while (Date.now() < go + r * gap) { /* every process meets the stale lock at the same instant */ }
+  await lockedEdit(dir + "/g" + r + ".yaml", async (t) => { await new Promise((res) => setTimeout(res, 2)); return t + "- k" + id + "\\n"; }, { waitMs: 20_000 });
+}
+`);
+    const go = Date.now() + 3000; // after every process has loaded
+    const runs = Array.from({ length: procs }, (_, i) => new Promise<number | null>((res) => {
+      const child = spawn(process.execPath, ["--import", "tsx", script, d, String(i), String(go), String(rounds), "150"], { stdio: ["ignore", "ignore", "inherit"] });
+      child.once("exit", res);
+    }));
+    expect(await Promise.all(runs)).toEqual(Array(procs).fill(0));
+    const lost = [];
+    for (let r = 0; r < rounds; r++) {
+      const kept = readFileSync(join(d, `g${r}.yaml`), "utf8").match(/k\d/g)?.length ?? 0;
+      if (kept !== procs) lost.push(`round ${r}: ${kept} of ${procs}`);
+    }
+    expect(lost).toEqual([]);
+    expect(readdirSync(d).filter((f) => f.includes(".lock") || f.endsWith(".tmp") || f.endsWith(".old"))).toEqual([]);
+  }, 60_000);
 });

@@ -5,97 +5,246 @@
 // its holder is gone), and writes the new text to a temporary file in the same directory that is renamed over the
 // file: readers see the old text or the new, whole. A symlink is resolved and its target replaced (the link stays),
 // with the file's mode (and, where allowed, owner) kept.
-import { chownSync, closeSync, fchmodSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
+//
+// Where that cannot be done the edit still happens, under the lock:
+// - the file is a mount point of its own (Docker's `-v ./gateway.yaml:/app/gateway.yaml`: rename fails EBUSY), on
+//   another device (EXDEV) or the directory refuses the temporary file: the file is written in place, the whole
+//   text first and then cut to its length, so a reader never sees it empty (it may, for an instant, see the new text
+//   over the tail of the old);
+// - the directory refuses the lock file: the lock is taken in os.tmpdir() instead, named by a hash of the file's real
+//   path, so every command that cannot write the directory takes turns on the same lock. (A command that can write
+//   the directory, e.g. root's, uses the lock beside the file and does not wait for those: the directory's owner is
+//   expected to edit the one way.) If neither place takes a lock, the edit goes ahead with a one-line warning.
+import {
+  closeSync, fchmodSync, chownSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, readFileSync, realpathSync, renameSync, statSync,
+  unlinkSync, writeSync,
+} from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
-export class LockBusyError extends Error {}
+/** An edit that could not be done, in one line naming the file and why. */
+export class LockedEditError extends Error {}
+export class LockBusyError extends LockedEditError {}
 
 export interface LockOptions {
   /** How long to wait for another edit to finish. */
   waitMs?: number;
   /** A lock older than this is taken over even when its holder cannot be asked (another host, a recycled pid). */
   staleMs?: number;
+  /** Where a one-line warning goes (an edit made without any lock). */
+  warn?: (message: string) => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
+const unique = () => `${process.pid}.${randomBytes(4).toString("hex")}`;
+
+const REASONS: Record<string, string> = {
+  EACCES: "permission denied", EPERM: "not permitted", EROFS: "read-only file system", ENOSPC: "no space left on the device",
+  EBUSY: "busy", EISDIR: "a directory", ENOENT: "no such file", EDQUOT: "disk quota exceeded",
+};
+const why = (err: unknown) => `${REASONS[codeOf(err) ?? ""] ?? (err as Error).message} (${codeOf(err) ?? "error"})`;
+
+/** The lock file's identity and text, read from one open file (so they belong to the same file). */
+function snapshot(lock: string): { id: string; text: string; mtimeMs: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(lock, "r");
+  } catch {
+    return undefined; // gone: the next try takes it
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    const text = readFileSync(fd, "utf8");
+    // Inode and mtime tell a new lock from the old one even when both are still empty (created, not yet written).
+    return { id: `${st.ino}:${st.mtimeNs}:${text}`, text, mtimeMs: Number(st.mtimeNs / 1_000_000n) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 interface Holder {
   pid: number;
   host: string;
-  at: number;
 }
 
-function holderOf(lock: string): Holder | undefined {
+/** The identity of a lock whose holder has died (on this host) or that is older than staleMs; else undefined. */
+function staleId(lock: string, staleMs: number): string | undefined {
+  const s = snapshot(lock);
+  if (!s) return undefined;
+  if (Date.now() - s.mtimeMs > staleMs) return s.id;
+  let h: Holder;
   try {
-    return JSON.parse(readFileSync(lock, "utf8")) as Holder;
+    h = JSON.parse(s.text) as Holder;
   } catch {
-    return undefined; // gone, or being written this instant
+    return undefined; // being written this instant
   }
-}
-
-/** A lock whose holder has died (on this host) or that is older than staleMs. */
-function isStale(lock: string, staleMs: number): boolean {
-  let mtime: number;
-  try {
-    mtime = statSync(lock).mtimeMs;
-  } catch {
-    return false; // gone: the next try takes it
-  }
-  if (Date.now() - mtime > staleMs) return true;
-  const h = holderOf(lock);
-  if (!h || h.host !== hostname() || !Number.isInteger(h.pid)) return false;
+  if (h.host !== hostname() || !Number.isInteger(h.pid)) return undefined;
   try {
     process.kill(h.pid, 0);
-    return false;
+    return undefined;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
+    return codeOf(err) === "ESRCH" ? s.id : undefined;
   }
 }
 
-async function acquire(lock: string, o: Required<LockOptions>): Promise<() => void> {
-  const until = Date.now() + o.waitMs;
-  for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
+/** Create `path` with O_EXCL holding this process's record; undefined when it exists. Other errors are thrown. */
+function create(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o644); // readable by all: another user's command can see the holder is gone
+  } catch (err) {
+    if (codeOf(err) === "EEXIST") return undefined;
+    throw err;
+  }
+  const text = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), nonce: randomBytes(6).toString("hex") });
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return text;
+}
+
+/** Remove `path` only while it is still the file whose identity is `id`, claiming it by a rename first. */
+function removeIf(path: string, id: string): void {
+  const claimed = `${path}.${unique()}.old`;
+  try {
+    renameSync(path, claimed);
+  } catch {
+    return; // gone already
+  }
+  if (snapshot(claimed)?.id !== id) {
     try {
-      const fd = openSync(lock, "wx", 0o600);
-      try {
-        writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
-      } finally {
-        closeSync(fd);
-      }
-      return () => {
-        try {
-          unlinkSync(lock);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      linkSync(claimed, path); // not the one judged: put it back (unless a new one is there already)
+    } catch {
+      // a new one was made meanwhile
     }
-    if (isStale(lock, o.staleMs)) {
-      try {
-        unlinkSync(lock);
-      } catch {
-        // another waiter took it over first
-      }
-      continue;
-    }
-    if (Date.now() >= until) {
-      const h = holderOf(lock);
-      throw new LockBusyError(`${basename(dirname(lock))}/${basename(lock)} is held by another edit${h ? ` (pid ${h.pid} on ${h.host})` : ""} for more than ` +
-        `${Math.round(o.waitMs / 1000)}s; try again, or delete ${lock} if no such command is running`);
-    }
-    await sleep(delay + Math.floor(Math.random() * delay));
+  }
+  try {
+    unlinkSync(claimed);
+  } catch {
+    // gone
   }
 }
 
-/** Write `text` to `real` through a temporary file renamed over it, keeping its mode and owner. */
+/**
+ * Remove the stale lock judged by its identity `id`. Takeovers take turns on a guard file, so no waiter can remove a
+ * lock another waiter has just made in the stale one's place: a dead holder's lock changes only by a takeover, and
+ * under the guard it is checked to be still the one judged stale before it is removed.
+ */
+function takeOver(lock: string, id: string): boolean {
+  const guard = `${lock}.takeover`;
+  let mine: string | undefined;
+  try {
+    mine = create(guard);
+  } catch {
+    return false; // cannot take it: the wait runs out with a message naming the lock
+  }
+  if (mine === undefined) {
+    // Held only for the moment of a takeover: one that stays was left by a process killed in it.
+    const g = staleId(guard, 5_000);
+    if (g !== undefined) removeIf(guard, g);
+    return g !== undefined;
+  }
+  try {
+    const now = snapshot(lock);
+    if (now?.id === id) unlinkSync(lock);
+  } catch {
+    // gone
+  } finally {
+    release(guard, mine);
+  }
+  return true;
+}
+
+/** Remove our own lock (not one that replaced it after a takeover). */
+function release(path: string, text: string): void {
+  const s = snapshot(path);
+  if (s?.text === text) removeIf(path, s.id);
+}
+
+/** The lock beside the file; where its directory refuses it, one in os.tmpdir() named by the file's real path. */
+function lockPaths(real: string): string[] {
+  return [`${real}.lock`, join(tmpdir(), `model-gateway-${createHash("sha256").update(real).digest("hex").slice(0, 16)}.lock`)];
+}
+
+const REFUSED = new Set(["EACCES", "EPERM", "EROFS"]);
+
+async function acquire(real: string, o: Required<Omit<LockOptions, "warn">> & Pick<LockOptions, "warn">): Promise<() => void> {
+  const until = Date.now() + o.waitMs;
+  const paths = lockPaths(real);
+  const refused: string[] = [];
+  for (const lock of paths) {
+    for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
+      let mine: string | undefined;
+      try {
+        mine = create(lock);
+      } catch (err) {
+        if (!REFUSED.has(codeOf(err) ?? "")) throw new LockedEditError(`cannot create the lock file ${lock}: ${why(err)}`);
+        refused.push(`${lock}: ${why(err)}`);
+        break; // try the next place
+      }
+      if (mine !== undefined) {
+        const text = mine;
+        return () => release(lock, text);
+      }
+      const stale = staleId(lock, o.staleMs);
+      if (stale !== undefined && takeOver(lock, stale)) continue;
+      if (Date.now() >= until) {
+        let h: Partial<Holder> | undefined;
+        try {
+          h = JSON.parse(snapshot(lock)?.text ?? "");
+        } catch {
+          h = undefined;
+        }
+        throw new LockBusyError(`${basename(dirname(lock))}/${basename(lock)} is held by another edit${h?.pid ? ` (pid ${h.pid} on ${h.host})` : ""} for more than ` +
+          `${Math.round(o.waitMs / 1000)}s; try again, or delete ${lock} if no such command is running`);
+      }
+      await sleep(delay + Math.floor(Math.random() * delay));
+    }
+  }
+  (o.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`)))(`no lock file could be made for ${real} (${refused.join("; ")}); editing it without one, so do not run another edit of it at the same time`);
+  return () => {};
+}
+
+/** The rename failures of a file that can still be written in place. */
+const IN_PLACE = new Set(["EBUSY", "EXDEV", "EPERM", "EACCES", "EROFS"]);
+
+/** Write the whole text over the file, then cut it to that length: never empty, never truncated first. */
+function writeInPlace(real: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(real, "r+");
+  } catch (err) {
+    throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
+  }
+  try {
+    const buf = Buffer.from(text);
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off, off);
+    ftruncateSync(fd, buf.length);
+    fsyncSync(fd);
+  } catch (err) {
+    throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write `text` to `real` through a temporary file renamed over it, keeping its mode and owner; else in place. */
 function replace(real: string, text: string): void {
   const st = statSync(real);
-  const tmp = join(dirname(real), `.${basename(real)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const fd = openSync(tmp, "wx", 0o600);
+  const tmp = join(dirname(real), `.${basename(real)}.${unique()}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", 0o600);
+  } catch (err) {
+    if (IN_PLACE.has(codeOf(err) ?? "")) return writeInPlace(real, text); // the directory takes no new file
+    throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
+  }
   try {
     try {
       fchmodSync(fd, st.mode & 0o7777); // not left to the umask
@@ -112,20 +261,32 @@ function replace(real: string, text: string): void {
     } catch {
       // never made
     }
-    throw err;
+    if (IN_PLACE.has(codeOf(err) ?? "")) return writeInPlace(real, text); // a bind-mounted file, another device
+    throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
   }
 }
 
 /**
  * Read `file`, give its text to `change`, and write what it returns, with no other locked edit in between and no
  * reader ever seeing a partial file. `change` may be async (a look at the gateway's store) and may throw to abandon.
+ * A file-system failure is a LockedEditError with a one-line message.
  */
 export async function lockedEdit(file: string, change: (text: string) => string | Promise<string>, opts: LockOptions = {}): Promise<void> {
-  const real = realpathSync(file);
-  const release = await acquire(`${real}.lock`, { waitMs: opts.waitMs ?? 30_000, staleMs: opts.staleMs ?? 10 * 60_000 });
+  let real: string;
   try {
-    const next = await change(readFileSync(real, "utf8"));
-    replace(real, next);
+    real = realpathSync(file);
+  } catch (err) {
+    throw new LockedEditError(`cannot open ${file}: ${why(err)}`);
+  }
+  const release = await acquire(real, { waitMs: opts.waitMs ?? 30_000, staleMs: opts.staleMs ?? 10 * 60_000, warn: opts.warn });
+  try {
+    let text: string;
+    try {
+      text = readFileSync(real, "utf8");
+    } catch (err) {
+      throw new LockedEditError(`cannot read ${real}: ${why(err)}`);
+    }
+    replace(real, await change(text));
   } finally {
     release();
   }
