@@ -91,8 +91,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         watch: !values["no-watch"],
         sighup: true,
       });
-      // First signal: graceful shutdown (server.shutdown_grace_ms), exit 0. A second one: exit 130 at once —
-      // records of answered requests are already committed (the ledger is written before a response completes).
+      // First signal: graceful shutdown (server.shutdown_grace_ms), exit 0. A second one: exit 130 at once — records
+      // of answered requests are already in the store or the spool (written before a response completes), except
+      // those held in memory only (store down, spool unwritable): written out synchronously first, never dropped.
       // A worker's shutdown may also start with the primary's message; only a second *signal* means "now" (after
       // Ctrl-C the whole process group gets the signal, and the primary's message may come before or after it).
       let stopping = false;
@@ -100,6 +101,13 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       const stop = (signal: NodeJS.Signals) => {
         if (signalled) {
           process.stderr.write(`${signal} again during shutdown: exiting now\n`);
+          let held: ReturnType<typeof gw.gateway.store.saveHeldNow>;
+          try {
+            held = gw.gateway.store?.saveHeldNow();
+          } catch (err) {
+            process.stderr.write(`could not write out the ledger records held in memory: ${(err as Error).message}\n`);
+          }
+          if (held) process.stderr.write(`${held.generationIds.length} ledger record(s) the store could not take were written to ${held.writtenTo} for a replay: ${held.generationIds.join(" ")}\n`);
           process.exit(130);
         }
         signalled = true;

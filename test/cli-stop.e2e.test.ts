@@ -3,11 +3,17 @@
 // (its graceful shutdown) and free the port — never leave an orphan holding it.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import YAML from "yaml";
 import { freePort } from "./helpers/ports.ts";
+import { startRedis } from "./helpers/redis.ts";
+import { startChildGateway } from "./helpers/child-gateway.ts";
+import { startFakeOpenAI } from "./upstreams/openai.ts";
+import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
+import { RedisStore } from "../core/store/redis.ts";
 
 const ROOT = resolve(".");
 const BIN = join(ROOT, "bin/model-gateway.mjs");
@@ -100,5 +106,63 @@ describe("stopping the gateway through npm", () => {
     expect(await portOpen(port)).toBe(false);
     expect(run.out()).toContain("the process that started the gateway (npm) has exited; shutting down");
     expect(run.out()).toContain('"shutdown complete"');
+  }, 60_000);
+});
+
+describe("a second signal while records are held in memory only", () => {
+  // Redis down and spool_dir unusable (require_persistence: false): answered requests' records are in memory only.
+  // The first signal's close writes them out and gives the store a last chance (5 s); a second Ctrl-C meanwhile
+  // used to exit 130 before anything was written, and both records were gone.
+  it("SIGTERM then SIGINT during the last chance: exits non-zero, the records are in a file beside the config, and it replays into the ledger", async () => {
+    const redis = await startRedis({ aof: false });
+    const fake = await startFakeOpenAI();
+    const dir = mkdtempSync(join(tmpdir(), "mg-held-"));
+    const store = { kind: "redis", url: redis.url, prefix: "held:", require_persistence: false, timeout_ms: 200, probe_interval_ms: 200 };
+    const configFile = join(dir, "gateway.yaml");
+    writeFileSync(configFile, YAML.stringify(policyConfig(fake.baseUrl, { store: { ...store, spool_dir: join(dir, "sp") } })));
+    let gw: Awaited<ReturnType<typeof startChildGateway>> | undefined;
+    try {
+      gw = await startChildGateway(configFile);
+      gateways.push(gw.proc.pid!);
+      rmSync(join(dir, "sp"), { recursive: true, force: true });
+      writeFileSync(join(dir, "sp"), ""); // the spool_dir replaced by a regular file: no spool write can succeed
+      await redis.kill();
+      const ids = ["req_held_1", "req_held_2"];
+      for (const id of ids) {
+        const r = await fetch(`${gw.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-request-id": id, ...auth() }, body: JSON.stringify(chat()) });
+        expect(r.status).toBe(200); // each client got its answer
+      }
+      const exited = new Promise<number | null>((r) => gw!.proc.once("exit", (code) => r(code)));
+      gw.proc.kill("SIGTERM");
+      await until("the last chance to begin", () => /trying the store and the spool once more/.test(gw!.output()));
+      gw.proc.kill("SIGINT");
+      expect(await exited).not.toBe(0);
+
+      const files = readdirSync(dir).filter((f) => /^ledger\..*unsaved.*\.jsonl$/.test(f));
+      expect(files).toHaveLength(1);
+      const lines = readFileSync(join(dir, files[0]!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.v.entry.requestId).sort()).toEqual(ids);
+
+      // Moved into a working spool_dir of the next start, they reach the ledger.
+      await redis.restart({ aof: false });
+      const spool = join(dir, "spool");
+      mkdirSync(spool);
+      renameSync(join(dir, files[0]!), join(spool, files[0]!));
+      writeFileSync(configFile, YAML.stringify(policyConfig(fake.baseUrl, { store: { ...store, spool_dir: spool } })));
+      const next = await startChildGateway(configFile);
+      gateways.push(next.proc.pid!);
+      const rs = await RedisStore.connect(redis.url, "held:");
+      try {
+        await until("the replay", async () => (await rs.ledger({})).length === 2);
+        expect((await rs.ledger({})).map((e) => e.requestId).sort()).toEqual(ids);
+      } finally {
+        await rs.close();
+        await next.stop();
+      }
+    } finally {
+      await gw?.stop();
+      await fake.close();
+      await redis.stop();
+    }
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 // A spool that cannot be written: refused (or said) at start, and records held only in memory at close are given
 // a last chance, then reported with their ids and written out for a replay — never dropped with a clean exit.
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Registry } from "prom-client";
@@ -110,6 +110,54 @@ describe("GuardedStore: a spool that cannot be written", () => {
     }
     const lines = written.join("").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines).toMatchObject([{ k: "gen_x", v: { entry: { generationId: "gen_x", costPico: "5" } } }]);
+  });
+
+  it("the records are written out before the last chance (a kill during it leaves them), and the file goes once the store takes them", async () => {
+    const configDir = mkdtempSync(join(tmpdir(), "mg-unsaved-early-"));
+    const { g, state, log, dbPath } = await setup(unusableDir(), { require_persistence: false }, { fallbackDir: configDir, lastChanceMs: 5000 });
+    state.down = true;
+    await g.record(entry("gen_1"));
+    await g.record(entry("gen_2"));
+    const closing = g.close();
+    const files = () => readdirSync(configDir).filter((f) => f.endsWith(".jsonl"));
+    for (const end = Date.now() + 2000; !files().length && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    // Mid-wait: the file holds both records and their ids are logged, as a SIGKILL now would leave them.
+    expect(files()).toHaveLength(1);
+    const file = join(configDir, files()[0]!);
+    expect(readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).k).sort()).toEqual(["gen_1", "gen_2"]);
+    expect(log.records().find((r) => /written out for a replay/.test(r.msg))?.generationIds.sort()).toEqual(["gen_1", "gen_2"]);
+    state.down = false;
+    await closing; // taken after all: no error
+    expect(existsSync(file)).toBe(false);
+    const after = new SqliteStore(dbPath);
+    closers.push(() => after.close());
+    expect((await after.ledger({})).map((e) => e.generationId).sort()).toEqual(["gen_1", "gen_2"]);
+  });
+
+  it("saveHeldNow (a second signal's exit) writes the records held in memory at once, synchronously, and only once", async () => {
+    const configDir = mkdtempSync(join(tmpdir(), "mg-unsaved-now-"));
+    const { g, state, log } = await setup(unusableDir(), { require_persistence: false }, { fallbackDir: configDir, lastChanceMs: 100 });
+    state.down = true;
+    await g.record(entry("gen_1"));
+    await g.record(entry("gen_2"));
+    const saved = g.saveHeldNow(); // no await: the process exits right after it
+    expect(saved?.generationIds.sort()).toEqual(["gen_1", "gen_2"]);
+    const files = readdirSync(configDir).filter((f) => f.endsWith(".jsonl"));
+    expect(files).toHaveLength(1);
+    expect(saved?.writtenTo).toBe(join(configDir, files[0]!));
+    expect(readFileSync(saved!.writtenTo, "utf8").trim().split("\n")).toHaveLength(2);
+    expect(log.records().find((r) => /immediate exit/.test(r.msg))?.level).toBe(50);
+    expect(g.saveHeldNow()?.writtenTo).toBe(saved?.writtenTo); // already written: no second file
+    expect(readdirSync(configDir).filter((f) => f.endsWith(".jsonl"))).toHaveLength(1);
+  });
+
+  it("saveHeldNow writes nothing when the spool's disk holds the records", async () => {
+    const configDir = mkdtempSync(join(tmpdir(), "mg-unsaved-none-"));
+    const { g, state } = await setup(mkdtempSync(join(tmpdir(), "mg-unsaved-spool-")), {}, { fallbackDir: configDir });
+    state.down = true;
+    await g.record(entry("gen_1"));
+    expect(g.saveHeldNow()).toBeUndefined();
+    expect(readdirSync(configDir)).toEqual([]);
   });
 
   it("a store that answers again during the last chance takes the records, and the close succeeds", async () => {

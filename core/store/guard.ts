@@ -5,7 +5,7 @@
 // the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
 // the reservations and idempotency claims that failed requests left behind have been given back. A record no store
 // can hold (rejected-ledger.ts) is set aside, never spooled or retried: one bad record never holds the store down.
-import { mkdirSync, openSync, closeSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, openSync, closeSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Registry } from "prom-client";
 import type { StoreConfig } from "../generated/types/gateway.ts";
@@ -93,6 +93,8 @@ export class GuardedStore implements Store {
   private readonly pendingClaims = new Map<string, { scope: string; owner: string }>();
   /** Claims granted by fail_open while the store was down: nothing of theirs is in the store. */
   private readonly localClaims = new Set<string>();
+  /** Records held only in memory that close() or saveHeldNow() has written out (file, or "stderr"), by id. */
+  private writtenOut: { to: string; ids: Set<string> } | undefined;
 
   /** `inner`: the backend itself (its file, its connection), for the operator plane and tests. */
   constructor(readonly inner: Store, private readonly o: GuardOptions) {
@@ -504,14 +506,29 @@ export class GuardedStore implements Store {
     }
     await this.o.spool.close();
     let unsaved = await this.unsavedRecords();
+    let lost: UnsavedRecordsError | undefined;
     if (unsaved.length) {
+      // Written out before the last chance, not after: a second signal or a SIGKILL during the wait must not lose them.
+      this.writeOut(unsaved, "before");
       unsaved = await this.lastChance(unsaved);
       await this.o.spool.close();
+      lost = this.settleWrittenOut(unsaved);
     }
-    const lost = unsaved.length ? this.giveUp(unsaved) : undefined;
     // A store on a disk gone read-only may fail to close (its last checkpoint); the shutdown goes on.
     await this.inner.close().catch((err) => this.o.log.warn("store: close failed", { store: this.kind, error: String(err) }));
     if (lost) throw lost; // the process must not exit 0 as if nothing was lost
+  }
+
+  /**
+   * For an exit that cannot wait (a second signal during shutdown): write out, synchronously, the records held only
+   * in memory that are not written out yet. Where they went and their ids, or undefined when nothing was held.
+   */
+  saveHeldNow(): { writtenTo: string; generationIds: string[] } | undefined {
+    const held = this.o.spool.heldInMemory();
+    if (!held.length) return undefined;
+    const w = this.writtenOut;
+    if (!w || held.some((r) => !w.ids.has(r.entry.generationId))) this.writeOut(held, "exit");
+    return { writtenTo: this.writtenOut!.to, generationIds: held.map((r) => r.entry.generationId) };
   }
 
   /**
@@ -559,29 +576,75 @@ export class GuardedStore implements Store {
   }
 
   /**
-   * Records of answered requests that neither the store nor the spool could take: said at error with their ids, and
+   * Records of answered requests that neither the store nor the spool can take: said at error with their ids, and
    * written out (spool lines, beside the config, else on stderr) so they can be replayed: a file moved into spool_dir
-   * is adopted and replayed by the next start. close() then fails with the error returned, so the process exits non-zero.
+   * is adopted and replayed by the next start. Synchronous, fsync'd. `when`: before the last chance, or at an exit
+   * that cannot wait for it.
    */
-  private giveUp(records: SpooledRecord[]): UnsavedRecordsError {
+  private writeOut(records: SpooledRecord[], when: "before" | "exit"): void {
     const at = Date.now();
     const lines = records.map((r) => JSON.stringify({ k: r.entry.generationId, t: at, v: r }) + "\n").join("");
-    let file: string | undefined;
-    if (this.o.fallbackDir) {
-      const f = join(this.o.fallbackDir, `ledger.${process.pid}.unsaved-${at}.jsonl`);
+    const file = this.writeFile(lines, this.writtenOut?.to);
+    if (!file) process.stderr.write(lines);
+    this.writtenOut = { to: file ?? "stderr", ids: new Set(records.map((r) => r.entry.generationId)) };
+    const msg = when === "before"
+      ? "ledger records of answered requests are held in memory only (the store is unavailable and the spool cannot be written): written out for a replay; trying the store and the spool once more"
+      : "ledger records of answered requests held in memory only, written out for a replay at an immediate exit (the store is unavailable and the spool cannot be written)";
+    this.o.log.error(msg, { store: this.kind, records: records.length, generationIds: [...this.writtenOut.ids], ...this.whereFields(file) });
+  }
+
+  /** The lines into the fallback file (`over`: replaced whole, by a rename); its path, or undefined when it cannot be. */
+  private writeFile(lines: string, over?: string): string | undefined {
+    if (!this.o.fallbackDir) return undefined;
+    const f = over && over !== "stderr" ? over : join(this.o.fallbackDir, `ledger.${process.pid}.unsaved-${Date.now()}.jsonl`);
+    try {
+      writeFileSync(`${f}.tmp`, lines, { flush: true });
+      renameSync(`${f}.tmp`, f);
+      return f;
+    } catch {
       try {
-        writeFileSync(f, lines, { flag: "wx", flush: true });
-        file = f;
+        unlinkSync(`${f}.tmp`);
       } catch {
-        // stderr below
+        // never written
+      }
+      return undefined;
+    }
+  }
+
+  private whereFields(file: string | undefined): Record<string, string> {
+    return file ? { file, replay: `move it into ${this.o.spool.dir} and start the gateway: it is replayed into the store` } : { writtenTo: "stderr" };
+  }
+
+  /**
+   * After the last chance: a file of records the store or the spool took after all is removed (one left by a kill
+   * before this point only replays records the store already has, which it skips); one holding more than is still
+   * unsaved is rewritten with just those. The error to fail the close with when records are still unsaved.
+   */
+  private settleWrittenOut(unsaved: SpooledRecord[]): UnsavedRecordsError | undefined {
+    const w = this.writtenOut!;
+    const file = w.to === "stderr" ? undefined : w.to;
+    if (!unsaved.length) {
+      if (file) {
+        try {
+          unlinkSync(file);
+        } catch {
+          // gone already
+        }
+      }
+      this.writtenOut = undefined;
+      this.o.log.info("store: the held ledger records were saved after all", { store: this.kind, records: w.ids.size, ...(file ? { removed: file } : {}) });
+      return undefined;
+    }
+    if (file && unsaved.length < w.ids.size) {
+      const at = Date.now();
+      if (this.writeFile(unsaved.map((r) => JSON.stringify({ k: r.entry.generationId, t: at, v: r }) + "\n").join(""), file)) {
+        this.writtenOut = { to: file, ids: new Set(unsaved.map((r) => r.entry.generationId)) };
       }
     }
     this.o.log.error("ledger records of answered requests could not be saved: the store is unavailable and the spool cannot be written", {
-      store: this.kind, records: records.length, generationIds: records.map((r) => r.entry.generationId),
-      ...(file ? { file, replay: `move it into ${this.o.spool.dir} and start the gateway: it is replayed into the store` } : { writtenTo: "stderr" }),
+      store: this.kind, records: unsaved.length, generationIds: unsaved.map((r) => r.entry.generationId), ...this.whereFields(file),
     });
-    if (!file) process.stderr.write(lines);
-    return new UnsavedRecordsError(records.length, file ?? "stderr");
+    return new UnsavedRecordsError(unsaved.length, w.to);
   }
 
   private guardMemos(m: MemoStore): MemoStore {

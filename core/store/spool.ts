@@ -69,6 +69,14 @@ export class Spool<T> {
     return undefined;
   }
 
+  /**
+   * The items when the file does not hold them all (a write failed: they are in memory only), else none. Synchronous,
+   * for an exit that cannot wait (a second signal during shutdown).
+   */
+  heldInMemory(): T[] {
+    return this.dirty ? [...this.entries.values()].map((e) => e.item) : [];
+  }
+
   /** Keep `item` until it is drained; resolves once it is on disk ("durable") or could only be kept in memory. */
   append(key: string, item: T): Promise<Kept> {
     const e: Entry<T> = { key, at: Date.now(), item };
