@@ -119,7 +119,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   let unsupported: GatewayError | undefined;
   let last: GatewayError | undefined;
   let lastIndex = -1;
-  const hint = new RetryHint();
+  let hint: RetryHint | undefined; // made on the first failure: most requests have none
 
   // Targets in order; when every target was tried and attempts remain, a second pass retries them (after backoff).
   for (let pass = 0; ctx.attempts.length < maxAttempts; pass++) {
@@ -161,7 +161,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         const err = toGatewayError(e, ctx.signal);
         last = err;
         lastIndex = i;
-        hint.note(i, err, performance.now());
+        (hint ??= new RetryHint()).note(i, err, performance.now());
         if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped, hint);
       }
     }
@@ -465,7 +465,7 @@ function toResponse(ctx: GatewayContext, r: ProviderResult): GatewayResponse {
  * every attempt (and every endpoint skipped for an open circuit) in details, and the Retry-After any attempt was
  * told (RetryHint), not only the last one's. A request error from the only attempt keeps its own status and code.
  */
-function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[], hint: RetryHint): GatewayError {
+function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[], hint: RetryHint | undefined): GatewayError {
   const upstreamish = err.code === "UPSTREAM_ERROR" || err.code === "UPSTREAM_TIMEOUT";
   if (ctx.attempts.length <= 1 && !upstreamish && !skipped.length) return err;
   const allTimeouts = ctx.attempts.length > 0 && ctx.attempts.every((a) => a.errorCode === "UPSTREAM_TIMEOUT");
@@ -476,7 +476,7 @@ function finalError(ctx: GatewayContext, err: GatewayError, skipped: unknown[], 
   return new GatewayError(status, code, message, {
     details: { ...err.details, attempts: ctx.attempts, ...(skipped.length ? { skipped } : {}) },
     // A request error would fail again whenever it is retried: only its own hint, if any.
-    retryAfter: isRetryable(err) ? hint.seconds(performance.now()) : err.retryAfter,
+    retryAfter: isRetryable(err) && hint ? hint.seconds(performance.now()) : err.retryAfter,
     headers: err.headers,
     cause: err.cause,
     type: err.type,
