@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { basename, join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { lockedEdit, LockBusyError } from "./locked-edit.ts";
@@ -94,4 +95,101 @@ for (let r = 0; r < rounds; r++) {
     expect(lost).toEqual([]);
     expect(readdirSync(d).filter((f) => f.includes(".lock") || f.endsWith(".tmp") || f.endsWith(".old"))).toEqual([]);
   }, 60_000);
+});
+
+// The edits below run in a child process as a user who cannot write the file's directory, so the lock goes to the
+// temp directory and the file is written in place: as `nobody` (through setpriv) when the tests run as root, as CI
+// does, else as this user with the directory made read-only.
+const root = process.getuid?.() === 0;
+const hasSetpriv = spawnSync("setpriv", ["--version"]).status === 0;
+const NOBODY = Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout) || 65534;
+const asOther = root ? `setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ` : "";
+const EDIT = `import { writeSync } from "node:fs";
+const { lockedEdit, inPlaceIo } = await import(${JSON.stringify(fileURLToPath(new URL("./locked-edit.ts", import.meta.url)))});
+const [file, mode, waitMs] = process.argv.slice(2);
+if (mode !== "grow") {
+  // The first write at the file's start (after the new tail) goes half-way, then the disk fails: once, or for good
+  // ("restore-fails": the old text cannot be written back either).
+  let failed = 0;
+  inPlaceIo.write = (fd, buf, off, len, pos) => {
+    if (pos === 0 && failed === 0) { failed++; return writeSync(fd, buf, off, Math.ceil(len / 2), pos); }
+    if (failed === 1 || (failed > 1 && mode === "restore-fails")) { failed++; throw Object.assign(new Error("i/o error"), { code: "EIO" }); }
+    return writeSync(fd, buf, off, len, pos);
+  };
+}
+const change = mode === "grow" ? (t) => t + "      - { id: k2, sha256: \\"" + "e".repeat(64) + "\\" }\\n" : (t) => t.replace("demo:", "renamed:");
+try {
+  await lockedEdit(file, change, { waitMs: Number(waitMs) });
+} catch (err) {
+  process.stderr.write(err.constructor.name + ": " + err.message + "\\n");
+  process.exit(1);
+}
+`;
+
+/** A gateway.yaml of `size` bytes in a directory the other user cannot write, and the script that edits it. */
+function readOnlyDirWith(size: number) {
+  const d = dir();
+  const file = join(d, "gateway.yaml");
+  const head = "projects:\n  demo:\n    keys:\n      - { id: k1, sha256: \"" + "a".repeat(64) + "\" }\n";
+  const tail = "    allow_models: [\"*\"]\n";
+  writeFileSync(file, head + "# " + "p".repeat(size - head.length - tail.length - 3) + "\n" + tail);
+  writeFileSync(join(d, "edit.mjs"), EDIT);
+  if (root) chownSync(file, NOBODY, NOBODY);
+  chmodSync(d, 0o555); // root ignores this, `nobody` does not own the directory: neither can make a file there
+  return { d, file, script: join(d, "edit.mjs"), before: readFileSync(file, "utf8") };
+}
+const edit = (script: string, file: string, mode: string, prefix = "", env: Record<string, string> = {}) =>
+  spawnSync("bash", ["-c", `${prefix}exec ${asOther}${process.execPath} --import tsx ${script} ${file} ${mode} 500`],
+    { encoding: "utf8", env: { ...process.env, ...env }, timeout: 20_000 });
+
+describe.skipIf(root && !hasSetpriv)("lockedEdit written in place (a directory the user cannot write)", () => {
+  it("a write that runs out of room part-way (file size limit, as a full disk or quota) leaves the file as it was", () => {
+    const { file, script, before } = readOnlyDirWith(4060);
+    // ulimit -f 4: no write past 4096 bytes (EFBIG), so the added key fits only in part.
+    const r = edit(script, file, "grow", "ulimit -f 4; ");
+    expect(r.stderr).toMatch(/^LockedEditError: cannot write \S+gateway\.yaml: .*\(EFBIG\); the file was left as it was\n$/);
+    expect(r.status).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    // With room, the same edit goes through.
+    expect(edit(script, file, "grow")).toMatchObject({ status: 0, stderr: "" });
+    expect(readFileSync(file, "utf8")).toBe(before + `      - { id: k2, sha256: "${"e".repeat(64)}" }\n`);
+  });
+
+  it("a write failing after it began over the old text puts the old text back", () => {
+    const { file, script, before } = readOnlyDirWith(300);
+    const r = edit(script, file, "fails-once");
+    expect(r.stderr).toMatch(/^LockedEditError: cannot write \S+gateway\.yaml: .*\(EIO\); the file was left as it was\n$/);
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("when the old text cannot be put back either, says so and where a copy of it is", () => {
+    const { file, script, before } = readOnlyDirWith(300);
+    const r = edit(script, file, "restore-fails");
+    expect(r.status).toBe(1);
+    const saved = /putting its previous text back failed too \(.*\(EIO\)\), so it may be cut short: its previous text is saved in (\S+)\n$/.exec(r.stderr)?.[1];
+    expect(saved, r.stderr).toBeDefined();
+    expect(readFileSync(saved!, "utf8")).toBe(before);
+    unlinkSync(saved!);
+  });
+});
+
+describe.skipIf(!root || !hasSetpriv)("lockedEdit and another user's stale lock (needs root and setpriv)", () => {
+  it("a dead command's lock in the temp directory that this user cannot remove: the wait ends in one line naming it", () => {
+    const { file, script, before } = readOnlyDirWith(300);
+    // A sticky temp directory (as /tmp) holding root's lock, left by a process that is gone: `nobody` cannot delete it.
+    const tmp = dir();
+    chmodSync(tmp, 0o1777);
+    const lock = join(tmp, `model-gateway-${createHash("sha256").update(file).digest("hex").slice(0, 16)}.lock`);
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+    writeFileSync(lock, JSON.stringify({ pid: Number(dead), host: hostname(), at: Date.now() }));
+    const started = Date.now();
+    const r = edit(script, file, "grow", "", { TMPDIR: tmp });
+    // It spun at full CPU past any wait, until the 20 s timeout killed it.
+    expect(r.signal).toBeNull();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.stderr).toBe(`LockBusyError: ${lock} was left by an edit that is gone (pid ${dead} on ${hostname()}) and this user cannot remove it; delete ${lock} and try again\n`);
+    expect(r.status).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect(readdirSync(tmp).filter((f) => !f.startsWith("tsx-"))).toEqual([basename(lock)]); // no .takeover guard left
+  }, 30_000);
 });

@@ -8,16 +8,16 @@
 //
 // Where that cannot be done the edit still happens, under the lock:
 // - the file is a mount point of its own (Docker's `-v ./gateway.yaml:/app/gateway.yaml`: rename fails EBUSY), on
-//   another device (EXDEV) or the directory refuses the temporary file: the file is written in place, the whole
-//   text first and then cut to its length, so a reader never sees it empty (it may, for an instant, see the new text
-//   over the tail of the old);
+//   another device (EXDEV) or the directory refuses the temporary file: the file is written in place, what grows it
+//   first and then cut to its length, so a reader never sees it empty, and a write that fails part-way (a full disk,
+//   a quota) leaves the old text as it was (see writeInPlace);
 // - the directory refuses the lock file: the lock is taken in os.tmpdir() instead, named by a hash of the file's real
 //   path, so every command that cannot write the directory takes turns on the same lock. (A command that can write
 //   the directory, e.g. root's, uses the lock beside the file and does not wait for those: the directory's owner is
 //   expected to edit the one way.) If neither place takes a lock, the edit goes ahead with a one-line warning.
 import {
-  closeSync, fchmodSync, chownSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, readFileSync, realpathSync, renameSync, statSync,
-  unlinkSync, writeSync,
+  closeSync, fchmodSync, chownSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, readFileSync, readSync, realpathSync, renameSync,
+  statSync, unlinkSync, writeFileSync, writeSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -42,7 +42,8 @@ const unique = () => `${process.pid}.${randomBytes(4).toString("hex")}`;
 
 const REASONS: Record<string, string> = {
   EACCES: "permission denied", EPERM: "not permitted", EROFS: "read-only file system", ENOSPC: "no space left on the device",
-  EBUSY: "busy", EISDIR: "a directory", ENOENT: "no such file", EDQUOT: "disk quota exceeded",
+  EBUSY: "busy", EISDIR: "a directory", ENOENT: "no such file", EDQUOT: "disk quota exceeded", EFBIG: "file too large",
+  EIO: "input/output error",
 };
 const why = (err: unknown) => `${REASONS[codeOf(err) ?? ""] ?? (err as Error).message} (${codeOf(err) ?? "error"})`;
 
@@ -109,13 +110,16 @@ function create(path: string): string | undefined {
   return text;
 }
 
-/** Remove `path` only while it is still the file whose identity is `id`, claiming it by a rename first. */
-function removeIf(path: string, id: string): void {
+/**
+ * Remove `path` only while it is still the file whose identity is `id`, claiming it by a rename first. False when it
+ * is there but cannot be moved (another user's file in a sticky directory).
+ */
+function removeIf(path: string, id: string): boolean {
   const claimed = `${path}.${unique()}.old`;
   try {
     renameSync(path, claimed);
-  } catch {
-    return; // gone already
+  } catch (err) {
+    return codeOf(err) === "ENOENT"; // gone already
   }
   if (snapshot(claimed)?.id !== id) {
     try {
@@ -129,12 +133,14 @@ function removeIf(path: string, id: string): void {
   } catch {
     // gone
   }
+  return true;
 }
 
 /**
- * Remove the stale lock judged by its identity `id`. Takeovers take turns on a guard file, so no waiter can remove a
- * lock another waiter has just made in the stale one's place: a dead holder's lock changes only by a takeover, and
- * under the guard it is checked to be still the one judged stale before it is removed.
+ * Remove the stale lock judged by its identity `id`; false when it could not be (another user's lock in a sticky
+ * directory: EPERM), so the wait runs out with a message naming it. Takeovers take turns on a guard file, so no
+ * waiter can remove a lock another waiter has just made in the stale one's place: a dead holder's lock changes only
+ * by a takeover, and under the guard it is checked to be still the one judged stale before it is removed.
  */
 function takeOver(lock: string, id: string): boolean {
   const guard = `${lock}.takeover`;
@@ -142,23 +148,21 @@ function takeOver(lock: string, id: string): boolean {
   try {
     mine = create(guard);
   } catch {
-    return false; // cannot take it: the wait runs out with a message naming the lock
+    return false;
   }
   if (mine === undefined) {
     // Held only for the moment of a takeover: one that stays was left by a process killed in it.
     const g = staleId(guard, 5_000);
-    if (g !== undefined) removeIf(guard, g);
-    return g !== undefined;
+    return g !== undefined && removeIf(guard, g);
   }
   try {
-    const now = snapshot(lock);
-    if (now?.id === id) unlinkSync(lock);
-  } catch {
-    // gone
+    if (snapshot(lock)?.id === id) unlinkSync(lock);
+    return true;
+  } catch (err) {
+    return codeOf(err) === "ENOENT"; // gone meanwhile: taken over all the same
   } finally {
     release(guard, mine);
   }
-  return true;
 }
 
 /** Remove our own lock (not one that replaced it after a takeover). */
@@ -178,32 +182,31 @@ async function acquire(real: string, o: Required<Omit<LockOptions, "warn">> & Pi
   const until = Date.now() + o.waitMs;
   const paths = lockPaths(real);
   const refused: string[] = [];
-  for (const lock of paths) {
+  /** The lock made (its text), undefined when it is held, null when this place refuses it. */
+  const make = (lock: string): string | undefined | null => {
+    try {
+      return create(lock);
+    } catch (err) {
+      if (!REFUSED.has(codeOf(err) ?? "")) throw new LockedEditError(`cannot create the lock file ${lock}: ${why(err)}`);
+      refused.push(`${lock}: ${why(err)}`);
+      return null;
+    }
+  };
+  places: for (const lock of paths) {
+    // The deadline is checked and a sleep taken on every pass: a lock that can be neither made nor taken over (another
+    // user's, left in a sticky /tmp) must end in the message below, not a loop at full CPU.
     for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
-      let mine: string | undefined;
-      try {
-        mine = create(lock);
-      } catch (err) {
-        if (!REFUSED.has(codeOf(err) ?? "")) throw new LockedEditError(`cannot create the lock file ${lock}: ${why(err)}`);
-        refused.push(`${lock}: ${why(err)}`);
-        break; // try the next place
+      let mine = make(lock);
+      if (mine === undefined) {
+        const stale = staleId(lock, o.staleMs);
+        if (stale !== undefined && takeOver(lock, stale)) mine = make(lock);
       }
+      if (mine === null) continue places; // try the next place
       if (mine !== undefined) {
         const text = mine;
         return () => release(lock, text);
       }
-      const stale = staleId(lock, o.staleMs);
-      if (stale !== undefined && takeOver(lock, stale)) continue;
-      if (Date.now() >= until) {
-        let h: Partial<Holder> | undefined;
-        try {
-          h = JSON.parse(snapshot(lock)?.text ?? "");
-        } catch {
-          h = undefined;
-        }
-        throw new LockBusyError(`${basename(dirname(lock))}/${basename(lock)} is held by another edit${h?.pid ? ` (pid ${h.pid} on ${h.host})` : ""} for more than ` +
-          `${Math.round(o.waitMs / 1000)}s; try again, or delete ${lock} if no such command is running`);
-      }
+      if (Date.now() >= until) throw busy(lock, o);
       await sleep(delay + Math.floor(Math.random() * delay));
     }
   }
@@ -211,10 +214,47 @@ async function acquire(real: string, o: Required<Omit<LockOptions, "warn">> & Pi
   return () => {};
 }
 
+/** The wait for `lock` ran out: who holds it, or that its holder is gone and the file must be deleted by hand. */
+function busy(lock: string, o: { waitMs: number; staleMs: number }): LockBusyError {
+  let h: Partial<Holder> | undefined;
+  try {
+    h = JSON.parse(snapshot(lock)?.text ?? "");
+  } catch {
+    h = undefined;
+  }
+  const who = h?.pid ? ` (pid ${h.pid} on ${h.host})` : "";
+  if (staleId(lock, o.staleMs) !== undefined) {
+    return new LockBusyError(`${lock} was left by an edit that is gone${who} and this user cannot remove it; delete ${lock} and try again`);
+  }
+  return new LockBusyError(`${basename(dirname(lock))}/${basename(lock)} is held by another edit${who} for more than ` +
+    `${Math.round(o.waitMs / 1000)}s; try again, or delete ${lock} if no such command is running`);
+}
+
 /** The rename failures of a file that can still be written in place. */
 const IN_PLACE = new Set(["EBUSY", "EXDEV", "EPERM", "EACCES", "EROFS"]);
 
-/** Write the whole text over the file, then cut it to that length: never empty, never truncated first. */
+/** Test seam: the writes of an in-place edit, so a test can make one fail part-way. */
+export const inPlaceIo = { write: writeSync };
+
+/** Write all of `buf` at `pos`. */
+function writeAt(fd: number, buf: Buffer, pos: number): void {
+  for (let off = 0; off < buf.length; ) off += inPlaceIo.write(fd, buf, off, buf.length - off, pos + off);
+}
+
+/** The whole file, read from `fd` at offset 0. */
+function readAll(fd: number): Buffer {
+  const buf = Buffer.alloc(fstatSync(fd).size);
+  for (let off = 0, n = 1; off < buf.length && n > 0; off += n) n = readSync(fd, buf, off, buf.length - off, off);
+  return buf;
+}
+
+/**
+ * Write the new text over the file without a rename, never leaving it truncated or cut mid-entry. What grows the file
+ * (where a full disk, a quota or a file-size limit fails) is written first, past the old end, so such a failure
+ * leaves the old text whole and is undone by cutting it back; then the old length is overwritten and the file cut to
+ * the new length. A failure after the old text is touched writes the old bytes back. A reader may, for an instant,
+ * see the old text with the new tail after it, never an empty file.
+ */
 function writeInPlace(real: string, text: string): void {
   let fd: number;
   try {
@@ -222,15 +262,45 @@ function writeInPlace(real: string, text: string): void {
   } catch (err) {
     throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
   }
+  let old: Buffer;
   try {
-    const buf = Buffer.from(text);
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off, off);
-    ftruncateSync(fd, buf.length);
+    old = readAll(fd); // the bytes to put back, read from the file being written
+  } catch (err) {
+    closeSync(fd);
+    throw new LockedEditError(`cannot read ${real}: ${why(err)}`);
+  }
+  const next = Buffer.from(text);
+  let touched = false; // the old bytes overwritten (else cutting back to the old length restores them)
+  try {
+    if (next.length > old.length) writeAt(fd, next.subarray(old.length), old.length);
+    touched = true;
+    writeAt(fd, next.subarray(0, Math.min(next.length, old.length)), 0);
+    if (next.length < old.length) ftruncateSync(fd, next.length);
     fsyncSync(fd);
   } catch (err) {
-    throw new LockedEditError(`cannot write ${real}: ${why(err)}`);
+    try {
+      if (touched) writeAt(fd, old, 0);
+      ftruncateSync(fd, old.length);
+      fsyncSync(fd);
+    } catch (again) {
+      throw new LockedEditError(`cannot write ${real}: ${why(err)}; putting its previous text back failed too (${why(again)}), so it may be ` +
+        `cut short: ${saveCopy(real, old)}`);
+    }
+    throw new LockedEditError(`cannot write ${real}: ${why(err)}; the file was left as it was`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Keep the text a failed in-place write could not put back: a file in os.tmpdir(), else stderr. Says where. */
+function saveCopy(real: string, old: Buffer): string {
+  const copy = join(tmpdir(), `${basename(real)}.${unique()}.before-edit`);
+  try {
+    writeFileSync(copy, old, { flag: "wx", mode: 0o600 });
+    return `its previous text is saved in ${copy}`;
+  } catch {
+    process.stderr.write(`----- previous text of ${real} -----\n${old.toString("utf8")}\n----- end of the previous text of ${real} -----\n`);
+    return "its previous text is printed on stderr above";
   }
 }
 
