@@ -21,25 +21,16 @@ import { keyEntry, testKey } from "./helpers/gateway.ts";
 import { policyConfig } from "./helpers/policy-config.ts";
 import { ledgerGaps, startLoad, type Sent } from "./helpers/outage-load.ts";
 import { periodOf } from "../core/store/periods.ts";
+import { sleep, until as untilWithin } from "./helpers/until.ts";
 
+/** Postgres and the replay are slower: up to a minute, polled every 100 ms. */
+const until = <T,>(what: string, f: () => Promise<T | undefined>, ms = 60_000) => untilWithin(what, f, ms, 100);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PROJECTS = 12;
 const KEYS_PER_PROJECT = 3;
 /** Three priced models, and one whose only upstream refuses connections (its records are errors). */
 const MODELS = ["openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-x", "broken/model"];
 const GOOD_MODELS = MODELS.slice(0, 3);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** Every rollup row differs from the raw records' sums for its group and bucket (SQL EXCEPT, both ways): none may. */
 const ROLLUP_DIFF = (table: string, bucketMs: number) => `
   WITH raw AS (

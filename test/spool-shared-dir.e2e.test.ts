@@ -13,18 +13,7 @@ import { OTHER, policyConfig } from "./helpers/policy-config.ts";
 import { startLoad } from "./helpers/outage-load.ts";
 import { loopFs, type LoopFs } from "./helpers/loop-fs.ts";
 import { SqliteStore } from "../core/store/sqlite.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { sleep, until } from "./helpers/until.ts";
 
 async function ledgerIds(path: string): Promise<string[]> {
   const store = new SqliteStore(path);

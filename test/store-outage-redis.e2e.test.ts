@@ -20,6 +20,7 @@ import { auth, chat, KEY, OTHER, policyConfig } from "./helpers/policy-config.ts
 import { ledgerGaps, outageReport, startLoad } from "./helpers/outage-load.ts";
 import { RedisStore } from "../core/store/redis.ts";
 import { periodOf } from "../core/store/periods.ts";
+import { sleep, until } from "./helpers/until.ts";
 
 /** store.timeout_ms of these gateways: no request waits on the store longer than this. */
 const BOUND_MS = 250;
@@ -32,17 +33,6 @@ const OUTAGE_MS = 5000;
  * take all of it.
  */
 const MAX_REQUEST_MS = OUTAGE_MS / 2;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** /readyz answers 200 and the gateway's spool is empty (everything replayed). */
 async function recovered(url: string): Promise<void> {

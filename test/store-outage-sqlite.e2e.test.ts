@@ -15,21 +15,11 @@ import { KEY, OTHER, policyConfig } from "./helpers/policy-config.ts";
 import { ledgerGaps, outageReport, startLoad, type Load } from "./helpers/outage-load.ts";
 import { loopFs, type LoopFs } from "./helpers/loop-fs.ts";
 import { SqliteStore } from "../core/store/sqlite.ts";
+import { sleep, until } from "./helpers/until.ts";
 
 const BOUND_MS = 250;
 /** See store-outage-redis.e2e.test.ts: one bounded store wait plus scheduling slack on a loaded 2-core machine. */
 const MAX_REQUEST_MS = 2500;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const fs = loopFs(32);
 const skip = "skip" in fs ? fs.skip : undefined;
