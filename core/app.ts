@@ -122,9 +122,10 @@ export function createApp(gateway: Gateway): H3 {
   app.all("/**", async (event) => {
     const { req, res } = nodeOf(event);
     if (await serveConsole(gateway, req, res, event.url.pathname)) return HANDLED;
-    const known = endpoints.find((e) => e.route === event.url.pathname);
-    const err = known
-      ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${known.method})`, { headers: { allow: known.method } })
+    // Every method the path serves (/mcp takes POST, GET and DELETE), as Allow must list them.
+    const methods = [...new Set(endpoints.filter((e) => e.route === event.url.pathname).map((e) => e.method))];
+    const err = methods.length
+      ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
     return unrouted(gateway, req, res, err, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON());
   });

@@ -115,10 +115,14 @@ describe("a request no route takes", () => {
       expect(r.status).toBe(405);
       expect(r.headers.allow).toBe("POST");
       expect(await accessLine("req-unrouted-405")).toMatchObject({ endpoint: "unrouted", status: 405, errorCode: "INVALID_REQUEST" });
+      // A path served by several methods lists them all.
+      const mcp = await send(agent, "PUT", "/api/mcp", {});
+      expect(mcp.status).toBe(405);
+      expect(String(mcp.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET", "POST"]);
     } finally {
       agent.destroy();
     }
-    expect((await requests()).find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(1);
+    expect((await requests()).find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(2);
   });
 });
 
