@@ -160,7 +160,8 @@ describe("Postgres ledger", () => {
       await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away");
       other.kill("SIGKILL");
       await gone;
-      await until(async () => ledger.status().pending === 3);
+      // (Counted as soon as adopted; down once the write Postgres refuses has been tried: wait for both.)
+      await until(async () => ledger.status().pending === 3 && !ledger.status().up);
       expect(ledger.status()).toMatchObject({ up: false, pending: 3 });
       // ...and writes them once Postgres takes them.
       await admin.query("ALTER TABLE mg_away RENAME TO mg_ledger_daily");
