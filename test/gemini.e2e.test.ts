@@ -159,6 +159,27 @@ describe("policies and the ledger, as on chat", () => {
     expect(sent.system.at(-1).cache_control).toEqual({ type: "ephemeral" });
   });
 
+  it("snake_case field names (Google's REST examples) are read as camelCase: a translated target gets the system prompt, settings and tools", async () => {
+    const body = {
+      system_instruction: { parts: [{ text: "Answer in French." }] },
+      contents: [{ role: "user", parts: [{ text: "Weather?" }] }],
+      generation_config: { max_output_tokens: 77, stop_sequences: ["END"] },
+      tools: [{ function_declarations: [{ name: "get_weather", parameters_json_schema: { type: "object", properties: { city_name: { type: "string" } } } }] }],
+      tool_config: { function_calling_config: { mode: "ANY", allowed_function_names: ["get_weather"] } },
+    };
+    const res = await post(`models/${claude}:generateContent`, body, { "x-goog-api-key": SHIPPED_KEY });
+    expect(res.status).toBe(200);
+    const sent = anthropic.requests.at(-1)!.body;
+    expect(JSON.stringify(sent.system)).toContain("Answer in French.");
+    expect(sent.max_tokens).toBe(77);
+    expect(sent.stop_sequences).toEqual(["END"]);
+    expect(sent.tools).toEqual([expect.objectContaining({ name: "get_weather", input_schema: { type: "object", properties: { city_name: { type: "string" } } } })]);
+    expect(sent.tool_choice).toMatchObject({ type: "tool", name: "get_weather" });
+    const both = await post(`models/${claude}:generateContent`, { ...hi, generationConfig: { maxOutputTokens: 5 }, generation_config: { max_output_tokens: 9 } }, { "x-goog-api-key": SHIPPED_KEY });
+    expect(both.status).toBe(400);
+    expect((await both.json()).error.message).toContain("generation_config");
+  });
+
   it("a stream that fails midway ends with Google's error object as its last frame, which the SDK throws on; the ledger keeps it", async () => {
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     const res = await post(`models/${claude}:streamGenerateContent?alt=sse`, hi, { "x-goog-api-key": SHIPPED_KEY });

@@ -11,6 +11,7 @@ import type { GatewayContext } from "../../pipeline/context.ts";
 import type { EndpointSpec } from "../spec.ts";
 import { GEMINI_MODELS_ROUTE } from "./generate.ts";
 import { resolveGeminiModel } from "./model-name.ts";
+import { camelCaseGeminiFields } from "./field-names.ts";
 
 function prepare(ctx: GatewayContext): void {
   const model = resolveGeminiModel(ctx.params.model ?? "", ctx.config.models);
@@ -56,6 +57,7 @@ export const geminiCountTokensEndpoint: EndpointSpec = {
   route: GEMINI_MODELS_ROUTE,
   action: "countTokens",
   protocol: "gemini",
+  normalize: camelCaseGeminiFields,
   validate: validateGeminiCountTokens,
   prepare,
   terminal,

@@ -10,6 +10,7 @@ import type { EndpointSpec } from "../spec.ts";
 import { embeddingsEndpoint } from "../embeddings.ts";
 import { GEMINI_MODELS_ROUTE } from "./generate.ts";
 import { resolveGeminiModel } from "./model-name.ts";
+import { camelCaseGeminiFields } from "./field-names.ts";
 
 interface One { content: any; taskType?: string; title?: string; outputDimensionality?: number; model?: string }
 
@@ -84,7 +85,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
   ctx.response = { ...r, body: { ...body, providerMetadata: out.providerMetadata } };
 }
 
-const base = { kind: "embeddings", method: "POST", route: GEMINI_MODELS_ROUTE, protocol: "gemini", validate: validateGeminiEmbedContent, prepare, terminal } as const;
+const base = { kind: "embeddings", method: "POST", route: GEMINI_MODELS_ROUTE, protocol: "gemini", normalize: camelCaseGeminiFields, validate: validateGeminiEmbedContent, prepare, terminal } as const;
 
 export const geminiEmbedEndpoints: EndpointSpec[] = [
   {

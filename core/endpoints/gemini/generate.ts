@@ -9,6 +9,7 @@ import { invalidRequest } from "../../errors.ts";
 import type { GatewayContext } from "../../pipeline/context.ts";
 import type { EndpointSpec } from "../spec.ts";
 import { resolveGeminiModel } from "./model-name.ts";
+import { camelCaseGeminiFields } from "./field-names.ts";
 
 export const GEMINI_MODELS_ROUTE = "/api/v1beta/models/**";
 
@@ -33,6 +34,7 @@ const base = {
   method: "POST",
   route: GEMINI_MODELS_ROUTE,
   protocol: "gemini",
+  normalize: camelCaseGeminiFields,
   validate: validateGeminiGenerateContent,
   prepare,
   terminal: (ctx: GatewayContext) => dispatch(ctx, "gemini"),
