@@ -24,6 +24,7 @@ import { consoleSettings } from "./console/settings.ts";
 import { trafficOf } from "./admin/traffic-sampler.ts";
 import { answerUnrouted } from "./http/unrouted.ts";
 import { markWhenEnded } from "./observability/wire-bytes.ts";
+import { RouteMethods } from "./http/route-methods.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -47,8 +48,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 export function createApp(gateway: Gateway): H3 {
   const app = new H3();
+  // Every route as registered, so a known path asked with another method is a 405 listing the methods it takes.
+  const served = new RouteMethods();
+  const on = (method: string, route: string, handler: (event: H3Event) => unknown) => {
+    served.add(method, route);
+    app.on(method as "GET", route, handler);
+  };
   const register = (spec: EndpointSpec) => {
-    app.on(spec.method, spec.route, async (event) => {
+    on(spec.method, spec.route, async (event) => {
       const { req, res } = nodeOf(event);
       await handleRequest(gateway, spec, req, res, (getRouterParams(event, { decode: true }) ?? {}) as Record<string, string>);
       return HANDLED;
@@ -57,7 +64,7 @@ export function createApp(gateway: Gateway): H3 {
   for (const spec of endpoints) if (!spec.action) register(spec);
   // Custom methods (Gemini's `models/{model}:generateContent`): one handler per wildcard route picks the endpoint.
   for (const group of actionRoutes(endpoints)) {
-    app.on(group.method, group.route, async (event) => {
+    on(group.method, group.route, async (event) => {
       const { req, res } = nodeOf(event);
       const picked = group.pick(String(getRouterParams(event)?._ ?? ""));
       if ("error" in picked) return unrouted(gateway, req, res, picked.error, toGeminiJSON(picked.error));
@@ -70,7 +77,7 @@ export function createApp(gateway: Gateway): H3 {
   // so the overview has the last hour when it is first opened (one read of the metrics every 10 s, off the request path).
   if (consoleSettings(gateway.config.raw).enabled !== false) trafficOf(gateway);
   for (const route of adminRoutes) {
-    app.on(route.method, ADMIN_PREFIX + route.path, async (event) => {
+    on(route.method, ADMIN_PREFIX + route.path, async (event) => {
       const { req, res } = nodeOf(event);
       await handleAdmin(gateway, route, req, res, (getRouterParams(event, { decode: true }) ?? {}) as Record<string, string>);
       return HANDLED;
@@ -78,7 +85,7 @@ export function createApp(gateway: Gateway): H3 {
   }
 
   // Only with metrics.api_port (and so a token): by default metrics have a listener of their own.
-  app.get("/metrics", async (event) => {
+  on("GET", "/metrics", async (event) => {
     const { req, res } = nodeOf(event);
     if (!gateway.config.metrics.apiPort) {
       const err = new GatewayError(404, "NOT_FOUND", "No route for GET /metrics on the API port (metrics are served on metrics.host:metrics.port)");
@@ -89,7 +96,7 @@ export function createApp(gateway: Gateway): H3 {
   });
 
   let openapi: string | undefined;
-  app.get("/api/openapi.json", (event) => {
+  on("GET", "/api/openapi.json", (event) => {
     openapi ??= JSON.stringify(buildOpenApi());
     const { req, res } = nodeOf(event);
     res.writeHead(200, { "content-type": "application/json", "x-request-id": requestIdOf(req) });
@@ -99,7 +106,7 @@ export function createApp(gateway: Gateway): H3 {
 
   // Signed asset links (generated images/videos): the signature is the credential, so no auth pipeline.
   for (const method of ["GET", "HEAD"] as const) {
-    app.on(method, `${ASSET_ROUTE}/:name`, async (event) => {
+    on(method, `${ASSET_ROUTE}/:name`, async (event) => {
       const { req, res } = nodeOf(event);
       await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
       return HANDLED;
@@ -108,11 +115,11 @@ export function createApp(gateway: Gateway): H3 {
 
   // Liveness: the process serves HTTP. Readiness (should traffic come here?) is /readyz (core/readiness.ts).
   // Probes are neither counted nor logged (one every few seconds per prober), but carry x-request-id like every answer.
-  app.get("/healthz", (event) => {
+  on("GET", "/healthz", (event) => {
     const { req, res } = nodeOf(event);
     return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
   });
-  app.get("/readyz", async (event) => {
+  on("GET", "/readyz", async (event) => {
     const { req, res } = nodeOf(event);
     const r = await readiness(gateway);
     return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
@@ -122,8 +129,8 @@ export function createApp(gateway: Gateway): H3 {
   app.all("/**", async (event) => {
     const { req, res } = nodeOf(event);
     if (await serveConsole(gateway, req, res, event.url.pathname)) return HANDLED;
-    // Every method the path serves (/mcp takes POST, GET and DELETE), as Allow must list them.
-    const methods = [...new Set(endpoints.filter((e) => e.route === event.url.pathname).map((e) => e.method))];
+    // Every method the path serves (/mcp takes POST, GET and DELETE; /responses/{id} GET and DELETE), as Allow must list them.
+    const methods = served.for(event.url.pathname);
     const err = methods.length
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);

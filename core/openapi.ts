@@ -2,9 +2,11 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { endpoints } from "./endpoints/index.ts";
+import type { EndpointSpec } from "./endpoints/spec.ts";
 import { packageRoot } from "./package-root.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { ADMIN_PREFIX } from "./admin/route.ts";
+import { RouteMethods } from "./http/route-methods.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
 const DIRS = ["api", "responses"];
@@ -102,20 +104,29 @@ function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
     const item = (paths[path] ??= { servers: [{ url: "/", description: "The gateway's root: the admin API is not under /api" }] });
     item[r.method.toLowerCase()] = op;
   }
+  for (const r of adminRoutes) {
+    const route = ADMIN_PREFIX + r.path;
+    const path = route.replace(/:(\w+)/g, "{$1}");
+    const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    for (const m of refusedMethods(route)) paths[path]![m] ??= notAllowedOp(path, params, m, routeMethods.for(route).join(", "), "Admin", errorRef);
+  }
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
+/** Every endpoint and admin route's methods, as core/app.ts registers them. */
+const routeMethods = new RouteMethods();
+for (const e of endpoints) routeMethods.add(e.method, e.route);
+for (const r of adminRoutes) routeMethods.add(r.method, ADMIN_PREFIX + r.path);
+
 /**
- * The methods the gateway answers 405 on an endpoint's path (core/app.ts): on a route without parameters, every
- * method no endpoint serves there, except where a wildcard route of that method takes the path (POST
- * /v1beta/models goes to the Gemini model routes, and is their 404).
+ * The methods the gateway answers 405 on an endpoint's path (core/app.ts): every method no route serves there. A
+ * route's `:param` stands for any segment, and a wildcard route of that method takes the path (POST /v1beta/models
+ * goes to the Gemini model routes, and is their 404).
  */
 function refusedMethods(route: string): string[] {
-  if (route.includes(":") || route.includes("*")) return [];
-  const served = new Set(endpoints.filter((e) => e.route === route).map((e) => e.method.toLowerCase()));
-  const wildcard = (m: string) => endpoints.some((e) => e.method.toLowerCase() === m && e.route.endsWith("/**") && (route + "/").startsWith(e.route.slice(0, -2)));
-  return METHODS.filter((m) => !served.has(m) && !wildcard(m));
+  const served = new Set(routeMethods.for(route).map((m) => m.toLowerCase()));
+  return METHODS.filter((m) => !served.has(m));
 }
 
 /** The Gemini routes answer errors in Google's shape (core/errors.ts toGeminiJSON), not the gateway's envelope. */
@@ -132,12 +143,13 @@ const GEMINI_ERROR: Json = {
 };
 
 /** What a client gets for a method the path does not serve, documented so clients and validators expect it. */
-function notAllowedOp(path: string, method: string, served: string, tag: string, errorSchema: Json): Json {
+function notAllowedOp(path: string, params: Json[], method: string, served: string, tag: string, errorSchema: Json): Json {
   return {
     operationId: `${method}_${path.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "")}_not_allowed`,
     summary: `Not served: ${path} takes ${served}`,
     tags: [tag],
     security: [],
+    ...(params.length ? { parameters: params } : {}),
     responses: {
       "405": {
         description: `Method not allowed (error code INVALID_REQUEST); Allow names the method to use`,
@@ -148,15 +160,23 @@ function notAllowedOp(path: string, method: string, served: string, tag: string,
   };
 }
 
+/** An endpoint's path in the document: `{param}` for `:param`; a `**` route names a Gemini model, an action follows a colon. */
+const openApiPath = (ep: EndpointSpec): string =>
+  ep.route.replace(/^\/api/, "").replace(/:(\w+)/g, "{$1}").replace("/**", "/{model}") + (ep.action ? `:${ep.action}` : "");
+
+function pathParams(ep: EndpointSpec): Json[] {
+  const params: Json[] = [...ep.route.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  if (ep.route.endsWith("/**")) params.push({ name: "model", in: "path", required: true, schema: { type: "string" }, description: "A gateway model id (its slash raw or %2F-encoded), or a slug only one creator has" });
+  return params;
+}
+
 export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
   const paths: Record<string, Json> = {};
   for (const ep of endpoints) {
-    // A `**` route names a Gemini model (`{creator}/{slug}`, the slash raw or %2F-encoded); an action follows a colon.
-    const path = ep.route.replace(/^\/api/, "").replace(/:(\w+)/g, "{$1}").replace("/**", "/{model}") + (ep.action ? `:${ep.action}` : "");
-    const params: Json[] = [...ep.route.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    if (ep.route.endsWith("/**")) params.push({ name: "model", in: "path", required: true, schema: { type: "string" }, description: "A gateway model id (its slash raw or %2F-encoded), or a slug only one creator has" });
+    const path = openApiPath(ep);
+    const params = pathParams(ep);
     const ok: Json = { description: "Success", content: {} };
     if (ep.openapi.responseSchema) ok.content["application/json"] = { schema: { $ref: `#/components/schemas/${ep.openapi.responseSchema}` } };
     if (ep.openapi.streamSchema) {
@@ -196,10 +216,10 @@ export function buildOpenApi(): Json {
     (paths[path] ??= {})[ep.method.toLowerCase()] = op;
   }
   for (const ep of endpoints) {
-    const path = ep.route.replace(/^\/api/, "");
-    const served = endpoints.filter((e) => e.route === ep.route).map((e) => e.method).join(", ");
+    const path = openApiPath(ep);
+    const served = routeMethods.for(ep.route).join(", ");
     const errorSchema = ep.protocol === "gemini" ? GEMINI_ERROR : errorRef;
-    for (const m of refusedMethods(ep.route)) paths[path]![m] ??= notAllowedOp(path, m, served, ep.openapi.tag ?? "Gateway", errorSchema);
+    for (const m of refusedMethods(ep.route)) paths[path]![m] ??= notAllowedOp(path, pathParams(ep), m, served, ep.openapi.tag ?? "Gateway", errorSchema);
   }
   addAdminPaths(paths, errorRef);
   return {

@@ -119,10 +119,18 @@ describe("a request no route takes", () => {
       const mcp = await send(agent, "PUT", "/api/mcp", {});
       expect(mcp.status).toBe(405);
       expect(String(mcp.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET", "POST"]);
+      // Paths with parameters too: a stored response, an admin key.
+      const stored = await send(agent, "PUT", "/api/v1/responses/resp_abc", {});
+      expect(stored.status).toBe(405);
+      expect(String(stored.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET"]);
+      const key = await send(agent, "DELETE", "/admin/v1/keys/acme/k1", undefined);
+      expect(key.status).toBe(405);
+      expect(String(key.headers.allow).split(", ").sort()).toEqual(["GET", "PATCH"]);
+      expect((await send(agent, "PUT", "/api/v1/responses/resp_abc/nothing", {})).status).toBe(404);
     } finally {
       agent.destroy();
     }
-    expect((await requests()).find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(2);
+    expect((await requests()).find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(4);
   });
 });
 

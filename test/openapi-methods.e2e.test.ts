@@ -27,7 +27,8 @@ describe("405 in /api/openapi.json", () => {
     const documented405: string[] = [];
     for (const [template, item] of Object.entries<any>(doc.paths)) {
       const root = item.servers ? "" : "/api";
-      const path = template.replace("{model}", "acme/some-model").replace(/\{[^}]+\}/g, "x");
+      // A Gemini route's {model} is a creator/slug id; every other parameter one segment.
+      const path = (template.startsWith("/v1beta/") ? template.replace("{model}", "acme/some-model") : template).replace(/\{[^}]+\}/g, "x");
       for (const m of METHODS) {
         const op = item[m];
         if (op && !op.responses["405"]) continue; // served: not probed here
@@ -53,5 +54,7 @@ describe("405 in /api/openapi.json", () => {
     }
     // The audit's two: GET on a POST endpoint, POST on the model list.
     expect(documented405).toEqual(expect.arrayContaining(["GET /v1/embeddings", "POST /v1/models", "GET /v1/chat/completions", "PUT /mcp"]));
+    // And on paths with parameters: a stored response, a model, a Gemini model's methods.
+    expect(documented405).toEqual(expect.arrayContaining(["PUT /v1/responses/{id}", "POST /v1/models/{creator}/{model}", "DELETE /v1beta/models/{model}:generateContent"]));
   });
 });
