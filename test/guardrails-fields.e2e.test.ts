@@ -139,15 +139,16 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
       system_instruction: { parts: [{ text: v("system") }] },
       contents: [
         { role: "user", parts: [{ text: "Send the report" }] },
-        { role: "model", parts: [{ function_call: { name: "send", args: { to: v("call") } } }] },
+        { role: "model", parts: [{ function_call: { name: "send", args: { to: v("call") } }, thought_signature: "skip_thought_signature_validator" }] },
         { role: "user", parts: [{ function_response: { name: "send", response: { result: v("response") } } }] },
         { role: "user", parts: [{ text: v("thought"), thought: true }] },
       ],
     }),
+    // Sent in snake_case, which the Gemini endpoint renames before the policies read it: the upstream gets camelCase.
     fields: (s) => ({
-      system: s.system_instruction.parts[0].text,
-      call: s.contents[1].parts[0].function_call.args.to,
-      response: s.contents[2].parts[0].function_response.response.result,
+      system: (s.systemInstruction ?? s.system_instruction).parts[0].text,
+      call: (s.contents[1].parts[0].functionCall ?? s.contents[1].parts[0].function_call).args.to,
+      response: (s.contents[2].parts[0].functionResponse ?? s.contents[2].parts[0].function_response).response.result,
       thought: s.contents[3].parts[0].text,
     }),
   },

@@ -34,7 +34,6 @@ describe("media named by URL or id (input the body's size does not bound)", () =
 
   it("gemini: fileData URIs (either case), cached content; not inlineData", () => {
     expect(referencesMedia({ contents: [{ role: "user", parts: [{ fileData: { mimeType: "video/mp4", fileUri: "https://generativelanguage.googleapis.com/v1beta/files/x" } }] }] })).toBe(true);
-    expect(referencesMedia({ contents: [{ role: "user", parts: [{ file_data: { file_uri: "gs://b/o.pdf" } }] }] })).toBe(true);
     expect(referencesMedia({ contents: [{ role: "user", parts: [{ text: "hi" }] }], cachedContent: "cachedContents/abc" })).toBe(true);
     expect(referencesMedia({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }] })).toBe(false);
   });

@@ -26,9 +26,9 @@ function namesMedia(o: any): boolean {
   }
   // Other hosts' chat parts of the same form ({type: "video_url", video_url: {url}}).
   if (typeof type === "string" && type.endsWith("_url") && type in o) return remote(typeof o[type] === "string" ? o[type] : o[type]?.url);
-  // Gemini parts: fileData { fileUri } (proto JSON accepts snake case too).
-  const fd = o.fileData ?? o.file_data;
-  return fd !== null && typeof fd === "object" && (present(fd.fileUri) || present(fd.file_uri));
+  // Gemini parts: fileData { fileUri } (a snake_case request is renamed before the policies: core/endpoints/gemini/field-names.ts).
+  const fd = o.fileData;
+  return fd !== null && typeof fd === "object" && present(fd.fileUri);
 }
 
 /** Walks content (arrays, parts, nested tool results) for a part that names media; strings are not entered. */
@@ -50,7 +50,7 @@ function walk(v: unknown, depth: number): boolean {
  */
 export function referencesMedia(body: any): boolean {
   if (body === null || typeof body !== "object") return false;
-  if (present(body.cachedContent) || present(body.cached_content)) return true;
-  for (const k of ["messages", "system", "input", "contents", "systemInstruction", "system_instruction"]) if (walk(body[k], 0)) return true;
+  if (present(body.cachedContent)) return true;
+  for (const k of ["messages", "system", "input", "contents", "systemInstruction"]) if (walk(body[k], 0)) return true;
   return false;
 }

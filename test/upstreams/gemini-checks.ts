@@ -1,7 +1,8 @@
 // What the real Gemini API checks in `contents`, for the fake Gemini upstream: a model turn with function calls is
 // answered by the next (user) turn with one functionResponse per call, in the calls' order; a functionResponse turn
 // comes right after a function-call turn; and the first call of a turn carries the thought signature the model gave
-// it (Gemini 3 thinks always and rejects a replayed call without it). Messages are the real API's where known.
+// it (Gemini 3 thinks always and rejects a replayed call without it), or Google's documented placeholder for a call
+// the model did not make (`skip_thought_signature_validator`). Messages are the real API's where known.
 import { sampleFor } from "./schema-sample.ts";
 
 const calls = (turn: any): any[] => (turn?.parts ?? []).filter((p: any) => p.functionCall);
@@ -12,7 +13,7 @@ export function contentsError(contents: any[], signature: string): string | unde
     const turn = contents[i];
     const fc = calls(turn);
     if (turn.role === "model" && fc.length) {
-      if (fc[0].thoughtSignature !== signature) return "Function call is missing a thought_signature in functionCall parts.";
+      if (fc[0].thoughtSignature !== signature && fc[0].thoughtSignature !== "skip_thought_signature_validator") return "Function call is missing a thought_signature in functionCall parts.";
       const next = contents[i + 1];
       if (!next) continue;
       const fr = responses(next);

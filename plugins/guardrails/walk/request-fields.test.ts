@@ -79,22 +79,22 @@ describe("request fields besides message text", () => {
     expect(body.input[1].content[0].refusal).toBe("NO");
   });
 
-  it("gemini: snake_case spellings, and thought parts left alone only in model turns", () => {
+  it("gemini: system instruction, function call args and responses, and thought parts left alone only in model turns", () => {
     const body: any = {
-      system_instruction: { parts: [{ text: "sys" }] },
+      systemInstruction: { parts: [{ text: "sys" }] },
       contents: [
         { role: "user", parts: [{ text: "old" }] },
-        { role: "model", parts: [{ text: "thinking", thought: true }, { function_call: { name: "f", args: { q: "args" } } }] },
-        { role: "user", parts: [{ function_response: { name: "f", response: { r: "result" } } }] },
+        { role: "model", parts: [{ text: "thinking", thought: true }, { functionCall: { name: "f", args: { q: "args" } } }] },
+        { role: "user", parts: [{ functionResponse: { name: "f", response: { r: "result" } } }] },
         { role: "user", parts: [{ text: "user says thought", thought: true }] },
       ],
     };
     expect(walk("gemini", body)).toEqual(["sys", "old", "args", "result", "*user says thought"]);
-    expect(body.system_instruction.parts[0].text).toBe("SYS");
+    expect(body.systemInstruction.parts[0].text).toBe("SYS");
     expect(body.contents[1].parts[0].text).toBe("thinking");
-    expect(body.contents[1].parts[1].function_call.args.q).toBe("ARGS");
-    expect(body.contents[2].parts[0].function_response.response.r).toBe("RESULT");
-    const count: any = { generate_content_request: { model: "models/m", contents: [{ parts: [{ text: "counted" }] }] } };
+    expect(body.contents[1].parts[1].functionCall.args.q).toBe("ARGS");
+    expect(body.contents[2].parts[0].functionResponse.response.r).toBe("RESULT");
+    const count: any = { generateContentRequest: { model: "models/m", contents: [{ parts: [{ text: "counted" }] }] } };
     expect(walk("gemini", count)).toEqual(["*counted"]);
   });
 });
@@ -169,7 +169,7 @@ describe("allow rules when the latest user turn has no text", () => {
     expect(verdict("responses", { input: [{ type: "item_reference", id: "msg_1" }, output] })).toBeUndefined();
     const functionResponse = [{ role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }, { role: "user", parts: [{ functionResponse: { name: "f", response: { status: "ok" } } }] }];
     expect(verdict("gemini", { cachedContent: "cachedContents/abc", contents: functionResponse })).toBeUndefined();
-    expect(verdict("gemini", { cached_content: "cachedContents/abc", contents: functionResponse })).toBeUndefined();
+    expect(verdict("gemini", { cachedContent: "cachedContents/abc", contents: functionResponse })).toBeUndefined();
     expect(verdict("gemini", { generateContentRequest: { cachedContent: "cachedContents/abc", contents: functionResponse } })).toBeUndefined();
     // Not stored state: an empty or missing id, a prompt with variables only. The history is the client's, judged.
     expect(verdict("responses", { conversation: "", input: [output] })).toBe("billing-only");

@@ -187,27 +187,27 @@ const responses: Walker = (body, visit) => {
   });
 };
 
-/** A Gemini field by either spelling the API accepts (camelCase or snake_case); the one present. */
-const either = (o: Record<string, any>, camel: string, snake: string): any => o[camel] ?? o[snake];
-
-/** Gemini parts: text (not a model turn's thoughts), function calls' args and function responses, either spelling. */
+/**
+ * Gemini parts: text (not a model turn's thoughts), function calls' args and function responses. Field names are
+ * camelCase: the Gemini endpoints rename a snake_case request first (core/endpoints/gemini/field-names.ts).
+ */
 function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model: boolean, all: boolean): void {
   if (!Array.isArray(parts)) return;
   for (const p of parts) {
     if (!isObj(p) || (model && p.thought === true)) continue;
     visitField(p, "text", visit, topic);
-    const call = either(p, "functionCall", "function_call");
+    const call = p.functionCall;
     if (isObj(call?.args)) visitJsonValue(call.args, args(visit, all));
-    const response = either(p, "functionResponse", "function_response");
+    const response = p.functionResponse;
     if (isObj(response?.response)) visitJsonValue(response.response, args(visit, all));
   }
 }
 
 const geminiHasText = (c: Record<string, any>) => Array.isArray(c.parts) && c.parts.some((p: unknown) => isObj(p) && hasText(p.text));
 
-/** Gemini: systemInstruction and contents (countTokens may nest them in generateContentRequest), either spelling. */
+/** Gemini: systemInstruction and contents (countTokens may nest them in generateContentRequest). */
 const gemini: Walker = (body, visit) => {
-  const nested = isObj(body) ? either(body, "generateContentRequest", "generate_content_request") : undefined;
+  const nested = isObj(body) ? body.generateContentRequest : undefined;
   const b = isObj(nested) ? nested : body;
   if (!isObj(b)) return;
   const contents = b.contents;
@@ -216,10 +216,8 @@ const gemini: Walker = (body, visit) => {
   const last = typeof contents === "string" ? 0 : topicIndex(list, (c) => (c.role ?? "user") === "user" && geminiHasText(c));
   // No user text: everything the client wrote is judged, unless a context cache holds the user turn (judged when sent).
   const all = last < 0 && !geminiContinuesStored(b, body);
-  for (const k of ["systemInstruction", "system_instruction"]) {
-    if (isObj(b[k])) geminiParts(b[k].parts, visit, all, false, all);
-    else visitField(b, k, visit, all);
-  }
+  if (isObj(b.systemInstruction)) geminiParts(b.systemInstruction.parts, visit, all, false, all);
+  else visitField(b, "systemInstruction", visit, all);
   if (typeof contents === "string") {
     b.contents = visit(contents, true);
     return;

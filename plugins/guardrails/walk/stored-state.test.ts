@@ -18,7 +18,6 @@ describe("continues stored state", () => {
 
   it("a Gemini body naming a context cache, either spelling, top level or nested", () => {
     expect(geminiContinuesStored({ cachedContent: "cachedContents/a" })).toBe(true);
-    expect(geminiContinuesStored({ cached_content: "cachedContents/a" })).toBe(true);
     expect(geminiContinuesStored({}, { cachedContent: "cachedContents/a" })).toBe(true);
     expect(geminiContinuesStored({ cachedContent: "" }, undefined)).toBe(false);
   });

@@ -17,5 +17,5 @@ export function responsesContinuesStored(body: any): boolean {
 
 /** A Gemini body (or the generateContentRequest inside a countTokens body) that names a context cache. */
 export function geminiContinuesStored(...bodies: unknown[]): boolean {
-  return bodies.some((b) => isObj(b) && (id(b.cachedContent) || id(b.cached_content)));
+  return bodies.some((b) => isObj(b) && id(b.cachedContent));
 }

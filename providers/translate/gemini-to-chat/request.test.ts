@@ -92,7 +92,6 @@ describe("Gemini request -> chat", () => {
     for (const [body, field] of [
       [{ tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
       [{ cachedContent: "cachedContents/abc" }, "cachedContent"],
-      [{ cached_content: "cachedContents/abc" }, "cached_content"],
       [{ generationConfig: { responseModalities: ["IMAGE"] } }, "generationConfig.responseModalities"],
     ] as const) {
       const e = hit(body);

@@ -197,10 +197,8 @@ function reasoningEffort(tc: any, target: Target, scope: BlobScope): string | nu
 
 export function geminiToChatRequest(body: any, target: Target, scope: BlobScope, provider: string): Translated {
   const dropped: string[] = [];
-  // Either spelling (Gemini's JSON parser takes snake_case too): a cache the translated model never sees.
-  for (const f of ["cachedContent", "cached_content"] as const) {
-    if (typeof body[f] === "string" && body[f]) throw unsupported(f, "a context cache is something", target, provider);
-  }
+  // A cache the translated model never sees.
+  if (typeof body.cachedContent === "string" && body.cachedContent) throw unsupported("cachedContent", "a context cache is something", target, provider);
   if (Array.isArray(body.safetySettings) && body.safetySettings.length) dropped.push("safetySettings");
   if (body.labels !== undefined) dropped.push("labels");
   const messages: Record<string, unknown>[] = [];
