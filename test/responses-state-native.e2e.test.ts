@@ -98,6 +98,23 @@ describe("previous_response_id across native and translated attempts", () => {
     expect((await client.responses.retrieve(s2.id)).id).toBe(s2.id);
   });
 
+  it.each([false, true])("the native upstream lost the previous response (stream=%s): the same attempt is sent again with the rebuilt conversation", async (stream) => {
+    const t1 = await create({ input: "Remember: the word is marmot.", tools: undefined });
+    // OpenAI forgets it (its own retention, a zero-retention org, a key moved to another project); the gateway has it.
+    native.responses.stored.delete(t1.id);
+    const before = native.requests.length;
+    const p = { model, previous_response_id: t1.id, input: "What was the word?", ...inOrder };
+    const t2 = stream ? await client.responses.stream(p as never).finalResponse() : await client.responses.create(p as never) as OpenAI.Responses.Response;
+    expect(t2.status).toBe("completed");
+    expect(t2.previous_response_id).toBe(t1.id);
+    const sent = native.requests.slice(before).map((r) => r.body);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].previous_response_id).toBe(t1.id);
+    expect(sent[1].previous_response_id).toBeUndefined();
+    expect(JSON.stringify(sent[1].input)).toContain("the word is marmot");
+    expect(JSON.stringify(sent[1].input)).toContain("What was the word?");
+  });
+
   it("a native turn after a translated one with reasoning: the gateway's reasoning blobs are not sent to the native upstream", async () => {
     const a1 = await client.responses.create({ model: "anthropic/claude-sonnet-4", input: "Hi", reasoning: { effort: "low" }, max_output_tokens: 4000 });
     expect(a1.output.map((o) => o.type)).toEqual(["reasoning", "message"]);

@@ -5,6 +5,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import { GatewayError } from "../errors.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
+import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
@@ -27,10 +28,20 @@ function nativeRebuilt(body: any): any {
 }
 
 /**
+ * The native upstream no longer holds the response the gateway passed through by id (past its own retention, a
+ * zero-retention organisation, a key moved to another OpenAI project): OpenAI's `previous_response_not_found`.
+ */
+function upstreamLostPrevious(e: unknown): boolean {
+  const upstream = e instanceof GatewayError ? (e.details?.upstream_error as { code?: unknown } | undefined) : undefined;
+  return upstream?.code === "previous_response_not_found";
+}
+
+/**
  * POST /responses with state: rebuild the conversation (previous_response_id, item_reference), run `dispatch`, then
  * stamp and save the answer. The body each attempt sees is chosen per attempt: a native attempt on the provider that
  * served the previous response natively keeps previous_response_id (the upstream holds that state itself, encrypted
- * reasoning included); every other attempt, a fallback included, gets the rebuilt conversation.
+ * reasoning included), and gets the rebuilt conversation at once when that upstream has lost it; every other attempt,
+ * a fallback included, gets the rebuilt conversation.
  */
 export async function serveWithState(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
   const store = ctx.gateway.store.responses;
@@ -47,8 +58,16 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
     native.set(target, isNative);
     if (previous) {
       if (!isNative) ctx.body = conv.rebuilt;
-      else if (previous.native && target.provider === previous.provider) ctx.body = conv.passthrough;
-      else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
+      else if (previous.native && target.provider === previous.provider) {
+        ctx.body = conv.passthrough;
+        // What the transcoder plugin does not take, dispatch would send to the driver's own /responses.
+        const send = (): Promise<ProviderResult> => inner?.(c, driver, op, target, call) ?? driver.responses!.call(driver, ctx.body, target, call);
+        return send().catch((e: unknown) => {
+          if (!upstreamLostPrevious(e)) throw e;
+          ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
+          return send();
+        });
+      } else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
     }
     return inner?.(c, driver, op, target, call);
   };
