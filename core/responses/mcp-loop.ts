@@ -65,7 +65,9 @@ class McpRun {
   /** Output items of the response so far, in order. */
   readonly output: any[] = [];
   private input: any[] = [];
+  /** Usage of the turns accounted so far; turnOpen: the current turn's (in ctx.usage) is not in it yet. */
   private usage?: Usage;
+  private turnOpen = false;
   private wireUsage: any;
   private last: any;
   private rounds = 0;
@@ -188,18 +190,41 @@ class McpRun {
   async runModel(): Promise<GatewayResponse> {
     const ctx = this.ctx;
     ctx.body.input = this.input;
+    this.settle();
     ctx.usage = undefined;
+    this.turnOpen = true;
     ctx.response = undefined;
     this.rounds++;
-    await this.dispatch();
+    // Each turn is a model request of its own, with its own retries and fallbacks: dispatch() tries while
+    // ctx.attempts is shorter than maxAttempts, so earlier turns' attempts are set aside meanwhile (and put back in
+    // front, in the same array, for the ledger record and the answer's metadata).
+    const earlier = ctx.attempts.splice(0);
+    try {
+      await this.dispatch();
+    } finally {
+      ctx.attempts.unshift(...earlier);
+    }
     if (!ctx.response) throw new Error("no response from the model");
     return ctx.response;
+  }
+
+  /**
+   * Add the current turn's usage to the total, and make ctx.usage (what the ledger bills) the total of every turn
+   * that ran so far. Called after each turn and on every way out, a failed later turn included: the turns that
+   * completed were billed by their upstream.
+   */
+  settle(): void {
+    if (this.turnOpen) {
+      this.usage = addUsage(this.usage, this.ctx.usage);
+      this.turnOpen = false;
+    }
+    this.ctx.usage = this.usage;
   }
 
   /** After a model turn: account it, run its mcp calls. Returns whether another turn follows. */
   async afterTurn(response: any, emit: Emit): Promise<boolean> {
     this.last = response;
-    this.usage = addUsage(this.usage, this.ctx.usage);
+    this.settle();
     this.wireUsage = addWireUsage(this.wireUsage, response?.usage);
     const items: any[] = Array.isArray(response?.output) ? response.output : [];
     const calls = items.filter((i) => i?.type === "function_call" && this.refs.has(i.name));
@@ -238,7 +263,7 @@ class McpRun {
     r.tools = this.originalTools;
     if (this.wireUsage) r.usage = this.wireUsage;
     if (this.incomplete) Object.assign(r, { status: "incomplete", incomplete_details: { reason: "max_tool_calls" } });
-    this.ctx.usage = this.usage;
+    this.settle();
     return r;
   }
 
@@ -265,16 +290,20 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
     await run.prepare(none);
     await run.list(none);
     let first: any;
-    for (;;) {
-      const r = await run.runModel();
-      if (r.kind !== "json") throw new Error("expected a JSON answer");
-      if (r.status !== 200) return;
-      const body = r.body as any;
-      first ??= body;
-      run.keep(body.output ?? []);
-      if (!(await run.afterTurn(body, none))) break;
+    try {
+      for (;;) {
+        const r = await run.runModel();
+        if (r.kind !== "json") throw new Error("expected a JSON answer");
+        if (r.status !== 200) return;
+        const body = r.body as any;
+        first ??= body;
+        run.keep(body.output ?? []);
+        if (!(await run.afterTurn(body, none))) break;
+      }
+      ctx.response = { kind: "json", status: 200, body: run.final(first) };
+    } finally {
+      run.settle(); // a later turn that failed: the turns before it are billed still
     }
-    ctx.response = { kind: "json", status: 200, body: run.final(first) };
     return;
   }
   // Streamed: the mcp items' events are made before the model's first event is known, so they are queued until then.
@@ -291,66 +320,74 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
 }
 
 async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: GatewayResponse & { kind: "stream" }, early: Array<[string, Record<string, unknown>]>): AsyncGenerator<SseEvent> {
-  let seq = 0;
-  const queue: SseEvent[] = [];
-  const emit: Emit = (type, fields) => { queue.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
-  let first: any;
-  let turn: GatewayResponse = firstTurn;
-  const mine = ctx.response;
-  for (;;) {
-    if (turn.kind !== "stream") throw new GatewayError(502, "UPSTREAM_ERROR", "The model's next turn did not stream");
-    /** Upstream output_index -> ours; the model's mcp function calls (left out) map to -1. */
-    const index = new Map<number, number>();
-    const base = run.output.length;
-    let added = 0;
-    let done: any;
-    for await (const ev of turn.events) {
-      let d: any;
+  try {
+    let seq = 0;
+    const queue: SseEvent[] = [];
+    const emit: Emit = (type, fields) => { queue.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
+    let first: any;
+    let turn: GatewayResponse = firstTurn;
+    const mine = ctx.response;
+    for (;;) {
+      if (turn.kind !== "stream") throw new GatewayError(502, "UPSTREAM_ERROR", "The model's next turn did not stream");
+      /** Upstream output_index -> ours; the model's mcp function calls (left out) map to -1. */
+      const index = new Map<number, number>();
+      const base = run.output.length;
+      let added = 0;
+      let done: any;
+      for await (const ev of turn.events) {
+        let d: any;
+        try {
+          d = JSON.parse(ev.data);
+        } catch {
+          continue;
+        }
+        const type: string = d?.type ?? ev.event ?? "";
+        if (type === "error") {
+          run.settle(); // before the error event, which may end the response
+          yield { event: ev.event ?? "error", data: JSON.stringify({ ...d, sequence_number: seq++ }) };
+          return;
+        }
+        if (type === "response.created" || type === "response.in_progress") {
+          if (first) continue;
+          first = d.response;
+          emit(type, { response: { ...d.response, tools: ctx.body.tools } });
+          if (type === "response.in_progress") for (const [t, f] of early.splice(0)) emit(t, f);
+          yield* queue.splice(0);
+          continue;
+        }
+        if (early.length && first) {
+          for (const [t, f] of early.splice(0)) emit(t, f);
+          yield* queue.splice(0);
+        }
+        if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
+          done = d.response;
+          continue;
+        }
+        if (typeof d.output_index === "number") {
+          if (type === "response.output_item.added") index.set(d.output_index, run.isMcpCall(d.item) ? -1 : base + added++);
+          const ours = index.get(d.output_index);
+          if (ours === undefined || ours === -1) continue;
+          d.output_index = ours;
+        }
+        d.sequence_number = seq++;
+        yield { event: ev.event ?? type, data: JSON.stringify(d) };
+      }
+      ctx.response = mine;
+      if (!done) throw new GatewayError(502, "UPSTREAM_ERROR", "The model's stream ended without its final event");
+      run.keep(done.output ?? []);
+      const more = await run.afterTurn(done, emit);
+      yield* queue.splice(0);
+      if (!more) break;
       try {
-        d = JSON.parse(ev.data);
-      } catch {
-        continue;
+        turn = await run.runModel();
+      } finally {
+        ctx.response = mine; // the stream the client is reading, also when the turn failed
       }
-      const type: string = d?.type ?? ev.event ?? "";
-      if (type === "error") {
-        yield { event: ev.event ?? "error", data: JSON.stringify({ ...d, sequence_number: seq++ }) };
-        return;
-      }
-      if (type === "response.created" || type === "response.in_progress") {
-        if (first) continue;
-        first = d.response;
-        emit(type, { response: { ...d.response, tools: ctx.body.tools } });
-        if (type === "response.in_progress") for (const [t, f] of early.splice(0)) emit(t, f);
-        yield* queue.splice(0);
-        continue;
-      }
-      if (early.length && first) {
-        for (const [t, f] of early.splice(0)) emit(t, f);
-        yield* queue.splice(0);
-      }
-      if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
-        done = d.response;
-        continue;
-      }
-      if (typeof d.output_index === "number") {
-        if (type === "response.output_item.added") index.set(d.output_index, run.isMcpCall(d.item) ? -1 : base + added++);
-        const ours = index.get(d.output_index);
-        if (ours === undefined || ours === -1) continue;
-        d.output_index = ours;
-      }
-      d.sequence_number = seq++;
-      yield { event: ev.event ?? type, data: JSON.stringify(d) };
     }
-    ctx.response = mine;
-    if (!done) throw new GatewayError(502, "UPSTREAM_ERROR", "The model's stream ended without its final event");
-    run.keep(done.output ?? []);
-    const more = await run.afterTurn(done, emit);
+    const final = run.final(first);
+    emit(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
     yield* queue.splice(0);
-    if (!more) break;
-    turn = await run.runModel();
-    ctx.response = mine;
+  } finally {
+    run.settle(); // a later turn that failed or was cut: the turns before it are billed still
   }
-  const final = run.final(first);
-  emit(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
-  yield* queue.splice(0);
 }
