@@ -36,4 +36,30 @@ describe("chat -> gemini translator", () => {
     expect(types.at(-1)).toBe("message_stop");
     expect(usage.map((u) => [u.inputTokens, u.outputTokens])).toEqual([[4, 0], [4, 3]]);
   });
+
+  it("parallel_tool_calls: false keeps only the first of Gemini's calls, in JSON answers and streams", async () => {
+    const calls = { candidates: [{ index: 0, finishReason: "STOP", content: { role: "model", parts: [
+      { functionCall: { name: "f", args: { a: 1 } }, thoughtSignature: "c2ln" }, { functionCall: { name: "g", args: {} } },
+    ] } }] };
+    const ask = (extra: Record<string, unknown>) => chatToGemini.request({ model: "g/x", messages: [{ role: "user", content: "q" }], tools: [], ...extra }, target, opts);
+    const one = ask({ parallel_tool_calls: false });
+    expect(one.dropped).toEqual([]);
+    const json: any = chatToGemini.response(calls, one.state, callFor([]) as any);
+    expect(json.choices[0].message.tool_calls.map((c: any) => c.function.name)).toEqual(["f"]);
+    expect(json.choices[0].message.tool_calls[0].id).toMatch(/__sig__c2ln$/);
+    expect(json.choices[0].finish_reason).toBe("tool_calls");
+    const both: any = chatToGemini.response(calls, ask({}).state, callFor([]) as any);
+    expect(both.choices[0].message.tool_calls.map((c: any) => c.function.name)).toEqual(["f", "g"]);
+
+    const streamed: string[] = [];
+    let finish;
+    for await (const e of chatToGemini.stream(sse([calls]), ask({ parallel_tool_calls: false, stream: true }).state, callFor([]) as any)) {
+      if (e.data === "[DONE]") continue;
+      const c = JSON.parse(e.data).choices[0];
+      for (const tc of c?.delta?.tool_calls ?? []) streamed.push(`${tc.index}:${tc.function.name}`);
+      finish = c?.finish_reason ?? finish;
+    }
+    expect(streamed).toEqual(["0:f"]);
+    expect(finish).toBe("tool_calls");
+  });
 });

@@ -9,19 +9,20 @@ import { chatToGeminiRequest } from "./request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
 
-interface State { includeUsage: boolean; provider: string; model: string }
+/** oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call). */
+interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean }
 
 export const chatToGemini: Translator<State> = {
   native: false,
   request(body, target, opts) {
     const t = chatToGeminiRequest(body, target);
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false };
     return { op, body: t.body, dropped: t.dropped, state };
   },
   response(json: any, s, call) {
     call.reportUsage(fromGeminiUsage(json?.usageMetadata));
-    return geminiToChatResponse(json, s.model);
+    return geminiToChatResponse(json, s.model, { oneCall: s.oneCall });
   },
   stream: (events, s, call) => relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider),
   error: (err) => err,

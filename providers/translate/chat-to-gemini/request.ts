@@ -9,6 +9,7 @@ import { knobsFor } from "../../../core/metering/thinking.ts";
 import { outputAsk } from "../../../core/metering/output-limit.ts";
 import { geminiWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { signatureOf } from "./response.ts";
+import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 
 export interface Translated<T> {
   body: T;
@@ -137,6 +138,12 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
     if (c.role !== "user" || !c.parts.some((p) => rankOf.has(p))) continue;
     const answers = c.parts.filter((p) => rankOf.has(p)).sort((a, b) => rankOf.get(a)! - rankOf.get(b)!);
     c.parts = answers.concat(c.parts.filter((p) => !rankOf.has(p)));
+  }
+  // Gemini refuses a replayed model turn whose first functionCall has no thoughtSignature: calls made by another
+  // model (a fallback, a model switch) or by the client itself get Google's documented placeholder.
+  for (const c of contents) {
+    const first = c.role === "model" ? c.parts.find((p) => p.functionCall) : undefined;
+    if (first && !first.thoughtSignature) first.thoughtSignature = SKIP_SIGNATURE;
   }
 
   const out: Record<string, unknown> = { contents };

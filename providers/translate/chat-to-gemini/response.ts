@@ -61,15 +61,21 @@ export function fromGeminiUsage(m: any): Usage {
   return u;
 }
 
-export function geminiToChatResponse(g: any, model: string, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+/**
+ * oneCall (the client sent parallel_tool_calls: false): Gemini has no such setting and may call several functions at
+ * once, so each choice keeps only its first call — the one that carries the turn's thought signature.
+ */
+export function geminiToChatResponse(g: any, model: string, opts: { created?: number; oneCall?: boolean } = {}): Record<string, unknown> {
+  const created = opts.created ?? Math.floor(Date.now() / 1000);
   const candidates: any[] = Array.isArray(g?.candidates) ? g.candidates : [];
   const choices = candidates.map((c, i) => {
     let text = "";
     let reasoning = "";
     const toolCalls: unknown[] = [];
     for (const p of c.content?.parts ?? []) {
-      if (p.functionCall) toolCalls.push({ id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
-      else if (typeof p.text === "string") {
+      if (p.functionCall) {
+        if (!opts.oneCall || !toolCalls.length) toolCalls.push({ id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      } else if (typeof p.text === "string") {
         if (p.thought === true) reasoning += p.text;
         else text += p.text;
       }

@@ -15,7 +15,8 @@ export class GeminiToChatStream {
   usageMetadata: any = undefined;
   done = false;
 
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number }) {
+  /** oneCall: parallel_tool_calls was false; each candidate keeps only its first function call (see response.ts). */
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; oneCall?: boolean }) {
     this.model = opts.model;
   }
 
@@ -53,6 +54,7 @@ export class GeminiToChatStream {
       }
       for (const p of c.content?.parts ?? []) {
         if (p.functionCall) {
+          if (this.opts.oneCall && s.tools > 0) continue;
           const tc = { index: s.tools++, id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
           out.push(this.chunk(index, { tool_calls: [tc] }));
         } else if (typeof p.text === "string" && p.text) {
