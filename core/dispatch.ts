@@ -1,6 +1,6 @@
 // The implicit terminal step: walk ctx.targets, call the provider, record every attempt in modelAttempts.
 // fallback (when in the pipeline) raises ctx.maxAttempts and supplies ctx.retryDelay; without it one target is tried.
-// Retries happen only on retryable failures (connection errors, timeouts, 408, 429, 5xx), never on request errors.
+// Retries happen only on retryable failures (connection errors, timeouts, 408, 409, 429, 5xx), never on request errors.
 // A stream is committed once its first event has arrived: a failure before that falls back silently, a failure after
 // it reaches the client as the protocol's error event. Endpoints whose circuit is open are skipped (core/health).
 import { performance } from "node:perf_hooks";
@@ -16,6 +16,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint } from "./retry-hint.ts";
+import { isRetryableStatus } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 
@@ -73,10 +74,10 @@ export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
 /** The operations whose answers name a model (the other endpoints write the served id into their own bodies). */
 const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" ? op : undefined);
 
-/** Upstream statuses worth another try elsewhere: 408, 429 and 5xx. Transport failures carry retryable: true. */
+/** Upstream statuses worth another try (core/retryable-status.ts). Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
   const upstream = err.details?.upstream_status;
-  if (typeof upstream === "number") return upstream === 408 || upstream === 429 || upstream >= 500;
+  if (typeof upstream === "number") return isRetryableStatus(upstream);
   return err.retryable;
 }
 

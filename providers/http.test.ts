@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { failFromResponse, readUpstreamJson, retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
 import { GatewayError } from "../core/errors.ts";
+import { isRetryable } from "../core/dispatch.ts";
 
 describe("upstreamError", () => {
   it("maps 5xx and 429 to a retryable 502 carrying the provider's message and Retry-After", () => {
@@ -30,6 +31,13 @@ describe("upstreamError", () => {
     // A 404 that is the gateway's own misconfiguration (wrong base_url) stays a server-side error.
     expect(upstreamError("p", 404, {}, "<html>Not Found</html>")).toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
     expect(upstreamError("p", 404, {}, '{"error":{"message":"Unknown request URL","code":"unknown_url"}}').status).toBe(502);
+  });
+
+  it("dispatch retries exactly the statuses marked retryable here (a 409 was marked retryable and then not retried)", () => {
+    for (const status of [401, 403, 408, 409, 418, 429, 500, 502, 504]) {
+      const err = upstreamError("p", status, {}, '{"error":{"message":"x"}}');
+      expect([status, isRetryable(err)]).toEqual([status, err.retryable]);
+    }
   });
 
   it("keeps a non-JSON body as the message", () => {

@@ -9,6 +9,7 @@ import { rememberSentCredentials } from "../core/secrets/registry.ts";
 import { SseEventTooLargeError } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer } from "./answer-check.ts";
+import { isRetryableStatus } from "../core/retryable-status.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -138,8 +139,6 @@ export function transportError(provider: string, err: unknown, signal?: AbortSig
   });
 }
 
-const RETRYABLE = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
-
 function header(headers: UpstreamResponse["headers"], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -197,7 +196,7 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
       details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}) },
     });
   }
-  const retryable = RETRYABLE(status);
+  const retryable = isRetryableStatus(status);
   const timeout = status === 408 || status === 504;
   return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}: ${message}`, {
     retryable,

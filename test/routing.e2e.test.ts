@@ -123,6 +123,14 @@ describe("fallback across providers", () => {
     expect(r.json.providerMetadata.gateway.modelAttempts[0]).toMatchObject({ provider: "alpha", status: 504, errorCode: "UPSTREAM_TIMEOUT" });
   });
 
+  it("409 (a conflict such as a lock timeout) falls back to the next provider, as the docs' table says", async () => {
+    alpha.failures.push({ kind: "status", status: 409, body: { error: { message: "Lock timeout", type: "conflict", param: null, code: null } } });
+    const r = await chat("test/duo");
+    expect(r.status).toBe(200);
+    expect(r.json.choices[0].message.content).toBe("beta answers");
+    expect(r.json.providerMetadata.gateway.modelAttempts.map((a: any) => [a.provider, a.status])).toEqual([["alpha", 502], ["beta", 200]]);
+  });
+
   it("a 4xx request error is never retried", async () => {
     alpha.failures.push({ kind: "status", status: 400, body: { error: { message: "Invalid 'messages': bad", type: "invalid_request_error", param: "messages", code: null } } });
     const r = await chat("test/duo");

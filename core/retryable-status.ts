@@ -1,0 +1,11 @@
+// Which upstream HTTP statuses are worth another try (the same endpoint after a wait, or the next one). One list for
+// the provider layer (providers/http.ts: retryable, x-should-retry) and dispatch (core/dispatch.ts: fallback, health),
+// so the two can never disagree about a status again (409 was retryable in one and final in the other).
+
+/**
+ * 408 (timeout), 409 (a conflict such as OpenAI's lock timeout, which its own SDKs retry), 429 (rate limit) and
+ * every 5xx. Other 4xx are the request's or the gateway's configuration's fault: the same call would fail again.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
