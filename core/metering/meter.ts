@@ -98,9 +98,10 @@ const NO_PRICES: Pricing = {};
 const GENERATIVE = new Set(["chat", "messages", "responses", "gemini"]);
 
 export class Meter {
-  /** Content events relayed so far: at least one token each, when output has to be estimated. */
-  events = 0;
-  /** Estimated tokens of the generated text relayed so far (output-estimate.ts). */
+  /**
+   * Estimated tokens of the generated text relayed so far (output-estimate.ts): at least one per event that carries
+   * some. Framing events carry none, so a cut stream bills the same in every client protocol.
+   */
   private relayedTokens = 0;
   private answerTokens?: number;
   private usage?: { usage: Usage; estimated: boolean };
@@ -115,9 +116,8 @@ export class Meter {
     return servedTarget(this.ctx);
   }
 
-  /** One content event on its way to the client (not the terminal one). */
+  /** One event on its way to the client (not the terminal one). */
   relayed(ev: SseEvent): void {
-    this.events++;
     this.relayedTokens += eventOutputTokens(this.ctx.endpoint, ev);
   }
 
@@ -147,10 +147,9 @@ export class Meter {
       if (noOutput) usage.outputTokens = this.capped(this.textTokens());
       return (this.usage = { usage, estimated: true });
     }
-    // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed, a
-    // stream's content events at least a token each.
+    // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed.
     if (!stream && !(generated && response?.kind === "json" && response.status < 300)) return undefined;
-    const relayed = stream ? Math.max(this.events, this.relayedTokens) : this.textTokens();
+    const relayed = this.textTokens();
     const usage = { ...reported, inputTokens: reported?.inputTokens || inputUpperEstimate(ctx), outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
     return (this.usage = { usage, estimated: true });
   }

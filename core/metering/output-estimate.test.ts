@@ -15,6 +15,14 @@ describe("eventOutputTokens", () => {
     expect(eventOutputTokens("chat", { data: '{"choices":[{"delta":{"content" : "spaced  out"}}]}' })).toBe(estimateTokens("spaced  out"));
   });
 
+  it("a piece of generated text is at least a token (a lone newline is one); an empty one and framing are none", () => {
+    expect(eventOutputTokens("chat", chunk({ content: "\n\n" }))).toBe(1);
+    expect(eventOutputTokens("messages", { event: "content_block_delta", data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: " " } }) })).toBe(1);
+    expect(eventOutputTokens("messages", { event: "ping", data: '{"type":"ping"}' })).toBe(0);
+    expect(eventOutputTokens("responses", { event: "response.created", data: JSON.stringify({ type: "response.created", response: { id: "r", output: [] } }) })).toBe(0);
+    expect(eventOutputTokens("responses", { event: "response.output_item.added", data: JSON.stringify({ type: "response.output_item.added", item: { type: "message", content: [] } }) })).toBe(0);
+  });
+
   it("escapes are undone before estimating, and an escaped quote does not end the string", () => {
     const text = 'She said "hi"\nand left — 東京';
     expect(eventOutputTokens("chat", chunk({ content: text }))).toBe(estimateTokens(text));

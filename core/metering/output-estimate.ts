@@ -32,7 +32,9 @@ function stringValuesTokens(json: string, keys: RegExp): number {
       end = json.indexOf('"', end + 1);
     }
     if (end === -1) break;
-    n += textTokens(json.slice(start, end));
+    // A non-empty piece of generated text is at least a token (a lone "\n" is one): the floor docs/policies.md
+    // states per content event. An empty one (a chat role chunk's content: "") is none.
+    if (end > start) n += Math.max(1, textTokens(json.slice(start, end)));
     keys.lastIndex = end + 1;
   }
   return n;
@@ -54,7 +56,10 @@ function responsesType(ev: SseEvent): string | undefined {
   return /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
 }
 
-/** Estimated output tokens carried by one stream event sent to the client (0 for events without generated text). */
+/**
+ * Estimated output tokens carried by one stream event sent to the client: at least one for an event that carries
+ * generated text, 0 for the protocol's framing (message_start, ping, content_block_start, response.created, …).
+ */
 export function eventOutputTokens(endpoint: EndpointKind, ev: SseEvent): number {
   switch (endpoint) {
     case "chat":
