@@ -11,6 +11,7 @@ import type { ProjectConfig } from "../../core/generated/types/gateway.ts";
 import type { KeyRuntime } from "../../core/config/runtime.ts";
 import type { RateCharge, RateState } from "../../core/store/types.ts";
 import { rateWindows } from "../../core/store/rate-windows.ts";
+import { WINDOW_MS, windowState } from "../../core/store/gcra.ts";
 import { inputEstimate, requestedOutput } from "../../core/metering/request-size.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 
@@ -81,13 +82,19 @@ function headers(ctx: GatewayContext, windows: RateState[], token: boolean[], no
     h["x-ratelimit-reset-requests"] = secs(r.resetMs);
   }
   const t = tightest(windows, token, true);
-  if (t) {
-    h["x-ratelimit-limit-tokens"] = String(t.limit);
-    h["x-ratelimit-remaining-tokens"] = String(t.remaining);
-    h["x-ratelimit-reset-tokens"] = secs(t.resetMs);
-  }
+  if (t) tokenHeaders(h, t, now);
   // The general set: tokens left in the window (requests when only rpm applies), reset as a Unix timestamp.
-  const g = (t ?? r)!;
+  else if (r) generalHeaders(h, r, now);
+}
+
+function tokenHeaders(h: Record<string, string>, t: RateState, now: number): void {
+  h["x-ratelimit-limit-tokens"] = String(t.limit);
+  h["x-ratelimit-remaining-tokens"] = String(t.remaining);
+  h["x-ratelimit-reset-tokens"] = secs(t.resetMs);
+  generalHeaders(h, t, now);
+}
+
+function generalHeaders(h: Record<string, string>, g: RateState, now: number): void {
   h["x-ratelimit-remaining"] = String(g.remaining);
   h["x-ratelimit-reset"] = String(Math.ceil((now + g.resetMs) / 1000));
 }
@@ -96,7 +103,9 @@ function headers(ctx: GatewayContext, windows: RateState[], token: boolean[], no
 class Correction {
   private done = false;
   readonly run: (outcome?: Outcome) => Promise<void> | undefined;
-  constructor(private readonly ctx: GatewayContext, private readonly plan: Plan, private readonly estimate: number) {
+  /** `windows`: the check's answer at `checkedAt` (what the headers were first set from). */
+  constructor(private readonly ctx: GatewayContext, private readonly plan: Plan, private readonly estimate: number,
+    private readonly windows: RateState[], private readonly checkedAt: number) {
     this.run = this.correct.bind(this);
   }
 
@@ -106,16 +115,43 @@ class Correction {
     const { ctx, plan } = this;
     const billed = meterFor(ctx).finalUsage(outcome)?.usage;
     const used = billed ? billed.inputTokens + billed.outputTokens + (billed.cacheReadTokens ?? 0) + (billed.cacheWriteTokens ?? 0) : 0;
-    const delta = used - this.estimate;
-    if (delta === 0) return;
-    const store = ctx.gateway.store;
     const now = Date.now();
-    const adjusts: Promise<void>[] = [];
-    for (let i = 0; i < plan.keys.length; i++) if (plan.token[i]) adjusts.push(store.rateAdjust(plan.keys[i]!, plan.limits[i]!, delta, now));
+    // A JSON answer's or an error's headers are not written yet: they show the windows as the real charge leaves
+    // them, not the estimate. A stream's went out with its first byte (the estimate stands there).
+    if (ctx.response?.kind !== "stream") this.headers(used, now);
+    const store = ctx.gateway.store;
+    let adjusts: Promise<void>[] | undefined;
+    for (let i = 0; i < plan.keys.length; i++) {
+      if (!plan.token[i]) continue;
+      const delta = used - charged(this.estimate, plan.limits[i]!);
+      if (delta !== 0) (adjusts ??= []).push(store.rateAdjust(plan.keys[i]!, plan.limits[i]!, delta, now));
+    }
+    if (!adjusts) return;
     return Promise.all(adjusts).then(undefined, (err) =>
       ctx.gateway.log.warn("rate-limit correction failed", { requestId: ctx.requestId, error: String(err) })) as Promise<void>;
   }
+
+  /**
+   * The token headers again, from the check's windows with the real charge for the estimate and the refill since:
+   * arithmetic only, no store round trip (another request of the key's meanwhile is not seen, as at the check).
+   */
+  private headers(used: number, now: number): void {
+    const { plan, windows } = this;
+    let t: RateState | undefined;
+    for (let i = 0; i < windows.length; i++) {
+      if (!plan.token[i]) continue;
+      const w = windows[i]!;
+      // As gcraAdjust moves the window's tat (the check's, refilled since), so the figures agree with the store's.
+      const tat = Math.max(this.checkedAt + w.resetMs, now) + (used - charged(this.estimate, w.limit)) * (WINDOW_MS / w.limit);
+      const s = windowState({ key: w.key, limit: w.limit, cost: 0 }, Math.max(tat, now), now);
+      if (!t || s.remaining < t.remaining || (s.remaining === t.remaining && s.resetMs > t.resetMs)) t = s;
+    }
+    if (t) tokenHeaders(this.ctx.responseHeaders, t, now);
+  }
 }
+
+/** What the check charged a window for the estimate: never more than the whole window (gcra.ts, redis-scripts.ts). */
+const charged = (estimate: number, limit: number) => Math.min(estimate, limit);
 
 export default definePlugin({
   name: "rate-limit",
@@ -151,7 +187,7 @@ export default definePlugin({
     // With the ledger record, before the answer completes (a stream's terminal event, an error's envelope), so on a
     // remote store the client's next request never meets the estimate still charged. A JSON answer no meter commits
     // (a pipeline without usage-metering and budget) is corrected here before it is sent, anything else when it ends.
-    const correct = new Correction(ctx, plan, estimate).run;
+    const correct = new Correction(ctx, plan, estimate, result.windows, now).run;
     meterFor(ctx).withRecord(correct);
     ctx.onFinish(correct);
     await next();

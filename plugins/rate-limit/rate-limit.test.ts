@@ -6,6 +6,8 @@ import { slowStoreCall } from "../../test/helpers/slow-store.ts";
 
 const SECOND = testKey("other2");
 const PATIENT = testKey("patient");
+const EXACT = testKey("exact");
+const SMALL = testKey("small");
 
 describe("rate-limit plugin", () => {
   let fake: FakeOpenAI;
@@ -13,7 +15,8 @@ describe("rate-limit plugin", () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     gw = await startTestGateway(policyConfig(fake.baseUrl, {
-      acme: { rate_limits: { rpm: 3 }, keys: [keyEntry("k1", KEY), keyEntry("patient", PATIENT, { rate_limits: { rpm: 100, tpm: 1000 } })] },
+      acme: { rate_limits: { rpm: 3 }, keys: [keyEntry("k1", KEY), keyEntry("patient", PATIENT, { rate_limits: { rpm: 100, tpm: 1000 } }),
+        keyEntry("exact", EXACT, { rate_limits: { rpm: 100, tpm: 1200 } }), keyEntry("small", SMALL, { rate_limits: { rpm: 100, tpm: 50 } })] },
       other: { keys: [keyEntry("k2", OTHER, { rate_limits: { rpm: 100, tpm: 400 } }), keyEntry("k3", SECOND)], project_rate_limits: { rpm: 4 } },
     }));
   });
@@ -44,18 +47,47 @@ describe("rate-limit plugin", () => {
   it("charges tokens from an estimate and corrects them to the real usage", async () => {
     const r1 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 200 }), auth(OTHER));
     expect(r1.status).toBe(200);
-    const afterEstimate = Number(r1.headers.get("x-ratelimit-remaining-tokens"));
-    expect(afterEstimate).toBeLessThanOrEqual(400 - 200);
-    expect(r1.headers.get("x-ratelimit-remaining")).toBe(String(afterEstimate));
-    // The real usage was far below max_tokens: the next request sees the difference given back.
-    const r2 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(OTHER));
     const used = r1.json.usage.total_tokens;
-    expect(Number(r2.headers.get("x-ratelimit-remaining-tokens"))).toBeGreaterThan(afterEstimate);
+    const left = Number(r1.headers.get("x-ratelimit-remaining-tokens"));
+    // The real usage was far below max_tokens: the difference is given back, in this answer's headers already.
+    expect(left).toBeGreaterThan(400 - 200);
+    expect(left).toBeLessThanOrEqual(400 - used + 7); // 400 a minute refill ~7 a second
+    expect(r1.headers.get("x-ratelimit-remaining")).toBe(String(left));
+    // And in the store: the next request starts from there.
+    const r2 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(OTHER));
+    expect(Number(r2.headers.get("x-ratelimit-remaining-tokens"))).toBeGreaterThan(400 - 200);
     expect(Number(r2.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThanOrEqual(400 - used);
     // A request that cannot fit the tokens left is refused on tokens.
     const r3 = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 390 }), auth(OTHER));
     expect(r3.status).toBe(429);
     expect(r3.headers.get("x-ratelimit-remaining-tokens")).not.toBeNull();
+  });
+
+  it("a JSON answer's token headers show what its real usage left, not the estimate charged before dispatch", async () => {
+    const r = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 600 }), auth(EXACT));
+    expect(r.status).toBe(200);
+    const used = r.json.usage.total_tokens;
+    expect(used).toBeLessThan(100); // far below the 600 the estimate charged
+    const remaining = Number(r.headers.get("x-ratelimit-remaining-tokens"));
+    // 1200 a minute refill 20 a second: the answer took well under one.
+    expect(remaining).toBeGreaterThanOrEqual(1200 - used - 1);
+    expect(remaining).toBeLessThanOrEqual(1200 - used + 20);
+    expect(r.headers.get("x-ratelimit-remaining")).toBe(String(remaining));
+    // What the store holds agrees: the next request starts from there.
+    const next = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(EXACT));
+    expect(Number(next.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThanOrEqual(remaining + 20);
+  });
+
+  it("an estimate larger than the window is corrected from what was charged (the window), not given back in full", async () => {
+    // max_tokens 100 (the model's most) against tpm 50: the check charges the whole window (50), not the ~120 estimated.
+    const r = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 100 }), auth(SMALL));
+    expect(r.status).toBe(200);
+    const used = r.json.usage.total_tokens;
+    expect(used).toBeGreaterThan(10);
+    expect(Number(r.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThanOrEqual(50 - used + 1);
+    // The store still holds the real usage: the window was not given back in full.
+    const [w] = await gw.gateway.store.rateState([{ key: "key:acme:small:tpm", limit: 50 }], Date.now());
+    expect(w!.remaining).toBeLessThanOrEqual(50 - used + 1);
   });
 
   it("gives a stream's and a failed request's unused estimate back before the answer completes, even from a slow store", async () => {
@@ -78,9 +110,11 @@ describe("rate-limit plugin", () => {
       const failed = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 400 }), auth(PATIENT));
       fake.failures.length = 0;
       expect(failed.status).toBe(502);
-      expect(remaining(failed)).toBeLessThan(remaining(next) - 400 + 50);
+      // Nothing was used: all of the 400 came back, as the error's own headers show ...
+      expect(remaining(failed)).toBeGreaterThan(remaining(next) - 50);
+      // ... and the store had it back before the error was sent (else the next check would meet the 400 still charged).
       const after = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(PATIENT));
-      expect(remaining(after)).toBeGreaterThan(remaining(failed) + 350); // nothing was used: all of it came back
+      expect(remaining(after)).toBeGreaterThan(remaining(failed) - 50);
     } finally {
       restore();
     }
