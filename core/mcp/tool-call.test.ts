@@ -66,6 +66,28 @@ describe("runToolCall on a server of gateway.yaml", () => {
   });
 });
 
+describe("runToolCall on a server that cannot be reached", () => {
+  it("is unavailable, never a ledger row (whatever tool the client names) nor a timeout; a call that timed out on the server is", async () => {
+    const { caller, registry, ledger } = setup();
+    // An HTTP server that does not answer at connect: ready() gives up after timeout_ms.
+    const hanging = { tools: async () => { throw new NotConnectedError('connecting to MCP server "files" took longer than 2000 ms'); }, listsTool: () => false } as unknown as Upstream;
+    const r = await runToolCall(caller, hanging, { server: "files", tool: "anything_i_like", via: "responses" });
+    expect((r.content[0] as { text: string }).text).toMatch(/^MCP server "files" is not available: connecting .* took longer than 2000 ms/);
+    // The SDK's own error for a client whose connection is gone (a local server not restarted yet).
+    const gone = { tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("Not connected"); } } as unknown as Upstream;
+    expect((await runToolCall(caller, gone, { server: "files", tool: "add", via: "mcp" })).isError).toBe(true);
+    expect(ledger).toEqual([]);
+    expect(await callSeries(registry)).toEqual([
+      'gateway_mcp_tool_calls_total{server="files",tool="(unknown)",status="unavailable"} 1',
+      'gateway_mcp_tool_calls_total{server="files",tool="add",status="unavailable"} 1',
+    ]);
+    // A call the server got and did not answer in time is a 504 row.
+    const slow = { tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("MCP error -32001: Request timed out"); } } as unknown as Upstream;
+    await runToolCall(caller, slow, { server: "files", tool: "add", via: "mcp" });
+    expect(ledger).toMatchObject([{ provider: "files", model: "add", status: 504 }]);
+  });
+});
+
 describe("runToolCall and the key's tool_calls_per_minute", () => {
   it("a call to a server that could not be reached does not use up the rate; calls that reach it do", async () => {
     const { caller } = setup();

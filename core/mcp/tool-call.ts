@@ -87,6 +87,14 @@ async function rateLimited(caller: ToolCaller): Promise<RateCheck> {
   return { refused: `Rate limit reached (tool_calls_per_minute: ${limit}); retry after ${secs}s` };
 }
 
+/**
+ * Whether a call failed before it reached the server: it could not be started or reached (NotConnectedError, a
+ * connect that timed out included), or the SDK's client had no connection ("Not connected").
+ */
+function notReached(err: unknown): boolean {
+  return err instanceof NotConnectedError || (err as Error)?.message === "Not connected";
+}
+
 function statusOf(err: unknown, signal?: AbortSignal): Status {
   if (signal?.aborted) return "cancelled";
   const msg = String((err as Error)?.message ?? err);
@@ -148,12 +156,22 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
           health.record(breakerModel, req.server, true);
         }
       } catch (err) {
-        if (err instanceof NotConnectedError) await giveBack();
-        status = statusOf(err, o.signal);
-        if (status === "cancelled") health.release(breakerModel, req.server);
-        else health.record(breakerModel, req.server, false);
-        const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
-        result = errorResult(`Tool call to ${name} failed: ${why}`);
+        if (notReached(err)) {
+          // Never sent (the server was not listed, nor called): unavailable (or cancelled), not recorded, not counted
+          // against the rate; the breaker still hears of a server that is down, so one that stays down pauses calls.
+          reachedServer = false;
+          await giveBack();
+          status = o.signal?.aborted ? "cancelled" : "unavailable";
+          if (status === "cancelled") health.release(breakerModel, req.server);
+          else health.record(breakerModel, req.server, false);
+          result = errorResult(status === "cancelled" ? `Tool call to ${name} failed: the call was cancelled` : `MCP server "${req.server}" is not available: ${String((err as Error)?.message ?? err)}`);
+        } else {
+          status = statusOf(err, o.signal);
+          if (status === "cancelled") health.release(breakerModel, req.server);
+          else health.record(breakerModel, req.server, false);
+          const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
+          result = errorResult(`Tool call to ${name} failed: ${why}`);
+        }
       }
     }
   } catch (err) {
