@@ -28,4 +28,12 @@ describe("non-streaming response translation", () => {
     });
     expect(chat.usage).toEqual({ prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 2 } });
   });
+
+  it("chat -> messages: a refusal is stop_reason refusal, as the stream says; another finish reason keeps its own", () => {
+    const refuse = (finish_reason: string | null) => chatToMessagesResponse({ id: "chatcmpl-1", choices: [{ message: { role: "assistant", content: null, refusal: "I can't help with that." }, finish_reason }] }, { flavor: "chat", provider: "p" });
+    expect(refuse("stop")).toMatchObject({ content: [{ type: "text", text: "I can't help with that." }], stop_reason: "refusal" });
+    expect(refuse(null).stop_reason).toBe("refusal");
+    expect(refuse("length").stop_reason).toBe("max_tokens");
+    expect(chatToMessagesResponse({ choices: [{ message: { content: "fine", refusal: null }, finish_reason: "stop" }] }, { flavor: "chat", provider: "p" }).stop_reason).toBe("end_turn");
+  });
 });

@@ -7,7 +7,9 @@ import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasonin
 
 const STOP: Record<string, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", function_call: "tool_use", content_filter: "refusal" };
 
-export const stopReasonOf = (finish: string | null | undefined): string => (finish && STOP[finish]) || "end_turn";
+/** A refusal (message.refusal, delta.refusal) that ends normally or unsaid is Anthropic's "refusal" stop (protocols.md §3.11). */
+export const stopReasonOf = (finish: string | null | undefined, refused = false): string =>
+  refused && (!finish || finish === "stop") ? "refusal" : (finish && STOP[finish]) || "end_turn";
 
 export const messageIdOf = (id: unknown): string => (typeof id === "string" && id.startsWith("msg_") ? id : `msg_${typeof id === "string" && id ? id.replace(/^chatcmpl-/, "") : Date.now().toString(36)}`);
 
@@ -31,7 +33,7 @@ export function chatToMessagesResponse(chat: any, scope: ThinkingScope): Record<
     role: "assistant",
     model: chat?.model,
     content,
-    stop_reason: stopReasonOf(choice.finish_reason),
+    stop_reason: stopReasonOf(choice.finish_reason, typeof m.refusal === "string" && m.refusal !== ""),
     stop_sequence: null,
     usage: openAIToAnthropicUsage(chat?.usage),
   };

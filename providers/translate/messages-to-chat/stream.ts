@@ -205,7 +205,7 @@ export class ChatToMessagesStream {
     this.close(out);
     this.done = true;
     const u = openAIToAnthropicUsage(this.usage);
-    const stop = this.refusal && (!this.finish || this.finish === "stop") ? "refusal" : stopReasonOf(this.finish);
+    const stop = stopReasonOf(this.finish, this.refusal);
     out.push(ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: u }));
     out.push(ev("message_stop", {}));
     return out;
