@@ -150,4 +150,19 @@ describe("where thinking cannot go", () => {
     expect(sent.messages[1].content.map((b: any) => b.type)).toEqual(["tool_use"]);
     expect(sent.thinking).toEqual({ type: "disabled" });
   });
+
+  it("the conversation moves from Gemini to an OpenAI-compatible model (/model): its ids lose the thought signature, calls and results alike", async () => {
+    const p = { model: GEMINI, max_tokens: 8000, thinking: { type: "adaptive" }, tools, messages: [{ role: "user", content: "Weather in Paris?" }] } as unknown as Params;
+    const first = await ask(false, p);
+    const id = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use")!.id;
+    expect(id).toMatch(/^call_[0-9a-f]+__sig__/);
+    const second = await ask(false, { ...followUp(p, first), model: model("reasoning") });
+    expect(second.stop_reason).toBe("end_turn");
+    const sent = lastChat("reasoning").messages;
+    const call = sent.find((m: any) => m.role === "assistant").tool_calls[0].id;
+    // OpenAI refuses ids over 40 characters; the signature alone makes Gemini's longer.
+    expect(call).toBe(id.slice(0, id.indexOf("__sig__")));
+    expect(call.length).toBeLessThanOrEqual(40);
+    expect(sent.find((m: any) => m.role === "tool").tool_call_id).toBe(call);
+  });
 });

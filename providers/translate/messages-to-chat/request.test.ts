@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messagesToChatRequest } from "./request.ts";
+import { toolCallId } from "../chat-to-gemini/response.ts";
 
 describe("messages request -> chat request", () => {
   it("system first, tool results as tool messages before the user's text, images as image_url parts", () => {
@@ -100,5 +101,57 @@ describe("messages request -> chat request", () => {
       { role: "user", content: "go on" },
       { role: "system", content: "be brief" },
     ]);
+  });
+
+  it("documents inside a tool result follow as user content (Claude Code's Read of a PDF); what chat cannot carry is named", () => {
+    const pdf = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
+    const { body, dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 5,
+      messages: [
+        { role: "user", content: "summarise" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Read", input: {} }, { type: "tool_use", id: "t2", name: "Read", input: {} }] },
+        { role: "user", content: [
+          { type: "tool_result", tool_use_id: "t1", content: [pdf] },
+          { type: "tool_result", tool_use_id: "t2", content: [
+            { type: "text", text: "two files" },
+            { type: "document", source: { type: "text", media_type: "text/plain", data: "plain words" } },
+            { type: "document", source: { type: "url", url: "https://x/a.pdf" } },
+            { type: "image", source: { type: "file", file_id: "file_1" } },
+          ] },
+        ] },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: "user", content: "summarise" },
+      { role: "assistant", content: null, tool_calls: [
+        { id: "t1", type: "function", function: { name: "Read", arguments: "{}" } },
+        { id: "t2", type: "function", function: { name: "Read", arguments: "{}" } },
+      ] },
+      { role: "tool", tool_call_id: "t1", content: "" },
+      { role: "tool", tool_call_id: "t2", content: "two files" },
+      { role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=" } }, { type: "text", text: "plain words" }] },
+    ]);
+    expect(dropped).toEqual(["messages[2].content[1].content[2]", "messages[2].content[1].content[3]"]);
+  });
+
+  it("a tool loop moved off Gemini (/model) sends other upstreams the ids without the signature suffix, calls and results alike", () => {
+    const signed = toolCallId({ functionCall: { id: "call_5f1e" }, thoughtSignature: "s".repeat(120) });
+    const body = {
+      model: "m", max_tokens: 5,
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: [{ type: "tool_use", id: signed, name: "w", input: {} }, { type: "tool_use", id: "toolu_2", name: "t", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "noon" }, { type: "tool_result", tool_use_id: signed, content: "sunny" }] },
+      ],
+    };
+    const idsOf = (flavor: "chat" | "converse" | "gemini") => {
+      const msgs = messagesToChatRequest(body, { scope: { flavor, provider: "p" } }).body.messages as any[];
+      return { calls: msgs[1].tool_calls.map((t: any) => t.id), results: msgs.slice(2).map((m: any) => m.tool_call_id) };
+    };
+    // Results come in the calls' order, which needs the two spelt the same.
+    expect(idsOf("chat")).toEqual({ calls: ["call_5f1e", "toolu_2"], results: ["call_5f1e", "toolu_2"] });
+    expect(idsOf("converse")).toEqual({ calls: ["call_5f1e", "toolu_2"], results: ["call_5f1e", "toolu_2"] });
+    // Gemini needs its signature back.
+    expect(idsOf("gemini")).toEqual({ calls: [signed, "toolu_2"], results: [signed, "toolu_2"] });
   });
 });

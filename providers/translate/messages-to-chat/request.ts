@@ -5,10 +5,12 @@
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k` and
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema.
+// Tool ids lose the Gemini signature suffix on any other upstream (tool-ids.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
+import { unsignedToolId } from "./tool-ids.ts";
 
 export interface Translated<T> {
   body: T;
@@ -31,6 +33,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   if (body.top_k !== undefined) dropped.push("top_k");
   // Reasoning goes back only to a model that can think (one that cannot may refuse the fields).
   const replay = opts.target?.reasoning === true ? opts.scope : undefined;
+  // Calls and their results alike, so they still pair. Without a scope (token counting) the ids stay as sent.
+  const toolId: ToolId = opts.scope && opts.scope.flavor !== "gemini" ? unsignedToolId : (id) => id;
 
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
@@ -47,11 +51,11 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       if (text) (calls.length ? held : messages).push({ role: "system", content: text });
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
-      const msg = assistantMessage(content, replay);
+      const msg = assistantMessage(content, replay, toolId);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      const out = userMessages(content, index, calls);
+      const out = userMessages(content, index, calls, toolId, dropped);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
       out.splice(results, 0, ...held.splice(0));
       messages.push(...out);
@@ -123,6 +127,15 @@ function imagePart(source: any): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/** A base64 PDF as a file part, a text document as text; other sources (url, file ids) chat cannot carry. */
+function documentPart(source: any): Record<string, unknown> | undefined {
+  if (source?.type === "base64" && source.media_type === "application/pdf") return { type: "file", file: { file_data: `data:application/pdf;base64,${source.data}` } };
+  if (source?.type === "text") return { type: "text", text: source.data };
+  return undefined;
+}
+
+type ToolId = (id: unknown) => unknown;
+
 interface Turn { role: string; content: any[] | string; index: number }
 
 /** Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's. */
@@ -143,22 +156,29 @@ function mergedTurns(messages: any[]): Turn[] {
 /**
  * A user turn: every tool_result becomes its own tool message first, in the order of the calls they answer (`calls`,
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
- * then the remaining text and images as one user message.
+ * then what the results hold besides text (images, documents) and the remaining content as one user message.
  */
-function userMessages(content: any, i: number, calls: string[]): Record<string, unknown>[] {
+function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[]): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
-  const resultImages: Record<string, unknown>[] = [];
+  const resultParts: Record<string, unknown>[] = [];
   content.forEach((b: any, j: number) => {
     switch (b.type) {
       case "tool_result": {
         let text = blockText(b.content);
         if (Array.isArray(b.content)) {
-          for (const c of b.content) if (c.type === "image") { const p = imagePart(c.source); if (p) resultImages.push(p); }
+          b.content.forEach((c: any, k: number) => {
+            if (c?.type === "text") return;
+            // A tool message holds only text: what else the result holds follows as user content (Claude Code's
+            // Read returns a PDF as a document); what chat cannot carry at all is named.
+            const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c.source) : undefined;
+            if (p) resultParts.push(p);
+            else dropped.push(`messages[${i}].content[${j}].content[${k}]`);
+          });
         }
         if (b.is_error === true) text = text ? `Error: ${text}` : "Error";
-        out.push({ role: "tool", tool_call_id: b.tool_use_id, content: text });
+        out.push({ role: "tool", tool_call_id: toolId(b.tool_use_id), content: text });
         break;
       }
       case "text":
@@ -171,13 +191,9 @@ function userMessages(content: any, i: number, calls: string[]): Record<string, 
         break;
       }
       case "document": {
-        if (b.source?.type === "base64" && b.source.media_type === "application/pdf") {
-          parts.push({ type: "file", file: { file_data: `data:application/pdf;base64,${b.source.data}` } });
-        } else if (b.source?.type === "text") {
-          parts.push({ type: "text", text: b.source.data });
-        } else {
-          throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
-        }
+        const p = documentPart(b.source);
+        if (!p) throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
+        parts.push(p);
         break;
       }
       default:
@@ -189,8 +205,7 @@ function userMessages(content: any, i: number, calls: string[]): Record<string, 
     return at === -1 ? calls.length : at;
   };
   out.sort((a, b) => rank(a) - rank(b)); // stable: results for unknown ids keep their order, last
-  // Images inside tool results cannot ride in a tool message: they follow as user content.
-  const userParts = resultImages.concat(parts);
+  const userParts = resultParts.concat(parts);
   if (userParts.length) {
     const onlyText = userParts.every((p) => p.type === "text");
     out.push({ role: "user", content: onlyText ? userParts.map((p) => p.text).join("\n") : userParts });
@@ -199,13 +214,13 @@ function userMessages(content: any, i: number, calls: string[]): Record<string, 
 }
 
 /** An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream. */
-function assistantMessage(content: any, replay: ThinkingScope | undefined): Record<string, unknown> {
+function assistantMessage(content: any, replay: ThinkingScope | undefined, toolId: ToolId): Record<string, unknown> {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
   for (const b of content) {
     if (b.type === "text") text += b.text;
-    else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+    else if (b.type === "tool_use") toolCalls.push({ id: toolId(b.id), type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
   }
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
