@@ -41,7 +41,7 @@ export class Metrics {
   });
   readonly tokens = new CellCounter({
     name: "gateway_tokens_total",
-    help: "Tokens processed, by direction (input, output, cache_read, cache_write), model and provider.",
+    help: "Tokens billed, by direction (input, output, cache_read, cache_write), model and provider; sandbox traffic is left out, as in the ledger's usage.",
     labelNames: ["direction", "model", "provider"] as const,
     registers: [this.registry],
   });

@@ -13,7 +13,8 @@ import YAML from "yaml";
 import { PortInUseError, startGateway } from "../core/server.ts";
 import { captureLogger } from "./helpers/log-capture.ts";
 
-const KEY = testKey("observe", true);
+// A live key (the model is served by the simulator anyway): sandbox tokens are not billed, so not in gateway_tokens_total.
+const KEY = testKey("observe");
 let gw: TestGateway;
 
 beforeAll(async () => {

@@ -136,8 +136,9 @@ export async function handleRequest(
         }
       }
       // After the finishers: the tokens billed (the ledger's, the access line's), estimated for a stream cut short.
+      // Sandbox traffic is not billed and the ledger's usage leaves it out: so does this series.
       step("token metrics", () => {
-        const u = ctx.model ? billedUsage(ctx, outcome) : undefined;
+        const u = ctx.model && !ctx.auth?.sandbox ? billedUsage(ctx, outcome) : undefined;
         if (!u) return;
         if (u.inputTokens) metrics.tokens.add(u.inputTokens, "input", model, provider);
         if (u.outputTokens) metrics.tokens.add(u.outputTokens, "output", model, provider);

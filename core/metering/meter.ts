@@ -69,13 +69,13 @@ export function usageCounters(registry: Registry): UsageCounters {
   c = {
     tokens: new CellCounter({
       name: "gateway_project_tokens_total",
-      help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write).",
+      help: "Billed tokens by project, model and direction (input, output, cache_read, cache_write); sandbox traffic is left out, as in the ledger's usage.",
       labelNames: ["project", "model", "direction"] as const,
       registers: [registry],
     }),
     cost: new CellCounter({
       name: "gateway_project_cost_usd_total",
-      help: "Cost in USD by project and model (sandbox traffic costs 0). The ledger holds the exact decimals.",
+      help: "Cost in USD by project and model (sandbox traffic left out: it costs 0). The ledger holds the exact decimals.",
       labelNames: ["project", "model"] as const,
       registers: [registry],
     }),
@@ -258,11 +258,14 @@ export class Meter {
     return this.written(entry, settle);
   }
 
-  /** Record the entry (with its budget settlement) and count it in the per-project series. */
+  /**
+   * Record the entry (with its budget settlement) and count it in the per-project series — live traffic only: they
+   * are the billed figures, and the ledger's usage leaves sandbox records out unless asked.
+   */
   private async written(entry: LedgerEntry, settle: Settlement | undefined): Promise<void> {
     const { ctx } = this;
     await ctx.gateway.store.record(entry, settle);
-    if (!ctx.config.metrics.projectLabels) return;
+    if (!ctx.config.metrics.projectLabels || entry.sandbox) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);
     const project = entry.project, model = entry.model;
     if (entry.inputTokens) counters.tokens.add(entry.inputTokens, project, model, "input");
