@@ -317,7 +317,7 @@ describe("Anthropic SDK mid-stream", () => {
 
 describe("thinking knobs", () => {
   it("providerOptions.vertex knobs apply to the target's family and are not reported as dropped", async () => {
-    const claude = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, max_tokens: 100, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { thinkingBudget: 0.03 } } }, { authorization: `Bearer ${LIVE}` });
+    const claude = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, max_tokens: 3000, messages: [{ role: "user", content: "Hi" }], providerOptions: { vertex: { thinkingBudget: 0.03 } } }, { authorization: `Bearer ${LIVE}` });
     expect(claude.status).toBe(200);
     expect(lastVertex().body.thinking).toEqual({ type: "enabled", budget_tokens: 2000 });
     expect(claude.headers.get("x-mg-dropped-params")).toBeNull();

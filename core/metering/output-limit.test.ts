@@ -13,15 +13,22 @@ describe("the output limit a request asks for", () => {
     expect(statedOutputLimit({ max_tokens: 10.2 })).toBe(11);
   });
 
-  it("a Messages upstream always gets max_tokens, raised above a thinking budget it cannot hold", () => {
+  it("a Messages upstream always gets max_tokens; a translated client's limit holds the thinking budget", () => {
     expect(outputAsk({}, "chat", "messages", target)).toMatchObject({ limit: 8000, perChoice: 8000, choices: 1 });
-    // $0.05 at $10/M output = 5000 thinking tokens on top of max_tokens 1.
-    expect(outputAsk({ max_tokens: 1, providerOptions: { p: { thinkingBudget: 0.05 } } }, "chat", "messages", target)).toMatchObject({ limit: 5001, thinking: 5000 });
+    // $0.05 at $10/M output = 5000 thinking tokens: cut below the client's limit, off where the minimum cannot fit.
+    expect(outputAsk({ max_tokens: 3000, providerOptions: { p: { thinkingBudget: 0.05 } } }, "chat", "messages", target)).toMatchObject({ limit: 3000, thinking: 2999, perChoice: 3000 });
+    expect(outputAsk({ max_tokens: 1, providerOptions: { p: { thinkingBudget: 0.05 } } }, "chat", "messages", target)).toMatchObject({ limit: 1, thinking: undefined, perChoice: 1 });
+    expect(outputAsk({ generationConfig: { maxOutputTokens: 20, thinkingConfig: { thinkingBudget: 1024 } } }, "gemini", "messages", { ...target, reasoning: true })).toMatchObject({ limit: 20, thinking: undefined });
+    // Without a limit from the client, the model's maximum is raised above the budget.
+    expect(outputAsk({ reasoning_effort: "high" }, "chat", "messages", { ...target, maxTokens: 2048 })).toMatchObject({ limit: 6144, thinking: 4096 });
+    // A native Messages body: a dollar budget is still added on to its max_tokens.
+    expect(outputAsk({ max_tokens: 1, providerOptions: { p: { thinkingBudget: 0.05 } } }, "messages", "messages", target)).toMatchObject({ limit: 5001, thinking: 5000 });
     // A client's own thinking (native) is inside its max_tokens; a dollar budget is not added to it.
     expect(outputAsk({ max_tokens: 3000, thinking: { type: "enabled", budget_tokens: 2000 }, providerOptions: { p: { thinkingBudget: 0.05 } } }, "messages", "messages", target)).toMatchObject({ limit: 3000, thinking: undefined });
     // Translated from messages, `thinking` is dropped and reasoning_effort is not a Messages field.
     expect(outputAsk({ max_tokens: 10, reasoning_effort: "high" }, "messages", "messages", target).thinking).toBeUndefined();
-    expect(outputAsk({ max_tokens: 10, reasoning: { effort: "high" } }, "responses", "messages", target)).toMatchObject({ limit: 4106, thinking: 4096 });
+    expect(outputAsk({ max_output_tokens: 10, reasoning: { effort: "high" } }, "responses", "messages", target)).toMatchObject({ limit: 10, thinking: undefined });
+    expect(outputAsk({ max_output_tokens: 5000, reasoning: { effort: "high" } }, "responses", "messages", target)).toMatchObject({ limit: 5000, thinking: 4096 });
   });
 
   it("Converse: thinking only on Claude; no limit from the client leaves it to the model unless thinking needs one", () => {

@@ -95,9 +95,16 @@ export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamP
   const stated = statedOutputLimit(body);
   switch (protocol) {
     case "messages": {
-      // Always sent: the client's limit, else the model's maximum. Thinking must fit below it (vercel/ai adds it on).
-      let limit = stated ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
+      // Always sent: the client's limit, else the model's maximum. Thinking must fit below it (budget_tokens <
+      // max_tokens). A translated client's limit holds its reasoning (OpenAI's max_completion_tokens and
+      // max_output_tokens; Gemini's maxOutputTokens in practice): the budget is cut to fit under it, and thinking is
+      // off (undefined) when Anthropic's minimum does not fit. Without a limit from the client it is added on.
       const thinking = anthropicThinking(body, client, client === "messages", target);
+      if (client !== "messages" && stated !== undefined && thinking !== undefined) {
+        const fits = Math.min(thinking, stated - 1);
+        return { limit: stated, thinking: fits >= MIN_THINKING_TOKENS ? fits : undefined, perChoice: stated, choices: 1 };
+      }
+      let limit = stated ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
       if (thinking !== undefined && limit <= thinking) limit += thinking;
       return { limit, thinking, perChoice: limit, choices: 1 }; // n > 1 is refused by chat -> messages
     }

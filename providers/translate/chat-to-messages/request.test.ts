@@ -74,14 +74,59 @@ describe("chat request -> messages request", () => {
     ]);
   });
 
-  it("thinking: effort or dollars -> budget; max_tokens raised above it; forced tool use degraded to auto", () => {
-    const a = tr({ messages: [{ role: "user", content: "x" }], max_tokens: 100, temperature: 0.2, reasoning_effort: "high", tools: [{ type: "function", function: { name: "f" } }], tool_choice: "required" }).body;
-    expect(a.thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
-    expect(a.max_tokens).toBe(4196);
-    expect(a.temperature).toBeUndefined();
-    expect(JSON.parse(JSON.stringify(a.tool_choice))).toEqual({ type: "auto" });
-    const b = tr({ messages: [{ role: "user", content: "x" }], providerOptions: { claude: { thinkingBudget: 0.06 } } }).body;
-    expect(b.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
+  it("thinking: effort or dollars -> a budget below the client's limit; sampling Anthropic refuses with it is dropped and named", () => {
+    const hi = [{ role: "user", content: "x" }];
+    const a = tr({ messages: hi, max_completion_tokens: 6000, temperature: 0.2, top_p: 0.5, reasoning_effort: "high" });
+    expect(a.body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 4096 }, max_tokens: 6000 });
+    expect(a.body.temperature).toBeUndefined();
+    expect(a.body.top_p).toBeUndefined();
+    expect(a.dropped).toEqual(["temperature", "top_p"]);
+    // temperature 1 and top_p from 0.95 are what thinking takes: sent, nothing named.
+    const b = tr({ messages: hi, temperature: 1, top_p: 0.95, reasoning_effort: "low" });
+    expect(b.body).toMatchObject({ temperature: 1, top_p: 0.95, thinking: { budget_tokens: 1024 } });
+    expect(b.dropped).toEqual([]);
+    const c = tr({ messages: hi, providerOptions: { claude: { thinkingBudget: 0.06 } } }).body;
+    expect(c.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
+  });
+
+  it("the client's output limit holds the thinking (as OpenAI's does): the budget is cut below it, or thinking is off", () => {
+    const hi = [{ role: "user", content: "x" }];
+    // max_output_tokens 20 with effort low was sent as max_tokens 1044: the answer could exceed the client's cap.
+    const small = tr({ messages: hi, max_completion_tokens: 20, temperature: 0.2, reasoning_effort: "low" });
+    expect(small.body.max_tokens).toBe(20);
+    expect(small.body.thinking).toBeUndefined();
+    expect(small.body.temperature).toBe(0.2); // thinking off: sampling is allowed again
+    expect(small.dropped).toEqual(["reasoning_effort"]);
+    expect(tr({ messages: hi, max_tokens: 1024, reasoning_effort: "low" }).body.thinking).toBeUndefined();
+    // Room for Anthropic's minimum (budget_tokens < max_tokens): the budget shrinks to fit, the limit stays.
+    const mid = tr({ messages: hi, max_completion_tokens: 3000, reasoning_effort: "high" });
+    expect(mid.body).toMatchObject({ max_tokens: 3000, thinking: { budget_tokens: 2999 } });
+    expect(mid.dropped).toEqual([]);
+    expect(tr({ messages: hi, max_tokens: 1025, providerOptions: { claude: { thinkingBudget: 0.06 } } }).body).toMatchObject({ max_tokens: 1025, thinking: { budget_tokens: 1024 } });
+    // The dollar knob is named when it is the one turned off.
+    expect(tr({ messages: hi, max_tokens: 500, providerOptions: { claude: { thinkingBudget: 0.06 } } }).dropped).toEqual(["providerOptions.claude.thinkingBudget"]);
+  });
+
+  it("a forced tool or JSON mode keeps its force with thinking asked for: thinking is off and named instead", () => {
+    const hi = [{ role: "user", content: "x" }];
+    const tools = [{ type: "function", function: { name: "f" } }, { type: "function", function: { name: "g" } }];
+    const named = tr({ messages: hi, tools, tool_choice: { type: "function", function: { name: "g" } }, temperature: 0.3, reasoning_effort: "high" });
+    expect(named.body.tool_choice).toEqual({ type: "tool", name: "g" });
+    expect(named.body.thinking).toBeUndefined();
+    expect(named.body.temperature).toBe(0.3);
+    expect(named.body.max_tokens).toBe(8192); // the model's maximum: no budget added on
+    expect(named.dropped).toEqual(["reasoning_effort"]);
+    const any = tr({ messages: hi, tools, tool_choice: "required", parallel_tool_calls: false, reasoning_effort: "low" });
+    expect(any.body.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
+    expect(any.body.thinking).toBeUndefined();
+    expect(any.dropped).toEqual(["reasoning_effort"]);
+    const json = tr({ messages: hi, response_format: { type: "json_schema", json_schema: { name: "w", schema: { type: "object" } } }, max_completion_tokens: 5000, providerOptions: { claude: { reasoningEffort: "medium" } } });
+    expect(json.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
+    expect(json.body.thinking).toBeUndefined();
+    expect(json.body.max_tokens).toBe(5000);
+    expect(json.dropped).toEqual(["providerOptions.claude.reasoningEffort"]);
+    // auto and none still think.
+    expect(tr({ messages: hi, tools, tool_choice: "auto", reasoning_effort: "low" }).body.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
   });
 
   it("thinking dropped for a tool loop without its thinking: max_tokens stays the client's (or the model's), no budget added", () => {
@@ -91,10 +136,10 @@ describe("chat request -> messages request", () => {
       { role: "tool", tool_call_id: "toolu_1", content: "ok" },
     ];
     const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
-    const a = tr({ messages: loop, tools, max_tokens: 500, reasoning_effort: "high" });
+    const a = tr({ messages: loop, tools, max_tokens: 5000, reasoning_effort: "high" });
     expect(a.dropped).toEqual(["reasoning_effort"]);
     expect(a.body.thinking).toBeUndefined();
-    expect(a.body.max_tokens).toBe(500);
+    expect(a.body.max_tokens).toBe(5000);
     const small = chatToMessagesRequest({ model: "anthropic/c", messages: loop, tools, reasoning_effort: "high" }, { ...target, maxTokens: 2048 });
     expect(small.body.thinking).toBeUndefined();
     expect(small.body.max_tokens).toBe(2048);

@@ -5,6 +5,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { DEFAULT_MESSAGES_MAX_TOKENS, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
+import { chatThinkingTokens } from "../../../core/metering/thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
 import { missingThinking, thinkingKnob } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
@@ -43,8 +44,8 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
 
   const out: Record<string, unknown> = { model: target.upstreamModel };
   const { system, messages } = convertMessages(body.messages);
-  // max_tokens is required: the client's limit (any alias), else the model's maximum; raised above a thinking budget
-  // only when thinking is sent (see below).
+  // max_tokens is required: the client's limit (any alias), with any thinking budget below it; without one the
+  // model's maximum, raised above a thinking budget only when thinking is sent (see below).
   const ask = outputAsk(body, "chat", "messages", target);
   out.max_tokens = ask.limit;
   if (system.length) out.system = system;
@@ -88,20 +89,30 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
     out.tool_choice = { type: "tool", name: JSON_TOOL };
   }
 
-  // A tool loop whose turn came back without its thinking cannot continue with thinking on (see replay.ts).
-  // The limit is then the client's own: the thinking budget was added to it for thinking only.
-  if (ask.thinking !== undefined && missingThinking(out.messages as { role: string; content: unknown }[])) {
+  // Thinking asked for is turned off, its knob named, when it cannot be honoured with the rest of the request:
+  // - a client limit too small for Anthropic's minimum budget (outputAsk sent none: the limit holds the reasoning);
+  // - a forced tool or JSON mode: Anthropic refuses forced tool use with thinking, and the force is what the client
+  //   relies on (responses.parse, a tool it must get), so it wins over the reasoning;
+  // - a tool loop whose turn came back without its thinking (see replay.ts).
+  // The limit is then the client's own (or the model's): no budget is added to it.
+  const tc = out.tool_choice as { type: string } | undefined;
+  const forced = tc?.type === "any" || tc?.type === "tool";
+  const askedThinking = chatThinkingTokens(body, target) !== undefined;
+  if (askedThinking && (ask.thinking === undefined || forced || missingThinking(out.messages as { role: string; content: unknown }[]))) {
     dropped.push(thinkingKnob(body, target));
     out.max_tokens = statedOutputLimit(body) ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
   } else if (ask.thinking !== undefined) {
     out.thinking = { type: "enabled", budget_tokens: ask.thinking };
-    // Thinking rejects non-default sampling and forced tool use.
-    delete out.temperature;
-    delete out.top_p;
-    const tc = out.tool_choice as { type: string } | undefined;
-    if (tc && (tc.type === "any" || tc.type === "tool")) out.tool_choice = { ...tc, type: "auto", name: undefined };
+    // Thinking takes temperature 1 and top_p from 0.95 only (Anthropic's rule): other values are dropped and named.
+    if (out.temperature !== undefined && out.temperature !== 1) dropSampling(out, "temperature", dropped);
+    if (out.top_p !== undefined && !(typeof out.top_p === "number" && out.top_p >= 0.95 && out.top_p <= 1)) dropSampling(out, "top_p", dropped);
   }
   return jsonMode ? { body: out, dropped, jsonTool: JSON_TOOL } : { body: out, dropped };
+}
+
+function dropSampling(out: Record<string, unknown>, field: "temperature" | "top_p", dropped: string[]): void {
+  delete out[field];
+  dropped.push(field);
 }
 
 function toolChoice(tc: any): Record<string, unknown> | undefined {
