@@ -15,7 +15,7 @@ import { shutdownError } from "./shutdown.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
-import { RetryHint } from "./retry-hint.ts";
+import { RetryHint, type Failure } from "./retry-hint.ts";
 import { isRetryableStatus } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
@@ -24,7 +24,10 @@ export type OperationName = "chat" | "messages" | "responses" | "gemini" | "coun
 
 /** What dispatch tells the retry policy about the next attempt. */
 export interface RetryInfo {
-  /** The next attempt goes to the endpoint that just failed (a second pass over the targets). */
+  /**
+   * The next attempt goes to an endpoint that already failed in this request (a second pass over the targets): the
+   * error handed over is then that endpoint's own latest failure, and dispatch counts the wait from that failure.
+   */
   sameEndpoint: boolean;
 }
 
@@ -115,28 +118,33 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   const health = healthOf(ctx.gateway);
   const stats = statsOf(ctx.gateway);
   const maxAttempts = Math.max(1, ctx.maxAttempts);
+  let budget = maxAttempts;
   const skipped: Array<{ model: string; provider: string; reason: string }> = [];
   const givenUp = new Set<number>();
+  let passedOver = 0; // targets the first pass could not try: open circuit, cannot serve the operation, given up
   let unsupported: GatewayError | undefined;
   let last: GatewayError | undefined;
-  let lastIndex = -1;
   let hint: RetryHint | undefined; // made on the first failure: most requests have none
 
   // Targets in order; when every target was tried and attempts remain, a second pass retries them (after backoff).
-  for (let pass = 0; ctx.attempts.length < maxAttempts; pass++) {
+  for (let pass = 0; ctx.attempts.length < budget; pass++) {
     let triedThisPass = false;
-    for (let i = 0; i < targets.length && ctx.attempts.length < maxAttempts; i++) {
+    for (let i = 0; i < targets.length && ctx.attempts.length < budget; i++) {
       if (givenUp.has(i)) continue;
       const target = targets[i]!;
       if (!unobserved(target, op) && !health.allow(target.modelId, target.provider, keyOwner(ctx, target))) {
-        if (pass === 0) skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
+        if (pass === 0) {
+          skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
+          passedOver++;
+        }
         continue;
       }
       if (last) {
         if (ctx.gateway.draining) throw stopForShutdown(ctx, target, op, health);
-        const wait = ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: lastIndex === i });
+        const wait = waitBefore(ctx, last, hint!.last(i));
         if (wait === null) {
           givenUp.add(i);
+          if (pass === 0) passedOver++;
           if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
           continue;
         }
@@ -157,15 +165,19 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         if (e instanceof Unsupported) {
           unsupported ??= e.error;
           givenUp.add(i);
+          if (pass === 0) passedOver++;
           continue;
         }
         const err = toGatewayError(e, ctx.signal);
         last = err;
-        lastIndex = i;
         (hint ??= new RetryHint()).note(i, err, performance.now());
         if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped, hint);
       }
     }
+    // The attempts were counted for every target: one the first pass could not try hands its attempt to no retry of
+    // another (an open circuit elsewhere is no reason to ask a failing endpoint again), but an endpoint left alone
+    // still gets the one retry a lone target gets.
+    if (pass === 0) budget = Math.max(maxAttempts - passedOver, Math.min(maxAttempts, 2));
     if (!triedThisPass || ctx.signal.aborted) break;
   }
   if (!last) {
@@ -175,6 +187,17 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     });
   }
   throw finalError(ctx, last, skipped, hint);
+}
+
+/**
+ * Milliseconds to wait before the next attempt, null to give its endpoint up. An endpoint that failed before in this
+ * request is judged on its own latest failure (its Retry-After, above the policy's maximum, gives it up), the wait
+ * counted from that failure; one not yet tried follows the last failure of another (no wait, by default).
+ */
+function waitBefore(ctx: GatewayContext, last: GatewayError, own: Failure | undefined): number | null | undefined {
+  if (!own) return ctx.retryDelay?.(last, ctx.attempts.length, { sameEndpoint: false });
+  const wait = ctx.retryDelay?.(own.err, ctx.attempts.length, { sameEndpoint: true });
+  return wait ? Math.max(0, wait - (performance.now() - own.at)) : wait;
 }
 
 /**

@@ -35,3 +35,15 @@ describe("RetryHint", () => {
     expect(h.seconds(0)).toBeUndefined();
   });
 });
+
+describe("RetryHint.last", () => {
+  it("keeps each endpoint's own latest failure and its time", () => {
+    const h = new RetryHint();
+    const limited = failed(30);
+    h.note(1, limited, 100);
+    h.note(2, failed(), 200);
+    expect(h.last(1)).toEqual({ err: limited, at: 100 });
+    expect(h.last(2)?.err.retryAfter).toBeUndefined();
+    expect(h.last(0)).toBeUndefined();
+  });
+});

@@ -1,0 +1,66 @@
+// dispatch's retry walk with a fake context and driver: which error decides the wait before an endpoint is asked again.
+import { describe, expect, it } from "vitest";
+import { Registry } from "prom-client";
+import { dispatch, type RetryInfo } from "./dispatch.ts";
+import { GatewayError } from "./errors.ts";
+import type { GatewayContext } from "./pipeline/context.ts";
+import type { ProviderDriver, Target } from "./contracts/provider.ts";
+
+type Script = Record<string, Array<() => Promise<unknown>>>;
+
+const limited = (provider: string, seconds: number) =>
+  new GatewayError(502, "UPSTREAM_ERROR", `${provider}: slow down`, { retryable: true, retryAfter: seconds, details: { provider, upstream_status: 429 } });
+const broken = (provider: string) => new GatewayError(502, "UPSTREAM_ERROR", `${provider}: boom`, { retryable: true, details: { provider, upstream_status: 500 } });
+const answer = { kind: "json", status: 200, body: { choices: [] } };
+
+/** A context whose targets (sandbox: no circuit breaker in the way) call `script[provider]` in turn; every call is logged. */
+function setup(providers: string[], script: Script, maxAttempts: number, retryDelay: (err: GatewayError, attempt: number, next: RetryInfo) => number | null) {
+  const calls: Array<{ provider: string; at: number }> = [];
+  const driver = (name: string) => ({
+    name,
+    protocol: "openai",
+    chat: () => {
+      calls.push({ provider: name, at: performance.now() });
+      const next = script[name]!.shift();
+      return next ? next() : Promise.resolve(answer);
+    },
+  }) as unknown as ProviderDriver;
+  const targets: Target[] = providers.map((p) => ({ modelId: "t/m", provider: p, upstreamModel: p, pricing: {} as Target["pricing"], sandbox: true }));
+  const gateway = { metrics: { registry: new Registry(), upstream: { observe() {} } }, config: { store: { kind: "memory" } }, onClose() {}, draining: false };
+  const ctx = {
+    requestId: "r", generationId: "g", startedAt: performance.now(), signal: new AbortController().signal, headers: {}, body: {},
+    targets, maxAttempts, retryDelay, attempts: [], responseHeaders: {}, drivers: new Map(providers.map((p) => [p, driver(p)])),
+    gateway, config: { models: new Map() },
+  } as unknown as GatewayContext;
+  return { ctx, calls };
+}
+
+describe("dispatch: a second pass waits on each endpoint's own failure", () => {
+  it("an endpoint whose own Retry-After is past the policy's maximum is not asked again, though another endpoint failed last without one", async () => {
+    const seen: Array<[string, boolean]> = [];
+    const { ctx, calls } = setup(["a", "b"], {
+      a: [() => Promise.reject(limited("a", 30))],
+      b: [() => Promise.reject(broken("b")), () => Promise.reject(broken("b"))],
+    }, 3, (err, _n, next) => {
+      seen.push([err.message, next.sameEndpoint]);
+      if (!next.sameEndpoint) return 0;
+      return err.retryAfter === undefined ? 10 : err.retryAfter > 10 ? null : err.retryAfter * 1000;
+    });
+    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, retryAfter: 30 });
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b", "b"]);
+    // a's retry was judged on a's own 429, b's on b's own 500.
+    expect(seen).toEqual([["a: slow down", false], ["a: slow down", true], ["b: boom", true]]);
+  });
+
+  it("a shorter Retry-After is waited for, counted from that endpoint's own failure", async () => {
+    const { ctx, calls } = setup(["a", "b"], {
+      a: [() => Promise.reject(limited("a", 0.3))],
+      b: [() => new Promise((_, reject) => setTimeout(() => reject(broken("b")), 150))],
+    }, 3, (err, _n, next) => (next.sameEndpoint ? (err.retryAfter ?? 0) * 1000 : 0));
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b", "a"]);
+    const gap = calls[2]!.at - calls[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(295); // never before a's Retry-After
+    expect(gap).toBeLessThan(420); // b's 150 ms count towards it: not 300 ms more after b failed
+  });
+});
