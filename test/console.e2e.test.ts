@@ -245,6 +245,11 @@ describe("operator console", () => {
 
   it("requests: the live tail, filtered; the fallback opens to both attempts with each provider's status", async () => {
     await view("requests");
+    // A policy's refusal (402, 403, 429) writes no ledger record: no status filter offers to find one, and the page
+    // says where refusals are counted.
+    const statuses = await page.locator('[data-filter="status"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(statuses).toEqual(["", "2xx", "4xx", "5xx"]);
+    expect(await page.textContent('[data-testid="refusals-note"]')).toContain("/metrics");
     const rows = page.locator('[data-testid="requests-table"] tbody tr[data-row]');
     const all = await admin("/requests?since=24h&limit=100");
     await expect.poll(() => rows.count()).toBe(all.requests.length);

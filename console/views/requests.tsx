@@ -130,8 +130,6 @@ function FilterBar({ f, set, loaded }: { f: Filters; set: (f: Filters) => void; 
         <option value="2xx">2xx</option>
         <option value="4xx">4xx</option>
         <option value="5xx">5xx</option>
-        <option value="402">402 budget</option>
-        <option value="429">429 rate limited</option>
       </select>
       <select value={f.streamed} onChange={on("streamed")} data-filter="streamed">
         <option value="">streamed or not</option>
@@ -206,6 +204,8 @@ export function Requests() {
         </h2>
         <FilterBar f={f} set={setFilters} loaded={loaded} />
         {error ? <p class="error">{error}</p> : null}
+        {/* A policy's refusal is no ledger record (a flood of them must not become store writes): no status filter finds them. */}
+        <p class="muted small" data-testid="refusals-note">Requests refused by a budget (402), the model allowlist (403) or a rate limit (429) never reached a provider and are not in this log: the overview's live traffic counts them among the 4xx, and <code>/metrics</code> by code (<code>gateway_requests_total{"{"}code="402"{"}"}</code>).</p>
         {f.streamed ? <p class="muted small">Streamed or not is told by the first token's time, within the pages loaded.</p> : null}
         <Table testId="requests-table" columns={columns} rows={rows} rowKey={(r) => r.generation_id} onRowClick={(r) => setOpen(r.generation_id)} selected={open ?? undefined} initialSort={{ key: "at", desc: true }} empty={data ? "No request matches" : "Loading…"} />
         {next ? <button type="button" class="small" onClick={() => void loadOlder()} data-testid="older">Older requests</button> : null}

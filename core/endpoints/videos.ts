@@ -126,6 +126,8 @@ async function videos(ctx: GatewayContext): Promise<void> {
       jobTimeoutMs: videoJobTimeoutMs(model),
       callTimeoutMs: ctx.config.server.upstreamTimeoutMs,
     });
+    // The job's ledger record is this request's, written when the job ends (a 504 meanwhile names it too).
+    ctx.responseHeaders["x-mg-generation-id"] = ctx.generationId;
   } else {
     ctx.responseHeaders["x-mg-video-job"] = "attached";
   }

@@ -25,11 +25,22 @@ export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUs
 }
 
 /**
- * Adds x-mg-generation-id, x-mg-provider, x-mg-cost-usd and server-timing to a response's headers. A generation id
- * already there is kept: an idempotent replay names the original's, whose ledger record it is.
+ * Whether the request has a ledger record under its generation id (a stream's is written as it ends): it reached a
+ * provider (count_tokens excepted: never billed), was answered from the response cache or refused by a guardrail.
+ * A refusal by a policy (401, 402 budget, 403 allowlist, 429 rate limit), an invalid request or an admin call has
+ * none — nor a store write, so a flood of them costs the store nothing; /metrics counts them.
+ */
+function recorded(ctx: GatewayContext): boolean {
+  return ctx.cacheHit !== undefined || ctx.guardrail?.blocked !== undefined || (ctx.attempts.length > 0 && ctx.endpoint !== "count_tokens");
+}
+
+/**
+ * Adds x-mg-generation-id (only where a ledger record has it), x-mg-provider, x-mg-cost-usd and server-timing to a
+ * response's headers. A generation id already there is kept: an idempotent replay names the original's, whose
+ * ledger record it is, and a video request the job's.
  */
 export function addObservabilityHeaders(ctx: GatewayContext, h: Record<string, string>): void {
-  h["x-mg-generation-id"] ??= ctx.generationId;
+  if (h["x-mg-generation-id"] === undefined && recorded(ctx)) h["x-mg-generation-id"] = ctx.generationId;
   if (ctx.resolvedProvider) h["x-mg-provider"] = ctx.resolvedProvider;
   const kind = ctx.response?.kind;
   if (kind && kind !== "stream" && ctx.attempts.length) {
