@@ -60,7 +60,7 @@ export interface CallOptions {
   clientHeaders: Record<string, string | string[] | undefined>;
   /** Called whenever usage becomes known (at once for JSON, at the usage event for streams). */
   reportUsage(usage: Usage): void;
-  /** Called when the first content event arrives from the upstream (time to first token). */
+  /** Called when a stream's first content arrives from the upstream (time to first token); never for JSON answers. */
   reportFirstToken(): void;
 }
 

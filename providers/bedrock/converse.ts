@@ -4,6 +4,7 @@
 // them the same way.
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { GatewayError } from "../../core/errors.ts";
 import { readUpstreamJson, transportError } from "../http.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
@@ -20,13 +21,18 @@ export async function converse(env: BedrockEnv, body: any, target: Target, call:
   const out = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
   if (stream) return { kind: "stream", headers: out, events: converseEvents(res.body, call, env.name) };
   const json: unknown = await readUpstreamJson(env.name, res, call.signal);
-  call.reportFirstToken();
   return { kind: "json", headers: out, body: json };
 }
 
-/** ConverseStream frames -> events `{event: <:event-type>, data: <payload>}`; exception frames throw. */
+/**
+ * ConverseStream frames -> events `{event: <:event-type>, data: <payload>}`; exception frames throw. messageStart is
+ * held until the answer begins (a content block, or messageStop's stopReason): a stream that ends before that is an
+ * empty stream, failed before dispatch commits it, so it is retried elsewhere.
+ */
 export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pick<CallOptions, "reportFirstToken" | "signal">, provider: string): AsyncGenerator<SseEvent> {
   let first = true;
+  let held: SseEvent | undefined;
+  let begun = false;
   try {
     for await (const f of decodeFrames(body)) {
       if (f.messageType !== "event") throw streamFrameError(provider, f);
@@ -35,9 +41,19 @@ export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pic
         call.reportFirstToken();
         first = false;
       }
-      yield { event: f.type, data: f.payload };
+      const ev = { event: f.type, data: f.payload };
+      if (!begun) {
+        if (f.type === "messageStart") {
+          held = ev;
+          continue;
+        }
+        begun = true;
+        if (held) yield held;
+      }
+      yield ev;
     }
   } catch (err) {
     throw err instanceof EventStreamFramingError ? framingError(provider, err) : transportError(provider, err, call.signal);
   }
+  if (!begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
 }

@@ -75,4 +75,11 @@ describe("relayResponsesBody", () => {
     expect(broken).toMatchObject({ code: "UPSTREAM_ERROR" });
     expect(broken[NEXT]).toBe(2);
   });
+  it("a body that ends after response.created / .in_progress alone is a retryable empty stream, nothing relayed (so it can fall back)", async () => {
+    const events: string[] = [];
+    const wire = created + ev("response.in_progress", resp("in_progress", null), 1);
+    const it = relayResponsesBody(reads(wire, 7), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+    await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true, details: { reason: "empty_stream" } });
+    expect(events).toEqual([]);
+  });
 });

@@ -2,7 +2,9 @@
 // they came, names kept. Only the terminal event is parsed, for usage (web searches counted from its output, or from
 // the calls begun when the stream is cut before it); the first `*.delta` is the first token. The
 // protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
-// ends before one (without an `error` event saying why) was cut off.
+// ends before one (without an `error` event saying why) was cut off. The envelope events that open a stream
+// (response.created, .in_progress, .queued) are held until another comes: a body that ends after them alone is an
+// empty stream, failed before dispatch commits it, so it is retried elsewhere.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { answerStarted } from "../../core/net/answer-deadline.ts";
@@ -14,6 +16,7 @@ import { fromResponsesUsage } from "./responses-usage.ts";
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+const OPENING = new Set(["response.created", "response.in_progress", "response.queued"]);
 
 /** Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream. */
 const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
@@ -43,6 +46,7 @@ export async function* relayResponsesBody(
   let done = false;
   let searches = 0;
   let last: SseEvent | undefined;
+  let held: SseEvent[] | undefined = [];
   try {
     for await (const chunk of source) {
       const events = parser.push(chunk);
@@ -61,6 +65,15 @@ export async function* relayResponsesBody(
         if (type === "response.web_search_call.in_progress") {
           // A search OpenAI bills even if the stream is cut before the terminal event counts it.
           call.reportUsage({ inputTokens: 0, outputTokens: 0, webSearches: ++searches });
+        }
+        if (held) {
+          if (type && OPENING.has(type)) {
+            held.push(ev);
+            last = ev;
+            continue;
+          }
+          yield* held;
+          held = undefined;
         }
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
@@ -83,6 +96,7 @@ export async function* relayResponsesBody(
   } finally {
     releaseBody(readable, done);
   }
+  if (held) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
   // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
   if (!errored) {
     throw continuing(new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } }), last);

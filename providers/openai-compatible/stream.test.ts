@@ -40,6 +40,53 @@ describe("relayChatStream", () => {
   });
 });
 
+describe("relayChatStream: the first token and empty streams", () => {
+  const role = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
+  const filter = '{"id":"","object":"","choices":[],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}';
+  const finish = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}';
+  const tool = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":""}}]}}],"usage":null}';
+
+  it("a 200 stream with nothing but [DONE] is a retryable 'empty stream' UPSTREAM_ERROR, raised before any event", async () => {
+    const seen: SseEvent[] = [];
+    const run = (async () => { for await (const e of relayChatStream(events([{ data: "[DONE]" }]), true, { reportUsage: () => {}, reportFirstToken: () => {} }, "up")) seen.push(e); })();
+    await expect(run).rejects.toMatchObject({ code: "UPSTREAM_ERROR", status: 502, retryable: true, message: expect.stringContaining("empty stream") });
+    expect(seen).toEqual([]);
+  });
+
+  it("so is a role chunk (and Azure's filter results) followed by [DONE] or by the end of the body: nothing is relayed", async () => {
+    await expect(collect(true, [{ data: filter }, { data: role }, { data: "[DONE]" }])).rejects.toMatchObject({ retryable: true, message: expect.stringContaining("empty stream") });
+    await expect(collect(true, [{ data: role }])).rejects.toMatchObject({ retryable: true, message: expect.stringContaining("empty stream") });
+  });
+
+  it("the events before the first token are held and go out with it, in order; the first token is the first with output", async () => {
+    const list = [{ data: filter }, { data: role }, { data: chunk }, { data: finish }, { data: "[DONE]" }];
+    let pulled = 0;
+    async function* upstream() {
+      for (const e of list) {
+        pulled++;
+        yield e;
+      }
+    }
+    const marks: number[] = [];
+    const out: string[] = [];
+    const call = { reportUsage: () => {}, reportFirstToken: () => marks.push(pulled) };
+    for await (const e of relayChatStream(upstream(), true, call, "up")) {
+      // nothing goes out before the first chunk with output has been read
+      expect(pulled).toBeGreaterThanOrEqual(3);
+      out.push(e.data);
+    }
+    expect(out).toEqual(list.map((e) => e.data));
+    expect(marks).toEqual([3]); // timed at the content chunk, not at the filter results or the role chunk
+  });
+
+  it("a tool call is a first token; a finish_reason with no output is an (empty) answer, relayed but not timed", async () => {
+    expect((await collect(true, [{ data: role }, { data: tool }, { data: finish }, { data: "[DONE]" }])).firsts).toBe(1);
+    const empty = await collect(true, [{ data: role }, { data: finish }, { data: "[DONE]" }]);
+    expect(empty.out.map((e) => e.data)).toEqual([role, finish, "[DONE]"]);
+    expect(empty.firsts).toBe(0);
+  });
+});
+
 describe("relayChatBody (bytes in, events out)", () => {
   const wire = `data: ${chunk}\n\ndata: ${usageChunk}\n\ndata: [DONE]\n\n`;
   async function* reads(text: string, size: number, failAfter?: number) {
@@ -84,6 +131,14 @@ describe("relayChatBody on a Node stream", () => {
     // The relay drains the rest as soon as it sees [DONE]: the end may already have come.
     if (!body.readableEnded) await new Promise((r) => body.once("end", r));
     expect(body.readableEnded).toBe(true);
+  });
+
+  it("a body of [DONE] alone, or of a role chunk that then ends, is an empty stream: the first next() rejects", async () => {
+    const role = '{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}],"usage":null}';
+    for (const wire of ["data: [DONE]\n\n", `data: ${role}\n\n`]) {
+      const it = relayChatBody(Readable.from([Buffer.from(wire)], { objectMode: false }), true, call, "up", new AbortController().signal);
+      await expect(it.next()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true, details: { provider: "up", reason: "empty_stream" } });
+    }
   });
 
   it("destroys the body when the consumer stops early (client gone)", async () => {

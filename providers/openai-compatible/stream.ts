@@ -9,20 +9,28 @@ import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
+import { chunkOutput, NO_OUTPUT, TOKEN } from "./chunk-output.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
 
-/** Per-event decision shared by both relays: 1 = forward, 0 = drop, -1 = forward and stop ([DONE]). */
+/**
+ * Per-event work shared by both relays. Events before the answer's first token or finish_reason (a role-only chunk,
+ * Azure's prompt filter results) are held: a stream that ends there, or sends [DONE] at once, is an empty stream,
+ * failed before anything was committed, so dispatch retries it elsewhere instead of billing an empty answer.
+ */
 class Relay {
-  private first = true;
+  private held: SseEvent[] | undefined = [];
+  /** The first token was reported: chunks are no longer read for it. */
+  private timed = false;
   constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string) {}
 
-  step(ev: SseEvent): 1 | 0 | -1 {
+  /** Adds what goes out for `ev` to `out`; true once the stream is over ([DONE], forwarded). */
+  step(ev: SseEvent, out: SseEvent[]): boolean {
     const d = ev.data;
-    if (d === "[DONE]") return -1;
-    if (this.first) {
-      this.call.reportFirstToken();
-      this.first = false;
+    if (d === "[DONE]") {
+      if (this.held) throw emptyStream(this.provider);
+      out.push(ev);
+      return true;
     }
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
     // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
@@ -36,10 +44,29 @@ class Relay {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
         this.call.reportUsage(fromOpenAIUsage(chunk.usage));
-        if (!this.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return 0;
+        if (!this.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return false;
       }
     }
-    return 1;
+    if (!this.timed) {
+      // Time to first token is the first chunk with output, not the first event (often a role-only chunk).
+      const o = chunkOutput(d);
+      if (o === TOKEN) {
+        this.timed = true;
+        this.call.reportFirstToken();
+      }
+      if (o !== NO_OUTPUT && this.held) {
+        for (let i = 0; i < this.held.length; i++) out.push(this.held[i]!);
+        this.held = undefined;
+      }
+    }
+    if (this.held) this.held.push(ev);
+    else out.push(ev);
+    return false;
+  }
+
+  /** The error for a body that ended before [DONE]. */
+  ended(): GatewayError {
+    return this.held ? emptyStream(this.provider) : endedEarly(this.provider);
   }
 
   private throwIfError(d: string): void {
@@ -56,17 +83,22 @@ class Relay {
 const endedEarly = (provider: string) =>
   new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before [DONE]`, { details: { provider } });
 
+const emptyStream = (provider: string) =>
+  new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
+
 /** Relay over already-parsed events. */
 export async function* relayChatStream(
   events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string,
 ): AsyncGenerator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call, provider);
+  const out: SseEvent[] = [];
   for await (const ev of events) {
-    const s = relay.step(ev);
-    if (s !== 0) yield ev;
-    if (s === -1) return;
+    const stop = relay.step(ev, out);
+    for (let i = 0; i < out.length; i++) yield out[i]!;
+    out.length = 0;
+    if (stop) return;
   }
-  throw endedEarly(provider);
+  throw relay.ended();
 }
 
 /**
@@ -86,6 +118,7 @@ async function* relayChatIterable(
 ): AsyncGenerator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call, provider);
   const parser = new SseParser();
+  const out: SseEvent[] = [];
   let started = false;
   try {
     for await (const chunk of body) {
@@ -96,16 +129,16 @@ async function* relayChatIterable(
         answerStarted(body);
       }
       for (let i = 0; i < events.length; i++) {
-        const ev = events[i]!;
-        const s = relay.step(ev);
-        if (s !== 0) yield ev;
-        if (s === -1) return;
+        const stop = relay.step(events[i]!, out);
+        for (let j = 0; j < out.length; j++) yield out[j]!;
+        out.length = 0;
+        if (stop) return;
       }
     }
   } catch (err) {
     throw transportError(provider, err, signal);
   }
-  throw endedEarly(provider);
+  throw relay.ended();
 }
 
 const enum State { Open, Done, Failed, Cancelled }
@@ -237,10 +270,7 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
         answerStarted(this.body);
       }
       for (let i = 0; i < events.length; i++) {
-        const ev = events[i]!;
-        const s = this.relay.step(ev);
-        if (s !== 0) this.queue.push(ev);
-        if (s === -1) {
+        if (this.relay.step(events[i]!, this.queue)) {
           this.state = State.Done;
           this.unlisten();
           releaseBody(this.body, true);
@@ -257,7 +287,7 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
     if (this.state !== State.Open) return;
     this.unlisten();
     this.state = State.Failed;
-    this.error = endedEarly(this.provider);
+    this.error = this.relay.ended();
     this.flush();
   }
 

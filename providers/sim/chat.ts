@@ -38,7 +38,7 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
   if (body.stream !== true) {
     const longest = Math.max(...plans.map(completionTokens));
     await pause(ttft + (tps ? (longest / tps) * 1000 : 0), call.signal);
-    call.reportFirstToken();
+    // No reportFirstToken: only a stream has a time to first token (the console tells streamed requests by it).
     call.reportUsage({ inputTokens: prompt, outputTokens: completion });
     return {
       kind: "json",

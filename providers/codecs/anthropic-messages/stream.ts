@@ -1,6 +1,8 @@
 // Relay of a native Anthropic stream to a messages client: frames pass through untouched; only message_start,
 // message_delta, error and server-tool block starts are parsed (usage, in-band errors, web searches), so the hot
-// path does no re-serialisation.
+// path does no re-serialisation. message_start and pings are held until the answer begins (a content block, or a
+// message_delta's stop_reason): a stream that ends or errs before that fails before dispatch commits it, so it is
+// retried elsewhere instead of reaching the client as an empty answer.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
@@ -12,6 +14,7 @@ export async function* relayMessagesStream(
 ): AsyncGenerator<SseEvent> {
   let usage: Record<string, any> = {};
   let first = true;
+  let held: SseEvent[] | undefined = [];
   // Web searches begun so far: Anthropic bills them even when the stream is cut before message_delta counts them.
   let searches = 0;
   const report = () => {
@@ -41,8 +44,21 @@ export async function* relayMessagesStream(
     } else if (type === "error") {
       throw anthropicStreamError(provider, JSON.parse(ev.data));
     }
+    if (held) {
+      if (type === "message_start" || type === "ping") {
+        held.push(ev);
+        continue;
+      }
+      if (type === "message_stop") throw emptyStream(provider);
+      yield* held;
+      held = undefined;
+    }
     yield ev;
     if (type === "message_stop") return;
   }
+  if (held) throw emptyStream(provider);
   throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before message_stop`, { details: { provider } });
 }
+
+const emptyStream = (provider: string) =>
+  new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });

@@ -1,5 +1,5 @@
 // The Gemini generate answer reader shared by the gemini and vertex drivers: errors mapped, the JSON or SSE events
-// passed through as they are, the first token reported.
+// passed through as they are, a stream's first token reported (a JSON answer has none: only streams have a ttft).
 import { parseSse } from "../../../core/sse/parse.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
@@ -11,7 +11,6 @@ export async function geminiAnswer(provider: string, res: UpstreamResponse, call
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
   if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
   const json: unknown = await readUpstreamJson(provider, res, call.signal);
-  call.reportFirstToken();
   return { kind: "json", body: json };
 }
 

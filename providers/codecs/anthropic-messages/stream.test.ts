@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { relayMessagesStream } from "./stream.ts";
+import type { SseEvent } from "../../../core/sse/parse.ts";
+
+const ev = (type: string, extra: Record<string, unknown> = {}): SseEvent => ({ event: type, data: JSON.stringify({ type, ...extra }) });
+const start = ev("message_start", { message: { id: "msg_1", type: "message", role: "assistant", content: [], usage: { input_tokens: 9, output_tokens: 1 } } });
+const ping = ev("ping");
+const blockStart = ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+const delta = ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hi" } });
+const blockStop = ev("content_block_stop", { index: 0 });
+const msgDelta = ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } });
+const stop = ev("message_stop");
+
+async function* from(list: SseEvent[]) {
+  yield* list;
+}
+
+async function relay(list: SseEvent[]) {
+  const out: string[] = [];
+  const marks: string[] = [];
+  const call = { reportUsage: () => {}, reportFirstToken: () => marks.push(`first after ${out.length}`) };
+  const error = await (async () => { for await (const e of relayMessagesStream(from(list), call, "up")) out.push(e.event!); })().then(() => undefined, (e) => e);
+  return { out, marks, error };
+}
+
+describe("relayMessagesStream", () => {
+  it("relays every event in order; message_start and ping go out with the first content block, which is the first token", async () => {
+    const r = await relay([start, ping, blockStart, delta, blockStop, msgDelta, stop]);
+    expect(r.error).toBeUndefined();
+    expect(r.out).toEqual(["message_start", "ping", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+    expect(r.marks).toEqual(["first after 0"]);
+  });
+
+  it("message_start then message_stop, or then the end of the body: a retryable empty stream, nothing relayed", async () => {
+    for (const list of [[start, ping, stop], [start], []]) {
+      const r = await relay(list);
+      expect(r.out).toEqual([]);
+      expect(r.error).toMatchObject({ code: "UPSTREAM_ERROR", status: 502, retryable: true, details: { reason: "empty_stream" } });
+    }
+  });
+
+  it("an in-band error before any content fails before anything was relayed (so dispatch can still fall back)", async () => {
+    const r = await relay([start, ping, ev("error", { error: { type: "overloaded_error", message: "Overloaded" } })]);
+    expect(r.out).toEqual([]);
+    expect(r.error).toMatchObject({ code: "UPSTREAM_ERROR" });
+  });
+
+  it("an answer without content blocks but with a stop_reason is an (empty) answer, relayed whole", async () => {
+    const r = await relay([start, msgDelta, stop]);
+    expect(r.error).toBeUndefined();
+    expect(r.out).toEqual(["message_start", "message_delta", "message_stop"]);
+    expect(r.marks).toEqual([]);
+  });
+
+  it("a cut after content is still an error after what was relayed", async () => {
+    const r = await relay([start, blockStart, delta]);
+    expect(r.out).toEqual(["message_start", "content_block_start", "content_block_delta"]);
+    expect(r.error?.message).toMatch(/before message_stop/);
+  });
+});

@@ -1,0 +1,146 @@
+// Streams and their first token, end to end: an upstream's empty 200 stream falls back instead of being billed as an
+// empty answer; time to first token (ledger, latency_last_1h) is the first chunk with output, not a role-only chunk;
+// only streamed requests have a ttft, so the console's "streamed" is right for JSON answers on every protocol.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
+import { startTestGateway, testKey, keyEntry, ledgerRecordOf, postJson, type TestGateway } from "./helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "./upstreams/openai.ts";
+import { startFakeAnthropic, FAKE_ANTHROPIC_KEY, type FakeAnthropic } from "./upstreams/anthropic.ts";
+
+const KEY = testKey("firsttoken");
+const SANDBOX = testKey("firsttokensbx", true);
+
+let alpha: FakeOpenAI;
+let beta: FakeOpenAI;
+let claude: FakeAnthropic;
+let gw: TestGateway;
+
+const sse = (res: ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream" });
+const chunk = (delta: unknown, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-x", object: "chat.completion.chunk", created: 1, model: "a-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/** A 200 stream holding nothing but `data: [DONE]` (what some proxies send when the model failed). */
+const onlyDone = (req: RecordedRequest, res: ServerResponse): boolean => {
+  if (req.body?.stream !== true) return false;
+  sse(res);
+  res.end("data: [DONE]\n\n");
+  return true;
+};
+
+/** The role chunk at once, the first text `gapMs` later (a real time to first token). */
+const roleThenText = (gapMs: number) => (req: RecordedRequest, res: ServerResponse): boolean => {
+  if (req.body?.stream !== true) return false;
+  sse(res);
+  res.write(chunk({ role: "assistant", content: "" }));
+  setTimeout(() => res.end(chunk({ content: "late words" }) + chunk({}, "stop") + "data: [DONE]\n\n"), gapMs);
+  return true;
+};
+
+const auth = { authorization: `Bearer ${KEY}` };
+const streamChat = (model: string, extra: Record<string, unknown> = {}) =>
+  postJson(`${gw.baseURL}/chat/completions`, { model, stream: true, messages: [{ role: "user", content: "hi" }], ...extra }, auth);
+
+beforeAll(async () => {
+  alpha = await startFakeOpenAI({ text: "alpha answers" });
+  beta = await startFakeOpenAI({ text: "beta answers" });
+  claude = await startFakeAnthropic();
+  const provider = (url: string) => ({ protocol: "openai", base_url: url, api_key: "sk-fake-upstream" });
+  gw = await startTestGateway({
+    store: { kind: "memory" },
+    routing: { backoff_ms: 10, circuit_breaker: { consecutive_failures: 1000, min_requests: 1000 } },
+    providers: {
+      alpha: provider(alpha.baseUrl), beta: provider(beta.baseUrl),
+      claude: { protocol: "anthropic", base_url: claude.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
+      sim: { protocol: "sim" },
+    },
+    models: {
+      "test/duo": { context_window: 1000, max_tokens: 100, endpoints: [{ provider: "alpha", model: "a-model" }, { provider: "beta", model: "b-model" }] },
+      "test/slow": { endpoints: [{ provider: "alpha", model: "a-slow" }] },
+      "test/claude": { context_window: 100000, max_tokens: 1000, endpoints: [{ provider: "claude", model: "claude-x" }] },
+      "test/sim": { endpoints: [{ provider: "sim", model: "sim-1" }] },
+    },
+    projects: { p: { keys: [keyEntry("k", KEY), keyEntry("s", SANDBOX)] } },
+  });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await alpha?.close();
+  await beta?.close();
+  await claude?.close();
+});
+
+beforeEach(() => {
+  alpha.hook = undefined;
+  alpha.requests.length = 0;
+  beta.requests.length = 0;
+});
+
+describe("an empty 200 stream", () => {
+  it("is retried on the next endpoint, invisibly: the client gets the next one's answer, billed to it", async () => {
+    alpha.hook = onlyDone;
+    const r = await streamChat("test/duo");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-mg-resolved-provider")).toBe("beta");
+    expect(r.text).toContain("beta");
+    expect(r.text).not.toContain('"error"');
+    expect(alpha.requests).toHaveLength(1);
+    const rec = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(rec).toMatchObject({ provider: "beta", outcome: "ok", estimated: false });
+  });
+
+  it("a Messages API client is served the same way", async () => {
+    alpha.hook = onlyDone;
+    const r = await postJson(`${gw.baseURL}/messages`, { model: "test/duo", max_tokens: 50, stream: true, messages: [{ role: "user", content: "hi" }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-mg-resolved-provider")).toBe("beta");
+    expect(r.text).toContain("beta");
+    expect(r.text).toContain("message_stop");
+  });
+
+  it("with nowhere else to go it is a 502 UPSTREAM_ERROR, not an empty answer", async () => {
+    alpha.hook = onlyDone;
+    const r = await streamChat("test/slow");
+    expect(r.status).toBe(502);
+    expect(r.json.error).toMatchObject({ code: "UPSTREAM_ERROR", message: expect.stringContaining("empty stream") });
+  });
+});
+
+describe("time to first token", () => {
+  it("is the first text, not the role chunk before it: in the ledger and in latency_last_1h", async () => {
+    alpha.hook = roleThenText(400);
+    for (let i = 0; i < 2; i++) {
+      const r = await streamChat("test/slow");
+      expect(r.text).toContain("late words");
+      const rec = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+      expect(rec.ttftMs).toBeGreaterThanOrEqual(390);
+    }
+    const eps = (await fetch(`${gw.baseURL}/models/test/slow/endpoints`, { headers: auth }).then((x) => x.json())).data.endpoints;
+    expect(eps[0].latency_last_1h.p50).toBeGreaterThanOrEqual(370); // histogram buckets are within 4 %
+  });
+});
+
+describe("only streamed requests have a ttft (the console's 'streamed')", () => {
+  const messages = (stream: boolean) =>
+    postJson(`${gw.baseURL}/messages`, { model: "test/claude", max_tokens: 50, stream, messages: [{ role: "user", content: "hi" }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
+
+  it("an Anthropic-protocol upstream: JSON (native and translated for a chat client) has none, a stream has one", async () => {
+    const json = await messages(false);
+    expect(json.status).toBe(200);
+    expect((await ledgerRecordOf(gw, json.headers.get("x-request-id"))).ttftMs).toBeNull();
+    const chat = await postJson(`${gw.baseURL}/chat/completions`, { model: "test/claude", messages: [{ role: "user", content: "hi" }] }, auth);
+    expect(chat.status).toBe(200);
+    expect((await ledgerRecordOf(gw, chat.headers.get("x-request-id"))).ttftMs).toBeNull();
+    const streamed = await messages(true);
+    expect((await ledgerRecordOf(gw, streamed.headers.get("x-request-id"))).ttftMs).toEqual(expect.any(Number));
+  });
+
+  it("the simulator: JSON has none, a stream has one", async () => {
+    const sbx = { authorization: `Bearer ${SANDBOX}` };
+    const json = await postJson(`${gw.baseURL}/chat/completions`, { model: "test/sim", messages: [{ role: "user", content: "hi" }] }, sbx);
+    expect(json.status).toBe(200);
+    expect((await ledgerRecordOf(gw, json.headers.get("x-request-id"))).ttftMs).toBeNull();
+    const streamed = await postJson(`${gw.baseURL}/chat/completions`, { model: "test/sim", stream: true, messages: [{ role: "user", content: "hi" }] }, sbx);
+    expect((await ledgerRecordOf(gw, streamed.headers.get("x-request-id"))).ttftMs).toEqual(expect.any(Number));
+  });
+});
