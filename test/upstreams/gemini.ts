@@ -2,11 +2,13 @@
 // streamGenerateContent?alt=sse with `data: <json>\r\n\r\n` framing (CRLF), no [DONE], cumulative usageMetadata on
 // every chunk, finishReason on the last candidate chunk, function calls whole in one chunk (finishReason STOP),
 // thought parts when includeThoughts is set, Google's error envelope with RetryInfo; googleSearch grounding (answer with
-// groundingMetadata), refused next to function declarations as Gemini 2.x does.
+// groundingMetadata), refused next to function declarations as Gemini 2.x does; the schema formats and enums Gemini
+// refuses, refused (gemini-schema.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { contentsError, structuredAnswer } from "./gemini-checks.ts";
+import { schemaError } from "./gemini-schema.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
@@ -83,7 +85,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
     if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));
     if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
-    const invalid = contentsError(body.contents, SIGNATURE);
+    const invalid = contentsError(body.contents, SIGNATURE) ?? schemaError(body);
     if (invalid) return send(400, errorBody(400, invalid));
     const stream = m[2] === "streamGenerateContent";
     if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));

@@ -1,8 +1,8 @@
 // Chat completions request -> Gemini generateContent request (reference §4.3).
 // Choices: system/developer messages go to systemInstruction; consecutive tool messages become one user turn of
 // functionResponse parts (the function name looked up from the assistant's tool_calls); JSON Schemas are cut down
-// to the OpenAPI subset Gemini accepts; https image URLs travel as fileData (Gemini fetches Files-API, gs:// and
-// YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
+// to the OpenAPI subset Gemini accepts (schema.ts); https image URLs travel as fileData (Gemini fetches Files-API,
+// gs:// and YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { knobsFor } from "../../../core/metering/thinking.ts";
@@ -10,6 +10,7 @@ import { outputAsk } from "../../../core/metering/output-limit.ts";
 import { geminiWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { signatureOf } from "./response.ts";
 import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
+import { geminiSchema } from "./schema.ts";
 
 export interface Translated<T> {
   body: T;
@@ -17,30 +18,6 @@ export interface Translated<T> {
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
-const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
-
-/** JSON Schema -> Gemini's OpenAPI subset: unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`. */
-export function geminiSchema(s: any): any {
-  if (!s || typeof s !== "object" || Array.isArray(s)) return s;
-  const out: Record<string, unknown> = {};
-  for (const k in s) {
-    if (!SCHEMA_KEYS.has(k)) continue;
-    const v = s[k];
-    if (k === "properties" && v && typeof v === "object") {
-      const props: Record<string, unknown> = {};
-      for (const p in v) props[p] = geminiSchema(v[p]);
-      out.properties = props;
-    } else if (k === "items") out.items = geminiSchema(v);
-    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(geminiSchema);
-    else if (k === "type" && Array.isArray(v)) {
-      const types = v.filter((t) => t !== "null");
-      out.type = types[0] ?? "string";
-      if (types.length < v.length) out.nullable = true;
-    } else out[k] = v;
-  }
-  return out;
-}
-
 function mimeFromUrl(url: string): string {
   const ext = /\.([a-z0-9]+)(?:$|\?)/i.exec(url)?.[1]?.toLowerCase();
   return ({ png: "image/png", gif: "image/gif", webp: "image/webp", pdf: "application/pdf", mp4: "video/mp4", mp3: "audio/mp3", wav: "audio/wav" } as Record<string, string>)[ext ?? ""] ?? "image/jpeg";
