@@ -1,8 +1,8 @@
 // The official Gemini SDK (@google/genai, what Gemini CLI runs on) against the gateway with `httpOptions.baseUrl`:
-// text, a stream, a streamed tool loop with thinking kept the SDK's way (its Chat keeps the whole model turn), a
-// Claude model by its id with a slash in the path, countTokens, embedContent, models.get/list, and an error as the
-// SDK's ApiError. Skipped until the devDependency is installed (the report names the version); test/conformance
-// covers the same wire shapes with raw HTTP meanwhile.
+// text, a stream, a streamed tool loop with thinking kept the SDK's way (its Chat keeps the whole model turn), a tool
+// loop moving from Claude to Gemini, a Claude model by its id with a slash in the path, countTokens, embedContent,
+// models.get/list, and an error as the SDK's ApiError. Skipped until the devDependency is installed (the report
+// names the version); test/conformance covers the same wire shapes with raw HTTP meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
@@ -64,6 +64,20 @@ describe.skipIf(!sdk)("@google/genai against the gateway", () => {
     for await (const chunk of await chat.sendMessageStream({ message: calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: "sunny" } } })) })) answer += chunk.text ?? "";
     expect(answer).toBe("The weather is sunny.");
     if (model === claude) expect(anthropic.requests.at(-1)!.body.messages[1].content[0].type).toBe("thinking");
+  });
+
+  it("a tool loop begun on the Claude model goes on on the Gemini model, replayed as Gemini CLI does (thoughts dropped)", async () => {
+    const config = { tools, thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } };
+    const contents: any[] = [{ role: "user", parts: [{ text: "Weather in Paris?" }] }];
+    const first = await ai.models.generateContent({ model: claude, contents, config });
+    const parts = first.candidates[0].content.parts.filter((p: any) => !p.thought);
+    // Claude's signed thinking rides on the text before the call; the call itself is unsigned.
+    expect(parts.map((p: any) => [Object.keys(p).filter((k) => k !== "thoughtSignature")[0], p.thoughtSignature?.slice(0, 5)])).toEqual([["text", "mgr1."], ["functionCall", undefined]]);
+    const answers = parts.filter((p: any) => p.functionCall).map((p: any) => ({ functionResponse: { id: p.functionCall.id, name: p.functionCall.name, response: { output: "sunny" } } }));
+    const second = await ai.models.generateContent({ model: gem, contents: [...contents, { role: "model", parts }, { role: "user", parts: answers }], config });
+    expect(second.text).toBe("The weather is sunny."); // the fake, like Gemini, refuses an unsigned first call
+    const sent = gemini.requests.at(-1)!.body.contents[1];
+    expect(sent.parts.map((p: any) => p.thoughtSignature)).toEqual([undefined, "skip_thought_signature_validator"]);
   });
 
   it("countTokens, embedContent's error for a language model, models.get and models.list", async () => {

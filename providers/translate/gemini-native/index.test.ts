@@ -23,6 +23,18 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     expect((p.body as any).contents).toBe(plain.contents); // untouched when there is nothing to take out
   });
 
+  it("a model turn whose blob rode on its text (Claude -> Gemini) gets the placeholder on its unsigned first call", () => {
+    // What a Gemini client hands back after a Claude turn: the thinking blob on the text before the calls.
+    const blob = encodeReasoning("messages", [{ type: "reasoning.text", text: "t", signature: "s" }]);
+    const calls = [{ functionCall: { name: "f", args: {} } }, { functionCall: { name: "g", args: {} } }];
+    const body = { contents: [{ role: "user", parts: [{ text: "q" }] }, { role: "model", parts: [{ text: "a", thoughtSignature: blob }, ...calls] }] };
+    const t = geminiNative.request(body, target, opts);
+    expect((t.body as any).contents[1].parts).toEqual([{ text: "a" }, { ...calls[0], thoughtSignature: SKIP_SIGNATURE }, calls[1]]);
+    // Gemini's own signature on the call is kept.
+    const own = { contents: [body.contents[1]!].map((c) => ({ ...c, parts: [c.parts[0], { ...calls[0], thoughtSignature: "c2ln" }] })) };
+    expect((geminiNative.request(own, target, opts).body as any).contents[0].parts[1].thoughtSignature).toBe("c2ln");
+  });
+
   it("reports usage and names the gateway model, JSON and stream (first usage at once, the last at the end)", async () => {
     const usage: Usage[] = [];
     const out: any = geminiNative.response({ candidates: [], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 3 }, modelVersion: "gemini-x" }, { model: "google/g", provider: "gem" }, call(usage));

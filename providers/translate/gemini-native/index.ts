@@ -28,9 +28,13 @@ function withoutBlobs(contents: any[]): { contents: any[]; dropped: boolean } {
     if (!c?.parts?.some((p: any) => ours(p?.thoughtSignature))) return c;
     const firstCall = c.parts.findIndex((p: any) => p?.functionCall);
     const parts = c.parts.map((p: any, k: number) => {
-      if (!ours(p?.thoughtSignature)) return p;
-      const { thoughtSignature: _blob, ...rest } = p;
-      return c.role === "model" && k === firstCall ? { ...rest, thoughtSignature: SKIP_SIGNATURE } : rest;
+      if (ours(p?.thoughtSignature)) {
+        const { thoughtSignature: _blob, ...rest } = p;
+        p = rest;
+      }
+      // The blob usually rides on the text before the call (the first part after the thinking), so the call itself
+      // was never signed: without the placeholder Gemini refuses the turn.
+      return c.role === "model" && k === firstCall && !p.thoughtSignature ? { ...p, thoughtSignature: SKIP_SIGNATURE } : p;
     });
     return { ...c, parts };
   });
