@@ -78,6 +78,7 @@ export class Gateway implements GatewayHandle {
   private readonly drivers = new Map<string, CachedDriver>();
   /** Subsystems (stores, stats, ...) that need closing with the gateway. */
   private readonly closers: Array<() => Promise<void> | void> = [];
+  private readonly reloaded: Array<() => void> = [];
 
   private constructor(opts: GatewayOptions) {
     this.log = opts.logger ?? createLogger();
@@ -158,6 +159,10 @@ export class Gateway implements GatewayHandle {
     this.closers.push(fn);
   }
 
+  onReload(fn: () => void): void {
+    this.reloaded.push(fn);
+  }
+
   /** The last reload's outcome (undefined until the first reload): when, what started it, why it failed. */
   get lastReload(): ReloadStatus | undefined {
     return this.lastReloadStatus;
@@ -206,6 +211,13 @@ export class Gateway implements GatewayHandle {
       });
     }
     this.noteReload({ at: at.toISOString(), trigger, ok: true, changes });
+    for (const fn of this.reloaded) {
+      try {
+        fn();
+      } catch (err) {
+        this.log.error("applying the reloaded config failed", { error: String((err as Error)?.message ?? err) });
+      }
+    }
     return { ok: true, changes };
   }
 

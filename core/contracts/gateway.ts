@@ -34,6 +34,8 @@ export interface GatewayHandle {
   release(snapshot: SnapshotHold): void;
   /** Run fn when the gateway closes (subsystems kept per gateway). */
   onClose(fn: () => Promise<void> | void): void;
+  /** Run fn after each reload that swapped in a new config (subsystems that hold resources the config describes). */
+  onReload(fn: () => void): void;
   /** A new driver for a provider's settings, from the built-in drivers this gateway was loaded with. */
   createDriver(name: string, config: ProviderConfig): ProviderDriver;
   /** The built-in translators, (client protocol, upstream protocol) -> Translator. */

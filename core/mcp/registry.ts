@@ -6,7 +6,8 @@ import type { RuntimeConfig } from "../config/runtime.ts";
 import { Upstream, type ListKind } from "./upstream.ts";
 import { enabledServers, ownsCredentials, upstreamSpec, type UpstreamSpec } from "./spec.ts";
 
-export type ListChangedListener = (server: string, kind: ListKind) => void;
+/** `before`: on a reload, the config it replaced (a server removed, or no longer allowed, is told about too). */
+export type ListChangedListener = (server: string, kind: ListKind, before?: RuntimeConfig) => void;
 
 export class McpRegistry {
   private readonly upstreams = new Map<string, Upstream>();
@@ -14,11 +15,17 @@ export class McpRegistry {
   private seenConfig?: RuntimeConfig;
   private closed = false;
 
-  constructor(private readonly gateway: GatewayHandle) {}
+  constructor(private readonly gateway: GatewayHandle) {
+    this.seenConfig = gateway.config;
+  }
 
-  /** The connection `projectId` uses for `server` in this config, or undefined when the server is not configured (or off). */
-  upstream(config: RuntimeConfig, server: string, projectId: string): Upstream | undefined {
+  /**
+   * The connection `projectId` uses for `server`, or undefined when the server is not configured (or off). Always
+   * of the config in force: a request that began before a reload never starts again a server the reload closed.
+   */
+  upstream(_config: RuntimeConfig, server: string, projectId: string): Upstream | undefined {
     this.sync();
+    const config = this.gateway.config;
     const own = ownsCredentials(config, server, projectId);
     const spec = upstreamSpec(config, server, own ? projectId : undefined);
     if (!spec || this.closed) return undefined;
@@ -49,36 +56,45 @@ export class McpRegistry {
     return () => this.listeners.delete(fn);
   }
 
-  private emit(server: string, kind: ListKind): void {
+  private emit(server: string, kind: ListKind, before?: RuntimeConfig): void {
     for (const fn of this.listeners) {
       try {
-        fn(server, kind);
+        fn(server, kind, before);
       } catch (err) {
         this.gateway.log.warn("mcp list_changed listener failed", { error: String(err) });
       }
     }
   }
 
-  /** After a reload: close connections the new config no longer describes, and tell sessions the lists may differ. */
-  private sync(): void {
+  /**
+   * After a reload: close the connections the new config no longer describes (a removed or changed server's, its
+   * process with them), and tell sessions the lists of the servers whose settings changed may differ (every server's
+   * when a project's MCP allowlist changed).
+   */
+  sync(): void {
     const config = this.gateway.config;
     if (config === this.seenConfig) return;
-    const first = this.seenConfig === undefined;
+    const before = this.seenConfig!;
     this.seenConfig = config;
-    if (first) return;
-    const wanted = new Set<string>();
-    for (const name of enabledServers(config)) {
-      wanted.add(`\n${JSON.stringify(upstreamSpec(config, name))}`);
-      for (const pid of config.projects.keys()) {
-        if (ownsCredentials(config, name, pid)) wanted.add(`${pid}\n${JSON.stringify(upstreamSpec(config, name, pid))}`);
-      }
-    }
+    const now = connectionsOf(config);
+    const was = connectionsOf(before);
+    const wanted = new Set([...now.values()].flat());
     for (const [key, u] of this.upstreams) {
       if (wanted.has(key)) continue;
       this.upstreams.delete(key);
       void u.close();
     }
-    for (const name of Object.keys(config.raw.mcp_servers ?? {})) this.emit(name, "tools");
+    const policies = allowlistsChanged(before, config);
+    for (const name of new Set([...was.keys(), ...now.keys()])) {
+      if (policies || String(was.get(name)) !== String(now.get(name))) this.emit(name, "tools", before);
+    }
+  }
+
+  /** A reload: apply it now (not at the next MCP request), then start the local servers it added or changed. */
+  reloaded(): void {
+    if (this.closed) return;
+    this.sync();
+    this.warm();
   }
 
   async close(): Promise<void> {
@@ -87,6 +103,29 @@ export class McpRegistry {
     this.upstreams.clear();
     await Promise.all(all.map((u) => u.close()));
   }
+}
+
+/** The connection keys (owner, then the spec) a config describes, by server. */
+function connectionsOf(config: RuntimeConfig): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const name of enabledServers(config)) {
+    const keys = [`\n${JSON.stringify(upstreamSpec(config, name))}`];
+    for (const pid of config.projects.keys()) {
+      if (ownsCredentials(config, name, pid)) keys.push(`${pid}\n${JSON.stringify(upstreamSpec(config, name, pid))}`);
+    }
+    out.set(name, keys);
+  }
+  return out;
+}
+
+/** Whether a project of both configs may use other MCP servers or tools now (a new project has no session yet). */
+function allowlistsChanged(before: RuntimeConfig, after: RuntimeConfig): boolean {
+  const lists = (p: { config: { mcp?: { allow_servers?: unknown; allow_tools?: unknown } } }) => JSON.stringify([p.config.mcp?.allow_servers, p.config.mcp?.allow_tools]);
+  for (const [pid, p] of after.projects) {
+    const was = before.projects.get(pid);
+    if (was && lists(was) !== lists(p)) return true;
+  }
+  return false;
 }
 
 const registries = new WeakMap<GatewayHandle, McpRegistry>();
@@ -103,5 +142,8 @@ export function mcpOf(gateway: GatewayHandle): McpRegistry {
 
 /** At start: local servers are started with the gateway, so a broken command shows in the first log lines. */
 export function startMcp(gateway: GatewayHandle): void {
-  if (Object.keys(gateway.config.raw.mcp_servers ?? {}).length) mcpOf(gateway).warm();
+  const configured = () => Object.keys(gateway.config.raw.mcp_servers ?? {}).length > 0;
+  if (configured()) mcpOf(gateway).warm();
+  // A reload closes what it removed or changed and starts what it added, at once, not at the next MCP request.
+  gateway.onReload(() => { if (registries.has(gateway) || configured()) mcpOf(gateway).reloaded(); });
 }

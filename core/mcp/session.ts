@@ -76,8 +76,8 @@ export class McpSession {
     this.server.onerror = (err) => gateway.log.debug("mcp session error", { error: String(err) });
     this.handlers();
     // Upstream lists changed: tell this client, when the server is one it may see.
-    this.unsubscribe = mcpOf(gateway).onListChanged((server, kind) => {
-      if (!this.id || !serverAllowed(gateway.config, projectId, server)) return;
+    this.unsubscribe = mcpOf(gateway).onListChanged((server, kind, before) => {
+      if (!this.id || !(serverAllowed(gateway.config, projectId, server) || (before && serverAllowed(before, projectId, server)))) return;
       const send = kind === "tools" ? this.server.sendToolListChanged() : kind === "prompts" ? this.server.sendPromptListChanged() : this.server.sendResourceListChanged();
       send.catch(() => {});
     });
