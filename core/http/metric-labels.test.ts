@@ -22,6 +22,11 @@ describe("request series labels", () => {
     expect(providerLabel(ctx({}))).toBe("");
   });
 
+  it("provider: an idempotent replay is \"replay\" (no provider served it), a cache hit \"cache\"", () => {
+    expect(providerLabel(ctx({ replayed: true }))).toBe("replay");
+    expect(providerLabel(ctx({ resolvedProvider: "cache" }))).toBe("cache");
+  });
+
   it("provider: with nothing tried, the endpoint skipped for an open circuit (the provider that is down)", () => {
     const skipped = [{ model: "openai/gpt-4o", provider: "a", reason: "circuit_open" }, { model: "openai/gpt-4o", provider: "b", reason: "circuit_open" }];
     const err = new GatewayError(502, "UPSTREAM_ERROR", "Every provider is failing right now (circuit open)", { details: { skipped } });

@@ -6,6 +6,7 @@
 
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { GatewayError } from "../errors.ts";
+import { servedBy } from "../observability/served-by.ts";
 
 /** The model label for a request whose body names a model the catalog does not have. */
 export const UNKNOWN_MODEL = "unknown";
@@ -19,12 +20,13 @@ export function modelLabel(ctx: GatewayContext): string {
 }
 
 /**
- * The provider that served the request, else the last one tried (the one that failed), else the last one skipped
+ * The provider that served the request ("cache" for a response-cache hit, "replay" for an idempotent replay: no
+ * provider's load, latency or errors), else the last one tried (the one that failed), else the last one skipped
  * because its circuit was open (named in the 502's details.skipped: while a provider is down, its requests fail
  * without being tried, and they are still its errors), else "".
  */
 export function providerLabel(ctx: GatewayContext, error?: GatewayError): string {
-  return ctx.resolvedProvider ?? ctx.attempts[ctx.attempts.length - 1]?.provider ?? skippedProvider(error) ?? "";
+  return servedBy(ctx) ?? ctx.attempts[ctx.attempts.length - 1]?.provider ?? skippedProvider(error) ?? "";
 }
 
 function skippedProvider(error: GatewayError | undefined): string | undefined {

@@ -3,6 +3,7 @@
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { costUsd } from "./headers.ts";
+import { servedBy } from "./served-by.ts";
 import { outcomeOf } from "../metering/meter.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
 
@@ -39,7 +40,7 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     endpoint: ctx.endpoint,
     // An unknown model is logged as asked, cut short: the client chose that string.
     model: ctx.model?.id ?? (typeof ctx.body?.model === "string" ? ctx.body.model.slice(0, 200) : undefined),
-    provider: ctx.resolvedProvider,
+    provider: servedBy(ctx),
     attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
     status: outcome.status,
     errorCode: err?.code,
@@ -65,5 +66,6 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
   const cache = ctx.responseHeaders["x-mg-cache"];
   if (cache) r.cache = cache;
   if (ctx.cacheHit) r.costUsd = ctx.cacheHit.costUsd;
+  else if (ctx.replayed) r.costUsd = "0";
   return r;
 }

@@ -90,6 +90,28 @@ describe("idempotency plugin", () => {
     expect(ledger.filter((e) => e.generationId === b.headers.get("x-mg-generation-id"))).toHaveLength(1);
   });
 
+  it("a replay carries the original's x-mg-provider and x-mg-upstream-model, costs 0, and counts under provider=\"replay\"", async () => {
+    const requests = async (provider: string) =>
+      (await gw.gateway.metrics.registry.getSingleMetric("gateway_requests_total")!.get()).values.filter((v) => v.labels.provider === provider).reduce((n, v) => n + v.value, 0);
+    for (const stream of [false, true]) {
+      const key = ulid();
+      const body = chat("openai/gpt-4o-mini", { stream });
+      const send = () => fetch(url(), { method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "idempotency-key": key }) }, body: JSON.stringify(body) });
+      const first = await send();
+      await first.text();
+      const [up, replays, none] = [await requests("up"), await requests("replay"), await requests("")];
+      const again = await send();
+      await again.text();
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(first.headers.get("x-mg-provider")).toBe("up");
+      for (const h of ["x-mg-provider", "x-mg-resolved-provider", "x-mg-upstream-model"]) expect([h, again.headers.get(h)]).toEqual([h, first.headers.get(h)]);
+      // The replay calls no provider and bills nothing: its own cost, as a cache hit states its hit price.
+      expect(again.headers.get("x-mg-cost-usd")).toBe("0");
+      // Counted as a replay, not as a request the provider served (nor under provider="").
+      expect([await requests("up") - up, await requests("replay") - replays, await requests("") - none]).toEqual([0, 1, 0]);
+    }
+  });
+
   it("the same key with a different body is 422", async () => {
     const key = ulid();
     expect((await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }))).status).toBe(200);

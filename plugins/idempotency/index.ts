@@ -13,14 +13,28 @@ import type { StoredResponse } from "../../core/store/types.ts";
 import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
 import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
+import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
+import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 
 export const TTL_MS = 24 * 3_600_000;
 /** How long a claim is held before another request may take over from a crashed owner. */
 const LEASE_MS = 15 * 60_000;
 export const REPLAY_HEADER = "idempotent-replayed";
 
+/** Headers that describe the answer itself, replayed as the original had them (the response cache keeps the same). */
+const ANSWER_HEADERS = ["x-mg-upstream-model", DROPPED_PARAMS_HEADER, "x-mg-upstream-request-id"];
+
+/**
+ * The kept answer, with the original's headers: who made it (x-mg-provider, as a cache hit's names the cache, but
+ * here the provider whose answer it is), its upstream model. The replay itself costs nothing (x-mg-cost-usd: 0, as
+ * a cache hit says its hit price); /metrics and the access line count it under provider "replay" (ctx.replayed).
+ */
 function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
-  Object.assign(ctx.responseHeaders, stored.headers, { [REPLAY_HEADER]: "true" });
+  ctx.replayed = true;
+  const h = stored.headers;
+  // A record kept before x-mg-provider was: its resolved provider is the same name.
+  const provider = h["x-mg-provider"] ?? h["x-mg-resolved-provider"];
+  Object.assign(ctx.responseHeaders, h, { [REPLAY_HEADER]: "true", "x-mg-cost-usd": "0" }, provider ? { "x-mg-provider": provider } : {});
   return replayStored(stored);
 }
 
@@ -30,7 +44,11 @@ function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
  */
 function keptHeaders(ctx: GatewayContext): Record<string, string> {
   const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId, "x-mg-generation-id": ctx.generationId };
-  if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = ctx.resolvedProvider;
+  if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = h["x-mg-provider"] = ctx.resolvedProvider;
+  for (const name of ANSWER_HEADERS) {
+    const v = ctx.responseHeaders[name];
+    if (v !== undefined) h[name] = v;
+  }
   return h;
 }
 
