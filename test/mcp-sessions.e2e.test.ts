@@ -22,8 +22,8 @@ afterAll(async () => {
 });
 
 /** A tools/list on session `sid`, as a client sends it: the status and the JSON-RPC error message, if any. */
-async function listOn(sid: string): Promise<{ status: number; message?: string }> {
-  const res = await fetch(`${gw.url}/api/mcp`, {
+async function listOn(sid: string, on: TestGateway = gw): Promise<{ status: number; message?: string }> {
+  const res = await fetch(`${on.url}/api/mcp`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
@@ -49,5 +49,22 @@ describe("MCP sessions: mcp.max_sessions", () => {
     for (let i = 0; i < MAX + 2; i++) opened.push(await openSession());
     const statuses = await Promise.all(opened.map(async (sid) => (await listOn(sid)).status));
     expect(statuses).toEqual([404, 404, 200, 200, 200]);
+  }, 30_000);
+});
+
+describe("MCP sessions: mcp.session_idle_ms", () => {
+  it("a session idle past session_idle_ms is over when next used, not at the next sweep (every 30 s)", async () => {
+    const idle = await startTestGateway({ store: { kind: "sqlite", path: "ledger.db" }, mcp: { session_idle_ms: 1000 }, projects: { acme: { keys: [keyEntry("acme-key", KEY)] } } });
+    try {
+      const { transport } = await mcpClient(`${idle.url}/api/mcp`, KEY);
+      const sid = transport.sessionId!;
+      expect((await listOn(sid, idle)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await listOn(sid, idle)).status).toBe(200); // in use: kept
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await listOn(sid, idle)).toEqual({ status: 404, message: "Session not found (it ended or expired); start a new one with initialize" });
+    } finally {
+      await idle.close();
+    }
   }, 30_000);
 });

@@ -36,7 +36,18 @@ class Sessions {
   }
 
   get(id: string): McpSession | undefined {
-    return this.live.get(id);
+    const s = this.live.get(id);
+    // The sweep runs every SWEEP_MS: a session idle past session_idle_ms is over as soon as it is asked for.
+    if (s && this.idle(s, Date.now())) {
+      this.remove(s);
+      void s.close();
+      return undefined;
+    }
+    return s;
+  }
+
+  private idle(s: McpSession, now: number): boolean {
+    return s.busy === 0 && now - s.lastUsed > (this.gateway.config.raw.mcp?.session_idle_ms ?? 1_800_000);
   }
 
   add(s: McpSession): void {
@@ -60,9 +71,8 @@ class Sessions {
   }
 
   private sweep(): void {
-    const idle = this.gateway.config.raw.mcp?.session_idle_ms ?? 1_800_000;
     const now = Date.now();
-    for (const s of this.live.values()) if (s.busy === 0 && now - s.lastUsed > idle) void s.close();
+    for (const s of this.live.values()) if (this.idle(s, now)) void s.close();
   }
 
   async closeAll(): Promise<void> {
