@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { identity } from "./index.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { toolCallId } from "../chat-to-gemini/response.ts";
 
 const target = { modelId: "m", provider: "p", upstreamModel: "x", pricing: {} } as any;
 const body = { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "q", cache_control: { type: "ephemeral" } }] }] };
@@ -24,5 +25,13 @@ describe("identity translator", () => {
     expect(t).toMatchObject({ op: "responses", body: { model: "m", input: [fc, openais] }, dropped: ["input[0]"] });
     const plain = { model: "m", input: [openais, fc] };
     expect(identity("responses").request(plain, target, opts("openai")).body).toBe(plain);
+  });
+
+  it("chat: tool-call ids a Gemini model made (its signature inside) go to the upstream without the signature, calls and results alike", () => {
+    const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(120) });
+    const loop = { model: "m", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "r" }] };
+    const sent = identity("chat").request(loop, target, opts("openai")).body as any;
+    expect(sent.messages[1].tool_calls[0].id).toBe("call_abc");
+    expect(sent.messages[2].tool_call_id).toBe("call_abc");
   });
 });

@@ -1,11 +1,13 @@
 // The identity pair: the client's protocol is the upstream's. Passthrough, except that cache_control markers are
-// stripped from chat requests to anything but Anthropic (other upstreams may reject the unknown field), and reasoning
-// the gateway encoded for a translated upstream is taken out (the native upstream cannot verify it). For responses it
+// stripped from chat requests to anything but Anthropic (other upstreams may reject the unknown field), tool-call ids
+// a Gemini model made for a chat client lose the signature they carry (OpenAI refuses ids over 40 characters), and
+// reasoning the gateway encoded for a translated upstream is taken out (the native upstream cannot verify it). For responses it
 // is the native passthrough to an upstream that serves /responses (catalog `native_responses`).
 import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
 import { withoutGatewayReasoning } from "../responses-to-chat/reasoning.ts";
 import { withoutGatewayThinking } from "../messages-to-chat/reasoning.ts";
+import { withoutToolIdSignatures } from "../chat-to-gemini/response.ts";
 
 export function identity(client: Exclude<ClientProtocol, "gemini">): Translator<undefined> {
   return {
@@ -16,7 +18,8 @@ export function identity(client: Exclude<ClientProtocol, "gemini">): Translator<
       // Likewise the thinking blocks it made for a translated Messages upstream (messages-to-chat/reasoning.ts).
       if (client === "messages") return { op: client, ...withoutGatewayThinking(body), state: undefined };
       const strip = client === "chat" && opts.cacheMarkers && opts.driverProtocol !== "anthropic";
-      return { op: client, body: strip ? stripChatCacheMarkers(body) : body, dropped: [], state: undefined };
+      const out = client === "chat" ? withoutToolIdSignatures(body) : body;
+      return { op: client, body: strip ? stripChatCacheMarkers(out) : out, dropped: [], state: undefined };
     },
     response: (json) => json,
     stream: (events) => events,

@@ -5,12 +5,12 @@
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k` and
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema.
-// Tool ids lose the Gemini signature suffix on any other upstream (tool-ids.ts).
+// Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
-import { unsignedToolId } from "./tool-ids.ts";
+import { unsignedToolId } from "../chat-to-gemini/response.ts";
 
 export interface Translated<T> {
   body: T;
