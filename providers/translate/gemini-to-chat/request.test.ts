@@ -50,10 +50,40 @@ describe("Gemini request -> chat", () => {
         { id: "call_a1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
         { id: "call_1_2", type: "function", function: { name: "get_time", arguments: '{"city":"Paris"}' } },
       ] },
-      { role: "tool", tool_call_id: "call_a1", content: '{"error":"down"}' },
+      { role: "tool", tool_call_id: "call_a1", content: "Error: down", is_error: true },
       { role: "tool", tool_call_id: "call_1_2", content: "noon" },
       { role: "user", content: "Thanks" },
     ]);
+  });
+
+  it("a failed call (Gemini CLI's response.error, no output) is an error result: 'Error: …' text, flagged for the chained upstream only", () => {
+    const loop = (response: any) => [
+      { role: "user", parts: [{ text: "run it" }] },
+      { role: "model", parts: [{ functionCall: { id: "c1", name: "run_shell_command", args: { command: "false" } } }] },
+      { role: "user", parts: [{ functionResponse: { id: "c1", name: "run_shell_command", response } }] },
+    ];
+    const tool = (response: any, s = scope) => (translate({ contents: loop(response) }, target, s).body.messages as any[])[2];
+    expect(tool({ error: "Command failed: exit code 1" })).toEqual({ role: "tool", tool_call_id: "c1", content: "Error: Command failed: exit code 1", is_error: true });
+    expect(tool({ error: { code: 2, message: "no such file" } }).content).toBe('Error: {"code":2,"message":"no such file"}');
+    // An OpenAI-protocol upstream would refuse the unknown field: it has the text.
+    expect(tool({ error: "Command failed" }, { flavor: "chat", provider: "claude" })).toEqual({ role: "tool", tool_call_id: "c1", content: "Error: Command failed" });
+    // Output beside an error is still the call's result.
+    expect(tool({ output: "partial", error: "warning" })).toEqual({ role: "tool", tool_call_id: "c1", content: '{"output":"partial","error":"warning"}' });
+  });
+
+  it("a chat upstream's reasoning text comes back in the field it came in, from the blob; another provider's and unknown fields do not", () => {
+    const chatScope: BlobScope = { flavor: "chat", provider: "deepseek" };
+    const model = (thoughtSignature: string) => [
+      { role: "user", parts: [{ text: "q" }] },
+      { role: "model", parts: [{ functionCall: { id: "t1", name: "f", args: {} }, thoughtSignature }] },
+      { role: "user", parts: [{ functionResponse: { id: "t1", name: "f", response: { output: "ok" } } }] },
+    ];
+    const assistant = (sig: string) => (translate({ contents: model(sig) }, target, chatScope).body.messages as any[])[1];
+    expect(assistant(encodeReasoning("chat", [], "deepseek", "reasoning_content", "I should call f."))).toEqual({
+      role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }], reasoning_content: "I should call f.",
+    });
+    expect(assistant(encodeReasoning("chat", [], "groq", "reasoning", "x")).reasoning).toBeUndefined();
+    expect(assistant(encodeReasoning("chat", [], "deepseek", "content", "injected")).content).toBeNull();
   });
 
   it("a function response answering no call is a 400 naming the part", () => {

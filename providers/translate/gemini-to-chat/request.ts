@@ -3,10 +3,11 @@
 // Choices:
 // - systemInstruction -> a system message; consecutive turns of one role are merged first (as Gemini does).
 // - A model turn -> one assistant message: text, functionCall -> tool_calls (the call's id, else one made from its
-//   position, which its functionResponse finds again), and the signed reasoning its thoughtSignatures carry.
+//   position, which its functionResponse finds again), and the reasoning its thoughtSignatures carry (reasoning.ts).
 // - A user turn: each functionResponse -> a tool message answering its call (by id, else the first unanswered call
 //   of that name), in the calls' order, then the rest: text, inlineData (images, audio, PDFs and other files as data
-//   URLs; text/* decoded to text), fileData as a URL.
+//   URLs; text/* decoded to text), fileData as a URL. A response holding an `error` and no `output` (Gemini CLI's
+//   failed tool call) is an error result: "Error: <error>", as messages-to-chat writes Anthropic's is_error.
 // - functionDeclarations -> function tools (Gemini's OpenAPI-style schema -> JSON Schema); toolConfig -> tool_choice.
 // - generationConfig -> sampling knobs, response_format (responseSchema / responseJsonSchema), and thinkingConfig ->
 //   reasoning_effort on a model that can think (budget rounded up to an effort level; includeThoughts alone or a
@@ -19,7 +20,7 @@ import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
 import { jsonSchemaOf } from "./schema.ts";
-import { replayedDetails, type BlobScope } from "./reasoning.ts";
+import { replayedReasoning, type BlobScope } from "./reasoning.ts";
 
 export interface Translated {
   body: Record<string, unknown>;
@@ -49,10 +50,18 @@ function mergedTurns(contents: any[]): Turn[] {
   return out;
 }
 
+/** A failed call's response (Gemini CLI: `{error: "<message>"}`): its error, when it has one and no output. */
+function responseError(r: any): string | undefined {
+  if (!r || typeof r !== "object" || r.output !== undefined || r.error === undefined || r.error === null) return undefined;
+  return typeof r.error === "string" ? r.error : JSON.stringify(r.error);
+}
+
 /** A functionResponse's `response` as tool-message text: the output string itself when that is all it holds. */
 function responseText(r: any): string {
   if (r === undefined || r === null) return "";
   if (typeof r !== "object") return String(r);
+  const error = responseError(r);
+  if (error !== undefined) return error ? `Error: ${error}` : "Error";
   const keys = Object.keys(r);
   if (keys.length === 1 && ["output", "content", "result"].includes(keys[0]!) && typeof r[keys[0]!] === "string") return r[keys[0]!];
   return JSON.stringify(r);
@@ -84,7 +93,8 @@ function upstreamId(id: unknown, name: string): string | undefined {
   return id.startsWith(`${name}__`) && id.length > name.length + 2 ? id.slice(name.length + 2) : id;
 }
 
-function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<string, unknown> {
+/** A model turn as an assistant message; undefined when it says nothing an upstream could take back. */
+function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<string, unknown> | undefined {
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
   turn.parts.forEach((p, k) => {
@@ -94,15 +104,16 @@ function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<s
       toolCalls.push({ id, type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
     } else if (typeof p.text === "string" && p.thought !== true) text += p.text;
   });
+  const reasoning = replayedReasoning(turn.parts, scope);
+  // A turn of thoughts alone (Gemini CLI keeps none of them) says nothing.
+  if (!text && !toolCalls.length && !Object.keys(reasoning).length) return undefined;
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
-  const details = replayedDetails(turn.parts, scope);
-  if (details.length) msg.reasoning_details = details;
-  return msg;
+  return { ...msg, ...reasoning };
 }
 
 /** A user turn: the tool messages answering the previous turn's calls (in the calls' order), then the rest. */
-function userMessages(turn: Turn, calls: Call[]): Record<string, unknown>[] {
+function userMessages(turn: Turn, calls: Call[], scope: BlobScope): Record<string, unknown>[] {
   const tools: { rank: number; msg: Record<string, unknown> }[] = [];
   const content: Record<string, unknown>[] = [];
   const resultMedia: Record<string, unknown>[] = [];
@@ -115,7 +126,11 @@ function userMessages(turn: Turn, calls: Call[]): Record<string, unknown>[] {
       if (at === -1) at = calls.findIndex((c) => !c.answered && c.name === fr.name);
       if (at === -1) throw invalidRequest(`functionResponse "${fr.name}" answers no function call of the previous model turn`, `${field}.functionResponse`);
       calls[at]!.answered = true;
-      tools.push({ rank: at, msg: { role: "tool", tool_call_id: calls[at]!.id, content: responseText(fr.response) } });
+      const msg: Record<string, unknown> = { role: "tool", tool_call_id: calls[at]!.id, content: responseText(fr.response) };
+      // Chat has no error flag: the inner half of a chain (chat-to-messages, chat-to-converse) reads this one; an
+      // OpenAI-protocol upstream would refuse the unknown field, and has the "Error: " text.
+      if (scope.flavor !== "chat" && responseError(fr.response) !== undefined) msg.is_error = true;
+      tools.push({ rank: at, msg });
       (Array.isArray(fr.parts) ? fr.parts : []).forEach((q: any, n: number) => {
         const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`);
         if (m) resultMedia.push(m);
@@ -209,10 +224,9 @@ export function geminiToChatRequest(body: any, target: Target, scope: BlobScope,
     if (turn.role === "model") {
       calls = [];
       const msg = assistantMessage(turn, scope, calls);
-      // A turn of thoughts alone (Gemini CLI keeps none of them) says nothing an upstream could take back.
-      if (msg.content || msg.tool_calls || msg.reasoning_details) messages.push(msg);
+      if (msg) messages.push(msg);
     } else {
-      messages.push(...userMessages(turn, calls));
+      messages.push(...userMessages(turn, calls, scope));
       calls = [];
     }
   }

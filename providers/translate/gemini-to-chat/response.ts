@@ -1,9 +1,11 @@
 // Chat completion -> Gemini GenerateContentResponse: one candidate per choice with its parts in Gemini's order
-// (thoughts when asked for, text, whole function calls with their ids), the turn's signed reasoning in the first
+// (thoughts when asked for, text, whole function calls with their ids), the turn's reasoning in the first
 // non-thought part's thoughtSignature (reasoning.ts), finish reasons in Gemini's terms (a tool call ends with STOP,
-// as Gemini's do) and usageMetadata; modelVersion is the gateway model id.
+// as Gemini's do) and usageMetadata; modelVersion is the gateway model id. A refusal (message.refusal) is a text
+// part ending with SAFETY: Gemini has no refusal, and a blocked answer is what it says SAFETY for.
 import { randomBytes } from "node:crypto";
-import { signatureFor, type BlobScope } from "./reasoning.ts";
+import { reasoningText } from "../messages-to-chat/reasoning.ts";
+import { signatureFor, type BlobScope, type ReasoningText } from "./reasoning.ts";
 
 export interface AnswerContext extends BlobScope {
   /** The gateway model id the client called. */
@@ -12,7 +14,9 @@ export interface AnswerContext extends BlobScope {
   thoughts: boolean;
 }
 
-export function finishReasonOf(reason: unknown): string {
+/** `refused`: the answer was a refusal, which ends normally (stop) or unsaid on a chat upstream: SAFETY. */
+export function finishReasonOf(reason: unknown, refused = false): string {
+  if (refused && (reason === "stop" || reason === null || reason === undefined)) return "SAFETY";
   switch (reason) {
     case "stop": case "tool_calls": case "function_call": case null: case undefined: return "STOP";
     case "length": return "MAX_TOKENS";
@@ -50,20 +54,16 @@ export function functionCallPart(id: unknown, name: unknown, args: unknown): Rec
 }
 
 /** Puts the pending reasoning on the first non-thought part (or on an empty text part when there is none). */
-export function attachReasoning(parts: Record<string, unknown>[], details: unknown[], scope: BlobScope): void {
-  if (!details.length) return;
+export function attachReasoning(parts: Record<string, unknown>[], details: unknown[], scope: BlobScope, text?: ReasoningText): void {
+  const thoughtSignature = signatureFor(details, scope, text);
+  if (!thoughtSignature) return;
   const carrier = parts.find((p) => p.thought !== true);
-  const thoughtSignature = signatureFor(details, scope);
   if (carrier) carrier.thoughtSignature = thoughtSignature;
   else parts.push({ text: "", thoughtSignature });
 }
 
-/** The reasoning text of a chat message or delta, in the conventions chat upstreams use. */
-export function reasoningText(m: any): string {
-  if (typeof m?.reasoning_content === "string") return m.reasoning_content;
-  if (typeof m?.reasoning === "string") return m.reasoning;
-  return "";
-}
+/** message.refusal / delta.refusal: the refusal text, "" when there is none. */
+export const refusalText = (m: any): string => (typeof m?.refusal === "string" ? m.refusal : "");
 
 export const responseIdOf = (chatId: unknown): string =>
   typeof chatId === "string" && chatId ? chatId.replace(/^chatcmpl-/, "") : randomBytes(12).toString("hex");
@@ -74,11 +74,13 @@ export function chatToGeminiResponse(chat: any, ctx: AnswerContext): Record<stri
     const m = c.message ?? {};
     const parts: Record<string, unknown>[] = [];
     const thought = reasoningText(m);
-    if (ctx.thoughts && thought) parts.push({ text: thought, thought: true });
+    if (ctx.thoughts && thought.text) parts.push({ text: thought.text, thought: true });
     if (typeof m.content === "string" && m.content) parts.push({ text: m.content });
+    const refusal = refusalText(m);
+    if (refusal) parts.push({ text: refusal });
     for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) parts.push(functionCallPart(tc.id, tc.function?.name, tc.function?.arguments));
-    attachReasoning(parts, Array.isArray(m.reasoning_details) ? m.reasoning_details : [], ctx);
-    return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(c.finish_reason), index: typeof c.index === "number" ? c.index : i };
+    attachReasoning(parts, Array.isArray(m.reasoning_details) ? m.reasoning_details : [], ctx, thought);
+    return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(c.finish_reason, refusal !== ""), index: typeof c.index === "number" ? c.index : i };
   });
   return { candidates, usageMetadata: usageMetadataOf(chat?.usage), modelVersion: ctx.model, responseId: responseIdOf(chat?.id) };
 }

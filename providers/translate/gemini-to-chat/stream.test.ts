@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeReasoning } from "../responses-to-chat/reasoning.ts";
+import type { SseEvent } from "../../../core/sse/parse.ts";
 import { ChatToGeminiStream } from "./stream.ts";
 import { chatToGeminiResponse, usageMetadataOf } from "./response.ts";
 
@@ -59,5 +60,33 @@ describe("chat answer -> Gemini", () => {
     cut.push(chunk({ content: "par" }));
     expect(() => cut.end()).toThrow(/before a finish reason/);
     expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify({ error: { message: "boom" } }) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR" }));
+  });
+
+  it("a refusal (message.refusal, delta.refusal) is the refusal's text ending with SAFETY, JSON and stream alike", () => {
+    const json = (finish_reason: string | null): any => (chatToGeminiResponse({ choices: [{ index: 0, finish_reason, message: { role: "assistant", content: null, refusal: "I can't help with that." } }] }, ctx) as any).candidates[0];
+    expect(json("stop")).toEqual({ content: { role: "model", parts: [{ text: "I can't help with that." }] }, finishReason: "SAFETY", index: 0 });
+    expect(json(null).finishReason).toBe("SAFETY");
+    expect(json("length").finishReason).toBe("MAX_TOKENS");
+    const t = new ChatToGeminiStream(ctx);
+    const events = [chunk({ role: "assistant", content: "", refusal: null }), chunk({ refusal: "I can't " }), chunk({ refusal: "help with that." }), chunk({}, "stop")];
+    const out = events.flatMap((e: SseEvent) => t.push(e)).concat(t.end()).map((e) => JSON.parse(e.data).candidates[0]);
+    expect(out.flatMap((c) => c.content.parts ?? []).map((p: any) => p.text).join("")).toBe("I can't help with that.");
+    expect(out.at(-1).finishReason).toBe("SAFETY");
+  });
+
+  it("a chat upstream's plain reasoning (DeepSeek's reasoning_content) rides in the blob with its field, JSON and stream", () => {
+    const chatCtx = { flavor: "chat" as const, provider: "deepseek", model: "deepseek/r", thoughts: false };
+    const call = { id: "call_1", type: "function", function: { name: "f", arguments: "{}" } };
+    const json: any = chatToGeminiResponse({ choices: [{ finish_reason: "tool_calls", message: { content: null, reasoning_content: "I should call f.", tool_calls: [call] } }] }, chatCtx);
+    expect(decodeReasoning(json.candidates[0].content.parts[0].thoughtSignature)).toEqual({ p: "chat", n: "deepseek", d: [], t: "reasoning_content", x: "I should call f." });
+    const t = new ChatToGeminiStream(chatCtx);
+    t.push(chunk({ reasoning_content: "I should " }));
+    t.push(chunk({ reasoning_content: "call f." }));
+    t.push(chunk({ tool_calls: [{ index: 0, ...call }] }, "tool_calls"));
+    const last = JSON.parse(t.end()[0]!.data);
+    expect(decodeReasoning(last.candidates[0].content.parts[0].thoughtSignature)).toEqual({ p: "chat", n: "deepseek", d: [], t: "reasoning_content", x: "I should call f." });
+    // Anthropic's text is in its signed details already: no copy for a chained upstream.
+    const signed: any = chatToGeminiResponse({ choices: [{ finish_reason: "stop", message: { content: "hi", reasoning_content: "Thinking.", reasoning_details: [detail] } }] }, { ...chatCtx, flavor: "messages" });
+    expect(decodeReasoning(signed.candidates[0].content.parts[0].thoughtSignature)).toEqual({ p: "messages", d: [detail] });
   });
 });

@@ -1,14 +1,18 @@
-// Chat completion chunks -> Gemini stream events (`data: <GenerateContentResponse>`, no [DONE]), one chunk at a time
-// in constant memory: text and thought deltas go out as they come; function calls go out whole (as Gemini sends
+// Chat completion chunks -> Gemini stream events (`data: <GenerateContentResponse>`, no [DONE]), one chunk at a time,
+// holding back only calls and reasoning still to place: text and thought deltas go out as they come; function calls go out whole (as Gemini sends
 // them), with the finish reason and the usage in one last event once the upstream's stream has ended (the chat usage
-// chunk comes after the finish chunk). Signed reasoning (reasoning_details, each block whole) waits for the next
-// non-thought part to carry it (reasoning.ts). A stream that ends before any finish reason was cut short: an error.
+// chunk comes after the finish chunk). The reasoning to replay (reasoning_details, each block whole; for a chat
+// upstream also its reasoning text) waits for the next non-thought part to carry it (reasoning.ts). Refusal fragments
+// (delta.refusal) are text, and the finish reason SAFETY, as in response.ts. A stream that ends before any finish
+// reason was cut short: an error.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { attachReasoning, finishReasonOf, functionCallPart, reasoningText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
+import { reasoningText } from "../messages-to-chat/reasoning.ts";
+import { attachReasoning, finishReasonOf, functionCallPart, refusalText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
+import type { ReasoningText } from "./reasoning.ts";
 
 interface ToolState { id: string; name: string; args: string }
-interface CandidateState { tools: Map<number, ToolState>; details: unknown[]; finish?: string }
+interface CandidateState { tools: Map<number, ToolState>; details: unknown[]; text: ReasoningText; refused: boolean; finish?: string }
 
 export class ChatToGeminiStream {
   private responseId = "";
@@ -19,7 +23,7 @@ export class ChatToGeminiStream {
 
   private state(index: number): CandidateState {
     let s = this.candidates.get(index);
-    if (!s) this.candidates.set(index, (s = { tools: new Map(), details: [] }));
+    if (!s) this.candidates.set(index, (s = { tools: new Map(), details: [], text: { text: "" }, refused: false }));
     return s;
   }
 
@@ -48,10 +52,18 @@ export class ChatToGeminiStream {
       const parts: Record<string, unknown>[] = [];
       if (Array.isArray(d.reasoning_details)) s.details.push(...d.reasoning_details);
       const thought = reasoningText(d);
-      if (this.ctx.thoughts && thought) parts.push({ text: thought, thought: true });
-      if (typeof d.content === "string" && d.content) {
-        parts.push({ text: d.content });
-        attachReasoning(parts, s.details.splice(0), this.ctx);
+      if (this.ctx.thoughts && thought.text) parts.push({ text: thought.text, thought: true });
+      // Only a chat upstream gets its text back (reasoning.ts): kept for nothing else.
+      if (thought.text && this.ctx.flavor === "chat") s.text = { field: s.text.field ?? thought.field, text: s.text.text + thought.text };
+      if (typeof d.content === "string" && d.content) parts.push({ text: d.content });
+      const refusal = refusalText(d);
+      if (refusal) {
+        parts.push({ text: refusal });
+        s.refused = true;
+      }
+      if (parts.some((p) => p.thought !== true)) {
+        attachReasoning(parts, s.details.splice(0), this.ctx, s.text);
+        s.text = { text: "" };
       }
       for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
         const at: number = typeof tc.index === "number" ? tc.index : s.tools.size;
@@ -73,8 +85,8 @@ export class ChatToGeminiStream {
     if (!states.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} ended the stream before a finish reason`, { details: { provider: this.ctx.provider } });
     const candidates = states.map(([index, s]) => {
       const parts = [...s.tools.entries()].sort(([a], [b]) => a - b).map(([, t]) => functionCallPart(t.id, t.name, t.args));
-      attachReasoning(parts, s.details, this.ctx);
-      return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(s.finish), index };
+      attachReasoning(parts, s.details, this.ctx, s.text);
+      return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(s.finish, s.refused), index };
     });
     return [this.event(candidates, this.usage ? { usageMetadata: usageMetadataOf(this.usage) } : {})];
   }

@@ -8,18 +8,20 @@
 // `d` the chat-side `reasoning_details` entries (OpenRouter's convention, see chat-to-messages/reasoning.ts), so the
 // chat translators replay them as they do for chat clients; `t`, when set, the chat field (reasoning_content,
 // reasoning) that carried the upstream's plain reasoning text, which a Messages thinking block holds and is replayed
-// in (messages-to-chat/reasoning.ts). A blob is replayed only to the protocol that made it: another upstream
+// in (messages-to-chat/reasoning.ts); `x`, with `t`, that text itself, for a client that keeps none (Gemini CLI drops
+// thought parts: gemini-to-chat/reasoning.ts). A blob is replayed only to the protocol that made it: another upstream
 // cannot verify it (and an OpenAI chat upstream would reject the unknown field). Gemini's thought signatures need no
 // blob: they ride in the function call's `call_id` (chat-to-gemini/response.ts), which every client sends back.
 
 export const ENCRYPTED_PREFIX = "mgr1.";
 
-export interface ReasoningBlob { p: string; n?: string; d: unknown[]; t?: string }
+export interface ReasoningBlob { p: string; n?: string; d: unknown[]; t?: string; x?: string }
 
 /** `provider` is recorded for chat upstreams only: their reasoning formats are the provider's own. */
-export function encodeReasoning(protocol: string, details: unknown[], provider?: string, textField?: string): string {
+export function encodeReasoning(protocol: string, details: unknown[], provider?: string, textField?: string, text?: string): string {
   const blob: ReasoningBlob = protocol === "chat" ? { p: protocol, n: provider, d: details } : { p: protocol, d: details };
   if (textField) blob.t = textField;
+  if (textField && text) blob.x = text;
   return ENCRYPTED_PREFIX + Buffer.from(JSON.stringify(blob)).toString("base64url");
 }
 
