@@ -1,6 +1,6 @@
 // The Responses `mcp` tool over several model turns (a translated model, chat completions upstream): each turn is a
 // model request of its own, with its own retry, for up to mcp.max_tool_rounds turns; and every turn that ran is
-// billed, also when a later one fails (JSON and streamed).
+// billed, also when a later one fails (JSON and streamed); a server whose tools cannot be listed is a 502.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -38,7 +38,8 @@ beforeAll(async () => {
     // One model per test: a test's failures do not open the circuit of another's.
     models: Object.fromEntries(["t/rounds", "t/retry", "t/fails", "t/fails-stream"].map((m) => [m, { type: "language", endpoints: [endpoint] }])),
     routing: { backoff_ms: 10, max_backoff_ms: 20 },
-    mcp_servers: { docs: { url: docs.url } },
+    // Nothing listens on port 9 of loopback: a server whose tools cannot be listed.
+    mcp_servers: { docs: { url: docs.url }, down: { url: "http://127.0.0.1:9/mcp", timeout_ms: 1000 } },
     mcp: { max_tool_rounds: 3 },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
   });
@@ -136,5 +137,19 @@ describe("the Responses mcp tool over several model turns", () => {
     } finally {
       failing = () => false;
     }
+  }, 30_000);
+
+  it("a server whose tools cannot be listed: 502 UPSTREAM_ERROR naming the tool, no model call", async () => {
+    const from = openai.requests.length;
+    const res = await fetch(`${gw.baseURL}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "t/rounds", input: "hi", tools: [{ type: "mcp", server_label: "down", require_approval: "never" }] }),
+    });
+    const body = await res.json();
+    expect(res.status).toBe(502);
+    expect(body.error).toMatchObject({ code: "UPSTREAM_ERROR" });
+    expect(body.error.message).toMatch(/^tools\[0\]: listing the tools of MCP server "down" failed/);
+    expect(openai.requests.length).toBe(from);
   }, 30_000);
 });

@@ -139,7 +139,7 @@ class McpRun {
         try {
           tools = await listFor(this.ctx, spec);
         } catch (err) {
-          throw new GatewayError(424 as number, "UPSTREAM_ERROR", `tools[${spec.index}]: listing the tools of MCP server "${spec.label}" failed: ${(err as Error).message ?? err}`, { details: { field: `tools[${spec.index}]` } });
+          throw new GatewayError(502, "UPSTREAM_ERROR", `tools[${spec.index}]: listing the tools of MCP server "${spec.label}" failed: ${(err as Error).message ?? err}`, { details: { field: `tools[${spec.index}]` } });
         }
         item.tools = tools;
         emit("response.mcp_list_tools.completed", { item_id: item.id, output_index: index });
