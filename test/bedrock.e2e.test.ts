@@ -320,7 +320,7 @@ describe("@anthropic-ai/sdk -> Claude on Bedrock through Converse (bedrock_claud
   });
 
   it("reasoning: thinking goes in additionalModelRequestFields and comes back with its signature", async () => {
-    const res: any = await openai.chat.completions.create({ model: "test/claude-converse", reasoning_effort: "low", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+    const res: any = await openai.chat.completions.create({ model: "test/claude-converse", reasoning_effort: "low", max_tokens: 3000, messages: [{ role: "user", content: "Hi" }] });
     expect(bedrock.requests.at(-1)!.body.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 1024 } });
     expect(res.choices[0].message.reasoning_content).toBe("Let me think about this carefully.");
     expect(res.choices[0].message.reasoning_details[0].signature).toMatch(/^sig_/);

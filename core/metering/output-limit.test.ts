@@ -36,6 +36,10 @@ describe("the output limit a request asks for", () => {
     const claude = { ...target, upstreamModel: "us.anthropic.claude-sonnet-4-5-v1:0" };
     expect(outputAsk({ reasoning_effort: "high" }, "chat", "converse", claude)).toMatchObject({ limit: 4096 + 3904, thinking: 4096 });
     expect(outputAsk({ max_tokens: 1, n: 4 }, "chat", "converse", claude)).toMatchObject({ limit: 1, choices: 1 });
+    // A client's limit holds the reasoning (as on Messages): the budget goes below it, or off when the minimum cannot fit.
+    expect(outputAsk({ max_tokens: 20, reasoning_effort: "low" }, "chat", "converse", claude)).toMatchObject({ limit: 20, thinking: undefined, perChoice: 20 });
+    expect(outputAsk({ max_tokens: 3000, reasoning_effort: "high" }, "chat", "converse", claude)).toMatchObject({ limit: 3000, thinking: 2999, perChoice: 3000 });
+    expect(outputAsk({ max_output_tokens: 20, reasoning: { effort: "low" } }, "responses", "converse", claude)).toMatchObject({ limit: 20, thinking: undefined });
   });
 
   it("Gemini: the thinking budget counts beside maxOutputTokens; n is candidateCount; effort none turns thinking off", () => {

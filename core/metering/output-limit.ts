@@ -113,10 +113,14 @@ export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamP
       const claude = isConverseClaude(target.upstreamModel);
       const t = claude ? chatThinkingTokens(chatView(body, client, target), target) : undefined;
       const thinking = t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
-      if (thinking !== undefined) {
-        if (limit !== undefined && limit <= thinking) limit += thinking;
-        else if (limit === undefined) limit = thinking + (target.maxTokens && target.maxTokens > thinking ? Math.min(4096, target.maxTokens - thinking) : 4096);
+      // Every client's limit holds its reasoning here (no client speaks Converse): as on Messages, the budget is cut
+      // to fit under it, and thinking is off when Anthropic's minimum does not fit.
+      if (thinking !== undefined && limit !== undefined) {
+        const fits = Math.min(thinking, limit - 1);
+        return { limit, thinking: fits >= MIN_THINKING_TOKENS ? fits : undefined, perChoice: limit, choices: 1 };
       }
+      // Without a client limit, room for the answer is added above the budget.
+      if (thinking !== undefined) limit = thinking + (target.maxTokens && target.maxTokens > thinking ? Math.min(4096, target.maxTokens - thinking) : 4096);
       return { limit, thinking, perChoice: limit, choices: 1 }; // Converse has no n: it is dropped
     }
     case "gemini": {

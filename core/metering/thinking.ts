@@ -84,3 +84,11 @@ export function chatThinkingTokens(body: any, target: Pick<Target, "provider" | 
   if (fromDollars !== undefined) return fromDollars;
   return effortToTokens(knobs?.reasoningEffort ?? body?.reasoning_effort);
 }
+
+/** The request field that turned thinking on (what x-mg-dropped-params names when it is turned off). */
+export function thinkingKnob(body: any, target: Target): string {
+  const knobs = knobsFor(body, target.provider);
+  if (dollarsToTokens(knobs?.thinkingBudget, target) !== undefined) return `providerOptions.${target.provider}.thinkingBudget`;
+  if (knobs?.reasoningEffort !== undefined) return `providerOptions.${target.provider}.reasoningEffort`;
+  return "reasoning_effort";
+}

@@ -66,9 +66,9 @@ describe("chat -> Converse request", () => {
       .toThrow(expect.objectContaining({ status: 400 }));
   });
 
-  it("reasoning on Claude: thinking in additionalModelRequestFields, no temperature, max_tokens above the budget; signed reasoning replayed", () => {
+  it("reasoning on Claude: thinking in additionalModelRequestFields, no temperature, the budget below the client's max_tokens; signed reasoning replayed", () => {
     const { body, dropped } = chatToConverseRequest({
-      reasoning_effort: "medium", temperature: 0.5, max_tokens: 1000,
+      reasoning_effort: "medium", temperature: 0.5, max_tokens: 5000,
       messages: [
         { role: "user", content: "x" },
         { role: "assistant", content: "y", reasoning_details: [{ type: "reasoning.text", text: "hmm", signature: "sig1", format: "anthropic-claude-v1", index: 0 }] },
@@ -76,13 +76,33 @@ describe("chat -> Converse request", () => {
       ],
     }, claude) as any;
     expect(body.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 2048 } });
-    expect(body.inferenceConfig).toEqual({ maxTokens: 3048 });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 5000 });
     expect(dropped).toEqual(["temperature"]);
     expect(body.messages[1].content).toEqual([{ reasoningContent: { reasoningText: { text: "hmm", signature: "sig1" } } }, { text: "y" }]);
     // Other families have no thinking field: the knob is dropped and named.
     expect(chatToConverseRequest({ reasoning_effort: "high", messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["reasoning_effort"]);
     expect(chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.01 } }, messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["providerOptions.bedrock.thinkingBudget"]);
-    const viaKnob = chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.03 } }, max_tokens: 100, messages: [{ role: "user", content: "x" }] }, claude);
+    const viaKnob = chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.03 } }, max_tokens: 3000, messages: [{ role: "user", content: "x" }] }, claude);
     expect([viaKnob.body.additionalModelRequestFields, viaKnob.dropped]).toEqual([{ thinking: { type: "enabled", budget_tokens: 2000 } }, []]);
+  });
+
+  it("Claude: the client's max_tokens is a cap thinking must fit under, and a forced tool wins over thinking; either way thinking is off and named", () => {
+    const x = [{ role: "user", content: "x" }];
+    // 1000 cannot hold Anthropic's 1024-token minimum budget: no thinking, the cap as sent, temperature kept.
+    const small = chatToConverseRequest({ reasoning_effort: "medium", temperature: 0.5, max_tokens: 1000, messages: x }, claude) as any;
+    expect(small.body.additionalModelRequestFields).toBeUndefined();
+    expect(small.body.inferenceConfig).toEqual({ maxTokens: 1000, temperature: 0.5 });
+    expect(small.dropped).toEqual(["reasoning_effort"]);
+    const knob = chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.03 } }, max_tokens: 100, messages: x }, claude);
+    expect([knob.body.additionalModelRequestFields, knob.dropped]).toEqual([undefined, ["providerOptions.bedrock.thinkingBudget"]]);
+    // A forced tool: Anthropic refuses it with thinking; the force is kept.
+    const tools = [{ type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } }];
+    for (const tool_choice of ["required", { type: "function", function: { name: "get_time" } }]) {
+      const forced = chatToConverseRequest({ reasoning_effort: "high", max_tokens: 8000, tools, tool_choice, messages: x }, claude) as any;
+      expect(forced.body.additionalModelRequestFields).toBeUndefined();
+      expect(forced.body.toolConfig.toolChoice).toEqual(tool_choice === "required" ? { any: {} } : { tool: { name: "get_time" } });
+      expect(forced.body.inferenceConfig).toEqual({ maxTokens: 8000 });
+      expect(forced.dropped).toEqual(["reasoning_effort"]);
+    }
   });
 });

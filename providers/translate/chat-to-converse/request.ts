@@ -8,8 +8,8 @@
 // history is replayed from reasoning_details / thinking_blocks); other families' reasoning knobs are dropped.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
-import { chatThinkingTokens, knobsFor } from "../../../core/metering/thinking.ts";
-import { isConverseClaude, outputAsk } from "../../../core/metering/output-limit.ts";
+import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
+import { isConverseClaude, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 
 export interface Translated<T> {
@@ -112,7 +112,8 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
       case "tool": {
         const text = textOf(m.content);
         // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
-        push("user", [{ toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }] } }]);
+        // A failed result a translator marked (a Gemini functionResponse with only an error) is Converse's error status.
+        push("user", [{ toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } }]);
         break;
       }
     }
@@ -150,8 +151,19 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
   if (body.top_p !== undefined && body.top_p !== null) ic.topP = body.top_p;
   if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
 
-  // The limit (any alias) and Claude's thinking budget, with max_tokens raised above it, as outputAsk computes them.
+  // The limit (any alias) and Claude's thinking budget below it, as outputAsk computes them. Thinking asked of Claude
+  // is turned off, its knob named, when the client's limit cannot hold Anthropic's minimum budget or a tool is forced
+  // (Anthropic refuses forced tool use with thinking; the force is what the client relies on).
   const ask = outputAsk(body, "chat", "converse", target);
+  const choice = (out.toolConfig as { toolChoice?: Record<string, unknown> } | undefined)?.toolChoice;
+  const forced = choice !== undefined && ("any" in choice || "tool" in choice);
+  if (isConverseClaude(target.upstreamModel) && chatThinkingTokens(body, target) !== undefined && (ask.thinking === undefined || forced)) {
+    dropped.push(thinkingKnob(body, target));
+    const stated = statedOutputLimit(body);
+    if (stated !== undefined) ic.maxTokens = stated;
+    if (Object.keys(ic).length) out.inferenceConfig = ic;
+    return { body: out, dropped };
+  }
   if (ask.thinking !== undefined) {
     out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
     // Claude with thinking refuses other sampling settings.

@@ -9,7 +9,7 @@
 //   turned off for that request and the knob that asked for it is named in x-mg-dropped-params — the request
 //   succeeds, without thinking, rather than failing.
 import type { Target } from "../../../core/contracts/provider.ts";
-import { chatThinkingTokens, dollarsToTokens, knobsFor } from "../../../core/metering/thinking.ts";
+import { chatThinkingTokens } from "../../../core/metering/thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
 
 /** Larger reasoning is not kept (a thinking budget of ~16k tokens with its signature stays well below). */
@@ -63,12 +63,4 @@ export function missingThinking(messages: { role: string; content: unknown }[]):
   if (last?.role !== "user" || !results || prev?.role !== "assistant" || !Array.isArray(prev.content)) return false;
   const first = (prev.content as { type?: string }[])[0]?.type;
   return first !== "thinking" && first !== "redacted_thinking";
-}
-
-/** The request field that turned thinking on (what x-mg-dropped-params names when it is turned off). */
-export function thinkingKnob(body: any, target: Target): string {
-  const knobs = knobsFor(body, target.provider);
-  if (dollarsToTokens(knobs?.thinkingBudget, target) !== undefined) return `providerOptions.${target.provider}.thinkingBudget`;
-  if (knobs?.reasoningEffort !== undefined) return `providerOptions.${target.provider}.reasoningEffort`;
-  return "reasoning_effort";
 }

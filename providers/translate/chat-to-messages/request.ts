@@ -5,9 +5,9 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { DEFAULT_MESSAGES_MAX_TOKENS, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
-import { chatThinkingTokens } from "../../../core/metering/thinking.ts";
+import { chatThinkingTokens, thinkingKnob } from "../../../core/metering/thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
-import { missingThinking, thinkingKnob } from "./replay.ts";
+import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 
 export interface Translated<T> {
@@ -143,6 +143,8 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
         return;
       case "tool": {
         const block: Block = { type: "tool_result", tool_use_id: m.tool_call_id, content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
+        // A failed result a translator marked (a Gemini functionResponse with only an error: gemini-to-chat/request.ts).
+        if (m.is_error === true) block.is_error = true;
         if (m.cache_control) block.cache_control = m.cache_control;
         (pendingResults ??= []).push(block);
         return;
