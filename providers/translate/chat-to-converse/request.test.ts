@@ -58,6 +58,10 @@ describe("chat -> Converse request", () => {
     expect(body.toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(["lookup"]);
     expect(body.messages[1].content[0].toolUse.input).toEqual({});
     expect(body.messages[2].content[0].toolResult.content).toEqual([{ text: "(empty)" }]);
+    expect(body.messages[2].content[0].toolResult.status).toBeUndefined();
+    // A result a translator marked as failed (a Gemini client's functionResponse with only an error).
+    const failed = chatToConverseRequest({ messages: [...messages.slice(0, 2), { role: "tool", tool_call_id: "t1", content: "Error: down", is_error: true }] }, llama) as any;
+    expect(failed.body.messages[2].content[0].toolResult).toMatchObject({ content: [{ text: "Error: down" }], status: "error" });
     expect(chatToConverseRequest({ tools: [{ type: "function", function: { name: "f" } }], tool_choice: "none", messages: [{ role: "user", content: "x" }] }, llama).body.toolConfig).toBeUndefined();
   });
 

@@ -156,3 +156,18 @@ describe("chat request -> messages request", () => {
     expect(t.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
   });
 });
+
+describe("tool results a translator marked as failed", () => {
+  it("is_error on a tool message (a Gemini client's functionResponse with only an error) reaches Anthropic as is_error", () => {
+    const messages = [
+      { role: "user", content: "Run it" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "sh", arguments: "{}" } }, { id: "c2", type: "function", function: { name: "sh", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: "Error: Command failed", is_error: true },
+      { role: "tool", tool_call_id: "c2", content: "ok" },
+    ];
+    const body: any = tr({ messages }).body;
+    const results = body.messages.at(-1).content;
+    expect(results[0]).toMatchObject({ type: "tool_result", tool_use_id: "c1", is_error: true });
+    expect(results[1].is_error).toBeUndefined();
+  });
+});
