@@ -10,6 +10,7 @@ import { SseEventTooLargeError } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer } from "./answer-check.ts";
 import { isRetryableStatus } from "../core/retryable-status.ts";
+import { UpstreamWatch } from "./upstream-watch.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -70,16 +71,21 @@ export class UpstreamClient {
       body = sendOnce(bytes);
     }
     const sentAt = Date.now();
+    // timeoutMs on the gateway's clock (providers/upstream-watch.ts), which also forwards the request's abort from its
+    // cheap emitter (core/net/request-abort.ts). undici's own timers tick every ~0.5 s and fire anywhere from half a
+    // second early to a second late: kept as a backstop, a second past the bound, so they never cut a call first.
+    const watch = new UpstreamWatch(upstreamSignal(signal), timeoutMs, upstreamTimeout, this.provider);
     try {
       const r = await this.pool(url.origin).request({
         path: url.path,
         method: req.method ?? "POST",
         headers,
         body: body as Dispatcher.DispatchOptions["body"], // iterables are a documented body; the request() types omit them
-        signal: upstreamSignal(signal), // the request's cheap emitter (core/net/request-abort.ts)
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        signal: watch,
+        headersTimeout: timeoutMs + BACKSTOP_MS,
+        bodyTimeout: timeoutMs + BACKSTOP_MS,
       });
+      watch.watchBody(r.body);
       const answerMs = Math.max(this.opts.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS, timeoutMs);
       const type = header(r.headers, "content-type") ?? "";
       // A stream (SSE, or Bedrock's binary event stream) is bounded until its reader parses the first event.
@@ -87,6 +93,7 @@ export class UpstreamClient {
       armAnswerDeadline(r.body, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), streamed);
       return { status: r.statusCode, headers: r.headers, body: r.body };
     } catch (err) {
+      watch.stop();
       throw transportError(this.provider, err, signal);
     }
   }
@@ -97,8 +104,19 @@ export class UpstreamClient {
   }
 }
 
+/** How far past timeoutMs undici's coarse timers are set: they may fire up to ~0.5 s before their delay. */
+const BACKSTOP_MS = 1000;
+
 /** server.upstream_answer_timeout_ms's default (schemas/gateway.schema.json). */
 export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000;
+
+/** No response headers, or no data between chunks, within the provider's timeout_ms (providers/upstream-watch.ts). */
+function upstreamTimeout(phase: "headers" | "body", ms: number, provider: string): GatewayError {
+  const what = phase === "headers" ? "did not respond" : "sent nothing more";
+  return new GatewayError(504, "UPSTREAM_TIMEOUT", `Provider ${provider} ${what} within ${ms} ms`, {
+    retryable: true, details: { provider, reason: `${phase}_timeout`, timeout_ms: ms },
+  });
+}
 
 function answerTimeout(provider: string, ms: number): GatewayError {
   return new GatewayError(504, "UPSTREAM_TIMEOUT", `Provider ${provider} did not answer within ${ms} ms`, {

@@ -84,6 +84,10 @@ describe("fallback across providers", () => {
     const r = await chat("test/duo");
     expect(r.status).toBe(200);
     expect(r.json.providerMetadata.gateway.modelAttempts.map((a: any) => [a.provider, a.errorCode ?? a.status])).toEqual([["alpha", "UPSTREAM_TIMEOUT"], ["beta", 200]]);
+    // Abandoned at its timeout_ms (400), not whenever undici's half-second timer ticks.
+    const waited = r.json.providerMetadata.gateway.modelAttempts[0].latencyMs;
+    expect(waited).toBeGreaterThanOrEqual(399);
+    expect(waited).toBeLessThan(500);
   });
 
   it("a reset connection falls back too", async () => {

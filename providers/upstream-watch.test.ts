@@ -1,0 +1,116 @@
+// The upstream timeout on the gateway's own clock: real HTTP servers, the real UpstreamClient (undici underneath).
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { UpstreamClient } from "./http.ts";
+import { bytesRead, watchedCalls, WATCH_TICK_MS } from "./upstream-watch.ts";
+import { RequestAbort } from "../core/net/request-abort.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Late allowed past a bound: two ticks and some event-loop lag on a loaded 2-core machine. */
+const SLACK = 2 * WATCH_TICK_MS + 60;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  cleanups.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+}
+
+function client(timeoutMs: number): UpstreamClient {
+  const c = new UpstreamClient("slowpoke", { timeoutMs });
+  cleanups.push(() => c.close());
+  return c;
+}
+
+const send = (c: UpstreamClient, url: string, signal = new AbortController().signal) => c.send({ url, headers: {}, body: "{}" }, signal);
+
+async function drain(body: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of body);
+}
+
+describe("upstream timeout_ms on the gateway's clock", () => {
+  it("no response headers: the call ends with UPSTREAM_TIMEOUT at the bound, not up to a second later", async () => {
+    const url = await serve(() => {}); // never answers
+    for (const ms of [300, 1200]) {
+      const t0 = performance.now();
+      const err = await send(client(ms), url).catch((e) => e);
+      const took = performance.now() - t0;
+      expect(err).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", details: { reason: "headers_timeout", timeout_ms: ms } });
+      expect(took).toBeGreaterThanOrEqual(ms - 1);
+      expect(took).toBeLessThan(ms + SLACK);
+    }
+  });
+
+  it("a stream that goes silent after a chunk is cut at the bound after that chunk", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: {}\n\n"); // then nothing, connection open
+    });
+    const r = await send(client(300), url);
+    const t0 = performance.now();
+    const err = await drain(r.body).catch((e) => e);
+    const took = performance.now() - t0;
+    expect(err).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", details: { reason: "body_timeout" } });
+    expect(took).toBeGreaterThanOrEqual(299 - 2 * WATCH_TICK_MS); // the chunk may have come just before the headers were handed over
+    expect(took).toBeLessThan(300 + SLACK);
+  });
+
+  it("a stream with gaps shorter than the bound is never cut, however long it runs", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      let n = 0;
+      const iv = setInterval(() => {
+        res.write(`data: {"n":${n}}\n\n`);
+        if (++n === 8) {
+          clearInterval(iv);
+          res.end();
+        }
+      }, 120);
+    });
+    const r = await send(client(250), url);
+    await drain(r.body); // ~1 s of stream under a 250 ms bound
+    expect(bytesRead(r.body)).toBeGreaterThan(0);
+  });
+
+  it("a reader slower than the bound is not the upstream's silence: what waits unread keeps the call alive", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(Buffer.alloc(1 << 20, 0x20)); // more than the body buffers: undici stops reading the socket
+      setTimeout(() => res.end("{}"), 500);
+    });
+    const r = await send(client(200), url);
+    await sleep(700); // nobody reads for 3.5 bounds
+    await drain(r.body);
+  });
+
+  it("undici's body keeps the byte count the watch reads (an undici without it would leave only its own coarse timer)", async () => {
+    const url = await serve((_req, res) => res.end("hello"));
+    const r = await send(client(1000), url);
+    expect(bytesRead(r.body)).toBeTypeOf("number");
+    await drain(r.body);
+    expect(bytesRead(r.body)).toBe(5);
+  });
+
+  it("the client leaving still aborts the call at once; finished calls are no longer watched", async () => {
+    const url = await serve(() => {});
+    const abort = new RequestAbort();
+    const pending = send(client(5000), url, abort.signal).catch((e) => e);
+    await sleep(50);
+    const t0 = performance.now();
+    abort.abort(new Error("client went away"));
+    const err = await pending;
+    expect(performance.now() - t0).toBeLessThan(100);
+    expect(err).toMatchObject({ code: "CANCELLED" });
+    await sleep(3 * WATCH_TICK_MS);
+    expect(watchedCalls()).toBe(0);
+  });
+});
