@@ -35,6 +35,18 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     expect((geminiNative.request(own, target, opts).body as any).contents[0].parts[1].thoughtSignature).toBe("c2ln");
   });
 
+  it("a model turn another model made without any reasoning (OpenAI, Claude without thinking) gets the placeholder too; signed and call-less turns are left as sent", () => {
+    const unsigned = { role: "model", parts: [{ functionCall: { name: "f", args: {} } }, { functionCall: { name: "g", args: {} } }] };
+    const signed = { role: "model", parts: [{ functionCall: { name: "h", args: {} }, thoughtSignature: "c2ln" }] };
+    const answer = { role: "user", parts: [{ functionResponse: { name: "f", response: {} } }, { functionResponse: { name: "g", response: {} } }] };
+    const body = { contents: [{ role: "user", parts: [{ text: "q" }] }, unsigned, answer, signed] };
+    const out = (geminiNative.request(body, target, opts).body as any).contents;
+    expect(out[1].parts).toEqual([{ functionCall: { name: "f", args: {} }, thoughtSignature: SKIP_SIGNATURE }, { functionCall: { name: "g", args: {} } }]);
+    expect(out[2]).toBe(answer);
+    expect(out[3]).toBe(signed);
+    expect(body.contents[1]!.parts[0]).not.toHaveProperty("thoughtSignature"); // the client's body is not changed
+  });
+
   it("reports usage and names the gateway model, JSON and stream (first usage at once, the last at the end)", async () => {
     const usage: Usage[] = [];
     const out: any = geminiNative.response({ candidates: [], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 3 }, modelVersion: "gemini-x" }, { model: "google/g", provider: "gem" }, call(usage));

@@ -1,8 +1,8 @@
 // Gemini client -> Gemini upstream (the Gemini API, Gemini on Vertex): the native pair. The body passes through with
 // only what the gateway added taken out (`model` and `stream` from the URL, `providerOptions`), to the driver's
 // generateContent or streamGenerateContent. Reasoning the gateway encoded for another upstream (a thoughtSignature
-// blob, gemini-to-chat/reasoning.ts) is not Gemini's and would be refused: it is removed, and a function call left
-// without a signature gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
+// blob, gemini-to-chat/reasoning.ts) is not Gemini's and would be refused: it is removed, and a model turn whose first
+// function call has no signature (left without one, or made by another model) gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
 // at once for JSON, from the first stream event that has it and again at the end (usageMetadata is cumulative).
 // Answers name the gateway model id (modelVersion), rewritten in each event's text rather than re-serialised.
 // Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
@@ -21,34 +21,44 @@ const MODEL_VERSION = /"modelVersion"\s*:\s*"(?:[^"\\]|\\.)*"/;
 
 const ours = (sig: unknown) => typeof sig === "string" && sig.startsWith(ENCRYPTED_PREFIX);
 
-/** contents without the gateway's blobs; the same array when there are none (the common case). */
-function withoutBlobs(contents: any[]): { contents: any[]; dropped: boolean } {
-  if (!contents.some((c) => c?.parts?.some((p: any) => ours(p?.thoughtSignature)))) return { contents, dropped: false };
+/** A model turn whose first function call has no signature (the gateway's blob aside): another model made it. */
+function needsPlaceholder(c: any): boolean {
+  if (c?.role !== "model" || !Array.isArray(c.parts)) return false;
+  const call = c.parts.find((p: any) => p?.functionCall);
+  return call !== undefined && (!call.thoughtSignature || ours(call.thoughtSignature));
+}
+
+/**
+ * contents without the gateway's blobs, and each model turn's first function call signed (its own signature, else
+ * Google's placeholder: a call another model made — OpenAI, Claude with or without thinking, a fallback — or a client
+ * wrote is refused unsigned by Gemini 3); the same array when there is nothing to change (the common case).
+ */
+function withoutBlobs(contents: any[]): { contents: any[]; changed: boolean } {
+  const touched = (c: any) => needsPlaceholder(c) || c?.parts?.some((p: any) => ours(p?.thoughtSignature));
+  if (!contents.some(touched)) return { contents, changed: false };
   const out = contents.map((c) => {
-    if (!c?.parts?.some((p: any) => ours(p?.thoughtSignature))) return c;
+    if (!touched(c)) return c;
     const firstCall = c.parts.findIndex((p: any) => p?.functionCall);
     const parts = c.parts.map((p: any, k: number) => {
       if (ours(p?.thoughtSignature)) {
         const { thoughtSignature: _blob, ...rest } = p;
         p = rest;
       }
-      // The blob usually rides on the text before the call (the first part after the thinking), so the call itself
-      // was never signed: without the placeholder Gemini refuses the turn.
       return c.role === "model" && k === firstCall && !p.thoughtSignature ? { ...p, thoughtSignature: SKIP_SIGNATURE } : p;
     });
     return { ...c, parts };
   });
-  return { contents: out, dropped: true };
+  return { contents: out, changed: true };
 }
 
 export const geminiNative: Translator<State> = {
   native: true,
   request(body, target, opts) {
     const { model, stream, providerOptions: _routing, ...rest } = body;
-    const { contents, dropped } = withoutBlobs(Array.isArray(rest.contents) ? rest.contents : []);
+    const { contents, changed } = withoutBlobs(Array.isArray(rest.contents) ? rest.contents : []);
     return {
       op: stream === true ? "streamGenerateContent" : "generateContent",
-      body: dropped ? { ...rest, contents } : rest,
+      body: changed ? { ...rest, contents } : rest,
       dropped: [],
       state: { model: typeof model === "string" ? model : target.modelId, provider: opts.provider },
     };
