@@ -1,17 +1,18 @@
 import type { Usage } from "../../core/contracts/provider.ts";
 
 /**
- * Responses API usage -> canonical. Same semantics as chat's under other names: cached_tokens is a subset of
- * input_tokens, reasoning_tokens of output_tokens (so input is billed uncached + cache read, never twice).
+ * Responses API usage -> canonical. Same semantics as chat's under other names: cached_tokens and cache_write_tokens
+ * are subsets of input_tokens, reasoning_tokens of output_tokens (so input is billed uncached + cache read + cache
+ * write, never twice).
  */
 export function fromResponsesUsage(u: any, output?: unknown): Usage {
-  const cached = u?.input_tokens_details?.cached_tokens ?? 0;
+  const cached = num(u?.input_tokens_details?.cached_tokens);
+  const write = num(u?.input_tokens_details?.cache_write_tokens);
   const usage: Usage = {
-    inputTokens: Math.max(0, (u?.input_tokens ?? 0) - cached),
+    inputTokens: Math.max(0, num(u?.input_tokens) - cached - write),
     outputTokens: u?.output_tokens ?? 0,
   };
   if (cached) usage.cacheReadTokens = cached;
-  const write = u?.input_tokens_details?.cache_write_tokens;
   if (write) usage.cacheWriteTokens = write;
   const reasoning = u?.output_tokens_details?.reasoning_tokens;
   if (reasoning) usage.reasoningTokens = reasoning;
@@ -27,3 +28,5 @@ export function webSearchCalls(output: unknown): number {
   for (const item of output) if (item?.type === "web_search_call") n++;
   return n;
 }
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
