@@ -154,4 +154,18 @@ describe("messages request -> chat request", () => {
     // Gemini needs its signature back.
     expect(idsOf("gemini")).toEqual({ calls: [signed, "toolu_2"], results: [signed, "toolu_2"] });
   });
+
+  it("an is_error tool_result: 'Error: ' text everywhere, and the flag the inner half of a chain reads (Converse), never sent to chat hosts", () => {
+    const body = {
+      model: "m", max_tokens: 5,
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "w", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: "city not found" }] },
+      ],
+    };
+    const tool = (flavor: "chat" | "converse" | "gemini") => (messagesToChatRequest(body, { scope: { flavor, provider: "p" } }).body.messages as any[])[2];
+    expect(tool("chat")).toEqual({ role: "tool", tool_call_id: "toolu_1", content: "Error: city not found" });
+    expect(tool("converse")).toEqual({ role: "tool", tool_call_id: "toolu_1", content: "Error: city not found", is_error: true });
+  });
 });

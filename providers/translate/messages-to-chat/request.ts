@@ -35,6 +35,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   const replay = opts.target?.reasoning === true ? opts.scope : undefined;
   // Calls and their results alike, so they still pair. Without a scope (token counting) the ids stay as sent.
   const toolId: ToolId = opts.scope && opts.scope.flavor !== "gemini" ? unsignedToolId : (id) => id;
+  const markErrors = opts.scope !== undefined && opts.scope.flavor !== "chat";
 
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
@@ -55,7 +56,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      const out = userMessages(content, index, calls, toolId, dropped);
+      const out = userMessages(content, index, calls, toolId, dropped, markErrors);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
       out.splice(results, 0, ...held.splice(0));
       messages.push(...out);
@@ -158,7 +159,7 @@ function mergedTurns(messages: any[]): Turn[] {
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
  * then what the results hold besides text (images, documents) and the remaining content as one user message.
  */
-function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[]): Record<string, unknown>[] {
+function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
@@ -178,7 +179,11 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
           });
         }
         if (b.is_error === true) text = text ? `Error: ${text}` : "Error";
-        out.push({ role: "tool", tool_call_id: toolId(b.tool_use_id), content: text });
+        const msg: Record<string, unknown> = { role: "tool", tool_call_id: toolId(b.tool_use_id), content: text };
+        // Chat has no error flag: the inner half of a chain (chat-to-converse: status "error") reads this one; an
+        // OpenAI-protocol upstream would refuse the unknown field, and has the "Error: " text.
+        if (markErrors && b.is_error === true) msg.is_error = true;
+        out.push(msg);
         break;
       }
       case "text":
