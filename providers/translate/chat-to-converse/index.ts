@@ -14,7 +14,7 @@ interface State { includeUsage: boolean; provider: string; model: string }
 export const chatToConverse: Translator<State> = {
   native: false,
   request(body, target, opts) {
-    const t = chatToConverseRequest(body, target);
+    const t = chatToConverseRequest(body, target, opts.cacheAuto);
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel };
     return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
   },

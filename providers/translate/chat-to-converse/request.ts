@@ -3,39 +3,43 @@
 // toolResult blocks and same-role turns are merged (Converse wants user/assistant alternation); images and PDFs must be
 // bytes (base64 data URLs; Bedrock fetches no URLs, so a remote URL is a 400 naming the field); a history with
 // toolUse/toolResult always gets a toolConfig (Bedrock refuses it otherwise), with placeholder specs for the tools it
-// names when the request offers none; `none` drops the tools. cache_control on a content part becomes a cachePoint
-// after the block. Reasoning on Claude models is `additionalModelRequestFields.thinking` (signed reasoning in the
-// history is replayed from reasoning_details / thinking_blocks); other families' reasoning knobs are dropped.
+// names when the request offers none; `none` drops the tools. cache_control on a content part, a tool message or a tool
+// becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
+// is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
+// thinking_blocks); other families' reasoning knobs are dropped.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
 import { isConverseClaude, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
+import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type Turn } from "./cache-points.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
 }
 
-type Block = Record<string, unknown>;
-interface Turn { role: "user" | "assistant"; content: Block[] }
-
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier"];
-const CACHE_POINT = { cachePoint: { type: "default" } };
 
 function textOf(content: any): string {
   if (typeof content === "string") return content;
   return (content ?? []).filter((p: any) => p?.type === "text").map((p: any) => p.text).join("\n");
 }
 
-function userBlocks(content: any, i: number, docs: { n: number }): Block[] {
+/** The last marked part's cache_control (a system message's parts become one block). */
+function partsMarker(content: any): Marker | undefined {
+  return Array.isArray(content) ? markerOf(content.findLast((p: any) => p?.cache_control)?.cache_control) : undefined;
+}
+
+function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks): Block[] {
   if (typeof content === "string") return content ? [{ text: content }] : [];
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
+    const before = out.length;
     if (p.type === "text") {
       if (p.text) out.push({ text: p.text });
     } else if (p.type === "image_url") {
@@ -53,7 +57,8 @@ function userBlocks(content: any, i: number, docs: { n: number }): Block[] {
     } else {
       throw invalidRequest(`content part type ${p.type} is not supported for this model's provider`, `${field}.type`);
     }
-    if (p.cache_control) out.push(CACHE_POINT);
+    const marker = markerOf(p.cache_control);
+    if (marker && out.length > before) marks.set(out[out.length - 1]!, marker);
   });
   return out;
 }
@@ -67,7 +72,7 @@ function parseArgs(s: string, field: string): unknown {
   }
 }
 
-export function chatToConverseRequest(body: any, target: Target): Translated<Record<string, unknown>> {
+export function chatToConverseRequest(body: any, target: Target, cacheAuto = false): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
   for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   if (typeof body.n === "number" && body.n > 1) dropped.push("n");
@@ -75,6 +80,7 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
   const turns: Turn[] = [];
   const usedTools = new Set<string>();
   const docs = { n: 0 };
+  const marks: Marks = new Map();
   const push = (role: Turn["role"], content: Block[]) => {
     if (!content.length) return; // Bedrock refuses empty content (Envoy drops such messages too)
     const last = turns[turns.length - 1];
@@ -86,12 +92,15 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
       case "system":
       case "developer": {
         const t = textOf(m.content);
-        if (t) system.push({ text: t });
-        if (Array.isArray(m.content) && m.content.some((p: any) => p?.cache_control)) system.push(CACHE_POINT);
+        if (!t) break;
+        const block = { text: t };
+        system.push(block);
+        const marker = partsMarker(m.content);
+        if (marker) marks.set(block, marker);
         break;
       }
       case "user":
-        push("user", userBlocks(m.content, i, docs));
+        push("user", userBlocks(m.content, i, docs, marks));
         break;
       case "assistant": {
         const blocks: Block[] = [];
@@ -113,7 +122,11 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
         const text = textOf(m.content);
         // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
         // A failed result a translator marked (a Gemini functionResponse with only an error) is Converse's error status.
-        push("user", [{ toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } }]);
+        const block = { toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
+        // toolResult content cannot hold a cachePoint: a marked result (message or part) gets one after the block.
+        const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
+        if (marker) marks.set(block, marker);
+        push("user", [block]);
         break;
       }
     }
@@ -131,7 +144,10 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
       const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: t.function.parameters ?? { type: "object", properties: {} } } };
       if (t.function.description) spec.description = t.function.description;
       if (t.function.strict === true) spec.strict = true;
-      return { toolSpec: spec };
+      const block = { toolSpec: spec };
+      const marker = markerOf(t.cache_control);
+      if (marker) marks.set(block, marker);
+      return block;
     });
     const toolConfig: Record<string, unknown> = { tools: specs };
     if (tc === "auto") toolConfig.toolChoice = { auto: {} };
@@ -142,9 +158,16 @@ export function chatToConverseRequest(body: any, target: Target): Translated<Rec
     // Bedrock wants a toolConfig whenever the history holds toolUse/toolResult (pitfall §2.10.1).
     const names = tools.length ? tools.map((t: any) => t.function.name) : [...usedTools];
     if (!names.length) names.push("tool");
-    out.toolConfig = { tools: names.map((name: string) => ({ toolSpec: { name, description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } })) };
+    out.toolConfig = { tools: names.map((name: string, k: number) => {
+      const block = { toolSpec: { name, description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } };
+      const marker = tools.length ? markerOf(tools[k].cache_control) : undefined; // the client's tools, in order
+      if (marker) marks.set(block, marker);
+      return block;
+    }) };
     if (tc === "none" && tools.length) dropped.push("tool_choice");
   }
+  const toolBlocks = (out.toolConfig as { tools?: Block[] } | undefined)?.tools;
+  if (placeCachePoints({ tools: toolBlocks, system, turns }, marks, cacheAuto, target.upstreamModel)) dropped.push("cache_control");
 
   const ic: Record<string, unknown> = {};
   if (body.temperature !== undefined && body.temperature !== null) ic.temperature = body.temperature;
