@@ -104,3 +104,20 @@ describe("buildChatRequest on a model that refuses an effort (catalog reasoning_
     expect(JSON.parse(mini.body as string).reasoning_effort).toBe("high");
   });
 });
+
+describe("buildChatRequest: OpenAI's prompt-cache knobs", () => {
+  const body = { model: "x", messages: [{ role: "user", content: "hi" }], prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
+
+  it("reach an OpenAI-protocol host as sent", () => {
+    const req = buildChatRequest(body, target, { protocol: "openai", api_key: "k" }, "openai");
+    expect(JSON.parse(req.body as string)).toMatchObject({ prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" });
+    expect(req.dropped).toEqual([]);
+  });
+
+  it("Mistral, which refuses the whole request over a field it does not know, gets neither: both are named dropped", () => {
+    const req = buildChatRequest(body, target, { protocol: "openai", base_url: "https://api.mistral.ai/v1", api_key: "k" }, "mistral");
+    expect(JSON.parse(req.body as string)).not.toHaveProperty("prompt_cache_key");
+    expect(JSON.parse(req.body as string)).not.toHaveProperty("prompt_cache_retention");
+    expect(req.dropped).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
+  });
+});

@@ -50,7 +50,14 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
     if (out.reasoning_effort !== null) dropped.push("reasoning_effort");
     delete out.reasoning_effort;
   }
-  const fitted = fitReasoningFields(out.messages, reasoningFieldOf(config, baseUrlOf(config, target)));
+  const field = reasoningFieldOf(config, baseUrlOf(config, target));
+  // A `none` host (Mistral) refuses any field it does not know: OpenAI's prompt-cache knobs, which Responses clients
+  // (Codex) send on every request, would fail the whole request there.
+  if (field === "none") for (const k of ["prompt_cache_key", "prompt_cache_retention"]) if (k in out) {
+    if (out[k] !== null) dropped.push(k);
+    delete out[k];
+  }
+  const fitted = fitReasoningFields(out.messages, field);
   if (fitted.messages !== out.messages) out.messages = fitted.messages;
   dropped.push(...fitted.dropped);
   return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };

@@ -31,3 +31,11 @@ describe("chat -> gemini: function calls Gemini did not sign", () => {
     expect((body.contents as any)[1].parts).toEqual([{ functionCall: { name: "f", args: {} }, thoughtSignature: "c2ln" }]);
   });
 });
+
+describe("chat -> gemini: prompt_cache_key", () => {
+  it("Gemini has no cache routing key or retention: both are named dropped, not sent", () => {
+    const t = chatToGeminiRequest({ messages: [{ role: "user", content: "hi" }], prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" }, target);
+    expect(t.dropped).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
+    expect(JSON.stringify(t.body)).not.toContain("tenant-42");
+  });
+});

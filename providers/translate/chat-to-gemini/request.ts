@@ -60,7 +60,8 @@ function parseArgs(s: string): Record<string, unknown> {
 
 export function chatToGeminiRequest(body: any, target: Target): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
-  for (const k of ["logit_bias", "logprobs", "top_logprobs"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  // prompt_cache_key / _retention: Gemini caches implicitly or by a cachedContent resource, not by a routing key.
+  for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   const system: { text: string }[] = [];
   const contents: { role: string; parts: any[] }[] = [];
   const toolNames = new Map<string, string>();

@@ -171,3 +171,11 @@ describe("tool results a translator marked as failed", () => {
     expect(results[1].is_error).toBeUndefined();
   });
 });
+
+describe("chat -> messages: prompt_cache_key", () => {
+  it("Anthropic has no cache routing key or retention: both are named dropped, not sent", () => {
+    const t = tr({ messages: [{ role: "user", content: "hi" }], prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" });
+    expect(t.dropped).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
+    expect(JSON.stringify(t.body)).not.toContain("tenant-42");
+  });
+});

@@ -20,7 +20,8 @@ export interface Translated<T> {
 
 export const JSON_TOOL = "json_output";
 
-const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity"];
+// prompt_cache_key / _retention: Anthropic caches by cache_control markers, it has no routing key or retention knob.
+const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity", "prompt_cache_key", "prompt_cache_retention"];
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 

@@ -181,3 +181,27 @@ describe("tool_choice", () => {
     expect(() => responsesToChatRequest({ model: "m", input: "x", tools, tool_choice: { type: "custom", name: "a" } })).toThrow(/tool_choice/);
   });
 });
+
+describe("responses prompt_cache_key / prompt_cache_retention", () => {
+  const cache = { prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
+  const opts = (driverProtocol: string) => ({ cacheMarkers: false, cacheAuto: false, driverProtocol, provider: "up" });
+  const target = { modelId: "x/m", provider: "up", upstreamModel: "m", pricing: {}, maxTokens: 4096 };
+
+  it("reach a chat upstream under the same names (its prompt cache routes by them), nothing dropped", async () => {
+    const { responsesToChat } = await import("./index.ts");
+    const t = responsesToChat.request({ model: "m", input: "hi", ...cache }, target, opts("openai"));
+    expect(t.body).toMatchObject(cache);
+    expect(t.dropped).toEqual([]);
+  });
+
+  it("are named in x-mg-dropped-params on Anthropic, Gemini and Converse, which have no such knobs, and not sent", async () => {
+    const { responsesToMessages } = await import("../responses-to-messages/index.ts");
+    const { responsesToGemini } = await import("../responses-to-gemini/index.ts");
+    const { responsesToConverse } = await import("../responses-to-converse/index.ts");
+    for (const [tr, proto] of [[responsesToMessages, "anthropic"], [responsesToGemini, "gemini"], [responsesToConverse, "bedrock"]] as const) {
+      const t = tr.request({ model: "m", input: "hi", ...cache }, target, opts(proto));
+      expect(t.dropped, proto).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
+      expect(JSON.stringify(t.body), proto).not.toContain("tenant-42");
+    }
+  });
+});

@@ -177,6 +177,8 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   // The end user's id (safety_identifier replaces the deprecated user): chat's `user`, Anthropic's metadata.user_id.
   const user = typeof body.safety_identifier === "string" ? body.safety_identifier : body.user;
   if (typeof user === "string" && user) out.user = user;
+  // Chat has the same prompt-cache routing knobs; translators to upstreams without them name them dropped.
+  for (const k of ["prompt_cache_key", "prompt_cache_retention"] as const) if (typeof body[k] === "string" && body[k]) out[k] = body[k];
   const effort = body.reasoning?.effort;
   if (effort) out.reasoning_effort = effort;
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
