@@ -16,7 +16,7 @@ describe("validation errors", () => {
     [{ model: "m", max_tokens: 5, messages: [...hi, { role: "assistant" }] }, "messages.1.content: Field required", "messages[1].content"],
     [{ model: "m", max_tokens: 5, messages: [{ role: "tool", content: "x" }] }, "messages.0.role: Input should be 'user', 'assistant' or 'system'", "messages[0].role"],
     [{ model: "m", max_tokens: 5, messages: hi, temperature: 1.5 }, "temperature: Input should be less than or equal to 1", "temperature"],
-    [{ model: "m", max_tokens: 0, messages: hi }, "max_tokens: Input should be greater than or equal to 1", "max_tokens"],
+    [{ model: "m", max_tokens: -1, messages: hi }, "max_tokens: Input should be greater than or equal to 0", "max_tokens"], // 0 is a cache pre-warm
     [{ model: "m", max_tokens: "5", messages: hi }, "max_tokens: Input should be a valid integer", "max_tokens"],
     [{ model: "m", max_tokens: 5, messages: [] }, "messages: List should have at least 1 item after validation", "messages"],
     [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "video" }] }] }, "messages.0.content.0: Input tag 'video' found using 'type' does not match any of the expected tags", "messages[0].content[0].type"],

@@ -99,6 +99,8 @@ export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamP
       // max_tokens). A translated client's limit holds its reasoning (OpenAI's max_completion_tokens and
       // max_output_tokens; Gemini's maxOutputTokens in practice): the budget is cut to fit under it, and thinking is
       // off (undefined) when Anthropic's minimum does not fit. Without a limit from the client it is added on.
+      // max_tokens 0 from a Messages client is Anthropic's cache pre-warm: sent as is, nothing generated or reserved.
+      if (client === "messages" && body?.max_tokens === 0) return { limit: 0, perChoice: 0, choices: 1 };
       const thinking = anthropicThinking(body, client, client === "messages", target);
       if (client !== "messages" && stated !== undefined && thinking !== undefined) {
         const fits = Math.min(thinking, stated - 1);

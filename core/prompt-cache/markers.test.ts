@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { countMarkers, placeAutoMarkers, stripChatCacheMarkers } from "./markers.ts";
+import { breakpointError, countMarkers, markTranslated, placeAutoMarkers, stripChatCacheMarkers } from "./markers.ts";
+import { Unsupported } from "../contracts/translator.ts";
 
 const E = { type: "ephemeral" };
 
@@ -31,6 +32,36 @@ describe("automatic cache markers", () => {
     };
     expect(placeAutoMarkers(body)).toBe(1);
     expect(countMarkers(body)).toBe(4);
+  });
+
+  it("counts the markers inside a tool result and a top-level cache_control toward the four", () => {
+    const body: any = {
+      cache_control: E,
+      tools: [{ name: "a" }],
+      system: "s",
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "a", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "r", cache_control: E }] }] },
+      ],
+    };
+    expect(countMarkers(body)).toBe(2);
+    expect(placeAutoMarkers(body)).toBe(2);
+    expect(countMarkers(body)).toBe(4);
+    expect(body.messages[2].content[0].cache_control).toBeUndefined(); // the top-level breakpoint is the newest turn's
+  });
+
+  it("a top-level 1h cache_control makes every placed marker 1h (it sits after all of them)", () => {
+    const body: any = { cache_control: { type: "ephemeral", ttl: "1h" }, system: "s", messages: [{ role: "user", content: "q" }] };
+    placeAutoMarkers(body);
+    expect(body.system[0].cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+  });
+
+  it("more than four is a 400 naming cache_control; on a translated body a target that drops markers may serve it", () => {
+    const five: any = { messages: [{ role: "user", content: [1, 2, 3, 4, 5].map((i) => ({ type: "text", text: `${i}`, cache_control: E })) }] };
+    expect(breakpointError(five)?.details).toMatchObject({ field: "cache_control" });
+    expect(breakpointError({ ...five, messages: [{ role: "user", content: five.messages[0].content.slice(1) }] })).toBeUndefined();
+    expect(() => markTranslated(five, false)).toThrow(Unsupported);
   });
 
   it("a marker placed before an existing 1h marker becomes 1h (1h breakpoints precede 5m ones)", () => {

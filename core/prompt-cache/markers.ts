@@ -3,22 +3,52 @@
 // priority order: last tool, last system block, the end of the stable conversation prefix (the turn before the
 // newest user turn), and the newest turn itself (so the next request reads what this one writes). A marker placed
 // before an existing 1h marker becomes 1h too, keeping the rule that 1h breakpoints precede 5m ones.
+// Anthropic counts every marker toward its 4: the blocks inside a tool_result and the newest SDK's top-level
+// cache_control (an automatic breakpoint it puts on the last block) as well.
+import { invalidRequest, type GatewayError } from "../errors.ts";
+import { Unsupported } from "../contracts/translator.ts";
 
 export const MAX_BREAKPOINTS = 4;
 type Block = { type?: string; cache_control?: { type: string; ttl?: string }; [k: string]: unknown };
 const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 
-/** Every markable position in prefix order: tools -> system -> messages. */
+const isBlock = (b: unknown): b is Block => !!b && typeof b === "object";
+
+/** Every markable position in prefix order: tools -> system -> messages, a tool result's own blocks after it. */
 function positions(body: any): Block[] {
   const out: Block[] = [];
-  if (Array.isArray(body.tools)) out.push(...body.tools);
-  if (Array.isArray(body.system)) out.push(...body.system);
-  for (const m of body.messages ?? []) if (Array.isArray(m.content)) out.push(...m.content);
+  if (Array.isArray(body.tools)) out.push(...body.tools.filter(isBlock));
+  if (Array.isArray(body.system)) out.push(...body.system.filter(isBlock));
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
+    if (!Array.isArray(m?.content)) continue;
+    for (const b of m.content.filter(isBlock)) {
+      out.push(b);
+      if (Array.isArray(b.content)) out.push(...b.content.filter(isBlock));
+    }
+  }
   return out;
 }
 
+/** The breakpoints a Messages body carries, as Anthropic counts them toward its limit. */
 export function countMarkers(body: any): number {
-  return positions(body).filter((b) => b?.cache_control).length;
+  return positions(body).filter((b) => b.cache_control).length + (body?.cache_control ? 1 : 0);
+}
+
+/** A 400 naming cache_control when a Messages body carries more breakpoints than Anthropic takes. */
+export function breakpointError(body: any): GatewayError | undefined {
+  const n = countMarkers(body);
+  if (n <= MAX_BREAKPOINTS) return undefined;
+  return invalidRequest(`at most ${MAX_BREAKPOINTS} cache_control breakpoints are allowed (found ${n}, counting those inside tool results and a top-level cache_control)`, "cache_control");
+}
+
+/**
+ * A Messages body translated for Anthropic (from chat, Responses, Gemini): automatic markers placed when asked, and
+ * too many markers refused before any upstream call. Unsupported: a target that drops markers may still serve it.
+ */
+export function markTranslated(body: any, auto: boolean): void {
+  if (auto) placeAutoMarkers(body);
+  const err = breakpointError(body);
+  if (err) throw new Unsupported(err);
 }
 
 function lastMarkable(content: Block[]): Block | undefined {
@@ -54,7 +84,8 @@ export function placeAutoMarkers(body: any): number {
     const b = c && lastMarkable(c);
     if (b) candidates.push(b);
   }
-  if (msgs.length) {
+  // A top-level cache_control already puts a breakpoint on the newest turn.
+  if (msgs.length && !body.cache_control) {
     const c = asBlocks(msgs[msgs.length - 1], "content");
     const b = c && lastMarkable(c);
     if (b) candidates.push(b);
@@ -62,6 +93,7 @@ export function placeAutoMarkers(body: any): number {
   const order = positions(body);
   let last1h = -1;
   order.forEach((b, i) => { if (b.cache_control?.ttl === "1h") last1h = i; });
+  if (body.cache_control?.ttl === "1h") last1h = order.length; // the automatic breakpoint sits after every block
   let added = 0;
   for (const b of candidates) {
     if (room <= 0) break;

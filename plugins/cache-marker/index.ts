@@ -1,10 +1,11 @@
 // cache-marker: prompt-cache breakpoints. Explicit `cache_control` markers pass to native (Anthropic) upstreams;
 // with providerOptions.gateway.caching: "auto" the gateway places them itself (see core/prompt-cache/markers.ts). Translation to a
 // chat upstream drops them, and chat bodies carrying them are stripped before a non-Anthropic upstream
-// (stream-transcoder). Cache read/write tokens come back in usage from the providers.
+// (stream-transcoder). Chat, Responses and Gemini requests get their auto markers, and the 4-breakpoint check, on the
+// Messages body they are translated to (chat-to-messages), the one Anthropic counts. Cache read/write tokens come
+// back in usage from the providers.
 import { definePlugin } from "../../core/pipeline/define.ts";
-import { invalidRequest } from "../../core/errors.ts";
-import { countMarkers, hasChatCacheMarkers, MAX_BREAKPOINTS, placeAutoMarkers } from "../../core/prompt-cache/markers.ts";
+import { breakpointError, hasChatCacheMarkers, placeAutoMarkers } from "../../core/prompt-cache/markers.ts";
 
 declare module "../../core/pipeline/context.ts" {
   interface GatewayContext {
@@ -19,15 +20,17 @@ export default definePlugin({
   name: "cache-marker",
   handle(ctx, next) {
     const body = ctx.body;
-    if (!body || (ctx.endpoint !== "messages" && ctx.endpoint !== "chat" && ctx.endpoint !== "gemini")) return next();
+    const endpoint = ctx.endpoint;
+    if (!body || (endpoint !== "messages" && endpoint !== "chat" && endpoint !== "gemini" && endpoint !== "responses")) return next();
     const auto = body.providerOptions?.gateway?.caching === "auto";
-    // A Gemini request carries no markers of its own; auto places them where it is translated to Anthropic.
-    if (ctx.endpoint === "gemini") {
+    // Gemini and Responses requests carry no markers of their own; auto places them where they are translated to Anthropic.
+    if (endpoint === "gemini" || endpoint === "responses") {
       ctx.cacheAuto = auto;
       return next();
     }
-    if (ctx.endpoint === "messages") {
-      if (countMarkers(body) > MAX_BREAKPOINTS) throw invalidRequest(`at most ${MAX_BREAKPOINTS} cache_control breakpoints are allowed`, "cache_control");
+    if (endpoint === "messages") {
+      const tooMany = breakpointError(body);
+      if (tooMany) throw tooMany;
       if (auto) placeAutoMarkers(body);
     } else {
       ctx.cacheMarkers = hasChatCacheMarkers(body);

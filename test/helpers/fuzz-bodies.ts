@@ -148,7 +148,7 @@ const BAD_FIELDS: Record<Endpoint, Record<string, fc.Arbitrary<unknown>>> = {
   },
   messages: {
     model: fc.oneof(notString, fc.constant("")),
-    max_tokens: outside(1, 2147483647, true),
+    max_tokens: outside(0, 2147483647, true), // 0 is Anthropic's cache pre-warm
     messages: fc.oneof(notArray, fc.constant([]), fc.array(badMessagesMessage, { minLength: 1, maxLength: 2 })),
     system: fc.oneof(num, fc.boolean(), obj, fc.tuple(fc.record({ type: fc.constant("text"), text: notString }))),
     temperature: outside(0, 1),

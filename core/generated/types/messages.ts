@@ -76,6 +76,9 @@ export type NestedBlock = TextBlock | ImageBlock | DocumentBlock | SearchResultB
  */
 export interface MessagesRequest {
   model: string;
+  /**
+   * 0 is Anthropic's cache pre-warm (the prompt cache is written, nothing generated): served by Anthropic-protocol upstreams only, a 400 naming max_tokens when every target is translated.
+   */
   max_tokens: number;
   /**
    * @minItems 1

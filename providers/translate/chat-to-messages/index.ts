@@ -1,7 +1,7 @@
 // Chat client -> Anthropic messages upstream. Usage is reported by the driver, which reads the native stream.
 // Signed thinking a chat client drops between turns is kept by the gateway and put back (replay.ts).
 import type { Translator } from "../../../core/contracts/translator.ts";
-import { placeAutoMarkers } from "../../../core/prompt-cache/markers.ts";
+import { markTranslated } from "../../../core/prompt-cache/markers.ts";
 import { chatToMessagesRequest } from "./request.ts";
 import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
@@ -14,7 +14,7 @@ export const chatToMessages: Translator<State> = {
   recallKeys: recallIds,
   request(body, target, opts) {
     const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
-    if (opts.cacheAuto) placeAutoMarkers(t.body);
+    markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep };
     return { op: "messages", body: t.body, dropped: t.dropped, state };

@@ -1,7 +1,8 @@
 // Messages client -> OpenAI chat upstream (openai, openai-compatible, sim). Usage is reported by the driver.
 // messagesToChatFor(flavor) is the same translation for a chat body that goes on to another upstream protocol
 // (messages-to-gemini, messages-to-converse): the flavor decides how thinking is asked for and which blobs replay.
-import type { Translator } from "../../../core/contracts/translator.ts";
+import { Unsupported, type Translator } from "../../../core/contracts/translator.ts";
+import { invalidRequest } from "../../../core/errors.ts";
 import { messagesToChatRequest } from "./request.ts";
 import { chatToMessagesResponse } from "./response.ts";
 import { chatToMessagesStream } from "./stream.ts";
@@ -13,6 +14,9 @@ export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
   return {
     native: false,
     request(body, target, opts) {
+      // max_tokens 0 is Anthropic's cache pre-warm (write the prompt cache, generate nothing): only a native Messages
+      // upstream can do it; elsewhere it would become "no limit". Another target of the model may still serve it.
+      if (body.max_tokens === 0) throw new Unsupported(invalidRequest("max_tokens: 0 (cache pre-warm) is served only by Anthropic-protocol upstreams (Anthropic, Claude on Vertex, Bedrock InvokeModel)", "max_tokens"));
       const scope: ThinkingScope = { flavor, provider: opts.provider };
       const t = messagesToChatRequest(body, { target, scope });
       return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model, scope } };
