@@ -1,14 +1,16 @@
 // Two translators in a row (client -> chat -> upstream), so each wire mapping is written once: the outer one maps the
-// client protocol to chat, the inner one chat to the upstream's protocol. Usage is reported by the inner half.
+// client protocol to chat, the inner one chat to the upstream's protocol. Usage is reported by the inner half. What the
+// inner half drops it names as chat spells it; `clientNames` (the outer protocol's, e.g. reasoning_effort ->
+// reasoning.effort for Responses clients) names it in x-mg-dropped-params as the client sent it.
 import type { Translator } from "../../core/contracts/translator.ts";
 
-export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>): Translator<[outer: A, inner: B]> {
+export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>, clientNames: Readonly<Record<string, string>> = {}): Translator<[outer: A, inner: B]> {
   return {
     native: false,
     request(body, target, opts) {
       const a = outer.request(body, target, opts);
       const b = inner.request(a.body, target, opts);
-      return { op: b.op, body: b.body, dropped: [...a.dropped, ...b.dropped], state: [a.state, b.state] };
+      return { op: b.op, body: b.body, dropped: [...a.dropped, ...b.dropped.map((d) => clientNames[d] ?? d)], state: [a.state, b.state] };
     },
     response: (json, [a, b], call) => outer.response(inner.response(json, b, call), a, call),
     stream: (events, [a, b], call) => outer.stream(inner.stream(events, b, call), a, call),

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { chatToConverseRequest } from "./request.ts";
+import { toolCallId } from "../chat-to-gemini/response.ts";
+import { outputAsk } from "../../../core/metering/output-limit.ts";
+import { responsesToConverse } from "../responses-to-converse/index.ts";
+import { messagesToConverse } from "../messages-to-converse/index.ts";
+import { geminiToConverse } from "../gemini-to-converse/index.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 
 const llama: Target = { modelId: "meta/llama-3.3-70b", provider: "bedrock", upstreamModel: "us.meta.llama3-3-70b-instruct-v1:0", pricing: { output: "0.00000072" } };
@@ -108,5 +113,54 @@ describe("chat -> Converse request", () => {
       expect(forced.body.inferenceConfig).toEqual({ maxTokens: 8000 });
       expect(forced.dropped).toEqual(["reasoning_effort"]);
     }
+  });
+
+  it("Claude: thinking turned off with no client limit still sends the limit the budget reserved (Converse would take the model's maximum)", () => {
+    const tools = [{ type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } }];
+    const body = { reasoning_effort: "low", tools, tool_choice: "required", messages: [{ role: "user", content: "x" }] };
+    const { body: out, dropped } = chatToConverseRequest(body, claude) as any;
+    expect(out.additionalModelRequestFields).toBeUndefined();
+    expect(dropped).toEqual(["reasoning_effort"]);
+    expect(out.inferenceConfig.maxTokens).toBe(outputAsk(body, "chat", "converse", claude).perChoice);
+    expect(out.inferenceConfig.maxTokens).toBeLessThan(64000);
+  });
+
+  it("Claude: a tool loop whose assistant turn came back without its thinking turns thinking off (Anthropic refuses it), named", () => {
+    const loop = [
+      { role: "user", content: "time?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "get_time", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "t1", content: "noon" },
+    ];
+    const off = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, messages: loop }, claude) as any;
+    expect(off.body.additionalModelRequestFields).toBeUndefined();
+    expect(off.body.inferenceConfig).toEqual({ maxTokens: 5000 });
+    expect(off.dropped).toEqual(["reasoning_effort"]);
+    // With its thinking replayed the loop keeps thinking.
+    const replayed = [loop[0], { ...loop[1], reasoning_details: [{ type: "reasoning.text", text: "hmm", signature: "sig1", format: "anthropic-claude-v1", index: 0 }] }, loop[2]];
+    expect((chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, messages: replayed }, claude) as any).body.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 1024 } });
+  });
+
+  it("tool ids a Gemini model made lose their signature (toolUseId is at most 64 characters), calls and results alike", () => {
+    const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(200) });
+    const messages = [
+      { role: "user", content: "x" },
+      { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: id, content: "r" },
+    ];
+    const { body } = chatToConverseRequest({ messages }, llama) as any;
+    expect(body.messages[1].content[0].toolUse.toolUseId).toBe("call_abc");
+    expect(body.messages[2].content[0].toolResult.toolUseId).toBe("call_abc");
+  });
+
+  it("prompt_cache_key has no place on Converse: named dropped; each client's chain names what it drops as that client sent it", () => {
+    const x = [{ role: "user", content: "x" }];
+    expect(chatToConverseRequest({ prompt_cache_key: "t-1", messages: x }, llama).dropped).toEqual(["prompt_cache_key"]);
+    const opts = { cacheMarkers: true, cacheAuto: false, driverProtocol: "converse", provider: "bedrock" };
+    const forced = { tools: [{ type: "function", name: "f", parameters: { type: "object", properties: {} } }], tool_choice: { type: "function", name: "f" } };
+    expect(responsesToConverse.request({ model: "m", input: "x", reasoning: { effort: "low" }, ...forced }, claude, opts).dropped).toContain("reasoning.effort");
+    const msgTools = [{ name: "f", input_schema: { type: "object", properties: {} } }];
+    expect(messagesToConverse.request({ model: "m", max_tokens: 5000, thinking: { type: "enabled", budget_tokens: 2048 }, tools: msgTools, tool_choice: { type: "any" }, messages: [{ role: "user", content: "x" }] }, { ...claude, reasoning: true }, opts).dropped).toContain("thinking");
+    const gem = { model: "m", contents: [{ role: "user", parts: [{ text: "x" }] }], tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: {} } }] }], toolConfig: { functionCallingConfig: { mode: "ANY" } }, generationConfig: { maxOutputTokens: 5000, thinkingConfig: { thinkingBudget: 2048 } } };
+    expect(geminiToConverse.request(gem, { ...claude, reasoning: true }, opts).dropped).toContain("generationConfig.thinkingConfig");
   });
 });

@@ -13,6 +13,7 @@ import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/meteri
 import { isConverseClaude, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type Turn } from "./cache-points.ts";
+import { unsignedToolId } from "../chat-to-gemini/response.ts";
 
 export interface Translated<T> {
   body: T;
@@ -22,7 +23,8 @@ export interface Translated<T> {
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
-const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier"];
+// Converse caches at cachePoint blocks only: no prompt-cache routing key or retention.
+const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "prompt_cache_key", "prompt_cache_retention"];
 
 function textOf(content: any): string {
   if (typeof content === "string") return content;
@@ -72,6 +74,14 @@ function parseArgs(s: string, field: string): unknown {
   }
 }
 
+/** The last turn answers tool calls whose assistant turn does not start with its reasoning (it was not replayed). */
+function loopWithoutThinking(turns: Turn[]): boolean {
+  const last = turns.at(-1);
+  const prev = turns.at(-2);
+  if (last?.role !== "user" || !last.content.some((b) => "toolResult" in b) || prev?.role !== "assistant") return false;
+  return !(prev.content[0] && "reasoningContent" in prev.content[0]);
+}
+
 export function chatToConverseRequest(body: any, target: Target, cacheAuto = false): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
   for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
@@ -113,7 +123,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
         if (t) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
         (m.tool_calls ?? []).forEach((tc: any, k: number) => {
           usedTools.add(tc.function.name);
-          blocks.push({ toolUse: { toolUseId: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
+          blocks.push({ toolUse: { toolUseId: unsignedToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
         });
         push("assistant", blocks);
         break;
@@ -122,7 +132,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
         const text = textOf(m.content);
         // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
         // A failed result a translator marked (a Gemini functionResponse with only an error) is Converse's error status.
-        const block = { toolResult: { toolUseId: m.tool_call_id, content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
+        const block = { toolResult: { toolUseId: unsignedToolId(m.tool_call_id), content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
         // toolResult content cannot hold a cachePoint: a marked result (message or part) gets one after the block.
         const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
         if (marker) marks.set(block, marker);
@@ -175,15 +185,17 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
   if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
 
   // The limit (any alias) and Claude's thinking budget below it, as outputAsk computes them. Thinking asked of Claude
-  // is turned off, its knob named, when the client's limit cannot hold Anthropic's minimum budget or a tool is forced
-  // (Anthropic refuses forced tool use with thinking; the force is what the client relies on).
+  // is turned off, its knob named, as on Anthropic (chat-to-messages): when the client's limit cannot hold Anthropic's
+  // minimum budget, a tool is forced (Anthropic refuses forced tool use with thinking; the force is what the client
+  // relies on), or a tool loop's turn came back without its thinking (Anthropic refuses thinking then). The limit is
+  // the client's, else what the budget reserved (never none: Converse would take the model's maximum).
   const ask = outputAsk(body, "chat", "converse", target);
   const choice = (out.toolConfig as { toolChoice?: Record<string, unknown> } | undefined)?.toolChoice;
   const forced = choice !== undefined && ("any" in choice || "tool" in choice);
-  if (isConverseClaude(target.upstreamModel) && chatThinkingTokens(body, target) !== undefined && (ask.thinking === undefined || forced)) {
+  if (isConverseClaude(target.upstreamModel) && chatThinkingTokens(body, target) !== undefined && (ask.thinking === undefined || forced || loopWithoutThinking(turns))) {
     dropped.push(thinkingKnob(body, target));
-    const stated = statedOutputLimit(body);
-    if (stated !== undefined) ic.maxTokens = stated;
+    const limit = statedOutputLimit(body) ?? ask.limit;
+    if (limit !== undefined) ic.maxTokens = limit;
     if (Object.keys(ic).length) out.inferenceConfig = ic;
     return { body: out, dropped };
   }

@@ -3,7 +3,8 @@
 import { GatewayError } from "../../../core/errors.ts";
 import { Unsupported, type Translator } from "../../../core/contracts/translator.ts";
 
-const GEMINI_FIELD: Record<string, string> = {
+/** Chat fields by the Gemini field a client sent (errors and x-mg-dropped-params of a chain name these). */
+export const GEMINI_FIELD: Readonly<Record<string, string>> = {
   n: "generationConfig.candidateCount",
   temperature: "generationConfig.temperature",
   top_p: "generationConfig.topP",

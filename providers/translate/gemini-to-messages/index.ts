@@ -5,20 +5,7 @@
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { chainTranslators } from "../chain.ts";
 import { geminiToChatFor } from "../gemini-to-chat/index.ts";
-import { withGeminiFields } from "../gemini-to-chat/fields.ts";
+import { GEMINI_FIELD, withGeminiFields } from "../gemini-to-chat/fields.ts";
 import { chatToMessages } from "../chat-to-messages/index.ts";
 
-const chained = withGeminiFields(chainTranslators(geminiToChatFor("messages"), chatToMessages));
-const GEMINI_NAME: Record<string, string> = {
-  reasoning_effort: "generationConfig.thinkingConfig",
-  temperature: "generationConfig.temperature",
-  top_p: "generationConfig.topP",
-};
-
-export const geminiToMessages: Translator = {
-  ...chained,
-  request(body, target, opts) {
-    const t = chained.request(body, target, opts);
-    return { ...t, dropped: t.dropped.map((d) => GEMINI_NAME[d] ?? d) };
-  },
-};
+export const geminiToMessages: Translator = withGeminiFields(chainTranslators(geminiToChatFor("messages"), chatToMessages, GEMINI_FIELD));

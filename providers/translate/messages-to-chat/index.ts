@@ -28,3 +28,6 @@ export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
 }
 
 export const messagesToChat = messagesToChatFor("chat");
+
+/** Chat fields by the Messages field a client sent (x-mg-dropped-params of a chain names these). */
+export const MESSAGES_FIELD: Readonly<Record<string, string>> = { reasoning_effort: "thinking" };

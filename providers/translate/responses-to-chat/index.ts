@@ -24,3 +24,6 @@ export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
 }
 
 export const responsesToChat = responsesToChatFor("chat");
+
+/** Chat fields by the Responses field a client sent (x-mg-dropped-params of a chain names these). */
+export const RESPONSES_FIELD: Readonly<Record<string, string>> = { reasoning_effort: "reasoning.effort" };

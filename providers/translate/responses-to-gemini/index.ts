@@ -2,7 +2,7 @@
 // once. Usage is reported by the inner half. The outer half knows its chat body goes on to Gemini (reasoning.summary
 // asks for thought text; thought signatures ride in call_id).
 import { chainTranslators } from "../chain.ts";
-import { responsesToChatFor } from "../responses-to-chat/index.ts";
+import { RESPONSES_FIELD, responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToGemini } from "../chat-to-gemini/index.ts";
 
-export const responsesToGemini = chainTranslators(responsesToChatFor("gemini"), chatToGemini);
+export const responsesToGemini = chainTranslators(responsesToChatFor("gemini"), chatToGemini, RESPONSES_FIELD);

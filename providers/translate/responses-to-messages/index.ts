@@ -5,12 +5,11 @@
 // Claude runs to it (max_uses): it is what the budget reserved.
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { chainTranslators } from "../chain.ts";
-import { responsesToChatFor } from "../responses-to-chat/index.ts";
+import { RESPONSES_FIELD, responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToMessages } from "../chat-to-messages/index.ts";
 import { limitAnthropicSearches } from "../web-search.ts";
 
-const chained = chainTranslators(responsesToChatFor("messages"), chatToMessages);
-const RESPONSES_NAME: Record<string, string> = { reasoning_effort: "reasoning.effort" };
+const chained = chainTranslators(responsesToChatFor("messages"), chatToMessages, RESPONSES_FIELD);
 
 export const responsesToMessages: Translator = {
   ...chained,
@@ -24,6 +23,6 @@ export const responsesToMessages: Translator = {
         delete out.tool_choice;
       }
     }
-    return { ...t, dropped: t.dropped.map((d) => RESPONSES_NAME[d] ?? d) };
+    return t;
   },
 };
