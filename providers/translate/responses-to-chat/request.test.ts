@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../../core/errors.ts";
 import { responsesToChatRequest } from "./request.ts";
 import { encodeReasoning } from "./reasoning.ts";
+import { toolCallId } from "../chat-to-gemini/response.ts";
 
 describe("responses request -> chat", () => {
   it("instructions, items, tools, format and knobs map; a turn's assistant items are one message; what chat cannot carry is reported", () => {
@@ -203,5 +204,18 @@ describe("responses prompt_cache_key / prompt_cache_retention", () => {
       expect(t.dropped, proto).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
       expect(JSON.stringify(t.body), proto).not.toContain("tenant-42");
     }
+  });
+});
+
+describe("call ids a Gemini model made", () => {
+  it("lose their signature for every upstream but Gemini, function calls and their outputs alike", () => {
+    const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(200) });
+    const body = { model: "m", input: [{ role: "user", content: "x" }, { type: "function_call", call_id: id, name: "f", arguments: "{}" }, { type: "function_call_output", call_id: id, output: "r" }] };
+    for (const flavor of ["chat", "messages"] as const) {
+      const msgs = responsesToChatRequest(body, { flavor }).body.messages as any[];
+      expect([msgs[1].tool_calls[0].id, msgs[2].tool_call_id]).toEqual(["call_abc", "call_abc"]);
+    }
+    const gem = responsesToChatRequest(body, { flavor: "gemini", provider: "g" }).body.messages as any[];
+    expect([gem[1].tool_calls[0].id, gem[2].tool_call_id]).toEqual([id, id]);
   });
 });

@@ -10,6 +10,7 @@ import { invalidRequest } from "../../../core/errors.ts";
 import { decodeReasoning } from "./reasoning.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts";
+import { unsignedToolId } from "../chat-to-gemini/response.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -81,6 +82,9 @@ interface Opts { flavor?: ChatFlavor; provider?: string }
 
 export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToChat {
   const flavor = opts.flavor ?? "chat";
+  // Call ids a Gemini model made carry its signature (chat-to-gemini/response.ts): only Gemini wants it back; it would
+  // take the id past other upstreams' limits (OpenAI 40 characters, Converse 64). Calls and outputs alike, so they pair.
+  const callId = flavor === "gemini" ? (id: unknown) => id : unsignedToolId;
   const dropped: string[] = [];
   const messages: any[] = [];
   if (typeof body.instructions === "string" && body.instructions) messages.push({ role: "system", content: body.instructions });
@@ -112,7 +116,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     const type = item.type ?? "message";
     if (type === "function_call") {
       const m = assistant();
-      (m.tool_calls ??= []).push({ id: item.call_id, type: "function", function: { name: upstreamName(item), arguments: item.arguments } });
+      (m.tool_calls ??= []).push({ id: callId(item.call_id), type: "function", function: { name: upstreamName(item), arguments: item.arguments } });
     } else if (type === "reasoning") {
       const blob = decodeReasoning(item.encrypted_content);
       // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
@@ -121,7 +125,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
     } else if (type === "function_call_output") {
       const out = toolOutput(item.output, `${field}.output`, flavor);
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: out.text });
+      messages.push({ role: "tool", tool_call_id: callId(item.call_id), content: out.text });
       toolMedia.push(...out.media);
     } else if (type === "message") {
       const role = item.role === "developer" ? "system" : item.role;
