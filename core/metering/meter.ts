@@ -18,6 +18,7 @@ import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
 import { answerOutputTokens, eventOutputTokens } from "./output-estimate.ts";
 import type { SseEvent } from "../sse/parse.ts";
+import type {} from "../observability/served-by.ts"; // ctx.replayed
 
 /** A budget reservation held by this request (set by the budget plugin). */
 export interface BudgetHold extends Settlement {
@@ -130,8 +131,9 @@ export class Meter {
   finalUsage(outcome?: Outcome): { usage: Usage; estimated: boolean } | undefined {
     if (this.usage) return this.usage;
     const { ctx } = this;
-    // A cached answer was generated once, by the request that was billed for it; replaying it uses no tokens.
-    if (ctx.cacheHit) return (this.usage = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false });
+    // A cached answer was generated once, by the request that was billed for it; replaying it (a response-cache hit,
+    // an idempotent replay) uses no tokens — and so gives back a rate limit's token charge (plugins/rate-limit).
+    if (ctx.cacheHit || ctx.replayed) return (this.usage = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false });
     const reported = billableUsage(ctx);
     const response = ctx.response;
     const stream = response?.kind === "stream";

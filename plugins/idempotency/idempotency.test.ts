@@ -11,7 +11,7 @@ describe("idempotency plugin", () => {
   let gw: TestGateway;
   beforeAll(async () => {
     fake = await startFakeOpenAI({ chunkDelayMs: 5 });
-    gw = await startTestGateway(policyConfig(fake.baseUrl, { other: { allow_models: ["*"] } }));
+    gw = await startTestGateway(policyConfig(fake.baseUrl, { other: { allow_models: ["*"], rate_limits: { tpm: 3000 } } }));
   });
   afterAll(async () => {
     await gw?.close();
@@ -190,6 +190,20 @@ describe("idempotency plugin", () => {
     expect(retried.status).toBe(200);
     expect(calls()).toBe(before + 1);
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("a replay gives back its token-rate charge: replaying a large prompt neither lowers the window nor ends in 429", async () => {
+    const key = ulid();
+    const big = chat("openai/gpt-4o-mini", { messages: [{ role: "user", content: "lorem ipsum ".repeat(500) }] });
+    const remaining = (r: { headers: Headers }) => Number(r.headers.get("x-ratelimit-remaining-tokens"));
+    const first = await postJson(url(), big, auth(OTHER, { "idempotency-key": key }));
+    expect(first.status, first.text).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const again = await postJson(url(), big, auth(OTHER, { "idempotency-key": key }));
+      expect(again.status, again.text).toBe(200);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(remaining(again)).toBeGreaterThanOrEqual(remaining(first) - 5);
+    }
   });
 
   it("keys are scoped to the project", async () => {
