@@ -29,6 +29,22 @@ describe("ConverseStream events -> chat chunks", () => {
     expect(t.done).toBe(true);
   });
 
+  it("a tool called without arguments (input \"\" or no delta) gets arguments {} at its stop, as the JSON answer has", () => {
+    const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
+    const out = chunks(t, [
+      ev("messageStart", { role: "assistant" }),
+      ev("contentBlockStart", { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_1", name: "get_time" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { toolUse: { input: "" } } }),
+      ev("contentBlockStop", { contentBlockIndex: 0 }),
+      ev("contentBlockStart", { contentBlockIndex: 1, start: { toolUse: { toolUseId: "tooluse_2", name: "list_files" } } }),
+      ev("contentBlockStop", { contentBlockIndex: 1 }),
+      ev("messageStop", { stopReason: "tool_use" }),
+    ]);
+    const args = new Map<number, string>();
+    for (const c of out) for (const tc of c.choices?.[0]?.delta?.tool_calls ?? []) args.set(tc.index, (args.get(tc.index) ?? "") + (tc.function?.arguments ?? ""));
+    expect([...args.values()].map((a) => JSON.parse(a))).toEqual([{}, {}]);
+  });
+
   it("reasoning deltas stream as reasoning_content; the signed block goes out whole at its stop", () => {
     const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
     const out = chunks(t, [

@@ -18,6 +18,8 @@ export class ConverseToChatStream {
   private reasoningCount = -1;
   private started = false;
   finish: string | null = null;
+  /** Tool calls (chat index) whose arguments have begun. */
+  private readonly withArguments = new Set<number>();
   usage: any = undefined;
   done = false;
 
@@ -64,6 +66,7 @@ export class ConverseToChatStream {
         } else if (d.toolUse) {
           const index = this.toolIndex.get(e.contentBlockIndex);
           if (index !== undefined && typeof d.toolUse.input === "string" && d.toolUse.input) {
+            this.withArguments.add(index);
             out.push(this.chunk({ tool_calls: [{ index, function: { arguments: d.toolUse.input } }] }));
           }
         } else if (d.reasoningContent) {
@@ -78,6 +81,13 @@ export class ConverseToChatStream {
         break;
       }
       case "contentBlockStop": {
+        // A tool called without arguments streams input "" (or no delta at all): chat clients parse arguments as
+        // JSON, so it is "{}" (protocols-2.md §2.4), as the JSON answer has it.
+        const index = this.toolIndex.get(e.contentBlockIndex);
+        if (index !== undefined && !this.withArguments.has(index)) {
+          this.withArguments.add(index);
+          out.push(this.chunk({ tool_calls: [{ index, function: { arguments: "{}" } }] }));
+        }
         let block: ReasoningBlock | undefined;
         if (this.redacted) block = { type: "redacted_thinking", data: this.redacted };
         else if (this.signature) block = { type: "thinking", thinking: this.reasoningText, signature: this.signature };
