@@ -119,6 +119,8 @@ describe("the Responses mcp tool over several model turns", () => {
       expect(openai.requests.length - from).toBe(3); // the first turn, the second's try and retry
       expect(r.record).toMatchObject({ status: 502, inputTokens: promptTokensOf(from + 1) });
       expect(r.record.inputTokens).toBeGreaterThan(0);
+      // The message counts the failing turn's attempts, and says which turn: the record lists all three.
+      expect(r.json.error.message).toMatch(/^model turn 2: All 2 attempts failed/);
     } finally {
       failing = () => false;
     }

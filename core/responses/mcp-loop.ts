@@ -201,6 +201,10 @@ class McpRun {
     const earlier = ctx.attempts.splice(0);
     try {
       await this.dispatch();
+    } catch (e) {
+      // "All 2 attempts failed" counts this turn's; the record lists every turn's: say which turn.
+      if (e instanceof GatewayError && this.rounds > 1) throw new GatewayError(e.status, e.code, `model turn ${this.rounds}: ${e.message}`, { details: e.details, retryAfter: e.retryAfter, retryable: e.retryable, headers: e.headers, cause: e.cause, type: e.type });
+      throw e;
     } finally {
       ctx.attempts.unshift(...earlier);
     }
