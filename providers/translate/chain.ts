@@ -10,7 +10,8 @@ export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B
     request(body, target, opts) {
       const a = outer.request(body, target, opts);
       const b = inner.request(a.body, target, opts);
-      return { op: b.op, body: b.body, dropped: [...a.dropped, ...b.dropped.map((d) => clientNames[d] ?? d)], state: [a.state, b.state] };
+      const dropped = [...new Set([...a.dropped, ...b.dropped.map((d) => clientNames[d] ?? d)])];
+      return { op: b.op, body: b.body, dropped, state: [a.state, b.state] };
     },
     response: (json, [a, b], call) => outer.response(inner.response(json, b, call), a, call),
     stream: (events, [a, b], call) => outer.stream(inner.stream(events, b, call), a, call),

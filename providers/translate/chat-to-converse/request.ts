@@ -24,7 +24,7 @@ const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 // Converse caches at cachePoint blocks only: no prompt-cache routing key or retention.
-const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "prompt_cache_key", "prompt_cache_retention"];
+const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention"];
 
 function textOf(content: any): string {
   if (typeof content === "string") return content;
