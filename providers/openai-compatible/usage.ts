@@ -1,4 +1,5 @@
 import type { Usage } from "../../core/contracts/provider.ts";
+import { cacheReadTokensOf, cacheWriteTokensOf } from "../codecs/openai-chat-usage.ts";
 
 /**
  * OpenAI usage -> canonical. cached_tokens and cache_write_tokens (OpenRouter-style) are subsets of prompt_tokens,
@@ -6,8 +7,8 @@ import type { Usage } from "../../core/contracts/provider.ts";
  * DeepSeek reports its cache hits as prompt_cache_hit_tokens (prompt_tokens = hits + misses) instead.
  */
 export function fromOpenAIUsage(u: any): Usage {
-  const cached = num(u?.prompt_tokens_details?.cached_tokens ?? u?.prompt_cache_hit_tokens);
-  const write = num(u?.prompt_tokens_details?.cache_write_tokens ?? u?.cache_creation_input_tokens);
+  const cached = cacheReadTokensOf(u);
+  const write = cacheWriteTokensOf(u);
   const usage: Usage = {
     inputTokens: Math.max(0, num(u?.prompt_tokens) - cached - write),
     outputTokens: u?.completion_tokens ?? 0,

@@ -1,6 +1,7 @@
 // Usage conversions around the Anthropic shape. Anthropic's input_tokens, cache_creation_input_tokens and
 // cache_read_input_tokens are disjoint; OpenAI's cached_tokens is a subset of prompt_tokens (reference §3.7).
 import type { Usage } from "../../../core/contracts/provider.ts";
+import { cacheReadTokensOf, cacheWriteTokensOf } from "../openai-chat-usage.ts";
 
 export interface AnthropicUsage {
   input_tokens: number;
@@ -46,8 +47,8 @@ export function anthropicToOpenAIUsage(u: any): Record<string, unknown> {
 
 /** OpenAI usage object -> Anthropic usage (cached tokens taken out of input_tokens, never added on top). */
 export function openAIToAnthropicUsage(u: any): AnthropicUsage {
-  const read = num(u?.prompt_tokens_details?.cached_tokens);
-  const write = num(u?.prompt_tokens_details?.cache_write_tokens ?? u?.cache_creation_input_tokens);
+  const read = cacheReadTokensOf(u);
+  const write = cacheWriteTokensOf(u);
   return {
     input_tokens: Math.max(0, num(u?.prompt_tokens) - read - write),
     output_tokens: num(u?.completion_tokens),

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { reasoningText } from "../messages-to-chat/reasoning.ts";
 import { signatureFor, type BlobScope, type ReasoningText } from "./reasoning.ts";
+import { cacheReadTokensOf } from "../../codecs/openai-chat-usage.ts";
 
 export interface AnswerContext extends BlobScope {
   /** The gateway model id the client called. */
@@ -34,7 +35,7 @@ export function usageMetadataOf(u: any): Record<string, number> {
   const thoughts = Math.min(completion, num(u?.completion_tokens_details?.reasoning_tokens));
   const out: Record<string, number> = { promptTokenCount: prompt, candidatesTokenCount: completion - thoughts, totalTokenCount: prompt + completion };
   if (thoughts) out.thoughtsTokenCount = thoughts;
-  const cached = num(u?.prompt_tokens_details?.cached_tokens);
+  const cached = cacheReadTokensOf(u);
   if (cached) out.cachedContentTokenCount = cached;
   return out;
 }

@@ -6,6 +6,7 @@ import { clientItem, encodeReasoning, withFull } from "./reasoning.ts";
 import type { ChatFlavor } from "./request.ts";
 import { clientName, type ToolNames } from "./tools.ts";
 
+import { cacheReadTokensOf, cacheWriteTokensOf } from "../../codecs/openai-chat-usage.ts";
 /** Where the chat answer came from and what the client asked to see. */
 export interface AnswerContext {
   flavor: ChatFlavor;
@@ -77,7 +78,7 @@ export function responsesUsage(u: any) {
   return {
     input_tokens: input,
     // Both required by the API's description (cache_write_tokens since July 2026); 0 when the upstream said nothing.
-    input_tokens_details: { cached_tokens: num(u?.prompt_tokens_details?.cached_tokens), cache_write_tokens: num(u?.prompt_tokens_details?.cache_write_tokens) },
+    input_tokens_details: { cached_tokens: cacheReadTokensOf(u), cache_write_tokens: cacheWriteTokensOf(u) },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: num(u?.completion_tokens_details?.reasoning_tokens) },
     total_tokens: num(u?.total_tokens) || input + output,
