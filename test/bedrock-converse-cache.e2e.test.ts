@@ -55,4 +55,14 @@ describe("chat client -> Claude on Bedrock Converse: prompt caching", () => {
     expect(r.status).toBe(200);
     expect(points(bedrock.requests.at(-1)!.body)).toHaveLength(4);
   });
+
+  it("a Messages client's caching auto reaches Converse as cache points too (Claude Code's markers do not survive the way through chat)", async () => {
+    const r = await postJson(gw.baseURL + "/messages", {
+      model: "test/claude-converse", max_tokens: 50, providerOptions: { gateway: { caching: "auto" } },
+      tools: [{ name: "a", input_schema: { type: "object" } }],
+      system: "s", messages: [{ role: "user", content: "u1" }, { role: "assistant", content: "a1" }, { role: "user", content: "u2" }],
+    }, { authorization: `Bearer ${LIVE}`, "anthropic-version": "2023-06-01" });
+    expect(r.status, r.text).toBe(200);
+    expect(points(bedrock.requests.at(-1)!.body)).toHaveLength(4);
+  });
 });

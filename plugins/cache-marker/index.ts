@@ -11,7 +11,7 @@ declare module "../../core/pipeline/context.ts" {
   interface GatewayContext {
     /** The chat body carries cache_control markers (strip them for non-Anthropic upstreams). */
     cacheMarkers?: boolean;
-    /** providerOptions.gateway.caching is "auto": place markers on bodies translated to the messages protocol. */
+    /** providerOptions.gateway.caching is "auto": place markers (cache points) on bodies translated for Anthropic or Converse. */
     cacheAuto?: boolean;
   }
 }
@@ -32,6 +32,8 @@ export default definePlugin({
       const tooMany = breakpointError(body);
       if (tooMany) throw tooMany;
       if (auto) placeAutoMarkers(body);
+      // The Messages body's markers do not survive translation to chat: a Converse upstream places its own points.
+      ctx.cacheAuto = auto;
     } else {
       ctx.cacheMarkers = hasChatCacheMarkers(body);
       ctx.cacheAuto = auto;
