@@ -12,6 +12,8 @@ const SANDBOX = testKey("firsttokensbx", true);
 
 let alpha: FakeOpenAI;
 let beta: FakeOpenAI;
+/** Scripted Anthropic-protocol upstream (the fake's hook answers every request, whatever the path). */
+let scripted: FakeOpenAI;
 let claude: FakeAnthropic;
 let gw: TestGateway;
 
@@ -44,6 +46,7 @@ beforeAll(async () => {
   alpha = await startFakeOpenAI({ text: "alpha answers" });
   beta = await startFakeOpenAI({ text: "beta answers" });
   claude = await startFakeAnthropic();
+  scripted = await startFakeOpenAI();
   const provider = (url: string) => ({ protocol: "openai", base_url: url, api_key: "sk-fake-upstream" });
   gw = await startTestGateway({
     store: { kind: "memory" },
@@ -51,6 +54,7 @@ beforeAll(async () => {
     providers: {
       alpha: provider(alpha.baseUrl), beta: provider(beta.baseUrl),
       claude: { protocol: "anthropic", base_url: claude.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
+      scripted: { protocol: "anthropic", base_url: scripted.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
       sim: { protocol: "sim" },
     },
     models: {
@@ -58,6 +62,7 @@ beforeAll(async () => {
       "test/slow": { endpoints: [{ provider: "alpha", model: "a-slow" }] },
       "test/claude": { context_window: 100000, max_tokens: 1000, endpoints: [{ provider: "claude", model: "claude-x" }] },
       "test/sim": { endpoints: [{ provider: "sim", model: "sim-1" }] },
+      "test/scripted": { context_window: 100000, max_tokens: 1000, endpoints: [{ provider: "scripted", model: "claude-s" }] },
     },
     projects: { p: { keys: [keyEntry("k", KEY), keyEntry("s", SANDBOX)] } },
   });
@@ -68,10 +73,12 @@ afterAll(async () => {
   await alpha?.close();
   await beta?.close();
   await claude?.close();
+  await scripted?.close();
 });
 
 beforeEach(() => {
   alpha.hook = undefined;
+  scripted.hook = undefined;
   alpha.requests.length = 0;
   beta.requests.length = 0;
 });
@@ -142,5 +149,95 @@ describe("only streamed requests have a ttft (the console's 'streamed')", () => 
     expect((await ledgerRecordOf(gw, json.headers.get("x-request-id"))).ttftMs).toBeNull();
     const streamed = await postJson(`${gw.baseURL}/chat/completions`, { model: "test/sim", stream: true, messages: [{ role: "user", content: "hi" }] }, sbx);
     expect((await ledgerRecordOf(gw, streamed.headers.get("x-request-id"))).ttftMs).toEqual(expect.any(Number));
+  });
+});
+
+/** Anthropic events: message_start (42 input tokens), a ping every `pingMs`, the text `textAfterMs` later (or never). */
+const claudeStream = (pingMs: number, textAfterMs?: number) => (_req: RecordedRequest, res: ServerResponse): boolean => {
+  sse(res);
+  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event("message_start", { message: { id: "msg_1", type: "message", role: "assistant", model: "claude-s", content: [], stop_reason: null, usage: { input_tokens: 42, output_tokens: 1 } } });
+  const pings = setInterval(() => event("ping", {}), pingMs);
+  res.once("close", () => clearInterval(pings));
+  if (textAfterMs !== undefined) {
+    setTimeout(() => {
+      clearInterval(pings);
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "thought hard" } });
+      event("content_block_stop", { index: 0 });
+      event("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } });
+      event("message_stop", {});
+      res.end();
+    }, textAfterMs);
+  }
+  return true;
+};
+
+/** Each piece of the response body with the ms since the request, until it ends or `untilMs` passes. */
+async function timedBody(url: string, body: unknown, headers: Record<string, string>, untilMs: number) {
+  const t0 = Date.now();
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), untilMs);
+  const pieces: Array<{ at: number; text: string }> = [];
+  const dec = new TextDecoder();
+  let res: Response | undefined;
+  try {
+    res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal: ac.signal });
+    for await (const b of res.body as unknown as AsyncIterable<Uint8Array>) pieces.push({ at: Date.now() - t0, text: dec.decode(b) });
+  } catch {
+    // the client left at untilMs
+  }
+  clearTimeout(timer);
+  return { res, pieces, text: pieces.map((p) => p.text).join("") };
+}
+
+describe("the hold of a stream's opening events is bounded", () => {
+  const claudeHeaders = { "x-api-key": KEY, "anthropic-version": "2023-06-01" };
+  const messagesBody = { model: "test/scripted", max_tokens: 50, stream: true, messages: [{ role: "user", content: "hi" }] };
+
+  it("a long prefill: message_start goes out within about a second and each ping as it comes, not all at the first text", async () => {
+    scripted.hook = claudeStream(300, 2500);
+    const { res, pieces, text } = await timedBody(`${gw.baseURL}/messages`, messagesBody, claudeHeaders, 8000);
+    expect(res?.status).toBe(200);
+    expect(text).toContain("thought hard");
+    expect(pieces[0]!.text).toContain("message_start");
+    expect(pieces[0]!.at).toBeLessThan(2000);
+    const beforeText = pieces.filter((p) => !p.text.includes("content_block") && p.at < 2400);
+    expect(beforeText.length).toBeGreaterThanOrEqual(3); // pings arrive over time, not in one write with the text
+  });
+
+  it("a chat role chunk then only keepalive comments: the client has its 200 and the role chunk within about a second", async () => {
+    alpha.hook = (req, res) => {
+      if (req.body?.stream !== true) return false;
+      sse(res);
+      res.write(chunk({ role: "assistant", content: "" }));
+      const keep = setInterval(() => res.write(": keepalive\n\n"), 200);
+      setTimeout(() => {
+        clearInterval(keep);
+        res.end(chunk({ content: "late words" }) + chunk({}, "stop") + "data: [DONE]\n\n");
+      }, 2500);
+      return true;
+    };
+    const { res, pieces, text } = await timedBody(`${gw.baseURL}/chat/completions`, { model: "test/slow", stream: true, messages: [{ role: "user", content: "hi" }] }, auth, 8000);
+    expect(res?.status).toBe(200);
+    expect(pieces[0]!.at).toBeLessThan(2000);
+    expect(pieces[0]!.text).toContain('"role":"assistant"');
+    expect(text).toContain("late words");
+  });
+
+  it("a stream found empty after the hold let its role chunk go ends with an error event, recorded as a stream error", async () => {
+    alpha.hook = (req, res) => {
+      if (req.body?.stream !== true) return false;
+      sse(res);
+      res.write(chunk({ role: "assistant", content: "" }));
+      setTimeout(() => res.end("data: [DONE]\n\n"), 1500);
+      return true;
+    };
+    const r = await streamChat("test/slow");
+    expect(r.status).toBe(200);
+    expect(r.text).toContain("empty stream");
+    expect(r.text).not.toContain("[DONE]");
+    const rec = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(rec.outcome).toBe("stream_error");
   });
 });

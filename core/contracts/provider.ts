@@ -62,6 +62,8 @@ export interface CallOptions {
   reportUsage(usage: Usage): void;
   /** Called when a stream's first content arrives from the upstream (time to first token); never for JSON answers. */
   reportFirstToken(): void;
+  /** Called when a stream's first upstream event arrives, held or not (the attempt's latency ends there). */
+  reportFirstEvent?(): void;
 }
 
 export type ProviderResult =

@@ -2,7 +2,8 @@
 // every byte, so an upstream trickling one space a second into a JSON answer, or only `: keepalive` comments into a
 // stream, kept a client waiting with nothing, for ever. The deadline bounds a JSON answer's whole body and a stream's
 // wait for its first event; a stream's reader says when that event came (answerStarted), and from then on only the
-// per-read timer applies, so long streams are not cut.
+// per-read timer applies, so long streams are not cut. A relay that holds a stream's opening events back
+// (core/sse/opening-hold.ts) takes the deadline over (holdAnswerDeadline): it then runs until those are released.
 import type { Readable } from "node:stream";
 
 /** The disarm of a stream body's deadline: a property of the body (a WeakMap entry per upstream call cost GC work). */
@@ -31,4 +32,15 @@ export function armAnswerDeadline(body: Readable, ms: number, expired: () => Err
 /** A stream's reader parsed its first event from `body`: its answer has started, the deadline is off. */
 export function answerStarted(body: object): void {
   (body as Armed)[DISARM]?.();
+}
+
+/**
+ * Takes `body`'s stream deadline over: answerStarted(body) no longer ends it (the opening events a reader parses are
+ * held, not an answer yet); the returned function does, once the holder lets them go. Undefined when none is armed.
+ */
+export function holdAnswerDeadline(body: object): (() => void) | undefined {
+  const armed = body as Armed;
+  const disarm = armed[DISARM];
+  armed[DISARM] = undefined;
+  return disarm;
 }

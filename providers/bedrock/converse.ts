@@ -5,6 +5,7 @@
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { GatewayError } from "../../core/errors.ts";
+import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { readUpstreamJson, transportError } from "../http.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
@@ -26,13 +27,19 @@ export async function converse(env: BedrockEnv, body: any, target: Target, call:
 
 /**
  * ConverseStream frames -> events `{event: <:event-type>, data: <payload>}`; exception frames throw. messageStart is
- * held until the answer begins (a content block, or messageStop's stopReason): a stream that ends before that is an
- * empty stream, failed before dispatch commits it, so it is retried elsewhere.
+ * held (core/sse/opening-hold.ts) until the answer begins (a content block, or messageStop's stopReason): a stream
+ * that ends before that is an empty stream, failed before dispatch commits it (within the bounded hold), so it is
+ * retried elsewhere.
  */
-export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pick<CallOptions, "reportFirstToken" | "signal">, provider: string): AsyncGenerator<SseEvent> {
+export function converseEvents(body: AsyncIterable<Uint8Array>, call: ConverseCall, provider: string): AsyncIterableIterator<SseEvent> {
+  const opening: Opening = { begun: false };
+  return holdOpening(frames(body, call, provider, opening), opening, call, body);
+}
+
+type ConverseCall = Pick<CallOptions, "reportFirstToken" | "reportFirstEvent" | "signal">;
+
+async function* frames(body: AsyncIterable<Uint8Array>, call: ConverseCall, provider: string, opening: Opening): AsyncGenerator<SseEvent> {
   let first = true;
-  let held: SseEvent | undefined;
-  let begun = false;
   try {
     for await (const f of decodeFrames(body)) {
       if (f.messageType !== "event") throw streamFrameError(provider, f);
@@ -41,19 +48,11 @@ export async function* converseEvents(body: AsyncIterable<Uint8Array>, call: Pic
         call.reportFirstToken();
         first = false;
       }
-      const ev = { event: f.type, data: f.payload };
-      if (!begun) {
-        if (f.type === "messageStart") {
-          held = ev;
-          continue;
-        }
-        begun = true;
-        if (held) yield held;
-      }
-      yield ev;
+      if (!opening.begun && f.type !== "messageStart") opening.begun = true;
+      yield { event: f.type, data: f.payload };
     }
   } catch (err) {
     throw err instanceof EventStreamFramingError ? framingError(provider, err) : transportError(provider, err, call.signal);
   }
-  if (!begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
+  if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
 }

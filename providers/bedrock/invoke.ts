@@ -69,7 +69,7 @@ export async function invokeMessages(env: BedrockEnv, body: any, target: Target,
   const requestId = res.headers["x-amzn-requestid"];
   if (typeof requestId === "string") out["x-mg-upstream-request-id"] = requestId;
   if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
-  if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name), env.name, call.signal) };
+  if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name, res.body), env.name, call.signal) };
   const json = await bodyJson(env.name, res, call.signal);
   return { kind: "json", headers: out, body: acceptMessage(json, call) };
 }

@@ -3,17 +3,17 @@
 // the calls begun when the stream is cut before it); the first `*.delta` is the first token. The
 // protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
 // ends before one (without an `error` event saying why) was cut off. The envelope events that open a stream
-// (response.created, .in_progress, .queued) are held until another comes: a body that ends after them alone is an
-// empty stream, failed before dispatch commits it, so it is retried elsewhere.
+// (response.created, .in_progress, .queued) are held (core/sse/opening-hold.ts) until another comes: a body that
+// ends after them alone fails before dispatch commits it (within the bounded hold), so it is retried elsewhere.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
-import { answerStarted } from "../../core/net/answer-deadline.ts";
+import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 
-type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
+type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 const OPENING = new Set(["response.created", "response.in_progress", "response.queued"]);
@@ -34,9 +34,12 @@ function typeOf(ev: SseEvent): string | undefined {
   return /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
 }
 
-export async function* relayResponsesBody(
-  body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal,
-): AsyncGenerator<SseEvent> {
+export function relayResponsesBody(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal): AsyncIterableIterator<SseEvent> {
+  const opening: Opening = { begun: false };
+  return holdOpening(relay(body, call, provider, signal, opening), opening, call, body);
+}
+
+async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
   // As in the chat relay: no destroy-on-return, so leaving after the terminal event drains the body quietly.
   const readable = body instanceof Readable ? body : undefined;
@@ -46,12 +49,9 @@ export async function* relayResponsesBody(
   let done = false;
   let searches = 0;
   let last: SseEvent | undefined;
-  let held: SseEvent[] | undefined = [];
   try {
     for await (const chunk of source) {
       const events = parser.push(chunk);
-      // The first event ends the answer deadline's wait (core/net/answer-deadline.ts); comments do not.
-      if (last === undefined && events.length) answerStarted(body);
       for (const ev of events) {
         const type = typeOf(ev);
         if (first && type?.endsWith(".delta")) {
@@ -66,15 +66,7 @@ export async function* relayResponsesBody(
           // A search OpenAI bills even if the stream is cut before the terminal event counts it.
           call.reportUsage({ inputTokens: 0, outputTokens: 0, webSearches: ++searches });
         }
-        if (held) {
-          if (type && OPENING.has(type)) {
-            held.push(ev);
-            last = ev;
-            continue;
-          }
-          yield* held;
-          held = undefined;
-        }
+        if (!opening.begun && !(type && OPENING.has(type))) opening.begun = true;
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
           const response = JSON.parse(ev.data)?.response;
@@ -96,7 +88,7 @@ export async function* relayResponsesBody(
   } finally {
     releaseBody(readable, done);
   }
-  if (held) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
+  if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
   // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
   if (!errored) {
     throw continuing(new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } }), last);

@@ -30,18 +30,22 @@ describe("relayChatBody on a Node stream, pushed", () => {
   it("pushes events in order across reads, drops nothing, ends at [DONE], reports usage once and drains the body", async () => {
     const body = new PassThrough();
     const { it, usage } = relay(body);
+    // Not before the first event is pulled: the opening hold (core/sse/opening-hold.ts) decides when it goes out.
+    expect(canPush(it)).toBe(false);
+    body.write(frame(chunk(0)));
+    expect((await it.next()).value?.data).toBe(chunk(0));
     expect(canPush(it)).toBe(true);
     const r = recorder();
     (it as unknown as PushableIterator)[PUSH](r.sink);
-    body.write(frame(chunk(0)) + frame(chunk(1)).slice(0, 20));
+    body.write(frame(chunk(9)) + frame(chunk(1)).slice(0, 20));
     await tick();
-    expect(r.got).toEqual([chunk(0)]);
+    expect(r.got).toEqual([chunk(9)]);
     body.write(frame(chunk(1)).slice(20) + frame(usageChunk));
     body.write(frame("[DONE]") + frame('{"late":true}'));
     body.end();
     await tick();
     await tick();
-    expect(r.got).toEqual([chunk(0), chunk(1), usageChunk, "[DONE]"]);
+    expect(r.got).toEqual([chunk(9), chunk(1), usageChunk, "[DONE]"]);
     expect(r.ended()).toBe(1);
     expect(r.errors).toEqual([]);
     expect(usage).toHaveLength(1);

@@ -1,8 +1,9 @@
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { relayChatBody, relayChatStream } from "./stream.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
+import { OPENING_HOLD_MS } from "../../core/sse/opening-hold.ts";
 
 async function* events(list: SseEvent[]) {
   yield* list;
@@ -59,7 +60,7 @@ describe("relayChatStream: the first token and empty streams", () => {
   });
 
   it("the events before the first token are held and go out with it, in order; the first token is the first with output", async () => {
-    const list = [{ data: filter }, { data: role }, { data: chunk }, { data: finish }, { data: "[DONE]" }];
+    const list = [{ data: role }, { data: role }, { data: chunk }, { data: finish }, { data: "[DONE]" }];
     let pulled = 0;
     async function* upstream() {
       for (const e of list) {
@@ -76,7 +77,7 @@ describe("relayChatStream: the first token and empty streams", () => {
       out.push(e.data);
     }
     expect(out).toEqual(list.map((e) => e.data));
-    expect(marks).toEqual([3]); // timed at the content chunk, not at the filter results or the role chunk
+    expect(marks).toEqual([3]); // timed at the content chunk, not at the role chunks
   });
 
   it("a tool call is a first token; a finish_reason with no output is an (empty) answer, relayed but not timed", async () => {
@@ -121,6 +122,7 @@ describe("relayChatBody (bytes in, events out)", () => {
 
 describe("relayChatBody on a Node stream", () => {
   const call = { reportUsage: () => {}, reportFirstToken: () => {} };
+  const role = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
   const frames = [`data: ${chunk}\n\n`, "data: [DONE]\n\n", "data: {\"late\":true}\n\n"];
 
   it("stops at [DONE], then drains the rest without destroying the body (the connection can be reused)", async () => {
@@ -139,6 +141,33 @@ describe("relayChatBody on a Node stream", () => {
       const it = relayChatBody(Readable.from([Buffer.from(wire)], { objectMode: false }), true, call, "up", new AbortController().signal);
       await expect(it.next()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true, details: { provider: "up", reason: "empty_stream" } });
     }
+  });
+
+  it("a role chunk then silence (keepalive comments) is not held for ever: it goes out after the bounded hold", async () => {
+    const body = new PassThrough();
+    const it = relayChatBody(body, true, call, "up", new AbortController().signal);
+    const t0 = Date.now();
+    body.write(`data: ${role}\n\n`);
+    const keepalive = setInterval(() => body.write(": keepalive\n\n"), 100);
+    const first = await it.next();
+    clearInterval(keepalive);
+    expect(first.value?.data).toBe(role);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(OPENING_HOLD_MS - 20);
+    expect(Date.now() - t0).toBeLessThan(OPENING_HOLD_MS + 500);
+    // The answer still comes, and is relayed as it comes.
+    body.write(`data: ${chunk}\n\n`);
+    expect((await it.next()).value?.data).toBe(chunk);
+    body.end("data: [DONE]\n\n");
+    expect((await it.next()).value?.data).toBe("[DONE]");
+  });
+
+  it("an empty stream found after the hold let the role chunk go is a stream error, never a silent empty answer", async () => {
+    const body = new PassThrough();
+    const it = relayChatBody(body, true, call, "up", new AbortController().signal);
+    body.write(`data: ${role}\n\n`);
+    expect((await it.next()).value?.data).toBe(role);
+    body.end("data: [DONE]\n\n");
+    await expect(it.next()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", details: { reason: "empty_stream" } });
   });
 
   it("destroys the body when the consumer stops early (client gone)", async () => {

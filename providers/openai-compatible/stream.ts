@@ -2,7 +2,7 @@
 // per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
-import { answerStarted } from "../../core/net/answer-deadline.ts";
+import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { PUSH, type EventSink, type PushControl } from "../../core/sse/push.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
@@ -11,15 +11,17 @@ import { fromOpenAIUsage } from "./usage.ts";
 import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
 import { chunkOutput, NO_OUTPUT, TOKEN } from "./chunk-output.ts";
 
-type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken">;
+type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
 /**
- * Per-event work shared by both relays. Events before the answer's first token or finish_reason (a role-only chunk,
- * Azure's prompt filter results) are held: a stream that ends there, or sends [DONE] at once, is an empty stream,
- * failed before anything was committed, so dispatch retries it elsewhere instead of billing an empty answer.
+ * Per-event work shared by both relays. The events before the answer's first token or finish_reason (a role-only
+ * chunk) are held by core/sse/opening-hold.ts: a stream that ends there, or sends [DONE] at once, is an empty stream,
+ * failed before anything was committed (within the hold) so dispatch retries it elsewhere, or ended with an error
+ * (past it); never an empty answer.
  */
-class Relay {
-  private held: SseEvent[] | undefined = [];
+class Relay implements Opening {
+  /** The answer has begun (a token or a finish_reason). */
+  begun = false;
   /** The first token was reported: chunks are no longer read for it. */
   private timed = false;
   constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string) {}
@@ -28,7 +30,7 @@ class Relay {
   step(ev: SseEvent, out: SseEvent[]): boolean {
     const d = ev.data;
     if (d === "[DONE]") {
-      if (this.held) throw emptyStream(this.provider);
+      if (!this.begun) throw emptyStream(this.provider);
       out.push(ev);
       return true;
     }
@@ -54,19 +56,15 @@ class Relay {
         this.timed = true;
         this.call.reportFirstToken();
       }
-      if (o !== NO_OUTPUT && this.held) {
-        for (let i = 0; i < this.held.length; i++) out.push(this.held[i]!);
-        this.held = undefined;
-      }
+      if (o !== NO_OUTPUT) this.begun = true;
     }
-    if (this.held) this.held.push(ev);
-    else out.push(ev);
+    out.push(ev);
     return false;
   }
 
   /** The error for a body that ended before [DONE]. */
   ended(): GatewayError {
-    return this.held ? emptyStream(this.provider) : endedEarly(this.provider);
+    return this.begun ? endedEarly(this.provider) : emptyStream(this.provider);
   }
 
   private throwIfError(d: string): void {
@@ -87,10 +85,14 @@ const emptyStream = (provider: string) =>
   new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
 
 /** Relay over already-parsed events. */
-export async function* relayChatStream(
+export function relayChatStream(
   events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string,
-): AsyncGenerator<SseEvent> {
+): AsyncIterableIterator<SseEvent> {
   const relay = new Relay(clientWantsUsage, call, provider);
+  return holdOpening(relayEvents(events, relay), relay, call);
+}
+
+async function* relayEvents(events: AsyncIterable<SseEvent>, relay: Relay): AsyncGenerator<SseEvent> {
   const out: SseEvent[] = [];
   for await (const ev of events) {
     const stop = relay.step(ev, out);
@@ -108,26 +110,19 @@ export async function* relayChatStream(
 export function relayChatBody(
   body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
 ): AsyncIterableIterator<SseEvent> {
-  // A Node stream (undici's body): read by its 'data' events, so it can be pushed as well as pulled.
-  if (body instanceof Readable) return new ChatBodyRelay(body, new Relay(clientWantsUsage, call, provider), provider, signal);
-  return relayChatIterable(body, clientWantsUsage, call, provider, signal);
+  const relay = new Relay(clientWantsUsage, call, provider);
+  // A Node stream (undici's body): read by its 'data' events, so it can be pushed as well as pulled. The hold owns
+  // the answer deadline (core/net/answer-deadline.ts) until the answer begins or the hold ends.
+  const events = body instanceof Readable ? new ChatBodyRelay(body, relay, provider, signal) : relayChatIterable(body, relay, provider, signal);
+  return holdOpening(events, relay, call, body);
 }
 
-async function* relayChatIterable(
-  body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
-): AsyncGenerator<SseEvent> {
-  const relay = new Relay(clientWantsUsage, call, provider);
+async function* relayChatIterable(body: AsyncIterable<Uint8Array>, relay: Relay, provider: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
   const out: SseEvent[] = [];
-  let started = false;
   try {
     for await (const chunk of body) {
       const events = parser.push(chunk);
-      // The first event ends the answer deadline's wait (core/net/answer-deadline.ts); comments do not.
-      if (!started && events.length) {
-        started = true;
-        answerStarted(body);
-      }
       for (let i = 0; i < events.length; i++) {
         const stop = relay.step(events[i]!, out);
         for (let j = 0; j < out.length; j++) yield out[j]!;
@@ -166,8 +161,6 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
   /** Pauses not yet resumed: the writer (socket full) and metering (ledger commit) pause independently. */
   private paused = 0;
   private flushQueued = false;
-  /** An event was read: the answer deadline is off (core/net/answer-deadline.ts). */
-  private started = false;
   private sink: EventSink | undefined;
   private waiter: { resolve(r: IteratorResult<SseEvent>): void; reject(e: unknown): void } | undefined;
   // Bound once per stream: the body's listeners.
@@ -265,10 +258,6 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
     if (this.state !== State.Open) return;
     try {
       const events = this.parser.push(chunk);
-      if (!this.started && events.length) {
-        this.started = true;
-        answerStarted(this.body);
-      }
       for (let i = 0; i < events.length; i++) {
         if (this.relay.step(events[i]!, this.queue)) {
           this.state = State.Done;

@@ -13,12 +13,12 @@ export async function messagesAnswer(
   if (res.status < 200 || res.status >= 300) throw await fail(provider, res);
   const requestId = res.headers["request-id"];
   const headers = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
-  if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider), provider, call.signal) };
+  if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider, res.body), provider, call.signal) };
   const json = await readUpstreamJson(provider, res, call.signal);
   return { kind: "json", headers, body: acceptMessage(json, call) };
 }
 
-async function* guard<T>(events: AsyncGenerator<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
+async function* guard<T>(events: AsyncIterable<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
   try {
     yield* events;
   } catch (err) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { relayMessagesStream } from "./stream.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
+import { OPENING_HOLD_MS } from "../../../core/sse/opening-hold.ts";
 
 const ev = (type: string, extra: Record<string, unknown> = {}): SseEvent => ({ event: type, data: JSON.stringify({ type, ...extra }) });
 const start = ev("message_start", { message: { id: "msg_1", type: "message", role: "assistant", content: [], usage: { input_tokens: 9, output_tokens: 1 } } });
@@ -50,6 +51,28 @@ describe("relayMessagesStream", () => {
     expect(r.error).toBeUndefined();
     expect(r.out).toEqual(["message_start", "message_delta", "message_stop"]);
     expect(r.marks).toEqual([]);
+  });
+
+  it("message_start then pings for ever is not held for ever: they go out after the bounded hold, each ping as it comes", async () => {
+    const t0 = Date.now();
+    async function* pinging() {
+      yield start;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 300));
+        yield ping;
+      }
+    }
+    const it = relayMessagesStream(pinging(), { reportUsage: () => {}, reportFirstToken: () => {} }, "up");
+    const at: Array<[string, number]> = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await it.next();
+      at.push([r.value!.event!, Date.now() - t0]);
+    }
+    await it.return!(undefined);
+    expect(at[0]).toEqual(["message_start", expect.any(Number)]);
+    expect(at[0]![1]).toBeGreaterThanOrEqual(OPENING_HOLD_MS - 20);
+    expect(at[0]![1]).toBeLessThan(OPENING_HOLD_MS + 400);
+    expect(at[5]![1] - at[4]![1]).toBeGreaterThanOrEqual(200); // released: pings in real time
   });
 
   it("a cut after content is still an error after what was relayed", async () => {

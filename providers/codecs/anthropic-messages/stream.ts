@@ -1,20 +1,27 @@
 // Relay of a native Anthropic stream to a messages client: frames pass through untouched; only message_start,
 // message_delta, error and server-tool block starts are parsed (usage, in-band errors, web searches), so the hot
-// path does no re-serialisation. message_start and pings are held until the answer begins (a content block, or a
-// message_delta's stop_reason): a stream that ends or errs before that fails before dispatch commits it, so it is
-// retried elsewhere instead of reaching the client as an empty answer.
+// path does no re-serialisation. message_start and pings are held (core/sse/opening-hold.ts) until the answer begins
+// (a content block, or a message_delta's stop_reason): a stream that ends or errs before that fails before dispatch
+// commits it, so it is retried elsewhere instead of reaching the client as an empty answer (past the bounded hold,
+// it ends with an error event).
 import type { SseEvent } from "../../../core/sse/parse.ts";
+import { holdOpening, type Opening } from "../../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import { anthropicStreamError } from "./errors.ts";
 import { fromAnthropicUsage } from "./usage.ts";
 
-export async function* relayMessagesStream(
-  events: AsyncIterable<SseEvent>, call: Pick<CallOptions, "reportUsage" | "reportFirstToken">, provider: string,
-): AsyncGenerator<SseEvent> {
+type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
+
+/** `body`: the upstream body `events` are read from, whose answer deadline lasts through the hold. */
+export function relayMessagesStream(events: AsyncIterable<SseEvent>, call: RelayCall, provider: string, body?: object): AsyncIterableIterator<SseEvent> {
+  const opening: Opening = { begun: false };
+  return holdOpening(relay(events, call, provider, opening), opening, call, body);
+}
+
+async function* relay(events: AsyncIterable<SseEvent>, call: RelayCall, provider: string, opening: Opening): AsyncGenerator<SseEvent> {
   let usage: Record<string, any> = {};
   let first = true;
-  let held: SseEvent[] | undefined = [];
   // Web searches begun so far: Anthropic bills them even when the stream is cut before message_delta counts them.
   let searches = 0;
   const report = () => {
@@ -44,19 +51,14 @@ export async function* relayMessagesStream(
     } else if (type === "error") {
       throw anthropicStreamError(provider, JSON.parse(ev.data));
     }
-    if (held) {
-      if (type === "message_start" || type === "ping") {
-        held.push(ev);
-        continue;
-      }
+    if (!opening.begun && type !== "message_start" && type !== "ping") {
       if (type === "message_stop") throw emptyStream(provider);
-      yield* held;
-      held = undefined;
+      opening.begun = true;
     }
     yield ev;
     if (type === "message_stop") return;
   }
-  if (held) throw emptyStream(provider);
+  if (!opening.begun) throw emptyStream(provider);
   throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before message_stop`, { details: { provider } });
 }
 
