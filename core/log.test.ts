@@ -108,18 +108,20 @@ describe("createLogger", () => {
     expect(text).toContain('"msg":"request"');
     await log.close();
 
-    // A child process writes 300 lines (less than a batch) and calls process.exit() at once.
+    // A child process writes 200 lines (~14 KB, less than a batch: nothing is in flight on the writer's thread) and calls
+    // process.exit() at once. (300 were ~21 KB: a batch went to the thread pool first, and under load the exit's
+    // synchronous write of the rest could land before it.)
     const file = join(dir, "exit.log");
     const script = join(dir, "exit.mts"); // an ES module wherever it is (top-level await)
     writeFileSync(script, `import { createLogger } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "log.ts")).href)};
 const log = createLogger({ level: "info", file: ${JSON.stringify(file)} });
 await new Promise((r) => setTimeout(r, 100));
-for (let i = 0; i < 300; i++) log.infoJson("request", JSON.stringify({ i }));
+for (let i = 0; i < 200; i++) log.infoJson("request", JSON.stringify({ i }));
 process.exit(0);
 `);
     execFileSync(process.execPath, ["--import", "tsx", script], { cwd: import.meta.dirname, timeout: 20_000 });
     const written = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).i);
-    expect(written).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect(written).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 
   it("a quiet file logger still gets its lines out without close() (a periodic flush)", async () => {
