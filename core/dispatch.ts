@@ -88,6 +88,8 @@ export function isRetryable(err: GatewayError): boolean {
 class AttemptCall {
   usage?: Usage;
   firstTokenAt?: number;
+  /** A stream's first upstream event (a relay may hold it back from the client a while: core/sse/opening-hold.ts). */
+  firstEventAt?: number;
   committed = false;
   readonly options: CallOptions;
   constructor(private readonly ctx: GatewayContext) {
@@ -102,6 +104,9 @@ class AttemptCall {
       reportFirstToken: () => {
         this.firstTokenAt ??= performance.now();
         if (this.committed) ctx.ttftMs ??= this.firstTokenAt - ctx.startedAt;
+      },
+      reportFirstEvent: () => {
+        this.firstEventAt ??= performance.now();
       },
     };
   }
@@ -248,6 +253,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   let response: GatewayResponse;
   const named = namedProtocol(op);
   let upstreamModel: string | undefined;
+  let end: number | undefined; // a stream's attempt ends at its first upstream event
   if (result.kind === "stream") {
     // Peek the first event before committing: a stream that dies before it can still fall back silently.
     const it = result.events[Symbol.asyncIterator]();
@@ -257,13 +263,18 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       if (first.done) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${target.provider} sent an empty stream`, { retryable: true, details: { provider: target.provider } });
     } catch (e) {
       const err = toGatewayError(e, ctx.signal);
+      // The client left while the stream's opening events were held: the upstream had begun answering, so its input
+      // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
+      // the input (for reported zeros), as it did when the opening events were the committed first event.
+      if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
       // Nothing reached the client yet: any upstream failure here may go elsewhere.
       const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
       });
       return fail(retry);
     }
-    const firstEventAt = performance.now();
+    // The attempt's time ends at the upstream's first event, not at the end of a hold of its opening events.
+    const firstEventAt = (end = call.firstEventAt ?? performance.now());
     // Every event that names the model names the gateway's id; the first one tells the upstream's own.
     const namer = named ? new StreamModelNamer(named, target.modelId) : undefined;
     const firstEvent = namer ? namer.rename(first.value) : first.value;
@@ -274,7 +285,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     response = toResponse(ctx, result);
     if (named && response.kind === "json") upstreamModel = nameJsonModel(response.body, target.modelId);
   }
-  const latency = performance.now() - t0;
+  const latency = (end ?? performance.now()) - t0;
   const upstream = ctx.gateway.metrics.upstream;
   // A stream's attempt is counted once it has ended, not as ok when its first event came: cut by the request's own
   // abort (the client left, a shutdown) it is cancelled, as a failed attempt would be; broken by the upstream after

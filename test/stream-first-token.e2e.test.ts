@@ -240,4 +240,32 @@ describe("the hold of a stream's opening events is bounded", () => {
     const rec = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
     expect(rec.outcome).toBe("stream_error");
   });
+
+  it("a client that leaves during the hold is billed what the upstream reported (message_start's input), or the input estimate", async () => {
+    scripted.hook = claudeStream(200);
+    const ids = [`hold-leave-a-${Date.now()}`, `hold-leave-c-${Date.now()}`];
+    await timedBody(`${gw.baseURL}/messages`, messagesBody, { ...claudeHeaders, "x-request-id": ids[0]! }, 500);
+    alpha.hook = (req, res) => {
+      if (req.body?.stream !== true) return false;
+      sse(res);
+      res.write(chunk({ role: "assistant", content: "" }));
+      return true; // never more
+    };
+    await timedBody(`${gw.baseURL}/chat/completions`, { model: "test/slow", stream: true, messages: [{ role: "user", content: "hi" }] }, { ...auth, "x-request-id": ids[1]! }, 500);
+    const claudeRec = await ledgerRecordOf(gw, ids[0]!);
+    expect(claudeRec).toMatchObject({ outcome: "aborted", inputTokens: 42 });
+    const chatRec = await ledgerRecordOf(gw, ids[1]!);
+    expect(chatRec.outcome).toBe("aborted");
+    expect(chatRec.inputTokens).toBeGreaterThan(0);
+    expect(chatRec.estimated).toBe(true);
+  });
+
+  it("an attempt's latency is to the upstream's first event, not to the end of the hold", async () => {
+    alpha.hook = roleThenText(700);
+    const r = await streamChat("test/slow");
+    expect(r.text).toContain("late words");
+    const rec = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect((rec as { attemptList?: Array<{ latencyMs: number }> }).attemptList![0]!.latencyMs).toBeLessThan(400);
+    expect(rec.ttftMs).toBeGreaterThanOrEqual(690);
+  });
 });
