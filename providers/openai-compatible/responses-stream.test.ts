@@ -82,4 +82,21 @@ describe("relayResponsesBody", () => {
     await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true, details: { reason: "empty_stream" } });
     expect(events).toEqual([]);
   });
+
+  it("response.created then an error, or a response.failed with no output, is a retryable failure before anything is relayed", async () => {
+    const failed = ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: "The model crashed" }, output: [], usage: null } }, 2);
+    const error = ev("error", { code: "server_error", message: "Overloaded", param: null }, 2);
+    for (const wire of [created + failed, created + ev("response.in_progress", resp("in_progress", null), 1) + error]) {
+      const events: string[] = [];
+      const it = relayResponsesBody(reads(wire, 7), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+      await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true, message: expect.stringMatching(/crashed|Overloaded/) });
+      expect(events).toEqual([]);
+    }
+  });
+
+  it("a response.failed after output is relayed as it came", async () => {
+    const failed = ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: "cut" }, output: [{ id: "msg_1", type: "message" }], usage: null } }, 2);
+    const { out } = await run(created + delta + failed);
+    expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "response.failed"]);
+  });
 });

@@ -4,7 +4,8 @@
 // protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
 // ends before one (without an `error` event saying why) was cut off. The envelope events that open a stream
 // (response.created, .in_progress, .queued) are held (core/sse/opening-hold.ts) until another comes: a body that
-// ends after them alone fails before dispatch commits it (within the bounded hold), so it is retried elsewhere.
+// ends after them alone, or goes on to an `error` or a response.failed with no output, fails before dispatch commits
+// it (within the bounded hold), so it is retried elsewhere, as the chat and Anthropic relays do.
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
@@ -39,6 +40,15 @@ export function relayResponsesBody(body: AsyncIterable<Uint8Array>, call: RelayC
   return holdOpening(relay(body, call, provider, signal, opening), opening, call, body);
 }
 
+/** The upstream's failure, told by an `error` or a response.failed before any output: another endpoint may serve. */
+function failedBeforeOutput(provider: string, type: string, ev: SseEvent): GatewayError | undefined {
+  const payload = JSON.parse(ev.data);
+  if (type === "response.failed" && Array.isArray(payload?.response?.output) && payload.response.output.length) return undefined;
+  const error = type === "error" ? payload : payload?.response?.error;
+  const message = typeof error?.message === "string" ? error.message : "upstream stream error";
+  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${message}`, { retryable: true, details: { provider, upstream_error: error ?? payload } });
+}
+
 async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
   // As in the chat relay: no destroy-on-return, so leaving after the terminal event drains the body quietly.
@@ -66,7 +76,15 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           // A search OpenAI bills even if the stream is cut before the terminal event counts it.
           call.reportUsage({ inputTokens: 0, outputTokens: 0, webSearches: ++searches });
         }
-        if (!opening.begun && !(type && OPENING.has(type))) opening.begun = true;
+        if (!opening.begun && !(type && OPENING.has(type))) {
+          const failed = type === "error" || type === "response.failed" ? failedBeforeOutput(provider, type, ev) : undefined;
+          if (failed) {
+            const response = type === "response.failed" ? JSON.parse(ev.data)?.response : undefined;
+            if (response?.usage) call.reportUsage(fromResponsesUsage(response.usage, response.output));
+            throw failed;
+          }
+          opening.begun = true;
+        }
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
           const response = JSON.parse(ev.data)?.response;
