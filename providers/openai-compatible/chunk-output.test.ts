@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkOutput, FINISH, NO_OUTPUT, TOKEN } from "./chunk-output.ts";
+import { chunkOutput, FINISH, NO_OUTPUT, PREAMBLE, TOKEN } from "./chunk-output.ts";
 
 const c = (delta: unknown, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
 
@@ -19,5 +19,10 @@ describe("chunkOutput", () => {
   it("a finish_reason without output ends an empty answer", () => {
     expect(chunkOutput(c({}, "stop"))).toBe(FINISH);
     expect(chunkOutput(c({ content: "x" }, "stop"))).toBe(TOKEN);
+  });
+
+  it("Azure's prompt filter preamble (empty object and id, no choices) is told apart from a usage chunk", () => {
+    expect(chunkOutput('{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0}]}')).toBe(PREAMBLE);
+    expect(chunkOutput('{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1}}')).toBe(NO_OUTPUT);
   });
 });

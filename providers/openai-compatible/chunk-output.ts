@@ -7,7 +7,12 @@ export const NO_OUTPUT = 0;
 export const TOKEN = 1;
 /** No token, but the answer's end for a choice (a finish_reason): an empty answer is still an answer. */
 export const FINISH = 2;
-export type ChunkOutput = typeof NO_OUTPUT | typeof TOKEN | typeof FINISH;
+/**
+ * Azure's prompt filter preamble (`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":
+ * […]}`): not a chunk any chat client takes (object and id empty), so the passthrough drops it.
+ */
+export const PREAMBLE = 3;
+export type ChunkOutput = typeof NO_OUTPUT | typeof TOKEN | typeof FINISH | typeof PREAMBLE;
 
 const TOKEN_FIELDS = ["content", "reasoning_content", "reasoning", "refusal", "reasoning_details", "tool_calls", "function_call", "audio", "images"];
 
@@ -22,6 +27,7 @@ export function chunkOutput(data: string): ChunkOutput {
   }
   const choices = chunk?.choices;
   if (!Array.isArray(choices)) return NO_OUTPUT;
+  if (choices.length === 0 && chunk.object === "" && chunk.prompt_filter_results !== undefined) return PREAMBLE;
   let out: ChunkOutput = NO_OUTPUT;
   for (const c of choices) {
     const delta = c?.delta;

@@ -80,6 +80,14 @@ describe("relayChatStream: the first token and empty streams", () => {
     expect(marks).toEqual([3]); // timed at the content chunk, not at the role chunks
   });
 
+  it("Azure's prompt filter preamble (object and id empty: no chat chunk) is dropped; its later filter results are not", async () => {
+    const azureFilter = '{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}';
+    const inChoice = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"content_filter_results":{"hate":{"filtered":false}}}],"usage":null}';
+    const { out } = await collect(true, [{ data: azureFilter }, { data: role }, { data: inChoice }, { data: finish }, { data: "[DONE]" }]);
+    expect(out.map((e) => e.data)).toEqual([role, inChoice, finish, "[DONE]"]);
+    expect(out.every((e) => JSON.parse(e.data === "[DONE]" ? "{}" : e.data).object !== "")).toBe(true);
+  });
+
   it("a tool call is a first token; a finish_reason with no output is an (empty) answer, relayed but not timed", async () => {
     expect((await collect(true, [{ data: role }, { data: tool }, { data: finish }, { data: "[DONE]" }])).firsts).toBe(1);
     const empty = await collect(true, [{ data: role }, { data: finish }, { data: "[DONE]" }]);

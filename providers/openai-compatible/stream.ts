@@ -9,7 +9,7 @@ import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
-import { chunkOutput, NO_OUTPUT, TOKEN } from "./chunk-output.ts";
+import { chunkOutput, NO_OUTPUT, PREAMBLE, TOKEN } from "./chunk-output.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -17,7 +17,8 @@ type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportF
  * Per-event work shared by both relays. The events before the answer's first token or finish_reason (a role-only
  * chunk) are held by core/sse/opening-hold.ts: a stream that ends there, or sends [DONE] at once, is an empty stream,
  * failed before anything was committed (within the hold) so dispatch retries it elsewhere, or ended with an error
- * (past it); never an empty answer.
+ * (past it); never an empty answer. Azure's prompt filter preamble (`"object":""`, no choices) is dropped: no chat
+ * client (the gateway's own chunk check included) takes a chunk of that shape.
  */
 class Relay implements Opening {
   /** The answer has begun (a token or a finish_reason). */
@@ -56,6 +57,7 @@ class Relay implements Opening {
         this.timed = true;
         this.call.reportFirstToken();
       }
+      if (o === PREAMBLE) return false;
       if (o !== NO_OUTPUT) this.begun = true;
     }
     out.push(ev);
