@@ -202,6 +202,18 @@ describe("response headers", () => {
     expect(r.headers.get("x-mg-generation-id")).toBeNull();
     expect(r.headers.get("x-mg-provider")).toBeNull();
     expect(r.headers.get("server-timing")).toMatch(/^gateway;dur=\d+\.\d$/);
+    // Nor does its access line: a generation id there would find no record.
+    expect((await accessLine(r.headers.get("x-request-id")!)).generationId).toBeUndefined();
+  });
+
+  it("an idempotent replay's access line logs the generation id the client got (the original's), so it finds the record", async () => {
+    const headers = { "idempotency-key": `al-${Date.now()}` };
+    const first = await chat("test/duo", {}, headers);
+    const again = await chat("test/duo", {}, headers);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const id = first.headers.get("x-mg-generation-id");
+    expect(again.headers.get("x-mg-generation-id")).toBe(id);
+    expect((await accessLine(again.headers.get("x-request-id")!)).generationId).toBe(id);
   });
 });
 

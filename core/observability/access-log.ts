@@ -4,6 +4,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { costUsd } from "./headers.ts";
 import { servedBy } from "./served-by.ts";
+import { shownGenerationId } from "./headers.ts";
 import { outcomeOf } from "../metering/meter.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
 
@@ -31,7 +32,7 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
   const usage = ctx.attempts.length ? billedUsage(ctx, outcome) : undefined;
   const r: Record<string, unknown> = {
     requestId: ctx.requestId,
-    generationId: ctx.generationId,
+    generationId: shownGenerationId(ctx),
     traceId: t.traceId,
     project: ctx.auth?.projectId,
     keyId: ctx.auth?.keyId,

@@ -35,6 +35,15 @@ function recorded(ctx: GatewayContext): boolean {
 }
 
 /**
+ * The generation id the client is given, the one a ledger record has: an idempotent replay's or a video request's
+ * (already in the response headers: the original's, the job's), else this request's where it is recorded, else none.
+ * The access line logs the same, so a client's id finds its line.
+ */
+export function shownGenerationId(ctx: GatewayContext): string | undefined {
+  return ctx.responseHeaders["x-mg-generation-id"] ?? (recorded(ctx) ? ctx.generationId : undefined);
+}
+
+/**
  * Adds x-mg-generation-id (only where a ledger record has it), x-mg-provider, x-mg-cost-usd and server-timing to a
  * response's headers. A generation id already there is kept: an idempotent replay names the original's, whose
  * ledger record it is, and a video request the job's.
