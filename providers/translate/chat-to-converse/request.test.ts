@@ -163,4 +163,14 @@ describe("chat -> Converse request", () => {
     const gem = { model: "m", contents: [{ role: "user", parts: [{ text: "x" }] }], tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: {} } }] }], toolConfig: { functionCallingConfig: { mode: "ANY" } }, generationConfig: { maxOutputTokens: 5000, thinkingConfig: { thinkingBudget: 2048 } } };
     expect(geminiToConverse.request(gem, { ...claude, reasoning: true }, opts).dropped).toContain("generationConfig.thinkingConfig");
   });
+
+  it("Claude with thinking keeps temperature 1 and top_p from 0.95 (Anthropic accepts them); other values are dropped and named", () => {
+    const x = [{ role: "user", content: "x" }];
+    const kept = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, temperature: 1, top_p: 0.97, messages: x }, claude) as any;
+    expect(kept.body.inferenceConfig).toEqual({ maxTokens: 5000, temperature: 1, topP: 0.97 });
+    expect(kept.dropped).toEqual([]);
+    const gone = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, temperature: 0.2, top_p: 0.5, messages: x }, claude) as any;
+    expect(gone.body.inferenceConfig).toEqual({ maxTokens: 5000 });
+    expect(gone.dropped).toEqual(["temperature", "top_p"]);
+  });
 });
