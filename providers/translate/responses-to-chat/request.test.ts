@@ -218,4 +218,12 @@ describe("call ids a Gemini model made", () => {
     const gem = responsesToChatRequest(body, { flavor: "gemini", provider: "g" }).body.messages as any[];
     expect([gem[1].tool_calls[0].id, gem[2].tool_call_id]).toEqual([id, id]);
   });
+
+});
+
+describe("truncation", () => {
+  it("auto is named dropped (the request is sent whole; the answer says disabled)", () => {
+    expect(responsesToChatRequest({ model: "m", input: "x", truncation: "auto" }).dropped).toContain("truncation");
+    expect(responsesToChatRequest({ model: "m", input: "x", truncation: "disabled" }).dropped).not.toContain("truncation");
+  });
 });

@@ -197,6 +197,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     } else if (!(flavor === "messages" && effort && effort !== "none")) dropped.push("reasoning.summary");
   }
   if (body.metadata) dropped.push("metadata");
+  // truncation "auto" (drop the oldest items past the context window) is OpenAI's to do: a translated request is sent
+  // whole, and the answer says "disabled".
+  if (body.truncation === "auto") dropped.push("truncation");
   // include: only reasoning.encrypted_content has a meaning on a translated upstream (the rest are native features).
   // Token logprobs: chat upstreams have them (same shape as Responses'); Anthropic and Gemini (through chat) do not.
   const include: unknown[] = Array.isArray(body.include) ? body.include : [];
