@@ -269,3 +269,40 @@ describe("the hold of a stream's opening events is bounded", () => {
     expect(rec.ttftMs).toBeGreaterThanOrEqual(690);
   });
 });
+
+describe("an upstream that opens a stream and then only pings is cut by the answer deadline, past the hold too", () => {
+  // A gateway of its own, with a short server.upstream_answer_timeout_ms (at least upstream_timeout_ms, so both).
+  let g: TestGateway;
+  beforeAll(async () => {
+    g = await startTestGateway({
+      store: { kind: "memory" },
+      server: { upstream_answer_timeout_ms: 2000, upstream_timeout_ms: 2000 },
+      routing: { backoff_ms: 10, circuit_breaker: { consecutive_failures: 1000, min_requests: 1000 } },
+      providers: { scripted: { protocol: "anthropic", base_url: scripted.baseUrl, api_key: FAKE_ANTHROPIC_KEY } },
+      models: { "test/scripted": { context_window: 100000, max_tokens: 1000, endpoints: [{ provider: "scripted", model: "claude-s" }] } },
+      projects: { p: { keys: [keyEntry("k", KEY)] } },
+    });
+  });
+  afterAll(async () => {
+    await g?.close();
+  });
+
+  it("a Gemini client (nothing to show for message_start or pings) gets an error within the deadline, not a wait for ever", async () => {
+    scripted.hook = claudeStream(300); // message_start, then pings for ever
+    const t0 = Date.now();
+    const { res, text } = await timedBody(`${g.baseURL}beta/models/test/scripted:streamGenerateContent?alt=sse`, { contents: [{ role: "user", parts: [{ text: "hi" }] }] }, { "x-goog-api-key": KEY }, 10_000);
+    expect(Date.now() - t0).toBeLessThan(6000);
+    expect(res?.status).toBe(504);
+    expect(text).toContain("UPSTREAM_TIMEOUT");
+  });
+
+  it("a Messages client gets message_start after the hold, then the stream ends with an error event at the deadline", async () => {
+    scripted.hook = claudeStream(300);
+    const t0 = Date.now();
+    const { res, pieces, text } = await timedBody(`${g.baseURL}/messages`, { model: "test/scripted", max_tokens: 50, stream: true, messages: [{ role: "user", content: "hi" }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" }, 10_000);
+    expect(Date.now() - t0).toBeLessThan(6000);
+    expect(res?.status).toBe(200);
+    expect(pieces[0]!.text).toContain("message_start");
+    expect(text).toContain("event: error");
+  });
+});

@@ -91,7 +91,7 @@ describe("holdOpening", () => {
     await expect(held.next()).rejects.toThrow("empty stream");
   });
 
-  it("the answer deadline lasts through the hold (pings do not end it) and ends with it", async () => {
+  it("the answer deadline lasts through the hold (pings do not end it) and past it until the answer begins", async () => {
     // Deadline shorter than the hold: the body is failed with the deadline's error before anything went out.
     const short = new PassThrough();
     short.on("error", () => {}); // a reader would see it
@@ -105,16 +105,34 @@ describe("holdOpening", () => {
     expect(short.errored?.message).toBe("did not answer");
     void h1.return!();
 
-    // Longer than the hold: off once the held events are released.
-    const long = new PassThrough();
-    armAnswerDeadline(long, OPENING_HOLD_MS + 300, () => new Error("did not answer"), true);
+    // Longer than the hold, and only pings after it: the held events went out, and the deadline still cuts the
+    // stream (an upstream that opens and never answers cannot hold a client for ever).
+    const pings = new PassThrough();
+    pings.on("error", () => {});
+    armAnswerDeadline(pings, OPENING_HOLD_MS + 300, () => new Error("did not answer"), true);
     const s2 = source();
-    const h2 = holdOpening(s2.it, s2.opening, {}, long);
+    const h2 = holdOpening(s2.it, s2.opening, {}, pings);
     s2.send("message_start");
     expect((await h2.next()).value.event).toBe("message_start");
+    s2.send("ping");
+    expect((await h2.next()).value.event).toBe("ping");
     await sleep(500);
-    expect(long.destroyed).toBe(false);
-    long.destroy();
+    expect(pings.destroyed).toBe(true);
+    expect(pings.errored?.message).toBe("did not answer");
     void h2.return!();
+
+    // The answer begins after the hold: the deadline is off from then on.
+    const late = new PassThrough();
+    armAnswerDeadline(late, OPENING_HOLD_MS + 300, () => new Error("did not answer"), true);
+    const s3 = source();
+    const h3 = holdOpening(s3.it, s3.opening, {}, late);
+    s3.send("message_start");
+    expect((await h3.next()).value.event).toBe("message_start");
+    s3.send("content");
+    expect((await h3.next()).value.event).toBe("content");
+    await sleep(500);
+    expect(late.destroyed).toBe(false);
+    late.destroy();
+    void h3.return!();
   });
 });

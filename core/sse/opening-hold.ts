@@ -4,7 +4,9 @@
 // fails at once still fails before dispatch commits it, and falls back. The hold is bounded (OPENING_HOLD_MS): past
 // it the held events go out without content and the rest passes as it comes, so a long prefill still gets the
 // client its 200 and the upstream's pings in real time. The answer deadline (core/net/answer-deadline.ts) runs until
-// then. A timer exists only while events are held; once released, pulls and pushes go straight to the relay.
+// the answer begins, past the hold too: an upstream that opens a stream and then only sends pings is cut when it
+// expires (a client whose protocol has nothing to show for opening events, Gemini's, would otherwise wait for ever).
+// A timer exists only while events are held; once the answer has begun, pulls and pushes go straight to the relay.
 import type { SseEvent } from "./parse.ts";
 import type { CallOptions } from "../contracts/provider.ts";
 import { holdAnswerDeadline } from "../net/answer-deadline.ts";
@@ -58,23 +60,32 @@ class HeldStream implements AsyncIterableIterator<SseEvent>, PushableIterator {
   next(): Promise<IteratorResult<SseEvent>> {
     if (this.head < this.held.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.holding) return this.hold();
-    const p = this.pending;
-    if (p) {
-      this.pending = undefined;
-      return p;
-    }
-    return this.inner.next();
+    let p = this.pending;
+    if (p) this.pending = undefined;
+    else p = this.inner.next();
+    // Released without an answer: the deadline stays until the answer begins (or the stream ends).
+    return this.disarm ? p.then((r) => this.watchBegun(r), (err) => this.failed(err)) : p;
+  }
+
+  private watchBegun(r: IteratorResult<SseEvent>): IteratorResult<SseEvent> {
+    if (r.done || this.opening.begun) this.endDeadline();
+    return r;
+  }
+
+  private failed(err: unknown): never {
+    this.endDeadline();
+    throw err;
   }
 
   return(): Promise<IteratorResult<SseEvent>> {
-    this.release();
+    this.release(true);
     this.held = [];
     this.head = 0;
     return this.inner.return?.() ?? Promise.resolve({ value: undefined, done: true });
   }
 
   [CAN_PUSH](): boolean {
-    return !this.holding && this.pending === undefined && this.head === this.held.length && canPush(this.inner);
+    return !this.holding && this.disarm === undefined && this.pending === undefined && this.head === this.held.length && canPush(this.inner);
   }
 
   [PUSH](sink: EventSink): PushControl {
@@ -90,13 +101,13 @@ class HeldStream implements AsyncIterableIterator<SseEvent>, PushableIterator {
       } catch (err) {
         // Failed before the answer began: nothing held goes out (dispatch falls back, or the error follows them).
         this.pending = undefined;
-        this.release();
+        this.release(true);
         this.held = [];
         throw err;
       }
       if (r === EXPIRED) {
         // No answer yet, but the upstream is alive: the client gets what was held, then the rest as it comes.
-        this.release();
+        this.release(false);
         return { value: this.take(), done: false };
       }
       this.pending = undefined;
@@ -106,12 +117,12 @@ class HeldStream implements AsyncIterableIterator<SseEvent>, PushableIterator {
       }
       if (r.done) {
         // The relay ended without an error (it raises an empty stream itself): whatever it sent goes out first.
-        this.release();
+        this.release(true);
         return this.head < this.held.length ? { value: this.take(), done: false } : r;
       }
       this.held.push(r.value);
       if (this.opening.begun) {
-        this.release();
+        this.release(true);
         return { value: this.take(), done: false };
       }
       this.expiry ??= new Promise((resolve) => {
@@ -129,11 +140,16 @@ class HeldStream implements AsyncIterableIterator<SseEvent>, PushableIterator {
     return ev;
   }
 
-  private release(): void {
+  /** Stops holding; `begun`: the answer began (or the stream is over), so the answer deadline ends too. */
+  private release(begun: boolean): void {
     this.holding = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.expiry = undefined;
+    if (begun) this.endDeadline();
+  }
+
+  private endDeadline(): void {
     this.disarm?.();
     this.disarm = undefined;
   }
