@@ -107,9 +107,15 @@ function failingStream(family: Family, echo: string, req: Recorded, res: ServerR
       return;
     case "responses": {
       const response = { id: "resp_hostile", object: "response", created_at: 1, status: "in_progress", model: "m", output: [] };
+      // Some output first, as in the other families: a failure before any (while the gateway holds the opening
+      // events) falls back or is a 502, not an in-band error.
+      const item = { id: "msg_hostile", type: "message", status: "in_progress", role: "assistant", content: [] };
       res.write(sse("response.created", { type: "response.created", sequence_number: 0, response }));
-      res.write(sse("error", { type: "error", sequence_number: 1, code: "server_error", message: echo, param: null }));
-      res.end(sse("response.failed", { type: "response.failed", sequence_number: 2, response: { ...response, status: "failed", error: { code: "server_error", message: echo } } }));
+      res.write(sse("response.output_item.added", { type: "response.output_item.added", sequence_number: 1, output_index: 0, item }));
+      res.write(sse("response.content_part.added", { type: "response.content_part.added", sequence_number: 2, item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
+      res.write(sse("response.output_text.delta", { type: "response.output_text.delta", sequence_number: 3, item_id: item.id, output_index: 0, content_index: 0, delta: "Hel" }));
+      res.write(sse("error", { type: "error", sequence_number: 4, code: "server_error", message: echo, param: null }));
+      res.end(sse("response.failed", { type: "response.failed", sequence_number: 5, response: { ...response, status: "failed", error: { code: "server_error", message: echo } } }));
       return;
     }
     default:
