@@ -27,6 +27,17 @@ describe("identity translator", () => {
     expect(identity("responses").request(plain, target, opts("openai")).body).toBe(plain);
   });
 
+  it("responses with store: false: a reasoning item without encrypted_content (a translated turn's, Codex after a model switch) is dropped", () => {
+    const bare = { type: "reasoning", id: "rs_5fe6", summary: [{ type: "summary_text", text: "thought" }] };
+    const openais = { type: "reasoning", id: "rs_2", summary: [], encrypted_content: "gAAAAABnative" };
+    const fc = { type: "function_call", call_id: "c", name: "f", arguments: "{}" };
+    const t = identity("responses").request({ model: "m", store: false, input: [bare, fc, openais] }, target, opts("openai"));
+    expect(t).toMatchObject({ body: { input: [fc, openais] }, dropped: ["input[0]"] });
+    // Stored (the default): such an item may name OpenAI's own stored reasoning, and goes as sent.
+    const stored = { model: "m", input: [bare, fc] };
+    expect(identity("responses").request(stored, target, opts("openai")).body).toBe(stored);
+  });
+
   it("chat: tool-call ids a Gemini model made (its signature inside) go to the upstream without the signature, calls and results alike", () => {
     const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(120) });
     const loop = { model: "m", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "r" }] };
