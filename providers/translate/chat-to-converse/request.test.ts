@@ -164,11 +164,11 @@ describe("chat -> Converse request", () => {
     expect(geminiToConverse.request(gem, { ...claude, reasoning: true }, opts).dropped).toContain("generationConfig.thinkingConfig");
   });
 
-  it("Claude with thinking keeps temperature 1 and top_p from 0.95 (Anthropic accepts them); other values are dropped and named", () => {
+  it("Claude with thinking gets no temperature or top_p, whatever their values (the newest models refuse them together): dropped and named", () => {
     const x = [{ role: "user", content: "x" }];
-    const kept = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, temperature: 1, top_p: 0.97, messages: x }, claude) as any;
-    expect(kept.body.inferenceConfig).toEqual({ maxTokens: 5000, temperature: 1, topP: 0.97 });
-    expect(kept.dropped).toEqual([]);
+    const defaults = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, temperature: 1, top_p: 1, messages: x }, claude) as any;
+    expect(defaults.body.inferenceConfig).toEqual({ maxTokens: 5000 });
+    expect(defaults.dropped).toEqual(["temperature", "top_p"]);
     const gone = chatToConverseRequest({ reasoning_effort: "low", max_tokens: 5000, temperature: 0.2, top_p: 0.5, messages: x }, claude) as any;
     expect(gone.body.inferenceConfig).toEqual({ maxTokens: 5000 });
     expect(gone.dropped).toEqual(["temperature", "top_p"]);

@@ -201,9 +201,8 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
   }
   if (ask.thinking !== undefined) {
     out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
-    // Thinking takes temperature 1 and top_p from 0.95 only (Anthropic's rule, as on chat-to-messages): others dropped, named.
-    if ("temperature" in ic && ic.temperature !== 1) { delete ic.temperature; dropped.push("temperature"); }
-    if ("topP" in ic && !(typeof ic.topP === "number" && ic.topP >= 0.95 && ic.topP <= 1)) { delete ic.topP; dropped.push("top_p"); }
+    // With thinking on, temperature and top_p are not sent (as on chat-to-messages; reference §3.8): dropped, named.
+    for (const k of ["temperature", "topP"] as const) if (k in ic) { delete ic[k]; dropped.push(k === "topP" ? "top_p" : k); }
   } else if (!isConverseClaude(target.upstreamModel) && body.reasoning_effort !== undefined && chatThinkingTokens(body, target) !== undefined) dropped.push("reasoning_effort");
   if (!isConverseClaude(target.upstreamModel)) {
     // Only Claude has a thinking field on Converse: the provider's own knobs are not honoured elsewhere.

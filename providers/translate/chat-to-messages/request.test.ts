@@ -81,10 +81,11 @@ describe("chat request -> messages request", () => {
     expect(a.body.temperature).toBeUndefined();
     expect(a.body.top_p).toBeUndefined();
     expect(a.dropped).toEqual(["temperature", "top_p"]);
-    // temperature 1 and top_p from 0.95 are what thinking takes: sent, nothing named.
-    const b = tr({ messages: hi, temperature: 1, top_p: 0.95, reasoning_effort: "low" });
-    expect(b.body).toMatchObject({ temperature: 1, top_p: 0.95, thinking: { budget_tokens: 1024 } });
-    expect(b.dropped).toEqual([]);
+    // The SDKs' defaults too (temperature 1, top_p 1): the newest models refuse the two together (reference §3.8).
+    const b = tr({ messages: hi, temperature: 1, top_p: 1, reasoning_effort: "low" });
+    expect(b.body).toMatchObject({ thinking: { budget_tokens: 1024 } });
+    expect([b.body.temperature, b.body.top_p]).toEqual([undefined, undefined]);
+    expect(b.dropped).toEqual(["temperature", "top_p"]);
     const c = tr({ messages: hi, providerOptions: { claude: { thinkingBudget: 0.06 } } }).body;
     expect(c.thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
   });

@@ -104,9 +104,10 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
     out.max_tokens = statedOutputLimit(body) ?? target.maxTokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
   } else if (ask.thinking !== undefined) {
     out.thinking = { type: "enabled", budget_tokens: ask.thinking };
-    // Thinking takes temperature 1 and top_p from 0.95 only (Anthropic's rule): other values are dropped and named.
-    if (out.temperature !== undefined && out.temperature !== 1) dropSampling(out, "temperature", dropped);
-    if (out.top_p !== undefined && !(typeof out.top_p === "number" && out.top_p >= 0.95 && out.top_p <= 1)) dropSampling(out, "top_p", dropped);
+    // With thinking on, temperature and top_p are not sent (reference §3.8: the newest models take temperature 1 only,
+    // and refuse temperature beside top_p): dropped and named, whatever their value.
+    if (out.temperature !== undefined) dropSampling(out, "temperature", dropped);
+    if (out.top_p !== undefined) dropSampling(out, "top_p", dropped);
   }
   return jsonMode ? { body: out, dropped, jsonTool: JSON_TOOL } : { body: out, dropped };
 }
