@@ -65,4 +65,13 @@ describe("chat client -> Claude on Bedrock Converse: prompt caching", () => {
     expect(r.status, r.text).toBe(200);
     expect(points(bedrock.requests.at(-1)!.body)).toHaveLength(4);
   });
+
+  it("a Messages client's own markers, which do not survive its translation to chat, are named dropped", async () => {
+    const r = await postJson(gw.baseURL + "/messages", {
+      model: "test/claude-converse", max_tokens: 50,
+      system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }], messages: [{ role: "user", content: "u1" }],
+    }, { authorization: `Bearer ${LIVE}`, "anthropic-version": "2023-06-01" });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers.get("x-mg-dropped-params")).toContain("cache_control");
+  });
 });

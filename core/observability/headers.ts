@@ -30,7 +30,7 @@ export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUs
  * A refusal by a policy (401, 402 budget, 403 allowlist, 429 rate limit), an invalid request or an admin call has
  * none — nor a store write, so a flood of them costs the store nothing; /metrics counts them.
  */
-function recorded(ctx: GatewayContext): boolean {
+export function recorded(ctx: GatewayContext): boolean {
   return ctx.cacheHit !== undefined || ctx.guardrail?.blocked !== undefined || (ctx.attempts.length > 0 && ctx.endpoint !== "count_tokens");
 }
 

@@ -206,6 +206,18 @@ describe("idempotency plugin", () => {
     }
   });
 
+  it("a replay names the original's generation id only where a ledger record has it: count_tokens has none", async () => {
+    const key = ulid();
+    const body = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "count me" }] };
+    const count = () => postJson(`${gw.baseURL}/messages/count_tokens`, body, auth(undefined, { "idempotency-key": key, "anthropic-version": "2023-06-01" }));
+    const first = await count();
+    expect(first.status, first.text).toBe(200);
+    const again = await count();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("x-mg-generation-id")).toBeNull();
+    expect(again.headers.get("x-mg-generation-id")).toBeNull();
+  });
+
   it("keys are scoped to the project", async () => {
     const key = ulid();
     await postJson(url(), chat(), auth(undefined, { "idempotency-key": key }));

@@ -14,6 +14,7 @@ import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-ke
 import { canonicalJson } from "../../core/http/canonical-json.ts";
 import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
+import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 
 export const TTL_MS = 24 * 3_600_000;
@@ -43,7 +44,9 @@ function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
  * replay writes no ledger record, so its x-mg-generation-id is the original's: the one in its body and the ledger.
  */
 function keptHeaders(ctx: GatewayContext): Record<string, string> {
-  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId, "x-mg-generation-id": ctx.generationId };
+  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
+  // The original's generation id, where a ledger record has it (count_tokens, for one, writes none).
+  if (recorded(ctx)) h["x-mg-generation-id"] = ctx.generationId;
   if (ctx.resolvedProvider) h["x-mg-resolved-provider"] = h["x-mg-provider"] = ctx.resolvedProvider;
   for (const name of ANSWER_HEADERS) {
     const v = ctx.responseHeaders[name];
