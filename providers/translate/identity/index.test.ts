@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { identity } from "./index.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
 import { toolCallId } from "../chat-to-gemini/response.ts";
+import { chatToResponse, echoOf } from "../responses-to-chat/response.ts";
 
 const target = { modelId: "m", provider: "p", upstreamModel: "x", pricing: {} } as any;
 const body = { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "q", cache_control: { type: "ephemeral" } }] }] };
@@ -27,15 +28,15 @@ describe("identity translator", () => {
     expect(identity("responses").request(plain, target, opts("openai")).body).toBe(plain);
   });
 
-  it("responses with store: false: a reasoning item without encrypted_content (a translated turn's, Codex after a model switch) is dropped", () => {
-    const bare = { type: "reasoning", id: "rs_5fe6", summary: [{ type: "summary_text", text: "thought" }] };
-    const openais = { type: "reasoning", id: "rs_2", summary: [], encrypted_content: "gAAAAABnative" };
-    const fc = { type: "function_call", call_id: "c", name: "f", arguments: "{}" };
-    const t = identity("responses").request({ model: "m", store: false, input: [bare, fc, openais] }, target, opts("openai"));
-    expect(t).toMatchObject({ body: { input: [fc, openais] }, dropped: ["input[0]"] });
-    // Stored (the default): such an item may name OpenAI's own stored reasoning, and goes as sent.
-    const stored = { model: "m", input: [bare, fc] };
-    expect(identity("responses").request(stored, target, opts("openai")).body).toBe(stored);
+  it("responses: a translated turn's reasoning item (no state: Gemini, Groq) sent back by Codex (store false, include) is dropped, not sent to OpenAI as an id it never issued", () => {
+    const groq = { id: "c", created: 1, model: "gpt-oss", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "ok", reasoning: "thinking" } }] };
+    const turn: any = chatToResponse(groq, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "groq", show: true });
+    const reasoning = turn.output[0];
+    expect(reasoning.type).toBe("reasoning");
+    const next = { model: "m", store: false, include: ["reasoning.encrypted_content"], input: [{ role: "user", content: "x" }, reasoning, { role: "user", content: "more" }] };
+    const t = identity("responses").request(next, target, opts("openai"));
+    expect((t.body as any).input.map((i: any) => i.type ?? i.role)).toEqual(["user", "user"]);
+    expect(t.dropped).toEqual(["input[1]"]);
   });
 
   it("chat: tool-call ids a Gemini model made (its signature inside) go to the upstream without the signature, calls and results alike", () => {

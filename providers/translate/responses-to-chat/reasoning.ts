@@ -73,16 +73,10 @@ export function fullResponseOf(x: any): unknown {
  */
 export function withoutGatewayReasoning(body: any): { body: any; dropped: string[] } {
   const input = body?.input;
-  // With store: false a reasoning item without encrypted_content names state no one kept: the reasoning of a
-  // translated turn (a Gemini or Groq model gives no state to carry), which OpenAI refuses ("Item … not found. Items
-  // are not persisted when store is set to false"). Codex sends exactly that after moving back to a GPT model.
-  const unkept = body?.store === false;
-  const ours = (item: any) => isGatewayReasoning(item) || (unkept && isStatelessReasoning(item));
-  if (!Array.isArray(input) || !input.some(ours)) return { body, dropped: [] };
+  if (!Array.isArray(input) || !input.some(isGatewayReasoning)) return { body, dropped: [] };
   const dropped: string[] = [];
-  const kept = input.filter((item: unknown, i: number) => (ours(item) ? (dropped.push(`input[${i}]`), false) : true));
+  const kept = input.filter((item: unknown, i: number) => (isGatewayReasoning(item) ? (dropped.push(`input[${i}]`), false) : true));
   return { body: { ...body, input: kept }, dropped };
 }
 
 const isGatewayReasoning = (item: any) => item?.type === "reasoning" && typeof item.encrypted_content === "string" && item.encrypted_content.startsWith(ENCRYPTED_PREFIX);
-const isStatelessReasoning = (item: any) => item?.type === "reasoning" && !(typeof item.encrypted_content === "string" && item.encrypted_content);

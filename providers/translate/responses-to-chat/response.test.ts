@@ -38,10 +38,13 @@ describe("chat completion -> response", () => {
     expect((fullResponseOf(hidden) as any).id).toBe(hidden.id);
   });
 
-  it("reasoning text without signed state (Gemini thoughts, DeepSeek) has no encrypted_content", () => {
+  it("reasoning text without signed state (Gemini thoughts, DeepSeek) still carries the gateway's blob, holding no state", () => {
+    // So a client that keeps encrypted reasoning (Codex) sends back what the native passthrough knows to drop, not a
+    // bare id OpenAI never issued.
     const plain = { ...chat, choices: [{ ...chat.choices[0], message: { role: "assistant", content: "ok", reasoning_content: "hmm" } }] };
     const r: any = chatToResponse(plain, echoOf({ model: "m", input: "x" }), { flavor: "gemini", provider: "gem", show: true });
-    expect(r.output[0]).toEqual({ type: "reasoning", id: expect.any(String), summary: [{ type: "summary_text", text: "hmm" }] });
+    expect(r.output[0]).toEqual({ type: "reasoning", id: expect.any(String), summary: [{ type: "summary_text", text: "hmm" }], encrypted_content: expect.stringMatching(/^mgr1\./) });
+    expect(decodeReasoning(r.output[0].encrypted_content)?.d).toEqual([]);
   });
 
   it("a refusal is the message's refusal part", () => {

@@ -103,7 +103,10 @@ export function responseShell(id: string, createdAt: number, echo: ResponseEcho,
 export function reasoningItem(id: string, text: string, details: unknown[], ctx: AnswerContext): Record<string, unknown> | undefined {
   if (!text && !details.length) return undefined;
   const item: Record<string, unknown> = { type: "reasoning", id, summary: text ? [{ type: "summary_text", text }] : [] };
-  if (details.length) item.encrypted_content = encodeReasoning(ctx.flavor, details, ctx.provider);
+  // The gateway's blob always, even with no state in it (a Gemini or Groq turn): a client that keeps encrypted reasoning
+  // (Codex, store false) then sends back what the native passthrough recognises and drops (withoutGatewayReasoning),
+  // not a bare id OpenAI never issued ("Item with id rs_… not found").
+  item.encrypted_content = encodeReasoning(ctx.flavor, details, ctx.provider);
   return item;
 }
 
