@@ -45,25 +45,8 @@ export function unsignedToolId(id: unknown): unknown {
   return at > 0 ? id.slice(0, at) : id;
 }
 
-/** A chat body whose tool calls and results carry no Gemini signature suffix (the same body when none does). */
-export function withoutToolIdSignatures(body: any): any {
-  const messages = body?.messages;
-  if (!Array.isArray(messages)) return body;
-  const signed = (m: any) =>
-    (typeof m?.tool_call_id === "string" && m.tool_call_id.includes(SIG_MARK)) ||
-    (Array.isArray(m?.tool_calls) && m.tool_calls.some((c: any) => typeof c?.id === "string" && c.id.includes(SIG_MARK)));
-  if (!messages.some(signed)) return body;
-  return {
-    ...body,
-    messages: messages.map((m: any) => {
-      if (!signed(m)) return m;
-      const out = { ...m };
-      if (typeof m.tool_call_id === "string") out.tool_call_id = unsignedToolId(m.tool_call_id);
-      if (Array.isArray(m.tool_calls)) out.tool_calls = m.tool_calls.map((c: any) => (typeof c?.id === "string" ? { ...c, id: unsignedToolId(c.id) } : c));
-      return out;
-    }),
-  };
-}
+/** Whether an id carries a Gemini signature (toolCallId's suffix). */
+export const signedToolId = (id: unknown): id is string => typeof id === "string" && id.indexOf(SIG_MARK) > 0;
 
 export function geminiToOpenAIUsage(m: any): Record<string, unknown> {
   const prompt = num(m?.promptTokenCount) + num(m?.toolUsePromptTokenCount);

@@ -39,6 +39,14 @@ describe("identity translator", () => {
     expect(t.dropped).toEqual(["input[1]"]);
   });
 
+  it("responses and messages: a Gemini-made call id loses its signature on the native passthrough (Codex, Claude Code after /model)", () => {
+    const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(300) });
+    const r = identity("responses").request({ model: "m", store: false, input: [{ type: "function_call", call_id: id, name: "f", arguments: "{}" }, { type: "function_call_output", call_id: id, output: "r" }] }, target, opts("openai"));
+    expect((r.body as any).input.map((i: any) => i.call_id)).toEqual(["call_abc", "call_abc"]);
+    const m = identity("messages").request({ model: "m", max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", id, name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "r" }] }] }, target, opts("anthropic"));
+    expect([(m.body as any).messages[0].content[0].id, (m.body as any).messages[1].content[0].tool_use_id]).toEqual(["call_abc", "call_abc"]);
+  });
+
   it("chat: tool-call ids a Gemini model made (its signature inside) go to the upstream without the signature, calls and results alike", () => {
     const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(120) });
     const loop = { model: "m", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "r" }] };
