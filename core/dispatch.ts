@@ -381,8 +381,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.first = undefined;
     if (!this.finished) {
       // The client went away: no verdict on the endpoint; stop the upstream.
-      this.finished = true;
-      this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
+      this.stopped();
       await this.it.return?.().catch(() => {});
     }
     return { value: undefined, done: true };
@@ -422,9 +421,21 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
 
   cancel(): void {
     if (this.finished) return;
+    this.stopped();
+    this.control!.cancel();
+  }
+
+  /**
+   * The reader stopped before the stream's end: no verdict on the endpoint. Cut by the request's own abort (the client
+   * left, a shutdown), the attempt is CANCELLED, as one whose read failed with that abort is.
+   */
+  private stopped(): void {
     this.finished = true;
     this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
-    this.control!.cancel();
+    if (this.ctx.signal.aborted) {
+      this.record.status = 499;
+      this.record.errorCode = "CANCELLED";
+    }
   }
 
   private succeeded(): void {

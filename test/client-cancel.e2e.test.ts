@@ -14,20 +14,26 @@ const SANDBOX = testKey("cancel-sbx", true);
 const PRICING = { input: "0.000002", output: "0.00001" };
 
 let alpha: FakeOpenAI;
+let slow: FakeOpenAI;
 let gw: RunningGateway;
 let log: CapturedLog;
 let baseURL: string;
 
 beforeAll(async () => {
   alpha = await startFakeOpenAI({ text: "alpha answers" });
+  slow = await startFakeOpenAI({ text: "one two three four five six seven eight nine ten eleven twelve", chunkDelayMs: 200 });
   ({ gw, log, baseURL } = await startLoggedGateway({
     store: { kind: "memory" },
     providers: {
       alpha: { protocol: "openai", base_url: alpha.baseUrl, api_key: "sk-fake-upstream" },
+      slow: { protocol: "openai", base_url: slow.baseUrl, api_key: "sk-fake-upstream" },
       // Sandbox keys reach the simulator; this one takes 5 s to its first token.
       sim: { protocol: "sim", sim: { ttft_ms: 5000 } },
     },
-    models: { "test/slow": { endpoints: [{ provider: "alpha", model: "a-model", pricing: PRICING }] } },
+    models: {
+      "test/slow": { endpoints: [{ provider: "alpha", model: "a-model", pricing: PRICING }] },
+      "test/trickle": { endpoints: [{ provider: "slow", model: "s-model", pricing: PRICING }] },
+    },
     projects: { p: { keys: [keyEntry("k-live", LIVE), keyEntry("k-sbx", SANDBOX)] } },
   }));
 });
@@ -35,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await alpha?.close();
+  await slow?.close();
 });
 
 /** A chat the client gives up on after 200 ms (curl -m 0.2). */
@@ -74,6 +81,26 @@ describe("a client that cancels", () => {
       expect(record).toMatchObject({ status: 499, outcome: "aborted", attemptList: [expect.objectContaining({ provider, error: "CANCELLED" })] });
     });
   }
+
+  it.each(["chat", "responses", "messages"] as const)("a %s client that leaves mid-stream, its answer begun: the attempt is CANCELLED too", async (api) => {
+    const requestId = `req-cancel-mid-${api}`;
+    const path = api === "chat" ? "/chat/completions" : `/${api}`;
+    const body = api === "responses" ? { model: "test/trickle", input: "hi", stream: true }
+      : { model: "test/trickle", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] };
+    const ac = new AbortController();
+    const res = await fetch(`${baseURL}${path}`, {
+      method: "POST", signal: ac.signal,
+      headers: { authorization: `Bearer ${LIVE}`, "content-type": "application/json", "x-request-id": requestId, "anthropic-version": "2023-06-01" },
+      body: JSON.stringify(body),
+    });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("two")) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const line = await accessLine(requestId);
+    expect(line).toMatchObject({ status: 200, aborted: true }); // the 200 went out; the client left after
+    expect(line.attempts).toEqual([expect.objectContaining({ provider: "slow", status: 499, errorCode: "CANCELLED" })]);
+  });
 
   it("before its body ends (no attempt at all): CANCELLED in the access line", async () => {
     const { port } = new URL(baseURL);
