@@ -52,6 +52,8 @@ export interface ReloadStatus {
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** Where `${VARS}` of gateway.yaml are read, at start and at every reload (default: process.env). */
+  env?: Record<string, string | undefined>;
 }
 
 interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapshot> }
@@ -70,6 +72,7 @@ export class Gateway implements GatewayHandle {
   /** A graceful shutdown has begun (for /readyz, and dispatch starts no retry). */
   draining = false;
   readonly log: Logger;
+  private readonly env?: Record<string, string | undefined>;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
   /** The config the process started with: settings read only at start stay as it has them until a restart. */
@@ -82,6 +85,7 @@ export class Gateway implements GatewayHandle {
 
   private constructor(opts: GatewayOptions) {
     this.log = opts.logger ?? createLogger();
+    this.env = opts.env;
   }
 
   static async create(config: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -178,7 +182,7 @@ export class Gateway implements GatewayHandle {
     };
     let next: LoadedConfig;
     try {
-      next = await resolveConfig(this.current.config.builtins, file, { onNotice: (m) => this.log.info(m) });
+      next = await resolveConfig(this.current.config.builtins, file, { env: this.env, onNotice: (m) => this.log.info(m) });
     } catch (err) {
       return refused(err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message]);
     }

@@ -73,7 +73,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const ownLog = opts.logger ? undefined : loggerFromConfig(config); // `log:` of gateway.yaml; closed (flushed) last
   const log = opts.logger ?? ownLog!;
   for (const m of notices) log.info(m);
-  const gateway = await Gateway.create(config, { logger: log });
+  const gateway = await Gateway.create(config, { logger: log, env: opts.env });
   await startObservability(gateway).catch(async (err) => {
     await gateway.close();
     throw err;
