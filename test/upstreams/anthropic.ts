@@ -6,7 +6,7 @@
 // usage.server_tool_use.web_search_requests.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { listenLoopback, readRequest } from "./http-fake.ts";
+import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking, thinkingOn } from "./anthropic-checks.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
@@ -187,7 +187,8 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const { blocks, stop, searches } = plan(body, fake.textFor?.(body), fake.script);
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
     const usage = usageFor(body, output, searches);
-    const id = "msg_01FakeAnthropic";
+    // A fresh id per message, as Anthropic gives (Claude Code merges streamed turns that share one).
+    const id = `msg_01${alnum(22)}`;
     if (!body.stream) {
       return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: b.citations ?? null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
     }

@@ -5,7 +5,7 @@
 // groundingMetadata), refused next to function declarations as Gemini 2.x does; the schema formats and enums Gemini
 // refuses, refused (gemini-schema.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { listenLoopback, readRequest } from "./http-fake.ts";
+import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { contentsError, structuredAnswer } from "./gemini-checks.ts";
 import { schemaError } from "./gemini-schema.ts";
@@ -104,7 +104,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const callTools = decls.length && mode !== "NONE" && !answered;
     const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
     const prompt = JSON.stringify(body.contents).length >> 2;
-    const responseId = "fakeGeminiResp1";
+    const responseId = alnum(23); // fresh per answer, as Gemini gives
     const modelVersion = m[1];
 
     const offered = decls.map((d: any) => ({ name: d.name, schema: d.parametersJsonSchema ?? d.parameters ?? {} }));

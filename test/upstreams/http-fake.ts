@@ -1,4 +1,5 @@
 // Tiny shared plumbing for the media fake upstreams: a recording JSON server with scripted failures.
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
@@ -116,4 +117,12 @@ export function fakeVector(text: string, dims: number, salt = ""): number[] {
 }
 
 /** The fakes' "tokenizer": the gateway's own estimate, so split-by-tokens tests agree with the upstream's count. */
+/** Random letters and digits, the alphabet of the providers' own ids (chatcmpl-…, msg_01…, Gemini's responseId). */
+export function alnum(n: number): string {
+  const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let s = "";
+  for (const b of randomBytes(n)) s += abc[b % abc.length];
+  return s;
+}
+
 export const approxTokens = (s: string) => Math.max(1, estimateTokens(s));

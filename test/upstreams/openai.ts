@@ -5,7 +5,7 @@
 // on an OpenAI-compatible host (openai-reasoning.ts: Groq, DeepSeek, OpenRouter), answering and checking as that host.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { listenLoopback, readRequest } from "./http-fake.ts";
+import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 import { askedEffort, effortRefusal, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
@@ -151,7 +151,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
-    const id = "chatcmpl-fake123";
+    // A fresh id per answer, as OpenAI gives: clients that key history or threads by it see distinct turns.
+    const id = `chatcmpl-${alnum(29)}`;
     const created = 1770933883;
     const model = body.model;
     const offered = (body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => ({ name: t.function.name, schema: t.function.parameters ?? {} }));
