@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENTS, type AgentSpec } from "./agents.ts";
+import { AGENTS, type AgentLaunch, type AgentSpec } from "./agents.ts";
 import { MODEL, startAgentWorld, type AgentWorld, type Upstream } from "../helpers/agent-world.ts";
 import { startRecordingProxy, type RecordingProxy } from "../helpers/recording-proxy.ts";
 import { SHIPPED_KEY } from "../helpers/shipped-config.ts";
@@ -24,11 +24,13 @@ const ROOT = resolve(HERE, "../..");
 /** One agent run's limit: a hung agent fails its cell instead of stalling the run. */
 const RUN_LIMIT_MS = 180_000;
 const CONTENT = "gateway-agent-ok";
+const CONTINUED = "gateway-agent-continued";
 const RECORDINGS = process.env.AGENTS_RECORD === "1" ? AGENT_FIXTURES : join(ROOT, ".vitest/agent-recordings");
 
 let world: AgentWorld;
 let proxy: RecordingProxy;
-const results: { agent: string; upstream: Upstream; ok: boolean; why: string }[] = [];
+/** One cell each; `resumedFrom`: a session begun on that upstream and continued on `upstream`. */
+const results: { agent: string; upstream: Upstream; ok: boolean; why: string; resumedFrom?: Upstream }[] = [];
 
 beforeAll(async () => {
   world = await startAgentWorld();
@@ -38,13 +40,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.close();
   await world?.close();
+  const cols = ["anthropic", "openai-chat", "gemini", "openai-responses"] as Upstream[];
+  const row = (a: AgentSpec, continued: boolean) =>
+    `| ${a.id}${continued ? " (session continued on this model)" : ""} | ${versionOf(a)} | ${cols.map((u) => {
+      const r = results.find((x) => x.agent === a.id && x.upstream === u && (x.resumedFrom !== undefined) === continued);
+      return !r ? (a.upstreams.includes(u) ? "not run" : "n/a") : r.ok ? (continued ? `pass (from ${r.resumedFrom})` : "pass") : `FAIL: ${r.why.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300)}`;
+    }).join(" | ")} |`;
   const table = [
-    "| agent | version | " + ["anthropic", "openai-chat", "gemini", "openai-responses"].join(" | ") + " |",
+    `| agent | version | ${cols.join(" | ")} |`,
     "|---|---|---|---|---|---|",
-    ...AGENTS.map((a) => `| ${a.id} | ${versionOf(a)} | ${(["anthropic", "openai-chat", "gemini", "openai-responses"] as Upstream[]).map((u) => {
-      const r = results.find((x) => x.agent === a.id && x.upstream === u);
-      return !r ? (a.upstreams.includes(u) ? "not run" : "n/a") : r.ok ? "pass" : `FAIL: ${r.why.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300)}`;
-    }).join(" | ")} |`),
+    ...AGENTS.flatMap((a) => (a.resume ? [row(a, false), row(a, true)] : [row(a, false)])),
   ].join("\n");
   mkdirSync(join(ROOT, ".vitest"), { recursive: true });
   writeFileSync(join(ROOT, ".vitest/agents.md"), `${table}\n`);
@@ -94,32 +99,48 @@ function whyFailed(e: unknown, exit: Exit | undefined, from: number): string {
   return `${e instanceof Error ? e.message.split("\n")[0] : String(e)}${said ? ` (agent: ${said})` : ""}`;
 }
 
+/** Writes the agent's config files into its home; returns the bare environment it runs with. */
+function prepare(launch: AgentLaunch, home: string): Record<string, string> {
+  for (const [file, text] of Object.entries(launch.files)) {
+    mkdirSync(dirname(join(home, file)), { recursive: true });
+    writeFileSync(join(home, file), text);
+  }
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", DO_NOT_TRACK: "1", NO_UPDATE_NOTIFIER: "1", ...launch.env };
+}
+
+/** A fresh home and working directory for one cell. */
+function cellDirs(): { root: string; home: string; work: string } {
+  const root = mkdtempSync(join(tmpdir(), "mg-agent-"));
+  const home = join(root, "home");
+  const work = join(root, "work");
+  mkdirSync(home);
+  mkdirSync(work);
+  return { root, home, work };
+}
+
+/** The task's file holds its content, the agent answered FINAL_ANSWER and exited 0. */
+function expectTaskDone(agent: AgentSpec, exit: Exit, home: string, target: string, content: string): void {
+  expect(exit.timedOut, "the agent hung").toBe(false);
+  expect(existsSync(target), "the agent wrote no file").toBe(true);
+  expect(readFileSync(target, "utf8").trim()).toBe(content);
+  expect(agent.answer({ stdout: exit.stdout, home })).toBe(FINAL_ANSWER);
+  expect(exit.code, "exit code").toBe(0);
+}
+
 for (const agent of AGENTS) {
   describe(`${agent.id} through the gateway`, () => {
     for (const upstream of agent.upstreams) {
       it(`writes the file, reads the result and answers on ${MODEL[upstream]} (${upstream})`, { timeout: RUN_LIMIT_MS + 30_000 }, async () => {
-        const root = mkdtempSync(join(tmpdir(), "mg-agent-"));
-        const home = join(root, "home");
-        const work = join(root, "work");
-        mkdirSync(home);
-        mkdirSync(work);
+        const { root, home, work } = cellDirs();
         const target = join(work, "hello.txt");
         const launch = agent.launch({ origin: proxy.origin, key: SHIPPED_KEY, model: MODEL[upstream], home, work, prompt: taskPrompt(target, CONTENT) });
-        for (const [file, text] of Object.entries(launch.files)) {
-          mkdirSync(dirname(join(home, file)), { recursive: true });
-          writeFileSync(join(home, file), text);
-        }
-        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", DO_NOT_TRACK: "1", NO_UPDATE_NOTIFIER: "1", ...launch.env };
+        const env = prepare(launch, home);
         const from = proxy.requests.length;
         let exit: Exit | undefined;
         try {
           exit = await runAgent(agent, env, launch.args, work);
           writeRecording(toTurns(proxy.requests.slice(from), { agent: agent.id, version: versionOf(agent), protocol: agent.protocol, upstream, model: MODEL[upstream] }, root), RECORDINGS);
-          expect(exit.timedOut, "the agent hung").toBe(false);
-          expect(existsSync(target), "the agent wrote no file").toBe(true);
-          expect(readFileSync(target, "utf8").trim()).toBe(CONTENT);
-          expect(agent.answer({ stdout: exit.stdout, home })).toBe(FINAL_ANSWER);
-          expect(exit.code, "exit code").toBe(0);
+          expectTaskDone(agent, exit, home, target, CONTENT);
           results.push({ agent: agent.id, upstream, ok: true, why: "" });
         } catch (e) {
           results.push({ agent: agent.id, upstream, ok: false, why: whyFailed(e, exit, from) });
@@ -129,5 +150,38 @@ for (const agent of AGENTS) {
         }
       });
     }
+
+    // A session begun on one model and continued on the next, as users switch models mid-task: the history the agent
+    // sends back (thinking, reasoning items, signed tool ids of another protocol) must be accepted by the new upstream.
+    const resume = agent.resume;
+    if (!resume) return;
+    agent.upstreams.forEach((first, i) => {
+      const next = agent.upstreams[(i + 1) % agent.upstreams.length]!;
+      it(`continues a session begun on ${first} on ${MODEL[next]} (${next})`, { timeout: 2 * RUN_LIMIT_MS + 30_000 }, async () => {
+        const { root, home, work } = cellDirs();
+        const firstTarget = join(work, "hello.txt");
+        const nextTarget = join(work, "continued.txt");
+        const from = proxy.requests.length;
+        let exit: Exit | undefined;
+        try {
+          const begin = agent.launch({ origin: proxy.origin, key: SHIPPED_KEY, model: MODEL[first], home, work, prompt: taskPrompt(firstTarget, CONTENT) });
+          exit = await runAgent(agent, prepare(begin, home), begin.args, work);
+          expectTaskDone(agent, exit, home, firstTarget, CONTENT);
+          const run = { origin: proxy.origin, key: SHIPPED_KEY, model: MODEL[next], home, work, prompt: taskPrompt(nextTarget, CONTINUED) };
+          const seen = world.upstreamRequests(next).length;
+          exit = await runAgent(agent, prepare(agent.launch(run), home), resume(run), work);
+          expectTaskDone(agent, exit, home, nextTarget, CONTINUED);
+          // A continuation, not a fresh session: the new model was sent the first task too.
+          const sent = world.upstreamRequests(next).slice(seen).map((r) => JSON.stringify(r.body));
+          expect(sent.some((b) => b.includes(`content=${CONTENT}`) && b.includes(`content=${CONTINUED}`)), "the first task's history reached the next model").toBe(true);
+          results.push({ agent: agent.id, upstream: next, ok: true, why: "", resumedFrom: first });
+        } catch (e) {
+          results.push({ agent: agent.id, upstream: next, ok: false, why: whyFailed(e, exit, from), resumedFrom: first });
+          throw e;
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      });
+    });
   });
 }

@@ -36,6 +36,12 @@ export interface AgentSpec {
   /** The upstream protocols this agent is run against (the native Responses one only for Responses clients). */
   upstreams: readonly Upstream[];
   launch(run: AgentRun): AgentLaunch;
+  /**
+   * The arguments that continue the agent's last session in the same home and work directories, on `run.model`
+   * with a new prompt (its env and files come from `launch`); absent for agents that cannot (or whose continuation
+   * is broken upstream of the gateway: Gemini CLI 0.61 `--resume` sends every functionResponse twice).
+   */
+  resume?(run: AgentRun): string[];
   /** The agent's final answer, read from what it printed (or wrote into its home). */
   answer(out: { stdout: string; home: string }): string | undefined;
 }
@@ -58,6 +64,8 @@ function lastJson(stdout: string): any {
 }
 
 /** opencode with a provider entry for the gateway, on the given AI SDK provider package (chat or Responses). */
+const opencodeResume = (r: AgentRun) => ["run", "--continue", "--format", "json", "-m", `gateway/${r.model}`, r.prompt];
+
 function opencodeLaunch(r: AgentRun, npm: string): AgentLaunch {
   return {
     args: ["run", "--format", "json", "-m", `gateway/${r.model}`, r.prompt],
@@ -125,6 +133,7 @@ export const AGENTS: readonly AgentSpec[] = [
       },
       files: {},
     }),
+    resume: (r) => ["-c", "-p", r.prompt, "--model", r.model, "--permission-mode", "acceptEdits", "--output-format", "json"],
     answer: ({ stdout }) => lastJson(stdout)?.result,
   },
   {
@@ -155,6 +164,7 @@ export const AGENTS: readonly AgentSpec[] = [
         ].join("\n"),
       },
     }),
+    resume: (r) => ["exec", "resume", "--last", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", r.model, "--output-last-message", `${r.home}/last-message.txt`, r.prompt],
     // --output-last-message: the documented place for scripts (stdout has it too, after the run's log).
     answer: ({ home }) => readText(`${home}/last-message.txt`)?.trim(),
   },
@@ -165,6 +175,7 @@ export const AGENTS: readonly AgentSpec[] = [
     protocol: "chat",
     upstreams: THREE,
     launch: (r) => opencodeLaunch(r, "@ai-sdk/openai-compatible"),
+    resume: opencodeResume,
     answer: ({ stdout }) => opencodeAnswer(stdout),
   },
   {
@@ -175,6 +186,7 @@ export const AGENTS: readonly AgentSpec[] = [
     protocol: "responses",
     upstreams: ALL,
     launch: (r) => opencodeLaunch(r, "@ai-sdk/openai"),
+    resume: opencodeResume,
     answer: ({ stdout }) => opencodeAnswer(stdout),
   },
   {

@@ -1,7 +1,7 @@
 // The scripted "model" the fake upstreams play for coding agents (npm run test:agents and the replay of its
 // recordings): asked `AGENT-TASK path=<file> content=<text>`, it first calls the agent's own write-file tool (found by
 // name in the tools the agent offers, its arguments built from that tool's schema), and once the tool's result is
-// back it answers FINAL_ANSWER. Requests without the task (an agent's side calls: titles, routing, summaries) are
+// back it answers FINAL_ANSWER. In a continued session the newest task is the one in hand. Requests without the task (an agent's side calls: titles, routing, summaries) are
 // left to the fake's usual answers.
 import { toolInput } from "./schema-sample.ts";
 
@@ -19,7 +19,7 @@ export const FINAL_ANSWER = "Done: the file is written. AGENT-TASK-COMPLETE";
 export const taskPrompt = (path: string, content: string) =>
   `AGENT-TASK path=${path} content=${content}\nCreate the file ${path} containing exactly ${content} using your file-writing tool, then say you are done.`;
 
-const TASK = /AGENT-TASK path=(\S+) content=(\S+)/;
+const TASK = /AGENT-TASK path=(\S+) content=(\S+)/g;
 
 /** Write tools by name, most specific first: a dedicated write tool beats a patch tool beats a shell. */
 const WRITERS = ["Write", "write_file", "write", "create_file", "apply_patch", "shell_command", "shell", "exec_command", "run_shell_command", "bash", "Bash"];
@@ -43,7 +43,7 @@ function callFor(tool: OfferedTool, path: string, content: string): AgentTurn {
 }
 
 export const agentScript: AgentScript = ({ tools, text, answered }) => {
-  const task = TASK.exec(text);
+  const task = [...text.matchAll(TASK)].at(-1);
   if (!task) return undefined;
   if (answered) return { text: FINAL_ANSWER };
   const tool = WRITERS.map((n) => tools.find((t) => t.name === n || t.name.endsWith(`__${n}`))).find(Boolean);
