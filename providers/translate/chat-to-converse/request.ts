@@ -14,6 +14,7 @@ import { isConverseClaude, outputAsk, statedOutputLimit } from "../../../core/me
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type Turn } from "./cache-points.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
+import { blankLastTurn, isBlank } from "../blank-text.ts";
 
 export interface Translated<T> {
   body: T;
@@ -23,8 +24,8 @@ export interface Translated<T> {
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
-// Converse caches at cachePoint blocks only: no prompt-cache routing key or retention.
-const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention"];
+// Converse caches at cachePoint blocks only: no prompt-cache routing key or retention. It has no end-user id either.
+const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
 
 function textOf(content: any): string {
   if (typeof content === "string") return content;
@@ -37,13 +38,13 @@ function partsMarker(content: any): Marker | undefined {
 }
 
 function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks): Block[] {
-  if (typeof content === "string") return content ? [{ text: content }] : [];
+  if (typeof content === "string") return isBlank(content) ? [] : [{ text: content }];
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
     const before = out.length;
     if (p.type === "text") {
-      if (p.text) out.push({ text: p.text });
+      if (!isBlank(p.text)) out.push({ text: p.text }); // Bedrock refuses blank text
     } else if (p.type === "image_url") {
       const m = DATA_URL.exec(p.image_url?.url ?? "");
       if (!m) throw invalidRequest("this model's provider (Bedrock) takes images as bytes only: send a base64 data URL", `${field}.image_url.url`);
@@ -97,7 +98,9 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
     if (last && last.role === role) last.content.push(...content);
     else turns.push({ role, content });
   };
+  let blankUser: number | undefined; // a user message left with no content, while it is the client's last turn
   body.messages.forEach((m: any, i: number) => {
+    if (m.role === "user" || m.role === "assistant" || m.role === "tool") blankUser = undefined;
     switch (m.role) {
       case "system":
       case "developer": {
@@ -109,9 +112,12 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
         if (marker) marks.set(block, marker);
         break;
       }
-      case "user":
-        push("user", userBlocks(m.content, i, docs, marks));
+      case "user": {
+        const blocks = userBlocks(m.content, i, docs, marks);
+        if (!blocks.length) blankUser = i;
+        push("user", blocks);
         break;
+      }
       case "assistant": {
         const blocks: Block[] = [];
         for (const r of replayedThinking(m)) {
@@ -120,7 +126,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
             : { reasoningContent: { redactedContent: r.data } });
         }
         const t = textOf(m.content ?? "");
-        if (t) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
+        if (!isBlank(t)) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
         (m.tool_calls ?? []).forEach((tc: any, k: number) => {
           usedTools.add(tc.function.name);
           blocks.push({ toolUse: { toolUseId: unsignedToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
@@ -141,6 +147,11 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
       }
     }
   });
+
+  if (blankUser !== undefined && turns.at(-1)?.role !== "user") throw blankLastTurn(blankUser);
+  // A final assistant turn is a prefill, which Claude refuses ending in whitespace (reference §2.2): trimmed.
+  const prefill = turns.at(-1)?.role === "assistant" ? turns.at(-1)!.content.at(-1) : undefined;
+  if (prefill && "text" in prefill && isConverseClaude(target.upstreamModel)) prefill.text = (prefill.text as string).trimEnd();
 
   const out: Record<string, unknown> = { messages: turns };
   if (system.length) out.system = system;
@@ -183,6 +194,11 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
   if (body.temperature !== undefined && body.temperature !== null) ic.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) ic.topP = body.top_p;
   if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+  // Claude Sonnet 4.5, Haiku 4.5 and newer refuse temperature beside top_p, as on Anthropic (chat-to-messages): top_p is
+  // named. After the thinking check below, which drops both (and names them in that order).
+  const oneSampler = () => {
+    if (isConverseClaude(target.upstreamModel) && "temperature" in ic && "topP" in ic) { delete ic.topP; dropped.push("top_p"); }
+  };
 
   // The limit (any alias) and Claude's thinking budget below it, as outputAsk computes them. Thinking asked of Claude
   // is turned off, its knob named, as on Anthropic (chat-to-messages): when the client's limit cannot hold Anthropic's
@@ -196,6 +212,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
     dropped.push(thinkingKnob(body, target));
     const limit = statedOutputLimit(body) ?? ask.limit;
     if (limit !== undefined) ic.maxTokens = limit;
+    oneSampler();
     if (Object.keys(ic).length) out.inferenceConfig = ic;
     return { body: out, dropped };
   }
@@ -210,6 +227,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
     for (const k of ["reasoningEffort", "thinkingBudget"] as const) if (knobs?.[k] !== undefined) dropped.push(`providerOptions.${target.provider}.${k}`);
   }
   if (ask.limit !== undefined) ic.maxTokens = ask.limit;
+  oneSampler();
   if (Object.keys(ic).length) out.inferenceConfig = ic;
   return { body: out, dropped };
 }

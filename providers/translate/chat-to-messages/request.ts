@@ -9,6 +9,7 @@ import { chatThinkingTokens, thinkingKnob } from "../../../core/metering/thinkin
 import { replayedThinking } from "./reasoning.ts";
 import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
+import { blankLastTurn, isBlank } from "../blank-text.ts";
 
 export interface Translated<T> {
   body: T;
@@ -21,7 +22,8 @@ export interface Translated<T> {
 export const JSON_TOOL = "json_output";
 
 // prompt_cache_key / _retention: Anthropic caches by cache_control markers, it has no routing key or retention knob.
-const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity", "prompt_cache_key", "prompt_cache_retention"];
+// service_tier: Anthropic's (auto | standard_only) is not OpenAI's (auto | default | flex | priority), nor mapped.
+const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", "top_logprobs", "prediction", "verbosity", "prompt_cache_key", "prompt_cache_retention", "service_tier"];
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 
@@ -55,7 +57,10 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
   if (body.top_p !== undefined && body.top_p !== null) out.top_p = body.top_p;
   if (body.stop !== undefined && body.stop !== null) out.stop_sequences = Array.isArray(body.stop) ? body.stop : [body.stop];
   if (body.stream === true) out.stream = true;
+  // The end user's id: `user`, else safety_identifier (its replacement, reference §3.1); one id fits, so beside `user` it is named.
   if (typeof body.user === "string") out.metadata = { user_id: body.user };
+  else if (typeof body.safety_identifier === "string") out.metadata = { user_id: body.safety_identifier };
+  if (typeof body.user === "string" && body.safety_identifier !== undefined && body.safety_identifier !== null) dropped.push("safety_identifier");
 
   // tool_choice "none" keeps the tools (reference §3.4): a history holding tool_use/tool_result blocks is refused by
   // Anthropic without them, and "none" after a tool loop is how clients ask for the final answer.
@@ -85,6 +90,8 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
   } else if (body.web_search_options && (body.tool_choice === "none" || jsonMode)) dropped.push(WEB_SEARCH_FIELD);
 
   if (jsonMode) {
+    // The forced tool is not constrained decoding: a strict schema is followed as closely as the model does, not enforced.
+    if (rf.json_schema?.strict === true) dropped.push("response_format.json_schema.strict");
     const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
     out.tools = [{ name: JSON_TOOL, description, input_schema: schema }];
     out.tool_choice = { type: "tool", name: JSON_TOOL };
@@ -109,6 +116,9 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
     if (out.temperature !== undefined) dropSampling(out, "temperature", dropped);
     if (out.top_p !== undefined) dropSampling(out, "top_p", dropped);
   }
+  // Claude Sonnet 4.5, Haiku 4.5 and newer refuse temperature beside top_p ("cannot both be specified"): temperature is
+  // kept (vercel/ai's choice, reference §3.1) and top_p named. SDK defaults sent together (Gemini CLI's) meet this too.
+  if (out.temperature !== undefined && out.top_p !== undefined) dropSampling(out, "top_p", dropped);
   return jsonMode ? { body: out, dropped, jsonTool: JSON_TOOL } : { body: out, dropped };
 }
 
@@ -137,6 +147,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
     if (pendingResults) messages.push({ role: "user", content: pendingResults });
     pendingResults = null;
   };
+  let blankUser: number | undefined; // a user message left with no content, while it is the client's last turn
   input.forEach((m, i) => {
     switch (m.role) {
       case "system":
@@ -144,6 +155,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
         for (const b of textBlocks(m.content)) system.push(b);
         return;
       case "tool": {
+        blankUser = undefined;
         const block: Block = { type: "tool_result", tool_use_id: m.tool_call_id, content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
         // A failed result a translator marked (a Gemini functionResponse with only an error: gemini-to-chat/request.ts).
         if (m.is_error === true) block.is_error = true;
@@ -153,6 +165,8 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
       }
       case "user": {
         const content = userContent(m.content, i);
+        blankUser = !content.length && !pendingResults ? i : undefined;
+        if (!content.length && !pendingResults) return; // blank text is refused upstream; nothing else was in the turn
         if (pendingResults) {
           const merged: Block[] = pendingResults;
           pendingResults = null;
@@ -163,6 +177,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
         return;
       }
       case "assistant": {
+        blankUser = undefined;
         flushResults();
         const blocks = assistantBlocks(m);
         if (blocks.length) messages.push({ role: "assistant", content: blocks });
@@ -171,7 +186,17 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
     }
   });
   flushResults();
+  if (blankUser !== undefined && messages.at(-1)?.role !== "user") throw blankLastTurn(blankUser);
+  trimPrefill(messages);
   return { system, messages };
+}
+
+/** A final assistant turn is a prefill, which Anthropic refuses ending in whitespace (reference §2.2): trimmed (its
+ * text is never blank: assistantBlocks leaves blank text out). */
+function trimPrefill(messages: { role: string; content: Block[] | string }[]): void {
+  const last = messages.at(-1);
+  const block = last?.role === "assistant" && Array.isArray(last.content) ? last.content.at(-1) : undefined;
+  if (block?.type === "text") block.text = (block.text as string).trimEnd();
 }
 
 function textBlocks(content: any): Block[] {
@@ -184,13 +209,13 @@ function textBlocks(content: any): Block[] {
 }
 
 function userContent(content: any, i: number): Block[] | string {
-  if (typeof content === "string") return content;
+  if (typeof content === "string") return isBlank(content) ? [] : content;
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
     let block: Block | undefined;
     if (p.type === "text") {
-      if (!p.text) return; // Anthropic rejects empty text blocks
+      if (isBlank(p.text)) return; // Anthropic rejects empty and whitespace-only text blocks
       block = { type: "text", text: p.text };
     }
     else if (p.type === "image_url") block = imageBlock(p.image_url.url, `${field}.image_url.url`);
@@ -226,9 +251,9 @@ function assistantBlocks(m: any): Block[] {
   // reasoning_details (OpenRouter) or thinking_blocks (LiteLLM); unsigned reasoning would be rejected and is left out.
   const out: Block[] = replayedThinking(m).map((b) => ({ ...b }));
   if (typeof m.content === "string") {
-    if (m.content) out.push({ type: "text", text: m.content });
+    if (!isBlank(m.content)) out.push({ type: "text", text: m.content });
   } else if (Array.isArray(m.content)) {
-    for (const p of m.content) if (p.type === "text" && p.text) out.push({ type: "text", text: p.text });
+    for (const p of m.content) if (p.type === "text" && !isBlank(p.text)) out.push({ type: "text", text: p.text });
   }
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
     out.push({ type: "tool_use", id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });

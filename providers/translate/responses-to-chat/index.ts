@@ -29,6 +29,7 @@ export const responsesToChat = responsesToChatFor("chat");
 export const RESPONSES_FIELD: Readonly<Record<string, string>> = {
   reasoning_effort: "reasoning.effort",
   response_format: "text.format",
+  "response_format.json_schema.strict": "text.format.strict",
   verbosity: "text.verbosity",
   max_completion_tokens: "max_output_tokens",
   user: "safety_identifier",

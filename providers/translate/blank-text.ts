@@ -1,0 +1,12 @@
+// Anthropic and Bedrock Converse refuse text blocks that are empty or whitespace only ("text content blocks must
+// contain non-whitespace text", "The text field in the ContentBlock object … is blank"), and Claude refuses a final
+// assistant turn (prefill) ending in whitespace. The chat translators to both drop blank text; a last user turn that
+// held nothing else is refused, naming it, when dropping it would leave an assistant turn last (the upstream would
+// read it as a prefill to continue, not a turn to answer) or no turn at all.
+import { invalidRequest, type GatewayError } from "../../core/errors.ts";
+
+export const isBlank = (text: unknown): boolean => typeof text !== "string" || text.trim() === "";
+
+export function blankLastTurn(i: number): GatewayError {
+  return invalidRequest("the last message has no content (empty or whitespace-only text), which this model's provider refuses", `messages[${i}].content`);
+}
