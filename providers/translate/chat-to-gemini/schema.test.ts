@@ -44,3 +44,61 @@ describe("JSON Schema -> Gemini's Schema: formats and enums Gemini refuses", () 
     expect(schemaError({ generationConfig: { responseSchema: { type: "object", properties: { a: { type: "STRING", enum: ["a", 1] } } } } })).toMatch(/TYPE_STRING/);
   });
 });
+
+describe("JSON Schema -> Gemini's Schema: $ref/$defs, oneOf, allOf (Gemini has none of them)", () => {
+  const addr = { type: "object", properties: { city: { type: "string" }, zip: { type: "string" } }, required: ["city", "zip"] };
+  const inlined = { type: "object", properties: { city: { type: "string" }, zip: { type: "string" } }, required: ["city", "zip"] };
+
+  it("a Pydantic nested model ($defs, an Optional one as anyOf [$ref, null]) keeps its fields", () => {
+    const out = geminiSchema({ type: "object", $defs: { Addr: addr }, properties: {
+      home: { $ref: "#/$defs/Addr" }, work: { anyOf: [{ $ref: "#/$defs/Addr" }, { type: "null" }], description: "Office" },
+      old: { type: "array", items: { $ref: "#/definitions/Legacy" } },
+    }, definitions: { Legacy: { type: "integer" } }, required: ["home", "work"] });
+    expect(out).toEqual({ type: "object", required: ["home", "work"], properties: {
+      home: inlined, work: { anyOf: [inlined, { type: "null" }], description: "Office" }, old: { type: "array", items: { type: "integer" } },
+    } });
+    expect(schemaError(decls(out))).toBeUndefined();
+  });
+
+  it("the referencing site's description wins over the definition's; a JSON pointer into properties resolves", () => {
+    const out = geminiSchema({ type: "object", properties: {
+      headers: { type: "object", description: "HTTP headers", properties: { k: { type: "string" } } },
+      extra: { $ref: "#/properties/headers", description: "More headers" },
+    } });
+    expect(out.properties.extra).toEqual({ type: "object", description: "More headers", properties: { k: { type: "string" } } });
+  });
+
+  it("a recursive schema is inlined three levels deep, then left untyped and described (no loop, no 400)", () => {
+    const out = geminiSchema({ type: "object", properties: { n: { $ref: "#/$defs/node" } }, $defs: {
+      node: { type: "object", properties: { v: { type: "integer" }, child: { $ref: "#/$defs/node" } } },
+    } });
+    const l1 = out.properties.n;
+    const l3 = l1.properties.child.properties.child;
+    expect(l1.properties.v).toEqual({ type: "integer" });
+    expect(l3.properties.v).toEqual({ type: "integer" });
+    expect(l3.properties.child).toEqual({ description: "(a node, recursively: same shape as the enclosing node)" });
+    expect(JSON.stringify(out)).not.toContain("$ref");
+    expect(schemaError(decls(out))).toBeUndefined();
+  });
+
+  it("oneOf becomes anyOf; allOf of objects is one object (properties merged, required joined)", () => {
+    const out = geminiSchema({ type: "object", $defs: { Base: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }, properties: {
+      pet: { oneOf: [{ type: "object", properties: { bark: { type: "boolean" } } }, { type: "object", properties: { meow: { type: "boolean" } } }] },
+      item: { allOf: [{ $ref: "#/$defs/Base" }, { type: "object", properties: { price: { type: "number" } }, required: ["price"] }], description: "An item" },
+    } });
+    expect(out.properties.pet).toEqual({ anyOf: [{ type: "object", properties: { bark: { type: "boolean" } } }, { type: "object", properties: { meow: { type: "boolean" } } }] });
+    expect(out.properties.item).toEqual({ description: "An item", type: "object", properties: { id: { type: "string" }, price: { type: "number" } }, required: ["id", "price"] });
+    expect(schemaError(decls(out))).toBeUndefined();
+  });
+
+  it("a reference that cannot be resolved is left untyped, saying what it named", () => {
+    const out = geminiSchema({ type: "object", properties: { a: { $ref: "https://example.com/a.json" }, b: { $ref: "#/$defs/missing", description: "B" } } });
+    expect(out.properties).toEqual({ a: { description: "(a https://example.com/a.json schema)" }, b: { description: "B (a #/$defs/missing schema)" } });
+  });
+
+  it("the fake Gemini refuses the keywords the real one does not know ($ref, $defs, oneOf, allOf)", () => {
+    expect(schemaError(decls({ type: "object", properties: { home: { $ref: "#/$defs/Addr" } }, $defs: { Addr: addr } }))).toMatch(/Unknown name "\$defs" at 'tools\[0\]\.function_declarations\[0\]\.parameters': Cannot find field/);
+    expect(schemaError({ generationConfig: { responseSchema: { type: "object", properties: { p: { oneOf: [{ type: "string" }] } } } } })).toMatch(/Unknown name "oneOf"/);
+    expect(schemaError(decls({ type: "object", properties: { a: { type: "string", max_length: 3 } } }))).toBeUndefined();
+  });
+});

@@ -3,7 +3,9 @@
 // int32/int64 on integers (Claude Code's WebFetch `url` has format "uri": google-gemini/gemini-cli#3178), and an
 // `enum` anywhere but on a string schema with string values. Such a format moves into the description; an enum of
 // non-strings is dropped and listed in the description (turning it into strings would make the model send "1" where
-// the client's tool expects 1); `const` becomes a one-value enum for strings.
+// the client's tool expects 1); `const` becomes a one-value enum for strings. $ref/$defs, oneOf and allOf, which
+// Gemini's Schema lacks, are resolved first (schema-refs.ts), so nested models keep their fields.
+import { resolveRefs } from "./schema-refs.ts";
 
 const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
 
@@ -12,8 +14,12 @@ export const GEMINI_FORMATS: Record<string, string[]> = { string: ["enum", "date
 
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
-/** JSON Schema -> Gemini's OpenAPI subset: unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`. */
+/** JSON Schema -> Gemini's OpenAPI subset: references inlined, unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`. */
 export function geminiSchema(s: any): any {
+  return reduce(resolveRefs(s));
+}
+
+function reduce(s: any): any {
   if (!s || typeof s !== "object" || Array.isArray(s)) return s;
   const out: Record<string, unknown> = {};
   for (const k in s) {
@@ -21,10 +27,10 @@ export function geminiSchema(s: any): any {
     const v = s[k];
     if (k === "properties" && v && typeof v === "object") {
       const props: Record<string, unknown> = {};
-      for (const p in v) props[p] = geminiSchema(v[p]);
+      for (const p in v) props[p] = reduce(v[p]);
       out.properties = props;
-    } else if (k === "items") out.items = geminiSchema(v);
-    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(geminiSchema);
+    } else if (k === "items") out.items = reduce(v);
+    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(reduce);
     else if (k === "type" && Array.isArray(v)) {
       const types = v.filter((t) => t !== "null");
       out.type = types[0] ?? "string";
