@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildChatRequest } from "./request.ts";
 import type { Target } from "../../core/contracts/provider.ts";
+import { Unsupported } from "../../core/contracts/translator.ts";
+import { responsesToChatRequest } from "../translate/responses-to-chat/request.ts";
+import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
 
 const target: Target = { modelId: "openai/gpt-4o-mini", provider: "up", upstreamModel: "gpt-4o-mini", pricing: {} };
 
@@ -119,5 +122,58 @@ describe("buildChatRequest: OpenAI's prompt-cache knobs", () => {
     expect(JSON.parse(req.body as string)).not.toHaveProperty("prompt_cache_key");
     expect(JSON.parse(req.body as string)).not.toHaveProperty("prompt_cache_retention");
     expect(req.dropped).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
+  });
+});
+
+describe("buildChatRequest to a host that refuses fields it does not know (Mistral: 422 extra_forbidden)", () => {
+  const mistral = { protocol: "openai" as const, base_url: "https://api.mistral.ai/v1", api_key: "k" };
+  const large: Target = { ...target, modelId: "mistral/mistral-large", upstreamModel: "mistral-large-latest" };
+  /** Every field of Mistral's chat request (its API reference / SDK ChatCompletionRequest). */
+  const MISTRAL_FIELDS = new Set(["model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop", "random_seed", "metadata", "response_format", "tools", "tool_choice", "presence_penalty", "frequency_penalty", "n", "prediction", "parallel_tool_calls", "reasoning_effort", "prompt_mode", "guardrails", "prompt_cache_key", "safe_prompt"]);
+
+  it("a chat client's OpenAI spelling is renamed (max_completion_tokens, seed), OpenAI-only fields left out and named", () => {
+    const req = buildChatRequest({
+      model: "x", messages: [{ role: "user", content: "hi" }], stream: true, max_completion_tokens: 20, seed: 7, store: false,
+      verbosity: "low", service_tier: "flex", user: "u-1", logprobs: true, top_logprobs: 2, parallel_tool_calls: false, metadata: { a: "b" }, reasoning_effort: "low",
+    }, large, mistral, "mistral");
+    const sent = JSON.parse(req.body as string);
+    expect(sent).toEqual({
+      model: "mistral-large-latest", messages: [{ role: "user", content: "hi" }], stream: true, max_tokens: 20, random_seed: 7,
+      parallel_tool_calls: false, metadata: { a: "b" }, reasoning_effort: "low",
+    });
+    expect(Object.keys(sent).filter((k) => !MISTRAL_FIELDS.has(k))).toEqual([]);
+    // stream_options (the gateway's own ask: Mistral sends usage unasked) and store: false leave nothing behind.
+    expect(req.dropped).toEqual(["verbosity", "service_tier", "user", "logprobs", "top_logprobs"]);
+  });
+
+  it("a Responses client's max_output_tokens and text.verbosity (Codex, eca): max_tokens, and text.verbosity named", () => {
+    const chat = responsesToChatRequest({ model: "mistral/mistral-large", input: "x", max_output_tokens: 20, text: { verbosity: "low" }, safety_identifier: "h-7", stream: true });
+    const req = buildChatRequest(chat.body, large, mistral, "mistral");
+    expect(JSON.parse(req.body as string)).toEqual({ model: "mistral-large-latest", messages: [{ role: "user", content: "x" }], max_tokens: 20, stream: true });
+    expect(req.dropped).toEqual(["text.verbosity", "safety_identifier"]);
+  });
+
+  it("a Messages client's metadata.user_id is named as sent; other hosts get every field as before", () => {
+    const chat = messagesToChatRequest({ model: "m", max_tokens: 20, metadata: { user_id: "u-1" }, messages: [{ role: "user", content: "x" }] });
+    expect(buildChatRequest(chat.body, large, mistral, "mistral").dropped).toEqual(["metadata.user_id"]);
+    const openai = buildChatRequest({ model: "x", messages: [], max_completion_tokens: 20, verbosity: "low", store: true }, target, { protocol: "openai", api_key: "k" }, "openai");
+    expect(JSON.parse(openai.body as string)).toMatchObject({ max_completion_tokens: 20, verbosity: "low", store: true });
+    expect(openai.dropped).toEqual([]);
+  });
+});
+
+describe("buildChatRequest: stop sequences past chat completions' 4", () => {
+  it("pass this target over (Unsupported), a 400 naming stop; 4 go as sent", () => {
+    const five = { model: "x", messages: [], stop: ["1", "2", "3", "4", "5"] };
+    let err: unknown;
+    try {
+      buildChatRequest(five, target, { protocol: "openai", api_key: "k" }, "openai");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(Unsupported);
+    expect((err as Unsupported).error).toMatchObject({ status: 400, details: { field: "stop" } });
+    const four = buildChatRequest({ ...five, stop: ["1", "2", "3", "4"] }, target, { protocol: "openai", api_key: "k" }, "openai");
+    expect(JSON.parse(four.body as string).stop).toEqual(["1", "2", "3", "4"]);
   });
 });

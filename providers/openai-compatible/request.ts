@@ -4,6 +4,9 @@ import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
 import { fitReasoningFields, reasoningFieldOf } from "./reasoning-fields.ts";
+import { fitStrictHost } from "./strict-host.ts";
+import { checkChatStop } from "../translate/stop-limit.ts";
+import { clientName } from "../translate/client-names.ts";
 
 const DEFAULT_BASE = "https://api.openai.com/v1";
 
@@ -36,6 +39,8 @@ export function authHeaders(config: ProviderConfig, target: Target): Record<stri
 
 /** The upstream request, and the known fields that were not forwarded (for x-mg-dropped-params). */
 export function buildChatRequest(body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string): UpstreamRequest & { dropped: string[] } {
+  // Checked here for chat clients; a translation checks first, naming the field its client sent.
+  checkChatStop(body.stop, "stop", providerName);
   const out: Record<string, unknown> = {};
   for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
   out.model = target.upstreamModel;
@@ -51,12 +56,10 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
     delete out.reasoning_effort;
   }
   const field = reasoningFieldOf(config, baseUrlOf(config, target));
-  // A `none` host (Mistral) refuses any field it does not know: OpenAI's prompt-cache knobs, which Responses clients
-  // (Codex) send on every request, would fail the whole request there.
-  if (field === "none") for (const k of ["prompt_cache_key", "prompt_cache_retention"]) if (k in out) {
-    if (out[k] !== null) dropped.push(k);
-    delete out[k];
-  }
+  // A `none` host (Mistral) refuses any field it does not know: one OpenAI-only field (Codex's prompt-cache knobs, a
+  // translation's max_completion_tokens or verbosity, the gateway's own stream_options) would fail the whole request.
+  // Named as the client sent them: a translation's body says how (a Responses client's verbosity is text.verbosity).
+  if (field === "none") dropped.push(...fitStrictHost(out).map((k) => clientName(body, k)));
   const fitted = fitReasoningFields(out.messages, field);
   if (fitted.messages !== out.messages) out.messages = fitted.messages;
   dropped.push(...fitted.dropped);

@@ -50,6 +50,9 @@ export interface ChatCompletionRequest {
   stream_options?: {
     include_usage?: boolean;
   } | null;
+  /**
+   * Limited per target, not here: OpenAI-protocol upstreams take at most 4 sequences (more passes that target over; a 400 when no target of the model can take them).
+   */
   stop?: string | string[] | null;
   presence_penalty?: number | null;
   frequency_penalty?: number | null;

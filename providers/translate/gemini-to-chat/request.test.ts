@@ -155,3 +155,19 @@ describe("Gemini request -> chat", () => {
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 });
+
+describe("Gemini request -> a chat completions upstream's stop limit", () => {
+  it("5 stopSequences (Gemini's own limit) pass an OpenAI-protocol target over, naming generationConfig.stopSequences", () => {
+    const body = { contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfig: { stopSequences: ["1", "2", "3", "4", "5"] } };
+    const gpt = { ...target, modelId: "openai/gpt-4.1", provider: "openai", upstreamModel: "gpt-4.1", reasoning: false };
+    let err: unknown;
+    try {
+      translate(body, gpt, { flavor: "chat", provider: "openai" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(Unsupported);
+    expect((err as Unsupported).error).toMatchObject({ status: 400, details: { field: "generationConfig.stopSequences" } });
+    expect(translate(body).body.stop).toHaveLength(5); // Claude (through Messages) takes them
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messagesToChatRequest } from "./request.ts";
+import { Unsupported } from "../../../core/contracts/translator.ts";
 import { toolCallId } from "../chat-to-gemini/response.ts";
 
 describe("messages request -> chat request", () => {
@@ -167,5 +168,38 @@ describe("messages request -> chat request", () => {
     const tool = (flavor: "chat" | "converse" | "gemini") => (messagesToChatRequest(body, { scope: { flavor, provider: "p" } }).body.messages as any[])[2];
     expect(tool("chat")).toEqual({ role: "tool", tool_call_id: "toolu_1", content: "Error: city not found" });
     expect(tool("converse")).toEqual({ role: "tool", tool_call_id: "toolu_1", content: "Error: city not found", is_error: true });
+  });
+});
+
+describe("messages request -> a chat completions upstream's own limits", () => {
+  const chat = (body: any, flavor: "chat" | "converse" | "gemini" = "chat") =>
+    messagesToChatRequest({ model: "m", max_tokens: 50, ...body }, { scope: { flavor, provider: "openai" } });
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+
+  it("more than 4 stop_sequences pass the target over, a 400 naming stop_sequences; Gemini and Converse take them", () => {
+    const body = { messages: [{ role: "user", content: "x" }], stop_sequences: ["1", "2", "3", "4", "5", "6"] };
+    const err = refusal(() => chat(body));
+    expect(err).toBeInstanceOf(Unsupported);
+    expect((err as Unsupported).error).toMatchObject({ status: 400, details: { field: "stop_sequences", provider: "openai" } });
+    expect(chat(body, "gemini").body.stop).toHaveLength(6);
+    expect(chat(body, "converse").body.stop).toHaveLength(6);
+    expect(chat({ ...body, stop_sequences: ["1", "2", "3", "4"] }).body.stop).toHaveLength(4);
+  });
+
+  it("an assistant prefill is named (chat upstreams answer a turn of their own after it); Converse's Claude continues it", () => {
+    const prefill = { messages: [{ role: "user", content: "JSON please" }, { role: "assistant", content: "{\"answer\":" }] };
+    const { body, dropped } = chat(prefill);
+    expect(dropped).toEqual(["messages[1]"]);
+    expect((body.messages as any[]).at(-1)).toEqual({ role: "assistant", content: "{\"answer\":" });
+    expect(chat({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "text", text: "Answer: " }] }] }).dropped).toEqual(["messages[1]"]);
+    expect(chat(prefill, "converse").dropped).toEqual([]);
+    expect(chat({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }, { role: "user", content: "more" }] }).dropped).toEqual([]);
   });
 });

@@ -4,13 +4,17 @@
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k` and
 // cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
-// output_config.format (structured outputs) becomes response_format json_schema.
+// output_config.format (structured outputs) becomes response_format json_schema. On a chat completions upstream
+// (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
+import { withClientNames } from "../client-names.ts";
+import { checkChatStop } from "../stop-limit.ts";
+import { prefillField } from "./prefill.ts";
 
 export interface Translated<T> {
   body: T;
@@ -70,6 +74,13 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   if (body.temperature !== undefined) out.temperature = body.temperature;
   if (body.top_p !== undefined) out.top_p = body.top_p;
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) out.stop = body.stop_sequences;
+  if (opts.scope?.flavor === "chat") {
+    // The chat upstream's own limits, named as this client sent them (other upstreams have theirs).
+    checkChatStop(out.stop, "stop_sequences", opts.scope.provider);
+    // A chat completions model does not continue a final assistant turn (Converse's Claude does).
+    const prefill = prefillField(body.messages);
+    if (prefill) dropped.push(prefill);
+  }
   if (body.stream === true) {
     out.stream = true;
     out.stream_options = { include_usage: true }; // the transcoder needs usage for message_delta
@@ -107,7 +118,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       if (!po[provider]?.reasoningSummary) out.providerOptions = { ...po, [provider]: { ...po[provider], reasoningSummary: "auto" } };
     }
   }
-  return { body: out, dropped };
+  // What a host that refuses unknown fields leaves out is named as this client sent it.
+  return { body: withClientNames(out, { user: "metadata.user_id", stop: "stop_sequences" }), dropped };
 }
 
 function systemText(system: any): string {

@@ -11,6 +11,7 @@ import { decodeReasoning } from "./reasoning.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
+import { withClientNames } from "../client-names.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -215,5 +216,11 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage
   }
+  // What a host that refuses unknown fields leaves out is named as this client sent it.
+  const logprobs = include.includes("message.output_text.logprobs") ? "include.message.output_text.logprobs" : "top_logprobs";
+  withClientNames(out, {
+    max_completion_tokens: "max_output_tokens", verbosity: "text.verbosity", logprobs,
+    user: typeof body.safety_identifier === "string" ? "safety_identifier" : "user",
+  });
   return { body: out, dropped, names: tools.names };
 }
