@@ -5,6 +5,7 @@
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
 import type { CallOptions, ProviderDriver, Target, UpstreamProtocol } from "./provider.ts";
+import type { UrlFetchOptions } from "../net/url-fetch.ts";
 
 /** What a client speaks: /v1/chat/completions, /v1/messages, /v1/responses or Gemini's /v1beta/models/{model}:generateContent. */
 export type ClientProtocol = "chat" | "messages" | "responses" | "gemini";
@@ -37,6 +38,12 @@ export interface TranslatedRequest<S> {
   dropped: string[];
   /** What the answer's translation needs to know about the request. */
   state: S;
+  /**
+   * Set when `body` still needs bytes the upstream will not fetch itself (a client's image URL for Gemini): downloads
+   * them through the client-URL guard (server.url_fetch) and completes `body` in place. The caller awaits it before
+   * sending; a refusal is the client's 400.
+   */
+  download?(urlFetch: UrlFetchOptions, signal: AbortSignal): Promise<void>;
 }
 
 export interface Translator<S = any> {

@@ -53,7 +53,15 @@ function translateAndSend(
   if (ctx.responseHeaders[DROPPED_HEADER] !== undefined) delete ctx.responseHeaders[DROPPED_HEADER];
   // A translated body is not the client's: its protocol headers (anthropic-version, -beta) do not apply.
   const upstreamCall = tr.native ? call : { ...call, clientHeaders: {} };
-  return send.call(driver, t.body, target, upstreamCall).then(
+  // Bytes the upstream will not fetch itself (a client's image URL for Gemini) are downloaded first; a refusal is
+  // the client's 400, not the upstream's error, so it skips tr.error.
+  const sent = t.download
+    ? t.download(ctx.config.server.urlFetch, call.signal).then(() => send.call(driver, t.body, target, upstreamCall).catch(upstreamError))
+    : send.call(driver, t.body, target, upstreamCall).catch(upstreamError);
+  function upstreamError(e: unknown): never {
+    throw e instanceof GatewayError ? tr.error(e, t.state) : e;
+  }
+  return sent.then(
     (r) => {
       if (r.kind === "json") r = { ...r, body: tr.response(r.body, t.state, call) };
       else if (r.kind === "stream") r = { ...r, events: tr.stream(r.events, t.state, call) };
@@ -62,9 +70,6 @@ function translateAndSend(
       if (own) dropped.push(...own.split(","));
       if (dropped.length) r = { ...r, headers: { ...r.headers, [DROPPED_HEADER]: [...new Set(dropped)].join(",") } };
       return r;
-    },
-    (e) => {
-      throw e instanceof GatewayError ? tr.error(e, t.state) : e;
     },
   );
 }

@@ -11,7 +11,8 @@ export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B
       const a = outer.request(body, target, opts);
       const b = inner.request(a.body, target, opts);
       const dropped = [...new Set([...a.dropped, ...b.dropped.map((d) => clientNames[d] ?? d)])];
-      return { op: b.op, body: b.body, dropped, state: [a.state, b.state] };
+      // Only the inner half's body is sent: what it must download first is the chain's to download.
+      return { op: b.op, body: b.body, dropped, state: [a.state, b.state], ...(b.download ? { download: b.download } : {}) };
     },
     response: (json, [a, b], call) => outer.response(inner.response(json, b, call), a, call),
     stream: (events, [a, b], call) => outer.stream(inner.stream(events, b, call), a, call),

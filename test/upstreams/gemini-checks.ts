@@ -2,15 +2,22 @@
 // answered by the next (user) turn with one functionResponse per call, in the calls' order; a functionResponse turn
 // comes right after a function-call turn; and the first call of a turn carries the thought signature the model gave
 // it (Gemini 3 thinks always and rejects a replayed call without it), or Google's documented placeholder for a call
-// the model did not make (`skip_thought_signature_validator`). Messages are the real API's where known.
+// the model did not make (`skip_thought_signature_validator`); a fileData URI is one Gemini fetches itself (a Files
+// API file, a YouTube video: reference §4.3), never another URL. Messages are the real API's where known.
 import { sampleFor } from "./schema-sample.ts";
 
 const calls = (turn: any): any[] => (turn?.parts ?? []).filter((p: any) => p.functionCall);
 const responses = (turn: any): any[] => (turn?.parts ?? []).filter((p: any) => p.functionResponse);
 
+const GEMINI_URI = /^(https:\/\/generativelanguage\.googleapis\.com\/v1beta\/files\/|https:\/\/(www\.)?(youtube\.com|youtu\.be)\/)/;
+
 export function contentsError(contents: any[], signature: string): string | undefined {
   for (let i = 0; i < contents.length; i++) {
     const turn = contents[i];
+    for (const [j, p] of (turn?.parts ?? []).entries()) {
+      const uri = p?.fileData?.fileUri;
+      if (uri !== undefined && !GEMINI_URI.test(String(uri))) return `* GenerateContentRequest.contents[${i}].parts[${j}].file_data.file_uri: Invalid or unsupported file uri: ${String(uri)}`;
+    }
     const fc = calls(turn);
     if (turn.role === "model" && fc.length) {
       if (fc[0].thoughtSignature !== signature && fc[0].thoughtSignature !== "skip_thought_signature_validator") return "Function call is missing a thought_signature in functionCall parts.";

@@ -4,10 +4,12 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
+import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { transportError } from "../../http.ts";
 import { chatToGeminiRequest } from "./request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
+import { inlineUrls } from "./media-urls.ts";
 
 /** oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call). */
 interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean }
@@ -18,7 +20,9 @@ export const chatToGemini: Translator<State> = {
     const t = chatToGeminiRequest(body, target);
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false };
-    return { op, body: t.body, dropped: t.dropped, state };
+    // Image URLs Gemini would refuse are downloaded per attempt, just before sending (after any earlier refusal).
+    const download = t.pending.length ? (policy: UrlFetchOptions, signal: AbortSignal) => inlineUrls(t.pending, policy, signal) : undefined;
+    return { op, body: t.body, dropped: t.dropped, state, ...(download ? { download } : {}) };
   },
   response(json: any, s, call) {
     call.reportUsage(fromGeminiUsage(json?.usageMetadata));

@@ -39,3 +39,26 @@ describe("chat -> gemini: prompt_cache_key", () => {
     expect(JSON.stringify(t.body)).not.toContain("tenant-42");
   });
 });
+
+describe("chat -> gemini: knobs Gemini has no counterpart for", () => {
+  it("verbosity and service_tier are named dropped, not sent", () => {
+    const t = chatToGeminiRequest({ messages: [{ role: "user", content: "hi" }], verbosity: "low", service_tier: "flex" }, target);
+    expect(t.dropped).toEqual(["verbosity", "service_tier"]);
+    expect(JSON.stringify(t.body)).not.toMatch(/flex|verbosity/);
+  });
+});
+
+describe("chat -> gemini: image URLs", () => {
+  const ask = (url: string) => chatToGeminiRequest({ messages: [{ role: "user", content: [{ type: "text", text: "what is this" }, { type: "image_url", image_url: { url } }] }] }, target);
+
+  it("an https URL Gemini would refuse is left for the gateway to download, its field named", () => {
+    const t = ask("https://upload.wikimedia.org/cat.png");
+    expect(t.pending).toEqual([{ part: (t.body.contents as any)[0].parts[1], url: "https://upload.wikimedia.org/cat.png", field: "messages[0].content[1].image_url.url" }]);
+  });
+
+  it.each(["gs://bucket/cat.png", "https://generativelanguage.googleapis.com/v1beta/files/abc123", "https://www.youtube.com/watch?v=x"])("%s is Gemini's own: sent as fileData", (url) => {
+    const t = ask(url);
+    expect(t.pending).toEqual([]);
+    expect((t.body.contents as any)[0].parts[1]).toEqual({ fileData: { mimeType: expect.any(String), fileUri: url } });
+  });
+});

@@ -1,8 +1,9 @@
 // Chat completions request -> Gemini generateContent request (reference §4.3).
 // Choices: system/developer messages go to systemInstruction; consecutive tool messages become one user turn of
 // functionResponse parts (the function name looked up from the assistant's tool_calls); JSON Schemas are cut down
-// to the OpenAPI subset Gemini accepts (schema.ts); https image URLs travel as fileData (Gemini fetches Files-API,
-// gs:// and YouTube URIs only — other URLs are refused by Gemini); logprobs and logit_bias are dropped and reported.
+// to the OpenAPI subset Gemini accepts (schema.ts); an image URL Gemini fetches itself (Files API, gs://, YouTube)
+// travels as fileData, any other is downloaded by the gateway before sending (media-urls.ts: Gemini refuses it);
+// logprobs, logit_bias, verbosity and service_tier (no Gemini counterpart) are dropped and reported.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { knobsFor } from "../../../core/metering/thinking.ts";
@@ -11,10 +12,13 @@ import { geminiWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { signatureOf } from "./response.ts";
 import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 import { geminiSchema } from "./schema.ts";
+import { geminiFetches, type PendingUrl } from "./media-urls.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
+  /** Parts whose URL the gateway must download and inline before the body is sent. */
+  pending: PendingUrl[];
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
@@ -28,7 +32,7 @@ function textOf(content: any): string {
   return (content ?? []).filter((p: any) => p.type === "text").map((p: any) => p.text).join("\n");
 }
 
-function userParts(content: any, i: number): any[] {
+function userParts(content: any, i: number, pending: PendingUrl[]): any[] {
   if (typeof content === "string") return [{ text: content }];
   return content.map((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
@@ -36,8 +40,11 @@ function userParts(content: any, i: number): any[] {
     if (p.type === "image_url") {
       const m = DATA_URL.exec(p.image_url.url);
       if (m) return { inlineData: { mimeType: m[1], data: m[2] } };
-      if (!/^(https?|gs):\/\//i.test(p.image_url.url)) throw invalidRequest("image_url must be a URL or a base64 data URL", `${field}.image_url.url`);
-      return { fileData: { mimeType: mimeFromUrl(p.image_url.url), fileUri: p.image_url.url } };
+      const url: string = p.image_url.url;
+      if (!/^(https?|gs):\/\//i.test(url)) throw invalidRequest("image_url must be a URL or a base64 data URL", `${field}.image_url.url`);
+      const part = { fileData: { mimeType: mimeFromUrl(url), fileUri: url } };
+      if (!geminiFetches(url)) pending.push({ part, url, field: `${field}.image_url.url` });
+      return part;
     }
     if (p.type === "input_audio") return { inlineData: { mimeType: `audio/${p.input_audio.format}`, data: p.input_audio.data } };
     if (p.type === "file") {
@@ -61,7 +68,9 @@ function parseArgs(s: string): Record<string, unknown> {
 export function chatToGeminiRequest(body: any, target: Target): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
   // prompt_cache_key / _retention: Gemini caches implicitly or by a cachedContent resource, not by a routing key.
-  for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  // verbosity, service_tier: Gemini has neither a length knob nor tiers chosen per request.
+  for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention", "verbosity", "service_tier"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  const pending: PendingUrl[] = [];
   const system: { text: string }[] = [];
   const contents: { role: string; parts: any[] }[] = [];
   const toolNames = new Map<string, string>();
@@ -83,7 +92,7 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
         break;
       }
       case "user":
-        push("user", userParts(m.content, i));
+        push("user", userParts(m.content, i, pending));
         break;
       case "assistant": {
         const parts: any[] = [];
@@ -134,7 +143,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
     out.tools = [{ functionDeclarations: tools.map((t: any) => {
       const fd: Record<string, unknown> = { name: t.function.name };
       if (t.function.description) fd.description = t.function.description;
-      if (t.function.parameters && Object.keys(t.function.parameters.properties ?? {}).length) fd.parameters = geminiSchema(t.function.parameters);
+      // Judged after references are resolved: parameters may be a bare {"$ref": "#/$defs/Args"}.
+      const params = t.function.parameters ? geminiSchema(t.function.parameters) : undefined;
+      if (params && Object.keys(params.properties ?? {}).length) fd.parameters = params;
       return fd;
     }) }];
     const tc = body.tool_choice;
@@ -165,7 +176,7 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   const thinking = thinkingConfig(body, target, ask.thinking);
   if (thinking) gc.thinkingConfig = thinking;
   if (Object.keys(gc).length) out.generationConfig = gc;
-  return { body: out, dropped };
+  return { body: out, dropped, pending };
 }
 
 /** The thinking budget (providerOptions.<provider>.thinkingBudget dollars / reasoningEffort) and reasoningSummary -> thinkingConfig. */
