@@ -41,6 +41,40 @@ describe("relayChatStream", () => {
   });
 });
 
+describe("relayChatStream: spaced JSON (Python's json.dumps, Go's indent)", () => {
+  /** JSON as Python's json.dumps writes it: ", " and ": " between tokens. */
+  const spaced = (v: unknown): string => JSON.stringify(v, null, 1).replace(/\n */g, " ").replace(/([[{]) /g, "$1").replace(/ ([\]}])/g, "$1");
+  const content = { id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: null }], usage: null };
+  // 5000 completion tokens (hidden reasoning): billed on the visible text's estimate when this chunk is missed.
+  const usage = { id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5000, total_tokens: 5010 } };
+
+  it("reports the usage chunk's tokens and drops that chunk for a client that did not ask for it", async () => {
+    expect(spaced(usage)).toContain('"usage": {"prompt_tokens": 10,');
+    const { out, usage: reported } = await collect(false, [{ data: spaced(content) }, { data: spaced(usage) }, { data: "[DONE]" }]);
+    expect(reported).toEqual([{ inputTokens: 10, outputTokens: 5000 }]);
+    expect(out.map((e) => e.data)).toEqual([spaced(content), "[DONE]"]);
+    // Pretty-printed over several lines (an event of several data: lines, joined with "\n"): the same.
+    const pretty = await collect(true, [{ data: spaced(content) }, { data: JSON.stringify(usage, null, 2) }, { data: "[DONE]" }]);
+    expect(pretty.usage).toEqual([{ inputTokens: 10, outputTokens: 5000 }]);
+  });
+
+  it("an in-band error, spaced, is the gateway's error (not relayed as a chunk)", async () => {
+    const openai = spaced({ error: { message: "Internal error", type: "server_error" } });
+    const openrouter = spaced({ ...content, usage: undefined, error: { message: "Provider returned error", code: 502 } });
+    for (const data of [openai, openrouter]) {
+      await expect(collect(true, [{ data: spaced(content) }, { data }, { data: "[DONE]" }])).rejects.toMatchObject({ code: "UPSTREAM_ERROR", message: expect.stringContaining("failed mid-stream") });
+    }
+  });
+
+  it("the words usage or error in the text, or such keys without an object value, are chunks like any other", async () => {
+    const text = (s: string) => spaced({ ...content, choices: [{ index: 0, delta: { content: s }, finish_reason: null }], usage: undefined });
+    const list = [text('"usage": {"x": 1}, "error": {"message": "no"}'), spaced({ ...content, usage: undefined, error: null, type: "usage" }), spaced(usage), "[DONE]"].map((data) => ({ data }));
+    const { out, usage: reported } = await collect(false, list);
+    expect(out).toEqual([list[0], list[1], list[3]]);
+    expect(reported).toEqual([{ inputTokens: 10, outputTokens: 5000 }]);
+  });
+});
+
 describe("relayChatStream: the first token and empty streams", () => {
   const role = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
   const filter = '{"id":"","object":"","choices":[],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}';

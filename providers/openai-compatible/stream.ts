@@ -37,13 +37,13 @@ class Relay implements Opening {
     }
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
     // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
-    const plain = d.endsWith('"usage":null}');
+    // Python's json.dumps (and so many self-hosted servers) writes `"usage": null}`: settled the same way.
+    const plain = d.endsWith('"usage":null}') || d.endsWith('"usage": null}');
     // An in-band error (OpenAI's `{"error":{...}}`; OpenRouter's `"error":{...}` on a chunk) becomes the gateway's
     // error, rendered by the gateway with what the upstream said masked (core/secrets), never relayed as it came.
-    // Other chunks are scanned for `rror":{` (a pattern that starts with a rarer character than `"`: a third of the
-    // cost of a scan for `"error"`), then parsed to be sure.
-    if (d.startsWith('{"error"') || (!plain && d.includes('rror":{'))) this.throwIfError(d);
-    if (!plain && d.includes('"usage":{')) {
+    // Other chunks are scanned for the key with an object value (hasObjectKey), then parsed to be sure.
+    if (d.startsWith('{"error"') || (!plain && hasObjectKey(d, '"error"', 'rror"'))) this.throwIfError(d);
+    if (!plain && hasObjectKey(d, '"usage"', 'usage"')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
         this.call.reportUsage(fromOpenAIUsage(chunk.usage));
@@ -78,6 +78,30 @@ class Relay implements Opening {
     }
     throwIfChatStreamError(chunk, this.provider);
   }
+}
+
+/**
+ * Whether `key` (quoted) stands in chunk `d` with an object value, JSON's whitespace allowed around the colon
+ * (`"usage": {`: Python's json.dumps, Go's indent). One scan for `tail`, the key's end (a pattern that starts with a
+ * rarer character than `"`: a third of the cost of a scan for `"error"`); each place it occurs is looked at where it
+ * stands, so a spaced chunk costs what a compact one does.
+ */
+function hasObjectKey(d: string, key: string, tail: string): boolean {
+  const back = key.length - tail.length;
+  for (let i = d.indexOf(tail, back); i !== -1; i = d.indexOf(tail, i + tail.length)) {
+    if (!d.startsWith(key, i - back)) continue;
+    let j = skipSpace(d, i + tail.length);
+    if (d.charCodeAt(j) !== 58) continue; // ":"
+    j = skipSpace(d, j + 1);
+    if (d.charCodeAt(j) === 123) return true; // "{"
+  }
+  return false;
+}
+
+/** The index of the first character at or after `i` that is not JSON whitespace. */
+function skipSpace(d: string, i: number): number {
+  for (let c = d.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9; c = d.charCodeAt(++i));
+  return i;
 }
 
 const endedEarly = (provider: string) =>
