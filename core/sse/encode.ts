@@ -3,7 +3,25 @@ import type { SseEvent } from "./parse.ts";
 
 /** `event:` line only when the event is named (messages protocol); chat streams are data-only. */
 export function encodeSse(ev: SseEvent): string {
-  return ev.event === undefined ? `data: ${ev.data}\n\n` : `event: ${ev.event}\ndata: ${ev.data}\n\n`;
+  // An upstream may split an event's data over several `data:` lines (legal SSE; the parser joins them with "\n"):
+  // written as it came, the lines after the first would have no field name.
+  const data = ev.data.indexOf("\n") === -1 ? ev.data : oneLine(ev.data);
+  return ev.event === undefined ? `data: ${data}\n\n` : `event: ${ev.event}\ndata: ${data}\n\n`;
+}
+
+/**
+ * Data that holds line breaks, made fit for one `data:` field. JSON goes out on one line (some clients, the legacy
+ * Google SDK, read one line of JSON per event): a raw line break in valid JSON can only be whitespace between
+ * tokens, so a space stands in for it, every value as it was (no re-serialising: big numbers keep their digits).
+ * Anything else goes out as one `data:` line per line, which every SSE parser joins back.
+ */
+function oneLine(data: string): string {
+  try {
+    JSON.parse(data);
+    return data.replaceAll("\n", " ");
+  } catch {
+    return data.replaceAll("\n", "\ndata: ");
+  }
 }
 
 export const SSE_HEADERS: Record<string, string> = {
