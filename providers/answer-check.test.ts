@@ -42,6 +42,11 @@ describe("a provider's 2xx JSON answer", () => {
     expect(err.message).toContain("nested deeper than 128 levels");
   });
 
+  it("a JSON answer that starts with a UTF-8 BOM is the answer (it was a 502 'not valid JSON')", async () => {
+    const a = { id: "msg_1", type: "message", content: [{ type: "text", text: "Hé" }] };
+    expect(await read(`\uFEFF${JSON.stringify(a)}`)).toEqual(a);
+  });
+
   it("a body that is not JSON (an HTML page, an SSE stream) says so, not that the provider could not be reached", async () => {
     for (const [text, type] of [["<html>Bad gateway</html>", "text/html"], ["data: {}\n\n", "text/event-stream"]]) {
       const err = await read(text!, type);

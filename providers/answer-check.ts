@@ -30,7 +30,7 @@ export function errorEnvelope(json: unknown): Record<string, unknown> | undefine
 export function parseAnswer(provider: string, status: number, contentType: string | undefined, text: string): unknown {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(stripBom(text));
   } catch {
     // Not the body's text: an HTML page or a binary body says nothing useful, and may say what it should not.
     throw answerError(provider, "invalid_answer", `Provider ${provider}'s answer (HTTP ${status}${contentType ? `, ${contentType}` : ""}) was not valid JSON`);
@@ -49,6 +49,11 @@ export function parseAnswer(provider: string, status: number, contentType: strin
     });
   }
   return json;
+}
+
+/** `text` without one leading BOM (U+FEFF), which some servers write before JSON and JSON.parse refuses. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function answerError(provider: string, reason: string, message: string): GatewayError {

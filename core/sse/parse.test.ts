@@ -34,6 +34,18 @@ describe("SseParser", () => {
     expect(events).toEqual([{ data: "1" }]);
   });
 
+  it("drops one leading BOM (WHATWG), even cut across reads, so the first event is not lost; later ones are data", () => {
+    const wire = '\uFEFFdata: {"t":"Hé"}\n\ndata: \uFEFFx\n\n';
+    expect(new SseParser().push(wire)).toEqual([{ data: '{"t":"Hé"}' }, { data: "\uFEFFx" }]);
+    const bytes = new TextEncoder().encode(wire);
+    const p = new SseParser();
+    const out = [];
+    for (let i = 0; i < bytes.length; i++) out.push(...p.push(bytes.subarray(i, i + 1)));
+    expect(out).toEqual([{ data: '{"t":"Hé"}' }, { data: "\uFEFFx" }]);
+    // Only one: a second is the first line's (unknown) field name, as the spec has it.
+    expect(new SseParser().push('\uFEFF\uFEFFdata: 1\n\ndata: 2\n\n')).toEqual([{ data: "2" }]);
+  });
+
   it("round-trips what encodeSse writes", () => {
     const p = new SseParser();
     const text = encodeSse({ data: '{"a":1}' }) + encodeSse({ event: "ping", data: '{"type":"ping"}' });

@@ -1,5 +1,5 @@
-// Incremental SSE parser (WHATWG rules): any of CRLF / LF / CR line endings, possibly split across reads,
-// comments ignored, multi-line data joined with "\n", an unterminated event at EOF discarded.
+// Incremental SSE parser (WHATWG rules): one leading BOM dropped, any of CRLF / LF / CR line endings, possibly split
+// across reads, comments ignored, multi-line data joined with "\n", an unterminated event at EOF discarded.
 // Hand-written because it sits on the streaming hot path: lines are found with indexOf and `data:` values are
 // sliced straight out of the read (no per-line substring, no per-event array); bench/ compares it with
 // eventsource-parser in the same run.
@@ -38,6 +38,8 @@ export class SseParser {
   private data: string | undefined;
   private event: string | undefined;
   private sawCR = false;
+  /** Nothing of the stream read yet: a leading BOM (U+FEFF) is still to be dropped. */
+  private atStart = true;
   // Node's StringDecoder: ~2.5x faster than TextDecoder on small reads, and keeps split UTF-8 sequences too.
   private readonly decoder = new StringDecoder("utf8");
 
@@ -46,6 +48,12 @@ export class SseParser {
   /** Feed bytes (or text); returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
     let text = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    // WHATWG: one leading BOM is not part of the stream (kept, it made the first line's field "\uFEFFdata": that
+    // event was lost). A BOM cut across reads decodes to "" first: the flag waits for the first character.
+    if (this.atStart && text.length) {
+      this.atStart = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
     // A CR at the end of the previous chunk was a line end; drop the LF that completes its CRLF.
     if (this.sawCR) {
       this.sawCR = false;
