@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { failFromResponse, readUpstreamJson, retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
 import { GatewayError } from "../core/errors.ts";
 import { isRetryable } from "../core/dispatch.ts";
+import { parseSse } from "../core/sse/parse.ts";
 
 describe("upstreamError", () => {
   it("maps 5xx and 429 to a retryable 502 carrying the provider's message and Retry-After", () => {
@@ -175,5 +176,66 @@ describe("upstream answers are read within a bound (issue 25)", () => {
     } finally {
       await up.close();
     }
+  });
+});
+
+describe("UpstreamClient.send: what the answer's headers say", () => {
+  async function serve(handler: Parameters<typeof createServer>[1]) {
+    const server = createServer(handler);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  it("asks for no content coding (none named lets the upstream pick any), unless the caller named one", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = await serve((req, res) => {
+      seen.push(req.headers["accept-encoding"]);
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const client = new UpstreamClient("up", { timeoutMs: 5000 });
+    try {
+      for (const headers of [{}, { "Accept-Encoding": "gzip" }] as Record<string, string>[]) await (await client.send({ url: server.url, headers, body: "{}" }, new AbortController().signal)).body.dump();
+      expect(seen).toEqual(["identity", "gzip"]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("a stream whose media type is written in another case (Text/Event-Stream) is a stream: not cut at the answer deadline", async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "Text/Event-Stream; charset=utf-8" });
+      let n = 0;
+      const next = () => {
+        res.write(`data: ${n}\n\n`);
+        if (++n === 8) res.end();
+        else setTimeout(next, 100);
+      };
+      next();
+    });
+    // 800 ms of stream; a JSON answer would have to be whole within 300.
+    const client = new UpstreamClient("up", { timeoutMs: 300, answerTimeoutMs: 300 });
+    try {
+      const res = await client.send({ url: server.url, headers: {}, body: "{}" }, new AbortController().signal);
+      const events: string[] = [];
+      for await (const ev of parseSse(res.body)) events.push(ev.data);
+      expect(events).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("an error answer that starts with a BOM still gives the provider's message", () => {
+    const e = upstreamError("p", 429, {}, '\uFEFF{"error":{"message":"Slow down"}}');
+    expect(e.message).toBe("Provider p returned HTTP 429: Slow down");
   });
 });

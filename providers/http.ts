@@ -8,7 +8,8 @@ import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
 import { SseEventTooLargeError } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
-import { parseAnswer } from "./answer-check.ts";
+import { parseAnswer, stripBom } from "./answer-check.ts";
+import { decodeBody } from "./decode-body.ts";
 import { isRetryableStatus } from "../core/retryable-status.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
 
@@ -64,6 +65,9 @@ export class UpstreamClient {
     const url = this.split(req.url);
     rememberSentCredentials(req.headers); // so an upstream that echoes them has them masked (core/secrets)
     let headers = withTraceHeaders(req.headers, signal); // unchanged unless tracing is on
+    // No Accept-Encoding would let the upstream pick any coding (RFC 9110 §12.5.3): ask for none. One sent anyway
+    // (or asked for by a configured header) is decoded (decodeBody).
+    if (!hasHeader(headers, "accept-encoding")) headers = { ...headers, "accept-encoding": "identity" };
     let body: UpstreamRequest["body"] | Iterable<Uint8Array> = req.body;
     if (body !== undefined && body.length >= RELEASE_BODY_FROM) {
       const bytes = typeof body === "string" ? Buffer.from(body) : body;
@@ -85,13 +89,15 @@ export class UpstreamClient {
         headersTimeout: timeoutMs + BACKSTOP_MS,
         bodyTimeout: timeoutMs + BACKSTOP_MS,
       });
-      watch.watchBody(r.body);
+      watch.watchBody(r.body); // the bytes as they arrive, before any decoding
+      const answer = decodeBody(this.provider, r.body, header(r.headers, "content-encoding"));
       const answerMs = Math.max(this.opts.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS, timeoutMs);
-      const type = header(r.headers, "content-type") ?? "";
+      // Media types are case-insensitive (RFC 9110 §8.3.1): `Text/Event-Stream` is a stream too.
+      const type = (header(r.headers, "content-type") ?? "").toLowerCase();
       // A stream (SSE, or Bedrock's binary event stream) is bounded until its reader parses the first event.
       const streamed = type.includes("text/event-stream") || type.includes("amazon.eventstream");
-      armAnswerDeadline(r.body, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), streamed);
-      return { status: r.statusCode, headers: r.headers, body: r.body };
+      armAnswerDeadline(answer, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), streamed);
+      return { status: r.statusCode, headers: r.headers, body: answer };
     } catch (err) {
       watch.stop();
       throw transportError(this.provider, err, signal);
@@ -157,6 +163,13 @@ export function transportError(provider: string, err: unknown, signal?: AbortSig
   });
 }
 
+/** Whether `headers` has `name` (lower case), in any case. */
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  if (headers[name] !== undefined) return true;
+  for (const k in headers) if (k.length === name.length && k.toLowerCase() === name) return true;
+  return false;
+}
+
 function header(headers: UpstreamResponse["headers"], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -198,7 +211,7 @@ export function isRequestError(status: number, parsed: unknown): boolean {
 export function upstreamError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
   let parsed: unknown = text;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(stripBom(text));
   } catch { /* non-JSON body: keep the text */ }
   const p = parsed as any;
   const message: string =
