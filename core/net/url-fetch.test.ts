@@ -36,6 +36,7 @@ beforeAll(async () => {
   img = await startHttpsLoopback((req, res) => {
     const u = new URL(req.url!, "https://x");
     if (u.pathname === "/seed.png") return void res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1);
+    if (u.pathname === "/upper.png") return void res.writeHead(200, { "content-type": "Image/PNG; charset=binary" }).end(PNG_1x1);
     if (u.pathname === "/redirect") return void res.writeHead(302, { location: u.searchParams.get("to")! }).end();
     if (u.pathname === "/loop") return void res.writeHead(301, { location: "/loop" }).end();
     if (u.pathname === "/big") return void res.writeHead(200, { "content-type": "image/png", "content-length": "4096" }).end(Buffer.alloc(4096, 1));
@@ -129,6 +130,12 @@ describe("allowlisted hosts", () => {
     expect(Buffer.from(got.bytes)).toEqual(PNG_1x1);
     expect(got.contentType).toBe("image/png");
     expect(img.requests.at(-1)).toMatchObject({ method: "GET", path: "/seed.png", host: `img.test:${img.port}` });
+  });
+
+  it("the content type comes back as a bare lower-case media type (media types are case-insensitive, RFC 9110 §8.3.1)", async () => {
+    const resolver = table({ "img.test": ["127.0.0.1"] });
+    const got = await fetchClientUrl(`https://img.test:${img.port}/upper.png`, policy({ resolver, allowHosts: ["img.test"] }), { field: "image_url" });
+    expect(got.contentType).toBe("image/png");
   });
 
   it("*.suffix globs match names below the suffix only", async () => {

@@ -130,7 +130,7 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
         throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`);
       });
       if (!bytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes`, { max_bytes: policy.maxBytes });
-      return { bytes, contentType: first(res.headers["content-type"])?.split(";")[0]?.trim() || undefined, url: url.href };
+      return { bytes, contentType: first(res.headers["content-type"])?.split(";")[0]?.trim().toLowerCase() || undefined, url: url.href };
     } finally {
       res.close();
     }
