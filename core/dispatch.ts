@@ -18,6 +18,7 @@ import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint, type Failure } from "./retry-hint.ts";
 import { isRetryableStatus } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
+import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
@@ -97,6 +98,8 @@ class AttemptCall {
       signal: ctx.signal,
       requestId: ctx.requestId,
       clientHeaders: ctx.headers,
+      // Only Messages states input before the upstream reports it (message_start): no estimate for the others.
+      inputEstimate: ctx.endpoint === "messages" ? inputEstimate(ctx) : undefined,
       reportUsage: (u) => {
         this.usage = u;
         if (this.committed) ctx.usage = u;

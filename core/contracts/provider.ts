@@ -58,6 +58,11 @@ export interface CallOptions {
   requestId: string;
   /** Client request headers (lower-case names), for the few that are forwarded (anthropic-version, -beta). */
   clientHeaders: Record<string, string | string[] | undefined>;
+  /**
+   * The gateway's estimate of the request's input tokens (what rate-limit charges): for a translated stream whose
+   * client protocol states the input before the upstream has reported it (Messages' message_start).
+   */
+  inputEstimate?: number;
   /** Called whenever usage becomes known (at once for JSON, at the usage event for streams). */
   reportUsage(usage: Usage): void;
   /** Called when a stream's first content arrives from the upstream (time to first token); never for JSON answers. */

@@ -26,7 +26,7 @@ export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
       return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model, scope } };
     },
     response: (json, s) => chatToMessagesResponse(json, s.scope),
-    stream: (events, s) => chatToMessagesStream(events, s),
+    stream: (events, s, call) => chatToMessagesStream(events, { ...s, inputEstimate: call.inputEstimate }),
     error: (err) => err,
   };
 }

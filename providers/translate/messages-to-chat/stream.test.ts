@@ -36,6 +36,18 @@ describe("chat chunks -> messages events", () => {
     expect(out[12]).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 40, cache_read_input_tokens: 10, output_tokens: 20 } });
   });
 
+  it("message_start states the input (clients such as @langchain/anthropic read it only there): the estimate it is given, or the upstream's count when the first chunk has it; message_delta the exact one", () => {
+    const events = [chunk({ role: "assistant", content: "Hi" }), chunk({}, "stop"), usage({ prompt_tokens: 37, completion_tokens: 2 }), { data: "[DONE]" }];
+    const t = new ChatToMessagesStream({ provider: "p", inputEstimate: 42 });
+    const out = events.flatMap((e) => t.push(e)).map((e) => JSON.parse(e.data));
+    expect(out[0].message.usage).toEqual({ input_tokens: 42, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(out.find((e) => e.type === "message_delta").usage).toMatchObject({ input_tokens: 37, output_tokens: 2 });
+    // An upstream that sends usage on every chunk (some OpenAI-compatible hosts): its count, cached tokens apart.
+    const early = new ChatToMessagesStream({ provider: "p", inputEstimate: 42 });
+    const first = early.push({ data: JSON.stringify({ id: "c", model: "m", choices: [{ index: 0, delta: { content: "Hi" } }], usage: { prompt_tokens: 30, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 10 } } }) });
+    expect(JSON.parse(first[0]!.data).message.usage).toEqual({ input_tokens: 20, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 });
+  });
+
   it("an empty completion still gets message_start, message_delta and message_stop", () => {
     const out = run([chunk({ role: "assistant", content: "" }), chunk({}, "length"), { data: "[DONE]" }]);
     expect(out.map((e) => e.type)).toEqual(["message_start", "ping", "message_delta", "message_stop"]);

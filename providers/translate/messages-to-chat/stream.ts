@@ -25,6 +25,14 @@ type Open = "none" | "text" | "thinking" | "tool";
 /** A tool call held back while another block is open: what came of it so far. */
 interface HeldTool { id: string | undefined; name: string; args: string }
 
+export interface StreamOptions {
+  provider: string;
+  model?: string;
+  scope?: ThinkingScope;
+  /** The gateway's estimate of the request's input tokens (CallOptions.inputEstimate), for message_start. */
+  inputEstimate?: number;
+}
+
 const ev = (type: string, payload: Record<string, unknown>): SseEvent => ({ event: type, data: JSON.stringify({ type, ...payload }) });
 
 export class ChatToMessagesStream {
@@ -49,16 +57,20 @@ export class ChatToMessagesStream {
   private textField: string | undefined;
   done = false;
 
-  constructor(private readonly opts: { provider: string; model?: string; scope?: ThinkingScope }) {}
+  constructor(private readonly opts: StreamOptions) {}
 
   private start(chunk: any, out: SseEvent[]): void {
     if (this.started) return;
     this.started = true;
+    // Anthropic states the input in message_start, and some clients (@langchain/anthropic) read it only there: the
+    // upstream's count when this chunk already has it, else the gateway's estimate; message_delta has the exact one.
+    const known = (this.usage as any)?.prompt_tokens > 0 ? openAIToAnthropicUsage(this.usage) : undefined;
+    const usage = known ?? { input_tokens: this.opts.inputEstimate ?? 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     out.push(ev("message_start", {
       message: {
         id: messageIdOf(chunk?.id), type: "message", role: "assistant", model: chunk?.model ?? this.opts.model ?? "",
         content: [], stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: { ...usage, output_tokens: 0 },
       },
     }));
     out.push(ev("ping", {}));
@@ -219,7 +231,7 @@ export class ChatToMessagesStream {
   }
 }
 
-export async function* chatToMessagesStream(events: AsyncIterable<SseEvent>, opts: { provider: string; model?: string; scope?: ThinkingScope }): AsyncGenerator<SseEvent> {
+export async function* chatToMessagesStream(events: AsyncIterable<SseEvent>, opts: StreamOptions): AsyncGenerator<SseEvent> {
   const t = new ChatToMessagesStream(opts);
   for await (const e of events) {
     const out = t.push(e);
