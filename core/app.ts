@@ -10,7 +10,7 @@ import type { EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
 import { writeWhole } from "./http/respond.ts";
 import { GatewayError, toGatewayError, toGeminiJSON } from "./errors.ts";
-import { actionRoutes, isGeminiPath } from "./endpoints/gemini/route.ts";
+import { actionRoutes, GEMINI_ID_ROUTE, idRouteRest, isGeminiPath, servedById } from "./endpoints/gemini/route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { serveAsset } from "./assets/serve.ts";
 import { ASSET_ROUTE } from "./assets/index.ts";
@@ -61,16 +61,36 @@ export function createApp(gateway: Gateway): H3 {
       return HANDLED;
     });
   };
+  /** A path no route serves (or a method it is not served with), after the console has had its look. */
+  const noRoute = async (event: H3Event) => {
+    const { req, res } = nodeOf(event);
+    if (await serveConsole(gateway, req, res, event.url.pathname)) return HANDLED;
+    // Every method the path serves (/mcp takes POST, GET and DELETE; /responses/{id} GET and DELETE), as Allow must list them.
+    const methods = served.for(event.url.pathname);
+    const err = methods.length
+      ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
+      : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
+    return unrouted(gateway, req, res, err, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON());
+  };
   for (const spec of endpoints) if (!spec.action) register(spec);
   // Custom methods (Gemini's `models/{model}:generateContent`): one handler per wildcard route picks the endpoint.
   for (const group of actionRoutes(endpoints)) {
-    on(group.method, group.route, async (event) => {
+    const serve = async (event: H3Event, rest: string) => {
       const { req, res } = nodeOf(event);
-      const picked = group.pick(String(getRouterParams(event)?._ ?? ""));
+      const picked = group.pick(rest);
       if ("error" in picked) return unrouted(gateway, req, res, picked.error, toGeminiJSON(picked.error));
       await handleRequest(gateway, picked.spec, req, res, picked.params);
       return HANDLED;
-    });
+    };
+    on(group.method, group.route, (event) => serve(event, String(getRouterParams(event)?._ ?? "")));
+    // The model id as the path (`/v1beta/openai/gpt-4o:generateContent`, route.ts): only a catalog model's, and not
+    // in `served`, so every other path there is answered as before.
+    if (servedById(group.route)) {
+      app.on(group.method as "POST", GEMINI_ID_ROUTE, (event) => {
+        const rest = idRouteRest(getRouterParams(event), gateway.config.models);
+        return rest === undefined ? noRoute(event) : serve(event, rest);
+      });
+    }
   }
 
   // The admin API (admin keys only; core/admin/). With the console on, its live traffic is sampled from the start,
@@ -126,16 +146,7 @@ export function createApp(gateway: Gateway): H3 {
   });
 
   // The operator console (core/console/), before the 404 of any other path: off the path of every API request.
-  app.all("/**", async (event) => {
-    const { req, res } = nodeOf(event);
-    if (await serveConsole(gateway, req, res, event.url.pathname)) return HANDLED;
-    // Every method the path serves (/mcp takes POST, GET and DELETE; /responses/{id} GET and DELETE), as Allow must list them.
-    const methods = served.for(event.url.pathname);
-    const err = methods.length
-      ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
-      : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
-    return unrouted(gateway, req, res, err, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON());
-  });
+  app.all("/**", noRoute);
   return app;
 }
 

@@ -7,6 +7,7 @@ import { packageRoot } from "./package-root.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { ADMIN_PREFIX } from "./admin/route.ts";
 import { RouteMethods } from "./http/route-methods.ts";
+import { servedById } from "./endpoints/gemini/route.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
 const DIRS = ["api", "responses"];
@@ -170,6 +171,31 @@ function pathParams(ep: EndpointSpec): Json[] {
   return params;
 }
 
+/**
+ * The Gemini custom methods where the model id is the path (core/endpoints/gemini/route.ts GEMINI_ID_ROUTE): the
+ * same operations, for catalog models only; another method there is a 404, so no 405 is documented.
+ */
+function addGeminiIdPaths(paths: Record<string, Json>): void {
+  const segment = (name: string, description: string): Json => ({ name, in: "path", required: true, schema: { type: "string" }, description });
+  for (const ep of endpoints) {
+    if (!ep.action || !servedById(ep.route)) continue;
+    const method = ep.method.toLowerCase();
+    const op = paths[openApiPath(ep)]![method];
+    paths[`/v1beta/{creator}/{slug}:${ep.action}`] = {
+      [method]: {
+        ...op,
+        operationId: `${op.operationId}_by_model_id`,
+        summary: `${op.summary}. The model id as the path, without models/ (what @ai-sdk/google and @google/generative-ai send); only catalog models`,
+        parameters: [
+          segment("creator", "The gateway model id's creator (openai in openai/gpt-4o)"),
+          segment("slug", "The rest of the model id"),
+          ...op.parameters.filter((p: Json) => !(p.in === "path" && p.name === "model")),
+        ],
+      },
+    };
+  }
+}
+
 export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
@@ -221,6 +247,7 @@ export function buildOpenApi(): Json {
     const errorSchema = ep.protocol === "gemini" ? GEMINI_ERROR : errorRef;
     for (const m of refusedMethods(ep.route)) paths[path]![m] ??= notAllowedOp(path, pathParams(ep), m, served, ep.openapi.tag ?? "Gateway", errorSchema);
   }
+  addGeminiIdPaths(paths);
   addAdminPaths(paths, errorRef);
   return {
     openapi: "3.1.0",

@@ -10,7 +10,7 @@ import { Unsupported } from "../../contracts/translator.ts";
 import type { GatewayContext } from "../../pipeline/context.ts";
 import type { EndpointSpec } from "../spec.ts";
 import { GEMINI_MODELS_ROUTE } from "./generate.ts";
-import { resolveGeminiModel } from "./model-name.ts";
+import { isUrlModel, resolveGeminiModel } from "./model-name.ts";
 import { camelCaseGeminiFields } from "./field-names.ts";
 
 function prepare(ctx: GatewayContext): void {
@@ -18,7 +18,7 @@ function prepare(ctx: GatewayContext): void {
   const { contents, generateContentRequest: g, providerOptions } = ctx.body;
   if (g && contents) throw invalidRequest("send contents or generateContentRequest, not both", "generateContentRequest");
   if (!g && !contents) throw invalidRequest("countTokens needs contents or generateContentRequest", "contents");
-  if (typeof g?.model === "string" && g.model && resolveGeminiModel(g.model, ctx.config.models) !== model) {
+  if (typeof g?.model === "string" && g.model && !isUrlModel(g.model, model, ctx.config.models)) {
     throw invalidRequest(`${g.model} is not the model in the URL (${model})`, "generateContentRequest.model");
   }
   ctx.body = { ...(g ?? { contents }), model, ...(providerOptions ? { providerOptions } : {}) };

@@ -9,7 +9,7 @@ import type { GatewayContext } from "../../pipeline/context.ts";
 import type { EndpointSpec } from "../spec.ts";
 import { embeddingsEndpoint } from "../embeddings.ts";
 import { GEMINI_MODELS_ROUTE } from "./generate.ts";
-import { resolveGeminiModel } from "./model-name.ts";
+import { isUrlModel, resolveGeminiModel } from "./model-name.ts";
 import { camelCaseGeminiFields } from "./field-names.ts";
 
 interface One { content: any; taskType?: string; title?: string; outputDimensionality?: number; model?: string }
@@ -40,7 +40,7 @@ function prepare(ctx: GatewayContext): void {
   const at = (i: number, k: string) => (batch ? `requests[${i}].${k}` : k);
   list.forEach((r, i) => {
     // The SDK repeats the model in each request (`models/{model}`): it must be the URL's.
-    if (typeof r.model === "string" && r.model && resolveGeminiModel(r.model, ctx.config.models) !== model) {
+    if (typeof r.model === "string" && r.model && !isUrlModel(r.model, model, ctx.config.models)) {
       throw invalidRequest(`${r.model} is not the model in the URL (${model})`, at(i, "model"));
     }
   });

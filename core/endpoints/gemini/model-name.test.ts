@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveGeminiModel } from "./model-name.ts";
+import { isUrlModel, resolveGeminiModel } from "./model-name.ts";
 
 const models = new Map(["anthropic/claude-sonnet-4.5", "google/gemini-2.5-flash", "openai/gpt-x", "azure/gpt-x"].map((id) => [id, {} as any]));
 
@@ -15,5 +15,11 @@ describe("the model a Gemini URL names", () => {
   it("an ambiguous slug or broken encoding is a 400 naming model", () => {
     expect(() => resolveGeminiModel("gpt-x", models)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("openai/gpt-x, azure/gpt-x") }));
     expect(() => resolveGeminiModel("bad%E0", models)).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "model" }) }));
+  });
+
+  it("a body's model is the URL's with any number of models/ prefixes (@ai-sdk/google adds one to an id that has one)", () => {
+    expect(isUrlModel("models/models/openai/gpt-x", "openai/gpt-x", models)).toBe(true);
+    expect(isUrlModel("models/openai/gpt-x", "openai/gpt-x", models)).toBe(true);
+    expect(isUrlModel("models/models/azure/gpt-x", "openai/gpt-x", models)).toBe(false);
   });
 });

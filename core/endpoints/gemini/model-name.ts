@@ -37,3 +37,14 @@ export function resolveGeminiModel(raw: string, models: Map<string, ModelRuntime
   }
   return ids[0] ?? name;
 }
+
+/**
+ * Whether a model named in the body (embedContent's `model`, countTokens' generateContentRequest.model) is the URL's.
+ * Clients prefix `models/` to what they were given, which may have it already: @ai-sdk/google's
+ * textEmbedding("models/openai/x") sends `models/models/openai/x`. Every `models/` prefix is dropped first.
+ */
+export function isUrlModel(given: string, url: string, models: Map<string, ModelRuntime>): boolean {
+  let name = given;
+  while (name.startsWith("models/models/")) name = name.slice("models/".length);
+  return resolveGeminiModel(name, models) === url;
+}

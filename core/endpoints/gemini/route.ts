@@ -1,7 +1,10 @@
 // Google-style custom methods on one wildcard route (`/api/v1beta/models/**` + `:generateContent`, `:countTokens`, …):
 // app.ts registers one handler per (method, route) and this picks the endpoint from the text after the last colon.
 import { GatewayError } from "../../errors.ts";
+import type { ModelRuntime } from "../../config/runtime.ts";
 import type { EndpointSpec } from "../spec.ts";
+import { GEMINI_MODELS_ROUTE } from "./generate.ts";
+import { resolveGeminiModel } from "./model-name.ts";
 
 export interface ActionRoute {
   method: EndpointSpec["method"];
@@ -39,3 +42,26 @@ export function actionRoutes(specs: EndpointSpec[]): ActionRoute[] {
 
 /** Is this a request path of the Gemini protocol (for renderers that run before any endpoint is known)? */
 export const isGeminiPath = (path: string): boolean => path.startsWith("/api/v1beta/");
+
+/**
+ * The same custom methods with the model id as the path, no `models/` (`/api/v1beta/{creator}/{slug}:generateContent`):
+ * @ai-sdk/google and @google/generative-ai (under LangChain's ChatGoogleGenerativeAI) prefix `models/` only to an id
+ * without a slash, so every gateway id reaches them this way. Served for the action routes under GEMINI_MODELS_ROUTE,
+ * and only when the path names a catalog model (idRouteRest): any other path there is the 404 it always was.
+ */
+export const GEMINI_ID_ROUTE = "/api/v1beta/:creator/**";
+
+/** The wildcard route whose actions GEMINI_ID_ROUTE also serves. */
+export const servedById = (route: string): boolean => route === GEMINI_MODELS_ROUTE;
+
+/** `{model}:{action}` (as the models route's `**` would have it) when GEMINI_ID_ROUTE's path names a catalog model. */
+export function idRouteRest(params: Record<string, string> | undefined, models: Map<string, ModelRuntime>): string | undefined {
+  const rest = `${params?.creator ?? ""}/${params?._ ?? ""}`;
+  const at = rest.lastIndexOf(":");
+  if (at === -1) return undefined;
+  try {
+    return models.has(resolveGeminiModel(rest.slice(0, at), models)) ? rest : undefined;
+  } catch {
+    return undefined; // not percent-encoding: not a model
+  }
+}
