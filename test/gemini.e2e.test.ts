@@ -180,10 +180,20 @@ describe("policies and the ledger, as on chat", () => {
     expect((await both.json()).error.message).toContain("generation_config");
   });
 
-  it("a stream that fails midway ends with Google's error object as its last frame, which the SDK throws on; the ledger keeps it", async () => {
+  it("a stream that fails midway ends with Google's error object as its last frame, which the SDK throws on, then a cut connection; the ledger keeps it", async () => {
     anthropic.failures.push({ kind: "error-event", afterEvents: 4 });
     const res = await post(`models/${claude}:streamGenerateContent?alt=sse`, hi, { "x-goog-api-key": SHIPPED_KEY });
-    const text = await res.text();
+    // Read up to the cut (docs/gemini.md "Streams"): the body never ends cleanly.
+    const reader = res.body!.getReader();
+    let text = "";
+    let cut = false;
+    for (;;) {
+      const step = await reader.read().catch(() => undefined);
+      if (!step) cut = true;
+      if (!step || step.done) break;
+      text += Buffer.from(step.value).toString("utf8");
+    }
+    expect(cut).toBe(true);
     expect(text.startsWith("data: ")).toBe(true);
     const frames = text.split(/\r?\n\r?\n/).filter(Boolean);
     expect(frames.at(-1)!.startsWith("data: ")).toBe(true);

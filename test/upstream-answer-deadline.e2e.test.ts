@@ -81,7 +81,16 @@ describe("a native Gemini stream cut short (no finishReason)", () => {
       body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Tell me a story" }] }] }),
     });
     expect(res.status).toBe(200);
-    const frames = (await res.text()).split(/\r?\n\r?\n/).filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, "")));
+    // Read up to the cut: after the error frame the connection is closed without a clean end (docs/gemini.md "Streams").
+    const reader = res.body!.getReader();
+    let text = "";
+    for (;;) {
+      const step = await reader.read().catch(() => undefined);
+      expect(step?.done, "the stream ended cleanly").not.toBe(true);
+      if (!step) break;
+      text += Buffer.from(step.value!).toString("utf8");
+    }
+    const frames = text.split(/\r?\n\r?\n/).filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, "")));
     expect(frames[0].candidates[0].content.parts[0].text).toBe("Once upon");
     expect(frames.at(-1).error).toMatchObject({ code: 502, details: [expect.objectContaining({ reason: "UPSTREAM_ERROR" })] });
     expect(frames.at(-1).error.message).toContain("before a finish reason");

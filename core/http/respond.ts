@@ -91,6 +91,31 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string
   return `data: ${JSON.stringify(err.toJSON())}\n\n`;
 }
 
+/**
+ * Ends a stream with its in-band error. On the Gemini protocol the response is then cut (the socket closed without
+ * the chunked terminator): the error frame alone ends the stream cleanly, and clients that ignore `error` frames
+ * (@google/generative-ai, under LangChain's ChatGoogleGenerativeAI) took the truncated answer for a whole one; cut,
+ * every client sees a failed read. The frame is written first, so @google/genai still throws its ApiError with the
+ * status. The promise settles once the socket is closed: h3 ends a handled response after the handler returns,
+ * which would otherwise add the terminator.
+ */
+function endWithStreamError(ctx: GatewayContext, res: ServerResponse, text: string): Promise<void> | undefined {
+  if (ctx.protocol !== "gemini") {
+    res.end(text);
+    return undefined;
+  }
+  return new Promise((resolve) => {
+    // A write to a socket already gone never calls back: its close ends the wait.
+    const cut = () => {
+      res.off("close", cut);
+      res.destroy();
+      resolve();
+    };
+    res.once("close", cut);
+    res.write(text, cut);
+  });
+}
+
 /** Resolves with the outcome once the whole response is written or the client has gone. */
 export async function writeResponse(ctx: GatewayContext, res: ServerResponse, hooks: WriteHooks): Promise<Outcome> {
   const r = ctx.response!;
@@ -146,8 +171,9 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
-    res.end(out.pending + streamErrorEvent(ctx, err));
+    const text = out.pending + streamErrorEvent(ctx, err);
     out.pending = "";
+    await endWithStreamError(ctx, res, text);
     return { status: r.status, aborted: false, streamError: err };
   } finally {
     if (res.destroyed) await iterator.return?.(undefined)?.catch(() => {});
@@ -265,9 +291,12 @@ class PushWriter implements EventSink {
     const { ctx, res } = this;
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return this.settle({ status: this.status, aborted: true });
-    res.end(this.out.pending + streamErrorEvent(ctx, err));
+    const ending = endWithStreamError(ctx, res, this.out.pending + streamErrorEvent(ctx, err));
     this.out.pending = "";
-    this.settle({ status: this.status, aborted: false, streamError: err });
+    const outcome = { status: this.status, aborted: false, streamError: err };
+    if (!ending) return this.settle(outcome);
+    this.settled = true; // the cut's close is the gateway's, not a client leaving
+    void ending.then(() => this.settle(outcome));
   }
 
   /** The next-tick flush: one write for the events of one read; pause the source while the socket is full. */
