@@ -156,6 +156,27 @@ describe("rerank providers", () => {
     });
   }
 
+  it("logit-scale scores (a cross-encoder on Jina) keep the provider's order, and top_n keeps its best", async () => {
+    // Jina answers d0=1.5 > d1=0.9 > d3=0.2 > d2=-0.5, already sorted and cut to top_n as the real service does.
+    const all = [{ index: 0, relevance_score: 1.5 }, { index: 1, relevance_score: 0.9 }, { index: 3, relevance_score: 0.2 }, { index: 2, relevance_score: -0.5 }];
+    const answer = (n: number) => ({ status: 200, body: { model: "jina-reranker-v2-base-multilingual", usage: { total_tokens: 40, prompt_tokens: 40 }, results: all.slice(0, n) } });
+    fakes.jina!.failures.push(answer(4));
+    const r = await rerank({ model: "jina/jina-reranker-v2", query: QUERY, documents: DOCS }, LIVE);
+    expect(r.status).toBe(200);
+    expect(r.json.results.map((x: any) => x.index)).toEqual([0, 1, 3, 2]);
+    const scores = r.json.results.map((x: any) => x.relevance_score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    for (const x of scores) expect(x > 0 && x < 1).toBe(true);
+    fakes.jina!.failures.push(answer(2));
+    const top = await rerank({ model: "jina/jina-reranker-v2", query: QUERY, documents: DOCS, top_n: 2 }, LIVE);
+    expect(top.json.results.map((x: any) => x.index)).toEqual([0, 1]);
+    expect(top.json.results[0].relevance_score).toBeGreaterThan(top.json.results[1].relevance_score);
+    // An upstream that ignores top_n: the gateway's own cut keeps the best too.
+    fakes.jina!.failures.push(answer(4));
+    const cut = await rerank({ model: "jina/jina-reranker-v2", query: QUERY, documents: DOCS, top_n: 2 }, LIVE);
+    expect(cut.json.results.map((x: any) => x.index)).toEqual([0, 1]);
+  });
+
   it("provider failures are 5xx UPSTREAM_ERROR (retry with backoff)", async () => {
     fakes.cohere!.failures.push({ status: 503 }, { status: 503 }, { status: 503 });
     const r = await rerank({ model: "cohere/rerank-v3.5", query: "q", documents: ["a"] }, LIVE);

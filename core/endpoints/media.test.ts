@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aspectRatios } from "./videos.ts";
 import { clampDuration } from "./video-duration.ts";
 import { planDimensions, toBase64, truncateNormalise } from "./embeddings.ts";
-import { calibrate } from "./rerank.ts";
+import { calibrateAll } from "./rerank.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
 
 const model = (config: Record<string, unknown>): ModelRuntime => ({ id: "x/y", type: "embedding", config: { endpoints: [], ...config } as never, endpoints: [] });
@@ -36,10 +36,14 @@ describe("media endpoint helpers", () => {
     expect(truncateNormalise([3, 4, 12], 2)).toEqual([0.6, 0.8]);
   });
 
-  it("calibrates scores into 0..1", () => {
-    expect(calibrate(0.7)).toBe(0.7);
-    expect(calibrate(-3)).toBeGreaterThan(0);
-    expect(calibrate(5)).toBeLessThan(1);
-    expect(calibrate(Number.NaN)).toBe(0);
+  it("calibrates a whole answer into 0..1 with one increasing map", () => {
+    expect(calibrateAll([0.7, 0.2, Number.NaN])).toEqual([0.7, 0.2, 0]);
+    // One logit outside 0..1 sends every score through the logistic, so 1.5 stays above 0.9.
+    const [a, b, c, d] = calibrateAll([1.5, 0.9, 0.2, -0.5]);
+    expect(a).toBeGreaterThan(b!);
+    expect(b).toBeGreaterThan(c!);
+    expect(c).toBeGreaterThan(d!);
+    for (const x of [a, b, c, d]) expect(x! > 0 && x! < 1).toBe(true);
+    expect(calibrateAll([5, Number.NaN])).toEqual([1 / (1 + Math.exp(-5)), 0]);
   });
 });

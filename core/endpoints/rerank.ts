@@ -1,4 +1,4 @@
-// POST /api/v1/rerank: results ordered by a calibrated 0..1 relevance score, cut to top_n, indexes into the
+// POST /api/v1/rerank: results ordered by relevance (the provider's order) with a calibrated 0..1 score, cut to top_n, indexes into the
 // caller's documents, documents echoed unless providerOptions.<provider>.return_documents is false.
 // One request is one billed query (usage.search_units = 1). Errors use BAD_REQUEST / UNAUTHORIZED naming.
 import { ulid } from "ulid";
@@ -11,11 +11,18 @@ import { dispatchCall, extraFields, metadata, requireType, servedModelId, echoTr
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
 
-/** Scores outside 0..1 (raw logits from some rerankers) are squashed with a logistic; NaN counts as 0. */
-export function calibrate(score: number): number {
-  if (!Number.isFinite(score)) return 0;
-  if (score >= 0 && score <= 1) return score;
-  return 1 / (1 + Math.exp(-score));
+/** A score to rank by: NaN (no score) ranks last. */
+export const rankScore = (s: number): number => (Number.isNaN(s) ? -Infinity : s);
+
+/**
+ * One increasing map for the whole answer: if every score is already 0..1 they are kept, otherwise (raw logits
+ * from some rerankers) all of them go through a logistic. Squashing only the out-of-range ones would put a 0.9
+ * above a 1.5 and reorder the provider's ranking. NaN gives 0, ±Infinity 0/1.
+ */
+export function calibrateAll(scores: number[]): number[] {
+  const ranked = scores.map(rankScore);
+  if (ranked.every((s) => !Number.isFinite(s) || (s >= 0 && s <= 1))) return ranked.map((s) => Math.min(1, Math.max(0, s)));
+  return ranked.map((s) => 1 / (1 + Math.exp(-s)));
 }
 
 /**
@@ -68,9 +75,12 @@ async function rerank(ctx: GatewayContext): Promise<void> {
     seen.add(r.index);
   }
   const echo = returnDocuments(ctx);
+  // Ordered and cut by the provider's raw score: the logistic can round large logits to the same 1.0.
+  const calibrated = calibrateAll(out.results.map((r) => r.score));
   const results = out.results
-    .map((r) => ({ index: r.index, relevance_score: calibrate(r.score) }))
-    .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
+    .map((r, i) => ({ index: r.index, relevance_score: calibrated[i]!, raw: rankScore(r.score) }))
+    .sort((a, b) => b.raw - a.raw || a.index - b.index)
+    .map(({ index, relevance_score }) => ({ index, relevance_score }))
     .slice(0, body.top_n ?? documents.length)
     .map((r) => (echo ? { ...r, document: documents[r.index]! } : r));
   ctx.usage = { inputTokens: out.inputTokens ?? 0, outputTokens: 0, searchUnits: 1 };
