@@ -12,6 +12,8 @@ import { geminiWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { signatureOf } from "./response.ts";
 import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 import { geminiSchema } from "./schema.ts";
+import { schemaBudget } from "./schema-refs.ts";
+import { clientName } from "../client-names.ts";
 import { geminiFetches, type PendingUrl } from "./media-urls.ts";
 
 export interface Translated<T> {
@@ -139,12 +141,15 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   const search = body.tool_choice === "none" ? undefined : geminiWebSearch(body, tools.length > 0, dropped);
   if (search) out.tools = [search];
   else if (body.web_search_options && body.tool_choice === "none") dropped.push(WEB_SEARCH_FIELD);
+  // One output budget for all the request's schemas (inlining $refs could otherwise multiply each one).
+  const budget = schemaBudget();
   if (tools.length) {
-    out.tools = [{ functionDeclarations: tools.map((t: any) => {
+    out.tools = [{ functionDeclarations: tools.map((t: any, i: number) => {
       const fd: Record<string, unknown> = { name: t.function.name };
       if (t.function.description) fd.description = t.function.description;
       // Judged after references are resolved: parameters may be a bare {"$ref": "#/$defs/Args"}.
-      const params = t.function.parameters ? geminiSchema(t.function.parameters) : undefined;
+      const field = clientName(body, `tools[${i}].function.parameters`);
+      const params = t.function.parameters ? geminiSchema(t.function.parameters, field, budget) : undefined;
       if (params && Object.keys(params.properties ?? {}).length) fd.parameters = params;
       return fd;
     }) }];
@@ -171,7 +176,7 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   if (rf?.type === "json_object") gc.responseMimeType = "application/json";
   else if (rf?.type === "json_schema") {
     gc.responseMimeType = "application/json";
-    if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema);
+    if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema, clientName(body, "response_format.json_schema.schema"), budget);
   }
   const thinking = thinkingConfig(body, target, ask.thinking);
   if (thinking) gc.thinkingConfig = thinking;

@@ -2,72 +2,122 @@
 // Gemini's Schema has no $ref/$defs, oneOf or allOf, and dropping them loses every nested model (Pydantic writes
 // nested models as `{"$ref": "#/$defs/Addr"}`, an Optional one as `anyOf: [{$ref}, {type: "null"}]`). So:
 // - a local $ref (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the schema, `#` itself) is inlined, its
-//   sibling keywords (a description) kept over the target's;
+//   sibling keywords combined with the target's as allOf would (the site's description and title win);
 // - a recursive schema is inlined RECURSION_DEPTH levels deep; past that the recursion point is left untyped (any
 //   value), with a description saying what it stands for, rather than cut short or looping;
-// - oneOf -> anyOf (Gemini's only union); allOf -> one schema: properties merged, required joined;
-// - a $ref that cannot be resolved (remote, dangling) is left untyped and described, as is anything past a total
-//   budget of inlined references (a schema of shared definitions could otherwise grow exponentially).
+// - oneOf -> anyOf (Gemini's only union); allOf -> one schema (schema-merge.ts);
+// - a $ref that cannot be resolved (remote, dangling) is left untyped and described.
+// Inlining copies: a small schema referencing one big definition many times (or definitions referencing each other
+// twice per level) grows without bound, and nesting that exists only after inlining escapes the request's depth
+// check. So the OUTPUT is bounded: all the schemas of one request together at most MAX_SCHEMA_CHARS of JSON, each
+// at most MAX_JSON_DEPTH levels deep and MAX_JSON_DEPTH references inside one another; past that a 400 names the
+// field (a schema silently cut short would change what structured output or a tool call may contain).
+import { invalidRequest } from "../../../core/errors.ts";
+import { MAX_JSON_DEPTH } from "../../../core/http/json-shape.ts";
+import { mergeAll } from "./schema-merge.ts";
 
 /** How many times one reference may be open inside itself before the recursion point is left untyped. */
 export const RECURSION_DEPTH = 3;
-/** Most references inlined in one schema. */
-const MAX_INLINED = 500;
+/** Most JSON (characters, roughly) the schemas of one request may grow to once references are inlined. */
+export const MAX_SCHEMA_CHARS = 2 * 1024 * 1024;
 
 type Json = Record<string, any>;
 const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
 
-/** The schema with local references inlined, oneOf as anyOf and allOf merged; the input is not changed. */
-export function resolveRefs(schema: unknown): any {
-  if (!isObj(schema)) return schema;
-  const budget = { left: MAX_INLINED };
-  return walk(schema, schema, [], budget);
+/** What the schemas of one request may still add to the body sent to Gemini (shared by all of them). */
+export interface SchemaBudget { left: number }
+export const schemaBudget = (): SchemaBudget => ({ left: MAX_SCHEMA_CHARS });
+
+interface Walk {
+  root: Json;
+  budget: SchemaBudget;
+  /** The client's field holding the schema, for a refusal. */
+  field: string;
 }
 
-function walk(s: unknown, root: Json, open: string[], budget: { left: number }): any {
-  if (Array.isArray(s)) return s.map((v) => walk(v, root, open, budget));
-  if (!isObj(s)) return s;
-  if (typeof s.$ref === "string") return inline(s, root, open, budget);
+/** The schema with local references inlined, oneOf as anyOf and allOf merged; the input is not changed. */
+export function resolveRefs(schema: unknown, field = "schema", budget: SchemaBudget = schemaBudget()): any {
+  if (!isObj(schema)) return schema;
+  const w: Walk = { root: schema, budget, field };
+  return walk(schema, w, [], 0);
+}
+
+/** Charges `chars` of output to the request's budget: a 400 once it is spent. */
+export function spend(w: { budget: SchemaBudget; field: string }, chars: number): void {
+  w.budget.left -= chars;
+  if (w.budget.left < 0) {
+    throw invalidRequest(`${w.field} is too large once its $refs are inlined (Gemini's Schema has no $ref): the schemas of one request may expand to at most ${MAX_SCHEMA_CHARS / 1024 / 1024} MiB of JSON; reference fewer or smaller definitions`, w.field, { reason: "schema_too_large", max_chars: MAX_SCHEMA_CHARS });
+  }
+}
+
+function tooDeep(w: Walk, what: string): never {
+  throw invalidRequest(`${w.field} ${what} (Gemini's Schema has no $ref: references are inlined)`, w.field, { reason: "schema_too_deep", max_depth: MAX_JSON_DEPTH });
+}
+
+const size = (v: unknown): number => (typeof v === "string" ? v.length + 3 : v !== null && typeof v === "object" ? JSON.stringify(v).length : 6);
+
+/** depth: how deep `s` sits in the output schema (JSON levels), which inlining can make deeper than in the input. */
+function walk(s: unknown, w: Walk, open: string[], depth: number): any {
+  if (Array.isArray(s)) {
+    if (depth >= MAX_JSON_DEPTH) tooDeep(w, `nests deeper than ${MAX_JSON_DEPTH} levels once its $refs are inlined`);
+    spend(w, 2 + s.length);
+    return s.map((v) => walk(v, w, open, depth + 1));
+  }
+  if (!isObj(s)) {
+    spend(w, size(s));
+    return s;
+  }
+  if (depth >= MAX_JSON_DEPTH) tooDeep(w, `nests deeper than ${MAX_JSON_DEPTH} levels once its $refs are inlined`);
+  if (typeof s.$ref === "string") return inline(s, w, open, depth);
   const out: Json = {};
+  spend(w, 2);
   for (const k in s) {
     if (k === "$defs" || k === "definitions") continue; // inlined where used
     const v = s[k];
+    if (k === "examples" || k === "default") continue; // never sent (schema.ts), so never copied
+    spend(w, k.length + 4);
     if (k === "properties" || k === "patternProperties") {
       if (!isObj(v)) continue;
       const props: Json = {};
-      for (const p in v) props[p] = walk(v[p], root, open, budget);
+      for (const p in v) {
+        spend(w, p.length + 4);
+        props[p] = walk(v[p], w, open, depth + 2);
+      }
       out[k] = props;
-    } else if (k === "enum" || k === "const" || k === "examples" || k === "default" || k === "required") out[k] = v; // values, not schemas
-    else out[k] = walk(v, root, open, budget);
+    } else if (k === "enum" || k === "const" || k === "required") {
+      spend(w, size(v)); // values, not schemas: shared with the input, but each copy is sent
+      out[k] = v;
+    } else out[k] = walk(v, w, open, depth + 1);
   }
+  const parts: unknown[] = Array.isArray(out.allOf) ? out.allOf : [];
+  delete out.allOf;
   if (Array.isArray(out.oneOf)) {
-    out.anyOf = Array.isArray(out.anyOf) ? out.anyOf : out.oneOf;
+    // Both unions at once: the value must match one of each (as allOf of the two).
+    if (Array.isArray(out.anyOf)) parts.push({ anyOf: out.oneOf });
+    else out.anyOf = out.oneOf;
     delete out.oneOf;
   }
-  if (Array.isArray(out.allOf)) {
-    const parts = out.allOf;
-    delete out.allOf;
-    return merge([out, ...parts]);
-  }
-  return out;
+  return parts.length ? mergeAll([out, ...parts], (note) => spend(w, note.length)) : out;
 }
 
-function inline(s: Json, root: Json, open: string[], budget: { left: number }): any {
+function inline(s: Json, w: Walk, open: string[], depth: number): any {
   const ref: string = s.$ref;
   const { $ref: _, ...siblings } = s;
-  const here = walk(siblings, root, open, budget);
-  const target = ref.startsWith("#") ? pointer(root, ref.slice(1)) : undefined;
+  // A chain of references nests calls without nesting the output: bounded too (the stack is).
+  if (open.length >= MAX_JSON_DEPTH) tooDeep(w, `has more than ${MAX_JSON_DEPTH} $refs inside one another`);
+  const here = walk(siblings, w, open, depth);
+  const target = ref.startsWith("#") ? pointer(w.root, ref.slice(1)) : undefined;
   const name = ref.split("/").pop() || "the whole schema";
-  if (target === undefined) return untyped(here, `(a ${ref} schema)`);
-  if (open.filter((r) => r === ref).length >= RECURSION_DEPTH) return untyped(here, `(a ${name}, recursively: same shape as the enclosing ${name})`);
-  if (budget.left-- <= 0) return untyped(here, `(a ${name})`);
-  const resolved = walk(target, root, [...open, ref], budget);
+  if (target === undefined) return untyped(w, here, `(a ${ref} schema)`);
+  if (open.filter((r) => r === ref).length >= RECURSION_DEPTH) return untyped(w, here, `(a ${name}, recursively: same shape as the enclosing ${name})`);
+  const resolved = walk(target, w, [...open, ref], depth);
   // The referencing site's own keywords (description, title) say more about this use than the definition's.
-  return isObj(resolved) ? merge([here, resolved]) : resolved;
+  return isObj(resolved) ? mergeAll([here, resolved], (note) => spend(w, note.length)) : resolved;
 }
 
 /** Any value: Gemini's Schema without a type; what it stands for goes in the description. */
-function untyped(here: Json, note: string): Json {
+function untyped(w: Walk, here: Json, note: string): Json {
+  spend(w, note.length + 20);
   const description = [here.description, note].filter((d) => typeof d === "string" && d).join(" ");
   return { ...(typeof here.title === "string" ? { title: here.title } : {}), description };
 }
@@ -89,22 +139,4 @@ function pointer(root: Json, path: string): unknown {
     if (at === undefined) return undefined;
   }
   return at;
-}
-
-/** allOf: one schema. Earlier keywords win, except properties (merged, a name in both merged again) and required (joined). */
-function merge(list: unknown[]): Json {
-  const out: Json = {};
-  for (const s of list) {
-    if (!isObj(s)) continue;
-    for (const k in s) {
-      const v = s[k];
-      if (k === "properties" && isObj(v)) {
-        const props: Json = { ...(out.properties ?? {}) };
-        for (const p in v) props[p] = p in props ? merge([props[p], v[p]]) : v[p];
-        out.properties = props;
-      } else if (k === "required" && Array.isArray(v)) out.required = [...new Set([...(out.required ?? []), ...v])];
-      else if (!(k in out)) out[k] = v;
-    }
-  }
-  return out;
 }

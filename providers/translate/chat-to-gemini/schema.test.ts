@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { geminiSchema } from "./schema.ts";
+import { schemaBudget } from "./schema-refs.ts";
+import { MAX_JSON_DEPTH } from "../../../core/http/json-shape.ts";
 import { schemaError } from "../../../test/upstreams/gemini-schema.ts";
 
 const decls = (...parameters: any[]) => ({ tools: [{ functionDeclarations: parameters.map((p, i) => ({ name: `f${i}`, parameters: p })) }] });
@@ -100,5 +102,71 @@ describe("JSON Schema -> Gemini's Schema: $ref/$defs, oneOf, allOf (Gemini has n
     expect(schemaError(decls({ type: "object", properties: { home: { $ref: "#/$defs/Addr" } }, $defs: { Addr: addr } }))).toMatch(/Unknown name "\$defs" at 'tools\[0\]\.function_declarations\[0\]\.parameters': Cannot find field/);
     expect(schemaError({ generationConfig: { responseSchema: { type: "object", properties: { p: { oneOf: [{ type: "string" }] } } } } })).toMatch(/Unknown name "oneOf"/);
     expect(schemaError(decls({ type: "object", properties: { a: { type: "string", max_length: 3 } } }))).toBeUndefined();
+  });
+});
+
+describe("JSON Schema -> Gemini's Schema: inlining is bounded (a 400 naming the field, never a huge body or a crash)", () => {
+  it("one big definition referenced 500 times (190 KB in, ~87 MB once inlined) is refused fast", () => {
+    const big: any = { type: "object", properties: {} };
+    for (let i = 0; i < 4000; i++) big.properties[`p${i}`] = { type: "string", description: "d" };
+    const props: any = {};
+    for (let i = 0; i < 500; i++) props[`r${i}`] = { $ref: "#/$defs/Big" };
+    const t = Date.now();
+    expect(() => geminiSchema({ type: "object", $defs: { Big: big }, properties: props }, "response_format.json_schema.schema")).toThrow(expect.objectContaining({
+      status: 400, message: expect.stringContaining("response_format.json_schema.schema is too large once its $refs are inlined"),
+      details: expect.objectContaining({ field: "response_format.json_schema.schema", reason: "schema_too_large" }),
+    }));
+    expect(Date.now() - t).toBeLessThan(1000);
+  });
+
+  it("the budget is shared by a request's schemas; a big schema without references still passes", () => {
+    const flat: any = { type: "object", properties: {} };
+    for (let i = 0; i < 20000; i++) flat.properties[`prop${i}`] = { type: "string", description: "some text here" };
+    expect(Object.keys(geminiSchema(flat).properties)).toHaveLength(20000);
+    const budget = schemaBudget();
+    geminiSchema(flat, "tools[0].function.parameters", budget);
+    expect(() => geminiSchema(flat, "tools[1].function.parameters", budget)).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: "tools[1].function.parameters" }) }));
+  });
+
+  it("nesting that appears only after inlining (500 references, each 30 levels deep) is a 400, not a stack overflow", () => {
+    const defs: any = { D500: { type: "string" } };
+    for (let i = 0; i < 500; i++) {
+      let inner: any = { $ref: `#/$defs/D${i + 1}` };
+      for (let j = 0; j < 30; j++) inner = { type: "object", properties: { a: inner } };
+      defs[`D${i}`] = inner;
+    }
+    expect(() => geminiSchema({ type: "object", $defs: defs, properties: { x: { $ref: "#/$defs/D0" } } }, "tools[2].function.parameters")).toThrow(expect.objectContaining({
+      status: 400, message: expect.stringContaining(`tools[2].function.parameters nests deeper than ${MAX_JSON_DEPTH} levels`),
+      details: expect.objectContaining({ field: "tools[2].function.parameters", reason: "schema_too_deep" }),
+    }));
+    const chain: any = { C5000: { type: "string" } };
+    for (let i = 0; i < 5000; i++) chain[`C${i}`] = { $ref: `#/$defs/C${i + 1}` };
+    expect(() => geminiSchema({ $defs: chain, $ref: "#/$defs/C0" })).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ reason: "schema_too_deep" }) }));
+  });
+});
+
+describe("JSON Schema -> Gemini's Schema: allOf means every part (constraints intersected)", () => {
+  const v = (allOf: any[]) => geminiSchema({ type: "object", properties: { v: { allOf } } }).properties.v;
+
+  it("enums intersect (const too); types intersect; bounds take the tighter", () => {
+    expect(v([{ type: "string", enum: ["a", "b", "c"] }, { enum: ["b", "c", "d"] }])).toEqual({ type: "string", enum: ["b", "c"] });
+    expect(v([{ type: "string", enum: ["a", "b"] }, { const: "b" }])).toEqual({ type: "string", enum: ["b"] });
+    expect(v([{ type: ["integer", "null"], minimum: 0, maximum: 10 }, { type: "number", minimum: 2, maximum: 20 }])).toEqual({ type: "integer", minimum: 2, maximum: 10 });
+  });
+
+  it("items are merged recursively: both parts' properties and required kept", () => {
+    expect(v([
+      { type: "array", items: { type: "object", properties: { a: { type: "string" } }, required: ["a"] } },
+      { items: { type: "object", properties: { b: { type: "string" } }, required: ["b"] }, minItems: 1 },
+    ])).toEqual({ type: "array", minItems: 1, items: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, required: ["a", "b"] } });
+  });
+
+  it("what Gemini's subset cannot intersect (two unions, disjoint enums) keeps the first and says the other", () => {
+    const out = v([{ anyOf: [{ type: "string" }, { type: "integer" }] }, { anyOf: [{ type: "integer" }, { type: "boolean" }] }]);
+    expect(out.anyOf).toEqual([{ type: "string" }, { type: "integer" }]);
+    expect(out.description).toBe('(must also match: anyOf [{"type":"integer"},{"type":"boolean"}])');
+    const none = v([{ type: "string", enum: ["a"] }, { type: "string", enum: ["b"] }]);
+    expect(none).toEqual({ type: "string", enum: ["a"], description: '(must also match: enum ["b"])' });
+    expect(schemaError(decls({ type: "object", properties: { out, none } }))).toBeUndefined();
   });
 });

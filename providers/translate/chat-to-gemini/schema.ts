@@ -5,7 +5,7 @@
 // non-strings is dropped and listed in the description (turning it into strings would make the model send "1" where
 // the client's tool expects 1); `const` becomes a one-value enum for strings. $ref/$defs, oneOf and allOf, which
 // Gemini's Schema lacks, are resolved first (schema-refs.ts), so nested models keep their fields.
-import { resolveRefs } from "./schema-refs.ts";
+import { resolveRefs, type SchemaBudget } from "./schema-refs.ts";
 
 const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
 
@@ -14,9 +14,13 @@ export const GEMINI_FORMATS: Record<string, string[]> = { string: ["enum", "date
 
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
-/** JSON Schema -> Gemini's OpenAPI subset: references inlined, unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`. */
-export function geminiSchema(s: any): any {
-  return reduce(resolveRefs(s));
+/**
+ * JSON Schema -> Gemini's OpenAPI subset: references inlined, unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`.
+ * `field` names the schema in a 400 (too large or too deep once inlined); `budget` is shared by a request's schemas.
+ * reduce() needs no depth bound of its own: resolveRefs bounds the depth of what it returns.
+ */
+export function geminiSchema(s: any, field?: string, budget?: SchemaBudget): any {
+  return reduce(resolveRefs(s, field, budget));
 }
 
 function reduce(s: any): any {
