@@ -83,6 +83,13 @@ describe("default catalog through every endpoint (sandbox key, simulator)", () =
     const emb = await post("/embeddings", { model: "voyage/voyage-3.5", input: ["a", "b"], dimensions: 512 });
     expect(emb.status).toBe(200);
     expect(emb.json.data[0].embedding).toHaveLength(512);
+    // Voyage's 3.5 / 3.5-lite / code-3 also give 2048 (above their 1024 default); sizes it does not list stay 422.
+    for (const model of ["voyage/voyage-3.5", "voyage/voyage-3.5-lite", "voyage/voyage-code-3"]) {
+      const big = await post("/embeddings", { model, input: "a", dimensions: 2048 });
+      expect(big.status, model).toBe(200);
+      expect(big.json.data[0].embedding).toHaveLength(2048);
+      expect((await post("/embeddings", { model, input: "a", dimensions: 1536 })).status, model).toBe(422);
+    }
     expect((await post("/embeddings", { model: "mistral/mistral-embed", input: "a", dimensions: 256 })).status).toBe(422);
     expect((await post("/rerank", { model: "cohere/rerank-v3.5", query: "q", documents: ["a", "b"] })).status).toBe(200);
     expect((await post("/images/generations", { model: "openai/gpt-image-1", prompt: "a red square", size: "1024x1024" })).status).toBe(200);

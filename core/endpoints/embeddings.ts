@@ -49,8 +49,11 @@ export function planDimensions(model: ModelRuntime, wanted: number | undefined):
   if (limits.dimensions_supported === false || (mode !== undefined && mode !== "native" && mode !== "truncate")) {
     throw unsupported(`the model has a fixed output size${full ? ` of ${full}` : ""}`);
   }
-  if (full !== undefined && wanted > full) throw unsupported(`the largest size is ${full}`);
-  if (Array.isArray(limits.dimension_values) && !limits.dimension_values.includes(wanted)) throw unsupported(`supported sizes are ${limits.dimension_values.join(", ")}`);
+  // A dimension_values list is the whole answer: `dimensions` is only the default size and a listed one may be
+  // larger (Voyage's 2048 above its 1024 default). Without a list, nothing above the default is possible.
+  if (Array.isArray(limits.dimension_values)) {
+    if (!limits.dimension_values.includes(wanted)) throw unsupported(`supported sizes are ${limits.dimension_values.join(", ")}`);
+  } else if (full !== undefined && wanted > full) throw unsupported(`the largest size is ${full}`);
   if (typeof limits.min_dimensions === "number" && wanted < limits.min_dimensions) throw unsupported(`the smallest size is ${limits.min_dimensions}`);
   return mode === "truncate" ? { truncate: wanted } : { native: wanted };
 }

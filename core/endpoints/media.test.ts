@@ -28,6 +28,9 @@ describe("media endpoint helpers", () => {
     expect(planDimensions(model({ dimensions: 384, limits: { dimensions_supported: false } }), 384)).toEqual({});
     expect(() => planDimensions(model({ dimensions: 384, limits: { dimensions_supported: false } }), 128)).toThrow(/not supported/);
     expect(() => planDimensions(model({ dimensions: 1024, limits: { dimension_values: [256, 512] } }), 300)).toThrow(/256, 512/);
+    // A listed size above the default (Voyage's 2048 over 1024) is passed on; an unlisted larger one is refused.
+    expect(planDimensions(model({ dimensions: 1024, limits: { dimension_values: [256, 512, 1024, 2048] } }), 2048)).toEqual({ native: 2048 });
+    expect(() => planDimensions(model({ dimensions: 1024, limits: { dimension_values: [256, 512, 1024, 2048] } }), 1536)).toThrow(/256, 512, 1024, 2048/);
   });
 
   it("encodes base64 as little-endian float32 and re-normalises truncations", () => {
