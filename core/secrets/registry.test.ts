@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact, redactDeep, rememberConfigSecrets, rememberSecret, rememberSentCredentials } from "./registry.ts";
+import { redact, redactDeep, rememberConfigSecrets, rememberSecret, rememberSentCredentials, runtimeSecretCounts } from "./registry.ts";
 import { GatewayError } from "../errors.ts";
 
 describe("the process's secret registry", () => {
@@ -14,6 +14,23 @@ describe("the process's secret registry", () => {
     const sigv4 = "AWS4-HMAC-SHA256 Credential=AKIAXXXX/20250101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0123456789abcdef0123";
     rememberSentCredentials({ authorization: sigv4 });
     expect(redact("Signature=0123456789abcdef0123")).toBe("Signature=0123456789abcdef0123");
+  });
+
+  it("keeps nothing per SigV4 request: 20k signed requests leave the registry's size where it was", () => {
+    const before = runtimeSecretCounts();
+    for (let i = 0; i < 20_000; i++) {
+      const sig = i.toString(16).padStart(64, "0");
+      rememberSentCredentials({ authorization: `AWS4-HMAC-SHA256 Credential=AKIAXXXX/20250101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=${sig}` });
+    }
+    expect(runtimeSecretCounts()).toEqual(before);
+  });
+
+  it("bounds the seen-header set even for values that never become secrets (too short to mask)", () => {
+    for (let i = 0; i < 20_000; i++) rememberSentCredentials({ "x-api-key": `k${i}`.slice(0, 7) });
+    expect(runtimeSecretCounts().seenHeaders).toBeLessThanOrEqual(1024);
+    // A real credential still gets in and is masked after the set was emptied.
+    rememberSentCredentials({ authorization: "Bearer ya29.after-many-short-values-0002" });
+    expect(redact("token ya29.after-many-short-values-0002")).toBe("token [redacted]");
   });
 
   it("masks a loaded config's secrets and run-time secrets in GatewayError messages and details as they are built", () => {

@@ -23,7 +23,11 @@ export function rememberConfigSecrets(owner: object, secrets: Iterable<string>):
 const GENERATION = 256;
 let young = new SecretIndex();
 let old = new SecretIndex();
-/** Header values already seen in this generation: the upstream client's per-request cost is one set lookup. */
+/**
+ * Header values already seen in this generation: the upstream client's per-request cost is one set lookup. Capped on
+ * its own: a value that never enters `young` (too short) must not grow it, so it is emptied when it fills.
+ */
+const MAX_SEEN_HEADERS = 4 * GENERATION;
 let seenHeaders = new Set<string>();
 
 /** A credential learned at run time (a minted token, a signed assertion, a key read from a file). */
@@ -45,14 +49,19 @@ const SCHEME = /^(?:Bearer|Basic|Token)\s+/i;
 export function rememberSentCredentials(headers: Record<string, string>): void {
   for (let i = 0; i < CREDENTIAL_HEADERS.length; i++) {
     const v = headers[CREDENTIAL_HEADERS[i]!];
-    if (typeof v !== "string" || seenHeaders.has(v)) continue;
-    seenHeaders.add(v);
     // A SigV4 Authorization is unique per request and its signature worthless elsewhere; the key id behind it is a
-    // config or environment secret (config-secrets.ts).
-    if (v.startsWith("AWS4-")) continue;
+    // config or environment secret (config-secrets.ts). Checked first: remembering it as seen would keep every one.
+    if (typeof v !== "string" || v.startsWith("AWS4-") || seenHeaders.has(v)) continue;
+    if (seenHeaders.size >= MAX_SEEN_HEADERS) seenHeaders = new Set();
+    seenHeaders.add(v);
     const m = SCHEME.exec(v);
     rememberSecret(m ? v.slice(m[0].length) : v);
   }
+}
+
+/** How many run-time values the registry holds (bounded: 2 generations plus the seen-header set). */
+export function runtimeSecretCounts(): { young: number; old: number; seenHeaders: number } {
+  return { young: young.size, old: old.size, seenHeaders: seenHeaders.size };
 }
 
 function indexes(): SecretIndex[] {
