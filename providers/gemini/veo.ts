@@ -2,15 +2,17 @@
 // {root}/{name} until done; the video URI is downloaded with the API key only when it is on the API's own origin,
 // and from anywhere else only through the client-URL guard (providers/upstream-json.ts download).
 // An https image_url seed is fetched and inlined (the Gemini API takes bytes, not URLs), through the client-URL
-// fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field.
+// fetcher: never from an internal address, size- and time-capped, refused as a 400 naming the field, as is a URL
+// that serves something other than an image (providers/client-media.ts).
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { knobs, nextDelay, unpricedKnob, type VideosCall, type VideosOutput } from "../../core/contracts/media.ts";
-import { download, pause, pollWithRetry, sniffImage } from "../upstream-json.ts";
+import { download, pause, pollWithRetry } from "../upstream-json.ts";
+import { fetchClientMedia, IMAGE_TYPES } from "../client-media.ts";
 import { geminiHeaders, geminiUrl } from "./request.ts";
 import { apiRoot, geminiJson } from "./media-http.ts";
 import type { GeminiEnv } from "./env.ts";
-import { DEFAULT_URL_FETCH, fetchClientUrl } from "../../core/net/url-fetch.ts";
+import { DEFAULT_URL_FETCH } from "../../core/net/url-fetch.ts";
 
 const SIZES: Record<string, Record<string, string>> = {
   "720p": { "16:9": "1280x720", "9:16": "720x1280" },
@@ -19,9 +21,7 @@ const SIZES: Record<string, Record<string, string>> = {
 };
 
 async function inlineImage(call: VideosCall, url: string, field: string, signal: AbortSignal) {
-  const { bytes, contentType } = await fetchClientUrl(url, call.urlFetch ?? DEFAULT_URL_FETCH, { field, signal, code: "BAD_REQUEST", accept: "image/*" });
-  const mimeType = contentType?.startsWith("image/") ? contentType : sniffImage(bytes, "");
-  if (!mimeType) throw new GatewayError(400, "BAD_REQUEST", `${field} is not an image (${contentType ?? "no content type"})`, { details: { field, reason: "not_an_image" } });
+  const { bytes, mimeType } = await fetchClientMedia(url, call.urlFetch ?? DEFAULT_URL_FETCH, { field, signal, code: "BAD_REQUEST", types: IMAGE_TYPES, what: "an image" });
   return { bytesBase64Encoded: Buffer.from(bytes).toString("base64"), mimeType };
 }
 

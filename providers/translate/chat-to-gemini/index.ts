@@ -20,7 +20,8 @@ export const chatToGemini: Translator<State> = {
     const t = chatToGeminiRequest(body, target);
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false };
-    // Image URLs Gemini would refuse are downloaded per attempt, just before sending (after any earlier refusal).
+    // Image URLs Gemini would refuse are inlined per attempt, just before sending (after any earlier refusal); the
+    // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts).
     const download = t.pending.length ? (policy: UrlFetchOptions, signal: AbortSignal) => inlineUrls(t.pending, policy, signal) : undefined;
     return { op, body: t.body, dropped: t.dropped, state, ...(download ? { download } : {}) };
   },

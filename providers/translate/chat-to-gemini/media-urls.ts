@@ -1,9 +1,15 @@
 // A client's media URL for Gemini (reference §4.3): Gemini fetches only its own URIs (Files API files, YouTube;
 // gs:// on Vertex) and refuses any other fileData URI, so the gateway downloads such a URL itself — through the
 // client-URL guard (core/net/url-fetch.ts: https only, public addresses only, server.url_fetch's size and time
-// bounds) — and sends the bytes as inlineData. A download that fails is a 400 naming the client's field.
-import { fetchClientUrl, type UrlFetchOptions } from "../../../core/net/url-fetch.ts";
-import { sniffImage } from "../../upstream-json.ts";
+// bounds) and the media-type check (providers/client-media.ts: an HTML page is not an image) — and sends the bytes
+// as inlineData. A download that fails is a 400 naming the client's field.
+// Bounded per request, since each URL costs a connection and up to url_fetch.max_bytes of memory: at most MAX_URLS
+// URLs, MAX_TOTAL_BYTES downloaded in all, CONCURRENCY at a time; the first failure cancels the others. What one
+// attempt downloaded is kept for the request's retries and fallbacks (keyed by the request's signal, which every
+// attempt of one client request shares), so a URL is fetched once per client request.
+import { invalidRequest } from "../../../core/errors.ts";
+import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
+import { fetchClientMedia } from "../../client-media.ts";
 
 /** A part sent as fileData for now, to become inlineData once its URL is downloaded. */
 export interface PendingUrl {
@@ -13,21 +19,69 @@ export interface PendingUrl {
   field: string;
 }
 
+/** Most URLs one request may have downloaded (data: URLs and Gemini's own URIs do not count). */
+export const MAX_URLS = 50;
+/** Most bytes the downloads of one request may add up to (Gemini refuses requests over 20 MB of inline data). */
+export const MAX_TOTAL_BYTES = 20 * 1024 * 1024;
+/** Downloads in flight at once for one request. */
+export const CONCURRENCY = 4;
+/** What inlineData may hold from a client URL: an image, or a file part's PDF / audio / video (mimeFromUrl). */
+const TYPES = ["image/*", "application/pdf", "audio/*", "video/*"];
+
 const GEMINI_OWN = /^(gs:\/\/|https:\/\/generativelanguage\.googleapis\.com\/|https:\/\/(www\.|m\.)?(youtube\.com|youtu\.be)\/)/i;
 
 /** A URI Gemini reads itself: sent as fileData, not downloaded. */
 export const geminiFetches = (url: string) => GEMINI_OWN.test(url);
 
-const GENERIC = new Set(["application/octet-stream", "binary/octet-stream", "application/binary"]);
+interface Inline { mimeType: string; data: string; size: number }
+/** Per client request (its signal): URL -> its download. */
+const kept = new WeakMap<AbortSignal, Map<string, Promise<Inline>>>();
 
-/** Downloads every pending URL (at once) and turns its part into inlineData. */
+/** Downloads every pending URL (CONCURRENCY at a time, each once per request) and turns its part into inlineData. */
 export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetchOptions, signal: AbortSignal): Promise<void> {
-  await Promise.all(pending.map(async ({ part, url, field }) => {
-    const { bytes, contentType } = await fetchClientUrl(url, policy, { field, signal });
-    const declared = (part.fileData as { mimeType?: string } | undefined)?.mimeType;
-    // The server's type, unless it says nothing useful: then the bytes' (images) or the URL's extension.
-    const mimeType = contentType && !GENERIC.has(contentType.toLowerCase()) ? contentType : sniffImage(bytes, declared ?? "image/jpeg");
+  const urls = [...new Set(pending.map((p) => p.url))];
+  if (urls.length > MAX_URLS) {
+    const over = pending.find((p) => p.url === urls[MAX_URLS])!;
+    throw invalidRequest(`${over.field}: at most ${MAX_URLS} media URLs per request can be downloaded for Gemini (send more as data: URLs or Files API URIs)`, over.field, { reason: "too_many_urls", max_urls: MAX_URLS });
+  }
+  let cache = kept.get(signal);
+  if (!cache) kept.set(signal, (cache = new Map()));
+  // One failure stops the downloads still running (and the client going away stops them all).
+  const stop = new AbortController();
+  const linked = AbortSignal.any([signal, stop.signal]);
+  let total = 0;
+  const got = new Map<string, Inline>();
+  const queue = pending.filter((p, i) => pending.findIndex((q) => q.url === p.url) === i);
+  const worker = async () => {
+    for (let p = queue.shift(); p; p = queue.shift()) {
+      let job = cache.get(p.url);
+      if (!job) {
+        const { url, field } = p;
+        job = fetchClientMedia(url, policy, { field, signal: linked, types: TYPES, what: "an image or a PDF, audio or video file", maxBytes: Math.max(1, MAX_TOTAL_BYTES - total) })
+          .then(({ bytes, mimeType }) => ({ mimeType, data: Buffer.from(bytes).toString("base64"), size: bytes.length }));
+        // A failed download is not kept: a later attempt may try again (the request fails on it anyway).
+        job.catch(() => cache.delete(url));
+        cache.set(url, job);
+      }
+      const one = await job;
+      total += one.size;
+      if (total > MAX_TOTAL_BYTES) throw invalidRequest(`${p.field}: the media URLs of one request may download at most ${MAX_TOTAL_BYTES} bytes in all for Gemini`, p.field, { reason: "too_large_total", max_bytes: MAX_TOTAL_BYTES });
+      got.set(p.url, one);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, () => worker().catch((e) => {
+      queue.length = 0;
+      stop.abort();
+      throw e;
+    })));
+  } catch (e) {
+    stop.abort();
+    throw e;
+  }
+  for (const { part, url } of pending) {
+    const { mimeType, data } = got.get(url)!;
     delete part.fileData;
-    part.inlineData = { mimeType, data: Buffer.from(bytes).toString("base64") };
-  }));
+    part.inlineData = { mimeType, data };
+  }
 }
