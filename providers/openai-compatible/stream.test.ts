@@ -41,6 +41,37 @@ describe("relayChatStream", () => {
   });
 });
 
+describe("relayChatStream: usage on a choice chunk (Mistral's last chunk, sent unasked)", () => {
+  const head = { id: "m", object: "chat.completion.chunk", created: 1, model: "mistral-small-latest" };
+  const text = JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: "assistant", content: "hello" }, finish_reason: null }] });
+  const usage = { prompt_tokens: 7, completion_tokens: 900, total_tokens: 907 };
+  const last = JSON.stringify({ ...head, choices: [{ index: 0, delta: { content: "" }, finish_reason: "stop" }], usage });
+  const list = [{ data: text }, { data: last }, { data: "[DONE]" }];
+
+  it("a client that did not ask gets no usage on any chunk; the usage is still metered", async () => {
+    const { out, usage: reported } = await collect(false, list);
+    expect(out.map((e) => JSON.parse(e.data === "[DONE]" ? "null" : e.data)?.usage)).toEqual([undefined, undefined, undefined]);
+    expect(JSON.parse(out[1]!.data)).toEqual({ ...head, choices: [{ index: 0, delta: { content: "" }, finish_reason: "stop" }] });
+    expect(reported).toEqual([{ inputTokens: 7, outputTokens: 900 }]);
+  });
+
+  it("a client that asked gets it as OpenAI sends it: usage null on the choice chunk, a usage-only chunk before [DONE]", async () => {
+    const { out, usage: reported } = await collect(true, list);
+    expect(out.map((e) => e.data).slice(0, 1)).toEqual([text]);
+    expect(JSON.parse(out[1]!.data)).toEqual({ ...head, choices: [{ index: 0, delta: { content: "" }, finish_reason: "stop" }], usage: null });
+    expect(JSON.parse(out[2]!.data)).toEqual({ ...head, choices: [], usage });
+    expect(out[3]!.data).toBe("[DONE]");
+    expect(reported).toEqual([{ inputTokens: 7, outputTokens: 900 }]);
+  });
+
+  it("a host that sends its own usage-only chunk after one (vLLM's continuous usage) gets it relayed once", async () => {
+    const final = JSON.stringify({ ...head, choices: [], usage });
+    const { out } = await collect(true, [{ data: text }, { data: last }, { data: final }, { data: "[DONE]" }]);
+    expect(out.map((e) => e.data).filter((d) => d.includes('"choices":[]'))).toEqual([final]);
+    expect(out.at(-1)!.data).toBe("[DONE]");
+  });
+});
+
 describe("relayChatStream: spaced JSON (Python's json.dumps, Go's indent)", () => {
   /** JSON as Python's json.dumps writes it: ", " and ": " between tokens. */
   const spaced = (v: unknown): string => JSON.stringify(v, null, 1).replace(/\n */g, " ").replace(/([[{]) /g, "$1").replace(/ ([\]}])/g, "$1");

@@ -1,5 +1,6 @@
 // Relay of an OpenAI-protocol stream to an OpenAI-protocol client: events pass through as they came (no
-// per-chunk JSON re-serialisation); only the usage chunk is parsed, and dropped if the client did not ask for it.
+// per-chunk JSON re-serialisation); only a chunk with usage is parsed: a usage-only chunk is dropped if the client
+// did not ask for usage, and usage on a choice chunk is taken off it (sent on its own before [DONE] if asked).
 import { Readable } from "node:stream";
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
@@ -25,6 +26,8 @@ class Relay implements Opening {
   begun = false;
   /** The first token was reported: chunks are no longer read for it. */
   private timed = false;
+  /** A usage taken off a choice chunk, for a client that asked: sent as its own chunk before [DONE]. */
+  private heldUsage: Record<string, unknown> | undefined;
   constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string) {}
 
   /** Adds what goes out for `ev` to `out`; true once the stream is over ([DONE], forwarded). */
@@ -32,6 +35,7 @@ class Relay implements Opening {
     const d = ev.data;
     if (d === "[DONE]") {
       if (!this.begun) throw emptyStream(this.provider);
+      if (this.heldUsage) out.push({ data: JSON.stringify(this.heldUsage) });
       out.push(ev);
       return true;
     }
@@ -47,7 +51,10 @@ class Relay implements Opening {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
         this.call.reportUsage(fromOpenAIUsage(chunk.usage));
-        if (!this.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return false;
+        if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
+          if (!this.clientWantsUsage) return false;
+          this.heldUsage = undefined; // the upstream's own usage chunk says it (vLLM's continuous usage ends so)
+        } else ev = this.usageOff(ev, chunk);
       }
     }
     if (!this.timed) {
@@ -62,6 +69,21 @@ class Relay implements Opening {
     }
     out.push(ev);
     return false;
+  }
+
+  /**
+   * A choice chunk that carries usage (Mistral's last, which comes unasked: a strict host gets no stream_options)
+   * without it: a client that did not ask never sees usage, one that asked gets it as OpenAI sends it, in a chunk of
+   * its own (`choices: []`) before [DONE], and `usage: null` here.
+   */
+  private usageOff(ev: SseEvent, chunk: Record<string, unknown>): SseEvent {
+    const { choices: _, usage, ...head } = chunk;
+    const rest = { ...chunk };
+    if (this.clientWantsUsage) {
+      rest.usage = null;
+      this.heldUsage = { ...head, choices: [], usage };
+    } else delete rest.usage;
+    return { ...ev, data: JSON.stringify(rest) };
   }
 
   /** The error for a body that ended before [DONE]. */
