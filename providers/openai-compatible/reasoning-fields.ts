@@ -4,36 +4,16 @@
 // DeepSeek answers in `reasoning_content` and requires it back on a tool loop; OpenRouter answers in `reasoning` with
 // its opaque `reasoning_details`; Mistral refuses any of them. So each assistant message's reasoning is moved to the
 // host's field and what the host does not take is dropped — named only when it held something. The convention is the
-// provider's `reasoning_field`, else recognised from the base URL; an unknown host gets the messages as sent.
-import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+// provider's `reasoning_field`, else recognised from the base URL (host-conventions.ts); an unknown host gets the
+// messages as sent.
+import type { ReasoningField } from "./host-conventions.ts";
 
-export type ReasoningField = NonNullable<ProviderConfig["reasoning_field"]>;
-
-/** Hosts whose convention is known, by hostname (subdomains included). */
-const KNOWN_HOSTS: Record<string, ReasoningField> = {
-  "api.groq.com": "reasoning",
-  "api.deepseek.com": "reasoning_content",
-  "openrouter.ai": "reasoning_details",
-  "api.mistral.ai": "none",
-};
+export { reasoningFieldOf, type ReasoningField } from "./host-conventions.ts";
 
 /** The fields an assistant message may carry a previous answer's reasoning in (LiteLLM's thinking_blocks too). */
 const TEXT_FIELDS = ["reasoning_content", "reasoning"] as const;
 const OPAQUE_FIELDS = ["reasoning_details", "thinking_blocks"] as const;
 const ALL_FIELDS = [...TEXT_FIELDS, ...OPAQUE_FIELDS];
-
-/** The host's convention: the provider's setting, else what its base URL is known for, else passthrough. */
-export function reasoningFieldOf(config: ProviderConfig, baseUrl: string): ReasoningField {
-  if (config.reasoning_field) return config.reasoning_field;
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return "passthrough";
-  }
-  for (const [known, field] of Object.entries(KNOWN_HOSTS)) if (host === known || host.endsWith(`.${known}`)) return field;
-  return "passthrough";
-}
 
 /** Something a client would miss if it went: not absent, null, an empty string or an empty list. */
 const holds = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);

@@ -4,6 +4,8 @@ import type { Target } from "../../core/contracts/provider.ts";
 import { Unsupported } from "../../core/contracts/translator.ts";
 import { responsesToChatRequest } from "../translate/responses-to-chat/request.ts";
 import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
+import { geminiToChatRequest } from "../translate/gemini-to-chat/request.ts";
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
 const target: Target = { modelId: "openai/gpt-4o-mini", provider: "up", upstreamModel: "gpt-4o-mini", pricing: {} };
 
@@ -162,18 +164,75 @@ describe("buildChatRequest to a host that refuses fields it does not know (Mistr
   });
 });
 
-describe("buildChatRequest: stop sequences past chat completions' 4", () => {
-  it("pass this target over (Unsupported), a 400 naming stop; 4 go as sent", () => {
-    const five = { model: "x", messages: [], stop: ["1", "2", "3", "4", "5"] };
-    let err: unknown;
+describe("buildChatRequest: stop sequences, the host's own limit", () => {
+  const five = { model: "x", messages: [], stop: ["1", "2", "3", "4", "5"] };
+  const refusal = (body: Record<string, any>, config: ProviderConfig): unknown => {
     try {
-      buildChatRequest(five, target, { protocol: "openai", api_key: "k" }, "openai");
+      buildChatRequest(body, target, config, "up");
     } catch (e) {
-      err = e;
+      return e;
     }
+    return undefined;
+  };
+
+  it.each([
+    ["OpenAI (no base_url)", { protocol: "openai" } as ProviderConfig],
+    ["OpenAI", { protocol: "openai", base_url: "https://api.openai.com/v1" } as ProviderConfig],
+    ["Azure OpenAI", { protocol: "openai", flavor: "azure", base_url: "https://res.openai.azure.com" } as ProviderConfig],
+    ["Groq", { protocol: "openai", base_url: "https://api.groq.com/openai/v1" } as ProviderConfig],
+    ["a provider's max_stop_sequences", { protocol: "openai", base_url: "http://127.0.0.1:1/v1", max_stop_sequences: 4 } as ProviderConfig],
+  ])("%s takes 4: more passes the target over (Unsupported), a 400 naming stop; 4 go as sent", (_, config) => {
+    const err = refusal(five, config);
     expect(err).toBeInstanceOf(Unsupported);
     expect((err as Unsupported).error).toMatchObject({ status: 400, details: { field: "stop" } });
-    const four = buildChatRequest({ ...five, stop: ["1", "2", "3", "4"] }, target, { protocol: "openai", api_key: "k" }, "openai");
+    const four = buildChatRequest({ ...five, stop: ["1", "2", "3", "4"] }, target, config, "up");
     expect(JSON.parse(four.body as string).stop).toEqual(["1", "2", "3", "4"]);
+  });
+
+  it.each([
+    ["vLLM / SGLang (no limit)", "http://10.0.0.7:8000/v1"],
+    ["DeepSeek (16)", "https://api.deepseek.com/v1"],
+    ["xAI", "https://api.x.ai/v1"],
+    ["Fireworks", "https://api.fireworks.ai/inference/v1"],
+    ["Mistral", "https://api.mistral.ai/v1"],
+  ])("%s: 5 go as sent (the host's own refusal, if any, reaches the client)", (_, base_url) => {
+    const req = buildChatRequest(five, target, { protocol: "openai", base_url }, "up");
+    expect(JSON.parse(req.body as string).stop).toEqual(five.stop);
+  });
+
+  it("a translated request's stops are named as its client sent them; a vLLM host takes them", () => {
+    const messages = messagesToChatRequest({ model: "m", max_tokens: 20, stop_sequences: five.stop, messages: [{ role: "user", content: "x" }] }, { scope: { flavor: "chat", provider: "up" } });
+    expect((refusal(messages.body, { protocol: "openai" }) as Unsupported).error).toMatchObject({ status: 400, details: { field: "stop_sequences" } });
+    const gemini = geminiToChatRequest({ contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfig: { stopSequences: five.stop } }, target, { flavor: "chat", provider: "up" }, "up");
+    expect((refusal(gemini.body, { protocol: "openai" }) as Unsupported).error).toMatchObject({ status: 400, details: { field: "generationConfig.stopSequences" } });
+    const vllm = buildChatRequest(messages.body, target, { protocol: "openai", base_url: "http://10.0.0.7:8000/v1" }, "vllm");
+    expect(JSON.parse(vllm.body as string).stop).toEqual(five.stop);
+  });
+});
+
+describe("buildChatRequest: which fields a host takes is unknown_fields (or its host), not reasoning_field", () => {
+  const turn = { role: "assistant", content: "a", reasoning_content: "R" };
+  const body = { model: "x", messages: [{ role: "user", content: "hi" }, turn], stream: true, seed: 7, max_completion_tokens: 20, user: "u-1", logprobs: true };
+
+  it("reasoning_field: none on a vLLM host sends reasoning back nowhere, and every other field as sent", () => {
+    const req = buildChatRequest(body, target, { protocol: "openai", base_url: "http://10.0.0.7:8000/v1", reasoning_field: "none" }, "vllm");
+    expect(JSON.parse(req.body as string)).toEqual({
+      model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "a" }], stream: true,
+      seed: 7, max_completion_tokens: 20, user: "u-1", logprobs: true, stream_options: { include_usage: true },
+    });
+    expect(req.dropped).toEqual(["messages[1].reasoning_content"]);
+  });
+
+  it("unknown_fields: refused (a proxy in front of Mistral) gets Mistral's fields; reasoning as its reasoning_field says", () => {
+    const req = buildChatRequest(body, target, { protocol: "openai", base_url: "http://10.0.0.7:8000/v1", unknown_fields: "refused" }, "up");
+    expect(JSON.parse(req.body as string)).toEqual({ model: "gpt-4o-mini", messages: body.messages, stream: true, random_seed: 7, max_tokens: 20 });
+    expect(req.dropped).toEqual(["user", "logprobs"]);
+  });
+
+  it("api.mistral.ai is recognised; unknown_fields: ignored overrides it", () => {
+    const mistral = buildChatRequest(body, target, { protocol: "openai", base_url: "https://api.mistral.ai/v1" }, "mistral");
+    expect(JSON.parse(mistral.body as string)).not.toHaveProperty("stream_options");
+    const ignored = buildChatRequest(body, target, { protocol: "openai", base_url: "https://api.mistral.ai/v1", unknown_fields: "ignored" }, "mistral");
+    expect(JSON.parse(ignored.body as string)).toMatchObject({ seed: 7, max_completion_tokens: 20, user: "u-1", stream_options: { include_usage: true } });
   });
 });

@@ -3,7 +3,8 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
-import { fitReasoningFields, reasoningFieldOf } from "./reasoning-fields.ts";
+import { fitReasoningFields } from "./reasoning-fields.ts";
+import { reasoningFieldOf, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
 import { fitStrictHost } from "./strict-host.ts";
 import { checkChatStop } from "../translate/stop-limit.ts";
 import { clientName } from "../translate/client-names.ts";
@@ -39,8 +40,9 @@ export function authHeaders(config: ProviderConfig, target: Target): Record<stri
 
 /** The upstream request, and the known fields that were not forwarded (for x-mg-dropped-params). */
 export function buildChatRequest(body: Record<string, any>, target: Target, config: ProviderConfig, providerName: string): UpstreamRequest & { dropped: string[] } {
-  // Checked here for chat clients; a translation checks first, naming the field its client sent.
-  checkChatStop(body.stop, "stop", providerName);
+  const base = baseUrlOf(config, target);
+  // The host's own limit, if it has one known; named as the client sent it (a Messages client's stop_sequences).
+  checkChatStop(body.stop, stopLimitOf(config, base), clientName(body, "stop"), providerName);
   const out: Record<string, unknown> = {};
   for (const k in body) if (!GATEWAY_ONLY.has(k)) out[k] = body[k];
   out.model = target.upstreamModel;
@@ -55,12 +57,11 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
     if (out.reasoning_effort !== null) dropped.push("reasoning_effort");
     delete out.reasoning_effort;
   }
-  const field = reasoningFieldOf(config, baseUrlOf(config, target));
-  // A `none` host (Mistral) refuses any field it does not know: one OpenAI-only field (Codex's prompt-cache knobs, a
+  // A host that refuses any field it does not know (Mistral): one OpenAI-only field (Codex's prompt-cache knobs, a
   // translation's max_completion_tokens or verbosity, the gateway's own stream_options) would fail the whole request.
   // Named as the client sent them: a translation's body says how (a Responses client's verbosity is text.verbosity).
-  if (field === "none") dropped.push(...fitStrictHost(out).map((k) => clientName(body, k)));
-  const fitted = fitReasoningFields(out.messages, field);
+  if (refusesUnknownFields(config, base)) dropped.push(...fitStrictHost(out).map((k) => clientName(body, k)));
+  const fitted = fitReasoningFields(out.messages, reasoningFieldOf(config, base));
   if (fitted.messages !== out.messages) out.messages = fitted.messages;
   dropped.push(...fitted.dropped);
   return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };

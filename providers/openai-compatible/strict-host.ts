@@ -1,4 +1,4 @@
-// A host that refuses any field it does not know (reasoning_field `none`: Mistral answers 422 extra_forbidden) gets
+// A host that refuses any field it does not know (Mistral answers 422 extra_forbidden; host-conventions.ts) gets
 // only its own subset of OpenAI's chat fields. What the gateway or a translation spells OpenAI's way is renamed where
 // the host has the same knob under another name (Responses' max_output_tokens arrives as max_completion_tokens; a
 // Gemini client's seed); OpenAI-only fields are left out, named unless at their neutral value. Mistral's chat request

@@ -363,9 +363,17 @@ export interface ProviderConfig {
    */
   credentials_file?: string;
   /**
-   * openai protocol only: where this host takes a previous answer's reasoning back on an assistant message of a chat request; each message's reasoning is moved to that field and what the host refuses is dropped (named in x-mg-dropped-params when it held something). reasoning: the text in `reasoning` (Groq); reasoning_content: the text in `reasoning_content` (DeepSeek, vLLM, SGLang); reasoning_details: the text in `reasoning` and the opaque entries in `reasoning_details` (OpenRouter); none: no reasoning at all (Mistral); passthrough: as the client sent it. Unset: recognised from base_url (api.groq.com, api.deepseek.com, openrouter.ai, api.mistral.ai), else passthrough.
+   * openai protocol only: where this host takes a previous answer's reasoning back on an assistant message of a chat request; each message's reasoning is moved to that field and what the host refuses is dropped (named in x-mg-dropped-params when it held something). reasoning: the text in `reasoning` (Groq); reasoning_content: the text in `reasoning_content` (DeepSeek, vLLM, SGLang); reasoning_details: the text in `reasoning` and the opaque entries in `reasoning_details` (OpenRouter); none: no reasoning at all (Mistral; which fields a host takes is unknown_fields); passthrough: as the client sent it. Unset: recognised from base_url (api.groq.com, api.deepseek.com, openrouter.ai, api.mistral.ai), else passthrough.
    */
   reasoning_field?: "reasoning" | "reasoning_content" | "reasoning_details" | "none" | "passthrough";
+  /**
+   * openai protocol only: what this host does with a chat request field outside its own API. refused: it answers 4xx to the whole request (Mistral: 422 extra_forbidden), so it gets only the fields of Mistral's chat API: max_completion_tokens is sent as max_tokens, seed as random_seed, OpenAI-only fields (stream_options, user, logprobs, verbosity, store, ...) are left out and named in x-mg-dropped-params when they held something; ignored: every field as the client sent it. Unset: refused for api.mistral.ai, else ignored. Independent of reasoning_field.
+   */
+  unknown_fields?: "refused" | "ignored";
+  /**
+   * openai protocol only: the most stop sequences this host takes in one chat request; a request with more passes this provider's targets over (another target of the model may serve it), else a 400 naming the client's field (stop, stop_sequences, generationConfig.stopSequences). Unset: 4 for OpenAI (api.openai.com), Azure OpenAI (flavor azure, *.openai.azure.com) and Groq (api.groq.com), else no limit (the stops go as sent).
+   */
+  max_stop_sequences?: number;
   sim?: SimOptions;
 }
 export interface SimOptions {

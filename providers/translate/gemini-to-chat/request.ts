@@ -21,7 +21,7 @@ import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
 import { jsonSchemaOf } from "./schema.ts";
 import { replayedReasoning, type BlobScope } from "./reasoning.ts";
-import { checkChatStop } from "../stop-limit.ts";
+import { withClientNames } from "../client-names.ts";
 
 export interface Translated {
   body: Record<string, unknown>;
@@ -187,8 +187,6 @@ function generation(body: any, out: Record<string, unknown>, dropped: string[], 
   const copy: [string, string][] = [["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["seed", "seed"], ["presencePenalty", "presence_penalty"], ["frequencyPenalty", "frequency_penalty"]];
   for (const [from, to] of copy) if (typeof gc[from] === "number") out[to] = gc[from];
   if (Array.isArray(gc.stopSequences) && gc.stopSequences.length) out.stop = gc.stopSequences;
-  // Gemini takes 5, a chat completions upstream 4 (other upstreams have their own limits).
-  if (scope.flavor === "chat") checkChatStop(out.stop, "generationConfig.stopSequences", provider);
   if (typeof gc.candidateCount === "number" && gc.candidateCount > 1) out.n = gc.candidateCount;
   for (const k of ["topK", "responseLogprobs", "logprobs", "speechConfig", "mediaResolution"]) if (gc[k] !== undefined && gc[k] !== false) dropped.push(`generationConfig.${k}`);
   const modalities: unknown[] = Array.isArray(gc.responseModalities) ? gc.responseModalities : [];
@@ -242,5 +240,6 @@ export function geminiToChatRequest(body: any, target: Target, scope: BlobScope,
   }
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach the drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
-  return { body: out, dropped };
+  // A chat host's stop limit (Gemini itself takes 5) is checked by its driver, naming the field this client sent.
+  return { body: withClientNames(out, { stop: "generationConfig.stopSequences" }), dropped };
 }

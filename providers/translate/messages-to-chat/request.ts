@@ -13,7 +13,6 @@ import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { withClientNames } from "../client-names.ts";
-import { checkChatStop } from "../stop-limit.ts";
 import { prefillField } from "./prefill.ts";
 
 export interface Translated<T> {
@@ -74,9 +73,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   if (body.temperature !== undefined) out.temperature = body.temperature;
   if (body.top_p !== undefined) out.top_p = body.top_p;
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) out.stop = body.stop_sequences;
+  // A chat host's stop limit is checked by its driver (openai-compatible/request.ts), named as stop_sequences.
   if (opts.scope?.flavor === "chat") {
-    // The chat upstream's own limits, named as this client sent them (other upstreams have theirs).
-    checkChatStop(out.stop, "stop_sequences", opts.scope.provider);
     // A chat completions model does not continue a final assistant turn (Converse's Claude does).
     const prefill = prefillField(body.messages);
     if (prefill) dropped.push(prefill);

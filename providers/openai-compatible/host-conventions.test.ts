@@ -1,0 +1,29 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+
+const shipped: Record<string, ProviderConfig> = YAML.parse(readFileSync(new URL("../../gateway.yaml", import.meta.url), "utf8")).providers;
+const base = (p: ProviderConfig) => p.base_url ?? "https://api.openai.com/v1";
+
+describe("host conventions of the shipped gateway.yaml's providers", () => {
+  it("the stop limit is OpenAI's and Groq's 4; the other OpenAI-protocol hosts get stops as sent", () => {
+    const limits = Object.fromEntries(Object.entries(shipped).filter(([, p]) => p.protocol === "openai").map(([name, p]) => [name, stopLimitOf(p, base(p))]));
+    expect(limits).toMatchObject({ openai: 4, groq: 4, mistral: undefined, deepseek: undefined, xai: undefined, fireworks: undefined });
+  });
+
+  it("only Mistral refuses fields it does not know; a provider's setting overrides the host", () => {
+    const strict = Object.entries(shipped).filter(([, p]) => p.protocol === "openai" && refusesUnknownFields(p, base(p))).map(([name]) => name);
+    expect(strict).toEqual(["mistral"]);
+    expect(refusesUnknownFields({ ...shipped.mistral!, unknown_fields: "ignored" }, shipped.mistral!.base_url!)).toBe(false);
+    expect(refusesUnknownFields({ protocol: "openai", reasoning_field: "none" }, "http://127.0.0.1:8000/v1")).toBe(false);
+  });
+
+  it("Azure OpenAI by its flavor (a custom domain) or its host; max_stop_sequences overrides", () => {
+    expect(stopLimitOf({ protocol: "openai", flavor: "azure" }, "https://llm.corp.example")).toBe(4);
+    expect(stopLimitOf({ protocol: "openai" }, "https://res.openai.azure.com/openai/v1")).toBe(4);
+    expect(stopLimitOf({ protocol: "openai", max_stop_sequences: 8 }, "https://api.openai.com/v1")).toBe(8);
+    expect(stopLimitOf({ protocol: "openai" }, "https://api.openai.com.evil.example/v1")).toBeUndefined();
+  });
+});

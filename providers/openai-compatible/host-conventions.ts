@@ -1,0 +1,61 @@
+// What the gateway knows of OpenAI-compatible hosts that differ from one another, recognised from the base URL (or a
+// project's own, BYOK): where a previous answer's reasoning goes back (reasoning-fields.ts), whether the host refuses
+// fields it does not know (strict-host.ts), and how many stop sequences it takes. Each is the provider's own setting
+// when it has one (a vLLM on loopback, a proxy in front of a known host), else the recognised host's, else nothing
+// is changed: an unknown host gets the request as the client sent it, and its own refusal reaches the client.
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+
+export type ReasoningField = NonNullable<ProviderConfig["reasoning_field"]>;
+
+interface HostConvention {
+  reasoningField?: ReasoningField;
+  /** The host answers 422 to any field outside its own API (Mistral: extra_forbidden). */
+  refusesUnknownFields?: true;
+  /** The most stop sequences a chat request may carry (more is the host's 400). */
+  maxStop?: number;
+}
+
+/**
+ * Hosts whose conventions are known, by hostname (subdomains included). The stop limit is the one each documents:
+ * OpenAI's chat completions and Azure OpenAI ("up to 4 sequences"), Groq (its API reference and SDK: "up to 4
+ * sequences"); DeepSeek takes 16, vLLM and SGLang have none.
+ */
+const KNOWN_HOSTS: Record<string, HostConvention> = {
+  "api.openai.com": { maxStop: 4 },
+  "openai.azure.com": { maxStop: 4 },
+  "api.groq.com": { reasoningField: "reasoning", maxStop: 4 },
+  "api.deepseek.com": { reasoningField: "reasoning_content" },
+  "openrouter.ai": { reasoningField: "reasoning_details" },
+  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true },
+};
+
+const NONE: HostConvention = {};
+
+/** The known conventions of the host `baseUrl` points at (none for an unknown host or a malformed URL). */
+export function hostConvention(baseUrl: string): HostConvention {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return NONE;
+  }
+  for (const [known, c] of Object.entries(KNOWN_HOSTS)) if (host === known || host.endsWith(`.${known}`)) return c;
+  return NONE;
+}
+
+/** Where the host takes reasoning back: the provider's setting, else its host's, else passthrough. */
+export function reasoningFieldOf(config: ProviderConfig, baseUrl: string): ReasoningField {
+  return config.reasoning_field ?? hostConvention(baseUrl).reasoningField ?? "passthrough";
+}
+
+/** Whether the host gets only the fields it knows: the provider's unknown_fields, else its host's. */
+export function refusesUnknownFields(config: ProviderConfig, baseUrl: string): boolean {
+  if (config.unknown_fields) return config.unknown_fields === "refused";
+  return hostConvention(baseUrl).refusesUnknownFields === true;
+}
+
+/** The host's stop-sequence limit: the provider's max_stop_sequences, else its host's (Azure OpenAI by its flavor too). */
+export function stopLimitOf(config: ProviderConfig, baseUrl: string): number | undefined {
+  if (config.max_stop_sequences !== undefined) return config.max_stop_sequences;
+  return hostConvention(baseUrl).maxStop ?? (config.flavor === "azure" ? 4 : undefined);
+}
