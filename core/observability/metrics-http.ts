@@ -45,10 +45,51 @@ export interface MetricsListener {
 
 /** A scraper needs a connection or two; this keeps the listener from holding many file descriptors. */
 const MAX_CONNECTIONS = 32;
+/**
+ * A scraper sends its request as soon as it connects, so a connection that has not within this long is dropped;
+ * Node checks these deadlines every CHECK_MS (30 s by default, which let silent sockets hold the port that long).
+ */
+const HEADERS_TIMEOUT_MS = 3000;
+const CHECK_MS = 1000;
+
+/**
+ * At most `max` connections, the oldest one without a request in progress closed to make room for a new one (a
+ * silent socket, a keep-alive idle one): connections that send nothing cannot lock a scraper out. A new connection
+ * is refused only when every held one is answering a request. Returns the held sockets.
+ */
+function capEvictingIdle(server: Server, max: number): Set<Socket> {
+  const sockets = new Set<Socket>(); // in the order they came: the oldest first
+  const busy = new Map<Socket, number>();
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const s = req.socket;
+    busy.set(s, (busy.get(s) ?? 0) + 1);
+    res.once("close", () => {
+      const n = (busy.get(s) ?? 1) - 1;
+      if (n > 0) busy.set(s, n);
+      else busy.delete(s);
+    });
+  });
+  server.on("connection", (socket: Socket) => {
+    if (sockets.size >= max) {
+      let idle: Socket | undefined;
+      for (const s of sockets) if (!busy.has(s)) { idle = s; break; }
+      if (!idle) return void socket.destroy();
+      sockets.delete(idle);
+      idle.destroy();
+    }
+    sockets.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      busy.delete(socket);
+    });
+  });
+  return sockets;
+}
 
 /** Listen on host:port for /metrics alone. Rejects with the listen error (EADDRINUSE, ...); the caller decides. */
 export async function startMetricsListener(gateway: Gateway, log: Logger, host: string, port: number): Promise<MetricsListener> {
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 10_000, keepAliveTimeout: 5000, maxHeaderSize: 16_384 }, (req, res) => {
+  const options = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 10_000, keepAliveTimeout: 5000, connectionsCheckingInterval: CHECK_MS, maxHeaderSize: 16_384 };
+  const server = createServer(options, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
       serveMetrics(gateway, req, res).catch((err) => {
@@ -60,13 +101,8 @@ export async function startMetricsListener(gateway: Gateway, log: Logger, host: 
     }
     sendError(res, new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${path} (this port serves GET /metrics)`));
   });
-  server.maxConnections = MAX_CONNECTIONS;
   server.on("clientError", (_err, socket: Socket) => socket.destroy());
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
+  const sockets = capEvictingIdle(server, MAX_CONNECTIONS);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
