@@ -20,6 +20,17 @@ export function storedOf(r: GatewayResponse, headers: Record<string, string>): S
   return undefined;
 }
 
+/** About how much room a kept body takes: JSON as text, bytes as base64, events as recordStream counts them. */
+export function storedSize(stored: StoredResponse): number {
+  if (stored.kind === "json") return JSON.stringify(stored.body ?? null).length;
+  if (stored.kind === "bytes") return stored.base64.length;
+  let n = 0;
+  for (const ev of stored.events) n += eventSize(ev);
+  return n;
+}
+
+const eventSize = (ev: SseEvent) => ev.data.length + (ev.event?.length ?? 0) + 16;
+
 export interface StreamRecording {
   /** The stream ended normally: its events (awaited before the stream ends to the client), or undefined past maxBytes. */
   done(events: SseEvent[] | undefined): Promise<void> | void;
@@ -38,7 +49,7 @@ export async function* recordStream(events: AsyncIterable<SseEvent>, rec: Stream
   try {
     for await (const ev of events) {
       if (seen) {
-        bytes += ev.data.length + (ev.event?.length ?? 0) + 16;
+        bytes += eventSize(ev);
         if (bytes > max) seen = undefined;
         else seen.push(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data });
       }

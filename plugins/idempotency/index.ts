@@ -4,18 +4,21 @@
 // marked `Idempotent-Replayed: true`; the same key with a different body is 422. A duplicate that arrives while the
 // first is still running waits for it and then replays it. Only 2xx responses are kept: after a failure the key is
 // free again, so a retry runs for real. A kept answer the store could not take yet is saved again in the background.
+// An answer larger than idempotency.max_record_bytes is not kept (./too-large.ts): a retry gets 422, not a rerun.
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
+import type { SseEvent } from "../../core/sse/parse.ts";
 import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
-import { recordStream, replayStored, storedOf } from "../../core/pipeline/stored-response.ts";
+import { recordStream, replayStored, storedOf, storedSize } from "../../core/pipeline/stored-response.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
+import { DEFAULT_MAX_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge } from "./too-large.ts";
 
 export const TTL_MS = 24 * 3_600_000;
 /** How long a claim is held before another request may take over from a crashed owner. */
@@ -55,17 +58,24 @@ function keptHeaders(ctx: GatewayContext): Record<string, string> {
   return h;
 }
 
-export default definePlugin({
+interface State {
+  maxRecordBytes: number;
+}
+
+export default definePlugin<unknown, State>({
   name: "idempotency",
   dependsOn: ["auth"],
+  setup(_gateway, _options, config) {
+    return { maxRecordBytes: config.raw.idempotency?.max_record_bytes ?? DEFAULT_MAX_RECORD_BYTES };
+  },
   // Not async: a request without a key (most of them) goes straight on, with no promise of this plugin's own.
-  handle(ctx, next) {
+  handle(ctx, next, { state }) {
     if (ctx.method !== "POST" || !ctx.auth) return next();
     // Video jobs attach by key themselves (core/endpoints/video-jobs.ts): a repeat refreshes the signed URL.
     if (ctx.endpoint === "videos") return next();
     const key = idempotencyKey(ctx);
     if (key === undefined) return next();
-    return withKey(ctx, next, ctx.auth.projectId, key);
+    return withKey(ctx, next, ctx.auth.projectId, key, state.maxRecordBytes);
   },
 });
 
@@ -87,7 +97,10 @@ function legacyRequestHash(ctx: GatewayContext): string {
   return createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
 }
 
-async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string): Promise<void> {
+/** The header the key came in, as errors about it name it. */
+const keyField = (ctx: GatewayContext) => (ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key");
+
+async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string, maxBytes: number): Promise<void> {
   const store = ctx.gateway.store;
   const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
   let hash = requestHash(ctx);
@@ -108,10 +121,11 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
         }
       }
       throw new GatewayError(422, "INVALID_REQUEST", "This idempotency key was already used with a different request body; use a new key for a new request", {
-        details: { field: ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key", reason: "key_reused_with_different_body" },
+        details: { field: keyField(ctx), reason: "key_reused_with_different_body" },
       });
     }
     if (state.state === "done") {
+      if (wasTooLarge(state.response)) throw tooLargeError(state.response, keyField(ctx));
       ctx.response = replay(ctx, state.response);
       return;
     }
@@ -144,12 +158,15 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     ctx.gateway.log.warn("idempotency record not saved yet; retrying while the key stays claimed", { requestId: ctx.requestId, error: String(err) });
     void saveLater(ctx, () => complete(stored), release);
   });
+  // Past the limit a small record stands for the answer: the key stays used (see ./too-large.ts).
+  const tooLarge = () => tooLargeRecord(r.status, headers, maxBytes);
   if (r.kind === "stream") {
-    ctx.response = { ...r, events: recordStream(r.events, { done: (events) => save({ kind: "stream", status: r.status, headers, events: events! }), failed: release }) };
+    const done = (events: SseEvent[] | undefined) => save(events ? { kind: "stream", status: r.status, headers, events } : tooLarge());
+    ctx.response = { ...r, events: recordStream(r.events, { maxBytes, done, failed: release }) };
     return;
   }
   const stored = storedOf(r, headers);
-  if (stored) await save(stored);
+  if (stored) await save(storedSize(stored) > maxBytes ? tooLarge() : stored);
   else await release(); // a passed-through web response (the MCP endpoint's) is not kept for replay
 }
 

@@ -99,6 +99,7 @@ export interface GatewayConfig {
   console?: ConsoleConfig;
   routing?: RoutingConfig;
   cache?: CacheConfig;
+  idempotency?: IdempotencyConfig;
   /**
    * Upstream MCP tool servers behind {base_url}/mcp (docs/mcp.md): name -> how to reach it. The name is the namespace of its tools (name__tool).
    */
@@ -786,6 +787,15 @@ export interface CacheConfig {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   hit_price_usd?: string;
+}
+/**
+ * Idempotency keys (docs/policies.md#idempotency).
+ */
+export interface IdempotencyConfig {
+  /**
+   * Largest answer kept for replay (a JSON body as JSON text, a stream's events as recorded); a stream stops being recorded past it. A larger answer is sent and the key stays used: a retry with it gets 422 (details.reason answer_too_large_to_replay) instead of running, and billing, again.
+   */
+  max_record_bytes?: number;
 }
 export interface McpServerConfig2 {
   url?: string;
