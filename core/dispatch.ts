@@ -10,13 +10,13 @@ import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from 
 import { Unsupported } from "./contracts/translator.ts";
 import type { SseEvent } from "./sse/parse.ts";
 import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "./sse/push.ts";
-import { GatewayError, toGatewayError } from "./errors.ts";
+import { configFault, GatewayError, toGatewayError } from "./errors.ts";
 import { shutdownError } from "./shutdown.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint, type Failure } from "./retry-hint.ts";
-import { isRetryableStatus } from "./retryable-status.ts";
+import { isRetryableUpstream } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
@@ -81,7 +81,7 @@ const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === 
 /** Upstream statuses worth another try (core/retryable-status.ts). Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
   const upstream = err.details?.upstream_status;
-  if (typeof upstream === "number") return isRetryableStatus(upstream);
+  if (typeof upstream === "number") return isRetryableUpstream(upstream, err.details?.reason);
   return err.retryable;
 }
 
@@ -133,6 +133,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   let unsupported: GatewayError | undefined;
   let last: GatewayError | undefined;
   let hint: RetryHint | undefined; // made on the first failure: most requests have none
+  let reopensInMs: number | undefined; // the soonest an endpoint skipped for its open circuit lets a request through
 
   // Targets in order; when every target was tried and attempts remain, a second pass retries them (after backoff).
   for (let pass = 0; ctx.attempts.length < budget; pass++) {
@@ -144,6 +145,8 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         if (pass === 0) {
           skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
           passedOver++;
+          const ms = health.retryInMs(target.modelId, target.provider, keyOwner(ctx, target));
+          reopensInMs = Math.min(reopensInMs ?? ms, ms);
         }
         continue;
       }
@@ -190,8 +193,10 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   }
   if (!last) {
     if (unsupported) throw unsupported;
+    // Retry-After: when the first of them lets a probe through. Sooner, a client's retry meets the same refusal
+    // (the SDKs' own backoff, about a second, lands inside a 30 s cooldown).
     throw new GatewayError(502, "UPSTREAM_ERROR", `Every provider of ${ctx.model?.id ?? "this model"} is failing right now (circuit open); try again shortly`, {
-      details: { skipped },
+      details: { skipped }, retryAfter: reopensInMs === undefined ? undefined : reopensInMs / 1000,
     });
   }
   throw finalError(ctx, last, skipped, hint);
@@ -240,7 +245,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   };
   let result: ProviderResult;
   try {
-    if (!driver) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider "${target.provider}" is not configured`, { retryable: true });
+    // The config has no such provider (or no driver for it): another try finds it no more than this one did.
+    if (!driver) throw configFault(`Provider "${target.provider}" is not configured`, { provider: target.provider, reason: "not_configured" });
     span?.bind(call.options); // the upstream request carries the attempt's traceparent
     const pending = ctx.invoke?.(ctx, driver, op, target, call.options) ?? invokeNative(driver, op, ctx.body, target, call.options);
     result = await pending;

@@ -9,3 +9,14 @@
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
+
+/**
+ * details.reason of an upstream 404 about what the gateway chose, not what the client named: the upstream model or
+ * Azure deployment (gateway.yaml) or the URL its api_version makes. Another endpoint of the model may have it.
+ */
+export const UPSTREAM_NOT_FOUND = "upstream_not_found";
+
+/** isRetryableStatus, plus such a 404: the one case where the body, not the status, decides. */
+export function isRetryableUpstream(status: number, reason?: unknown): boolean {
+  return isRetryableStatus(status) || (status === 404 && reason === UPSTREAM_NOT_FOUND);
+}

@@ -20,18 +20,38 @@ describe("upstreamError", () => {
     expect(denied).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" } });
   });
 
-  it("maps the provider's request errors (400, 413, 422, 404 naming a model) to a non-retryable 400 INVALID_REQUEST", () => {
+  it("maps the provider's request errors (400, 413, 422, 404 naming what the client named) to a non-retryable 400 INVALID_REQUEST", () => {
     const body = '{"error":{"message":"This model\'s maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}';
     const e = upstreamError("openai", 400, {}, body);
     expect(e).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" } });
     expect(e.message).toContain("maximum context length");
     expect(e.details).toMatchObject({ provider: "openai", upstream_status: 400, field: "messages", upstream_error: { code: "context_length_exceeded" } });
     for (const status of [413, 422]) expect(upstreamError("p", status, {}, '{"error":{"message":"too big"}}').status).toBe(400);
-    const anthropic404 = '{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}';
-    expect(upstreamError("anthropic", 404, {}, anthropic404)).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+    // A 404 about something the client named (a file, a stored response) is still the request's fault.
+    const file404 = '{"error":{"message":"No such File object: file-abc123","type":"invalid_request_error","param":"file_id","code":null}}';
+    expect(upstreamError("openai", 404, {}, file404)).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "file_id" } });
+    const anthropicFile404 = '{"type":"error","error":{"type":"not_found_error","message":"File not found: file_011CNha8iCJcU1wXNR6q4V8w"}}';
+    expect(upstreamError("anthropic", 404, {}, anthropicFile404)).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
     // A 404 that is the gateway's own misconfiguration (wrong base_url) stays a server-side error.
     expect(upstreamError("p", 404, {}, "<html>Not Found</html>")).toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
     expect(upstreamError("p", 404, {}, '{"error":{"message":"Unknown request URL","code":"unknown_url"}}').status).toBe(502);
+  });
+
+  it("a 404 about the endpoint's own model or deployment is the configuration's: 502 that falls back", () => {
+    const bodies: [string, string][] = [
+      ["azure", '{"error":{"code":"DeploymentNotFound","message":"The API deployment for this resource does not exist."}}'],
+      ["azure", '{"error":{"code":"404","message":"Resource not found"}}'],
+      ["openai", '{"error":{"message":"The model `gpt-nope` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}'],
+      ["anthropic", '{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}'],
+      ["gemini", '{"error":{"code":404,"message":"models/gemini-nope is not found for API version v1beta, or is not supported for generateContent.","status":"NOT_FOUND"}}'],
+      ["vertex", '{"error":{"code":404,"message":"Publisher Model `projects/p/locations/us-central1/publishers/google/models/gemini-nope` was not found or your project does not have access to it.","status":"NOT_FOUND"}}'],
+    ];
+    for (const [provider, body] of bodies) {
+      const e = upstreamError(provider, 404, {}, body);
+      expect(e, body).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { reason: "upstream_not_found", upstream_status: 404 } });
+      expect(e.headers?.["x-should-retry"], body).toBeUndefined();
+      expect(isRetryable(e), body).toBe(true);
+    }
   });
 
   it("dispatch retries exactly the statuses marked retryable here (a 409 was marked retryable and then not retried)", () => {

@@ -10,7 +10,7 @@ import { SseEventTooLargeError } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer, stripBom } from "./answer-check.ts";
 import { decodeBody } from "./decode-body.ts";
-import { isRetryableStatus } from "../core/retryable-status.ts";
+import { UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
 
 export interface UpstreamRequest {
@@ -188,13 +188,31 @@ export function retryAfterSeconds(headers: UpstreamResponse["headers"]): number 
 }
 
 /**
+ * Whether a 404 is about what the gateway chose for this endpoint (gateway.yaml), never named by the client: the
+ * upstream model or Azure deployment, or the URL Azure's api_version makes. Azure's DeploymentNotFound and its bare
+ * "Resource not found", OpenAI's model_not_found, Anthropic's not_found_error on `model:`, Gemini's and Vertex's
+ * NOT_FOUND for a model. The next endpoint of the model may well have it.
+ */
+export function isUpstreamNotFound(status: number, parsed: unknown): boolean {
+  if (status !== 404) return false;
+  const e = (parsed as { error?: { code?: unknown; type?: unknown; status?: unknown; message?: unknown } } | undefined)?.error;
+  if (!e || typeof e !== "object") return false;
+  const message = typeof e.message === "string" ? e.message : "";
+  if (e.code === "DeploymentNotFound" || e.code === "model_not_found") return true;
+  if (String(e.code) === "404" && /^Resource not found\b/i.test(message)) return true;
+  if (e.type === "not_found_error" && /^model:/i.test(message)) return true;
+  return e.status === "NOT_FOUND" && /^(models\/\S+ is not found|Publisher Model `[^`]*` was not found)/i.test(message);
+}
+
+/**
  * Whether the provider said the *request* is wrong (the caller's fault, never worth a retry): 400, 413, 422, and
- * 404 when the provider names what was not found (an unknown model). A 404 without an error body of the provider's
- * own (a wrong base_url, OpenAI's `unknown_url`) is the gateway's configuration, not the caller.
+ * 404 when the provider names what was not found and the client named it (a file, a response, a batch). A 404
+ * about the endpoint's own model or deployment (isUpstreamNotFound), or without an error body of the provider's own
+ * (a wrong base_url, OpenAI's `unknown_url`), is the gateway's configuration, not the caller.
  */
 export function isRequestError(status: number, parsed: unknown): boolean {
   if (status === 400 || status === 413 || status === 422) return true;
-  if (status !== 404) return false;
+  if (status !== 404 || isUpstreamNotFound(status, parsed)) return false;
   const e = (parsed as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
   return typeof e?.message === "string" && e.code !== "unknown_url";
 }
@@ -203,6 +221,8 @@ export function isRequestError(status: number, parsed: unknown): boolean {
  * An upstream's non-2xx answer as the gateway's error (docs/routing.md, "Upstream errors"):
  * - a request error (see isRequestError) → 400 INVALID_REQUEST with the provider's message, so every SDK raises
  *   its bad-request class and none retries;
+ * - a 404 about the endpoint's own model or deployment (isUpstreamNotFound) → 502 UPSTREAM_ERROR with
+ *   details.reason upstream_not_found, which falls back to the model's next endpoint;
  * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
  *   429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
  *   not to retry (x-should-retry: false).
@@ -225,6 +245,12 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
       retryable: false,
       headers: { "x-should-retry": "false" },
       details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}) },
+    });
+  }
+  if (isUpstreamNotFound(status, parsed)) {
+    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status} for the model or deployment configured in gateway.yaml: ${message}`, {
+      retryable: true,
+      details: { ...details, reason: UPSTREAM_NOT_FOUND },
     });
   }
   const retryable = isRetryableStatus(status);

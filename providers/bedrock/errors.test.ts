@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bedrockError, errorTypeOf, streamFrameError } from "./errors.ts";
+import { isRetryable } from "../../core/dispatch.ts";
 
 const h = (type: string) => ({ "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
 
@@ -25,6 +26,13 @@ describe("Bedrock HTTP errors", () => {
     expect(e.code).toBe("UPSTREAM_ERROR");
     expect(e.message).toBe(`Provider bedrock returned HTTP ${status}: ${type}: m`);
     expect(e.details?.upstream_error_type).toBe(type);
+  });
+
+  it("404 ResourceNotFoundException (the configured model id) -> 502 that falls back to the next endpoint", () => {
+    const e = bedrockError("bedrock", 404, h("ResourceNotFoundException"), '{"message":"Model not found."}');
+    expect([e.status, e.code]).toEqual([502, "UPSTREAM_ERROR"]);
+    expect(e.details).toMatchObject({ reason: "upstream_not_found", upstream_status: 404 });
+    expect(isRetryable(e)).toBe(true);
   });
 });
 

@@ -2,9 +2,11 @@
 // (`ThrottlingException:http://…`) or a `__type` field; inside a stream it is an `exception` frame named by
 // `:exception-type`. Both map with the same rules as every upstream (providers/http.ts): ValidationException (400)
 // is the caller's → 400 INVALID_REQUEST with Bedrock's message; throttling, not-ready and 5xx are retryable
-// (fallback); access and signature errors are the gateway's configuration (502, not retried).
+// (fallback); access and signature errors are the gateway's configuration (502, not retried); a 404
+// ResourceNotFoundException (the configured model id) is 502 and falls back to the model's next endpoint.
 import { GatewayError } from "../../core/errors.ts";
 import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
+import { UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
 import type { BedrockFrame } from "./eventstream.ts";
 
 function header(h: UpstreamResponse["headers"], name: string): string | undefined {
@@ -33,9 +35,11 @@ export function bedrockError(provider: string, status: number, headers: Upstream
   if (!type) return base;
   // Both generic messages put the provider's text after their first ": "; the type goes just before it.
   const message = base.message.replace(": ", `: ${type}: `);
-  const retryable = base.retryable || RETRYABLE_TYPES.has(type);
+  // A 404 ResourceNotFoundException is the model id in gateway.yaml (or its access): the next endpoint may serve it.
+  const notFound = status === 404 && type === "ResourceNotFoundException";
+  const retryable = base.retryable || RETRYABLE_TYPES.has(type) || notFound;
   return new GatewayError(base.status, base.code, message, {
-    details: { ...base.details, upstream_error_type: type },
+    details: { ...base.details, upstream_error_type: type, ...(notFound ? { reason: UPSTREAM_NOT_FOUND } : {}) },
     retryable,
     retryAfter: base.retryAfter,
     headers: retryable ? undefined : base.headers,
