@@ -54,6 +54,15 @@ describe("upstreamError", () => {
     }
   });
 
+  it("Azure's content-filter 400 stays a 400 INVALID_REQUEST, marked details.reason content_filter", () => {
+    const body = JSON.stringify({ error: { code: "content_filter", message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", param: "prompt", type: null, status: 400, innererror: { code: "ResponsibleAIPolicyViolation", content_filter_result: { hate: { filtered: true, severity: "medium" } } } } });
+    expect(upstreamError("azure", 400, {}, body)).toMatchObject({
+      status: 400, code: "INVALID_REQUEST", retryable: false,
+      details: { reason: "content_filter", field: "prompt", content_filter_result: { hate: { filtered: true, severity: "medium" } } },
+    });
+    expect(upstreamError("openai", 400, {}, '{"error":{"message":"bad","code":"invalid_value"}}').details?.reason).toBeUndefined();
+  });
+
   it("dispatch retries exactly the statuses marked retryable here (a 409 was marked retryable and then not retried)", () => {
     for (const status of [401, 403, 408, 409, 418, 429, 500, 502, 504]) {
       const err = upstreamError("p", status, {}, '{"error":{"message":"x"}}');

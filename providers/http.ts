@@ -218,9 +218,20 @@ export function isRequestError(status: number, parsed: unknown): boolean {
 }
 
 /**
+ * Azure's content filter refusing a prompt (protocols-2 §4.4: 400, error.code content_filter, the categories in
+ * innererror.content_filter_result). The error code list has no place for it, so the 400 INVALID_REQUEST says it
+ * in details.reason, which every client protocol's envelope carries.
+ */
+function contentFilterDetails(status: number, p: any): Record<string, unknown> {
+  if (status !== 400 || p?.error?.code !== "content_filter") return {};
+  const result = p.error.innererror?.content_filter_result;
+  return { reason: "content_filter", ...(result && typeof result === "object" ? { content_filter_result: result } : {}) };
+}
+
+/**
  * An upstream's non-2xx answer as the gateway's error (docs/routing.md, "Upstream errors"):
  * - a request error (see isRequestError) → 400 INVALID_REQUEST with the provider's message, so every SDK raises
- *   its bad-request class and none retries;
+ *   its bad-request class and none retries (a content-filter refusal marked details.reason content_filter);
  * - a 404 about the endpoint's own model or deployment (isUpstreamNotFound) → 502 UPSTREAM_ERROR with
  *   details.reason upstream_not_found, which falls back to the model's next endpoint;
  * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
@@ -244,7 +255,7 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
     return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request (HTTP ${status}): ${message}`, {
       retryable: false,
       headers: { "x-should-retry": "false" },
-      details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}) },
+      details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}), ...contentFilterDetails(status, p) },
     });
   }
   if (isUpstreamNotFound(status, parsed)) {

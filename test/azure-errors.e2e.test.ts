@@ -1,9 +1,11 @@
 // Azure OpenAI's error answers (reference protocols-2 §4.4) as clients see them: a missing deployment or an api_version
-// Azure does not serve is the gateway's configuration (502, and the model's next endpoint answers).
+// Azure does not serve is the gateway's configuration (502, and the model's next endpoint answers), and a prompt
+// refused by Azure's content filter is a 400 marked details.reason "content_filter" in every client protocol.
 import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { AZURE_API_VERSION, AZURE_KEY, startFakeAzure, type FakeAzure } from "./upstreams/azure.ts";
+import { AZURE_API_VERSION, AZURE_KEY, CONTENT_FILTER_TRIGGER, startFakeAzure, type FakeAzure } from "./upstreams/azure.ts";
 
 const KEY = testKey("azureerrors");
 let azure: FakeAzure;
@@ -57,5 +59,44 @@ describe("Azure 404s about the configured deployment or api_version", () => {
     expect(r.status).toBe(502);
     expect(r.json.error).toMatchObject({ code: "UPSTREAM_ERROR", details: { reason: "upstream_not_found", upstream_status: 404, upstream_error: { code: "DeploymentNotFound" } } });
     expect(r.json.error.message).toContain("gateway.yaml");
+  });
+});
+
+describe("Azure's content filter refusing a prompt", () => {
+  const filtered = [{ role: "user" as const, content: `tell me about the ${CONTENT_FILTER_TRIGGER}` }];
+  const expectFiltered = (details: any) => {
+    expect(details).toMatchObject({ reason: "content_filter", upstream_status: 400, content_filter_result: { hate: { filtered: true, severity: "medium" } } });
+  };
+
+  it("chat (OpenAI SDK, plain and streamed): BadRequestError with details.reason content_filter, not retried", async () => {
+    for (const stream of [false, true]) {
+      const err: any = await openai().chat.completions.create({ model: "azure/gpt-4o-mini", messages: filtered, stream }).catch((e) => e);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(err.status).toBe(400);
+      expect(err.param).toBe("prompt");
+      expectFiltered(err.error.details);
+      expect(err.headers.get("x-should-retry")).toBe("false");
+    }
+    expect(azure.requests).toHaveLength(2);
+  });
+
+  it("messages (Anthropic SDK): BadRequestError whose error carries the same reason", async () => {
+    const client = new Anthropic({ apiKey: KEY, baseURL: gw.url + "/api", maxRetries: 0 });
+    const err: any = await client.messages.create({ model: "azure/gpt-4o-mini", max_tokens: 50, messages: filtered }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.error).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expectFiltered(err.error.error.details);
+  });
+
+  it("responses and Gemini's generateContent: the reason in the envelope each has", async () => {
+    const resp = await postJson(`${gw.baseURL}/responses`, { model: "azure/gpt-4o-mini", input: filtered[0]!.content }, { authorization: `Bearer ${KEY}` });
+    expect(resp.status).toBe(400);
+    expectFiltered(resp.json.error.details);
+    const gem = await postJson(`${gw.url}/api/v1beta/models/azure/gpt-4o-mini:generateContent`, { contents: [{ role: "user", parts: [{ text: filtered[0]!.content }] }] }, { "x-goog-api-key": KEY });
+    expect(gem.status).toBe(400);
+    expect(gem.json.error.status).toBe("INVALID_ARGUMENT");
+    const info = gem.json.error.details.find((d: any) => d["@type"].endsWith("ErrorInfo"));
+    expect(info.metadata.reason).toBe("content_filter");
+    expect(JSON.parse(info.metadata.content_filter_result).hate.filtered).toBe(true);
   });
 });
