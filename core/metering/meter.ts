@@ -10,6 +10,7 @@ import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import type { LedgerEntry, LedgerOutcome, Settlement } from "../store/types.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
+import { chargedAtOf } from "../store/periods.ts";
 import { costParts } from "../money/money.ts";
 import { billableUsage, usageFixed } from "./sane-usage.ts";
 import { servedTarget } from "./usage-ceiling.ts";
@@ -24,6 +25,8 @@ import type {} from "../observability/served-by.ts"; // ctx.replayed
 export interface BudgetHold extends Settlement {
   reservedPico: bigint;
   settled: boolean;
+  /** When the holds were made (ms since the epoch): the cost is charged to the budget periods containing it. */
+  at: number;
   /**
    * A second hold on another scope (the key's, when its project has a budget too), given back once the record has
    * landed — the key's spend counts the cost from then on — and before the answer completes, so the client's next
@@ -266,6 +269,13 @@ export class Meter {
    */
   private async written(entry: LedgerEntry, settle: Settlement | undefined): Promise<void> {
     const { ctx } = this;
+    // Spend goes to the periods the holds were made in (a request begun before midnight and done after it spends
+    // the day that reserved it), while `ts` stays the time of the record.
+    const heldAt = ctx.budget?.at;
+    if (heldAt !== undefined) {
+      const chargedAt = chargedAtOf(heldAt, entry.ts);
+      if (chargedAt !== undefined) entry.chargedAt = chargedAt;
+    }
     await ctx.gateway.store.record(entry, settle);
     if (!ctx.config.metrics.projectLabels || entry.sandbox) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);

@@ -3,7 +3,7 @@
 // spend this process last saw in the store plus what it recorded (spooled) since. Every decision is counted and
 // logged by the caller.
 import { LocalState } from "./local.ts";
-import { allPeriods } from "./periods.ts";
+import { chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import type { LedgerEntry, RateCharge, RateResult, Reservation, ReserveResult, Settlement } from "./types.ts";
 
@@ -23,7 +23,7 @@ export class LocalFallback {
   noteSpooled(e: LedgerEntry): void {
     if (e.costPico === 0n) return;
     const scope = keyScope(e.project, e.keyId);
-    for (const p of allPeriods(e.ts)) {
+    for (const p of chargedPeriods(e)) {
       for (const k of [`${e.project}\n${p.key}`, `${scope}\n${p.key}`]) this.spooled.set(k, (this.spooled.get(k) ?? 0n) + e.costPico);
     }
   }

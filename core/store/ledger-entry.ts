@@ -8,8 +8,14 @@ export type LedgerOutcome = "ok" | "error" | "aborted" | "stream_error" | "block
 export interface LedgerEntry {
   generationId: string;
   requestId: string;
-  /** ms since the epoch. */
+  /** ms since the epoch: when the record was written (the request ended). */
   ts: number;
+  /**
+   * ms since the epoch: when the request's budget hold was made, present only when that was on an earlier UTC day
+   * than `ts`. Its cost counts in the budget periods containing this moment (those it was reserved in), not `ts`'s;
+   * usage reports still count it at `ts`. Absent: `ts`.
+   */
+  chargedAt?: number;
   keyId: string;
   project: string;
   endpoint: string;

@@ -1,7 +1,7 @@
 // Store kind `memory`: everything in this process, gone on exit. For tests and throwaway runs. Usage rollups keep
 // counting after the oldest records are dropped.
 import { LocalState } from "./local.ts";
-import { allPeriods } from "./periods.ts";
+import { chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { MemoryResponseStore } from "./responses-memory.ts";
 import { MemoryMemoStore } from "./memo-memory.ts";
@@ -62,7 +62,7 @@ export class MemoryStore implements Store {
     // Trim in chunks: shifting one record per request would copy the whole array every time.
     if (this.entries.length > MAX_ENTRIES + 10_000) for (const old of this.entries.splice(0, 10_000)) this.seen.delete(old.generationId);
     const scope = keyScope(entry.project, entry.keyId);
-    for (const p of allPeriods(entry.ts)) {
+    for (const p of chargedPeriods(entry)) {
       for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) this.spend.set(k, (this.spend.get(k) ?? 0n) + entry.costPico);
     }
   }

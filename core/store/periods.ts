@@ -49,4 +49,21 @@ function computePeriod(period: Period, now: number): PeriodWindow {
 /** Every period a record at `ts` counts towards. */
 export const allPeriods = (ts: number): PeriodWindow[] => (["day", "week", "month", "total"] as const).map((p) => periodOf(p, ts));
 
+/**
+ * The periods a record's cost is charged to: those its budget hold was made in (chargedAt), else those of its time.
+ * A request admitted at 23:59:51 and done at 00:00:05 spends yesterday's budget, which held its worst case; charging
+ * today's let a request admitted after midnight overspend it.
+ */
+export const chargedPeriods = (e: { ts: number; chargedAt?: number }): PeriodWindow[] => allPeriods(e.chargedAt ?? e.ts);
+
+/**
+ * The record's chargedAt for a request whose holds were made at `heldAt` and whose record is written at `ts`: set only
+ * when the two fall on different UTC days (every budget period is made of whole UTC days, so otherwise they charge
+ * the same periods), and never later than `ts` (a clock stepped back), so a ledger sums a period's spend as
+ * `ts >= start AND (chargedAt IS NULL OR chargedAt >= start)` over its (project, ts) index.
+ */
+export function chargedAtOf(heldAt: number, ts: number): number | undefined {
+  return heldAt < ts && Math.floor(heldAt / 86_400_000) !== Math.floor(ts / 86_400_000) ? heldAt : undefined;
+}
+
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);

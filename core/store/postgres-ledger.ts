@@ -50,6 +50,7 @@ const RAW: [string, string][] = [
   ["video_seconds", "double precision"], ["search_units", "bigint"], ["web_searches", "bigint"], ["cost_usd", "numeric"], ["cost_pico", "bigint"],
   ["latency_ms", "double precision"], ["ttft_ms", "double precision"], ["status", "integer"], ["outcome", "text"], ["sandbox", "boolean"],
   ["estimated", "boolean"], ["attempt_list", "jsonb"], ["tool_bytes", "bigint"], ["tool_arguments", "text"], ["guardrail", "text"], ["cache_hit", "boolean"],
+  ["charged_at", "bigint"],
 ];
 
 /**
@@ -66,7 +67,7 @@ function columnsOf(e: Spooled): unknown[] {
     real(e.latencyMs), e.ttftMs === null || !Number.isFinite(e.ttftMs) ? null : e.ttftMs, int(e.status), e.outcome, e.sandbox === true, e.estimated === true,
     e.attemptList ? JSON.stringify(e.attemptList) : null,
     typeof e.toolBytes === "number" && Number.isFinite(e.toolBytes) ? Math.round(e.toolBytes) : null, typeof e.toolArguments === "string" ? e.toolArguments : null,
-    e.guardrail || null, e.cacheHit === true,
+    e.guardrail || null, e.cacheHit === true, typeof e.chargedAt === "number" && Number.isFinite(e.chargedAt) ? Math.round(e.chargedAt) : null,
   ];
 }
 
@@ -350,8 +351,16 @@ export class PostgresLedger implements LedgerReader {
        FROM mg_ledger_daily GROUP BY project, key_id`,
       periods.map((p) => p.start),
     );
+    // The rollups count a record at its ts; one charged to an earlier period (chargedPeriods: begun before the period
+    // started) is taken out of the period it ended in, as the stores' spend counters never had it there.
+    const { rows: early } = await this.pool.query<Record<string, string>>(
+      `SELECT project, key_id, ${periods.map((_, i) => `COALESCE(sum(cost_pico) FILTER (WHERE ts >= $${i + 1} AND charged_at < $${i + 1}), 0) AS p${i}`).join(", ")}
+       FROM mg_ledger WHERE charged_at IS NOT NULL AND ts >= $${periods.length + 1} GROUP BY project, key_id`,
+      [...periods.map((p) => p.start), Math.min(...periods.filter((p) => p.key !== "total").map((p) => p.start))],
+    );
+    for (const r of early) for (let i = 0; i < periods.length; i++) r[`p${i}`] = String(-BigInt(r[`p${i}`]!));
     const byScope = new Map<string, bigint[]>();
-    for (const r of rows) {
+    for (const r of [...rows, ...early]) {
       for (const scope of [r.project!, keyScope(r.project!, r.key_id!)]) {
         const sums = byScope.get(scope) ?? periods.map(() => 0n);
         periods.forEach((_, i) => (sums[i]! += BigInt(r[`p${i}`]!)));
@@ -455,6 +464,7 @@ function fromRow(r: Record<string, any>): LedgerRecord {
     ...(r.attempt_list ? { attemptList: r.attempt_list } : {}),
     ...(r.tool_bytes != null ? { toolBytes: n(r.tool_bytes) } : {}), ...(r.tool_arguments != null ? { toolArguments: r.tool_arguments } : {}),
     ...(r.guardrail ? { guardrail: r.guardrail } : {}), ...(r.cache_hit === true ? { cacheHit: true } : {}),
+    ...(r.charged_at != null ? { chargedAt: n(r.charged_at) } : {}),
   };
 }
 

@@ -21,7 +21,7 @@ const SCHEMA = [
     reasoning_tokens bigint NOT NULL, images bigint NOT NULL, video_seconds double precision NOT NULL, search_units bigint NOT NULL,
     web_searches bigint NOT NULL, cost_usd numeric NOT NULL, cost_pico bigint NOT NULL, latency_ms double precision NOT NULL,
     ttft_ms double precision, status integer NOT NULL, outcome text NOT NULL, sandbox boolean NOT NULL, estimated boolean NOT NULL,
-    attempt_list jsonb, tool_bytes bigint, tool_arguments text, guardrail text, cache_hit boolean NOT NULL DEFAULT false,
+    attempt_list jsonb, tool_bytes bigint, tool_arguments text, guardrail text, cache_hit boolean NOT NULL DEFAULT false, charged_at bigint,
     PRIMARY KEY (generation_id, ts)
   ) PARTITION BY RANGE (ts)`,
   "CREATE INDEX IF NOT EXISTS mg_ledger_ts ON mg_ledger (ts, generation_id)",
@@ -40,6 +40,7 @@ const SCHEMA = [
  */
 const ADDED_COLUMNS: [string, string][] = [
   ["tool_bytes", "bigint"], ["tool_arguments", "text"], ["guardrail", "text"], ["cache_hit", "boolean NOT NULL DEFAULT false"],
+  ["charged_at", "bigint"],
 ];
 
 /** Month start (UTC, ms) of a time, and of the month after. */
@@ -73,6 +74,9 @@ export async function createSchema(pool: pg.Pool): Promise<void> {
     const { rows } = await c.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = 'mg_ledger'::regclass AND attnum > 0 AND NOT attisdropped");
     const have = new Set(rows.map((r) => r.name));
     for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) await c.query(`ALTER TABLE mg_ledger ADD COLUMN ${name} ${type}`);
+    // The few records charged to an earlier budget period than their ts (begun before a period ended): a spend
+    // rebuild takes them out of the rollups' sums (postgres-ledger.ts periodSpend).
+    await c.query("CREATE INDEX IF NOT EXISTS mg_ledger_charged ON mg_ledger (ts) WHERE charged_at IS NOT NULL");
   });
 }
 

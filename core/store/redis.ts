@@ -12,7 +12,7 @@ import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { settleWithin } from "../deadline.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import type { Logger } from "../log.ts";
-import { allPeriods } from "./periods.ts";
+import { chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
@@ -338,7 +338,7 @@ export class RedisStore implements Store {
 
   async record(entry: LedgerRecord, settle?: Settlement): Promise<void> {
     // The project's spend counters, then its key's (key-budget.ts).
-    const periods = allPeriods(entry.ts);
+    const periods = chargedPeriods(entry);
     const scope = keyScope(entry.project, entry.keyId);
     const spend = [...periods.map((p) => this.k("spend", entry.project, p.key)), ...periods.map((p) => this.k("spend", scope, p.key))];
     if (this.spendSource) {

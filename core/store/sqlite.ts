@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { SqliteReader } from "./sqlite-reader.ts";
-import { allPeriods } from "./periods.ts";
+import { chargedPeriods } from "./periods.ts";
 import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
@@ -61,7 +61,7 @@ const LEDGER_FIELDS = `request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEX
   reasoning_tokens INTEGER NOT NULL, images INTEGER NOT NULL, video_seconds REAL NOT NULL, search_units INTEGER NOT NULL,
   cost_usd TEXT NOT NULL, cost_pico INTEGER NOT NULL, latency_ms REAL NOT NULL, ttft_ms REAL, status INTEGER NOT NULL,
   outcome TEXT NOT NULL, sandbox INTEGER NOT NULL, estimated INTEGER NOT NULL, web_searches INTEGER NOT NULL DEFAULT 0,
-  tool_bytes INTEGER, tool_arguments TEXT, guardrail TEXT, cache_hit INTEGER NOT NULL DEFAULT 0, attempt_list TEXT`;
+  tool_bytes INTEGER, tool_arguments TEXT, guardrail TEXT, cache_hit INTEGER NOT NULL DEFAULT 0, attempt_list TEXT, charged_at INTEGER`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS ledger (generation_id TEXT PRIMARY KEY, ${LEDGER_FIELDS});
@@ -82,7 +82,7 @@ const COLUMNS = [
   "generation_id", "request_id", "ts", "key_id", "project", "endpoint", "model", "provider", "attempts", "input_tokens", "output_tokens",
   "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "images", "video_seconds", "search_units", "cost_usd", "cost_pico",
   "latency_ms", "ttft_ms", "status", "outcome", "sandbox", "estimated", "web_searches", "tool_bytes", "tool_arguments", "guardrail", "cache_hit",
-  "attempt_list",
+  "attempt_list", "charged_at",
 ];
 
 const COLUMN_LIST = COLUMNS.join(", ");
@@ -101,7 +101,7 @@ function toRow(e: LedgerRecord): unknown[] {
     e.generationId, e.requestId, e.ts, e.keyId, e.project, e.endpoint, e.model, e.provider, e.attempts, e.inputTokens, e.outputTokens,
     e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.images, e.videoSeconds, e.searchUnits, e.costUsd, e.costPico,
     e.latencyMs, e.ttftMs, e.status, e.outcome, e.sandbox ? 1 : 0, e.estimated ? 1 : 0, e.webSearches ?? 0, e.toolBytes ?? null, e.toolArguments ?? null, e.guardrail ?? null, e.cacheHit ? 1 : 0,
-    e.attemptList ? JSON.stringify(e.attemptList) : null,
+    e.attemptList ? JSON.stringify(e.attemptList) : null, e.chargedAt ?? null,
   ];
 }
 
@@ -118,6 +118,7 @@ function fromRow(r: any): LedgerRecord {
     ...(r.guardrail ? { guardrail: r.guardrail } : {}),
     ...(n(r.cache_hit ?? 0) === 1 ? { cacheHit: true } : {}),
     ...(r.attempt_list ? { attemptList: JSON.parse(r.attempt_list) } : {}),
+    ...(r.charged_at != null ? { chargedAt: n(r.charged_at) } : {}),
   };
 }
 
@@ -182,6 +183,11 @@ export class SqliteStore implements Store {
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
     if (!columns.some((c) => c.name === "cache_hit")) this.db.exec("ALTER TABLE ledger ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0");
+    // ...nor when a record's cost counts in an earlier budget period than its ts (null: its ts's), in either table.
+    for (const table of ["ledger", "ledger_journal"]) {
+      const has = (this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === "charged_at");
+      if (!has) this.db.exec(`ALTER TABLE ${table} ADD COLUMN charged_at INTEGER`);
+    }
     this.responseCache = new SqliteResponseCacheStore(this.db, (write, done) => this.enqueue(write, done));
     // Made again when its text changes (a release that adds a column): a view is fixed to the columns it was made with.
     const view = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'ledger_all'").get() as { sql: string } | undefined;
@@ -196,8 +202,10 @@ export class SqliteStore implements Store {
       drainMove: this.db.prepare(`INSERT OR IGNORE INTO ledger (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM ledger_journal j WHERE ${UP_TO}`),
       drainDelete: this.db.prepare("DELETE FROM ledger_journal WHERE generation_id <= ?"),
       get: this.db.prepare(`SELECT * FROM ledger_all WHERE generation_id = ?`).safeIntegers(true),
-      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND ts >= ?").safeIntegers(true),
-      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND key_id = ? AND ts >= ?").safeIntegers(true),
+      // A period's spend: records charged to it (chargedPeriods), read over the (project, ts) index — a record's
+      // charged_at, when set, is before its ts, so every one charged since `start` has ts >= start.
+      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND ts >= ? AND (charged_at IS NULL OR charged_at >= ?)").safeIntegers(true),
+      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND key_id = ? AND ts >= ? AND (charged_at IS NULL OR charged_at >= ?)").safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger_all WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
@@ -247,7 +255,7 @@ export class SqliteStore implements Store {
     if (s === undefined) {
       // `project` is a budget scope: a project, or one of its keys (key-budget.ts).
       const key = parseKeyScope(project);
-      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, periodStart) : this.stmts.sum.get(project, periodStart)) as { s: bigint }).s;
+      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, periodStart, periodStart) : this.stmts.sum.get(project, periodStart, periodStart)) as { s: bigint }).s;
       this.spend.set(k, s);
     }
     return s;
@@ -349,7 +357,7 @@ export class SqliteStore implements Store {
           this.journaled++;
           this.drainAfter(this.journaled >= DRAIN_AT_ROWS ? 0 : DRAIN_AFTER_MS);
           const scope = keyScope(entry.project, entry.keyId);
-          for (const p of allPeriods(entry.ts)) {
+          for (const p of chargedPeriods(entry)) {
             for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) {
               const s = this.spend.get(k);
               if (s !== undefined) this.spend.set(k, s + entry.costPico);

@@ -169,7 +169,8 @@ async function reserve(ctx: GatewayContext, scopes: Scope[], amountPico: bigint,
     for (const h of held) await store.release(h); // never fails: one the store cannot take now is made later
     throw err;
   }
-  const holds = new Holds(held[0]!, amountPico, scopes, store);
+  // Charged to the periods its windows were chosen in (a job started later still spends the windows it checked).
+  const holds = new Holds(held[0]!, amountPico, scopes, store, scopes[0]!.at);
   // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
   // counts the cost.
   if (held[1]) holds.also = held[1];
@@ -191,7 +192,7 @@ class Holds implements BudgetHold {
   /** What cover() added, under ids of their own: given back once the request's record has landed. */
   extra?: Settlement[];
 
-  constructor(first: Settlement, public reservedPico: bigint, private readonly scopes: Scope[], private readonly store: Store) {
+  constructor(first: Settlement, public reservedPico: bigint, private readonly scopes: Scope[], private readonly store: Store, readonly at: number) {
     this.project = first.project;
     this.periodKey = first.periodKey;
     this.id = first.id;
@@ -230,6 +231,8 @@ class Holds implements BudgetHold {
 
 interface Scope {
   scope: string;
+  /** When `window` was chosen: the record charges its cost to the periods containing it. */
+  at: number;
   window: { key: string; start: number };
   limitPico: bigint;
   exceeded(spent: bigint, reserved: bigint, amount: bigint): GatewayError;
@@ -241,5 +244,5 @@ function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, 
   let limitPico = limits.get(budget);
   if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
   const limit = limitPico;
-  return { scope, window, limitPico: limit, exceeded: (spent, reserved, amount) => exceeded(project, budget.usd, period, window.start, limit, spent, reserved, amount, keyId) };
+  return { scope, at: now, window, limitPico: limit, exceeded: (spent, reserved, amount) => exceeded(project, budget.usd, period, window.start, limit, spent, reserved, amount, keyId) };
 }
