@@ -1,19 +1,23 @@
 // Query-string values of the admin API, parsed with errors that name the parameter.
 import { invalidRequest } from "../errors.ts";
+import { parseStrictTime } from "../strict-time.ts";
 
 const RELATIVE = /^(\d+)(m|h|d)$/;
 const UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** A time: ISO 8601 (`2026-11-01`, `2026-11-01T12:00:00Z`), ms since the epoch, or a span back from now (`24h`, `7d`, `30m`). */
+/**
+ * A time: ISO 8601 (`2026-11-01`, `2026-11-01T12:00:00Z`; UTC without an offset, a date that does not exist refused),
+ * ms since the epoch, or a span back from now (`24h`, `7d`, `30m`).
+ */
 export function timeParam(q: URLSearchParams, name: string, now = Date.now()): number | undefined {
   const v = q.get(name);
   if (v === null || v === "") return undefined;
   const rel = RELATIVE.exec(v);
   if (rel) return now - Number(rel[1]) * UNIT[rel[2]!]!;
   if (/^\d{10,16}$/.test(v)) return Number(v);
-  const t = /^\d{4}-\d{2}-\d{2}/.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw invalidRequest(`Invalid query parameter ${name}: ${JSON.stringify(v.slice(0, 50))} is not a time (ISO 8601, ms since the epoch, or 24h / 7d / 30m back from now)`, name);
-  return t;
+  const t = parseStrictTime(v);
+  if (!t.ok) throw invalidRequest(`Invalid query parameter ${name}: ${JSON.stringify(v.slice(0, 50))} is ${t.why === "not an ISO 8601 date or time" ? "not a time (ISO 8601, UTC unless it has an offset; ms since the epoch; or 24h / 7d / 30m back from now)" : t.why}`, name);
+  return t.ms;
 }
 
 export function enumParam<T extends string>(q: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {

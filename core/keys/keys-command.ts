@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
+import { parseStrictTime } from "../strict-time.ts";
 import { lockedEdit, LockedEditError } from "./locked-edit.ts";
 import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
 
@@ -33,11 +34,12 @@ class UsageError extends Error {}
 
 const out = (s: string) => process.stdout.write(s);
 
-/** A date still to come (a key that expires on creation is a mistake), as gateway.yaml writes it. */
+/** A date still to come (a key that expires on creation is a mistake; no offset: UTC), as gateway.yaml writes it. */
 function futureDate(v: string | undefined, flag: string, now = Date.now()): string | undefined {
   if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (!Number.isFinite(t)) throw new UsageError(`${flag} ${v} is not a date`);
+  const parsed = parseStrictTime(v);
+  if (!parsed.ok) throw new UsageError(`${flag} ${v} is not a date: ${parsed.why === "not an ISO 8601 date or time" ? "expected ISO 8601 (2030-01-01, 2030-01-01T12:00:00Z; UTC unless it has an offset)" : parsed.why}`);
+  const t = parsed.ms;
   const iso = new Date(t).toISOString().replace(/\.000Z$/, "Z");
   if (t <= now) throw new UsageError(`${flag} ${v} is in the past (${iso}): the key would be expired on creation`);
   return iso;

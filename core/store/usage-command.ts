@@ -9,6 +9,7 @@ import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
 import { createStore } from "./index.ts";
 import { settleWithin } from "../deadline.ts";
+import { parseStrictTime } from "../strict-time.ts";
 import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
 import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
@@ -30,13 +31,13 @@ export interface PrintedRow {
   costUsd: string;
 }
 
-/** "2026-11-01", an ISO timestamp, or a relative "30m", "24h", "7d" -> ms since the epoch. */
+/** "2026-11-01", an ISO timestamp (UTC without an offset), or a relative "30m", "24h", "7d" -> ms since the epoch. */
 export function parseSince(s: string, now = Date.now(), flag = "--since"): number {
   const rel = /^(\d+)([mhdw])$/.exec(s.trim());
   if (rel) return now - Number(rel[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as "m" | "h" | "d" | "w"];
-  const t = Date.parse(s);
-  if (!Number.isFinite(t)) throw new Error(`${flag} ${s}: expected a date (2026-11-01), a timestamp, or 30m / 24h / 7d`);
-  return t;
+  const t = parseStrictTime(s);
+  if (!t.ok) throw new Error(`${flag} ${s}: ${t.why === "not an ISO 8601 date or time" ? "expected a date (2026-11-01), a timestamp (UTC unless it has an offset), or 30m / 24h / 7d" : t.why}`);
+  return t.ms;
 }
 
 /**
