@@ -46,7 +46,7 @@ describe("dispatch: a second pass waits on each endpoint's own failure", () => {
       if (!next.sameEndpoint) return 0;
       return err.retryAfter === undefined ? 10 : err.retryAfter > 10 ? null : err.retryAfter * 1000;
     });
-    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, retryAfter: 30 });
+    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, retryAfter: expect.closeTo(30, 0) }); // less the moments since
     expect(calls.map((c) => c.provider)).toEqual(["a", "b", "b"]);
     // a's retry was judged on a's own 429, b's on b's own 500.
     expect(seen).toEqual([["a: slow down", false], ["a: slow down", true], ["b: boom", true]]);
@@ -62,5 +62,15 @@ describe("dispatch: a second pass waits on each endpoint's own failure", () => {
     const gap = calls[2]!.at - calls[0]!.at;
     expect(gap).toBeGreaterThanOrEqual(295); // never before a's Retry-After
     expect(gap).toBeLessThan(420); // b's 150 ms count towards it: not 300 ms more after b failed
+  });
+});
+
+describe("dispatch: a provider the config does not have", () => {
+  it("is a fault of the configuration: no fallback to the next endpoint, and the client is told not to retry", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [], b: [] }, 3, () => 0);
+    (ctx.drivers as Map<string, unknown>).delete("a");
+    const err = await dispatch(ctx, "chat").catch((e) => e);
+    expect(err).toMatchObject({ status: 502, retryable: false, headers: { "x-should-retry": "false" }, details: { provider: "a", reason: "not_configured" } });
+    expect(calls).toEqual([]);
   });
 });

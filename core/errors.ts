@@ -86,6 +86,22 @@ export function googleStatus(status: number): string {
 
 const RPC = "type.googleapis.com/google.rpc.";
 
+/** The header the openai and Anthropic SDKs obey over the status: this failure would fail the same way again. */
+export const DO_NOT_RETRY: Readonly<Record<string, string>> = Object.freeze({ "x-should-retry": "false" });
+
+/** Did the gateway tell the client not to retry (x-should-retry: false)? */
+export const saysDoNotRetry = (err: GatewayError): boolean => err.headers?.["x-should-retry"] === "false";
+
+/**
+ * The HTTP status a Gemini-protocol client gets. @google/genai (retryOptions: 408, 429, 500, 502, 503, 504) and
+ * Gemini CLI (429, 499, any 5xx) decide on the status alone and never read x-should-retry: a 5xx the gateway marked
+ * not worth retrying (its own configuration: an upstream's 401/403, a provider without credentials) goes out as
+ * 400 FAILED_PRECONDITION, which neither retries and Google itself answers when the service is not set up for a call.
+ */
+export function geminiHttpStatus(err: GatewayError): number {
+  return err.status >= 500 && saysDoNotRetry(err) ? 400 : err.status;
+}
+
 /**
  * Longest Retry-After the gateway tells a client, in seconds. An upstream's own value is passed on, and an upstream
  * may say anything (`251606556426`, `1e+297`): past an hour it is no useful advice, and a huge number formats as
@@ -102,6 +118,11 @@ function boundedRetryAfter(s: number | undefined): number | undefined {
 /** The Retry-After header's value: whole seconds, digits only. */
 export function retryAfterHeader(seconds: number): string {
   return String(Math.ceil(boundedRetryAfter(seconds) ?? 0));
+}
+
+/** retry-after-ms, which the openai and Anthropic SDKs prefer to Retry-After: the same wait, not rounded up. */
+export function retryAfterMsHeader(seconds: number): string {
+  return String(Math.ceil((boundedRetryAfter(seconds) ?? 0) * 1000));
 }
 
 export interface GatewayErrorInit {
@@ -166,7 +187,9 @@ export function toGeminiJSON(err: GatewayError): { error: Record<string, unknown
   const field = err.details?.field;
   if (typeof field === "string") details.push({ "@type": `${RPC}BadRequest`, fieldViolations: [{ field, description: err.message }] });
   if (err.retryAfter !== undefined) details.push({ "@type": `${RPC}RetryInfo`, retryDelay: `${retryAfterHeader(err.retryAfter)}s` });
-  return { error: { code: err.status, message: err.message, status: googleStatus(err.status), details } };
+  const code = geminiHttpStatus(err);
+  const status = code === err.status ? googleStatus(code) : "FAILED_PRECONDITION";
+  return { error: { code, message: err.message, status, details } };
 }
 
 /**
@@ -186,6 +209,13 @@ export function toGatewayError(err: unknown, signal?: AbortSignal): GatewayError
  */
 export const clientClosed = (cause?: unknown) =>
   new GatewayError(499 as number, "CANCELLED", "The client closed the request", { retryable: false, cause });
+
+/**
+ * A fault of the gateway's configuration (a provider disabled for an unset variable, one without credentials): 502,
+ * and no retry, by dispatch or by the client, could succeed before an operator changes the config.
+ */
+export const configFault = (message: string, details: Record<string, unknown>) =>
+  new GatewayError(502, "UPSTREAM_ERROR", message, { details, retryable: false, headers: DO_NOT_RETRY });
 
 export const invalidRequest = (message: string, field?: string, extra: Record<string, unknown> = {}) =>
   new GatewayError(400, "INVALID_REQUEST", message, { details: field === undefined ? extra : { field, ...extra } });

@@ -9,7 +9,7 @@ describe("RetryHint", () => {
     const h = new RetryHint();
     h.note(0, failed(30), 1_000);
     h.note(1, failed(), 1_500);
-    expect(h.seconds(1_500)).toBe(30); // 29.5 s left, sent as whole seconds
+    expect(h.seconds(1_500)).toBe(29.5); // 29.5 s left: Retry-After 30, retry-after-ms 29500
   });
 
   it("tells the soonest time any endpoint named, counted from now", () => {

@@ -29,7 +29,10 @@ export class RetryHint {
     return this.failures.get(endpoint);
   }
 
-  /** Whole seconds (as Retry-After is sent) until the first endpoint said it could be retried; undefined when none named a time. */
+  /**
+   * Seconds, to the millisecond, until the first endpoint said it could be retried; undefined when none named a time.
+   * Not rounded: Retry-After rounds up to whole seconds, retry-after-ms carries this (an upstream's 1.5 s stays 1.5 s).
+   */
   seconds(now: number): number | undefined {
     let soonest: number | undefined;
     for (const { err, at } of this.failures.values()) {
@@ -37,6 +40,6 @@ export class RetryHint {
       const t = at + err.retryAfter * 1000;
       if (soonest === undefined || t < soonest) soonest = t;
     }
-    return soonest === undefined ? undefined : Math.max(0, Math.ceil((soonest - now) / 1000));
+    return soonest === undefined ? undefined : Math.max(0, Math.ceil(soonest - now) / 1000);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CircuitBreaker, type BreakerPolicy, type CircuitState } from "./breaker.ts";
+import { CircuitBreaker, PROBE_WAIT_MS, type BreakerPolicy, type CircuitState } from "./breaker.ts";
 
 const policy: BreakerPolicy = { consecutiveFailures: 3, errorRate: 0.5, minRequests: 10, windowMs: 10_000, cooldownMs: 1_000 };
 
@@ -86,5 +86,18 @@ describe("CircuitBreaker", () => {
     expect(b.allow(1_100)).toBe(true);
     expect(b.allow(1_500)).toBe(false);
     expect(b.allow(2_200)).toBe(true);
+  });
+
+  it("tells how long until it lets a request through: the cooldown's end, or a moment while its probe is out", () => {
+    const { b } = make();
+    expect(b.retryInMs(0)).toBe(0);
+    for (let i = 0; i < 3; i++) b.record(false, i); // opened at 2, cooldown 1000
+    expect(b.retryInMs(302)).toBe(700);
+    expect(b.retryInMs(1_002)).toBe(0);
+    expect(b.allow(1_100)).toBe(true); // the probe
+    expect(b.retryInMs(1_100)).toBe(PROBE_WAIT_MS);
+    expect(b.retryInMs(1_900)).toBe(200); // the probe slot frees after a cooldown anyway
+    b.record(false, 1_950); // failed: another cooldown from then
+    expect(b.retryInMs(2_000)).toBe(950);
   });
 });

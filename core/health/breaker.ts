@@ -23,6 +23,9 @@ export const DEFAULT_POLICY: BreakerPolicy = {
 /** The window is kept as 10 buckets of counts, so memory does not grow with traffic. */
 const BUCKETS = 10;
 
+/** What a half-open endpoint whose probe is under way asks a caller to wait: the probe's outcome is due any moment. */
+export const PROBE_WAIT_MS = 1000;
+
 export class CircuitBreaker {
   state: CircuitState = "closed";
   private consecutive = 0;
@@ -57,6 +60,16 @@ export class CircuitBreaker {
   peek(now: number): CircuitState {
     if (this.state === "open" && now - this.openedAt >= this.policy.cooldownMs) return "half_open";
     return this.state;
+  }
+
+  /**
+   * Milliseconds until allow() could say yes: 0 when closed or its cooldown is over; else until the cooldown ends.
+   * A half-open probe in flight decides within its own request: PROBE_WAIT_MS then, rather than the cooldown.
+   */
+  retryInMs(now: number): number {
+    if (this.state === "open") return Math.max(0, this.openedAt + this.policy.cooldownMs - now);
+    if (this.state === "half_open" && this.probeInFlight) return Math.max(0, Math.min(PROBE_WAIT_MS, this.probeAt + this.policy.cooldownMs - now));
+    return 0;
   }
 
   record(success: boolean, now: number): void {

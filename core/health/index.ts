@@ -98,6 +98,11 @@ export class HealthRegistry {
     this.breakers.get(keyOf(model, provider, project))?.release();
   }
 
+  /** Milliseconds until this endpoint lets a request through again (its cooldown's end; 0 when it would now). */
+  retryInMs(model: string, provider: string, project?: string): number {
+    return this.breakers.get(keyOf(model, provider, project))?.retryInMs(this.now()) ?? 0;
+  }
+
   stateOf(model: string, provider: string, project?: string): CircuitState {
     return this.breakers.get(keyOf(model, provider, project))?.peek(this.now()) ?? "closed";
   }

@@ -1,7 +1,7 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import { GatewayError, retryAfterHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
+import { GatewayError, geminiHttpStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
@@ -46,10 +46,16 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
     return;
   }
   const headers = errorHeaders(ctx, err);
-  if (err.retryAfter !== undefined) headers["retry-after"] = retryAfterHeader(err.retryAfter);
+  if (err.retryAfter !== undefined) {
+    headers["retry-after"] = retryAfterHeader(err.retryAfter);
+    // Retry-After is whole seconds: an upstream's 1.5 s would be 2 s. The SDKs read the exact wait here first.
+    headers["retry-after-ms"] ??= retryAfterMsHeader(err.retryAfter);
+  }
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
-  writeWhole(res, errorStatus(err.status), headers, JSON.stringify(errorBody(ctx, err)), ctx);
+  // A Gemini client retries on the status alone: one not worth retrying goes out as a status it does not retry.
+  const status = ctx.protocol === "gemini" ? geminiHttpStatus(err) : err.status;
+  writeWhole(res, errorStatus(status), headers, JSON.stringify(errorBody(ctx, err)), ctx);
 }
 
 /**

@@ -3,7 +3,7 @@
 // envelope, naming the rule and never the text it matched.
 import type { Registry } from "prom-client";
 import { CellCounter } from "../../core/metrics-cells.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 export type NotedAction = "block" | "redact" | "flag";
@@ -43,11 +43,16 @@ export function blocked(ctx: GatewayContext, rule: string, side: Side, extra: Re
   return new GatewayError(400, "GUARDRAIL_BLOCKED", `${what} blocked by guardrail "${rule}"`, { details: { rule, on: side, ...extra } });
 }
 
-/** Moderation failed and the project chose fail_closed: a 503 the client may retry. */
-export function unavailable(ctx: GatewayContext, rule: string, side: Side, reason: string): GatewayError {
+/**
+ * Moderation failed and the project chose fail_closed. A transient failure (a timeout, the moderation's 429 or 5xx)
+ * is a 503 the client may retry. One a retry would meet again (the moderation provider refusing the gateway's key,
+ * model or URL; a judge that cannot be called) is a 502 with x-should-retry: false: each SDK retry of an output-side
+ * failure would run, and bill, a whole generation again, for the same refusal.
+ */
+export function unavailable(ctx: GatewayContext, rule: string, side: Side, reason: string, retryable: boolean): GatewayError {
   note(ctx, rule, "block");
   ctx.guardrail!.blocked ??= rule;
-  return new GatewayError(503, "GUARDRAIL_UNAVAILABLE", `Guardrail "${rule}" could not check the ${side === "input" ? "request" : "answer"} (${reason}); try again`, {
-    details: { rule, on: side }, retryAfter: 1, retryable: true,
-  });
+  const what = `Guardrail "${rule}" could not check the ${side === "input" ? "request" : "answer"} (${reason})`;
+  if (!retryable) return new GatewayError(502, "GUARDRAIL_UNAVAILABLE", what, { details: { rule, on: side }, headers: DO_NOT_RETRY });
+  return new GatewayError(503, "GUARDRAIL_UNAVAILABLE", `${what}; try again`, { details: { rule, on: side }, retryAfter: 1, retryable: true });
 }

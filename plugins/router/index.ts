@@ -1,7 +1,7 @@
 // router: public model id (+ providerOptions.gateway: only/order/sort/models/providerTimeouts.byok) -> ordered
 // targets for dispatch. Sandbox keys always go to the built-in simulator. Non-inference requests pass through.
 import { definePlugin } from "../../core/pipeline/define.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { configFault, GatewayError } from "../../core/errors.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -93,9 +93,8 @@ export default definePlugin({
           { details: { field: "providerOptions.gateway.only", offered } });
       }
       const why = chain.flatMap((m) => m.config.endpoints.map((ep) => ctx.config.disabledProviders.get(ep.provider))).filter(Boolean);
-      throw new GatewayError(502, "UPSTREAM_ERROR", `No provider is available for ${model.id}${why.length ? `: ${[...new Set(why)].join("; ")}` : ""}`, {
-        details: { model: model.id },
-      });
+      // Every provider of the model is disabled in the config ($VAR not set): no retry helps until an operator acts.
+      throw configFault(`No provider is available for ${model.id}${why.length ? `: ${[...new Set(why)].join("; ")}` : ""}`, { model: model.id });
     }
     return next();
   },

@@ -5,7 +5,7 @@
 import type { SignatureV4 } from "@smithy/signature-v4";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { configFault } from "../../core/errors.ts";
 import type { UpstreamRequest } from "../http.ts";
 
 export const DEFAULT_REGION = "us-east-1";
@@ -41,8 +41,9 @@ export function createBedrockAuth(provider: string, config: ProviderConfig, env:
       const key = set(target.credentials?.apiKey) ?? set(config.api_key);
       if (key) return { ...req, headers: { ...req.headers, authorization: `Bearer ${key}` } };
       if (!accessKeyId || !secretAccessKey) {
-        throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} has no credentials: set api_key, or aws_access_key_id and aws_secret_access_key (or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)`, {
-          retryable: true, details: { provider, reason: "no_credentials" },
+        // The gateway's configuration: no retry, by dispatch or the client, finds credentials this one did not.
+        throw configFault(`Provider ${provider} has no credentials: set api_key, or aws_access_key_id and aws_secret_access_key (or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)`, {
+          provider, reason: "no_credentials",
         });
       }
       return sign(await signerOf(accessKeyId, secretAccessKey), req);

@@ -7,7 +7,8 @@ import type { GatewayContext } from "../../../core/pipeline/context.ts";
 import type { CallOptions, ProviderResult, Target, Usage } from "../../../core/contracts/provider.ts";
 import { upstreamProtocolOf } from "../../../core/contracts/translator.ts";
 import { estimateTokens } from "../../../core/metering/estimate-tokens.ts";
-import { GatewayError } from "../../../core/errors.ts";
+import { configFault, GatewayError } from "../../../core/errors.ts";
+import { isRetryableStatus } from "../../../core/retryable-status.ts";
 import { judgeRequest, readVerdict } from "./judge.ts";
 
 export interface Verdict {
@@ -24,6 +25,8 @@ export interface ModerationCall {
   latencyMs: number;
   verdict?: Verdict;
   error?: GatewayError;
+  /** With an error: may the moderation answer if the request is retried (see transient)? */
+  retryable: boolean;
 }
 
 const DEFAULT_MODEL = "omni-moderation-latest";
@@ -58,6 +61,17 @@ function verdictOf(spec: GuardrailModeration, flagged: boolean, categories: stri
   return { flagged: counted.length > 0, categories: counted };
 }
 
+/**
+ * Whether a failure may pass on a retry: a timeout; the moderation upstream's 408, 409, 429 or 5xx; a connection
+ * failure or a malformed answer. Its 400/401/403/404 (the gateway's key, model or URL for it) and a judge the
+ * config cannot call fail the same way every time.
+ */
+function transient(err: GatewayError): boolean {
+  if (err.code === "UPSTREAM_TIMEOUT") return true;
+  const upstream = err.details?.upstream_status;
+  return typeof upstream === "number" ? isRetryableStatus(upstream) : err.retryable;
+}
+
 /** The moderation's verdict on `text`, with what it used. Never throws: a failure comes back as `error`. */
 export async function moderate(ctx: GatewayContext, spec: GuardrailModeration, text: string): Promise<ModerationCall> {
   const t0 = performance.now();
@@ -75,29 +89,30 @@ export async function moderate(ctx: GatewayContext, spec: GuardrailModeration, t
         estimated = true;
       }
       const v = readVerdict(answer);
-      return { target, usage, estimated, latencyMs: performance.now() - t0, verdict: verdictOf(spec, v.flagged, v.categories) };
+      return { target, usage, estimated, latencyMs: performance.now() - t0, verdict: verdictOf(spec, v.flagged, v.categories), retryable: false };
     }
     const provider = spec.provider!;
     target = { modelId: `${provider}/${spec.model ?? DEFAULT_MODEL}`, provider, upstreamModel: spec.model ?? DEFAULT_MODEL, pricing: spec.pricing ?? {}, timeoutMs };
     const driver = ctx.drivers.get(provider);
-    if (!driver?.moderations) throw new GatewayError(502, "UPSTREAM_ERROR", `provider "${provider}" is not available for moderation`);
+    if (!driver?.moderations) throw configFault(`provider "${provider}" is not available for moderation`, { provider });
     const t = target;
     const r = await bounded(ctx, timeoutMs, (signal) => driver.moderations!({ input: text }, t, callOptions(ctx, signal, () => {})));
     usage = { inputTokens: estimateTokens(text), outputTokens: 0 };
     estimated = true;
     const results = r.kind === "json" ? (r.body as any)?.results : undefined;
-    if (!Array.isArray(results) || !results.length) throw new GatewayError(502, "UPSTREAM_ERROR", "moderation answered without results");
+    if (!Array.isArray(results) || !results.length) throw new GatewayError(502, "UPSTREAM_ERROR", "moderation answered without results", { retryable: true });
     const flaggedCats = new Set<string>();
     let flagged = false;
     for (const res of results) {
       if (res?.flagged === true) flagged = true;
       for (const [cat, on] of Object.entries(res?.categories ?? {})) if (on === true) flaggedCats.add(cat);
     }
-    return { target, usage, estimated, latencyMs: performance.now() - t0, verdict: verdictOf(spec, flagged, [...flaggedCats]) };
+    return { target, usage, estimated, latencyMs: performance.now() - t0, verdict: verdictOf(spec, flagged, [...flaggedCats]), retryable: false };
   } catch (e) {
-    const error = e instanceof GatewayError ? e : new GatewayError(502, "UPSTREAM_ERROR", "moderation failed", { cause: e });
+    // A GatewayError keeps its kind (the upstream's status, a timeout, a config fault); anything else is unforeseen.
+    const error = e instanceof GatewayError ? e : new GatewayError(502, "UPSTREAM_ERROR", "moderation failed", { cause: e, retryable: true });
     const fallback: Target = target ?? { modelId: spec.judge ?? `${spec.provider}/${spec.model ?? DEFAULT_MODEL}`, provider: spec.provider ?? "", upstreamModel: "", pricing: {} };
-    return { target: fallback, usage, estimated, latencyMs: performance.now() - t0, error };
+    return { target: fallback, usage, estimated, latencyMs: performance.now() - t0, error, retryable: transient(error) };
   }
 }
 
@@ -115,17 +130,17 @@ function judgeTarget(ctx: GatewayContext, id: string): { target: Target; send: (
     const send = async (body: any, call: CallOptions) => {
       const t = tr.request(body, target, { cacheMarkers: false, cacheAuto: false, driverProtocol: driver.protocol, provider: driver.name });
       const op = driver[t.op];
-      if (!op) throw new GatewayError(502, "UPSTREAM_ERROR", `provider "${driver.name}" cannot serve the judge model`);
+      if (!op) throw configFault(`provider "${driver.name}" cannot serve the judge model`, { provider: driver.name });
       let r: ProviderResult;
       try {
         r = await op.call(driver, t.body, target, call);
       } catch (e) {
         throw e instanceof GatewayError ? tr.error(e, t.state) : e;
       }
-      if (r.kind !== "json") throw new GatewayError(502, "UPSTREAM_ERROR", "the judge model did not answer in JSON");
+      if (r.kind !== "json") throw new GatewayError(502, "UPSTREAM_ERROR", "the judge model did not answer in JSON", { retryable: true });
       return tr.response(r.body, t.state, call);
     };
     return { target, send };
   }
-  throw new GatewayError(502, "UPSTREAM_ERROR", `judge model "${id}" has no provider available`);
+  throw configFault(`judge model "${id}" has no provider available`, { model: id });
 }

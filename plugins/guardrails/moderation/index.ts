@@ -1,5 +1,5 @@
 // Moderation as a guardrail: the verdict acts (block or flag), a failure follows on_error (fail_open lets the text
-// through, flagged; fail_closed refuses with a 503), and every call is a ledger record of its own, billed to the
+// through, flagged; fail_closed refuses: a 503 to retry, or a 502 not to when a retry would fail alike), and every call is a ledger record of its own, billed to the
 // project like any other use of a model (endpoint `moderation`, generation id `<request's>:moderation:<side>`).
 // A sandbox request is not moderated (see checkModeration): no call, no ledger record of one, the request's own
 // record says `flag:moderation-skipped`.
@@ -36,10 +36,12 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
   const action = spec.action ?? "block";
   await ctx.gateway.store.record(ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
   if (call.error) {
-    const reason = call.error.code === "UPSTREAM_TIMEOUT" ? "timed out" : "failed";
-    ctx.gateway.log.warn("guardrail moderation unavailable", { requestId: ctx.requestId, side, reason, error: call.error.message });
+    const upstream = call.error.details?.upstream_status;
+    const reason = call.error.code === "UPSTREAM_TIMEOUT" ? "timed out"
+      : call.retryable ? "failed" : `cannot be called as configured${typeof upstream === "number" ? `: HTTP ${upstream}` : ""}`;
+    ctx.gateway.log.warn("guardrail moderation unavailable", { requestId: ctx.requestId, side, reason, retryable: call.retryable, error: call.error.message });
     if (spec.on_error === "fail_open") return note(ctx, "moderation-unavailable", "flag");
-    throw unavailable(ctx, "moderation", side, `the moderation model ${reason}`);
+    throw unavailable(ctx, "moderation", side, `the moderation model ${reason}`, call.retryable);
   }
   // Only an answer is remembered: a failure is retried on the next request, under on_error again.
   rememberVerdict(ctx.gateway, key, call.verdict!);

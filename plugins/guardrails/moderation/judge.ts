@@ -47,5 +47,6 @@ export function readVerdict(answer: unknown): { flagged: boolean; categories: st
       }
     }
   }
-  throw new GatewayError(502, "UPSTREAM_ERROR", "the judge model's answer is not a verdict");
+  // A sampled answer: the next one may be a verdict (retryable), unlike a judge the config cannot call.
+  throw new GatewayError(502, "UPSTREAM_ERROR", "the judge model's answer is not a verdict", { retryable: true });
 }
