@@ -66,11 +66,20 @@ describe("dispatch: a second pass waits on each endpoint's own failure", () => {
 });
 
 describe("dispatch: a provider the config does not have", () => {
-  it("is a fault of the configuration: no fallback to the next endpoint, and the client is told not to retry", async () => {
+  it("is a fault of that endpoint's configuration: the next endpoint serves the request", async () => {
     const { ctx, calls } = setup(["a", "b"], { a: [], b: [] }, 3, () => 0);
+    (ctx.drivers as Map<string, unknown>).delete("a");
+    await dispatch(ctx, "chat");
+    expect(calls.map((c: { provider: string }) => c.provider)).toEqual(["b"]);
+    expect(ctx.resolvedProvider).toBe("b");
+  });
+
+  it("when no endpoint serves, the client is told not to retry, and the endpoint is not asked again", async () => {
+    const { ctx, calls } = setup(["a"], { a: [] }, 3, () => 0);
     (ctx.drivers as Map<string, unknown>).delete("a");
     const err = await dispatch(ctx, "chat").catch((e) => e);
     expect(err).toMatchObject({ status: 502, retryable: false, headers: { "x-should-retry": "false" }, details: { provider: "a", reason: "not_configured" } });
     expect(calls).toEqual([]);
+    expect(ctx.attempts).toHaveLength(1);
   });
 });

@@ -85,6 +85,15 @@ export function isRetryable(err: GatewayError): boolean {
   return err.retryable;
 }
 
+/**
+ * A fault of one endpoint's configuration, not of the request: the upstream refused the gateway's credentials (401,
+ * 403, another 4xx that is not about the request), no driver, no credentials. Asking it again cannot pass, but the
+ * model's next endpoint may be configured right: that endpoint is given up, the others are still tried.
+ */
+function endpointFault(err: GatewayError): boolean {
+  return err.status === 502 && err.code === "UPSTREAM_ERROR" && !isRetryable(err);
+}
+
 /** One attempt's private view of usage and first-token time, so a failed attempt never leaks into ctx. */
 class AttemptCall {
   usage?: Usage;
@@ -131,6 +140,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   const givenUp = new Set<number>();
   let passedOver = 0; // targets the first pass could not try: open circuit, cannot serve the operation, given up
   let unsupported: GatewayError | undefined;
+  let faulted: GatewayError | undefined; // the first endpoint given up for its configuration (endpointFault)
   let last: GatewayError | undefined;
   let hint: RetryHint | undefined; // made on the first failure: most requests have none
   let reopensInMs: number | undefined; // the soonest an endpoint skipped for its open circuit lets a request through
@@ -180,6 +190,12 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
           continue;
         }
         const err = toGatewayError(e, ctx.signal);
+        if (!ctx.signal.aborted && endpointFault(err)) {
+          faulted ??= err;
+          givenUp.add(i);
+          if (pass === 0) passedOver++;
+          continue;
+        }
         last = err;
         (hint ??= new RetryHint()).note(i, err, performance.now());
         if (ctx.signal.aborted || !isRetryable(err)) throw finalError(ctx, err, skipped, hint);
@@ -192,6 +208,8 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     if (!triedThisPass || ctx.signal.aborted) break;
   }
   if (!last) {
+    // Nothing else served: the configuration fault, not to be retried by the client either (x-should-retry: false).
+    if (faulted) throw finalError(ctx, faulted, skipped, hint);
     if (unsupported) throw unsupported;
     // Retry-After: when the first of them lets a probe through. Sooner, a client's retry meets the same refusal
     // (the SDKs' own backoff, about a second, lands inside a 30 s cooldown).
@@ -324,10 +342,13 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   return true;
 }
 
-/** Health and stats for a failed attempt: request errors (4xx other than 408/429) say nothing about the endpoint. */
+/**
+ * Health and stats for a failed attempt: request errors (4xx other than 408/429) say nothing about the endpoint; its
+ * configuration faults do (a revoked key opens its circuit, so requests stop asking it first).
+ */
 function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
   if (target.sandbox) return;
-  if (ctx.signal.aborted || !isRetryable(err)) {
+  if (ctx.signal.aborted || (!isRetryable(err) && !endpointFault(err))) {
     health.release(target.modelId, target.provider, keyOwner(ctx, target));
     return;
   }

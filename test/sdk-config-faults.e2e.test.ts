@@ -1,6 +1,7 @@
 // Faults of the gateway's own configuration, as the official SDKs see them: a provider disabled for an unset ${VAR},
-// a Bedrock provider without credentials, an upstream refusing the gateway's key. A retry cannot succeed before an
-// operator acts, so none is made: not by dispatch (no fallback), not by the openai and Anthropic SDKs
+// a Bedrock provider without credentials, an upstream refusing the gateway's key. A retry of that endpoint cannot
+// succeed before an operator acts, so none is made: dispatch moves on to the model's next endpoint (which may be
+// configured right), and when none serves, no retry by the openai and Anthropic SDKs
 // (x-should-retry: false), not by @google/genai or Gemini CLI, which decide on the HTTP status alone (400
 // FAILED_PRECONDITION on the Gemini protocol). A transient failure is still retried by all of them.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -33,8 +34,10 @@ beforeAll(async () => {
     },
     models: {
       "google/g": model(["gem", "gemini-test"]),
+      "google/g-then-up": model(["gem", "gemini-test"], ["up", "gpt-x"]),
       "openai/off": model(["off", "gpt-x"]),
-      "aws/nocreds": model(["nocreds", "meta.llama3-70b-instruct-v1:0"], ["up", "gpt-x"]),
+      "aws/nocreds": model(["nocreds", "meta.llama3-70b-instruct-v1:0"]),
+      "aws/nocreds-then-up": model(["nocreds", "meta.llama3-70b-instruct-v1:0"], ["up", "gpt-x"]),
     },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
   }, { env: { AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_SESSION_TOKEN: "", AWS_BEARER_TOKEN_BEDROCK: "" } });
@@ -92,13 +95,21 @@ describe("a provider disabled in the config (its ${VAR} unset)", () => {
 });
 
 describe("a Bedrock provider without credentials", () => {
-  it("is a 502 not to retry, and not a fallback to the model's next endpoint either", async () => {
+  it("as a model's only endpoint: a 502 not to retry", async () => {
     const rec = recorder();
     const err: any = await openai(rec.fetch).chat.completions.create({ model: "aws/nocreds", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
     expect(err.status).toBe(502);
     expect(err.error.details).toMatchObject({ provider: "nocreds", reason: "no_credentials" });
     expect(rec.seen).toEqual([[502, "false"]]);
     expect(up.requests).toHaveLength(0);
+  });
+
+  it("before a working endpoint: the request is served by the next endpoint, at once", async () => {
+    const rec = recorder();
+    const r = await openai(rec.fetch).chat.completions.create({ model: "aws/nocreds-then-up", messages: [{ role: "user", content: "hi" }] });
+    expect(r.choices[0]!.message.content?.length).toBeGreaterThan(0);
+    expect(rec.seen).toEqual([[200, null]]);
+    expect(up.requests).toHaveLength(1);
   });
 });
 
@@ -113,6 +124,16 @@ describe("Gemini protocol: an upstream refusing the gateway's key", () => {
     expect(body.details[0].metadata.upstream_status).toBe(String(status));
     expect(rec.seen).toEqual([[400, "false"]]);
     expect(gem.requests).toHaveLength(1);
+  });
+
+  it.each([401, 403])("upstream %i before a working endpoint: the next endpoint serves it, the refusing one is asked once", async (status) => {
+    gem.failures.push({ kind: "status", status });
+    const rec = recorder();
+    const r = await openai(rec.fetch).chat.completions.create({ model: "google/g-then-up", messages: [{ role: "user", content: "hi" }] });
+    expect(r.choices[0]!.message.content?.length).toBeGreaterThan(0);
+    expect(rec.seen).toEqual([[200, null]]);
+    expect(gem.requests).toHaveLength(1);
+    expect(up.requests).toHaveLength(1);
   });
 
   it("a transient failure is still 502 UNAVAILABLE, which the SDK retries", async () => {
