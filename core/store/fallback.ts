@@ -5,7 +5,7 @@
 import { LocalState } from "./local.ts";
 import { chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
-import type { LedgerEntry, RateCharge, RateResult, Reservation, ReserveResult, Settlement } from "./types.ts";
+import type { LeaseRenewal, LedgerEntry, RateCharge, RateResult, Reservation, ReserveResult, Settlement } from "./types.ts";
 
 export class LocalFallback {
   private readonly local = new LocalState();
@@ -40,6 +40,10 @@ export class LocalFallback {
 
   release(s: Settlement): void {
     this.local.release(s);
+  }
+
+  renew(holds: LeaseRenewal[], now: number): void {
+    this.local.renew(holds, now);
   }
 
   rateLimit(charges: RateCharge[], now: number): RateResult {

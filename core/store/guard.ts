@@ -22,7 +22,7 @@ import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
 import type { ResponseCacheStore } from "./response-cache-types.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 /** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
@@ -388,6 +388,12 @@ export class GuardedStore implements Store {
     } catch {
       this.pendingBudget.set(`${s.project}\n${s.periodKey}\n${s.id}`, s);
     }
+  }
+
+  /** Renews what the fallback holds too (holds made while the store was down); the next sweep retries a failure. */
+  async renewHolds(holds: LeaseRenewal[], now: number): Promise<void> {
+    this.fallback.renew(holds, now);
+    await this.call("renew", () => this.inner.renewHolds(holds, now));
   }
 
   spent(project: string, periodKey: string, periodStart: number): Promise<bigint> {

@@ -9,7 +9,7 @@ import type { Logger } from "../log.ts";
 import type { RedisStore } from "./redis.ts";
 import type { PostgresLedger } from "./postgres-ledger.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
@@ -27,6 +27,7 @@ export class SplitLedgerStore implements Store {
   rateAdjust(key: string, limit: number, delta: number, now: number): Promise<void> { return this.hot.rateAdjust(key, limit, delta, now); }
   reserve(r: Reservation, now: number): Promise<ReserveResult> { return this.hot.reserve(r, now); }
   release(s: Settlement): Promise<void> { return this.hot.release(s); }
+  renewHolds(holds: LeaseRenewal[], now: number): Promise<void> { return this.hot.renewHolds(holds, now); }
   spent(project: string, periodKey: string, periodStart: number): Promise<bigint> { return this.hot.spent(project, periodKey, periodStart); }
   rateState(windows: { key: string; limit: number }[], now: number): Promise<RateState[]> { return this.hot.rateState(windows, now); }
   reserved(project: string, periodKey: string, now: number): Promise<bigint> { return this.hot.reserved(project, periodKey, now); }

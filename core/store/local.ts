@@ -2,7 +2,7 @@
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
 import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
-import type { IdempotencyBegin, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
+import type { IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
 interface Held { amount: bigint; expires: number }
 interface Claim { hash: string; owner: string; expires: number }
@@ -55,6 +55,14 @@ export class LocalState {
     b.sum += r.amountPico;
     if (expires < b.nextExpiry) b.nextExpiry = expires;
     return { ok: true, spentPico: spent, reservedPico: b.sum };
+  }
+
+  /** Lease held reservations longer (none is brought back; the sweep in reserved() finds the later expiries). */
+  renew(holds: LeaseRenewal[], now: number): void {
+    for (const r of holds) {
+      const h = this.reservations.get(`${r.project}\n${r.periodKey}`)?.held.get(r.id);
+      if (h && h.expires > now) h.expires = Math.max(h.expires, now + r.leaseMs);
+    }
   }
 
   release(s: Settlement): void {

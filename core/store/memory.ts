@@ -11,7 +11,7 @@ import { MemoryRollups } from "./rollup-memory.ts";
 import { newestFirst, pageOf, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 interface Done { hash: string; response: StoredResponse; expires: number }
@@ -49,6 +49,9 @@ export class MemoryStore implements Store {
   }
   async release(s: Settlement): Promise<void> {
     this.local.release(s);
+  }
+  async renewHolds(holds: LeaseRenewal[], now: number): Promise<void> {
+    this.local.renew(holds, now);
   }
   async spent(project: string, periodKey: string, _periodStart?: number): Promise<bigint> {
     return this.spend.get(`${project}\n${periodKey}`) ?? 0n;

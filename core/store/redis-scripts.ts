@@ -147,6 +147,27 @@ for i = 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) or '0' end
 return out
 `;
 
+/**
+ * Lease reservations still held for longer. KEYS = their reservations hashes (one per hold, repeats allowed);
+ * ARGV = id, leaseMs per hold. A hold settled, released or expired is not brought back; a lease is never shortened.
+ */
+export const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #KEYS do
+  local id, lease = ARGV[2 * i - 1], tonumber(ARGV[2 * i])
+  local v = redis.call('HGET', KEYS[i], id)
+  if v then
+    local amount, expires = string.match(v, '^(%d+):(%d+)$')
+    if amount and tonumber(expires) > now and tonumber(expires) < now + lease then
+      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease))
+      if redis.call('PTTL', KEYS[i]) < lease + 60000 then redis.call('PEXPIRE', KEYS[i], lease + 60000) end
+    end
+  end
+end
+return 1
+`;
+
 /** KEYS[1] reservations hash. What unexpired reservations hold now (server time), in pico-USD. */
 export const RESERVED = `
 local t = redis.call('TIME')

@@ -24,13 +24,13 @@ import { COUNTERS, UsageAccumulator, countsOf, dayOf, groupMatches, hourOf, plan
 import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
   mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgRecordSpend: Cmd; mgBackfill: Cmd; mgRollupsCurrent: Cmd; mgEpochClaim: Cmd;
-  mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd;
+  mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd; mgRenew: Cmd;
 }
 
 export interface RedisOptions {
@@ -56,6 +56,8 @@ export interface SpendSource {
 /** The whole handshake with the server (TCP connect, ready check, PING) at start or in a CLI command. */
 const CONNECT_TIMEOUT_MS = 5_000;
 const SEARCH_SCAN = 20_000;
+/** Holds renewed per script call (each a key and two arguments). */
+const RENEW_BATCH = 500;
 /** How long a rebuild of spend may hold the lock before another replica may take over. */
 const REBUILD_LOCK_MS = 60_000;
 
@@ -82,6 +84,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
     redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
     redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 1 });
+    redis.defineCommand("mgRenew", { lua: lua.RENEW });
     this.r = redis as Redis & Scripts;
     // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
     // trusting the store at once, before any command could reach the new server, and probes it first.
@@ -330,6 +333,16 @@ export class RedisStore implements Store {
 
   async release(s: Settlement): Promise<void> {
     await this.r.hdel(this.k("resv", s.project, s.periodKey), s.id);
+  }
+
+  /** One script per RENEW_BATCH holds (server time, like RESERVE). */
+  async renewHolds(holds: LeaseRenewal[], _now?: number): Promise<void> {
+    for (let i = 0; i < holds.length; i += RENEW_BATCH) {
+      const batch = holds.slice(i, i + RENEW_BATCH);
+      const args: (string | number)[] = [batch.length, ...batch.map((h) => this.k("resv", h.project, h.periodKey))];
+      for (const h of batch) args.push(h.id, h.leaseMs);
+      await this.r.mgRenew(...args);
+    }
   }
 
   async spent(project: string, periodKey: string, _periodStart?: number): Promise<bigint> {

@@ -23,7 +23,7 @@ import { ROLLUP_COUNTERS, ROLLUP_KEY, SQLITE, scanRow, scanSql, searchSql } from
 import { pageOf, planSearch } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 /** A rollup table: sums per bucket (hour or day start, ms) and group. */
@@ -266,6 +266,9 @@ export class SqliteStore implements Store {
   }
   async release(s: Settlement): Promise<void> {
     this.local.release(s);
+  }
+  async renewHolds(holds: LeaseRenewal[], now: number): Promise<void> {
+    this.local.renew(holds, now);
   }
   async spent(project: string, periodKey: string, periodStart: number): Promise<bigint> {
     return this.spentSync(project, periodKey, periodStart);

@@ -59,6 +59,11 @@ export interface Settlement {
   id: string;
 }
 
+/** A reservation still in use, to be leased for `leaseMs` more (from now). */
+export interface LeaseRenewal extends Settlement {
+  leaseMs: number;
+}
+
 export type { LedgerEntry, LedgerOutcome } from "./ledger-entry.ts";
 import type { LedgerEntry } from "./ledger-entry.ts";
 
@@ -97,6 +102,12 @@ export interface Store extends LedgerReader {
   /** Reserve `amountPico` if spent + reserved + amount <= limit. */
   reserve(r: Reservation, now: number): Promise<ReserveResult>;
   release(s: Settlement): Promise<void>;
+  /**
+   * Lease these reservations until now + their leaseMs (never shorter than they are): the requests holding them still
+   * run. One settled, released or already expired is not brought back. A process renews its live holds in batches
+   * (lease-renewal.ts), so only a dead process's holds expire.
+   */
+  renewHolds(holds: LeaseRenewal[], now: number): Promise<void>;
   /** Spend recorded in the ledger for a project since periodStart. */
   spent(project: string, periodKey: string, periodStart: number): Promise<bigint>;
   /** What requests in flight hold against a budget period now (expired leases not counted). */

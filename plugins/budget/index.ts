@@ -30,9 +30,30 @@ import { worstCasePico } from "./worst-case.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
 import { videoKeyTaken } from "../../core/endpoints/video-key.ts";
+import { LeaseRenewal } from "../../core/store/lease-renewal.ts";
+import type { LeaseRenewal as Lease } from "../../core/store/types.ts";
 
-/** A reservation a crashed replica never settled is freed after this long (longer than any request may run). */
+/**
+ * A reservation a crashed replica never settled is freed after this long. A live request's holds are renewed every
+ * RENEW_EVERY_MS however long it runs (a stream is bounded only between its chunks), so only a dead process's lapse.
+ */
 const LEASE_MS = 15 * 60_000;
+const RENEW_EVERY_MS = LEASE_MS / 3;
+
+/** Per store: the holds this process's requests have not settled yet, renewed in one batch per sweep. */
+const renewals = new WeakMap<Store, LeaseRenewal<Holds>>();
+
+/** The renewal of this process's budget holds on `store` (exported for tests, which sweep it themselves). */
+export function budgetLeases(store: Store): LeaseRenewal<Holds> {
+  let r = renewals.get(store);
+  if (!r) {
+    r = new LeaseRenewal<Holds>(RENEW_EVERY_MS, (holds) => store.renewHolds(holds.flatMap((h) => h.leases()), Date.now()), {
+      live: (h) => !h.settled,
+    });
+    renewals.set(store, r);
+  }
+  return r;
+}
 
 /**
  * How long this request's holds are leased. A video job carries the starting request's hold and settles it when it
@@ -128,8 +149,12 @@ export default definePlugin({
     } else {
       holds = await reserve(ctx, scopes, amountPico, leaseMs, now);
     }
-    // Settles through the ledger write (usage-metering usually did it already; commit runs once).
-    ctx.onFinish((outcome) => meterFor(ctx).commit(outcome));
+    // Settles through the ledger write (usage-metering usually did it already; commit runs once). Settled holds leave
+    // the renewal here; those a video job carries on are settled by it and dropped at the next sweep.
+    ctx.onFinish((outcome) => meterFor(ctx).commit(outcome).finally(() => {
+      const h = ctx.budget;
+      if (h instanceof Holds && h.settled) budgetLeases(store).delete(h);
+    }));
     // Answered or refused without a provider (an idempotent replay; rate limited, not routable...): nothing more can
     // be billed, so the holds go back before the answer is sent and the client's next request never finds them held.
     try {
@@ -170,11 +195,12 @@ async function reserve(ctx: GatewayContext, scopes: Scope[], amountPico: bigint,
     throw err;
   }
   // Charged to the periods its windows were chosen in (a job started later still spends the windows it checked).
-  const holds = new Holds(held[0]!, amountPico, scopes, store, scopes[0]!.at);
+  const holds = new Holds(held[0]!, amountPico, scopes, store, scopes[0]!.at, leaseMs);
   // A second hold (the key's, when the project has a budget too) is given back by the same commit, once the record
   // counts the cost.
   if (held[1]) holds.also = held[1];
   ctx.budget = holds;
+  budgetLeases(store).add(holds);
   return holds;
 }
 
@@ -192,10 +218,19 @@ class Holds implements BudgetHold {
   /** What cover() added, under ids of their own: given back once the request's record has landed. */
   extra?: Settlement[];
 
-  constructor(first: Settlement, public reservedPico: bigint, private readonly scopes: Scope[], private readonly store: Store, readonly at: number) {
+  constructor(first: Settlement, public reservedPico: bigint, private readonly scopes: Scope[], private readonly store: Store, readonly at: number,
+    private readonly leaseMs: number) {
     this.project = first.project;
     this.periodKey = first.periodKey;
     this.id = first.id;
+  }
+
+  /** Every hold of the request, as the renewal sweep leases them again. */
+  leases(): Lease[] {
+    const out: Lease[] = [{ project: this.project, periodKey: this.periodKey, id: this.id, leaseMs: this.leaseMs }];
+    if (this.also) out.push({ ...this.also, leaseMs: this.leaseMs });
+    for (const e of this.extra ?? []) out.push({ ...e, leaseMs: LEASE_MS });
+    return out;
   }
 
   /**
