@@ -98,6 +98,8 @@ describe.each(PROTOCOLS)("moderation endpoint on %s", (protocol) => {
     expect(r.errorCode, r.raw).toBe("GUARDRAIL_BLOCKED");
     expect(r.rule).toBe("moderation");
     expect(r.status).toBe(stream ? 200 : 400);
+    // A Gemini stream is cut after its error frame, so clients that ignore the frame still see a failure.
+    expect(r.cut ?? false).toBe(stream && protocol === "gemini");
   });
 });
 

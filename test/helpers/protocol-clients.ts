@@ -19,6 +19,22 @@ export interface Answer {
   errorCode?: string;
   /** The rule an error names (details.rule, or the Gemini ErrorInfo metadata). */
   rule?: string;
+  /** The body ended without its terminator: a Gemini stream is cut after its error frame (docs/gemini.md "Streams"). */
+  cut?: boolean;
+}
+
+/** The whole body as text, or what arrived before the connection was cut. */
+async function readBody(res: Response): Promise<{ raw: string; cut: boolean }> {
+  const reader = res.body?.getReader();
+  if (!reader) return { raw: "", cut: false };
+  const decoder = new TextDecoder();
+  let raw = "";
+  for (;;) {
+    const step = await reader.read().catch(() => undefined);
+    if (!step) return { raw: raw + decoder.decode(), cut: true };
+    if (step.done) return { raw: raw + decoder.decode(), cut: false };
+    raw += decoder.decode(step.value, { stream: true });
+  }
 }
 
 function request(protocol: Protocol, model: string, user: string, stream: boolean): { path: string; body: Record<string, unknown> } {
@@ -78,7 +94,7 @@ function errorOf(j: any): { code?: string; rule?: string } {
 export async function ask(url: string, key: string, protocol: Protocol, model: string, user: string, stream: boolean): Promise<Answer> {
   const { path, body } = request(protocol, model, user, stream);
   const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
-  const raw = await res.text();
+  const { raw, cut } = await readBody(res);
   const isStream = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
   if (!isStream) {
     let json: any;
@@ -100,5 +116,5 @@ export async function ask(url: string, key: string, protocol: Protocol, model: s
       // not JSON ([DONE])
     }
   }
-  return { status: res.status, text: streamText(protocol, events), raw, events, errorCode: err.code, rule: err.rule };
+  return { status: res.status, text: streamText(protocol, events), raw, events, errorCode: err.code, rule: err.rule, cut };
 }
