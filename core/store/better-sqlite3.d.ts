@@ -13,7 +13,7 @@ declare module "better-sqlite3" {
       prepare(sql: string): Statement;
       exec(sql: string): Database;
       pragma(sql: string, opts?: { simple?: boolean }): unknown;
-      transaction<F extends (...args: any[]) => any>(fn: F): F;
+      transaction<F extends (...args: any[]) => any>(fn: F): F & { deferred: F; immediate: F; exclusive: F };
       close(): Database;
     }
   }

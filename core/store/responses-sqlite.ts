@@ -54,6 +54,7 @@ export class SqliteResponseStore implements ResponseStore {
       this.stmts.del.run(id);
       this.stmts.delItems.run(id);
     });
+    // IMMEDIATE: it reads first, and a deferred one would fail at once while the checkpointer holds the write lock.
     this.save = db.transaction((rec: ResponseRecord) => {
       if (!ownsId(this.stmts.owner.get(rec.id) as { project: string } | undefined, rec)) return;
       // A replaced record's old items go first (a re-save may carry other output).
@@ -61,7 +62,7 @@ export class SqliteResponseStore implements ResponseStore {
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
         rec.previousResponseId, JSON.stringify(rec.response), JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
       for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
-    });
+    }).immediate;
   }
 
   async put(rec: ResponseRecord): Promise<void> {

@@ -91,6 +91,76 @@ describe("SQLite WAL checkpoints", () => {
     }
   });
 
+  // Responses traffic: a stored response and a ledger record per request, written without a pause.
+  const writeFor = async (store: SqliteStore, ms: number, onBatch: (syncMs: number) => void) => {
+    const text = "x".repeat(4000);
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const now = Date.now();
+      const writes: Promise<void>[] = [];
+      for (let j = 0; j < 4; j++) {
+        const id = `resp_${++n}`;
+        const t = performance.now();
+        writes.push(store.responses.put({
+          id, project: "acme", createdAt: now, expiresAt: now + 3_600_000, provider: "p", model: "m", native: false, previousResponseId: null,
+          response: { id, output: [{ id: `msg_${n}`, type: "message", content: [{ type: "output_text", text }] }] }, input: [{ id: `in_${n}`, role: "user", content: text }],
+        }));
+        // The save runs before put returns: how long it held the event loop (a wait for the write lock included).
+        onBatch(performance.now() - t);
+        writes.push(store.record(entry()));
+      }
+      await Promise.all(writes);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  };
+  const walBytes = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+
+  it("under steady writes the WAL file stays near its limit, and is emptied once they stop", async () => {
+    const path = fresh();
+    const limit = 4 << 20;
+    const store = new SqliteStore(path, { walLimitBytes: limit });
+    let most = 0;
+    let saved = 0;
+    try {
+      // ~8 KB per response, 4 per batch without a pause: the checkpoint never finds the log idle. Before, the file
+      // grew by all of it (over 100 MiB); now it stays within the limit plus what arrives while a RESTART waits.
+      await writeFor(store, 4000, () => {
+        saved += 8000;
+        most = Math.max(most, walBytes(path));
+      });
+      expect(saved).toBeGreaterThan(6 * limit);
+      expect(most).toBeGreaterThan(limit / 2);
+      expect(most).toBeLessThan(4 * limit);
+      // No write for a second: the file is truncated, not left at its high-water mark.
+      await vi.waitFor(() => expect(walBytes(path)).toBeLessThan(limit / 16), { timeout: 10_000, interval: 100 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a reader that keeps the WAL from starting over never holds the store's writes for long; the WAL shrinks once it is done", async () => {
+    const path = fresh();
+    const limit = 1 << 20;
+    const store = new SqliteStore(path, { walLimitBytes: limit });
+    await store.record(entry());
+    const reader = new Database(path, { readonly: true });
+    let slowest = 0;
+    try {
+      // An operator's sqlite3 in a transaction: every RESTART the worker tries waits for it, holding the write lock.
+      reader.exec("BEGIN");
+      reader.prepare("SELECT COUNT(*) AS c FROM ledger_all").get();
+      await writeFor(store, 2500, (ms) => (slowest = Math.max(slowest, ms)));
+      expect(walBytes(path)).toBeGreaterThan(2 * limit); // it could not start over
+      expect(slowest).toBeLessThan(500); // not the 5 s busy timeout
+      reader.exec("COMMIT");
+      await writeFor(store, 1500, () => {});
+      await vi.waitFor(() => expect(walBytes(path)).toBeLessThan(limit / 16), { timeout: 10_000, interval: 100 });
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
+
   it("a store that only reads starts no worker", async () => {
     const path = fresh();
     const store = new SqliteStore(path);

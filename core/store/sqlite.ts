@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
-import { Checkpointer } from "./sqlite-checkpointer.ts";
+import { Checkpointer, WAL_LIMIT_BYTES } from "./sqlite-checkpointer.ts";
 import { SqliteReader } from "./sqlite-reader.ts";
 import { chargedPeriods } from "./periods.ts";
 import { keyScope, parseKeyScope } from "./key-budget.ts";
@@ -143,6 +143,7 @@ export class SqliteStore implements Store {
   private readonly commitAll: (writes: (() => void)[]) => void;
   /** Started on the first group commit (a store that only reads, like the `usage` command, needs none). */
   private checkpointer?: Checkpointer;
+  private readonly walLimitBytes: number;
   readonly responses: SqliteResponseStore;
   readonly memos: SqliteMemoStore;
   readonly apiKeys: SqliteApiKeyStore;
@@ -158,8 +159,12 @@ export class SqliteStore implements Store {
   /**
    * `busyTimeoutMs`: how long a write may wait for another process's lock (it blocks the event loop meanwhile).
    * `fsync` (default true): a write resolves only once it is on disk, not only handed to the OS.
+   * `walLimitBytes`: the write-ahead log's bound under steady writes (sqlite-checkpointer.ts; tests set a small one).
    */
-  constructor(readonly path: string, opts: { busyTimeoutMs?: number; fsync?: boolean; servingLock?: { release(): void } } = {}) {
+  constructor(
+    readonly path: string,
+    opts: { busyTimeoutMs?: number; fsync?: boolean; servingLock?: { release(): void }; walLimitBytes?: number } = {},
+  ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
     this.servingLock = opts.servingLock;
@@ -169,6 +174,9 @@ export class SqliteStore implements Store {
     // fsyncs only at checkpoints, so the store fsyncs the log off the event loop before a write resolves (syncWal).
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    // The commit that starts the WAL over (after the checkpointer's RESTART) truncates the file to this.
+    this.walLimitBytes = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
+    this.db.pragma(`journal_size_limit = ${this.walLimitBytes}`);
     this.db.exec(SCHEMA);
     // Ledgers written before web searches were billed have no such column: add it (existing rows count none).
     const columns = this.db.prepare("PRAGMA table_info(ledger)").all() as { name: string }[];
@@ -212,9 +220,11 @@ export class SqliteStore implements Store {
       sweep: this.db.prepare("DELETE FROM idempotency WHERE expires_at <= ?"),
       probe: this.db.prepare("INSERT OR REPLACE INTO probe (id, at) VALUES (1, ?)"),
     };
+    // IMMEDIATE: a deferred transaction that reads before it writes gets SQLITE_BUSY at once, without busy_timeout,
+    // while the checkpointer's RESTART holds the write lock; this one waits for it (a few ms).
     this.commitAll = this.db.transaction((writes: (() => void)[]) => {
       for (const w of writes) w();
-    });
+    }).immediate;
     this.moveChunk = this.db.transaction((): number => {
       const { last } = this.stmts.drainUpTo.get() as { last: string | null };
       if (last === null) return 0;
@@ -222,7 +232,7 @@ export class SqliteStore implements Store {
       this.stmts.drainDaily.run(last);
       this.stmts.drainMove.run(last);
       return this.stmts.drainDelete.run(last).changes;
-    });
+    }).immediate;
     // What a previous run left in the journal (it stopped before moving it) is moved now.
     this.journaled = (this.db.prepare("SELECT EXISTS (SELECT 1 FROM ledger_journal) AS e").get() as { e: number }).e;
     this.drainJournal();
@@ -336,7 +346,7 @@ export class SqliteStore implements Store {
       this.db.pragma("wal_autocheckpoint = 0");
       this.checkpointer = new Checkpointer(this.path, () => {
         if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
-      });
+      }, { walLimitBytes: this.walLimitBytes });
     }
     this.checkpointer.wrote();
   }
