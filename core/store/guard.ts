@@ -22,7 +22,7 @@ import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
 import type { ResponseCacheStore } from "./response-cache-types.ts";
 import type {
-  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 /** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
@@ -495,6 +495,12 @@ export class GuardedStore implements Store {
     } catch {
       this.pendingClaims.set(k, { scope, owner });
     }
+  }
+
+  /** Claims granted while the store was down are not in it: only the others are renewed; the next sweep retries a failure. */
+  async renewClaims(claims: ClaimRenewal[], now: number): Promise<void> {
+    const held = claims.filter((c) => !this.localClaims.has(`${c.scope}\n${c.owner}`));
+    if (held.length) await this.call("idempotency_renew", () => this.inner.renewClaims(held, now));
   }
 
   /** Probe now; rejects with STORE_UNAVAILABLE when the store is (still) down. */

@@ -9,7 +9,7 @@ import type { Logger } from "../log.ts";
 import type { RedisStore } from "./redis.ts";
 import type { PostgresLedger } from "./postgres-ledger.ts";
 import type {
-  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
@@ -55,6 +55,7 @@ export class SplitLedgerStore implements Store {
     return this.hot.idempotencyComplete(scope, hash, owner, response, ttlMs);
   }
   idempotencyRelease(scope: string, owner: string): Promise<void> { return this.hot.idempotencyRelease(scope, owner); }
+  renewClaims(claims: ClaimRenewal[], now: number): Promise<void> { return this.hot.renewClaims(claims, now); }
 
   /** Redis only: a Postgres outage delays records, it never makes the store (or /readyz) unavailable. */
   probe(): Promise<void> { return this.hot.probe(); }

@@ -2,7 +2,7 @@
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
 import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
-import type { IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
+import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
 interface Held { amount: bigint; expires: number }
 interface Claim { hash: string; owner: string; expires: number }
@@ -83,6 +83,14 @@ export class LocalState {
     if (finished) return finished;
     this.claims.set(scope, { hash, owner, expires: now + leaseMs });
     return { state: "new" };
+  }
+
+  /** Lease claims their owners still hold longer (an expired one is not brought back: another may have taken it). */
+  renewClaims(claims: ClaimRenewal[], now: number): void {
+    for (const c of claims) {
+      const held = this.claims.get(c.scope);
+      if (held && held.owner === c.owner && held.expires > now) held.expires = Math.max(held.expires, now + c.leaseMs);
+    }
   }
 
   unclaim(scope: string, owner: string): void {

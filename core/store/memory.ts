@@ -11,7 +11,7 @@ import { MemoryRollups } from "./rollup-memory.ts";
 import { newestFirst, pageOf, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
+  ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
 
 interface Done { hash: string; response: StoredResponse; expires: number }
@@ -101,6 +101,9 @@ export class MemoryStore implements Store {
   }
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
     this.local.unclaim(scope, owner);
+  }
+  async renewClaims(claims: ClaimRenewal[], now: number): Promise<void> {
+    this.local.renewClaims(claims, now);
   }
   async probe(): Promise<void> {}
   async close(): Promise<void> {}

@@ -292,6 +292,24 @@ if r.s == 'p' and r.o == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
 return 0
 `;
 
+/**
+ * Lease idempotency claims still running for longer. KEYS = their records (repeats allowed); ARGV = owner, leaseMs per
+ * claim. Only a claim the same owner still holds is renewed (as IDEM_COMPLETE checks); a finished record, a released
+ * or expired claim, or one another request took over is left alone; a lease is never shortened.
+ */
+export const IDEM_RENEW = `
+for i = 1, #KEYS do
+  local owner, lease = ARGV[2 * i - 1], tonumber(ARGV[2 * i])
+  local v = redis.call('GET', KEYS[i])
+  if v then
+    local r = cjson.decode(v)
+    local ttl = redis.call('PTTL', KEYS[i])
+    if r.s == 'p' and r.o == owner and ttl >= 0 and ttl < lease then redis.call('PEXPIRE', KEYS[i], lease) end
+  end
+end
+return 1
+`;
+
 /** KEYS[1] probe key, KEYS[2] epoch; ARGV = now. A write (a read-only replica fails it), then the epoch. */
 export const PROBE = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)

@@ -24,13 +24,13 @@ import { COUNTERS, UsageAccumulator, countsOf, dayOf, groupMatches, hourOf, plan
 import { encodeCursor, planSearch, recordMatches } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
   mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgRecordSpend: Cmd; mgBackfill: Cmd; mgRollupsCurrent: Cmd; mgEpochClaim: Cmd;
-  mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd; mgRenew: Cmd;
+  mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgIdemRenew: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd; mgRenew: Cmd;
 }
 
 export interface RedisOptions {
@@ -81,6 +81,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemBegin", { lua: lua.IDEM_BEGIN, numberOfKeys: 1 });
     redis.defineCommand("mgIdemComplete", { lua: lua.IDEM_COMPLETE, numberOfKeys: 1 });
     redis.defineCommand("mgIdemRelease", { lua: lua.IDEM_RELEASE, numberOfKeys: 1 });
+    redis.defineCommand("mgIdemRenew", { lua: lua.IDEM_RENEW });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
     redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
     redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 1 });
@@ -471,6 +472,16 @@ export class RedisStore implements Store {
 
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
     await this.r.mgIdemRelease(this.k("idem", scope), owner);
+  }
+
+  /** One script per RENEW_BATCH claims (server time: PEXPIRE, as IDEM_BEGIN's PX). */
+  async renewClaims(claims: ClaimRenewal[], _now?: number): Promise<void> {
+    for (let i = 0; i < claims.length; i += RENEW_BATCH) {
+      const batch = claims.slice(i, i + RENEW_BATCH);
+      const args: (string | number)[] = [batch.length, ...batch.map((c) => this.k("idem", c.scope))];
+      for (const c of batch) args.push(c.owner, c.leaseMs);
+      await this.r.mgIdemRenew(...args);
+    }
   }
 
   /** QUIT when connected (flushes pending replies); a lost connection is just dropped, never waited for. */

@@ -23,7 +23,7 @@ import { ROLLUP_COUNTERS, ROLLUP_KEY, SQLITE, scanRow, scanSql, searchSql } from
 import { pageOf, planSearch } from "./ledger-search.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
-  IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
+  ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
 
 /** A rollup table: sums per bucket (hour or day start, ms) and group. */
@@ -502,6 +502,9 @@ export class SqliteStore implements Store {
   }
   async idempotencyRelease(scope: string, owner: string): Promise<void> {
     this.local.unclaim(scope, owner);
+  }
+  async renewClaims(claims: ClaimRenewal[], now: number): Promise<void> {
+    this.local.renewClaims(claims, now);
   }
 
   /** A write through the group commit: fails while the disk is full or read-only, like a ledger record would. */

@@ -64,6 +64,13 @@ export interface LeaseRenewal extends Settlement {
   leaseMs: number;
 }
 
+/** An idempotency claim whose request still runs, to be leased for `leaseMs` more (from now) if `owner` holds it. */
+export interface ClaimRenewal {
+  scope: string;
+  owner: string;
+  leaseMs: number;
+}
+
 export type { LedgerEntry, LedgerOutcome } from "./ledger-entry.ts";
 import type { LedgerEntry } from "./ledger-entry.ts";
 
@@ -125,6 +132,12 @@ export interface Store extends LedgerReader {
   idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void>;
   /** Give a claimed key back (the request failed); a waiting duplicate may then run it. */
   idempotencyRelease(scope: string, owner: string): Promise<void>;
+  /**
+   * Lease these claims until now + their leaseMs (never shorter than they are) where the same owner still holds them
+   * (as idempotencyComplete checks): their requests still run. One completed, released, expired or taken over is left
+   * alone. A process renews its live claims in batches (lease-renewal.ts), so only a dead process's claims expire.
+   */
+  renewClaims(claims: ClaimRenewal[], now: number): Promise<void>;
 
   /** Stored Responses API responses (store: true), per project, until their retention ends. */
   readonly responses: ResponseStore;

@@ -19,10 +19,9 @@ import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 import { DEFAULT_MAX_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge } from "./too-large.ts";
+import { LEASE_MS, claimLeases } from "./claim-lease.ts";
 
 export const TTL_MS = 24 * 3_600_000;
-/** How long a claim is held before another request may take over from a crashed owner. */
-const LEASE_MS = 15 * 60_000;
 export const REPLAY_HEADER = "idempotent-replayed";
 
 /** Headers that describe the answer itself, replayed as the original had them (the response cache keeps the same). */
@@ -137,7 +136,20 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     }
   }
 
-  const release = () => store.idempotencyRelease(scope, owner).catch((err) => ctx.gateway.log.warn("idempotency release failed", { error: String(err) }));
+  // Renewed while the request runs, however long (./claim-lease.ts), until its record is saved or it is released.
+  const lease = { scope, owner, leaseMs: LEASE_MS };
+  const leases = claimLeases(store);
+  leases.add(lease);
+  let ended = false;
+  const release = () => {
+    ended = true;
+    leases.delete(lease);
+    return store.idempotencyRelease(scope, owner).catch((err) => ctx.gateway.log.warn("idempotency release failed", { error: String(err) }));
+  };
+  // A stream nobody read to its end or its failure (so neither saved nor released): stop renewing, the lease ends it.
+  ctx.onFinish(() => {
+    if (!ended) leases.delete(lease);
+  });
   try {
     await next();
   } catch (err) {
@@ -153,11 +165,14 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   // The answer is good, so it is sent whether or not its record is saved. A record the store could not take (an
   // outage) is saved again in the background while the claim holds: releasing the key would let a retry run, and
   // bill, a second time; until then a retry waits for the record, as it waits for a request still running.
-  const complete = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now());
-  const save = (stored: StoredResponse) => complete(stored).catch((err) => {
-    ctx.gateway.log.warn("idempotency record not saved yet; retrying while the key stays claimed", { requestId: ctx.requestId, error: String(err) });
-    void saveLater(ctx, () => complete(stored), release);
-  });
+  const complete = (stored: StoredResponse) => store.idempotencyComplete(scope, hash, owner, stored, TTL_MS, Date.now()).then(() => leases.delete(lease));
+  const save = (stored: StoredResponse) => {
+    ended = true;
+    return complete(stored).catch((err) => {
+      ctx.gateway.log.warn("idempotency record not saved yet; retrying while the key stays claimed", { requestId: ctx.requestId, error: String(err) });
+      void saveLater(ctx, () => complete(stored), release);
+    });
+  };
   // Past the limit a small record stands for the answer: the key stays used (see ./too-large.ts).
   const tooLarge = () => tooLargeRecord(r.status, headers, maxBytes);
   if (r.kind === "stream") {
@@ -175,8 +190,8 @@ const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
 /**
- * Try `complete` again until it succeeds or the claim's lease is nearly over (then another request may take the key
- * anyway, so it is released). Timers are unref'd: a stopping process does not wait for them, and the claim then
+ * Try `complete` again until it succeeds or about one lease has passed (the claim is renewed meanwhile; then it is
+ * released, so a retry may run). Timers are unref'd: a stopping process does not wait for them, and the claim then
  * lapses with its lease.
  */
 async function saveLater(ctx: GatewayContext, complete: () => Promise<unknown>, release: () => Promise<unknown>): Promise<void> {

@@ -1,0 +1,24 @@
+// An idempotency claim lives as long as its request: the claim has a lease so that a crashed process's key is freed,
+// but a request may run longer than any fixed lease (a stream is bounded only between its chunks). Had the claim
+// lapsed, a retry with the same key and body would run, and bill, a second time instead of waiting and replaying.
+// So each process renews its claims every RENEW_EVERY_MS in one store call, and only a dead process's claims expire.
+import { LeaseRenewal } from "../../core/store/lease-renewal.ts";
+import type { ClaimRenewal, Store } from "../../core/store/types.ts";
+
+/** How long a claim is held, from its last renewal, before another request may take over from a crashed owner. */
+export const LEASE_MS = 15 * 60_000;
+/** A third of the lease: a renewal that fails once (the store down a moment) still lands before the lease ends. */
+const RENEW_EVERY_MS = LEASE_MS / 3;
+
+/** Per store: the claims this process's requests hold and have not completed or released yet. */
+const renewals = new WeakMap<Store, LeaseRenewal<ClaimRenewal>>();
+
+/** The renewal of this process's idempotency claims on `store` (exported for tests, which look at its size). */
+export function claimLeases(store: Store): LeaseRenewal<ClaimRenewal> {
+  let r = renewals.get(store);
+  if (!r) {
+    r = new LeaseRenewal<ClaimRenewal>(RENEW_EVERY_MS, (claims) => store.renewClaims(claims, Date.now()));
+    renewals.set(store, r);
+  }
+  return r;
+}
