@@ -83,20 +83,34 @@ const limits = new WeakMap<object, bigint>();
 /** The period as the 402 message names it ("daily", not "dayly"). */
 const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly", total: "total" };
 
-/** The 402 a request gets when the project's (or the key's own) budget has no room for it. */
+/** When a refusal only in-flight holds caused may be tried again: they settle (mostly for less) as their requests end. */
+const IN_FLIGHT_RETRY_AFTER_S = 1;
+
+/**
+ * The 402 a request gets when the project's (or the key's own) budget has no room for it. When the spend alone leaves
+ * room for this request and only other requests' holds are in the way, the budget is not spent: the refusal is
+ * transient, says so, and carries x-should-retry: true and a short Retry-After (the openai and Anthropic SDKs retry
+ * a 402 then). The spec gives budget refusals 402 BUDGET_EXCEEDED and has no status for "not now", so it stays that.
+ */
 function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint, key?: string): GatewayError {
   const resets = periodEnd(period, start);
   const left = limitPico - spentPico - reservedPico;
-  return new GatewayError(402, "BUDGET_EXCEEDED",
-    `${key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`} has reached its ${ADJECTIVE[period]} budget of $${usd}` +
+  const who = key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`;
+  const inFlight = amountPico > 0n && reservedPico > 0n && spentPico + amountPico <= limitPico;
+  const message = inFlight
+    ? `${who} has no room in its ${ADJECTIVE[period]} budget of $${usd} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
+      ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`
+    : `${who} has reached its ${ADJECTIVE[period]} budget of $${usd}` +
       ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
-      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : ""),
-    {
-      details: {
-        project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
-        available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
-      },
-    });
+      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : "");
+  return new GatewayError(402, "BUDGET_EXCEEDED", message, {
+    details: {
+      project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
+      available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
+      ...(inFlight ? { reason: "held_by_requests_in_flight" } : {}),
+    },
+    ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
+  });
 }
 
 export default definePlugin({
