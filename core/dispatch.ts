@@ -338,7 +338,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     // The metadata block was built before this attempt was pushed: rebuild it with the final attempt list.
     if (response.kind === "json") stampMetadata(ctx, response.body);
   }
-  ctx.response = span ? span.succeeded(ctx, response) : response;
+  ctx.response = span ? span.succeeded(ctx, response, call) : response; // the span ends with this attempt's own usage
   return true;
 }
 

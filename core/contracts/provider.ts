@@ -82,6 +82,8 @@ export type Operation = (body: any, target: Target, call: CallOptions) => Promis
 export interface ProviderDriver {
   readonly name: string;
   readonly protocol: string;
+  /** gen_ai.provider.name of the host it calls (groq, mistral_ai, azure.ai.openai, ...) when its protocol does not say it (traces). */
+  readonly genAiProvider?: string;
   /** Chat completions (OpenAI wire shape in and out). */
   chat?: Operation;
   /** Messages protocol, native (Anthropic wire shape in and out). */

@@ -59,7 +59,7 @@ export async function handleRequest(
   };
   const { metrics } = gateway;
   metrics.inFlight.enter(spec.kind);
-  const observed = observe(gateway, ctx, req, res); // access log line and trace; undefined when both are off
+  const observed = observe(gateway, ctx, req, res, spec); // access log line and trace; undefined when both are off
   let ttfb = 0;
   const hooks = { firstByte: () => { ttfb ||= performance.now() - startedAt; ctx.responseStarted = true; } };
   let outcome: Outcome | undefined;

@@ -23,8 +23,16 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
  * provider reported. gateway_tokens_total counts the same figure (core/http/handle.ts).
  */
 export function billedUsage(ctx: GatewayContext, outcome: Outcome): Usage | undefined {
-  const meter = (ctx as { meter?: { finalUsage?(o: Outcome): { usage: Usage } | undefined } }).meter;
-  return meter?.finalUsage?.(outcome)?.usage ?? billableUsage(ctx); // never the raw figures (Infinity, 1e308)
+  return billed(ctx, outcome)?.usage;
+}
+
+/** billedUsage, and whether it is the meter's estimate (the trace says so: core/observability/tracing.ts). */
+export function billed(ctx: GatewayContext, outcome: Outcome): { usage: Usage; estimated: boolean } | undefined {
+  const meter = (ctx as { meter?: { finalUsage?(o: Outcome): { usage: Usage; estimated?: boolean } | undefined } }).meter;
+  const m = meter?.finalUsage?.(outcome);
+  if (m) return { usage: m.usage, estimated: m.estimated === true };
+  const reported = billableUsage(ctx); // never the raw figures (Infinity, 1e308)
+  return reported && { usage: reported, estimated: false };
 }
 
 export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTiming): Record<string, unknown> {

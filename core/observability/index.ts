@@ -2,9 +2,10 @@
 // Both are decided once per gateway; when both are off, observe() returns undefined and costs one lookup.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Gateway } from "../gateway.ts";
+import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { accessRecord } from "./access-log.ts";
-import { otlpTarget } from "./otlp-target.ts";
+import { otlpTarget, withoutUserinfo } from "./otlp-target.ts";
 import type { Tracing } from "./tracing.ts";
 import { wireBytes } from "./wire-bytes.ts";
 
@@ -32,10 +33,11 @@ export async function startObservability(gateway: Gateway): Promise<void> {
   const target = otlpTarget(telemetry);
   if (!target) return;
   const { Tracing } = await import("./tracing.ts");
-  const tracing = new Tracing(target, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway");
+  const tracing = new Tracing(target, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway", { registry: gateway.metrics.registry, log: gateway.log });
   o.tracing = tracing;
   gateway.onClose(() => tracing.close());
-  gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: target.url });
+  // Info lines are not masked (core/log.ts): the URL is logged without its user and password.
+  gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: withoutUserinfo(target.url) });
 }
 
 /** A W3C traceparent's trace id, so access lines join the caller's trace even with tracing off. */
@@ -62,10 +64,10 @@ export class Observation {
 }
 
 /** Start observing a request; undefined when access logs and tracing are both off. */
-export function observe(gateway: Gateway, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse): Observation | undefined {
+export function observe(gateway: Gateway, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, spec: Pick<EndpointSpec, "route" | "action">): Observation | undefined {
   const { tracing } = observabilityOf(gateway);
   const access = accessLogOn(gateway, ctx.config.raw);
-  if (tracing) ctx.trace = tracing.startRequest(ctx, req);
+  if (tracing) ctx.trace = tracing.startRequest(ctx, req, spec);
   return access || tracing ? new Observation(gateway, ctx, req, res, access) : undefined;
 }
 

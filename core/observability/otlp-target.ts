@@ -29,3 +29,16 @@ function parseHeaderList(s: string | undefined): Record<string, string> {
   }
   return out;
 }
+
+/** The URL as it may be shown: a password (and user) inside it is a credential (docs/security.md). */
+export function withoutUserinfo(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, "//");
+  }
+}

@@ -8,12 +8,18 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
+import type { Registry } from "prom-client";
 import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/context.ts";
 import type { GatewayError } from "../errors.ts";
-import type { Target } from "../contracts/provider.ts";
+import type { Target, Usage } from "../contracts/provider.ts";
+import type { EndpointSpec } from "../endpoints/spec.ts";
+import type { Logger } from "../log.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { setTraceInjector } from "./trace-headers.ts";
-import { statedOutputLimit } from "../metering/output-limit.ts";
+import { billed } from "./access-log.ts";
+import { CountingExporter, logDiagnostics, rateLimitedDiag, spanCounter, stopDiagnostics } from "./export-health.ts";
+import { GEN_AI_OPERATION, finishReasonsOf, genAiProviderName, mayEnd, requestParams, scanFinishReasons, serverAttributes, usageAttributes, usageLeft } from "./gen-ai-attributes.ts";
+import { routeTemplate } from "./route-template.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -36,27 +42,33 @@ export class Tracing {
   private readonly tracer: Tracer;
   private closed = false;
 
-  constructor(target: { url: string; headers: Record<string, string> }, serviceName: string) {
-    const exporter = new OTLPTraceExporter({ url: target.url, headers: target.headers });
+  constructor(target: { url: string; headers: Record<string, string> }, serviceName: string, o: { registry: Registry; log: Logger }) {
+    // Spans the collector refused are counted (gateway_trace_spans_total) and its errors logged (export-health.ts).
+    const diagnostics = rateLimitedDiag(o.log);
+    const exporter = new CountingExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers }), spanCounter(o.registry), diagnostics.warn);
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ "service.name": serviceName }),
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
     });
     this.tracer = this.provider.getTracer("model-gateway");
+    logDiagnostics(diagnostics);
     if (liveTracers++ === 0) setTraceInjector(injectTraceHeaders);
   }
 
-  /** The request's SERVER span, child of the caller's traceparent when there is one. */
-  startRequest(ctx: GatewayContext, req: IncomingMessage): RequestTrace {
+  /**
+   * The request's SERVER span, child of the caller's traceparent when there is one. Named by the route template,
+   * never the path (ids, model names: a series per request in a trace backend).
+   */
+  startRequest(ctx: GatewayContext, req: IncomingMessage, spec: Pick<EndpointSpec, "route" | "action">): RequestTrace {
     const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-    const route = ctx.path.split("?")[0]!;
+    const route = routeTemplate(spec);
     const span = this.tracer.startSpan(`${ctx.method} ${route}`, {
       kind: SpanKind.SERVER,
       startTime: Date.now(),
       attributes: {
         "http.request.method": ctx.method,
         "http.route": route,
-        "url.path": route,
+        "url.path": ctx.path.split("?")[0]!,
         "gateway.request_id": ctx.requestId,
         "gateway.generation_id": ctx.generationId,
         "gateway.endpoint": ctx.endpoint,
@@ -74,21 +86,13 @@ export class Tracing {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (--liveTracers === 0) setTraceInjector(undefined);
+    if (--liveTracers === 0) {
+      setTraceInjector(undefined);
+      stopDiagnostics();
+    }
     await this.provider.shutdown().catch(() => {});
   }
 }
-
-/** GenAI operation names (gen_ai.operation.name) for the gateway's endpoints. */
-const GEN_AI_OPERATION: Partial<Record<string, string>> = {
-  chat: "chat", messages: "chat", responses: "chat", gemini: "chat", count_tokens: "count_tokens", embeddings: "embeddings", rerank: "rerank",
-  images: "generate_content", videos: "generate_content",
-};
-
-/** gen_ai.provider.name's well-known values, by the provider's wire protocol. */
-const GEN_AI_PROVIDER: Record<string, string> = {
-  openai: "openai", anthropic: "anthropic", gemini: "gcp.gemini", cohere: "cohere", bedrock: "aws.bedrock", vertex: "gcp.vertex_ai",
-};
 
 export class RequestTrace {
   private readonly attempts: AttemptTrace[] = [];
@@ -96,14 +100,17 @@ export class RequestTrace {
 
   /** A CLIENT span for one upstream attempt; `position` is the target's place in the fallback order. */
   attempt(ctx: GatewayContext, target: Target, position: number): AttemptTrace {
-    const protocol = ctx.config.providers.get(target.provider)?.protocol ?? target.provider;
+    const config = ctx.config.providers.get(target.provider);
+    const protocol = config?.protocol ?? target.provider;
     const op = GEN_AI_OPERATION[ctx.endpoint] ?? ctx.endpoint;
     const span = this.tracer.startSpan(`${op} ${target.upstreamModel}`, {
       kind: SpanKind.CLIENT,
       attributes: {
         "gen_ai.operation.name": op,
-        "gen_ai.provider.name": GEN_AI_PROVIDER[protocol] ?? protocol,
+        // The host's own value (Groq, Mistral, Azure OpenAI, ...) when the driver knows it, else its protocol's.
+        "gen_ai.provider.name": genAiProviderName(ctx.drivers.get(target.provider)?.genAiProvider, protocol),
         "gen_ai.request.model": target.upstreamModel,
+        ...serverAttributes(target.credentials?.baseUrl ?? config?.base_url),
         "gateway.provider": target.provider,
         "gateway.model": target.modelId,
         "gateway.attempt": ctx.attempts.length + 1,
@@ -111,7 +118,7 @@ export class RequestTrace {
         ...requestParams(ctx.body),
       },
     }, trace.setSpan(ROOT_CONTEXT, this.span));
-    const a = new AttemptTrace(span);
+    const a = new AttemptTrace(span, ctx);
     this.attempts.push(a);
     return a;
   }
@@ -137,36 +144,69 @@ export class RequestTrace {
     };
   }
 
-  /** The request is over: close open attempt spans (a stream's) and the server span with the outcome. */
+  /**
+   * The request is over: end the attempts still open and the server span with the outcome. The usage on both is
+   * what the ledger bills (estimated for a stream cut short, flagged so); an open attempt gets what the attempts
+   * that reported their own usage leave of it, so the CLIENT spans add up to the bill.
+   */
   finish(ctx: GatewayContext, outcome: Outcome): void {
-    const usage = usageAttributes(ctx);
-    for (const a of this.attempts) a.end(usage, outcome.streamError ?? (outcome.aborted ? "client_aborted" : undefined));
+    const bill = ctx.attempts.length ? billed(ctx, outcome) : ctx.usage ? { usage: ctx.usage, estimated: false } : undefined;
+    const open = this.attempts.filter((a) => a.open);
+    for (const a of open) if (!a.cut && a.ownUsage) a.end(a.ownUsage);
+    const rest = open.filter((a) => a.open);
+    if (rest.length) {
+      const left = bill && usageLeft(bill.usage, this.attempts.flatMap((a) => (a.usage ? [a.usage] : [])));
+      const cut = outcome.streamError ?? (outcome.aborted ? "client_aborted" : undefined);
+      rest.forEach((a, i) => a.end(i === rest.length - 1 ? left : a.ownUsage, a.cut ?? (a.stream ? cut : undefined), bill?.estimated));
+    }
     const s = this.span;
-    const attrs: Attributes = { "http.response.status_code": outcome.status, "gateway.attempts": ctx.attempts.length, ...usage };
+    const attrs: Attributes = { "http.response.status_code": outcome.status, "gateway.attempts": ctx.attempts.length, ...usageAttributes(bill?.usage, bill?.estimated) };
     if (ctx.model) attrs["gen_ai.request.model"] = ctx.body?.model ?? ctx.model.id;
-    if (ctx.resolvedTarget) attrs["gen_ai.response.model"] = ctx.resolvedTarget.upstreamModel;
+    // The model that generated the answer: the upstream's own id, as it named it (ctx.upstreamModel), not the gateway's.
+    const responseModel = ctx.upstreamModel ?? ctx.resolvedTarget?.upstreamModel;
+    if (responseModel) attrs["gen_ai.response.model"] = responseModel;
     if (ctx.resolvedProvider) attrs["gateway.provider"] = ctx.resolvedProvider;
     if (ctx.auth) {
       attrs["gateway.project"] = ctx.auth.projectId;
       attrs["gateway.key_id"] = ctx.auth.keyId;
     }
-    const reasons = this.attempts.find((a) => a.finishReasons.length)?.finishReasons;
+    const reasons = this.attempts.findLast((a) => a.finishReasons.length)?.finishReasons;
     if (reasons) attrs["gen_ai.response.finish_reasons"] = reasons;
     if (outcome.aborted) attrs["gateway.client_aborted"] = true;
     const err = outcome.error ?? outcome.streamError;
-    if (err || outcome.status >= 500) {
-      attrs["error.type"] = err?.code ?? String(outcome.status);
-      s.setStatus({ code: SpanStatusCode.ERROR, message: err?.message });
-    }
+    if (err || outcome.status >= 500) attrs["error.type"] = err?.code ?? String(outcome.status);
+    // HTTP semconv: a SERVER span is an error for a 5xx (or a stream the upstream broke), not for the client's 4xx.
+    if (outcome.status >= 500 || (outcome.streamError && outcome.streamError.status >= 500)) s.setStatus({ code: SpanStatusCode.ERROR, message: err?.message });
     s.setAttributes(attrs);
     s.end();
   }
 }
 
+/** What the attempt knows of itself (dispatch's AttemptCall): the usage its upstream reported. */
+export interface AttemptSelf {
+  readonly usage?: Usage;
+}
+
 export class AttemptTrace {
   finishReasons: string[] = [];
+  /** The usage the span was ended with. */
+  usage: Usage | undefined;
+  /** A stream cut before its end: by the upstream (its error) or the reader (client_aborted). */
+  cut: GatewayError | string | undefined;
+  stream = false;
   private ended = false;
-  constructor(readonly span: Span) {}
+  /** When the attempt was over, for a span ended later (its usage known only with the request's bill). */
+  private overAt: number | undefined;
+  private self: AttemptSelf | undefined;
+  constructor(readonly span: Span, private readonly ctx: GatewayContext) {}
+
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  get ownUsage(): Usage | undefined {
+    return this.self?.usage;
+  }
 
   /** Give the call its own signal (following the request's), so the upstream client finds this span and sends it. */
   bind(call: { signal: AbortSignal }): void {
@@ -184,52 +224,71 @@ export class AttemptTrace {
     this.span.end();
   }
 
-  /** The attempt served the request: a JSON answer ends the span now; a stream's ends with the request. */
-  succeeded(ctx: GatewayContext, response: GatewayResponse): GatewayResponse {
+  /**
+   * The attempt served the request. A JSON answer whose usage the upstream reported ends the span now; one without
+   * (embeddings, images: the endpoint counts it after) ends with the request, timed as of now. A stream's ends
+   * when its events do, with its own usage: each model turn of an MCP loop has its own.
+   */
+  succeeded(ctx: GatewayContext, response: GatewayResponse, self: AttemptSelf): GatewayResponse {
+    this.self = self;
     this.span.setAttribute("http.response.status_code", response.status);
-    if (response.kind === "json") {
-      this.finishReasons = finishReasonsOf(response.body);
-      const model = (response.body as { model?: unknown } | undefined)?.model;
-      if (typeof model === "string") this.span.setAttribute("gen_ai.response.model", model);
-      this.end(usageAttributes(ctx));
-      return response;
+    if (ctx.upstreamModel) this.span.setAttribute("gen_ai.response.model", ctx.upstreamModel);
+    if (response.kind === "stream") {
+      this.stream = true;
+      return { ...response, events: this.watch(response.events) };
     }
-    if (response.kind === "stream") return { ...response, events: this.watch(response.events) };
-    this.end(usageAttributes(ctx));
+    if (response.kind === "json") this.finishReasons = finishReasonsOf(response.body);
+    this.over();
     return response;
   }
 
-  end(usage: Attributes, error?: GatewayError | string): void {
+  /** The attempt is over: its span ends now when its usage is known, else with the request (finish). */
+  private over(cut?: GatewayError | string): void {
+    if (this.ended || this.overAt !== undefined) return;
+    this.overAt = Date.now();
+    this.cut = cut;
+    if (!cut && this.self?.usage) this.end(this.self.usage);
+  }
+
+  end(usage: Usage | undefined, error?: GatewayError | string, estimated = false): void {
     if (this.ended) return;
     this.ended = true;
-    this.span.setAttributes(usage);
+    this.usage = usage;
+    this.span.setAttributes(usageAttributes(usage, estimated && usage !== undefined));
     if (this.finishReasons.length) this.span.setAttribute("gen_ai.response.finish_reasons", this.finishReasons);
     if (error) {
       this.span.setAttribute("error.type", typeof error === "string" ? error : error.code);
       if (typeof error !== "string") this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
     }
-    this.span.end();
+    this.span.end(this.overAt);
   }
 
   /**
-   * Collect finish reasons as the stream passes (both protocols). A plain iterator, not an async generator: one
-   * promise hop per event on the streaming path.
+   * Collect finish reasons as the stream passes (every client protocol) and end the span with the stream. A plain
+   * iterator, not an async generator: one promise hop per event on the streaming path, and no usage read per event.
    */
   private watch(events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
     const reasons = this.finishReasons;
     const scan = (step: IteratorResult<SseEvent>) => {
-      const d = step.done ? undefined : step.value.data;
-      if (d !== undefined && d.includes('_reason":"')) {
-        for (const m of d.matchAll(/"(?:finish|stop)_reason":"([^"]+)"/g)) if (!reasons.includes(m[1]!)) reasons.push(m[1]!);
-      }
+      if (step.done) this.over();
+      else if (mayEnd(step.value.data, step.value.event)) scanFinishReasons(step.value.data, step.value.event, reasons);
       return step;
     };
+    const broke = (e: unknown) => {
+      // Cut by the request's own abort (the client left): no failure of the upstream's.
+      this.over(this.ctx.signal.aborted ? "client_aborted" : typeof e === "object" && e !== null && "code" in e ? (e as GatewayError) : "stream_error");
+      throw e;
+    };
     return {
-      [Symbol.asyncIterator]() {
+      [Symbol.asyncIterator]: () => {
         const it = events[Symbol.asyncIterator]();
         return {
-          next: () => it.next().then(scan),
-          return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+          next: () => it.next().then(scan, broke),
+          return: (value?: unknown) => {
+            // The reader stopped: the client left (cut), or it had what it needed (an MCP loop's turn, a guardrail).
+            this.over(this.ctx.signal.aborted ? "client_aborted" : undefined);
+            return it.return ? it.return(value) : Promise.resolve({ done: true as const, value: undefined });
+          },
         };
       },
     };
@@ -242,37 +301,5 @@ function injectTraceHeaders(headers: Record<string, string>, signal: AbortSignal
   if (!span) return headers;
   const out = { ...headers };
   propagator.inject(trace.setSpan(ROOT_CONTEXT, span), out, defaultTextMapSetter);
-  return out;
-}
-
-function requestParams(body: any): Attributes {
-  if (!body || typeof body !== "object") return {};
-  const a: Attributes = {};
-  // The limit the upstream is asked for, whichever alias carries it (core/metering/output-limit.ts).
-  const max = statedOutputLimit(body);
-  if (max !== undefined) a["gen_ai.request.max_tokens"] = max;
-  if (typeof body.temperature === "number") a["gen_ai.request.temperature"] = body.temperature;
-  if (typeof body.top_p === "number") a["gen_ai.request.top_p"] = body.top_p;
-  if (body.stream === true) a["gateway.stream"] = true;
-  return a;
-}
-
-function usageAttributes(ctx: GatewayContext): Attributes {
-  const u = ctx.usage;
-  if (!u) return {};
-  const a: Attributes = {
-    "gen_ai.usage.input_tokens": (u.inputTokens || 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0),
-    "gen_ai.usage.output_tokens": u.outputTokens || 0,
-  };
-  if (u.cacheReadTokens) a["gen_ai.usage.cache_read.input_tokens"] = u.cacheReadTokens;
-  if (u.cacheWriteTokens) a["gen_ai.usage.cache_creation.input_tokens"] = u.cacheWriteTokens;
-  return a;
-}
-
-function finishReasonsOf(body: any): string[] {
-  if (!body || typeof body !== "object") return [];
-  if (typeof body.stop_reason === "string") return [body.stop_reason];
-  const out: string[] = [];
-  for (const c of Array.isArray(body.choices) ? body.choices : []) if (typeof c?.finish_reason === "string" && !out.includes(c.finish_reason)) out.push(c.finish_reason);
   return out;
 }

@@ -22,4 +22,11 @@ describe("configSecrets", () => {
       "query-key-0001", "redis-pass-0001", "signing-secret-0001", "sk-byok-0001", "sk-openai-0001",
     ].sort());
   });
+
+  it("the OTLP collector's URL password, from the config or the OTEL_EXPORTER_OTLP_* variables", () => {
+    const config = { telemetry: { otlp: { endpoint: "http://otel:otlp-pass-0001@127.0.0.1:4318" } } } as unknown as GatewayConfig;
+    expect(configSecrets(config, {})).toEqual(["otlp-pass-0001"]);
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "https://u:env-pass-0001@otel:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://u:env-pass-0002@otel:4318/v1/traces" };
+    expect(configSecrets({} as GatewayConfig, env).sort()).toEqual(["env-pass-0001", "env-pass-0002"]);
+  });
 });

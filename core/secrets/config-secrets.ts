@@ -1,6 +1,6 @@
 // The secrets a config holds: every value the gateway sends upstream as a credential (providers' and projects'
 // BYOK keys, AWS credentials, credential-like headers, secrets inside a base_url) and the few it keeps for itself
-// (the URL-signing secret, the metrics bearer token, the OTLP collector's headers, the Redis password).
+// (the URL-signing secret, the metrics bearer token, the OTLP collector's headers and URL password, the Redis password).
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
 
 type Env = Record<string, string | undefined>;
@@ -57,5 +57,9 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   if (typeof config.metrics?.token === "string") out.push(config.metrics.token);
   urlSecrets(config.store?.url, out);
   for (const v of Object.values(config.telemetry?.otlp?.headers ?? {})) if (typeof v === "string") out.push(v);
+  // The collector's URL may carry a password (https://user:pass@otel/), from the config or the OTLP variables.
+  urlSecrets(config.telemetry?.otlp?.endpoint, out);
+  urlSecrets(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, out);
+  urlSecrets(env.OTEL_EXPORTER_OTLP_ENDPOINT, out);
   return out.filter((s) => s.length > 0);
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import { genAiProviderOf, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import { createOpenAIDriver } from "./index.ts";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
 const shipped: Record<string, ProviderConfig> = YAML.parse(readFileSync(new URL("../../gateway.yaml", import.meta.url), "utf8")).providers;
@@ -25,5 +26,13 @@ describe("host conventions of the shipped gateway.yaml's providers", () => {
     expect(stopLimitOf({ protocol: "openai" }, "https://res.openai.azure.com/openai/v1")).toBe(4);
     expect(stopLimitOf({ protocol: "openai", max_stop_sequences: 8 }, "https://api.openai.com/v1")).toBe(8);
     expect(stopLimitOf({ protocol: "openai" }, "https://api.openai.com.evil.example/v1")).toBeUndefined();
+  });
+
+  it("traces name the host, not the protocol they share (GenAI semconv gen_ai.provider.name)", () => {
+    const names = Object.fromEntries(Object.entries(shipped).filter(([, p]) => p.protocol === "openai").map(([name, p]) => [name, createOpenAIDriver(name, p, { timeoutMs: 1000 }).genAiProvider]));
+    expect(names).toMatchObject({ openai: undefined, groq: "groq", mistral: "mistral_ai", deepseek: "deepseek", xai: "x_ai" });
+    expect(genAiProviderOf({ protocol: "openai", flavor: "azure" }, "https://gw.internal/azure")).toBe("azure.ai.openai");
+    expect(genAiProviderOf({ protocol: "openai" }, "https://res.openai.azure.com/openai/v1")).toBe("azure.ai.openai");
+    expect(genAiProviderOf({ protocol: "openai" }, "http://127.0.0.1:8000/v1")).toBeUndefined();
   });
 });

@@ -13,6 +13,8 @@ interface HostConvention {
   refusesUnknownFields?: true;
   /** The most stop sequences a chat request may carry (more is the host's 400). */
   maxStop?: number;
+  /** gen_ai.provider.name (OpenTelemetry GenAI semantic conventions' well-known value) in traces. */
+  genAi?: string;
 }
 
 /**
@@ -22,11 +24,13 @@ interface HostConvention {
  */
 const KNOWN_HOSTS: Record<string, HostConvention> = {
   "api.openai.com": { maxStop: 4 },
-  "openai.azure.com": { maxStop: 4 },
-  "api.groq.com": { reasoningField: "reasoning", maxStop: 4 },
-  "api.deepseek.com": { reasoningField: "reasoning_content" },
+  "openai.azure.com": { maxStop: 4, genAi: "azure.ai.openai" },
+  "api.groq.com": { reasoningField: "reasoning", maxStop: 4, genAi: "groq" },
+  "api.deepseek.com": { reasoningField: "reasoning_content", genAi: "deepseek" },
   "openrouter.ai": { reasoningField: "reasoning_details" },
-  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true },
+  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai" },
+  "api.x.ai": { genAi: "x_ai" },
+  "api.perplexity.ai": { genAi: "perplexity" },
 };
 
 const NONE: HostConvention = {};
@@ -58,4 +62,9 @@ export function refusesUnknownFields(config: ProviderConfig, baseUrl: string): b
 export function stopLimitOf(config: ProviderConfig, baseUrl: string): number | undefined {
   if (config.max_stop_sequences !== undefined) return config.max_stop_sequences;
   return hostConvention(baseUrl).maxStop ?? (config.flavor === "azure" ? 4 : undefined);
+}
+
+/** gen_ai.provider.name of the host (traces): Azure OpenAI by its flavor too; undefined for plain OpenAI and unknown hosts (the protocol's "openai"). */
+export function genAiProviderOf(config: ProviderConfig, baseUrl: string): string | undefined {
+  return config.flavor === "azure" ? "azure.ai.openai" : hostConvention(baseUrl).genAi;
 }

@@ -12,6 +12,7 @@ import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
 import { openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
+import { genAiProviderOf } from "./host-conventions.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -23,6 +24,8 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
   return {
     name,
     protocol: "openai",
+    // Traces name the host (Groq, Mistral, Azure OpenAI, ...), not the wire protocol they share.
+    genAiProvider: genAiProviderOf(config, config.base_url ?? "https://api.openai.com/v1"),
     client,
     async chat(body, target, call): Promise<ProviderResult> {
       const req = buildChatRequest(body, target, config, name);

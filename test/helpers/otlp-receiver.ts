@@ -23,6 +23,10 @@ export interface OtlpReceiver {
   exports: Array<Record<string, string | string[] | undefined>>;
   /** Every export's body as it arrived (attributes, events, status messages: all of it, for leak checks). */
   bodies: string[];
+  /** While set, every export is refused with this status (a collector in trouble); the spans are not kept. */
+  refuseWith?: number;
+  /** Exports refused so far. */
+  refused: number;
   close(): Promise<void>;
 }
 
@@ -42,12 +46,18 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const exports: OtlpReceiver["exports"] = [];
   const bodies: string[] = [];
+  const receiver = { refuseWith: undefined as number | undefined, refused: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       if (req.method !== "POST" || req.url !== "/v1/traces" || !String(req.headers["content-type"]).includes("json")) {
         res.writeHead(415).end();
+        return;
+      }
+      if (receiver.refuseWith) {
+        receiver.refused++;
+        res.writeHead(receiver.refuseWith, { "content-type": "application/json" }).end("{}");
         return;
       }
       exports.push(req.headers);
@@ -70,5 +80,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, spans, exports, bodies, close: () => new Promise((r) => server.close(() => r())) };
+  return Object.assign(receiver, { url: `http://127.0.0.1:${port}`, spans, exports, bodies, close: () => new Promise<void>((r) => server.close(() => r())) });
 }
