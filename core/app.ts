@@ -87,7 +87,7 @@ export function createApp(gateway: Gateway): H3 {
     // in `served`, so every other path there is answered as before.
     if (servedById(group.route)) {
       app.on(group.method as "POST", GEMINI_ID_ROUTE, (event) => {
-        const rest = idRouteRest(getRouterParams(event), gateway.config.models);
+        const rest = idRouteRest(getRouterParams(event));
         return rest === undefined ? noRoute(event) : serve(event, rest);
       });
     }

@@ -83,3 +83,35 @@ describe("dispatch: a provider the config does not have", () => {
     expect(ctx.attempts).toHaveLength(1);
   });
 });
+
+describe("dispatch: endpoint faults and other non-retryable failures", () => {
+  const fault = (provider: string, upstream_status: number, reason?: string) =>
+    new GatewayError(502, "UPSTREAM_ERROR", `${provider}: ${upstream_status}`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, upstream_status, ...(reason ? { reason } : {}) } });
+
+  it("a 404 for the configured model is not asked again, the next endpoint serves at once", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [() => Promise.reject(fault("a", 404, "upstream_not_found"))], b: [] }, 3, () => 0);
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b"]);
+  });
+
+  it("alone, the same 404 is one attempt and tells the client not to retry", async () => {
+    const { ctx, calls } = setup(["a"], { a: [() => Promise.reject(fault("a", 404, "upstream_not_found"))] }, 3, () => 0);
+    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, headers: { "x-should-retry": "false" } });
+    expect(calls.map((c) => c.provider)).toEqual(["a"]);
+  });
+
+  it("a content refusal is final: no other provider is asked to generate what one refused", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [() => Promise.reject(fault("a", 200, "content_filter"))], b: [] }, 3, () => 0);
+    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, details: { reason: "content_filter" } });
+    expect(calls.map((c) => c.provider)).toEqual(["a"]);
+  });
+});
+
+describe("dispatch: other 4xx about the endpoint", () => {
+  it("a 402 (the provider account out of credit) gives that endpoint up; the next one serves", async () => {
+    const err = new GatewayError(502, "UPSTREAM_ERROR", "a: 402", { retryable: false, headers: { "x-should-retry": "false" }, details: { provider: "a", upstream_status: 402 } });
+    const { ctx, calls } = setup(["a", "b"], { a: [() => Promise.reject(err)], b: [] }, 3, () => 0);
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b"]);
+  });
+});

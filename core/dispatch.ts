@@ -16,7 +16,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint, type Failure } from "./retry-hint.ts";
-import { isRetryableUpstream } from "./retryable-status.ts";
+import { isRetryableStatus, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
@@ -81,17 +81,26 @@ const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === 
 /** Upstream statuses worth another try (core/retryable-status.ts). Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
   const upstream = err.details?.upstream_status;
-  if (typeof upstream === "number") return isRetryableUpstream(upstream, err.details?.reason);
+  if (typeof upstream === "number") return isRetryableStatus(upstream);
   return err.retryable;
 }
 
+/** Configuration faults by reason: no driver, no credentials, an upstream model or deployment that is not there. */
+const CONFIG_FAULTS: ReadonlySet<unknown> = new Set(["not_configured", "no_credentials", UPSTREAM_NOT_FOUND]);
+
 /**
  * A fault of one endpoint's configuration, not of the request: the upstream refused the gateway's credentials (401,
- * 403, another 4xx that is not about the request), no driver, no credentials. Asking it again cannot pass, but the
- * model's next endpoint may be configured right: that endpoint is given up, the others are still tried.
+ * 403) or answered another 4xx that is not about the request (a wrong base_url's 404, 402 out of credit), has no such
+ * model or deployment, no driver, no credentials. Asking it again cannot pass, but the model's next
+ * endpoint may be configured right: that endpoint is given up, the others are still tried. (Content refusals and
+ * other non-retryable answers are not: another provider would be asked to generate what one refused.)
  */
 function endpointFault(err: GatewayError): boolean {
-  return err.status === 502 && err.code === "UPSTREAM_ERROR" && !isRetryable(err);
+  if (err.status !== 502 || err.code !== "UPSTREAM_ERROR" || isRetryable(err)) return false;
+  const reason = err.details?.reason;
+  if (CONFIG_FAULTS.has(reason)) return true;
+  const status = err.details?.upstream_status;
+  return reason === undefined && typeof status === "number" && status >= 400 && status < 500;
 }
 
 /** One attempt's private view of usage and first-token time, so a failed attempt never leaks into ctx. */
@@ -343,12 +352,12 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
 }
 
 /**
- * Health and stats for a failed attempt: request errors (4xx other than 408/429) say nothing about the endpoint; its
- * configuration faults do (a revoked key opens its circuit, so requests stop asking it first).
+ * Health and stats for a failed attempt: request errors (4xx other than 408/429) say nothing about the endpoint, and
+ * its configuration faults are not outages (the circuit is for failures that pass: an operator fixes these).
  */
 function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
   if (target.sandbox) return;
-  if (ctx.signal.aborted || (!isRetryable(err) && !endpointFault(err))) {
+  if (ctx.signal.aborted || !isRetryable(err)) {
     health.release(target.modelId, target.provider, keyOwner(ctx, target));
     return;
   }

@@ -12,11 +12,7 @@ export function isRetryableStatus(status: number): boolean {
 
 /**
  * details.reason of an upstream 404 about what the gateway chose, not what the client named: the upstream model or
- * Azure deployment (gateway.yaml) or the URL its api_version makes. Another endpoint of the model may have it.
+ * Azure deployment (gateway.yaml) or the URL its api_version makes. Not retryable (the same endpoint answers the same),
+ * but another endpoint of the model may have it (core/dispatch.ts endpointFault).
  */
 export const UPSTREAM_NOT_FOUND = "upstream_not_found";
-
-/** isRetryableStatus, plus such a 404: the one case where the body, not the status, decides. */
-export function isRetryableUpstream(status: number, reason?: unknown): boolean {
-  return isRetryableStatus(status) || (status === 404 && reason === UPSTREAM_NOT_FOUND);
-}

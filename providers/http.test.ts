@@ -37,7 +37,7 @@ describe("upstreamError", () => {
     expect(upstreamError("p", 404, {}, '{"error":{"message":"Unknown request URL","code":"unknown_url"}}').status).toBe(502);
   });
 
-  it("a 404 about the endpoint's own model or deployment is the configuration's: 502 that falls back", () => {
+  it("a 404 about the endpoint's own model or deployment is the configuration's: a 502 not retried (dispatch moves on to the next endpoint)", () => {
     const bodies: [string, string][] = [
       ["azure", '{"error":{"code":"DeploymentNotFound","message":"The API deployment for this resource does not exist."}}'],
       ["azure", '{"error":{"code":"404","message":"Resource not found"}}'],
@@ -48,9 +48,9 @@ describe("upstreamError", () => {
     ];
     for (const [provider, body] of bodies) {
       const e = upstreamError(provider, 404, {}, body);
-      expect(e, body).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { reason: "upstream_not_found", upstream_status: 404 } });
-      expect(e.headers?.["x-should-retry"], body).toBeUndefined();
-      expect(isRetryable(e), body).toBe(true);
+      expect(e, body).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, details: { reason: "upstream_not_found", upstream_status: 404 } });
+      expect(e.headers?.["x-should-retry"], body).toBe("false");
+      expect(isRetryable(e), body).toBe(false);
     }
   });
 

@@ -2,7 +2,7 @@
 // and the mapping of transport failures and upstream error statuses onto the gateway's error codes.
 import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
-import { GatewayError, clientClosed } from "../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError, clientClosed } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
@@ -254,13 +254,14 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
   if (isRequestError(status, parsed)) {
     return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request (HTTP ${status}): ${message}`, {
       retryable: false,
-      headers: { "x-should-retry": "false" },
+      headers: DO_NOT_RETRY,
       details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}), ...contentFilterDetails(status, p) },
     });
   }
   if (isUpstreamNotFound(status, parsed)) {
     return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status} for the model or deployment configured in gateway.yaml: ${message}`, {
-      retryable: true,
+      retryable: false,
+      headers: DO_NOT_RETRY,
       details: { ...details, reason: UPSTREAM_NOT_FOUND },
     });
   }
@@ -269,7 +270,7 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
   return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}: ${message}`, {
     retryable,
     retryAfter: retryAfterSeconds(headers),
-    headers: retryable ? undefined : { "x-should-retry": "false" },
+    headers: retryable ? undefined : DO_NOT_RETRY,
     details,
   });
 }

@@ -89,6 +89,19 @@ describe("Gemini methods with the model id as the path (@ai-sdk/google, ChatGoog
       expect((await res.json()).error, path).toMatchObject({ code: 404, status: "NOT_FOUND" });
     }
     expect((await gemini(`${GPT}:generateContent`, undefined, LIVE, "GET")).status).toBe(404);
+    // An id with no creator, or percent-encoded: the plain 404, not "no method generateContent/".
+    for (const path of ["gpt-4o:generateContent", "openai%2Fgpt-4o:generateContent"]) {
+      const res = await gemini(path, hi);
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).error.message, path).not.toContain("generateContent/");
+    }
+  });
+
+  it("without a key, a catalog id and a made-up one get the same 401: the catalog is not told to strangers", async () => {
+    for (const path of [`${GPT}:generateContent`, "acme/no-such-model:generateContent"]) {
+      const res = await fetch(`${gw.url}/api/v1beta/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(hi) });
+      expect(res.status, path).toBe(401);
+    }
   });
 
   it("/api/openapi.json lists the id paths beside models/{model}", async () => {

@@ -28,11 +28,12 @@ describe("Bedrock HTTP errors", () => {
     expect(e.details?.upstream_error_type).toBe(type);
   });
 
-  it("404 ResourceNotFoundException (the configured model id) -> 502 that falls back to the next endpoint", () => {
+  it("404 ResourceNotFoundException (the configured model id) -> 502 not retried (dispatch moves on to the next endpoint)", () => {
     const e = bedrockError("bedrock", 404, h("ResourceNotFoundException"), '{"message":"Model not found."}');
     expect([e.status, e.code]).toEqual([502, "UPSTREAM_ERROR"]);
     expect(e.details).toMatchObject({ reason: "upstream_not_found", upstream_status: 404 });
-    expect(isRetryable(e)).toBe(true);
+    expect(isRetryable(e)).toBe(false);
+    expect(e.headers?.["x-should-retry"]).toBe("false");
   });
 });
 

@@ -35,9 +35,10 @@ export function bedrockError(provider: string, status: number, headers: Upstream
   if (!type) return base;
   // Both generic messages put the provider's text after their first ": "; the type goes just before it.
   const message = base.message.replace(": ", `: ${type}: `);
-  // A 404 ResourceNotFoundException is the model id in gateway.yaml (or its access): the next endpoint may serve it.
+  // A 404 ResourceNotFoundException is the model id in gateway.yaml (or its access): not retried, but the next
+  // endpoint may serve it (core/dispatch.ts endpointFault).
   const notFound = status === 404 && type === "ResourceNotFoundException";
-  const retryable = base.retryable || RETRYABLE_TYPES.has(type) || notFound;
+  const retryable = base.retryable || RETRYABLE_TYPES.has(type);
   return new GatewayError(base.status, base.code, message, {
     details: { ...base.details, upstream_error_type: type, ...(notFound ? { reason: UPSTREAM_NOT_FOUND } : {}) },
     retryable,

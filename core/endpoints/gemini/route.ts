@@ -1,10 +1,8 @@
 // Google-style custom methods on one wildcard route (`/api/v1beta/models/**` + `:generateContent`, `:countTokens`, …):
 // app.ts registers one handler per (method, route) and this picks the endpoint from the text after the last colon.
 import { GatewayError } from "../../errors.ts";
-import type { ModelRuntime } from "../../config/runtime.ts";
 import type { EndpointSpec } from "../spec.ts";
 import { GEMINI_MODELS_ROUTE } from "./generate.ts";
-import { resolveGeminiModel } from "./model-name.ts";
 
 export interface ActionRoute {
   method: EndpointSpec["method"];
@@ -54,14 +52,14 @@ export const GEMINI_ID_ROUTE = "/api/v1beta/:creator/**";
 /** The wildcard route whose actions GEMINI_ID_ROUTE also serves. */
 export const servedById = (route: string): boolean => route === GEMINI_MODELS_ROUTE;
 
-/** `{model}:{action}` (as the models route's `**` would have it) when GEMINI_ID_ROUTE's path names a catalog model. */
-export function idRouteRest(params: Record<string, string> | undefined, models: Map<string, ModelRuntime>): string | undefined {
-  const rest = `${params?.creator ?? ""}/${params?._ ?? ""}`;
-  const at = rest.lastIndexOf(":");
-  if (at === -1) return undefined;
-  try {
-    return models.has(resolveGeminiModel(rest.slice(0, at), models)) ? rest : undefined;
-  } catch {
-    return undefined; // not percent-encoding: not a model
-  }
+/**
+ * `{model}:{action}` (as the models route's `**` would have it) when GEMINI_ID_ROUTE's path has that shape. Whether the
+ * model exists is the endpoint's to say, after authentication, as on the models route: a caller without a key learns
+ * nothing about the catalog here either.
+ */
+export function idRouteRest(params: Record<string, string> | undefined): string | undefined {
+  const slug = params?._ ?? "";
+  if (!slug) return undefined; // `/v1beta/{something}:{action}`: not a creator/slug id
+  const rest = `${params?.creator ?? ""}/${slug}`;
+  return rest.lastIndexOf(":") === -1 ? undefined : rest;
 }
