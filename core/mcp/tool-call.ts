@@ -11,6 +11,7 @@ import type { LedgerEntry, LedgerOutcome } from "../store/types.ts";
 import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
+import { recordForRequest } from "../metering/meter.ts";
 import { NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
 import { qualify } from "./spec.ts";
 import { serverAllowed, toolAllowed } from "./policy.ts";
@@ -18,7 +19,7 @@ import { serverAllowed, toolAllowed } from "./policy.ts";
 const STORE_WAIT_MS = 5_000;
 
 /** Who is calling: the request that carries the call (its auth, trace and config). */
-export type ToolCaller = Pick<GatewayContext, "gateway" | "config" | "requestId" | "trace"> & { auth: AuthInfo };
+export type ToolCaller = Pick<GatewayContext, "gateway" | "config" | "requestId" | "trace" | "budget"> & { auth: AuthInfo };
 
 export interface ToolCallRequest {
   server: string;
@@ -221,7 +222,7 @@ async function record(caller: ToolCaller, req: ToolCallRequest, status: Status, 
     ...(caller.config.raw.mcp?.log_arguments ? { toolArguments: JSON.stringify(req.arguments ?? {}) } : {}),
   };
   try {
-    await withTimeout(gateway.store.record(entry), STORE_WAIT_MS, "the ledger write");
+    await withTimeout(recordForRequest(caller, entry), STORE_WAIT_MS, "the ledger write");
   } catch (err) {
     gateway.log.error("mcp tool call not recorded in the ledger", { requestId: caller.requestId, server: req.server, tool: req.tool, error: String(err) });
   }

@@ -220,7 +220,7 @@ export class Meter {
     if (!auth || ctx.attempts.length === 0) {
       // Never reached a provider (refused by a policy, replayed, invalid): nothing to bill. A guardrail's refusal is
       // still recorded, at no cost, with the rule that refused it.
-      if (auth && ctx.guardrail?.blocked) return store.record(blockedEntry(ctx, auth, outcome), settle);
+      if (auth && ctx.guardrail?.blocked) return recordForRequest(ctx, blockedEntry(ctx, auth, outcome), settle);
       if (settle) await store.release(settle);
       return;
     }
@@ -269,14 +269,7 @@ export class Meter {
    */
   private async written(entry: LedgerEntry, settle: Settlement | undefined): Promise<void> {
     const { ctx } = this;
-    // Spend goes to the periods the holds were made in (a request begun before midnight and done after it spends
-    // the day that reserved it), while `ts` stays the time of the record.
-    const heldAt = ctx.budget?.at;
-    if (heldAt !== undefined) {
-      const chargedAt = chargedAtOf(heldAt, entry.ts);
-      if (chargedAt !== undefined) entry.chargedAt = chargedAt;
-    }
-    await ctx.gateway.store.record(entry, settle);
+    await recordForRequest(ctx, entry, settle);
     if (!ctx.config.metrics.projectLabels || entry.sandbox) return;
     const counters = usageCounters(ctx.gateway.metrics.registry);
     const project = entry.project, model = entry.model;
@@ -286,6 +279,21 @@ export class Meter {
     if (entry.cacheWriteTokens) counters.tokens.add(entry.cacheWriteTokens, project, model, "cache_write");
     counters.cost.add(Number(entry.costPico) / 1e12, project, model);
   }
+}
+
+/**
+ * Write a ledger record made on behalf of the request in `ctx` (its own, a moderation call's, a tool call's): every
+ * such record is stamped the same way, so all of a request's cost is spent in the budget periods its holds were made
+ * in (a request begun before midnight and done after it spends the day that reserved it), while `ts` stays the time
+ * of the record. Every per-request record goes through here, never store.record directly.
+ */
+export function recordForRequest(ctx: Pick<GatewayContext, "gateway" | "budget">, entry: LedgerEntry, settle?: Settlement): Promise<void> {
+  const heldAt = ctx.budget?.at;
+  if (heldAt !== undefined) {
+    const chargedAt = chargedAtOf(heldAt, entry.ts);
+    if (chargedAt !== undefined) entry.chargedAt = chargedAt;
+  }
+  return ctx.gateway.store.record(entry, settle);
 }
 
 /** The record of a request a guardrail refused before any provider saw it: nothing used, nothing billed. */

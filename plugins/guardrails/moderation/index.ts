@@ -8,6 +8,7 @@ import type { GatewayContext } from "../../../core/pipeline/context.ts";
 import type { LedgerEntry } from "../../../core/store/types.ts";
 import { costParts } from "../../../core/money/money.ts";
 import { saneUsage } from "../../../core/metering/sane-usage.ts";
+import { recordForRequest } from "../../../core/metering/meter.ts";
 import { blocked, note, unavailable, type Side } from "../record.ts";
 import { moderate, type ModerationCall, type Verdict } from "./call.ts";
 import { cachedVerdict, rememberVerdict, verdictKey } from "./cache.ts";
@@ -34,7 +35,8 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
   }
   const call = await moderate(ctx, spec, text);
   const action = spec.action ?? "block";
-  await ctx.gateway.store.record(ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
+  // Part of the request's cost: charged to the budget periods the request was admitted in, as its own record is.
+  await recordForRequest(ctx, ledgerEntry(ctx, call, side, call.verdict?.flagged ? `${action}:moderation` : undefined));
   if (call.error) {
     const upstream = call.error.details?.upstream_status;
     const reason = call.error.code === "UPSTREAM_TIMEOUT" ? "timed out"
