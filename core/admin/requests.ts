@@ -13,6 +13,8 @@ export function recordView(e: LedgerRecord) {
     input_tokens: e.inputTokens, output_tokens: e.outputTokens, cache_read_tokens: e.cacheReadTokens, cache_write_tokens: e.cacheWriteTokens,
     reasoning_tokens: e.reasoningTokens, images: e.images, video_seconds: e.videoSeconds, search_units: e.searchUnits, web_searches: e.webSearches ?? 0,
     cost_usd: e.costUsd, latency_ms: e.latencyMs, ttft_ms: e.ttftMs, cache_hit: e.cacheHit === true,
+    // Only on a record admitted on an earlier UTC day than it was written: the budget periods its cost is spent in.
+    ...(e.chargedAt !== undefined ? { charged_at: iso(e.chargedAt) } : {}),
     ...(e.guardrail ? { guardrail: e.guardrail } : {}),
     ...(e.toolBytes !== undefined ? { tool_bytes: e.toolBytes } : {}), ...(e.toolArguments !== undefined ? { tool_arguments: e.toolArguments } : {}),
   };

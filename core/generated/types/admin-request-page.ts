@@ -51,6 +51,10 @@ export interface AdminRequest {
    */
   cache_hit: boolean;
   /**
+   * When the request was admitted (its budget reservation made), only when that was on an earlier UTC day than at: its cost is spent in the budget periods containing this moment, not at's (docs/policies.md#budget).
+   */
+  charged_at?: string;
+  /**
    * What guardrails did, action:rule entries joined by commas (block:no-secrets,redact:pii); absent when none acted.
    */
   guardrail?: string;
