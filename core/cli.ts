@@ -178,6 +178,12 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
+      // A store a newer release wrote: start would refuse it, so check does (before anything opens it).
+      const schema = await (await import("./store/schema-check.ts")).storeSchemaProblem(cfg.store, cfg.dir, file);
+      if (schema) {
+        process.stdout.write(formatProblem(schema) + "\n");
+        return 1;
+      }
       // A key id an API-created key already has: start and reload refuse it, so check does too (when it can ask the store).
       const [{ readStoredKeys }, { apiKeyIdClashes }] = await Promise.all([import("./keys/stored-key.ts"), import("./keys/id-clash.ts")]);
       const stored = await readStoredKeys(cfg, file);

@@ -22,6 +22,12 @@ export function spoolDirOf(config: StoreConfig | undefined, configDir: string): 
   return isAbsolute(d) ? d : resolve(configDir, d);
 }
 
+/** The SQLite file of a `store:` config (kind sqlite), resolved against the config file's directory. */
+export function sqlitePathOf(config: StoreConfig | undefined, configDir: string): string {
+  const p = config?.path ?? DEFAULT_SQLITE_PATH;
+  return p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
+}
+
 export interface OpenOptions {
   /** Serving: check the store before the first request (verify) and bound its waits (timeoutMs). */
   verify?: VerifyOptions;
@@ -61,8 +67,7 @@ export async function createStore(config: StoreConfig | undefined, configDir: st
 async function open(config: StoreConfig | undefined, configDir: string, o: OpenOptions): Promise<Store> {
   switch (config?.kind ?? "memory") {
     case "sqlite": {
-      const p = config?.path ?? DEFAULT_SQLITE_PATH;
-      const path = p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
+      const path = sqlitePathOf(config, configDir);
       // Serving (verify): the one process serving the file, refused before it touches it when another one is; readers
       // (`model-gateway usage`) take no lock.
       try {
@@ -99,7 +104,10 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
       });
       try {
         const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger, log: o.log });
-        return new SplitLedgerStore(hot, ledger, o.log);
+        const store = new SplitLedgerStore(hot, ledger, o.log);
+        // Serving: records an earlier Redis-only ledger left in its stream go to Postgres once (readers leave them).
+        if (o.spoolDir) store.importEarlierRecords();
+        return store;
       } catch (err) {
         await ledger.close();
         throw err;

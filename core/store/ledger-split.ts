@@ -8,6 +8,7 @@ import type { Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import type { RedisStore } from "./redis.ts";
 import type { PostgresLedger } from "./postgres-ledger.ts";
+import { importRedisLedger } from "./redis-ledger-import.ts";
 import type {
   ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
@@ -17,6 +18,15 @@ export class SplitLedgerStore implements Store {
   readonly kind = "redis" as const;
 
   constructor(readonly hot: RedisStore, readonly ledgerStore: PostgresLedger, private readonly log?: Logger) {}
+
+  /** The records an earlier Redis-only ledger left in its stream, going into Postgres (redis-ledger-import.ts). */
+  importing: Promise<number> | undefined;
+  private readonly stopImport = new AbortController();
+
+  /** Serving: import the Redis ledger stream's records in the background (once; see redis-ledger-import.ts). */
+  importEarlierRecords(): void {
+    this.importing ??= importRedisLedger(this.hot, this.ledgerStore, this.log, this.stopImport.signal);
+  }
 
   get responses() { return this.hot.responses; }
   get memos() { return this.hot.memos; }
@@ -65,6 +75,8 @@ export class SplitLedgerStore implements Store {
   registerMetrics(registry: Registry): void { this.ledgerStore.registerMetrics(registry); }
 
   async close(): Promise<void> {
+    this.stopImport.abort();
+    await this.importing;
     await this.ledgerStore.close();
     await this.hot.close();
   }

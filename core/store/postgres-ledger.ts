@@ -13,7 +13,8 @@ import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
 import { SpoolSegments } from "./spool-segments.ts";
 import { postgresSpoolTag } from "./spool-tag.ts";
-import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf } from "./postgres-schema.ts";
+import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf, readMeta, writeMeta } from "./postgres-schema.ts";
+import { StoreSchemaError } from "./schema-version.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
 import { pageOf, planSearch } from "./ledger-search.ts";
@@ -261,8 +262,8 @@ export class PostgresLedger implements LedgerReader {
       await this.spool.adoptGone();
       await this.segments?.adopt();
       if (!this.schemaReady) await this.prepare();
-      if (this.spool.size) await this.spool.drain((batch) => this.writeBatch(batch), this.batchSize);
-      if (this.segments?.size) await this.segments.drain((batch) => this.writeBatch(batch), this.batchSize);
+      if (this.spool.size) await this.spool.drain(async (batch) => { await this.writeBatch(batch); }, this.batchSize);
+      if (this.segments?.size) await this.segments.drain(async (batch) => { await this.writeBatch(batch); }, this.batchSize);
       if (!this.up) {
         this.o.log?.info("ledger: Postgres takes records again; the spool is written", { downMs: Date.now() - this.downSince });
         this.up = true;
@@ -286,18 +287,17 @@ export class PostgresLedger implements LedgerReader {
    * record it refuses is found, and that one is set aside in `rejected-ledger.jsonl` beside the spool (fsync'd, with
    * the error) so the records behind it keep flowing — never dropped silently.
    */
-  private async writeBatch(batch: Spooled[]): Promise<void> {
+  private async writeBatch(batch: Spooled[]): Promise<number> {
     try {
-      await this.insertBatch(batch);
+      return await this.insertBatch(batch);
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
-        await this.writeBatch(batch.slice(0, half));
-        await this.writeBatch(batch.slice(half));
-        return;
+        return (await this.writeBatch(batch.slice(0, half))) + (await this.writeBatch(batch.slice(half)));
       }
       await this.reject(batch[0]!, err as Error);
+      return 0;
     }
   }
 
@@ -314,7 +314,7 @@ export class PostgresLedger implements LedgerReader {
     this.o.log?.error("ledger: Postgres refuses a record's data; it is set aside, the others go on", { generationId: record.generationId, file, error: err.message });
   }
 
-  private async insertBatch(batch: Spooled[]): Promise<void> {
+  private async insertBatch(batch: Spooled[]): Promise<number> {
     const missing = new Map<string, ReturnType<typeof monthOf>>();
     for (const e of batch) {
       const m = monthOf(e.ts);
@@ -330,6 +330,29 @@ export class PostgresLedger implements LedgerReader {
     const { rows } = await this.pool.query<{ inserted: number }>(WRITE_BATCH, columns);
     this.metrics?.batch.observe((performance.now() - t0) / 1000);
     this.metrics?.written.inc(rows[0]?.inserted ?? 0);
+    return rows[0]?.inserted ?? 0;
+  }
+
+  /**
+   * Records from elsewhere (the Redis ledger stream of an installation that moved its ledger here), written like a
+   * spooled batch: only the new ones go in and into the rollups, so an import run twice counts each once.
+   */
+  async importRecords(records: LedgerRecord[]): Promise<number> {
+    if (!this.schemaReady) await this.prepare();
+    return this.writeBatch(records.map((e) => ({ ...e, costPico: String(e.costPico) })));
+  }
+
+  /** No record in the ledger yet. */
+  async isEmpty(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ empty: boolean }>("SELECT NOT EXISTS (SELECT 1 FROM mg_ledger) AS empty");
+    return rows[0]?.empty === true;
+  }
+
+  meta(name: string): Promise<string | undefined> {
+    return readMeta(this.pool, name);
+  }
+  setMeta(name: string, value: string): Promise<void> {
+    return writeMeta(this.pool, name, value);
   }
 
   /** Write what waits now, retrying while Postgres fails, for at most `ms`; for a spend rebuild and a clean shutdown. */
@@ -442,6 +465,7 @@ class ReadOnlySpool {
 
 /** The server answered and said no to who we are or what we asked for: a config problem, not an outage. */
 function isConfigError(err: unknown): boolean {
+  if (err instanceof StoreSchemaError) return true; // a newer release's tables: waiting will not change them
   const code = (err as { code?: unknown })?.code;
   return typeof code === "string" && /^(28|3D|42)/.test(code);
 }

@@ -3,6 +3,7 @@
 // and bucket). Schema changes and partition work take an advisory lock, so replicas starting together never race.
 import type pg from "pg";
 import { ROLLUP_COUNTERS, ROLLUP_KEY } from "./ledger-sql.ts";
+import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 
 /** Any 64-bit number the replicas agree on: the lock for schema and partition changes. */
 const LOCK = 7_302_514_417_861;
@@ -68,16 +69,34 @@ async function locked<T>(pool: pg.Pool, f: (c: pg.PoolClient) => Promise<T>): Pr
   }
 }
 
+/** Small facts about the ledger's database: its schema version, how far the Redis ledger stream was imported. */
+const META = "CREATE TABLE IF NOT EXISTS mg_meta (name text PRIMARY KEY, value text NOT NULL)";
+
 export async function createSchema(pool: pg.Pool): Promise<void> {
   await locked(pool, async (c) => {
-    for (const sql of SCHEMA) await c.query(sql);
+    // A newer release's tables are refused before anything is created or altered.
+    const { rows: has } = await c.query<{ meta: boolean }>("SELECT to_regclass('mg_meta') IS NOT NULL AS meta");
+    const meta = has[0]?.meta ? (await c.query<{ value: string }>("SELECT value FROM mg_meta WHERE name = 'schema_version'")).rows : [];
+    checkSchemaVersion("postgres", "the ledger in this database", meta[0]?.value);
+    for (const sql of [...SCHEMA, META]) await c.query(sql);
     const { rows } = await c.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = 'mg_ledger'::regclass AND attnum > 0 AND NOT attisdropped");
     const have = new Set(rows.map((r) => r.name));
     for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) await c.query(`ALTER TABLE mg_ledger ADD COLUMN ${name} ${type}`);
     // The few records charged to an earlier budget period than their ts (begun before a period ended): a spend
     // rebuild takes them out of the rollups' sums (postgres-ledger.ts periodSpend).
     await c.query("CREATE INDEX IF NOT EXISTS mg_ledger_charged ON mg_ledger (ts) WHERE charged_at IS NOT NULL");
+    await c.query("INSERT INTO mg_meta (name, value) VALUES ('schema_version', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [String(SCHEMA_VERSION.postgres)]);
   });
+}
+
+/** A fact of mg_meta (undefined when absent, or before the table exists). */
+export async function readMeta(pool: pg.Pool, name: string): Promise<string | undefined> {
+  const { rows } = await pool.query<{ value: string }>("SELECT value FROM mg_meta WHERE name = $1", [name]);
+  return rows[0]?.value;
+}
+
+export async function writeMeta(pool: pg.Pool, name: string, value: string): Promise<void> {
+  await pool.query("INSERT INTO mg_meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [name, value]);
 }
 
 /** Make the month partitions of these times (those not made yet); concurrent replicas wait on the lock. */

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { settleWithin } from "../deadline.ts";
 import { StoreStateLostError } from "./unavailable.ts";
+import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { Logger } from "../log.ts";
 import { chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
@@ -123,6 +124,13 @@ export class RedisStore implements Store {
     }
     const store = new RedisStore(redis, prefix, o.spendSource, o.log);
     store.where = `${url.replace(/\/\/[^@]*@/, "//***@")} (prefix ${prefix})`;
+    try {
+      // Before anything reads or writes the keys: a newer release's layout is refused, here and in every command.
+      checkSchemaVersion("redis", `Redis at ${store.where}`, await redis.get(store.k("schema")));
+    } catch (err) {
+      redis.disconnect();
+      throw err;
+    }
     return store;
   }
 
@@ -146,6 +154,8 @@ export class RedisStore implements Store {
    */
   async verify(o: VerifyOptions): Promise<void> {
     this.requirePersistence = o.requirePersistence;
+    // Serving: stamp the layout this release writes (never lowering a newer one another replica stamped meanwhile).
+    await this.r.eval(STAMP_SCHEMA, 1, this.k("schema"), SCHEMA_VERSION.redis);
     if (o.requirePersistence) {
       let info: string;
       try {
@@ -460,6 +470,22 @@ export class RedisStore implements Store {
     }
   }
 
+  /** Entries in the ledger stream (what a gateway wrote before store.ledger: postgres). */
+  ledgerLength(): Promise<number> {
+    return this.r.xlen(this.k("ledger"));
+  }
+
+  /** Up to `count` ledger stream entries after the entry `after` ("0-0": from the first), oldest first, with their ids. */
+  async ledgerAfter(after: string, count: number): Promise<{ id: string; record: LedgerRecord | undefined }[]> {
+    const batch = await this.r.xrange(this.k("ledger"), `(${after}`, "+", "COUNT", count);
+    return batch.map(([id, fields]) => ({ id, record: recordOf(fields) }));
+  }
+
+  /** The ledger stream's key, for messages. */
+  get ledgerKey(): string {
+    return this.k("ledger");
+  }
+
   async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number): Promise<IdempotencyBegin> {
     const [state, response] = await this.r.mgIdemBegin(this.k("idem", scope), hash, owner, leaseMs);
     if (state === "done") return { state, response: JSON.parse(response) as StoredResponse };
@@ -509,6 +535,11 @@ function rollupArgs(e: LedgerRecord): string[] {
   }
   return out;
 }
+
+/** SET the schema version unless the key holds a higher one; returns what it held. */
+const STAMP_SCHEMA = `local v = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if v < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return v`;
 
 const newEpoch = () => `${randomUUID()} ${new Date().toISOString()}`;
 

@@ -21,6 +21,7 @@ import { SqliteResponseCacheStore } from "./response-cache-sqlite.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
 import { ROLLUP_COUNTERS, ROLLUP_KEY, SQLITE, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { pageOf, planSearch } from "./ledger-search.ts";
+import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 import type {
   ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
@@ -105,7 +106,7 @@ function toRow(e: LedgerRecord): unknown[] {
   ];
 }
 
-function fromRow(r: any): LedgerRecord {
+export function fromRow(r: any): LedgerRecord {
   const n = (v: unknown) => Number(v);
   return {
     generationId: r.generation_id, requestId: r.request_id, ts: n(r.ts), keyId: r.key_id, project: r.project, endpoint: r.endpoint,
@@ -123,6 +124,16 @@ function fromRow(r: any): LedgerRecord {
 }
 
 const NOTHING = () => {};
+
+/**
+ * The file's schema version (meta.schema_version; absent before versions existed), refused when a newer release
+ * wrote it: read before anything is created or migrated, so such a file is left exactly as it was.
+ */
+export function sqliteSchemaVersion(db: Database.Database, path: string): number | undefined {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get()) return undefined;
+  const row = db.prepare("SELECT value FROM meta WHERE name = 'schema_version'").get() as { value: string } | undefined;
+  return checkSchemaVersion("sqlite", `the SQLite file ${path}`, row?.value);
+}
 
 /** What the operator reads when the file is damaged: which file, what SQLite found, and what to do. */
 export function damaged(path: string, found: string): string {
@@ -177,6 +188,12 @@ export class SqliteStore implements Store {
     // The commit that starts the WAL over (after the checkpointer's RESTART) truncates the file to this.
     this.walLimitBytes = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
     this.db.pragma(`journal_size_limit = ${this.walLimitBytes}`);
+    try {
+      sqliteSchemaVersion(this.db, path);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     this.db.exec(SCHEMA);
     // Ledgers written before web searches were billed have no such column: add it (existing rows count none).
     const columns = this.db.prepare("PRAGMA table_info(ledger)").all() as { name: string }[];
@@ -186,7 +203,11 @@ export class SqliteStore implements Store {
     if (!columns.some((c) => c.name === "guardrail")) this.db.exec("ALTER TABLE ledger ADD COLUMN guardrail TEXT");
     // ...nor attempt lists (their records keep only the count).
     if (!columns.some((c) => c.name === "attempt_list")) this.db.exec("ALTER TABLE ledger ADD COLUMN attempt_list TEXT");
-    this.backfillRollups();
+    this.stmts0 = {
+      maxRowid: this.db.prepare("SELECT COALESCE(MAX(rowid), 0) AS m FROM ledger").safeIntegers(true),
+      setMeta: this.db.prepare("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+    };
+    this.openRollups();
     this.responses = new SqliteResponseStore(this.db);
     this.memos = new SqliteMemoStore(this.db, (write) => this.enqueue(write));
     this.apiKeys = new SqliteApiKeyStore(this.db, (write) => this.enqueue(write));
@@ -200,6 +221,8 @@ export class SqliteStore implements Store {
     // Made again when its text changes (a release that adds a column): a view is fixed to the columns it was made with.
     const view = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'ledger_all'").get() as { sql: string } | undefined;
     if (view?.sql !== LEDGER_ALL) this.db.exec(`DROP VIEW IF EXISTS ledger_all; ${LEDGER_ALL}`);
+    // Migrated: from now on a release that does not know this layout's successor can tell it is one.
+    this.stmts0.setMeta.run("schema_version", String(SCHEMA_VERSION.sqlite));
     this.stmts = {
       // A record goes to the journal unless the ledger or the journal has it already (a replay): `changes` says which.
       journal: this.db.prepare(`INSERT OR IGNORE INTO ledger_journal (${COLUMN_LIST}) SELECT ${COLUMNS.map(() => "?").join(", ")}
@@ -228,10 +251,14 @@ export class SqliteStore implements Store {
     this.moveChunk = this.db.transaction((): number => {
       const { last } = this.stmts.drainUpTo.get() as { last: string | null };
       if (last === null) return 0;
+      // Rows another (older) release put in the ledger meanwhile first: none normally, one index lookup.
+      this.catchUpRollups();
       this.stmts.drainHourly.run(last);
       this.stmts.drainDaily.run(last);
       this.stmts.drainMove.run(last);
-      return this.stmts.drainDelete.run(last).changes;
+      const moved = this.stmts.drainDelete.run(last).changes;
+      this.markRolledUp();
+      return moved;
     }).immediate;
     // What a previous run left in the journal (it stopped before moving it) is moved now.
     this.journaled = (this.db.prepare("SELECT EXISTS (SELECT 1 FROM ledger_journal) AS e").get() as { e: number }).e;
@@ -432,16 +459,59 @@ export class SqliteStore implements Store {
     return this.stmts.list.all(q.project ?? null, q.project ?? null, q.since ?? 0).map(fromRow);
   }
 
-  /** Rollups of a ledger written before they existed: built once, in one transaction, when the file is opened. */
-  private backfillRollups(): void {
-    const done = this.db.prepare("SELECT value FROM meta WHERE name = 'rollups'").get();
-    if (done) return;
+  /**
+   * The rollups at open. They count exactly the ledger's rows up to rowid meta.rollup_rowid (the high-water mark,
+   * moved with every move of the journal). A file from before rollups, or from before the mark (whose rollups may
+   * miss rows an older release added after a newer one had built them), has them rebuilt from the ledger once; rows
+   * past the mark (an older release wrote them since: a downgrade, or its gateway serving while a newer `usage` ran)
+   * are counted now. One transaction; run again, it changes nothing.
+   */
+  private openRollups(): void {
+    const meta = (name: string) => (this.db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: string } | undefined)?.value;
+    const mark = meta("rollup_rowid");
     this.db.transaction(() => {
-      this.db.exec("DELETE FROM ledger_hourly; DELETE FROM ledger_daily;");
-      this.db.exec(ROLLUP_ADD("ledger_hourly", HOUR_MS, "ledger", "true"));
-      this.db.exec(ROLLUP_ADD("ledger_daily", DAY_MS, "ledger", "true"));
-      this.db.prepare("INSERT INTO meta (name, value) VALUES ('rollups', '1')").run();
-    })();
+      if (meta("rollups") === undefined || mark === undefined || !/^\d+$/.test(mark)) {
+        this.db.exec("DELETE FROM ledger_hourly; DELETE FROM ledger_daily;");
+        this.db.exec(ROLLUP_ADD("ledger_hourly", HOUR_MS, "ledger", "true"));
+        this.db.exec(ROLLUP_ADD("ledger_daily", DAY_MS, "ledger", "true"));
+        this.stmts0.setMeta.run("rollups", "1");
+        this.markRolledUp();
+        return;
+      }
+      this.rollupMark = BigInt(mark);
+      this.catchUpRollups();
+    }).immediate();
+  }
+
+  /** The ledger's last rowid counted in the rollups (meta.rollup_rowid). */
+  private rollupMark = 0n;
+  private readonly stmts0: { maxRowid: Database.Statement; setMeta: Database.Statement };
+
+  /**
+   * Inside a transaction: ledger rows past the mark were put there by another release, which may or may not have
+   * added them to the rollups — so the hours and days they fall in are summed again from the ledger (the rollups are
+   * exactly the ledger's sums), never added to. Then the mark moves past them.
+   */
+  private catchUpRollups(): void {
+    const top = (this.stmts0.maxRowid.get() as { m: bigint }).m;
+    if (top <= this.rollupMark) return;
+    for (const [table, ms] of [["ledger_hourly", HOUR_MS], ["ledger_daily", DAY_MS]] as const) {
+      const buckets = (this.db.prepare(`SELECT DISTINCT (ts / ${ms}) * ${ms} AS b FROM ledger WHERE rowid > ?`).all(this.rollupMark) as { b: number }[]).map((r) => r.b);
+      const clear = this.db.prepare(`DELETE FROM ${table} WHERE bucket = ?`);
+      const add = this.db.prepare(ROLLUP_ADD(table, ms, "ledger", "ts >= ? AND ts < ?"));
+      for (const b of buckets) {
+        clear.run(b);
+        add.run(b, b + ms);
+      }
+    }
+    this.markRolledUp(top);
+  }
+
+  /** Every ledger row so far is in the rollups (inside the transaction that made it so). */
+  private markRolledUp(top = (this.stmts0.maxRowid.get() as { m: bigint }).m): void {
+    if (top === this.rollupMark && top !== 0n) return;
+    this.rollupMark = top;
+    this.stmts0.setMeta.run("rollup_rowid", String(top));
   }
 
   /** Prepared once per distinct SQL text (a query's shape: its groupBy, filters, bucket). */

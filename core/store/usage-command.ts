@@ -7,7 +7,8 @@ import { resolve } from "node:path";
 import Big from "big.js";
 import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
-import { createStore } from "./index.ts";
+import { createStore, sqlitePathOf } from "./index.ts";
+import { openSqliteForReport } from "./sqlite-report.ts";
 import { settleWithin } from "../deadline.ts";
 import { parseStrictTime } from "../strict-time.ts";
 import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
@@ -156,7 +157,10 @@ export async function usageCommand(argv: string[]): Promise<number> {
   let store;
   try {
     // Bounded like every store wait: a store that stops answering (a paused Redis) fails the command, not hangs it.
-    store = await createStore(config.store, config.dir, file, { timeoutMs: USAGE_TIMEOUT_MS });
+    // A SQLite file a gateway serves is only read, never migrated under it (sqlite-report.ts).
+    store = config.store.kind === "sqlite"
+      ? openSqliteForReport(sqlitePathOf(config.store, config.dir), USAGE_TIMEOUT_MS)
+      : await createStore(config.store, config.dir, file, { timeoutMs: USAGE_TIMEOUT_MS });
   } catch (err) {
     process.stderr.write(err instanceof ConfigError ? `${err.problems.map(formatProblem).join("\n")}\n` : `usage: ${(err as Error).message}\n`);
     return 1;
