@@ -20,23 +20,30 @@ export function storedOf(r: GatewayResponse, headers: Record<string, string>): S
   return undefined;
 }
 
-/** About how much room a kept body takes: JSON as text, bytes as base64, events as recordStream counts them. */
+/**
+ * The bytes `text` takes where answers are kept: UTF-8, as every store writes it (a CJK character is 3 bytes, not
+ * one, as a string's length would count it). Every limit on kept answers (idempotency records, the response cache)
+ * measures with it.
+ */
+export const storedBytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/**
+ * The room a kept answer takes: the UTF-8 bytes of its JSON text, as the store keeps it — headers included, a byte
+ * answer as the base64 inside it (about 4/3 of its size), a stream as its events.
+ */
 export function storedSize(stored: StoredResponse): number {
-  if (stored.kind === "json") return JSON.stringify(stored.body ?? null).length;
-  if (stored.kind === "bytes") return stored.base64.length;
-  let n = 0;
-  for (const ev of stored.events) n += eventSize(ev);
-  return n;
+  return storedBytes(JSON.stringify(stored));
 }
 
-const eventSize = (ev: SseEvent) => ev.data.length + (ev.event?.length ?? 0) + 16;
+/** An event's bytes as recordStream counts them while it records (its JSON escaping aside): bounds what it holds. */
+const eventSize = (ev: SseEvent) => storedBytes(ev.data) + (ev.event === undefined ? 0 : storedBytes(ev.event)) + 16;
 
 export interface StreamRecording {
   /** The stream ended normally: its events (awaited before the stream ends to the client), or undefined past maxBytes. */
   done(events: SseEvent[] | undefined): Promise<void> | void;
   /** It did not (an error, or the client left): nothing was kept. */
   failed(): Promise<void> | void;
-  /** Stop keeping events once their text passes this many bytes (the stream itself goes on). Default: no limit. */
+  /** Stop keeping events once their text passes this many (UTF-8) bytes (the stream itself goes on). Default: no limit. */
   maxBytes?: number;
 }
 

@@ -4,7 +4,8 @@
 // marked `Idempotent-Replayed: true`; the same key with a different body is 422. A duplicate that arrives while the
 // first is still running waits for it and then replays it. Only 2xx responses are kept: after a failure the key is
 // free again, so a retry runs for real. A kept answer the store could not take yet is saved again in the background.
-// An answer larger than idempotency.max_record_bytes is not kept (./too-large.ts): a retry gets 422, not a rerun.
+// An answer larger than idempotency.max_record_bytes (a stream: max_stream_record_bytes) is not kept
+// (./too-large.ts): a retry gets 422, not a rerun.
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -18,7 +19,7 @@ import { recordStream, replayStored, storedOf, storedSize } from "../../core/pip
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
-import { DEFAULT_MAX_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge } from "./too-large.ts";
+import { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_STREAM_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge, type LimitSetting } from "./too-large.ts";
 import { LEASE_MS, claimLeases } from "./claim-lease.ts";
 
 export const TTL_MS = 24 * 3_600_000;
@@ -57,15 +58,20 @@ function keptHeaders(ctx: GatewayContext): Record<string, string> {
   return h;
 }
 
-interface State {
+/** The limits on kept answers, in UTF-8 bytes of the record as stored (storedSize). */
+interface Limits {
+  /** A JSON or byte answer (already whole in memory): only its row is at stake. */
   maxRecordBytes: number;
+  /** A stream, recorded as it passes: also what it may hold in memory meanwhile. */
+  maxStreamRecordBytes: number;
 }
 
-export default definePlugin<unknown, State>({
+export default definePlugin<unknown, Limits>({
   name: "idempotency",
   dependsOn: ["auth"],
   setup(_gateway, _options, config) {
-    return { maxRecordBytes: config.raw.idempotency?.max_record_bytes ?? DEFAULT_MAX_RECORD_BYTES };
+    const c = config.raw.idempotency;
+    return { maxRecordBytes: c?.max_record_bytes ?? DEFAULT_MAX_RECORD_BYTES, maxStreamRecordBytes: c?.max_stream_record_bytes ?? DEFAULT_MAX_STREAM_RECORD_BYTES };
   },
   // Not async: a request without a key (most of them) goes straight on, with no promise of this plugin's own.
   handle(ctx, next, { state }) {
@@ -74,7 +80,7 @@ export default definePlugin<unknown, State>({
     if (ctx.endpoint === "videos") return next();
     const key = idempotencyKey(ctx);
     if (key === undefined) return next();
-    return withKey(ctx, next, ctx.auth.projectId, key, state.maxRecordBytes);
+    return withKey(ctx, next, ctx.auth.projectId, key, state);
   },
 });
 
@@ -99,7 +105,7 @@ function legacyRequestHash(ctx: GatewayContext): string {
 /** The header the key came in, as errors about it name it. */
 const keyField = (ctx: GatewayContext) => (ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key");
 
-async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string, maxBytes: number): Promise<void> {
+async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string, limits: Limits): Promise<void> {
   const store = ctx.gateway.store;
   const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
   let hash = requestHash(ctx);
@@ -173,15 +179,18 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
       void saveLater(ctx, () => complete(stored), release);
     });
   };
-  // Past the limit a small record stands for the answer: the key stays used (see ./too-large.ts).
-  const tooLarge = () => tooLargeRecord(r.status, headers, maxBytes);
+  // Past its limit a small record stands for the answer: the key stays used (see ./too-large.ts). The record is
+  // measured as stored (its UTF-8 JSON text); a stream stops being held once its events pass the limit.
+  const keep = (stored: StoredResponse | undefined, limit: number, setting: LimitSetting) =>
+    save(stored && storedSize(stored) <= limit ? stored : tooLargeRecord(r.status, headers, limit, setting));
   if (r.kind === "stream") {
-    const done = (events: SseEvent[] | undefined) => save(events ? { kind: "stream", status: r.status, headers, events } : tooLarge());
+    const maxBytes = limits.maxStreamRecordBytes;
+    const done = (events: SseEvent[] | undefined) => keep(events && { kind: "stream", status: r.status, headers, events }, maxBytes, "max_stream_record_bytes");
     ctx.response = { ...r, events: recordStream(r.events, { maxBytes, done, failed: release }) };
     return;
   }
   const stored = storedOf(r, headers);
-  if (stored) await save(storedSize(stored) > maxBytes ? tooLarge() : stored);
+  if (stored) await keep(stored, limits.maxRecordBytes, "max_record_bytes");
   else await release(); // a passed-through web response (the MCP endpoint's) is not kept for replay
 }
 

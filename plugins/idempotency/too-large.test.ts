@@ -1,5 +1,6 @@
-// An answer larger than idempotency.max_record_bytes is sent whole but not kept: the stored record stays small and a
-// retry with the same key gets a 422 naming the limit, without reaching the provider (or billing) a second time.
+// An answer larger than its limit (idempotency.max_record_bytes for a JSON answer, max_stream_record_bytes for a
+// stream) is sent whole but not kept: the stored record stays small and a retry with the same key gets a 422 naming
+// the limit, without reaching the provider (or billing) a second time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,8 +14,14 @@ import { auth, chat, policyConfig } from "../../test/helpers/policy-config.ts";
 const LIMIT = 4096;
 /** 15 KB of answer in ten pieces (under the request's max_tokens): well over the limit. */
 const BIG = Array.from({ length: 10 }, () => " lorem ipsum".repeat(125));
+/**
+ * Answers whose characters are under the limit but whose UTF-8 bytes, as stored, are over it (a CJK character is 3
+ * bytes): a JSON one of 1500 characters (~4.8 KB stored) and a stream of 1000 (~5 KB of events).
+ */
+const CJK_JSON = Array.from({ length: 10 }, () => "漢".repeat(150));
+const CJK_STREAM = Array.from({ length: 5 }, () => "漢".repeat(200));
 
-describe("idempotency: an answer over max_record_bytes", () => {
+describe("idempotency: an answer over its record limit", () => {
   let fake: FakeOpenAI;
   let gw: TestGateway;
   let dir: string;
@@ -22,8 +29,11 @@ describe("idempotency: an answer over max_record_bytes", () => {
     dir = mkdtempSync(join(tmpdir(), "idem-too-large-"));
     fake = await startFakeOpenAI();
     fake.pace = () => "burst";
-    fake.piecesFor = (body) => (JSON.stringify(body.messages).includes("big") ? BIG : undefined);
-    const config = { ...policyConfig(fake.baseUrl, { store: { kind: "sqlite", path: join(dir, "gw.db") } }), idempotency: { max_record_bytes: LIMIT } };
+    fake.piecesFor = (body) => {
+      const asked = JSON.stringify(body.messages);
+      return asked.includes("big") ? BIG : asked.includes("in kanji") ? (body.stream ? CJK_STREAM : CJK_JSON) : undefined;
+    };
+    const config = { ...policyConfig(fake.baseUrl, { store: { kind: "sqlite", path: join(dir, "gw.db") } }), idempotency: { max_record_bytes: LIMIT, max_stream_record_bytes: LIMIT } };
     gw = await startTestGateway(config);
   });
   afterAll(async () => {
@@ -44,11 +54,11 @@ describe("idempotency: an answer over max_record_bytes", () => {
     }
   };
 
-  function expectTooLarge(r: { status: number; json: any }, firstRequestId: string | null) {
+  function expectTooLarge(r: { status: number; json: any }, firstRequestId: string | null, setting = "idempotency.max_record_bytes") {
     expect(r.status).toBe(422);
     expect(r.json.error.code).toBe("INVALID_REQUEST");
-    expect(r.json.error.message).toContain(`idempotency.max_record_bytes (${LIMIT} bytes)`);
-    expect(r.json.error.details).toMatchObject({ field: "Idempotency-Key", reason: "answer_too_large_to_replay", limit_bytes: LIMIT, original_request_id: firstRequestId });
+    expect(r.json.error.message).toContain(`${setting} (${LIMIT} bytes)`);
+    expect(r.json.error.details).toMatchObject({ field: "Idempotency-Key", reason: "answer_too_large_to_replay", limit_bytes: LIMIT, setting, original_request_id: firstRequestId });
   }
 
   it("a stream is sent whole, kept as a small record, and a retry gets 422 without calling the provider", async () => {
@@ -63,7 +73,7 @@ describe("idempotency: an answer over max_record_bytes", () => {
 
     const before = calls();
     const retry = await postJson(url(), big({ stream: true }), auth(undefined, { "idempotency-key": key }));
-    expectTooLarge(retry, first.headers.get("x-request-id"));
+    expectTooLarge(retry, first.headers.get("x-request-id"), "idempotency.max_stream_record_bytes");
     expect(calls()).toBe(before);
   });
 
@@ -77,6 +87,23 @@ describe("idempotency: an answer over max_record_bytes", () => {
     const retry = await postJson(url(), big(), auth(undefined, { "idempotency-key": key }));
     expectTooLarge(retry, first.headers.get("x-request-id"));
     expect(calls()).toBe(before);
+  });
+
+  it("the limit counts UTF-8 bytes as stored, not characters: CJK answers under it in characters are over it", async () => {
+    const kanji = (extra: Record<string, unknown> = {}) => ({ ...chat(), messages: [{ role: "user", content: "answer in kanji" }], ...extra });
+    for (const [body, setting] of [[kanji(), "idempotency.max_record_bytes"], [kanji({ stream: true }), "idempotency.max_stream_record_bytes"]] as const) {
+      const key = ulid();
+      const first = await fetch(url(), { method: "POST", headers: { "content-type": "application/json", ...auth(undefined, { "idempotency-key": key }) }, body: JSON.stringify(body) });
+      const text = await first.text();
+      expect(first.status).toBe(200);
+      expect(text.length).toBeLessThan(LIMIT); // in characters the whole answer is under the limit...
+      expect(Buffer.byteLength(text)).toBeGreaterThan(LIMIT); // ...in bytes it is not
+      expect(largestRow()).toBeLessThan(1024); // no row past the limit
+      const before = calls();
+      const retry = await postJson(url(), body, auth(undefined, { "idempotency-key": key }));
+      expectTooLarge(retry, first.headers.get("x-request-id"), setting);
+      expect(calls()).toBe(before);
+    }
   });
 
   it("an answer under the limit is still replayed", async () => {

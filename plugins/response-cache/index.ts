@@ -13,7 +13,7 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
-import { recordStream, replayStored } from "../../core/pipeline/stored-response.ts";
+import { recordStream, replayStored, storedBytes } from "../../core/pipeline/stored-response.ts";
 import { meterFor } from "../../core/metering/meter.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { cacheKey } from "./key.ts";
@@ -81,7 +81,7 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
   if (text === undefined) return undefined;
   const entry = parseEntry(text);
   if (!entry || entry.expiresAt <= now) return undefined;
-  state.front?.set(key, entry, Buffer.byteLength(text), now);
+  state.front?.set(key, entry, storedBytes(text), now);
   return entry;
 }
 
@@ -162,7 +162,7 @@ function save(ctx: GatewayContext, key: string, plan: CachePlan, state: State, r
   } catch {
     return; // nothing a provider sends fails here; the answer itself has gone out either way
   }
-  const bytes = Buffer.byteLength(text);
+  const bytes = storedBytes(text);
   if (bytes > state.settings.maxEntryBytes) {
     state.metrics.writes.add(1, ctx.endpoint, "too_large");
     return;

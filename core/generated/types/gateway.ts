@@ -768,7 +768,7 @@ export interface CircuitBreakerConfig {
  */
 export interface CacheConfig {
   /**
-   * Largest answer kept (its stored form, JSON text); a larger one is served and not kept.
+   * Largest answer kept, in UTF-8 bytes of its stored form (JSON text); a larger one is served and not kept.
    */
   max_entry_bytes?: number;
   /**
@@ -793,9 +793,13 @@ export interface CacheConfig {
  */
 export interface IdempotencyConfig {
   /**
-   * Largest answer kept for replay (a JSON body as JSON text, a stream's events as recorded); a stream stops being recorded past it. A larger answer is sent and the key stays used: a retry with it gets 422 (details.reason answer_too_large_to_replay) instead of running, and billing, again.
+   * Largest JSON or byte answer kept for replay (64 MiB), in UTF-8 bytes of the record as stored (a byte answer as base64). A larger answer is sent and the key stays used: a retry with it gets 422 (details.reason answer_too_large_to_replay) instead of running, and billing, again.
    */
   max_record_bytes?: number;
+  /**
+   * Largest streamed answer kept for replay (16 MiB), in UTF-8 bytes of the record as stored; also what a stream may hold in memory while it runs: it stops being recorded past it. A larger one is sent and a retry with its key gets 422, as above.
+   */
+  max_stream_record_bytes?: number;
 }
 export interface McpServerConfig2 {
   url?: string;
