@@ -88,7 +88,8 @@ export function createApp(gateway: Gateway): H3 {
     if (servedById(group.route)) {
       app.on(group.method as "POST", GEMINI_ID_ROUTE, (event) => {
         const rest = idRouteRest(getRouterParams(event));
-        return rest === undefined ? noRoute(event) : serve(event, rest);
+        // Not `{id}:{a method of this route}` (`files/abc:download`): the plain 404 of a path no route serves.
+        return rest === undefined || "error" in group.pick(rest) ? noRoute(event) : serve(event, rest);
       });
     }
   }

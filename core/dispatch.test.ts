@@ -26,13 +26,14 @@ function setup(providers: string[], script: Script, maxAttempts: number, retryDe
     },
   }) as unknown as ProviderDriver;
   const targets: Target[] = providers.map((p) => ({ modelId: "t/m", provider: p, upstreamModel: p, pricing: {} as Target["pricing"], sandbox: true }));
-  const gateway = { metrics: { registry: new Registry(), upstream: { observe() {} } }, config: { store: { kind: "memory" } }, onClose() {}, draining: false };
+  const warned: unknown[] = [];
+  const gateway = { metrics: { registry: new Registry(), upstream: { observe() {} } }, config: { store: { kind: "memory" } }, onClose() {}, draining: false, log: { warn: (...a: unknown[]) => warned.push(a) } };
   const ctx = {
     requestId: "r", generationId: "g", startedAt: performance.now(), signal: new AbortController().signal, headers: {}, body: {},
     targets, maxAttempts, retryDelay, attempts: [], responseHeaders: {}, drivers: new Map(providers.map((p) => [p, driver(p)])),
     gateway, config: { models: new Map() },
   } as unknown as GatewayContext;
-  return { ctx, calls };
+  return { ctx, calls, targets, warned };
 }
 
 describe("dispatch: a second pass waits on each endpoint's own failure", () => {
@@ -113,5 +114,33 @@ describe("dispatch: other 4xx about the endpoint", () => {
     const { ctx, calls } = setup(["a", "b"], { a: [() => Promise.reject(err)], b: [] }, 3, () => 0);
     await dispatch(ctx, "chat");
     expect(calls.map((c) => c.provider)).toEqual(["a", "b"]);
+  });
+});
+
+describe("dispatch: an endpoint given up for its configuration", () => {
+  const refused = (provider: string) =>
+    new GatewayError(502, "UPSTREAM_ERROR", `${provider}: 401`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, upstream_status: 401 } });
+
+  it("uses none of the retry budget: the healthy endpoint still gets its retry", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [() => Promise.reject(refused("a"))], b: [() => Promise.reject(broken("b"))] }, 2, () => 0);
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b", "b"]);
+  });
+
+  it("is logged for the operator, at most once a minute per provider and reason", async () => {
+    const one = setup(["w", "b"], { w: [() => Promise.reject(refused("w"))], b: [] }, 3, () => 0);
+    await dispatch(one.ctx, "chat");
+    const two = setup(["w", "b"], { w: [() => Promise.reject(refused("w"))], b: [] }, 3, () => 0);
+    await dispatch(two.ctx, "chat");
+    expect(one.warned).toHaveLength(1);
+    expect(JSON.stringify(one.warned[0])).toContain('"provider":"w"');
+    expect(two.warned).toHaveLength(0);
+  });
+
+  it("a project's own key (BYOK) refused is final: the request is not served on the operator's endpoint", async () => {
+    const { ctx, calls, targets } = setup(["a", "b"], { a: [() => Promise.reject(refused("a"))], b: [] }, 3, () => 0);
+    targets[0]!.credentials = { apiKey: "sk-tenant" };
+    await expect(dispatch(ctx, "chat")).rejects.toMatchObject({ status: 502, headers: { "x-should-retry": "false" } });
+    expect(calls.map((c) => c.provider)).toEqual(["a"]);
   });
 });

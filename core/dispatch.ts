@@ -103,6 +103,22 @@ function endpointFault(err: GatewayError): boolean {
   return reason === undefined && typeof status === "number" && status >= 400 && status < 500;
 }
 
+/** When each (provider, reason) fault was last logged: an operator hears of a refused key once a minute, not per request. */
+const faultLogged = new Map<string, number>();
+
+/** A warning that an endpoint of the gateway's own configuration fails (a revoked key is otherwise only fallen back on). */
+function warnEndpointFault(ctx: GatewayContext, target: Target, err: GatewayError): void {
+  const reason = String(err.details?.reason ?? err.details?.upstream_status ?? "");
+  const key = `${target.provider}\u0000${reason}`;
+  const now = Date.now();
+  if ((faultLogged.get(key) ?? 0) > now - 60_000) return;
+  if (faultLogged.size > 1000) faultLogged.clear();
+  faultLogged.set(key, now);
+  ctx.gateway.log.warn("an endpoint's configuration fails: it is passed over for the model's next endpoint until the config is fixed (logged once a minute)", {
+    provider: target.provider, model: target.modelId, reason, error: err.message,
+  });
+}
+
 /** One attempt's private view of usage and first-token time, so a failed attempt never leaks into ctx. */
 class AttemptCall {
   usage?: Usage;
@@ -150,6 +166,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
   let passedOver = 0; // targets the first pass could not try: open circuit, cannot serve the operation, given up
   let unsupported: GatewayError | undefined;
   let faulted: GatewayError | undefined; // the first endpoint given up for its configuration (endpointFault)
+  let faults = 0; // their attempts, which use none of the budget: the endpoints left still get their retry
   let last: GatewayError | undefined;
   let hint: RetryHint | undefined; // made on the first failure: most requests have none
   let reopensInMs: number | undefined; // the soonest an endpoint skipped for its open circuit lets a request through
@@ -199,10 +216,14 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
           continue;
         }
         const err = toGatewayError(e, ctx.signal);
-        if (!ctx.signal.aborted && endpointFault(err)) {
+        // A project's own key (BYOK) refused is the project's to fix: final, never served on the operator's keys.
+        if (!ctx.signal.aborted && !target.credentials && endpointFault(err)) {
           faulted ??= err;
           givenUp.add(i);
+          faults++;
+          budget++;
           if (pass === 0) passedOver++;
+          warnEndpointFault(ctx, target, err);
           continue;
         }
         last = err;
@@ -213,7 +234,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     // The attempts were counted for every target: one the first pass could not try hands its attempt to no retry of
     // another (an open circuit elsewhere is no reason to ask a failing endpoint again), but an endpoint left alone
     // still gets the one retry a lone target gets.
-    if (pass === 0) budget = Math.max(maxAttempts - passedOver, Math.min(maxAttempts, 2));
+    if (pass === 0) budget = Math.max(maxAttempts - passedOver, Math.min(maxAttempts, 2)) + faults;
     if (!triedThisPass || ctx.signal.aborted) break;
   }
   if (!last) {

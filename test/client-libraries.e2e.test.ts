@@ -89,6 +89,12 @@ describe("Gemini methods with the model id as the path (@ai-sdk/google, ChatGoog
       expect((await res.json()).error, path).toMatchObject({ code: 404, status: "NOT_FOUND" });
     }
     expect((await gemini(`${GPT}:generateContent`, undefined, LIVE, "GET")).status).toBe(404);
+    // Not {creator}/{slug}:{a method}: the plain 404 of an unknown path, not "no method download on models/{model}".
+    for (const path of ["files/abc:download", "batches/abc:cancel"]) {
+      const res = await gemini(path, hi);
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).error.message, path).toMatch(/^No route for POST/);
+    }
     // An id with no creator, or percent-encoded: the plain 404, not "no method generateContent/".
     for (const path of ["gpt-4o:generateContent", "openai%2Fgpt-4o:generateContent"]) {
       const res = await gemini(path, hi);

@@ -124,6 +124,10 @@ describe("Gemini protocol: an upstream refusing the gateway's key", () => {
     expect(body.details[0].metadata.upstream_status).toBe(String(status));
     expect(rec.seen).toEqual([[400, "false"]]);
     expect(gem.requests).toHaveLength(1);
+    // The metrics count the status the client was sent, as the access log does.
+    const text = await gw.gateway.metrics.registry.metrics();
+    expect(text).toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="400"[^}]*\}/);
+    expect(text).not.toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="502"[^}]*\}/);
   });
 
   it.each([401, 403])("upstream %i before a working endpoint: the next endpoint serves it, the refusing one is asked once", async (status) => {

@@ -103,8 +103,9 @@ export async function handleRequest(
     const cut = shutdownCut(controller.signal) ?? (isShutdownError(err) ? err : undefined);
     err = cut ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
     if (!cut && err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
-    writeError(ctx, res, err, hooks);
-    return { status: err.status, error: err, aborted: controller.signal.aborted && !cut };
+    // The status the client was sent (a Gemini client's 400 for a non-retryable 502): what the log and metrics count.
+    const status = writeError(ctx, res, err, hooks);
+    return { status, error: err, aborted: controller.signal.aborted && !cut };
   }
 
   /** Metrics, the finishers (the ledger write), the access line; each step runs even if one before it throws. */

@@ -40,10 +40,11 @@ function errorHeaders(ctx: GatewayContext, err: GatewayError): Record<string, st
   }
 }
 
-export function writeError(ctx: GatewayContext, res: ServerResponse, err: GatewayError, hooks: WriteHooks): void {
+/** Writes the error (unless the response has begun) and returns the status the client was sent. */
+export function writeError(ctx: GatewayContext, res: ServerResponse, err: GatewayError, hooks: WriteHooks): number {
   if (res.headersSent || res.destroyed) {
     if (!res.destroyed) res.end();
-    return;
+    return err.status;
   }
   const headers = errorHeaders(ctx, err);
   if (err.retryAfter !== undefined) {
@@ -54,8 +55,9 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
   // A Gemini client retries on the status alone: one not worth retrying goes out as a status it does not retry.
-  const status = ctx.protocol === "gemini" ? geminiHttpStatus(err) : err.status;
-  writeWhole(res, errorStatus(status), headers, JSON.stringify(errorBody(ctx, err)), ctx);
+  const status = errorStatus(ctx.protocol === "gemini" ? geminiHttpStatus(err) : err.status);
+  writeWhole(res, status, headers, JSON.stringify(errorBody(ctx, err)), ctx);
+  return status;
 }
 
 /**

@@ -45,7 +45,8 @@ export const isGeminiPath = (path: string): boolean => path.startsWith("/api/v1b
  * The same custom methods with the model id as the path, no `models/` (`/api/v1beta/{creator}/{slug}:generateContent`):
  * @ai-sdk/google and @google/generative-ai (under LangChain's ChatGoogleGenerativeAI) prefix `models/` only to an id
  * without a slash, so every gateway id reaches them this way. Served for the action routes under GEMINI_MODELS_ROUTE,
- * and only when the path names a catalog model (idRouteRest): any other path there is the 404 it always was.
+ * for paths of the shape `{creator}/{slug}:{one of its methods}` (idRouteRest): whether the model exists is answered
+ * after authentication, as on the models route; any other path there is the 404 it always was.
  */
 export const GEMINI_ID_ROUTE = "/api/v1beta/:creator/**";
 
