@@ -97,6 +97,17 @@ describe("RequestTrace", () => {
     expect(client()[0]!.attributes["gateway.usage.estimated"]).toBe(true);
   });
 
+  it("an attempt the client left before its answer began is client_aborted, not an upstream error", () => {
+    const { ctx, trace, client } = setup();
+    const controller = new AbortController();
+    (ctx as { signal: AbortSignal }).signal = controller.signal;
+    const a = trace.attempt(ctx, target, 0);
+    controller.abort();
+    a.failed(new GatewayError(499, "CANCELLED", "the client closed the connection"));
+    expect(client()[0]!.attributes["error.type"]).toBe("client_aborted");
+    expect(client()[0]!.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
   it("a JSON answer whose usage the endpoint counts after (embeddings) gets it on its span", async () => {
     const { ctx, trace, client } = setup();
     (ctx as { endpoint: string }).endpoint = "embeddings";

@@ -218,6 +218,12 @@ export class AttemptTrace {
   failed(err: GatewayError): void {
     if (this.ended) return;
     this.ended = true;
+    // The client left before the answer began: nothing failed upstream (as for a stream it cuts later).
+    if (this.ctx.signal.aborted) {
+      this.span.setAttribute("error.type", "client_aborted");
+      this.span.end();
+      return;
+    }
     const upstream = err.details?.upstream_status;
     this.span.setAttributes({ "error.type": err.code, ...(typeof upstream === "number" ? { "http.response.status_code": upstream } : {}) });
     this.span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
