@@ -185,8 +185,18 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         return 1;
       }
       // A key id an API-created key already has: start and reload refuse it, so check does too (when it can ask the store).
-      const [{ readStoredKeys }, { apiKeyIdClashes }] = await Promise.all([import("./keys/stored-key.ts"), import("./keys/id-clash.ts")]);
-      const stored = await readStoredKeys(cfg, file);
+      const [{ readStoredKeys }, { apiKeyIdClashes }, { StoreSchemaError }, { storeProblem }] = await Promise.all([
+        import("./keys/stored-key.ts"), import("./keys/id-clash.ts"), import("./store/schema-version.ts"), import("./store/index.ts"),
+      ]);
+      let stored;
+      try {
+        stored = await readStoredKeys(cfg);
+      } catch (err) {
+        // A newer release's store (stamped since the check above): refused, like start refuses it.
+        if (!(err instanceof StoreSchemaError)) throw err;
+        process.stdout.write(formatProblem(storeProblem(cfg.store, file, err.message)) + "\n");
+        return 1;
+      }
       if (stored.unchecked) process.stderr.write(`note: key ids not checked against the keys created through the admin API: ${stored.unchecked}\n`);
       const clashes = apiKeyIdClashes(cfg, stored.keys ?? []);
       if (clashes.length) {

@@ -95,8 +95,16 @@ const edit = (file: string, change: (text: string) => string | Promise<string>) 
  * refuse the reload (core/keys/id-clash.ts). A store that cannot be asked leaves the check to that reload.
  */
 async function freeInStore(file: string, project: string, id: string, flag: string): Promise<void> {
-  const { storedKeyWithId } = await import("./stored-key.ts"); // loads the config and the store: only for these edits
-  const { key, unchecked } = await storedKeyWithId(file, project, id);
+  const [{ storedKeyWithId }, { StoreSchemaError }] = await Promise.all([import("./stored-key.ts"), import("../store/schema-version.ts")]); // only for these edits
+  let found;
+  try {
+    found = await storedKeyWithId(file, project, id);
+  } catch (err) {
+    // A store a newer release wrote: the gateway.yaml that names it is one this release must not edit keys in.
+    if (err instanceof StoreSchemaError) throw new UsageError(`the gateway's store refused: ${err.message}; ${file} was not changed`);
+    throw err;
+  }
+  const { key, unchecked } = found;
   if (key) {
     throw new UsageError(`project ${project} already has a key ${id}, created through the admin API (${new Date(key.createdAt).toISOString()}` +
       `${key.createdBy ? ` by ${key.createdBy}` : ""}) and kept in the gateway's store: the gateway would refuse gateway.yaml; pass another ${flag}`);

@@ -2,7 +2,7 @@
 // of the config file (like `include:`), and its directory is created.
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { ConfigError } from "../config/source.ts";
+import { ConfigError, type ConfigProblem } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
 import { SqliteStore, damaged } from "./sqlite.ts";
@@ -52,16 +52,20 @@ export async function createStore(config: StoreConfig | undefined, configDir: st
     return store;
   } catch (err) {
     if (!configFile) throw err;
-    let line = 1;
-    try {
-      const at = readFileSync(configFile, "utf8").split("\n").findIndex((l) => /^store\s*:/.test(l));
-      if (at >= 0) line = at + 1;
-    } catch {
-      // the file is gone: report line 1
-    }
-    const message = (err as Error).message.replace(/^store: /, "");
-    throw new ConfigError([{ file: configFile, line, column: 1, message: `store (${config?.kind ?? "memory"}): ${message}` }]);
+    throw new ConfigError([storeProblem(config, configFile, (err as Error).message)]);
   }
+}
+
+/** A store's problem as the operator reads it: at the config file's `store:` line (1 when it has none). */
+export function storeProblem(config: StoreConfig | undefined, configFile: string, message: string): ConfigProblem {
+  let line = 1;
+  try {
+    const at = readFileSync(configFile, "utf8").split("\n").findIndex((l) => /^store\s*:/.test(l));
+    if (at >= 0) line = at + 1;
+  } catch {
+    // the file is gone: report line 1
+  }
+  return { file: configFile, line, column: 1, message: `store (${config?.kind ?? "memory"}): ${message.replace(/^store: /, "")}` };
 }
 
 async function open(config: StoreConfig | undefined, configDir: string, o: OpenOptions): Promise<Store> {

@@ -1,15 +1,13 @@
-// `model-gateway usage` on a SQLite file. The file may be served by a gateway meanwhile — this release, or an older
-// one — and the command must not migrate it under that gateway (the layout is the serving process's business):
-// when no gateway holds the file's serving lock it is opened as a gateway would open it, migrations included, under
-// that lock (let go as soon as it is open, so a gateway may start while the report runs); when one holds it, the
-// file is only read (a read-only connection, one snapshot): the rollups, plus the records still in the journal.
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { SqliteStore, fromRow, sqliteSchemaVersion } from "./sqlite.ts";
-import { holdServingLock } from "./sqlite-process-lock.ts";
+// `model-gateway usage` on a SQLite file, served by a gateway meanwhile (this release or an older one) or not: the
+// file is only read, as it is (sqlite-read-only.ts), in one snapshot: the rollups, plus the records still in the
+// journal. The command never migrates it — that is the business of the gateway that serves it: a file too old to have
+// rollups is reported (the gateway's first start adds them).
+import type Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { fromRow } from "./sqlite.ts";
+import { hasTable, openSqliteReadOnly } from "./sqlite-read-only.ts";
 import { SQLITE, scanRow, scanSql } from "./ledger-sql.ts";
-import { UsageAccumulator, countsOf, dayOf, groupMatches, groupOf, hourOf, planUsage } from "./rollup.ts";
+import { DAY_MS, HOUR_MS, UsageAccumulator, countsOf, groupMatches, groupOf, planUsage } from "./rollup.ts";
 import type { UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
 export interface UsageSource {
@@ -17,67 +15,74 @@ export interface UsageSource {
   close(): Promise<void>;
 }
 
-/** The usage reader of the SQLite file at `path` (absolute; made, empty, when there is none yet, as a gateway would). */
+const NOTHING: UsageSource = { usage: async () => [], close: async () => {} };
+
+/** The usage reader of the SQLite file at `path` (absolute); no file yet: no usage (and none is made). */
 export function openSqliteForReport(path: string, busyTimeoutMs: number): UsageSource {
-  if (path === ":memory:") return { usage: async () => [], close: async () => {} };
-  let lock: { release(): void } | undefined;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    lock = holdServingLock(path);
-  } catch {
-    // Served (or the lock file cannot be made here): read it as it is.
-    return new ServedSqliteReport(path, busyTimeoutMs);
-  }
-  try {
-    // After the open's own journal move the store writes nothing more (it moves only what it journaled itself).
-    return new SqliteStore(path, { busyTimeoutMs, fsync: false });
-  } finally {
-    lock.release();
-  }
+  if (path === ":memory:" || !existsSync(path)) return NOTHING;
+  return new SqliteReport(path, busyTimeoutMs);
 }
 
-/** A file a gateway serves, read only: never created, migrated or written to. */
-export class ServedSqliteReport implements UsageSource {
+/** A SQLite file, read only: never created, migrated or written to. */
+export class SqliteReport implements UsageSource {
   private readonly db: Database.Database;
 
   constructor(private readonly path: string, busyTimeoutMs: number) {
-    this.db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
-    try {
-      sqliteSchemaVersion(this.db, path);
-    } catch (err) {
-      this.db.close();
-      throw err;
-    }
-  }
-
-  private has(table: string): boolean {
-    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    this.db = openSqliteReadOnly(path, busyTimeoutMs);
   }
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
     const p = planUsage(q);
-    if (!this.has("ledger_hourly")) {
-      throw new Error(`the gateway serving ${this.path} is a release without usage rollups: upgrade it (its first start adds them), then ask again`);
+    if (!hasTable(this.db, "ledger_hourly")) {
+      throw new Error(`the SQLite file ${this.path} is from a release without usage rollups, and usage only reads a file as it is: ` +
+        "start the gateway (this release) on it once, which adds them, then ask again");
     }
     const acc = new UsageAccumulator(p);
-    const journal = this.has("ledger_journal") ? this.db.prepare("SELECT * FROM ledger_journal WHERE ts >= ? AND ts < ?").safeIntegers(true) : undefined;
+    const journal = hasTable(this.db, "ledger_journal") ? this.db.prepare("SELECT * FROM ledger_journal WHERE ts >= ? AND ts < ?").safeIntegers(true) : undefined;
+    const ledger = this.db.prepare("SELECT * FROM ledger WHERE ts >= ? AND ts < ?").safeIntegers(true);
+    const addRecords = (rows: unknown[], ms: number) => {
+      for (const row of rows) {
+        const e = fromRow(row);
+        const g = groupOf(e);
+        if (groupMatches(p, g)) acc.add(Math.floor(e.ts / ms) * ms, g, countsOf(e));
+      }
+    };
     // One snapshot: a record the gateway moves from the journal into the rollups meanwhile is counted once.
     this.db.transaction(() => {
+      const stale = this.staleBuckets();
       for (const scan of p.scans) {
-        const { sql, params } = scanSql(SQLITE, p, scan);
+        const ms = scan.table === "hour" ? HOUR_MS : DAY_MS;
+        const skip = [...stale[scan.table]].filter((b) => b >= scan.from && b < scan.to);
+        // The rollups, but for the buckets they may miss rows of: those are summed from the ledger instead.
+        const table = `${scan.table === "hour" ? SQLITE.hourly : SQLITE.daily}${skip.length ? ` WHERE bucket NOT IN (${skip.join(", ")})` : ""}`;
+        const dialect = { ...SQLITE, hourly: `(SELECT * FROM ${table})`, daily: `(SELECT * FROM ${table})` };
+        const { sql, params } = scanSql(dialect, p, scan);
         for (const r of this.db.prepare(sql).safeIntegers(true).all(...params) as Record<string, unknown>[]) {
           const { b, group, c } = scanRow(p, r);
           acc.add(b, group, c);
         }
-        // Records not moved into the ledger yet (the gateway moves them within ~0.1 s): not in the rollups.
-        for (const row of journal?.all(scan.from, scan.to) ?? []) {
-          const e = fromRow(row);
-          const g = groupOf(e);
-          if (groupMatches(p, g)) acc.add(scan.table === "hour" ? hourOf(e.ts) : dayOf(e.ts), g, countsOf(e));
-        }
+        for (const b of skip) addRecords(ledger.all(b, b + ms), ms);
+        // Records not moved into the ledger yet (a serving gateway moves them within ~0.1 s): not in the rollups.
+        addRecords(journal?.all(scan.from, scan.to) ?? [], ms);
       }
     })();
     return acc.result();
+  }
+
+  /**
+   * The hours and days holding ledger rows past the rollups' high-water mark (meta.rollup_rowid): rows an older
+   * release added since this one last served the file, which its rollups may miss (a gateway's open sums them again;
+   * this reader may not write, so it sums them itself). A file without the mark is read from its rollups as they are.
+   */
+  private staleBuckets(): Record<"hour" | "day", Set<number>> {
+    const out = { hour: new Set<number>(), day: new Set<number>() };
+    const mark = hasTable(this.db, "meta") ? (this.db.prepare("SELECT value FROM meta WHERE name = 'rollup_rowid'").get() as { value: string } | undefined)?.value : undefined;
+    if (mark === undefined || !/^\d+$/.test(mark)) return out;
+    for (const { ts } of this.db.prepare("SELECT ts FROM ledger WHERE rowid > ?").all(BigInt(mark)) as { ts: number }[]) {
+      out.hour.add(Math.floor(ts / HOUR_MS) * HOUR_MS);
+      out.day.add(Math.floor(ts / DAY_MS) * DAY_MS);
+    }
+    return out;
   }
 
   async close(): Promise<void> {

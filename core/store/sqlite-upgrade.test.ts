@@ -222,15 +222,44 @@ describe("model-gateway usage on a SQLite file", () => {
     }
   });
 
-  it("migrates a file nobody serves, under the serving lock, and lets go of it", async () => {
+  it("reads a file nobody serves as it is: never migrated or locked, rows an older release added since counted", async () => {
+    const d = dir();
+    const file = gatewayYaml(d);
+    const path = join(d, "gw.db");
+    const s = new SqliteStore(path, { fsync: false });
+    await s.record(rec());
+    await s.close();
+    oldReleaseWrites(path, rec()); // past the rollups' high-water mark
+    const before = { schema: meta(path, "schema_version"), mark: meta(path, "rollup_rowid") };
+    // A gateway starting while the report runs is not refused: the report never takes the serving lock.
+    const lock = holdServingLock(path);
+    try {
+      const u = await runUsage(file);
+      expect(u.err).toBe("");
+      expect(JSON.parse(u.out)).toMatchObject([{ requests: 2, costUsd: "0.1" }]);
+    } finally {
+      lock.release();
+    }
+    const u = await runUsage(file);
+    expect(JSON.parse(u.out)).toMatchObject([{ requests: 2, costUsd: "0.1" }]);
+    expect({ schema: meta(path, "schema_version"), mark: meta(path, "rollup_rowid") }).toEqual(before);
+  });
+
+  it("a file too old to have rollups is reported (start the gateway once), not migrated", async () => {
     const d = dir();
     const file = gatewayYaml(d);
     const path = join(d, "gw.db");
     await new SqliteStore(path, { fsync: false }).close();
-    oldReleaseWrites(path, rec());
+    const db = new Database(path);
+    db.exec("DROP TABLE ledger_hourly; DROP TABLE ledger_daily; DELETE FROM meta");
+    db.close();
     const u = await runUsage(file);
-    expect(u.code).toBe(0);
-    expect(JSON.parse(u.out)).toMatchObject([{ requests: 1, costUsd: "0.05" }]);
+    expect(u.code).toBe(1);
+    expect(u.err).toMatch(/is from a release without usage rollups.*start the gateway \(this release\) on it once/);
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE name = 'ledger_hourly'").get()).toBeUndefined();
+    after.close();
+    // Without holding it: no serving lock was left behind either.
     holdServingLock(path).release();
   });
 });
