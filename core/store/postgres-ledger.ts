@@ -13,7 +13,7 @@ import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
 import { SpoolSegments } from "./spool-segments.ts";
 import { postgresSpoolTag } from "./spool-tag.ts";
-import { createSchema, dropPartitionsBefore, ensurePartitions, monthOf, readMeta, writeMeta } from "./postgres-schema.ts";
+import { IMPORT_LOCK, createSchema, dropPartitionsBefore, ensurePartitions, monthOf, readMeta, writeMeta } from "./postgres-schema.ts";
 import { StoreSchemaError } from "./schema-version.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
@@ -342,10 +342,27 @@ export class PostgresLedger implements LedgerReader {
     return this.writeBatch(records.map((e) => ({ ...e, costPico: String(e.costPico) })));
   }
 
-  /** No record in the ledger yet. */
-  async isEmpty(): Promise<boolean> {
-    const { rows } = await this.pool.query<{ empty: boolean }>("SELECT NOT EXISTS (SELECT 1 FROM mg_ledger) AS empty");
-    return rows[0]?.empty === true;
+  /** The tables made (and the Redis stream import's eligibility decided, postgres-schema.ts): throws while Postgres is down. */
+  async ready(): Promise<void> {
+    if (!this.schemaReady) await this.prepare();
+  }
+
+  /**
+   * `f` run by the one process holding the import lock (a session advisory lock, dropped with its connection if the
+   * process dies); undefined at once when another one holds it.
+   */
+  async withImportLock<T>(f: () => Promise<T>): Promise<T | undefined> {
+    const c = await this.pool.connect();
+    let held = false;
+    try {
+      const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [IMPORT_LOCK]);
+      held = rows[0]?.got === true;
+      return held ? await f() : undefined;
+    } finally {
+      // A connection that cannot unlock is dropped: Postgres lets go of the lock with it.
+      const unlocked = !held || (await c.query("SELECT pg_advisory_unlock($1)", [IMPORT_LOCK]).then(() => true, () => false));
+      c.release(!unlocked);
+    }
   }
 
   meta(name: string): Promise<string | undefined> {

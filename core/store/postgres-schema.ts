@@ -7,6 +7,11 @@ import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 
 /** Any 64-bit number the replicas agree on: the lock for schema and partition changes. */
 const LOCK = 7_302_514_417_861;
+/** ...and the one the Redis ledger stream's import runs under (one importer at a time). */
+export const IMPORT_LOCK = 7_302_514_417_862;
+
+/** mg_meta's row: the id of the last Redis ledger stream entry imported ("0-0": none yet; absent: no import). */
+export const IMPORT_MARK = "redis_ledger_import";
 
 const ROLLUP_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   bucket bigint NOT NULL, project text NOT NULL, key_id text NOT NULL, model text NOT NULL, provider text NOT NULL, endpoint text NOT NULL,
@@ -75,10 +80,11 @@ const META = "CREATE TABLE IF NOT EXISTS mg_meta (name text PRIMARY KEY, value t
 export async function createSchema(pool: pg.Pool): Promise<void> {
   await locked(pool, async (c) => {
     // A newer release's tables are refused before anything is created or altered.
-    const { rows: has } = await c.query<{ meta: boolean }>("SELECT to_regclass('mg_meta') IS NOT NULL AS meta");
-    const meta = has[0]?.meta ? (await c.query<{ value: string }>("SELECT value FROM mg_meta WHERE name = 'schema_version'")).rows : [];
-    checkSchemaVersion("postgres", "the ledger in this database", meta[0]?.value);
+    await checkPostgresSchema(c);
     for (const sql of [...SCHEMA, META]) await c.query(sql);
+    // A ledger with no record yet at its first contact takes the Redis ledger stream's earlier records
+    // (redis-ledger-import.ts): decided here once, under the lock, so records spooled later cannot undo it.
+    await c.query(`INSERT INTO mg_meta (name, value) SELECT '${IMPORT_MARK}', '0-0' WHERE NOT EXISTS (SELECT 1 FROM mg_ledger) ON CONFLICT (name) DO NOTHING`);
     const { rows } = await c.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = 'mg_ledger'::regclass AND attnum > 0 AND NOT attisdropped");
     const have = new Set(rows.map((r) => r.name));
     for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) await c.query(`ALTER TABLE mg_ledger ADD COLUMN ${name} ${type}`);
@@ -90,9 +96,16 @@ export async function createSchema(pool: pg.Pool): Promise<void> {
 }
 
 /** A fact of mg_meta (undefined when absent, or before the table exists). */
-export async function readMeta(pool: pg.Pool, name: string): Promise<string | undefined> {
-  const { rows } = await pool.query<{ value: string }>("SELECT value FROM mg_meta WHERE name = $1", [name]);
+export async function readMeta(q: pg.Pool | pg.ClientBase, name: string): Promise<string | undefined> {
+  const { rows: has } = await q.query<{ meta: boolean }>("SELECT to_regclass('mg_meta') IS NOT NULL AS meta");
+  if (!has[0]?.meta) return undefined;
+  const { rows } = await q.query<{ value: string }>("SELECT value FROM mg_meta WHERE name = $1", [name]);
   return rows[0]?.value;
+}
+
+/** A ledger a newer release made is refused (StoreSchemaError); one from before versions, or none yet, passes. */
+export async function checkPostgresSchema(q: pg.Pool | pg.ClientBase): Promise<void> {
+  checkSchemaVersion("postgres", "the ledger in this database", await readMeta(q, "schema_version"));
 }
 
 export async function writeMeta(pool: pg.Pool, name: string, value: string): Promise<void> {

@@ -38,9 +38,9 @@ const rec = (): LedgerRecord => ({
 });
 const Q = { since: 0, until: Date.now() + 86_400_000, bucket: "none" as const, groupBy: [] };
 
-function logger(): { log: Logger; lines: { level: string; msg: string }[] } {
-  const lines: { level: string; msg: string }[] = [];
-  const at = (level: string) => (msg: string) => void lines.push({ level, msg });
+function logger(): { log: Logger; lines: { level: string; msg: string; data?: Record<string, unknown> }[] } {
+  const lines: { level: string; msg: string; data?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, data?: Record<string, unknown>) => void lines.push({ level, msg, data });
   const log = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => log } as unknown as Logger;
   return { log, lines };
 }
@@ -81,6 +81,11 @@ describe("adding store.ledger: postgres to a Redis installation", () => {
     await first.record(rec());
     await (first as SplitLedgerStore).importing;
     await first.close();
+    // As a ledger that took records before the import existed has it: no import mark.
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query("DELETE FROM mg_meta WHERE name = 'redis_ledger_import'");
+    await c.end();
 
     const { log, lines } = logger();
     const store = await createStore({ ...split, prefix }, dir, undefined, serving(dir, log));
@@ -89,6 +94,52 @@ describe("adding store.ledger: postgres to a Redis installation", () => {
     expect(lines.some((l) => l.level === "warn" && /holds 1 records from before store\.ledger: postgres.*INSERT INTO mg_meta/.test(l.msg))).toBe(true);
     await store.close();
   });
+});
+
+describe("the Redis ledger import when Postgres is down, or several gateways start", () => {
+  it("Postgres down at the first start with store.ledger: the records still come over once it answers", async () => {
+    const prefix = `down${++n}:`;
+    const dir = mkdtempSync(join(tmpdir(), "mg-import-"));
+    // Served before (its epoch known here): a start while Postgres is down needs no spend rebuild from it.
+    const before = await createStore({ kind: "redis", url: redis.url, prefix }, dir, undefined, serving(dir, logger().log));
+    for (let i = 0; i < 3; i++) await before.record(rec());
+    await before.close();
+    const split: StoreConfig = { kind: "redis", url: redis.url, prefix, ledger: { kind: "postgres", url: await postgres.createDatabase() } };
+
+    await postgres.kill();
+    let first: SplitLedgerStore | undefined;
+    try {
+      first = (await createStore(split, dir, undefined, serving(dir, logger().log))) as SplitLedgerStore;
+      await first.record(rec()); // spooled: Postgres will not be empty by the time it answers
+    } finally {
+      await postgres.restart();
+    }
+    await first.ledgerStore.flush(20_000);
+    await first.close();
+
+    const { log, lines } = logger();
+    const store = (await createStore(split, dir, undefined, serving(dir, log))) as SplitLedgerStore;
+    await store.importing;
+    expect((await store.usage(Q))[0]?.requests).toBe(4);
+    expect(lines.some((l) => /INSERT INTO mg_meta/.test(l.msg))).toBe(false);
+    await store.close();
+  }, 60_000);
+
+  it("two gateways starting together read the stream once between them", async () => {
+    const prefix = `two${++n}:`;
+    const dir = mkdtempSync(join(tmpdir(), "mg-import-"));
+    const before = await createStore({ kind: "redis", url: redis.url, prefix }, dir);
+    for (let i = 0; i < 1500; i++) await before.record(rec());
+    await before.close();
+    const split: StoreConfig = { kind: "redis", url: redis.url, prefix, ledger: { kind: "postgres", url: await postgres.createDatabase() } };
+    const logs = [logger(), logger()];
+    const stores = (await Promise.all(logs.map(({ log }, i) => createStore(split, dir, undefined, serving(join(dir, `r${i}`), log))))) as SplitLedgerStore[];
+    await Promise.all(stores.map((s) => s.importing));
+    const read = logs.flatMap(({ lines }) => lines).reduce((sum, l) => sum + Number(l.data?.read ?? 0), 0);
+    expect(read).toBe(1500);
+    expect((await stores[0]!.usage(Q))[0]?.requests).toBe(1500);
+    await Promise.all(stores.map((s) => s.close()));
+  }, 60_000);
 });
 
 describe("Redis and Postgres schema versions", () => {
