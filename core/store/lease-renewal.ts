@@ -28,9 +28,9 @@ export class LeaseRenewal<T> {
     this.timer ??= setInterval(() => void this.sweep(), this.everyMs).unref();
   }
 
+  /** No longer renewed. The timer stays until a sweep finds nothing held: no timer churn per request. */
   delete(item: T): void {
     this.items.delete(item);
-    if (this.items.size === 0) this.stop();
   }
 
   get size(): number {

@@ -37,6 +37,20 @@ const NONE: HostConvention = {};
 
 /** The known conventions of the host `baseUrl` points at (none for an unknown host or a malformed URL). */
 export function hostConvention(baseUrl: string): HostConvention {
+  // Asked several times per request (buildChatRequest): parse each base_url once. Base URLs come from the config (a
+  // project's own too), so few; the cap only guards against a config with very many.
+  let c = byBaseUrl.get(baseUrl);
+  if (!c) {
+    c = conventionOf(baseUrl);
+    if (byBaseUrl.size >= 256) byBaseUrl.clear();
+    byBaseUrl.set(baseUrl, c);
+  }
+  return c;
+}
+
+const byBaseUrl = new Map<string, HostConvention>();
+
+function conventionOf(baseUrl: string): HostConvention {
   let host: string;
   try {
     host = new URL(baseUrl).hostname.toLowerCase();
