@@ -114,7 +114,7 @@ function warnEndpointFault(ctx: GatewayContext, target: Target, err: GatewayErro
   if ((faultLogged.get(key) ?? 0) > now - 60_000) return;
   if (faultLogged.size > 1000) faultLogged.clear();
   faultLogged.set(key, now);
-  ctx.gateway.log.warn("an endpoint's configuration fails: it is passed over for the model's next endpoint until the config is fixed (logged once a minute)", {
+  ctx.gateway.log.warn("an endpoint's configuration fails: requests pass over it (to the model's next endpoint, if it has one) until the config is fixed (logged once a minute)", {
     provider: target.provider, model: target.modelId, reason, error: err.message,
   });
 }

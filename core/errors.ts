@@ -102,6 +102,11 @@ export function geminiHttpStatus(err: GatewayError): number {
   return err.status >= 500 && saysDoNotRetry(err) ? 400 : err.status;
 }
 
+/** The status a client of `protocol` is sent for `err` (what the ledger, the log and the metrics record). */
+export function sentStatus(protocol: string | undefined, err: GatewayError): number {
+  return protocol === "gemini" ? geminiHttpStatus(err) : err.status;
+}
+
 /**
  * Longest Retry-After the gateway tells a client, in seconds. An upstream's own value is passed on, and an upstream
  * may say anything (`251606556426`, `1e+297`): past an hour it is no useful advice, and a huge number formats as

@@ -124,6 +124,9 @@ describe("Gemini protocol: an upstream refusing the gateway's key", () => {
     expect(body.details[0].metadata.upstream_status).toBe(String(status));
     expect(rec.seen).toEqual([[400, "false"]]);
     expect(gem.requests).toHaveLength(1);
+    // The ledger and the metrics record the status the client was sent, as the access log does.
+    const records = await gw.gateway.store.ledger({ project: "p" });
+    expect(records.at(-1)).toMatchObject({ model: "google/g", status: 400 });
     // The metrics count the status the client was sent, as the access log does.
     const text = await gw.gateway.metrics.registry.metrics();
     expect(text).toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="400"[^}]*\}/);

@@ -1,7 +1,7 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
-import { GatewayError, geminiHttpStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
+import { GatewayError, sentStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
@@ -55,7 +55,7 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
   if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
   hooks.firstByte();
   // A Gemini client retries on the status alone: one not worth retrying goes out as a status it does not retry.
-  const status = errorStatus(ctx.protocol === "gemini" ? geminiHttpStatus(err) : err.status);
+  const status = errorStatus(sentStatus(ctx.protocol, err));
   writeWhole(res, status, headers, JSON.stringify(errorBody(ctx, err)), ctx);
   return status;
 }

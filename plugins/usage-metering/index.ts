@@ -5,7 +5,7 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import { toGatewayError } from "../../core/errors.ts";
+import { sentStatus, toGatewayError } from "../../core/errors.ts";
 import { shutdownCut } from "../../core/shutdown.ts";
 import { dropUsageCounters, meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
@@ -165,7 +165,7 @@ export default definePlugin({
     } catch (e) {
       const err = toGatewayError(e, ctx.signal);
       // A shutdown's cut is the gateway's 503 (an error), not a client that left.
-      await meter.commit({ status: err.status, error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
+      await meter.commit({ status: sentStatus(ctx.protocol, err), error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
       throw e;
     }
     const r = ctx.response;
