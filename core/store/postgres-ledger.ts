@@ -100,6 +100,7 @@ const MEMORY_RECORDS = 50_000;
 
 export class PostgresLedger implements LedgerReader {
   private readonly pool: pg.Pool;
+  private readonly connection: pg.ClientConfig;
   private readonly spool: Spool<Spooled> | ReadOnlySpool;
   private readonly batchSize: number;
   private readonly flushMs: number;
@@ -122,10 +123,11 @@ export class PostgresLedger implements LedgerReader {
     this.flushMs = o.flushIntervalMs ?? 200;
     this.retentionDays = o.retentionDays ?? 400;
     const timeout = o.queryTimeoutMs ?? 10_000;
-    this.pool = new pg.Pool({
-      connectionString: o.url, max: o.poolSize ?? 4, connectionTimeoutMillis: Math.min(timeout, 5_000), idleTimeoutMillis: 30_000,
+    this.connection = {
+      connectionString: o.url, connectionTimeoutMillis: Math.min(timeout, 5_000),
       statement_timeout: timeout, query_timeout: timeout + 1_000, application_name: "model-gateway",
-    });
+    };
+    this.pool = new pg.Pool({ ...this.connection, max: o.poolSize ?? 4, idleTimeoutMillis: 30_000 });
     // An idle connection that breaks (a restarted server) must not take the process down; the next query reconnects.
     this.pool.on("error", (err) => this.o.log?.warn("ledger: a Postgres connection failed", { error: err.message }));
   }
@@ -352,16 +354,18 @@ export class PostgresLedger implements LedgerReader {
    * process dies); undefined at once when another one holds it.
    */
   async withImportLock<T>(f: () => Promise<T>): Promise<T | undefined> {
-    const c = await this.pool.connect();
-    let held = false;
+    // The lock's connection is its own, outside the pool: f writes through the pool, which with pool_size 1 has no
+    // second connection to give while one of its own sits holding the lock (the import then never ran), and flushes
+    // and usage queries keep their connections while the import goes on.
+    const c = new pg.Client(this.connection);
+    c.on("error", (err) => this.o.log?.warn("ledger: the Redis import's lock connection to Postgres failed", { error: err.message }));
     try {
+      await c.connect();
       const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [IMPORT_LOCK]);
-      held = rows[0]?.got === true;
-      return held ? await f() : undefined;
+      return rows[0]?.got === true ? await f() : undefined;
     } finally {
-      // A connection that cannot unlock is dropped: Postgres lets go of the lock with it.
-      const unlocked = !held || (await c.query("SELECT pg_advisory_unlock($1)", [IMPORT_LOCK]).then(() => true, () => false));
-      c.release(!unlocked);
+      // Ending the session lets go of the lock (as a process that dies does).
+      await c.end().catch(() => {});
     }
   }
 

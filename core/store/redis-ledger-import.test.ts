@@ -125,6 +125,26 @@ describe("the Redis ledger import when Postgres is down, or several gateways sta
     await store.close();
   }, 60_000);
 
+  it("store.ledger.pool_size: 1 imports at once: the lock's connection is not the pool's only one", async () => {
+    const prefix = `pool1${++n}:`;
+    const dir = mkdtempSync(join(tmpdir(), "mg-import-"));
+    const before = await createStore({ kind: "redis", url: redis.url, prefix }, dir);
+    for (let i = 0; i < 3; i++) await before.record(rec());
+    await before.close();
+    const split: StoreConfig = { kind: "redis", url: redis.url, prefix, ledger: { kind: "postgres", url: await postgres.createDatabase(), pool_size: 1 } };
+    const { log, lines } = logger();
+    const store = (await createStore(split, dir, undefined, serving(dir, log))) as SplitLedgerStore;
+    try {
+      // Before: the writes waited 5 s for the connection the lock held, the import failed and was retried a minute on.
+      const imported = await Promise.race([store.importing, new Promise((r) => setTimeout(r, 15_000, "still waiting"))]);
+      expect(imported).toBe(3);
+      expect(lines.filter((l) => /failed/.test(l.msg)).map((l) => l.msg)).toEqual([]);
+      expect((await store.usage(Q))[0]?.requests).toBe(3);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it("two gateways starting together read the stream once between them", async () => {
     const prefix = `two${++n}:`;
     const dir = mkdtempSync(join(tmpdir(), "mg-import-"));
