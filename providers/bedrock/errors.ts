@@ -4,7 +4,7 @@
 // is the caller's → 400 INVALID_REQUEST with Bedrock's message; throttling, not-ready and 5xx are retryable
 // (fallback); access and signature errors are the gateway's configuration (502, not retried); a 404
 // ResourceNotFoundException (the configured model id) is 502 and falls back to the model's next endpoint.
-import { GatewayError } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
 import { UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
 import type { BedrockFrame } from "./eventstream.ts";
@@ -62,7 +62,7 @@ export function streamFrameError(provider: string, frame: BedrockFrame): Gateway
   const details = { provider, upstream_error_type: type, upstream_error: payload ?? frame.payload };
   const t = type.toLowerCase();
   if (t === "validationexception") {
-    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, { retryable: false, details, headers: { "x-should-retry": "false" } });
+    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, { retryable: false, details, headers: DO_NOT_RETRY });
   }
   const timeout = t === "modeltimeoutexception";
   const retryable = t === "throttlingexception" || t === "serviceunavailableexception" || t === "internalserverexception" || t === "modelstreamerrorexception" || timeout;

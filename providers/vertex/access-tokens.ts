@@ -1,7 +1,7 @@
 // OAuth access tokens for a service account: a signed assertion exchanged at the key file's token_uri
 // (grant_type jwt-bearer), cached and refreshed before it expires (5 minutes early, as google-auth-library does; half
 // the lifetime for short-lived tokens), one exchange in flight at a time so concurrent requests share it.
-import { GatewayError, clientClosed } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError, clientClosed } from "../../core/errors.ts";
 import { readTextPrefix, type UpstreamClient } from "../http.ts";
 import { rememberSecret } from "../../core/secrets/registry.ts";
 import { importSigningKey, signAssertion, type SigningKey } from "./jwt.ts";
@@ -53,7 +53,7 @@ export class AccessTokens {
     } catch (err) {
       this.key = undefined;
       throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider}: the service account's private_key cannot be used (${(err as Error).message})`, {
-        retryable: false, headers: { "x-should-retry": "false" }, details: { provider }, cause: err,
+        retryable: false, headers: DO_NOT_RETRY, details: { provider }, cause: err,
       });
     }
     const issuedAt = Date.now();
@@ -92,7 +92,7 @@ export class AccessTokens {
     const retryable = status === 429 || status >= 500;
     throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider}: the token endpoint ${where} refused the service account (HTTP ${status} ${why})`, {
       retryable,
-      headers: retryable ? undefined : { "x-should-retry": "false" },
+      headers: retryable ? undefined : DO_NOT_RETRY,
       details: { provider, token_uri: where, upstream_status: status, upstream_error: json ?? text.slice(0, 300) },
     });
   }

@@ -2,7 +2,7 @@
 // first request, so a missing or broken file is an error on the requests that need it, never a crash at boot.
 import { rememberSecret } from "../../core/secrets/registry.ts";
 import { readFile } from "node:fs/promises";
-import { GatewayError } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 
 export interface ServiceAccount {
   clientEmail: string;
@@ -17,7 +17,7 @@ export const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
 /** The gateway's own configuration is wrong: not the caller's fault, and no retry will fix it. */
 export function credentialsError(provider: string, message: string, cause?: unknown): GatewayError {
   return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider}: ${message}`, {
-    retryable: false, headers: { "x-should-retry": "false" }, details: { provider }, cause,
+    retryable: false, headers: DO_NOT_RETRY, details: { provider }, cause,
   });
 }
 
