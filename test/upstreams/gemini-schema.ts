@@ -2,8 +2,8 @@
 // `responseSchema`; the JSON Schema fields `parametersJsonSchema` / `responseJsonSchema` are not checked), for the
 // fake Gemini upstream: a `format` other than enum/date-time on a string, float/double on a number, int32/int64 on
 // an integer (google-gemini/gemini-cli#3178), and an `enum` on anything but a string schema, or with a value that
-// is not a string; and any keyword its Schema message does not have ($ref, $defs, oneOf, allOf, additionalProperties…:
-// "Unknown name … Cannot find field"). Not shared with the gateway's translation (providers/translate/chat-to-gemini/schema.ts): the
+// is not a string; a `type` list (its type is one value); and any keyword its Schema message does not have ($ref,
+// $defs, oneOf, allOf, additionalProperties…: "Unknown name … Cannot find field"). Not shared with the gateway's translation (providers/translate/chat-to-gemini/schema.ts): the
 // fake is the referee. Messages are the real API's.
 
 const FORMATS: Record<string, [string, string]> = { STRING: ["enum", "date-time"], NUMBER: ["float", "double"], INTEGER: ["int32", "int64"] };
@@ -16,6 +16,7 @@ function walk(s: any, path: string): string | undefined {
   if (!s || typeof s !== "object" || Array.isArray(s)) return undefined;
   const unknown = Object.keys(s).find((k) => !FIELDS.has(k));
   if (unknown !== undefined) return `Invalid JSON payload received. Unknown name ${JSON.stringify(unknown)} at '${path}': Cannot find field.`;
+  if (Array.isArray(s.type)) return `Invalid JSON payload received. Unknown name "type" at '${path}': Proto field is not repeating, cannot start list.`;
   const type = typeof s.type === "string" ? s.type.toUpperCase() : "TYPE_UNSPECIFIED";
   if (s.format !== undefined) {
     const ok = FORMATS[type];

@@ -170,3 +170,75 @@ describe("JSON Schema -> Gemini's Schema: allOf means every part (constraints in
     expect(schemaError(decls({ type: "object", properties: { out, none } }))).toBeUndefined();
   });
 });
+
+describe("JSON Schema -> Gemini's Schema: a type list of several types is a union (Gemini's type is one value)", () => {
+  const p = (schema: any) => geminiSchema({ type: "object", properties: { v: schema } }).properties.v;
+
+  it("['string', 'number'] is anyOf of a string and a number, not a string; 'null' in the list is nullable", () => {
+    expect(p({ type: ["string", "number"], description: "An id" })).toEqual({ description: "An id", anyOf: [{ type: "string" }, { type: "number" }] });
+    expect(p({ type: ["string", "number", "null"] })).toEqual({ anyOf: [{ type: "string" }, { type: "number" }], nullable: true });
+    // One type besides null stays a type with nullable; integer within number is a number.
+    expect(p({ type: ["integer", "null"] })).toEqual({ type: "integer", nullable: true });
+    expect(p({ type: ["integer", "number"] })).toEqual({ type: "number" });
+  });
+
+  it("each type's keywords go to its own branch; what describes the whole value stays on the union", () => {
+    const out = p({
+      type: ["string", "integer", "array", "object", "null"], title: "Value", description: "Anything",
+      minLength: 1, pattern: "^a", minimum: 0, maximum: 9, format: "int64",
+      items: { type: "string" }, minItems: 1, properties: { a: { type: "string" } }, required: ["a"],
+    });
+    expect(out).toEqual({
+      title: "Value", description: "Anything", nullable: true, anyOf: [
+        { type: "string", minLength: 1, pattern: "^a" },
+        { type: "integer", minimum: 0, maximum: 9, format: "int64" },
+        { type: "array", items: { type: "string" }, minItems: 1 },
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      ],
+    });
+    expect(p({ type: ["string", "number"], format: "date-time" })).toEqual({ anyOf: [{ type: "string", format: "date-time" }, { type: "number" }] });
+    expect(schemaError(decls({ type: "object", properties: { out } }))).toBeUndefined();
+  });
+
+  it("an enum's values go to the branch of their own type (zod's literal unions); a type no value has is left out", () => {
+    expect(p({ type: ["string", "number"], enum: ["auto", 1, 2.5] })).toEqual({ anyOf: [{ type: "string", enum: ["auto"] }, { type: "number", description: "(one of: 1, 2.5)" }] });
+    expect(p({ type: ["string", "boolean", "null"], enum: ["a", null] })).toEqual({ type: "string", enum: ["a"], nullable: true });
+    // null in the type list but not in the enum: null is not allowed.
+    expect(p({ type: ["string", "integer", "null"], enum: ["a", 3] })).toEqual({ anyOf: [{ type: "string", enum: ["a"] }, { type: "integer", description: "(must be 3)" }] });
+  });
+
+  it("anyOf / oneOf branches that are type lists are split too (one flat union)", () => {
+    expect(p({ anyOf: [{ type: ["string", "number"] }, { type: "null" }] })).toEqual({ anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] });
+    expect(p({ oneOf: [{ type: ["boolean", "integer"], description: "flag or count" }, { type: "array", items: { type: ["string", "integer"] } }] })).toEqual({ anyOf: [
+      { description: "flag or count", anyOf: [{ type: "boolean" }, { type: "integer" }] },
+      { type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } },
+    ] });
+  });
+
+  it("a type list beside an anyOf: each branch is narrowed to the listed types (both must hold)", () => {
+    expect(p({ type: ["object", "string"], minLength: 2, anyOf: [{ properties: { a: { type: "string" } }, required: ["a"] }, { type: "boolean" }, { type: ["string", "null"], maxLength: 5 }] })).toEqual({ anyOf: [
+      { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      { type: "string", minLength: 2 },
+      { type: "string", maxLength: 5, minLength: 2 },
+    ] });
+  });
+
+  it("type lists reached through $ref and allOf are split as well", () => {
+    const out = geminiSchema({ type: "object", $defs: { Id: { type: ["string", "integer"], description: "An id" } }, properties: {
+      id: { $ref: "#/$defs/Id" }, n: { allOf: [{ type: ["string", "number", "boolean"] }, { type: ["string", "number"] }] },
+    } });
+    expect(out.properties).toEqual({ id: { description: "An id", anyOf: [{ type: "string" }, { type: "integer" }] }, n: { anyOf: [{ type: "string" }, { type: "number" }] } });
+  });
+
+  it("the fake Gemini refuses a type list, so a regression shows in the e2e tests", () => {
+    expect(schemaError(decls({ type: "object", properties: { v: { type: ["string", "number"] } } }))).toMatch(/Unknown name "type" at 'tools\[0\]\.function_declarations\[0\]\.parameters\.properties\[v\]': Proto field is not repeating, cannot start list/);
+  });
+
+  it("splitting beside an anyOf copies branches: the copies count toward the request's budget (a 400, never a blow-up)", () => {
+    let s: any = { type: "string" };
+    for (let i = 0; i < 12; i++) s = { type: ["object", "string"], properties: { a: s }, anyOf: Array.from({ length: 8 }, (_, k) => ({ description: `part ${k}` })) };
+    expect(() => geminiSchema({ type: "object", properties: { s } }, "tools[0].function.parameters")).toThrow(expect.objectContaining({
+      status: 400, details: expect.objectContaining({ field: "tools[0].function.parameters", reason: "schema_too_large" }),
+    }));
+  });
+});

@@ -4,8 +4,10 @@
 // `enum` anywhere but on a string schema with string values. Such a format moves into the description; an enum of
 // non-strings is dropped and listed in the description (turning it into strings would make the model send "1" where
 // the client's tool expects 1); `const` becomes a one-value enum for strings. $ref/$defs, oneOf and allOf, which
-// Gemini's Schema lacks, are resolved first (schema-refs.ts), so nested models keep their fields.
-import { resolveRefs, type SchemaBudget } from "./schema-refs.ts";
+// Gemini's Schema lacks, are resolved first (schema-refs.ts), so nested models keep their fields. A `type` list of
+// several types becomes anyOf (schema-types.ts): Gemini's type is one value.
+import { resolveRefs, schemaBudget, spend, type SchemaBudget } from "./schema-refs.ts";
+import { splitTypes } from "./schema-types.ts";
 
 const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
 
@@ -15,26 +17,30 @@ export const GEMINI_FORMATS: Record<string, string[]> = { string: ["enum", "date
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 /**
- * JSON Schema -> Gemini's OpenAPI subset: references inlined, unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`.
+ * JSON Schema -> Gemini's OpenAPI subset: references inlined, unknown keywords dropped, `type: [x, "null"]` -> `type: x, nullable`,
+ * `type: [x, y]` -> `anyOf: [{type: x}, {type: y}]`.
  * `field` names the schema in a 400 (too large or too deep once inlined); `budget` is shared by a request's schemas.
  * reduce() needs no depth bound of its own: resolveRefs bounds the depth of what it returns.
  */
-export function geminiSchema(s: any, field?: string, budget?: SchemaBudget): any {
-  return reduce(resolveRefs(s, field, budget));
+export function geminiSchema(s: any, field = "schema", budget: SchemaBudget = schemaBudget()): any {
+  return reduce(resolveRefs(s, field, budget), (chars) => spend({ budget, field }, chars));
 }
 
-function reduce(s: any): any {
-  if (!s || typeof s !== "object" || Array.isArray(s)) return s;
+type Spend = (chars: number) => void;
+
+function reduce(schema: any, charge: Spend): any {
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const s = splitTypes(schema, charge);
   const out: Record<string, unknown> = {};
   for (const k in s) {
     if (!SCHEMA_KEYS.has(k) || k === "format" || k === "enum") continue;
     const v = s[k];
     if (k === "properties" && v && typeof v === "object") {
       const props: Record<string, unknown> = {};
-      for (const p in v) props[p] = reduce(v[p]);
+      for (const p in v) props[p] = reduce(v[p], charge);
       out.properties = props;
-    } else if (k === "items") out.items = reduce(v);
-    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(reduce);
+    } else if (k === "items") out.items = reduce(v, charge);
+    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = union(v, out, charge);
     else if (k === "type" && Array.isArray(v)) {
       const types = v.filter((t) => t !== "null");
       out.type = types[0] ?? "string";
@@ -46,6 +52,17 @@ function reduce(s: any): any {
   format(s.format, out, notes);
   if (notes.length) out.description = [out.description, ...notes].filter((d) => typeof d === "string" && d).join(" ");
   return out;
+}
+
+/** anyOf's branches reduced; a branch that is only a union (a split type list) is spliced in: one flat anyOf. */
+function union(branches: unknown[], out: Record<string, unknown>, charge: Spend): unknown[] {
+  return branches.flatMap((b) => {
+    const r = reduce(b, charge);
+    const keys = r && typeof r === "object" && !Array.isArray(r) ? Object.keys(r) : [];
+    if (!Array.isArray(r?.anyOf) || keys.some((k) => k !== "anyOf" && k !== "nullable")) return [r];
+    if (r.nullable === true) out.nullable = true;
+    return r.anyOf;
+  });
 }
 
 const typeOf = (out: Record<string, unknown>) => (typeof out.type === "string" ? out.type.toLowerCase() : undefined);
