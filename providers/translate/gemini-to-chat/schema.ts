@@ -18,6 +18,14 @@ export function jsonSchemaOf(s: any): any {
     else if (INT_KEYS.has(k) && typeof v === "string" && /^\d+$/.test(v)) out[k] = Number(v);
     else out[k] = v;
   }
-  if (s.nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
+  if (s.nullable === true) allowNull(out);
   return out;
+}
+
+/** Gemini's `nullable: true` in JSON Schema: null beside the type, the union's branches and the enum's values. */
+function allowNull(out: Record<string, unknown>): void {
+  if (typeof out.type === "string") out.type = [out.type, "null"];
+  else if (out.type === undefined && Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: "null" }];
+  // Pydantic's Optional[Literal[...]] arrives as enum + nullable: a JSON Schema enum without null refuses null.
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
 }
