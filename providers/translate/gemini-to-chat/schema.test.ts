@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import Ajv from "ajv";
+import { Ajv } from "../../../core/ajv.ts";
 import { jsonSchemaOf } from "./schema.ts";
 
 // What a chat upstream validates with: the translated schema must accept null wherever Gemini's `nullable` did.
