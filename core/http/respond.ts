@@ -1,6 +1,8 @@
 // Writes a GatewayResponse (or an error) straight to the Node response: no web-streams adapter on the hot path.
 import type { ServerResponse } from "node:http";
-import type { GatewayContext, Outcome } from "../pipeline/context.ts";
+import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/context.ts";
+import { streamAbandonment } from "../pipeline/compose.ts";
+import { untilAbandoned } from "../pipeline/abandon.ts";
 import { GatewayError, sentStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
@@ -140,14 +142,43 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     res.end(r.body);
     return { status: res.statusCode, aborted: false };
   }
+  const out = new PendingWrite(res);
+  // A third-party plugin's wrapper may never hand over the next event: once the request is aborted (the client left,
+  // a shutdown cut it), the stream is let go 2 s later. One timer per aborted request, nothing per event; a stream of
+  // the gateway's own steps ends when aborted and is not watched.
+  const abandonment = streamAbandonment(ctx);
+  if (!abandonment) return writeStream(ctx, res, r, hooks, out);
+  const abandoned = () => {
+    out.abandoned = true;
+    return abandonment();
+  };
+  return untilAbandoned(writeStream(ctx, res, r, hooks, out), ctx.signal, abandoned).catch((e) => {
+    if (!out.abandoned) throw e;
+    return letGo(ctx, res, r.status, out);
+  });
+}
 
+/**
+ * A stream abandoned by its writer: the client that left has nothing more to get; one still there (a shutdown's cut)
+ * gets the cut's error, in-band once the headers are out. The writer's loop, should the stream ever go on, stops.
+ */
+async function letGo(ctx: GatewayContext, res: ServerResponse, status: number, out: PendingWrite): Promise<Outcome> {
+  const cut = shutdownCut(ctx.signal);
+  const text = out.pending;
+  out.pending = "";
+  if (res.destroyed || !cut) return { status, aborted: true };
+  if (!res.headersSent) throw cut; // nothing sent yet: the caller renders the 503
+  await endWithStreamError(ctx, res, text + streamErrorEvent(ctx, cut));
+  return { status, aborted: false, streamError: cut };
+}
+
+async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<GatewayResponse, { kind: "stream" }>, hooks: WriteHooks, out: PendingWrite): Promise<Outcome> {
   // Events that arrive together (one upstream read) go out as one write: they are collected while the iterator
   // chain runs on microtasks and flushed on the next tick, before any I/O — no added latency, one chunk per read.
   // The chain may hold the writer (WRITE_HOLD): usage metering does through the ledger commit before the terminal
   // event, so the frames of the read that carried it go out with it.
   const iterator = r.events[Symbol.asyncIterator]();
   let started = false;
-  const out = new PendingWrite(res);
   (iterator as { [WRITE_HOLD]?(h: WriteHold): void })[WRITE_HOLD]?.(out);
   try {
     for (;;) {
@@ -156,9 +187,10 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
       // here (the SQLite commit before [DONE], the next upstream read); waiting for it then waited forever.
       if (res.writableNeedDrain) {
         await drainedOrClosed(res);
-        if (res.destroyed) return { status: r.status, aborted: true };
+        if (res.destroyed || out.abandoned) return { status: r.status, aborted: true };
       }
       const step = await iterator.next();
+      if (out.abandoned) return { status: r.status, aborted: true };
       if (step.done) break;
       if (res.destroyed) return { status: r.status, aborted: true };
       if (!started) {
@@ -177,14 +209,14 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   } catch (e) {
     // Cut by a shutdown: the stream ends with the shutdown's error event, like any other mid-stream failure.
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
-    if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
+    if (res.destroyed || out.abandoned || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
     const text = out.pending + streamErrorEvent(ctx, err);
     out.pending = "";
     await endWithStreamError(ctx, res, text);
     return { status: r.status, aborted: false, streamError: err };
   } finally {
-    if (res.destroyed) await iterator.return?.(undefined)?.catch(() => {});
+    if (res.destroyed || out.abandoned) await iterator.return?.(undefined)?.catch(() => {});
   }
   if (!started) {
     hooks.firstByte();
@@ -216,6 +248,8 @@ class PendingWrite implements WriteHold {
   queued = false;
   wrote = false;
   held = 0;
+  /** The request was let go while its stream had not ended (writeResponse): nothing more is written. */
+  abandoned = false;
   pusher: PushWriter | undefined;
   constructor(readonly res: ServerResponse) {}
 
@@ -239,7 +273,7 @@ class PendingWrite implements WriteHold {
  * every named closure its own `name` property: ~250 bytes and a defineProperty call each). */
 function flushPending(w: PendingWrite): void {
   w.queued = false;
-  if (!w.pending || w.res.destroyed || w.held) return; // a release queues the flush again
+  if (!w.pending || w.res.destroyed || w.held || w.abandoned) return; // a release queues the flush again
   const text = w.pending;
   w.pending = "";
   w.res.write(text);

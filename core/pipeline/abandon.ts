@@ -13,8 +13,8 @@ export const ABANDON_AFTER_MS = 2000;
  * `work`, unless `signal` aborts and `work` has not settled `ms` later: then a rejection with `abandoned()`. What
  * `work` does after that is still watched (never an unhandled rejection), just no longer waited for.
  */
-export function untilAbandoned(work: Promise<void>, signal: AbortSignal, abandoned: () => Error, ms = ABANDON_AFTER_MS): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+export function untilAbandoned<T>(work: Promise<T>, signal: AbortSignal, abandoned: () => Error, ms = ABANDON_AFTER_MS): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       timer = setTimeout(() => reject(abandoned()), ms);
@@ -30,7 +30,7 @@ export function untilAbandoned(work: Promise<void>, signal: AbortSignal, abandon
     else if (cancel instanceof UpstreamCancel) cancel.on("abort", onAbort);
     else cancel.addEventListener("abort", onAbort, { once: true });
     work.then(
-      () => (stop(), resolve()),
+      (value) => (stop(), resolve(value)),
       (err) => (stop(), reject(err)),
     );
   });

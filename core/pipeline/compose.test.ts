@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { compose } from "./compose.ts";
+import { compose, streamAbandonment } from "./compose.ts";
 import { definePlugin } from "./define.ts";
 import { ABANDON_AFTER_MS } from "./abandon.ts";
 import { RequestAbort } from "../net/request-abort.ts";
@@ -147,6 +147,27 @@ describe("compose: a plugin that does not await next() or never returns", () => 
     const ctx = {} as Record<symbol, unknown>;
     await compose([{ ...step("a", []), trusted: true }, { ...step("b", []), trusted: true }], async () => {})(ctx as never);
     expect(Object.getOwnPropertySymbols(ctx)).toEqual([]);
+  });
+
+  it("names, for a stream that does not end, the third-party plugins that wrapped it, not those it passed through", async () => {
+    const { ctx, errors } = request();
+    const wrap = (name: string) => async (c: any, next: () => Promise<void>) => {
+      await next();
+      c.response = { ...c.response, events: { [Symbol.asyncIterator]: () => c.response.events[Symbol.asyncIterator]() }, by: name };
+    };
+    // outer wraps; "looker" only reads the response; a built-in step between them wraps too (it is not named).
+    const builtin = { ...plugin("builtin", wrap("builtin")), trusted: true };
+    const run = compose([plugin("outer", wrap("outer")), builtin, plugin("looker", async (_c, next) => { await next(); })], async (c: any) => {
+      c.response = { kind: "stream", status: 200, events: (async function* () {})() };
+    });
+    await run(ctx);
+    const abandoned = streamAbandonment(ctx)!;
+    expect(String(abandoned())).toContain(`the response stream, as wrapped by plugin "outer", had not ended after the request was aborted`);
+    expect(errors.at(-1)?.[1]).toMatchObject({ plugin: "outer" });
+    // A pipeline of built-in steps: not watched (its streams end when the request is aborted).
+    const own = {} as never;
+    await compose([{ ...step("a", []), trusted: true }], async () => {})(own);
+    expect(streamAbandonment(own)).toBeUndefined();
   });
 
   it("waits as before for a pipeline that unwinds after the abort", async () => {

@@ -22,16 +22,20 @@ const done: Promise<void> = Promise.resolve();
 
 /** A third-party layer (plugin index) whose next() is still running, and that run. */
 interface Open { layer: number; below: Promise<void> }
-/** This request's open third-party layers, and the deepest third-party layer it entered. */
-interface Watch { open: Open[]; deepest: number }
+/**
+ * This request's open third-party layers and the deepest third-party layer it entered; for its response stream, the
+ * stream each third-party layer's next() gave it and the layers whose plugin returned another (it wrapped or made it).
+ */
+interface Watch { plugins: ResolvedPlugin[]; open: Open[]; deepest: number; got?: unknown[]; wrapped?: number[] }
 const WATCH = Symbol("pipeline watch");
 type Tracked = GatewayContext & { [WATCH]?: Watch };
 
 /**
  * Build the request handler once per config: a closure chain, no per-request array walking. Each layer hands on
  * the plugin's own promise (no async wrapper). With a third-party plugin in the pipeline, the extras per request are
- * one handler on each such plugin's next() promise and one on the whole chain, which see to a plugin that does not
- * await next() or never returns; the built-in pipeline has none (measured: they cost 2 % CPU per request).
+ * one handler on each such plugin's next() promise and on its own, and one on the whole chain, which see to a plugin
+ * that does not await next(), never returns, or leaves a stream that never ends; the built-in pipeline has none
+ * (measured: they cost 2 % CPU per request).
  */
 export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
   let chain: Handler = terminal;
@@ -48,6 +52,7 @@ export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
           called = true;
           return trusted ? downstream(ctx) : watched(ctx as Tracked, layer, downstream(ctx));
         }, instance);
+        if (!trusted) returned(ctx as Tracked, layer, r);
         // A synchronous handle() that returned nothing is done; a thrown error becomes a rejection, as before.
         return r === undefined ? done : (r as Promise<void>);
       } catch (err) {
@@ -58,7 +63,7 @@ export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
   const top = chain;
   if (plugins.every((p) => p.trusted)) return top;
   return (ctx) => {
-    const watch: Watch = { open: [], deepest: -1 };
+    const watch: Watch = { plugins, open: [], deepest: -1 };
     (ctx as Tracked)[WATCH] = watch;
     const { open } = watch;
     const run = top(ctx).then(
@@ -81,15 +86,35 @@ function entered(ctx: Tracked, layer: number): void {
  * so a plugin that awaits next() always finds its layer closed again when it resumes.
  */
 function watched(ctx: Tracked, layer: number, below: Promise<void>): Promise<void> {
-  const open = ctx[WATCH]?.open;
-  if (!open) return below;
+  const watch = ctx[WATCH];
+  if (!watch) return below;
+  const { open } = watch;
   const entry = { layer, below };
   open.push(entry);
   const close = () => {
     open.splice(open.indexOf(entry), 1);
+    (watch.got ??= [])[layer] = streamOf(ctx);
   };
   below.then(close, close);
   return below;
+}
+
+const streamOf = (ctx: GatewayContext) => (ctx.response?.kind === "stream" ? ctx.response.events : undefined);
+const ignore = () => {};
+
+/**
+ * A third-party plugin's handle returned `r`: once it has settled, whether the plugin left a response stream other
+ * than the one its next() gave it. Such a plugin is named should that stream not end once the request is aborted.
+ */
+function returned(ctx: Tracked, layer: number, r: void | Promise<void>): void {
+  const watch = ctx[WATCH];
+  if (!watch) return;
+  const check = () => {
+    const stream = streamOf(ctx);
+    if (stream !== undefined && stream !== watch.got?.[layer]) (watch.wrapped ??= []).push(layer);
+  };
+  if (r === undefined) check();
+  else if (typeof (r as Promise<void>).then === "function") (r as Promise<void>).then(check, ignore);
 }
 
 /**
@@ -118,5 +143,25 @@ function abandoned(ctx: GatewayContext, plugins: ResolvedPlugin[], watch: Watch)
   const step = name === undefined ? "the pipeline" : below ? `a step below plugin "${name}"` : `plugin "${name}"`;
   const err = new Error(`${step} had not returned after the request was aborted; the request was abandoned`);
   ctx.gateway?.log.error(err.message, { requestId: ctx.requestId, ...(name === undefined ? {} : { plugin: name }) });
+  return err;
+}
+
+/**
+ * For a request whose pipeline has third-party plugins, what its response stream's writer calls when the stream has
+ * not ended 2 s after the request was aborted (untilAbandoned): it logs the plugins that wrapped the stream and
+ * returns the error the writer lets the request go with. Undefined for a pipeline of the gateway's own steps only,
+ * whose streams end when the request is aborted.
+ */
+export function streamAbandonment(ctx: GatewayContext): (() => Error) | undefined {
+  const watch = (ctx as Tracked)[WATCH];
+  return watch && (() => stalledStream(ctx, watch));
+}
+
+function stalledStream(ctx: GatewayContext, watch: Watch): Error {
+  const names = (watch.wrapped ?? []).map((layer) => watch.plugins[layer]!.def.name);
+  const by = names.length ? `, as wrapped by plugin${names.length > 1 ? "s" : ""} ${names.map((n) => `"${n}"`).join(", ")},` : "";
+  const err = new Error(`the response stream${by} had not ended after the request was aborted; the request was abandoned`);
+  const named = names.length === 1 ? { plugin: names[0] } : names.length ? { plugins: names } : {};
+  ctx.gateway?.log.error(err.message, { requestId: ctx.requestId, ...named });
   return err;
 }
