@@ -7,6 +7,7 @@ import { GatewayError } from "../errors.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
+import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
@@ -17,14 +18,29 @@ export function retentionMs(ctx: GatewayContext): number {
   return (ctx.config.raw.store?.responses_retention_days ?? 30) * DAY_MS;
 }
 
+/** The gateway's own reasoning blob (mgr1.): state for the translated upstream that made it, which no native one can verify. */
+const gatewayBlob = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith("mgr1.");
+
+/** The body without the input items `drop` names (the same body when there are none). */
+function without(body: any, drop: (i: any) => boolean): any {
+  return Array.isArray(body.input) && body.input.some(drop) ? { ...body, input: body.input.filter((i: any) => !drop(i)) } : body;
+}
+
 /**
  * The rebuilt conversation for a native upstream that did not make the previous response: reasoning items it cannot
  * have issued go (a gateway blob, mgr1., is for translated upstreams; an item without encrypted_content is a
  * reference to state the upstream does not hold) — OpenAI refuses both.
  */
 function nativeRebuilt(body: any): any {
-  const keep = (i: any) => i?.type !== "reasoning" || (typeof i.encrypted_content === "string" && !i.encrypted_content.startsWith("mgr1."));
-  return Array.isArray(body.input) && !body.input.every(keep) ? { ...body, input: body.input.filter(keep) } : body;
+  return without(body, (i) => gatewayBlob(i) || (i?.type === "reasoning" && typeof i.encrypted_content !== "string"));
+}
+
+/**
+ * The rebuilt conversation for the native upstream that made the previous response, when it is not continued by id
+ * (the gateway runs the mcp tool's turns): reasoning items referenced by id are that upstream's own, so they stay.
+ */
+function sameUpstreamRebuilt(body: any): any {
+  return without(body, gatewayBlob);
 }
 
 /**
@@ -41,7 +57,9 @@ function upstreamLostPrevious(e: unknown): boolean {
  * stamp and save the answer. The body each attempt sees is chosen per attempt: a native attempt on the provider that
  * served the previous response natively keeps previous_response_id (the upstream holds that state itself, encrypted
  * reasoning included), and gets the rebuilt conversation at once when that upstream has lost it; every other attempt,
- * a fallback included, gets the rebuilt conversation.
+ * a fallback included, gets the rebuilt conversation. When the gateway runs the mcp tool, every attempt gets the
+ * rebuilt conversation as the loop's current turn left it (its tools as functions, its results): continued by id,
+ * the upstream would see neither, and each turn would stack its own response on the chain.
  */
 export async function serveWithState(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
   const store = ctx.gateway.store.responses;
@@ -49,25 +67,36 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
   ctx.body = conv.rebuilt;
+  const loop = gatewayRunsMcp(ctx);
   // Per attempt: which body, and whether it went to the upstream's own /responses (what the record says it was).
   const native = new WeakMap<object, boolean>();
   const inner = ctx.invoke;
-  let forNative: unknown;
+  // The request's body as the mcp loop's latest turn left it (else the rebuilt one), and the bodies made from it for
+  // attempts: a body in ctx.body that is not one of those is a new turn's.
+  let current: any = conv.rebuilt;
+  const made = new WeakSet<object>();
+  const use = (body: any) => {
+    if (body !== current) made.add(body);
+    ctx.body = body;
+  };
   ctx.invoke = (c, driver, op, target, call) => {
+    if (!made.has(ctx.body)) current = ctx.body;
     const isNative = upstreamProtocolOf(driver, "responses", target) === "responses";
     native.set(target, isNative);
     if (previous) {
-      if (!isNative) ctx.body = conv.rebuilt;
-      else if (previous.native && target.provider === previous.provider) {
-        ctx.body = conv.passthrough;
+      const sameUpstream = isNative && previous.native && target.provider === previous.provider;
+      if (!isNative) use(current);
+      else if (sameUpstream && loop) use(sameUpstreamRebuilt(current));
+      else if (sameUpstream) {
+        use(conv.passthrough);
         // What the transcoder plugin does not take, dispatch would send to the driver's own /responses.
         const send = (): Promise<ProviderResult> => inner?.(c, driver, op, target, call) ?? driver.responses!.call(driver, ctx.body, target, call);
         return send().catch((e: unknown) => {
           if (!upstreamLostPrevious(e)) throw e;
-          ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
+          use(nativeRebuilt(current));
           return send();
         });
-      } else ctx.body = forNative ??= nativeRebuilt(conv.rebuilt);
+      } else use(nativeRebuilt(current));
     }
     return inner?.(c, driver, op, target, call);
   };
@@ -84,7 +113,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           const rec: ResponseRecord = {
             id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: r, input: conv.items,
             ...(fullOutput ? { fullOutput } : {}),
-            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
+            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
             previousResponseId: previous?.id ?? null,
           };
           // The answer is already made (and billed): a store failure is logged, not turned into an error.

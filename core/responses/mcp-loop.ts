@@ -24,6 +24,15 @@ function nativePassthrough(ctx: GatewayContext, tools: any[]): boolean {
   return !!driver && upstreamProtocolOf(driver, "responses", target) === "responses";
 }
 
+/**
+ * Whether serveMcp will run the mcp tool itself (model turns of its own, each rewriting ctx.body): the response it
+ * makes is then not one any upstream holds whole, so it is never continued by the upstream's own id.
+ */
+export function gatewayRunsMcp(ctx: GatewayContext): boolean {
+  const tools = mcpToolsOf(ctx.body);
+  return tools.length > 0 && !nativePassthrough(ctx, tools);
+}
+
 function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!b) return a;
   if (!a) return { ...b };
@@ -74,8 +83,14 @@ class McpRun {
   private incomplete = false;
   private readonly originalTools: any[];
   private readonly max: number;
+  /**
+   * The request's body, which every turn rewrites (tools, input) and hands to dispatch: kept here, because an attempt
+   * may put another body made from it in ctx.body (core/endpoints/responses-state.ts) that a later turn must not edit.
+   */
+  private readonly body: any;
 
   constructor(private readonly ctx: GatewayContext, private readonly specs: McpToolSpec[], private readonly dispatch: () => Promise<void>) {
+    this.body = ctx.body;
     this.originalTools = ctx.body.tools;
     this.max = ctx.config.raw.mcp?.max_tool_rounds ?? 8;
   }
@@ -86,7 +101,7 @@ class McpRun {
 
   /** Input items of earlier turns made into what the model reads; approved calls run now. */
   async prepare(emit: Emit): Promise<void> {
-    const raw = this.ctx.body.input;
+    const raw = this.body.input;
     const items: any[] = typeof raw === "string" ? [{ role: "user", content: raw }] : Array.isArray(raw) ? raw : [];
     const answers = new Map<string, any>();
     for (const it of items) if (it?.type === "mcp_approval_response" && typeof it.approval_request_id === "string") answers.set(it.approval_request_id, it);
@@ -147,7 +162,7 @@ class McpRun {
       }
       functions.push(...asFunctions(spec, tools, this.refs));
     }
-    const body = this.ctx.body;
+    const body = this.body;
     body.tools = [...this.originalTools.filter((t: any) => t?.type !== "mcp"), ...functions];
     const choice = body.tool_choice;
     if (choice && typeof choice === "object" && choice.type === "mcp") {
@@ -189,7 +204,8 @@ class McpRun {
   /** One model turn's body: the client's request with the converted input. */
   async runModel(): Promise<GatewayResponse> {
     const ctx = this.ctx;
-    ctx.body.input = this.input;
+    this.body.input = this.input;
+    ctx.body = this.body;
     this.settle();
     ctx.usage = undefined;
     this.turnOpen = true;
@@ -282,8 +298,8 @@ class McpRun {
 }
 
 export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
+  if (!gatewayRunsMcp(ctx)) return dispatch();
   const tools = mcpToolsOf(ctx.body);
-  if (!tools.length || nativePassthrough(ctx, tools)) return dispatch();
   if (!ctx.auth) throw new GatewayError(401, "INVALID_API_KEY", "The mcp tool needs a project key");
   const closers: Array<() => Promise<void>> = [];
   ctx.onFinish(async () => { for (const c of closers) await c(); });
