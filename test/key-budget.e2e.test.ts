@@ -43,7 +43,7 @@ describe("per-key budgets", () => {
     const { served, refusal } = await spendUntilRefused(made.json.key);
     expect(served).toBeGreaterThan(0);
     expect(refusal.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { project: "acme", key: "intern", scope: "key", budget_usd: "0.0002", period: "month" } });
-    expect(refusal.error.message).toMatch(/^Key "intern" of project "acme" has reached its monthly budget of \$0\.0002/);
+    expect(refusal.error.message).toMatch(/^Key "intern" of project "acme" has \$[\d.]+ left of its monthly budget of \$0\.0002 \(spent \$[\d.]+\), less than this request may cost /);
     expect((await postJson(`${gw.baseURL}/chat/completions`, chat(), auth(KEY))).status).toBe(200);
 
     const budgets = await adminGet("/budgets?project=acme");

@@ -30,7 +30,8 @@ describe("budget plugin", () => {
     expect(ok).toBeGreaterThan(1);
     expect(refused!.status).toBe(402);
     expect(refused!.json.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { project: "acme", period: "day", budget_usd: "0.0003" } });
-    expect(refused!.json.error.message).toMatch(/^Project "acme" has reached its daily budget of \$0\.0003 /);
+    // Not used up: what is left is less than this request's worst case, and the message says so (not "has reached").
+    expect(refused!.json.error.message).toMatch(/^Project "acme" has \$0\.000\d+ left of its daily budget of \$0\.0003 \(spent \$0\.000\d+\), less than this request may cost \(\$0\.000\d+ at most\): lower max_tokens or raise the budget$/);
     const upstreamCalls = fake.requests.length;
     expect((await postJson(url(), chat(), auth())).status).toBe(402);
     expect(fake.requests.length).toBe(upstreamCalls);

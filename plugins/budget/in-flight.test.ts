@@ -1,7 +1,7 @@
 // A 402 that only other requests' holds caused is not final (the audit: budget $0.0003, one request in flight held
 // $0.000183, a second got "has reached its monthly budget ... spent $0", the openai SDK gave up, and the same request
 // a second later succeeded). It says that requests in flight hold the rest and tells the SDKs to retry shortly
-// (x-should-retry: true, Retry-After); a budget the spend itself has used up stays a final 402.
+// (x-should-retry: true, Retry-After); a budget whose spend leaves too little for the request stays a final 402.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import OpenAI from "openai";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
@@ -64,15 +64,15 @@ describe("budget refusals caused by requests in flight", () => {
     expect((await a).status).toBe(200);
   });
 
-  it("once the spend itself leaves no room, the 402 is final: the budget has been reached and no retry is asked for", async () => {
+  it("once the spend itself leaves too little for the request, the 402 is final: it says what is left and asks for no retry", async () => {
     let refused: Awaited<ReturnType<typeof postJson>> | undefined;
     for (let i = 0; i < 20 && !refused; i++) {
       const r = await postJson(url(), body, auth());
       if (r.status !== 200) refused = r;
     }
     expect(refused!.status).toBe(402);
-    expect(refused!.json.error.message).toMatch(/^Project "acme" has reached its monthly budget of \$0\.0005 /);
-    expect(refused!.json.error.details.reason).toBeUndefined();
+    expect(refused!.json.error.message).toMatch(/^Project "acme" has \$0\.000\d+ left of its monthly budget of \$0\.0005 \(spent \$0\.000\d+\), less than this request may cost /);
+    expect(refused!.json.error.details.reason).toBe("request_max_over_available");
     expect(refused!.headers.get("x-should-retry")).toBeNull();
     expect(refused!.headers.get("retry-after")).toBeNull();
   });

@@ -20,13 +20,14 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../../core/errors.ts";
 import { periodOf } from "../../core/store/periods.ts";
-import { picoToUsd, toPico } from "../../core/money/money.ts";
+import { toPico } from "../../core/money/money.ts";
 import type { Period, Settlement } from "../../core/store/types.ts";
 import type { KeyBudget } from "../../core/generated/types/gateway.ts";
 import { keyScope } from "../../core/store/key-budget.ts";
 import { meterFor, type BudgetHold } from "../../core/metering/meter.ts";
 import type { Store } from "../../core/store/types.ts";
 import { worstCasePico } from "./worst-case.ts";
+import { budgetRefusal } from "./refusal.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
 import { videoKeyTaken } from "../../core/endpoints/video-key.ts";
@@ -68,50 +69,7 @@ function leaseMsOf(ctx: GatewayContext): number {
   return model ? videoJobTimeoutMs(model) + LEASE_MS : LEASE_MS;
 }
 
-function periodEnd(period: Period, start: number): string | undefined {
-  const d = new Date(start);
-  switch (period) {
-    case "day": return new Date(start + 86_400_000).toISOString();
-    case "week": return new Date(start + 7 * 86_400_000).toISOString();
-    case "month": return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
-    default: return undefined;
-  }
-}
-
 const limits = new WeakMap<object, bigint>();
-
-/** The period as the 402 message names it ("daily", not "dayly"). */
-const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly", total: "total" };
-
-/** When a refusal only in-flight holds caused may be tried again: they settle (mostly for less) as their requests end. */
-const IN_FLIGHT_RETRY_AFTER_S = 1;
-
-/**
- * The 402 a request gets when the project's (or the key's own) budget has no room for it. When the spend alone leaves
- * room for this request and only other requests' holds are in the way, the budget is not spent: the refusal is
- * transient, says so, and carries x-should-retry: true and a short Retry-After (the openai and Anthropic SDKs retry
- * a 402 then). The spec gives budget refusals 402 BUDGET_EXCEEDED and has no status for "not now", so it stays that.
- */
-function exceeded(project: string, usd: string, period: Period, start: number, limitPico: bigint, spentPico: bigint, reservedPico: bigint, amountPico: bigint, key?: string): GatewayError {
-  const resets = periodEnd(period, start);
-  const left = limitPico - spentPico - reservedPico;
-  const who = key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`;
-  const inFlight = amountPico > 0n && reservedPico > 0n && spentPico + amountPico <= limitPico;
-  const message = inFlight
-    ? `${who} has no room in its ${ADJECTIVE[period]} budget of $${usd} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
-      ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`
-    : `${who} has reached its ${ADJECTIVE[period]} budget of $${usd}` +
-      ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
-      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : "");
-  return new GatewayError(402, "BUDGET_EXCEEDED", message, {
-    details: {
-      project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
-      available_usd: picoToUsd(left > 0n ? left : 0n), request_max_usd: picoToUsd(amountPico), ...(resets ? { resets_at: resets } : {}),
-      ...(inFlight ? { reason: "held_by_requests_in_flight" } : {}),
-    },
-    ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
-  });
-}
 
 export default definePlugin({
   name: "budget",
@@ -146,7 +104,7 @@ export default definePlugin({
       // Never billed: no reservation, only the check that the budget is not used up.
       for (const s of scopes) {
         const spent = await store.spent(s.scope, s.window.key, s.window.start);
-        if (spent >= s.limitPico) throw s.exceeded(spent, 0n, 0n);
+        if (spent >= s.limitPico) throw s.exceeded(ctx, spent, 0n, 0n);
       }
       return next();
     }
@@ -201,7 +159,7 @@ async function reserve(ctx: GatewayContext, scopes: Scope[], amountPico: bigint,
       // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
       const r = await store.reserve(
         { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, at);
-      if (!r.ok) throw s.exceeded(r.spentPico, r.reservedPico, amountPico);
+      if (!r.ok) throw s.exceeded(ctx, r.spentPico, r.reservedPico, amountPico);
       held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
     }
   } catch (err) {
@@ -284,7 +242,7 @@ interface Scope {
   at: number;
   window: { key: string; start: number };
   limitPico: bigint;
-  exceeded(spent: bigint, reserved: bigint, amount: bigint): GatewayError;
+  exceeded(ctx: GatewayContext, spent: bigint, reserved: bigint, amount: bigint): GatewayError;
 }
 
 function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, project = scope): Scope {
@@ -293,5 +251,9 @@ function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, 
   let limitPico = limits.get(budget);
   if (limitPico === undefined) limits.set(budget, (limitPico = toPico(budget.usd)));
   const limit = limitPico;
-  return { scope, at: now, window, limitPico: limit, exceeded: (spent, reserved, amount) => exceeded(project, budget.usd, period, window.start, limit, spent, reserved, amount, keyId) };
+  return {
+    scope, at: now, window, limitPico: limit,
+    exceeded: (ctx, spentPico, reservedPico, amountPico) =>
+      budgetRefusal({ project, key: keyId, usd: budget.usd, period, periodStart: window.start, limitPico: limit, spentPico, reservedPico, amountPico }, ctx),
+  };
 }

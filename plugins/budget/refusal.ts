@@ -1,0 +1,107 @@
+// The 402 a budgeted request gets, worded for what the user can do about it. Three cases differ:
+// - the spend has used the budget up ("has reached its monthly budget"): wait for the period, or raise it;
+// - this request's worst case does not fit in what is left (0.3 % spent, a large max_tokens): ask for less, or raise
+//   it — saying "has reached" then sent operators looking for a spent budget that was not;
+// - only other requests' holds are in the way: the refusal is transient, and the SDKs are told to retry.
+import { GatewayError } from "../../core/errors.ts";
+import { picoToUsd } from "../../core/money/money.ts";
+import type { Period } from "../../core/store/types.ts";
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+
+/** The period as the 402 message names it ("daily", not "dayly"). */
+const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly", total: "total" };
+
+/** When a refusal only in-flight holds caused may be tried again: they settle (mostly for less) as their requests end. */
+const IN_FLIGHT_RETRY_AFTER_S = 1;
+
+/** When the period's spend starts over (a total budget never does). */
+function periodEnd(period: Period, start: number): string | undefined {
+  const d = new Date(start);
+  switch (period) {
+    case "day": return new Date(start + 86_400_000).toISOString();
+    case "week": return new Date(start + 7 * 86_400_000).toISOString();
+    case "month": return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
+    default: return undefined;
+  }
+}
+
+export interface Refused {
+  project: string;
+  /** The key whose own budget refused, when it is not the project's. */
+  key?: string;
+  usd: string;
+  period: Period;
+  /** When the period began (its end is the refusal's resets_at). */
+  periodStart: number;
+  limitPico: bigint;
+  spentPico: bigint;
+  /** Held by requests in flight. */
+  reservedPico: bigint;
+  /** This request's worst case (0 for count_tokens, which reserves nothing). */
+  amountPico: bigint;
+}
+
+/**
+ * What the client can ask for less of, in its own protocol's terms: the output limit of a generation (the field it
+ * sent, or the one to set when it left the limit to the model, whose maximum was then reserved), else what a media
+ * request's worst case grows with.
+ */
+export function lowerHint(endpoint: string, body: Record<string, unknown> | undefined): string {
+  const gen = body?.generationConfig as Record<string, unknown> | undefined;
+  const output = (field: string, sent: boolean) => (sent ? `lower ${field}` : `set ${field} (without it the model's largest output is reserved)`);
+  switch (endpoint) {
+    case "chat":
+      return body?.max_completion_tokens != null ? output("max_completion_tokens", true) : output("max_tokens", body?.max_tokens != null);
+    case "messages":
+      return output("max_tokens", true); // the Messages API requires it
+    case "responses":
+      return output("max_output_tokens", body?.max_output_tokens != null);
+    case "gemini":
+      return output("generationConfig.maxOutputTokens", gen?.maxOutputTokens != null);
+    case "images":
+      return "ask for fewer images (n)";
+    case "videos":
+      return "ask for a shorter duration";
+    default:
+      return "send less input";
+  }
+}
+
+/**
+ * The 402 a request gets when the project's (or the key's own) budget has no room for it. When the spend alone leaves
+ * room for this request and only other requests' holds are in the way, the budget is not spent: the refusal is
+ * transient, says so, and carries x-should-retry: true and a short Retry-After (the openai and Anthropic SDKs retry
+ * a 402 then). The spec gives budget refusals 402 BUDGET_EXCEEDED and has no status for "not now", so it stays that.
+ */
+export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" | "body">): GatewayError {
+  const { project, key, usd, period, limitPico, spentPico, reservedPico, amountPico } = r;
+  const left = limitPico - spentPico - reservedPico;
+  const available = left > 0n ? left : 0n;
+  const who = key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`;
+  const budget = `${ADJECTIVE[period]} budget of $${usd}`;
+  const held = reservedPico > 0n ? `, $${picoToUsd(reservedPico)} held by requests in flight` : "";
+  const inFlight = amountPico > 0n && reservedPico > 0n && spentPico + amountPico <= limitPico;
+  const tooLarge = !inFlight && amountPico > 0n && spentPico < limitPico;
+  let message: string;
+  if (inFlight) {
+    message = `${who} has no room in its ${budget} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
+      ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`;
+  } else if (tooLarge) {
+    message = `${who} has $${picoToUsd(available)} left of its ${budget} (spent $${picoToUsd(spentPico)}${held}),` +
+      ` less than this request may cost ($${picoToUsd(amountPico)} at most): ${lowerHint(ctx.endpoint, ctx.body)} or raise the budget`;
+  } else {
+    message = `${who} has reached its ${budget}` +
+      ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
+      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : "");
+  }
+  const resetsAt = periodEnd(period, r.periodStart);
+  const reason = inFlight ? "held_by_requests_in_flight" : tooLarge ? "request_max_over_available" : undefined;
+  return new GatewayError(402, "BUDGET_EXCEEDED", message, {
+    details: {
+      project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
+      available_usd: picoToUsd(available), request_max_usd: picoToUsd(amountPico), ...(resetsAt ? { resets_at: resetsAt } : {}),
+      ...(reason ? { reason } : {}),
+    },
+    ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
+  });
+}
