@@ -4,6 +4,7 @@ import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { tickLabels, yRange } from "./chart-scale.ts";
+import { lonePoints } from "./lone-points.ts";
 
 export const PALETTE = ["#2f6fde", "#e3872d", "#3a9c5b", "#c9463d", "#8a5cc2", "#1f9aa8", "#b5883a", "#d0609b", "#5c6b7a", "#7fa33a"];
 
@@ -63,7 +64,9 @@ function options(p: TimeChartProps, width: number, original: () => (number | nul
       width: p.bars ? 0 : 1.5,
       ...(s.dash ? { dash: [5, 4] } : {}),
       ...(p.bars ? { fill: color } : p.stacked ? { fill: color + "55" } : {}),
-      ...(bars ? { paths: bars, points: { show: false } } : {}),
+      // Every point when they are far enough apart (uPlot's `show`), else only the lone values no line can draw.
+      points: bars ? { show: false } : { fill: color, filter: (u, si, show) => (show ? null : lonePoints(u.data[si]!)) },
+      ...(bars ? { paths: bars } : {}),
       spanGaps: false,
       // The legend shows a series' own value, not its stacked height.
       value: (_u, _v, _si, idx) => {

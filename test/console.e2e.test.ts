@@ -87,6 +87,15 @@ describe("operator console", () => {
     await page.waitForTimeout(300); // charts draw on the next frame
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
   };
+  /** How many pixels of a chart's canvas are in `hex` (a series' own colour: axes and grid are grey). */
+  const inkOf = (testId: string, hex: string) => page.evaluate(({ testId, hex }) => {
+    const want = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    const canvas = document.querySelector(`[data-testid="${testId}"] canvas`) as HTMLCanvasElement;
+    const px = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i + 3]! > 200 && want.every((v, j) => Math.abs(px[i + j]! - v) < 16)) n++;
+    return n;
+  }, { testId, hex });
   const signIn = async (key: string) => {
     await page.fill('[data-testid="key"]', key);
     await page.click('[data-testid="sign-in-submit"]');
@@ -116,6 +125,9 @@ describe("operator console", () => {
     });
     page.on("pageerror", (e) => consoleErrors.push(String(e)));
 
+    // An idle step first: the traffic's step then stands alone between idle ones, a lone value the live charts must
+    // still show (a line needs two values).
+    await trafficOf(gw.gateway).sample();
     // Traffic on two projects: acme's requests all succeed, one of them after a fallback (flaky answers 500, steady
     // serves it), one streamed; globex has one request that fails (flaky is gpt-4o's only provider, and fails twice).
     const send = async (key: string, body: unknown) => postJson(`${gw.url}/api/v1/chat/completions`, body, { authorization: `Bearer ${key}` });
@@ -209,6 +221,9 @@ describe("operator console", () => {
     expect(traffic.points.reduce((n: number, p: any) => n + p.server_errors, 0)).toEqual(SHOTS ? expect.any(Number) : 1);
     // The live charts have their step (uPlot draws it): no "No data yet" on the request-rate chart.
     await expect.poll(() => page.locator('[data-testid="chart-rate"] .chart-empty').count()).toBe(0);
+    // The traffic's step has idle (null) steps beside it: its error ratio and latency are still drawn, as points.
+    await expect.poll(() => inkOf("chart-errors", "#c9463d")).toBeGreaterThan(0);
+    await expect.poll(() => inkOf("chart-latency", "#2f6fde")).toBeGreaterThan(0);
     await shot("overview");
   });
 
