@@ -144,3 +144,39 @@ describe("dispatch: an endpoint given up for its configuration", () => {
     expect(calls.map((c) => c.provider)).toEqual(["a"]);
   });
 });
+
+describe("dispatch: an answer past the gateway's size bounds", () => {
+  // As providers/http.ts sends them: the same request would be as large, so it is no retry's business.
+  const tooLarge = (provider: string, reason: "answer_too_large" | "event_too_large") =>
+    new GatewayError(502, "UPSTREAM_ERROR", `${provider}: too large`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, reason, limit_bytes: 1024, setting: "server.upstream_limits.answer_bytes" } });
+  /** A stream result whose first event fails with `err` (an event past the bound is found while reading it). */
+  const failingStream = (err: GatewayError) => Promise.resolve({
+    kind: "stream",
+    events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }) },
+  });
+
+  for (const reason of ["answer_too_large", "event_too_large"] as const) {
+    const fails = (p: string) => (reason === "answer_too_large" ? Promise.reject(tooLarge(p, reason)) : failingStream(tooLarge(p, reason)));
+
+    it(`${reason}: a lone endpoint is asked once, and the client is told not to retry (no Retry-After)`, async () => {
+      const { ctx, calls } = setup(["a"], { a: [() => fails("a"), () => fails("a")] }, 3, () => 0);
+      const err = await dispatch(ctx, "chat").catch((e) => e);
+      expect(calls.map((c) => c.provider)).toEqual(["a"]);
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", headers: { "x-should-retry": "false" }, retryAfter: undefined, details: { reason, attempts: [{ provider: "a", status: 502 }] } });
+    });
+
+    it(`${reason}: the next endpoint serves at once, and still gets its own retry; the first is not asked again`, async () => {
+      const { ctx, calls } = setup(["a", "b"], { a: [() => fails("a"), () => fails("a")], b: [() => Promise.reject(broken("b"))] }, 2, () => 0);
+      await dispatch(ctx, "chat");
+      expect(calls.map((c) => c.provider)).toEqual(["a", "b", "b"]);
+      expect(ctx.resolvedProvider).toBe("b");
+    });
+
+    it(`${reason}: told to the operator as an answer past the bounds, not as a configuration that fails`, async () => {
+      const { ctx, warned } = setup([`big-${reason}`, "b"], { [`big-${reason}`]: [() => fails(`big-${reason}`)], b: [] }, 3, () => 0);
+      await dispatch(ctx, "chat");
+      expect(warned).toHaveLength(1);
+      expect(String((warned[0] as unknown[])[0])).toContain("past the gateway's bounds");
+    });
+  }
+});

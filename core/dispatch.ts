@@ -16,7 +16,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint, type Failure } from "./retry-hint.ts";
-import { isRetryableStatus, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
+import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
@@ -88,17 +88,22 @@ export function isRetryable(err: GatewayError): boolean {
 /** Configuration faults by reason: no driver, no credentials, an upstream model or deployment that is not there. */
 const CONFIG_FAULTS: ReadonlySet<unknown> = new Set(["not_configured", "no_credentials", UPSTREAM_NOT_FOUND]);
 
+/** An answer past the gateway's bounds (server.upstream_limits): the same request would be as large again. */
+const OVERSIZE: ReadonlySet<unknown> = new Set([ANSWER_TOO_LARGE, EVENT_TOO_LARGE]);
+const oversize = (err: GatewayError) => err.code === "UPSTREAM_ERROR" && OVERSIZE.has(err.details?.reason);
+
 /**
- * A fault of one endpoint's configuration, not of the request: the upstream refused the gateway's credentials (401,
- * 403) or answered another 4xx that is not about the request (a wrong base_url's 404, 402 out of credit), has no such
- * model or deployment, no driver, no credentials. Asking it again cannot pass, but the model's next
- * endpoint may be configured right: that endpoint is given up, the others are still tried. (Content refusals and
- * other non-retryable answers are not: another provider would be asked to generate what one refused.)
+ * A fault of one endpoint, not of the request: the upstream refused the gateway's credentials (401, 403) or
+ * answered another 4xx that is not about the request (a wrong base_url's 404, 402 out of credit), has no such model
+ * or deployment, no driver, no credentials, or sent an answer past the gateway's bounds (oversize: asked again, it
+ * would generate, and bill, as large an answer). Asking it again cannot pass, but the model's next endpoint may be
+ * configured right (or answer within the bounds): that endpoint is given up, the others are still tried. (Content
+ * refusals and other non-retryable answers are not: another provider would be asked to generate what one refused.)
  */
 function endpointFault(err: GatewayError): boolean {
   if (err.status !== 502 || err.code !== "UPSTREAM_ERROR" || isRetryable(err)) return false;
   const reason = err.details?.reason;
-  if (CONFIG_FAULTS.has(reason)) return true;
+  if (CONFIG_FAULTS.has(reason) || OVERSIZE.has(reason)) return true;
   const status = err.details?.upstream_status;
   return reason === undefined && typeof status === "number" && status >= 400 && status < 500;
 }
@@ -114,9 +119,10 @@ function warnEndpointFault(ctx: GatewayContext, target: Target, err: GatewayErro
   if ((faultLogged.get(key) ?? 0) > now - 60_000) return;
   if (faultLogged.size > 1000) faultLogged.clear();
   faultLogged.set(key, now);
-  ctx.gateway.log.warn("an endpoint's configuration fails: requests pass over it (to the model's next endpoint, if it has one) until the config is fixed (logged once a minute)", {
-    provider: target.provider, model: target.modelId, reason, error: err.message,
-  });
+  const what = oversize(err)
+    ? "an endpoint sent an answer past the gateway's bounds: it is not asked again for that request (the model's next endpoint is, if it has one); raise the setting the error names if such answers are expected"
+    : "an endpoint's configuration fails: requests pass over it (to the model's next endpoint, if it has one) until the config is fixed";
+  ctx.gateway.log.warn(`${what} (logged once a minute)`, { provider: target.provider, model: target.modelId, reason, error: err.message });
 }
 
 /** One attempt's private view of usage and first-token time, so a failed attempt never leaks into ctx. */
@@ -324,8 +330,9 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
       // the input (for reported zeros), as it did when the opening events were the committed first event.
       if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
-      // Nothing reached the client yet: any upstream failure here may go elsewhere.
-      const retry = ctx.signal.aborted ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
+      // Nothing reached the client yet: any upstream failure here may go elsewhere; an event past the bounds only to
+      // another endpoint (endpointFault), as a JSON answer past them does.
+      const retry = ctx.signal.aborted || oversize(err) ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
       });
       return fail(retry);

@@ -275,9 +275,9 @@ export class Gateway implements GatewayHandle {
   private async setUp(snapshot: Snapshot, plugins: ResolvedPlugin[]): Promise<void> {
     const { config, drivers } = snapshot;
     for (const [name, pc] of config.providers) {
-      // Reuse connection pools across reloads when a provider's settings (its timeouts included) did not change.
+      // Reuse connection pools across reloads when a provider's settings (its timeouts and answer bounds included) did not change.
       const settings = driverSettings(config.server);
-      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}`;
+      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}\n${JSON.stringify(settings.limits ?? {})}`;
       let cached = this.drivers.get(key);
       if (!cached) {
         cached = { key, driver: createDriver(config.builtins, name, pc, settings), users: new Set() };
@@ -316,6 +316,6 @@ export class Gateway implements GatewayHandle {
 }
 
 /** What every provider driver takes from server settings. */
-function driverSettings(server: { upstreamTimeoutMs: number; upstreamAnswerTimeoutMs: number }): DriverSettings {
-  return { timeoutMs: server.upstreamTimeoutMs, answerTimeoutMs: server.upstreamAnswerTimeoutMs };
+function driverSettings(server: { upstreamTimeoutMs: number; upstreamAnswerTimeoutMs: number; upstreamLimits?: DriverSettings["limits"] }): DriverSettings {
+  return { timeoutMs: server.upstreamTimeoutMs, answerTimeoutMs: server.upstreamAnswerTimeoutMs, limits: server.upstreamLimits };
 }

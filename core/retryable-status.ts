@@ -16,3 +16,11 @@ export function isRetryableStatus(status: number): boolean {
  * but another endpoint of the model may have it (core/dispatch.ts endpointFault).
  */
 export const UPSTREAM_NOT_FOUND = "upstream_not_found";
+
+/**
+ * details.reason of an upstream answer past the gateway's bounds (server.upstream_limits): a whole JSON answer, or a
+ * stream event before the stream's first was relayed. Not retryable (the same request would be as large, generated
+ * and billed again), but another endpoint of the model may answer within them (core/dispatch.ts endpointFault).
+ */
+export const ANSWER_TOO_LARGE = "answer_too_large";
+export const EVENT_TOO_LARGE = "event_too_large";

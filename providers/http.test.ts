@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { failFromResponse, readUpstreamJson, retryAfterSeconds, upstreamError, UpstreamClient } from "./http.ts";
+import { failFromResponse, readUpstreamJson, retryAfterSeconds, transportError, upstreamError, UpstreamClient } from "./http.ts";
 import { GatewayError } from "../core/errors.ts";
 import { isRetryable } from "../core/dispatch.ts";
 import { parseSse } from "../core/sse/parse.ts";
+import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 
 describe("upstreamError", () => {
   it("maps 5xx and 429 to a retryable 502 carrying the provider's message and Retry-After", () => {
@@ -123,7 +124,7 @@ describe("upstream answers are read within a bound (issue 25)", () => {
    * A server that writes `total` bytes of a JSON string (chunked, or with a Content-Length) and records how many it
    * got out before the gateway dropped the connection.
    */
-  async function bigAnswer(total: number, opts: { status?: number; contentLength?: boolean } = {}) {
+  async function bigAnswer(total: number, opts: { status?: number; contentLength?: boolean; limits?: UpstreamLimitsConfig } = {}) {
     const seen = { written: 0, closedEarly: false };
     const server = createServer((req, res) => {
       req.resume();
@@ -141,7 +142,7 @@ describe("upstream answers are read within a bound (issue 25)", () => {
       pump();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const client = new UpstreamClient("big", { timeoutMs: 5000 });
+    const client = new UpstreamClient("big", { timeoutMs: 5000, limits: opts.limits });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`;
     return {
       seen,
@@ -154,42 +155,103 @@ describe("upstream answers are read within a bound (issue 25)", () => {
     };
   }
 
+  const MiB = 1024 * 1024;
+
   it("a JSON answer past the limit is a 502 UPSTREAM_ERROR and the connection is dropped, not read to its end", async () => {
-    const up = await bigAnswer(64 * 1024 * 1024);
+    const up = await bigAnswer(64 * MiB, { limits: { answer_bytes: MiB } });
     try {
-      const err = await readUpstreamJson("big", await up.send(), undefined, 1024 * 1024).catch((e) => e);
+      const err = await readUpstreamJson("big", await up.send()).catch((e) => e);
       expect(err).toBeInstanceOf(GatewayError);
-      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "big", reason: "answer_too_large", limit_bytes: 1024 * 1024 } });
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "big", reason: "answer_too_large", limit_bytes: MiB } });
       await expect.poll(() => up.seen.closedEarly).toBe(true);
-      expect(up.seen.written).toBeLessThan(32 * 1024 * 1024);
+      expect(up.seen.written).toBeLessThan(32 * MiB);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it("an answer past the limit is not worth a retry: the same request would be as large, so neither dispatch nor the client retries, and the message names the bound and the setting that raises it", async () => {
+    const up = await bigAnswer(4 * MiB, { limits: { answer_bytes: MiB } });
+    try {
+      const err: GatewayError = await readUpstreamJson("big", await up.send()).catch((e) => e);
+      expect(err).toMatchObject({ retryable: false, headers: { "x-should-retry": "false" }, retryAfter: undefined, details: { setting: "server.upstream_limits.answer_bytes" } });
+      expect(isRetryable(err)).toBe(false);
+      expect(err.message).toBe(`Provider big sent an answer larger than ${MiB} bytes, the gateway's bound (server.upstream_limits.answer_bytes raises it); the answer was dropped`);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it("a media operation's answer is bounded by its own setting", async () => {
+    const up = await bigAnswer(4 * MiB, { limits: { answer_bytes: 64 * MiB, media_answer_bytes: MiB } });
+    try {
+      expect(await readUpstreamJson("big", await up.send(), undefined, "media").catch((e) => e)).toMatchObject({
+        status: 502, retryable: false, details: { reason: "answer_too_large", limit_bytes: MiB, setting: "server.upstream_limits.media_answer_bytes" },
+      });
     } finally {
       await up.close();
     }
   });
 
   it("a Content-Length past the limit is refused before any of the body is read", async () => {
-    const up = await bigAnswer(8 * 1024 * 1024, { contentLength: true });
+    const up = await bigAnswer(8 * MiB, { contentLength: true, limits: { answer_bytes: MiB } });
     try {
-      await expect(readUpstreamJson("big", await up.send(), undefined, 1024 * 1024)).rejects.toMatchObject({ status: 502, details: { reason: "answer_too_large" } });
+      await expect(readUpstreamJson("big", await up.send())).rejects.toMatchObject({ status: 502, retryable: false, details: { reason: "answer_too_large" } });
       await expect.poll(() => up.seen.closedEarly).toBe(true);
     } finally {
       await up.close();
     }
   });
 
-  it("an answer within the limit parses as before", async () => {
+  it("an answer within the limit parses as before; raising the setting admits an answer the default refuses", async () => {
     const server = createServer((req, res) => {
       req.resume();
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ok: "é".repeat(100_000) }));
+      res.end(JSON.stringify({ ok: "é".repeat(100_000) })); // 200 KB
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const client = new UpstreamClient("ok", { timeoutMs: 5000 });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`;
+    const read = async (limits?: UpstreamLimitsConfig) => {
+      const client = new UpstreamClient("ok", { timeoutMs: 5000, limits });
+      try {
+        return await readUpstreamJson("ok", await client.send({ url, headers: {}, body: "{}" }, new AbortController().signal)).catch((e) => e);
+      } finally {
+        await client.close();
+      }
+    };
+    try {
+      expect((await read()).ok).toHaveLength(100_000);
+      expect(await read({ answer_bytes: 100 * 1024 })).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: 100 * 1024 } });
+      expect((await read({ answer_bytes: 300 * 1024 })).ok).toHaveLength(100_000);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("a stream event past server.upstream_limits.event_chars stops the stream with a 502 not worth a retry, naming the bound and the setting", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`data: ${"x".repeat(4096)}\n\n`);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const client = new UpstreamClient("up", { timeoutMs: 5000, limits: { event_chars: 2048 } });
     try {
       const res = await client.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`, headers: {}, body: "{}" }, new AbortController().signal);
-      expect((await readUpstreamJson("ok", res)).ok).toHaveLength(100_000);
+      const events: string[] = [];
+      const err = await (async () => {
+        for await (const ev of parseSse(res.body)) events.push(ev.data);
+      })().then(() => undefined, (e) => transportError("up", e));
+      expect(events).toEqual([]);
+      expect(err).toMatchObject({
+        status: 502, code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" },
+        details: { provider: "up", reason: "event_too_large", limit_chars: 2048, setting: "server.upstream_limits.event_chars" },
+      });
+      expect(err!.message).toBe("Provider up sent a stream event larger than 2048 characters, the gateway's bound (server.upstream_limits.event_chars raises it); the stream was stopped");
+      expect(isRetryable(err!)).toBe(false);
     } finally {
       await client.close();
+      server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }
   });

@@ -6,12 +6,16 @@ import { DO_NOT_RETRY, GatewayError, clientClosed } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
 import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
-import { SseEventTooLargeError } from "../core/sse/parse.ts";
+import { SseEventTooLargeError, limitEvents } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer, stripBom } from "./answer-check.ts";
 import { decodeBody } from "./decode-body.ts";
-import { UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
+import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
+import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
+import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
+
+export { MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES } from "./upstream-limits.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -24,18 +28,26 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData["body"];
+  /** The bounds its body is read within (server.upstream_limits); absent: the defaults. */
+  limits?: UpstreamLimits;
 }
 
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly urls = new Map<string, { origin: string; path: string }>();
+  /** server.upstream_limits: how much of an answer is read. */
+  readonly limits: UpstreamLimits;
 
   /**
    * `origins` get their pools at once (boot), others on first use (BYOK base URLs). `timeoutMs`: for the response
    * headers and between reads; `answerTimeoutMs` (never shorter than timeoutMs): from the send, for a JSON answer's
-   * whole body and a stream's first event (core/net/answer-deadline.ts).
+   * whole body and a stream's first event (core/net/answer-deadline.ts). `limits`: server.upstream_limits.
    */
-  constructor(readonly provider: string, private readonly opts: { connections?: number; timeoutMs: number; answerTimeoutMs?: number; origins?: string[] }) {
+  constructor(
+    readonly provider: string,
+    private readonly opts: { connections?: number; timeoutMs: number; answerTimeoutMs?: number; origins?: string[]; limits?: UpstreamLimitsConfig },
+  ) {
+    this.limits = upstreamLimits(opts.limits);
     for (const o of opts.origins ?? []) this.pool(new URL(o).origin);
   }
 
@@ -97,7 +109,8 @@ export class UpstreamClient {
       // A stream (SSE, or Bedrock's binary event stream) is bounded until its reader parses the first event.
       const streamed = type.includes("text/event-stream") || type.includes("amazon.eventstream");
       armAnswerDeadline(answer, answerMs - (Date.now() - sentAt), () => answerTimeout(this.provider, answerMs), streamed);
-      return { status: r.statusCode, headers: r.headers, body: answer };
+      if (this.limits.eventChars !== DEFAULT_UPSTREAM_LIMITS.eventChars) limitEvents(answer, this.limits.eventChars);
+      return { status: r.statusCode, headers: r.headers, body: answer, limits: this.limits };
     } catch (err) {
       watch.stop();
       throw transportError(this.provider, err, signal);
@@ -146,8 +159,9 @@ export function transportError(provider: string, err: unknown, signal?: AbortSig
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return clientClosed(err);
   if (err instanceof SseEventTooLargeError) {
-    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a stream event larger than ${err.limit} characters; the stream was stopped`, {
-      retryable: true, details: { provider, reason: "event_too_large", limit_chars: err.limit }, cause: err,
+    const setting = LIMIT_SETTING.eventChars;
+    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a stream event larger than ${err.limit} characters, the gateway's bound (${setting} raises it); the stream was stopped`, {
+      retryable: false, headers: DO_NOT_RETRY, details: { provider, reason: EVENT_TOO_LARGE, limit_chars: err.limit, setting }, cause: err,
     });
   }
   const e = err as { code?: string; message?: string };
@@ -280,36 +294,32 @@ export async function failFromResponse(provider: string, res: UpstreamResponse):
   return upstreamError(provider, res.status, res.headers, await readTextPrefix(res));
 }
 
-/**
- * Most bytes read of a JSON answer to a generation or a count (chat, messages, responses, generateContent,
- * converse): their output is bounded by the model's output tokens (under a MiB of text) plus inline media (a
- * Gemini image model's PNG, a few MiB), so 16 MiB is room enough — and the same bound as one stream event
- * (core/sse/parse.ts MAX_SSE_EVENT_CHARS), since a JSON answer is what a stream's last event can hold.
- */
-export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-/**
- * Most bytes read of a media operation's JSON (embeddings, images, videos, rerank): a full embeddings batch as
- * float JSON (2048 inputs x 3072 dimensions, ~130 MB) is the largest legitimate one.
- */
-export const MAX_MEDIA_ANSWER_BYTES = 256 * 1024 * 1024;
 /** Most bytes of an error answer kept for its message; the rest is not read. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-function answerTooLarge(provider: string, limit: number): GatewayError {
-  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} answered with more than ${limit} bytes; the answer was dropped`, {
-    retryable: true, details: { provider, reason: "answer_too_large", limit_bytes: limit },
+/**
+ * An answer past its bound: the same request would be as large (generated and billed again), so neither the gateway
+ * (core/dispatch.ts: that endpoint is given up, the next one tried) nor the client retries it; only the setting helps.
+ */
+export function answerTooLarge(provider: string, kind: AnswerKind, limit: number): GatewayError {
+  const setting = LIMIT_SETTING[kind];
+  const what = kind === "download" ? "a file to download" : "an answer";
+  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent ${what} larger than ${limit} bytes, the gateway's bound (${setting} raises it); the answer was dropped`, {
+    retryable: false, headers: DO_NOT_RETRY, details: { provider, reason: ANSWER_TOO_LARGE, limit_bytes: limit, setting },
   });
 }
 
 /**
- * An upstream body read to its end, never more than `limit` bytes: past it (or a Content-Length above it) the body
- * is destroyed, which drops the connection, and the answer is a 502. Transport failures are mapped as on send().
+ * An upstream body read to its end, never more than the response's bound for its `kind` (server.upstream_limits):
+ * past it (or a Content-Length above it) the body is destroyed, which drops the connection, and the answer is a 502.
+ * Transport failures are mapped as on send().
  */
-export async function readUpstreamBody(provider: string, res: UpstreamResponse, limit: number, signal?: AbortSignal): Promise<Buffer> {
+export async function readUpstreamBody(provider: string, res: UpstreamResponse, kind: AnswerKind, signal?: AbortSignal): Promise<Buffer> {
+  const limit = (res.limits ?? DEFAULT_UPSTREAM_LIMITS)[kind];
   const declared = Number(header(res.headers, "content-length"));
   if (declared > limit) {
     releaseBody(res.body, false);
-    throw answerTooLarge(provider, limit);
+    throw answerTooLarge(provider, kind, limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -317,7 +327,7 @@ export async function readUpstreamBody(provider: string, res: UpstreamResponse, 
     // Leaving the loop by a throw destroys the body (the async iterator's return).
     for await (const chunk of res.body) {
       size += chunk.length;
-      if (size > limit) throw answerTooLarge(provider, limit);
+      if (size > limit) throw answerTooLarge(provider, kind, limit);
       chunks.push(chunk);
     }
   } catch (err) {
@@ -327,11 +337,12 @@ export async function readUpstreamBody(provider: string, res: UpstreamResponse, 
 }
 
 /**
- * An upstream's JSON answer, bounded (see readUpstreamBody) and checked (providers/answer-check.ts): a body that is
- * not JSON, too deep, or an error envelope sent as a success is a retryable 502, never an answer.
+ * An upstream's JSON answer, bounded (see readUpstreamBody; media operations pass "media") and checked
+ * (providers/answer-check.ts): a body that is not JSON, too deep, or an error envelope sent as a success is a
+ * retryable 502, never an answer.
  */
-export async function readUpstreamJson(provider: string, res: UpstreamResponse, signal?: AbortSignal, limit = MAX_ANSWER_BYTES): Promise<any> {
-  const bytes = await readUpstreamBody(provider, res, limit, signal);
+export async function readUpstreamJson(provider: string, res: UpstreamResponse, signal?: AbortSignal, kind: "answer" | "media" = "answer"): Promise<any> {
+  const bytes = await readUpstreamBody(provider, res, kind, signal);
   return parseAnswer(provider, res.status, header(res.headers, "content-type"), bytes.toString("utf8"));
 }
 

@@ -4,26 +4,22 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError } from "../core/errors.ts";
 import { DEFAULT_URL_FETCH, fetchClientUrl, type UrlFetchOptions } from "../core/net/url-fetch.ts";
-import {
-  MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES, failFromResponse, readUpstreamBody, readUpstreamJson,
-  type UpstreamClient, type UpstreamRequest, type UpstreamResponse,
-} from "./http.ts";
+import { answerTooLarge, failFromResponse, readUpstreamBody, readUpstreamJson, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./http.ts";
 
-/** Most bytes of a downloaded media file (an image, a generated video: tens of MB at most). */
-export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+export { MAX_DOWNLOAD_BYTES } from "./upstream-limits.ts";
 
 /**
- * A success body as JSON, bounded (an answer by default; media ops pass MAX_MEDIA_ANSWER_BYTES); a body cut off or
- * not JSON is the transport's failure (retryable), as on the chat path.
+ * A success body as JSON, bounded (an answer by default; media ops pass "media": server.upstream_limits); a body cut
+ * off or not JSON is the transport's failure (retryable), as on the chat path.
  */
-export function bodyJson(provider: string, res: UpstreamResponse, signal: AbortSignal, limit = MAX_ANSWER_BYTES): Promise<any> {
-  return readUpstreamJson(provider, res, signal, limit);
+export function bodyJson(provider: string, res: UpstreamResponse, signal: AbortSignal, kind: "answer" | "media" = "answer"): Promise<any> {
+  return readUpstreamJson(provider, res, signal, kind);
 }
 
 /** A media op's JSON answer (or its error). */
 export async function readJson(provider: string, res: UpstreamResponse, signal: AbortSignal): Promise<any> {
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
-  return bodyJson(provider, res, signal, MAX_MEDIA_ANSWER_BYTES);
+  return bodyJson(provider, res, signal, "media");
 }
 
 export async function sendJson(client: UpstreamClient, provider: string, req: UpstreamRequest, signal: AbortSignal, timeoutMs?: number): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {
@@ -65,7 +61,7 @@ export async function download(client: UpstreamClient, provider: string, raw: st
   const headers = o.headers ?? {};
   let url = parseUrl(raw);
   if (!url) throw downloadError(provider, "invalid_url", `Provider ${provider} returned a download URL that is not a valid URL`);
-  if (url.origin !== origin) return guarded(provider, url, o, false, MAX_REDIRECTS);
+  if (url.origin !== origin) return guarded(provider, url, o, false, MAX_REDIRECTS, client.limits.download);
   let res = await client.send({ url: url.href, method: "GET", headers }, o.signal, o.timeoutMs);
   for (let hops = 0; REDIRECTS.has(res.status); hops++) {
     const location = res.headers.location;
@@ -73,12 +69,12 @@ export async function download(client: UpstreamClient, provider: string, raw: st
     await res.body.dump().catch(() => {});
     if (!next) throw downloadError(provider, "bad_redirect", `Provider ${provider}'s download answered ${res.status} without a usable Location`);
     if (hops >= MAX_REDIRECTS) throw downloadError(provider, "too_many_redirects", `Provider ${provider}'s download redirects more than ${MAX_REDIRECTS} times`);
-    if (next.origin !== origin) return guarded(provider, next, o, true, MAX_REDIRECTS - hops - 1);
+    if (next.origin !== origin) return guarded(provider, next, o, true, MAX_REDIRECTS - hops - 1, client.limits.download);
     url = next;
     res = await client.send({ url: url.href, method: "GET", headers }, o.signal, o.timeoutMs);
   }
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(provider, res);
-  const buf = await readUpstreamBody(provider, res, MAX_DOWNLOAD_BYTES, o.signal);
+  const buf = await readUpstreamBody(provider, res, "download", o.signal);
   const bytes = new Uint8Array(buf); // its own copy: never a view into a read buffer the body shared
   const ct = res.headers["content-type"];
   return { bytes, contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(";")[0]?.trim() };
@@ -94,11 +90,14 @@ function parseUrl(raw: string | undefined, base?: URL): URL | undefined {
 }
 
 /** A URL off the provider's origin: through the client-URL guard, its refusals turned into upstream errors. */
-async function guarded(provider: string, url: URL, o: DownloadOptions, redirected: boolean, redirectsLeft: number): Promise<{ bytes: Uint8Array; contentType?: string }> {
+async function guarded(
+  provider: string, url: URL, o: DownloadOptions, redirected: boolean, redirectsLeft: number, maxBytes: number,
+): Promise<{ bytes: Uint8Array; contentType?: string }> {
   const policy: UrlFetchOptions = {
     ...(o.urlFetch ?? DEFAULT_URL_FETCH),
-    // The bounds of generated media, not of a client's seed image (server.url_fetch.max_bytes / timeout_ms).
-    maxBytes: MAX_DOWNLOAD_BYTES,
+    // The bounds of generated media (server.upstream_limits.download_bytes), not of a client's seed image
+    // (server.url_fetch.max_bytes / timeout_ms).
+    maxBytes,
     timeoutMs: o.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
     maxRedirects: redirectsLeft,
   };
@@ -111,6 +110,7 @@ async function guarded(provider: string, url: URL, o: DownloadOptions, redirecte
     if (!(err instanceof GatewayError) || err.status !== 400) throw err; // a cancel (499) stays what it is
     const d = (err.details ?? {}) as { reason?: string; address?: string; status?: number };
     const reason = d.reason ?? "refused";
+    if (reason === "too_large") throw answerTooLarge(provider, "download", maxBytes); // as on the provider's own origin
     // A connection failure's text (refused, reset, TLS) is not echoed: it would say what listens where.
     const message = reason === "unreachable" ? `${field} could not be downloaded` : err.message;
     const transient = reason === "unreachable" || reason === "timeout" || (reason === "http_status" && (d.status ?? 0) >= 500);

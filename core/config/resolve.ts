@@ -461,6 +461,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       maxBodyBytes: s.max_body_bytes ?? 10 * 1024 * 1024,
       upstreamTimeoutMs: s.upstream_timeout_ms ?? 120_000,
       upstreamAnswerTimeoutMs: s.upstream_answer_timeout_ms ?? 600_000,
+      upstreamLimits: s.upstream_limits,
       publicUrl: s.public_url,
       trustedProxies: trustedProxies(s.trusted_proxies ?? []).list,
       signingSecret: s.signing_secret,

@@ -1,5 +1,5 @@
 // The validated config, frozen into lookup maps before the first request.
-import type { GatewayConfig, KeyBudget, ModelConfig, ProjectConfig, ProviderConfig, Pricing, RateLimits, StoreConfig } from "../generated/types/gateway.ts";
+import type { GatewayConfig, KeyBudget, ModelConfig, ProjectConfig, ProviderConfig, Pricing, RateLimits, StoreConfig, UpstreamLimitsConfig } from "../generated/types/gateway.ts";
 import type { TrustedProxies } from "../net/trusted-proxies.ts";
 
 export interface EndpointRuntime {
@@ -57,6 +57,8 @@ export interface ServerRuntime {
   upstreamTimeoutMs: number;
   /** server.upstream_answer_timeout_ms: a JSON answer's whole body, a stream's first event. */
   upstreamAnswerTimeoutMs: number;
+  /** server.upstream_limits as configured (the provider layer fills in its defaults). */
+  upstreamLimits?: UpstreamLimitsConfig;
   publicUrl?: string;
   /** Peers whose X-Forwarded-Host/-Proto are believed (empty: none). */
   trustedProxies: TrustedProxies;

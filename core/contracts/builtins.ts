@@ -1,7 +1,7 @@
 // What the core is given at its composition root (core/builtins.ts): the built-in plugins, their default order and
 // the upstream drivers by protocol. The rest of core receives these (on the loaded config) instead of importing
 // plugins/ or providers/, so the layers stay acyclic.
-import type { ProviderConfig } from "../generated/types/gateway.ts";
+import type { ProviderConfig, UpstreamLimitsConfig } from "../generated/types/gateway.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import type { ProviderDriver } from "./provider.ts";
 import type { Translators } from "./translator.ts";
@@ -11,6 +11,8 @@ export interface DriverSettings {
   timeoutMs: number;
   /** server.upstream_answer_timeout_ms (providers/http.ts UpstreamClient). */
   answerTimeoutMs?: number;
+  /** server.upstream_limits as configured; the drivers know the defaults (providers/upstream-limits.ts). */
+  limits?: UpstreamLimitsConfig;
 }
 
 export type DriverFactory = (name: string, config: ProviderConfig, settings: DriverSettings) => ProviderDriver;

@@ -138,9 +138,23 @@ export class SseParser {
   }
 }
 
+/** A body's own event bound (server.upstream_limits.event_chars): a property of the body, as its answer deadline is. */
+const EVENT_LIMIT = Symbol("event limit");
+type Limited = { [EVENT_LIMIT]?: number };
+
+/** Bounds the events parsed from `body` (its upstream client's setting) at `chars` rather than the default. */
+export function limitEvents(body: object, chars: number): void {
+  (body as Limited)[EVENT_LIMIT] = chars;
+}
+
+/** The largest event a parser of `body` accepts. */
+export function eventLimitOf(body: object): number {
+  return (body as Limited)[EVENT_LIMIT] ?? MAX_SSE_EVENT_CHARS;
+}
+
 /** Parse a whole byte stream into events. */
 export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+  const parser = new SseParser(eventLimitOf(body));
   let started = false;
   for await (const chunk of body) {
     const events = parser.push(chunk);

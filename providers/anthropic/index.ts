@@ -3,6 +3,7 @@
 // a translated body.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient } from "../http.ts";
 import { buildMessagesRequest } from "./request.ts";
 import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
@@ -12,8 +13,8 @@ export interface AnthropicDriver extends ProviderDriver {
   client: UpstreamClient;
 }
 
-export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): AnthropicDriver {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
+export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: DriverSettings): AnthropicDriver {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
   async function send(body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
     const req = buildMessagesRequest(body, target, config, name, call);
     return messagesAnswer(name, await client.send(req, call.signal, target.timeoutMs), body.stream === true, call);

@@ -4,7 +4,7 @@
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../../core/contracts/media.ts";
-import { MAX_MEDIA_ANSWER_BYTES, readUpstreamJson } from "../http.ts";
+import { readUpstreamJson } from "../http.ts";
 import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
 import type { BedrockEnv } from "./env.ts";
@@ -21,7 +21,7 @@ async function invoke(env: BedrockEnv, target: Target, body: unknown, signal: Ab
   const req = await env.auth.authorize({ url, headers: { "content-type": "application/json", accept: "application/json", ...env.config.headers }, body: JSON.stringify(body) }, target);
   const res = await env.client.send(req, signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
-  return { json: await readUpstreamJson(env.name, res, signal, MAX_MEDIA_ANSWER_BYTES), headers: res.headers };
+  return { json: await readUpstreamJson(env.name, res, signal, "media"), headers: res.headers };
 }
 
 export async function bedrockEmbeddings(env: BedrockEnv, call: EmbeddingsCall, target: Target, opts: Pick<CallOptions, "signal">): Promise<ProviderResult> {

@@ -6,6 +6,7 @@
 // Cohere Embed through InvokeModel (embeddings.ts).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, Target, UpstreamProtocol } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient } from "../http.ts";
 import { createBedrockAuth } from "./auth.ts";
 import { converse } from "./converse.ts";
@@ -17,9 +18,9 @@ import type { BedrockEnv } from "./env.ts";
 export const isClaudeModel = (id: string) => /(^|[./])anthropic\.claude/.test(id);
 
 export function createBedrockDriver(
-  name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }, processEnv: Record<string, string | undefined> = process.env,
+  name: string, config: ProviderConfig, defaults: DriverSettings, processEnv: Record<string, string | undefined> = process.env,
 ): ProviderDriver & { env: BedrockEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
   const env: BedrockEnv = { name, config, client, auth: createBedrockAuth(name, config, processEnv) };
   const invokeClaude = (config.bedrock_claude_api ?? "invoke") === "invoke";
   return {

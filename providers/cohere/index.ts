@@ -1,6 +1,7 @@
 // Provider `cohere`: Cohere API v2 — rerank (POST /v2/rerank) and embed (POST /v2/embed, at most 96 texts a call).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
@@ -8,8 +9,8 @@ import { planBatches, runBatches } from "../batch.ts";
 export const COHERE_BASE = "https://api.cohere.com";
 export const COHERE_EMBED_BATCH = 96;
 
-export function createCohereDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
-  const api = new BearerJson(name, config, COHERE_BASE, defaults.timeoutMs);
+export function createCohereDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
+  const api = new BearerJson(name, config, COHERE_BASE, defaults.timeoutMs, defaults.limits);
   return {
     name,
     protocol: "cohere",

@@ -3,6 +3,7 @@
 // and messages clients reach generateContent through providers/translate/ (chat-to-gemini, messages-to-gemini).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient } from "../http.ts";
 import { geminiGenerate } from "./generate.ts";
 import { geminiEmbeddings } from "./embeddings.ts";
@@ -13,8 +14,8 @@ import type { GeminiEnv } from "./env.ts";
 
 export type { GeminiEnv } from "./env.ts";
 
-export function createGeminiDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { env: GeminiEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
+export function createGeminiDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { env: GeminiEnv } {
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
   const env: GeminiEnv = { name, config, client };
   return {
     name,

@@ -1,13 +1,14 @@
 // Provider `jina`: Jina AI rerank (POST /v1/rerank). Documents are echoed by the gateway, so none are asked back.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
 import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 
 export const JINA_BASE = "https://api.jina.ai/v1";
 
-export function createJinaDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
-  const api = new BearerJson(name, config, JINA_BASE, defaults.timeoutMs);
+export function createJinaDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
+  const api = new BearerJson(name, config, JINA_BASE, defaults.timeoutMs, defaults.limits);
   return {
     name,
     protocol: "jina",

@@ -2,6 +2,7 @@
 // Fireworks, OpenRouter, vLLM, Ollama).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient, failFromResponse, readUpstreamJson } from "../http.ts";
 import { buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
@@ -14,11 +15,11 @@ import { openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
 import { genAiProviderOf } from "./host-conventions.ts";
 
-export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { client: UpstreamClient } {
+export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
     connections: config.connections,
     timeoutMs: config.timeout_ms ?? defaults.timeoutMs,
-    answerTimeoutMs: defaults.answerTimeoutMs,
+    answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits,
     origins: [config.base_url ?? "https://api.openai.com/v1"],
   });
   return {

@@ -7,7 +7,7 @@
 // ends after them alone, or goes on to an `error` or a response.failed with no output, fails before dispatch commits
 // it (within the bounded hold), so it is retried elsewhere, as the chat and Anthropic relays do.
 import { Readable } from "node:stream";
-import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
@@ -50,7 +50,7 @@ function failedBeforeOutput(provider: string, type: string, ev: SseEvent): Gatew
 }
 
 async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+  const parser = new SseParser(eventLimitOf(body));
   // As in the chat relay: no destroy-on-return, so leaving after the terminal event drains the body quietly.
   const readable = body instanceof Readable ? body : undefined;
   const source: AsyncIterable<Uint8Array> = readable ? readable.iterator({ destroyOnReturn: false }) : body;

@@ -2,7 +2,7 @@
 // per-chunk JSON re-serialisation); only a chunk with usage is parsed: a usage-only chunk is dropped if the client
 // did not ask for usage, and usage on a choice chunk is taken off it (sent on its own before [DONE] if asked).
 import { Readable } from "node:stream";
-import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
+import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { PUSH, type EventSink, type PushControl } from "../../core/sse/push.ts";
 import { GatewayError } from "../../core/errors.ts";
@@ -166,7 +166,7 @@ export function relayChatBody(
 }
 
 async function* relayChatIterable(body: AsyncIterable<Uint8Array>, relay: Relay, provider: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+  const parser = new SseParser(eventLimitOf(body));
   const out: SseEvent[] = [];
   try {
     for await (const chunk of body) {
@@ -200,7 +200,7 @@ export const PULL_QUEUE_LIMIT = 256;
  * end) is drained so the connection can be reused; a consumer leaving early destroys it quietly.
  */
 class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
-  private readonly parser = new SseParser();
+  private readonly parser: SseParser;
   private queue: SseEvent[] = [];
   private head = 0;
   private state = State.Open;
@@ -216,7 +216,9 @@ class ChatBodyRelay implements AsyncIterableIterator<SseEvent>, PushControl {
   private readonly onEnd = this.end.bind(this);
   private readonly onFail = this.fail.bind(this);
 
-  constructor(private readonly body: Readable, private readonly relay: Relay, private readonly provider: string, private readonly signal: AbortSignal) {}
+  constructor(private readonly body: Readable, private readonly relay: Relay, private readonly provider: string, private readonly signal: AbortSignal) {
+    this.parser = new SseParser(eventLimitOf(body));
+  }
 
   [Symbol.asyncIterator](): this {
     return this;

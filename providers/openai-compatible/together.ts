@@ -2,14 +2,15 @@
 // images are the openai driver's (with Together's base URL); rerank is Together's own POST /v1/rerank.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
 import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 import { createOpenAIDriver } from "./index.ts";
 
 export const TOGETHER_BASE = "https://api.together.xyz/v1";
 
-export function createTogetherDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
-  const api = new BearerJson(name, config, TOGETHER_BASE, defaults.timeoutMs);
+export function createTogetherDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
+  const api = new BearerJson(name, config, TOGETHER_BASE, defaults.timeoutMs, defaults.limits);
   const openai = createOpenAIDriver(name, { ...config, base_url: config.base_url ?? TOGETHER_BASE }, defaults);
   return {
     name,

@@ -9,7 +9,6 @@ import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexSend } from "./send.ts";
 import { bodyJson } from "../upstream-json.ts";
-import { MAX_MEDIA_ANSWER_BYTES } from "../http.ts";
 
 export const maxInstances = (model: string) => (/gemini-embedding/.test(model) ? 1 : 250);
 
@@ -25,7 +24,7 @@ export async function vertexEmbeddings(env: VertexEnv, call: EmbeddingsCall, tar
     };
     const res = await vertexSend(env, target, opts, { method: "predict", body: JSON.stringify(body) });
     if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
-    const json = await bodyJson(env.name, res, opts.signal, MAX_MEDIA_ANSWER_BYTES);
+    const json = await bodyJson(env.name, res, opts.signal, "media");
     const predictions: any[] = Array.isArray(json?.predictions) ? json.predictions : [];
     for (const p of predictions) inputTokens += Number(p?.embeddings?.statistics?.token_count) || 0;
     return predictions.map((p) => (p?.embeddings?.values ?? []) as number[]);

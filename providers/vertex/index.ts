@@ -4,6 +4,7 @@
 // Authentication: a service-account key exchanged for access tokens (auth.ts), or an access token as api_key.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { UpstreamClient } from "../http.ts";
 import { createVertexAuth, type VertexAuth } from "./auth.ts";
@@ -16,9 +17,9 @@ import { publisherOf } from "./url.ts";
 
 export const DEFAULT_LOCATION = "global";
 
-export function createVertexDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number; answerTimeoutMs?: number }): ProviderDriver & { auth: VertexAuth } {
+export function createVertexDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { auth: VertexAuth } {
   const timeoutMs = config.timeout_ms ?? defaults.timeoutMs;
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
   const auth = createVertexAuth(name, config, timeoutMs);
   const env: VertexEnv = { name, config, client, auth, location: config.region || DEFAULT_LOCATION };
   // The translators pick the op from upstreamFor; a model of the other family reaching an op is a catalog mistake.

@@ -2,6 +2,7 @@
 // rerank (POST /v1/rerank, top_k).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
+import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
@@ -10,8 +11,8 @@ import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 export const VOYAGE_BASE = "https://api.voyageai.com/v1";
 export const VOYAGE_LIMITS = { maxItems: 1000, maxTokens: 120_000 };
 
-export function createVoyageDriver(name: string, config: ProviderConfig, defaults: { timeoutMs: number }): ProviderDriver {
-  const api = new BearerJson(name, config, VOYAGE_BASE, defaults.timeoutMs);
+export function createVoyageDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
+  const api = new BearerJson(name, config, VOYAGE_BASE, defaults.timeoutMs, defaults.limits);
   return {
     name,
     protocol: "voyage",

@@ -133,6 +133,7 @@ export interface ServerConfig {
    * Longest time, from sending a request upstream, for a JSON answer's whole body and for a stream's first event (SSE comments do not count); a trickling upstream cannot hold a request open for ever. Its expiry is a retryable 504 UPSTREAM_TIMEOUT. Never shorter than the provider's timeout. A stream that has started is bounded only by upstream_timeout_ms between chunks.
    */
   upstream_answer_timeout_ms?: number;
+  upstream_limits?: UpstreamLimitsConfig;
   /**
    * Externally visible base URL, used in signed asset links. Unset: the Host the client used (X-Forwarded-Host/-Proto only from trusted_proxies).
    */
@@ -178,6 +179,27 @@ export interface ServerConfig {
    */
   ready_requires_current_config?: boolean;
   url_fetch?: UrlFetchConfig;
+}
+/**
+ * The most the gateway reads of one upstream answer. Past a bound the upstream connection is dropped and the answer is a 502 UPSTREAM_ERROR (details.reason answer_too_large or event_too_large, details.setting naming the bound here) with x-should-retry: false: the same request would be as large, so that endpoint is not asked again (the model's next endpoint is). Raise a bound only for answers you know to be that large: each is held in memory whole (the JSON and event bounds as one string, so at most 536870888, the longest string the runtime holds).
+ */
+export interface UpstreamLimitsConfig {
+  /**
+   * Largest JSON answer to a generation or a token count (chat, messages, responses, generateContent, converse), in bytes: 16 MiB.
+   */
+  answer_bytes?: number;
+  /**
+   * Largest JSON answer to embeddings, images, videos and rerank, in bytes: 256 MiB (a full float embeddings batch is about 130 MB).
+   */
+  media_answer_bytes?: number;
+  /**
+   * Largest stream event (all its lines) or line, in characters: 16 MiB. Past it before the stream's first event the request falls back as above; after it the stream ends with the protocol's error event.
+   */
+  event_chars?: number;
+  /**
+   * Largest media file an upstream hands back to download (a generated image or video), in bytes: 1 GiB.
+   */
+  download_bytes?: number;
 }
 /**
  * Downloads of URLs that clients send (image seeds, image parts inlined for providers that need bytes): https only, never to loopback, private, link-local or metadata addresses unless the host is allowed here.
