@@ -3,9 +3,10 @@
 // should a replica on an older gateway.yaml create one anyway, the admin API still reaches (and revokes) the stored
 // key; one key has one successor however many rotations race; a gateway.yaml key's 409 names only commands that exist.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
 import { startGateway } from "../core/server.ts";
 import { createLogger } from "../core/log.ts";
@@ -105,11 +106,41 @@ describe("key ids of gateway.yaml and of the admin API", () => {
   it("PATCH of a gateway.yaml key is 409 telling to edit the file (model-gateway keys has no change command)", async () => {
     const r = await admin("PATCH", "/keys/acme/team", { name: "x" });
     expect(r.status).toBe(409);
-    expect(r.json.error.message).toBe("Key acme/team is declared in gateway.yaml: change it there (edit its entry under projects.acme.keys in gateway.yaml), then the gateway reloads it");
+    expect(r.json.error.message).toBe(`Key acme/team is declared in gateway.yaml: change it there (edit its entry under projects.acme.keys in ${gw.configFile}), then the gateway reloads it`);
     expect(r.json.error.message).not.toMatch(/keys change/);
     // revoke and rotate still name their (real) commands
     expect((await admin("POST", "/keys/acme/team/rotate", {})).json.error.message).toMatch(/model-gateway keys rotate --project acme --id team/);
   });
+});
+
+/** A command line a message names, run by a shell in `cwd` with this checkout's model-gateway: exit status and output. */
+function runNamed(command: string, cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  const line = command.replace(/^model-gateway /, `"${process.execPath}" "${resolve("bin/model-gateway.mjs")}" `);
+  return new Promise((res) => {
+    execFile("/bin/sh", ["-c", line], { cwd, env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 }, (err, stdout, stderr) => {
+      res({ status: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+it("the revoke 409 of a gateway.yaml key names a command that, run as given from any directory, revokes it in the gateway's file", async () => {
+  const gw = await startTestGateway(config());
+  try {
+    const res = await fetch(`${gw.url}/admin/v1/keys/acme/team/revoke`, { method: "POST", headers: auth(ADMIN) });
+    expect(res.status).toBe(409);
+    const message = ((await res.json()) as any).error.message as string;
+    const command = /\((model-gateway keys revoke [^)]*)\)/.exec(message)![1]!;
+    // An operator's shell elsewhere: no gateway.yaml in this directory.
+    const elsewhere = mkdtempSync(join(tmpdir(), "mg-keys-elsewhere-"));
+    const ran = await runNamed(command, elsewhere);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(command).toContain(`--config ${gw.configFile}`); // the file the gateway loaded, not ./gateway.yaml of the shell
+    expect((await gw.gateway.reload(gw.configFile)).ok).toBe(true);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, auth(YAML_KEY))).status).toBe(401);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, auth(LEGACY_KEY))).status).toBe(200);
+  } finally {
+    await gw.close();
+  }
 });
 
 /** `model-gateway check FILE` as a child process: exit status and output. */

@@ -21,11 +21,17 @@ function projectOr404(gw: Gateway, project: string, field?: string) {
 
 const inYaml = (gw: Gateway, project: string, id: string) => gw.config.projects.get(project)?.config.keys.find((k) => k.id === id);
 
-function yamlOnly(project: string, id: string, what: "change" | "revoke" | "rotate"): GatewayError {
+/** A word as a POSIX shell reads it back: quoted only when it holds more than a path's usual characters. */
+const shellWord = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+function yamlOnly(gw: Gateway, project: string, id: string, what: "change" | "revoke" | "rotate"): GatewayError {
   // `model-gateway keys` revokes and rotates; it has no command that changes a key: that is an edit of its entry.
+  // The file is the one this gateway loaded, named whole: without --config the command edits ./gateway.yaml of
+  // wherever it runs, which is this file only when run from the gateway's directory.
+  const file = gw.config.file;
   const how = what === "change"
-    ? `change it there (edit its entry under projects.${project}.keys in gateway.yaml)`
-    : `${what} it there (model-gateway keys ${what} --project ${project} --id ${id})`;
+    ? `change it there (edit its entry under projects.${project}.keys in ${file})`
+    : `${what} it there (model-gateway keys ${what} --project ${project} --id ${id} --config ${shellWord(file)})`;
   return new GatewayError(409, "CONFLICT", `Key ${project}/${id} is declared in gateway.yaml: ${how}, then the gateway reloads it`,
     { details: { project, id, source: "yaml" } });
 }
@@ -51,7 +57,7 @@ async function storedOr404(gw: Gateway, project: string, id: string, what: "chan
   const { keys } = await gw.apiKeys.list();
   const k = keys.find((s) => s.project === project && s.id === id);
   if (k) return k;
-  if (inYaml(gw, project, id)) throw yamlOnly(project, id, what);
+  if (inYaml(gw, project, id)) throw yamlOnly(gw, project, id, what);
   throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
 }
 
