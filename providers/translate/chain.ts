@@ -1,16 +1,23 @@
 // Two translators in a row (client -> chat -> upstream), so each wire mapping is written once: the outer one maps the
-// client protocol to chat, the inner one chat to the upstream's protocol. Usage is reported by the inner half. What the
-// inner half drops it names as chat spells it; `clientNames` (the outer protocol's, e.g. reasoning_effort ->
-// reasoning.effort for Responses clients) names it in x-mg-dropped-params as the client sent it.
-import type { Translator } from "../../core/contracts/translator.ts";
+// client protocol to chat, the inner one chat to the upstream's protocol. Usage is reported by the inner half. What
+// the inner half drops or refuses it names as chat spells it (tools[0].function.parameters, messages[2].content[0]);
+// the client is told the field it sent (tools[0].input_schema, messages[1].content[0]): the outer half marked its chat
+// body with how (client-names.ts). A refusal of chat-to-gemini's downloads, made after request(), is named there.
+import type { Translator, TranslatedRequest } from "../../core/contracts/translator.ts";
+import { clientName, forClient } from "./client-names.ts";
 
-export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>, clientNames: Readonly<Record<string, string>> = {}): Translator<[outer: A, inner: B]> {
+export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>): Translator<[outer: A, inner: B]> {
   return {
     native: false,
     request(body, target, opts) {
       const a = outer.request(body, target, opts);
-      const b = inner.request(a.body, target, opts);
-      const dropped = [...new Set([...a.dropped, ...b.dropped.map((d) => clientNames[d] ?? d)])];
+      let b: TranslatedRequest<B>;
+      try {
+        b = inner.request(a.body, target, opts);
+      } catch (e) {
+        throw forClient(e, a.body);
+      }
+      const dropped = [...new Set([...a.dropped, ...b.dropped.map((d) => clientName(a.body, d))])];
       // Only the inner half's body is sent: what it must download first is the chain's to download.
       return { op: b.op, body: b.body, dropped, state: [a.state, b.state], ...(b.download ? { download: b.download } : {}) };
     },

@@ -10,6 +10,7 @@ import { chatToGeminiRequest } from "./request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
 import { inlineUrls } from "./media-urls.ts";
+import { forClient } from "../client-names.ts";
 
 /** oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call). */
 interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean }
@@ -21,8 +22,17 @@ export const chatToGemini: Translator<State> = {
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false };
     // Image URLs Gemini would refuse are inlined per attempt, just before sending (after any earlier refusal); the
-    // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts).
-    const download = t.pending.length ? (policy: UrlFetchOptions, signal: AbortSignal) => inlineUrls(t.pending, policy, signal) : undefined;
+    // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts). A refusal
+    // names the part as the client sent it (the body of a chain, client -> chat -> Gemini, says how: client-names.ts).
+    const download = t.pending.length
+      ? async (policy: UrlFetchOptions, signal: AbortSignal) => {
+        try {
+          await inlineUrls(t.pending, policy, signal);
+        } catch (e) {
+          throw forClient(e, body);
+        }
+      }
+      : undefined;
     return { op, body: t.body, dropped: t.dropped, state, ...(download ? { download } : {}) };
   },
   response(json: any, s, call) {

@@ -13,7 +13,6 @@ import { signatureOf } from "./response.ts";
 import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 import { geminiSchema } from "./schema.ts";
 import { schemaBudget } from "./schema-refs.ts";
-import { clientName } from "../client-names.ts";
 import { geminiFetches, type PendingUrl } from "./media-urls.ts";
 
 export interface Translated<T> {
@@ -147,9 +146,9 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
     out.tools = [{ functionDeclarations: tools.map((t: any, i: number) => {
       const fd: Record<string, unknown> = { name: t.function.name };
       if (t.function.description) fd.description = t.function.description;
-      // Judged after references are resolved: parameters may be a bare {"$ref": "#/$defs/Args"}.
-      const field = clientName(body, `tools[${i}].function.parameters`);
-      const params = t.function.parameters ? geminiSchema(t.function.parameters, field, budget) : undefined;
+      // Judged after references are resolved: parameters may be a bare {"$ref": "#/$defs/Args"}. A chain names the
+      // field as its client sent it (chain.ts).
+      const params = t.function.parameters ? geminiSchema(t.function.parameters, `tools[${i}].function.parameters`, budget) : undefined;
       if (params && Object.keys(params.properties ?? {}).length) fd.parameters = params;
       return fd;
     }) }];
@@ -176,7 +175,7 @@ export function chatToGeminiRequest(body: any, target: Target): Translated<Recor
   if (rf?.type === "json_object") gc.responseMimeType = "application/json";
   else if (rf?.type === "json_schema") {
     gc.responseMimeType = "application/json";
-    if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema, clientName(body, "response_format.json_schema.schema"), budget);
+    if (rf.json_schema?.schema) gc.responseSchema = geminiSchema(rf.json_schema.schema, "response_format.json_schema.schema", budget);
   }
   const thinking = thinkingConfig(body, target, ask.thinking);
   if (thinking) gc.thinkingConfig = thinking;

@@ -21,14 +21,15 @@ import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
 import { jsonSchemaOf } from "./schema.ts";
 import { replayedReasoning, type BlobScope } from "./reasoning.ts";
-import { withClientNames } from "../client-names.ts";
+import { markClient, type Origin } from "../client-names.ts";
+import { GEMINI_SPELLING } from "./client-spelling.ts";
 
 export interface Translated {
   body: Record<string, unknown>;
   dropped: string[];
 }
 
-interface Turn { role: string; parts: any[]; index: number }
+interface Turn { role: string; parts: any[]; index: number; last: number }
 interface Call { id: string; name: string; answered: boolean }
 
 const AUDIO_FORMAT: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mp3": "mp3", "audio/mpeg": "mp3" };
@@ -39,14 +40,17 @@ function unsupported(field: string, what: string, target: Target, provider: stri
     { details: { field, provider } }));
 }
 
-/** Consecutive contents of one role as one turn (a missing role is the user's, as in a single-turn request). */
+/** Consecutive contents of one role as one turn (a missing role is the user's, as in a single-turn request); index
+ * is the first content's, last the last one's. */
 function mergedTurns(contents: any[]): Turn[] {
   const out: Turn[] = [];
   contents.forEach((c, index) => {
     const role = c.role === "model" ? "model" : "user";
     const last = out.at(-1);
-    if (last?.role === role) last.parts.push(...(c.parts ?? []));
-    else out.push({ role, parts: [...(c.parts ?? [])], index });
+    if (last?.role === role) {
+      last.parts.push(...(c.parts ?? []));
+      last.last = index;
+    } else out.push({ role, parts: [...(c.parts ?? [])], index, last: index });
   });
   return out;
 }
@@ -95,14 +99,16 @@ function upstreamId(id: unknown, name: string): string | undefined {
 }
 
 /** A model turn as an assistant message; undefined when it says nothing an upstream could take back. */
-function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<string, unknown> | undefined {
+function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[], origin?: Origin): Record<string, unknown> | undefined {
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
   turn.parts.forEach((p, k) => {
     if (p.functionCall) {
       const id = upstreamId(p.functionCall.id, p.functionCall.name) ?? `call_${turn.index}_${k}`;
       calls.push({ id, name: p.functionCall.name, answered: false });
-      toolCalls.push({ id, type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      const call = { id, type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
+      origin?.(call, p);
+      toolCalls.push(call);
     } else if (typeof p.text === "string" && p.thought !== true) text += p.text;
   });
   const reasoning = replayedReasoning(turn.parts, scope);
@@ -114,7 +120,7 @@ function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[]): Record<s
 }
 
 /** A user turn: the tool messages answering the previous turn's calls (in the calls' order), then the rest. */
-function userMessages(turn: Turn, calls: Call[], scope: BlobScope): Record<string, unknown>[] {
+function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Origin): Record<string, unknown>[] {
   const tools: { rank: number; msg: Record<string, unknown> }[] = [];
   const content: Record<string, unknown>[] = [];
   const resultMedia: Record<string, unknown>[] = [];
@@ -131,16 +137,27 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope): Record<strin
       // Chat has no error flag: the inner half of a chain (chat-to-messages, chat-to-converse) reads this one; an
       // OpenAI-protocol upstream would refuse the unknown field, and has the "Error: " text.
       if (scope.flavor !== "chat" && responseError(fr.response) !== undefined) msg.is_error = true;
+      origin?.(msg, p);
       tools.push({ rank: at, msg });
       (Array.isArray(fr.parts) ? fr.parts : []).forEach((q: any, n: number) => {
         const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`);
-        if (m) resultMedia.push(m);
+        if (m) {
+          origin?.(m, q);
+          resultMedia.push(m);
+        }
       });
     } else if (typeof p.text === "string") {
-      if (p.thought !== true && p.text) content.push({ type: "text", text: p.text });
+      if (p.thought !== true && p.text) {
+        const m = { type: "text", text: p.text };
+        origin?.(m, p);
+        content.push(m);
+      }
     } else {
       const m = mediaPart(p, field);
-      if (m) content.push(m); // executableCode and other Gemini-only parts have no chat equivalent
+      if (m) {
+        origin?.(m, p);
+        content.push(m); // executableCode and other Gemini-only parts have no chat equivalent
+      }
     }
   });
   const out = tools.sort((a, b) => a.rank - b.rank).map((t) => t.msg);
@@ -150,7 +167,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope): Record<strin
   return out;
 }
 
-function tools(body: any, out: Record<string, unknown>, target: Target, provider: string): void {
+function tools(body: any, out: Record<string, unknown>, target: Target, provider: string, origin?: Origin): void {
   const decls: any[] = [];
   (Array.isArray(body.tools) ? body.tools : []).forEach((t: any, i: number) => {
     for (const k of Object.keys(t ?? {})) {
@@ -158,14 +175,18 @@ function tools(body: any, out: Record<string, unknown>, target: Target, provider
       else throw unsupported(`tools[${i}].${k}`, `the built-in tool "${k}" is one`, target, provider);
     }
   });
-  let list = decls.map((d) => ({
-    type: "function",
-    function: {
-      name: d.name,
-      ...(d.description ? { description: d.description } : {}),
-      parameters: d.parametersJsonSchema ?? (d.parameters ? jsonSchemaOf(d.parameters) : { type: "object", properties: {} }),
-    },
-  }));
+  let list = decls.map((d) => {
+    const tool = {
+      type: "function",
+      function: {
+        name: d.name,
+        ...(d.description ? { description: d.description } : {}),
+        parameters: d.parametersJsonSchema ?? (d.parameters ? jsonSchemaOf(d.parameters) : { type: "object", properties: {} }),
+      },
+    };
+    origin?.(tool, d);
+    return tool;
+  });
   const fcc = body.toolConfig?.functionCallingConfig;
   const mode = fcc?.mode;
   if (mode === "NONE") out.tool_choice = "none";
@@ -211,7 +232,11 @@ function reasoningEffort(tc: any, target: Target, scope: BlobScope): string | nu
   return target.reasoning ? effort : null;
 }
 
-export function geminiToChatRequest(body: any, target: Target, scope: BlobScope, provider: string): Translated {
+/** The chat body made again, telling `origin` where its objects came from. */
+const retrace = (client: any, target: Target | undefined, scope: BlobScope, origin: Origin) => geminiToChatRequest(client, target!, scope, scope.provider, origin).body;
+
+/** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
+export function geminiToChatRequest(body: any, target: Target, scope: BlobScope, provider: string, origin?: Origin): Translated {
   const dropped: string[] = [];
   // A cache the translated model never sees.
   if (typeof body.cachedContent === "string" && body.cachedContent) throw unsupported("cachedContent", "a context cache is something", target, provider);
@@ -219,20 +244,31 @@ export function geminiToChatRequest(body: any, target: Target, scope: BlobScope,
   if (body.labels !== undefined) dropped.push("labels");
   const messages: Record<string, unknown>[] = [];
   const system = (body.systemInstruction?.parts ?? []).filter((p: any) => typeof p?.text === "string" && p.thought !== true).map((p: any) => p.text).join("\n");
-  if (system) messages.push({ role: "system", content: system });
+  if (system) {
+    const msg = { role: "system", content: system };
+    origin?.(msg, "systemInstruction");
+    messages.push(msg);
+  }
   let calls: Call[] = [];
   for (const turn of mergedTurns(body.contents)) {
+    // A chat message is one client content, or several merged: then only the list is certain.
+    const from = origin && (turn.last === turn.index ? body.contents[turn.index] : "contents");
     if (turn.role === "model") {
       calls = [];
-      const msg = assistantMessage(turn, scope, calls);
-      if (msg) messages.push(msg);
+      const msg = assistantMessage(turn, scope, calls, origin);
+      if (msg) {
+        origin?.(msg, from);
+        messages.push(msg);
+      }
     } else {
-      messages.push(...userMessages(turn, calls, scope));
+      const out = userMessages(turn, calls, scope, origin);
+      if (origin) for (const m of out) if (m.role === "user") origin(m, from);
+      messages.push(...out);
       calls = [];
     }
   }
   const out: Record<string, unknown> = { model: body.model, messages };
-  tools(body, out, target, provider);
+  tools(body, out, target, provider, origin);
   generation(body, out, dropped, target, scope, provider);
   if (body.stream === true) {
     out.stream = true;
@@ -240,6 +276,6 @@ export function geminiToChatRequest(body: any, target: Target, scope: BlobScope,
   }
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach the drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
-  // A chat host's stop limit (Gemini itself takes 5) is checked by its driver, naming the field this client sent.
-  return { body: withClientNames(out, { stop: "generationConfig.stopSequences" }), dropped };
+  // What a chat step refuses or leaves out (a chat host's stop limit: Gemini itself takes 5) is named as this client sent it.
+  return { body: markClient(out, GEMINI_SPELLING, retrace, body, target, scope), dropped };
 }

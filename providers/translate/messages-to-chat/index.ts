@@ -32,12 +32,3 @@ export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
 }
 
 export const messagesToChat = messagesToChatFor("chat");
-
-/** Chat fields by the Messages field a client sent (x-mg-dropped-params of a chain names these). */
-export const MESSAGES_FIELD: Readonly<Record<string, string>> = {
-  reasoning_effort: "thinking",
-  response_format: "output_config.format",
-  stop: "stop_sequences",
-  user: "metadata.user_id",
-  parallel_tool_calls: "tool_choice.disable_parallel_tool_use",
-};

@@ -12,7 +12,8 @@ import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
-import { withClientNames } from "../client-names.ts";
+import { markClient, type Origin } from "../client-names.ts";
+import { MESSAGES_SPELLING } from "./client-spelling.ts";
 import { prefillField } from "./prefill.ts";
 
 export interface Translated<T> {
@@ -20,8 +21,14 @@ export interface Translated<T> {
   dropped: string[];
 }
 
-/** The target and whose reasoning this upstream verifies; without them (token counting) thinking is dropped. */
-export interface MessagesToChatOptions { target?: Target; scope?: ThinkingScope }
+/**
+ * The target and whose reasoning this upstream verifies; without them (token counting) thinking is dropped. `origin`
+ * is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts).
+ */
+export interface MessagesToChatOptions { target?: Target; scope?: ThinkingScope; origin?: Origin }
+
+/** The chat body made again, telling `origin` where its objects came from. */
+const retrace = (client: any, _target: unknown, opts: MessagesToChatOptions, origin: Origin) => messagesToChatRequest(client, { ...opts, origin }).body;
 
 export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {}): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
@@ -39,27 +46,41 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   // Calls and their results alike, so they still pair. Without a scope (token counting) the ids stay as sent.
   const toolId: ToolId = opts.scope && opts.scope.flavor !== "gemini" ? unsignedToolId : (id) => id;
   const markErrors = opts.scope !== undefined && opts.scope.flavor !== "chat";
+  const origin = opts.origin;
 
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
-  if (system) messages.push({ role: "system", content: system });
+  if (system) {
+    const msg = { role: "system", content: system };
+    origin?.(msg, "system");
+    messages.push(msg);
+  }
   // The Messages API merges consecutive turns of one role; chat needs them merged too, or an assistant turn's
   // tool calls could be split from the results that answer them.
   let calls: string[] = [];
   // A mid-conversation system message between tool calls and their results waits until the results are in: chat
   // upstreams want the tool messages right after the calls.
   let held: Record<string, unknown>[] = [];
-  for (const { role, content, index } of mergedTurns(body.messages)) {
+  for (const turn of mergedTurns(body.messages)) {
+    const { role, content, index } = turn;
+    // A chat message is one client message, or several merged: then only the list is certain.
+    const from = origin && (turn.last === index ? body.messages[index] : "messages");
     if (role === "system") {
       const text = blockText(content, "\n\n");
-      if (text) (calls.length ? held : messages).push({ role: "system", content: text });
+      if (text) {
+        const msg = { role: "system", content: text };
+        origin?.(msg, from);
+        (calls.length ? held : messages).push(msg);
+      }
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
-      const msg = assistantMessage(content, replay, toolId);
+      const msg = assistantMessage(content, replay, toolId, origin);
+      origin?.(msg, from);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      const out = userMessages(content, index, calls, toolId, dropped, markErrors);
+      const out = userMessages(content, index, calls, toolId, dropped, markErrors, origin);
+      if (origin) for (const m of out) if (m.role === "user") origin(m, from);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
       out.splice(results, 0, ...held.splice(0));
       messages.push(...out);
@@ -89,7 +110,9 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       if (t.type !== undefined && t.type !== "custom") throw invalidRequest(`server tool ${t.type} is not supported by this model's provider`, `tools[${i}].type`);
       const fn: Record<string, unknown> = { name: t.name, parameters: t.input_schema ?? { type: "object", properties: {} } };
       if (t.description !== undefined) fn.description = t.description;
-      return { type: "function", function: fn };
+      const tool = { type: "function", function: fn };
+      origin?.(tool, t);
+      return tool;
     });
     const tc = body.tool_choice;
     if (tc) {
@@ -116,8 +139,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       if (!po[provider]?.reasoningSummary) out.providerOptions = { ...po, [provider]: { ...po[provider], reasoningSummary: "auto" } };
     }
   }
-  // What a host that refuses unknown fields leaves out is named as this client sent it.
-  return { body: withClientNames(out, { user: "metadata.user_id", stop: "stop_sequences" }), dropped };
+  // What a chat step refuses or leaves out is named as this client sent it.
+  return { body: markClient(out, MESSAGES_SPELLING, retrace, body, opts.target, opts), dropped };
 }
 
 function systemText(system: any): string {
@@ -147,17 +170,18 @@ function documentPart(source: any): Record<string, unknown> | undefined {
 
 type ToolId = (id: unknown) => unknown;
 
-interface Turn { role: string; content: any[] | string; index: number }
+interface Turn { role: string; content: any[] | string; index: number; last: number }
 
-/** Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's. */
+/** Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's, last the last one's. */
 function mergedTurns(messages: any[]): Turn[] {
   const out: Turn[] = [];
   messages.forEach((m, index) => {
     const last = out[out.length - 1];
     if (!last || last.role !== m.role) {
-      out.push({ role: m.role, content: m.content, index });
+      out.push({ role: m.role, content: m.content, index, last: index });
       return;
     }
+    last.last = index;
     const asBlocks = (c: any) => (typeof c === "string" ? (c ? [{ type: "text", text: c }] : []) : c);
     last.content = [...asBlocks(last.content), ...asBlocks(m.content)];
   });
@@ -169,7 +193,7 @@ function mergedTurns(messages: any[]): Turn[] {
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
  * then what the results hold besides text (images, documents) and the remaining content as one user message.
  */
-function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean): Record<string, unknown>[] {
+function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean, origin?: Origin): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
@@ -184,8 +208,10 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
             // A tool message holds only text: what else the result holds follows as user content (Claude Code's
             // Read returns a PDF as a document); what chat cannot carry at all is named.
             const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c.source) : undefined;
-            if (p) resultParts.push(p);
-            else dropped.push(`messages[${i}].content[${j}].content[${k}]`);
+            if (p) {
+              origin?.(p, c);
+              resultParts.push(p);
+            } else dropped.push(`messages[${i}].content[${j}].content[${k}]`);
           });
         }
         if (b.is_error === true) text = text ? `Error: ${text}` : "Error";
@@ -193,21 +219,27 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
         // Chat has no error flag: the inner half of a chain (chat-to-converse: status "error") reads this one; an
         // OpenAI-protocol upstream would refuse the unknown field, and has the "Error: " text.
         if (markErrors && b.is_error === true) msg.is_error = true;
+        origin?.(msg, b);
         out.push(msg);
         break;
       }
-      case "text":
-        parts.push({ type: "text", text: b.text });
+      case "text": {
+        const p = { type: "text", text: b.text };
+        origin?.(p, b);
+        parts.push(p);
         break;
+      }
       case "image": {
         const p = imagePart(b.source);
         if (!p) throw invalidRequest("this image source type is not supported by this model's provider", `messages[${i}].content[${j}].source.type`);
+        origin?.(p, b);
         parts.push(p);
         break;
       }
       case "document": {
         const p = documentPart(b.source);
         if (!p) throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
+        origin?.(p, b);
         parts.push(p);
         break;
       }
@@ -229,13 +261,17 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
 }
 
 /** An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream. */
-function assistantMessage(content: any, replay: ThinkingScope | undefined, toolId: ToolId): Record<string, unknown> {
+function assistantMessage(content: any, replay: ThinkingScope | undefined, toolId: ToolId, origin?: Origin): Record<string, unknown> {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
   for (const b of content) {
     if (b.type === "text") text += b.text;
-    else if (b.type === "tool_use") toolCalls.push({ id: toolId(b.id), type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+    else if (b.type === "tool_use") {
+      const call = { id: toolId(b.id), type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } };
+      origin?.(call, b);
+      toolCalls.push(call);
+    }
   }
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;

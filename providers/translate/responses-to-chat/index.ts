@@ -24,14 +24,3 @@ export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
 }
 
 export const responsesToChat = responsesToChatFor("chat");
-
-/** Chat fields by the Responses field a client sent (x-mg-dropped-params of a chain names these). */
-export const RESPONSES_FIELD: Readonly<Record<string, string>> = {
-  reasoning_effort: "reasoning.effort",
-  response_format: "text.format",
-  "response_format.json_schema.strict": "text.format.strict",
-  verbosity: "text.verbosity",
-  max_completion_tokens: "max_output_tokens",
-  user: "safety_identifier",
-  logprobs: "top_logprobs", // chat's flag the gateway sets beside top_logprobs
-};

@@ -11,7 +11,8 @@ import { decodeReasoning } from "./reasoning.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
-import { withClientNames } from "../client-names.ts";
+import { markClient, type Origin } from "../client-names.ts";
+import { RESPONSES_SPELLING } from "./client-spelling.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -37,7 +38,7 @@ function fileDataUrl(p: any, field: string): string {
   return `data:${mime};base64,${p.file_data}`;
 }
 
-function filePart(p: any, field: string, flavor: ChatFlavor): unknown {
+function filePart(p: any, field: string, flavor: ChatFlavor): object {
   if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send file_data or file_url", `${field}.file_id`);
   if (typeof p.file_data === "string" && p.file_data) {
     return { type: "file", file: { file_data: fileDataUrl(p, field), ...(p.filename ? { filename: p.filename } : {}) } };
@@ -53,7 +54,13 @@ function filePart(p: any, field: string, flavor: ChatFlavor): unknown {
   throw invalidRequest("input_file needs file_data or file_url", field);
 }
 
-function part(p: any, field: string, flavor: ChatFlavor): unknown {
+function part(p: any, field: string, flavor: ChatFlavor, origin: Origin | undefined): object {
+  const made = partOf(p, field, flavor);
+  origin?.(made, p);
+  return made;
+}
+
+function partOf(p: any, field: string, flavor: ChatFlavor): object {
   if (p.type === "input_image") {
     if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send image_url", `${field}.file_id`);
     if (typeof p.image_url !== "string" || !p.image_url) throw invalidRequest("input_image needs image_url (an https URL or a data: URL)", `${field}.image_url`);
@@ -68,27 +75,36 @@ function part(p: any, field: string, flavor: ChatFlavor): unknown {
 const textOf = (content: any): string => (typeof content === "string" ? content : (content ?? []).map((p: any) => p.text ?? "").join(""));
 
 /** function_call_output.output: a string, or parts — text goes in the tool message, images and files after the run. */
-function toolOutput(output: any, field: string, flavor: ChatFlavor): { text: string; media: unknown[] } {
+function toolOutput(output: any, field: string, flavor: ChatFlavor, origin: Origin | undefined): { text: string; media: unknown[] } {
   if (typeof output === "string") return { text: output, media: [] };
   const media: unknown[] = [];
   let text = "";
   (Array.isArray(output) ? output : []).forEach((p: any, j: number) => {
     if (p?.type === "input_text" || p?.type === "output_text") text += p.text ?? "";
-    else media.push(part(p, `${field}[${j}]`, flavor));
+    else media.push(part(p, `${field}[${j}]`, flavor, origin));
   });
   return { text, media };
 }
 
-interface Opts { flavor?: ChatFlavor; provider?: string }
+/** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
+interface Opts { flavor?: ChatFlavor; provider?: string; origin?: Origin }
+
+/** The chat body made again, telling `origin` where its objects came from. */
+const retrace = (client: any, _target: unknown, opts: Opts, origin: Origin) => responsesToChatRequest(client, { ...opts, origin }).body;
 
 export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToChat {
   const flavor = opts.flavor ?? "chat";
+  const origin = opts.origin;
   // Call ids a Gemini model made carry its signature (chat-to-gemini/response.ts): only Gemini wants it back; it would
   // take the id past other upstreams' limits (OpenAI 40 characters, Converse 64). Calls and outputs alike, so they pair.
   const callId = flavor === "gemini" ? (id: unknown) => id : unsignedToolId;
   const dropped: string[] = [];
   const messages: any[] = [];
-  if (typeof body.instructions === "string" && body.instructions) messages.push({ role: "system", content: body.instructions });
+  if (typeof body.instructions === "string" && body.instructions) {
+    const msg = { role: "system", content: body.instructions };
+    origin?.(msg, "instructions");
+    messages.push(msg);
+  }
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
   /** Reasoning sent before its turn's first assistant item. */
   let pending: unknown[] = [];
@@ -117,7 +133,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     const type = item.type ?? "message";
     if (type === "function_call") {
       const m = assistant();
-      (m.tool_calls ??= []).push({ id: callId(item.call_id), type: "function", function: { name: upstreamName(item), arguments: item.arguments } });
+      const call = { id: callId(item.call_id), type: "function", function: { name: upstreamName(item), arguments: item.arguments } };
+      origin?.(call, item);
+      (m.tool_calls ??= []).push(call);
     } else if (type === "reasoning") {
       const blob = decodeReasoning(item.encrypted_content);
       // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
@@ -125,8 +143,10 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       pending.push(...blob.d);
       if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
     } else if (type === "function_call_output") {
-      const out = toolOutput(item.output, `${field}.output`, flavor);
-      messages.push({ role: "tool", tool_call_id: callId(item.call_id), content: out.text });
+      const out = toolOutput(item.output, `${field}.output`, flavor, origin);
+      const msg = { role: "tool", tool_call_id: callId(item.call_id), content: out.text };
+      origin?.(msg, item);
+      messages.push(msg);
       toolMedia.push(...out.media);
     } else if (type === "message") {
       const role = item.role === "developer" ? "system" : item.role;
@@ -134,15 +154,21 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
         const text = textOf(item.content);
         const m = assistant();
         // Text after the turn's tool calls cannot sit before them: it starts a message of its own.
-        if (m.tool_calls && text) messages.push({ role: "assistant", content: text });
-        else if (text) m.content = (m.content ?? "") + text;
+        if (m.tool_calls && text) {
+          const own = { role: "assistant", content: text };
+          origin?.(own, item);
+          messages.push(own);
+        } else if (text) m.content = (m.content ?? "") + text;
         else if (m.content === null && !m.tool_calls) m.content = ""; // chat wants content or tool_calls
         return;
       }
       flushMedia();
       pending = []; // reasoning not followed by its assistant turn has nothing to attach to
-      if (typeof item.content === "string" || role === "system") messages.push({ role, content: textOf(item.content) });
-      else messages.push({ role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor)) });
+      const msg = typeof item.content === "string" || role === "system"
+        ? { role, content: textOf(item.content) }
+        : { role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor, origin)) };
+      origin?.(msg, item);
+      messages.push(msg);
     } else if (type === "item_reference") {
       // The endpoint resolves references from the store before any translation; one left here has nothing behind it.
       throw invalidRequest("item_reference needs a stored response item", `${field}.id`);
@@ -161,7 +187,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   // allowed_tools: only these tools may be called, the rest of the list stays as it was (OpenAI keeps it for prompt
   // caching): every upstream honours the same by seeing only the allowed ones.
   const allowed = choice?.type === "allowed_tools" ? new Set<string>((choice.tools ?? []).map(allowedKey)) : undefined;
-  const tools = chatTools(body.tools, flavor === "messages" ? "yes" : flavor === "gemini" ? "alone" : "no", allowed);
+  const tools = chatTools(body.tools, flavor === "messages" ? "yes" : flavor === "gemini" ? "alone" : "no", allowed, origin);
   dropped.push(...tools.dropped);
   if (choice && typeof choice === "object") {
     if (choice.type === "function") out.tool_choice = { type: "function", function: { name: upstreamName(choice) } };
@@ -216,11 +242,6 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     out.stream = true;
     out.stream_options = { include_usage: true }; // response.completed carries the final usage
   }
-  // What a host that refuses unknown fields leaves out is named as this client sent it.
-  const logprobs = include.includes("message.output_text.logprobs") ? "include.message.output_text.logprobs" : "top_logprobs";
-  withClientNames(out, {
-    max_completion_tokens: "max_output_tokens", verbosity: "text.verbosity", logprobs,
-    user: typeof body.safety_identifier === "string" ? "safety_identifier" : "user",
-  });
-  return { body: out, dropped, names: tools.names };
+  // What a chat step refuses or leaves out is named as this client sent it.
+  return { body: markClient(out, RESPONSES_SPELLING, retrace, body, undefined, opts), dropped, names: tools.names };
 }

@@ -10,6 +10,7 @@
 //   cannot run there: dropped and named in x-mg-dropped-params (`tools[i].type=<type>`).
 // Only a tool_choice that forces a dropped tool is refused (responses-native-only.ts), since the model cannot obey it.
 import { createHash } from "node:crypto";
+import type { Origin } from "../client-names.ts";
 
 /** A flat tool name the upstream sees -> the name and namespace the client knows. */
 export type ToolNames = Map<string, { name: string; namespace: string }>;
@@ -35,7 +36,7 @@ export function clientName(names: ToolNames | undefined, name: string): { name: 
   return known ? { name: known.name, namespace: known.namespace } : { name };
 }
 
-const isWebSearch = (type: unknown): boolean => typeof type === "string" && WEB_SEARCH.test(type);
+export const isWebSearch = (type: unknown): boolean => typeof type === "string" && WEB_SEARCH.test(type);
 
 /** Is this a tool a translated upstream can be handed (a function, or a namespace of them)? */
 const isFunctionLike = (t: any) => t?.type === "function" || t?.type === "namespace";
@@ -48,11 +49,13 @@ export interface ChatTools {
   dropped: string[];
 }
 
-function functionTool(t: any, name: string): Record<string, unknown> {
-  return {
+function functionTool(t: any, name: string, origin: Origin | undefined): Record<string, unknown> {
+  const tool = {
     type: "function",
     function: { name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} }, ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}) },
   };
+  origin?.(tool, t);
+  return tool;
 }
 
 /** chat's web_search_options from a Responses web search tool (user_location and domain filters carried over). */
@@ -73,15 +76,15 @@ function webSearchOptions(t: any): Record<string, unknown> {
 /**
  * Whether the upstream the chat body goes on to runs a web search itself: "yes" (Anthropic), "alone" (Gemini: only
  * without function tools beside it, which Gemini 2.x refuses), "no". `allowed`: the names (and built-in types)
- * tool_choice allowed_tools keeps; undefined = every tool.
+ * tool_choice allowed_tools keeps; undefined = every tool. `origin` is told which tool each function tool was made of.
  */
-export function chatTools(tools: unknown, searches: "yes" | "alone" | "no", allowed?: Set<string>): ChatTools {
+export function chatTools(tools: unknown, searches: "yes" | "alone" | "no", allowed?: Set<string>, origin?: Origin): ChatTools {
   const out: ChatTools = { tools: [], names: new Map(), dropped: [] };
   const list: any[] = Array.isArray(tools) ? tools : [];
   let searchAt = -1;
   list.forEach((t, i) => {
     if (t?.type === "function") {
-      if (!allowed || allowed.has(String(t.name))) out.tools.push(functionTool(t, String(t.name ?? "")));
+      if (!allowed || allowed.has(String(t.name))) out.tools.push(functionTool(t, String(t.name ?? ""), origin));
     } else if (t?.type === "namespace" && Array.isArray(t.tools)) {
       t.tools.forEach((f: any, j: number) => {
         if (f?.type !== "function") {
@@ -90,7 +93,7 @@ export function chatTools(tools: unknown, searches: "yes" | "alone" | "no", allo
         }
         const flat = flatName(String(t.name ?? ""), String(f.name ?? ""));
         out.names.set(flat, { name: String(f.name ?? ""), namespace: String(t.name ?? "") });
-        if (!allowed || allowed.has(flat) || allowed.has(namespaceKey(t.name))) out.tools.push(functionTool(f, flat));
+        if (!allowed || allowed.has(flat) || allowed.has(namespaceKey(t.name))) out.tools.push(functionTool(f, flat, origin));
       });
     } else if (isWebSearch(t?.type) && searches !== "no" && t.external_web_access !== false) {
       if (!allowed || allowed.has(t.type)) {

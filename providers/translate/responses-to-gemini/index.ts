@@ -3,10 +3,10 @@
 // asks for thought text; thought signatures ride in call_id).
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { chainTranslators } from "../chain.ts";
-import { RESPONSES_FIELD, responsesToChatFor } from "../responses-to-chat/index.ts";
+import { responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToGemini } from "../chat-to-gemini/index.ts";
 
-const chained = chainTranslators(responsesToChatFor("gemini"), chatToGemini, RESPONSES_FIELD);
+const chained = chainTranslators(responsesToChatFor("gemini"), chatToGemini);
 
 export const responsesToGemini: Translator = {
   ...chained,
