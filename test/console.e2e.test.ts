@@ -319,6 +319,29 @@ describe("operator console", () => {
     await shot("request");
   });
 
+  it("requests: older pages, then live again: the newest page alone, nothing left out between them", async () => {
+    const send = (n: number) => Promise.all(Array.from({ length: n }, () => postJson(`${gw.url}/api/v1/chat/completions`, chat("openai/gpt-4o-mini"), { authorization: `Bearer ${ACME}` })));
+    const shown = () => page.locator('[data-testid="requests-table"] tbody tr[data-row]').evaluateAll((rs) => rs.map((r) => r.getAttribute("data-row")).sort());
+    const newest = async () => (await admin("/requests?since=24h&limit=100")).requests.map((r: any) => r.generation_id).sort();
+    await page.click('button:has-text("Clear")');
+    for (let i = 0; i < 4; i++) await send(25); // over one page (100) in all
+    const first = await newest();
+    await expect.poll(shown, { timeout: 15_000 }).toEqual(first);
+    // "Older requests" pauses the tail and appends the next page.
+    await page.click('[data-testid="older"]');
+    expect(await page.isChecked('[data-testid="live"]')).toBe(false);
+    const total = (await admin("/requests?since=24h&limit=200")).requests.length;
+    expect(total).toBeGreaterThan(100);
+    await expect.poll(() => shown().then((s) => s.length)).toBe(total);
+    // New requests meanwhile, then live again: the list is the newest page, as the API answers it (not that page
+    // with the older one after it, which would hide the requests between the two).
+    await send(5);
+    await page.check('[data-testid="live"]');
+    const now = await newest();
+    await expect.poll(shown, { timeout: 15_000 }).toEqual(now);
+    await page.waitForSelector('[data-testid="older"]');
+  });
+
   it("providers: every endpoint's circuit, latency and uptime, the failing ones first", async () => {
     await view("providers");
     const models = await admin("/models");

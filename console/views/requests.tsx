@@ -169,6 +169,14 @@ export function Requests() {
     setOlder(null);
     setLive(true);
   };
+  /**
+   * Live again starts from the newest page alone: the older pages were loaded after the first page as it was then,
+   * and appended to a fresh one they would skip whatever arrived between the two.
+   */
+  const goLive = (on: boolean) => {
+    if (on) setOlder(null);
+    setLive(on);
+  };
   const loadOlder = async () => {
     const cursor = older ? older.next : data?.next;
     if (!cursor) return;
@@ -198,7 +206,7 @@ export function Requests() {
         <h2>
           Requests
           <span class="controls">
-            <label class="check"><input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} data-testid="live" /> live</label>
+            <label class="check"><input type="checkbox" checked={live} onChange={(e) => goLive((e.target as HTMLInputElement).checked)} data-testid="live" /> live</label>
             <span class="muted small">{at ? `updated ${when(at)}` : ""}</span>
           </span>
         </h2>
