@@ -11,8 +11,11 @@ export interface Column<R> {
   render?: (r: R) => ComponentChildren;
   /** What sorting compares (default: the row's `key` field). */
   sort?: (r: R) => string | number | null;
-  /** The CSV cell (default: the sort value). */
-  csv?: (r: R) => string | number | null;
+  /**
+   * The CSV cell (default: the sort value, so a column that sorts by a number read from the API's string, money above
+   * all, gives that string here); false: not exported (buttons, bars).
+   */
+  csv?: ((r: R) => string | number | null) | false;
 }
 
 export interface TableProps<R> {
@@ -44,8 +47,9 @@ export function Table<R>(p: TableProps<R>) {
   const col = sort && p.columns.find((c) => c.key === sort.key);
   const rows = col ? [...p.rows].sort((a, b) => (sort!.desc ? -1 : 1) * compare(valueOf(col, a), valueOf(col, b))) : p.rows;
   const exportCsv = () => {
-    const cells = rows.map((r) => p.columns.map((c) => (c.csv ? c.csv(r) : valueOf(c, r))));
-    download(p.csvName!, toCsv(p.columns.map((c) => c.label), cells));
+    const exported = p.columns.filter((c) => c.csv !== false);
+    const cells = rows.map((r) => exported.map((c) => (c.csv ? c.csv(r) : valueOf(c, r))));
+    download(p.csvName!, toCsv(exported.map((c) => c.label), cells));
   };
   return (
     <div class="table-wrap" data-testid={p.testId}>

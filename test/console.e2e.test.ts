@@ -251,6 +251,11 @@ describe("operator console", () => {
       expect(await textOf(`${cells} td[data-col="left"]`)).toBe(usd(p.budget.remaining_usd));
       expect(await textOf(`${cells} td[data-col="limit"]`)).toBe(usd(p.budget.limit_usd));
     }
+    // The budgets' CSV holds the API's own strings, money as its exact decimals (no ratio computed through a float).
+    const [budgetsCsv] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="budgets"] [data-testid="csv"]')]);
+    const budgetLines = readFileSync((await budgetsCsv.path())!, "utf8").trim().split("\r\n");
+    expect(budgetLines[0]).toBe("Budget of,Scope,Period,Limit,Used,Reserved,Left");
+    expect(budgetLines.slice(1).sort()).toEqual(budgets.projects.filter((p: any) => p.budget).map((p: any) => [p.project, "project", p.budget.period, p.budget.limit_usd, p.budget.spent_usd, p.budget.reserved_usd, p.budget.remaining_usd].join(",")).sort());
     await shot("spend");
 
     await page.click('[data-group="model"]');
@@ -359,6 +364,7 @@ describe("operator console", () => {
     await page.fill('[data-testid="create-key"] [data-field="id"]', "console-made");
     await page.fill('[data-testid="create-key"] [data-field="name"]', "made in the console");
     await page.fill('[data-testid="create-key"] [data-field="rpm"]', "60");
+    await page.fill('[data-testid="create-key"] [data-field="budget"]', "1.50");
     await page.click('[data-testid="create-submit"]');
     const key = await page.inputValue('[data-testid="new-key-value"]');
     expect(key).toMatch(/^mg_live_/);
@@ -368,7 +374,16 @@ describe("operator console", () => {
     await page.click('[data-testid="new-key-done"]');
     expect(await curlChat(key)).toBe("200");
     const made = (await admin("/keys/acme/console-made"));
-    expect(made).toMatchObject({ source: "api", status: "active", name: "made in the console", created_by: "ops", rate_limits: { rpm: 60 } });
+    expect(made).toMatchObject({ source: "api", status: "active", name: "made in the console", created_by: "ops", rate_limits: { rpm: 60 }, budget: { usd: "1.50", period: "month" } });
+
+    // The keys' CSV: the API's strings (the budget as its exact decimal and period, not a number read from it), and
+    // no column for the buttons.
+    await page.waitForSelector('[data-testid="keys-table"] tr[data-row="acme/console-made"]');
+    const [keysCsv] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="keys-table"] [data-testid="csv"]')]);
+    const keyLines = readFileSync((await keysCsv.path())!, "utf8").trim().split("\r\n");
+    expect(keyLines[0]).toBe("Project,Id,Name,Source,Status,Ends with,Created,Expires,Last used,Limits,Budget");
+    const madeLine = keyLines.find((l) => l.startsWith("acme,console-made,"));
+    expect(madeLine).toMatch(new RegExp(`^acme,console-made,made in the console,api,active,${made.hint},${made.created_at},,[^,]*,60 rpm,1\\.50 / month$`));
 
     // Rotate: the new key works at once, the old one for the overlap.
     const row = (id: string) => `[data-testid="keys-table"] tr[data-row="acme/${id}"]`;

@@ -143,8 +143,8 @@ export function Keys() {
     { key: "expires_at", label: "Expires", render: (k) => (k.expires_at ? <span title={k.expires_at}>{ago(k.expires_at)}</span> : "never") },
     { key: "last_used_at", label: "Last used", render: (k) => <span title={k.last_used_at ?? ""}>{ago(k.last_used_at)}</span> },
     { key: "limits", label: "Limits", sort: (k) => limits(k), render: limits },
-    { key: "budget", label: "Budget", sort: (k) => (k.budget ? Number(k.budget.usd) : null), render: (k) => (k.budget ? `${usd(k.budget.usd)} / ${k.budget.period}` : "—") },
-    { key: "actions", label: "", sort: () => null, render: (k) => <Actions k={k} canWrite={canWrite} onChanged={refresh} onCreated={setCreated} /> },
+    { key: "budget", label: "Budget", sort: (k) => (k.budget ? Number(k.budget.usd) : null), csv: (k) => (k.budget ? `${k.budget.usd} / ${k.budget.period}` : null), render: (k) => (k.budget ? `${usd(k.budget.usd)} / ${k.budget.period}` : "—") },
+    { key: "actions", label: "", sort: () => null, csv: false, render: (k) => <Actions k={k} canWrite={canWrite} onChanged={refresh} onCreated={setCreated} /> },
   ];
   return (
     <div>

@@ -106,7 +106,7 @@ function BudgetTable() {
     { key: "used", label: "Used", num: true, sort: (r) => Number(r.b.spent_usd), csv: (r) => r.b.spent_usd, render: (r) => usd(r.b.spent_usd) },
     { key: "reserved", label: "Reserved", num: true, sort: (r) => Number(r.b.reserved_usd), csv: (r) => r.b.reserved_usd, render: (r) => usd(r.b.reserved_usd) },
     { key: "left", label: "Left", num: true, sort: (r) => Number(r.b.remaining_usd), csv: (r) => r.b.remaining_usd, render: (r) => <span class={r.b.exhausted ? "bad" : undefined}>{usd(r.b.remaining_usd)}</span> },
-    { key: "bar", label: "Used / reserved / left", sort: (r) => Number(r.b.spent_usd) / (Number(r.b.limit_usd) || 1), render: (r) => <BudgetBar b={r.b} /> },
+    { key: "bar", label: "Used / reserved / left", sort: (r) => Number(r.b.spent_usd) / (Number(r.b.limit_usd) || 1), csv: false, render: (r) => <BudgetBar b={r.b} /> },
   ];
   return (
     <section>
