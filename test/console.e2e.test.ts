@@ -171,6 +171,11 @@ describe("operator console", () => {
     const asset = await fetch(`${gw.url}${script}`, { headers: { "accept-encoding": "gzip" } });
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(asset.headers.get("content-encoding")).toBe("gzip");
+    // gzip;q=0 is "not gzip" (RFC 9110 12.5.3): the script as it is.
+    const refused = await fetch(`${gw.url}${script}`, { headers: { "accept-encoding": "gzip;q=0, identity" } });
+    expect(refused.headers.get("content-encoding")).toBeNull();
+    expect(Number(refused.headers.get("content-length"))).toBe((await refused.arrayBuffer()).byteLength);
     expect((await fetch(`${gw.url}/console/assets/nope.js`)).status).toBe(404);
     expect((await fetch(`${gw.url}/console`, { method: "POST" })).status).toBe(405);
 

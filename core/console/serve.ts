@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Gateway } from "../gateway.ts";
 import { GatewayError } from "../errors.ts";
 import { requestIdOf } from "../http/handle.ts";
+import { acceptsGzip } from "./accept-encoding.ts";
 import { consoleBundle, type ConsoleBundle } from "./bundle.ts";
 import { consoleSettings, servedHere } from "./settings.ts";
 
@@ -107,7 +108,7 @@ export async function serveConsole(gateway: Gateway, req: IncomingMessage, res: 
     sendError(res, requestId, new GatewayError(404, "NOT_FOUND", `No console asset ${rest.slice("/assets/".length).slice(0, 100)}`), head);
     return true;
   }
-  const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+  const gzip = acceptsGzip(req.headers["accept-encoding"]);
   const body = gzip ? asset.gzip : asset.body;
   res.writeHead(200, {
     ...COMMON,
