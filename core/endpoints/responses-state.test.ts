@@ -10,10 +10,10 @@ const nativeDriver = { name: "nat", protocol: "openai", chat: ok, responses: ok 
 const chatDriver = { name: "cc", protocol: "openai", chat: ok } as unknown as ProviderDriver;
 const target = (provider: string, nativeResponses: boolean): Target => ({ modelId: "m", provider, upstreamModel: "m", pricing: {}, ...(nativeResponses ? { nativeResponses } : {}) });
 
-function fakeCtx(store: MemoryResponseStore, body: any) {
+function fakeCtx(store: MemoryResponseStore, body: any, errors: unknown[] = []) {
   return {
     body, auth: { projectId: "acme" }, config: { raw: { store: { responses_retention_days: 1 } } }, requestId: "req_1",
-    gateway: { store: { responses: store }, log: { error: () => {} } }, model: { id: "m" },
+    gateway: { store: { responses: store }, log: { error: (...a: unknown[]) => errors.push(a) } }, model: { id: "m" },
   } as any;
 }
 
@@ -24,8 +24,8 @@ const prevRecord = (native: boolean): ResponseRecord => ({
 });
 
 /** Runs serveWithState with a dispatch that tries each attempt in turn; the last one answers. */
-async function run(store: MemoryResponseStore, body: any, attempts: [ProviderDriver, Target][]) {
-  const ctx = fakeCtx(store, body);
+async function run(store: MemoryResponseStore, body: any, attempts: [ProviderDriver, Target][], errors: unknown[] = []) {
+  const ctx = fakeCtx(store, body, errors);
   const seen: any[] = [];
   await serveWithState(ctx, async () => {
     for (const [driver, t] of attempts) {
@@ -35,7 +35,7 @@ async function run(store: MemoryResponseStore, body: any, attempts: [ProviderDri
     const [, t] = attempts.at(-1)!;
     ctx.resolvedTarget = t;
     ctx.resolvedProvider = t.provider;
-    ctx.response = { kind: "json", status: 200, body: { id: "resp_new", object: "response", status: "completed", previous_response_id: null, output: [] } };
+    ctx.response = { kind: "json", status: 200, body: { id: "resp_new", object: "response", status: "completed", previous_response_id: null, store: body.store ?? true, output: [] } };
   });
   return { ctx, seen };
 }
@@ -73,5 +73,14 @@ describe("serveWithState per attempt", () => {
     const rec = (await store.get("acme", "resp_new", Date.now()))!;
     expect(rec.expiresAt - rec.createdAt).toBe(86_400_000);
     expect(rec.createdAt).toBeGreaterThanOrEqual(before);
+  });
+
+  it("a store failure: the answer still goes out, says store: false, and the failure is logged", async () => {
+    const store = new MemoryResponseStore();
+    store.put = async () => { throw new Error("disk full"); };
+    const errors: unknown[] = [];
+    const { ctx } = await run(store, { model: "m", input: "x" }, [[chatDriver, target("cc", false)]], errors);
+    expect(ctx.response).toMatchObject({ status: 200, body: { id: "resp_new", status: "completed", store: false } });
+    expect(JSON.stringify(errors)).toContain("disk full");
   });
 });

@@ -8,6 +8,7 @@ import { upstreamProtocolOf } from "../contracts/translator.ts";
 import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
 import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
+import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../responses/conversation-limit.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
@@ -66,6 +67,8 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const project = ctx.auth?.projectId ?? "";
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
+  const keep = conv.passthrough.store !== false;
+  checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
   ctx.body = conv.rebuilt;
   const loop = gatewayRunsMcp(ctx);
   // Per attempt: which body, and whether it went to the upstream's own /responses (what the record says it was).
@@ -104,7 +107,6 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
 
   const response = ctx.response;
   if (!response || response.status !== 200) return;
-  const keep = conv.passthrough.store !== false;
   const t: SaveTarget = {
     previousResponseId: previous?.id ?? null,
     save: keep
@@ -116,8 +118,12 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
             previousResponseId: previous?.id ?? null,
           };
-          // The answer is already made (and billed): a store failure is logged, not turned into an error.
-          await store.put(rec).catch((err) => ctx.gateway.log.error("storing the response failed", { requestId: ctx.requestId, response: rec.id, error: String(err) }));
+          // The answer is already made (and billed): a store failure is not turned into an error, but the answer
+          // says store: false, so the client knows a previous_response_id or GET of it will find nothing.
+          return store.put(rec).then(() => true, (err) => {
+            ctx.gateway.log.error("storing the response failed: the answer says store: false", { requestId: ctx.requestId, response: rec.id, error: String(err) });
+            return false;
+          });
         }
       : null,
   };

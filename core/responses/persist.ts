@@ -20,8 +20,11 @@ function fullOutputOf(x: unknown): Item[] | undefined {
 
 /** What a record needs besides the response itself; read when the response is final. */
 export interface SaveTarget {
-  /** null: store: false, nothing is kept (previous_response_id is still stamped). fullOutput: see FULL. */
-  save: ((response: Record<string, unknown>, fullOutput?: Item[]) => Promise<void>) | null;
+  /**
+   * null: store: false, nothing is kept (previous_response_id is still stamped). fullOutput: see FULL. Resolves
+   * false when the record could not be kept: the response then says store: false.
+   */
+  save: ((response: Record<string, unknown>, fullOutput?: Item[]) => Promise<boolean>) | null;
   previousResponseId: string | null;
 }
 
@@ -44,7 +47,7 @@ export async function persistJson(body: unknown, t: SaveTarget): Promise<void> {
   if (!body || typeof body !== "object" || (body as any).object !== "response") return;
   const r = body as Record<string, unknown>;
   stamp(r, t.previousResponseId);
-  if (t.save && (r.status === "completed" || r.status === "incomplete")) await t.save(r, fullOutputOf(body));
+  if (t.save && (r.status === "completed" || r.status === "incomplete") && !(await t.save(r, fullOutputOf(body)))) r.store = false;
 }
 
 /** The stream path: events as they come; the final one waits for the save. */
@@ -62,7 +65,7 @@ export async function* persistStream(events: AsyncIterable<SseEvent>, t: SaveTar
       continue;
     }
     stamp(r, t.previousResponseId);
-    if (t.save && FINAL.has(type)) await t.save(r, fullOutputOf(e));
+    if (t.save && FINAL.has(type) && !(await t.save(r, fullOutputOf(e)))) r.store = false;
     yield { ...e, data: JSON.stringify(j) };
   }
 }

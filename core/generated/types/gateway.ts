@@ -19,6 +19,10 @@ export type StoreConfig = {
    */
   responses_retention_days?: number;
   /**
+   * Largest conversation (every input item, earlier turns' included, as UTF-8 JSON) a Responses API request may continue with previous_response_id or have stored: 32 MiB. Each stored response holds its whole conversation, so a chain's records grow with every turn; past this bound the request is a 400 INVALID_REQUEST naming previous_response_id (or input), before any upstream call.
+   */
+  responses_max_conversation_bytes?: number;
+  /**
    * Longest wait for any one store call. A call that takes longer gives up (a ledger record goes to the spool) and the store is probed at once; if the probe fails too, or a call fails outright, the store is unavailable: requests that need it get 503 STORE_UNAVAILABLE with Retry-After (or the when_unavailable fallback), /readyz answers 503, and it is probed until it answers again.
    */
   timeout_ms?: number;
