@@ -430,6 +430,23 @@ describe("operator console", () => {
     expect(res.status).toBe(404);
   });
 
+  it("a phone-sized window: the top bar wraps, every view's link is in the window and works", async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    try {
+      await view("overview");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      for (const name of ["overview", "spend", "requests", "providers", "keys", "config"]) {
+        const box = (await page.locator(`[data-nav="${name}"]`).boundingBox())!;
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(375);
+      }
+      expect((await page.locator('[data-testid="sign-out"]').boundingBox())!.x).toBeLessThanOrEqual(375);
+      await view("config");
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 1000 });
+    }
+  });
+
   it("config: what is loaded, and a refused reload with its reason; console.path and console.enabled follow reloads", async () => {
     await view("config");
     const loaded = await admin("/config/loaded", READ);
