@@ -8,6 +8,11 @@ import { adminRoutes } from "./admin/routes.ts";
 import { ADMIN_PREFIX } from "./admin/route.ts";
 import { RouteMethods } from "./http/route-methods.ts";
 import { servedById } from "./endpoints/gemini/route.ts";
+import type { EndpointKind } from "./pipeline/context.ts";
+import { adminErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors } from "./openapi-errors.ts";
+import {
+  billedHeaders, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
+} from "./openapi-headers.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
 const DIRS = ["api", "responses"];
@@ -58,36 +63,12 @@ function toComponents(byId: Map<string, Json>): Record<string, Json> {
   return out;
 }
 
-const ERROR_STATUSES: Record<string, string> = {
-  "400": "Invalid request (the message and details name the field)",
-  "401": "Missing, malformed, unknown, revoked or expired API key",
-  "402": "Project budget exhausted",
-  "403": "Model not allowed for this project",
-  "404": "Unknown model",
-  "413": "Request body too large",
-  "422": "Understood but not served: an idempotency key reused with another body, embeddings dimensions the model cannot give",
-  "429": "Rate limited (see Retry-After)",
-  "500": "Gateway fault",
-  "502": "Upstream error after all fallbacks",
-  "504": "Upstream timeout",
-};
-
-const ADMIN_ERRORS: Record<string, string> = {
-  "400": "Invalid body or query parameter (the message and details name the field)",
-  "401": "Missing, malformed, unknown, revoked or expired admin key (project keys are refused here)",
-  "403": "FORBIDDEN: a read-scope admin key on a route that changes state",
-  "404": "No such project, key or request",
-  "409": "CONFLICT: the key id is taken, or the key is declared in gateway.yaml (changed in the file)",
-  "413": "Request body too large",
-  "503": "STORE_UNAVAILABLE: the state store cannot answer (changes and store-backed reads)",
-};
-
 /** The admin API (/admin/v1, outside /api): its own security scheme and server root. */
 function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
   for (const r of adminRoutes) {
     const path = (ADMIN_PREFIX + r.path).replace(/:(\w+)/g, "{$1}");
-    const responses: Json = { [r.openapi.created ? "201" : "200"]: { description: "Success", content: { "application/json": { schema: r.openapi.responseSchema ? { $ref: `#/components/schemas/${r.openapi.responseSchema}` } : { type: "object" } } } } };
-    for (const [code, description] of Object.entries(ADMIN_ERRORS)) responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+    const ok = { description: "Success", headers: requestIdHeader(), content: { "application/json": { schema: r.openapi.responseSchema ? { $ref: `#/components/schemas/${r.openapi.responseSchema}` } : { type: "object" } } } };
+    const responses: Json = { [r.openapi.created ? "201" : "200"]: ok, ...adminErrors() };
     const op: Json = {
       operationId: r.openapi.operationId,
       summary: r.openapi.summary,
@@ -130,19 +111,6 @@ function refusedMethods(route: string): string[] {
   return METHODS.filter((m) => !served.has(m));
 }
 
-/** The Gemini routes answer errors in Google's shape (core/errors.ts toGeminiJSON), not the gateway's envelope. */
-const GEMINI_ERROR: Json = {
-  type: "object",
-  required: ["error"],
-  properties: {
-    error: {
-      type: "object",
-      required: ["code", "message", "status"],
-      properties: { code: { type: "integer" }, message: { type: "string" }, status: { type: "string" }, details: { type: "array", items: { type: "object" } } },
-    },
-  },
-};
-
 /** What a client gets for a method the path does not serve, documented so clients and validators expect it. */
 function notAllowedOp(path: string, params: Json[], method: string, served: string, tag: string, errorSchema: Json): Json {
   return {
@@ -154,7 +122,7 @@ function notAllowedOp(path: string, params: Json[], method: string, served: stri
     responses: {
       "405": {
         description: `Method not allowed (error code INVALID_REQUEST); Allow names the method to use`,
-        headers: { Allow: { schema: { type: "string" }, description: "The method this path serves" } },
+        headers: { Allow: { schema: { type: "string" }, description: "The method this path serves" }, ...requestIdHeader() },
         content: { "application/json": { schema: errorSchema } },
       },
     },
@@ -196,55 +164,86 @@ function addGeminiIdPaths(paths: Record<string, Json>): void {
   }
 }
 
+/** Endpoints whose answers a provider makes (or a cache hit or replay stands in for): who served it, what it cost. */
+const BILLED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "embeddings", "rerank", "images", "videos"]);
+
+/** The success answer: its body (JSON, events) and headers. */
+function successResponse(ep: EndpointSpec): Json {
+  const o = ep.openapi;
+  const content: Json = {};
+  if (o.responseSchema) content["application/json"] = { schema: { $ref: `#/components/schemas/${o.responseSchema}` } };
+  if (o.streamSchema) {
+    // OpenAPI 3.1 has no schema for an event stream's items: the description names the component each event's data is.
+    const events = o.namedEvents
+      ? `Server-sent events: an event: <type> line, then a data line that is a ${o.streamSchema} of that type`
+      : `Server-sent events; each data line is a ${o.streamSchema}`;
+    content["text/event-stream"] = { schema: { type: "string", description: events } };
+  }
+  const headers: Json = { ...requestIdHeader(), ...(ep.kind === "mcp" ? {} : rateLimitHeaders()) };
+  if (BILLED.has(ep.kind) || ep.kind === "count_tokens") Object.assign(headers, servedHeaders());
+  if (BILLED.has(ep.kind)) Object.assign(headers, billedHeaders());
+  Object.assign(headers, namedHeaders(o.responseHeaders ?? []));
+  return { description: "Success", headers, ...(Object.keys(content).length ? { content } : {}) };
+}
+
+function errorResponses(ep: EndpointSpec): Json {
+  if (ep.kind === "mcp") return mcpErrors(ep.method);
+  return ep.protocol === "gemini" ? geminiErrors() : gatewayErrors();
+}
+
+function operation(ep: EndpointSpec): Json {
+  const o = ep.openapi;
+  const responses: Json = { "200": successResponse(ep) };
+  if (o.accepted) responses["202"] = { description: o.accepted, headers: requestIdHeader() };
+  Object.assign(responses, errorResponses(ep));
+  const op: Json = {
+    operationId: o.operationId ?? `${ep.method.toLowerCase()}_${ep.kind}`,
+    summary: o.summary,
+    tags: [o.tag ?? "Gateway"],
+    parameters: [
+      ...pathParams(ep),
+      ...(o.query ?? []).map(({ required, ...q }) => ({ ...q, in: "query", required: required ?? false })),
+      { name: "X-Request-Id", in: "header", required: false, schema: { type: "string" }, description: "Echoed back, or generated when absent" },
+      ...(ep.method === "POST" ? IDEMPOTENCY_HEADERS : []),
+      ...(o.headers ?? []).map((name) => REQUEST_HEADERS[name]),
+    ],
+    responses,
+    // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples); Anthropic
+    // clients as x-api-key.
+    ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] }
+      : ep.protocol === "anthropic" ? { security: [{ bearerAuth: [] }, { anthropicApiKey: [] }] }
+      : {}),
+  };
+  if (o.requestSchema) {
+    op.requestBody = { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${o.requestSchema}` } } } };
+  }
+  return op;
+}
+
+/** GET /api/openapi.json (core/app.ts): this document, served without a key. */
+const OPENAPI_ROUTE = "/api/openapi.json";
+routeMethods.add("GET", OPENAPI_ROUTE);
+const openApiOperation: Json = {
+  operationId: "get_openapi",
+  summary: "This OpenAPI 3.1 document",
+  tags: ["Gateway"],
+  security: [],
+  responses: {
+    "200": { description: "The document", headers: requestIdHeader(), content: { "application/json": { schema: { type: "object", additionalProperties: true } } } },
+    "503": gatewayErrors()["503"],
+  },
+};
+
 export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
-  const paths: Record<string, Json> = {};
-  for (const ep of endpoints) {
-    const path = openApiPath(ep);
-    const params = pathParams(ep);
-    const ok: Json = { description: "Success", content: {} };
-    if (ep.openapi.responseSchema) ok.content["application/json"] = { schema: { $ref: `#/components/schemas/${ep.openapi.responseSchema}` } };
-    if (ep.openapi.streamSchema) {
-      ok.content["text/event-stream"] = {
-        schema: { type: "string", description: `Server-sent events; each data line is a ${ep.openapi.streamSchema}` },
-      };
-    }
-    const responses: Json = { "200": ok };
-    for (const [code, description] of Object.entries(ERROR_STATUSES)) {
-      responses[code] = { description, content: { "application/json": { schema: errorRef } } };
-    }
-    const op: Json = {
-      operationId: ep.openapi.operationId ?? `${ep.method.toLowerCase()}_${ep.kind}`,
-      summary: ep.openapi.summary,
-      tags: [ep.openapi.tag ?? "Gateway"],
-      parameters: [
-        ...params,
-        ...(ep.openapi.query ?? []).map((q) => ({ ...q, in: "query", required: false })),
-        { name: "X-Request-Id", in: "header", required: false, schema: { type: "string" }, description: "Echoed back, or generated when absent" },
-        ...(ep.method === "POST"
-          ? [
-              { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } },
-              { name: "x-mg-idempotency-key", in: "header", required: false, schema: { type: "string" } },
-            ]
-          : []),
-      ],
-      responses,
-      // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples); Anthropic
-      // clients as x-api-key.
-      ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] }
-        : ep.protocol === "anthropic" ? { security: [{ bearerAuth: [] }, { anthropicApiKey: [] }] }
-        : {}),
-    };
-    if (ep.openapi.requestSchema) {
-      op.requestBody = { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ep.openapi.requestSchema}` } } } };
-    }
-    (paths[path] ??= {})[ep.method.toLowerCase()] = op;
-  }
+  const paths: Record<string, Json> = { "/openapi.json": { get: openApiOperation } };
+  for (const m of refusedMethods(OPENAPI_ROUTE)) paths["/openapi.json"]![m] = notAllowedOp("/openapi.json", [], m, "GET", "Gateway", errorRef);
+  for (const ep of endpoints) (paths[openApiPath(ep)] ??= {})[ep.method.toLowerCase()] = operation(ep);
   for (const ep of endpoints) {
     const path = openApiPath(ep);
     const served = routeMethods.for(ep.route).join(", ");
-    const errorSchema = ep.protocol === "gemini" ? GEMINI_ERROR : errorRef;
+    const errorSchema = ep.protocol === "gemini" ? { $ref: "#/components/schemas/GeminiErrorEnvelope" } : errorRef;
     for (const m of refusedMethods(ep.route)) paths[path]![m] ??= notAllowedOp(path, pathParams(ep), m, served, ep.openapi.tag ?? "Gateway", errorSchema);
   }
   addGeminiIdPaths(paths);
@@ -254,13 +253,15 @@ export function buildOpenApi(): Json {
     info: {
       title: "Model Gateway API",
       version: "1.0.0",
-      description: "One API in front of many hosted model providers. Error envelope: {error:{code,message,type?,details?}}.",
+      description: "One API in front of many hosted model providers. Error envelope: {error:{code,message,type?,details?}}; the Gemini routes (/v1beta/) answer errors in Google's shape, the MCP routes as JSON-RPC errors once the key is accepted.",
     },
     servers: [{ url: "/api", description: "{base_url}" }],
     security: [{ bearerAuth: [] }],
     paths,
     components: {
       schemas,
+      responses: errorComponents(),
+      headers: HEADERS,
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" },
         googApiKey: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "The Gemini API routes (/v1beta/) also take the key here" },

@@ -301,7 +301,8 @@ describe("admin routes in /api/openapi.json", () => {
     expect(create.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/AdminKeyCreateRequest");
     expect(create.security).toEqual([{ adminKey: [] }]);
     expect(create.responses["201"]).toBeDefined();
-    expect(create.responses["403"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    expect(create.responses["403"].$ref).toBe("#/components/responses/AdminError403");
+    expect(doc.components.responses.AdminError403.content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
     expect(doc.paths["/admin/v1/keys/{project}/{id}/rotate"].post.parameters.map((p: any) => p.name)).toContain("project");
     expect(Object.keys(doc.paths).filter((p) => p.startsWith("/admin/v1/")).length).toBeGreaterThanOrEqual(12);
   });

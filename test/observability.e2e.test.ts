@@ -175,6 +175,8 @@ describe("GET /api/openapi.json", () => {
     expect(chat.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ChatCompletionRequest");
     expect(doc.components.schemas.ChatCompletionRequest.properties.temperature).toEqual({ type: ["number", "null"], minimum: 0, maximum: 2 });
     expect(chat.responses["200"].content["text/event-stream"]).toBeDefined();
-    expect(chat.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    // Each error answer is described once (components.responses) and referred to by every operation.
+    expect(chat.responses["401"].$ref).toBe("#/components/responses/Error401");
+    expect(doc.components.responses.Error401.content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
   });
 });

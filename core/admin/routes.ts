@@ -21,7 +21,7 @@ export const adminRoutes: AdminRoute[] = [
       query: [...RANGE,
         { name: "group_by", description: "Comma-separated: project, key, model, provider, endpoint." },
         { name: "bucket", description: "hour, day or none (default: the whole range)." },
-        { name: "project", description: "Only this project (likewise key, model, provider, endpoint)." },
+        ...["project", "key", "model", "provider", "endpoint"].map((name) => ({ name, description: `Only this ${name}.` })),
         { name: "include_sandbox", description: "true: count mg_test_ traffic too." }],
     },
   },

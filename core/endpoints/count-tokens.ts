@@ -19,6 +19,7 @@ export const countTokensEndpoint: EndpointSpec = {
     summary: "Count a Messages request's input tokens on a model (Anthropic count_tokens-compatible); not billed",
     requestSchema: "CountTokensRequest",
     responseSchema: "CountTokensResult",
+    responseHeaders: ["x-mg-token-count"],
     tag: "Inference",
   },
 };

@@ -130,6 +130,8 @@ export const embeddingsEndpoint: EndpointSpec = {
     summary: "Create embeddings (OpenAI-compatible; float or base64 little-endian float32)",
     requestSchema: "EmbeddingsRequest",
     responseSchema: "EmbeddingList",
+    headers: ["x-mg-trace-id"],
+    responseHeaders: ["x-mg-trace-id"],
     tag: "Inference",
   },
 };

@@ -112,5 +112,5 @@ export const imagesEndpoint: EndpointSpec = {
   validate: validateImages,
   invalidCode: "BAD_REQUEST",
   terminal: images,
-  openapi: { summary: "Generate images (OpenAI-compatible)", requestSchema: "ImageGenerationRequest", responseSchema: "ImageResult", tag: "Inference" },
+  openapi: { summary: "Generate images (OpenAI-compatible)", requestSchema: "ImageGenerationRequest", responseSchema: "ImageResult", headers: ["x-mg-trace-id"], responseHeaders: ["x-mg-trace-id"], tag: "Inference" },
 };

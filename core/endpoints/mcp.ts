@@ -173,6 +173,24 @@ function prepare(ctx: GatewayContext): void {
 const ROUTES = ["/api/mcp", "/api/v1/mcp"];
 const METHODS = ["POST", "GET", "DELETE"] as const;
 
+/** What each method sends and gets, for /api/openapi.json (the errors: core/openapi-errors.ts mcpErrors). */
+const OPENAPI = {
+  POST: {
+    summary: "MCP (Streamable HTTP): send JSON-RPC messages to the gateway's MCP server",
+    requestSchema: "McpJsonRpcMessage",
+    streamSchema: "McpJsonRpcMessage",
+    headers: ["Mcp-Session-Id", "MCP-Protocol-Version"],
+    responseHeaders: ["Mcp-Session-Id"],
+    accepted: "Only notifications or responses were sent: nothing to answer",
+  },
+  GET: {
+    summary: "MCP (Streamable HTTP): open the session's server-to-client event stream",
+    streamSchema: "McpJsonRpcMessage",
+    headers: ["Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"],
+  },
+  DELETE: { summary: "MCP (Streamable HTTP): end the session", headers: ["Mcp-Session-Id", "MCP-Protocol-Version"] },
+} satisfies Record<(typeof METHODS)[number], EndpointSpec["openapi"]>;
+
 export const mcpEndpoints: EndpointSpec[] = ROUTES.flatMap((route) => METHODS.map((method): EndpointSpec => ({
   kind: "mcp",
   method,
@@ -180,11 +198,5 @@ export const mcpEndpoints: EndpointSpec[] = ROUTES.flatMap((route) => METHODS.ma
   protocol: "openai",
   prepare,
   terminal,
-  openapi: {
-    summary: method === "POST" ? "MCP (Streamable HTTP): send JSON-RPC messages to the gateway's MCP server"
-      : method === "GET" ? "MCP (Streamable HTTP): open the session's server-to-client event stream"
-        : "MCP (Streamable HTTP): end the session",
-    operationId: `${method.toLowerCase()}_mcp${route === "/api/mcp" ? "" : "_v1"}`,
-    tag: "MCP",
-  },
+  openapi: { ...OPENAPI[method], operationId: `${method.toLowerCase()}_mcp${route === "/api/mcp" ? "" : "_v1"}`, tag: "MCP" },
 })));

@@ -15,6 +15,8 @@ export const messagesEndpoint: EndpointSpec = {
     summary: "Create a message (Anthropic Messages-compatible), streaming as named events or not",
     requestSchema: "MessagesRequest",
     responseSchema: "Message",
+    streamSchema: "MessageStreamEvent",
+    namedEvents: true,
     tag: "Inference",
   },
 };

@@ -99,5 +99,5 @@ export const rerankEndpoint: EndpointSpec = {
   validate: validateRerank,
   invalidCode: "BAD_REQUEST",
   terminal: rerank,
-  openapi: { summary: "Rerank documents by relevance to a query", requestSchema: "RerankRequest", responseSchema: "RerankResult", tag: "Inference" },
+  openapi: { summary: "Rerank documents by relevance to a query", requestSchema: "RerankRequest", responseSchema: "RerankResult", headers: ["x-mg-trace-id"], responseHeaders: ["x-mg-trace-id"], tag: "Inference" },
 };

@@ -34,6 +34,9 @@ export const responsesEndpoint: EndpointSpec = {
   openapi: {
     summary: "Create a model response (OpenAI Responses-compatible; stored unless store: false), streaming as semantic events or not",
     requestSchema: "ResponsesRequest",
+    responseSchema: "ResponseObject",
+    streamSchema: "ResponseStreamEvent",
+    namedEvents: true,
     tag: "Inference",
   },
 };

@@ -37,7 +37,15 @@ export interface EndpointSpec {
     responseSchema?: string;
     streamSchema?: string;
     tag?: string;
-    /** Query parameters (GET lists). */
-    query?: { name: string; schema: Record<string, unknown>; description?: string }[];
+    /** Query parameters (GET lists); optional unless `required`. */
+    query?: { name: string; schema: Record<string, unknown>; description?: string; required?: boolean }[];
+    /** Request headers it takes beyond the common ones (core/openapi-headers.ts REQUEST_HEADERS). */
+    headers?: string[];
+    /** Headers of its success answer beyond the common ones (core/openapi-headers.ts HEADERS). */
+    responseHeaders?: string[];
+    /** Its stream's events come as an `event: <type>` line and a data line (Messages, Responses), not data lines alone. */
+    namedEvents?: boolean;
+    /** A 202 with no body, and when (MCP: a POST of notifications or responses only). */
+    accepted?: string;
   };
 }

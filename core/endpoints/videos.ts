@@ -219,5 +219,5 @@ export const videosEndpoint: EndpointSpec = {
   validate: validateVideos,
   invalidCode: "BAD_REQUEST",
   terminal: videos,
-  openapi: { summary: "Generate a video (long-running; the connection is held until the asset is ready)", requestSchema: "VideoGenerationRequest", responseSchema: "VideoResult", tag: "Inference" },
+  openapi: { summary: "Generate a video (long-running; the connection is held until the asset is ready)", requestSchema: "VideoGenerationRequest", responseSchema: "VideoResult", headers: ["x-mg-trace-id"], responseHeaders: ["x-mg-trace-id"], tag: "Inference" },
 };

@@ -65,6 +65,8 @@ export const geminiCountTokensEndpoint: EndpointSpec = {
     operationId: "gemini_count_tokens",
     summary: "Count a request's input tokens on any language model (Gemini API-compatible countTokens); not billed",
     requestSchema: "GeminiCountTokensRequest",
+    responseSchema: "GeminiCountTokensResponse",
+    responseHeaders: ["x-mg-token-count"],
     tag: "Gemini",
   },
 };

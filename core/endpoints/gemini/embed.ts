@@ -91,11 +91,11 @@ export const geminiEmbedEndpoints: EndpointSpec[] = [
   {
     ...base,
     action: "embedContent",
-    openapi: { operationId: "gemini_embed_content", summary: "Embed one content's text (Gemini API-compatible) with any embedding model", requestSchema: "GeminiEmbedContentRequest", tag: "Gemini" },
+    openapi: { operationId: "gemini_embed_content", summary: "Embed one content's text (Gemini API-compatible) with any embedding model", requestSchema: "GeminiEmbedContentRequest", responseSchema: "GeminiEmbedContentResponse", tag: "Gemini" },
   },
   {
     ...base,
     action: "batchEmbedContents",
-    openapi: { operationId: "gemini_batch_embed_contents", summary: "Embed several contents in one call (Gemini API-compatible; what @google/genai sends)", requestSchema: "GeminiEmbedContentRequest", tag: "Gemini" },
+    openapi: { operationId: "gemini_batch_embed_contents", summary: "Embed several contents in one call (Gemini API-compatible; what @google/genai sends)", requestSchema: "GeminiEmbedContentRequest", responseSchema: "GeminiBatchEmbedContentsResponse", tag: "Gemini" },
   },
 ];

@@ -60,7 +60,7 @@ export const geminiGenerateEndpoints: EndpointSpec[] = [
       summary: "Stream generated content as server-sent events (Gemini API-compatible; ?alt=sse required)",
       requestSchema: "GeminiGenerateContentRequest",
       streamSchema: "GeminiGenerateContentResponse",
-      query: [{ name: "alt", schema: { const: "sse" }, description: "Must be sse" }],
+      query: [{ name: "alt", schema: { const: "sse" }, description: "Must be sse", required: true }],
       tag: "Gemini",
     },
   },

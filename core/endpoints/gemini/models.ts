@@ -79,8 +79,10 @@ export const geminiModelsEndpoints: EndpointSpec[] = [
     openapi: {
       operationId: "gemini_list_models",
       summary: "List the models callable on the Gemini protocol, in the Gemini API's Model shape (paged)",
+      responseSchema: "GeminiModelList",
       query: [
-        { name: "pageSize", schema: { type: "integer", minimum: 0, maximum: MAX_PAGE }, description: `Default ${DEFAULT_PAGE}` },
+        // As Google's: a larger pageSize is taken and a page holds at most MAX_PAGE models.
+        { name: "pageSize", schema: { type: "integer", minimum: 0 }, description: `Models per page: ${DEFAULT_PAGE} when unset or 0, at most ${MAX_PAGE} whatever is asked` },
         { name: "pageToken", schema: { type: "string" }, description: "nextPageToken of the previous page" },
       ],
       tag: "Gemini",
@@ -92,6 +94,6 @@ export const geminiModelsEndpoints: EndpointSpec[] = [
     route: "/api/v1beta/models/**",
     protocol: "gemini",
     terminal: modelsTerminal,
-    openapi: { operationId: "gemini_get_model", summary: "One model in the Gemini API's Model shape (`models/{creator}/{slug}`, or a bare slug)", tag: "Gemini" },
+    openapi: { operationId: "gemini_get_model", summary: "One model in the Gemini API's Model shape (`models/{creator}/{slug}`, or a bare slug)", responseSchema: "GeminiModel", tag: "Gemini" },
   },
 ];

@@ -1,0 +1,94 @@
+// The error answers /api/openapi.json documents per operation, in the shape each route family sends them: the
+// gateway's envelope (OpenAI- and Anthropic-protocol routes), Google's on the Gemini routes (core/errors.ts
+// toGeminiJSON), and on the MCP routes the JSON-RPC error of the MCP transport once the key is accepted
+// (core/endpoints/mcp.ts) — what comes before it (the key, the body) is the gateway's envelope.
+import { namedHeaders, rateLimitHeaders, requestIdHeader, retryHeaders } from "./openapi-headers.ts";
+
+type Json = any;
+
+const ENVELOPE = { $ref: "#/components/schemas/ErrorEnvelope" };
+const GOOGLE = { $ref: "#/components/schemas/GeminiErrorEnvelope" };
+const JSON_RPC = { $ref: "#/components/schemas/McpJsonRpcError" };
+const EITHER = { anyOf: [JSON_RPC, ENVELOPE] };
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Invalid request (the message and details name the field)",
+  "401": "Missing, malformed, unknown, revoked or expired API key",
+  "402": "Project budget exhausted",
+  "403": "Model not allowed for this project",
+  "404": "Unknown model",
+  "413": "Request body too large",
+  "422": "Understood but not served: an idempotency key reused with another body, embeddings dimensions the model cannot give",
+  "429": "Rate limited (see Retry-After)",
+  "500": "Gateway fault",
+  "502": "Upstream error after all fallbacks",
+  "503": "Unavailable for now, retry after Retry-After: GUARDRAIL_UNAVAILABLE (a guardrail could not check the request), STORE_UNAVAILABLE (the state store cannot answer), INTERNAL (the gateway is shutting down)",
+  "504": "Upstream timeout",
+};
+
+/** Google's shape: the gateway's code is the ErrorInfo detail's reason. */
+const GEMINI_NOTES: Record<string, string> = {
+  "400": "; also a 5xx no retry would mend (an upstream refusing the gateway's credentials), as FAILED_PRECONDITION, which the Gemini SDKs do not retry",
+  "502": " that a retry may mend",
+};
+
+const MCP_STATUSES: Record<string, { description: string; schema: Json }> = {
+  "400": { description: "A request other than initialize without Mcp-Session-Id, or no JSON-RPC message (JSON-RPC error); a body that is not JSON (the gateway's envelope, INVALID_REQUEST)", schema: EITHER },
+  "401": { description: "Missing, malformed, unknown, revoked or expired API key", schema: ENVELOPE },
+  "403": { description: "A sandbox key: MCP tools run for real and need a live key (mg_live_…)", schema: JSON_RPC },
+  "404": { description: "No such session (it ended, expired, or is another key's): start over with initialize", schema: JSON_RPC },
+  "406": { description: "Accept must list application/json and text/event-stream (POST), text/event-stream (GET)", schema: JSON_RPC },
+  "413": { description: "Request body too large", schema: ENVELOPE },
+  "500": { description: "Gateway fault", schema: EITHER },
+  "503": { description: "Unavailable for now (the gateway is shutting down): retry after Retry-After", schema: ENVELOPE },
+};
+const MCP_GET_CONFLICT = { description: "The session's event stream is already open", schema: JSON_RPC };
+
+const ADMIN_ERRORS: Record<string, string> = {
+  "400": "Invalid body or query parameter (the message and details name the field)",
+  "401": "Missing, malformed, unknown, revoked or expired admin key (project keys are refused here)",
+  "403": "FORBIDDEN: a read-scope admin key on a route that changes state",
+  "404": "No such project, key or request",
+  "409": "CONFLICT: the key id is taken, or the key is declared in gateway.yaml (changed in the file)",
+  "413": "Request body too large",
+  "503": "STORE_UNAVAILABLE: the state store cannot answer (changes and store-backed reads); retry after Retry-After",
+};
+
+function response(description: string, schema: Json, headers: Record<string, Json>): Json {
+  return { description, headers, content: { "application/json": { schema } } };
+}
+
+/** 429 and 503 say when to retry. */
+const waits = (code: string) => (code === "429" || code === "503" ? retryHeaders() : {});
+
+/** components.responses: every error answer once, by family and status (operations refer to them). */
+export function errorComponents(): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [code, description] of Object.entries(ERROR_STATUSES)) {
+    // A refusal after the provider was picked (a guardrail's, an upstream's) names it and has a ledger record.
+    const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-trace-id"]) };
+    out[`Error${code}`] = response(description, ENVELOPE, headers);
+    out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, headers);
+  }
+  // No rate limits apply on the MCP routes: tool calls have windows of their own.
+  for (const [code, { description, schema }] of Object.entries({ ...MCP_STATUSES, "409": MCP_GET_CONFLICT })) {
+    out[`McpError${code}`] = response(description, schema, { ...requestIdHeader(), ...waits(code) });
+  }
+  // core/admin/handle.ts: a 503 with Retry-After alone.
+  for (const [code, description] of Object.entries(ADMIN_ERRORS)) {
+    out[`AdminError${code}`] = response(description, ENVELOPE, { ...requestIdHeader(), ...(code === "503" ? namedHeaders(["Retry-After"]) : {}) });
+  }
+  return out;
+}
+
+const refs = (prefix: string, codes: string[]): Record<string, Json> =>
+  Object.fromEntries(codes.sort().map((code) => [code, { $ref: `#/components/responses/${prefix}${code}` }]));
+
+/** An OpenAI-, Anthropic- or Responses-protocol route's errors: the gateway's envelope (the messages routes add type: "error"). */
+export const gatewayErrors = () => refs("Error", Object.keys(ERROR_STATUSES));
+/** A Gemini route's errors: Google's shape, for every status. */
+export const geminiErrors = () => refs("GeminiError", Object.keys(ERROR_STATUSES));
+/** An MCP route's errors; GET may find the session's stream already open. */
+export const mcpErrors = (method: string) => refs("McpError", [...Object.keys(MCP_STATUSES), ...(method === "GET" ? ["409"] : [])]);
+/** The admin API's errors. */
+export const adminErrors = () => refs("AdminError", Object.keys(ADMIN_ERRORS));

@@ -1,0 +1,53 @@
+// The OpenAPI document as a client generator reads it (openapi-typescript, orval): what each operation may send and
+// answer. The answers themselves are held to it in test/openapi-contract.e2e.test.ts.
+import { describe, expect, it } from "vitest";
+import { buildOpenApi } from "./openapi.ts";
+
+const doc = buildOpenApi();
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+const deref = (node: any): any => (node?.$ref ? node.$ref.slice(2).split("/").reduce((n: any, k: string) => n[k], doc) : node);
+
+function* operations(): Generator<[string, string, any]> {
+  for (const [path, item] of Object.entries<any>(doc.paths)) for (const m of METHODS) if (item[m]) yield [path, m, item[m]];
+}
+
+describe("/api/openapi.json for client generators", () => {
+  it("every answer of every operation names the X-Request-Id it carries", () => {
+    const missing: string[] = [];
+    for (const [path, m, op] of operations()) {
+      for (const [code, r] of Object.entries<any>(op.responses)) if (!deref(r).headers?.["X-Request-Id"]) missing.push(`${m.toUpperCase()} ${path} ${code}`);
+    }
+    expect(missing).toEqual([]);
+    expect(deref(doc.components.headers["X-Request-Id"]).required).toBe(true);
+  });
+
+  it("a 503 (guardrail or store unavailable, shutting down) is documented with Retry-After on every operation of the API and the admin API", () => {
+    const without: string[] = [];
+    for (const [path, m, op] of operations()) {
+      if (op.responses["405"]) continue;
+      const r = deref(op.responses["503"]);
+      if (!r?.headers?.["Retry-After"]) without.push(`${m.toUpperCase()} ${path}`);
+    }
+    expect(without).toEqual([]);
+  });
+
+  it("a query parameter is required where the gateway requires it (?alt=sse), optional elsewhere", () => {
+    const required = [...operations()].flatMap(([path, m, op]) => (op.parameters ?? []).filter((p: any) => p.in === "query" && p.required).map((p: any) => `${m.toUpperCase()} ${path} ${p.name}`));
+    expect(required.sort()).toEqual(["POST /v1beta/models/{model}:streamGenerateContent alt", "POST /v1beta/{creator}/{slug}:streamGenerateContent alt"]);
+  });
+
+  it("the request headers the spec lists: x-mg-trace-id on the media routes, x-mg-idempotency-key as a ULID or UUID; Mcp-Session-Id on MCP", () => {
+    const param = (path: string, m: string, name: string) => doc.paths[path][m].parameters.find((p: any) => p.in === "header" && p.name === name);
+    for (const path of ["/v1/videos", "/v1/rerank", "/v1/images/generations", "/v1/embeddings"]) expect(param(path, "post", "x-mg-trace-id"), path).toBeDefined();
+    const pattern = new RegExp(param("/v1/chat/completions", "post", "x-mg-idempotency-key").schema.pattern);
+    expect(["01JD8Z6Y5R3V7N4K2M1Q0P9W8X", "0b6ac0a4-9d2b-4f7e-8a61-3c2e4b5d6f70", "retry-1"].map((k) => pattern.test(k))).toEqual([true, true, false]);
+    expect(param("/mcp", "delete", "Mcp-Session-Id")).toBeDefined();
+  });
+
+  it("GET /openapi.json and every filter of GET /admin/v1/usage are documented", () => {
+    expect(doc.paths["/openapi.json"].get.security).toEqual([]);
+    const filters = doc.paths["/admin/v1/usage"].get.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
+    expect(filters).toEqual(expect.arrayContaining(["since", "until", "group_by", "bucket", "project", "key", "model", "provider", "endpoint", "include_sandbox"]));
+  });
+});
