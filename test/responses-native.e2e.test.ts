@@ -181,16 +181,25 @@ describe("native passthrough on the shipped gateway", () => {
     expect(err.error.message).toContain("No tool call found for function call output with call_id call_nowhere.");
   });
 
-  it("the native upstream's connection dropping mid-stream is the protocol's error event, which the openai client throws", async () => {
+  it("the native upstream's connection dropping mid-stream ends as a translated stream does: response.failed, then the error event the openai client throws", async () => {
     up.failures.push({ kind: "die-mid-stream", afterChunks: 4 });
-    const types: string[] = [];
+    const events: Array<{ type: string; sequence_number: number; response?: any }> = [];
     const err = await (async () => {
-      for await (const e of client.responses.stream({ model: NATIVE, input: "Hi" })) types.push(e.type);
+      for await (const e of client.responses.stream({ model: NATIVE, input: "Hi" })) events.push(e as never);
     })().catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.error).toMatchObject({ code: "UPSTREAM_ERROR", message: expect.any(String) });
-    expect(types.slice(0, 4)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
-    expect(types).not.toContain("response.completed");
+    const types = events.map((e) => e.type);
+    expect(types).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added", "response.failed"]);
+    expect(events.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3, 4]);
+    expect(events.at(-1)!.response).toMatchObject({ status: "failed", model: NATIVE, error: { code: "server_error", message: err.error.message } });
+    expect(events.at(-1)!.response.output).toEqual([expect.objectContaining({ type: "message", status: "incomplete" })]);
+
+    // On the wire: the error event's sequence_number follows response.failed's.
+    up.failures.push({ kind: "die-mid-stream", afterChunks: 4 });
+    const res = await fetch(`${gw.baseURL}/responses`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ model: NATIVE, input: "Hi", stream: true }) });
+    const frames = (await res.text()).split("\n\n").filter(Boolean).map((f) => JSON.parse(f.split("\n").find((l) => l.startsWith("data: "))!.slice(6)));
+    expect(frames.slice(-2).map((d) => [d.type, d.sequence_number])).toEqual([["response.failed", 4], ["error", 5]]);
   });
 
   it.each([false, true])("an upstream 429 falls back to the translated model (stream=%s)", async (streamed) => {

@@ -49,11 +49,40 @@ describe("relayResponsesBody", () => {
     expect(usages).toEqual([{ inputTokens: 20, outputTokens: 12, reasoningTokens: 5 }]);
   });
 
-  it("a body that ends before a terminal event is an UPSTREAM_ERROR (after relaying what came)", async () => {
+  it("a body that ends before a terminal event is an UPSTREAM_ERROR (after relaying what came, and response.failed)", async () => {
     const events: string[] = [];
     const it = relayResponsesBody(reads(created + delta, 4096), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
     await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
-    expect(events).toEqual(["response.created", "response.output_text.delta"]);
+    expect(events).toEqual(["response.created", "response.output_text.delta", "response.failed"]);
+  });
+
+  it("cut mid-response: response.failed with the output so far (the open item incomplete), numbered on; the error after it", async () => {
+    const NEXT = Symbol.for("model-gateway.responses.next-sequence");
+    const done = { id: "fc_1", type: "function_call", status: "completed", call_id: "call_1", name: "f", arguments: "{}" };
+    const wire = created + ev("response.output_item.added", { output_index: 0, item: { ...done, status: "in_progress", arguments: "" } }, 1)
+      + ev("response.output_item.done", { output_index: 0, item: done }, 2)
+      + ev("response.output_item.added", { output_index: 1, item: { id: "msg_1", type: "message", status: "in_progress", role: "assistant", content: [] } }, 3)
+      + ev("response.output_text.delta", { item_id: "msg_1", output_index: 1, content_index: 0, delta: "Hi" }, 4);
+    for (const [size, failAfter] of [[4096, undefined], [wire.length, 1]] as const) {
+      const out: { event?: string; data: string }[] = [];
+      const it = relayResponsesBody(reads(wire + "event: response.output_text.delta\ndata: {", size, failAfter), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+      const err = await (async () => { for await (const e of it) out.push(e); })().catch((e) => e);
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+      expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_item.added", "response.output_item.done", "response.output_item.added", "response.output_text.delta", "response.failed"]);
+      const failed = JSON.parse(out.at(-1)!.data);
+      expect(failed).toMatchObject({ type: "response.failed", sequence_number: 5, response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: err.message }, usage: null } });
+      expect(failed.response.output).toEqual([done, { id: "msg_1", type: "message", status: "incomplete", role: "assistant", content: [] }]);
+      expect(err[NEXT]).toBe(6);
+    }
+  });
+
+  it("after the upstream's own error event, or before anything was relayed, no response.failed is made up", async () => {
+    const err = ev("error", { code: "server_error", message: "boom", param: null }, 2);
+    expect((await run(created + delta + err)).out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "error"]);
+    const events: string[] = [];
+    const it = relayResponsesBody(reads(created, 4096), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+    await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ details: { reason: "empty_stream" } });
+    expect(events).toEqual([]);
   });
 
   it("an upstream `error` event is relayed as is, and the end after it is not a second error", async () => {
@@ -66,14 +95,14 @@ describe("relayResponsesBody", () => {
     await expect(run(created + delta + delta, 20, 2)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
   });
 
-  it("a stream cut off after events: the error carries the next sequence_number, so the gateway's error event continues the numbering", async () => {
+  it("a stream cut off after events: the error carries the sequence_number after response.failed's, so the gateway's error event continues the numbering", async () => {
     const NEXT = Symbol.for("model-gateway.responses.next-sequence");
     const cut = await run(created + ev("response.output_text.delta", { delta: "Hi" }, 7), 4096).catch((e) => e);
-    expect(cut[NEXT]).toBe(8);
+    expect(cut[NEXT]).toBe(9);
     const wire = created + ev("response.output_text.delta", { delta: "x".repeat(60) }, 1) + ev("response.output_text.delta", { delta: "y".repeat(60) }, 2);
     const broken = await run(wire, 64, Math.floor(wire.length / 64)).catch((e) => e);
     expect(broken).toMatchObject({ code: "UPSTREAM_ERROR" });
-    expect(broken[NEXT]).toBe(2);
+    expect(broken[NEXT]).toBe(3);
   });
   it("a body that ends after response.created / .in_progress alone is a retryable empty stream, nothing relayed (so it can fall back)", async () => {
     const events: string[] = [];

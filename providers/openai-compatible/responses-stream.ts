@@ -13,6 +13,7 @@ import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
+import { ResponseSoFar } from "./responses-failed.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -22,10 +23,16 @@ const OPENING = new Set(["response.created", "response.in_progress", "response.q
 /** Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream. */
 const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
 
-/** The error, marked with the number after the last relayed event's (read from that one event only, when it fails). */
-function continuing<E>(err: E, last: SseEvent | undefined): E {
+/** The number after the last relayed event's (read from that one event only, when the stream fails). */
+function sequenceAfter(last: SseEvent | undefined): number | undefined {
   const seq = last && /"sequence_number"\s*:\s*(\d+)/.exec(last.data)?.[1];
-  if (seq !== undefined && err && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = Number(seq) + 1;
+  return seq === undefined ? undefined : Number(seq) + 1;
+}
+
+/** The error, marked with the number after the last relayed event's. */
+function continuing<E>(err: E, last: SseEvent | undefined): E {
+  const seq = sequenceAfter(last);
+  if (seq !== undefined && err && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = seq;
   return err;
 }
 
@@ -59,6 +66,8 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
   let done = false;
   let searches = 0;
   let last: SseEvent | undefined;
+  const soFar = new ResponseSoFar();
+  let cut: unknown;
   try {
     for await (const chunk of source) {
       const events = parser.push(chunk);
@@ -97,19 +106,28 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           done = true;
           return;
         }
+        soFar.note(type, ev);
         last = ev;
         yield ev;
       }
     }
   } catch (err) {
-    throw continuing(transportError(provider, err, signal), last);
+    cut = transportError(provider, err, signal);
   } finally {
     releaseBody(readable, done);
   }
-  if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
-  // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
-  if (!errored) {
-    throw continuing(new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } }), last);
+  if (cut === undefined) {
+    if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
+    // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
+    if (errored) return;
+    cut = new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } });
   }
+  // The client saw the response begin: it ends as a translated stream does, response.failed with the output so far,
+  // then the gateway's error event numbered after it. (Not after the upstream's own `error`, nor for a client gone.)
+  if (opening.begun && !errored && !signal.aborted) {
+    last = soFar.failed(sequenceAfter(last), cut as { status?: number; message?: string });
+    yield last;
+  }
+  throw continuing(cut, last);
 }
 
