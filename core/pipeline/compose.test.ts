@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { compose, streamAbandonment } from "./compose.ts";
+import { compose, streamAbandonment, whenSettled } from "./compose.ts";
 import { definePlugin } from "./define.ts";
 import { ABANDON_AFTER_MS } from "./abandon.ts";
 import { RequestAbort } from "../net/request-abort.ts";
@@ -168,6 +168,22 @@ describe("compose: a plugin that does not await next() or never returns", () => 
     const own = {} as never;
     await compose([{ ...step("a", []), trusted: true }], async () => {})(own);
     expect(streamAbandonment(own)).toBeUndefined();
+  });
+
+  it("runs work that waits for the pipeline once an outer plugin has failed after next(), before the failure goes on", async () => {
+    const { ctx } = request();
+    const seen: unknown[] = [];
+    const recorder = { ...plugin("recorder", async (c, next) => {
+      expect(whenSettled(c, async (_c, failure) => { seen.push(failure ? String(failure.error) : "answered"); })).toBe(true);
+      await next();
+    }), trusted: true };
+    const run = compose([plugin("late-thrower", async (_c, next) => { await next(); throw new Error("after next"); }), recorder], async () => {});
+    await expect(run(ctx)).rejects.toThrow("after next");
+    expect(seen).toEqual(["Error: after next"]);
+    // Built-in steps only: nothing to wait for, the step does its work at once.
+    const own = compose([{ ...plugin("recorder", async (c, next) => { seen.push(whenSettled(c, () => {})); await next(); }), trusted: true }], async () => {});
+    await own({} as never);
+    expect(seen.at(-1)).toBe(false);
   });
 
   it("waits as before for a pipeline that unwinds after the abort", async () => {

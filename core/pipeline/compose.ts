@@ -26,7 +26,14 @@ interface Open { layer: number; below: Promise<void> }
  * This request's open third-party layers and the deepest third-party layer it entered; for its response stream, the
  * stream each third-party layer's next() gave it and the layers whose plugin returned another (it wrapped or made it).
  */
-interface Watch { plugins: ResolvedPlugin[]; open: Open[]; deepest: number; got?: unknown[]; wrapped?: number[] }
+interface Watch {
+  plugins: ResolvedPlugin[]; open: Open[]; deepest: number; got?: unknown[]; wrapped?: number[];
+  /** Work that waits for the whole pipeline (whenSettled). */
+  settled?: Settled[];
+}
+/** How the pipeline ended: undefined when it answered, else the error it failed with. */
+export type PipelineFailure = { error: unknown } | undefined;
+type Settled = (ctx: GatewayContext, failure: PipelineFailure) => void | Promise<void>;
 const WATCH = Symbol("pipeline watch");
 type Tracked = GatewayContext & { [WATCH]?: Watch };
 
@@ -67,8 +74,8 @@ export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
     (ctx as Tracked)[WATCH] = watch;
     const { open } = watch;
     const run = top(ctx).then(
-      () => (open.length ? cancelOpen(ctx, plugins, open) : undefined),
-      (err) => (open.length ? cancelOpen(ctx, plugins, open, err) : Promise.reject(err)),
+      () => (open.length ? cancelOpen(ctx, plugins, watch) : watch.settled && settle(ctx, watch.settled)),
+      (err) => (open.length ? cancelOpen(ctx, plugins, watch, err) : watch.settled ? settle(ctx, watch.settled, { error: err }) : Promise.reject(err)),
     );
     return ctx.signal ? untilAbandoned(run, ctx.signal, () => abandoned(ctx, plugins, watch)) : run;
   };
@@ -99,6 +106,7 @@ function watched(ctx: Tracked, layer: number, below: Promise<void>): Promise<voi
   return below;
 }
 
+const NONE: Settled[] = [];
 const streamOf = (ctx: GatewayContext) => (ctx.response?.kind === "stream" ? ctx.response.events : undefined);
 const ignore = () => {};
 
@@ -123,14 +131,46 @@ function returned(ctx: Tracked, layer: number, r: void | Promise<void>): void {
  * and billed for a request the client was told failed — and waited for (bounded: untilAbandoned), so the ledger
  * records the cancelled attempt; then the request fails with a 500 (an error the plugin threw as well is logged).
  */
-async function cancelOpen(ctx: GatewayContext, plugins: ResolvedPlugin[], open: Open[], thrown?: unknown): Promise<never> {
+async function cancelOpen(ctx: GatewayContext, plugins: ResolvedPlugin[], watch: Watch, thrown?: unknown): Promise<void> {
+  const { open } = watch;
   const name = plugins[Math.min(...open.map((o) => o.layer))]!.def.name;
   const msg = `plugin "${name}" returned without awaiting next(); the rest of the pipeline was cancelled`;
   const err = gatewayCut(new GatewayError(500, "INTERNAL", "Internal gateway error", { cause: new Error(msg) }));
   ctx.gateway?.log.error(msg, { requestId: ctx.requestId, plugin: name, ...(thrown === undefined ? {} : { error: String(thrown) }) });
   abortRequest(ctx.signal, err);
   await Promise.allSettled(open.map((o) => o.below));
-  throw err;
+  return settle(ctx, watch.settled ?? NONE, { error: err });
+}
+
+/**
+ * The work waiting for the pipeline, in the order it was asked for; then the pipeline's own end (its error). Usually
+ * one piece (usage-metering's), which for a stream has nothing to do: then no promise is made at all.
+ */
+function settle(ctx: GatewayContext, work: Settled[], failure?: PipelineFailure): void | Promise<void> {
+  const done = work.length === 1 ? work[0]!(ctx, failure) : inTurn(ctx, work, failure);
+  if (!failure) return done;
+  const rethrow = (): never => {
+    throw failure.error;
+  };
+  return done ? done.then(rethrow) : Promise.reject(failure.error);
+}
+
+async function inTurn(ctx: GatewayContext, work: Settled[], failure: PipelineFailure): Promise<void> {
+  for (const fn of work) await fn(ctx, failure);
+}
+
+/**
+ * For a step whose work must see the answer the client gets (usage-metering's ledger record, written before it is
+ * sent): in a pipeline with a third-party plugin, which may still fail or replace the answer after the step returned,
+ * `fn` runs once the whole pipeline has settled and before the answer is written, told how it ended; should `fn`
+ * throw, the request fails with that error. (Handed the request, so a step passes a function made once.) False for a pipeline of the gateway's own steps (nothing then changes
+ * the answer on its way back): the step does its work at once.
+ */
+export function whenSettled(ctx: GatewayContext, fn: Settled): boolean {
+  const watch = (ctx as Tracked)[WATCH];
+  if (!watch) return false;
+  (watch.settled ??= []).push(fn);
+  return true;
 }
 
 /**

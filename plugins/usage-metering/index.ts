@@ -9,6 +9,8 @@ import { sentStatus, toGatewayError } from "../../core/errors.ts";
 import { shutdownCut } from "../../core/shutdown.ts";
 import { dropUsageCounters, meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
+import { whenSettled, type PipelineFailure } from "../../core/pipeline/compose.ts";
+import { cancelUnread } from "./unread.ts";
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
 const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "message_stop";
@@ -19,8 +21,18 @@ const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "messa
  * handler is bound once per stream, not a closure per event (and a bound method, not a named arrow: under tsx's
  * keepNames a named closure gets its own `name` property, ~250 bytes and a defineProperty call).
  */
-export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, ctx?: GatewayContext): AsyncIterable<SseEvent> {
-  return { [Symbol.asyncIterator]: () => new MeteredIterator(events[Symbol.asyncIterator](), meter, status, ctx) };
+export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, ctx?: GatewayContext): MeteredStream {
+  return new MeteredStream(events, meter, status, ctx);
+}
+
+/** The metered stream a response carries; `read` once the writer (or a plugin's wrapper around it) began reading. */
+class MeteredStream implements AsyncIterable<SseEvent> {
+  read = false;
+  constructor(readonly events: AsyncIterable<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx?: GatewayContext) {}
+  [Symbol.asyncIterator](): AsyncIterator<SseEvent> {
+    this.read = true;
+    return new MeteredIterator(this.events[Symbol.asyncIterator](), this.meter, this.status, this.ctx);
+  }
 }
 
 class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
@@ -159,18 +171,42 @@ export default definePlugin({
     // count_tokens is never billed: no ledger record.
     if (!ctx.auth || ctx.body === undefined || ctx.endpoint === "count_tokens") return next();
     const meter = meterFor(ctx);
-    ctx.onFinish((outcome) => meter.commit(outcome));
+    let stream: MeteredStream | undefined;
+    ctx.onFinish((outcome) => {
+      if (stream && !stream.read) cancelUnread(ctx, stream.events);
+      return meter.commit(outcome);
+    });
+    // A third-party plugin may still fail or replace the answer once this step has returned: the record then waits
+    // for the whole pipeline (still before the answer is sent), so it carries the status the client gets.
+    const deferred = whenSettled(ctx, recordSettled);
     try {
       await next();
     } catch (e) {
-      const err = toGatewayError(e, ctx.signal);
-      // A shutdown's cut is the gateway's 503 (an error), not a client that left.
-      await meter.commit({ status: sentStatus(ctx.protocol, err), error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
+      await commitFailure(ctx, meter, e);
       throw e;
     }
     const r = ctx.response;
     if (!r) return;
-    if (r.kind === "stream") ctx.response = { ...r, events: metered(r.events, meter, r.status, ctx) };
-    else await meter.commit({ status: r.status, aborted: false });
+    if (r.kind === "stream") ctx.response = { ...r, events: (stream = metered(r.events, meter, r.status, ctx)) };
+    else if (!deferred) await meter.commit({ status: r.status, aborted: false });
   },
 });
+
+/** The whole pipeline settled (a third-party plugin in it): record how, unless recorded already. */
+function recordSettled(ctx: GatewayContext, failure: PipelineFailure): Promise<void> | undefined {
+  const meter = meterFor(ctx);
+  return failure ? commitFailure(ctx, meter, failure.error) : commitAnswer(ctx, meter);
+}
+
+/** The request failed: recorded before its error is sent (a later commit, the request's end included, is a no-op). */
+function commitFailure(ctx: GatewayContext, meter: Meter, e: unknown): Promise<void> {
+  const err = toGatewayError(e, ctx.signal);
+  // A shutdown's cut is the gateway's 503 (an error), not a client that left.
+  return meter.commit({ status: sentStatus(ctx.protocol, err), error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
+}
+
+/** The pipeline answered: an answer other than a stream is recorded before it is sent; a stream as it ends. */
+function commitAnswer(ctx: GatewayContext, meter: Meter): Promise<void> | undefined {
+  const r = ctx.response;
+  return r && r.kind !== "stream" ? meter.commit({ status: r.status, aborted: false }) : undefined;
+}
