@@ -146,8 +146,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
-      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }] = await Promise.all([
-        import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts"), import("./store/guard.ts"),
+      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }, { PluginSetupError }] = await Promise.all([
+        import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts"), import("./store/guard.ts"), import("./pipeline/setup-error.ts"),
       ]);
       if (err instanceof ConfigError) {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
@@ -158,7 +158,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
         return 1;
       }
-      if (err instanceof CannotListenError || err instanceof StoreRefusedError) {
+      if (err instanceof CannotListenError || err instanceof StoreRefusedError || err instanceof PluginSetupError) {
         process.stderr.write(`refusing to start: ${err.message}\n`);
         return 1;
       }
@@ -203,6 +203,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stdout.write(clashes.map(formatProblem).join("\n") + "\n");
         return 1;
       }
+      // A plugin's setup may reach out (a license server, a connection): check leaves it to start, and says so.
+      const notSetUp = cfg.pipeline.filter((p) => p.def.setup && !(p.name in cfg.builtins.plugins)).map((p) => p.name);
+      if (notSetUp.length) process.stderr.write(`note: check does not run the setup of plugin${notSetUp.length > 1 ? "s" : ""} ${notSetUp.join(", ")} (start does, and refuses to start if it fails)\n`);
       process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
       return 0;
     } catch (err) {

@@ -25,6 +25,7 @@ import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
 import { restartPending } from "./config/restart-only.ts";
 import { apiKeyIdClashes } from "./keys/id-clash.ts";
 import { droppedEveryProject } from "./config/reload-guard.ts";
+import { PluginSetupError } from "./pipeline/setup-error.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -291,7 +292,7 @@ export class Gateway implements GatewayHandle {
       try {
         state = entry.def.setup ? await entry.def.setup(this, entry.options, config) : undefined;
       } catch (err) {
-        throw new Error(`plugin ${entry.name} setup failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+        throw new PluginSetupError(entry.name, err);
       }
       plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state }, trusted: entry.name in config.builtins.plugins });
     }

@@ -198,6 +198,18 @@ describe("model-gateway start", () => {
     }
   });
 
+  it("refuses a config whose plugin's setup throws in one line, exit 1, no stack trace; check says it does not run setup", () => {
+    const plugin = `export default { name: "licensed", setup() { throw new Error("cannot reach the license server"); }, handle: (ctx, next) => next() };\n`;
+    const file = tmpConfig("store: { kind: memory }\nmetrics: { listener: false }\nplugins:\n  licensed: { module: ./licensed.mjs }\npipeline: [auth, licensed, router]\n", { "licensed.mjs": plugin });
+    const r = run(["start", "--config", file, "--port", "0", "--no-watch"]);
+    // Before: the uncaught error's stack (and its cause's), from the gateway's own files.
+    expect(r.stderr).toBe("refusing to start: plugin licensed setup failed: cannot reach the license server\n");
+    expect(r.status).toBe(1);
+    const checked = run(["check", file]);
+    expect(checked.status).toBe(0);
+    expect(checked.stderr).toContain("note: check does not run the setup of plugin licensed (start does, and refuses to start if it fails)");
+  });
+
   it("refuses a spool_dir it cannot write in one line, exit 1, no stack trace", () => {
     const file = tmpConfig("store: { kind: sqlite, path: ./data/gw.db, spool_dir: ./not-a-dir/spool }\nmetrics: { listener: false }\n", { "not-a-dir": "a file where the spool's parent should be" });
     const r = run(["start", "--config", file, "--port", "0", "--no-watch"]);
