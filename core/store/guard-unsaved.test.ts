@@ -183,4 +183,19 @@ describe("GuardedStore: a spool that cannot be written", () => {
     const lines = readdirSync(spoolDir).filter((f) => f.startsWith("ledger.")).flatMap((f) => readFileSync(join(spoolDir, f), "utf8").trim().split("\n"));
     expect(lines.map((l) => JSON.parse(l).k)).toContain("gen_1");
   });
+
+  it("a store that is down at close with a long outage's records spooled closes, reading none back; they stay in the spool for the next start", async () => {
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-unsaved-long-"));
+    const { g, state, spool } = await setup(spoolDir, {}, { lastChanceMs: 3000 });
+    state.down = true;
+    await g.record(entry("gen_first")); // the store is marked down
+    const N = 150_000;
+    for (let i = 0; i < N; i += 5000) {
+      await Promise.all(Array.from({ length: 5000 }, (_, j) => spool.append(`gen_${i + j}`, { entry: { ...entry(`gen_${i + j}`), costPico: "5" } })));
+    }
+    await g.close(); // was: RangeError (Maximum call stack size exceeded) from reading the whole spool into one array
+    expect(spool.inMemory).toEqual({ records: 0, bytes: 0 });
+    const lines = readdirSync(spoolDir).filter((f) => f.startsWith("ledger.")).reduce((n, f) => n + readFileSync(join(spoolDir, f), "utf8").split("\n").filter(Boolean).length, 0);
+    expect(lines).toBe(N + 1);
+  });
 });

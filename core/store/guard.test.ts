@@ -124,9 +124,31 @@ describe("GuardedStore", () => {
     expect(ledger.map((e) => e.generationId).sort()).toEqual(["gen_1", "gen_2"]);
     expect(ledger[0]!.costPico).toBe(5n);
     expect(await inner.spent("acme", "total", 0)).toBe(10n);
-    // A replay after a crash between the store's write and the spool's compaction is not counted twice.
+    // A replay after a crash between the store's write and the spool's deletion of the segment is not counted twice.
     await inner.record(entry("gen_1"));
     expect(await inner.spent("acme", "total", 0)).toBe(10n);
+  });
+
+  it("a long outage: spooled records wait on disk, not in memory; a fail_open budget counts their spend; the replay stores each once, in order", async () => {
+    const { inner, g, spool } = await guarded({ when_unavailable: { budget: "fail_open" } });
+    expect((await g.reserve(resv("before", 10n, 1_000_000n), Date.now())).spentPico).toBe(0n);
+    await g.release({ project: "acme", periodKey: "total", id: "before" });
+    inner.mode = "fail";
+    const ids = Array.from({ length: 3000 }, (_, i) => `gen_${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < ids.length; i += 500) await Promise.all(ids.slice(i, i + 500).map((id) => g.record(entry(id, 5n))));
+    expect(spool.size).toBe(3000);
+    expect(spool.inMemory).toEqual({ records: 0, bytes: 0 });
+    // The spend of the records the store has not seen yet still counts against the budget.
+    expect(await g.reserve(resv("during", 10n, 1_000_000n), Date.now())).toMatchObject({ ok: true, spentPico: 15_000n });
+    let most = 0;
+    const record = inner.record.bind(inner);
+    inner.record = (e, s) => ((most = Math.max(most, spool.inMemory.records)), record(e, s));
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up, 10_000);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(200); // one replay batch
+    expect((await inner.ledger({})).map((e) => e.generationId)).toEqual(ids);
+    expect(await inner.spent("acme", "total", 0)).toBe(15_000n);
   });
 
   it("gives back, once the store answers, a reservation whose fate it could not confirm", async () => {

@@ -543,28 +543,9 @@ export class GuardedStore implements Store {
     return { writtenTo: this.writtenOut!.to, generationIds: held.map((r) => r.entry.generationId) };
   }
 
-  /**
-   * The spooled records that are on no disk (the spool's writes failed): none when the spool is empty or its file
-   * holds them all. Appending one of them again (same key, same record: a no-op for the replay) tells which, since
-   * the spool then rewrites its whole file when an earlier write failed.
-   */
-  private async unsavedRecords(): Promise<SpooledRecord[]> {
-    if (!this.o.spool.size) return [];
-    const all = await this.spooled();
-    const last = all[all.length - 1];
-    if (!last || (await this.o.spool.append(last.entry.generationId, last)) === "durable") return [];
-    return all;
-  }
-
-  /** Every record waiting in the spool (a drain whose sink takes nothing: they all stay). */
-  private async spooled(): Promise<SpooledRecord[]> {
-    const got: SpooledRecord[] = [];
-    const keep = new Error("kept");
-    await this.o.spool.drain(async (batch) => {
-      got.push(...batch);
-      throw keep;
-    }, Number.MAX_SAFE_INTEGER).catch((err) => { if (err !== keep) throw err; });
-    return got;
+  /** The spooled records on no disk (the spool's writes failed), after one more try to write them there. */
+  private unsavedRecords(): Promise<SpooledRecord[]> {
+    return this.o.spool.saveHeld();
   }
 
   /**
@@ -575,14 +556,13 @@ export class GuardedStore implements Store {
     const ms = this.o.lastChanceMs ?? LAST_CHANCE_MS;
     const end = Date.now() + ms;
     this.o.log.warn("store: ledger records held in memory only at shutdown; trying the store and the spool once more", { records: held.length, ms });
-    const last = held[held.length - 1]!;
     for (;;) {
       await this.check(Math.max(this.timeoutMs * 4, 1000));
-      if (!this.o.spool.size) return [];
-      // The same record again: "durable" once the spool's whole file could be written.
-      if ((await this.o.spool.append(last.entry.generationId, last)) === "durable") return [];
+      // Replayed into the store by the check, or written to the spool's disk now: none is left.
+      const left = await this.o.spool.saveHeld();
+      if (!left.length) return [];
       const wait = Math.min(this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS, end - Date.now());
-      if (wait <= 0) return this.spooled();
+      if (wait <= 0) return left;
       await new Promise((r) => setTimeout(r, wait));
     }
   }

@@ -2,16 +2,15 @@
 // Postgres: its record is appended to this replica's durable spool (fsync'd, spool.ts) and a writer sends the spool
 // in batches — one statement per batch inserts the raw records (ON CONFLICT DO NOTHING: exactly once per generation
 // id) and adds only the rows it inserted to the hourly and daily rollups, atomically. While Postgres is down the
-// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise; past MEMORY_RECORDS
-// in segment files on disk only) and are written when it answers; a replica that dies leaves its spool to the next
-// process on the same spool_dir.
+// records wait in the spool (gateway_ledger_postgres_up 0, pending records and their age rise), on disk only (a long
+// outage costs disk, not memory: spool.ts), and are written when it answers; a replica that dies leaves its spool to
+// the next process on the same spool_dir.
 import pg from "pg";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
 import { Spool, type Kept } from "./spool.ts";
-import { SpoolSegments } from "./spool-segments.ts";
 import { postgresSpoolTag } from "./spool-tag.ts";
 import { IMPORT_LOCK, createSchema, dropPartitionsBefore, ensurePartitions, monthOf, readMeta, writeMeta } from "./postgres-schema.ts";
 import { StoreSchemaError } from "./schema-version.ts";
@@ -36,8 +35,6 @@ export interface PostgresLedgerOptions {
   poolSize?: number;
   /** Bound on every statement (statement_timeout and the client's own wait). */
   queryTimeoutMs?: number;
-  /** Records kept in memory while Postgres is away before new ones go to disk only (default MEMORY_RECORDS). */
-  memoryRecords?: number;
 }
 
 /** A record as it waits in the spool (money as a decimal string). */
@@ -92,11 +89,6 @@ const WRITE_BATCH = `WITH input AS (
 ) SELECT count(*)::int AS inserted FROM ins`;
 
 const MAINTENANCE_MS = 3_600_000;
-/**
- * Records the spool holds in memory (~800 bytes each) before new ones go to segment files on disk only: a long
- * Postgres outage costs disk, not memory (spool-segments.ts).
- */
-const MEMORY_RECORDS = 50_000;
 
 export class PostgresLedger implements LedgerReader {
   private readonly pool: pg.Pool;
@@ -117,7 +109,7 @@ export class PostgresLedger implements LedgerReader {
   private lastError = "";
   private metrics?: { written: Counter; failures: Counter; rejected: Counter; batch: Histogram };
 
-  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool, private readonly segments?: SpoolSegments<Spooled>) {
+  private constructor(private readonly o: PostgresLedgerOptions, spool: Spool<Spooled> | ReadOnlySpool) {
     this.spool = spool;
     this.batchSize = o.batchSize ?? 500;
     this.flushMs = o.flushIntervalMs ?? 200;
@@ -137,8 +129,7 @@ export class PostgresLedger implements LedgerReader {
     // Named for this database: another gateway's Postgres ledger may spool in the same spool_dir.
     const store = postgresSpoolTag(o.url);
     const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log, store) : new ReadOnlySpool();
-    const segments = o.spoolDir ? await SpoolSegments.open<Spooled>(o.spoolDir, "pg-ledger", o.log, undefined, store) : undefined;
-    const l = new PostgresLedger(o, spool, segments);
+    const l = new PostgresLedger(o, spool);
     try {
       await l.prepare();
     } catch (err) {
@@ -147,7 +138,6 @@ export class PostgresLedger implements LedgerReader {
       if (!o.spoolDir || isConfigError(err)) {
         await l.pool.end().catch(() => {});
         await spool.close();
-        await segments?.close();
         throw new Error(`store: cannot use the Postgres ledger at ${redactUrl(o.url)}: ${(err as Error).message}`);
       }
       l.up = false;
@@ -204,24 +194,18 @@ export class PostgresLedger implements LedgerReader {
 
   /** Keep a record until it is in Postgres; resolves once it is on this machine's disk (or only in memory: see Kept). */
   async append(entry: LedgerRecord): Promise<Kept> {
-    const item = { ...entry, costPico: entry.costPico.toString() };
-    if (this.segments && this.spool.size >= (this.o.memoryRecords ?? MEMORY_RECORDS)) {
-      // A long outage: on disk only. A disk that fails here too leaves the record to the spool (in memory at least).
-      if ((await this.segments.append(item)) === "durable") return "durable";
-    }
-    const kept = await this.spool.append(entry.generationId, item);
+    const kept = await this.spool.append(entry.generationId, { ...entry, costPico: entry.costPico.toString() });
     if (this.spool.size >= this.batchSize && this.up) this.schedule(0);
     return kept;
   }
 
-  /** Records on this replica not yet in Postgres (in the spool, in memory and on disk, and in overflow segments). */
+  /** Records on this replica not yet in Postgres (in the spool). */
   get pending(): number {
-    return this.spool.size + (this.segments?.size ?? 0);
+    return this.spool.size;
   }
 
   private get oldestAt(): number | undefined {
-    const a = this.spool.oldestAt, b = this.segments?.oldestAt;
-    return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+    return this.spool.oldestAt;
   }
 
   status(): { up: boolean; pending: number; oldest_age_seconds: number; since?: string; error?: string } {
@@ -262,10 +246,8 @@ export class PostgresLedger implements LedgerReader {
       // Spools of processes that died since (or were zombies at) our start: ours to write and to count as pending,
       // even while our own spool is empty or Postgres is down.
       await this.spool.adoptGone();
-      await this.segments?.adopt();
       if (!this.schemaReady) await this.prepare();
       if (this.spool.size) await this.spool.drain(async (batch) => { await this.writeBatch(batch); }, this.batchSize);
-      if (this.segments?.size) await this.segments.drain(async (batch) => { await this.writeBatch(batch); }, this.batchSize);
       if (!this.up) {
         this.o.log?.info("ledger: Postgres takes records again; the spool is written", { downMs: Date.now() - this.downSince });
         this.up = true;
@@ -463,7 +445,6 @@ export class PostgresLedger implements LedgerReader {
     await this.writing;
     if (this.pending && this.up) await this.flush(2_000).catch(() => {});
     await this.spool.close();
-    await this.segments?.close();
     await this.pool.end().catch(() => {});
   }
 }

@@ -1,273 +1,348 @@
-// A durable spool on this machine: an append-only file of JSON lines, one item per key, fsync'd before append()
-// resolves (appends of one event-loop turn share one write and one fsync), and drained into a sink — the store —
-// when it can take them. The sink must be idempotent per key: a crash between the sink's write and the file's
-// compaction replays those items once more, and that is what makes the replay exactly-once.
-// One file per process (<name>.<store>.<pid>.jsonl), so replicas and workers sharing a directory never write one file;
-// a process adopts the files of processes that are gone (a killed worker, a crashed replica, its own previous life)
-// when they were written for the same store (spool-files.ts): another store's records are left alone.
+// A durable spool on this machine: records wait in append-only segment files of JSON lines ({k, t, v}), fsync'd
+// before append() resolves (appends of one event-loop turn share one write and one fsync), and are drained into a
+// sink — the store — when it can take them, read back from disk one batch at a time, oldest first. Memory holds none
+// of them, however long the store is away (only each segment's name, counts and read offset): the appends of the
+// current turn, the batch a drain has in hand, and — the one exception — records no disk would take (a write
+// failed), kept until a write succeeds or the sink takes them.
+// A drain goes on from the byte after the last record the sink took; a segment is deleted once all of it is written,
+// so the sink must be idempotent per key: a crash part way through a segment replays it from its start, and that is
+// what makes the replay exactly-once.
+// Files are <name>.<store>.<pid>.<ms>-<n>.jsonl, so replicas and workers sharing a directory never write one file; a
+// process adopts the files of processes that are gone (a killed worker, a crashed replica, its own previous life)
+// when they were written for the same store (spool-files.ts): another store's records are left alone. An earlier
+// release's files (<name>.<store>.<pid>.jsonl, the Postgres ledger's .seg overflow) and a shutdown's unsaved-….jsonl
+// moved in by hand are adopted and replayed the same way.
 // Reusable: the ledger uses it while the store is down; a database writer can spool every record and drain in batches.
-import { mkdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { mkdirSync, renameSync } from "node:fs";
+import { open, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { SpoolFiles, alive } from "./spool-files.ts";
+import { count, fileLines, parse, type FileLine } from "./spool-lines.ts";
 
 export { alive };
 
-interface Entry<T> {
-  key: string;
-  /** When it was spooled, ms since the epoch. */
-  at: number;
-  item: T;
-}
-
-/** Where an appended item is kept: on disk (fsync'd), or only in memory because the file could not be written. */
+/** Where an appended item is kept: on disk (fsync'd), or only in memory because the disk would not take it. */
 export type Kept = "durable" | "memory";
 
-interface Waiter {
+/** Records per segment: a segment is deleted only when all of it is written, so a crash redoes at most this many. */
+const SEGMENT_RECORDS = 20_000;
+
+/**
+ * Spool files after the pid: ours (<ms>-<n>.jsonl), an earlier release's (jsonl, adopt-….jsonl; <ms>-<n>.seg and
+ * adopted-….seg hold bare items, one per line), and a shutdown's written-out records (unsaved-<ms>.jsonl).
+ */
+const FILES = /^(?:([\w-]+)\.)?(jsonl|seg)$/;
+
+/** One spooled record as it is written: the line, and when it was spooled. */
+interface Line {
   line: string;
-  resolve(kept: Kept): void;
+  at: number;
+}
+
+interface Segment {
+  path: string;
+  /** Records in it (lines that parse; for the one appended to, those acknowledged). */
+  records: number;
+  /** Of them, those this process's drains have written. */
+  done: number;
+  /** The byte after the last record written: the next drain reads on from there. */
+  offset: number;
+  /** The segment appended to: the bytes acknowledged (a drain reads no further: a write may be under way). */
+  bytes?: number;
+  fh?: FileHandle;
+  /** When its first record not yet written was spooled (ms). */
+  at: number;
+  /** Lines are the items themselves (an earlier release's .seg), not {k, t, v}. */
+  bare: boolean;
+}
+
+export interface SpoolOptions {
+  /** Records per segment file (default SEGMENT_RECORDS). */
+  segmentRecords?: number;
 }
 
 export class Spool<T> {
-  /** Every item not yet drained, oldest first, by key. */
-  private readonly entries = new Map<string, Entry<T>>();
-  private readonly file: string;
-  private fh: FileHandle | undefined;
-  private waiting: Waiter[] = [];
-  /** File work (appends, compaction) one at a time. */
+  private readonly files: SpoolFiles;
+  private readonly segmentRecords: number;
+  /** Closed segments waiting to be drained, oldest first. */
+  private readonly segments: Segment[] = [];
+  /** The segment appends go to, newest of all; drained up to what was acknowledged. */
+  private current: Segment | undefined;
+  /** Appends of this event-loop turn, written together. */
+  private waiting: (Line & { resolve(kept: Kept): void })[] = [];
+  /** Records no disk took (a write failed), newest of all; written first by the next write that succeeds. */
+  private held: Line[] = [];
+  /** The batch a drain has read from disk and handed to the sink. */
+  private inHand = { records: 0, bytes: 0 };
+  /** File work (appends, closing a segment) one at a time. */
   private io: Promise<void> = Promise.resolve();
   private draining: Promise<number> | undefined;
-  /** The last append could not reach the disk: the next compaction rewrites the file from memory. */
-  private dirty = false;
+  private seq = 0;
+  /** Files with our own pid are an earlier life's only before we first write: taken at open, never after. */
+  private ownTaken = false;
 
-  private readonly files: SpoolFiles;
-
-  private constructor(readonly dir: string, name: string, private readonly log?: Logger, store?: string) {
+  private constructor(readonly dir: string, name: string, private readonly log?: Logger, store?: string, o: SpoolOptions = {}) {
     this.files = new SpoolFiles(dir, name, store, log);
-    this.file = join(dir, `${this.files.base}.${process.pid}.jsonl`);
+    this.segmentRecords = o.segmentRecords ?? SEGMENT_RECORDS;
   }
 
   /**
    * Open the spool in `dir` (created when first written), adopting what earlier or dead processes left there for the
    * same `store` (spool-identity.ts: the tag of the store the items are drained into).
    */
-  static async open<T>(dir: string, name: string, log?: Logger, store?: string): Promise<Spool<T>> {
-    const s = new Spool<T>(dir, name, log, store);
-    s.adopt();
-    if (s.entries.size || s.adopted.length) await s.compact();
+  static async open<T>(dir: string, name: string, log?: Logger, store?: string, o?: SpoolOptions): Promise<Spool<T>> {
+    const s = new Spool<T>(dir, name, log, store, o);
+    await s.adopt();
     return s;
   }
 
+  /** Records waiting: on disk, in this turn's appends, and held in memory. */
   get size(): number {
-    return this.entries.size;
+    let n = this.waiting.length + this.held.length + left(this.current);
+    for (const s of this.segments) n += left(s);
+    return n;
   }
 
   /** ms since the epoch of the oldest item waiting, or undefined when none is. */
   get oldestAt(): number | undefined {
-    for (const e of this.entries.values()) return e.at;
-    return undefined;
+    for (const s of this.segments) if (left(s)) return s.at;
+    return left(this.current) ? this.current!.at : (this.held[0]?.at ?? this.waiting[0]?.at);
   }
 
   /**
-   * The items when the file does not hold them all (a write failed: they are in memory only), else none. Synchronous,
-   * for an exit that cannot wait (a second signal during shutdown).
+   * What memory holds of the spooled records now (bytes: their JSON lines' length): this turn's appends, the batch a
+   * drain has in hand, and those no disk took. The bound of the spool's heap, for tests and the curious.
    */
+  get inMemory(): { records: number; bytes: number } {
+    let bytes = this.inHand.bytes;
+    for (const l of this.waiting) bytes += l.line.length;
+    for (const l of this.held) bytes += l.line.length;
+    return { records: this.waiting.length + this.held.length + this.inHand.records, bytes };
+  }
+
+  /** The items no disk took (a write failed: they are in memory only). Synchronous, for an exit that cannot wait. */
   heldInMemory(): T[] {
-    return this.dirty ? [...this.entries.values()].map((e) => e.item) : [];
+    return this.held.map((l) => parse<T>(l.line, false)!.item);
   }
 
   /** Keep `item` until it is drained; resolves once it is on disk ("durable") or could only be kept in memory. */
   append(key: string, item: T): Promise<Kept> {
-    const e: Entry<T> = { key, at: Date.now(), item };
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    const at = Date.now();
+    const line = JSON.stringify({ k: key, t: at, v: item }) + "\n";
     return new Promise<Kept>((resolve) => {
-      this.waiting.push({ line: JSON.stringify({ k: key, t: e.at, v: item }) + "\n", resolve });
+      this.waiting.push({ line, at, resolve });
       if (this.waiting.length === 1) setImmediate(() => (this.io = this.io.then(() => this.flush())));
     });
   }
 
+  /** Try the disk once more for the items held in memory; those it still would not take. */
+  async saveHeld(): Promise<T[]> {
+    await (this.io = this.io.then(() => this.flush()));
+    return this.heldInMemory();
+  }
+
   private async flush(): Promise<void> {
     const batch = this.waiting.splice(0);
-    if (!batch.length) return;
+    if (!batch.length && !this.held.length) return;
     let kept: Kept = "durable";
-    if (this.dirty) {
-      // Earlier items reached only memory: write the whole spool again (it holds these items too).
-      await this.compact();
-      for (const w of batch) w.resolve(this.dirty ? "memory" : "durable");
-      return;
-    }
     try {
-      if (!this.fh) await this.openFile();
-      await this.fh!.write(batch.map((w) => w.line).join(""));
-      await this.fh!.datasync();
+      // What no disk took before goes first: the files keep the order of the appends.
+      await this.write([...this.held, ...batch]);
+      this.held = [];
     } catch (err) {
       kept = "memory";
-      this.dirty = true;
-      // A half-written line is dropped on load (it never parses); the file is rewritten whole once the disk allows.
-      await this.fh?.close().catch(() => {});
-      this.fh = undefined;
-      this.log?.error("spool: cannot write to disk; records kept in memory until the store takes them", { file: this.file, error: String(err) });
+      this.held.push(...batch);
+      this.log?.error("spool: cannot write to disk; records kept in memory until the disk or the store takes them", { dir: this.dir, held: this.held.length, error: String(err) });
     }
     for (const w of batch) w.resolve(kept);
   }
 
-  private async openFile(): Promise<void> {
-    mkdirSync(this.dir, { recursive: true });
-    this.fh = await open(this.file, "a");
-    await syncDir(this.dir); // the new file's name must survive a power cut too
+  /** Append to the current segment (begun when there is none) and fsync; a full one is closed. */
+  private async write(lines: Line[]): Promise<void> {
+    const c = (this.current ??= { path: this.pathFor("jsonl"), records: 0, done: 0, offset: 0, bytes: 0, at: lines[0]!.at, bare: false });
+    const text = lines.map((l) => l.line).join("");
+    try {
+      if (!c.fh) {
+        mkdirSync(this.dir, { recursive: true });
+        c.fh = await open(c.path, "a");
+        await syncDir(this.dir); // the new file's name must survive a power cut too
+      }
+      await c.fh.write(text);
+      await c.fh.datasync();
+    } catch (err) {
+      // Nothing more goes after a line the failed write may have cut: the next write begins a new segment.
+      await this.seal();
+      throw err;
+    }
+    if (!c.records) c.at = lines[0]!.at;
+    c.records += lines.length;
+    c.bytes! += Buffer.byteLength(text);
+    if (c.records >= this.segmentRecords) await this.seal();
+  }
+
+  /** A new file name of ours; names sort in the order they were made. */
+  private pathFor(ext: string): string {
+    return join(this.dir, `${this.files.base}.${process.pid}.${Date.now()}-${String(++this.seq).padStart(6, "0")}.${ext}`);
+  }
+
+  /** Close the current segment: it waits to be drained, or is removed when nothing of it is left to write. */
+  private async seal(): Promise<void> {
+    const c = this.current;
+    if (!c) return;
+    this.current = undefined;
+    c.bytes = undefined; // read to its end from now on
+    const waits = left(c) > 0;
+    if (waits) this.segments.push(c); // the same object: a drain reading it goes on counting in it
+    await c.fh?.close().catch(() => {});
+    c.fh = undefined;
+    if (!waits) await this.remove(c.path);
+  }
+
+  /** Delete a segment file (one that was never made is no matter), the deletion made to last. */
+  private async remove(path: string): Promise<void> {
+    try {
+      await unlink(path);
+      await syncDir(this.dir); // not replayed again after a power cut (a no-op for the sink, but slow)
+    } catch {
+      // never made, or the directory is gone: nothing is left to replay from it
+    }
   }
 
   /**
-   * Hand every waiting item to `write`, oldest first, in batches; each batch is forgotten once `write` resolves,
-   * and the file is then rewritten with what is left. Resolves with how many items were written; rejects with the
-   * error of the first batch that fails (it and the rest stay spooled). One drain at a time; a second call joins.
+   * Hand every waiting item to `write`, oldest first, in batches read from disk; a segment is deleted once all of it
+   * is written. Resolves with how many items were written; rejects with the error of the first batch that fails (it
+   * and the rest stay spooled; the next drain goes on from it). One drain at a time; a second call joins.
    */
   drain(write: (batch: T[]) => Promise<void>, batchSize = 200): Promise<number> {
     return (this.draining ??= this.drainAll(write, batchSize).finally(() => (this.draining = undefined)));
   }
 
-  /**
-   * Take over the files of processes that are gone now (one may have died after open(), or still been a zombie
-   * then): their items count in size and are drained with ours, even when nothing of our own waits. The number of
-   * items newly loaded.
-   */
-  async adoptGone(): Promise<number> {
-    const before = this.entries.size;
-    if (this.adopt()) await this.compactNow();
-    return this.entries.size - before;
-  }
-
   private async drainAll(write: (batch: T[]) => Promise<void>, batchSize: number): Promise<number> {
-    if (this.adopt()) await this.compactNow();
+    await this.adopt();
     let written = 0;
-    try {
-      while (this.entries.size) {
-        const batch: Entry<T>[] = [];
-        for (const e of this.entries.values()) {
-          batch.push(e);
-          if (batch.length === batchSize) break;
-        }
-        await write(batch.map((e) => e.item));
-        // An item appended again while its batch was written (same key) is newer: keep it.
-        for (const e of batch) if (this.entries.get(e.key) === e) this.entries.delete(e.key);
-        written += batch.length;
-      }
-    } finally {
-      if (written || this.dirty) await this.compactNow();
+    for (;;) {
+      const seg = this.segments[0] ?? (left(this.current) ? this.current : undefined);
+      if (seg) written += await this.drainSegment(seg, write, batchSize);
+      else if (this.held.length) written += await this.drainHeld(write, batchSize);
+      else break;
     }
+    // All written: the segment appended to goes too (a crash then has nothing to replay), unless it took more meanwhile.
+    await (this.io = this.io.then(() => (this.current && !left(this.current) ? this.seal() : undefined)));
     return written;
   }
 
-  /** Rewrite the file with what is left (temp file, fsync, rename); an empty spool has no file. */
-  private compactNow(): Promise<void> {
-    return (this.io = this.io.then(() => this.compact()));
+  /**
+   * Write a segment's records from where the last drain stopped, a batch at a time: up to what was acknowledged for
+   * the one appended to; to its end, then deleted, for a closed one.
+   */
+  private async drainSegment(seg: Segment, write: (batch: T[]) => Promise<void>, batchSize: number): Promise<number> {
+    const open = seg === this.current;
+    let lines: AsyncGenerator<FileLine>;
+    try {
+      lines = await fileLines(seg.path, seg.offset, open ? seg.bytes : undefined);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      this.log?.error("spool: a spool file is gone (removed by hand?); its records cannot be replayed", { file: seg.path, records: seg.records - seg.done });
+      seg.done = seg.records;
+      if (open) await (this.io = this.io.then(() => (this.current === seg ? this.seal() : undefined)));
+      else this.segments.splice(this.segments.indexOf(seg), 1);
+      return 0;
+    }
+    let written = 0;
+    let batch: T[] = [];
+    let bytes = 0;
+    let end = seg.offset;
+    const send = async () => {
+      this.inHand = { records: batch.length, bytes };
+      try {
+        await write(batch);
+      } finally {
+        this.inHand = { records: 0, bytes: 0 };
+      }
+      seg.done += batch.length;
+      seg.offset = end;
+      written += batch.length;
+      batch = [];
+      bytes = 0;
+    };
+    for await (const line of lines) {
+      const r = parse<T>(line.text, seg.bare);
+      end = line.end;
+      if (!r) continue; // a line a crash cut: never acknowledged
+      if (!batch.length && r.at !== undefined) seg.at = r.at;
+      batch.push(r.item);
+      bytes += line.text.length;
+      if (batch.length >= batchSize) await send();
+    }
+    if (batch.length) await send();
+    seg.offset = end;
+    if (open) return written;
+    // Closed: all of it is written (lines past its count too, written but never acknowledged: sent, no matter).
+    seg.done = Math.max(seg.done, seg.records);
+    const i = this.segments.indexOf(seg);
+    if (i >= 0) this.segments.splice(i, 1);
+    await this.remove(seg.path);
+    return written;
   }
 
-  private async compact(): Promise<void> {
-    try {
-      await this.fh?.close();
-      this.fh = undefined;
-      let changed = this.entries.size > 0 || this.adopted.length > 0;
-      if (!this.entries.size) {
-        await unlink(this.file).then(() => (changed = true), (err) => { if (err.code !== "ENOENT") throw err; });
-      } else {
-        mkdirSync(this.dir, { recursive: true });
-        const tmp = `${this.file}.tmp`;
-        const fh = await open(tmp, "w");
-        try {
-          await fh.write([...this.entries.values()].map((e) => JSON.stringify({ k: e.key, t: e.at, v: e.item }) + "\n").join(""));
-          await fh.datasync();
-        } finally {
-          await fh.close();
-        }
-        await rename(tmp, this.file);
-      }
-      if (changed) await syncDir(this.dir);
-      this.dirty = false;
-      this.forgetAdopted();
-    } catch (err) {
-      this.dirty = true;
-      this.log?.error("spool: cannot rewrite the spool file; kept in memory, retried at the next drain", { file: this.file, error: String(err) });
+  /** A batch of the items no disk took, straight from memory. */
+  private async drainHeld(write: (batch: T[]) => Promise<void>, batchSize: number): Promise<number> {
+    const batch = this.held.slice(0, batchSize);
+    await write(batch.map((l) => parse<T>(l.line, false)!.item));
+    // A write that reached the disk meanwhile took them off already (the sink gets those once more: idempotent).
+    for (const l of batch) {
+      const i = this.held.indexOf(l);
+      if (i >= 0) this.held.splice(i, 1);
     }
+    return batch.length;
+  }
+
+  /**
+   * Take over the files of processes that are gone now (one may have died after open(), or still been a zombie
+   * then): their items count in size and are drained with ours, even when nothing of our own waits. The number of
+   * items newly taken.
+   */
+  adoptGone(): Promise<number> {
+    return this.adopt();
   }
 
   /**
    * Take over the files of processes that no longer run, written for our store: rename each to a name of ours (of two
-   * processes racing for one, the rename of one fails), load its items, and remove it once they are in our own file.
-   * Our own name left by an earlier process with the same pid (a container's pid 1) is read once, before we first
-   * write. True when anything was loaded.
+   * processes racing for one, the rename of one fails) and count its records; they are read when drained. Files with
+   * our own pid (an earlier process with the same pid: a container's pid 1) are taken once, before we first write.
    */
-  private adopt(): boolean {
-    const own = `${this.files.base}.${process.pid}.jsonl`;
-    let loaded = 0;
-    for (const { file: n, pid } of this.files.ours(/^(?:[\w-]+\.)?jsonl$/)) {
-      if (n === own) {
-        if (!this.ownRead) loaded += this.load(join(this.dir, n));
-        continue;
-      }
-      if (pid === process.pid ? this.adopted.includes(join(this.dir, n)) : alive(pid)) continue;
-      const claimed = join(this.dir, `${this.files.base}.${process.pid}.adopt-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
+  private async adopt(): Promise<number> {
+    let taken = 0;
+    const own = !this.ownTaken;
+    this.ownTaken = true;
+    for (const { file, pid, match } of this.files.ours(FILES)) {
+      if (pid === process.pid ? !own : alive(pid)) continue;
+      const ext = match[2]!;
+      const path = this.pathFor(ext);
       try {
-        renameSync(join(this.dir, n), claimed);
+        renameSync(join(this.dir, file), path);
       } catch {
         continue; // another process took it
       }
-      this.adopted.push(claimed);
-      const got = this.load(claimed);
-      loaded += got;
-      this.log?.info("spool: adopted the records of a process that is gone", { file: n, records: got });
+      const bare = ext === "seg";
+      const { records, at } = await count(path, bare, this.log);
+      // A bare segment's lines carry no time: its name does (<ms>-<n>.seg).
+      this.segments.push({ path, records, done: 0, offset: 0, at: at ?? (Number(/(\d+)-/.exec(match[1] ?? "")?.[1]) || Date.now()), bare });
+      taken += records;
+      if (pid !== process.pid) this.log?.info("spool: adopted the records of a process that is gone", { file, records });
     }
-    this.ownRead = true;
-    return loaded > 0 || this.adopted.length > 0;
+    return taken;
   }
 
-  private ownRead = false;
-  /** Files taken over from other processes, removed once their items are in our own file. */
-  private readonly adopted: string[] = [];
-
-  private load(path: string): number {
-    let n = 0;
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      return 0;
-    }
-    for (const line of text.split("\n")) {
-      if (!line) continue;
-      try {
-        const r = JSON.parse(line) as { k: string; t: number; v: T };
-        if (typeof r.k !== "string") continue;
-        if (!this.entries.has(r.k)) n++;
-        this.entries.set(r.k, { key: r.k, at: r.t, item: r.v });
-      } catch {
-        // A line cut by a crash: never acknowledged (append resolves after the fsync), so nothing is lost.
-      }
-    }
-    return n;
-  }
-
-  /** Remove adopted files once their items are in our own file. */
-  private forgetAdopted(): void {
-    for (const f of this.adopted.splice(0)) {
-      try {
-        unlinkSync(f);
-      } catch {
-        // already gone
-      }
-    }
-  }
-
-  /** Flush what is waiting; the file stays for the next process (or this one's next life) when items are left. */
+  /** Write what waits and close the segment; the files stay for the next process (or this one's next life). */
   async close(): Promise<void> {
-    await (this.io = this.io.then(() => this.flush()));
-    await this.io;
-    await this.fh?.close().catch(() => {});
-    this.fh = undefined;
+    await (this.io = this.io.then(() => this.flush()).then(() => this.seal()));
   }
 }
+
+/** Records of a segment not written yet. */
+const left = (s: Segment | undefined) => (s ? Math.max(0, s.records - s.done) : 0);
 
 async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, "r");
