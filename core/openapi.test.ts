@@ -1,5 +1,6 @@
 // The OpenAPI document as a client generator reads it (openapi-typescript, orval): what each operation may send and
-// answer. The answers themselves are held to it in test/openapi-contract.e2e.test.ts.
+// answer, and schemas a typed client can write spec-valid requests with. The answers themselves are held to it in
+// test/openapi-contract.e2e.test.ts.
 import { describe, expect, it } from "vitest";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -12,7 +13,37 @@ function* operations(): Generator<[string, string, any]> {
   for (const [path, item] of Object.entries<any>(doc.paths)) for (const m of METHODS) if (item[m]) yield [path, m, item[m]];
 }
 
+/** Every schema node under components.schemas, with where it is. */
+function* schemaNodes(node: any = doc.components.schemas, at = "#/components/schemas"): Generator<[string, any]> {
+  if (Array.isArray(node)) return yield* node.flatMap((n, i) => [...schemaNodes(n, `${at}/${i}`)]);
+  if (!node || typeof node !== "object") return;
+  yield [at, node];
+  for (const [k, v] of Object.entries(node)) yield* schemaNodes(v, `${at}/${k}`);
+}
+
+const isObject = (s: any) => s.type === "object" || (Array.isArray(s.type) && s.type.includes("object"));
+
 describe("/api/openapi.json for client generators", () => {
+  it("an object schema that names no properties (a JSON Schema, tool arguments, error details) is declared open, not read as an empty object", () => {
+    const closed = [...schemaNodes()]
+      .filter(([, s]) => isObject(s) && !s.properties && s.additionalProperties === undefined && !s.patternProperties && !s.anyOf && !s.oneOf && !s.allOf && !s.$ref)
+      .map(([at]) => at);
+    expect(closed).toEqual([]);
+  });
+
+  it("a property beside an index signature fits it: providerOptions.gateway {order, models} is a valid providerOptions value in TypeScript too", () => {
+    const clashes: string[] = [];
+    for (const [at, s] of schemaNodes()) {
+      const bag = s.additionalProperties;
+      if (!s.properties || !bag || typeof bag !== "object" || bag.additionalProperties === true) continue;
+      for (const [name, p] of Object.entries<any>(s.properties)) {
+        const own = Object.keys(deref(p)?.properties ?? {}).filter((k) => !(k in (bag.properties ?? {})));
+        if (own.length) clashes.push(`${at}.${name}: ${own.join(", ")}`);
+      }
+    }
+    expect(clashes).toEqual([]);
+  });
+
   it("every answer of every operation names the X-Request-Id it carries", () => {
     const missing: string[] = [];
     for (const [path, m, op] of operations()) {

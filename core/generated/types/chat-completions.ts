@@ -19,7 +19,12 @@ export type ResponseFormat =
       json_schema: {
         name: string;
         description?: string;
-        schema?: {};
+        /**
+         * A JSON Schema object (any keywords).
+         */
+        schema?: {
+          [k: string]: unknown;
+        };
         strict?: boolean | null;
       };
     };
@@ -162,7 +167,12 @@ export interface ChatTool {
   function: {
     name: string;
     description?: string;
-    parameters?: {};
+    /**
+     * A JSON Schema object (any keywords).
+     */
+    parameters?: {
+      [k: string]: unknown;
+    };
     strict?: boolean | null;
   };
 }
@@ -171,11 +181,15 @@ export interface ChatTool {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

@@ -114,7 +114,9 @@ export interface DocumentBlock {
   source: DocumentSource;
   title?: string | null;
   context?: string | null;
-  citations?: {} | null;
+  citations?: {
+    [k: string]: unknown;
+  } | null;
   cache_control?: CacheControl;
 }
 export interface SearchResultBlock {
@@ -122,14 +124,18 @@ export interface SearchResultBlock {
   source: string;
   title: string;
   content: TextBlock[];
-  citations?: {} | null;
+  citations?: {
+    [k: string]: unknown;
+  } | null;
   cache_control?: CacheControl;
 }
 export interface ToolUseBlock {
   type: "tool_use";
   id: string;
   name: string;
-  input: {};
+  input: {
+    [k: string]: unknown;
+  };
   cache_control?: CacheControl;
 }
 export interface ToolResultBlock {
@@ -168,7 +174,12 @@ export interface ServerToolBlock {
 export interface Tool {
   name: string;
   description?: string;
-  input_schema?: {};
+  /**
+   * A JSON Schema object (any keywords).
+   */
+  input_schema?: {
+    [k: string]: unknown;
+  };
   type?: string;
   cache_control?: CacheControl;
 }
@@ -186,11 +197,15 @@ export interface Thinking {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

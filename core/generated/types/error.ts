@@ -31,6 +31,8 @@ export interface ErrorEnvelope {
     message: string;
     type?: string;
     param?: string | null;
-    details?: {};
+    details?: {
+      [k: string]: unknown;
+    };
   };
 }

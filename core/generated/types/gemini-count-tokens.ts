@@ -33,13 +33,19 @@ export interface Part {
   functionCall?: {
     id?: string;
     name: string;
-    args?: {};
+    args?: {
+      [k: string]: unknown;
+    };
   };
   functionResponse?: {
     id?: string;
     name: string;
-    response?: {};
-    parts?: {}[];
+    response?: {
+      [k: string]: unknown;
+    };
+    parts?: {
+      [k: string]: unknown;
+    }[];
   };
 }
 /**
@@ -77,9 +83,13 @@ export interface Tool {
   functionDeclarations?: {
     name: string;
     description?: string;
-    parameters?: {};
+    parameters?: {
+      [k: string]: unknown;
+    };
     parametersJsonSchema?: unknown;
-    response?: {};
+    response?: {
+      [k: string]: unknown;
+    };
     responseJsonSchema?: unknown;
   }[];
 }
@@ -94,7 +104,9 @@ export interface GenerationConfig {
   frequencyPenalty?: number;
   seed?: number;
   responseMimeType?: string;
-  responseSchema?: {};
+  responseSchema?: {
+    [k: string]: unknown;
+  };
   responseJsonSchema?: unknown;
   responseModalities?: string[];
   responseLogprobs?: boolean;
@@ -110,11 +122,15 @@ export interface GenerationConfig {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

@@ -43,13 +43,19 @@ export interface Part {
   functionCall?: {
     id?: string;
     name: string;
-    args?: {};
+    args?: {
+      [k: string]: unknown;
+    };
   };
   functionResponse?: {
     id?: string;
     name: string;
-    response?: {};
-    parts?: {}[];
+    response?: {
+      [k: string]: unknown;
+    };
+    parts?: {
+      [k: string]: unknown;
+    }[];
   };
 }
 /**
@@ -57,11 +63,15 @@ export interface Part {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

@@ -14,14 +14,18 @@ export interface GeminiGenerateContentResponse {
         functionCall?: {
           id?: string;
           name: string;
-          args: {};
+          args: {
+            [k: string]: unknown;
+          };
         };
       }[];
     };
     finishReason?: "STOP" | "MAX_TOKENS" | "SAFETY" | "RECITATION" | "OTHER" | "MALFORMED_FUNCTION_CALL";
     index: number;
   }[];
-  promptFeedback?: {};
+  promptFeedback?: {
+    [k: string]: unknown;
+  };
   usageMetadata?: {
     promptTokenCount: number;
     candidatesTokenCount?: number;

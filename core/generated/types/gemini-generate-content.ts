@@ -53,22 +53,32 @@ export interface Part {
   functionCall?: {
     id?: string;
     name: string;
-    args?: {};
+    args?: {
+      [k: string]: unknown;
+    };
   };
   functionResponse?: {
     id?: string;
     name: string;
-    response?: {};
-    parts?: {}[];
+    response?: {
+      [k: string]: unknown;
+    };
+    parts?: {
+      [k: string]: unknown;
+    }[];
   };
 }
 export interface Tool {
   functionDeclarations?: {
     name: string;
     description?: string;
-    parameters?: {};
+    parameters?: {
+      [k: string]: unknown;
+    };
     parametersJsonSchema?: unknown;
-    response?: {};
+    response?: {
+      [k: string]: unknown;
+    };
     responseJsonSchema?: unknown;
   }[];
 }
@@ -83,7 +93,9 @@ export interface GenerationConfig {
   frequencyPenalty?: number;
   seed?: number;
   responseMimeType?: string;
-  responseSchema?: {};
+  responseSchema?: {
+    [k: string]: unknown;
+  };
   responseJsonSchema?: unknown;
   responseModalities?: string[];
   responseLogprobs?: boolean;
@@ -99,11 +111,15 @@ export interface GenerationConfig {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

@@ -40,11 +40,15 @@ export interface ImageGenerationRequest {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;

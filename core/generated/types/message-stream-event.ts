@@ -25,8 +25,23 @@ export interface Message {
   type: "message";
   role: "assistant";
   model: string;
+  /**
+   * Items: A content block: text, tool_use or thinking (the fields each needs are required for it); other block types may carry other fields.
+   */
   content: {
     type: string;
+    text?: string;
+    id?: string;
+    name?: string;
+    /**
+     * tool_use: the arguments, as the tool's input_schema describes them.
+     */
+    input?: {
+      [k: string]: unknown;
+    };
+    thinking?: string;
+    signature?: string;
+    [k: string]: unknown;
   }[];
   stop_reason: string | null;
   stop_sequence: string | null;
@@ -36,7 +51,9 @@ export interface Message {
     cache_creation_input_tokens?: number | null;
     cache_read_input_tokens?: number | null;
   };
-  providerMetadata?: {};
+  providerMetadata?: {
+    [k: string]: unknown;
+  };
 }
 export interface ContentBlockStart {
   type: "content_block_start";

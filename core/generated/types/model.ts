@@ -46,7 +46,9 @@ export interface Model {
   /**
    * Single model only: model-specific limits.
    */
-  limits?: {};
+  limits?: {
+    [k: string]: unknown;
+  };
   /**
    * Single model only: where the published price came from, and when.
    */

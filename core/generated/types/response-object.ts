@@ -31,7 +31,9 @@ export interface ResponseObject {
   incomplete_details?: {
     reason?: string;
   } | null;
-  error?: {} | null;
+  error?: {
+    [k: string]: unknown;
+  } | null;
   usage?: {
     input_tokens?: number;
     input_tokens_details?: {

@@ -19,7 +19,9 @@ export interface ResponsesRequest {
     | {
         type: "allowed_tools";
         mode: "auto" | "required";
-        tools: {}[];
+        tools: {
+          [k: string]: unknown;
+        }[];
       }
     | {
         type: string;
@@ -116,7 +118,9 @@ export interface FunctionCallOutput {
 export interface Reasoning {
   type: "reasoning";
   id?: string;
-  summary?: {}[];
+  summary?: {
+    [k: string]: unknown;
+  }[];
   encrypted_content?: string | null;
 }
 /**
@@ -139,13 +143,23 @@ export interface Tool {
   type: string;
   name?: string;
   description?: string | null;
-  parameters?: {} | null;
+  /**
+   * A JSON Schema object (any keywords).
+   */
+  parameters?: {
+    [k: string]: unknown;
+  } | null;
   strict?: boolean | null;
 }
 export interface TextFormat {
   type: "text" | "json_object" | "json_schema";
   name?: string;
-  schema?: {};
+  /**
+   * A JSON Schema object (any keywords).
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
   description?: string;
   strict?: boolean | null;
 }
@@ -154,11 +168,15 @@ export interface TextFormat {
  */
 export interface ProviderOptions {
   gateway?: GatewayRoutingOptions;
+  /**
+   * Per-provider knobs (providerOptions.<provider>): these are known; further knobs are open-ended and passed to that provider.
+   */
   [k: string]:
     | {
         reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
+        [k: string]: unknown;
       }
     | GatewayRoutingOptions
     | undefined;
