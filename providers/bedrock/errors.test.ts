@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bedrockError, errorTypeOf, streamFrameError } from "./errors.ts";
+import { bedrockError, errorTypeOf, framingError, streamFrameError } from "./errors.ts";
+import { EventStreamFrameTooLargeError, EventStreamFramingError } from "./eventstream.ts";
 import { isRetryable } from "../../core/dispatch.ts";
 
 const h = (type: string) => ({ "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
@@ -46,5 +47,24 @@ describe("exception frames", () => {
     expect([v.status, v.code]).toEqual([400, "INVALID_REQUEST"]);
     const err = streamFrameError("bedrock", { messageType: "error", type: "InternalFailure", payload: "", errorMessage: "oops" });
     expect(err.message).toBe("Provider bedrock failed mid-stream: InternalFailure: oops");
+  });
+});
+
+describe("event-stream framing failures", () => {
+  it("a frame past the event bound is event_too_large: not retried, the client told not to, the bound and the setting named", () => {
+    const e = framingError("bedrock", new EventStreamFrameTooLargeError(20 * 1024 * 1024, 16 * 1024 * 1024));
+    expect(e).toMatchObject({
+      status: 502, code: "UPSTREAM_ERROR", retryable: false, retryAfter: undefined, headers: { "x-should-retry": "false" },
+      details: { provider: "bedrock", reason: "event_too_large", limit_chars: 16 * 1024 * 1024, frame_bytes: 20 * 1024 * 1024, setting: "server.upstream_limits.event_chars" },
+    });
+    expect(e.message).toBe("Provider bedrock sent an event-stream frame of 20971520 bytes, past the gateway's bound of 16777216 for one stream event (server.upstream_limits.event_chars raises it); the stream was stopped");
+    expect(isRetryable(e)).toBe(false);
+  });
+
+  it("a corrupt frame (a checksum that fails, a length no bound admits) is still worth another try", () => {
+    const e = framingError("bedrock", new EventStreamFramingError("event-stream frame prelude checksum mismatch"));
+    expect(e).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { provider: "bedrock", reason: "eventstream" } });
+    expect(e.headers?.["x-should-retry"]).toBeUndefined();
+    expect(isRetryable(e)).toBe(true);
   });
 });

@@ -6,8 +6,9 @@
 // ResourceNotFoundException (the configured model id) is 502 and falls back to the model's next endpoint.
 import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
-import { UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
-import type { BedrockFrame } from "./eventstream.ts";
+import { EVENT_TOO_LARGE, UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
+import { LIMIT_SETTING } from "../upstream-limits.ts";
+import { EventStreamFrameTooLargeError, type BedrockFrame } from "./eventstream.ts";
 
 function header(h: UpstreamResponse["headers"], name: string): string | undefined {
   const v = h[name];
@@ -69,9 +70,23 @@ export function streamFrameError(provider: string, frame: BedrockFrame): Gateway
   return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${type}: ${message}`, { retryable, details });
 }
 
-/** A frame that fails its CRC or length check: the stream is corrupt, worth another try elsewhere before it starts. */
+/**
+ * A frame that fails its CRC or length check: the stream is corrupt, worth another try elsewhere before it starts.
+ * A well-formed frame past the event bound is not: it is event_too_large, as an SSE event past it (providers/http.ts),
+ * since asked again the provider would generate, and bill, as large an answer.
+ */
 export function framingError(provider: string, err: Error): GatewayError {
+  if (err instanceof EventStreamFrameTooLargeError) return frameTooLarge(provider, err);
   return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent a corrupt event stream: ${err.message}`, {
     retryable: true, details: { provider, reason: "eventstream" }, cause: err,
   });
+}
+
+/** 502 event_too_large naming the bound and the setting that raises it; not retried (core/dispatch.ts endpointFault). */
+function frameTooLarge(provider: string, err: EventStreamFrameTooLargeError): GatewayError {
+  const setting = LIMIT_SETTING.eventChars;
+  return new GatewayError(502, "UPSTREAM_ERROR",
+    `Provider ${provider} sent an event-stream frame of ${err.length} bytes, past the gateway's bound of ${err.limit} for one stream event (${setting} raises it); the stream was stopped`, {
+      retryable: false, headers: DO_NOT_RETRY, details: { provider, reason: EVENT_TOO_LARGE, limit_chars: err.limit, frame_bytes: err.length, setting }, cause: err,
+    });
 }

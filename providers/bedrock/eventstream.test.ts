@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
-import { decodeFrames, EventStreamDecoder, EventStreamFramingError, eventStreamCodec, toFrame } from "./eventstream.ts";
+import { readFileSync } from "node:fs";
+import { crc32 } from "node:zlib";
+import { decodeFrames, EventStreamDecoder, EventStreamFrameTooLargeError, EventStreamFramingError, eventStreamCodec, LONGEST_FRAME, toFrame } from "./eventstream.ts";
+import { limitEvents } from "../../core/sse/parse.ts";
 
 const codec = await eventStreamCodec();
 
@@ -97,5 +100,87 @@ describe("EventStreamDecoder", () => {
     const dec = new EventStreamDecoder(codec);
     expect(dec.push(prelude.subarray(0, 2))).toEqual([]);
     expect(() => dec.push(prelude.subarray(2))).toThrow(/frame length 2147483647 is out of range/);
+  });
+});
+
+// A frame past the event bound (server.upstream_limits.event_chars) is an answer the gateway will not hold, not a
+// corrupt stream: the review found a 20 MiB frame called "corrupt" and retried on the same endpoint, and the setting
+// did not move the bound. A frame whose prelude fails its own checksum, or whose length no setting can admit, is
+// still corruption.
+describe("a frame past the event bound", () => {
+  const MiB = 1024 * 1024;
+  /** The 12-byte prelude of a frame of `total` bytes (no headers), with a right or a wrong prelude CRC. */
+  const prelude = (total: number, crcOk = true) => {
+    const b = Buffer.alloc(12);
+    b.writeUInt32BE(total, 0);
+    b.writeUInt32BE(0, 4);
+    b.writeUInt32BE(crcOk ? crc32(b.subarray(0, 8)) : 0, 8);
+    return b;
+  };
+  /** A real frame (right CRCs) of a little over `bytes`. */
+  const frameOf = (bytes: number) => ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "a".repeat(bytes) } });
+  async function* reads(...chunks: Uint8Array[]) { yield* chunks; }
+  /** A body whose upstream client's event bound is `chars` (as providers/http.ts marks it), or the default. */
+  const body = (chars: number | undefined, ...chunks: Uint8Array[]) => {
+    const b = reads(...chunks);
+    if (chars !== undefined) limitEvents(b, chars);
+    return b;
+  };
+  const drain = async (it: AsyncIterable<unknown>) => {
+    const got: unknown[] = [];
+    for await (const x of it) got.push(x);
+    return got;
+  };
+
+  it("20 MiB under the default 16 MiB bound: refused as too large from its prelude, naming its length and the bound", () => {
+    const err = (() => {
+      try {
+        new EventStreamDecoder(codec).push(prelude(20 * MiB));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(EventStreamFrameTooLargeError);
+    expect(err).toMatchObject({ length: 20 * MiB, limit: 16 * MiB });
+  });
+
+  it("the prelude split across reads, and after good frames in the same read (those are handed out first)", () => {
+    const dec = new EventStreamDecoder(codec);
+    expect(dec.push(prelude(20 * MiB).subarray(0, 5))).toEqual([]);
+    expect(() => dec.push(prelude(20 * MiB).subarray(5))).toThrow(EventStreamFrameTooLargeError);
+    const after = new EventStreamDecoder(codec);
+    expect(after.push(Buffer.concat([VECTOR, prelude(20 * MiB)]))).toHaveLength(1);
+    expect(() => after.check()).toThrow(EventStreamFrameTooLargeError);
+  });
+
+  it("server.upstream_limits.event_chars lowers the bound: an 8 KiB frame past 4 KiB is refused", async () => {
+    await expect(drain(decodeFrames(body(4096, VECTOR, frameOf(8192))))).rejects.toMatchObject({ constructor: EventStreamFrameTooLargeError, limit: 4096 });
+  });
+
+  it("server.upstream_limits.event_chars raises the bound: a 20 MiB frame is decoded whole", async () => {
+    const frames = await drain(decodeFrames(body(32 * MiB, frameOf(20 * MiB)))) as { payload: string }[];
+    expect(frames).toHaveLength(1);
+    expect(JSON.parse(frames[0]!.payload).delta.text).toHaveLength(20 * MiB);
+  });
+
+  it("a prelude whose checksum fails is corruption, not a large frame, whatever its length says", () => {
+    const err = (() => {
+      try {
+        new EventStreamDecoder(codec).push(prelude(20 * MiB, false));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(EventStreamFramingError);
+    expect(err).not.toBeInstanceOf(EventStreamFrameTooLargeError);
+    expect(String((err as Error).message)).toMatch(/prelude checksum/);
+  });
+
+  it("a length past the largest bound a setting can give (event_chars' maximum) is corruption", () => {
+    const schema = JSON.parse(readFileSync(new URL("../../schemas/gateway.schema.json", import.meta.url), "utf8"));
+    const max: number = schema.properties.server.properties.upstream_limits.properties.event_chars.maximum;
+    expect(LONGEST_FRAME).toBe(max);
+    expect(() => new EventStreamDecoder(codec, max).push(prelude(max + 1))).toThrow(/frame length \d+ is out of range/);
+    expect(() => new EventStreamDecoder(codec, max).push(prelude(max + 1))).not.toThrow(EventStreamFrameTooLargeError);
   });
 });

@@ -2,13 +2,23 @@
 // cut frames anywhere, so bytes are buffered until a whole frame (its total_len) is there, and one read may hold
 // several frames. @smithy/eventstream-codec decodes each whole frame and checks both CRC-32s; it is imported with the
 // first Bedrock stream, not with the gateway (a gateway without Bedrock providers never loads the AWS packages).
+// A frame is one stream event, so it is held to the event bound (server.upstream_limits.event_chars, in bytes here),
+// found from its prelude before any of it is held: past it, a frame whose prelude checks out is an answer too large
+// (EventStreamFrameTooLargeError: the same request would send it again), not a corrupt stream.
+import { crc32 } from "node:zlib";
 import type { EventStreamCodec, Message } from "@smithy/eventstream-codec";
 import { answerStarted } from "../../core/net/answer-deadline.ts";
+import { eventLimitOf, MAX_SSE_EVENT_CHARS } from "../../core/sse/parse.ts";
 
-/** Frames above this are not Bedrock's (its largest are a few KB): refuse rather than buffer without bound. */
-const MAX_FRAME = 16 * 1024 * 1024;
 /** total_len (4) + headers_len (4) + prelude CRC (4) + message CRC (4). */
 const MIN_FRAME = 16;
+/** total_len, headers_len and their CRC. */
+const PRELUDE = 12;
+/**
+ * The largest event bound a setting can give (event_chars' maximum in schemas/gateway.schema.json, the longest string
+ * the runtime holds): a total_len past it is no frame any configuration could take, so it is corruption.
+ */
+export const LONGEST_FRAME = 536_870_888;
 
 let codecLoad: Promise<EventStreamCodec> | undefined;
 
@@ -20,8 +30,16 @@ export function eventStreamCodec(): Promise<EventStreamCodec> {
 
 export class EventStreamFramingError extends Error {}
 
+/** A well-formed frame (its prelude checks out) longer than the event bound: refused, never held. */
+export class EventStreamFrameTooLargeError extends EventStreamFramingError {
+  constructor(readonly length: number, readonly limit: number) {
+    super(`event-stream frame of ${length} bytes is past the bound of ${limit}`);
+  }
+}
+
 export class EventStreamDecoder {
-  constructor(private readonly codec: EventStreamCodec) {}
+  /** `maxFrame`: the event bound (server.upstream_limits.event_chars), in bytes of a whole frame. */
+  constructor(private readonly codec: EventStreamCodec, private readonly maxFrame = MAX_SSE_EVENT_CHARS) {}
 
   /**
    * The unfinished frame's bytes, as read. They are joined once, when the frame is whole: joining them on every
@@ -29,7 +47,7 @@ export class EventStreamDecoder {
    */
   private parts: Uint8Array[] = [];
   private held = 0;
-  /** The unfinished frame's total_len, once its first 4 bytes are here (0 before). */
+  /** The unfinished frame's total_len, once enough of its prelude is here to accept it (0 before). */
   private need = 0;
   /** A bad frame found after good ones in the same read: those are handed out first, then this is thrown. */
   private pending: EventStreamFramingError | undefined;
@@ -44,9 +62,10 @@ export class EventStreamDecoder {
     if (this.held) {
       this.parts.push(chunk);
       this.held += chunk.length;
-      if (this.need === 0 && this.held >= 4) {
-        if (this.parts[0]!.length < 4) this.parts = [concat(this.parts, this.held)];
-        this.need = frameLength(this.parts[0]!);
+      if (this.need === 0) {
+        // The prelude in one piece (at most its 12 bytes are wanted; joined only while the first read is shorter).
+        if (this.parts[0]!.length < Math.min(this.held, PRELUDE)) this.parts = [concat(this.parts, this.held)];
+        this.need = this.frameLength(this.parts[0]!);
       }
       if (this.need === 0 || this.held < this.need) return [];
       buf = concat(this.parts, this.held);
@@ -57,8 +76,8 @@ export class EventStreamDecoder {
     const out: Message[] = [];
     try {
       while (buf.length >= 4) {
-        const total = frameLength(buf);
-        if (buf.length < total) break;
+        const total = this.frameLength(buf);
+        if (total === 0 || buf.length < total) break;
         try {
           out.push(this.codec.decode(buf.subarray(0, total)));
         } catch (err) {
@@ -75,7 +94,7 @@ export class EventStreamDecoder {
     if (buf.length) {
       this.parts = [buf.slice()];
       this.held = buf.length;
-      this.need = buf.length >= 4 ? frameLength(buf) : 0;
+      this.need = this.frameLength(buf);
     }
     return out;
   }
@@ -90,13 +109,22 @@ export class EventStreamDecoder {
     this.check();
     if (this.held) throw new EventStreamFramingError(`event-stream ended inside a frame (${this.held} bytes left)`);
   }
-}
 
-/** A frame's total_len (its first 4 bytes), refused outside what a frame can be — before any of it is buffered. */
-function frameLength(buf: Uint8Array): number {
-  const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0, false);
-  if (total < MIN_FRAME || total > MAX_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
-  return total;
+  /**
+   * A frame's total_len, or 0 while too little of its prelude is here to accept it; thrown before any of the frame
+   * is held: a length no frame can have (from its first 4 bytes), or one past the bound — a too-large frame when
+   * its prelude's CRC holds, else a corrupt one (a garbled length is no reason to raise a setting).
+   */
+  private frameLength(buf: Uint8Array): number {
+    if (buf.length < 4) return 0;
+    const view = new DataView(buf.buffer, buf.byteOffset, Math.min(buf.length, PRELUDE));
+    const total = view.getUint32(0, false);
+    if (total < MIN_FRAME || total > LONGEST_FRAME) throw new EventStreamFramingError(`event-stream frame length ${total} is out of range`);
+    if (total <= this.maxFrame) return total;
+    if (buf.length < PRELUDE) return 0;
+    if (crc32(buf.subarray(0, 8)) !== view.getUint32(8, false)) throw new EventStreamFramingError(`event-stream frame prelude checksum mismatch (total_len ${total})`);
+    throw new EventStreamFrameTooLargeError(total, this.maxFrame);
+  }
 }
 
 function concat(parts: Uint8Array[], size: number): Uint8Array {
@@ -132,9 +160,9 @@ export function toFrame(m: Message): BedrockFrame {
   return frame;
 }
 
-/** Frames from a response body, as they complete. */
+/** Frames from a response body, as they complete, within its upstream client's event bound. */
 export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame> {
-  const dec = new EventStreamDecoder(await eventStreamCodec());
+  const dec = new EventStreamDecoder(await eventStreamCodec(), eventLimitOf(body));
   let started = false;
   for await (const chunk of body) {
     const frames = dec.push(chunk);

@@ -7,7 +7,7 @@
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
 //   the `p` padding field; scripted failures: HTTP errors (ThrottlingException…), an exception frame mid-stream,
-//   a corrupted frame (bad CRC).
+//   a corrupted frame (bad CRC), a well-formed frame of a given size (past the gateway's event bound).
 import type { ServerResponse } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
 import { EventStreamCodec } from "@smithy/eventstream-codec";
@@ -20,11 +20,15 @@ export const FAKE_BEDROCK_API_KEY = "bedrock-api-key-ZmFrZS1iZWRyb2NrLWtleQ==";
 export const BEDROCK_TEXT = "Hello from the fake Bedrock upstream.";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
+/** Bytes per write while more than this is left to write. */
+const LARGE_WRITE = 1024 * 1024;
 
 export type BedrockFailure =
   | { kind: "status"; status: number; type: string; message?: string; path?: string }
   | { kind: "exception"; afterEvents: number; type?: string; path?: string }
-  | { kind: "corrupt"; afterEvents: number; path?: string };
+  | { kind: "corrupt"; afterEvents: number; path?: string }
+  /** A contentBlockDelta frame, right CRCs and all, of a little over `bytes`. */
+  | { kind: "large"; afterEvents: number; bytes: number; path?: string };
 
 export interface FakeBedrock {
   baseUrl: string;
@@ -127,7 +131,8 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const all = Buffer.concat(frames);
     let at = 0;
     for (let i = 0; at < all.length; i++) {
-      const n = fake.writeSizes[i % fake.writeSizes.length]!;
+      // A large frame goes in MiB writes: split into a few bytes each it would take hours.
+      const n = all.length - at > LARGE_WRITE ? LARGE_WRITE : fake.writeSizes[i % fake.writeSizes.length]!;
       if (res.destroyed) return;
       res.write(all.subarray(at, at + n));
       at += n;
@@ -157,6 +162,8 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
       const bad = Buffer.from(eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: " corrupted" } }));
       bad[bad.length - 8] ^= 0xff; // a payload byte: the message CRC no longer matches
       cut.push(bad);
+    } else if (f.kind === "large") {
+      cut.push(eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "x".repeat(f.bytes) } }));
     }
     return cut;
   }
