@@ -25,6 +25,7 @@ import { trafficOf } from "./admin/traffic-sampler.ts";
 import { answerUnrouted } from "./http/unrouted.ts";
 import { markWhenEnded } from "./observability/wire-bytes.ts";
 import { RouteMethods } from "./http/route-methods.ts";
+import { crossOrigin } from "./http/cors.ts";
 
 const HANDLED = Symbol.for("h3.handled");
 
@@ -46,12 +47,17 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   return HANDLED;
 }
 
-export function createApp(gateway: Gateway): H3 {
+/**
+ * `api`, when given, is filled with the API's routes (under /api/, the Gemini model-id paths too): the methods a
+ * browser's preflight is told (core/http/cors.ts).
+ */
+export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
   const app = new H3();
   // Every route as registered, so a known path asked with another method is a 405 listing the methods it takes.
   const served = new RouteMethods();
   const on = (method: string, route: string, handler: (event: H3Event) => unknown) => {
     served.add(method, route);
+    if (route.startsWith("/api/")) api?.add(method, route);
     app.on(method as "GET", route, handler);
   };
   const register = (spec: EndpointSpec) => {
@@ -86,6 +92,7 @@ export function createApp(gateway: Gateway): H3 {
     // The model id as the path (`/v1beta/openai/gpt-4o:generateContent`, route.ts): only a catalog model's, and not
     // in `served`, so every other path there is answered as before.
     if (servedById(group.route)) {
+      api?.add(group.method, GEMINI_ID_ROUTE);
       app.on(group.method as "POST", GEMINI_ID_ROUTE, (event) => {
         const rest = idRouteRest(getRouterParams(event));
         // Not `{id}:{a method of this route}` (`files/abc:download`): the plain 404 of a path no route serves.
@@ -166,13 +173,21 @@ function decodable(path: string): boolean {
 }
 
 export function createNodeHandler(gateway: Gateway) {
-  const viaH3 = toNodeHandler(createApp(gateway));
+  const api = new RouteMethods();
+  const viaH3 = toNodeHandler(createApp(gateway, api));
   const direct = new Map<string, EndpointSpec>();
   for (const spec of endpoints) if (!/[:*]/.test(spec.route)) direct.set(`${spec.method} ${spec.route}`, spec);
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
+    // Browsers' calls from other origins (server.cors, reloadable): unset, this one test is all it costs.
+    const cors = gateway.config.server.cors;
+    if (cors !== undefined) {
+      const step = crossOrigin(cors, req, res, path, api);
+      if (step === "answered") return markWhenEnded(req, res);
+      if (step) return answerUnrouted(gateway, req, res, step, isGeminiPath(path) ? toGeminiJSON(step) : step.toJSON());
+    }
     const spec = direct.get(`${req.method} ${path}`);
     if (!spec) {
       // h3 answers a path it cannot percent-decode with its own bare 400 body: the gateway's envelope instead.

@@ -21,6 +21,7 @@ import { resolvePackageImport } from "./package-resolve.ts";
 import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
+import { corsPolicy } from "../http/cors-policy.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
 import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
 import { checkConsole } from "../console/settings.ts";
@@ -279,6 +280,9 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
   for (const p of trustedProxies(config.server?.trusted_proxies ?? []).problems) {
     problems.push(sources.at(["server", "trusted_proxies", p.index], `server.trusted_proxies: ${p.message}`));
   }
+  for (const p of corsPolicy(config.server?.cors).problems) {
+    problems.push(sources.at(["server", "cors", "allow_origins", p.index], `server.cors.allow_origins[${p.index}]: ${p.message}`));
+  }
   const providers = new Set([...Object.keys(config.providers ?? {}), "sim"]);
   for (const [id, model] of Object.entries(config.models ?? {})) {
     model.endpoints.forEach((ep, i) => {
@@ -477,6 +481,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
         timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
       },
+      cors: corsPolicy(s.cors).policy,
     },
     metrics: {
       listener: m.listener ?? true,

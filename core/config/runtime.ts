@@ -1,6 +1,7 @@
 // The validated config, frozen into lookup maps before the first request.
 import type { GatewayConfig, KeyBudget, ModelConfig, ProjectConfig, ProviderConfig, Pricing, RateLimits, StoreConfig, UpstreamLimitsConfig } from "../generated/types/gateway.ts";
 import type { TrustedProxies } from "../net/trusted-proxies.ts";
+import type { CorsPolicy } from "../http/cors-policy.ts";
 
 export interface EndpointRuntime {
   provider: string;
@@ -73,6 +74,8 @@ export interface ServerRuntime {
   /** /readyz answers 503 while the last reload was refused. */
   readyRequiresCurrentConfig: boolean;
   urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
+  /** server.cors: which web pages on other origins may call the API (undefined: none, no CORS headers at all). */
+  cors?: CorsPolicy;
 }
 
 export interface MetricsRuntime {

@@ -178,6 +178,7 @@ export interface ServerConfig {
    * On SIGTERM/SIGINT: how long requests and streams in flight may take to finish before they are ended.
    */
   shutdown_grace_ms?: number;
+  cors?: CorsConfig;
   /**
    * GET /readyz answers 503 while the config file on disk failed its last reload (the gateway keeps serving the previous, valid config either way). Off by default: one bad edit of a shared config would take every replica out of the load balancer at once.
    */
@@ -204,6 +205,23 @@ export interface UpstreamLimitsConfig {
    * Largest media file an upstream hands back to download (a generated image or video), in bytes: 1 GiB.
    */
   download_bytes?: number;
+}
+/**
+ * Calls to the API (/api/...) from web pages on other origins (a browser app using the openai, Anthropic or Gemini SDK, or fetch, with a key it holds). Unset: no CORS headers at all, and a browser refuses every such call. A key in a page is readable by its users: give browsers sandbox or narrow keys (docs/security.md). The admin API, the console, /metrics and the probes never answer other origins. Changed by a reload.
+ */
+export interface CorsConfig {
+  /**
+   * Origins whose pages may call the API, as browsers send them: scheme://host[:port] (https://app.example.com, http://localhost:5173), no path; https://*.example.com for any subdomain; "*" for every origin. Others get no CORS headers, and their preflight a 403. Empty: as unset.
+   */
+  allow_origins: string[];
+  /**
+   * Request headers pages may send beyond those the SDKs send (authorization, x-api-key, x-goog-api-key, content-type, anthropic-*, openai-*, x-stainless-*, x-goog-*, x-mg-*, mcp-*, idempotency-key, x-request-id, traceparent...): a header your own plugins read.
+   */
+  allow_headers?: string[];
+  /**
+   * How long a browser may keep a preflight's answer (Access-Control-Max-Age), in seconds; browsers cap it (Chromium at 7200).
+   */
+  max_age_s?: number;
 }
 /**
  * Downloads of URLs that clients send (image seeds, image parts inlined for providers that need bytes): https only, never to loopback, private, link-local or metadata addresses unless the host is allowed here.
