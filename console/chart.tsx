@@ -5,6 +5,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { tickLabels, yRange } from "./chart-scale.ts";
 import { lonePoints } from "./lone-points.ts";
+import { utcDay, whenUtc } from "./dates.ts";
 
 export const PALETTE = ["#2f6fde", "#e3872d", "#3a9c5b", "#c9463d", "#8a5cc2", "#1f9aa8", "#b5883a", "#d0609b", "#5c6b7a", "#7fa33a"];
 
@@ -29,6 +30,11 @@ export interface TimeChartProps {
   height?: number;
   /** The x range to show (seconds), whatever the data covers: e.g. a whole hour with one point in it. */
   xRange?: [number, number];
+  /**
+   * The x values are the ledger's UTC days or hours: the axis and the legend show them in UTC (a UTC day drawn in
+   * the browser's zone lands on the day before, west of Greenwich). Else the browser's time.
+   */
+  utc?: "day" | "hour";
   testId?: string;
 }
 
@@ -54,7 +60,9 @@ function options(p: TimeChartProps, width: number, original: () => (number | nul
   const fmt = p.format ?? ((v: number) => String(Math.round(v * 100) / 100));
   const bars = p.bars ? uPlot.paths.bars!({ size: [0.7, 60] }) : undefined;
   const order = orderOf(p);
-  const series: uPlot.Series[] = [{}];
+  const series: uPlot.Series[] = [p.utc === "day"
+    ? { label: "Day (UTC)", value: (_u, v) => (v === null ? "—" : utcDay(v * 1000)) }
+    : p.utc === "hour" ? { label: "Hour (UTC)", value: (_u, v) => (v === null ? "—" : whenUtc(v * 1000).slice(0, 16)) } : {}];
   for (const i of order) {
     const s = p.series[i]!;
     const color = s.color ?? PALETTE[i % PALETTE.length]!;
@@ -83,6 +91,7 @@ function options(p: TimeChartProps, width: number, original: () => (number | nul
     height: p.height ?? 180,
     series,
     ...(bands ? { bands } : {}),
+    ...(p.utc ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") } : {}),
     scales: { x: { time: true, range: (_u, min, max) => xRange() ?? (min === max ? [min - 300, max + 300] : [min, max]) }, y: { range: (_u, min, max) => yRange(min, max) } },
     axes: [{}, {
       values: (_u, vals) => tickLabels(vals, fmt),
@@ -101,7 +110,7 @@ export function TimeChart(p: TimeChartProps) {
   data.current = p.ys;
   const xRange = useRef(p.xRange);
   xRange.current = p.xRange;
-  const shape = `${p.series.map((s) => s.label).join("\u0000")}|${p.stacked}|${p.bars}|${p.height}`;
+  const shape = `${p.series.map((s) => s.label).join("\u0000")}|${p.stacked}|${p.bars}|${p.height}|${p.utc}`;
 
   useEffect(() => {
     const el = box.current!;

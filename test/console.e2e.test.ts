@@ -27,6 +27,11 @@ const ACME = testKey("consoleacme");
 const GLOBEX = testKey("consoleglobex");
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === "1" ? fileURLToPath(new URL("../docs/console/", import.meta.url)) : undefined;
 const run = promisify(execFile);
+/**
+ * The browser's time zone: 8 hours behind UTC in winter, so a console that takes the ledger's UTC days for local ones
+ * (or a date typed for a local day) is caught whatever the hour the test runs at.
+ */
+const ZONE = "America/Los_Angeles";
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: "user", content: "Hello there, console" }], max_tokens: 30, ...extra });
 
@@ -117,7 +122,7 @@ describe("operator console", () => {
   beforeAll(async () => {
     [flaky, steady] = await Promise.all([startFakeOpenAI(), startFakeOpenAI()]);
     gw = await startTestGateway(config(flaky.baseUrl, steady.baseUrl));
-    browser = await launchBrowser();
+    browser = await launchBrowser(undefined, { timezoneId: ZONE });
     browser.context.on("request", (r) => requested.push(r.url()));
     page = await browser.context.newPage();
     page.on("console", (m) => {
@@ -263,6 +268,26 @@ describe("operator console", () => {
     expect(budgetLines.slice(1).sort()).toEqual(budgets.projects.filter((p: any) => p.budget).map((p: any) => [p.project, "project", p.budget.period, p.budget.limit_usd, p.budget.spent_usd, p.budget.reserved_usd, p.budget.remaining_usd].join(",")).sort());
     await shot("spend");
 
+    // Per day, the ledger's days are UTC days, and the chart says so: the traffic's day is its UTC date, not the
+    // browser's (in Los Angeles, 00:00 UTC is 16:00 the day before).
+    const days = await admin("/usage?since=7d&group_by=project&bucket=day");
+    const trafficDay = days.rows.at(-1).bucket_start.slice(0, 10);
+    expect(await textOf('[data-testid="chart-spend"] figcaption')).toBe("Spend per day (UTC) by project (USD)");
+    const plot = (await page.locator('[data-testid="chart-spend"] .u-over').boundingBox())!;
+    await page.mouse.move(plot.x + plot.width - 2, plot.y + plot.height / 2);
+    await expect.poll(() => page.locator('[data-testid="chart-spend"] .u-legend .u-series').first().textContent()).toBe(`Day (UTC)${trafficDay}`);
+    await page.mouse.move(0, 0);
+    // Dates picked are UTC days too, as the CLI's and the API's: one day's spend is the API's for that day.
+    await page.selectOption('[data-testid="range"]', "custom");
+    expect(await textOf('[data-testid="range-zone"]')).toBe("UTC days");
+    await page.fill('[data-testid="from"]', trafficDay);
+    await page.fill('[data-testid="to"]', trafficDay);
+    const next = new Date(Date.parse(trafficDay) + 86_400_000).toISOString().slice(0, 10);
+    const oneDay = await admin(`/usage?since=${trafficDay}&until=${next}&group_by=project`);
+    expect(oneDay.total.requests).toBeGreaterThan(0);
+    await expect.poll(() => page.textContent('[data-testid="spend-range"]')).toBe(`${trafficDay} 00:00 UTC to ${next} 00:00 UTC: ${usd(oneDay.total.cost_usd)} over ${int(oneDay.total.requests)} requests`);
+    await page.selectOption('[data-testid="range"]', "7d");
+
     await page.click('[data-group="model"]');
     const byModel = await admin("/usage?since=7d&group_by=model");
     for (const r of byModel.rows) expect(await textOf(`[data-testid="spend-table"] tr[data-row="${r.group.model}"] td[data-col="cost_usd"]`)).toBe(usd(r.cost_usd));
@@ -294,17 +319,19 @@ describe("operator console", () => {
     await page.selectOption('[data-filter="streamed"]', "yes");
     await expect.poll(() => rows.count()).toBe(all.requests.filter((r: any) => r.ttft_ms !== null).length);
     await page.click('button:has-text("Clear")');
-    // A time range (the browser's local time): a day before the traffic holds none of it, up to now all of it.
-    const local = (ms: number) => {
+    // A time range (the browser's local time, which the page names): a day before the traffic holds none of it, up
+    // to now all of it.
+    const local = (ms: number) => page.evaluate((ms) => {
       const d = new Date(ms);
       const p = (n: number) => String(n).padStart(2, "0");
       return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
-    };
+    }, ms);
     await page.selectOption('[data-filter="since"]', "range");
-    await page.fill('[data-filter="from"]', local(Date.now() - 48 * 3_600_000));
-    await page.fill('[data-filter="to"]', local(Date.now() - 24 * 3_600_000));
+    expect(await textOf('[data-testid="range-zone"]')).toMatch(/your time \(UTC−0[78]:00\)/);
+    await page.fill('[data-filter="from"]', await local(Date.now() - 48 * 3_600_000));
+    await page.fill('[data-filter="to"]', await local(Date.now() - 24 * 3_600_000));
     await expect.poll(() => rows.count()).toBe(0);
-    await page.fill('[data-filter="to"]', local(Date.now() + 120_000));
+    await page.fill('[data-filter="to"]', await local(Date.now() + 120_000));
     await expect.poll(() => rows.count()).toBe(all.requests.length);
     await page.click('button:has-text("Clear")');
     await expect.poll(() => rows.count()).toBe(all.requests.length);
@@ -370,6 +397,9 @@ describe("operator console", () => {
     await page.fill('[data-testid="create-key"] [data-field="name"]', "made in the console");
     await page.fill('[data-testid="create-key"] [data-field="rpm"]', "60");
     await page.fill('[data-testid="create-key"] [data-field="budget"]', "1.50");
+    // An expiry date is a UTC day, as `keys new --expires` takes it; the form says when that is here.
+    await page.fill('[data-testid="create-key"] [data-field="expires"]', "2099-01-15");
+    expect(await textOf('[data-testid="expires-meaning"]')).toBe("stops working at 2099-01-15 00:00 UTC (2099-01-14 16:00 your time)");
     await page.click('[data-testid="create-submit"]');
     const key = await page.inputValue('[data-testid="new-key-value"]');
     expect(key).toMatch(/^mg_live_/);
@@ -379,7 +409,7 @@ describe("operator console", () => {
     await page.click('[data-testid="new-key-done"]');
     expect(await curlChat(key)).toBe("200");
     const made = (await admin("/keys/acme/console-made"));
-    expect(made).toMatchObject({ source: "api", status: "active", name: "made in the console", created_by: "ops", rate_limits: { rpm: 60 }, budget: { usd: "1.50", period: "month" } });
+    expect(made).toMatchObject({ source: "api", status: "active", name: "made in the console", created_by: "ops", rate_limits: { rpm: 60 }, budget: { usd: "1.50", period: "month" }, expires_at: "2099-01-15T00:00:00.000Z" });
 
     // The keys' CSV: the API's strings (the budget as its exact decimal and period, not a number read from it), and
     // no column for the buttons.
@@ -388,7 +418,7 @@ describe("operator console", () => {
     const keyLines = readFileSync((await keysCsv.path())!, "utf8").trim().split("\r\n");
     expect(keyLines[0]).toBe("Project,Id,Name,Source,Status,Ends with,Created,Expires,Last used,Limits,Budget");
     const madeLine = keyLines.find((l) => l.startsWith("acme,console-made,"));
-    expect(madeLine).toMatch(new RegExp(`^acme,console-made,made in the console,api,active,${made.hint},${made.created_at},,[^,]*,60 rpm,1\\.50 / month$`));
+    expect(madeLine).toMatch(new RegExp(`^acme,console-made,made in the console,api,active,${made.hint},${made.created_at},${made.expires_at},[^,]*,60 rpm,1\\.50 / month$`));
 
     // Rotate: the new key works at once, the old one for the overlap.
     const row = (id: string) => `[data-testid="keys-table"] tr[data-row="acme/${id}"]`;

@@ -8,6 +8,7 @@ import { session } from "../session.ts";
 import { Table, type Column } from "../table.tsx";
 import { ago, usd, when } from "../format.ts";
 import { Copy } from "../copy.tsx";
+import { expiryMeaning, expiryOf } from "../dates.ts";
 import type { ConfigLoaded, KeyView } from "../types.ts";
 
 interface Created {
@@ -49,7 +50,7 @@ function CreateForm({ projects, canWrite, onCreated }: { projects: string[]; can
       ...(f.id.trim() ? { id: f.id.trim() } : {}),
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
       ...(f.sandbox ? { sandbox: true } : {}),
-      ...(f.expires ? { expires_at: new Date(f.expires).toISOString() } : {}),
+      ...(f.expires ? { expires_at: expiryOf(f.expires) } : {}),
       ...(Object.keys(limits).length ? { rate_limits: limits } : {}),
       ...(f.budget.trim() ? { budget: { usd: f.budget.trim(), period: f.period } } : {}),
     };
@@ -72,7 +73,8 @@ function CreateForm({ projects, canWrite, onCreated }: { projects: string[]; can
         <label>Project <select value={f.project || projects[0]} onChange={set("project")} data-field="project">{projects.map((p) => <option key={p} value={p}>{p}</option>)}</select></label>
         <label>Id <input value={f.id} onInput={set("id")} placeholder="generated" pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}" maxLength={64} data-field="id" /></label>
         <label>Name <input value={f.name} onInput={set("name")} placeholder="optional" data-field="name" /></label>
-        <label>Expires <input type="date" value={f.expires} onInput={set("expires")} data-field="expires" /></label>
+        <label>Expires (a UTC day) <input type="date" value={f.expires} onInput={set("expires")} data-field="expires" /></label>
+        {f.expires ? <span class="muted small" data-testid="expires-meaning">{expiryMeaning(f.expires)}</span> : null}
         <label>Requests/min <input type="number" min="1" value={f.rpm} onInput={set("rpm")} data-field="rpm" /></label>
         <label>Tokens/min <input type="number" min="1" value={f.tpm} onInput={set("tpm")} data-field="tpm" /></label>
         <label>Budget USD <input value={f.budget} onInput={set("budget")} placeholder="none" inputMode="decimal" data-field="budget" /></label>

@@ -115,7 +115,9 @@ function UsageCharts() {
       cost: [pick((r) => Number(r.cost_usd))],
     };
   }, [data, bucket]);
-  const per = bucket === "hour" ? "hour" : "day";
+  // Days are the ledger's UTC days, and say so; hours are shown in the browser's time.
+  const per = bucket === "hour" ? "hour" : "day (UTC)";
+  const utc = bucket === "day" ? "day" : undefined;
   return (
     <section>
       <h2>
@@ -127,9 +129,9 @@ function UsageCharts() {
       {error ? <p class="error">{error}</p> : null}
       {c ? (
         <div class="grid">
-          <TimeChart testId="chart-ledger-requests" title={`Requests per ${per}`} x={c.x} ys={c.requests} stacked bars series={[{ label: "ok", color: "#3a9c5b" }, { label: "errors", color: "#c9463d" }]} format={int} />
-          <TimeChart testId="chart-ledger-tokens" title={`Tokens per ${per}`} x={c.x} ys={c.tokens} stacked bars series={[{ label: "input", color: "#5c6b7a" }, { label: "output", color: "#e3872d" }]} format={int} />
-          <TimeChart testId="chart-ledger-spend" title={`Spend per ${per} (USD)`} x={c.x} ys={c.cost} bars series={[{ label: "spend", color: "#2f6fde" }]} format={(v) => `$${v < 1 ? v.toPrecision(3) : v.toFixed(2)}`} />
+          <TimeChart testId="chart-ledger-requests" utc={utc} title={`Requests per ${per}`} x={c.x} ys={c.requests} stacked bars series={[{ label: "ok", color: "#3a9c5b" }, { label: "errors", color: "#c9463d" }]} format={int} />
+          <TimeChart testId="chart-ledger-tokens" utc={utc} title={`Tokens per ${per}`} x={c.x} ys={c.tokens} stacked bars series={[{ label: "input", color: "#5c6b7a" }, { label: "output", color: "#e3872d" }]} format={int} />
+          <TimeChart testId="chart-ledger-spend" utc={utc} title={`Spend (USD) per ${per}`} x={c.x} ys={c.cost} bars series={[{ label: "spend", color: "#2f6fde" }]} format={(v) => `$${v < 1 ? v.toPrecision(3) : v.toFixed(2)}`} />
         </div>
       ) : <p class="muted">Loading…</p>}
     </section>

@@ -8,6 +8,7 @@ import { Table, type Column } from "../table.tsx";
 import { int, ms, usd, when } from "../format.ts";
 import type { ConfigLoaded, RequestPage, RequestRecord } from "../types.ts";
 import { Copy } from "../copy.tsx";
+import { zoneOffset } from "../dates.ts";
 
 const ENDPOINTS = ["chat", "messages", "responses", "embeddings", "rerank", "images", "videos", "count_tokens", "mcp_tool", "responses_mcp_tool"];
 
@@ -148,6 +149,7 @@ function FilterBar({ f, set, loaded }: { f: Filters; set: (f: Filters) => void; 
         <>
           <input type="datetime-local" value={f.from} onChange={on("from")} data-filter="from" aria-label="from" />
           <input type="datetime-local" value={f.to} onChange={on("to")} data-filter="to" aria-label="to" />
+          <span class="muted small" data-testid="range-zone">your time ({zoneOffset()})</span>
         </>
       ) : null}
       <button type="button" class="small" onClick={() => set(NONE)}>Clear</button>

@@ -9,6 +9,7 @@ import { Table, type Column } from "../table.tsx";
 import { int, usd, when } from "../format.ts";
 import type { BudgetState, Budgets, Usage, UsageRow } from "../types.ts";
 import { bucketStarts } from "../buckets.ts";
+import { whenUtc } from "../dates.ts";
 
 const GROUPS = {
   project: { label: "Project", by: "project" },
@@ -48,6 +49,7 @@ function RangePicker({ value, onChange }: { value: Range; onChange: (r: Range) =
           <input type="date" value={day(value.since)} onChange={(e) => onChange({ ...value, since: (e.target as HTMLInputElement).value })} data-testid="from" />
           <span>to</span>
           <input type="date" value={day(value.until)} onChange={(e) => onChange({ ...value, until: (e.target as HTMLInputElement).value })} data-testid="to" />
+          <span class="muted small" data-testid="range-zone">UTC days</span>
         </>
       ) : null}
     </span>
@@ -62,7 +64,7 @@ const spanMs = (r: Range) => {
   return (r.until ? Date.parse(r.until) + 86_400_000 : Date.now()) - Date.parse(r.since);
 };
 
-function SpendChart({ bucketed, totals, group, bucket }: { bucketed: Usage; totals: UsageRow[]; group: Group; bucket: "hour" | "day" }) {
+function SpendChart({ bucketed, totals, group, bucket, utc }: { bucketed: Usage; totals: UsageRow[]; group: Group; bucket: "hour" | "day"; utc: boolean }) {
   const c = useMemo(() => {
     const ranked = [...totals].sort((a, b) => Number(b.cost_usd) - Number(a.cost_usd)).map((r) => nameOf(group, r));
     const shown = ranked.slice(0, TOP);
@@ -78,7 +80,7 @@ function SpendChart({ bucketed, totals, group, bucket }: { bucketed: Usage; tota
     }
     return { x: starts.map((t) => t / 1000), ys, series: [...shown, ...(other ? ["other"] : [])].map((label, i) => ({ label, color: label === "other" ? "#9aa5b1" : PALETTE[i % PALETTE.length] })) };
   }, [bucketed, totals, group, bucket]);
-  return <TimeChart testId="chart-spend" title={`Spend per ${bucket} by ${GROUPS[group].label.toLowerCase()} (USD)`} x={c.x} ys={c.ys} series={c.series} stacked bars height={240} format={(v) => `$${v < 1 ? v.toPrecision(3) : v.toFixed(2)}`} />;
+  return <TimeChart testId="chart-spend" utc={utc ? bucket : undefined} title={`Spend per ${bucket}${utc ? " (UTC)" : ""} by ${GROUPS[group].label.toLowerCase()} (USD)`} x={c.x} ys={c.ys} series={c.series} stacked bars height={240} format={(v) => `$${v < 1 ? v.toPrecision(3) : v.toFixed(2)}`} />;
 }
 
 function BudgetBar({ b }: { b: BudgetState }) {
@@ -101,7 +103,7 @@ function BudgetTable() {
   const columns: Column<(typeof rows)[number]>[] = [
     { key: "id", label: "Budget of" },
     { key: "scope", label: "Scope" },
-    { key: "period", label: "Period", sort: (r) => r.b.period, render: (r) => <span title={`from ${when(r.b.period_start)}${r.b.resets_at ? `, resets ${when(r.b.resets_at)}` : ""}`}>{r.b.period}</span> },
+    { key: "period", label: "Period", sort: (r) => r.b.period, render: (r) => <span title={`from ${whenUtc(r.b.period_start)}${r.b.resets_at ? `, resets ${whenUtc(r.b.resets_at)}` : ""}`}>{r.b.period}</span> },
     { key: "limit", label: "Limit", num: true, sort: (r) => Number(r.b.limit_usd), csv: (r) => r.b.limit_usd, render: (r) => usd(r.b.limit_usd) },
     { key: "used", label: "Used", num: true, sort: (r) => Number(r.b.spent_usd), csv: (r) => r.b.spent_usd, render: (r) => usd(r.b.spent_usd) },
     { key: "reserved", label: "Reserved", num: true, sort: (r) => Number(r.b.reserved_usd), csv: (r) => r.b.reserved_usd, render: (r) => usd(r.b.reserved_usd) },
@@ -110,7 +112,7 @@ function BudgetTable() {
   ];
   return (
     <section>
-      <h2>Budgets <span class="muted small">this period, as the budget plugin counts it</span></h2>
+      <h2>Budgets <span class="muted small">this period (UTC days, weeks from Monday, months), as the budget plugin counts it</span></h2>
       {error ? <p class="error">{error}</p> : null}
       <Table testId="budgets" columns={columns} rows={rows} rowKey={(r) => `${r.scope}:${r.id}`} initialSort={{ key: "bar", desc: true }} csvName="budgets.csv" empty={data ? "No project or key has a budget" : "Loading…"} />
     </section>
@@ -122,6 +124,10 @@ export function Spend() {
   const [group, setGroup] = useState<Group>("project");
   const [sandbox, setSandbox] = useState(false);
   const bucket = spanMs(range) <= 2 * 86_400_000 ? "hour" : "day";
+  // Days (and dates picked) are UTC days, as the CLI's and the API's: the range, its chart and its dates in UTC. A
+  // span back from now in hours is shown in the browser's time.
+  const utc = bucket === "day" || range.until !== undefined;
+  const at = utc ? whenUtc : (t: string) => when(t).slice(0, 16);
   const common = { since: range.since, until: untilOf(range), group_by: GROUPS[group].by, include_sandbox: sandbox || undefined };
   const { data, error } = usePoll(
     (signal) => Promise.all([api<Usage>(`/usage${qs({ ...common, bucket })}`, { signal }), api<Usage>(`/usage${qs(common)}`, { signal })]),
@@ -151,8 +157,8 @@ export function Spend() {
           </span>
         </h2>
         {error ? <p class="error">{error}</p> : null}
-        {totals ? <p class="muted" data-testid="spend-range">{when(totals.since)} to {when(totals.until)}: <strong data-testid="spend-total">{usd(totals.total.cost_usd)}</strong> over <span data-testid="spend-requests">{int(totals.total.requests)}</span> requests</p> : null}
-        {bucketed && totals ? <SpendChart bucketed={bucketed} totals={totals.rows} group={group} bucket={bucket} /> : <p class="muted">Loading…</p>}
+        {totals ? <p class="muted" data-testid="spend-range">{at(totals.since)} to {at(totals.until)}: <strong data-testid="spend-total">{usd(totals.total.cost_usd)}</strong> over <span data-testid="spend-requests">{int(totals.total.requests)}</span> requests</p> : null}
+        {bucketed && totals ? <SpendChart bucketed={bucketed} totals={totals.rows} group={group} bucket={bucket} utc={utc} /> : <p class="muted">Loading…</p>}
         <Table
           testId="spend-table"
           columns={columns}

@@ -14,12 +14,14 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(viewport = { width: 1400, height: 1000 }): Promise<TestBrowser> {
+/** `timezoneId`: the browser's time zone (an IANA name), else this machine's. */
+export async function launchBrowser(viewport = { width: 1400, height: 1000 }, opts: { timezoneId?: string } = {}): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), "mg-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
     timeout: 30_000,
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
