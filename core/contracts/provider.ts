@@ -90,6 +90,11 @@ export interface ProviderDriver {
   messages?: Operation;
   /** OpenAI Responses API, native (the client's body in, the upstream's response or named events out); used only for targets with nativeResponses. */
   responses?: Operation;
+  /**
+   * DELETE {base_url}/responses/{id}: forget a response the upstream stored when it served it natively. Resolves true
+   * when deleted, false when the upstream holds no such response; throws the upstream's failure otherwise.
+   */
+  deleteResponse?(id: string, target: Target, signal: AbortSignal): Promise<boolean>;
   /** Gemini generateContent / streamGenerateContent: a Gemini body in, Gemini JSON or SSE events out (reached through a translator). */
   generateContent?: Operation;
   streamGenerateContent?: Operation;

@@ -9,6 +9,7 @@ import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
 import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
 import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../responses/conversation-limit.ts";
+import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
@@ -156,6 +157,9 @@ export async function responsesStateTerminal(ctx: GatewayContext): Promise<void>
   const path = ctx.path.split("?")[0]!.replace(/\/+$/, "");
   if (ctx.method === "DELETE") {
     const id = ctx.params.id ?? "";
+    // A response served natively has a copy at its upstream: that goes first (core/responses/upstream-delete.ts).
+    const rec = await lookup(ctx);
+    if (rec.native) await deleteUpstreamCopy(ctx, rec);
     if (!(await ctx.gateway.store.responses.delete(ctx.auth?.projectId ?? "", id, Date.now()))) throw notFound(id);
     ctx.response = { kind: "json", status: 200, body: { id, object: "response.deleted", deleted: true } };
     return;
@@ -191,7 +195,7 @@ export const responsesStateEndpoints: EndpointSpec[] = [
     ...base,
     method: "DELETE",
     route: "/api/v1/responses/:id",
-    openapi: { operationId: "delete_response", summary: "Delete a stored response", responseSchema: "ResponseDeleted", tag: "Inference" },
+    openapi: { operationId: "delete_response", summary: "Delete a stored response (one served natively: the upstream's copy first; 502 while that fails)", responseSchema: "ResponseDeleted", tag: "Inference" },
   },
   {
     ...base,

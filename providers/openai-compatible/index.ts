@@ -11,7 +11,7 @@ import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
-import { openaiResponses } from "./responses.ts";
+import { deleteOpenAIResponse, openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
 import { genAiProviderOf } from "./host-conventions.ts";
 
@@ -41,7 +41,10 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       return { kind: "json", headers, body: json };
     },
     // Not on Azure: its /responses is not under the deployment path (see responses.ts).
-    ...(config.flavor === "azure" ? {} : { responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call) }),
+    ...(config.flavor === "azure" ? {} : {
+      responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call),
+      deleteResponse: (id: string, target: Target, signal: AbortSignal) => deleteOpenAIResponse(client, config, name, id, target, signal),
+    }),
     // Azure has no /moderations (its content filters are a service of their own).
     ...(config.flavor === "azure" ? {} : { moderations: (body: any, target: Target, call: CallOptions) => openaiModerations(client, config, name, body, target, call) }),
     countTokens: (body, target, call) => openaiCountTokens(body, target, name, call.signal),

@@ -2,7 +2,8 @@
 // the client's body as is — built-in tools, include, unknown fields and all — with only the model id replaced and the
 // gateway's own providerOptions removed. Errors map exactly as chat's (providers/http.ts). Azure's deployment-scoped
 // URLs have no /responses (it lives at /openai/responses or /openai/v1/responses there), so the driver does not
-// offer this op for the azure flavor: Azure targets stay on translation.
+// offer this op for the azure flavor: Azure targets stay on translation. DELETE /responses/{id} forgets the upstream's
+// copy of a response it served natively (the gateway's DELETE of that id forwards it).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { failFromResponse, type UpstreamClient, type UpstreamRequest } from "../http.ts";
@@ -27,4 +28,17 @@ export async function openaiResponses(
   const json = await bodyJson(name, res, call.signal);
   if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
   return { kind: "json", body: json };
+}
+
+/** DELETE {base_url}/responses/{id}: OpenAI's copy of a response it served natively (true: deleted, false: not there). */
+export async function deleteOpenAIResponse(client: UpstreamClient, config: ProviderConfig, name: string, id: string, target: Target, signal: AbortSignal): Promise<boolean> {
+  const req: UpstreamRequest = { method: "DELETE", url: endpointUrl(config, target, `/responses/${encodeURIComponent(id)}`), headers: authHeaders(config, target) };
+  const res = await client.send(req, signal, target.timeoutMs);
+  if (res.status === 404) {
+    await res.body.dump();
+    return false;
+  }
+  if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
+  await res.body.dump();
+  return true;
 }

@@ -1,0 +1,38 @@
+// DELETE /responses/{id} of a response an upstream served natively: that upstream keeps a copy of its own (OpenAI,
+// for its own retention), which the client's delete must reach too, with the credentials that made it: the
+// project's own key for that provider when it has one (routing always uses that one then), else the gateway's.
+// The gateway's record goes only once the upstream's copy is gone (or the upstream says it holds none): a failure is
+// a 502 and the record stays, so the client's retry forwards the delete again.
+import { DO_NOT_RETRY, GatewayError } from "../errors.ts";
+import { byokDriver } from "../byok-drivers.ts";
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { Target } from "../contracts/provider.ts";
+import type { ResponseRecord } from "../store/responses-types.ts";
+
+export async function deleteUpstreamCopy(ctx: GatewayContext, rec: ResponseRecord): Promise<void> {
+  const own = ctx.auth?.project.config.providers?.[rec.provider];
+  const byok = own && typeof own.api_key === "string" && own.api_key !== "" ? own : undefined;
+  const target: Target = { modelId: rec.model, provider: rec.provider, upstreamModel: "", pricing: {} };
+  if (byok) {
+    target.credentials = { apiKey: byok.api_key, ...(byok.base_url ? { baseUrl: byok.base_url } : {}) };
+    if (byok.timeout_ms !== undefined) target.timeoutMs = byok.timeout_ms;
+  }
+  const driver = ctx.drivers.get(rec.provider) ?? (byok ? byokDriver(ctx, rec.provider) : undefined);
+  if (!driver?.deleteResponse) {
+    // The provider that served it is gone from the config: nothing here can reach its copy any more.
+    ctx.gateway.log.warn("deleting a stored response: the provider that served it natively is not configured, so its copy there was not deleted", {
+      requestId: ctx.requestId, response: rec.id, provider: rec.provider,
+    });
+    return;
+  }
+  try {
+    await driver.deleteResponse(rec.id, target, ctx.signal);
+  } catch (e) {
+    const cause = e instanceof GatewayError ? e : undefined;
+    const retryable = cause?.retryable ?? true;
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Response "${rec.id}" was not deleted: deleting the copy provider ${rec.provider} keeps of it failed (${cause?.message ?? String(e)}); it is kept here until that succeeds`, {
+      retryable, retryAfter: cause?.retryAfter, ...(retryable ? {} : { headers: DO_NOT_RETRY }), cause: e,
+      details: { response_id: rec.id, provider: rec.provider, ...(cause?.details?.upstream_error ? { upstream_error: cause.details.upstream_error } : {}) },
+    });
+  }
+}
