@@ -1,7 +1,7 @@
 // The operator's command line, run as a real process.
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createHash } from "node:crypto";
@@ -142,6 +142,28 @@ describe("model-gateway check", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`${file}:2:`);
     expect(r.stdout).toContain("plugin request-tagger options.header: must match pattern");
+  });
+
+  it("loads the docs' TypeScript example copied beside a gateway.yaml outside the repository, whatever package.json is around it", () => {
+    const example = readFileSync(resolve("docs/examples/request-tagger.ts"), "utf8");
+    const config = "store: { kind: memory }\nplugins:\n  request-tagger: { module: ./ex/request-tagger.ts, options: { header: x-team, value: search } }\npipeline: [auth, request-tagger, router]\n";
+    // No package.json at all (the temp folder's parents have none), and a deployment's package.json that names no type.
+    for (const pkg of [undefined, `{ "name": "deployment" }`]) {
+      const file = tmpConfig(config, pkg ? { "package.json": pkg } : {});
+      mkdirSync(join(dirname(file), "ex"));
+      writeFileSync(join(dirname(file), "ex", "request-tagger.ts"), example);
+      const r = run(["check", file]);
+      // Before: "Cannot require() ES Module .../ex/request-tagger.ts in a cycle" (tsx took the file for CommonJS).
+      expect(r.stdout, pkg ?? "no package.json").toContain(`${file}: ok`);
+      expect(r.status).toBe(0);
+    }
+    // A package that says "type": "commonjs": the file is CommonJS, as it asked, and the problem says what to change.
+    const file = tmpConfig(config, { "package.json": `{ "name": "deployment", "type": "commonjs" }` });
+    mkdirSync(join(dirname(file), "ex"));
+    writeFileSync(join(dirname(file), "ex", "request-tagger.ts"), example);
+    const r = run(["check", file]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`it was loaded as CommonJS (a package.json above it says "type": "commonjs"): write it as an ES module, named .mts or .mjs, or set "type": "module" in that package.json`);
   });
 });
 

@@ -13,5 +13,13 @@ export function beforePluginImport(fn: () => Promise<void>): void {
 
 export async function importPluginModule(url: string): Promise<Record<string, any>> {
   if (prepare) await (prepared ??= prepare());
-  return import(url);
+  try {
+    return await import(url);
+  } catch (err) {
+    // An ES module (ours: model-gateway/plugin) required from a plugin that was loaded as CommonJS. Node's message
+    // speaks of a cycle and lazy loading; what the author can change is the plugin's module type.
+    if ((err as { code?: unknown })?.code !== "ERR_REQUIRE_CYCLE_MODULE") throw err;
+    const hint = `it was loaded as CommonJS (a package.json above it says "type": "commonjs"): write it as an ES module, named .mts or .mjs, or set "type": "module" in that package.json`;
+    throw new Error(`${(err as Error).message.split(". ")[0]}: ${hint}`, { cause: err });
+  }
 }
