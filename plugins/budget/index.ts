@@ -26,7 +26,7 @@ import type { KeyBudget } from "../../core/generated/types/gateway.ts";
 import { keyScope } from "../../core/store/key-budget.ts";
 import { meterFor, type BudgetHold } from "../../core/metering/meter.ts";
 import type { Store } from "../../core/store/types.ts";
-import { worstCasePico } from "./worst-case.ts";
+import { worstCase, type WorstCase } from "./worst-case.ts";
 import { budgetRefusal } from "./refusal.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
@@ -104,22 +104,22 @@ export default definePlugin({
       // Never billed: no reservation, only the check that the budget is not used up.
       for (const s of scopes) {
         const spent = await store.spent(s.scope, s.window.key, s.window.start);
-        if (spent >= s.limitPico) throw s.exceeded(ctx, spent, 0n, 0n);
+        if (spent >= s.limitPico) throw s.exceeded(ctx, spent, 0n, { pico: 0n });
       }
       return next();
     }
     // Web search without a limit of its own gets one, so the reservation is a true ceiling (the upstream enforces it).
     const searches = ctx.endpoint === "messages" || ctx.endpoint === "responses" || ctx.endpoint === "chat" ? boundWebSearches(ctx.body, ctx.endpoint) : 0;
-    const amountPico = worstCasePico(ctx, searches);
+    const worst = worstCase(ctx, searches);
     const leaseMs = leaseMsOf(ctx);
     let holds: Holds | undefined;
     if (ctx.endpoint === "videos" && (await videoKeyTaken(ctx))) {
       ctx.reserveForNewJob = () => {
         ctx.reserveForNewJob = undefined;
-        return reserve(ctx, scopes, amountPico, leaseMs, Date.now()).then(() => {});
+        return reserve(ctx, scopes, worst, leaseMs, Date.now()).then(() => {});
       };
     } else {
-      holds = await reserve(ctx, scopes, amountPico, leaseMs, now);
+      holds = await reserve(ctx, scopes, worst, leaseMs, now);
     }
     // Settles through the ledger write (usage-metering usually did it already; commit runs once). Settled holds leave
     // the renewal here; those a video job carries on are settled by it and dropped at the next sweep.
@@ -150,16 +150,17 @@ export default definePlugin({
   },
 });
 
-/** Hold `amountPico` on every scope for this request (ctx.budget), or none and the scope's 402. */
-async function reserve(ctx: GatewayContext, scopes: Scope[], amountPico: bigint, leaseMs: number, at: number): Promise<Holds> {
+/** Hold the worst case on every scope for this request (ctx.budget), or none and the scope's 402. */
+async function reserve(ctx: GatewayContext, scopes: Scope[], worst: WorstCase, leaseMs: number, at: number): Promise<Holds> {
   const store = ctx.gateway.store;
+  const amountPico = worst.pico;
   const held: Settlement[] = [];
   try {
     for (const s of scopes) {
       // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
       const r = await store.reserve(
         { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, at);
-      if (!r.ok) throw s.exceeded(ctx, r.spentPico, r.reservedPico, amountPico);
+      if (!r.ok) throw s.exceeded(ctx, r.spentPico, r.reservedPico, worst);
       held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
     }
   } catch (err) {
@@ -242,7 +243,7 @@ interface Scope {
   at: number;
   window: { key: string; start: number };
   limitPico: bigint;
-  exceeded(ctx: GatewayContext, spent: bigint, reserved: bigint, amount: bigint): GatewayError;
+  exceeded(ctx: GatewayContext, spent: bigint, reserved: bigint, worst: WorstCase): GatewayError;
 }
 
 function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, project = scope): Scope {
@@ -253,7 +254,9 @@ function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, 
   const limit = limitPico;
   return {
     scope, at: now, window, limitPico: limit,
-    exceeded: (ctx, spentPico, reservedPico, amountPico) =>
-      budgetRefusal({ project, key: keyId, usd: budget.usd, period, periodStart: window.start, limitPico: limit, spentPico, reservedPico, amountPico }, ctx),
+    exceeded: (ctx, spentPico, reservedPico, worst) => budgetRefusal({
+      project, key: keyId, usd: budget.usd, period, periodStart: window.start, limitPico: limit, spentPico, reservedPico, amountPico: worst.pico,
+      withoutOutputPico: worst.withoutOutputPico, webSearches: worst.webSearches,
+    }, ctx),
   };
 }

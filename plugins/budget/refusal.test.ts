@@ -13,8 +13,9 @@ describe("a budget refusal", () => {
   let gw: TestGateway;
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    // openai/gpt-4o: $0.00002 per output token, 100 at most: a request's worst case is ~$0.003, three times the budget.
-    gw = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "0.001", period: "month" } }, other: { budget: { usd: "0.001", period: "month" } } }));
+    // openai/gpt-4o: $0.00002 per output token, 100 at most, and $0.00001 per input token: a short request's worst
+    // case is ~$0.003 (~$0.001 of it input), over the $0.002 budget, which fewer output tokens would fit.
+    gw = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "0.002", period: "month" } }, other: { budget: { usd: "0.001", period: "month" } } }));
   });
   afterAll(async () => {
     await gw?.close();
@@ -22,7 +23,7 @@ describe("a budget refusal", () => {
   });
 
   const tooLarge = (hint: string) =>
-    new RegExp(`^Project "acme" has \\$0\\.001 left of its monthly budget of \\$0\\.001 \\(spent \\$0\\), less than this request may cost \\(\\$(0\\.00\\d+) at most\\): ${hint.replace(/[.()]/g, "\\$&")} or raise the budget$`);
+    new RegExp(`^Project "acme" has \\$0\\.002 left of its monthly budget of \\$0\\.002 \\(spent \\$0\\), less than this request may cost \\(\\$(0\\.00\\d+) at most\\): ${hint.replace(/[.()]/g, "\\$&")} or raise the budget$`);
 
   /** The refusal's message and details, after checking what every such refusal carries. */
   function refusal(r: { status: number; json: any; headers: Headers }, hint: string) {
@@ -30,7 +31,7 @@ describe("a budget refusal", () => {
     const { message, details } = r.json.error;
     expect(message).toMatch(tooLarge(hint));
     expect(message).not.toContain("has reached");
-    expect(details).toMatchObject({ project: "acme", budget_usd: "0.001", spent_usd: "0", available_usd: "0.001", reason: "request_max_over_available" });
+    expect(details).toMatchObject({ project: "acme", budget_usd: "0.002", spent_usd: "0", available_usd: "0.002", reason: "request_max_over_available" });
     expect(message).toContain(`($${details.request_max_usd} at most)`);
     expect(r.headers.get("x-should-retry")).toBeNull(); // asking again for as much never fits
     return r;
@@ -65,6 +66,68 @@ describe("a budget refusal", () => {
     const r = await postJson(`${gw.url}/api/v1beta/models/openai/gpt-4o:generateContent`, body, auth());
     expect(r.status).toBe(402);
     expect(r.json.error.message).toMatch(tooLarge("lower generationConfig.maxOutputTokens"));
+  });
+
+  // The review: a request whose worst case is almost all reserved input (a Responses continuation reserving up to the
+  // context window, media by URL) was told "lower max_tokens" even at max_tokens 1, which cannot make it fit. It is
+  // told what the input is and to raise the budget, with a reason of its own; the output field is named only when
+  // lowering it could make the request fit.
+  /** The refusal of a request whose input alone is over what is left; returns its message. */
+  function inputRefusal(r: { status: number; json: any; headers: Headers }, field: string, why: RegExp, advice: string) {
+    expect(r.status).toBe(402);
+    const { message, details } = r.json.error;
+    expect(details).toMatchObject({ project: "acme", available_usd: "0.002", reason: "request_input_over_available" });
+    expect(message).toMatch(/^Project "acme" has \$0\.002 left of its monthly budget of \$0\.002 \(spent \$0\), less than this request may cost \(\$[\d.]+ at most\)/);
+    expect(message).toContain(`($${details.request_max_usd} at most)`);
+    expect(message).toContain(`$${details.input_max_usd} of it for input`);
+    expect(Number(details.input_max_usd)).toBeGreaterThanOrEqual(Number(details.available_usd));
+    expect(message).toMatch(why);
+    expect(message).not.toContain(field);
+    expect(message.endsWith(advice)).toBe(true);
+    expect(r.headers.get("x-should-retry")).toBeNull();
+    return message as string;
+  }
+
+  it("a Responses continuation at max_output_tokens 16: told its previous turns are reserved, not to lower max_output_tokens", async () => {
+    const body = { model: "openai/gpt-4o", previous_response_id: "resp_earlier", input: "And then?", max_output_tokens: 16 };
+    const r = await postJson(`${gw.baseURL}/responses`, body, auth());
+    inputRefusal(r, "max_output_tokens", /: it continues a stored conversation \(previous_response_id\), so its input is reserved up to the model's context window; /, "raise the budget");
+    expect(r.json.error.details.reserved_input).toEqual(["stored_conversation"]);
+  });
+
+  it("chat naming an image by URL at max_tokens 1: told the media is reserved, not to lower max_tokens", async () => {
+    const body = chat("openai/gpt-4o", { max_tokens: 1, messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] });
+    const r = await postJson(`${gw.baseURL}/chat/completions`, body, auth());
+    inputRefusal(r, "max_tokens", /: it names media or files the upstream fetches by URL or file id \(inline base64 media would count by its size\), so its input is reserved up to the model's context window; /, "raise the budget");
+    expect(r.json.error.details.reserved_input).toEqual(["media_by_reference"]);
+  });
+
+  it("a Responses request with a server tool: told its results are reserved as input", async () => {
+    const body = { model: "openai/gpt-4o", input: "Look it up", tools: [{ type: "web_search" }], max_output_tokens: 16 };
+    const r = await postJson(`${gw.baseURL}/responses`, body, auth());
+    inputRefusal(r, "max_output_tokens", /: it enables server tools \(their results count as input\), so its input is reserved up to the model's context window; /, "raise the budget");
+    expect(r.json.error.details.reserved_input).toEqual(["server_tools"]);
+  });
+
+  it("a long message at max_tokens 1: told to send less input", async () => {
+    const r = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-4o", { max_tokens: 1, messages: [{ role: "user", content: "word ".repeat(100) }] }), auth());
+    inputRefusal(r, "max_tokens", /\$[\d.]+ of it for input: send less input/, "send less input or raise the budget");
+    expect(r.json.error.details.reserved_input).toEqual(["request_body"]);
+  });
+
+  it("still names the output field when lowering it could make the request fit, though the input is reserved too", async () => {
+    // gpt-4o-mini: input up to the context window is $0.001 (1000 x $0.000001), under the $0.0015 left; 1000 output
+    // tokens ($0.002) put the request over it, so fewer would fit.
+    const roomy = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "0.0015", period: "month" } } }));
+    try {
+      const body = { model: "openai/gpt-4o-mini", previous_response_id: "resp_earlier", input: "And then?", max_output_tokens: 1000 };
+      const r = await postJson(`${roomy.baseURL}/responses`, body, auth());
+      expect(r.status).toBe(402);
+      expect(r.json.error.details.reason).toBe("request_max_over_available");
+      expect(r.json.error.message).toMatch(/: lower max_output_tokens or raise the budget$/);
+    } finally {
+      await roomy.close();
+    }
   });
 
   it("still says the budget has been reached once the spend has used it up", async () => {

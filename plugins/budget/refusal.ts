@@ -1,12 +1,15 @@
 // The 402 a budgeted request gets, worded for what the user can do about it. Three cases differ:
 // - the spend has used the budget up ("has reached its monthly budget"): wait for the period, or raise it;
 // - this request's worst case does not fit in what is left (0.3 % spent, a large max_tokens): ask for less, or raise
-//   it — saying "has reached" then sent operators looking for a spent budget that was not;
+//   it — saying "has reached" then sent operators looking for a spent budget that was not. "Less" is the output
+//   limit only when lowering it could make the request fit; when its input alone is over what is left (a continued
+//   conversation or media by URL, reserved up to the context window) it is told what that input is instead;
 // - only other requests' holds are in the way: the refusal is transient, and the SDKs are told to retry.
 import { GatewayError } from "../../core/errors.ts";
 import { picoToUsd } from "../../core/money/money.ts";
 import type { Period } from "../../core/store/types.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { reservedInputs, type ReservedInput } from "./unbounded-input.ts";
 
 /** The period as the 402 message names it ("daily", not "dayly"). */
 const ADJECTIVE: Record<Period, string> = { day: "daily", week: "weekly", month: "monthly", total: "total" };
@@ -39,6 +42,10 @@ export interface Refused {
   reservedPico: bigint;
   /** This request's worst case (0 for count_tokens, which reserves nothing). */
   amountPico: bigint;
+  /** A generation's worst case without output (worst-case.ts): what no output limit can lower. */
+  withoutOutputPico?: bigint;
+  /** Web searches reserved, counted in withoutOutputPico. */
+  webSearches?: number;
 }
 
 /**
@@ -67,6 +74,31 @@ export function lowerHint(endpoint: string, body: Record<string, unknown> | unde
   }
 }
 
+/** What each reserved input is, as the refusal says it (`by`: the field a stored conversation is continued by). */
+function inputWords(kind: Exclude<ReservedInput, "request_body">, by: string | undefined): string {
+  switch (kind) {
+    case "stored_conversation": return `continues a stored conversation (${by})`;
+    case "stored_prompt": return "names a stored prompt (prompt)";
+    case "server_tools": return "enables server tools (their results count as input)";
+    case "media_by_reference": return "names media or files the upstream fetches by URL or file id (inline base64 media would count by its size)";
+  }
+}
+
+/** "a", "a and b", "a, b and c". */
+const list = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+
+/**
+ * Why a request whose input alone is over what is left does not fit, and what to do: raise the budget, or send less
+ * input when all of it is in the body. No output field is named: no output limit could make it fit.
+ */
+function inputTooLarge(withoutOutputPico: bigint, webSearches: number | undefined, ctx: Pick<GatewayContext, "endpoint" | "body">): { words: string; kinds: ReservedInput[] } {
+  const { kinds, continuedBy } = reservedInputs(ctx);
+  const share = `, $${picoToUsd(withoutOutputPico)} of it for ${webSearches ? "input and web searches" : "input"}`;
+  if (kinds[0] === "request_body") return { words: `${share}: send less input or raise the budget`, kinds };
+  const why = list(kinds.map((k) => inputWords(k as Exclude<ReservedInput, "request_body">, continuedBy)));
+  return { words: `${share}: it ${why}, so its input is reserved up to the model's context window; raise the budget`, kinds };
+}
+
 /**
  * The 402 a request gets when the project's (or the key's own) budget has no room for it. When the spend alone leaves
  * room for this request and only other requests' holds are in the way, the budget is not spent: the refusal is
@@ -82,25 +114,31 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
   const held = reservedPico > 0n ? `, $${picoToUsd(reservedPico)} held by requests in flight` : "";
   const inFlight = amountPico > 0n && reservedPico > 0n && spentPico + amountPico <= limitPico;
   const tooLarge = !inFlight && amountPico > 0n && spentPico < limitPico;
+  // Lowering the output limit cannot help when what it does not bound is already over what the spend leaves (holds
+  // in flight aside: they settle, so fewer output tokens may fit then).
+  const input = tooLarge && r.withoutOutputPico !== undefined && r.withoutOutputPico >= limitPico - spentPico
+    ? inputTooLarge(r.withoutOutputPico, r.webSearches, ctx) : undefined;
   let message: string;
   if (inFlight) {
     message = `${who} has no room in its ${budget} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
       ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`;
   } else if (tooLarge) {
     message = `${who} has $${picoToUsd(available)} left of its ${budget} (spent $${picoToUsd(spentPico)}${held}),` +
-      ` less than this request may cost ($${picoToUsd(amountPico)} at most): ${lowerHint(ctx.endpoint, ctx.body)} or raise the budget`;
+      ` less than this request may cost ($${picoToUsd(amountPico)} at most)` +
+      (input ? input.words : `: ${lowerHint(ctx.endpoint, ctx.body)} or raise the budget`);
   } else {
     message = `${who} has reached its ${budget}` +
       ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
       (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : "");
   }
   const resetsAt = periodEnd(period, r.periodStart);
-  const reason = inFlight ? "held_by_requests_in_flight" : tooLarge ? "request_max_over_available" : undefined;
+  const reason = inFlight ? "held_by_requests_in_flight" : input ? "request_input_over_available" : tooLarge ? "request_max_over_available" : undefined;
   return new GatewayError(402, "BUDGET_EXCEEDED", message, {
     details: {
       project, ...(key !== undefined ? { key, scope: "key" } : {}), period, budget_usd: usd, spent_usd: picoToUsd(spentPico), reserved_usd: picoToUsd(reservedPico),
       available_usd: picoToUsd(available), request_max_usd: picoToUsd(amountPico), ...(resetsAt ? { resets_at: resetsAt } : {}),
       ...(reason ? { reason } : {}),
+      ...(input ? { input_max_usd: picoToUsd(r.withoutOutputPico!), reserved_input: input.kinds } : {}),
     },
     ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { worstCasePico } from "./worst-case.ts";
+import { worstCase, worstCasePico } from "./worst-case.ts";
 import { picoToUsd } from "../../core/money/money.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 
@@ -101,5 +101,19 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "high", size: "1536x1024" })).toFixed()).toBe("0.3");
     // no model serves it (400 later): the dearest tier
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "ultra" })).toFixed()).toBe("0.3");
+  });
+
+  it("a generation's worst case without output (what no output limit lowers) is kept apart, at the endpoint where it is dearest", () => {
+    // Input up to the context window at the dearer a/cheap endpoint: 1000 x 0.000002; the 10 output tokens are not in it.
+    const continued = worstCase(ctx("responses", { model: "a/cheap", max_output_tokens: 10, previous_response_id: "resp_1", input: "Hi" }, 80));
+    expect([picoToUsd(continued.pico), picoToUsd(continued.withoutOutputPico!)]).toEqual(["0.00204", "0.002"]);
+    // With a/dear as fallback: its 200 bytes of input at 0.00002 (a 1-hour cache write) is the dearest input.
+    const chain = worstCase(ctx("chat", { model: "a/cheap", max_tokens: 10, providerOptions: { gateway: { models: ["a/dear"] } } }, 200));
+    expect([picoToUsd(chain.pico), picoToUsd(chain.withoutOutputPico!)]).toEqual(["0.0042", "0.004"]);
+    // Web searches are not output either: 1000 in at 0.000001 + 10 searches at 0.01.
+    const c = ctx("chat", { model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], web_search_options: {} }, 80);
+    expect(worstCase(c, boundWebSearches(c.body, "chat"))).toMatchObject({ withoutOutputPico: 101_000_000_000n, webSearches: 10 });
+    // Media operations have no output limit to lower.
+    expect(worstCase(ctx("embeddings", { model: "a/embed", input: "x" }, 100)).withoutOutputPico).toBeUndefined();
   });
 });

@@ -11,42 +11,20 @@ import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
 import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
-import { usesServerTools } from "../../core/metering/server-tools.ts";
 import { canThink } from "../../core/metering/thinking.ts";
-import { referencesMedia } from "./media-refs.ts";
+import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
 /**
- * A Responses request whose input the provider expands from what it keeps: a stored response or item, a conversation
- * (`conversation`: its id, or `{ id }`), a stored prompt (`prompt: { id }`, its text filled in upstream).
+ * `unbounded`: the input is not all in the body (unbounded-input.ts). A Responses request that continues a stored
+ * conversation or names a stored prompt carries only its newest input (the rest is rebuilt from a store after the
+ * policies ran), server tools add their results, media by URL or id is fetched: any input up to the context window.
  */
-function continuesStored(ctx: GatewayContext): boolean {
-  if (ctx.endpoint !== "responses") return false;
-  const body = ctx.body;
-  if (body?.previous_response_id != null || body?.conversation != null || body?.prompt != null) return true;
-  return Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference");
-}
-
-const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
-
-/**
- * Input the body does not bound: a stored conversation, server tools whose results the provider adds (web search
- * included), or media and files named by URL or id (media-refs.ts), which the upstream fetches and bills as input.
- */
-function unboundedInput(ctx: GatewayContext): boolean {
-  if (continuesStored(ctx)) return true;
-  if (!LANGUAGE.has(ctx.endpoint)) return false;
-  return usesServerTools(ctx.body, ctx.endpoint as "chat" | "messages" | "responses" | "gemini") || referencesMedia(ctx.body);
-}
-
-function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number): Usage {
+function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number, unbounded: boolean): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
-  // A Responses request that continues a stored conversation or names a stored prompt carries only its newest input
-  // (the rest is rebuilt from a store after the policies ran), server tools add their results, media by URL or id is fetched: any input
-  // up to the context window.
-  const input = unboundedInput(ctx) ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
+  const input = unbounded ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
     case "embeddings":
       return { inputTokens: input, outputTokens: 0 };
@@ -100,26 +78,47 @@ function anyImageServes(ctx: GatewayContext): boolean {
 
 const big = (n: number | undefined) => BigInt(Math.ceil(n ?? 0));
 
+/** A request's worst case, in pico-USD. */
+export interface WorstCase {
+  pico: bigint;
+  /**
+   * A generation's worst case with no output at all (its input and web searches, at the endpoint where that is
+   * dearest): what no output limit can lower. Absent for media operations.
+   */
+  withoutOutputPico?: bigint;
+  /** The web searches reserved (counted in withoutOutputPico at the endpoint's web_search price). */
+  webSearches?: number;
+}
+
 /**
  * The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request); `webSearches` is the
  * most the request can run (core/metering/server-tools.ts).
  */
-export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
+export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
   let worst = 0n;
+  let withoutOutput = 0n;
   const images = ctx.endpoint === "images";
   const anyServes = images && anyImageServes(ctx);
+  const unbounded = unboundedInput(ctx);
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
     for (const ep of model.endpoints) {
       const pricing = images ? imagePricing(ctx, model, ep.pricing, anyServes) : ep.pricing;
       if (!pricing) continue;
-      const u = worstUsage(ctx, model, ep, webSearches);
+      const u = worstUsage(ctx, model, ep, webSearches, unbounded);
       const p = picoPrices(pricing);
-      const c = big(u.inputTokens) * p.input + big(u.outputTokens) * p.output + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
+      const rest = big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
         + big(u.webSearches) * p.webSearch;
+      const c = rest + big(u.outputTokens) * p.output;
       if (c > worst) worst = c;
+      if (rest > withoutOutput) withoutOutput = rest;
     }
   }
-  return worst;
+  return LANGUAGE.has(ctx.endpoint) ? { pico: worst, withoutOutputPico: withoutOutput, webSearches } : { pico: worst };
+}
+
+/** worstCase()'s total alone. */
+export function worstCasePico(ctx: GatewayContext, webSearches = 0): bigint {
+  return worstCase(ctx, webSearches).pico;
 }

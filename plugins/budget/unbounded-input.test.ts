@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { reservedInputs, unboundedInput } from "./unbounded-input.ts";
+
+const ask = (endpoint: string, body: unknown) => ({ endpoint, body }) as Parameters<typeof reservedInputs>[0];
+
+describe("input the body does not bound", () => {
+  it("names each reason, and the field a stored conversation is continued by", () => {
+    expect(reservedInputs(ask("responses", { previous_response_id: "resp_1", input: "Hi" }))).toEqual({ kinds: ["stored_conversation"], continuedBy: "previous_response_id" });
+    expect(reservedInputs(ask("responses", { conversation: { id: "conv_1" }, input: "Hi" })).continuedBy).toBe("conversation");
+    expect(reservedInputs(ask("responses", { input: [{ type: "item_reference", id: "msg_1" }] })).continuedBy).toBe("item_reference");
+    expect(reservedInputs(ask("responses", { prompt: { id: "pmpt_1" }, tools: [{ type: "web_search" }], input: "Hi" })).kinds).toEqual(["stored_prompt", "server_tools"]);
+    expect(reservedInputs(ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] })).kinds).toEqual(["media_by_reference"]);
+  });
+
+  it("a request whose input is all in its body: request_body, and not unbounded", () => {
+    const inline = ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] });
+    expect(reservedInputs(inline).kinds).toEqual(["request_body"]);
+    expect(unboundedInput(inline)).toBe(false);
+    // previous_response_id means nothing outside the Responses API; media operations' input is their body.
+    expect(unboundedInput(ask("chat", { previous_response_id: "x", messages: [] }))).toBe(false);
+    expect(unboundedInput(ask("embeddings", { input: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }))).toBe(false);
+    expect(unboundedInput(ask("responses", { previous_response_id: "resp_1" }))).toBe(true);
+  });
+});

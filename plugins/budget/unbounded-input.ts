@@ -1,0 +1,50 @@
+// Input the body does not bound, which the budget reserves up to the model's context window (worst-case.ts): a
+// stored conversation or prompt the provider expands, server tools whose results the provider adds (web search
+// included), media and files named by URL or id (media-refs.ts), which the upstream fetches and bills as input.
+// The refusal names which (refusal.ts): lowering the output limit does nothing about it.
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { usesServerTools } from "../../core/metering/server-tools.ts";
+import { referencesMedia } from "./media-refs.ts";
+
+/** Why a request's input is reserved beyond its body (details.reserved_input); request_body: it is not. */
+export type ReservedInput = "stored_conversation" | "stored_prompt" | "server_tools" | "media_by_reference" | "request_body";
+
+/** The generations (whose output a limit bounds); media operations' input is their body. */
+export const LANGUAGE: ReadonlySet<string> = new Set(["chat", "messages", "responses", "gemini"]);
+
+type Asking = Pick<GatewayContext, "endpoint" | "body">;
+
+/**
+ * The field by which a Responses request continues what the provider keeps: a stored response or item, or a
+ * conversation (`conversation`: its id, or `{ id }`).
+ */
+function continuedBy(ctx: Asking): "previous_response_id" | "conversation" | "item_reference" | undefined {
+  if (ctx.endpoint !== "responses") return undefined;
+  const body = ctx.body;
+  if (body?.previous_response_id != null) return "previous_response_id";
+  if (body?.conversation != null) return "conversation";
+  if (Array.isArray(body?.input) && body.input.some((i: any) => i?.type === "item_reference")) return "item_reference";
+  return undefined;
+}
+
+/** A Responses request naming a stored prompt (`prompt: { id }`, its text filled in upstream). */
+const storedPrompt = (ctx: Asking) => ctx.endpoint === "responses" && ctx.body?.prompt != null;
+const serverTools = (ctx: Asking) => LANGUAGE.has(ctx.endpoint) && usesServerTools(ctx.body, ctx.endpoint as "chat" | "messages" | "responses" | "gemini");
+const mediaByReference = (ctx: Asking) => LANGUAGE.has(ctx.endpoint) && referencesMedia(ctx.body);
+
+/** Is any of the input outside the body? (On every budgeted request: stops at the first reason.) */
+export function unboundedInput(ctx: Asking): boolean {
+  return continuedBy(ctx) !== undefined || storedPrompt(ctx) || serverTools(ctx) || mediaByReference(ctx);
+}
+
+/** Every reason the input is reserved beyond the body, with the field a stored conversation is continued by. */
+export function reservedInputs(ctx: Asking): { kinds: ReservedInput[]; continuedBy?: string } {
+  const kinds: ReservedInput[] = [];
+  const by = continuedBy(ctx);
+  if (by) kinds.push("stored_conversation");
+  if (storedPrompt(ctx)) kinds.push("stored_prompt");
+  if (serverTools(ctx)) kinds.push("server_tools");
+  if (mediaByReference(ctx)) kinds.push("media_by_reference");
+  if (!kinds.length) kinds.push("request_body");
+  return { kinds, continuedBy: by };
+}
