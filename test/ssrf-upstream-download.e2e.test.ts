@@ -144,7 +144,7 @@ function nothingLeaked(r: { status: number; json: any; text: string }) {
 
 /** The audit's target as it was (plain http) and over https (past the scheme check, to the address check). */
 const metricsForms = [
-  ["http", () => metrics, "must be an https URL"],
+  ["http", () => metrics, "must be an https URL: plain http is downloaded only from hosts in server.url_fetch.allow_hosts"],
   ["https", () => metrics.replace("http:", "https:"), "points at a loopback address 127.0.0.1; the gateway only downloads from public addresses"],
 ] as const;
 

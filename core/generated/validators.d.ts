@@ -13,6 +13,7 @@ export declare const validateGatewayOptions: ValidateFunction;
 export declare const validateGeminiCountTokens: ValidateFunction;
 export declare const validateGeminiEmbedContent: ValidateFunction;
 export declare const validateGeminiGenerateContent: ValidateFunction;
+export declare const validateHttpUrl: ValidateFunction;
 export declare const validateHttpsUrl: ValidateFunction;
 export declare const validateImages: ValidateFunction;
 export declare const validateMcpMessage: ValidateFunction;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateChatCompletions, validateMessages } from "../generated/validators.js";
+import { validateChatCompletions, validateMessages, validateVideos } from "../generated/validators.js";
 import { validationError } from "./validate.ts";
 
 /** The error for `body`, worded for `wording` (the body must be invalid). */
@@ -32,5 +32,37 @@ describe("validation errors", () => {
   it("other endpoints keep the gateway's wording", () => {
     expect(refuse({ model: "m", messages: hi }, "gateway").message).toBe("Invalid request: max_tokens is required");
     expect(refuse({ messages: hi }, undefined, validateChatCompletions).message).toBe("Invalid request: model is required");
+  });
+});
+
+describe("client URL fields: each protocol's own rule", () => {
+  const chat = (url: unknown) => ({ model: "m", messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url } }] }] });
+
+  // OpenAI fetches http and https image URLs itself; where the gateway downloads one (a Gemini model), plain http is
+  // fetched only from server.url_fetch.allow_hosts (core/net/url-fetch.ts), so the schema must let it through.
+  it.each(["http://localhost:24444/img.png", "http://[::1]:24444/img.png", "HTTP://images.example.com/cat.png?v=1", "https://images.example.com/cat.png"])(
+    "a chat image URL may be http or https: %s",
+    (url) => expect(validateChatCompletions(chat(url)), url).toBe(true),
+  );
+
+  it.each(["http://", "http:///img.png", "http://u:pw@localhost/img.png", "ftp://images.example.com/a.png", "//images.example.com/a.png", "localhost/img.png"])(
+    "a chat image URL without a scheme we fetch, a host, or with credentials is refused, naming the field: %s",
+    (url) => {
+      const err = refuse(chat(url), "gateway", validateChatCompletions);
+      expect(err.message).toBe("Invalid request: messages[0].content[1].image_url.url must be an http or https URL with a host");
+      expect(err.details?.field).toBe("messages[0].content[1].image_url.url");
+    },
+  );
+
+  it("an Anthropic URL source stays https only (Anthropic answers 'Only HTTPS URLs are supported')", () => {
+    for (const type of ["image", "document"]) {
+      const err = refuse({ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type, source: { type: "url", url: "http://localhost:24444/img.png" } }] }] }, "gateway");
+      expect(err.message).toBe("Invalid request: messages[0].content[0].source.url must be an https URL with a host");
+    }
+  });
+
+  it("a video seed stays https only (the spec: HTTPS required)", () => {
+    expect(validateVideos({ model: "m", prompt: "p", image_url: "http://localhost:24444/img.png" })).toBe(false);
+    expect(validationError(validateVideos, "BAD_REQUEST").details?.field).toBe("image_url");
   });
 });

@@ -16,6 +16,7 @@ export function fieldPath(instancePath: string, extra?: string): string {
 /** Patterns the schemas share, said in words rather than as a regular expression. */
 const PATTERN_TEXT: [RegExp, string][] = [
   [/^\^\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]:\/\//, "must be an https URL with a host"],
+  [/^\^\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]\?:\/\//, "must be an http or https URL with a host"],
   [/^\^data:/, "must be a base64 data: URL"],
   [/^\^\[A-Za-z0-9\+\/[^\]]*\]\+=\{0,2\}\$$/, "must be base64 (without a data: prefix)"],
 ];

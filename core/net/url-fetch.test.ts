@@ -1,5 +1,7 @@
 // Client-URL downloads against loopback servers only: "public-looking" names reach a server solely through the
 // injected resolver, and every refusal is asserted to happen before any connection.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
 import { fetchClientUrl, hostAllowed, type Resolver, type UrlFetchOptions } from "./url-fetch.ts";
@@ -105,11 +107,21 @@ describe("refused before any connection", () => {
     expect(resolver.calls).toEqual([]);
   });
 
-  it.each(["http://cdn.example.com/a.png", "ftp://cdn.example.com/a.png", "file:///etc/passwd", "data:image/png;base64,AAAA", "gopher://cdn.example.com/"])("not https: %s", async (url) => {
+  it.each(["ftp://cdn.example.com/a.png", "file:///etc/passwd", "data:image/png;base64,AAAA", "gopher://cdn.example.com/"])("not https: %s", async (url) => {
     const resolver = table({ "cdn.example.com": ["127.0.0.1"] });
     const err = await refusal(fetchClientUrl(url, policy({ resolver }), { field: "image_url", code: "BAD_REQUEST" }));
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.message).toBe("image_url must be an https URL");
+    expect(resolver.calls).toEqual([]);
+  });
+
+  it.each(["http://cdn.example.com/a.png", "HTTP://localhost:24444/img.png", "http://[::1]:24444/img.png"])("plain http from a host not in allow_hosts: the refusal names the setting that would allow it (%s)", async (url) => {
+    const resolver = table({ "cdn.example.com": ["127.0.0.1"], localhost: ["127.0.0.1"] });
+    const field = "messages[0].content[1].image_url.url";
+    const err = await refusal(fetchClientUrl(url, policy({ resolver, allowHosts: ["img.test"] }), { field }));
+    expect(err.status).toBe(400);
+    expect(err.message).toBe(`${field} must be an https URL: plain http is downloaded only from hosts in server.url_fetch.allow_hosts`);
+    expect(err.details).toMatchObject({ field, reason: "not_https", setting: "server.url_fetch.allow_hosts" });
     expect(resolver.calls).toEqual([]);
   });
 
@@ -160,6 +172,22 @@ describe("allowlisted hosts", () => {
       expect(Buffer.from(got.bytes)).toEqual(PNG_1x1);
     } finally {
       await plain.close();
+    }
+  });
+
+  it("plain http to an allowlisted IPv6 literal ([::1] as ::1 or [::1] in allow_hosts)", async () => {
+    const plain = createServer((_req, res) => void res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1));
+    await new Promise<void>((r) => plain.listen(0, "::1", () => r()));
+    try {
+      const url = `http://[::1]:${(plain.address() as AddressInfo).port}/img.png`;
+      expect((await refusal(fetchClientUrl(url, policy(), { field: "image_url" }))).details?.reason).toBe("not_https");
+      for (const entry of ["::1", "[::1]"]) {
+        const got = await fetchClientUrl(url, policy({ allowHosts: [entry] }), { field: "image_url" });
+        expect(Buffer.from(got.bytes)).toEqual(PNG_1x1);
+      }
+    } finally {
+      plain.closeAllConnections();
+      await new Promise((r) => plain.close(r));
     }
   });
 

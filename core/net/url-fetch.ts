@@ -86,7 +86,11 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
     // After a redirect the message says where it led, since the client never sent that URL.
     const at = hop === 0 ? "" : ` (redirected to ${url.protocol}//${url.host})`;
     const allowed = hostAllowed(host, policy.allowHosts);
-    if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) throw refuse("not_https", `must be an https URL${at}`);
+    if (url.protocol === "http:" && !allowed) {
+      // Plain http is the one scheme the operator can allow, so the refusal says where.
+      throw refuse("not_https", `must be an https URL${at}: plain http is downloaded only from hosts in server.url_fetch.allow_hosts`, { setting: "server.url_fetch.allow_hosts" });
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse("not_https", `must be an https URL${at}`);
     if (url.username || url.password) throw refuse("credentials", `must not carry credentials${at}`);
     if (!host) throw refuse("invalid_url", `has no host${at}`);
 

@@ -67,6 +67,13 @@ const badUrl = fc.oneof(
   fc.string().filter((s) => !HTTPS_URL.test(s) && !s.startsWith("data:")),
   notString,
 );
+const HTTP_URL = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
+/** Anything but an http(s) URL with a host (and not a data: URL either): what a chat image URL may not be. */
+const badChatUrl = fc.oneof(
+  fc.constantFrom("https://", "http://", "http:///cat.png", "https://:443/x", "ftp://example.com/x", "http://a b/c", "http://user:pw@example.com/x", "//example.com/x", "example.com/cat.png", ""),
+  fc.string().filter((s) => !HTTP_URL.test(s) && !s.startsWith("data:")),
+  notString,
+);
 const badBase64 = fc.oneof(fc.constantFrom("", "data:image/png;base64,AAAA", "not base64!", "AA==AA", "AA AA"), notString);
 
 // ---- nested parts --------------------------------------------------------------------------------------------
@@ -104,7 +111,7 @@ const badChatPart = fc.oneof(
   notObject,
   fc.record({ type: notIn(CHAT_PARTS), text: fc.string() }),
   fc.record({ type: fc.constant("text"), text: notString }),
-  fc.record({ type: fc.constant("image_url"), image_url: fc.oneof(notObject, fc.record({ url: badUrl }), fc.record({ url: fc.constant("https://example.com/a.png"), detail: notIn(["low", "high", "auto"]) })) }),
+  fc.record({ type: fc.constant("image_url"), image_url: fc.oneof(notObject, fc.record({ url: badChatUrl }), fc.record({ url: fc.constant("https://example.com/a.png"), detail: notIn(["low", "high", "auto"]) })) }),
   fc.record({ type: fc.constant("input_audio"), input_audio: fc.oneof(notObject, fc.record({ data: fc.constant("AAAA") })) }),
   fc.record({ type: fc.constant("file"), file: fc.oneof(notObject, fc.constant({}), fc.record({ file_data: notString })) }),
 );

@@ -4,9 +4,9 @@ export type ChatMessage = SystemMessage | DeveloperMessage | UserMessage | Assis
 export type TextContent = string | TextPart[];
 export type UserContentPart = TextPart | ImagePart | AudioPart | FilePart;
 /**
- * An absolute https URL with a host ("https://" alone, a missing host or credentials in the URL are refused). Shared by every field that takes a client URL.
+ * An absolute http or https URL with a host ("http://" alone, a missing host or credentials in the URL are refused), for a field whose protocol takes both (OpenAI fetches chat images over either). Plain http reaches only upstreams that fetch it themselves; where the gateway downloads the URL, plain http is fetched only from hosts in server.url_fetch.allow_hosts.
  */
-export type HttpsUrl = string;
+export type HttpUrl = string;
 export type ResponseFormat =
   | {
       type?: "text";
@@ -115,9 +115,9 @@ export interface ImagePart {
   type: "image_url";
   image_url: {
     /**
-     * An https URL or a data: URL (data:image/png;base64,...).
+     * An http(s) URL or a data: URL (data:image/png;base64,...). OpenAI fetches http and https URLs itself; for a model the gateway downloads images for (Gemini), plain http is fetched only from hosts in server.url_fetch.allow_hosts, and Anthropic models take https URLs only.
      */
-    url: HttpsUrl;
+    url: HttpUrl;
     detail?: "low" | "high" | "auto";
   };
 }

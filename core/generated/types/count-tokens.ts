@@ -34,7 +34,7 @@ export type ImageSource =
       file_id: string;
     };
 /**
- * An absolute https URL with a host ("https://" alone, a missing host or credentials in the URL are refused). Shared by every field that takes a client URL.
+ * An absolute https URL with a host ("https://" alone, a missing host or credentials in the URL are refused). For fields whose protocol takes https only: Anthropic's URL sources ("Only HTTPS URLs are supported"), the /videos seeds (the spec: HTTPS required) and reference_image.
  */
 export type HttpsUrl = string;
 /**

@@ -66,6 +66,17 @@ describe("chat request -> messages request", () => {
     expect(() => tr({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,AA" } }] }] })).toThrow(expect.objectContaining({ details: { field: "messages[0].content[0].image_url.url" } }));
   });
 
+  it("image URLs: https ones go as URL sources; plain http is refused naming the field (Anthropic fetches https only)", () => {
+    const img = (url: string) => ({ messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url } }] }] });
+    expect((tr(img("https://img.example.com/a.png")).body.messages as any)[0].content[1]).toEqual({ type: "image", source: { type: "url", url: "https://img.example.com/a.png" } });
+    expect((tr(img("https://img.example.com/a.pdf")).body.messages as any)[0].content[1]).toEqual({ type: "document", source: { type: "url", url: "https://img.example.com/a.pdf" } });
+    for (const url of ["http://localhost:24444/img.png", "HTTP://img.example.com/a.pdf"]) {
+      expect(() => tr(img(url)), url).toThrow(expect.objectContaining({
+        status: 400, message: "messages[0].content[1].image_url.url: Anthropic fetches only https image URLs; send an https URL or a base64 data URL", details: { field: "messages[0].content[1].image_url.url", reason: "not_https" },
+      }));
+    }
+  });
+
   it("PDF data URLs become document blocks; cache_control on parts and tools is kept", () => {
     const { body } = tr({ messages: [{ role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBER" } }, { type: "text", text: "sum", cache_control: { type: "ephemeral" } }] }] });
     expect((body.messages as any)[0].content).toEqual([

@@ -240,10 +240,12 @@ function imageBlock(url: string, field: string): Block {
     if (!IMAGE_TYPES.has(mediaType)) throw invalidRequest(`image type ${mediaType} is not supported (jpeg, png, gif, webp)`, field);
     return { type: "image", source: { type: "base64", media_type: mediaType, data: m[2] } };
   }
-  if (/^https?:\/\//i.test(url)) {
+  if (/^https:\/\//i.test(url)) {
     return /\.pdf($|\?)/i.test(url) ? { type: "document", source: { type: "url", url } } : { type: "image", source: { type: "url", url } };
   }
-  throw invalidRequest("image_url must be an http(s) URL or a base64 data URL", field);
+  // Anthropic fetches the URL itself and refuses plain http ("Only HTTPS URLs are supported"): say so before the call.
+  if (/^http:\/\//i.test(url)) throw invalidRequest(`${field}: Anthropic fetches only https image URLs; send an https URL or a base64 data URL`, field, { reason: "not_https" });
+  throw invalidRequest("image_url must be an https URL or a base64 data URL", field);
 }
 
 /** thinking blocks (replayed with their signatures), then text, then tool_use (reference §3.2). */
