@@ -2,7 +2,8 @@
 // and `?` one character.
 export function globToRegExp(pattern: string): RegExp {
   const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`);
+  // dotAll: any character means line breaks too, so `*` covers every id (an unknown one is then a 404, not a 403).
+  return new RegExp(`^${body}$`, "s");
 }
 
 export type Matcher = (modelId: string) => boolean;

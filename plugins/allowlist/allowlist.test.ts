@@ -58,4 +58,35 @@ describe("allowlist plugin", () => {
   it("a project without allow_models may use every model", async () => {
     expect((await postJson(url(), chat("anthropic/claude-x"), auth(OTHER))).status).toBe(200);
   });
+
+  it("an unknown model id with a line break is 404 MODEL_NOT_FOUND under a glob that covers it, not 403", async () => {
+    const before = fake.requests.length;
+    const r = await postJson(url(), chat("openai/gpt-4o\r\nX-Injected: 1"), auth());
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("MODEL_NOT_FOUND");
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe("allow_models: [\"*\"]", () => {
+  let fake: FakeOpenAI;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    gw = await startTestGateway(policyConfig(fake.baseUrl, { other: { allow_models: ["*"] } }));
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it("allows every model; an id no model has, CR/LF in it or not, is 404 MODEL_NOT_FOUND", async () => {
+    const url = `${gw.baseURL}/chat/completions`;
+    expect((await postJson(url, chat("anthropic/claude-x"), auth(OTHER))).status).toBe(200);
+    for (const id of ["nope/none", "openai/gpt-4o\r\n", "a\nb"]) {
+      const r = await postJson(url, chat(id), auth(OTHER));
+      expect(r.status, JSON.stringify(id)).toBe(404);
+      expect(r.json.error.code).toBe("MODEL_NOT_FOUND");
+    }
+  });
 });
