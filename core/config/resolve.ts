@@ -24,6 +24,7 @@ import { trustedProxies } from "../net/trusted-proxies.ts";
 import { corsPolicy } from "../http/cors-policy.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
 import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
+import { checkAuthInPipeline } from "./auth-check.ts";
 import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
 
@@ -84,6 +85,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkReferences(config, sources, problems);
   checkMcpCwds(config, dirname(path), (name) => !disabled.has(`mcp_servers.${name}`), (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
+  checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   if (problems.length) throw new ConfigError(problems);
 

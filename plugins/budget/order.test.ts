@@ -30,6 +30,7 @@ describe("policy plugin order", () => {
     expect(await problems(["rate-limit", "idempotency", "router"])).toEqual([
       "rate-limit needs auth before it, but auth is not in the pipeline",
       "idempotency needs auth before it, but auth is not in the pipeline",
+      expect.stringMatching(/^pipeline: has no auth, so every request would be served unauthenticated/),
     ]);
   });
 });
