@@ -21,7 +21,13 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
   });
 
-  it("no ceiling from one context window for endpoints whose input is a batch", () => {
-    expect(usageCeiling(ctx("embeddings", { model: "m/x", input: ["a", "b"] }))).toEqual({});
+  it("an embeddings batch: each input up to the context window, summed, as the budget reserved (not one window)", () => {
+    // Two 10-byte inputs and a few tokens each a model may add; three 5000-byte ones, 1000 each.
+    expect(usageCeiling(ctx("embeddings", { model: "m/x", input: ["a".repeat(10), "b".repeat(10)] }))).toEqual({ input: 28 });
+    expect(usageCeiling(ctx("embeddings", { model: "m/x", input: Array(3).fill("c".repeat(5000)) }))).toEqual({ input: 3000 });
+  });
+
+  it("no ceiling for other media (rerank, images, videos): only the sanity cap applies", () => {
+    expect(usageCeiling(ctx("images", { model: "m/x", prompt: "a cat" }))).toEqual({});
   });
 });

@@ -38,7 +38,21 @@ describe("worst-case cost", () => {
 
   it("input is capped at the context window; embeddings reserve input only", () => {
     expect(worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 1 }, 1_000_000)).toFixed()).toBe("0.002004");
-    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: "x" }, 100)).toFixed()).toBe("0.00001");
+    // One input: its bytes and a few tokens a model may add, at 0.0000001.
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: "x".repeat(96) }, 200)).toFixed()).toBe("0.00001");
+  });
+
+  it("an embeddings batch reserves each input up to the context window, summed: not one window for the whole batch", () => {
+    // Three 10 000-byte inputs against an 8000-token window: 3 x 8000 tokens, where one window (8000) was reserved.
+    const big = Array.from({ length: 3 }, () => "y".repeat(10_000));
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: big }, 30_100)).toFixed()).toBe("0.0024");
+    // Bytes, not characters: a token is at least one byte (é is two).
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: ["é".repeat(48), "z".repeat(96)] }, 260)).toFixed()).toBe("0.00002");
+    // Token ids: their count each (a flat list is one input).
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: [Array(96).fill(1), Array(196).fill(2)] }, 900)).toFixed()).toBe("0.00003");
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: Array(96).fill(1) }, 300)).toFixed()).toBe("0.00001");
+    // A body that is no embeddings request (refused by the endpoint): its whole size, uncapped.
+    expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: [1, "x"] }, 20_000)).toFixed()).toBe("0.002");
   });
 
   it("a Responses request continuing a stored conversation reserves input up to the context window", () => {

@@ -13,6 +13,7 @@ import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
+import { embeddingsInputBound } from "../../core/metering/batch-bounds.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -24,10 +25,11 @@ const FALLBACK_CONTEXT = 1_000_000;
 function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number, unbounded: boolean): Usage {
   const body = ctx.body ?? {};
   const { contextWindow, maxTokens } = ep;
+  // A batch is not one context window (core/metering/batch-bounds.ts, the meter's ceiling too); a body of another
+  // shape, refused by the endpoint, is bounded by its size alone.
+  if (ctx.endpoint === "embeddings") return { inputTokens: embeddingsInputBound(body, contextWindow) ?? bodyChars(ctx), outputTokens: 0 };
   const input = unbounded ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
-    case "embeddings":
-      return { inputTokens: input, outputTokens: 0 };
     case "rerank":
       return { inputTokens: input, outputTokens: 0, searchUnits: 1 };
     case "images":

@@ -8,6 +8,7 @@ const SECOND = testKey("other2");
 const PATIENT = testKey("patient");
 const EXACT = testKey("exact");
 const SMALL = testKey("small");
+const DEBT = testKey("debt");
 
 describe("rate-limit plugin", () => {
   let fake: FakeOpenAI;
@@ -16,7 +17,8 @@ describe("rate-limit plugin", () => {
     fake = await startFakeOpenAI();
     gw = await startTestGateway(policyConfig(fake.baseUrl, {
       acme: { rate_limits: { rpm: 3 }, keys: [keyEntry("k1", KEY), keyEntry("patient", PATIENT, { rate_limits: { rpm: 100, tpm: 1000 } }),
-        keyEntry("exact", EXACT, { rate_limits: { rpm: 100, tpm: 1200 } }), keyEntry("small", SMALL, { rate_limits: { rpm: 100, tpm: 50 } })] },
+        keyEntry("exact", EXACT, { rate_limits: { rpm: 100, tpm: 1200 } }), keyEntry("small", SMALL, { rate_limits: { rpm: 100, tpm: 50 } }),
+        keyEntry("debt", DEBT, { rate_limits: { rpm: 100, tpm: 60 } })] },
       other: { keys: [keyEntry("k2", OTHER, { rate_limits: { rpm: 100, tpm: 400 } }), keyEntry("k3", SECOND)], project_rate_limits: { rpm: 4 } },
     }));
   });
@@ -88,6 +90,31 @@ describe("rate-limit plugin", () => {
     // The store still holds the real usage: the window was not given back in full.
     const [w] = await gw.gateway.store.rateState([{ key: "key:acme:small:tpm", limit: 50 }], Date.now());
     expect(w!.remaining).toBeLessThanOrEqual(50 - used + 1);
+  });
+
+  it("a request larger than the whole window is admitted into a full window, then its real usage holds the key back", async () => {
+    // docs/policies.md (rate-limit): not refused outright. It used 160 tokens against tpm 60; the window is in debt by
+    // the 100 over, so the next request waits for the window to refill past that, more than a minute.
+    fake.hook = (req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        id: "chatcmpl-big", object: "chat.completion", created: 0, model: req.body.model,
+        choices: [{ index: 0, message: { role: "assistant", content: "A" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 150, completion_tokens: 10, total_tokens: 160 },
+      }));
+      return true;
+    };
+    try {
+      const big = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 100 }), auth(DEBT));
+      expect(big.status).toBe(200);
+      expect(big.headers.get("x-ratelimit-remaining-tokens")).toBe("0");
+      const next = await postJson(url(), chat("openai/gpt-4o-mini", { max_tokens: 1 }), auth(DEBT));
+      expect(next.status).toBe(429);
+      // (160 used - 60 window + this request's own estimate) / 60 a minute: well over a minute.
+      expect(Number(next.headers.get("retry-after"))).toBeGreaterThan(100);
+    } finally {
+      fake.hook = undefined;
+    }
   });
 
   it("gives a stream's and a failed request's unused estimate back before the answer completes, even from a slow store", async () => {
