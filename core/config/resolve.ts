@@ -58,7 +58,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (!main) throw new ConfigError(problems);
   // A file cut short to nothing (truncated while being rewritten) would otherwise load as a config with no projects:
   // every key refused. Nothing but whitespace and comments is never a gateway's intended config.
-  if (main.doc.toJS() == null) {
+  if (main.empty) {
     throw new ConfigError([{ file: path, line: 1, column: 1, message: "the file is empty (nothing but whitespace, comments or null): refused, as it would drop every project and key" }]);
   }
   if (typeof main.value !== "object" || main.value === null || Array.isArray(main.value)) {

@@ -1,6 +1,7 @@
 // YAML sources with positions, so every config problem can say file:line:column.
 import { readFileSync } from "node:fs";
 import YAML, { LineCounter, isMap, isScalar, isSeq, type Document, type Node, type Pair } from "yaml";
+import { aliasProblem } from "./alias-bound.ts";
 
 export interface ConfigProblem {
   file: string;
@@ -23,6 +24,8 @@ export interface YamlSource {
   doc: Document;
   lines: LineCounter;
   value: unknown;
+  /** Nothing but whitespace, comments or null (value is {} then). */
+  empty: boolean;
 }
 
 export function readYaml(file: string, problems: ConfigProblem[]): YamlSource | undefined {
@@ -42,7 +45,21 @@ export function readYaml(file: string, problems: ConfigProblem[]): YamlSource | 
     }
     return undefined;
   }
-  return { file, doc, lines, value: doc.toJS() ?? {} };
+  const aliases = aliasProblem(doc);
+  if (aliases) {
+    const pos = lines.linePos(aliases.alias.range?.[0] ?? 0);
+    problems.push({ file, line: pos.line, column: pos.col, message: aliases.message });
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    // The alias bound above replaces the library's flat limit of 100 uses (maxAliasCount: -1 lifts it).
+    value = doc.toJS({ maxAliasCount: -1 });
+  } catch (err) {
+    problems.push({ file, line: 1, column: 1, message: (err as Error).message });
+    return undefined;
+  }
+  return { file, doc, lines, value: value ?? {}, empty: value == null };
 }
 
 /** Position of the node at `path` (or of the key named by the last segment when `atKey`), else its nearest ancestor. */
