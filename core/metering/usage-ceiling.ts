@@ -2,14 +2,14 @@
 // billed at MAX_USAGE_TOKENS, far beyond the request's reservation. Output: what the request asked the serving
 // upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
 // cache reads and writes): the model's context window; each times the model calls a request with looping tools may
-// make (modelCalls). An embeddings batch: what batch-bounds.ts allows its body. The budget plugin's worst case reads
-// the same sources, so a request never settles above what it reserved.
+// make (modelCalls). An embeddings batch or a rerank: what batch-bounds.ts allows its body. The budget plugin's worst
+// case reads the same sources, so a request never settles above what it reserved.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { outputTokensOn } from "./request-size.ts";
 import type { AskingProtocol } from "./output-limit.ts";
 import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
-import { embeddingsInputBound } from "./batch-bounds.ts";
+import { embeddingsInputBound, rerankInputBound, rerankSearchUnitsBound } from "./batch-bounds.ts";
 
 /** The endpoint that served (or last tried) the request. */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
@@ -23,6 +23,8 @@ export interface UsageCeiling {
   input?: number;
   /** Output tokens, reasoning included. */
   output?: number;
+  /** Rerank search units. */
+  searchUnits?: number;
 }
 
 const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
@@ -31,8 +33,8 @@ const positive = (n: number | undefined) => (n !== undefined && Number.isFinite(
 
 /** The ceiling for one request's billed usage; empty where nothing bounds it (then MAX_USAGE_TOKENS applies). */
 export function usageCeiling(ctx: GatewayContext): UsageCeiling {
-  if (ctx.endpoint === "embeddings") return batchCeiling(ctx);
-  // Rerank, images, videos: no token ceiling (their units are capped by MAX_USAGE_UNITS alone).
+  if (ctx.endpoint === "embeddings" || ctx.endpoint === "rerank") return batchCeiling(ctx);
+  // Images, videos: no token ceiling (their units are capped by MAX_USAGE_UNITS alone).
   if (!LANGUAGE.has(ctx.endpoint)) return {};
   const target = servedTarget(ctx);
   if (!target) return {};
@@ -42,10 +44,16 @@ export function usageCeiling(ctx: GatewayContext): UsageCeiling {
   return { input: input && input * calls, output: output && output * calls };
 }
 
-/** A batch's input is not bounded by one context window: each input is. */
+/** A batch's input is not bounded by one context window: each input is, or each query-document pair. */
 function batchCeiling(ctx: GatewayContext): UsageCeiling {
-  const input = embeddingsInputBound(ctx.body, servedTarget(ctx)?.contextWindow);
-  return input === undefined ? {} : { input };
+  const window = servedTarget(ctx)?.contextWindow;
+  if (ctx.endpoint === "embeddings") {
+    const input = embeddingsInputBound(ctx.body, window);
+    return input === undefined ? {} : { input };
+  }
+  const input = rerankInputBound(ctx.body);
+  const searchUnits = rerankSearchUnitsBound(ctx.body, window);
+  return input === undefined ? {} : { input, searchUnits };
 }
 
 /**

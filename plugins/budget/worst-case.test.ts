@@ -15,6 +15,8 @@ function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
     model("a/dear", "language", [{ pricing: { input: "0.00001", output: "0.00002", input_cache_write: "0.0000125" }, maxTokens: 50, contextWindow: 1000 }]),
     model("a/embed", "embedding", [{ pricing: { input: "0.0000001" }, contextWindow: 8000 }]),
     model("a/search", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01" }, maxTokens: 100, contextWindow: 1000 }]),
+    model("a/units", "reranking", [{ pricing: { search_unit: "0.002" }, contextWindow: 4096 }]),
+    model("a/tokens", "reranking", [{ pricing: { input: "0.000001" } }]),
     [ "a/draw", { id: "a/draw", type: "image", config: { limits: { sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] } }, endpoints: [{ provider: "p", upstreamModel: "draw", contextWindow: 4000,
       pricing: { image: "0.04", image_tiers: { standard: { "1024x1024": "0.04", "1792x1024": "0.08" }, hd: { "1024x1024": "0.08", "1792x1024": "0.12" } } } }] }],
     [ "a/paint", { id: "a/paint", type: "image", config: { limits: { sizes: ["1024x1024", "1536x1024"], qualities: ["medium", "high"] } }, endpoints: [{ provider: "p", upstreamModel: "paint", contextWindow: 4000,
@@ -53,6 +55,16 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: Array(96).fill(1) }, 300)).toFixed()).toBe("0.00001");
     // A body that is no embeddings request (refused by the endpoint): its whole size, uncapped.
     expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: [1, "x"] }, 20_000)).toFixed()).toBe("0.002");
+  });
+
+  it("a rerank reserves a search unit per 100 documents and, priced per token, the query with every document", () => {
+    const docs = (n: number, text = "doc") => Array.from({ length: n }, () => text);
+    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(100) }, 900)).toFixed()).toBe("0.002");
+    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(250) }, 2000)).toFixed()).toBe("0.006");
+    // A document that, with the query, is longer than the window counts once per window it fills (chunked by Cohere).
+    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(60, "d".repeat(5000)) }, 300_000)).toFixed()).toBe("0.004");
+    // Per token: 10 x (1000-byte query + 12-byte document + 4), where the 1300-byte body was reserved.
+    expect(worstCaseCost(ctx("rerank", { model: "a/tokens", query: "q".repeat(1000), documents: docs(10, "d".repeat(12)) }, 1300)).toFixed()).toBe("0.01016");
   });
 
   it("a Responses request continuing a stored conversation reserves input up to the context window", () => {

@@ -13,7 +13,7 @@ import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
-import { embeddingsInputBound } from "../../core/metering/batch-bounds.ts";
+import { embeddingsInputBound, rerankInputBound, rerankSearchUnitsBound } from "../../core/metering/batch-bounds.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -28,10 +28,11 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
   // A batch is not one context window (core/metering/batch-bounds.ts, the meter's ceiling too); a body of another
   // shape, refused by the endpoint, is bounded by its size alone.
   if (ctx.endpoint === "embeddings") return { inputTokens: embeddingsInputBound(body, contextWindow) ?? bodyChars(ctx), outputTokens: 0 };
+  if (ctx.endpoint === "rerank") {
+    return { inputTokens: rerankInputBound(body) ?? bodyChars(ctx), outputTokens: 0, searchUnits: rerankSearchUnitsBound(body, contextWindow) ?? 1 };
+  }
   const input = unbounded ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {
-    case "rerank":
-      return { inputTokens: input, outputTokens: 0, searchUnits: 1 };
     case "images":
       return { inputTokens: input, outputTokens: 0, images: typeof body.n === "number" ? body.n : 1 };
     case "videos":

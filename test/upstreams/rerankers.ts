@@ -36,7 +36,8 @@ export async function startFakeCohere(): Promise<Reranker> {
       return sendJson(res, 200, {
         id: "07734bd2-2473-4f07-94e1-0d9f0e6843cf",
         results: ranked(b.query, b.documents, b.top_n),
-        meta: { api_version: { version: "2" }, billed_units: { search_units: 1 }, tokens: { input_tokens: tokensOf(b.query, b.documents), output_tokens: 0 } },
+        // As the real service bills: one search unit per 100 documents.
+        meta: { api_version: { version: "2" }, billed_units: { search_units: Math.ceil(b.documents.length / 100) }, tokens: { input_tokens: tokensOf(b.query, b.documents), output_tokens: 0 } },
       });
     }
     if (req.method === "POST" && req.path === "/v2/embed") {
