@@ -4,7 +4,7 @@ const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export interface Interpolated {
   value: string;
-  /** Variables that were unset and had no default. */
+  /** Variables that were unset (or empty) and had no default. */
   missing: string[];
 }
 
@@ -18,6 +18,50 @@ export function interpolate(input: string, env: Record<string, string | undefine
     return "";
   });
   return { value, missing };
+}
+
+/**
+ * Why variables gave nothing, as an operator fixes it: "$A is not set", "$A, $B are not set, $C is empty" (an
+ * empty variable is set: saying "not set" sends the reader to look for a missing export). `sigil` "" names them bare.
+ */
+export function unsetPhrase(vars: readonly string[], env: Record<string, string | undefined>, sigil = "$"): string {
+  const list = (vs: readonly string[], what: string) => `${vs.map((v) => sigil + v).join(", ")} ${vs.length > 1 ? "are" : "is"} ${what}`;
+  const empty = vars.filter((v) => env[v] === "");
+  const unset = vars.filter((v) => env[v] !== "");
+  return [unset.length ? list(unset, "not set") : "", empty.length ? list(empty, "empty") : ""].filter(Boolean).join(", ");
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const REF_AT = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/y;
+
+/**
+ * The first thing in `s` that looks like a variable reference but is not one this file expands, with how to write
+ * it: `${VAR-default}` (the shell's form), `${VAR:=x}` and kin, `${VAR` unclosed, `$VAR` without braces. Used as
+ * written, each would reach a provider as its api_key or a URL. `$5`, `$lower` and a `$` at the end are plain text.
+ */
+export function malformedReference(s: string): string | undefined {
+  for (let i = s.indexOf("$"); i !== -1; i = s.indexOf("$", i + 1)) {
+    if (s[i + 1] === "{") {
+      REF_AT.lastIndex = i;
+      const ok = REF_AT.exec(s);
+      if (ok) {
+        i += ok[0].length - 1;
+        continue;
+      }
+      const close = s.indexOf("}", i);
+      const name = NAME.exec(s.slice(i + 2))?.[0];
+      const write = name ? `write \${${name}} (or \${${name}:-default})` : "write ${NAME} or ${NAME:-default}";
+      if (close === -1) return `${s.slice(i, i + 40)} is not closed: ${write}`;
+      const ref = s.slice(i, close + 1);
+      const form = name ? /^(:?[-=?+])(.*)$/s.exec(s.slice(i + 2 + name.length, close)) : null;
+      if (form?.[1] === "-") return `${ref} is not expanded (the shell's form without ':'): use \${${name}:-${form[2]}}`;
+      if (form) return `${ref} is not expanded: only \${NAME} and \${NAME:-default} are (use \${${name}:-${form[2]}})`;
+      return `${ref} is not a variable reference: ${write}`;
+    }
+    const bare = /^[A-Z_][A-Z0-9_]*/.exec(s.slice(i + 1))?.[0];
+    if (bare) return `$${bare} is not expanded: write \${${bare}} (or \${${bare}:-default})`;
+  }
+  return undefined;
 }
 
 export const hasReference = (s: string) => s.includes("${");

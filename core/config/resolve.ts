@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { Ajv, type ErrorObject } from "../ajv.ts";
 import { validateGateway } from "../generated/validators.js";
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
-import { interpolate, hasReference, expandsAt, firstReference, EXPANDED_IN } from "./env.ts";
+import { interpolate, hasReference, expandsAt, firstReference, malformedReference, unsetPhrase, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
 import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
@@ -68,7 +68,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const raw = structuredClone(main.value) as Record<string, any>;
   mergeIncludes(raw, sources, dirname(path), problems);
 
-  const unset = new Unset();
+  const unset = new Unset(env);
   interpolateTree(raw, [], env, sources, unset, problems);
   const disabled = unset.reasons();
 
@@ -130,7 +130,6 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
 }
 
 const pathKey = (path: readonly (string | number)[]) => path.map(String).join("\u0000");
-const named = (vars: string[]) => `${vars.map((v) => "$" + v).join(", ")} ${vars.length > 1 ? "are" : "is"} not set`;
 
 /** What unset variables left behind: the providers and MCP servers they switch off, and the fields they emptied. */
 class Unset {
@@ -138,6 +137,7 @@ class Unset {
   private readonly owners = new Map<string, string[]>();
   /** A field whose value lost an unset variable: whose it is (when that switched it off), or whether it is reported. */
   private readonly fields = new Map<string, { at: Path; missing: string[]; owner?: string; reported: boolean }>();
+  constructor(private readonly env: Record<string, string | undefined>) {}
 
   field(at: Path, missing: string[], how: { owner: string } | { reported: boolean }): void {
     const owner = "owner" in how ? how.owner : undefined;
@@ -151,7 +151,7 @@ class Unset {
 
   /** Name -> why it is disabled: all its unset variables at once, so one restart fixes them all. */
   reasons(): Map<string, string> {
-    return new Map([...this.owners].map(([name, vars]) => [name, named(vars)]));
+    return new Map([...this.owners].map(([name, vars]) => [name, unsetPhrase(vars, this.env)]));
   }
 
   /**
@@ -163,7 +163,7 @@ class Unset {
     const f = this.fields.get(pathKey(e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))));
     if (!f) return problem;
     if (f.owner || f.reported) return undefined;
-    return { ...problem, message: `${problem.message} (because ${named(f.missing)})` };
+    return { ...problem, message: `${problem.message} (because ${unsetPhrase(f.missing, this.env)})` };
   }
 
   /**
@@ -187,12 +187,12 @@ function interpolateTree(
 ): void {
   if (Array.isArray(node)) {
     node.forEach((v, i) => {
-      if (typeof v === "string" && hasReference(v)) node[i] = fill(v, [...path, i]);
+      if (typeof v === "string" && v.includes("$")) node[i] = fill(v, [...path, i]);
       else interpolateTree(v, [...path, i], env, sources, unset, problems);
     });
   } else if (node && typeof node === "object") {
     for (const [k, v] of Object.entries(node)) {
-      if (typeof v === "string" && hasReference(v)) node[k] = fill(v, [...path, k]);
+      if (typeof v === "string" && v.includes("$")) node[k] = fill(v, [...path, k]);
       else interpolateTree(v, [...path, k], env, sources, unset, problems);
     }
   }
@@ -204,6 +204,13 @@ function interpolateTree(
       if (ref) problems.push(sources.at(at, `${at.join(".")}: ${ref} is not expanded here; environment variables are read only in ${EXPANDED_IN}`));
       return s;
     }
+    // `${VAR-x}`, `$VAR`, `${VAR`: meant as a reference, but used as written it would be the value (an api_key).
+    const malformed = malformedReference(s);
+    if (malformed) {
+      problems.push(sources.at(at, `${at.join(".")}: ${malformed}`));
+      return s;
+    }
+    if (!hasReference(s)) return s;
     const { value, missing } = interpolate(s, env);
     if (!missing.length) return coerce(s, value);
     // A provider with a variable of its own unset (its key, its AWS credentials, its base_url...) is simply switched
@@ -225,7 +232,7 @@ function interpolateTree(
       unset.field(at, missing, { reported: false });
       return "";
     }
-    problems.push(sources.at(at, `environment variable ${missing.join(", ")} is not set and has no default (write \${${missing[0]}:-default})`));
+    problems.push(sources.at(at, `environment variable ${unsetPhrase(missing, env, "")} and has no default (write \${${missing[0]}:-default})`));
     unset.field(at, missing, { reported: true });
     return value;
   }
