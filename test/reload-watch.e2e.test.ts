@@ -4,7 +4,7 @@
 // refused one's reason is kept (gateway.lastReload) and shown by gateway_config_last_reload_success.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
@@ -149,6 +149,28 @@ describe("config watch", () => {
     before = await reloads(gw, "ok");
     sed("s#c/two:#c/dos:#", join(dir, "catalog", "two.yaml"));
     await reloadedTo(gw, before, "c/dos");
+  });
+
+  it("a config file that is there but cannot be read is a refused reload, not a file gone", async () => {
+    const { file } = dirWith(YAML.stringify(config(["a/one"])));
+    const { gw, log } = await start(file);
+    const success = async () => (await gw.gateway.metrics.registry.getSingleMetric("gateway_config_last_reload_success")!.get()).values[0]!.value;
+    // chmod 000 does not stop root, so as root the name is given to a directory: another way to be there, unreadable.
+    const root = process.getuid?.() === 0;
+    if (root) {
+      unlinkSync(file);
+      mkdirSync(file);
+    } else chmodSync(file, 0o000);
+    await until("the failed reload", async () => (await reloads(gw, "failed")) === 1);
+    expect(await success()).toBe(0);
+    expect(gw.gateway.lastReload).toMatchObject({ ok: false, trigger: "file", problems: [expect.stringMatching(/gateway\.yaml:1:1: cannot read config file: (EISDIR|EACCES)/)] });
+    expect(log.records().some((r) => r.msg.startsWith("config file gone"))).toBe(false);
+    expect(await served(gw, "a/one")).toBe(true); // still the previous config
+    if (root) rmSync(file, { recursive: true });
+    else chmodSync(file, 0o644);
+    writeFileSync(file, YAML.stringify(config(["a/two"])));
+    await reloadedTo(gw, 0, "a/two");
+    expect(await success()).toBe(1);
   });
 
   it("a refused reload is counted, keeps its reason, and flips gateway_config_last_reload_success until a good one", async () => {

@@ -3,7 +3,8 @@
 // on the file follows the old inode: after the first replace it never fires again. So the watch is on each file's
 // directory (and, for a symlink, its target's), filtered by name; a change is acted on once its content differs
 // from what was last seen, so one save that makes several events reloads once, and a file that is briefly gone
-// (renamed away, deleted before being written anew) is waited for rather than reloaded as an error.
+// (renamed away, deleted before being written anew) is waited for rather than reloaded as an error; one that is
+// there but unreadable is reloaded, and so refused and counted.
 import { watch, readFileSync, realpathSync, type FSWatcher } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
@@ -164,13 +165,18 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
   };
 }
 
-/** Each file's content hash (undefined when it cannot be read), and all of them as one key. */
+/**
+ * Each file's content hash (undefined when it is gone), and all of them as one key. A file that is there but cannot
+ * be read (permissions, a directory in its place) is a change like any other: the reload it causes is refused and
+ * counted, where taking it for gone would wait in silence while the gateway reported its config as current.
+ */
 function fingerprint(files: string[]): { key: string; parts: Array<string | undefined> } {
   const parts = files.map((f) => {
     try {
       return createHash("sha256").update(readFileSync(f)).digest("hex");
-    } catch {
-      return undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === "ENOENT" || code === "ENOTDIR" ? undefined : `unreadable:${code ?? String(err)}`;
     }
   });
   return { key: parts.map((p) => p ?? "-").join(","), parts };
