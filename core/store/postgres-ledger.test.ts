@@ -11,6 +11,8 @@ import { PostgresLedger } from "./postgres-ledger.ts";
 import { picoToUsd } from "../money/money.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.ts";
+import { fillingDisk } from "../../test/helpers/filling-disk.ts";
+import { captureLogger } from "../../test/helpers/log-capture.ts";
 
 let postgres: TestPostgres;
 beforeAll(async () => { postgres = await startPostgres(); });
@@ -173,6 +175,43 @@ describe("Postgres ledger", () => {
       await admin.end();
       await ledger.close();
     }
+  });
+
+  it("a spool disk that fills up part way through a write: every record still reaches Postgres, none is said to be on disk that is not", async () => {
+    const url = await postgres.createDatabase();
+    const spoolDir = mkdtempSync(join(tmpdir(), "mg-pgl-"));
+    const records = Array.from({ length: 4 }, () => rec(Date.now()));
+    const line = (r: LedgerRecord) => Buffer.byteLength(JSON.stringify({ k: r.generationId, t: Date.now(), v: { ...r, costPico: r.costPico.toString() } }) + "\n");
+    // Room for one and a half records' lines: the write of the first three is cut short in the second, and the disk
+    // stays that full (the fourth, written after the three held ones, does not fit either).
+    const disk = fillingDisk(line(records[0]!) * 1.5);
+    const ledger = await PostgresLedger.open({ url, spoolDir, flushIntervalMs: 60_000, spool: { openSegment: (p) => disk.open(p) } });
+    try {
+      expect(await Promise.all(records.slice(0, 3).map((r) => ledger.append(r)))).toEqual(["memory", "memory", "memory"]);
+      expect(await ledger.append(records[3]!)).toBe("memory");
+      await ledger.flush();
+      expect(ledger.status()).toMatchObject({ up: true, pending: 0 });
+      expect((await ledger.search({ limit: 10 })).records.map((r) => r.generationId).sort()).toEqual(records.map((r) => r.generationId).sort());
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it("records neither Postgres nor the spool's full disk took are named at shutdown, not dropped unsaid", async () => {
+    const url = await postgres.createDatabase();
+    const { logger, log } = captureLogger("info");
+    const disk = fillingDisk(0);
+    const ledger = await PostgresLedger.open({ url, spoolDir: mkdtempSync(join(tmpdir(), "mg-pgl-")), flushIntervalMs: 10, log: logger, spool: { openSegment: (p) => disk.open(p) } });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away"); // Postgres refuses every batch
+    const r = rec(Date.now());
+    expect(await ledger.append(r)).toBe("memory");
+    await until(async () => !ledger.status().up);
+    await ledger.close();
+    await admin.end();
+    const said = log.records().find((l) => /lost at shutdown/.test(l.msg));
+    expect(said).toMatchObject({ level: 50, records: 1, generationIds: [r.generationId] });
   });
 
   it("a record Postgres refuses for its data is set aside (on disk, with the error); the rest of its batch is written", async () => {

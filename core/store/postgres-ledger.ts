@@ -10,7 +10,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Logger } from "../log.ts";
-import { Spool, type Kept } from "./spool.ts";
+import { Spool, type Kept, type SpoolOptions } from "./spool.ts";
 import { postgresSpoolTag } from "./spool-tag.ts";
 import { IMPORT_LOCK, createSchema, dropPartitionsBefore, ensurePartitions, monthOf, readMeta, writeMeta } from "./postgres-schema.ts";
 import { StoreSchemaError } from "./schema-version.ts";
@@ -35,6 +35,8 @@ export interface PostgresLedgerOptions {
   poolSize?: number;
   /** Bound on every statement (statement_timeout and the client's own wait). */
   queryTimeoutMs?: number;
+  /** The spool's own options (a test's disk that fills up). */
+  spool?: SpoolOptions;
 }
 
 /** A record as it waits in the spool (money as a decimal string). */
@@ -128,7 +130,7 @@ export class PostgresLedger implements LedgerReader {
   static async open(o: PostgresLedgerOptions): Promise<PostgresLedger> {
     // Named for this database: another gateway's Postgres ledger may spool in the same spool_dir.
     const store = postgresSpoolTag(o.url);
-    const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log, store) : new ReadOnlySpool();
+    const spool = o.spoolDir ? await Spool.open<Spooled>(o.spoolDir, "pg-ledger", o.log, store, o.spool) : new ReadOnlySpool();
     const l = new PostgresLedger(o, spool);
     try {
       await l.prepare();
@@ -445,6 +447,12 @@ export class PostgresLedger implements LedgerReader {
     await this.writing;
     if (this.pending && this.up) await this.flush(2_000).catch(() => {});
     await this.spool.close();
+    // Neither Postgres nor the spool's disk took these (each was said at append): they go with this process.
+    const held = this.spool.heldInMemory();
+    if (held.length) {
+      this.o.log?.error("ledger: records of answered requests held in memory only are lost at shutdown: Postgres did not take them and the spool cannot be written",
+        { records: held.length, generationIds: held.map((r) => r.generationId) });
+    }
     await this.pool.end().catch(() => {});
   }
 }
@@ -461,6 +469,9 @@ class ReadOnlySpool {
   }
   async adoptGone(): Promise<number> {
     return 0;
+  }
+  heldInMemory(): Spooled[] {
+    return [];
   }
   async close(): Promise<void> {}
 }

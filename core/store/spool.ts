@@ -3,7 +3,8 @@
 // sink — the store — when it can take them, read back from disk one batch at a time, oldest first. Memory holds none
 // of them, however long the store is away (only each segment's name, counts and read offset): the appends of the
 // current turn, the batch a drain has in hand, and — the one exception — records no disk would take (a write
-// failed), kept until a write succeeds or the sink takes them.
+// failed, or was cut short by a disk filling up: a record is on disk only when all of its line is), kept until a
+// write succeeds or the sink takes them.
 // A drain goes on from the byte after the last record the sink took; a segment is deleted once all of it is written,
 // so the sink must be idempotent per key: a crash part way through a segment replays it from its start, and that is
 // what makes the replay exactly-once.
@@ -14,7 +15,7 @@
 // moved in by hand are adopted and replayed the same way.
 // Reusable: the ledger uses it while the store is down; a database writer can spool every record and drain in batches.
 import { mkdirSync, renameSync } from "node:fs";
-import { open, unlink, type FileHandle } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { SpoolFiles, alive } from "./spool-files.ts";
@@ -50,21 +51,32 @@ interface Segment {
   offset: number;
   /** The segment appended to: the bytes acknowledged (a drain reads no further: a write may be under way). */
   bytes?: number;
-  fh?: FileHandle;
+  fh?: SegmentFile;
   /** When its first record not yet written was spooled (ms). */
   at: number;
   /** Lines are the items themselves (an earlier release's .seg), not {k, t, v}. */
   bare: boolean;
 }
 
+/** What a segment is appended through: the file's handle, or a test's disk that fills up part way. */
+export interface SegmentFile {
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface SpoolOptions {
   /** Records per segment file (default SEGMENT_RECORDS). */
   segmentRecords?: number;
+  /** Opens a new segment file for appending (default: the file, opened to append). */
+  openSegment?: (path: string) => Promise<SegmentFile>;
 }
 
 export class Spool<T> {
   private readonly files: SpoolFiles;
   private readonly segmentRecords: number;
+  private readonly openSegment: (path: string) => Promise<SegmentFile>;
   /** Closed segments waiting to be drained, oldest first. */
   private readonly segments: Segment[] = [];
   /** The segment appends go to, newest of all; drained up to what was acknowledged. */
@@ -85,6 +97,7 @@ export class Spool<T> {
   private constructor(readonly dir: string, name: string, private readonly log?: Logger, store?: string, o: SpoolOptions = {}) {
     this.files = new SpoolFiles(dir, name, store, log);
     this.segmentRecords = o.segmentRecords ?? SEGMENT_RECORDS;
+    this.openSegment = o.openSegment ?? ((path) => open(path, "a"));
   }
 
   /**
@@ -158,27 +171,47 @@ export class Spool<T> {
     for (const w of batch) w.resolve(kept);
   }
 
-  /** Append to the current segment (begun when there is none) and fsync; a full one is closed. */
+  /**
+   * Append to the current segment (begun when there is none) and fsync; a full one is closed. All or nothing: a write
+   * that fails part way (a disk that fills up takes what fits, then says ENOSPC) fails for every line of it — the
+   * caller holds them all — and they are cut back out of the file, so no half record is left with more after it.
+   */
   private async write(lines: Line[]): Promise<void> {
     const c = (this.current ??= { path: this.pathFor("jsonl"), records: 0, done: 0, offset: 0, bytes: 0, at: lines[0]!.at, bare: false });
-    const text = lines.map((l) => l.line).join("");
+    const data = Buffer.from(lines.map((l) => l.line).join(""));
     try {
       if (!c.fh) {
         mkdirSync(this.dir, { recursive: true });
-        c.fh = await open(c.path, "a");
+        c.fh = await this.openSegment(c.path);
         await syncDir(this.dir); // the new file's name must survive a power cut too
       }
-      await c.fh.write(text);
+      await writeAll(c.fh, data);
       await c.fh.datasync();
     } catch (err) {
-      // Nothing more goes after a line the failed write may have cut: the next write begins a new segment.
+      await this.cutBack(c);
+      // Nothing more goes into it after a failure: the next write begins a new segment.
       await this.seal();
       throw err;
     }
     if (!c.records) c.at = lines[0]!.at;
     c.records += lines.length;
-    c.bytes! += Buffer.byteLength(text);
+    c.bytes! += data.length;
     if (c.records >= this.segmentRecords) await this.seal();
+  }
+
+  /**
+   * Truncate a segment back to the lines acknowledged before a failed write (a failed fsync too: what it wrote may not
+   * be on the disk). When even that fails, the file keeps what the write left — whole lines read again (the sink takes
+   * each once) and a cut last line (skipped) — and is sealed: nothing is appended after the cut.
+   */
+  private async cutBack(c: Segment): Promise<void> {
+    if (!c.fh) return;
+    try {
+      await c.fh.truncate(c.bytes!);
+      await c.fh.datasync();
+    } catch (err) {
+      this.log?.warn("spool: cannot cut a failed write back out of a spool file; its whole lines are replayed too (counted once), a cut one is skipped", { file: c.path, error: String(err) });
+    }
   }
 
   /** A new file name of ours; names sort in the order they were made. */
@@ -338,6 +371,15 @@ export class Spool<T> {
   /** Write what waits and close the segment; the files stay for the next process (or this one's next life). */
   async close(): Promise<void> {
     await (this.io = this.io.then(() => this.flush()).then(() => this.seal()));
+  }
+}
+
+/** Write all of `data`: a write may take only part of it (a disk filling up) without failing; the next one says why. */
+async function writeAll(fh: SegmentFile, data: Buffer): Promise<void> {
+  for (let at = 0; at < data.length; ) {
+    const { bytesWritten } = await fh.write(data, at, data.length - at);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`spool: the disk took none of the ${data.length - at} bytes left to write`), { code: "ENOSPC" });
+    at += bytesWritten;
   }
 }
 
