@@ -206,6 +206,10 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // A plugin's setup may reach out (a license server, a connection): check leaves it to start, and says so.
       const notSetUp = cfg.pipeline.filter((p) => p.def.setup && !(p.name in cfg.builtins.plugins)).map((p) => p.name);
       if (notSetUp.length) process.stderr.write(`note: check does not run the setup of plugin${notSetUp.length > 1 ? "s" : ""} ${notSetUp.join(", ")} (start does, and refuses to start if it fails)\n`);
+      if (cfg.server.egressProxy) {
+        const e = (await import("./net/egress-proxy.ts")).describeEgress(cfg.server.egressProxy);
+        process.stderr.write(`note: outbound calls go through the egress proxy: https targets ${e.https}; http targets ${e.http}; no_proxy ${e.no_proxy}\n`);
+      }
       process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
       return 0;
     } catch (err) {

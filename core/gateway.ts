@@ -25,6 +25,7 @@ import { ApiKeys, DEFAULT_KEY_REFRESH_MS } from "./keys/api-keys.ts";
 import { restartPending } from "./config/restart-only.ts";
 import { apiKeyIdClashes } from "./keys/id-clash.ts";
 import { droppedEveryProject } from "./config/reload-guard.ts";
+import { describeEgress } from "./net/egress-proxy.ts";
 import { PluginSetupError } from "./pipeline/setup-error.ts";
 
 export interface Snapshot {
@@ -208,6 +209,8 @@ export class Gateway implements GatewayHandle {
     this.log.info(Object.keys(fields).length ? "config reloaded" : "config reloaded: nothing changed", {
       file, trigger, changes: fields, models: next.models.size, providers: next.providers.size,
     });
+    const egress = next.server.egressProxy;
+    if (egress?.key !== old.config.server.egressProxy?.key) this.log.info("egress proxy changed", egress ? describeEgress(egress) : { https: "none: direct", http: "none: direct" });
     this.pendingRestart = restartPending(this.startedWith, next);
     this.metrics.configRestartPending.set(this.pendingRestart.length ? 1 : 0);
     if (this.pendingRestart.length) {
@@ -276,9 +279,9 @@ export class Gateway implements GatewayHandle {
   private async setUp(snapshot: Snapshot, plugins: ResolvedPlugin[]): Promise<void> {
     const { config, drivers } = snapshot;
     for (const [name, pc] of config.providers) {
-      // Reuse connection pools across reloads when a provider's settings (its timeouts and answer bounds included) did not change.
+      // Reuse connection pools across reloads when a provider's settings (its timeouts, answer bounds and egress proxy included) did not change.
       const settings = driverSettings(config.server);
-      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}\n${JSON.stringify(settings.limits ?? {})}`;
+      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}\n${JSON.stringify(settings.limits ?? {})}\n${settings.egress?.key ?? ""}`;
       let cached = this.drivers.get(key);
       if (!cached) {
         cached = { key, driver: createDriver(config.builtins, name, pc, settings), users: new Set() };
@@ -317,6 +320,6 @@ export class Gateway implements GatewayHandle {
 }
 
 /** What every provider driver takes from server settings. */
-function driverSettings(server: { upstreamTimeoutMs: number; upstreamAnswerTimeoutMs: number; upstreamLimits?: DriverSettings["limits"] }): DriverSettings {
-  return { timeoutMs: server.upstreamTimeoutMs, answerTimeoutMs: server.upstreamAnswerTimeoutMs, limits: server.upstreamLimits };
+function driverSettings(server: { upstreamTimeoutMs: number; upstreamAnswerTimeoutMs: number; upstreamLimits?: DriverSettings["limits"]; egressProxy?: DriverSettings["egress"] }): DriverSettings {
+  return { timeoutMs: server.upstreamTimeoutMs, answerTimeoutMs: server.upstreamAnswerTimeoutMs, limits: server.upstreamLimits, egress: server.egressProxy };
 }

@@ -25,6 +25,7 @@ import { lingerOnClose } from "./net/lingering-close.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
 import { watchConfig, type ConfigWatch } from "./config/watch.ts";
 import { cannotListen } from "./net/listen-error.ts";
+import { describeEgress } from "./net/egress-proxy.ts";
 
 export interface StartOptions {
   configFile: string;
@@ -73,6 +74,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const ownLog = opts.logger ? undefined : loggerFromConfig(config); // `log:` of gateway.yaml; closed (flushed) last
   const log = opts.logger ?? ownLog!;
   for (const m of notices) log.info(m);
+  // Which proxy outbound calls use, masked, and what skips it: the first thing to check when upstreams are unreachable.
+  if (config.server.egressProxy) log.info("egress proxy in use", describeEgress(config.server.egressProxy));
   const gateway = await Gateway.create(config, { logger: log, env: opts.env });
   await startObservability(gateway).catch(async (err) => {
     await gateway.close();

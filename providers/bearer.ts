@@ -1,6 +1,7 @@
 // Shared shape of the simple JSON-over-Bearer providers (Cohere, Voyage, Jina, Together): one pool per origin,
 // base URL and key from the provider config or the project's own credentials (BYOK).
 import type { ProviderConfig, UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
+import type { EgressProxy } from "../core/net/egress-proxy.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Target } from "../core/contracts/provider.ts";
 import { UpstreamClient } from "./http.ts";
@@ -9,8 +10,8 @@ import { sendJson } from "./upstream-json.ts";
 export class BearerJson {
   readonly client: UpstreamClient;
 
-  constructor(readonly name: string, private readonly config: ProviderConfig, private readonly defaultBase: string, timeoutMs: number, limits?: UpstreamLimitsConfig) {
-    this.client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? timeoutMs, origins: [config.base_url ?? defaultBase], limits });
+  constructor(readonly name: string, private readonly config: ProviderConfig, private readonly defaultBase: string, timeoutMs: number, limits?: UpstreamLimitsConfig, egress?: EgressProxy) {
+    this.client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? timeoutMs, origins: [config.base_url ?? defaultBase], limits, egress });
   }
 
   url(target: Target, path: string): string {

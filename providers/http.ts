@@ -14,6 +14,8 @@ import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, UPSTREAM_NOT_FOUND, isRetryableStatu
 import { UpstreamWatch } from "./upstream-watch.ts";
 import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
+import { proxyFor, type EgressProxy, type ProxyRoute } from "../core/net/egress-proxy.ts";
+import { proxiedPool, throughProxy } from "./egress-pool.ts";
 
 export { MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES } from "./upstream-limits.ts";
 
@@ -33,7 +35,9 @@ export interface UpstreamResponse {
 }
 
 export class UpstreamClient {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, Dispatcher>();
+  /** Origins reached through the egress proxy, and which: only read when a call fails. */
+  private readonly proxied = new Map<string, ProxyRoute>();
   private readonly urls = new Map<string, { origin: string; path: string }>();
   /** server.upstream_limits: how much of an answer is read. */
   readonly limits: UpstreamLimits;
@@ -42,19 +46,25 @@ export class UpstreamClient {
    * `origins` get their pools at once (boot), others on first use (BYOK base URLs). `timeoutMs`: for the response
    * headers and between reads; `answerTimeoutMs` (never shorter than timeoutMs): from the send, for a JSON answer's
    * whole body and a stream's first event (core/net/answer-deadline.ts). `limits`: server.upstream_limits.
+   * `egress`: the egress proxy (server.egress_proxy or HTTPS_PROXY...), decided once per origin as its pool is made.
    */
   constructor(
     readonly provider: string,
-    private readonly opts: { connections?: number; timeoutMs: number; answerTimeoutMs?: number; origins?: string[]; limits?: UpstreamLimitsConfig },
+    private readonly opts: { connections?: number; timeoutMs: number; answerTimeoutMs?: number; origins?: string[]; limits?: UpstreamLimitsConfig; egress?: EgressProxy },
   ) {
     this.limits = upstreamLimits(opts.limits);
     for (const o of opts.origins ?? []) this.pool(new URL(o).origin);
   }
 
-  private pool(origin: string): Pool {
+  private pool(origin: string): Dispatcher {
     let p = this.pools.get(origin);
     if (!p) {
-      p = new Pool(origin, { connections: this.opts.connections ?? 128, keepAliveTimeout: 30_000, pipelining: 1 });
+      const connections = this.opts.connections ?? 128;
+      const route = proxyFor(this.opts.egress, origin);
+      if (route) this.proxied.set(origin, route);
+      p = route
+        ? proxiedPool(origin, route, { connections, keepAliveTimeout: 30_000, timeoutMs: this.opts.timeoutMs })
+        : new Pool(origin, { connections, keepAliveTimeout: 30_000, pipelining: 1 });
       this.pools.set(origin, p);
     }
     return p;
@@ -113,7 +123,9 @@ export class UpstreamClient {
       return { status: r.statusCode, headers: r.headers, body: answer, limits: this.limits };
     } catch (err) {
       watch.stop();
-      throw transportError(this.provider, err, signal);
+      const failure = transportError(this.provider, err, signal);
+      const route = this.proxied.size ? this.proxied.get(url.origin) : undefined;
+      throw route ? throughProxy(failure, this.provider, route, url.origin, timeoutMs) : failure;
     }
   }
 

@@ -136,6 +136,21 @@ describe("model-gateway check", () => {
     expect(two.stderr).toContain("model-gateway check: one config file, as --config FILE or FILE");
   });
 
+  it("says which egress proxy outbound calls use (masked) and refuses one it cannot use", () => {
+    const file = tmpConfig("models: {}\n");
+    const r = run(["check", file], { HTTPS_PROXY: "http://alice:pr0xy-pass@proxy.corp:3128", NO_PROXY: "localhost,.corp" });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("note: outbound calls go through the egress proxy: https targets http://***@proxy.corp:3128 (HTTPS_PROXY); http targets none: direct; no_proxy localhost,.corp (NO_PROXY)\n");
+    expect(r.stderr + r.stdout).not.toContain("pr0xy-pass");
+    const socks = run(["check", file], { HTTPS_PROXY: "socks5://proxy.corp:1080" });
+    expect(socks.status).toBe(1);
+    expect(socks.stdout).toContain("HTTPS_PROXY (in the environment) is a socks5 proxy (socks5://proxy.corp:1080): only http:// and https:// proxies are supported");
+    const configured = tmpConfig("server:\n  egress_proxy: { url: \"http://proxy.corp:3128/some/path\" }\n");
+    const bad = run(["check", configured]);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain(`${configured}:2:24: server.egress_proxy.url has a path or query (http://proxy.corp:3128)`);
+  });
+
   it("validates third-party plugin options against the plugin's own schema", () => {
     const file = tmpConfig(`plugins:\n  request-tagger: { module: ${resolve("docs/examples/request-tagger.ts")}, options: { header: Team, value: a } }\npipeline: [auth, request-tagger, router]\n`);
     const r = run(["check", file]);

@@ -21,6 +21,7 @@ import { resolvePackageImport } from "./package-resolve.ts";
 import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
+import { resolveEgressProxy, type EgressProxy } from "../net/egress-proxy.ts";
 import { corsPolicy } from "../http/cors-policy.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
 import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
@@ -83,6 +84,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
 
   const config = raw as GatewayConfig;
   checkReferences(config, sources, problems);
+  const egress = resolveEgressProxy(config.server?.egress_proxy, env);
+  for (const p of egress.problems) problems.push(sources.at("path" in p.at ? p.at.path : ["server"], p.message));
   checkMcpCwds(config, dirname(path), (name) => !disabled.has(`mcp_servers.${name}`), (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
@@ -98,7 +101,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (untranslated) opts.onNotice?.(untranslated);
   for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
   for (const m of unusedPluginNotices(config, names)) opts.onNotice?.(m);
-  const loaded: LoadedConfig = { ...freeze(path, config, disabled), pipeline, builtins };
+  const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;
 }
@@ -415,7 +418,7 @@ function withAbsoluteFiles(pc: ProviderConfig, dir: string): ProviderConfig {
   return pc.credentials_file && !isAbsolute(pc.credentials_file) ? { ...pc, credentials_file: resolve(dir, pc.credentials_file) } : pc;
 }
 
-function freeze(file: string, config: GatewayConfig, disabled: Map<string, string>): RuntimeConfig {
+function freeze(file: string, config: GatewayConfig, disabled: Map<string, string>, egressProxy: EgressProxy | undefined): RuntimeConfig {
   const providers = new Map<string, ProviderConfig>();
   for (const [name, pc] of Object.entries(config.providers ?? {})) if (!disabled.has(name)) providers.set(name, withAbsoluteFiles(pc, dirname(file)));
   if (!providers.has("sim")) providers.set("sim", { protocol: "sim" });
@@ -489,7 +492,9 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         allowHosts: s.url_fetch?.allow_hosts ?? [],
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
         timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
+        egress: egressProxy,
       },
+      egressProxy,
       cors: corsPolicy(s.cors).policy,
     },
     metrics: {

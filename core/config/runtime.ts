@@ -2,6 +2,7 @@
 import type { GatewayConfig, KeyBudget, ModelConfig, ProjectConfig, ProviderConfig, Pricing, RateLimits, StoreConfig, UpstreamLimitsConfig } from "../generated/types/gateway.ts";
 import type { TrustedProxies } from "../net/trusted-proxies.ts";
 import type { CorsPolicy } from "../http/cors-policy.ts";
+import type { EgressProxy } from "../net/egress-proxy.ts";
 
 export interface EndpointRuntime {
   provider: string;
@@ -73,7 +74,10 @@ export interface ServerRuntime {
   shutdownGraceMs: number;
   /** /readyz answers 503 while the last reload was refused. */
   readyRequiresCurrentConfig: boolean;
-  urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number };
+  /** server.url_fetch, and the egress proxy its downloads go through (after the checks). */
+  urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number; egress?: EgressProxy };
+  /** server.egress_proxy, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY (core/net/egress-proxy.ts); undefined: none. */
+  egressProxy?: EgressProxy;
   /** server.cors: which web pages on other origins may call the API (undefined: none, no CORS headers at all). */
   cors?: CorsPolicy;
 }

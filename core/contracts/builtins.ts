@@ -2,6 +2,7 @@
 // the upstream drivers by protocol. The rest of core receives these (on the loaded config) instead of importing
 // plugins/ or providers/, so the layers stay acyclic.
 import type { ProviderConfig, UpstreamLimitsConfig } from "../generated/types/gateway.ts";
+import type { EgressProxy } from "../net/egress-proxy.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import type { ProviderDriver } from "./provider.ts";
 import type { Translators } from "./translator.ts";
@@ -13,6 +14,8 @@ export interface DriverSettings {
   answerTimeoutMs?: number;
   /** server.upstream_limits as configured; the drivers know the defaults (providers/upstream-limits.ts). */
   limits?: UpstreamLimitsConfig;
+  /** The egress proxy upstream calls go through (server.egress_proxy or HTTPS_PROXY...); undefined: direct. */
+  egress?: EgressProxy;
 }
 
 export type DriverFactory = (name: string, config: ProviderConfig, settings: DriverSettings) => ProviderDriver;

@@ -1,7 +1,8 @@
 // An MCP server URL a client sent (the Responses API's `mcp` tool, server_url): checked like every client URL
 // (core/net: https only unless server.url_fetch.allow_hosts names the host, every resolved address public) and then
 // reached only at the checked address — the connection is pinned, so DNS cannot change between check and connect —
-// and only at that origin, with redirects refused. A refusal is a 400 naming the client's field.
+// and only at that origin, with redirects refused. A refusal is a 400 naming the client's field. Behind an egress
+// proxy the checks are the same and the tunnel goes to the checked address, not the name (core/net/proxy-tunnel.ts).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -9,6 +10,8 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { GatewayError } from "../errors.ts";
 import { internalRange } from "../net/address.ts";
 import { hostAllowed, type UrlFetchPolicy } from "../net/url-fetch.ts";
+import { proxyFor } from "../net/egress-proxy.ts";
+import { tunnelConnector } from "../net/proxy-tunnel.ts";
 
 export interface CheckedUrl {
   url: URL;
@@ -57,7 +60,9 @@ export async function checkClientMcpUrl(raw: string, policy: UrlFetchPolicy, fie
     if (opts?.all) cb(null, [{ address: to.address, family: to.family }]);
     else cb(null, to.address, to.family);
   };
-  const agent = new Agent({ connect: { lookup: pinned as never, timeout: policy.timeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
+  const route = proxyFor(policy.egress, url);
+  const connect = route ? tunnelConnector(route, { timeoutMs: policy.timeoutMs, address: to.address }) : { lookup: pinned as never, timeout: policy.timeoutMs };
+  const agent = new Agent({ connect, headersTimeout: 0, bodyTimeout: 0 });
   const origin = url.origin;
   const guarded: FetchLike = async (target, init) => {
     const u = new URL(String(target));

@@ -3,9 +3,14 @@
 import { resolveCwd } from "./cwd.ts";
 import type { McpServerConfig } from "../generated/types/gateway.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
+import { proxyFor, type ProxyRoute } from "../net/egress-proxy.ts";
 
 export type UpstreamSpec =
-  | { kind: "http"; name: string; url: string; transport: "streamable_http" | "sse"; headers: Record<string, string>; timeoutMs: number; maxTotalMs: number; guarded?: boolean }
+  | {
+    kind: "http"; name: string; url: string; transport: "streamable_http" | "sse"; headers: Record<string, string>; timeoutMs: number; maxTotalMs: number; guarded?: boolean;
+    /** The egress proxy its URL is reached through (part of the spec: a reload that changes it reconnects). */
+    proxy?: ProxyRoute;
+  }
   | { kind: "stdio"; name: string; command: string; args: string[]; env: Record<string, string>; cwd?: string; timeoutMs: number; maxTotalMs: number };
 
 export const SEP = "__";
@@ -30,7 +35,8 @@ export function upstreamSpec(config: RuntimeConfig, name: string, projectId?: st
   const timeoutMs = sc.timeout_ms ?? 60_000;
   const maxTotalMs = Math.max(timeoutMs, sc.max_total_timeout_ms ?? 600_000);
   if (sc.url) {
-    return { kind: "http", name, url: sc.url, transport: sc.transport ?? "streamable_http", headers: { ...setValues(sc.headers), ...setValues(own?.headers) }, timeoutMs, maxTotalMs };
+    const proxy = proxyFor(config.server.egressProxy, sc.url);
+    return { kind: "http", name, url: sc.url, transport: sc.transport ?? "streamable_http", headers: { ...setValues(sc.headers), ...setValues(own?.headers) }, timeoutMs, maxTotalMs, ...(proxy ? { proxy } : {}) };
   }
   return {
     kind: "stdio", name, command: sc.command!, args: sc.args ?? [], env: { ...setValues(sc.env), ...setValues(own?.env) },

@@ -12,6 +12,7 @@ import type {
 import type { Logger } from "../log.ts";
 import type { UpstreamSpec } from "./spec.ts";
 import { cwdProblem } from "./cwd.ts";
+import { proxiedFetch, type ProxiedFetch } from "./proxied-fetch.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -74,6 +75,8 @@ export class Upstream {
   private namesFrom?: Promise<Tool[]>;
   /** The last connection's failure, said to callers while the server is down. */
   lastError?: string;
+  /** A configured server behind the egress proxy: its fetch, made on first connect, closed with the upstream. */
+  private proxied?: ProxiedFetch;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -120,13 +123,15 @@ export class Upstream {
     }
     const requestInit: RequestInit = { headers: s.headers };
     const url = new URL(s.url);
-    if (s.transport === "sse") return new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers) } as never, fetch: this.fetchImpl });
-    return new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+    if (s.proxy && !this.fetchImpl) this.proxied ??= proxiedFetch(s.proxy, s.timeoutMs);
+    const fetchImpl = this.fetchImpl ?? this.proxied?.fetch;
+    if (s.transport === "sse") return new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers, fetchImpl) } as never, fetch: fetchImpl });
+    return new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
   }
 
   /** The SSE transport's EventSource sends only what its fetch adds: the configured headers go on that request too. */
-  private sseFetch(headers: Record<string, string>): FetchLike {
-    const base = this.fetchImpl ?? fetch;
+  private sseFetch(headers: Record<string, string>, fetchImpl: FetchLike | undefined): FetchLike {
+    const base = fetchImpl ?? fetch;
     return (url, init) => base(url, { ...init, headers: { ...headers, ...headersObject(init?.headers) } });
   }
 
@@ -299,5 +304,6 @@ export class Upstream {
     const c = this.client;
     this.client = undefined;
     if (c) await bounded(c.close(), 5_000, "closing").catch(() => {});
+    await this.proxied?.close();
   }
 }

@@ -7,6 +7,9 @@ import { GatewayError } from "../errors.ts";
 import { fetchClientUrl, hostAllowed, type Resolver, type UrlFetchOptions } from "./url-fetch.ts";
 import { PNG_1x1, startHttpsLoopback, TEST_CERT, type HttpsLoopback } from "../../test/helpers/https-loopback.ts";
 import { listenLoopback } from "../../test/upstreams/http-fake.ts";
+import { startConnectProxy } from "../../test/helpers/connect-proxy.ts";
+import { freePort } from "../../test/helpers/ports.ts";
+import { resolveEgressProxy } from "./egress-proxy.ts";
 
 /** A resolver that answers from a table and counts its calls; names not in it do not resolve. */
 function table(answers: Record<string, string[] | string[][]>): Resolver & { calls: string[] } {
@@ -292,5 +295,88 @@ describe("size and time", () => {
     setTimeout(() => ac.abort(), 50);
     const err = await refusal(p);
     expect(err.status).toBe(499);
+  });
+});
+
+describe("through an egress proxy (server.egress_proxy, HTTPS_PROXY)", () => {
+  const through = (url: string, o: Partial<UrlFetchOptions> & { no_proxy?: string[] } = {}) =>
+    policy({ egress: resolveEgressProxy({ url, no_proxy: o.no_proxy }, {}).proxy, ...o });
+
+  it("internal literals and internal-resolving names are refused before the proxy is asked", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const resolver = table({ localhost: ["127.0.0.1"], "cdn.example.com": ["169.254.169.254"], "assets.example.com": ["93.184.216.34", "10.20.30.40"] });
+      for (const url of [`https://127.0.0.1:${internal.port}/x`, "https://10.0.0.1/x", "https://[::1]/x", "https://cdn.example.com/x", "https://assets.example.com/x", `https://localhost:${internal.port}/x`]) {
+        const err = await refusal(fetchClientUrl(url, through(proxy.url, { resolver }), { field: "image_url" }));
+        expect(err.details?.reason, url).toBe("internal_address");
+      }
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("the tunnel goes to the checked address, not the name: the proxy's own DNS cannot send it inside", async () => {
+    // The gateway's DNS says public.test is public; the proxy's DNS would say loopback (the internal server). The
+    // proxy is asked for the checked address, which it refuses here (nothing leaves the machine).
+    const proxy = await startConnectProxy();
+    proxy.dns.set("public.test", "127.0.0.1");
+    proxy.refuse.add(`93.184.216.34:${internal.port}`);
+    try {
+      const resolver = table({ "public.test": ["93.184.216.34"] });
+      const err = await refusal(fetchClientUrl(`https://public.test:${internal.port}/x`, through(proxy.url, { resolver }), { field: "image_url" }));
+      expect(err.details).toMatchObject({ reason: "unreachable", proxy: proxy.url });
+      expect(err.message).toBe(`image_url could not be downloaded: the egress proxy ${proxy.url} refused the tunnel to 93.184.216.34:${internal.port} (HTTP 403)`);
+      expect(proxy.tunnels.map((t) => t.target)).toEqual([`93.184.216.34:${internal.port}`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("an allowed download goes through the tunnel; TLS and Host keep the name", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const resolver = table({ "img.test": ["127.0.0.1"] });
+      const got = await fetchClientUrl(`https://img.test:${img.port}/seed.png`, through(proxy.url, { resolver, allowHosts: ["img.test"] }), { field: "image_url" });
+      expect(Buffer.from(got.bytes)).toEqual(PNG_1x1);
+      expect(proxy.tunnels).toEqual([{ target: `127.0.0.1:${img.port}`, auth: undefined, status: 200 }]);
+      expect(img.requests.at(-1)).toMatchObject({ path: "/seed.png", host: `img.test:${img.port}` });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a redirect is checked again before its own tunnel", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const to = encodeURIComponent(`https://127.0.0.1:${internal.port}/latest/meta-data`);
+      const resolver = table({ "img.test": ["127.0.0.1"] });
+      const err = await refusal(fetchClientUrl(`https://img.test:${img.port}/redirect?to=${to}`, through(proxy.url, { resolver, allowHosts: ["img.test"] }), { field: "image_url" }));
+      expect(err.details?.reason).toBe("internal_address");
+      expect(proxy.tunnels.map((t) => t.target)).toEqual([`127.0.0.1:${img.port}`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a no_proxy host is fetched directly", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const resolver = table({ "img.test": ["127.0.0.1"] });
+      const got = await fetchClientUrl(`https://img.test:${img.port}/seed.png`, through(proxy.url, { resolver, allowHosts: ["img.test"], no_proxy: [".test"] }), { field: "image_url" });
+      expect(got.bytes.length).toBe(PNG_1x1.length);
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a proxy that cannot be reached: a refusal naming it (masked), not a hang", async () => {
+    const resolver = table({ "img.test": ["127.0.0.1"] });
+    const dead = `http://u:pw-secret@127.0.0.1:${await freePort()}`;
+    const err = await refusal(fetchClientUrl(`https://img.test:${img.port}/seed.png`, through(dead, { resolver, allowHosts: ["img.test"] }), { field: "image_url" }));
+    expect(err.details).toMatchObject({ reason: "unreachable", proxy: expect.stringMatching(/^http:\/\/\*\*\*@127\.0\.0\.1:\d+$/) });
+    expect(err.message).toContain("the egress proxy http://***@127.0.0.1:");
+    expect(err.message).not.toContain("pw-secret");
   });
 });

@@ -3,11 +3,16 @@
 // the connection pinned to the checked address (no DNS rebinding between check and connect), redirects followed
 // by hand and checked the same way, a size cap and a total timeout. A refusal is a 400 naming the client's field.
 // Hosts in server.url_fetch.allow_hosts skip the address check and may use plain http.
+// Behind an egress proxy (server.egress_proxy, HTTPS_PROXY) the same checks run first, on the gateway's own DNS
+// answers, and the tunnel goes to the checked address (CONNECT 93.184.216.34:443), never to the name: the proxy's
+// DNS cannot steer the download elsewhere (core/net/proxy-tunnel.ts).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Client } from "undici";
 import { GatewayError, type ErrorCode } from "../errors.ts";
 import { internalRange } from "./address.ts";
+import { proxyFor, type EgressProxy, type ProxyRoute } from "./egress-proxy.ts";
+import { tunnelConnector } from "./proxy-tunnel.ts";
 
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -16,6 +21,8 @@ export interface UrlFetchPolicy {
   allowHosts: string[];
   maxBytes: number;
   timeoutMs: number;
+  /** The egress proxy downloads go through (after the checks, to the checked address); none: direct. */
+  egress?: EgressProxy;
 }
 
 /** server.url_fetch's defaults (core/config/resolve.ts), for a caller handed no policy. */
@@ -115,8 +122,9 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
       }
     }
 
-    const res = await get(url, addresses[0]!, policy, target, signal).catch((err) => {
-      throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`);
+    const route = proxyFor(policy.egress, url);
+    const res = await get(url, addresses[0]!, policy, target, signal, route).catch((err) => {
+      throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`, route ? { proxy: route.shown } : {});
     });
     try {
       if (REDIRECTS.has(res.status)) {
@@ -159,16 +167,20 @@ interface Response {
 }
 
 /**
- * One GET on a connection of its own whose lookup answers with the checked address: the TLS name and the Host
- * header stay the URL's host, but no second DNS answer can redirect the socket.
+ * One GET on a connection of its own whose lookup answers with the checked address (or, through the egress proxy, a
+ * tunnel to that address): the TLS name and the Host header stay the URL's host, but no second DNS answer can
+ * redirect the socket.
  */
-async function get(url: URL, to: { address: string; family: number }, policy: UrlFetchOptions, target: FetchTarget, signal: AbortSignal): Promise<Response> {
+async function get(url: URL, to: { address: string; family: number }, policy: UrlFetchOptions, target: FetchTarget, signal: AbortSignal, route?: ProxyRoute): Promise<Response> {
   const pinned = (_host: string, opts: { all?: boolean } | undefined, cb: (...args: unknown[]) => void) => {
     if (opts?.all) cb(null, [{ address: to.address, family: to.family }]);
     else cb(null, to.address, to.family);
   };
+  const tls = policy.ca ? { ca: policy.ca } : {};
   const client = new Client(url.origin, {
-    connect: { lookup: pinned as never, ...(policy.ca ? { ca: policy.ca } : {}), timeout: policy.timeoutMs },
+    connect: route
+      ? tunnelConnector(route, { timeoutMs: policy.timeoutMs, address: to.address, tls })
+      : { lookup: pinned as never, ...tls, timeout: policy.timeoutMs },
     headersTimeout: policy.timeoutMs,
     bodyTimeout: policy.timeoutMs,
     pipelining: 0,

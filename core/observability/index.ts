@@ -6,6 +6,8 @@ import type { EndpointSpec } from "../endpoints/spec.ts";
 import type { GatewayContext, Outcome } from "../pipeline/context.ts";
 import { accessRecord } from "./access-log.ts";
 import { otlpTarget, withoutUserinfo } from "./otlp-target.ts";
+import { proxyFor } from "../net/egress-proxy.ts";
+import { otlpProxyAgents } from "./otlp-proxy.ts";
 import type { Tracing } from "./tracing.ts";
 import { wireBytes } from "./wire-bytes.ts";
 
@@ -33,11 +35,14 @@ export async function startObservability(gateway: Gateway): Promise<void> {
   const target = otlpTarget(telemetry);
   if (!target) return;
   const { Tracing } = await import("./tracing.ts");
-  const tracing = new Tracing(target, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway", { registry: gateway.metrics.registry, log: gateway.log });
+  // Behind the egress proxy as it was at start (telemetry, and so the exporter, waits for a restart anyway).
+  const route = proxyFor(gateway.config.server.egressProxy, target.url);
+  const agents = route ? otlpProxyAgents(route) : undefined;
+  const tracing = new Tracing({ ...target, agent: agents?.agentFor }, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway", { registry: gateway.metrics.registry, log: gateway.log });
   o.tracing = tracing;
-  gateway.onClose(() => tracing.close());
-  // Info lines are not masked (core/log.ts): the URL is logged without its user and password.
-  gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: withoutUserinfo(target.url) });
+  gateway.onClose(() => tracing.close().finally(() => agents?.destroy()));
+  // Info lines are not masked (core/log.ts): the URL is logged without its user and password, the proxy masked.
+  gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: withoutUserinfo(target.url), ...(route ? { egress_proxy: route.shown } : {}) });
 }
 
 /** A W3C traceparent's trace id, so access lines join the caller's trace even with tracing off. */

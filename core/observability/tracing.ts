@@ -2,7 +2,7 @@
 // the GenAI semantic conventions, exported over OTLP/HTTP (JSON). The caller's W3C traceparent is continued and the
 // attempt's own is sent upstream. Off unless configured, and then not even loaded: index.ts imports this module (and
 // with it the OpenTelemetry packages) only for a gateway that exports traces; callers test `ctx.trace` first.
-import type { IncomingMessage } from "node:http";
+import type { Agent, IncomingMessage } from "node:http";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -42,10 +42,12 @@ export class Tracing {
   private readonly tracer: Tracer;
   private closed = false;
 
-  constructor(target: { url: string; headers: Record<string, string> }, serviceName: string, o: { registry: Registry; log: Logger }) {
+  /** `target.agent`: the node Agent for a protocol, when exports go through the egress proxy (otlp-proxy.ts). */
+  constructor(target: { url: string; headers: Record<string, string>; agent?: (protocol: string) => Agent }, serviceName: string, o: { registry: Registry; log: Logger }) {
     // Spans the collector refused are counted (gateway_trace_spans_total) and its errors logged (export-health.ts).
     const diagnostics = rateLimitedDiag(o.log);
-    const exporter = new CountingExporter(new OTLPTraceExporter({ url: target.url, headers: target.headers }), spanCounter(o.registry), diagnostics.warn);
+    const otlp = new OTLPTraceExporter({ url: target.url, headers: target.headers, ...(target.agent ? { httpAgentOptions: target.agent } : {}) });
+    const exporter = new CountingExporter(otlp, spanCounter(o.registry), diagnostics.warn);
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ "service.name": serviceName }),
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],

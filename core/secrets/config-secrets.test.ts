@@ -29,4 +29,11 @@ describe("configSecrets", () => {
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "https://u:env-pass-0001@otel:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://u:env-pass-0002@otel:4318/v1/traces" };
     expect(configSecrets({} as GatewayConfig, env).sort()).toEqual(["env-pass-0001", "env-pass-0002"]);
   });
+
+  it("the egress proxy's password, from server.egress_proxy.url or the proxy variables", () => {
+    const config = { server: { egress_proxy: { url: "http://alice:proxy-pass-0001@proxy.corp:3128" } } } as unknown as GatewayConfig;
+    expect(configSecrets(config, {})).toEqual(["proxy-pass-0001"]);
+    const env = { HTTPS_PROXY: "http://u:env-proxy-0001@p:3128", http_proxy: "http://u:env-proxy-0002@p:3128", NO_PROXY: "localhost" };
+    expect(configSecrets({} as GatewayConfig, env).sort()).toEqual(["env-proxy-0001", "env-proxy-0002"]);
+  });
 });

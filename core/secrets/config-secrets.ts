@@ -1,6 +1,7 @@
 // The secrets a config holds: every value the gateway sends upstream as a credential (providers' and projects'
 // BYOK keys, AWS credentials, credential-like headers, secrets inside a base_url) and the few it keeps for itself
-// (the URL-signing secret, the metrics bearer token, the OTLP collector's headers and URL password, the Redis password).
+// (the URL-signing secret, the metrics bearer token, the OTLP collector's headers and URL password, the Redis password,
+// the egress proxy's password).
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
 
 type Env = Record<string, string | undefined>;
@@ -61,5 +62,8 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   urlSecrets(config.telemetry?.otlp?.endpoint, out);
   urlSecrets(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, out);
   urlSecrets(env.OTEL_EXPORTER_OTLP_ENDPOINT, out);
+  // The egress proxy's password (server.egress_proxy.url, else the proxy variables): never echoed back, never logged.
+  urlSecrets(config.server?.egress_proxy?.url, out);
+  for (const name of ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"]) urlSecrets(env[name], out);
   return out.filter((s) => s.length > 0);
 }

@@ -14,7 +14,7 @@ export interface AnthropicDriver extends ProviderDriver {
 }
 
 export function createAnthropicDriver(name: string, config: ProviderConfig, defaults: DriverSettings): AnthropicDriver {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits, egress: defaults.egress });
   async function send(body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
     const req = buildMessagesRequest(body, target, config, name, call);
     return messagesAnswer(name, await client.send(req, call.signal, target.timeoutMs), body.stream === true, call);

@@ -20,7 +20,7 @@ export const isClaudeModel = (id: string) => /(^|[./])anthropic\.claude/.test(id
 export function createBedrockDriver(
   name: string, config: ProviderConfig, defaults: DriverSettings, processEnv: Record<string, string | undefined> = process.env,
 ): ProviderDriver & { env: BedrockEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits, egress: defaults.egress });
   const env: BedrockEnv = { name, config, client, auth: createBedrockAuth(name, config, processEnv) };
   const invokeClaude = (config.bedrock_claude_api ?? "invoke") === "invoke";
   return {

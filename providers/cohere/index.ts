@@ -11,7 +11,7 @@ export const COHERE_BASE = "https://api.cohere.com";
 export const COHERE_EMBED_BATCH = 96;
 
 export function createCohereDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
-  const api = new BearerJson(name, config, COHERE_BASE, defaults.timeoutMs, defaults.limits);
+  const api = new BearerJson(name, config, COHERE_BASE, defaults.timeoutMs, defaults.limits, defaults.egress);
   return {
     name,
     protocol: "cohere",

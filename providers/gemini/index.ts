@@ -15,7 +15,7 @@ import type { GeminiEnv } from "./env.ts";
 export type { GeminiEnv } from "./env.ts";
 
 export function createGeminiDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { env: GeminiEnv } {
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs: config.timeout_ms ?? defaults.timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits, egress: defaults.egress });
   const env: GeminiEnv = { name, config, client };
   return {
     name,

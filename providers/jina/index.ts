@@ -8,7 +8,7 @@ import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 export const JINA_BASE = "https://api.jina.ai/v1";
 
 export function createJinaDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
-  const api = new BearerJson(name, config, JINA_BASE, defaults.timeoutMs, defaults.limits);
+  const api = new BearerJson(name, config, JINA_BASE, defaults.timeoutMs, defaults.limits, defaults.egress);
   return {
     name,
     protocol: "jina",

@@ -19,7 +19,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
   const client = new UpstreamClient(name, {
     connections: config.connections,
     timeoutMs: config.timeout_ms ?? defaults.timeoutMs,
-    answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits,
+    answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits, egress: defaults.egress,
     origins: [config.base_url ?? "https://api.openai.com/v1"],
   });
   return {

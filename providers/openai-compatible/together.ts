@@ -10,7 +10,7 @@ import { createOpenAIDriver } from "./index.ts";
 export const TOGETHER_BASE = "https://api.together.xyz/v1";
 
 export function createTogetherDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
-  const api = new BearerJson(name, config, TOGETHER_BASE, defaults.timeoutMs, defaults.limits);
+  const api = new BearerJson(name, config, TOGETHER_BASE, defaults.timeoutMs, defaults.limits, defaults.egress);
   const openai = createOpenAIDriver(name, { ...config, base_url: config.base_url ?? TOGETHER_BASE }, defaults);
   return {
     name,

@@ -4,6 +4,7 @@
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import { UpstreamClient } from "../http.ts";
+import type { EgressProxy } from "../../core/net/egress-proxy.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { credentialsError, readServiceAccount, type ServiceAccount } from "./service-account.ts";
 
@@ -22,7 +23,8 @@ export interface VertexAuth {
   close(): Promise<void>;
 }
 
-export function createVertexAuth(provider: string, config: ProviderConfig, timeoutMs: number): VertexAuth {
+/** `egress`: the token exchange (oauth2.googleapis.com) goes through the egress proxy like the calls it serves. */
+export function createVertexAuth(provider: string, config: ProviderConfig, timeoutMs: number, egress?: EgressProxy): VertexAuth {
   const file = config.credentials_file;
   let account: Promise<ServiceAccount> | undefined;
   // Read once; a failed read is not kept, so fixing the file needs no restart.
@@ -30,7 +32,7 @@ export function createVertexAuth(provider: string, config: ProviderConfig, timeo
     account = undefined;
     throw err;
   }));
-  const client = new UpstreamClient(provider, { connections: 4, timeoutMs });
+  const client = new UpstreamClient(provider, { connections: 4, timeoutMs, egress });
   const tokens = file ? new AccessTokens({ provider, account: loadAccount, client, timeoutMs }) : undefined;
 
   async function project(): Promise<string> {

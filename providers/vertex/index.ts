@@ -19,8 +19,8 @@ export const DEFAULT_LOCATION = "global";
 
 export function createVertexDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { auth: VertexAuth } {
   const timeoutMs = config.timeout_ms ?? defaults.timeoutMs;
-  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits });
-  const auth = createVertexAuth(name, config, timeoutMs);
+  const client = new UpstreamClient(name, { connections: config.connections, timeoutMs, answerTimeoutMs: defaults.answerTimeoutMs, limits: defaults.limits, egress: defaults.egress });
+  const auth = createVertexAuth(name, config, timeoutMs, defaults.egress);
   const env: VertexEnv = { name, config, client, auth, location: config.region || DEFAULT_LOCATION };
   // The translators pick the op from upstreamFor; a model of the other family reaching an op is a catalog mistake.
   const family = (want: "google" | "anthropic", model: string) => {

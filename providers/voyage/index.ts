@@ -12,7 +12,7 @@ export const VOYAGE_BASE = "https://api.voyageai.com/v1";
 export const VOYAGE_LIMITS = { maxItems: 1000, maxTokens: 120_000 };
 
 export function createVoyageDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver {
-  const api = new BearerJson(name, config, VOYAGE_BASE, defaults.timeoutMs, defaults.limits);
+  const api = new BearerJson(name, config, VOYAGE_BASE, defaults.timeoutMs, defaults.limits, defaults.egress);
   return {
     name,
     protocol: "voyage",

@@ -184,6 +184,7 @@ export interface ServerConfig {
    */
   ready_requires_current_config?: boolean;
   url_fetch?: UrlFetchConfig;
+  egress_proxy?: EgressProxyConfig;
 }
 /**
  * The most the gateway reads of one upstream answer. Past a bound the upstream connection is dropped and the answer is a 502 UPSTREAM_ERROR (details.reason answer_too_large or event_too_large, details.setting naming the bound here) with x-should-retry: false: the same request would be as large, so that endpoint is not asked again (the model's next endpoint is). Raise a bound only for answers you know to be that large: each is held in memory whole (the JSON and event bounds as one string, so at most 536870888, the longest string the runtime holds).
@@ -239,6 +240,19 @@ export interface UrlFetchConfig {
    * Time allowed for the whole download, redirects included.
    */
   timeout_ms?: number;
+}
+/**
+ * The HTTP proxy the gateway's own outbound calls go through, as CONNECT tunnels: providers (every protocol, moderation, Vertex token exchange), MCP servers, downloads of client URLs (checked first, then tunnelled to the checked address) and the OTLP exporter. Unset: the environment decides (https_proxy / HTTPS_PROXY for https targets, falling back to the http proxy; http_proxy / HTTP_PROXY for http targets; no_proxy / NO_PROXY), as undici's EnvHttpProxyAgent reads them. Set, it alone decides: {} (no url) sends every call direct whatever the environment says. Changed by a reload (the OTLP exporter keeps the proxy it started with).
+ */
+export interface EgressProxyConfig {
+  /**
+   * The proxy, for http and https targets alike: http://[user:password@]host:port or https://...; the password is a secret, shown as http://***@host:port. Empty: no proxy.
+   */
+  url?: string;
+  /**
+   * Hosts reached directly: a name covers itself and every name below it (example.com, .example.com and *.example.com alike); an IP address or CIDR range (10.0.0.0/8) matches IP-literal hosts; host:port limits an entry to that port; "*" matches every host. Loopback is proxied unless listed (localhost, 127.0.0.1, ::1).
+   */
+  no_proxy?: string[];
 }
 /**
  * Per policy, what happens to a request while the store is unavailable: fail_closed refuses it with 503 STORE_UNAVAILABLE; fail_open serves it with this process's own accounting (a metric and a log line for every such decision). Read from the live config, so a reload changes it.
