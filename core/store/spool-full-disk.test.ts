@@ -2,7 +2,7 @@
 // reports ENOSPC only on the next write, so a write can be short without failing: no record may be said to be on
 // disk unless all of its line is, and none may be lost — each is either on disk or held in memory until it is.
 import { describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -115,5 +115,15 @@ describe("Spool on a disk that fills up part way through a write", () => {
     expect(files).toHaveLength(2); // the cut segment was closed at the cut: E began a new one
     expect(readFileSync(join(dir, files[0]!), "utf8")).not.toMatch(/\n$/);
     expect(names(await drained(s))).toEqual(["A", "B", "C", "D", "E"]);
+  });
+
+  it("a file an earlier release went on appending to after a write the disk cut short: every whole record is replayed", async () => {
+    const dir = dirOf();
+    const line = (k: string) => JSON.stringify({ k, t: 1, v: item(k) });
+    const cut = line("b").slice(0, 30);
+    writeFileSync(join(dir, `ledger.${deadPid()}.jsonl`), `${line("a")}\n${cut}${line("c")}\n${line("d")}\n`);
+    const s = await Spool.open<string>(dir, "ledger");
+    expect(s.size).toBe(3);
+    expect(names(await drained(s))).toEqual(["A", "C", "D"]);
   });
 });

@@ -40,4 +40,10 @@ describe("spool lines", () => {
     expect(parse('{"n":1}', true)).toEqual({ item: { n: 1 } });
     expect(await count(file('{"k":"a","t":7,"v":1}\n{"k":"b","t":8,"v":2}\n{"k":"c","t":9,"v'), false)).toEqual({ records: 2, at: 7 });
   });
+
+  it("a cut record with a whole one appended after it (a short write, then another append) still gives the whole one", async () => {
+    // The cut one holds a {"k": of its own, and the whole one an object that begins like a record: neither is taken.
+    const text = '{"k":"a","t":7,"v":1}\n{"k":"b","t":8,"v":{"k":"in-b","t":1,"v":' + '{"k":"c","t":9,"v":{"k":"in-c","t":2,"v":3}}\n{"k":"d","t":10,"v":4}\n';
+    expect(await count(file(text), false)).toEqual({ records: 3, at: 7 });
+  });
 });

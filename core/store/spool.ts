@@ -19,7 +19,7 @@ import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { SpoolFiles, alive } from "./spool-files.ts";
-import { count, fileLines, parse, type FileLine } from "./spool-lines.ts";
+import { count, fileLines, parse, recordOf, type FileLine } from "./spool-lines.ts";
 
 export { alive };
 
@@ -300,9 +300,13 @@ export class Spool<T> {
       bytes = 0;
     };
     for await (const line of lines) {
-      const r = parse<T>(line.text, seg.bare);
+      const r = recordOf<T>(line, seg.bare);
       end = line.end;
-      if (!r) continue; // a line a crash cut: never acknowledged
+      if (!r) {
+        // The last line cut by a crash was never acknowledged; a line cut elsewhere is said, not passed over unseen.
+        if (line.whole) this.log?.warn("spool: skipped a line that holds no record", { file: seg.path, endsAtByte: line.end });
+        continue;
+      }
       if (!batch.length && r.at !== undefined) seg.at = r.at;
       batch.push(r.item);
       bytes += line.text.length;
