@@ -4,7 +4,7 @@
 // refused one's reason is kept (gateway.lastReload) and shown by gateway_config_last_reload_success.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
@@ -149,6 +149,42 @@ describe("config watch", () => {
     before = await reloads(gw, "ok");
     sed("s#c/two:#c/dos:#", join(dir, "catalog", "two.yaml"));
     await reloadedTo(gw, before, "c/dos");
+  });
+
+  it("a file written in place slowly, or with a pause mid-way, is reloaded once, whole: no key is dropped meanwhile", async () => {
+    const OTHER = testKey("watchother", true);
+    const two = (models: string[]) => {
+      const c = config(models) as any;
+      c.projects.q = { keys: [keyEntry("k", OTHER)] };
+      return YAML.stringify(c);
+    };
+    const { file } = dirWith(two(["a/one"]));
+    const { gw, log } = await start(file);
+    const inPlace = async (text: string, pause: (line: number) => number) => {
+      const fd = openSync(file, "w");
+      const lines = text.split(/(?<=\n)/);
+      for (let i = 0; i < lines.length; i++) {
+        writeSync(fd, lines[i]!);
+        await new Promise((r) => setTimeout(r, pause(i)));
+      }
+      closeSync(fd);
+    };
+    const settledOn = async (m: string) => {
+      await until(`the reload to ${m}`, () => served(gw, m), 15_000);
+      expect(await served(gw, m, OTHER)).toBe(true);
+    };
+    // A generator writing a line at a time over about a second and a half, past the watch's first look.
+    const slow = two(["a/two", "a/three"]);
+    await inPlace(slow, () => 1500 / slow.split("\n").length);
+    await settledOn("a/three");
+    // A writer that stops for a second half-way (before the second project's key).
+    const paused = two(["a/four"]);
+    const half = Math.floor(paused.split("\n").length / 2);
+    await inPlace(paused, (i) => (i === half ? 1000 : 0));
+    await settledOn("a/four");
+    expect(await reloads(gw, "failed")).toBe(0);
+    expect(await reloads(gw, "ok")).toBe(2);
+    expect(log.records().filter((r) => r.msg === "config reloaded").map((r) => r.changes.keys ?? {})).toEqual([{}, {}]);
   });
 
   it("a config file that is there but cannot be read is a refused reload, not a file gone", async () => {

@@ -44,7 +44,7 @@ describe("config reload", () => {
 
   it("refuses an invalid file and keeps serving the old config", async () => {
     writeFileSync(gw.configFile, "models:\n  a/one: { endpoints: [{ provider: nowhere, model: m }] }\n");
-    await new Promise((r) => setTimeout(r, 500));
+    await until(async () => gw.gateway.lastReload?.ok === false);
     expect((await chat("a/one")).status).toBe(200);
     expect((await chat("a/two")).status).toBe(200);
   });
@@ -64,7 +64,8 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
       const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
       expect((await ask("a/one")).status).toBe(200);
       writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/four": model() })));
-      await new Promise((r) => setTimeout(r, 600));
+      await until(async () => other.gateway.lastReload?.ok === false);
+      expect(other.gateway.lastReload!.problems).toEqual([expect.stringContaining("setup exploded")]);
       expect((await ask("a/one")).status).toBe(200);
       expect((await ask("a/four")).status).toBe(404);
     } finally {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, renameSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../log.ts";
@@ -14,8 +14,22 @@ function setup() {
   const file = join(dir, "gateway.yaml");
   writeFileSync(file, "a: 1\n");
   let calls = 0;
-  w = watchConfig({ files: () => [file], onChange: () => void calls++, log: createLogger("silent"), debounceMs: 50 });
+  w = watchConfig({ files: () => [file], onChange: () => void calls++, log: createLogger("silent"), debounceMs: 50, quietMs: 100 });
   return { dir, file, calls: () => calls };
+}
+
+/** A watch that records the file's content at each change, with a quiet time the tests' pauses stay under. */
+function watched() {
+  const dir = mkdtempSync(join(tmpdir(), "mg-watchunit-"));
+  const file = join(dir, "gateway.yaml");
+  writeFileSync(file, "a: 1\n");
+  const seen: string[] = [];
+  w = watchConfig({ files: () => [file], onChange: () => void seen.push(readFileSync(file, "utf8")), log: createLogger("silent"), debounceMs: 50, quietMs: 600 });
+  return { file, seen };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await sleep(25);
 }
 
 describe("watchConfig", () => {
@@ -40,6 +54,33 @@ describe("watchConfig", () => {
     writeFileSync(file, "a: 2\n");
     await sleep(300);
     expect(calls()).toBe(1);
+  });
+
+  // A file written in place is cut short until its writer is done: read meanwhile, it parses (a prefix of a map is a
+  // map) and would drop every project or key after the cut. It is acted on once it has stayed the same a while.
+  it("a file written in place with a pause mid-way is acted on once, whole", async () => {
+    const { file, seen } = watched();
+    const fd = openSync(file, "w");
+    writeSync(fd, "a: 2\n");
+    await sleep(300); // longer than the debounce, shorter than the quiet time
+    writeSync(fd, "b: 2\n");
+    closeSync(fd);
+    await until(() => seen.length > 0);
+    await sleep(700);
+    expect(seen).toEqual(["a: 2\nb: 2\n"]);
+  });
+
+  it("a slow writer, still writing long after its first line, is acted on once, when it is done", async () => {
+    const { file, seen } = watched();
+    const fd = openSync(file, "w");
+    for (let i = 0; i < 40; i++) {
+      writeSync(fd, `k${i}: ${i}\n`);
+      await sleep(40);
+    }
+    closeSync(fd);
+    await until(() => seen.length > 0);
+    await sleep(700);
+    expect(seen).toEqual([Array.from({ length: 40 }, (_, i) => `k${i}: ${i}\n`).join("")]);
   });
 
   it("stops after close", async () => {

@@ -5,6 +5,10 @@
 // from what was last seen, so one save that makes several events reloads once, and a file that is briefly gone
 // (renamed away, deleted before being written anew) is waited for rather than reloaded as an error; one that is
 // there but unreadable is reloaded, and so refused and counted.
+// A file written in place (truncated, then written: `>`, a generator, many editors) is cut short until its writer is
+// done, and a cut YAML file usually still parses (a prefix of a map is a map) while dropping every project or key
+// after the cut. So a change is acted on only once the files have stayed the same for a quiet time, however long
+// the writing goes on or pauses: a half-written file is never what reloads.
 import { watch, readFileSync, realpathSync, type FSWatcher } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
@@ -16,21 +20,28 @@ export interface ConfigWatchOptions {
   /** Called once per change of content; the watch waits for it before acting on the next. */
   onChange(): Promise<unknown> | void;
   log: Logger;
-  /** Quiet time after the last event before acting (one save is often several events). */
+  /** Quiet time after the last event before looking (one save is often several events). */
   debounceMs?: number;
+  /** How long the files' content must stay the same, once changed, before the change is acted on. */
+  quietMs?: number;
 }
 
 export interface ConfigWatch {
   close(): void;
 }
 
-/** Acted on at the latest this long after the first of a burst of events, however long the burst. */
+/** Looked at, at the latest, this long after the first of a burst of events, however long the burst. */
 const MAX_WAIT_MS = 1000;
+/** A change is acted on once the content has stayed the same this long (longer than a writer's pauses). */
+const QUIET_MS = 2000;
+/** A file still changing after this long is logged (once), as nothing reloads until it stops. */
+const STILL_CHANGING_MS = 30_000;
 /** How often a directory that could not be watched (gone, no inotify watches left) is tried again. */
 const RETRY_MS = 2000;
 
 export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
   const debounceMs = o.debounceMs ?? 150;
+  const quietMs = o.quietMs ?? QUIET_MS;
   /** Directory -> its watcher and the names in it that matter. */
   const dirs = new Map<string, { watcher?: FSWatcher; names: Set<string> }>();
   let closed = false;
@@ -42,18 +53,26 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
   let files = o.files();
   let last = fingerprint(files);
   let missing: string[] = [];
+  /** Changed content not acted on yet: its key, when it was first seen so, and when the changing began. */
+  let pending: { key: string; since: number; changingSince: number; warned: boolean } | undefined;
   const unwatchable = new Set<string>();
 
   const schedule = () => {
     if (closed) return;
     const now = Date.now();
-    if (!timer) firstEventAt = now;
+    if (!firstEventAt) firstEventAt = now;
+    lookIn(now - firstEventAt >= MAX_WAIT_MS ? 0 : debounceMs);
+  };
+
+  const lookIn = (ms: number) => {
+    if (closed) return;
     clearTimeout(timer);
-    timer = setTimeout(fire, now - firstEventAt >= MAX_WAIT_MS ? 0 : debounceMs);
+    timer = setTimeout(fire, ms);
   };
 
   const fire = () => {
     timer = undefined;
+    firstEventAt = 0;
     if (busy) {
       again = true; // changes during a reload are looked at once it is done
       return;
@@ -75,17 +94,39 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
         o.log.warn("config file gone; still serving the last config, and watching for it to come back", { files: gone });
       }
       missing = gone;
+      pending = undefined;
       arm(); // a directory replaced along with the file is watched anew
       return;
     }
     missing = [];
-    if (fp.key !== last.key) {
+    if (fp.key === last.key) {
+      pending = undefined; // back to what is serving: nothing to do
+    } else if (settled(fp.key)) {
+      pending = undefined;
       last = fp;
       await o.onChange();
       files = o.files();
       last = fingerprint(files); // the reload may have added an include
     }
     arm();
+  }
+
+  /** Whether changed content has stayed the same for the quiet time; if not yet, a look is set for when it may have. */
+  function settled(key: string): boolean {
+    const now = Date.now();
+    if (pending?.key !== key) {
+      pending = { key, since: now, changingSince: pending?.changingSince ?? now, warned: pending?.warned ?? false };
+    }
+    const waited = now - pending.since;
+    if (waited >= quietMs) return true;
+    if (!pending.warned && now - pending.changingSince >= STILL_CHANGING_MS) {
+      pending.warned = true;
+      o.log.warn("config file still changing; still serving the last config, and reloading once it stays the same", {
+        files, changing_for_s: Math.round((now - pending.changingSince) / 1000), quiet_ms: quietMs,
+      });
+    }
+    lookIn(quietMs - waited);
+    return false;
   }
 
   function arm(): void {
