@@ -1,5 +1,5 @@
-// Metering and idempotent replay on the media endpoints: embeddings are billed per input token, rerank per search
-// unit, images and videos once per asset — a replay (x-mg-idempotency-key) or a video re-attach bills nothing; a
+// Metering and idempotent replay on the media endpoints: embeddings are billed per input token, rerank once per
+// query, images and videos once per asset — a replay (x-mg-idempotency-key) or a video re-attach bills nothing; a
 // video job bills the request that started it, when the job ends.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
@@ -32,7 +32,7 @@ describe("media metering", () => {
     expect(Number(e!.costUsd)).toBeCloseTo(r.json.usage.prompt_tokens * 0.00000002, 12);
   });
 
-  it("rerank: a search unit per 100 documents (50: one) when the provider reports none; a replay is free", async () => {
+  it("rerank: one search unit per query whatever the document count; a replay is free", async () => {
     const k = ulid();
     const body = { model: "sim/ranker", query: "capital of france", documents: Array.from({ length: 50 }, (_, i) => `doc ${i}`) };
     const r = await post("/rerank", body, { "x-mg-idempotency-key": k });

@@ -1,5 +1,5 @@
-// A rerank is billed the search units the provider reports (Cohere: one per query per 100 documents), and the
-// budget reserves as many beforehand. Before, every rerank was billed and reserved one unit whatever its size.
+// The spec: one rerank request is one billed query (usage.search_units always 1), whatever the document count. A
+// 250-document rerank on Cohere, which reports 3 billed units for it, is billed and reserved one unit ($0.002).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { RERANK_KEY, startFakeCohere, type Reranker } from "./upstreams/rerankers.ts";
@@ -22,7 +22,8 @@ beforeAll(async () => {
     },
     projects: {
       open: { keys: [keyEntry("open", OPEN)] },
-      capped: { keys: [keyEntry("capped", CAPPED)], budget: { usd: "0.005", period: "day" } },
+      // Room for one search unit, not for two.
+      capped: { keys: [keyEntry("capped", CAPPED)], budget: { usd: "0.003", period: "day" } },
     },
   });
 });
@@ -33,30 +34,34 @@ afterAll(async () => {
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const docs = (n: number) => Array.from({ length: n }, (_, i) => `document ${i} about the capital of France`);
-const rerank = (n: number, key: string) => postJson(`${gw.baseURL}/rerank`, { model: "cohere/rerank-v3.5", query: "capital of France", documents: docs(n), top_n: 3 }, auth(key));
+const body = (n: number) => ({ model: "cohere/rerank-v3.5", query: "capital of France", documents: docs(n), top_n: 3 });
+const rerank = (n: number, key: string) => postJson(`${gw.baseURL}/rerank`, body(n), auth(key));
 
-describe("rerank search units", () => {
-  it("a rerank is billed the search units Cohere reports (250 documents: 3), in the ledger and x-mg-cost-usd", async () => {
-    const r = await rerank(250, OPEN);
-    expect(r.status).toBe(200);
-    expect(r.headers.get("x-mg-cost-usd")).toBe("0.006");
-    const e = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
-    expect(e).toMatchObject({ endpoint: "rerank", searchUnits: 3, costUsd: "0.006" });
-    // Up to 100 documents: one unit.
-    const small = await rerank(100, OPEN);
-    expect(small.headers.get("x-mg-cost-usd")).toBe("0.002");
+describe("rerank search units (one query per request)", () => {
+  it("the Cohere fake reports 3 billed units for 250 documents, as Cohere does", async () => {
+    const r = await postJson(`${cohere.baseUrl}/v2/rerank`, { model: "rerank-v3.5", query: "capital of France", documents: docs(250) }, auth(RERANK_KEY));
+    expect(r.json.meta.billed_units.search_units).toBe(3);
   });
 
-  it("the budget reserves a unit per 100 documents: a 250-document rerank does not fit $0.005, a 100-document one does", async () => {
-    const calls = cohere.requests.length;
-    const r = await rerank(250, CAPPED);
-    expect(r.status).toBe(402);
-    expect(r.json.error.code).toBe("BUDGET_EXCEEDED");
-    expect(cohere.requests.length).toBe(calls);
+  it("a 250-document rerank is billed one search unit: usage, x-mg-cost-usd and the ledger say $0.002", async () => {
+    const r = await rerank(250, OPEN);
+    expect(r.status).toBe(200);
+    expect(r.json.usage).toEqual({ search_units: 1 });
+    expect(r.headers.get("x-mg-cost-usd")).toBe("0.002");
+    const e = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(e).toMatchObject({ endpoint: "rerank", searchUnits: 1, costUsd: "0.002" });
+  });
+
+  it("the budget reserves one unit: a 250-document rerank fits $0.003, and a second one (0.002 spent) does not", async () => {
     const p = periodOf("day", Date.now());
-    expect(picoToUsd(await gw.gateway.store.spent("capped", p.key, p.start))).toBe("0");
-    const ok = await rerank(100, CAPPED);
-    expect(ok.status).toBe(200);
+    const first = await rerank(250, CAPPED);
+    expect(first.status).toBe(200);
+    expect(picoToUsd(await gw.gateway.store.spent("capped", p.key, p.start))).toBe("0.002");
+    const calls = cohere.requests.length;
+    const second = await rerank(250, CAPPED);
+    expect(second.status).toBe(402);
+    expect(second.json.error.code).toBe("BUDGET_EXCEEDED");
+    expect(cohere.requests.length).toBe(calls);
     expect(picoToUsd(await gw.gateway.store.spent("capped", p.key, p.start))).toBe("0.002");
   });
 });

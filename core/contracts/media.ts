@@ -37,8 +37,6 @@ export interface RerankOutput {
   /** Scores for (a subset of) documents; index is the caller's document position. */
   results: { index: number; score: number }[];
   inputTokens?: number;
-  /** The search units the provider says it billed (Cohere's meta.billed_units.search_units); absent: it bills tokens. */
-  searchUnits?: number;
 }
 
 export interface ImagesCall extends MediaCallBase {

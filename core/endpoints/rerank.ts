@@ -1,7 +1,7 @@
 // POST /api/v1/rerank: results ordered by relevance (the provider's order) with a calibrated 0..1 score, cut to top_n, indexes into the
 // caller's documents, documents echoed unless providerOptions.<provider>.return_documents is false.
-// Billed the search units the provider reports (Cohere: one per 100 documents), else one per 100 documents; the
-// answer's usage.search_units stays the spec's 1 (one query). Errors use BAD_REQUEST / UNAUTHORIZED naming.
+// One request is one billed query (usage.search_units = 1), whatever the document count or what the provider reports
+// (the spec). Errors use BAD_REQUEST / UNAUTHORIZED naming.
 import { ulid } from "ulid";
 import { validateRerank } from "../generated/validators.js";
 import { GatewayError } from "../errors.ts";
@@ -9,7 +9,6 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { RerankCall, RerankOutput } from "../contracts/media.ts";
 import { dispatchCall, extraFields, metadata, requireType, servedModelId, echoTraceId } from "./media.ts";
-import { searchUnitsEstimate } from "../metering/batch-bounds.ts";
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
 
@@ -42,15 +41,6 @@ function checkReturnDocuments(po: unknown): void {
       });
     }
   }
-}
-
-/**
- * The search units billed: what the provider reports (usage-ceiling.ts caps it at what the documents can take), else,
- * for a provider that bills tokens or an answer without the figure, one per 100 documents.
- */
-export function billedSearchUnits(out: RerankOutput, documents: number): number {
-  const u = out.searchUnits;
-  return typeof u === "number" && Number.isFinite(u) && u >= 0 ? u : searchUnitsEstimate(documents);
 }
 
 /** providerOptions namespaces that apply: the provider that ran it, the model's catalog providers, its creator. */
@@ -94,7 +84,7 @@ async function rerank(ctx: GatewayContext): Promise<void> {
     .map(({ index, relevance_score }) => ({ index, relevance_score }))
     .slice(0, body.top_n ?? documents.length)
     .map((r) => (echo ? { ...r, document: documents[r.index]! } : r));
-  ctx.usage = { inputTokens: out.inputTokens ?? 0, outputTokens: 0, searchUnits: billedSearchUnits(out, documents.length) };
+  ctx.usage = { inputTokens: out.inputTokens ?? 0, outputTokens: 0, searchUnits: 1 };
   ctx.response = {
     kind: "json",
     status: 200,

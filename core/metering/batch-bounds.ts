@@ -1,4 +1,4 @@
-// The most an embeddings batch or a rerank request can be billed, read from the parsed body (never serialised
+// The most input an embeddings batch or a rerank request can be billed, read from the parsed body (never serialised
 // again). One context window does not bound these: a batch holds up to 2048 inputs, each up to the window, and a
 // reranker reads the query again with every document. The budget reserves these figures
 // (plugins/budget/worst-case.ts) and the meter caps an upstream's report at them (usage-ceiling.ts), so a request
@@ -9,9 +9,6 @@
  * one-character input is not bounded at one token.
  */
 export const ITEM_OVERHEAD_TOKENS = 4;
-
-/** Documents one rerank search unit covers: Cohere bills one unit per query per 100 documents. */
-export const DOCUMENTS_PER_SEARCH_UNIT = 100;
 
 /** A token is at least one UTF-8 byte (byte-level BPE, SentencePiece's byte fallback): a text's bytes bound its tokens. */
 const textBound = (s: string) => Buffer.byteLength(s, "utf8");
@@ -87,21 +84,3 @@ export function rerankInputBound(body: unknown): number | undefined {
   for (const d of sizes.documents) n += sizes.query + d + ITEM_OVERHEAD_TOKENS;
   return n;
 }
-
-/**
- * The most search units a rerank request can be billed: one per 100 documents, a document whose text and the
- * query's together are longer than the model's context window counting once per window they fill (Cohere splits
- * it into chunks and counts each as a document). Undefined for a body that is not one.
- */
-export function rerankSearchUnitsBound(body: unknown, contextWindow: number | undefined): number | undefined {
-  const sizes = rerankBody(body);
-  if (!sizes) return undefined;
-  let chunks = 0;
-  for (const d of sizes.documents) {
-    chunks += contextWindow && contextWindow > 0 ? Math.max(1, Math.ceil((sizes.query + d + ITEM_OVERHEAD_TOKENS) / contextWindow)) : 1;
-  }
-  return Math.max(1, Math.ceil(chunks / DOCUMENTS_PER_SEARCH_UNIT));
-}
-
-/** Search units to bill when the provider reports none (Voyage, Jina and Together bill tokens): one per 100 documents. */
-export const searchUnitsEstimate = (documents: number): number => Math.max(1, Math.ceil(documents / DOCUMENTS_PER_SEARCH_UNIT));

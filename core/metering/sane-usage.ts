@@ -3,8 +3,7 @@
 // column and Prometheus counters, so they are made sane here, once, before the meter bills them: counts are
 // non-negative, whole (rounded up, as the gateway's estimates err high) and capped; a negative or non-finite count is
 // treated as missing, so the meter's estimate applies as for an upstream that reported none. For a request, counts are
-// also capped at what it could have used (usage-ceiling.ts): MAX_USAGE_TOKENS alone still billed $750 for one answer;
-// a rerank's search units at what its documents can take.
+// also capped at what it could have used (usage-ceiling.ts): MAX_USAGE_TOKENS alone still billed $750 for one answer.
 import type { Usage } from "../contracts/provider.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import { usageCeiling, type UsageCeiling } from "./usage-ceiling.ts";
@@ -44,20 +43,19 @@ function alreadySane(u: Usage, ceiling: UsageCeiling | undefined): boolean {
   const { inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w } = u;
   return fine(i, inMax) && fine(o, outMax) && fine(r, inMax) && fine(w, inMax) && (i ?? 0) + (r ?? 0) + (w ?? 0) <= inMax
     && fine(u.cacheWrite1hTokens, Math.min(inMax, w ?? Infinity)) && fine(u.reasoningTokens, outMax)
-    && fine(u.images, MAX_USAGE_UNITS) && fine(u.searchUnits, Math.min(MAX_USAGE_UNITS, ceiling?.searchUnits ?? Infinity)) && fine(u.webSearches, MAX_USAGE_UNITS)
+    && fine(u.images, MAX_USAGE_UNITS) && fine(u.searchUnits, MAX_USAGE_UNITS) && fine(u.webSearches, MAX_USAGE_UNITS)
     && (u.videoSeconds === undefined || (typeof u.videoSeconds === "number" && u.videoSeconds >= 0 && u.videoSeconds <= MAX_USAGE_UNITS))
     && i !== undefined && o !== undefined;
 }
 
 /**
  * `u` made sane (the same object when nothing needed fixing); what was changed, for the log and the record. With a
- * ceiling, input and cache tokens together stay within `ceiling.input`, output and reasoning within `ceiling.output`,
- * search units within `ceiling.searchUnits`.
+ * ceiling, input and cache tokens together stay within `ceiling.input`, output and reasoning within `ceiling.output`.
  */
 export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
   // Nearly every answer's figures are sane already: checked without a closure, an array or a copy.
   if (alreadySane(u, ceiling)) return { usage: u, fixes: NO_FIXES };
-  const memoed = !ceiling || (ceiling.input === undefined && ceiling.output === undefined && ceiling.searchUnits === undefined);
+  const memoed = !ceiling || (ceiling.input === undefined && ceiling.output === undefined);
   let s = memoed ? memo.get(u) : undefined;
   if (s) return s;
   let usage = u;
@@ -87,7 +85,7 @@ export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
   input("cacheWriteTokens");
   fix("cacheWrite1hTokens", Math.min(cap(ceiling?.input), usage.cacheWriteTokens ?? Infinity), true); // of cacheWriteTokens
   fix("reasoningTokens", cap(ceiling?.output), true);
-  for (const f of UNIT_FIELDS) fix(f, f === "searchUnits" ? Math.min(MAX_USAGE_UNITS, ceiling?.searchUnits ?? Infinity) : MAX_USAGE_UNITS, true);
+  for (const f of UNIT_FIELDS) fix(f, MAX_USAGE_UNITS, true);
   fix("videoSeconds", MAX_USAGE_UNITS, false); // billed per second, fractions included
   // Usage's two required counts stay numbers: 0 reads as "not reported" to the meter, which then estimates.
   if (usage.inputTokens === undefined) usage.inputTokens = 0;

@@ -27,9 +27,9 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("embeddings", { model: "m/x", input: Array(3).fill("c".repeat(5000)) }))).toEqual({ input: 3000 });
   });
 
-  it("a rerank: the query with every document in, and the search units of one per 100 documents", () => {
+  it("a rerank: the query with every document in; no search-unit ceiling (one query is one unit)", () => {
     const docs = Array.from({ length: 250 }, () => "d".repeat(20));
-    expect(usageCeiling(ctx("rerank", { model: "m/x", query: "q".repeat(10), documents: docs }))).toEqual({ input: 250 * 34, searchUnits: 3 });
+    expect(usageCeiling(ctx("rerank", { model: "m/x", query: "q".repeat(10), documents: docs }))).toEqual({ input: 250 * 34 });
   });
 
   it("no ceiling for other media (images, videos): only the sanity cap applies", () => {

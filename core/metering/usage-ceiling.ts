@@ -9,7 +9,7 @@ import type { Target } from "../contracts/provider.ts";
 import { outputTokensOn } from "./request-size.ts";
 import type { AskingProtocol } from "./output-limit.ts";
 import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
-import { embeddingsInputBound, rerankInputBound, rerankSearchUnitsBound } from "./batch-bounds.ts";
+import { embeddingsInputBound, rerankInputBound } from "./batch-bounds.ts";
 
 /** The endpoint that served (or last tried) the request. */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
@@ -23,8 +23,6 @@ export interface UsageCeiling {
   input?: number;
   /** Output tokens, reasoning included. */
   output?: number;
-  /** Rerank search units. */
-  searchUnits?: number;
 }
 
 const LANGUAGE = new Set(["chat", "messages", "responses", "gemini"]);
@@ -46,14 +44,8 @@ export function usageCeiling(ctx: GatewayContext): UsageCeiling {
 
 /** A batch's input is not bounded by one context window: each input is, or each query-document pair. */
 function batchCeiling(ctx: GatewayContext): UsageCeiling {
-  const window = servedTarget(ctx)?.contextWindow;
-  if (ctx.endpoint === "embeddings") {
-    const input = embeddingsInputBound(ctx.body, window);
-    return input === undefined ? {} : { input };
-  }
-  const input = rerankInputBound(ctx.body);
-  const searchUnits = rerankSearchUnitsBound(ctx.body, window);
-  return input === undefined ? {} : { input, searchUnits };
+  const input = ctx.endpoint === "embeddings" ? embeddingsInputBound(ctx.body, servedTarget(ctx)?.contextWindow) : rerankInputBound(ctx.body);
+  return input === undefined ? {} : { input };
 }
 
 /**

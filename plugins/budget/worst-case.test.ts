@@ -57,12 +57,12 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("embeddings", { model: "a/embed", input: [1, "x"] }, 20_000)).toFixed()).toBe("0.002");
   });
 
-  it("a rerank reserves a search unit per 100 documents and, priced per token, the query with every document", () => {
+  it("a rerank reserves one search unit whatever its documents and, priced per token, the query with every document", () => {
     const docs = (n: number, text = "doc") => Array.from({ length: n }, () => text);
+    // One request is one billed query (the spec), however many or long its documents.
     expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(100) }, 900)).toFixed()).toBe("0.002");
-    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(250) }, 2000)).toFixed()).toBe("0.006");
-    // A document that, with the query, is longer than the window counts once per window it fills (chunked by Cohere).
-    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(60, "d".repeat(5000)) }, 300_000)).toFixed()).toBe("0.004");
+    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(250) }, 2000)).toFixed()).toBe("0.002");
+    expect(worstCaseCost(ctx("rerank", { model: "a/units", query: "q", documents: docs(60, "d".repeat(5000)) }, 300_000)).toFixed()).toBe("0.002");
     // Per token: 10 x (1000-byte query + 12-byte document + 4), where the 1300-byte body was reserved.
     expect(worstCaseCost(ctx("rerank", { model: "a/tokens", query: "q".repeat(1000), documents: docs(10, "d".repeat(12)) }, 1300)).toFixed()).toBe("0.01016");
   });

@@ -13,7 +13,7 @@ import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
-import { embeddingsInputBound, rerankInputBound, rerankSearchUnitsBound } from "../../core/metering/batch-bounds.ts";
+import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -29,7 +29,8 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
   // shape, refused by the endpoint, is bounded by its size alone.
   if (ctx.endpoint === "embeddings") return { inputTokens: embeddingsInputBound(body, contextWindow) ?? bodyChars(ctx), outputTokens: 0 };
   if (ctx.endpoint === "rerank") {
-    return { inputTokens: rerankInputBound(body) ?? bodyChars(ctx), outputTokens: 0, searchUnits: rerankSearchUnitsBound(body, contextWindow) ?? 1 };
+    // One search unit: a request is one billed query whatever its document count (the spec).
+    return { inputTokens: rerankInputBound(body) ?? bodyChars(ctx), outputTokens: 0, searchUnits: 1 };
   }
   const input = unbounded ? contextWindow ?? FALLBACK_CONTEXT : Math.min(bodyChars(ctx), contextWindow ?? FALLBACK_CONTEXT);
   switch (ctx.endpoint) {

@@ -1,5 +1,4 @@
-// Provider `cohere`: Cohere API v2 — rerank (POST /v2/rerank, billed in the search units its answer reports) and
-// embed (POST /v2/embed, at most 96 texts a call).
+// Provider `cohere`: Cohere API v2 — rerank (POST /v2/rerank) and embed (POST /v2/embed, at most 96 texts a call).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
@@ -22,9 +21,8 @@ export function createCohereDriver(name: string, config: ProviderConfig, default
       if (own.max_tokens_per_doc !== undefined) body.max_tokens_per_doc = own.max_tokens_per_doc;
       if (own.priority !== undefined) body.priority = own.priority;
       const json = await api.post(target, "/v2/rerank", body, opts.signal);
-      // Cohere bills a query per 100 documents (more for long ones) and says how many units in billed_units.
-      const units = json?.meta?.billed_units?.search_units;
-      const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.meta?.tokens?.input_tokens, ...(typeof units === "number" ? { searchUnits: units } : {}) };
+      // meta.billed_units.search_units is not read: the gateway bills one query per request (the spec).
+      const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.meta?.tokens?.input_tokens };
       return { kind: "json", body: out };
     },
     async embeddings(call: EmbeddingsCall, target, opts): Promise<ProviderResult> {
