@@ -23,7 +23,19 @@ writeFileSync(join(dir, "reshaper.mjs"), `export default { name: "reshaper", asy
   if (how === "throw") throw new Error("reshaper failed after next()");
   if (how === "replace" && r?.kind === "stream") ctx.response = { kind: "json", status: 200, body: { replaced: true } };
   if (how === "drop" && r?.kind === "stream") r.events = (async function* () {})();
+  // Answers now (202) and keeps the upstream's stream, for the test to read after the answer ("keep") or read at once
+  // in the background ("read-now"), as a plugin that queues the work does.
+  if ((how === "keep" || how === "read-now") && r?.kind === "stream") {
+    ctx.response = { kind: "json", status: 202, body: { queued: true } };
+    globalThis.__kept.set(ctx.requestId, how === "keep" ? r.events : readAll(r.events));
+  }
 } };
+async function readAll(events) {
+  const seen = [];
+  for await (const ev of events) seen.push(ev.data);
+  return seen;
+}
+globalThis.__kept = new Map();
 `);
 
 let upstream: FakeOpenAI;
@@ -52,6 +64,15 @@ afterAll(async () => {
 const chat = (requestId: string, how: string, stream: boolean) =>
   postJson(`${baseURL}/chat/completions`, { model: "test/m", stream, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}`, "x-reshape": how, "x-request-id": requestId });
 
+/** What the reshaper kept of a request: the upstream's stream ("keep"), or what its background read got ("read-now"). */
+const kept = (requestId: string) => (globalThis as unknown as { __kept: Map<string, unknown> }).__kept.get(requestId);
+
+async function readAll(events: AsyncIterable<{ data?: string }>): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const ev of events) seen.push(ev.data ?? "");
+  return seen;
+}
+
 const recordOf = (requestId: string) => until(`the ledger record of ${requestId}`, async () => (await gw.gateway.store.ledger({})).find((e) => e.requestId === requestId), 5000);
 
 describe("a plugin that throws after next()", () => {
@@ -69,7 +90,7 @@ describe("a plugin that throws after next()", () => {
   });
 
   it("on a stream: the client's 500 is the ledger's, and the upstream stream nobody reads is cancelled", async () => {
-    upstream.pace = () => 200; // still streaming when the plugin throws
+    upstream.pace = () => 1000; // still streaming when the plugin throws, and when the grace for a reader runs out
     const r = await chat("req-throw-stream", "throw", true);
     expect(r.status).toBe(500);
     const record = await recordOf("req-throw-stream");
@@ -82,7 +103,7 @@ describe("a plugin that throws after next()", () => {
 describe("a plugin that replaces or drops the upstream's stream", () => {
   for (const how of ["replace", "drop"]) {
     it(`${how}: the upstream call is cancelled, the record is marked an estimate, and the log says why`, async () => {
-      upstream.pace = () => 200;
+      upstream.pace = () => 1000; // still streaming when the grace for a reader runs out
       const id = `req-${how}-stream`;
       const r = await chat(id, how, true);
       expect(r.status).toBe(200);
@@ -94,4 +115,40 @@ describe("a plugin that replaces or drops the upstream's stream", () => {
       expect(log.records().some((l) => l.level === 40 && l.requestId === id && /stream was not relayed/.test(l.msg))).toBe(true);
     });
   }
+});
+
+describe("a plugin that answers at once and reads the upstream's stream after the answer", () => {
+  it("reads it whole after the request ended, and the record bills the usage the upstream reported, with the client's 202", async () => {
+    const r = await chat("req-read-later", "keep", true);
+    expect(r.status).toBe(202);
+    // Read only now, the client answered: before, the stream had been cut at the request's end (no events, a clean end).
+    const events = await readAll(kept("req-read-later") as AsyncIterable<{ data?: string }>);
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.join("")).toContain("eight");
+    const record = await recordOf("req-read-later");
+    expect(record).toMatchObject({ status: 202, outcome: "ok", estimated: false, outputTokens: 8 });
+    expect(upstream.requests.at(-1)!.abortedAt).toBeUndefined();
+  });
+
+  it("read in the background while the client gets 202: billed the usage the upstream reported, not an estimate", async () => {
+    upstream.pace = () => 50; // the usage comes after the answer went out
+    const r = await chat("req-read-now", "read-now", true);
+    expect(r.status).toBe(202);
+    const events = await (kept("req-read-now") as Promise<string[]>);
+    expect(events.at(-1)).toBe("[DONE]");
+    const record = await recordOf("req-read-now");
+    // Before: 202 with 0 output tokens, estimated (written as the answer went out, the stream still being read).
+    expect(record).toMatchObject({ status: 202, outcome: "ok", estimated: false, outputTokens: 8 });
+    expect(record.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("left unread past the grace: cancelled, billed at an estimate, and a reader that comes after gets an error, not a clean end", async () => {
+    upstream.pace = () => 1000; // still streaming when the grace runs out
+    const r = await chat("req-read-too-late", "keep", true);
+    expect(r.status).toBe(202);
+    const record = await recordOf("req-read-too-late"); // written once the stream was given up
+    expect(record).toMatchObject({ status: 202, estimated: true });
+    await until("the upstream call to be cancelled", async () => (upstream.requests.at(-1)!.abortedAt !== undefined ? true : undefined), 5000);
+    await expect(readAll(kept("req-read-too-late") as AsyncIterable<{ data?: string }>)).rejects.toThrow(/gateway cancelled this upstream stream/);
+  });
 });

@@ -112,6 +112,8 @@ export class Meter {
   private committed?: Promise<void>;
   /** Work that lands with the record (see withRecord). */
   private beside?: ((outcome: Outcome) => Promise<void> | undefined)[];
+  /** What the record waits for (see holdRecord). */
+  private hold?: (outcome: Outcome) => Promise<void> | undefined;
 
   constructor(private readonly ctx: GatewayContext) {}
 
@@ -175,7 +177,26 @@ export class Meter {
 
   /** Write the ledger record once (later calls return the same promise). */
   commit(outcome: Outcome): Promise<void> {
-    return (this.committed ??= this.writeAndRelease(outcome));
+    return (this.committed ??= this.firstCommit(outcome));
+  }
+
+  /**
+   * Make the record wait for what `hold` returns when the first commit comes (undefined: nothing, write at once; the
+   * promise must never reject). Usage-metering's, for an upstream stream a plugin reads after the answer was sent:
+   * its usage comes at its end, and whichever step commits first (budget's at the request's end too) waits for it.
+   */
+  holdRecord(hold: (outcome: Outcome) => Promise<void> | undefined): void {
+    this.hold = hold;
+  }
+
+  private firstCommit(outcome: Outcome): Promise<void> {
+    const wait = this.hold?.(outcome);
+    if (!wait) return this.writeAndRelease(outcome);
+    return wait.then(() => {
+      // What was worked out before (the answer's cost header) did not have the usage the stream reported at its end.
+      this.usage = undefined;
+      return this.writeAndRelease(outcome);
+    });
   }
 
   /**

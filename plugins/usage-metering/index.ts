@@ -5,12 +5,15 @@
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext, Outcome } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import { sentStatus, toGatewayError } from "../../core/errors.ts";
+import { sentStatus, toGatewayError, type GatewayError } from "../../core/errors.ts";
 import { shutdownCut } from "../../core/shutdown.ts";
 import { dropUsageCounters, meterFor, usageCounters, type Meter } from "../../core/metering/meter.ts";
 import { CAN_PUSH, PUSH, WRITE_HOLD, canPush, type EventSink, type PushControl, type PushableIterator, type WriteHold } from "../../core/sse/push.ts";
 import { whenSettled, type PipelineFailure } from "../../core/pipeline/compose.ts";
 import { cancelUnread } from "./unread.ts";
+import { untilRead } from "./after-answer.ts";
+
+const DONE: Promise<void> = Promise.resolve();
 
 /** The event that ends a stream, in either protocol: the ledger is written before the client sees it. */
 const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "message_stop";
@@ -21,22 +24,63 @@ const isTerminal = (ev: SseEvent) => ev.data === "[DONE]" || ev.event === "messa
  * handler is bound once per stream, not a closure per event (and a bound method, not a named arrow: under tsx's
  * keepNames a named closure gets its own `name` property, ~250 bytes and a defineProperty call).
  */
-export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, ctx?: GatewayContext): MeteredStream {
-  return new MeteredStream(events, meter, status, ctx);
+export function metered(events: AsyncIterable<SseEvent>, meter: Meter, status: number, ctx?: GatewayContext, watched = false): MeteredStream {
+  return new MeteredStream(events, meter, status, ctx, watched);
 }
 
-/** The metered stream a response carries; `read` once the writer (or a plugin's wrapper around it) began reading. */
+/**
+ * The metered stream a response carries; `read` once the writer (or a plugin's wrapper around it) began reading.
+ * `watched`: a third-party plugin is in the pipeline, which may answer with something else and read this stream
+ * after the answer (after-answer.ts).
+ */
 class MeteredStream implements AsyncIterable<SseEvent> {
   read = false;
-  constructor(readonly events: AsyncIterable<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx?: GatewayContext) {}
+  ended = false;
+  cancelled: GatewayError | undefined;
+  waiting: Promise<void> | undefined;
+  onEnded: (() => void) | undefined;
+  private reader: MeteredIterator | undefined;
+  constructor(readonly events: AsyncIterable<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx?: GatewayContext, private readonly watched = false) {}
   [Symbol.asyncIterator](): AsyncIterator<SseEvent> {
+    if (this.cancelled) return failing(this.cancelled);
     this.read = true;
-    return new MeteredIterator(this.events[Symbol.asyncIterator](), this.meter, this.status, this.ctx);
+    return (this.reader = new MeteredIterator(this.events[Symbol.asyncIterator](), this.meter, this.status, this.ctx, this));
+  }
+  get source(): AsyncIterator<SseEvent> | undefined {
+    return this.reader?.it;
+  }
+  get pulls(): number {
+    return this.reader?.pulls ?? 0;
+  }
+  get pulling(): boolean {
+    return this.reader !== undefined && this.reader.pulls !== this.reader.answers;
+  }
+  /** Its reading is over (its end, a failure, or its reader let go). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnded?.();
+  }
+  /**
+   * Not the answer: a third-party plugin answered with something else and reads this stream itself. Its reader then
+   * does not write the record; the request's end does, with the status the client got (after-answer.ts).
+   */
+  detached(): boolean {
+    return this.watched && this.ctx!.response?.kind !== "stream";
   }
 }
 
+/** A reader's iterator over a stream the gateway cancelled: the error, never a clean end. */
+const failing = (err: GatewayError): AsyncIterator<SseEvent> => ({
+  next: () => Promise.reject(err),
+  return: () => Promise.resolve({ done: true, value: undefined }),
+});
+
 class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   private committed = false;
+  /** Pulls asked and answered: after the answer, whether a plugin still reads it (after-answer.ts). */
+  pulls = 0;
+  answers = 0;
   private readonly step: (step: IteratorResult<SseEvent>) => IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>>;
   private readonly failedStep: (err: unknown) => Promise<never>;
   // Pushed (core/sse/push.ts): where events go, and the source's control (paused while the ledger commits).
@@ -47,13 +91,15 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   /** The writer's hold, offered by the writer (core/sse/push.ts WRITE_HOLD). */
   private writeHold: WriteHold | undefined;
   /** `ctx`: the request's, to tell whether the response has started and whether the client left. */
-  constructor(private readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx?: GatewayContext) {
+  constructor(readonly it: AsyncIterator<SseEvent>, private readonly meter: Meter, private readonly status: number, private readonly ctx: GatewayContext | undefined, private readonly src: MeteredStream) {
     this.step = this.onStep.bind(this);
     this.failedStep = this.onFailedStep.bind(this);
   }
   private commit(outcome: Outcome = { status: this.status, aborted: false }): Promise<void> {
     this.committed = true;
-    return this.meter.commit(outcome);
+    // Its end first: a record waiting for it (after-answer.ts) goes ahead now, and this commit joins it.
+    this.src.end();
+    return this.src.detached() ? DONE : this.meter.commit(outcome);
   }
   /**
    * What to record now for a source that failed: a stream error (a shutdown's cut included), written before the
@@ -71,6 +117,9 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
   }
   /** Pulled: the source failed. The record first, then the error goes on to the writer. */
   private onFailedStep(err: unknown): Promise<never> {
+    this.answers++;
+    if (this.src.cancelled) err = this.src.cancelled;
+    this.src.end();
     const outcome = this.failure(err);
     const rethrow = (): never => {
       throw err;
@@ -78,7 +127,12 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     return outcome ? this.commit(outcome).then(rethrow, rethrow) : Promise.reject(err);
   }
   private onStep(step: IteratorResult<SseEvent>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> {
-    if (step.done) return this.committed ? step : this.commitHeld(step);
+    this.answers++;
+    if (step.done) {
+      // Cut by the gateway for going unread (unread.ts): an error, not a short stream that looks complete.
+      if (this.src.cancelled) return Promise.reject(this.src.cancelled);
+      return this.committed ? step : this.commitHeld(step);
+    }
     if (this.committed) return step;
     if (isTerminal(step.value)) return this.commitHeld(step);
     this.meter.relayed(step.value);
@@ -98,9 +152,13 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     this.writeHold = h;
   }
   next(): Promise<IteratorResult<SseEvent>> {
+    this.pulls++;
+    // A reader still pulling after the gateway cancelled the stream: the error again, whatever the source says now.
+    if (this.src.cancelled) return this.failedStep(this.src.cancelled);
     return this.it.next().then(this.step, this.failedStep);
   }
   return(value?: unknown): Promise<IteratorResult<SseEvent>> {
+    this.src.end();
     return this.it.return ? this.it.return(value) : Promise.resolve({ done: true, value: undefined });
   }
 
@@ -148,6 +206,7 @@ class MeteredIterator implements AsyncIterator<SseEvent>, EventSink {
     this.commit().then(this.sink!.onEnd.bind(this.sink), this.onError.bind(this));
   }
   onError(err: unknown): void {
+    this.src.end();
     const outcome = this.failure(err);
     if (!outcome) return this.sink!.onError(err);
     // The record first, with the writer held: the frames it has not written yet leave with the error event.
@@ -173,7 +232,9 @@ export default definePlugin({
     const meter = meterFor(ctx);
     let stream: MeteredStream | undefined;
     ctx.onFinish((outcome) => {
-      if (stream && !stream.read) cancelUnread(ctx, stream.events);
+      // The request's end: a stream the answer did not relay is cancelled now when only the gateway's own steps could
+      // have read it, else once it goes unread after a grace (after-answer.ts; the record may wait for it).
+      if (stream) deferred ? untilRead(ctx, stream) : stream.read || cancelUnread(ctx, stream);
       return meter.commit(outcome);
     });
     // A third-party plugin may still fail or replace the answer once this step has returned: the record then waits
@@ -187,10 +248,23 @@ export default definePlugin({
     }
     const r = ctx.response;
     if (!r) return;
-    if (r.kind === "stream") ctx.response = { ...r, events: (stream = metered(r.events, meter, r.status, ctx)) };
-    else if (!deferred) await meter.commit({ status: r.status, aborted: false });
+    if (r.kind !== "stream") {
+      if (!deferred) await meter.commit({ status: r.status, aborted: false });
+      return;
+    }
+    ctx.response = { ...r, events: (stream = metered(r.events, meter, r.status, ctx, deferred)) };
+    if (deferred) {
+      (ctx as Metered)[STREAM] = stream;
+      // The answer sent, a stream it did not relay may still be read (after-answer.ts): the record waits for it.
+      const s = stream;
+      meter.holdRecord(() => (ctx.responseStarted ? untilRead(ctx, s) : undefined));
+    }
   },
 });
+
+/** The metered stream of a request whose pipeline has a third-party plugin, for recordSettled. */
+const STREAM = Symbol("usage-metering stream");
+type Metered = GatewayContext & { [STREAM]?: MeteredStream };
 
 /** The whole pipeline settled (a third-party plugin in it): record how, unless recorded already. */
 function recordSettled(ctx: GatewayContext, failure: PipelineFailure): Promise<void> | undefined {
@@ -205,8 +279,14 @@ function commitFailure(ctx: GatewayContext, meter: Meter, e: unknown): Promise<v
   return meter.commit({ status: sentStatus(ctx.protocol, err), error: err, aborted: ctx.signal.aborted && !shutdownCut(ctx.signal) });
 }
 
-/** The pipeline answered: an answer other than a stream is recorded before it is sent; a stream as it ends. */
+/**
+ * The pipeline answered: an answer other than a stream is recorded before it is sent; a stream as it ends. A plugin's
+ * answer that replaced the upstream's stream before it was read to its end is recorded at the request's end instead:
+ * the plugin may read that stream after the answer, and its usage comes at its end (after-answer.ts).
+ */
 function commitAnswer(ctx: GatewayContext, meter: Meter): Promise<void> | undefined {
   const r = ctx.response;
-  return r && r.kind !== "stream" ? meter.commit({ status: r.status, aborted: false }) : undefined;
+  if (!r || r.kind === "stream") return undefined;
+  const left = (ctx as Metered)[STREAM];
+  return left && !left.ended ? undefined : meter.commit({ status: r.status, aborted: false });
 }

@@ -1,18 +1,49 @@
-// An upstream stream the answer never used: a plugin replaced the response, dropped the stream or failed after it
-// came. Nothing will read it, so the upstream must not go on generating (and holding a connection) until its timeout.
+// An upstream stream the answer never relayed, cancelled: a plugin replaced the response, dropped the stream or failed
+// after it came, and nothing read it (after-answer.ts gives a plugin that reads it after the answer a grace first).
+// The upstream must not go on generating (and holding a connection) until its timeout.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { UpstreamCancel, upstreamSignal } from "../../core/net/request-abort.ts";
+import { ABANDON_AFTER_MS } from "../../core/pipeline/abandon.ts";
+
+/** How long a stream the answer does not relay may go unread after the request's end before it is cancelled. */
+export const UNREAD_GRACE_MS = ABANDON_AFTER_MS;
+
+/** The metered stream as this file sees it (index.ts MeteredStream). */
+export interface LeftStream {
+  readonly events: AsyncIterable<SseEvent>;
+  /** Set here: what a reader gets from then on, an error rather than a clean end. */
+  cancelled: GatewayError | undefined;
+  /** The upstream iterator a reader is using, if one began. */
+  readonly source: AsyncIterator<SseEvent> | undefined;
+  /** Its reading is over. */
+  end(): void;
+}
 
 const ignore = () => {};
 
-/** Called once the request has ended (its answer is all sent, or its error): stop the stream's upstream call. */
-export function cancelUnread(ctx: GatewayContext, events: AsyncIterable<SseEvent>): void {
-  ctx.gateway.log.warn("the upstream's answer stream was not relayed (a plugin replaced the response, dropped the stream or failed after it came): its call is cancelled, and the request is billed at an estimate", { requestId: ctx.requestId });
+const GRACE = `${UNREAD_GRACE_MS / 1000} s`;
+
+/** What a reader of a stream the gateway cancelled gets: an error, never a clean (and so silently short) end. */
+function cancelledError(graced: boolean): GatewayError {
+  const when = graced ? `within ${GRACE} of the request's end` : "before the request ended";
+  return new GatewayError(499 as number, "CANCELLED", `The gateway cancelled this upstream stream: the answer did not relay it and nothing read it ${when} (docs/plugins.md)`, { retryable: false });
+}
+
+/**
+ * Stop the stream's upstream call; whoever reads it from now on gets `cancelledError()`. `graced`: after the grace
+ * (after-answer.ts), rather than at the request's end in a pipeline of the gateway's own steps, where nothing else
+ * could read it later.
+ */
+export function cancelUnread(ctx: GatewayContext, stream: LeftStream, graced = false): void {
+  if (stream.cancelled) return;
+  stream.cancelled = cancelledError(graced);
+  const when = graced ? `nothing read it within ${GRACE} of the request's end (a plugin replaced the response, dropped the stream or failed after it came)` : "the request ended without reading it";
+  ctx.gateway.log.warn(`the upstream's answer stream was not relayed and ${when}: its call is cancelled, and the request is billed at an estimate`, { requestId: ctx.requestId });
   // Its own end first: the attempt is released without a verdict on the endpoint and the upstream body closed.
   try {
-    void events[Symbol.asyncIterator]().return?.()?.catch(ignore);
+    void (stream.source ?? stream.events[Symbol.asyncIterator]()).return?.()?.catch(ignore);
   } catch {
     // a wrapper whose return() throws: the cut below still stops the upstream
   }
@@ -20,5 +51,6 @@ export function cancelUnread(ctx: GatewayContext, events: AsyncIterable<SseEvent
   // the request's upstream calls are cut as when its client leaves (its answer is complete by now, so nothing else
   // it needs is cut), without marking the request itself aborted.
   const cancel = upstreamSignal(ctx.signal);
-  if (cancel instanceof UpstreamCancel) cancel.fire(new GatewayError(499 as number, "CANCELLED", "The upstream's answer stream was not relayed"));
+  if (cancel instanceof UpstreamCancel) cancel.fire(stream.cancelled);
+  stream.end();
 }
