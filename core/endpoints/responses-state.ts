@@ -69,7 +69,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
   const keep = conv.passthrough.store !== false;
-  checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
+  const inputBytes = checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
   ctx.body = conv.rebuilt;
   const loop = gatewayRunsMcp(ctx);
   // Per attempt: which body, and whether it went to the upstream's own /responses (what the record says it was).
@@ -115,6 +115,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           const now = Date.now();
           const rec: ResponseRecord = {
             id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: r, input: conv.items,
+            ...(inputBytes === undefined ? {} : { inputBytes }),
             ...(fullOutput ? { fullOutput } : {}),
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
             previousResponseId: previous?.id ?? null,

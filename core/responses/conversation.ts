@@ -124,7 +124,7 @@ export async function buildConversation(store: ResponseStore, project: string, b
 }
 
 /** The previous output as the upstream needs it back: with the reasoning state the client may not have been shown. */
-function outputOf(rec: ResponseRecord): Item[] {
+export function outputOf(rec: ResponseRecord): Item[] {
   const out = rec.fullOutput ?? rec.response.output;
   return Array.isArray(out) ? (out as Item[]) : [];
 }

@@ -23,7 +23,7 @@ const SWEEP_EVERY_MS = 60_000;
 
 interface Row {
   id: string; project: string; created_at: number; expires_at: number; provider: string; model: string; native: number;
-  previous_id: string | null; response: string; input: string; full_output: string | null;
+  previous_id: string | null; response: string; input: string; full_output: string | null; input_bytes: number;
 }
 
 export class SqliteResponseStore implements ResponseStore {
@@ -42,7 +42,8 @@ export class SqliteResponseStore implements ResponseStore {
       put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
-      get: db.prepare("SELECT * FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
+      // octet_length: the input's size as stored (UTF-8), without reading it into a string to measure it.
+      get: db.prepare("SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
       owner: db.prepare("SELECT project FROM responses WHERE id = ?"),
       item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?"),
       del: db.prepare("DELETE FROM responses WHERE id = ?"),
@@ -76,6 +77,7 @@ export class SqliteResponseStore implements ResponseStore {
     return {
       id: r.id, project: r.project, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), provider: r.provider, model: r.model,
       native: Number(r.native) === 1, previousResponseId: r.previous_id, response: JSON.parse(r.response), input: JSON.parse(r.input),
+      inputBytes: Number(r.input_bytes),
       ...(r.full_output ? { fullOutput: JSON.parse(r.full_output) } : {}),
     };
   }

@@ -16,12 +16,16 @@ let n = 0;
 beforeAll(async () => { redis = await startRedis(); });
 afterAll(async () => { await redis?.stop(); });
 
+const inputOf = (id: string) => [{ id: `msg_in_${id}`, type: "message", role: "user", content: [{ type: "input_text", text: "Hi ✓" }] }];
+/** What saving gives a record: its input's UTF-8 JSON size (the conversation bound worked it out). */
+const inputBytes = (input: unknown[]) => Buffer.byteLength(JSON.stringify(input), "utf8");
+
 const record = (id: string, over: Partial<ResponseRecord> = {}): ResponseRecord => {
   const now = Date.now();
   return {
     id, project: "acme", createdAt: now, expiresAt: now + 60_000, provider: "up", model: "openai/gpt-4o-mini", native: false,
     previousResponseId: null,
-    input: [{ id: `msg_in_${id}`, type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }],
+    input: inputOf(id), inputBytes: inputBytes(inputOf(id)),
     response: {
       id, object: "response", status: "completed",
       output: [
@@ -62,6 +66,14 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     const again = { ...mine, model: "openai/gpt-4o" };
     await store.responses.put(again);
     expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(again);
+  });
+
+  it("a record read back knows its input's size (what the conversation bound counts), without serialising it", async () => {
+    const { inputBytes: _given, ...rec } = record(`resp_size_${kind}`);
+    const saved = { ...rec, ...(kind === "sqlite" ? {} : { inputBytes: 12345 }) };
+    await store.responses.put(saved);
+    // SQLite measures the text it holds; the others keep what the saving request worked out.
+    expect((await store.responses.get("acme", rec.id, Date.now()))?.inputBytes).toBe(kind === "sqlite" ? inputBytes(rec.input) : 12345);
   });
 
   it("the full output (hidden reasoning state) is kept and is what item lookups return", async () => {

@@ -17,6 +17,12 @@ export interface ResponseRecord {
   fullOutput?: Record<string, unknown>[];
   /** Every input item of the conversation up to and including this request's input, each with an id. */
   input: Record<string, unknown>[];
+  /**
+   * `input`'s size as UTF-8 JSON, so the conversation bound need not serialise it again on each continuation
+   * (core/responses/conversation-limit.ts): given when saved (the bound worked it out) and kept by the memory and
+   * Redis stores; SQLite gives the size of the text it holds. Absent on a record saved before it was kept.
+   */
+  inputBytes?: number;
   /** The provider and public model that served it. */
   provider: string;
   model: string;
