@@ -4,7 +4,6 @@
 // shutdown can stop accepting, let requests in flight finish, and then close what is left.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { resolve } from "node:path";
 import { Gateway } from "./gateway.ts";
 import { loadConfig } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
@@ -24,6 +23,7 @@ import { capConnections } from "./net/connection-cap.ts";
 import { lingerOnClose } from "./net/lingering-close.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
 import { watchConfig, type ConfigWatch } from "./config/watch.ts";
+import { watchedFiles } from "./config/watched-files.ts";
 import { cannotListen } from "./net/listen-error.ts";
 import { describeEgress } from "./net/egress-proxy.ts";
 
@@ -167,8 +167,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   let watcher: ConfigWatch | undefined;
   if (opts.watch) {
     watcher = watchConfig({
-      // The live config's files: a reload that adds an include is followed from then on.
-      files: () => [gateway.config.file, ...(gateway.config.raw.include ?? []).map((f) => resolve(gateway.config.dir, f))],
+      // The live config's files, and the includes the file on disk names (a refused reload's new include too).
+      files: () => watchedFiles(gateway.config),
       onChange: () => gateway.reload(gateway.config.file, "file"),
       log,
     });

@@ -151,6 +151,30 @@ describe("config watch", () => {
     await reloadedTo(gw, before, "c/dos");
   });
 
+  it("after a reload refused for a newly added include (missing, or broken), creating or fixing that file reloads", async () => {
+    const { dir, file } = dirWith(YAML.stringify(config(["a/one"])));
+    mkdirSync(join(dir, "catalog"));
+    const catalog = (m: string) => YAML.stringify({ models: { [m]: model } });
+    const { gw } = await start(file);
+    writeFileSync(file, YAML.stringify(config(["a/one"], { include: ["catalog/new.yaml"] })));
+    await until("the refused reload", async () => (await reloads(gw, "failed")) === 1);
+    expect(gw.gateway.lastReload!.problems).toEqual([expect.stringContaining("catalog/new.yaml")]);
+    writeFileSync(join(dir, "catalog", "new.yaml"), catalog("c/new"));
+    await reloadedTo(gw, 0, "c/new");
+
+    writeFileSync(join(dir, "catalog", "broken.yaml"), "models: [\n");
+    writeFileSync(file, YAML.stringify(config(["a/one"], { include: ["catalog/new.yaml", "catalog/broken.yaml"] })));
+    await until("the second refused reload", async () => (await reloads(gw, "failed")) === 2);
+    writeFileSync(join(dir, "catalog", "broken.yaml"), catalog("c/fixed"));
+    await reloadedTo(gw, 1, "c/fixed");
+
+    // An include that was never served is not waited for while it is missing: taking it out of gateway.yaml reloads.
+    writeFileSync(file, YAML.stringify(config(["a/one"], { include: ["catalog/new.yaml", "catalog/typo.yaml"] })));
+    await until("the third refused reload", async () => (await reloads(gw, "failed")) === 3);
+    writeFileSync(file, YAML.stringify(config(["a/two"], { include: ["catalog/new.yaml"] })));
+    await reloadedTo(gw, 2, "a/two");
+  });
+
   it("a file written in place slowly, or with a pause mid-way, is reloaded once, whole: no key is dropped meanwhile", async () => {
     const OTHER = testKey("watchother", true);
     const two = (models: string[]) => {

@@ -13,10 +13,14 @@ import { watch, readFileSync, realpathSync, type FSWatcher } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../log.ts";
+import type { WatchedFiles } from "./watched-files.ts";
 
 export interface ConfigWatchOptions {
-  /** The files to follow, asked again after each change (a reload may add or drop an include). */
-  files(): string[];
+  /**
+   * The files to follow, asked again after each change (a reload may add or drop an include); a plain list is
+   * followed and waited for whole.
+   */
+  files(): string[] | WatchedFiles;
   /** Called once per change of content; the watch waits for it before acting on the next. */
   onChange(): Promise<unknown> | void;
   log: Logger;
@@ -50,7 +54,14 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
   let firstEventAt = 0;
   let busy: Promise<void> | undefined;
   let again = false;
-  let files = o.files();
+  let files: string[] = [];
+  let awaited = new Set<string>();
+  const ask = () => {
+    const w = o.files();
+    files = Array.isArray(w) ? w : w.files;
+    awaited = new Set(Array.isArray(w) ? w : w.awaited);
+  };
+  ask();
   let last = fingerprint(files);
   let missing: string[] = [];
   /** Changed content not acted on yet: its key, when it was first seen so, and when the changing began. */
@@ -88,7 +99,7 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
 
   async function check(): Promise<void> {
     const fp = fingerprint(files);
-    const gone = files.filter((f, i) => fp.parts[i] === undefined);
+    const gone = files.filter((f, i) => fp.parts[i] === undefined && awaited.has(f));
     if (gone.length) {
       if (gone.join("\n") !== missing.join("\n")) {
         o.log.warn("config file gone; still serving the last config, and watching for it to come back", { files: gone });
@@ -105,7 +116,7 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
       pending = undefined;
       last = fp;
       await o.onChange();
-      files = o.files();
+      ask();
       last = fingerprint(files); // the reload may have added an include
     }
     arm();
