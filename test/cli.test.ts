@@ -151,6 +151,22 @@ describe("model-gateway check", () => {
     expect(bad.stdout).toContain(`${configured}:2:24: server.egress_proxy.url has a path or query (http://proxy.corp:3128)`);
   });
 
+  it("a proxy password with a raw % is a located problem, not a crash; egress_proxy: {} ignores such a variable", () => {
+    const env = { HTTPS_PROXY: "http://user:50%off@127.0.0.1:24612" };
+    const fromEnv = run(["check", tmpConfig("models: {}\n")], env);
+    expect(fromEnv.stderr).not.toContain("URIError");
+    expect(fromEnv.status).toBe(1);
+    expect(fromEnv.stdout).toContain("HTTPS_PROXY (in the environment) has a password with a % that starts no %XX escape (http://***@127.0.0.1:24612)");
+    const ignored = run(["check", tmpConfig("server:\n  egress_proxy: {}\n")], env);
+    expect(ignored.stderr + ignored.stdout).not.toContain("URIError");
+    expect(ignored.status).toBe(0);
+    const configured = tmpConfig("server:\n  egress_proxy: { url: \"http://user:100%@127.0.0.1:24612\" }\n");
+    const bad = run(["check", configured]);
+    expect(bad.stderr).not.toContain("URIError");
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain(`${configured}:2:24: server.egress_proxy.url has a password with a % that starts no %XX escape (http://***@127.0.0.1:24612): write a % in it as %25`);
+  });
+
   it("validates third-party plugin options against the plugin's own schema", () => {
     const file = tmpConfig(`plugins:\n  request-tagger: { module: ${resolve("docs/examples/request-tagger.ts")}, options: { header: Team, value: a } }\npipeline: [auth, request-tagger, router]\n`);
     const r = run(["check", file]);

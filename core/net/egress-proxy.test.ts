@@ -82,6 +82,21 @@ describe("bad proxy URLs are problems, their password never repeated", () => {
     expect(problems[0]!.message).not.toContain("s3cret");
   });
 
+  it("a user or password with a % that starts no %XX escape is a problem naming the field or variable, never a crash", () => {
+    const configured = resolve({ url: "http://user:100%@127.0.0.1:24612" }, {});
+    expect(configured.proxy).toBeUndefined();
+    expect(configured.problems).toEqual([{
+      at: { path: ["server", "egress_proxy", "url"] },
+      message: "server.egress_proxy.url has a password with a % that starts no %XX escape (http://***@127.0.0.1:24612): write a % in it as %25",
+    }]);
+    const env = resolve(undefined, { HTTPS_PROXY: "http://user:50%off@127.0.0.1:24612" });
+    expect(env.proxy).toBeUndefined();
+    expect(env.problems).toEqual([{ at: { env: "HTTPS_PROXY" }, message: expect.stringContaining("HTTPS_PROXY (in the environment) has a password with a % that starts no %XX escape (http://***@127.0.0.1:24612)") }]);
+    expect(resolve({ url: "http://a%zz:pw@p:3128" }, {}).problems[0]!.message).toContain("has a user name with a % that starts no %XX escape (http://***@p:3128)");
+    // Escaped, it is a password like any other.
+    expect(via({ url: "http://user:100%25@p:3128" }, {}, "https://x")).toBe("http://user:100%25@p:3128");
+  });
+
   it("a bad variable names itself and the way out", () => {
     const { problems } = resolve(undefined, { HTTPS_PROXY: "socks5://proxy:1080" });
     expect(problems).toEqual([{ at: { env: "HTTPS_PROXY" }, message: expect.stringContaining("HTTPS_PROXY (in the environment) is a socks5 proxy") }]);

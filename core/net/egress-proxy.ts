@@ -117,9 +117,22 @@ function proxyRoute(raw: string, from: string, schemeOptional: boolean): ProxyRo
   if (u.protocol !== "http:" && u.protocol !== "https:") return `is a ${u.protocol.slice(0, -1)} proxy (${maskProxyUrl(raw)}): only http:// and https:// proxies are supported`;
   if (!u.hostname) return `has no host (${maskProxyUrl(raw)})`;
   if ((u.pathname && u.pathname !== "/") || u.search || u.hash) return `has a path or query (${maskProxyUrl(raw)}): a proxy URL is scheme://[user:password@]host:port only`;
+  // undici decodes both for Proxy-Authorization and throws on a % that starts no escape (`50%off`): say so here.
+  for (const [part, text] of [["user name", u.username], ["password", u.password]] as const) {
+    if (!decodes(text)) return `has a ${part} with a % that starts no %XX escape (${maskProxyUrl(raw)}): write a % in it as %25`;
+  }
   const userinfo = u.username || u.password ? `${u.username}${u.password ? `:${u.password}` : ""}@` : "";
   const url = `${u.protocol}//${userinfo}${u.host}`;
   return { url, shown: maskProxyUrl(url), from };
+}
+
+function decodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What the startup line and `check` say: each proxy (masked), where it came from, and the no_proxy list. */

@@ -36,4 +36,20 @@ describe("configSecrets", () => {
     const env = { HTTPS_PROXY: "http://u:env-proxy-0001@p:3128", http_proxy: "http://u:env-proxy-0002@p:3128", NO_PROXY: "localhost" };
     expect(configSecrets({} as GatewayConfig, env).sort()).toEqual(["env-proxy-0001", "env-proxy-0002"]);
   });
+  it("a password that is not valid percent-encoding (a raw %) is kept as written, never a crash of check or start", () => {
+    const config = {
+      providers: { proxy: { protocol: "openai", base_url: "https://u:100%@proxy.internal/v1" } },
+      store: { kind: "redis", url: "redis://gw:50%off@cache:6379" },
+    } as unknown as GatewayConfig;
+    expect(() => configSecrets(config, {})).not.toThrow();
+    expect(configSecrets(config, {}).sort()).toEqual(["100%", "50%off"]);
+    expect(configSecrets({} as GatewayConfig, { HTTPS_PROXY: "http://user:50%off@127.0.0.1:3128" })).toEqual(["50%off"]);
+  });
+
+  it("with server.egress_proxy (even {}) the proxy variables are not the gateway's: not read", () => {
+    const env = { HTTPS_PROXY: "http://user:50%off@127.0.0.1:3128", http_proxy: "http://u:env-proxy-0002@p:3128" };
+    expect(configSecrets({ server: { egress_proxy: {} } } as unknown as GatewayConfig, env)).toEqual([]);
+    const config = { server: { egress_proxy: { url: "http://alice:proxy-pass-0001@proxy.corp:3128" } } } as unknown as GatewayConfig;
+    expect(configSecrets(config, env)).toEqual(["proxy-pass-0001"]);
+  });
 });

@@ -18,8 +18,17 @@ function urlSecrets(url: string | undefined, out: string[]): void {
   } catch {
     return;
   }
-  if (u.password) out.push(decodeURIComponent(u.password));
+  if (u.password) out.push(decoded(u.password));
   for (const [, v] of u.searchParams) out.push(v);
+}
+
+/** A password as sent; one with a % that starts no %XX escape (`50%off`) as written: masked, never a crash here. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function providerSecrets(pc: Partial<ProviderConfig>, out: string[]): void {
@@ -63,7 +72,8 @@ export function configSecrets(config: GatewayConfig, env: Env): string[] {
   urlSecrets(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, out);
   urlSecrets(env.OTEL_EXPORTER_OTLP_ENDPOINT, out);
   // The egress proxy's password (server.egress_proxy.url, else the proxy variables): never echoed back, never logged.
-  urlSecrets(config.server?.egress_proxy?.url, out);
-  for (const name of ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"]) urlSecrets(env[name], out);
+  // A present egress_proxy (even {}) decides alone: the variables are not the gateway's then (core/net/egress-proxy.ts).
+  if (config.server?.egress_proxy) urlSecrets(config.server.egress_proxy.url, out);
+  else for (const name of ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"]) urlSecrets(env[name], out);
   return out.filter((s) => s.length > 0);
 }
