@@ -28,7 +28,11 @@ models:
       "F:3:40: providers.openai.api_key: ${OPENAI_API_KEY-sk-dev} is not expanded (the shell's form without ':'): use ${OPENAI_API_KEY:-sk-dev}",
     ]);
     expect(await problems(provider("$OPENAI_API_KEY"), { OPENAI_API_KEY: "sk-1" })).toEqual([
-      "F:3:40: providers.openai.api_key: $OPENAI_API_KEY is not expanded: write ${OPENAI_API_KEY} (or ${OPENAI_API_KEY:-default})",
+      "F:3:40: providers.openai.api_key: $OPENAI_API_KEY is not expanded: write ${OPENAI_API_KEY} (or ${OPENAI_API_KEY:-default}), or, if the $ is literal, put the whole value in an environment variable and write ${NAME}",
+    ]);
+    // A key that holds a $ of its own is told how to keep it, not only to brace it.
+    expect(await problems(provider("sk-ab$Cd"))).toEqual([
+      "F:3:40: providers.openai.api_key: $C is not expanded: write ${C} (or ${C:-default}), or, if the $ is literal, put the whole value in an environment variable and write ${NAME}",
     ]);
     expect(await problems(provider("\${OPENAI_API_KEY"), { OPENAI_API_KEY: "sk-1" })).toEqual([
       "F:3:40: providers.openai.api_key: ${OPENAI_API_KEY is not closed: write ${OPENAI_API_KEY} (or ${OPENAI_API_KEY:-default})",

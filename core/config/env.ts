@@ -59,7 +59,8 @@ export function malformedReference(s: string): string | undefined {
       return `${ref} is not a variable reference: ${write}`;
     }
     const bare = /^[A-Z_][A-Z0-9_]*/.exec(s.slice(i + 1))?.[0];
-    if (bare) return `$${bare} is not expanded: write \${${bare}} (or \${${bare}:-default})`;
+    // A key may hold a $ of its own (sk-ab$Cd): only a variable keeps it as written.
+    if (bare) return `$${bare} is not expanded: write \${${bare}} (or \${${bare}:-default}), or, if the $ is literal, put the whole value in an environment variable and write \${NAME}`;
   }
   return undefined;
 }
