@@ -91,7 +91,7 @@ projects:
 pipeline: [auth, routr]
 `);
     expect(out).toEqual([
-      'F:8:27: models.openai/a.endpoints.0.pricing.input: must be string',
+      'F:8:27: models.openai/a.endpoints.0.pricing.input: must be a decimal string: quote it: "0.0001"',
       'F:11:58: models.openai/b.endpoints.0.pricing.output: must be a decimal string such as "0.0000025" (quoted, no exponent)',
       'F:13:131: projects.p.budget.period: must be one of "day", "week", "month", "total"',
     ]);
@@ -202,7 +202,7 @@ pipeline: [router, routr, auth]
   });
 
   it("reports unknown fields at the key", async () => {
-    expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot"']);
+    expect(await problems(`server:\n  prot: 1\n`)).toEqual(['F:2:3: server: unknown field "prot" (did you mean "port"?)']);
   });
 
   it("merges models from included files; entries in the main file win", async () => {

@@ -26,6 +26,7 @@ import { corsPolicy } from "../http/cors-policy.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
 import { checkGuardrails, checkGuardrailsInPipeline } from "./guardrails-check.ts";
 import { checkAuthInPipeline } from "./auth-check.ts";
+import { allowedFields, closest } from "./field-suggest.ts";
 import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
 
@@ -75,7 +76,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
 
   if (!validateGateway(raw)) {
     for (const e of validateGateway.errors ?? []) {
-      const problem = unset.explain(schemaProblem(e, sources), e);
+      const problem = unset.explain(schemaProblem(e, sources, raw), e);
       if (problem) problems.push(problem);
     }
   }
@@ -113,7 +114,7 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
   const merged: Record<string, unknown> = {};
   raw.include.forEach((inc: unknown, i: number) => {
     if (typeof inc !== "string") return; // the schema reports it
-    const src = readYaml(isAbsolute(inc) ? inc : resolve(dir, inc), problems);
+    const src = readYaml(isAbsolute(inc) ? inc : resolve(dir, inc), problems, (error) => sources.at(["include", i], `include.${i}: cannot read ${inc}: ${error}`));
     if (!src) return;
     const value = src.value as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null) {
@@ -127,7 +128,6 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
       merged[id] = entry;
       if (!(id in own)) sources.modelSource.set(id, src);
     }
-    void i;
   });
   raw.models = { ...merged, ...own };
 }
@@ -267,18 +267,29 @@ function coerce(template: string, value: string): string | number | boolean {
   return value;
 }
 
-function schemaProblem(e: ErrorObject, sources: Sources): ConfigProblem {
+function schemaProblem(e: ErrorObject, sources: Sources, raw: unknown): ConfigProblem {
   const path: Path = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   const where = path.length ? path.join(".") : "(top level)";
+  const value = path.reduce<any>((node, seg) => node?.[seg], raw);
   switch (e.keyword) {
     case "required":
       return sources.at(path, `${where}: missing required field "${(e.params as any).missingProperty}"`);
-    case "additionalProperties":
-      return sources.at([...path, (e.params as any).additionalProperty], `${where}: unknown field "${(e.params as any).additionalProperty}"`, true);
+    case "additionalProperties": {
+      const field = String((e.params as any).additionalProperty);
+      const typo = closest(field, allowedFields(path.map((seg) => (/^\d+$/.test(String(seg)) ? Number(seg) : seg))));
+      return sources.at([...path, field], `${where}: unknown field "${field}"${typo ? ` (did you mean "${typo}"?)` : ""}`, true);
+    }
     case "enum":
       return sources.at(path, `${where}: must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(", ")}`);
+    case "type":
+      // A price or budget as a YAML number: money is a decimal string, so no float ever rounds it.
+      if (e.schemaPath.includes("Decimal") && typeof value === "number" && value >= 0 && Number.isFinite(value)) {
+        return sources.at(path, `${where}: must be a decimal string: quote it: "${value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 20 })}"`);
+      }
+      return sources.at(path, `${where}: ${e.message}`);
     case "pattern":
       if (e.schemaPath.includes("Decimal")) return sources.at(path, `${where}: must be a decimal string such as "0.0000025" (quoted, no exponent)`);
+      if (path[path.length - 1] === "sha256") return sources.at(path, `${where}: ${keyHashProblem(value)}`);
       return sources.at(path, `${where}: ${e.message}`);
     case "propertyNames":
       return sources.at(path, `${where}: invalid name ${JSON.stringify((e.params as any).propertyName)}`);
@@ -286,6 +297,15 @@ function schemaProblem(e: ErrorObject, sources: Sources): ConfigProblem {
       if (e.keyword === "pattern" || e.instancePath.includes("propertyName")) return sources.at(path, `${where}: ${e.message}`);
       return sources.at(path, `${where}: ${e.message}`);
   }
+}
+
+/** What a `sha256:` that is not a key's hash is, and what to write; a key pasted there is never repeated back. */
+function keyHashProblem(value: unknown): string {
+  if (typeof value === "string" && /^mg_[a-z]+_/.test(value)) {
+    return "this is a key itself, not its SHA-256: a key never goes in gateway.yaml (anyone who reads the file could use it); " +
+      "write its SHA-256 instead (model-gateway keys new prints it, or: printf %s \"$KEY\" | sha256sum), and since it was written down, consider it exposed and make a new one";
+  }
+  return "sha256 must be 64 lowercase hex characters: the SHA-256 of the key (model-gateway keys new prints it)";
 }
 
 function checkReferences(config: GatewayConfig, sources: Sources, problems: ConfigProblem[]): void {

@@ -1,6 +1,7 @@
 // YAML sources with positions, so every config problem can say file:line:column.
 import { readFileSync } from "node:fs";
-import YAML, { LineCounter, isMap, isScalar, isSeq, type Document, type Node, type Pair } from "yaml";
+import { basename } from "node:path";
+import YAML, { LineCounter, isMap, isScalar, isSeq, visit, type Document, type Node, type Pair } from "yaml";
 import { aliasProblem } from "./alias-bound.ts";
 
 export interface ConfigProblem {
@@ -28,20 +29,42 @@ export interface YamlSource {
   empty: boolean;
 }
 
-export function readYaml(file: string, problems: ConfigProblem[]): YamlSource | undefined {
+/**
+ * The file parsed, or undefined with its problems added. `cannotRead`: where a file that cannot be read is reported
+ * (an included file: at its entry under include:, in the file that names it).
+ */
+export function readYaml(file: string, problems: ConfigProblem[], cannotRead?: (error: string) => ConfigProblem): YamlSource | undefined {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    problems.push({ file, line: 1, column: 1, message: `cannot read config file: ${(err as Error).message}` });
+    const error = (err as Error).message;
+    problems.push(cannotRead?.(error) ?? { file, line: 1, column: 1, message: `cannot read config file: ${error}` });
     return undefined;
   }
   const lines = new LineCounter();
-  const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // merge: `<<: *defaults` (YAML 1.1 merge keys) shares settings between projects, keys or models, as operators
+  // expect from other tools' YAML.
+  const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   if (doc.errors.length) {
+    const at = (offset: number, message: string): ConfigProblem => {
+      const pos = lines.linePos(offset);
+      return { file, line: pos.line, column: pos.col, message };
+    };
     for (const e of doc.errors) {
-      const pos = lines.linePos(e.pos[0]);
-      problems.push({ file, line: pos.line, column: pos.col, message: e.message.split("\n")[0]! });
+      if (e.code === "DUPLICATE_KEY") continue; // named below, with both lines
+      if (e.code === "MULTIPLE_DOCS") {
+        const found = YAML.parseAllDocuments(text);
+        const count = Array.isArray(found) ? found.length : 2;
+        problems.push(at(e.pos[0], `${basename(file)} must be one YAML document (found ${count}; remove the '---' separators)`));
+        continue;
+      }
+      problems.push(at(e.pos[0], e.message.split("\n")[0]!));
+    }
+    const twice = duplicateKeys(doc, lines);
+    for (const d of twice) problems.push(at(d.offset, d.message));
+    if (!twice.length) {
+      for (const e of doc.errors) if (e.code === "DUPLICATE_KEY") problems.push(at(e.pos[0], e.message.split("\n")[0]!));
     }
     return undefined;
   }
@@ -60,6 +83,25 @@ export function readYaml(file: string, problems: ConfigProblem[]): YamlSource | 
     return undefined;
   }
   return { file, doc, lines, value: value ?? {}, empty: value == null };
+}
+
+/** Each key given twice in one mapping: at the second, naming the key and both lines (YAML would keep one of them). */
+function duplicateKeys(doc: Document, lines: LineCounter): { offset: number; message: string }[] {
+  const out: { offset: number; message: string }[] = [];
+  visit(doc, {
+    Map: (_key, map) => {
+      const first = new Map<string, number>();
+      for (const pair of map.items as Pair<Node, Node>[]) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const name = String(pair.key.value);
+        const offset = pair.key.range[0];
+        const seen = first.get(name);
+        if (seen === undefined) first.set(name, offset);
+        else out.push({ offset, message: `key "${name}" is given twice in this mapping, at lines ${lines.linePos(seen).line} and ${lines.linePos(offset).line}: keep one` });
+      }
+    },
+  });
+  return out;
 }
 
 /** Position of the node at `path` (or of the key named by the last segment when `atKey`), else its nearest ancestor. */

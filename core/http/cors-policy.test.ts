@@ -26,7 +26,7 @@ describe("server.cors in gateway.yaml", () => {
   it("the schema names a missing origin list, a field it does not know, a header that is no header name, a max age out of range", async () => {
     expect(await problems('server:\n  cors:\n    allow_origin: ["*"]\n    max_age_s: 100000\n    allow_headers: ["bad header"]\n')).toEqual([
       'F:3:5: server.cors: missing required field "allow_origins"',
-      'F:3:5: server.cors: unknown field "allow_origin"',
+      'F:3:5: server.cors: unknown field "allow_origin" (did you mean "allow_origins"?)',
       'F:5:21: server.cors.allow_headers.0: must match pattern "^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$"',
       "F:4:16: server.cors.max_age_s: must be <= 86400",
     ]);
