@@ -63,6 +63,21 @@ describe("no_proxy entries", () => {
     expect(bypass("192.168.0.0/16:8080", "192.168.1.1", 443)).toBe(false);
   });
 
+  it("an IPv6 range may be written with its address in brackets, as a URL writes the host", () => {
+    expect(bypass("[fd00::]/8", "[fd12::1]")).toBe(true);
+    expect(bypass("[fd00::]/8", "[fe80::1]")).toBe(false);
+    expect(bypass("[fd00::]/8:8080", "[fd12::1]", 8080)).toBe(true);
+    expect(bypass("[fd00::]/8:8080", "[fd12::1]", 443)).toBe(false);
+  });
+
+  it("a name in Unicode matches the host as URLs carry it (punycode), and the other way round", () => {
+    expect(bypass("bücher.de", "xn--bcher-kva.de")).toBe(true);
+    expect(bypass(".BÜCHER.de", "shop.xn--bcher-kva.de")).toBe(true);
+    expect(bypass("*.bücher.de", "shop.xn--bcher-kva.de")).toBe(true);
+    expect(bypass("xn--bcher-kva.de", new URL("https://bücher.de/").hostname)).toBe(true);
+    expect(bypass("bücher.de", "buecher.de")).toBe(false);
+  });
+
   it("keeps the entries as given, for the startup line", () => {
     expect(parseNoProxy("localhost, .corp ,10.0.0.0/8").text).toEqual(["localhost", ".corp", "10.0.0.0/8"]);
   });

@@ -1,12 +1,14 @@
 // Which hosts skip the egress proxy: NO_PROXY / server.egress_proxy.no_proxy, read as undici's EnvHttpProxyAgent
 // and curl read it. Entries are separated by commas or spaces, compared without case:
 // - `*` (alone): no host is proxied;
-// - a name (`example.com`, `.example.com`, `*.example.com`): that name and every name below it;
+// - a name (`example.com`, `.example.com`, `*.example.com`, `bücher.de` as its punycode): that name and every name
+//   below it;
 // - an IP address (`10.1.2.3`, `::1`, `[::1]`): that address written as the URL's host, nothing else (no DNS);
-// - a CIDR range (`10.0.0.0/8`, `fd00::/8`, as curl takes them): IP-literal hosts inside it;
+// - a CIDR range (`10.0.0.0/8`, `fd00::/8` or `[fd00::]/8`, as curl takes them): IP-literal hosts inside it;
 // - any of these with `:port`: only URLs on that port.
 // Loopback is not special: `localhost` and `127.0.0.1` are proxied unless listed (as undici and curl do).
 import { BlockList, isIP } from "node:net";
+import { domainToASCII } from "node:url";
 
 interface Entry {
   /** Lower case, no leading `.` / `*.`, no brackets. */
@@ -42,10 +44,11 @@ export function parseNoProxy(value: string | readonly string[] | undefined): NoP
 function parseEntry(item: string): Entry | undefined {
   let host = item;
   let port = 0;
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(host);
+  // `[::1]`, `[::1]:8080`, and a range with its address bracketed as a URL writes it (`[fd00::]/8`).
+  const bracketed = /^\[([^\]]+)\](\/\d{1,3})?(?::(\d+))?$/.exec(host);
   if (bracketed) {
-    host = bracketed[1]!;
-    port = Number(bracketed[2] ?? 0);
+    host = bracketed[1]! + (bracketed[2] ?? "");
+    port = Number(bracketed[3] ?? 0);
   } else {
     // `name:port` or `1.2.3.4:port`; a bare IPv6 address (several colons) has no port.
     const m = /^([^:]+):(\d+)$/.exec(host);
@@ -66,6 +69,8 @@ function parseEntry(item: string): Entry | undefined {
   // IPv6 in the form URL.hostname gives it (0:0:0:0:0:0:0:1 is ::1).
   if (isIP(host) === 6) return { host: canonicalV6(host), port };
   host = host.replace(/^\*?\./, "").replace(/\.$/, "");
+  // URL.hostname carries a Unicode name as punycode (bücher.de is xn--bcher-kva.de): compare it so.
+  if (!/^[\x00-\x7f]*$/.test(host)) host = domainToASCII(host) || host;
   return host ? { host, port } : undefined;
 }
 
