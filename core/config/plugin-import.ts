@@ -2,6 +2,8 @@
 // vitest) a plain import() loads a .ts plugin. The bundled bin installs a preparation that runs once, before the
 // first such import: it registers tsx's loader (and points `model-gateway/plugin` at the bundle's own copy). Late, so
 // the bundle itself is never transformed and a gateway without third-party plugins carries no loader thread.
+import { moduleTypeHint } from "./plugin-module-type.ts";
+
 let prepare: (() => Promise<void>) | undefined;
 let prepared: Promise<void> | undefined;
 
@@ -16,10 +18,16 @@ export async function importPluginModule(url: string): Promise<Record<string, an
   try {
     return await import(url);
   } catch (err) {
-    // An ES module (ours: model-gateway/plugin) required from a plugin that was loaded as CommonJS. Node's message
-    // speaks of a cycle and lazy loading; what the author can change is the plugin's module type.
-    if ((err as { code?: unknown })?.code !== "ERR_REQUIRE_CYCLE_MODULE") throw err;
-    const hint = `it was loaded as CommonJS (a package.json above it says "type": "commonjs"): write it as an ES module, named .mts or .mjs, or set "type": "module" in that package.json`;
-    throw new Error(`${(err as Error).message.split(". ")[0]}: ${hint}`, { cause: err });
+    // A TypeScript plugin loaded as the wrong module type: Node's message names the symptom (a cycle, an unexpected
+    // ':', require not defined); the hint says what the author can change.
+    const hint = moduleTypeHint(url, err);
+    if (hint === undefined) throw err;
+    throw new Error(`${firstSentence(err)}: ${hint}`, { cause: err });
   }
+}
+
+/** Node's message up to its first line or sentence (a require stack, an explanation of lazy loading, follow). */
+function firstSentence(err: unknown): string {
+  const message = String((err as { message?: unknown })?.message ?? err);
+  return message.split("\n")[0]!.split(". ")[0]!;
 }
