@@ -16,7 +16,7 @@ function setup(meter?: { usage: Usage; estimated: boolean }) {
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer("t");
   const ctx = {
-    endpoint: "responses", body: {}, attempts: [{ provider: "p" }], signal: new AbortController().signal,
+    endpoint: "responses", body: {}, attempts: [{ provider: "p" }], targets: [target], signal: new AbortController().signal,
     config: { providers: new Map([["p", { protocol: "openai", base_url: "https://llm.example.com:8443/v1" }]]) },
     drivers: new Map(), ...(meter ? { meter: { finalUsage: () => meter } } : {}),
   } as unknown as GatewayContext;
