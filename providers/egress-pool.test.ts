@@ -2,7 +2,7 @@
 // upstream. What is asserted is what the proxy and the upstream saw (tunnels, connections) and what the caller got.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
-import { UpstreamClient, readUpstreamJson } from "./http.ts";
+import { UpstreamClient, readUpstreamBody, readUpstreamJson } from "./http.ts";
 import { GatewayError } from "../core/errors.ts";
 import { resolveEgressProxy, type EgressProxyConfig } from "../core/net/egress-proxy.ts";
 import { listenLoopback, type Loopback } from "../test/upstreams/http-fake.ts";
@@ -166,6 +166,39 @@ describe("a proxy that fails the call", () => {
       expect(proxy.tunnels).toHaveLength(1);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("a tunnel dropped mid-answer", () => {
+  it("is a retryable 502 naming the proxy (masked), as a failed connect is; a direct call's says no proxy", async () => {
+    const locked = await startConnectProxy({ user: "alice", password: "m1d-secret" });
+    // Headers and the first bytes of a stream, then the connection drops.
+    const up = await listenLoopback((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: {}\n\n", () => res.socket?.destroy());
+    });
+    const read = async (client: UpstreamClient) => {
+      const res = await post(client, up.origin);
+      expect(res.status).toBe(200);
+      return failure(readUpstreamBody("openai", res, "answer"));
+    };
+    const proxied = new UpstreamClient("openai", { timeoutMs: 5000, egress: egress({ url: locked.url }) });
+    const direct = new UpstreamClient("openai", { timeoutMs: 5000 });
+    try {
+      const err = await read(proxied);
+      expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { provider: "openai", proxy: `http://***@127.0.0.1:${locked.port}` } });
+      expect(err.message).toMatch(new RegExp(`^Could not reach provider openai through the egress proxy http://\\*\\*\\*@127\\.0\\.0\\.1:${locked.port}: `));
+      expect(JSON.stringify(err.toJSON())).not.toContain("m1d-secret");
+      const plain = await read(direct);
+      expect(plain).toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+      expect(plain.message).toMatch(/^Could not reach provider openai: /);
+      expect(plain.details).not.toHaveProperty("proxy");
+    } finally {
+      await proxied.close();
+      await direct.close();
+      await up.close();
+      await locked.close();
     }
   });
 });

@@ -2,6 +2,7 @@
 // ProxyAgent, which opens one CONNECT tunnel per connection and keeps the tunnels alive like any pool's sockets;
 // its per-origin pool gets the same `connections` cap and keep-alive as a direct one. The tunnel is bounded too: the
 // TCP connect to the proxy and its answer to CONNECT within the provider's timeout. A failure there names the proxy.
+import type { Readable } from "node:stream";
 import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { GatewayError } from "../core/errors.ts";
 import type { ProxyRoute } from "../core/net/egress-proxy.ts";
@@ -50,6 +51,7 @@ export function proxiedPool(origin: string, route: ProxyRoute, s: PoolSettings):
  */
 export function throughProxy(err: GatewayError, provider: string, route: ProxyRoute, origin: string, timeoutMs: number): GatewayError {
   if (err.code !== "UPSTREAM_ERROR" && err.code !== "UPSTREAM_TIMEOUT") return err;
+  if (err.details?.proxy) return err; // said already
   const cause = (err.cause as { message?: string } | undefined)?.message ?? "";
   const refused = /Proxy response \((\d+)\)/.exec(cause);
   const host = new URL(origin).host;
@@ -71,4 +73,23 @@ export function throughProxy(err: GatewayError, provider: string, route: ProxyRo
     details: { ...err.details, proxy: route.shown, ...(refused ? { proxy_status: Number(refused[1]) } : {}) },
     cause: err.cause,
   });
+}
+
+/** The error a proxied call's body broke off with, and the proxy it came through. */
+const brokenThrough = new WeakMap<object, { route: ProxyRoute; origin: string }>();
+
+/**
+ * Remembers that `body` comes through the proxy, so that the error it may break off with mid-stream (the tunnel
+ * dropped: "other side closed") can name the proxy as a failed connect does. The reader maps that error later
+ * (providers/http.ts transportError) and looks it up only then.
+ */
+export function watchProxiedBody(body: Readable, route: ProxyRoute, origin: string): void {
+  body.once("error", (err: unknown) => {
+    if (typeof err === "object" && err !== null) brokenThrough.set(err, { route, origin });
+  });
+}
+
+/** The proxy a body's error came through (see watchProxiedBody), if it did. */
+export function proxyOfBreak(err: unknown): { route: ProxyRoute; origin: string } | undefined {
+  return typeof err === "object" && err !== null ? brokenThrough.get(err) : undefined;
 }

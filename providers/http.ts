@@ -15,7 +15,7 @@ import { UpstreamWatch } from "./upstream-watch.ts";
 import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
 import { proxyFor, type EgressProxy, type ProxyRoute } from "../core/net/egress-proxy.ts";
-import { proxiedPool, throughProxy } from "./egress-pool.ts";
+import { proxiedPool, proxyOfBreak, throughProxy, watchProxiedBody } from "./egress-pool.ts";
 
 export { MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES } from "./upstream-limits.ts";
 
@@ -112,6 +112,10 @@ export class UpstreamClient {
         bodyTimeout: timeoutMs + BACKSTOP_MS,
       });
       watch.watchBody(r.body); // the bytes as they arrive, before any decoding
+      if (this.proxied.size) {
+        const route = this.proxied.get(url.origin);
+        if (route) watchProxiedBody(r.body, route, url.origin); // a tunnel dropped mid-answer names the proxy
+      }
       const answer = decodeBody(this.provider, r.body, header(r.headers, "content-encoding"));
       const answerMs = Math.max(this.opts.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS, timeoutMs);
       // Media types are case-insensitive (RFC 9110 §8.3.1): `Text/Event-Stream` is a stream too.
@@ -184,9 +188,12 @@ export function transportError(provider: string, err: unknown, signal?: AbortSig
       retryable: true, details: { provider, reason: e.code ?? "timeout" }, cause: err,
     });
   }
-  return new GatewayError(502, "UPSTREAM_ERROR", `Could not reach provider ${provider}: ${e.message ?? String(err)}`, {
+  const failure = new GatewayError(502, "UPSTREAM_ERROR", `Could not reach provider ${provider}: ${e.message ?? String(err)}`, {
     retryable: true, details: { provider, reason: e.code ?? "network" }, cause: err,
   });
+  // A body that broke off through the egress proxy (its tunnel dropped mid-stream) names the proxy.
+  const via = proxyOfBreak(err);
+  return via ? throughProxy(failure, provider, via.route, via.origin, 0) : failure;
 }
 
 /** Whether `headers` has `name` (lower case), in any case. */

@@ -90,6 +90,21 @@ describe("server.egress_proxy in the shipped config", () => {
     for (const t of tunnels) expect(t).toEqual({ target: `127.0.0.1:${openai.port}`, auth: `Basic ${Buffer.from("egress:pr0xy-secret").toString("base64")}`, status: 200 });
   });
 
+  it("a tunnel dropped mid-stream ends the stream with an error naming the proxy (masked), as a dropped connect does", async () => {
+    openai.failures.push({ kind: "die-mid-stream", afterChunks: 2 });
+    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ model: GPT, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split("\n\n").filter(Boolean);
+    const last = JSON.parse(events.at(-1)!.replace(/^data: /, ""));
+    expect(last.error).toMatchObject({ code: "UPSTREAM_ERROR", details: { provider: "openai", proxy: `http://***@127.0.0.1:${proxy.port}` } });
+    expect(last.error.message).toContain(`Could not reach provider openai through the egress proxy http://***@127.0.0.1:${proxy.port}: `);
+    expect(JSON.stringify(last)).not.toContain("pr0xy-secret");
+  });
+
   it("a no_proxy host is reached directly", async () => {
     const r = await chat(gw, CLAUDE);
     expect(r.status).toBe(200);
