@@ -1,5 +1,5 @@
 // dispatch's retry walk with a fake context and driver: which error decides the wait before an endpoint is asked again.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Registry } from "prom-client";
 import { dispatch, type RetryInfo } from "./dispatch.ts";
 import { GatewayError } from "./errors.ts";
@@ -179,4 +179,55 @@ describe("dispatch: an answer past the gateway's size bounds", () => {
       expect(String((warned[0] as unknown[])[0])).toContain("past the gateway's bounds");
     });
   }
+});
+
+describe("dispatch: a stream that breaks after its first event", () => {
+  it("records the attempt's latency until the failure (what the client waited), not until the first event", async () => {
+    let clock = 1000; // the gateway's clock, moved by the fake upstream: no real time is measured
+    const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
+    try {
+      async function* events() {
+        clock += 2;
+        yield { data: "{}" };
+        clock += 336; // the stream runs on, then its connection drops
+        throw broken("a");
+      }
+      const finished: Array<() => void> = [];
+      const { ctx } = setup(["a"], { a: [() => Promise.resolve({ kind: "stream", status: 200, events: events() })] }, 1, () => 0);
+      Object.assign(ctx, { onFinish: (fn: () => void) => finished.push(fn) });
+      const observed: Array<[string, number]> = [];
+      ctx.gateway.metrics.upstream.observe = ((labels: { outcome: string }, seconds: number) => observed.push([labels.outcome, seconds])) as never;
+      await dispatch(ctx, "chat");
+      const response = ctx.response as { kind: "stream"; events: AsyncIterable<unknown> };
+      const read = async () => {
+        for await (const _ of response.events) void _;
+      };
+      await expect(read()).rejects.toMatchObject({ code: "UPSTREAM_ERROR" });
+      expect(ctx.attempts).toEqual([{ model: "t/m", provider: "a", status: 502, errorCode: "UPSTREAM_ERROR", latencyMs: 338 }]);
+      // gateway_upstream_duration_seconds, observed as the request finishes, times the attempt the same.
+      for (const fn of finished) fn();
+      expect(observed).toEqual([["error", expect.closeTo(0.338, 6)]]);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it("a stream that ends well keeps the time to its first event", async () => {
+    let clock = 1000;
+    const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
+    try {
+      async function* events() {
+        clock += 2;
+        yield { data: "{}" };
+        clock += 336;
+      }
+      const { ctx } = setup(["a"], { a: [() => Promise.resolve({ kind: "stream", status: 200, events: events() })] }, 1, () => 0);
+      Object.assign(ctx, { onFinish: () => {} });
+      await dispatch(ctx, "chat");
+      for await (const _ of (ctx.response as { events: AsyncIterable<unknown> }).events) void _;
+      expect(ctx.attempts).toEqual([{ model: "t/m", provider: "a", status: 200, latencyMs: 2 }]);
+    } finally {
+      now.mockRestore();
+    }
+  });
 });

@@ -317,6 +317,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const named = namedProtocol(op);
   let upstreamModel: string | undefined;
   let end: number | undefined; // a stream's attempt ends at its first upstream event
+  let observed: ObservedStream | undefined;
   if (result.kind === "stream") {
     // Peek the first event before committing: a stream that dies before it can still fall back silently.
     const it = result.events[Symbol.asyncIterator]();
@@ -343,7 +344,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     const namer = named ? new StreamModelNamer(named, target.modelId) : undefined;
     const firstEvent = namer ? namer.rename(first.value) : first.value;
     upstreamModel = namer ? namer.upstreamModel : undefined;
-    response = { kind: "stream", status: result.status ?? 200, events: observeStream(ctx, target, it, firstEvent, call, t0, firstEventAt, record, health, stats, namer) };
+    observed = observeStream(ctx, target, it, firstEvent, call, t0, firstEventAt, record, health, stats, namer);
+    response = { kind: "stream", status: result.status ?? 200, events: observed };
     if (result.headers) Object.assign(ctx.responseHeaders, result.headers);
   } else {
     response = toResponse(ctx, result);
@@ -354,8 +356,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   // A stream's attempt is counted once it has ended, not as ok when its first event came: cut by the request's own
   // abort (the client left, a shutdown) it is cancelled, as a failed attempt would be; broken by the upstream after
   // that event (observeStream then gives the attempt its error code) an error; a guardrail's block says nothing about
-  // the upstream. Its time is still the time to that first event.
-  if (response.kind === "stream") ctx.onFinish(() => upstream.observe({ provider: target.provider, model: target.modelId, outcome: ctx.signal.aborted ? "cancelled" : record.errorCode ? "error" : "ok" }, latency / 1000));
+  // the upstream. Its time is the time to that first event, or, broken or cut after it, the time until then.
+  if (response.kind === "stream") ctx.onFinish(() => upstream.observe({ provider: target.provider, model: target.modelId, outcome: ctx.signal.aborted ? "cancelled" : record.errorCode ? "error" : "ok" }, (observed?.brokenAfterMs ?? latency) / 1000));
   else upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
   record.status = result.status ?? 200;
   record.latencyMs = round(latency);
@@ -401,12 +403,14 @@ function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: H
 function observeStream(
   ctx: GatewayContext, target: Target, it: AsyncIterator<SseEvent>, first: SseEvent, call: AttemptCall, t0: number,
   firstEventAt: number, record: ModelAttempt, health: HealthRegistry, stats: StatsService, namer: StreamModelNamer | undefined,
-): AsyncIterableIterator<SseEvent> {
+): ObservedStream {
   return new ObservedStream(ctx, target, it, first, call, t0, firstEventAt, record, health, stats, namer);
 }
 
 class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, PushControl {
   private finished = false;
+  /** Set when the stream failed or was cut after its first event: the attempt's time runs until then. */
+  brokenAfterMs: number | undefined;
   private sink: EventSink | undefined;
   private control: PushControl | undefined;
   constructor(
@@ -502,7 +506,14 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     if (this.ctx.signal.aborted) {
       this.record.status = 499;
       this.record.errorCode = "CANCELLED";
+      this.brokenOff();
     }
+  }
+
+  /** A stream that fails after its first event: its attempt lasted until now, not until that event (docs/routing.md). */
+  private brokenOff(): void {
+    this.brokenAfterMs = performance.now() - this.t0;
+    this.record.latencyMs = round(this.brokenAfterMs);
   }
 
   private succeeded(): void {
@@ -529,6 +540,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     const err = toGatewayError(e, this.ctx.signal);
     this.record.status = err.status;
     this.record.errorCode = err.code;
+    this.brokenOff();
     if (!this.ctx.signal.aborted && !this.target.sandbox) {
       this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
       if (sharedStats(this.target)) this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
