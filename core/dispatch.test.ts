@@ -212,6 +212,30 @@ describe("dispatch: a stream that breaks after its first event", () => {
     }
   });
 
+  it("a stream the client left after its first event is CANCELLED, timed until it left", async () => {
+    let clock = 1000;
+    const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
+    try {
+      async function* events() {
+        clock += 2;
+        yield { data: "{}" };
+        yield { data: "{}" };
+      }
+      const { ctx } = setup(["a"], { a: [() => Promise.resolve({ kind: "stream", status: 200, events: events() })] }, 1, () => 0);
+      const client = new AbortController();
+      Object.assign(ctx, { onFinish: () => {}, signal: client.signal });
+      await dispatch(ctx, "chat");
+      const stream = (ctx.response as unknown as { events: AsyncIterableIterator<unknown> }).events;
+      await stream.next();
+      clock += 120;
+      client.abort();
+      await stream.return!();
+      expect(ctx.attempts).toEqual([{ model: "t/m", provider: "a", status: 499, errorCode: "CANCELLED", latencyMs: 122 }]);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it("a stream that ends well keeps the time to its first event", async () => {
     let clock = 1000;
     const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
