@@ -25,9 +25,18 @@ function parseHeaderList(s: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of s?.split(",") ?? []) {
     const eq = part.indexOf("=");
-    if (eq > 0) out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0) out[decoded(part.slice(0, eq).trim())] = decoded(part.slice(eq + 1).trim());
   }
   return out;
+}
+
+/** A URL-encoded part, or as written when a % in it starts no escape: a token with a bare % must not stop the start. */
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** The URL as it may be shown: a password (and user) inside it is a credential (docs/security.md). */
