@@ -1,13 +1,14 @@
 // The spool on a disk that fills up (or fails) part way through a write. A full filesystem takes what fits and
 // reports ENOSPC only on the next write, so a write can be short without failing: no record may be said to be on
 // disk unless all of its line is, and none may be lost — each is either on disk or held in memory until it is.
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Spool } from "./spool.ts";
 import { fillingDisk as disk } from "../../test/helpers/filling-disk.ts";
+import { captureLogger } from "../../test/helpers/log-capture.ts";
 
 const dirOf = () => mkdtempSync(join(tmpdir(), "mg-spool-full-"));
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
@@ -42,7 +43,19 @@ async function drained(s: Spool<string>): Promise<string[]> {
   return got;
 }
 
+/** After a failed write the spool tries the disk again only after a backoff (1 s first): the clock is the test's. */
+const FIRST_RETRY_MS = 1_000;
+const fakeClock = () => vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+/** The disk has room again: let the backoff run out (its retry writes what is held, before any later append). */
+async function roomAgain(d: ReturnType<typeof disk>, ms = FIRST_RETRY_MS): Promise<void> {
+  d.room = Infinity;
+  await vi.advanceTimersByTimeAsync(ms);
+}
+
 describe("Spool on a disk that fills up part way through a write", () => {
+  beforeEach(fakeClock);
+  afterEach(() => vi.useRealTimers());
+
   it("a write cut short, then refused: none of its records is said to be on disk; all are held, then written when there is room, none lost", async () => {
     const dir = dirOf();
     const d = disk(2.5 * LINE);
@@ -50,7 +63,7 @@ describe("Spool on a disk that fills up part way through a write", () => {
     expect(await turn(s, "abcd", item)).toEqual(["memory", "memory", "memory", "memory"]);
     expect(names(s.heldInMemory())).toEqual(["A", "B", "C", "D"]);
     expect(wholeOnDisk(dir)).toEqual([]); // the two whole lines the disk took are not there twice
-    d.room = Infinity;
+    await roomAgain(d);
     expect(await turn(s, "e", item)).toEqual(["durable"]);
     expect(s.heldInMemory()).toEqual([]);
     expect(names(await drained(s))).toEqual(["A", "B", "C", "D", "E"]);
@@ -76,7 +89,7 @@ describe("Spool on a disk that fills up part way through a write", () => {
     expect([...names(await drained(next)), ...names(s.heldInMemory())]).toEqual(["A", "B", "C", "D", "E"]);
 
     // It lives on instead: room again, and every record is written, in order, each once.
-    d.room = Infinity;
+    await roomAgain(d);
     expect(await turn(s, "f", item)).toEqual(["durable"]);
     expect(names(await drained(s))).toEqual(["A", "B", "C", "D", "E", "F"]);
   });
@@ -98,6 +111,7 @@ describe("Spool on a disk that fills up part way through a write", () => {
     d.failSyncs = 1;
     expect(await turn(s, "c", item)).toEqual(["memory"]);
     expect(wholeOnDisk(dir)).toEqual(["A", "B"]);
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
     expect(await turn(s, "d", item)).toEqual(["durable"]);
     expect(names(await drained(s))).toEqual(["A", "B", "C", "D"]);
   });
@@ -109,7 +123,7 @@ describe("Spool on a disk that fills up part way through a write", () => {
     const s = await Spool.open<string>(dir, "ledger", undefined, undefined, { openSegment: (p) => d.open(p) });
     expect(await turn(s, "ab", item)).toEqual(["durable", "durable"]);
     expect(await turn(s, "cd", item)).toEqual(["memory", "memory"]);
-    d.room = Infinity;
+    await roomAgain(d);
     expect(await turn(s, "e", item)).toEqual(["durable"]);
     const files = readdirSync(dir).sort();
     expect(files).toHaveLength(2); // the cut segment was closed at the cut: E began a new one
@@ -125,5 +139,78 @@ describe("Spool on a disk that fills up part way through a write", () => {
     const s = await Spool.open<string>(dir, "ledger");
     expect(s.size).toBe(3);
     expect(names(await drained(s))).toEqual(["A", "C", "D"]);
+  });
+});
+
+describe("Spool on a disk that stays full", () => {
+  beforeEach(fakeClock);
+  afterEach(() => vi.useRealTimers());
+
+  /** A full disk whose segment opens (one per write tried: a failed write closes its segment) are counted. */
+  async function fullSpool() {
+    const dir = dirOf();
+    const d = disk(0);
+    const tries = { n: 0 };
+    const { logger, log } = captureLogger("info");
+    const s = await Spool.open<string>(dir, "ledger", logger, undefined, { openSegment: (p) => (tries.n++, d.open(p)) });
+    const refusals = () => log.records().filter((l) => /cannot write to disk/.test(l.msg));
+    return { dir, d, s, tries, refusals };
+  }
+
+  it("appends, one request each, try the disk once per backoff (1 s, doubling), not once each, and say so once per try; each is still held, none lost", async () => {
+    const { dir, d, s, tries, refusals } = await fullSpool();
+    const keys = "abcdefghijklmnopqrstuvwxyz";
+    for (const k of keys.slice(0, 13)) expect(await s.append(k, item(k))).toBe("memory");
+    expect(tries.n).toBe(1);
+    expect(refusals()).toHaveLength(1);
+
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS); // the retry: once, with nothing appended
+    await s.append("n", item("n")); // resolves after the retry's write; held, not a try of its own
+    expect(tries.n).toBe(2);
+    for (const k of keys.slice(14)) expect(await s.append(k, item(k))).toBe("memory");
+    expect(tries.n).toBe(2);
+    expect(refusals()).toHaveLength(2);
+    expect(refusals()[1]).toMatchObject({ level: 50, held: 13, retryInMs: 2 * FIRST_RETRY_MS });
+
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS); // the wait doubled: not yet
+    expect(tries.n).toBe(2);
+    await roomAgain(d, FIRST_RETRY_MS);
+    await s.saveHeld(); // the retry's write is done
+    expect(tries.n).toBe(3);
+    expect(s.heldInMemory()).toEqual([]);
+    expect(wholeOnDisk(dir)).toEqual(names([...keys].map(item)));
+    expect(names(await drained(s))).toEqual(names([...keys].map(item)));
+  });
+
+  it("the wait is at most 30 s, and once the disk takes a write the next failure waits 1 s again", async () => {
+    const { d, s, tries } = await fullSpool();
+    await s.append("a", item("a"));
+    for (const wait of [1, 2, 4, 8, 16, 30, 30]) {
+      await vi.advanceTimersByTimeAsync(wait * 1000 - 1);
+      expect(await s.append("w", item("w"))).toBe("memory"); // resolves after any write under way
+      const before = tries.n;
+      await vi.advanceTimersByTimeAsync(1);
+      await s.append("w", item("w"));
+      expect(tries.n).toBe(before + 1);
+    }
+    expect(tries.n).toBe(8);
+    await roomAgain(d, 30_000);
+    await s.saveHeld();
+    expect(tries.n).toBe(9);
+    d.room = 0;
+    await s.append("b", item("b")); // appended to the segment the retry began: no open
+    await s.append("c", item("c"));
+    expect(tries.n).toBe(9);
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
+    expect(tries.n).toBe(10);
+  });
+
+  it("shutdown tries the disk at once, backoff or not", async () => {
+    const { d, s, tries } = await fullSpool();
+    await s.append("a", item("a"));
+    d.room = Infinity;
+    expect(await s.saveHeld()).toEqual([]);
+    expect(tries.n).toBe(2);
+    await s.close();
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -123,7 +123,9 @@ describe("Spool", () => {
     expect(s.size).toBe(0);
   });
 
-  it("writes what no disk took first, in order, with the next write the disk takes", async () => {
+  it("writes what no disk took first, in order, with the next write the disk takes (after the failure's backoff)", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    onTestFinished(() => void vi.useRealTimers());
     const parent = join(dirOf(), "mount");
     writeFileSync(parent, ""); // the spool's directory cannot be made: every write fails
     const dir = join(parent, "spool");
@@ -131,6 +133,7 @@ describe("Spool", () => {
     expect(await s.append("a", "A")).toBe("memory");
     expect(await s.append("b", "B")).toBe("memory");
     rmSync(parent); // the disk is back
+    await vi.advanceTimersByTimeAsync(1_000); // the first retry: 1 s after the failure
     expect(await s.append("c", "C")).toBe("durable");
     expect(s.heldInMemory()).toEqual([]);
     expect(s.inMemory).toEqual({ records: 0, bytes: 0 });

@@ -29,6 +29,10 @@ export type Kept = "durable" | "memory";
 /** Records per segment: a segment is deleted only when all of it is written, so a crash redoes at most this many. */
 const SEGMENT_RECORDS = 20_000;
 
+/** After a failed write the disk is tried again this long after (ms), doubling after each failure up to the most. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MOST_MS = 30_000;
+
 /**
  * Spool files after the pid: ours (<ms>-<n>.jsonl), an earlier release's (jsonl, adopt-….jsonl; <ms>-<n>.seg and
  * adopted-….seg hold bare items, one per line), and a shutdown's written-out records (unsaved-<ms>.jsonl).
@@ -93,6 +97,8 @@ export class Spool<T> {
   private seq = 0;
   /** Files with our own pid are an earlier life's only before we first write: taken at open, never after. */
   private ownTaken = false;
+  /** Since the last write failed: how long until the disk is tried again (0: it took the last write), and when. */
+  private retry = { ms: 0, at: 0, timer: undefined as NodeJS.Timeout | undefined };
 
   private constructor(readonly dir: string, name: string, private readonly log?: Logger, store?: string, o: SpoolOptions = {}) {
     this.files = new SpoolFiles(dir, name, store, log);
@@ -149,26 +155,55 @@ export class Spool<T> {
     });
   }
 
-  /** Try the disk once more for the items held in memory; those it still would not take. */
+  /** Try the disk once more for the items held in memory (now, backoff or not); those it still would not take. */
   async saveHeld(): Promise<T[]> {
-    await (this.io = this.io.then(() => this.flush()));
+    await (this.io = this.io.then(() => this.flush(true)));
     return this.heldInMemory();
   }
 
-  private async flush(): Promise<void> {
+  /**
+   * Write this turn's appends, after what is held. While a failed write's backoff runs they are held without trying
+   * the disk (`now`: try it anyway — at close, and for a last chance at shutdown).
+   */
+  private async flush(now = false): Promise<void> {
     const batch = this.waiting.splice(0);
     if (!batch.length && !this.held.length) return;
+    if (!now && this.retry.ms && Date.now() < this.retry.at) {
+      this.held.push(...batch);
+      for (const w of batch) w.resolve("memory");
+      return;
+    }
     let kept: Kept = "durable";
     try {
       // What no disk took before goes first: the files keep the order of the appends.
       await this.write([...this.held, ...batch]);
+      if (this.retry.ms) this.log?.info("spool: the disk takes records again; those held in memory are written", { dir: this.dir, records: this.held.length });
       this.held = [];
+      this.retried();
     } catch (err) {
       kept = "memory";
       this.held.push(...batch);
-      this.log?.error("spool: cannot write to disk; records kept in memory until the disk or the store takes them", { dir: this.dir, held: this.held.length, error: String(err) });
+      this.backOff(err);
     }
     for (const w of batch) w.resolve(kept);
+  }
+
+  /** A write failed: the next try waits (longer each time), and the failure is said once per wait. */
+  private backOff(err: unknown): void {
+    this.retry.ms = Math.min(this.retry.ms ? this.retry.ms * 2 : RETRY_FIRST_MS, RETRY_MOST_MS);
+    this.retry.at = Date.now() + this.retry.ms;
+    this.log?.error("spool: cannot write to disk; records kept in memory until the disk or the store takes them", { dir: this.dir, held: this.held.length, retryInMs: this.retry.ms, error: String(err) });
+    clearTimeout(this.retry.timer);
+    // Tried again then even if nothing is appended meanwhile: held records are lost if the process dies.
+    this.retry.timer = setTimeout(() => {
+      this.retry.timer = undefined;
+      if (this.held.length) this.io = this.io.then(() => this.flush());
+    }, this.retry.ms).unref();
+  }
+
+  private retried(): void {
+    clearTimeout(this.retry.timer);
+    this.retry = { ms: 0, at: 0, timer: undefined };
   }
 
   /**
@@ -374,7 +409,8 @@ export class Spool<T> {
 
   /** Write what waits and close the segment; the files stay for the next process (or this one's next life). */
   async close(): Promise<void> {
-    await (this.io = this.io.then(() => this.flush()).then(() => this.seal()));
+    // The last try is now; no retry is left to run after the close.
+    await (this.io = this.io.then(() => this.flush(true)).then(() => (clearTimeout(this.retry.timer), this.seal())));
   }
 }
 
