@@ -38,3 +38,29 @@ describe("Meter.withRecord", () => {
     expect(warn.mock.calls.map((c) => c[1].error)).toEqual(["Error: thrown at once", "Error: rejected later"]);
   });
 });
+
+describe("Meter.holdRecord", () => {
+  it("a record that waits after the request's end (a plugin reading the stream) keeps the request's latency, not the reading's", async () => {
+    const entries: { latencyMs: number }[] = [];
+    const startedAt = performance.now();
+    const ctx = {
+      requestId: "req_held", generationId: "gen_held", startedAt, endpoint: "embeddings",
+      auth: { keyId: "k", projectId: "p", sandbox: true },
+      attempts: [{ model: "m", provider: "p", status: 200, latencyMs: 1 }], targets: [],
+      usage: { inputTokens: 5, outputTokens: 0 },
+      response: { kind: "json", status: 202, body: {} },
+      config: { metrics: { projectLabels: false } },
+      gateway: { log: { warn() {} }, store: { record: async (e: { latencyMs: number }) => void entries.push(e) } },
+    } as unknown as GatewayContext;
+    const meter = new Meter(ctx);
+    let readDone!: () => void;
+    meter.holdRecord(() => new Promise<void>((r) => (readDone = r)));
+    const committed = meter.commit({ status: 202, aborted: false }); // the request's end
+    const latency = performance.now() - startedAt;
+    await new Promise((r) => setTimeout(r, 50)); // the plugin reads on
+    readDone();
+    await committed;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.latencyMs).toBeLessThanOrEqual(Math.round(latency * 10) / 10 + 0.1);
+  });
+});

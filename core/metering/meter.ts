@@ -114,6 +114,8 @@ export class Meter {
   private beside?: ((outcome: Outcome) => Promise<void> | undefined)[];
   /** What the record waits for (see holdRecord). */
   private hold?: (outcome: Outcome) => Promise<void> | undefined;
+  /** When the request ended, if its record waited after that (see holdRecord). */
+  private endedAt?: number;
 
   constructor(private readonly ctx: GatewayContext) {}
 
@@ -192,6 +194,8 @@ export class Meter {
   private firstCommit(outcome: Outcome): Promise<void> {
     const wait = this.hold?.(outcome);
     if (!wait) return this.writeAndRelease(outcome);
+    // The request's latency is until now (its end), not until a plugin has finished reading the stream.
+    this.endedAt = performance.now();
     return wait.then(() => {
       // What was worked out before (the answer's cost header) did not have the usage the stream reported at its end.
       this.usage = undefined;
@@ -271,7 +275,7 @@ export class Meter {
       webSearches: usage.webSearches ?? 0,
       costUsd: cost.usd,
       costPico: cost.pico,
-      latencyMs: Math.round((performance.now() - ctx.startedAt) * 10) / 10,
+      latencyMs: Math.round(((this.endedAt ?? performance.now()) - ctx.startedAt) * 10) / 10,
       ttftMs: ctx.ttftMs === undefined ? null : Math.round(ctx.ttftMs * 10) / 10,
       status: outcome.status,
       outcome: outcomeOf(outcome, ctx),

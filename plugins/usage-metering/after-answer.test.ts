@@ -1,5 +1,6 @@
 // A stream the answer does not relay, after the answer: waited for while a plugin reads it, cancelled once nothing
-// has read from it for the grace (none began, or its reader stopped pulling), or at once on a shutdown's cut.
+// has read from it for the grace (none began, or its reader stopped pulling), at server.upstream_answer_timeout_ms
+// after the request's end however it is read, or at once on a shutdown's cut.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { metered } from "./index.ts";
 import { untilRead } from "./after-answer.ts";
@@ -11,12 +12,15 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 
 const meter = { relayed() {}, commit: () => Promise.resolve() } as unknown as Meter;
 
+/** server.upstream_answer_timeout_ms of the test's config. */
+const ANSWER_MS = 10_000;
+
 /** A request answered with JSON by a plugin (the stream is not the answer), and what its log warned. */
 function answered() {
   const abort = new RequestAbort();
   const warnings: string[] = [];
   const ctx = {
-    requestId: "r", responseStarted: true, signal: abort.signal,
+    requestId: "r", responseStarted: true, signal: abort.signal, config: { server: { upstreamAnswerTimeoutMs: ANSWER_MS } },
     response: { kind: "json", status: 202, body: {} },
     gateway: { log: { warn: (msg: string) => void warnings.push(msg) } },
   } as unknown as GatewayContext;
@@ -106,5 +110,39 @@ describe("untilRead", () => {
     const it = done[Symbol.asyncIterator]();
     while (!(await it.next()).done);
     expect(untilRead(ctx, done)).toBeUndefined();
+  });
+
+  it("cuts a plugin still reading (one event per 1.5 s) server.upstream_answer_timeout_ms after the request's end: the record and the reservation are not held for ever", async () => {
+    const { ctx, warnings } = answered();
+    const up = upstream(1000);
+    const stream = metered(up.events, meter, 200, ctx, true);
+    let settled = false;
+    void untilRead(ctx, stream)!.then(() => (settled = true));
+    const it = stream[Symbol.asyncIterator]();
+    let read = 0;
+    for (let waited = 0; waited + 1500 < ANSWER_MS; waited += 1500) {
+      await vi.advanceTimersByTimeAsync(1500);
+      expect((await it.next()).value?.data).toBe(`e${read++}`);
+    }
+    expect(settled).toBe(false); // read within the grace every time: waited for
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(settled).toBe(true);
+    expect(up.state.returned).toBe(true);
+    expect(warnings).toEqual([expect.stringContaining(`a plugin was still reading it ${ANSWER_MS} ms after the request's end`)]);
+    await expect(it.next()).rejects.toThrow(`still being read ${ANSWER_MS} ms after the request's end (server.upstream_answer_timeout_ms)`);
+  });
+
+  it("a shutdown's cut of a stream a plugin is reading says so, not that nothing read it", async () => {
+    const { ctx, abort, warnings } = answered();
+    const stream = metered(upstream(3).events, meter, 200, ctx, true);
+    void untilRead(ctx, stream);
+    const it = stream[Symbol.asyncIterator]();
+    await it.next();
+    abort.abort(new Error("shutting down"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).not.toMatch(/nothing read it/);
+    expect(warnings[0]).toMatch(/when the gateway shut down/);
+    await expect(it.next()).rejects.toThrow(/the gateway is shutting down/);
   });
 });

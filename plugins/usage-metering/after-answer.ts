@@ -3,10 +3,12 @@
 // usage arrives at its end, so the request's ledger record waits for that end and bills what the upstream reported,
 // with the status the client got. Bounded: a stream nothing reads for UNREAD_GRACE_MS (none began, or its reader
 // stopped pulling) is cancelled (unread.ts) and billed at an estimate; a pull still waiting on the upstream is bounded
-// by the provider's own timeout; a shutdown's cut cancels it at once.
+// by the provider's own timeout; a reader still at it server.upstream_answer_timeout_ms after the request's end is cut
+// there (the upstream's answer deadline bounds only a stream's first event: a slow reader would hold the budget's
+// reservation and the record for ever); a shutdown's cut cancels it at once.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { UpstreamCancel, upstreamSignal } from "../../core/net/request-abort.ts";
-import { cancelUnread, UNREAD_GRACE_MS, type LeftStream } from "./unread.ts";
+import { answerMs, cancelUnread, UNREAD_GRACE_MS, type CancelReason, type LeftStream } from "./unread.ts";
 
 /** The metered stream as this file sees it (index.ts MeteredStream). */
 export interface AfterAnswerStream extends LeftStream {
@@ -43,25 +45,27 @@ function watch(ctx: GatewayContext, stream: AfterAnswerStream): Promise<void> {
     const cut = upstreamSignal(ctx.signal);
     const done = () => {
       clearTimeout(timer);
+      clearTimeout(deadline);
       stream.onEnded = undefined;
       if (cut instanceof UpstreamCancel) cut.removeListener("abort", onCut);
       else cut.removeEventListener("abort", onCut);
       resolve();
     };
-    const giveUp = () => {
+    const giveUp = (why: CancelReason) => {
       done();
-      cancelUnread(ctx, stream, true);
+      cancelUnread(ctx, stream, why);
     };
     // Every grace: still read (a pull since the last look, or one waiting on the upstream), or cancelled.
     const look = () => {
       if (stream.read && (stream.pulling || stream.pulls !== pulls)) {
         pulls = stream.pulls;
         timer = setTimeout(look, UNREAD_GRACE_MS);
-      } else giveUp();
+      } else giveUp("unread");
     };
     // A shutdown's cut (the request is still in flight while this waits): no more waiting.
-    const onCut = giveUp;
+    const onCut = () => giveUp("shutdown");
     let timer = setTimeout(look, UNREAD_GRACE_MS);
+    const deadline = setTimeout(() => giveUp("deadline"), answerMs(ctx));
     stream.onEnded = done;
     if (cut instanceof UpstreamCancel) cut.on("abort", onCut);
     else cut.addEventListener("abort", onCut, { once: true });

@@ -25,22 +25,47 @@ const ignore = () => {};
 
 const GRACE = `${UNREAD_GRACE_MS / 1000} s`;
 
+/**
+ * Why the gateway cancels a stream the answer did not relay: the request ended and only the gateway's own steps could
+ * have read it ("ended"); nothing read it for the grace after the request's end ("unread", after-answer.ts); a reader
+ * was still at it server.upstream_answer_timeout_ms after the request's end ("deadline"); or the gateway is shutting
+ * down ("shutdown").
+ */
+export type CancelReason = "ended" | "unread" | "deadline" | "shutdown";
+
 /** What a reader of a stream the gateway cancelled gets: an error, never a clean (and so silently short) end. */
-function cancelledError(graced: boolean): GatewayError {
-  const when = graced ? `within ${GRACE} of the request's end` : "before the request ended";
-  return new GatewayError(499 as number, "CANCELLED", `The gateway cancelled this upstream stream: the answer did not relay it and nothing read it ${when} (docs/plugins.md)`, { retryable: false });
+function cancelledError(why: CancelReason, ctx: GatewayContext): GatewayError {
+  const because = {
+    ended: "the answer did not relay it and nothing read it before the request ended",
+    unread: `the answer did not relay it and nothing read it within ${GRACE} of the request's end`,
+    deadline: `it was still being read ${answerMs(ctx)} ms after the request's end (server.upstream_answer_timeout_ms)`,
+    shutdown: "the gateway is shutting down",
+  }[why];
+  return new GatewayError(499 as number, "CANCELLED", `The gateway cancelled this upstream stream: ${because} (docs/plugins.md)`, { retryable: false });
 }
 
+/** The log line's reason, for the operator. */
+function warning(why: CancelReason, ctx: GatewayContext): string {
+  const when = {
+    ended: "was not relayed and the request ended without reading it",
+    unread: `was not relayed and nothing read it within ${GRACE} of the request's end (a plugin replaced the response, dropped the stream or failed after it came)`,
+    deadline: `was not relayed and a plugin was still reading it ${answerMs(ctx)} ms after the request's end (server.upstream_answer_timeout_ms)`,
+    shutdown: "was not relayed and was still open after the request's end when the gateway shut down",
+  }[why];
+  return `the upstream's answer stream ${when}: its call is cancelled, and the request is billed at an estimate`;
+}
+
+/** How long after the request's end a plugin may go on reading a stream the answer did not relay (after-answer.ts). */
+export const answerMs = (ctx: GatewayContext): number => ctx.config.server.upstreamAnswerTimeoutMs;
+
 /**
- * Stop the stream's upstream call; whoever reads it from now on gets `cancelledError()`. `graced`: after the grace
- * (after-answer.ts), rather than at the request's end in a pipeline of the gateway's own steps, where nothing else
- * could read it later.
+ * Stop the stream's upstream call; whoever reads it from now on gets `cancelledError()`. `why`: see CancelReason
+ * (all but "ended" come after the request's end, from after-answer.ts).
  */
-export function cancelUnread(ctx: GatewayContext, stream: LeftStream, graced = false): void {
+export function cancelUnread(ctx: GatewayContext, stream: LeftStream, why: CancelReason = "ended"): void {
   if (stream.cancelled) return;
-  stream.cancelled = cancelledError(graced);
-  const when = graced ? `nothing read it within ${GRACE} of the request's end (a plugin replaced the response, dropped the stream or failed after it came)` : "the request ended without reading it";
-  ctx.gateway.log.warn(`the upstream's answer stream was not relayed and ${when}: its call is cancelled, and the request is billed at an estimate`, { requestId: ctx.requestId });
+  stream.cancelled = cancelledError(why, ctx);
+  ctx.gateway.log.warn(warning(why, ctx), { requestId: ctx.requestId });
   // Its own end first: the attempt is released without a verdict on the endpoint and the upstream body closed.
   try {
     void (stream.source ?? stream.events[Symbol.asyncIterator]()).return?.()?.catch(ignore);
