@@ -42,6 +42,19 @@ models:
     ]);
   });
 
+  it("in a path, say where earlier releases (which used the text as written) left their data", async () => {
+    const store = `
+store: { kind: sqlite, path: "\${DB_PATH-./data/gw.db}" }
+models:
+  a/m: { endpoints: [{ provider: sim, model: m }] }
+`;
+    const [problem] = await problems(store);
+    expect(problem).toContain("store.path: ${DB_PATH-./data/gw.db} is not expanded (the shell's form without ':'): use ${DB_PATH:-./data/gw.db}");
+    // Following only the advice above would start on a new, empty store: the old one is a file named as written.
+    expect(problem).toContain("releases before this one used this text as written");
+    expect(problem).toContain("a file or directory literally named ${DB_PATH-./data/gw.db}");
+  });
+
   it("leave valid references and plain dollar signs alone", async () => {
     const file = write(`${provider("k-\${OPENAI_API_KEY}-$5-$lower")}server: { public_url: "https://x.example/\${PREFIX:-p}" }\n`);
     const config = await loadConfig(file, { env: { OPENAI_API_KEY: "sk-1" } });

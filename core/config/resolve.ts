@@ -210,7 +210,7 @@ function interpolateTree(
     // `${VAR-x}`, `$VAR`, `${VAR`: meant as a reference, but used as written it would be the value (an api_key).
     const malformed = malformedReference(s);
     if (malformed) {
-      problems.push(sources.at(at, `${at.join(".")}: ${malformed}`));
+      problems.push(sources.at(at, `${at.join(".")}: ${malformed}${isPathField(at) ? writtenAsIs(s) : ""}`));
       return s;
     }
     if (!hasReference(s)) return s;
@@ -535,3 +535,13 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
     adminKeys,
   };
 }
+
+/** store.path, store.spool_dir, server.assets_dir, log.file...: a setting that names a place on disk. */
+const isPathField = (at: Path) => /(^|_)(path|dir|file)$/.test(String(at[at.length - 1]));
+
+/**
+ * Releases before a253ff5 used a malformed reference as written: in a path, their data (a whole store) is under that
+ * literal name, and following only "use ${VAR:-x}" would start on a new, empty one.
+ */
+const writtenAsIs = (s: string) =>
+  `; releases before this one used this text as written, so data they kept there is in a file or directory literally named ${s} (relative to this file's directory): move it to where the setting will point, or keep using it`;
