@@ -2,7 +2,7 @@
 // only through a read-only connection (never migrated, never locked against the gateway serving it), and a store a
 // newer release wrote stops the command with nothing written.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -11,27 +11,13 @@ import { loadConfig } from "../config/load.ts";
 import { readStoredKeys } from "./stored-key.ts";
 import { keysCommand } from "./keys-command.ts";
 import type { StoredKey } from "../store/api-keys-types.ts";
+import { sqliteGatewayYaml } from "../store/sqlite-gateway-yaml.testkit.ts";
 
 const KEY = { sha256: "b".repeat(64), project: "acme", id: "ci", createdAt: Date.UTC(2026, 10, 1) } as StoredKey;
 
 function setup(): { dir: string; file: string; db: string } {
   const dir = mkdtempSync(join(tmpdir(), "mg-stored-key-"));
-  const file = join(dir, "gw.yaml");
-  writeFileSync(file, `store: { kind: sqlite, path: ./gw.db }
-providers:
-  sim: { protocol: sim }
-models:
-  acme/m:
-    name: M
-    type: language
-    context_window: 1000
-    max_tokens: 100
-    endpoints: [{ provider: sim, model: m, pricing: { input: "0.001", output: "0.002" } }]
-projects:
-  acme:
-    keys: [{ id: k, sha256: "${"a".repeat(64)}" }]
-`);
-  return { dir, file, db: join(dir, "gw.db") };
+  return { dir, file: sqliteGatewayYaml(dir), db: join(dir, "gw.db") };
 }
 
 /** A file as the previous release left it: a stored key, no schema version and no rollup high-water mark. */

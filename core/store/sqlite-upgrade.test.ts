@@ -2,7 +2,7 @@
 // and left as it was; usage totals count the records an older release added after this one had opened the file; and
 // `model-gateway usage` reads a file another gateway serves without migrating it under that gateway.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -12,6 +12,7 @@ import { holdServingLock } from "./sqlite-process-lock.ts";
 import { usageCommand } from "./usage-command.ts";
 import { storeSchemaProblem } from "./schema-check.ts";
 import { SCHEMA_VERSION } from "./schema-version.ts";
+import { sqliteGatewayYaml } from "./sqlite-gateway-yaml.testkit.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 
 let n = 0;
@@ -65,24 +66,6 @@ const meta = (path: string, name: string) => {
   }
 };
 
-function gatewayYaml(d: string): string {
-  const file = join(d, "gw.yaml");
-  writeFileSync(file, `store: { kind: sqlite, path: ./gw.db }
-providers:
-  sim: { protocol: sim }
-models:
-  acme/m:
-    name: M
-    type: language
-    context_window: 1000
-    max_tokens: 100
-    endpoints: [{ provider: sim, model: m, pricing: { input: "0.001", output: "0.002" } }]
-projects:
-  acme:
-    keys: [{ id: k, sha256: "${"a".repeat(64)}" }]
-`);
-  return file;
-}
 
 async function runUsage(file: string): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
@@ -115,7 +98,7 @@ describe("SQLite store schema version", () => {
     // start
     await expect(createStore({ kind: "sqlite", path }, d, undefined, { verify: { integrity: "quick", requirePersistence: true, epochFile: join(d, "epochs.json") } })).rejects.toThrow(says);
     // check
-    const file = gatewayYaml(d);
+    const file = sqliteGatewayYaml(d);
     const problem = await storeSchemaProblem({ kind: "sqlite", path: "./gw.db" }, d, file);
     expect(problem?.message).toContain(says);
     expect(problem?.line).toBe(1);
@@ -138,7 +121,7 @@ describe("SQLite store schema version", () => {
     const db = new Database(path);
     db.exec("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '0')");
     db.close();
-    expect(await storeSchemaProblem({ kind: "sqlite", path }, d, gatewayYaml(d))).toBeUndefined();
+    expect(await storeSchemaProblem({ kind: "sqlite", path }, d, sqliteGatewayYaml(d))).toBeUndefined();
     await new SqliteStore(path, { fsync: false }).close();
     expect(meta(path, "schema_version")).toBe(String(SCHEMA_VERSION.sqlite));
   });
@@ -190,7 +173,7 @@ describe("SQLite usage rollups across upgrades and downgrades", () => {
 describe("model-gateway usage on a SQLite file", () => {
   it("reads a file another gateway serves without migrating it, records still in the journal included", async () => {
     const d = dir();
-    const file = gatewayYaml(d);
+    const file = sqliteGatewayYaml(d);
     const path = join(d, "gw.db");
     // An older release's file, served: no schema version, no probe table.
     const s = new SqliteStore(path, { fsync: false });
@@ -224,7 +207,7 @@ describe("model-gateway usage on a SQLite file", () => {
 
   it("reads a file nobody serves as it is: never migrated or locked, rows an older release added since counted", async () => {
     const d = dir();
-    const file = gatewayYaml(d);
+    const file = sqliteGatewayYaml(d);
     const path = join(d, "gw.db");
     const s = new SqliteStore(path, { fsync: false });
     await s.record(rec());
@@ -247,7 +230,7 @@ describe("model-gateway usage on a SQLite file", () => {
 
   it("a file too old to have rollups is reported (start the gateway once), not migrated", async () => {
     const d = dir();
-    const file = gatewayYaml(d);
+    const file = sqliteGatewayYaml(d);
     const path = join(d, "gw.db");
     await new SqliteStore(path, { fsync: false }).close();
     const db = new Database(path);
