@@ -18,6 +18,7 @@ import { endpoints } from "./endpoints/index.ts";
 import { isGeminiPath } from "./endpoints/gemini/route.ts";
 import { GatewayError, toGeminiJSON } from "./errors.ts";
 import { writeWhole } from "./http/respond.ts";
+import { showToOrigin } from "./http/cors.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
 import { lingerOnClose } from "./net/lingering-close.ts";
@@ -93,7 +94,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
   }, onRequest);
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (draining) return refuse(req, res, log);
+    if (draining) return refuse(gateway, req, res, log);
     responses.add(res);
     res.once("close", () => {
       responses.delete(res);
@@ -242,13 +243,16 @@ async function listenForMetrics(gateway: Gateway, log: Logger, portOverride: num
 }
 
 /** A request that arrives on an open keep-alive connection during a shutdown: 503 with the envelope, then close. */
-function refuse(req: IncomingMessage, res: ServerResponse, log: Logger): void {
-  const path = (req.url ?? "/").split("?")[0];
+function refuse(gateway: Gateway, req: IncomingMessage, res: ServerResponse, log: Logger): void {
+  const path = (req.url ?? "/").split("?")[0]!;
   if (path === "/readyz") {
     res.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close", "content-length": String(Buffer.byteLength(SHUTTING_DOWN)) });
     return void res.end(SHUTTING_DOWN);
   }
   const err = shutdownError();
+  // A page calling from an allowed origin reads the 503 and its Retry-After, as any other answer of the API.
+  const cors = gateway.config.server.cors;
+  if (cors !== undefined) showToOrigin(cors, req, res, path);
   const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
   const requestId = requestIdOf(req);
   log.debug("request refused: shutting down", { requestId, path });

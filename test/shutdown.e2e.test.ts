@@ -17,6 +17,8 @@ import { KEY, chat, policyConfig } from "./helpers/policy-config.ts";
 import { SqliteStore } from "../core/store/sqlite.ts";
 import type { LedgerEntry } from "../core/store/types.ts";
 
+/** A web page's origin, allowed by server.cors. */
+const PAGE = "https://app.example";
 const LONG_TEXT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 
 interface OpenStream {
@@ -77,7 +79,8 @@ function tryConnect(port: number): Promise<string> {
 async function refusedAfterShutdown(port: number): Promise<string> {
   for (;;) {
     const r = await tryConnect(port);
-    if (r !== "connected") return r;
+    // A connect caught in the listener's backlog as it closes is reset: the next one tells.
+    if (r !== "connected" && r !== "ECONNRESET") return r;
     await new Promise((res) => setTimeout(res, 20));
   }
 }
@@ -158,7 +161,7 @@ describe("graceful shutdown of `model-gateway start`", () => {
   }
 
   it("on SIGTERM stops accepting, lets streams in flight finish, keeps their ledger records and exits 0", async () => {
-    const { configFile, dbFile } = setup();
+    const { configFile, dbFile } = setup({ cors: { allow_origins: [PAGE] } });
     gw = await startChildGateway(configFile);
     const port = Number(new URL(gw.url).port);
     const release = holdStreams(fake);
@@ -170,6 +173,8 @@ describe("graceful shutdown of `model-gateway start`", () => {
     while (!idle.received().includes("ok")) await new Promise((r) => idle.socket.once("data", r));
     const late = await rawConnection(port);
     late.socket.write("GET /healthz HTTP/1.1\r\nhost: x\r\nx-request-id: req_after_sigterm\r\n");
+    const latePage = await rawConnection(port); // a browser page's call, from an origin server.cors allows
+    latePage.socket.write(`GET /api/v1/models HTTP/1.1\r\nhost: x\r\norigin: ${PAGE}\r\nauthorization: Bearer ${KEY}\r\n`);
     const stream = openStream(gw.baseURL, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true, max_tokens: 100 }));
     await stream.first;
     const busy = await rawConnection(port);
@@ -194,6 +199,13 @@ describe("graceful shutdown of `model-gateway start`", () => {
     expect(refusal.toLowerCase()).toContain("connection: close");
     expect(refusal.toLowerCase()).toContain("x-request-id: req_after_sigterm");
     expect(JSON.parse(refusal.slice(refusal.indexOf("\r\n\r\n") + 4)).error).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/shutting down/) });
+    // The page may read that 503 and its Retry-After, as any other answer of the API.
+    latePage.socket.write("\r\n");
+    await latePage.closed;
+    const pageRefusal = latePage.received().toLowerCase();
+    expect(pageRefusal).toMatch(/^http\/1\.1 503 /);
+    expect(pageRefusal).toContain(`access-control-allow-origin: ${PAGE}`);
+    expect(pageRefusal).toMatch(/access-control-expose-headers: [^\r]*retry-after/);
 
     expect(gw.proc.exitCode).toBeNull(); // still waiting for the streams
     release();

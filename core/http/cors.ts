@@ -18,21 +18,16 @@ export type CorsStep = undefined | "answered" | GatewayError;
  * route serves goes on to its 404, which the browser takes as a refusal.
  */
 export function crossOrigin(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse, path: string, routes: RouteMethods): CorsStep {
+  const preflight = req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+  if (!preflight) return void showToOrigin(policy, req, res, path);
   if (!path.startsWith("/api/")) return undefined;
-  // The answer depends on the Origin: a cache must not hand one page's answer (or a server's, without one) to another.
   res.setHeader("vary", "Origin");
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
-  const preflight = req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
   if (!policy.origins.allows(origin)) {
-    if (!preflight) return undefined; // answered as ever; without the headers, the browser keeps the answer from the page
     return new GatewayError(403, "FORBIDDEN", `Origin ${JSON.stringify(origin.slice(0, 200))} may not call this gateway from a browser: it is not in server.cors.allow_origins`);
   }
   res.setHeader("access-control-allow-origin", origin);
-  if (!preflight) {
-    res.setHeader("access-control-expose-headers", EXPOSED_HEADERS);
-    return undefined;
-  }
   const methods = routes.for(path);
   if (!methods.length) return undefined;
   const headers: Record<string, string> = {
@@ -46,4 +41,19 @@ export function crossOrigin(policy: CorsPolicy, req: IncomingMessage, res: Serve
   res.writeHead(204, headers);
   res.end();
   return "answered";
+}
+
+/**
+ * Lets the page of an allowed origin read this API answer (and the headers the SDKs read), as every answer does once
+ * set here: routed ones, errors before the pipeline and the 503s of a shutdown alike. Any other origin's answer goes
+ * out as ever, without the headers, so the browser keeps it from the page.
+ */
+export function showToOrigin(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (!path.startsWith("/api/")) return;
+  // The answer depends on the Origin: a cache must not hand one page's answer (or a server's, without one) to another.
+  res.setHeader("vary", "Origin");
+  const origin = req.headers.origin;
+  if (origin === undefined || !policy.origins.allows(origin)) return;
+  res.setHeader("access-control-allow-origin", origin);
+  res.setHeader("access-control-expose-headers", EXPOSED_HEADERS);
 }
