@@ -2,8 +2,7 @@
 // (messages -> chat -> Gemini), and is sent as a generateContentRequest so the system instruction and function
 // declarations are counted too (plain `contents` would count only the turns). generationConfig is left out.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
-import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
-import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
+import { messagesAsGeminiRequest } from "../translate/messages-to-gemini/count-request.ts";
 import { countResult } from "../count-result.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiFailure } from "../codecs/gemini/errors.ts";
@@ -11,7 +10,7 @@ import type { GeminiEnv } from "./env.ts";
 import { bodyJson } from "../upstream-json.ts";
 
 export async function geminiCountTokens(env: GeminiEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
-  const g: Record<string, unknown> = chatToGeminiRequest(messagesToChatRequest(body).body, target).body;
+  const g = messagesAsGeminiRequest(body, target);
   const model = target.upstreamModel.startsWith("models/") ? target.upstreamModel : `models/${target.upstreamModel}`;
   const generateContentRequest: Record<string, unknown> = { model, contents: g.contents };
   for (const k of ["systemInstruction", "tools", "toolConfig"]) if (g[k] !== undefined) generateContentRequest[k] = g[k];

@@ -3,8 +3,7 @@
 // with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper).
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
-import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts";
-import { chatToGeminiRequest } from "../translate/chat-to-gemini/request.ts";
+import { messagesAsGeminiRequest } from "../translate/messages-to-gemini/count-request.ts";
 import { geminiFailure } from "../codecs/gemini/errors.ts";
 import { countResult } from "../count-result.ts";
 import { betaHeader, VERTEX_ANTHROPIC_VERSION } from "./claude.ts";
@@ -31,7 +30,7 @@ export async function vertexCountTokens(env: VertexEnv, body: any, target: Targe
 }
 
 function geminiCountBody(body: any, target: Target): Record<string, unknown> {
-  const g: Record<string, unknown> = chatToGeminiRequest(messagesToChatRequest(body).body, target).body;
+  const g = messagesAsGeminiRequest(body, target);
   const out: Record<string, unknown> = { contents: g.contents };
   for (const k of ["systemInstruction", "tools"]) if (g[k] !== undefined) out[k] = g[k];
   return out;
