@@ -107,6 +107,25 @@ describe("caching: auto never takes Anthropic past 4 breakpoints", () => {
   });
 });
 
+describe("chat markers Anthropic receives", () => {
+  it("an assistant's marked part and a marked message with string content reach it, and count toward the 4", async () => {
+    const messages = [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "text", text: "a", cache_control: E }] }, { role: "user", content: "z", cache_control: E }];
+    const r = await post("/api/v1/chat/completions", { model: "anthropic/claude", max_tokens: 10, messages });
+    expect(r.status).toBe(200);
+    expect(r.upstream[0].messages).toEqual([
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "text", text: "a", cache_control: E }] },
+      { role: "user", content: [{ type: "text", text: "z", cache_control: E }] },
+    ]);
+    // Three more on system messages and the first turn: five, refused before any call as Anthropic would refuse them.
+    const five = [{ role: "system", content: "s1", cache_control: E }, { role: "system", content: "s2", cache_control: E }, { ...messages[0], cache_control: E }, ...messages.slice(1)];
+    const over = await post("/api/v1/chat/completions", { model: "anthropic/claude", max_tokens: 10, messages: five });
+    expect(over.status).toBe(400);
+    expect(over.json.error.details.field).toBe("cache_control");
+    expect(over.upstream).toEqual([]);
+  });
+});
+
 describe("more than 4 breakpoints is a 400 naming cache_control before any upstream call", () => {
   const fiveChat = {
     max_tokens: 50,

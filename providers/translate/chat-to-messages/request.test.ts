@@ -85,6 +85,41 @@ describe("chat request -> messages request", () => {
     ]);
   });
 
+  it("cache_control on an assistant's text parts, and on a whole message (string content included), reaches Anthropic", () => {
+    const E = { type: "ephemeral" };
+    const H = { type: "ephemeral", ttl: "1h" };
+    const { body, dropped } = tr({
+      messages: [
+        { role: "system", content: "sys", cache_control: H },
+        { role: "user", content: "q", cache_control: E },
+        { role: "assistant", content: [{ type: "text", text: "a", cache_control: E }] },
+        { role: "user", content: [{ type: "text", text: "x" }, { type: "text", text: "y" }], cache_control: E },
+        { role: "assistant", content: "b", cache_control: E },
+        { role: "user", content: "z" },
+      ],
+    });
+    expect(body.system).toEqual([{ type: "text", text: "sys", cache_control: H }]);
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "q", cache_control: E }] },
+      { role: "assistant", content: [{ type: "text", text: "a", cache_control: E }] },
+      // A message's marker marks its end: its last block.
+      { role: "user", content: [{ type: "text", text: "x" }, { type: "text", text: "y", cache_control: E }] },
+      { role: "assistant", content: [{ type: "text", text: "b", cache_control: E }] },
+      { role: "user", content: "z" },
+    ]);
+    expect(dropped).toEqual([]);
+  });
+
+  it("a tool-call turn's marker goes on its last tool call; one with no block to go on is named dropped", () => {
+    const E = { type: "ephemeral" };
+    const call = { id: "t1", type: "function", function: { name: "f", arguments: "{}" } };
+    const a = tr({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call], cache_control: E }, { role: "tool", tool_call_id: "t1", content: "r" }] });
+    expect((a.body.messages as any)[1].content).toEqual([{ type: "tool_use", id: "t1", name: "f", input: {}, cache_control: E }]);
+    expect(a.dropped).toEqual([]);
+    const b = tr({ messages: [{ role: "system", content: "", cache_control: E }, { role: "user", content: "q" }] });
+    expect(b.dropped).toEqual(["cache_control"]);
+  });
+
   it("thinking: effort or dollars -> a budget below the client's limit; sampling Anthropic refuses with it is dropped and named", () => {
     const hi = [{ role: "user", content: "x" }];
     const a = tr({ messages: hi, max_completion_tokens: 6000, temperature: 0.2, top_p: 0.5, reasoning_effort: "high" });

@@ -46,7 +46,7 @@ export function chatToMessagesRequest(body: any, target: Target): Translated<Rec
   for (const k of DROPPED) if (body[k] !== undefined && body[k] !== null) dropped.push(k);
 
   const out: Record<string, unknown> = { model: target.upstreamModel };
-  const { system, messages } = convertMessages(body.messages);
+  const { system, messages } = convertMessages(body.messages, dropped);
   // max_tokens is required: the client's limit (any alias), with any thinking budget below it; without one the
   // model's maximum, raised above a thinking budget only when thinking is sent (see below).
   const ask = outputAsk(body, "chat", "messages", target);
@@ -139,7 +139,7 @@ function toolChoice(tc: any): Record<string, unknown> | undefined {
 interface Block { type: string; [k: string]: unknown }
 
 /** System/developer messages are hoisted; consecutive tool messages (and a following user turn) become one user turn. */
-function convertMessages(input: any[]): { system: Block[]; messages: { role: string; content: Block[] | string }[] } {
+function convertMessages(input: any[], dropped: string[]): { system: Block[]; messages: { role: string; content: Block[] | string }[] } {
   const system: Block[] = [];
   const messages: { role: string; content: Block[] | string }[] = [];
   let pendingResults: Block[] | null = null;
@@ -152,7 +152,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
     switch (m.role) {
       case "system":
       case "developer":
-        for (const b of textBlocks(m.content)) system.push(b);
+        system.push(...marked(textBlocks(m.content), m.cache_control, dropped));
         return;
       case "tool": {
         blankUser = undefined;
@@ -164,7 +164,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
         return;
       }
       case "user": {
-        const content = userContent(m.content, i);
+        const content = userContent(m.content, i, m.cache_control, dropped);
         blankUser = !content.length && !pendingResults ? i : undefined;
         if (!content.length && !pendingResults) return; // blank text is refused upstream; nothing else was in the turn
         if (pendingResults) {
@@ -179,7 +179,7 @@ function convertMessages(input: any[]): { system: Block[]; messages: { role: str
       case "assistant": {
         blankUser = undefined;
         flushResults();
-        const blocks = assistantBlocks(m);
+        const blocks = marked(assistantBlocks(m), m.cache_control, dropped);
         if (blocks.length) messages.push({ role: "assistant", content: blocks });
         return;
       }
@@ -199,6 +199,25 @@ function trimPrefill(messages: { role: string; content: Block[] | string }[]): v
   if (block?.type === "text") block.text = (block.text as string).trimEnd();
 }
 
+const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+
+/**
+ * A message-level cache_control (LiteLLM's and OpenRouter's shorthand) marks the end of that message: it goes on the
+ * message's last block that can carry one (a string's single text block), unless that block has a marker of its own.
+ * A message with no such block (only thinking, or blank) leaves it out, named in x-mg-dropped-params.
+ */
+function marked(blocks: Block[], marker: unknown, dropped: string[]): Block[] {
+  if (!marker) return blocks;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    if (UNMARKABLE.has(b.type)) continue;
+    if (!b.cache_control) blocks[i] = { ...b, cache_control: marker };
+    return blocks;
+  }
+  if (!dropped.includes("cache_control")) dropped.push("cache_control");
+  return blocks;
+}
+
 function textBlocks(content: any): Block[] {
   if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
   const out: Block[] = [];
@@ -208,8 +227,11 @@ function textBlocks(content: any): Block[] {
   return out;
 }
 
-function userContent(content: any, i: number): Block[] | string {
-  if (typeof content === "string") return isBlank(content) ? [] : content;
+function userContent(content: any, i: number, marker: unknown, dropped: string[]): Block[] | string {
+  if (typeof content === "string") {
+    if (isBlank(content)) return marked([], marker, dropped);
+    return marker ? [{ type: "text", text: content, cache_control: marker }] : content;
+  }
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
     const field = `messages[${i}].content[${j}]`;
@@ -229,7 +251,7 @@ function userContent(content: any, i: number): Block[] | string {
       out.push(block);
     }
   });
-  return out;
+  return marked(out, marker, dropped);
 }
 
 function imageBlock(url: string, field: string): Block {
@@ -255,7 +277,9 @@ function assistantBlocks(m: any): Block[] {
   if (typeof m.content === "string") {
     if (!isBlank(m.content)) out.push({ type: "text", text: m.content });
   } else if (Array.isArray(m.content)) {
-    for (const p of m.content) if (p.type === "text" && !isBlank(p.text)) out.push({ type: "text", text: p.text });
+    for (const p of m.content) {
+      if (p.type === "text" && !isBlank(p.text)) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+    }
   }
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
     out.push({ type: "tool_use", id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
