@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryResponseStore } from "../store/responses-memory.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 import type { StoredResponse } from "../store/types.ts";
-import { answerIdOf, replayable } from "./replayable.ts";
+import { answerIdOf, changesUnderIt, replayable } from "./replayable.ts";
 
 const T0 = 1_000_000;
 const DAY = 86_400_000;
@@ -71,5 +71,20 @@ describe("replayable", () => {
   it("store: false kept nothing, so nothing is asked (the answer's id was never retrievable)", async () => {
     const s = new MemoryResponseStore();
     expect(await replayable(s, "p", { input: "hi", store: false }, json("resp_x"), T0 + 1)).toBe(true);
+  });
+});
+
+describe("changesUnderIt", () => {
+  it("a conversation, or a stored prompt without a version: the provider's state answers, not the body", () => {
+    expect(changesUnderIt({ input: "continue", conversation: "conv_X" })).toBe(true);
+    expect(changesUnderIt({ input: "continue", conversation: { id: "conv_X" }, store: false })).toBe(true);
+    expect(changesUnderIt({ input: "x", prompt: { id: "pmpt_1" } })).toBe(true);
+    expect(changesUnderIt({ input: "x", prompt: { id: "pmpt_1", version: null } })).toBe(true);
+  });
+
+  it("a pinned prompt version, a previous_response_id (checked by replayable) and a plain request do not", () => {
+    expect(changesUnderIt({ input: "x", prompt: { id: "pmpt_1", version: "3" } })).toBe(false);
+    expect(changesUnderIt({ input: "x", previous_response_id: "resp_a" })).toBe(false);
+    expect(changesUnderIt({ input: "x", conversation: null })).toBe(false);
   });
 });
