@@ -37,7 +37,8 @@ export function yamlKeyView(project: string, k: ApiKeyConfig, lastUsed: number |
   return {
     project, id: k.id, source: "yaml", status: statusOf(k.revoked === true, expiresAt, now), name: null, sandbox: null, hint: null,
     created_at: null, created_by: null, expires_at: iso(expiresAt), revoked_at: null, revoked_reason: null, rate_limits: k.rate_limits ?? null,
-    budget: k.budget ? { usd: k.budget.usd, period: k.budget.period ?? "month" } : null, rotated_from: null, replaced_by: null, last_used_at: iso(lastUsed),
+    budget: k.budget ? { usd: k.budget.usd, period: k.budget.period ?? "month" } : null, rotated_from: k.rotated_from ?? null, replaced_by: k.replaced_by ?? null,
+    last_used_at: iso(lastUsed),
   };
 }
 

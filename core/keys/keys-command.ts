@@ -11,6 +11,7 @@ import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
 import { parseStrictTime } from "../strict-time.ts";
 import { lockedEdit, LockedEditError } from "./locked-edit.ts";
 import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
+import { rotationRefusal, successorId } from "./yaml-rotation.ts";
 
 const USAGE = `Usage:
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
@@ -240,18 +241,24 @@ async function rotate(v: Values): Promise<number> {
   let newId = v["new-id"];
   let expiresAt = "";
   await edit(file, async (text) => {
-    const old = yamlKeys(text).find((k) => k.project === project && k.id === id);
+    const keys = yamlKeys(text);
+    const old = keys.find((k) => k.project === project && k.id === id);
     if (!old) throw new YamlEditError(`project ${project} has no key ${id} in ${file}`);
-    if (old.revoked) throw new YamlEditError(`key ${project}/${id} is revoked: create a new key instead`);
-    const taken = new Set(yamlKeys(text).filter((k) => k.project === project).map((k) => k.id));
-    if (!newId) for (let n = 2; !newId; n++) if (!taken.has(`${id.replace(/-r\d+$/, "")}-r${n}`)) newId = `${id.replace(/-r\d+$/, "")}-r${n}`;
+    const now = Date.now();
+    const refused = rotationRefusal(keys, old, now);
+    if (refused) throw new YamlEditError(refused);
+    newId ??= successorId(id, new Set(keys.filter((k) => k.project === project).map((k) => k.id)));
     await freeInStore(file, project, newId, "--new-id");
-    const until = Date.now() + overlap * 1000;
+    const until = now + overlap * 1000;
     const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
     expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const entry = { id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}), ...(old.budget ? { budget: old.budget } : {}) };
+    // The old key's expires_at is its own here (a rotated key is refused above), never an overlap's end.
+    const entry = {
+      id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}),
+      ...(old.budget ? { budget: old.budget } : {}), rotated_from: id,
+    };
     const next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
-    return setProjectKeyField(next, project, id, "expires_at", expiresAt);
+    return setProjectKeyField(setProjectKeyField(next, project, id, "expires_at", expiresAt), project, id, "replaced_by", newId);
   });
   out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}; ${project}/${id} now expires at ${expiresAt}.\n`);
   return 0;

@@ -104,6 +104,9 @@ export interface YamlKey {
   revoked?: boolean;
   rate_limits?: { rpm?: number; tpm?: number };
   budget?: { usd: string; period?: string };
+  /** Written by `keys rotate` (yaml-rotation.ts): the key's successor, and the key a successor replaced. */
+  replaced_by?: string;
+  rotated_from?: string;
 }
 
 /** Every project key declared in the file (not its includes), as written. */

@@ -575,6 +575,14 @@ export interface ApiKeyConfig {
   revoked?: boolean;
   rate_limits?: RateLimits;
   budget?: KeyBudget;
+  /**
+   * The id of the key this one was rotated to (written by `model-gateway keys rotate`): a key has one successor.
+   */
+  replaced_by?: string;
+  /**
+   * The id of the key this one replaced (written by `model-gateway keys rotate`).
+   */
+  rotated_from?: string;
 }
 export interface RateLimits {
   rpm?: number;

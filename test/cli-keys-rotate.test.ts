@@ -1,0 +1,123 @@
+// `model-gateway keys rotate --config` under the admin API's rules (docs/admin-api.md, Rotate): a key has one
+// successor, an expired or revoked key is not rotated, and the new key never inherits the retiring key's overlap end.
+// Run as a real process on a gateway.yaml that a running gateway reloads.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import YAML from "yaml";
+import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
+
+const BIN = resolve("bin/model-gateway.mjs");
+
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent" } });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.once("error", rej);
+    child.once("exit", (status) => {
+      clearTimeout(timer);
+      res({ status, stdout, stderr });
+    });
+  });
+}
+
+const CLI1 = "mg_live_cli_keys_rotate_cli1_0001";
+const ADMIN = "mg_admin_cli_keys_rotate_test_0001";
+const chat = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 5 };
+
+const config = (keys: string) => `store: { kind: memory }
+admin_keys: [{ id: ops, sha256: "${sha256Hex(ADMIN)}", scope: read }]
+models: { "openai/gpt-4o-mini": { endpoints: [{ provider: sim, model: m }] } }
+projects:
+  demo:
+    allow_models: ["*"]
+    keys:
+${keys}`;
+
+const keysOf = (file: string) => YAML.parse(readFileSync(file, "utf8")).projects.demo.keys as Record<string, unknown>[];
+
+describe("keys rotate --config on a key already rotated", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway(config(`      - { id: cli1, sha256: "${sha256Hex(CLI1)}" }\n`));
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("refuses a second rotation naming the successor, edits nothing; no successor takes the overlap end as its expiry", async () => {
+    const first = await run(["keys", "rotate", "--project", "demo", "--id", "cli1", "--overlap", "90", "--config", gw.configFile]);
+    expect(first.stderr).toBe("");
+    expect(first.status).toBe(0);
+    const r2 = first.stdout.split("\n")[0]!;
+    const [cli1, cli1r2] = keysOf(gw.configFile);
+    // The successor has no expiry (cli1 had none of its own): not cli1's overlap end.
+    expect(cli1r2).toEqual({ id: "cli1-r2", sha256: sha256Hex(r2), rotated_from: "cli1" });
+    expect(cli1).toMatchObject({ id: "cli1", replaced_by: "cli1-r2" });
+    expect(typeof cli1!.expires_at).toBe("string");
+    // The running gateway takes the file: both keys are served through the overlap.
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${CLI1}` })).status).toBe(200);
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat, { authorization: `Bearer ${r2}` })).status).toBe(200);
+    // The admin API (and the console) show the pair as they show a stored key's.
+    const listed = await (await fetch(`${gw.url}/admin/v1/keys?project=demo`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();
+    expect(listed.keys.map((k: any) => [k.id, k.replaced_by, k.rotated_from])).toEqual([["cli1", "cli1-r2", null], ["cli1-r2", null, "cli1"]]);
+
+    const before = readFileSync(gw.configFile, "utf8");
+    const again = await run(["keys", "rotate", "--project", "demo", "--id", "cli1", "--overlap", "1h", "--config", gw.configFile]);
+    expect(again.stderr).toBe("keys rotate: key demo/cli1 was already rotated to demo/cli1-r2: rotate cli1-r2 instead\n");
+    expect(again.stdout).toBe("");
+    expect(again.status).toBe(1);
+    expect(readFileSync(gw.configFile, "utf8")).toBe(before);
+
+    // The successor rotates as any key: its own successor is cli1-r3, again without an inherited overlap end.
+    const next = await run(["keys", "rotate", "--project", "demo", "--id", "cli1-r2", "--config", gw.configFile]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(keysOf(gw.configFile).map((k) => [k.id, k.replaced_by, k.rotated_from, "expires_at" in k])).toEqual([
+      ["cli1", "cli1-r2", undefined, true], ["cli1-r2", "cli1-r3", "cli1", true], ["cli1-r3", undefined, "cli1-r2", false],
+    ]);
+  });
+});
+
+describe("keys rotate --config refuses what the admin API refuses", () => {
+  const file = (keys: string) => {
+    const f = join(mkdtempSync(join(tmpdir(), "mg-keys-rotate-")), "gateway.yaml");
+    writeFileSync(f, config(keys));
+    return f;
+  };
+  const rotate = (f: string, id: string) => run(["keys", "rotate", "--project", "demo", "--id", id, "--config", f]);
+
+  it("an expired key: no successor born expired", async () => {
+    const f = file(`      - { id: gone, sha256: "${"a".repeat(64)}", expires_at: "2020-01-01T00:00:00Z" }\n`);
+    const before = readFileSync(f, "utf8");
+    const r = await rotate(f, "gone");
+    expect(r.stderr).toBe("keys rotate: key demo/gone has expired (2020-01-01T00:00:00Z): create a new key instead\n");
+    expect(r.status).toBe(1);
+    expect(readFileSync(f, "utf8")).toBe(before);
+  });
+
+  it("a key rotated by an earlier release (no replaced_by): its successor is known by the chain's id", async () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const f = file(`      - { id: team, sha256: "${"a".repeat(64)}", expires_at: "${until}" }\n      - { id: team-r2, sha256: "${"b".repeat(64)}" }\n`);
+    const before = readFileSync(f, "utf8");
+    const r = await rotate(f, "team");
+    expect(r.stderr).toBe("keys rotate: key demo/team was already rotated to demo/team-r2 (its expires_at is that rotation's overlap end): rotate team-r2 instead\n");
+    expect(r.status).toBe(1);
+    expect(readFileSync(f, "utf8")).toBe(before);
+  });
+
+  it("a key with an expiry of its own passes it to its successor, as the API does", async () => {
+    const f = file(`      - { id: ci, sha256: "${"a".repeat(64)}", expires_at: "2099-01-01T00:00:00Z", rate_limits: { rpm: 7 } }\n`);
+    const r = await rotate(f, "ci");
+    expect(r.status, r.stderr).toBe(0);
+    const [ci, ciR2] = keysOf(f);
+    expect(ciR2).toMatchObject({ id: "ci-r2", expires_at: "2099-01-01T00:00:00Z", rate_limits: { rpm: 7 }, rotated_from: "ci" });
+    expect(Date.parse(String(ci!.expires_at))).toBeLessThan(Date.parse("2099-01-01T00:00:00Z"));
+  });
+});
