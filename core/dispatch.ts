@@ -76,7 +76,7 @@ const sharedStats = (target: Target) => !target.credentials;
 export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
 
 /** The operations whose answers name a model (the other endpoints write the served id into their own bodies). */
-const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" ? op : undefined);
+const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" || op === "gemini" ? op : undefined);
 
 /** Upstream statuses worth another try (core/retryable-status.ts). Transport failures carry retryable: true. */
 export function isRetryable(err: GatewayError): boolean {
@@ -349,7 +349,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     if (result.headers) Object.assign(ctx.responseHeaders, result.headers);
   } else {
     response = toResponse(ctx, result);
-    if (named && response.kind === "json") upstreamModel = nameJsonModel(response.body, target.modelId);
+    if (named && response.kind === "json") upstreamModel = nameJsonModel(response.body, target.modelId, named);
   }
   const latency = (end ?? performance.now()) - t0;
   const upstream = ctx.gateway.metrics.upstream;

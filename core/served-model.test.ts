@@ -95,3 +95,32 @@ describe("StreamModelNamer, messages and responses (only the events carrying the
     expect(new StreamModelNamer("messages", GW).rename(ev)).toBe(ev);
   });
 });
+
+describe("Gemini answers name the model in modelVersion", () => {
+  const G = "google/gemini-2.5-flash";
+
+  it("JSON: modelVersion becomes the gateway id and the upstream's is returned; `model` is not Gemini's field", () => {
+    const body: Record<string, unknown> = { candidates: [], modelVersion: "gemini-2.5-flash-preview-05-20" };
+    expect(nameJsonModel(body, G, "gemini")).toBe("gemini-2.5-flash-preview-05-20");
+    expect(body).toEqual({ candidates: [], modelVersion: G });
+  });
+
+  it("stream: every event's top-level modelVersion is spliced; the upstream's remembered from the first", () => {
+    const n = new StreamModelNamer("gemini", G);
+    const ev = (text: string) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0 }], usageMetadata: { promptTokenCount: 3 }, modelVersion: "gemini-2.5-flash-001", responseId: "r" }) });
+    const out = [ev("Hi"), ev(" there")].map((e) => JSON.parse(n.rename(e).data));
+    expect(out.map((e) => e.modelVersion)).toEqual([G, G]);
+    expect(out[1].candidates[0].content.parts[0].text).toBe(" there");
+    expect(n.upstreamModel).toBe("gemini-2.5-flash-001");
+  });
+
+  it("a function call's args with a modelVersion key of their own, and text that looks like one, are left alone", () => {
+    const n = new StreamModelNamer("gemini", G);
+    const data = JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: '"modelVersion":"x"' }, { functionCall: { name: "deploy", args: { modelVersion: "v2", list: [{ modelVersion: "v3" }] } } }] }, index: 0 }], modelVersion: "gemini-up" });
+    expect(JSON.parse(n.rename({ data }).data)).toEqual({ ...JSON.parse(data), modelVersion: G });
+    expect(n.upstreamModel).toBe("gemini-up");
+    // An event naming no model (only args do) is passed on as it came.
+    const argsOnly = { data: JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: "f", args: { modelVersion: "v2" } } }] } }] }) };
+    expect(new StreamModelNamer("gemini", G).rename(argsOnly)).toBe(argsOnly);
+  });
+});

@@ -4,23 +4,29 @@
 // upstream's own id is kept for providerMetadata.gateway.upstreamModel and the x-mg-upstream-model header.
 //
 // Streams are the hot path: only the events that carry `model` are touched. A chat chunk carries it on every chunk,
-// so its value is found and spliced as text (no parse, no re-serialisation); Messages' message_start and the
-// Responses events that carry the whole response are a few per stream and are parsed.
+// so its value is found and spliced as text (no parse, no re-serialisation), as is a Gemini event's `modelVersion`;
+// Messages' message_start and the Responses events that carry the whole response are a few per stream and are parsed.
+// Translators leave the upstream's id in place (a Gemini client's answer names it in modelVersion): naming happens
+// here, once, so the upstream's id is known whichever protocol the client speaks.
 import type { SseEvent } from "./sse/parse.ts";
 
 /** The client protocols whose answers name a model. */
-export type NamedProtocol = "chat" | "messages" | "responses";
+export type NamedProtocol = "chat" | "messages" | "responses" | "gemini";
+
+/** The field of an answer (and of a stream event) that names the model: Gemini calls it modelVersion. */
+const fieldOf = (protocol: NamedProtocol) => (protocol === "gemini" ? "modelVersion" : "model");
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
- * A JSON answer (chat completion, message, response object): its `model` becomes the gateway id. Returns the
- * upstream's own id it replaced, when the answer named one.
+ * A JSON answer (chat completion, message, response object, Gemini response): its `model` (Gemini: `modelVersion`)
+ * becomes the gateway id. Returns the upstream's own id it replaced, when the answer named one.
  */
-export function nameJsonModel(body: unknown, gatewayId: string): string | undefined {
+export function nameJsonModel(body: unknown, gatewayId: string, protocol: NamedProtocol = "chat"): string | undefined {
   if (!isObject(body) || isObject(body.error)) return undefined;
-  const own = body.model;
-  body.model = gatewayId;
+  const field = fieldOf(protocol);
+  const own = body[field];
+  body[field] = gatewayId;
   return typeof own === "string" && own !== "" && own !== gatewayId ? own : undefined;
 }
 
@@ -28,6 +34,7 @@ export function nameJsonModel(body: unknown, gatewayId: string): string | undefi
 const CARRIES_RESPONSE = new Set(["response.created", "response.queued", "response.in_progress", "response.completed", "response.incomplete", "response.failed"]);
 const TYPE = /^\{\s*"type"\s*:\s*"([^"]+)"/;
 const MODEL_KEY = '"model"';
+const MODEL_VERSION_KEY = '"modelVersion"';
 
 /** Renames the model in one stream's events; remembers the upstream's own id from the first event that named it. */
 export class StreamModelNamer {
@@ -42,6 +49,7 @@ export class StreamModelNamer {
   /** The event as the client should see it: a chat chunk renamed is a new object, other events change in place. */
   rename(ev: SseEvent): SseEvent {
     if (this.protocol === "chat") return this.chatChunk(ev);
+    if (this.protocol === "gemini") return this.geminiEvent(ev);
     const type = ev.event ?? TYPE.exec(ev.data)?.[1];
     if (this.protocol === "messages") return type === "message_start" ? this.nested(ev, "message") : ev;
     return type !== undefined && CARRIES_RESPONSE.has(type) ? this.nested(ev, "response") : ev;
@@ -60,13 +68,48 @@ export class StreamModelNamer {
       i = skipSpace(d, i + 1);
       if (d.charCodeAt(i) !== 34 /* " */) return ev; // null or not a string: nothing to name
       const end = stringEnd(d, i);
-      if (end === -1) return ev;
-      if (end - i === this.quoted.length && d.startsWith(this.quoted, i)) return ev;
-      if (this.upstreamModel === undefined && end - i > 2) this.upstreamModel = safeParse(d.slice(i, end));
-      const data = d.slice(0, i) + this.quoted + d.slice(end);
-      return ev.event === undefined ? { data } : { event: ev.event, data };
+      return end === -1 ? ev : this.splice(ev, i, end);
     }
     return ev;
+  }
+
+  /**
+   * A Gemini event's top-level `"modelVersion":"x"` spliced as text. Unlike a chat chunk's, a Gemini event holds
+   * free-form objects (a function call's args, before modelVersion), whose keys are not escaped: only the key of
+   * the event's own object counts, found by skipping strings and counting brackets.
+   */
+  private geminiEvent(ev: SseEvent): SseEvent {
+    const d = ev.data;
+    let depth = 0;
+    for (let i = 0; i < d.length; i++) {
+      const c = d.charCodeAt(i);
+      if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+      else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+      else if (c === 34 /* " */) {
+        const end = stringEnd(d, i);
+        if (end === -1) return ev;
+        if (depth === 1 && end - i === MODEL_VERSION_KEY.length && d.startsWith(MODEL_VERSION_KEY, i)) {
+          const colon = skipSpace(d, end);
+          if (d.charCodeAt(colon) === 58 /* : */) {
+            const at = skipSpace(d, colon + 1);
+            if (d.charCodeAt(at) !== 34) return ev; // null or not a string: nothing to name
+            const valueEnd = stringEnd(d, at);
+            return valueEnd === -1 ? ev : this.splice(ev, at, valueEnd);
+          }
+        }
+        i = end - 1;
+      }
+    }
+    return ev;
+  }
+
+  /** The event with the JSON string at [start, end) of its data replaced by the gateway id; the upstream's remembered. */
+  private splice(ev: SseEvent, start: number, end: number): SseEvent {
+    const d = ev.data;
+    if (end - start === this.quoted.length && d.startsWith(this.quoted, start)) return ev;
+    if (this.upstreamModel === undefined && end - start > 2) this.upstreamModel = safeParse(d.slice(start, end));
+    const data = d.slice(0, start) + this.quoted + d.slice(end);
+    return ev.event === undefined ? { data } : { event: ev.event, data };
   }
 
   private nested(ev: SseEvent, key: "message" | "response"): SseEvent {

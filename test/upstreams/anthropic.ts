@@ -37,6 +37,8 @@ export interface FakeAnthropic {
   textFor?: (body: any) => string | undefined;
   /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
   script?: AgentScript;
+  /** The model id the answer names for the one asked for (a dated snapshot of an alias); undefined: the one asked for. */
+  answersAs?: (model: string) => string;
   /** Set when a streaming response was cut because the gateway closed the connection. */
   aborted: number;
   close(): Promise<void>;
@@ -189,13 +191,14 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const usage = usageFor(body, output, searches);
     // A fresh id per message, as Anthropic gives (Claude Code merges streamed turns that share one).
     const id = `msg_01${alnum(22)}`;
+    const model = fake.answersAs?.(body.model) ?? body.model;
     if (!body.stream) {
-      return send(200, { id, type: "message", role: "assistant", model: body.model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: b.citations ?? null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
+      return send(200, { id, type: "message", role: "assistant", model, content: blocks.map((b) => (b.type === "text" ? { ...b, citations: b.citations ?? null } : b)), stop_reason: stop, stop_sequence: null, usage: { ...usage, service_tier: "standard" } });
     }
 
     const events: [string, Record<string, unknown>][] = [];
     const push = (type: string, payload: Record<string, unknown> = {}) => events.push([type, { type, ...payload }]);
-    push("message_start", { message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, ...(searches ? { server_tool_use: { web_search_requests: 0 } } : {}) } } });
+    push("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, ...(searches ? { server_tool_use: { web_search_requests: 0 } } : {}) } } });
     push("ping");
     blocks.forEach((b, index) => {
       if (b.type === "thinking") {

@@ -25,6 +25,8 @@ export interface FakeGemini {
   chunkDelayMs: number;
   /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
   script?: AgentScript;
+  /** The modelVersion an answer names for the model asked for (a dated version); undefined: the one asked for. */
+  answersAs?: (model: string) => string;
   close(): Promise<void>;
 }
 
@@ -105,7 +107,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
     const prompt = JSON.stringify(body.contents).length >> 2;
     const responseId = alnum(23); // fresh per answer, as Gemini gives
-    const modelVersion = m[1];
+    const modelVersion = fake.answersAs?.(m[1]!) ?? m[1];
 
     const offered = decls.map((d: any) => ({ name: d.name, schema: d.parametersJsonSchema ?? d.parameters ?? {} }));
     const scripted = fake.script?.({ tools: offered, text: conversationText(body.contents), answered });

@@ -64,6 +64,8 @@ export interface FakeOpenAI {
   reasoning?: ReasoningHost;
   /** Upstream model ids that reason on their own and refuse reasoning_effort, as xAI's grok-4 does (effortRefusal). */
   effortRefusedBy?: readonly string[];
+  /** The model id the answer names for the one asked for (a dated snapshot, as OpenAI names one); undefined: the one asked for. */
+  answersAs?: (model: string) => string;
   close(): Promise<void>;
 }
 
@@ -154,7 +156,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     // A fresh id per answer, as OpenAI gives: clients that key history or threads by it see distinct turns.
     const id = `chatcmpl-${alnum(29)}`;
     const created = 1770933883;
-    const model = body.model;
+    const model = fake.answersAs?.(body.model) ?? body.model;
     const offered = (body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => ({ name: t.function.name, schema: t.function.parameters ?? {} }));
     const scripted = fake.script?.({ tools: offered, text: conversationText(body.messages), answered: toolsAnswered(body.messages) });
     const calls = !scripted ? toolCallsFor(body) : "call" in scripted ? [{ id: `call_${randomBytes(12).toString("hex")}`, name: scripted.call.name, arguments: JSON.stringify(scripted.call.input) }] : [];

@@ -47,10 +47,10 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     expect(body.contents[1]!.parts[0]).not.toHaveProperty("thoughtSignature"); // the client's body is not changed
   });
 
-  it("reports usage and names the gateway model, JSON and stream (first usage at once, the last at the end)", async () => {
+  it("reports usage and keeps the upstream's modelVersion (dispatch names the gateway model), JSON and stream (first usage at once, the last at the end)", async () => {
     const usage: Usage[] = [];
-    const out: any = geminiNative.response({ candidates: [], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 3 }, modelVersion: "gemini-x" }, { model: "google/g", provider: "gem" }, call(usage));
-    expect(out.modelVersion).toBe("google/g");
+    const out: any = geminiNative.response({ candidates: [], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 3 }, modelVersion: "gemini-x" }, { provider: "gem" }, call(usage));
+    expect(out.modelVersion).toBe("gemini-x");
     expect(usage).toEqual([{ inputTokens: 9, outputTokens: 5, reasoningTokens: 3 }]);
 
     const streamed: Usage[] = [];
@@ -59,8 +59,8 @@ describe("Gemini client -> Gemini upstream (native)", () => {
       yield { data: '{"candidates": [{"content": {"parts": [{"text": "b"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 4},"modelVersion": "gemini-x"}' };
     }
     const events: any[] = [];
-    for await (const e of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call(streamed))) events.push(JSON.parse(e.data));
-    expect(events.map((e) => e.modelVersion)).toEqual(["google/g", "google/g"]);
+    for await (const e of geminiNative.stream(upstream(), { provider: "gem" }, call(streamed))) events.push(JSON.parse(e.data));
+    expect(events.map((e) => e.modelVersion)).toEqual(["gemini-x", "gemini-x"]);
     expect(events[1].candidates[0].content.parts[0].text).toBe("b");
     expect(streamed).toEqual([{ inputTokens: 9, outputTokens: 0 }, { inputTokens: 9, outputTokens: 4 }]);
   });
@@ -68,17 +68,17 @@ describe("Gemini client -> Gemini upstream (native)", () => {
   it("tool-use prompt tokens (googleSearch results) are input, JSON and stream", async () => {
     const meta = { promptTokenCount: 1000, toolUsePromptTokenCount: 20_000, candidatesTokenCount: 500, totalTokenCount: 21_500 };
     const usage: Usage[] = [];
-    geminiNative.response({ candidates: [], usageMetadata: meta }, { model: "google/g", provider: "gem" }, call(usage));
+    geminiNative.response({ candidates: [], usageMetadata: meta }, { provider: "gem" }, call(usage));
     expect(usage).toEqual([{ inputTokens: 21_000, outputTokens: 500 }]);
     const streamed: Usage[] = [];
     async function* upstream() { yield { data: JSON.stringify({ candidates: [{ finishReason: "STOP", index: 0 }], usageMetadata: meta }) }; }
-    for await (const _ of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call(streamed)));
+    for await (const _ of geminiNative.stream(upstream(), { provider: "gem" }, call(streamed)));
     expect(streamed.at(-1)).toEqual({ inputTokens: 21_000, outputTokens: 500 });
   });
 
   it("an error object mid-stream is an upstream error", async () => {
     async function* upstream() { yield { data: '{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}' }; }
-    const it = geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))[Symbol.asyncIterator]();
+    const it = geminiNative.stream(upstream(), { provider: "gem" }, call([]))[Symbol.asyncIterator]();
     await expect(it.next()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
   });
 
@@ -87,7 +87,7 @@ describe("Gemini client -> Gemini upstream (native)", () => {
       async function* upstream() { for (const d of data) yield { data: d }; }
       const out: string[] = [];
       try {
-        for await (const e of geminiNative.stream(upstream(), { model: "google/g", provider: "gem" }, call([]))) out.push(e.data);
+        for await (const e of geminiNative.stream(upstream(), { provider: "gem" }, call([]))) out.push(e.data);
       } catch (err) {
         return { out, err };
       }

@@ -4,7 +4,8 @@
 // blob, gemini-to-chat/reasoning.ts) is not Gemini's and would be refused: it is removed, and a model turn whose first
 // function call has no signature (left without one, or made by another model) gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
 // at once for JSON, from the first stream event that has it and again at the end (usageMetadata is cumulative).
-// Answers name the gateway model id (modelVersion), rewritten in each event's text rather than re-serialised.
+// Answers keep the upstream's modelVersion: dispatch names the gateway model id there (core/served-model.ts) and
+// keeps the upstream's for x-mg-upstream-model and the traces.
 // Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
 // its blockReason) was cut short, and ends with an error event, as the translated pairs do.
 import type { SseEvent } from "../../../core/sse/parse.ts";
@@ -14,10 +15,9 @@ import { GatewayError } from "../../../core/errors.ts";
 import { ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { fromGeminiUsage } from "../chat-to-gemini/response.ts";
 
-interface State { model: string; provider: string }
+interface State { provider: string }
 
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
-const MODEL_VERSION = /"modelVersion"\s*:\s*"(?:[^"\\]|\\.)*"/;
 
 const ours = (sig: unknown) => typeof sig === "string" && sig.startsWith(ENCRYPTED_PREFIX);
 
@@ -53,19 +53,19 @@ function withoutBlobs(contents: any[]): { contents: any[]; changed: boolean } {
 
 export const geminiNative: Translator<State> = {
   native: true,
-  request(body, target, opts) {
-    const { model, stream, providerOptions: _routing, ...rest } = body;
+  request(body, _target, opts) {
+    const { model: _model, stream, providerOptions: _routing, ...rest } = body;
     const { contents, changed } = withoutBlobs(Array.isArray(rest.contents) ? rest.contents : []);
     return {
       op: stream === true ? "streamGenerateContent" : "generateContent",
       body: changed ? { ...rest, contents } : rest,
       dropped: [],
-      state: { model: typeof model === "string" ? model : target.modelId, provider: opts.provider },
+      state: { provider: opts.provider },
     };
   },
-  response(json: any, s, call) {
+  response(json: any, _s, call) {
     call.reportUsage(fromGeminiUsage(json?.usageMetadata));
-    return json && typeof json === "object" ? { ...json, modelVersion: s.model } : json;
+    return json;
   },
   stream: (events, s, call) => relay(events, s, call),
   error: (err) => err,
@@ -76,7 +76,6 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
   /** Candidate index -> whether it has its finishReason yet. */
   const finished = new Map<number, boolean>();
   let blocked = false;
-  const version = `"modelVersion":${JSON.stringify(s.model)}`;
   for await (const ev of events) {
     let g: any;
     try {
@@ -97,7 +96,7 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
       const index: number = typeof cands[i]?.index === "number" ? cands[i].index : i;
       if (!finished.get(index)) finished.set(index, !!cands[i]?.finishReason);
     }
-    yield { data: MODEL_VERSION.test(ev.data) ? ev.data.replace(MODEL_VERSION, version) : ev.data };
+    yield { data: ev.data };
   }
   if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
   const cut = finished.size ? [...finished.values()].includes(false) : !blocked;

@@ -1,7 +1,8 @@
 // Chat completion -> Gemini GenerateContentResponse: one candidate per choice with its parts in Gemini's order
 // (thoughts when asked for, text, whole function calls with their ids), the turn's reasoning in the first
 // non-thought part's thoughtSignature (reasoning.ts), finish reasons in Gemini's terms (a tool call ends with STOP,
-// as Gemini's do) and usageMetadata; modelVersion is the gateway model id. A refusal (message.refusal) is a text
+// as Gemini's do) and usageMetadata; modelVersion is the upstream's model id, as its answer named it (dispatch names
+// the gateway's there, core/served-model.ts). A refusal (message.refusal) is a text
 // part ending with SAFETY: Gemini has no refusal, and a blocked answer is what it says SAFETY for.
 import { randomBytes } from "node:crypto";
 import { reasoningText } from "../messages-to-chat/reasoning.ts";
@@ -9,7 +10,7 @@ import { signatureFor, type BlobScope, type ReasoningText } from "./reasoning.ts
 import { cacheReadTokensOf } from "../../codecs/openai-chat-usage.ts";
 
 export interface AnswerContext extends BlobScope {
-  /** The gateway model id the client called. */
+  /** The gateway model id the client called: modelVersion when the upstream's answer names no model. */
   model: string;
   /** thinkingConfig.includeThoughts: thought text goes out as thought parts. */
   thoughts: boolean;
@@ -25,6 +26,9 @@ export function finishReasonOf(reason: unknown, refused = false): string {
     default: return "OTHER";
   }
 }
+
+/** The model an upstream's answer (or chunk) names, when it names one. */
+export const namedModel = (model: unknown): string | undefined => (typeof model === "string" && model !== "" ? model : undefined);
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -83,5 +87,5 @@ export function chatToGeminiResponse(chat: any, ctx: AnswerContext): Record<stri
     attachReasoning(parts, Array.isArray(m.reasoning_details) ? m.reasoning_details : [], ctx, thought);
     return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(c.finish_reason, refusal !== ""), index: typeof c.index === "number" ? c.index : i };
   });
-  return { candidates, usageMetadata: usageMetadataOf(chat?.usage), modelVersion: ctx.model, responseId: responseIdOf(chat?.id) };
+  return { candidates, usageMetadata: usageMetadataOf(chat?.usage), modelVersion: namedModel(chat?.model) ?? ctx.model, responseId: responseIdOf(chat?.id) };
 }

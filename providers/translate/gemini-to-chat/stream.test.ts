@@ -50,6 +50,15 @@ describe("chat answer -> Gemini", () => {
     expect(out.slice(0, -1).every((e) => e.usageMetadata === undefined && e.candidates[0].finishReason === undefined)).toBe(true);
   });
 
+  it("modelVersion is the model the upstream's answer names (dispatch names the gateway's), else the gateway id", () => {
+    const dated = { model: "claude-sonnet-4-5-20250929" };
+    expect(chatToGeminiResponse({ ...dated, choices: [{ finish_reason: "stop", message: { content: "Hi" } }] }, ctx)).toMatchObject({ modelVersion: dated.model });
+    const t = new ChatToGeminiStream(ctx);
+    // Azure's content-filter chunk names no model: the next chunk's is the upstream's.
+    const out = [chunk({ role: "assistant", content: "" }, null, { model: "" }), chunk({ content: "Hi" }, null, dated), chunk({}, "stop", dated)].flatMap((e) => t.push(e)).concat(t.end());
+    expect(out.map((e) => JSON.parse(e.data).modelVersion)).toEqual([dated.model, dated.model]);
+  });
+
   it("stream: reasoning with no part after it rides on the calls; an unfinished stream is an error; a mid-stream error throws", () => {
     const t = new ChatToGeminiStream({ ...ctx, thoughts: false });
     t.push(chunk({ reasoning_content: "x", reasoning_details: [detail] }));

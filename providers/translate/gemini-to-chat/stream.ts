@@ -8,7 +8,7 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { reasoningText } from "../messages-to-chat/reasoning.ts";
-import { attachReasoning, finishReasonOf, functionCallPart, refusalText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
+import { attachReasoning, finishReasonOf, functionCallPart, namedModel, refusalText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
 import type { ReasoningText } from "./reasoning.ts";
 
 interface ToolState { id: string; name: string; args: string }
@@ -16,6 +16,8 @@ interface CandidateState { tools: Map<number, ToolState>; details: unknown[]; te
 
 export class ChatToGeminiStream {
   private responseId = "";
+  /** The model the upstream's chunks name (its own id: dispatch names the gateway's in modelVersion). */
+  private model: string | undefined;
   private usage: unknown = undefined;
   private readonly candidates = new Map<number, CandidateState>();
 
@@ -28,7 +30,7 @@ export class ChatToGeminiStream {
   }
 
   private event(candidates: unknown[], extra: Record<string, unknown> = {}): SseEvent {
-    return { data: JSON.stringify({ candidates, ...extra, modelVersion: this.ctx.model, responseId: this.responseId }) };
+    return { data: JSON.stringify({ candidates, ...extra, modelVersion: this.model ?? this.ctx.model, responseId: this.responseId }) };
   }
 
   push(ev: SseEvent): SseEvent[] {
@@ -43,6 +45,7 @@ export class ChatToGeminiStream {
       throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} failed mid-stream: ${chunk.error.message ?? "error"}`, { details: { provider: this.ctx.provider, upstream_error: chunk.error } });
     }
     this.responseId ||= responseIdOf(chunk?.id);
+    this.model ??= namedModel(chunk?.model);
     if (chunk?.usage) this.usage = chunk.usage;
     const out: unknown[] = [];
     for (const c of Array.isArray(chunk?.choices) ? chunk.choices : []) {
