@@ -117,6 +117,31 @@ describe("dispatch: other 4xx about the endpoint", () => {
   });
 });
 
+describe("dispatch: an upstream account out of credit (OpenAI's 429 insufficient_quota)", () => {
+  // As providers/http.ts (or a Responses stream's error event) makes it: a 429, but no rate limit.
+  const noCredit = (provider: string) =>
+    new GatewayError(502, "UPSTREAM_ERROR", `${provider}: quota`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, upstream_status: 429, reason: "out_of_credit" } });
+  const failingStream = (err: GatewayError) => Promise.resolve({ kind: "stream", events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }) } });
+
+  it("gives that endpoint up: the next one serves, and gets the retry", async () => {
+    const { ctx, calls, warned } = setup(["nocredit", "b"], { nocredit: [() => Promise.reject(noCredit("nocredit")), () => Promise.reject(noCredit("nocredit"))], b: [() => Promise.reject(broken("b"))] }, 3, () => 0);
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["nocredit", "b", "b"]);
+    // The operator is told what to do about it: not a configuration to fix.
+    expect(String((warned[0] as unknown[])[0])).toContain("out of credit or over its spending cap");
+  });
+
+  for (const how of ["a JSON call", "a stream's first event"] as const) {
+    it(`alone (${how}): one attempt, and the client is told not to retry`, async () => {
+      const fails = () => (how === "a JSON call" ? Promise.reject(noCredit("a")) : failingStream(noCredit("a")));
+      const { ctx, calls } = setup(["a"], { a: [fails, fails] }, 3, () => 0);
+      const err = await dispatch(ctx, "chat").catch((e) => e);
+      expect(calls.map((c) => c.provider)).toEqual(["a"]);
+      expect(err).toMatchObject({ status: 502, headers: { "x-should-retry": "false" }, retryAfter: undefined, details: { reason: "out_of_credit" } });
+    });
+  }
+});
+
 describe("dispatch: an endpoint given up for its configuration", () => {
   const refused = (provider: string) =>
     new GatewayError(502, "UPSTREAM_ERROR", `${provider}: 401`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, upstream_status: 401 } });

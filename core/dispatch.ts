@@ -16,7 +16,7 @@ import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
 import { byokDriver } from "./byok-drivers.ts";
 import { RetryHint, type Failure } from "./retry-hint.ts";
-import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
+import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, OUT_OF_CREDIT, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
@@ -78,24 +78,34 @@ export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
 /** The operations whose answers name a model (the other endpoints write the served id into their own bodies). */
 const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" || op === "gemini" ? op : undefined);
 
-/** Upstream statuses worth another try (core/retryable-status.ts). Transport failures carry retryable: true. */
+/**
+ * Upstream statuses worth another try (core/retryable-status.ts), but never an account out of credit, whatever its
+ * status (OpenAI's is a 429). Transport failures carry retryable: true.
+ */
 export function isRetryable(err: GatewayError): boolean {
+  if (err.details?.reason === OUT_OF_CREDIT) return false;
   const upstream = err.details?.upstream_status;
   if (typeof upstream === "number") return isRetryableStatus(upstream);
   return err.retryable;
 }
 
-/** Configuration faults by reason: no driver, no credentials, an upstream model or deployment that is not there. */
-const CONFIG_FAULTS: ReadonlySet<unknown> = new Set(["not_configured", "no_credentials", UPSTREAM_NOT_FOUND]);
+/**
+ * Configuration faults by reason: no driver, no credentials, an upstream model or deployment that is not there, an
+ * account out of credit said with another status than 402.
+ */
+const CONFIG_FAULTS: ReadonlySet<unknown> = new Set(["not_configured", "no_credentials", UPSTREAM_NOT_FOUND, OUT_OF_CREDIT]);
 
 /** An answer past the gateway's bounds (server.upstream_limits): the same request would be as large again. */
 const OVERSIZE: ReadonlySet<unknown> = new Set([ANSWER_TOO_LARGE, EVENT_TOO_LARGE]);
 const oversize = (err: GatewayError) => err.code === "UPSTREAM_ERROR" && OVERSIZE.has(err.details?.reason);
+/** The provider account behind the key has no credit left: a 402, or said with another status (OUT_OF_CREDIT). */
+const outOfCredit = (err: GatewayError) => err.details?.reason === OUT_OF_CREDIT || err.details?.upstream_status === 402;
 
 /**
  * A fault of one endpoint, not of the request: the upstream refused the gateway's credentials (401, 403) or
- * answered another 4xx that is not about the request (a wrong base_url's 404, 402 out of credit), has no such model
- * or deployment, no driver, no credentials, or sent an answer past the gateway's bounds (oversize: asked again, it
+ * answered another 4xx that is not about the request (a wrong base_url's 404, 402 out of credit), said its account is
+ * out of credit with another status (OpenAI's 429 insufficient_quota), has no such model or deployment, no driver,
+ * no credentials, or sent an answer past the gateway's bounds (oversize: asked again, it
  * would generate, and bill, as large an answer). Asking it again cannot pass, but the model's next endpoint may be
  * configured right (or answer within the bounds): that endpoint is given up, the others are still tried. (Content
  * refusals and other non-retryable answers are not: another provider would be asked to generate what one refused.)
@@ -121,7 +131,9 @@ function warnEndpointFault(ctx: GatewayContext, target: Target, err: GatewayErro
   faultLogged.set(key, now);
   const what = oversize(err)
     ? "an endpoint sent an answer past the gateway's bounds: it is not asked again for that request (the model's next endpoint is, if it has one); raise the setting the error names if such answers are expected"
-    : "an endpoint's configuration fails: requests pass over it (to the model's next endpoint, if it has one) until the config is fixed";
+    : outOfCredit(err)
+      ? "an endpoint's provider account is out of credit or over its spending cap: requests pass over it (to the model's next endpoint, if it has one) until the account is topped up or its cap raised"
+      : "an endpoint's configuration fails: requests pass over it (to the model's next endpoint, if it has one) until the config is fixed";
   ctx.gateway.log.warn(`${what} (logged once a minute)`, { provider: target.provider, model: target.modelId, reason, error: err.message });
 }
 
@@ -331,9 +343,9 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
       // the input (for reported zeros), as it did when the opening events were the committed first event.
       if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
-      // Nothing reached the client yet: any upstream failure here may go elsewhere; an event past the bounds only to
-      // another endpoint (endpointFault), as a JSON answer past them does.
-      const retry = ctx.signal.aborted || oversize(err) ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
+      // Nothing reached the client yet: any upstream failure here may go elsewhere; an event past the bounds, or an
+      // account out of credit, only to another endpoint (endpointFault), as the same JSON answer does.
+      const retry = ctx.signal.aborted || oversize(err) || err.details?.reason === OUT_OF_CREDIT ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
       });
       return fail(retry);

@@ -24,3 +24,11 @@ export const UPSTREAM_NOT_FOUND = "upstream_not_found";
  */
 export const ANSWER_TOO_LARGE = "answer_too_large";
 export const EVENT_TOO_LARGE = "event_too_large";
+
+/**
+ * details.reason of an upstream saying the account behind the key is out of credit or over its spending cap with a
+ * status that otherwise means "try again" (OpenAI's 429 insufficient_quota, as against rate_limit_exceeded). No wait
+ * makes it pass: not retryable (core/dispatch.ts isRetryable, and x-should-retry: false), but another endpoint of the
+ * model, on another account, may serve, as after a 402 (core/dispatch.ts endpointFault).
+ */
+export const OUT_OF_CREDIT = "out_of_credit";

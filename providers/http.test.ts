@@ -55,6 +55,17 @@ describe("upstreamError", () => {
     }
   });
 
+  it("OpenAI's 429 insufficient_quota (account out of credit) is no rate limit: not retried, x-should-retry: false, no Retry-After", () => {
+    const body = '{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}';
+    const e = upstreamError("openai", 429, { "retry-after": "20" }, body);
+    expect(e).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, retryAfter: undefined, headers: { "x-should-retry": "false" }, details: { reason: "out_of_credit", upstream_status: 429 } });
+    expect(e.message).toContain("You exceeded your current quota");
+    expect(isRetryable(e)).toBe(false);
+    // A rate limit stays one.
+    const limited = upstreamError("openai", 429, {}, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}');
+    expect([limited.retryable, limited.details?.reason, isRetryable(limited)]).toEqual([true, undefined, true]);
+  });
+
   it("Azure's content-filter 400 stays a 400 INVALID_REQUEST, marked details.reason content_filter", () => {
     const body = JSON.stringify({ error: { code: "content_filter", message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", param: "prompt", type: null, status: 400, innererror: { code: "ResponsibleAIPolicyViolation", content_filter_result: { hate: { filtered: true, severity: "medium" } } } } });
     expect(upstreamError("azure", 400, {}, body)).toMatchObject({

@@ -10,7 +10,8 @@ import { SseEventTooLargeError, limitEvents } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
 import { parseAnswer, stripBom } from "./answer-check.ts";
 import { decodeBody } from "./decode-body.ts";
-import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
+import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, OUT_OF_CREDIT, UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
+import { isOutOfCredit } from "./out-of-credit.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
 import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
@@ -267,6 +268,8 @@ function contentFilterDetails(status: number, p: any): Record<string, unknown> {
  *   its bad-request class and none retries (a content-filter refusal marked details.reason content_filter);
  * - a 404 about the endpoint's own model or deployment (isUpstreamNotFound) → 502 UPSTREAM_ERROR with
  *   details.reason upstream_not_found, which falls back to the model's next endpoint;
+ * - an account out of credit said with a retryable status (OpenAI's 429 insufficient_quota: isOutOfCredit) → 502
+ *   UPSTREAM_ERROR with details.reason out_of_credit, not retried (no wait helps), as a 402 is;
  * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
  *   429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
  *   not to retry (x-should-retry: false).
@@ -296,6 +299,13 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
       retryable: false,
       headers: DO_NOT_RETRY,
       details: { ...details, reason: UPSTREAM_NOT_FOUND },
+    });
+  }
+  if (isRetryableStatus(status) && isOutOfCredit(p?.error)) {
+    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}, its account out of credit or over its spending cap: ${message}`, {
+      retryable: false,
+      headers: DO_NOT_RETRY,
+      details: { ...details, reason: OUT_OF_CREDIT },
     });
   }
   const retryable = isRetryableStatus(status);

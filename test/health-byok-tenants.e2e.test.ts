@@ -5,7 +5,8 @@ import { startTestGateway, testKey, keyEntry, postJson, type TestGateway } from 
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 
 const SHARED = testKey("sharedkey"); // project on the gateway's key
-const BROKE = testKey("brokekey"); // project whose own OpenAI key has no quota left
+const BROKE = testKey("brokekey"); // project whose own OpenAI key is rate limited
+const NOCREDIT = testKey("nocreditkey"); // project whose own OpenAI account is out of credit
 const OWNURL = testKey("ownurl"); // project with its own key and base_url (a healthy upstream of its own)
 
 let openai: FakeOpenAI;
@@ -27,6 +28,11 @@ beforeAll(async () => {
   openai.hook = (req, res) => {
     if (req.headers.authorization === "Bearer sk-exhausted") {
       res.writeHead(429, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }));
+      return true;
+    }
+    if (req.headers.authorization === "Bearer sk-nocredit") {
+      res.writeHead(429, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "You exceeded your current quota", type: "insufficient_quota", param: null, code: "insufficient_quota" } }));
       return true;
     }
@@ -45,6 +51,7 @@ beforeAll(async () => {
     projects: {
       shared: { keys: [keyEntry("k1", SHARED)] },
       broke: { keys: [keyEntry("k5", BROKE)], providers: { openai: { api_key: "sk-exhausted" } } },
+      nocredit: { keys: [keyEntry("k7", NOCREDIT)], providers: { openai: { api_key: "sk-nocredit" } } },
       ownurl: { keys: [keyEntry("k6", OWNURL)], providers: { openai: { api_key: "sk-fake-upstream", base_url: own.baseUrl } } },
     },
   });
@@ -62,7 +69,7 @@ beforeEach(() => {
 });
 
 describe("a project's own key and the shared circuit", () => {
-  it("a project whose own key is out of quota opens only its own circuit; other projects keep being served", async () => {
+  it("a project whose own key is rate limited opens only its own circuit; other projects keep being served", async () => {
     for (let i = 0; i < 3; i++) expect((await chat(BROKE)).status).toBe(502);
     const brokeCalls = openai.requests.length;
     expect(brokeCalls).toBeGreaterThanOrEqual(3);
@@ -85,6 +92,18 @@ describe("a project's own key and the shared circuit", () => {
     const status = async (key: string) => ((await (await fetch(`${gw.baseURL}/models/openai/gpt-4o-mini/endpoints`, { headers: { authorization: `Bearer ${key}` } })).json()) as any).data.endpoints[0].status;
     expect(await status(BROKE)).toBe("open");
     expect(await status(SHARED)).toBe("closed");
+  });
+
+  it("a project whose own account is out of credit (429 insufficient_quota) gets one attempt per request, told not to retry; no circuit opens", async () => {
+    for (let i = 0; i < 4; i++) {
+      const r = await chat(NOCREDIT);
+      expect(r.status).toBe(502);
+      expect(r.headers.get("x-should-retry")).toBe("false");
+      expect(r.json.error.message).toContain("You exceeded your current quota");
+    }
+    expect(openai.requests.filter((q) => q.headers.authorization === "Bearer sk-nocredit")).toHaveLength(4);
+    const listed = await (await fetch(`${gw.baseURL}/models/openai/gpt-4o-mini/endpoints`, { headers: { authorization: `Bearer ${NOCREDIT}` } })).json() as any;
+    expect(listed.data.endpoints[0].status).toBe("closed");
   });
 
   it("the gateway's failing key opens the shared circuit, which does not keep a project from its own key", async () => {

@@ -123,6 +123,21 @@ describe("relayResponsesBody", () => {
     }
   });
 
+  it("an error or response.failed saying insufficient_quota (account out of credit) before output is not retryable and tells the client not to retry", async () => {
+    const quota = { type: "insufficient_quota", code: "insufficient_quota", message: "You exceeded your current quota", param: null };
+    const wires = [
+      ev("error", { error: quota }, 2), // as captured: nested
+      ev("error", { code: "insufficient_quota", message: "You exceeded your current quota", param: null }, 2), // as the SDK types it: flat
+      ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "insufficient_quota", message: "You exceeded your current quota" }, output: [], usage: null } }, 2),
+    ];
+    for (const tail of wires) {
+      const it = relayResponsesBody(reads(created + tail, 7), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
+      await expect((async () => { for await (const _ of it); })()).rejects.toMatchObject({
+        code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" }, details: { reason: "out_of_credit" }, message: expect.stringContaining("exceeded your current quota"),
+      });
+    }
+  });
+
   it("a response.failed after output is relayed as it came", async () => {
     const failed = ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: "cut" }, output: [{ id: "msg_1", type: "message" }], usage: null } }, 2);
     const { out } = await run(created + delta + failed);

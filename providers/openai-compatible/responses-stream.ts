@@ -9,9 +9,11 @@
 import { Readable } from "node:stream";
 import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
+import { OUT_OF_CREDIT } from "../../core/retryable-status.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
+import { isOutOfCredit } from "../out-of-credit.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { ResponseSoFar } from "./responses-failed.ts";
 
@@ -52,7 +54,14 @@ function failedBeforeOutput(provider: string, type: string, ev: SseEvent): Gatew
   const payload = JSON.parse(ev.data);
   if (type === "response.failed" && Array.isArray(payload?.response?.output) && payload.response.output.length) return undefined;
   const error = type === "error" ? payload : payload?.response?.error;
-  const message = typeof error?.message === "string" ? error.message : "upstream stream error";
+  const inner = typeof error?.error === "object" && error.error ? error.error : error; // the capture nests it, the SDK's type does not
+  const message = typeof inner?.message === "string" ? inner.message : "upstream stream error";
+  // The account out of credit: no retry of this endpoint or by the client helps; another endpoint may serve.
+  if (isOutOfCredit(error)) {
+    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed, its account out of credit or over its spending cap: ${message}`, {
+      retryable: false, headers: DO_NOT_RETRY, details: { provider, upstream_error: inner, reason: OUT_OF_CREDIT },
+    });
+  }
   return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${message}`, { retryable: true, details: { provider, upstream_error: error ?? payload } });
 }
 
