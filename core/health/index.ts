@@ -1,5 +1,7 @@
 // Health of every (model, provider) endpoint, one registry per gateway (it outlives config reloads).
-// State and transitions are exported to /metrics: gateway_circuit_state and gateway_circuit_transitions_total.
+// State and transitions are exported to /metrics: gateway_circuit_state and gateway_circuit_transitions_total. The
+// state is read when /metrics is collected, as the listings read it (peek): an open circuit whose cooldown is over is
+// half-open there though no request has come to move it, so an alert on "open" stops once the endpoint may be probed.
 // Attempts made with a project's own key (BYOK) have a breaker of their own per (model, provider, project): a
 // project's exhausted quota or broken base_url says nothing about the gateway's key, so it must not open the circuit
 // every other project shares. Those breakers stay out of /metrics (the series would name projects, unbounded by
@@ -26,6 +28,8 @@ export function policyFrom(routing: RoutingConfig | undefined): BreakerPolicy {
 
 export class HealthRegistry {
   private readonly breakers = new Map<string, CircuitBreaker>();
+  /** The gateway's own-key breakers with their labels: the ones /metrics shows. */
+  private readonly shared: Array<{ labels: { model: string; provider: string }; breaker: CircuitBreaker }> = [];
   private readonly state: Gauge<"model" | "provider">;
   private readonly transitions: Counter<"model" | "provider" | "from" | "to">;
 
@@ -37,6 +41,7 @@ export class HealthRegistry {
       labelNames: ["model", "provider"] as const,
       registers,
       aggregator: "max", // with --workers (each has its own breakers): the most open
+      collect: () => this.collectStates(),
     });
     this.transitions = new Counter({
       name: "gateway_circuit_transitions_total",
@@ -72,10 +77,9 @@ export class HealthRegistry {
       if (project === undefined) {
         b = new CircuitBreaker(policy, (from, to) => {
           this.transitions.inc({ model, provider, from, to });
-          this.state.set({ model, provider }, STATE_VALUE[to]);
           this.gateway.log.warn(`circuit ${to.replace("_", "-")}`, { model, provider, from });
         });
-        this.state.set({ model, provider }, 0);
+        this.shared.push({ labels: { model, provider }, breaker: b });
       } else {
         b = new CircuitBreaker(policy, (from, to) => {
           this.gateway.log.warn(`circuit ${to.replace("_", "-")} (project's own key)`, { model, provider, project, from });
@@ -101,6 +105,12 @@ export class HealthRegistry {
   /** Milliseconds until this endpoint lets a request through again (its cooldown's end; 0 when it would now). */
   retryInMs(model: string, provider: string, project?: string): number {
     return this.breakers.get(keyOf(model, provider, project))?.retryInMs(this.now()) ?? 0;
+  }
+
+  /** At scrape time only (nothing on the request path): each endpoint's state as allow() would now find it. */
+  private collectStates(): void {
+    const now = this.now();
+    for (const { labels, breaker } of this.shared) this.state.set(labels, STATE_VALUE[breaker.peek(now)]);
   }
 
   stateOf(model: string, provider: string, project?: string): CircuitState {

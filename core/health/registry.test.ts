@@ -26,6 +26,23 @@ describe("HealthRegistry", () => {
     expect(h.stateOf("m", "a")).toBe("half_open");
   });
 
+  it("/metrics reads 1 (half-open) once the cooldown is over, as the listings do, though no request came to move it", async () => {
+    let now = 0;
+    const gw = fakeGateway({ circuit_breaker: { consecutive_failures: 1, cooldown_ms: 100 } });
+    const h = new HealthRegistry(gw, () => now);
+    h.record("m", "a", false);
+    const gauge = async () => (await gw.metrics.registry.metrics()).split("\n").find((l) => l.startsWith('gateway_circuit_state{model="m",provider="a"}'));
+    expect(await gauge()).toBe('gateway_circuit_state{model="m",provider="a"} 2');
+    now = 100; // the endpoint is idle: nothing called allow()
+    expect(h.stateOf("m", "a")).toBe("half_open");
+    expect(await gauge()).toBe('gateway_circuit_state{model="m",provider="a"} 1');
+    // Reading it neither takes the probe slot nor moves the breaker: the next request is still let through as the probe.
+    expect(h.allow("m", "a")).toBe(true);
+    expect(h.allow("m", "a")).toBe(false);
+    h.record("m", "a", true);
+    expect(await gauge()).toBe('gateway_circuit_state{model="m",provider="a"} 0');
+  });
+
   it("a config reload applies new thresholds to existing breakers", () => {
     const gw = fakeGateway({ circuit_breaker: { consecutive_failures: 10 } });
     const h = new HealthRegistry(gw, () => 0);
