@@ -26,7 +26,8 @@ Usage:
                             [--budget USD [--budget-period day|week|month|total]] [--config F | --url U]
   model-gateway keys new    --admin --scope read|write [--id NAME] [--expires 2030-01-01] [--config F]
   model-gateway keys revoke --project ID --id NAME [--config F | --url U]
-  model-gateway keys rotate --project ID --id NAME [--overlap 1h|30m|2d|SECONDS] [--new-id NAME] [--sandbox] [--config F | --url U]
+  model-gateway keys rotate --project ID --id NAME [--overlap 1h|30m|2d|SECONDS] [--new-id NAME] [--expires 2030-01-01]
+                            [--sandbox] [--config F | --url U]
     (--config F edits gateway.yaml in place; --url U calls a running gateway's admin API with --admin-key K or MG_ADMIN_KEY)
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
                       [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]

@@ -7,14 +7,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
-import { startTestGateway, postJson, type TestGateway } from "./helpers/gateway.ts";
+import { startTestGateway, postJson, keyEntry, type TestGateway } from "./helpers/gateway.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 
 const BIN = resolve("bin/model-gateway.mjs");
 
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent" } });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env } });
     let stdout = "", stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
@@ -119,5 +119,38 @@ describe("keys rotate --config refuses what the admin API refuses", () => {
     const [ci, ciR2] = keysOf(f);
     expect(ciR2).toMatchObject({ id: "ci-r2", expires_at: "2099-01-01T00:00:00Z", rate_limits: { rpm: 7 }, rotated_from: "ci" });
     expect(Date.parse(String(ci!.expires_at))).toBeLessThan(Date.parse("2099-01-01T00:00:00Z"));
+  });
+});
+
+describe("keys rotate --expires", () => {
+  let gw: TestGateway;
+  const WRITE = "mg_admin_cli_keys_rotate_write_0001";
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      store: { kind: "memory" },
+      models: { "openai/gpt-4o-mini": { endpoints: [{ provider: "sim", model: "m" }] } },
+      admin_keys: [keyEntry("ops", WRITE, { scope: "write" })],
+      projects: { demo: { keys: [keyEntry("ci", CLI1, { expires_at: "2099-01-01T00:00:00Z" })], allow_models: ["*"] } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("gives the new key that expiry in gateway.yaml, not the retiring key's", async () => {
+    const r = await run(["keys", "rotate", "--project", "demo", "--id", "ci", "--expires", "2031-06-01", "--config", gw.configFile]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("demo/ci-r2 expires at 2031-06-01T00:00:00Z");
+    expect(keysOf(gw.configFile)[1]).toMatchObject({ id: "ci-r2", expires_at: "2031-06-01T00:00:00Z" });
+  });
+
+  it("gives the new key that expiry through the admin API (--url)", async () => {
+    const env = { MG_ADMIN_KEY: WRITE };
+    const made = await run(["keys", "new", "--url", gw.url, "--project", "demo", "--id", "remote", "--expires", "2099-01-01"], env);
+    expect(made.status, made.stderr).toBe(0);
+    const r = await run(["keys", "rotate", "--url", gw.url, "--project", "demo", "--id", "remote", "--expires", "2031-06-01"], env);
+    expect(r.status, r.stderr).toBe(0);
+    const listed = await (await fetch(`${gw.url}/admin/v1/keys/demo/remote-r2`, { headers: { authorization: `Bearer ${WRITE}` } })).json();
+    expect(listed.expires_at).toBe("2031-06-01T00:00:00.000Z");
   });
 });

@@ -12,14 +12,16 @@ import { parseStrictTime } from "../strict-time.ts";
 import { lockedEdit, LockedEditError } from "./locked-edit.ts";
 import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
 import { rotationRefusal, successorId } from "./yaml-rotation.ts";
+import { unusedOption } from "./keys-options.ts";
 
 const USAGE = `Usage:
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
   model-gateway keys new    --project P [--id N] [--sandbox] [--expires DATE] [--rpm N] [--tpm N] [--budget USD] [--budget-period day|week|month|total] [--config F | --url U]
   model-gateway keys new    --admin --scope read|write [--id N] [--expires DATE] [--config F]
   model-gateway keys revoke --project P --id K [--config F | --url U]
-  model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS] [--new-id N] [--sandbox] [--config F | --url U]
+  model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS] [--new-id N] [--expires DATE] [--sandbox (--config only)] [--config F | --url U]
   --url U talks to a running gateway's admin API (key from --admin-key or MG_ADMIN_KEY); otherwise gateway.yaml is edited in place.
+  rotate --expires: the new key's expiry (without it: the retiring key's own expiry, none if it had none).
 `;
 
 const OPTIONS = {
@@ -32,6 +34,8 @@ const OPTIONS = {
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
 
 class UsageError extends Error {}
+/** An option the subcommand does not use (keys-options.ts): exit 2, as an unknown option. */
+class OptionError extends UsageError {}
 
 const out = (s: string) => process.stdout.write(s);
 
@@ -175,7 +179,6 @@ async function list(v: Values): Promise<number> {
 async function create(v: Values): Promise<number> {
   const expires = futureDate(v.expires, "--expires");
   if (v.admin) {
-    if (v.url) throw new UsageError("keys new --admin: admin keys live in gateway.yaml only (--config)");
     const scope = v.scope;
     if (scope !== "read" && scope !== "write") throw new UsageError("keys new --admin: --scope read or --scope write is required");
     const key = newAdminKey();
@@ -231,15 +234,19 @@ async function rotate(v: Values): Promise<number> {
   const project = need(v.project, "--project", "rotate");
   const id = need(v.id, "--id", "rotate");
   const overlap = seconds(v.overlap) ?? 3600;
+  const expires = futureDate(v.expires, "--expires");
+  const expiry = (newId: string, at: unknown) => (at ? `; ${project}/${newId} expires at ${at}` : "");
   if (v.url) {
-    const r = await api(v, "POST", `/keys/${enc(project)}/${enc(id)}/rotate`, { overlap_seconds: overlap, ...(v["new-id"] ? { id: v["new-id"] } : {}) });
-    out(`${r.key}\n\nThis key is shown once. ${project}/${r.id} replaces ${project}/${id}, which works until ${r.previous?.expires_at ?? "now"}.\n`);
+    const body = { overlap_seconds: overlap, ...(v["new-id"] ? { id: v["new-id"] } : {}), ...(expires ? { expires_at: expires } : {}) };
+    const r = await api(v, "POST", `/keys/${enc(project)}/${enc(id)}/rotate`, body);
+    out(`${r.key}\n\nThis key is shown once. ${project}/${r.id} replaces ${project}/${id}, which works until ${r.previous?.expires_at ?? "now"}${expiry(r.id, r.expires_at)}.\n`);
     return 0;
   }
   const file = configFile(v, "rotate");
   const key = newApiKey(v.sandbox === true); // gateway.yaml keeps no trace of the old key's kind: --sandbox says it
   let newId = v["new-id"];
   let expiresAt = "";
+  let newExpiry: string | undefined;
   await edit(file, async (text) => {
     const keys = yamlKeys(text);
     const old = keys.find((k) => k.project === project && k.id === id);
@@ -252,15 +259,17 @@ async function rotate(v: Values): Promise<number> {
     const until = now + overlap * 1000;
     const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
     expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
-    // The old key's expires_at is its own here (a rotated key is refused above), never an overlap's end.
+    // --expires, else the old key's expiry, its own here (a rotated key is refused above), never an overlap's end:
+    // what the admin API's rotate does without expires_at.
+    newExpiry = expires ?? old.expires_at;
     const entry = {
-      id: newId, sha256: sha256Hex(key), ...(old.expires_at ? { expires_at: old.expires_at } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}),
+      id: newId, sha256: sha256Hex(key), ...(newExpiry ? { expires_at: newExpiry } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}),
       ...(old.budget ? { budget: old.budget } : {}), rotated_from: id,
     };
     const next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
     return setProjectKeyField(setProjectKeyField(next, project, id, "expires_at", expiresAt), project, id, "replaced_by", newId);
   });
-  out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}; ${project}/${id} now expires at ${expiresAt}.\n`);
+  out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}${expiry(newId!, newExpiry)}; ${project}/${id} now expires at ${expiresAt}.\n`);
   return 0;
 }
 
@@ -273,11 +282,13 @@ export async function keysCommand(argv: string[]): Promise<number> {
   }
   const { values } = parseArgs({ args: rest, options: OPTIONS });
   try {
+    const unused = unusedOption(sub!, values);
+    if (unused) throw new OptionError(unused);
     return await run(values);
   } catch (err) {
     if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockedEditError) {
       process.stderr.write(`${/^keys (?:new|list|revoke|rotate)\b/.test(err.message) ? err.message : `keys ${sub}: ${err.message}`}\n`);
-      return 1;
+      return err instanceof OptionError ? 2 : 1;
     }
     throw err;
   }
