@@ -20,6 +20,7 @@ import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, OUT_OF_CREDIT, UP
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
+import { failedAttemptOutcome } from "./attempt-outcome.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -298,8 +299,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const fail = (e: unknown): never => {
     const err = toGatewayError(e, ctx.signal);
     const latency = performance.now() - t0;
-    // Cut by the request's own abort (the client left, a shutdown): no failure of the provider's on the dashboard.
-    const outcome = ctx.signal.aborted ? "cancelled" : "error";
+    // Cut by the request's own abort, or refused for the client's own request: no failure of the provider's on the dashboard.
+    const outcome = failedAttemptOutcome(err, ctx.signal.aborted);
     ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome }, latency / 1000);
     record.status = err.status;
     record.errorCode = err.code;

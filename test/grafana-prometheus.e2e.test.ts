@@ -32,12 +32,17 @@ let up: FakeOpenAI;
 let gw: TestGateway;
 let prom: TestPrometheus;
 
-/** One round of traffic: served chats (JSON and stream), a provider that is down, and each policy's refusal. */
+/**
+ * One round of traffic: served chats (JSON and stream), a provider that is down, a healthy provider refusing a
+ * client's bad request (its 400), and each policy's refusal.
+ */
 async function round(): Promise<void> {
   const send = (body: unknown, key = KEY) => postJson(`${gw.baseURL}/chat/completions`, body, auth(key));
   expect((await send(chat())).status).toBe(200);
   expect((await send(chat("openai/gpt-4o-mini", { stream: true, stream_options: { include_usage: true } }))).status).toBe(200);
   expect((await send(chat("openai/down"))).status).toBe(502);
+  up.failures.push({ kind: "status", status: 400 });
+  expect((await send(chat())).status).toBe(400);
   expect((await send(chat("anthropic/claude-x"))).status).toBe(403);
   expect((await send(chat(), POOR)).status).toBe(402);
   expect([200, 429]).toContain((await send(chat(), LIMITED)).status);
@@ -101,6 +106,15 @@ describe("the dashboard on a real Prometheus", () => {
       expect(value(refused, { model: model!, code: code! }), `${model} ${code}`).toBeGreaterThan(0);
     }
     expect(value(refused, { model: "" })).toBeUndefined();
+  });
+
+  it("failed upstream attempts show the provider that is down, not the healthy one that refused a client's bad request", async () => {
+    const failed = await prom.query(concrete(queries().find((x) => x.panel.startsWith("Failed upstream attempts"))!.expr));
+    expect(value(failed, { provider: "down" })).toBeGreaterThan(0);
+    expect(value(failed, { provider: "up" })).toBeUndefined();
+    // The refused attempts are counted, as the client's: outcome client_error.
+    const refused = await prom.query('sum by (provider) (increase(gateway_upstream_duration_seconds_count{outcome="client_error"}[2m]))');
+    expect(value(refused, { provider: "up" })).toBeGreaterThan(0);
   });
 
   it("the config reload panel shows the last reload succeeded", async () => {
