@@ -334,9 +334,12 @@ function blockedEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["aut
   };
 }
 
-/** The ledger record of an answer replayed from the response cache: provider "cache", no tokens, the hit price. */
+/**
+ * The ledger record of an answer replayed from the response cache: provider "cache", no tokens, the hit price; and
+ * what the guardrails did to it (a hit is checked as a miss is).
+ */
 function cacheHitEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["auth"]>, hit: CacheHit, outcome: Outcome): LedgerEntry {
-  return {
+  const entry: LedgerEntry = {
     generationId: ctx.generationId,
     requestId: ctx.requestId,
     ts: Date.now(),
@@ -358,6 +361,8 @@ function cacheHitEntry(ctx: GatewayContext, auth: NonNullable<GatewayContext["au
     estimated: false,
     cacheHit: true,
   };
+  if (ctx.guardrail) entry.guardrail = ctx.guardrail.actions.join(",");
+  return entry;
 }
 
 /** How a request ended, as its ledger record (and its access line) says. */

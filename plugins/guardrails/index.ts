@@ -5,7 +5,8 @@
 //
 // It runs last, right before the provider is called: what it redacts is what leaves, and the answer it checks is the
 // client's protocol (translation is done by then), inside usage metering, so a refused answer is billed as used and
-// its ledger record says which rule refused it.
+// its ledger record says which rule refused it. An answer made before it without a provider (a response-cache hit)
+// is made inside it too (core/pipeline/answer-guard.ts): a hit is checked as a miss is.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import { meterFor } from "../../core/metering/meter.ts";
@@ -18,6 +19,7 @@ import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
+import { offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
 
@@ -55,16 +57,34 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
 }
 
+/** Once per request: a hit answered inside the guardrails placed before the cache is not checked twice. */
+const RAN = Symbol("guardrails ran");
+type Checked = GatewayContext & { [RAN]?: true };
+
+/** The request's guard, or undefined when there is nothing to check (most projects: one property read). */
+function guardOf(ctx: GatewayContext): Guard | undefined {
+  const config = ctx.auth?.project.config.guardrails;
+  if (config === undefined || ctx.body === undefined || !GUARDED.has(ctx.endpoint) || (ctx as Checked)[RAN]) return undefined;
+  return guardFor(config) ?? undefined;
+}
+
+function run(ctx: GatewayContext, guard: Guard, next: () => Promise<void>): Promise<void> {
+  (ctx as Checked)[RAN] = true;
+  return guarded(ctx, guard, next);
+}
+
 export default definePlugin({
   name: "guardrails",
   dependsOn: ["auth"],
-  setup(gateway) {
+  setup(gateway, _options, config) {
     actionCounter(gateway.metrics.registry);
+    offerAnswerGuard(config, (ctx) => {
+      const guard = guardOf(ctx);
+      return guard ? (answer) => run(ctx, guard, answer) : undefined;
+    });
   },
   handle(ctx, next) {
-    const config = ctx.auth?.project.config.guardrails;
-    if (config === undefined || ctx.body === undefined || !GUARDED.has(ctx.endpoint)) return next();
-    const guard = guardFor(config);
-    return guard ? guarded(ctx, guard, next) : next();
+    const guard = guardOf(ctx);
+    return guard ? run(ctx, guard, next) : next();
   },
 });

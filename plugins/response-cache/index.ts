@@ -8,8 +8,8 @@
 // limits (its token estimate given back) and holds a budget reservation settled at the hit price (raised to it first
 // when the worst case held is less: no room, no hit); a Responses answer is replayed only while the stored responses
 // it names are; an idempotency key keeps its own meaning (a keyed retry replays exactly what the key first answered,
-// hit or not). The store failing costs the cache, never the request: a lookup that fails is a miss, an answer that
-// cannot be kept is still sent.
+// hit or not). The guardrails, which run after it, see a hit as they see a miss (guarded-hit.ts). The store failing
+// costs the cache, never the request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
@@ -23,6 +23,8 @@ import { frontFor, type Front } from "./front.ts";
 import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics, type CacheMetrics } from "./metrics.ts";
 import { replayable } from "../../core/responses/replayable.ts";
+import { answerGuard } from "../../core/pipeline/answer-guard.ts";
+import { guardedHit } from "./guarded-hit.ts";
 
 export const CACHE_HEADER = "x-mg-cache";
 /** Headers that describe the answer itself, replayed with it (not rate-limit headers: those are the new request's). */
@@ -105,6 +107,17 @@ async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan)
 }
 
 async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State): Promise<void> {
+  // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts); on a copy, since they edit
+  // the answer in place and the kept entry serves the next hit.
+  const guard = answerGuard(ctx);
+  if (guard) return guardedHit(ctx, guard, () => serve(ctx, copied(entry.response), entry, plan, state));
+  serve(ctx, entry.response, entry, plan, state);
+  // The ledger record (which settles the budget's hold at the hit price) is written before the answer goes out, as
+  // every answer's is.
+  await meterFor(ctx).commit({ status: entry.response.status, aborted: false });
+}
+
+function serve(ctx: GatewayContext, response: StoredResponse, entry: CacheEntry, plan: CachePlan, state: State): void {
   state.metrics.requests.add(1, ctx.endpoint, "hit");
   ctx.cacheHit = { costUsd: plan.price.usd, costPico: plan.price.pico };
   // Who served it, in the headers, the access log, traces and the request series: the cache, not a provider.
@@ -114,10 +127,13 @@ async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, stat
     age: String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))),
     "x-mg-cost-usd": plan.price.usd,
   });
-  ctx.response = replayStored(entry.response);
-  // The ledger record (which settles the budget's hold at the hit price) is written before the answer goes out, as
-  // every answer's is.
-  await meterFor(ctx).commit({ status: entry.response.status, aborted: false });
+  ctx.response = replayStored(response);
+}
+
+function copied(response: StoredResponse): StoredResponse {
+  if (response.kind === "json") return { ...response, body: structuredClone(response.body) };
+  if (response.kind === "stream") return { ...response, events: response.events.map((e) => ({ ...e })) };
+  return response;
 }
 
 function answerHeaders(ctx: GatewayContext): Record<string, string> {

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import type { RuntimeConfig } from "../config/runtime.ts";
+import type { GatewayContext } from "./context.ts";
+import { answerGuard, offerAnswerGuard, type AnswerGuard } from "./answer-guard.ts";
+
+describe("answerGuard", () => {
+  it("finds the check offered for the request's config, and none on a config that offered none (a reload without it)", async () => {
+    const guarded = {} as RuntimeConfig;
+    const reloaded = {} as RuntimeConfig;
+    const seen: string[] = [];
+    const check: AnswerGuard = async (answer) => {
+      seen.push("before");
+      await answer();
+      seen.push("after");
+    };
+    offerAnswerGuard(guarded, (ctx) => (ctx.endpoint === "chat" ? check : undefined));
+    await answerGuard({ config: guarded, endpoint: "chat" } as GatewayContext)!(async () => void seen.push("answer"));
+    expect(seen).toEqual(["before", "answer", "after"]);
+    expect(answerGuard({ config: guarded, endpoint: "embeddings" } as GatewayContext)).toBeUndefined();
+    expect(answerGuard({ config: reloaded, endpoint: "chat" } as GatewayContext)).toBeUndefined();
+  });
+});

@@ -1,0 +1,177 @@
+// A response-cache hit meets the project's guardrails as the same request answered by the provider does. Before the
+// fix, guardrails (last in the pipeline) never saw a hit: after a reload added a block rule on "Globex", the cached
+// request was still a 200 hit while a new wording of it was 400 GUARDRAIL_BLOCKED; a flag on a hit left no trace in
+// its ledger record; an output rule added after an answer was kept never checked it. Shipped shape: SQLite store, the
+// full default pipeline, a project with `cache: { mode: always }`, its guardrails changed by live reloads.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import YAML from "yaml";
+import { ledgerRecordOf, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { startFakeCohere, type Reranker } from "./upstreams/rerankers.ts";
+import { CACHE_ALWAYS, CHAT_MODEL, cacheConfig } from "./helpers/cache-config.ts";
+
+let openai: FakeOpenAI;
+let cohere: Reranker;
+let gw: TestGateway;
+let config: ReturnType<typeof cacheConfig>;
+/** The answer's text, by a word of the prompt. */
+const answers = new Map<string, string>();
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI();
+  openai.textFor = (body) => [...answers].find(([word]) => JSON.stringify(body.messages).includes(word))?.[1];
+  // OpenAI's /moderations on the same fake: flagged when the text says "kill".
+  openai.hook = (req, res) => {
+    if (req.path !== "/v1/moderations") return false;
+    if (String(req.body?.input ?? "").includes("unavailable")) {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "down", type: "server_error", param: null, code: null } }));
+      return true;
+    }
+    const flagged = String(req.body?.input ?? "").includes("kill");
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: "modr-1", model: "omni-moderation-latest", results: [{ flagged, categories: { violence: flagged }, category_scores: { violence: flagged ? 0.9 : 0 } }] }));
+    return true;
+  };
+  cohere = await startFakeCohere();
+  config = cacheConfig({ openai: openai.baseUrl, cohere: cohere.baseUrl, dir: mkdtempSync(join(tmpdir(), "mg-cache-guard-")) });
+  gw = await startTestGateway(config);
+});
+afterAll(async () => {
+  await gw?.close();
+  await openai?.close();
+  await cohere?.close();
+});
+
+/** The `always` project's guardrails, by a live reload (undefined: none). */
+async function guardrails(g: Record<string, unknown> | undefined): Promise<void> {
+  const projects = config.projects as Record<string, Record<string, unknown>>;
+  if (g) projects.always!.guardrails = g;
+  else delete projects.always!.guardrails;
+  writeFileSync(gw.configFile, YAML.stringify(config));
+  expect(await gw.gateway.reload()).toMatchObject({ ok: true });
+}
+beforeEach(() => guardrails(undefined));
+
+async function chat(prompt: string, extra: Record<string, unknown> = {}) {
+  const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_ALWAYS}` },
+    body: JSON.stringify({ model: CHAT_MODEL, max_tokens: 30, messages: [{ role: "user", content: prompt }], ...extra }),
+  });
+  const text = await res.text();
+  return { status: res.status, cache: res.headers.get("x-mg-cache"), id: res.headers.get("x-request-id"), text, json: extra.stream ? undefined : JSON.parse(text) };
+}
+
+const completions = () => openai.requests.filter((r) => r.path === "/v1/chat/completions").length;
+
+/** Asked twice: answered by the provider, then kept. */
+async function kept(prompt: string, extra: Record<string, unknown> = {}) {
+  const first = await chat(prompt, extra);
+  expect([first.status, first.cache]).toEqual([200, "miss"]);
+  const hit = await chat(prompt, extra);
+  expect([hit.status, hit.cache]).toEqual([200, "hit"]);
+  return first;
+}
+
+const competitors = (action: string, on?: string[]) => ({ rules: [{ name: "competitors", keywords: ["Globex"], action, ...(on ? { on } : {}) }] });
+
+describe("the guardrails' input checks run on a hit", () => {
+  it("a block rule added by a reload refuses the kept answer, as it refuses a new wording, and the provider is not called", async () => {
+    await kept("Tell me about Globex");
+    await guardrails(competitors("block"));
+    const calls = completions();
+    const again = await chat("Tell me about Globex");
+    const reworded = await chat("So, Globex?");
+    for (const r of [again, reworded]) {
+      expect(r.status).toBe(400);
+      expect(r.json.error).toMatchObject({ code: "GUARDRAIL_BLOCKED", details: { rule: "competitors", on: "input" } });
+    }
+    expect(completions()).toBe(calls);
+    // Recorded as a miss's refusal is: blocked, at no cost, not a hit.
+    const record = await ledgerRecordOf(gw, again.id);
+    expect(record).toMatchObject({ status: 400, outcome: "blocked", guardrail: "block:competitors", costUsd: "0" });
+    expect(record.cacheHit).toBeUndefined();
+  });
+
+  it("a flag rule lets the hit through, and the hit's ledger record names it", async () => {
+    await kept("Is Globex any good?");
+    await guardrails(competitors("flag"));
+    const hit = await chat("Is Globex any good?");
+    expect([hit.status, hit.cache]).toEqual([200, "hit"]);
+    expect(await ledgerRecordOf(gw, hit.id)).toMatchObject({ provider: "cache", cacheHit: true, outcome: "ok", guardrail: "flag:competitors" });
+  });
+
+  it("moderation judges a hit's request", async () => {
+    await kept("How do I kill a stuck process?");
+    await guardrails({ moderation: { provider: "up", on: ["input"] } });
+    const r = await chat("How do I kill a stuck process?");
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: "GUARDRAIL_BLOCKED", details: { rule: "moderation", on: "input" } });
+  });
+});
+
+describe("the guardrails' output checks run on the kept answer, which may predate them", () => {
+  it("JSON: an output block rule refuses it, recorded as a hit that was blocked", async () => {
+    answers.set("partners", "Our partner Globex can help with that.");
+    await kept("Who are your partners?");
+    await guardrails(competitors("block", ["output"]));
+    const r = await chat("Who are your partners?");
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: "GUARDRAIL_BLOCKED", details: { rule: "competitors", on: "output" } });
+    expect(await ledgerRecordOf(gw, r.id)).toMatchObject({ provider: "cache", cacheHit: true, status: 400, outcome: "blocked", guardrail: "block:competitors" });
+  });
+
+  it("streamed: the hit ends with the protocol's error event in place of the text that matched, as a miss does", async () => {
+    answers.set("suppliers", "We buy most of our parts from Globex these days.");
+    const stream = { stream: true };
+    await kept("Who are your suppliers?", stream);
+    await guardrails(competitors("block", ["output"]));
+    const r = await chat("Who are your suppliers?", stream);
+    expect([r.status, r.cache]).toEqual([200, "hit"]);
+    expect(r.text).toContain("GUARDRAIL_BLOCKED");
+    expect(r.text).not.toContain("Globex");
+    expect(r.text).not.toContain("[DONE]");
+    expect(await ledgerRecordOf(gw, r.id)).toMatchObject({ provider: "cache", cacheHit: true, status: 200, outcome: "blocked", guardrail: "block:competitors" });
+  });
+
+  it("an output redaction masks what this hit sends, never the answer kept for the next", async () => {
+    answers.set("contact", "Write to sales@example.com for a quote.");
+    await kept("Whom do I contact?");
+    await guardrails({ rules: [{ name: "pii", detect: ["email"], on: ["output"], action: "redact" }] });
+    const masked = await chat("Whom do I contact?");
+    expect(masked.cache).toBe("hit");
+    expect(masked.json.choices[0].message.content).toBe("Write to [REDACTED:EMAIL] for a quote.");
+    await guardrails(undefined);
+    const plain = await chat("Whom do I contact?");
+    expect(plain.cache).toBe("hit");
+    expect(plain.json.choices[0].message.content).toBe("Write to sales@example.com for a quote.");
+  });
+});
+
+describe("guardrails placed before the cache (an explicit pipeline)", () => {
+  it("a hit is checked once: a failing moderation is not asked twice", async () => {
+    const names = ["auth", "allowlist", "budget", "rate-limit", "idempotency", "guardrails", "response-cache", "cache-marker", "router", "fallback", "stream-transcoder", "usage-metering"];
+    const shape = cacheConfig({ openai: openai.baseUrl, cohere: cohere.baseUrl, dir: mkdtempSync(join(tmpdir(), "mg-cache-guard-early-")) });
+    (shape.projects.always as Record<string, unknown>).guardrails = { moderation: { provider: "up", on: ["input"], on_error: "fail_open" } };
+    const early = await startTestGateway({ ...shape, pipeline: names });
+    try {
+      const ask = () => fetch(`${early.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_ALWAYS}` },
+        body: JSON.stringify({ model: CHAT_MODEL, max_tokens: 30, messages: [{ role: "user", content: "moderation unavailable" }] }),
+      });
+      const moderations = () => openai.requests.filter((r) => r.path === "/v1/moderations").length;
+      expect((await ask()).headers.get("x-mg-cache")).toBe("miss");
+      const before = moderations();
+      const hit = await ask();
+      expect(hit.headers.get("x-mg-cache")).toBe("hit");
+      expect(moderations()).toBe(before + 1);
+    } finally {
+      await early.close();
+    }
+  });
+});
