@@ -316,14 +316,22 @@ describe("model-gateway usage", () => {
     expect(r.status).toBe(2);
   });
 
-  it("without --config, reads ./gateway.yaml when there is one", () => {
+  it("without --config, reads ./gateway.yaml when there is one; a store.path naming no file is an error naming it, not an all-zero table", () => {
     const file = tmpConfig("store: { kind: sqlite, path: ./ledger.db }\n");
     const r = run(["usage", "--json"], {}, dirname(file));
-    expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout)).toEqual([]);
-    expect(r.status).toBe(0);
-    // Found there (not the package's default), and only read: usage makes no ledger file where there is none.
+    // Found there (not the package's default): the file it names, and where that name came from.
+    expect(r.stderr).toBe(`usage: no SQLite file at ${join(dirname(file), "ledger.db")} (store.path "./ledger.db" in ${file}, relative to its directory): ` +
+      "a gateway makes it when it first starts on this config; if one is running, it serves another file\n");
+    expect(r.stdout).toBe("");
+    expect(r.status).toBe(1);
+    // Only read: usage makes no ledger file where there is none.
     expect(existsSync(join(dirname(file), "ledger.db"))).toBe(false);
+    // The default path, when store.path is not set.
+    const bare = tmpConfig("store: { kind: sqlite }\n");
+    const d = run(["usage", "--config", bare]);
+    expect(d.stderr).toBe(`usage: no SQLite file at ${join(dirname(bare), "data", "gateway.db")} (store.path not set in ${bare}: the default ./data/gateway.db, relative to its directory): ` +
+      "a gateway makes it when it first starts on this config; if one is running, it serves another file\n");
+    expect(d.status).toBe(1);
   });
 });
 

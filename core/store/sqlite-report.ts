@@ -1,7 +1,9 @@
 // `model-gateway usage` on a SQLite file, served by a gateway meanwhile (this release or an older one) or not: the
 // file is only read, as it is (sqlite-read-only.ts), in one snapshot: the rollups, plus the records still in the
 // journal. The command never migrates it — that is the business of the gateway that serves it: a file too old to have
-// rollups is reported (the gateway's first start adds them).
+// rollups is reported (the gateway's first start adds them). A file that is not there, or that another process keeps
+// locked, is an error naming it: an all-zero table would read as "no traffic", and SQLite's "database is locked" names
+// no file.
 import type Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { fromRow } from "./sqlite.ts";
@@ -15,23 +17,47 @@ export interface UsageSource {
   close(): Promise<void>;
 }
 
-const NOTHING: UsageSource = { usage: async () => [], close: async () => {} };
-
-/** The usage reader of the SQLite file at `path` (absolute); no file yet: no usage (and none is made). */
-export function openSqliteForReport(path: string, busyTimeoutMs: number): UsageSource {
-  if (path === ":memory:" || !existsSync(path)) return NOTHING;
+/**
+ * The usage reader of the SQLite file at `path` (absolute), which must be there (none is made); `origin` says where
+ * the path came from (store.path in which file), for the error when it is not.
+ */
+export function openSqliteForReport(path: string, busyTimeoutMs: number, origin?: string): UsageSource {
+  if (path === ":memory:") throw new Error('the SQLite store is in memory (store.path ":memory:"): its ledger lives only inside the running gateway');
+  if (!existsSync(path)) {
+    throw new Error(`no SQLite file at ${path}${origin ? ` (${origin})` : ""}: a gateway makes it when it first starts on this config; if one is running, it serves another file`);
+  }
   return new SqliteReport(path, busyTimeoutMs);
+}
+
+/** SQLite's "database is locked" (the wait for another process's lock ran out), with the file named. */
+function named(path: string, busyTimeoutMs: number, err: unknown): unknown {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string" || !/^SQLITE_(BUSY|LOCKED)/.test(code)) return err;
+  return Object.assign(new Error(`cannot read ${path}: ${(err as Error).message}: another process kept it locked past this command's wait ` +
+    `(${busyTimeoutMs / 1000} s); try again once it lets go`, { cause: err }), { code });
 }
 
 /** A SQLite file, read only: never created, migrated or written to. */
 export class SqliteReport implements UsageSource {
   private readonly db: Database.Database;
 
-  constructor(private readonly path: string, busyTimeoutMs: number) {
-    this.db = openSqliteReadOnly(path, busyTimeoutMs);
+  constructor(private readonly path: string, private readonly busyTimeoutMs: number) {
+    try {
+      this.db = openSqliteReadOnly(path, busyTimeoutMs);
+    } catch (err) {
+      throw named(path, busyTimeoutMs, err);
+    }
   }
 
   async usage(q: UsageQuery): Promise<UsageRow[]> {
+    try {
+      return this.read(q);
+    } catch (err) {
+      throw named(this.path, this.busyTimeoutMs, err);
+    }
+  }
+
+  private read(q: UsageQuery): UsageRow[] {
     const p = planUsage(q);
     if (!hasTable(this.db, "ledger_hourly")) {
       throw new Error(`the SQLite file ${this.path} is from a release without usage rollups, and usage only reads a file as it is: ` +

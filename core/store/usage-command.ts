@@ -3,11 +3,11 @@
 // configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records.
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import Big from "big.js";
 import { loadConfig } from "../config/load.ts";
 import { ConfigError, formatProblem } from "../config/source.ts";
-import { createStore, sqlitePathOf } from "./index.ts";
+import { createStore, DEFAULT_SQLITE_PATH, sqlitePathOf } from "./index.ts";
 import { openSqliteForReport } from "./sqlite-report.ts";
 import { settleWithin } from "../deadline.ts";
 import { parseStrictTime } from "../strict-time.ts";
@@ -107,6 +107,12 @@ export function table(rows: PrintedRow[], groupBy: UsageDimension[], bucketed: b
   return [line(head), ...body.map(line)].join("\n") + "\n";
 }
 
+/** Where a SQLite store's path came from, for the error naming a file that is not there. */
+function sqlitePathOrigin(written: string | undefined, file: string): string {
+  if (written === undefined) return `store.path not set in ${file}: the default ${DEFAULT_SQLITE_PATH}, relative to its directory`;
+  return isAbsolute(written) || written === ":memory:" ? `store.path in ${file}` : `store.path "${written}" in ${file}, relative to its directory`;
+}
+
 /** --config, else ./gateway.yaml when there is one — never the package's own default, whose ledger is not the operator's. */
 function configFile(given: string | undefined): string | undefined {
   if (given !== undefined) return given;
@@ -159,7 +165,7 @@ export async function usageCommand(argv: string[]): Promise<number> {
     // Bounded like every store wait: a store that stops answering (a paused Redis) fails the command, not hangs it.
     // A SQLite file a gateway serves is only read, never migrated under it (sqlite-report.ts).
     store = config.store.kind === "sqlite"
-      ? openSqliteForReport(sqlitePathOf(config.store, config.dir), USAGE_TIMEOUT_MS)
+      ? openSqliteForReport(sqlitePathOf(config.store, config.dir), USAGE_TIMEOUT_MS, sqlitePathOrigin(config.store.path, file))
       : await createStore(config.store, config.dir, file, { timeoutMs: USAGE_TIMEOUT_MS });
   } catch (err) {
     process.stderr.write(err instanceof ConfigError ? `${err.problems.map(formatProblem).join("\n")}\n` : `usage: ${(err as Error).message}\n`);
