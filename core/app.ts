@@ -41,9 +41,15 @@ function unrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, e
   return HANDLED;
 }
 
-/** A JSON answer with its length, in one write (writeWhole), as the endpoints answer. */
+/** A JSON answer with its length, in one write (writeWhole), as the endpoints answer; to HEAD, the same head alone. */
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): symbol {
-  writeWhole(res, status, { "content-type": "application/json", ...headers }, JSON.stringify(body));
+  const text = JSON.stringify(body);
+  if (res.req?.method === "HEAD") {
+    res.writeHead(status, { "content-type": "application/json", ...headers, "content-length": String(Buffer.byteLength(text)) });
+    res.end();
+    return HANDLED;
+  }
+  writeWhole(res, status, { "content-type": "application/json", ...headers }, text);
   return HANDLED;
 }
 
@@ -143,15 +149,18 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
 
   // Liveness: the process serves HTTP. Readiness (should traffic come here?) is /readyz (core/readiness.ts).
   // Probes are neither counted nor logged (one every few seconds per prober), but carry x-request-id like every answer.
-  on("GET", "/healthz", (event) => {
-    const { req, res } = nodeOf(event);
-    return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
-  });
-  on("GET", "/readyz", async (event) => {
-    const { req, res } = nodeOf(event);
-    const r = await readiness(gateway);
-    return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
-  });
+  // HEAD as well as GET (RFC 9110 §9.1: wherever GET is): some load balancers probe with HEAD, and read the status alone.
+  for (const method of ["GET", "HEAD"] as const) {
+    on(method, "/healthz", (event) => {
+      const { req, res } = nodeOf(event);
+      return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
+    });
+    on(method, "/readyz", async (event) => {
+      const { req, res } = nodeOf(event);
+      const r = await readiness(gateway);
+      return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
+    });
+  }
 
   // The operator console (core/console/), before the 404 of any other path: off the path of every API request.
   app.all("/**", noRoute);

@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
 import { readiness } from "../core/readiness.ts";
+import { exchange, head } from "./helpers/raw-http.ts";
 
 let gw: TestGateway | undefined;
 let fake: FakeOpenAI | undefined;
@@ -16,6 +17,18 @@ afterEach(async () => {
   await fake?.close();
   gw = fake = undefined;
 });
+
+/** A HEAD request as a load balancer's probe sends it: the status, the headers, and whatever bytes followed them. */
+async function headProbe(port: number, path: string) {
+  const x = await exchange(port, (w) => w.write(head("HEAD", path, { host: "lb", connection: "close" })).then(() => {}), { waitMs: 5000 });
+  const end = x.data.indexOf("\r\n\r\n");
+  const [statusLine, ...lines] = x.data.subarray(0, end).toString("latin1").split("\r\n");
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+  return { status: Number(statusLine!.split(" ")[1]), headers, after: x.data.subarray(end + 4).toString("latin1") };
+}
+
+/** The headers a probe's GET and HEAD must agree on. */
+const probeHeaders = (h: Record<string, string | null>) => ({ type: h["content-type"], length: h["content-length"], cache: h["cache-control"], retry: h["retry-after"] });
 
 const ready = async (url: string) => {
   const r = await fetch(`${url}/readyz`);
@@ -48,6 +61,29 @@ describe("/readyz", () => {
     writeFileSync(gw.configFile, YAML.stringify({ ...config, server: { ready_requires_current_config: true } }));
     expect((await gw.gateway.reload()).ok).toBe(true);
     expect((await ready(gw.url)).status).toBe(200);
+  });
+
+  it("HEAD /healthz and /readyz answer the status and headers GET does, with no body (load balancers probe with HEAD)", async () => {
+    fake = await startFakeOpenAI();
+    const config = { ...policyConfig(fake.baseUrl), server: { ready_requires_current_config: true } };
+    gw = await startTestGateway(config);
+    const running = gw;
+    const same = async (path: string, status: number) => {
+      const got = await fetch(`${running.url}${path}`);
+      expect(got.status).toBe(status);
+      await got.text();
+      const probe = await headProbe(running.port, path);
+      expect(probe.status, `HEAD ${path}`).toBe(status);
+      expect(probe.after, `HEAD ${path} sent a body`).toBe("");
+      expect(probeHeaders(probe.headers)).toEqual(probeHeaders(Object.fromEntries(got.headers)));
+      expect(probe.headers["x-request-id"]).toBeTruthy();
+    };
+    await same("/healthz", 200);
+    await same("/readyz", 200);
+    writeFileSync(gw.configFile, "models: [not, a, map\n");
+    await gw.gateway.reload();
+    await same("/readyz", 503); // not ready: its Retry-After too
+    await same("/healthz", 200);
   });
 
   it("is not ready once a graceful shutdown has begun (new connections are refused from then on)", async () => {
