@@ -105,6 +105,17 @@ describe("output moderation refused by its provider (401 invalid_api_key), fail_
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("the moderation account out of credit (429 insufficient_quota): one 502 not to retry, as its 402 would be", async () => {
+    modAnswer = { status: 429, error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } };
+    const rec = recorder();
+    const client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 2, fetch: rec.fetch });
+    const err: any = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], max_tokens: 20 }).catch((e) => e);
+    expect(err.error).toMatchObject({ code: "GUARDRAIL_UNAVAILABLE", details: { rule: "moderation", on: "output" } });
+    expect(err.error.message).toContain("out of credit");
+    expect(rec.seen).toEqual([{ status: 502, retryAfter: null, shouldRetry: "false" }]);
+    expect(fake.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
+  });
+
   it("a judge model the config cannot call: 502 not to retry, before any generation", async () => {
     const rec = recorder();
     const client = new OpenAI({ apiKey: JUDGED, baseURL: gw.baseURL, maxRetries: 2, fetch: rec.fetch });

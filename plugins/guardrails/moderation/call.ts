@@ -8,7 +8,7 @@ import type { CallOptions, ProviderResult, Target, Usage } from "../../../core/c
 import { upstreamProtocolOf } from "../../../core/contracts/translator.ts";
 import { estimateTokens } from "../../../core/metering/estimate-tokens.ts";
 import { configFault, GatewayError } from "../../../core/errors.ts";
-import { isRetryableStatus } from "../../../core/retryable-status.ts";
+import { isRetryableStatus, OUT_OF_CREDIT } from "../../../core/retryable-status.ts";
 import { judgeRequest, readVerdict } from "./judge.ts";
 
 export interface Verdict {
@@ -63,11 +63,12 @@ function verdictOf(spec: GuardrailModeration, flagged: boolean, categories: stri
 
 /**
  * Whether a failure may pass on a retry: a timeout; the moderation upstream's 408, 409, 429 or 5xx; a connection
- * failure or a malformed answer. Its 400/401/403/404 (the gateway's key, model or URL for it) and a judge the
- * config cannot call fail the same way every time.
+ * failure or a malformed answer. Its 400/401/403/404 (the gateway's key, model or URL for it), an account out of
+ * credit and a judge the config cannot call fail the same way every time.
  */
 function transient(err: GatewayError): boolean {
   if (err.code === "UPSTREAM_TIMEOUT") return true;
+  if (err.details?.reason === OUT_OF_CREDIT) return false; // a 429 that says the account has no credit left
   const upstream = err.details?.upstream_status;
   return typeof upstream === "number" ? isRetryableStatus(upstream) : err.retryable;
 }

@@ -12,6 +12,7 @@ import { recordForRequest } from "../../../core/metering/meter.ts";
 import { blocked, note, unavailable, type Side } from "../record.ts";
 import { moderate, type ModerationCall, type Verdict } from "./call.ts";
 import { cachedVerdict, rememberVerdict, verdictKey } from "./cache.ts";
+import { OUT_OF_CREDIT } from "../../../core/retryable-status.ts";
 
 /** Moderate `text` (one side of the request) and act on the verdict; throws the refusal. */
 export async function checkModeration(ctx: GatewayContext, spec: GuardrailModeration, text: string, side: Side): Promise<void> {
@@ -40,7 +41,9 @@ export async function checkModeration(ctx: GatewayContext, spec: GuardrailModera
   if (call.error) {
     const upstream = call.error.details?.upstream_status;
     const reason = call.error.code === "UPSTREAM_TIMEOUT" ? "timed out"
-      : call.retryable ? "failed" : `cannot be called as configured${typeof upstream === "number" ? `: HTTP ${upstream}` : ""}`;
+      : call.retryable ? "failed"
+      : call.error.details?.reason === OUT_OF_CREDIT ? "cannot be called: its provider account is out of credit"
+      : `cannot be called as configured${typeof upstream === "number" ? `: HTTP ${upstream}` : ""}`;
     ctx.gateway.log.warn("guardrail moderation unavailable", { requestId: ctx.requestId, side, reason, retryable: call.retryable, error: call.error.message });
     if (spec.on_error === "fail_open") return note(ctx, "moderation-unavailable", "flag");
     throw unavailable(ctx, "moderation", side, `the moderation model ${reason}`, call.retryable);
