@@ -39,6 +39,7 @@ export interface Snapshot {
 
 /** What started a reload: the config watch, a SIGHUP (to this process, or to the cluster primary), or a caller. */
 export type ReloadTrigger = "file" | "sighup" | "call";
+export type ReloadOutcome = { ok: true; changes: ConfigChanges } | { ok: false; problems: string[] };
 
 /** The outcome of the last reload, kept for operators (an admin or readiness view reads it here). */
 export interface ReloadStatus {
@@ -77,6 +78,8 @@ export class Gateway implements GatewayHandle {
   private readonly env?: Record<string, string | undefined>;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
+  /** The reload under way, if any: the next one starts when it has ended. */
+  private reloads: Promise<unknown> = Promise.resolve();
   /** The config the process started with: settings read only at start stay as it has them until a restart. */
   private startedWith!: LoadedConfig;
   private pendingRestart: string[] = [];
@@ -174,8 +177,18 @@ export class Gateway implements GatewayHandle {
     return this.lastReloadStatus;
   }
 
-  /** Validate and swap in a new config; an invalid file is refused and the old config keeps serving. */
-  async reload(file = this.current.config.file, trigger: ReloadTrigger = "call"): Promise<{ ok: true; changes: ConfigChanges } | { ok: false; problems: string[] }> {
+  /**
+   * Validate and swap in a new config; an invalid file is refused and the old config keeps serving. Reloads run one
+   * at a time, in the order asked (a SIGHUP during the watcher's reload waits for it): an earlier one still setting
+   * up never installs the file it read over a later one's.
+   */
+  reload(file = this.current.config.file, trigger: ReloadTrigger = "call"): Promise<ReloadOutcome> {
+    const run = this.reloads.then(() => this.reloadNow(file, trigger));
+    this.reloads = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reloadNow(file: string, trigger: ReloadTrigger): Promise<ReloadOutcome> {
     const at = new Date();
     const refused = (problems: string[]) => {
       this.log.error("config reload refused; still serving the previous config", { file, trigger, problems });

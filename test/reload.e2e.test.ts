@@ -111,6 +111,38 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     }
   });
 
+  it("two reloads at once (a SIGHUP during the watcher's): the later file wins, never the slower reload's older one", async () => {
+    // A plugin whose setup waits while the test holds it: the first reload is still setting up when the second starts.
+    const dir = mkdtempSync(join(tmpdir(), "mg-reload-order-"));
+    const plugin = join(dir, "held-setup.mjs");
+    writeFileSync(plugin, `export default { name: "held-setup", async setup() { await globalThis.__mgHeldSetup; }, handle: (ctx, next) => next() };\n`);
+    const withPlugin = (models: Record<string, unknown>) => ({ ...base(models), plugins: { "held-setup": { module: plugin } }, pipeline: ["auth", "held-setup", "router"] });
+    const other = await startTestGateway(withPlugin({ "a/one": model() }));
+    const g = globalThis as { __mgHeldSetup?: Promise<void> };
+    let release!: () => void;
+    g.__mgHeldSetup = new Promise<void>((r) => (release = r));
+    try {
+      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/two": model() })));
+      const first = other.gateway.reload(undefined, "file");
+      await new Promise((r) => setTimeout(r, 200)); // the first has read its file and waits in setup
+      delete g.__mgHeldSetup; // the second's setup, whenever it runs, does not wait
+      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/three": model() })));
+      const second = other.gateway.reload(undefined, "sighup");
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      expect(await first).toMatchObject({ ok: true });
+      expect(await second).toMatchObject({ ok: true });
+      const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
+      expect((await ask("a/three")).status).toBe(200);
+      expect((await ask("a/two")).status).toBe(404);
+      expect(other.gateway.lastReload).toMatchObject({ ok: true, trigger: "sighup" });
+    } finally {
+      delete g.__mgHeldSetup;
+      release();
+      await other.close();
+    }
+  });
+
   it("lets a request in flight finish on the config it started with", async () => {
     writeFileSync(gw.configFile, YAML.stringify(base({ "a/slow": model("slow") }, 40)));
     await until(async () => (await chat("a/slow", { max_tokens: 1 })).status === 200);
