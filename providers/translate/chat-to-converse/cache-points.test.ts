@@ -14,6 +14,26 @@ const fn = (name: string) => ({ type: "function", function: { name, parameters: 
 const points = (body: unknown) => (JSON.stringify(body).match(/"cachePoint"/g) ?? []).length;
 
 describe("chat cache_control -> Converse cachePoints", () => {
+  it("a marker on a whole message (system, user, assistant; string content too) or an assistant's part: a point after its last block", () => {
+    const { body, dropped } = chatToConverseRequest({
+      messages: [
+        { role: "system", content: "s", cache_control: E },
+        { role: "user", content: "u1", cache_control: H1 },
+        { role: "assistant", content: [{ type: "text", text: "a1", cache_control: E }] },
+        { role: "user", content: "u2" },
+        { role: "assistant", content: "a2", cache_control: E, tool_calls: [{ id: "c1", type: "function", function: { name: "a", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "res" },
+      ],
+      tools: [fn("a")],
+    }, claude) as any;
+    expect(body.system).toEqual([{ text: "s" }, P]);
+    expect(body.messages[0].content).toEqual([{ text: "u1" }, P1h]);
+    expect(body.messages[1].content).toEqual([{ text: "a1" }, P]);
+    expect(body.messages[3].content).toEqual([{ text: "a2" }, { toolUse: { toolUseId: "c1", name: "a", input: {} } }, P]);
+    expect(points(body)).toBe(4);
+    expect(dropped).toEqual([]);
+  });
+
   it("1h markers on a tool, the system prompt and a user part keep their ttl; a marked tool result gets a point after it", () => {
     const { body, dropped } = chatToConverseRequest({
       tools: [{ ...fn("a"), cache_control: H1 }],

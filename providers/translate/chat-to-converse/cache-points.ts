@@ -1,5 +1,5 @@
 // Prompt-cache markers on a Converse body (reference protocols-2 §2.2). The translation notes each block a client
-// marked (cache_control on a content part, a tool message, a tool); this turns the marks into `cachePoint` blocks after
+// marked (cache_control on a content part, a message, a tool); this turns the marks into `cachePoint` blocks after
 // them, in toolConfig.tools, system and messages, with the marker's ttl (5m | 1h). With caching "auto" the Anthropic
 // placement rules (core/prompt-cache/markers.ts) run over a Messages-shaped view of the same blocks. Bedrock takes at
 // most 4 cache points: past that the earliest are left out (the last covers the longest prefix), named cache_control.

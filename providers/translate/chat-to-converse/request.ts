@@ -3,7 +3,7 @@
 // toolResult blocks and same-role turns are merged (Converse wants user/assistant alternation); images and PDFs must be
 // bytes (base64 data URLs; Bedrock fetches no URLs, so a remote URL is a 400 naming the field); a history with
 // toolUse/toolResult always gets a toolConfig (Bedrock refuses it otherwise), with placeholder specs for the tools it
-// names when the request offers none; `none` drops the tools. cache_control on a content part, a tool message or a tool
+// names when the request offers none; `none` drops the tools. cache_control on a content part, a message or a tool
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
 // thinking_blocks); other families' reasoning knobs are dropped.
@@ -35,6 +35,12 @@ function textOf(content: any): string {
 /** The last marked part's cache_control (a system message's parts become one block). */
 function partsMarker(content: any): Marker | undefined {
   return Array.isArray(content) ? markerOf(content.findLast((p: any) => p?.cache_control)?.cache_control) : undefined;
+}
+
+/** A whole message's marker (cache_control beside its role) on its last block, unless a part already marks it. */
+function markLast(blocks: Block[], marker: Marker | undefined, marks: Marks): void {
+  const last = blocks.at(-1);
+  if (marker && last && !marks.has(last)) marks.set(last, marker);
 }
 
 function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks): Block[] {
@@ -108,12 +114,13 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
         if (!t) break;
         const block = { text: t };
         system.push(block);
-        const marker = partsMarker(m.content);
+        const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
         if (marker) marks.set(block, marker);
         break;
       }
       case "user": {
         const blocks = userBlocks(m.content, i, docs, marks);
+        markLast(blocks, markerOf(m.cache_control), marks);
         if (!blocks.length) blankUser = i;
         push("user", blocks);
         break;
@@ -131,6 +138,8 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
           usedTools.add(tc.function.name);
           blocks.push({ toolUse: { toolUseId: unsignedToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
         });
+        // The message's or its parts' marker: a point after the turn's last block (its parts became one text block).
+        markLast(blocks, markerOf(m.cache_control) ?? partsMarker(m.content), marks);
         push("assistant", blocks);
         break;
       }
