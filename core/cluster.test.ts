@@ -70,6 +70,74 @@ describe("MetricsGatherer (the primary's side of a scrape)", () => {
     expect(await answered(lone)).toMatchObject({ mg: "metrics-text", id: 9, error: expect.stringMatching(/no worker answered/) });
   });
 
+  it("a worker that stops answering (paused, busy) counts with its last answer: the cluster's counters never go down", async () => {
+    const [a, b] = [fakeWorker(1), fakeWorker(2)];
+    const l = log();
+    const g = new MetricsGatherer(() => [a, b], l, 20);
+    g.gather(a, 1);
+    g.part(a, { id: 0, metrics: counter(40) });
+    g.part(b, { id: 0, metrics: counter(51) });
+    expect((await answered(a)).text).toContain('gateway_requests_total{endpoint="chat"} 91');
+    a.sent.length = 0;
+    g.gather(a, 2); // b is stopped (SIGSTOP): no answer
+    g.part(a, { id: 1, metrics: counter(42) });
+    expect((await answered(a)).text).toContain('gateway_requests_total{endpoint="chat"} 93');
+    expect(l.warn).toHaveBeenCalledWith(expect.stringMatching(/last answered metrics stand in/), { missing: [2], lastAnswerUsed: [2] });
+    a.sent.length = 0;
+    g.gather(a, 3); // b answers again
+    g.part(a, { id: 2, metrics: counter(42) });
+    g.part(b, { id: 2, metrics: counter(52) });
+    expect((await answered(a)).text).toContain('gateway_requests_total{endpoint="chat"} 94');
+  });
+
+  it("a dead worker's counters and histograms stay in every later sum (its gauges go); its replacement adds from zero", async () => {
+    const histogram = (count: number) => [{
+      name: "gateway_request_duration_seconds", help: "h", type: "histogram", aggregator: "sum", values: [
+        { metricName: "gateway_request_duration_seconds_bucket", labels: { le: 1 }, value: count },
+        { metricName: "gateway_request_duration_seconds_bucket", labels: { le: "+Inf" }, value: count },
+        { metricName: "gateway_request_duration_seconds_sum", labels: {}, value: count / 10 },
+        { metricName: "gateway_request_duration_seconds_count", labels: {}, value: count },
+      ],
+    }];
+    const open = (value: number) => [{ name: "gateway_open_streams", help: "h", type: "gauge", aggregator: "sum", values: [{ value, labels: {} }] }];
+    const live = [fakeWorker(1), fakeWorker(2)];
+    const [a, b] = live;
+    const g = new MetricsGatherer(() => live, log(), 20);
+    const scrape = async (id: number, parts: Map<Worker, unknown[]>) => {
+      a!.sent.length = 0;
+      g.gather(a!, id);
+      const asked = a!.sent.find((m) => m.mg === "metrics-part").id;
+      for (const [w, metrics] of parts) g.part(w, { id: asked, metrics });
+      return ((await answered(a!)) as { text: string }).text;
+    };
+    let text = await scrape(1, new Map([[a!, [...counter(50), ...histogram(50), ...open(1)]], [b!, [...counter(51), ...histogram(51), ...open(2)]]]));
+    expect(text).toContain('gateway_requests_total{endpoint="chat"} 101');
+
+    // kill -9 b: the primary sees it exit and starts c, which counts from zero.
+    live.splice(1, 1);
+    g.retire(b!);
+    const c = fakeWorker(3);
+    live.push(c);
+    text = await scrape(2, new Map([[a!, [...counter(50), ...histogram(50), ...open(1)]], [c, [...counter(1), ...histogram(1), ...open(0)]]]));
+    expect(text).toContain('gateway_requests_total{endpoint="chat"} 102');
+    expect(text).toContain("gateway_request_duration_seconds_count 102");
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="+Inf"} 102');
+    expect(text).toContain("gateway_open_streams 1"); // b's open streams died with it
+
+    // c dies too, after answering a scrape still waiting for a: counted once, in the retired total.
+    c.sent.length = 0;
+    a!.sent.length = 0;
+    g.gather(a!, 3);
+    const id = c.sent[0].id;
+    g.part(c, { id, metrics: [...counter(7), ...histogram(7), ...open(0)] });
+    live.splice(1, 1);
+    g.retire(c);
+    g.part(a!, { id, metrics: [...counter(60), ...histogram(60), ...open(1)] });
+    text = ((await answered(a!)) as { text: string }).text;
+    expect(text).toContain('gateway_requests_total{endpoint="chat"} 118'); // 51 + 7 retired, 60 live
+    expect(text).toContain("gateway_request_duration_seconds_count 118");
+  });
+
   it("a traffic gather asks for each worker's reading and hands the readings back as they came, without summing", async () => {
     const [a, b] = [fakeWorker(1), fakeWorker(2)];
     const g = new MetricsGatherer(() => [a, b], log());

@@ -117,6 +117,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   };
 
   cluster.on("exit", (w, code, signal) => {
+    gatherer.retire(w);
     const wasListening = listening.delete(w);
     const life = Date.now() - (started.get(w) ?? 0);
     started.delete(w);
@@ -175,18 +176,28 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
  * AggregatorRegistry, by each metric's `aggregator`: sums for counters and histograms, min/max where a metric says so)
  * and send the text to the worker that was scraped. A traffic gather (the console's sampler, every 10 s in every
  * worker) asks for each worker's traffic reading instead, a few hundred bytes, and hands the readings back as they
- * came: the asker adds them up. A worker that does not answer within GATHER_MS is left out; none answering is an
- * error the asker reports.
+ * came: the asker adds them up. None answering within GATHER_MS is an error the asker reports.
+ *
+ * Counters and histograms must never go down while the primary lives (Prometheus reads a drop as a reset, and
+ * rate() spikes): a worker that does not answer in time (paused, busy) is counted with its last answer, and a worker
+ * that dies has its last answer's counters and histograms added to a retired total every later sum keeps (its gauges
+ * are dropped). Memory: one answer per live worker, one retired total.
  */
 export class MetricsGatherer {
   private next = 0;
-  private readonly open = new Map<number, { asker: Worker; askerId: number; traffic: boolean; waiting: Set<Worker>; parts: unknown[][]; timer: NodeJS.Timeout }>();
+  private readonly open = new Map<number, { asker: Worker; askerId: number; traffic: boolean; waiting: Set<Worker>; answers: Map<Worker, unknown[]>; timer: NodeJS.Timeout }>();
+  /** Each live worker's last answered metrics: what it counts for while it does not answer. */
+  private readonly last = new Map<Worker, unknown[]>();
+  /** The summed counters and histograms of the workers that died (prom-client's JSON form). */
+  private retired: unknown[] | undefined;
+  /** Folding a dead worker into `retired` (prom-client is loaded lazily); a gather's sum waits for it. */
+  private folding: Promise<void> = Promise.resolve();
   constructor(private readonly workers: () => Worker[], private readonly log: Logger, private readonly waitMs = GATHER_MS) {}
 
   gather(asker: Worker, askerId: number, traffic = false): void {
     const id = this.next++;
     const waiting = new Set(this.workers().filter((w) => w.isConnected()));
-    const g = { asker, askerId, traffic, waiting, parts: [] as unknown[][], timer: setTimeout(() => void this.finish(id), this.waitMs) };
+    const g = { asker, askerId, traffic, waiting, answers: new Map<Worker, unknown[]>(), timer: setTimeout(() => void this.finish(id), this.waitMs) };
     this.open.set(id, g);
     for (const w of waiting) sendTo(w, traffic ? { mg: "metrics-part", id, traffic } : { mg: "metrics-part", id });
     if (!waiting.size) void this.finish(id);
@@ -195,9 +206,24 @@ export class MetricsGatherer {
   part(from: Worker, m: { id: number; metrics?: unknown[]; error?: string }): void {
     const g = this.open.get(m.id);
     if (!g || !g.waiting.delete(from)) return; // late (given up on) or not asked
-    if (m.metrics) g.parts.push(m.metrics);
-    else this.log.warn("a worker could not collect its metrics", { worker: from.id, error: m.error });
+    if (m.metrics) {
+      g.answers.set(from, m.metrics);
+      if (!g.traffic) this.last.set(from, m.metrics);
+    } else this.log.warn("a worker could not collect its metrics", { worker: from.id, error: m.error });
     if (!g.waiting.size) void this.finish(m.id);
+  }
+
+  /** A worker exited: its last answer's counters and histograms join the retired total; no gather waits for it. */
+  retire(w: Worker): void {
+    const part = this.last.get(w);
+    this.last.delete(w);
+    for (const [id, g] of this.open) if (g.waiting.delete(w) && !g.waiting.size) void this.finish(id);
+    const counts = (part as { type?: string }[] | undefined)?.filter((m) => m.type === "counter" || m.type === "histogram");
+    if (!counts?.length) return;
+    this.folding = this.folding.then(async () => {
+      const { AggregatorRegistry } = await import("prom-client");
+      this.retired = await AggregatorRegistry.aggregate((this.retired ? [this.retired, counts] : [counts]) as never).getMetricsAsJSON();
+    }).catch((err) => this.log.warn("a dead worker's metrics could not be kept; the cluster's counters may drop", { worker: w.id, error: String(err) }));
   }
 
   private async finish(id: number): Promise<void> {
@@ -205,13 +231,37 @@ export class MetricsGatherer {
     if (!g) return;
     this.open.delete(id);
     clearTimeout(g.timer);
-    if (g.waiting.size) this.log.warn("metrics gathered without some workers (no answer in time)", { missing: [...g.waiting].map((w) => w.id) });
     let answer: ToWorker;
     try {
-      if (!g.parts.length) throw new Error("no worker answered");
-      if (g.traffic) return sendTo(g.asker, { mg: "metrics-text", id: g.askerId, parts: g.parts.flat() });
+      if (g.traffic) {
+        if (g.waiting.size) this.log.warn("metrics gathered without some workers (no answer in time)", { missing: [...g.waiting].map((w) => w.id) });
+        if (!g.answers.size) throw new Error("no worker answered");
+        return sendTo(g.asker, { mg: "metrics-text", id: g.askerId, parts: [...g.answers.values()].flat() });
+      }
+      // Every fold started so far is in `retired`: a worker that answered and died since counts there, once.
+      for (let f = this.folding; ; f = this.folding) {
+        await f;
+        if (f === this.folding) break;
+      }
+      const parts: unknown[][] = [];
+      const standIns: number[] = [];
+      let fresh = 0;
+      for (const [w, lastPart] of this.last) {
+        const now = g.answers.get(w);
+        if (now) fresh++;
+        else standIns.push(w.id);
+        parts.push(now ?? lastPart);
+      }
+      if (this.retired) parts.push(this.retired);
+      const missing = [...g.waiting].map((w) => w.id);
+      if (missing.length || standIns.length) {
+        this.log.warn(standIns.length
+          ? "metrics gathered without some workers' answers (no answer in time): their last answered metrics stand in for them"
+          : "metrics gathered without some workers (no answer in time)", standIns.length ? { missing, lastAnswerUsed: standIns } : { missing });
+      }
+      if (!fresh) throw new Error("no worker answered");
       const { AggregatorRegistry } = await import("prom-client"); // the primary loads it only once scraped
-      answer = { mg: "metrics-text", id: g.askerId, text: await AggregatorRegistry.aggregate(g.parts as never).metrics() };
+      answer = { mg: "metrics-text", id: g.askerId, text: await AggregatorRegistry.aggregate(parts as never).metrics() };
     } catch (err) {
       answer = { mg: "metrics-text", id: g.askerId, error: String(err) };
     }

@@ -29,10 +29,10 @@ const SPENDER = testKey("wspender");
 const BUDGET = "0.01";
 const ADMIN = "mg_admin_read_key_for_workers_001";
 
-/** GET /metrics on its own connection, so the cluster may hand it to either worker. */
-function scrape(port: number): Promise<string> {
+/** GET /metrics on its own connection, so the cluster may hand it to either worker; `timeoutMs`: give up on it then. */
+function scrape(port: number, timeoutMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/metrics", agent: false, headers: { connection: "close" } }, (res) => {
+    const req = request({ host: "127.0.0.1", port, path: "/metrics", agent: false, headers: { connection: "close" }, timeout: timeoutMs }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (d) => (text += d));
@@ -40,6 +40,7 @@ function scrape(port: number): Promise<string> {
       res.on("error", reject);
     });
     req.on("error", reject);
+    req.on("timeout", () => req.destroy(new Error("no answer in time")));
     req.end();
   });
 }
@@ -303,7 +304,9 @@ describe("start --workers 2 on one redis-server", () => {
     expect(served).toEqual(new Set(["1", "2"]));
   }, 30_000);
 
-  it("a worker killed with SIGKILL is replaced, with a log line", async () => {
+  it("a worker killed with SIGKILL is replaced, with a log line; /metrics counters never go down meanwhile", async () => {
+    const before = total(await scrape(gw.metricsPort), "gateway_requests_total");
+    expect(before).toBeGreaterThan(20); // both workers have served the tests above
     process.kill(gw.pids[0]!, "SIGKILL");
     const line = await until("the restart line", async () => gw.err().split("\n").find((l) => l.includes("worker died; starting a new one")), 400);
     expect(JSON.parse(line)).toMatchObject({ pid: gw.pids[0], signal: "SIGKILL" });
@@ -317,7 +320,22 @@ describe("start --workers 2 on one redis-server", () => {
       seen.add(r.worker!);
       return seen.has(String(fresh.worker)) ? true : undefined;
     });
-  }, 40_000);
+    // The dead worker's count stays in the sum (Prometheus reads a drop as a reset); the new one adds from zero.
+    const replaced = total(await scrape(gw.metricsPort), "gateway_requests_total");
+    expect(replaced).toBeGreaterThanOrEqual(before);
+    // A stopped worker (no answer in time) counts with its last answer. A scrape the cluster hands to the stopped
+    // worker itself waits for it: try again, the next connection goes to the other one.
+    const stopped = gw.pids.find((p) => p !== gw.pids[0] && alive(p))!;
+    process.kill(stopped, "SIGSTOP");
+    try {
+      let text: string | undefined;
+      for (let i = 0; i < 4 && text === undefined; i++) text = await scrape(gw.metricsPort, 6000).catch(() => undefined);
+      expect(total(text!, "gateway_requests_total")).toBeGreaterThanOrEqual(replaced);
+    } finally {
+      process.kill(stopped, "SIGCONT");
+    }
+    await until("the primary's warning", async () => (gw.err().includes("their last answered metrics stand in for them") ? true : undefined));
+  }, 60_000);
 
   it("SIGTERM to the primary shuts every worker down; the primary exits 0", async () => {
     gw.proc.kill("SIGTERM");
