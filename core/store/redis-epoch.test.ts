@@ -1,6 +1,6 @@
 // Redis's epoch against a real redis-server: after a data loss (spend rebuilt from the ledger under a new epoch), an
 // operator restoring an older backup brings back older spend under the old epoch; replicas must not trust it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { readEpochs } from "./epoch-file.ts";
 import { allPeriods, periodOf } from "./periods.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import type { LedgerEntry } from "./types.ts";
+import type { Logger } from "../log.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
 let redis: TestRedis;
@@ -133,6 +134,44 @@ describe("Redis restored from an older backup", () => {
       await expect(t.probe()).rejects.toBeInstanceOf(StoreStateLostError);
     } finally {
       await t.close();
+    }
+  }, 30_000);
+});
+
+describe("the data-loss warning", () => {
+  const logger = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() }) as unknown as Logger & Record<"info" | "warn", ReturnType<typeof vi.fn>>;
+  const said = (fn: ReturnType<typeof vi.fn>) => fn.mock.calls.map((c) => String(c[0]));
+
+  it("a brand-new deployment (new prefix, no epoch file, an empty ledger) is not told its Redis lost anything; a real loss is", async () => {
+    const prefix = "fresh1:";
+    const log = logger();
+    const s = await RedisStore.connect(redis.url, prefix, { spendSource: new Ledger(), log });
+    try {
+      await verify(s, epochFile());
+      expect(said(log.warn)).toEqual([]);
+      expect(said(log.info)).toEqual([expect.stringMatching(/holds no gateway state yet \(a new server or prefix\)/)]);
+
+      // Redis loses the gateway's keys while it runs: that is a loss, said at warn.
+      const keys = await admin.keys(`${prefix}*`);
+      await admin.del(...keys);
+      await s.probe();
+      expect(said(log.warn)).toEqual([expect.stringMatching(/Redis no longer held the spend this gateway saw/)]);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+
+  it("a new prefix over a ledger that has spend says the spend was rebuilt, without claiming this gateway saw it lost", async () => {
+    const ledger = new Ledger();
+    ledger.total = 3n * USD;
+    const log = logger();
+    const s = await RedisStore.connect(redis.url, "fresh2:", { spendSource: ledger, log });
+    try {
+      await verify(s, epochFile());
+      expect(await s.spent("acme", periodOf("month", Date.now()).key)).toBe(3n * USD);
+      expect(said(log.warn)).toEqual([expect.stringMatching(/^store: Redis held no spend counters while the ledger has spend/)]);
+    } finally {
+      await s.close();
     }
   }, 30_000);
 });

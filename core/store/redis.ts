@@ -292,7 +292,16 @@ export class RedisStore implements Store {
       if (replaced !== undefined && replaced !== epoch) p.sadd(this.k("spend-replaced"), replaced);
       await p.exec();
       this.rebuilt++;
-      this.log?.warn("store: Redis no longer held the spend this gateway saw (lost, or restored from an older backup); spend rebuilt from the ledger's rollups", { redis: this.where, projects: new Set(rows.map((r) => r.project)).size });
+      const projects = new Set(rows.filter((r) => r.pico !== 0n).map((r) => r.project)).size;
+      if (replaced !== undefined) {
+        this.log?.warn("store: Redis no longer held the spend this gateway saw (lost, or restored from an older backup); spend rebuilt from the ledger's rollups", { redis: this.where, projects });
+      } else if (projects) {
+        // Nothing known here: a new server or prefix over a ledger with spend, or a loss before this replica's first start.
+        this.log?.warn("store: Redis held no spend counters while the ledger has spend (a new Redis or prefix over an existing ledger, or a Redis that lost its data before this gateway first used it); spend rebuilt from the ledger's rollups", { redis: this.where, projects });
+      } else {
+        // A brand-new deployment: nothing was lost, nothing to rebuild.
+        this.log?.info("store: Redis holds no gateway state yet (a new server or prefix); spend counters start empty, as the ledger has none", { redis: this.where });
+      }
     } finally {
       if ((await this.r.get(this.k("spend-rebuild")).catch(() => null)) === owner) await this.r.del(this.k("spend-rebuild")).catch(() => {});
     }
