@@ -2,7 +2,7 @@
 // error naming the file — never an all-zero table, never SQLite's bare "database is locked".
 import { afterEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "./sqlite.ts";
@@ -35,6 +35,16 @@ describe("openSqliteForReport", () => {
     holder.pragma("locking_mode = EXCLUSIVE");
     holder.exec("CREATE TABLE held (a)");
     expect(() => openSqliteForReport(path, 20)).toThrow(`cannot read ${path}: database is locked: another process kept it locked past this command's wait (0.02 s); try again once it lets go`);
+  });
+
+  it("names a path that is there but is no SQLite file: a directory, a text file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-report-"));
+    const folder = join(dir, "gw.db");
+    mkdirSync(folder);
+    expect(() => openSqliteForReport(folder, 1_000)).toThrow(`cannot read ${folder}: it is a directory, not a SQLite file`);
+    const text = join(dir, "notes.db");
+    writeFileSync(text, "store.path points here by mistake\n".repeat(10));
+    expect(() => openSqliteForReport(text, 1_000)).toThrow(`cannot read ${text}: file is not a database`);
   });
 
   it("reads a file that is there (no records: no rows)", async () => {

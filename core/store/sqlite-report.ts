@@ -2,10 +2,10 @@
 // file is only read, as it is (sqlite-read-only.ts), in one snapshot: the rollups, plus the records still in the
 // journal. The command never migrates it — that is the business of the gateway that serves it: a file too old to have
 // rollups is reported (the gateway's first start adds them). A file that is not there, or that another process keeps
-// locked, is an error naming it: an all-zero table would read as "no traffic", and SQLite's "database is locked" names
-// no file.
+// locked, is an error naming it: an all-zero table would read as "no traffic", and SQLite's own errors ("database is
+// locked", "file is not a database", "disk I/O error" for a directory) name no file, so every one is given its name.
 import type Database from "better-sqlite3";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { fromRow } from "./sqlite.ts";
 import { hasTable, openSqliteReadOnly } from "./sqlite-read-only.ts";
 import { SQLITE, scanRow, scanSql } from "./ledger-sql.ts";
@@ -26,15 +26,19 @@ export function openSqliteForReport(path: string, busyTimeoutMs: number, origin?
   if (!existsSync(path)) {
     throw new Error(`no SQLite file at ${path}${origin ? ` (${origin})` : ""}: a gateway makes it when it first starts on this config; if one is running, it serves another file`);
   }
+  // SQLite says only "disk I/O error" for a directory.
+  if (statSync(path).isDirectory()) throw new Error(`cannot read ${path}: it is a directory, not a SQLite file${origin ? ` (${origin})` : ""}`);
   return new SqliteReport(path, busyTimeoutMs);
 }
 
-/** SQLite's "database is locked" (the wait for another process's lock ran out), with the file named. */
+/** A failure to open or read the file, with the file named (SQLite's messages name none); "locked" says what to do. */
 function named(path: string, busyTimeoutMs: number, err: unknown): unknown {
+  const message = (err as Error)?.message ?? String(err);
+  if (message.includes(path)) return err; // ours, or explained already (sqlite-read-only.ts)
   const code = (err as { code?: unknown })?.code;
-  if (typeof code !== "string" || !/^SQLITE_(BUSY|LOCKED)/.test(code)) return err;
-  return Object.assign(new Error(`cannot read ${path}: ${(err as Error).message}: another process kept it locked past this command's wait ` +
-    `(${busyTimeoutMs / 1000} s); try again once it lets go`, { cause: err }), { code });
+  const locked = typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code);
+  const advice = locked ? `: another process kept it locked past this command's wait (${busyTimeoutMs / 1000} s); try again once it lets go` : "";
+  return Object.assign(new Error(`cannot read ${path}: ${message}${advice}`, { cause: err }), code === undefined ? {} : { code });
 }
 
 /** A SQLite file, read only: never created, migrated or written to. */
