@@ -9,7 +9,9 @@ export type FailedAttemptOutcome = "error" | "cancelled" | "client_error";
 
 /**
  * The request's own fault, by the status its client gets: a 4xx other than 408 (a timeout), 429 (a rate limit) and
- * 499 (the client left). An upstream's refusal of the gateway's credentials or configuration is a 502 by then.
+ * 499 (the client left). An upstream's refusal of the gateway's credentials or setup (401, 403, Google's 400 for an
+ * invalid key or a location it will not serve: providers/http.ts) or of its account (out of credit) is a 502 by then:
+ * an error of the endpoint, counted as a failure.
  */
 const requestFault = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429 && status !== 499;
 

@@ -66,6 +66,20 @@ describe("upstreamError", () => {
     expect([limited.retryable, limited.details?.reason, isRetryable(limited)]).toEqual([true, undefined, true]);
   });
 
+  it("Google's 400 for the gateway's setup (an invalid API key, a location or billing it will not serve) is the endpoint's fault, not the client's", () => {
+    const badKey = JSON.stringify({ error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT", details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } }] } });
+    const location = '{"error":{"code":400,"message":"User location is not supported for the API use.","status":"FAILED_PRECONDITION"}}';
+    const billing = '{"error":{"code":400,"message":"Gemini API free tier is not available in your country. Please enable billing on your project in Google AI Studio.","status":"FAILED_PRECONDITION"}}';
+    for (const body of [badKey, location, billing]) {
+      const e = upstreamError("gemini", 400, {}, body);
+      expect(e, body).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" }, details: { upstream_status: 400 } });
+      expect(e.message, body).toContain(JSON.parse(body).error.message);
+    }
+    // A Google 400 about the request itself stays the client's.
+    const invalid = '{"error":{"code":400,"message":"* GenerateContentRequest.contents: contents is not specified","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"contents"}]}]}}';
+    expect(upstreamError("gemini", 400, {}, invalid)).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+  });
+
   it("Azure's content-filter 400 stays a 400 INVALID_REQUEST, marked details.reason content_filter", () => {
     const body = JSON.stringify({ error: { code: "content_filter", message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", param: "prompt", type: null, status: 400, innererror: { code: "ResponsibleAIPolicyViolation", content_filter_result: { hate: { filtered: true, severity: "medium" } } } } });
     expect(upstreamError("azure", 400, {}, body)).toMatchObject({

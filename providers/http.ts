@@ -12,6 +12,7 @@ import { parseAnswer, stripBom } from "./answer-check.ts";
 import { decodeBody } from "./decode-body.ts";
 import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, OUT_OF_CREDIT, UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
 import { isOutOfCredit } from "./out-of-credit.ts";
+import { isGoogleSetupFault } from "./google-setup-fault.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
 import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
@@ -242,9 +243,11 @@ export function isUpstreamNotFound(status: number, parsed: unknown): boolean {
  * Whether the provider said the *request* is wrong (the caller's fault, never worth a retry): 400, 413, 422, and
  * 404 when the provider names what was not found and the client named it (a file, a response, a batch). A 404
  * about the endpoint's own model or deployment (isUpstreamNotFound), or without an error body of the provider's own
- * (a wrong base_url, OpenAI's `unknown_url`), is the gateway's configuration, not the caller.
+ * (a wrong base_url, OpenAI's `unknown_url`), is the gateway's configuration, not the caller; so is Google's 400 for
+ * an invalid API key or a project it will not serve (isGoogleSetupFault).
  */
 export function isRequestError(status: number, parsed: unknown): boolean {
+  if (status === 400 && isGoogleSetupFault(parsed)) return false;
   if (status === 400 || status === 413 || status === 422) return true;
   if (status !== 404 || isUpstreamNotFound(status, parsed)) return false;
   const e = (parsed as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
@@ -271,7 +274,7 @@ function contentFilterDetails(status: number, p: any): Record<string, unknown> {
  * - an account out of credit said with a retryable status (OpenAI's 429 insufficient_quota: isOutOfCredit) → 502
  *   UPSTREAM_ERROR with details.reason out_of_credit, not retried (no wait helps), as a 402 is;
  * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
- *   429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
+ *   Google's 400 API_KEY_INVALID or FAILED_PRECONDITION, 429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
  *   not to retry (x-should-retry: false).
  * The provider's status and error object are in details either way.
  */

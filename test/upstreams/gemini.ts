@@ -15,6 +15,8 @@ export const FAKE_GEMINI_KEY = "AIza-fake-gemini-key";
 
 export type GeminiFailure =
   | { kind: "status"; status: number; retryDelay?: string }
+  /** Google's envelope as given: a status name and message of Google's own (FAILED_PRECONDITION, ...). */
+  | { kind: "google"; status: number; rpcStatus: string; message: string }
   | { kind: "die-mid-stream"; afterChunks: number };
 
 export interface FakeGemini {
@@ -42,6 +44,14 @@ const SIGNATURE = "CiQB+/8BAgP+EA==";
 const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
 const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 
+/** Google's answer to a key it does not know: a 400 INVALID_ARGUMENT whose ErrorInfo says API_KEY_INVALID. */
+const INVALID_KEY = {
+  error: {
+    code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT",
+    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } }],
+  },
+};
+
 function errorBody(status: number, message: string, retryDelay?: string) {
   const details = retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }] : [];
   return { error: { code: status, message, status: STATUS[status] ?? "UNKNOWN", details } };
@@ -53,7 +63,7 @@ function errorBody(status: number, message: string, retryDelay?: string) {
  */
 export const fakeTotalTokens = (g: any) => JSON.stringify({ contents: g.contents, systemInstruction: g.systemInstruction, tools: g.tools }).length >> 2;
 function countTokensAnswer(model: string, headers: IncomingMessage["headers"], body: any): [number, unknown] {
-  if (headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return [400, errorBody(400, "API key not valid. Please pass a valid API key.")];
+  if (headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return [400, INVALID_KEY];
   const g = body?.generateContentRequest;
   if (g && body.contents) return [400, errorBody(400, "contents and generate_content_request are mutually exclusive")];
   if (g && g.model !== `models/${model}`) return [400, errorBody(400, `GenerateContentRequest.model: unexpected model name format (${g.model})`)];
@@ -81,11 +91,12 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     };
     const failure = fake.failures.shift();
     if (failure?.kind === "status") return send(failure.status, errorBody(failure.status, `fake gemini failure ${failure.status}`, failure.retryDelay));
+    if (failure?.kind === "google") return send(failure.status, { error: { code: failure.status, message: failure.message, status: failure.rpcStatus } });
     const count = /^\/v1beta\/models\/([^:/]+):countTokens$/.exec(req.url ?? "");
     if (req.method === "POST" && count) return send(...countTokensAnswer(count[1]!, req.headers, body));
     const m = /^\/v1beta\/models\/([^:/]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(req.url ?? "");
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
-    if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, errorBody(400, "API key not valid. Please pass a valid API key."));
+    if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, INVALID_KEY);
     if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
     const invalid = contentsError(body.contents, SIGNATURE) ?? schemaError(body);
     if (invalid) return send(400, errorBody(400, invalid));
