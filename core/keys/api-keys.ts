@@ -5,11 +5,15 @@
 //   once (bounded by store.timeout_ms; a miss is remembered for a second, so a flood of unknown keys costs one
 //   read per key per second at most, and at most MAX_LOOKUPS run at once);
 // - while the store is unreachable the cached keys keep working (nothing on the request path waits for it);
-// - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once).
+// - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once);
+// - a store that lost keys this cache holds (Redis restarted without its data, flushed, or an older backup restored)
+//   gets them written back, revocations and rotations included (lost-keys.ts): every replica holds the whole key set,
+//   so together they hold every key created or changed while one of them ran.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
-import type { ApiKeyStore, KeyPatch, RotateResult, StoredKey } from "../store/api-keys-types.ts";
+import { patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
+import { lostKeys, undonePatch, type LostKeys } from "./lost-keys.ts";
 
 export const DEFAULT_KEY_REFRESH_MS = 2_000;
 const FULL_RELOAD_MS = 60_000;
@@ -53,6 +57,7 @@ export class ApiKeys implements ApiKeyDirectory {
   private timer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
+  private writingBack: Promise<void> | undefined;
   private closed = false;
   /** When the cache last matched the store (ms), for the admin API. */
   syncedAt = 0;
@@ -97,7 +102,11 @@ export class ApiKeys implements ApiKeyDirectory {
     })());
   }
 
-  private replace(keys: StoredKey[]): void {
+  /** Take the store's keys; what it lost that this cache knows is kept here and written back. Returns the merged set. */
+  private replace(stored: StoredKey[]): StoredKey[] {
+    const lost = lostKeys(this.all(), stored);
+    const keep = new Map<string, StoredKey>(lost.undone.map(({ key, patch }) => [key.sha256, patched(key, patch)]));
+    const keys = [...stored.map((k) => keep.get(k.sha256) ?? k), ...lost.missing];
     const seen = new Set<string>();
     for (const k of keys) {
       seen.add(k.sha256);
@@ -108,6 +117,57 @@ export class ApiKeys implements ApiKeyDirectory {
     }
     for (const h of this.byHash.keys()) if (!seen.has(h)) this.byHash.delete(h);
     this.misses.clear();
+    if (lost.missing.length || lost.undone.length) this.writeBack(lost);
+    return keys;
+  }
+
+  /** Put back into the store the keys, revocations and rotations it lost (one write-back at a time). */
+  private writeBack(lost: LostKeys): void {
+    this.writingBack ??= (async () => {
+      let restored = 0;
+      let redone = 0;
+      const taken: StoredKey[] = [];
+      const named: string[] = [];
+      try {
+        for (const k of lost.missing) {
+          if (await this.store.create(k)) {
+            restored++;
+            named.push(`${k.project}/${k.id}`);
+            continue;
+          }
+          // Another replica put it back first (perhaps as it knew it), or another key has its id now.
+          const now = await this.store.get(k.sha256);
+          const patch = now && undonePatch(k, now);
+          if (!now) taken.push(k);
+          else if (patch && (await this.store.update(k.sha256, patch))) {
+            redone++;
+            named.push(`${k.project}/${k.id}`);
+          }
+        }
+        for (const { key, patch } of lost.undone) {
+          if (!(await this.store.update(key.sha256, patch))) continue;
+          redone++;
+          named.push(`${key.project}/${key.id}`);
+        }
+      } catch (err) {
+        this.version = undefined; // reload at the next poll, and try again
+        this.o.log.error("api keys: the store lost keys this replica knows (Redis lost its data, or was restored from an older backup) " +
+          "and writing them back failed: they keep working on this replica only until it succeeds (tried again at the next refresh)",
+        { missing: lost.missing.length, revocationsOrRotationsUndone: lost.undone.length, error: String((err as Error)?.message ?? err) });
+        return;
+      } finally {
+        this.writingBack = undefined;
+      }
+      for (const k of taken) this.byHash.delete(k.sha256);
+      if (taken.length) {
+        this.o.log.error("api keys: keys the store lost could not be written back: another key has their id now; create them again if they are still needed",
+          { keys: taken.map((k) => `${k.project}/${k.id}`) });
+      }
+      if (restored || redone) {
+        this.o.log.warn("api keys: the store no longer held keys this replica knew (Redis lost its data, or was restored from an older backup): written back",
+          { restored, revocationsOrRotationsRestored: redone, keys: named.slice(0, 20) });
+      }
+    })();
   }
 
   /** Apply a change made through this replica at once (other replicas see it at their next poll). */
@@ -196,9 +256,7 @@ export class ApiKeys implements ApiKeyDirectory {
   /** The store's answer when it can give one, else the cache (a listing still works while the store is down). */
   async list(): Promise<{ keys: StoredKey[]; fromCache: boolean }> {
     try {
-      const keys = await this.store.list();
-      this.replace(keys);
-      return { keys, fromCache: false };
+      return { keys: this.replace(await this.store.list()), fromCache: false };
     } catch {
       return { keys: this.all(), fromCache: true };
     }
@@ -232,6 +290,7 @@ export class ApiKeys implements ApiKeyDirectory {
     clearTimeout(this.timer);
     clearInterval(this.flushTimer);
     await this.refreshing;
+    await this.writingBack;
     await this.flushUses();
   }
 }

@@ -131,8 +131,13 @@ export class RedisApiKeyStore implements ApiKeyStore {
     return { ok: false, reason: outcome as "missing" | "revoked" | "taken" };
   }
 
+  /**
+   * The change counter, with the store's epoch (redis.ts): a Redis that lost its data, or an older backup restored,
+   * has another epoch, so every replica reloads (and writes back what it lost) even where the counter came out equal.
+   */
   async version(): Promise<string> {
-    return (await this.r.get(this.k("apikeys:version"))) ?? "0";
+    const [v, epoch] = await this.r.mget(this.k("apikeys:version"), this.k("epoch"));
+    return `${v ?? "0"} ${epoch ?? "-"}`;
   }
 
   async touch(used: Map<string, number>): Promise<void> {
