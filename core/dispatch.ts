@@ -257,16 +257,28 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     if (!triedThisPass || ctx.signal.aborted) break;
   }
   if (!last) {
-    // Nothing else served: the configuration fault, not to be retried by the client either (x-should-retry: false).
-    if (faulted) throw finalError(ctx, faulted, skipped, hint);
-    if (unsupported) throw unsupported;
-    // Retry-After: when the first of them lets a probe through. Sooner, a client's retry meets the same refusal
-    // (the SDKs' own backoff, about a second, lands inside a 30 s cooldown).
-    throw new GatewayError(502, "UPSTREAM_ERROR", `Every provider of ${ctx.model?.id ?? "this model"} is failing right now (circuit open); try again shortly`, {
-      details: { skipped }, retryAfter: reopensInMs === undefined ? undefined : reopensInMs / 1000,
-    });
+    // Nothing else could serve: the configuration fault, not to be retried by the client either (x-should-retry:
+    // false). But an endpoint skipped for its open circuit lets a request through after its cooldown: then the
+    // client is told when to retry, as when every endpoint's circuit is open.
+    if (faulted && reopensInMs === undefined) throw finalError(ctx, faulted, skipped, hint);
+    if (unsupported && !faulted) throw unsupported;
+    throw circuitOpen(ctx, skipped, reopensInMs, faulted);
   }
   throw finalError(ctx, last, skipped, hint);
+}
+
+/**
+ * The model's endpoints that were not given up all skipped for an open circuit. Retry-After: when the first of them
+ * lets a probe through. Sooner, a client's retry meets the same refusal (the SDKs' own backoff, about a second, lands
+ * inside a 30 s cooldown). `faulted`: an endpoint given up for its own fault on the way, named too.
+ */
+function circuitOpen(ctx: GatewayContext, skipped: unknown[], reopensInMs: number | undefined, faulted: GatewayError | undefined): GatewayError {
+  const others = faulted ? "every other provider" : "every provider";
+  const open = `${others} of ${ctx.model?.id ?? "this model"} is failing right now (circuit open); try again shortly`;
+  return new GatewayError(502, "UPSTREAM_ERROR", faulted ? `${faulted.message}; ${open}` : open[0]!.toUpperCase() + open.slice(1), {
+    details: faulted ? { ...faulted.details, attempts: ctx.attempts, skipped } : { skipped },
+    retryAfter: reopensInMs === undefined ? undefined : reopensInMs / 1000,
+  });
 }
 
 /**
