@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import type { GatewayContext } from "./context.ts";
-import { answerGuard, offerAnswerGuard, type AnswerGuard } from "./answer-guard.ts";
+import { answerBeforeCheck, answerGuard, offerAnswerGuard, tapAnswerBeforeCheck, type AnswerGuard } from "./answer-guard.ts";
 
 describe("answerGuard", () => {
   it("finds the check offered for the request's config, and none on a config that offered none (a reload without it)", async () => {
@@ -18,5 +18,19 @@ describe("answerGuard", () => {
     expect(seen).toEqual(["before", "answer", "after"]);
     expect(answerGuard({ config: guarded, endpoint: "embeddings" } as GatewayContext)).toBeUndefined();
     expect(answerGuard({ config: reloaded, endpoint: "chat" } as GatewayContext)).toBeUndefined();
+  });
+});
+
+describe("answerBeforeCheck", () => {
+  it("hands the answer to the step that asked once, and the check goes on with what the tap returned", () => {
+    const ctx = {} as GatewayContext;
+    const provider = { kind: "json" as const, status: 200, body: { text: "[EMAIL_1]" } };
+    expect(answerBeforeCheck(ctx, provider)).toBe(provider); // nobody asked
+    const seen: unknown[] = [];
+    const wrapped = { ...provider, status: 201 };
+    tapAnswerBeforeCheck(ctx, (a) => (seen.push(a), wrapped));
+    expect(answerBeforeCheck(ctx, provider)).toBe(wrapped);
+    expect(answerBeforeCheck(ctx, provider)).toBe(provider);
+    expect(seen).toEqual([provider]);
   });
 });

@@ -1,6 +1,7 @@
 // A project's `guardrails:` compiled once per config load (cached by the config object, so a reload compiles anew):
 // every rule's detectors, patterns and keywords as global regular expressions, split by the side they act on.
 import type { GuardrailModeration, GuardrailRule, GuardrailsConfig } from "../../core/generated/types/gateway.ts";
+import { canonicalJson } from "../../core/http/canonical-json.ts";
 import { detectorsFor, type Detector, type DetectorKind } from "./detectors/index.ts";
 
 export type Action = "block" | "redact" | "flag";
@@ -25,6 +26,11 @@ export interface Guard {
   moderateOutput: boolean;
   /** Output rules on streams: characters held back and looked back over. */
   window: number;
+  /**
+   * The input redact rules, as configured (canonical JSON; undefined: none): what they rewrite leaves in place of what
+   * the client sent, so an answer kept under other ones answered another request (the response cache's key has it).
+   */
+  redacts?: string;
 }
 
 const compiled = new WeakMap<GuardrailsConfig, Guard | null>();
@@ -45,7 +51,9 @@ export function compile(config: GuardrailsConfig): Guard | null {
   const moderateInput = !!m && (m.on ?? ["input"]).includes("input");
   const moderateOutput = !!m && (m.on ?? ["input"]).includes("output");
   if (!input.length && !output.length && !moderateInput && !moderateOutput) return null;
-  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64 };
+  const redacting = (config.rules ?? []).filter((r) => on(r, "input") && r.action === "redact");
+  const redacts = redacting.length ? canonicalJson(redacting) : undefined;
+  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts };
 }
 
 /** A placeholder label from a rule name: "no-internal.codes" -> NO_INTERNAL_CODES. */

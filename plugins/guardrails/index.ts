@@ -19,7 +19,7 @@ import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
-import { offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
+import { answerBeforeCheck, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
 
@@ -39,8 +39,9 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     if (moderate) await checkModeration(ctx, guard.moderation!, turn, "input");
   }
   await next();
-  const r = ctx.response;
-  if (!r || r.status >= 300 || ctx.endpoint === "count_tokens") return;
+  if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
+  // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
+  const r = (ctx.response = answerBeforeCheck(ctx, ctx.response));
   if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0 && run.documents.size === 0) return;
   if (r.kind === "stream") {
     ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
@@ -80,7 +81,7 @@ export default definePlugin({
     actionCounter(gateway.metrics.registry);
     offerAnswerGuard(config, (ctx) => {
       const guard = guardOf(ctx);
-      return guard ? (answer) => run(ctx, guard, answer) : undefined;
+      return guard ? Object.assign((answer: () => Promise<void>) => run(ctx, guard, answer), { redacts: guard.redacts }) : undefined;
     });
   },
   handle(ctx, next) {

@@ -8,33 +8,26 @@
 // limits (its token estimate given back) and holds a budget reservation settled at the hit price (raised to it first
 // when the worst case held is less: no room, no hit); a Responses answer is replayed only while the stored responses
 // it names are; an idempotency key keeps its own meaning (a keyed retry replays exactly what the key first answered,
-// hit or not). The guardrails, which run after it, see a hit as they see a miss (guarded-hit.ts). The store failing
+// hit or not). The guardrails, which run after it, see a hit as they see a miss (guarded-hit.ts): the answer is kept as
+// the provider sent it, before they restored placeholders or applied output rules (keep.ts). The store failing
 // costs the cache, never the request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
-import { recordStream, replayStored, storedBytes } from "../../core/pipeline/stored-response.ts";
+import { replayStored, storedBytes } from "../../core/pipeline/stored-response.ts";
 import { meterFor } from "../../core/metering/meter.ts";
-import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { cacheKey } from "./key.ts";
-import { planOf, settingsOf, type CachePlan, type CacheSettings } from "./plan.ts";
-import { completeStream, keepsJson } from "./answer.ts";
-import { frontFor, type Front } from "./front.ts";
+import { planOf, settingsOf, type CachePlan } from "./plan.ts";
+import { frontFor } from "./front.ts";
 import { parseEntry, type CacheEntry } from "./entry.ts";
-import { cacheMetrics, type CacheMetrics } from "./metrics.ts";
+import { cacheMetrics } from "./metrics.ts";
+import { keeping, type CacheState } from "./keep.ts";
 import { replayable } from "../../core/responses/replayable.ts";
-import { answerGuard } from "../../core/pipeline/answer-guard.ts";
+import { answerGuard, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
 
 export const CACHE_HEADER = "x-mg-cache";
-/** Headers that describe the answer itself, replayed with it (not rate-limit headers: those are the new request's). */
-const ANSWER_HEADERS = ["x-mg-upstream-model", DROPPED_PARAMS_HEADER, "x-mg-upstream-request-id"];
-
-interface State {
-  settings: CacheSettings;
-  front?: Front;
-  metrics: CacheMetrics;
-}
+type State = CacheState;
 
 export default definePlugin<unknown, State>({
   name: "response-cache",
@@ -48,23 +41,38 @@ export default definePlugin<unknown, State>({
   handle(ctx, next, { state }) {
     const plan = planOf(ctx, state.settings);
     if (!plan) return next();
+    // The guardrails after the cache, if any: a hit is made inside them, and what they redact is in the key.
+    const guard = answerGuard(ctx);
     let key: string;
     try {
-      key = cacheKey(ctx);
+      key = cacheKey(ctx, guard?.redacts);
     } catch {
       return next(); // a body nested too deep to walk is not cached
     }
-    return cached(ctx, next, plan, key, state);
+    return cached(ctx, next, plan, key, state, guard);
   },
 });
 
-async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State): Promise<void> {
+async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State, guard: AnswerGuard | undefined): Promise<void> {
   const entry = plan.refresh ? undefined : await lookup(ctx, key, state);
-  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state);
+  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state, guard);
   state.metrics.requests.add(1, ctx.endpoint, "miss");
   ctx.responseHeaders[CACHE_HEADER] = "miss";
+  if (!guard) {
+    // Steps outside the cache (guardrails placed before it) change the answer after this: keeping() copies it now.
+    await next();
+    if (!ctx.response) return;
+    const kept = keeping(ctx, key, plan, state, ctx.response);
+    ctx.response = kept.response;
+    kept.save?.();
+    return;
+  }
+  // The guardrails after the cache hand the answer over before they check it (placeholders still in it), and a
+  // JSON answer they refuse is not kept.
+  let kept: ReturnType<typeof keeping> | undefined;
+  tapAnswerBeforeCheck(ctx, (answer) => (kept = keeping(ctx, key, plan, state, answer)).response);
   await next();
-  keep(ctx, key, plan, state);
+  kept?.save?.();
 }
 
 /** The front, then the store; a store that fails or holds something unreadable is a miss. */
@@ -106,12 +114,11 @@ async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan)
   return !hold || plan.price.pico <= hold.reservedPico || (await hold.cover?.(plan.price.pico)) === true;
 }
 
-async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State): Promise<void> {
-  // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts); on a copy, since they edit
-  // the answer in place and the kept entry serves the next hit.
-  const guard = answerGuard(ctx);
+async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State, guard: AnswerGuard | undefined): Promise<void> {
+  // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts). Always a copy: guardrails
+  // (after the cache or before it) edit the answer in place, and the kept entry serves the next hit.
   if (guard) return guardedHit(ctx, guard, () => serve(ctx, copied(entry.response), entry, plan, state));
-  serve(ctx, entry.response, entry, plan, state);
+  serve(ctx, copied(entry.response), entry, plan, state);
   // The ledger record (which settles the budget's hold at the hit price) is written before the answer goes out, as
   // every answer's is.
   await meterFor(ctx).commit({ status: entry.response.status, aborted: false });
@@ -134,63 +141,4 @@ function copied(response: StoredResponse): StoredResponse {
   if (response.kind === "json") return { ...response, body: structuredClone(response.body) };
   if (response.kind === "stream") return { ...response, events: response.events.map((e) => ({ ...e })) };
   return response;
-}
-
-function answerHeaders(ctx: GatewayContext): Record<string, string> {
-  const h: Record<string, string> = { "x-mg-original-request-id": ctx.requestId };
-  for (const name of ANSWER_HEADERS) {
-    const v = ctx.responseHeaders[name];
-    if (v !== undefined) h[name] = v;
-  }
-  return h;
-}
-
-/** After a miss: keep a whole, successful answer — a JSON one now, a stream once it has ended normally. */
-function keep(ctx: GatewayContext, key: string, plan: CachePlan, state: State): void {
-  const r = ctx.response;
-  if (!r) return;
-  if (r.kind === "stream") {
-    if (r.status < 200 || r.status >= 300) return;
-    const headers = answerHeaders(ctx);
-    ctx.response = {
-      ...r,
-      events: recordStream(r.events, {
-        maxBytes: state.settings.maxEntryBytes,
-        done: (events) => {
-          if (!events) state.metrics.writes.add(1, ctx.endpoint, "too_large");
-          else if (completeStream(ctx.protocol, events)) save(ctx, key, plan, state, { kind: "stream", status: r.status, headers, events });
-        },
-        failed: () => {},
-      }),
-    };
-    return;
-  }
-  if (keepsJson(r, ctx.endpoint)) save(ctx, key, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body });
-}
-
-/** Into the front at once, into the store in the background: the client never waits for the cache. */
-function save(ctx: GatewayContext, key: string, plan: CachePlan, state: State, response: StoredResponse): void {
-  const now = Date.now();
-  const entry: CacheEntry = { v: 1, storedAt: now, expiresAt: now + plan.ttlMs, response };
-  let text: string;
-  try {
-    text = JSON.stringify(entry);
-  } catch {
-    return; // nothing a provider sends fails here; the answer itself has gone out either way
-  }
-  const bytes = storedBytes(text);
-  if (bytes > state.settings.maxEntryBytes) {
-    state.metrics.writes.add(1, ctx.endpoint, "too_large");
-    return;
-  }
-  state.front?.set(key, entry, bytes, now);
-  const endpoint = ctx.endpoint;
-  ctx.gateway.store.responseCache.put(key, text, plan.ttlMs, now).then(
-    () => state.metrics.writes.add(1, endpoint, "stored"),
-    (err) => {
-      state.metrics.writes.add(1, endpoint, "failed");
-      // An outage is logged once by the store's guard; this only says which answer it cost.
-      ctx.gateway.log.debug("response cache: answer not kept", { requestId: ctx.requestId, error: String(err) });
-    },
-  );
 }

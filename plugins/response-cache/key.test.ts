@@ -33,7 +33,7 @@ describe("cacheKey", () => {
       ctx({ body: { ...body, temperature: 0.1 } }),
       ctx({ body: { ...body, messages: [{ role: "user", content: "Hi!" }] } }),
       ctx({ body: { ...body, providerOptions: { gateway: { models: ["openai/gpt-4o"] } } } }),
-    ].map(cacheKey);
+    ].map((c) => cacheKey(c));
     expect(new Set([key, ...others]).size).toBe(others.length + 1);
   });
 
@@ -54,6 +54,13 @@ describe("cacheKey", () => {
     expect(m({ "anthropic-beta": "a,b" })).toBe(m({ "anthropic-beta": "b, a" }));
     expect(m({ "anthropic-beta": "a" })).not.toBe(m({ "anthropic-beta": "a,b" }));
     expect(m({ "anthropic-version": "2023-06-01" })).not.toBe(m({}));
+  });
+
+  it("the guardrails' input redactions are part of it: no redaction and another one are other requests", () => {
+    const c = ctx({ body });
+    expect(cacheKey(c, undefined)).toBe(key);
+    expect(cacheKey(c, '[{"name":"pii"}]')).not.toBe(key);
+    expect(cacheKey(c, '[{"name":"pii"}]')).not.toBe(cacheKey(c, '[{"name":"pii2"}]'));
   });
 
   it("a body nested deeper than the stack is refused with a RangeError (the caller then skips the cache)", () => {

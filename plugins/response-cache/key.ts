@@ -2,7 +2,8 @@
 // changes the answer — the project, live or sandbox (sandbox keys are answered by the simulator), the endpoint, the
 // client protocol and its method (Gemini's embedContent and batchEmbedContents share a body but not an answer shape),
 // streamed or not (a stream replays as a stream, JSON as JSON), the headers an upstream reads (anthropic-beta,
-// anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo.
+// anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo —
+// and the input redactions of the guardrails the request goes through.
 import { createHash } from "node:crypto";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
@@ -50,8 +51,12 @@ function answerBody(ctx: GatewayContext): Record<string, unknown> {
   return body;
 }
 
-/** The request's cache key (base64url sha256). Throws RangeError for a body nested too deep to walk. */
-export function cacheKey(ctx: GatewayContext): string {
+/**
+ * The request's cache key (base64url sha256). Throws RangeError for a body nested too deep to walk. `redacts`: the
+ * input redactions of the guardrails after the cache (core/pipeline/answer-guard.ts): the request they send is
+ * another one under other redactions, and a kept answer holds their placeholders, which only they hand out.
+ */
+export function cacheKey(ctx: GatewayContext, redacts?: string): string {
   const parts = {
     v: KEY_VERSION,
     project: ctx.auth!.projectId,
@@ -62,6 +67,7 @@ export function cacheKey(ctx: GatewayContext): string {
     stream: ctx.body?.stream === true,
     headers: answerHeaders(ctx) ?? null,
     body: answerBody(ctx),
+    ...(redacts === undefined ? {} : { redacts }),
   };
   return createHash("sha256").update(canonicalJson(parts)).digest("base64url");
 }
