@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { nameJsonModel, StreamModelNamer } from "./served-model.ts";
 
 const GW = "anthropic/claude-sonnet-4.5";
@@ -122,5 +122,35 @@ describe("Gemini answers name the model in modelVersion", () => {
     // An event naming no model (only args do) is passed on as it came.
     const argsOnly = { data: JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: "f", args: { modelVersion: "v2" } } }] } }] }) };
     expect(new StreamModelNamer("gemini", G).rename(argsOnly)).toBe(argsOnly);
+  });
+
+  it("modelVersion first, and a later args key or text that ends like the key: only the event's own is named", () => {
+    const n = new StreamModelNamer("gemini", G);
+    const data = JSON.stringify({ modelVersion: "gemini-up", candidates: [{ content: { parts: [{ text: 'he said "modelVersion' }, { functionCall: { name: "f", args: { modelVersion: "v2" } } }] } }], responseId: "r" });
+    expect(JSON.parse(n.rename({ data }).data)).toEqual({ ...JSON.parse(data), modelVersion: G });
+    expect(n.upstreamModel).toBe("gemini-up");
+    const spaced = '{ "candidates" : [ ] , "modelVersion" : "gemini-up" , "responseId" : "r" }\r\n';
+    expect(JSON.parse(n.rename({ data: spaced }).data)).toEqual({ candidates: [], modelVersion: G, responseId: "r" });
+    const unnamed = { data: '{"candidates":[],"modelVersion":null}' };
+    expect(n.rename(unnamed)).toBe(unnamed);
+  });
+
+  it("a large function-call event is not read character by character: only what follows its modelVersion is", () => {
+    const args = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`field_${i}`, { value: "x".repeat(60), list: [i, { nested: "y".repeat(20) }] }]));
+    const data = JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "deploy", args } }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 200, totalTokenCount: 230 }, modelVersion: "gemini-2.5-flash-001", responseId: "abcdefghijklmnopqrstuvw" });
+    expect(data.length).toBeGreaterThan(6000);
+    const n = new StreamModelNamer("gemini", G);
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    let out: string;
+    let read: number;
+    try {
+      out = n.rename({ data }).data;
+    } finally {
+      read = reads.mock.calls.length; // mockRestore clears the calls
+      reads.mockRestore();
+    }
+    expect(JSON.parse(out).modelVersion).toBe(G);
+    // The tail after modelVersion is some 50 characters; the whole event is thousands.
+    expect(read).toBeLessThan(200);
   });
 });

@@ -76,9 +76,21 @@ export class StreamModelNamer {
   /**
    * A Gemini event's top-level `"modelVersion":"x"` spliced as text. Unlike a chat chunk's, a Gemini event holds
    * free-form objects (a function call's args, before modelVersion), whose keys are not escaped: only the key of
-   * the event's own object counts, found by skipping strings and counting brackets.
+   * the event's own object counts. Gemini and the gateway's translators put modelVersion near the end, after the
+   * candidates: its last occurrence is checked from there (topLevelFromEnd), and the whole event is walked only
+   * when that one is not the event's own.
    */
   private geminiEvent(ev: SseEvent): SseEvent {
+    const d = ev.data;
+    const last = d.lastIndexOf(MODEL_VERSION_KEY);
+    if (last === -1) return ev; // no key of that name anywhere
+    const value = topLevelFromEnd(d, last);
+    if (value !== undefined) return value === -1 ? ev : this.splice(ev, value, stringEnd(d, value));
+    return this.geminiEventScanned(ev);
+  }
+
+  /** geminiEvent by walking the event from its start: strings skipped, brackets counted. */
+  private geminiEventScanned(ev: SseEvent): SseEvent {
     const d = ev.data;
     let depth = 0;
     for (let i = 0; i < d.length; i++) {
@@ -129,6 +141,42 @@ export class StreamModelNamer {
     ev.data = JSON.stringify(j);
     return ev;
   }
+}
+
+/**
+ * Whether the `"modelVersion"` at `at` is a key of the event's own object, judged by what follows it: its value (a
+ * string: where it starts is returned; null or another value: -1), then only the object's other members up to its
+ * closing brace, the last thing in the event. Undefined when that cannot be told so (a quote escaped before it, a key
+ * nested deeper, anything unexpected): the caller walks the event instead. Within valid JSON an unescaped
+ * `"modelVersion"` followed by `:` is a key, and a key whose object closes before the event's end is nested.
+ */
+function topLevelFromEnd(d: string, at: number): number | undefined {
+  let slashes = 0;
+  while (d.charCodeAt(at - 1 - slashes) === 92 /* \ */) slashes++;
+  if (slashes % 2 === 1) return undefined;
+  const colon = skipSpace(d, at + MODEL_VERSION_KEY.length);
+  if (d.charCodeAt(colon) !== 58 /* : */) return undefined;
+  const value = skipSpace(d, colon + 1);
+  let i = value;
+  if (d.charCodeAt(value) === 34 /* " */) {
+    i = stringEnd(d, value);
+    if (i === -1) return undefined;
+  }
+  // The rest of the event, from the value on: the object must close at the very end, never before.
+  let depth = 1;
+  for (; i < d.length; i++) {
+    const c = d.charCodeAt(i);
+    if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      if (--depth === 0) break;
+    } else if (c === 34 /* " */) {
+      const end = stringEnd(d, i);
+      if (end === -1) return undefined;
+      i = end - 1;
+    }
+  }
+  if (depth !== 0 || skipSpace(d, i + 1) !== d.length) return undefined;
+  return d.charCodeAt(value) === 34 ? value : -1;
 }
 
 function skipSpace(s: string, i: number): number {
