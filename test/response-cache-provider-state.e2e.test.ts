@@ -1,7 +1,9 @@
 // The response cache never answers a Responses request whose answer stands on state the provider changes under the
 // same body: a conversation (OpenAI's Conversations: each turn is added to it) and a stored prompt named without a
 // version (its latest version can change). Before the fix, the second `input: "continue"` on conv_X was a hit
-// (x-mg-cache: hit) and the turn never reached the conversation — with store: false too.
+// (x-mg-cache: hit) and the turn never reached the conversation — with store: false too. Nor code run in a container
+// the provider keeps (a Messages `container`, a Responses code interpreter's `container: "cntr_…"`): the second
+// identical request was a hit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,9 +56,57 @@ describe("a Responses request on state the provider changes is never cached", ()
     }
   });
 
+  it.each([
+    { name: "a code interpreter in a named container", extra: { tools: [{ type: "code_interpreter", container: "cntr_abc" }] } },
+    { name: "a named container, store: false", extra: { tools: [{ type: "code_interpreter", container: "cntr_abc" }], store: false } },
+  ])("$name (its files and state are the provider's): each request reaches the provider", async ({ extra }) => {
+    const body = ask(extra);
+    const before = openai.requests.length;
+    const first = await create(body);
+    const second = await create(body);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(openai.requests.length).toBe(before + 2);
+    expect([first.cache, second.cache]).toEqual([null, null]);
+  });
+
+  it("a code interpreter in a fresh container ({type: auto}) is cached like any request: the body decides it", async () => {
+    const body = ask({ tools: [{ type: "code_interpreter", container: { type: "auto" } }], input: "auto container" });
+    expect(await create(body)).toEqual({ status: 200, cache: "miss" });
+    expect(await create(body)).toEqual({ status: 200, cache: "hit" });
+  });
+
   it("a stored prompt pinned to a version is cached like any request", async () => {
     const body = ask({ prompt: { id: "pmpt_1", version: "3" } });
     expect(await create(body)).toEqual({ status: 200, cache: "miss" });
     expect(await create(body)).toEqual({ status: 200, cache: "hit" });
+  });
+});
+
+describe("a Messages request in a container the provider keeps is never cached", () => {
+  async function message(body: Record<string, unknown>): Promise<{ status: number; cache: string | null }> {
+    const res = await fetch(`${gw.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_ALWAYS}`, "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: CHAT_MODEL, max_tokens: 20, messages: [{ role: "user", content: "run it again" }], ...body }),
+    });
+    await res.text();
+    return { status: res.status, cache: res.headers.get("x-mg-cache") };
+  }
+
+  it.each([
+    { name: "by id", container: "container_011CPR5CNjB747bTd36fQLFk" },
+    { name: "as { id }", container: { id: "container_011CPR5CNjB747bTd36fQLFk" } },
+  ])("named $name: each request reaches the provider", async ({ container }) => {
+    const before = openai.requests.length;
+    const first = await message({ container });
+    const second = await message({ container });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(openai.requests.length).toBe(before + 2);
+    expect([first.cache, second.cache]).toEqual([null, null]);
+  });
+
+  it("without a container it is cached as before", async () => {
+    expect(await message({})).toEqual({ status: 200, cache: "miss" });
+    expect(await message({})).toEqual({ status: 200, cache: "hit" });
   });
 });

@@ -82,6 +82,15 @@ describe("changesUnderIt", () => {
     expect(changesUnderIt({ input: "x", prompt: { id: "pmpt_1", version: null } })).toBe(true);
   });
 
+  it("a tool run in a container named by id: its files are the provider's and change as code runs", () => {
+    expect(changesUnderIt({ input: "x", tools: [{ type: "code_interpreter", container: "cntr_abc" }] })).toBe(true);
+    expect(changesUnderIt({ input: "x", tools: [{ type: "web_search" }, { type: "code_interpreter", container: "cntr_abc" }] })).toBe(true);
+  });
+
+  it("a fresh container ({type: auto}) is made from the body: not provider state", () => {
+    expect(changesUnderIt({ input: "x", tools: [{ type: "code_interpreter", container: { type: "auto", file_ids: ["file_1"] } }] })).toBe(false);
+  });
+
   it("a pinned prompt version, a previous_response_id (checked by replayable) and a plain request do not", () => {
     expect(changesUnderIt({ input: "x", prompt: { id: "pmpt_1", version: "3" } })).toBe(false);
     expect(changesUnderIt({ input: "x", previous_response_id: "resp_a" })).toBe(false);

@@ -3,8 +3,8 @@
 // continued and the stored items its input referenced. Once one of them is deleted or has expired, the same request
 // asked afresh is a new response (or a 404, a 400), so the kept answer is not: replaying it would hand out an id
 // that can no longer be retrieved or continued. One read per id (most hits have one), only for Responses hits.
-// A request on state the provider changes under the same body (a conversation, a stored prompt's latest version) is
-// never kept at all: changesUnderIt.
+// A request on state the provider changes under the same body (a conversation, a stored prompt's latest version, a
+// named container) is never kept at all: changesUnderIt.
 import type { StoredResponse } from "../store/types.ts";
 import type { ResponseStore } from "../store/responses-types.ts";
 
@@ -30,12 +30,15 @@ export function answerIdOf(answer: StoredResponse): string | undefined {
 
 /**
  * The request stands on state the provider changes while the body stays the same, so the same request is a new
- * question each time: a conversation (`conversation`: its id or `{ id }`; each turn is added to it) and a stored
- * prompt named without a `version` (its latest version can change). Its answer is neither kept nor replayed. A
- * pinned prompt version does not change; a previous_response_id is checked by replayable.
+ * question each time: a conversation (`conversation`: its id or `{ id }`; each turn is added to it), a stored
+ * prompt named without a `version` (its latest version can change) and a tool run in a container named by id (a code
+ * interpreter's `container: "cntr_…"`: its files change as code runs in it, and it expires). Its answer is neither
+ * kept nor replayed. A pinned prompt version does not change; a fresh container (`{ type: "auto" }`) is made for the
+ * request from what its body says; a previous_response_id is checked by replayable.
  */
 export function changesUnderIt(body: any): boolean {
   if (body?.conversation != null) return true;
+  if (Array.isArray(body?.tools) && body.tools.some((t: any) => typeof t?.container === "string" && t.container !== "")) return true;
   const prompt = body?.prompt;
   return prompt != null && (typeof prompt !== "object" || prompt.version == null || prompt.version === "");
 }

@@ -1,11 +1,11 @@
 // Whether and how one request uses the response cache. Opt-in twice: the project (projects.<id>.cache) and the
 // request (providerOptions.gateway.cache: true, or {ttl, refresh}), unless the project caches every request
 // (mode: always), which a request can still decline (cache: false). The operator's limits come from `cache:`. A
-// Responses request on state the provider changes under the same body is never cached (core/responses/replayable.ts).
+// request on state the provider changes under the same body is never cached (provider-state.ts).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { CacheConfig, ProjectCacheConfig } from "../../core/generated/types/gateway.ts";
 import { toPico } from "../../core/money/money.ts";
-import { changesUnderIt } from "../../core/responses/replayable.ts";
+import { onProviderState } from "./provider-state.ts";
 
 /** Endpoints whose answers are cached: generated text and vectors, not images, videos, counts or the catalog. */
 const CACHEABLE = new Set(["chat", "messages", "responses", "gemini", "embeddings", "rerank"]);
@@ -57,8 +57,8 @@ export function planOf(ctx: GatewayContext, settings: CacheSettings): CachePlan 
   if (!auth || ctx.method !== "POST" || ctx.body === undefined || !CACHEABLE.has(ctx.endpoint)) return undefined;
   // Only models of the catalog: one removed by a reload is refused by the router, not answered from the cache.
   if (typeof ctx.body.model !== "string" || !ctx.config.models.has(ctx.body.model)) return undefined;
-  // A conversation or a stored prompt's latest version: the provider's state, not the body, decides the answer.
-  if (ctx.endpoint === "responses" && changesUnderIt(ctx.body)) return undefined;
+  // A conversation, a stored prompt's latest version, a named container: the provider's state, not the body, decides.
+  if (onProviderState(ctx.endpoint, ctx.body)) return undefined;
   const project: ProjectCacheConfig | undefined = auth.project.config.cache;
   if (!project) return undefined;
   const asked = ctx.body.providerOptions?.gateway?.cache as RequestOption;
