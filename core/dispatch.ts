@@ -80,13 +80,14 @@ export const UPSTREAM_MODEL_HEADER = "x-mg-upstream-model";
 const namedProtocol = (op: OperationName): NamedProtocol | undefined => (op === "chat" || op === "messages" || op === "responses" || op === "gemini" ? op : undefined);
 
 /**
- * Upstream statuses worth another try (core/retryable-status.ts), but never an account out of credit, whatever its
- * status (OpenAI's is a 429). Transport failures carry retryable: true.
+ * Upstream statuses worth another try (core/retryable-status.ts), or an error its driver knows to be (Bedrock's
+ * ModelErrorException is a 424), but never an account out of credit, whatever its status (OpenAI's is a 429).
+ * Transport failures carry retryable: true.
  */
 export function isRetryable(err: GatewayError): boolean {
   if (err.details?.reason === OUT_OF_CREDIT) return false;
   const upstream = err.details?.upstream_status;
-  if (typeof upstream === "number") return isRetryableStatus(upstream);
+  if (typeof upstream === "number") return isRetryableStatus(upstream) || err.retryable;
   return err.retryable;
 }
 

@@ -215,6 +215,14 @@ describe("fallback from Bedrock on throttling", () => {
     expect(r.json.providerMetadata.gateway.modelAttempts.map((a: any) => [a.provider, a.errorCode ?? a.status])).toEqual([["aws", "UPSTREAM_ERROR"], ["backup", 200]]);
   });
 
+  it("ModelErrorException (424, the model failed on the request) is retried like a 5xx, not taken for the gateway's setup", async () => {
+    bedrock.failures.push({ kind: "status", status: 424, type: "ModelErrorException", message: "The model failed" });
+    const r = await postJson(`${gw.baseURL}/chat/completions`, { model: "meta/llama-3.3-70b", messages: [{ role: "user", content: "Hi" }] }, { authorization: `Bearer ${LIVE}` });
+    expect(r.status).toBe(200); // the model's only endpoint, asked again
+    expect(r.json.choices[0].message.content).toBe(BEDROCK_TEXT);
+    expect(r.json.providerMetadata.gateway.modelAttempts.map((a: any) => [a.provider, a.errorCode ?? a.status])).toEqual([["aws", "UPSTREAM_ERROR"], ["aws", 200]]);
+  });
+
   it("stream: ThrottlingException before the stream, and a throttlingException frame as the first event, both fall back", async () => {
     for (const f of [{ kind: "status", status: 429, type: "ThrottlingException" }, { kind: "exception", afterEvents: 0, type: "throttlingException" }] as const) {
       bedrock.failures.push(f);

@@ -23,8 +23,11 @@ export function errorTypeOf(headers: UpstreamResponse["headers"], body: unknown)
   return t.slice(t.lastIndexOf("#") + 1) || undefined;
 }
 
-/** Types that are worth another provider whatever status carries them (ModelNotReady is retried by the AWS SDK). */
-const RETRYABLE_TYPES = new Set(["ThrottlingException", "ModelNotReadyException", "ServiceUnavailableException", "InternalServerException", "ModelTimeoutException"]);
+/**
+ * Types that are worth another try whatever status carries them (ModelNotReady is retried by the AWS SDK;
+ * ModelErrorException, a 424, is the model failing on the request: a server error, protocols-2 §2.6).
+ */
+const RETRYABLE_TYPES = new Set(["ThrottlingException", "ModelNotReadyException", "ServiceUnavailableException", "InternalServerException", "ModelTimeoutException", "ModelErrorException"]);
 
 export function bedrockError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
   let body: unknown;
