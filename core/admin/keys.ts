@@ -36,6 +36,12 @@ function yamlOnly(gw: Gateway, project: string, id: string, what: "change" | "re
     { details: { project, id, source: "yaml" } });
 }
 
+/** A gateway.yaml key already rotated (its entry records the successor): the command would refuse it, so say so. */
+function replacedInYaml(gw: Gateway, project: string, id: string, by: string): GatewayError {
+  return new GatewayError(409, "CONFLICT", `Key ${project}/${id} was already rotated to ${project}/${by}: rotate ${by} instead, in gateway.yaml ` +
+    `(model-gateway keys rotate --project ${project} --id ${by} --config ${shellWord(gw.config.file)})`, { details: { project, id, source: "yaml", replaced_by: by } });
+}
+
 function parseExpiry(v: string | null | undefined, field: string, now: number): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
@@ -57,7 +63,9 @@ async function storedOr404(gw: Gateway, project: string, id: string, what: "chan
   const { keys } = await gw.apiKeys.list();
   const k = keys.find((s) => s.project === project && s.id === id);
   if (k) return k;
-  if (inYaml(gw, project, id)) throw yamlOnly(gw, project, id, what);
+  const y = inYaml(gw, project, id);
+  if (y?.replaced_by && what === "rotate") throw replacedInYaml(gw, project, id, y.replaced_by);
+  if (y) throw yamlOnly(gw, project, id, what);
   throw new GatewayError(404, "NOT_FOUND", `No key ${project}/${id}`, { details: { project, id } });
 }
 

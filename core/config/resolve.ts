@@ -9,6 +9,7 @@ import { validateGateway } from "../generated/validators.js";
 import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
 import { interpolate, hasReference, expandsAt, firstReference, malformedReference, unsetPhrase, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
+import { withRotationMarks } from "../keys/rotation-marks.ts";
 import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
@@ -84,6 +85,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   unset.dropDisabledFields(raw);
 
   const config = raw as GatewayConfig;
+  // `model-gateway keys rotate` records a key's successor in comments, which an earlier release's schema ignores.
+  withRotationMarks(main.doc, (pid) => config.projects?.[pid]?.keys);
   checkReferences(config, sources, problems);
   const egress = resolveEgressProxy(config.server?.egress_proxy, env);
   for (const p of egress.problems) problems.push(sources.at("path" in p.at ? p.at.path : ["server"], p.message));

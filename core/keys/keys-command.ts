@@ -10,8 +10,9 @@ import { resolve } from "node:path";
 import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
 import { parseStrictTime } from "../strict-time.ts";
 import { lockedEdit, LockedEditError } from "./locked-edit.ts";
-import { addAdminKey, addProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
+import { addAdminKey, addProjectKey, noteOnProjectKey, setProjectKeyField, yamlKeys, YamlEditError, type Value } from "./yaml-edit.ts";
 import { rotationRefusal, successorId } from "./yaml-rotation.ts";
+import { rotationNote } from "./rotation-marks.ts";
 import { unusedOption } from "./keys-options.ts";
 
 const USAGE = `Usage:
@@ -252,22 +253,25 @@ async function rotate(v: Values): Promise<number> {
     const old = keys.find((k) => k.project === project && k.id === id);
     if (!old) throw new YamlEditError(`project ${project} has no key ${id} in ${file}`);
     const now = Date.now();
-    const refused = rotationRefusal(keys, old, now);
+    const refused = rotationRefusal(keys, old, now, expires);
     if (refused) throw new YamlEditError(refused);
-    newId ??= successorId(id, new Set(keys.filter((k) => k.project === project).map((k) => k.id)));
-    await freeInStore(file, project, newId, "--new-id");
     const until = now + overlap * 1000;
     const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
     expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
+    newId ??= successorId(id, new Set(keys.filter((k) => k.project === project).map((k) => k.id)));
+    await freeInStore(file, project, newId, "--new-id");
     // --expires, else the old key's expiry, its own here (a rotated key is refused above), never an overlap's end:
     // what the admin API's rotate does without expires_at.
     newExpiry = expires ?? old.expires_at;
     const entry = {
       id: newId, sha256: sha256Hex(key), ...(newExpiry ? { expires_at: newExpiry } : {}), ...(old.rate_limits ? { rate_limits: old.rate_limits } : {}),
-      ...(old.budget ? { budget: old.budget } : {}), rotated_from: id,
+      ...(old.budget ? { budget: old.budget } : {}),
     };
-    const next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
-    return setProjectKeyField(setProjectKeyField(next, project, id, "expires_at", expiresAt), project, id, "replaced_by", newId);
+    // The pair is recorded in comments, not fields: an earlier release's gateway must still load the file.
+    let next = addProjectKey(text, project, entry as unknown as Record<string, Value>, id);
+    next = setProjectKeyField(next, project, id, "expires_at", expiresAt);
+    next = noteOnProjectKey(next, project, id, rotationNote("to", newId));
+    return noteOnProjectKey(next, project, newId, rotationNote("from", id));
   });
   out(`${key}\n\nThis key is shown once. Added ${project}/${newId} to ${file}${expiry(newId!, newExpiry)}; ${project}/${id} now expires at ${expiresAt}.\n`);
   return 0;

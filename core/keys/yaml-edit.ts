@@ -3,6 +3,7 @@
 // siblings with their indentation and style, a field set inside its map). Comments, alignment and quoting elsewhere
 // are untouched, which re-serialising the whole document would not guarantee.
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
+import { withRotationMarks } from "./rotation-marks.ts";
 
 export class YamlEditError extends Error {}
 
@@ -104,17 +105,34 @@ export interface YamlKey {
   revoked?: boolean;
   rate_limits?: { rpm?: number; tpm?: number };
   budget?: { usd: string; period?: string };
-  /** Written by `keys rotate` (yaml-rotation.ts): the key's successor, and the key a successor replaced. */
+  /** The key's successor, and the key a successor replaced: recorded by `keys rotate` (rotation-marks.ts). */
   replaced_by?: string;
   rotated_from?: string;
 }
 
-/** Every project key declared in the file (not its includes), as written. */
+/** Every project key declared in the file (not its includes), as written, with the rotation chain its comments record. */
 export function yamlKeys(text: string): YamlKey[] {
-  const raw = load(text).toJS() as { projects?: Record<string, { keys?: Omit<YamlKey, "project">[] }> } | null;
+  const doc = load(text);
+  const raw = doc.toJS() as { projects?: Record<string, { keys?: Omit<YamlKey, "project">[] }> } | null;
   const out: YamlKey[] = [];
   for (const [project, p] of Object.entries(raw?.projects ?? {})) for (const k of p?.keys ?? []) out.push({ project, ...k });
+  withRotationMarks(doc, (project) => out.filter((k) => k.project === project));
   return out;
+}
+
+/**
+ * Add `note` to the comment of a key entry: at the end of its line (a flow entry's last line, a block entry's `id:`
+ * line), after the comment already there. Unchanged in a flow list of keys, where a line may hold several entries.
+ */
+export function noteOnProjectKey(text: string, project: string, id: string, note: string): string {
+  const { seq, item } = keyItem(load(text), project, id);
+  if (seq.flow) return text;
+  const idPair = item.items.find((p) => isScalar(p.key) && p.key.value === "id") as Pair<Node, Node> | undefined;
+  const [, after] = item.flow ? rangeOf(item) : rangeOf(idPair?.value);
+  const end = lineEnd(text, after);
+  let at = end;
+  while (at > after && /\s/.test(text[at - 1]!)) at--;
+  return splice(text, at, end - at, text.slice(after, at).includes("#") ? `; ${note}` : `  # ${note}`);
 }
 
 export function addProjectKey(text: string, project: string, entry: Record<string, Value>, after?: string): string {

@@ -17,9 +17,15 @@ describe("rotating a gateway.yaml key", () => {
     expect(rotationRefusal([old, key("ci", { rotated_from: "team" })], old, NOW)).toBe("key demo/team was already rotated to demo/ci: rotate ci instead");
   });
 
-  it("takes a later id of the chain beside an expiry for an earlier release's rotation, and nothing less", () => {
+  it("asks for the new key's expiry beside a later id of the chain recording no predecessor, never calling it rotated", () => {
     const team = key("team", { expires_at: SOON });
-    expect(rotationRefusal([team, key("team-r3")], team, NOW)).toMatch(/^key demo\/team was already rotated to demo\/team-r3 /);
+    expect(rotationRefusal([team, key("team-r3")], team, NOW)).toBe(
+      `key demo/team has an expires_at (${SOON}) that the new key would take, but demo/team-r3 looks like the successor of an earlier ` +
+      `rotation of it that left no record, which would make ${SOON} that rotation's overlap end: pass --expires DATE for the new key ` +
+      `(--expires ${SOON} if it is team's own; if team was rotated to team-r3, rotate team-r3 instead)`);
+    // Given an expiry, nothing is handed on: rotated (eu-r1 and eu-r2 may be two regions' keys).
+    const eu = key("eu-r1", { expires_at: SOON });
+    expect(rotationRefusal([eu, key("eu-r2", { expires_at: SOON })], eu, NOW, "2031-01-01T00:00:00Z")).toBeUndefined();
     // No expiry: no rotation ever set one.
     expect(rotationRefusal([key("team"), key("team-r2")], key("team"), NOW)).toBeUndefined();
     // The later id names another predecessor, or is the chain's earlier one, or another project's.

@@ -1,6 +1,6 @@
 // The rules of rotating a gateway.yaml key (`model-gateway keys rotate --config`), the admin API's for a stored key
 // (core/admin/keys.ts rotateKey): a revoked or expired key is not rotated, and a key has one successor. The file
-// records the pair as the store does: the retiring key's entry gets `replaced_by`, its successor's `rotated_from`.
+// records the pair in comments on both entries (rotation-marks.ts), which a gateway of an earlier release ignores.
 import type { YamlKey } from "./yaml-edit.ts";
 
 const CHAIN = /^(.*)-r(\d+)$/;
@@ -12,11 +12,12 @@ export function successorId(id: string, taken: Set<string>): string {
 }
 
 /**
- * A successor written before rotations recorded `replaced_by`: a later id of the key's chain (team -> team-r2) that
- * names no predecessor, beside an expiry of the key's (every rotation set one). Its expires_at is then the overlap's
- * end, not an expiry of its own, so neither a second successor nor that expiry may be handed on.
+ * A key that may be the successor an earlier release's rotation made, which recorded nothing: a later id of the key's
+ * chain (team -> team-r2) recording no predecessor, beside an expiry of the key's (every rotation set one). It may
+ * as well be a key of its own (eu-r1 and eu-r2, two regions), so it is never taken for a successor; but if it is one,
+ * the key's expires_at is that rotation's overlap end, which a new key must not inherit.
  */
-function unrecordedSuccessor(keys: YamlKey[], old: YamlKey): string | undefined {
+function successorLookalike(keys: YamlKey[], old: YamlKey): string | undefined {
   if (!old.expires_at) return undefined;
   const m = CHAIN.exec(old.id);
   const root = m ? m[1] : old.id;
@@ -27,13 +28,21 @@ function unrecordedSuccessor(keys: YamlKey[], old: YamlKey): string | undefined 
   })?.id;
 }
 
-/** Why `old` may not be rotated, in one line; undefined when it may. */
-export function rotationRefusal(keys: YamlKey[], old: YamlKey, now: number): string | undefined {
+/**
+ * Why `old` may not be rotated, in one line; undefined when it may. `expires`: the new key's expiry given (--expires),
+ * when it is, nothing is handed on from the old key's.
+ */
+export function rotationRefusal(keys: YamlKey[], old: YamlKey, now: number, expires?: string): string | undefined {
   const name = `key ${old.project}/${old.id}`;
   if (old.revoked) return `${name} is revoked: create a new key instead`;
   if (old.expires_at && Date.parse(old.expires_at) <= now) return `${name} has expired (${old.expires_at}): create a new key instead`;
   if (old.replaced_by) return `${name} was already rotated to ${old.project}/${old.replaced_by}: rotate ${old.replaced_by} instead`;
-  const earlier = unrecordedSuccessor(keys, old);
-  if (earlier) return `${name} was already rotated to ${old.project}/${earlier} (its expires_at is that rotation's overlap end): rotate ${earlier} instead`;
+  const lookalike = expires === undefined ? successorLookalike(keys, old) : undefined;
+  if (lookalike) {
+    const x = old.expires_at!;
+    return `${name} has an expires_at (${x}) that the new key would take, but ${old.project}/${lookalike} looks like the successor ` +
+      `of an earlier rotation of it that left no record, which would make ${x} that rotation's overlap end: pass --expires DATE ` +
+      `for the new key (--expires ${x} if it is ${old.id}'s own; if ${old.id} was rotated to ${lookalike}, rotate ${lookalike} instead)`;
+  }
   return undefined;
 }

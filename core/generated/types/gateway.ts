@@ -576,11 +576,11 @@ export interface ApiKeyConfig {
   rate_limits?: RateLimits;
   budget?: KeyBudget;
   /**
-   * The id of the key this one was rotated to (written by `model-gateway keys rotate`): a key has one successor.
+   * The id of the key this one was rotated to: a key has one successor. `model-gateway keys rotate` notes it in a comment on the entry (`# rotated to <id>`), which an earlier release ignores, and no longer writes this field.
    */
   replaced_by?: string;
   /**
-   * The id of the key this one replaced (written by `model-gateway keys rotate`).
+   * The id of the key this one replaced. `model-gateway keys rotate` notes it in a comment on the entry (`# rotated from <id>`) and no longer writes this field.
    */
   rotated_from?: string;
 }
