@@ -186,6 +186,34 @@ describe("keys rotate --expires", () => {
     expect(keysOf(gw.configFile)[1]).toMatchObject({ id: "ci-r2", expires_at: "2031-06-01T00:00:00Z" });
   });
 
+  it("refuses an expiry before the retiring key's overlap end (exit 2), the file left as it was", async () => {
+    const soon = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10); // before a 2-day overlap ends
+    const before = readFileSync(gw.configFile, "utf8");
+    const r = await run(["keys", "rotate", "--project", "demo", "--id", "ci-r2", "--overlap", "3d", "--expires", soon, "--config", gw.configFile]);
+    expect(r.stderr).toMatch(new RegExp(`^keys rotate: --expires ${soon}T00:00:00Z is before the end of the overlap \\(\\S+Z\\), when demo/ci-r2 stops working: ` +
+      "the new key would expire while the key it replaces still works; give a later date or a shorter --overlap\n$"));
+    expect(r.status).toBe(2);
+    expect(readFileSync(gw.configFile, "utf8")).toBe(before);
+  });
+
+  it("refuses an expiry before the overlap end through the admin API (--url): 400 naming expires_at, exit 2", async () => {
+    const env = { MG_ADMIN_KEY: WRITE };
+    const made = await run(["keys", "new", "--url", gw.url, "--project", "demo", "--id", "short", "--expires", "2099-01-01"], env);
+    expect(made.status, made.stderr).toBe(0);
+    const soon = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const r = await run(["keys", "rotate", "--url", gw.url, "--project", "demo", "--id", "short", "--overlap", "3d", "--expires", soon], env);
+    expect(r.stderr).toMatch(/HTTP 400 INVALID_REQUEST: Invalid request: expires_at \(\S+\) is before the end of the overlap \(\S+\), when demo\/short stops working/);
+    expect(r.status).toBe(2);
+    const api = await fetch(`${gw.url}/admin/v1/keys/demo/short/rotate`, {
+      method: "POST", headers: { authorization: `Bearer ${WRITE}`, "content-type": "application/json" }, body: JSON.stringify({ overlap_seconds: 259_200, expires_at: `${soon}T00:00:00Z` }),
+    });
+    expect(api.status).toBe(400);
+    expect((await api.json()).error.param).toBe("expires_at");
+    // Nothing was rotated: the key has no successor.
+    const listed = await (await fetch(`${gw.url}/admin/v1/keys/demo/short`, { headers: { authorization: `Bearer ${WRITE}` } })).json();
+    expect(listed.replaced_by).toBeNull();
+  });
+
   it("gives the new key that expiry through the admin API (--url)", async () => {
     const env = { MG_ADMIN_KEY: WRITE };
     const made = await run(["keys", "new", "--url", gw.url, "--project", "demo", "--id", "remote", "--expires", "2099-01-01"], env);

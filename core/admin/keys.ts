@@ -191,18 +191,25 @@ export async function rotateKey(r: AdminRequest): Promise<AdminAnswer> {
   const overlapMs = (b.overlap_seconds ?? DEFAULT_OVERLAP_S) * 1000;
   const { keys } = await r.gateway.apiKeys.list();
   const taken = new Set([...keys.filter((k) => k.project === project).map((k) => k.id), ...(r.gateway.config.projects.get(project)?.config.keys.map((k) => k.id) ?? [])]);
+  const until = now + overlapMs;
+  const overlapEnd = old.expiresAt !== null && old.expiresAt < until ? old.expiresAt : until;
+  const expiresAt = b.expires_at !== undefined ? parseExpiry(b.expires_at, "expires_at", now)! : old.expiresAt;
+  // A new key that dies while the key it replaces still works would cut its clients off before they moved over.
+  if (expiresAt !== null && expiresAt < overlapEnd) {
+    throw invalidRequest(`Invalid request: expires_at (${b.expires_at}) is before the end of the overlap (${new Date(overlapEnd).toISOString()}), ` +
+      `when ${project}/${id} stops working: the new key would expire while the key it replaces still works`, "expires_at", { overlap_end: new Date(overlapEnd).toISOString() });
+  }
   const m = mint(old.sandbox);
   const fresh: StoredKey = {
     sha256: m.sha256, id: b.id ?? nextId(old.id, taken), project, sandbox: old.sandbox, hint: m.hint, createdAt: now, createdBy: r.admin.id,
-    expiresAt: b.expires_at !== undefined ? parseExpiry(b.expires_at, "expires_at", now)! : old.expiresAt, revokedAt: null,
+    expiresAt, revokedAt: null,
     ...(old.name !== undefined ? { name: old.name } : {}), ...(old.rateLimits ? { rateLimits: old.rateLimits } : {}), ...(old.budget ? { budget: old.budget } : {}),
     rotatedFrom: old.id,
   };
   notInYaml(r.gateway, fresh);
-  const until = now + overlapMs;
   // One atomic step in the store: of concurrent rotations of this key, one gets its successor, the others a 409.
   const done = await r.gateway.apiKeys.rotate(old.sha256, fresh, {
-    expiresAt: old.expiresAt !== null && old.expiresAt < until ? old.expiresAt : until, replacedBy: fresh.id,
+    expiresAt: overlapEnd, replacedBy: fresh.id,
     ...(overlapMs === 0 ? { revokedAt: now, revokedReason: `rotated to ${fresh.id}` } : {}),
   });
   if (!done.ok) {

@@ -22,7 +22,7 @@ const USAGE = `Usage:
   model-gateway keys revoke --project P --id K [--config F | --url U]
   model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS] [--new-id N] [--expires DATE] [--sandbox (--config only)] [--config F | --url U]
   --url U talks to a running gateway's admin API (key from --admin-key or MG_ADMIN_KEY); otherwise gateway.yaml is edited in place.
-  rotate --expires: the new key's expiry (without it: the retiring key's own expiry, none if it had none).
+  rotate --expires: the new key's expiry, not before the retiring key stops working (without it: the retiring key's own expiry, none if it had none).
 `;
 
 const OPTIONS = {
@@ -142,7 +142,11 @@ async function api(v: Values, method: string, path: string, body?: unknown): Pro
   } catch {
     throw new UsageError(`${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
   }
-  if (!res.ok) throw new UsageError(`${method} ${url}: HTTP ${res.status} ${json?.error?.code ?? ""}: ${json?.error?.message ?? text.slice(0, 200)}`);
+  if (!res.ok) {
+    const message = `${method} ${url}: HTTP ${res.status} ${json?.error?.code ?? ""}: ${json?.error?.message ?? text.slice(0, 200)}`;
+    // The API refused an option as given (--expires sent as expires_at): exit 2, as when the command refuses it itself.
+    throw res.status === 400 && json?.error?.param === "expires_at" ? new OptionError(message) : new UsageError(message);
+  }
   return json;
 }
 
@@ -258,6 +262,11 @@ async function rotate(v: Values): Promise<number> {
     const until = now + overlap * 1000;
     const oldExpiry = old.expires_at ? Date.parse(old.expires_at) : Infinity;
     expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
+    // A new key that dies while the key it replaces still works would cut its clients off before they moved over.
+    if (expires !== undefined && Date.parse(expires) < Date.parse(expiresAt)) {
+      throw new OptionError(`--expires ${expires} is before the end of the overlap (${expiresAt}), when ${project}/${id} stops working: ` +
+        "the new key would expire while the key it replaces still works; give a later date or a shorter --overlap");
+    }
     newId ??= successorId(id, new Set(keys.filter((k) => k.project === project).map((k) => k.id)));
     await freeInStore(file, project, newId, "--new-id");
     // --expires, else the old key's expiry, its own here (a rotated key is refused above), never an overlap's end:
