@@ -78,8 +78,9 @@ export class Gateway implements GatewayHandle {
   private readonly env?: Record<string, string | undefined>;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
-  /** The reload under way, if any: the next one starts when it has ended. */
-  private reloads: Promise<unknown> = Promise.resolve();
+  /** Reloads started, and the latest of them that has installed its config or been refused. */
+  private reloadsStarted = 0;
+  private reloadSettled = 0;
   /** The config the process started with: settings read only at start stay as it has them until a restart. */
   private startedWith!: LoadedConfig;
   private pendingRestart: string[] = [];
@@ -178,22 +179,24 @@ export class Gateway implements GatewayHandle {
   }
 
   /**
-   * Validate and swap in a new config; an invalid file is refused and the old config keeps serving. Reloads run one
-   * at a time, in the order asked (a SIGHUP during the watcher's reload waits for it): an earlier one still setting
-   * up never installs the file it read over a later one's.
+   * Validate and swap in a new config; an invalid file is refused and the old config keeps serving. Reloads may
+   * overlap (a SIGHUP during the watcher's reload): the one started last read the file last, so once it has settled
+   * (installed or refused) an earlier one still setting up is dropped rather than install its older reading; and none
+   * waits for another, so a plugin setup that never ends cannot hold later reloads back.
    */
-  reload(file = this.current.config.file, trigger: ReloadTrigger = "call"): Promise<ReloadOutcome> {
-    const run = this.reloads.then(() => this.reloadNow(file, trigger));
-    this.reloads = run.catch(() => undefined);
-    return run;
-  }
-
-  private async reloadNow(file: string, trigger: ReloadTrigger): Promise<ReloadOutcome> {
+  async reload(file = this.current.config.file, trigger: ReloadTrigger = "call"): Promise<ReloadOutcome> {
+    const seq = ++this.reloadsStarted;
     const at = new Date();
     const refused = (problems: string[]) => {
+      if (seq < this.reloadSettled) return superseded();
+      this.reloadSettled = seq;
       this.log.error("config reload refused; still serving the previous config", { file, trigger, problems });
       this.noteReload({ at: at.toISOString(), trigger, ok: false, problems });
       return { ok: false as const, problems };
+    };
+    const superseded = () => {
+      this.log.info("config reload superseded: a later one read the file after it, and is in force or refused", { file, trigger });
+      return { ok: false as const, problems: ["superseded by a later reload"] };
     };
     let next: LoadedConfig;
     try {
@@ -213,6 +216,11 @@ export class Gateway implements GatewayHandle {
       // A plugin's setup (or a driver) failed on the new config: refused like an invalid file, never a crash.
       return refused([`setting up the new config failed: ${(err as Error).message ?? String(err)}`]);
     }
+    if (seq < this.reloadSettled) {
+      void this.dispose(snapshot);
+      return superseded();
+    }
+    this.reloadSettled = seq;
     const old = this.current;
     this.current = snapshot;
     old.retired = true;
