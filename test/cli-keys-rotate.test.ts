@@ -3,32 +3,18 @@
 // Run as a real process on a gateway.yaml that a running gateway reloads; the file it writes stays loadable by the
 // release before (the pair recorded in comments, not in fields that release's schema refuses).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import YAML from "yaml";
 import { startTestGateway, postJson, keyEntry, type TestGateway } from "./helpers/gateway.ts";
+import { runCli } from "./helpers/cli.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import { Ajv, addFormats } from "../core/ajv.ts";
 import previousKeySchema from "./fixtures/key-entry-previous-release.schema.json" with { type: "json" };
 
-const BIN = resolve("bin/model-gateway.mjs");
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env } });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.once("error", rej);
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      res({ status, stdout, stderr });
-    });
-  });
-}
+const run = runCli;
 
 const CLI1 = "mg_live_cli_keys_rotate_cli1_0001";
 const ADMIN = "mg_admin_cli_keys_rotate_test_0001";

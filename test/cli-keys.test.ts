@@ -2,32 +2,19 @@
 // and layout kept, the result still a valid config whose keys a running gateway accepts after its reload), or calling
 // a running gateway's admin API with --url.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
 import { startTestGateway, postJson, keyEntry, type TestGateway } from "./helpers/gateway.ts";
+import { CLI_BIN, runCli } from "./helpers/cli.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 
-const BIN = resolve("bin/model-gateway.mjs");
+const BIN = CLI_BIN;
 const runSync = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 30_000 });
 
-/** The CLI as a child process without blocking this one (the gateway under test runs in it). */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env } });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.once("error", rej);
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      res({ status, stdout, stderr });
-    });
-  });
-}
+const run = runCli;
 
 const ADMIN = "mg_admin_cli_keys_test_key_00001";
 const LIVE = "mg_live_cli_keys_existing_0001";
