@@ -75,9 +75,11 @@ describe("upstreamError", () => {
       expect(e, body).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: false, headers: { "x-should-retry": "false" }, details: { upstream_status: 400 } });
       expect(e.message, body).toContain(JSON.parse(body).error.message);
     }
-    // A Google 400 about the request itself stays the client's.
+    // A Google 400 about the request itself stays the client's: a bad field, or a precondition of the client's own
+    // (an uploaded file still processing: waiting and asking again passes; another endpoint's key cannot see it).
     const invalid = '{"error":{"code":400,"message":"* GenerateContentRequest.contents: contents is not specified","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"contents"}]}]}}';
-    expect(upstreamError("gemini", 400, {}, invalid)).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+    const fileNotActive = '{"error":{"code":400,"message":"The File abc123 is not in an ACTIVE state and usage is not allowed.","status":"FAILED_PRECONDITION"}}';
+    for (const body of [invalid, fileNotActive]) expect(upstreamError("gemini", 400, {}, body), body).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
   });
 
   it("Azure's content-filter 400 stays a 400 INVALID_REQUEST, marked details.reason content_filter", () => {
