@@ -29,6 +29,15 @@ describe("Bedrock HTTP errors", () => {
     expect(e.details?.upstream_error_type).toBe(type);
   });
 
+  it("424 ModelErrorException: the model failing is retried like a 5xx; passing on the model's own 4xx it is the client's 400", () => {
+    const failed = bedrockError("bedrock", 424, h("ModelErrorException"), '{"message":"The model failed","originalStatusCode":500}');
+    expect([failed.status, failed.code, isRetryable(failed)]).toEqual([502, "UPSTREAM_ERROR", true]);
+    const refused = bedrockError("bedrock", 424, h("ModelErrorException"), '{"message":"Received client error (400) from primary with message \\"input malformed\\"","originalStatusCode":400}');
+    expect([refused.status, refused.code, isRetryable(refused)]).toEqual([400, "INVALID_REQUEST", false]);
+    expect(refused.message).toBe('Provider bedrock rejected the request (HTTP 424): ModelErrorException: Received client error (400) from primary with message "input malformed"');
+    expect(refused.details).toMatchObject({ upstream_status: 424, upstream_error_type: "ModelErrorException" });
+  });
+
   it("404 ResourceNotFoundException (the configured model id) -> 502 not retried (dispatch moves on to the next endpoint)", () => {
     const e = bedrockError("bedrock", 404, h("ResourceNotFoundException"), '{"message":"Model not found."}');
     expect([e.status, e.code]).toEqual([502, "UPSTREAM_ERROR"]);

@@ -35,16 +35,21 @@ export function bedrockError(provider: string, status: number, headers: Upstream
     body = JSON.parse(text);
   } catch { /* not JSON */ }
   const type = errorTypeOf(headers, body);
-  const base = upstreamError(provider, status, headers, text);
+  // A ModelErrorException passing on the model's own 4xx (`originalStatusCode`: "Received client error (400) ...
+  // input malformed") is about the request: the client's 400, neither retried nor counted against the endpoint.
+  const original = (body as { originalStatusCode?: unknown } | undefined)?.originalStatusCode;
+  const requestFault = type === "ModelErrorException" && typeof original === "number" && original >= 400 && original < 500;
+  const base = upstreamError(provider, requestFault ? 400 : status, headers, text);
   if (!type) return base;
   // Both generic messages put the provider's text after their first ": "; the type goes just before it.
-  const message = base.message.replace(": ", `: ${type}: `);
+  const named = base.message.replace(": ", `: ${type}: `);
+  const message = requestFault ? named.replace("(HTTP 400)", `(HTTP ${status})`) : named;
   // A 404 ResourceNotFoundException is the model id in gateway.yaml (or its access): not retried, but the next
   // endpoint may serve it (core/dispatch.ts endpointFault).
   const notFound = status === 404 && type === "ResourceNotFoundException";
-  const retryable = base.retryable || RETRYABLE_TYPES.has(type);
+  const retryable = base.retryable || (RETRYABLE_TYPES.has(type) && !requestFault);
   return new GatewayError(base.status, base.code, message, {
-    details: { ...base.details, upstream_error_type: type, ...(notFound ? { reason: UPSTREAM_NOT_FOUND } : {}) },
+    details: { ...base.details, upstream_status: status, upstream_error_type: type, ...(notFound ? { reason: UPSTREAM_NOT_FOUND } : {}) },
     retryable,
     retryAfter: base.retryAfter,
     headers: retryable ? undefined : base.headers,
