@@ -2,15 +2,25 @@
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
 import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
+import { periodBounds } from "./periods.ts";
 import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
-interface Held { amount: bigint; expires: number }
+/** A budget hold: its amount, its lease, and when its request was admitted (the periods its cost is charged to). */
+interface Held { amount: bigint; expires: number; at: number }
 interface Claim { hash: string; owner: string; expires: number }
+
+/**
+ * A budget scope's holds, whatever period each was made under: one counts against every period containing its
+ * admission (a reload may change the budget's period while it runs), so holds are kept per scope, not per period.
+ * `earliest`/`latest` bound the admissions (never narrower than the holds are): while they lie within the period
+ * asked about, the running sum is the answer.
+ */
+interface ScopeHolds { sum: bigint; held: Map<string, Held>; nextExpiry: number; earliest: number; latest: number }
 
 export class LocalState {
   private readonly tats = new Map<string, number>();
-  /** project\nperiodKey -> held reservations and their running sum. */
-  private readonly reservations = new Map<string, { sum: bigint; held: Map<string, Held>; nextExpiry: number }>();
+  /** budget scope (project, or a key's: key-budget.ts) -> held reservations and their running sum. */
+  private readonly reservations = new Map<string, ScopeHolds>();
   private readonly claims = new Map<string, Claim>();
 
   rateLimit(charges: RateCharge[], now: number): RateResult {
@@ -25,9 +35,9 @@ export class LocalState {
     return windows.map((w) => windowState({ ...w, cost: 0 }, Math.max(this.tats.get(w.key) ?? now, now), now));
   }
 
-  /** Reserved amount for a budget period; expired leases are swept only once the earliest one is due. */
+  /** What holds made within a budget period still hold; expired leases are swept only once the earliest one is due. */
   reserved(project: string, periodKey: string, now: number): bigint {
-    const b = this.reservations.get(`${project}\n${periodKey}`);
+    const b = this.reservations.get(project);
     if (!b) return 0n;
     if (now >= b.nextExpiry) {
       b.sum = 0n;
@@ -40,39 +50,52 @@ export class LocalState {
         }
       }
     }
-    return b.sum;
+    const { start, end } = periodBounds(periodKey);
+    if (b.earliest >= start && b.latest < end) return b.sum;
+    // Some hold was made outside the period (in the one before, near its boundary): count those within it.
+    let sum = 0n;
+    b.earliest = Infinity;
+    b.latest = -Infinity;
+    for (const h of b.held.values()) {
+      if (h.expires <= now) continue;
+      if (h.at < b.earliest) b.earliest = h.at;
+      if (h.at > b.latest) b.latest = h.at;
+      if (h.at >= start && h.at < end) sum += h.amount;
+    }
+    return sum;
   }
 
   /** Synchronous check-and-hold; `spent` is the period's recorded spend. */
   reserve(r: Reservation, spent: bigint, now: number): { ok: boolean; spentPico: bigint; reservedPico: bigint } {
     const reserved = this.reserved(r.project, r.periodKey, now);
     if (spent + reserved + r.amountPico > r.limitPico) return { ok: false, spentPico: spent, reservedPico: reserved };
-    const k = `${r.project}\n${r.periodKey}`;
-    let b = this.reservations.get(k);
-    if (!b) this.reservations.set(k, (b = { sum: 0n, held: new Map(), nextExpiry: Infinity }));
+    let b = this.reservations.get(r.project);
+    if (!b) this.reservations.set(r.project, (b = { sum: 0n, held: new Map(), nextExpiry: Infinity, earliest: Infinity, latest: -Infinity }));
     const expires = now + r.leaseMs;
-    b.held.set(r.id, { amount: r.amountPico, expires });
+    const at = r.at ?? now;
+    b.held.set(r.id, { amount: r.amountPico, expires, at });
     b.sum += r.amountPico;
     if (expires < b.nextExpiry) b.nextExpiry = expires;
-    return { ok: true, spentPico: spent, reservedPico: b.sum };
+    if (at < b.earliest) b.earliest = at;
+    if (at > b.latest) b.latest = at;
+    return { ok: true, spentPico: spent, reservedPico: reserved + r.amountPico };
   }
 
   /** Lease held reservations longer (none is brought back; the sweep in reserved() finds the later expiries). */
   renew(holds: LeaseRenewal[], now: number): void {
     for (const r of holds) {
-      const h = this.reservations.get(`${r.project}\n${r.periodKey}`)?.held.get(r.id);
+      const h = this.reservations.get(r.project)?.held.get(r.id);
       if (h && h.expires > now) h.expires = Math.max(h.expires, now + r.leaseMs);
     }
   }
 
   release(s: Settlement): void {
-    const k = `${s.project}\n${s.periodKey}`;
-    const b = this.reservations.get(k);
+    const b = this.reservations.get(s.project);
     const h = b?.held.get(s.id);
     if (!b || !h) return;
     b.held.delete(s.id);
     b.sum -= h.amount;
-    if (b.held.size === 0) this.reservations.delete(k);
+    if (b.held.size === 0) this.reservations.delete(s.project);
   }
 
   /** Claim a key unless someone holds it; `done` looks up a finished record when nobody does. */

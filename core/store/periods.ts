@@ -46,6 +46,30 @@ function computePeriod(period: Period, now: number): PeriodWindow {
   }
 }
 
+/** The end of all time as a Date can hold it: "total" never ends. */
+const END_OF_TIME = 8.64e15;
+const bounds = new Map<string, { start: number; end: number }>();
+
+/**
+ * The moments a period key covers, [start, end): a budget hold made in them counts against that period, whatever
+ * period the budget had when it was made (a reload may change it while the request runs). "total", and a key no
+ * periodOf() made (tests name their own), cover all time.
+ */
+export function periodBounds(key: string): { start: number; end: number } {
+  let b = bounds.get(key);
+  if (b) return b;
+  const m = /^(day|week|month):(\d{4}-\d{2}(?:-\d{2})?)$/.exec(key);
+  const start = m ? Date.parse(m[1] === "month" ? `${m[2]}-01T00:00:00Z` : `${m[2]}T00:00:00Z`) : NaN;
+  if (!m || Number.isNaN(start)) b = { start: 0, end: END_OF_TIME };
+  else {
+    const period = m[1] as Period;
+    b = { start, end: computePeriod(period, nextBoundaryProbe(period, start)).start };
+  }
+  if (bounds.size >= 64) bounds.clear(); // a handful of live keys; never grows with time
+  bounds.set(key, b);
+  return b;
+}
+
 /** Every period a record at `ts` counts towards. */
 export const allPeriods = (ts: number): PeriodWindow[] => (["day", "week", "month", "total"] as const).map((p) => periodOf(p, ts));
 

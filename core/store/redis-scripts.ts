@@ -51,22 +51,48 @@ end
 return 1
 `;
 
-/** KEYS[1] spend counter, KEYS[2] reservations hash (id -> "amount:expiresAt"); ARGV = id, amount, limit, leaseMs. */
-export const RESERVE = `
+/**
+ * Budget holds are kept per scope, whatever period each was made under (id -> "amount:expiresAt:admittedAt"): one counts
+ * against every period containing its admission, so a reload that changes the budget's period still sees it.
+ * HELD sums, over KEYS[h] (the scope's holds) and KEYS[l] (a release before this kept them per period as
+ * "amount:expiresAt": only older replicas still write there, each hold counted whole), the unexpired holds admitted
+ * within [start, end); `sweep` drops the expired ones from KEYS[h].
+ */
+const HELD = `
+local function held(h, l, now, start, stop, sweep)
+  local reserved = 0
+  local all = redis.call('HGETALL', h)
+  for i = 1, #all, 2 do
+    local amount, expires, at = string.match(all[i + 1], '^(%d+):(%d+):?(%d*)$')
+    if tonumber(expires) <= now then
+      if sweep then redis.call('HDEL', h, all[i]) end
+    elseif at == '' or (tonumber(at) >= start and tonumber(at) < stop) then
+      reserved = reserved + tonumber(amount)
+    end
+  end
+  all = redis.call('HGETALL', l)
+  for i = 1, #all, 2 do
+    local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)')
+    if tonumber(expires) > now then reserved = reserved + tonumber(amount) end
+  end
+  return reserved
+end
+`;
+
+/**
+ * KEYS[1] spend counter, KEYS[2] the scope's holds, KEYS[3] its holds of a release before this for the period (HELD);
+ * ARGV = id, amount, limit, leaseMs, admittedAt, period start, period end.
+ */
+export const RESERVE = HELD + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
-local all = redis.call('HGETALL', KEYS[2])
-local reserved = 0
-for i = 1, #all, 2 do
-  local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)$')
-  if tonumber(expires) <= now then redis.call('HDEL', KEYS[2], all[i]) else reserved = reserved + tonumber(amount) end
-end
+local reserved = held(KEYS[2], KEYS[3], now, tonumber(ARGV[6]), tonumber(ARGV[7]), true)
 local amount = tonumber(ARGV[2])
 if spent + reserved + amount > tonumber(ARGV[3]) then
   return { 0, string.format('%.0f', spent), string.format('%.0f', reserved) }
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. string.format('%.0f', now + tonumber(ARGV[4])))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. string.format('%.0f', now + tonumber(ARGV[4])) .. ':' .. ARGV[5])
 -- Only ever lengthened: a short lease must not cut the key from under a longer one held in it (a video job's).
 local ttl = tonumber(ARGV[4]) + 60000
 if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
@@ -105,7 +131,7 @@ end
 /**
  * The ledger in Redis. KEYS[1] ledger stream, KEYS[2] once-marker for the generation id (holds the record's stream
  * id), KEYS[3..6] the project's spend counters (day, week, month, total), KEYS[7..10] the key's (store/key-budget.ts),
- * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12] reservations hash or absent.
+ * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12] the scope's holds or absent.
  * ARGV = entry JSON, cost in pico-USD, reservation id, key prefix, then the rollup increments (see below; redis.ts
  * rollupArgs, the same sums as ROLL).
  * The entry is marked r=1 (counted in the rollups); the pointer follows the stream while no older writer (a gateway
@@ -148,7 +174,7 @@ return out
 `;
 
 /**
- * Lease reservations still held for longer. KEYS = their reservations hashes (one per hold, repeats allowed);
+ * Lease reservations still held for longer. KEYS = their scopes' holds (one per hold, repeats allowed);
  * ARGV = id, leaseMs per hold. A hold settled, released or expired is not brought back; a lease is never shortened.
  */
 export const RENEW = `
@@ -158,9 +184,9 @@ for i = 1, #KEYS do
   local id, lease = ARGV[2 * i - 1], tonumber(ARGV[2 * i])
   local v = redis.call('HGET', KEYS[i], id)
   if v then
-    local amount, expires = string.match(v, '^(%d+):(%d+)$')
+    local amount, expires, rest = string.match(v, '^(%d+):(%d+)(.*)$')
     if amount and tonumber(expires) > now and tonumber(expires) < now + lease then
-      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease))
+      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease) .. rest)
       if redis.call('PTTL', KEYS[i]) < lease + 60000 then redis.call('PEXPIRE', KEYS[i], lease + 60000) end
     end
   end
@@ -168,22 +194,16 @@ end
 return 1
 `;
 
-/** KEYS[1] reservations hash. What unexpired reservations hold now (server time), in pico-USD. */
-export const RESERVED = `
+/** KEYS[1] the scope's holds, KEYS[2] its holds of a release before this for the period (HELD); ARGV = period start, end. */
+export const RESERVED = HELD + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local all = redis.call('HGETALL', KEYS[1])
-local reserved = 0
-for i = 1, #all, 2 do
-  local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)$')
-  if tonumber(expires) > now then reserved = reserved + tonumber(amount) end
-end
-return string.format('%.0f', reserved)
+return string.format('%.0f', held(KEYS[1], KEYS[2], now, tonumber(ARGV[1]), tonumber(ARGV[2]), false))
 `;
 
 /**
  * The ledger elsewhere (store.ledger: postgres): spend and settlement only, once per generation id. KEYS[1]
- * once-marker, KEYS[2..5] the project's spend counters, KEYS[6..9] the key's, KEYS[10] reservations hash or absent.
+ * once-marker, KEYS[2..5] the project's spend counters, KEYS[6..9] the key's, KEYS[10] the scope's holds or absent.
  * ARGV = cost in pico-USD, reservation id.
  */
 export const RECORD_SPEND = `

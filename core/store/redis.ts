@@ -13,7 +13,7 @@ import { settleWithin } from "../deadline.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { Logger } from "../log.ts";
-import { chargedPeriods } from "./periods.ts";
+import { chargedPeriods, periodBounds } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
@@ -73,7 +73,7 @@ export class RedisStore implements Store {
   private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
     redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 1 });
-    redis.defineCommand("mgReserve", { lua: lua.RESERVE, numberOfKeys: 2 });
+    redis.defineCommand("mgReserve", { lua: lua.RESERVE, numberOfKeys: 3 });
     redis.defineCommand("mgRecord", { lua: lua.RECORD });
     redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
     redis.defineCommand("mgBackfill", { lua: lua.BACKFILL, numberOfKeys: 2 });
@@ -85,7 +85,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemRenew", { lua: lua.IDEM_RENEW });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
     redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
-    redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 1 });
+    redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 2 });
     redis.defineCommand("mgRenew", { lua: lua.RENEW });
     this.r = redis as Redis & Scripts;
     // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
@@ -340,26 +340,38 @@ export class RedisStore implements Store {
     return windows.map((w, i) => windowState({ ...w, cost: 0 }, Math.max(Number(out[1 + i]), serverNow), serverNow));
   }
 
-  async reserved(project: string, periodKey: string, _now?: number): Promise<bigint> {
-    return BigInt(await this.r.mgReserved(this.k("resv", project, periodKey)));
+  /**
+   * A scope's budget holds, whatever period each was made under (redis-scripts.ts HELD); `resv:<scope>:<period>` is
+   * where a release before this kept them, still counted while older replicas run beside this one.
+   */
+  private holds(scope: string): string {
+    return this.k("holds", scope);
   }
 
-  async reserve(r: Reservation, _now?: number): Promise<ReserveResult> {
+  async reserved(project: string, periodKey: string, _now?: number): Promise<bigint> {
+    const { start, end } = periodBounds(periodKey);
+    return BigInt(await this.r.mgReserved(this.holds(project), this.k("resv", project, periodKey), start, end));
+  }
+
+  async reserve(r: Reservation, now: number): Promise<ReserveResult> {
+    // Admission and period bounds by this replica's clock, as the spend counters' periods are (leases by the server's).
+    const { start, end } = periodBounds(r.periodKey);
     const [ok, spent, reserved] = await this.r.mgReserve(
-      this.k("spend", r.project, r.periodKey), this.k("resv", r.project, r.periodKey), r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs,
+      this.k("spend", r.project, r.periodKey), this.holds(r.project), this.k("resv", r.project, r.periodKey),
+      r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs, Math.floor(r.at ?? now), start, end,
     );
     return { ok: Number(ok) === 1, spentPico: BigInt(spent), reservedPico: BigInt(reserved) };
   }
 
   async release(s: Settlement): Promise<void> {
-    await this.r.hdel(this.k("resv", s.project, s.periodKey), s.id);
+    await this.r.hdel(this.holds(s.project), s.id);
   }
 
   /** One script per RENEW_BATCH holds (server time, like RESERVE). */
   async renewHolds(holds: LeaseRenewal[], _now?: number): Promise<void> {
     for (let i = 0; i < holds.length; i += RENEW_BATCH) {
       const batch = holds.slice(i, i + RENEW_BATCH);
-      const args: (string | number)[] = [batch.length, ...batch.map((h) => this.k("resv", h.project, h.periodKey))];
+      const args: (string | number)[] = [batch.length, ...batch.map((h) => this.holds(h.project))];
       for (const h of batch) args.push(h.id, h.leaseMs);
       await this.r.mgRenew(...args);
     }
@@ -377,12 +389,12 @@ export class RedisStore implements Store {
     if (this.spendSource) {
       // The record itself goes to the ledger store (the caller's job): spend, settlement and the once-marker here.
       const keys = [this.k("gen", entry.generationId), ...spend];
-      if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
+      if (settle) keys.push(this.holds(settle.project));
       await this.r.mgRecordSpend(keys.length, ...keys, entry.costPico.toString(), settle?.id ?? "");
       return;
     }
     const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...spend, this.k("roll-ptr")];
-    if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
+    if (settle) keys.push(this.holds(settle.project));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix, ...rollupArgs(entry));
   }

@@ -44,6 +44,11 @@ export interface Reservation {
   limitPico: bigint;
   /** A reservation a crashed process never settled expires after this long. */
   leaseMs: number;
+  /**
+   * When the request was admitted (default: now). Its cost is charged to every period containing this moment, so its
+   * hold counts against each of them, whatever period the budget has when it is checked (a reload may change it).
+   */
+  at?: number;
 }
 
 export interface ReserveResult {
@@ -52,7 +57,7 @@ export interface ReserveResult {
   reservedPico: bigint;
 }
 
-/** Which reservation a ledger record settles. */
+/** Which reservation a ledger record settles (its id within the scope; the period it was made under). */
 export interface Settlement {
   project: string;
   periodKey: string;
@@ -117,7 +122,10 @@ export interface Store extends LedgerReader {
   renewHolds(holds: LeaseRenewal[], now: number): Promise<void>;
   /** Spend recorded in the ledger for a project since periodStart. */
   spent(project: string, periodKey: string, periodStart: number): Promise<bigint>;
-  /** What requests in flight hold against a budget period now (expired leases not counted). */
+  /**
+   * What requests in flight hold against a budget period now: the holds of those admitted within it, whatever period
+   * each was made under (expired leases not counted).
+   */
   reserved(project: string, periodKey: string, now: number): Promise<bigint>;
 
   /**

@@ -159,7 +159,7 @@ async function reserve(ctx: GatewayContext, scopes: Scope[], worst: WorstCase, l
     for (const s of scopes) {
       // Plain object literals, no spread: a spread copy is a slow path on every budgeted request.
       const r = await store.reserve(
-        { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs }, at);
+        { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id: ctx.generationId, amountPico, limitPico: s.limitPico, leaseMs, at: s.at }, at);
       if (!r.ok) throw s.exceeded(ctx, r.spentPico, r.reservedPico, worst);
       held.push({ project: s.scope, periodKey: s.window.key, id: ctx.generationId });
     }
@@ -218,7 +218,7 @@ class Holds implements BudgetHold {
     const taken: Settlement[] = [];
     for (const s of this.scopes) {
       const r = await this.store.reserve(
-        { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id, amountPico: more, limitPico: s.limitPico, leaseMs: LEASE_MS }, Date.now());
+        { project: s.scope, periodKey: s.window.key, periodStart: s.window.start, id, amountPico: more, limitPico: s.limitPico, leaseMs: LEASE_MS, at: s.at }, Date.now());
       if (!r.ok) {
         for (const h of taken) await this.store.release(h);
         return false;
