@@ -34,6 +34,18 @@ describe("chat cache_control -> Converse cachePoints", () => {
     expect(dropped).toEqual([]);
   });
 
+  it("a message marker with nowhere to go (a turn of only reasoning, a blank message) is left out and named, as on Anthropic", () => {
+    const thinking = [{ type: "reasoning.text", text: "hmm", signature: "sig1", format: "anthropic-claude-v1", index: 0 }];
+    for (const m of [
+      { role: "assistant", content: "", reasoning_details: thinking, cache_control: E },
+      { role: "user", content: " ", cache_control: E },
+    ]) {
+      const { body, dropped } = chatToConverseRequest({ messages: [{ role: "user", content: "u1" }, m, { role: "user", content: "u2" }] }, claude) as any;
+      expect(points(body), m.role).toBe(0);
+      expect(dropped, m.role).toEqual(["cache_control"]);
+    }
+  });
+
   it("1h markers on a tool, the system prompt and a user part keep their ttl; a marked tool result gets a point after it", () => {
     const { body, dropped } = chatToConverseRequest({
       tools: [{ ...fn("a"), cache_control: H1 }],

@@ -37,10 +37,20 @@ function partsMarker(content: any): Marker | undefined {
   return Array.isArray(content) ? markerOf(content.findLast((p: any) => p?.cache_control)?.cache_control) : undefined;
 }
 
-/** A whole message's marker (cache_control beside its role) on its last block, unless a part already marks it. */
-function markLast(blocks: Block[], marker: Marker | undefined, marks: Marks): void {
-  const last = blocks.at(-1);
-  if (marker && last && !marks.has(last)) marks.set(last, marker);
+/**
+ * A whole message's marker (cache_control beside its role) on its last block that can carry a point, unless a part
+ * already marks it; as on Anthropic (chat-to-messages), reasoning carries none, and a message with no such block
+ * (blank, or only reasoning) leaves the marker out, named in x-mg-dropped-params.
+ */
+function markLast(blocks: Block[], marker: Marker | undefined, marks: Marks, dropped: string[]): void {
+  if (!marker) return;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    if ("reasoningContent" in b) continue;
+    if (!marks.has(b)) marks.set(b, marker);
+    return;
+  }
+  if (!dropped.includes("cache_control")) dropped.push("cache_control");
 }
 
 function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks): Block[] {
@@ -120,7 +130,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
       }
       case "user": {
         const blocks = userBlocks(m.content, i, docs, marks);
-        markLast(blocks, markerOf(m.cache_control), marks);
+        markLast(blocks, markerOf(m.cache_control), marks, dropped);
         if (!blocks.length) blankUser = i;
         push("user", blocks);
         break;
@@ -139,7 +149,7 @@ export function chatToConverseRequest(body: any, target: Target, cacheAuto = fal
           blocks.push({ toolUse: { toolUseId: unsignedToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
         });
         // The message's or its parts' marker: a point after the turn's last block (its parts became one text block).
-        markLast(blocks, markerOf(m.cache_control) ?? partsMarker(m.content), marks);
+        markLast(blocks, markerOf(m.cache_control) ?? partsMarker(m.content), marks, dropped);
         push("assistant", blocks);
         break;
       }
