@@ -33,4 +33,16 @@ describe("GCRA", () => {
     gcraAdjust(tats, "t", 100, -1000, 0); // never below empty
     expect(tats.get("t")).toBe(0);
   });
+
+  it("a zero-cost charge fits a window in debt and leaves it as it was; a refusal lists the windows without room", () => {
+    const tats = new Map<string, number>();
+    gcraCharge(tats, [{ key: "t", limit: 100, cost: 100 }], 0);
+    gcraAdjust(tats, "t", 100, 50, 0); // 150 used: in debt
+    const debt = tats.get("t");
+    const zero = gcraCharge(tats, [{ key: "r", limit: 5, cost: 1 }, { key: "t", limit: 100, cost: 0 }], 0);
+    expect(zero).toMatchObject({ ok: true, refused: [] });
+    expect(zero.windows.map((w) => w.remaining)).toEqual([4, 0]);
+    expect(tats.get("t")).toBe(debt);
+    expect(gcraCharge(tats, [{ key: "r", limit: 5, cost: 1 }, { key: "t", limit: 100, cost: 1 }], 0)).toMatchObject({ ok: false, refused: [1] });
+  });
 });

@@ -24,7 +24,8 @@ export function gcraStep(charge: RateCharge, storedTat: number | undefined, now:
   const cost = Math.min(charge.cost, charge.limit); // a request larger than the whole window still fits an empty one
   const tat = Math.max(storedTat ?? now, now);
   const newTat = tat + cost * interval;
-  const ok = newTat - now <= WINDOW_MS + EPS;
+  // Nothing to charge (count_tokens against a token window) always fits, a window in debt included, and changes nothing.
+  const ok = cost === 0 || newTat - now <= WINDOW_MS + EPS;
   return { ok, tat, newTat, retryAfterMs: ok ? 0 : newTat - WINDOW_MS - now };
 }
 
@@ -32,10 +33,12 @@ export function gcraStep(charge: RateCharge, storedTat: number | undefined, now:
 export function gcraCharge(tats: Map<string, number>, charges: RateCharge[], now: number): RateResult {
   const steps = charges.map((c) => gcraStep(c, tats.get(c.key), now));
   const ok = steps.every((s) => s.ok);
-  if (ok) steps.forEach((s, i) => tats.set(charges[i]!.key, s.newTat));
+  if (ok) steps.forEach((s, i) => { if (charges[i]!.cost > 0) tats.set(charges[i]!.key, s.newTat); });
   if (tats.size > 10_000) for (const [k, t] of tats) if (t < now) tats.delete(k);
   const windows = steps.map((s, i) => windowState(charges[i]!, ok ? s.newTat : s.tat, now));
-  return { ok, windows, retryAfterMs: ok ? 0 : Math.max(...steps.map((s) => s.retryAfterMs)) };
+  const refused: number[] = [];
+  steps.forEach((s, i) => { if (!s.ok) refused.push(i); });
+  return { ok, windows, retryAfterMs: ok ? 0 : Math.max(...steps.map((s) => s.retryAfterMs)), refused };
 }
 
 export function gcraAdjust(tats: Map<string, number>, key: string, limit: number, delta: number, now: number): void {

@@ -2,14 +2,17 @@
 // Time comes from the server (TIME), so replicas with skewed clocks still agree. Numbers cross the boundary as
 // strings: Lua numbers are doubles and Redis would truncate them to integers.
 
-/** GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows; ARGV = limit1, cost1, limit2, cost2, ... */
+/**
+ * GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows; ARGV = limit1, cost1, limit2, cost2, ...
+ * Returns { ok, retry, now, then each window's tat, then per window 1 when it lacked room }.
+ */
 export const RATE_LIMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local W = 60000
 local ok = 1
 local retry = 0
-local tats, news = {}, {}
+local tats, news, costs, refused = {}, {}, {}, {}
 for i = 1, #KEYS do
   local limit = tonumber(ARGV[2 * i - 1])
   local cost = tonumber(ARGV[2 * i])
@@ -19,8 +22,12 @@ for i = 1, #KEYS do
   local nt = tat + cost * (W / limit)
   tats[i] = tat
   news[i] = nt
-  if nt - now > W + 1e-6 then
+  costs[i] = cost
+  refused[i] = 0
+  -- Nothing to charge (count_tokens against a token window) always fits, a window in debt included.
+  if cost > 0 and nt - now > W + 1e-6 then
     ok = 0
+    refused[i] = 1
     if nt - W - now > retry then retry = nt - W - now end
   end
 end
@@ -29,10 +36,11 @@ for i = 1, #KEYS do
   local used = tats[i]
   if ok == 1 then
     used = news[i]
-    redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', math.ceil(used - now) + 1000)
+    if costs[i] > 0 then redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', math.ceil(used - now) + 1000) end
   end
   out[#out + 1] = string.format('%.6f', used)
 end
+for i = 1, #KEYS do out[#out + 1] = refused[i] end
 return out
 `;
 

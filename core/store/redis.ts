@@ -315,7 +315,7 @@ export class RedisStore implements Store {
   }
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
-    if (!charges.length) return { ok: true, windows: [], retryAfterMs: 0 };
+    if (!charges.length) return { ok: true, windows: [], retryAfterMs: 0, refused: [] };
     const args: (string | number)[] = [charges.length, ...charges.map((c) => this.k("rl", c.key))];
     for (const c of charges) args.push(c.limit, c.cost);
     const out: string[] = (await this.r.mgRate(...args)).map(String);
@@ -326,6 +326,7 @@ export class RedisStore implements Store {
       ok,
       retryAfterMs: Number(out[1]),
       windows: charges.map((c, i) => windowState(c, Number(out[3 + i]), serverNow)),
+      refused: charges.flatMap((_c, i) => (out[3 + charges.length + i] === "1" ? [i] : [])),
     };
   }
 

@@ -57,6 +57,19 @@ describe.each(Object.keys(backends))("%s store", (kind) => {
     expect((await store.rateLimit([{ key: `peek-${kind}`, limit: 5, cost: 3 }], now)).ok).toBe(true); // the 3 were really left
   });
 
+  it("rate limit: a zero-cost charge passes a window in debt and leaves the debt; a refusal says which windows lacked room", async () => {
+    const now = Date.now();
+    const rpm = { key: `zero-rpm-${kind}`, limit: 5 }, tpm = { key: `zero-tpm-${kind}`, limit: 500 };
+    expect((await store.rateLimit([{ ...tpm, cost: 500 }], now)).ok).toBe(true);
+    await store.rateAdjust(tpm.key, tpm.limit, 450, now); // 950 really used: in debt by 450 (54 s)
+    const zero = await store.rateLimit([{ ...rpm, cost: 1 }, { ...tpm, cost: 0 }], now);
+    expect(zero).toMatchObject({ ok: true, refused: [] });
+    expect(zero.windows.map((w) => w.remaining)).toEqual([4, 0]);
+    const refused = await store.rateLimit([{ ...rpm, cost: 1 }, { ...tpm, cost: 1 }], now);
+    expect(refused).toMatchObject({ ok: false, refused: [1] });
+    expect(refused.retryAfterMs).toBeGreaterThan(30_000); // the debt is still there
+  });
+
   it("a record counts toward its key's budget scope as well as its project's; reserved() reads the holds", async () => {
     const month = periodOf("month", Date.now());
     const project = `kb-${kind}`;

@@ -31,6 +31,8 @@ export interface RateResult {
   windows: RateState[];
   /** On refusal: milliseconds until the request would fit. */
   retryAfterMs: number;
+  /** On refusal: the windows that lacked room (indexes into the charges), which the 429 names. */
+  refused: number[];
 }
 
 export interface Reservation {

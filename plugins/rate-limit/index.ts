@@ -172,9 +172,10 @@ export default definePlugin({
     headers(ctx, result.windows, plan.token, now);
     if (!result.ok) {
       const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-      const which = result.windows.filter((w, i) => w.remaining < charges[i]!.cost).map((w) => w.key.split(":").slice(-1)[0]);
+      // The windows the store found without room ("rpm", "tpm"), as it decided, not guessed from what remains.
+      const which = new Set(result.refused.map((i) => charges[i]!.key.slice(charges[i]!.key.lastIndexOf(":") + 1)));
       throw new GatewayError(429, "RATE_LIMITED",
-        `Rate limit reached (${[...new Set(which)].join(", ") || "limit"}); retry after ${retryAfter}s`,
+        `Rate limit reached (${[...which].join(", ")}); retry after ${retryAfter}s`,
         {
           retryAfter,
           // The official SDKs prefer the exact wait in milliseconds when it is given.
