@@ -3,6 +3,8 @@ import type { Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import { MetricsGatherer, parseWorkers, storeRefusal, workerEnv } from "./cluster.ts";
 import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
+import { TrafficSampler, type WireReading } from "./admin/traffic-sampler.ts";
 
 describe("--workers", () => {
   it("defaults to 1, takes a count or auto (one per core), refuses anything else", () => {
@@ -146,5 +148,36 @@ describe("MetricsGatherer (the primary's side of a scrape)", () => {
     g.part(a, { id: 0, metrics: [{ ok: 3 }] });
     g.part(b, { id: 0, metrics: [{ ok: 4 }] });
     expect(await answered(b)).toEqual({ mg: "metrics-text", id: 4, parts: [{ ok: 3 }, { ok: 4 }] });
+  });
+
+  it("the console's Live panel, gathered the same way, shows no step of 0 requests when a worker misses a gather or dies", async () => {
+    const reading = (ok: number, inFlight = 0): WireReading => ({ ok, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight, duration: [], ttfb: [] });
+    const live = [fakeWorker(1), fakeWorker(2)];
+    const [a, b] = live;
+    const g = new MetricsGatherer(() => live, log(), 20);
+    /** What each worker answers to the next traffic gather (a worker left out does not answer). */
+    let answers = new Map<Worker, WireReading>();
+    const gather = async () => {
+      a!.sent.length = 0;
+      g.gather(a!, 1, true);
+      const id = a!.sent.find((m) => m.mg === "metrics-part").id;
+      for (const [w, r] of answers) g.part(w, { id, metrics: [r] });
+      return ((await answered(a!)) as { parts: unknown[] }).parts;
+    };
+    let t = 0;
+    const sampler = new TrafficSampler({} as Metrics, () => (t += 10_000), () => gather);
+    answers = new Map([[a!, reading(40, 1)], [b!, reading(50, 2)]]);
+    await sampler.sample();
+    answers = new Map([[a!, reading(50, 1)]]); // b stopped (SIGSTOP): no answer
+    await sampler.sample();
+    answers = new Map([[a!, reading(55, 1)], [b!, reading(60, 2)]]); // b answers again
+    await sampler.sample();
+    live.splice(1, 1); // kill -9 b after that answer; c replaces it and counts from zero
+    g.retire(b!);
+    const c = fakeWorker(3);
+    live.push(c);
+    answers = new Map([[a!, reading(60, 1)], [c, reading(2, 0)]]);
+    await sampler.sample();
+    expect(sampler.points().map((p) => [p.requests, p.in_flight])).toEqual([[10, 3], [15, 3], [7, 1]]); // b's in-flight died with it
   });
 });

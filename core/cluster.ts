@@ -10,7 +10,7 @@ import type { Logger } from "./log.ts";
 import type { RunningGateway } from "./server.ts";
 import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 import { setClusterScrape } from "./observability/cluster-scrape.ts";
-import { wireReading } from "./admin/traffic-sampler.ts";
+import { addReadings, wireReading, type WireReading } from "./admin/traffic-sampler.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -175,13 +175,14 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
  * The primary's side of a scrape: ask every listening worker for its metrics, add them up (prom-client's
  * AggregatorRegistry, by each metric's `aggregator`: sums for counters and histograms, min/max where a metric says so)
  * and send the text to the worker that was scraped. A traffic gather (the console's sampler, every 10 s in every
- * worker) asks for each worker's traffic reading instead, a few hundred bytes, and hands the readings back as they
- * came: the asker adds them up. None answering within GATHER_MS is an error the asker reports.
+ * worker) asks for each worker's traffic reading instead, a few hundred bytes, and hands the readings back: the asker
+ * adds them up. None answering within GATHER_MS is an error the asker reports.
  *
  * Counters and histograms must never go down while the primary lives (Prometheus reads a drop as a reset, and
- * rate() spikes): a worker that does not answer in time (paused, busy) is counted with its last answer, and a worker
- * that dies has its last answer's counters and histograms added to a retired total every later sum keeps (its gauges
- * are dropped). Memory: one answer per live worker, one retired total.
+ * rate() spikes; the console's Live panel would show a step of 0 requests): a worker that does not answer in time
+ * (paused, busy) is counted with its last answer, and a worker that dies has its last answer's counters and
+ * histograms added to a retired total every later sum keeps (its gauges, and its requests in flight, are dropped).
+ * Both gathers work so. Memory: one answer of each kind per live worker, one retired total of each.
  */
 export class MetricsGatherer {
   private next = 0;
@@ -190,6 +191,9 @@ export class MetricsGatherer {
   private readonly last = new Map<Worker, unknown[]>();
   /** The summed counters and histograms of the workers that died (prom-client's JSON form). */
   private retired: unknown[] | undefined;
+  /** The same for traffic gathers: each live worker's last reading, and the dead workers' readings added up. */
+  private readonly lastTraffic = new Map<Worker, unknown[]>();
+  private retiredTraffic: WireReading | undefined;
   /** Folding a dead worker into `retired` (prom-client is loaded lazily); a gather's sum waits for it. */
   private folding: Promise<void> = Promise.resolve();
   constructor(private readonly workers: () => Worker[], private readonly log: Logger, private readonly waitMs = GATHER_MS) {}
@@ -208,7 +212,7 @@ export class MetricsGatherer {
     if (!g || !g.waiting.delete(from)) return; // late (given up on) or not asked
     if (m.metrics) {
       g.answers.set(from, m.metrics);
-      if (!g.traffic) this.last.set(from, m.metrics);
+      (g.traffic ? this.lastTraffic : this.last).set(from, m.metrics);
     } else this.log.warn("a worker could not collect its metrics", { worker: from.id, error: m.error });
     if (!g.waiting.size) void this.finish(m.id);
   }
@@ -217,6 +221,9 @@ export class MetricsGatherer {
   retire(w: Worker): void {
     const part = this.last.get(w);
     this.last.delete(w);
+    const reading = this.lastTraffic.get(w);
+    this.lastTraffic.delete(w);
+    if (reading) this.retiredTraffic = addReadings([this.retiredTraffic, ...reading], { inFlight: false });
     for (const [id, g] of this.open) if (g.waiting.delete(w) && !g.waiting.size) void this.finish(id);
     const counts = (part as { type?: string }[] | undefined)?.filter((m) => m.type === "counter" || m.type === "histogram");
     if (!counts?.length) return;
@@ -234,38 +241,45 @@ export class MetricsGatherer {
     let answer: ToWorker;
     try {
       if (g.traffic) {
-        if (g.waiting.size) this.log.warn("metrics gathered without some workers (no answer in time)", { missing: [...g.waiting].map((w) => w.id) });
-        if (!g.answers.size) throw new Error("no worker answered");
-        return sendTo(g.asker, { mg: "metrics-text", id: g.askerId, parts: [...g.answers.values()].flat() });
+        // A dead worker's readings are in retiredTraffic at once (retire() adds synchronously): nothing to wait for.
+        const parts = this.withStandIns(g, this.lastTraffic);
+        if (this.retiredTraffic) parts.push([this.retiredTraffic]);
+        return sendTo(g.asker, { mg: "metrics-text", id: g.askerId, parts: parts.flat() });
       }
       // Every fold started so far is in `retired`: a worker that answered and died since counts there, once.
       for (let f = this.folding; ; f = this.folding) {
         await f;
         if (f === this.folding) break;
       }
-      const parts: unknown[][] = [];
-      const standIns: number[] = [];
-      let fresh = 0;
-      for (const [w, lastPart] of this.last) {
-        const now = g.answers.get(w);
-        if (now) fresh++;
-        else standIns.push(w.id);
-        parts.push(now ?? lastPart);
-      }
+      const parts = this.withStandIns(g, this.last);
       if (this.retired) parts.push(this.retired);
-      const missing = [...g.waiting].map((w) => w.id);
-      if (missing.length || standIns.length) {
-        this.log.warn(standIns.length
-          ? "metrics gathered without some workers' answers (no answer in time): their last answered metrics stand in for them"
-          : "metrics gathered without some workers (no answer in time)", standIns.length ? { missing, lastAnswerUsed: standIns } : { missing });
-      }
-      if (!fresh) throw new Error("no worker answered");
       const { AggregatorRegistry } = await import("prom-client"); // the primary loads it only once scraped
       answer = { mg: "metrics-text", id: g.askerId, text: await AggregatorRegistry.aggregate(parts as never).metrics() };
     } catch (err) {
       answer = { mg: "metrics-text", id: g.askerId, error: String(err) };
     }
     sendTo(g.asker, answer);
+  }
+
+  /** Each live worker's answer to this gather, or its last one when it gave none (said in a warning); throws when none answered. */
+  private withStandIns(g: { waiting: Set<Worker>; answers: Map<Worker, unknown[]> }, last: Map<Worker, unknown[]>): unknown[][] {
+    const parts: unknown[][] = [];
+    const standIns: number[] = [];
+    let fresh = 0;
+    for (const [w, lastPart] of last) {
+      const now = g.answers.get(w);
+      if (now) fresh++;
+      else standIns.push(w.id);
+      parts.push(now ?? lastPart);
+    }
+    const missing = [...g.waiting].map((w) => w.id);
+    if (missing.length || standIns.length) {
+      this.log.warn(standIns.length
+        ? "metrics gathered without some workers' answers (no answer in time): their last answered metrics stand in for them"
+        : "metrics gathered without some workers (no answer in time)", standIns.length ? { missing, lastAnswerUsed: standIns } : { missing });
+    }
+    if (!fresh) throw new Error("no worker answered");
+    return parts;
   }
 }
 

@@ -153,9 +153,13 @@ export async function wireReading(m: Metrics): Promise<WireReading> {
   return { ...counts, duration: toPairs(duration), ttfb: toPairs(ttfb) };
 }
 
-/** The workers' readings added up: the whole cluster's reading at `at`. Parts of another shape are left out. */
-function sumReadings(parts: unknown[], at: number): Reading {
-  const r: Reading = { at, ok: 0, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight: 0, duration: new Map(), ttfb: new Map() };
+/**
+ * Wire readings added up (parts of another shape are left out); without `inFlight` for a total of dead workers, whose
+ * counts stay while the requests they had in flight are gone (core/cluster.ts keeps one).
+ */
+export function addReadings(parts: unknown[], o: { inFlight: boolean } = { inFlight: true }): WireReading {
+  const sum = { ok: 0, clientErrors: 0, serverErrors: 0, inputTokens: 0, outputTokens: 0, inFlight: 0 };
+  const duration = new Map<number, number>(), ttfb = new Map<number, number>();
   const addPairs = (into: Map<number, number>, pairs: unknown) => {
     if (!Array.isArray(pairs)) return;
     for (const [le, n] of pairs as [number | null, number][]) {
@@ -166,21 +170,29 @@ function sumReadings(parts: unknown[], at: number): Reading {
   for (const part of parts) {
     const w = part as Partial<WireReading> | null;
     if (!w || typeof w.ok !== "number") continue;
-    r.ok += w.ok;
-    r.clientErrors += w.clientErrors ?? 0;
-    r.serverErrors += w.serverErrors ?? 0;
-    r.inputTokens += w.inputTokens ?? 0;
-    r.outputTokens += w.outputTokens ?? 0;
-    r.inFlight += w.inFlight ?? 0;
-    addPairs(r.duration, w.duration);
-    addPairs(r.ttfb, w.ttfb);
+    sum.ok += w.ok;
+    sum.clientErrors += w.clientErrors ?? 0;
+    sum.serverErrors += w.serverErrors ?? 0;
+    sum.inputTokens += w.inputTokens ?? 0;
+    sum.outputTokens += w.outputTokens ?? 0;
+    if (o.inFlight) sum.inFlight += w.inFlight ?? 0;
+    addPairs(duration, w.duration);
+    addPairs(ttfb, w.ttfb);
   }
-  return r;
+  return { ...sum, duration: toPairs(duration), ttfb: toPairs(ttfb) };
+}
+
+/** The workers' readings added up: the whole cluster's reading at `at`. */
+function sumReadings(parts: unknown[], at: number): Reading {
+  const { duration, ttfb, ...counts } = addReadings(parts);
+  const fromPairs = (pairs: [number | null, number][]) => new Map(pairs.map(([le, n]) => [le === null ? Infinity : le, n]));
+  return { at, ...counts, duration: fromPairs(duration), ttfb: fromPairs(ttfb) };
 }
 
 /**
- * Growth between two readings. Summed over workers, a count can fall (a worker restarted with fresh counters):
- * that step counts no less than nothing, and undercounts what the restarted worker had done since its last reading.
+ * Growth between two readings. Summed over workers a count does not fall (the primary counts a worker that misses a
+ * gather with its last reading, and a dead one's in a retired total: core/cluster.ts); should one ever fall, that
+ * step counts no less than nothing.
  */
 const grown = (now: number, before: number) => Math.max(0, now - before);
 
