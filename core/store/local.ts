@@ -5,17 +5,27 @@ import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
 import { periodBounds } from "./periods.ts";
 import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
-/** A budget hold: its amount, its lease, and when its request was admitted (the periods its cost is charged to). */
-interface Held { amount: bigint; expires: number; at: number }
+/** A budget hold: its amount, its lease, and the UTC day its request was admitted in (the periods its cost is charged to). */
+interface Held { amount: bigint; expires: number; day: number }
 interface Claim { hash: string; owner: string; expires: number }
+
+const DAY_MS = 86_400_000;
 
 /**
  * A budget scope's holds, whatever period each was made under: one counts against every period containing its
  * admission (a reload may change the budget's period while it runs), so holds are kept per scope, not per period.
- * `earliest`/`latest` bound the admissions (never narrower than the holds are): while they lie within the period
- * asked about, the running sum is the answer.
+ * Every period is made of whole UTC days, so running sums per admission day (normally one or two: today's, and a
+ * stream's begun before midnight) answer any period without walking the holds; `total` and the first and last of
+ * those days answer it at once while they all lie within the period.
  */
-interface ScopeHolds { sum: bigint; held: Map<string, Held>; nextExpiry: number; earliest: number; latest: number }
+interface ScopeHolds {
+  held: Map<string, Held>;
+  days: Map<number, { sum: bigint; holds: number }>;
+  total: bigint;
+  firstDay: number;
+  lastDay: number;
+  nextExpiry: number;
+}
 
 export class LocalState {
   private readonly tats = new Map<string, number>();
@@ -39,29 +49,11 @@ export class LocalState {
   reserved(project: string, periodKey: string, now: number): bigint {
     const b = this.reservations.get(project);
     if (!b) return 0n;
-    if (now >= b.nextExpiry) {
-      b.sum = 0n;
-      b.nextExpiry = Infinity;
-      for (const [id, h] of b.held) {
-        if (h.expires <= now) b.held.delete(id);
-        else {
-          b.sum += h.amount;
-          if (h.expires < b.nextExpiry) b.nextExpiry = h.expires;
-        }
-      }
-    }
+    if (now >= b.nextExpiry) sweep(b, now);
     const { start, end } = periodBounds(periodKey);
-    if (b.earliest >= start && b.latest < end) return b.sum;
-    // Some hold was made outside the period (in the one before, near its boundary): count those within it.
+    if (b.firstDay * DAY_MS >= start && b.lastDay * DAY_MS < end) return b.total;
     let sum = 0n;
-    b.earliest = Infinity;
-    b.latest = -Infinity;
-    for (const h of b.held.values()) {
-      if (h.expires <= now) continue;
-      if (h.at < b.earliest) b.earliest = h.at;
-      if (h.at > b.latest) b.latest = h.at;
-      if (h.at >= start && h.at < end) sum += h.amount;
-    }
+    for (const [day, d] of b.days) if (day * DAY_MS >= start && day * DAY_MS < end) sum += d.sum;
     return sum;
   }
 
@@ -70,14 +62,15 @@ export class LocalState {
     const reserved = this.reserved(r.project, r.periodKey, now);
     if (spent + reserved + r.amountPico > r.limitPico) return { ok: false, spentPico: spent, reservedPico: reserved };
     let b = this.reservations.get(r.project);
-    if (!b) this.reservations.set(r.project, (b = { sum: 0n, held: new Map(), nextExpiry: Infinity, earliest: Infinity, latest: -Infinity }));
+    if (!b) this.reservations.set(r.project, (b = { held: new Map(), days: new Map(), total: 0n, firstDay: Infinity, lastDay: -Infinity, nextExpiry: Infinity }));
     const expires = now + r.leaseMs;
-    const at = r.at ?? now;
-    b.held.set(r.id, { amount: r.amountPico, expires, at });
-    b.sum += r.amountPico;
+    const h: Held = { amount: r.amountPico, expires, day: Math.floor((r.at ?? now) / DAY_MS) };
+    // The same id held again replaces its hold (as Redis's HSET does), never adds to it.
+    const prev = b.held.get(r.id);
+    if (prev) forget(b, prev);
+    b.held.set(r.id, h);
+    count(b, h);
     if (expires < b.nextExpiry) b.nextExpiry = expires;
-    if (at < b.earliest) b.earliest = at;
-    if (at > b.latest) b.latest = at;
     return { ok: true, spentPico: spent, reservedPico: reserved + r.amountPico };
   }
 
@@ -94,7 +87,7 @@ export class LocalState {
     const h = b?.held.get(s.id);
     if (!b || !h) return;
     b.held.delete(s.id);
-    b.sum -= h.amount;
+    forget(b, h);
     if (b.held.size === 0) this.reservations.delete(s.project);
   }
 
@@ -118,5 +111,43 @@ export class LocalState {
 
   unclaim(scope: string, owner: string): void {
     if (this.claims.get(scope)?.owner === owner) this.claims.delete(scope);
+  }
+}
+
+function count(b: ScopeHolds, h: Held): void {
+  b.total += h.amount;
+  const d = b.days.get(h.day);
+  if (d) {
+    d.sum += h.amount;
+    d.holds++;
+    return;
+  }
+  b.days.set(h.day, { sum: h.amount, holds: 1 });
+  if (h.day < b.firstDay) b.firstDay = h.day;
+  if (h.day > b.lastDay) b.lastDay = h.day;
+}
+
+function forget(b: ScopeHolds, h: Held): void {
+  b.total -= h.amount;
+  const d = b.days.get(h.day)!;
+  d.sum -= h.amount;
+  if (--d.holds > 0) return;
+  b.days.delete(h.day);
+  b.firstDay = Infinity;
+  b.lastDay = -Infinity;
+  for (const day of b.days.keys()) {
+    if (day < b.firstDay) b.firstDay = day;
+    if (day > b.lastDay) b.lastDay = day;
+  }
+}
+
+/** Drop the holds whose lease ran out (a crashed request's), and find the next one due. */
+function sweep(b: ScopeHolds, now: number): void {
+  b.nextExpiry = Infinity;
+  for (const [id, h] of b.held) {
+    if (h.expires <= now) {
+      b.held.delete(id);
+      forget(b, h);
+    } else if (h.expires < b.nextExpiry) b.nextExpiry = h.expires;
   }
 }
