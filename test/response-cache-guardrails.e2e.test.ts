@@ -138,13 +138,15 @@ describe("the guardrails' output checks run on the kept answer, which may predat
     expect(await ledgerRecordOf(gw, r.id)).toMatchObject({ provider: "cache", cacheHit: true, status: 200, outcome: "blocked", guardrail: "block:competitors" });
   });
 
-  it("an output redaction masks what this hit sends, never the answer kept for the next", async () => {
+  it("an output redaction is kept with its masks: a reload adding one asks again, and removing it serves the answer kept without it", async () => {
     answers.set("contact", "Write to sales@example.com for a quote.");
     await kept("Whom do I contact?");
     await guardrails({ rules: [{ name: "pii", detect: ["email"], on: ["output"], action: "redact" }] });
     const masked = await chat("Whom do I contact?");
-    expect(masked.cache).toBe("hit");
+    expect(masked.cache).toBe("miss");
     expect(masked.json.choices[0].message.content).toBe("Write to [REDACTED:EMAIL] for a quote.");
+    const again = await chat("Whom do I contact?");
+    expect([again.cache, again.json.choices[0].message.content]).toEqual(["hit", "Write to [REDACTED:EMAIL] for a quote."]);
     await guardrails(undefined);
     const plain = await chat("Whom do I contact?");
     expect(plain.cache).toBe("hit");

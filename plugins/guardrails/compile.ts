@@ -27,10 +27,15 @@ export interface Guard {
   /** Output rules on streams: characters held back and looked back over. */
   window: number;
   /**
-   * The input redact rules, as configured (canonical JSON; undefined: none): what they rewrite leaves in place of what
-   * the client sent, so an answer kept under other ones answered another request (the response cache's key has it).
+   * The redact rules, as configured (canonical JSON; undefined: none): what the input ones rewrite leaves in place of
+   * what the client sent, and an answer is kept with the output ones' masks in it, so an answer kept under other ones
+   * is not this request's (the response cache's key has them).
    */
   redacts?: string;
+  /** Input redact rules put numbered placeholders in what leaves (not masks). */
+  placeholders: boolean;
+  /** The answer is edited in place: masks, restored values, a stream's text held back by the output rules. */
+  edits: boolean;
 }
 
 const compiled = new WeakMap<GuardrailsConfig, Guard | null>();
@@ -51,9 +56,11 @@ export function compile(config: GuardrailsConfig): Guard | null {
   const moderateInput = !!m && (m.on ?? ["input"]).includes("input");
   const moderateOutput = !!m && (m.on ?? ["input"]).includes("output");
   if (!input.length && !output.length && !moderateInput && !moderateOutput) return null;
-  const redacting = (config.rules ?? []).filter((r) => on(r, "input") && r.action === "redact");
+  const redacting = (config.rules ?? []).filter((r) => r.action === "redact");
   const redacts = redacting.length ? canonicalJson(redacting) : undefined;
-  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts };
+  const placeholders = input.some((r) => r.action === "redact" && !r.mask);
+  const edits = output.length > 0 || input.some((r) => r.action === "redact");
+  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts, placeholders, edits };
 }
 
 /** A placeholder label from a rule name: "no-internal.codes" -> NO_INTERNAL_CODES. */

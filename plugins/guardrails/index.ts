@@ -6,7 +6,8 @@
 // It runs last, right before the provider is called: what it redacts is what leaves, and the answer it checks is the
 // client's protocol (translation is done by then), inside usage metering, so a refused answer is billed as used and
 // its ledger record says which rule refused it. An answer made before it without a provider (a response-cache hit)
-// is made inside it too (core/pipeline/answer-guard.ts): a hit is checked as a miss is.
+// is made inside it too (core/pipeline/answer-guard.ts): a hit is checked as a miss is. An answer kept for later is
+// handed over between the output rules and the restoring of this request's redacted values.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import { meterFor } from "../../core/metering/meter.ts";
@@ -19,7 +20,7 @@ import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
-import { answerBeforeCheck, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
+import { checkAround, checkingAround, offerAnswerGuard, takeAnswerTap } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
 
@@ -40,39 +41,54 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   }
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
-  // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
-  const r = (ctx.response = answerBeforeCheck(ctx, ctx.response));
-  if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0 && run.documents.size === 0) return;
+  const r = ctx.response;
+  const checks = guard.output.length > 0 || guard.moderateOutput;
+  const restores = run.vault.size > 0 || run.documents.size > 0;
+  // A step that keeps answers (the response cache) keeps this one checked, before this request's values are restored.
+  const tap = takeAnswerTap(ctx);
   if (r.kind === "stream") {
-    ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
+    if (!tap) {
+      if (checks || restores) ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
+      return;
+    }
+    const kept = tap(checks ? { ...r, events: guardStream(ctx, run, r.events, "check") } : r, restores);
+    ctx.response = restores && kept.kind === "stream" ? { ...kept, events: guardStream(ctx, run, kept.events, "restore") } : kept;
     return;
   }
-  if (r.kind !== "json") return;
-  let answer = "";
-  walkAnswer(ctx.protocol, r.body, (text) => {
-    if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
-    return run.output(text);
-  });
-  if (ctx.protocol === "anthropic") fixCitations(r.body, run);
-  run.allowVerdict("output");
-  if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
+  if (r.kind !== "json") {
+    if (tap) ctx.response = tap(r, false);
+    return;
+  }
+  if (checks) {
+    let answer = "";
+    walkAnswer(ctx.protocol, r.body, (text) => {
+      if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
+      return run.checkOutput(text);
+    });
+    run.allowVerdict("output");
+    if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
+  }
+  const out = tap ? (ctx.response = tap(r, restores)) : r;
+  if (!restores || out.kind !== "json") return;
+  walkAnswer(ctx.protocol, out.body, (text) => run.restore(text));
+  if (ctx.protocol === "anthropic") fixCitations(out.body, run);
 }
-
-/** Once per request: a hit answered inside the guardrails placed before the cache is not checked twice. */
-const RAN = Symbol("guardrails ran");
-type Checked = GatewayContext & { [RAN]?: true };
 
 /** The request's guard, or undefined when there is nothing to check (most projects: one property read). */
 function guardOf(ctx: GatewayContext): Guard | undefined {
   const config = ctx.auth?.project.config.guardrails;
-  if (config === undefined || ctx.body === undefined || !GUARDED.has(ctx.endpoint) || (ctx as Checked)[RAN]) return undefined;
+  // Once per request: a hit answered inside the guardrails placed before the cache is not checked twice.
+  if (config === undefined || ctx.body === undefined || !GUARDED.has(ctx.endpoint) || checkAround(ctx)) return undefined;
   return guardFor(config) ?? undefined;
 }
 
 function run(ctx: GatewayContext, guard: Guard, next: () => Promise<void>): Promise<void> {
-  (ctx as Checked)[RAN] = true;
+  checkingAround(ctx, guard);
   return guarded(ctx, guard, next);
 }
+
+/** What the cache learns of the check (its key, whether it copies what it keeps), without the rules themselves. */
+const checkOf = (guard: Guard) => ({ redacts: guard.redacts, placeholders: guard.placeholders, edits: guard.edits });
 
 export default definePlugin({
   name: "guardrails",
@@ -81,7 +97,7 @@ export default definePlugin({
     actionCounter(gateway.metrics.registry);
     offerAnswerGuard(config, (ctx) => {
       const guard = guardOf(ctx);
-      return guard ? Object.assign((answer: () => Promise<void>) => run(ctx, guard, answer), { redacts: guard.redacts }) : undefined;
+      return guard ? Object.assign((answer: () => Promise<void>) => run(ctx, guard, answer), checkOf(guard)) : undefined;
     });
   },
   handle(ctx, next) {

@@ -9,8 +9,8 @@
 // when the worst case held is less: no room, no hit); a Responses answer is replayed only while the stored responses
 // it names are; an idempotency key keeps its own meaning (a keyed retry replays exactly what the key first answered,
 // hit or not). The guardrails, which run after it, see a hit as they see a miss (guarded-hit.ts): the answer is kept as
-// the provider sent it, before they restored placeholders or applied output rules (keep.ts). The store failing
-// costs the cache, never the request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
+// they hand it over, output rules applied and placeholders not yet restored (keep.ts). The store failing costs the
+// cache, never the request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
@@ -23,8 +23,9 @@ import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics } from "./metrics.ts";
 import { keeping, type CacheState } from "./keep.ts";
 import { replayable } from "../../core/responses/replayable.ts";
-import { answerGuard, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
+import { answerGuard, checkAround, tapCheckedAnswer, type AnswerCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
+import { toServe } from "./copy.ts";
 
 export const CACHE_HEADER = "x-mg-cache";
 type State = CacheState;
@@ -41,38 +42,49 @@ export default definePlugin<unknown, State>({
   handle(ctx, next, { state }) {
     const plan = planOf(ctx, state.settings);
     if (!plan) return next();
-    // The guardrails after the cache, if any: a hit is made inside them, and what they redact is in the key.
+    // The guardrails after the cache, if any: a hit is made inside them. Or those placed before it, which have
+    // redacted the request already (the key is then the redacted body). What they redact is in the key; and the
+    // placeholders those after it hand out are numbered in the body's own order, so that order is in the key too.
     const guard = answerGuard(ctx);
+    const check = guard ?? checkAround(ctx);
     let key: string;
     try {
-      key = cacheKey(ctx, guard?.redacts);
+      key = cacheKey(ctx, check?.redacts, guard?.placeholders === true);
     } catch {
       return next(); // a body nested too deep to walk is not cached
     }
-    return cached(ctx, next, plan, key, state, guard);
+    return cached(ctx, next, plan, key, state, guard, check);
   },
 });
 
-async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State, guard: AnswerGuard | undefined): Promise<void> {
+async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State, guard: AnswerGuard | undefined, check: AnswerCheck | undefined): Promise<void> {
   const entry = plan.refresh ? undefined : await lookup(ctx, key, state);
-  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state, guard);
+  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state, guard, check?.edits === true);
   state.metrics.requests.add(1, ctx.endpoint, "miss");
   ctx.responseHeaders[CACHE_HEADER] = "miss";
-  if (!guard) {
-    // Steps outside the cache (guardrails placed before it) change the answer after this: keeping() copies it now.
+  if (!check) {
+    // Nothing edits the answer after this: it is kept as it is, no copy.
     await next();
     if (!ctx.response) return;
-    const kept = keeping(ctx, key, plan, state, ctx.response);
+    const kept = keeping(ctx, key, plan, state, ctx.response, false);
     ctx.response = kept.response;
     kept.save?.();
     return;
   }
-  // The guardrails after the cache hand the answer over before they check it (placeholders still in it), and a
-  // JSON answer they refuse is not kept.
-  let kept: ReturnType<typeof keeping> | undefined;
-  tapAnswerBeforeCheck(ctx, (answer) => (kept = keeping(ctx, key, plan, state, answer)).response);
+  // The guardrails (after the cache or around it) hand the answer over once checked, before they restore this
+  // request's values into it: an answer they refuse is never handed over. A JSON answer is kept once the request is
+  // through (at once when they run around the cache: its own part is done by then).
+  let through = false;
+  let save: (() => void) | undefined;
+  tapCheckedAnswer(ctx, (answer, editedAfter) => {
+    const kept = keeping(ctx, key, plan, state, answer, editedAfter);
+    if (through) kept.save?.();
+    else save = kept.save;
+    return kept.response;
+  });
   await next();
-  kept?.save?.();
+  through = true;
+  save?.();
 }
 
 /** The front, then the store; a store that fails or holds something unreadable is a miss. */
@@ -114,11 +126,12 @@ async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan)
   return !hold || plan.price.pico <= hold.reservedPico || (await hold.cover?.(plan.price.pico)) === true;
 }
 
-async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State, guard: AnswerGuard | undefined): Promise<void> {
-  // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts). Always a copy: guardrails
-  // (after the cache or before it) edit the answer in place, and the kept entry serves the next hit.
-  if (guard) return guardedHit(ctx, guard, () => serve(ctx, copied(entry.response), entry, plan, state));
-  serve(ctx, copied(entry.response), entry, plan, state);
+async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State, guard: AnswerGuard | undefined, edited: boolean): Promise<void> {
+  // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts). A copy only when guardrails
+  // (after the cache or before it) edit the answer in place: the kept entry serves the next hit.
+  const response = toServe(entry.response, edited);
+  if (guard) return guardedHit(ctx, guard, () => serve(ctx, response, entry, plan, state));
+  serve(ctx, response, entry, plan, state);
   // The ledger record (which settles the budget's hold at the hit price) is written before the answer goes out, as
   // every answer's is.
   await meterFor(ctx).commit({ status: entry.response.status, aborted: false });
@@ -137,8 +150,3 @@ function serve(ctx: GatewayContext, response: StoredResponse, entry: CacheEntry,
   ctx.response = replayStored(response);
 }
 
-function copied(response: StoredResponse): StoredResponse {
-  if (response.kind === "json") return { ...response, body: structuredClone(response.body) };
-  if (response.kind === "stream") return { ...response, events: response.events.map((e) => ({ ...e })) };
-  return response;
-}

@@ -1,7 +1,8 @@
 // After a miss: keep a whole, successful answer — a JSON one once the request is through, a stream once it has ended
-// normally — as it came back from the provider: a copy, taken before any step outside the cache changes it (the
-// guardrails restore the request's redacted values into the answer and apply their output rules, in place). A kept
-// answer then never holds what one request's guardrails put into it, and a hit gets the same done with its own.
+// normally. Under guardrails it is the answer they hand over once checked (core/pipeline/answer-guard.ts): their output
+// rules applied, a request's redacted values not yet restored, so a kept answer never holds a value a rule redacted and
+// a hit gets its own restored. A copy is taken only when a step edits the answer after it is handed over, and only of
+// an answer small enough to keep.
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
 import { recordStream, storedBytes } from "../../core/pipeline/stored-response.ts";
@@ -11,6 +12,7 @@ import { completeStream, keepsJson } from "./answer.ts";
 import type { Front } from "./front.ts";
 import type { CacheEntry } from "./entry.ts";
 import type { CacheMetrics } from "./metrics.ts";
+import { copied } from "./copy.ts";
 
 /** Headers that describe the answer itself, replayed with it (not rate-limit headers: those are the new request's). */
 const ANSWER_HEADERS = ["x-mg-upstream-model", DROPPED_PARAMS_HEADER, "x-mg-upstream-request-id"];
@@ -32,45 +34,57 @@ function answerHeaders(ctx: GatewayContext): Record<string, string> {
 
 /**
  * The answer `r` on its way to be kept: `response` to pass on in its place (a stream, recorded as it is read and kept
- * once it has ended normally) and, for a JSON answer, `save` to keep the copy taken now once the request is through.
+ * once it has ended normally) and, for a JSON answer, `save` to keep it (as it is now) once the request is through.
+ * `editedAfter`: a step edits `r` in place once it is passed on (the guardrails restoring values into it).
  */
-export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse): { response: GatewayResponse; save?: () => void } {
+export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse, editedAfter: boolean): { response: GatewayResponse; save?: () => void } {
   if (r.kind === "stream") {
     if (r.status < 200 || r.status >= 300) return { response: r };
     const headers = answerHeaders(ctx);
+    // The recording holds its own events (each a new object): what a step does to the events it passes on is not in it.
     const events = recordStream(r.events, {
       maxBytes: state.settings.maxEntryBytes,
       done: (events) => {
         if (!events) state.metrics.writes.add(1, ctx.endpoint, "too_large");
-        else if (completeStream(ctx.protocol, events)) save(ctx, key, plan, state, { kind: "stream", status: r.status, headers, events });
+        else if (completeStream(ctx.protocol, events)) entryFor(ctx, plan, state, { kind: "stream", status: r.status, headers, events }, false)?.(key);
       },
       failed: () => {},
     });
     return { response: { ...r, events } };
   }
   if (!keepsJson(r, ctx.endpoint)) return { response: r };
-  const stored: StoredResponse = { kind: "json", status: r.status, headers: answerHeaders(ctx), body: structuredClone(r.body) };
-  return { response: r, save: () => save(ctx, key, plan, state, stored) };
+  const put = entryFor(ctx, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body }, editedAfter);
+  return { response: r, save: put && (() => put(key)) };
 }
 
-/** Into the front at once, into the store in the background: the client never waits for the cache. */
-function save(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, response: StoredResponse): void {
+/**
+ * The entry for `response`, made now: its text (what the store gets, as the answer is at this moment) and, when
+ * `editedAfter`, a copy for the front. Undefined (counted) when it is too large to keep: nothing copied. Returns what
+ * keeps it under a key.
+ */
+function entryFor(ctx: GatewayContext, plan: CachePlan, state: CacheState, response: StoredResponse, editedAfter: boolean): ((key: string) => void) | undefined {
   const now = Date.now();
   const entry: CacheEntry = { v: 1, storedAt: now, expiresAt: now + plan.ttlMs, response };
   let text: string;
   try {
     text = JSON.stringify(entry);
   } catch {
-    return; // nothing a provider sends fails here; the answer itself has gone out either way
+    return undefined; // nothing a provider sends fails here; the answer itself has gone out either way
   }
   const bytes = storedBytes(text);
   if (bytes > state.settings.maxEntryBytes) {
     state.metrics.writes.add(1, ctx.endpoint, "too_large");
-    return;
+    return undefined;
   }
-  state.front?.set(key, entry, bytes, now);
+  const front = editedAfter ? { ...entry, response: copied(response) } : entry;
+  return (key) => save(ctx, key, plan, state, front, text, bytes);
+}
+
+/** Into the front at once, into the store in the background: the client never waits for the cache. */
+function save(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, entry: CacheEntry, text: string, bytes: number): void {
+  state.front?.set(key, entry, bytes, Date.now());
   const endpoint = ctx.endpoint;
-  ctx.gateway.store.responseCache.put(key, text, plan.ttlMs, now).then(
+  ctx.gateway.store.responseCache.put(key, text, plan.ttlMs, entry.storedAt).then(
     () => state.metrics.writes.add(1, endpoint, "stored"),
     (err) => {
       state.metrics.writes.add(1, endpoint, "failed");

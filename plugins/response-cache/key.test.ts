@@ -56,7 +56,16 @@ describe("cacheKey", () => {
     expect(m({ "anthropic-version": "2023-06-01" })).not.toBe(m({}));
   });
 
-  it("the guardrails' input redactions are part of it: no redaction and another one are other requests", () => {
+  it("under placeholders numbered in the body's order, the same members in another order are another request", () => {
+    const input = (o: Record<string, string>) => ctx({ body: { ...body, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: o }] }] }, endpoint: "messages", protocol: "anthropic" });
+    const a = input({ owner: "olivia@corp.com", customer: "carl@client.com" });
+    const b = input({ customer: "carl@client.com", owner: "olivia@corp.com" });
+    expect(cacheKey(a, "[]", true)).not.toBe(cacheKey(b, "[]", true));
+    expect(cacheKey(a, "[]", true)).toBe(cacheKey(input({ owner: "olivia@corp.com", customer: "carl@client.com" }), "[]", true));
+    expect(cacheKey(a, "[]")).toBe(cacheKey(b, "[]")); // no placeholders: order does not matter
+  });
+
+  it("the guardrails' redactions are part of it: no redaction and another one are other requests", () => {
     const c = ctx({ body });
     expect(cacheKey(c, undefined)).toBe(key);
     expect(cacheKey(c, '[{"name":"pii"}]')).not.toBe(key);

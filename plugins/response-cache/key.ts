@@ -1,9 +1,9 @@
-// The cache key: a sha256 over a canonical JSON (object keys sorted, so key order never matters) of everything that
+// The cache key: a sha256 over a canonical JSON (object keys sorted, so key order does not matter) of everything that
 // changes the answer — the project, live or sandbox (sandbox keys are answered by the simulator), the endpoint, the
 // client protocol and its method (Gemini's embedContent and batchEmbedContents share a body but not an answer shape),
 // streamed or not (a stream replays as a stream, JSON as JSON), the headers an upstream reads (anthropic-beta,
 // anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo —
-// and the input redactions of the guardrails the request goes through.
+// and the redact rules of the guardrails the request goes through (with input ones, the body's key order too).
 import { createHash } from "node:crypto";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
@@ -53,10 +53,13 @@ function answerBody(ctx: GatewayContext): Record<string, unknown> {
 
 /**
  * The request's cache key (base64url sha256). Throws RangeError for a body nested too deep to walk. `redacts`: the
- * input redactions of the guardrails after the cache (core/pipeline/answer-guard.ts): the request they send is
- * another one under other redactions, and a kept answer holds their placeholders, which only they hand out.
+ * redact rules of the guardrails (core/pipeline/answer-guard.ts): the request they send is another one under other
+ * input redactions, and a kept answer holds their placeholders and output masks. `inOrder`: they number placeholders
+ * in the order the body has its members (a kept answer's [EMAIL_1] is whichever e-mail came first), so the body is
+ * taken in its own order: the same members in another order are another entry, never one whose [EMAIL_1] is not theirs.
  */
-export function cacheKey(ctx: GatewayContext, redacts?: string): string {
+export function cacheKey(ctx: GatewayContext, redacts?: string, inOrder = false): string {
+  const body = answerBody(ctx);
   const parts = {
     v: KEY_VERSION,
     project: ctx.auth!.projectId,
@@ -66,7 +69,7 @@ export function cacheKey(ctx: GatewayContext, redacts?: string): string {
     action: ctx.params.action ?? null,
     stream: ctx.body?.stream === true,
     headers: answerHeaders(ctx) ?? null,
-    body: answerBody(ctx),
+    body: inOrder ? JSON.stringify(body) : body,
     ...(redacts === undefined ? {} : { redacts }),
   };
   return createHash("sha256").update(canonicalJson(parts)).digest("base64url");
