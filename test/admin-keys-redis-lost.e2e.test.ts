@@ -1,22 +1,45 @@
 // Keys created through the admin API when Redis loses them: two replicas on a real redis-server with the ledger on a
-// real PostgreSQL. Redis killed and started again on an empty directory (appendonly), or an older backup of it put
-// back: every key a replica knew is written back, revocations and rotations included (a key revoked since the
-// backup stays revoked), so keys keep working on both replicas and the admin API still lists them.
+// real PostgreSQL. Redis emptied under them, or an older backup of it put back: every key a replica knew is written
+// back, revocations, rotations and later changes included (a key revoked or cut off since the backup stays so), so
+// keys keep working on both replicas and the admin API still lists them. A replica that was cut off from Redis
+// meanwhile writes back no key from its copy, which may be stale: a key revoked meanwhile stays gone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { postJson } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startRedis, type TestRedis } from "./helpers/redis.ts";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.ts";
 import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
-import { until } from "./helpers/until.ts";
+import { sleep, until } from "./helpers/until.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
 import type { RunningGateway } from "../core/server.ts";
 
 const ADMIN = "mg_admin_redis_lost_keys_test_0001";
 const PREFIX = "mgk:";
+const KEY_REFRESH_MS = 200;
 type Replica = { gw: RunningGateway; log: CapturedLog; baseURL: string };
+
+/** A TCP proxy to Redis that can be cut: a network partition between one replica and Redis. */
+function partitionable(port: number) {
+  const socks = new Set<Socket>();
+  let cut = false;
+  const srv: Server = createServer((c) => {
+    if (cut) return void c.destroy();
+    const u = connect(port, "127.0.0.1");
+    const end = () => { c.destroy(); u.destroy(); socks.delete(c); socks.delete(u); };
+    socks.add(c).add(u);
+    c.pipe(u).pipe(c);
+    for (const s of [c, u]) s.on("error", end).on("close", end);
+  });
+  return {
+    listen: () => new Promise<string>((r) => srv.listen(0, "127.0.0.1", () => r(`redis://127.0.0.1:${(srv.address() as { port: number }).port}`))),
+    cut: () => { cut = true; for (const s of socks) s.destroy(); },
+    heal: () => { cut = false; },
+    close: () => { for (const s of socks) s.destroy(); srv.close(); },
+  };
+}
 
 describe("API keys when Redis loses them, two replicas", () => {
   let redis: TestRedis;
@@ -25,8 +48,22 @@ describe("API keys when Redis loses them, two replicas", () => {
   let raw: Redis;
   let a: Replica;
   let b: Replica;
+  let config: Record<string, unknown>;
+  const running = new Set<Replica>();
+  const start = async (c = config) => {
+    const r = await startLoggedGateway(c);
+    running.add(r);
+    return r;
+  };
+  const stop = async (r: Replica) => {
+    running.delete(r);
+    await r.gw.close();
+  };
 
   const admin = (r: Replica, path: string, body: unknown = {}) => postJson(`${r.gw.url}/admin/v1${path}`, body, { authorization: `Bearer ${ADMIN}` });
+  const patch = (r: Replica, path: string, body: unknown) => fetch(`${r.gw.url}/admin/v1${path}`, {
+    method: "PATCH", body: JSON.stringify(body), headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+  });
   const create = async (r: Replica, id: string) => {
     const res = await admin(r, "/keys", { project: "acme", id });
     expect(res.status, res.text).toBe(201);
@@ -43,26 +80,32 @@ describe("API keys when Redis loses them, two replicas", () => {
 
   beforeAll(async () => {
     [redis, postgres, fake] = await Promise.all([startRedis(), startPostgres(), startFakeOpenAI()]);
-    const config = {
+    config = {
       ...policyConfig(fake.baseUrl, {
-        store: { kind: "redis", url: redis.url, prefix: PREFIX, timeout_ms: 250, key_refresh_ms: 200, ledger: { kind: "postgres", url: await postgres.createDatabase("keys") } },
+        store: { kind: "redis", url: redis.url, prefix: PREFIX, timeout_ms: 250, key_refresh_ms: KEY_REFRESH_MS, ledger: { kind: "postgres", url: await postgres.createDatabase("keys") } },
       }),
       admin_keys: [{ id: "ops", sha256: sha256Hex(ADMIN), scope: "write" }],
     };
-    a = await startLoggedGateway(config);
-    b = await startLoggedGateway(config);
+    a = await start();
+    b = await start();
     raw = new Redis(redis.url);
   }, 60_000);
   afterAll(async () => {
     raw?.disconnect();
-    await a?.gw.close();
-    await b?.gw.close();
+    for (const r of running) await r.gw.close();
     await fake?.close();
     await redis?.stop();
     await postgres?.stop();
   });
 
-  it("Redis killed and started on an empty directory: the keys come back, revoked and rotated ones as they were", async () => {
+  /** Redis's data as it is now, and putting it back (an older backup restored). */
+  const snapshot = async () => Promise.all((await raw.keys(`${PREFIX}*`)).map(async (k) => ({ k, v: (await raw.dumpBuffer(k))!, ttl: await raw.pttl(k) })));
+  const restore = async (backup: Awaited<ReturnType<typeof snapshot>>) => {
+    await raw.del(...(await raw.keys(`${PREFIX}*`)));
+    for (const s of backup) await raw.restore(s.k, s.ttl > 0 ? s.ttl : 0, s.v);
+  };
+
+  it("Redis emptied under the replicas: the keys come back, revoked and rotated ones as they were", async () => {
     const kept = await create(a, "kept");
     const fromB = await create(b, "made-on-b"); // A has never seen it
     const revoked = await create(a, "revoked");
@@ -75,9 +118,9 @@ describe("API keys when Redis loses them, two replicas", () => {
     await until("B to see the revocation", async () => ((await status(b, revoked)) === 401 ? true : undefined)); // ...then revoked
     expect(await held()).toHaveLength(5);
 
-    await redis.kill();
-    await redis.restart({ aof: true, freshDir: true });
-    // Both replicas notice (the epoch is gone), rebuild spend, and put the keys they know back.
+    // A FLUSHALL (or a failover to an empty replica): both replicas, in step with Redis until then, notice at their
+    // next poll (the epoch is gone), rebuild spend, and put the keys they know back.
+    await raw.flushall();
     await until("the keys written back to Redis", async () => ((await held()).length === 5 ? true : undefined));
     for (const r of [a, b]) {
       await until("the replica to serve again", async () => ((await fetch(`${r.gw.url}/readyz`)).status === 200 ? true : undefined));
@@ -97,15 +140,13 @@ describe("API keys when Redis loses them, two replicas", () => {
   it("an older backup of Redis put back: keys made since come back, a key revoked since stays revoked", async () => {
     const old = await create(a, "in-backup");
     expect(await status(b, old)).toBe(200);
-    const keys = await raw.keys(`${PREFIX}*`);
-    const backup = await Promise.all(keys.map(async (k) => ({ k, v: (await raw.dumpBuffer(k))!, ttl: await raw.pttl(k) })));
+    const backup = await snapshot();
 
     expect((await admin(b, "/keys/acme/in-backup/revoke")).status).toBe(200);
     const later = await create(b, "after-backup");
     await until("A to see the revocation", async () => ((await status(a, old)) === 401 ? true : undefined));
 
-    await raw.del(...(await raw.keys(`${PREFIX}*`)));
-    for (const s of backup) await raw.restore(s.k, s.ttl > 0 ? s.ttl : 0, s.v);
+    await restore(backup);
     expect(await raw.hget(`${PREFIX}apikey:${sha256Hex(old)}`, "revokedAt")).toBe("null"); // the backup's copy: unrevoked
 
     await until("the revocation written back", async () => ((await raw.hget(`${PREFIX}apikey:${sha256Hex(old)}`, "revokedAt")) !== "null" ? true : undefined));
@@ -117,5 +158,61 @@ describe("API keys when Redis loses them, two replicas", () => {
       expect(await status(r, later)).toBe(200);
       expect((await listed(r)).keys).toMatchObject({ "in-backup": "revoked", "after-backup": "active" });
     }
+  }, 60_000);
+
+  it("an older backup of Redis put back: a key cut off by a later expiry stays cut off, a lowered rate limit stays low", async () => {
+    const cut = await create(a, "cut-off");
+    const limited = await create(a, "limited");
+    expect((await patch(a, "/keys/acme/limited", { rate_limits: { rpm: 1000 } })).status).toBe(200);
+    const backup = await snapshot();
+    expect((await patch(a, "/keys/acme/cut-off", { expires_at: new Date(Date.now() + 1000).toISOString() })).status).toBe(200);
+    expect((await patch(a, "/keys/acme/limited", { rate_limits: { rpm: 1 } })).status).toBe(200);
+    await until("the expiry to pass", async () => ((await status(a, cut)) === 401 ? true : undefined));
+    await until("B to see both changes", async () => ((await status(b, cut)) === 401 ? true : undefined));
+
+    await restore(backup);
+    const logged = () => [...a.log.records(), ...b.log.records()].filter((l) => l.msg.startsWith("api keys: the store no longer held keys"));
+    const before = logged().length;
+    await until("the newer states written back", async () => (logged().length > before ? true : undefined));
+    await until("the expiry back in Redis", async () => ((await raw.hget(`${PREFIX}apikey:${sha256Hex(cut)}`, "expiresAt")) !== "null" ? true : undefined));
+    for (const r of [a, b]) {
+      expect(await status(r, cut)).toBe(401);
+      const [first, second] = [await status(r, limited), await status(r, limited)];
+      expect([first, second]).toContain(429); // rpm 1, not the backup's 1000
+    }
+    expect(logged().slice(before).flatMap((l) => l.keys)).toEqual(expect.arrayContaining(["acme/cut-off", "acme/limited"]));
+  }, 60_000);
+
+  it("a replica cut off from Redis while a key was revoked does not bring it back after Redis lost its data", async () => {
+    const px = partitionable(redis.port);
+    const c = await start({ ...config, store: { ...(config.store as object), url: await px.listen() } });
+    const revoked = await create(a, "revoked-while-cut-off");
+    const kept = await create(a, "known-to-c");
+    expect(await status(c, revoked)).toBe(200);
+    expect(await status(c, kept)).toBe(200);
+    px.cut(); // c keeps its copy: both keys active
+    const cutAt = Date.now();
+    expect((await admin(a, "/keys/acme/revoked-while-cut-off/revoke", { reason: "leaked" })).status).toBe(200);
+    await until("B to see the revocation", async () => ((await status(b, revoked)) === 401 ? true : undefined));
+    // Every replica that saw the revocation goes (a rolling deploy), Redis loses its data, a new replica starts.
+    await stop(a);
+    await stop(b);
+    await raw.flushall();
+    const fresh = await start();
+    expect(await status(fresh, revoked)).toBe(401);
+    const said = () => c.log.records().filter((l) => /^api keys: the store no longer h(o|e)ld/.test(l.msg));
+    expect(said()).toEqual([]);
+
+    // Cut off for longer than 2 x key_refresh_ms: c cannot know what changed meanwhile.
+    await sleep(cutAt + 2 * KEY_REFRESH_MS + 100 - Date.now());
+    px.heal();
+    await until("c to compare its keys with the emptied Redis", async () => (said().length ? true : undefined));
+    expect(await raw.sismember(`${PREFIX}apikeys`, sha256Hex(revoked))).toBe(0);
+    for (const r of [fresh, c]) expect(await status(r, revoked)).toBe(401); // never resurrected
+    // Its copy may be stale, so the other key is not written back either: named, to be created again.
+    expect(said()).toMatchObject([{ level: 50, keys: expect.arrayContaining(["acme/revoked-while-cut-off", "acme/known-to-c"]) }]);
+    expect(await status(c, kept)).toBe(401);
+    await stop(c);
+    px.close();
   }, 60_000);
 });

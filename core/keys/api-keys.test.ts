@@ -1,9 +1,10 @@
 // The replica's key cache: serves what it has while the store is down, looks an unknown key up once (a miss is
 // remembered briefly), follows the store's version, and writes last uses in batches, not per request.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiKeys } from "./api-keys.ts";
 import { MemoryApiKeyStore } from "../store/api-keys-memory.ts";
-import type { StoredKey } from "../store/api-keys-types.ts";
+import type { ApiKeyStore, StoredKey } from "../store/api-keys-types.ts";
+import type { Logger } from "../log.ts";
 import { createLogger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
 
@@ -93,5 +94,118 @@ describe("ApiKeys", () => {
     await flushed;
     expect((await c.lastUses()).get(key(4).sha256)).toBe(42);
     await c.close();
+  });
+});
+
+/** A Redis-like key store that can be cut off from this replica, lose its data, or be restored from a backup. */
+class LosableStore implements ApiKeyStore {
+  mem = new MemoryApiKeyStore();
+  epoch = 1;
+  cut = false;
+  private gate<T>(f: () => Promise<T>): Promise<T> {
+    return this.cut ? Promise.reject(new Error("connection reset")) : f();
+  }
+  list() { return this.gate(() => this.mem.list()); }
+  get(h: string) { return this.gate(() => this.mem.get(h)); }
+  create(k: StoredKey) { return this.gate(() => this.mem.create(k)); }
+  update(h: string, p: Parameters<ApiKeyStore["update"]>[1]) { return this.gate(() => this.mem.update(h, p)); }
+  rotate(...a: Parameters<ApiKeyStore["rotate"]>) { return this.gate(() => this.mem.rotate(...a)); }
+  version() { return this.gate(async () => `${await this.mem.version()} e${this.epoch}`); }
+  touch(u: Map<string, number>) { return this.gate(() => this.mem.touch(u)); }
+  lastUsed() { return this.gate(() => this.mem.lastUsed()); }
+  /** Redis restarted empty (or restored from `backup`): a new epoch. */
+  async lose(backup: StoredKey[] = []): Promise<void> {
+    this.mem = new MemoryApiKeyStore();
+    for (const k of backup) await this.mem.create(k);
+    this.epoch++;
+  }
+}
+
+describe("ApiKeys when the store loses keys", () => {
+  const REFRESH_MS = 2_000;
+  const logs = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
+  const replica = (store: ApiKeyStore, log = logs()) => ({ log, keys: new ApiKeys(store, { refreshMs: () => REFRESH_MS, log: log as unknown as Logger }) });
+  const at = (ms: number) => vi.setSystemTime(1_800_000_000_000 + ms);
+  afterEach(() => void vi.useRealTimers());
+
+  it("a replica in step when the store lost its keys writes them back; one cut off longer does not bring a revoked key back to life", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    const b = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.create(key(2));
+    await b.keys.start();
+    expect(b.keys.find(key(1).sha256)).toMatchObject({ revoked: false });
+
+    store.cut = true; // b is cut off from the store (a partition) ...
+    at(REFRESH_MS);
+    await b.keys.refresh();
+    store.cut = false;
+    await a.keys.update(key(1).sha256, { revokedAt: Date.now() }); // ... while k1 is revoked on a
+    await a.keys.close(); // a goes away; the store loses everything
+    await store.lose();
+    store.cut = true;
+    at(20 * REFRESH_MS);
+    await b.keys.refresh(); // still cut off
+    store.cut = false;
+    at(21 * REFRESH_MS);
+    await b.keys.refresh(); // the partition heals
+
+    expect(await store.list()).toEqual([]);
+    expect(await b.keys.find(key(1).sha256)).toBeUndefined(); // not brought back to life
+    expect(b.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/),
+      expect.objectContaining({ keys: ["acme/k1", "acme/k2"] }));
+
+    // A replica in step when the store loses its keys again (the next poll sees it) writes them back.
+    await b.keys.create(key(3));
+    at(22 * REFRESH_MS);
+    await b.keys.refresh();
+    await store.lose();
+    at(23 * REFRESH_MS);
+    await b.keys.refresh();
+    await b.keys.close();
+    expect((await store.list()).map((k) => k.id)).toEqual(["k3"]);
+    expect(b.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k3"] }));
+  });
+
+  it("an older backup restored: the replica's newer expiry and lower rate limit win, with a warning naming the keys", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.create(key(2, { rateLimits: { rpm: 1000 } }));
+    const backup = await store.list();
+    at(1_000);
+    await a.keys.update(key(1).sha256, { expiresAt: Date.now() + 1_000 }); // cut off a second from now
+    await a.keys.update(key(2).sha256, { rateLimits: { rpm: 1 } });
+    await a.keys.refresh();
+    await store.lose(backup);
+    at(1_000 + REFRESH_MS);
+    await a.keys.refresh();
+    await a.keys.close();
+
+    expect(a.keys.find(key(1).sha256)).toMatchObject({ expiresAt: 2_000 + 1_800_000_000_000 });
+    expect(a.keys.find(key(2).sha256)).toMatchObject({ rateLimits: { rpm: 1 } });
+    const stored = new Map((await store.list()).map((k) => [k.id, k]));
+    expect(stored.get("k1")).toMatchObject({ expiresAt: 2_000 + 1_800_000_000_000 });
+    expect(stored.get("k2")).toMatchObject({ rateLimits: { rpm: 1 } });
+    expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/older states of them .* written back/), expect.objectContaining({ statesRestored: 2, keys: ["acme/k1", "acme/k2"] }));
+
+    // The other way round: a replica holding an older state than the store's takes the store's, and writes nothing.
+    const behind = replica(store);
+    await behind.keys.start();
+    await a.keys.start();
+    await a.keys.update(key(2).sha256, { rateLimits: { rpm: 5 } });
+    at(1_000 + 2 * REFRESH_MS);
+    await behind.keys.refresh();
+    expect(behind.keys.find(key(2).sha256)).toMatchObject({ rateLimits: { rpm: 5 } });
+    expect(behind.log.warn).not.toHaveBeenCalled();
+    await a.keys.close();
+    await behind.keys.close();
   });
 });

@@ -6,14 +6,16 @@
 //   read per key per second at most, and at most MAX_LOOKUPS run at once);
 // - while the store is unreachable the cached keys keep working (nothing on the request path waits for it);
 // - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once);
-// - a store that lost keys this cache holds (Redis restarted without its data, flushed, or an older backup restored)
-//   gets them written back, revocations and rotations included (lost-keys.ts): every replica holds the whole key set,
-//   so together they hold every key created or changed while one of them ran.
+// - a store that lost keys this cache holds, or newer states of them (Redis restarted without its data, flushed, or
+//   an older backup restored), gets them written back (lost-keys.ts), but only by a replica whose cache was confirmed
+//   to match the store within 2 x key_refresh_ms before it saw the loss: one cut off for longer may hold a key as it
+//   was before a revocation made meanwhile, so it writes back only revocations and rotations, and says which keys it
+//   did not restore. Every replica holds the whole key set, so together the replicas in step hold every key.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
-import { patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
-import { lostKeys, undonePatch, type LostKeys } from "./lost-keys.ts";
+import { epochOf, patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
+import { isNewer, lostKeys, newerPatch, undonePatch, type LostKeys } from "./lost-keys.ts";
 
 export const DEFAULT_KEY_REFRESH_MS = 2_000;
 const FULL_RELOAD_MS = 60_000;
@@ -61,6 +63,8 @@ export class ApiKeys implements ApiKeyDirectory {
   private closed = false;
   /** When the cache last matched the store (ms), for the admin API. */
   syncedAt = 0;
+  /** When a read that found the cache matching the store began (ms), and the store's epoch then: see take(). */
+  private inSync: { at: number; epoch: string } | undefined;
 
   constructor(private readonly store: ApiKeyStore, private readonly o: { refreshMs: () => number; log: Logger }) {}
 
@@ -84,14 +88,14 @@ export class ApiKeys implements ApiKeyDirectory {
   refresh(full = false): Promise<void> {
     return (this.refreshing ??= (async () => {
       try {
+        const at = Date.now();
         const v = await this.store.version();
         if (!full && v === this.version && Date.now() - this.lastFull < FULL_RELOAD_MS) {
           this.syncedAt = Date.now();
+          this.inSync = { at, epoch: epochOf(v) };
           return;
         }
-        const keys = await this.store.list();
-        this.replace(keys);
-        this.version = v;
+        this.take(v, await this.store.list(), at);
         this.lastFull = this.syncedAt = Date.now();
       } catch (err) {
         // The store is down or slow: the cache keeps serving what it has.
@@ -102,9 +106,24 @@ export class ApiKeys implements ApiKeyDirectory {
     })());
   }
 
-  /** Take the store's keys; what it lost that this cache knows is kept here and written back. Returns the merged set. */
-  private replace(stored: StoredKey[]): StoredKey[] {
-    const lost = lostKeys(this.all(), stored);
+  /**
+   * Take the store's keys (read at `at`, `version` read first); what it lost that this cache knows is kept here and
+   * written back. The cache is in step when a read that found it matching the store began within 2 x key_refresh_ms
+   * before this one: the polls in between could have missed nothing. A longer gap (a partition, a store away) leaves a
+   * cache that may be stale. Returns the merged set.
+   */
+  private take(version: string, stored: StoredKey[], at: number): StoredKey[] {
+    const epoch = epochOf(version);
+    const was = this.inSync;
+    const inStep = was !== undefined && at - was.at <= 2 * this.o.refreshMs();
+    const keys = this.replace(stored, { inStep, epochChanged: was !== undefined && was.epoch !== epoch }, was);
+    this.version = version;
+    this.inSync = { at, epoch };
+    return keys;
+  }
+
+  private replace(stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }, was: { at: number; epoch: string } | undefined): StoredKey[] {
+    const lost = lostKeys(this.all(), stored, o);
     const keep = new Map<string, StoredKey>(lost.undone.map(({ key, patch }) => [key.sha256, patched(key, patch)]));
     const keys = [...stored.map((k) => keep.get(k.sha256) ?? k), ...lost.missing];
     const seen = new Set<string>();
@@ -117,12 +136,18 @@ export class ApiKeys implements ApiKeyDirectory {
     }
     for (const h of this.byHash.keys()) if (!seen.has(h)) this.byHash.delete(h);
     this.misses.clear();
-    if (lost.missing.length || lost.undone.length) this.writeBack(lost);
+    if (lost.notRestored.length) {
+      this.o.log.error("api keys: the store no longer holds keys (or newer states of them) this replica knew, but this replica was not in step with " +
+        "the store when it saw that (cut off from it, or the store away, for longer than 2 x store.key_refresh_ms), so its copy may be stale " +
+        "(a revocation made meanwhile elsewhere): not written back. Create the keys again if they are still needed, or change them again",
+      { keys: lost.notRestored.map((k) => `${k.project}/${k.id}`), lastInStep: was ? new Date(was.at).toISOString() : null });
+    }
+    if (lost.missing.length || lost.undone.length) this.writeBack(lost, o.epochChanged, was?.epoch);
     return keys;
   }
 
-  /** Put back into the store the keys, revocations and rotations it lost (one write-back at a time). */
-  private writeBack(lost: LostKeys): void {
+  /** Put back into the store the keys, states, revocations and rotations it lost (one write-back at a time). */
+  private writeBack(lost: LostKeys, epochChanged: boolean, epochBefore: string | undefined): void {
     this.writingBack ??= (async () => {
       let restored = 0;
       let redone = 0;
@@ -135,9 +160,9 @@ export class ApiKeys implements ApiKeyDirectory {
             named.push(`${k.project}/${k.id}`);
             continue;
           }
-          // Another replica put it back first (perhaps as it knew it), or another key has its id now.
+          // Another replica put it back first (perhaps an older state), or another key has its id now.
           const now = await this.store.get(k.sha256);
-          const patch = now && undonePatch(k, now);
+          const patch = now && (isNewer(k, now, epochChanged) ? newerPatch(k, now) : undonePatch(k, now));
           if (!now) taken.push(k);
           else if (patch && (await this.store.update(k.sha256, patch))) {
             redone++;
@@ -150,10 +175,11 @@ export class ApiKeys implements ApiKeyDirectory {
           named.push(`${key.project}/${key.id}`);
         }
       } catch (err) {
-        this.version = undefined; // reload at the next poll, and try again
+        this.version = undefined; // reload at the next poll, and try again (still as after the loss)
+        if (this.inSync && epochBefore !== undefined) this.inSync.epoch = epochBefore;
         this.o.log.error("api keys: the store lost keys this replica knows (Redis lost its data, or was restored from an older backup) " +
           "and writing them back failed: they keep working on this replica only until it succeeds (tried again at the next refresh)",
-        { missing: lost.missing.length, revocationsOrRotationsUndone: lost.undone.length, error: String((err as Error)?.message ?? err) });
+        { missing: lost.missing.length, statesUndone: lost.undone.length, error: String((err as Error)?.message ?? err) });
         return;
       } finally {
         this.writingBack = undefined;
@@ -164,8 +190,8 @@ export class ApiKeys implements ApiKeyDirectory {
           { keys: taken.map((k) => `${k.project}/${k.id}`) });
       }
       if (restored || redone) {
-        this.o.log.warn("api keys: the store no longer held keys this replica knew (Redis lost its data, or was restored from an older backup): written back",
-          { restored, revocationsOrRotationsRestored: redone, keys: named.slice(0, 20) });
+        this.o.log.warn("api keys: the store no longer held keys this replica knew, or held older states of them (Redis lost its data, or was restored from an older backup): written back",
+          { restored, statesRestored: redone, keys: named.slice(0, 20) });
       }
     })();
   }
@@ -256,7 +282,9 @@ export class ApiKeys implements ApiKeyDirectory {
   /** The store's answer when it can give one, else the cache (a listing still works while the store is down). */
   async list(): Promise<{ keys: StoredKey[]; fromCache: boolean }> {
     try {
-      return { keys: this.replace(await this.store.list()), fromCache: false };
+      const at = Date.now();
+      const version = await this.store.version();
+      return { keys: this.take(version, await this.store.list(), at), fromCache: false };
     } catch {
       return { keys: this.all(), fromCache: true };
     }
@@ -264,25 +292,32 @@ export class ApiKeys implements ApiKeyDirectory {
 
   /** Create a key; false when the project already has a key with this id. */
   async create(k: StoredKey): Promise<boolean> {
-    const ok = await this.store.create(k);
-    if (ok) this.put(k);
+    const record = { ...k, updatedAt: Date.now() };
+    const ok = await this.store.create(record);
+    if (ok) this.put(record);
     return ok;
   }
 
   async update(sha256: string, patch: KeyPatch): Promise<StoredKey | undefined> {
-    const k = await this.store.update(sha256, patch);
+    const k = await this.store.update(sha256, { ...patch, updatedAt: this.changedAt(sha256) });
     if (k) this.put(k);
     return k;
   }
 
   /** Rotate atomically (ApiKeyStore.rotate); both keys are applied here at once. */
   async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
-    const r = await this.store.rotate(sha256, fresh, patch);
+    const record = { ...fresh, updatedAt: Date.now() };
+    const r = await this.store.rotate(sha256, record, { ...patch, updatedAt: this.changedAt(sha256) });
     if (r.ok) {
-      this.put(fresh);
+      this.put(record);
       this.put(r.previous);
     }
     return r;
+  }
+
+  /** A change's updatedAt: now, but after the key's last one (another replica's clock may run ahead of this one's). */
+  private changedAt(sha256: string): number {
+    return Math.max(Date.now(), (this.byHash.get(sha256)?.stored.updatedAt ?? 0) + 1);
   }
 
   async close(): Promise<void> {

@@ -1,18 +1,40 @@
 // What a replica's key cache knows that the store no longer does. Keys are never deleted (only revoked), a revocation
-// stands once made and a rotated key keeps its successor, so a store that lacks a key the cache holds, or shows a key
-// unrevoked or unrotated that the cache saw revoked or rotated, has lost it: Redis restarted without its data, was
-// flushed, or was restored from an older backup. Such changes are written back, never the other way round: a cache
-// that is merely behind (a revocation made on another replica) is brought forward by the store as usual.
+// stands once made and a rotated key keeps its successor, and every change sets the record's updatedAt (later than
+// the one before), so a store that lacks a key the cache holds, or holds an older state of it, has lost it: Redis
+// restarted without its data, was flushed, or was restored from an older backup.
+//
+// A cache is only as good as its last sync: one cut off from the store for a while (a network partition) may hold a
+// key as it was before a revocation made meanwhile elsewhere, and cannot tell that from the store's loss by what it
+// holds. So a cache that was not in step with the store when the loss was seen (lostKeys' `inStep`) puts back only
+// what can turn a key off (revocations, rotations), never a key or a state that would let a request in.
 import type { KeyPatch, StoredKey } from "../store/api-keys-types.ts";
 
 export interface LostKeys {
   /** Keys the store does not hold at all: to create again, as this replica last knew them. */
   missing: StoredKey[];
-  /** Keys the store holds with a revocation or rotation undone: the patch that puts it back. */
+  /** Keys the store holds an older state of, or with a revocation or rotation undone: the patch that puts it back. */
   undone: { key: StoredKey; patch: KeyPatch }[];
+  /** What a cache not in step with the store does not write back (it may be stale): keys missing, newer states. */
+  notRestored: StoredKey[];
 }
 
-/** The revocation and rotation `known` has and `stored` lacks (undefined: none). */
+/** The fields a change sets: what two states of one key are compared on. */
+const CHANGED: (keyof StoredKey)[] = ["name", "expiresAt", "revokedAt", "revokedReason", "rateLimits", "budget", "replacedBy", "updatedAt"];
+
+const sameState = (a: StoredKey, b: StoredKey) => CHANGED.every((f) => JSON.stringify(a[f] ?? null) === JSON.stringify(b[f] ?? null));
+
+/**
+ * Whether `known` is a later state of the key than `stored`: by updatedAt, which every change sets (a record without
+ * one was last changed by an older release). Two different states with the same updatedAt (or none) cannot be
+ * ordered: the cache's wins only when the store's epoch changed (it lost or was restored), else the store's stands.
+ */
+export function isNewer(known: StoredKey, stored: StoredKey, epochChanged: boolean): boolean {
+  if (sameState(known, stored)) return false;
+  if (known.updatedAt !== stored.updatedAt) return stored.updatedAt === undefined || (known.updatedAt !== undefined && known.updatedAt > stored.updatedAt);
+  return epochChanged;
+}
+
+/** The revocation and rotation `known` has and `stored` lacks (undefined: none). Never lets anything in. */
 export function undonePatch(known: StoredKey, stored: StoredKey): KeyPatch | undefined {
   const patch: KeyPatch = {};
   if (known.revokedAt !== null && stored.revokedAt === null) {
@@ -21,20 +43,47 @@ export function undonePatch(known: StoredKey, stored: StoredKey): KeyPatch | und
   }
   if (known.replacedBy !== undefined && stored.replacedBy === undefined) {
     patch.replacedBy = known.replacedBy;
-    patch.expiresAt = known.expiresAt; // the end of the rotation's overlap
+    // The end of the rotation's overlap, unless the store's expiry comes sooner.
+    if (known.expiresAt !== null && (stored.expiresAt === null || known.expiresAt < stored.expiresAt)) patch.expiresAt = known.expiresAt;
   }
   return Object.keys(patch).length ? patch : undefined;
 }
 
-export function lostKeys(known: Iterable<StoredKey>, stored: StoredKey[]): LostKeys {
+/** The patch that makes `stored` the state `known` is, keeping a revocation or rotation `stored` has. */
+export function newerPatch(known: StoredKey, stored: StoredKey): KeyPatch {
+  const patch: Record<string, unknown> = {};
+  for (const f of CHANGED) patch[f] = known[f];
+  if (stored.revokedAt !== null && known.revokedAt === null) {
+    patch.revokedAt = stored.revokedAt;
+    patch.revokedReason = stored.revokedReason;
+  }
+  if (stored.replacedBy !== undefined && known.replacedBy === undefined) {
+    patch.replacedBy = stored.replacedBy;
+    patch.expiresAt = stored.expiresAt;
+  }
+  return patch as KeyPatch;
+}
+
+/**
+ * What to write back, comparing the cache (`known`) with the store's keys. `inStep`: the cache was confirmed to
+ * match the store shortly before this answer (ApiKeys: within 2 x key_refresh_ms); `epochChanged`: the store says it
+ * lost or was restored since.
+ */
+export function lostKeys(known: Iterable<StoredKey>, stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }): LostKeys {
   const bySha = new Map(stored.map((k) => [k.sha256, k]));
-  const out: LostKeys = { missing: [], undone: [] };
+  const out: LostKeys = { missing: [], undone: [], notRestored: [] };
   for (const k of known) {
     const s = bySha.get(k.sha256);
     if (!s) {
-      out.missing.push(k);
+      (o.inStep ? out.missing : out.notRestored).push(k);
       continue;
     }
+    const newer = isNewer(k, s, o.epochChanged);
+    if (newer && o.inStep) {
+      out.undone.push({ key: s, patch: newerPatch(k, s) });
+      continue;
+    }
+    if (newer) out.notRestored.push(k);
     const patch = undonePatch(k, s);
     if (patch) out.undone.push({ key: s, patch });
   }

@@ -30,10 +30,16 @@ export interface StoredKey {
   /** Rotation: the id of the key this one replaced, and of the key that replaced this one. */
   rotatedFrom?: string;
   replacedBy?: string;
+  /**
+   * ms since the epoch of the last change (creation included), each later than the one before: a store that lost or
+   * was restored is told an older state of a key from a newer one by it (core/keys/lost-keys.ts). Absent in records
+   * last changed by an older release.
+   */
+  updatedAt?: number;
 }
 
 /** The fields a change may set (the identity fields never change). */
-export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "revokedReason" | "rateLimits" | "budget" | "replacedBy">>;
+export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "revokedReason" | "rateLimits" | "budget" | "replacedBy" | "updatedAt">>;
 
 export interface ApiKeyStore {
   /** Every key, revoked and expired ones included (a replica's cache is loaded from it). */
@@ -49,7 +55,10 @@ export interface ApiKeyStore {
    * successor and is not revoked — of concurrent rotations of one key exactly one wins. Nothing is written when refused.
    */
   rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult>;
-  /** Changes whenever a key is created or changed: replicas poll it (one small read) to know when to reload. */
+  /**
+   * Changes whenever a key is created or changed: replicas poll it (one small read) to know when to reload. A store
+   * that can lose its data or be restored (Redis) adds a space and its epoch, which changes when it does (epochOf).
+   */
   version(): Promise<string>;
   /** Record last uses (sha256 -> ms); a use older than the one stored is ignored. Not a change (version stays). */
   touch(used: Map<string, number>): Promise<void>;
@@ -78,4 +87,10 @@ export function patched(k: StoredKey, patch: KeyPatch): StoredKey {
     else out[f] = v;
   }
   return out as unknown as StoredKey;
+}
+
+/** The store's epoch in a version() answer ("" for a store without one). */
+export function epochOf(version: string): string {
+  const space = version.indexOf(" ");
+  return space < 0 ? "" : version.slice(space + 1);
 }
