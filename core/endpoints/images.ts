@@ -12,6 +12,8 @@ import { pricingForTier } from "../money/image-price.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
+import { IDEMPOTENCY_WINDOW_MS, idempotencyKey } from "../http/idempotency-key.ts";
+import { refreshImageUrls } from "./image-replay.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
@@ -33,6 +35,20 @@ function checkLimits(ctx: GatewayContext): void {
     // Spec, Errors: images use 403 MODEL_NOT_ALLOWED for a capability mismatch.
     throw new GatewayError(403, "MODEL_NOT_ALLOWED", `${model.id} does not take a reference_image (image-to-image)`, { details: { field: "reference_image" } });
   }
+}
+
+/**
+ * How long a URL answer's images are kept: as long as their link lives, or, under an idempotency key, as long as the
+ * key's record, so a replay can sign a fresh link to them (./image-replay.ts).
+ */
+function keepSeconds(ctx: GatewayContext): number {
+  let key: string | undefined;
+  try {
+    key = idempotencyKey(ctx);
+  } catch {
+    key = undefined; // a bad key was refused before (plugins/idempotency); without that plugin nothing replays
+  }
+  return key === undefined ? IMAGE_URL_TTL_S : Math.max(IMAGE_URL_TTL_S, IDEMPOTENCY_WINDOW_MS / 1000);
 }
 
 async function images(ctx: GatewayContext): Promise<void> {
@@ -68,10 +84,11 @@ async function images(ctx: GatewayContext): Promise<void> {
   if (!out.images.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned no images`, { details: { provider: ctx.resolvedProvider } });
 
   const asUrl = body.response_format === "url";
+  const keepS = asUrl ? keepSeconds(ctx) : 0;
   const data = await Promise.all(out.images.map(async (img) => {
     const item: Record<string, string> = {};
     if (asUrl) {
-      const meta = await keepAsset(ctx.gateway, "img", img.bytes, img.contentType, IMAGE_URL_TTL_S);
+      const meta = await keepAsset(ctx.gateway, "img", img.bytes, img.contentType, keepS);
       item.url = (await signAsset(ctx, meta, IMAGE_URL_TTL_S)).url;
     } else {
       item.b64_json = Buffer.from(img.bytes.buffer, img.bytes.byteOffset, img.bytes.byteLength).toString("base64");
@@ -112,5 +129,6 @@ export const imagesEndpoint: EndpointSpec = {
   validate: validateImages,
   invalidCode: "BAD_REQUEST",
   terminal: images,
+  refreshKept: refreshImageUrls,
   openapi: { summary: "Generate images (OpenAI-compatible)", requestSchema: "ImageGenerationRequest", responseSchema: "ImageResult", headers: ["x-mg-trace-id"], responseHeaders: ["x-mg-trace-id"], tag: "Inference" },
 };

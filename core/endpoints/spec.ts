@@ -25,6 +25,11 @@ export interface EndpointSpec {
    * plugin reads the request where it reads it on the other endpoints. May throw a GatewayError.
    */
   prepare?(ctx: GatewayContext): void;
+  /**
+   * A kept answer of this endpoint (an idempotency replay) made current before it is sent again: images sign their
+   * asset URLs anew. Returns the body to send, leaving the kept one as it is; may throw a GatewayError.
+   */
+  refreshKept?(ctx: GatewayContext, body: unknown): Promise<unknown>;
   /** The implicit last step: produce ctx.response (usually by calling a provider). */
   terminal(ctx: GatewayContext): Promise<void>;
   /** OpenAPI description. */

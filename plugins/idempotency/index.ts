@@ -13,8 +13,9 @@ import { GatewayError } from "../../core/errors.ts";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
-import { idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
+import { IDEMPOTENCY_WINDOW_MS, idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
+import { endpointFor } from "../../core/endpoints/index.ts";
 import { recordStream, replayStored, storedOf, storedSize } from "../../core/pipeline/stored-response.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { recorded } from "../../core/observability/headers.ts";
@@ -22,7 +23,7 @@ import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 import { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_STREAM_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge, type LimitSetting } from "./too-large.ts";
 import { LEASE_MS, claimLeases } from "./claim-lease.ts";
 
-export const TTL_MS = 24 * 3_600_000;
+export const TTL_MS = IDEMPOTENCY_WINDOW_MS;
 export const REPLAY_HEADER = "idempotent-replayed";
 
 /** Headers that describe the answer itself, replayed as the original had them (the response cache keeps the same). */
@@ -33,13 +34,17 @@ const ANSWER_HEADERS = ["x-mg-upstream-model", DROPPED_PARAMS_HEADER, "x-mg-upst
  * here the provider whose answer it is), its upstream model. The replay itself costs nothing (x-mg-cost-usd: 0, as
  * a cache hit says its hit price); /metrics and the access line count it under provider "replay" (ctx.replayed).
  */
-function replay(ctx: GatewayContext, stored: StoredResponse): GatewayResponse {
+async function replay(ctx: GatewayContext, stored: StoredResponse): Promise<GatewayResponse> {
+  const response = replayStored(stored);
+  // An answer that names something with a lifetime of its own (an image's signed URL) is made current first.
+  const refresh = endpointFor(ctx.endpoint, ctx.protocol)?.refreshKept;
+  if (refresh && response.kind === "json") response.body = await refresh(ctx, response.body);
   ctx.replayed = true;
   const h = stored.headers;
   // A record kept before x-mg-provider was: its resolved provider is the same name.
   const provider = h["x-mg-provider"] ?? h["x-mg-resolved-provider"];
   Object.assign(ctx.responseHeaders, h, { [REPLAY_HEADER]: "true", "x-mg-cost-usd": "0" }, provider ? { "x-mg-provider": provider } : {});
-  return replayStored(stored);
+  return response;
 }
 
 /**
@@ -131,7 +136,7 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     }
     if (state.state === "done") {
       if (wasTooLarge(state.response)) throw tooLargeError(state.response, keyField(ctx));
-      ctx.response = replay(ctx, state.response);
+      ctx.response = await replay(ctx, state.response);
       return;
     }
     // The first request with this key is still running (here or on another replica): wait, then replay it.
