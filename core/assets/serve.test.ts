@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/helpers/gateway.ts";
-import { IMAGE_URL_TTL_S, keepAsset, signAsset } from "./index.ts";
+import { ASSET_ROUTE, IMAGE_URL_TTL_S, keepAsset, signAsset } from "./index.ts";
+import { signedUrl } from "./sign.ts";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -34,5 +35,20 @@ describe("signed assets as a browser gets them", () => {
       expect(res.headers.get("content-disposition")).toBe("attachment");
       expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
     }
+  });
+
+  it("an expired link is 410 with a code that says so, not NOT_FOUND (kept for a link that was never valid)", async () => {
+    const meta = await keepAsset(gw.gateway, "img", new TextEncoder().encode("\x89PNG fake"), "image/png", IMAGE_URL_TTL_S);
+    const path = `${ASSET_ROUTE}/${meta.name}`;
+    const expired = await fetch(signedUrl("serve-test-secret", gw.url, path, Math.floor(Date.now() / 1000) - 10));
+    expect(expired.status).toBe(410);
+    const { error } = await expired.json();
+    expect(error.code).toBe("INVALID_REQUEST");
+    expect(error.details).toMatchObject({ reason: "link_expired" });
+    expect(error.message).toContain("idempotency key");
+
+    const forged = await fetch(signedUrl("another-secret", gw.url, path, Math.floor(Date.now() / 1000) + 60));
+    expect(forged.status).toBe(404);
+    expect((await forged.json()).error.code).toBe("NOT_FOUND");
   });
 });

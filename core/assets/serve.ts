@@ -1,5 +1,6 @@
 // GET /api/v1/assets/:name?expires=…&sig=… — serves a stored asset to whoever holds a valid signed link.
-// No API key: the signature is the credential. Bad or missing signature -> 404, expired link -> 410.
+// No API key: the signature is the credential. Bad or missing signature -> 404 NOT_FOUND, expired link -> 410
+// INVALID_REQUEST.
 // Supports single byte ranges, which video players use to seek.
 import { createReadStream } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -20,12 +21,23 @@ function fail(res: ServerResponse, requestId: string, err: GatewayError): void {
   res.end(JSON.stringify(err.toJSON()));
 }
 
+/**
+ * The spec's error table has no code for a 410: INVALID_REQUEST (the request can no longer be served as made, the
+ * code an image replay whose asset is gone gets too), with details.reason telling it from the others. NOT_FOUND stays
+ * the 404 of a link that was never valid.
+ */
+function linkExpired(expires: number): GatewayError {
+  return new GatewayError(410, "INVALID_REQUEST",
+    "This asset link has expired; repeat the request with the same idempotency key for a fresh link (an image asked for without a key is kept only while its link lives)",
+    { details: { reason: "link_expired", expired_at: expires } });
+}
+
 export async function serveAsset(gateway: Gateway, req: IncomingMessage, res: ServerResponse, name: string, requestId: string): Promise<void> {
   const url = new URL(req.url ?? "/", "http://x");
   const assets = assetsOf(gateway);
   const verdict = verify(assets.secret(), `${ASSET_ROUTE}/${name}`, url.searchParams.get("expires"), url.searchParams.get("sig"));
   if (verdict === "invalid") return fail(res, requestId, new GatewayError(404, "NOT_FOUND", "No such asset (the link is invalid)"));
-  if (verdict === "expired") return fail(res, requestId, new GatewayError(410, "NOT_FOUND", "This asset link has expired; repeat the request with the same idempotency key for a fresh one"));
+  if (verdict === "expired") return fail(res, requestId, linkExpired(Number(url.searchParams.get("expires"))));
   const meta = await assets.store.meta(name);
   if (!meta) return fail(res, requestId, new GatewayError(404, "NOT_FOUND", "No such asset (it is no longer kept)"));
 
