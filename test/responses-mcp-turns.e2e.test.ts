@@ -36,7 +36,11 @@ beforeAll(async () => {
     store: { kind: "sqlite", path: "./gateway.db" },
     providers: { openai: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" } },
     // One model per test: a test's failures do not open the circuit of another's.
-    models: Object.fromEntries(["t/rounds", "t/retry", "t/fails", "t/fails-stream"].map((m) => [m, { type: "language", endpoints: [endpoint] }])),
+    models: {
+      ...Object.fromEntries(["t/rounds", "t/retry", "t/fails", "t/fails-stream"].map((m) => [m, { type: "language", endpoints: [endpoint] }])),
+      // A window each turn fits in, which the turns together exceed.
+      "t/window": { type: "language", endpoints: [{ ...endpoint, context_window: 1200 }] },
+    },
     routing: { backoff_ms: 10, max_backoff_ms: 20 },
     // Nothing listens on port 9 of loopback: a server whose tools cannot be listed.
     mcp_servers: { docs: { url: docs.url }, down: { url: "http://127.0.0.1:9/mcp", timeout_ms: 1000 } },
@@ -53,12 +57,12 @@ afterAll(async () => {
 
 const tool = { type: "mcp", server_label: "docs", allowed_tools: ["whoami"], require_approval: "never" };
 
-async function ask(model: string, rounds: number, stream = false) {
+async function ask(model: string, rounds: number, stream = false, padding = "") {
   const requestId = `req_${randomUUID()}`;
   const res = await fetch(`${gw.baseURL}/responses`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": requestId },
-    body: JSON.stringify({ model, input: `Ask whoami. ROUNDS=${rounds}`, tools: [tool], stream }),
+    body: JSON.stringify({ model, input: `Ask whoami. ROUNDS=${rounds}${padding}`, tools: [tool], stream }),
   });
   const text = await res.text();
   const record = await until("the request's ledger record", async () =>
@@ -80,6 +84,19 @@ describe("the Responses mcp tool over several model turns", () => {
     const input = [1, 2, 3].reduce((n, i) => n + promptTokensOf(from + i), 0);
     expect(r.json.usage.input_tokens).toBe(input);
     expect(r.record).toMatchObject({ status: 200, inputTokens: input });
+  }, 30_000);
+
+  it("turns that together exceed the context window are all billed, not capped at one turn's window", async () => {
+    for (const stream of [false, true]) {
+      const from = openai.requests.length;
+      const r = await ask("t/window", 2, stream, ` ${"x".repeat(4000)}`);
+      expect(r.status, r.text).toBe(200);
+      const turns = [1, 2, 3].map((i) => promptTokensOf(from + i));
+      expect(Math.max(...turns)).toBeLessThan(1200);
+      const input = turns.reduce((a, b) => a + b, 0);
+      expect(input).toBeGreaterThan(1200);
+      expect(r.record).toMatchObject({ status: 200, inputTokens: input });
+    }
   }, 30_000);
 
   it("streamed, two tool rounds: one response.completed after three model turns", async () => {

@@ -21,6 +21,12 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
   });
 
+  it("the mcp loop's turns: each turn's worth, once the loop has made the body's mcp tools functions", () => {
+    // Three turns each under the 1000-token window, 25 output tokens asked each: the record sums them.
+    const rewritten = { model: "m/x", max_output_tokens: 25, input: [], tools: [{ type: "function", name: "docs__search", parameters: {} }] };
+    expect(usageCeiling({ ...(ctx("responses", rewritten) as object), modelTurns: 3 } as never)).toEqual({ input: 3000, output: 75 });
+  });
+
   it("an embeddings batch: each input up to the context window, summed, as the budget reserved (not one window)", () => {
     // Two 10-byte inputs and a few tokens each a model may add; three 5000-byte ones, 1000 each.
     expect(usageCeiling(ctx("embeddings", { model: "m/x", input: ["a".repeat(10), "b".repeat(10)] }))).toEqual({ input: 28 });

@@ -1,15 +1,17 @@
-// The most one upstream call can truly have used: what keeps an upstream's absurd figures (1e308 tokens) from being
+// The most one request can truly have used: what keeps an upstream's absurd figures (1e308 tokens) from being
 // billed at MAX_USAGE_TOKENS, far beyond the request's reservation. Output: what the request asked the serving
 // upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
-// cache reads and writes): the model's context window; each times the model calls a request with looping tools may
-// make (modelCalls). An embeddings batch or a rerank: what batch-bounds.ts allows its body. The budget plugin's worst
-// case reads the same sources, so a request never settles above what it reserved.
+// cache reads and writes): the model's context window; each times the model calls the request made (modelCalls: the
+// mcp loop's turns, times what server tools may loop within one). An embeddings batch or a rerank: what
+// batch-bounds.ts allows its body. The budget plugin's worst case reads the same sources, so a request never settles
+// above what it reserved.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { outputTokensOn } from "./request-size.ts";
 import type { AskingProtocol } from "./output-limit.ts";
 import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
 import { embeddingsInputBound, rerankInputBound } from "./batch-bounds.ts";
+import { maxToolRounds } from "./model-turns.ts";
 
 /** The endpoint that served (or last tried) the request. */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
@@ -49,14 +51,15 @@ function batchCeiling(ctx: GatewayContext): UsageCeiling {
 }
 
 /**
- * How many model calls one request's usage may add up: one, unless it enables tools that loop inside it — a
- * provider's server tools (each web search or fetch is another pass over the context, all in one usage) or the
- * Responses mcp tool, whose turns the gateway runs and sums (mcp.max_tool_rounds). A ceiling of one call would
- * under-bill those.
+ * How many model calls one request's usage may add up. Each turn the Responses mcp loop ran (ctx.modelTurns; it
+ * rewrites the body's mcp tools as functions, so the body no longer shows the loop) is a call; within a turn, tools
+ * that loop inside one upstream call multiply it — a provider's server tools (each web search or fetch is another
+ * pass over the context, all in one usage) or an mcp tool a native upstream runs (mcp.max_tool_rounds). A ceiling of
+ * one call would under-bill those.
  */
 function modelCalls(ctx: GatewayContext): number {
+  const turns = Math.max(1, ctx.modelTurns ?? 1);
   const client = ctx.endpoint as AskingProtocol;
-  if (!usesServerTools(ctx.body, client)) return 1;
-  const rounds = ctx.config.raw.mcp?.max_tool_rounds ?? 8;
-  return 1 + Math.max(rounds, DEFAULT_WEB_SEARCH_USES, boundWebSearches(ctx.body, client));
+  if (!usesServerTools(ctx.body, client)) return turns;
+  return turns * (1 + Math.max(maxToolRounds(ctx.config), DEFAULT_WEB_SEARCH_USES, boundWebSearches(ctx.body, client)));
 }

@@ -84,6 +84,11 @@ export interface GatewayContext {
   attempts: ModelAttempt[];
   resolvedProvider?: string;
   usage?: Usage;
+  /**
+   * Model turns the request made when it loops (the Responses mcp tool: each turn a model call whose usage is added
+   * into `usage`); unset: one. The meter's usage ceiling is this many turns' worth.
+   */
+  modelTurns?: number;
   /** Time to first token, ms from startedAt. */
   ttftMs?: number;
   response?: GatewayResponse;

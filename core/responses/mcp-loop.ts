@@ -13,6 +13,7 @@ import type { SseEvent } from "../sse/parse.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { runToolCall } from "../mcp/tool-call.ts";
+import { maxToolRounds } from "../metering/model-turns.ts";
 import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
@@ -92,7 +93,7 @@ class McpRun {
   constructor(private readonly ctx: GatewayContext, private readonly specs: McpToolSpec[], private readonly dispatch: () => Promise<void>) {
     this.body = ctx.body;
     this.originalTools = ctx.body.tools;
-    this.max = ctx.config.raw.mcp?.max_tool_rounds ?? 8;
+    this.max = maxToolRounds(ctx.config);
   }
 
   private specFor(label: string): McpToolSpec | undefined {
@@ -211,6 +212,7 @@ class McpRun {
     this.turnOpen = true;
     ctx.response = undefined;
     this.rounds++;
+    ctx.modelTurns = this.rounds; // the meter's ceiling: every turn's usage is summed into one record
     // Each turn is a model request of its own, with its own retries and fallbacks: dispatch() tries while
     // ctx.attempts is shorter than maxAttempts, so earlier turns' attempts are set aside meanwhile (and put back in
     // front, in the same array, for the ledger record and the answer's metadata).

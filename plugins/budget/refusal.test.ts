@@ -144,3 +144,14 @@ describe("a budget refusal", () => {
     expect(r.json.error.details.reason).toBeUndefined();
   });
 });
+
+describe("a budget refusal of a Responses request with an mcp tool", () => {
+  it("says the amount covers every model turn the loop may make", async () => {
+    const { budgetRefusal } = await import("./refusal.ts");
+    const e = budgetRefusal({
+      project: "acme", usd: "0.002", period: "month", periodStart: Date.UTC(2025, 0, 1), limitPico: toPico("0.002"), spentPico: 0n, reservedPico: 0n,
+      amountPico: toPico("0.006"), withoutOutputPico: toPico("0.0006"), modelTurns: 3,
+    }, { endpoint: "responses", body: { max_output_tokens: 100, tools: [{ type: "mcp", server_label: "docs" }] } });
+    expect(e.message).toContain("less than this request may cost ($0.006 at most, 3 model turns of its mcp tool (mcp.max_tool_rounds)): lower max_output_tokens");
+  });
+});

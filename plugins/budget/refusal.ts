@@ -46,6 +46,8 @@ export interface Refused {
   withoutOutputPico?: bigint;
   /** Web searches reserved, counted in withoutOutputPico. */
   webSearches?: number;
+  /** Model turns reserved when more than one (the Responses mcp loop, mcp.max_tool_rounds): the amounts cover all. */
+  modelTurns?: number;
 }
 
 /**
@@ -83,6 +85,9 @@ function inputWords(kind: Exclude<ReservedInput, "request_body">, by: string | u
     case "media_by_reference": return "names media or files the upstream fetches by URL or file id (inline base64 media would count by its size)";
   }
 }
+
+/** The mcp loop's turns, each reserved as a request of its own: said, or a client sees a 402 for a small request. */
+const turns = (n: number | undefined) => (n && n > 1 ? `, ${n} model turns of its mcp tool (mcp.max_tool_rounds)` : "");
 
 /** "a", "a and b", "a, b and c". */
 const list = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
@@ -124,7 +129,7 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
       ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`;
   } else if (tooLarge) {
     message = `${who} has $${picoToUsd(available)} left of its ${budget} (spent $${picoToUsd(spentPico)}${held}),` +
-      ` less than this request may cost ($${picoToUsd(amountPico)} at most)` +
+      ` less than this request may cost ($${picoToUsd(amountPico)} at most${turns(r.modelTurns)})` +
       (input ? input.words : `: ${lowerHint(ctx.endpoint, ctx.body)} or raise the budget`);
   } else {
     message = `${who} has reached its ${budget}` +

@@ -9,7 +9,7 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 const model = (id: string, type: string, endpoints: { pricing: Record<string, string>; maxTokens?: number; contextWindow?: number }[]) =>
   [id, { id, type, config: {}, endpoints: endpoints.map((e) => ({ provider: "p", upstreamModel: id, ...e })) }] as const;
 
-function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
+function ctx(endpoint: string, body: unknown, length?: number, raw: Record<string, unknown> = {}): GatewayContext {
   const models = new Map<string, any>([
     model("a/cheap", "language", [{ pricing: { input: "0.000001", output: "0.000002" }, maxTokens: 100, contextWindow: 1000 }, { pricing: { input: "0.000002", output: "0.000004" }, maxTokens: 100, contextWindow: 1000 }]),
     model("a/dear", "language", [{ pricing: { input: "0.00001", output: "0.00002", input_cache_write: "0.0000125" }, maxTokens: 50, contextWindow: 1000 }]),
@@ -22,7 +22,7 @@ function ctx(endpoint: string, body: unknown, length?: number): GatewayContext {
     [ "a/paint", { id: "a/paint", type: "image", config: { limits: { sizes: ["1024x1024", "1536x1024"], qualities: ["medium", "high"] } }, endpoints: [{ provider: "p", upstreamModel: "paint", contextWindow: 4000,
       pricing: { image: "0.05", image_tiers: { medium: { "1024x1024": "0.05", "1536x1024": "0.07" }, high: { "1024x1024": "0.2", "1536x1024": "0.3" } } } }] }],
   ]);
-  return { endpoint, body, headers: length ? { "content-length": String(length) } : {}, config: { models } } as unknown as GatewayContext;
+  return { endpoint, body, headers: length ? { "content-length": String(length) } : {}, config: { models, raw } } as unknown as GatewayContext;
 }
 
 describe("worst-case cost", () => {
@@ -77,6 +77,16 @@ describe("worst-case cost", () => {
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, prompt: { id: "pmpt_1", variables: { v: "x" } }, input: "Hi" }, 80)).toFixed()).toBe("0.00204");
     // A self-contained request is bounded by its size as on chat.
     expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: "Hi" }, 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("a Responses request with an mcp tool reserves every model turn the loop may make (mcp.max_tool_rounds)", () => {
+    // One turn: a context full of tool results (1000 tokens at 0.000002) + 10 out (0.000004) = 0.00204; three turns.
+    const body = { model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs" }] };
+    expect(worstCaseCost(ctx("responses", body, 80, { mcp: { max_tool_rounds: 3 } })).toFixed()).toBe("0.00612");
+    // mcp.max_tool_rounds unset: 8 turns.
+    expect(worstCaseCost(ctx("responses", body, 80)).toFixed()).toBe("0.01632");
+    // What no output limit lowers grows the same way.
+    expect(worstCase(ctx("responses", body, 80, { mcp: { max_tool_rounds: 3 } })).withoutOutputPico).toBe(3n * 1000n * 2_000_000n);
   });
 
   it("media named by URL or file id (fetched and billed by the upstream) reserves input up to the context window", () => {

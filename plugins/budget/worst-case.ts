@@ -1,6 +1,8 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
-// it may run, at the dearest endpoint of the requested model and of every fallback model; images at the price of the
-// size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out is not counted).
+// it may run, at the dearest endpoint of the requested model and of every fallback model, times the model turns it
+// may make (a Responses request with an mcp tool: mcp.max_tool_rounds, core/metering/model-turns.ts); images at the
+// price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
+// is not counted).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -14,6 +16,7 @@ import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-pri
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
+import { maxModelTurns } from "../../core/metering/model-turns.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -92,6 +95,8 @@ export interface WorstCase {
   withoutOutputPico?: bigint;
   /** The web searches reserved (counted in withoutOutputPico at the endpoint's web_search price). */
   webSearches?: number;
+  /** The model turns reserved when more than one (the mcp loop): every figure here is for all of them. */
+  modelTurns?: number;
 }
 
 /**
@@ -99,6 +104,18 @@ export interface WorstCase {
  * most the request can run (core/metering/server-tools.ts).
  */
 export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
+  // The Responses mcp loop: up to mcp.max_tool_rounds model turns, each as dear as a request of its own.
+  const turns = maxModelTurns(ctx);
+  if (turns > 1) {
+    const one = worstCase1(ctx, webSearches);
+    const n = BigInt(turns);
+    return { pico: one.pico * n, withoutOutputPico: one.withoutOutputPico! * n, webSearches: webSearches * turns, modelTurns: turns };
+  }
+  return worstCase1(ctx, webSearches);
+}
+
+/** One model call's worst case. */
+function worstCase1(ctx: GatewayContext, webSearches: number): WorstCase {
   let worst = 0n;
   let withoutOutput = 0n;
   const images = ctx.endpoint === "images";
