@@ -6,6 +6,7 @@ import { NotConnectedError, type Upstream } from "./upstream.ts";
 import { MemoryStore } from "../store/memory.ts";
 import type { LedgerEntry } from "../store/types.ts";
 import { healthOf } from "../health/index.ts";
+import { ErrorAnswer } from "./error-answers.ts";
 
 /** A caller of project p (allow_tools as given) on a gateway with one server, files; what it records and logs. */
 function setup(allowTools?: string[]) {
@@ -140,5 +141,28 @@ describe("runToolCall on a client's own server (server_url)", () => {
     for (let i = 0; i < 20; i++) await runToolCall(caller, failing, { server: "files", tool: "x", via: "responses", metricServer: "(client_url)" });
     expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("closed");
     expect(await registry.metrics()).not.toContain('model="mcp:files"');
+  });
+});
+
+describe("runToolCall and the server's circuit breaker", () => {
+  const listing = (call: () => Promise<never>) => ({ tools: async () => [{ name: "t", inputSchema: { type: "object" } }], listsTool: () => true, call }) as unknown as Upstream;
+
+  it("a tool the server answers with a JSON-RPC error fails that call only: the circuit stays closed for every project", async () => {
+    const { caller, ledger } = setup();
+    const throwing = listing(async () => { throw new ErrorAnswer("MCP error -32603: boom thrown", -32603); });
+    for (let i = 0; i < 20; i++) {
+      const r = await runToolCall(caller, throwing, { server: "files", tool: "t", via: "mcp" });
+      expect((r.content[0] as { text: string }).text).toBe("Tool call to files__t failed: MCP error -32603: boom thrown");
+    }
+    expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("closed");
+    expect(ledger).toHaveLength(20);
+    expect(ledger[0]).toMatchObject({ status: 502, outcome: "error" });
+  });
+
+  it("a server failing to answer (a transport error) still opens it", async () => {
+    const { caller } = setup();
+    const broken = listing(async () => { throw new Error("fetch failed"); });
+    for (let i = 0; i < 20; i++) await runToolCall(caller, broken, { server: "files", tool: "t", via: "mcp" });
+    expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("open");
   });
 });

@@ -13,6 +13,7 @@ import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
 import { recordForRequest } from "../metering/meter.ts";
 import { NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
+import { ErrorAnswer } from "./error-answers.ts";
 import { qualify } from "./spec.ts";
 import { serverAllowed, toolAllowed } from "./policy.ts";
 
@@ -98,6 +99,7 @@ function notReached(err: unknown): boolean {
 
 function statusOf(err: unknown, signal?: AbortSignal): Status {
   if (signal?.aborted) return "cancelled";
+  if (err instanceof ErrorAnswer) return "error"; // the server's own answer, whatever its words
   const msg = String((err as Error)?.message ?? err);
   return /timed out|took longer|timeout/i.test(msg) ? "timeout" : "error";
 }
@@ -169,7 +171,8 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
         } else {
           status = statusOf(err, o.signal);
           if (status === "cancelled") health.release(breakerModel, req.server);
-          else health.record(breakerModel, req.server, false);
+          // A JSON-RPC error the server answered with: the server is up, the call failed (its caller's, not everyone's).
+          else health.record(breakerModel, req.server, err instanceof ErrorAnswer);
           const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
           result = errorResult(`Tool call to ${name} failed: ${why}`);
         }

@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import type { UpstreamSpec } from "./spec.ts";
 import { cwdProblem } from "./cwd.ts";
 import { proxiedFetch, type ProxiedFetch } from "./proxied-fetch.ts";
+import { ErrorAnswers } from "./error-answers.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -77,6 +78,8 @@ export class Upstream {
   lastError?: string;
   /** A configured server behind the egress proxy: its fetch, made on first connect, closed with the upstream. */
   private proxied?: ProxiedFetch;
+  /** JSON-RPC error answers, so a call's error the server answered is told from a failure of the server. */
+  private readonly errorAnswers = new ErrorAnswers();
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -163,6 +166,7 @@ export class Upstream {
       await client.close().catch(() => {});
       throw new NotConnectedError(`MCP server "${this.name}" is closed`);
     }
+    this.errorAnswers.tap(transport);
     this.client = client;
     this.connectedAt = Date.now();
     this.lists.clear();
@@ -274,18 +278,23 @@ export class Upstream {
 
   /**
    * Call a tool. The wait restarts with each progress notification, up to max_total_timeout_ms; a cancelled signal
-   * sends notifications/cancelled upstream. Throws when the call fails (the caller makes an error result of it).
+   * sends notifications/cancelled upstream. Throws when the call fails (the caller makes an error result of it): an
+   * ErrorAnswer when the server answered it with a JSON-RPC error.
    */
   async call(name: string, args: Record<string, unknown> | undefined, o: CallOptions = {}): Promise<CallToolResult> {
     const client = await this.ready(o.signal);
     const { CallToolResultSchema } = await loadSdk(); // loaded by ready()'s connection: settles at once
-    return (await client.callTool({ name, arguments: args ?? {} }, CallToolResultSchema, {
-      signal: o.signal,
-      timeout: this.spec.timeoutMs,
-      maxTotalTimeout: this.spec.maxTotalMs,
-      resetTimeoutOnProgress: true,
-      onprogress: o.onprogress ?? (() => {}),
-    })) as CallToolResult;
+    try {
+      return (await client.callTool({ name, arguments: args ?? {} }, CallToolResultSchema, {
+        signal: o.signal,
+        timeout: this.spec.timeoutMs,
+        maxTotalTimeout: this.spec.maxTotalMs,
+        resetTimeoutOnProgress: true,
+        onprogress: o.onprogress ?? (() => {}),
+      })) as CallToolResult;
+    } catch (err) {
+      throw this.errorAnswers.classify(err);
+    }
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {

@@ -1,0 +1,64 @@
+// Upstream against a real MCP server over Streamable HTTP (the SDK's low-level Server, stateless): what a call's
+// failure says about the server.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type Server as HttpServer } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Upstream } from "./upstream.ts";
+import { ErrorAnswer } from "./error-answers.ts";
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => false } as never;
+
+let http: HttpServer;
+let url: string;
+
+beforeAll(async () => {
+  http = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "throw", inputSchema: { type: "object" } }, { name: "hang", inputSchema: { type: "object" } }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (r) => {
+      if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
+      return new Promise(() => {}); // hang: never answers
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined);
+  });
+  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+});
+
+afterAll(async () => {
+  http.closeAllConnections();
+  await new Promise((r) => http.close(r));
+});
+
+const upstream = (timeoutMs = 5000) =>
+  new Upstream({ kind: "http", name: "raw", url, transport: "streamable_http", headers: {}, timeoutMs, maxTotalMs: timeoutMs }, quiet, () => {});
+
+describe("Upstream.call", () => {
+  it("a JSON-RPC error the server answered with is an ErrorAnswer (the call's failure, not the server's)", async () => {
+    const u = upstream();
+    try {
+      const err = await u.call("throw", {}).catch((e) => e);
+      expect(err).toBeInstanceOf(ErrorAnswer);
+      expect(err.message).toBe("MCP error -32603: boom thrown");
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("a call the server never answered in time is not", async () => {
+    const u = upstream(300);
+    try {
+      const err = await u.call("hang", {}).catch((e) => e);
+      expect(err).not.toBeInstanceOf(ErrorAnswer);
+      expect(err.message).toMatch(/timed out/i);
+    } finally {
+      await u.close();
+    }
+  });
+});
