@@ -55,7 +55,7 @@ export async function* recordStream(events: AsyncIterable<SseEvent>, rec: Stream
   let complete = false;
   try {
     for await (const ev of events) {
-      if (seen) {
+      if (seen && ev.comment === undefined) { // a keep-alive is not part of the answer
         bytes += eventSize(ev);
         if (bytes > max) seen = undefined;
         else seen.push(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data });

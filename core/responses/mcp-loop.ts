@@ -14,6 +14,7 @@ import type { Usage } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { runToolCall } from "../mcp/tool-call.ts";
 import { maxToolRounds } from "../metering/model-turns.ts";
+import { LiveEvents } from "./live-events.ts";
 import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
@@ -82,7 +83,8 @@ class McpRun {
   private last: any;
   private rounds = 0;
   private incomplete = false;
-  private readonly originalTools: any[];
+  /** The tools as the client sent them (the body's become functions): what the response shows. */
+  readonly originalTools: any[];
   private readonly max: number;
   /**
    * The request's body, which every turn rewrites (tools, input) and hands to dispatch: kept here, because an attempt
@@ -344,8 +346,9 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
 async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: GatewayResponse & { kind: "stream" }, early: Array<[string, Record<string, unknown>]>): AsyncGenerator<SseEvent> {
   try {
     let seq = 0;
-    const queue: SseEvent[] = [];
-    const emit: Emit = (type, fields) => { queue.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
+    // The mcp items' events go out as they are made (a call's in_progress when it starts), keep-alives while it runs.
+    const live = new LiveEvents();
+    const emit: Emit = (type, fields) => { live.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
     let first: any;
     let turn: GatewayResponse = firstTurn;
     const mine = ctx.response;
@@ -372,14 +375,14 @@ async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: Gateway
         if (type === "response.created" || type === "response.in_progress") {
           if (first) continue;
           first = d.response;
-          emit(type, { response: { ...d.response, tools: ctx.body.tools } });
+          emit(type, { response: { ...d.response, tools: run.originalTools } }); // the client's tools, not the functions made of them
           if (type === "response.in_progress") for (const [t, f] of early.splice(0)) emit(t, f);
-          yield* queue.splice(0);
+          yield* live.take();
           continue;
         }
         if (early.length && first) {
           for (const [t, f] of early.splice(0)) emit(t, f);
-          yield* queue.splice(0);
+          yield* live.take();
         }
         if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
           done = d.response;
@@ -397,18 +400,17 @@ async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: Gateway
       ctx.response = mine;
       if (!done) throw new GatewayError(502, "UPSTREAM_ERROR", "The model's stream ended without its final event");
       run.keep(done.output ?? []);
-      const more = await run.afterTurn(done, emit);
-      yield* queue.splice(0);
+      const more = yield* live.during(run.afterTurn(done, emit));
       if (!more) break;
       try {
-        turn = await run.runModel();
+        turn = yield* live.during(run.runModel());
       } finally {
         ctx.response = mine; // the stream the client is reading, also when the turn failed
       }
     }
     const final = run.final(first);
     emit(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
-    yield* queue.splice(0);
+    yield* live.take();
   } finally {
     run.settle(); // a later turn that failed or was cut: the turns before it are billed still
   }

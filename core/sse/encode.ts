@@ -3,6 +3,7 @@ import type { SseEvent } from "./parse.ts";
 
 /** `event:` line only when the event is named (messages protocol); chat streams are data-only. */
 export function encodeSse(ev: SseEvent): string {
+  if (ev.comment !== undefined) return `: ${ev.comment}\n\n`;
   // An upstream may split an event's data over several `data:` lines (legal SSE; the parser joins them with "\n"):
   // written as it came, the lines after the first would have no field name.
   const data = ev.data.indexOf("\n") === -1 ? ev.data : oneLine(ev.data);

@@ -14,6 +14,11 @@ export interface SseEvent {
   /** `event:` field; undefined for the default "message" type. */
   event?: string;
   data: string;
+  /**
+   * Set on a keep-alive the gateway makes (data empty): written as the SSE comment line `: <comment>`, which clients
+   * ignore; never kept for a replay.
+   */
+  comment?: string;
 }
 
 /**
