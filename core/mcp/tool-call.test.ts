@@ -111,6 +111,23 @@ describe("runToolCall and the key's tool_calls_per_minute", () => {
   });
 });
 
+describe("runToolCall, unknown tools and the key's tool_calls_per_minute", () => {
+  it("a name the server does not list is refused without using up the rate", async () => {
+    const { caller } = setup();
+    (caller.auth.project.config as any).rate_limits = { tool_calls_per_minute: 2 };
+    const store = new MemoryStore();
+    (caller.gateway as any).store = { rateLimit: store.rateLimit.bind(store), rateAdjust: store.rateAdjust.bind(store), record: async () => {} };
+    const { upstream, called } = fakeUpstream(["add"]);
+    for (let i = 0; i < 30; i++) {
+      const r = await runToolCall(caller, upstream, { server: "files", tool: `nope${i}`, via: "responses" });
+      expect((r.content[0] as { text: string }).text).toBe(`Unknown tool: files__nope${i}`);
+    }
+    expect((await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" })).isError).toBeUndefined();
+    expect((await runToolCall(caller, upstream, { server: "files", tool: "add", via: "responses" })).isError).toBeUndefined();
+    expect(called).toEqual(["add", "add"]);
+  });
+});
+
 describe("runToolCall on a client's own server (server_url)", () => {
   it("calls the tool by its full name; the ledger and the log keep it cut short, metrics a fixed label", async () => {
     const { caller, registry, ledger, lines } = setup();

@@ -150,6 +150,7 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
         // The server's list (cached) is asked first: a name it does not list is never sent, counted or recorded.
         if (configured && !(await upstream.tools()).some((t) => t.name === req.tool)) {
           reachedServer = false;
+          await giveBack(); // never sent: not a call against the key's rate
           health.release(breakerModel, req.server);
           status = "unknown_tool";
           result = errorResult(`Unknown tool: ${name}`);
