@@ -8,6 +8,8 @@ import { proxyFor, type ProxyRoute } from "../net/egress-proxy.ts";
 export type UpstreamSpec =
   | {
     kind: "http"; name: string; url: string; transport: "streamable_http" | "sse"; headers: Record<string, string>; timeoutMs: number; maxTotalMs: number; guarded?: boolean;
+    /** The largest answer (an SSE stream's: event) read from the server (mcp.max_result_bytes; unset: 10 MiB). */
+    maxAnswerBytes?: number;
     /** The egress proxy its URL is reached through (part of the spec: a reload that changes it reconnects). */
     proxy?: ProxyRoute;
   }
@@ -27,6 +29,8 @@ function setValues(m: Record<string, string> | undefined): Record<string, string
   return out;
 }
 
+const maxAnswer = (config: RuntimeConfig) => (config.raw.mcp?.max_result_bytes ? { maxAnswerBytes: config.raw.mcp.max_result_bytes } : {});
+
 /** The spec for `name` as `projectId` reaches it: the project's own headers/env replace the gateway's. */
 export function upstreamSpec(config: RuntimeConfig, name: string, projectId?: string): UpstreamSpec | undefined {
   const sc: McpServerConfig | undefined = config.raw.mcp_servers?.[name];
@@ -36,7 +40,7 @@ export function upstreamSpec(config: RuntimeConfig, name: string, projectId?: st
   const maxTotalMs = Math.max(timeoutMs, sc.max_total_timeout_ms ?? 600_000);
   if (sc.url) {
     const proxy = proxyFor(config.server.egressProxy, sc.url);
-    return { kind: "http", name, url: sc.url, transport: sc.transport ?? "streamable_http", headers: { ...setValues(sc.headers), ...setValues(own?.headers) }, timeoutMs, maxTotalMs, ...(proxy ? { proxy } : {}) };
+    return { kind: "http", name, url: sc.url, transport: sc.transport ?? "streamable_http", headers: { ...setValues(sc.headers), ...setValues(own?.headers) }, timeoutMs, maxTotalMs, ...(proxy ? { proxy } : {}), ...maxAnswer(config) };
   }
   return {
     kind: "stdio", name, command: sc.command!, args: sc.args ?? [], env: { ...setValues(sc.env), ...setValues(own?.env) },

@@ -18,12 +18,14 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "throw", inputSchema: { type: "object" } }, { name: "hang", inputSchema: { type: "object" } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
     server.setRequestHandler(CallToolRequestSchema, async (r) => {
       if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
+      if (r.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(r.params.arguments?.bytes)) }] };
       return new Promise(() => {}); // hang: never answers
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // /mcp answers a POST with JSON, /sse with an event stream (the SDK server's default).
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !req.url?.startsWith("/sse") });
     await server.connect(transport);
     await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined);
   });
@@ -36,8 +38,8 @@ afterAll(async () => {
   await new Promise((r) => http.close(r));
 });
 
-const upstream = (timeoutMs = 5000) =>
-  new Upstream({ kind: "http", name: "raw", url, transport: "streamable_http", headers: {}, timeoutMs, maxTotalMs: timeoutMs }, quiet, () => {});
+const upstream = (timeoutMs = 5000, maxAnswerBytes?: number, at = url) =>
+  new Upstream({ kind: "http", name: "raw", url: at, transport: "streamable_http", headers: {}, timeoutMs, maxTotalMs: timeoutMs, maxAnswerBytes }, quiet, () => {});
 
 describe("Upstream.call", () => {
   it("a JSON-RPC error the server answered with is an ErrorAnswer (the call's failure, not the server's)", async () => {
@@ -57,6 +59,32 @@ describe("Upstream.call", () => {
       const err = await u.call("hang", {}).catch((e) => e);
       expect(err).not.toBeInstanceOf(ErrorAnswer);
       expect(err.message).toMatch(/timed out/i);
+    } finally {
+      await u.close();
+    }
+  });
+});
+
+describe("an answer larger than mcp.max_result_bytes", () => {
+  it.each(["json", "sse"])("fails its call at once naming the limit (%s answer); smaller ones pass", async (mode) => {
+    // A long timeout: the call must fail on its size, not wait for it.
+    const u = upstream(60_000, 100_000, mode === "sse" ? url.replace("/mcp", "/sse") : url);
+    try {
+      const err = await u.call("big", { bytes: 5_000_000 }).catch((e) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err.message).toBe('MCP error -32000: the answer of MCP server "raw" was larger than 100000 bytes (mcp.max_result_bytes) and was cut off');
+      const ok = await u.call("big", { bytes: 50_000 });
+      expect((ok.content[0] as { text: string }).text).toHaveLength(50_000);
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("is 10 MiB unless set", async () => {
+    const u = upstream(60_000);
+    try {
+      const err = await u.call("big", { bytes: 11 * 1024 * 1024 }).catch((e) => e);
+      expect(err.message).toMatch(/larger than 10485760 bytes/);
     } finally {
       await u.close();
     }

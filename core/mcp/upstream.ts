@@ -14,6 +14,7 @@ import type { UpstreamSpec } from "./spec.ts";
 import { cwdProblem } from "./cwd.ts";
 import { proxiedFetch, type ProxiedFetch } from "./proxied-fetch.ts";
 import { ErrorAnswers } from "./error-answers.ts";
+import { boundedFetch, DEFAULT_MAX_ANSWER_BYTES } from "./bounded-fetch.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -127,14 +128,13 @@ export class Upstream {
     const requestInit: RequestInit = { headers: s.headers };
     const url = new URL(s.url);
     if (s.proxy && !this.fetchImpl) this.proxied ??= proxiedFetch(s.proxy, s.timeoutMs);
-    const fetchImpl = this.fetchImpl ?? this.proxied?.fetch;
+    const fetchImpl = boundedFetch(this.fetchImpl ?? this.proxied?.fetch ?? fetch, s.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, s.name);
     if (s.transport === "sse") return new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers, fetchImpl) } as never, fetch: fetchImpl });
     return new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
   }
 
   /** The SSE transport's EventSource sends only what its fetch adds: the configured headers go on that request too. */
-  private sseFetch(headers: Record<string, string>, fetchImpl: FetchLike | undefined): FetchLike {
-    const base = fetchImpl ?? fetch;
+  private sseFetch(headers: Record<string, string>, base: FetchLike): FetchLike {
     return (url, init) => base(url, { ...init, headers: { ...headers, ...headersObject(init?.headers) } });
   }
 

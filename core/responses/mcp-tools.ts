@@ -80,7 +80,7 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(t.headers ?? {})) if (typeof v === "string") headers[k] = v;
       if (typeof t.authorization === "string" && t.authorization) headers.authorization = `Bearer ${t.authorization}`;
-      upstream = new Upstream({ kind: "http", name: label, url: checked.url.href, transport: "streamable_http", headers, timeoutMs: 30_000, maxTotalMs: 300_000 }, ctx.gateway.log, () => {}, checked.fetch);
+      upstream = new Upstream({ kind: "http", name: label, url: checked.url.href, transport: "streamable_http", headers, timeoutMs: 30_000, maxTotalMs: 300_000, maxAnswerBytes: ctx.config.raw.mcp?.max_result_bytes }, ctx.gateway.log, () => {}, checked.fetch);
       const u = upstream;
       closers.push(async () => { await u.close(); await checked.close(); });
     } else if (t.connector_id) {

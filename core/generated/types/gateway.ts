@@ -921,6 +921,10 @@ export interface McpConfig {
    * Responses mcp tool on translated models: most model turns that call tools in one response.
    */
   max_tool_rounds?: number;
+  /**
+   * The largest answer read from an HTTP MCP server (per event on a Server-Sent Events stream), a client's server_url included; a larger one is cut off and its call fails naming this limit. A stdio server's messages are bounded at 10 MiB by the SDK.
+   */
+  max_result_bytes?: number;
 }
 export interface PluginConfig {
   /**
