@@ -1,8 +1,10 @@
 // A response-cache hit meets the project's guardrails as the same request answered by the provider does. Before the
 // fix, guardrails (last in the pipeline) never saw a hit: after a reload added a block rule on "Globex", the cached
 // request was still a 200 hit while a new wording of it was 400 GUARDRAIL_BLOCKED; a flag on a hit left no trace in
-// its ledger record; an output rule added after an answer was kept never checked it. Shipped shape: SQLite store, the
-// full default pipeline, a project with `cache: { mode: always }`, its guardrails changed by live reloads.
+// its ledger record; an output rule added after an answer was kept never checked it. And a streamed hit under output
+// rules sent other events than its miss (the kept stream was the checked one, whose held-back text the hit's check
+// held back again: 23 events against 24 on Messages, shifted sequence numbers on Responses). Shipped shape: SQLite
+// store, the full default pipeline, a project with `cache: { mode: always }`, its guardrails changed by live reloads.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -138,19 +140,70 @@ describe("the guardrails' output checks run on the kept answer, which may predat
     expect(await ledgerRecordOf(gw, r.id)).toMatchObject({ provider: "cache", cacheHit: true, status: 200, outcome: "blocked", guardrail: "block:competitors" });
   });
 
-  it("an output redaction is kept with its masks: a reload adding one asks again, and removing it serves the answer kept without it", async () => {
-    answers.set("contact", "Write to sales@example.com for a quote.");
-    await kept("Whom do I contact?");
-    await guardrails({ rules: [{ name: "pii", detect: ["email"], on: ["output"], action: "redact" }] });
-    const masked = await chat("Whom do I contact?");
-    expect(masked.cache).toBe("miss");
-    expect(masked.json.choices[0].message.content).toBe("Write to [REDACTED:EMAIL] for a quote.");
-    const again = await chat("Whom do I contact?");
-    expect([again.cache, again.json.choices[0].message.content]).toEqual(["hit", "Write to [REDACTED:EMAIL] for a quote."]);
-    await guardrails(undefined);
-    const plain = await chat("Whom do I contact?");
-    expect(plain.cache).toBe("hit");
-    expect(plain.json.choices[0].message.content).toBe("Write to sales@example.com for a quote.");
+  it("JSON: a reload adding an output block rule on e-mails refuses the kept answer that has one", async () => {
+    answers.set("billing", "Write to billing@example.com for a refund.");
+    await kept("Whom do I ask about billing?");
+    await guardrails({ rules: [{ name: "no-mail-out", detect: ["email"], on: ["output"], action: "block" }] });
+    const r = await chat("Whom do I ask about billing?");
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: "GUARDRAIL_BLOCKED", details: { rule: "no-mail-out", on: "output" } });
+  });
+
+  it("a reload adding an output flag rule: the hit is answered, and its ledger record names the rule as the miss's does", async () => {
+    answers.set("resells", "Globex resells our kits in Europe.");
+    await kept("Who resells your kits?");
+    await guardrails(competitors("flag", ["output"]));
+    const hit = await chat("Who resells your kits?");
+    expect([hit.status, hit.cache, hit.json.choices[0].message.content]).toEqual([200, "hit", "Globex resells our kits in Europe."]);
+    expect(await ledgerRecordOf(gw, hit.id)).toMatchObject({ provider: "cache", cacheHit: true, outcome: "ok", guardrail: "flag:competitors" });
+  });
+
+  it("a stream an output rule cuts is not kept: the next request asks the provider again", async () => {
+    answers.set("rivals", "Our main rival is Globex, as everyone knows.");
+    await guardrails(competitors("block", ["output"]));
+    const stream = { stream: true };
+    const first = await chat("Who are your rivals?", stream);
+    expect([first.status, first.cache]).toEqual([200, "miss"]);
+    expect(first.text).toContain("GUARDRAIL_BLOCKED");
+    const calls = completions();
+    const again = await chat("Who are your rivals?", stream);
+    expect([again.cache, again.text.includes("GUARDRAIL_BLOCKED")]).toEqual(["miss", true]);
+    expect(completions()).toBe(calls + 1);
+  });
+});
+
+// With output rules the guardrails hold text back while they look across chunks, so the events a client gets are not
+// the provider's: a hit goes through the same check over the same kept events, and sends the same events.
+describe.each([
+  { api: "chat", path: "/v1/chat/completions", body: (prompt: string) => ({ model: CHAT_MODEL, max_tokens: 60, stream: true, messages: [{ role: "user", content: prompt }] }) },
+  { api: "messages", path: "/v1/messages", body: (prompt: string) => ({ model: CHAT_MODEL, max_tokens: 60, stream: true, messages: [{ role: "user", content: prompt }] }) },
+  { api: "responses", path: "/v1/responses", body: (prompt: string) => ({ model: CHAT_MODEL, max_output_tokens: 60, stream: true, input: prompt }) },
+  { api: "gemini", path: `/v1beta/models/${CHAT_MODEL}:streamGenerateContent?alt=sse`, body: (prompt: string) => ({ contents: [{ role: "user", parts: [{ text: prompt }] }] }) },
+])("a streamed hit under output rules ($api)", ({ api, path, body }) => {
+  it("sends the miss's events, one for one, and the hit's record names the flag as the miss's does", async () => {
+    await guardrails({ rules: [
+      { name: "competitors", keywords: ["Globex"], on: ["output"], action: "flag" },
+      { name: "no-secrets", keywords: ["launch code"], on: ["output"], action: "block" },
+    ] });
+    const prompt = `Describe your ${api} supply chain`;
+    answers.set(`${api} supply chain`, "We buy most of our parts from Globex these days, and we ship them on to every store we run across the country by rail.");
+    const ask = async () => {
+      const res = await fetch(`${gw.url}/api${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_ALWAYS}`, "x-api-key": CACHE_ALWAYS, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body(prompt)),
+      });
+      const text = await res.text();
+      return { status: res.status, cache: res.headers.get("x-mg-cache"), id: res.headers.get("x-request-id"), events: text.split("\n").filter((l) => l.startsWith("data:") || l.startsWith("event:")) };
+    };
+    const miss = await ask();
+    expect([miss.status, miss.cache]).toEqual([200, "miss"]);
+    expect(miss.events.join("\n")).toContain("Globex");
+    const hit = await ask();
+    expect([hit.status, hit.cache]).toEqual([200, "hit"]);
+    expect(hit.events).toEqual(miss.events);
+    expect(await ledgerRecordOf(gw, miss.id)).toMatchObject({ guardrail: "flag:competitors" });
+    expect(await ledgerRecordOf(gw, hit.id)).toMatchObject({ cacheHit: true, guardrail: "flag:competitors" });
   });
 });
 

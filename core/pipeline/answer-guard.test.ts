@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import type { GatewayContext } from "./context.ts";
-import { answerGuard, checkAround, checkingAround, offerAnswerGuard, takeAnswerTap, tapCheckedAnswer, type AnswerGuard } from "./answer-guard.ts";
+import { answerBeforeCheck, answerGuard, checkAround, checkingAround, offerAnswerGuard, tapAnswerBeforeCheck, type AnswerGuard } from "./answer-guard.ts";
 
 describe("answerGuard", () => {
   it("finds the check offered for the request's config, and none on a config that offered none (a reload without it)", async () => {
@@ -12,7 +12,7 @@ describe("answerGuard", () => {
       seen.push("before");
       await answer();
       seen.push("after");
-    }, { placeholders: false, edits: false });
+    }, { redacts: false, edits: false });
     offerAnswerGuard(guarded, (ctx) => (ctx.endpoint === "chat" ? check : undefined));
     await answerGuard({ config: guarded, endpoint: "chat" } as GatewayContext)!(async () => void seen.push("answer"));
     expect(seen).toEqual(["before", "answer", "after"]);
@@ -21,17 +21,17 @@ describe("answerGuard", () => {
   });
 });
 
-describe("takeAnswerTap", () => {
-  it("hands the checking step the tap a keeping step asked for, once", () => {
+describe("answerBeforeCheck", () => {
+  it("hands the answer to the step that asked once, and the check goes on with what the tap returned", () => {
     const ctx = {} as GatewayContext;
-    const checked = { kind: "json" as const, status: 200, body: { text: "[EMAIL_1], [REDACTED:EMAIL]" } };
-    expect(takeAnswerTap(ctx)).toBeUndefined(); // nobody asked
+    const provider = { kind: "json" as const, status: 200, body: { text: "as the provider sent it" } };
+    expect(answerBeforeCheck(ctx, provider)).toBe(provider); // nobody asked
     const seen: unknown[] = [];
-    const wrapped = { ...checked, status: 201 };
-    tapCheckedAnswer(ctx, (a, editedAfter) => (seen.push([a, editedAfter]), wrapped));
-    expect(takeAnswerTap(ctx)!(checked, true)).toBe(wrapped);
-    expect(takeAnswerTap(ctx)).toBeUndefined();
-    expect(seen).toEqual([[checked, true]]);
+    const wrapped = { ...provider, status: 201 };
+    tapAnswerBeforeCheck(ctx, (a) => (seen.push(a), wrapped));
+    expect(answerBeforeCheck(ctx, provider)).toBe(wrapped);
+    expect(answerBeforeCheck(ctx, provider)).toBe(provider);
+    expect(seen).toEqual([provider]);
   });
 });
 
@@ -39,7 +39,7 @@ describe("checkAround", () => {
   it("tells a later step the check already wraps the request, and what it does", () => {
     const ctx = {} as GatewayContext;
     expect(checkAround(ctx)).toBeUndefined();
-    checkingAround(ctx, { redacts: "[]", placeholders: true, edits: true });
-    expect(checkAround(ctx)).toEqual({ redacts: "[]", placeholders: true, edits: true });
+    checkingAround(ctx, { redacts: true, edits: true });
+    expect(checkAround(ctx)).toEqual({ redacts: true, edits: true });
   });
 });

@@ -2,23 +2,20 @@
 // that what it redacts is what leaves. A step before it that answers without going on (a response-cache hit) would
 // pass it by. So the checking step offers its check here, for the config it is set up in, and an answering step makes
 // its answer inside it: the check then sees that request and that answer as it sees a provider's.
-// An answer kept for later (the response cache's) is handed over once checked, before the check puts this request's
-// redacted values back into it: the output rules applied (their masks in it, a refused answer never handed over), the
-// input redaction's placeholders still in. A hit made inside the check then gets its own values restored, as the miss
-// did, and what is kept never holds a value any rule redacted.
+// An answer kept for later (the response cache's) is handed over as it came back, before the check: a hit made inside
+// the check then goes through what the miss went through, over the same answer, and sends what the miss sent. A request
+// the check redacts is not kept or served at all (AnswerCheck.redacts).
 import type { RuntimeConfig } from "../config/runtime.ts";
 import type { GatewayContext, GatewayResponse } from "./context.ts";
 
 /** What the check does to a request and its answer. */
 export interface AnswerCheck {
   /**
-   * Its redact rules (canonical; undefined: none). A request rewritten otherwise is another question to the provider,
-   * and an answer kept under other ones holds other masks and placeholders this request never handed out.
+   * It redacts (a `redact` rule, on either side). Such an answer cannot be kept: raw, it holds what redaction keeps out
+   * of stores; masked or with placeholders, other rules and the restoring of values cannot see on a hit what they saw.
    */
-  redacts?: string;
-  /** It puts numbered placeholders in the request, in the order it walks the body (its members' order included). */
-  placeholders: boolean;
-  /** It edits the answer in place (masks, restored values, a stream's held text): an answer kept for later is copied. */
+  redacts: boolean;
+  /** It edits the answer in place (a stream's events, text held back by the output rules): a kept one is copied. */
   edits: boolean;
 }
 
@@ -58,23 +55,20 @@ export function checkAround(ctx: GatewayContext): AnswerCheck | undefined {
   return around.get(ctx);
 }
 
-/**
- * Sees the answer once checked: output rules applied (an answer they refuse never reaches it; a stream they cut ends
- * with the refusal), placeholders not yet restored. `editedAfter`: the check edits it in place once the tap returns.
- * Returns the answer to go on with (a stream it records, wrapped).
- */
-export type AnswerTap = (answer: GatewayResponse, editedAfter: boolean) => GatewayResponse;
+/** Sees the answer before the check (returns the answer to check: a stream it records, wrapped). */
+export type AnswerTap = (answer: GatewayResponse) => GatewayResponse;
 
 const taps = new WeakMap<GatewayContext, AnswerTap>();
 
-/** From a step that keeps the answer (before the check or inside it): it is handed the answer once checked. */
-export function tapCheckedAnswer(ctx: GatewayContext, tap: AnswerTap): void {
+/** From a step before the check that keeps the answer: it is handed the answer before the check reads it. */
+export function tapAnswerBeforeCheck(ctx: GatewayContext, tap: AnswerTap): void {
   taps.set(ctx, tap);
 }
 
-/** From the checking step, about to check the answer: the tap a step asked for, once (undefined: none). */
-export function takeAnswerTap(ctx: GatewayContext): AnswerTap | undefined {
+/** From the checking step, with the answer it is about to check: what it checks (the tap's, if a step asked). */
+export function answerBeforeCheck(ctx: GatewayContext, answer: GatewayResponse): GatewayResponse {
   const tap = taps.get(ctx);
-  if (tap) taps.delete(ctx);
-  return tap;
+  if (!tap) return answer;
+  taps.delete(ctx);
+  return tap(answer);
 }

@@ -104,12 +104,8 @@ export class GuardRun {
 
   /** One piece of answer text (a JSON answer's, or a stream's window): output rules, then placeholders restored. */
   output(text: string): string {
-    return this.restore(this.checkOutput(text));
-  }
-
-  /** The output rules alone over one piece of answer text (placeholders left in: restored later, or by a hit). */
-  checkOutput(text: string): string {
-    return this.guard.output.length ? this.apply(text, this.guard.output, "output", true) : text;
+    const checked = this.guard.output.length ? this.apply(text, this.guard.output, "output", true) : text;
+    return this.restore(checked);
   }
 
   restore(text: string): string {

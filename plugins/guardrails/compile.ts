@@ -1,7 +1,6 @@
 // A project's `guardrails:` compiled once per config load (cached by the config object, so a reload compiles anew):
 // every rule's detectors, patterns and keywords as global regular expressions, split by the side they act on.
 import type { GuardrailModeration, GuardrailRule, GuardrailsConfig } from "../../core/generated/types/gateway.ts";
-import { canonicalJson } from "../../core/http/canonical-json.ts";
 import { detectorsFor, type Detector, type DetectorKind } from "./detectors/index.ts";
 
 export type Action = "block" | "redact" | "flag";
@@ -26,15 +25,9 @@ export interface Guard {
   moderateOutput: boolean;
   /** Output rules on streams: characters held back and looked back over. */
   window: number;
-  /**
-   * The redact rules, as configured (canonical JSON; undefined: none): what the input ones rewrite leaves in place of
-   * what the client sent, and an answer is kept with the output ones' masks in it, so an answer kept under other ones
-   * is not this request's (the response cache's key has them).
-   */
-  redacts?: string;
-  /** Input redact rules put numbered placeholders in what leaves (not masks). */
-  placeholders: boolean;
-  /** The answer is edited in place: masks, restored values, a stream's text held back by the output rules. */
+  /** A redact rule, on either side: the response cache neither keeps nor serves its answers. */
+  redacts: boolean;
+  /** The answer is edited in place: a stream's text held back by the output rules, masks, restored values. */
   edits: boolean;
 }
 
@@ -56,11 +49,9 @@ export function compile(config: GuardrailsConfig): Guard | null {
   const moderateInput = !!m && (m.on ?? ["input"]).includes("input");
   const moderateOutput = !!m && (m.on ?? ["input"]).includes("output");
   if (!input.length && !output.length && !moderateInput && !moderateOutput) return null;
-  const redacting = (config.rules ?? []).filter((r) => r.action === "redact");
-  const redacts = redacting.length ? canonicalJson(redacting) : undefined;
-  const placeholders = input.some((r) => r.action === "redact" && !r.mask);
-  const edits = output.length > 0 || input.some((r) => r.action === "redact");
-  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts, placeholders, edits };
+  const redacts = input.some((r) => r.action === "redact") || output.some((r) => r.action === "redact");
+  const edits = output.length > 0 || redacts;
+  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts, edits };
 }
 
 /** A placeholder label from a rule name: "no-internal.codes" -> NO_INTERNAL_CODES. */

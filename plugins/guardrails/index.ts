@@ -7,7 +7,7 @@
 // client's protocol (translation is done by then), inside usage metering, so a refused answer is billed as used and
 // its ledger record says which rule refused it. An answer made before it without a provider (a response-cache hit)
 // is made inside it too (core/pipeline/answer-guard.ts): a hit is checked as a miss is. An answer kept for later is
-// handed over between the output rules and the restoring of this request's redacted values.
+// handed over before the check, as it came back (a request this redacts is never kept).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import { meterFor } from "../../core/metering/meter.ts";
@@ -20,7 +20,7 @@ import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
-import { checkAround, checkingAround, offerAnswerGuard, takeAnswerTap } from "../../core/pipeline/answer-guard.ts";
+import { answerBeforeCheck, checkAround, checkingAround, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
 
@@ -41,37 +41,22 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   }
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
-  const r = ctx.response;
-  const checks = guard.output.length > 0 || guard.moderateOutput;
-  const restores = run.vault.size > 0 || run.documents.size > 0;
-  // A step that keeps answers (the response cache) keeps this one checked, before this request's values are restored.
-  const tap = takeAnswerTap(ctx);
+  // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
+  const r = (ctx.response = answerBeforeCheck(ctx, ctx.response));
+  if (!guard.output.length && !guard.moderateOutput && run.vault.size === 0 && run.documents.size === 0) return;
   if (r.kind === "stream") {
-    if (!tap) {
-      if (checks || restores) ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
-      return;
-    }
-    const kept = tap(checks ? { ...r, events: guardStream(ctx, run, r.events, "check") } : r, restores);
-    ctx.response = restores && kept.kind === "stream" ? { ...kept, events: guardStream(ctx, run, kept.events, "restore") } : kept;
+    ctx.response = { ...r, events: guardStream(ctx, run, r.events) };
     return;
   }
-  if (r.kind !== "json") {
-    if (tap) ctx.response = tap(r, false);
-    return;
-  }
-  if (checks) {
-    let answer = "";
-    walkAnswer(ctx.protocol, r.body, (text) => {
-      if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
-      return run.checkOutput(text);
-    });
-    run.allowVerdict("output");
-    if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
-  }
-  const out = tap ? (ctx.response = tap(r, restores)) : r;
-  if (!restores || out.kind !== "json") return;
-  walkAnswer(ctx.protocol, out.body, (text) => run.restore(text));
-  if (ctx.protocol === "anthropic") fixCitations(out.body, run);
+  if (r.kind !== "json") return;
+  let answer = "";
+  walkAnswer(ctx.protocol, r.body, (text) => {
+    if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
+    return run.output(text);
+  });
+  if (ctx.protocol === "anthropic") fixCitations(r.body, run);
+  run.allowVerdict("output");
+  if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
 }
 
 /** The request's guard, or undefined when there is nothing to check (most projects: one property read). */
@@ -87,8 +72,8 @@ function run(ctx: GatewayContext, guard: Guard, next: () => Promise<void>): Prom
   return guarded(ctx, guard, next);
 }
 
-/** What the cache learns of the check (its key, whether it copies what it keeps), without the rules themselves. */
-const checkOf = (guard: Guard) => ({ redacts: guard.redacts, placeholders: guard.placeholders, edits: guard.edits });
+/** What the cache learns of the check (whether it may keep the answer, whether a hit needs a copy), not the rules. */
+const checkOf = (guard: Guard) => ({ redacts: guard.redacts, edits: guard.edits });
 
 export default definePlugin({
   name: "guardrails",

@@ -1,5 +1,5 @@
 // A kept answer's own copy, for when a step after the cache edits the answer it is handed in place (the guardrails
-// mask text and restore values in the body, and rewrite a stream's events): the kept one then stays as it was kept.
+// rewrite a stream's events as their output rules hold text back): the kept one then stays as it was kept.
 import type { StoredResponse } from "../../core/store/types.ts";
 
 export function copied(response: StoredResponse): StoredResponse {

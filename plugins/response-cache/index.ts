@@ -9,8 +9,9 @@
 // when the worst case held is less: no room, no hit); a Responses answer is replayed only while the stored responses
 // it names are; an idempotency key keeps its own meaning (a keyed retry replays exactly what the key first answered,
 // hit or not). The guardrails, which run after it, see a hit as they see a miss (guarded-hit.ts): the answer is kept as
-// they hand it over, output rules applied and placeholders not yet restored (keep.ts). The store failing costs the
-// cache, never the request: a lookup that fails is a miss, an answer that cannot be kept is still sent.
+// it came back, before they checked it (keep.ts), and a request they redact is neither answered from the cache nor kept.
+// The store failing costs the cache, never the request: a lookup that fails is a miss, an answer that cannot be kept
+// is still sent.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
@@ -23,7 +24,7 @@ import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics } from "./metrics.ts";
 import { keeping, type CacheState } from "./keep.ts";
 import { replayable } from "../../core/responses/replayable.ts";
-import { answerGuard, checkAround, tapCheckedAnswer, type AnswerCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
+import { answerGuard, checkAround, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
 import { toServe } from "./copy.ts";
 
@@ -42,49 +43,42 @@ export default definePlugin<unknown, State>({
   handle(ctx, next, { state }) {
     const plan = planOf(ctx, state.settings);
     if (!plan) return next();
-    // The guardrails after the cache, if any: a hit is made inside them. Or those placed before it, which have
-    // redacted the request already (the key is then the redacted body). What they redact is in the key; and the
-    // placeholders those after it hand out are numbered in the body's own order, so that order is in the key too.
+    // The guardrails after the cache, if any: a hit is made inside them. Or those placed before it, which check what
+    // it answers. A request they redact is not the cache's: a kept answer would hold the values they keep out of stores
+    // (raw) or could not be checked on a hit as on the miss (masked), so it goes on as one the cache never saw.
     const guard = answerGuard(ctx);
     const check = guard ?? checkAround(ctx);
+    if (check?.redacts) return next();
     let key: string;
     try {
-      key = cacheKey(ctx, check?.redacts, guard?.placeholders === true);
+      key = cacheKey(ctx);
     } catch {
       return next(); // a body nested too deep to walk is not cached
     }
-    return cached(ctx, next, plan, key, state, guard, check);
+    return cached(ctx, next, plan, key, state, guard, check?.edits === true);
   },
 });
 
-async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State, guard: AnswerGuard | undefined, check: AnswerCheck | undefined): Promise<void> {
+async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: CachePlan, key: string, state: State, guard: AnswerGuard | undefined, edited: boolean): Promise<void> {
   const entry = plan.refresh ? undefined : await lookup(ctx, key, state);
-  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state, guard, check?.edits === true);
+  if (entry && (await servable(ctx, entry, plan))) return hit(ctx, entry, plan, state, guard, edited);
   state.metrics.requests.add(1, ctx.endpoint, "miss");
   ctx.responseHeaders[CACHE_HEADER] = "miss";
-  if (!check) {
-    // Nothing edits the answer after this: it is kept as it is, no copy.
+  if (!guard) {
+    // As it comes back (guardrails placed before the cache check it after this, as they check a hit).
     await next();
     if (!ctx.response) return;
-    const kept = keeping(ctx, key, plan, state, ctx.response, false);
+    const kept = keeping(ctx, key, plan, state, ctx.response);
     ctx.response = kept.response;
     kept.save?.();
     return;
   }
-  // The guardrails (after the cache or around it) hand the answer over once checked, before they restore this
-  // request's values into it: an answer they refuse is never handed over. A JSON answer is kept once the request is
-  // through (at once when they run around the cache: its own part is done by then).
-  let through = false;
-  let save: (() => void) | undefined;
-  tapCheckedAnswer(ctx, (answer, editedAfter) => {
-    const kept = keeping(ctx, key, plan, state, answer, editedAfter);
-    if (through) kept.save?.();
-    else save = kept.save;
-    return kept.response;
-  });
+  // The guardrails after the cache hand the answer over before they check it: a hit then goes through the same check
+  // over the same answer (a stream: the same events). A JSON answer they refuse is not kept.
+  let kept: ReturnType<typeof keeping> | undefined;
+  tapAnswerBeforeCheck(ctx, (answer) => (kept = keeping(ctx, key, plan, state, answer)).response);
   await next();
-  through = true;
-  save?.();
+  kept?.save?.();
 }
 
 /** The front, then the store; a store that fails or holds something unreadable is a miss. */
@@ -128,7 +122,7 @@ async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan)
 
 async function hit(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan, state: State, guard: AnswerGuard | undefined, edited: boolean): Promise<void> {
   // The guardrails placed after the cache see a hit as they see a miss (guarded-hit.ts). A copy only when guardrails
-  // (after the cache or before it) edit the answer in place: the kept entry serves the next hit.
+  // (after the cache or before it) edit the answer in place (a stream's events): the kept entry serves the next hit.
   const response = toServe(entry.response, edited);
   if (guard) return guardedHit(ctx, guard, () => serve(ctx, response, entry, plan, state));
   serve(ctx, response, entry, plan, state);

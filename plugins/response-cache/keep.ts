@@ -1,8 +1,7 @@
 // After a miss: keep a whole, successful answer — a JSON one once the request is through, a stream once it has ended
-// normally. Under guardrails it is the answer they hand over once checked (core/pipeline/answer-guard.ts): their output
-// rules applied, a request's redacted values not yet restored, so a kept answer never holds a value a rule redacted and
-// a hit gets its own restored. A copy is taken only when a step edits the answer after it is handed over, and only of
-// an answer small enough to keep.
+// normally — as it came back: under guardrails, the answer they hand over before they check it
+// (core/pipeline/answer-guard.ts), so a hit goes through the same check over the same answer. No copy: nothing edits a
+// kept answer (a request whose guardrails redact is not kept; a stream's recording holds its own events).
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
 import { recordStream, storedBytes } from "../../core/pipeline/stored-response.ts";
@@ -12,7 +11,6 @@ import { completeStream, keepsJson } from "./answer.ts";
 import type { Front } from "./front.ts";
 import type { CacheEntry } from "./entry.ts";
 import type { CacheMetrics } from "./metrics.ts";
-import { copied } from "./copy.ts";
 
 /** Headers that describe the answer itself, replayed with it (not rate-limit headers: those are the new request's). */
 const ANSWER_HEADERS = ["x-mg-upstream-model", DROPPED_PARAMS_HEADER, "x-mg-upstream-request-id"];
@@ -34,10 +32,10 @@ function answerHeaders(ctx: GatewayContext): Record<string, string> {
 
 /**
  * The answer `r` on its way to be kept: `response` to pass on in its place (a stream, recorded as it is read and kept
- * once it has ended normally) and, for a JSON answer, `save` to keep it (as it is now) once the request is through.
- * `editedAfter`: a step edits `r` in place once it is passed on (the guardrails restoring values into it).
+ * once it has ended normally) and, for a JSON answer, `save` to keep it once the request is through (an answer the
+ * guardrails then refuse is not kept).
  */
-export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse, editedAfter: boolean): { response: GatewayResponse; save?: () => void } {
+export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse): { response: GatewayResponse; save?: () => void } {
   if (r.kind === "stream") {
     if (r.status < 200 || r.status >= 300) return { response: r };
     const headers = answerHeaders(ctx);
@@ -46,23 +44,22 @@ export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state
       maxBytes: state.settings.maxEntryBytes,
       done: (events) => {
         if (!events) state.metrics.writes.add(1, ctx.endpoint, "too_large");
-        else if (completeStream(ctx.protocol, events)) entryFor(ctx, plan, state, { kind: "stream", status: r.status, headers, events }, false)?.(key);
+        else if (completeStream(ctx.protocol, events)) entryFor(ctx, plan, state, { kind: "stream", status: r.status, headers, events })?.(key);
       },
       failed: () => {},
     });
     return { response: { ...r, events } };
   }
   if (!keepsJson(r, ctx.endpoint)) return { response: r };
-  const put = entryFor(ctx, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body }, editedAfter);
+  const put = entryFor(ctx, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body });
   return { response: r, save: put && (() => put(key)) };
 }
 
 /**
- * The entry for `response`, made now: its text (what the store gets, as the answer is at this moment) and, when
- * `editedAfter`, a copy for the front. Undefined (counted) when it is too large to keep: nothing copied. Returns what
- * keeps it under a key.
+ * The entry for `response`, made now: its text, what the store gets. Undefined (counted) when it is too large to keep.
+ * Returns what keeps it under a key.
  */
-function entryFor(ctx: GatewayContext, plan: CachePlan, state: CacheState, response: StoredResponse, editedAfter: boolean): ((key: string) => void) | undefined {
+function entryFor(ctx: GatewayContext, plan: CachePlan, state: CacheState, response: StoredResponse): ((key: string) => void) | undefined {
   const now = Date.now();
   const entry: CacheEntry = { v: 1, storedAt: now, expiresAt: now + plan.ttlMs, response };
   let text: string;
@@ -76,8 +73,7 @@ function entryFor(ctx: GatewayContext, plan: CachePlan, state: CacheState, respo
     state.metrics.writes.add(1, ctx.endpoint, "too_large");
     return undefined;
   }
-  const front = editedAfter ? { ...entry, response: copied(response) } : entry;
-  return (key) => save(ctx, key, plan, state, front, text, bytes);
+  return (key) => save(ctx, key, plan, state, entry, text, bytes);
 }
 
 /** Into the front at once, into the store in the background: the client never waits for the cache. */

@@ -1,9 +1,8 @@
-// The cache key: a sha256 over a canonical JSON (object keys sorted, so key order does not matter) of everything that
+// The cache key: a sha256 over a canonical JSON (object keys sorted, so key order never matters) of everything that
 // changes the answer — the project, live or sandbox (sandbox keys are answered by the simulator), the endpoint, the
 // client protocol and its method (Gemini's embedContent and batchEmbedContents share a body but not an answer shape),
 // streamed or not (a stream replays as a stream, JSON as JSON), the headers an upstream reads (anthropic-beta,
-// anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo —
-// and the redact rules of the guardrails the request goes through (with input ones, the body's key order too).
+// anthropic-version), and the body — without the cache option itself and the end-user ids an answer does not echo.
 import { createHash } from "node:crypto";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { canonicalJson } from "../../core/http/canonical-json.ts";
@@ -51,15 +50,8 @@ function answerBody(ctx: GatewayContext): Record<string, unknown> {
   return body;
 }
 
-/**
- * The request's cache key (base64url sha256). Throws RangeError for a body nested too deep to walk. `redacts`: the
- * redact rules of the guardrails (core/pipeline/answer-guard.ts): the request they send is another one under other
- * input redactions, and a kept answer holds their placeholders and output masks. `inOrder`: they number placeholders
- * in the order the body has its members (a kept answer's [EMAIL_1] is whichever e-mail came first), so the body is
- * taken in its own order: the same members in another order are another entry, never one whose [EMAIL_1] is not theirs.
- */
-export function cacheKey(ctx: GatewayContext, redacts?: string, inOrder = false): string {
-  const body = answerBody(ctx);
+/** The request's cache key (base64url sha256). Throws RangeError for a body nested too deep to walk. */
+export function cacheKey(ctx: GatewayContext): string {
   const parts = {
     v: KEY_VERSION,
     project: ctx.auth!.projectId,
@@ -69,8 +61,7 @@ export function cacheKey(ctx: GatewayContext, redacts?: string, inOrder = false)
     action: ctx.params.action ?? null,
     stream: ctx.body?.stream === true,
     headers: answerHeaders(ctx) ?? null,
-    body: inOrder ? JSON.stringify(body) : body,
-    ...(redacts === undefined ? {} : { redacts }),
+    body: answerBody(ctx),
   };
   return createHash("sha256").update(canonicalJson(parts)).digest("base64url");
 }

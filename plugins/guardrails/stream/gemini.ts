@@ -33,7 +33,7 @@ export class GeminiStream implements StreamAdapter {
             lastText = p;
           }
           if (p.functionCall?.args && typeof p.functionCall.args === "object") {
-            visitJsonValue(p.functionCall.args, (s) => this.slots.whole(s));
+            visitJsonValue(p.functionCall.args, (s) => this.slots.run.output(s));
             changed = true;
           }
         }

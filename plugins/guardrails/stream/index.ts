@@ -7,7 +7,6 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
 import { checkModeration } from "../moderation/index.ts";
 import { Slots, type StreamAdapter } from "./slots.ts";
-import type { Stage } from "./slot.ts";
 import { ChatStream } from "./chat.ts";
 import { MessagesStream } from "./messages.ts";
 import { ResponsesStream } from "./responses.ts";
@@ -20,12 +19,8 @@ const ADAPTERS: Record<ClientProtocol, new (slots: Slots) => StreamAdapter> = {
   gemini: GeminiStream,
 };
 
-/**
- * `stage`: both stages at once, or one pass of them: "check" (output rules, verdicts and moderation; placeholders left
- * in) and "restore" (placeholders and citations) over what "check" let through.
- */
-export function guardStream(ctx: GatewayContext, run: GuardRun, events: AsyncIterable<SseEvent>, stage: Stage = "both"): AsyncIterable<SseEvent> {
-  const slots = new Slots(run, run.guard.moderateOutput && stage !== "restore", stage);
+export function guardStream(ctx: GatewayContext, run: GuardRun, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+  const slots = new Slots(run, run.guard.moderateOutput);
   return guarded(ctx, run, events, slots, new ADAPTERS[ctx.protocol](slots));
 }
 
@@ -33,7 +28,6 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   let finished = false;
   const finish = async () => {
     finished = true;
-    if (slots.stage === "restore") return; // the verdicts were the check pass's
     run.allowVerdict("output");
     if (run.guard.moderateOutput) await checkModeration(ctx, run.guard.moderation!, slots.answer, "output");
   };

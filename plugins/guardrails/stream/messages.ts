@@ -26,7 +26,7 @@ export class MessagesStream implements StreamAdapter {
           b.text = this.slots.push(`b${e.index}`, b.text);
           ev.data = JSON.stringify(e);
         }
-        if (this.slots.restores && Array.isArray(b.citations) && b.citations.length) {
+        if (Array.isArray(b.citations) && b.citations.length) {
           for (const c of b.citations) fixCitation(c, this.slots.run);
           ev.data = JSON.stringify(e);
         }
@@ -40,10 +40,8 @@ export class MessagesStream implements StreamAdapter {
     const d = e.delta;
     // A citation into a redacted document: placeholders restored, char indices mapped to the client's text.
     if (d?.type === "citations_delta") {
-      if (this.slots.restores) {
-        fixCitation(d.citation, this.slots.run);
-        ev.data = JSON.stringify(e);
-      }
+      fixCitation(d.citation, this.slots.run);
+      ev.data = JSON.stringify(e);
     } else if (d?.type === "text_delta" && typeof d.text === "string" && d.text) {
       const out = this.slots.push(`b${e.index}`, d.text);
       if (out !== d.text) (d.text = out), (ev.data = JSON.stringify(e));

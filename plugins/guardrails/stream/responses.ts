@@ -32,7 +32,7 @@ export class ResponsesStream implements StreamAdapter {
     if (!e || typeof e.type !== "string") return [ev];
     let changed = false;
     const before: SseEvent[] = [];
-    const whole = (s: string) => this.slots.whole(s);
+    const whole = (s: string) => this.slots.run.output(s);
     switch (e.type) {
       case "response.output_text.delta":
       case "response.refusal.delta":

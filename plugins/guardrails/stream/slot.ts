@@ -8,14 +8,10 @@
 //  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
 //     more than that (Vault.partialTail).
 // Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
-// A stream kept for later (the response cache's) runs the two stages apart, kept between them (Stage).
 import type { GuardRun, Hit } from "../check.ts";
 import { findHits, redactions } from "../check.ts";
 import { blocked, note } from "../record.ts";
 import { decodeEscapes } from "./json-escapes.ts";
-
-/** Which stages a pass over the stream runs: both, or one of them (the kept answer is what "check" lets through). */
-export type Stage = "both" | "check" | "restore";
 
 export class SlotText {
   /** Raw text not yet released by stage 1. */
@@ -28,7 +24,7 @@ export class SlotText {
   private held = "";
 
   /** `json`: the slot is a JSON document streamed as text (tool arguments): restored values go in escaped. */
-  constructor(private readonly run: GuardRun, private readonly json: boolean, private readonly stage: Stage = "both") {}
+  constructor(private readonly run: GuardRun, private readonly json: boolean) {}
 
   /** The text to send now for this delta ("" when all of it waits). Throws GUARDRAIL_BLOCKED. */
   push(delta: string): string {
@@ -42,7 +38,7 @@ export class SlotText {
 
   private check(delta: string, final: boolean): string {
     const rules = this.run.guard.output;
-    if (!rules.length || this.stage === "restore") return delta;
+    if (!rules.length) return delta;
     const window = this.run.guard.window;
     const pending = this.pending + delta;
     if (!pending) return "";
@@ -83,7 +79,7 @@ export class SlotText {
 
   private restore(text: string, final: boolean): string {
     const vault = this.run.vault;
-    if (vault.size === 0 || this.stage === "check") return text;
+    if (vault.size === 0) return text;
     const all = this.held + text;
     const at = final ? all.length : vault.partialTail(all);
     this.held = all.slice(at);

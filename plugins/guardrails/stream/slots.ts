@@ -2,7 +2,7 @@
 // protocol's adapter implements to run the guardrails over its events.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
-import { SlotText, type Stage } from "./slot.ts";
+import { SlotText } from "./slot.ts";
 
 /** The most answer text kept for moderating the answer (past it the rest goes unchecked by the moderation model). */
 export const MAX_MODERATED_CHARS = 64_000;
@@ -12,25 +12,13 @@ export class Slots {
   /** The answer's raw text (placeholders unrestored), kept only when the answer is moderated. */
   answer = "";
 
-  constructor(readonly run: GuardRun, private readonly keepAnswer: boolean, readonly stage: Stage = "both") {}
+  constructor(readonly run: GuardRun, private readonly keepAnswer: boolean) {}
 
   push(key: string, delta: string, json = false): string {
     if (this.keepAnswer && this.answer.length < MAX_MODERATED_CHARS) this.answer += delta.slice(0, MAX_MODERATED_CHARS - this.answer.length);
     let s = this.map.get(key);
-    if (!s) this.map.set(key, (s = new SlotText(this.run, json, this.stage)));
+    if (!s) this.map.set(key, (s = new SlotText(this.run, json)));
     return s.push(delta);
-  }
-
-  /** A whole text an event carries (a .done event's, a function call's arguments): this pass's stages over it. */
-  whole(text: string): string {
-    if (this.stage === "check") return this.run.checkOutput(text);
-    if (this.stage === "restore") return this.run.restore(text);
-    return this.run.output(text);
-  }
-
-  /** Citations are turned back to the client's documents with the restored values (not in a "check" pass). */
-  get restores(): boolean {
-    return this.stage !== "check";
   }
 
   /** The rest of one slot ("" when it has none or never existed); the slot is gone afterwards. */
