@@ -567,7 +567,10 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.record.status = err.status;
     this.record.errorCode = err.code;
     this.brokenOff();
-    if (!this.ctx.signal.aborted && !this.target.sandbox) {
+    // Cut by the request's own abort (the client left while a plugin's reader waited on the upstream): no verdict on
+    // the endpoint, and a half-open probe's slot is freed, as when the reader stops (stopped()).
+    if (this.ctx.signal.aborted) this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
+    else if (!this.target.sandbox) {
       this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
       if (sharedStats(this.target)) this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
     }
