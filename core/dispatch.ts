@@ -197,7 +197,7 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
     for (let i = 0; i < targets.length && ctx.attempts.length < budget; i++) {
       if (givenUp.has(i)) continue;
       const target = targets[i]!;
-      if (!unobserved(target, op) && !health.allow(target.modelId, target.provider, keyOwner(ctx, target))) {
+      if (!unobserved(target, op) && !health.allow(target.modelId, target.provider, keyOwner(ctx, target), ctx)) {
         if (pass === 0) {
           skipped.push({ model: target.modelId, provider: target.provider, reason: "circuit_open" });
           passedOver++;
@@ -212,14 +212,14 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         if (wait === null) {
           givenUp.add(i);
           if (pass === 0) passedOver++;
-          if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
+          if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
           continue;
         }
         if (wait && wait > 0) {
           try {
             await sleep(wait, undefined, { signal: ctx.signal });
           } catch {
-            if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
+            if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
             break;
           }
         }
@@ -298,7 +298,7 @@ function waitBefore(ctx: GatewayContext, last: GatewayError, own: Failure | unde
  * would only be cut): the request ends with the shutdown's 503, which clients retry elsewhere.
  */
 function stopForShutdown(ctx: GatewayContext, target: Target, op: OperationName, health: HealthRegistry): GatewayError {
-  if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
+  if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
   return shutdownError();
 }
 
@@ -333,7 +333,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   } catch (e) {
     if (e instanceof Unsupported) {
       span?.failed(e.error);
-      if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target));
+      if (!unobserved(target, op)) health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
       throw e;
     }
     return fail(e);
@@ -414,7 +414,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
 function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
   if (target.sandbox) return;
   if (ctx.signal.aborted || !isRetryable(err)) {
-    health.release(target.modelId, target.provider, keyOwner(ctx, target));
+    health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
     return;
   }
   health.record(target.modelId, target.provider, false, keyOwner(ctx, target));
@@ -528,7 +528,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
    */
   private stopped(): void {
     this.finished = true;
-    this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
+    this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target), this.ctx);
     if (this.ctx.signal.aborted) {
       this.record.status = 499;
       this.record.errorCode = "CANCELLED";
@@ -569,7 +569,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.brokenOff();
     // Cut by the request's own abort (the client left while a plugin's reader waited on the upstream): no verdict on
     // the endpoint, and a half-open probe's slot is freed, as when the reader stops (stopped()).
-    if (this.ctx.signal.aborted) this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target));
+    if (this.ctx.signal.aborted) this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target), this.ctx);
     else if (!this.target.sandbox) {
       this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
       if (sharedStats(this.target)) this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });

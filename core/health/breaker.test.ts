@@ -21,6 +21,21 @@ describe("CircuitBreaker", () => {
     expect(moves).toEqual(["closed->open"]);
   });
 
+  it("only the probe's own request frees the half-open probe slot: another one ending without an outcome does not", () => {
+    const { b } = make();
+    const earlier = {}; // let through while closed; its client leaves later
+    const probe = {};
+    const next = {};
+    expect(b.allow(0, earlier)).toBe(true);
+    for (let t = 1; t <= 3; t++) b.record(false, t);
+    expect(b.allow(1_100, probe)).toBe(true); // the cooldown is over: the probe
+    expect(b.allow(1_101, next)).toBe(false);
+    b.release(earlier); // the earlier request's client leaves: no second probe
+    expect(b.allow(1_102, next)).toBe(false);
+    b.release(probe); // the probe's own client leaves: the slot is free
+    expect(b.allow(1_103, next)).toBe(true);
+  });
+
   it("a success resets the consecutive count", () => {
     const { b } = make();
     b.record(false, 0);

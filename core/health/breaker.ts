@@ -32,6 +32,8 @@ export class CircuitBreaker {
   private openedAt = 0;
   private probeInFlight = false;
   private probeAt = 0;
+  /** The request the half-open probe belongs to, when its caller said (HealthRegistry passes the request's context). */
+  private probeOwner: object | undefined;
   private readonly ok = new Array<number>(BUCKETS).fill(0);
   private readonly bad = new Array<number>(BUCKETS).fill(0);
   private bucketAt = new Array<number>(BUCKETS).fill(-1);
@@ -42,8 +44,11 @@ export class CircuitBreaker {
     private readonly onTransition: (from: CircuitState, to: CircuitState) => void = () => {},
   ) {}
 
-  /** May a request use this endpoint now? In half-open state only one probe at a time gets a yes. */
-  allow(now: number): boolean {
+  /**
+   * May a request use this endpoint now? In half-open state only one probe at a time gets a yes; `owner` (the
+   * request) is remembered as the probe's, so another request's release() cannot free its slot.
+   */
+  allow(now: number, owner?: object): boolean {
     if (this.state === "closed") return true;
     if (this.state === "open") {
       if (now - this.openedAt < this.policy.cooldownMs) return false;
@@ -53,6 +58,7 @@ export class CircuitBreaker {
     if (this.probeInFlight && now - this.probeAt < this.policy.cooldownMs) return false;
     this.probeInFlight = true;
     this.probeAt = now;
+    this.probeOwner = owner;
     return true;
   }
 
@@ -93,9 +99,14 @@ export class CircuitBreaker {
     if (this.state === "closed" && (this.consecutive >= this.policy.consecutiveFailures || this.rateExceeded(now))) this.open(now);
   }
 
-  /** A probe that ended without an outcome (client left): free the slot. */
-  release(): void {
+  /**
+   * A probe that ended without an outcome (client left): free the slot. An attempt that was not the probe (one let
+   * through while the circuit was closed, ending while a probe is out) frees nothing: a second probe would go out.
+   */
+  release(owner?: object): void {
+    if (owner !== undefined && this.probeOwner !== undefined && owner !== this.probeOwner) return;
     this.probeInFlight = false;
+    this.probeOwner = undefined;
   }
 
   private open(now: number): void {

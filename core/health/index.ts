@@ -90,16 +90,17 @@ export class HealthRegistry {
     return b;
   }
 
-  allow(model: string, provider: string, project?: string): boolean {
-    return this.breaker(model, provider, project).allow(this.now());
+  /** `owner`: the request asking (a half-open probe's slot is its own, so only it may free the slot: release()). */
+  allow(model: string, provider: string, project?: string, owner?: object): boolean {
+    return this.breaker(model, provider, project).allow(this.now(), owner);
   }
 
   record(model: string, provider: string, success: boolean, project?: string): void {
     this.breaker(model, provider, project).record(success, this.now());
   }
 
-  release(model: string, provider: string, project?: string): void {
-    this.breakers.get(keyOf(model, provider, project))?.release();
+  release(model: string, provider: string, project?: string, owner?: object): void {
+    this.breakers.get(keyOf(model, provider, project))?.release(owner);
   }
 
   /** Milliseconds until this endpoint lets a request through again (its cooldown's end; 0 when it would now). */
