@@ -2,13 +2,14 @@
 // live an hour, so a replay that repeated them gave a client coming back later a dead link to an image it paid for.
 // An image the gateway no longer keeps is said so plainly, not replayed as a link that cannot work.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ulid } from "ulid";
 import { ledgerRecordOf, postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, LIVE, mediaConfig } from "./helpers/media.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
+import { defaultPipeline } from "../plugins/index.ts";
 
 const HOUR_MS = 3_600_000;
 let up: FakeOpenAIMedia;
@@ -77,5 +78,23 @@ describe("replaying an image answer", () => {
     expect(again.json.error.details).toMatchObject({ reason: "asset_gone" });
     expect(again.json.error.message).toContain("no longer kept");
     expect(again.json.error.message).toContain("new idempotency key");
+  });
+
+  it("an image asked for with a key no idempotency plugin holds (a pipeline without it) is kept only while its link lives", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-image-no-idem-"));
+    const other = await startTestGateway({
+      ...mediaConfig({ providers: { openai: { protocol: "openai", base_url: up.baseUrl, api_key: OPENAI_KEY } }, server: { assets_dir: dir } }),
+      pipeline: defaultPipeline().filter((p) => p !== "idempotency"),
+    });
+    try {
+      const r = await postJson(`${other.baseURL}/images/generations`, body, { ...auth(LIVE), "x-mg-idempotency-key": ulid() });
+      expect(r.status, r.text).toBe(200);
+      const name = new URL(r.json.data[0].url).pathname.split("/").pop()!;
+      const keptFor = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8")).keepUntil - Date.now();
+      expect(keptFor).toBeLessThanOrEqual(HOUR_MS + 120_000); // its link's hour (and the sweep's minute), not a day
+    } finally {
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

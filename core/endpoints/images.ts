@@ -12,7 +12,7 @@ import { pricingForTier } from "../money/image-price.ts";
 import type { ImagesCall, ImagesOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
-import { IDEMPOTENCY_WINDOW_MS, idempotencyKey } from "../http/idempotency-key.ts";
+import { IDEMPOTENCY_WINDOW_MS } from "../http/idempotency-key.ts";
 import { refreshImageUrls } from "./image-replay.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
@@ -42,13 +42,8 @@ function checkLimits(ctx: GatewayContext): void {
  * key's record, so a replay can sign a fresh link to them (./image-replay.ts).
  */
 function keepSeconds(ctx: GatewayContext): number {
-  let key: string | undefined;
-  try {
-    key = idempotencyKey(ctx);
-  } catch {
-    key = undefined; // a bad key was refused before (plugins/idempotency); without that plugin nothing replays
-  }
-  return key === undefined ? IMAGE_URL_TTL_S : Math.max(IMAGE_URL_TTL_S, IDEMPOTENCY_WINDOW_MS / 1000);
+  // Only a key the idempotency plugin holds is replayed: a key sent through a pipeline without it keeps nothing longer.
+  return ctx.keptForReplay ? Math.max(IMAGE_URL_TTL_S, IDEMPOTENCY_WINDOW_MS / 1000) : IMAGE_URL_TTL_S;
 }
 
 async function images(ctx: GatewayContext): Promise<void> {

@@ -9,6 +9,16 @@ import type { GatewayContext } from "../pipeline/context.ts";
 /** Spec, Limits: an idempotency key's record (and so its replay) lasts 24 hours. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
+declare module "../pipeline/context.ts" {
+  interface GatewayContext {
+    /**
+     * This request's answer will be kept under its idempotency key for a replay (set by plugins/idempotency once it
+     * holds the key): what the answer points to (an image's file) must last as long as the record.
+     */
+    keptForReplay?: boolean;
+  }
+}
+
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Stripe's bound (and character set) for an idempotency key, which the clients that send free-form keys follow. */

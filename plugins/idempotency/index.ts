@@ -147,6 +147,7 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
     }
   }
 
+  ctx.keptForReplay = true;
   // Renewed while the request runs, however long (./claim-lease.ts), until its record is saved or it is released.
   const lease = { scope, owner, leaseMs: LEASE_MS };
   const leases = claimLeases(store);
