@@ -9,6 +9,7 @@ import { mcpOf } from "../mcp/registry.ts";
 import { serverAllowed, toolAllowed } from "../mcp/policy.ts";
 import { Upstream } from "../mcp/upstream.ts";
 import { checkClientMcpUrl } from "../mcp/client-url.ts";
+import { allowedOf, approvalOf, needsApproval as approvalNeeded, type Allowed, type Approval } from "./mcp-tool-rules.ts";
 
 export interface McpToolSpec {
   index: number;
@@ -16,8 +17,8 @@ export interface McpToolSpec {
   /** A client URL (server_url) rather than a server of gateway.yaml. */
   clientUrl: boolean;
   upstream: Upstream;
-  allowed?: { names?: string[]; readOnly?: boolean };
-  approval: { mode: "always" | "never"; always: string[]; never: string[] };
+  allowed?: Allowed;
+  approval: Approval;
   /** Tools listed by an earlier turn (its mcp_list_tools item): not listed again. */
   known?: ListedTool[];
 }
@@ -38,28 +39,15 @@ export function functionName(label: string, tool: string): string {
   return `${name.slice(0, 55)}_${createHash("sha256").update(`${label}\n${tool}`).digest("hex").slice(0, 8)}`;
 }
 
-function approvalOf(t: any, i: number): McpToolSpec["approval"] {
-  const r = t.require_approval;
-  if (r === undefined || r === null || r === "always") return { mode: "always", always: [], never: [] };
-  if (r === "never") return { mode: "never", always: [], never: [] };
-  if (typeof r === "object") {
-    const names = (f: any) => (Array.isArray(f?.tool_names) ? f.tool_names.filter((n: unknown) => typeof n === "string") : []);
-    return { mode: "always", always: names(r.always), never: names(r.never) };
-  }
+/** require_approval, or a 400 naming the field. */
+function approvalOrRefusal(t: any, i: number): Approval {
+  const approval = approvalOf(t);
+  if (approval) return approval;
   throw new GatewayError(400, "INVALID_REQUEST", `tools[${i}].require_approval: must be "always", "never" or {always, never}`, { details: { field: `tools[${i}].require_approval` } });
 }
 
 export function needsApproval(spec: McpToolSpec, tool: string): boolean {
-  if (spec.approval.always.includes(tool)) return true;
-  if (spec.approval.never.includes(tool)) return false;
-  return spec.approval.mode === "always";
-}
-
-function allowedOf(t: any): McpToolSpec["allowed"] {
-  const a = t.allowed_tools;
-  if (Array.isArray(a)) return { names: a.filter((n: unknown) => typeof n === "string") };
-  if (a && typeof a === "object") return { names: Array.isArray(a.tool_names) ? a.tool_names : undefined, readOnly: a.read_only === true };
-  return undefined;
+  return approvalNeeded(spec.approval, tool);
 }
 
 /** Resolve every mcp tool of the request: a client URL is checked (SSRF guard) and connected; a label names a server of gateway.yaml. */
@@ -100,7 +88,7 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
     if (specs.some((s) => s.label === label)) {
       throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: "${label}" is used by two mcp tools`, { details: { field: `${field}.server_label` } });
     }
-    specs.push({ index: i, label, clientUrl: !!t.server_url, upstream, allowed: allowedOf(t), approval: approvalOf(t, i) });
+    specs.push({ index: i, label, clientUrl: !!t.server_url, upstream, allowed: allowedOf(t), approval: approvalOrRefusal(t, i) });
   }
   return specs;
 }

@@ -81,12 +81,37 @@ describe("worst-case cost", () => {
 
   it("a Responses request with an mcp tool reserves every model turn the loop may make (mcp.max_tool_rounds)", () => {
     // One turn: a context full of tool results (1000 tokens at 0.000002) + 10 out (0.000004) = 0.00204; three turns.
-    const body = { model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs" }] };
+    const body = { model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs", require_approval: "never" }] };
     expect(worstCaseCost(ctx("responses", body, 80, { mcp: { max_tool_rounds: 3 } })).toFixed()).toBe("0.00612");
     // mcp.max_tool_rounds unset: 8 turns.
     expect(worstCaseCost(ctx("responses", body, 80)).toFixed()).toBe("0.01632");
     // What no output limit lowers grows the same way.
     expect(worstCase(ctx("responses", body, 80, { mcp: { max_tool_rounds: 3 } })).withoutOutputPico).toBe(3n * 1000n * 2_000_000n);
+  });
+
+  it("an mcp tool whose every call waits for approval reserves one model turn: the response ends at the approval request", () => {
+    // One turn: 1000 tokens of context at 0.000002 + 10 out at 0.000004 = 0.00204.
+    const cost = (tool: Record<string, unknown>, input: unknown = "Hi") =>
+      worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input, tools: [{ type: "mcp", server_label: "docs", ...tool }] }, 80)).toFixed();
+    // require_approval absent (OpenAI's default), null, "always", or {always, never} with no tool never approved.
+    for (const approval of [{}, { require_approval: null }, { require_approval: "always" }, { require_approval: { always: { tool_names: ["drop"] } } }, { require_approval: { never: { tool_names: [] } } }]) {
+      expect(cost(approval), JSON.stringify(approval)).toBe("0.00204");
+    }
+    // A follow-up answering an approval runs the approved call, then one turn: nothing else can run unapproved.
+    const answered = [{ type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: true }];
+    expect(cost({}, answered)).toBe("0.00204");
+    // The never-approved tool is not among allowed_tools: nothing runs unapproved either.
+    expect(cost({ allowed_tools: ["fetch"], require_approval: { never: { tool_names: ["search"] } } })).toBe("0.00204");
+    // A tool that can run unapproved lets the loop go on: every round (8 unset).
+    expect(cost({ require_approval: { never: { tool_names: ["search"] } } })).toBe("0.01632");
+    expect(cost({ allowed_tools: ["search"], require_approval: { never: { tool_names: ["search"] } } })).toBe("0.01632");
+    expect(cost({ require_approval: "never" }, answered)).toBe("0.01632");
+    // Listed under both: always wins, as the loop decides.
+    expect(cost({ require_approval: { always: { tool_names: ["search"] }, never: { tool_names: ["search"] } } })).toBe("0.00204");
+    // One tool that needs approval beside one that does not: the loop may go on.
+    expect(worstCaseCost(ctx("responses", { model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [
+      { type: "mcp", server_label: "a" }, { type: "mcp", server_label: "b", require_approval: "never" },
+    ] }, 80)).toFixed()).toBe("0.01632");
   });
 
   it("media named by URL or file id (fetched and billed by the upstream) reserves input up to the context window", () => {

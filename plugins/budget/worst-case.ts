@@ -1,6 +1,7 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
 // it may run, at the dearest endpoint of the requested model and of every fallback model, times the model turns it
-// may make (a Responses request with an mcp tool: mcp.max_tool_rounds, core/metering/model-turns.ts); images at the
+// may make (a Responses request with an mcp tool that can run a call unapproved: mcp.max_tool_rounds, else one,
+// core/metering/model-turns.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
 // is not counted).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -104,7 +105,8 @@ export interface WorstCase {
  * most the request can run (core/metering/server-tools.ts).
  */
 export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
-  // The Responses mcp loop: up to mcp.max_tool_rounds model turns, each as dear as a request of its own.
+  // The Responses mcp loop: up to mcp.max_tool_rounds model turns, each as dear as a request of its own (one when
+  // every call waits for approval).
   const turns = maxModelTurns(ctx);
   if (turns > 1) {
     const one = worstCase1(ctx, webSearches);
