@@ -207,6 +207,49 @@ describe.each([
   });
 });
 
+/** A stream's text up to its end, or up to where the gateway cut it (Gemini: the error frame, then the socket closed). */
+async function readCut(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+  } catch {
+    // cut: what came before is the answer
+  }
+  return text;
+}
+
+// Output moderation judges a stream once it has all of it: at its protocol's last event, or (Gemini, which has none)
+// after the provider's stream ended. Before the fix the recording was kept as soon as the provider's stream ended, so
+// a Gemini stream the moderation then cut was kept and served as a hit (cut again, billed the hit price).
+describe.each([
+  { api: "chat", path: "/v1/chat/completions", body: (prompt: string) => ({ model: CHAT_MODEL, max_tokens: 60, stream: true, messages: [{ role: "user", content: prompt }] }) },
+  { api: "messages", path: "/v1/messages", body: (prompt: string) => ({ model: CHAT_MODEL, max_tokens: 60, stream: true, messages: [{ role: "user", content: prompt }] }) },
+  { api: "responses", path: "/v1/responses", body: (prompt: string) => ({ model: CHAT_MODEL, max_output_tokens: 60, stream: true, input: prompt }) },
+  { api: "gemini", path: `/v1beta/models/${CHAT_MODEL}:streamGenerateContent?alt=sse`, body: (prompt: string) => ({ contents: [{ role: "user", parts: [{ text: prompt }] }] }) },
+])("a stream the output moderation cuts ($api)", ({ api, path, body }) => {
+  it("is not kept: asked again, it is a miss the provider answers and the moderation cuts again", async () => {
+    await guardrails({ moderation: { provider: "up", on: ["output"] } });
+    const prompt = `How do I stop a stuck ${api} job?`;
+    answers.set(`stuck ${api} job`, "Find its process id, then kill it with signal nine.");
+    const ask = async () => {
+      const res = await fetch(`${gw.url}/api${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${CACHE_ALWAYS}`, "x-api-key": CACHE_ALWAYS, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body(prompt)),
+      });
+      return { status: res.status, cache: res.headers.get("x-mg-cache"), text: await readCut(res) };
+    };
+    const first = await ask();
+    expect([first.status, first.cache, first.text.includes("GUARDRAIL_BLOCKED")]).toEqual([200, "miss", true]);
+    const calls = completions();
+    const again = await ask();
+    expect([again.status, again.cache, again.text.includes("GUARDRAIL_BLOCKED")]).toEqual([200, "miss", true]);
+    expect(completions()).toBe(calls + 1);
+  });
+});
+
 describe("guardrails placed before the cache (an explicit pipeline)", () => {
   it("a hit is checked once: a failing moderation is not asked twice", async () => {
     const names = ["auth", "allowlist", "budget", "rate-limit", "idempotency", "guardrails", "response-cache", "cache-marker", "router", "fallback", "stream-transcoder", "usage-metering"];

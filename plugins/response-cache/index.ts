@@ -22,7 +22,7 @@ import { planOf, settingsOf, type CachePlan } from "./plan.ts";
 import { frontFor } from "./front.ts";
 import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics } from "./metrics.ts";
-import { keeping, type CacheState } from "./keep.ts";
+import { keepOnceSent, keeping, type CacheState, type Keeping } from "./keep.ts";
 import { replayable } from "../../core/responses/replayable.ts";
 import { answerGuard, checkAround, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
@@ -70,15 +70,16 @@ async function cached(ctx: GatewayContext, next: () => Promise<void>, plan: Cach
     if (!ctx.response) return;
     const kept = keeping(ctx, key, plan, state, ctx.response);
     ctx.response = kept.response;
-    kept.save?.();
+    keepOnceSent(ctx, kept);
     return;
   }
   // The guardrails after the cache hand the answer over before they check it: a hit then goes through the same check
-  // over the same answer (a stream: the same events). A JSON answer they refuse is not kept.
-  let kept: ReturnType<typeof keeping> | undefined;
+  // over the same answer (a stream: the same events). What they refuse is not kept: a JSON answer throws here, a
+  // stream is kept only once the checked one has ended uncut.
+  let kept: Keeping | undefined;
   tapAnswerBeforeCheck(ctx, (answer) => (kept = keeping(ctx, key, plan, state, answer)).response);
   await next();
-  kept?.save?.();
+  if (kept) keepOnceSent(ctx, kept);
 }
 
 /** The front, then the store; a store that fails or holds something unreadable is a miss. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
-import { keeping, type CacheState } from "./keep.ts";
+import { keepOnceSent, keeping, type CacheState } from "./keep.ts";
 import { Front } from "./front.ts";
 import { toServe } from "./copy.ts";
 import type { CachePlan } from "./plan.ts";
@@ -64,10 +64,58 @@ describe("keeping a stream", () => {
     (ctx as { protocol: string }).protocol = "openai";
     const events = [{ data: '{"choices":[{"delta":{"content":"Globex"}}]}' }, { data: "[DONE]" }];
     const r: GatewayResponse = { kind: "stream", status: 200, events: (async function* () { yield* events; })() };
-    const out = keeping(ctx, "k", plan, state, r).response as Extract<GatewayResponse, { kind: "stream" }>;
+    const kept = keeping(ctx, "k", plan, state, r);
+    const out = kept.response as Extract<GatewayResponse, { kind: "stream" }>;
     // The guardrails holding text back: the delta sent empty, its text later.
     for await (const ev of out.events) ev.data = ev.data.replace("Globex", "");
+    kept.save!();
     const entry = front.get("k", Date.now())!.response as Extract<StoredResponse, { kind: "stream" }>;
     expect(entry.events.map((e) => e.data)).toEqual(['{"choices":[{"delta":{"content":"Globex"}}]}', "[DONE]"]);
+  });
+});
+
+// The guardrails after the recording judge a stream at its end: on Gemini, which has no last event, after the
+// provider's stream (and so the recording) has ended. The stream is kept only once the one the client reads ends uncut.
+describe("keeping a stream once it has been sent", () => {
+  const gemini = [{ data: '{"candidates":[{"content":{"parts":[{"text":"kill it"}]},"finishReason":"STOP"}]}' }];
+
+  /** The stream recorded, then checked by `check` (the guardrails' stream over the recording), kept once sent. */
+  function sent(check: (events: AsyncIterable<{ data: string }>) => AsyncGenerator<{ data: string }>) {
+    const { front, state, ctx } = setup();
+    (ctx as { protocol: string }).protocol = "gemini";
+    const r: GatewayResponse = { kind: "stream", status: 200, events: (async function* () { yield* gemini; })() };
+    const kept = keeping(ctx, "k", plan, state, r);
+    const recorded = kept.response as Extract<GatewayResponse, { kind: "stream" }>;
+    ctx.response = { ...recorded, events: check(recorded.events) };
+    keepOnceSent(ctx, kept);
+    return { front, events: (ctx.response as Extract<GatewayResponse, { kind: "stream" }>).events };
+  }
+
+  it("is not kept when the check cuts it after the provider's stream ended (Gemini output moderation)", async () => {
+    const { front, events } = sent(async function* (events) {
+      yield* events;
+      throw new Error("GUARDRAIL_BLOCKED"); // the verdict at the end
+    });
+    await expect((async () => { for await (const _ of events); })()).rejects.toThrow("GUARDRAIL_BLOCKED");
+    expect(front.get("k", Date.now())).toBeUndefined();
+    expect(written).toEqual([]);
+  });
+
+  it("is not kept when the client leaves before its end", async () => {
+    const { front, events } = sent(async function* (events) {
+      yield* events;
+    });
+    for await (const _ of events) break;
+    expect(front.get("k", Date.now())).toBeUndefined();
+  });
+
+  it("is kept once the checked stream has ended uncut", async () => {
+    const { front, events } = sent(async function* (events) {
+      yield* events;
+    });
+    for await (const _ of events);
+    const entry = front.get("k", Date.now())!.response as Extract<StoredResponse, { kind: "stream" }>;
+    expect(entry.events).toEqual(gemini);
+    expect(written).toHaveLength(1);
   });
 });

@@ -1,9 +1,11 @@
-// After a miss: keep a whole, successful answer — a JSON one once the request is through, a stream once it has ended
-// normally — as it came back: under guardrails, the answer they hand over before they check it
-// (core/pipeline/answer-guard.ts), so a hit goes through the same check over the same answer. No copy: nothing edits a
-// kept answer (a request whose guardrails redact is not kept; a stream's recording holds its own events).
+// After a miss: keep a whole, successful answer — a JSON one once the request is through, a stream once the one the
+// client reads has ended uncut (the guardrails judge a stream at its end) — as it came back: under guardrails, the
+// answer they hand over before they check it (core/pipeline/answer-guard.ts), so a hit goes through the same check
+// over the same answer. No copy: nothing edits a kept answer (a request whose guardrails redact is not kept; a
+// stream's recording holds its own events).
 import type { GatewayContext, GatewayResponse } from "../../core/pipeline/context.ts";
 import type { StoredResponse } from "../../core/store/types.ts";
+import type { SseEvent } from "../../core/sse/parse.ts";
 import { recordStream, storedBytes } from "../../core/pipeline/stored-response.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import type { CachePlan, CacheSettings } from "./plan.ts";
@@ -30,29 +32,57 @@ function answerHeaders(ctx: GatewayContext): Record<string, string> {
   return h;
 }
 
+/** An answer on its way to be kept: what to pass on in its place, and what keeps it once it has been sent whole. */
+export interface Keeping {
+  /** The answer to pass on (a stream: recorded as it is read). */
+  response: GatewayResponse;
+  /** Keeps it (a stream: its recording, when it reached its protocol's normal end). Undefined: nothing to keep. */
+  save?: () => void;
+}
+
 /**
- * The answer `r` on its way to be kept: `response` to pass on in its place (a stream, recorded as it is read and kept
- * once it has ended normally) and, for a JSON answer, `save` to keep it once the request is through (an answer the
- * guardrails then refuse is not kept).
+ * The answer `r` on its way to be kept. `save` is the caller's to call once the answer the client gets is through
+ * (keepOnceSent): the guardrails after the recording may still refuse it — a JSON answer as the request returns, a
+ * stream at its very end (output moderation and allow rules judge the whole answer, on Gemini after the provider's
+ * stream has ended).
  */
-export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse): { response: GatewayResponse; save?: () => void } {
+export function keeping(ctx: GatewayContext, key: string, plan: CachePlan, state: CacheState, r: GatewayResponse): Keeping {
   if (r.kind === "stream") {
     if (r.status < 200 || r.status >= 300) return { response: r };
     const headers = answerHeaders(ctx);
+    let put: ((key: string) => void) | undefined;
     // The recording holds its own events (each a new object): what a step does to the events it passes on is not in it.
     const events = recordStream(r.events, {
       maxBytes: state.settings.maxEntryBytes,
       done: (events) => {
         if (!events) state.metrics.writes.add(1, ctx.endpoint, "too_large");
-        else if (completeStream(ctx.protocol, events)) entryFor(ctx, plan, state, { kind: "stream", status: r.status, headers, events })?.(key);
+        else if (completeStream(ctx.protocol, events)) put = entryFor(ctx, plan, state, { kind: "stream", status: r.status, headers, events });
       },
       failed: () => {},
     });
-    return { response: { ...r, events } };
+    return { response: { ...r, events }, save: () => put?.(key) };
   }
   if (!keepsJson(r, ctx.endpoint)) return { response: r };
   const put = entryFor(ctx, plan, state, { kind: "json", status: r.status, headers: answerHeaders(ctx), body: r.body });
   return { response: r, save: put && (() => put(key)) };
+}
+
+/**
+ * Keeps `kept` once the answer in ctx.response (what the client gets, the guardrails' verdicts in it) is through: a
+ * JSON one now (one they refused threw before this), a stream once it has ended without being cut — not when the
+ * provider's stream ended, which on Gemini is before the guardrails' last check.
+ */
+export function keepOnceSent(ctx: GatewayContext, kept: Keeping): void {
+  const save = kept.save;
+  if (!save) return;
+  const r = ctx.response;
+  if (r?.kind !== "stream") return save();
+  ctx.response = { ...r, events: savedAtEnd(r.events, save) };
+}
+
+async function* savedAtEnd(events: AsyncIterable<SseEvent>, save: () => void): AsyncGenerator<SseEvent> {
+  yield* events;
+  save(); // not reached when the stream throws (cut) or the client leaves (return)
 }
 
 /**
