@@ -1,6 +1,7 @@
 // A streamed Responses request with the `mcp` tool, translated model: the client sees a call start while the tool
 // still runs (output_item.added, mcp_call.in_progress and its arguments when the call starts, completed when it
-// ends), and response.created shows the client's own mcp tool, not the functions the gateway offers the model.
+// ends), and response.created shows the client's own mcp tool, not the functions the gateway offers the model. A
+// call approved in a follow-up runs before the model's first turn: the stream starts before it all the same.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server as HttpServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -92,5 +93,53 @@ describe("a streamed response whose tool runs a while", () => {
     expect(events.find((e) => e.type === "response.created").response.tools).toEqual([tool]);
     expect(completed.tools).toEqual([tool]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+  }, 30_000);
+
+  it("approved in a follow-up: the stream starts before the call runs, and shows it start while the tool still runs", async () => {
+    const tool = { type: "mcp", server_label: "gate" }; // require_approval: the default, always
+    const ask = (body: Record<string, unknown>) => fetch(`${gw.baseURL}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "t/m", tools: [tool], ...body }),
+    });
+    const first = await (await ask({ input: "Wait for the gate." })).json();
+    const request = first.output.find((o: any) => o.type === "mcp_approval_request");
+    expect(request).toMatchObject({ server_label: "gate", name: "wait" });
+    release = undefined;
+    const res = await ask({ stream: true, previous_response_id: first.id, input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true }] });
+    expect(res.status).toBe(200);
+    const events: any[] = [];
+    let sawStartWhileRunning = false;
+    let text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+        const frame = text.slice(0, end);
+        text = text.slice(end + 2);
+        const data = frame.split("\n").find((l) => l.startsWith("data: "));
+        if (!data) continue;
+        const ev = JSON.parse(data.slice(6));
+        events.push(ev);
+        if (ev.type === "response.mcp_call.in_progress") {
+          // Before the fix the approved call ran before the stream began: nothing arrived until the tool gave up.
+          sawStartWhileRunning = !events.some((e) => e.type === "response.mcp_call.completed" || e.type === "response.mcp_call.failed");
+          if (sawStartWhileRunning) (await until("the call on the server", async () => release))();
+        }
+      }
+    }
+    expect(sawStartWhileRunning).toBe(true);
+    const types = events.map((e) => e.type);
+    expect(types.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
+    expect(types.filter((t) => t === "response.created")).toHaveLength(1);
+    const completed = events.find((e) => e.type === "response.completed").response;
+    expect(completed.id).toBe(events[0].response.id);
+    expect(completed.output.map((o: any) => o.type)).toEqual(["mcp_call", "message"]);
+    expect(completed.output[0]).toMatchObject({ approval_request_id: request.id, status: "completed", output: "released" });
+    expect(events[0].response.tools).toEqual([tool]);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    // The response the stream made is the one stored: a later request continues it.
+    const stored = await (await fetch(`${gw.baseURL}/responses/${completed.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json();
+    expect(stored).toMatchObject({ id: completed.id, previous_response_id: first.id, status: "completed" });
   }, 30_000);
 });

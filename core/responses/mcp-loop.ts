@@ -102,12 +102,28 @@ class McpRun {
     return this.specs.find((s) => s.label === label);
   }
 
-  /** Input items of earlier turns made into what the model reads; approved calls run now. */
-  async prepare(emit: Emit): Promise<void> {
+  private inputItems(): any[] {
     const raw = this.body.input;
-    const items: any[] = typeof raw === "string" ? [{ role: "user", content: raw }] : Array.isArray(raw) ? raw : [];
+    return typeof raw === "string" ? [{ role: "user", content: raw }] : Array.isArray(raw) ? raw : [];
+  }
+
+  private approvalAnswers(items: any[]): Map<string, any> {
     const answers = new Map<string, any>();
     for (const it of items) if (it?.type === "mcp_approval_response" && typeof it.approval_request_id === "string") answers.set(it.approval_request_id, it);
+    return answers;
+  }
+
+  /** Whether prepare() will run calls (approved in this request's input) before the first model turn. */
+  runsApprovedCalls(): boolean {
+    const items = this.inputItems();
+    const answers = this.approvalAnswers(items);
+    return items.some((it) => it?.type === "mcp_approval_request" && answers.get(it.id)?.approve === true && this.specFor(it.server_label));
+  }
+
+  /** Input items of earlier turns made into what the model reads; approved calls run now. */
+  async prepare(emit: Emit): Promise<void> {
+    const items = this.inputItems();
+    const answers = this.approvalAnswers(items);
     for (const it of items) if (it?.type === "mcp_list_tools" && Array.isArray(it.tools)) {
       const spec = this.specFor(it.server_label);
       if (spec) spec.known = it.tools;
@@ -330,6 +346,13 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
     }
     return;
   }
+  if (run.runsApprovedCalls()) {
+    // Calls approved in this follow-up run before the model's first turn, for as long as a tool takes: the stream
+    // starts first, with a response.created of the gateway's own, so their events go out as they happen and
+    // keep-alives between (an error after this point, the first turn's included, is an error event).
+    ctx.response = { kind: "stream", status: 200, events: streamTurns(ctx, run, { opening: openingResponse(ctx, run) }) };
+    return;
+  }
   // Streamed: the mcp items' events are made before the model's first event is known, so they are queued until then.
   const early: Array<[string, Record<string, unknown>]> = [];
   await run.prepare((t, f) => early.push([t, f]));
@@ -339,19 +362,50 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
     ctx.response = firstTurn; // an error answer
     return;
   }
-  const response: GatewayResponse = { kind: "stream", status: firstTurn.status, events: streamTurns(ctx, run, firstTurn, early) };
+  const response: GatewayResponse = { kind: "stream", status: firstTurn.status, events: streamTurns(ctx, run, { turn: firstTurn, early }) };
   ctx.response = response;
 }
 
-async function* streamTurns(ctx: GatewayContext, run: McpRun, firstTurn: GatewayResponse & { kind: "stream" }, early: Array<[string, Record<string, unknown>]>): AsyncGenerator<SseEvent> {
+/** The response as it starts, before any model turn: what response.created shows when the gateway opens the stream. */
+function openingResponse(ctx: GatewayContext, run: McpRun): any {
+  return {
+    id: id("resp"), object: "response", created_at: Math.floor(Date.now() / 1000), status: "in_progress", error: null, incomplete_details: null,
+    model: ctx.model?.id ?? ctx.body.model, output: [], previous_response_id: null, tools: run.originalTools, usage: null,
+  };
+}
+
+/**
+ * How the stream begins: with the first model turn already made (its mcp items' events queued in `early`), or with
+ * `opening` sent at once and everything before the first turn (approved calls, listings) run within the stream.
+ */
+type StreamStart = { turn: GatewayResponse & { kind: "stream" }; early: Array<[string, Record<string, unknown>]> } | { opening: any };
+
+async function* streamTurns(ctx: GatewayContext, run: McpRun, start: StreamStart): AsyncGenerator<SseEvent> {
   try {
     let seq = 0;
     // The mcp items' events go out as they are made (a call's in_progress when it starts), keep-alives while it runs.
     const live = new LiveEvents();
     const emit: Emit = (type, fields) => { live.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: seq++ }) }); };
     let first: any;
-    let turn: GatewayResponse = firstTurn;
+    let turn: GatewayResponse;
+    let early: Array<[string, Record<string, unknown>]> = [];
     const mine = ctx.response;
+    if ("opening" in start) {
+      first = start.opening;
+      emit("response.created", { response: first });
+      emit("response.in_progress", { response: first });
+      yield* live.take();
+      yield* live.during(run.prepare(emit));
+      yield* live.during(run.list(emit));
+      try {
+        turn = yield* live.during(run.runModel());
+      } finally {
+        ctx.response = mine;
+      }
+    } else {
+      turn = start.turn;
+      early = start.early;
+    }
     for (;;) {
       if (turn.kind !== "stream") throw new GatewayError(502, "UPSTREAM_ERROR", "The model's next turn did not stream");
       /** Upstream output_index -> ours; the model's mcp function calls (left out) map to -1. */
