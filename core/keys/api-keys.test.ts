@@ -1,8 +1,11 @@
 // The replica's key cache: serves what it has while the store is down, looks an unknown key up once (a miss is
 // remembered briefly), follows the store's version, and writes last uses in batches, not per request.
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { Redis } from "ioredis";
 import { ApiKeys } from "./api-keys.ts";
 import { MemoryApiKeyStore } from "../store/api-keys-memory.ts";
+import { RedisApiKeyStore } from "../store/api-keys-redis.ts";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 import type { ApiKeyStore, StoredKey } from "../store/api-keys-types.ts";
 import type { Logger } from "../log.ts";
 import { createLogger } from "../log.ts";
@@ -207,5 +210,84 @@ describe("ApiKeys when the store loses keys", () => {
     expect(behind.log.warn).not.toHaveBeenCalled();
     await a.keys.close();
     await behind.keys.close();
+  });
+});
+
+describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () => {
+  const SKEW_MS = 10 * 60_000;
+  const PREFIX = "skew:";
+  let redis: TestRedis;
+  const conns: Redis[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const c of conns) c.disconnect();
+    await redis?.stop();
+  });
+  const conn = () => {
+    const c = new Redis(redis.url);
+    conns.push(c);
+    return c;
+  };
+  const logs = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
+  /** A replica with its own connection; manual refreshes only (key_refresh_ms a minute, so it stays in step). */
+  const replica = (skewMs: number) => {
+    const log = logs();
+    const keys = new ApiKeys(new RedisApiKeyStore(conn(), PREFIX), { refreshMs: () => 60_000, log: log as unknown as Logger, now: () => Date.now() + skewMs });
+    return { log, keys, close: () => keys.close() };
+  };
+  const rpmInRedis = async (raw: Redis, sha: string) => JSON.parse((await raw.hget(`${PREFIX}apikey:${sha}`, "rateLimits")) ?? "null")?.rpm;
+
+  it("two concurrent PATCHes: the last write stands on every replica, the fast replica writes nothing back", async () => {
+    const raw = conn();
+    await raw.flushall();
+    await raw.set(`${PREFIX}epoch`, "e1"); // as RedisStore.verify() sets it
+    const fast = replica(SKEW_MS);
+    const normal = replica(0);
+    const ci = key(10, { id: "ci" });
+    await normal.keys.start();
+    await normal.keys.create(ci);
+    await fast.keys.start();
+
+    await fast.keys.update(ci.sha256, { rateLimits: { rpm: 10 } }); // first...
+    await normal.keys.update(ci.sha256, { rateLimits: { rpm: 20 } }); // ...then the last write, before either saw the other's
+    expect(await rpmInRedis(raw, ci.sha256)).toBe(20);
+    await fast.keys.refresh();
+    await normal.keys.refresh();
+    await fast.keys.close();
+    await normal.keys.close();
+
+    expect(await rpmInRedis(raw, ci.sha256)).toBe(20);
+    expect(fast.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 20 } });
+    expect(normal.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 20 } });
+    expect(fast.log.warn).not.toHaveBeenCalled();
+    expect(fast.log.error).not.toHaveBeenCalled();
+  });
+
+  it("Redis emptied after two concurrent PATCHes: the last write comes back, whichever replica writes back first", async () => {
+    const raw = conn();
+    await raw.flushall();
+    await raw.set(`${PREFIX}epoch`, "e1");
+    const fast = replica(SKEW_MS);
+    const normal = replica(0);
+    const ci = key(11, { id: "ci" });
+    await normal.keys.start();
+    await normal.keys.create(ci);
+    await fast.keys.start();
+
+    await fast.keys.update(ci.sha256, { rateLimits: { rpm: 10 } });
+    await normal.keys.update(ci.sha256, { rateLimits: { rpm: 20 } }); // the last write; the fast replica has not seen it
+    await raw.flushall(); // Redis loses its data before the fast replica's next poll ...
+    await raw.set(`${PREFIX}epoch`, "e2"); // ... and comes back under a new epoch
+    await fast.keys.refresh(); // the fast replica writes its (older) copy back first
+    await normal.keys.refresh();
+    await fast.keys.refresh();
+    await fast.keys.close();
+    await normal.keys.close();
+
+    expect(await rpmInRedis(raw, ci.sha256)).toBe(20);
+    expect(fast.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 20 } });
+    expect(normal.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 20 } });
   });
 });

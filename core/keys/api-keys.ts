@@ -10,7 +10,9 @@
 //   an older backup restored), gets them written back (lost-keys.ts), but only by a replica whose cache was confirmed
 //   to match the store within 2 x key_refresh_ms before it saw the loss: one cut off for longer may hold a key as it
 //   was before a revocation made meanwhile, so it writes back only revocations and rotations, and says which keys it
-//   did not restore. Every replica holds the whole key set, so together the replicas in step hold every key.
+//   did not restore. Every replica holds the whole key set, so together the replicas in step hold every key. A state
+//   is written back only when the store holds the key at a lower rev (its own change counter) than this cache saw,
+//   never because of a clock: a cache that missed another replica's later change just takes it.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
@@ -66,7 +68,12 @@ export class ApiKeys implements ApiKeyDirectory {
   /** When a read that found the cache matching the store began (ms), and the store's epoch then: see take(). */
   private inSync: { at: number; epoch: string } | undefined;
 
-  constructor(private readonly store: ApiKeyStore, private readonly o: { refreshMs: () => number; log: Logger }) {}
+  /** This replica's wall clock (a test gives one replica a clock that runs ahead). */
+  private readonly now: () => number;
+
+  constructor(private readonly store: ApiKeyStore, private readonly o: { refreshMs: () => number; log: Logger; now?: () => number }) {
+    this.now = o.now ?? (() => Date.now());
+  }
 
   /** Load the keys and start polling; a store that cannot answer now is polled until it does (never fails the boot). */
   async start(): Promise<void> {
@@ -88,15 +95,15 @@ export class ApiKeys implements ApiKeyDirectory {
   refresh(full = false): Promise<void> {
     return (this.refreshing ??= (async () => {
       try {
-        const at = Date.now();
+        const at = this.now();
         const v = await this.store.version();
-        if (!full && v === this.version && Date.now() - this.lastFull < FULL_RELOAD_MS) {
-          this.syncedAt = Date.now();
+        if (!full && v === this.version && this.now() - this.lastFull < FULL_RELOAD_MS) {
+          this.syncedAt = this.now();
           this.inSync = { at, epoch: epochOf(v) };
           return;
         }
         this.take(v, await this.store.list(), at);
-        this.lastFull = this.syncedAt = Date.now();
+        this.lastFull = this.syncedAt = this.now();
       } catch (err) {
         // The store is down or slow: the cache keeps serving what it has.
         this.o.log.debug("api keys: refresh failed; serving the cached keys", { error: String((err as Error)?.message ?? err) });
@@ -206,7 +213,7 @@ export class ApiKeys implements ApiKeyDirectory {
     const hit = this.byHash.get(sha256);
     if (hit) return hit.runtime;
     const missedAt = this.misses.get(sha256);
-    if (missedAt !== undefined && Date.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
+    if (missedAt !== undefined && this.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
     const pending = this.lookups.get(sha256);
     if (pending) return pending;
     if (this.lookups.size >= MAX_LOOKUPS) return undefined;
@@ -230,7 +237,7 @@ export class ApiKeys implements ApiKeyDirectory {
 
   private miss(sha256: string): void {
     if (this.misses.size >= NEGATIVE_MAX) this.misses.clear();
-    this.misses.set(sha256, Date.now());
+    this.misses.set(sha256, this.now());
   }
 
   used(key: KeyRuntime, at: number): void {
@@ -282,7 +289,7 @@ export class ApiKeys implements ApiKeyDirectory {
   /** The store's answer when it can give one, else the cache (a listing still works while the store is down). */
   async list(): Promise<{ keys: StoredKey[]; fromCache: boolean }> {
     try {
-      const at = Date.now();
+      const at = this.now();
       const version = await this.store.version();
       return { keys: this.take(version, await this.store.list(), at), fromCache: false };
     } catch {
@@ -292,7 +299,7 @@ export class ApiKeys implements ApiKeyDirectory {
 
   /** Create a key; false when the project already has a key with this id. */
   async create(k: StoredKey): Promise<boolean> {
-    const record = { ...k, updatedAt: Date.now() };
+    const record = { ...k, updatedAt: this.now() };
     const ok = await this.store.create(record);
     if (ok) this.put(record);
     return ok;
@@ -306,7 +313,7 @@ export class ApiKeys implements ApiKeyDirectory {
 
   /** Rotate atomically (ApiKeyStore.rotate); both keys are applied here at once. */
   async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
-    const record = { ...fresh, updatedAt: Date.now() };
+    const record = { ...fresh, updatedAt: this.now() };
     const r = await this.store.rotate(sha256, record, { ...patch, updatedAt: this.changedAt(sha256) });
     if (r.ok) {
       this.put(record);
@@ -315,9 +322,9 @@ export class ApiKeys implements ApiKeyDirectory {
     return r;
   }
 
-  /** A change's updatedAt: now, but after the key's last one (another replica's clock may run ahead of this one's). */
+  /** A change's updatedAt (for reading; never compared): now, but after the key's last one as this replica saw it. */
   private changedAt(sha256: string): number {
-    return Math.max(Date.now(), (this.byHash.get(sha256)?.stored.updatedAt ?? 0) + 1);
+    return Math.max(this.now(), (this.byHash.get(sha256)?.stored.updatedAt ?? 0) + 1);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 // API keys on Redis (store kind redis), shared by every replica: one hash per key (a field per record field, each a
 // JSON value, so a change sets only its own fields, atomically), a set of all of them, an index project+id -> key
-// for uniqueness, and a version counter every change increments — the change feed replicas poll.
+// for uniqueness, and a version counter every change increments — the change feed replicas poll. Each key's hash also
+// holds its own change counter, rev, counted in the same script as the change (StoredKey.rev): what tells a later
+// state of a key from an older one, where the replicas' clocks cannot.
 import type { Redis } from "ioredis";
 import type { ApiKeyStore, KeyPatch, RotateResult, StoredKey } from "./api-keys-types.ts";
 
@@ -10,16 +12,30 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('EXISTS', KEYS[3])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('HSETNX', KEYS[3], 'rev', 1)
 redis.call('INCR', KEYS[4])
 return 1
 `;
 
+/**
+ * A key's rev after a change (in the scripts below, after the change's fields are set; `before`: its rev before it):
+ * one more than before, or the rev a write-back gives when that is higher (the state it puts back had it).
+ */
+const BUMP_REV = `
+local function bumpRev(key, before)
+  local given = tonumber(redis.call('HGET', key, 'rev') or '0')
+  redis.call('HSET', key, 'rev', math.max(before + 1, given))
+end
+`;
+
 /** KEYS = key hash, version; ARGV = fields to delete (count), then those fields, then field, value pairs to set. */
-const UPDATE = `
+const UPDATE = BUMP_REV + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local before = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
 local n = tonumber(ARGV[1])
 for i = 2, n + 1 do redis.call('HDEL', KEYS[1], ARGV[i]) end
 for i = n + 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+bumpRev(KEYS[1], before)
 redis.call('INCR', KEYS[2])
 return redis.call('HGETALL', KEYS[1])
 `;
@@ -29,7 +45,7 @@ return redis.call('HGETALL', KEYS[1])
  * and not be revoked, the new one's id and hash must be free. KEYS = id index, key set, new key's hash, version, old
  * key's hash; ARGV = project\0id, new sha256, n, the new key's n field/value strings, then the old key's to set.
  */
-const ROTATE = `
+const ROTATE = BUMP_REV + `
 if redis.call('EXISTS', KEYS[5]) == 0 then return {'missing'} end
 local by = redis.call('HGET', KEYS[5], 'replacedBy')
 if by then return {'replaced', by} end
@@ -40,7 +56,10 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
 local n = tonumber(ARGV[3])
 for i = 4, n + 3, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('HSETNX', KEYS[3], 'rev', 1)
+local before = tonumber(redis.call('HGET', KEYS[5], 'rev') or '0')
 for i = n + 4, #ARGV, 2 do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1]) end
+bumpRev(KEYS[5], before)
 redis.call('INCR', KEYS[4])
 return {'ok', redis.call('HGETALL', KEYS[5])}
 `;

@@ -31,15 +31,23 @@ export interface StoredKey {
   rotatedFrom?: string;
   replacedBy?: string;
   /**
-   * ms since the epoch of the last change (creation included), each later than the one before: a store that lost or
-   * was restored is told an older state of a key from a newer one by it (core/keys/lost-keys.ts). Absent in records
-   * last changed by an older release.
+   * ms since the epoch of the last change (creation included), by the clock of the replica that made it: for people
+   * reading the record, never compared (replicas' clocks need not agree). Absent in records last changed by an older
+   * release.
    */
   updatedAt?: number;
+  /**
+   * The store's change counter for this key (Redis only): 1 at creation, one more with each change, counted inside the
+   * store's atomic write, so of two states of one key the higher rev is the later, whatever the replicas' clocks say.
+   * A cache holding a higher rev than the store's saw a state the store lost (core/keys/lost-keys.ts). Set by the
+   * store; a caller gives one only when writing back a lost state. Absent in records of older releases and of the
+   * memory and SQLite stores.
+   */
+  rev?: number;
 }
 
 /** The fields a change may set (the identity fields never change). */
-export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "revokedReason" | "rateLimits" | "budget" | "replacedBy" | "updatedAt">>;
+export type KeyPatch = Partial<Pick<StoredKey, "name" | "expiresAt" | "revokedAt" | "revokedReason" | "rateLimits" | "budget" | "replacedBy" | "updatedAt" | "rev">>;
 
 export interface ApiKeyStore {
   /** Every key, revoked and expired ones included (a replica's cache is loaded from it). */

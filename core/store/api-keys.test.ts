@@ -30,6 +30,8 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
   let store: Store;
   beforeAll(async () => { store = await backends[kind]!(); });
   afterAll(async () => { await store?.close(); });
+  /** A record as the store answers it: Redis counts each key's changes in rev (1 at creation). */
+  const at = (k: StoredKey, rev: number): StoredKey => (kind === "redis" ? { ...k, rev } : k);
 
   it("creates keys once per project and id, and once per hash; every change moves the version", async () => {
     const v0 = await store.apiKeys.version();
@@ -40,7 +42,7 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     expect(await store.apiKeys.create(key({ id: "ci" }))).toBe(false); // same project and id
     expect(await store.apiKeys.create(key({ id: "ci", project: "other" }))).toBe(true); // another project may
     expect(await store.apiKeys.create({ ...key(), sha256: a.sha256 })).toBe(false); // same hash
-    expect(await store.apiKeys.get(a.sha256)).toEqual(a);
+    expect(await store.apiKeys.get(a.sha256)).toEqual(at(a, 1));
     expect(await store.apiKeys.get("f".repeat(64))).toBeUndefined();
     expect((await store.apiKeys.list()).filter((k) => k.id === "ci").map((k) => k.project).sort()).toEqual(["acme", "other"]);
   });
@@ -50,7 +52,7 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     await store.apiKeys.create(a);
     const before = await store.apiKeys.version();
     const revoked = await store.apiKeys.update(a.sha256, { revokedAt: 1_800_000_000_000, rateLimits: undefined });
-    expect(revoked).toEqual({ ...a, revokedAt: 1_800_000_000_000, rateLimits: undefined });
+    expect(revoked).toEqual(at({ ...a, revokedAt: 1_800_000_000_000, rateLimits: undefined }, 2));
     expect(await store.apiKeys.get(a.sha256)).not.toHaveProperty("rateLimits");
     expect((await store.apiKeys.get(a.sha256))!.name).toBe("n");
     expect(await store.apiKeys.version()).not.toBe(before);
@@ -65,7 +67,7 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     const won = results.filter((r) => r.ok);
     expect(won).toHaveLength(1);
     const winner = tries[results.findIndex((r) => r.ok)]!;
-    expect(won[0]).toEqual({ ok: true, previous: { ...old, replacedBy: winner.id, expiresAt: 1_900_000_000_000 } });
+    expect(won[0]).toEqual({ ok: true, previous: at({ ...old, replacedBy: winner.id, expiresAt: 1_900_000_000_000 }, 2) });
     for (const r of results.filter((x) => !x.ok)) expect(r).toEqual({ ok: false, reason: "replaced", replacedBy: winner.id });
     const race = (await store.apiKeys.list()).filter((k) => k.id.startsWith("race"));
     expect(race.map((k) => k.id).sort()).toEqual(["race", winner.id].sort());
@@ -79,7 +81,7 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     await store.apiKeys.create(live);
     const v = await store.apiKeys.version();
     expect(await store.apiKeys.rotate(live.sha256, key({ id: winner.id }), { replacedBy: winner.id })).toEqual({ ok: false, reason: "taken" });
-    expect(await store.apiKeys.get(live.sha256)).toEqual(live);
+    expect(await store.apiKeys.get(live.sha256)).toEqual(at(live, 1));
     expect(await store.apiKeys.version()).toBe(v);
     expect(await store.apiKeys.rotate("d".repeat(64), key(), { replacedBy: "x" })).toEqual({ ok: false, reason: "missing" });
   });
@@ -93,6 +95,23 @@ describe.each(Object.keys(backends))("%s API key store", (kind) => {
     expect(used.get("b".repeat(64))).toBe(3000);
     expect(await store.apiKeys.version()).toBe(v);
   });
+});
+
+it("redis: each change counts up the key's rev in the same write; a write-back keeps its state's rev only when higher", async () => {
+  const store = await RedisStore.connect(redis.url, `keys${++n}:`);
+  const a = key();
+  await store.apiKeys.create(a);
+  const fresh = key({ rotatedFrom: a.id });
+  expect(await store.apiKeys.rotate(a.sha256, fresh, { replacedBy: fresh.id })).toMatchObject({ ok: true, previous: { rev: 2 } });
+  expect(await store.apiKeys.get(fresh.sha256)).toMatchObject({ rev: 1 });
+  const changes = await Promise.all([1, 2, 3, 4].map((i) => store.apiKeys.update(a.sha256, { name: `n${i}` })));
+  expect(changes.map((k) => k!.rev).sort()).toEqual([3, 4, 5, 6]); // concurrent changes: each its own rev
+  expect(await store.apiKeys.update(a.sha256, { name: "written back", rev: 9 })).toMatchObject({ rev: 9 });
+  expect(await store.apiKeys.update(a.sha256, { name: "older copy", rev: 4 })).toMatchObject({ rev: 10 });
+  const lost = key({ rev: 7 });
+  await store.apiKeys.create(lost); // written back after a loss, with the rev it had
+  expect(await store.apiKeys.get(lost.sha256)).toMatchObject({ rev: 7 });
+  await store.close();
 });
 
 it(`sqlite: keys survive a restart of the store`, async () => {
