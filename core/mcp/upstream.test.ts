@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server as HttpServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Upstream } from "./upstream.ts";
 import { ErrorAnswer } from "./error-answers.ts";
@@ -12,18 +13,26 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => fal
 
 let http: HttpServer;
 let url: string;
+/** A legacy HTTP+SSE server (transport: sse): every answer comes on the session's one GET stream. */
+let legacyHttp: HttpServer;
+let legacyUrl: string;
+
+function rawServer(): Server {
+  const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
+  server.setRequestHandler(CallToolRequestSchema, async (r) => {
+    if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
+    if (r.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(r.params.arguments?.bytes)) }] };
+    return new Promise(() => {}); // hang: never answers
+  });
+  return server;
+}
 
 beforeAll(async () => {
   http = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
-    server.setRequestHandler(CallToolRequestSchema, async (r) => {
-      if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
-      if (r.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(r.params.arguments?.bytes)) }] };
-      return new Promise(() => {}); // hang: never answers
-    });
+    const server = rawServer();
     // /mcp answers a POST with JSON, /sse with an event stream (the SDK server's default).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !req.url?.startsWith("/sse") });
     await server.connect(transport);
@@ -31,11 +40,28 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+  const sessions = new Map<string, SSEServerTransport>();
+  legacyHttp = createServer(async (req, res) => {
+    const at = new URL(req.url!, "http://x");
+    if (req.method === "GET" && at.pathname === "/sse") {
+      const t = new SSEServerTransport("/messages", res);
+      sessions.set(t.sessionId, t);
+      await rawServer().connect(t);
+      return;
+    }
+    const t = req.method === "POST" && at.pathname === "/messages" ? sessions.get(at.searchParams.get("sessionId") ?? "") : undefined;
+    if (t) await t.handlePostMessage(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => legacyHttp.listen(0, "127.0.0.1", r));
+  legacyUrl = `http://127.0.0.1:${(legacyHttp.address() as { port: number }).port}/sse`;
 });
 
 afterAll(async () => {
-  http.closeAllConnections();
-  await new Promise((r) => http.close(r));
+  for (const h of [http, legacyHttp]) {
+    h.closeAllConnections();
+    await new Promise((r) => h.close(r));
+  }
 });
 
 const upstream = (timeoutMs = 5000, maxAnswerBytes?: number, at = url) =>
@@ -73,6 +99,20 @@ describe("an answer larger than mcp.max_result_bytes", () => {
       const err = await u.call("big", { bytes: 5_000_000 }).catch((e) => e);
       expect(err).toBeInstanceOf(Error);
       expect(err.message).toBe('MCP error -32000: the answer of MCP server "raw" was larger than 100000 bytes (mcp.max_result_bytes) and was cut off');
+      const ok = await u.call("big", { bytes: 50_000 });
+      expect((ok.content[0] as { text: string }).text).toHaveLength(50_000);
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("on a legacy SSE server (transport: sse), fails the call at once naming the limit, and later calls work", async () => {
+    // Its answers all come on one GET stream: cut there, the call waiting on it is failed (not left to time out).
+    const u = new Upstream({ kind: "http", name: "raw", url: legacyUrl, transport: "sse", headers: {}, timeoutMs: 60_000, maxTotalMs: 60_000, maxAnswerBytes: 100_000 }, quiet, () => {});
+    try {
+      const err = await u.call("big", { bytes: 5_000_000 }).catch((e) => e);
+      expect(err).toBeInstanceOf(ErrorAnswer); // the server is up: not counted against it, as on the other transports
+      expect(err.message).toBe('MCP error -32000: an answer of MCP server "raw" was larger than 100000 bytes (mcp.max_result_bytes): the stream carrying its answers (transport: sse) was cut off');
       const ok = await u.call("big", { bytes: 50_000 });
       expect((ok.content[0] as { text: string }).text).toHaveLength(50_000);
     } finally {

@@ -15,6 +15,7 @@ import { cwdProblem } from "./cwd.ts";
 import { proxiedFetch, type ProxiedFetch } from "./proxied-fetch.ts";
 import { ErrorAnswers } from "./error-answers.ts";
 import { boundedFetch, DEFAULT_MAX_ANSWER_BYTES } from "./bounded-fetch.ts";
+import { PendingRequests } from "./pending-requests.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -117,7 +118,8 @@ export class Upstream {
     });
   }
 
-  private transport(sdk: ClientSdk): Transport {
+  /** `onStreamCut`: the stream a legacy SSE session's answers come on was cut (core/mcp/bounded-fetch.ts). */
+  private transport(sdk: ClientSdk, onStreamCut: (message: string) => void): Transport {
     const s = this.spec;
     if (s.kind === "stdio") {
       const t = new sdk.StdioClientTransport({ command: s.command, args: s.args, env: { ...sdk.getDefaultEnvironment(), ...s.env }, cwd: s.cwd, stderr: "pipe" });
@@ -128,7 +130,7 @@ export class Upstream {
     const requestInit: RequestInit = { headers: s.headers };
     const url = new URL(s.url);
     if (s.proxy && !this.fetchImpl) this.proxied ??= proxiedFetch(s.proxy, s.timeoutMs);
-    const fetchImpl = boundedFetch(this.fetchImpl ?? this.proxied?.fetch ?? fetch, s.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, s.name);
+    const fetchImpl = boundedFetch(this.fetchImpl ?? this.proxied?.fetch ?? fetch, s.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, s.name, onStreamCut);
     if (s.transport === "sse") return new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: this.sseFetch(s.headers, fetchImpl) } as never, fetch: fetchImpl });
     return new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
   }
@@ -150,7 +152,13 @@ export class Upstream {
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, changed("tools"));
     client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, changed("prompts"));
     client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, changed("resources"));
-    const transport = this.transport(sdk);
+    // The requests waiting on a legacy SSE session's stream fail at once when it is cut, and the session (whose
+    // stream is gone) is closed: the next call connects anew.
+    const pending = new PendingRequests();
+    const transport = this.transport(sdk, (message) => {
+      pending.failAll(message);
+      void client.close().catch(() => {});
+    });
     try {
       await client.connect(transport, { timeout: this.spec.timeoutMs });
     } catch (err) {
@@ -167,6 +175,7 @@ export class Upstream {
       throw new NotConnectedError(`MCP server "${this.name}" is closed`);
     }
     this.errorAnswers.tap(transport);
+    pending.tap(transport); // outside the error answers' tap: the answers it makes are counted as the server's
     this.client = client;
     this.connectedAt = Date.now();
     this.lists.clear();
