@@ -176,6 +176,29 @@ describe("runToolCall and the server's circuit breaker", () => {
     expect(ledger[0]).toMatchObject({ status: 502, outcome: "error" });
   });
 
+  it("a call let through before the circuit opened, cancelled while the half-open probe is out, does not free the probe's slot", async () => {
+    const { caller } = setup();
+    (caller.gateway.config.raw as Record<string, unknown>).routing = { circuit_breaker: { consecutive_failures: 2, cooldown_ms: 50 } };
+    const held = listing((async (_t: string, _a: unknown, o: { signal?: AbortSignal }) => new Promise((_, reject) => {
+      o.signal?.addEventListener("abort", () => reject(new Error("aborted")));
+    })) as never);
+    const earlier = new AbortController();
+    const earlierCall = runToolCall(caller, held, { server: "files", tool: "t", via: "mcp" }, { signal: earlier.signal });
+    const broken = listing(async () => { throw new Error("fetch failed"); });
+    for (let i = 0; i < 2; i++) await runToolCall(caller, broken, { server: "files", tool: "t", via: "mcp" });
+    const health = healthOf(caller.gateway);
+    expect(health.stateOf("mcp:files", "files")).toBe("open");
+    await new Promise((r) => setTimeout(r, 80)); // past the cooldown
+    const probe = new AbortController();
+    const probeCall = runToolCall(caller, held, { server: "files", tool: "t", via: "mcp" }, { signal: probe.signal });
+    earlier.abort(); // the earlier call's client leaves
+    await earlierCall;
+    const next = await runToolCall(caller, listing(async () => ({ content: [{ type: "text", text: "served" }] }) as never), { server: "files", tool: "t", via: "mcp" });
+    expect((next.content[0] as { text: string }).text).toContain("circuit open"); // no second probe while the first is out
+    probe.abort();
+    await probeCall;
+  });
+
   it("a server failing to answer (a transport error) still opens it", async () => {
     const { caller } = setup();
     const broken = listing(async () => { throw new Error("fetch failed"); });

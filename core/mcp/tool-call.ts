@@ -119,6 +119,8 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
   // label is the client's, and its failures must not pause a gateway.yaml server of that name (nor make series).
   const configured = req.metricServer === undefined;
   const breakerModel = `mcp:${req.server}`;
+  /** This call, as the circuit breaker knows it: only the call that took a half-open probe's slot frees it. */
+  const probe = {};
   const health = configured ? healthOf(gateway) : NO_BREAKER;
   const span = caller.trace?.toolCall(name, { "gateway.mcp.server": shown.server, "gateway.mcp.tool": shown.tool, "mcp.method.name": "tools/call", "gateway.mcp.via": req.via });
 
@@ -140,7 +142,7 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
       await giveBack();
       status = "unavailable";
       result = errorResult(`MCP server "${req.server}" is not available`);
-    } else if (!health.allow(breakerModel, req.server)) {
+    } else if (!health.allow(breakerModel, req.server, undefined, probe)) {
       await giveBack();
       status = "unavailable";
       result = errorResult(`MCP server "${req.server}" is failing; calls are paused for a while (circuit open)`);
@@ -151,7 +153,7 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
         if (configured && !(await upstream.tools()).some((t) => t.name === req.tool)) {
           reachedServer = false;
           await giveBack(); // never sent: not a call against the key's rate
-          health.release(breakerModel, req.server);
+          health.release(breakerModel, req.server, undefined, probe);
           status = "unknown_tool";
           result = errorResult(`Unknown tool: ${name}`);
         } else {
@@ -166,12 +168,12 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
           reachedServer = false;
           await giveBack();
           status = o.signal?.aborted ? "cancelled" : "unavailable";
-          if (status === "cancelled") health.release(breakerModel, req.server);
+          if (status === "cancelled") health.release(breakerModel, req.server, undefined, probe);
           else health.record(breakerModel, req.server, false);
           result = errorResult(status === "cancelled" ? `Tool call to ${name} failed: the call was cancelled` : `MCP server "${req.server}" is not available: ${String((err as Error)?.message ?? err)}`);
         } else {
           status = statusOf(err, o.signal);
-          if (status === "cancelled") health.release(breakerModel, req.server);
+          if (status === "cancelled") health.release(breakerModel, req.server, undefined, probe);
           // A JSON-RPC error the server answered with: the server is up, the call failed (its caller's, not everyone's).
           else health.record(breakerModel, req.server, err instanceof ErrorAnswer);
           const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
