@@ -100,10 +100,10 @@ describe("a video job's budget hold", () => {
       const a = await postJson(`${gw.baseURL}/videos`, body, auth(LIVE));
       expect(a.status).toBe(504);
       const genId = a.headers.get("x-mg-generation-id")!;
-      const [resv] = await r.keys(`${prefix}inflight:*`);
+      const [resv] = await r.keys(`${prefix}resv:*`);
       expect(resv).toBeDefined();
       const [sec] = await r.time();
-      const [, , expires] = /^(\d+):(\d+):\d+:/.exec((await r.hget(resv!, genId))!)!;
+      const [, , expires] = /^(\d+):(\d+)$/.exec((await r.hget(resv!, genId))!)!;
       // Held at least as long as the job may run (30 min), not the ordinary 15 minutes.
       expect(Number(expires) - Number(sec) * 1000).toBeGreaterThan(30 * MIN);
       // An ordinary request reserves (15-minute lease) in the same hash meanwhile.

@@ -1,15 +1,17 @@
-// A rolling upgrade (or a rollback) runs replicas of two releases on one Redis. The previous release reads, settles
-// and renews budget holds only in `resv:<scope>:<period>`: this release mirrors each of its holds there, so
-// neither admits past what the other holds, and a hold settled by either is gone for both. The older replica here
-// runs that release's own scripts (verbatim) on the same Redis.
+// A rolling upgrade (or a rollback) runs replicas of two releases on one Redis. Both keep budget holds in one layout,
+// the previous release's: `resv:<scope>:<periodKey>` (id -> "amount:expiresAt"), in the hash of the period the budget
+// had at admission, settled, released and renewed there. So neither admits past what the other holds, a hold settled
+// by either is gone for both, and each hold is stored once. The older replica here runs that release's own scripts
+// (1a3cfb0^, verbatim) on the same Redis.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { RedisStore } from "./redis.ts";
 import { periodOf } from "./periods.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
+import type { Period } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
-/** The previous release (1a3cfb0^): RESERVE and RESERVED as it ran them; its record and release HDEL the hold there. */
+/** The previous release's RESERVE, RESERVED and RENEW as it ran them; its record and release HDEL the hold. */
 const OLD_RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -25,6 +27,7 @@ if spent + reserved + amount > tonumber(ARGV[3]) then
   return { 0, string.format('%.0f', spent), string.format('%.0f', reserved) }
 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. string.format('%.0f', now + tonumber(ARGV[4])))
+-- Only ever lengthened: a short lease must not cut the key from under a longer one held in it (a video job's).
 local ttl = tonumber(ARGV[4]) + 60000
 if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amount) }
@@ -40,6 +43,22 @@ for i = 1, #all, 2 do
 end
 return string.format('%.0f', reserved)
 `;
+const OLD_RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #KEYS do
+  local id, lease = ARGV[2 * i - 1], tonumber(ARGV[2 * i])
+  local v = redis.call('HGET', KEYS[i], id)
+  if v then
+    local amount, expires = string.match(v, '^(%d+):(%d+)$')
+    if amount and tonumber(expires) > now and tonumber(expires) < now + lease then
+      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease))
+      if redis.call('PTTL', KEYS[i]) < lease + 60000 then redis.call('PEXPIRE', KEYS[i], lease + 60000) end
+    end
+  end
+end
+return 1
+`;
 
 let redis: TestRedis;
 let raw: Redis;
@@ -53,19 +72,22 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const w = periodOf("month", Date.now());
 const LIMIT = 100n;
 
-/** A replica of the older release on the same Redis and prefix. */
-function olderReplica(prefix: string) {
-  const resv = (scope: string) => `${prefix}resv:${scope}:${w.key}`;
+/** A replica of the older release on the same Redis and prefix, its budget of `period`. */
+function olderReplica(prefix: string, period: Period = "month") {
+  const w = () => periodOf(period, Date.now());
+  const resv = (scope: string) => `${prefix}resv:${scope}:${w().key}`;
   return {
     async reserve(scope: string, id: string, amount: bigint): Promise<boolean> {
-      const [ok] = await raw.eval(OLD_RESERVE, 2, `${prefix}spend:${scope}:${w.key}`, resv(scope), id, amount.toString(), LIMIT.toString(), 900_000) as number[];
+      const [ok] = await raw.eval(OLD_RESERVE, 2, `${prefix}spend:${scope}:${w().key}`, resv(scope), id, amount.toString(), LIMIT.toString(), 900_000) as number[];
       return Number(ok) === 1;
     },
     async reserved(scope: string): Promise<bigint> {
       return BigInt(await raw.eval(OLD_RESERVED, 1, resv(scope)) as string);
+    },
+    async renew(scope: string, id: string, leaseMs: number): Promise<void> {
+      await raw.eval(OLD_RENEW, 1, resv(scope), id, leaseMs);
     },
     /** Its record (or release) of a request settles the hold where it keeps them. */
     async settle(scope: string, id: string): Promise<void> {
@@ -83,20 +105,26 @@ const entry = (generationId: string, costPico: bigint): LedgerRecord => ({
 
 describe("Redis budget holds with replicas of the release before this one beside it", () => {
   let store: RedisStore;
+  let prefix: string;
   let old: ReturnType<typeof olderReplica>;
   let scope: string;
+  let atConnect: string[];
   beforeAll(async () => {
-    const prefix = `roll${++n}:`;
+    prefix = `roll${++n}:`;
     store = await RedisStore.connect(redis.url, prefix);
+    atConnect = await raw.keys(`${prefix}*`);
     old = olderReplica(prefix);
   });
   afterAll(async () => { await store?.close(); });
 
-  const reserve = (id: string, amountPico: bigint, leaseMs = 900_000) =>
-    store.reserve({ project: scope, periodKey: w.key, periodStart: w.start, id, amountPico, limitPico: LIMIT, leaseMs, at: Date.now() }, Date.now());
-  const reserved = () => store.reserved(scope, w.key, Date.now());
+  const reserve = (id: string, amountPico: bigint, leaseMs = 900_000, period: Period = "month") => {
+    const w = periodOf(period, Date.now());
+    return store.reserve({ project: scope, periodKey: w.key, periodStart: w.start, id, amountPico, limitPico: LIMIT, leaseMs, at: Date.now() }, Date.now());
+  };
+  const month = () => periodOf("month", Date.now()).key;
+  const reserved = () => store.reserved(scope, month(), Date.now());
 
-  it("an older replica does not admit beside this one's hold, and each hold counts once", async () => {
+  it("neither release admits past the other's holds", async () => {
     scope = "acme";
     expect(await reserve("gen-new", 80n)).toEqual({ ok: true, spentPico: 0n, reservedPico: 80n });
     expect(await old.reserved(scope)).toBe(80n);
@@ -104,10 +132,21 @@ describe("Redis budget holds with replicas of the release before this one beside
     expect(await old.reserve(scope, "gen-old", 20n)).toBe(true);
     expect(await reserved()).toBe(100n);
     expect(await old.reserved(scope)).toBe(100n);
+    expect(await reserve("more", 1n)).toEqual({ ok: false, spentPico: 0n, reservedPico: 100n });
+  });
+
+  it("keeps each hold once, where and as the previous release keeps it", async () => {
+    // Nothing else was written for them: no second copy to read on every reserve, nor to keep in memory.
+    const written = (await raw.keys(`${prefix}*`)).filter((k) => !atConnect.includes(k));
+    expect(written).toEqual([`${prefix}resv:acme:${month()}`]);
+    const holds = await raw.hgetall(`${prefix}resv:acme:${month()}`);
+    expect(Object.keys(holds).sort()).toEqual(["gen-new", "gen-old"]);
+    expect(holds["gen-new"]).toMatch(/^80:\d+$/);
+    expect(holds["gen-old"]).toMatch(/^20:\d+$/);
   });
 
   it("an older replica's hold settled by this release (its spool replayed here) no longer counts anywhere", async () => {
-    await store.record(entry("gen-old", 15n), { project: scope, periodKey: w.key, id: "gen-old" });
+    await store.record(entry("gen-old", 15n), { project: scope, periodKey: month(), id: "gen-old" });
     expect(await reserved()).toBe(80n);
     expect(await old.reserved(scope)).toBe(80n);
   });
@@ -119,19 +158,37 @@ describe("Redis budget holds with replicas of the release before this one beside
   });
 
   it("a release here settles the hold for the older replicas too", async () => {
-    await store.release({ project: scope, periodKey: w.key, id: "next" });
+    await store.release({ project: scope, periodKey: month(), id: "next" });
     expect(await old.reserved(scope)).toBe(0n);
     expect(await old.reserve(scope, "again", 85n)).toBe(true);
     await old.settle(scope, "again");
   });
 
-  it("a renewed lease is renewed where the older replicas look too, so they do not sweep a hold still running", async () => {
+  it("a lease renewed by either release is renewed for both", async () => {
     scope = "beta";
+    const expiresIn = async (id: string) => {
+      const [sec] = await raw.time();
+      const [, , expires] = /^(\d+):(\d+)$/.exec((await raw.hget(`${prefix}resv:${scope}:${month()}`, id))!)!;
+      return Number(expires) - Number(sec) * 1000;
+    };
     expect((await reserve("long", 60n, 1_000)).ok).toBe(true);
-    await store.renewHolds([{ project: scope, periodKey: w.key, id: "long", leaseMs: 3_600_000 }], Date.now());
-    const [sec] = await raw.time();
-    const [, , expires] = /^(\d+):(\d+)$/.exec((await raw.hget(`roll${n}:resv:${scope}:${w.key}`, "long"))!)!;
-    expect(Number(expires) - Number(sec) * 1000).toBeGreaterThan(3_000_000);
+    await store.renewHolds([{ project: scope, periodKey: month(), id: "long", leaseMs: 3_600_000 }], Date.now());
+    expect(await expiresIn("long")).toBeGreaterThan(3_000_000);
     expect(await old.reserve(scope, "beside", 60n)).toBe(false);
+
+    expect((await reserve("short", 40n, 1_000)).ok).toBe(true);
+    await old.renew(scope, "short", 3_600_000);
+    expect(await expiresIn("short")).toBeGreaterThan(3_000_000);
+    expect(await reserved()).toBe(100n);
+  });
+
+  it("counts an older replica's hold made under the day once a reload made the budget weekly here", async () => {
+    scope = "gamma";
+    const daily = olderReplica(prefix, "day");
+    expect(await daily.reserve(scope, "gen-day", 70n)).toBe(true);
+    expect(await reserve("gen-week", 40n, 900_000, "week")).toEqual({ ok: false, spentPico: 0n, reservedPico: 70n });
+    expect(await store.reserved(scope, periodOf("week", Date.now()).key, Date.now())).toBe(70n);
+    await daily.settle(scope, "gen-day");
+    expect((await reserve("gen-week", 40n, 900_000, "week")).ok).toBe(true);
   });
 });

@@ -60,64 +60,22 @@ return 1
 `;
 
 /**
- * Budget holds are kept per scope, whatever period each was made under, in `inflight:<scope>` (id ->
- * "amount:expiresAt:admittedAt:periodKey"): one counts against every period containing its admission, so a reload
- * that changes the budget's period still sees it. Replicas of older releases run beside this one during a rolling
- * upgrade or a rollback, so each hold is also written where the previous release reads and settles holds,
- * `resv:<scope>:<periodKey>` (id -> "amount:expiresAt", the mirror): it then never admits past what this one holds.
- * A hold whose mirror is gone was settled or released by such a replica, and no longer counts here either.
- * HELD sums the unexpired holds admitted within [start, end):
- * - this release's (KEYS[n]), while their mirror is there (looked up in `lp .. periodKey`, `lp` = "<prefix>resv:<scope>:");
- * - those of a build that kept them per scope unmirrored, "amount:expiresAt:admittedAt" in KEYS[h] `holds:<scope>`;
- * - the previous release's, in KEYS[l] = the mirror hash of the period asked about, minus this release's mirrors there
- *   (counted once).
- * `sweep` drops the expired holds, and this release's whose mirror is gone.
+ * Budget holds, in the layout every release since budgets shares (replicas of two releases may run on one Redis):
+ * `resv:<scope>:<periodKey>` (id -> "amount:expiresAt"), the hash of the period the budget had when the request was
+ * admitted; a hold is settled, released and renewed there. HELD sums the unexpired holds of KEYS[from..], the scope's
+ * hashes for the day, week, month and total containing the request: a hold lives in one of them, so one made under
+ * another period than the budget has now (a reload changed it while the request ran) still counts. `sweep` drops
+ * the expired ones.
  */
 const HELD = `
-local function held(n, h, l, period, lp, now, start, stop, sweep)
+local function held(from, now, sweep)
   local reserved = 0
-  local lall = redis.call('HGETALL', l)
-  local mirrors = {}
-  local present = {}
-  for i = 1, #lall, 2 do present[lall[i]] = true end
-  mirrors[period] = present
-  local mine = {}
-  local all = redis.call('HGETALL', n)
-  for i = 1, #all, 2 do
-    local id = all[i]
-    mine[id] = true
-    local amount, expires, at, pk = string.match(all[i + 1], '^(%d+):(%d+):(%d+):(.*)$')
-    local ids = mirrors[pk]
-    if not ids then
-      ids = {}
-      for _, f in ipairs(redis.call('HKEYS', lp .. pk)) do ids[f] = true end
-      mirrors[pk] = ids
-    end
-    if tonumber(expires) <= now then
-      if sweep then
-        redis.call('HDEL', n, id)
-        redis.call('HDEL', lp .. pk, id)
-      end
-    elseif not ids[id] then
-      if sweep then redis.call('HDEL', n, id) end
-    elseif tonumber(at) >= start and tonumber(at) < stop then
-      reserved = reserved + tonumber(amount)
-    end
-  end
-  all = redis.call('HGETALL', h)
-  for i = 1, #all, 2 do
-    local amount, expires, at = string.match(all[i + 1], '^(%d+):(%d+):?(%d*)$')
-    if tonumber(expires) <= now then
-      if sweep then redis.call('HDEL', h, all[i]) end
-    elseif at == '' or (tonumber(at) >= start and tonumber(at) < stop) then
-      reserved = reserved + tonumber(amount)
-    end
-  end
-  for i = 1, #lall, 2 do
-    if not mine[lall[i]] then
-      local amount, expires = string.match(lall[i + 1], '^(%d+):(%d+)')
+  for k = from, #KEYS do
+    local all = redis.call('HGETALL', KEYS[k])
+    for i = 1, #all, 2 do
+      local amount, expires = string.match(all[i + 1], '^(%d+):(%d+)$')
       if tonumber(expires) > now then reserved = reserved + tonumber(amount)
-      elseif sweep then redis.call('HDEL', l, lall[i]) end
+      elseif sweep then redis.call('HDEL', KEYS[k], all[i]) end
     end
   end
   return reserved
@@ -125,34 +83,23 @@ end
 `;
 
 /**
- * KEYS[1] spend counter, then HELD's: KEYS[2] this release's holds, KEYS[3] the unmirrored ones, KEYS[4] the mirror hash of the
- * period; ARGV = id, amount, limit, leaseMs, admittedAt, period start, period end, period key, mirror prefix.
+ * KEYS[1] spend counter, KEYS[2] the hash of the admission's period (where the hold goes), KEYS[3..] the scope's
+ * other hashes a hold may count from (HELD); ARGV = id, amount, limit, leaseMs.
  */
 export const RESERVE = HELD + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
-local reserved = held(KEYS[2], KEYS[3], KEYS[4], ARGV[8], ARGV[9], now, tonumber(ARGV[6]), tonumber(ARGV[7]), true)
+local reserved = held(2, now, true)
 local amount = tonumber(ARGV[2])
 if spent + reserved + amount > tonumber(ARGV[3]) then
   return { 0, string.format('%.0f', spent), string.format('%.0f', reserved) }
 end
-local expires = string.format('%.0f', now + tonumber(ARGV[4]))
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. expires .. ':' .. ARGV[5] .. ':' .. ARGV[8])
--- The mirror, in the format the older release reads (it refuses beside this hold, and may settle it).
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ':' .. expires)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. string.format('%.0f', now + tonumber(ARGV[4])))
 -- Only ever lengthened: a short lease must not cut the key from under a longer one held in it (a video job's).
 local ttl = tonumber(ARGV[4]) + 60000
-for _, k in ipairs({ KEYS[2], KEYS[4] }) do
-  if redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
-end
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return { 1, string.format('%.0f', spent), string.format('%.0f', reserved + amount) }
-`;
-
-/** KEYS = where a hold may be kept (this release's holds, the unmirrored ones, the mirror hash of its period); ARGV[1] its id. */
-export const RELEASE = `
-for i = 1, #KEYS do redis.call('HDEL', KEYS[i], ARGV[1]) end
-return 1
 `;
 
 /**
@@ -187,17 +134,14 @@ end
 /**
  * The ledger in Redis. KEYS[1] ledger stream, KEYS[2] once-marker for the generation id (holds the record's stream
  * id), KEYS[3..6] the project's spend counters (day, week, month, total), KEYS[7..10] the key's (store/key-budget.ts),
- * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12..] where the hold it settles may be
- * kept (RELEASE's keys), or none.
+ * KEYS[11] rollup pointer (every stream entry up to it is in the rollups), KEYS[12] reservations hash or absent.
  * ARGV = entry JSON, cost in pico-USD, reservation id, key prefix, then the rollup increments (see below; redis.ts
  * rollupArgs, the same sums as ROLL).
  * The entry is marked r=1 (counted in the rollups); the pointer follows the stream while no older writer (a gateway
  * from before rollups) has added entries it did not count — BACKFILL catches up on those.
  */
 export const RECORD = `
-if ARGV[3] ~= '' then
-  for i = 12, #KEYS do redis.call('HDEL', KEYS[i], ARGV[3]) end
-end
+if #KEYS >= 12 and ARGV[3] ~= '' then redis.call('HDEL', KEYS[12], ARGV[3]) end
 if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 2678400) then return 0 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local lastId = '0-0'
@@ -233,9 +177,8 @@ return out
 `;
 
 /**
- * Lease reservations still held for longer. KEYS = each hold's entry and its mirror (renewed with it, or an older
- * replica would sweep it and admit beside it), repeats allowed; ARGV = id, leaseMs per key. A hold settled, released
- * or expired is not brought back; a lease is never shortened.
+ * Lease reservations still held for longer. KEYS = their reservations hashes (one per hold, repeats allowed);
+ * ARGV = id, leaseMs per hold. A hold settled, released or expired is not brought back; a lease is never shortened.
  */
 export const RENEW = `
 local t = redis.call('TIME')
@@ -244,9 +187,9 @@ for i = 1, #KEYS do
   local id, lease = ARGV[2 * i - 1], tonumber(ARGV[2 * i])
   local v = redis.call('HGET', KEYS[i], id)
   if v then
-    local amount, expires, rest = string.match(v, '^(%d+):(%d+)(.*)$')
+    local amount, expires = string.match(v, '^(%d+):(%d+)$')
     if amount and tonumber(expires) > now and tonumber(expires) < now + lease then
-      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease) .. rest)
+      redis.call('HSET', KEYS[i], id, amount .. ':' .. string.format('%.0f', now + lease))
       if redis.call('PTTL', KEYS[i]) < lease + 60000 then redis.call('PEXPIRE', KEYS[i], lease + 60000) end
     end
   end
@@ -254,23 +197,20 @@ end
 return 1
 `;
 
-/** KEYS = HELD's (this release's holds, the unmirrored ones, the mirror hash of the period); ARGV = period start, end, key, mirror prefix. */
+/** KEYS = the scope's hashes a hold may count from (HELD). What unexpired reservations hold now (server time), in pico-USD. */
 export const RESERVED = HELD + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return string.format('%.0f', held(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], now, tonumber(ARGV[1]), tonumber(ARGV[2]), false))
+return string.format('%.0f', held(1, now, false))
 `;
 
 /**
  * The ledger elsewhere (store.ledger: postgres): spend and settlement only, once per generation id. KEYS[1]
- * once-marker, KEYS[2..5] the project's spend counters, KEYS[6..9] the key's, KEYS[10..] where the hold it settles may
- * be kept (RELEASE's keys), or none.
+ * once-marker, KEYS[2..5] the project's spend counters, KEYS[6..9] the key's, KEYS[10] reservations hash or absent.
  * ARGV = cost in pico-USD, reservation id.
  */
 export const RECORD_SPEND = `
-if ARGV[2] ~= '' then
-  for i = 10, #KEYS do redis.call('HDEL', KEYS[i], ARGV[2]) end
-end
+if #KEYS >= 10 and ARGV[2] ~= '' then redis.call('HDEL', KEYS[10], ARGV[2]) end
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 2678400) then return 0 end
 for i = 2, 9 do
   redis.call('INCRBY', KEYS[i], ARGV[1])

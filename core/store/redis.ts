@@ -13,7 +13,7 @@ import { settleWithin } from "../deadline.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { Logger } from "../log.ts";
-import { chargedPeriods, periodBounds } from "./periods.ts";
+import { allPeriods, chargedPeriods } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { windowState } from "./gcra.ts";
 import * as lua from "./redis-scripts.ts";
@@ -32,7 +32,6 @@ type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
   mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgRecordSpend: Cmd; mgBackfill: Cmd; mgRollupsCurrent: Cmd; mgEpochClaim: Cmd;
   mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgIdemRenew: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd; mgRenew: Cmd;
-  mgRelease: Cmd;
 }
 
 export interface RedisOptions {
@@ -58,7 +57,7 @@ export interface SpendSource {
 /** The whole handshake with the server (TCP connect, ready check, PING) at start or in a CLI command. */
 const CONNECT_TIMEOUT_MS = 5_000;
 const SEARCH_SCAN = 20_000;
-/** Holds renewed per script call (each two keys, its entry and its mirror, and four arguments). */
+/** Holds renewed per script call (each a key and two arguments). */
 const RENEW_BATCH = 500;
 /** How long a rebuild of spend may hold the lock before another replica may take over. */
 const REBUILD_LOCK_MS = 60_000;
@@ -74,8 +73,7 @@ export class RedisStore implements Store {
   private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
     redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 1 });
-    redis.defineCommand("mgReserve", { lua: lua.RESERVE, numberOfKeys: 4 });
-    redis.defineCommand("mgRelease", { lua: lua.RELEASE });
+    redis.defineCommand("mgReserve", { lua: lua.RESERVE });
     redis.defineCommand("mgRecord", { lua: lua.RECORD });
     redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
     redis.defineCommand("mgBackfill", { lua: lua.BACKFILL, numberOfKeys: 2 });
@@ -87,7 +85,7 @@ export class RedisStore implements Store {
     redis.defineCommand("mgIdemRenew", { lua: lua.IDEM_RENEW });
     redis.defineCommand("mgProbe", { lua: lua.PROBE, numberOfKeys: 2 });
     redis.defineCommand("mgRateState", { lua: lua.RATE_STATE });
-    redis.defineCommand("mgReserved", { lua: lua.RESERVED, numberOfKeys: 3 });
+    redis.defineCommand("mgReserved", { lua: lua.RESERVED });
     redis.defineCommand("mgRenew", { lua: lua.RENEW });
     this.r = redis as Redis & Scripts;
     // A lost connection may come back to a server that restarted without its data: whoever watches (the guard) stops
@@ -344,46 +342,42 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Where a scope's budget holds are kept (redis-scripts.ts HELD): this release's, whatever period each was made
-   * under; a build's that kept them per scope unmirrored; and the hash of the period a hold was made under, where the
-   * previous release reads and settles them (each of this release's holds is mirrored there, so replicas of both
-   * never admit past each other).
+   * The scope's reservations hashes a hold may count from (redis-scripts.ts HELD): the period's own, where a hold made
+   * now goes, then those of the day, week and month containing `at` and the total. A hold is kept in the hash of the
+   * period its budget had at admission (the previous release's layout, so replicas of both share it), and a reload
+   * may have changed the period since.
    */
-  private holdKeys(scope: string, periodKey: string): [inflight: string, perScope: string, mirror: string] {
-    return [this.k("inflight", scope), this.k("holds", scope), this.k("resv", scope, periodKey)];
+  private holdHashes(scope: string, periodKey: string, at: number): string[] {
+    const keys = [this.k("resv", scope, periodKey)];
+    for (const w of allPeriods(at)) if (w.key !== periodKey) keys.push(this.k("resv", scope, w.key));
+    return keys;
   }
 
-  async reserved(project: string, periodKey: string, _now?: number): Promise<bigint> {
-    const { start, end } = periodBounds(periodKey);
-    return BigInt(await this.r.mgReserved(...this.holdKeys(project, periodKey), start, end, periodKey, this.k("resv", project, "")));
+  async reserved(project: string, periodKey: string, now: number): Promise<bigint> {
+    const keys = this.holdHashes(project, periodKey, now);
+    return BigInt(await this.r.mgReserved(keys.length, ...keys));
   }
 
   async reserve(r: Reservation, now: number): Promise<ReserveResult> {
-    // Admission and period bounds by this replica's clock, as the spend counters' periods are (leases by the server's).
-    const { start, end } = periodBounds(r.periodKey);
+    // The periods containing the admission, by this replica's clock as the period key is (leases by the server's).
+    const keys = this.holdHashes(r.project, r.periodKey, r.at ?? now);
     const [ok, spent, reserved] = await this.r.mgReserve(
-      this.k("spend", r.project, r.periodKey), ...this.holdKeys(r.project, r.periodKey),
-      r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs, Math.floor(r.at ?? now), start, end, r.periodKey, this.k("resv", r.project, ""),
+      keys.length + 1, this.k("spend", r.project, r.periodKey), ...keys, r.id, r.amountPico.toString(), r.limitPico.toString(), r.leaseMs,
     );
     return { ok: Number(ok) === 1, spentPico: BigInt(spent), reservedPico: BigInt(reserved) };
   }
 
   async release(s: Settlement): Promise<void> {
-    await this.r.mgRelease(3, ...this.holdKeys(s.project, s.periodKey), s.id);
+    await this.r.hdel(this.k("resv", s.project, s.periodKey), s.id);
   }
 
-  /** One script per RENEW_BATCH holds (server time, like RESERVE): each hold's entry and its mirror. */
+  /** One script per RENEW_BATCH holds (server time, like RESERVE). */
   async renewHolds(holds: LeaseRenewal[], _now?: number): Promise<void> {
     for (let i = 0; i < holds.length; i += RENEW_BATCH) {
       const batch = holds.slice(i, i + RENEW_BATCH);
-      const keys: string[] = [];
-      const args: (string | number)[] = [];
-      for (const h of batch) {
-        const [inflight, , mirror] = this.holdKeys(h.project, h.periodKey);
-        keys.push(inflight, mirror);
-        args.push(h.id, h.leaseMs, h.id, h.leaseMs);
-      }
-      await this.r.mgRenew(keys.length, ...keys, ...args);
+      const args: (string | number)[] = [batch.length, ...batch.map((h) => this.k("resv", h.project, h.periodKey))];
+      for (const h of batch) args.push(h.id, h.leaseMs);
+      await this.r.mgRenew(...args);
     }
   }
 
@@ -399,12 +393,12 @@ export class RedisStore implements Store {
     if (this.spendSource) {
       // The record itself goes to the ledger store (the caller's job): spend, settlement and the once-marker here.
       const keys = [this.k("gen", entry.generationId), ...spend];
-      if (settle) keys.push(...this.holdKeys(settle.project, settle.periodKey));
+      if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
       await this.r.mgRecordSpend(keys.length, ...keys, entry.costPico.toString(), settle?.id ?? "");
       return;
     }
     const keys = [this.k("ledger"), this.k("gen", entry.generationId), ...spend, this.k("roll-ptr")];
-    if (settle) keys.push(...this.holdKeys(settle.project, settle.periodKey));
+    if (settle) keys.push(this.k("resv", settle.project, settle.periodKey));
     const json = JSON.stringify(entry, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     await this.r.mgRecord(keys.length, ...keys, json, entry.costPico.toString(), settle?.id ?? "", this.prefix, ...rollupArgs(entry));
   }
