@@ -79,10 +79,11 @@ describe.skipIf(skip !== undefined)("Redis down and the spool_dir's disk filling
     expect(gw.output()).toMatch(/ledger record kept in memory only/);
 
     await redis.restart();
+    // Held records wait for the disk's backoff (up to 30 s between tries): a loaded machine may take that long.
     await until("the spool replayed", async () => {
       const r = await fetch(`${gw!.url}/readyz`);
       return r.status === 200 && (await r.json()).checks.store.spool.records === 0 ? true : undefined;
-    });
+    }, 90_000);
     const store = await RedisStore.connect(redis.url, prefix);
     try {
       const gaps = ledgerGaps(sent, (await store.ledger({})).map((e) => e.requestId));
@@ -91,5 +92,5 @@ describe.skipIf(skip !== undefined)("Redis down and the spool_dir's disk filling
     } finally {
       await store.close();
     }
-  }, 120_000);
+  }, 180_000);
 });
