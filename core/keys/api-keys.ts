@@ -12,12 +12,13 @@
 //   was before a revocation made meanwhile, so it writes back only revocations and rotations, and says which keys it
 //   did not restore. Every replica holds the whole key set, so together the replicas in step hold every key. A state
 //   is written back only when the store holds the key at a lower rev (its own change counter) than this cache saw,
-//   never because of a clock: a cache that missed another replica's later change just takes it.
+//   never because of a clock: a cache that missed another replica's later change just takes it; and then only what
+//   makes the store's key more restrictive (an earlier expiry, lower limits): revs go back with a restored backup.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
 import { epochOf, patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
-import { isNewer, lostKeys, newerPatch, undonePatch, type LostKeys } from "./lost-keys.ts";
+import { isNewer, lostKeys, tighterPatch, undonePatch, type LostKeys } from "./lost-keys.ts";
 
 export const DEFAULT_KEY_REFRESH_MS = 2_000;
 const FULL_RELOAD_MS = 60_000;
@@ -169,7 +170,7 @@ export class ApiKeys implements ApiKeyDirectory {
           }
           // Another replica put it back first (perhaps an older state), or another key has its id now.
           const now = await this.store.get(k.sha256);
-          const patch = now && (isNewer(k, now, epochChanged) ? newerPatch(k, now) : undonePatch(k, now));
+          const patch = now && ((isNewer(k, now, epochChanged) && tighterPatch(k, now)) || undonePatch(k, now));
           if (!now) taken.push(k);
           else if (patch && (await this.store.update(k.sha256, patch))) {
             redone++;

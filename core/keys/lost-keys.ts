@@ -6,18 +6,26 @@
 // last write: a cache holding a state another replica has since changed only follows it. Nothing here reads a clock:
 // replicas' clocks need not agree.
 //
+// Even that evidence can mislead: a backup put back brings its revs back with it, so the next change (an admin
+// expiring the key) reuses a rev one of the lost states had, and a cache holding that lost state at a higher rev
+// takes its own as the later. So a state written back only ever makes the store's key more restrictive, field by
+// field (an earlier expiry, lower limits, a lower budget, a revocation, a rotation), never less (a later or removed
+// expiry, a raised or removed limit, a new name): whatever rev says, a write-back never lets in a request the store's
+// key keeps out. The price: a limit raised or an expiry lifted after a backup was taken is lost when it is restored.
+//
 // A cache is only as good as its last sync: one cut off from the store for a while (a network partition) may hold a
 // key as it was before a revocation made meanwhile elsewhere, and cannot tell that from the store's loss by what it
 // holds. So a cache that was not in step with the store when the loss was seen (lostKeys' `inStep`) puts back only
 // what can turn a key off (revocations, rotations), never a key or a state that would let a request in.
 import type { KeyPatch, StoredKey } from "../store/api-keys-types.ts";
+import { toPico } from "../money/money.ts";
 
 export interface LostKeys {
   /** Keys the store does not hold at all: to create again, as this replica last knew them. */
   missing: StoredKey[];
-  /** Keys the store holds an older state of, or with a revocation or rotation undone: the patch that puts it back. */
+  /** Keys the store holds an older, less restrictive state of, or with a revocation or rotation undone: the patch that tightens it back. */
   undone: { key: StoredKey; patch: KeyPatch }[];
-  /** What a cache not in step with the store does not write back (it may be stale): keys missing, newer states. */
+  /** What a cache not in step with the store does not write back (it may be stale): keys missing, tighter newer states. */
   notRestored: StoredKey[];
 }
 
@@ -56,28 +64,50 @@ export function undonePatch(known: StoredKey, stored: StoredKey): KeyPatch | und
   return Object.keys(patch).length ? patch : undefined;
 }
 
-/** The patch that makes `stored` the state `known` is, keeping a revocation or rotation `stored` has. */
-export function newerPatch(known: StoredKey, stored: StoredKey): KeyPatch {
-  const patch: Record<string, unknown> = {};
-  for (const f of CHANGED) patch[f] = known[f];
-  // The rev the state had: the store keeps it (or one more than its own, if that is higher), so caches that hold
-  // this state at this rev agree with the store, and none takes it for a lost one.
-  patch.rev = known.rev;
-  if (stored.revokedAt !== null && known.revokedAt === null) {
-    patch.revokedAt = stored.revokedAt;
-    patch.revokedReason = stored.revokedReason;
+/**
+ * What of a newer state `known` the store lost makes its key more restrictive than `stored`, field by field: a
+ * revocation or rotation (undonePatch), an earlier expiry (or one where the store has none), a lower rpm or tpm, a
+ * lower budget of the same period (or one where the store has none). Never anything that loosens the key (a later or
+ * removed expiry, a raised or removed limit or budget, a name): those the store keeps. Undefined: nothing to tighten.
+ */
+export function tighterPatch(known: StoredKey, stored: StoredKey): KeyPatch | undefined {
+  const patch: KeyPatch = { ...undonePatch(known, stored) };
+  if (known.expiresAt !== null && (stored.expiresAt === null || known.expiresAt < stored.expiresAt)) patch.expiresAt = known.expiresAt;
+  const limits = lowerLimits(known.rateLimits, stored.rateLimits);
+  if (limits) patch.rateLimits = limits;
+  if (lowerBudget(known.budget, stored.budget)) patch.budget = known.budget;
+  if (!Object.keys(patch).length) return undefined;
+  // The store's rev goes up to the rev the lost state had (at least), so later changes count on from there and none
+  // reuses a lost state's rev.
+  if (known.rev !== undefined) patch.rev = known.rev;
+  return patch;
+}
+
+/** The store's limits with each one `known` sets lower (or the store lacks) taken from it; undefined: none lower. */
+function lowerLimits(known: StoredKey["rateLimits"], stored: StoredKey["rateLimits"]): StoredKey["rateLimits"] | undefined {
+  const out = { ...stored };
+  let lower = false;
+  for (const f of ["rpm", "tpm"] as const) {
+    const k = known?.[f];
+    if (k === undefined || (out[f] !== undefined && k >= out[f])) continue;
+    out[f] = k;
+    lower = true;
   }
-  if (stored.replacedBy !== undefined && known.replacedBy === undefined) {
-    patch.replacedBy = stored.replacedBy;
-    patch.expiresAt = stored.expiresAt;
-  }
-  return patch as KeyPatch;
+  return lower ? out : undefined;
+}
+
+/** Whether `known` is a budget where the store has none, or a lower one over the same period (others don't compare). */
+function lowerBudget(known: StoredKey["budget"], stored: StoredKey["budget"]): boolean {
+  if (!known) return false;
+  if (!stored) return true;
+  return (known.period ?? "month") === (stored.period ?? "month") && toPico(known.usd) < toPico(stored.usd);
 }
 
 /**
  * What to write back, comparing the cache (`known`) with the store's keys. `inStep`: the cache was confirmed to
  * match the store shortly before this answer (ApiKeys: within 2 x key_refresh_ms); `epochChanged`: the store says it
- * lost or was restored since. A state is written back only when isNewer finds the store lost it.
+ * lost or was restored since. A state is written back only when isNewer finds the store lost it, and then only what
+ * of it makes the store's key more restrictive (tighterPatch).
  */
 export function lostKeys(known: Iterable<StoredKey>, stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }): LostKeys {
   const bySha = new Map(stored.map((k) => [k.sha256, k]));
@@ -88,14 +118,11 @@ export function lostKeys(known: Iterable<StoredKey>, stored: StoredKey[], o: { i
       (o.inStep ? out.missing : out.notRestored).push(k);
       continue;
     }
-    const newer = isNewer(k, s, o.epochChanged);
-    if (newer && o.inStep) {
-      out.undone.push({ key: s, patch: newerPatch(k, s) });
-      continue;
-    }
-    if (newer) out.notRestored.push(k);
-    const patch = undonePatch(k, s);
+    const tighter = isNewer(k, s, o.epochChanged) ? tighterPatch(k, s) : undefined;
+    const patch = (o.inStep && tighter) || undonePatch(k, s);
     if (patch) out.undone.push({ key: s, patch });
+    // A stale cache's newer state would have tightened the key beyond a revocation or rotation: say it was not.
+    if (!o.inStep && tighter && Object.keys(tighter).some((f) => f !== "rev" && !(patch && f in patch))) out.notRestored.push(k);
   }
   return out;
 }
