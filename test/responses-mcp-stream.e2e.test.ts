@@ -18,6 +18,33 @@ let http: HttpServer;
 /** Ends the running `wait` call (it answers "released"). */
 let release: (() => void) | undefined;
 
+/**
+ * A Responses stream's events, read as they come: when the tool call's start arrives before its end, the test's tool
+ * (which waits for `release`) is let go, so the stream can only end if the start was sent while the tool still ran.
+ */
+async function readReleasingTheTool(res: Response): Promise<{ events: any[]; sawStartWhileRunning: boolean }> {
+  const events: any[] = [];
+  let sawStartWhileRunning = false;
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+      const frame = text.slice(0, end);
+      text = text.slice(end + 2);
+      const data = frame.split("\n").find((l) => l.startsWith("data: "));
+      if (!data) continue;
+      const ev = JSON.parse(data.slice(6));
+      events.push(ev);
+      if (ev.type === "response.mcp_call.in_progress") {
+        sawStartWhileRunning = !events.some((e) => e.type === "response.mcp_call.completed" || e.type === "response.mcp_call.failed");
+        if (sawStartWhileRunning) (await until("the call on the server", async () => release))();
+      }
+    }
+  }
+  return { events, sawStartWhileRunning };
+}
+
 beforeAll(async () => {
   // An MCP server whose `wait` tool runs until the test releases it.
   http = createServer(async (req, res) => {
@@ -63,26 +90,8 @@ describe("a streamed response whose tool runs a while", () => {
       body: JSON.stringify({ model: "t/m", input: "Wait for the gate.", tools: [tool], stream: true }),
     });
     expect(res.status).toBe(200);
-    const events: any[] = [];
-    let sawStartWhileRunning = false;
-    let text = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const data = frame.split("\n").find((l) => l.startsWith("data: "));
-        if (!data) continue;
-        const ev = JSON.parse(data.slice(6));
-        events.push(ev);
-        if (ev.type === "response.mcp_call.in_progress") {
-          sawStartWhileRunning = !events.some((e) => e.type === "response.mcp_call.completed" || e.type === "response.mcp_call.failed");
-          // The call reaches the server just after its start is sent; the tool ends only once released.
-          if (sawStartWhileRunning) (await until("the call on the server", async () => release))();
-        }
-      }
-    }
+    // The call reaches the server just after its start is sent; the tool ends only once released.
+    const { events, sawStartWhileRunning } = await readReleasingTheTool(res);
     expect(sawStartWhileRunning).toBe(true);
     const types = events.map((e) => e.type);
     const start = types.indexOf("response.mcp_call.in_progress");
@@ -108,26 +117,8 @@ describe("a streamed response whose tool runs a while", () => {
     release = undefined;
     const res = await ask({ stream: true, previous_response_id: first.id, input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true }] });
     expect(res.status).toBe(200);
-    const events: any[] = [];
-    let sawStartWhileRunning = false;
-    let text = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const data = frame.split("\n").find((l) => l.startsWith("data: "));
-        if (!data) continue;
-        const ev = JSON.parse(data.slice(6));
-        events.push(ev);
-        if (ev.type === "response.mcp_call.in_progress") {
-          // Before the fix the approved call ran before the stream began: nothing arrived until the tool gave up.
-          sawStartWhileRunning = !events.some((e) => e.type === "response.mcp_call.completed" || e.type === "response.mcp_call.failed");
-          if (sawStartWhileRunning) (await until("the call on the server", async () => release))();
-        }
-      }
-    }
+    // Before the fix the approved call ran before the stream began: nothing arrived until the tool gave up.
+    const { events, sawStartWhileRunning } = await readReleasingTheTool(res);
     expect(sawStartWhileRunning).toBe(true);
     const types = events.map((e) => e.type);
     expect(types.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
