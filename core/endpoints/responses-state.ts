@@ -12,6 +12,7 @@ import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../respon
 import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
+import { keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 
 const DAY_MS = 86_400_000;
@@ -112,11 +113,14 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
     previousResponseId: previous?.id ?? null,
     save: keep
       ? async (r, fullOutput) => {
+          // As a step that changed the text on its way (guardrails) has it kept; an answer it refused is not kept.
+          const kept = keptParts(ctx, { response: r, input: conv.items, ...(fullOutput ? { fullOutput } : {}) });
+          if (!kept) return false;
           const now = Date.now();
           const rec: ResponseRecord = {
-            id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: r, input: conv.items,
-            ...(inputBytes === undefined ? {} : { inputBytes }),
-            ...(fullOutput ? { fullOutput } : {}),
+            id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: kept.response, input: kept.input,
+            ...(inputBytes === undefined || kept.input !== conv.items ? {} : { inputBytes }),
+            ...(kept.fullOutput ? { fullOutput: kept.fullOutput } : {}),
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
             previousResponseId: previous?.id ?? null,
           };

@@ -7,7 +7,8 @@
 // client's protocol (translation is done by then), inside usage metering, so a refused answer is billed as used and
 // its ledger record says which rule refused it. An answer made before it without a provider (a response-cache hit)
 // is made inside it too (core/pipeline/answer-guard.ts): a hit is checked as a miss is. An answer kept for later is
-// handed over before the check, as it came back (a request this redacts is never kept).
+// handed over before the check, as it came back (a request this redacts is never kept). A stored Responses record is
+// kept as the client is given it, redacted values masked (stored.ts).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.ts";
 import { meterFor } from "../../core/metering/meter.ts";
@@ -20,6 +21,8 @@ import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
+import { keepStoredThrough } from "../../core/responses/stored-view.ts";
+import { storedView } from "./stored.ts";
 import { answerBeforeCheck, checkAround, checkingAround, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
@@ -39,6 +42,8 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     run.allowVerdict("input");
     if (moderate) await checkModeration(ctx, guard.moderation!, turn, "input");
   }
+  // A stored response is made inside this check: it keeps what the client is given, values a rule took out as masks.
+  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length)) keepStoredThrough(ctx, storedView(run));
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
   // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.

@@ -11,6 +11,14 @@ describe("Vault", () => {
     expect(v.restore("to [EMAIL_2] and [EMAIL_1], not [EMAIL_3] or [link]")).toBe("to b@x.io and a@x.io, not [EMAIL_3] or [link]");
   });
 
+  it("masks its own placeholders by kind for what outlives the request, and leaves others' brackets", () => {
+    const v = new Vault();
+    v.placeholder("EMAIL", "a@x.io");
+    v.placeholder("PROJECT_NAMES", "PROJ-1234");
+    expect(v.mask("to [EMAIL_1] on [PROJECT_NAMES_1], not [EMAIL_2] or [link]")).toBe("to [REDACTED:EMAIL] on [REDACTED:PROJECT_NAMES], not [EMAIL_2] or [link]");
+    expect(new Vault().mask("[EMAIL_1]")).toBe("[EMAIL_1]");
+  });
+
   it("holds back only a tail that can still become one of its placeholders", () => {
     const v = new Vault();
     v.placeholder("EMAIL", "a@x.io"); // [EMAIL_1]

@@ -42,6 +42,15 @@ export class Vault {
   }
 
   /**
+   * Every placeholder of this request in `text` replaced by the mask of its kind ([EMAIL_1] -> [REDACTED:EMAIL]): how
+   * text that outlives the request is kept (a stored response), where the number means nothing and the value must not be.
+   */
+  mask(text: string): string {
+    if (this.byPlaceholder.size === 0 || text.indexOf("[") < 0) return text;
+    return text.replace(PLACEHOLDER, (p, label: string) => (this.byPlaceholder.has(p) ? `[REDACTED:${label}]` : p));
+  }
+
+  /**
    * Where a placeholder may have begun but not ended at the end of `text`: the index of that `[`, or text.length. A
    * stream keeps the text from there until the next chunk says whether it is a placeholder. Only a tail that is the
    * start of a placeholder actually handed out counts, so ordinary brackets are held for no longer than one check.

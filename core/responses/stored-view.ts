@@ -1,0 +1,32 @@
+// What a stored response keeps when a step between the client and the provider changes the text on its way (the
+// guardrails' redaction and output rules): that step runs around the endpoint, so the record would otherwise be made
+// from what the provider saw and answered — placeholders the client never sent, values an output rule masked for the
+// client, an answer the client was refused. The step says per request how the record keeps its parts; a request no
+// such step changes keeps them as they are (one map read).
+import type { GatewayContext } from "../pipeline/context.ts";
+import type { Item } from "./conversation.ts";
+
+/** The parts of a record the view decides. */
+export interface KeptParts {
+  response: Record<string, unknown>;
+  /** The output with the reasoning state the client may not have been shown (persist.ts, FULL). */
+  fullOutput?: Item[];
+  /** The conversation's input items (the earlier turns' included). */
+  input: Item[];
+}
+
+/** How one request's record keeps its parts; undefined from it: the answer is refused, nothing is kept. */
+export type StoredView = (parts: KeptParts) => KeptParts | undefined;
+
+const views = new WeakMap<GatewayContext, StoredView>();
+
+/** From the changing step, before the request goes on: its record is kept through `view`. */
+export function keepStoredThrough(ctx: GatewayContext, view: StoredView): void {
+  views.set(ctx, view);
+}
+
+/** The parts as this request's record keeps them (the same objects when no step asked); undefined: keep nothing. */
+export function keptParts(ctx: GatewayContext, parts: KeptParts): KeptParts | undefined {
+  const view = views.get(ctx);
+  return view ? view(parts) : parts;
+}

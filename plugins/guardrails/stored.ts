@@ -1,0 +1,80 @@
+// What a stored Responses record keeps of a request this project's guardrails checked (core/responses/stored-view.ts).
+// The record is made inside the check, from what the provider saw and answered; it keeps instead what the client was
+// given, with every value a redact rule took out as its mask ([REDACTED:EMAIL]): the output rules applied to the
+// answer as on the client's, and each placeholder of this request masked, in the answer, the echoed request fields and
+// the conversation. Never a placeholder (its number means nothing past this request: a later turn numbers its own) and
+// never the value (values are kept in no store). A later turn sends that history as kept, so the provider gets no
+// value a rule took out. An answer the output rules refuse is not kept at all.
+import type { KeptParts, StoredView } from "../../core/responses/stored-view.ts";
+import type { GuardRun } from "./check.ts";
+import { findHits, mentions, redactions } from "./check.ts";
+import type { CompiledRule } from "./compile.ts";
+import { responsesItem } from "./walk/answer.ts";
+
+const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
+
+/**
+ * `value` with `edit` applied to every string in it, copied (never edited in place: the client's answer is the same
+ * object). Reasoning items are left as they are: their state is encrypted alongside, and the guardrails leave them.
+ */
+function mapStrings<T>(value: T, edit: (s: string) => string): T {
+  if (typeof value === "string") return edit(value) as T;
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, edit)) as T;
+  if (!isObj(value) || value.type === "reasoning") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = mapStrings(v, edit);
+  return out as T;
+}
+
+/** The output rules over an answer's text as the client's check applies them, without its notes or refusals. */
+class OutputJudge {
+  refused = false;
+  private sawText = false;
+  private readonly satisfied = new Set<CompiledRule>();
+
+  constructor(private readonly rules: readonly CompiledRule[]) {}
+
+  /** The text as the client got it from the rules: masks where they redact; a block marks the answer refused. */
+  text = (text: string): string => {
+    if (!text || !this.rules.length) return text;
+    this.sawText = true;
+    for (const r of this.rules) if (r.allow && !this.satisfied.has(r) && mentions(r, text)) this.satisfied.add(r);
+    const hits = findHits(text, this.rules);
+    if (hits.some((h) => h.rule.action === "block")) this.refused = true;
+    let out = "", at = 0;
+    for (const h of redactions(hits)) {
+      out += text.slice(at, h.start) + `[REDACTED:${h.label}]`;
+      at = h.end;
+    }
+    return out + text.slice(at);
+  };
+
+  /** After all the answer's text: refused by a block, or by an allow rule none of whose topic it has (as allowVerdict). */
+  get verdictRefuses(): boolean {
+    return this.refused || (this.sawText && this.rules.some((r) => r.allow && r.action === "block" && !this.satisfied.has(r)));
+  }
+}
+
+/** The answer's output items as kept: copied, the output rules applied, each placeholder masked. */
+function keptOutput(items: unknown[], judge: OutputJudge, run: GuardRun): Record<string, unknown>[] {
+  return items.map((it) => {
+    const copy = structuredClone(it);
+    responsesItem(copy, judge.text);
+    return mapStrings(copy, (s) => run.vault.mask(s)) as Record<string, unknown>;
+  });
+}
+
+/** How this request's stored record keeps its parts. */
+export function storedView(run: GuardRun): StoredView {
+  return (parts: KeptParts) => {
+    const judge = new OutputJudge(run.guard.output);
+    const response: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(parts.response)) {
+      response[k] = k === "output" && Array.isArray(v) ? keptOutput(v, judge, run) : mapStrings(v, (s) => run.vault.mask(s));
+    }
+    const fullOutput = parts.fullOutput && keptOutput(parts.fullOutput, judge, run);
+    if (judge.verdictRefuses) return undefined;
+    const input = run.vault.size ? mapStrings(parts.input, (s) => run.vault.mask(s)) : parts.input;
+    return { response, input, ...(fullOutput ? { fullOutput } : {}) };
+  };
+}
