@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { genAiProviderOf, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import { genAiProviderOf, mayObjectArguments, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
 import { createOpenAIDriver } from "./index.ts";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
@@ -19,6 +19,12 @@ describe("host conventions of the shipped gateway.yaml's providers", () => {
     expect(strict).toEqual(["mistral"]);
     expect(refusesUnknownFields({ ...shipped.mistral!, unknown_fields: "ignored" }, shipped.mistral!.base_url!)).toBe(false);
     expect(refusesUnknownFields({ protocol: "openai", reasoning_field: "none" }, "http://127.0.0.1:8000/v1")).toBe(false);
+  });
+
+  it("tool-call arguments are looked for as objects on unknown hosts only (a self-hosted server), not on OpenAI or Azure", () => {
+    expect(mayObjectArguments({ protocol: "openai" }, "https://api.openai.com/v1")).toBe(false);
+    expect(mayObjectArguments({ protocol: "openai", flavor: "azure" }, "https://llm.corp.example")).toBe(false);
+    expect(mayObjectArguments({ protocol: "openai" }, "http://127.0.0.1:11434/v1")).toBe(true);
   });
 
   it("Azure OpenAI by its flavor (a custom domain) or its host; max_stop_sequences overrides", () => {

@@ -15,6 +15,8 @@ interface HostConvention {
   maxStop?: number;
   /** gen_ai.provider.name (OpenTelemetry GenAI semantic conventions' well-known value) in traces. */
   genAi?: string;
+  /** The host's tool calls carry `arguments` as the protocol's JSON string, never an object (tool-arguments.ts). */
+  stringArguments?: true;
 }
 
 /**
@@ -23,14 +25,14 @@ interface HostConvention {
  * sequences"); DeepSeek takes 16, vLLM and SGLang have none.
  */
 const KNOWN_HOSTS: Record<string, HostConvention> = {
-  "api.openai.com": { maxStop: 4 },
-  "openai.azure.com": { maxStop: 4, genAi: "azure.ai.openai" },
-  "api.groq.com": { reasoningField: "reasoning", maxStop: 4, genAi: "groq" },
-  "api.deepseek.com": { reasoningField: "reasoning_content", genAi: "deepseek" },
-  "openrouter.ai": { reasoningField: "reasoning_details" },
-  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai" },
-  "api.x.ai": { genAi: "x_ai" },
-  "api.perplexity.ai": { genAi: "perplexity" },
+  "api.openai.com": { maxStop: 4, stringArguments: true },
+  "openai.azure.com": { maxStop: 4, genAi: "azure.ai.openai", stringArguments: true },
+  "api.groq.com": { reasoningField: "reasoning", maxStop: 4, genAi: "groq", stringArguments: true },
+  "api.deepseek.com": { reasoningField: "reasoning_content", genAi: "deepseek", stringArguments: true },
+  "openrouter.ai": { reasoningField: "reasoning_details", stringArguments: true },
+  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai", stringArguments: true },
+  "api.x.ai": { genAi: "x_ai", stringArguments: true },
+  "api.perplexity.ai": { genAi: "perplexity", stringArguments: true },
 };
 
 const NONE: HostConvention = {};
@@ -76,6 +78,14 @@ export function refusesUnknownFields(config: ProviderConfig, baseUrl: string): b
 export function stopLimitOf(config: ProviderConfig, baseUrl: string): number | undefined {
   if (config.max_stop_sequences !== undefined) return config.max_stop_sequences;
   return hostConvention(baseUrl).maxStop ?? (config.flavor === "azure" ? 4 : undefined);
+}
+
+/**
+ * Whether the host may send a tool call's arguments as an object: any host but the known ones (a self-hosted server,
+ * a proxy). Only then is each streamed chunk looked at for one (a scan per event the known hosts are spared).
+ */
+export function mayObjectArguments(config: ProviderConfig, baseUrl: string): boolean {
+  return config.flavor !== "azure" && hostConvention(baseUrl).stringArguments !== true;
 }
 
 /** gen_ai.provider.name of the host (traces): Azure OpenAI by its flavor too; undefined for plain OpenAI and unknown hosts (the protocol's "openai"). */

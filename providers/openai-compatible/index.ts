@@ -4,7 +4,7 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient, failFromResponse, readUpstreamJson } from "../http.ts";
-import { buildChatRequest } from "./request.ts";
+import { baseUrlOf, buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
@@ -13,7 +13,8 @@ import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
 import { deleteOpenAIResponse, openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
-import { genAiProviderOf } from "./host-conventions.ts";
+import { genAiProviderOf, mayObjectArguments } from "./host-conventions.ts";
+import { stringifyToolArguments } from "./tool-arguments.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -34,10 +35,12 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
       const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
       if (body.stream === true) {
-        return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal) };
+        const scan = mayObjectArguments(config, baseUrlOf(config, target));
+        return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal, scan) };
       }
       const json = await readUpstreamJson(name, res, call.signal);
       if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
+      stringifyToolArguments(json, "message");
       return { kind: "json", headers, body: json };
     },
     // Not on Azure: its /responses is not under the deployment path (see responses.ts).

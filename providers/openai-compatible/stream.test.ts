@@ -249,3 +249,20 @@ describe("relayChatBody on a Node stream", () => {
     expect(body.destroyed).toBe(true);
   });
 });
+
+describe("relayChatStream: tool-call arguments sent as an object (a host not known to send strings)", () => {
+  const objArgs = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments": {"city":"Zürich"}}}]}}],"usage":null}';
+  const relay = async (scan: boolean) => {
+    const out: SseEvent[] = [];
+    for await (const e of relayChatStream(events([{ data: objArgs }, { data: "[DONE]" }]), false, { reportUsage: () => {}, reportFirstToken: () => {} }, "up", scan)) out.push(e);
+    return JSON.parse(out[0]!.data).choices[0].delta.tool_calls[0].function.arguments;
+  };
+
+  it("goes out as the JSON string it stands for", async () => {
+    expect(await relay(true)).toBe('{"city":"Zürich"}');
+  });
+
+  it("is not looked for on a known host's stream (no scan per chunk)", async () => {
+    expect(await relay(false)).toEqual({ city: "Zürich" });
+  });
+});

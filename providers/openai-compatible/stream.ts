@@ -11,6 +11,7 @@ import { releaseBody, transportError } from "../http.ts";
 import { fromOpenAIUsage } from "./usage.ts";
 import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
 import { chunkOutput, NO_OUTPUT, PREAMBLE, TOKEN } from "./chunk-output.ts";
+import { stringifyToolArguments } from "./tool-arguments.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -28,11 +29,15 @@ class Relay implements Opening {
   private timed = false;
   /** A usage taken off a choice chunk, for a client that asked: sent as its own chunk before [DONE]. */
   private heldUsage: Record<string, unknown> | undefined;
-  constructor(private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string) {}
+  /** `scanArguments`: the host may send tool-call arguments as objects (host-conventions.ts mayObjectArguments). */
+  constructor(
+    private readonly clientWantsUsage: boolean, private readonly call: RelayCall, private readonly provider: string,
+    private readonly scanArguments: boolean,
+  ) {}
 
   /** Adds what goes out for `ev` to `out`; true once the stream is over ([DONE], forwarded). */
   step(ev: SseEvent, out: SseEvent[]): boolean {
-    const d = ev.data;
+    let d = ev.data;
     if (d === "[DONE]") {
       if (!this.begun) throw emptyStream(this.provider);
       if (this.heldUsage) out.push({ data: JSON.stringify(this.heldUsage) });
@@ -47,6 +52,11 @@ class Relay implements Opening {
     // error, rendered by the gateway with what the upstream said masked (core/secrets), never relayed as it came.
     // Other chunks are scanned for the key with an object value (hasObjectKey), then parsed to be sure.
     if (d.startsWith('{"error"') || (!plain && hasObjectKey(d, '"error"', 'rror"'))) this.throwIfError(d);
+    // A tool call's arguments sent as an object (some OpenAI-compatible hosts): re-sent as the JSON text it stands for.
+    if (this.scanArguments && hasObjectKey(d, '"arguments"', 'uments"')) {
+      d = argumentsAsText(d);
+      if (d !== ev.data) ev = { ...ev, data: d };
+    }
     if (!plain && hasObjectKey(d, '"usage"', 'usage"')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
@@ -102,6 +112,17 @@ class Relay implements Opening {
   }
 }
 
+/** Chunk `d` with each tool call's object `arguments` as a JSON string (tool-arguments.ts); `d` itself if none was. */
+function argumentsAsText(d: string): string {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(d);
+  } catch {
+    return d;
+  }
+  return stringifyToolArguments(chunk, "delta") ? JSON.stringify(chunk) : d;
+}
+
 /**
  * Whether `key` (quoted) stands in chunk `d` with an object value, JSON's whitespace allowed around the colon
  * (`"usage": {`: Python's json.dumps, Go's indent). One scan for `tail`, the key's end (a pattern that starts with a
@@ -134,9 +155,9 @@ const emptyStream = (provider: string) =>
 
 /** Relay over already-parsed events. */
 export function relayChatStream(
-  events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string,
+  events: AsyncIterable<SseEvent>, clientWantsUsage: boolean, call: RelayCall, provider: string, scanArguments = false,
 ): AsyncIterableIterator<SseEvent> {
-  const relay = new Relay(clientWantsUsage, call, provider);
+  const relay = new Relay(clientWantsUsage, call, provider, scanArguments);
   return holdOpening(relayEvents(events, relay), relay, call);
 }
 
@@ -157,8 +178,9 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, relay: Relay): Asyn
  */
 export function relayChatBody(
   body: AsyncIterable<Uint8Array>, clientWantsUsage: boolean, call: RelayCall, provider: string, signal: AbortSignal,
+  scanArguments = false,
 ): AsyncIterableIterator<SseEvent> {
-  const relay = new Relay(clientWantsUsage, call, provider);
+  const relay = new Relay(clientWantsUsage, call, provider, scanArguments);
   // A Node stream (undici's body): read by its 'data' events, so it can be pushed as well as pulled. The hold owns
   // the answer deadline (core/net/answer-deadline.ts) until the answer begins or the hold ends.
   const events = body instanceof Readable ? new ChatBodyRelay(body, relay, provider, signal) : relayChatIterable(body, relay, provider, signal);
