@@ -1,6 +1,6 @@
 // Stored Responses state under a project's guardrails, on the shipped shape (SQLite store, the default pipeline, a live
 // key with a budget and rate limits, a project with rules of each kind), JSON and streamed: what the client reads back
-// (GET /responses/{id}, its input_items, the stream's response.completed) holds no placeholder and no value an output
+// (GET /responses/{id}, its input_items, the answer and its stream's events) holds no placeholder and no value an output
 // rule masked for it, a value a redact rule took out is kept as its mask (never the value), an answer the rules refused
 // is not kept, and a later turn continuing it sends the provider no value redaction kept from it.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -110,6 +110,21 @@ describe.each([false, true])("stored responses under guardrails (stream: %s)", (
     expect(upstreamTexts()).toEqual([ASKED_KEPT, KEPT, "Now email [EMAIL_1] instead"]);
     const items = await get(`${next.response.id}/input_items?order=asc`);
     expect(inputText(items.data)).toEqual([ASKED_KEPT, KEPT, "Now email [REDACTED:EMAIL] instead"]);
+  });
+});
+
+describe.each([false, true])("the answer itself (stream: %s)", (stream) => {
+  it("echoes the instructions as the client sent them, in every event that carries the response: no placeholder", async () => {
+    const res = await fetch(`${gw.url}/api/v1/responses`, {
+      method: "POST", headers, body: JSON.stringify({ model: MODEL, stream, instructions: `Reply to ${EMAIL}.`, input: ASKED }),
+    });
+    const raw = await res.text();
+    expect(res.status, raw).toBe(200);
+    const responses = stream
+      ? new SseParser().push(raw + "\n\n").flatMap((e) => (JSON.parse(e.data).response ? [JSON.parse(e.data).response] : []))
+      : [JSON.parse(raw)];
+    expect(responses.length).toBeGreaterThan(stream ? 2 : 0); // created, in_progress, completed
+    for (const r of responses) expect(r.instructions).toBe(`Reply to ${EMAIL}.`);
   });
 });
 

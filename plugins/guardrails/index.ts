@@ -16,7 +16,7 @@ import { guardFor, type Guard } from "./compile.ts";
 import { GuardRun } from "./check.ts";
 import { actionCounter } from "./record.ts";
 import { walkRequest } from "./walk/request.ts";
-import { walkAnswer } from "./walk/answer.ts";
+import { responsesEchoed, walkAnswer } from "./walk/answer.ts";
 import { fixCitations } from "./walk/citations.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
@@ -60,6 +60,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     return run.output(text);
   });
   if (ctx.protocol === "anthropic") fixCitations(r.body, run);
+  if (ctx.protocol === "responses") responsesEchoed(r.body, (t) => run.restore(t));
   run.allowVerdict("output");
   if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
 }

@@ -72,6 +72,20 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(d[5].response.output[0].content[0].text).toBe("Mail alice@example.com or [EMAIL");
   });
 
+  it("responses: the instructions the events carrying the response echo are the client's, placeholders restored", async () => {
+    const response = (instructions: unknown) => ({ id: "r1", instructions, output: [] });
+    const out = json(await through("responses", [
+      { event: "response.created", data: JSON.stringify({ type: "response.created", sequence_number: 0, response: response("Reply to [EMAIL_1].") }) },
+      { event: "response.in_progress", data: JSON.stringify({ type: "response.in_progress", sequence_number: 1, response: response([{ role: "developer", content: [{ type: "input_text", text: "cc [EMAIL_1]" }] }]) }) },
+      { event: "response.completed", data: JSON.stringify({ type: "response.completed", sequence_number: 2, response: response("Reply to [EMAIL_1].") }) },
+    ]));
+    expect(out.map((e: any) => e.response.instructions)).toEqual([
+      "Reply to alice@example.com.",
+      [{ role: "developer", content: [{ type: "input_text", text: "cc alice@example.com" }] }],
+      "Reply to alice@example.com.",
+    ]);
+  });
+
   it("gemini: text parts per candidate, the rest put into the chunk with the finishReason", async () => {
     const chunk = (text: string, finish?: string) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0, ...(finish ? { finishReason: finish } : {}) }] }) });
     const out = json(await through("gemini", [chunk("Sent to [EMA"), chunk("IL_1] and [EMAIL_1"), chunk("", "STOP")]));

@@ -1,9 +1,10 @@
 // Responses events: output_text and refusal deltas per (item, content part), function-call argument deltas per item.
 // A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
-// output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's.
+// output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
+// the instructions the events carrying the response echo are restored.
 // Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive.
 import type { SseEvent } from "../../../core/sse/parse.ts";
-import { responsesItem, responsesPart } from "../walk/answer.ts";
+import { responsesEchoed, responsesItem, responsesPart } from "../walk/answer.ts";
 import { visitJsonString } from "../walk/json-text.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
@@ -71,6 +72,8 @@ export class ResponsesStream implements StreamAdapter {
           changed = true;
         }
     }
+    // response.created, in_progress and the terminal one echo the request's instructions, which left redacted.
+    if (responsesEchoed(e.response, (t) => this.slots.run.restore(t))) changed = true;
     // Numbered after what was inserted before it (and all that was inserted earlier).
     if (typeof e.sequence_number === "number") {
       if (this.shift) (e.sequence_number += this.shift), (changed = true);

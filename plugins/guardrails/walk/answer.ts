@@ -54,6 +54,35 @@ const responses: Walker = (body, visit) => {
   if (Array.isArray(body?.output)) for (const it of body.output) responsesItem(it, visit);
 };
 
+/**
+ * The request's own text a Responses answer echoes: `instructions` (a string, or input items). It left with this
+ * request's placeholders; the client sent the values, so they are restored (not checked: it is the client's text).
+ * Whether anything changed.
+ */
+export function responsesEchoed(response: any, restore: (text: string) => string): boolean {
+  if (!isObj(response)) return false;
+  const ins = response.instructions;
+  if (typeof ins === "string") {
+    const out = restore(ins);
+    if (out === ins) return false;
+    response.instructions = out;
+    return true;
+  }
+  if (!Array.isArray(ins)) return false;
+  let changed = false;
+  const text = (s: string) => {
+    const out = restore(s);
+    if (out !== s) changed = true;
+    return out;
+  };
+  for (const it of ins) {
+    if (!isObj(it)) continue;
+    if (typeof it.content === "string") it.content = text(it.content);
+    else if (Array.isArray(it.content)) for (const p of it.content) if (isObj(p) && typeof p.text === "string") p.text = text(p.text);
+  }
+  return changed;
+}
+
 /** Gemini: candidates[].content.parts text (not thoughts) and function-call args. */
 export function geminiCandidateParts(parts: unknown, visit: Visit): void {
   if (!Array.isArray(parts)) return;
