@@ -71,6 +71,14 @@ describe("chat answer -> Gemini", () => {
     expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify({ error: { message: "boom" } }) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR" }));
   });
 
+  it("stream: every event carries parts, the last one (finish and usage after text) an empty text part", () => {
+    const t = new ChatToGeminiStream({ ...ctx, thoughts: false });
+    const out = [chunk({ role: "assistant", content: "" }), chunk({ content: "Hi" }), chunk({}, "stop"), { data: JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }) }]
+      .flatMap((e) => t.push(e)).concat(t.end()).map((e) => JSON.parse(e.data));
+    expect(out.map((e) => e.candidates[0].content.parts)).toEqual([[{ text: "Hi" }], [{ text: "" }]]);
+    expect(out.at(-1)).toMatchObject({ candidates: [{ content: { role: "model" }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 4 } });
+  });
+
   it("a refusal (message.refusal, delta.refusal) is the refusal's text ending with SAFETY, JSON and stream alike", () => {
     const json = (finish_reason: string | null): any => (chatToGeminiResponse({ choices: [{ index: 0, finish_reason, message: { role: "assistant", content: null, refusal: "I can't help with that." } }] }, ctx) as any).candidates[0];
     expect(json("stop")).toEqual({ content: { role: "model", parts: [{ text: "I can't help with that." }] }, finishReason: "SAFETY", index: 0 });

@@ -89,7 +89,10 @@ export class ChatToGeminiStream {
     const candidates = states.map(([index, s]) => {
       const parts = [...s.tools.entries()].sort(([a], [b]) => a - b).map(([, t]) => functionCallPart(t.id, t.name, t.args));
       attachReasoning(parts, s.details, this.ctx, s.text);
-      return { content: { role: "model", ...(parts.length ? { parts } : {}) }, finishReason: finishReasonOf(s.finish, s.refused), index };
+      // The SDKs' chats drop a whole streamed turn (and the question before it) when any chunk has no parts: the
+      // finish rides on an empty text part, a shape Gemini itself sends.
+      if (!parts.length) parts.push({ text: "" });
+      return { content: { role: "model", parts }, finishReason: finishReasonOf(s.finish, s.refused), index };
     });
     return [this.event(candidates, this.usage ? { usageMetadata: usageMetadataOf(this.usage) } : {})];
   }
