@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import type { GatewayContext } from "../pipeline/context.ts";
+import { keepStoredThrough, keptParts } from "./stored-view.ts";
+
+const parts = () => ({ response: { id: "resp_1", output: [] }, input: [{ type: "message", role: "user", content: "[EMAIL_1]" }] });
+
+describe("keptParts", () => {
+  it("keeps a request's parts as they are (the same objects) when no step asked for a view", () => {
+    const p = parts();
+    expect(keptParts({} as GatewayContext, p)).toBe(p);
+  });
+
+  it("keeps them through the view a step set for that request only, and nothing when the view refuses", () => {
+    const masked = {} as GatewayContext;
+    const refused = {} as GatewayContext;
+    keepStoredThrough(masked, (p) => ({ ...p, input: [{ type: "message", role: "user", content: "[REDACTED:EMAIL]" }] }));
+    keepStoredThrough(refused, () => undefined);
+    expect(keptParts(masked, parts())!.input).toEqual([{ type: "message", role: "user", content: "[REDACTED:EMAIL]" }]);
+    expect(keptParts(refused, parts())).toBeUndefined();
+    const p = parts();
+    expect(keptParts({} as GatewayContext, p)).toBe(p);
+  });
+});
