@@ -86,6 +86,7 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
         expect(e.index).toBe(open);
         if (e.delta.type === "input_json_delta") blocks[open].json += e.delta.partial_json;
         if (e.delta.type === "text_delta") blocks[open].text += e.delta.text;
+        if (e.delta.type === "thinking_delta") blocks[open].thinking += e.delta.thinking;
       } else if (e.type === "content_block_stop") {
         expect(e.index).toBe(open);
         open = -1;
@@ -157,16 +158,50 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
     ]);
   });
 
-  it("text while a call is held closes the open call; the held call follows at the end, still collecting", () => {
+  it("text while a call is held waits for the open call's arguments; the held call and the text follow in order, nothing dropped", () => {
     const out = run([
       chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] }),
       chunk({ tool_calls: [{ index: 1, id: "b", type: "function", function: { name: "g", arguments: "{\"n\":" } }] }),
       chunk({ content: "and" }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: "1}" } }] }),
-      // Block 0 has stopped: a fragment for it now has no valid place in the stream and is dropped.
-      chunk({ tool_calls: [{ index: 0, function: { arguments: "{}" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"m\":2}" } }] }),
       chunk({}, "tool_calls"), { data: "[DONE]" },
     ]);
-    expect(blocksAtStop(out).map((b) => [b.id ?? b.text, b.input])).toEqual([["a", {}], ["and", undefined], ["b", { n: 1 }]]);
+    expect(blocksAtStop(out).map((b) => [b.id ?? b.text, b.input])).toEqual([["a", { m: 2 }], ["b", { n: 1 }], ["and", undefined]]);
+  });
+
+  it("text or reasoning between one call's argument fragments (DeepSeek's reasoning_content) waits until its arguments are whole: the call keeps every fragment", () => {
+    const out = run([
+      chunk({ role: "assistant", reasoning_content: "Let me" }),
+      chunk({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "get_weather", arguments: "{\"city\":" } }] }),
+      chunk({ reasoning_content: " check" }), chunk({ reasoning_content: " again" }), chunk({ content: "One" }), chunk({ content: " moment" }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: " \"Paris\"" } }] }),
+      chunk({ content: "," }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }] }),
+      chunk({ content: " done" }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    ]);
+    expect(blocksAtStop(out).map((b) => [b.type, b.input ?? b.text ?? b.thinking])).toEqual([
+      ["thinking", "Let me"],
+      ["tool_use", { city: "Paris" }],
+      ["thinking", " check again"],
+      ["text", "One moment, done"],
+    ]);
+    // The held reasoning still closes with its signature, as every thinking block does.
+    const sigs = out.filter((e) => e.delta?.type === "signature_delta").map((e) => e.index);
+    expect(sigs).toEqual([0, 2]);
+  });
+
+  it("text held behind a call whose arguments never become whole follows it at the end of the stream", () => {
+    const out = run([
+      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "{\"x\":" } }] }),
+      chunk({ content: "tail" }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "1" } }] }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    ]);
+    const json = out.filter((e) => e.type === "content_block_delta" && e.index === 0).map((e) => e.delta.partial_json).join("");
+    expect(json).toBe("{\"x\":1");
+    expect(out.filter((e) => e.type === "content_block_start").map((e) => e.content_block.type)).toEqual(["tool_use", "text"]);
+    expect(out.find((e) => e.delta?.type === "text_delta")).toMatchObject({ index: 1, delta: { text: "tail" } });
   });
 });

@@ -1,18 +1,20 @@
-// Chat completion chunks -> Anthropic Messages events, event by event in constant memory but for held-back tool calls
+// Chat completion chunks -> Anthropic Messages events, event by event in constant memory but for held-back content
 // (below; reference §3.11).
 // Every frame has `event:` equal to the JSON `type`; block indexes are contiguous from 0; message_start goes first
 // even for an empty completion; the finish reason is held until [DONE] so message_delta carries the final usage.
 // Upstream reasoning (reasoning_content / reasoning text, reasoning_details) is a thinking block whose signature —
 // what a replay needs, as a blob (reasoning.ts) — goes out as a signature_delta when the block closes, as Anthropic's does.
 // Anthropic streams one content block at a time (start, deltas, stop), and clients rely on it: the Anthropic SDK's
-// contentBlock event and vercel/ai read a tool_use block's input at its content_block_stop, so a delta after the stop
-// is lost to them. Chat upstreams may interleave parallel tool calls' fragments by index (reference §1.5), so a tool
-// call other than the open block's is held back (§3.11) — its id, name and arguments so far — until the open block
-// closes, then goes out as its own block: start, the held arguments as one input_json_delta, further deltas live,
-// stop. The open tool block closes when its arguments are a whole JSON object (tracked by a scan of each fragment,
-// no copy), so calls sent one after another stream as they come, as before; when a held call is waiting it is then
-// started at once; otherwise the open block closes when other content starts or the stream ends, and held calls
-// follow in the order they appeared. One tool index at a time costs nothing more than the scan.
+// MessageStream events read the last block, and it and vercel/ai read a tool_use block's input at its
+// content_block_stop, so a delta after the stop is lost to them. Chat upstreams may interleave a tool call's
+// fragments with other calls' and with text or reasoning (reference §1.5), so while a tool block's arguments are
+// unfinished whatever else arrives is held back (§3.11) — another call's id, name and arguments so far, text and
+// reasoning as they came — and goes out, in the order it arrived, once the open call's arguments are whole: a held
+// call as its own block (start, the held arguments as one input_json_delta, further deltas live, stop), held text or
+// reasoning as one delta on its block. The open tool block's arguments are whole when they are a whole JSON object
+// (tracked by a scan of each fragment, no copy), so calls sent one after another stream as they come; a call whose
+// arguments never become whole holds the rest until the stream ends, then everything follows in order. One tool index
+// at a time, with nothing between its fragments, costs nothing more than the scan.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -22,8 +24,11 @@ import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasonin
 
 type Open = "none" | "text" | "thinking" | "tool";
 
-/** A tool call held back while another block is open: what came of it so far. */
-interface HeldTool { id: string | undefined; name: string; args: string }
+/** A tool call held back while another call's arguments are unfinished: what came of it so far. */
+interface HeldTool { kind: "tool"; k: number; id: string | undefined; name: string; args: string }
+/** Text or reasoning held back likewise: its text so far (and, for reasoning, its opaque details and text field). */
+interface HeldContent { kind: "text" | "thinking"; text: string; details: unknown[]; field: string | undefined }
+type Held = HeldTool | HeldContent;
 
 export interface StreamOptions {
   provider: string;
@@ -47,8 +52,10 @@ export class ChatToMessagesStream {
   private began = false;
   /** OpenAI tool indexes whose blocks have started. */
   private readonly toolBlocks = new Set<number>();
-  /** Tool calls held back until the open block closes, by OpenAI tool index, in the order they appeared. */
-  private held: Map<number, HeldTool> | undefined;
+  /** What waits for the open tool call's arguments to be whole, in the order it arrived (empty: nothing held). */
+  private readonly held: Held[] = [];
+  /** The held tool calls by OpenAI tool index, for their further fragments. */
+  private readonly heldTools = new Map<number, HeldTool>();
   private finish: string | null = null;
   private refusal = false;
   private usage: unknown = undefined;
@@ -111,27 +118,44 @@ export class ChatToMessagesStream {
     this.start(chunk, out);
     const d = choice.delta ?? {};
     const reasoning = reasoningText(d);
-    if (reasoning.text) {
-      const index = this.openBlock("thinking", out);
-      this.textField ??= reasoning.field;
-      out.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: reasoning.text } }));
-    }
-    if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) {
-      this.openBlock("thinking", out);
-      this.details.push(...d.reasoning_details);
-    }
-    if (typeof d.content === "string" && d.content) {
-      const index = this.openBlock("text", out);
-      out.push(ev("content_block_delta", { index, delta: { type: "text_delta", text: d.content } }));
-    }
+    if (reasoning.text) this.content("thinking", reasoning.text, undefined, reasoning.field, out);
+    if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.content("thinking", "", d.reasoning_details, undefined, out);
+    if (typeof d.content === "string" && d.content) this.content("text", d.content, undefined, undefined, out);
     if (typeof d.refusal === "string" && d.refusal) {
       this.refusal = true;
-      const index = this.openBlock("text", out);
-      out.push(ev("content_block_delta", { index, delta: { type: "text_delta", text: d.refusal } }));
+      this.content("text", d.refusal, undefined, undefined, out);
     }
     if (Array.isArray(d.tool_calls)) for (const tc of d.tool_calls) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
     return out;
+  }
+
+  /** Whether new content must wait: the open tool call's arguments are unfinished, or earlier content waits already. */
+  private waiting(): boolean {
+    return this.held.length > 0 || (this.open === "tool" && !this.whole());
+  }
+
+  /** Text or reasoning: on its block now, or held (joined to held content of its kind just before it) while waiting. */
+  private content(kind: "text" | "thinking", text: string, details: unknown[] | undefined, field: string | undefined, out: SseEvent[]): void {
+    if (this.waiting()) {
+      const last = this.held[this.held.length - 1];
+      const h = last !== undefined && last.kind === kind ? last : { kind, text: "", details: [], field: undefined };
+      if (h !== last) this.held.push(h);
+      h.text += text;
+      if (details) h.details.push(...details);
+      h.field ??= field;
+      return;
+    }
+    this.emitContent(kind, text, details, field, out);
+  }
+
+  private emitContent(kind: "text" | "thinking", text: string, details: unknown[] | undefined, field: string | undefined, out: SseEvent[]): void {
+    const index = this.openBlock(kind, out);
+    if (kind === "thinking") {
+      this.textField ??= field;
+      if (details) this.details.push(...details);
+    }
+    if (text) out.push(ev("content_block_delta", { index, delta: kind === "text" ? { type: "text_delta", text } : { type: "thinking_delta", thinking: text } }));
   }
 
   private tool(tc: any, out: SseEvent[]): void {
@@ -142,20 +166,23 @@ export class ChatToMessagesStream {
       if (!more) return;
       this.scan(args);
       out.push(ev("content_block_delta", { index: this.nextIndex - 1, delta: { type: "input_json_delta", partial_json: args } }));
-      if (this.held !== undefined && this.held.size && this.whole()) this.startHeld(out);
+      if (this.held.length && this.whole()) this.release(false, out);
       return;
     }
-    const held = this.held?.get(k);
+    const held = this.heldTools.get(k);
     if (held !== undefined) {
       if (more) held.args += args;
       return;
     }
-    // A fragment for a block already closed (after other content, or after its whole JSON): nothing valid can carry it.
+    // A fragment for a block already stopped: it stopped only once its arguments were whole (or the stream ended),
+    // so nothing but blanks can follow, and nothing valid can carry it.
     if (this.toolBlocks.has(k)) return;
     const name: string = tc.function?.name ?? "";
-    // A new call while the open tool call may still be streaming, or behind calls already held: held back.
-    if ((this.open === "tool" && !this.whole()) || this.held?.size) {
-      (this.held ??= new Map()).set(k, { id: tc.id, name, args: more ? args : "" });
+    // A new call while the open tool call may still be streaming, or behind content already held: held back.
+    if (this.waiting()) {
+      const h: HeldTool = { kind: "tool", k, id: tc.id, name, args: more ? args : "" };
+      this.held.push(h);
+      this.heldTools.set(k, h);
       return;
     }
     this.startTool(k, tc.id, name, more ? args : "", out);
@@ -177,13 +204,19 @@ export class ChatToMessagesStream {
     }
   }
 
-  /** Closes the open block and starts the first held call (then the next, while the started one is already whole). */
-  private startHeld(out: SseEvent[]): void {
-    do {
-      const [k, h] = this.held!.entries().next().value!;
-      this.held!.delete(k);
-      this.startTool(k, h.id, h.name, h.args, out);
-    } while (this.held!.size && this.whole());
+  /**
+   * Sends what was held, in order, until a held call it starts has unfinished arguments (that call's block stays
+   * open and the rest waits for it) — or, at the end of the stream (`all`), everything.
+   */
+  private release(all: boolean, out: SseEvent[]): void {
+    while (this.held.length) {
+      const h = this.held.shift()!;
+      if (h.kind === "tool") {
+        this.heldTools.delete(h.k);
+        this.startTool(h.k, h.id, h.name, h.args, out);
+        if (!all && !this.whole()) return;
+      } else this.emitContent(h.kind, h.text, h.details, h.field, out);
+    }
   }
 
   /** Follows the open tool block's JSON through one fragment, without copying it. */
@@ -212,8 +245,8 @@ export class ChatToMessagesStream {
   private finishStream(): SseEvent[] {
     const out: SseEvent[] = [];
     this.start(undefined, out);
-    // Held calls follow the open block, each closed in turn.
-    while (this.held?.size) this.startHeld(out);
+    // Held content follows the open block, in the order it arrived.
+    this.release(true, out);
     this.close(out);
     this.done = true;
     const u = openAIToAnthropicUsage(this.usage);

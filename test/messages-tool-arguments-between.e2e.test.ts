@@ -1,0 +1,72 @@
+// A chat upstream that sends text or reasoning between one tool call's argument fragments (DeepSeek streams
+// reasoning_content that way; reference §1.5 asks consumers to tolerate any interleaving), through the gateway to the
+// official Anthropic SDK's messages.stream(): the tool_use block must carry every fragment (an agent calling the
+// tool with `{}` is what a lost fragment looks like), with one block open at a time, which the SDK's events rely on.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Anthropic from "@anthropic-ai/sdk";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+
+const KEY = testKey("messages-args-between");
+const MODEL = "deepseek/deepseek-reasoner";
+let up: FakeOpenAI;
+let gw: TestGateway;
+
+/** The chat chunks: reasoning, a call opened, reasoning and text between its fragments, the finish and usage chunks. */
+function between(model: string): unknown[] {
+  const base = { id: "chatcmpl-between", object: "chat.completion.chunk", created: 1770000000, model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const args = (a: string) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] });
+  return [
+    chunk({ role: "assistant", content: null, reasoning_content: "The user wants weather." }),
+    chunk({ tool_calls: [{ index: 0, id: "call_W1", type: "function", function: { name: "get_weather", arguments: "{\"city\": " } }] }),
+    chunk({ reasoning_content: " Paris it is." }),
+    args("\"Paris\", "),
+    chunk({ content: "Checking" }),
+    args("\"unit\": \"C\"}"),
+    chunk({ content: " now." }),
+    chunk({}, "tool_calls"),
+    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
+  ];
+}
+
+beforeAll(async () => {
+  up = await startFakeOpenAI();
+  up.hook = (rec, res) => {
+    if (!rec.body?.stream) return false;
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(between(rec.body.model).map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
+    return true;
+  };
+  gw = await startTestGateway({
+    providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
+    models: { [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] } },
+    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
+  });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+describe("Messages client <- text and reasoning between one tool call's argument fragments", () => {
+  it("messages.stream().finalMessage(): the tool_use input is whole, and the text and reasoning are all there", async () => {
+    const client = new Anthropic({ apiKey: KEY, baseURL: gw.baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+    const stream = client.messages.stream({
+      model: MODEL, max_tokens: 200, messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: [{ name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" }, unit: { type: "string" } } } }],
+    });
+    const atStop: unknown[] = [];
+    stream.on("contentBlock", (b) => atStop.push(structuredClone(b)));
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).toBe("tool_use");
+    const tool = final.content.find((b) => b.type === "tool_use");
+    expect(tool).toMatchObject({ id: "call_W1", name: "get_weather", input: { city: "Paris", unit: "C" } });
+    expect(final.content.map((b) => b.type)).toEqual(["thinking", "tool_use", "thinking", "text"]);
+    expect(final.content.filter((b) => b.type === "thinking").map((b) => (b as Anthropic.ThinkingBlock).thinking).join("")).toBe("The user wants weather. Paris it is.");
+    expect(final.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join("")).toBe("Checking now.");
+    // The SDK's contentBlock event (what reads a tool's input at its stop) saw each block whole.
+    expect(atStop).toEqual(final.content);
+  });
+});
