@@ -15,6 +15,7 @@ import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type Turn } from "./cache-points.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
+import { plainChatTools } from "../chat-tool-forms.ts";
 
 export interface Translated<T> {
   body: T;
@@ -99,8 +100,9 @@ function loopWithoutThinking(turns: Turn[]): boolean {
   return !(prev.content[0] && "reasoningContent" in prev.content[0]);
 }
 
-export function chatToConverseRequest(body: any, target: Target, cacheAuto = false): Translated<Record<string, unknown>> {
+export function chatToConverseRequest(sent: any, target: Target, cacheAuto = false): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
+  const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   if (typeof body.n === "number" && body.n > 1) dropped.push("n");
   const system: Block[] = [];

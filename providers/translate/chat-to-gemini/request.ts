@@ -14,6 +14,7 @@ import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 import { geminiSchema } from "./schema.ts";
 import { schemaBudget } from "./schema-refs.ts";
 import { geminiFetches, type PendingUrl } from "./media-urls.ts";
+import { plainChatTools } from "../chat-tool-forms.ts";
 
 export interface Translated<T> {
   body: T;
@@ -66,8 +67,9 @@ function parseArgs(s: string): Record<string, unknown> {
   }
 }
 
-export function chatToGeminiRequest(body: any, target: Target): Translated<Record<string, unknown>> {
+export function chatToGeminiRequest(sent: any, target: Target): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
+  const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   // prompt_cache_key / _retention: Gemini caches implicitly or by a cachedContent resource, not by a routing key.
   // verbosity, service_tier: Gemini has neither a length knob nor tiers chosen per request.
   for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention", "verbosity", "service_tier"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);

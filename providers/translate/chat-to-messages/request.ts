@@ -10,6 +10,7 @@ import { replayedThinking } from "./reasoning.ts";
 import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
+import { plainChatTools } from "../chat-tool-forms.ts";
 
 export interface Translated<T> {
   body: T;
@@ -27,8 +28,9 @@ const DROPPED = ["seed", "logit_bias", "presence_penalty", "frequency_penalty", 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 
-export function chatToMessagesRequest(body: any, target: Target): Translated<Record<string, unknown>> {
+export function chatToMessagesRequest(sent: any, target: Target): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
+  const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   if (typeof body.n === "number" && body.n > 1) throw invalidRequest("n > 1 is not supported by this model's provider", "n");
   if (body.logprobs === true) throw invalidRequest("logprobs are not supported by this model's provider", "logprobs");
   if (Array.isArray(body.modalities) && body.modalities.includes("audio")) throw invalidRequest("audio output is not supported by this model's provider", "modalities");
