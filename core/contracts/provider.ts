@@ -103,6 +103,11 @@ export interface ProviderDriver {
   converseStream?: Operation;
   /** POST /v1/messages/count_tokens: a Messages request (no max_tokens) in, `{ input_tokens }` out; never billed. */
   countTokens?: Operation;
+  /**
+   * Gemini countTokens with a Gemini client's own request (its generateContent body, as the native pair passes it
+   * through) in, `{ input_tokens }` out; never billed. A translated count would refuse what generateContent takes.
+   */
+  countGeminiTokens?: Operation;
   embeddings?: Operation;
   rerank?: Operation;
   images?: Operation;

@@ -9,7 +9,7 @@ import { geminiGenerate } from "./generate.ts";
 import { geminiEmbeddings } from "./embeddings.ts";
 import { geminiImages } from "./imagen.ts";
 import { geminiVideos } from "./veo.ts";
-import { geminiCountTokens } from "./count-tokens.ts";
+import { geminiCountNative, geminiCountTokens } from "./count-tokens.ts";
 import type { GeminiEnv } from "./env.ts";
 
 export type { GeminiEnv } from "./env.ts";
@@ -24,6 +24,7 @@ export function createGeminiDriver(name: string, config: ProviderConfig, default
     generateContent: (body, target, call) => geminiGenerate(env, body, target, call, false),
     streamGenerateContent: (body, target, call) => geminiGenerate(env, body, target, call, true),
     countTokens: (body, target, call) => geminiCountTokens(env, body, target, call),
+    countGeminiTokens: (body, target, call) => geminiCountNative(env, body, target, call),
     embeddings: (body, target, call) => geminiEmbeddings(env, body, target, call),
     images: (body, target, call) => geminiImages(env, body, target, call),
     videos: (body, target, call) => geminiVideos(env, body, target, call),

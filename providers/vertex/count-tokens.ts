@@ -1,6 +1,7 @@
 // count_tokens on Vertex. Claude: publishers/anthropic/models/count-tokens:rawPredict with the Messages body, its
 // `model` kept and anthropic_version added (as Anthropic's Vertex SDK sends it). Gemini: the model's :countTokens
-// with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper).
+// with contents, systemInstruction and tools at the top level (Vertex has no generateContentRequest wrapper), a
+// Gemini client's own request (vertexCountGemini) with its generationConfig too.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
 import { messagesAsGeminiRequest } from "../translate/messages-to-gemini/count-request.ts";
@@ -28,6 +29,18 @@ export async function vertexCountTokens(env: VertexEnv, body: any, target: Targe
     ? countResult(env.name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {})
     : countResult(env.name, json?.totalTokens, "upstream");
 }
+
+/** A Gemini client's own request (its generateContent body, as the native pair passes it through) in the fields Vertex's countTokens has. */
+export async function vertexCountGemini(env: VertexEnv, body: Record<string, unknown>, target: Target, call: CallOptions): Promise<ProviderResult> {
+  const out: Record<string, unknown> = {};
+  for (const k of VERTEX_COUNT_FIELDS) if (body[k] !== undefined) out[k] = body[k];
+  const res = await vertexSend(env, target, call, { method: "countTokens", body: JSON.stringify(out) });
+  if (res.status < 200 || res.status >= 300) throw await geminiFailure(env.name, res);
+  return countResult(env.name, (await bodyJson(env.name, res, call.signal))?.totalTokens, "upstream");
+}
+
+/** Vertex's CountTokensRequest: the rest of a generateContent body (safetySettings, toolConfig, cachedContent) is refused there. */
+const VERTEX_COUNT_FIELDS = ["contents", "systemInstruction", "tools", "generationConfig"];
 
 function geminiCountBody(body: any, target: Target): Record<string, unknown> {
   const g = messagesAsGeminiRequest(body, target);

@@ -11,7 +11,7 @@ import { createVertexAuth, type VertexAuth } from "./auth.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexGenerate } from "./gemini.ts";
 import { vertexMessages } from "./claude.ts";
-import { vertexCountTokens } from "./count-tokens.ts";
+import { vertexCountGemini, vertexCountTokens } from "./count-tokens.ts";
 import { vertexEmbeddings } from "./embeddings.ts";
 import { publisherOf } from "./url.ts";
 
@@ -46,6 +46,10 @@ export function createVertexDriver(name: string, config: ProviderConfig, default
       return vertexGenerate(env, body, target, call, true);
     },
     countTokens: (body, target, call) => vertexCountTokens(env, body, target, call),
+    countGeminiTokens: async (body, target, call) => {
+      family("google", target.upstreamModel);
+      return vertexCountGemini(env, body, target, call);
+    },
     embeddings: async (body, target, call) => {
       family("google", target.upstreamModel);
       return vertexEmbeddings(env, body, target, call);
