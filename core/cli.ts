@@ -315,9 +315,14 @@ export async function main(argv: string[]): Promise<void> {
     process.send(facts, () => process.exit(0));
     return;
   }
-  if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help" || !commands[cmd]) {
+  if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help") {
     process.stdout.write(HELP);
-    process.exitCode = cmd && !commands[cmd] && cmd !== "help" && cmd !== "--help" && cmd !== "-h" ? 1 : 0;
+    return;
+  }
+  // A mistyped command is a usage error like a mistyped option: say which, usage on stderr, exit 2.
+  if (!Object.hasOwn(commands, cmd)) {
+    process.stderr.write(`model-gateway: unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+    process.exitCode = 2;
     return;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

@@ -50,6 +50,14 @@ describe("model-gateway usage errors", () => {
     expect(missing.stderr).toContain("'--project <value>' argument missing");
     expect(missing.status).toBe(2);
   });
+
+  it("names an unknown command, shows the usage on stderr, exit 2 like an unknown option", () => {
+    const r = run(["frobnicate"]);
+    expect(r.stderr).toContain('model-gateway: unknown command "frobnicate"');
+    expect(r.stderr).toContain("Usage:");
+    expect(r.stdout).toBe("");
+    expect(r.status).toBe(2);
+  });
 });
 
 /** The usage entries of a help text by command and first option ("keys new --admin"), each with the options it shows. */
