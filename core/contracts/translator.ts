@@ -22,6 +22,11 @@ export interface TranslateOptions {
   driverProtocol: string;
   /** The provider's name, for messages and errors. */
   provider: string;
+  /**
+   * server.upstream_limits.answer_bytes as configured (unset: the default, providers/upstream-limits.ts): also the
+   * most a translated stream builds up of its answer (providers/answer-bound.ts).
+   */
+  answerBytes?: number;
   /** What the gateway kept for this project under the ids the translator's recallKeys asked for (id -> value). */
   recalled?: ReadonlyMap<string, string>;
   /**

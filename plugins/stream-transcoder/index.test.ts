@@ -7,7 +7,7 @@ const target: Target = { modelId: "m/x", provider: "p", upstreamModel: "x", pric
 const call = { signal: new AbortController().signal, requestId: "r", clientHeaders: {}, reportUsage() {}, reportFirstToken() {} } as CallOptions;
 
 function ctxFor(body: any, extra: Record<string, unknown> = {}) {
-  return { body, responseHeaders: {} as Record<string, string>, ...extra } as any;
+  return { body, responseHeaders: {} as Record<string, string>, config: { server: {} }, ...extra } as any;
 }
 
 async function* events(list: string[]) { for (const data of list) yield { data }; }

@@ -24,7 +24,10 @@ export function invokeTranslated(
   const upstream = upstreamProtocolOf(driver, op, target);
   const tr = upstream && translators[op][upstream];
   if (!tr) return undefined;
-  const opts: TranslateOptions = { cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name };
+  const opts: TranslateOptions = {
+    cacheMarkers: ctx.cacheMarkers === true, cacheAuto: ctx.cacheAuto === true, driverProtocol: driver.protocol, provider: driver.name,
+    answerBytes: ctx.config.server.upstreamLimits?.answer_bytes,
+  };
   // State a client may drop between turns (Claude's signed thinking, for chat clients): kept per project, recalled
   // when the request needs it back (memo.ts). Only then is this attempt asynchronous before its upstream call.
   const project = tr.recallKeys ? ctx.auth?.projectId : undefined;

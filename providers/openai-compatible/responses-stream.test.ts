@@ -144,3 +144,41 @@ describe("relayResponsesBody", () => {
     expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "response.failed"]);
   });
 });
+
+describe("relayResponsesBody: the answer relayed is bounded (server.upstream_limits.answer_bytes)", () => {
+  /** `n` deltas of "abcd" after the item's start, then the item done and the stream completed. */
+  const wire = (n: number) => {
+    let s = created + added, seq = 2;
+    for (let i = 0; i < n; i++) s += ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "abcd", logprobs: [] }, seq++);
+    const item = { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "abcd".repeat(n), annotations: [] }] };
+    return s + ev("response.output_item.done", { output_index: 0, item }, seq++) + ev("response.completed", resp("completed", usage), seq);
+  };
+
+  async function relay(text: string, answerBytes: number) {
+    const out: { event?: string; data: string }[] = [];
+    let failure: any;
+    try {
+      for await (const e of relayResponsesBody(reads(text, 64), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal, answerBytes)) out.push(e);
+    } catch (e) {
+      failure = e;
+    }
+    return { out, failure };
+  }
+
+  it("deltas past the bound: the one that goes past is not relayed, response.failed then answer_too_large naming the setting", async () => {
+    const { out, failure } = await relay(wire(10), 4 * 6);
+    expect(out.filter((e) => e.event === "response.output_text.delta")).toHaveLength(6);
+    expect(out.at(-1)!.event).toBe("response.failed");
+    expect(failure).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "up", reason: "answer_too_large", limit_bytes: 24, setting: "server.upstream_limits.answer_bytes" } });
+    expect(failure.message).toContain("server.upstream_limits.answer_bytes");
+  });
+
+  it("within the bound, relayed whole: a finished item counts once (its deltas are in its output_item.done)", async () => {
+    const text = wire(10);
+    const itemDone = text.slice(text.indexOf("event: response.output_item.done"), text.indexOf("event: response.completed"));
+    const doneData = itemDone.slice(itemDone.indexOf("data: ") + 6).trimEnd();
+    const { out, failure } = await relay(text, doneData.length);
+    expect(failure).toBeUndefined();
+    expect(out.at(-1)!.event).toBe("response.completed");
+  });
+});

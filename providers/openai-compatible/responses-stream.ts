@@ -5,7 +5,9 @@
 // ends before one (without an `error` event saying why) was cut off. The envelope events that open a stream
 // (response.created, .in_progress, .queued) are held (core/sse/opening-hold.ts) until another comes: a body that
 // ends after them alone, or goes on to an `error` or a response.failed with no output, fails before dispatch commits
-// it (within the bounded hold), so it is retried elsewhere, as the chat and Anthropic relays do.
+// it (within the bounded hold), so it is retried elsewhere, as the chat and Anthropic relays do. The answer relayed
+// is held to server.upstream_limits.answer_bytes (responses-answer-size.ts): the final event would carry it all, so a
+// stream past it ends there with answer_too_large and its upstream is let go, as a JSON answer that large is refused.
 import { Readable } from "node:stream";
 import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
@@ -16,6 +18,8 @@ import { releaseBody, transportError } from "../http.ts";
 import { isOutOfCredit } from "../out-of-credit.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { ResponseSoFar } from "./responses-failed.ts";
+import { RelayedAnswer } from "./responses-answer-size.ts";
+import { AnswerBound } from "../answer-bound.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -44,9 +48,11 @@ function typeOf(ev: SseEvent): string | undefined {
   return /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
 }
 
-export function relayResponsesBody(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal): AsyncIterableIterator<SseEvent> {
+/** `answerBytes`: server.upstream_limits.answer_bytes (unset: the default). */
+export function relayResponsesBody(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, answerBytes?: number): AsyncIterableIterator<SseEvent> {
   const opening: Opening = { begun: false };
-  return holdOpening(relay(body, call, provider, signal, opening), opening, call, body);
+  const answer = new RelayedAnswer(new AnswerBound(provider, answerBytes));
+  return holdOpening(relay(body, call, provider, signal, opening, answer), opening, call, body);
 }
 
 /** The upstream's failure, told by an `error` or a response.failed before any output: another endpoint may serve. */
@@ -65,7 +71,7 @@ function failedBeforeOutput(provider: string, type: string, ev: SseEvent): Gatew
   return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${message}`, { retryable: true, details: { provider, upstream_error: error ?? payload } });
 }
 
-async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening): AsyncGenerator<SseEvent> {
+async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening, answer: RelayedAnswer): AsyncGenerator<SseEvent> {
   const parser = new SseParser(eventLimitOf(body));
   // As in the chat relay: no destroy-on-return, so leaving after the terminal event drains the body quietly.
   const readable = body instanceof Readable ? body : undefined;
@@ -90,6 +96,8 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
         // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
         // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
         if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
+        // Past the bound nothing more is relayed; before any output, the request fails as a whole (another endpoint may serve).
+        answer.note(type, ev.data);
         if (type === "response.web_search_call.in_progress") {
           // A search OpenAI bills even if the stream is cut before the terminal event counts it.
           call.reportUsage({ inputTokens: 0, outputTokens: 0, webSearches: ++searches });

@@ -24,7 +24,7 @@ export async function openaiResponses(
 ): Promise<ProviderResult> {
   const res = await client.send(buildResponsesRequest(body, target, config), call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
-  if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal) };
+  if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal, res.limits?.answer) };
   const json = await bodyJson(name, res, call.signal);
   if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
   return { kind: "json", body: json };

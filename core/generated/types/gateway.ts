@@ -191,7 +191,7 @@ export interface ServerConfig {
  */
 export interface UpstreamLimitsConfig {
   /**
-   * Largest JSON answer to a generation or a token count (chat, messages, responses, generateContent, converse), in bytes: 16 MiB.
+   * Largest JSON answer to a generation or a token count (chat, messages, responses, generateContent, converse), in bytes: 16 MiB. Also the most a Responses stream builds up of its answer (its text, reasoning, tool arguments and finished items, counted in characters), which its final event carries whole: past it the stream ends with response.failed and the error event (answer_too_large) and the upstream is let go.
    */
   answer_bytes?: number;
   /**

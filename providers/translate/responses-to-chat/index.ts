@@ -14,7 +14,7 @@ export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
     native: false,
     request(body, target, opts) {
       const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider });
-      const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body), names: t.names };
+      const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body), names: t.names, answerBytes: opts.answerBytes };
       return { op: "chat", body: t.body, dropped: t.dropped, state: { echo: echoOf(body), ctx } };
     },
     response: (json, s) => chatToResponse(json, s.echo, s.ctx),

@@ -15,6 +15,8 @@ export interface AnswerContext {
   show: boolean;
   /** Flattened namespace tools: a call's upstream name -> the name and namespace the client knows. */
   names?: ToolNames;
+  /** The most a stream builds up of its answer (server.upstream_limits.answer_bytes; unset: the default). */
+  answerBytes?: number;
 }
 
 /** What the Response echoes from the request. */

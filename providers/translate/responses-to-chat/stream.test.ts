@@ -226,3 +226,59 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     expect(failed.output.map((o: any) => [o.type, o.status, o.call_id])).toEqual([["message", "completed", undefined], ["function_call", "incomplete", "call_A1"], ["function_call", "incomplete", "call_B2"]]);
   });
 });
+
+describe("the answer a stream builds up is bounded (server.upstream_limits.answer_bytes)", () => {
+  /** Events until the stream ends or fails, and its failure. */
+  async function bounded(chunks: unknown[], answerBytes: number) {
+    async function* src(): AsyncIterable<SseEvent> {
+      for (const ch of chunks) yield { data: JSON.stringify(ch) };
+      yield { data: "[DONE]" };
+    }
+    const out: any[] = [];
+    let failure: any;
+    try {
+      for await (const e of chatToResponsesStream(src(), echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false, answerBytes })) out.push(JSON.parse(e.data));
+    } catch (e) {
+      failure = e;
+    }
+    return { out, failure };
+  }
+
+  it("text, reasoning and tool arguments count together; the chunk past the bound is not relayed and the stream fails with what was kept", async () => {
+    const { out, failure } = await bounded([
+      c({ role: "assistant", reasoning_content: "12345" }), c({ content: "abcde" }),
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{\"a\":" } }] }), // 5: 15, at the bound
+      c({ tool_calls: [{ index: 0, function: { arguments: "1}" } }] }), // past it
+    ], 15);
+    expect(failure).toMatchObject({ code: "UPSTREAM_ERROR", details: { reason: "answer_too_large", limit_bytes: 15, setting: "server.upstream_limits.answer_bytes" } });
+    expect(out.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta)).toEqual(["{\"a\":"]);
+    const last = out.at(-1);
+    expect(last.type).toBe("response.failed");
+    expect(last.response.output.map((o: any) => o.type)).toEqual(["reasoning", "message", "function_call"]);
+    expect(last.response.output[2]).toMatchObject({ arguments: "{\"a\":", status: "incomplete" });
+  });
+
+  it("logprobs are counted at the chunk's size: they are kept as objects", async () => {
+    const lp = { content: [{ token: "a", logprob: -0.1, bytes: [97], top_logprobs: [] }] };
+    const chunks = Array.from({ length: 20 }, () => c({ content: "a" }, null, {}));
+    for (const ch of chunks) ch.choices[0] = { ...ch.choices[0]!, logprobs: lp } as any;
+    const size = JSON.stringify(chunks[0]).length;
+    const { out, failure } = await bounded(chunks, 10 * size);
+    expect(failure).toMatchObject({ details: { reason: "answer_too_large" } });
+    expect(out.filter((e) => e.type === "response.output_text.delta")).toHaveLength(10);
+  });
+
+  it("a first chunk past the bound fails before the stream begins: nothing is sent, so the request fails whole", async () => {
+    const { out, failure } = await bounded([c({ role: "assistant", content: "x".repeat(11) })], 10);
+    expect(out).toEqual([]);
+    expect(failure).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: 10 } });
+  });
+
+  it("an answer within the bound is whole: the final event carries every piece, joined once", async () => {
+    const words = Array.from({ length: 1000 }, (_, i) => ` w${i}`);
+    const { out, failure } = await bounded([c({ role: "assistant", content: "" }), ...words.map((w) => c({ content: w })), c({}, "stop")], 1_000_000);
+    expect(failure).toBeUndefined();
+    expect(out.find((e) => e.type === "response.output_text.done").text).toBe(words.join(""));
+    expect(out.at(-1).response.output[0].content[0].text).toBe(words.join(""));
+  });
+});

@@ -11,7 +11,9 @@
 // output_index order, when non-tool content starts, when the stream ends, or — those whose arguments are already a
 // complete JSON value — when a new call starts (so calls an upstream sends one after another close one after
 // another, as before). Constant memory apart from the final response's output and one entry per call, which the
-// protocol requires. Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream
+// protocol requires; the texts built up are held as pieces (text-pieces.ts), and the whole answer kept is bounded by
+// server.upstream_limits.answer_bytes (answer-bound.ts: past it the stream fails with answer_too_large and the
+// upstream is let go). Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream
 // failure after response.created is a response.failed event before the error event.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
@@ -19,16 +21,38 @@ import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, sta
 import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { clientName } from "./tools.ts";
+import { TextPieces } from "../text-pieces.ts";
+import { AnswerBound } from "../../answer-bound.ts";
 
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
-interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: string; logprobs: unknown[] }
+interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: TextPieces; logprobs: unknown[] }
 
-interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: string; details: unknown[] }
+interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: TextPieces; details: unknown[] }
 /** `name` (and `namespace`) as the client knows the tool (flattened namespace tools are named back); `done` once closed. */
-interface OpenCall { kind: "call"; id: string; index: number; call_id: string; name: string; namespace?: string; args: string; done: boolean }
+interface OpenCall { kind: "call"; id: string; index: number; call_id: string; name: string; namespace?: string; args: TextPieces; done: boolean }
+
+/**
+ * How much of the answer a chunk adds to what the stream keeps: its texts' characters, or, when it carries logprobs
+ * or signed reasoning (kept as the objects they are), the chunk's own size as sent.
+ */
+function answerChars(choice: any, data: string): number {
+  const d = choice.delta;
+  if (!d) return 0;
+  if (choice.logprobs?.content?.length || d.reasoning_details?.length) return data.length;
+  let n = 0;
+  if (typeof d.content === "string") n += d.content.length;
+  if (typeof d.refusal === "string") n += d.refusal.length;
+  const thought = d.reasoning_content ?? d.reasoning;
+  if (typeof thought === "string") n += thought.length;
+  if (Array.isArray(d.tool_calls)) {
+    for (const tc of d.tool_calls) if (typeof tc?.function?.arguments === "string") n += tc.function.arguments.length;
+  }
+  return n;
+}
 
 /** Whether a call's arguments so far are a whole JSON object or array (so nothing but blanks can follow). */
-const complete = (args: string): boolean => {
+const complete = (pieces: TextPieces): boolean => {
+  const args = pieces.toString();
   const first = args.trimStart()[0];
   if (first !== "{" && first !== "[") return false;
   try {
@@ -57,6 +81,8 @@ export class ChatToResponsesStream {
   done = false;
 
   private readonly provider: string;
+  /** The answer kept so far (server.upstream_limits.answer_bytes). */
+  private readonly bound: AnswerBound;
 
   get started(): boolean {
     return this.response !== undefined;
@@ -68,6 +94,7 @@ export class ChatToResponsesStream {
 
   constructor(private readonly echo: ResponseEcho, private readonly ctx: AnswerContext) {
     this.provider = ctx.provider;
+    this.bound = new AnswerBound(ctx.provider, ctx.answerBytes);
   }
 
   private ev(type: string, payload: Record<string, unknown>, out: SseEvent[]): void {
@@ -110,18 +137,20 @@ export class ChatToResponsesStream {
   private closeItem(o: OpenMessage | OpenReasoning | OpenCall, out: SseEvent[]): void {
     let item: Record<string, unknown>;
     if (o.kind === "reasoning") {
-      if (o.text) {
-        const part = { type: "summary_text", text: o.text };
-        this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text: o.text }, out);
+      const text = o.text.toString();
+      if (text) {
+        const part = { type: "summary_text", text };
+        this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text }, out);
         this.ev("response.reasoning_summary_part.done", { item_id: o.id, output_index: o.index, summary_index: 0, part }, out);
       }
-      item = reasoningItem(o.id, o.text, o.details, this.ctx)!;
+      item = reasoningItem(o.id, text, o.details, this.ctx)!;
     } else if (o.kind === "message") {
       this.closePart(o, out);
       item = { type: "message", id: o.id, status: "completed", role: "assistant", content: o.parts };
     } else {
-      this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: o.args }, out);
-      item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: o.args, status: "completed" };
+      const args = o.args.toString();
+      this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: args }, out);
+      item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: args, status: "completed" };
     }
     this.ev("response.output_item.done", { output_index: o.index, item: clientItem(item, this.ctx.show) }, out);
     this.response!.output.push(item);
@@ -129,9 +158,10 @@ export class ChatToResponsesStream {
 
   private closePart(o: OpenMessage, out: SseEvent[]): void {
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
-    const part = contentPart(o.part, o.text, o.logprobs);
-    if (o.part === "refusal") this.ev("response.refusal.done", { ...at, refusal: o.text }, out);
-    else this.ev("response.output_text.done", { ...at, text: o.text, logprobs: o.logprobs }, out);
+    const text = o.text.toString();
+    const part = contentPart(o.part, text, o.logprobs);
+    if (o.part === "refusal") this.ev("response.refusal.done", { ...at, refusal: text }, out);
+    else this.ev("response.output_text.done", { ...at, text, logprobs: o.logprobs }, out);
     this.ev("response.content_part.done", { ...at, part }, out);
     o.parts.push(part);
   }
@@ -141,18 +171,18 @@ export class ChatToResponsesStream {
     let o = this.open;
     if (o?.kind !== "message") {
       this.close(out);
-      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: "", logprobs: [] };
+      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: new TextPieces(), logprobs: [] };
       this.open = o;
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
     } else if (o.part !== type) {
       this.closePart(o, out);
       o.part = type;
-      o.text = "";
+      o.text = new TextPieces();
       o.logprobs = [];
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: o.parts.length, part: contentPart(type, "") }, out);
     }
-    o.text += delta;
+    o.text.append(delta);
     // Chat's per-token logprobs ({token, logprob, bytes, top_logprobs}) are the Responses shape already.
     if (logprobs.length) o.logprobs.push(...logprobs);
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
@@ -163,7 +193,7 @@ export class ChatToResponsesStream {
   private openReasoning(out: SseEvent[]): OpenReasoning {
     if (this.open?.kind === "reasoning") return this.open;
     this.close(out);
-    const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: "", details: [] };
+    const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: new TextPieces(), details: [] };
     this.open = o;
     this.ev("response.output_item.added", { output_index: o.index, item: { type: "reasoning", id: o.id, summary: [] } }, out);
     return o;
@@ -173,8 +203,8 @@ export class ChatToResponsesStream {
   private reasoning(delta: string, out: SseEvent[]): void {
     const o = this.openReasoning(out);
     // The summary part opens with the first text (a redacted block may have opened the item without any).
-    if (!o.text) this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
-    o.text += delta;
+    if (!o.text.length) this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
+    o.text.append(delta);
     this.ev("response.reasoning_summary_text.delta", { item_id: o.id, output_index: o.index, summary_index: 0, delta }, out);
   }
 
@@ -193,7 +223,7 @@ export class ChatToResponsesStream {
       let n = 0;
       while (n < this.openCalls.length && complete(this.openCalls[n]!.args)) n++;
       if (n) this.closeCalls(n, out);
-      o = { kind: "call", id: newId("fc"), index: this.response!.output.length + this.openCalls.length, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: "", done: false };
+      o = { kind: "call", id: newId("fc"), index: this.response!.output.length + this.openCalls.length, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: new TextPieces(), done: false };
       this.calls.set(toolIndex, o);
       this.openCalls.push(o);
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: "", status: "in_progress" } }, out);
@@ -203,7 +233,7 @@ export class ChatToResponsesStream {
     }
     const delta = tc.function?.arguments;
     if (typeof delta === "string" && delta) {
-      o.args += delta;
+      o.args.append(delta);
       this.ev("response.function_call_arguments.delta", { item_id: o.id, output_index: o.index, delta }, out);
     }
   }
@@ -217,6 +247,8 @@ export class ChatToResponsesStream {
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return out;
+    // Before anything of it is kept or sent: past the bound, the stream fails here (the first chunk: before it began).
+    this.bound.add(answerChars(choice, e.data));
     this.start(chunk, out);
     const d = choice.delta ?? {};
     const thought = d.reasoning_content ?? d.reasoning;
@@ -260,9 +292,9 @@ export class ChatToResponsesStream {
     // The item open when the upstream failed is in the output as far as it got, status incomplete.
     const o = this.open;
     const output = [...this.response.output];
-    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text, o.logprobs)] });
-    else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text, o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
-    for (const c of this.openCalls) output.push({ type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args, status: "incomplete" });
+    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] });
+    else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text.toString(), o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
+    for (const c of this.openCalls) output.push({ type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" });
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;
   }

@@ -1,0 +1,46 @@
+// How much of the answer a relayed Responses stream has carried, as its final event will carry it: every finished
+// item at the size of its output_item.done event, and the text of the item still open from its deltas. Deltas are
+// measured where they lie in the event's JSON (never parsed: the relay reads no delta, for its CPU per event).
+import type { AnswerBound } from "../answer-bound.ts";
+
+/** Characters of an event's `"delta"` string as sent (JSON escapes included); 0 when it has none. */
+export function deltaChars(data: string): number {
+  const key = data.indexOf('"delta"');
+  if (key === -1) return 0;
+  let i = key + 7;
+  for (; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 34) break; // the value's opening quote
+    if (c !== 58 && c !== 32 && c !== 9 && c !== 10 && c !== 13) return 0; // not a string value
+  }
+  const start = i + 1;
+  let end = data.indexOf('"', start);
+  // A quote preceded by an odd number of backslashes is part of the text.
+  while (end !== -1) {
+    let b = end - 1;
+    while (b >= start && data.charCodeAt(b) === 92) b--;
+    if ((end - 1 - b) % 2 === 0) break;
+    end = data.indexOf('"', end + 1);
+  }
+  return end === -1 ? Math.max(0, data.length - start) : end - start;
+}
+
+export class RelayedAnswer {
+  /** Delta characters since the last item finished: counted already when its output_item.done comes. */
+  private open = 0;
+
+  constructor(private readonly bound: AnswerBound) {}
+
+  /** Counts the event `type` (its JSON `data`); throws answer_too_large past the bound, before it is relayed. */
+  note(type: string | undefined, data: string): void {
+    if (type === undefined) return;
+    if (type.endsWith(".delta")) {
+      const n = deltaChars(data);
+      this.open += n;
+      this.bound.add(n);
+    } else if (type === "response.output_item.done") {
+      this.bound.add(Math.max(0, data.length - this.open));
+      this.open = 0;
+    }
+  }
+}
