@@ -16,6 +16,7 @@ import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type T
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { safeToolId } from "../foreign-tool-id.ts";
 
 export interface Translated<T> {
   body: T;
@@ -148,7 +149,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
         if (!isBlank(t)) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
         (m.tool_calls ?? []).forEach((tc: any, k: number) => {
           usedTools.add(tc.function.name);
-          blocks.push({ toolUse: { toolUseId: unsignedToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
+          blocks.push({ toolUse: { toolUseId: safeToolId(unsignedToolId(tc.id)), name: tc.function.name, input: parseArgs(tc.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) } });
         });
         // The message's or its parts' marker: a point after the turn's last block (its parts became one text block).
         markLast(blocks, markerOf(m.cache_control) ?? partsMarker(m.content), marks, dropped);
@@ -159,7 +160,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
         const text = textOf(m.content);
         // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
         // A failed result a translator marked (a Gemini functionResponse with only an error) is Converse's error status.
-        const block = { toolResult: { toolUseId: unsignedToolId(m.tool_call_id), content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
+        const block = { toolResult: { toolUseId: safeToolId(unsignedToolId(m.tool_call_id)), content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
         // toolResult content cannot hold a cachePoint: a marked result (message or part) gets one after the block.
         const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
         if (marker) marks.set(block, marker);

@@ -11,6 +11,7 @@ import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { safeToolId } from "../foreign-tool-id.ts";
 
 export interface Translated<T> {
   body: T;
@@ -158,7 +159,7 @@ function convertMessages(input: any[], dropped: string[]): { system: Block[]; me
         return;
       case "tool": {
         blankUser = undefined;
-        const block: Block = { type: "tool_result", tool_use_id: m.tool_call_id, content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
+        const block: Block = { type: "tool_result", tool_use_id: safeToolId(m.tool_call_id), content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
         // A failed result a translator marked (a Gemini functionResponse with only an error: gemini-to-chat/request.ts).
         if (m.is_error === true) block.is_error = true;
         if (m.cache_control) block.cache_control = m.cache_control;
@@ -284,7 +285,7 @@ function assistantBlocks(m: any): Block[] {
     }
   }
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
-    out.push({ type: "tool_use", id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+    out.push({ type: "tool_use", id: safeToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments) });
   }
   return out;
 }

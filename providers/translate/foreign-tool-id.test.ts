@@ -1,0 +1,40 @@
+// Tool-call ids other hosts issue (`functions.get_weather:0`) sent back in a chat history to Anthropic or Bedrock
+// Converse, which take only [A-Za-z0-9_-]: rewritten alike on the call and its result.
+import { describe, expect, it } from "vitest";
+import { chatToMessagesRequest } from "./chat-to-messages/request.ts";
+import { chatToConverseRequest } from "./chat-to-converse/request.ts";
+import type { Target } from "../../core/contracts/provider.ts";
+
+const target = (provider: string): Target => ({ modelId: `${provider}/m`, provider, upstreamModel: "m", pricing: { output: "0.000015" }, maxTokens: 8192 });
+const history = (ids: string[]) => ({
+  model: "m",
+  tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } }],
+  messages: [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "get_weather", arguments: "{}" } })) },
+    ...ids.map((id) => ({ role: "tool", tool_call_id: id, content: "sunny" })),
+  ],
+});
+const ALLOWED = /^[A-Za-z0-9_-]+$/;
+
+describe("foreign tool-call ids", () => {
+  const ids = ["functions.get_weather:0", "functions_get_weather_0", "call_x.1:weird"];
+
+  it("Anthropic: every tool_use id and tool_use_id is made of allowed characters, pairs kept, none merged", () => {
+    const m = chatToMessagesRequest(history(ids), target("anthropic")).body.messages as any[];
+    const uses = m[1].content.map((b: any) => b.id);
+    const results = m[2].content.map((b: any) => b.tool_use_id);
+    for (const id of uses) expect(id).toMatch(ALLOWED);
+    expect(results).toEqual(uses);
+    expect(new Set(uses).size).toBe(3);
+    expect(uses[1]).toBe("functions_get_weather_0"); // an id Anthropic takes is sent as it is
+  });
+
+  it("Bedrock Converse: toolUseId alike", () => {
+    const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
+    const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
+    const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
+    for (const id of uses) expect(id).toMatch(ALLOWED);
+    expect(results).toEqual(uses);
+  });
+});
