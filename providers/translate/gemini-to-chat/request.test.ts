@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../core/contracts/translator.ts";
+import type { GatewayError } from "../../../core/errors.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
 import { geminiToChatRequest } from "./request.ts";
 import { clientName } from "../client-names.ts";
@@ -154,6 +155,27 @@ describe("Gemini request -> chat", () => {
       ] },
     ]);
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+});
+
+describe("Gemini fileData -> a chat part", () => {
+  const refusal = (fileData: Record<string, string>) => {
+    try {
+      translate({ contents: [{ role: "user", parts: [{ text: "Look." }, { fileData }] }] });
+    } catch (e) {
+      return { status: (e as GatewayError).status, field: (e as GatewayError).details?.field };
+    }
+    return undefined;
+  };
+
+  it("an image URL is an image part; a PDF, video or audio URL, a Files API or gs:// URI is a 400 naming the part", () => {
+    expect(refusal({ mimeType: "image/png", fileUri: "https://example.com/a.png" })).toBeUndefined();
+    expect(refusal({ fileUri: "https://example.com/a.png" })).toBeUndefined(); // no type said: an image, as before
+    expect(refusal({ mimeType: "application/pdf", fileUri: "https://example.com/report.pdf" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.mimeType" });
+    expect(refusal({ mimeType: "video/mp4", fileUri: "https://www.youtube.com/watch?v=dQw4w9WgXcQ" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.mimeType" });
+    expect(refusal({ mimeType: "audio/mpeg", fileUri: "https://example.com/a.mp3" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.mimeType" });
+    expect(refusal({ mimeType: "image/png", fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
+    expect(refusal({ mimeType: "image/png", fileUri: "gs://bucket/a.png" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
   });
 });
 

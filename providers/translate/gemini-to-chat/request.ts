@@ -6,7 +6,8 @@
 //   position, which its functionResponse finds again), and the reasoning its thoughtSignatures carry (reasoning.ts).
 // - A user turn: each functionResponse -> a tool message answering its call (by id, else the first unanswered call
 //   of that name), in the calls' order, then the rest: text, inlineData (images, audio, PDFs and other files as data
-//   URLs; text/* decoded to text), fileData as a URL. A response holding an `error` and no `output` (Gemini CLI's
+//   URLs; text/* decoded to text), an image's fileData as a URL (a PDF, video or audio URL, a Files API or gs://
+//   URI is a 400: no chat part reads those). A response holding an `error` and no `output` (Gemini CLI's
 //   failed tool call) is an error result: "Error: <error>", as messages-to-chat writes Anthropic's is_error.
 // - functionDeclarations -> function tools (Gemini's OpenAPI-style schema -> JSON Schema); toolConfig -> tool_choice.
 // - generationConfig -> sampling knobs, response_format (responseSchema / responseJsonSchema), and thinkingConfig ->
@@ -31,6 +32,9 @@ export interface Translated {
 
 interface Turn { role: string; parts: any[]; index: number; last: number }
 interface Call { id: string; name: string; answered: boolean }
+
+/** Files API URIs (https://generativelanguage.googleapis.com/v1beta/files/…): files only Gemini can read. */
+const FILES_API = /^https:\/\/generativelanguage\.googleapis\.com\//i;
 
 const AUDIO_FORMAT: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mp3": "mp3", "audio/mpeg": "mp3" };
 
@@ -83,7 +87,12 @@ function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
   }
   if (p.fileData) {
     const uri = String(p.fileData.fileUri);
-    if (!/^https?:\/\//i.test(uri)) throw invalidRequest("fileData.fileUri must be an http(s) URL for this model's provider (Files API and gs:// URIs are Gemini's own)", `${field}.fileData.fileUri`);
+    if (!/^https?:\/\//i.test(uri) || FILES_API.test(uri)) throw invalidRequest("fileData.fileUri must be an http(s) URL for this model's provider (Files API and gs:// URIs are Gemini's own)", `${field}.fileData.fileUri`);
+    // A chat request takes a file by URL only as an image: a PDF, video or audio URL would reach it as one.
+    const mime = typeof p.fileData.mimeType === "string" ? p.fileData.mimeType.toLowerCase() : "";
+    if (mime && !mime.startsWith("image/")) {
+      throw invalidRequest(`fileData of type ${mime} is read from its URL by Gemini only: send it as inlineData (PDFs, audio) or call a Gemini model`, `${field}.fileData.mimeType`);
+    }
     return { type: "image_url", image_url: { url: uri } };
   }
   return undefined;
