@@ -117,6 +117,34 @@ describe("count_tokens on each kind of upstream", () => {
     expect(err.message).toContain("prompt is too long");
   });
 
+  it("Anthropic: a conversation that was on another model is counted as the generation would send it (no gateway-signed or unsigned thinking, thinking off when the tool loop then lacks it)", async () => {
+    // An assistant turn made on a chat model through the gateway: its thinking block carries the gateway's blob, which
+    // Anthropic cannot verify; the generation strips it (and turns thinking off), so the count must too.
+    const params: Anthropic.MessageCountTokensParams = {
+      model: claude, thinking: { type: "enabled", budget_tokens: 2048 }, tools,
+      messages: [
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", content: [
+          { type: "thinking", thinking: "The user wants weather.", signature: "mgr1.eyJwIjoiY2hhdCIsIm4iOiJkcyIsImQiOltdfQ" },
+          { type: "thinking", thinking: "unsigned", signature: "" },
+          { type: "tool_use", id: "call_1", name: "get_current_weather", input: { location: "Paris" } },
+        ] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "18C" }] },
+      ],
+    };
+    const before = ant.requests.length;
+    const { tokens } = await countWith(client, params);
+    const counted = ant.requests.slice(before)[0]!.body;
+    expect(JSON.stringify(counted)).not.toContain("mgr1.");
+    expect(counted.messages[1].content.map((b: any) => b.type)).toEqual(["tool_use"]);
+    expect(counted.thinking).toEqual({ type: "disabled" });
+    // The generation of the same conversation sends the same messages (the fake refuses what Anthropic refuses).
+    const msg = await client.messages.create({ ...params, max_tokens: 100 } as Anthropic.MessageCreateParamsNonStreaming);
+    expect(msg.type).toBe("message");
+    expect(ant.requests.at(-1)!.body.messages).toEqual(counted.messages);
+    expect(tokens).toBe(fakeInputTokens(counted));
+  });
+
   it("Gemini: models/{m}:countTokens with a generateContentRequest carrying system instruction and tools", async () => {
     const before = gem.requests.length;
     const { tokens, source } = await countWith(client, { model: gemini, ...weather });

@@ -6,8 +6,8 @@
 import type { ClientProtocol, Translator } from "../../../core/contracts/translator.ts";
 import { stripChatCacheMarkers } from "../../../core/prompt-cache/markers.ts";
 import { withoutGatewayReasoning } from "../responses-to-chat/reasoning.ts";
-import { withoutGatewayThinking } from "../messages-to-chat/reasoning.ts";
-import { chatWithoutToolIdSignatures, messagesWithoutToolIdSignatures, responsesWithoutToolIdSignatures } from "../tool-id-signatures.ts";
+import { nativeMessagesHistory } from "../messages-native-history.ts";
+import { chatWithoutToolIdSignatures, responsesWithoutToolIdSignatures } from "../tool-id-signatures.ts";
 
 export function identity(client: Exclude<ClientProtocol, "gemini">): Translator<undefined> {
   return {
@@ -15,8 +15,8 @@ export function identity(client: Exclude<ClientProtocol, "gemini">): Translator<
     request(body, _target, opts) {
       // Reasoning the gateway encoded for a translated upstream cannot be verified by a native one (responses-to-chat/reasoning.ts).
       if (client === "responses") return { op: client, ...withoutGatewayReasoning(responsesWithoutToolIdSignatures(body)), state: undefined };
-      // Likewise the thinking blocks it made for a translated Messages upstream (messages-to-chat/reasoning.ts).
-      if (client === "messages") return { op: client, ...withoutGatewayThinking(messagesWithoutToolIdSignatures(body)), state: undefined };
+      // Likewise the thinking blocks it made for a translated Messages upstream (messages-native-history.ts).
+      if (client === "messages") return { op: client, ...nativeMessagesHistory(body), state: undefined };
       const strip = client === "chat" && opts.cacheMarkers && opts.driverProtocol !== "anthropic";
       const out = client === "chat" ? chatWithoutToolIdSignatures(body) : body;
       return { op: client, body: strip ? stripChatCacheMarkers(out) : out, dropped: [], state: undefined };
