@@ -104,3 +104,13 @@ describe("knobs a chat client sends that Anthropic cannot carry are named", () =
     expect(chatToMessages.request({ model: "m", messages: hi, temperature: 1, top_p: 1, service_tier: "auto" }, sonnet, opts).dropped).toEqual(["service_tier", "top_p"]);
   });
 });
+
+describe("an assistant turn that was a refusal", () => {
+  it("its refusal part (or refusal field with no content) goes to Anthropic as the turn's text, not dropped", () => {
+    const refusal = "I can't help with that.";
+    for (const assistant of [{ role: "assistant", content: [{ type: "refusal", refusal }] }, { role: "assistant", content: null, refusal }]) {
+      const t = tr({ messages: [{ role: "user", content: "x" }, assistant, { role: "user", content: "why?" }] });
+      expect((t.body.messages as any[])[1]).toEqual({ role: "assistant", content: [{ type: "text", text: refusal }] });
+    }
+  });
+});

@@ -282,8 +282,12 @@ function assistantBlocks(m: any): Block[] {
   } else if (Array.isArray(m.content)) {
     for (const p of m.content) {
       if (p.type === "text" && !isBlank(p.text)) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+      // A refusal the model gave is what it said that turn: text, as a streamed delta.refusal is (protocols.md §3.11).
+      else if (p.type === "refusal" && !isBlank(p.refusal)) out.push({ type: "text", text: p.refusal });
     }
   }
+  // The refusal field beside no text (an answer relayed back as it came: content null, refusal set) likewise.
+  if (out.length === 0 && typeof m.refusal === "string" && !isBlank(m.refusal)) out.push({ type: "text", text: m.refusal });
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
     out.push({ type: "tool_use", id: safeToolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments) });
   }
