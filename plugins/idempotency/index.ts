@@ -22,6 +22,7 @@ import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 import { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_STREAM_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge, type LimitSetting } from "./too-large.ts";
 import { LEASE_MS, claimLeases } from "./claim-lease.ts";
+import { inProgressError } from "./in-progress.ts";
 
 export const TTL_MS = IDEMPOTENCY_WINDOW_MS;
 export const REPLAY_HEADER = "idempotent-replayed";
@@ -116,6 +117,9 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   let hash = requestHash(ctx);
   let triedLegacy = false;
   const owner = `${ctx.requestId}:${randomUUID()}`;
+  // How long a duplicate waits for the first request with its key (./in-progress.ts).
+  const waitMs = ctx.config.server.upstreamTimeoutMs;
+  const giveUpAt = Date.now() + waitMs;
 
   for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
     const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
@@ -139,9 +143,12 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
       ctx.response = await replay(ctx, state.response);
       return;
     }
-    // The first request with this key is still running (here or on another replica): wait, then replay it.
+    // The first request with this key is still running (here or on another replica), or its process is gone and its
+    // claim not expired yet: wait, then replay it, or say it is still in progress.
+    const left = giveUpAt - Date.now();
+    if (left <= 0) throw inProgressError(keyField(ctx), waitMs);
     try {
-      await sleep(wait, undefined, { signal: ctx.signal });
+      await sleep(Math.min(wait, left), undefined, { signal: ctx.signal });
     } catch {
       throw new GatewayError(499, "INVALID_REQUEST", "The client closed the request while waiting for the first request with this key");
     }
