@@ -2,7 +2,8 @@
 // a catalog model as judge, on the request (every client protocol, JSON and streamed) and on the answer; the timeout
 // with fail_closed (503, retryable) and fail_open (through, flagged); and each moderation call's own ledger record,
 // billed to the project.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { SseParser } from "../core/sse/parse.ts";
 import type { ServerResponse } from "node:http";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "./upstreams/openai.ts";
 import { startTestGateway, keyEntry, postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -223,5 +224,34 @@ describe("sandbox keys: no moderation call reaches a real provider", () => {
     expect(mine.at(-1)).toMatchObject({ provider: "sim", sandbox: true, guardrail: "flag:moderation-skipped" });
     const metrics = await (await fetch(gw.metricsUrl!)).text();
     expect(metrics).toMatch(/gateway_guardrail_actions_total\{rule="moderation-skipped",action="flag"\} [1-9]/);
+  });
+});
+
+describe("a Responses answer output moderation refused", () => {
+  const headers = { "content-type": "application/json", authorization: `Bearer ${KEY}` };
+  const status = async (path: string) => (await fetch(`${gw.url}/api/v1/responses/${path}`, { headers })).status;
+
+  it.each([false, true])("is not kept: GET of its id is a 404 and no later turn continues from it (stream: %s)", async (stream) => {
+    const put = vi.spyOn(gw.gateway.store.responses, "put");
+    let id: string;
+    try {
+      const res = await fetch(`${gw.url}/api/v1/responses`, {
+        method: "POST", headers, body: JSON.stringify({ model: MODEL, stream, input: `tell me a story (stored, stream: ${stream})` }),
+      });
+      const raw = await res.text();
+      expect(raw).toContain("GUARDRAIL_BLOCKED");
+      expect(res.status).toBe(stream ? 200 : 400);
+      // The id the stream's response.created gave; a JSON client never saw one, the record (if any) has it.
+      id = stream
+        ? JSON.parse(new SseParser().push(raw + "\n\n").find((e) => e.event === "response.created")!.data).response.id
+        : String(put.mock.calls.at(-1)?.[0].id);
+      expect(id).toMatch(/^resp_/);
+    } finally {
+      put.mockRestore();
+    }
+    expect(await status(id)).toBe(404);
+    expect(await status(`${id}/input_items`)).toBe(404);
+    const next = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ model: MODEL, previous_response_id: id, input: "go on" }) });
+    expect(next.status).toBe(404);
   });
 });

@@ -12,7 +12,7 @@ import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../respon
 import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
-import { keptParts } from "../responses/stored-view.ts";
+import { keptAs, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 
 const DAY_MS = 86_400_000;
@@ -126,7 +126,13 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           };
           // The answer is already made (and billed): a store failure is not turned into an error, but the answer
           // says store: false, so the client knows a previous_response_id or GET of it will find nothing.
-          return store.put(rec).then(() => true, (err) => {
+          return store.put(rec).then(() => {
+            // A step refusing the answer after this (output moderation) takes the record back.
+            keptAs(ctx, () => store.delete(project, rec.id, Date.now()).then(() => undefined, (err) => {
+              ctx.gateway.log.error("taking back a refused response's record failed", { requestId: ctx.requestId, response: rec.id, error: String(err) });
+            }));
+            return true;
+          }, (err) => {
             ctx.gateway.log.error("storing the response failed: the answer says store: false", { requestId: ctx.requestId, response: rec.id, error: String(err) });
             return false;
           });

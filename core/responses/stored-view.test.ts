@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GatewayContext } from "../pipeline/context.ts";
-import { keepStoredThrough, keptParts } from "./stored-view.ts";
+import { keepStoredThrough, keptAs, keptParts, refuseKept } from "./stored-view.ts";
 
 const parts = () => ({ response: { id: "resp_1", output: [] }, input: [{ type: "message", role: "user", content: "[EMAIL_1]" }] });
 
@@ -19,5 +19,20 @@ describe("keptParts", () => {
     expect(keptParts(refused, parts())).toBeUndefined();
     const p = parts();
     expect(keptParts({} as GatewayContext, p)).toBe(p);
+  });
+
+  it("takes a record kept through a view back when the step refuses the answer after it was saved; nothing else", async () => {
+    const viewed = {} as GatewayContext;
+    const plain = {} as GatewayContext;
+    const taken: string[] = [];
+    keepStoredThrough(viewed, (p) => p);
+    keptAs(viewed, async () => void taken.push("viewed"));
+    keptAs(plain, async () => void taken.push("plain"));
+    await refuseKept(plain);
+    expect(taken).toEqual([]);
+    await refuseKept(viewed);
+    await refuseKept(viewed);
+    expect(taken).toEqual(["viewed"]);
+    expect(keptParts(viewed, parts())).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
 // guardrails' redaction and output rules): that step runs around the endpoint, so the record would otherwise be made
 // from what the provider saw and answered — placeholders the client never sent, values an output rule masked for the
 // client, an answer the client was refused. The step says per request how the record keeps its parts; a request no
-// such step changes keeps them as they are (one map read).
+// such step changes keeps them as they are (one map read). A verdict the step can only give after the record is
+// kept (output moderation judges the whole answer, after the endpoint saved it) takes the record back.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { Item } from "./conversation.ts";
 
@@ -19,6 +20,7 @@ export interface KeptParts {
 export type StoredView = (parts: KeptParts) => KeptParts | undefined;
 
 const views = new WeakMap<GatewayContext, StoredView>();
+const takeBacks = new WeakMap<GatewayContext, () => Promise<void>>();
 
 /** From the changing step, before the request goes on: its record is kept through `view`. */
 export function keepStoredThrough(ctx: GatewayContext, view: StoredView): void {
@@ -29,4 +31,20 @@ export function keepStoredThrough(ctx: GatewayContext, view: StoredView): void {
 export function keptParts(ctx: GatewayContext, parts: KeptParts): KeptParts | undefined {
   const view = views.get(ctx);
   return view ? view(parts) : parts;
+}
+
+/** From the endpoint, once the record kept through a view is saved: how to take it back (nothing without a view). */
+export function keptAs(ctx: GatewayContext, takeBack: () => Promise<void>): void {
+  if (views.has(ctx)) takeBacks.set(ctx, takeBack);
+}
+
+/**
+ * From the changing step, when it refuses the answer after its record was kept (output moderation): the record is
+ * taken back, as if the view had refused it, so no GET or later turn reads what the client was refused.
+ */
+export async function refuseKept(ctx: GatewayContext): Promise<void> {
+  const takeBack = takeBacks.get(ctx);
+  takeBacks.delete(ctx);
+  views.set(ctx, () => undefined); // a save still to come (none today) keeps nothing either
+  await takeBack?.();
 }

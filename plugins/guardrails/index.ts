@@ -22,7 +22,7 @@ import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
 import { keepStoredThrough } from "../../core/responses/stored-view.ts";
-import { storedView } from "./stored.ts";
+import { storedView, unlessRefused } from "./stored.ts";
 import { answerBeforeCheck, checkAround, checkingAround, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
@@ -43,7 +43,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     if (moderate) await checkModeration(ctx, guard.moderation!, turn, "input");
   }
   // A stored response is made inside this check: it keeps what the client is given, values a rule took out as masks.
-  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length)) keepStoredThrough(ctx, storedView(run));
+  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length || guard.moderateOutput)) keepStoredThrough(ctx, storedView(run));
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
   // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
@@ -62,7 +62,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   if (ctx.protocol === "anthropic") fixCitations(r.body, run);
   if (ctx.protocol === "responses") responsesEchoed(r.body, (t) => run.restore(t));
   run.allowVerdict("output");
-  if (guard.moderateOutput) await checkModeration(ctx, guard.moderation!, answer, "output");
+  if (guard.moderateOutput) await unlessRefused(ctx, () => checkModeration(ctx, guard.moderation!, answer, "output"));
 }
 
 /** The request's guard, or undefined when there is nothing to check (most projects: one property read). */

@@ -4,8 +4,10 @@
 // answer as on the client's, and each placeholder of this request masked, in the answer, the echoed request fields and
 // the conversation. Never a placeholder (its number means nothing past this request: a later turn numbers its own) and
 // never the value (values are kept in no store). A later turn sends that history as kept, so the provider gets no
-// value a rule took out. An answer the output rules refuse is not kept at all.
-import type { KeptParts, StoredView } from "../../core/responses/stored-view.ts";
+// value a rule took out. An answer the output rules refuse is not kept at all; one output moderation refuses is judged
+// after the record was saved, and takes it back (unlessRefused).
+import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { refuseKept, type KeptParts, type StoredView } from "../../core/responses/stored-view.ts";
 import type { GuardRun } from "./check.ts";
 import { findHits, mentions, redactions } from "./check.ts";
 import type { CompiledRule } from "./compile.ts";
@@ -67,6 +69,7 @@ function keptOutput(items: unknown[], judge: OutputJudge, run: GuardRun): Record
 /** How this request's stored record keeps its parts. */
 export function storedView(run: GuardRun): StoredView {
   return (parts: KeptParts) => {
+    if (!run.guard.output.length && !run.vault.size) return parts; // only moderated: kept as given, unless refused
     const judge = new OutputJudge(run.guard.output);
     const response: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(parts.response)) {
@@ -77,4 +80,14 @@ export function storedView(run: GuardRun): StoredView {
     const input = run.vault.size ? mapStrings(parts.input, (s) => run.vault.mask(s)) : parts.input;
     return { response, input, ...(fullOutput ? { fullOutput } : {}) };
   };
+}
+
+/** A verdict given after the record was kept (output moderation): its refusal (or failure, fail_closed) takes the record back. */
+export async function unlessRefused(ctx: GatewayContext, verdict: () => Promise<void>): Promise<void> {
+  try {
+    await verdict();
+  } catch (e) {
+    await refuseKept(ctx);
+    throw e;
+  }
 }
