@@ -1,6 +1,6 @@
-// The catalog: GET /api/v1/models, /api/v1/models/:creator/:model and .../endpoints. Authenticated like every
-// endpoint (they run through the pipeline with kind "models"); the terminal step builds the answer from the config
-// snapshot and the live per-endpoint statistics.
+// The catalog: GET /api/v1/models, /api/v1/models/:creator/:model (or the id as one encoded segment, as the SDKs'
+// models.retrieve sends it) and .../endpoints. Authenticated like every endpoint (they run through the pipeline with
+// kind "models"); the terminal step builds the answer from the config snapshot and the live per-endpoint statistics.
 import type { EndpointSpec } from "./spec.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
@@ -11,7 +11,9 @@ import { healthOf } from "../health/index.ts";
 import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
 
 function lookup(ctx: GatewayContext): ModelRuntime {
-  const id = `${ctx.params.creator}/${ctx.params.model}`;
+  // The openai and Anthropic SDKs encode the id's slash (`/v1/models/anthropic%2Fclaude-sonnet-4.5`): one segment,
+  // which the router decodes all but its encoded separators.
+  const id = ctx.params.id?.replace(/%2f/gi, "/") ?? `${ctx.params.creator}/${ctx.params.model}`;
   const m = ctx.config.models.get(id);
   if (!m) throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { model: id } });
   ctx.model = m;
@@ -54,6 +56,7 @@ async function getEndpoints(ctx: GatewayContext): Promise<void> {
  * answer from the route parameters and path.
  */
 export function modelsTerminal(ctx: GatewayContext): Promise<void> {
+  if (ctx.params.id) return getModel(ctx);
   if (!ctx.params.creator || !ctx.params.model) return listModels(ctx);
   // /api/v1/models/{creator}/{model}[/endpoints]: a slug never contains "/", so the segment count decides.
   const segments = ctx.path.split("?")[0]!.replace(/\/+$/, "").split("/").filter(Boolean);
@@ -76,6 +79,14 @@ export const modelsEndpoints: EndpointSpec[] = [
     protocol: "openai",
     terminal: modelsTerminal,
     openapi: { operationId: "get_model", summary: "One catalog entry with further metadata", responseSchema: "Model", tag: "Catalog" },
+  },
+  {
+    kind: "models",
+    method: "GET",
+    route: "/api/v1/models/:id",
+    protocol: "openai",
+    terminal: modelsTerminal,
+    openapi: { operationId: "get_model_by_id", summary: "The same entry as GET /api/v1/models/{creator}/{model}, the id as one URL-encoded segment (`anthropic%2Fclaude-sonnet-4.5`), as the openai and Anthropic SDKs' models.retrieve send it", responseSchema: "Model", tag: "Catalog" },
   },
   {
     kind: "models",

@@ -1,5 +1,5 @@
-// auth: Bearer (or x-api-key on the Anthropic-protocol endpoints, x-goog-api-key or ?key= on the Gemini ones) ->
-// project, key id and sandbox flag.
+// auth: Bearer (or x-api-key on the Anthropic-protocol endpoints and the catalog, x-goog-api-key or ?key= on the
+// Gemini ones) -> project, key id and sandbox flag.
 // Keys are looked up by sha256 and the hash compared in constant time; the key itself is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { definePlugin } from "../../core/pipeline/define.ts";
@@ -11,7 +11,9 @@ import type { KeyRuntime, RuntimeConfig } from "../../core/config/runtime.ts";
 function presentedKey(ctx: GatewayContext): string | undefined {
   const h = ctx.headers.authorization;
   if (typeof h === "string" && h.length > 7 && h.slice(0, 7).toLowerCase() === "bearer ") return h.slice(7).trim();
-  if (ctx.protocol === "anthropic") {
+  // The catalog too: the Anthropic SDK's models.list/retrieve and Claude Code's model discovery
+  // (`${ANTHROPIC_BASE_URL}/v1/models`) send the key as they send it to /v1/messages.
+  if (ctx.protocol === "anthropic" || (ctx.endpoint === "models" && ctx.protocol === "openai")) {
     const x = ctx.headers["x-api-key"];
     if (typeof x === "string" && x) return x.trim();
   }
