@@ -220,6 +220,26 @@ function checkMessagesWire(text: string) {
   return events;
 }
 
+describe("request-id on Messages answers (Anthropic sends it; the SDK shows it as request_id)", () => {
+  it("JSON and streamed answers, native and translated, carry the gateway's request id as request-id", async () => {
+    for (const model of ["anthropic/claude-sonnet-4.5", "openai/gpt-4o-mini"]) {
+      const { data, response, request_id } = await client.messages.create({ model, max_tokens: 50, messages: [{ role: "user", content: "Hi" }] }).withResponse();
+      expect(data.type).toBe("message");
+      expect(response.headers.get("request-id")).toBe(response.headers.get("x-request-id"));
+      expect(request_id).toMatch(/\S/);
+      // The gateway's own id, not the upstream's.
+      expect(request_id).not.toBe("req_fake_anthropic");
+
+      const stream = client.messages.stream({ model, max_tokens: 50, messages: [{ role: "user", content: "Hi" }] });
+      const { response: streamed, request_id: streamedId } = await stream.withResponse();
+      await stream.finalMessage();
+      expect(streamedId).toBe(streamed.headers.get("x-request-id"));
+    }
+    const count = await client.messages.countTokens({ model: "anthropic/claude-sonnet-4.5", messages: [{ role: "user", content: "Hi" }] }).withResponse();
+    expect(count.request_id).toBe(count.response.headers.get("x-request-id"));
+  });
+});
+
 describe("messages stream wire format", () => {
   it.each([
     ["native", "anthropic/claude-sonnet-4.5", LIVE],

@@ -46,9 +46,11 @@ export function shownGenerationId(ctx: GatewayContext): string | undefined {
 /**
  * Adds x-mg-generation-id (only where a ledger record has it), x-mg-provider, x-mg-cost-usd and server-timing to a
  * response's headers. A generation id already there is kept: an idempotent replay names the original's, whose
- * ledger record it is, and a video request the job's.
+ * ledger record it is, and a video request the job's. Messages endpoints also get Anthropic's `request-id` (the
+ * gateway's request id, as their errors have it), which the Anthropic SDK shows as `requestID`.
  */
 export function addObservabilityHeaders(ctx: GatewayContext, h: Record<string, string>): void {
+  if (ctx.protocol === "anthropic") h["request-id"] = ctx.requestId;
   if (h["x-mg-generation-id"] === undefined && recorded(ctx)) h["x-mg-generation-id"] = ctx.generationId;
   if (ctx.resolvedProvider) h["x-mg-provider"] = ctx.resolvedProvider;
   const kind = ctx.response?.kind;
