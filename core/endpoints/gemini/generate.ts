@@ -1,8 +1,9 @@
 // POST /api/v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse: the Gemini API for every
 // language model, through the stream-transcoder plugin (passed through to Gemini upstreams — AI Studio, Vertex —
 // translated for every other one). The URL's model and method are folded into the body before the pipeline reads it
-// (`model`: the gateway id, `stream: true`), so allowlist, budget, rate limits, idempotency, router and ledger treat it
-// exactly as a chat request; the native pair strips both again (providers/translate/gemini-native).
+// (`model`: the gateway id, `stream: true`; a client's own `stream` is Gemini's 400 for an unknown field), so
+// allowlist, budget, rate limits, idempotency, router and ledger treat it exactly as a chat request; the native pair
+// strips both again (providers/translate/gemini-native).
 import { validateGeminiGenerateContent } from "../../generated/validators.js";
 import { dispatch } from "../../dispatch.ts";
 import { invalidRequest } from "../../errors.ts";
@@ -21,6 +22,9 @@ function altOf(path: string): string | null {
 
 function prepare(ctx: GatewayContext): void {
   const model = resolveGeminiModel(ctx.params.model ?? "", ctx.config.models);
+  // The URL's method says whether to stream; Gemini's request has no `stream` field and refuses one as an unknown
+  // name. Taken as sent it would stream a :generateContent (the gateway folds the method into `stream`).
+  if (ctx.body.stream !== undefined) throw invalidRequest('Invalid JSON payload received. Unknown name "stream": Cannot find field (the URL\'s method decides: :generateContent or :streamGenerateContent?alt=sse)', "stream");
   const stream = ctx.params.action === "streamGenerateContent";
   // Without alt=sse Gemini streams one JSON array; the SDKs and Gemini CLI always ask for server-sent events.
   if (stream && altOf(ctx.path) !== "sse") {
