@@ -12,7 +12,7 @@ import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../respon
 import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
-import { keptAs, keptParts } from "../responses/stored-view.ts";
+import { continuesByHistory, keptAs, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 
 const DAY_MS = 86_400_000;
@@ -40,7 +40,8 @@ function nativeRebuilt(body: any): any {
 
 /**
  * The rebuilt conversation for the native upstream that made the previous response, when it is not continued by id
- * (the gateway runs the mcp tool's turns): reasoning items referenced by id are that upstream's own, so they stay.
+ * (the gateway runs the mcp tool's turns; the guardrails' placeholders, see continuesByHistory): reasoning items
+ * referenced by id are that upstream's own, so they stay.
  */
 function sameUpstreamRebuilt(body: any): any {
   return without(body, gatewayBlob);
@@ -91,7 +92,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
     if (previous) {
       const sameUpstream = isNative && previous.native && target.provider === previous.provider;
       if (!isNative) use(current);
-      else if (sameUpstream && loop) use(sameUpstreamRebuilt(current));
+      else if (sameUpstream && (loop || continuesByHistory(ctx))) use(sameUpstreamRebuilt(current));
       else if (sameUpstream) {
         use(conv.passthrough);
         // What the transcoder plugin does not take, dispatch would send to the driver's own /responses.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GatewayContext } from "../pipeline/context.ts";
-import { keepStoredThrough, keptAs, keptParts, refuseKept } from "./stored-view.ts";
+import { continuesByHistory, keepStoredThrough, keptAs, keptParts, refuseKept } from "./stored-view.ts";
 
 const parts = () => ({ response: { id: "resp_1", output: [] }, input: [{ type: "message", role: "user", content: "[EMAIL_1]" }] });
 
@@ -34,5 +34,15 @@ describe("keptParts", () => {
     await refuseKept(viewed);
     expect(taken).toEqual(["viewed"]);
     expect(keptParts(viewed, parts())).toBeUndefined();
+  });
+
+  it("continues a chain by the history as kept only for a request whose step asked", () => {
+    const numbered = {} as GatewayContext;
+    const masked = {} as GatewayContext;
+    keepStoredThrough(numbered, (p) => p, true);
+    keepStoredThrough(masked, (p) => p);
+    expect(continuesByHistory(numbered)).toBe(true);
+    expect(continuesByHistory(masked)).toBe(false);
+    expect(continuesByHistory({} as GatewayContext)).toBe(false);
   });
 });

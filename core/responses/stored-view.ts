@@ -21,10 +21,22 @@ export type StoredView = (parts: KeptParts) => KeptParts | undefined;
 
 const views = new WeakMap<GatewayContext, StoredView>();
 const takeBacks = new WeakMap<GatewayContext, () => Promise<void>>();
+const historyOnly = new WeakSet<GatewayContext>();
 
-/** From the changing step, before the request goes on: its record is kept through `view`. */
-export function keepStoredThrough(ctx: GatewayContext, view: StoredView): void {
+/**
+ * From the changing step, before the request goes on: its record is kept through `view`. `byHistory`: the step gives
+ * the text stand-ins that mean something within one request only (the guardrails' numbered placeholders), so this
+ * request continues a chain by the history as kept, never by id from a native upstream's own copy, which holds an
+ * earlier request's stand-ins (its [EMAIL_1] would be read as this request's).
+ */
+export function keepStoredThrough(ctx: GatewayContext, view: StoredView, byHistory = false): void {
   views.set(ctx, view);
+  if (byHistory) historyOnly.add(ctx);
+}
+
+/** Whether this request must continue a chain by the history as kept (see keepStoredThrough). */
+export function continuesByHistory(ctx: GatewayContext): boolean {
+  return historyOnly.has(ctx);
 }
 
 /** The parts as this request's record keeps them (the same objects when no step asked); undefined: keep nothing. */

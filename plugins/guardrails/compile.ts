@@ -29,6 +29,8 @@ export interface Guard {
   redacts: boolean;
   /** The answer is edited in place: a stream's text held back by the output rules, masks, restored values. */
   edits: boolean;
+  /** An input redact rule hands out placeholders ([EMAIL_1]), numbered per request. */
+  placeholders: boolean;
 }
 
 const compiled = new WeakMap<GuardrailsConfig, Guard | null>();
@@ -51,7 +53,8 @@ export function compile(config: GuardrailsConfig): Guard | null {
   if (!input.length && !output.length && !moderateInput && !moderateOutput) return null;
   const redacts = input.some((r) => r.action === "redact") || output.some((r) => r.action === "redact");
   const edits = output.length > 0 || redacts;
-  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts, edits };
+  const placeholders = input.some((r) => r.action === "redact" && !r.mask);
+  return { input, output, moderation: m, moderateInput, moderateOutput, window: config.stream_window ?? 64, redacts, edits, placeholders };
 }
 
 /** A placeholder label from a rule name: "no-internal.codes" -> NO_INTERNAL_CODES. */

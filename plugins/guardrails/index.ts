@@ -43,7 +43,8 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
     if (moderate) await checkModeration(ctx, guard.moderation!, turn, "input");
   }
   // A stored response is made inside this check: it keeps what the client is given, values a rule took out as masks.
-  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length || guard.moderateOutput)) keepStoredThrough(ctx, storedView(run));
+  // Its placeholders are numbered per request: a chain is continued by that history, not by a native upstream's copy.
+  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length || guard.moderateOutput)) keepStoredThrough(ctx, storedView(run), guard.placeholders);
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
   // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
