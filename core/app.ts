@@ -23,6 +23,7 @@ import { serveConsole } from "./console/serve.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { trafficOf } from "./admin/traffic-sampler.ts";
 import { answerUnrouted } from "./http/unrouted.ts";
+import { isMessagesPath } from "./http/messages-path.ts";
 import { markWhenEnded } from "./observability/wire-bytes.ts";
 import { RouteMethods } from "./http/route-methods.ts";
 import { crossOrigin } from "./http/cors.ts";
@@ -36,8 +37,8 @@ function nodeOf(event: H3Event): { req: IncomingMessage; res: ServerResponse } {
 }
 
 /** A request no route takes, answered, counted and logged (core/http/unrouted.ts). */
-function unrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown): symbol {
-  answerUnrouted(gateway, req, res, err, body);
+function unrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown, anthropic = false): symbol {
+  answerUnrouted(gateway, req, res, err, body, anthropic);
   return HANDLED;
 }
 
@@ -82,7 +83,10 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
     const err = methods.length
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
-    return unrouted(gateway, req, res, err, isGeminiPath(event.url.pathname) ? toGeminiJSON(err) : err.toJSON());
+    const path = event.url.pathname;
+    // In the envelope of the API the path belongs to: the client's SDK reads its own markers (Anthropic's error.type).
+    if (isMessagesPath(path)) return unrouted(gateway, req, res, err, err.toAnthropicJSON(), true);
+    return unrouted(gateway, req, res, err, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
   };
   for (const spec of endpoints) if (!spec.action) register(spec);
   // Custom methods (Gemini's `models/{model}:generateContent`): one handler per wildcard route picks the endpoint.

@@ -50,6 +50,27 @@ describe("messages errors", () => {
     expect(res.headers.get("request-id")).toBeTruthy();
   });
 
+  it("a method or path no route takes under /v1/messages is in the same envelope, so the SDK raises its own class", async () => {
+    const cases: [string, string, number, string][] = [
+      ["GET", "/messages", 405, "invalid_request_error"],
+      ["GET", "/messages/count_tokens", 405, "invalid_request_error"],
+      ["POST", "/messages/batches", 404, "not_found_error"],
+    ];
+    for (const [method, path, status, type] of cases) {
+      const res = await fetch(gw.baseURL + path, { method, headers: { "x-api-key": LIVE, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+      expect(res.status, path).toBe(status);
+      expect(await res.json(), path).toEqual({ type: "error", error: expect.objectContaining({ type, message: expect.any(String) }) });
+      expect(res.headers.get("request-id"), path).toBe(res.headers.get("x-request-id"));
+    }
+    // The SDK's batches API on a gateway that serves no batches: NotFoundError, as Anthropic's own 404 gives.
+    const err = await client.messages.batches.create({ requests: [{ custom_id: "a", params: { model, max_tokens: 10, messages: hi } }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.NotFoundError);
+    expect(err.error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+    // Other paths keep the gateway's envelope.
+    const chat = await fetch(`${gw.baseURL}/chat/completions`, { method: "GET" });
+    expect((await chat.json()).type).toBeUndefined();
+  });
+
   it.each([
     [{ temperature: 1.5 }, "temperature"],
     [{ messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],

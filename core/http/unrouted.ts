@@ -13,10 +13,15 @@ import { wireBytes } from "../observability/wire-bytes.ts";
 /** The endpoint label of requests no route took. */
 export const UNROUTED = "unrouted";
 
-/** Sends `body` (the error's envelope in the path's protocol) with the error's status, counts it and logs it. */
-export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown): void {
+/**
+ * Sends `body` (the error's envelope in the path's protocol) with the error's status, counts it and logs it. On a
+ * Messages path (`anthropic`) the request id also goes as Anthropic's `request-id`, as every Messages answer has it.
+ */
+export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, err: GatewayError, body: unknown, anthropic = false): void {
   const requestId = requestIdOf(req);
-  writeWhole(res, err.status, { "content-type": "application/json", "x-request-id": requestId, ...err.headers }, JSON.stringify(body));
+  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, ...err.headers };
+  if (anthropic) headers["request-id"] = requestId;
+  writeWhole(res, err.status, headers, JSON.stringify(body));
   gateway.metrics.requests.add(1, UNROUTED, "", "", String(err.status));
   if (!accessLogOn(gateway, gateway.config.raw)) return;
   const url = req.url ?? "/";
