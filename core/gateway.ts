@@ -27,6 +27,7 @@ import { apiKeyIdClashes } from "./keys/id-clash.ts";
 import { droppedEveryProject } from "./config/reload-guard.ts";
 import { describeEgress } from "./net/egress-proxy.ts";
 import { PluginSetupError } from "./pipeline/setup-error.ts";
+import { PLUGIN_SETUP_TIMEOUT_MS, settleWithin } from "./pipeline/setup-bound.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -57,6 +58,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Where `${VARS}` of gateway.yaml are read, at start and at every reload (default: process.env). */
   env?: Record<string, string | undefined>;
+  /** The bound on a third-party plugin's setup (default PLUGIN_SETUP_TIMEOUT_MS; tests shorten it). */
+  pluginSetupTimeoutMs?: number;
 }
 
 interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapshot> }
@@ -76,6 +79,7 @@ export class Gateway implements GatewayHandle {
   draining = false;
   readonly log: Logger;
   private readonly env?: Record<string, string | undefined>;
+  private readonly pluginSetupTimeoutMs: number;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
   /** Reloads started, and the latest of them that has installed its config or been refused. */
@@ -92,6 +96,7 @@ export class Gateway implements GatewayHandle {
   private constructor(opts: GatewayOptions) {
     this.log = opts.logger ?? createLogger();
     this.env = opts.env;
+    this.pluginSetupTimeoutMs = opts.pluginSetupTimeoutMs ?? PLUGIN_SETUP_TIMEOUT_MS;
   }
 
   static async create(config: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -313,13 +318,25 @@ export class Gateway implements GatewayHandle {
     }
     for (const entry of config.pipeline) {
       let state: unknown;
+      const trusted = entry.name in config.builtins.plugins;
       try {
-        state = entry.def.setup ? await entry.def.setup(this, entry.options, config) : undefined;
+        const setup = entry.def.setup ? Promise.resolve(entry.def.setup(this, entry.options, config)) : undefined;
+        // Bounded for third-party plugins (./pipeline/setup-bound.ts); a built-in's setup is the gateway's own work
+        // (the budget's warm-up reads each project's spend, however long a large ledger takes).
+        state = setup && !trusted ? await settleWithin(setup, this.pluginSetupTimeoutMs, (late) => this.tearDownLate(entry.def, entry.name, late)) : await setup;
       } catch (err) {
         throw new PluginSetupError(entry.name, err);
       }
-      plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state }, trusted: entry.name in config.builtins.plugins });
+      plugins.push({ def: entry.def, instance: { name: entry.name, options: entry.options, state }, trusted });
     }
+  }
+
+  /** A setup that finished after its bound had passed: its config was refused, so what it set up is released. */
+  private tearDownLate(def: ResolvedPlugin["def"], name: string, state: unknown): void {
+    this.log.warn(`plugin ${name} setup finished after its bound had passed; tearing it down`);
+    Promise.resolve()
+      .then(() => def.teardown?.(state))
+      .catch((err) => this.log.warn(`plugin ${name} teardown failed`, { error: String(err) }));
   }
 
   private async dispose(s: Snapshot): Promise<void> {

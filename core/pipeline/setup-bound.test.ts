@@ -1,0 +1,59 @@
+// A third-party plugin whose setup never settles (a license check against a server that never answers) held the
+// start for ever before listening, or ended it with exit 13 and nothing said (an unsettled top-level await), and
+// held a reload for ever: setup is bounded, and past the bound the config is refused naming the plugin and the bound.
+import { afterEach, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import YAML from "yaml";
+import { loadConfig } from "../config/load.ts";
+import { Gateway } from "../gateway.ts";
+import { createLogger } from "../log.ts";
+import { PluginSetupError } from "./setup-error.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mg-setup-bound-"));
+const hang = join(dir, "hang");
+// Its setup never settles while the file "hang" exists; its teardown notes each state it is given.
+writeFileSync(join(dir, "licensed.mjs"), `import { existsSync, appendFileSync } from "node:fs";
+export default { name: "licensed",
+  setup() { return existsSync(${JSON.stringify(hang)}) ? new Promise(() => {}) : { licensed: true }; },
+  teardown(state) { appendFileSync(${JSON.stringify(join(dir, "teardowns"))}, JSON.stringify(state) + "\\n"); },
+  handle: (ctx, next) => next() };
+`);
+const file = join(dir, "gateway.yaml");
+writeFileSync(file, YAML.stringify({
+  store: { kind: "memory" },
+  metrics: { listener: false },
+  providers: { sim: { protocol: "sim" } },
+  models: { "sim/echo": { endpoints: [{ provider: "sim", model: "echo" }] } },
+  projects: { demo: { keys: [{ id: "k", sha256: "8d73c889f7b0cdb4f6d43d374791ef31c60f88765de7577cc2fcd01d6496d345" }] } },
+  plugins: { licensed: { module: join(dir, "licensed.mjs") } },
+  pipeline: ["auth", "licensed", "router"],
+}));
+
+const opts = { logger: createLogger("silent"), pluginSetupTimeoutMs: 200 };
+let gw: Gateway | undefined;
+afterEach(async () => {
+  rmSync(hang, { force: true });
+  await gw?.close();
+  gw = undefined;
+});
+
+describe("a plugin setup that never settles", () => {
+  it("refuses the start, naming the plugin and the bound", async () => {
+    writeFileSync(hang, "");
+    const started = Gateway.create(await loadConfig(file), opts);
+    const err = await started.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PluginSetupError);
+    expect((err as Error).message).toBe("plugin licensed setup failed: did not finish within 0.2 s (a setup must settle; give what it waits on a timeout of its own)");
+  }, 20_000);
+
+  it("refuses a reload the same way, and the config it had keeps serving", async () => {
+    gw = await Gateway.create(await loadConfig(file), opts);
+    writeFileSync(hang, "");
+    const r = await gw.reload(file);
+    expect(r).toEqual({ ok: false, problems: ["setting up the new config failed: plugin licensed setup failed: did not finish within 0.2 s (a setup must settle; give what it waits on a timeout of its own)"] });
+    expect(gw.lastReload).toMatchObject({ ok: false });
+    expect(existsSync(join(dir, "teardowns"))).toBe(false); // the serving config's plugin is not torn down
+  }, 20_000);
+});
