@@ -53,6 +53,52 @@ export function redactions(hits: Hit[]): Hit[] {
   return out;
 }
 
+/** What one side's rules make of a piece of text: the earliest rule's block, the flags, the redactions to make. */
+export interface Judged {
+  block?: Hit;
+  flags: Hit[];
+  redact: Hit[];
+}
+
+/** The rules over `text` (undefined: nothing matched); how each outcome acts is the caller's. */
+export function judge(text: string, rules: readonly CompiledRule[]): Judged | undefined {
+  const hits = findHits(text, rules);
+  if (!hits.length) return undefined;
+  let block: Hit | undefined;
+  for (const h of hits) if (h.rule.action === "block" && (!block || h.order < block.order)) block = h;
+  return { ...(block ? { block } : {}), flags: hits.filter((h) => h.rule.action === "flag"), redact: redactions(hits) };
+}
+
+/** `text` with each of `hits` (sorted, not overlapping) replaced by what `put` makes of it. */
+export function spliced(text: string, hits: readonly Hit[], put: (h: Hit, value: string) => string): string {
+  if (!hits.length) return text;
+  let out = "", at = 0;
+  for (const h of hits) {
+    out += text.slice(at, h.start) + put(h, text.slice(h.start, h.end));
+    at = h.end;
+  }
+  return out + text.slice(at);
+}
+
+/** A value taken out for good: never restored. */
+export const maskOf = (h: Hit): string => `[REDACTED:${h.label}]`;
+
+/** Which of a side's allow rules its text mentioned, once there was text to judge. */
+export class TopicsSeen {
+  saw = false;
+  private readonly satisfied = new Set<CompiledRule>();
+
+  see(text: string, rules: readonly CompiledRule[]): void {
+    this.saw = true;
+    for (const r of rules) if (r.allow && !this.satisfied.has(r) && mentions(r, text)) this.satisfied.add(r);
+  }
+
+  /** The allow rules none of whose topic was seen (none when there was no text to judge). */
+  unmet(rules: readonly CompiledRule[]): CompiledRule[] {
+    return this.saw ? rules.filter((r) => r.allow && !this.satisfied.has(r)) : [];
+  }
+}
+
 /** One redaction in a document: the original span [start, end) became `length` characters. */
 export interface Edit {
   start: number;
@@ -71,8 +117,7 @@ export interface RedactedDocument {
 
 export class GuardRun {
   readonly vault = new Vault();
-  private readonly satisfied = new Set<CompiledRule>();
-  private sawTopicText: Record<Side, boolean> = { input: false, output: false };
+  private readonly topics: Record<Side, TopicsSeen> = { input: new TopicsSeen(), output: new TopicsSeen() };
   /** Messages text documents this request redacted, by document_index: citations into them are mapped back. */
   readonly documents = new Map<number, RedactedDocument>();
   /** Where redact() notes its edits while a document is being checked. */
@@ -115,43 +160,32 @@ export class GuardRun {
   apply(text: string, rules: readonly CompiledRule[], side: Side, topic: boolean): string {
     if (!text || !rules.length) return text;
     if (topic) this.topic(text, rules, side);
-    const hits = findHits(text, rules);
-    if (!hits.length) return text;
-    let first: Hit | undefined;
-    for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
-    if (first) throw blocked(this.ctx, first.rule.name, side);
-    for (const h of hits) if (h.rule.action === "flag") note(this.ctx, h.rule.name, "flag");
-    return this.redact(text, redactions(hits), side);
+    const judged = judge(text, rules);
+    if (!judged) return text;
+    if (judged.block) throw blocked(this.ctx, judged.block.rule.name, side);
+    for (const h of judged.flags) note(this.ctx, h.rule.name, "flag");
+    return this.redact(text, judged.redact, side);
   }
 
   /** `hits` (sorted, not overlapping) replaced: placeholders on the input side unless the rule masks, masks on output. */
   redact(text: string, hits: readonly Hit[], side: Side): string {
-    if (!hits.length) return text;
-    let out = "", at = 0;
-    for (const h of hits) {
+    return spliced(text, hits, (h, value) => {
       note(this.ctx, h.rule.name, "redact");
-      const value = text.slice(h.start, h.end);
       const masked = side === "output" || h.rule.mask;
-      const put = masked ? `[REDACTED:${h.label}]` : this.vault.placeholder(h.label, value);
+      const put = masked ? maskOf(h) : this.vault.placeholder(h.label, value);
       this.edits?.push({ start: h.start, end: h.end, length: put.length, masked });
-      out += text.slice(at, h.start) + put;
-      at = h.end;
-    }
-    return out + text.slice(at);
+      return put;
+    });
   }
 
   /** `text` counts for the allow rules of `side`: those it mentions are satisfied. */
   topic(text: string, rules: readonly CompiledRule[], side: Side): void {
-    this.sawTopicText[side] = true;
-    for (const r of rules) if (r.allow && !this.satisfied.has(r) && mentions(r, text)) this.satisfied.add(r);
+    this.topics[side].see(text, rules);
   }
 
   /** After all of one side's text: allow rules none of whose topic was seen act (when there was text to judge). */
   allowVerdict(side: Side): void {
-    if (!this.sawTopicText[side]) return;
-    const rules = side === "input" ? this.guard.input : this.guard.output;
-    for (const r of rules) {
-      if (!r.allow || this.satisfied.has(r)) continue;
+    for (const r of this.topics[side].unmet(side === "input" ? this.guard.input : this.guard.output)) {
       if (r.action === "block") throw blocked(this.ctx, r.name, side);
       note(this.ctx, r.name, "flag");
     }

@@ -9,7 +9,7 @@
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { refuseKept, type KeptParts, type StoredView } from "../../core/responses/stored-view.ts";
 import type { GuardRun } from "./check.ts";
-import { findHits, mentions, redactions } from "./check.ts";
+import { judge, maskOf, spliced, TopicsSeen } from "./check.ts";
 import type { CompiledRule } from "./compile.ts";
 import { responsesItem } from "./walk/answer.ts";
 
@@ -28,32 +28,29 @@ function mapStrings<T>(value: T, edit: (s: string) => string): T {
   return out as T;
 }
 
-/** The output rules over an answer's text as the client's check applies them, without its notes or refusals. */
+/**
+ * The output rules over an answer's text as the client's check applies them (GuardRun.apply and allowVerdict, through
+ * the same judge, spliced and TopicsSeen), without its notes or refusals.
+ */
 class OutputJudge {
   refused = false;
-  private sawText = false;
-  private readonly satisfied = new Set<CompiledRule>();
+  private readonly topics = new TopicsSeen();
 
   constructor(private readonly rules: readonly CompiledRule[]) {}
 
   /** The text as the client got it from the rules: masks where they redact; a block marks the answer refused. */
   text = (text: string): string => {
     if (!text || !this.rules.length) return text;
-    this.sawText = true;
-    for (const r of this.rules) if (r.allow && !this.satisfied.has(r) && mentions(r, text)) this.satisfied.add(r);
-    const hits = findHits(text, this.rules);
-    if (hits.some((h) => h.rule.action === "block")) this.refused = true;
-    let out = "", at = 0;
-    for (const h of redactions(hits)) {
-      out += text.slice(at, h.start) + `[REDACTED:${h.label}]`;
-      at = h.end;
-    }
-    return out + text.slice(at);
+    this.topics.see(text, this.rules);
+    const judged = judge(text, this.rules);
+    if (!judged) return text;
+    if (judged.block) this.refused = true;
+    return spliced(text, judged.redact, maskOf);
   };
 
   /** After all the answer's text: refused by a block, or by an allow rule none of whose topic it has (as allowVerdict). */
   get verdictRefuses(): boolean {
-    return this.refused || (this.sawText && this.rules.some((r) => r.allow && r.action === "block" && !this.satisfied.has(r)));
+    return this.refused || this.topics.unmet(this.rules).some((r) => r.action === "block");
   }
 }
 
