@@ -14,3 +14,11 @@ describe("deltaChars", () => {
     expect(deltaChars(JSON.stringify({ type: "x", delta: 5 }))).toBe(0);
   });
 });
+
+describe("deltaChars after an offset", () => {
+  it("finds the delta before the offset too (a key order other than OpenAI's)", () => {
+    const data = JSON.stringify({ delta: "abc", type: "response.output_text.delta" });
+    expect(deltaChars(data, 40)).toBe(3);
+    expect(deltaChars(JSON.stringify({ type: "response.output_text.delta", delta: "abcd" }), 36)).toBe(4);
+  });
+});

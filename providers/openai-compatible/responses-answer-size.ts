@@ -4,16 +4,24 @@
 import type { AnswerBound } from "../answer-bound.ts";
 
 /** Characters of an event's `"delta"` string as sent (JSON escapes included); 0 when it has none. */
-export function deltaChars(data: string): number {
-  const key = data.indexOf('"delta"');
-  if (key === -1) return 0;
-  let i = key + 7;
-  for (; i < data.length; i++) {
-    const c = data.charCodeAt(i);
-    if (c === 34) break; // the value's opening quote
-    if (c !== 58 && c !== 32 && c !== 9 && c !== 10 && c !== 13) return 0; // not a string value
+export function deltaChars(data: string, from = 0): number {
+  // Compact JSON, as OpenAI sends it, first, looked for after `from` (past the event's type: the relay's CPU per event
+  // is measured in bench/responses-stream.bench.ts); a pattern not beginning with a quote, JSON's commonest
+  // character, is found in well under half the time.
+  let start = data.indexOf('delta":"', from);
+  if (start === -1 && from > 0) start = data.indexOf('delta":"');
+  if (start > 0 && data.charCodeAt(start - 1) === 34) start += 8;
+  else {
+    const key = data.indexOf('"delta"');
+    if (key === -1) return 0;
+    let i = key + 7;
+    for (; i < data.length; i++) {
+      const c = data.charCodeAt(i);
+      if (c === 34) break; // the value's opening quote
+      if (c !== 58 && c !== 32 && c !== 9 && c !== 10 && c !== 13) return 0; // not a string value
+    }
+    start = i + 1;
   }
-  const start = i + 1;
   let end = data.indexOf('"', start);
   // A quote preceded by an odd number of backslashes is part of the text.
   while (end !== -1) {
@@ -35,7 +43,8 @@ export class RelayedAnswer {
   note(type: string | undefined, data: string): void {
     if (type === undefined) return;
     if (type.endsWith(".delta")) {
-      const n = deltaChars(data);
+      // OpenAI's events begin {"type":"<type>", and the delta comes after.
+      const n = deltaChars(data, type.length + 10);
       this.open += n;
       this.bound.add(n);
     } else if (type === "response.output_item.done") {
