@@ -65,6 +65,22 @@ describe("ApiKeys", () => {
     await c.close();
   });
 
+  it("tells a key the store said it has not (absent) from one it could not be asked about", async () => {
+    const store = new Store();
+    const c = cache(store);
+    await c.start();
+    const unknown = "7".repeat(64);
+    expect(await c.find(unknown)).toBeUndefined();
+    expect(c.absent(unknown)).toBe(true);
+    store.down = true;
+    const unasked = "6".repeat(64);
+    expect(await c.find(unasked)).toBeUndefined();
+    expect(c.absent(unasked)).toBe(false);
+    expect(c.find(unasked)).toBeUndefined(); // remembered for a second, still not known to be absent
+    expect(c.absent(unasked)).toBe(false);
+    await c.close();
+  });
+
   it("writes last uses in a batch at flush time (the latest per key), and keeps them when the store cannot take them", async () => {
     const store = new Store();
     await store.create(key(3));

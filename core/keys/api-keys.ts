@@ -30,6 +30,11 @@ const LAST_USE_FLUSH_MS = 15_000;
 export interface ApiKeyDirectory {
   /** The key with this sha256 (hex), from the cache, else (once) from the store; undefined when there is none. */
   find(sha256: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined;
+  /**
+   * After find gave undefined: did the store just say it has no such key? False when it could not be asked (down,
+   * too many lookups at once), so the refusal is one a later try may pass (auth sends x-should-retry: false only then).
+   */
+  absent(sha256: string): boolean;
   /** A request authenticated with this key, from gateway.yaml or the store (kept in memory, written now and then). */
   used(key: KeyRuntime, at: number): void;
 }
@@ -51,7 +56,8 @@ interface Cached { stored: StoredKey; runtime: KeyRuntime }
 
 export class ApiKeys implements ApiKeyDirectory {
   private readonly byHash = new Map<string, Cached>();
-  private readonly misses = new Map<string, number>();
+  /** Keys not found, when, and whether the store answered (false: it could not be asked, which proves nothing). */
+  private readonly misses = new Map<string, { at: number; answered: boolean }>();
   private readonly lookups = new Map<string, Promise<KeyRuntime | undefined>>();
   private readonly uses = new Map<KeyRuntime, number>();
   private readonly flushedUses = new Map<string, number>();
@@ -213,8 +219,8 @@ export class ApiKeys implements ApiKeyDirectory {
   find(sha256: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined {
     const hit = this.byHash.get(sha256);
     if (hit) return hit.runtime;
-    const missedAt = this.misses.get(sha256);
-    if (missedAt !== undefined && this.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
+    const missed = this.misses.get(sha256);
+    if (missed !== undefined && this.now() - missed.at < NEGATIVE_TTL_MS) return undefined;
     const pending = this.lookups.get(sha256);
     if (pending) return pending;
     if (this.lookups.size >= MAX_LOOKUPS) return undefined;
@@ -224,11 +230,11 @@ export class ApiKeys implements ApiKeyDirectory {
           this.put(k);
           return this.byHash.get(sha256)!.runtime;
         }
-        this.miss(sha256);
+        this.miss(sha256, true);
         return undefined;
       },
       () => {
-        this.miss(sha256); // store down: the cache is all there is
+        this.miss(sha256, false); // store down: the cache is all there is
         return undefined;
       },
     ).finally(() => this.lookups.delete(sha256));
@@ -236,9 +242,14 @@ export class ApiKeys implements ApiKeyDirectory {
     return p;
   }
 
-  private miss(sha256: string): void {
+  private miss(sha256: string, answered: boolean): void {
     if (this.misses.size >= NEGATIVE_MAX) this.misses.clear();
-    this.misses.set(sha256, this.now());
+    this.misses.set(sha256, { at: this.now(), answered });
+  }
+
+  absent(sha256: string): boolean {
+    const missed = this.misses.get(sha256);
+    return missed !== undefined && missed.answered && this.now() - missed.at < NEGATIVE_TTL_MS;
   }
 
   used(key: KeyRuntime, at: number): void {

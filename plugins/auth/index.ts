@@ -3,7 +3,7 @@
 // Keys are looked up by sha256 and the hash compared in constant time; the key itself is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { definePlugin } from "../../core/pipeline/define.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { KEY_PATTERN } from "../../core/keys/keys.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { KeyRuntime, RuntimeConfig } from "../../core/config/runtime.ts";
@@ -31,10 +31,16 @@ function queryKey(path: string): string | undefined {
   return q === -1 ? undefined : new URLSearchParams(path.slice(q + 1)).get("key")?.trim() || undefined;
 }
 
-function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", message: string): GatewayError {
+/**
+ * A 401. `final` (the key is missing, malformed, unknown to the store, revoked or expired): no retry can pass, and
+ * x-should-retry: false says so to Claude Code, which otherwise retries every 401 for minutes. Not final: a key the
+ * store could not be asked about, which may work once it is back.
+ */
+function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", message: string, final = true): GatewayError {
+  const init = final ? { headers: { ...DO_NOT_RETRY } } : {};
   // The rerank endpoint names every authentication failure UNAUTHORIZED (spec, Authentication 4).
-  if (ctx.endpoint === "rerank") return new GatewayError(401, "UNAUTHORIZED", message);
-  return new GatewayError(401, code, message);
+  if (ctx.endpoint === "rerank") return new GatewayError(401, "UNAUTHORIZED", message, init);
+  return new GatewayError(401, code, message, init);
 }
 
 /**
@@ -58,9 +64,11 @@ function lookup(config: RuntimeConfig, key: string): KeyRuntime | undefined {
   return record;
 }
 
+const digestOf = (key: string) => createHash("sha256").update(key).digest();
+
 /** A key created through the admin API: this replica's cache, else (once) the store. */
 function storedKey(ctx: GatewayContext, key: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined {
-  const digest = createHash("sha256").update(key).digest();
+  const digest = digestOf(key);
   const found = ctx.gateway.apiKeys.find(digest.toString("hex"));
   const check = (r: KeyRuntime | undefined) => (r && timingSafeEqual(r.hash, digest) ? r : undefined);
   return found instanceof Promise ? found.then(check) : check(found);
@@ -82,7 +90,11 @@ export default definePlugin({
 function admit(ctx: GatewayContext, key: string, record: KeyRuntime | undefined, next: () => Promise<void>): Promise<void> {
   const project = record && ctx.config.projects.get(record.projectId);
   // A stored key of a project no longer in the config is as good as unknown.
-  if (!record || !project) throw deny(ctx, "INVALID_API_KEY", "Unknown API key");
+  if (!record || !project) {
+    // A key the store could not be asked about (down) may be valid: refused, but not for good.
+    const final = !!record || ctx.gateway.apiKeys.absent(digestOf(key).toString("hex"));
+    throw deny(ctx, "INVALID_API_KEY", "Unknown API key", final);
+  }
   if (record.revoked) throw deny(ctx, "INVALID_API_KEY", "This API key has been revoked");
   if (record.expiresAt !== null && Date.now() >= record.expiresAt) {
     throw deny(ctx, "EXPIRED_API_KEY", `This API key expired at ${new Date(record.expiresAt).toISOString()}`);
