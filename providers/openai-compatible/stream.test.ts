@@ -262,7 +262,14 @@ describe("relayChatStream: tool-call arguments sent as an object (a host not kno
     expect(await relay(true)).toBe('{"city":"Zürich"}');
   });
 
-  it("is not looked for on a known host's stream (no scan per chunk)", async () => {
-    expect(await relay(false)).toEqual({ city: "Zürich" });
+  it("a known host's string arguments (the wire's form) pass byte-for-byte, the chunk unparsed and unscanned", async () => {
+    // Spacing, escapes and key order as a host wrote them: a chunk re-serialised would change them.
+    const strArgs = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments": "{\\"city\\": \\"Z\\u00fcrich\\", \\"q\\": {\\"a\\":1}}"}}]}}],"usage":null}';
+    const sent = { data: strArgs };
+    const out: SseEvent[] = [];
+    for await (const e of relayChatStream(events([sent, { data: "[DONE]" }]), false, { reportUsage: () => {}, reportFirstToken: () => {} }, "up", false)) out.push(e);
+    expect(out[0]).toBe(sent);
+    expect(out[0]!.data).toBe(strArgs);
+    expect(JSON.parse(JSON.parse(strArgs).choices[0].delta.tool_calls[0].function.arguments)).toEqual({ city: "Zürich", q: { a: 1 } });
   });
 });
