@@ -85,6 +85,23 @@ describe("Anthropic SDK -> Gemini model", () => {
   });
 });
 
+describe("Anthropic SDK -> Gemini model: what Gemini ignores is named", () => {
+  it("service_tier and a text document's title, context and citations are listed in x-mg-dropped-params; the document's text arrives", async () => {
+    const { data, response } = await anthropic.messages.create({
+      model, max_tokens: 100, service_tier: "standard_only",
+      messages: [{ role: "user", content: [
+        { type: "document", source: { type: "text", media_type: "text/plain", data: "The sky is blue." }, title: "Sky facts", context: "From the 2024 almanac", citations: { enabled: true } },
+        { type: "text", text: "What colour is the sky?" },
+      ] }],
+    }).withResponse();
+    expect(data.type).toBe("message");
+    expect(response.headers.get("x-mg-dropped-params")?.split(",")).toEqual([
+      "service_tier", "messages[0].content[0].title", "messages[0].content[0].context", "messages[0].content[0].citations",
+    ]);
+    expect(JSON.stringify(gemini.requests.at(-1)!.body.contents)).toContain("The sky is blue.");
+  });
+});
+
 describe("openai client -> Gemini model", () => {
   it("streams tool calls whole with their own indexes, usage once at the end", async () => {
     const stream = await openai.chat.completions.create({ model, messages: [{ role: "user", content: "Weather?" }], tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, parameters: t.input_schema } })), stream: true, stream_options: { include_usage: true } });

@@ -191,3 +191,32 @@ describe("messages request -> a chat completions upstream's own limits", () => {
     expect(chat({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }, { role: "user", content: "more" }] }).dropped).toEqual([]);
   });
 });
+
+describe("knobs a chat upstream ignores are named as the Messages client sent them", () => {
+  it("service_tier, and a document's title, context and enabled citations (top level and inside a tool result)", () => {
+    const doc = { type: "document", source: { type: "text", media_type: "text/plain", data: "The sky is blue." }, title: "Sky facts", context: "From the 2024 almanac", citations: { enabled: true } };
+    const { body, dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 5, service_tier: "standard_only",
+      messages: [
+        { role: "user", content: [doc, { type: "text", text: "Colour?" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "read" }, { ...doc, citations: { enabled: false } }] }] },
+      ],
+    });
+    expect(dropped).toEqual([
+      "service_tier",
+      "messages[0].content[0].title", "messages[0].content[0].context", "messages[0].content[0].citations",
+      "messages[2].content[0].content[1].title", "messages[2].content[0].content[1].context",
+    ]);
+    expect(body.service_tier).toBeUndefined();
+    expect((body.messages as any[])[0]).toEqual({ role: "user", content: "The sky is blue.\nColour?" });
+  });
+
+  it("a document without them, and service_tier null, name nothing", () => {
+    const { dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 5, service_tier: null,
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "x" }, title: null, citations: { enabled: false } }] }],
+    });
+    expect(dropped).toEqual([]);
+  });
+});

@@ -2,8 +2,9 @@
 // Gemini through its chat op, the simulator). Reference §3.2–3.5 read in reverse.
 // A mid-conversation system message (role "system" in messages) becomes a chat system message at its place.
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
-// can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k` and
-// cache markers are dropped (reported in x-mg-dropped-params); unknown fields and unknown block types are dropped.
+// can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
+// `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
+// x-mg-dropped-params); unknown fields and unknown block types are dropped.
 // output_config.format (structured outputs) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
@@ -41,6 +42,9 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   const think = thinkingAsk(body, opts.target, opts.scope?.flavor ?? "chat");
   dropped.push(...think.dropped);
   if (body.top_k !== undefined) dropped.push("top_k");
+  // Anthropic's capacity tiers (auto | standard_only) are not OpenAI's (auto | default | flex | priority), and
+  // Gemini and Converse have none chosen per request.
+  if (body.service_tier !== undefined && body.service_tier !== null) dropped.push("service_tier");
   // Reasoning goes back only to a model that can think (one that cannot may refuse the fields).
   const replay = opts.target?.reasoning === true ? opts.scope : undefined;
   // Calls and their results alike, so they still pair. Without a scope (token counting) the ids stay as sent.
@@ -161,6 +165,15 @@ function imagePart(source: any): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/**
+ * What of a document block a chat part cannot carry, named at `at`: its `title` and `context` (Anthropic shows them to
+ * the model beside the document; chat has no place for them) and `citations` when enabled (no chat upstream cites).
+ */
+function documentExtras(b: any, at: string, dropped: string[]): void {
+  for (const k of ["title", "context"]) if (b[k] !== undefined && b[k] !== null && b[k] !== "") dropped.push(`${at}.${k}`);
+  if (b.citations?.enabled === true) dropped.push(`${at}.citations`);
+}
+
 /** A base64 PDF as a file part, a text document as text; other sources (url, file ids) chat cannot carry. */
 function documentPart(source: any): Record<string, unknown> | undefined {
   if (source?.type === "base64" && source.media_type === "application/pdf") return { type: "file", file: { file_data: `data:application/pdf;base64,${source.data}` } };
@@ -211,6 +224,7 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
             if (p) {
               origin?.(p, c);
               resultParts.push(p);
+              if (c.type === "document") documentExtras(c, `messages[${i}].content[${j}].content[${k}]`, dropped);
             } else dropped.push(`messages[${i}].content[${j}].content[${k}]`);
           });
         }
@@ -241,6 +255,7 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
         if (!p) throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
         origin?.(p, b);
         parts.push(p);
+        documentExtras(b, `messages[${i}].content[${j}]`, dropped);
         break;
       }
       default:
