@@ -42,7 +42,12 @@ export type ChatTool =
       custom: {
         name: string;
         description?: string;
-        format?: {};
+        /**
+         * The input format: text, or a grammar (any keywords).
+         */
+        format?: {
+          [k: string]: unknown;
+        };
       };
     };
 export type ToolChoice =
