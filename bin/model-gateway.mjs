@@ -7,6 +7,20 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureBuilt, ROOT } from "./build.mjs";
 
+// Until `start` has a SIGHUP handler, SIGHUP would end the process (exit 129): from here on it is noted instead, in
+// the global core/early-sighup.ts shares, which takes it over (and reloads once the gateway listens).
+if (process.argv[2] === "start") {
+  const held = {
+    asked: false,
+    listener: () => {
+      held.asked = true;
+      process.stderr.write("SIGHUP before the gateway listened: the config is read again once it does\n");
+    },
+  };
+  globalThis[Symbol.for("model-gateway.sighup-before-listen")] = held;
+  process.on("SIGHUP", held.listener);
+}
+
 let built;
 try {
   built = await ensureBuilt();

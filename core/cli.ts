@@ -12,6 +12,7 @@ import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import { stopWhenLauncherExits } from "./launcher.ts";
 import { keepServingOnUnhandledRejection } from "./unhandled-rejection.ts";
+import { holdSighup, releaseSighup } from "./early-sighup.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -92,6 +93,11 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         watch: !values["no-watch"],
         sighup: true,
       });
+      // Its own SIGHUP handler is in place now: a reload asked for while it started (./early-sighup.ts) is done.
+      if (releaseSighup()) {
+        gw.gateway.log.info("SIGHUP before the gateway listened: reloading the config now");
+        void gw.gateway.reload(undefined, "sighup");
+      }
       // First signal: graceful shutdown (server.shutdown_grace_ms), exit 0. A second one: exit 130 at once — records
       // of answered requests are already in the store or the spool (written before a response completes), except
       // those held in memory only (store down, spool unwritable): written out synchronously first, never dropped.
@@ -229,7 +235,13 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
 // the primary sees the exit and stops the rest.
 const startHere = commands.start!;
 commands.start = async (argv) => {
-  const code = await startHere(argv);
+  holdSighup(); // until the gateway (or the cluster's primary) has a SIGHUP handler of its own
+  let code: number;
+  try {
+    code = await startHere(argv);
+  } finally {
+    releaseSighup(); // a start that failed (or was refused) no longer notes SIGHUPs; a no-op once handed over
+  }
   if (code >= 0 && isWorker()) process.exit(code);
   return code;
 };
@@ -258,11 +270,14 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
   if (facts.secretWarning) log.warn(facts.secretWarning); // once here, not once per worker
   stopWhenLauncherExits(process.env, (parent) => log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
-  const code = await runPrimary({
+  // runPrimary installs its SIGHUP handler before it returns; the workers it forks read the config as they start.
+  const running = runPrimary({
     workers,
     log,
     onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, `primary pid ${process.pid}, ${workers} workers, pids ${pids.join(" ")}`)),
   });
+  if (releaseSighup()) log.info("SIGHUP before the gateway listened: the workers read the config as they start");
+  const code = await running;
   await log.close();
   process.exit(code); // the workers are gone (or were told to go, after a second signal)
 }
