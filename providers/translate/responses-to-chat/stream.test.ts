@@ -219,6 +219,53 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     expect(out.at(-1).response.output.map((o: any) => [o.call_id, o.arguments])).toEqual([["call_a", "{\"a\":{\"b\":1}}"], ["call_b", "{}"], ["call_c", "[]"]]);
   });
 
+  it("text or reasoning between one call's argument fragments (DeepSeek's reasoning_content) leaves the call open: every fragment reaches its item", async () => {
+    const out = await run([
+      c({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "get_weather", arguments: "{\"city\":" } }] }),
+      c({ reasoning_content: "Paris it is." }),
+      c({ content: "Checking" }),
+      c({ tool_calls: [{ index: 0, function: { arguments: "\"Paris\"}" } }] }),
+      c({ content: " now." }),
+      c({}, "tool_calls"),
+    ]);
+    expect(out.map((e) => e.sequence_number)).toEqual(out.map((_, i) => i));
+    const final = out.at(-1).response;
+    expect(final.status).toBe("completed");
+    expect(final.output.map((o: any) => [o.type, o.arguments ?? o.content?.[0]?.text])).toEqual([
+      ["function_call", "{\"city\":\"Paris\"}"], ["reasoning", undefined], ["message", "Checking now."],
+    ]);
+    // Each item's output_index is its place in the order items were added, and in the final output.
+    const added = out.filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => [e.output_index, e.item.type])).toEqual([[0, "function_call"], [1, "reasoning"], [2, "message"]]);
+    const deltas = out.filter((e) => e.type === "response.function_call_arguments.delta");
+    expect(deltas.map((e) => [e.output_index, e.item_id, e.delta])).toEqual([[0, added[0].item.id, "{\"city\":"], [0, added[0].item.id, "\"Paris\"}"]]);
+    // Nothing targets an item after its done; the items close in output_index order at the end.
+    const doneAt = new Map(out.flatMap((e, i) => (e.type === "response.output_item.done" ? [[e.output_index, i]] : [])));
+    out.forEach((e, i) => { if (e.output_index !== undefined && e.type !== "response.output_item.done") expect(i).toBeLessThan(doneAt.get(e.output_index)!); });
+    expect(out.filter((e) => e.type === "response.output_item.done").map((e) => e.output_index)).toEqual([1, 0, 2]);
+  });
+
+  it("a call whose arguments are whole closes when text starts, as before", async () => {
+    const out = await run([
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{}" } }] }),
+      c({ content: "done" }),
+      c({}, "tool_calls"),
+    ]);
+    expect(out.map((e) => `${e.type.replace("response.", "")}${e.output_index ?? ""}`).slice(2, 7)).toEqual([
+      "output_item.added0", "function_call_arguments.delta0", "function_call_arguments.done0", "output_item.done0", "output_item.added1",
+    ]);
+  });
+
+  it("a failure with a message open after an unfinished call lists both, in output_index order", async () => {
+    const seen: SseEvent[] = [];
+    await run([
+      c({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "f", arguments: "{\"a\":" } }] }),
+      c({ content: "Checking" }),
+    ], false, false, seen).catch(() => undefined);
+    const failed = JSON.parse(seen.at(-1)!.data).response;
+    expect(failed.output.map((o: any) => [o.type, o.status])).toEqual([["function_call", "incomplete"], ["message", "incomplete"]]);
+  });
+
   it("a failure mid-stream lists every open call as incomplete", async () => {
     const seen: SseEvent[] = [];
     await run(chunks.slice(0, 8), false, false, seen).catch(() => undefined);

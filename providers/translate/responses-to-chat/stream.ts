@@ -4,13 +4,15 @@
 // function_call_arguments.delta..., .done, then output_item.done; last response.completed (response.incomplete on
 // length / content_filter) carrying the whole response and usage. Upstream reasoning text is a reasoning item
 // (reasoning_summary_part / reasoning_summary_text events); the upstream's signed reasoning state (reasoning_details,
-// whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. A message or reasoning item
-// is open alone. Function calls are keyed by their chat tool index (reference §1.5: id and name come once, on an
-// index's first fragment; fragments of parallel calls may interleave), each its own item with its own output_index,
-// so several can be open at once and every argument fragment goes to its call's item. Open calls close, in
-// output_index order, when non-tool content starts, when the stream ends, or — those whose arguments are already a
-// complete JSON value — when a new call starts (so calls an upstream sends one after another close one after
-// another, as before). Constant memory apart from the final response's output and one entry per call, which the
+// whole blocks) becomes its encrypted_content, in output_item.done and the terminal event. At most one message or
+// reasoning item is open. Function calls are keyed by their chat tool index (reference §1.5: id and name come once,
+// on an index's first fragment; fragments of parallel calls — and text or reasoning, as DeepSeek's reasoning_content —
+// may come between a call's fragments), each its own item with its own output_index, so several items can be open at
+// once and every argument fragment goes to its call's item (the openai SDK's accumulator and Codex find an item by
+// output_index / item_id, not by being the last). Each item's output_index is its place in the order items were added,
+// which is also its place in the terminal response's output. Open calls whose arguments are already a complete JSON
+// value close, in output_index order, when other content or a new call starts (so calls an upstream sends one after
+// another close one after another, as before); the rest when the stream ends. Constant memory apart from the final response's output and one entry per call, which the
 // protocol requires; the texts built up are held as pieces (text-pieces.ts), and the whole answer kept is bounded by
 // server.upstream_limits.answer_bytes (answer-bound.ts: past it the stream fails with answer_too_large and the
 // upstream is let go). Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream
@@ -71,8 +73,12 @@ const contentPart = (type: "output_text" | "refusal", text: string, logprobs: un
 export class ChatToResponsesStream {
   private seq = 0;
   private response: ReturnType<typeof responseShell> | undefined;
-  /** The open message or reasoning item (never open together with calls). */
+  /** The open message or reasoning item (calls begun before it may still be open). */
   private open: OpenMessage | OpenReasoning | undefined;
+  /** Items added so far: the next item's output_index. */
+  private added = 0;
+  /** The output_index of each item in the response's output (closed items, kept in output_index order). */
+  private readonly outputIndexes: number[] = [];
   /** Every function call by chat tool index, and the open ones in output_index order. */
   private readonly calls = new Map<number, OpenCall>();
   private openCalls: OpenCall[] = [];
@@ -110,10 +116,21 @@ export class ChatToResponsesStream {
     return this.response;
   }
 
-  /** Closes whatever is open: the message or reasoning item, or every open call in output_index order. */
+  /** Closes whatever is open (the message or reasoning item and every open call), in output_index order. */
   private close(out: SseEvent[]): void {
+    const o = this.open;
+    let before = 0;
+    while (o && before < this.openCalls.length && this.openCalls[before]!.index < o.index) before++;
+    if (before) this.closeCalls(before, out);
     this.closeOpen(out);
     if (this.openCalls.length) this.closeCalls(this.openCalls.length, out);
+  }
+
+  /** Closes the open calls, from the first, whose arguments are whole (upstreams send calls one after another). */
+  private closeWholeCalls(out: SseEvent[]): void {
+    let n = 0;
+    while (n < this.openCalls.length && complete(this.openCalls[n]!.args)) n++;
+    if (n) this.closeCalls(n, out);
   }
 
   /** Closes the open message or reasoning item. */
@@ -153,7 +170,15 @@ export class ChatToResponsesStream {
       item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: args, status: "completed" };
     }
     this.ev("response.output_item.done", { output_index: o.index, item: clientItem(item, this.ctx.show) }, out);
-    this.response!.output.push(item);
+    this.keep(o.index, item, this.response!.output, this.outputIndexes);
+  }
+
+  /** Puts an item into an output list at its output_index's place (an item added after a call may close before it). */
+  private keep(index: number, item: unknown, output: unknown[], indexes: number[]): void {
+    let at = indexes.length;
+    while (at > 0 && indexes[at - 1]! > index) at--;
+    output.splice(at, 0, item);
+    indexes.splice(at, 0, index);
   }
 
   private closePart(o: OpenMessage, out: SseEvent[]): void {
@@ -170,8 +195,10 @@ export class ChatToResponsesStream {
   private text(delta: string, out: SseEvent[], type: "output_text" | "refusal" = "output_text", logprobs: unknown[] = []): void {
     let o = this.open;
     if (o?.kind !== "message") {
-      this.close(out);
-      o = { kind: "message", id: newId("msg"), index: this.response!.output.length, parts: [], part: type, text: new TextPieces(), logprobs: [] };
+      // A call whose arguments are unfinished stays open: its later fragments still go to its item.
+      this.closeOpen(out);
+      this.closeWholeCalls(out);
+      o = { kind: "message", id: newId("msg"), index: this.added++, parts: [], part: type, text: new TextPieces(), logprobs: [] };
       this.open = o;
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
@@ -192,8 +219,9 @@ export class ChatToResponsesStream {
 
   private openReasoning(out: SseEvent[]): OpenReasoning {
     if (this.open?.kind === "reasoning") return this.open;
-    this.close(out);
-    const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.response!.output.length, text: new TextPieces(), details: [] };
+    this.closeOpen(out);
+    this.closeWholeCalls(out);
+    const o: OpenReasoning = { kind: "reasoning", id: newId("rs"), index: this.added++, text: new TextPieces(), details: [] };
     this.open = o;
     this.ev("response.output_item.added", { output_index: o.index, item: { type: "reasoning", id: o.id, summary: [] } }, out);
     return o;
@@ -219,16 +247,13 @@ export class ChatToResponsesStream {
     let o = this.calls.get(toolIndex);
     if (o === undefined) {
       this.closeOpen(out);
-      // Calls before this one whose arguments are whole are finished (upstreams send calls one after another).
-      let n = 0;
-      while (n < this.openCalls.length && complete(this.openCalls[n]!.args)) n++;
-      if (n) this.closeCalls(n, out);
-      o = { kind: "call", id: newId("fc"), index: this.response!.output.length + this.openCalls.length, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: new TextPieces(), done: false };
+      this.closeWholeCalls(out);
+      o = { kind: "call", id: newId("fc"), index: this.added++, call_id: tc.id ?? newId("call"), ...clientName(this.ctx.names, tc.function?.name ?? ""), args: new TextPieces(), done: false };
       this.calls.set(toolIndex, o);
       this.openCalls.push(o);
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: "", status: "in_progress" } }, out);
     } else if (o.done) {
-      // A fragment after its call was closed (only after non-tool content or a whole JSON value): the item is final.
+      // A fragment after its call was closed (only once its arguments were a whole JSON value): the item is final.
       return;
     }
     const delta = tc.function?.arguments;
@@ -292,9 +317,10 @@ export class ChatToResponsesStream {
     // The item open when the upstream failed is in the output as far as it got, status incomplete.
     const o = this.open;
     const output = [...this.response.output];
-    if (o?.kind === "message") output.push({ type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] });
-    else if (o?.kind === "reasoning") output.push(reasoningItem(o.id, o.text.toString(), o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] });
-    for (const c of this.openCalls) output.push({ type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" });
+    const indexes = [...this.outputIndexes];
+    if (o?.kind === "message") this.keep(o.index, { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] }, output, indexes);
+    else if (o?.kind === "reasoning") this.keep(o.index, reasoningItem(o.id, o.text.toString(), o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] }, output, indexes);
+    for (const c of this.openCalls) this.keep(c.index, { type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" }, output, indexes);
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;
   }
