@@ -9,7 +9,7 @@ import { SqliteStore, damaged } from "./sqlite.ts";
 import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
 import { holdServingLock } from "./sqlite-process-lock.ts";
-import { sqliteOpenProblem } from "./sqlite-open-error.ts";
+import { sqliteLockedProblem, sqliteOpenProblem } from "./sqlite-open-error.ts";
 
 export type { Store } from "./types.ts";
 
@@ -90,7 +90,9 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         // SQLite's "unable to open database file" (or mkdir's ENOENT on a read-only mount) names neither the file nor
         // why: say which file and what the file system refuses, when it tells.
         const code = String((err as { code?: string }).code ?? "");
-        const problem = path !== ":memory:" && (code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || /^E[A-Z]+$/.test(code)) ? sqliteOpenProblem(path) : undefined;
+        const problem = path === ":memory:" ? undefined
+          : code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || /^E[A-Z]+$/.test(code) ? sqliteOpenProblem(path)
+          : sqliteLockedProblem(path, err); // "database is locked": whose lock, and what to do
         throw problem ? new Error(problem) : err;
       }
     }

@@ -49,3 +49,14 @@ export function sqliteOpenProblem(path: string, fs: FsProbe = realFs): string | 
   }
   return undefined;
 }
+
+/**
+ * SQLite's "database is locked" (SQLITE_BUSY, SQLITE_LOCKED) at open: another program holds a transaction on the file
+ * past the wait. Not another gateway: those are refused by the serving lock (./sqlite-process-lock.ts) first.
+ */
+export function sqliteLockedProblem(path: string, err: unknown): string | undefined {
+  const code = String((err as { code?: string })?.code ?? "");
+  if (!/^SQLITE_(BUSY|LOCKED)/.test(code)) return undefined;
+  return `cannot open ${path}: another process holds a lock on it (SQLite: ${(err as Error).message}), such as a sqlite3 shell or a backup ` +
+    "with a transaction open on the file: end that transaction, or give this gateway another store.path";
+}
