@@ -7,6 +7,8 @@ import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { planChoice, type Plan } from "./plan.ts";
 import { countTokens, promptTokens } from "./tokens.ts";
+import { plainChatTools } from "../translate/chat-tool-forms.ts";
+import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../translate/chat-tool-forms-answer.ts";
 
 function completionTokens(plan: Plan): number {
   let n = plan.pieces.length;
@@ -26,7 +28,11 @@ function usageOf(prompt: number, completion: number) {
 
 export async function simChat(body: any, target: Target, call: CallOptions, opts: SimOptions): Promise<ProviderResult> {
   const n = body.n ?? 1;
-  const plans = Array.from({ length: n }, (_, i) => planChoice(body, target.upstreamModel, i));
+  // The model decides on the plain tool forms (legacy functions as tools, allowed_tools as the tools it keeps), and a
+  // legacy client gets its answer back as function_call, as from OpenAI (chat-tool-forms*.ts).
+  const plain = plainChatTools(body, []);
+  const plans = Array.from({ length: n }, (_, i) => planChoice(plain, target.upstreamModel, i));
+  const legacy = wantsFunctionCall(body);
   const prompt = promptTokens(body);
   const completion = plans.reduce((s, p) => s + completionTokens(p), 0);
   const id = `chatcmpl-sim${randomUUID().replace(/-/g, "").slice(0, 24)}`;
@@ -40,30 +46,28 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
     await pause(ttft + (tps ? (longest / tps) * 1000 : 0), call.signal);
     // No reportFirstToken: only a stream has a time to first token (the console tells streamed requests by it).
     call.reportUsage({ inputTokens: prompt, outputTokens: completion });
-    return {
-      kind: "json",
-      body: {
-        id,
-        object: "chat.completion",
-        created,
-        model,
-        choices: plans.map((p, index) => ({
-          index,
-          message: {
-            role: "assistant",
-            content: p.toolCalls.length ? null : p.pieces.join(""),
-            refusal: null,
-            ...(p.toolCalls.length
-              ? { tool_calls: p.toolCalls.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })) }
-              : {}),
-          },
-          logprobs: null,
-          finish_reason: p.finishReason,
-        })),
-        usage: usageOf(prompt, completion),
-        system_fingerprint: "fp_sim",
-      },
+    const json = {
+      id,
+      object: "chat.completion",
+      created,
+      model,
+      choices: plans.map((p, index) => ({
+        index,
+        message: {
+          role: "assistant",
+          content: p.toolCalls.length ? null : p.pieces.join(""),
+          refusal: null,
+          ...(p.toolCalls.length
+            ? { tool_calls: p.toolCalls.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })) }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: p.finishReason,
+      })),
+      usage: usageOf(prompt, completion),
+      system_fingerprint: "fp_sim",
     };
+    return { kind: "json", body: legacy ? functionCallAnswer(json) : json };
   }
 
   const includeUsage = body.stream_options?.include_usage === true;
@@ -97,7 +101,7 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
     if (includeUsage) yield chunk([], { usage: usageOf(prompt, completion) });
     yield { data: "[DONE]" };
   }
-  return { kind: "stream", events: events() };
+  return { kind: "stream", events: legacy ? functionCallStream(events()) : events() };
 }
 
 async function pause(ms: number, signal: AbortSignal): Promise<void> {

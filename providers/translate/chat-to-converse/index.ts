@@ -8,21 +8,27 @@ import { transportError } from "../../http.ts";
 import { chatToConverseRequest } from "./request.ts";
 import { converseToChatResponse, fromConverseUsage } from "./response.ts";
 import { ConverseToChatStream } from "./stream.ts";
+import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 
-interface State { includeUsage: boolean; provider: string; model: string }
+/** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
+interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean }
 
 export const chatToConverse: Translator<State> = {
   native: false,
   request(body, target, opts) {
     const t = chatToConverseRequest(body, target, opts.cacheAuto);
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body) };
     return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
   },
   response(json: any, s, call) {
     call.reportUsage(fromConverseUsage(json?.usage));
-    return converseToChatResponse(json, s.model);
+    const chat = converseToChatResponse(json, s.model);
+    return s.functionCall ? functionCallAnswer(chat) : chat;
   },
-  stream: (events, s, call) => relay(events, new ConverseToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider),
+  stream(events, s, call) {
+    const out = relay(events, new ConverseToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider);
+    return s.functionCall ? functionCallStream(out) : out;
+  },
   error: (err) => err,
 };
 

@@ -11,16 +11,20 @@ import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
 import { inlineUrls } from "./media-urls.ts";
 import { forClient } from "../client-names.ts";
+import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 
-/** oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call). */
-interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean }
+/**
+ * oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call).
+ * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts).
+ */
+interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean; functionCall: boolean }
 
 export const chatToGemini: Translator<State> = {
   native: false,
   request(body, target, opts) {
     const t = chatToGeminiRequest(body, target);
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false, functionCall: wantsFunctionCall(body) };
     // Image URLs Gemini would refuse are inlined per attempt, just before sending (after any earlier refusal); the
     // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts). A refusal
     // names the part as the client sent it (the body of a chain, client -> chat -> Gemini, says how: client-names.ts).
@@ -37,9 +41,13 @@ export const chatToGemini: Translator<State> = {
   },
   response(json: any, s, call) {
     call.reportUsage(fromGeminiUsage(json?.usageMetadata));
-    return geminiToChatResponse(json, s.model, { oneCall: s.oneCall });
+    const chat = geminiToChatResponse(json, s.model, { oneCall: s.oneCall });
+    return s.functionCall ? functionCallAnswer(chat) : chat;
   },
-  stream: (events, s, call) => relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider),
+  stream(events, s, call) {
+    const out = relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider);
+    return s.functionCall ? functionCallStream(out) : out;
+  },
   error: (err) => err,
 };
 

@@ -6,8 +6,10 @@ import { chatToMessagesRequest } from "./request.ts";
 import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
 import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
+import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 
-interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void }
+/** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
+interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean }
 
 export const chatToMessages: Translator<State> = {
   native: false,
@@ -16,7 +18,7 @@ export const chatToMessages: Translator<State> = {
     const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
     markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall: wantsFunctionCall(body) };
     return { op: "messages", body: t.body, dropped: t.dropped, state };
   },
   response(json, s) {
@@ -24,8 +26,8 @@ export const chatToMessages: Translator<State> = {
     const m = chat.choices[0].message;
     const kept = s.keep && keptReasoning((m.tool_calls ?? []).map((tc: { id: string }) => tc.id), m.reasoning_details ?? []);
     if (kept) s.keep!(...kept);
-    return chat;
+    return s.functionCall ? functionCallAnswer(chat) : chat;
   },
-  stream: (events, s) => messagesToChatStream(events, s),
+  stream: (events, s) => (s.functionCall ? functionCallStream(messagesToChatStream(events, s)) : messagesToChatStream(events, s)),
   error: (err) => err,
 };
