@@ -14,6 +14,7 @@ import { persistJson, persistStream, type SaveTarget } from "../responses/persis
 import { pageOf } from "../responses/input-items.ts";
 import { continuesByHistory, keptAs, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
+import { jsonInSlices } from "../store/responses-slices.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -71,7 +72,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   const conv = await buildConversation(store, project, ctx.body, Date.now());
   const previous = conv.previous;
   const keep = conv.passthrough.store !== false;
-  const inputBytes = checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
+  const inputBytes = await checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
   ctx.body = conv.rebuilt;
   const loop = gatewayRunsMcp(ctx);
   // Per attempt: which body, and whether it went to the upstream's own /responses (what the record says it was).
@@ -117,9 +118,11 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           // As a step that changed the text on its way (guardrails) has it kept; an answer it refused is not kept.
           const kept = keptParts(ctx, { response: r, input: conv.items, ...(fullOutput ? { fullOutput } : {}) });
           if (!kept) return false;
+          // Serialised here, a slice at a time, not in the store: its put is bounded by store.timeout_ms.
+          const inputJson = await jsonInSlices(kept.input);
           const now = Date.now();
           const rec: ResponseRecord = {
-            id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: kept.response, input: kept.input,
+            id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: kept.response, input: kept.input, inputJson,
             ...(inputBytes === undefined || kept.input !== conv.items ? {} : { inputBytes }),
             ...(kept.fullOutput ? { fullOutput: kept.fullOutput } : {}),
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,

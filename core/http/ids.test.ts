@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeTime, isValid } from "ulid";
-import { generationId, pooledPrng, requestId } from "./ids.ts";
+import { generationId, pooledPrng, randomHex, requestId } from "./ids.ts";
 
 describe("generationId", () => {
   it("is gen_ + a valid, time-ordered ULID, unique across many calls", () => {
@@ -31,5 +31,15 @@ describe("requestId", () => {
     expect(parseInt(requestId(1_790_000_000_123).slice(4, 16), 16)).toBe(1_790_000_000_123);
     // Within one millisecond the rest is random: 5000 ids of the same ms are all different.
     expect(new Set(Array.from({ length: 5000 }, () => requestId(1_790_000_000_000))).size).toBe(5000);
+  });
+});
+
+describe("randomHex", () => {
+  it("is the asked number of bytes as lowercase hex, every one different across pool refills", () => {
+    const hex = Array.from({ length: 5000 }, () => randomHex(12));
+    for (const h of hex) expect(h).toMatch(/^[0-9a-f]{24}$/);
+    expect(new Set(hex).size).toBe(hex.length);
+    // Every hex digit turns up in every position: the bytes are not stuck.
+    for (let pos = 0; pos < 24; pos++) expect(new Set(hex.map((h) => h[pos])).size).toBe(16);
   });
 });

@@ -26,6 +26,13 @@ export function generationId(): string {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+/** `bytes` crypto-random bytes as hex, from the pool (a randomBytes call per id cost ~6 us each: 0.6 s for 99 000). */
+export function randomHex(bytes: number): string {
+  let hex = "";
+  for (let i = 0; i < bytes; i++) hex += HEX[randomByte()]!;
+  return hex;
+}
+
 /**
  * `req_` and 32 hex digits laid out as a UUIDv7 (RFC 9562): the first 12 are the time in ms, the rest crypto-random
  * (74 bits). Ids made close together sort together, so the ledger's index on request ids takes a commit's new ids on

@@ -21,33 +21,33 @@ describe("conversationBytes", () => {
   const output = [{ id: "msg_3", type: "message", role: "assistant", content: [{ type: "output_text", text: "日本語" }] }];
   const own = [message("msg_4", "next")];
 
-  it("is the UTF-8 size of the whole conversation as JSON, for every mix of earlier input, output and new items", () => {
+  it("is the UTF-8 size of the whole conversation as JSON, for every mix of earlier input, output and new items", async () => {
     for (const [i, o, n] of [[input, output, own], [input, [], own], [input, output, []], [[], output, own], [[], [], own], [input, [], []], [[], [], []]] as Item[][][]) {
       for (const known of [true, false]) {
         const conv = continued(i, o, n, known);
-        expect(conversationBytes(conv)).toBe(jsonBytes(conv.items));
+        expect(await conversationBytes(conv)).toBe(jsonBytes(conv.items));
       }
     }
     const first: Conversation = { rebuilt: {}, passthrough: {}, items: own };
-    expect(conversationBytes(first)).toBe(jsonBytes(own));
+    expect(await conversationBytes(first)).toBe(jsonBytes(own));
   });
 
-  it("does not serialise the previous record's input when its size is known", () => {
+  it("does not serialise the previous record's input when its size is known", async () => {
     let serialised = 0;
     const stored = Array.from({ length: 50 }, (_, i) => ({ ...message(`msg_${i}`, "x".repeat(100)), toJSON() { serialised++; return message(`msg_${i}`, "x".repeat(100)); } }));
     const conv = continued(stored, output, own);
     (conv.previous as ResponseRecord).inputBytes = jsonBytes(stored.map((s) => s.toJSON()));
     serialised = 0;
-    const bytes = checkConversationSize(conv, false, 1 << 20);
+    const bytes = await checkConversationSize(conv, false, 1 << 20);
     // Before: every stored item was serialised again on each continuation (50 here; a 10 MB conversation took 24 ms).
     expect(serialised).toBe(0);
     expect(bytes).toBe(jsonBytes(conv.items)); // toJSON gives the same items: the size is still exact
   });
 
-  it("refuses past the bound by the same size, naming previous_response_id", () => {
+  it("refuses past the bound by the same size, naming previous_response_id", async () => {
     const conv = continued(input, output, own);
     const bytes = jsonBytes(conv.items);
-    expect(checkConversationSize(conv, true, bytes)).toBe(bytes);
-    expect(() => checkConversationSize(conv, true, bytes - 1)).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "previous_response_id", bytes }) }));
+    expect(await checkConversationSize(conv, true, bytes)).toBe(bytes);
+    await expect(checkConversationSize(conv, true, bytes - 1)).rejects.toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "previous_response_id", bytes }) }));
   });
 });

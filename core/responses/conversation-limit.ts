@@ -5,6 +5,7 @@
 // conversation would pass the bound is refused before any upstream call, naming what to change.
 import { GatewayError } from "../errors.ts";
 import { outputOf, type Conversation } from "./conversation.ts";
+import { jsonInSlices } from "../store/responses-slices.ts";
 
 export const DEFAULT_MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;
 const SETTING = "store.responses_max_conversation_bytes";
@@ -12,7 +13,8 @@ const SETTING = "store.responses_max_conversation_bytes";
 /** A JSON array's UTF-8 bytes, and how many items it has. */
 interface Part { bytes: number; items: number }
 
-const part = (items: unknown[]): Part => ({ bytes: Buffer.byteLength(JSON.stringify(items), "utf8"), items: items.length });
+/** Serialised a slice at a time: a request's own input may hold ~100 000 items (core/store/responses-slices.ts). */
+const part = async (items: unknown[]): Promise<Part> => ({ bytes: Buffer.byteLength(await jsonInSlices(items), "utf8"), items: items.length });
 
 /**
  * The conversation as a stored record keeps it: its input items as UTF-8 JSON. The earlier turns' input is the
@@ -20,12 +22,12 @@ const part = (items: unknown[]): Part => ({ bytes: Buffer.byteLength(JSON.string
  * request that continues it (that took 24 ms for a 10 MB conversation, up to ~180 ms near the default bound, even
  * for a store: false continuation). Only the previous answer's output and this request's own items are.
  */
-export function conversationBytes(conv: Conversation): number {
+export async function conversationBytes(conv: Conversation): Promise<number> {
   const prev = conv.previous;
-  if (!prev) return part(conv.items).bytes;
-  const input: Part = prev.inputBytes === undefined ? part(prev.input) : { bytes: prev.inputBytes, items: prev.input.length };
-  const output = part(outputOf(prev));
-  const own = part(conv.items.slice(input.items + output.items));
+  if (!prev) return (await part(conv.items)).bytes;
+  const input: Part = prev.inputBytes === undefined ? await part(prev.input) : { bytes: prev.inputBytes, items: prev.input.length };
+  const output = await part(outputOf(prev));
+  const own = await part(conv.items.slice(input.items + output.items));
   return joinedBytes([input, output, own]);
 }
 
@@ -46,9 +48,9 @@ function joinedBytes(parts: Part[]): number {
  * is over `limit` bytes. A request that does neither is left alone: nothing is kept or read back. Returns the
  * conversation's bytes when it worked them out: the record that keeps it carries them (its inputBytes).
  */
-export function checkConversationSize(conv: Conversation, stored: boolean, limit: number): number | undefined {
+export async function checkConversationSize(conv: Conversation, stored: boolean, limit: number): Promise<number | undefined> {
   if (!conv.previous && !stored) return undefined;
-  const bytes = conversationBytes(conv);
+  const bytes = await conversationBytes(conv);
   if (bytes <= limit) return bytes;
   const details = { setting: SETTING, limit_bytes: limit, bytes };
   if (conv.previous) {

@@ -89,6 +89,23 @@ describe("buildConversation", () => {
     expect((await buildConversation(s, "other", { model: "m", input }, now)).rebuilt.input[1]).toEqual(rs);
   });
 
+  it("a long input (several slices): each item gets an id of its own, the body sent is untouched; continued, the upstream gets none of the minted ids", async () => {
+    const input = [...Array.from({ length: 2500 }, (_, i) => ({ role: "user", content: `q${i}` })), { type: "message", id: "", role: "user", content: "empty id" }];
+    const sent = structuredClone(input);
+    const c = await buildConversation(new MemoryResponseStore(), "acme", { model: "m", input }, now);
+    expect(c.items).toHaveLength(2501);
+    expect(new Set(c.items.map((i) => i.id)).size).toBe(2501);
+    for (const i of c.items) expect(i.id).toMatch(/^msg_[0-9a-f]{24}$/);
+    expect(c.items[2499]).toMatchObject({ type: "message", role: "user", content: [{ type: "input_text", text: "q2499" }] });
+    expect(input).toEqual(sent);
+    const next = await buildConversation(await storeWithPrev(), "acme", { model: "m", previous_response_id: "resp_prev", input }, now);
+    const own = next.rebuilt.input.slice(2);
+    expect(own).toHaveLength(2501);
+    expect(own.filter((i: any) => "id" in i)).toEqual([]);
+    expect(own[2500]).toEqual({ type: "message", role: "user", content: [{ type: "input_text", text: "empty id" }] });
+    expect(next.items.slice(2).every((i) => /^msg_/.test(String(i.id)))).toBe(true);
+  });
+
   it("inputItems: a string is a user message, shorthand messages get a type", () => {
     expect(inputItems("Hi")).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }]);
     expect(inputItems([{ role: "assistant", content: "ok" }])).toEqual([{ type: "message", role: "assistant", content: [{ type: "output_text", text: "ok" }] }]);

@@ -3,8 +3,9 @@
 // items are replaced by the stored output items they name. Everything is looked up in the caller's project only.
 // Stored input items get ids (input_items lists and pages by them); the body the upstream sees does not carry the
 // ids the gateway minted.
-import { randomBytes } from "node:crypto";
 import { GatewayError } from "../errors.ts";
+import { randomHex } from "../http/ids.ts";
+import { mapInSlices } from "../store/responses-slices.ts";
 import type { ResponseRecord, ResponseStore } from "../store/responses-types.ts";
 
 export type Item = Record<string, unknown>;
@@ -21,10 +22,7 @@ export interface Conversation {
 
 const PREFIX: Record<string, string> = { message: "msg", function_call: "fc", function_call_output: "fco", reasoning: "rs" };
 
-export const mintId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
-
-/** ids minted here for this request's items: not sent upstream (an input message has no id in the API). */
-const minted = new WeakSet<Item>();
+export const mintId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 /**
  * This request's input as items, in the shape input_items lists them: a string is one user message; a shorthand
@@ -32,31 +30,42 @@ const minted = new WeakSet<Item>();
  */
 export function inputItems(input: unknown): Item[] {
   if (typeof input === "string") return [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
-  if (!Array.isArray(input)) return [];
-  return input.map((i) => {
-    const item: Item = i && typeof i === "object" && !("type" in i) && "role" in i ? { type: "message", ...i } : { ...i };
-    if (item.type === "message" && typeof item.content === "string") {
-      item.content = [{ type: item.role === "assistant" ? "output_text" : "input_text", text: item.content }];
-    }
-    return item;
-  });
+  return Array.isArray(input) ? input.map(inputItem) : [];
 }
 
-/** The item with an id: its own, or a fresh one (remembered as minted). */
+/** inputItems, a slice of a long input at a time (core/store/responses-slices.ts says why). */
+function inputItemsInSlices(input: unknown): Promise<Item[]> {
+  return Array.isArray(input) ? mapInSlices(input, inputItem) : Promise.resolve(inputItems(input));
+}
+
+/** One item of an input array, in the shape input_items lists it. */
+function inputItem(i: any): Item {
+  const item: Item = i && typeof i === "object" && !("type" in i) && "role" in i ? { type: "message", ...i } : { ...i };
+  if (item.type === "message" && typeof item.content === "string") {
+    item.content = [{ type: item.role === "assistant" ? "output_text" : "input_text", text: item.content }];
+  }
+  return item;
+}
+
+const hasOwnId = (item: Item) => typeof item.id === "string" && item.id !== "";
+
+/**
+ * The item with an id: its own, or a fresh one given in place. An item without one is always this request's own copy
+ * (inputItem made it; stored items have theirs): a copy per item doubled the garbage of a 99 000-item input.
+ */
 function withId(item: Item): Item {
-  if (typeof item.id === "string" && item.id) return item;
-  const out = { ...item, id: mintId(PREFIX[String(item.type)] ?? "item") };
-  minted.add(out);
-  return out;
+  if (!hasOwnId(item)) item.id = mintId(PREFIX[String(item.type)] ?? "item");
+  return item;
 }
 
-/** Items as the upstream should see them: without the ids the gateway minted. */
-function upstreamItems(items: Item[]): Item[] {
-  return items.map((i) => {
-    if (!minted.has(i)) return i;
-    const { id: _id, ...rest } = i;
-    return rest;
-  });
+/**
+ * An item (before withId) as the upstream should see it: without an id where withId mints one (an input message has
+ * no id in the API; an empty one is replaced), and a copy where withId will give it one in place.
+ */
+function upstreamItem(item: Item): Item {
+  if (hasOwnId(item)) return item;
+  const { id: _id, ...rest } = item;
+  return rest;
 }
 
 /**
@@ -114,11 +123,14 @@ export async function buildConversation(store: ResponseStore, project: string, b
     }
   }
   const hasRefs = Array.isArray(body.input) && body.input.some((i: any) => i?.type === "item_reference" || bareReasoning(i ?? {}));
-  const own = (await resolveReferences(store, project, inputItems(body.input), now)).map(withId);
-  const ownInput = hasRefs ? upstreamItems(own) : body.input;
+  const resolved = await resolveReferences(store, project, await inputItemsInSlices(body.input), now);
+  // The upstream's copies first: withId gives ids in place. Without state the upstream gets body.input as sent.
+  const ownUpstream = hasRefs || previous ? await mapInSlices(resolved, upstreamItem) : [];
+  const own = await mapInSlices(resolved, withId);
+  const ownInput = hasRefs ? ownUpstream : body.input;
   const earlier = previous ? [...previous.input, ...outputOf(previous)] : [];
   const { previous_response_id: _drop, ...rest } = body;
-  const rebuilt = previous ? { ...rest, input: [...storedForUpstream(earlier), ...upstreamItems(own)] } : hasRefs ? { ...rest, input: ownInput } : body;
+  const rebuilt = previous ? { ...rest, input: [...storedForUpstream(earlier), ...ownUpstream] } : hasRefs ? { ...rest, input: ownInput } : body;
   const passthrough = hasRefs ? { ...body, input: ownInput } : body;
   return { rebuilt, passthrough, items: [...earlier, ...own], previous };
 }

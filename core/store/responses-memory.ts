@@ -1,38 +1,45 @@
 // Stored responses in this process (store kind `memory`): gone on exit. Expired records are dropped when read and
 // swept at most once a minute on write; the oldest go first past MAX_RECORDS so a long run cannot grow unbounded.
+// A record's input (the whole conversation, maybe ~100 000 items) is kept as JSON text and parsed on each read, as
+// the SQLite store does: a structuredClone of 99 000 items on each write and read held every request 0.6-1.2 s.
 import { outputItemsOf, ownsId, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 const MAX_RECORDS = 50_000;
 const SWEEP_EVERY_MS = 60_000;
 
+/** A record as kept here: `input` is empty, the conversation is `inputJson`. */
+interface Kept { rec: ResponseRecord; inputJson: string }
+
 export class MemoryResponseStore implements ResponseStore {
-  private readonly records = new Map<string, ResponseRecord>();
+  private readonly records = new Map<string, Kept>();
   /** project\nitemId -> the record holding it. */
   private readonly itemIndex = new Map<string, string>();
   private lastSweep = 0;
 
   async put(rec: ResponseRecord): Promise<void> {
     if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
-    if (!ownsId(this.records.get(rec.id), rec)) return;
+    if (!ownsId(this.records.get(rec.id)?.rec, rec)) return;
+    const { input, inputJson, ...rest } = rec;
+    const kept: Kept = { rec: { ...structuredClone(rest), input: [] }, inputJson: inputJson ?? JSON.stringify(input) };
     this.drop(rec.id);
-    this.records.set(rec.id, structuredClone(rec));
+    this.records.set(rec.id, kept);
     for (const item of outputItemsOf(rec)) this.itemIndex.set(`${rec.project}\n${item.id}`, rec.id);
     while (this.records.size > MAX_RECORDS) this.drop(this.records.keys().next().value!);
   }
 
-  private live(project: string, id: string, now: number): ResponseRecord | undefined {
-    const r = this.records.get(id);
-    if (!r) return undefined;
-    if (r.expiresAt <= now) {
+  private live(project: string, id: string, now: number): Kept | undefined {
+    const k = this.records.get(id);
+    if (!k) return undefined;
+    if (k.rec.expiresAt <= now) {
       this.drop(id);
       return undefined;
     }
-    return r.project === project ? r : undefined;
+    return k.rec.project === project ? k : undefined;
   }
 
   async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {
-    const r = this.live(project, id, now);
-    return r && structuredClone(r);
+    const k = this.live(project, id, now);
+    return k && { ...structuredClone(k.rec), input: JSON.parse(k.inputJson) };
   }
 
   async delete(project: string, id: string, now: number): Promise<boolean> {
@@ -45,7 +52,7 @@ export class MemoryResponseStore implements ResponseStore {
     const found = new Map<string, StoredItem>();
     for (const itemId of ids) {
       const rid = this.itemIndex.get(`${project}\n${itemId}`);
-      const r = rid === undefined ? undefined : this.live(project, rid, now);
+      const r = rid === undefined ? undefined : this.live(project, rid, now)?.rec;
       const item = r && outputItemsOf(r).find((i) => i.id === itemId);
       if (item) found.set(itemId, { responseId: r!.id, item: structuredClone(item) });
     }
@@ -53,7 +60,7 @@ export class MemoryResponseStore implements ResponseStore {
   }
 
   private drop(id: string): void {
-    const r = this.records.get(id);
+    const r = this.records.get(id)?.rec;
     if (!r) return;
     this.records.delete(id);
     for (const item of outputItemsOf(r)) {
@@ -63,6 +70,6 @@ export class MemoryResponseStore implements ResponseStore {
   }
 
   private sweep(now: number): void {
-    for (const [id, r] of this.records) if (r.expiresAt <= now) this.drop(id);
+    for (const [id, k] of this.records) if (k.rec.expiresAt <= now) this.drop(id);
   }
 }

@@ -19,7 +19,7 @@ export class RedisResponseStore implements ResponseStore {
     if (ttl <= 0) return;
     const current = await this.r.get(this.recordKey(rec.id));
     if (!ownsId(current ? (JSON.parse(current) as ResponseRecord) : undefined, rec)) return;
-    const m = this.r.multi().set(this.recordKey(rec.id), JSON.stringify(rec), "PX", ttl);
+    const m = this.r.multi().set(this.recordKey(rec.id), recordJson(rec), "PX", ttl);
     for (const item of outputItemsOf(rec)) {
       m.set(this.itemKey(rec.project, item.id as string), JSON.stringify({ responseId: rec.id, item }), "PX", ttl);
     }
@@ -51,4 +51,11 @@ export class RedisResponseStore implements ResponseStore {
     });
     return found;
   }
+}
+
+/** The record as Redis keeps it: one JSON object, its input the saving request's inputJson when it made one. */
+function recordJson(rec: ResponseRecord): string {
+  const { input, inputJson, ...rest } = rec;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"input":${inputJson ?? JSON.stringify(input)}}`;
 }

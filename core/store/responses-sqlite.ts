@@ -61,7 +61,7 @@ export class SqliteResponseStore implements ResponseStore {
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
-        rec.previousResponseId, JSON.stringify(rec.response), JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
+        rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
       for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
     }).immediate;
   }

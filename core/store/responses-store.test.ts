@@ -76,6 +76,17 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect((await store.responses.get("acme", rec.id, Date.now()))?.inputBytes).toBe(kind === "sqlite" ? inputBytes(rec.input) : 12345);
   });
 
+  it("a record given with its input as JSON (made by the saving request, a slice at a time) keeps that input", async () => {
+    const input = [...inputOf("j1"), { id: "fco_j2", type: "function_call_output", call_id: "call_1", output: "21C ✓" }];
+    const rec = record(`resp_json_${kind}`, { input, inputBytes: inputBytes(input) });
+    await store.responses.put({ ...rec, inputJson: JSON.stringify(input) });
+    const back = await store.responses.get("acme", rec.id, Date.now());
+    expect(back).toEqual(rec); // the input as given, and no inputJson on a record read back
+    expect(back).not.toHaveProperty("inputJson");
+    back!.input.pop(); // a record read back is the caller's own: changing it changes nothing kept
+    expect((await store.responses.get("acme", rec.id, Date.now()))?.input).toEqual(input);
+  });
+
   it("the full output (hidden reasoning state) is kept and is what item lookups return", async () => {
     const rec = record(`resp_f_${kind}`);
     rec.fullOutput = [{ type: "reasoning", id: `rs_${rec.id}`, summary: [], encrypted_content: "mgr1.abc" }];

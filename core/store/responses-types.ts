@@ -23,6 +23,12 @@ export interface ResponseRecord {
    * Redis stores; SQLite gives the size of the text it holds. Absent on a record saved before it was kept.
    */
   inputBytes?: number;
+  /**
+   * `input` as JSON text (JSON.stringify(input)), when the saving request made it: a conversation may hold ~100 000
+   * items, and serialised inside put, in one go, it held every other request for a quarter of a second or more (in
+   * slices, it would count against store.timeout_ms). Stores keep this text as the input; never given by get.
+   */
+  inputJson?: string;
   /** The provider and public model that served it. */
   provider: string;
   model: string;
@@ -38,7 +44,7 @@ export interface StoredItem {
 }
 
 export interface ResponseStore {
-  /** Save (or replace) a record and index its output items by id. */
+  /** Save (or replace) a record and index its output items by id (its input from inputJson when given). */
   put(rec: ResponseRecord): Promise<void>;
   /** The caller's record, or undefined when unknown, expired or another project's. */
   get(project: string, id: string, now: number): Promise<ResponseRecord | undefined>;
