@@ -1,6 +1,7 @@
-// What the real Messages API checks in a conversation, for the fake Anthropic upstream: tool_use/tool_result pairing,
-// thinking signatures (a signature covers its block's text, so a replayed block must come back unchanged), and, with
-// thinking on, a tool loop's assistant turn must start with its thinking block. Messages follow the real API's.
+// What the real Messages API checks in a conversation, for the fake Anthropic upstream: tool ids' characters,
+// tool_use/tool_result pairing, thinking signatures (a signature covers its block's text, so a replayed block must
+// come back unchanged), and, with thinking on, a tool loop's assistant turn must start with its thinking block.
+// Messages follow the real API's.
 import { createHash } from "node:crypto";
 
 /** Thinking on: manual (a budget) or adaptive (the model decides how much; the fake always thinks some). */
@@ -37,10 +38,24 @@ function systemMessageError(body: any, messages: any[]): string | undefined {
   return undefined;
 }
 
+/** Tool ids take only [a-zA-Z0-9_-] (protocols.md §3.4): another host's `functions.get_weather:0` is refused. */
+export function toolIdError(messages: any[]): string | undefined {
+  const ok = (id: unknown) => typeof id === "string" && /^[a-zA-Z0-9_-]+$/.test(id);
+  for (let i = 0; i < messages.length; i++) {
+    for (const [j, b] of blocks(messages[i]).entries()) {
+      if (b?.type === "tool_use" && !ok(b.id)) return `messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+      if (b?.type === "tool_result" && !ok(b.tool_use_id)) return `messages.${i}.content.${j}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+    }
+  }
+  return undefined;
+}
+
 /** The 400 message the real API would give this conversation, or undefined when it is valid. */
 export function conversationError(body: any): string | undefined {
   const system = systemMessageError(body, Array.isArray(body?.messages) ? body.messages : []);
   if (system) return system;
+  const ids = toolIdError(Array.isArray(body?.messages) ? body.messages : []);
+  if (ids) return ids;
   // System messages instruct; the turn checks below are about user and assistant turns.
   const messages = mergeTurns((Array.isArray(body?.messages) ? body.messages : []).filter((m: any) => m?.role !== "system"));
   for (let i = 0; i < messages.length; i++) {

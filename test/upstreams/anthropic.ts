@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
-import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking, thinkingOn } from "./anthropic-checks.ts";
+import { conversationError, REDACTED_DATA, REDACTED_TRIGGER, signThinking, thinkingOn, toolIdError } from "./anthropic-checks.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
@@ -87,6 +87,9 @@ function countTokensAnswer(headers: IncomingMessage["headers"], body: any): [num
   if (!headers["anthropic-version"]) return [400, errorBody(400, "invalid_request_error", "anthropic-version: header is required")];
   if (!body?.model || !Array.isArray(body.messages)) return [400, errorBody(400, "invalid_request_error", "messages: Field required")];
   if (body.max_tokens !== undefined) return [400, errorBody(400, "invalid_request_error", "max_tokens: Extra inputs are not permitted")];
+  // The request's shape is checked as a generation's is (tool ids' characters).
+  const ids = toolIdError(body.messages);
+  if (ids) return [400, errorBody(400, "invalid_request_error", ids)];
   return [200, { input_tokens: fakeInputTokens(body) }];
 }
 

@@ -47,6 +47,22 @@ describe("identity translator", () => {
     expect([(m.body as any).messages[0].content[0].id, (m.body as any).messages[1].content[0].tool_use_id]).toEqual(["call_abc", "call_abc"]);
   });
 
+  it("messages: tool ids another host issued (a chat upstream's functions.get_weather:0) reach Anthropic with only [A-Za-z0-9_-], call and result alike; others unchanged", () => {
+    const loop = (ids: string[]) => ({ model: "m", max_tokens: 5, messages: [
+      { role: "user", content: "q" },
+      { role: "assistant", content: ids.map((id) => ({ type: "tool_use", id, name: "f", input: {} })) },
+      { role: "user", content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: "r" })) },
+    ] });
+    const sent = identity("messages").request(loop(["functions.get_weather:0", "functions_get_weather_0", "toolu_01A"]), target, opts("anthropic")).body as any;
+    const uses = sent.messages[1].content.map((b: any) => b.id);
+    for (const id of uses) expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(sent.messages[2].content.map((b: any) => b.tool_use_id)).toEqual(uses);
+    expect(new Set(uses).size).toBe(3);
+    expect(uses.slice(1)).toEqual(["functions_get_weather_0", "toolu_01A"]);
+    const plain = loop(["toolu_01A"]);
+    expect(identity("messages").request(plain, target, opts("anthropic")).body).toBe(plain);
+  });
+
   it("chat: tool-call ids a Gemini model made (its signature inside) go to the upstream without the signature, calls and results alike", () => {
     const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(120) });
     const loop = { model: "m", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "r" }] };
