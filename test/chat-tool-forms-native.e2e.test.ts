@@ -54,6 +54,18 @@ describe("a native OpenAI-protocol model gets the shapes as sent", () => {
     expect(bodies.at(-1).tools).toEqual([weather, custom]);
   });
 
+  it("the next turn echoing a custom tool's call and its result", async () => {
+    const custom = { type: "custom" as const, custom: { name: "run_sql" } };
+    const messages = [
+      { role: "user" as const, content: "count rows" },
+      { role: "assistant" as const, content: null, tool_calls: [{ id: "call_sql", type: "custom" as const, custom: { name: "run_sql", input: "select count(*) from t" } }] },
+      { role: "tool" as const, tool_call_id: "call_sql", content: "42" },
+    ];
+    const res = await client.chat.completions.create({ model, messages, tools: [custom] });
+    expect(res.choices[0]!.message.content).toBe("ok");
+    expect(bodies.at(-1).messages).toEqual(messages);
+  });
+
   it("legacy function calling: functions, function_call and a role function message", async () => {
     const messages = [
       { role: "user" as const, content: "weather?" },

@@ -78,3 +78,43 @@ describe("tool_choice allowed_tools and custom tools", () => {
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "tool_choice.type" }) }));
   });
 });
+
+describe("a custom tool's call in the history", () => {
+  // The next turn after a custom tool call echoes it (openai SDK ChatCompletionMessageCustomToolCall) with its result.
+  const body = {
+    model: "m",
+    tools: [{ type: "function", function: weather }, { type: "custom", custom: { name: "run_sql" } }],
+    messages: [
+      { role: "user", content: "count rows, and the weather" },
+      { role: "assistant", content: null, tool_calls: [
+        { id: "call_sql", type: "custom", custom: { name: "run_sql", input: "select count(*) from t" } },
+        { id: "call_w", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+      ] },
+      { role: "tool", tool_call_id: "call_sql", content: "42" },
+      { role: "tool", tool_call_id: "call_w", content: "sunny" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_sql2", type: "custom", custom: { name: "run_sql", input: "select 1" } }] },
+      { role: "tool", tool_call_id: "call_sql2", content: "1" },
+      { role: "user", content: "thanks" },
+    ],
+  };
+  const named = ["tools[1].type=custom", "messages[1].tool_calls[0].type=custom", "messages[2]", "messages[4].tool_calls[0].type=custom", "messages[5]"];
+
+  it("Anthropic: the custom call and its result are left out and named; the function call and its result stay", () => {
+    const t = chatToMessagesRequest(body, target("anthropic"));
+    expect(t.dropped).toEqual(named);
+    const m = t.body.messages as any[];
+    expect(m.map((x) => x.role)).toEqual(["user", "assistant", "user"]);
+    expect(m[1].content).toEqual([{ type: "tool_use", id: "call_w", name: "get_weather", input: { city: "Paris" } }]);
+    expect(m[2].content[0]).toEqual({ type: "tool_result", tool_use_id: "call_w", content: "sunny" });
+  });
+
+  it("Gemini and Converse alike", () => {
+    const g = chatToGeminiRequest(body, target("gemini")) as any;
+    expect(g.dropped).toEqual(expect.arrayContaining(named));
+    expect(g.body.contents.flatMap((c: any) => c.parts.map((p: any) => p.functionCall?.name ?? p.functionResponse?.name)).filter(Boolean)).toEqual(["get_weather", "get_weather"]);
+    const c = chatToConverseRequest(body, target("bedrock")) as any;
+    expect(c.dropped).toEqual(expect.arrayContaining(named));
+    const ids = c.body.messages.flatMap((x: any) => x.content.map((b: any) => b.toolUse?.toolUseId ?? b.toolResult?.toolUseId)).filter(Boolean);
+    expect(ids).toEqual(["call_w", "call_w"]);
+  });
+});

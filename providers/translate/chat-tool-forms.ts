@@ -7,19 +7,21 @@
 // - tool_choice `allowed_tools`: only the allowed function tools are sent, tool_choice = its mode (as for Responses,
 //   docs/responses.md); required with no function among them cannot be honoured: 400.
 // - `custom` tools (free-form input) have no counterpart: dropped, named `tools[i].type=custom` (as Responses' other
-//   tool types are); a tool_choice forcing one is a 400.
+//   tool types are); a tool_choice forcing one is a 400. A custom tool's call an earlier turn made goes the same way,
+//   with its result: dropped, named `messages[i].tool_calls[k].type=custom` and `messages[j]` (the tool message).
 import { invalidRequest } from "../../core/errors.ts";
 
 /** `body` when it has none of these shapes (the common case), else a copy in the plain form; `dropped` is added to. */
 export function plainChatTools(body: any, dropped: string[]): any {
   const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
   const legacyMessages = messages.some((m) => m?.role === "function" || (m?.role === "assistant" && m.function_call));
+  const customCalls = messages.some((m) => m?.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.some((tc: any) => tc?.type !== "function"));
   const tools: any[] | undefined = Array.isArray(body.tools) ? body.tools : undefined;
   const custom = tools?.some((t) => t?.type !== "function") === true;
   const tc = body.tool_choice;
   const choiceForm = tc !== null && typeof tc === "object" && tc.type !== "function";
   const legacy = (body.functions !== undefined && body.functions !== null) || (body.function_call !== undefined && body.function_call !== null);
-  if (!legacy && !legacyMessages && !custom && !choiceForm) return body;
+  if (!legacy && !legacyMessages && !customCalls && !custom && !choiceForm) return body;
 
   const out = { ...body };
   delete out.functions;
@@ -45,7 +47,40 @@ export function plainChatTools(body: any, dropped: string[]): any {
   if (choice === undefined || choice === null || (!fnTools.length && typeof choice === "object")) delete out.tool_choice;
   else out.tool_choice = choice;
   if (legacyMessages) out.messages = plainMessages(messages);
+  if (customCalls) out.messages = withoutCustomCalls(out.messages, dropped);
   return out;
+}
+
+/** The history without custom tool calls and their results (named in `dropped`); a turn left empty goes too. */
+function withoutCustomCalls(messages: any[], dropped: string[]): any[] {
+  const gone = new Set<string>();
+  const out: any[] = [];
+  messages.forEach((m, i) => {
+    if (m?.role === "assistant" && Array.isArray(m.tool_calls)) {
+      const kept = m.tool_calls.filter((tc: any, k: number) => {
+        if (tc?.type === "function") return true;
+        dropped.push(`messages[${i}].tool_calls[${k}].type=${String(tc?.type)}`);
+        gone.add(tc?.id);
+        return false;
+      });
+      const { tool_calls: _calls, ...rest } = m;
+      if (kept.length === m.tool_calls.length) out.push(m);
+      else if (kept.length) out.push({ ...rest, tool_calls: kept });
+      else if (hasContent(m)) out.push(rest);
+      return;
+    }
+    if (m?.role === "tool" && gone.has(m.tool_call_id)) {
+      dropped.push(`messages[${i}]`);
+      return;
+    }
+    out.push(m);
+  });
+  return out;
+}
+
+function hasContent(m: any): boolean {
+  if (typeof m.content === "string") return m.content.length > 0;
+  return (Array.isArray(m.content) && m.content.length > 0) || (typeof m.refusal === "string" && m.refusal.length > 0) || !!m.function_call;
 }
 
 function legacyChoice(fc: any): unknown {

@@ -8,6 +8,26 @@ export type UserContentPart = TextPart | ImagePart | AudioPart | FilePart;
  * An absolute http or https URL with a host ("http://" alone, a missing host or credentials in the URL are refused), for a field whose protocol takes both (OpenAI fetches chat images over either). Plain http reaches only upstreams that fetch it themselves; where the gateway downloads the URL, plain http is fetched only from hosts in server.url_fetch.allow_hosts.
  */
 export type HttpUrl = string;
+/**
+ * A function tool's call, or a custom tool's (free-form input): sent as they are to an OpenAI-protocol upstream; a translated one gets no custom tool call nor its result (named in x-mg-dropped-params).
+ */
+export type ToolCall =
+  | {
+      id: string;
+      type: "function";
+      function: {
+        name: string;
+        arguments: string;
+      };
+    }
+  | {
+      id: string;
+      type: "custom";
+      custom: {
+        name: string;
+        input: string;
+      };
+    };
 export type ResponseFormat =
   | {
       type?: "text";
@@ -204,14 +224,6 @@ export interface AssistantMessage {
 export interface RefusalPart {
   type: "refusal";
   refusal: string;
-}
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: {
-    name: string;
-    arguments: string;
-  };
 }
 export interface ToolMessage {
   role: "tool";
