@@ -59,6 +59,14 @@ describe("responses request -> chat", () => {
     expect((body.messages as any[])[1]).toEqual({ role: "assistant", content: "" });
   });
 
+  it("an assistant message's refusal part (the model refused that turn) is the turn's text, so every upstream sees it", () => {
+    const refused = { type: "message", role: "assistant", content: [{ type: "refusal", refusal: "I can't help with that." }] };
+    const { body } = responsesToChatRequest({ model: "m", input: [{ role: "user", content: "Do it" }, refused, { role: "user", content: "Why?" }] });
+    expect((body.messages as any[])[1]).toEqual({ role: "assistant", content: "I can't help with that." });
+    const mixed = { type: "message", role: "assistant", content: [{ type: "output_text", text: "Partly. " }, { type: "refusal", refusal: "Not the rest." }] };
+    expect((responsesToChatRequest({ model: "m", input: [{ role: "user", content: "Do it" }, mixed] }).body.messages as any[])[1].content).toBe("Partly. Not the rest.");
+  });
+
   it("logprobs (include or top_logprobs) go to chat upstreams, are dropped and reported for Anthropic and Gemini", () => {
     const body = { model: "m", input: "Hi", top_logprobs: 2, include: ["message.output_text.logprobs", "file_search_call.results"] };
     const chat = responsesToChatRequest(body);

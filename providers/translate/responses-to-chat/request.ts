@@ -72,7 +72,9 @@ function partOf(p: any, field: string, flavor: ChatFlavor): object {
   return { type: "text", text: p.text ?? "" };
 }
 
-const textOf = (content: any): string => (typeof content === "string" ? content : (content ?? []).map((p: any) => p.text ?? "").join(""));
+/** A message's text: its text parts, and a refusal part's refusal (what the model said that turn: every upstream takes it as text). */
+const textOf = (content: any): string =>
+  typeof content === "string" ? content : (content ?? []).map((p: any) => (p?.type === "refusal" ? p.refusal : p?.text) ?? "").join("");
 
 /** function_call_output.output: a string, or parts — text goes in the tool message, images and files after the run. */
 function toolOutput(output: any, field: string, flavor: ChatFlavor, origin: Origin | undefined): { text: string; media: unknown[] } {
