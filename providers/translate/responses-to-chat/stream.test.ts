@@ -305,14 +305,27 @@ describe("the answer a stream builds up is bounded (server.upstream_limits.answe
     expect(last.response.output[2]).toMatchObject({ arguments: "{\"a\":", status: "incomplete" });
   });
 
-  it("logprobs are counted at the chunk's size: they are kept as objects", async () => {
-    const lp = { content: [{ token: "a", logprob: -0.1, bytes: [97], top_logprobs: [] }] };
-    const chunks = Array.from({ length: 20 }, () => c({ content: "a" }, null, {}));
-    for (const ch of chunks) ch.choices[0] = { ...ch.choices[0]!, logprobs: lp } as any;
-    const size = JSON.stringify(chunks[0]).length;
-    const { out, failure } = await bounded(chunks, 10 * size);
-    expect(failure).toMatchObject({ details: { reason: "answer_too_large" } });
-    expect(out.filter((e) => e.type === "response.output_text.delta")).toHaveLength(10);
+  it("logprobs count at their JSON size, not the chunk's: an answer whose text and logprobs fit is served whole, one past them is cut", async () => {
+    const entry = { token: "a", logprob: -0.1, bytes: [97], top_logprobs: [] };
+    const kept = "a".length + JSON.stringify([entry]).length; // what one chunk adds to the answer
+    const chunks = Array.from({ length: 20 }, () => ({ ...c({}), choices: [{ index: 0, delta: { content: "a" }, logprobs: { content: [entry] }, finish_reason: null }] }));
+    expect(JSON.stringify(chunks[0]).length).toBeGreaterThan(2 * kept); // the envelope is most of a chunk
+    const whole = await bounded([...chunks, c({}, "stop")], 20 * kept);
+    expect(whole.failure).toBeUndefined();
+    expect(whole.out.at(-1).response.output[0].content[0].logprobs).toHaveLength(20);
+    const cut = await bounded(chunks, 10 * kept);
+    expect(cut.failure).toMatchObject({ details: { reason: "answer_too_large" } });
+    expect(cut.out.filter((e) => e.type === "response.output_text.delta")).toHaveLength(10);
+  });
+
+  it("signed reasoning blocks (reasoning_details) count at their JSON size, not the chunk's", async () => {
+    const details = [{ type: "reasoning.text", text: "think ", format: "anthropic-claude-v1", index: 0 }];
+    const kept = "think ".length + JSON.stringify(details).length;
+    const chunks = Array.from({ length: 20 }, () => ({ ...c({}), provider: "Anthropic", choices: [{ index: 0, delta: { role: "assistant", content: "", reasoning: "think ", reasoning_details: details }, finish_reason: null, native_finish_reason: null, logprobs: null }] }));
+    expect(JSON.stringify(chunks[0]).length).toBeGreaterThan(kept + 100);
+    const { out, failure } = await bounded([...chunks, c({}, "stop")], 20 * kept);
+    expect(failure).toBeUndefined();
+    expect(out.at(-1).type).toBe("response.completed");
   });
 
   it("a first chunk past the bound fails before the stream begins: nothing is sent, so the request fails whole", async () => {

@@ -34,14 +34,18 @@ interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: Te
 interface OpenCall { kind: "call"; id: string; index: number; call_id: string; name: string; namespace?: string; args: TextPieces; done: boolean }
 
 /**
- * How much of the answer a chunk adds to what the stream keeps: its texts' characters, or, when it carries logprobs
- * or signed reasoning (kept as the objects they are), the chunk's own size as sent.
+ * How much of the answer a chunk adds to what the stream keeps: its texts' characters, and the logprob entries and
+ * signed reasoning blocks it carries (kept as the objects they are) at their JSON size, as the upstream's JSON answer
+ * would carry them, so a stream is cut where that answer would be refused. Not the chunk's own size: its envelope (id,
+ * model, created...) is not kept, and counting it cut a stream of one-token chunks with logprobs at a fiftieth of that.
  */
-function answerChars(choice: any, data: string): number {
+function answerChars(choice: any): number {
   const d = choice.delta;
   if (!d) return 0;
-  if (choice.logprobs?.content?.length || d.reasoning_details?.length) return data.length;
   let n = 0;
+  const logprobs = choice.logprobs?.content;
+  if (Array.isArray(logprobs) && logprobs.length && typeof d.content === "string" && d.content) n += JSON.stringify(logprobs).length;
+  if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) n += JSON.stringify(d.reasoning_details).length;
   if (typeof d.content === "string") n += d.content.length;
   if (typeof d.refusal === "string") n += d.refusal.length;
   const thought = d.reasoning_content ?? d.reasoning;
@@ -273,7 +277,7 @@ export class ChatToResponsesStream {
     const choice = chunk.choices?.[0];
     if (!choice) return out;
     // Before anything of it is kept or sent: past the bound, the stream fails here (the first chunk: before it began).
-    this.bound.add(answerChars(choice, e.data));
+    this.bound.add(answerChars(choice));
     this.start(chunk, out);
     const d = choice.delta ?? {};
     const thought = d.reasoning_content ?? d.reasoning;
