@@ -192,6 +192,25 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
     expect(sigs).toEqual([0, 2]);
   });
 
+  it("text after a no-parameter call whose arguments are \"\" (its host never sends \"{}\") goes out as it comes, not at the end of the stream", () => {
+    const t = new ChatToMessagesStream({ provider: "p" });
+    const feed = (c: { data: string }) => t.push(c).map((e) => JSON.parse(e.data));
+    const before = [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "now", arguments: "" } }] }),
+      chunk({ content: "t0 " }),
+      chunk({ content: "t1 " }),
+    ].flatMap(feed);
+    // Both texts are out before the finish chunk is fed, after the call's block stopped with no input.
+    expect(before.filter((e) => e.delta?.type === "text_delta").map((e) => e.delta.text)).toEqual(["t0 ", "t1 "]);
+    expect(before.map((e) => e.type + (e.index ?? ""))).toEqual([
+      "message_start", "ping", "content_block_start0", "content_block_stop0", "content_block_start1", "content_block_delta1", "content_block_delta1",
+    ]);
+    expect(before[2].content_block).toMatchObject({ type: "tool_use", id: "call_a", name: "now", input: {} });
+    const rest = [chunk({}, "tool_calls"), { data: "[DONE]" }].flatMap(feed);
+    expect(rest.map((e) => e.type + (e.index ?? ""))).toEqual(["content_block_stop1", "message_delta", "message_stop"]);
+  });
+
   it("text held behind a call whose arguments never become whole follows it at the end of the stream", () => {
     const out = run([
       chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "{\"x\":" } }] }),

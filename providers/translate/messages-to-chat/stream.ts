@@ -13,8 +13,10 @@
 // call as its own block (start, the held arguments as one input_json_delta, further deltas live, stop), held text or
 // reasoning as one delta on its block. The open tool block's arguments are whole when they are a whole JSON object
 // (tracked by a scan of each fragment, no copy), so calls sent one after another stream as they come; a call whose
-// arguments never become whole holds the rest until the stream ends, then everything follows in order. One tool index
-// at a time, with nothing between its fragments, costs nothing more than the scan.
+// arguments never become whole holds the rest until the stream ends, then everything follows in order. Text or
+// reasoning after a call with no argument bytes yet (a no-parameter tool whose host sends "" and never "{}") is not
+// held: it closes that call's block with input {}. One tool index at a time, with nothing between its fragments,
+// costs nothing more than the scan.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -130,14 +132,23 @@ export class ChatToMessagesStream {
     return out;
   }
 
-  /** Whether new content must wait: the open tool call's arguments are unfinished, or earlier content waits already. */
+  /** Whether a new call must wait: the open tool call's arguments are unfinished, or earlier content waits already. */
   private waiting(): boolean {
     return this.held.length > 0 || (this.open === "tool" && !this.whole());
   }
 
+  /**
+   * Whether text or reasoning must wait. Unlike a call, only once the open call has begun its JSON: a call with no
+   * argument bytes yet is most likely a no-parameter tool whose host never sends "{}", and holding for it would hold
+   * the rest of the answer to the end of the stream.
+   */
+  private contentWaits(): boolean {
+    return this.held.length > 0 || (this.open === "tool" && this.began && !this.whole());
+  }
+
   /** Text or reasoning: on its block now, or held (joined to held content of its kind just before it) while waiting. */
   private content(kind: "text" | "thinking", text: string, details: unknown[] | undefined, field: string | undefined, out: SseEvent[]): void {
-    if (this.waiting()) {
+    if (this.contentWaits()) {
       const last = this.held[this.held.length - 1];
       const h = last !== undefined && last.kind === kind ? last : { kind, text: "", details: [], field: undefined };
       if (h !== last) this.held.push(h);
