@@ -77,6 +77,13 @@ describe("tool_choice allowed_tools and custom tools", () => {
     expect(() => chatToConverseRequest({ model: "m", messages: hi, tools, tool_choice: { type: "custom", custom: { name: "run_sql" } } }, target("bedrock")))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "tool_choice.type" }) }));
   });
+
+  it("tool_choice required with only custom tools is a 400 naming tool_choice, not a text answer", () => {
+    const onlyCustom = { model: "m", messages: hi, tools: [tools[2]], tool_choice: "required" };
+    for (const translate of [chatToMessagesRequest, chatToGeminiRequest, chatToConverseRequest]) {
+      expect(() => translate(onlyCustom, target("x"))).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "tool_choice" }) }));
+    }
+  });
 });
 
 describe("a custom tool's call in the history", () => {

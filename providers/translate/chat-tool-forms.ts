@@ -42,6 +42,8 @@ export function plainChatTools(body: any, dropped: string[]): any {
   } else if (choice !== null && typeof choice === "object" && choice.type !== "function") {
     throw invalidRequest(`tool_choice type "${String(choice.type)}" is not supported by this model's provider`, "tool_choice.type");
   }
+  // required with only custom tools would answer text where the client demands a call (as allowed_tools above).
+  if (choice === "required" && !fnTools.length && custom) throw invalidRequest("tool_choice required with only custom tools, which this model's provider cannot call", "tool_choice");
   if (fnTools.length) out.tools = fnTools;
   else delete out.tools;
   if (choice === undefined || choice === null || (!fnTools.length && typeof choice === "object")) delete out.tool_choice;
