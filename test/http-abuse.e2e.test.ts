@@ -234,6 +234,38 @@ describe("HTTP abuse", () => {
     expect(x.closed).toBe(true);
   });
 
+  it("a stream asked for with Connection: close says so and ends the connection after its last event; a request pipelined behind it is not answered (RFC 9112 §9.6)", async () => {
+    // Before: the stream's headers said `connection: keep-alive`, the socket stayed open for keep_alive_timeout_ms
+    // after [DONE], and the pipelined request got an answer.
+    const stream = JSON.stringify({ model: MODELS.chat, messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true });
+    const x = await exchange(gw.port, (w) => w.write(Buffer.concat([post(CHAT, stream), Buffer.from(head("GET", "/healthz", { host: "gw" }))])).then(() => {}), { waitMs: WAIT });
+    expect(x.responses.map((r) => r.status)).toEqual([200]);
+    expect(x.responses[0]!.headers["content-type"]).toMatch(/^text\/event-stream/);
+    expect(x.responses[0]!.headers.connection).toBe("close");
+    expect(x.responses[0]!.body).toContain("data: [DONE]");
+    expect(x.closed).toBe(true);
+  });
+
+  it("a stream keeps the connection open for the next request when the client did not ask to close it", async () => {
+    const stream = JSON.stringify({ model: MODELS.chat, messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true });
+    const x = await exchange(gw.port, (w) => w.write(Buffer.concat([post(CHAT, stream, { connection: "keep-alive" }), Buffer.from(head("GET", "/healthz", { host: "gw", connection: "close" }))])).then(() => {}), { waitMs: WAIT });
+    expect(x.responses.map((r) => r.status)).toEqual([200, 200]);
+    expect(x.responses[0]!.headers.connection).toBe("keep-alive");
+    expect(x.responses[0]!.body).toContain("data: [DONE]");
+  });
+
+  it("an HTTP/1.0 stream: the events, then the connection closes to end the body (no chunked framing)", async () => {
+    const stream = JSON.stringify({ model: MODELS.chat, messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true });
+    const x = await exchange(gw.port, (w) => w.write(Buffer.concat([Buffer.from(head("POST", CHAT, { host: "gw", ...auth, "content-length": Buffer.byteLength(stream) }).replace("HTTP/1.1", "HTTP/1.0")), Buffer.from(stream)])).then(() => {}), { waitMs: WAIT });
+    const r = x.responses[0];
+    expect(r?.status, x.data.toString("latin1").slice(0, 300)).toBe(200);
+    expect(r!.headers["transfer-encoding"]).toBeUndefined();
+    expect(r!.headers.connection).toBe("close");
+    expect(r!.body).toMatch(/^data: \{/);
+    expect(r!.body.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    expect(x.closed).toBe(true);
+  });
+
   it("afterwards the same process answers a valid request", async () => {
     expect(alive(gw)).toBe(true);
     const res = await validChat(gw);

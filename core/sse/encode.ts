@@ -25,9 +25,13 @@ function oneLine(data: string): string {
   }
 }
 
+/**
+ * No `connection` header: Node says keep-alive or close as the request and the server's state ask (a client's
+ * `Connection: close`, HTTP/1.0, a draining server, an unanswered 100-continue). A fixed `keep-alive` overrode all of
+ * those and held the socket open for keep_alive_timeout_ms after the stream's last event.
+ */
 export const SSE_HEADERS: Record<string, string> = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache",
-  connection: "keep-alive",
   "x-accel-buffering": "no",
 };
