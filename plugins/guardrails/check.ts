@@ -83,10 +83,14 @@ export function spliced(text: string, hits: readonly Hit[], put: (h: Hit, value:
 /** A value taken out for good: never restored. */
 export const maskOf = (h: Hit): string => `[REDACTED:${h.label}]`;
 
-/** Which of a side's allow rules its text mentioned, once there was text to judge. */
+/**
+ * Which allow rules one side's text mentioned, once there was text to judge. A rule on both sides is satisfied once
+ * per request: sides given the same `satisfied` set share it (the user's turn about billing passes the answer too).
+ */
 export class TopicsSeen {
   saw = false;
-  private readonly satisfied = new Set<CompiledRule>();
+
+  constructor(private readonly satisfied = new Set<CompiledRule>()) {}
 
   see(text: string, rules: readonly CompiledRule[]): void {
     this.saw = true;
@@ -117,7 +121,9 @@ export interface RedactedDocument {
 
 export class GuardRun {
   readonly vault = new Vault();
-  private readonly topics: Record<Side, TopicsSeen> = { input: new TopicsSeen(), output: new TopicsSeen() };
+  /** The allow rules satisfied so far, on either side (see TopicsSeen). */
+  private readonly satisfied = new Set<CompiledRule>();
+  private readonly topics: Record<Side, TopicsSeen> = { input: new TopicsSeen(this.satisfied), output: new TopicsSeen(this.satisfied) };
   /** Messages text documents this request redacted, by document_index: citations into them are mapped back. */
   readonly documents = new Map<number, RedactedDocument>();
   /** Where redact() notes its edits while a document is being checked. */
@@ -181,6 +187,11 @@ export class GuardRun {
   /** `text` counts for the allow rules of `side`: those it mentions are satisfied. */
   topic(text: string, rules: readonly CompiledRule[], side: Side): void {
     this.topics[side].see(text, rules);
+  }
+
+  /** The answer's topics as a copy (the stored record's judge): what the request satisfied already counts. */
+  answerTopics(): TopicsSeen {
+    return new TopicsSeen(new Set(this.satisfied));
   }
 
   /** After all of one side's text: allow rules none of whose topic was seen act (when there was text to judge). */

@@ -34,9 +34,7 @@ function mapStrings<T>(value: T, edit: (s: string) => string): T {
  */
 class OutputJudge {
   refused = false;
-  private readonly topics = new TopicsSeen();
-
-  constructor(private readonly rules: readonly CompiledRule[]) {}
+  constructor(private readonly rules: readonly CompiledRule[], private readonly topics: TopicsSeen) {}
 
   /** The text as the client got it from the rules: masks where they redact; a block marks the answer refused. */
   text = (text: string): string => {
@@ -67,7 +65,7 @@ function keptOutput(items: unknown[], judge: OutputJudge, run: GuardRun): Record
 export function storedView(run: GuardRun): StoredView {
   return (parts: KeptParts) => {
     if (!run.guard.output.length && !run.vault.size) return parts; // only moderated: kept as given, unless refused
-    const judge = new OutputJudge(run.guard.output);
+    const judge = new OutputJudge(run.guard.output, run.answerTopics());
     const response: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(parts.response)) {
       response[k] = k === "output" && Array.isArray(v) ? keptOutput(v, judge, run) : mapStrings(v, (s) => run.vault.mask(s));
