@@ -85,14 +85,16 @@ const weather = {
 async function countWith(c: Anthropic, params: Anthropic.MessageCountTokensParams) {
   const { data, response } = await c.messages.countTokens(params).withResponse();
   expect(validateCountTokensResult(data)).toBe(true);
-  return { tokens: data.input_tokens, source: response.headers.get("x-mg-token-count"), requestId: response.headers.get("x-request-id") };
+  return { tokens: data.input_tokens, source: response.headers.get("x-mg-token-count"), requestId: response.headers.get("x-request-id"), upstreamRequestId: response.headers.get("x-mg-upstream-request-id") };
 }
 const ledgerOf = async (requestId: string | null) => (await gw.gateway.store.ledger({})).filter((e) => e.requestId === requestId);
 
 describe("count_tokens on each kind of upstream", () => {
   it("Anthropic: passthrough to /v1/messages/count_tokens with the upstream id and the client's version and beta headers", async () => {
     const before = ant.requests.length;
-    const { tokens, source, requestId } = await countWith(client, { model: claude, ...weather, thinking: { type: "enabled", budget_tokens: 2048 } });
+    const { tokens, source, requestId, upstreamRequestId } = await countWith(client, { model: claude, ...weather, thinking: { type: "enabled", budget_tokens: 2048 } });
+    // Anthropic's own request-id is passed on, as a generation's is, for a support ticket about the count.
+    expect(upstreamRequestId).toBe("req_fake_anthropic");
     const seen = ant.requests.slice(before);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.path).toBe("/v1/messages/count_tokens");

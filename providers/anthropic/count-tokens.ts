@@ -1,6 +1,6 @@
 // Anthropic's own POST /v1/messages/count_tokens: the client's body with the upstream model id, the client's
 // anthropic-version / anthropic-beta headers forwarded as for /v1/messages. The body is the shared count_tokens
-// body (providers/codecs/anthropic-messages).
+// body (providers/codecs/anthropic-messages). Anthropic's request-id is passed on as x-mg-upstream-request-id.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { failFromResponse, readUpstreamJson, type UpstreamClient } from "../http.ts";
@@ -13,5 +13,9 @@ export async function anthropicCountTokens(client: UpstreamClient, config: Provi
   const res = await client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   const json = await readUpstreamJson(name, res, call.signal);
-  return countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
+  const result = countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
+  // Anthropic's request-id goes on, as a generation's does (messagesAnswer), for a support ticket about the count.
+  const requestId = res.headers["request-id"];
+  if (typeof requestId === "string") result.headers = { ...result.headers, "x-mg-upstream-request-id": requestId };
+  return result;
 }
