@@ -177,6 +177,13 @@ describe("Gemini fileData -> a chat part", () => {
     expect(refusal({ mimeType: "image/png", fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
     expect(refusal({ mimeType: "image/png", fileUri: "gs://bucket/a.png" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
   });
+
+  it("a YouTube link without a mimeType (Google's own examples) is a 400 naming the part, not an image URL", () => {
+    for (const fileUri of ["https://www.youtube.com/watch?v=9hE5-98ZeCg", "https://youtu.be/9hE5-98ZeCg", "https://m.youtube.com/watch?v=9hE5-98ZeCg", "https://youtube.com/shorts/abc"]) {
+      expect(refusal({ fileUri })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
+    }
+    expect(refusal({ fileUri: "https://notyoutube.com/a.png" })).toBeUndefined();
+  });
 });
 
 describe("Gemini request -> a chat completions upstream's stop limit", () => {

@@ -36,6 +36,17 @@ interface Call { id: string; name: string; answered: boolean }
 /** Files API URIs (https://generativelanguage.googleapis.com/v1beta/files/…): files only Gemini can read. */
 const FILES_API = /^https:\/\/generativelanguage\.googleapis\.com\//i;
 
+/** A YouTube video link: Gemini reads the video itself; Google's examples send it as fileData without a mimeType. */
+function youTube(uri: string): boolean {
+  let host: string;
+  try {
+    host = new URL(uri).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "youtu.be" || host === "youtube.com" || host.endsWith(".youtube.com");
+}
+
 const AUDIO_FORMAT: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mp3": "mp3", "audio/mpeg": "mp3" };
 
 function unsupported(field: string, what: string, target: Target, provider: string): Unsupported {
@@ -93,6 +104,8 @@ function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
     if (mime && !mime.startsWith("image/")) {
       throw invalidRequest(`fileData of type ${mime} is read from its URL by Gemini only: send it as inlineData (PDFs, audio) or call a Gemini model`, `${field}.fileData.mimeType`);
     }
+    // Untyped is taken for an image, but a YouTube link is a video whatever its type says.
+    if (youTube(uri)) throw invalidRequest("fileData of a YouTube video is read from its URL by Gemini only: call a Gemini model", `${field}.fileData.fileUri`);
     return { type: "image_url", image_url: { url: uri } };
   }
   return undefined;
