@@ -61,6 +61,20 @@ describe("a chain on a native upstream under a redact rule", () => {
     expect(t2.previous_response_id).toBe(t1.id);
   });
 
+  it("a chain the upstream no longer holds (its retention, a zero-retention org) is resent without its reasoning ids", async () => {
+    const t1 = await create(KEY, { input: "Email alice@example.com please" });
+    expect(t1.output.some((o: any) => o.type === "reasoning")).toBe(true);
+    native.responses.stored.clear(); // OpenAI forgot turn 1: its reasoning item, referenced by id, is gone
+    const before = native.requests.length;
+    const t2 = await create(KEY, { previous_response_id: t1.id, input: "also bob@example.com" });
+    expect(textOf(t2)).toBe("Writing to [REDACTED:EMAIL] now.");
+    const tries = native.requests.slice(before).map((r) => r.body);
+    expect(tries.length).toBe(2);
+    expect(JSON.stringify(tries[0].input)).toContain(t1.output.find((o: any) => o.type === "reasoning").id);
+    expect(tries[1].input.some((i: any) => i.type === "reasoning")).toBe(false);
+    expect(JSON.stringify(tries[1].input)).toContain("Email [REDACTED:EMAIL] please");
+  });
+
   it("a project without a redact rule still continues by id at the upstream", async () => {
     const t1 = await create(PLAIN, { input: "hello there" });
     await create(PLAIN, { previous_response_id: t1.id, input: "and again" });

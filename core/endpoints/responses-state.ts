@@ -58,6 +58,15 @@ function upstreamLostPrevious(e: unknown): boolean {
 }
 
 /**
+ * The native upstream no longer holds an item the history references by id (a reasoning item of a response it
+ * forgot, as in upstreamLostPrevious): OpenAI's 404 "Item with id 'rs_…' not found", without a code.
+ */
+function upstreamLostItem(e: unknown): boolean {
+  const upstream = e instanceof GatewayError ? (e.details?.upstream_error as { message?: unknown } | undefined) : undefined;
+  return e instanceof GatewayError && e.details?.upstream_status === 404 && typeof upstream?.message === "string" && /^Item with id '[^']*' not found/.test(upstream.message);
+}
+
+/**
  * POST /responses with state: rebuild the conversation (previous_response_id, item_reference), run `dispatch`, then
  * stamp and save the answer. The body each attempt sees is chosen per attempt: a native attempt on the provider that
  * served the previous response natively keeps previous_response_id (the upstream holds that state itself, encrypted
@@ -92,17 +101,22 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
     native.set(target, isNative);
     if (previous) {
       const sameUpstream = isNative && previous.native && target.provider === previous.provider;
+      // What the transcoder plugin does not take, dispatch would send to the driver's own /responses.
+      const send = (): Promise<ProviderResult> => inner?.(c, driver, op, target, call) ?? driver.responses!.call(driver, ctx.body, target, call);
+      // The upstream lost the earlier turns (its retention, a zero-retention org, a key moved): the whole history
+      // as kept, without what only its copy could resolve, as any other native upstream gets it.
+      const orWithoutItsState = (lost: (e: unknown) => boolean) => (e: unknown) => {
+        if (!lost(e)) throw e;
+        use(nativeRebuilt(current));
+        return send();
+      };
       if (!isNative) use(current);
-      else if (sameUpstream && (loop || continuesByHistory(ctx))) use(sameUpstreamRebuilt(current));
-      else if (sameUpstream) {
+      else if (sameUpstream && (loop || continuesByHistory(ctx))) {
+        use(sameUpstreamRebuilt(current));
+        return send().catch(orWithoutItsState(upstreamLostItem));
+      } else if (sameUpstream) {
         use(conv.passthrough);
-        // What the transcoder plugin does not take, dispatch would send to the driver's own /responses.
-        const send = (): Promise<ProviderResult> => inner?.(c, driver, op, target, call) ?? driver.responses!.call(driver, ctx.body, target, call);
-        return send().catch((e: unknown) => {
-          if (!upstreamLostPrevious(e)) throw e;
-          use(nativeRebuilt(current));
-          return send();
-        });
+        return send().catch(orWithoutItsState(upstreamLostPrevious));
       } else use(nativeRebuilt(current));
     }
     return inner?.(c, driver, op, target, call);
