@@ -14,7 +14,7 @@ import { startMcp } from "./mcp/registry.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { cutAndSettle, drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
-import { endpoints } from "./endpoints/index.ts";
+import { isMessagesPath } from "./http/messages-path.ts";
 import { isGeminiPath } from "./endpoints/gemini/route.ts";
 import { GatewayError, toGeminiJSON } from "./errors.ts";
 import { writeWhole } from "./http/respond.ts";
@@ -253,7 +253,8 @@ function refuse(gateway: Gateway, req: IncomingMessage, res: ServerResponse, log
   // A page calling from an allowed origin reads the 503 and its Retry-After, as any other answer of the API.
   const cors = gateway.config.server.cors;
   if (cors !== undefined) showToOrigin(cors, req, res, path);
-  const anthropic = endpoints.some((e) => e.route === path && e.protocol === "anthropic");
+  // Every Messages path, also one no route takes (messages/batches): the Anthropic SDK reads only its own envelope.
+  const anthropic = isMessagesPath(path);
   const requestId = requestIdOf(req);
   log.debug("request refused: shutting down", { requestId, path });
   const body = JSON.stringify(anthropic ? err.toAnthropicJSON() : isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());

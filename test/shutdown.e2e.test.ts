@@ -173,6 +173,9 @@ describe("graceful shutdown of `model-gateway start`", () => {
     while (!idle.received().includes("ok")) await new Promise((r) => idle.socket.once("data", r));
     const late = await rawConnection(port);
     late.socket.write("GET /healthz HTTP/1.1\r\nhost: x\r\nx-request-id: req_after_sigterm\r\n");
+    // An Anthropic SDK call to a Messages path no route takes (messages.batches): Anthropic's envelope, as before a shutdown.
+    const lateBatch = await rawConnection(port);
+    lateBatch.socket.write(`POST /api/v1/messages/batches HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\nx-request-id: req_batch_after_sigterm\r\ncontent-length: 2\r\n`);
     const latePage = await rawConnection(port); // a browser page's call, from an origin server.cors allows
     latePage.socket.write(`GET /api/v1/models HTTP/1.1\r\nhost: x\r\norigin: ${PAGE}\r\nauthorization: Bearer ${KEY}\r\n`);
     const stream = openStream(gw.baseURL, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true, max_tokens: 100 }));
@@ -199,6 +202,12 @@ describe("graceful shutdown of `model-gateway start`", () => {
     expect(refusal.toLowerCase()).toContain("connection: close");
     expect(refusal.toLowerCase()).toContain("x-request-id: req_after_sigterm");
     expect(JSON.parse(refusal.slice(refusal.indexOf("\r\n\r\n") + 4)).error).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/shutting down/) });
+    lateBatch.socket.write("\r\n{}");
+    await lateBatch.closed;
+    const batchRefusal = lateBatch.received();
+    expect(batchRefusal).toMatch(/^HTTP\/1\.1 503 /);
+    expect(batchRefusal).toMatch(/\r\nrequest-id: req_batch_after_sigterm\r\n/i); // Anthropic's header, beside x-request-id
+    expect(JSON.parse(batchRefusal.slice(batchRefusal.indexOf("\r\n\r\n") + 4))).toMatchObject({ type: "error", error: { type: "api_error", message: expect.stringMatching(/shutting down/) } });
     // The page may read that 503 and its Retry-After, as any other answer of the API.
     latePage.socket.write("\r\n");
     await latePage.closed;
