@@ -35,6 +35,22 @@ describe("validation errors", () => {
   });
 });
 
+describe("a malformed chat tool_choice names the field it lacks", () => {
+  // Not the string branch's enum nor another object branch's type const (`tool_choice.type must be "custom"`).
+  it.each([
+    [{ type: "function" }, "tool_choice.function", "Invalid request: tool_choice.function is required"],
+    [{ type: "custom" }, "tool_choice.custom", "Invalid request: tool_choice.custom is required"],
+    [{ type: "allowed_tools" }, "tool_choice.allowed_tools", "Invalid request: tool_choice.allowed_tools is required"],
+    [{ type: "bogus" }, "tool_choice.type", 'Invalid request: tool_choice.type unsupported value "bogus"'],
+    [{ function: { name: "f" } }, "tool_choice.type", "Invalid request: tool_choice.type is required"],
+    ["maybe", "tool_choice", 'Invalid request: tool_choice must be one of "auto", "required", "none"'],
+  ])("%j", (tool_choice, field, message) => {
+    const err = refuse({ model: "m", messages: hi, tool_choice }, "gateway", validateChatCompletions);
+    expect(err.details?.field).toBe(field);
+    expect(err.message).toBe(message);
+  });
+});
+
 describe("client URL fields: each protocol's own rule", () => {
   const chat = (url: unknown) => ({ model: "m", messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url } }] }] });
 

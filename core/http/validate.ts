@@ -35,11 +35,22 @@ function describe(e: ErrorObject): { field: string; message: string } {
   }
 }
 
-/** Prefer the most specific error: anyOf/oneOf summaries say less than the branch errors under them. */
+/** Errors that name a field inside the value (a missing property, an unknown type tag, a property not allowed). */
+const INNER = new Set(["required", "discriminator", "additionalProperties"]);
+
+/**
+ * Prefer the most specific error: anyOf/oneOf summaries say less than the branch errors under them, and at one depth
+ * an error naming a field inside the value says more than another branch's "must be one of" (tool_choice
+ * {type:"function"} without function: `tool_choice.function is required`, not the string branch's enum).
+ */
 function pick(errors: ErrorObject[]): ErrorObject {
   const concrete = errors.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf" && e.keyword !== "if");
   const pool = concrete.length ? concrete : errors;
-  return pool.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+  const inner = (e: ErrorObject) => (INNER.has(e.keyword) ? 1 : 0);
+  return pool.reduce((a, b) => {
+    const deeper = b.instancePath.length - a.instancePath.length;
+    return deeper > 0 || (deeper === 0 && inner(b) > inner(a)) ? b : a;
+  });
 }
 
 /**

@@ -70,8 +70,11 @@ export type ChatTool =
         };
       };
     };
-export type ToolChoice =
-  | ("auto" | "required" | "none")
+export type ToolChoice = ("auto" | "required" | "none") | ToolChoiceObject;
+/**
+ * A tool_choice object, told by its type (so a refusal names the missing field: tool_choice.function, .custom or .allowed_tools).
+ */
+export type ToolChoiceObject =
   | {
       type: "function";
       function: {
