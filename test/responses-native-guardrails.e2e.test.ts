@@ -8,6 +8,7 @@ import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers
 
 const KEY = testKey("native-guard");
 const PLAIN = testKey("native-plain");
+const MASKED = testKey("native-masked");
 let native: FakeOpenAIWithResponses;
 let gw: TestGateway;
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
     projects: {
       acme: { keys: [keyEntry("k", KEY)], guardrails: { rules: [{ name: "pii", detect: ["email"], action: "redact" }] } },
       plain: { keys: [keyEntry("p", PLAIN)] },
+      masked: { keys: [keyEntry("m", MASKED)], guardrails: { rules: [{ name: "pii", detect: ["email"], action: "redact", redact_with: "mask" }] } },
     },
   });
 });
@@ -79,5 +81,31 @@ describe("a chain on a native upstream under a redact rule", () => {
     const t1 = await create(PLAIN, { input: "hello there" });
     await create(PLAIN, { previous_response_id: t1.id, input: "and again" });
     expect(native.requests.at(-1)!.body.previous_response_id).toBe(t1.id);
+  });
+});
+
+describe("an OpenAI conversation (Conversations API) under a redact rule", () => {
+  const post = (key: string, body: Record<string, unknown>) => fetch(`${gw.url}/api/v1/responses`, {
+    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ model: "openai/gpt-5", ...body }),
+  });
+
+  it("is refused when the rule hands out placeholders: OpenAI's copy would give [EMAIL_1] two meanings", async () => {
+    const before = native.requests.length;
+    const res = await post(KEY, { conversation: "conv_123", input: "also bob@example.com" });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(400);
+    expect(body.error.code).toBe("INVALID_REQUEST");
+    expect(body.error.details.field).toBe("conversation");
+    expect(body.error.message).toContain("redact_with: mask");
+    expect(body.error.message).toContain("previous_response_id");
+    expect(native.requests.length).toBe(before);
+  });
+
+  it("goes on to OpenAI when the project's redact rules all mask", async () => {
+    const res = await post(MASKED, { conversation: "conv_123", input: "also bob@example.com" });
+    expect(res.status, await res.text()).toBe(200);
+    const sent = native.requests.at(-1)!.body;
+    expect(sent.conversation).toBe("conv_123");
+    expect(JSON.stringify(sent.input)).toContain("[REDACTED:EMAIL]");
   });
 });

@@ -23,11 +23,13 @@ import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
 import { keepStoredThrough } from "../../core/responses/stored-view.ts";
 import { storedView, unlessRefused } from "./stored.ts";
+import { refuseOpenAIConversation } from "./conversation-refusal.ts";
 import { answerBeforeCheck, checkAround, checkingAround, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
 const GUARDED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "responses", "gemini", "count_tokens"]);
 
 async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<void>): Promise<void> {
+  refuseOpenAIConversation(ctx, guard);
   const run = new GuardRun(ctx, guard);
   // A refusal is a ledger record even in a pipeline without usage-metering or budget (commit runs once).
   ctx.onFinish((outcome) => (ctx.guardrail?.blocked ? meterFor(ctx).commit(outcome) : undefined));
