@@ -1,6 +1,7 @@
 // How much of the answer a relayed Responses stream has carried, as its final event will carry it: every finished
-// item at the size of its output_item.done event, and the text of the item still open from its deltas. Deltas are
-// measured where they lie in the event's JSON (never parsed: the relay reads no delta, for its CPU per event).
+// item at the size of its output_item.done event, and the item still open at its output_item.added event's size and
+// its deltas' text. Deltas are measured where they lie in the event's JSON (never parsed: the relay reads no delta,
+// for its CPU per event).
 import type { AnswerBound } from "../answer-bound.ts";
 
 /** Characters of an event's `"delta"` string as sent (JSON escapes included); 0 when it has none. */
@@ -34,7 +35,7 @@ export function deltaChars(data: string, from = 0): number {
 }
 
 export class RelayedAnswer {
-  /** Delta characters since the last item finished: counted already when its output_item.done comes. */
+  /** Added items and delta characters since the last item finished: counted already when its output_item.done comes. */
   private open = 0;
 
   constructor(private readonly bound: AnswerBound) {}
@@ -47,6 +48,11 @@ export class RelayedAnswer {
       const n = deltaChars(data, type.length + 10);
       this.open += n;
       this.bound.add(n);
+    } else if (type === "response.output_item.added") {
+      // Kept whole until its done comes (responses-failed.ts): an upstream that only ever adds items (large ones,
+      // never done) is bounded by them.
+      this.open += data.length;
+      this.bound.add(data.length);
     } else if (type === "response.output_item.done") {
       this.bound.add(Math.max(0, data.length - this.open));
       this.open = 0;

@@ -165,11 +165,15 @@ describe("relayResponsesBody: the answer relayed is bounded (server.upstream_lim
     return { out, failure };
   }
 
+  /** The data of the open item's output_item.added, which counts until the item is done. */
+  const addedData = added.slice(added.indexOf("data: ") + 6).trimEnd();
+
   it("deltas past the bound: the one that goes past is not relayed, response.failed then answer_too_large naming the setting", async () => {
-    const { out, failure } = await relay(wire(10), 4 * 6);
+    const limit = addedData.length + 4 * 6;
+    const { out, failure } = await relay(wire(10), limit);
     expect(out.filter((e) => e.event === "response.output_text.delta")).toHaveLength(6);
     expect(out.at(-1)!.event).toBe("response.failed");
-    expect(failure).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "up", reason: "answer_too_large", limit_bytes: 24, setting: "server.upstream_limits.answer_bytes" } });
+    expect(failure).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "up", reason: "answer_too_large", limit_bytes: limit, setting: "server.upstream_limits.answer_bytes" } });
     expect(failure.message).toContain("server.upstream_limits.answer_bytes");
   });
 
@@ -178,6 +182,29 @@ describe("relayResponsesBody: the answer relayed is bounded (server.upstream_lim
     const itemDone = text.slice(text.indexOf("event: response.output_item.done"), text.indexOf("event: response.completed"));
     const doneData = itemDone.slice(itemDone.indexOf("data: ") + 6).trimEnd();
     const { out, failure } = await relay(text, doneData.length);
+    expect(failure).toBeUndefined();
+    expect(out.at(-1)!.event).toBe("response.completed");
+  });
+
+  it("items only ever added (large, never done) count too: the stream is cut at the bound, not relayed and kept without end", async () => {
+    const big = "x".repeat(10_000);
+    let text = created;
+    for (let i = 0; i < 50; i++) text += ev("response.output_item.added", { output_index: i, item: { id: `msg_${i}`, type: "message", status: "in_progress", role: "assistant", content: [{ type: "output_text", text: big, annotations: [] }] } }, i + 1);
+    const { out, failure } = await relay(text, 100_000);
+    expect(failure).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: 100_000 } });
+    expect(out.filter((e) => e.event === "response.output_item.added")).toHaveLength(9);
+    expect(out.at(-1)!.event).toBe("response.failed");
+    expect(JSON.parse(out.at(-1)!.data).response.output).toHaveLength(9);
+  });
+
+  it("an added item counts once: its output_item.done takes its place", async () => {
+    const text = wire(10);
+    const itemDone = text.slice(text.indexOf("event: response.output_item.done"), text.indexOf("event: response.completed"));
+    const doneData = itemDone.slice(itemDone.indexOf("data: ") + 6).trimEnd();
+    // Two items, one after the other: the bound is the two done events, not the added ones as well.
+    const second = text.slice(text.indexOf("event: response.output_item.added"), text.indexOf("event: response.completed"));
+    const twice = text.slice(0, text.indexOf("event: response.completed")) + second + text.slice(text.indexOf("event: response.completed"));
+    const { out, failure } = await relay(twice, 2 * doneData.length);
     expect(failure).toBeUndefined();
     expect(out.at(-1)!.event).toBe("response.completed");
   });
