@@ -174,3 +174,17 @@ describe("chat -> Converse request", () => {
     expect(gone.dropped).toEqual(["temperature", "top_p"]);
   });
 });
+
+describe("chat -> Converse: an assistant turn that was a refusal", () => {
+  it("its refusal part (or refusal field with no content) goes as the assistant turn's text, not dropped", () => {
+    const refusal = "I can't help with that.";
+    for (const assistant of [{ role: "assistant", content: [{ type: "refusal", refusal }] }, { role: "assistant", content: null, refusal }]) {
+      const { body } = chatToConverseRequest({ model: "x", messages: [{ role: "user", content: "x" }, assistant, { role: "user", content: "why?" }] }, llama);
+      expect((body as any).messages).toEqual([
+        { role: "user", content: [{ text: "x" }] },
+        { role: "assistant", content: [{ text: refusal }] },
+        { role: "user", content: [{ text: "why?" }] },
+      ]);
+    }
+  });
+});

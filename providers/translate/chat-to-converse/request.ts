@@ -29,6 +29,16 @@ const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/cs
 // Converse caches at cachePoint blocks only: no prompt-cache routing key or retention. It has no end-user id either.
 const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
 
+/**
+ * An assistant turn's text: its refusal parts are what the model said that turn, as its text parts are (as on
+ * Anthropic, chat-to-messages); the refusal field beside no content (an answer relayed back as it came) likewise.
+ */
+function assistantText(m: any): string {
+  const parts = Array.isArray(m.content) ? m.content.map((p: any) => (p?.type === "refusal" ? { type: "text", text: p.refusal } : p)) : m.content;
+  const t = textOf(parts ?? "");
+  return t || (typeof m.refusal === "string" ? m.refusal : "");
+}
+
 function textOf(content: any): string {
   if (typeof content === "string") return content;
   return (content ?? []).filter((p: any) => p?.type === "text").map((p: any) => p.text).join("\n");
@@ -145,7 +155,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
             ? { reasoningContent: { reasoningText: { text: r.thinking, signature: r.signature } } }
             : { reasoningContent: { redactedContent: r.data } });
         }
-        const t = textOf(m.content ?? "");
+        const t = assistantText(m);
         if (!isBlank(t)) blocks.push({ text: t }); // text precedes toolUse (pitfall §2.10.3)
         (m.tool_calls ?? []).forEach((tc: any, k: number) => {
           usedTools.add(tc.function.name);

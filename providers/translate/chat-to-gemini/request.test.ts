@@ -62,3 +62,17 @@ describe("chat -> gemini: image URLs", () => {
     expect((t.body.contents as any)[0].parts[1]).toEqual({ fileData: { mimeType: expect.any(String), fileUri: url } });
   });
 });
+
+describe("chat -> gemini: an assistant turn that was a refusal", () => {
+  it("its refusal part (or refusal field with no content) goes as the model turn's text: the user turns around it stay apart", () => {
+    const refusal = "I can't help with that.";
+    for (const assistant of [{ role: "assistant", content: [{ type: "refusal", refusal }] }, { role: "assistant", content: null, refusal }]) {
+      const { body } = chatToGeminiRequest({ messages: [{ role: "user", content: "x" }, assistant, { role: "user", content: "why?" }] }, target);
+      expect(body.contents).toEqual([
+        { role: "user", parts: [{ text: "x" }] },
+        { role: "model", parts: [{ text: refusal }] },
+        { role: "user", parts: [{ text: "why?" }] },
+      ]);
+    }
+  });
+});

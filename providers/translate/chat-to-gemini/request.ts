@@ -29,6 +29,16 @@ function mimeFromUrl(url: string): string {
   return ({ png: "image/png", gif: "image/gif", webp: "image/webp", pdf: "application/pdf", mp4: "video/mp4", mp3: "audio/mp3", wav: "audio/wav" } as Record<string, string>)[ext ?? ""] ?? "image/jpeg";
 }
 
+/**
+ * An assistant turn's text: its refusal parts are what the model said that turn, as its text parts are (as on
+ * Anthropic, chat-to-messages); the refusal field beside no content (an answer relayed back as it came) likewise.
+ */
+function assistantText(m: any): string {
+  const parts = Array.isArray(m.content) ? m.content.map((p: any) => (p?.type === "refusal" ? { type: "text", text: p.refusal } : p)) : m.content;
+  const t = textOf(parts ?? "");
+  return t || (typeof m.refusal === "string" ? m.refusal : "");
+}
+
 function textOf(content: any): string {
   if (typeof content === "string") return content;
   return (content ?? []).filter((p: any) => p.type === "text").map((p: any) => p.text).join("\n");
@@ -99,7 +109,7 @@ export function chatToGeminiRequest(sent: any, target: Target): Translated<Recor
         break;
       case "assistant": {
         const parts: any[] = [];
-        const t = textOf(m.content ?? "");
+        const t = assistantText(m);
         if (t) parts.push({ text: t });
         for (const [k, tc] of (m.tool_calls ?? []).entries()) {
           toolNames.set(tc.id, tc.function.name);
