@@ -9,11 +9,29 @@ import { GatewayError } from "../errors.ts";
 import { statsOf } from "../stats/index.ts";
 import { healthOf } from "../health/index.ts";
 import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
+import { anthropicModel, anthropicModelPage, wantsAnthropicShape } from "./models-anthropic.ts";
 
-function lookup(ctx: GatewayContext): ModelRuntime {
-  // The openai and Anthropic SDKs encode the id's slash (`/v1/models/anthropic%2Fclaude-sonnet-4.5`): one segment,
-  // which the router decodes all but its encoded separators.
-  const id = ctx.params.id?.replace(/%2f/gi, "/") ?? `${ctx.params.creator}/${ctx.params.model}`;
+/** What a catalog path names: a model id, and whether its endpoints were asked for. */
+interface Named { id: string; endpoints: boolean }
+
+/** The id's slash as the SDKs send it: one segment, which the router decodes all but its encoded separators. */
+const ENCODED_SLASH = /%2f/gi;
+
+function named(ctx: GatewayContext): Named {
+  // The openai and Anthropic SDKs' models.retrieve: `/v1/models/anthropic%2Fclaude-sonnet-4.5`.
+  if (ctx.params.id) return { id: ctx.params.id.replace(ENCODED_SLASH, "/"), endpoints: false };
+  const { creator, model } = ctx.params as { creator: string; model: string };
+  // The encoded id followed by /endpoints comes as {creator}/{model} (a creator never contains a slash).
+  if (/%2f/i.test(creator)) {
+    const id = creator.replace(ENCODED_SLASH, "/");
+    return model === "endpoints" ? { id, endpoints: true } : { id: `${id}/${model}`, endpoints: false };
+  }
+  // /api/v1/models/{creator}/{model}[/endpoints]: a slug never contains "/", so the segment count decides.
+  const segments = ctx.path.split("?")[0]!.replace(/\/+$/, "").split("/").filter(Boolean);
+  return { id: `${creator}/${model}`, endpoints: segments.length === 6 };
+}
+
+function lookup(ctx: GatewayContext, id: string): ModelRuntime {
   const m = ctx.config.models.get(id);
   if (!m) throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { model: id } });
   ctx.model = m;
@@ -28,16 +46,18 @@ function usableEndpoints(ctx: GatewayContext, m: ModelRuntime): ModelEndpointCon
 }
 
 async function listModels(ctx: GatewayContext): Promise<void> {
-  const data = [...ctx.config.models.values()].map(modelEntry);
-  ctx.response = { kind: "json", status: 200, body: { object: "list", data } };
+  const all = [...ctx.config.models.values()];
+  const body = wantsAnthropicShape(ctx) ? anthropicModelPage(ctx, all) : { object: "list", data: all.map(modelEntry) };
+  ctx.response = { kind: "json", status: 200, body };
 }
 
-async function getModel(ctx: GatewayContext): Promise<void> {
-  ctx.response = { kind: "json", status: 200, body: modelDetail(lookup(ctx)) };
+async function getModel(ctx: GatewayContext, id: string): Promise<void> {
+  const m = lookup(ctx, id);
+  ctx.response = { kind: "json", status: 200, body: wantsAnthropicShape(ctx) ? anthropicModel(m) : modelDetail(m) };
 }
 
-async function getEndpoints(ctx: GatewayContext): Promise<void> {
-  const m = lookup(ctx);
+async function getEndpoints(ctx: GatewayContext, id: string): Promise<void> {
+  const m = lookup(ctx, id);
   const stats = statsOf(ctx.gateway);
   const health = healthOf(ctx.gateway);
   // A provider this project reaches with its own key has a circuit of its own (docs/routing.md): show that one.
@@ -56,11 +76,9 @@ async function getEndpoints(ctx: GatewayContext): Promise<void> {
  * answer from the route parameters and path.
  */
 export function modelsTerminal(ctx: GatewayContext): Promise<void> {
-  if (ctx.params.id) return getModel(ctx);
-  if (!ctx.params.creator || !ctx.params.model) return listModels(ctx);
-  // /api/v1/models/{creator}/{model}[/endpoints]: a slug never contains "/", so the segment count decides.
-  const segments = ctx.path.split("?")[0]!.replace(/\/+$/, "").split("/").filter(Boolean);
-  return segments.length === 6 ? getEndpoints(ctx) : getModel(ctx);
+  if (!ctx.params.id && (!ctx.params.creator || !ctx.params.model)) return listModels(ctx);
+  const { id, endpoints } = named(ctx);
+  return endpoints ? getEndpoints(ctx, id) : getModel(ctx, id);
 }
 
 export const modelsEndpoints: EndpointSpec[] = [
