@@ -38,3 +38,19 @@ describe("foreign tool-call ids", () => {
     expect(results).toEqual(uses);
   });
 });
+
+describe("a foreign id near Converse's 64-character limit", () => {
+  it("is rewritten within 64 characters, the call and its result alike, two such ids kept apart", () => {
+    const long = (c: string) => `call_${"a".repeat(57)}${c}x`; // 64 characters, one of them refused
+    const ids = [long(":"), long(".")];
+    const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
+    const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
+    const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
+    for (const id of uses) {
+      expect(id).toMatch(ALLOWED);
+      expect(id.length).toBeLessThanOrEqual(64);
+    }
+    expect(results).toEqual(uses);
+    expect(new Set(uses).size).toBe(2);
+  });
+});
