@@ -241,14 +241,15 @@ describe("a Responses answer output moderation refused", () => {
       const raw = await res.text();
       expect(raw).toContain("GUARDRAIL_BLOCKED");
       expect(res.status).toBe(stream ? 200 : 400);
-      // The id the stream's response.created gave; a JSON client never saw one, the record (if any) has it.
-      id = stream
-        ? JSON.parse(new SseParser().push(raw + "\n\n").find((e) => e.event === "response.created")!.data).response.id
-        : String(put.mock.calls.at(-1)?.[0].id);
-      expect(id).toMatch(/^resp_/);
+      // Never written, not even for a moment (the record waits for the verdict).
+      expect(put).not.toHaveBeenCalled();
+      // The id the stream's response.created gave; a JSON client never saw one.
+      id = stream ? JSON.parse(new SseParser().push(raw + "\n\n").find((e) => e.event === "response.created")!.data).response.id : "";
     } finally {
       put.mockRestore();
     }
+    if (!stream) return;
+    expect(id).toMatch(/^resp_/);
     expect(await status(id)).toBe(404);
     expect(await status(`${id}/input_items`)).toBe(404);
     const next = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ model: MODEL, previous_response_id: id, input: "go on" }) });

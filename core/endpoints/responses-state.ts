@@ -12,7 +12,7 @@ import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../respon
 import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
-import { continuesByHistory, keptAs, keptParts } from "../responses/stored-view.ts";
+import { answerAllowed, continuesByHistory, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 import { jsonInSlices } from "../store/responses-slices.ts";
 
@@ -125,13 +125,18 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
 
   const response = ctx.response;
   if (!response || response.status !== 200) return;
+  const servedNatively = () => !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true;
   const t: SaveTarget = {
     previousResponseId: previous?.id ?? null,
     save: keep
       ? async (r, fullOutput) => {
-          // As a step that changed the text on its way (guardrails) has it kept; an answer it refused is not kept.
+          // As a step that changed the text on its way (guardrails) has it kept, once its verdict on the whole answer
+          // (output moderation) is known: an answer it refused is never written, nor readable by id meanwhile.
           const kept = keptParts(ctx, { response: r, input: conv.items, ...(fullOutput ? { fullOutput } : {}) });
-          if (!kept) return false;
+          if (!kept || !(await answerAllowed(ctx, r))) {
+            if (servedNatively()) await forgetUpstreamCopy(ctx, String(r.id));
+            return false;
+          }
           // Serialised here, a slice at a time, not in the store: its put is bounded by store.timeout_ms.
           const inputJson = await jsonInSlices(kept.input);
           const now = Date.now();
@@ -139,18 +144,12 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
             id: String(r.id), project, createdAt: now, expiresAt: now + retentionMs(ctx), response: kept.response, input: kept.input, inputJson,
             ...(inputBytes === undefined || kept.input !== conv.items ? {} : { inputBytes }),
             ...(kept.fullOutput ? { fullOutput: kept.fullOutput } : {}),
-            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: !loop && !!ctx.resolvedTarget && native.get(ctx.resolvedTarget) === true,
+            provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: servedNatively(),
             previousResponseId: previous?.id ?? null,
           };
           // The answer is already made (and billed): a store failure is not turned into an error, but the answer
           // says store: false, so the client knows a previous_response_id or GET of it will find nothing.
-          return store.put(rec).then(() => {
-            // A step refusing the answer after this (output moderation) takes the record back.
-            keptAs(ctx, () => store.delete(project, rec.id, Date.now()).then(() => undefined, (err) => {
-              ctx.gateway.log.error("taking back a refused response's record failed", { requestId: ctx.requestId, response: rec.id, error: String(err) });
-            }));
-            return true;
-          }, (err) => {
+          return store.put(rec).then(() => true, (err) => {
             ctx.gateway.log.error("storing the response failed: the answer says store: false", { requestId: ctx.requestId, response: rec.id, error: String(err) });
             return false;
           });
@@ -159,6 +158,18 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   };
   if (response.kind === "json") await persistJson(response.body, t);
   else if (response.kind === "stream") ctx.response = { ...response, events: persistStream(response.events, t) };
+}
+
+/**
+ * A refused answer a native upstream served: its own copy (store: true there too) is deleted as DELETE does, best
+ * effort: the client gets the refusal either way, and a copy left is logged (OpenAI keeps it for its own retention).
+ */
+async function forgetUpstreamCopy(ctx: GatewayContext, id: string): Promise<void> {
+  // What deleteUpstreamCopy reads of a record: the id, and who served it.
+  const served = { id, provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "" } as ResponseRecord;
+  await deleteUpstreamCopy(ctx, served).catch((err: unknown) => {
+    ctx.gateway.log.error("deleting a refused response's copy at its upstream failed: the upstream keeps it", { requestId: ctx.requestId, response: id, provider: served.provider, error: String(err) });
+  });
 }
 
 function notFound(id: string): GatewayError {

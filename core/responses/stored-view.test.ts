@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GatewayContext } from "../pipeline/context.ts";
-import { continuesByHistory, keepStoredThrough, keptAs, keptParts, refuseKept } from "./stored-view.ts";
+import { answerAllowed, continuesByHistory, keepStoredThrough, keptParts } from "./stored-view.ts";
 
 const parts = () => ({ response: { id: "resp_1", output: [] }, input: [{ type: "message", role: "user", content: "[EMAIL_1]" }] });
 
@@ -21,19 +21,20 @@ describe("keptParts", () => {
     expect(keptParts({} as GatewayContext, p)).toBe(p);
   });
 
-  it("takes a record kept through a view back when the step refuses the answer after it was saved; nothing else", async () => {
-    const viewed = {} as GatewayContext;
+  it("allows the save at once without a step's verdict, and as the verdict says with one", async () => {
     const plain = {} as GatewayContext;
-    const taken: string[] = [];
+    const viewed = {} as GatewayContext;
+    const moderated = {} as GatewayContext;
+    const judged: unknown[] = [];
     keepStoredThrough(viewed, (p) => p);
-    keptAs(viewed, async () => void taken.push("viewed"));
-    keptAs(plain, async () => void taken.push("plain"));
-    await refuseKept(plain);
-    expect(taken).toEqual([]);
-    await refuseKept(viewed);
-    await refuseKept(viewed);
-    expect(taken).toEqual(["viewed"]);
-    expect(keptParts(viewed, parts())).toBeUndefined();
+    keepStoredThrough(moderated, (p) => p, false, async (response) => {
+      judged.push(response.id);
+      return false;
+    });
+    expect(answerAllowed(plain, parts().response)).toBe(true);
+    expect(answerAllowed(viewed, parts().response)).toBe(true);
+    expect(await answerAllowed(moderated, parts().response)).toBe(false);
+    expect(judged).toEqual(["resp_1"]);
   });
 
   it("continues a chain by the history as kept only for a request whose step asked", () => {

@@ -128,6 +128,8 @@ export class GuardRun {
   readonly documents = new Map<number, RedactedDocument>();
   /** Where redact() notes its edits while a document is being checked. */
   private edits: Edit[] | undefined;
+  /** The answer's output moderation, once per request (stored.ts, moderatedAnswer). */
+  answerModeration: Promise<void> | undefined;
 
   constructor(readonly ctx: GatewayContext, readonly guard: Guard) {}
 

@@ -22,7 +22,7 @@ import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
 import { keepStoredThrough } from "../../core/responses/stored-view.ts";
-import { storedView, unlessRefused } from "./stored.ts";
+import { moderatedAnswer, storedView, storedVerdict } from "./stored.ts";
 import { refuseOpenAIConversation } from "./conversation-refusal.ts";
 import { answerBeforeCheck, checkAround, checkingAround, offerAnswerGuard } from "../../core/pipeline/answer-guard.ts";
 
@@ -46,7 +46,10 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   }
   // A stored response is made inside this check: it keeps what the client is given, values a rule took out as masks.
   // Its placeholders are numbered per request: a chain is continued by that history, not by a native upstream's copy.
-  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length || guard.moderateOutput)) keepStoredThrough(ctx, storedView(run), guard.placeholders);
+  // One moderating answers is saved only once that verdict is known (a refused answer is never written).
+  if (ctx.endpoint === "responses" && (guard.redacts || guard.output.length || guard.moderateOutput)) {
+    keepStoredThrough(ctx, storedView(run), guard.placeholders, guard.moderateOutput ? storedVerdict(ctx, run) : undefined);
+  }
   await next();
   if (!ctx.response || ctx.response.status >= 300 || ctx.endpoint === "count_tokens") return;
   // A step before this one that keeps answers (the response cache) keeps this one as it came back, before the check.
@@ -65,7 +68,7 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   if (ctx.protocol === "anthropic") fixCitations(r.body, run);
   if (ctx.protocol === "responses") responsesEchoed(r.body, (t) => run.restore(t));
   run.allowVerdict("output");
-  if (guard.moderateOutput) await unlessRefused(ctx, () => checkModeration(ctx, guard.moderation!, answer, "output"));
+  if (guard.moderateOutput) await moderatedAnswer(ctx, run, answer);
 }
 
 /** The request's guard, or undefined when there is nothing to check (most projects: one property read). */

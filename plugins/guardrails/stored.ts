@@ -4,14 +4,16 @@
 // answer as on the client's, and each placeholder of this request masked, in the answer, the echoed request fields and
 // the conversation. Never a placeholder (its number means nothing past this request: a later turn numbers its own) and
 // never the value (values are kept in no store). A later turn sends that history as kept, so the provider gets no
-// value a rule took out. An answer the output rules refuse is not kept at all; one output moderation refuses is judged
-// after the record was saved, and takes it back (unlessRefused).
+// value a rule took out. An answer the output rules refuse is not kept at all, nor one output moderation refuses: the
+// record waits for that verdict (storedVerdict), which the client's answer then shares.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
-import { refuseKept, type KeptParts, type StoredView } from "../../core/responses/stored-view.ts";
+import type { AnswerVerdict, KeptParts, StoredView } from "../../core/responses/stored-view.ts";
 import type { GuardRun } from "./check.ts";
 import { judge, maskOf, spliced, TopicsSeen } from "./check.ts";
 import type { CompiledRule } from "./compile.ts";
-import { responsesItem } from "./walk/answer.ts";
+import { responsesItem, walkAnswer } from "./walk/answer.ts";
+import { checkModeration } from "./moderation/index.ts";
+import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
@@ -77,12 +79,24 @@ export function storedView(run: GuardRun): StoredView {
   };
 }
 
-/** A verdict given after the record was kept (output moderation): its refusal (or failure, fail_closed) takes the record back. */
-export async function unlessRefused(ctx: GatewayContext, verdict: () => Promise<void>): Promise<void> {
-  try {
-    await verdict();
-  } catch (e) {
-    await refuseKept(ctx);
-    throw e;
-  }
+/**
+ * Whether the record may be saved, after output moderation of the answer's text as the provider gave it (what the
+ * client's check moderates): a refusal, or a failure under fail_closed, keeps nothing. The call is the request's one
+ * (moderatedAnswer): the client's answer gets the same verdict when the guardrails check it next.
+ */
+export function storedVerdict(ctx: GatewayContext, run: GuardRun): AnswerVerdict {
+  return (response) => {
+    let text = "";
+    // A copy: the walk may rewrite arguments it visits, and the client's answer is the same object.
+    walkAnswer("responses", structuredClone({ output: response.output }), (t) => {
+      if (text.length < MAX_MODERATED_CHARS) text += t.slice(0, MAX_MODERATED_CHARS - text.length);
+      return t;
+    });
+    return moderatedAnswer(ctx, run, text).then(() => true, () => false);
+  };
+}
+
+/** The answer's output moderation, called once per request whoever asks first (the stored record or the client's check). */
+export function moderatedAnswer(ctx: GatewayContext, run: GuardRun, answer: string): Promise<void> {
+  return (run.answerModeration ??= checkModeration(ctx, run.guard.moderation!, answer, "output"));
 }

@@ -5,8 +5,7 @@
 import type { ClientProtocol, GatewayContext } from "../../../core/pipeline/context.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
-import { checkModeration } from "../moderation/index.ts";
-import { unlessRefused } from "../stored.ts";
+import { moderatedAnswer } from "../stored.ts";
 import { Slots, type StreamAdapter } from "./slots.ts";
 import { ChatStream } from "./chat.ts";
 import { MessagesStream } from "./messages.ts";
@@ -30,7 +29,7 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   const finish = async () => {
     finished = true;
     run.allowVerdict("output");
-    if (run.guard.moderateOutput) await unlessRefused(ctx, () => checkModeration(ctx, run.guard.moderation!, slots.answer, "output"));
+    if (run.guard.moderateOutput) await moderatedAnswer(ctx, run, slots.answer);
   };
   for await (const ev of events) {
     if (!finished && adapter.isTerminal(ev)) {
