@@ -2,7 +2,7 @@
 // gateway's envelope (OpenAI- and Anthropic-protocol routes), Google's on the Gemini routes (core/errors.ts
 // toGeminiJSON), and on the MCP routes the JSON-RPC error of the MCP transport once the key is accepted
 // (core/endpoints/mcp.ts) — what comes before it (the key, the body) is the gateway's envelope.
-import { namedHeaders, rateLimitHeaders, requestIdHeader, retryHeaders } from "./openapi-headers.ts";
+import { anthropicRequestIdHeader, namedHeaders, rateLimitHeaders, requestIdHeader, retryHeaders } from "./openapi-headers.ts";
 
 type Json = any;
 
@@ -17,6 +17,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "402": "Project budget exhausted",
   "403": "Model not allowed for this project",
   "404": "Unknown model",
+  "409": "CONFLICT (details.reason key_in_progress): a request with this idempotency key is still in progress; retry after Retry-After to get its answer, or send a new key",
   "413": "Request body too large",
   "422": "Understood but not served: an idempotency key reused with another body, embeddings dimensions the model cannot give",
   "429": "Rate limited (see Retry-After)",
@@ -58,21 +59,27 @@ function response(description: string, schema: Json, headers: Record<string, Jso
   return { description, headers, content: { "application/json": { schema } } };
 }
 
-/** 429 and 503 say when to retry. */
-const waits = (code: string) => (code === "429" || code === "503" ? retryHeaders() : {});
+/** 409 (idempotency key in progress), 429 and 503 say when to retry. */
+const waits = (code: string) => (code === "409" || code === "429" || code === "503" ? retryHeaders() : {});
+/** Where the gateway may tell the SDKs whether to retry: a key no retry passes (401), a budget hold (402), a 502 no retry mends. */
+const retryVerdict = (code: string) => (code === "401" || code === "402" || code === "502" ? namedHeaders(["x-should-retry"]) : {});
+
+/** The statuses every POST of the API adds: the idempotency key's 409. */
+const POST_ONLY = new Set(["409"]);
 
 /** components.responses: every error answer once, by family and status (operations refer to them). */
 export function errorComponents(): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [code, description] of Object.entries(ERROR_STATUSES)) {
     // A refusal after the provider was picked (a guardrail's, an upstream's) names it and has a ledger record.
-    const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-trace-id"]) };
+    const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...retryVerdict(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-trace-id"]) };
     out[`Error${code}`] = response(description, ENVELOPE, headers);
+    out[`MessagesError${code}`] = response(description, ENVELOPE, { ...headers, ...anthropicRequestIdHeader() });
     out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, headers);
   }
   // No rate limits apply on the MCP routes: tool calls have windows of their own.
   for (const [code, { description, schema }] of Object.entries({ ...MCP_STATUSES, "409": MCP_GET_CONFLICT })) {
-    out[`McpError${code}`] = response(description, schema, { ...requestIdHeader(), ...waits(code) });
+    out[`McpError${code}`] = response(description, schema, { ...requestIdHeader(), ...waits(code), ...retryVerdict(code) });
   }
   // core/admin/handle.ts: a 503 with Retry-After alone.
   for (const [code, description] of Object.entries(ADMIN_ERRORS)) {
@@ -84,11 +91,22 @@ export function errorComponents(): Record<string, Json> {
 const refs = (prefix: string, codes: string[]): Record<string, Json> =>
   Object.fromEntries(codes.sort().map((code) => [code, { $ref: `#/components/responses/${prefix}${code}` }]));
 
-/** An OpenAI-, Anthropic- or Responses-protocol route's errors: the gateway's envelope (the messages routes add type: "error"). */
-export const gatewayErrors = () => refs("Error", Object.keys(ERROR_STATUSES));
+/** The statuses of a route: a POST may meet its idempotency key still in progress (409), unless it keeps no record. */
+const statuses = (idempotent: boolean) => Object.keys(ERROR_STATUSES).filter((code) => idempotent || !POST_ONLY.has(code));
+
+/** An OpenAI- or Responses-protocol route's errors: the gateway's envelope. `idempotent`: a POST the idempotency keys apply to. */
+export const gatewayErrors = (idempotent = false) => refs("Error", statuses(idempotent));
+/** A Messages route's errors: the gateway's envelope with type: "error", and request-id as on its answers. */
+export const messagesErrors = (idempotent = false) => refs("MessagesError", statuses(idempotent));
 /** A Gemini route's errors: Google's shape, for every status. */
-export const geminiErrors = () => refs("GeminiError", Object.keys(ERROR_STATUSES));
-/** An MCP route's errors; GET may find the session's stream already open. */
-export const mcpErrors = (method: string) => refs("McpError", [...Object.keys(MCP_STATUSES), ...(method === "GET" ? ["409"] : [])]);
+export const geminiErrors = (idempotent = false) => refs("GeminiError", statuses(idempotent));
+/**
+ * An MCP route's errors; GET may find the session's stream already open (JSON-RPC), a POST its idempotency key still
+ * in progress (the gateway's envelope: before the MCP transport).
+ */
+export const mcpErrors = (method: string) => ({
+  ...refs("McpError", [...Object.keys(MCP_STATUSES), ...(method === "GET" ? ["409"] : [])]),
+  ...(method === "POST" ? refs("Error", ["409"]) : {}),
+});
 /** The admin API's errors. */
 export const adminErrors = () => refs("AdminError", Object.keys(ADMIN_ERRORS));

@@ -9,6 +9,8 @@ const text = { type: "string" };
 /** components.headers: name -> Header Object. */
 export const HEADERS: Record<string, Json> = {
   "X-Request-Id": { description: "The request's id: the caller's X-Request-Id echoed, or one the gateway made. On every answer.", required: true, schema: text },
+  "request-id": { description: "The same id as X-Request-Id, under Anthropic's name (the Anthropic SDK's requestID / request_id). On every answer of the Messages routes.", required: true, schema: text },
+  "x-should-retry": { description: "false: no retry of this request can pass (a missing, malformed, unknown, revoked or expired key; an answer no endpoint could give), so the openai and Anthropic SDKs and Claude Code do not retry; true: a short wait will do (Retry-After)", schema: { enum: ["true", "false"] } },
   "X-RateLimit-Limit-Requests": { description: "Requests per minute of the tightest request window of the key and project (when they have rate limits)", schema: int },
   "X-RateLimit-Remaining-Requests": { description: "Requests left in the current minute window", schema: int },
   "X-RateLimit-Reset-Requests": { description: "Seconds until the request window has room again", schema: int },
@@ -39,6 +41,8 @@ export const RATE_LIMIT_HEADERS = Object.keys(HEADERS).filter((n) => n.startsWit
 
 /** Every answer: its request id. */
 export const requestIdHeader = (): Record<string, Json> => refs(["X-Request-Id"]);
+/** Every answer of a Messages route: the request id under Anthropic's name too. */
+export const anthropicRequestIdHeader = (): Record<string, Json> => refs(["request-id"]);
 /** Answers of an endpoint the rate limits apply to (once the request passed their check). */
 export const rateLimitHeaders = (): Record<string, Json> => refs(RATE_LIMIT_HEADERS);
 /** A 429 or 503: when to retry. */
@@ -61,6 +65,7 @@ export const REQUEST_HEADERS: Record<string, Json> = {
   "Mcp-Session-Id": { name: "Mcp-Session-Id", in: "header", required: false, description: "The session the initialize answer named; needed on every request but initialize", schema: text },
   "MCP-Protocol-Version": { name: "MCP-Protocol-Version", in: "header", required: false, description: "The MCP protocol version the session agreed on", schema: text },
   "Last-Event-ID": { name: "Last-Event-ID", in: "header", required: false, description: "GET: resume the event stream after this event", schema: text },
+  "anthropic-version": { name: "anthropic-version", in: "header", required: false, description: "Sent by the Anthropic SDK and Claude Code: the answer is then in the Anthropic Models API's shape", schema: text },
 };
 
 /** Idempotency-Key takes what clients of other APIs send; x-mg-idempotency-key a ULID or UUID (core/http/idempotency-key.ts). */

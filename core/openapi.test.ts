@@ -76,6 +76,46 @@ describe("/api/openapi.json for client generators", () => {
     expect(param("/mcp", "delete", "Mcp-Session-Id")).toBeDefined();
   });
 
+  it("the catalog takes x-api-key as the Messages routes do, and says so; with anthropic-version it pages and answers in Anthropic's shape", () => {
+    for (const path of ["/v1/models", "/v1/models/{creator}/{model}", "/v1/models/{id}", "/v1/models/{creator}/{model}/endpoints", "/v1/messages"]) {
+      expect(doc.paths[path][path === "/v1/messages" ? "post" : "get"].security, path).toEqual([{ bearerAuth: [] }, { anthropicApiKey: [] }]);
+    }
+    expect(doc.components.securitySchemes.anthropicApiKey.description).toContain("/v1/models");
+    const list = doc.paths["/v1/models"].get;
+    expect(list.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name)).toEqual(["limit", "after_id", "before_id"]);
+    expect(list.parameters.find((p: any) => p.name === "anthropic-version")).toMatchObject({ in: "header", required: false });
+    expect(list.responses["200"].content["application/json"].schema.anyOf).toEqual([{ $ref: "#/components/schemas/ModelList" }, { $ref: "#/components/schemas/AnthropicModelList" }]);
+    expect(doc.paths["/v1/models/{id}"].get.responses["200"].content["application/json"].schema.anyOf).toContainEqual({ $ref: "#/components/schemas/AnthropicModelInfo" });
+  });
+
+  it("the Messages routes' answers, errors too, name request-id (the Anthropic SDK's requestID); every 401 names x-should-retry", () => {
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+      for (const [code, r] of Object.entries<any>(doc.paths[path].post.responses)) expect(deref(r).headers?.["request-id"], `${path} ${code}`).toBeDefined();
+    }
+    const without: string[] = [];
+    for (const [path, m, op] of operations()) {
+      if (path.startsWith("/admin/") || !op.responses["401"]) continue;
+      if (!deref(op.responses["401"]).headers?.["x-should-retry"]) without.push(`${m.toUpperCase()} ${path}`);
+    }
+    expect(without).toEqual([]);
+    expect(Object.keys(doc.paths["/v1/messages"].post.responses)).toContain("401");
+  });
+
+  it("every POST the idempotency keys apply to documents their 409 CONFLICT key_in_progress with Retry-After", () => {
+    const without: string[] = [];
+    let posts = 0;
+    for (const [path, m, op] of operations()) {
+      if (m !== "post" || path.startsWith("/admin/") || path === "/v1/videos" || op.responses["405"]) continue;
+      posts++;
+      const r = deref(op.responses["409"]);
+      if (!r?.description?.includes("key_in_progress") || !r.headers?.["Retry-After"]) without.push(path);
+    }
+    expect(posts).toBeGreaterThan(10);
+    expect(without).toEqual([]);
+    // A GET keeps no idempotency record: no 409 there.
+    expect(doc.paths["/v1/models"].get.responses["409"]).toBeUndefined();
+  });
+
   it("GET /openapi.json and every filter of GET /admin/v1/usage are documented", () => {
     expect(doc.paths["/openapi.json"].get.security).toEqual([]);
     const filters = doc.paths["/admin/v1/usage"].get.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);

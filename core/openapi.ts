@@ -9,9 +9,9 @@ import { ADMIN_PREFIX } from "./admin/route.ts";
 import { RouteMethods } from "./http/route-methods.ts";
 import { servedById } from "./endpoints/gemini/route.ts";
 import type { EndpointKind } from "./pipeline/context.ts";
-import { adminErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors } from "./openapi-errors.ts";
+import { adminErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors, messagesErrors } from "./openapi-errors.ts";
 import {
-  billedHeaders, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
+  anthropicRequestIdHeader, billedHeaders, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
 } from "./openapi-headers.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
@@ -171,7 +171,14 @@ const BILLED: ReadonlySet<EndpointKind> = new Set(["chat", "messages", "response
 function successResponse(ep: EndpointSpec): Json {
   const o = ep.openapi;
   const content: Json = {};
-  if (o.responseSchema) content["application/json"] = { schema: { $ref: `#/components/schemas/${o.responseSchema}` } };
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  if (o.responseSchema) {
+    content["application/json"] = {
+      schema: o.anthropicResponseSchema
+        ? { anyOf: [ref(o.responseSchema), ref(o.anthropicResponseSchema)], description: `A ${o.anthropicResponseSchema} when the request has anthropic-version, else a ${o.responseSchema}` }
+        : ref(o.responseSchema),
+    };
+  }
   if (o.streamSchema) {
     // OpenAPI 3.1 has no schema for an event stream's items: the description names the component each event's data is.
     const events = o.namedEvents
@@ -179,17 +186,24 @@ function successResponse(ep: EndpointSpec): Json {
       : `Server-sent events; each data line is a ${o.streamSchema}`;
     content["text/event-stream"] = { schema: { type: "string", description: events } };
   }
-  const headers: Json = { ...requestIdHeader(), ...(ep.kind === "mcp" ? {} : rateLimitHeaders()) };
+  const headers: Json = { ...requestIdHeader(), ...(ep.protocol === "anthropic" ? anthropicRequestIdHeader() : {}), ...(ep.kind === "mcp" ? {} : rateLimitHeaders()) };
   if (BILLED.has(ep.kind) || ep.kind === "count_tokens") Object.assign(headers, servedHeaders());
   if (BILLED.has(ep.kind)) Object.assign(headers, billedHeaders());
   Object.assign(headers, namedHeaders(o.responseHeaders ?? []));
   return { description: "Success", headers, ...(Object.keys(content).length ? { content } : {}) };
 }
 
+/** POSTs the idempotency keys apply to (plugins/idempotency; video jobs attach by key themselves): they may meet a 409. */
+const idempotent = (ep: EndpointSpec): boolean => ep.method === "POST" && ep.kind !== "videos";
+
 function errorResponses(ep: EndpointSpec): Json {
   if (ep.kind === "mcp") return mcpErrors(ep.method);
-  return ep.protocol === "gemini" ? geminiErrors() : gatewayErrors();
+  if (ep.protocol === "gemini") return geminiErrors(idempotent(ep));
+  return ep.protocol === "anthropic" ? messagesErrors(idempotent(ep)) : gatewayErrors(idempotent(ep));
 }
+
+/** The catalog (kind models on the OpenAI-protocol routes) takes x-api-key too: Anthropic clients read it. */
+const takesAnthropicKey = (ep: EndpointSpec): boolean => ep.protocol === "anthropic" || (ep.kind === "models" && ep.protocol === "openai");
 
 function operation(ep: EndpointSpec): Json {
   const o = ep.openapi;
@@ -209,9 +223,9 @@ function operation(ep: EndpointSpec): Json {
     ],
     responses,
     // Gemini clients send their key as x-goog-api-key (the SDKs) or ?key= (Google's REST examples); Anthropic
-    // clients as x-api-key.
+    // clients (on the Messages routes and the catalog) as x-api-key.
     ...(ep.protocol === "gemini" ? { security: [{ bearerAuth: [] }, { googApiKey: [] }, { googKeyQuery: [] }] }
-      : ep.protocol === "anthropic" ? { security: [{ bearerAuth: [] }, { anthropicApiKey: [] }] }
+      : takesAnthropicKey(ep) ? { security: [{ bearerAuth: [] }, { anthropicApiKey: [] }] }
       : {}),
   };
   if (o.requestSchema) {
@@ -266,7 +280,7 @@ export function buildOpenApi(): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: "mg_live_… or mg_test_… (sandbox) keys" },
         googApiKey: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "The Gemini API routes (/v1beta/) also take the key here" },
         googKeyQuery: { type: "apiKey", in: "query", name: "key", description: "…or in ?key= on the Gemini API routes" },
-        anthropicApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The Anthropic-protocol routes (/v1/messages, /v1/messages/count_tokens) also take the key here" },
+        anthropicApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The Anthropic-protocol routes (/v1/messages, /v1/messages/count_tokens) and the catalog (/v1/models…) also take the key here" },
         adminKey: { type: "http", scheme: "bearer", description: "mg_admin_… keys from admin_keys in gateway.yaml (scope read or write); the admin API only" },
       },
     },

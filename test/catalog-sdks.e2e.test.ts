@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startTestGateway, testKey, keyEntry, type TestGateway } from "./helpers/gateway.ts";
+import { validateAnthropicModelInfo, validateAnthropicModelList } from "../core/generated/validators.js";
 
 const KEY = testKey("catalogsdk");
 const EXTRA = Array.from({ length: 23 }, (_, i) => `acme/m${String(i).padStart(2, "0")}`);
@@ -36,6 +37,7 @@ describe("the catalog with an Anthropic client's x-api-key", () => {
     const body = await res.json() as { data: { id: unknown }[]; has_more: boolean };
     expect(body.data.map((m) => m.id)).toEqual(ALL);
     expect(body.has_more).toBe(false);
+    expect(validateAnthropicModelList(body), JSON.stringify(validateAnthropicModelList.errors)).toBe(true);
     // What Claude Code keeps: data[].id strings starting with claude or anthropic.
     expect(body.data.map((m) => m.id).filter((id) => /^(claude|anthropic)/i.test(id as string))).toEqual(["anthropic/claude-sonnet-4.5"]);
   });
@@ -61,6 +63,7 @@ describe("the catalog with an Anthropic client's x-api-key", () => {
 
     const one = await anthropic().models.retrieve("anthropic/claude-sonnet-4.5");
     expect(one).toEqual(page.data[0]);
+    expect(validateAnthropicModelInfo(one)).toBe(true);
   });
 
   it("a limit outside 1..1000 or a cursor naming no model is a 400 naming the parameter", async () => {

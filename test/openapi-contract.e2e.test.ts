@@ -165,6 +165,25 @@ describe("/api/openapi.json against the gateway's answers", () => {
     }
   });
 
+  it("what Anthropic clients read is documented: the catalog in Anthropic's shape with x-api-key, request-id on Messages answers, x-should-retry on a key no retry passes", async () => {
+    const anthropicClient = { "x-api-key": SANDBOX, "anthropic-version": "2023-06-01" };
+    const messages = { model: "anthropic/claude-sonnet-4.5", max_tokens: 16, messages: hello };
+    const asked: [Asked, number][] = [
+      [await ask("GET", "/v1/models", "/v1/models?limit=2", { headers: anthropicClient }), 200],
+      [await ask("GET", "/v1/models/{id}", "/v1/models/anthropic%2Fclaude-sonnet-4.5", { headers: anthropicClient }), 200],
+      [await ask("POST", "/v1/messages", "/v1/messages", { key: SANDBOX, body: messages }), 200],
+      [await ask("POST", "/v1/messages/count_tokens", "/v1/messages/count_tokens", { key: SANDBOX, body: { model: messages.model, messages: hello } }), 200],
+      [await ask("POST", "/v1/messages", "/v1/messages", { headers: { "x-api-key": "mg_test_nope" }, body: messages }), 401],
+      [await ask("POST", "/v1/chat/completions", "/v1/chat/completions", { key: "mg_test_nope", body: { model: "openai/gpt-4o-mini", messages: hello } }), 401],
+    ];
+    expectDocumented(asked);
+    // The case is about these: sent, in Anthropic's shape.
+    const [list, , ok, count, refused, chatRefused] = asked.map(([a]) => a);
+    expect(JSON.parse(list!.text)).toMatchObject({ data: [{ type: "model" }, { type: "model" }], has_more: true });
+    expect([ok, count, refused].map((a) => a!.headers.get("request-id"))).not.toContain(null);
+    expect([refused, chatRefused].map((a) => a!.headers.get("x-should-retry"))).toEqual(["false", "false"]);
+  });
+
   it("x-mg-idempotency-key: the document takes the ULIDs and UUIDs the gateway takes and refuses what it refuses", async () => {
     const chat = { model: "openai/gpt-4o-mini", messages: hello };
     const keys = [ulid(), randomUUID(), "not-a-ulid", "retry-7"];

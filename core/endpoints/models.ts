@@ -88,7 +88,19 @@ export const modelsEndpoints: EndpointSpec[] = [
     route: "/api/v1/models",
     protocol: "openai",
     terminal: modelsTerminal,
-    openapi: { operationId: "list_models", summary: "List every model in the catalog (filter client-side by type, tags, pricing)", responseSchema: "ModelList", tag: "Catalog" },
+    openapi: {
+      operationId: "list_models",
+      summary: "List every model in the catalog (filter client-side by type, tags, pricing); a request with anthropic-version gets one page in the Anthropic Models API's shape",
+      responseSchema: "ModelList",
+      anthropicResponseSchema: "AnthropicModelList",
+      headers: ["anthropic-version"],
+      query: [
+        { name: "limit", schema: { type: "integer", minimum: 1, maximum: 1000, default: 20 }, description: "With anthropic-version: models per page (else ignored: the whole catalog)" },
+        { name: "after_id", schema: { type: "string" }, description: "With anthropic-version: the page after this model (a previous page's last_id)" },
+        { name: "before_id", schema: { type: "string" }, description: "With anthropic-version: the page before this model (a previous page's first_id); not with after_id" },
+      ],
+      tag: "Catalog",
+    },
   },
   {
     kind: "models",
@@ -96,7 +108,7 @@ export const modelsEndpoints: EndpointSpec[] = [
     route: "/api/v1/models/:creator/:model",
     protocol: "openai",
     terminal: modelsTerminal,
-    openapi: { operationId: "get_model", summary: "One catalog entry with further metadata", responseSchema: "Model", tag: "Catalog" },
+    openapi: { operationId: "get_model", summary: "One catalog entry with further metadata (with anthropic-version: the Anthropic Models API's ModelInfo)", responseSchema: "Model", anthropicResponseSchema: "AnthropicModelInfo", headers: ["anthropic-version"], tag: "Catalog" },
   },
   {
     kind: "models",
@@ -104,7 +116,7 @@ export const modelsEndpoints: EndpointSpec[] = [
     route: "/api/v1/models/:id",
     protocol: "openai",
     terminal: modelsTerminal,
-    openapi: { operationId: "get_model_by_id", summary: "The same entry as GET /api/v1/models/{creator}/{model}, the id as one URL-encoded segment (`anthropic%2Fclaude-sonnet-4.5`), as the openai and Anthropic SDKs' models.retrieve send it", responseSchema: "Model", tag: "Catalog" },
+    openapi: { operationId: "get_model_by_id", summary: "The same entry as GET /api/v1/models/{creator}/{model}, the id as one URL-encoded segment (`anthropic%2Fclaude-sonnet-4.5`), as the openai and Anthropic SDKs' models.retrieve send it", responseSchema: "Model", anthropicResponseSchema: "AnthropicModelInfo", headers: ["anthropic-version"], tag: "Catalog" },
   },
   {
     kind: "models",

@@ -40,6 +40,8 @@ export interface EndpointSpec {
     /** components.schemas names (see core/openapi.ts). */
     requestSchema?: string;
     responseSchema?: string;
+    /** The answer to a request with anthropic-version instead (the catalog answers Anthropic clients in their shape). */
+    anthropicResponseSchema?: string;
     streamSchema?: string;
     tag?: string;
     /** Query parameters (GET lists); optional unless `required`. */

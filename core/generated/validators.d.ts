@@ -35,6 +35,8 @@ export declare const validateAdminRequest: ValidateFunction;
 export declare const validateAdminTraffic: ValidateFunction;
 export declare const validateAdminUsage: ValidateFunction;
 export declare const validateAdminWhoami: ValidateFunction;
+export declare const validateAnthropicModelInfo: ValidateFunction;
+export declare const validateAnthropicModelList: ValidateFunction;
 export declare const validateChatCompletionChunk: ValidateFunction;
 export declare const validateChatCompletion: ValidateFunction;
 export declare const validateCountTokensResult: ValidateFunction;

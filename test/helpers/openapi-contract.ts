@@ -15,7 +15,7 @@ export interface Answer {
 }
 
 /** Headers a client has to know about: each one sent must be documented on the answer it came with. */
-const DOCUMENTED_KINDS = /^(x-request-id|x-ratelimit-.*|retry-after|retry-after-ms|x-mg-generation-id|x-mg-cost-usd|x-mg-trace-id|mcp-session-id)$/i;
+const DOCUMENTED_KINDS = /^(x-request-id|request-id|x-should-retry|x-ratelimit-.*|retry-after|retry-after-ms|x-mg-generation-id|x-mg-cost-usd|x-mg-trace-id|mcp-session-id)$/i;
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
 
