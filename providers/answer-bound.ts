@@ -16,7 +16,12 @@ export function streamTooLarge(provider: string, limit: number): GatewayError {
 }
 
 export class AnswerBound {
-  private size = 0;
+  /** What has been counted so far. */
+  get size(): number {
+    return this.counted;
+  }
+
+  private counted = 0;
 
   constructor(private readonly provider: string, readonly limit: number = MAX_ANSWER_BYTES) {}
 
@@ -25,7 +30,7 @@ export class AnswerBound {
    * piece is kept or passed on, so nothing past the bound is.
    */
   add(chars: number): void {
-    this.size += chars;
-    if (this.size > this.limit) throw streamTooLarge(this.provider, this.limit);
+    this.counted += chars;
+    if (this.counted > this.limit) throw streamTooLarge(this.provider, this.limit);
   }
 }

@@ -60,9 +60,11 @@ describe("a Responses stream past server.upstream_limits.answer_bytes", () => {
       expect(events[0]!.event).toBe("response.created");
       const deltas = events.filter((e) => e.event === "response.output_text.delta");
       const relayed = deltas.reduce((n, e) => n + e.data.delta.length, 0);
-      // The relay counts the open message's output_item.added too (it keeps the item until its done).
+      // The relay counts the open message's output_item.added too (it keeps the item until its done), and scans deltas
+      // only once their events' sizes could reach the bound: a runaway is cut after at most twice the bound's text.
       const added = model === "t/native" ? JSON.stringify(events.find((e) => e.event === "response.output_item.added")!.data).length : 0;
-      expect(relayed, "text relayed: up to the bound, never past it").toBeLessThanOrEqual(BOUND - added);
+      const most = model === "t/native" ? 2 * BOUND : BOUND;
+      expect(relayed, "text relayed: up to the bound (passed through: twice it), never past it").toBeLessThanOrEqual(most);
       expect(relayed).toBeGreaterThan(BOUND - added - 2 * WORD.length);
       expect(events.map((e) => e.event)).not.toContain("response.completed");
       const [failed, error] = events.slice(-2);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deltaChars } from "./responses-answer-size.ts";
+import { AnswerBound } from "../answer-bound.ts";
+import { deltaChars, RelayedAnswer } from "./responses-answer-size.ts";
 
 describe("deltaChars", () => {
   it("measures the delta string as sent, escapes included, wherever it lies in the event", () => {
@@ -20,5 +21,71 @@ describe("deltaChars after an offset", () => {
     const data = JSON.stringify({ delta: "abc", type: "response.output_text.delta" });
     expect(deltaChars(data, 40)).toBe(3);
     expect(deltaChars(JSON.stringify({ type: "response.output_text.delta", delta: "abcd" }), 36)).toBe(4);
+  });
+});
+
+describe("RelayedAnswer", () => {
+  const LIMIT = 10_000;
+  const event = (type: string, fields: Record<string, unknown>) => ({ type, data: JSON.stringify({ type, sequence_number: 1, ...fields }) });
+  const added = (i: number) => event("response.output_item.added", { output_index: i, item: { id: `msg_${i}`, type: "message", status: "in_progress", role: "assistant", content: [] } });
+  const delta = (i: number, text: string) => event("response.output_text.delta", { item_id: `msg_${i}`, output_index: i, content_index: 0, delta: text, logprobs: [], obfuscation: "abcdef" });
+  const done = (i: number, text: string) => event("response.output_item.done", { output_index: i, item: { id: `msg_${i}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] } });
+
+  /** Relays `events` until the bound refuses one: how many went through, and the refusal. */
+  function relay(events: Iterable<{ type: string; data: string }>, max = 1_000_000) {
+    const answer = new RelayedAnswer(new AnswerBound("up", LIMIT));
+    let passed = 0, text = 0, wire = 0;
+    for (const e of events) {
+      try {
+        answer.note(e.type, e.data);
+      } catch (err) {
+        return { passed, text, wire, err: err as any };
+      }
+      passed++;
+      wire += e.data.length;
+      if (e.type.endsWith(".delta")) text += JSON.parse(e.data).delta.length;
+      if (passed > max) break;
+    }
+    return { passed, text, wire, err: undefined };
+  }
+
+  it("an answer just under the bound in small deltas (their events far larger than the bound) is relayed whole", () => {
+    // Two items; each delta event is ~150 characters for 5 of text, so the events alone pass the bound 30 times over.
+    const words = (n: number) => Array.from({ length: n }, () => " word");
+    const first = words(900), second = words(900);
+    const events = [added(0), ...first.map((w) => delta(0, w)), done(0, first.join("")), added(1), ...second.map((w) => delta(1, w)), done(1, second.join(""))];
+    expect(events.filter((e) => e.type.endsWith(".delta")).reduce((n, e) => n + e.data.length, 0)).toBeGreaterThan(20 * LIMIT);
+    expect(done(0, first.join("")).data.length + done(1, second.join("")).data.length).toBeLessThanOrEqual(LIMIT);
+    const r = relay(events);
+    expect(r.err).toBeUndefined();
+    expect(r.passed).toBe(events.length);
+  });
+
+  /** A runaway item's events: added, then deltas of " word" without end. */
+  function* runaway() {
+    yield added(0);
+    for (;;) yield delta(0, " word");
+  }
+
+  it("a runaway answer is cut after at most twice the bound's text, and at most twice the events a precise count lets through", () => {
+    const r = relay(runaway());
+    expect(r.err).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: LIMIT } });
+    expect(r.text).toBeGreaterThan(LIMIT - added(0).data.length - 5);
+    expect(r.text).toBeLessThanOrEqual(2 * LIMIT);
+    const precise = added(0).data.length + Math.ceil((LIMIT - added(0).data.length) / 5) * delta(0, " word").data.length;
+    expect(r.wire).toBeLessThanOrEqual(2 * precise);
+  });
+
+  it("an item whose done is smaller than its deltas (a hostile upstream's) frees none of them: the stream is still cut", () => {
+    function* hostile() {
+      for (let i = 0; ; i++) {
+        yield added(i);
+        for (let k = 0; k < 5; k++) yield delta(i, "x".repeat(1000));
+        yield done(i, "");
+      }
+    }
+    const r = relay(hostile(), 100_000);
+    expect(r.err).toMatchObject({ details: { reason: "answer_too_large" } });
+    expect(r.text).toBeLessThanOrEqual(2 * LIMIT);
   });
 });
