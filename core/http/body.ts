@@ -2,9 +2,11 @@
 // objects and arrays (json-budget.ts) and with numbers the rest of the gateway can handle.
 import type { IncomingMessage } from "node:http";
 import { isUtf8 } from "node:buffer";
+import type { Transform } from "node:stream";
 import { GatewayError } from "../errors.ts";
 import { checkJsonShape, MAX_JSON_DEPTH } from "./json-shape.ts";
 import { JsonBudget, MAX_JSON_CONTAINERS, MAX_JSON_MEMBERS } from "./json-budget.ts";
+import { bodyDecoder, undecodable } from "./body-encoding.ts";
 
 export async function readJsonBody(req: IncomingMessage, limit: number, badCode: "INVALID_REQUEST" | "BAD_REQUEST"): Promise<unknown> {
   const type = req.headers["content-type"];
@@ -15,11 +17,13 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   }
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) throw tooLarge(limit);
+  const decoder = bodyDecoder(req);
   const budget = new JsonBudget();
-  const raw = await readRaw(req, limit, (chunk) => {
+  const inspect = (chunk: Buffer) => {
     const over = budget.feed(chunk);
     return over && overBudget(over, badCode);
-  });
+  };
+  const raw = decoder ? await readDecoded(req, decoder, limit, inspect, badCode) : await readRaw(req, limit, inspect);
   // JSON is UTF-8 (RFC 8259); decoding invalid bytes would silently turn them into U+FFFD and forward that.
   if (!isUtf8(raw)) throw new GatewayError(400, badCode, "Request body is not valid UTF-8", { details: { field: "(body)" } });
   let value: unknown;
@@ -44,7 +48,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
  * flowing: the answer still has to go out on this socket, Node discards the rest of the body once the response is
  * sent, and `connection: close` ends it.
  */
-function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) => GatewayError | undefined): Promise<Buffer> {
+function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) => GatewayError | undefined, client: IncomingMessage = req): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -58,7 +62,7 @@ function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) =
       if (!err) req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", finish);
-      req.off("close", onClose);
+      client.off("close", onClose);
       if (err) reject(err);
       else resolve(body!);
     };
@@ -71,12 +75,33 @@ function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) =
     };
     const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     // The client went away before the body ended (the response's 'close' aborts the request's work meanwhile).
-    const onClose = () => finish(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    // (Reading a decoder, the request may close once all of it arrived, before the decoder's last bytes.)
+    const onClose = () => (client === req || !client.complete) && finish(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", finish);
-    req.on("close", onClose);
+    client.on("close", onClose);
   });
+}
+
+/**
+ * The decoded bytes of an encoded body (body-encoding.ts), bounded as readRaw bounds a plain one. Past the limit, a
+ * refused chunk or a decoding error, the decoder is stopped and the rest of the body drains unread.
+ */
+async function readDecoded(
+  req: IncomingMessage, decoder: Transform, limit: number, inspect: (chunk: Buffer) => GatewayError | undefined, badCode: "INVALID_REQUEST" | "BAD_REQUEST",
+): Promise<Buffer> {
+  let bad = false;
+  decoder.once("error", () => (bad = true));
+  req.pipe(decoder);
+  try {
+    return await readRaw(decoder as unknown as IncomingMessage, limit, inspect, req);
+  } catch (err) {
+    req.unpipe(decoder);
+    decoder.destroy();
+    req.resume();
+    throw bad ? undecodable(req, badCode) : err;
+  }
 }
 
 function tooLarge(limit: number): GatewayError {
