@@ -6,6 +6,7 @@ import { ApiKeys } from "./api-keys.ts";
 import { MemoryApiKeyStore } from "../store/api-keys-memory.ts";
 import { RedisApiKeyStore } from "../store/api-keys-redis.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { until } from "../../test/helpers/until.ts";
 import type { ApiKeyStore, StoredKey } from "../store/api-keys-types.ts";
 import type { Logger } from "../log.ts";
 import { createLogger } from "../log.ts";
@@ -307,5 +308,45 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
     expect(await rpmInRedis(raw, ci.sha256)).toBe(10);
     expect(fast.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 10 } });
     expect(normal.keys.find(ci.sha256)).toMatchObject({ rateLimits: { rpm: 10 } });
+  });
+
+  // The review's case: replicas A and B, a key created on A, Redis emptied; B refused the key with x-should-retry:
+  // false (auth sends it when absent() says so) though A wrote it back a moment later, and Claude Code gave up.
+  it("Redis emptied: a key B does not hold is not absent for good while A may write it back, nor for 2 x key_refresh_ms after B sees the loss", async () => {
+    const REFRESH_MS = 60_000;
+    const raw = conn();
+    await raw.flushall();
+    await raw.set(`${PREFIX}epoch`, "e1");
+    let ahead = 0; // B's clock, moved on by the test
+    const a = replica(0);
+    const b = new ApiKeys(new RedisApiKeyStore(conn(), PREFIX), { refreshMs: () => REFRESH_MS, log: logs() as unknown as Logger, now: () => Date.now() + ahead });
+    await a.keys.start();
+    await b.start();
+    const made = key(12, { id: "fresh" });
+    await a.keys.create(made); // B has not polled since: it does not hold the key
+    const unknown = (n: number) => String(n).repeat(64);
+    // Before any loss, the store's "no such key" is final.
+    expect(await b.find(unknown(7))).toBeUndefined();
+    expect(b.absent(unknown(7))).toBe(true);
+
+    await raw.flushall(); // Redis loses its data
+    expect(await b.find(made.sha256)).toBeUndefined();
+    expect(b.absent(made.sha256)).toBe(false);
+    await a.keys.refresh(); // A was in step: it writes the key back
+    await until("the key written back", async () => ((await raw.exists(`${PREFIX}apikey:${made.sha256}`)) ? true : undefined));
+    ahead += 1_001; // past B's remembered miss
+    expect(await b.find(made.sha256)).toMatchObject({ id: "fresh", projectId: "acme" });
+
+    // B takes the loss (the store's next epoch) at its poll: for 2 x key_refresh_ms an unknown key is not final either.
+    await raw.set(`${PREFIX}epoch`, "e2");
+    await b.refresh();
+    expect(await b.find(unknown(8))).toBeUndefined();
+    expect(b.absent(unknown(8))).toBe(false);
+    ahead += 2 * REFRESH_MS + 1;
+    await b.refresh();
+    expect(await b.find(unknown(9))).toBeUndefined();
+    expect(b.absent(unknown(9))).toBe(true);
+    await a.close();
+    await b.close();
   });
 });

@@ -15,6 +15,9 @@
 //   never because of a clock: a cache that missed another replica's later change just takes it; and then only what
 //   makes the store's key more restrictive (an earlier expiry, lower limits): revs go back with a restored backup.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
+// A store's "no such key" is final (auth's x-should-retry: false) only while no write-back may still restore it: not
+// when the store's epoch is not the one this cache is in step with (it lost its data or was restored, and the
+// replicas' write-backs may be under way), nor within 2 x key_refresh_ms of this cache seeing such a loss.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
 import { epochOf, patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
@@ -31,8 +34,10 @@ export interface ApiKeyDirectory {
   /** The key with this sha256 (hex), from the cache, else (once) from the store; undefined when there is none. */
   find(sha256: string): KeyRuntime | Promise<KeyRuntime | undefined> | undefined;
   /**
-   * After find gave undefined: did the store just say it has no such key? False when it could not be asked (down,
-   * too many lookups at once), so the refusal is one a later try may pass (auth sends x-should-retry: false only then).
+   * After find gave undefined: did the store just say it has no such key, with no write-back able to restore it? False
+   * when it could not be asked (down, too many lookups at once), or when it lost its data or was restored lately (a
+   * replica's write-back may bring the key back), so the refusal is one a later try may pass (auth sends
+   * x-should-retry: false only when true).
    */
   absent(sha256: string): boolean;
   /** A request authenticated with this key, from gateway.yaml or the store (kept in memory, written now and then). */
@@ -56,8 +61,13 @@ interface Cached { stored: StoredKey; runtime: KeyRuntime }
 
 export class ApiKeys implements ApiKeyDirectory {
   private readonly byHash = new Map<string, Cached>();
-  /** Keys not found, when, and whether the store answered (false: it could not be asked, which proves nothing). */
-  private readonly misses = new Map<string, { at: number; answered: boolean }>();
+  /**
+   * Keys not found, when, and whether that is final: the store answered, outside a write-back's reach (false: it could
+   * not be asked, or a replica may yet write the key back; either proves nothing).
+   */
+  private readonly misses = new Map<string, { at: number; final: boolean }>();
+  /** When this cache last saw the store lose data or be restored (ms): write-backs may follow for 2 x key_refresh_ms. */
+  private lossSeenAt = -Infinity;
   private readonly lookups = new Map<string, Promise<KeyRuntime | undefined>>();
   private readonly uses = new Map<KeyRuntime, number>();
   private readonly flushedUses = new Map<string, number>();
@@ -138,6 +148,7 @@ export class ApiKeys implements ApiKeyDirectory {
 
   private replace(stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }, was: { at: number; epoch: string } | undefined): StoredKey[] {
     const lost = lostKeys(this.all(), stored, o);
+    if (o.epochChanged || lost.missing.length || lost.undone.length || lost.notRestored.length) this.lossSeenAt = this.now();
     const keep = new Map<string, StoredKey>(lost.undone.map(({ key, patch }) => [key.sha256, patched(key, patch)]));
     const keys = [...stored.map((k) => keep.get(k.sha256) ?? k), ...lost.missing];
     const seen = new Set<string>();
@@ -230,8 +241,10 @@ export class ApiKeys implements ApiKeyDirectory {
           this.put(k);
           return this.byHash.get(sha256)!.runtime;
         }
-        this.miss(sha256, true);
-        return undefined;
+        return this.settled().then((final) => {
+          this.miss(sha256, final);
+          return undefined;
+        });
       },
       () => {
         this.miss(sha256, false); // store down: the cache is all there is
@@ -242,14 +255,32 @@ export class ApiKeys implements ApiKeyDirectory {
     return p;
   }
 
-  private miss(sha256: string, answered: boolean): void {
+  private miss(sha256: string, final: boolean): void {
     if (this.misses.size >= NEGATIVE_MAX) this.misses.clear();
-    this.misses.set(sha256, { at: this.now(), answered });
+    this.misses.set(sha256, { at: this.now(), final });
+  }
+
+  /**
+   * Whether the store's "no such key" stands: no loss seen within 2 x key_refresh_ms (a replica in step writes back
+   * within one poll of seeing it), and the store still at the epoch this cache is in step with — one read, only after
+   * a miss. An epoch this cache has not taken yet (or "-": Redis emptied, none set since) is a loss not yet written
+   * back: noted, so the window runs from here too.
+   */
+  private async settled(): Promise<boolean> {
+    if (this.now() - this.lossSeenAt <= 2 * this.o.refreshMs()) return false;
+    try {
+      const epoch = epochOf(await this.store.version());
+      if (this.inSync !== undefined && epoch === this.inSync.epoch && epoch !== "-") return true;
+      this.lossSeenAt = this.now();
+      return false;
+    } catch {
+      return false;
+    }
   }
 
   absent(sha256: string): boolean {
     const missed = this.misses.get(sha256);
-    return missed !== undefined && missed.answered && this.now() - missed.at < NEGATIVE_TTL_MS;
+    return missed !== undefined && missed.final && this.now() - missed.at < NEGATIVE_TTL_MS;
   }
 
   used(key: KeyRuntime, at: number): void {
