@@ -61,8 +61,11 @@ function response(description: string, schema: Json, headers: Record<string, Jso
 
 /** 409 (idempotency key in progress), 429 and 503 say when to retry. */
 const waits = (code: string) => (code === "409" || code === "429" || code === "503" ? retryHeaders() : {});
-/** Where the gateway may tell the SDKs whether to retry: a key no retry passes (401), a budget hold (402), a 502 no retry mends. */
-const retryVerdict = (code: string) => (code === "401" || code === "402" || code === "502" ? namedHeaders(["x-should-retry"]) : {});
+/**
+ * Where the gateway may tell the SDKs whether to retry: an upstream's refusal of the request (400), a key no retry
+ * passes (401), a budget hold (402), a 502 no retry mends.
+ */
+const retryVerdict = (code: string) => (["400", "401", "402", "502"].includes(code) ? namedHeaders(["x-should-retry"]) : {});
 
 /** The statuses every POST of the API adds: the idempotency key's 409. */
 const POST_ONLY = new Set(["409"]);

@@ -99,6 +99,8 @@ describe("/api/openapi.json for client generators", () => {
     }
     expect(without).toEqual([]);
     expect(Object.keys(doc.paths["/v1/messages"].post.responses)).toContain("401");
+    // So does a 400 (an upstream's refusal of the request, docs/routing.md: no retry mends it).
+    expect(deref(doc.paths["/v1/chat/completions"].post.responses["400"]).headers["x-should-retry"]).toBeDefined();
   });
 
   it("every POST the idempotency keys apply to documents their 409 CONFLICT key_in_progress with Retry-After", () => {
