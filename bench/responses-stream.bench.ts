@@ -1,7 +1,8 @@
 // Per-event cost of a Responses client's stream (tinybench, in-process), on an ordinary short answer (200 words, then
-// a tool call in 40 fragments), with the answer bound (providers/answer-bound.ts) counting every piece:
+// a tool call in 40 fragments), with the answer bound (providers/answer-bound.ts) counting it:
 //   chat -> Responses   (a Responses client on a chat upstream: chatToResponsesStream, texts kept as pieces)
-//   Responses relay     (a Responses client on an OpenAI Responses upstream: relayResponsesBody, bytes in)
+//   Responses relay     (a Responses client on an OpenAI Responses upstream: relayResponsesBody, bytes in; an answer
+//                        this short is far from the bound, so its deltas are never scanned: responses-answer-size.ts)
 // each against a baseline timed in the same run: parse + re-serialise every chunk for the translation, a bare SSE
 // parse of the same bytes for the relay. `npx tsx bench/responses-stream.bench.ts [OTHER_CHECKOUT]`: given another
 // checkout of the gateway (e.g. `git worktree add /tmp/before HEAD~1`), its same two tasks are timed in the same run
