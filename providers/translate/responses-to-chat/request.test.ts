@@ -108,6 +108,28 @@ describe("reasoning items sent back", () => {
     }
   });
 
+  it("an interleaved turn (call, reasoning, call, text) is one assistant message with its tool messages right after", () => {
+    // A chat host refuses an assistant message with tool_calls that a second assistant message follows.
+    const enc = encodeReasoning("messages", [thinking]);
+    const { body } = responsesToChatRequest({ model: "m", input: [
+      { role: "user", content: "Weather and time?" },
+      { type: "function_call", call_id: "toolu_a", name: "w", arguments: "{}" },
+      { type: "reasoning", id: "rs_1", summary: [], encrypted_content: enc },
+      { type: "function_call", call_id: "toolu_b", name: "t", arguments: "{}" },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Let me check." }] },
+      { type: "function_call_output", call_id: "toolu_a", output: "sunny" },
+      { type: "function_call_output", call_id: "toolu_b", output: "noon" },
+    ] }, { flavor: "messages" });
+    expect((body.messages as any[]).slice(1)).toEqual([
+      { role: "assistant", content: "Let me check.", reasoning_details: [thinking], tool_calls: [
+        { id: "toolu_a", type: "function", function: { name: "w", arguments: "{}" } },
+        { id: "toolu_b", type: "function", function: { name: "t", arguments: "{}" } },
+      ] },
+      { role: "tool", tool_call_id: "toolu_a", content: "sunny" },
+      { role: "tool", tool_call_id: "toolu_b", content: "noon" },
+    ]);
+  });
+
   it("is dropped for another upstream protocol or another chat provider, and when it is not the gateway's", () => {
     const fromClaude = encodeReasoning("messages", [thinking]);
     for (const [enc, flavor, provider] of [

@@ -155,12 +155,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       if (role === "assistant") {
         const text = textOf(item.content);
         const m = assistant();
-        // Text after the turn's tool calls cannot sit before them: it starts a message of its own.
-        if (m.tool_calls && text) {
-          const own = { role: "assistant", content: text };
-          origin?.(own, item);
-          messages.push(own);
-        } else if (text) m.content = (m.content ?? "") + text;
+        // Text after the turn's tool calls (an upstream may stream it between their fragments) joins the turn's one
+        // message too: a second assistant message between the calls and their tool messages is refused by OpenAI.
+        if (text) m.content = (m.content ?? "") + text;
         else if (m.content === null && !m.tool_calls) m.content = ""; // chat wants content or tool_calls
         return;
       }

@@ -1,0 +1,106 @@
+// The next turn of a tool loop after an interleaved answer, to an OpenAI-strict chat host (test/upstreams/openai-checks.ts
+// refuses, as the real API does, an assistant message with tool_calls not followed by its tool messages). Turn 1 streams
+// a call, reasoning between its fragments, a second call, text, the rest of both calls: the Responses output is
+// [function_call, reasoning, function_call, message]. Turn 2 sends the two outputs back, chained by previous_response_id
+// or with the whole output echoed back as Codex does (store: false): the host must get the turn as one assistant message
+// (its text and both calls) with the tool messages right after, and answer.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { toolsAnswered } from "./upstreams/openai-checks.ts";
+import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+
+const KEY = testKey("responses-interleaved-turns");
+const MODEL = "deepseek/deepseek-chat";
+let up: FakeOpenAI;
+let gw: TestGateway;
+let client: OpenAI;
+
+/** Turn 1's chunks: calls A and B, with reasoning and text between their argument fragments. */
+function interleaved(model: string): unknown[] {
+  const base = { id: "chatcmpl-interleaved", object: "chat.completion.chunk", created: 1770000000, model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const args = (index: number, a: string) => chunk({ tool_calls: [{ index, function: { arguments: a } }] });
+  return [
+    chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_A", type: "function", function: { name: "get_weather", arguments: "{\"city\":" } }] }),
+    chunk({ reasoning_content: "And the time there." }),
+    chunk({ tool_calls: [{ index: 1, id: "call_B", type: "function", function: { name: "get_time", arguments: "{\"tz\":" } }] }),
+    chunk({ content: "Let me check. " }),
+    args(0, "\"Paris\"}"),
+    chunk({ content: "More text." }),
+    args(1, "\"CET\"}"),
+    chunk({}, "tool_calls"),
+    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
+  ];
+}
+
+const tools: OpenAI.Responses.Tool[] = [
+  { type: "function", name: "get_weather", strict: false, parameters: { type: "object", properties: { city: { type: "string" } } } },
+  { type: "function", name: "get_time", strict: false, parameters: { type: "object", properties: { tz: { type: "string" } } } },
+];
+
+beforeAll(async () => {
+  up = await startFakeOpenAI();
+  // Turn 1 is the interleaved stream; a turn with tool results goes through the fake's checks and is answered.
+  up.hook = (rec, res) => {
+    if (!rec.body?.stream || toolsAnswered(rec.body.messages)) return false;
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(interleaved(rec.body.model).map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
+    return true;
+  };
+  gw = await startTestGateway({
+    providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
+    models: { [MODEL]: { type: "language", tags: ["tool-use"], endpoints: [{ provider: "ds", model: "deepseek-chat", pricing: { input: "0.00000027", output: "0.0000011" } }] } },
+    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
+  });
+  client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+const outputs = (r: OpenAI.Responses.Response): OpenAI.Responses.ResponseInputItem[] =>
+  r.output.filter((o) => o.type === "function_call").map((c) => ({ type: "function_call_output", call_id: c.call_id, output: `result of ${c.name}` }));
+
+/** What the host got for the turn: the messages after the user's. */
+const sentTurn = () => up.requests.at(-1)!.body.messages.slice(1);
+
+describe("Responses client on a chat host: the turn after an interleaved answer", () => {
+  const first = async (store: boolean) => {
+    const r1 = await client.responses.stream({ model: MODEL, input: "Weather and time in Paris?", tools, store }).finalResponse();
+    expect(r1.output.map((o) => o.type)).toEqual(["function_call", "reasoning", "function_call", "message"]);
+    return r1;
+  };
+  const expectOneTurn = () => {
+    expect(sentTurn()).toEqual([
+      {
+        role: "assistant", content: "Let me check. More text.",
+        tool_calls: [
+          { id: "call_A", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+          { id: "call_B", type: "function", function: { name: "get_time", arguments: "{\"tz\":\"CET\"}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_A", content: "result of get_weather" },
+      { role: "tool", tool_call_id: "call_B", content: "result of get_time" },
+    ]);
+  };
+
+  it("chained by previous_response_id: the host gets one assistant message with the text and both calls, and answers", async () => {
+    const r1 = await first(true);
+    const r2 = await client.responses.create({ model: MODEL, previous_response_id: r1.id, input: outputs(r1), tools });
+    expect(r2.status).toBe("completed");
+    expect(r2.output_text).not.toBe("");
+    expectOneTurn();
+  });
+
+  it("the output echoed back (Codex, store: false): the same one message, and an answer", async () => {
+    const r1 = await first(false);
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Weather and time in Paris?" }, ...(r1.output as OpenAI.Responses.ResponseInputItem[]), ...outputs(r1)];
+    const r2 = await client.responses.create({ model: MODEL, input, tools, store: false });
+    expect(r2.status).toBe("completed");
+    expect(r2.output_text).not.toBe("");
+    expectOneTurn();
+  });
+});
