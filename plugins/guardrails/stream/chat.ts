@@ -1,8 +1,20 @@
-// Chat completion chunks: choices[].delta content, refusal and tool-call argument fragments, per choice. A choice's
-// slots flush into its finish chunk (a chunk may carry text and a finish_reason together); what is left at [DONE]
-// goes out in one more chunk shaped like the others.
+// Chat completion chunks: choices[].delta content, refusal, tool-call argument fragments (a custom tool's free-form
+// input as text) and the deprecated function_call's argument fragments, per choice. A choice's slots flush into its
+// finish chunk (a chunk may carry text and a finish_reason together); what is left at [DONE] goes out in one more
+// chunk shaped like the others.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
+
+/** Slot keys: `${kind}:${choice}` or, for tool calls, `${kind}:${choice}:${tool index}`. */
+type Kind = "content" | "refusal" | "tool" | "custom" | "fn";
+
+/** Puts a slot's rest into a delta, in the shape its fragments came in. */
+function addRest(d: any, kind: Kind, tool: number, rest: string): void {
+  if (kind === "tool") (d.tool_calls ??= []).push({ index: tool, function: { arguments: rest } });
+  else if (kind === "custom") (d.tool_calls ??= []).push({ index: tool, custom: { input: rest } });
+  else if (kind === "fn") d.function_call = { arguments: (typeof d.function_call?.arguments === "string" ? d.function_call.arguments : "") + rest };
+  else d[kind] = (typeof d[kind] === "string" ? d[kind] : "") + rest;
+}
 
 export class ChatStream implements StreamAdapter {
   private last: any;
@@ -35,7 +47,17 @@ export class ChatStream implements StreamAdapter {
               const out = this.slots.push(`tool:${idx}:${tc.index ?? 0}`, a, true);
               if (out !== a) (tc.function.arguments = out), (changed = true);
             }
+            const input = tc?.custom?.input;
+            if (typeof input === "string" && input) {
+              const out = this.slots.push(`custom:${idx}:${tc.index ?? 0}`, input);
+              if (out !== input) (tc.custom.input = out), (changed = true);
+            }
           }
+        }
+        const fa = d.function_call?.arguments;
+        if (typeof fa === "string" && fa) {
+          const out = this.slots.push(`fn:${idx}`, fa, true);
+          if (out !== fa) (d.function_call.arguments = out), (changed = true);
         }
       }
       if (ch?.finish_reason) changed = this.flushChoice(ch, idx) || changed;
@@ -48,16 +70,12 @@ export class ChatStream implements StreamAdapter {
   private flushChoice(ch: any, idx: number): boolean {
     let added = false;
     const d = (ch.delta ??= {});
-    for (const field of ["content", "refusal"] as const) {
-      const rest = this.slots.end(`${field}:${idx}`);
-      if (rest) (d[field] = (typeof d[field] === "string" ? d[field] : "") + rest), (added = true);
-    }
     for (const key of this.slots.keys()) {
-      const m = /^tool:(\d+):(\d+)$/.exec(key);
-      if (!m || Number(m[1]) !== idx) continue;
+      const [kind, choice, tool] = key.split(":");
+      if (Number(choice) !== idx) continue;
       const rest = this.slots.end(key);
       if (!rest) continue;
-      (d.tool_calls ??= []).push({ index: Number(m[2]), function: { arguments: rest } });
+      addRest(d, kind as Kind, Number(tool), rest);
       added = true;
     }
     return added;
@@ -66,14 +84,13 @@ export class ChatStream implements StreamAdapter {
   flush(): SseEvent[] {
     const choices = new Map<number, any>();
     for (const key of this.slots.keys()) {
-      const [field, idx, tool] = key.split(":");
+      const [kind, idx, tool] = key.split(":");
       const rest = this.slots.end(key);
       if (!rest) continue;
       const n = Number(idx);
       const delta = choices.get(n) ?? {};
       choices.set(n, delta);
-      if (field === "tool") (delta.tool_calls ??= []).push({ index: Number(tool), function: { arguments: rest } });
-      else delta[field!] = rest;
+      addRest(delta, kind as Kind, Number(tool), rest);
     }
     if (!choices.size) return [];
     const base = this.last ?? {};

@@ -8,7 +8,10 @@ type Walker = (body: any, visit: Visit) => void;
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
-/** Chat completion: choices[].message content, refusal and tool-call arguments. */
+/**
+ * Chat completion: choices[].message content, refusal, tool-call arguments (a custom tool's free-form input as text),
+ * and the deprecated single function_call's arguments.
+ */
 const chat: Walker = (body, visit) => {
   if (!Array.isArray(body?.choices)) return;
   for (const c of body.choices) {
@@ -19,8 +22,10 @@ const chat: Walker = (body, visit) => {
     if (Array.isArray(m.tool_calls)) {
       for (const tc of m.tool_calls) {
         if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, visit);
+        else if (isObj(tc?.custom) && typeof tc.custom.input === "string") tc.custom.input = visit(tc.custom.input);
       }
     }
+    if (isObj(m.function_call) && typeof m.function_call.arguments === "string") m.function_call.arguments = visitJsonString(m.function_call.arguments, visit);
   }
 };
 

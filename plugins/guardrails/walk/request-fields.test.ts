@@ -39,6 +39,17 @@ describe("request fields besides message text", () => {
     expect(parts.prediction.content[0].text).toBe("P1");
   });
 
+  it("chat: a custom tool call's free-form input, as text", () => {
+    const body: any = {
+      messages: [
+        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "custom", custom: { name: "run_sql", input: "select 1" } }] },
+        { role: "user", content: "q" },
+      ],
+    };
+    expect(walk("openai", body)).toEqual(["select 1", "*q"]);
+    expect(body.messages[0].tool_calls[0].custom).toEqual({ name: "run_sql", input: "SELECT 1" });
+  });
+
   it("messages: documents (text, content sources, title, context) and search results, top level and in tool results", () => {
     const doc = (data: string) => ({ type: "document", title: "t-" + data, context: "c-" + data, source: { type: "text", media_type: "text/plain", data } });
     const body: any = {

@@ -52,7 +52,7 @@ const partsHaveText = (parts: unknown, types: readonly string[]) =>
 const CHAT_PARTS = ["text"];
 const args = (visit: RequestVisit, judged = false) => (s: string) => visit(s, judged);
 
-/** Chat completions: messages[].content (string or text and refusal parts), refusals, tool-call arguments, prediction. */
+/** Chat completions: messages[].content (string or text and refusal parts), refusals, tool-call arguments and custom inputs, prediction. */
 const chat: Walker = (body, visit) => {
   const msgs = body?.messages;
   let all = true;
@@ -69,6 +69,8 @@ const chat: Walker = (body, visit) => {
       if (Array.isArray(m.tool_calls)) {
         for (const tc of m.tool_calls) {
           if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, args(visit, all));
+          // A custom tool's call: its free-form input is plain text.
+          else if (isObj(tc?.custom) && typeof tc.custom.input === "string") tc.custom.input = visit(tc.custom.input, all);
         }
       }
       // The deprecated single function call an assistant message may still carry.
