@@ -7,7 +7,8 @@ import OpenAI from "openai";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { signThinking } from "./upstreams/anthropic-checks.ts";
+import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("chat-legacy-functions");
 const price = { input: "0.000001", output: "0.000002" };
@@ -75,5 +76,29 @@ describe.each(["legacy/claude", "legacy/gemini", "legacy/llama", "legacy/sim"])(
     });
     expect(r.choices[0]!.finish_reason).toBe("stop");
     expect(r.choices[0]!.message.content).toBeTruthy();
+  });
+});
+
+// A client that drops the answer's reasoning_details (the openai SDK rebuilds a legacy turn as content +
+// function_call) still gets Claude's signed thinking replayed on the next turn: the gateway keeps it under the call
+// the client sends back (its message index, name and arguments), as it does under a tool call's id.
+describe.each([false, true])("a thinking Claude model across a legacy function turn (stream=%s)", (stream) => {
+  it("turn 2 replays the signed thinking, with thinking on", async () => {
+    const first = { model: "legacy/claude", reasoning_effort: "low" as const, messages: ask.messages, functions };
+    const call = stream
+      ? (await client.chat.completions.stream(first).finalChatCompletion()).choices[0]!.message.function_call!
+      : (await client.chat.completions.create(first)).choices[0]!.message.function_call!;
+    expect(call.name).toBe("get_weather");
+    const r = await postJson(`${gw.baseURL}/chat/completions`, {
+      ...first,
+      messages: [...ask.messages, { role: "assistant", content: null, function_call: call }, { role: "function", name: call.name, content: "sunny, 21°C" }],
+    }, { authorization: `Bearer ${KEY}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-mg-dropped-params")).toBeNull();
+    const sent = claude.requests.at(-1)!.body;
+    expect(sent.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+    const turn = sent.messages[1].content[0];
+    expect(turn).toMatchObject({ type: "thinking", thinking: "Let me think about this carefully." });
+    expect(turn.signature).toBe(signThinking(turn.thinking));
   });
 });

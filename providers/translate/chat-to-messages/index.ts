@@ -7,9 +7,13 @@ import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
 import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
+import { keepingLegacyReasoning, legacyCallHash, legacyCallKey } from "./legacy-replay.ts";
 
-/** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
-interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean }
+/**
+ * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts)
+ * and its reasoning is kept under the key that call comes back by, at message index `answerAt` (legacy-replay.ts).
+ */
+interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean; answerAt: number }
 
 export const chatToMessages: Translator<State> = {
   native: false,
@@ -18,16 +22,25 @@ export const chatToMessages: Translator<State> = {
     const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
     markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall: wantsFunctionCall(body) };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall: wantsFunctionCall(body), answerAt: Array.isArray(body.messages) ? body.messages.length : 0 };
     return { op: "messages", body: t.body, dropped: t.dropped, state };
   },
   response(json, s) {
     const chat: any = messagesToChatResponse(json, undefined, s.jsonTool);
     const m = chat.choices[0].message;
-    const kept = s.keep && keptReasoning((m.tool_calls ?? []).map((tc: { id: string }) => tc.id), m.reasoning_details ?? []);
+    const calls: { id: string; function: { name: string; arguments: string } }[] = m.tool_calls ?? [];
+    const ids = s.functionCall ? calls.slice(0, 1).map((tc) => legacyCallKey(s.answerAt, legacyCallHash(tc.function.name).update(tc.function.arguments))) : calls.map((tc) => tc.id);
+    const kept = s.keep && keptReasoning(ids, m.reasoning_details ?? []);
     if (kept) s.keep!(...kept);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
-  stream: (events, s) => (s.functionCall ? functionCallStream(messagesToChatStream(events, s)) : messagesToChatStream(events, s)),
+  stream(events, s) {
+    if (!s.functionCall) return messagesToChatStream(events, s);
+    if (!s.keep) return functionCallStream(messagesToChatStream(events, s));
+    // The reasoning is kept once the call's arguments have all gone by, under its legacy key.
+    let reasoning: string | undefined;
+    const chat = messagesToChatStream(events, { ...s, keep: (_id, value) => { reasoning = value; } });
+    return keepingLegacyReasoning(functionCallStream(chat), s.answerAt, () => reasoning, s.keep);
+  },
   error: (err) => err,
 };

@@ -2,7 +2,8 @@
 // (Anthropic refuses it otherwise). Chat clients that rebuild assistant messages from known fields only (the openai
 // SDK's runTools from 6.49: content, tool_calls, refusal, …) drop reasoning_details / thinking_blocks, so:
 // - the answer's signed reasoning is kept by the gateway (per project, keyed by the turn's first tool-call id, which
-//   every client sends back) — `keptReasoning`;
+//   every client sends back; a legacy function_call, which has no id, by its index, name and arguments:
+//   legacy-replay.ts) — `keptReasoning`;
 // - a request whose continuing turn comes back without it asks for it by those ids (`recallIds`) and gets it put back
 //   (`withRecalled`);
 // - when nothing can be recovered (kept too long ago, another gateway store, a value too large to keep), thinking is
@@ -11,6 +12,7 @@
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens } from "../../../core/metering/thinking.ts";
 import { replayedThinking } from "./reasoning.ts";
+import { legacyContinuingTurn } from "./legacy-replay.ts";
 
 /** Larger reasoning is not kept (a thinking budget of ~16k tokens with its signature stays well below). */
 export const MAX_KEPT_BYTES = 256 * 1024;
@@ -28,15 +30,24 @@ export function continuingTurn(messages: unknown): any | undefined {
 export function recallIds(body: any, target: Target): string[] {
   if (chatThinkingTokens(body, target) === undefined) return [];
   const turn = continuingTurn(body?.messages);
-  if (!turn || replayedThinking(turn).length) return [];
+  if (!turn) {
+    const legacy = legacyContinuingTurn(body?.messages); // a legacy function_call (legacy-replay.ts)
+    return legacy && !replayedThinking(legacy.turn).length ? [legacy.key] : [];
+  }
+  if (replayedThinking(turn).length) return [];
   return turn.tool_calls.map((tc: any) => tc?.id).filter((id: unknown): id is string => typeof id === "string" && id.length > 0);
 }
 
 /** The body with the continuing turn's reasoning put back from what was kept; the same body when nothing was. */
 export function withRecalled(body: any, recalled: ReadonlyMap<string, string> | undefined): any {
   if (!recalled?.size) return body;
-  const turn = continuingTurn(body.messages);
-  const value = turn?.tool_calls.map((tc: any) => recalled.get(tc?.id)).find((v: unknown) => typeof v === "string");
+  let turn = continuingTurn(body.messages);
+  let value = turn?.tool_calls.map((tc: any) => recalled.get(tc?.id)).find((v: unknown) => typeof v === "string");
+  if (!turn) {
+    const legacy = legacyContinuingTurn(body.messages);
+    turn = legacy?.turn;
+    value = legacy && recalled.get(legacy.key);
+  }
   if (!value) return body;
   let details: unknown;
   try {
