@@ -47,6 +47,16 @@ describe("chat completion -> response", () => {
     expect(decodeReasoning(r.output[0].encrypted_content)?.d).toEqual([]);
   });
 
+  it("a call cut off by finish_reason length is incomplete (clients run completed calls)", () => {
+    const cut = { ...chat, choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content: null, tool_calls: [
+      { id: "call_a", type: "function", function: { name: "f", arguments: "{}" } },
+      { id: "call_b", type: "function", function: { name: "f", arguments: "{\"city\":" } },
+    ] } }] };
+    const r: any = chatToResponse(cut, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });
+    expect(r.status).toBe("incomplete");
+    expect(r.output.map((o: any) => [o.call_id, o.status])).toEqual([["call_a", "completed"], ["call_b", "incomplete"]]);
+  });
+
   it("a refusal is the message's refusal part", () => {
     const refused = { ...chat, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: null, refusal: "No." } }] };
     const r: any = chatToResponse(refused, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { clientItem, encodeReasoning, withFull } from "./reasoning.ts";
 import type { ChatFlavor } from "./request.ts";
 import { clientName, type ToolNames } from "./tools.ts";
+import { callStatus } from "./call-status.ts";
 
 import { cacheReadTokensOf, cacheWriteTokensOf } from "../../codecs/openai-chat-usage.ts";
 /** Where the chat answer came from and what the client asked to see. */
@@ -134,7 +135,8 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
     output.push({ type: "message", id: newId("msg"), status: "completed", role: "assistant", content });
   }
   for (const c of msg.tool_calls ?? []) {
-    output.push({ type: "function_call", id: newId("fc"), call_id: c.id, ...clientName(ctx.names, c.function?.name ?? ""), arguments: c.function?.arguments ?? "", status: "completed" });
+    const args = c.function?.arguments ?? "";
+    output.push({ type: "function_call", id: newId("fc"), call_id: c.id, ...clientName(ctx.names, c.function?.name ?? ""), arguments: args, status: callStatus(args, statusOf(choice?.finish_reason).status) });
   }
   const created = typeof chat?.created === "number" ? chat.created : Math.floor(Date.now() / 1000);
   const shell = responseShell(newId("resp"), created, echo, chat?.model);

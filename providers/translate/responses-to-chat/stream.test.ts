@@ -256,6 +256,20 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     ]);
   });
 
+  it("a call cut off by finish_reason length is incomplete (clients run completed calls); a whole one before it stays completed", async () => {
+    const out = await run([
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{}" } }] }),
+      c({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "g", arguments: "{\"city\":" } }] }),
+      c({ content: "text after" }),
+      c({}, "length"),
+    ]);
+    const last = out.at(-1);
+    expect(last.type).toBe("response.incomplete");
+    expect(last.response.output.map((o: any) => [o.type, o.status])).toEqual([["function_call", "completed"], ["function_call", "incomplete"], ["message", "completed"]]);
+    const done = out.filter((e) => e.type === "response.output_item.done" && e.item.type === "function_call").map((e) => [e.item.call_id, e.item.status]);
+    expect(done).toEqual([["call_a", "completed"], ["call_b", "incomplete"]]);
+  });
+
   it("a failure with a message open after an unfinished call lists both, in output_index order", async () => {
     const seen: SseEvent[] = [];
     await run([

@@ -25,6 +25,7 @@ import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { clientName } from "./tools.ts";
 import { TextPieces } from "../text-pieces.ts";
 import { AnswerBound } from "../../answer-bound.ts";
+import { callStatus, wholeJson } from "./call-status.ts";
 
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
 interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: TextPieces; logprobs: unknown[] }
@@ -57,17 +58,7 @@ function answerChars(choice: any): number {
 }
 
 /** Whether a call's arguments so far are a whole JSON object or array (so nothing but blanks can follow). */
-const complete = (pieces: TextPieces): boolean => {
-  const args = pieces.toString();
-  const first = args.trimStart()[0];
-  if (first !== "{" && first !== "[") return false;
-  try {
-    JSON.parse(args);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const complete = (pieces: TextPieces): boolean => wholeJson(pieces.toString());
 
 const callName = (o: OpenCall) => (o.namespace === undefined ? { name: o.name } : { name: o.name, namespace: o.namespace });
 
@@ -171,7 +162,8 @@ export class ChatToResponsesStream {
     } else {
       const args = o.args.toString();
       this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: args }, out);
-      item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: args, status: "completed" };
+      // A call the answer was cut off in (length) is incomplete: calls close mid-stream only once whole.
+      item = { type: "function_call", id: o.id, call_id: o.call_id, ...callName(o), arguments: args, status: callStatus(args, statusOf(this.finish).status) };
     }
     this.ev("response.output_item.done", { output_index: o.index, item: clientItem(item, this.ctx.show) }, out);
     this.keep(o.index, item, this.response!.output, this.outputIndexes);
