@@ -466,9 +466,9 @@ export class GuardedStore implements Store {
     return this.read("get", () => this.inner.get(generationId));
   }
 
-  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number, renewEveryMs?: number): Promise<IdempotencyBegin> {
     try {
-      return await this.call("idempotency_begin", () => this.inner.idempotencyBegin(scope, hash, owner, leaseMs, now));
+      return await this.call("idempotency_begin", () => this.inner.idempotencyBegin(scope, hash, owner, leaseMs, now, renewEveryMs));
     } catch (err) {
       if (!NOT_SENT.has(err as object)) this.pendingClaims.set(`${scope}\n${owner}`, { scope, owner });
       if (this.policy("idempotency") === "fail_closed") {

@@ -56,9 +56,9 @@ export class SplitLedgerStore implements Store {
   search(q: RequestSearch): Promise<RequestPage> { return this.ledgerStore.search(q); }
   get(generationId: string): Promise<LedgerRecord | undefined> { return this.ledgerStore.get(generationId); }
 
-  idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
+  idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number, renewEveryMs?: number): Promise<IdempotencyBegin> {
     void now; // Redis uses its own clock
-    return this.hot.idempotencyBegin(scope, hash, owner, leaseMs);
+    return this.hot.idempotencyBegin(scope, hash, owner, leaseMs, undefined, renewEveryMs);
   }
   idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
     void now;

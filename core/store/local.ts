@@ -7,7 +7,8 @@ import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResu
 
 /** A budget hold: its amount, its lease, and the UTC day its request was admitted in (the periods its cost is charged to). */
 interface Held { amount: bigint; expires: number; day: number }
-interface Claim { hash: string; owner: string; expires: number }
+/** A claimed key: when it was taken or last renewed, and how often its owner said it would renew it. */
+interface Claim { hash: string; owner: string; expires: number; renewedAt: number; everyMs?: number }
 
 const DAY_MS = 86_400_000;
 
@@ -92,12 +93,15 @@ export class LocalState {
   }
 
   /** Claim a key unless someone holds it; `done` looks up a finished record when nobody does. */
-  claim(scope: string, hash: string, owner: string, leaseMs: number, now: number, done: () => IdempotencyBegin | undefined): IdempotencyBegin {
+  claim(scope: string, hash: string, owner: string, leaseMs: number, now: number, done: () => IdempotencyBegin | undefined, renewEveryMs?: number): IdempotencyBegin {
     const held = this.claims.get(scope);
-    if (held && held.expires > now) return held.hash === hash ? { state: "pending" } : { state: "mismatch" };
+    if (held && held.expires > now) {
+      if (held.hash !== hash) return { state: "mismatch" };
+      return held.everyMs === undefined ? { state: "pending" } : { state: "pending", renewal: { quietMs: now - held.renewedAt, everyMs: held.everyMs } };
+    }
     const finished = done();
     if (finished) return finished;
-    this.claims.set(scope, { hash, owner, expires: now + leaseMs });
+    this.claims.set(scope, { hash, owner, expires: now + leaseMs, renewedAt: now, everyMs: renewEveryMs });
     return { state: "new" };
   }
 
@@ -105,7 +109,10 @@ export class LocalState {
   renewClaims(claims: ClaimRenewal[], now: number): void {
     for (const c of claims) {
       const held = this.claims.get(c.scope);
-      if (held && held.owner === c.owner && held.expires > now) held.expires = Math.max(held.expires, now + c.leaseMs);
+      if (held && held.owner === c.owner && held.expires > now) {
+        held.expires = Math.max(held.expires, now + c.leaseMs);
+        held.renewedAt = now;
+      }
     }
   }
 

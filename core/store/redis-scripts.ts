@@ -282,16 +282,24 @@ end
 return { e, 'unmarked' }
 `;
 
-/** KEYS[1] record; ARGV = hash, owner, leaseMs. */
+/**
+ * KEYS[1] record; ARGV = hash, owner, leaseMs[, renewEveryMs]. A claim taken with renewEveryMs keeps it and its lease
+ * (e, l): a waiter is told how long since it was taken or renewed (its lease less its PTTL) and that period.
+ */
 export const IDEM_BEGIN = `
 local v = redis.call('GET', KEYS[1])
 if not v then
-  redis.call('SET', KEYS[1], cjson.encode({ s = 'p', h = ARGV[1], o = ARGV[2] }), 'PX', ARGV[3])
+  local c = { s = 'p', h = ARGV[1], o = ARGV[2] }
+  if ARGV[4] then c.l = tonumber(ARGV[3]) c.e = tonumber(ARGV[4]) end
+  redis.call('SET', KEYS[1], cjson.encode(c), 'PX', ARGV[3])
   return { 'new' }
 end
 local r = cjson.decode(v)
 if r.h ~= ARGV[1] then return { 'mismatch' } end
-if r.s == 'p' then return { 'pending' } end
+if r.s == 'p' then
+  if r.l and r.e then return { 'pending', r.l - redis.call('PTTL', KEYS[1]), r.e } end
+  return { 'pending' }
+end
 return { 'done', r.r }
 `;
 

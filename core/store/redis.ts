@@ -511,9 +511,13 @@ export class RedisStore implements Store {
     return this.k("ledger");
   }
 
-  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number): Promise<IdempotencyBegin> {
-    const [state, response] = await this.r.mgIdemBegin(this.k("idem", scope), hash, owner, leaseMs);
-    if (state === "done") return { state, response: JSON.parse(response) as StoredResponse };
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, _now?: number, renewEveryMs?: number): Promise<IdempotencyBegin> {
+    const args: (string | number)[] = [this.k("idem", scope), hash, owner, leaseMs];
+    if (renewEveryMs !== undefined) args.push(renewEveryMs);
+    const [state, a, b] = await this.r.mgIdemBegin(...args);
+    if (state === "done") return { state, response: JSON.parse(a) as StoredResponse };
+    // A claim its owner said it renews: how long since (server time: its lease less what PTTL says is left).
+    if (state === "pending" && a !== undefined) return { state, renewal: { quietMs: Number(a), everyMs: Number(b) } };
     return { state } as IdempotencyBegin;
   }
 

@@ -78,6 +78,16 @@ export interface ClaimRenewal {
   leaseMs: number;
 }
 
+/**
+ * How a held claim is kept alive, where its owner said how often it renews it (idempotencyBegin's renewEveryMs):
+ * how long since it was taken or last renewed, and that period. A claim silent for long past its period is a dead
+ * owner's (plugins/idempotency/in-progress.ts).
+ */
+export interface ClaimRenewalState {
+  quietMs: number;
+  everyMs: number;
+}
+
 export type { LedgerEntry, LedgerOutcome } from "./ledger-entry.ts";
 import type { LedgerEntry } from "./ledger-entry.ts";
 
@@ -89,7 +99,7 @@ export type StoredResponse =
 
 export type IdempotencyBegin =
   | { state: "new" }
-  | { state: "pending" }
+  | { state: "pending"; renewal?: ClaimRenewalState }
   | { state: "mismatch" }
   | { state: "done"; response: StoredResponse };
 
@@ -137,8 +147,12 @@ export interface Store extends LedgerReader {
   record(entry: LedgerRecord, settle?: Settlement): Promise<void>;
   ledger(q: LedgerQuery): Promise<LedgerEntry[]>;
 
-  /** Claim an idempotency key (scope = project + endpoint + key) or learn its state. */
-  idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin>;
+  /**
+   * Claim an idempotency key (scope = project + endpoint + key) or learn its state. `renewEveryMs`: how often the
+   * owner will renew the claim (renewClaims), kept with it so a waiter can tell a live owner from a dead one: a
+   * claim held with it answers "pending" with its `renewal`.
+   */
+  idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number, renewEveryMs?: number): Promise<IdempotencyBegin>;
   idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void>;
   /** Give a claimed key back (the request failed); a waiting duplicate may then run it. */
   idempotencyRelease(scope: string, owner: string): Promise<void>;

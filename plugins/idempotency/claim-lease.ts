@@ -2,13 +2,15 @@
 // but a request may run longer than any fixed lease (a stream is bounded only between its chunks). Had the claim
 // lapsed, a retry with the same key and body would run, and bill, a second time instead of waiting and replaying.
 // So each process renews its claims every RENEW_EVERY_MS in one store call, and only a dead process's claims expire.
+// The renewals are frequent (a few seconds) so that a duplicate can tell a dead owner's claim, silent for long, from a
+// live one at once (./in-progress.ts); the lease stays long, so a store outage of minutes loses no live claim.
 import { LeaseRenewal } from "../../core/store/lease-renewal.ts";
 import type { ClaimRenewal, Store } from "../../core/store/types.ts";
 
 /** How long a claim is held, from its last renewal, before another request may take over from a crashed owner. */
 export const LEASE_MS = 15 * 60_000;
-/** A third of the lease: a renewal that fails once (the store down a moment) still lands before the lease ends. */
-const RENEW_EVERY_MS = LEASE_MS / 3;
+/** How often a live claim is renewed: one store call per process per period while any keyed request runs. */
+export const RENEW_EVERY_MS = 10_000;
 
 /** Per store: the claims this process's requests hold and have not completed or released yet. */
 const renewals = new WeakMap<Store, LeaseRenewal<ClaimRenewal>>();

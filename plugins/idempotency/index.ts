@@ -21,8 +21,8 @@ import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
 import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 import { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_STREAM_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge, type LimitSetting } from "./too-large.ts";
-import { LEASE_MS, claimLeases } from "./claim-lease.ts";
-import { inProgressError } from "./in-progress.ts";
+import { LEASE_MS, RENEW_EVERY_MS, claimLeases } from "./claim-lease.ts";
+import { inProgressError, orphaned } from "./in-progress.ts";
 
 export const TTL_MS = IDEMPOTENCY_WINDOW_MS;
 export const REPLAY_HEADER = "idempotent-replayed";
@@ -117,12 +117,9 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   let hash = requestHash(ctx);
   let triedLegacy = false;
   const owner = `${ctx.requestId}:${randomUUID()}`;
-  // How long a duplicate waits for the first request with its key (./in-progress.ts).
-  const waitMs = ctx.config.server.upstreamTimeoutMs;
-  const giveUpAt = Date.now() + waitMs;
 
   for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
-    const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now());
+    const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now(), RENEW_EVERY_MS);
     if (state.state === "new") break;
     if (state.state === "mismatch") {
       // Only a key with a record reaches here, so requests without one never compute the legacy hash.
@@ -143,12 +140,11 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
       ctx.response = await replay(ctx, state.response);
       return;
     }
-    // The first request with this key is still running (here or on another replica), or its process is gone and its
-    // claim not expired yet: wait, then replay it, or say it is still in progress.
-    const left = giveUpAt - Date.now();
-    if (left <= 0) throw inProgressError(keyField(ctx), waitMs);
+    // The first request with this key is still running (here or on another replica): wait as long as it runs, then
+    // replay it. Its process may be gone, its claim not expired yet: then say at once it is still in progress.
+    if (orphaned(state.renewal)) throw inProgressError(keyField(ctx), state.renewal!.quietMs);
     try {
-      await sleep(Math.min(wait, left), undefined, { signal: ctx.signal });
+      await sleep(wait, undefined, { signal: ctx.signal });
     } catch {
       throw new GatewayError(499, "INVALID_REQUEST", "The client closed the request while waiting for the first request with this key");
     }
