@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { chatToMessagesRequest } from "./chat-to-messages/request.ts";
 import { chatToConverseRequest } from "./chat-to-converse/request.ts";
+import { messagesWithSafeToolIds } from "./messages-native-history.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 
 const target = (provider: string): Target => ({ modelId: `${provider}/m`, provider, upstreamModel: "m", pricing: { output: "0.000015" }, maxTokens: 8192 });
@@ -51,6 +52,35 @@ describe("a foreign id near Converse's 64-character limit", () => {
       expect(id.length).toBeLessThanOrEqual(64);
     }
     expect(results).toEqual(uses);
+    expect(new Set(uses).size).toBe(2);
+  });
+});
+
+describe("a tool-call id over 64 characters, every one allowed", () => {
+  // Two ids alike in their first 64 characters, as a host with long ids could issue.
+  const ids = [`call_${"b".repeat(70)}_1`, `call_${"b".repeat(70)}_2`];
+
+  it("reaches Bedrock Converse within 64 characters, the call and its result alike, the two kept apart", () => {
+    const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
+    const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
+    const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
+    for (const id of uses) {
+      expect(id).toMatch(ALLOWED);
+      expect(id.length).toBeLessThanOrEqual(64);
+    }
+    expect(results).toEqual(uses);
+    expect(new Set(uses).size).toBe(2);
+  });
+
+  it("a Messages client's history to a native Messages upstream: tool_use and tool_result rewritten alike", () => {
+    const body = { messages: [
+      { role: "assistant", content: ids.map((id) => ({ type: "tool_use", id, name: "f", input: {} })) },
+      { role: "user", content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: "ok" })) },
+    ] };
+    const out = messagesWithSafeToolIds(body).messages;
+    const uses = out[0].content.map((b: any) => b.id);
+    expect(out[1].content.map((b: any) => b.tool_use_id)).toEqual(uses);
+    for (const id of uses) expect(id.length).toBeLessThanOrEqual(64);
     expect(new Set(uses).size).toBe(2);
   });
 });
