@@ -72,6 +72,24 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(d[5].response.output[0].content[0].text).toBe("Mail alice@example.com or [EMAIL");
   });
 
+  it("responses: a custom tool call's input deltas and its .done event restored, the held rest inserted before .done", async () => {
+    let seq = 0;
+    const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
+    const at = { item_id: "ctc_1", output_index: 0 };
+    const item = { type: "custom_tool_call", id: "ctc_1", call_id: "call_1", name: "run_sql", input: "where to = '[EMAIL_1]' or [EMAIL" };
+    const d = json(await through("responses", [
+      ev("response.output_item.added", { output_index: 0, item: { ...item, input: "" } }),
+      ev("response.custom_tool_call_input.delta", { ...at, delta: "where to = '[EMA" }),
+      ev("response.custom_tool_call_input.delta", { ...at, delta: "IL_1]' or [EMAIL" }),
+      ev("response.custom_tool_call_input.done", { ...at, input: item.input }),
+      ev("response.output_item.done", { output_index: 0, item }),
+    ]));
+    const deltas = d.filter((x: any) => x.type === "response.custom_tool_call_input.delta");
+    expect(deltas.map((x: any) => x.delta).join("")).toBe("where to = 'alice@example.com' or [EMAIL");
+    expect(d.find((x: any) => x.type === "response.custom_tool_call_input.done").input).toBe("where to = 'alice@example.com' or [EMAIL");
+    expect(d.map((x: any) => x.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it("responses: the instructions the events carrying the response echo are the client's, placeholders restored", async () => {
     const response = (instructions: unknown) => ({ id: "r1", instructions, output: [] });
     const out = json(await through("responses", [
@@ -95,6 +113,28 @@ describe("stream adapters restore placeholders cut across events", () => {
 });
 
 describe("stream adapters check tool-call arguments as they decode", () => {
+  it("responses: a key in a custom tool call's streamed input is refused before the client sees any of it", async () => {
+    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] }, "responses");
+    let seq = 0;
+    const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
+    const at = { item_id: "ctc_1", output_index: 0 };
+    const key = "sk-ant-api03-" + "A".repeat(93) + "AA";
+    const events = [
+      ev("response.custom_tool_call_input.delta", { ...at, delta: "update keys set v = '" + key.slice(0, 30) }),
+      ev("response.custom_tool_call_input.delta", { ...at, delta: key.slice(30) + "'" }),
+      ev("response.custom_tool_call_input.done", { ...at, input: `update keys set v = '${key}'` }),
+    ];
+    const out: SseEvent[] = [];
+    let err: any;
+    try {
+      for await (const e of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(e);
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(out.map((e) => e.data).join("")).not.toContain("sk-ant");
+  });
+
   it("chat: a key written with JSON escapes in streamed arguments is refused before the client sees it", async () => {
     const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] });
     const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });

@@ -1,4 +1,5 @@
-// Responses events: output_text and refusal deltas per (item, content part), function-call argument deltas per item.
+// Responses events: output_text and refusal deltas per (item, content part), function-call argument and custom tool
+// call input deltas per item.
 // A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
 // output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
 // the instructions the events carrying the response echo are restored.
@@ -10,8 +11,22 @@ import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
+type Kind = "output_text" | "refusal" | "arguments" | "input";
+
+/** Per slot kind: the event its fragments come in (its .done event is named the same way). */
+const DELTA: Record<Kind, string> = {
+  output_text: "response.output_text.delta",
+  refusal: "response.refusal.delta",
+  arguments: "response.function_call_arguments.delta",
+  input: "response.custom_tool_call_input.delta",
+};
+const KIND_OF_DELTA = new Map(Object.entries(DELTA).map(([k, t]) => [t, k as Kind]));
+const KIND_OF_DONE = new Map(Object.entries(DELTA).map(([k, t]) => [t.replace(/\.delta$/, ".done"), k as Kind]));
+/** The field of a kind's .done event that carries the whole text. */
+const DONE_FIELD: Record<Kind, string> = { output_text: "text", refusal: "refusal", arguments: "arguments", input: "input" };
+
 interface SlotInfo {
-  kind: "output_text" | "refusal" | "arguments";
+  kind: Kind;
   at: Record<string, unknown>;
 }
 
@@ -37,9 +52,10 @@ export class ResponsesStream implements StreamAdapter {
     switch (e.type) {
       case "response.output_text.delta":
       case "response.refusal.delta":
-      case "response.function_call_arguments.delta": {
+      case "response.function_call_arguments.delta":
+      case "response.custom_tool_call_input.delta": {
         if (typeof e.delta !== "string" || !e.delta) break;
-        const kind = e.type === "response.output_text.delta" ? "output_text" : e.type === "response.refusal.delta" ? "refusal" : "arguments";
+        const kind = KIND_OF_DELTA.get(e.type)!;
         const key = this.key(e);
         if (!this.info.has(key)) this.info.set(key, { kind, at: this.at(e) });
         const out = this.slots.push(key, e.delta, kind === "arguments");
@@ -48,10 +64,11 @@ export class ResponsesStream implements StreamAdapter {
       }
       case "response.output_text.done":
       case "response.refusal.done":
-      case "response.function_call_arguments.done": {
+      case "response.function_call_arguments.done":
+      case "response.custom_tool_call_input.done": {
         const rest = this.endSlot(this.key(e));
         if (rest) before.push(rest);
-        const field = e.type === "response.output_text.done" ? "text" : e.type === "response.refusal.done" ? "refusal" : "arguments";
+        const field = DONE_FIELD[KIND_OF_DONE.get(e.type)!];
         if (typeof e[field] === "string") {
           const out = field === "arguments" ? visitJsonString(e[field], whole) : whole(e[field]);
           if (out !== e[field]) (e[field] = out), (changed = true);
@@ -99,7 +116,7 @@ export class ResponsesStream implements StreamAdapter {
     const info = this.info.get(key);
     this.info.delete(key);
     if (!rest || !info) return undefined;
-    const type = info.kind === "output_text" ? "response.output_text.delta" : info.kind === "refusal" ? "response.refusal.delta" : "response.function_call_arguments.delta";
+    const type = DELTA[info.kind];
     this.shift++;
     const seq = ++this.seq;
     return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...info.at, delta: rest }) };
