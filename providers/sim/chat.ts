@@ -7,7 +7,7 @@ import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { planChoice, type Plan } from "./plan.ts";
 import { countTokens, promptTokens } from "./tokens.ts";
-import { plainChatTools } from "../translate/chat-tool-forms.ts";
+import { simToolForms, withCustomCalls, type SimCall } from "./tool-forms.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../translate/chat-tool-forms-answer.ts";
 
 function completionTokens(plan: Plan): number {
@@ -28,10 +28,11 @@ function usageOf(prompt: number, completion: number) {
 
 export async function simChat(body: any, target: Target, call: CallOptions, opts: SimOptions): Promise<ProviderResult> {
   const n = body.n ?? 1;
-  // The model decides on the plain tool forms (legacy functions as tools, allowed_tools as the tools it keeps), and a
-  // legacy client gets its answer back as function_call, as from OpenAI (chat-tool-forms*.ts).
-  const plain = plainChatTools(body, []);
-  const plans = Array.from({ length: n }, (_, i) => planChoice(plain, target.upstreamModel, i));
+  // The model decides on the plain tool forms (legacy functions as tools, allowed_tools as the tools it keeps) and
+  // calls custom tools as OpenAI does (tool-forms.ts); a legacy client gets its answer back as function_call, as from
+  // OpenAI (chat-tool-forms-answer.ts).
+  const { plain, custom } = simToolForms(body);
+  const plans = Array.from({ length: n }, (_, i) => withCustomCalls(planChoice(plain, target.upstreamModel, i), custom));
   const legacy = wantsFunctionCall(body);
   const prompt = promptTokens(body);
   const completion = plans.reduce((s, p) => s + completionTokens(p), 0);
@@ -58,7 +59,7 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
           content: p.toolCalls.length ? null : p.pieces.join(""),
           refusal: null,
           ...(p.toolCalls.length
-            ? { tool_calls: p.toolCalls.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })) }
+            ? { tool_calls: p.toolCalls.map((tc: SimCall) => (tc.custom ? { id: tc.id, type: "custom", custom: { name: tc.name, input: tc.arguments } } : { id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })) }
             : {}),
         },
         logprobs: null,
@@ -87,12 +88,14 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
         yield chunk([{ index, delta: { content: p.pieces.slice(i, i + chunkTokens).join("") }, logprobs: null, finish_reason: null }]);
       }
       for (let t = 0; t < p.toolCalls.length; t++) {
-        const tc = p.toolCalls[t]!;
-        yield chunk([{ index, delta: { tool_calls: [{ index: t, id: tc.id, type: "function", function: { name: tc.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
-        // Arguments arrive as fragments, like the real API: a few characters at a time.
+        const tc: SimCall = p.toolCalls[t]!;
+        const start = tc.custom ? { type: "custom", custom: { name: tc.name, input: "" } } : { type: "function", function: { name: tc.name, arguments: "" } };
+        yield chunk([{ index, delta: { tool_calls: [{ index: t, id: tc.id, ...start }] }, logprobs: null, finish_reason: null }]);
+        // Arguments (a custom tool's input) arrive as fragments, like the real API: a few characters at a time.
         for (let i = 0; i < tc.arguments.length; i += 8) {
           await pace(1, tps, call.signal);
-          yield chunk([{ index, delta: { tool_calls: [{ index: t, function: { arguments: tc.arguments.slice(i, i + 8) } }] }, logprobs: null, finish_reason: null }]);
+          const piece = tc.arguments.slice(i, i + 8);
+          yield chunk([{ index, delta: { tool_calls: [{ index: t, ...(tc.custom ? { custom: { input: piece } } : { function: { arguments: piece } }) }] }, logprobs: null, finish_reason: null }]);
         }
       }
       yield chunk([{ index, delta: {}, logprobs: null, finish_reason: p.finishReason }]);
