@@ -143,6 +143,24 @@ describe("reasoning items sent back", () => {
     expect((same.body.messages as any[])[1].reasoning_details).toEqual([thinking]);
   });
 
+  it("a chat host's reasoning text goes back in the field it came in, to that host only (DeepSeek wants it in a tool loop)", () => {
+    const rs = (enc: string) => ({ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Check Paris." }], encrypted_content: enc });
+    const turn = (enc: string) => [
+      { role: "user", content: "Weather?" },
+      { type: "function_call", call_id: "call_a", name: "w", arguments: "{}" },
+      rs(enc),
+      { type: "function_call_output", call_id: "call_a", output: "sunny" },
+    ];
+    const ds = encodeReasoning("chat", [], "ds", "reasoning_content");
+    const same = responsesToChatRequest({ model: "m", input: turn(ds) }, { flavor: "chat", provider: "ds" });
+    expect((same.body.messages as any[])[1]).toEqual({ role: "assistant", content: null, reasoning_content: "Check Paris.", tool_calls: [{ id: "call_a", type: "function", function: { name: "w", arguments: "{}" } }] });
+    const groq = encodeReasoning("chat", [], "groq", "reasoning");
+    expect((responsesToChatRequest({ model: "m", input: turn(groq) }, { flavor: "chat", provider: "groq" }).body.messages as any[])[1].reasoning).toBe("Check Paris.");
+    for (const other of [responsesToChatRequest({ model: "m", input: turn(ds) }, { flavor: "chat", provider: "other" }), responsesToChatRequest({ model: "m", input: turn(encodeReasoning("chat", [], "ds")) }, { flavor: "chat", provider: "ds" })]) {
+      expect(Object.keys((other.body.messages as any[])[1]).filter((k) => k.startsWith("reasoning"))).toEqual([]);
+    }
+  });
+
   it("reasoning.summary asks Gemini for thought text (its knob), is honoured by Anthropic with thinking on, dropped elsewhere", () => {
     const body = { model: "m", input: "Hi", reasoning: { effort: "low", summary: "auto" }, providerOptions: { gem: { thinkingBudget: 1 } } };
     const g = responsesToChatRequest(body, { flavor: "gemini", provider: "gem" });

@@ -1,6 +1,7 @@
 // Responses request -> chat completions request. `instructions` becomes the system message; input items become
 // messages: the assistant-side items of one turn (reasoning, message, function_call) one assistant message — text,
-// tool_calls and the turn's replayed reasoning (reasoning_details out of encrypted_content, see reasoning.ts) —
+// tool_calls and the turn's replayed reasoning (reasoning_details out of encrypted_content, see reasoning.ts, and a
+// chat host's reasoning text in the field it came in) —
 // since separate assistant messages would split the turn Anthropic needs whole (thinking first, then tool_use);
 // function_call_output a tool message. text.format becomes response_format, reasoning.effort reasoning_effort.
 // Fields chat has no place for are dropped and reported (x-mg-dropped-params); unknown fields are dropped silently.
@@ -108,8 +109,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     messages.push(msg);
   }
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-  /** Reasoning sent before its turn's first assistant item. */
+  /** Reasoning sent before its turn's first assistant item: blobs' reasoning_details, a chat host's text by its field. */
   let pending: unknown[] = [];
+  let pendingText: [field: string, text: string][] = [];
   /** Images and files out of tool outputs: a user message once the run of tool messages ends. */
   let toolMedia: unknown[] = [];
   const flushMedia = () => {
@@ -128,6 +130,8 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       last.reasoning_details = [...(last.reasoning_details ?? []), ...pending];
       pending = [];
     }
+    for (const [field, text] of pendingText) last[field] = last[field] ? `${last[field]}\n\n${text}` : text;
+    pendingText = [];
     return last;
   };
   input.forEach((item: any, i: number) => {
@@ -143,6 +147,10 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
       if (!blob || blob.p !== flavor || (flavor === "chat" && blob.n !== opts.provider)) return;
       pending.push(...blob.d);
+      // A chat host's reasoning text goes back in the field it came in (the openai-compatible driver then moves it to
+      // the host's own): DeepSeek's thinking mode refuses a tool loop whose calls come back without it.
+      const text = (Array.isArray(item.summary) ? item.summary.map((p: any) => p?.text ?? "").join("") : "") || blob.x;
+      if (flavor === "chat" && blob.t && text) pendingText.push([blob.t, text]);
       if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
     } else if (type === "function_call_output") {
       const out = toolOutput(item.output, `${field}.output`, flavor, origin);
@@ -163,6 +171,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       }
       flushMedia();
       pending = []; // reasoning not followed by its assistant turn has nothing to attach to
+      pendingText = [];
       const msg = typeof item.content === "string" || role === "system"
         ? { role, content: textOf(item.content) }
         : { role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor, origin)) };

@@ -57,6 +57,14 @@ describe("chat completion -> response", () => {
     expect(r.output.map((o: any) => [o.call_id, o.status])).toEqual([["call_a", "completed"], ["call_b", "incomplete"]]);
   });
 
+  it("a chat host's reasoning text: the blob names the field it came in, which the next turn sends it back in", () => {
+    for (const field of ["reasoning_content", "reasoning"]) {
+      const plain = { ...chat, choices: [{ ...chat.choices[0], message: { role: "assistant", content: "ok", [field]: "hmm" } }] };
+      const r: any = chatToResponse(plain, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "ds", show: true });
+      expect(decodeReasoning(r.output[0].encrypted_content)).toEqual({ p: "chat", n: "ds", d: [], t: field });
+    }
+  });
+
   it("a refusal is the message's refusal part", () => {
     const refused = { ...chat, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: null, refusal: "No." } }] };
     const r: any = chatToResponse(refused, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });

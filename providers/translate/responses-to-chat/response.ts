@@ -102,14 +102,18 @@ export function responseShell(id: string, createdAt: number, echo: ResponseEcho,
   };
 }
 
-/** The reasoning item for a reasoning text and/or the upstream's reasoning_details; undefined when there is neither. */
-export function reasoningItem(id: string, text: string, details: unknown[], ctx: AnswerContext): Record<string, unknown> | undefined {
+/**
+ * The reasoning item for a reasoning text and/or the upstream's reasoning_details; undefined when there is neither.
+ * `field`: the chat field the text came in (reasoning_content, reasoning), recorded for a chat upstream so the text
+ * goes back to it in a later turn (DeepSeek's thinking mode refuses a tool loop without it: request.ts).
+ */
+export function reasoningItem(id: string, text: string, details: unknown[], ctx: AnswerContext, field?: string): Record<string, unknown> | undefined {
   if (!text && !details.length) return undefined;
   const item: Record<string, unknown> = { type: "reasoning", id, summary: text ? [{ type: "summary_text", text }] : [] };
   // The gateway's blob always, even with no state in it (a Gemini or Groq turn): a client that keeps encrypted reasoning
   // (Codex, store false) then sends back what the native passthrough recognises and drops (withoutGatewayReasoning),
   // not a bare id OpenAI never issued ("Item with id rs_… not found").
-  item.encrypted_content = encodeReasoning(ctx.flavor, details, ctx.provider);
+  item.encrypted_content = encodeReasoning(ctx.flavor, details, ctx.provider, ctx.flavor === "chat" && text ? field : undefined);
   return item;
 }
 
@@ -123,8 +127,9 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
   const choice = chat?.choices?.[0];
   const msg = choice?.message ?? {};
   const output: unknown[] = [];
-  const reasoning = msg.reasoning_content ?? msg.reasoning;
-  const r = reasoningItem(newId("rs"), typeof reasoning === "string" ? reasoning : "", Array.isArray(msg.reasoning_details) ? msg.reasoning_details : [], ctx);
+  const field = typeof msg.reasoning_content === "string" ? "reasoning_content" : "reasoning";
+  const reasoning = msg[field];
+  const r = reasoningItem(newId("rs"), typeof reasoning === "string" ? reasoning : "", Array.isArray(msg.reasoning_details) ? msg.reasoning_details : [], ctx, field);
   if (r) output.push(r);
   const text = typeof msg.content === "string" ? msg.content : "";
   const refusal = typeof msg.refusal === "string" && msg.refusal ? msg.refusal : "";

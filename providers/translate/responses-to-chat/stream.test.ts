@@ -270,6 +270,18 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     expect(done).toEqual([["call_a", "completed"], ["call_b", "incomplete"]]);
   });
 
+  it("a chat host's streamed reasoning text: the blob names the field it came in, which the next turn sends it back in", async () => {
+    async function* src(): AsyncIterable<SseEvent> {
+      for (const ch of [c({ reasoning_content: "hm" }), c({ reasoning_content: "m" }), c({ content: "ok" }, "stop")]) yield { data: JSON.stringify(ch) };
+      yield { data: "[DONE]" };
+    }
+    const out: any[] = [];
+    for await (const e of chatToResponsesStream(src(), echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "ds", show: true })) out.push(JSON.parse(e.data));
+    const rs = out.at(-1).response.output[0];
+    expect(rs.summary).toEqual([{ type: "summary_text", text: "hmm" }]);
+    expect(decodeReasoning(rs.encrypted_content)).toEqual({ p: "chat", n: "ds", d: [], t: "reasoning_content" });
+  });
+
   it("a failure with a message open after an unfinished call lists both, in output_index order", async () => {
     const seen: SseEvent[] = [];
     await run([

@@ -30,7 +30,8 @@ import { callStatus, wholeJson } from "./call-status.ts";
 /** A message item: its closed content parts, and the open one (output_text, or refusal). */
 interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: TextPieces; logprobs: unknown[] }
 
-interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: TextPieces; details: unknown[] }
+/** `field`: the chat field its text came in (reasoning_content, reasoning), which a later turn sends it back in. */
+interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: TextPieces; details: unknown[]; field?: string }
 /** `name` (and `namespace`) as the client knows the tool (flattened namespace tools are named back); `done` once closed. */
 interface OpenCall { kind: "call"; id: string; index: number; call_id: string; name: string; namespace?: string; args: TextPieces; done: boolean }
 
@@ -155,7 +156,7 @@ export class ChatToResponsesStream {
         this.ev("response.reasoning_summary_text.done", { item_id: o.id, output_index: o.index, summary_index: 0, text }, out);
         this.ev("response.reasoning_summary_part.done", { item_id: o.id, output_index: o.index, summary_index: 0, part }, out);
       }
-      item = reasoningItem(o.id, text, o.details, this.ctx)!;
+      item = reasoningItem(o.id, text, o.details, this.ctx, o.field)!;
     } else if (o.kind === "message") {
       this.closePart(o, out);
       item = { type: "message", id: o.id, status: "completed", role: "assistant", content: o.parts };
@@ -224,8 +225,9 @@ export class ChatToResponsesStream {
   }
 
   /** Upstream reasoning text (reasoning_content) as a reasoning item's summary, like the JSON response. */
-  private reasoning(delta: string, out: SseEvent[]): void {
+  private reasoning(delta: string, field: string, out: SseEvent[]): void {
     const o = this.openReasoning(out);
+    o.field ??= field;
     // The summary part opens with the first text (a redacted block may have opened the item without any).
     if (!o.text.length) this.ev("response.reasoning_summary_part.added", { item_id: o.id, output_index: o.index, summary_index: 0, part: { type: "summary_text", text: "" } }, out);
     o.text.append(delta);
@@ -273,7 +275,7 @@ export class ChatToResponsesStream {
     this.start(chunk, out);
     const d = choice.delta ?? {};
     const thought = d.reasoning_content ?? d.reasoning;
-    if (typeof thought === "string" && thought) this.reasoning(thought, out);
+    if (typeof thought === "string" && thought) this.reasoning(thought, d.reasoning_content != null ? "reasoning_content" : "reasoning", out);
     if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.reasoningDetails(d.reasoning_details, out);
     if (typeof d.content === "string" && d.content) this.text(d.content, out, "output_text", Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : []);
     if (typeof d.refusal === "string" && d.refusal) this.text(d.refusal, out, "refusal");
@@ -315,7 +317,7 @@ export class ChatToResponsesStream {
     const output = [...this.response.output];
     const indexes = [...this.outputIndexes];
     if (o?.kind === "message") this.keep(o.index, { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] }, output, indexes);
-    else if (o?.kind === "reasoning") this.keep(o.index, reasoningItem(o.id, o.text.toString(), o.details, this.ctx) ?? { type: "reasoning", id: o.id, summary: [] }, output, indexes);
+    else if (o?.kind === "reasoning") this.keep(o.index, reasoningItem(o.id, o.text.toString(), o.details, this.ctx, o.field) ?? { type: "reasoning", id: o.id, summary: [] }, output, indexes);
     for (const c of this.openCalls) this.keep(c.index, { type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" }, output, indexes);
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
     return out;
