@@ -54,6 +54,19 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(JSON.parse(deltas.filter((d: any) => d.index === 1).map((d: any) => d.delta.partial_json).join(""))).toEqual({ to: "alice@example.com" });
   });
 
+  it("messages: a server tool's query (server_tool_use) restored, its rest sent as input_json_delta", async () => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const out = json(await through("anthropic", [
+      ev("content_block_start", { index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } }),
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: '{"query": "[EMAIL_1] or [EMA' } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("message_stop", {}),
+    ]));
+    const deltas = out.filter((d: any) => d.type === "content_block_delta");
+    expect(deltas.map((d: any) => d.delta.type)).toEqual(["input_json_delta", "input_json_delta"]);
+    expect(deltas.map((d: any) => d.delta.partial_json).join("")).toBe('{"query": "alice@example.com or [EMA');
+  });
+
   it("responses: deltas, done events and the final response restored; an inserted delta keeps sequence numbers consecutive", async () => {
     let seq = 0;
     const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });

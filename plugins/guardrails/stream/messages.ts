@@ -3,6 +3,7 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { fixCitation } from "../walk/citations.ts";
+import { MESSAGES_CALLS } from "../walk/answer.ts";
 
 export class MessagesStream implements StreamAdapter {
   /** Block index -> the delta type it streams (text_delta or input_json_delta). */
@@ -30,7 +31,7 @@ export class MessagesStream implements StreamAdapter {
           for (const c of b.citations) fixCitation(c, this.slots.run);
           ev.data = JSON.stringify(e);
         }
-      } else if (b?.type === "tool_use") this.kinds.set(e.index, "input_json_delta");
+      } else if (MESSAGES_CALLS.has(b?.type)) this.kinds.set(e.index, "input_json_delta");
       return [ev];
     }
     if (ev.event === "content_block_stop") {

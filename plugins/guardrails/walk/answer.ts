@@ -29,13 +29,16 @@ const chat: Walker = (body, visit) => {
   }
 };
 
-/** Messages: text blocks and tool_use inputs. */
+/** Blocks whose `input` the model wrote: its own tool calls, server tools' (a web search query, code) and MCP calls. */
+export const MESSAGES_CALLS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
+
+/** Messages: text blocks and the inputs of the calls the model makes. */
 const messages: Walker = (body, visit) => {
   if (!Array.isArray(body?.content)) return;
   for (const b of body.content) {
     if (!isObj(b)) continue;
     if (b.type === "text" && typeof b.text === "string") b.text = visit(b.text);
-    else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, visit);
+    else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, visit);
   }
 };
 

@@ -39,6 +39,23 @@ describe("request fields besides message text", () => {
     expect(parts.prediction.content[0].text).toBe("P1");
   });
 
+  it("messages: the inputs of server tool and MCP calls in the history", () => {
+    const body: any = {
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "search" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+          { type: "mcp_tool_use", id: "mcptoolu_1", name: "lookup", server_name: "crm", input: { who: "mcp" } },
+        ] },
+        { role: "user", content: "next" },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["q", "search", "mcp", "*next"]);
+    expect(body.messages[1].content[0].input).toEqual({ query: "SEARCH" });
+    expect(body.messages[1].content[2].input).toEqual({ who: "MCP" });
+  });
+
   it("chat: a custom tool call's free-form input, as text", () => {
     const body: any = {
       messages: [

@@ -13,6 +13,7 @@
 // is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
+import { MESSAGES_CALLS } from "./answer.ts";
 import { geminiContinuesStored, responsesContinuesStored } from "./stored-state.ts";
 
 /** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
@@ -125,7 +126,7 @@ function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
   else if (b.type === "tool_result") {
     if (typeof b.content === "string") b.content = visit(b.content, w.all);
     else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all);
-  } else if (b.type === "tool_use" && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
+  } else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
   else if (b.type === "document") messagesDocument(b, visit, topic, w.docs++);
   else if (b.type === "search_result") {
     visitField(b, "title", visit, topic);
@@ -133,7 +134,7 @@ function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
   }
 }
 
-/** Messages: system (string or text blocks), text blocks, documents, search results, tool results, tool_use inputs. */
+/** Messages: system, text blocks, documents, search results, tool results, the inputs of the calls the model made. */
 const messages: Walker = (body, visit) => {
   const msgs = Array.isArray(body?.messages) ? body.messages : [];
   const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || (Array.isArray(m.content) && m.content.some(blockHasText))));
