@@ -226,3 +226,19 @@ describe("chat -> messages: prompt_cache_key", () => {
     expect(JSON.stringify(t.body)).not.toContain("tenant-42");
   });
 });
+
+describe("a legacy functions request on Claude", () => {
+  const fns = [{ name: "get_weather", parameters: { type: "object", properties: {} } }, { name: "get_time", parameters: { type: "object", properties: {} } }];
+  const messages = [{ role: "user", content: "weather and time in Paris?" }];
+
+  it("asks for one call, as legacy calling answers only one (the rest would be generated, billed and discarded)", () => {
+    expect(tr({ messages, functions: fns }).body.tool_choice).toEqual({ type: "auto", disable_parallel_tool_use: true });
+    expect(tr({ messages, functions: fns, function_call: { name: "get_time" } }).body.tool_choice).toEqual({ type: "tool", name: "get_time", disable_parallel_tool_use: true });
+    expect(tr({ messages, functions: fns, function_call: "none" }).body.tool_choice).toEqual({ type: "none" });
+  });
+
+  it("functions beside tools answer as tool_calls, so parallel calls stay allowed", () => {
+    const tools = [{ type: "function", function: { name: "get_date", parameters: { type: "object", properties: {} } } }];
+    expect(tr({ messages, functions: fns, tools }).body.tool_choice).toBeUndefined();
+  });
+});

@@ -11,6 +11,7 @@ import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 
 export interface Translated<T> {
@@ -79,8 +80,10 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
       return tool;
     });
     const choice = toolChoice(body.tool_choice);
-    // disable_parallel_tool_use is refused on {type: "none"} (allowed on auto/any/tool only).
-    if (body.parallel_tool_calls === false && choice?.type !== "none") out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
+    // disable_parallel_tool_use is refused on {type: "none"} (allowed on auto/any/tool only). A legacy functions
+    // request takes one call (its answer is a single function_call): more would be generated and billed for nothing.
+    const oneCall = body.parallel_tool_calls === false || wantsFunctionCall(sent);
+    if (oneCall && choice?.type !== "none") out.tool_choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
     else if (choice) out.tool_choice = choice;
   }
 
