@@ -21,7 +21,6 @@ import { writeWhole } from "./http/respond.ts";
 import { showToOrigin } from "./http/cors.ts";
 import { startMetricsListener, type MetricsListener } from "./observability/metrics-http.ts";
 import { capConnections } from "./net/connection-cap.ts";
-import { answerAfterHalfClose } from "./http/half-close.ts";
 import { lingerOnClose } from "./net/lingering-close.ts";
 import { SHUTTING_DOWN } from "./readiness.ts";
 import { watchConfig, type ConfigWatch } from "./config/watch.ts";
@@ -94,10 +93,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     maxHeaderSize: s.maxHeaderBytes,
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
   }, onRequest);
-  // A client's FIN no longer ends the connection at once: one that half-closed after a complete request still gets
-  // its answer (core/http/half-close.ts tells it from one that left), then the connection ends. Node's own switch
-  // (socketOnEnd in _http_server.js), not in its typings; test/http-abuse.e2e.test.ts guards it.
-  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (draining) return refuse(gateway, req, res, log);
     responses.add(res);
@@ -106,7 +101,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       // A keep-alive connection whose response just ended goes now rather than at its keep-alive timeout.
       if (draining) setImmediate(() => server.closeIdleConnections());
     });
-    answerAfterHalfClose(req, res);
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
   }
   // `Expect: 100-continue`: the 100 goes out when the body is read (after auth), not on arrival, so a client

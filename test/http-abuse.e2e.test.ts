@@ -4,7 +4,7 @@
 // same process (same pid) answers a valid request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ABUSE_KEY, MODELS, alive, startAbuseGateway, validChat, type AbuseGateway } from "./helpers/abuse-gateway.ts";
-import { exchange, head, parseResponses, type Exchange, type RawResponse } from "./helpers/raw-http.ts";
+import { exchange, head, type Exchange, type RawResponse } from "./helpers/raw-http.ts";
 
 let gw: AbuseGateway;
 beforeAll(async () => {
@@ -264,64 +264,6 @@ describe("HTTP abuse", () => {
     expect(r!.body).toMatch(/^data: \{/);
     expect(r!.body.trimEnd().endsWith("data: [DONE]")).toBe(true);
     expect(x.closed).toBe(true);
-  });
-
-  it("a client that half-closes its side (shutdown(SHUT_WR)) after a complete request still gets the whole answer, JSON or streamed", async () => {
-    // Before: Node ended the connection on the client's FIN, the request was cancelled (499) after the upstream was
-    // called, and nothing came back.
-    const stream = JSON.stringify({ model: MODELS.chat, messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true });
-    // Each answer may come after interim 100 Continue responses (at most two), which clients skip.
-    const final = (x: Exchange) => {
-      const text = x.data.toString("latin1");
-      const interim = /^(?:HTTP\/1\.1 100 Continue\r\n\r\n)*/.exec(text)![0];
-      expect(interim.length / "HTTP/1.1 100 Continue\r\n\r\n".length).toBeLessThanOrEqual(2);
-      return parseResponses(x.data.subarray(interim.length));
-    };
-    const json = await exchange(gw.port, async (w) => {
-      await w.write(post(CHAT, validChatBody));
-      w.socket.end();
-    }, { waitMs: WAIT });
-    const [answer] = final(json);
-    expect(answer?.status, json.data.toString("latin1").slice(0, 300)).toBe(200);
-    expect(answer!.json.choices[0].message.content).toEqual(expect.any(String));
-    expect(json.closed).toBe(true);
-    const streamed = await exchange(gw.port, async (w) => {
-      await w.write(post(CHAT, stream, { connection: "keep-alive" }));
-      w.socket.end();
-    }, { waitMs: WAIT });
-    const [events] = final(streamed);
-    expect(events?.status, streamed.data.toString("latin1").slice(0, 300)).toBe(200);
-    expect(events!.body).toContain("data: [DONE]");
-    expect(streamed.closed, "the server ends the connection after the answer (the client can send nothing more)").toBe(true);
-  });
-
-  it("a client that half-closes in the middle of its body: a 400 at once (the rest can no longer come), and nothing reaches an upstream", async () => {
-    const x = await withNoUpstreamCall(() => exchange(gw.port, async (w) => {
-      await w.write(head("POST", CHAT, { host: "gw", ...auth, "content-length": Buffer.byteLength(validChatBody) }) + validChatBody.slice(0, 20));
-      w.socket.end();
-    }, { waitMs: WAIT }));
-    expect(x.closed).toBe(true);
-    // Not left for request_timeout_ms to end with a 408.
-    expectEnvelope(x.responses[0], 400);
-    expect(x.responses).toHaveLength(1);
-  });
-
-  it("Content-Encoding: a gzip or br chat body is answered; a gzip bomb is 413 and a coding it cannot decode 415, neither reaching an upstream", async () => {
-    // Before: gzip was "not valid JSON", br "not valid UTF-8", a plain body labelled gzip was accepted.
-    const zlib = await import("node:zlib");
-    for (const [encoding, bytes] of [["gzip", zlib.gzipSync(validChatBody)], ["br", zlib.brotliCompressSync(validChatBody)]] as const) {
-      const x = await exchange(gw.port, (w) => w.write(post(CHAT, bytes, { "content-encoding": encoding })).then(() => {}), { waitMs: WAIT });
-      expect(x.responses[0]?.status, `${encoding}: ${x.responses[0]?.body.slice(0, 300)}`).toBe(200);
-      expect(x.responses[0]!.json.choices[0].message.content).toEqual(expect.any(String));
-    }
-    const bomb = zlib.gzipSync(Buffer.from(`{"model":"${MODELS.chat}","messages":[{"role":"user","content":"${"0".repeat(64 * 1024 * 1024)}"}]}`));
-    const refused = await withNoUpstreamCall(() => Promise.all([
-      exchange(gw.port, (w) => w.write(post(CHAT, bomb, { "content-encoding": "gzip" })).then(() => {}), { waitMs: WAIT }),
-      exchange(gw.port, (w) => w.write(post(CHAT, validChatBody, { "content-encoding": "zstd" })).then(() => {}), { waitMs: WAIT }),
-    ]));
-    expectEnvelope(refused[0].responses[0], 413, "PAYLOAD_TOO_LARGE");
-    expectEnvelope(refused[1].responses[0], 415, "UNSUPPORTED_MEDIA_TYPE");
-    expect(alive(gw)).toBe(true);
   });
 
   it("afterwards the same process answers a valid request", async () => {
