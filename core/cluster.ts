@@ -76,6 +76,9 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   const { log } = o;
   const started = new Map<Worker, number>();
   const listening = new Set<Worker>();
+  // Workers a SIGHUP reached before they listened: each may have read the config before the edit the signal
+  // announces, and takes no reload message until it listens, so it gets one then (one, however many signals came).
+  const reloadOwed = new Set<Worker>();
   let ready = false;
   let stopping = false;
   let failed = false;
@@ -95,6 +98,10 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
       if (m?.mg === "metrics-part") return gatherer.part(w, m);
       if (m?.mg !== "listening") return;
       listening.add(w);
+      if (reloadOwed.delete(w) && w.isConnected()) {
+        log.info("a reload asked for while it started: reloading this worker's config now", { worker: w.id, pid: w.process.pid });
+        w.send({ mg: "reload" } satisfies ToWorker);
+      }
       if (ready) {
         log.info("worker listening", { worker: w.id, pid: w.process.pid });
       } else if (listening.size === o.workers) {
@@ -119,6 +126,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   cluster.on("exit", (w, code, signal) => {
     gatherer.retire(w);
     const wasListening = listening.delete(w);
+    reloadOwed.delete(w);
     const life = Date.now() - (started.get(w) ?? 0);
     started.delete(w);
     if (stopping) {
@@ -164,7 +172,11 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   // A reload reaches every worker (each also watches the config file itself unless --no-watch).
   process.on("SIGHUP", () => {
     log.info("SIGHUP: reloading the config in every worker");
-    for (const w of listening) if (w.isConnected()) w.send({ mg: "reload" } satisfies ToWorker);
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (!w) continue;
+      if (!listening.has(w)) reloadOwed.add(w);
+      else if (w.isConnected()) w.send({ mg: "reload" } satisfies ToWorker);
+    }
   });
 
   for (let i = 0; i < o.workers; i++) fork();

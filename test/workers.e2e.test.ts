@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,7 @@ import { RedisStore } from "../core/store/redis.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { toPico } from "../core/money/money.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
+import { builtins } from "../core/builtins.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LIMITED = testKey("wlimited");
@@ -91,8 +92,11 @@ interface Cluster {
   exit: Promise<number | null>;
 }
 
-/** `detached`: a process group of its own, so a test can signal the group as a terminal's Ctrl-C does. */
-async function startCluster(configFile: string, workers: string, detached = false): Promise<Cluster> {
+/**
+ * `detached`: a process group of its own, so a test can signal the group as a terminal's Ctrl-C does. `spawned`: told
+ * the primary's stderr so far at once, before it listens.
+ */
+async function startCluster(configFile: string, workers: string, detached = false, spawned?: (err: () => string) => void): Promise<Cluster> {
   const port = await freePort();
   const metricsPort = await freePort();
   const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", String(metricsPort), "--no-watch", "--workers", workers], {
@@ -102,6 +106,7 @@ async function startCluster(configFile: string, workers: string, detached = fals
   let err = "";
   proc.stdout!.on("data", (d) => (out += d));
   proc.stderr!.on("data", (d) => (err += d));
+  spawned?.(() => err);
   const exit = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
   const listening = await Promise.race([
     new Promise<boolean>((r) => proc.stdout!.on("data", () => out.includes("listening on") && r(true))),
@@ -303,6 +308,52 @@ describe("start --workers 2 on one redis-server", () => {
     });
     expect(served).toEqual(new Set(["1", "2"]));
   }, 30_000);
+
+  it("a SIGHUP that reaches the primary while its workers are starting (config read, not listening yet) is done in each once it listens", async () => {
+    // Each worker's setup says it has begun (its primary's pid in the file), then waits for the test to let it finish.
+    const dir = mkdtempSync(join(tmpdir(), "mg-workers-hup-"));
+    const go = join(dir, "go");
+    writeFileSync(join(dir, "gate.mjs"), `import { existsSync, writeFileSync } from "node:fs";
+export default { name: "gate", handle: (ctx, next) => next(),
+  setup() {
+    writeFileSync(${JSON.stringify(dir)} + "/started-" + process.pid, String(process.ppid));
+    return new Promise((done) => { const t = setInterval(() => { if (existsSync(${JSON.stringify(go)})) { clearInterval(t); done({}); } }, 20); });
+  } };
+`);
+    const file = join(dir, "gateway.yaml");
+    const gated = { ...config, models: { ...config.models }, plugins: { gate: { module: join(dir, "gate.mjs") } }, pipeline: ["auth", "gate", ...builtins.defaultPipeline().filter((n) => n !== "auth")] };
+    writeFileSync(file, YAML.stringify(gated));
+    let primaryErr = () => "";
+    const starting = startCluster(file, "2", false, (err) => (primaryErr = err));
+    const primary = await until("both workers to be in their setup", async () => {
+      const started = readdirSync(dir).filter((f) => f.startsWith("started-"));
+      return started.length === 2 ? Number(readFileSync(join(dir, started[0]!), "utf8")) : undefined;
+    }, 600);
+    gated.models["openai/gpt-4o-later"] = { ...config.models["openai/gpt-4o"] }; // the edit the signal announces
+    writeFileSync(file, YAML.stringify(gated));
+    // Twice: still one reload for each worker.
+    process.kill(primary, "SIGHUP");
+    await until("the primary to take the SIGHUP", async () => (primaryErr().includes("SIGHUP: reloading") ? true : undefined));
+    process.kill(primary, "SIGHUP");
+    await until("the primary to take the second", async () => ((primaryErr().match(/SIGHUP: reloading/g) ?? []).length === 2 ? true : undefined));
+    writeFileSync(go, "");
+    const c = await starting;
+    try {
+      expect(c.pids, c.err()).toHaveLength(2);
+      const body = chat("openai/gpt-4o-later");
+      const served = new Set<string>();
+      await until("both workers to serve the model added before the SIGHUP", async () => {
+        const r = await post(c.port, "/chat/completions", body, auth());
+        if (r.status === 200) served.add(r.worker!);
+        return served.size === 2 ? true : undefined;
+      });
+      expect(served).toEqual(new Set(["1", "2"]));
+      expect(c.err().match(/reload asked for while it started/g)).toHaveLength(2); // one reload each, not one per signal
+    } finally {
+      c.proc.kill("SIGTERM");
+      await c.exit;
+    }
+  }, 60_000);
 
   it("a worker killed with SIGKILL is replaced, with a log line; /metrics counters never go down meanwhile", async () => {
     const before = total(await scrape(gw.metricsPort), "gateway_requests_total");
