@@ -56,6 +56,24 @@ describe("request fields besides message text", () => {
     expect(body.messages[1].content[2].input).toEqual({ who: "MCP" });
   });
 
+  it("messages: what an MCP server answered (mcp_tool_result), a string or text blocks", () => {
+    const body: any = {
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [
+          { type: "mcp_tool_use", id: "m1", name: "lookup", server_name: "crm", input: {} },
+          { type: "mcp_tool_result", tool_use_id: "m1", is_error: false, content: "row one" },
+          { type: "mcp_tool_use", id: "m2", name: "lookup", server_name: "crm", input: {} },
+          { type: "mcp_tool_result", tool_use_id: "m2", is_error: false, content: [{ type: "text", text: "row two" }] },
+        ] },
+        { role: "user", content: "next" },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["q", "row one", "row two", "*next"]);
+    expect(body.messages[1].content[1].content).toBe("ROW ONE");
+    expect(body.messages[1].content[3].content[0].text).toBe("ROW TWO");
+  });
+
   it("chat: a custom tool call's free-form input, as text", () => {
     const body: any = {
       messages: [

@@ -123,7 +123,7 @@ function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
   if (!isObj(b)) return;
   const visit = w.visit;
   if (b.type === "text") visitField(b, "text", visit, topic);
-  else if (b.type === "tool_result") {
+  else if (b.type === "tool_result" || b.type === "mcp_tool_result") {
     if (typeof b.content === "string") b.content = visit(b.content, w.all);
     else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all);
   } else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
