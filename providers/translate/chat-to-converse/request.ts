@@ -17,6 +17,7 @@ import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { blankLastTurn, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
+import { assistantText, textOf } from "../chat-text.ts";
 
 export interface Translated<T> {
   body: T;
@@ -28,21 +29,6 @@ const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg"
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 // Converse caches at cachePoint blocks only: no prompt-cache routing key or retention. It has no end-user id either.
 const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
-
-/**
- * An assistant turn's text: its refusal parts are what the model said that turn, as its text parts are (as on
- * Anthropic, chat-to-messages); the refusal field beside no content (an answer relayed back as it came) likewise.
- */
-function assistantText(m: any): string {
-  const parts = Array.isArray(m.content) ? m.content.map((p: any) => (p?.type === "refusal" ? { type: "text", text: p.refusal } : p)) : m.content;
-  const t = textOf(parts ?? "");
-  return t || (typeof m.refusal === "string" ? m.refusal : "");
-}
-
-function textOf(content: any): string {
-  if (typeof content === "string") return content;
-  return (content ?? []).filter((p: any) => p?.type === "text").map((p: any) => p.text).join("\n");
-}
 
 /** The last marked part's cache_control (a system message's parts become one block). */
 function partsMarker(content: any): Marker | undefined {

@@ -15,6 +15,7 @@ import { geminiSchema } from "./schema.ts";
 import { schemaBudget } from "./schema-refs.ts";
 import { geminiFetches, type PendingUrl } from "./media-urls.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { assistantText, textOf } from "../chat-text.ts";
 
 export interface Translated<T> {
   body: T;
@@ -27,21 +28,6 @@ const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 function mimeFromUrl(url: string): string {
   const ext = /\.([a-z0-9]+)(?:$|\?)/i.exec(url)?.[1]?.toLowerCase();
   return ({ png: "image/png", gif: "image/gif", webp: "image/webp", pdf: "application/pdf", mp4: "video/mp4", mp3: "audio/mp3", wav: "audio/wav" } as Record<string, string>)[ext ?? ""] ?? "image/jpeg";
-}
-
-/**
- * An assistant turn's text: its refusal parts are what the model said that turn, as its text parts are (as on
- * Anthropic, chat-to-messages); the refusal field beside no content (an answer relayed back as it came) likewise.
- */
-function assistantText(m: any): string {
-  const parts = Array.isArray(m.content) ? m.content.map((p: any) => (p?.type === "refusal" ? { type: "text", text: p.refusal } : p)) : m.content;
-  const t = textOf(parts ?? "");
-  return t || (typeof m.refusal === "string" ? m.refusal : "");
-}
-
-function textOf(content: any): string {
-  if (typeof content === "string") return content;
-  return (content ?? []).filter((p: any) => p.type === "text").map((p: any) => p.text).join("\n");
 }
 
 function userParts(content: any, i: number, pending: PendingUrl[]): any[] {
