@@ -263,14 +263,15 @@ export class ApiKeys implements ApiKeyDirectory {
   /**
    * Whether the store's "no such key" stands: no loss seen within 2 x key_refresh_ms (a replica in step writes back
    * within one poll of seeing it), and the store still at the epoch this cache is in step with — one read, only after
-   * a miss. An epoch this cache has not taken yet (or "-": Redis emptied, none set since) is a loss not yet written
-   * back: noted, so the window runs from here too.
+   * a miss. An epoch this cache has not taken yet is a loss not yet written back: noted, so the window runs from here
+   * too. Once taken, an epoch is as good as any, "-" included (Redis emptied while connected gets none again): its
+   * window ran from when this cache first saw it, and write-backs are done by then.
    */
   private async settled(): Promise<boolean> {
     if (this.now() - this.lossSeenAt <= 2 * this.o.refreshMs()) return false;
     try {
       const epoch = epochOf(await this.store.version());
-      if (this.inSync !== undefined && epoch === this.inSync.epoch && epoch !== "-") return true;
+      if (this.inSync !== undefined && epoch === this.inSync.epoch) return true;
       this.lossSeenAt = this.now();
       return false;
     } catch {
