@@ -1,7 +1,8 @@
 // A Responses answer under output moderation is stored only once the verdict is known: while the moderation model
 // judges it, the id a stream's response.created gave is a 404 (not the answer it may yet refuse), a refused answer is
 // never written (so a store that fails to delete cannot leave it behind), and a refused answer a native OpenAI model
-// gave has OpenAI's own copy deleted, as DELETE /v1/responses/{id} does.
+// gave has OpenAI's own copy deleted, as DELETE /v1/responses/{id} does. The answer judged is the one the client was
+// streamed, also when the stream's final event carries none of it.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServerResponse } from "node:http";
 import { SseParser, type SseEvent } from "../core/sse/parse.ts";
@@ -19,6 +20,29 @@ let mod: FakeOpenAI;
 let gw: TestGateway;
 /** Moderation answers wait for this while set (the test lets them go). */
 let hold: Promise<void> | undefined;
+/** The native model's answer: each test its own, so no verdict is reused from an earlier one (moderation/cache.ts). */
+let nativeText = "The knight came to kill the dragon.";
+
+const sse = (type: string, o: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`;
+
+/** A native stream as OpenAI may send it: the text in deltas, then response.completed saying output: []. */
+function emptyFinal(req: RecordedRequest, res: ServerResponse): boolean {
+  if (req.method !== "POST" || req.path !== "/v1/responses" || !JSON.stringify(req.body?.input).includes("(empty final)")) return false;
+  const id = `resp_emptyfinal${Date.now()}`;
+  const base = { id, object: "response", created_at: 1, status: "in_progress", model: "gpt-5", output: [], usage: null };
+  const at = { item_id: "msg_1", output_index: 0, content_index: 0 };
+  const text = "The knight came to kill the dragon at dawn.";
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.end(
+    sse("response.created", { sequence_number: 0, response: base }) +
+      sse("response.output_item.added", { sequence_number: 1, output_index: 0, item: { id: "msg_1", type: "message", status: "in_progress", role: "assistant", content: [] } }) +
+      sse("response.content_part.added", { sequence_number: 2, ...at, part: { type: "output_text", text: "", annotations: [] } }) +
+      sse("response.output_text.delta", { sequence_number: 3, ...at, delta: text }) +
+      sse("response.output_text.done", { sequence_number: 4, ...at, text }) +
+      sse("response.completed", { sequence_number: 5, response: { ...base, status: "completed", usage: { input_tokens: 5, output_tokens: 8, total_tokens: 13 } } }),
+  );
+  return true;
+}
 
 /** OpenAI's /moderations: flags an answer that mentions "kill". */
 function moderations(req: RecordedRequest, res: ServerResponse): boolean {
@@ -35,7 +59,12 @@ beforeAll(async () => {
   chat = await startFakeOpenAI();
   chat.piecesFor = () => ["Once the knight ", "came to kill the dragon."];
   native = await startFakeOpenAIResponses();
-  native.script = () => ({ text: "The knight came to kill the dragon." });
+  native.script = () => ({ text: nativeText });
+  const served = native.hook!;
+  native.hook = (req, res) => {
+    if (emptyFinal(req, res)) return true;
+    return served(req, res);
+  };
   mod = await startFakeOpenAI();
   mod.hook = moderations;
   const pricing = { input: "0.000001", output: "0.000002" };
@@ -62,9 +91,11 @@ afterAll(async () => {
 const status = async (id: string) => (await fetch(`${gw.url}/api/v1/responses/${id}`, { headers })).status;
 const outputModerations = () => mod.requests.filter((r) => r.path === "/v1/moderations").length;
 
+const deletesAtOpenAI = () => native.requests.filter((r) => r.method === "DELETE");
+
 /** A streamed create, read event by event. */
-async function streamed(body: Record<string, unknown>) {
-  const res = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ stream: true, ...body }) });
+async function streamed(body: Record<string, unknown>, signal?: AbortSignal) {
+  const res = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ stream: true, ...body }), signal });
   const reader = res.body!.getReader();
   const parser = new SseParser();
   const decoder = new TextDecoder();
@@ -133,12 +164,24 @@ describe("a Responses answer under output moderation", () => {
     expect(raw).toContain("GUARDRAIL_BLOCKED");
     const made = native.requests.filter((r) => r.method === "POST" && r.path === "/v1/responses").at(-1)!;
     expect(made).toBeDefined();
-    const deletes = native.requests.filter((r) => r.method === "DELETE");
+    const deletes = await until("the delete at OpenAI", async () => (deletesAtOpenAI().length ? deletesAtOpenAI() : undefined));
     expect(deletes.length).toBe(1);
     const id = deletes[0]!.path.split("/").at(-1)!;
     expect(id).toMatch(/^resp_/);
     expect(native.responses.stored.has(id)).toBe(false);
     expect(await status(id)).toBe(404);
     expect(outputModerations()).toBe(judged + 1); // one call (and one bill) for the record and the client's answer
+  });
+
+  it("judges the text a native stream sent, when its final event says output: []", async () => {
+    const judged = outputModerations();
+    const s = await streamed({ model: "openai/gpt-5", input: "tell me a story (empty final)" });
+    expect(s.status).toBe(200);
+    const id = JSON.parse((await s.next((e) => e.event === "response.created"))!.data).response.id as string;
+    expect(await s.next((e) => e.data.includes("GUARDRAIL_BLOCKED"))).toBeDefined();
+    expect(s.seen.some((e) => e.event === "response.completed")).toBe(false);
+    const asked = mod.requests.filter((r) => r.path === "/v1/moderations").slice(judged);
+    expect(asked.map((r) => r.body?.input)).toEqual(["The knight came to kill the dragon at dawn."]); // one call, on what was streamed
+    expect(await status(id)).toBe(404);
   });
 });

@@ -130,6 +130,8 @@ export class GuardRun {
   private edits: Edit[] | undefined;
   /** The answer's output moderation, once per request (stored.ts, moderatedAnswer). */
   answerModeration: Promise<void> | undefined;
+  /** A streamed answer's text so far (set by its stream's check): what output moderation judges, for the record too. */
+  streamedAnswer: (() => string) | undefined;
 
   constructor(readonly ctx: GatewayContext, readonly guard: Guard) {}
 

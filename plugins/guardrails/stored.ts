@@ -5,7 +5,7 @@
 // the conversation. Never a placeholder (its number means nothing past this request: a later turn numbers its own) and
 // never the value (values are kept in no store). A later turn sends that history as kept, so the provider gets no
 // value a rule took out. An answer the output rules refuse is not kept at all, nor one output moderation refuses: the
-// record waits for that verdict (storedVerdict), which the client's answer then shares.
+// record waits for that verdict (storedVerdict), which the client's answer then shares (one call, on the client's text).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { AnswerVerdict, KeptParts, StoredView } from "../../core/responses/stored-view.ts";
 import type { GuardRun } from "./check.ts";
@@ -80,20 +80,24 @@ export function storedView(run: GuardRun): StoredView {
 }
 
 /**
- * Whether the record may be saved, after output moderation of the answer's text as the provider gave it (what the
- * client's check moderates): a refusal, or a failure under fail_closed, keeps nothing. The call is the request's one
- * (moderatedAnswer): the client's answer gets the same verdict when the guardrails check it next.
+ * Whether the record may be saved, after output moderation of the client's answer: a refusal, or a failure under
+ * fail_closed, keeps nothing. The call is the request's one (moderatedAnswer), so it judges the text the client's check
+ * judges: a stream's own text as it was streamed (the final event may carry less: OpenAI's can say output: []), a JSON
+ * answer's final object. The client's answer gets the same verdict when the guardrails check it next.
  */
 export function storedVerdict(ctx: GatewayContext, run: GuardRun): AnswerVerdict {
-  return (response) => {
-    let text = "";
-    // A copy: the walk may rewrite arguments it visits, and the client's answer is the same object.
-    walkAnswer("responses", structuredClone({ output: response.output }), (t) => {
-      if (text.length < MAX_MODERATED_CHARS) text += t.slice(0, MAX_MODERATED_CHARS - text.length);
-      return t;
-    });
-    return moderatedAnswer(ctx, run, text).then(() => true, () => false);
-  };
+  return (response) => moderatedAnswer(ctx, run, run.streamedAnswer?.() ?? outputText(response)).then(() => true, () => false);
+}
+
+/** A JSON answer's text as the client's check moderates it, up to MAX_MODERATED_CHARS. */
+function outputText(response: Record<string, unknown>): string {
+  let text = "";
+  // Read only, so no copy: a visit that returns each text as it came leaves every item as it is.
+  walkAnswer("responses", { output: response.output }, (t) => {
+    if (text.length < MAX_MODERATED_CHARS) text += t.slice(0, MAX_MODERATED_CHARS - text.length);
+    return t;
+  });
+  return text;
 }
 
 /** The answer's output moderation, called once per request whoever asks first (the stored record or the client's check). */

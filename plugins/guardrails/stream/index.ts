@@ -21,6 +21,8 @@ const ADAPTERS: Record<ClientProtocol, new (slots: Slots) => StreamAdapter> = {
 
 export function guardStream(ctx: GatewayContext, run: GuardRun, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
   const slots = new Slots(run, run.guard.moderateOutput);
+  // The stored record's verdict is asked as the final event arrives, after every delta: it judges these, as finish does.
+  if (run.guard.moderateOutput) run.streamedAnswer = () => slots.answer;
   return guarded(ctx, run, events, slots, new ADAPTERS[ctx.protocol](slots));
 }
 
