@@ -9,6 +9,7 @@ import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers
 
 const KEY = testKey("messages-args-between");
 const MODEL = "deepseek/deepseek-reasoner";
+const HEADER_FIRST = "deepseek/deepseek-header-first";
 let up: FakeOpenAI;
 let gw: TestGateway;
 
@@ -30,17 +31,43 @@ function between(model: string): unknown[] {
   ];
 }
 
+/**
+ * A call's header (arguments "") first, then reasoning and text before its first argument bytes; then a no-parameter
+ * call whose bytes never come, and text after it.
+ */
+function headerFirst(model: string): unknown[] {
+  const base = { id: "chatcmpl-header", object: "chat.completion.chunk", created: 1770000000, model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const args = (a: string) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] });
+  return [
+    chunk({ role: "assistant", content: null }),
+    chunk({ tool_calls: [{ index: 0, id: "call_W1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+    chunk({ reasoning_content: "Paris it is." }),
+    chunk({ content: "Checking" }),
+    args("{\"city\": "),
+    args("\"Paris\"}"),
+    chunk({ tool_calls: [{ index: 1, id: "call_N2", type: "function", function: { name: "now", arguments: "" } }] }),
+    chunk({ content: " and the time." }),
+    chunk({}, "tool_calls"),
+    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
+  ];
+}
+
 beforeAll(async () => {
   up = await startFakeOpenAI();
   up.hook = (rec, res) => {
     if (!rec.body?.stream) return false;
     res.writeHead(200, { "content-type": "text/event-stream" });
-    res.end(between(rec.body.model).map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
+    const chunks = rec.body.model === "deepseek-header-first" ? headerFirst(rec.body.model) : between(rec.body.model);
+    res.end(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
     return true;
   };
   gw = await startTestGateway({
     providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: { [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] } },
+    models: {
+      [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] },
+      [HEADER_FIRST]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-header-first", pricing: { input: "0.00000055", output: "0.0000022" } }] },
+    },
     projects: { acme: { keys: [keyEntry("ci", KEY)] } },
   });
 });
@@ -67,6 +94,28 @@ describe("Messages client <- text and reasoning between one tool call's argument
     expect(final.content.filter((b) => b.type === "thinking").map((b) => (b as Anthropic.ThinkingBlock).thinking).join("")).toBe("The user wants weather. Paris it is.");
     expect(final.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join("")).toBe("Checking now.");
     // The SDK's contentBlock event (what reads a tool's input at its stop) saw each block whole.
+    expect(atStop).toEqual(final.content);
+  });
+
+  it("messages.stream().finalMessage(): reasoning and text between a call's header and its first argument bytes come before its block, which keeps every byte; a no-parameter call gets input {}", async () => {
+    const client = new Anthropic({ apiKey: KEY, baseURL: gw.baseURL.replace(/\/v1$/, ""), maxRetries: 0 });
+    const stream = client.messages.stream({
+      model: HEADER_FIRST, max_tokens: 200, messages: [{ role: "user", content: "Weather in Paris, and the time?" }],
+      tools: [
+        { name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } },
+        { name: "now", input_schema: { type: "object", properties: {} } },
+      ],
+    });
+    const atStop: unknown[] = [];
+    stream.on("contentBlock", (b) => atStop.push(structuredClone(b)));
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).toBe("tool_use");
+    expect(final.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use", "text", "tool_use"]);
+    expect(final.content.filter((b) => b.type === "tool_use")).toMatchObject([
+      { id: "call_W1", name: "get_weather", input: { city: "Paris" } },
+      { id: "call_N2", name: "now", input: {} },
+    ]);
+    expect(final.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text)).toEqual(["Checking", " and the time."]);
     expect(atStop).toEqual(final.content);
   });
 });

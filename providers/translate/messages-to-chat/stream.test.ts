@@ -160,11 +160,11 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
 
   it("text while a call is held waits for the open call's arguments; the held call and the text follow in order, nothing dropped", () => {
     const out = run([
-      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "{\"m\":" } }] }),
       chunk({ tool_calls: [{ index: 1, id: "b", type: "function", function: { name: "g", arguments: "{\"n\":" } }] }),
       chunk({ content: "and" }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: "1}" } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"m\":2}" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "2}" } }] }),
       chunk({}, "tool_calls"), { data: "[DONE]" },
     ]);
     expect(blocksAtStop(out).map((b) => [b.id ?? b.text, b.input])).toEqual([["a", { m: 2 }], ["b", { n: 1 }], ["and", undefined]]);
@@ -192,23 +192,99 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
     expect(sigs).toEqual([0, 2]);
   });
 
-  it("text after a no-parameter call whose arguments are \"\" (its host never sends \"{}\") goes out as it comes, not at the end of the stream", () => {
+  /** Feeds chunks one at a time; returns each chunk's events, parsed, so a test can see what was out before what. */
+  function stepwise() {
     const t = new ChatToMessagesStream({ provider: "p" });
-    const feed = (c: { data: string }) => t.push(c).map((e) => JSON.parse(e.data));
-    const before = [
+    return (...cs: { data: string }[]) => cs.flatMap((c) => t.push(c)).map((e) => ({ event: e.event, ...JSON.parse(e.data) }));
+  }
+
+  it("reasoning between a call's header (arguments \"\") and its first argument bytes streams live, and the call keeps every byte", () => {
+    const feed = stepwise();
+    const head = feed(
+      chunk({ role: "assistant", content: null }),
+      chunk({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+      chunk({ reasoning_content: "Paris, then." }),
+    );
+    // The reasoning is out before any argument byte is fed.
+    expect(head.filter((e) => e.delta?.type === "thinking_delta").map((e) => e.delta.thinking)).toEqual(["Paris, then."]);
+    const rest = feed(
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"city\":" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: " \"Paris\"}" } }] }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    );
+    expect(blocksAtStop([...head, ...rest]).map((b) => [b.type, b.input ?? b.thinking])).toEqual([
+      ["thinking", "Paris, then."],
+      ["tool_use", { city: "Paris" }],
+    ]);
+    expect(rest.find((e) => e.type === "content_block_start").content_block).toMatchObject({ type: "tool_use", id: "call_w", name: "get_weather" });
+  });
+
+  it("text between a call's header (arguments \"\") and its first argument bytes streams live, and the call keeps every byte", () => {
+    const feed = stepwise();
+    const head = feed(
+      chunk({ role: "assistant", content: "" }),
+      chunk({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+      chunk({ content: "Checking" }),
+      chunk({ content: " now." }),
+    );
+    expect(head.filter((e) => e.delta?.type === "text_delta").map((e) => e.delta.text)).toEqual(["Checking", " now."]);
+    const rest = feed(
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"city\": \"Par" } }] }),
+      chunk({ content: " (held)" }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "is\"}" } }] }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    );
+    expect(blocksAtStop([...head, ...rest]).map((b) => [b.type, b.input ?? b.text])).toEqual([
+      ["text", "Checking now."],
+      ["tool_use", { city: "Paris" }],
+      ["text", " (held)"],
+    ]);
+  });
+
+  it("text after a no-parameter call whose arguments are \"\" (its host never sends \"{}\") goes out as it comes; the call's block follows at the finish with input {}", () => {
+    const feed = stepwise();
+    const before = feed(
       chunk({ role: "assistant", content: "" }),
       chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "now", arguments: "" } }] }),
       chunk({ content: "t0 " }),
       chunk({ content: "t1 " }),
-    ].flatMap(feed);
-    // Both texts are out before the finish chunk is fed, after the call's block stopped with no input.
+    );
+    // Both texts are out before the finish chunk is fed.
     expect(before.filter((e) => e.delta?.type === "text_delta").map((e) => e.delta.text)).toEqual(["t0 ", "t1 "]);
-    expect(before.map((e) => e.type + (e.index ?? ""))).toEqual([
-      "message_start", "ping", "content_block_start0", "content_block_stop0", "content_block_start1", "content_block_delta1", "content_block_delta1",
+    expect(before.map((e) => e.type + (e.index ?? ""))).toEqual(["message_start", "ping", "content_block_start0", "content_block_delta0", "content_block_delta0"]);
+    const rest = feed(chunk({}, "tool_calls"), { data: "[DONE]" });
+    expect(rest.map((e) => e.type + (e.index ?? ""))).toEqual([
+      "content_block_stop0", "content_block_start1", "content_block_stop1", "message_delta", "message_stop",
     ]);
-    expect(before[2].content_block).toMatchObject({ type: "tool_use", id: "call_a", name: "now", input: {} });
-    const rest = [chunk({}, "tool_calls"), { data: "[DONE]" }].flatMap(feed);
-    expect(rest.map((e) => e.type + (e.index ?? ""))).toEqual(["content_block_stop1", "message_delta", "message_stop"]);
+    expect(blocksAtStop([...before, ...rest])).toEqual([
+      { type: "text", text: "t0 t1 " },
+      { type: "tool_use", id: "call_a", name: "now", input: {}, caller: { type: "direct" } },
+    ]);
+    expect(rest.find((e) => e.type === "message_delta").delta.stop_reason).toBe("tool_use");
+  });
+
+  it("parallel calls whose headers all come first (arguments \"\"): each block opens at its first argument bytes, reasoning and text between stream live, no byte is lost", () => {
+    const feed = stepwise();
+    const out = feed(
+      chunk({ role: "assistant", content: null }),
+      chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "fa", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "fb", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 2, id: "call_c", type: "function", function: { name: "fc", arguments: "" } }] }),
+      chunk({ reasoning_content: "both" }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "{\"b\":" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"a\":1}" } }] }),
+      chunk({ content: "wait" }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "2}" } }] }),
+      chunk({ content: "ed" }),
+      chunk({}, "tool_calls"), { data: "[DONE]" },
+    );
+    expect(blocksAtStop(out).map((b) => [b.type, b.id ?? b.text ?? b.thinking, b.input])).toEqual([
+      ["thinking", "both", undefined],
+      ["tool_use", "call_b", { b: 2 }],
+      ["tool_use", "call_a", { a: 1 }],
+      ["text", "waited", undefined],
+      ["tool_use", "call_c", {}],
+    ]);
   });
 
   it("text held behind a call whose arguments never become whole follows it at the end of the stream", () => {

@@ -7,16 +7,17 @@
 // Anthropic streams one content block at a time (start, deltas, stop), and clients rely on it: the Anthropic SDK's
 // MessageStream events read the last block, and it and vercel/ai read a tool_use block's input at its
 // content_block_stop, so a delta after the stop is lost to them. Chat upstreams may interleave a tool call's
-// fragments with other calls' and with text or reasoning (reference §1.5), so while a tool block's arguments are
-// unfinished whatever else arrives is held back (§3.11) — another call's id, name and arguments so far, text and
+// fragments with other calls' and with text or reasoning (reference §1.5). So a tool_use block opens at its call's
+// first argument byte, not at its header (id and name, arguments ""): what comes before that byte — text, reasoning,
+// other calls — goes out as it comes, and a call whose bytes never come (a no-parameter tool whose host sends "" and
+// never "{}") gets its block, input {}, at the end of the stream. Once a tool block is open, whatever else arrives
+// while its arguments are unfinished is held back (§3.11) — another call's id, name and arguments so far, text and
 // reasoning as they came — and goes out, in the order it arrived, once the open call's arguments are whole: a held
 // call as its own block (start, the held arguments as one input_json_delta, further deltas live, stop), held text or
 // reasoning as one delta on its block. The open tool block's arguments are whole when they are a whole JSON object
 // (tracked by a scan of each fragment, no copy), so calls sent one after another stream as they come; a call whose
-// arguments never become whole holds the rest until the stream ends, then everything follows in order. Text or
-// reasoning after a call with no argument bytes yet (a no-parameter tool whose host sends "" and never "{}") is not
-// held: it closes that call's block with input {}. One tool index at a time, with nothing between its fragments,
-// costs nothing more than the scan.
+// arguments never become whole holds the rest until the stream ends, then everything follows in order. One tool
+// index at a time, with nothing between its fragments, costs nothing more than the scan.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -31,6 +32,8 @@ interface HeldTool { kind: "tool"; k: number; id: string | undefined; name: stri
 /** Text or reasoning held back likewise: its text so far (and, for reasoning, its opaque details and text field). */
 interface HeldContent { kind: "text" | "thinking"; text: string; details: unknown[]; field: string | undefined }
 type Held = HeldTool | HeldContent;
+/** A call whose header came but none of its argument bytes yet: its block opens at its first byte (or at the end). */
+interface Announced { id: string | undefined; name: string }
 
 export interface StreamOptions {
   provider: string;
@@ -58,6 +61,8 @@ export class ChatToMessagesStream {
   private readonly held: Held[] = [];
   /** The held tool calls by OpenAI tool index, for their further fragments. */
   private readonly heldTools = new Map<number, HeldTool>();
+  /** Calls with no argument bytes yet, by OpenAI tool index, in the order their headers came. */
+  private readonly announced = new Map<number, Announced>();
   private finish: string | null = null;
   private refusal = false;
   private usage: unknown = undefined;
@@ -132,23 +137,14 @@ export class ChatToMessagesStream {
     return out;
   }
 
-  /** Whether a new call must wait: the open tool call's arguments are unfinished, or earlier content waits already. */
+  /** Whether new content must wait: the open tool call's arguments are unfinished, or earlier content waits already. */
   private waiting(): boolean {
     return this.held.length > 0 || (this.open === "tool" && !this.whole());
   }
 
-  /**
-   * Whether text or reasoning must wait. Unlike a call, only once the open call has begun its JSON: a call with no
-   * argument bytes yet is most likely a no-parameter tool whose host never sends "{}", and holding for it would hold
-   * the rest of the answer to the end of the stream.
-   */
-  private contentWaits(): boolean {
-    return this.held.length > 0 || (this.open === "tool" && this.began && !this.whole());
-  }
-
   /** Text or reasoning: on its block now, or held (joined to held content of its kind just before it) while waiting. */
   private content(kind: "text" | "thinking", text: string, details: unknown[] | undefined, field: string | undefined, out: SseEvent[]): void {
-    if (this.contentWaits()) {
+    if (this.waiting()) {
       const last = this.held[this.held.length - 1];
       const h = last !== undefined && last.kind === kind ? last : { kind, text: "", details: [], field: undefined };
       if (h !== last) this.held.push(h);
@@ -188,15 +184,23 @@ export class ChatToMessagesStream {
     // A fragment for a block already stopped: it stopped only once its arguments were whole (or the stream ended),
     // so nothing but blanks can follow, and nothing valid can carry it.
     if (this.toolBlocks.has(k)) return;
-    const name: string = tc.function?.name ?? "";
-    // A new call while the open tool call may still be streaming, or behind content already held: held back.
+    const seen = this.announced.get(k);
+    // A header without argument bytes opens nothing yet: content after it must not wait on bytes that may never come.
+    if (!more) {
+      if (seen === undefined) this.announced.set(k, { id: tc.id, name: tc.function?.name ?? "" });
+      return;
+    }
+    this.announced.delete(k);
+    const id: string | undefined = seen?.id ?? tc.id;
+    const name: string = seen?.name || (tc.function?.name ?? "");
+    // The call's first bytes while the open tool call may still be streaming, or behind content already held: held back.
     if (this.waiting()) {
-      const h: HeldTool = { kind: "tool", k, id: tc.id, name, args: more ? args : "" };
+      const h: HeldTool = { kind: "tool", k, id, name, args };
       this.held.push(h);
       this.heldTools.set(k, h);
       return;
     }
-    this.startTool(k, tc.id, name, more ? args : "", out);
+    this.startTool(k, id, name, args, out);
   }
 
   /** Closes the open block and starts a tool_use block with the arguments so far. */
@@ -258,6 +262,9 @@ export class ChatToMessagesStream {
     this.start(undefined, out);
     // Held content follows the open block, in the order it arrived.
     this.release(true, out);
+    // Calls whose argument bytes never came (no-parameter tools): each its own block, input {}.
+    for (const [k, a] of this.announced) this.startTool(k, a.id, a.name, "", out);
+    this.announced.clear();
     this.close(out);
     this.done = true;
     const u = openAIToAnthropicUsage(this.usage);
