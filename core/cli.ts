@@ -231,8 +231,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
   keys: async (argv) => (await import("./keys/keys-command.ts")).keysCommand(argv),
 };
 
-// A worker that could not start (port, config, store) must end, or its IPC channel to the primary keeps it alive;
-// the primary sees the exit and stops the rest.
+// A start that could not start (port, config, store, a plugin's setup) must end: a worker's IPC channel to the
+// primary, or a plugin setup given up on that still holds a socket or a timer, would keep it alive; the primary
+// sees a worker's exit and stops the rest.
 const startHere = commands.start!;
 commands.start = async (argv) => {
   holdSighup(); // until the gateway (or the cluster's primary) has a SIGHUP handler of its own
@@ -242,9 +243,19 @@ commands.start = async (argv) => {
   } finally {
     releaseSighup(); // a start that failed (or was refused) no longer notes SIGHUPs; a no-op once handed over
   }
-  if (code >= 0 && isWorker()) process.exit(code);
+  if (code >= 0) await exitSaid(code);
   return code;
 };
+
+/** Exit once what was written to stdout and stderr has gone out (loggers flush their buffers on exit themselves). */
+async function exitSaid(code: number): Promise<never> {
+  const flushed = (s: NodeJS.WriteStream) => new Promise<void>((r) => {
+    const bound = setTimeout(r, 2_000).unref(); // a stream nobody reads never drains: exit regardless
+    s.write("", () => { clearTimeout(bound); r(); });
+  });
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
 
 /** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
 function banner(url: string, metricsUrl: string | undefined, file: string, quickstart: boolean, workers?: string): string {
