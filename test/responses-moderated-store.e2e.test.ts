@@ -1,8 +1,9 @@
 // A Responses answer under output moderation is stored only once the verdict is known: while the moderation model
 // judges it, the id a stream's response.created gave is a 404 (not the answer it may yet refuse), a refused answer is
 // never written (so a store that fails to delete cannot leave it behind), and a refused answer a native OpenAI model
-// gave has OpenAI's own copy deleted, as DELETE /v1/responses/{id} does. The answer judged is the one the client was
-// streamed, also when the stream's final event carries none of it.
+// gave has OpenAI's own copy deleted, as DELETE /v1/responses/{id} does: after the refusal went out (the client never
+// waits for it), and even when the client left meanwhile. The answer judged is the one the client was streamed, also
+// when the stream's final event carries none of it.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServerResponse } from "node:http";
 import { SseParser, type SseEvent } from "../core/sse/parse.ts";
@@ -20,6 +21,9 @@ let mod: FakeOpenAI;
 let gw: TestGateway;
 /** Moderation answers wait for this while set (the test lets them go). */
 let hold: Promise<void> | undefined;
+/** OpenAI's DELETE /v1/responses/{id} answers only once this settles, while set (then as `deleteStatus` says). */
+let deleteHold: Promise<void> | undefined;
+let deleteStatus = 200;
 /** The native model's answer: each test its own, so no verdict is reused from an earlier one (moderation/cache.ts). */
 let nativeText = "The knight came to kill the dragon.";
 
@@ -63,6 +67,14 @@ beforeAll(async () => {
   const served = native.hook!;
   native.hook = (req, res) => {
     if (emptyFinal(req, res)) return true;
+    if (req.method === "DELETE" && (deleteHold || deleteStatus !== 200)) {
+      void (deleteHold ?? Promise.resolve()).then(() => {
+        if (deleteStatus === 200) return void served(req, res);
+        res.writeHead(deleteStatus, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "The server had an error", type: "server_error", param: null, code: null } }));
+      });
+      return true;
+    }
     return served(req, res);
   };
   mod = await startFakeOpenAI();
@@ -183,5 +195,65 @@ describe("a Responses answer under output moderation", () => {
     const asked = mod.requests.filter((r) => r.path === "/v1/moderations").slice(judged);
     expect(asked.map((r) => r.body?.input)).toEqual(["The knight came to kill the dragon at dawn."]); // one call, on what was streamed
     expect(await status(id)).toBe(404);
+  });
+
+  it("refuses a native answer without waiting for OpenAI's delete of its copy", async () => {
+    let release!: () => void;
+    deleteHold = new Promise<void>((r) => (release = r));
+    nativeText = "The knight came to kill the dragon at noon.";
+    const before = deletesAtOpenAI().length;
+    try {
+      const res = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ model: "openai/gpt-5", input: "tell me a story (slow delete)" }) });
+      // Answered while OpenAI has not answered the delete (it answers only once released below).
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("GUARDRAIL_BLOCKED");
+      release();
+      const sent = await until("the delete at OpenAI", async () => deletesAtOpenAI()[before]);
+      await until("OpenAI's copy gone", async () => (native.responses.stored.has(sent.path.split("/").at(-1)!) ? undefined : true));
+    } finally {
+      deleteHold = undefined;
+      release?.();
+    }
+  });
+
+  it("logs a failed delete of a refused answer's copy as kept at OpenAI, not as a record kept here", async () => {
+    const error = vi.spyOn(gw.gateway.log, "error");
+    deleteStatus = 500;
+    nativeText = "The knight came to kill the dragon at dusk.";
+    try {
+      const res = await fetch(`${gw.url}/api/v1/responses`, { method: "POST", headers, body: JSON.stringify({ model: "openai/gpt-5", input: "tell me a story (delete fails)" }) });
+      expect(res.status).toBe(400);
+      const [message, fields] = await until("the failure logged", async () => error.mock.calls.find((c) => String(c[0]).includes("copy")));
+      const said = `${message} ${JSON.stringify(fields)}`;
+      expect(said).toContain("native");
+      expect(said).not.toContain("kept here");
+    } finally {
+      deleteStatus = 200;
+      error.mockRestore();
+    }
+  });
+
+  it("deletes OpenAI's copy of a refused answer also when the client left during the moderation", async () => {
+    let release!: () => void;
+    hold = new Promise<void>((r) => (release = r));
+    const leave = new AbortController();
+    nativeText = "The knight came to kill the dragon at night.";
+    const judged = outputModerations();
+    try {
+      const s = await streamed({ model: "openai/gpt-5", input: "tell me a story (client leaves)" }, leave.signal);
+      const id = JSON.parse((await s.next((e) => e.event === "response.created"))!.data).response.id as string;
+      await until("the answer's moderation call", async () => (outputModerations() > judged ? true : undefined));
+      leave.abort();
+      // The gateway saw the client go: the moderation call it was waiting on is cancelled (fail_closed: refused).
+      await until("the moderation call cancelled", async () => mod.requests.filter((r) => r.path === "/v1/moderations")[judged]!.abortedAt);
+      release();
+      const sent = await until("the delete at OpenAI", async () => deletesAtOpenAI().find((r) => r.path.endsWith(`/${id}`)));
+      expect(sent.abortedAt).toBeUndefined();
+      await until("OpenAI's copy gone", async () => (native.responses.stored.has(id) ? undefined : true));
+      expect(await status(id)).toBe(404);
+    } finally {
+      hold = undefined;
+      release?.();
+    }
   });
 });

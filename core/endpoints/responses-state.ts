@@ -9,7 +9,7 @@ import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
 import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
 import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../responses/conversation-limit.ts";
-import { deleteUpstreamCopy } from "../responses/upstream-delete.ts";
+import { deleteAtUpstream, deleteUpstreamCopy } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import { answerAllowed, continuesByHistory, keptParts } from "../responses/stored-view.ts";
@@ -134,7 +134,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           // (output moderation) is known: an answer it refused is never written, nor readable by id meanwhile.
           const kept = keptParts(ctx, { response: r, input: conv.items, ...(fullOutput ? { fullOutput } : {}) });
           if (!kept || !(await answerAllowed(ctx, r))) {
-            if (servedNatively()) await forgetUpstreamCopy(ctx, String(r.id));
+            if (servedNatively()) forgetUpstreamCopy(ctx, String(r.id));
             return false;
           }
           // Serialised here, a slice at a time, not in the store: its put is bounded by store.timeout_ms.
@@ -160,15 +160,22 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
   else if (response.kind === "stream") ctx.response = { ...response, events: persistStream(response.events, t) };
 }
 
+/** How long deleting a refused answer's copy at its upstream may take (it runs on no client's time). */
+const FORGET_DEADLINE_MS = 15_000;
+
 /**
  * A refused answer a native upstream served: its own copy (store: true there too) is deleted as DELETE does, best
- * effort: the client gets the refusal either way, and a copy left is logged (OpenAI keeps it for its own retention).
+ * effort. In the background, on a deadline of its own: the refusal goes out without waiting for it (nor holds the
+ * connection, the budget hold or the concurrency slot meanwhile), and a client that left does not cancel it. A copy
+ * left is logged: the upstream keeps it for its own retention (OpenAI: 30 days); nothing of it is kept here.
  */
-async function forgetUpstreamCopy(ctx: GatewayContext, id: string): Promise<void> {
-  // What deleteUpstreamCopy reads of a record: the id, and who served it.
+function forgetUpstreamCopy(ctx: GatewayContext, id: string): void {
+  // What deleteAtUpstream reads of a record: the id, and who served it.
   const served = { id, provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "" } as ResponseRecord;
-  await deleteUpstreamCopy(ctx, served).catch((err: unknown) => {
-    ctx.gateway.log.error("deleting a refused response's copy at its upstream failed: the upstream keeps it", { requestId: ctx.requestId, response: id, provider: served.provider, error: String(err) });
+  deleteAtUpstream(ctx, served, AbortSignal.timeout(FORGET_DEADLINE_MS)).catch((err: unknown) => {
+    ctx.gateway.log.error("a refused response's copy at the upstream that served it natively was not deleted: that upstream keeps it for its own retention", {
+      requestId: ctx.requestId, response: id, provider: served.provider, error: err instanceof Error ? err.message : String(err),
+    });
   });
 }
 

@@ -9,7 +9,11 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 
-export async function deleteUpstreamCopy(ctx: GatewayContext, rec: ResponseRecord): Promise<void> {
+/**
+ * Deletes the copy at the upstream that served `rec`, cancelled by `signal`; throws what the upstream or the
+ * connection threw. A provider no longer configured cannot be reached: that is logged, and nothing is thrown.
+ */
+export async function deleteAtUpstream(ctx: GatewayContext, rec: ResponseRecord, signal: AbortSignal): Promise<void> {
   const own = ctx.auth?.project.config.providers?.[rec.provider];
   const byok = own && typeof own.api_key === "string" && own.api_key !== "" ? own : undefined;
   const target: Target = { modelId: rec.model, provider: rec.provider, upstreamModel: "", pricing: {} };
@@ -25,8 +29,13 @@ export async function deleteUpstreamCopy(ctx: GatewayContext, rec: ResponseRecor
     });
     return;
   }
+  await driver.deleteResponse(rec.id, target, signal);
+}
+
+/** The DELETE route's: the upstream's copy first, on the client's request; a failure is a 502 and the record stays. */
+export async function deleteUpstreamCopy(ctx: GatewayContext, rec: ResponseRecord): Promise<void> {
   try {
-    await driver.deleteResponse(rec.id, target, ctx.signal);
+    await deleteAtUpstream(ctx, rec, ctx.signal);
   } catch (e) {
     const cause = e instanceof GatewayError ? e : undefined;
     const retryable = cause?.retryable ?? true;
