@@ -82,6 +82,36 @@ describe("ApiKeys", () => {
     await c.close();
   });
 
+  // A spray of unique unknown keys cost Redis two reads each (the key, then the version and epoch to tell whether the
+  // miss is final): the poll's last answer (at most key_refresh_ms old) tells that now.
+  it("an unknown key costs the store one call: the miss is final by the last poll's version, not a second read", async () => {
+    const store = new Store();
+    const c = cache(store);
+    await c.start();
+    const before = { ...store.calls };
+    for (let n = 1; n <= 5; n++) {
+      const unknown = String(n).repeat(64);
+      expect(await c.find(unknown)).toBeUndefined();
+      expect(c.absent(unknown)).toBe(true);
+    }
+    expect(store.calls.get - (before.get ?? 0)).toBe(5);
+    expect(store.calls.version).toBe(before.version); // no read but the key's own
+    await c.close();
+  });
+
+  it("a miss is not final when no poll found the cache in step within 2 x key_refresh_ms (a loss since may be unseen)", async () => {
+    const store = new Store();
+    let ahead = 0;
+    const c = new ApiKeys(store, { refreshMs: () => 60_000, log: createLogger("silent"), now: () => Date.now() + ahead });
+    await c.start();
+    store.version = () => Promise.reject(new Error("version read times out")); // polls fail, single reads still answer
+    ahead += 2 * 60_000 + 1;
+    await c.refresh();
+    expect(await c.find("5".repeat(64))).toBeUndefined();
+    expect(c.absent("5".repeat(64))).toBe(false);
+    await c.close();
+  });
+
   it("writes last uses in a batch at flush time (the latest per key), and keeps them when the store cannot take them", async () => {
     const store = new Store();
     await store.create(key(3));
@@ -312,7 +342,8 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
 
   // The review's case: replicas A and B, a key created on A, Redis emptied; B refused the key with x-should-retry:
   // false (auth sends it when absent() says so) though A wrote it back a moment later, and Claude Code gave up.
-  it("Redis emptied: a key B does not hold is not absent for good while A may write it back, nor for 2 x key_refresh_ms after B sees the loss", async () => {
+  // B learns of the loss at its poll (at most key_refresh_ms after it), not by a read per miss.
+  it("Redis emptied: once B's poll has seen the loss, a key B does not hold is not absent for good while A may write it back (2 x key_refresh_ms)", async () => {
     const REFRESH_MS = 60_000;
     const raw = conn();
     await raw.flushall();
@@ -330,6 +361,7 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
     expect(b.absent(unknown(7))).toBe(true);
 
     await raw.flushall(); // Redis loses its data
+    await b.refresh(); // B's poll sees it (B held nothing to write back)
     expect(await b.find(made.sha256)).toBeUndefined();
     expect(b.absent(made.sha256)).toBe(false);
     await a.keys.refresh(); // A was in step: it writes the key back
@@ -337,7 +369,11 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
     ahead += 1_001; // past B's remembered miss
     expect(await b.find(made.sha256)).toMatchObject({ id: "fresh", projectId: "acme" });
 
-    // B takes the loss (the store's next epoch) at its poll: for 2 x key_refresh_ms an unknown key is not final either.
+    // B takes another loss (the store's next epoch) at its poll: for 2 x key_refresh_ms an unknown key is not final.
+    ahead += 2 * REFRESH_MS + 1;
+    await b.refresh();
+    expect(await b.find(unknown(6))).toBeUndefined();
+    expect(b.absent(unknown(6))).toBe(true);
     await raw.set(`${PREFIX}epoch`, "e2");
     await b.refresh();
     expect(await b.find(unknown(8))).toBeUndefined();

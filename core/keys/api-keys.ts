@@ -16,8 +16,8 @@
 //   makes the store's key more restrictive (an earlier expiry, lower limits): revs go back with a restored backup.
 // Last use is kept in memory and written to the store every LAST_USE_FLUSH_MS, never once per request.
 // A store's "no such key" is final (auth's x-should-retry: false) only while no write-back may still restore it: not
-// when the store's epoch is not the one this cache is in step with (it lost its data or was restored, and the
-// replicas' write-backs may be under way), nor within 2 x key_refresh_ms of this cache seeing such a loss.
+// within 2 x key_refresh_ms of this cache's poll seeing the store lose data or be restored (the replicas' write-backs
+// may be under way), nor when no poll found the cache in step lately. The poll tells, not a read per miss.
 import type { Logger } from "../log.ts";
 import type { KeyRuntime } from "../config/runtime.ts";
 import { epochOf, patched, type ApiKeyStore, type KeyPatch, type RotateResult, type StoredKey } from "../store/api-keys-types.ts";
@@ -241,10 +241,8 @@ export class ApiKeys implements ApiKeyDirectory {
           this.put(k);
           return this.byHash.get(sha256)!.runtime;
         }
-        return this.settled().then((final) => {
-          this.miss(sha256, final);
-          return undefined;
-        });
+        this.miss(sha256, this.settled());
+        return undefined;
       },
       () => {
         this.miss(sha256, false); // store down: the cache is all there is
@@ -261,22 +259,15 @@ export class ApiKeys implements ApiKeyDirectory {
   }
 
   /**
-   * Whether the store's "no such key" stands: no loss seen within 2 x key_refresh_ms (a replica in step writes back
-   * within one poll of seeing it), and the store still at the epoch this cache is in step with — one read, only after
-   * a miss. An epoch this cache has not taken yet is a loss not yet written back: noted, so the window runs from here
-   * too. Once taken, an epoch is as good as any, "-" included (Redis emptied while connected gets none again): its
-   * window ran from when this cache first saw it, and write-backs are done by then.
+   * Whether the store's "no such key" stands, by this cache's last poll (at most key_refresh_ms old; no read of its own,
+   * so a spray of unknown keys costs the store one read each): the poll found the cache in step with the store within
+   * 2 x key_refresh_ms, and no loss was seen within 2 x key_refresh_ms (a replica in step writes back within one poll
+   * of seeing it). A loss since the last poll is seen at the next one: until then a miss counts as final.
    */
-  private async settled(): Promise<boolean> {
-    if (this.now() - this.lossSeenAt <= 2 * this.o.refreshMs()) return false;
-    try {
-      const epoch = epochOf(await this.store.version());
-      if (this.inSync !== undefined && epoch === this.inSync.epoch) return true;
-      this.lossSeenAt = this.now();
-      return false;
-    } catch {
-      return false;
-    }
+  private settled(): boolean {
+    const now = this.now();
+    const window = 2 * this.o.refreshMs();
+    return this.inSync !== undefined && now - this.inSync.at <= window && now - this.lossSeenAt > window;
   }
 
   absent(sha256: string): boolean {
