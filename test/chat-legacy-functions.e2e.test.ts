@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
-import { signThinking } from "./upstreams/anthropic-checks.ts";
+import { REDACTED_DATA, REDACTED_TRIGGER, signThinking } from "./upstreams/anthropic-checks.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("chat-legacy-functions");
@@ -81,7 +81,7 @@ describe.each(["legacy/claude", "legacy/gemini", "legacy/llama", "legacy/sim"])(
 
 // A client that drops the answer's reasoning_details (the openai SDK rebuilds a legacy turn as content +
 // function_call) still gets Claude's signed thinking replayed on the next turn: the gateway keeps it under the call
-// the client sends back (its message index, name and arguments), as it does under a tool call's id.
+// the client sends back (the conversation before it, its name and arguments), as it does under a tool call's id.
 describe.each([false, true])("a thinking Claude model across a legacy function turn (stream=%s)", (stream) => {
   it("turn 2 replays the signed thinking, with thinking on", async () => {
     const first = { model: "legacy/claude", reasoning_effort: "low" as const, messages: ask.messages, functions };
@@ -100,5 +100,38 @@ describe.each([false, true])("a thinking Claude model across a legacy function t
     const turn = sent.messages[1].content[0];
     expect(turn).toMatchObject({ type: "thinking", thinking: "Let me think about this carefully." });
     expect(turn.signature).toBe(signThinking(turn.thinking));
+  });
+});
+
+// Two conversations of one project whose first call is the same (same place, function and arguments — common) keep
+// their reasoning apart: each one's next turn gets its own signed thinking back, never the other's, which may quote
+// the other user's prompt. A's prompt makes the fake start its thinking with a redacted block, so the two differ.
+describe.each([false, true])("two conversations with the same first legacy call (stream=%s)", (stream) => {
+  it("each one's turn 2 replays its own thinking, not the other's", async () => {
+    const turn1 = async (prompt: string) => {
+      const first = { model: "legacy/claude", reasoning_effort: "low" as const, messages: [{ role: "user" as const, content: prompt }], functions };
+      const call = stream
+        ? (await client.chat.completions.stream(first).finalChatCompletion()).choices[0]!.message.function_call!
+        : (await client.chat.completions.create(first)).choices[0]!.message.function_call!;
+      return { first, call };
+    };
+    const turn2 = async ({ first, call }: Awaited<ReturnType<typeof turn1>>) => {
+      const r = await postJson(`${gw.baseURL}/chat/completions`, {
+        ...first,
+        messages: [...first.messages, { role: "assistant", content: null, function_call: call }, { role: "function", name: call.name, content: "sunny, 21°C" }],
+      }, { authorization: `Bearer ${KEY}` });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-mg-dropped-params")).toBeNull();
+      return claude.requests.at(-1)!.body.messages[1].content;
+    };
+    const b = await turn1("weather in Paris?");
+    const a = await turn1(`weather in Paris? ${REDACTED_TRIGGER}`);
+    expect(a.call).toEqual(b.call); // the same call at the same place: only the conversation tells them apart
+    const bSent = await turn2(b);
+    expect(bSent[0]).toMatchObject({ type: "thinking", thinking: "Let me think about this carefully." });
+    expect(JSON.stringify(bSent)).not.toContain(REDACTED_DATA);
+    const aSent = await turn2(a);
+    expect(aSent[0]).toEqual({ type: "redacted_thinking", data: REDACTED_DATA });
+    expect(aSent[1]).toMatchObject({ type: "thinking", thinking: "Let me think about this carefully." });
   });
 });

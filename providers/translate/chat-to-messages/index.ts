@@ -7,13 +7,18 @@ import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
 import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
-import { keepingLegacyReasoning, legacyCallHash, legacyCallKey } from "./legacy-replay.ts";
+import { keepingLegacyReasoning, legacyCallHash, legacyCallKey, legacyConversationHash } from "./legacy-replay.ts";
+import type { Hash } from "node:crypto";
 
 /**
  * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts)
- * and its reasoning is kept under the key that call comes back by, at message index `answerAt` (legacy-replay.ts).
+ * and, with thinking on, its reasoning is kept under the key that call comes back by: message index `answerAt` after
+ * the `conversation` the request sent (legacy-replay.ts).
  */
-interface State { includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean; answerAt: number }
+interface State {
+  includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean;
+  answerAt: number; conversation?: Hash;
+}
 
 export const chatToMessages: Translator<State> = {
   native: false,
@@ -22,25 +27,31 @@ export const chatToMessages: Translator<State> = {
     const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
     markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall: wantsFunctionCall(body), answerAt: Array.isArray(body.messages) ? body.messages.length : 0 };
+    const functionCall = wantsFunctionCall(body);
+    const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+    // The messages as the client sent them (not with reasoning put back): the next turn sends them back so.
+    const conversation = keep && functionCall ? legacyConversationHash(messages) : undefined;
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall, answerAt: messages.length, conversation };
     return { op: "messages", body: t.body, dropped: t.dropped, state };
   },
   response(json, s) {
     const chat: any = messagesToChatResponse(json, undefined, s.jsonTool);
     const m = chat.choices[0].message;
     const calls: { id: string; function: { name: string; arguments: string } }[] = m.tool_calls ?? [];
-    const ids = s.functionCall ? calls.slice(0, 1).map((tc) => legacyCallKey(s.answerAt, legacyCallHash(tc.function.name).update(tc.function.arguments))) : calls.map((tc) => tc.id);
+    const fc = calls[0]?.function; // a legacy answer is its first call
+    const ids = !s.functionCall ? calls.map((tc) => tc.id)
+      : s.conversation && fc ? [legacyCallKey(s.answerAt, legacyCallHash(s.conversation, fc.name).update(fc.arguments))] : [];
     const kept = s.keep && keptReasoning(ids, m.reasoning_details ?? []);
     if (kept) s.keep!(...kept);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s) {
     if (!s.functionCall) return messagesToChatStream(events, s);
-    if (!s.keep) return functionCallStream(messagesToChatStream(events, s));
+    if (!s.keep || !s.conversation) return functionCallStream(messagesToChatStream(events, s));
     // The reasoning is kept once the call's arguments have all gone by, under its legacy key.
     let reasoning: string | undefined;
     const chat = messagesToChatStream(events, { ...s, keep: (_id, value) => { reasoning = value; } });
-    return keepingLegacyReasoning(functionCallStream(chat), s.answerAt, () => reasoning, s.keep);
+    return keepingLegacyReasoning(functionCallStream(chat), s.answerAt, s.conversation, () => reasoning, s.keep);
   },
   error: (err) => err,
 };

@@ -1,20 +1,23 @@
 import { describe, expect, it } from "vitest";
 import type { SseEvent } from "../../../core/sse/parse.ts";
-import { keepingLegacyReasoning, legacyCallHash, legacyCallKey, legacyContinuingTurn } from "./legacy-replay.ts";
+import { keepingLegacyReasoning, legacyCallHash, legacyCallKey, legacyContinuingTurn, legacyConversationHash } from "./legacy-replay.ts";
 
 const fc = (args: string) => ({ name: "get_weather", arguments: args });
-const history = (args: string) => [
-  { role: "user", content: "q" },
+const history = (args: string, prompt = "q") => [
+  { role: "user", content: prompt },
   { role: "assistant", content: null, function_call: fc(args) },
   { role: "function", name: "get_weather", content: "sunny" },
 ];
-const keyOf = (index: number, args: string) => legacyCallKey(index, legacyCallHash("get_weather").update(args));
+const keyOf = (args: string, prompt = "q") => legacyCallKey(1, legacyCallHash(legacyConversationHash([{ role: "user", content: prompt }]), "get_weather").update(args));
 
 describe("a legacy function call's key for its kept reasoning", () => {
-  it("is found from the call the next turn sends back: its index, name and arguments", () => {
-    expect(legacyContinuingTurn(history('{"city":"Paris"}'))?.key).toBe(keyOf(1, '{"city":"Paris"}'));
+  it("is found from the call the next turn sends back: its conversation, name and arguments", () => {
+    expect(legacyContinuingTurn(history('{"city":"Paris"}'))?.key).toBe(keyOf('{"city":"Paris"}'));
     // Another conversation calling the same function at the same place with other arguments does not share it.
-    expect(legacyContinuingTurn(history('{"city":"Tokyo"}'))?.key).not.toBe(keyOf(1, '{"city":"Paris"}'));
+    expect(legacyContinuingTurn(history('{"city":"Tokyo"}'))?.key).not.toBe(keyOf('{"city":"Paris"}'));
+    // Nor does one with the same call after another prompt (another user's chat).
+    expect(legacyContinuingTurn(history('{"city":"Paris"}', "other"))?.key).toBe(keyOf('{"city":"Paris"}', "other"));
+    expect(keyOf('{"city":"Paris"}', "other")).not.toBe(keyOf('{"city":"Paris"}'));
     expect(legacyContinuingTurn(history("{}").slice(0, 2))).toBeUndefined(); // no result yet: not continuing
   });
 
@@ -27,8 +30,9 @@ describe("a legacy function call's key for its kept reasoning", () => {
       yield chunk({ arguments: '"Paris"}' });
       yield { data: "[DONE]" };
     }
-    for await (const ev of keepingLegacyReasoning(answer(), 1, () => "R", (id, v) => { kept.push([id, v]); })) {
-      expect(kept).toEqual(ev.data === "[DONE]" ? [[keyOf(1, '{"city":"Paris"}'), "R"]] : []);
+    const conversation = legacyConversationHash([{ role: "user", content: "q" }]);
+    for await (const ev of keepingLegacyReasoning(answer(), 1, conversation, () => "R", (id, v) => { kept.push([id, v]); })) {
+      expect(kept).toEqual(ev.data === "[DONE]" ? [[keyOf('{"city":"Paris"}'), "R"]] : []);
     }
   });
 });

@@ -2,8 +2,8 @@
 // (Anthropic refuses it otherwise). Chat clients that rebuild assistant messages from known fields only (the openai
 // SDK's runTools from 6.49: content, tool_calls, refusal, …) drop reasoning_details / thinking_blocks, so:
 // - the answer's signed reasoning is kept by the gateway (per project, keyed by the turn's first tool-call id, which
-//   every client sends back; a legacy function_call, which has no id, by its index, name and arguments:
-//   legacy-replay.ts) — `keptReasoning`;
+//   every client sends back and is unique per answer; a legacy function_call, which has no id, by the conversation
+//   before it, its name and arguments: legacy-replay.ts) — `keptReasoning`;
 // - a request whose continuing turn comes back without it asks for it by those ids (`recallIds`) and gets it put back
 //   (`withRecalled`);
 // - when nothing can be recovered (kept too long ago, another gateway store, a value too large to keep), thinking is
