@@ -30,6 +30,8 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   let finished = false;
   const finish = async () => {
     finished = true;
+    // The client left (its upstream then ends early): nothing more reaches it, so no verdict is given, billed or noted.
+    if (ctx.signal.aborted) return;
     run.allowVerdict("output");
     if (run.guard.moderateOutput) await moderatedAnswer(ctx, run, slots.answer);
   };
