@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { fitReasoningFields, reasoningFieldOf } from "./reasoning-fields.ts";
+import { addReplayedText } from "../translate/replayed-reasoning-text.ts";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
 const openai = (extra: Partial<ProviderConfig> = {}): ProviderConfig => ({ protocol: "openai", ...extra });
@@ -90,6 +91,23 @@ describe("fitReasoningFields", () => {
 
   it("a reasoning that is not text cannot be moved: dropped and named", () => {
     expect(fitReasoningFields([{ role: "assistant", content: "x", reasoning_content: { text: "R" } }], "reasoning")).toEqual({ messages: [{ role: "assistant", content: "x" }], dropped: ["messages[0].reasoning_content"] });
+  });
+
+  it("a translation's reasoning text (no field the client sent) goes only to a host that takes text back, never named", () => {
+    const turn = () => {
+      const m = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "w", arguments: "{}" } }] };
+      addReplayedText(m, "Check Paris.");
+      return [m];
+    };
+    expect(fitReasoningFields(turn(), "reasoning_content")).toEqual({ messages: [{ ...turn()[0], reasoning_content: "Check Paris." }], dropped: [] });
+    expect(fitReasoningFields(turn(), "reasoning").messages).toEqual([{ ...turn()[0], reasoning: "Check Paris." }]);
+    expect(fitReasoningFields(turn(), "reasoning_details").messages).toEqual([{ ...turn()[0], reasoning: "Check Paris." }]);
+    // An unknown host (passthrough) and `none`: the request goes without it, and nothing is named dropped.
+    for (const field of ["passthrough", "none"] as const) {
+      const r = fitReasoningFields(turn(), field);
+      expect(JSON.parse(JSON.stringify(r.messages))).toEqual([{ role: "assistant", content: null, tool_calls: turn()[0]!.tool_calls }]);
+      expect(r.dropped).toEqual([]);
+    }
   });
 
   it("passthrough, messages without reasoning and other roles are returned as they are", () => {

@@ -5,8 +5,10 @@
 // its opaque `reasoning_details`; Mistral refuses any of them. So each assistant message's reasoning is moved to the
 // host's field and what the host does not take is dropped — named only when it held something. The convention is the
 // provider's `reasoning_field`, else recognised from the base URL (host-conventions.ts); an unknown host gets the
-// messages as sent.
+// messages as sent. A translation's reasoning text, which its client sent in no field (replayed-reasoning-text.ts),
+// goes only to a host that takes text back, and is never named: the client did not send it.
 import type { ReasoningField } from "./host-conventions.ts";
+import { replayedText } from "../translate/replayed-reasoning-text.ts";
 
 export { reasoningFieldOf, type ReasoningField } from "./host-conventions.ts";
 
@@ -28,14 +30,16 @@ export function fitReasoningFields(messages: unknown, field: ReasoningField): { 
   let changed = false;
   const textField = field === "reasoning_content" ? "reasoning_content" : field === "none" ? undefined : "reasoning";
   const out = messages.map((m: any, i: number) => {
-    if (m?.role !== "assistant" || !ALL_FIELDS.some((k) => k in m)) return m;
+    const replayed = m?.role === "assistant" ? replayedText(m) : undefined;
+    if (m?.role !== "assistant" || (!ALL_FIELDS.some((k) => k in m) && replayed === undefined)) return m;
     changed = true;
     const fitted = { ...m };
     for (const k of ALL_FIELDS) delete fitted[k];
-    // The text: from the host's own field if it has one, else from the other; a second, different text has no place.
+    // The text: from the host's own field if it has one, else from the other, else a translation's; a second, different
+    // text has no place.
     const texts = TEXT_FIELDS.filter((k) => holds(m[k]));
     const source = textField && (texts.includes(textField) ? textField : texts[0]);
-    const text = source && typeof m[source] === "string" ? (m[source] as string) : undefined;
+    const text = source && typeof m[source] === "string" ? (m[source] as string) : textField ? replayed : undefined;
     if (text !== undefined) fitted[textField!] = text;
     for (const k of texts) if (m[k] !== text) dropped.push(`messages[${i}].${k}`);
     for (const k of OPAQUE_FIELDS) {

@@ -8,8 +8,9 @@
 // `d` the chat-side `reasoning_details` entries (OpenRouter's convention, see chat-to-messages/reasoning.ts), so the
 // chat translators replay them as they do for chat clients; `t`, when set, the chat field (reasoning_content,
 // reasoning) that carried the upstream's plain reasoning text, which a Messages thinking block holds and is replayed
-// in (messages-to-chat/reasoning.ts), and which a Responses reasoning item's summary goes back to its chat host in
-// (request.ts: DeepSeek's thinking mode wants it within a tool loop); `x`, with `t`, that text itself, for a client that keeps none (Gemini CLI drops
+// in (messages-to-chat/reasoning.ts), and which says a Responses reasoning item's summary is such a text, given back
+// to its chat host where the host takes it (request.ts, replayed-reasoning-text.ts: DeepSeek's thinking mode wants it
+// within a tool loop); `x`, with `t`, that text itself, for a client that keeps none (Gemini CLI drops
 // thought parts: gemini-to-chat/reasoning.ts). A blob is replayed only to the protocol that made it: another upstream
 // cannot verify it (and an OpenAI chat upstream would reject the unknown field). Gemini's thought signatures need no
 // blob: they ride in the function call's `call_id` (chat-to-gemini/response.ts), which every client sends back.

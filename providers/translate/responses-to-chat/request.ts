@@ -1,7 +1,7 @@
 // Responses request -> chat completions request. `instructions` becomes the system message; input items become
 // messages: the assistant-side items of one turn (reasoning, message, function_call) one assistant message — text,
 // tool_calls and the turn's replayed reasoning (reasoning_details out of encrypted_content, see reasoning.ts, and a
-// chat host's reasoning text in the field it came in) —
+// chat host's reasoning text, which the driver places as its host takes it: replayed-reasoning-text.ts) —
 // since separate assistant messages would split the turn Anthropic needs whole (thinking first, then tool_use);
 // function_call_output a tool message. text.format becomes response_format, reasoning.effort reasoning_effort.
 // Fields chat has no place for are dropped and reported (x-mg-dropped-params); unknown fields are dropped silently.
@@ -9,6 +9,7 @@
 // which reasoning blobs replay and how far files and reasoning.summary can go.
 import { invalidRequest } from "../../../core/errors.ts";
 import { decodeReasoning } from "./reasoning.ts";
+import { addReplayedText } from "../replayed-reasoning-text.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
@@ -109,9 +110,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
     messages.push(msg);
   }
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-  /** Reasoning sent before its turn's first assistant item: blobs' reasoning_details, a chat host's text by its field. */
+  /** Reasoning sent before its turn's first assistant item: blobs' reasoning_details, a chat host's texts. */
   let pending: unknown[] = [];
-  let pendingText: [field: string, text: string][] = [];
+  let pendingText: string[] = [];
   /** Images and files out of tool outputs: a user message once the run of tool messages ends. */
   let toolMedia: unknown[] = [];
   const flushMedia = () => {
@@ -130,7 +131,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       last.reasoning_details = [...(last.reasoning_details ?? []), ...pending];
       pending = [];
     }
-    for (const [field, text] of pendingText) last[field] = last[field] ? `${last[field]}\n\n${text}` : text;
+    for (const text of pendingText) addReplayedText(last, text);
     pendingText = [];
     return last;
   };
@@ -147,10 +148,11 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       // Only the upstream protocol (and for chat, the provider) that made the blob can verify it; others drop it.
       if (!blob || blob.p !== flavor || (flavor === "chat" && blob.n !== opts.provider)) return;
       pending.push(...blob.d);
-      // A chat host's reasoning text goes back in the field it came in (the openai-compatible driver then moves it to
-      // the host's own): DeepSeek's thinking mode refuses a tool loop whose calls come back without it.
+      // A chat host's reasoning text goes back to it only where its convention takes it (DeepSeek's thinking mode
+      // refuses a tool loop without it; an unknown or strict host gets no field the client never sent): the driver
+      // places it, the client sent no field for it.
       const text = (Array.isArray(item.summary) ? item.summary.map((p: any) => p?.text ?? "").join("") : "") || blob.x;
-      if (flavor === "chat" && blob.t && text) pendingText.push([blob.t, text]);
+      if (flavor === "chat" && blob.t && text) pendingText.push(text);
       if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
     } else if (type === "function_call_output") {
       const out = toolOutput(item.output, `${field}.output`, flavor, origin);
