@@ -88,4 +88,44 @@ describe("RelayedAnswer", () => {
     expect(r.err).toMatchObject({ details: { reason: "answer_too_large" } });
     expect(r.text).toBeLessThanOrEqual(2 * LIMIT);
   });
+
+  /** Events that repeat an answer's text when a part or item finishes: not deltas, not output items. */
+  const repeats = (i: number, text: string) => [
+    event("response.output_text.done", { item_id: `msg_${i}`, output_index: i, content_index: 0, text, logprobs: [] }),
+    event("response.content_part.done", { item_id: `msg_${i}`, output_index: i, content_index: 0, part: { type: "output_text", text, annotations: [], logprobs: [] } }),
+    event("response.function_call_arguments.done", { item_id: `fc_${i}`, output_index: i, arguments: text }),
+    event("response.reasoning_summary_text.done", { item_id: `rs_${i}`, output_index: i, summary_index: 0, text }),
+    event("response.reasoning_summary_part.done", { item_id: `rs_${i}`, output_index: i, summary_index: 0, part: { type: "summary_text", text } }),
+    event("response.content_part.added", { item_id: `msg_${i}`, output_index: i, content_index: 0, part: { type: "output_text", text, annotations: [] } }),
+  ];
+
+  it("text repeated without end in events that are not deltas (output_text.done, content_part.done, *_arguments.done, reasoning *.done) is cut, after at most about twice the bound", () => {
+    const text = "x".repeat(1000);
+    for (const kind of repeats(0, text).map((e) => e.type)) {
+      function* endless() {
+        yield added(0);
+        for (;;) yield* repeats(0, text).filter((e) => e.type === kind);
+      }
+      const r = relay(endless(), 10_000);
+      expect(r.err, kind).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: LIMIT } });
+      // Each event counts all but 256 characters of it (its envelope aside).
+      const size = repeats(0, text).find((e) => e.type === kind)!.data.length;
+      expect(r.wire, kind).toBeLessThanOrEqual((2 * LIMIT * size) / (size - 256) + added(0).data.length);
+      expect(r.wire, kind).toBeGreaterThan(LIMIT);
+    }
+  });
+
+  it("an answer near the bound with the events that repeat its text when each part finishes is relayed whole", () => {
+    // A message whose text is most of the bound, in deltas, then its output_text.done, content_part.done and item done.
+    const words = Array.from({ length: 1850 }, () => " word").join("");
+    const events = [
+      added(0), event("response.content_part.added", { item_id: "msg_0", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
+      ...words.match(/.{1,25}/g)!.map((w) => delta(0, w)), ...repeats(0, words).slice(0, 2), done(0, words),
+    ];
+    expect(done(0, words).data.length).toBeLessThanOrEqual(LIMIT);
+    expect(done(0, words).data.length).toBeGreaterThan(0.9 * LIMIT);
+    const r = relay(events);
+    expect(r.err).toBeUndefined();
+    expect(r.passed).toBe(events.length);
+  });
 });

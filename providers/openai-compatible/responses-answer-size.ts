@@ -4,7 +4,13 @@
 // for its CPU per event), and only once they could matter: while the delta events' own sizes, an upper bound of their
 // text, cannot take the answer past the bound, they are not scanned at all (bench/responses-stream.bench.ts). So an
 // answer within the bound is never cut, and a runaway one is cut once its scanned deltas alone pass it: after at most
-// about twice the bound's text (the unscanned events carried at most the bound).
+// about twice the bound's text (the unscanned events carried at most the bound). The events that repeat text when a
+// part or item finishes (output_text.done, content_part.done, function_call_arguments.done, reasoning *.done, and
+// their *.added) are counted apart, up to twice the bound: an answer's own repeat its text about twice
+// (output_text.done and content_part.done), so they cut none within the bound, and an upstream that sends them
+// without end (its text in no delta) is cut after about twice the bound in them. Each counts its size less its
+// envelope (type, sequence number, ids: up to ENVELOPE characters, at most half the event), which an answer's own
+// carry beside the text its output_item.done counts once: without it an answer at the bound would be cut by them.
 import type { AnswerBound } from "../answer-bound.ts";
 
 /** Characters of an event's `"delta"` string as sent (JSON escapes included); 0 when it has none. */
@@ -37,6 +43,9 @@ export function deltaChars(data: string, from = 0): number {
   return end === -1 ? Math.max(0, data.length - start) : end - start;
 }
 
+/** What a repeat event's envelope may take of its size, uncounted (an OpenAI one's is 150-200 characters). */
+const ENVELOPE = 256;
+
 export class RelayedAnswer {
   /** Added items and delta characters since the last item finished: counted already when its output_item.done comes. */
   private open = 0;
@@ -45,6 +54,8 @@ export class RelayedAnswer {
    * item: a done smaller than its deltas (a hostile upstream's) would otherwise let unscanned text through without end.
    */
   private unscanned = 0;
+  /** The sizes of the events that repeat text as a part or item finishes (*.done, *.added but output items'). */
+  private repeated = 0;
 
   constructor(private readonly bound: AnswerBound) {}
 
@@ -68,6 +79,10 @@ export class RelayedAnswer {
     } else if (type === "response.output_item.done") {
       this.bound.add(Math.max(0, data.length - this.open));
       this.open = 0;
+    } else if (type.endsWith(".done") || type.endsWith(".added")) {
+      this.repeated += Math.max(data.length - ENVELOPE, data.length >> 1);
+      // Past twice the bound: refused as the answer past the bound is (the same error, naming the same setting).
+      if (this.repeated > 2 * this.bound.limit) this.bound.add(this.bound.limit + 1);
     }
   }
 }

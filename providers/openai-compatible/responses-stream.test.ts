@@ -208,4 +208,39 @@ describe("relayResponsesBody: the answer relayed is bounded (server.upstream_lim
     expect(failure).toBeUndefined();
     expect(out.at(-1)!.event).toBe("response.completed");
   });
+
+  it("output_text.done events of 100 KB without end (text in no delta) are cut at answer_too_large, not relayed without end", async () => {
+    const big = "y".repeat(100_000);
+    async function* endless() {
+      const enc = new TextEncoder();
+      yield enc.encode(created + added);
+      // 200 events (20 MB) before the upstream gives up: a relay that counted none of them relays them all.
+      for (let i = 0; i < 200; i++) yield enc.encode(ev("response.output_text.done", { item_id: "msg_1", output_index: 0, content_index: 0, text: big, logprobs: [] }, i + 2));
+    }
+    const out: { event?: string; data: string }[] = [];
+    let failure: any;
+    try {
+      for await (const e of relayResponsesBody(endless(), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal, 200_000)) out.push(e);
+    } catch (e) {
+      failure = e;
+    }
+    expect(failure).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: 200_000 } });
+    expect(out.filter((e) => e.event === "response.output_text.done").length).toBeLessThanOrEqual(4);
+    expect(out.at(-1)!.event).toBe("response.failed");
+  });
+
+  it("an answer at the bound with its content_part.added, output_text.done and content_part.done (which repeat its text) is relayed whole", async () => {
+    const text = "abcd".repeat(2000);
+    let s = created + added + ev("response.content_part.added", { item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }, 2), seq = 3;
+    for (let i = 0; i < 2000; i++) s += ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "abcd", logprobs: [] }, seq++);
+    s += ev("response.output_text.done", { item_id: "msg_1", output_index: 0, content_index: 0, text, logprobs: [] }, seq++);
+    s += ev("response.content_part.done", { item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", text, annotations: [], logprobs: [] } }, seq++);
+    const item = { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] };
+    const itemDone = ev("response.output_item.done", { output_index: 0, item }, seq++);
+    s += itemDone + ev("response.completed", resp("completed", usage), seq);
+    const doneData = itemDone.slice(itemDone.indexOf("data: ") + 6).trimEnd();
+    const { out, failure } = await relay(s, doneData.length);
+    expect(failure).toBeUndefined();
+    expect(out.at(-1)!.event).toBe("response.completed");
+  });
 });
