@@ -74,11 +74,22 @@ describe("the catalog with an Anthropic client's x-api-key", () => {
     }
   });
 
-  it("a wrong x-api-key is still refused, and the encoded id of an unknown model is a 404 naming it", async () => {
+  // The SDK raises its own classes from Anthropic's envelope: in the OpenAI one err.type was undefined, and without
+  // request-id err.requestID was null (nothing to quote to an operator).
+  it("a wrong x-api-key is still refused, and the encoded id of an unknown model is a 404 naming it, in Anthropic's envelope with request-id", async () => {
     const bad = new Anthropic({ apiKey: testKey("nobody"), baseURL: `${gw.url}/api`, maxRetries: 0 });
-    await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
+    const denied = await bad.models.list().catch((e) => e);
+    expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect(denied).toMatchObject({ status: 401, type: "authentication_error", requestID: expect.stringMatching(/^req_/) });
+    expect(denied.headers.get("x-should-retry")).toBe("false");
     const err = await anthropic().models.retrieve("anthropic/nope").catch((e) => e);
-    expect(err).toMatchObject({ status: 404, error: { error: { code: "MODEL_NOT_FOUND", details: { model: "anthropic/nope" } } } });
+    expect(err).toBeInstanceOf(Anthropic.NotFoundError);
+    expect(err).toMatchObject({ status: 404, type: "not_found_error", requestID: expect.stringMatching(/^req_/),
+      error: { type: "error", error: { type: "not_found_error", code: "MODEL_NOT_FOUND", details: { model: "anthropic/nope" } } } });
+    const cursor = await anthropic().models.list({ after_id: "acme/nope" }).catch((e) => e);
+    expect(cursor).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(cursor).toMatchObject({ status: 400, type: "invalid_request_error", requestID: expect.stringMatching(/^req_/) });
+    expect(cursor.message).toContain("after_id");
   });
 });
 
@@ -103,9 +114,10 @@ describe("a model's endpoints with the id as one encoded segment", () => {
     expect(body).toEqual(await (await get("anthropic/claude-sonnet-4.5/endpoints")).json());
   });
 
-  it("an unknown one is a 404 naming the decoded id", async () => {
+  it("an unknown one is a 404 naming the decoded id (in the OpenAI envelope without anthropic-version)", async () => {
     const res = await get("anthropic%2Fnope/endpoints");
     expect(res.status).toBe(404);
+    expect(res.headers.get("request-id")).toBeNull();
     expect(await res.json()).toMatchObject({ error: { code: "MODEL_NOT_FOUND", details: { model: "anthropic/nope" } } });
   });
 });

@@ -15,6 +15,14 @@ export function wantsAnthropicShape(ctx: GatewayContext): boolean {
   return typeof v === "string" && v !== "";
 }
 
+/**
+ * A catalog request of an Anthropic client: its answers, errors included (a bad cursor, an unknown model, a refused
+ * key), go in Anthropic's envelope with request-id, from which its SDK raises its own classes and reads requestID.
+ */
+export function anthropicCatalog(ctx: GatewayContext): boolean {
+  return ctx.endpoint === "models" && wantsAnthropicShape(ctx);
+}
+
 /** One model as Anthropic's ModelInfo (RFC 3339 created_at from the catalog's Unix seconds). */
 export function anthropicModel(m: ModelRuntime) {
   // The same values as the catalog's own entry; a limit it does not know (0 there) is null, as Anthropic has it.

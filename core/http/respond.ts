@@ -11,6 +11,7 @@ import { shutdownCut } from "../shutdown.ts";
 import { writeWebResponse } from "./respond-web.ts";
 import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
+import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -24,8 +25,11 @@ function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Recor
   return h;
 }
 
+/** Errors in Anthropic's envelope, with request-id: the Messages API's, and the catalog's to an Anthropic client. */
+const anthropicErrors = (ctx: GatewayContext): boolean => ctx.protocol === "anthropic" || anthropicCatalog(ctx);
+
 export function errorBody(ctx: GatewayContext, err: GatewayError): unknown {
-  if (ctx.protocol === "anthropic") return err.toAnthropicJSON();
+  if (anthropicErrors(ctx)) return err.toAnthropicJSON();
   return ctx.protocol === "gemini" ? toGeminiJSON(err) : err.toJSON();
 }
 
@@ -54,7 +58,7 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
     // Retry-After is whole seconds: an upstream's 1.5 s would be 2 s. The SDKs read the exact wait here first.
     headers["retry-after-ms"] ??= retryAfterMsHeader(err.retryAfter);
   }
-  if (ctx.protocol === "anthropic") headers["request-id"] = ctx.requestId;
+  if (anthropicErrors(ctx)) headers["request-id"] = ctx.requestId;
   hooks.firstByte();
   // A Gemini client retries on the status alone: one not worth retrying goes out as a status it does not retry.
   const status = errorStatus(sentStatus(ctx.protocol, err));
