@@ -3,6 +3,7 @@
 // its own chat completions and the gateway's event-loop delay is read from its /metrics. Before the fixes, a
 // count_tokens of 128 KiB of "a" held the event loop ~10 s and a 32 MiB SSE line from an upstream 4–14 s; every
 // wait must now stay under MAX_WAIT_MS (test/helpers/hostile-gateway.ts says why that figure). A JSON answer is bounded too.
+// A request that is long by nature (megabytes to read and store) is held to a share of its own duration instead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_WAIT_MS, startHostileGateway, timedWhile, type HostileGateway } from "./helpers/hostile-gateway.ts";
 import { LONG_LINE_BYTES } from "./upstreams/hostile-stream.ts";
@@ -26,6 +27,32 @@ async function withoutFreezing<T>(work: () => Promise<T>): Promise<T> {
   expect(waits.length, "the second client got requests through").toBeGreaterThan(0);
   expect(worst, `second client's longest wait (ms), of ${waits.length}`).toBeLessThan(MAX_WAIT_MS);
   expect(loop, "the gateway's longest event-loop delay (ms)").toBeLessThan(MAX_WAIT_MS);
+  return result;
+}
+
+/**
+ * `work` that takes a while however it is done (megabytes to read, work through and store), under a second client's
+ * timed requests: how long it takes is the machine's (two CPU hogs on 2 cores made one stall 819 ms, past
+ * MAX_WAIT_MS), so the bound is a share of that instead. No wait, client-side or the gateway's event-loop delay, may
+ * reach half the time `work` took: the work is shared out with the other clients, not done in one go. Measured: the
+ * longest stall 16-33% of the request, idle or with the hogs (it is reading the body); done in one go, 79-98%.
+ */
+async function sharedOut<T>(work: () => Promise<T>): Promise<T> {
+  await gw.loopDelayMs(); // starts the gateway's window
+  let took = 0;
+  const { result, waits, worst } = await timedWhile(async () => {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      took = performance.now() - t0;
+    }
+  }, gw.probe);
+  const loop = await gw.loopDelayMs();
+  const share = (ms: number) => `${Math.round(ms)} ms of the ${Math.round(took)} ms it took`;
+  expect(waits.length, "the second client got requests through").toBeGreaterThan(0);
+  expect(worst / took, `second client's longest wait, of ${waits.length}: ${share(worst)}`).toBeLessThan(0.5);
+  expect(loop / took, `the gateway's longest event-loop delay: ${share(loop)}`).toBeLessThan(0.5);
   return result;
 }
 
@@ -153,10 +180,11 @@ describe("an upstream that sends a 32 MiB SSE line (item 6)", () => {
 describe("a Responses request of 99 000 small input items (4.8 MB, under max_body_bytes), stored", () => {
   it("is answered and stored without holding other requests; input_items lists every item with an id of its own", async () => {
     // Before: the ids minted with a crypto call each, the conversation bound's and the store's serialisation, all in
-    // one go, held a second client 1.3-2.2 s here (1-3.6 s in the audit); after, 0.2-0.5 s on a loaded 2-core machine.
+    // one go, held a second client 1.3-2.9 s here (1-3.6 s in the audit, 6-9 s with two CPU hogs), 79-98% of the
+    // request's time; after, 0.2-0.8 s, 16-33% of it.
     const input = Array.from({ length: 99_000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `hello there ${i}` }));
     const body = JSON.stringify({ model: "openai/gpt-4o-mini", input, max_output_tokens: 16 });
-    const r = await withoutFreezing(async () => {
+    const r = await sharedOut(async () => {
       const res = await fetch(`${gw.baseURL}/responses`, { method: "POST", headers: gw.headers(), body });
       return { status: res.status, body: await res.json() };
     });
