@@ -6,6 +6,7 @@ import { findAll, type Span } from "./detectors/index.ts";
 import type { CompiledRule, Guard } from "./compile.ts";
 import { Vault } from "./vault.ts";
 import { blocked, note, type Side } from "./record.ts";
+import { geminiContinuesStored, responsesContinuesStored } from "./walk/stored-state.ts";
 
 export interface Hit extends Span {
   rule: CompiledRule;
@@ -193,6 +194,23 @@ export class GuardRun {
     this.topics[side].see(text, rules);
   }
 
+  /**
+   * A request with no user text of its own that continues stored state (a tool output going back on
+   * previous_response_id, a Gemini cachedContent) has its user turn in that state, judged when it was sent: an allow
+   * rule on both sides counts as met, as that turn would have met it here, so the answer need not carry the topic
+   * (as a chat or Messages tool loop, which sends the turn again, passes). A rule on the answer only still wants it.
+   */
+  private turnJudgedWhenSent(): void {
+    if (this.topics.input.saw || !this.continuesStored()) return;
+    for (const r of this.guard.input) if (r.allow && this.guard.output.includes(r)) this.satisfied.add(r);
+  }
+
+  private continuesStored(): boolean {
+    const body = this.ctx.body as any;
+    if (this.ctx.protocol === "responses") return responsesContinuesStored(body);
+    return this.ctx.protocol === "gemini" && geminiContinuesStored(body, body?.generateContentRequest);
+  }
+
   /** The answer's topics as a copy (the stored record's judge): what the request satisfied already counts. */
   answerTopics(): TopicsSeen {
     return new TopicsSeen(new Set(this.satisfied));
@@ -200,6 +218,7 @@ export class GuardRun {
 
   /** After all of one side's text: allow rules none of whose topic was seen act (when there was text to judge). */
   allowVerdict(side: Side): void {
+    if (side === "input") this.turnJudgedWhenSent();
     for (const r of this.topics[side].unmet(side === "input" ? this.guard.input : this.guard.output)) {
       if (r.action === "block") throw blocked(this.ctx, r.name, side);
       note(this.ctx, r.name, "flag");
