@@ -7,7 +7,7 @@ import { guardFor } from "./compile.ts";
 import { GuardRun } from "./check.ts";
 
 export function guardContext(protocol: GatewayContext["protocol"] = "openai"): GatewayContext {
-  return { protocol, requestId: "req_1", gateway: { metrics: new Metrics() } } as unknown as GatewayContext;
+  return { protocol, requestId: "req_1", signal: new AbortController().signal, gateway: { metrics: new Metrics() } } as unknown as GatewayContext;
 }
 
 /** A run as one request gets it: the config compiled once (cached), the run and its vault new. */
