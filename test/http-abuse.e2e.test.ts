@@ -266,6 +266,25 @@ describe("HTTP abuse", () => {
     expect(x.closed).toBe(true);
   });
 
+  it("Content-Encoding: a chunked deflate body of 12 MiB of empty blocks before a small chat request is 413 naming max_body_bytes, not answered", async () => {
+    // Before: the limit counted decoded bytes only, and empty stored blocks decode to nothing (1 000 MB sent: 200).
+    const zlib = await import("node:zlib");
+    const zlibbed = zlib.deflateSync(validChatBody);
+    const empty = Buffer.from(Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]).toString("latin1").repeat(64 * 1024 / 5), "latin1");
+    const frame = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]);
+    const x = await withNoUpstreamCall(() =>
+      exchange(gw.port, async (w) => {
+        await w.write(head("POST", CHAT, { host: "gw", ...auth, "content-encoding": "deflate", "transfer-encoding": "chunked", connection: "close" }));
+        await w.write(frame(zlibbed.subarray(0, 2)));
+        for (let sent = 0; sent < 12 * 1024 * 1024; sent += empty.length) if (!(await w.write(frame(empty)))) return;
+        await w.write(Buffer.concat([frame(zlibbed.subarray(2)), Buffer.from("0\r\n\r\n")]));
+      }, { waitMs: WAIT }),
+    );
+    expectEnvelope(x.responses[0], 413, "PAYLOAD_TOO_LARGE");
+    expect(x.responses[0]!.json.error.message).toContain("server.max_body_bytes");
+    expect(alive(gw)).toBe(true);
+  });
+
   it("afterwards the same process answers a valid request", async () => {
     expect(alive(gw)).toBe(true);
     const res = await validChat(gw);

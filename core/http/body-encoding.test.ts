@@ -39,6 +39,18 @@ describe("readJsonBody with a Content-Encoding", () => {
     expect(err.details).toMatchObject({ limit: 1 << 20 });
   });
 
+  it("a body that sends more than the limit, however little it decodes to (empty deflate blocks before a small JSON), is 413 naming the setting", async () => {
+    // Each empty stored block (5 bytes) decodes to nothing; before, a client could send any number of them.
+    const zlibbed = deflateSync(json);
+    const empty = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]).toString("latin1").repeat((1 << 20) / 5 + 1);
+    const padded = Buffer.concat([zlibbed.subarray(0, 2), Buffer.from(empty, "latin1"), zlibbed.subarray(2)]);
+    expect(await readJsonBody(request("deflate", padded), 2 << 20, "INVALID_REQUEST"), "a valid deflate body").toEqual(body);
+    const err = await failure(readJsonBody(request("deflate", padded), 1 << 20, "INVALID_REQUEST"));
+    expect(err.status).toBe(413);
+    expect(err.message).toContain("server.max_body_bytes");
+    expect(err.details).toMatchObject({ limit: 1 << 20 });
+  });
+
   it("a body that is not what its coding says: 400 naming content-encoding (a plain body labelled gzip included)", async () => {
     for (const [encoding, bytes] of [["gzip", json], ["br", Buffer.from("not brotli at all")], ["deflate", gzipSync(json)]] as const) {
       const err = await failure(readJsonBody(request(encoding, bytes), 1 << 20, "INVALID_REQUEST"));

@@ -1,6 +1,7 @@
 // Content-Encoding on a JSON request body (RFC 9110 §8.4; some clients compress large requests). gzip, deflate and
 // br are decoded as the body arrives, the decoded bytes bounded by server.max_body_bytes like a plain body's, so a
-// small body that inflates past it (a decompression bomb) is refused 413 as soon as it does and the decoder stopped.
+// small body that inflates past it (a decompression bomb) is refused 413 as soon as it does and the decoder stopped;
+// the bytes as sent are bounded by it too (body.ts).
 // Any other coding, or more than one, is 415 naming it; none (or identity) is the body as sent. Before, the header
 // was ignored: gzip was "not valid JSON", br "not valid UTF-8", and a plain body labelled gzip was accepted.
 import type { IncomingMessage } from "node:http";

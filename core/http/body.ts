@@ -85,14 +85,23 @@ function readRaw(req: IncomingMessage, limit: number, inspect: (chunk: Buffer) =
 }
 
 /**
- * The decoded bytes of an encoded body (body-encoding.ts), bounded as readRaw bounds a plain one. Past the limit, a
- * refused chunk or a decoding error, the decoder is stopped and the rest of the body drains unread.
+ * The decoded bytes of an encoded body (body-encoding.ts), bounded as readRaw bounds a plain one. The bytes as sent
+ * are bounded by the same limit: a coding can send any number of bytes that decode to nothing (empty deflate blocks),
+ * and without it 1 000 MB of them before a small JSON was read to the end. Past either limit, a refused chunk or a
+ * decoding error, the decoder is stopped and the rest of the body drains unread.
  */
 async function readDecoded(
   req: IncomingMessage, decoder: Transform, limit: number, inspect: (chunk: Buffer) => GatewayError | undefined, badCode: "INVALID_REQUEST" | "BAD_REQUEST",
 ): Promise<Buffer> {
   let bad = false;
+  let refused: GatewayError | undefined;
+  let sent = 0;
+  const countSent = (chunk: Buffer) => {
+    sent += chunk.length;
+    if (sent > limit && !refused) decoder.destroy((refused = tooLarge(limit, "as sent")));
+  };
   decoder.once("error", () => (bad = true));
+  req.on("data", countSent);
   req.pipe(decoder);
   try {
     return await readRaw(decoder as unknown as IncomingMessage, limit, inspect, req);
@@ -100,12 +109,15 @@ async function readDecoded(
     req.unpipe(decoder);
     decoder.destroy();
     req.resume();
-    throw bad ? undecodable(req, badCode) : err;
+    throw refused ?? (bad ? undecodable(req, badCode) : err);
+  } finally {
+    req.off("data", countSent);
   }
 }
 
-function tooLarge(limit: number): GatewayError {
-  return new GatewayError(413, "PAYLOAD_TOO_LARGE", `Request body is larger than the limit of ${limit} bytes`, {
+function tooLarge(limit: number, asSent?: "as sent"): GatewayError {
+  const what = asSent ? "Request body as sent (before its Content-Encoding is decoded)" : "Request body";
+  return new GatewayError(413, "PAYLOAD_TOO_LARGE", `${what} is larger than the limit of ${limit} bytes (server.max_body_bytes)`, {
     details: { limit },
     headers: { connection: "close" },
   });
