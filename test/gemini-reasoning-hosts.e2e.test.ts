@@ -27,7 +27,8 @@ describe.skipIf(!sdk)("Gemini clients on OpenAI-compatible thinking hosts", () =
     for (const [host, name] of Object.entries(HOSTS) as [ReasoningHost, string][]) {
       chat[host] = await startFakeOpenAI();
       chat[host]!.reasoning = host;
-      providers[name] = { protocol: "openai", base_url: chat[host]!.baseUrl, api_key: "sk-fake-upstream" };
+      // A loopback URL says nothing about the host it plays: the convention the real host's URL gets, stated.
+      providers[name] = { protocol: "openai", base_url: chat[host]!.baseUrl, api_key: "sk-fake-upstream", reasoning_field: host };
       models[model(host)] = { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: name, model: "thinker-1", pricing }] };
     }
     gw = await startTestGateway({ providers, models, projects: { acme: { keys: [keyEntry("ci", KEY)] } } });

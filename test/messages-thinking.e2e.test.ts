@@ -46,7 +46,8 @@ beforeAll(async () => {
     [CLAUDE]: { type: "language", tags: ["tool-use", "reasoning"], max_tokens: 8192, endpoints: [{ provider: "anthropic", model: "claude-sonnet-4-5", pricing }] },
   };
   for (const [host, name] of Object.entries(HOSTS) as [ReasoningHost, string][]) {
-    providers[name] = { protocol: "openai", base_url: chat[host]!.baseUrl, api_key: "sk-fake-upstream" };
+    // A loopback URL says nothing about the host it plays: the convention the real host's URL gets, stated.
+    providers[name] = { protocol: "openai", base_url: chat[host]!.baseUrl, api_key: "sk-fake-upstream", reasoning_field: host };
     models[model(host)] = { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: name, model: "thinker-1", pricing }] };
   }
   gw = await startTestGateway({

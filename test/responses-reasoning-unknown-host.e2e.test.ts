@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { REASONING_FIELDS, refuseReasoningBack } from "./upstreams/openai-strict-host.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("responses-reason-unknown");
@@ -15,8 +16,6 @@ const NONE = "quiet/reasoner";
 let up: FakeOpenAI;
 let gw: TestGateway;
 let client: OpenAI;
-
-const REASONING_FIELDS = ["reasoning", "reasoning_content", "reasoning_details"];
 
 const tools: OpenAI.Responses.Tool[] = [
   { type: "function", name: "get_weather", strict: false, parameters: { type: "object", properties: { city: { type: "string" } } } },
@@ -27,15 +26,7 @@ beforeAll(async () => {
   up = await startFakeOpenAI();
   // The host thinks aloud in `reasoning` (as vLLM and gpt-oss hosts do) but takes no reasoning back.
   up.reasoning = "reasoning";
-  up.hook = (rec, res) => {
-    const messages: any[] = rec.body?.messages ?? [];
-    const i = messages.findIndex((m) => m?.role === "assistant" && REASONING_FIELDS.some((k) => k in m));
-    if (i < 0) return false;
-    const field = REASONING_FIELDS.find((k) => k in messages[i])!;
-    res.writeHead(400, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { message: `Extra inputs are not permitted: messages.${i}.${field}`, type: "invalid_request_error", param: `messages.${i}.${field}`, code: null } }));
-    return true;
-  };
+  refuseReasoningBack(up);
   // Both on loopback: no known host's convention applies.
   const endpoint = (provider: string) => [{ provider, model: "reasoner-1", pricing: { input: "0.000001", output: "0.000002" } }];
   gw = await startTestGateway({

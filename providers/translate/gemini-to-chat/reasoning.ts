@@ -6,7 +6,8 @@
 // client keeps — and is replayed from there, to the protocol that made it only. The blob holds the signed reasoning
 // (Anthropic thinking blocks with their signatures, redacted blocks: chat `reasoning_details`) and, for a chat
 // upstream, its plain reasoning text and the field it came in (reasoning_content: DeepSeek refuses a tool loop
-// without it; reasoning: Groq), as messages-to-chat/reasoning.ts keeps them — but with the text itself, since the
+// without it; reasoning: Groq; the chat driver puts the text where its host takes it back, if anywhere:
+// replayed-reasoning-text.ts), as messages-to-chat/reasoning.ts keeps them — but with the text itself, since the
 // client keeps no thought text to replay it from. Thought text goes out as `thought: true` parts when the request
 // asked for them (includeThoughts), as Gemini does.
 import { decodeReasoning, encodeReasoning } from "../responses-to-chat/reasoning.ts";
@@ -32,11 +33,12 @@ export function signatureFor(details: unknown[], scope: BlobScope, text: Reasoni
 
 /**
  * What a model turn's parts give back to this upstream: reasoning_details and, for a chat upstream, the reasoning text
- * in the field it came in (other protocols' blobs and Gemini's own signatures are left out).
+ * (other protocols' blobs and Gemini's own signatures are left out). The text goes as a translation's reasoning text,
+ * which the chat driver places only where the host's convention takes it back (replayed-reasoning-text.ts).
  */
-export function replayedReasoning(parts: any[], scope: BlobScope): Record<string, unknown> {
+export function replayedReasoning(parts: any[], scope: BlobScope): { details: unknown[]; text: string } {
   const details: unknown[] = [];
-  const texts: Record<string, string> = {};
+  let text = "";
   const seen = new Set<string>();
   for (const p of parts) {
     const sig = p?.thoughtSignature;
@@ -45,9 +47,8 @@ export function replayedReasoning(parts: any[], scope: BlobScope): Record<string
     const blob = decodeReasoning(sig);
     if (!blob || blob.p !== scope.flavor || (scope.flavor === "chat" && blob.n !== scope.provider)) continue;
     details.push(...blob.d);
-    // Only the chat fields reasoningText knows: a blob cannot set any other field of the upstream's message.
-    const r = blob.t ? reasoningText({ [blob.t]: blob.x }) : undefined;
-    if (r?.field) texts[r.field] = (texts[r.field] ?? "") + r.text;
+    // Only a text that came in a chat field reasoningText knows.
+    if (blob.t) text += reasoningText({ [blob.t]: blob.x }).text;
   }
-  return details.length ? { ...texts, reasoning_details: details } : texts;
+  return { details, text };
 }

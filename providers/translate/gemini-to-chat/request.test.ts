@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { GatewayError } from "../../../core/errors.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { replayedText } from "../replayed-reasoning-text.ts";
 import { geminiToChatRequest } from "./request.ts";
 import { clientName } from "../client-names.ts";
 import type { BlobScope } from "./reasoning.ts";
@@ -73,7 +74,7 @@ describe("Gemini request -> chat", () => {
     expect(tool({ output: "partial", error: "warning" })).toEqual({ role: "tool", tool_call_id: "c1", content: '{"output":"partial","error":"warning"}' });
   });
 
-  it("a chat upstream's reasoning text comes back in the field it came in, from the blob; another provider's and unknown fields do not", () => {
+  it("a chat upstream's reasoning text comes back from the blob, for the driver to place as the host takes it; another provider's and unknown fields do not", () => {
     const chatScope: BlobScope = { flavor: "chat", provider: "deepseek" };
     const model = (thoughtSignature: string) => [
       { role: "user", parts: [{ text: "q" }] },
@@ -81,11 +82,14 @@ describe("Gemini request -> chat", () => {
       { role: "user", parts: [{ functionResponse: { id: "t1", name: "f", response: { output: "ok" } } }] },
     ];
     const assistant = (sig: string) => (translate({ contents: model(sig) }, target, chatScope).body.messages as any[])[1];
-    expect(assistant(encodeReasoning("chat", [], "deepseek", "reasoning_content", "I should call f."))).toEqual({
-      role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }], reasoning_content: "I should call f.",
-    });
-    expect(assistant(encodeReasoning("chat", [], "groq", "reasoning", "x")).reasoning).toBeUndefined();
-    expect(assistant(encodeReasoning("chat", [], "deepseek", "content", "injected")).content).toBeNull();
+    const same = assistant(encodeReasoning("chat", [], "deepseek", "reasoning_content", "I should call f."));
+    expect(replayedText(same)).toBe("I should call f.");
+    // No field of its own: a host the gateway does not know gets none its client never sent (openai-compatible/reasoning-fields.ts).
+    expect(JSON.parse(JSON.stringify(same))).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] });
+    expect(replayedText(assistant(encodeReasoning("chat", [], "groq", "reasoning", "x")))).toBeUndefined();
+    const injected = assistant(encodeReasoning("chat", [], "deepseek", "content", "injected"));
+    expect(injected.content).toBeNull();
+    expect(replayedText(injected)).toBeUndefined();
   });
 
   it("a function response answering no call is a 400 naming the part", () => {

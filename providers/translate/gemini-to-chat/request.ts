@@ -22,6 +22,7 @@ import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
 import { jsonSchemaOf } from "./schema.ts";
 import { replayedReasoning, type BlobScope } from "./reasoning.ts";
+import { addReplayedText } from "../replayed-reasoning-text.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { GEMINI_SPELLING } from "./client-spelling.ts";
 
@@ -135,10 +136,12 @@ function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[], origin?: 
   });
   const reasoning = replayedReasoning(turn.parts, scope);
   // A turn of thoughts alone (Gemini CLI keeps none of them) says nothing.
-  if (!text && !toolCalls.length && !Object.keys(reasoning).length) return undefined;
+  if (!text && !toolCalls.length && !reasoning.details.length && !reasoning.text) return undefined;
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
-  return { ...msg, ...reasoning };
+  if (reasoning.details.length) msg.reasoning_details = reasoning.details;
+  if (reasoning.text) addReplayedText(msg, reasoning.text);
+  return msg;
 }
 
 /** A user turn: the tool messages answering the previous turn's calls (in the calls' order), then the rest. */

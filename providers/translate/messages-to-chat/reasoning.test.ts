@@ -7,6 +7,7 @@ import { withoutGatewayThinking, type ThinkingScope } from "./reasoning.ts";
 import { messagesToGemini } from "../messages-to-gemini/index.ts";
 import { messagesToConverse } from "../messages-to-converse/index.ts";
 import { decodeReasoning, encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { replayedText } from "../replayed-reasoning-text.ts";
 import { outputAsk } from "../../../core/metering/output-limit.ts";
 
 const thinker = { modelId: "g/m", provider: "groq", upstreamModel: "openai/gpt-oss-120b", pricing: { output: "0.000001" }, reasoning: true } as any;
@@ -104,7 +105,7 @@ describe("the upstream's reasoning comes back as thinking blocks and is replayed
     expect(decodeReasoning(out.find((e) => e.delta?.type === "signature_delta").delta.signature)).toEqual({ p: "chat", n: "or", d: [d1, d2], t: "reasoning_content" });
   });
 
-  it("replayed: the next turn's thinking block gives its turn back the reasoning, in the field it came in, to that provider only", () => {
+  it("replayed: the next turn's thinking block gives its turn back the reasoning, to that provider only, its text for the driver to place as the host takes it", () => {
     const sig = (provider: string, t?: string, d: unknown[] = []) => encodeReasoning("chat", d, provider, t);
     const turn = (signature: string) => ({
       model: "m", max_tokens: 100, thinking: { type: "adaptive" }, output_config: { effort: "high" },
@@ -112,12 +113,18 @@ describe("the upstream's reasoning comes back as thinking blocks and is replayed
         { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "r" }] }],
     });
     const assistant = (body: any, target = thinker, provider = "groq") => (messagesToChatFor("chat").request(body, target, opts(provider)).body as any).messages[1];
-    expect(assistant(turn(sig("groq", "reasoning")))).toEqual({ role: "assistant", content: null, tool_calls: [call], reasoning: "Let me think." });
+    // No field of its own: a host the gateway does not know gets none its client never sent (openai-compatible/reasoning-fields.ts).
+    const same = assistant(turn(sig("groq", "reasoning")));
+    expect(replayedText(same)).toBe("Let me think.");
+    expect(JSON.parse(JSON.stringify(same))).toEqual({ role: "assistant", content: null, tool_calls: [call] });
     const details = [{ type: "reasoning.encrypted", data: "gAAAA", format: "openai-responses-v1", index: 0 }];
-    expect(assistant(turn(sig("groq", "reasoning_content", details)))).toMatchObject({ reasoning_content: "Let me think.", reasoning_details: details });
+    const withDetails = assistant(turn(sig("groq", "reasoning_content", details)));
+    expect(withDetails).toEqual({ role: "assistant", content: null, tool_calls: [call], reasoning_details: details });
+    expect(replayedText(withDetails)).toBe("Let me think.");
     // Another provider's blob, Anthropic's own signature, another protocol's blob, a model that cannot think: nothing.
     for (const other of [assistant(turn(sig("deepseek", "reasoning"))), assistant(turn("EqQBCkgIARABGAIiQL")), assistant(turn(encodeReasoning("gemini", []))), assistant(turn(sig("groq", "reasoning")), plain)]) {
       expect(other).toEqual({ role: "assistant", content: null, tool_calls: [call] });
+      expect(replayedText(other)).toBeUndefined();
     }
   });
 

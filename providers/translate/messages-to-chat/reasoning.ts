@@ -8,7 +8,8 @@
 //   as the signature, the gateway's reasoning blob (responses-to-chat/reasoning.ts) holding what a replay needs —
 //   the upstream's opaque reasoning (reasoning_details) and the chat field its text came in.
 // - replayed: on the next turn a thinking block whose signature is a blob of this upstream (its protocol; for chat,
-//   its provider) gives the assistant turn back those reasoning_details and its text in that field; other thinking
+//   its provider) gives the assistant turn back those reasoning_details and its text, which the chat driver puts in
+//   the field its host takes back, if any (replayed-reasoning-text.ts); other thinking
 //   blocks (Anthropic's own, another upstream's) are dropped. Gemini's thought signatures need no blob: they ride in
 //   the tool_use ids (chat-to-gemini/response.ts), which every client sends back.
 import type { Target } from "../../../core/contracts/provider.ts";
@@ -16,6 +17,7 @@ import { messagesThinkingEffort } from "../../../core/metering/thinking.ts";
 import { isConverseClaude } from "../../../core/metering/output-limit.ts";
 import { decodeReasoning, encodeReasoning, ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { missingThinking } from "../chat-to-messages/replay.ts";
+import { addReplayedText } from "../replayed-reasoning-text.ts";
 
 /** The upstream protocol the chat body goes on to. */
 export type MessagesFlavor = "chat" | "gemini" | "converse";
@@ -59,18 +61,25 @@ export function reasoningText(m: any): { field?: string; text: string } {
   return { text: "" };
 }
 
-/** The reasoning an assistant turn's thinking blocks give back to this upstream (blobs of other scopes dropped). */
-export function replayedReasoning(blocks: any[], scope: ThinkingScope): Record<string, unknown> {
+/**
+ * Assistant message `msg` with the reasoning its turn's thinking blocks give back to this upstream (blobs of other
+ * scopes dropped): the upstream's reasoning_details, and the blocks' text as a translation's reasoning text, which the
+ * chat driver places only where the host's convention takes it back (replayed-reasoning-text.ts: DeepSeek's thinking
+ * mode wants it in a tool loop, a strict host the gateway does not know refuses a field the client never sent).
+ */
+export function withReplayedReasoning(msg: Record<string, unknown>, blocks: any[], scope: ThinkingScope): Record<string, unknown> {
   const details: unknown[] = [];
-  const texts: Record<string, string> = {};
+  let text = "";
   for (const b of blocks) {
     if (b?.type !== "thinking") continue;
     const blob = decodeReasoning(b.signature);
     if (!blob || blob.p !== scope.flavor || (scope.flavor === "chat" && blob.n !== scope.provider)) continue;
     details.push(...blob.d);
-    if (blob.t && (TEXT_FIELDS as readonly string[]).includes(blob.t) && typeof b.thinking === "string" && b.thinking) texts[blob.t] = (texts[blob.t] ?? "") + b.thinking;
+    if (blob.t && (TEXT_FIELDS as readonly string[]).includes(blob.t) && typeof b.thinking === "string") text += b.thinking;
   }
-  return details.length ? { ...texts, reasoning_details: details } : texts;
+  const out = details.length ? { ...msg, reasoning_details: details } : { ...msg };
+  if (text) addReplayedText(out, text);
+  return out;
 }
 
 const isGatewayThinking = (b: any) => b?.type === "thinking" && !(typeof b.signature === "string" && b.signature && !b.signature.startsWith(ENCRYPTED_PREFIX));

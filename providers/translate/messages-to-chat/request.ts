@@ -11,7 +11,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
-import { replayedReasoning, thinkingAsk, type ThinkingScope } from "./reasoning.ts";
+import { thinkingAsk, withReplayedReasoning, type ThinkingScope } from "./reasoning.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { MESSAGES_SPELLING } from "./client-spelling.ts";
@@ -290,5 +290,5 @@ function assistantMessage(content: any, replay: ThinkingScope | undefined, toolI
   }
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
-  return replay ? { ...msg, ...replayedReasoning(content, replay) } : msg;
+  return replay ? withReplayedReasoning(msg, content, replay) : msg;
 }
