@@ -266,6 +266,26 @@ describe("HTTP abuse", () => {
     expect(x.closed).toBe(true);
   });
 
+  it("Content-Encoding: a gzip or br chat body is answered; a gzip bomb is 413 and a coding it cannot decode 415 with the codings it takes, neither reaching an upstream", async () => {
+    // Before: gzip was "not valid JSON", br "not valid UTF-8", a plain body labelled gzip was accepted; the 415 had no
+    // Accept-Encoding (RFC 9110 §15.5.16).
+    const zlib = await import("node:zlib");
+    for (const [encoding, bytes] of [["gzip", zlib.gzipSync(validChatBody)], ["br", zlib.brotliCompressSync(validChatBody)]] as const) {
+      const x = await exchange(gw.port, (w) => w.write(post(CHAT, bytes, { "content-encoding": encoding })).then(() => {}), { waitMs: WAIT });
+      expect(x.responses[0]?.status, `${encoding}: ${x.responses[0]?.body.slice(0, 300)}`).toBe(200);
+      expect(x.responses[0]!.json.choices[0].message.content).toEqual(expect.any(String));
+    }
+    const bomb = zlib.gzipSync(Buffer.from(`{"model":"${MODELS.chat}","messages":[{"role":"user","content":"${"0".repeat(64 * 1024 * 1024)}"}]}`));
+    const refused = await withNoUpstreamCall(() => Promise.all([
+      exchange(gw.port, (w) => w.write(post(CHAT, bomb, { "content-encoding": "gzip" })).then(() => {}), { waitMs: WAIT }),
+      exchange(gw.port, (w) => w.write(post(CHAT, validChatBody, { "content-encoding": "zstd" })).then(() => {}), { waitMs: WAIT }),
+    ]));
+    expectEnvelope(refused[0].responses[0], 413, "PAYLOAD_TOO_LARGE");
+    expectEnvelope(refused[1].responses[0], 415, "UNSUPPORTED_MEDIA_TYPE");
+    expect(refused[1].responses[0]!.headers["accept-encoding"]).toBe("gzip, deflate, br");
+    expect(alive(gw)).toBe(true);
+  });
+
   it("Content-Encoding: a chunked deflate body of 12 MiB of empty blocks before a small chat request is 413 naming max_body_bytes, not answered", async () => {
     // Before: the limit counted decoded bytes only, and empty stored blocks decode to nothing (1 000 MB sent: 200).
     const zlib = await import("node:zlib");

@@ -67,6 +67,7 @@ describe("readJsonBody with a Content-Encoding", () => {
       expect(err.code).toBe("UNSUPPORTED_MEDIA_TYPE");
       expect(err.message).toContain(encoding);
       expect(err.details).toMatchObject({ field: "content-encoding", supported: ["gzip", "deflate", "br"] });
+      expect(err.headers?.["accept-encoding"], "RFC 9110 §15.5.16: the codings it takes").toBe("gzip, deflate, br");
     }
   });
 });

@@ -16,7 +16,12 @@ const DECODERS: Record<string, () => Transform> = {
   br: createBrotliDecompress,
 };
 
-/** The decoder for the request's Content-Encoding, undefined for none; a 415 for a coding the gateway cannot decode. */
+const SUPPORTED = Object.keys(DECODERS).filter((c) => c !== "x-gzip");
+
+/**
+ * The decoder for the request's Content-Encoding, undefined for none; a 415 for a coding the gateway cannot decode,
+ * with the Accept-Encoding that says which it can (RFC 9110 §15.5.16), for a client that picks its coding from it.
+ */
 export function bodyDecoder(req: IncomingMessage): Transform | undefined {
   const header = req.headers["content-encoding"];
   if (header === undefined) return undefined;
@@ -24,9 +29,9 @@ export function bodyDecoder(req: IncomingMessage): Transform | undefined {
   if (!codings.length) return undefined;
   const make = codings.length === 1 ? DECODERS[codings[0]!] : undefined;
   if (make) return make();
-  throw new GatewayError(415, "UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${JSON.stringify(header.slice(0, 100))} is not supported: send the body as is, or with one of gzip, deflate, br`, {
-    details: { field: "content-encoding", supported: Object.keys(DECODERS).filter((c) => c !== "x-gzip") },
-    headers: { connection: "close" },
+  throw new GatewayError(415, "UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${JSON.stringify(header.slice(0, 100))} is not supported: send the body as is, or with one of ${SUPPORTED.join(", ")}`, {
+    details: { field: "content-encoding", supported: SUPPORTED },
+    headers: { connection: "close", "accept-encoding": SUPPORTED.join(", ") },
   });
 }
 
