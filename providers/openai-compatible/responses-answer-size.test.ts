@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AnswerBound } from "../answer-bound.ts";
-import { deltaChars, RelayedAnswer } from "./responses-answer-size.ts";
+import { deltaChars, fieldChars, RelayedAnswer } from "./responses-answer-size.ts";
 
 describe("deltaChars", () => {
   it("measures the delta string as sent, escapes included, wherever it lies in the event", () => {
@@ -21,6 +21,21 @@ describe("deltaChars after an offset", () => {
     const data = JSON.stringify({ delta: "abc", type: "response.output_text.delta" });
     expect(deltaChars(data, 40)).toBe(3);
     expect(deltaChars(JSON.stringify({ type: "response.output_text.delta", delta: "abcd" }), 36)).toBe(4);
+  });
+});
+
+describe("fieldChars", () => {
+  it("measures a repeat event's text as sent under its key, nested in part too, escapes included", () => {
+    expect(fieldChars(JSON.stringify({ type: "response.output_text.done", item_id: "m", text: 'say "hi"', logprobs: [] }), "text")).toBe('say \\"hi\\"'.length);
+    expect(fieldChars(JSON.stringify({ type: "response.content_part.done", part: { type: "output_text", annotations: [], text: "abc" } }), "text")).toBe(3);
+    expect(fieldChars(JSON.stringify({ type: "response.function_call_arguments.done", arguments: '{"text":"no"}' }), "arguments")).toBe(JSON.stringify('{"text":"no"}').length - 2);
+    expect(fieldChars('{"type":"response.refusal.done", "refusal" : "nope"}', "refusal")).toBe(4);
+  });
+
+  it("is 0 without that key as a string; a key's name inside a string is not the key", () => {
+    expect(fieldChars(JSON.stringify({ type: "response.output_text.annotation.added", annotation: { title: "t" } }), "text")).toBe(0);
+    expect(fieldChars(JSON.stringify({ type: "response.function_call_arguments.done", arguments: '{"text":"no"}' }), "text")).toBe(0);
+    expect(fieldChars(JSON.stringify({ type: "x", text: 5 }), "text")).toBe(0);
   });
 });
 
@@ -113,6 +128,39 @@ describe("RelayedAnswer", () => {
       expect(r.wire, kind).toBeLessThanOrEqual((2 * LIMIT * size) / (size - 256) + added(0).data.length);
       expect(r.wire, kind).toBeGreaterThan(LIMIT);
     }
+  });
+
+  it("repeat events without end whose text is empty but carry much else (logprobs) are cut too", () => {
+    const logprobs = Array.from({ length: 50 }, (_, i) => ({ token: `t${i}`, logprob: -0.5, bytes: [116], top_logprobs: [] }));
+    const e = event("response.output_text.done", { item_id: "msg_0", output_index: 0, content_index: 0, text: "", logprobs });
+    function* endless() {
+      yield added(0);
+      for (;;) yield e;
+    }
+    const r = relay(endless(), 10_000);
+    expect(r.err).toMatchObject({ details: { reason: "answer_too_large", limit_bytes: LIMIT } });
+    expect(r.wire).toBeLessThanOrEqual((2 * LIMIT * e.data.length) / (e.data.length - 256) + added(0).data.length + e.data.length);
+  });
+
+  it("a summary in many short parts, each with its added and two done events, within the bound is relayed whole: they count by their text, not their envelopes", () => {
+    const id = "rs_68c1" + "b".repeat(40);
+    const events = [event("response.output_item.added", { output_index: 0, item: { id, type: "reasoning", summary: [] } })];
+    const summary: { type: string; text: string }[] = [];
+    for (let p = 0; p < 250; p++) {
+      const text = `**Step ${p}** `.padEnd(20, "r");
+      events.push(
+        event("response.reasoning_summary_part.added", { item_id: id, output_index: 0, summary_index: p, part: { type: "summary_text", text: "" } }),
+        event("response.reasoning_summary_text.delta", { item_id: id, output_index: 0, summary_index: p, delta: text, obfuscation: "abc" }),
+        event("response.reasoning_summary_text.done", { item_id: id, output_index: 0, summary_index: p, text }),
+        event("response.reasoning_summary_part.done", { item_id: id, output_index: 0, summary_index: p, part: { type: "summary_text", text } }),
+      );
+      summary.push({ type: "summary_text", text });
+    }
+    const itemDone = event("response.output_item.done", { output_index: 0, item: { id, type: "reasoning", summary } });
+    events.push(itemDone);
+    expect(itemDone.data.length).toBeLessThan(0.7 * 2 * LIMIT);
+    const answer = new RelayedAnswer(new AnswerBound("up", 2 * LIMIT));
+    for (const e of events) answer.note(e.type, e.data);
   });
 
   it("an answer near the bound with the events that repeat its text when each part finishes is relayed whole", () => {

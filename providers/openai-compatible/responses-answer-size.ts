@@ -8,9 +8,11 @@
 // part or item finishes (output_text.done, content_part.done, function_call_arguments.done, reasoning *.done, and
 // their *.added) are counted apart, up to twice the bound: an answer's own repeat its text about twice
 // (output_text.done and content_part.done), so they cut none within the bound, and an upstream that sends them
-// without end (its text in no delta) is cut after about twice the bound in them. Each counts its size less its
-// envelope (type, sequence number, ids: up to ENVELOPE characters, at most half the event), which an answer's own
-// carry beside the text its output_item.done counts once: without it an answer at the bound would be cut by them.
+// without end (its text in no delta) is cut after about twice the bound in them. Each counts its text (measured where it
+// lies, as a delta is; these events are one or two per part or item) and whatever else it carries past ENVELOPE
+// characters, not its envelope (type, sequence number, ids), which an answer's own carry beside the text its
+// output_item.done counts once: counted, a summary in many short parts (three such events each) would be cut well
+// within the bound.
 import type { AnswerBound } from "../answer-bound.ts";
 
 /** Characters of an event's `"delta"` string as sent (JSON escapes included); 0 when it has none. */
@@ -32,6 +34,31 @@ export function deltaChars(data: string, from = 0): number {
     }
     start = i + 1;
   }
+  return stringChars(data, start);
+}
+
+/**
+ * Characters of an event's `"<key>"` string as sent (JSON escapes included), wherever it lies (a repeat event's text
+ * is in `part` for content_part and summary_part events); 0 when it has none. A `"` inside a JSON string is escaped,
+ * so `"key":"` found in compact JSON is a key, never text.
+ */
+export function fieldChars(data: string, key: string): number {
+  const compact = `"${key}":"`;
+  let start = data.indexOf(compact);
+  if (start !== -1) return stringChars(data, start + compact.length);
+  const name = data.indexOf(`"${key}"`);
+  if (name === -1) return 0;
+  let i = name + key.length + 2;
+  for (; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 34) break; // the value's opening quote
+    if (c !== 58 && c !== 32 && c !== 9 && c !== 10 && c !== 13) return 0; // not a string value
+  }
+  return stringChars(data, i + 1);
+}
+
+/** Characters of the JSON string whose text begins at `start`, up to its closing quote (the rest when it has none). */
+function stringChars(data: string, start: number): number {
   let end = data.indexOf('"', start);
   // A quote preceded by an odd number of backslashes is part of the text.
   while (end !== -1) {
@@ -43,7 +70,19 @@ export function deltaChars(data: string, from = 0): number {
   return end === -1 ? Math.max(0, data.length - start) : end - start;
 }
 
-/** What a repeat event's envelope may take of its size, uncounted (an OpenAI one's is 150-200 characters). */
+/** The key of the text a repeat event carries: `arguments`, `code`, `input`, `refusal`, else `text` (or `part.text`). */
+function repeatedKey(type: string): string {
+  if (type.endsWith("arguments.done")) return "arguments";
+  if (type.endsWith("_code.done")) return "code";
+  if (type.endsWith("_input.done")) return "input";
+  if (type.includes("refusal")) return "refusal";
+  return "text";
+}
+
+/**
+ * What a repeat event may carry beside its text uncounted: its envelope (type, sequence number, ids; an OpenAI one's
+ * is 100-230 characters). What passes it (logprobs, annotations, a text under another key) counts.
+ */
 const ENVELOPE = 256;
 
 export class RelayedAnswer {
@@ -54,7 +93,7 @@ export class RelayedAnswer {
    * item: a done smaller than its deltas (a hostile upstream's) would otherwise let unscanned text through without end.
    */
   private unscanned = 0;
-  /** The sizes of the events that repeat text as a part or item finishes (*.done, *.added but output items'). */
+  /** The text of the events that repeat it as a part or item finishes (*.done, *.added but output items'). */
   private repeated = 0;
 
   constructor(private readonly bound: AnswerBound) {}
@@ -80,7 +119,9 @@ export class RelayedAnswer {
       this.bound.add(Math.max(0, data.length - this.open));
       this.open = 0;
     } else if (type.endsWith(".done") || type.endsWith(".added")) {
-      this.repeated += Math.max(data.length - ENVELOPE, data.length >> 1);
+      // Its text, however short: a summary in many short parts has three of these per part, which counted at their
+      // envelopes' size would cut an answer well within the bound.
+      this.repeated += Math.max(fieldChars(data, repeatedKey(type)), data.length - ENVELOPE);
       // Past twice the bound: refused as the answer past the bound is (the same error, naming the same setting).
       if (this.repeated > 2 * this.bound.limit) this.bound.add(this.bound.limit + 1);
     }

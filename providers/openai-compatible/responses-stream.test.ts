@@ -243,4 +243,39 @@ describe("relayResponsesBody: the answer relayed is bounded (server.upstream_lim
     expect(failure).toBeUndefined();
     expect(out.at(-1)!.event).toBe("response.completed");
   });
+
+  it("a reasoning summary in 250 short parts (20 characters each) and a message, well within the bound, is relayed whole: each part's added/done events count by their text, not their envelopes", async () => {
+    // As OpenAI streams it: per part a summary_part.added (empty), its deltas, summary_text.done and summary_part.done.
+    const rs = "rs_68c1" + "b".repeat(40), msg = "msg_68c1" + "d".repeat(40);
+    let seq = 1;
+    let s = created + ev("response.output_item.added", { output_index: 0, item: { id: rs, type: "reasoning", summary: [] } }, seq++);
+    const summary: { type: string; text: string }[] = [];
+    for (let p = 0; p < 250; p++) {
+      const text = `**Step ${p}** `.padEnd(20, "r");
+      s += ev("response.reasoning_summary_part.added", { item_id: rs, output_index: 0, summary_index: p, part: { type: "summary_text", text: "" } }, seq++);
+      s += ev("response.reasoning_summary_text.delta", { item_id: rs, output_index: 0, summary_index: p, delta: text, obfuscation: "abc" }, seq++);
+      s += ev("response.reasoning_summary_text.done", { item_id: rs, output_index: 0, summary_index: p, text }, seq++);
+      s += ev("response.reasoning_summary_part.done", { item_id: rs, output_index: 0, summary_index: p, part: { type: "summary_text", text } }, seq++);
+      summary.push({ type: "summary_text", text });
+    }
+    const reasoning = { id: rs, type: "reasoning", summary };
+    s += ev("response.output_item.done", { output_index: 0, item: reasoning }, seq++);
+    const text = "Answer ".padEnd(200, "t");
+    s += ev("response.output_item.added", { output_index: 1, item: { id: msg, type: "message", status: "in_progress", content: [], role: "assistant" } }, seq++);
+    s += ev("response.content_part.added", { item_id: msg, output_index: 1, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: "" } }, seq++);
+    for (let i = 0; i < text.length; i += 20) s += ev("response.output_text.delta", { item_id: msg, output_index: 1, content_index: 0, delta: text.slice(i, i + 20), logprobs: [], obfuscation: "abc" }, seq++);
+    s += ev("response.output_text.done", { item_id: msg, output_index: 1, content_index: 0, text, logprobs: [] }, seq++);
+    const part = { type: "output_text", annotations: [], logprobs: [], text };
+    s += ev("response.content_part.done", { item_id: msg, output_index: 1, content_index: 0, part }, seq++);
+    const message = { id: msg, type: "message", status: "completed", content: [part], role: "assistant" };
+    s += ev("response.output_item.done", { output_index: 1, item: message }, seq++);
+    s += ev("response.completed", resp("completed", usage), seq);
+    // The final output is about 70 % of the bound.
+    const finalSize = JSON.stringify([reasoning, message]).length;
+    expect(finalSize).toBeLessThan(0.75 * 20_000);
+    expect(finalSize).toBeGreaterThan(0.65 * 20_000);
+    const { out, failure } = await relay(s, 20_000);
+    expect(failure).toBeUndefined();
+    expect(out.at(-1)!.event).toBe("response.completed");
+  });
 });
