@@ -7,38 +7,20 @@
 // (A host whose convention takes the text back gets it: messages-thinking / gemini-reasoning-hosts e2e.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
 import { reasoningFor } from "./upstreams/openai-reasoning.ts";
-import { REASONING_FIELDS, refuseReasoningBack } from "./upstreams/openai-strict-host.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { STRICT_HOSTS, sentReasoningFields, startStrictHostGateway } from "./helpers/strict-host-gateway.ts";
 
 /** Not a devDependency yet: imported by a name the type-checker does not resolve, so the suite builds without it. */
 const GENAI = "@google/genai";
 const genai: any = await import(GENAI).catch(() => undefined);
 const KEY = testKey("messages-reason-unknown");
-const UNKNOWN = "strict/reasoner";
-const NONE = "quiet/reasoner";
 let up: FakeOpenAI;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  // The host thinks aloud in `reasoning` (as vLLM and gpt-oss hosts do) but takes no reasoning back.
-  up.reasoning = "reasoning";
-  refuseReasoningBack(up);
-  // Both on loopback: no known host's convention applies.
-  const endpoint = (provider: string) => [{ provider, model: "reasoner-1", pricing: { input: "0.000001", output: "0.000002" } }];
-  gw = await startTestGateway({
-    providers: {
-      strict: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" },
-      quiet: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream", reasoning_field: "none" },
-    },
-    models: {
-      [UNKNOWN]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: endpoint("strict") },
-      [NONE]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: endpoint("quiet") },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ up, gw } = await startStrictHostGateway(KEY));
 });
 
 afterAll(async () => {
@@ -46,15 +28,7 @@ afterAll(async () => {
   await up?.close();
 });
 
-/** The reasoning fields on the assistant message of the turn the host got last. */
-const sentReasoning = () => Object.keys(up.requests.at(-1)!.body.messages.find((m: any) => m.role === "assistant")).filter((k) => REASONING_FIELDS.includes(k));
-
-const hosts = [
-  ["no reasoning_field (an unknown host)", UNKNOWN],
-  ["reasoning_field: none", NONE],
-] as const;
-
-describe.each(hosts)("a Messages client's thinking tool loop on a strict host with %s", (_label, model) => {
+describe.each(STRICT_HOSTS)("a Messages client's thinking tool loop on a strict host with %s", (_label, model) => {
   const tools: Anthropic.Tool[] = [{ name: "get_weather", description: "Weather for a city", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
 
   it("turn 2 sends the thinking block back: the host gets no reasoning field and answers, nothing named dropped", async () => {
@@ -67,12 +41,12 @@ describe.each(hosts)("a Messages client's thinking tool loop on a strict host wi
     const messages: Anthropic.MessageParam[] = [...p.messages, { role: "assistant", content: first.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "21C and sunny" }] }];
     const { data: second, response } = await client.messages.create({ ...p, messages }).withResponse();
     expect(second.content.map((b) => b.type)).toEqual(["thinking", "text"]);
-    expect(sentReasoning()).toEqual([]);
+    expect(sentReasoningFields(up)).toEqual([]);
     expect(response.headers.get("x-mg-dropped-params")).toBeNull();
   });
 });
 
-describe.skipIf(!genai).each(hosts)("a Gemini client's thinking tool loop on a strict host with %s", (_label, model) => {
+describe.skipIf(!genai).each(STRICT_HOSTS)("a Gemini client's thinking tool loop on a strict host with %s", (_label, model) => {
   it("turn 2 sends the thought signature back: the host gets no reasoning field and answers", async () => {
     const ai = new genai.GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: `${gw.url}/api`, retryOptions: { attempts: 1 } } });
     const config = {
@@ -87,7 +61,7 @@ describe.skipIf(!genai).each(hosts)("a Gemini client's thinking tool loop on a s
     const answer = [{ functionResponse: { id: call.functionCall.id, name: call.functionCall.name, response: { output: "21C and sunny" } } }];
     const second = await ai.models.generateContent({ model, contents: [...contents, { role: "model", parts }, { role: "user", parts: answer }], config });
     expect(second.text).toBe("Hello from the fake upstream, streaming word by word.");
-    expect(sentReasoning()).toEqual([]);
+    expect(sentReasoningFields(up)).toEqual([]);
     expect(second.sdkHttpResponse?.headers?.["x-mg-dropped-params"]).toBeUndefined();
   });
 });

@@ -4,8 +4,10 @@
 // tool with `{}` is what a lost fragment looks like), with one block open at a time, which the SDK's events rely on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
+import { callSplitByTextAndReasoning, chatChunks } from "./upstreams/openai-scripted-stream.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startScriptedChatGateway } from "./helpers/scripted-chat-gateway.ts";
 
 const KEY = testKey("messages-args-between");
 const MODEL = "deepseek/deepseek-reasoner";
@@ -13,32 +15,12 @@ const HEADER_FIRST = "deepseek/deepseek-header-first";
 let up: FakeOpenAI;
 let gw: TestGateway;
 
-/** The chat chunks: reasoning, a call opened, reasoning and text between its fragments, the finish and usage chunks. */
-function between(model: string): unknown[] {
-  const base = { id: "chatcmpl-between", object: "chat.completion.chunk", created: 1770000000, model };
-  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
-  const args = (a: string) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] });
-  return [
-    chunk({ role: "assistant", content: null, reasoning_content: "The user wants weather." }),
-    chunk({ tool_calls: [{ index: 0, id: "call_W1", type: "function", function: { name: "get_weather", arguments: "{\"city\": " } }] }),
-    chunk({ reasoning_content: " Paris it is." }),
-    args("\"Paris\", "),
-    chunk({ content: "Checking" }),
-    args("\"unit\": \"C\"}"),
-    chunk({ content: " now." }),
-    chunk({}, "tool_calls"),
-    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
-  ];
-}
-
 /**
  * A call's header (arguments "") first, then reasoning and text before its first argument bytes; then a no-parameter
  * call whose bytes never come, and text after it.
  */
 function headerFirst(model: string): unknown[] {
-  const base = { id: "chatcmpl-header", object: "chat.completion.chunk", created: 1770000000, model };
-  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
-  const args = (a: string) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] });
+  const { chunk, args, usage } = chatChunks("chatcmpl-header", model);
   return [
     chunk({ role: "assistant", content: null }),
     chunk({ tool_calls: [{ index: 0, id: "call_W1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
@@ -49,27 +31,13 @@ function headerFirst(model: string): unknown[] {
     chunk({ tool_calls: [{ index: 1, id: "call_N2", type: "function", function: { name: "now", arguments: "" } }] }),
     chunk({ content: " and the time." }),
     chunk({}, "tool_calls"),
-    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
+    usage,
   ];
 }
 
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  up.hook = (rec, res) => {
-    if (!rec.body?.stream) return false;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    const chunks = rec.body.model === "deepseek-header-first" ? headerFirst(rec.body.model) : between(rec.body.model);
-    res.end(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
-    return true;
-  };
-  gw = await startTestGateway({
-    providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: {
-      [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] },
-      [HEADER_FIRST]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-header-first", pricing: { input: "0.00000055", output: "0.0000022" } }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ up, gw } = await startScriptedChatGateway(KEY, { [MODEL]: "deepseek-reasoner", [HEADER_FIRST]: "deepseek-header-first" },
+    (rec) => rec.body.model === "deepseek-header-first" ? headerFirst(rec.body.model) : callSplitByTextAndReasoning(rec.body.model, "The user wants weather.")));
 });
 
 afterAll(async () => {

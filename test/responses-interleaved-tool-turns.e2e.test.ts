@@ -8,10 +8,13 @@
 // answer. A JSON turn 1 (reasoning, then a call) is continued the same way.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
+import { chatChunks } from "./upstreams/openai-scripted-stream.ts";
 import { toolsAnswered } from "./upstreams/openai-checks.ts";
 import { reasoningFor } from "./upstreams/openai-reasoning.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startScriptedChatGateway } from "./helpers/scripted-chat-gateway.ts";
+import { functionCallOutputs } from "./helpers/responses-fixtures.ts";
 
 const KEY = testKey("responses-interleaved-turns");
 const MODEL = "deepseek/deepseek-reasoner";
@@ -21,19 +24,17 @@ let client: OpenAI;
 
 /** Turn 1's chunks: calls A and B, with reasoning and text between their argument fragments. */
 function interleaved(model: string): unknown[] {
-  const base = { id: "chatcmpl-interleaved", object: "chat.completion.chunk", created: 1770000000, model };
-  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
-  const args = (index: number, a: string) => chunk({ tool_calls: [{ index, function: { arguments: a } }] });
+  const { chunk, args, usage } = chatChunks("chatcmpl-interleaved", model);
   return [
     chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_A", type: "function", function: { name: "get_weather", arguments: "{\"city\":" } }] }),
     chunk({ reasoning_content: "And the time there." }),
     chunk({ tool_calls: [{ index: 1, id: "call_B", type: "function", function: { name: "get_time", arguments: "{\"tz\":" } }] }),
     chunk({ content: "Let me check. " }),
-    args(0, "\"Paris\"}"),
+    args("\"Paris\"}", 0),
     chunk({ content: "More text." }),
-    args(1, "\"CET\"}"),
+    args("\"CET\"}", 1),
     chunk({}, "tool_calls"),
-    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
+    usage,
   ];
 }
 
@@ -46,21 +47,11 @@ const tools: OpenAI.Responses.Tool[] = [
 ];
 
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  up.reasoning = "reasoning_content";
   // Turn 1 is the interleaved stream; a turn with tool results goes through the fake's checks and is answered.
-  up.hook = (rec, res) => {
-    if (!rec.body?.stream || toolsAnswered(rec.body.messages)) return false;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.end(interleaved(rec.body.model).map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
-    return true;
-  };
-  gw = await startTestGateway({
-    // The fake listens on loopback: the provider names DeepSeek's convention, as api.deepseek.com would give it.
-    providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream", reasoning_field: "reasoning_content" } },
-    models: { [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  // The fake listens on loopback: the provider names DeepSeek's convention, as api.deepseek.com would give it.
+  ({ up, gw } = await startScriptedChatGateway(KEY, { [MODEL]: "deepseek-reasoner" },
+    (rec) => toolsAnswered(rec.body.messages) ? undefined : interleaved(rec.body.model), { reasoning_field: "reasoning_content" }));
+  up.reasoning = "reasoning_content";
   client = new OpenAI({ apiKey: KEY, baseURL: gw.baseURL, maxRetries: 0 });
 });
 
@@ -68,9 +59,6 @@ afterAll(async () => {
   await gw?.close();
   await up?.close();
 });
-
-const outputs = (r: OpenAI.Responses.Response): OpenAI.Responses.ResponseInputItem[] =>
-  r.output.filter((o) => o.type === "function_call").map((c) => ({ type: "function_call_output", call_id: c.call_id, output: `result of ${c.name}` }));
 
 /** What the host got for the turn: the messages after the user's. */
 const sentTurn = () => up.requests.at(-1)!.body.messages.slice(1);
@@ -97,7 +85,7 @@ describe("Responses client on a chat host: the turn after an interleaved answer"
 
   it("chained by previous_response_id: the host gets one assistant message with the text and both calls, and answers", async () => {
     const r1 = await first(true);
-    const r2 = await client.responses.create({ model: MODEL, previous_response_id: r1.id, input: outputs(r1), tools, reasoning });
+    const r2 = await client.responses.create({ model: MODEL, previous_response_id: r1.id, input: functionCallOutputs(r1), tools, reasoning });
     expect(r2.status).toBe("completed");
     expect(r2.output_text).not.toBe("");
     expectOneTurn();
@@ -105,7 +93,7 @@ describe("Responses client on a chat host: the turn after an interleaved answer"
 
   it("the output echoed back (Codex, store: false): the same one message, and an answer", async () => {
     const r1 = await first(false);
-    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Weather and time in Paris?" }, ...(r1.output as OpenAI.Responses.ResponseInputItem[]), ...outputs(r1)];
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Weather and time in Paris?" }, ...(r1.output as OpenAI.Responses.ResponseInputItem[]), ...functionCallOutputs(r1)];
     const r2 = await client.responses.create({ model: MODEL, input, tools, store: false, reasoning });
     expect(r2.status).toBe("completed");
     expect(r2.output_text).not.toBe("");
@@ -115,7 +103,7 @@ describe("Responses client on a chat host: the turn after an interleaved answer"
   it("a JSON turn 1 (reasoning, then a call), chained by previous_response_id: the reasoning goes back with its call", async () => {
     const r1 = await client.responses.create({ model: MODEL, input: "Weather in Paris?", tools, reasoning });
     expect(r1.output.map((o) => o.type)).toEqual(["reasoning", "function_call", "function_call"]);
-    const r2 = await client.responses.create({ model: MODEL, previous_response_id: r1.id, input: outputs(r1), tools, reasoning });
+    const r2 = await client.responses.create({ model: MODEL, previous_response_id: r1.id, input: functionCallOutputs(r1), tools, reasoning });
     expect(r2.status).toBe("completed");
     expect(sentTurn()[0]).toMatchObject({ role: "assistant", reasoning_content: reasoningFor("medium") });
   });

@@ -4,44 +4,18 @@
 // them (a call whose arguments stop at `{"city": ` is what a lost fragment looks like), the text and reasoning whole.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
+import { callSplitByTextAndReasoning } from "./upstreams/openai-scripted-stream.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startScriptedChatGateway } from "./helpers/scripted-chat-gateway.ts";
 
 const KEY = testKey("responses-args-between");
 const MODEL = "deepseek/deepseek-reasoner";
 let up: FakeOpenAI;
 let gw: TestGateway;
 
-/** The chat chunks: a call opened, reasoning and text between its fragments, the finish and usage chunks. */
-function between(model: string): unknown[] {
-  const base = { id: "chatcmpl-between", object: "chat.completion.chunk", created: 1770000000, model };
-  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
-  const args = (a: string) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] });
-  return [
-    chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_W1", type: "function", function: { name: "get_weather", arguments: "{\"city\": " } }] }),
-    chunk({ reasoning_content: "Paris it is." }),
-    args("\"Paris\", "),
-    chunk({ content: "Checking" }),
-    args("\"unit\": \"C\"}"),
-    chunk({ content: " now." }),
-    chunk({}, "tool_calls"),
-    { ...base, choices: [], usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65 } },
-  ];
-}
-
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  up.hook = (rec, res) => {
-    if (!rec.body?.stream) return false;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.end(between(rec.body.model).map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
-    return true;
-  };
-  gw = await startTestGateway({
-    providers: { ds: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: { [MODEL]: { type: "language", tags: ["tool-use", "reasoning"], endpoints: [{ provider: "ds", model: "deepseek-reasoner", pricing: { input: "0.00000055", output: "0.0000022" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ up, gw } = await startScriptedChatGateway(KEY, { [MODEL]: "deepseek-reasoner" }, (rec) => callSplitByTextAndReasoning(rec.body.model)));
 });
 
 afterAll(async () => {

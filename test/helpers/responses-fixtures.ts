@@ -19,3 +19,7 @@ export async function readResponseStream(stream: AsyncIterable<OpenAI.Responses.
   }
   return { types, seqs, deltas, final: await stream.finalResponse() };
 }
+
+/** A function_call_output for each function call of `r`: "result of <name>". */
+export const functionCallOutputs = (r: OpenAI.Responses.Response): OpenAI.Responses.ResponseInputItem[] =>
+  r.output.filter((o) => o.type === "function_call").map((c) => ({ type: "function_call_output", call_id: c.call_id, output: `result of ${c.name}` }));
