@@ -2,31 +2,21 @@
 // built-ins): one left out is loaded and never run, so each load says so — a note from `model-gateway check`, a log
 // line at start and at each reload — naming it.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import YAML from "yaml";
 import { commands } from "../core/cli.ts";
 import { startGateway, type RunningGateway } from "../core/server.ts";
 import { captureLogger } from "./helpers/log-capture.ts";
+import { writePluginConfig } from "./helpers/plugin-config.ts";
 
 const TAGGER = resolve(fileURLToPath(new URL("../docs/examples/request-tagger.ts", import.meta.url)));
 const LEFT_OUT = 'plugin "request-tagger" is declared under plugins: but never runs: pipeline: does not list it (add it to pipeline:)';
 const NO_PIPELINE = 'plugin "request-tagger" is declared under plugins: but never runs: there is no pipeline: and the default one runs only built-in plugins (add it to pipeline:)';
 
-function write(file: string, pipeline?: string[]): string {
-  writeFileSync(file, YAML.stringify({
-    store: { kind: "memory" },
-    metrics: { listener: false },
-    providers: { sim: { protocol: "sim" } },
-    models: { "sim/echo": { endpoints: [{ provider: "sim", model: "echo" }] } },
-    projects: { demo: { keys: [{ id: "k", sha256: "8d73c889f7b0cdb4f6d43d374791ef31c60f88765de7577cc2fcd01d6496d345" }] } },
-    plugins: { "request-tagger": { module: TAGGER, options: { header: "x-team", value: "search" } } },
-    ...(pipeline ? { pipeline } : {}),
-  }));
-  return file;
-}
+const write = (file: string, pipeline?: string[]) =>
+  writePluginConfig(file, { "request-tagger": { module: TAGGER, options: { header: "x-team", value: "search" } } }, pipeline);
 const fresh = () => join(mkdtempSync(join(tmpdir(), "mg-unused-plugin-")), "gateway.yaml");
 
 let running: RunningGateway | undefined;

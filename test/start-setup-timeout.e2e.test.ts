@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import YAML from "yaml";
+import { writePluginConfig } from "./helpers/plugin-config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mg-setup-timeout-"));
 // A license check that never answers: a listening socket and a timer stay open, and the setup never settles.
@@ -16,16 +16,7 @@ writeFileSync(join(dir, "licensed.mjs"), `import { createServer } from "node:net
 export default { name: "licensed", handle: (ctx, next) => next(),
   setup() { createServer().listen(0, "127.0.0.1"); setInterval(() => {}, 1000); return new Promise(() => {}); } };
 `);
-const file = join(dir, "gateway.yaml");
-writeFileSync(file, YAML.stringify({
-  store: { kind: "memory" },
-  metrics: { listener: false },
-  providers: { sim: { protocol: "sim" } },
-  models: { "sim/echo": { endpoints: [{ provider: "sim", model: "echo" }] } },
-  projects: { demo: { keys: [{ id: "k", sha256: "8d73c889f7b0cdb4f6d43d374791ef31c60f88765de7577cc2fcd01d6496d345" }] } },
-  plugins: { licensed: { module: join(dir, "licensed.mjs") } },
-  pipeline: ["auth", "licensed", "router"],
-}));
+const file = writePluginConfig(join(dir, "gateway.yaml"), { licensed: { module: join(dir, "licensed.mjs") } }, ["auth", "licensed", "router"]);
 const url = (p: string) => pathToFileURL(resolve(p)).href;
 writeFileSync(join(dir, "start.mjs"), `import { Gateway } from ${JSON.stringify(url("core/gateway.ts"))};
 const create = Gateway.create;

@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import YAML from "yaml";
 import { loadConfig } from "../config/load.ts";
 import { Gateway } from "../gateway.ts";
 import { createLogger } from "../log.ts";
 import { PluginSetupError } from "./setup-error.ts";
+import { writePluginConfig } from "../../test/helpers/plugin-config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mg-setup-bound-"));
 const hang = join(dir, "hang");
@@ -20,16 +20,7 @@ export default { name: "licensed",
   teardown(state) { appendFileSync(${JSON.stringify(join(dir, "teardowns"))}, JSON.stringify(state) + "\\n"); },
   handle: (ctx, next) => next() };
 `);
-const file = join(dir, "gateway.yaml");
-writeFileSync(file, YAML.stringify({
-  store: { kind: "memory" },
-  metrics: { listener: false },
-  providers: { sim: { protocol: "sim" } },
-  models: { "sim/echo": { endpoints: [{ provider: "sim", model: "echo" }] } },
-  projects: { demo: { keys: [{ id: "k", sha256: "8d73c889f7b0cdb4f6d43d374791ef31c60f88765de7577cc2fcd01d6496d345" }] } },
-  plugins: { licensed: { module: join(dir, "licensed.mjs") } },
-  pipeline: ["auth", "licensed", "router"],
-}));
+const file = writePluginConfig(join(dir, "gateway.yaml"), { licensed: { module: join(dir, "licensed.mjs") } }, ["auth", "licensed", "router"]);
 
 const opts = { logger: createLogger("silent"), pluginSetupTimeoutMs: 200 };
 let gw: Gateway | undefined;
