@@ -18,6 +18,19 @@ const history = (ids: string[]) => ({
 });
 const ALLOWED = /^[A-Za-z0-9_-]+$/;
 
+/** Two ids sent to Bedrock Converse: each allowed and within 64 characters, the call and its result alike, kept apart. */
+function expectConverseIdsWithin64(ids: string[]) {
+  const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
+  const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
+  const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
+  for (const id of uses) {
+    expect(id).toMatch(ALLOWED);
+    expect(id.length).toBeLessThanOrEqual(64);
+  }
+  expect(results).toEqual(uses);
+  expect(new Set(uses).size).toBe(2);
+}
+
 describe("foreign tool-call ids", () => {
   const ids = ["functions.get_weather:0", "functions_get_weather_0", "call_x.1:weird"];
 
@@ -44,15 +57,7 @@ describe("a foreign id near Converse's 64-character limit", () => {
   it("is rewritten within 64 characters, the call and its result alike, two such ids kept apart", () => {
     const long = (c: string) => `call_${"a".repeat(57)}${c}x`; // 64 characters, one of them refused
     const ids = [long(":"), long(".")];
-    const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
-    const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
-    const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
-    for (const id of uses) {
-      expect(id).toMatch(ALLOWED);
-      expect(id.length).toBeLessThanOrEqual(64);
-    }
-    expect(results).toEqual(uses);
-    expect(new Set(uses).size).toBe(2);
+    expectConverseIdsWithin64(ids);
   });
 });
 
@@ -61,15 +66,7 @@ describe("a tool-call id over 64 characters, every one allowed", () => {
   const ids = [`call_${"b".repeat(70)}_1`, `call_${"b".repeat(70)}_2`];
 
   it("reaches Bedrock Converse within 64 characters, the call and its result alike, the two kept apart", () => {
-    const m = (chatToConverseRequest(history(ids), target("bedrock")).body as any).messages;
-    const uses = m[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
-    const results = m[2].content.map((b: any) => b.toolResult.toolUseId);
-    for (const id of uses) {
-      expect(id).toMatch(ALLOWED);
-      expect(id.length).toBeLessThanOrEqual(64);
-    }
-    expect(results).toEqual(uses);
-    expect(new Set(uses).size).toBe(2);
+    expectConverseIdsWithin64(ids);
   });
 
   it("a Messages client's history to a native Messages upstream: tool_use and tool_result rewritten alike", () => {
