@@ -65,6 +65,12 @@ describe("chat completion -> response", () => {
     }
   });
 
+  it("a message cut off by finish_reason length or content_filter is incomplete, as OpenAI marks it; a whole one is completed", () => {
+    const answer = (finish: string) => ({ ...chat, choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", content: "The capital is" } }] });
+    const statuses = ["length", "content_filter", "stop"].map((f) => (chatToResponse(answer(f), echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false }) as any).output.map((o: any) => [o.type, o.status]));
+    expect(statuses).toEqual([[["message", "incomplete"]], [["message", "incomplete"]], [["message", "completed"]]]);
+  });
+
   it("a refusal is the message's refusal part", () => {
     const refused = { ...chat, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: null, refusal: "No." } }] };
     const r: any = chatToResponse(refused, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "up", show: false });

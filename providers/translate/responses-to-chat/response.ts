@@ -137,7 +137,9 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
     const logprobs = Array.isArray(choice?.logprobs?.content) ? choice.logprobs.content : [];
     const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations: [], logprobs }] : [];
     if (refusal) content.push({ type: "refusal", refusal });
-    output.push({ type: "message", id: newId("msg"), status: "completed", role: "assistant", content });
+    // The message is the last item when no call follows it: the one a cut answer (length, content_filter) ended in.
+    const status = msg.tool_calls?.length ? "completed" : statusOf(choice?.finish_reason).status;
+    output.push({ type: "message", id: newId("msg"), status, role: "assistant", content });
   }
   for (const c of msg.tool_calls ?? []) {
     const args = c.function?.arguments ?? "";

@@ -265,7 +265,7 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     ]);
     const last = out.at(-1);
     expect(last.type).toBe("response.incomplete");
-    expect(last.response.output.map((o: any) => [o.type, o.status])).toEqual([["function_call", "completed"], ["function_call", "incomplete"], ["message", "completed"]]);
+    expect(last.response.output.map((o: any) => [o.type, o.status])).toEqual([["function_call", "completed"], ["function_call", "incomplete"], ["message", "incomplete"]]);
     const done = out.filter((e) => e.type === "response.output_item.done" && e.item.type === "function_call").map((e) => [e.item.call_id, e.item.status]);
     expect(done).toEqual([["call_a", "completed"], ["call_b", "incomplete"]]);
   });
@@ -280,6 +280,20 @@ describe("parallel tool calls whose fragments interleave (reference §1.5: keyed
     const rs = out.at(-1).response.output[0];
     expect(rs.summary).toEqual([{ type: "summary_text", text: "hmm" }]);
     expect(decodeReasoning(rs.encrypted_content)).toEqual({ p: "chat", n: "ds", d: [], t: "reasoning_content" });
+  });
+
+  it("a message open when the answer is cut by length or content_filter is incomplete; one a call closed before stays completed", async () => {
+    for (const finish of ["length", "content_filter"]) {
+      const out = await run([
+        c({ content: "Checking." }),
+        c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{}" } }] }),
+        c({ content: "The capital is" }),
+        c({}, finish),
+      ]);
+      const done = out.filter((e) => e.type === "response.output_item.done").map((e) => [e.item.type, e.item.status]);
+      expect(done).toEqual([["message", "completed"], ["function_call", "completed"], ["message", "incomplete"]]);
+      expect(out.at(-1).response.output.map((o: any) => o.status)).toEqual(["completed", "completed", "incomplete"]);
+    }
   });
 
   it("a failure with a message open after an unfinished call lists both, in output_index order", async () => {

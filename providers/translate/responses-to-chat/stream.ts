@@ -159,7 +159,8 @@ export class ChatToResponsesStream {
       item = reasoningItem(o.id, text, o.details, this.ctx, o.field)!;
     } else if (o.kind === "message") {
       this.closePart(o, out);
-      item = { type: "message", id: o.id, status: "completed", role: "assistant", content: o.parts };
+      // A message still open once the finish reason came is the one the answer was cut off in (length, content_filter).
+      item = { type: "message", id: o.id, status: statusOf(this.finish).status, role: "assistant", content: o.parts };
     } else {
       const args = o.args.toString();
       this.ev("response.function_call_arguments.done", { item_id: o.id, output_index: o.index, name: o.name, arguments: args }, out);
