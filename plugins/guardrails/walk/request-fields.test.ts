@@ -125,6 +125,39 @@ describe("request fields besides message text", () => {
     expect(body.input[1].content[0].refusal).toBe("NO");
   });
 
+  it("responses: the text of hosted and shell tool items in the history (MCP, shell, patches, code, web search)", () => {
+    const body: any = {
+      input: [
+        { role: "user", content: "q" },
+        { type: "mcp_call", id: "mcp_1", server_label: "crm", name: "lookup", arguments: '{"who":"mcp args"}', output: "mcp out" },
+        { type: "mcp_approval_request", id: "mcpr_1", server_label: "crm", name: "lookup", arguments: '{"who":"approval args"}' },
+        { type: "local_shell_call", id: "ls_1", call_id: "c1", status: "completed", action: { type: "exec", command: ["cat", "local cmd"], env: {} } },
+        { type: "local_shell_call_output", id: "ls_1", output: "local out" },
+        { type: "shell_call", id: "sh_1", call_id: "c2", action: { commands: ["shell cmd"] } },
+        { type: "shell_call_output", call_id: "c2", output: [{ stdout: "shell stdout", stderr: "shell stderr", outcome: { type: "exit", exit_code: 0 } }] },
+        { type: "apply_patch_call", call_id: "c3", operation: { type: "update_file", path: "a.txt", diff: "patch diff" } },
+        { type: "apply_patch_call_output", call_id: "c3", output: "patch out" },
+        { type: "code_interpreter_call", id: "ci_1", container_id: "cntr", code: "ci code", outputs: [{ type: "logs", logs: "ci logs" }, { type: "image", url: "u" }] },
+        { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "ws query", queries: ["ws q2"] } },
+        { type: "web_search_call", id: "ws_2", status: "completed", action: { type: "find", url: "https://x", pattern: "ws find" } },
+        { type: "function_call_output", call_id: "f", output: [{ type: "input_text", text: "fco part" }, { type: "input_image", image_url: "u" }] },
+        { type: "custom_tool_call_output", call_id: "g", output: [{ type: "input_text", text: "ctco part" }] },
+      ],
+    };
+    expect(walk("responses", body)).toEqual([
+      "*q", "mcp args", "mcp out", "approval args", "cat", "local cmd", "local out", "shell cmd", "shell stdout", "shell stderr",
+      "patch diff", "patch out", "ci code", "ci logs", "ws query", "ws q2", "ws find", "fco part", "ctco part",
+    ]);
+    const [, mcp, appr, ls, lso, sh, sho, ap, apo, ci, ws, wf, fco, ctco] = body.input;
+    expect([mcp.arguments, mcp.output, appr.arguments]).toEqual(['{"who":"MCP ARGS"}', "MCP OUT", '{"who":"APPROVAL ARGS"}']);
+    expect([ls.action.command, ls.action.type, lso.output]).toEqual([["CAT", "LOCAL CMD"], "exec", "LOCAL OUT"]);
+    expect([sh.action.commands, sho.output[0].stdout, sho.output[0].stderr, sho.output[0].outcome.type]).toEqual([["SHELL CMD"], "SHELL STDOUT", "SHELL STDERR", "exit"]);
+    expect([ap.operation.diff, ap.operation.path, apo.output]).toEqual(["PATCH DIFF", "a.txt", "PATCH OUT"]);
+    expect([ci.code, ci.outputs[0].logs, ci.outputs[1].url]).toEqual(["CI CODE", "CI LOGS", "u"]);
+    expect([ws.action.query, ws.action.queries, wf.action.pattern, wf.action.url]).toEqual(["WS QUERY", ["WS Q2"], "WS FIND", "https://x"]);
+    expect([fco.output[0].text, ctco.output[0].text]).toEqual(["FCO PART", "CTCO PART"]);
+  });
+
   it("gemini: system instruction, function call args and responses, and thought parts left alone only in model turns", () => {
     const body: any = {
       systemInstruction: { parts: [{ text: "sys" }] },

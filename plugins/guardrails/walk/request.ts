@@ -162,7 +162,7 @@ function promptVariables(vars: unknown, visit: RequestVisit, judged: boolean): v
   }
 }
 
-/** Responses: instructions, prompt variables, input (a string or items: messages, function calls and their outputs). */
+/** Responses: instructions, prompt variables, input (a string or items: messages, tool calls and their outputs). */
 const responses: Walker = (body, visit) => {
   const items = Array.isArray(body?.input) ? body.input : [];
   const last = typeof body?.input === "string" ? 0 : topicIndex(items, (it) => it.role === "user" && isMessageItem(it) && (hasText(it.content) || partsHaveText(it.content, RESPONSES_PARTS)));
@@ -186,9 +186,67 @@ const responses: Walker = (body, visit) => {
     } else if (it.type === "function_call_output" || it.type === "custom_tool_call_output") {
       if (typeof it.output === "string") it.output = visit(it.output, all);
       else if (Array.isArray(it.output)) visitParts(it.output, visit, all, RESPONSES_PARTS);
-    }
+    } else responsesToolItem(it, visit, all);
   });
 };
+
+/** Each string of `list` (a command's words) visited and written back. */
+function visitStrings(list: unknown, visit: RequestVisit, judged: boolean): void {
+  if (!Array.isArray(list)) return;
+  list.forEach((s, i) => {
+    if (typeof s !== "string") return;
+    const n = visit(s, judged);
+    if (n !== s) list[i] = n;
+  });
+}
+
+/**
+ * Hosted and shell tool items a client sends back: what the model wrote (MCP arguments, commands, patches, code,
+ * search queries) and what the tools answered (MCP output, shell output, logs). Names, paths, urls and ids stay.
+ */
+function responsesToolItem(it: Record<string, any>, visit: RequestVisit, all: boolean): void {
+  const a = it.action;
+  switch (it.type) {
+    case "mcp_call":
+    case "mcp_approval_request":
+      if (typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, args(visit, all));
+      visitField(it, "output", visit, all);
+      break;
+    case "local_shell_call":
+      if (isObj(a)) visitStrings(a.command, visit, all);
+      break;
+    case "shell_call":
+      if (isObj(a)) visitStrings(a.commands, visit, all);
+      break;
+    case "local_shell_call_output":
+    case "apply_patch_call_output":
+      visitField(it, "output", visit, all);
+      break;
+    case "shell_call_output":
+      if (typeof it.output === "string") visitField(it, "output", visit, all);
+      else if (Array.isArray(it.output)) {
+        for (const o of it.output) {
+          if (!isObj(o)) continue;
+          visitField(o, "stdout", visit, all);
+          visitField(o, "stderr", visit, all);
+        }
+      }
+      break;
+    case "apply_patch_call":
+      if (isObj(it.operation)) visitField(it.operation, "diff", visit, all);
+      break;
+    case "code_interpreter_call":
+      visitField(it, "code", visit, all);
+      if (Array.isArray(it.outputs)) for (const o of it.outputs) if (isObj(o) && o.type === "logs") visitField(o, "logs", visit, all);
+      break;
+    case "web_search_call":
+      if (isObj(a)) {
+        visitField(a, "query", visit, all);
+        visitStrings(a.queries, visit, all);
+        visitField(a, "pattern", visit, all);
+      }
+  }
+}
 
 /**
  * Gemini parts: text (not a model turn's thoughts), function calls' args and function responses. Field names are
