@@ -101,6 +101,9 @@ describe("a streamed response whose tool runs a while", () => {
     // response.created shows the tools the client sent, as response.completed does.
     expect(events.find((e) => e.type === "response.created").response.tools).toEqual([tool]);
     expect(completed.tools).toEqual([tool]);
+    // It opens as every Responses stream does: response.created, then response.in_progress once, before the listing.
+    expect(types.slice(0, 3)).toEqual(["response.created", "response.in_progress", "response.output_item.added"]);
+    expect(types.filter((t) => t === "response.in_progress")).toHaveLength(1);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
   }, 30_000);
 

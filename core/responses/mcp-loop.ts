@@ -429,8 +429,12 @@ async function* streamTurns(ctx: GatewayContext, run: McpRun, start: StreamStart
         if (type === "response.created" || type === "response.in_progress") {
           if (first) continue;
           first = d.response;
-          emit(type, { response: { ...d.response, tools: run.originalTools } }); // the client's tools, not the functions made of them
-          if (type === "response.in_progress") for (const [t, f] of early.splice(0)) emit(t, f);
+          // Both opening events, once, from the first turn's first (later turns' are the loop's own business); the
+          // client's tools, not the functions made of them.
+          const opening = { response: { ...d.response, tools: run.originalTools } };
+          emit("response.created", opening);
+          emit("response.in_progress", opening);
+          for (const [t, f] of early.splice(0)) emit(t, f);
           yield* live.take();
           continue;
         }
