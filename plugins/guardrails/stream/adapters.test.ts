@@ -67,6 +67,20 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(deltas.map((d: any) => d.delta.partial_json).join("")).toBe('{"query": "alice@example.com or [EMA');
   });
 
+  it("messages: what a server tool or an MCP server answered, whole in its content_block_start, restored", async () => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const out = json(await through("anthropic", [
+      ev("content_block_start", { index: 0, content_block: { type: "code_execution_tool_result", tool_use_id: "s1", content: { type: "code_execution_result", stdout: "sent [EMAIL_1]", stderr: "", return_code: 0, content: [] } } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "mcp_tool_result", tool_use_id: "m1", is_error: false, content: [{ type: "text", text: "row [EMAIL_1]" }] } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("message_stop", {}),
+    ]));
+    const starts = out.filter((d: any) => d.type === "content_block_start").map((d: any) => d.content_block);
+    expect(starts[0].content.stdout).toBe("sent alice@example.com");
+    expect(starts[1].content[0].text).toBe("row alice@example.com");
+  });
+
   it("responses: deltas, done events and the final response restored; an inserted delta keeps sequence numbers consecutive", async () => {
     let seq = 0;
     const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });

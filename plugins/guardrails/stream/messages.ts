@@ -1,9 +1,10 @@
-// Messages events: text_delta and input_json_delta per content block index. A block's rest goes out as one more
-// content_block_delta right before its content_block_stop.
+// Messages events: text_delta and input_json_delta per content block index; server tool and MCP results come whole in
+// their content_block_start. A block's rest goes out as one more content_block_delta right before its
+// content_block_stop.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { fixCitation } from "../walk/citations.ts";
-import { MESSAGES_CALLS } from "../walk/answer.ts";
+import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, messagesResultBlock } from "../walk/answer.ts";
 
 export class MessagesStream implements StreamAdapter {
   /** Block index -> the delta type it streams (text_delta or input_json_delta). */
@@ -32,6 +33,11 @@ export class MessagesStream implements StreamAdapter {
           ev.data = JSON.stringify(e);
         }
       } else if (MESSAGES_CALLS.has(b?.type)) this.kinds.set(e.index, "input_json_delta");
+      else if (MESSAGES_SERVER_RESULTS.has(b?.type) || b?.type === "mcp_tool_result") {
+        // A server tool's or MCP server's result comes whole in its start event.
+        messagesResultBlock(b, (t) => this.slots.run.output(t));
+        ev.data = JSON.stringify(e);
+      }
       return [ev];
     }
     if (ev.event === "content_block_stop") {

@@ -46,3 +46,40 @@ describe("Messages answers: the inputs of server tool and MCP calls", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+/** A Messages answer with what a web fetch, a code run, a bash run and an MCP server answered, each carrying `text`. */
+const results = (text: string): any => ({
+  type: "message",
+  role: "assistant",
+  content: [
+    { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_1", content: { type: "web_fetch_result", url: "https://x", content: { type: "document", title: text, source: { type: "text", media_type: "text/plain", data: text } } } },
+    { type: "code_execution_tool_result", tool_use_id: "srvtoolu_2", content: { type: "code_execution_result", stdout: text, stderr: text, return_code: 0, content: [] } },
+    { type: "bash_code_execution_tool_result", tool_use_id: "srvtoolu_3", content: { type: "bash_code_execution_result", stdout: text, stderr: "", return_code: 0, content: [] } },
+    { type: "mcp_tool_result", tool_use_id: "mcptoolu_1", is_error: false, content: [{ type: "text", text }] },
+  ],
+});
+
+describe("Messages answers: what server tools and MCP servers answered", () => {
+  it("comes back with its placeholders restored", () => {
+    const run = runFor(RULES, "anthropic");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = results("[EMAIL_1] page");
+    walkAnswer("anthropic", body, (t) => run.output(t));
+    const [fetch, code, bash, mcp] = body.content;
+    const want = "alice@example.com page";
+    expect([fetch.content.content.title, fetch.content.content.source.data, code.content.stdout, code.content.stderr, bash.content.stdout, mcp.content[0].text]).toEqual([want, want, want, want, want, want]);
+  });
+
+  it.each([0, 1, 2, 3])("is refused when result %i carries a secret", (i) => {
+    const run = runFor(RULES, "anthropic");
+    const body = results("nothing");
+    body.content = [results(SECRET).content[i]];
+    let code: string | undefined;
+    try {
+      walkAnswer("anthropic", body, (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

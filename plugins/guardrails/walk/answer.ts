@@ -32,13 +32,48 @@ const chat: Walker = (body, visit) => {
 /** Blocks whose `input` the model wrote: its own tool calls, server tools' (a web search query, code) and MCP calls. */
 export const MESSAGES_CALLS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
 
-/** Messages: text blocks and the inputs of the calls the model makes. */
+/** Blocks holding what a server tool answered: a fetched page, code and bash runs, a viewed file. */
+export const MESSAGES_SERVER_RESULTS = new Set(["web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result"]);
+
+/** `o[k]` visited and written back when it is a string. */
+function visitKey(o: Record<string, any>, k: string, visit: Visit): void {
+  const v = o[k];
+  if (typeof v !== "string") return;
+  const n = visit(v);
+  if (n !== v) o[k] = n;
+}
+
+/** A server tool result's text: a fetched page's title and text, stdout and stderr, a viewed file's content. */
+export function serverToolResult(b: Record<string, any>, visit: Visit): void {
+  const c = b.content;
+  if (!isObj(c)) return;
+  visitKey(c, "stdout", visit);
+  visitKey(c, "stderr", visit);
+  visitKey(c, "content", visit);
+  const doc = c.content;
+  if (c.type === "web_fetch_result" && isObj(doc)) {
+    visitKey(doc, "title", visit);
+    if (isObj(doc.source) && doc.source.type === "text") visitKey(doc.source, "data", visit);
+  }
+}
+
+/** What a server tool or an MCP server answered, in an answer (a whole block: they are never streamed in deltas). */
+export function messagesResultBlock(b: Record<string, any>, visit: Visit): void {
+  if (MESSAGES_SERVER_RESULTS.has(b.type)) serverToolResult(b, visit);
+  else if (b.type === "mcp_tool_result") {
+    if (typeof b.content === "string") b.content = visit(b.content);
+    else if (Array.isArray(b.content)) for (const p of b.content) if (isObj(p) && p.type === "text") visitKey(p, "text", visit);
+  }
+}
+
+/** Messages: text blocks, the inputs of the calls the model makes, what server tools and MCP servers answered. */
 const messages: Walker = (body, visit) => {
   if (!Array.isArray(body?.content)) return;
   for (const b of body.content) {
     if (!isObj(b)) continue;
     if (b.type === "text" && typeof b.text === "string") b.text = visit(b.text);
     else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, visit);
+    else messagesResultBlock(b, visit);
   }
 };
 

@@ -74,6 +74,27 @@ describe("request fields besides message text", () => {
     expect(body.messages[1].content[3].content[0].text).toBe("ROW TWO");
   });
 
+  it("messages: what server tools answered in the history (a fetched page, code and bash output, a viewed file)", () => {
+    const body: any = {
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [
+          { type: "web_fetch_tool_result", tool_use_id: "s1", content: { type: "web_fetch_result", url: "https://x", content: { type: "document", title: "page title", source: { type: "text", media_type: "text/plain", data: "page text" } } } },
+          { type: "web_fetch_tool_result", tool_use_id: "s2", content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" } },
+          { type: "code_execution_tool_result", tool_use_id: "s3", content: { type: "code_execution_result", stdout: "code out", stderr: "code err", return_code: 0, content: [] } },
+          { type: "bash_code_execution_tool_result", tool_use_id: "s4", content: { type: "bash_code_execution_result", stdout: "bash out", stderr: "", return_code: 0, content: [] } },
+          { type: "text_editor_code_execution_tool_result", tool_use_id: "s5", content: { type: "text_editor_code_execution_view_result", file_type: "text", content: "file text" } },
+        ] },
+        { role: "user", content: "next" },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["q", "page title", "page text", "code out", "code err", "bash out", "", "file text", "*next"]);
+    const [fetch, err, code, bash, view] = body.messages[1].content;
+    expect([fetch.content.content.title, fetch.content.content.source.data, fetch.content.url]).toEqual(["PAGE TITLE", "PAGE TEXT", "https://x"]);
+    expect(err.content.error_code).toBe("url_not_accessible");
+    expect([code.content.stdout, code.content.stderr, bash.content.stdout, view.content.content]).toEqual(["CODE OUT", "CODE ERR", "BASH OUT", "FILE TEXT"]);
+  });
+
   it("chat: a custom tool call's free-form input, as text", () => {
     const body: any = {
       messages: [

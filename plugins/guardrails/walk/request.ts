@@ -13,7 +13,7 @@
 // is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
-import { MESSAGES_CALLS } from "./answer.ts";
+import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, serverToolResult } from "./answer.ts";
 import { geminiContinuesStored, responsesContinuesStored } from "./stored-state.ts";
 
 /** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
@@ -127,6 +127,7 @@ function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
     if (typeof b.content === "string") b.content = visit(b.content, w.all);
     else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all);
   } else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
+  else if (MESSAGES_SERVER_RESULTS.has(b.type)) serverToolResult(b, args(visit, w.all));
   else if (b.type === "document") messagesDocument(b, visit, topic, w.docs++);
   else if (b.type === "search_result") {
     visitField(b, "title", visit, topic);
@@ -134,7 +135,7 @@ function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
   }
 }
 
-/** Messages: system, text blocks, documents, search results, tool results, the inputs of the calls the model made. */
+/** Messages: system, text blocks, documents, search results, tool and server tool results, the inputs of the calls the model made. */
 const messages: Walker = (body, visit) => {
   const msgs = Array.isArray(body?.messages) ? body.messages : [];
   const last = topicIndex(msgs, (m) => m.role === "user" && (hasText(m.content) || (Array.isArray(m.content) && m.content.some(blockHasText))));
