@@ -2,7 +2,7 @@
 // gateway's envelope (OpenAI- and Anthropic-protocol routes), Google's on the Gemini routes (core/errors.ts
 // toGeminiJSON), and on the MCP routes the JSON-RPC error of the MCP transport once the key is accepted
 // (core/endpoints/mcp.ts) — what comes before it (the key, the body) is the gateway's envelope.
-import { anthropicRequestIdHeader, namedHeaders, rateLimitHeaders, requestIdHeader, retryHeaders } from "./openapi-headers.ts";
+import { anthropicRequestIdHeader, catalogRequestIdHeader, namedHeaders, rateLimitHeaders, requestIdHeader, retryHeaders } from "./openapi-headers.ts";
 
 type Json = any;
 
@@ -78,6 +78,8 @@ export function errorComponents(): Record<string, Json> {
     const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...retryVerdict(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-trace-id"]) };
     out[`Error${code}`] = response(description, ENVELOPE, headers);
     out[`MessagesError${code}`] = response(description, ENVELOPE, { ...headers, ...anthropicRequestIdHeader() });
+    // core/http/respond.ts: the catalog answers an Anthropic client's errors as the Messages routes do.
+    out[`CatalogError${code}`] = response(`${description}. With anthropic-version: Anthropic's envelope (type: "error", error.type), with request-id`, ENVELOPE, { ...headers, ...catalogRequestIdHeader() });
     out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, headers);
   }
   // No rate limits apply on the MCP routes: tool calls have windows of their own.
@@ -101,6 +103,8 @@ const statuses = (idempotent: boolean) => Object.keys(ERROR_STATUSES).filter((co
 export const gatewayErrors = (idempotent = false) => refs("Error", statuses(idempotent));
 /** A Messages route's errors: the gateway's envelope with type: "error", and request-id as on its answers. */
 export const messagesErrors = (idempotent = false) => refs("MessagesError", statuses(idempotent));
+/** The catalog's errors: the gateway's envelope, Anthropic's with request-id when the request has anthropic-version. */
+export const catalogErrors = (idempotent = false) => refs("CatalogError", statuses(idempotent));
 /** A Gemini route's errors: Google's shape, for every status. */
 export const geminiErrors = (idempotent = false) => refs("GeminiError", statuses(idempotent));
 /**

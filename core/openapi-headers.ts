@@ -43,6 +43,10 @@ export const RATE_LIMIT_HEADERS = Object.keys(HEADERS).filter((n) => n.startsWit
 export const requestIdHeader = (): Record<string, Json> => refs(["X-Request-Id"]);
 /** Every answer of a Messages route: the request id under Anthropic's name too. */
 export const anthropicRequestIdHeader = (): Record<string, Json> => refs(["request-id"]);
+/** The catalog's answers to a request with anthropic-version (the Anthropic SDK, Claude Code): request-id, then only. */
+export const catalogRequestIdHeader = (): Record<string, Json> => ({
+  "request-id": { description: "With anthropic-version: the same id as X-Request-Id, under Anthropic's name (the Anthropic SDK's requestID / request_id); not sent without it", schema: text },
+});
 /** Answers of an endpoint the rate limits apply to (once the request passed their check). */
 export const rateLimitHeaders = (): Record<string, Json> => refs(RATE_LIMIT_HEADERS);
 /** A 429 or 503: when to retry. */

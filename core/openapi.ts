@@ -9,9 +9,9 @@ import { ADMIN_PREFIX } from "./admin/route.ts";
 import { RouteMethods } from "./http/route-methods.ts";
 import { servedById } from "./endpoints/gemini/route.ts";
 import type { EndpointKind } from "./pipeline/context.ts";
-import { adminErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors, messagesErrors } from "./openapi-errors.ts";
+import { adminErrors, catalogErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors, messagesErrors } from "./openapi-errors.ts";
 import {
-  anthropicRequestIdHeader, billedHeaders, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
+  anthropicRequestIdHeader, billedHeaders, catalogRequestIdHeader, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
 } from "./openapi-headers.ts";
 
 const SCHEMAS = join(packageRoot(), "schemas");
@@ -186,7 +186,7 @@ function successResponse(ep: EndpointSpec): Json {
       : `Server-sent events; each data line is a ${o.streamSchema}`;
     content["text/event-stream"] = { schema: { type: "string", description: events } };
   }
-  const headers: Json = { ...requestIdHeader(), ...(ep.protocol === "anthropic" ? anthropicRequestIdHeader() : {}), ...(ep.kind === "mcp" ? {} : rateLimitHeaders()) };
+  const headers: Json = { ...requestIdHeader(), ...(ep.protocol === "anthropic" ? anthropicRequestIdHeader() : {}), ...(o.anthropicResponseSchema ? catalogRequestIdHeader() : {}), ...(ep.kind === "mcp" ? {} : rateLimitHeaders()) };
   if (BILLED.has(ep.kind) || ep.kind === "count_tokens") Object.assign(headers, servedHeaders());
   if (BILLED.has(ep.kind)) Object.assign(headers, billedHeaders());
   Object.assign(headers, namedHeaders(o.responseHeaders ?? []));
@@ -199,6 +199,7 @@ const idempotent = (ep: EndpointSpec): boolean => ep.method === "POST" && ep.kin
 function errorResponses(ep: EndpointSpec): Json {
   if (ep.kind === "mcp") return mcpErrors(ep.method);
   if (ep.protocol === "gemini") return geminiErrors(idempotent(ep));
+  if (ep.openapi.anthropicResponseSchema) return catalogErrors(idempotent(ep)); // the catalog an Anthropic client reads
   return ep.protocol === "anthropic" ? messagesErrors(idempotent(ep)) : gatewayErrors(idempotent(ep));
 }
 

@@ -66,6 +66,19 @@ describe("the catalog with an Anthropic client's x-api-key", () => {
     expect(validateAnthropicModelInfo(one)).toBe(true);
   });
 
+  // The SDK's _request_id (withResponse's request_id) comes from request-id: null without it, nothing to quote.
+  it("its answers carry request-id, the same id as X-Request-Id, so the SDK's request_id is set; without anthropic-version there is none", async () => {
+    const list = await anthropic().models.list({ limit: 1 }).withResponse();
+    expect(list.request_id).toMatch(/^req_/);
+    expect(list.request_id).toBe(list.response.headers.get("x-request-id"));
+    const one = await anthropic().models.retrieve("anthropic/claude-sonnet-4.5").withResponse();
+    expect(one.request_id).toBe(one.response.headers.get("x-request-id"));
+    expect(one.request_id).toMatch(/^req_/);
+    const plain = await fetch(`${gw.url}/api/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("request-id")).toBeNull();
+  });
+
   it("a limit outside 1..1000 or a cursor naming no model is a 400 naming the parameter", async () => {
     for (const [query, field] of [["limit=1001", "limit"], ["limit=0", "limit"], ["after_id=acme%2Fnope", "after_id"]] as const) {
       const res = await fetch(`${gw.url}/api/v1/models?${query}`, { headers: { "x-api-key": KEY, "anthropic-version": "2023-06-01" } });

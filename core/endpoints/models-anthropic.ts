@@ -23,6 +23,11 @@ export function anthropicCatalog(ctx: GatewayContext): boolean {
   return ctx.endpoint === "models" && wantsAnthropicShape(ctx);
 }
 
+/** An Anthropic client's answer carries request-id, as its errors do: the SDK's _request_id / request_id is read there. */
+export function tagAnthropicAnswer(ctx: GatewayContext): void {
+  ctx.responseHeaders["request-id"] = ctx.requestId;
+}
+
 /** One model as Anthropic's ModelInfo (RFC 3339 created_at from the catalog's Unix seconds). */
 export function anthropicModel(m: ModelRuntime) {
   // The same values as the catalog's own entry; a limit it does not know (0 there) is null, as Anthropic has it.

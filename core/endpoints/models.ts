@@ -9,7 +9,7 @@ import { GatewayError } from "../errors.ts";
 import { statsOf } from "../stats/index.ts";
 import { healthOf } from "../health/index.ts";
 import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
-import { anthropicModel, anthropicModelPage, wantsAnthropicShape } from "./models-anthropic.ts";
+import { anthropicModel, anthropicModelPage, tagAnthropicAnswer, wantsAnthropicShape } from "./models-anthropic.ts";
 
 /** What a catalog path names: a model id, and whether its endpoints were asked for. */
 interface Named { id: string; endpoints: boolean }
@@ -47,13 +47,22 @@ function usableEndpoints(ctx: GatewayContext, m: ModelRuntime): ModelEndpointCon
 
 async function listModels(ctx: GatewayContext): Promise<void> {
   const all = [...ctx.config.models.values()];
-  const body = wantsAnthropicShape(ctx) ? anthropicModelPage(ctx, all) : { object: "list", data: all.map(modelEntry) };
-  ctx.response = { kind: "json", status: 200, body };
+  if (!wantsAnthropicShape(ctx)) {
+    ctx.response = { kind: "json", status: 200, body: { object: "list", data: all.map(modelEntry) } };
+    return;
+  }
+  ctx.response = { kind: "json", status: 200, body: anthropicModelPage(ctx, all) };
+  tagAnthropicAnswer(ctx);
 }
 
 async function getModel(ctx: GatewayContext, id: string): Promise<void> {
   const m = lookup(ctx, id);
-  ctx.response = { kind: "json", status: 200, body: wantsAnthropicShape(ctx) ? anthropicModel(m) : modelDetail(m) };
+  if (!wantsAnthropicShape(ctx)) {
+    ctx.response = { kind: "json", status: 200, body: modelDetail(m) };
+    return;
+  }
+  ctx.response = { kind: "json", status: 200, body: anthropicModel(m) };
+  tagAnthropicAnswer(ctx);
 }
 
 async function getEndpoints(ctx: GatewayContext, id: string): Promise<void> {
