@@ -137,6 +137,13 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out.map((c: any) => c.candidates[0].content.parts.map((p: any) => p.text).join("")).join("")).toBe("Sent to alice@example.com and [EMAIL_1");
     expect(out).toHaveLength(3);
   });
+
+  it("gemini: code the model ran and its output, each whole in a chunk, restored", async () => {
+    const parts = [{ executableCode: { language: "PYTHON", code: "send('[EMAIL_1]')" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "sent [EMAIL_1]" } }];
+    const out = json(await through("gemini", [{ data: JSON.stringify({ candidates: [{ content: { role: "model", parts }, index: 0, finishReason: "STOP" }] }) }]));
+    const [code, result] = out[0].candidates[0].content.parts;
+    expect([code.executableCode.code, result.codeExecutionResult.output]).toEqual(["send('alice@example.com')", "sent alice@example.com"]);
+  });
 });
 
 describe("stream adapters check tool-call arguments as they decode", () => {

@@ -1,8 +1,10 @@
-// Gemini stream chunks (each a GenerateContentResponse): text parts per candidate, function calls (whole in one chunk).
+// Gemini stream chunks (each a GenerateContentResponse): text parts per candidate, function calls and code execution
+// parts (each whole in one chunk).
 // A candidate's rest goes into the chunk that carries its finishReason; what is left at the end goes out as one more
 // chunk of the same shape.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { visitJsonValue } from "../walk/json-text.ts";
+import { geminiCodePart } from "../walk/answer.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
 export class GeminiStream implements StreamAdapter {
@@ -36,6 +38,7 @@ export class GeminiStream implements StreamAdapter {
             visitJsonValue(p.functionCall.args, (s) => this.slots.run.output(s));
             changed = true;
           }
+          if (geminiCodePart(p, (s) => this.slots.run.output(s))) changed = true;
         }
       }
       if (cand?.finishReason) {

@@ -83,3 +83,31 @@ describe("Messages answers: what server tools and MCP servers answered", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Gemini answers: code the model ran and its output", () => {
+  const candidate = (text: string): any => ({
+    candidates: [{ index: 0, content: { role: "model", parts: [{ executableCode: { language: "PYTHON", code: text } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: text } }] } }],
+  });
+
+  it("come back with their placeholders restored", () => {
+    const run = runFor(RULES, "gemini");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = candidate("[EMAIL_1]");
+    walkAnswer("gemini", body, (t) => run.output(t));
+    const [code, result] = body.candidates[0].content.parts;
+    expect([code.executableCode.code, result.codeExecutionResult.output]).toEqual(["alice@example.com", "alice@example.com"]);
+  });
+
+  it.each([0, 1])("are refused when part %i carries a secret", (i) => {
+    const run = runFor(RULES, "gemini");
+    const body = candidate("nothing");
+    body.candidates[0].content.parts = [candidate(SECRET).candidates[0].content.parts[i]];
+    let code: string | undefined;
+    try {
+      walkAnswer("gemini", body, (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

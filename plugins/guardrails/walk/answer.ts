@@ -126,13 +126,22 @@ export function responsesEchoed(response: any, restore: (text: string) => string
   return changed;
 }
 
-/** Gemini: candidates[].content.parts text (not thoughts) and function-call args. */
+/** A Gemini part's code execution: the code the model wrote (executableCode), what running it printed. Whether it has one. */
+export function geminiCodePart(p: Record<string, any>, visit: Visit): boolean {
+  const code = p.executableCode, result = p.codeExecutionResult;
+  if (isObj(code)) visitKey(code, "code", visit);
+  if (isObj(result)) visitKey(result, "output", visit);
+  return isObj(code) || isObj(result);
+}
+
+/** Gemini: candidates[].content.parts text (not thoughts), function-call args, code and its output. */
 export function geminiCandidateParts(parts: unknown, visit: Visit): void {
   if (!Array.isArray(parts)) return;
   for (const p of parts) {
     if (!isObj(p) || p.thought === true) continue;
     if (typeof p.text === "string") p.text = visit(p.text);
     if (isObj(p.functionCall?.args)) visitJsonValue(p.functionCall.args, visit);
+    geminiCodePart(p, visit);
   }
 }
 

@@ -199,6 +199,21 @@ describe("request fields besides message text", () => {
   });
 });
 
+describe("gemini code execution parts", () => {
+  it("the code a model turn ran and its output are handed to the rules and replaced", () => {
+    const body: any = {
+      contents: [
+        { role: "user", parts: [{ text: "q" }] },
+        { role: "model", parts: [{ executableCode: { language: "PYTHON", code: "print(code)" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "code output" } }] },
+        { role: "user", parts: [{ text: "next" }] },
+      ],
+    };
+    expect(walk("gemini", body)).toEqual(["q", "print(code)", "code output", "*next"]);
+    expect(body.contents[1].parts[0].executableCode).toEqual({ language: "PYTHON", code: "PRINT(CODE)" });
+    expect(body.contents[1].parts[1].codeExecutionResult).toEqual({ outcome: "OUTCOME_OK", output: "CODE OUTPUT" });
+  });
+});
+
 describe("allow rules when the latest user turn has no text", () => {
   const billingOnly = { rules: [{ name: "billing-only", type: "allow" as const, keywords: ["invoice"], action: "block" as const }] };
   /** Walks the request through a run, then asks for the allow rules' verdict: the rule that refused it, if any. */

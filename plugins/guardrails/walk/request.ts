@@ -13,7 +13,7 @@
 // is: changing it would break its signature.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
-import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, serverToolResult } from "./answer.ts";
+import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, geminiCodePart, serverToolResult } from "./answer.ts";
 import { geminiContinuesStored, responsesContinuesStored } from "./stored-state.ts";
 
 /** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
@@ -250,7 +250,7 @@ function responsesToolItem(it: Record<string, any>, visit: RequestVisit, all: bo
 }
 
 /**
- * Gemini parts: text (not a model turn's thoughts), function calls' args and function responses. Field names are
+ * Gemini parts: text (not a model turn's thoughts), function calls' args and function responses, code and its output. Field names are
  * camelCase: the Gemini endpoints rename a snake_case request first (core/endpoints/gemini/field-names.ts).
  */
 function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model: boolean, all: boolean): void {
@@ -262,6 +262,7 @@ function geminiParts(parts: unknown, visit: RequestVisit, topic: boolean, model:
     if (isObj(call?.args)) visitJsonValue(call.args, args(visit, all));
     const response = p.functionResponse;
     if (isObj(response?.response)) visitJsonValue(response.response, args(visit, all));
+    geminiCodePart(p, args(visit, all));
   }
 }
 
