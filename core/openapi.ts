@@ -199,7 +199,7 @@ const idempotent = (ep: EndpointSpec): boolean => ep.method === "POST" && ep.kin
 function errorResponses(ep: EndpointSpec): Json {
   if (ep.kind === "mcp") return mcpErrors(ep.method);
   if (ep.protocol === "gemini") return geminiErrors(idempotent(ep));
-  if (ep.openapi.anthropicResponseSchema) return catalogErrors(idempotent(ep)); // the catalog an Anthropic client reads
+  if (ep.kind === "models") return catalogErrors(idempotent(ep)); // core/http/respond.ts anthropicCatalog
   return ep.protocol === "anthropic" ? messagesErrors(idempotent(ep)) : gatewayErrors(idempotent(ep));
 }
 

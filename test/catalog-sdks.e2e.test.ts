@@ -77,6 +77,11 @@ describe("the catalog with an Anthropic client's x-api-key", () => {
     const plain = await fetch(`${gw.url}/api/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(plain.status).toBe(200);
     expect(plain.headers.get("request-id")).toBeNull();
+    // The endpoints route's errors too (what /api/openapi.json says of every catalog route).
+    const missing = await fetch(`${gw.url}/api/v1/models/anthropic%2Fnope/endpoints`, { headers: { "x-api-key": KEY, "anthropic-version": "2023-06-01" } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("request-id")).toMatch(/^req_/);
+    expect(await missing.json()).toMatchObject({ type: "error", error: { type: "not_found_error" } });
   });
 
   it("a limit outside 1..1000 or a cursor naming no model is a 400 naming the parameter", async () => {
