@@ -117,6 +117,52 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(d.map((x: any) => x.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it.each([
+    ["mcp_call", "response.mcp_call_arguments", "arguments", '{"to":"[EMA', 'IL_1]","cc":"[EMAIL"}', '{"to":"alice@example.com","cc":"[EMAIL"}'],
+    ["code_interpreter_call", "response.code_interpreter_call_code", "code", "send('[EMA", "IL_1]') # [EMAIL", "send('alice@example.com') # [EMAIL"],
+  ])("responses: a streamed %s's deltas, .done and item restored, any held rest inserted before .done", async (type, prefix, field, a, b, want) => {
+    let seq = 0;
+    const ev = (t: string, data: object) => ({ event: t, data: JSON.stringify({ type: t, sequence_number: seq++, ...data }) });
+    const at = { item_id: "it_1", output_index: 0 };
+    const whole = a + b;
+    const item = type === "mcp_call"
+      ? { type, id: "it_1", server_label: "crm", name: "send", arguments: whole, output: "sent [EMAIL_1]" }
+      : { type, id: "it_1", container_id: "c", code: whole, outputs: [{ type: "logs", logs: "sent [EMAIL_1]" }] };
+    const d = json(await through("responses", [
+      ev(`${prefix}.delta`, { ...at, delta: a }),
+      ev(`${prefix}.delta`, { ...at, delta: b }),
+      ev(`${prefix}.done`, { ...at, [field]: whole }),
+      ev("response.output_item.done", { output_index: 0, item }),
+      ev("response.completed", { response: { id: "r1", output: [item] } }),
+    ]));
+    expect(d.filter((x: any) => x.type === `${prefix}.delta`).map((x: any) => x.delta).join("")).toBe(want);
+    expect(d.find((x: any) => x.type === `${prefix}.done`)[field]).toBe(want);
+    for (const it of [d.find((x: any) => x.type === "response.output_item.done").item, d.at(-1).response.output[0]]) {
+      expect(it[field]).toBe(want);
+      expect(type === "mcp_call" ? it.output : it.outputs[0].logs).toBe("sent alice@example.com");
+    }
+    expect(d.map((x: any) => x.sequence_number)).toEqual(d.map((_: unknown, i: number) => i));
+  });
+
+  it("responses: a key in streamed MCP call arguments is refused before the client sees it", async () => {
+    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] }, "responses");
+    const key = "sk-ant-api03-" + "A".repeat(93) + "AA";
+    const at = { item_id: "mcp_1", output_index: 0 };
+    const events = [
+      { event: "response.mcp_call_arguments.delta", data: JSON.stringify({ type: "response.mcp_call_arguments.delta", sequence_number: 0, ...at, delta: '{"key":"' + key.slice(0, 40) }) },
+      { event: "response.mcp_call_arguments.delta", data: JSON.stringify({ type: "response.mcp_call_arguments.delta", sequence_number: 1, ...at, delta: key.slice(40) + '"}' }) },
+    ];
+    const out: SseEvent[] = [];
+    let err: any;
+    try {
+      for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
+  });
+
   it("responses: the instructions the events carrying the response echo are the client's, placeholders restored", async () => {
     const response = (instructions: unknown) => ({ id: "r1", instructions, output: [] });
     const out = json(await through("responses", [

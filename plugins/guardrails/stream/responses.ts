@@ -1,5 +1,5 @@
-// Responses events: output_text and refusal deltas per (item, content part), function-call argument and custom tool
-// call input deltas per item.
+// Responses events: output_text and refusal deltas per (item, content part); function-call and MCP call argument,
+// custom tool call input and code interpreter code deltas per item.
 // A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
 // output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
 // the instructions the events carrying the response echo are restored.
@@ -11,7 +11,7 @@ import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
-type Kind = "output_text" | "refusal" | "arguments" | "input";
+type Kind = "output_text" | "refusal" | "arguments" | "input" | "mcp_arguments" | "code";
 
 /** Per slot kind: the event its fragments come in (its .done event is named the same way). */
 const DELTA: Record<Kind, string> = {
@@ -19,11 +19,15 @@ const DELTA: Record<Kind, string> = {
   refusal: "response.refusal.delta",
   arguments: "response.function_call_arguments.delta",
   input: "response.custom_tool_call_input.delta",
+  mcp_arguments: "response.mcp_call_arguments.delta",
+  code: "response.code_interpreter_call_code.delta",
 };
+/** Kinds whose text is JSON (checked as it decodes). */
+const JSON_KINDS = new Set<Kind>(["arguments", "mcp_arguments"]);
 const KIND_OF_DELTA = new Map(Object.entries(DELTA).map(([k, t]) => [t, k as Kind]));
 const KIND_OF_DONE = new Map(Object.entries(DELTA).map(([k, t]) => [t.replace(/\.delta$/, ".done"), k as Kind]));
 /** The field of a kind's .done event that carries the whole text. */
-const DONE_FIELD: Record<Kind, string> = { output_text: "text", refusal: "refusal", arguments: "arguments", input: "input" };
+const DONE_FIELD: Record<Kind, string> = { output_text: "text", refusal: "refusal", arguments: "arguments", input: "input", mcp_arguments: "arguments", code: "code" };
 
 interface SlotInfo {
   kind: Kind;
@@ -53,19 +57,23 @@ export class ResponsesStream implements StreamAdapter {
       case "response.output_text.delta":
       case "response.refusal.delta":
       case "response.function_call_arguments.delta":
-      case "response.custom_tool_call_input.delta": {
+      case "response.custom_tool_call_input.delta":
+      case "response.mcp_call_arguments.delta":
+      case "response.code_interpreter_call_code.delta": {
         if (typeof e.delta !== "string" || !e.delta) break;
         const kind = KIND_OF_DELTA.get(e.type)!;
         const key = this.key(e);
         if (!this.info.has(key)) this.info.set(key, { kind, at: this.at(e) });
-        const out = this.slots.push(key, e.delta, kind === "arguments");
+        const out = this.slots.push(key, e.delta, JSON_KINDS.has(kind));
         if (out !== e.delta) (e.delta = out), (changed = true);
         break;
       }
       case "response.output_text.done":
       case "response.refusal.done":
       case "response.function_call_arguments.done":
-      case "response.custom_tool_call_input.done": {
+      case "response.custom_tool_call_input.done":
+      case "response.mcp_call_arguments.done":
+      case "response.code_interpreter_call_code.done": {
         const rest = this.endSlot(this.key(e));
         if (rest) before.push(rest);
         const field = DONE_FIELD[KIND_OF_DONE.get(e.type)!];

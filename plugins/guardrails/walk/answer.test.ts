@@ -111,3 +111,39 @@ describe("Gemini answers: code the model ran and its output", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Responses answers: MCP calls and the code interpreter", () => {
+  const output = (text: string): any => ({
+    object: "response",
+    output: [
+      { type: "mcp_call", id: "mcp_1", server_label: "crm", name: "lookup", arguments: JSON.stringify({ who: text }), output: text },
+      { type: "code_interpreter_call", id: "ci_1", container_id: "c", code: text, outputs: [{ type: "logs", logs: text }] },
+    ],
+  });
+
+  it("come back with their placeholders restored", () => {
+    const run = runFor(RULES, "responses");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = output("[EMAIL_1]");
+    walkAnswer("responses", body, (t) => run.output(t));
+    const [mcp, ci] = body.output;
+    expect([JSON.parse(mcp.arguments).who, mcp.output, ci.code, ci.outputs[0].logs]).toEqual(Array(4).fill("alice@example.com"));
+  });
+
+  it.each([
+    ["mcp_call arguments", (it: any) => (it[0].arguments = JSON.stringify({ k: SECRET }))],
+    ["mcp_call output", (it: any) => (it[0].output = SECRET)],
+    ["code_interpreter_call code", (it: any) => (it[1].code = `k = "${SECRET}"`)],
+  ])("are refused when the %s carries a secret", (_, plant) => {
+    const run = runFor(RULES, "responses");
+    const body = output("nothing");
+    plant(body.output);
+    let code: string | undefined;
+    try {
+      walkAnswer("responses", body, (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

@@ -77,13 +77,22 @@ const messages: Walker = (body, visit) => {
   }
 };
 
-/** One Responses output item: a message's output_text and refusal parts, a function call's arguments. */
+/**
+ * One Responses output item: a message's output_text and refusal parts, a function call's arguments, a custom tool
+ * call's input, an MCP call's arguments and output, the code interpreter's code and logs.
+ */
 export function responsesItem(it: any, visit: Visit): void {
   if (!isObj(it)) return;
   if (it.type === "message" && Array.isArray(it.content)) {
     for (const p of it.content) responsesPart(p, visit);
-  } else if (it.type === "function_call" && typeof it.arguments === "string") it.arguments = visitJsonString(it.arguments, visit);
-  else if (it.type === "custom_tool_call" && typeof it.input === "string") it.input = visit(it.input);
+  } else if ((it.type === "function_call" || it.type === "mcp_call" || it.type === "mcp_approval_request") && typeof it.arguments === "string") {
+    it.arguments = visitJsonString(it.arguments, visit);
+    if (it.type === "mcp_call") visitKey(it, "output", visit);
+  } else if (it.type === "custom_tool_call" && typeof it.input === "string") it.input = visit(it.input);
+  else if (it.type === "code_interpreter_call") {
+    visitKey(it, "code", visit);
+    if (Array.isArray(it.outputs)) for (const o of it.outputs) if (isObj(o) && o.type === "logs") visitKey(o, "logs", visit);
+  }
 }
 
 export function responsesPart(p: any, visit: Visit): void {
