@@ -33,6 +33,19 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out.at(-1)).toBe("[DONE]");
   });
 
+  it("chat: an audio answer's transcript restored, its rest flushed into the finish chunk", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const out = json(await through("openai", [
+      chunk({ audio: { id: "audio_1", data: "UklGR", transcript: "Mail [EMA" } }),
+      chunk({ audio: { transcript: "IL_1] or [EMAIL" } }),
+      chunk({}, "stop"),
+      { data: "[DONE]" },
+    ]));
+    const transcript = out.slice(0, -1).map((c: any) => c.choices[0].delta.audio?.transcript ?? "").join("");
+    expect(transcript).toBe("Mail alice@example.com or [EMAIL");
+    expect(out[0].choices[0].delta.audio.data).toBe("UklGR");
+  });
+
   it("messages: a block's rest goes out as one more delta right before its content_block_stop", async () => {
     const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
     const out = await through("anthropic", [

@@ -1,17 +1,18 @@
-// Chat completion chunks: choices[].delta content, refusal, tool-call argument fragments (a custom tool's free-form
-// input as text) and the deprecated function_call's argument fragments, per choice. A choice's slots flush into its
-// finish chunk (a chunk may carry text and a finish_reason together); what is left at [DONE] goes out in one more
-// chunk shaped like the others.
+// Chat completion chunks: choices[].delta content, refusal, an audio answer's transcript, tool-call argument fragments
+// (a custom tool's free-form input as text) and the deprecated function_call's argument fragments, per choice. A
+// choice's slots flush into its finish chunk (a chunk may carry text and a finish_reason together); what is left at
+// [DONE] goes out in one more chunk shaped like the others.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
 /** Slot keys: `${kind}:${choice}` or, for tool calls, `${kind}:${choice}:${tool index}`. */
-type Kind = "content" | "refusal" | "tool" | "custom" | "fn";
+type Kind = "content" | "refusal" | "tool" | "custom" | "fn" | "transcript";
 
 /** Puts a slot's rest into a delta, in the shape its fragments came in. */
 function addRest(d: any, kind: Kind, tool: number, rest: string): void {
   if (kind === "tool") (d.tool_calls ??= []).push({ index: tool, function: { arguments: rest } });
   else if (kind === "custom") (d.tool_calls ??= []).push({ index: tool, custom: { input: rest } });
+  else if (kind === "transcript") (d.audio ??= {}).transcript = (typeof d.audio.transcript === "string" ? d.audio.transcript : "") + rest;
   else if (kind === "fn") d.function_call = { arguments: (typeof d.function_call?.arguments === "string" ? d.function_call.arguments : "") + rest };
   else d[kind] = (typeof d[kind] === "string" ? d[kind] : "") + rest;
 }
@@ -53,6 +54,11 @@ export class ChatStream implements StreamAdapter {
               if (out !== input) (tc.custom.input = out), (changed = true);
             }
           }
+        }
+        const tr = d.audio?.transcript;
+        if (typeof tr === "string" && tr) {
+          const out = this.slots.push(`transcript:${idx}`, tr);
+          if (out !== tr) (d.audio.transcript = out), (changed = true);
         }
         const fa = d.function_call?.arguments;
         if (typeof fa === "string" && fa) {

@@ -147,3 +147,26 @@ describe("Responses answers: MCP calls and the code interpreter", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Chat answers: an audio answer's transcript", () => {
+  const audio = (transcript: string): any => ({ object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: null, audio: { id: "audio_1", data: "UklGR", expires_at: 1, transcript } }, finish_reason: "stop" }] });
+
+  it("comes back with its placeholders restored", () => {
+    const run = runFor(RULES, "openai");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = audio("Mail [EMAIL_1]");
+    walkAnswer("openai", body, (t) => run.output(t));
+    expect(body.choices[0].message.audio).toMatchObject({ transcript: "Mail alice@example.com", data: "UklGR" });
+  });
+
+  it("is refused when it carries a secret", () => {
+    const run = runFor(RULES, "openai");
+    let code: string | undefined;
+    try {
+      walkAnswer("openai", audio(`the key is ${SECRET}`), (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

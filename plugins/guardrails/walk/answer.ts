@@ -9,8 +9,8 @@ type Walker = (body: any, visit: Visit) => void;
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
 /**
- * Chat completion: choices[].message content, refusal, tool-call arguments (a custom tool's free-form input as text),
- * and the deprecated single function_call's arguments.
+ * Chat completion: choices[].message content, refusal, an audio answer's transcript, tool-call arguments (a custom
+ * tool's free-form input as text), and the deprecated single function_call's arguments.
  */
 const chat: Walker = (body, visit) => {
   if (!Array.isArray(body?.choices)) return;
@@ -19,6 +19,8 @@ const chat: Walker = (body, visit) => {
     if (!isObj(m)) continue;
     if (typeof m.content === "string") m.content = visit(m.content);
     if (typeof m.refusal === "string") m.refusal = visit(m.refusal);
+    // An audio answer's text is its transcript (the audio itself is not read).
+    if (isObj(m.audio)) visitKey(m.audio, "transcript", visit);
     if (Array.isArray(m.tool_calls)) {
       for (const tc of m.tool_calls) {
         if (isObj(tc?.function) && typeof tc.function.arguments === "string") tc.function.arguments = visitJsonString(tc.function.arguments, visit);
