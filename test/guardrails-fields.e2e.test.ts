@@ -1,8 +1,8 @@
 // Guardrails on the request fields a model reads besides plain message text, end to end on the shipped shape (SQLite
 // store, the default pipeline, each client protocol on its own provider so the fields reach the upstream as sent):
 // chat refusals, legacy function calls and predicted outputs; messages documents and search results (also inside tool
-// results); Responses prompt variables and refusal parts; Gemini's snake_case spellings and a user's part marked as
-// a thought. PII there leaves as placeholders in the same field and comes back restored, a secret there refuses the
+// results) and server tool results; Responses prompt variables, refusal parts and hosted and shell tool items; Gemini's
+// snake_case spellings, code execution parts and a user's part marked as a thought. PII there leaves as placeholders in the same field and comes back restored, a secret there refuses the
 // request before any provider sees it; and allow rules judge the nearest earlier user text when the latest user turn
 // has none (an image, "", a made-up tool call's result), everything the client wrote when no turn has user text, and
 // nothing when a tool output continues stored state (a Responses conversation, prompt or item; a Gemini cache).
@@ -112,14 +112,27 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
             },
           ],
         },
-        { role: "assistant", content: "Noted." },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Noted." },
+            { type: "server_tool_use", id: "srvtoolu_1", name: "code_execution", input: { code: "print(contacts)" } },
+            { type: "code_execution_tool_result", tool_use_id: "srvtoolu_1", content: { type: "code_execution_result", stdout: v("stdout"), stderr: "", return_code: 0, content: [] } },
+            { type: "server_tool_use", id: "srvtoolu_2", name: "web_fetch", input: { url: "https://kb.example.com/c" } },
+            { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_2", content: { type: "web_fetch_result", url: "https://kb.example.com/c", content: { type: "document", source: { type: "text", media_type: "text/plain", data: v("fetched") } } } },
+          ],
+        },
         { role: "user", content: "Now write to them" },
       ],
     }),
     fields: (s) => {
       const [doc, chunks, sr] = s.messages[0].content;
       const [tdoc, tsr] = s.messages[2].content[0].content;
-      return { title: doc.title, context: doc.context, data: doc.source.data, chunk: chunks.source.content[0].text, srtitle: sr.title, srtext: sr.content[0].text, tooldoc: tdoc.source.data, toolsr: tsr.content[0].text };
+      const [, , code, , fetched] = s.messages[3].content;
+      return {
+        title: doc.title, context: doc.context, data: doc.source.data, chunk: chunks.source.content[0].text, srtitle: sr.title, srtext: sr.content[0].text,
+        tooldoc: tdoc.source.data, toolsr: tsr.content[0].text, stdout: code.content.stdout, fetched: fetched.content.content.source.data,
+      };
     },
   },
   responses: {
@@ -129,17 +142,30 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
       input: [
         { role: "user", content: "Write to the customer" },
         { type: "message", role: "assistant", content: [{ type: "refusal", refusal: v("refusal") }] },
+        { type: "mcp_call", id: "mcp_1", server_label: "crm", name: "lookup", arguments: JSON.stringify({ who: v("mcpargs") }), output: v("mcpout") },
+        { type: "code_interpreter_call", id: "ci_1", container_id: "cntr_1", status: "completed", code: v("code"), outputs: [{ type: "logs", logs: v("logs") }] },
+        { type: "local_shell_call_output", id: "ls_1", output: v("shell") },
         { role: "user", content: "Please try again" },
       ],
     }),
-    fields: (s) => ({ variable: s.prompt.variables.customer, inputtext: s.prompt.variables.note.text, refusal: s.input[1].content[0].refusal }),
+    fields: (s) => ({
+      variable: s.prompt.variables.customer, inputtext: s.prompt.variables.note.text, refusal: s.input[1].content[0].refusal,
+      mcpargs: JSON.parse(s.input[2].arguments).who, mcpout: s.input[2].output, code: s.input[3].code, logs: s.input[3].outputs[0].logs, shell: s.input[4].output,
+    }),
   },
   gemini: {
     body: (v) => ({
       system_instruction: { parts: [{ text: v("system") }] },
       contents: [
         { role: "user", parts: [{ text: "Send the report" }] },
-        { role: "model", parts: [{ function_call: { name: "send", args: { to: v("call") } }, thought_signature: "skip_thought_signature_validator" }] },
+        {
+          role: "model",
+          parts: [
+            { function_call: { name: "send", args: { to: v("call") } }, thought_signature: "skip_thought_signature_validator" },
+            { executable_code: { language: "PYTHON", code: v("code") } },
+            { code_execution_result: { outcome: "OUTCOME_OK", output: v("output") } },
+          ],
+        },
         { role: "user", parts: [{ function_response: { name: "send", response: { result: v("response") } } }] },
         { role: "user", parts: [{ text: v("thought"), thought: true }] },
       ],
@@ -150,6 +176,8 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
       call: (s.contents[1].parts[0].functionCall ?? s.contents[1].parts[0].function_call).args.to,
       response: (s.contents[2].parts[0].functionResponse ?? s.contents[2].parts[0].function_response).response.result,
       thought: s.contents[3].parts[0].text,
+      code: (s.contents[1].parts[1].executableCode ?? s.contents[1].parts[1].executable_code).code,
+      output: (s.contents[1].parts[2].codeExecutionResult ?? s.contents[1].parts[2].code_execution_result).output,
     }),
   },
 };
