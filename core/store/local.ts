@@ -7,8 +7,7 @@ import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResu
 
 /** A budget hold: its amount, its lease, and the UTC day its request was admitted in (the periods its cost is charged to). */
 interface Held { amount: bigint; expires: number; day: number }
-/** A claimed key: when it was taken or last renewed, and how often its owner said it would renew it. */
-interface Claim { hash: string; owner: string; expires: number; renewedAt: number; everyMs?: number }
+interface Claim { hash: string; owner: string; expires: number }
 
 const DAY_MS = 86_400_000;
 
@@ -92,16 +91,17 @@ export class LocalState {
     if (b.held.size === 0) this.reservations.delete(s.project);
   }
 
-  /** Claim a key unless someone holds it; `done` looks up a finished record when nobody does. */
-  claim(scope: string, hash: string, owner: string, leaseMs: number, now: number, done: () => IdempotencyBegin | undefined, renewEveryMs?: number): IdempotencyBegin {
+  /**
+   * Claim a key unless someone holds it; `done` looks up a finished record when nobody does. A held claim is this
+   * process's own (inProcess): its owner is alive however long since it was renewed (a paused process, a long GC or
+   * a clock jump is no death), and it completes or releases the claim.
+   */
+  claim(scope: string, hash: string, owner: string, leaseMs: number, now: number, done: () => IdempotencyBegin | undefined): IdempotencyBegin {
     const held = this.claims.get(scope);
-    if (held && held.expires > now) {
-      if (held.hash !== hash) return { state: "mismatch" };
-      return held.everyMs === undefined ? { state: "pending" } : { state: "pending", renewal: { quietMs: now - held.renewedAt, everyMs: held.everyMs } };
-    }
+    if (held && held.expires > now) return held.hash === hash ? { state: "pending", inProcess: true } : { state: "mismatch" };
     const finished = done();
     if (finished) return finished;
-    this.claims.set(scope, { hash, owner, expires: now + leaseMs, renewedAt: now, everyMs: renewEveryMs });
+    this.claims.set(scope, { hash, owner, expires: now + leaseMs });
     return { state: "new" };
   }
 
@@ -109,10 +109,7 @@ export class LocalState {
   renewClaims(claims: ClaimRenewal[], now: number): void {
     for (const c of claims) {
       const held = this.claims.get(c.scope);
-      if (held && held.owner === c.owner && held.expires > now) {
-        held.expires = Math.max(held.expires, now + c.leaseMs);
-        held.renewedAt = now;
-      }
+      if (held && held.owner === c.owner && held.expires > now) held.expires = Math.max(held.expires, now + c.leaseMs);
     }
   }
 

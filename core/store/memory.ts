@@ -84,7 +84,7 @@ export class MemoryStore implements Store {
     if (!this.seen.has(generationId)) return undefined;
     return this.entries.find((e) => e.generationId === generationId);
   }
-  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number, renewEveryMs?: number): Promise<IdempotencyBegin> {
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
     return this.local.claim(scope, hash, owner, leaseMs, now, () => {
       const d = this.done.get(scope);
       if (!d) return undefined;
@@ -93,7 +93,7 @@ export class MemoryStore implements Store {
         return undefined;
       }
       return d.hash === hash ? { state: "done", response: structuredClone(d.response) } : { state: "mismatch" };
-    }, renewEveryMs);
+    });
   }
   async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
     this.done.set(scope, { hash, response: structuredClone(response), expires: now + ttlMs });

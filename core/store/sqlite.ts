@@ -558,12 +558,12 @@ export class SqliteStore implements Store {
     return r ? fromRow(r) : undefined;
   }
 
-  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number, renewEveryMs?: number): Promise<IdempotencyBegin> {
+  async idempotencyBegin(scope: string, hash: string, owner: string, leaseMs: number, now: number): Promise<IdempotencyBegin> {
     return this.local.claim(scope, hash, owner, leaseMs, now, () => {
       const row = this.stmts.idemGet.get(scope) as { hash: string; response: string; expires_at: number } | undefined;
       if (!row || row.expires_at <= now) return undefined;
       return row.hash === hash ? { state: "done", response: JSON.parse(row.response) } : { state: "mismatch" };
-    }, renewEveryMs);
+    });
   }
   async idempotencyComplete(scope: string, hash: string, owner: string, response: StoredResponse, ttlMs: number, now: number): Promise<void> {
     const json = JSON.stringify(response);

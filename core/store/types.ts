@@ -99,7 +99,8 @@ export type StoredResponse =
 
 export type IdempotencyBegin =
   | { state: "new" }
-  | { state: "pending"; renewal?: ClaimRenewalState }
+  /** inProcess: a claim kept in this process's memory (memory, SQLite), so its owner is alive; it never says renewal. */
+  | { state: "pending"; renewal?: ClaimRenewalState; inProcess?: true }
   | { state: "mismatch" }
   | { state: "done"; response: StoredResponse };
 

@@ -3,10 +3,11 @@
 // renews its live claims every 5 minutes; the clock (Date and setInterval) is vitest's, advanced 16 minutes while
 // the stream runs.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ClaimRenewal, Store } from "../../core/store/types.ts";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
 import { auth, chat, policyConfig } from "../../test/helpers/policy-config.ts";
-import { claimLeases } from "./claim-lease.ts";
+import { LEASE_MS, RENEW_EVERY_MS, claimLeases } from "./claim-lease.ts";
 
 describe.each(["memory", "sqlite"])("idempotency claims on a %s store", (kind) => {
   let fake: FakeOpenAI;
@@ -53,5 +54,40 @@ describe.each(["memory", "sqlite"])("idempotency claims on a %s store", (kind) =
     const again = await postJson(`${gw.baseURL}/chat/completions`, chat(), headers);
     expect(again.status).toBe(200);
     expect(fake.requests.length).toBe(before + 2);
+  });
+});
+
+// A store outage (a 25 s Redis client pause) made every renewal sweep in it fail, and the next one came a whole
+// period (10 s) after the store was back: a live request's claim looked unrenewed for that long more, and its
+// duplicates were told 409. A failed sweep is now tried again every second, so the claims are renewed as soon as the
+// store answers. The clock is vitest's.
+describe("a claim renewal the store failed", () => {
+  afterEach(() => { vi.useRealTimers(); });
+
+  it("renews a live claim within about a second of the store coming back, not a renewal period later", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
+    let down = true;
+    const renewedAt: number[] = [];
+    const store = {
+      async renewClaims(_claims: ClaimRenewal[]) {
+        if (down) throw new Error("store unavailable");
+        renewedAt.push(Date.now());
+      },
+    } as unknown as Store;
+    const leases = claimLeases(store);
+    const claim = { scope: "s", owner: "o", leaseMs: LEASE_MS };
+    leases.add(claim);
+    try {
+      await vi.advanceTimersByTimeAsync(RENEW_EVERY_MS + 500); // the period's sweep fails: the store is down
+      expect(renewedAt).toEqual([]);
+      down = false;
+      const backAt = Date.now();
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(renewedAt.length).toBeGreaterThan(0);
+      expect(renewedAt[0]! - backAt).toBeLessThanOrEqual(1_000);
+    } finally {
+      leases.delete(claim);
+      leases.stop();
+    }
   });
 });

@@ -22,7 +22,7 @@ import { recorded } from "../../core/observability/headers.ts";
 import type {} from "../../core/observability/served-by.ts"; // ctx.replayed
 import { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_STREAM_RECORD_BYTES, tooLargeError, tooLargeRecord, wasTooLarge, type LimitSetting } from "./too-large.ts";
 import { LEASE_MS, RENEW_EVERY_MS, claimLeases } from "./claim-lease.ts";
-import { inProgressError, orphaned } from "./in-progress.ts";
+import { DuplicateWait } from "./duplicate-wait.ts";
 
 export const TTL_MS = IDEMPOTENCY_WINDOW_MS;
 export const REPLAY_HEADER = "idempotent-replayed";
@@ -117,8 +117,9 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   let hash = requestHash(ctx);
   let triedLegacy = false;
   const owner = `${ctx.requestId}:${randomUUID()}`;
+  const waiting = new DuplicateWait(keyField(ctx), ctx.config.server.upstreamTimeoutMs, Date.now());
 
-  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+  for (;;) {
     const state = await store.idempotencyBegin(scope, hash, owner, LEASE_MS, Date.now(), RENEW_EVERY_MS);
     if (state.state === "new") break;
     if (state.state === "mismatch") {
@@ -141,8 +142,8 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
       return;
     }
     // The first request with this key is still running (here or on another replica): wait as long as it runs, then
-    // replay it. Its process may be gone, its claim not expired yet: then say at once it is still in progress.
-    if (orphaned(state.renewal)) throw inProgressError(keyField(ctx), state.renewal!.quietMs);
+    // replay it. Its process may be gone, its claim not expired yet: then say it is still in progress (a 409).
+    const wait = waiting.next(state, Date.now());
     try {
       await sleep(wait, undefined, { signal: ctx.signal });
     } catch {
