@@ -8,7 +8,7 @@ import { inProgressError, orphaned } from "./in-progress.ts";
 
 export const FIRST_POLL_MS = 20;
 /** The longest gap between polls: also about the most a replay lags behind the first request's end. */
-export const MAX_POLL_MS = 500;
+export const MAX_POLL_MS = 5_000;
 
 type Pending = Extract<IdempotencyBegin, { state: "pending" }>;
 
