@@ -348,6 +348,8 @@ export default { name: "gate", handle: (ctx, next) => next(),
         return served.size === 2 ? true : undefined;
       });
       expect(served).toEqual(new Set(["1", "2"]));
+      // The primary's log line may reach its stderr a moment after the worker serves: wait for it, then count.
+      await until("the primary to log each worker's owed reload", async () => ((c.err().match(/reload asked for while it started/g) ?? []).length >= 2 ? true : undefined));
       expect(c.err().match(/reload asked for while it started/g)).toHaveLength(2); // one reload each, not one per signal
     } finally {
       c.proc.kill("SIGTERM");
