@@ -176,6 +176,16 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
   });
 
+  it("messages: a text editor str_replace result's lines, whole in its content_block_start, restored", async () => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const out = json(await through("anthropic", [
+      ev("content_block_start", { index: 0, content_block: { type: "text_editor_code_execution_tool_result", tool_use_id: "s1", content: { type: "text_editor_code_execution_str_replace_result", old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, lines: ["-x", "+to [EMAIL_1]"] } } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("message_stop", {}),
+    ]));
+    expect(out[0].content_block.content.lines).toEqual(["-x", "+to alice@example.com"]);
+  });
+
   it("responses: the instructions the events carrying the response echo are the client's, placeholders restored", async () => {
     const response = (instructions: unknown) => ({ id: "r1", instructions, output: [] });
     const out = json(await through("responses", [

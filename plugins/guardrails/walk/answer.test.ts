@@ -170,3 +170,36 @@ describe("Chat answers: an audio answer's transcript", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Messages answers: what the text editor tool answered", () => {
+  const edit = (text: string): any => ({
+    type: "message",
+    role: "assistant",
+    content: [
+      { type: "text_editor_code_execution_tool_result", tool_use_id: "srvtoolu_1", content: { type: "text_editor_code_execution_str_replace_result", old_start: 1, old_lines: 1, new_start: 1, new_lines: 2, lines: ["-x", `+to = "${text}"`] } },
+      { type: "text_editor_code_execution_tool_result", tool_use_id: "srvtoolu_2", content: { type: "text_editor_code_execution_view_result", file_type: "text", content: text, num_lines: 1, start_line: 1, total_lines: 1 } },
+    ],
+  });
+
+  it("comes back with its placeholders restored", () => {
+    const run = runFor(RULES, "anthropic");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = edit("[EMAIL_1]");
+    walkAnswer("anthropic", body, (t) => run.output(t));
+    expect(body.content[0].content.lines).toEqual(["-x", '+to = "alice@example.com"']);
+    expect(body.content[1].content.content).toBe("alice@example.com");
+  });
+
+  it.each([0, 1])("is refused when result %i carries a secret", (i) => {
+    const run = runFor(RULES, "anthropic");
+    const body = edit("nothing");
+    body.content = [edit(SECRET).content[i]];
+    let code: string | undefined;
+    try {
+      walkAnswer("anthropic", body, (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

@@ -45,13 +45,24 @@ function visitKey(o: Record<string, any>, k: string, visit: Visit): void {
   if (n !== v) o[k] = n;
 }
 
-/** A server tool result's text: a fetched page's title and text, stdout and stderr, a viewed file's content. */
+/** Each string of `o[k]` when it is a list, visited and written back. */
+function visitList(o: Record<string, any>, k: string, visit: Visit): void {
+  const list = o[k];
+  if (!Array.isArray(list)) return;
+  for (let i = 0; i < list.length; i++) if (typeof list[i] === "string") list[i] = visit(list[i]);
+}
+
+/**
+ * A server tool result's text: a fetched page's title and text, stdout and stderr, a viewed file's content, the lines
+ * a text editor's str_replace shows around its edit.
+ */
 export function serverToolResult(b: Record<string, any>, visit: Visit): void {
   const c = b.content;
   if (!isObj(c)) return;
   visitKey(c, "stdout", visit);
   visitKey(c, "stderr", visit);
   visitKey(c, "content", visit);
+  if (c.type === "text_editor_code_execution_str_replace_result") visitList(c, "lines", visit);
   const doc = c.content;
   if (c.type === "web_fetch_result" && isObj(doc)) {
     visitKey(doc, "title", visit);

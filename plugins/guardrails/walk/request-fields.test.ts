@@ -95,6 +95,21 @@ describe("request fields besides message text", () => {
     expect([code.content.stdout, code.content.stderr, bash.content.stdout, view.content.content]).toEqual(["CODE OUT", "CODE ERR", "BASH OUT", "FILE TEXT"]);
   });
 
+  it("messages: the lines a text editor's str_replace result shows, in the history", () => {
+    const body: any = {
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [
+          { type: "text_editor_code_execution_tool_result", tool_use_id: "s1", content: { type: "text_editor_code_execution_str_replace_result", old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, lines: ["-old line", "+new line"] } },
+          { type: "text_editor_code_execution_tool_result", tool_use_id: "s2", content: { type: "text_editor_code_execution_create_result", is_file_update: false } },
+        ] },
+        { role: "user", content: "next" },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["q", "-old line", "+new line", "*next"]);
+    expect(body.messages[1].content[0].content.lines).toEqual(["-OLD LINE", "+NEW LINE"]);
+  });
+
   it("chat: a custom tool call's free-form input, as text", () => {
     const body: any = {
       messages: [
