@@ -186,6 +186,24 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out[0].content_block.content.lines).toEqual(["-x", "+to alice@example.com"]);
   });
 
+  it("responses: shell commands, a patch's diff and a web search query restored at output_item.done and in the final response", async () => {
+    let seq = 0;
+    const ev = (t: string, data: object) => ({ event: t, data: JSON.stringify({ type: t, sequence_number: seq++, ...data }) });
+    const items = [
+      { type: "shell_call", id: "sh_1", call_id: "c1", status: "completed", action: { commands: ["git config user.email [EMAIL_1]"], timeout_ms: null, max_output_length: null } },
+      { type: "apply_patch_call", id: "ap_1", call_id: "c2", status: "completed", operation: { type: "create_file", path: "a.txt", diff: "+[EMAIL_1]\n" } },
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "[EMAIL_1]" } },
+    ];
+    const d = json(await through("responses", [
+      ...items.map((item, i) => ev("response.output_item.done", { output_index: i, item })),
+      ev("response.completed", { response: { id: "r1", output: items } }),
+    ]));
+    const e = "alice@example.com";
+    for (const [sh, ap, ws] of [d.slice(0, 3).map((x: any) => x.item), d[3].response.output]) {
+      expect([sh.action.commands[0], ap.operation.diff, ws.action.query]).toEqual([`git config user.email ${e}`, `+${e}\n`, e]);
+    }
+  });
+
   it("responses: the instructions the events carrying the response echo are the client's, placeholders restored", async () => {
     const response = (instructions: unknown) => ({ id: "r1", instructions, output: [] });
     const out = json(await through("responses", [

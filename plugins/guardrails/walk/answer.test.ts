@@ -203,3 +203,41 @@ describe("Messages answers: what the text editor tool answered", () => {
     expect(code).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Responses answers: shell commands, patches and web searches", () => {
+  const output = (text: string): any => ({
+    object: "response",
+    output: [
+      { type: "shell_call", id: "sh_1", call_id: "c1", status: "completed", action: { commands: ["ls", `git commit --author "${text}"`], timeout_ms: null, max_output_length: null } },
+      { type: "local_shell_call", id: "ls_1", call_id: "c2", status: "completed", action: { type: "exec", command: ["mail", text], env: {} } },
+      { type: "apply_patch_call", id: "ap_1", call_id: "c3", status: "completed", operation: { type: "update_file", path: "a.txt", diff: `@@\n-x\n+${text}\n` } },
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: text, queries: [text] } },
+    ],
+  });
+  const fields = (body: any): string[] => {
+    const [sh, ls, ap, ws] = body.output;
+    return [sh.action.commands[1], ls.action.command[1], ap.operation.diff, ws.action.query, ws.action.queries[0]];
+  };
+
+  it("come back with their placeholders restored", () => {
+    const run = runFor(RULES, "responses");
+    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+    const body = output("[EMAIL_1]");
+    walkAnswer("responses", body, (t) => run.output(t));
+    const e = "alice@example.com";
+    expect(fields(body)).toEqual([`git commit --author "${e}"`, e, `@@\n-x\n+${e}\n`, e, e]);
+  });
+
+  it.each([0, 1, 2, 3])("are refused when item %i carries a secret", (i) => {
+    const run = runFor(RULES, "responses");
+    const body = output("nothing");
+    body.output = [output(SECRET).output[i]];
+    let code: string | undefined;
+    try {
+      walkAnswer("responses", body, (t) => run.output(t));
+    } catch (e: any) {
+      code = e.code;
+    }
+    expect(code).toBe("GUARDRAIL_BLOCKED");
+  });
+});

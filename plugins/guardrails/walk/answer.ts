@@ -92,7 +92,8 @@ const messages: Walker = (body, visit) => {
 
 /**
  * One Responses output item: a message's output_text and refusal parts, a function call's arguments, a custom tool
- * call's input, an MCP call's arguments and output, the code interpreter's code and logs.
+ * call's input, an MCP call's arguments and output, the code interpreter's code and logs, shell commands, a patch's
+ * diff, a web search's queries.
  */
 export function responsesItem(it: any, visit: Visit): void {
   if (!isObj(it)) return;
@@ -105,6 +106,22 @@ export function responsesItem(it: any, visit: Visit): void {
   else if (it.type === "code_interpreter_call") {
     visitKey(it, "code", visit);
     if (Array.isArray(it.outputs)) for (const o of it.outputs) if (isObj(o) && o.type === "logs") visitKey(o, "logs", visit);
+  } else hostedCall(it, visit);
+}
+
+/**
+ * What the model wrote for a hosted or client-run tool to act on: shell commands, a patch's diff, a web search's
+ * queries and find-in-page pattern. The client runs the commands and applies the patch, so a placeholder is restored.
+ */
+function hostedCall(it: Record<string, any>, visit: Visit): void {
+  const a = it.action;
+  if (it.type === "shell_call" && isObj(a)) visitList(a, "commands", visit);
+  else if (it.type === "local_shell_call" && isObj(a)) visitList(a, "command", visit);
+  else if (it.type === "apply_patch_call" && isObj(it.operation)) visitKey(it.operation, "diff", visit);
+  else if (it.type === "web_search_call" && isObj(a)) {
+    visitKey(a, "query", visit);
+    visitList(a, "queries", visit);
+    visitKey(a, "pattern", visit);
   }
 }
 
