@@ -1,7 +1,8 @@
 // Guardrails on the request fields a model reads besides plain message text, end to end on the shipped shape (SQLite
 // store, the default pipeline, each client protocol on its own provider so the fields reach the upstream as sent):
 // chat refusals, legacy function calls and predicted outputs; messages documents and search results (also inside tool
-// results) and server tool results; Responses prompt variables, refusal parts and hosted and shell tool items; Gemini's
+// results) and server tool results (a text editor's str_replace lines too); Responses prompt variables, refusal parts
+// and hosted and shell tool items; Gemini's
 // snake_case spellings, code execution parts and a user's part marked as a thought. PII there leaves as placeholders in the same field and comes back restored, a secret there refuses the
 // request before any provider sees it; and allow rules judge the nearest earlier user text when the latest user turn
 // has none (an image, "", a made-up tool call's result), everything the client wrote when no turn has user text, and
@@ -120,6 +121,8 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
             { type: "code_execution_tool_result", tool_use_id: "srvtoolu_1", content: { type: "code_execution_result", stdout: v("stdout"), stderr: "", return_code: 0, content: [] } },
             { type: "server_tool_use", id: "srvtoolu_2", name: "web_fetch", input: { url: "https://kb.example.com/c" } },
             { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_2", content: { type: "web_fetch_result", url: "https://kb.example.com/c", content: { type: "document", source: { type: "text", media_type: "text/plain", data: v("fetched") } } } },
+            { type: "server_tool_use", id: "srvtoolu_3", name: "text_editor_code_execution", input: { command: "str_replace", path: "/tmp/a.txt", old_str: "x", new_str: "y" } },
+            { type: "text_editor_code_execution_tool_result", tool_use_id: "srvtoolu_3", content: { type: "text_editor_code_execution_str_replace_result", old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, lines: [v("edited")] } },
           ],
         },
         { role: "user", content: "Now write to them" },
@@ -128,10 +131,11 @@ const CASES: Record<Api, { body: (v: (n: string) => string) => unknown; fields: 
     fields: (s) => {
       const [doc, chunks, sr] = s.messages[0].content;
       const [tdoc, tsr] = s.messages[2].content[0].content;
-      const [, , code, , fetched] = s.messages[3].content;
+      const [, , code, , fetched, , edited] = s.messages[3].content;
       return {
         title: doc.title, context: doc.context, data: doc.source.data, chunk: chunks.source.content[0].text, srtitle: sr.title, srtext: sr.content[0].text,
         tooldoc: tdoc.source.data, toolsr: tsr.content[0].text, stdout: code.content.stdout, fetched: fetched.content.content.source.data,
+        edited: edited.content.lines[0],
       };
     },
   },
