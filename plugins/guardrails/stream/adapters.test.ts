@@ -13,6 +13,20 @@ async function through(protocol: "openai" | "anthropic" | "responses" | "gemini"
   return out;
 }
 
+const NO_SECRETS = { rules: [{ name: "no-secrets", detect: ["secret" as const], on: ["output" as const] }] };
+
+/** Streams `events` through the output guard with a secret-blocking rule: what reached the client, and what it threw. */
+async function refused(protocol: "openai" | "responses", events: SseEvent[]): Promise<{ out: SseEvent[]; err: any }> {
+  const run = runFor(NO_SECRETS, protocol);
+  const out: SseEvent[] = [];
+  try {
+    for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+  } catch (e) {
+    return { out, err: e };
+  }
+  return { out, err: undefined };
+}
+
 const json = (evs: SseEvent[]) => evs.map((e) => (e.data === "[DONE]" ? e.data : JSON.parse(e.data)));
 
 describe("stream adapters restore placeholders cut across events", () => {
@@ -158,20 +172,13 @@ describe("stream adapters restore placeholders cut across events", () => {
   });
 
   it("responses: a key in streamed MCP call arguments is refused before the client sees it", async () => {
-    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] }, "responses");
     const key = "sk-ant-api03-" + "A".repeat(93) + "AA";
     const at = { item_id: "mcp_1", output_index: 0 };
     const events = [
       { event: "response.mcp_call_arguments.delta", data: JSON.stringify({ type: "response.mcp_call_arguments.delta", sequence_number: 0, ...at, delta: '{"key":"' + key.slice(0, 40) }) },
       { event: "response.mcp_call_arguments.delta", data: JSON.stringify({ type: "response.mcp_call_arguments.delta", sequence_number: 1, ...at, delta: key.slice(40) + '"}' }) },
     ];
-    const out: SseEvent[] = [];
-    let err: any;
-    try {
-      for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
-    } catch (e) {
-      err = e;
-    }
+    const { out, err } = await refused("responses", events);
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
     expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
   });
@@ -235,7 +242,6 @@ describe("stream adapters restore placeholders cut across events", () => {
 
 describe("stream adapters check tool-call arguments as they decode", () => {
   it("responses: a key in a custom tool call's streamed input is refused before the client sees any of it", async () => {
-    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] }, "responses");
     let seq = 0;
     const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
     const at = { item_id: "ctc_1", output_index: 0 };
@@ -245,19 +251,12 @@ describe("stream adapters check tool-call arguments as they decode", () => {
       ev("response.custom_tool_call_input.delta", { ...at, delta: key.slice(30) + "'" }),
       ev("response.custom_tool_call_input.done", { ...at, input: `update keys set v = '${key}'` }),
     ];
-    const out: SseEvent[] = [];
-    let err: any;
-    try {
-      for await (const e of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(e);
-    } catch (e) {
-      err = e;
-    }
+    const { out, err } = await refused("responses", events);
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
     expect(out.map((e) => e.data).join("")).not.toContain("sk-ant");
   });
 
   it("chat: a key written with JSON escapes in streamed arguments is refused before the client sees it", async () => {
-    const run = runFor({ rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"] }] });
     const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
     const args = '{"q":"\\u0047lobex \\u0066alcon s\\u006b-ant-api03-' + "A".repeat(93) + 'AA"}';
     const events = [
@@ -266,13 +265,7 @@ describe("stream adapters check tool-call arguments as they decode", () => {
       chunk({}, "tool_calls"),
       { data: "[DONE]" },
     ];
-    const out: SseEvent[] = [];
-    let err: any;
-    try {
-      for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
-    } catch (e) {
-      err = e;
-    }
+    const { out, err } = await refused("openai", events);
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
     expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
   });

@@ -1,6 +1,7 @@
 // What of a JSON answer the output rules read and placeholders are restored in, beyond message text: the inputs of
 // the calls a Messages answer makes through server tools and MCP, as a tool_use's are.
 import { describe, expect, it } from "vitest";
+import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { runFor } from "../testkit.ts";
 import { walkAnswer } from "./answer.ts";
 
@@ -11,6 +12,25 @@ const RULES = {
     { name: "no-secrets", detect: ["secret" as const], on: ["output" as const], action: "block" as const },
   ],
 };
+
+/** Walks `body` (built with [EMAIL_1]) after the input handed out [EMAIL_1] for alice@example.com; returns it, restored. */
+function restored<T>(protocol: ClientProtocol, body: T): T {
+  const run = runFor(RULES, protocol);
+  run.input("write to alice@example.com", false); // hands out [EMAIL_1]
+  walkAnswer(protocol, body, (t) => run.output(t));
+  return body;
+}
+
+/** The error code the output rules throw walking `body`, or undefined when it passes. */
+function refusal(protocol: ClientProtocol, body: unknown): string | undefined {
+  const run = runFor(RULES, protocol);
+  try {
+    walkAnswer(protocol, body, (t) => run.output(t));
+  } catch (e: any) {
+    return e.code;
+  }
+  return undefined;
+}
 
 /** A Messages answer with a web search, an MCP call and a tool call, each carrying `text`. */
 const answer = (text: string): { type: string; role: string; content: { type: string; input: Record<string, string>; [k: string]: unknown }[] } => ({
@@ -25,25 +45,15 @@ const answer = (text: string): { type: string; role: string; content: { type: st
 
 describe("Messages answers: the inputs of server tool and MCP calls", () => {
   it("come back with their placeholders restored", () => {
-    const run = runFor(RULES, "anthropic");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = answer("[EMAIL_1] news");
-    walkAnswer("anthropic", body, (t) => run.output(t));
+    const body = restored("anthropic", answer("[EMAIL_1] news"));
     expect(body.content.map((b) => Object.values(b.input)[0])).toEqual(["alice@example.com news", "alice@example.com news", "alice@example.com news"]);
   });
 
   it.each(["server_tool_use", "mcp_tool_use"])("are refused when a %s input carries a secret", (type) => {
-    const run = runFor(RULES, "anthropic");
     const body = answer("nothing");
     const b = body.content.find((x) => x.type === type)!;
     b.input = { q: SECRET };
-    let code: string | undefined;
-    try {
-      walkAnswer("anthropic", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("anthropic", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -61,26 +71,16 @@ const results = (text: string): any => ({
 
 describe("Messages answers: what server tools and MCP servers answered", () => {
   it("comes back with its placeholders restored", () => {
-    const run = runFor(RULES, "anthropic");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = results("[EMAIL_1] page");
-    walkAnswer("anthropic", body, (t) => run.output(t));
+    const body = restored("anthropic", results("[EMAIL_1] page"));
     const [fetch, code, bash, mcp] = body.content;
     const want = "alice@example.com page";
     expect([fetch.content.content.title, fetch.content.content.source.data, code.content.stdout, code.content.stderr, bash.content.stdout, mcp.content[0].text]).toEqual([want, want, want, want, want, want]);
   });
 
   it.each([0, 1, 2, 3])("is refused when result %i carries a secret", (i) => {
-    const run = runFor(RULES, "anthropic");
     const body = results("nothing");
     body.content = [results(SECRET).content[i]];
-    let code: string | undefined;
-    try {
-      walkAnswer("anthropic", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("anthropic", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -90,25 +90,15 @@ describe("Gemini answers: code the model ran and its output", () => {
   });
 
   it("come back with their placeholders restored", () => {
-    const run = runFor(RULES, "gemini");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = candidate("[EMAIL_1]");
-    walkAnswer("gemini", body, (t) => run.output(t));
+    const body = restored("gemini", candidate("[EMAIL_1]"));
     const [code, result] = body.candidates[0].content.parts;
     expect([code.executableCode.code, result.codeExecutionResult.output]).toEqual(["alice@example.com", "alice@example.com"]);
   });
 
   it.each([0, 1])("are refused when part %i carries a secret", (i) => {
-    const run = runFor(RULES, "gemini");
     const body = candidate("nothing");
     body.candidates[0].content.parts = [candidate(SECRET).candidates[0].content.parts[i]];
-    let code: string | undefined;
-    try {
-      walkAnswer("gemini", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("gemini", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -122,10 +112,7 @@ describe("Responses answers: MCP calls and the code interpreter", () => {
   });
 
   it("come back with their placeholders restored", () => {
-    const run = runFor(RULES, "responses");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = output("[EMAIL_1]");
-    walkAnswer("responses", body, (t) => run.output(t));
+    const body = restored("responses", output("[EMAIL_1]"));
     const [mcp, ci] = body.output;
     expect([JSON.parse(mcp.arguments).who, mcp.output, ci.code, ci.outputs[0].logs]).toEqual(Array(4).fill("alice@example.com"));
   });
@@ -135,16 +122,9 @@ describe("Responses answers: MCP calls and the code interpreter", () => {
     ["mcp_call output", (it: any) => (it[0].output = SECRET)],
     ["code_interpreter_call code", (it: any) => (it[1].code = `k = "${SECRET}"`)],
   ])("are refused when the %s carries a secret", (_, plant) => {
-    const run = runFor(RULES, "responses");
     const body = output("nothing");
     plant(body.output);
-    let code: string | undefined;
-    try {
-      walkAnswer("responses", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("responses", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -152,22 +132,12 @@ describe("Chat answers: an audio answer's transcript", () => {
   const audio = (transcript: string): any => ({ object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: null, audio: { id: "audio_1", data: "UklGR", expires_at: 1, transcript } }, finish_reason: "stop" }] });
 
   it("comes back with its placeholders restored", () => {
-    const run = runFor(RULES, "openai");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = audio("Mail [EMAIL_1]");
-    walkAnswer("openai", body, (t) => run.output(t));
+    const body = restored("openai", audio("Mail [EMAIL_1]"));
     expect(body.choices[0].message.audio).toMatchObject({ transcript: "Mail alice@example.com", data: "UklGR" });
   });
 
   it("is refused when it carries a secret", () => {
-    const run = runFor(RULES, "openai");
-    let code: string | undefined;
-    try {
-      walkAnswer("openai", audio(`the key is ${SECRET}`), (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("openai", audio(`the key is ${SECRET}`))).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -182,25 +152,15 @@ describe("Messages answers: what the text editor tool answered", () => {
   });
 
   it("comes back with its placeholders restored", () => {
-    const run = runFor(RULES, "anthropic");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = edit("[EMAIL_1]");
-    walkAnswer("anthropic", body, (t) => run.output(t));
+    const body = restored("anthropic", edit("[EMAIL_1]"));
     expect(body.content[0].content.lines).toEqual(["-x", '+to = "alice@example.com"']);
     expect(body.content[1].content.content).toBe("alice@example.com");
   });
 
   it.each([0, 1])("is refused when result %i carries a secret", (i) => {
-    const run = runFor(RULES, "anthropic");
     const body = edit("nothing");
     body.content = [edit(SECRET).content[i]];
-    let code: string | undefined;
-    try {
-      walkAnswer("anthropic", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("anthropic", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
 
@@ -220,24 +180,14 @@ describe("Responses answers: shell commands, patches and web searches", () => {
   };
 
   it("come back with their placeholders restored", () => {
-    const run = runFor(RULES, "responses");
-    run.input("write to alice@example.com", false); // hands out [EMAIL_1]
-    const body = output("[EMAIL_1]");
-    walkAnswer("responses", body, (t) => run.output(t));
+    const body = restored("responses", output("[EMAIL_1]"));
     const e = "alice@example.com";
     expect(fields(body)).toEqual([`git commit --author "${e}"`, e, `@@\n-x\n+${e}\n`, e, e]);
   });
 
   it.each([0, 1, 2, 3])("are refused when item %i carries a secret", (i) => {
-    const run = runFor(RULES, "responses");
     const body = output("nothing");
     body.output = [output(SECRET).output[i]];
-    let code: string | undefined;
-    try {
-      walkAnswer("responses", body, (t) => run.output(t));
-    } catch (e: any) {
-      code = e.code;
-    }
-    expect(code).toBe("GUARDRAIL_BLOCKED");
+    expect(refusal("responses", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
