@@ -26,7 +26,8 @@ describe("legacy function calling (functions, function_call, role function)", ()
   it("Anthropic: tools, a forced tool, and a tool_use / tool_result pair", () => {
     const t = chatToMessagesRequest(body, target("anthropic"));
     expect(t.body.tools).toEqual([{ name: "get_weather", input_schema: params }]);
-    expect(t.body.tool_choice).toEqual({ type: "tool", name: "get_weather" });
+    // A legacy request is answered with one function_call, so Claude is asked for one call (1edf8b7).
+    expect(t.body.tool_choice).toEqual({ type: "tool", name: "get_weather", disable_parallel_tool_use: true });
     const [, assistant, result] = t.body.messages as any[];
     expect(assistant.content).toEqual([{ type: "tool_use", id: "call_fn1", name: "get_weather", input: { city: "Paris" } }]);
     expect(result.content).toEqual([{ type: "tool_result", tool_use_id: "call_fn1", content: "sunny" }]);
