@@ -2,31 +2,23 @@
 // (Retry-After, retry-after-ms), so an SDK's retry lands after the cooldown, not inside it a second later.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { type FakeOpenAI } from "./upstreams/openai.ts";
+import { startOneUpstreamGateway } from "./helpers/one-upstream-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("cbretry");
 const COOLDOWN_MS = 2000;
 
 let up: FakeOpenAI;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 const chat = () => postJson(`${gw.baseURL}/chat/completions`, { model: "t/m", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
 
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  gw = await startTestGateway({
-    store: { kind: "memory" },
-    routing: { backoff_ms: 1, circuit_breaker: { consecutive_failures: 2, cooldown_ms: COOLDOWN_MS } },
-    providers: { up: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: { "t/m": { endpoints: [{ provider: "up", model: "m" }] } },
-    projects: { p: { keys: [keyEntry("k", KEY)] } },
-  });
+  ({ up, gw, close } = await startOneUpstreamGateway(KEY, { backoff_ms: 1, circuit_breaker: { consecutive_failures: 2, cooldown_ms: COOLDOWN_MS } }));
 });
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+afterAll(() => close?.());
 
 describe("circuit open on every endpoint", () => {
   it("the 502 carries the time left of the cooldown, and the SDK's retry after that wait is served", async () => {

@@ -2,13 +2,15 @@
 // freed at once, so the next request is the new probe — also when a plugin (idempotency's recording) sits between
 // the stream and the client, where the client's leaving reaches the upstream read as an abort rather than a return().
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { type FakeOpenAI } from "./upstreams/openai.ts";
+import { startOneUpstreamGateway } from "./helpers/one-upstream-gateway.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("cbprobeabort");
 const COOLDOWN_MS = 1500;
 let up: FakeOpenAI;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 const chat = (extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(`${gw.baseURL}/chat/completions`, {
@@ -18,19 +20,9 @@ const chat = (extra: Record<string, unknown> = {}, headers: Record<string, strin
   });
 
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  gw = await startTestGateway({
-    store: { kind: "memory" },
-    routing: { backoff_ms: 1, circuit_breaker: { consecutive_failures: 1, cooldown_ms: COOLDOWN_MS } },
-    providers: { up: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: { "t/m": { endpoints: [{ provider: "up", model: "m" }] } },
-    projects: { p: { keys: [keyEntry("k", KEY)] } },
-  });
+  ({ up, gw, close } = await startOneUpstreamGateway(KEY, { backoff_ms: 1, circuit_breaker: { consecutive_failures: 1, cooldown_ms: COOLDOWN_MS } }));
 });
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+afterAll(() => close?.());
 
 describe("a half-open probe whose client leaves", () => {
   for (const [name, headers] of [["plain", {}], ["with an idempotency key", { "x-mg-idempotency-key": crypto.randomUUID() }]] as const) {

@@ -1,29 +1,21 @@
 // An upstream's sub-second Retry-After reaches the client as sent: Retry-After rounds up to whole seconds, so the
 // exact wait goes out as retry-after-ms too (which the openai and Anthropic SDKs read first), as the gateway's own 429.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { type FakeOpenAI } from "./upstreams/openai.ts";
+import { startOneUpstreamGateway } from "./helpers/one-upstream-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("retryms");
 
 let up: FakeOpenAI;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
+// Longer than the gateway waits itself: the endpoint is given up and the client told when to come back.
 beforeAll(async () => {
-  up = await startFakeOpenAI();
-  gw = await startTestGateway({
-    store: { kind: "memory" },
-    // Longer than the gateway waits itself: the endpoint is given up and the client told when to come back.
-    routing: { backoff_ms: 1, max_retry_after_ms: 1000 },
-    providers: { up: { protocol: "openai", base_url: up.baseUrl, api_key: "sk-fake-upstream" } },
-    models: { "t/m": { endpoints: [{ provider: "up", model: "m" }] } },
-    projects: { p: { keys: [keyEntry("k", KEY)] } },
-  });
+  ({ up, gw, close } = await startOneUpstreamGateway(KEY, { backoff_ms: 1, max_retry_after_ms: 1000 }));
 });
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+afterAll(() => close?.());
 
 describe("an upstream's retry-after-ms", () => {
   it("1500 ms: the client gets retry-after-ms ~1500 beside Retry-After: 2", async () => {
