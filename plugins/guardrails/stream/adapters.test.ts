@@ -256,6 +256,20 @@ describe("stream adapters check tool-call arguments as they decode", () => {
     expect(out.map((e) => e.data).join("")).not.toContain("sk-ant");
   });
 
+  it("responses: a key in a shell call sent whole in output_item.added is refused before the client sees it", async () => {
+    let seq = 0;
+    const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
+    const key = "sk-ant-api03-" + "A".repeat(93) + "AA";
+    const item = { type: "shell_call", id: "sh_1", call_id: "c1", status: "in_progress", action: { commands: [`export KEY=${key}`] } };
+    const events = [
+      ev("response.output_item.added", { output_index: 0, item }),
+      ev("response.output_item.done", { output_index: 0, item: { ...item, status: "completed" } }),
+    ];
+    const { out, err } = await refused("responses", events);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(out.map((e) => e.data).join("")).not.toContain("sk-ant");
+  });
+
   it("chat: a key written with JSON escapes in streamed arguments is refused before the client sees it", async () => {
     const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
     const args = '{"q":"\\u0047lobex \\u0066alcon s\\u006b-ant-api03-' + "A".repeat(93) + 'AA"}';

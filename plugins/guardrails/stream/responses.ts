@@ -1,7 +1,7 @@
 // Responses events: output_text and refusal deltas per (item, content part); function-call and MCP call argument,
 // custom tool call input and code interpreter code deltas per item.
 // A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
-// output_item.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
+// output_item.added/.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
 // the instructions the events carrying the response echo are restored.
 // Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive.
 import type { SseEvent } from "../../../core/sse/parse.ts";
@@ -87,6 +87,8 @@ export class ResponsesStream implements StreamAdapter {
         responsesPart(e.part, whole);
         changed = true;
         break;
+      // A hosted call (shell, web search, MCP, ...) can come whole in .added, long before its .done.
+      case "response.output_item.added":
       case "response.output_item.done":
         responsesItem(e.item, whole);
         changed = true;
