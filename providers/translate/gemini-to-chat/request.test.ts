@@ -37,6 +37,15 @@ describe("Gemini request -> chat", () => {
     expect(dropped).toEqual(["safetySettings", "generationConfig.topK"]);
   });
 
+  it("enum mode (text/x.enum) has no chat form: the mime type and its schema are both named as dropped", () => {
+    const { body, dropped } = translate({
+      contents: [{ role: "user", parts: [{ text: "which color" }] }],
+      generationConfig: { responseMimeType: "text/x.enum", responseSchema: { type: "STRING", enum: ["red", "blue"] } },
+    });
+    expect(body.response_format).toBeUndefined();
+    expect(dropped).toEqual(["generationConfig.responseMimeType", "generationConfig.responseSchema"]);
+  });
+
   it("a tool loop: calls keep the upstream's ids (Gemini CLI's name__ prefix off), answers right after them in the calls' order, text last", () => {
     const { body } = translate({ contents: [
       { role: "user", parts: [{ text: "Weather and time?" }] },

@@ -241,7 +241,11 @@ function generation(body: any, out: Record<string, unknown>, dropped: string[], 
   if (mime === "application/json") {
     const schema = gc.responseJsonSchema ?? (gc.responseSchema ? jsonSchemaOf(gc.responseSchema) : undefined);
     out.response_format = schema ? { type: "json_schema", json_schema: { name: "response", schema } } : { type: "json_object" };
-  } else if (mime && mime !== "text/plain") dropped.push("generationConfig.responseMimeType");
+  } else if (mime && mime !== "text/plain") {
+    // Enum mode (text/x.enum) has no chat form: its schema goes with it, and is named too.
+    dropped.push("generationConfig.responseMimeType");
+    for (const k of ["responseSchema", "responseJsonSchema"]) if (gc[k] !== undefined) dropped.push(`generationConfig.${k}`);
+  }
   const effort = reasoningEffort(gc.thinkingConfig, target, scope);
   if (effort === null) dropped.push("generationConfig.thinkingConfig");
   else if (effort) out.reasoning_effort = effort;
