@@ -26,6 +26,14 @@ describe("messages request -> chat request", () => {
     ]);
   });
 
+  it("structured outputs: output_config.format and the beta's output_format both become a strict json_schema response_format", () => {
+    const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false };
+    const want = { type: "json_schema", json_schema: { name: "output", schema, strict: true } };
+    const ask = (extra: object) => messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], ...extra });
+    expect(ask({ output_config: { format: { type: "json_schema", schema } } }).body.response_format).toEqual(want);
+    expect(ask({ output_format: { type: "json_schema", schema } }).body.response_format).toEqual(want);
+  });
+
   it("tools and tool_choice; server tools refused naming the field", () => {
     const { body } = messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "any", disable_parallel_tool_use: true } });
     expect(body.tools).toEqual([{ type: "function", function: { name: "f", parameters: { type: "object" } } }]);

@@ -5,7 +5,7 @@
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
 // `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
 // x-mg-dropped-params); unknown fields and unknown block types are dropped.
-// output_config.format (structured outputs) becomes response_format json_schema. On a chat completions upstream
+// output_config.format (structured outputs; output_format in the beta) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
 import { invalidRequest } from "../../../core/errors.ts";
@@ -127,7 +127,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       if (tc.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
     }
   }
-  const format = body.output_config?.format;
+  // output_format is the structured-outputs beta's spelling, which @anthropic-ai/sdk's beta parse() still sends.
+  const format = body.output_config?.format ?? body.output_format;
   if (format?.type === "json_schema") {
     // Anthropic's structured outputs are always strict (constrained decoding); OpenAI's strict mode is the same promise.
     out.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema ?? { type: "object" }, strict: true } };
