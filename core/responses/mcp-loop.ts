@@ -15,6 +15,7 @@ import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { runToolCall } from "../mcp/tool-call.ts";
 import { maxToolRounds } from "../metering/model-turns.ts";
 import { LiveEvents } from "./live-events.ts";
+import { addUsage, addWireUsage } from "./turn-usage.ts";
 import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
@@ -33,35 +34,6 @@ function nativePassthrough(ctx: GatewayContext, tools: any[]): boolean {
 export function gatewayRunsMcp(ctx: GatewayContext): boolean {
   const tools = mcpToolsOf(ctx.body);
   return tools.length > 0 && !nativePassthrough(ctx, tools);
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!b) return a;
-  if (!a) return { ...b };
-  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
-  return {
-    ...a,
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
-    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
-    cacheWrite1hTokens: sum(a.cacheWrite1hTokens, b.cacheWrite1hTokens),
-    reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
-  };
-}
-
-function addWireUsage(a: any, b: any): any {
-  if (!b) return a;
-  if (!a) return structuredClone(b);
-  const n = (x: unknown) => (typeof x === "number" ? x : 0);
-  return {
-    ...a,
-    input_tokens: n(a.input_tokens) + n(b.input_tokens),
-    output_tokens: n(a.output_tokens) + n(b.output_tokens),
-    total_tokens: n(a.total_tokens) + n(b.total_tokens),
-    input_tokens_details: { ...a.input_tokens_details, cached_tokens: n(a.input_tokens_details?.cached_tokens) + n(b.input_tokens_details?.cached_tokens) },
-    output_tokens_details: { ...a.output_tokens_details, reasoning_tokens: n(a.output_tokens_details?.reasoning_tokens) + n(b.output_tokens_details?.reasoning_tokens) },
-  };
 }
 
 /** A tool result as the text the model (function_call_output) and the mcp_call item (output / error) carry. */
