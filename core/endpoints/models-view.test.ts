@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import Big from "big.js";
 import { endpointEntry, modelEntry, type EndpointView } from "./models-view.ts";
 import { costOf } from "../money/money.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
@@ -31,5 +32,27 @@ describe("catalog pricing", () => {
       .toMatchObject({ input_cache_read: "0.0000003", input_cache_write: "0.00000375" });
     expect(listed({ input: "0.000003", input_cache_read: "0" }).list).toMatchObject({ input_cache_read: "0", input_cache_write: "0.000003" });
     expect(listed(undefined).list).toMatchObject({ input: "0", output: "0", input_cache_read: "0", input_cache_write: "0" });
+  });
+});
+
+describe("catalog pricing of a long-prompt tier", () => {
+  const pricing: Pricing = {
+    input: "0.00000125", output: "0.00001", input_cache_read: "0.000000125",
+    long_context: { above_input_tokens: 200_000, input: "0.0000025", output: "0.000015", input_cache_read: "0.00000025" },
+  };
+
+  it("lists the tier's threshold and the prices a request over it pays, cache prices as billed", () => {
+    const { list, endpoint } = listed(pricing);
+    const tier = { above_input_tokens: 200_000, input_cache_read: "0.00000025", input_cache_write: "0.0000025" };
+    expect(list.long_context).toEqual({ ...tier, input: "0.0000025", output: "0.000015" });
+    expect(endpoint.long_context).toEqual({ ...tier, prompt: "0.0000025", completion: "0.000015" });
+    // A request over the threshold costs what the listing says, per token.
+    const over = { inputTokens: 200_001, outputTokens: 1 };
+    expect(costOf(over, pricing).toString()).toBe(new Big(list.long_context!.input).times(200_001).plus(list.long_context!.output).toString());
+  });
+
+  it("an endpoint without a tier lists none", () => {
+    expect(listed({ input: "0.000001" }).list.long_context).toBeUndefined();
+    expect(listed({ input: "0.000001" }).endpoint.long_context).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import type { ModelEndpointConfig, Pricing, ProviderConfig } from "../generated/
 import type { EndpointStats } from "../stats/index.ts";
 import type { CircuitState } from "../health/index.ts";
 import { cachePrices } from "../money/money.ts";
+import { pricingForPrompt } from "../money/long-context.ts";
 
 const ZERO = "0";
 
@@ -14,9 +15,19 @@ function prices(p: Pricing | undefined) {
   if (p?.video_second) extra.video_second = p.video_second;
   if (p?.search_unit) extra.search_unit = p.search_unit;
   if (p?.web_search) extra.web_search = p.web_search;
-  // The cache prices billing charges (money.ts): an unset one costs the input price, not nothing.
+  return { base: tokenPrices(p), long: longContext(p), extra };
+}
+
+/** The token prices billing charges (money.ts): an unset cache price costs the input price, not nothing. */
+function tokenPrices(p: Pricing | undefined) {
   const cache = p ? cachePrices(p) : { read: ZERO, write: ZERO };
-  return { base: { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: cache.read, cacheWrite: cache.write }, extra };
+  return { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: cache.read, cacheWrite: cache.write };
+}
+
+/** A long-prompt tier's threshold and the prices a request over it pays (long-context.ts), or undefined. */
+function longContext(p: Pricing | undefined) {
+  const above = p?.long_context?.above_input_tokens;
+  return above === undefined ? undefined : { above, ...tokenPrices(pricingForPrompt(p!, above + 1)) };
 }
 
 export function architecture(m: ModelRuntime) {
@@ -39,7 +50,7 @@ function headline(m: ModelRuntime): ModelEndpointConfig | undefined {
 export function modelEntry(m: ModelRuntime) {
   const c = m.config;
   const ep = headline(m);
-  const { base, extra } = prices(ep?.pricing);
+  const { base, long, extra } = prices(ep?.pricing);
   return {
     id: m.id,
     object: "model" as const,
@@ -52,7 +63,10 @@ export function modelEntry(m: ModelRuntime) {
     max_tokens: c.max_tokens ?? ep?.max_tokens ?? 0,
     type: m.type,
     tags: c.tags ?? [],
-    pricing: { input: base.input, output: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra },
+    pricing: {
+      input: base.input, output: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra,
+      ...(long ? { long_context: { above_input_tokens: long.above, input: long.input, output: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite } } : {}),
+    },
   };
 }
 
@@ -109,12 +123,15 @@ export interface EndpointView {
 
 /** One element of endpoints[] in GET /v1/models/{creator}/{model}/endpoints. */
 export function endpointEntry(m: ModelRuntime, v: EndpointView) {
-  const { base, extra } = prices(v.ep.pricing);
+  const { base, long, extra } = prices(v.ep.pricing);
   return {
     provider_name: v.ep.provider,
     context_length: v.ep.context_window ?? m.config.context_window ?? 0,
     max_completion_tokens: v.ep.max_tokens ?? m.config.max_tokens ?? 0,
-    pricing: { prompt: base.input, completion: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra },
+    pricing: {
+      prompt: base.input, completion: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra,
+      ...(long ? { long_context: { above_input_tokens: long.above, prompt: long.input, completion: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite } } : {}),
+    },
     supported_parameters: supportedParameters(m, v.ep, v.provider?.protocol),
     throughput_last_1h: v.stats.throughput_last_1h,
     latency_last_1h: v.stats.latency_last_1h,

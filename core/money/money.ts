@@ -3,6 +3,7 @@
 import Big from "big.js";
 import type { Pricing } from "../generated/types/gateway.ts";
 import type { Usage } from "../contracts/provider.ts";
+import { pricingForUsage } from "./long-context.ts";
 
 const PICO = new Big("1e12");
 
@@ -54,9 +55,12 @@ function pricesOf(pricing: Pricing): BigPrices {
   return b;
 }
 
-/** The cost of one request's usage at one endpoint's prices. Cache prices default to the input price. */
+/**
+ * The cost of one request's usage at one endpoint's prices. Cache prices default to the input price; a prompt over
+ * the endpoint's long-context threshold is billed whole at that tier's prices (long-context.ts).
+ */
 export function costOf(usage: Usage, pricing: Pricing): Big {
-  const p = pricesOf(pricing);
+  const p = pricesOf(pricingForUsage(usage, pricing));
   let c = p.input.times(usage.inputTokens || 0);
   c = c.plus(p.output.times(usage.outputTokens || 0));
   if (usage.cacheReadTokens) c = c.plus(p.cacheRead.times(usage.cacheReadTokens));
@@ -99,9 +103,9 @@ function scaledOf(pricing: Pricing): ScaledPrices {
 /** A usage count as a BigInt, or undefined when it is not a non-negative safe integer (then Big does the math). */
 const count = (n: number | undefined): bigint | undefined => (!n ? 0n : Number.isSafeInteger(n) && n > 0 ? BigInt(n) : undefined);
 
-/** A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up. */
+/** A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up (its tier's prices). */
 export function costParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
-  const p = scaledOf(pricing);
+  const p = scaledOf(pricingForUsage(usage, pricing));
   const [write5m, write1h] = writeSplit(usage);
   const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(write5m), cw1h = count(write1h);
   const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits), ws = count(usage.webSearches);

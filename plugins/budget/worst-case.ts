@@ -1,7 +1,8 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
 // it may run, at the dearest endpoint of the requested model and of every fallback model, times the model turns it
 // may make (a Responses request with an mcp tool that can run a call unapproved: mcp.max_tool_rounds, else one,
-// core/metering/model-turns.ts); images at the
+// core/metering/model-turns.ts), at the endpoint's long-prompt tier when the input may be over its threshold
+// (core/money/long-context.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
 // is not counted).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -18,6 +19,7 @@ import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
 import { maxModelTurns } from "../../core/metering/model-turns.ts";
+import { pricingForPrompt } from "../../core/money/long-context.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -130,7 +132,8 @@ function worstCase1(ctx: GatewayContext, webSearches: number): WorstCase {
       const pricing = images ? imagePricing(ctx, model, ep.pricing, anyServes) : ep.pricing;
       if (!pricing) continue;
       const u = worstUsage(ctx, model, ep, webSearches, unbounded);
-      const p = picoPrices(pricing);
+      // An input that may be over a long-prompt threshold is held at that tier's prices: it would be billed at them.
+      const p = picoPrices(pricingForPrompt(pricing, u.inputTokens));
       const rest = big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
         + big(u.webSearches) * p.webSearch;
       const c = rest + big(u.outputTokens) * p.output;

@@ -64,6 +64,16 @@ describe("planRoute", () => {
     expect(providers(input({ chain: [m], options: { sort: "cost" }, shape: { inputTokens: 5000, outputTokens: 10 } }))).toEqual(["x/y@groq", "x/y@fireworks"]);
   });
 
+  it("sort: cost prices a prompt over an endpoint's long-prompt threshold at that tier", () => {
+    // groq is cheaper up to 1000 prompt tokens, but doubles above them; fireworks is flat.
+    const m = model("x/long", [
+      { provider: "groq", model: "a", pricing: { input: "0.000001", output: "0.000001", long_context: { above_input_tokens: 1000, input: "0.000004" } } },
+      { provider: "fireworks", model: "b", pricing: { input: "0.000002", output: "0.000001" } },
+    ]);
+    expect(providers(input({ chain: [m], options: { sort: "cost" }, shape: { inputTokens: 1000, outputTokens: 10 } }))).toEqual(["x/long@groq", "x/long@fireworks"]);
+    expect(providers(input({ chain: [m], options: { sort: "cost" }, shape: { inputTokens: 1001, outputTokens: 10 } }))).toEqual(["x/long@fireworks", "x/long@groq"]);
+  });
+
   it("sort: cost ties and unpriced endpoints keep catalog order, unpriced last", () => {
     const m = model("x/y", [
       { provider: "openai", model: "free" },

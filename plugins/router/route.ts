@@ -5,6 +5,7 @@ import type { ModelEndpointConfig, ProjectConfig, ProviderConfig } from "../../c
 import type { EndpointStats } from "../../core/stats/index.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import { requestedChoices, statedOutputLimit } from "../../core/metering/output-limit.ts";
+import { pricingForPrompt } from "../../core/money/long-context.ts";
 
 export type SortKey = "cost" | "ttft" | "tps";
 
@@ -71,9 +72,12 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
 
 const price = (s: string | undefined) => (s === undefined ? undefined : Number(s));
 
-/** Estimated USD of this request on this target; undefined when the target publishes no price for it. */
+/**
+ * Estimated USD of this request on this target (at its long-prompt tier when the prompt is over the threshold);
+ * undefined when the target publishes no price for it.
+ */
 export function estimateCost(t: Target, shape: RequestShape): number | undefined {
-  const p = t.pricing;
+  const p = pricingForPrompt(t.pricing, shape.inputTokens);
   const parts: Array<[number, string | undefined]> = [
     [shape.inputTokens, p.input],
     [shape.outputTokens, p.output],

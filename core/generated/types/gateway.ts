@@ -547,6 +547,21 @@ export interface Pricing {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   web_search?: string;
+  long_context?: LongContextPricing;
+}
+/**
+ * A long-prompt price tier, as Gemini 2.5 Pro (prompts over 200k tokens) and Claude Sonnet 4 / 4.5 with the 1M context (input over 200k tokens) bill: a request whose prompt tokens (uncached input, cache reads and cache writes together, as the provider judges it) exceed above_input_tokens is billed whole at these prices, its output too. A price left out here keeps the endpoint's own (an unset cache price is still the input price, this tier's when it sets input). Used everywhere cost is worked out: the ledger, x-mg-cost-usd, budgets (a request whose estimated prompt is over the threshold reserves at these prices), metrics, routing by cost.
+ */
+export interface LongContextPricing {
+  /**
+   * The threshold: a prompt of more tokens than this is billed at this tier (one of exactly this many is not).
+   */
+  above_input_tokens: number;
+  input?: Decimal;
+  output?: Decimal;
+  input_cache_read?: Decimal;
+  input_cache_write?: Decimal;
+  input_cache_write_1h?: Decimal;
 }
 export interface ProjectConfig {
   keys: ApiKeyConfig[];
@@ -773,6 +788,7 @@ export interface Pricing1 {
    * A non-negative decimal number written as a string (no binary floats in money).
    */
   web_search?: string;
+  long_context?: LongContextPricing;
 }
 export interface AdminKeyConfig {
   id: string;

@@ -59,6 +59,16 @@ export interface ModelEndpoint {
     video_second?: Decimal;
     search_unit?: Decimal;
     web_search?: Decimal;
+    /**
+     * A long-prompt tier: a request whose prompt (uncached input, cache reads and cache writes together) is over above_input_tokens is billed whole at these prices, its output too. Absent: the same prices at every prompt size.
+     */
+    long_context?: {
+      above_input_tokens: number;
+      prompt: Decimal;
+      completion: Decimal;
+      input_cache_read: Decimal;
+      input_cache_write: Decimal;
+    };
   };
   supported_parameters: string[];
   throughput_last_1h: Percentiles;

@@ -79,4 +79,14 @@ export interface ModelPricing {
   video_second?: string;
   search_unit?: string;
   web_search?: string;
+  /**
+   * A long-prompt tier: a request whose prompt (uncached input, cache reads and cache writes together) is over above_input_tokens is billed whole at these prices, its output too (Gemini 2.5 Pro over 200k tokens, Claude Sonnet 4 / 4.5 with the 1M context). Absent: the same prices at every prompt size.
+   */
+  long_context?: {
+    above_input_tokens: number;
+    input: string;
+    output: string;
+    input_cache_read: string;
+    input_cache_write: string;
+  };
 }

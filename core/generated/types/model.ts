@@ -74,4 +74,14 @@ export interface ModelPricing {
   video_second?: Decimal;
   search_unit?: Decimal;
   web_search?: Decimal;
+  /**
+   * A long-prompt tier: a request whose prompt (uncached input, cache reads and cache writes together) is over above_input_tokens is billed whole at these prices, its output too (Gemini 2.5 Pro over 200k tokens, Claude Sonnet 4 / 4.5 with the 1M context). Absent: the same prices at every prompt size.
+   */
+  long_context?: {
+    above_input_tokens: number;
+    input: Decimal;
+    output: Decimal;
+    input_cache_read: Decimal;
+    input_cache_write: Decimal;
+  };
 }
