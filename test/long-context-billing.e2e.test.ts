@@ -1,0 +1,147 @@
+// Long prompts on the gateway as shipped (gateway.yaml: SQLite store, the full default pipeline, the default catalog)
+// with live keys under budgets: Gemini 2.5 Pro bills a prompt over 200k tokens whole at $2.50 / $15 per million
+// (not $1.25 / $10), Claude Sonnet 4.5 with the 1M context an input over 200k tokens at $6 / $22.50 (not $3 / $15).
+// The ledger record, x-mg-cost-usd and the budget's spend must all say the tier's price, JSON and streamed, on a
+// cut stream and after a fallback; a budget holds a request whose prompt may be over the threshold at those prices.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Big from "big.js";
+import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
+import { periodOf } from "../core/store/periods.ts";
+import { picoToUsd } from "../core/money/money.ts";
+
+const LONG = testKey("long-ctx");
+const TIGHT = testKey("long-tight");
+const PRO = "google/gemini-2.5-pro";
+const SONNET = "anthropic/claude-sonnet-4.5";
+
+let openai: FakeOpenAI;
+let anthropic: FakeAnthropic;
+let gemini: FakeGemini;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI();
+  anthropic = await startFakeAnthropic();
+  gemini = await startFakeGemini();
+  const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
+  config.providers.gemini.base_url = gemini.baseUrl;
+  // A second Gemini host on the same fake, for the fallback: a model whose two endpoints bill different tiers.
+  config.providers.gemini2 = { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY };
+  config.models["t/pro-two-hosts"] = {
+    type: "language", context_window: 1048576, max_tokens: 65536,
+    endpoints: [
+      { provider: "gemini", model: "gemini-2.5-pro", pricing: { input: "0.00000125", output: "0.00001", long_context: { above_input_tokens: 200000, input: "0.0000025", output: "0.000015" } } },
+      { provider: "gemini2", model: "gemini-2.5-pro", pricing: { input: "0.000001", output: "0.00001", long_context: { above_input_tokens: 200000, input: "0.000004", output: "0.00002" } } },
+    ],
+  };
+  config.projects.long = { keys: [keyEntry("long-ctx", LONG)], budget: { usd: "100", period: "month" } };
+  // Enough for a 1M-character prompt held at $1.25 per million, not at the tier's $2.50.
+  config.projects.tight = { keys: [keyEntry("long-tight", TIGHT)], budget: { usd: "2", period: "month" } };
+  gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+});
+
+/** Gemini contents whose JSON is exactly `chars` long: the fake reports promptTokenCount chars / 4. */
+function geminiPrompt(chars: number) {
+  const overhead = JSON.stringify([{ role: "user", parts: [{ text: "" }] }]).length;
+  return [{ role: "user", parts: [{ text: "x".repeat(chars - overhead) }] }];
+}
+
+const spentUsd = async (project: string) => {
+  const p = periodOf("month", Date.now());
+  return picoToUsd(await gw.gateway.store.spent(project, p.key, p.start));
+};
+const gen = (model: string, body: unknown, key = LONG, stream = false) =>
+  postJson(`${gw.url}/api/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`, body, { "x-goog-api-key": key });
+/** What the ledger billed `record`, recomputed at the given per-token prices. */
+const at = (record: { inputTokens: number; outputTokens: number }, input: string, output: string) =>
+  new Big(input).times(record.inputTokens).plus(new Big(output).times(record.outputTokens)).toFixed();
+
+describe("Gemini 2.5 Pro over its 200k-token threshold", () => {
+  it("JSON: a 250 000-token prompt is billed at $2.50 / $15 per million in the ledger, x-mg-cost-usd and the budget", async () => {
+    const before = await spentUsd("long");
+    const r = await gen(PRO, { contents: geminiPrompt(1_000_000) });
+    expect(r.status).toBe(200);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.inputTokens).toBe(250_000);
+    expect(record.outputTokens).toBeGreaterThan(0);
+    const billed = at(record, "0.0000025", "0.000015"); // 0.625 for the prompt alone, not 0.3125
+    expect(new Big(billed).gte("0.625")).toBe(true);
+    expect(record.costUsd).toBe(billed);
+    expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
+    expect(new Big(await spentUsd("long")).minus(before).toFixed()).toBe(billed);
+  });
+
+  it("200 000 tokens exactly stay at $1.25 / $10", async () => {
+    const r = await gen(PRO, { contents: geminiPrompt(800_000) });
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.inputTokens).toBe(200_000);
+    expect(record.costUsd).toBe(at(record, "0.00000125", "0.00001"));
+    expect(r.headers.get("x-mg-cost-usd")).toBe(record.costUsd);
+  });
+
+  it("streamed, and a stream cut midway: billed at the tier from the usage the chunks carried", async () => {
+    const whole = await gen(PRO, { contents: geminiPrompt(1_000_000) }, LONG, true);
+    expect(whole.status).toBe(200);
+    const streamed = await ledgerRecordOf(gw, whole.headers.get("x-request-id"));
+    expect(streamed.inputTokens).toBe(250_000);
+    expect(streamed.costUsd).toBe(at(streamed, "0.0000025", "0.000015"));
+
+    gemini.failures.push({ kind: "die-mid-stream", afterChunks: 2 });
+    const cut = await fetch(`${gw.url}/api/v1beta/models/${PRO}:streamGenerateContent?alt=sse`, {
+      method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": LONG }, body: JSON.stringify({ contents: geminiPrompt(1_000_000) }),
+    });
+    await cut.text().catch(() => "");
+    const record = await ledgerRecordOf(gw, cut.headers.get("x-request-id"));
+    expect(record.inputTokens).toBeGreaterThan(200_000);
+    expect(record.costUsd).toBe(at(record, "0.0000025", "0.000015"));
+  });
+
+  it("after a fallback, at the tier of the endpoint that served", async () => {
+    gemini.failures.push({ kind: "status", status: 503 });
+    const r = await gen("t/pro-two-hosts", { contents: geminiPrompt(1_000_000) });
+    expect(r.status).toBe(200);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.provider).toBe("gemini2");
+    expect(record.costUsd).toBe(at(record, "0.000004", "0.00002"));
+    expect(r.headers.get("x-mg-cost-usd")).toBe(record.costUsd);
+  });
+
+  it("a budget holds a prompt that may be over the threshold at the tier's prices: $2 cannot start a 1M-character one", async () => {
+    const calls = gemini.requests.length;
+    const body = { contents: geminiPrompt(1_000_000), generationConfig: { maxOutputTokens: 100 } };
+    const r = await gen(PRO, body, TIGHT);
+    expect(r.status).toBe(402);
+    const info = r.json.error.details.find((d: any) => d.reason === "BUDGET_EXCEEDED").metadata;
+    // Its input (at most one token per byte of body) and its 100 output tokens at $2.50 / $15 per million, where the
+    // short-prompt prices held $1.25 / $10 (1.25 of a $2 budget, and the request started).
+    const bytes = JSON.stringify(body).length;
+    expect(info.input_max_usd).toBe(new Big("0.0000025").times(bytes).toFixed());
+    expect(info.request_max_usd).toBe(new Big("0.0000025").times(bytes).plus(new Big("0.000015").times(100)).toFixed());
+    expect(gemini.requests.length).toBe(calls);
+    expect(await spentUsd("tight")).toBe("0");
+  });
+});
+
+describe("Claude Sonnet 4.5 with the 1M context over its 200k-token threshold", () => {
+  it("an input of about 250 000 tokens is billed at $6 / $22.50 per million, not $3 / $15", async () => {
+    const before = await spentUsd("long");
+    const r = await postJson(`${gw.url}/api/v1/messages`, { model: SONNET, max_tokens: 50, messages: [{ role: "user", content: "y".repeat(1_000_000) }] },
+      { "x-api-key": LONG, "anthropic-version": "2023-06-01", "anthropic-beta": "context-1m-2025-08-07" });
+    expect(r.status).toBe(200);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.inputTokens).toBeGreaterThan(200_000);
+    const billed = at(record, "0.000006", "0.0000225");
+    expect(record.costUsd).toBe(billed);
+    expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
+    expect(new Big(await spentUsd("long")).minus(before).toFixed()).toBe(billed);
+  });
+});
