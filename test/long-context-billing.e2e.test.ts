@@ -1,7 +1,7 @@
 // Long prompts on the gateway as shipped (gateway.yaml: SQLite store, the full default pipeline, the default catalog)
 // with live keys under budgets: Gemini 2.5 Pro bills a prompt over 200k tokens whole at $2.50 / $15 per million
 // (not $1.25 / $10), Claude Sonnet 4.5 with the 1M context an input over 200k tokens at $6 / $22.50 (not $3 / $15).
-// The ledger record, x-mg-cost-usd and the budget's spend must all say the tier's price, JSON and streamed, on a
+// The ledger record, x-mg-cost-usd, the budget's spend and /metrics must all say the tier's price, JSON and streamed, on a
 // cut stream and after a fallback; a budget holds a request whose prompt may be over the threshold at those prices.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Big from "big.js";
@@ -38,6 +38,7 @@ beforeAll(async () => {
       { provider: "gemini2", model: "gemini-2.5-pro", pricing: { input: "0.000001", output: "0.00001", long_context: { above_input_tokens: 200000, input: "0.000004", output: "0.00002" } } },
     ],
   };
+  config.metrics = { ...config.metrics, project_labels: true };
   config.projects.long = { keys: [keyEntry("long-ctx", LONG)], budget: { usd: "100", period: "month" } };
   // Enough for a 1M-character prompt held at $1.25 per million, not at the tier's $2.50.
   config.projects.tight = { keys: [keyEntry("long-tight", TIGHT)], budget: { usd: "2", period: "month" } };
@@ -59,6 +60,10 @@ const spentUsd = async (project: string) => {
   const p = periodOf("month", Date.now());
   return picoToUsd(await gw.gateway.store.spent(project, p.key, p.start));
 };
+/** gateway_project_cost_usd_total of the project and model, as /metrics shows it. */
+const costSeries = async (project: string, model: string) =>
+  (await gw.gateway.metrics.registry.getSingleMetric("gateway_project_cost_usd_total")!.get()).values
+    .filter((v) => v.labels.project === project && v.labels.model === model).reduce((n, v) => n + v.value, 0);
 const gen = (model: string, body: unknown, key = LONG, stream = false) =>
   postJson(`${gw.url}/api/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`, body, { "x-goog-api-key": key });
 /** What the ledger billed `record`, recomputed at the given per-token prices. */
@@ -66,8 +71,9 @@ const at = (record: { inputTokens: number; outputTokens: number }, input: string
   new Big(input).times(record.inputTokens).plus(new Big(output).times(record.outputTokens)).toFixed();
 
 describe("Gemini 2.5 Pro over its 200k-token threshold", () => {
-  it("JSON: a 250 000-token prompt is billed at $2.50 / $15 per million in the ledger, x-mg-cost-usd and the budget", async () => {
+  it("JSON: a 250 000-token prompt is billed at $2.50 / $15 per million in the ledger, x-mg-cost-usd, the budget and /metrics", async () => {
     const before = await spentUsd("long");
+    const counted = await costSeries("long", PRO);
     const r = await gen(PRO, { contents: geminiPrompt(1_000_000) });
     expect(r.status).toBe(200);
     const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
@@ -78,6 +84,7 @@ describe("Gemini 2.5 Pro over its 200k-token threshold", () => {
     expect(record.costUsd).toBe(billed);
     expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
     expect(new Big(await spentUsd("long")).minus(before).toFixed()).toBe(billed);
+    expect((await costSeries("long", PRO)) - counted).toBeCloseTo(Number(billed), 9);
   });
 
   it("200 000 tokens exactly stay at $1.25 / $10", async () => {
