@@ -3,6 +3,8 @@
 // (not $1.25 / $10), Claude Sonnet 4.5 with the 1M context an input over 200k tokens at $6 / $22.50 (not $3 / $15).
 // The ledger record, x-mg-cost-usd, the budget's spend and /metrics must all say the tier's price, JSON and streamed, on a
 // cut stream and after a fallback; a budget holds a request whose prompt may be over the threshold at those prices.
+// A Responses request whose mcp tool loop makes several model calls is billed as the provider bills each call: the
+// tier is judged on each call's prompt, not on the turns' sum.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Big from "big.js";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -10,6 +12,8 @@ import { providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
+import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
+import { until } from "./helpers/until.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { picoToUsd } from "../core/money/money.ts";
 
@@ -22,11 +26,19 @@ let openai: FakeOpenAI;
 let anthropic: FakeAnthropic;
 let gemini: FakeGemini;
 let gw: TestGateway;
+let docs: TestMcpHttpServer;
 
 beforeAll(async () => {
   openai = await startFakeOpenAI();
   anthropic = await startFakeAnthropic();
   gemini = await startFakeGemini();
+  docs = await startMcpHttpServer("docs");
+  // Offered the docs server's whoami (the mcp tool), the model calls it once, then answers; other requests as the fake does.
+  gemini.script = ({ tools, answered }) => {
+    const whoami = tools.find((t) => t.name === "docs__whoami");
+    if (!whoami) return undefined;
+    return answered ? { text: "read it" } : { call: { name: whoami.name, input: {} } };
+  };
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.gemini.base_url = gemini.baseUrl;
   // A second Gemini host on the same fake, for the fallback: a model whose two endpoints bill different tiers.
@@ -39,6 +51,7 @@ beforeAll(async () => {
     ],
   };
   config.metrics = { ...config.metrics, project_labels: true };
+  config.mcp_servers = { ...config.mcp_servers, docs: { url: docs.url } };
   config.projects.long = { keys: [keyEntry("long-ctx", LONG)], budget: { usd: "100", period: "month" } };
   // Enough for a 1M-character prompt held at $1.25 per million, not at the tier's $2.50.
   config.projects.tight = { keys: [keyEntry("long-tight", TIGHT)], budget: { usd: "2", period: "month" } };
@@ -47,7 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close(), docs?.close()]);
 });
 
 /** Gemini contents whose JSON is exactly `chars` long: the fake reports promptTokenCount chars / 4. */
@@ -150,5 +163,30 @@ describe("Claude Sonnet 4.5 with the 1M context over its 200k-token threshold", 
     expect(record.costUsd).toBe(billed);
     expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
     expect(new Big(await spentUsd("long")).minus(before).toFixed()).toBe(billed);
+  });
+});
+
+describe("a Responses request whose mcp tool makes several Gemini 2.5 Pro calls", () => {
+  it("two calls of about 110 000 prompt tokens each are billed at $1.25 / $10 each, not their 220 000-token sum at the tier", async () => {
+    const from = gemini.requests.length;
+    const r = await postJson(`${gw.url}/api/v1/responses`, {
+      model: PRO, input: `Ask whoami. ${"z".repeat(440_000)}`,
+      tools: [{ type: "mcp", server_label: "docs", allowed_tools: ["whoami"], require_approval: "never" }],
+    }, { authorization: `Bearer ${LONG}` });
+    expect(r.status).toBe(200);
+    expect(r.json.output.map((o: any) => o.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+    const prompts = gemini.requests.slice(from).map((q) => JSON.stringify(q.body.contents).length >> 2);
+    expect(prompts).toHaveLength(2);
+    for (const p of prompts) expect(p).toBeLessThan(200_000);
+    // The request's own record (its mcp tool call has one too, at no token cost).
+    const id = r.headers.get("x-request-id");
+    const record = await until("the request's ledger record", async () =>
+      (await gw.gateway.store.ledger({})).find((e) => e.requestId === id && e.endpoint === "responses"), 5000);
+    // The ledger's counts are the two calls' sum, over the threshold; each call was under it.
+    expect(record.inputTokens).toBe(prompts[0]! + prompts[1]!);
+    expect(record.inputTokens).toBeGreaterThan(200_000);
+    const billed = at(record, "0.00000125", "0.00001"); // about 0.277, where the sum at the tier was 0.553
+    expect(record.costUsd).toBe(billed);
+    expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
   });
 });

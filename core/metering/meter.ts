@@ -252,7 +252,7 @@ export class Meter {
     const billed = this.finalUsage(outcome);
     const usage = billed?.usage ?? { inputTokens: 0, outputTokens: 0 };
     const target = this.target();
-    const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costParts(usage, target.pricing);
+    const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costParts(usage, target.pricing, ctx.turnUsages);
     const last = ctx.attempts[ctx.attempts.length - 1]!;
     const entry: LedgerRecord = {
       generationId: ctx.generationId,

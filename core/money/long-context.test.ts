@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pricing } from "../generated/types/gateway.ts";
 import type { Usage } from "../contracts/provider.ts";
-import { costOf, costParts, usdString } from "./money.ts";
+import { costOf, costParts, toPico, usdString } from "./money.ts";
 import { pricingForPrompt } from "./long-context.ts";
 
 // Gemini 2.5 Pro as published: $1.25 / $10 / $0.125 per million up to 200k prompt tokens, $2.50 / $15 / $0.25 above.
@@ -19,9 +19,10 @@ const SONNET: Pricing = {
 };
 
 /** Both cost paths (integer and Big) must agree; the ledger's decimal string. */
-function cost(usage: Usage, pricing: Pricing): string {
-  const parts = costParts(usage, pricing);
-  expect(usdString(costOf(usage, pricing))).toBe(parts.usd);
+function cost(usage: Usage, pricing: Pricing, calls?: Usage[]): string {
+  const parts = costParts(usage, pricing, calls);
+  expect(usdString(costOf(usage, pricing, calls))).toBe(parts.usd);
+  expect(parts.pico).toBe(toPico(parts.usd));
   return parts.usd;
 }
 
@@ -59,5 +60,34 @@ describe("a long-prompt tier", () => {
     const flat: Pricing = { input: "0.00000125", output: "0.00001" };
     expect(cost({ inputTokens: 900_000, outputTokens: 1000 }, flat)).toBe("1.135");
     expect(pricingForPrompt(flat, 900_000)).toBe(flat);
+  });
+});
+
+describe("a request of several model calls (the Responses mcp loop): the tier is judged on each call's prompt", () => {
+  const turn = { inputTokens: 110_000, outputTokens: 100 };
+  const both = { inputTokens: 220_000, outputTokens: 200 };
+
+  it("two 110k-token calls are each under 200k: billed at the base prices, as Google bills each call", () => {
+    // 2 x (110000 x 1.25e-6 + 100 x 1e-5), not 220000 x 2.5e-6 + 200 x 1.5e-5 = 0.553.
+    expect(cost(both, GEMINI_PRO, [turn, turn])).toBe("0.277");
+  });
+
+  it("a call over the threshold is billed at the tier, the others at the base", () => {
+    const long = { inputTokens: 250_000, outputTokens: 100, cacheReadTokens: 1000 };
+    const short = { inputTokens: 10_000, outputTokens: 100 };
+    // 250000 x 2.5e-6 + 100 x 1.5e-5 + 1000 x 2.5e-7, then 10000 x 1.25e-6 + 100 x 1e-5
+    expect(cost({ inputTokens: 260_000, outputTokens: 200, cacheReadTokens: 1000 }, GEMINI_PRO, [long, short])).toBe("0.64025");
+  });
+
+  it("what the billed usage holds beyond the calls' (a cut last call's estimate) is at the base; above it, never more than billed", () => {
+    // The calls say 110k + 110k; the bill adds 5000 estimated output tokens at $10 per million.
+    expect(cost({ inputTokens: 220_000, outputTokens: 5200 }, GEMINI_PRO, [turn, turn])).toBe("0.327");
+    // A call over the threshold whose figures were capped: the tier applies to what was billed of it.
+    expect(cost({ inputTokens: 150_000, outputTokens: 100 }, GEMINI_PRO, [{ inputTokens: 300_000, outputTokens: 100 }, turn])).toBe("0.3765");
+  });
+
+  it("one call, or none listed: the request's own prompt decides, as before", () => {
+    expect(cost(both, GEMINI_PRO, [both])).toBe("0.553");
+    expect(cost(both, GEMINI_PRO)).toBe("0.553");
   });
 });

@@ -36,3 +36,48 @@ export function pricingForPrompt(pricing: Pricing, prompt: number): Pricing {
 export function pricingForUsage(usage: Usage, pricing: Pricing): Pricing {
   return pricing.long_context ? pricingForPrompt(pricing, promptTokens(usage)) : pricing;
 }
+
+/** Each pricing without its tier: prices the tier's threshold can no longer switch (made once, as tierPricing). */
+const untiered = new WeakMap<Pricing, Pricing>();
+
+function basePricing(pricing: Pricing): Pricing {
+  let b = untiered.get(pricing);
+  if (!b) {
+    const { long_context: _, ...base } = pricing;
+    untiered.set(pricing, (b = base));
+  }
+  return b;
+}
+
+type Counts = Record<string, number | undefined>;
+
+/**
+ * The parts of a request's billed usage and the prices each is billed at. A request of several model calls (the
+ * Responses mcp loop: `calls`, each call's usage as its upstream reported it) is billed as the provider bills each
+ * call: the calls over the threshold at the tier's prices, the rest at the base — never the sum judged as one prompt.
+ * What `usage` holds beyond the calls (an estimate for a call cut before its usage) is at the base; a count `usage`
+ * caps below the calls' is billed at most as `usage` says.
+ */
+export function pricedParts(usage: Usage, pricing: Pricing, calls?: readonly Usage[]): Array<{ usage: Usage; pricing: Pricing }> {
+  const tier = pricing.long_context;
+  if (!tier || !calls || calls.length < 2) return [{ usage, pricing: pricingForUsage(usage, pricing) }];
+  const over: Counts = {};
+  let any = false;
+  for (const call of calls) {
+    if (promptTokens(call) <= tier.above_input_tokens) continue;
+    any = true;
+    for (const [k, v] of Object.entries(call)) if (typeof v === "number" && v > 0) over[k] = (over[k] ?? 0) + v;
+  }
+  if (!any) return [{ usage, pricing: basePricing(pricing) }];
+  const long: Counts = {}, rest: Counts = { ...(usage as unknown as Counts) };
+  for (const [k, v] of Object.entries(usage)) {
+    if (typeof v !== "number") continue;
+    const l = Math.min(over[k] ?? 0, Math.max(0, v));
+    long[k] = l;
+    rest[k] = v - l;
+  }
+  return [
+    { usage: { inputTokens: 0, outputTokens: 0, ...long } as Usage, pricing: tierPricing(pricing) },
+    { usage: rest as unknown as Usage, pricing: basePricing(pricing) },
+  ];
+}

@@ -3,7 +3,7 @@
 import Big from "big.js";
 import type { Pricing } from "../generated/types/gateway.ts";
 import type { Usage } from "../contracts/provider.ts";
-import { pricingForUsage } from "./long-context.ts";
+import { pricedParts } from "./long-context.ts";
 
 const PICO = new Big("1e12");
 
@@ -57,10 +57,16 @@ function pricesOf(pricing: Pricing): BigPrices {
 
 /**
  * The cost of one request's usage at one endpoint's prices. Cache prices default to the input price; a prompt over
- * the endpoint's long-context threshold is billed whole at that tier's prices (long-context.ts).
+ * the endpoint's long-context threshold is billed whole at that tier's prices, judged per model call when the request
+ * made several (`calls`: long-context.ts).
  */
-export function costOf(usage: Usage, pricing: Pricing): Big {
-  const p = pricesOf(pricingForUsage(usage, pricing));
+export function costOf(usage: Usage, pricing: Pricing, calls?: readonly Usage[]): Big {
+  return pricedParts(usage, pricing, calls).reduce((sum, part) => sum.plus(partCost(part.usage, part.pricing)), new Big(0));
+}
+
+/** The cost of usage at exactly these prices (no tier chosen here). */
+function partCost(usage: Usage, pricing: Pricing): Big {
+  const p = pricesOf(pricing);
   let c = p.input.times(usage.inputTokens || 0);
   c = c.plus(p.output.times(usage.outputTokens || 0));
   if (usage.cacheReadTokens) c = c.plus(p.cacheRead.times(usage.cacheReadTokens));
@@ -103,14 +109,25 @@ function scaledOf(pricing: Pricing): ScaledPrices {
 /** A usage count as a BigInt, or undefined when it is not a non-negative safe integer (then Big does the math). */
 const count = (n: number | undefined): bigint | undefined => (!n ? 0n : Number.isSafeInteger(n) && n > 0 ? BigInt(n) : undefined);
 
-/** A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up (its tier's prices). */
-export function costParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
-  const p = scaledOf(pricingForUsage(usage, pricing));
+/**
+ * A request's cost as the ledger stores it: the exact decimal USD string and pico-USD rounded up (its tier's prices;
+ * `calls`: the usage of each model call `usage` sums, whose tier is judged on each, as costOf).
+ */
+export function costParts(usage: Usage, pricing: Pricing, calls?: readonly Usage[]): { usd: string; pico: bigint } {
+  const parts = pricedParts(usage, pricing, calls);
+  if (parts.length === 1) return partParts(parts[0]!.usage, parts[0]!.pricing);
+  // Calls at two tiers (rare): exact decimals, rounded up to pico once for the sum.
+  const c = costOf(usage, pricing, calls);
+  return { usd: usdString(c), pico: toPico(c) };
+}
+
+function partParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
+  const p = scaledOf(pricing);
   const [write5m, write1h] = writeSplit(usage);
   const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(write5m), cw1h = count(write1h);
   const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits), ws = count(usage.webSearches);
   if (i === undefined || o === undefined || cr === undefined || cw === undefined || cw1h === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
-    const c = costOf(usage, pricing);
+    const c = partCost(usage, pricing);
     return { usd: usdString(c), pico: toPico(c) };
   }
   const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + cw1h * p.cacheWrite1h + im * p.image + v * p.video + se * p.search + ws * p.webSearch;

@@ -21,7 +21,7 @@ export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUs
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
   const pricing = ctx.resolvedTarget?.pricing;
-  return pricing ? costParts(usage, pricing).usd : undefined;
+  return pricing ? costParts(usage, pricing, ctx.turnUsages).usd : undefined;
 }
 
 /**

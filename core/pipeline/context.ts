@@ -89,6 +89,11 @@ export interface GatewayContext {
    * into `usage`); unset: one. The meter's usage ceiling is this many turns' worth.
    */
   modelTurns?: number;
+  /**
+   * Each of those turns' usage as its upstream reported it (the turns `usage` adds up): a provider judges a
+   * long-prompt price tier on each call's own prompt, so billing does too (core/money/long-context.ts).
+   */
+  turnUsages?: Usage[];
   /** Time to first token, ms from startedAt. */
   ttftMs?: number;
   response?: GatewayResponse;

@@ -50,6 +50,8 @@ class McpRun {
   private input: any[] = [];
   /** Usage of the turns accounted so far; turnOpen: the current turn's (in ctx.usage) is not in it yet. */
   private usage?: Usage;
+  /** Each accounted turn's usage (ctx.turnUsages: billing judges a long-prompt tier per turn). */
+  private readonly turns: Usage[] = [];
   private turnOpen = false;
   private wireUsage: any;
   private last: any;
@@ -228,9 +230,11 @@ class McpRun {
   settle(): void {
     if (this.turnOpen) {
       this.usage = addUsage(this.usage, this.ctx.usage);
+      if (this.ctx.usage) this.turns.push(this.ctx.usage);
       this.turnOpen = false;
     }
     this.ctx.usage = this.usage;
+    this.ctx.turnUsages = this.turns;
   }
 
   /** After a model turn: account it, run its mcp calls. Returns whether another turn follows. */
