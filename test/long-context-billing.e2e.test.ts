@@ -4,7 +4,8 @@
 // The ledger record, x-mg-cost-usd, the budget's spend and /metrics must all say the tier's price, JSON and streamed, on a
 // cut stream and after a fallback; a budget holds a request whose prompt may be over the threshold at those prices.
 // A Responses request whose mcp tool loop makes several model calls is billed as the provider bills each call: the
-// tier is judged on each call's prompt, not on the turns' sum.
+// tier is judged on each call's prompt, not on the turns' sum. Sonnet's window is 200k but for a Messages request
+// that asks for the 1M context (anthropic-beta context-1m-*): only that one is held up to 1M tokens at the tier.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Big from "big.js";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -19,6 +20,7 @@ import { picoToUsd } from "../core/money/money.ts";
 
 const LONG = testKey("long-ctx");
 const TIGHT = testKey("long-tight");
+const THREE = testKey("sonnet-three");
 const PRO = "google/gemini-2.5-pro";
 const SONNET = "anthropic/claude-sonnet-4.5";
 
@@ -55,6 +57,8 @@ beforeAll(async () => {
   config.projects.long = { keys: [keyEntry("long-ctx", LONG)], budget: { usd: "100", period: "month" } };
   // Enough for a 1M-character prompt held at $1.25 per million, not at the tier's $2.50.
   config.projects.tight = { keys: [keyEntry("long-tight", TIGHT)], budget: { usd: "2", period: "month" } };
+  // Enough for a Sonnet request held at its 200k window ($1.20 at the 1-hour write price), not at 1M tokens at the tier's.
+  config.projects.three = { keys: [keyEntry("sonnet-three", THREE)], budget: { usd: "3", period: "month" } };
   gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: FAKE_GEMINI_KEY } });
 });
 
@@ -188,5 +192,45 @@ describe("a Responses request whose mcp tool makes several Gemini 2.5 Pro calls"
     const billed = at(record, "0.00000125", "0.00001"); // about 0.277, where the sum at the tier was 0.553
     expect(record.costUsd).toBe(billed);
     expect(r.headers.get("x-mg-cost-usd")).toBe(billed);
+  });
+});
+
+describe("Claude Sonnet 4.5's 1M context, only for a request that asks for it", () => {
+  const messages = (body: Record<string, unknown>, beta?: string) => postJson(`${gw.url}/api/v1/messages`, { model: SONNET, max_tokens: 100, ...body },
+    { "x-api-key": THREE, "anthropic-version": "2023-06-01", ...(beta ? { "anthropic-beta": beta } : {}) });
+  const imageByUrl = { messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image", source: { type: "url", url: "https://example.com/cat.png" } }] }] };
+
+  it("without the beta, a tiny request with an image by URL is held within the 200k window: a $3 budget takes it", async () => {
+    const r = await messages(imageByUrl);
+    expect(r.status).toBe(200);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.costUsd).toBe(at(record, "0.000003", "0.000015"));
+  });
+
+  it("without the beta, a body over 200 KB is held at most 200k tokens at the base prices: a $3 budget takes it", async () => {
+    const r = await messages({ messages: [{ role: "user", content: "y".repeat(300_000) }] });
+    expect(r.status).toBe(200);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.inputTokens).toBeLessThan(200_000);
+    expect(record.costUsd).toBe(at(record, "0.000003", "0.000015"));
+  });
+
+  it("with the beta, the same request may use 1M tokens at the tier's prices: held at that, over $3", async () => {
+    const calls = anthropic.requests.length;
+    const r = await messages(imageByUrl, "context-1m-2025-08-07");
+    expect(r.status).toBe(402);
+    // 1 000 000 input tokens at the tier's $12 per million 1-hour write price, 100 output tokens at $22.50.
+    expect(r.json.error.details.request_max_usd).toBe("12.00225");
+    expect(anthropic.requests.length).toBe(calls);
+  });
+
+  it("the catalog lists each Sonnet endpoint's 200k window, and the 1M one in its long-context tier", async () => {
+    const r = await fetch(`${gw.url}/api/v1/models/${SONNET}/endpoints`, { headers: { authorization: `Bearer ${THREE}` } });
+    const endpoints = (await r.json()).data.endpoints;
+    expect(endpoints.length).toBeGreaterThan(0);
+    for (const ep of endpoints) {
+      expect(ep.context_length).toBe(200_000);
+      expect(ep.pricing.long_context).toMatchObject({ above_input_tokens: 200_000, context_window: 1_000_000 });
+    }
   });
 });

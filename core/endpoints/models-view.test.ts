@@ -51,6 +51,20 @@ describe("catalog pricing of a long-prompt tier", () => {
     expect(costOf(over, pricing).toString()).toBe(new Big(list.long_context!.input).times(200_001).plus(list.long_context!.output).toString());
   });
 
+  it("a Sonnet endpoint: context_length is its 200k window, the tier names the 1M window a request asking for it gets", () => {
+    const sonnet: Pricing = { input: "0.000003", output: "0.000015", long_context: { above_input_tokens: 200_000, input: "0.000006", output: "0.0000225", context_window: 1_000_000 } };
+    const m = model(sonnet);
+    (m.config.endpoints[0] as { context_window?: number }).context_window = undefined;
+    (m.config as { context_window?: number }).context_window = 200_000;
+    const view = { ep: m.config.endpoints[0]!, provider: undefined, stats: {}, status: "closed" } as unknown as EndpointView;
+    const entry = endpointEntry(m, view);
+    expect(entry.context_length).toBe(200_000);
+    expect(entry.pricing.long_context).toMatchObject({ above_input_tokens: 200_000, prompt: "0.000006", context_window: 1_000_000 });
+    expect(modelEntry(m).pricing.long_context).toMatchObject({ input: "0.000006", context_window: 1_000_000 });
+    // A tier without a window of its own lists none.
+    expect(listed(pricing).endpoint.long_context).not.toHaveProperty("context_window");
+  });
+
   it("an endpoint without a tier lists none", () => {
     expect(listed({ input: "0.000001" }).list.long_context).toBeUndefined();
     expect(listed({ input: "0.000001" }).endpoint.long_context).toBeUndefined();

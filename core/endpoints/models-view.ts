@@ -24,10 +24,15 @@ function tokenPrices(p: Pricing | undefined) {
   return { input: p?.input ?? ZERO, output: p?.output ?? ZERO, cacheRead: cache.read, cacheWrite: cache.write };
 }
 
-/** A long-prompt tier's threshold and the prices a request over it pays (long-context.ts), or undefined. */
+/**
+ * A long-prompt tier's threshold and the prices a request over it pays (long-context.ts), and the window of a request
+ * that asks for the long context where the tier has one (core/metering/context-window.ts); or undefined.
+ */
 function longContext(p: Pricing | undefined) {
   const above = p?.long_context?.above_input_tokens;
-  return above === undefined ? undefined : { above, ...tokenPrices(pricingForPrompt(p!, above + 1)) };
+  if (above === undefined) return undefined;
+  const window = p!.long_context!.context_window;
+  return { above, ...tokenPrices(pricingForPrompt(p!, above + 1)), ...(window !== undefined ? { window: { context_window: window } } : {}) };
 }
 
 export function architecture(m: ModelRuntime) {
@@ -65,7 +70,7 @@ export function modelEntry(m: ModelRuntime) {
     tags: c.tags ?? [],
     pricing: {
       input: base.input, output: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra,
-      ...(long ? { long_context: { above_input_tokens: long.above, input: long.input, output: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite } } : {}),
+      ...(long ? { long_context: { above_input_tokens: long.above, input: long.input, output: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite, ...long.window } } : {}),
     },
   };
 }
@@ -130,7 +135,7 @@ export function endpointEntry(m: ModelRuntime, v: EndpointView) {
     max_completion_tokens: v.ep.max_tokens ?? m.config.max_tokens ?? 0,
     pricing: {
       prompt: base.input, completion: base.output, input_cache_read: base.cacheRead, input_cache_write: base.cacheWrite, ...extra,
-      ...(long ? { long_context: { above_input_tokens: long.above, prompt: long.input, completion: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite } } : {}),
+      ...(long ? { long_context: { above_input_tokens: long.above, prompt: long.input, completion: long.output, input_cache_read: long.cacheRead, input_cache_write: long.cacheWrite, ...long.window } } : {}),
     },
     supported_parameters: supportedParameters(m, v.ep, v.provider?.protocol),
     throughput_last_1h: v.stats.throughput_last_1h,

@@ -38,6 +38,20 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("rerank", { model: "m/x", query: "q".repeat(10), documents: docs }))).toEqual({ input: 250 * 34 });
   });
 
+  it("a 200k window with a 1M long context (Claude Sonnet): 1M only for a Messages request whose beta reaches the upstream", () => {
+    const sonnet = { ...target, contextWindow: 200_000, maxTokens: 64_000, pricing: { input: "0.000003", long_context: { above_input_tokens: 200_000, input: "0.000006", context_window: 1_000_000 } } };
+    const send = async () => ({});
+    const drivers = new Map<string, unknown>([["up", { name: "up", protocol: "anthropic", messages: send }]]);
+    const at = (endpoint: string, headers: Record<string, string>, driver = drivers) =>
+      usageCeiling({ ...(ctx(endpoint, { model: "m/x", max_tokens: 50, messages: [] }) as object), targets: [sonnet], headers, drivers: driver } as never).input;
+    const beta = { "anthropic-beta": "context-1m-2025-08-07" };
+    expect(at("messages", {})).toBe(200_000);
+    expect(at("messages", beta)).toBe(1_000_000);
+    // A chat client's header is not forwarded (a translated body), nor a Messages one to an OpenAI-protocol host.
+    expect(at("chat", beta)).toBe(200_000);
+    expect(at("messages", beta, new Map([["up", { name: "up", protocol: "openai", chat: send }]]))).toBe(200_000);
+  });
+
   it("no ceiling for other media (images, videos): only the sanity cap applies", () => {
     expect(usageCeiling(ctx("images", { model: "m/x", prompt: "a cat" }))).toEqual({});
   });

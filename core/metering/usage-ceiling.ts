@@ -1,7 +1,8 @@
 // The most one request can truly have used: what keeps an upstream's absurd figures (1e308 tokens) from being
 // billed at MAX_USAGE_TOKENS, far beyond the request's reservation. Output: what the request asked the serving
 // upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
-// cache reads and writes): the model's context window; each times the model calls the request made (modelCalls: the
+// cache reads and writes): the model's context window (its long one only for a request that opens it,
+// context-window.ts); each times the model calls the request made (modelCalls: the
 // mcp loop's turns, times what server tools may loop within one). An embeddings batch or a rerank: what
 // batch-bounds.ts allows its body. The budget plugin's worst case reads the same sources, so a request never settles
 // above what it reserved.
@@ -12,6 +13,7 @@ import type { AskingProtocol } from "./output-limit.ts";
 import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
 import { embeddingsInputBound, rerankInputBound } from "./batch-bounds.ts";
 import { maxToolRounds } from "./model-turns.ts";
+import { contextWindowOn } from "./context-window.ts";
 
 /** The endpoint that served (or last tried) the request. */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
@@ -39,8 +41,9 @@ export function usageCeiling(ctx: GatewayContext): UsageCeiling {
   const target = servedTarget(ctx);
   if (!target) return {};
   const calls = modelCalls(ctx);
-  const input = positive(target.contextWindow);
-  const output = positive(outputTokensOn(ctx, target, target.maxTokens ?? target.contextWindow));
+  const window = contextWindowOn(ctx, target);
+  const input = positive(window);
+  const output = positive(outputTokensOn(ctx, target, target.maxTokens ?? window));
   return { input: input && input * calls, output: output && output * calls };
 }
 

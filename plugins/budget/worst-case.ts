@@ -20,6 +20,7 @@ import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
 import { maxModelTurns } from "../../core/metering/model-turns.ts";
 import { pricingForPrompt } from "../../core/money/long-context.ts";
+import { contextWindowOn } from "../../core/metering/context-window.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -30,7 +31,9 @@ const FALLBACK_CONTEXT = 1_000_000;
  */
 function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number, unbounded: boolean): Usage {
   const body = ctx.body ?? {};
-  const { contextWindow, maxTokens } = ep;
+  const { maxTokens } = ep;
+  // The window this request has there: the long one only when it asks for it and the upstream receives the ask.
+  const contextWindow = contextWindowOn(ctx, ep);
   // A batch is not one context window (core/metering/batch-bounds.ts, the meter's ceiling too); a body of another
   // shape, refused by the endpoint, is bounded by its size alone.
   if (ctx.endpoint === "embeddings") return { inputTokens: embeddingsInputBound(body, contextWindow) ?? bodyChars(ctx), outputTokens: 0 };

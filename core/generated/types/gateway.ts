@@ -562,6 +562,10 @@ export interface LongContextPricing {
   input_cache_read?: Decimal;
   input_cache_write?: Decimal;
   input_cache_write_1h?: Decimal;
+  /**
+   * The context window of a request that asks for the provider's long context and gets it to the upstream — Claude Sonnet 4 / 4.5: a Messages request whose anthropic-beta header names context-1m-*, sent to an Anthropic-protocol endpoint (Anthropic's API, Claude on Vertex AI, Bedrock's InvokeModel), which forward it (core/metering/context-window.ts); without it the upstream refuses a prompt over the endpoint's context_window. Such a request's budget hold takes input up to this window, and its usage up to it is billed; every other request keeps the endpoint's context_window. Unset: no request gets a longer window (Gemini 2.5 Pro's tier needs none: its 1M window is its context_window).
+   */
+  context_window?: number;
 }
 export interface ProjectConfig {
   keys: ApiKeyConfig[];

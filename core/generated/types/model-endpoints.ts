@@ -68,6 +68,10 @@ export interface ModelEndpoint {
       completion: Decimal;
       input_cache_read: Decimal;
       input_cache_write: Decimal;
+      /**
+       * The context window of a request that asks for the provider's long context (Claude Sonnet 4 / 4.5: a Messages request with anthropic-beta context-1m-2025-08-07); every other request has context_length / context_window.
+       */
+      context_window?: number;
     };
   };
   supported_parameters: string[];
