@@ -12,6 +12,9 @@
 // check. So the OUTPUT is bounded: all the schemas of one request together at most MAX_SCHEMA_CHARS of JSON, each
 // at most MAX_JSON_DEPTH levels deep and MAX_JSON_DEPTH references inside one another; past that a 400 names the
 // field (a schema silently cut short would change what structured output or a tool call may contain).
+// The WORK is bounded too, not only the output: a reference's text may be as long as the request (a 400 KB key in
+// "#/$defs/<key>/N"), and a recursive one is met thousands of times. Each distinct reference is resolved once per
+// schema and each reference site looked up once (Refs), so a use costs the same whatever the reference says.
 import { invalidRequest } from "../../../core/errors.ts";
 import { MAX_JSON_DEPTH } from "../../../core/http/json-shape.ts";
 import { mergeAll } from "./schema-merge.ts";
@@ -28,17 +31,29 @@ const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.
 export interface SchemaBudget { left: number }
 export const schemaBudget = (): SchemaBudget => ({ left: MAX_SCHEMA_CHARS });
 
+/** One distinct reference of a schema, resolved once. */
+interface Ref {
+  /** What it points at; undefined when it cannot be resolved (remote, dangling). */
+  target: unknown;
+  /** Its last segment, naming it in a description. */
+  name: string;
+}
+
 interface Walk {
   root: Json;
   budget: SchemaBudget;
   /** The client's field holding the schema, for a refusal. */
   field: string;
+  /** Each distinct reference text, resolved: the pointer walk and its decoding run once, not once per use. */
+  byText: Map<string, Ref>;
+  /** Each {$ref} node of the input, looked up: a use compares no reference text (hashing or comparing a long one costs its length). */
+  byNode: Map<Json, Ref>;
 }
 
 /** The schema with local references inlined, oneOf as anyOf and allOf merged; the input is not changed. */
 export function resolveRefs(schema: unknown, field = "schema", budget: SchemaBudget = schemaBudget()): any {
   if (!isObj(schema)) return schema;
-  const w: Walk = { root: schema, budget, field };
+  const w: Walk = { root: schema, budget, field, byText: new Map(), byNode: new Map() };
   return walk(schema, w, [], 0);
 }
 
@@ -57,7 +72,7 @@ function tooDeep(w: Walk, what: string): never {
 const size = (v: unknown): number => (typeof v === "string" ? v.length + 3 : v !== null && typeof v === "object" ? JSON.stringify(v).length : 6);
 
 /** depth: how deep `s` sits in the output schema (JSON levels), which inlining can make deeper than in the input. */
-function walk(s: unknown, w: Walk, open: string[], depth: number): any {
+function walk(s: unknown, w: Walk, open: Ref[], depth: number): any {
   if (Array.isArray(s)) {
     if (depth >= MAX_JSON_DEPTH) tooDeep(w, `nests deeper than ${MAX_JSON_DEPTH} levels once its $refs are inlined`);
     spend(w, 2 + s.length);
@@ -100,19 +115,31 @@ function walk(s: unknown, w: Walk, open: string[], depth: number): any {
   return parts.length ? mergeAll([out, ...parts], (note) => spend(w, note.length)) : out;
 }
 
-function inline(s: Json, w: Walk, open: string[], depth: number): any {
-  const ref: string = s.$ref;
+function inline(s: Json, w: Walk, open: Ref[], depth: number): any {
+  const ref = lookUp(s, w);
   const { $ref: _, ...siblings } = s;
   // A chain of references nests calls without nesting the output: bounded too (the stack is).
   if (open.length >= MAX_JSON_DEPTH) tooDeep(w, `has more than ${MAX_JSON_DEPTH} $refs inside one another`);
   const here = walk(siblings, w, open, depth);
-  const target = ref.startsWith("#") ? pointer(w.root, ref.slice(1)) : undefined;
-  const name = ref.split("/").pop() || "the whole schema";
-  if (target === undefined) return untyped(w, here, `(a ${ref} schema)`);
-  if (open.filter((r) => r === ref).length >= RECURSION_DEPTH) return untyped(w, here, `(a ${name}, recursively: same shape as the enclosing ${name})`);
-  const resolved = walk(target, w, [...open, ref], depth);
+  if (ref.target === undefined) return untyped(w, here, `(a ${s.$ref} schema)`);
+  if (open.filter((r) => r === ref).length >= RECURSION_DEPTH) return untyped(w, here, `(a ${ref.name}, recursively: same shape as the enclosing ${ref.name})`);
+  const resolved = walk(ref.target, w, [...open, ref], depth);
   // The referencing site's own keywords (description, title) say more about this use than the definition's.
   return isObj(resolved) ? mergeAll([here, resolved], (note) => spend(w, note.length)) : resolved;
+}
+
+/** The reference `s` makes, resolved the first time its node or its text is met. */
+function lookUp(s: Json, w: Walk): Ref {
+  let ref = w.byNode.get(s);
+  if (ref) return ref;
+  const text: string = s.$ref;
+  ref = w.byText.get(text);
+  if (!ref) {
+    ref = { target: text.startsWith("#") ? pointer(w.root, text.slice(1)) : undefined, name: text.slice(text.lastIndexOf("/") + 1) || "the whole schema" };
+    w.byText.set(text, ref);
+  }
+  w.byNode.set(s, ref);
+  return ref;
 }
 
 /** Any value: Gemini's Schema without a type; what it stands for goes in the description. */
