@@ -18,6 +18,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import { MAX_JSON_DEPTH } from "../../../core/http/json-shape.ts";
 import { mergeAll } from "./schema-merge.ts";
+import { localRef } from "../json-pointer.ts";
 
 /** How many times one reference may be open inside itself before the recursion point is left untyped. */
 export const RECURSION_DEPTH = 3;
@@ -135,7 +136,7 @@ function lookUp(s: Json, w: Walk): Ref {
   const text: string = s.$ref;
   ref = w.byText.get(text);
   if (!ref) {
-    ref = { target: text.startsWith("#") ? pointer(w.root, text.slice(1)) : undefined, name: text.slice(text.lastIndexOf("/") + 1) || "the whole schema" };
+    ref = { target: localRef(w.root, text), name: text.slice(text.lastIndexOf("/") + 1) || "the whole schema" };
     w.byText.set(text, ref);
   }
   w.byNode.set(s, ref);
@@ -147,23 +148,4 @@ function untyped(w: Walk, here: Json, note: string): Json {
   spend(w, note.length + 20);
   const description = [here.description, note].filter((d) => typeof d === "string" && d).join(" ");
   return { ...(typeof here.title === "string" ? { title: here.title } : {}), description };
-}
-
-/** A JSON pointer (RFC 6901, as in a URI fragment) into the root schema. */
-function pointer(root: Json, path: string): unknown {
-  let at: unknown = root;
-  if (path === "") return root;
-  for (const raw of path.split("/").slice(1)) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(at)) at = at[Number(key)];
-    else if (isObj(at)) at = Object.prototype.hasOwnProperty.call(at, key) ? at[key] : undefined;
-    else return undefined;
-    if (at === undefined) return undefined;
-  }
-  return at;
 }

@@ -202,6 +202,17 @@ describe("chat request -> messages request", () => {
     expect(t.body.tools).toEqual([{ name: "json_output", description: expect.any(String), input_schema: schema }]);
     expect(t.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
   });
+
+  it("a schema whose root is only a $ref to an object (Pydantic's recursive model) is sent as that object, $defs kept", () => {
+    const node = { type: "object", properties: { v: { type: "string" }, child: { $ref: "#/$defs/node" } }, required: ["v"] };
+    const schema = { $defs: { node }, $ref: "#/$defs/node" };
+    const t = tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "tree", schema } } });
+    expect((t.body.tools as any[])[0].input_schema).toEqual({ ...node, $defs: { node } });
+    const tool = tr({ messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "grow", parameters: schema } }] });
+    expect((tool.body.tools as any[])[0].input_schema).toEqual({ ...node, $defs: { node } });
+    // A root $ref to something else than an object is still refused.
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "a", schema: { $defs: { l: { type: "array" } }, $ref: "#/$defs/l" } } } })).toThrow(expect.objectContaining({ details: { field: "response_format.json_schema.schema" } }));
+  });
 });
 
 describe("tool results a translator marked as failed", () => {

@@ -13,6 +13,7 @@ import { blankLastTurn, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
+import { rootRefResolved } from "../schema-root-ref.ts";
 
 export interface Translated<T> {
   body: T;
@@ -42,7 +43,8 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
   if (jsonMode && Array.isArray(body.tools) && body.tools.length && body.tool_choice !== "none") {
     throw invalidRequest("response_format together with tools is not supported by this model's provider", "response_format");
   }
-  const schema = rf?.type === "json_schema" ? rf.json_schema?.schema ?? { type: "object" } : { type: "object" };
+  // A root that is only a $ref (Pydantic's recursive model) is judged, and sent, as the object it points at.
+  const schema = rf?.type === "json_schema" ? rootRefResolved(rf.json_schema?.schema ?? { type: "object" }) : { type: "object" };
   if (jsonMode && schema.type !== "object") throw invalidRequest("the JSON schema's root must be an object for this model's provider", "response_format.json_schema.schema");
   if (typeof body.temperature === "number" && body.temperature > 1) {
     throw invalidRequest("temperature must be between 0 and 1 for this model's provider", "temperature");
@@ -73,7 +75,7 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
     out.tools = tools.map((t: any) => {
       const tool: Record<string, unknown> = {
         name: t.function.name,
-        input_schema: t.function.parameters ?? { type: "object", properties: {} },
+        input_schema: rootRefResolved(t.function.parameters ?? { type: "object", properties: {} }),
       };
       if (t.function.description !== undefined) tool.description = t.function.description;
       if (t.cache_control) tool.cache_control = t.cache_control;
