@@ -3,7 +3,8 @@
 //             look-alikes that must not be reported): found / missed / false reports per detector set;
 //   speed:    a ~4 KB prompt holding a few of each kind of value — each detector kind alone, all of them, the rules of
 //             a request (walk + detect + placeholders) on a 20-message chat, and a 50-chunk answer stream with
-//             placeholders restored across chunks against the same stream passed through untouched.
+//             placeholders restored across chunks against the same stream passed through untouched, and a 500-delta
+//             answer full of brackets after 100 000 placeholders were handed out against after one.
 // @openredaction/openredaction (regex-first PII library, 558+ patterns) is not a dependency; without it its rows are
 // skipped (`npm i --no-save @openredaction/openredaction@1.0.4` to compare). Measured when choosing, in the README of
 // this bench's section (docs/guardrails.md, "Why our own detectors").
@@ -125,3 +126,32 @@ await runGroup("a 50-chunk answer stream", [
   },
   { name: "restored + output secret rule (64-char window)", fn: () => drain(guarded(PII, true)) },
 ], { baseline: "passed through (no guardrail)", perItem: { count: 52, unit: "event" } });
+
+// The same kind of answer after a request whose every value became a placeholder (100 000 e-mail addresses): 500
+// deltas, half a bracket that begins no placeholder ("[a", as markdown links and JSON arrays do), half an echoed one
+// cut in two. What a chunk holds back is decided from the labels, so this costs what one placeholder handed out does.
+const MANY = 100_000;
+const BRACKETS = Array.from({ length: 125 }, (_, i) => [" see [a", " link]", ` to [EMAIL_${MANY - i}`.slice(0, 9), ` to [EMAIL_${MANY - i}].`.slice(9)]).flat();
+const bracketEvents = (): SseEvent[] => [
+  ...BRACKETS.map((p) => ({ data: JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: p }, finish_reason: null }] }) })),
+  { data: "[DONE]" },
+];
+/** A run that handed out `n` placeholders, made once: a stream reads the vault and leaves it as it was. */
+function runWith(n: number) {
+  const run = runFor(PII, "openai", ctx);
+  for (let i = 1; i <= n; i++) run.vault.placeholder("EMAIL", `user${i}@example.com`);
+  return run;
+}
+const oneHandedOut = runWith(1), manyHandedOut = runWith(MANY);
+const bracketStream = (run: ReturnType<typeof runFor>) => drain(guardStream(run.ctx, run, source(bracketEvents())));
+await runGroup("a 500-delta answer full of brackets, by placeholders handed out", [
+  { name: "1 placeholder handed out", fn: () => bracketStream(oneHandedOut) },
+  {
+    name: `${MANY.toLocaleString("en")} placeholders handed out`,
+    fn: () => bracketStream(manyHandedOut),
+    check: async () => {
+      const text = textOf(await bracketStream(manyHandedOut));
+      assertEqual([text.slice(0, 34), text.includes("[EMAIL_")], [" see [a link] to user100000@exampl", false], "restored");
+    },
+  },
+], { baseline: "1 placeholder handed out", perItem: { count: BRACKETS.length, unit: "delta" } });

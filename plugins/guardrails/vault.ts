@@ -54,15 +54,33 @@ export class Vault {
    * Where a placeholder may have begun but not ended at the end of `text`: the index of that `[`, or text.length. A
    * stream keeps the text from there until the next chunk says whether it is a placeholder. Only a tail that is the
    * start of a placeholder actually handed out counts, so ordinary brackets are held for no longer than one check.
+   * Called on every streamed delta: it costs the tail times the labels, never the placeholders (a request may hold
+   * 100 000 of them, and the answer may be full of "[").
    */
   partialTail(text: string): number {
     if (this.byPlaceholder.size === 0) return text.length;
     const from = Math.max(0, text.length - this.longest + 1);
     for (let i = text.lastIndexOf("[", text.length - 1); i >= from; i = text.lastIndexOf("[", i - 1)) {
       const tail = text.slice(i);
-      for (const p of this.byPlaceholder.keys()) if (p.length > tail.length && p.startsWith(tail)) return i;
+      for (const [label, given] of this.counters) if (beginsPlaceholder(tail, label, given)) return i;
       if (i === 0) break;
     }
     return text.length;
   }
+}
+
+/**
+ * Whether `tail` ("[" and what followed it) is the start, and not the whole, of one of [label_1] .. [label_given]: read
+ * from the grammar, as the numbers handed out for a label are exactly 1 to `given`.
+ */
+export function beginsPlaceholder(tail: string, label: string, given: number): boolean {
+  const rest = tail.length - 1;
+  if (rest <= label.length) return label.startsWith(tail.slice(1));
+  if (!tail.startsWith(label, 1) || tail[label.length + 1] !== "_") return false;
+  const digits = tail.slice(label.length + 2);
+  if (!digits) return true;
+  if (!/^[1-9][0-9]*$/.test(digits)) return false;
+  // A prefix of some number up to `given` is one no greater than it (the smallest number it begins is itself).
+  const max = String(given);
+  return digits.length < max.length || (digits.length === max.length && digits <= max);
 }

@@ -19,6 +19,20 @@ describe("SlotText", () => {
     expect(s.end()).toBe("[EMAIL_"); // never completed: sent as it came
   });
 
+  it("with 100 000 placeholders handed out, restores one cut across any two deltas and sends brackets that begin none at once", () => {
+    const run = runFor({ rules: [{ name: "pii", detect: ["email"], action: "redact" }] });
+    for (let i = 1; i <= 100_000; i++) run.vault.placeholder("EMAIL", `user${i}@example.com`);
+    const answer = "Mail [EMAIL_99999], [EMAIL_7] and [EMAIL_100000]; not [EMAIL_100001] or [a link].";
+    const restored = "Mail user99999@example.com, user7@example.com and user100000@example.com; not [EMAIL_100001] or [a link].";
+    for (let cut = 0; cut <= answer.length; cut++) {
+      const s = new SlotText(run, false);
+      expect(s.push(answer.slice(0, cut)) + s.push(answer.slice(cut)) + s.end(), `cut at ${cut}`).toBe(restored);
+    }
+    const s = new SlotText(run, false);
+    expect(s.push("see [a")).toBe("see [a");
+    expect(s.push(" link] and [EMAIL_99")).toBe(" link] and ");
+  });
+
   it("restores inside streamed JSON with the value escaped", () => {
     const run = runFor({ rules: [{ name: "names", patterns: ['Bob "the" Builder'], action: "redact" }] });
     run.input('I am Bob "the" Builder', false);
