@@ -119,6 +119,14 @@ export interface ProviderDriver {
    * names the one for this target; without it the protocol follows from the ops the driver has.
    */
   upstreamFor?(target: Target): UpstreamProtocol | undefined;
+  /**
+   * Whether the upstream request this driver builds asks for the model's long context window (Anthropic's
+   * context-1m-* beta, wherever the driver sends it: its anthropic-beta header, the provider's configured headers
+   * included, or Bedrock's `anthropic_beta` body field). `sent`: the body the driver is handed (undefined for a
+   * translated one, which carries none of the client's fields) and the client headers it gets. The usage ceiling and
+   * a budget's hold take the long window only where this says so (core/metering/context-window.ts). Absent: never.
+   */
+  opensLongContext?(target: Target, sent: { body?: Record<string, unknown>; clientHeaders: CallOptions["clientHeaders"] }): boolean;
   close?(): Promise<void>;
 }
 

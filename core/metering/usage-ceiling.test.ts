@@ -38,18 +38,30 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("rerank", { model: "m/x", query: "q".repeat(10), documents: docs }))).toEqual({ input: 250 * 34 });
   });
 
-  it("a 200k window with a 1M long context (Claude Sonnet): 1M only for a Messages request whose beta reaches the upstream", () => {
+  it("a 200k window with a 1M long context (Claude Sonnet): 1M only where the upstream call carries the beta, as its driver says", () => {
     const sonnet = { ...target, contextWindow: 200_000, maxTokens: 64_000, pricing: { input: "0.000003", long_context: { above_input_tokens: 200_000, input: "0.000006", context_window: 1_000_000 } } };
     const send = async () => ({});
-    const drivers = new Map<string, unknown>([["up", { name: "up", protocol: "anthropic", messages: send }]]);
-    const at = (endpoint: string, headers: Record<string, string>, driver = drivers) =>
-      usageCeiling({ ...(ctx(endpoint, { model: "m/x", max_tokens: 50, messages: [] }) as object), targets: [sonnet], headers, drivers: driver } as never).input;
+    // An Anthropic-protocol driver: the beta its call carries is the client's header, the body's anthropic_beta
+    // (Bedrock's InvokeModel), or its configured headers'; it is handed the client's body and headers only natively.
+    const anthropic = (configured?: string) => ({
+      name: "up", protocol: "anthropic", messages: send,
+      opensLongContext: (_t: unknown, sent: { body?: any; clientHeaders: Record<string, unknown> }) =>
+        [configured, sent.clientHeaders["anthropic-beta"], sent.body?.anthropic_beta].flat().some((b) => typeof b === "string" && b.startsWith("context-1m-")),
+    });
+    const at = (endpoint: string, headers: Record<string, string>, driver: unknown = anthropic(), body: object = {}) =>
+      usageCeiling({ ...(ctx(endpoint, { model: "m/x", max_tokens: 50, messages: [], ...body }) as object), targets: [sonnet], headers, drivers: new Map([["up", driver]]) } as never).input;
     const beta = { "anthropic-beta": "context-1m-2025-08-07" };
     expect(at("messages", {})).toBe(200_000);
     expect(at("messages", beta)).toBe(1_000_000);
-    // A chat client's header is not forwarded (a translated body), nor a Messages one to an OpenAI-protocol host.
+    // The beta in the body, no header (Bedrock's InvokeModel sends it so): the upstream serves 1M.
+    expect(at("messages", {}, anthropic(), { anthropic_beta: ["context-1m-2025-08-07"] })).toBe(1_000_000);
+    // The provider's configured anthropic-beta goes on every call, a chat client's translated one too.
+    expect(at("chat", {}, anthropic("context-1m-2025-08-07"))).toBe(1_000_000);
+    expect(at("messages", {}, anthropic("context-1m-2025-08-07"))).toBe(1_000_000);
+    // A chat client's header or body field is not forwarded (a translated body), nor a Messages one to an OpenAI host.
     expect(at("chat", beta)).toBe(200_000);
-    expect(at("messages", beta, new Map([["up", { name: "up", protocol: "openai", chat: send }]]))).toBe(200_000);
+    expect(at("chat", {}, anthropic(), { anthropic_beta: ["context-1m-2025-08-07"] })).toBe(200_000);
+    expect(at("messages", beta, { name: "up", protocol: "openai", chat: send })).toBe(200_000);
   });
 
   it("no ceiling for other media (images, videos): only the sanity cap applies", () => {

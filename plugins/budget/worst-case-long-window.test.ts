@@ -13,7 +13,9 @@ const SONNET = {
 };
 const send = async () => ({ kind: "json" as const, body: {} });
 // Anthropic's API speaks Messages; an OpenAI-protocol host of the same model would get a translated body (no header).
-const drivers = new Map<string, unknown>([["anthropic", { name: "anthropic", protocol: "anthropic", messages: send }], ["openai", { name: "openai", protocol: "openai", chat: send }]]);
+// The Anthropic driver says its call carries the beta when the client's header (handed over natively) names it.
+const opens = (_t: unknown, sent: { clientHeaders: Record<string, unknown> }) => /context-1m-/.test(String(sent.clientHeaders["anthropic-beta"] ?? ""));
+const drivers = new Map<string, unknown>([["anthropic", { name: "anthropic", protocol: "anthropic", messages: send, opensLongContext: opens }], ["openai", { name: "openai", protocol: "openai", chat: send }]]);
 
 function ctx(endpoint: string, body: Record<string, unknown>, headers: Record<string, string>, provider = "anthropic"): GatewayContext {
   const ep = { provider, upstreamModel: "claude-sonnet-4-5-20250929", pricing: SONNET, maxTokens: 64_000, contextWindow: 200_000 };

@@ -5,7 +5,8 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, ProviderDriver, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient } from "../http.ts";
-import { buildMessagesRequest } from "./request.ts";
+import { anthropicHeaders, buildMessagesRequest } from "./request.ts";
+import { headersOpenLongContext } from "../codecs/anthropic-messages/long-context-beta.ts";
 import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
 import { anthropicCountTokens } from "./count-tokens.ts";
 
@@ -25,6 +26,8 @@ export function createAnthropicDriver(name: string, config: ProviderConfig, defa
     client,
     messages: (body, target, call) => send(body, target, call),
     countTokens: (body, target, call) => anthropicCountTokens(client, config, name, body, target, call),
+    // The headers it sends: the client's beta (none on a translated call), else the provider's configured one.
+    opensLongContext: (target, sent) => headersOpenLongContext(anthropicHeaders(config, target, sent.clientHeaders, true)),
     close: () => client.close(),
   };
 }

@@ -10,7 +10,8 @@ import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient } from "../http.ts";
 import { createBedrockAuth } from "./auth.ts";
 import { converse } from "./converse.ts";
-import { invokeMessages } from "./invoke.ts";
+import { invokeBetas, invokeMessages } from "./invoke.ts";
+import { namesLongContextBeta } from "../codecs/anthropic-messages/long-context-beta.ts";
 import { bedrockEmbeddings } from "./embeddings.ts";
 import type { BedrockEnv } from "./env.ts";
 
@@ -32,6 +33,8 @@ export function createBedrockDriver(
     messages: (body, target, call) => invokeMessages(env, body, target, call),
     embeddings: (body, target, call) => bedrockEmbeddings(env, body, target, call),
     upstreamFor: (target: Target): UpstreamProtocol => (invokeClaude && isClaudeModel(target.upstreamModel) ? "messages" : "converse"),
+    // InvokeModel reads betas from the body's anthropic_beta alone (the client's field and its header's betas).
+    opensLongContext: (target, sent) => invokeClaude && isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeBetas(sent.body ?? {}, sent.clientHeaders).list),
     close: () => client.close(),
   };
 }

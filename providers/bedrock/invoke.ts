@@ -45,14 +45,23 @@ export function invokeBody(body: Record<string, any>, target: Target, provider: 
     out[k] = body[k];
   }
   out.anthropic_version ??= BEDROCK_ANTHROPIC_VERSION;
-  const asked = (header(clientHeaders, "anthropic-beta") ?? "").split(",").map((b) => b.trim()).filter(Boolean);
-  if (asked.length) {
-    const kept = [...new Set(asked.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b)))];
-    if (kept.length < asked.length) dropped.push("anthropic-beta");
-    if (kept.length) out.anthropic_beta = [...new Set([...(Array.isArray(out.anthropic_beta) ? out.anthropic_beta : []), ...kept])];
-  }
+  const betas = invokeBetas(body, clientHeaders);
+  if (betas.droppedHeader) dropped.push("anthropic-beta");
+  if (betas.list) out.anthropic_beta = betas.list;
   applyMessagesLimit(out, body, target, provider);
   return { body: out, dropped };
+}
+
+/**
+ * The body's `anthropic_beta` sent: the client's own field as it is, with the betas of its anthropic-beta header that
+ * Bedrock accepts added (`droppedHeader`: some were not). Undefined list: the body has none.
+ */
+export function invokeBetas(body: Record<string, any>, clientHeaders: CallOptions["clientHeaders"]): { list: unknown; droppedHeader: boolean } {
+  const asked = (header(clientHeaders, "anthropic-beta") ?? "").split(",").map((b) => b.trim()).filter(Boolean);
+  if (!asked.length) return { list: body.anthropic_beta, droppedHeader: false };
+  const kept = [...new Set(asked.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b)))];
+  const list = kept.length ? [...new Set([...(Array.isArray(body.anthropic_beta) ? body.anthropic_beta : []), ...kept])] : body.anthropic_beta;
+  return { list, droppedHeader: kept.length < asked.length };
 }
 
 export async function invokeMessages(env: BedrockEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {

@@ -10,7 +10,8 @@ import { UpstreamClient } from "../http.ts";
 import { createVertexAuth, type VertexAuth } from "./auth.ts";
 import type { VertexEnv } from "./env.ts";
 import { vertexGenerate } from "./gemini.ts";
-import { vertexMessages } from "./claude.ts";
+import { betaHeader, vertexMessages } from "./claude.ts";
+import { headersOpenLongContext } from "../codecs/anthropic-messages/long-context-beta.ts";
 import { vertexCountGemini, vertexCountTokens } from "./count-tokens.ts";
 import { vertexEmbeddings } from "./embeddings.ts";
 import { publisherOf } from "./url.ts";
@@ -45,6 +46,8 @@ export function createVertexDriver(name: string, config: ProviderConfig, default
       family("google", target.upstreamModel);
       return vertexGenerate(env, body, target, call, true);
     },
+    // Claude's headers as vertexSend builds them: the provider's configured ones, the client's beta over them.
+    opensLongContext: (target, sent) => publisherOf(target.upstreamModel) === "anthropic" && headersOpenLongContext({ ...config.headers, ...betaHeader(sent) }),
     countTokens: (body, target, call) => vertexCountTokens(env, body, target, call),
     countGeminiTokens: async (body, target, call) => {
       family("google", target.upstreamModel);

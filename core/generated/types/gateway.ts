@@ -563,7 +563,7 @@ export interface LongContextPricing {
   input_cache_write?: Decimal;
   input_cache_write_1h?: Decimal;
   /**
-   * The context window of a request that asks for the provider's long context and gets it to the upstream — Claude Sonnet 4 / 4.5: a Messages request whose anthropic-beta header names context-1m-*, sent to an Anthropic-protocol endpoint (Anthropic's API, Claude on Vertex AI, Bedrock's InvokeModel), which forward it (core/metering/context-window.ts); without it the upstream refuses a prompt over the endpoint's context_window. Such a request's budget hold takes input up to this window, and its usage up to it is billed; every other request keeps the endpoint's context_window. Unset: no request gets a longer window (Gemini 2.5 Pro's tier needs none: its 1M window is its context_window).
+   * The context window of a request whose upstream call asks for the provider's long context, as the driver building it says — Claude Sonnet 4 / 4.5: a call carrying a context-1m-* beta (a Messages client's anthropic-beta header sent natively, its anthropic_beta body field on Bedrock's InvokeModel, or the provider's configured headers, which every client's call carries; core/metering/context-window.ts); without it the upstream refuses a prompt over the endpoint's context_window. Such a request's budget hold takes input up to this window, and its usage up to it is billed; every other request keeps the endpoint's context_window. Unset: no request gets a longer window (Gemini 2.5 Pro's tier needs none: its 1M window is its context_window).
    */
   context_window?: number;
 }

@@ -1,0 +1,28 @@
+// Whether the call the Vertex driver builds for Claude carries the context-1m beta (ProviderDriver.opensLongContext):
+// Claude Sonnet's 1M window, and its billing, follow it.
+import { afterAll, describe, expect, it } from "vitest";
+import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
+import type { ProviderDriver, Target } from "../../core/contracts/provider.ts";
+import { createVertexDriver } from "./index.ts";
+
+const drivers: ProviderDriver[] = [];
+const made = <D extends ProviderDriver>(d: D) => (drivers.push(d), d);
+afterAll(async () => { await Promise.all(drivers.map((d) => d.close?.())); });
+
+const SETTINGS = { timeoutMs: 1000 };
+const target = (upstreamModel: string) => ({ modelId: "anthropic/claude-sonnet-4.5", provider: "p", upstreamModel, pricing: {} }) as Target;
+const BETA = "context-1m-2025-08-07";
+const none = { clientHeaders: {} };
+
+describe("Claude on Vertex AI", () => {
+  const plain = made(createVertexDriver("v", { protocol: "vertex", api_key: "tok", project_id: "p", region: "global" } as ProviderConfig, SETTINGS));
+  const everyone = made(createVertexDriver("w", { protocol: "vertex", api_key: "tok", project_id: "p", region: "global", headers: { "anthropic-beta": BETA } } as ProviderConfig, SETTINGS));
+  const claude = target("claude-sonnet-4-5@20250929");
+
+  it("the client's header or the provider's configured one opens it; a Gemini model never", () => {
+    expect(plain.opensLongContext!(claude, { clientHeaders: { "anthropic-beta": BETA } })).toBe(true);
+    expect(plain.opensLongContext!(claude, none)).toBe(false);
+    expect(everyone.opensLongContext!(claude, none)).toBe(true);
+    expect(everyone.opensLongContext!(target("gemini-2.5-pro"), none)).toBe(false);
+  });
+});
