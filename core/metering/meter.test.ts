@@ -64,3 +64,29 @@ describe("Meter.holdRecord", () => {
     expect(entries[0]!.latencyMs).toBeLessThanOrEqual(Math.round(latency * 10) / 10 + 0.1);
   });
 });
+
+describe("Meter.finalUsage of a Responses mcp stream cut during a later turn", () => {
+  // Turn 1 reported 1000 input tokens; turn 2 (its prompt the whole body so far, 3000 characters) was cut before its
+  // usage arrived: its prompt is estimated as a request of its own would be (characters / 3), on top of turn 1's.
+  function cut(turns: number, turnUsages: Array<{ inputTokens: number; outputTokens: number }>) {
+    const body = { model: "m/x", input: "i".repeat(3000 - 30) };
+    const chars = JSON.stringify(body).length;
+    const ctx = {
+      endpoint: "responses", body, headers: { "content-length": String(chars) }, attempts: [{ provider: "up", model: "m/x", status: 200, latencyMs: 1 }],
+      targets: [{ provider: "up", modelId: "m/x", upstreamModel: "x", pricing: {} }], usage: { inputTokens: 1000, outputTokens: 50 },
+      modelTurns: turns, turnUsages, response: { kind: "stream", status: 200, events: [] }, config: { raw: {} },
+      requestId: "req_cut", gateway: { log: { warn: () => {} } },
+    } as unknown as GatewayContext;
+    return { usage: new Meter(ctx).finalUsage({ status: 200, aborted: true })!.usage, estimate: Math.ceil(chars / 3) };
+  }
+
+  it("the cut turn's prompt is billed, estimated, besides the earlier turns' reported input", () => {
+    const { usage, estimate } = cut(2, [{ inputTokens: 1000, outputTokens: 50 }]);
+    expect(usage.inputTokens).toBe(1000 + estimate);
+  });
+
+  it("every turn reported its usage before the cut: their input as reported", () => {
+    const { usage } = cut(2, [{ inputTokens: 600, outputTokens: 25 }, { inputTokens: 400, outputTokens: 25 }]);
+    expect(usage.inputTokens).toBe(1000);
+  });
+});

@@ -14,6 +14,7 @@ import { chargedAtOf } from "../store/periods.ts";
 import { costParts } from "../money/money.ts";
 import { billableUsage, usageFixed } from "./sane-usage.ts";
 import { servedTarget } from "./usage-ceiling.ts";
+import { requestCost } from "./turn-cost.ts";
 import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
@@ -159,7 +160,11 @@ export class Meter {
     // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed.
     if (!stream && !(generated && response?.kind === "json" && response.status < 300)) return undefined;
     const relayed = this.textTokens();
-    const usage = { ...reported, inputTokens: reported?.inputTokens || inputUpperEstimate(ctx), outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
+    // The mcp loop's earlier turns reported their usage (in `reported`); a turn cut before its own has its prompt
+    // estimated as a request of its own would, on top of theirs.
+    const cutTurn = ctx.turnUsages !== undefined && (ctx.modelTurns ?? 1) > ctx.turnUsages.length;
+    const inputTokens = cutTurn ? (reported?.inputTokens ?? 0) + inputUpperEstimate(ctx) : reported?.inputTokens || inputUpperEstimate(ctx);
+    const usage = { ...reported, inputTokens, outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
     return (this.usage = { usage, estimated: true });
   }
 
@@ -252,7 +257,7 @@ export class Meter {
     const billed = this.finalUsage(outcome);
     const usage = billed?.usage ?? { inputTokens: 0, outputTokens: 0 };
     const target = this.target();
-    const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : costParts(usage, target.pricing, ctx.turnUsages);
+    const cost = auth.sandbox || !target ? costParts({ inputTokens: 0, outputTokens: 0 }, NO_PRICES) : requestCost(ctx, usage, target);
     const last = ctx.attempts[ctx.attempts.length - 1]!;
     const entry: LedgerRecord = {
       generationId: ctx.generationId,

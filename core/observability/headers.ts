@@ -3,7 +3,7 @@
 // the gateway's own time and the upstream's.
 import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
-import { costParts } from "../money/money.ts";
+import { requestCost } from "../metering/turn-cost.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
 import type {} from "../metering/meter.ts"; // ctx.meter
@@ -20,8 +20,8 @@ function ledgerUsage(ctx: GatewayContext): Usage | undefined {
 export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx)): string | undefined {
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
-  const pricing = ctx.resolvedTarget?.pricing;
-  return pricing ? costParts(usage, pricing, ctx.turnUsages).usd : undefined;
+  const target = ctx.resolvedTarget;
+  return target ? requestCost(ctx, usage, target).usd : undefined;
 }
 
 /**

@@ -94,6 +94,11 @@ export interface GatewayContext {
    * long-prompt price tier on each call's own prompt, so billing does too (core/money/long-context.ts).
    */
   turnUsages?: Usage[];
+  /**
+   * The endpoint that served each of those turns (a turn may fall back to another): each turn is billed at its own
+   * endpoint's prices (core/metering/turn-cost.ts), never all at the last attempt's.
+   */
+  turnTargets?: Array<Target | undefined>;
   /** Time to first token, ms from startedAt. */
   ttftMs?: number;
   response?: GatewayResponse;

@@ -10,10 +10,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext, GatewayResponse } from "../pipeline/context.ts";
 import type { SseEvent } from "../sse/parse.ts";
-import type { Usage } from "../contracts/provider.ts";
+import type { Target, Usage } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { runToolCall } from "../mcp/tool-call.ts";
 import { maxToolRounds } from "../metering/model-turns.ts";
+import { servedTarget } from "../metering/usage-ceiling.ts";
 import { LiveEvents } from "./live-events.ts";
 import { addUsage, addWireUsage } from "./turn-usage.ts";
 import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
@@ -52,6 +53,8 @@ class McpRun {
   private usage?: Usage;
   /** Each accounted turn's usage (ctx.turnUsages: billing judges a long-prompt tier per turn). */
   private readonly turns: Usage[] = [];
+  /** The endpoint that served each of them (ctx.turnTargets: each turn is billed at its own prices). */
+  private readonly targets: Array<Target | undefined> = [];
   private turnOpen = false;
   private wireUsage: any;
   private last: any;
@@ -230,11 +233,15 @@ class McpRun {
   settle(): void {
     if (this.turnOpen) {
       this.usage = addUsage(this.usage, this.ctx.usage);
-      if (this.ctx.usage) this.turns.push(this.ctx.usage);
+      if (this.ctx.usage) {
+        this.turns.push(this.ctx.usage);
+        this.targets.push(servedTarget(this.ctx)); // the turn's last attempt: the one that served it
+      }
       this.turnOpen = false;
     }
     this.ctx.usage = this.usage;
     this.ctx.turnUsages = this.turns;
+    this.ctx.turnTargets = this.targets;
   }
 
   /** After a model turn: account it, run its mcp calls. Returns whether another turn follows. */
