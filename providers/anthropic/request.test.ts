@@ -21,4 +21,14 @@ describe("anthropic request", () => {
     expect(t.headers["anthropic-version"]).toBe("2023-06-01");
     expect(t.headers["anthropic-beta"]).toBeUndefined();
   });
+
+  it("a client's betas are added to the operator's configured ones, each named once", () => {
+    const body = { model: "anthropic/c", max_tokens: 5, messages: [] };
+    const own = { ...config, headers: { "Anthropic-Beta": "context-1m-2025-08-07" } };
+    const r = buildMessagesRequest(body, target, own, "claude", { clientHeaders: { "anthropic-beta": "files-api-2025-04-14, context-1m-2025-08-07" } });
+    expect(Object.keys(r.headers).filter((k) => k.toLowerCase() === "anthropic-beta")).toEqual(["Anthropic-Beta"]);
+    expect(r.headers["Anthropic-Beta"]).toBe("context-1m-2025-08-07,files-api-2025-04-14");
+    // A translated call carries no client header: the configured betas go as they are.
+    expect(buildMessagesRequest(body, target, own, "claude", { clientHeaders: {} }, false).headers["Anthropic-Beta"]).toBe("context-1m-2025-08-07");
+  });
 });

@@ -1,9 +1,10 @@
 // Native Messages request to Anthropic: the shared Messages body (providers/codecs/anthropic-messages) at Anthropic's
-// URL with its key. The client's anthropic-version and anthropic-beta headers are forwarded.
+// URL with its key. The client's anthropic-version and anthropic-beta headers are forwarded (its betas added to the configured ones).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { CallOptions, Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { messagesBody } from "../codecs/anthropic-messages/request.ts";
+import { mergedBetaHeader } from "../codecs/anthropic-messages/betas.ts";
 
 const DEFAULT_BASE = "https://api.anthropic.com";
 export const DEFAULT_VERSION = "2023-06-01";
@@ -21,8 +22,7 @@ export function messagesUrl(config: ProviderConfig, target: Target): string {
 export function anthropicHeaders(config: ProviderConfig, target: Target, clientHeaders: CallOptions["clientHeaders"], forwardClient: boolean): Record<string, string> {
   const h: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...config.headers };
   h["anthropic-version"] = (forwardClient && header(clientHeaders, "anthropic-version")) || DEFAULT_VERSION;
-  const beta = forwardClient ? header(clientHeaders, "anthropic-beta") : undefined;
-  if (beta) h["anthropic-beta"] = beta;
+  if (forwardClient) Object.assign(h, mergedBetaHeader(config.headers, clientHeaders["anthropic-beta"]));
   const key = target.credentials?.apiKey ?? config.api_key;
   if (key) h["x-api-key"] = key;
   return h;

@@ -5,6 +5,7 @@
 // its own error envelope.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { messagesBody } from "../codecs/anthropic-messages/request.ts";
+import { mergedBetaHeader } from "../codecs/anthropic-messages/betas.ts";
 import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
 import { geminiFailure } from "../codecs/gemini/errors.ts";
 import type { VertexEnv } from "./env.ts";
@@ -19,15 +20,14 @@ export function vertexClaudeBody(body: Record<string, any>, target: Target, prov
   return out;
 }
 
-/** anthropic-beta stays a header on Vertex (the client's own; a translated call has none). */
-export function betaHeader(call: Pick<CallOptions, "clientHeaders">): Record<string, string> {
-  const beta = call.clientHeaders["anthropic-beta"];
-  return beta ? { "anthropic-beta": Array.isArray(beta) ? beta.join(",") : beta } : {};
+/** anthropic-beta stays a header on Vertex: the client's betas added to the configured ones (a translated call has none). */
+export function betaHeader(call: Pick<CallOptions, "clientHeaders">, configured: Record<string, string> | undefined): Record<string, string> {
+  return mergedBetaHeader(configured, call.clientHeaders["anthropic-beta"]);
 }
 
 export async function vertexMessages(env: VertexEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const stream = body.stream === true;
-  const res = await vertexSend(env, target, call, { method: stream ? "streamRawPredict" : "rawPredict", body: JSON.stringify(vertexClaudeBody(body, target, env.name)), headers: betaHeader(call) });
+  const res = await vertexSend(env, target, call, { method: stream ? "streamRawPredict" : "rawPredict", body: JSON.stringify(vertexClaudeBody(body, target, env.name)), headers: betaHeader(call, env.config.headers) });
   // geminiFailure reads both shapes (error.message) and adds Google's RetryInfo as Retry-After.
   return messagesAnswer(env.name, res, stream, call, geminiFailure);
 }

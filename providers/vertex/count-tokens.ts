@@ -18,7 +18,7 @@ export async function vertexCountTokens(env: VertexEnv, body: any, target: Targe
   const res = claude
     ? await vertexSend(env, target, call, {
       method: "rawPredict",
-      headers: betaHeader(call),
+      headers: betaHeader(call, env.config.headers),
       resource: { publisher: "anthropic", model: "count-tokens" },
       body: JSON.stringify({ ...countTokensBody(body, { ...target, upstreamModel: target.upstreamModel.replace(/^publishers\/[^/]+\/models\//, "") }), anthropic_version: VERTEX_ANTHROPIC_VERSION }),
     })

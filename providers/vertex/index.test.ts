@@ -25,4 +25,8 @@ describe("Claude on Vertex AI", () => {
     expect(everyone.opensLongContext!(claude, none)).toBe(true);
     expect(everyone.opensLongContext!(target("gemini-2.5-pro"), none)).toBe(false);
   });
+
+  it("a client sending betas of its own keeps the configured one (they are added, not put in its place)", () => {
+    expect(everyone.opensLongContext!(claude, { clientHeaders: { "anthropic-beta": "files-api-2025-04-14" } })).toBe(true);
+  });
 });

@@ -47,7 +47,7 @@ export function createVertexDriver(name: string, config: ProviderConfig, default
       return vertexGenerate(env, body, target, call, true);
     },
     // Claude's headers as vertexSend builds them: the provider's configured ones, the client's beta over them.
-    opensLongContext: (target, sent) => publisherOf(target.upstreamModel) === "anthropic" && headersOpenLongContext({ ...config.headers, ...betaHeader(sent) }),
+    opensLongContext: (target, sent) => publisherOf(target.upstreamModel) === "anthropic" && headersOpenLongContext({ ...config.headers, ...betaHeader(sent, config.headers) }),
     countTokens: (body, target, call) => vertexCountTokens(env, body, target, call),
     countGeminiTokens: async (body, target, call) => {
       family("google", target.upstreamModel);
