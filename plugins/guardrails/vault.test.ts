@@ -19,6 +19,13 @@ describe("Vault", () => {
     expect(new Vault().mask("[EMAIL_1]")).toBe("[EMAIL_1]");
   });
 
+  it("restores and masks the placeholders of a label that begins with a digit (a rule named 2fa-codes)", () => {
+    const v = new Vault();
+    expect(v.placeholder("2FA_CODES", "OTP123456")).toBe("[2FA_CODES_1]");
+    expect(v.restore("code [2FA_CODES_1], not [2024_1]")).toBe("code OTP123456, not [2024_1]");
+    expect(v.mask("code [2FA_CODES_1]")).toBe("code [REDACTED:2FA_CODES]");
+  });
+
   it("holds back only a tail that can still become one of its placeholders", () => {
     const v = new Vault();
     v.placeholder("EMAIL", "a@x.io"); // [EMAIL_1]

@@ -3,7 +3,8 @@
 // can refer to it consistently; the values never leave the process and are forgotten with the request.
 
 /** What a placeholder looks like: a bracketed label and a number. */
-const PLACEHOLDER = /\[([A-Z][A-Z0-9_]{0,63})_(\d{1,6})\]/g;
+// A label is a rule name upper-cased (compile.ts labelOf), which may begin with a digit ("2fa-codes" -> 2FA_CODES).
+const PLACEHOLDER = /\[([A-Z0-9][A-Z0-9_]{0,63})_(\d{1,9})\]/g;
 
 export class Vault {
   private readonly byValue = new Map<string, string>();
