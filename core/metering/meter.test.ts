@@ -85,6 +85,10 @@ describe("Meter.finalUsage of a Responses mcp stream cut during a later turn", (
     expect(usage.inputTokens).toBe(1000 + estimate);
   });
 
+  it("a later turn that failed on every endpoint (mcp-loop.ts leaves it out of modelTurns) adds no estimate", () => {
+    expect(cut(1, [{ inputTokens: 1000, outputTokens: 50 }]).usage.inputTokens).toBe(1000);
+  });
+
   it("every turn reported its usage before the cut: their input as reported", () => {
     const { usage } = cut(2, [{ inputTokens: 600, outputTokens: 25 }, { inputTokens: 400, outputTokens: 25 }]);
     expect(usage.inputTokens).toBe(1000);

@@ -160,10 +160,12 @@ export class Meter {
     // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed.
     if (!stream && !(generated && response?.kind === "json" && response.status < 300)) return undefined;
     const relayed = this.textTokens();
-    // The mcp loop's earlier turns reported their usage (in `reported`); a turn cut before its own has its prompt
-    // estimated as a request of its own would, on top of theirs.
-    const cutTurn = ctx.turnUsages !== undefined && (ctx.modelTurns ?? 1) > ctx.turnUsages.length;
-    const inputTokens = cutTurn ? (reported?.inputTokens ?? 0) + inputUpperEstimate(ctx) : reported?.inputTokens || inputUpperEstimate(ctx);
+    // The mcp loop's turns that settled reported their usage (in `reported`); a turn an upstream served but that was
+    // cut before its own usage has its prompt estimated as a request of its own would, on top of theirs. A turn that
+    // failed on every endpoint is not counted in modelTurns (mcp-loop.ts): nothing was served, nothing is estimated.
+    const mcp = ctx.turnUsages !== undefined;
+    const cutTurn = mcp && (ctx.modelTurns ?? 1) > ctx.turnUsages!.length;
+    const inputTokens = mcp ? (reported?.inputTokens ?? 0) + (cutTurn ? inputUpperEstimate(ctx) : 0) : reported?.inputTokens || inputUpperEstimate(ctx);
     const usage = { ...reported, inputTokens, outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
     return (this.usage = { usage, estimated: true });
   }

@@ -26,7 +26,8 @@ describe("requestCost of several turns", () => {
   });
 
   it("turns capped by the bill are billed at most as it says; every turn on one endpoint: as before", () => {
-    expect(requestCost({ turnUsages: [turn(1e12)], turnTargets: [gemini] }, turn(1000), openai).usd).toBe("0.00225");
+    // A turn reported over the threshold (if absurdly): its tier applies to the 1000 tokens billed of it, as for two turns.
+    expect(requestCost({ turnUsages: [turn(1e12)], turnTargets: [gemini] }, turn(1000), openai).usd).toBe("0.004");
     expect(requestCost({ turnUsages: [turn(110_000), turn(110_000)], turnTargets: [gemini, gemini] }, { inputTokens: 220_000, outputTokens: 200 }, gemini).usd).toBe("0.277");
   });
 });

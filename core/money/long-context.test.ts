@@ -86,6 +86,13 @@ describe("a request of several model calls (the Responses mcp loop): the tier is
     expect(cost({ inputTokens: 150_000, outputTokens: 100 }, GEMINI_PRO, [{ inputTokens: 300_000, outputTokens: 100 }, turn])).toBe("0.3765");
   });
 
+  it("a cut call's estimate beside one settled call is judged as a call of its own, not summed with it", () => {
+    // 150k settled + a cut turn's 100 058 estimated: each under 200k, all at the base (not 250 058 at the tier: 0.625).
+    expect(cost({ inputTokens: 250_058, outputTokens: 20 }, GEMINI_PRO, [{ inputTokens: 150_000, outputTokens: 20 }])).toBe("0.3127725");
+    // The estimate itself over the threshold: it alone at the tier's input price.
+    expect(cost({ inputTokens: 260_000, outputTokens: 100 }, GEMINI_PRO, [{ inputTokens: 10_000, outputTokens: 100 }])).toBe("0.6385");
+  });
+
   it("one call, or none listed: the request's own prompt decides, as before", () => {
     expect(cost(both, GEMINI_PRO, [both])).toBe("0.553");
     expect(cost(both, GEMINI_PRO)).toBe("0.553");

@@ -55,15 +55,15 @@ type Counts = Record<string, number | undefined>;
  * The parts of a request's billed usage and the prices each is billed at. A request of several model calls (the
  * Responses mcp loop: `calls`, each call's usage as its upstream reported it) is billed as the provider bills each
  * call: the calls over the threshold at the tier's prices, the rest at the base — never the sum judged as one prompt.
- * What `usage` holds beyond the calls (an estimate for a call cut before its usage) is at the base; a count `usage`
- * caps below the calls' is billed at most as `usage` says.
+ * What `usage` holds beyond the calls (the estimate for a call cut before its usage) is judged as a call of its own;
+ * a count `usage` caps below the calls' is billed at most as `usage` says.
  */
 export function pricedParts(usage: Usage, pricing: Pricing, calls?: readonly Usage[]): Array<{ usage: Usage; pricing: Pricing }> {
   const tier = pricing.long_context;
-  if (!tier || !calls || calls.length < 2) return [{ usage, pricing: pricingForUsage(usage, pricing) }];
+  if (!tier || !calls?.length) return [{ usage, pricing: pricingForUsage(usage, pricing) }];
   const over: Counts = {};
   let any = false;
-  for (const call of calls) {
+  for (const call of [...calls, beyond(usage, calls)]) {
     if (promptTokens(call) <= tier.above_input_tokens) continue;
     any = true;
     for (const [k, v] of Object.entries(call)) if (typeof v === "number" && v > 0) over[k] = (over[k] ?? 0) + v;
@@ -80,4 +80,11 @@ export function pricedParts(usage: Usage, pricing: Pricing, calls?: readonly Usa
     { usage: { inputTokens: 0, outputTokens: 0, ...long } as Usage, pricing: tierPricing(pricing) },
     { usage: rest as unknown as Usage, pricing: basePricing(pricing) },
   ];
+}
+
+/** What `usage` holds beyond the sum of `calls`, count by count (none where the calls hold as much or more). */
+function beyond(usage: Usage, calls: readonly Usage[]): Usage {
+  const left: Counts = { ...(usage as unknown as Counts) };
+  for (const call of calls) for (const [k, v] of Object.entries(call)) if (typeof v === "number") left[k] = Math.max(0, (left[k] ?? 0) - v);
+  return left as unknown as Usage;
 }

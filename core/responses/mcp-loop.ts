@@ -215,6 +215,8 @@ class McpRun {
     try {
       await this.dispatch();
     } catch (e) {
+      // No endpoint served this turn: it adds no usage, and the meter estimates none for it.
+      ctx.modelTurns = this.rounds - 1;
       // "All 2 attempts failed" counts this turn's; the record lists every turn's: say which turn.
       if (e instanceof GatewayError && this.rounds > 1) throw new GatewayError(e.status, e.code, `model turn ${this.rounds}: ${e.message}`, { details: e.details, retryAfter: e.retryAfter, retryable: e.retryable, headers: e.headers, cause: e.cause, type: e.type });
       throw e;
