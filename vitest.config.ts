@@ -18,6 +18,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Its own TMPDIR for each file, removed when the file ends.
+    setupFiles: ["test/setup/file-tmpdir.ts"],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
   },
