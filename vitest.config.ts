@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -18,6 +19,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One file more than there are cores: most files mostly wait (timers, child processes, sockets), and vitest's
+    // default (one fewer than the cores) ran them one at a time on two cores.
+    maxWorkers: availableParallelism() + 1,
     // Its own TMPDIR for each file, removed when the file ends.
     setupFiles: ["test/setup/file-tmpdir.ts"],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
