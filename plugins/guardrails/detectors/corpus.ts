@@ -12,6 +12,7 @@ export interface Sample {
 export const POSITIVES: Sample[] = [
   { text: "Write to john.doe+work@example.co.uk today.", find: [["email", "john.doe+work@example.co.uk"]] },
   { text: "Mail: a_b@sub.example-mail.org, thanks", find: [["email", "a_b@sub.example-mail.org"]] },
+  { text: "alice: alice.o'neil@example.com and 'bob@example.com'", find: [["email", "alice.o'neil@example.com"], ["email", "bob@example.com"]] },
   { text: "Call +1 (415) 555-2671 after 5", find: [["phone", "+1 (415) 555-2671"]] },
   { text: "Ring me on 07700 900123 or +44 7700 900123.", find: [["phone", "07700 900123"], ["phone", "+44 7700 900123"]] },
   { text: "Mon numéro: 06 12 34 56 78", find: [["phone", "06 12 34 56 78"]] },

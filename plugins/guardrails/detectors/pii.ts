@@ -8,7 +8,8 @@ export const email: Detector = {
   kind: "email",
   label: "EMAIL",
   hint: "@",
-  re: /(?<![\w.%+-])[A-Za-z0-9][\w.%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g,
+  // An apostrophe may be inside the local part (o'neil@), not before it: a quoted 'a@b.io' is found without its quote.
+  re: /(?<![\w.%+-])[A-Za-z0-9][\w.%+'-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g,
 };
 
 /** 13 to 19 digits, optionally grouped by spaces or dashes, that pass Luhn and start like a card network's numbers (2-6). */
