@@ -35,6 +35,8 @@ export interface FakeAnthropic {
   pace?: (body: any) => "burst" | "tail" | number | undefined;
   /** Per-request answer text of a plain (no tool) reply; undefined keeps the default. */
   textFor?: (body: any) => string | undefined;
+  /** Per-request thinking text (with thinking on); undefined keeps the default. */
+  thinkingFor?: (body: any) => string | undefined;
   /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
   script?: AgentScript;
   /** The model id the answer names for the one asked for (a dated snapshot of an alias); undefined: the one asked for. */
@@ -45,6 +47,7 @@ export interface FakeAnthropic {
 }
 
 const TEXT = "Hello from the fake Anthropic upstream.";
+const THOUGHT = "Let me think about this carefully.";
 /** The answer after a web search (web_search server tool). */
 export const SEARCHED = "According to the search, the gateway shipped.";
 
@@ -102,7 +105,7 @@ function webSearches(body: any): number {
 }
 
 /** The answer the fake gives to a request, as content blocks. */
-function plan(body: any, text = TEXT, script?: AgentScript): { blocks: Block[]; stop: string; searches: number } {
+function plan(body: any, text = TEXT, script?: AgentScript, thinking = THOUGHT): { blocks: Block[]; stop: string; searches: number } {
   const blocks: Block[] = [];
   // A turn whose conversation already holds its searches does not search again.
   const searches = JSON.stringify(body.messages).includes("server_tool_use") ? 0 : webSearches(body);
@@ -113,7 +116,6 @@ function plan(body: any, text = TEXT, script?: AgentScript): { blocks: Block[]; 
   }
   if (thinkingOn(body)) {
     if (JSON.stringify(body.messages).includes(REDACTED_TRIGGER)) blocks.push({ type: "redacted_thinking", data: REDACTED_DATA });
-    const thinking = "Let me think about this carefully.";
     blocks.push({ type: "thinking", thinking, signature: signThinking(thinking) });
   }
   const offered = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom").map((t: any) => ({ name: t.name, schema: t.input_schema }));
@@ -189,7 +191,7 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const invalid = serverToolError(body) ?? conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
-    const { blocks, stop, searches } = plan(body, fake.textFor?.(body), fake.script);
+    const { blocks, stop, searches } = plan(body, fake.textFor?.(body), fake.script, fake.thinkingFor?.(body));
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
     const usage = usageFor(body, output, searches);
     // A fresh id per message, as Anthropic gives (Claude Code merges streamed turns that share one).

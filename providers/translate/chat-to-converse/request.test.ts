@@ -88,6 +88,23 @@ describe("chat -> Converse request", () => {
     expect(body.inferenceConfig).toEqual({ maxTokens: 5000 });
     expect(dropped).toEqual(["temperature"]);
     expect(body.messages[1].content).toEqual([{ reasoningContent: { reasoningText: { text: "hmm", signature: "sig1" } } }, { text: "y" }]);
+    // Two answers' reasoning in one turn, each numbered from 0: two reasoning blocks, each with its own signature.
+    const two = chatToConverseRequest({
+      reasoning_effort: "medium", max_tokens: 5000,
+      messages: [
+        { role: "user", content: "x" },
+        { role: "assistant", content: "y", reasoning_details: [
+          { type: "reasoning.text", text: "first", signature: "sigA", format: "anthropic-claude-v1", index: 0 },
+          { type: "reasoning.text", text: "second", signature: "sigB", format: "anthropic-claude-v1", index: 0 },
+        ] },
+        { role: "user", content: "z" },
+      ],
+    }, claude) as any;
+    expect(two.body.messages[1].content).toEqual([
+      { reasoningContent: { reasoningText: { text: "first", signature: "sigA" } } },
+      { reasoningContent: { reasoningText: { text: "second", signature: "sigB" } } },
+      { text: "y" },
+    ]);
     // Other families have no thinking field: the knob is dropped and named.
     expect(chatToConverseRequest({ reasoning_effort: "high", messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["reasoning_effort"]);
     expect(chatToConverseRequest({ providerOptions: { bedrock: { thinkingBudget: 0.01 } }, messages: [{ role: "user", content: "x" }] }, llama).dropped).toEqual(["providerOptions.bedrock.thinkingBudget"]);

@@ -39,6 +39,26 @@ describe("reasoning on the chat side", () => {
     ] })).toEqual([{ type: "thinking", thinking: "Let me", signature: "S" }]);
   });
 
+  it("two answers' blocks numbered from 0 each stay two blocks, each with its own signature, in order", () => {
+    // A Responses client sending back two reasoning items in one turn: each item's details start at index 0.
+    const a = reasoningDetail({ type: "thinking", thinking: "first", signature: "SA" }, 0);
+    const b = reasoningDetail({ type: "thinking", thinking: "second", signature: "SB" }, 0);
+    const ra = reasoningDetail({ type: "redacted_thinking", data: "DA" }, 1);
+    const rb = reasoningDetail({ type: "redacted_thinking", data: "DB" }, 1);
+    expect(replayedThinking({ reasoning_details: [a, ra, b, rb] })).toEqual([
+      { type: "thinking", thinking: "first", signature: "SA" },
+      { type: "redacted_thinking", data: "DA" },
+      { type: "thinking", thinking: "second", signature: "SB" },
+      { type: "redacted_thinking", data: "DB" },
+    ]);
+    // Streamed pieces of the second block after the first one's signature are still joined among themselves.
+    expect(replayedThinking({ reasoning_details: [
+      a,
+      { type: "reasoning.text", text: "sec", index: 0, format: "anthropic-claude-v1" },
+      { type: "reasoning.text", text: "ond", signature: "SB", index: 0, format: "anthropic-claude-v1" },
+    ] })).toEqual([{ type: "thinking", thinking: "first", signature: "SA" }, { type: "thinking", thinking: "second", signature: "SB" }]);
+  });
+
   it("LiteLLM thinking_blocks pieces are joined up to their signature; reasoning_details wins when both are present", () => {
     expect(replayedThinking({ thinking_blocks: [
       { type: "thinking", thinking: "a" }, { type: "thinking", thinking: "b", signature: "S1" }, { type: "redacted_thinking", data: "D" },

@@ -28,25 +28,38 @@ export function replayedThinking(m: any): ReasoningBlock[] {
 
 /**
  * reasoning_details entries with the same index are pieces of one block (OpenRouter streams them that way): their
- * texts are joined and the signature taken. Other formats (another provider's encrypted reasoning) cannot be verified
- * by Anthropic and are dropped, as are thinking blocks without a signature (Anthropic rejects them).
+ * texts are joined up to the block's signature (a redacted block's data), which ends it. An entry with that index
+ * after it is another block: each answer numbers its blocks from 0, and one assistant turn may carry several
+ * answers' reasoning (two Responses reasoning items, two Gemini thought signatures) — joined, they would be one block
+ * whose signature covers neither text, which Anthropic refuses. Other formats (another provider's encrypted
+ * reasoning) cannot be verified by Anthropic and are dropped, as are thinking blocks without a signature (Anthropic
+ * rejects them).
  */
 function fromDetails(details: any[]): ReasoningBlock[] {
-  const byIndex = new Map<string, { text: string; signature?: string; data?: string; redacted: boolean }>();
-  details.forEach((d, i) => {
-    if (!d || typeof d !== "object") return;
-    if (d.format !== undefined && d.format !== null && !String(d.format).startsWith("anthropic-claude")) return;
+  type Piece = { text: string; signature?: string; data?: string; redacted: boolean };
+  const blocks: Piece[] = [];
+  /** The unfinished block a further piece with this kind and index belongs to. */
+  const open = new Map<string, Piece>();
+  for (const d of details) {
+    if (!d || typeof d !== "object") continue;
+    if (d.format !== undefined && d.format !== null && !String(d.format).startsWith("anthropic-claude")) continue;
     const redacted = d.type === "reasoning.encrypted";
-    if (!redacted && d.type !== "reasoning.text") return;
-    const key = `${redacted ? "e" : "t"}:${typeof d.index === "number" ? d.index : `n${i}`}`;
-    const cur = byIndex.get(key) ?? { text: "", redacted };
+    if (!redacted && d.type !== "reasoning.text") continue;
+    // An entry without an index is a block of its own.
+    const key = typeof d.index === "number" ? `${redacted ? "e" : "t"}:${d.index}` : undefined;
+    let cur = key === undefined ? undefined : open.get(key);
+    if (!cur) {
+      cur = { text: "", redacted };
+      blocks.push(cur);
+      if (key !== undefined) open.set(key, cur);
+    }
     if (typeof d.text === "string") cur.text += d.text;
     if (typeof d.signature === "string" && d.signature) cur.signature = d.signature;
     if (typeof d.data === "string" && d.data) cur.data = d.data;
-    byIndex.set(key, cur);
-  });
+    if (key !== undefined && (cur.signature || cur.data)) open.delete(key);
+  }
   const out: ReasoningBlock[] = [];
-  for (const b of byIndex.values()) {
+  for (const b of blocks) {
     if (b.redacted && b.data) out.push({ type: "redacted_thinking", data: b.data });
     else if (!b.redacted && b.signature) out.push({ type: "thinking", thinking: b.text, signature: b.signature });
   }
