@@ -12,6 +12,7 @@ import { writeWebResponse } from "./respond-web.ts";
 import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
+import { ResponsesStreamEnd } from "./responses-stream-end.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -89,7 +90,7 @@ export function writeWhole(res: ServerResponse, status: number, headers: Record<
 }
 
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
-export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string {
+export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequence?: number): string {
   if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
   // The Gemini error envelope as a `data:` frame: @google/genai checks every frame for `error` and throws its ApiError
   // with the status. (Bare JSON, as a failed request's body, is recognised only when it arrives in a read of its own;
@@ -97,12 +98,22 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError): string
   if (ctx.protocol === "gemini") return `data: ${JSON.stringify(toGeminiJSON(err))}\r\n\r\n`;
   if (ctx.protocol === "responses") {
     // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on. Its
-    // sequence_number continues the stream's, which the translator that numbered the events left on the error.
+    // sequence_number continues the stream's: `sequence` when the gateway wrote response.failed before it, else the one
+    // the translator or relay that numbered the events left on the error.
     const { error } = err.toJSON();
-    const seq = (err as any)[Symbol.for("model-gateway.responses.next-sequence")];
+    const seq = sequence ?? (err as any)[Symbol.for("model-gateway.responses.next-sequence")];
     return `event: error\ndata: ${JSON.stringify({ type: "error", ...(typeof seq === "number" ? { sequence_number: seq } : {}), code: error.code, message: error.message, param: error.param, error })}\n\n`;
   }
   return `data: ${JSON.stringify(err.toJSON())}\n\n`;
+}
+
+/**
+ * The text that ends a begun stream for `err`: on a Responses stream the gateway ended itself, response.failed
+ * first (responses-stream-end.ts), then the error event numbered after it.
+ */
+function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError): string {
+  const failed = out.responses?.failed(err);
+  return failed ? failed.text + streamErrorEvent(ctx, err, failed.errorSequence) : streamErrorEvent(ctx, err);
 }
 
 /**
@@ -147,6 +158,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     return { status: res.statusCode, aborted: false };
   }
   const out = new PendingWrite(res);
+  if (ctx.protocol === "responses") out.responses = new ResponsesStreamEnd();
   // A third-party plugin's wrapper may never hand over the next event: once the request is aborted (the client left,
   // a shutdown cut it), the stream is let go 2 s later. One timer per aborted request, nothing per event; a stream of
   // the gateway's own steps ends when aborted and is not watched.
@@ -172,7 +184,7 @@ async function letGo(ctx: GatewayContext, res: ServerResponse, status: number, o
   out.pending = "";
   if (res.destroyed || !cut) return { status, aborted: true };
   if (!res.headersSent) throw cut; // nothing sent yet: the caller renders the 503
-  await endWithStreamError(ctx, res, text + streamErrorEvent(ctx, cut));
+  await endWithStreamError(ctx, res, text + streamEnding(ctx, out, cut));
   return { status, aborted: false, streamError: cut };
 }
 
@@ -203,6 +215,7 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
         started = true;
       }
       out.pending += encodeSse(step.value);
+      out.responses?.note(step.value);
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
       // Returned, not awaited: this function's frame ends here, so it does not keep the first event (its `step`)
       // and the read it was parsed from for the whole stream. PushWriter never rejects, and a client that leaves is its
@@ -215,7 +228,7 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || out.abandoned || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
-    const text = out.pending + streamErrorEvent(ctx, err);
+    const text = out.pending + streamEnding(ctx, out, err);
     out.pending = "";
     await endWithStreamError(ctx, res, text);
     return { status: r.status, aborted: false, streamError: err };
@@ -255,6 +268,8 @@ class PendingWrite implements WriteHold {
   /** The request was let go while its stream had not ended (writeResponse): nothing more is written. */
   abandoned = false;
   pusher: PushWriter | undefined;
+  /** A Responses client's stream: what it was sent of the response, for the response.failed a gateway error ends it with. */
+  responses: ResponsesStreamEnd | undefined;
   constructor(readonly res: ServerResponse) {}
 
   queueFlush(): void {
@@ -321,6 +336,7 @@ class PushWriter implements EventSink {
   onEvent(ev: SseEvent): void {
     if (this.settled) return;
     this.out.pending += encodeSse(ev);
+    this.out.responses?.note(ev);
     this.out.queueFlush();
   }
 
@@ -337,7 +353,7 @@ class PushWriter implements EventSink {
     const { ctx, res } = this;
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return this.settle({ status: this.status, aborted: true });
-    const ending = endWithStreamError(ctx, res, this.out.pending + streamErrorEvent(ctx, err));
+    const ending = endWithStreamError(ctx, res, this.out.pending + streamEnding(ctx, this.out, err));
     this.out.pending = "";
     const outcome = { status: this.status, aborted: false, streamError: err };
     if (!ending) return this.settle(outcome);

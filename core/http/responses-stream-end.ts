@@ -1,0 +1,84 @@
+// How a Responses stream the gateway itself ends mid-way (a guardrail block, answer_too_large, a moderation refusal,
+// a deadline, a shutdown's cut) reaches its client: response.failed with the response as it stood, then the `error`
+// event, numbered on from the stream. A client that gets only the `error` (Codex CLI, opencode's Responses provider)
+// takes the stream for one cut short and sends the request again, billed each time, never showing why; after a
+// response.failed it shows the error and stops. A stream that already carries its terminal event (a translator or
+// relay wrote response.failed for an upstream's failure) or never began a response gets the `error` event alone.
+// Only the events that carry the response or a whole item are parsed; deltas pass unread, so an item cut while open
+// is there as it began, status incomplete (as the native relay's providers/openai-compatible/responses-failed.ts).
+import type { SseEvent } from "../sse/parse.ts";
+import type { GatewayError } from "../errors.ts";
+
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/** An event's JSON, or undefined: an event that cannot be read is still sent as it came. */
+function parsed(data: string): any {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The event's type: its `event:` name, else the JSON's leading `type`. */
+function typeOf(ev: SseEvent): string | undefined {
+  return ev.event ?? /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
+}
+
+/**
+ * The failed response's error code, one of OpenAI's: a refusal that asking again cannot change (a guardrail block, a
+ * moderation refusal: 4xx) is `invalid_prompt`, which Codex CLI shows without sending the request again (any other
+ * code it retries, five times, each billed); a rate limit and a fault of the gateway's or an upstream's are what they
+ * are. The gateway's own code (GUARDRAIL_BLOCKED, ...) is in the `error` event that follows.
+ */
+function failedCode(err: GatewayError): string {
+  if (err.status === 429) return "rate_limit_exceeded";
+  return err.status >= 500 ? "server_error" : "invalid_prompt";
+}
+
+export class ResponsesStreamEnd {
+  private response: Record<string, unknown> | undefined;
+  private readonly items: Record<string, unknown>[] = [];
+  private last: SseEvent | undefined;
+  private ended = false;
+
+  /** Keeps what an event sent to the client tells of the response. */
+  note(ev: SseEvent): void {
+    this.last = ev;
+    const type = typeOf(ev);
+    if (type === undefined) return;
+    if (TERMINAL.has(type)) {
+      this.ended = true;
+      return;
+    }
+    if (type !== "response.created" && type !== "response.in_progress" && type !== "response.output_item.added" && type !== "response.output_item.done") return;
+    const d = parsed(ev.data);
+    if (type === "response.created" || type === "response.in_progress") {
+      if (d?.response && typeof d.response === "object") this.response = d.response;
+    } else if (typeof d?.output_index === "number" && d.output_index >= 0 && d.item && typeof d.item === "object") {
+      this.items[d.output_index] = type === "response.output_item.done" ? d.item : { ...d.item, status: "incomplete" };
+    }
+  }
+
+  /** The number after the last sent event's, when it had one. */
+  private nextSequence(): number | undefined {
+    const seq = this.last && /"sequence_number"\s*:\s*(\d+)/.exec(this.last.data)?.[1];
+    return seq === undefined ? undefined : Number(seq) + 1;
+  }
+
+  /**
+   * The response.failed event (encoded) that ends the stream for `err`, and the sequence_number its `error` event
+   * then takes; no event when the stream already ended or never began a response.
+   */
+  failed(err: GatewayError): { text: string; errorSequence: number | undefined } | undefined {
+    if (this.ended || !this.response) return undefined;
+    this.ended = true;
+    const seq = this.nextSequence();
+    const response = {
+      object: "response", ...this.response, status: "failed", error: { code: failedCode(err), message: err.message },
+      incomplete_details: null, output: this.items.filter(Boolean), usage: null,
+    };
+    const data = { type: "response.failed", ...(seq === undefined ? {} : { sequence_number: seq }), response };
+    return { text: `event: response.failed\ndata: ${JSON.stringify(data)}\n\n`, errorSequence: seq === undefined ? undefined : seq + 1 };
+  }
+}
