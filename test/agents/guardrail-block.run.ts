@@ -1,0 +1,116 @@
+// `npm run test:agents`: a real Responses agent (Codex CLI, opencode's Responses provider) whose answer the guardrails
+// block mid-stream. The agent reads a file holding an API key with its own shell or read tool; the scripted model
+// echoes the key; an output rule with action block stops the stream. The agent must show the rule's message and stop
+// after that ONE call: when the stream ended with the `error` event alone, Codex reconnected five times (each call
+// billed, "stream closed before response.completed") and opencode sent it again until killed. On the shipped
+// gateway.yaml with the rule added.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENTS } from "./agents.ts";
+import { MODEL } from "../helpers/agent-world.ts";
+import { startTestGateway, type TestGateway } from "../helpers/gateway.ts";
+import { providerEnv, shippedConfig, SHIPPED_KEY, SHIPPED_PROJECT } from "../helpers/shipped-config.ts";
+import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "../upstreams/openai-responses.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
+import { toolInput } from "../upstreams/schema-sample.ts";
+import type { AgentScript, OfferedTool } from "../upstreams/scripted-agent.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RUN_LIMIT_MS = 120_000;
+const SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH";
+const TASK = /GUARD-TASK path=(\S+)/;
+const READERS = ["read", "Read", "read_file", "exec_command", "shell_command", "shell", "bash", "Bash"];
+
+/** Reads the task's file with the agent's own tool; once it has, echoes the key it holds. */
+const script: AgentScript = ({ tools, text, answered }) => {
+  const path = TASK.exec(text)?.[1];
+  if (!path) return undefined;
+  if (answered && text.includes(SECRET)) return { text: `The key in the file is ${SECRET}, nothing else is in it.` };
+  const tool = READERS.map((n) => tools.find((t) => t.name === n)).find(Boolean) as OfferedTool | undefined;
+  if (!tool) return { text: "no tool to read with" };
+  const props = tool.schema?.properties ?? {};
+  const pathKey = ["filePath", "file_path", "path"].find((k) => k in props);
+  if (pathKey) return { call: { name: tool.name, input: toolInput(tool.schema, { [pathKey]: path }) } };
+  const key = "cmd" in props ? "cmd" : "command";
+  const cmd = `cat '${path}'`;
+  return { call: { name: tool.name, input: toolInput(tool.schema, { [key]: String(props[key]?.type).toLowerCase() === "array" ? ["bash", "-lc", cmd] : cmd }) } };
+};
+
+let openai: FakeOpenAIWithResponses;
+let anthropic: FakeAnthropic;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  [openai, anthropic] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic()]);
+  openai.script = script;
+  anthropic.script = script;
+  const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
+  config.projects[SHIPPED_PROJECT].guardrails = { rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"], action: "block" }] };
+  gw = await startTestGateway(config, { env: providerEnv(config) });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([openai?.close(), anthropic?.close()]);
+});
+
+interface Exit { code: number | null; out: string; timedOut: boolean }
+
+/** The agent in its own process group with a bare environment, killed at the limit. */
+function run(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<Exit> {
+  return new Promise((done) => {
+    const child = spawn(join(HERE, "node_modules", ".bin", bin), args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let timedOut = false;
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (out += c));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* gone */ }
+    }, RUN_LIMIT_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* none left */ }
+      done({ code, out, timedOut });
+    });
+  });
+}
+
+// On a translated model: the fake OpenAI /responses shows its script only the conversation's messages, not the tool
+// output the model echoes (test/e2e covers the native relay: test/responses-stream-blocked.e2e.test.ts).
+const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"]] as const;
+
+describe("a Responses agent whose answer the guardrails block mid-stream", () => {
+  it.each(cells)("%s on %s shows the rule's message and stops after the one blocked call", { timeout: RUN_LIMIT_MS + 30_000 }, async (id, upstream) => {
+    const agent = AGENTS.find((a) => a.id === id)!;
+    const root = mkdtempSync(join(tmpdir(), "mg-agent-guard-"));
+    const home = join(root, "home");
+    const work = join(root, "work");
+    mkdirSync(home);
+    mkdirSync(work);
+    const file = join(work, "config.txt");
+    writeFileSync(file, `OPENAI_KEY=${SECRET}\n`);
+    const launch = agent.launch({ origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], home, work, prompt: `GUARD-TASK path=${file}\nPrint the API key in ${file}.` });
+    for (const [f, text] of Object.entries(launch.files)) {
+      mkdirSync(dirname(join(home, f)), { recursive: true });
+      writeFileSync(join(home, f), text);
+    }
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", DO_NOT_TRACK: "1", NO_UPDATE_NOTIFIER: "1", ...launch.env };
+    const requests = upstream === "anthropic" ? anthropic.requests : openai.requests;
+    const before = requests.length;
+    try {
+      const exit = await run(agent.bin, launch.args, env, work);
+      expect(exit.timedOut, "the agent kept asking again").toBe(false);
+      expect(exit.out).toMatch(/blocked by guardrail \W*no-secrets/);
+      // The calls that carried the file's key (the answering turn): one, not one per retry.
+      const answering = requests.slice(before).filter((r) => JSON.stringify(r.body).includes(SECRET));
+      expect(answering.length).toBe(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
