@@ -70,6 +70,10 @@ export function loopFs(sizeMb = 16): LoopFs | { skip: string } {
     },
     repair() {
       run("umount", [dir]);
+      // The loop device is let go of lazily after umount: mounted again while it still holds the image, mount reuses it
+      // and its cached blocks, the error-marked superblock among them, so ext4 came back read-only (files running
+      // side by side make that likelier). Let go of it, and wait until it has, before fsck and mount read the image.
+      detach(image);
       try {
         run("fsck.ext4", ["-fy", image]);
       } catch {
@@ -86,4 +90,22 @@ export function loopFs(sizeMb = 16): LoopFs | { skip: string } {
       rmSync(base, { recursive: true, force: true });
     },
   };
+}
+
+/** Detach every loop device backed by `image`, waiting (at most 10 s) until none is left. */
+function detach(image: string): void {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const devices = run("losetup", ["-j", image]).split("\n").map((l) => l.split(":")[0]!.trim()).filter(Boolean);
+    if (!devices.length) return;
+    if (Date.now() > deadline) throw new Error(`loop devices ${devices.join(", ")} still hold ${image}`);
+    for (const dev of devices) {
+      try {
+        run("losetup", ["-d", dev]);
+      } catch {
+        // already being let go of
+      }
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
 }
