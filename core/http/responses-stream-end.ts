@@ -4,21 +4,12 @@
 // takes the stream for one cut short and sends the request again, billed each time, never showing why; after a
 // response.failed it shows the error and stops. A stream that already carries its terminal event (a translator or
 // relay wrote response.failed for an upstream's failure) or never began a response gets the `error` event alone.
-// Only the events that carry the response or a whole item are parsed; deltas pass unread, so an item cut while open
-// is there as it began, status incomplete (as the native relay's providers/openai-compatible/responses-failed.ts).
+// What the response was is kept as the native relay keeps it (core/responses/response-so-far.ts).
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
+import { ResponseSoFar } from "../responses/response-so-far.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
-
-/** An event's JSON, or undefined: an event that cannot be read is still sent as it came. */
-function parsed(data: string): any {
-  try {
-    return JSON.parse(data);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The event's type: its `event:` name, else the JSON's leading `type`. */
 function typeOf(ev: SseEvent): string | undefined {
@@ -37,8 +28,7 @@ function failedCode(err: GatewayError): string {
 }
 
 export class ResponsesStreamEnd {
-  private response: Record<string, unknown> | undefined;
-  private readonly items: Record<string, unknown>[] = [];
+  private readonly soFar = new ResponseSoFar();
   private last: SseEvent | undefined;
   private ended = false;
 
@@ -47,17 +37,8 @@ export class ResponsesStreamEnd {
     this.last = ev;
     const type = typeOf(ev);
     if (type === undefined) return;
-    if (TERMINAL.has(type)) {
-      this.ended = true;
-      return;
-    }
-    if (type !== "response.created" && type !== "response.in_progress" && type !== "response.output_item.added" && type !== "response.output_item.done") return;
-    const d = parsed(ev.data);
-    if (type === "response.created" || type === "response.in_progress") {
-      if (d?.response && typeof d.response === "object") this.response = d.response;
-    } else if (typeof d?.output_index === "number" && d.output_index >= 0 && d.item && typeof d.item === "object") {
-      this.items[d.output_index] = type === "response.output_item.done" ? d.item : { ...d.item, status: "incomplete" };
-    }
+    if (TERMINAL.has(type)) this.ended = true;
+    else this.soFar.note(type, ev);
   }
 
   /** The number after the last sent event's, when it had one. */
@@ -71,14 +52,10 @@ export class ResponsesStreamEnd {
    * then takes; no event when the stream already ended or never began a response.
    */
   failed(err: GatewayError): { text: string; errorSequence: number | undefined } | undefined {
-    if (this.ended || !this.response) return undefined;
+    if (this.ended || !this.soFar.begun) return undefined;
     this.ended = true;
     const seq = this.nextSequence();
-    const response = {
-      object: "response", ...this.response, status: "failed", error: { code: failedCode(err), message: err.message },
-      incomplete_details: null, output: this.items.filter(Boolean), usage: null,
-    };
-    const data = { type: "response.failed", ...(seq === undefined ? {} : { sequence_number: seq }), response };
-    return { text: `event: response.failed\ndata: ${JSON.stringify(data)}\n\n`, errorSequence: seq === undefined ? undefined : seq + 1 };
+    const ev = this.soFar.failed(seq, failedCode(err), err.message);
+    return { text: `event: response.failed\ndata: ${ev.data}\n\n`, errorSequence: seq === undefined ? undefined : seq + 1 };
   }
 }

@@ -111,7 +111,7 @@ export class RelayedAnswer {
       this.open += n;
       this.bound.add(n);
     } else if (type === "response.output_item.added") {
-      // Kept whole until its done comes (responses-failed.ts): an upstream that only ever adds items (large ones,
+      // Kept whole until its done comes (core/responses/response-so-far.ts): an upstream that only ever adds items (large ones,
       // never done) is bounded by them.
       this.open += data.length;
       this.bound.add(data.length);

@@ -17,7 +17,7 @@ import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { isOutOfCredit } from "../out-of-credit.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
-import { ResponseSoFar } from "./responses-failed.ts";
+import { ResponseSoFar } from "../../core/responses/response-so-far.ts";
 import { RelayedAnswer } from "./responses-answer-size.ts";
 import { AnswerBound } from "../answer-bound.ts";
 
@@ -142,7 +142,8 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
   // The client saw the response begin: it ends as a translated stream does, response.failed with the output so far,
   // then the gateway's error event numbered after it. (Not after the upstream's own `error`, nor for a client gone.)
   if (opening.begun && !errored && !signal.aborted) {
-    last = soFar.failed(sequenceAfter(last), cut as { status?: number; message?: string });
+    const failure = cut as { status?: number; message?: string };
+    last = soFar.failed(sequenceAfter(last), failure.status === 429 ? "rate_limit_exceeded" : "server_error", failure.message ?? "upstream failure");
     yield last;
   }
   throw continuing(cut, last);

@@ -1,13 +1,12 @@
-// The response.failed event a relayed Responses stream ends with when its upstream stops mid-response (the
-// connection cut, the body ended before a terminal event): the client gets the two events a translated stream gives
-// it (providers/translate/responses-to-chat/stream.ts) — the response with the items output so far, status failed,
-// error {code, message} — and then the gateway's `error` event. Only the few events that carry the response or a
-// whole item are parsed: deltas pass unread, so an item cut while open is there as it began, status incomplete
-// (a translated stream's has its text so far: keeping the deltas' text here cost the relay ~10 % more CPU per
-// stream, measured), and usage is null (the upstream reports it only in the terminal event; docs/responses.md).
-import type { SseEvent } from "../../core/sse/parse.ts";
+// What a Responses stream has told its client of the response so far, for the response.failed event it ends with when
+// it stops mid-response: the relay's when its upstream is cut (providers/openai-compatible/responses-stream.ts), the
+// gateway's own when it ends the stream (core/http/responses-stream-end.ts). Only the few events that carry the
+// response or a whole item are parsed: deltas pass unread, so an item cut while open is there as it began, status
+// incomplete (a translated stream's has its text so far: keeping the deltas' text here cost the relay ~10 % more CPU
+// per stream, measured), and usage is null (the upstream reports it only in the terminal event; docs/responses.md).
+import type { SseEvent } from "../sse/parse.ts";
 
-/** An event's JSON, or undefined: an event the relay cannot read is still relayed as it came. */
+/** An event's JSON, or undefined: an event that cannot be read is still sent as it came. */
 function parsed(data: string): any {
   try {
     return JSON.parse(data);
@@ -20,6 +19,11 @@ export class ResponseSoFar {
   private response: Record<string, unknown> | undefined;
   private readonly items: Record<string, unknown>[] = [];
 
+  /** Whether the stream has begun a response (response.created or in_progress was sent). */
+  get begun(): boolean {
+    return this.response !== undefined;
+  }
+
   /** Keep what an event tells of the response (its envelope, an item begun or done); `type` is the event's. */
   note(type: string | undefined, ev: SseEvent): void {
     if (type !== "response.created" && type !== "response.in_progress" && type !== "response.output_item.added" && type !== "response.output_item.done") return;
@@ -31,11 +35,10 @@ export class ResponseSoFar {
     }
   }
 
-  /** The response.failed event, numbered `sequence`. */
-  failed(sequence: number | undefined, err: { status?: number; message?: string }): SseEvent {
-    const code = err.status === 429 ? "rate_limit_exceeded" : "server_error";
+  /** The response.failed event, numbered `sequence`, with OpenAI's error `code`. */
+  failed(sequence: number | undefined, code: string, message: string): SseEvent {
     const response = {
-      object: "response", ...this.response, status: "failed", error: { code, message: err.message ?? "upstream failure" },
+      object: "response", ...this.response, status: "failed", error: { code, message },
       incomplete_details: null, output: this.items.filter(Boolean), usage: null,
     };
     const data = { type: "response.failed", ...(sequence === undefined ? {} : { sequence_number: sequence }), response };
