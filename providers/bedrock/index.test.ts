@@ -1,18 +1,11 @@
 // Whether the call the Bedrock driver builds carries the context-1m beta (ProviderDriver.opensLongContext): InvokeModel
 // reads betas from the body's anthropic_beta. Claude Sonnet's 1M window, and its billing, follow it.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, Target } from "../../core/contracts/provider.ts";
+import { closedAfterAll, DRIVER_SETTINGS as SETTINGS, LONG_CONTEXT_BETA as BETA, NO_CLIENT_HEADERS as none, sonnetTarget as target } from "../long-context-driver.testkit.ts";
 import { createBedrockDriver } from "./index.ts";
 
-const drivers: ProviderDriver[] = [];
-const made = <D extends ProviderDriver>(d: D) => (drivers.push(d), d);
-afterAll(async () => { await Promise.all(drivers.map((d) => d.close?.())); });
-
-const SETTINGS = { timeoutMs: 1000 };
-const target = (upstreamModel: string) => ({ modelId: "anthropic/claude-sonnet-4.5", provider: "p", upstreamModel, pricing: {} }) as Target;
-const BETA = "context-1m-2025-08-07";
-const none = { clientHeaders: {} };
+const made = closedAfterAll();
 
 describe("Bedrock", () => {
   const keys = { region: "us-east-1", aws_access_key_id: "AKIAFAKE", aws_secret_access_key: "x" };

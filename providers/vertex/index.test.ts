@@ -1,18 +1,11 @@
 // Whether the call the Vertex driver builds for Claude carries the context-1m beta (ProviderDriver.opensLongContext):
 // Claude Sonnet's 1M window, and its billing, follow it.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { ProviderDriver, Target } from "../../core/contracts/provider.ts";
+import { closedAfterAll, DRIVER_SETTINGS as SETTINGS, LONG_CONTEXT_BETA as BETA, NO_CLIENT_HEADERS as none, sonnetTarget as target } from "../long-context-driver.testkit.ts";
 import { createVertexDriver } from "./index.ts";
 
-const drivers: ProviderDriver[] = [];
-const made = <D extends ProviderDriver>(d: D) => (drivers.push(d), d);
-afterAll(async () => { await Promise.all(drivers.map((d) => d.close?.())); });
-
-const SETTINGS = { timeoutMs: 1000 };
-const target = (upstreamModel: string) => ({ modelId: "anthropic/claude-sonnet-4.5", provider: "p", upstreamModel, pricing: {} }) as Target;
-const BETA = "context-1m-2025-08-07";
-const none = { clientHeaders: {} };
+const made = closedAfterAll();
 
 describe("Claude on Vertex AI", () => {
   const plain = made(createVertexDriver("v", { protocol: "vertex", api_key: "tok", project_id: "p", region: "global" } as ProviderConfig, SETTINGS));
