@@ -6,6 +6,7 @@ import { ulid } from "ulid";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, LIVE, mediaConfig, OTHER, SANDBOX } from "./helpers/media.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
+import { videoJobsOf } from "../core/endpoints/video-jobs.ts";
 
 let up: FakeOpenAIMedia;
 let gw: TestGateway;
@@ -40,6 +41,14 @@ beforeEach(() => {
 const key = () => ulid();
 const post = (body: unknown, k = SANDBOX, headers: Record<string, string> = {}) => postJson(`${gw.baseURL}/videos`, body, { ...auth(k), ...headers });
 const assetName = (url: string) => new URL(url).pathname;
+/** Waits until project media's job on `model` holds its slot: a fixed pause let a loaded machine send the next
+ * request before the first had reached the gateway, and the next took the slot. */
+async function jobRunning(model: string, sandbox: boolean): Promise<void> {
+  const jobs = videoJobsOf(gw.gateway);
+  for (const end = Date.now() + 10_000; jobs.runningCount("media", model, sandbox) === 0; await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error(`no ${sandbox ? "sandbox" : "live"} job on ${model} started in 10 s`);
+  }
+}
 
 describe("videos on the simulator", () => {
   it("holds the connection until a real MP4 is ready and returns the spec's result", async () => {
@@ -128,7 +137,7 @@ describe("videos on the simulator", () => {
 
   it("one running job per model per project: a second is 429 RATE_LIMITED with Retry-After", async () => {
     const first = post({ model: "sim/reel", prompt: "first", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
-    await new Promise((r) => setTimeout(r, 50));
+    await jobRunning("sim/reel", true);
     const second = await post({ model: "sim/reel", prompt: "second", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
     expect(second.status).toBe(429);
     expect(second.json.error.code).toBe("RATE_LIMITED");
@@ -140,13 +149,12 @@ describe("videos on the simulator", () => {
   });
 
   it("a project's sandbox jobs have a slot of their own: they never hold the one its live keys' jobs need", async () => {
-    const pause = () => new Promise((r) => setTimeout(r, 100));
     // The sandbox key's job (1.5 s on the slow simulator) is running...
     const sandboxJob = post({ model: "slow/solo", prompt: "sandbox holds a slot", duration: 2 }, SANDBOX);
-    await pause();
+    await jobRunning("slow/solo", true);
     // ...and the live key's job still starts.
     const liveJob = post({ model: "slow/solo", prompt: "live job", duration: 2 }, LIVE);
-    await pause();
+    await jobRunning("slow/solo", false);
     // Each kind is still one job at a time in its own slot.
     const secondSandbox = await post({ model: "slow/solo", prompt: "second sandbox", duration: 2 }, SANDBOX);
     expect(secondSandbox.status).toBe(429);
