@@ -32,4 +32,13 @@ describe("pricing.long_context in check", () => {
   it("an unknown tier field is named", async () => {
     expect((await problems(tier(`{ above_input_tokens: 200000, inptu: "0.0000025" }`))).join("\n")).toMatch(/pricing\.long_context: unknown field "inptu"/);
   });
+
+  it("a long-context window no wider than the endpoint's window is named", async () => {
+    const withWindow = (window: number) =>
+      `models:\n  a/sonnet: { context_window: 200000, endpoints: [{ provider: sim, model: m, pricing: { input: "0.000003", long_context: { above_input_tokens: 200000, input: "0.000006", context_window: ${window} } } }] }\n`;
+    expect(await problems(withWindow(1000000))).toEqual([]);
+    expect(await problems(withWindow(200000))).toEqual([
+      expect.stringMatching(/^F:2:\d+: model a\/sonnet: pricing\.long_context\.context_window 200000 must be wider than the endpoint's context_window 200000$/),
+    ]);
+  });
 });

@@ -325,6 +325,14 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
         problems.push(sources.at(["models", id, "endpoints", i, "provider"],
           `model ${id}: endpoint names unknown provider "${ep.provider}" (declared: ${[...providers].join(", ")})`));
       }
+      const tier = ep.pricing?.long_context;
+      const window = ep.context_window ?? model.context_window;
+      if (tier?.context_window !== undefined && window !== undefined && tier.context_window <= window) {
+        // A long window no wider than the endpoint's would shrink the budget hold and the billed usage cap of the
+        // very requests that ask for more room.
+        problems.push(sources.at(["models", id, "endpoints", i, "pricing", "long_context", "context_window"],
+          `model ${id}: pricing.long_context.context_window ${tier.context_window} must be wider than the endpoint's context_window ${window}`));
+      }
     });
   }
   const seen = new Map<string, string>();
