@@ -32,7 +32,8 @@ describe("usage-metering on the messages protocol", () => {
     return res.text();
   }
 
-  it("bills a native messages stream from its own usage events, before message_stop reaches the client", async () => {
+  // The record's place before message_stop is checked by hold.test.ts and push.test.ts, which can see the order.
+  it("bills a native messages stream from its own usage events", async () => {
     const text = await stream("/messages", { model: "anthropic/claude-x", max_tokens: 50, stream: true, messages: [{ role: "user", content: "Hi" }] }, "req-msg-1");
     expect(text).toContain("event: message_stop");
     const [e] = (await gw.gateway.store.ledger({})).filter((x) => x.requestId === "req-msg-1");
