@@ -22,6 +22,11 @@ let n = 0;
 beforeAll(async () => { redis = await startRedis(); });
 afterAll(async () => { await redis?.stop(); });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The first lease, which the renewal must come within: 400 ms left 150 ms for the set-up's store calls, and a loaded
+ * machine took longer (the SQLite "live" claim had lapsed before it was renewed).
+ */
+const FIRST_LEASE_MS = 1500;
 const answer: StoredResponse = { kind: "json", status: 200, headers: {}, body: { ok: true } };
 
 const backends: Record<string, () => Promise<Store>> = {
@@ -41,13 +46,14 @@ describe.each(Object.keys(backends))("%s store: renewClaims", (kind) => {
     store.renewClaims(claims.map(([scope, owner, leaseMs]) => ({ scope: `${kind}:${scope}`, owner, leaseMs })), Date.now());
 
   it("keeps a renewed claim past its first lease; one released, lapsed, finished or held by another owner is left alone", async () => {
-    for (const s of ["live", "released", "others", "done"]) expect(await begin(s, "a")).toEqual({ state: "new" });
+    for (const s of ["live", "released", "others", "done"]) expect(await begin(s, "a", FIRST_LEASE_MS)).toEqual({ state: "new" });
+    const begunBy = Date.now(); // every first lease ends by begunBy + FIRST_LEASE_MS
     expect(await begin("lapsed", "a", 100)).toEqual({ state: "new" });
     await store.idempotencyRelease(`${kind}:released`, "a");
     await store.idempotencyComplete(`${kind}:done`, "h", "a", answer, 60_000, Date.now());
     await sleep(250); // "lapsed" has expired
-    await renew([["live", "a", 2000], ["released", "a", 2000], ["lapsed", "a", 2000], ["others", "not-a", 2000], ["done", "a", 2000]]);
-    await sleep(300); // past the first lease of "live" and "others"
+    await renew([["live", "a", 5000], ["released", "a", 5000], ["lapsed", "a", 5000], ["others", "not-a", 5000], ["done", "a", 5000]]);
+    await sleep(begunBy + FIRST_LEASE_MS + 50 - Date.now()); // past the first lease of "live" and "others"
 
     // A duplicate of the live request still waits for it; the others are free (or finished) as they were.
     expect(await begin("live", "b")).toMatchObject({ state: "pending" });
