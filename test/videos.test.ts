@@ -136,14 +136,15 @@ describe("videos on the simulator", () => {
   });
 
   it("one running job per model per project: a second is 429 RATE_LIMITED with Retry-After", async () => {
-    const first = post({ model: "sim/reel", prompt: "first", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
-    await jobRunning("sim/reel", true);
-    const second = await post({ model: "sim/reel", prompt: "second", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
+    // On the slow simulator (1.5 s a job): sim/reel's 200 ms job could end before a loaded machine sent the second.
+    const first = post({ model: "slow/solo", prompt: "first", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
+    await jobRunning("slow/solo", true);
+    const second = await post({ model: "slow/solo", prompt: "second", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": key() });
     expect(second.status).toBe(429);
     expect(second.json.error.code).toBe("RATE_LIMITED");
     expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
     // another project is not affected
-    const other = await post({ model: "sim/reel", prompt: "other project", duration: 2 }, OTHER);
+    const other = await post({ model: "slow/solo", prompt: "other project", duration: 2 }, OTHER);
     expect(other.status).toBe(200);
     expect((await first).status).toBe(200);
   });
