@@ -34,8 +34,9 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
   // JSON mode: the forced tool's input is the whole answer (any preamble text would make it invalid JSON).
   const json = jsonTool ? (msg.content ?? []).find((b: any) => b.type === "tool_use" && b.name === jsonTool) : undefined;
   if (json) text = JSON.stringify(json.input ?? {});
-  const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
-  if (msg.stop_reason === "refusal" && msg.stop_details?.explanation) message.refusal = msg.stop_details.explanation;
+  const refusal = msg.stop_reason === "refusal" && msg.stop_details?.explanation ? String(msg.stop_details.explanation) : null;
+  // OpenAI's refusal answer has content null beside its refusal, as an answer of tool calls only does.
+  const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length || refusal ? null : ""), refusal };
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (thinkingBlocks.length) {
     message.reasoning_content = reasoning;
