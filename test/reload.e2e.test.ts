@@ -113,19 +113,22 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
 
   it("two reloads at once (a SIGHUP during the watcher's): the later file wins and does not wait for the slower one", async () => {
     // A plugin whose setup waits while the test holds it: the first reload is still setting up when the second starts.
+    // It says when a setup has taken the hold, so the test goes on once the first is in it (a fixed pause let a loaded
+    // machine start the second reload first).
     const dir = mkdtempSync(join(tmpdir(), "mg-reload-order-"));
     const plugin = join(dir, "held-setup.mjs");
-    writeFileSync(plugin, `export default { name: "held-setup", async setup() { await globalThis.__mgHeldSetup; }, handle: (ctx, next) => next() };\n`);
+    writeFileSync(plugin, `export default { name: "held-setup", async setup() { const held = globalThis.__mgHeldSetup; globalThis.__mgInSetup?.(); await held; }, handle: (ctx, next) => next() };\n`);
     const withPlugin = (models: Record<string, unknown>) => ({ ...base(models), plugins: { "held-setup": { module: plugin } }, pipeline: ["auth", "held-setup", "router"] });
     const other = await startTestGateway(withPlugin({ "a/one": model() }));
-    const g = globalThis as { __mgHeldSetup?: Promise<void> };
+    const g = globalThis as { __mgHeldSetup?: Promise<void>; __mgInSetup?: () => void };
     let release!: () => void;
     g.__mgHeldSetup = new Promise<void>((r) => (release = r));
+    const firstInSetup = new Promise<void>((r) => (g.__mgInSetup = r));
     const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
     try {
       writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/two": model() })));
       const first = other.gateway.reload(undefined, "file");
-      await new Promise((r) => setTimeout(r, 200)); // the first has read its file and waits in setup
+      await firstInSetup; // the first has read its file and waits in setup
       delete g.__mgHeldSetup; // the second's setup does not wait
       writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/three": model() })));
       // The second is in force while the first is still held: it did not wait for it.
@@ -139,6 +142,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
       expect(other.gateway.lastReload).toMatchObject({ ok: true, trigger: "sighup" });
     } finally {
       delete g.__mgHeldSetup;
+      delete g.__mgInSetup;
       release();
       await other.close();
     }
