@@ -25,7 +25,7 @@ const counts = join(dir, "counts.log");
 writeFileSync(join(dir, "misbehaving.mjs"), `export default { name: "misbehaving", async handle(ctx, next) {
   const how = ctx.headers["x-misbehave"];
   if (how === "forget") { next(); return; }
-  if (how === "forget-late") { next(); await new Promise((r) => setTimeout(r, 100)); return; }
+  if (how === "forget-late") { const out = globalThis.__mgUpstreamCallOut?.(); next(); await out; return; }
   if (how === "twice") { next(); return next(); }
   if (how === "hang") return new Promise(() => {});
   if (how === "stray") Promise.reject(new Error("stray rejection from a plugin"));
@@ -56,6 +56,14 @@ const config = () => ({
 
 /** Every call the upstream received, and whether the gateway hung up on it before the answer. */
 const calls: Array<{ cancelled: boolean }> = [];
+/** The "forget-late" plugin returns once its upstream call is out (a fixed 100 ms let a loaded machine return before
+ * the call reached the upstream): the next call the upstream receives, or 10 s, after which the test's check fails. */
+let callArrived = () => {};
+(globalThis as { __mgUpstreamCallOut?: () => Promise<void> }).__mgUpstreamCallOut = () =>
+  new Promise<void>((r) => {
+    const bound = setTimeout(r, 10_000);
+    callArrived = () => { clearTimeout(bound); r(); };
+  });
 let upstream: Loopback;
 let gw: RunningGateway, log: CapturedLog, baseURL: string;
 
@@ -86,6 +94,7 @@ beforeAll(async () => {
     res.once("close", () => {
       if (!res.writableFinished) call.cancelled = true;
     });
+    callArrived();
     setTimeout(() => {
       if (res.destroyed) return;
       res.writeHead(200, { "content-type": "application/json" });
