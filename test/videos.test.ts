@@ -49,6 +49,15 @@ async function jobRunning(model: string, sandbox: boolean): Promise<void> {
     if (Date.now() > end) throw new Error(`no ${sandbox ? "sandbox" : "live"} job on ${model} started in 10 s`);
   }
 }
+/** Waits until project media has a job under idempotency key `k`, running or already done (a short job can end
+ * between two looks at the slot): a fixed pause let a loaded machine send the next step before the job started. */
+async function jobStarted(k: string, sandbox: boolean): Promise<void> {
+  const jobs = videoJobsOf(gw.gateway);
+  // The gateway files a ULID key lower-cased (core/http/idempotency-key.ts).
+  for (const end = Date.now() + 10_000; !jobs.find("media", k.toLowerCase(), sandbox); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error(`no ${sandbox ? "sandbox" : "live"} job under key ${k} started in 10 s`);
+  }
+}
 
 describe("videos on the simulator", () => {
   it("holds the connection until a real MP4 is ready and returns the spec's result", async () => {
@@ -108,7 +117,7 @@ describe("videos on the simulator", () => {
     const k = key();
     const [a, b] = await Promise.all([
       post({ model: "sim/reel", prompt: "a fox", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": k }),
-      new Promise((r) => setTimeout(r, 50)).then(() => post({ model: "sim/reel", prompt: "a fox", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": k })),
+      jobStarted(k, true).then(() => post({ model: "sim/reel", prompt: "a fox", duration: 2 }, SANDBOX, { "x-mg-idempotency-key": k })),
     ]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
@@ -232,7 +241,7 @@ describe("videos on an OpenAI-protocol (Sora) upstream", () => {
       headers: { "content-type": "application/json", ...auth(LIVE), "x-mg-idempotency-key": k },
       body: JSON.stringify({ model: "openai/sora-2", prompt: "reconnect" }),
     }).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    await jobStarted(k, false);
     controller.abort();
     expect(await first).toBeInstanceOf(Error);
     const again = await post({ model: "openai/sora-2", prompt: "reconnect" }, LIVE, { "x-mg-idempotency-key": k });
