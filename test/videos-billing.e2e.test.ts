@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ulid } from "ulid";
 import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, LIVE, mediaConfig } from "./helpers/media.ts";
+import { videoJobsOf } from "../core/endpoints/video-jobs.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mg-video-billing-"));
 // Held 0.3 s, made in 1.2 s: every request below gives up (504) or leaves before its video is ready.
@@ -38,6 +39,15 @@ async function waitForRecords(g: TestGateway, n: number) {
     const records = await videoRecords(g);
     if (records.length >= n || Date.now() > until) return records;
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits until project media's live job on `model` is running: a fixed pause let a loaded machine act before the
+ * request had reached the gateway. */
+async function jobRunning(g: TestGateway, model: string) {
+  const jobs = videoJobsOf(g.gateway);
+  for (const end = Date.now() + 10_000; jobs.runningCount("media", model, false) === 0; await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error(`no live job on ${model} started in 10 s`);
   }
 }
 
@@ -76,7 +86,7 @@ describe("video billing", () => {
       headers: { "content-type": "application/json", ...auth(LIVE) },
       body: JSON.stringify({ model: "sim/slow-reel", prompt: "nobody waits", duration: 4 }),
     }).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 150));
+    await jobRunning(gw, "sim/slow-reel"); // then it leaves, well within the 0.3 s hold
     controller.abort();
     expect(await left).toBeInstanceOf(Error);
     // The upstream job cannot be cancelled: it is billed when it ends, as generated.
