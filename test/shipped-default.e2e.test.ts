@@ -270,14 +270,20 @@ describe("idempotency keys on streams", () => {
   it("the first stream, a duplicate sent while it runs, and a later replay all end; replays repeat the events, are marked, and are not billed", async () => {
     const key = randomUUID();
     const body = { model: CHAT_MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Hi [pace:burst]" }] };
-    const send = (id: string) => within(fetch(`${s.gw.baseURL}/chat/completions`, {
+    const open = (id: string) => fetch(`${s.gw.baseURL}/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${SHIPPED_KEY}`, "content-type": "application/json", "idempotency-key": key, "x-request-id": id },
       body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, replayed: r.headers.get("idempotent-replayed"), text: await r.text() })), ENDS_WITHIN, "idempotent stream");
+    });
+    const ended = (opened: Promise<Response>) =>
+      within(opened.then(async (r) => ({ status: r.status, replayed: r.headers.get("idempotent-replayed"), text: await r.text() })), ENDS_WITHIN, "idempotent stream");
+    const send = (id: string) => ended(open(id));
     body.messages[0]!.content = "Hi [pace:10]"; // slow enough that the duplicate arrives while it runs
     const waitingId = `idem-waiting-${randomUUID()}`;
-    const [first, waiting] = await Promise.all([send(rid("idem-first")), new Promise((r) => setTimeout(r, 20)).then(() => send(waitingId))]);
+    // The duplicate goes once the first's answer has begun, so the first holds the key's claim (taken before the
+    // call): sent a fixed 20 ms after it, a loaded machine could get the duplicate there first.
+    const opened = open(rid("idem-first"));
+    const [first, waiting] = await Promise.all([ended(opened), opened.then(() => send(waitingId))]);
     const replayId = `idem-replay-${randomUUID()}`;
     const replay = await send(replayId);
     expect(first.status).toBe(200);
