@@ -1,6 +1,6 @@
 // A gateway in its own process (`node bin/model-gateway.mjs start`), so tests can kill -9 it and run replicas.
 import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "./ports.ts";
+import { freePort, portTaken } from "./ports.ts";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -57,6 +57,6 @@ export async function startChildGateway(
       const metricsUrl = /metrics: (http:\/\/\S+)/.exec(out)?.[1];
       return { url, baseURL: `${url}/api/v1`, metricsUrl, proc, output: () => out, kill9: () => kill("SIGKILL"), stop: () => kill("SIGTERM") };
     }
-    if (attempt >= 2 || !/EADDRINUSE/.test(out)) throw new Error(`gateway did not start:\n${out}`);
+    if (attempt >= 2 || !portTaken(out)) throw new Error(`gateway did not start:\n${out}`);
   }
 }

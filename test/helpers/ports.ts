@@ -11,3 +11,11 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Whether a process's output says it could not listen because its port was taken: the port freePort gives is free
+ * when it answers, but a test file running beside this one can take it before the process listens, and the start is
+ * worth another try on another port. The gateway says so in words (`refusing to start: port N on H is in use`, or
+ * `metrics port N ...`), other servers with the error code.
+ */
+export const portTaken = (output: string): boolean => /EADDRINUSE|\bport \d+ on \S+ is in use\b/.test(output);
