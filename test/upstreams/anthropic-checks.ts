@@ -1,5 +1,5 @@
-// What the real Messages API checks in a conversation, for the fake Anthropic upstream: tool ids' characters,
-// tool_use/tool_result pairing, thinking signatures (a signature covers its block's text, so a replayed block must
+// What the real Messages API checks in a conversation, for the fake Anthropic upstream: blank text blocks, tool ids'
+// characters, tool_use/tool_result pairing, thinking signatures (a signature covers its block's text, so a replayed block must
 // come back unchanged), and, with thinking on, a tool loop's assistant turn must start with its thinking block.
 // Messages follow the real API's.
 import { createHash } from "node:crypto";
@@ -50,8 +50,39 @@ export function toolIdError(messages: any[]): string | undefined {
   return undefined;
 }
 
+/**
+ * Blank text, as the real API refuses it (protocols.md §2.2): a text block in `system`, in a turn or in a
+ * tool_result's content that is empty or whitespace only, named by its top-level field; and an error tool_result
+ * with no content. A tool_result with no content at all is accepted (content is optional).
+ */
+export function blankTextError(body: any): string | undefined {
+  const blank = (field: string, b: any) => (b?.type === "text" && typeof b.text === "string" && b.text.trim() === ""
+    ? `${field}: text content blocks must ${b.text === "" ? "be non-empty" : "contain non-whitespace text"}`
+    : undefined);
+  for (const b of Array.isArray(body?.system) ? body.system : []) {
+    const e = blank("system", b);
+    if (e) return e;
+  }
+  for (const [i, m] of (Array.isArray(body?.messages) ? body.messages : []).entries()) {
+    for (const [j, b] of blocks(m).entries()) {
+      const e = blank("messages", b);
+      if (e) return e;
+      if (b?.type !== "tool_result") continue;
+      const empty = b.content === undefined || b.content === "" || (Array.isArray(b.content) && !b.content.length);
+      if (b.is_error === true && empty) return `messages.${i}.content.${j}.tool_result: content cannot be empty if \`is_error\` is true`;
+      for (const c of Array.isArray(b.content) ? b.content : []) {
+        const e = blank("messages", c);
+        if (e) return e;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The 400 message the real API would give this conversation, or undefined when it is valid. */
 export function conversationError(body: any): string | undefined {
+  const blankText = blankTextError(body);
+  if (blankText) return blankText;
   const system = systemMessageError(body, Array.isArray(body?.messages) ? body.messages : []);
   if (system) return system;
   const ids = toolIdError(Array.isArray(body?.messages) ? body.messages : []);

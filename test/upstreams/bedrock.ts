@@ -1,8 +1,9 @@
 // A fake AWS Bedrock Runtime that verifies what the real one verifies (reference protocols-2 §2, §5):
 // - every request authenticated: a Bedrock API key (Bearer) or a SigV4 signature recomputed from the received bytes
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
-// - Converse bodies checked (content arrays, toolConfig required with toolUse/toolResult history, no empty tools, no
-//   unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no model/stream);
+// - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
+//   empty tools, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
+//   model/stream, Claude's conversation checks on blank text);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
@@ -14,6 +15,7 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
+import { blankTextError } from "./anthropic-checks.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
 export const FAKE_BEDROCK_API_KEY = "bedrock-api-key-ZmFrZS1iZWRyb2NrLWtleQ==";
@@ -78,6 +80,23 @@ export const exceptionFrame = (type: string, payload: unknown) => frame({ ":exce
 const CONVERSE_KEYS = new Set(["messages", "system", "inferenceConfig", "toolConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "performanceConfig", "serviceTier", "requestMetadata", "promptVariables"]);
 const BLOCK_KEYS = new Set(["text", "image", "document", "video", "toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent", "citationsContent"]);
 
+/** Converse refuses blank text (whitespace only is blank) in system, in a turn and in a toolResult's content. */
+const isBlankText = (c: any) => typeof c?.text === "string" && c.text.trim() === "";
+const blankText = (object: string, at: string) => `The text field in the ${object} object at ${at} is blank. Add text to the text field, and try again.`;
+
+function blankConverseText(b: any): string | undefined {
+  for (const [i, s] of (Array.isArray(b.system) ? b.system : []).entries()) if (isBlankText(s)) return blankText("SystemContentBlock", `system.${i}`);
+  for (const [i, m] of b.messages.entries()) {
+    for (const [j, c] of (Array.isArray(m?.content) ? m.content : []).entries()) {
+      if (isBlankText(c)) return blankText("ContentBlock", `messages.${i}.content.${j}`);
+      for (const [k, r] of (Array.isArray(c?.toolResult?.content) ? c.toolResult.content : []).entries()) {
+        if (isBlankText(r)) return blankText("ToolResultContentBlock", `messages.${i}.content.${j}.toolResult.content.${k}`);
+      }
+    }
+  }
+  return undefined;
+}
+
 function converseProblem(b: any): string | undefined {
   if (!b || typeof b !== "object") return "Malformed input request, please reformat your input and try again.";
   for (const k of Object.keys(b)) if (!CONVERSE_KEYS.has(k)) return `Malformed input request: extraneous key [${k}] is not permitted, please reformat your input and try again.`;
@@ -97,7 +116,7 @@ function converseProblem(b: any): string | undefined {
   }
   if (b.toolConfig && (!Array.isArray(b.toolConfig.tools) || !b.toolConfig.tools.length)) return "The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1";
   if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
-  return undefined;
+  return blankConverseText(b);
 }
 
 function invokeProblem(b: any): string | undefined {
@@ -106,7 +125,7 @@ function invokeProblem(b: any): string | undefined {
   for (const k of ["model", "stream"]) if (k in b) return `${k}: Extra inputs are not permitted`;
   if (!Array.isArray(b.messages)) return "messages: Field required";
   if (typeof b.max_tokens !== "number") return "max_tokens: Field required";
-  return undefined;
+  return blankTextError(b);
 }
 
 export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string } = {}): Promise<FakeBedrock> {

@@ -39,6 +39,19 @@ describe("chat -> Converse: blank text and a prefill ending in whitespace", () =
     expect(t.body.messages).toEqual([{ role: "user", content: [{ text: "a" }, { text: "b" }] }]);
   });
 
+  it("blank system text is left out, a marker it held named; a blank tool result holds a placeholder", () => {
+    const t = tr({ messages: [
+      { role: "system", content: " " }, { role: "developer", content: [{ type: "text", text: "\n", cache_control: { type: "ephemeral" } }] },
+      { role: "system", content: "Be brief." }, { role: "user", content: "q" },
+      { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "t1", content: [{ type: "text", text: " " }] },
+    ] }, llama);
+    expect(t.body.system).toEqual([{ text: "Be brief." }]);
+    expect(t.dropped).toEqual(["cache_control"]);
+    expect(t.body.messages.at(-1).content).toEqual([{ toolResult: { toolUseId: "t1", content: [{ text: "(empty)" }] } }]);
+    expect(tr({ messages: [{ role: "system", content: "\t" }, ...hi] }, llama).body.system).toBeUndefined();
+  });
+
   it("a blank last user message after an assistant turn is a 400 naming it", () => {
     expect(() => tr({ messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "" }] }, llama))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "messages[2].content" }) }));

@@ -14,7 +14,7 @@ import { isConverseClaude, outputAsk, statedOutputLimit } from "../../../core/me
 import { replayedThinking } from "../chat-to-messages/reasoning.ts";
 import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type Turn } from "./cache-points.ts";
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
-import { blankLastTurn, isBlank } from "../blank-text.ts";
+import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
@@ -120,10 +120,13 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
       case "system":
       case "developer": {
         const t = textOf(m.content);
-        if (!t) break;
+        const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
+        if (isBlank(t)) { // Bedrock refuses blank text: left out, with the marker it held (named, as markLast does)
+          if (marker && !dropped.includes("cache_control")) dropped.push("cache_control");
+          break;
+        }
         const block = { text: t };
         system.push(block);
-        const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
         if (marker) marks.set(block, marker);
         break;
       }
@@ -154,9 +157,9 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
       }
       case "tool": {
         const text = textOf(m.content);
-        // An error result needs non-empty content (pitfall §2.10.2); an empty one gets a placeholder.
+        // Blank text is refused and an error result needs non-empty content (pitfall §2.10.2): a placeholder.
         // A failed result a translator marked (a Gemini functionResponse with only an error) is Converse's error status.
-        const block = { toolResult: { toolUseId: safeToolId(unsignedToolId(m.tool_call_id)), content: [{ text: text || "(empty)" }], ...(m.is_error === true ? { status: "error" } : {}) } };
+        const block = { toolResult: { toolUseId: safeToolId(unsignedToolId(m.tool_call_id)), content: [{ text: isBlank(text) ? EMPTY_RESULT : text }], ...(m.is_error === true ? { status: "error" } : {}) } };
         // toolResult content cannot hold a cachePoint: a marked result (message or part) gets one after the block.
         const marker = markerOf(m.cache_control) ?? partsMarker(m.content);
         if (marker) marks.set(block, marker);

@@ -67,6 +67,43 @@ describe("blank user text and a prefill ending in whitespace", () => {
     expect((tr({ messages: loop, tools: [{ type: "function", function: { name: "f" } }] }).body.messages as any).at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r" }] });
   });
 
+  it("blank system and developer text is left out ('system: text content blocks must contain non-whitespace text'), a marker it held named", () => {
+    const t = tr({ messages: [
+      { role: "system", content: " " }, { role: "developer", content: [{ type: "text", text: "\n" }, { type: "text", text: "Be brief." }] },
+      { role: "system", content: "\t", cache_control: { type: "ephemeral" } }, { role: "user", content: "x" },
+    ] });
+    expect(t.body.system).toEqual([{ type: "text", text: "Be brief." }]);
+    expect(t.dropped).toEqual(["cache_control"]);
+    expect(tr({ messages: [{ role: "system", content: " \n" }, ...hi] }).body.system).toBeUndefined();
+  });
+
+  it("a tool result whose text is blank still answers its call, with no content; an error result with a placeholder", () => {
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] };
+    const tools = [{ type: "function", function: { name: "f" } }];
+    const result = (tool: Record<string, unknown>) => (tr({ tools, messages: [{ role: "user", content: "q" }, call, { role: "tool", tool_call_id: "t1", ...tool }] }).body.messages as any).at(-1).content;
+    expect(result({ content: [{ type: "text", text: " " }] })).toEqual([{ type: "tool_result", tool_use_id: "t1" }]);
+    expect(result({ content: "\n" })).toEqual([{ type: "tool_result", tool_use_id: "t1" }]);
+    expect(result({ content: [{ type: "text", text: "" }, { type: "text", text: "ok" }] })).toEqual([{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "ok" }] }]);
+    // Anthropic: "content cannot be empty if `is_error` is true".
+    expect(result({ content: " ", is_error: true })).toEqual([{ type: "tool_result", tool_use_id: "t1", content: "(empty)", is_error: true }]);
+  });
+
+  it("a Responses client's blank instructions and blank function_call_output", () => {
+    const t = responsesToMessages.request({ model: "m", instructions: "\n", input: [
+      { type: "message", role: "user", content: "q" },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: " " },
+    ], tools: [{ type: "function", name: "f", parameters: { type: "object" } }] }, sonnet, opts);
+    const body = t.body as any;
+    expect(body.system).toBeUndefined();
+    expect(body.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "c1" }] });
+  });
+
+  it("a Gemini client's blank systemInstruction", () => {
+    const t = geminiToMessages.request({ model: "m", systemInstruction: { parts: [{ text: " \n" }] }, contents: [{ role: "user", parts: [{ text: "x" }] }] }, sonnet, opts);
+    expect((t.body as any).system).toBeUndefined();
+  });
+
   it("a final assistant turn (prefill) loses its trailing whitespace; earlier assistant turns keep theirs", () => {
     const t = tr({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "one \n" }, { role: "user", content: "r" }, { role: "assistant", content: "Answer: " }] });
     expect(t.body.messages).toEqual([

@@ -9,7 +9,7 @@ import { chatThinkingTokens, thinkingKnob } from "../../../core/metering/thinkin
 import { replayedThinking } from "./reasoning.ts";
 import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
-import { blankLastTurn, isBlank } from "../blank-text.ts";
+import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
@@ -164,7 +164,12 @@ function convertMessages(input: any[], dropped: string[]): { system: Block[]; me
         return;
       case "tool": {
         blankUser = undefined;
-        const block: Block = { type: "tool_result", tool_use_id: safeToolId(m.tool_call_id), content: typeof m.content === "string" ? m.content : textBlocks(m.content) };
+        const block: Block = { type: "tool_result", tool_use_id: safeToolId(m.tool_call_id) };
+        const content = typeof m.content === "string" ? (isBlank(m.content) ? [] : m.content) : textBlocks(m.content);
+        // A blank result still answers its call (tool_result must follow tool_use): with no content, which Anthropic
+        // takes, except on an error result, which must hold some.
+        if (content.length) block.content = content;
+        else if (m.is_error === true) block.content = EMPTY_RESULT;
         // A failed result a translator marked (a Gemini functionResponse with only an error: gemini-to-chat/request.ts).
         if (m.is_error === true) block.is_error = true;
         if (m.cache_control) block.cache_control = m.cache_control;
@@ -226,11 +231,12 @@ function marked(blocks: Block[], marker: unknown, dropped: string[]): Block[] {
   return blocks;
 }
 
+/** A system message's or a tool result's text blocks, blank ones left out (Anthropic refuses them, §2.2). */
 function textBlocks(content: any): Block[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+  if (typeof content === "string") return isBlank(content) ? [] : [{ type: "text", text: content }];
   const out: Block[] = [];
   for (const p of content ?? []) {
-    if (p.type === "text" && p.text) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+    if (p.type === "text" && !isBlank(p.text)) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
   }
   return out;
 }
