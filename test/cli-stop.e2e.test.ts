@@ -8,7 +8,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
-import { freePort } from "./helpers/ports.ts";
+import { freePort, portTaken } from "./helpers/ports.ts";
 import { startRedis } from "./helpers/redis.ts";
 import { startChildGateway } from "./helpers/child-gateway.ts";
 import { startFakeOpenAI } from "./upstreams/openai.ts";
@@ -51,25 +51,34 @@ afterEach(() => {
   for (const pid of gateways.splice(0)) if (alive(pid)) process.kill(pid, "SIGKILL");
 });
 
-/** Run npm with these args, wait for the gateway's banner; its pid comes from the banner. */
-async function launch(args: string[], cwd: string, port: number): Promise<{ npm: ChildProcess; gateway: number; out: () => string; exit: Promise<unknown> }> {
-  const npm = spawn("npm", args, { cwd, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  npm.stdout!.on("data", (d) => (out += d));
-  npm.stderr!.on("data", (d) => (out += d));
-  const exit = new Promise((r) => npm.once("exit", r));
-  const gateway = await Promise.race([
-    new Promise<number>((r) => npm.stdout!.on("data", () => {
-      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+) \(config .*; pid (\d+)\)/);
-      if (m) r(Number(m[2]));
-    })),
-    exit.then(() => {
+/**
+ * Run npm with the args for a free port, wait for the gateway's banner; its pid comes from the banner. A port that a
+ * test file beside this one took before the gateway listened is tried again on another.
+ */
+async function launch(args: (port: number) => string[], cwd: string): Promise<{ npm: ChildProcess; gateway: number; port: number; out: () => string; exit: Promise<unknown> }> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const npm = spawn("npm", args(port), { cwd, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    npm.stdout!.on("data", (d) => (out += d));
+    npm.stderr!.on("data", (d) => (out += d));
+    const exit = new Promise((r) => npm.once("exit", r));
+    const closed = new Promise((r) => npm.once("close", r)); // after "exit", once its output is all read
+    const gateway = await Promise.race([
+      new Promise<number>((r) => npm.stdout!.on("data", () => {
+        const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+) \(config .*; pid (\d+)\)/);
+        if (m) r(Number(m[2]));
+      })),
+      exit.then(() => closed).then(() => undefined),
+    ]);
+    if (gateway === undefined) {
+      if (attempt < 2 && portTaken(out)) continue;
       throw new Error(`npm exited before the gateway listened:\n${out}`);
-    }),
-  ]);
-  gateways.push(gateway);
-  expect(await portOpen(port)).toBe(true);
-  return { npm, gateway, out: () => out, exit };
+    }
+    gateways.push(gateway);
+    expect(await portOpen(port)).toBe(true);
+    return { npm, gateway, port, out: () => out, exit };
+  }
 }
 
 function config(): string {
@@ -80,14 +89,13 @@ function config(): string {
 
 describe("stopping the gateway through npm", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("npm start: %s to npm reaches the gateway, which shuts down gracefully and frees its port", async (signal) => {
-    const port = await freePort();
-    const run = await launch(["start", "--", "--config", config(), "--port", String(port), "--host", "127.0.0.1", "--no-watch"], ROOT, port);
+    const run = await launch((port) => ["start", "--", "--config", config(), "--port", String(port), "--host", "127.0.0.1", "--no-watch"], ROOT);
     // No shell left between npm and the gateway.
     expect(Number(readFileSync(`/proc/${run.gateway}/stat`, "utf8").split(") ")[1]!.split(" ")[1])).toBe(run.npm.pid);
     run.npm.kill(signal);
     await run.exit;
     await until("the gateway to exit", () => !alive(run.gateway));
-    expect(await portOpen(port)).toBe(false);
+    expect(await portOpen(run.port)).toBe(false);
     expect(run.out()).toContain('"shutdown complete"');
   }, 60_000);
 
@@ -96,14 +104,13 @@ describe("stopping the gateway through npm", () => {
     const project = mkdtempSync(join(tmpdir(), "mg-npx-"));
     mkdirSync(join(project, "node_modules", ".bin"), { recursive: true });
     symlinkSync(BIN, join(project, "node_modules", ".bin", "model-gateway"));
-    const port = await freePort();
-    const run = await launch(["exec", "--", "model-gateway", "start", "--config", config(), "--port", String(port), "--host", "127.0.0.1", "--no-watch"], project, port);
+    const run = await launch((port) => ["exec", "--", "model-gateway", "start", "--config", config(), "--port", String(port), "--host", "127.0.0.1", "--no-watch"], project);
     // npm hands it to the shell, which dies of it; the gateway sees its parent gone. (A SIGINT would stay with the
     // shell, which waits for its child: the README says to send SIGTERM; Ctrl-C in a terminal signals them all.)
     run.npm.kill("SIGTERM");
     await run.exit;
     await until("the gateway to exit", () => !alive(run.gateway));
-    expect(await portOpen(port)).toBe(false);
+    expect(await portOpen(run.port)).toBe(false);
     expect(run.out()).toContain("the process that started the gateway (npm) has exited; shutting down");
     expect(run.out()).toContain('"shutdown complete"');
   }, 60_000);

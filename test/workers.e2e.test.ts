@@ -15,7 +15,7 @@ import Big from "big.js";
 import { ulid } from "ulid";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startRedis, type TestRedis } from "./helpers/redis.ts";
-import { freePort } from "./helpers/ports.ts";
+import { freePort, portTaken } from "./helpers/ports.ts";
 import { keyEntry, testKey } from "./helpers/gateway.ts";
 import { auth, chat, KEY, policyConfig } from "./helpers/policy-config.ts";
 import { RedisStore } from "../core/store/redis.ts";
@@ -94,11 +94,17 @@ interface Cluster {
 
 /**
  * `detached`: a process group of its own, so a test can signal the group as a terminal's Ctrl-C does. `spawned`: told
- * the primary's stderr so far at once, before it listens.
+ * the primary's stderr so far at once, before it listens. A port (API or metrics) that a test file beside this one
+ * took before the cluster listened is tried again on new ones (`spawned` is told the new primary's stderr).
  */
 async function startCluster(configFile: string, workers: string, detached = false, spawned?: (err: () => string) => void): Promise<Cluster> {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  for (let attempt = 0; ; attempt++) {
+    const c = await startClusterOn(await freePort(), await freePort(), configFile, workers, detached, spawned);
+    if (c.pids.length > 0 || attempt >= 2 || !portTaken(c.err())) return c;
+  }
+}
+
+async function startClusterOn(port: number, metricsPort: number, configFile: string, workers: string, detached: boolean, spawned?: (err: () => string) => void): Promise<Cluster> {
   const proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", configFile, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", String(metricsPort), "--no-watch", "--workers", workers], {
     cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached,
   });
@@ -108,9 +114,11 @@ async function startCluster(configFile: string, workers: string, detached = fals
   proc.stderr!.on("data", (d) => (err += d));
   spawned?.(() => err);
   const exit = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
+  // Not listening: once its output is all read ("close" comes after "exit"), which says why.
+  const closed = new Promise((r) => proc.once("close", r));
   const listening = await Promise.race([
     new Promise<boolean>((r) => proc.stdout!.on("data", () => out.includes("listening on") && r(true))),
-    exit.then(() => false),
+    exit.then(() => closed).then(() => false),
   ]);
   const pids = listening ? out.match(/pids ([\d ]+)\)/)![1]!.trim().split(" ").map(Number) : [];
   return { proc, port, pids, metricsPort, out: () => out, err: () => err, exit };

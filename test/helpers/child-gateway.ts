@@ -43,7 +43,7 @@ export async function startChildGateway(
       };
       proc.stdout!.on("data", onData);
       proc.stderr!.on("data", (d) => (out += d));
-      proc.once("exit", () => resolve(false));
+      proc.once("close", () => resolve(false)); // after "exit", once its output (why it did not start) is all read
     });
     const exited = () => proc.exitCode !== null || proc.signalCode !== null;
     const kill = async (signal: NodeJS.Signals) => {
