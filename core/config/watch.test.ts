@@ -28,8 +28,8 @@ function watched() {
   return { file, seen };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await sleep(25);
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !check(); await sleep(25)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("watchConfig", () => {
@@ -39,6 +39,9 @@ describe("watchConfig", () => {
       writeFileSync(join(dir, `tmp${i}`), `a: ${i + 2}\n`);
       renameSync(join(dir, `tmp${i}`), file);
     }
+    // The change, however late a loaded machine reads its events (a fixed 300 ms could pass first); then a while
+    // for a second one to show.
+    await until("the change", () => calls() > 0);
     await sleep(300);
     expect(calls()).toBe(1);
   });
@@ -52,6 +55,7 @@ describe("watchConfig", () => {
     await sleep(300);
     expect(calls()).toBe(0);
     writeFileSync(file, "a: 2\n");
+    await until("the change", () => calls() > 0); // however late a loaded machine reads its events
     await sleep(300);
     expect(calls()).toBe(1);
   });
@@ -62,10 +66,12 @@ describe("watchConfig", () => {
     const { file, seen } = watched();
     const fd = openSync(file, "w");
     writeSync(fd, "a: 2\n");
-    await sleep(300); // longer than the debounce, shorter than the quiet time
+    // Longer than the debounce, shorter than the quiet time. A loaded machine cannot stretch it past the quiet time:
+    // both are timers of this process, fired in the order they are due however late, and this one is due first.
+    await sleep(300);
     writeSync(fd, "b: 2\n");
     closeSync(fd);
-    await until(() => seen.length > 0);
+    await until("the change", () => seen.length > 0);
     await sleep(700);
     expect(seen).toEqual(["a: 2\nb: 2\n"]);
   });
@@ -78,7 +84,7 @@ describe("watchConfig", () => {
       await sleep(40);
     }
     closeSync(fd);
-    await until(() => seen.length > 0);
+    await until("the change", () => seen.length > 0);
     await sleep(700);
     expect(seen).toEqual([Array.from({ length: 40 }, (_, i) => `k${i}: ${i}\n`).join("")]);
   });
