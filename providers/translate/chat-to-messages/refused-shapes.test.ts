@@ -88,6 +88,22 @@ describe("blank user text and a prefill ending in whitespace", () => {
     expect(result({ content: " ", is_error: true })).toEqual([{ type: "tool_result", tool_use_id: "t1", content: "(empty)", is_error: true }]);
   });
 
+  it("a cache marker on a blank part moves to the block kept before it (the same prefix); with none, the result block takes it or it is named", () => {
+    const mark = { type: "ephemeral" };
+    const sys = tr({ messages: [{ role: "system", content: [{ type: "text", text: "Long policy." }, { type: "text", text: "\n", cache_control: mark }] }, ...hi] });
+    expect(sys.body.system).toEqual([{ type: "text", text: "Long policy.", cache_control: mark }]);
+    expect(sys.dropped).toEqual([]);
+    const first = tr({ messages: [{ role: "system", content: [{ type: "text", text: " ", cache_control: mark }, { type: "text", text: "Rules." }] }, ...hi] });
+    expect(first.body.system).toEqual([{ type: "text", text: "Rules." }]);
+    expect(first.dropped).toEqual(["cache_control"]);
+    const user = tr({ messages: [{ role: "user", content: [{ type: "text", text: "Question" }, { type: "text", text: " ", cache_control: mark }] }] });
+    expect((user.body.messages as any)[0].content).toEqual([{ type: "text", text: "Question", cache_control: mark }]);
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] };
+    const tool = tr({ tools: [{ type: "function", function: { name: "f" } }], messages: [{ role: "user", content: "q" }, call, { role: "tool", tool_call_id: "t1", content: [{ type: "text", text: "\n", cache_control: mark }] }] });
+    expect((tool.body.messages as any).at(-1).content).toEqual([{ type: "tool_result", tool_use_id: "t1", cache_control: mark }]);
+    expect(tool.dropped).toEqual([]);
+  });
+
   it("a Responses client's blank instructions and blank function_call_output", () => {
     const t = responsesToMessages.request({ model: "m", instructions: "\n", input: [
       { type: "message", role: "user", content: "q" },

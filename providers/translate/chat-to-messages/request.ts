@@ -160,19 +160,25 @@ function convertMessages(input: any[], dropped: string[]): { system: Block[]; me
     switch (m.role) {
       case "system":
       case "developer":
-        system.push(...marked(textBlocks(m.content), m.cache_control, dropped));
+        const { blocks, stray } = textBlocks(m.content, dropped);
+        dropStray(stray, dropped);
+        system.push(...marked(blocks, m.cache_control, dropped));
         return;
       case "tool": {
         blankUser = undefined;
         const block: Block = { type: "tool_result", tool_use_id: safeToolId(m.tool_call_id) };
-        const content = typeof m.content === "string" ? (isBlank(m.content) ? [] : m.content) : textBlocks(m.content);
+        const parts = typeof m.content === "string" ? undefined : textBlocks(m.content, dropped);
+        const content = parts ? parts.blocks : isBlank(m.content) ? [] : m.content;
         // A blank result still answers its call (tool_result must follow tool_use): with no content, which Anthropic
         // takes, except on an error result, which must hold some.
         if (content.length) block.content = content;
         else if (m.is_error === true) block.content = EMPTY_RESULT;
         // A failed result a translator marked (a Gemini functionResponse with only an error: gemini-to-chat/request.ts).
         if (m.is_error === true) block.is_error = true;
-        if (m.cache_control) block.cache_control = m.cache_control;
+        // A marker on a blank part with nothing kept before it: the result block itself ends that prefix.
+        const marker = m.cache_control ?? (content.length ? undefined : parts?.stray);
+        if (parts?.stray && !marker) dropStray(parts.stray, dropped);
+        if (marker) block.cache_control = marker;
         (pendingResults ??= []).push(block);
         return;
       }
@@ -231,14 +237,26 @@ function marked(blocks: Block[], marker: unknown, dropped: string[]): Block[] {
   return blocks;
 }
 
-/** A system message's or a tool result's text blocks, blank ones left out (Anthropic refuses them, §2.2). */
-function textBlocks(content: any): Block[] {
-  if (typeof content === "string") return isBlank(content) ? [] : [{ type: "text", text: content }];
-  const out: Block[] = [];
+/**
+ * A system message's or a tool result's text blocks, blank ones left out (Anthropic refuses them, §2.2). A blank
+ * part's cache marker moves to the block kept before it (the same prefix); with none before it, it is `stray`.
+ */
+function textBlocks(content: any, dropped: string[]): { blocks: Block[]; stray?: unknown } {
+  if (typeof content === "string") return { blocks: isBlank(content) ? [] : [{ type: "text", text: content }] };
+  const blocks: Block[] = [];
+  let stray: unknown;
   for (const p of content ?? []) {
-    if (p.type === "text" && !isBlank(p.text)) out.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+    if (p.type !== "text") continue;
+    if (!isBlank(p.text)) blocks.push(p.cache_control ? { type: "text", text: p.text, cache_control: p.cache_control } : { type: "text", text: p.text });
+    else if (p.cache_control && blocks.length) marked(blocks, p.cache_control, dropped);
+    else if (p.cache_control) stray = p.cache_control;
   }
-  return out;
+  return { blocks, stray };
+}
+
+/** A cache marker on a blank part left out with nothing before it in its message to carry it: named as dropped. */
+function dropStray(stray: unknown, dropped: string[]): void {
+  if (stray && !dropped.includes("cache_control")) dropped.push("cache_control");
 }
 
 function userContent(content: any, i: number, marker: unknown, dropped: string[]): Block[] | string {
@@ -251,7 +269,8 @@ function userContent(content: any, i: number, marker: unknown, dropped: string[]
     const field = `messages[${i}].content[${j}]`;
     let block: Block | undefined;
     if (p.type === "text") {
-      if (isBlank(p.text)) return; // Anthropic rejects empty and whitespace-only text blocks
+      // Anthropic rejects empty and whitespace-only text blocks; a marker on one moves to the block before it.
+      if (isBlank(p.text)) return void (p.cache_control && (out.length ? marked(out, p.cache_control, dropped) : dropStray(p.cache_control, dropped)));
       block = { type: "text", text: p.text };
     }
     else if (p.type === "image_url") block = imageBlock(p.image_url.url, `${field}.image_url.url`);
