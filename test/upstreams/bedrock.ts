@@ -2,7 +2,7 @@
 // - every request authenticated: a Bedrock API key (Bearer) or a SigV4 signature recomputed from the received bytes
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
-//   empty tools, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
+//   empty tools, a tool's inputSchema.json an object schema, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
 //   model/stream, Claude's conversation checks on blank text);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
@@ -16,6 +16,7 @@ import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
 import { blankTextError } from "./anthropic-checks.ts";
+import { toolInput } from "./schema-sample.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
 export const FAKE_BEDROCK_API_KEY = "bedrock-api-key-ZmFrZS1iZWRyb2NrLWtleQ==";
@@ -51,7 +52,7 @@ const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 const pad = () => randomBytes(3 + Math.floor(Math.random() * 6)).toString("hex");
 
 /** The model's answer, in neutral form: rendered as Converse or as Anthropic. */
-function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
+function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number; schemas?: Record<string, unknown> }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
   const blocks: Block[] = [];
   if (o.thinking) {
     const text = "Let me think about this carefully.";
@@ -60,7 +61,8 @@ function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; f
   if (o.tools.length && !o.lastHasResult) {
     const names = o.forced ? [o.forced] : o.tools.slice(0, 2);
     if (!o.forced) blocks.push({ kind: "text", text: "Let me check." });
-    names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: { city: i === 0 ? "Paris" : "Tokyo" } }));
+    // An input with what the tool's schema requires (a forced JSON tool's answer parses as the client's schema).
+    names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: toolInput(o.schemas?.[name], { city: i === 0 ? "Paris" : "Tokyo" }) }));
     return { blocks, stop: "tool_use" };
   }
   const pieces = words(o.lastHasResult ? "The weather is sunny." : BEDROCK_TEXT);
@@ -115,6 +117,10 @@ function converseProblem(b: any): string | undefined {
     }
   }
   if (b.toolConfig && (!Array.isArray(b.toolConfig.tools) || !b.toolConfig.tools.length)) return "The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1";
+  // A tool's input is an object: a schema with another type at its root, or none (a bare $ref, {}), is refused.
+  for (const [i, t] of (b.toolConfig?.tools ?? []).entries()) {
+    if (t?.toolSpec && t.toolSpec.inputSchema?.json?.type !== "object") return `The value at toolConfig.tools.${i}.toolSpec.inputSchema.json.type must be one of the following: object.`;
+  }
   if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
   return blankConverseText(b);
 }
@@ -192,7 +198,8 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const last = body.messages[body.messages.length - 1];
     const lastHasResult = last.content.some((c: any) => c.toolResult);
     const forced = body.toolConfig?.toolChoice?.tool?.name;
-    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens });
+    const schemas = Object.fromEntries((body.toolConfig?.tools ?? []).filter((t: any) => t.toolSpec).map((t: any) => [t.toolSpec.name, t.toolSpec.inputSchema?.json]));
+    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens, schemas });
     const marked = JSON.stringify(body).includes('"cachePoint"');
     const cache = cacheUsage({ system: body.system, tools: body.toolConfig?.tools, model }, marked);
     const usage: Record<string, number> = { inputTokens: JSON.stringify(body.messages).length >> 2, outputTokens: p.blocks.reduce((n, b) => n + words(b.kind === "tool" ? JSON.stringify(b.input) : b.text).length, 0) };

@@ -11,18 +11,19 @@ import { ConverseToChatStream } from "./stream.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 
 /** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
-interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean }
+/** jsonTool: the forced tool standing in for response_format (its input is the JSON answer). */
+interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string }
 
 export const chatToConverse: Translator<State> = {
   native: false,
   request(body, target, opts) {
     const t = chatToConverseRequest(body, target, opts.cacheAuto);
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body) };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool };
     return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
   },
   response(json: any, s, call) {
     call.reportUsage(fromConverseUsage(json?.usage));
-    const chat = converseToChatResponse(json, s.model);
+    const chat = converseToChatResponse(json, s.model, undefined, s.jsonTool);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s, call) {

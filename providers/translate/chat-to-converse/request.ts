@@ -6,7 +6,8 @@
 // names when the request offers none; `none` drops the tools. cache_control on a content part, a message or a tool
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
-// thinking_blocks); other families' reasoning knobs are dropped.
+// thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is one forced
+// tool (json-output.ts). A function's parameters whose root is only a $ref are sent as the object it points at.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
@@ -18,17 +19,21 @@ import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
+import { rootRefResolved } from "../schema-root-ref.ts";
+import { jsonOutputSpec } from "./json-output.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
+  /** Set when response_format asked for JSON: the forced tool whose input is the answer. */
+  jsonTool?: string;
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 // Converse caches at cachePoint blocks only: no prompt-cache routing key or retention. It has no end-user id either.
-const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "response_format", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
+const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
 
 /** The last marked part's cache_control (a system message's parts become one block). */
 function partsMarker(content: any): Marker | undefined {
@@ -102,6 +107,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   if (typeof body.n === "number" && body.n > 1) dropped.push("n");
+  const json = jsonOutputSpec(body, target, dropped);
   const system: Block[] = [];
   const turns: Turn[] = [];
   const usedTools = new Set<string>();
@@ -180,10 +186,14 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const tools: any[] = Array.isArray(body.tools) ? body.tools.filter((t: any) => t?.type === "function" || t?.function) : [];
   const tc = body.tool_choice;
   const historyNeedsTools = usedTools.size > 0 || turns.some((t) => t.content.some((b) => "toolResult" in b));
-  const offered = tc === "none" ? [] : tools;
-  if (offered.length) {
+  const offered = tc === "none" || json ? [] : tools;
+  if (json) {
+    // The forced JSON tool; a history's tools still get their placeholders (Bedrock wants them named).
+    const specs = [{ toolSpec: json }, ...(historyNeedsTools ? placeholderSpecs(tools, usedTools, marks) : [])];
+    out.toolConfig = { tools: specs, toolChoice: { tool: { name: json.name } } };
+  } else if (offered.length) {
     const specs: Block[] = offered.map((t: any) => {
-      const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: t.function.parameters ?? { type: "object", properties: {} } } };
+      const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: rootRefResolved(t.function.parameters ?? { type: "object", properties: {} }) } };
       if (t.function.description) spec.description = t.function.description;
       if (t.function.strict === true) spec.strict = true;
       const block = { toolSpec: spec };
@@ -198,14 +208,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     out.toolConfig = toolConfig;
   } else if (historyNeedsTools) {
     // Bedrock wants a toolConfig whenever the history holds toolUse/toolResult (pitfall §2.10.1).
-    const names = tools.length ? tools.map((t: any) => t.function.name) : [...usedTools];
-    if (!names.length) names.push("tool");
-    out.toolConfig = { tools: names.map((name: string, k: number) => {
-      const block = { toolSpec: { name, description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } };
-      const marker = tools.length ? markerOf(tools[k].cache_control) : undefined; // the client's tools, in order
-      if (marker) marks.set(block, marker);
-      return block;
-    }) };
+    out.toolConfig = { tools: placeholderSpecs(tools, usedTools, marks) };
     if (tc === "none" && tools.length) dropped.push("tool_choice");
   }
   const toolBlocks = (out.toolConfig as { tools?: Block[] } | undefined)?.tools;
@@ -235,7 +238,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     if (limit !== undefined) ic.maxTokens = limit;
     oneSampler();
     if (Object.keys(ic).length) out.inferenceConfig = ic;
-    return { body: out, dropped };
+    return answer(out, dropped, json);
   }
   if (ask.thinking !== undefined) {
     out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
@@ -250,5 +253,21 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   if (ask.limit !== undefined) ic.maxTokens = ask.limit;
   oneSampler();
   if (Object.keys(ic).length) out.inferenceConfig = ic;
-  return { body: out, dropped };
+  return answer(out, dropped, json);
+}
+
+function answer(body: Record<string, unknown>, dropped: string[], json: { name?: unknown } | undefined): Translated<Record<string, unknown>> {
+  return json ? { body, dropped, jsonTool: String(json.name) } : { body, dropped };
+}
+
+/** Specs for the tools a history used, where none is offered: the client's tools by name (their markers kept), else those the history names. */
+function placeholderSpecs(tools: any[], usedTools: Set<string>, marks: Marks): Block[] {
+  const names = tools.length ? tools.map((t: any) => t.function.name) : [...usedTools];
+  if (!names.length) names.push("tool");
+  return names.map((name: string, k: number) => {
+    const block = { toolSpec: { name, description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } };
+    const marker = tools.length ? markerOf(tools[k].cache_control) : undefined; // the client's tools, in order
+    if (marker) marks.set(block, marker);
+    return block;
+  });
 }

@@ -1,6 +1,7 @@
 // Converse response -> chat completion (reference §2.3, §2.9). Usage: Converse's inputTokens exclude cache reads and
 // writes, so prompt_tokens = input + read + write with cached_tokens = read; signed reasoning (Claude) survives as
-// reasoning_content plus reasoning_details/thinking_blocks, which the request side replays on the next turn.
+// reasoning_content plus reasoning_details/thinking_blocks, which the request side replays on the next turn. In JSON
+// mode (json-output.ts) the forced tool's input is the answer: the message content, finish_reason stop.
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
@@ -46,13 +47,16 @@ export function converseToOpenAIUsage(u: any): Record<string, unknown> {
 
 export const chatId = () => `chatcmpl-${randomBytes(12).toString("hex")}`;
 
-export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+/** `jsonTool`: the forced tool standing in for response_format (its input is the JSON answer). */
+export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
   let text = "";
   let reasoning = "";
   const blocks: ReasoningBlock[] = [];
   const toolCalls: unknown[] = [];
+  let json: unknown;
   for (const b of c?.output?.message?.content ?? []) {
     if (typeof b?.text === "string") text += b.text;
+    else if (b?.toolUse && jsonTool && b.toolUse.name === jsonTool) json ??= b.toolUse.input ?? {};
     else if (b?.toolUse) toolCalls.push({ id: b.toolUse.toolUseId, type: "function", function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } });
     else if (b?.reasoningContent?.reasoningText) {
       const r = b.reasoningContent.reasoningText;
@@ -60,6 +64,8 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
       if (r.signature) blocks.push({ type: "thinking", thinking: r.text ?? "", signature: r.signature });
     } else if (typeof b?.reasoningContent?.redactedContent === "string") blocks.push({ type: "redacted_thinking", data: b.reasoningContent.redactedContent });
   }
+  // JSON mode: the forced tool's input is the whole answer (any preamble text would make it invalid JSON).
+  if (json !== undefined) text = JSON.stringify(json);
   const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (reasoning) message.reasoning_content = reasoning;
@@ -72,7 +78,7 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
     object: "chat.completion",
     created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(c?.stopReason) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: json !== undefined && c?.stopReason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(c?.stopReason) }],
     usage: converseToOpenAIUsage(c?.usage),
   };
 }

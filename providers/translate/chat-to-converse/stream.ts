@@ -2,7 +2,8 @@
 // (reference §2.4, §2.9). Text and reasoning blocks get no start event; a tool block starts with its id and name, then
 // JSON string fragments. The tool index is the ordinal among tool blocks, mapped from contentBlockIndex. The finish
 // chunk is sent at messageStop; usage (metadata, after messageStop in real captures — either order tolerated) then
-// closes the stream with [DONE]. Signed reasoning goes out whole as reasoning_details when its block stops.
+// closes the stream with [DONE]. Signed reasoning goes out whole as reasoning_details when its block stops. In JSON mode
+// the forced tool's input fragments are the content, and its tool_use stop is finish_reason stop.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
@@ -20,10 +21,13 @@ export class ConverseToChatStream {
   finish: string | null = null;
   /** Tool calls (chat index) whose arguments have begun. */
   private readonly withArguments = new Set<number>();
+  /** The forced JSON tool's block (contentBlockIndex), and whether its input has begun. */
+  private jsonBlock: number | undefined;
+  private jsonBegun = false;
   usage: any = undefined;
   done = false;
 
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number }) {}
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; jsonTool?: string }) {}
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
@@ -50,7 +54,10 @@ export class ConverseToChatStream {
         break;
       case "contentBlockStart": {
         const tu = e.start?.toolUse;
-        if (tu) {
+        if (tu && this.opts.jsonTool && tu.name === this.opts.jsonTool) {
+          this.role(out);
+          this.jsonBlock = e.contentBlockIndex;
+        } else if (tu) {
           this.role(out);
           const index = ++this.toolCount;
           this.toolIndex.set(e.contentBlockIndex, index);
@@ -63,6 +70,11 @@ export class ConverseToChatStream {
         const d = e.delta ?? {};
         if (typeof d.text === "string") {
           if (d.text) out.push(this.chunk({ content: d.text }));
+        } else if (d.toolUse && e.contentBlockIndex === this.jsonBlock) {
+          if (typeof d.toolUse.input === "string" && d.toolUse.input) {
+            this.jsonBegun = true;
+            out.push(this.chunk({ content: d.toolUse.input }));
+          }
         } else if (d.toolUse) {
           const index = this.toolIndex.get(e.contentBlockIndex);
           if (index !== undefined && typeof d.toolUse.input === "string" && d.toolUse.input) {
@@ -83,6 +95,10 @@ export class ConverseToChatStream {
       case "contentBlockStop": {
         // A tool called without arguments streams input "" (or no delta at all): chat clients parse arguments as
         // JSON, so it is "{}" (protocols-2.md §2.4), as the JSON answer has it.
+        if (e.contentBlockIndex === this.jsonBlock && !this.jsonBegun) {
+          this.jsonBegun = true;
+          out.push(this.chunk({ content: "{}" }));
+        }
         const index = this.toolIndex.get(e.contentBlockIndex);
         if (index !== undefined && !this.withArguments.has(index)) {
           this.withArguments.add(index);
@@ -97,7 +113,8 @@ export class ConverseToChatStream {
       }
       case "messageStop":
         this.role(out);
-        this.finish = finishReasonOf(e.stopReason);
+        // The forced JSON tool's call is the answer, not a call for the client to make.
+        this.finish = this.jsonBlock !== undefined && e.stopReason === "tool_use" && this.toolCount === -1 ? "stop" : finishReasonOf(e.stopReason);
         out.push(this.chunk({}, this.finish));
         if (this.usage) out.push(...this.close());
         break;

@@ -1,0 +1,88 @@
+// response_format on Converse: Claude gets one forced tool whose input is the answer (as on Anthropic), the answer
+// comes back as the message content; other families still have it dropped, named.
+import { describe, expect, it } from "vitest";
+import { chatToConverseRequest } from "./request.ts";
+import { converseToChatResponse } from "./response.ts";
+import { ConverseToChatStream } from "./stream.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
+
+const llama: Target = { modelId: "meta/llama-3.3-70b", provider: "bedrock", upstreamModel: "us.meta.llama3-3-70b-instruct-v1:0", pricing: { output: "0.00000072" } };
+const claude: Target = { modelId: "anthropic/claude-sonnet-4.5", provider: "bedrock", upstreamModel: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { output: "0.000015" }, maxTokens: 64000 };
+const hi = [{ role: "user", content: "x" }];
+const tr = (body: any, target = claude) => chatToConverseRequest({ model: "m", ...body }, target) as { body: any; dropped: string[]; jsonTool?: string };
+const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+const jsonSchema = (s: unknown, extra: Record<string, unknown> = {}) => ({ type: "json_schema", json_schema: { name: "out", schema: s, ...extra } });
+
+describe("chat -> Converse: response_format", () => {
+  it("Claude: one forced json_output tool carrying the schema; a strict schema is named (not enforced)", () => {
+    const t = tr({ messages: hi, response_format: jsonSchema(schema, { strict: true, description: "The count." }) });
+    expect(t.body.toolConfig).toEqual({ tools: [{ toolSpec: { name: "json_output", description: "The count.", inputSchema: { json: schema } } }], toolChoice: { tool: { name: "json_output" } } });
+    expect(t.jsonTool).toBe("json_output");
+    expect(t.dropped).toEqual(["response_format.json_schema.strict"]);
+    expect(tr({ messages: hi, response_format: { type: "json_object" } }).body.toolConfig.tools[0].toolSpec.inputSchema).toEqual({ json: { type: "object" } });
+  });
+
+  it("Claude: a root that is only a $ref is sent as its object, $defs kept; a root that is no object is a 400 naming the schema", () => {
+    const node = { type: "object", properties: { child: { $ref: "#/$defs/Node" } } };
+    const t = tr({ messages: hi, response_format: jsonSchema({ $defs: { Node: node }, $ref: "#/$defs/Node" }) });
+    expect(t.body.toolConfig.tools[0].toolSpec.inputSchema.json).toEqual({ ...node, $defs: { Node: node } });
+    expect(() => tr({ messages: hi, response_format: jsonSchema({ $defs: { L: { type: "array" } }, $ref: "#/$defs/L" }) }))
+      .toThrow(expect.objectContaining({ status: 400, details: { field: "response_format.json_schema.schema" } }));
+  });
+
+  it("Claude: with tools offered it is a 400 (as on Anthropic); with tool_choice none, a tool history keeps its placeholders beside the forced tool", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
+    expect(() => tr({ messages: hi, tools, response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ details: { field: "response_format" } }));
+    const history = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "tooluse_1", content: "sunny" },
+    ];
+    const t = tr({ messages: history, tools, tool_choice: "none", response_format: { type: "json_object" } });
+    expect(t.body.toolConfig.tools.map((b: any) => b.toolSpec.name)).toEqual(["json_output", "get_weather"]);
+    expect(t.body.toolConfig.toolChoice).toEqual({ tool: { name: "json_output" } });
+    expect(t.dropped).toEqual([]);
+  });
+
+  it("Claude: thinking asked for is turned off and named, as for any forced tool", () => {
+    const t = tr({ messages: hi, max_tokens: 5000, reasoning_effort: "low", response_format: { type: "json_object" } });
+    expect(t.body.additionalModelRequestFields).toBeUndefined();
+    expect(t.dropped).toEqual(["reasoning_effort"]);
+  });
+
+  it("other families: dropped and named, as before; a text format is no ask at all", () => {
+    const t = tr({ messages: hi, response_format: jsonSchema(schema) }, llama);
+    expect(t.body.toolConfig).toBeUndefined();
+    expect(t.jsonTool).toBeUndefined();
+    expect(t.dropped).toEqual(["response_format"]);
+    expect(tr({ messages: hi, response_format: { type: "text" } }).dropped).toEqual([]);
+  });
+});
+
+describe("Converse answer in JSON mode -> chat", () => {
+  it("the forced tool's input is the content, finish_reason stop", () => {
+    const r: any = converseToChatResponse({ output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_1", name: "json_output", input: { n: 3 } } }] } }, stopReason: "tool_use", usage: {} }, "m", 0, "json_output");
+    expect(r.choices[0]).toMatchObject({ finish_reason: "stop", message: { content: '{"n":3}' } });
+    expect(r.choices[0].message.tool_calls).toBeUndefined();
+  });
+
+  it("streamed: the input fragments are content (an empty input is {}), the tool_use stop is stop", () => {
+    const ev = (event: string, payload: unknown) => ({ event, data: JSON.stringify(payload) });
+    const run = (deltas: string[]) => {
+      const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m", jsonTool: "json_output" });
+      return [
+        ev("messageStart", { role: "assistant" }),
+        ev("contentBlockStart", { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_1", name: "json_output" } } }),
+        ...deltas.map((input) => ev("contentBlockDelta", { contentBlockIndex: 0, delta: { toolUse: { input } } })),
+        ev("contentBlockStop", { contentBlockIndex: 0 }),
+        ev("messageStop", { stopReason: "tool_use" }),
+        ev("metadata", { usage: {} }),
+      ].flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+    };
+    const out = run(['{"n"', ":3}"]);
+    expect(out.map((c) => c.delta.content ?? "").join("")).toBe('{"n":3}');
+    expect(out.some((c) => c.delta.tool_calls)).toBe(false);
+    expect(out.at(-1)!.finish_reason).toBe("stop");
+    expect(run([""]).map((c) => c.delta.content ?? "").join("")).toBe("{}");
+  });
+});
