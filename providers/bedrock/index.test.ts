@@ -1,5 +1,6 @@
 // Whether the call the Bedrock driver builds carries the context-1m beta (ProviderDriver.opensLongContext): InvokeModel
-// reads betas from the body's anthropic_beta. Claude Sonnet's 1M window, and its billing, follow it.
+// reads betas from the body's anthropic_beta (the client's, and the provider's configured anthropic-beta moved there).
+// Claude Sonnet's 1M window, and its billing, follow it.
 import { describe, expect, it } from "vitest";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { closedAfterAll, DRIVER_SETTINGS as SETTINGS, LONG_CONTEXT_BETA as BETA, NO_CLIENT_HEADERS as none, sonnetTarget as target } from "../long-context-driver.testkit.ts";
@@ -18,6 +19,15 @@ describe("Bedrock", () => {
     expect(invoke.opensLongContext!(claude, { body: {}, clientHeaders: { "anthropic-beta": BETA } })).toBe(true);
     expect(invoke.opensLongContext!(claude, { body: { anthropic_beta: ["token-efficient-tools-2025-02-19"] }, clientHeaders: {} })).toBe(false);
     expect(invoke.opensLongContext!(claude, none)).toBe(false);
+  });
+
+  it("InvokeModel: a beta in the provider's configured headers (moved into the body) opens it, for every client", () => {
+    const configured = made(createBedrockDriver("bh", { protocol: "bedrock", ...keys, headers: { "anthropic-beta": BETA } } as ProviderConfig, SETTINGS, {}));
+    expect(configured.opensLongContext!(claude, none)).toBe(true);
+    expect(configured.opensLongContext!(claude, { body: {}, clientHeaders: { "anthropic-beta": "interleaved-thinking-2025-05-14" } })).toBe(true);
+    // A configured beta Bedrock does not accept is not sent, and opens nothing.
+    const other = made(createBedrockDriver("bo", { protocol: "bedrock", ...keys, headers: { "anthropic-beta": "files-api-2025-04-14" } } as ProviderConfig, SETTINGS, {}));
+    expect(other.opensLongContext!(claude, none)).toBe(false);
   });
 
   it("Converse, and a model that is not Claude, never", () => {

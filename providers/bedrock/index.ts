@@ -33,8 +33,8 @@ export function createBedrockDriver(
     messages: (body, target, call) => invokeMessages(env, body, target, call),
     embeddings: (body, target, call) => bedrockEmbeddings(env, body, target, call),
     upstreamFor: (target: Target): UpstreamProtocol => (invokeClaude && isClaudeModel(target.upstreamModel) ? "messages" : "converse"),
-    // InvokeModel reads betas from the body's anthropic_beta alone (the client's field and its header's betas).
-    opensLongContext: (target, sent) => invokeClaude && isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeBetas(sent.body ?? {}, sent.clientHeaders).list),
+    // InvokeModel reads betas from the body's anthropic_beta alone (the client's field, the configured header's betas and the client's).
+    opensLongContext: (target, sent) => invokeClaude && isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeBetas(sent.body ?? {}, sent.clientHeaders, config.headers).list),
     close: () => client.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
-import { anthropicEvents, invokeBody } from "./invoke.ts";
+import { anthropicEvents, invokeBody, withoutBetaHeader } from "./invoke.ts";
 import { eventStreamCodec } from "./eventstream.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 
@@ -19,6 +19,16 @@ describe("InvokeModel body (reference §5.1)", () => {
     const t = invokeBody({ max_tokens: 10, messages: [] }, target, "bedrock", { "anthropic-beta": "advanced-tool-use-2025-11-20, files-api-2025-04-14,context-1m-2025-08-07" });
     expect(t.body.anthropic_beta).toEqual(["tool-search-tool-2025-10-19", "context-1m-2025-08-07"]);
     expect(t.dropped).toEqual(["anthropic-beta"]);
+  });
+
+  it("the provider's configured anthropic-beta (any spelling) goes in the body too, the client's betas added, each once; the header itself is not sent", () => {
+    const configured = { "Anthropic-Beta": "context-1m-2025-08-07, files-api-2025-04-14", "x-extra": "1" };
+    const t = invokeBody({ max_tokens: 10, messages: [], anthropic_beta: ["pdfs-2024-09-25"] }, target, "bedrock", { "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14" }, configured);
+    expect(t.body.anthropic_beta).toEqual(["pdfs-2024-09-25", "context-1m-2025-08-07", "interleaved-thinking-2025-05-14"]);
+    // A configured beta Bedrock refuses is left out without naming it to the client (it did not ask for it).
+    expect(t.dropped).toEqual([]);
+    expect(invokeBody({ max_tokens: 10, messages: [] }, target, "bedrock", {}, configured).body.anthropic_beta).toEqual(["context-1m-2025-08-07"]);
+    expect(withoutBetaHeader(configured)).toEqual({ "x-extra": "1" });
   });
 
   it("a dollar thinking budget becomes thinking with max_tokens above it", () => {

@@ -1,7 +1,8 @@
 // Claude through InvokeModel / InvokeModelWithResponseStream (reference §5): the driver's native `messages` op.
 // The client's Anthropic body passes through (cache_control included) with Bedrock's changes: anthropic_version in
 // the body, no model (it is in the path) and no stream (the path chooses), betas from the anthropic-beta header into
-// `anthropic_beta` (only those Bedrock accepts: one unknown beta fails the whole request). Stream frames carry
+// `anthropic_beta` (only those Bedrock accepts: one unknown beta fails the whole request) — the provider's configured
+// anthropic-beta (providers.<name>.headers) too, with the client's added to it: Bedrock reads no beta header. Stream frames carry
 // `{"bytes": base64(one Anthropic event)}`; decoded, they are exactly Anthropic's SSE events, relayed by the
 // Messages codec's relay (providers/codecs/anthropic-messages: usage, in-band errors, message_stop).
 import type { SseEvent } from "../../core/sse/parse.ts";
@@ -36,7 +37,7 @@ function header(h: CallOptions["clientHeaders"], name: string): string | undefin
   return Array.isArray(v) ? v.join(",") : v;
 }
 
-export function invokeBody(body: Record<string, any>, target: Target, provider: string, clientHeaders: CallOptions["clientHeaders"]): { body: Record<string, unknown>; dropped: string[] } {
+export function invokeBody(body: Record<string, any>, target: Target, provider: string, clientHeaders: CallOptions["clientHeaders"], configured?: Record<string, string>): { body: Record<string, unknown>; dropped: string[] } {
   const out: Record<string, unknown> = {};
   const dropped: string[] = [];
   for (const k in body) {
@@ -45,32 +46,51 @@ export function invokeBody(body: Record<string, any>, target: Target, provider: 
     out[k] = body[k];
   }
   out.anthropic_version ??= BEDROCK_ANTHROPIC_VERSION;
-  const betas = invokeBetas(body, clientHeaders);
+  const betas = invokeBetas(body, clientHeaders, configured);
   if (betas.droppedHeader) dropped.push("anthropic-beta");
   if (betas.list) out.anthropic_beta = betas.list;
   applyMessagesLimit(out, body, target, provider);
   return { body: out, dropped };
 }
 
+const betaList = (v: string | undefined) => (v ?? "").split(",").map((b) => b.trim()).filter(Boolean);
+/** The betas of a list Bedrock accepts, aliases mapped. */
+const accepted = (betas: string[]) => betas.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b));
+
+/** The provider's configured anthropic-beta (any spelling of the name), a comma list. */
+function configuredBetas(configured: Record<string, string> | undefined): string[] {
+  const name = Object.keys(configured ?? {}).find((k) => k.toLowerCase() === "anthropic-beta");
+  return name ? betaList(configured![name]) : [];
+}
+
+/** The configured headers as sent to Bedrock: without anthropic-beta, whose betas travel in the body (invokeBetas). */
+export function withoutBetaHeader(configured: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in configured) if (k.toLowerCase() !== "anthropic-beta") out[k] = configured[k]!;
+  return out;
+}
+
 /**
- * The body's `anthropic_beta` sent: the client's own field as it is, with the betas of its anthropic-beta header that
- * Bedrock accepts added (`droppedHeader`: some were not). Undefined list: the body has none.
+ * The body's `anthropic_beta` sent: the client's own field as it is, with the betas Bedrock accepts of the provider's
+ * configured anthropic-beta and of the client's header added, each once (`droppedHeader`: some of the client's were
+ * not; the operator's are the operator's business). Undefined list: none of them names any.
  */
-export function invokeBetas(body: Record<string, any>, clientHeaders: CallOptions["clientHeaders"]): { list: unknown; droppedHeader: boolean } {
-  const asked = (header(clientHeaders, "anthropic-beta") ?? "").split(",").map((b) => b.trim()).filter(Boolean);
-  if (!asked.length) return { list: body.anthropic_beta, droppedHeader: false };
-  const kept = [...new Set(asked.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b)))];
-  const list = kept.length ? [...new Set([...(Array.isArray(body.anthropic_beta) ? body.anthropic_beta : []), ...kept])] : body.anthropic_beta;
-  return { list, droppedHeader: kept.length < asked.length };
+export function invokeBetas(body: Record<string, any>, clientHeaders: CallOptions["clientHeaders"], configured?: Record<string, string>): { list: unknown; droppedHeader: boolean } {
+  const asked = betaList(header(clientHeaders, "anthropic-beta"));
+  const fromClient = accepted(asked);
+  const kept = [...new Set([...accepted(configuredBetas(configured)), ...fromClient])];
+  const droppedHeader = fromClient.length < asked.length;
+  if (!kept.length) return { list: body.anthropic_beta, droppedHeader };
+  return { list: [...new Set([...(Array.isArray(body.anthropic_beta) ? body.anthropic_beta : []), ...kept])], droppedHeader };
 }
 
 export async function invokeMessages(env: BedrockEnv, body: any, target: Target, call: CallOptions): Promise<ProviderResult> {
   const stream = body.stream === true;
-  const t = invokeBody(body, target, env.name, call.clientHeaders);
+  const t = invokeBody(body, target, env.name, call.clientHeaders, env.config.headers);
   const url = bedrockUrl(env.config, target, env.auth.region, stream ? "invoke-with-response-stream" : "invoke");
   const headers: Record<string, string> = stream
-    ? { "content-type": "application/json", accept: "application/vnd.amazon.eventstream", "x-amzn-bedrock-accept": "application/json", ...env.config.headers }
-    : { "content-type": "application/json", accept: "application/json", ...env.config.headers };
+    ? { "content-type": "application/json", accept: "application/vnd.amazon.eventstream", "x-amzn-bedrock-accept": "application/json", ...withoutBetaHeader(env.config.headers) }
+    : { "content-type": "application/json", accept: "application/json", ...withoutBetaHeader(env.config.headers) };
   const req = await env.auth.authorize({ url, headers, body: JSON.stringify(t.body) }, target);
   const res = await env.client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
