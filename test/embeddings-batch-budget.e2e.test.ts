@@ -1,12 +1,13 @@
 // An embeddings batch is budgeted as what it is: up to 2048 inputs, each up to the model's context window. Before,
 // the budget reserved one context window for the whole batch, so a small budget was overspent many times over
 // (five concurrent 8.4 MB batches spent $1.37 of a $0.01 budget).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import Big from "big.js";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { picoToUsd } from "../core/money/money.ts";
+import { awayFromPeriodEnd } from "./helpers/period-end.ts";
 
 const OVER = testKey("batch-over");
 const FITS = testKey("batch-fits");
@@ -41,6 +42,8 @@ const spentUsd = async (project: string) => {
 };
 /** 50 words: 50 tokens to the fake upstream, half the model's window. */
 const text = (i: number) => Array.from({ length: 50 }, (_, j) => `w${i}x${j}`).join(" ");
+// The budgets are a day's, and the spend is read for the day: each test runs within one day.
+beforeEach(() => awayFromPeriodEnd("day"));
 
 describe("an embeddings batch against a budget", () => {
   it("a batch whose inputs together cost more than the budget is refused before the upstream is called, not billed past it", async () => {

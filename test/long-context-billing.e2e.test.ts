@@ -6,7 +6,7 @@
 // A Responses request whose mcp tool loop makes several model calls is billed as the provider bills each call: the
 // tier is judged on each call's prompt, not on the turns' sum. Sonnet's window is 200k but for a Messages request
 // that asks for the 1M context (anthropic-beta context-1m-*): only that one is held up to 1M tokens at the tier.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import Big from "big.js";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
@@ -17,6 +17,7 @@ import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts
 import { until } from "./helpers/until.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { picoToUsd } from "../core/money/money.ts";
+import { awayFromPeriodEnd } from "./helpers/period-end.ts";
 
 const LONG = testKey("long-ctx");
 const TIGHT = testKey("long-tight");
@@ -77,6 +78,8 @@ const spentUsd = async (project: string) => {
   const p = periodOf("month", Date.now());
   return picoToUsd(await gw.gateway.store.spent(project, p.key, p.start));
 };
+// The budgets are a month's, and the spend is read for the month: each test runs within one month.
+beforeEach(() => awayFromPeriodEnd("month"));
 /** gateway_project_cost_usd_total of the project and model, as /metrics shows it. */
 const costSeries = async (project: string, model: string) =>
   (await gw.gateway.metrics.registry.getSingleMetric("gateway_project_cost_usd_total")!.get()).values

@@ -1,10 +1,11 @@
 // The spec: one rerank request is one billed query (usage.search_units always 1), whatever the document count. A
 // 250-document rerank on Cohere, which reports 3 billed units for it, is billed and reserved one unit ($0.002).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { RERANK_KEY, startFakeCohere, type Reranker } from "./upstreams/rerankers.ts";
 import { periodOf } from "../core/store/periods.ts";
 import { picoToUsd } from "../core/money/money.ts";
+import { awayFromPeriodEnd } from "./helpers/period-end.ts";
 
 const OPEN = testKey("rank-open");
 const CAPPED = testKey("rank-capped");
@@ -36,6 +37,8 @@ const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const docs = (n: number) => Array.from({ length: n }, (_, i) => `document ${i} about the capital of France`);
 const body = (n: number) => ({ model: "cohere/rerank-v3.5", query: "capital of France", documents: docs(n), top_n: 3 });
 const rerank = (n: number, key: string) => postJson(`${gw.baseURL}/rerank`, body(n), auth(key));
+// The capped project's budget is a day's: each test runs within one day.
+beforeEach(() => awayFromPeriodEnd("day"));
 
 describe("rerank search units (one query per request)", () => {
   it("the Cohere fake reports 3 billed units for 250 documents, as Cohere does", async () => {

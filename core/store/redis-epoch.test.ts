@@ -1,6 +1,6 @@
 // Redis's epoch against a real redis-server: after a data loss (spend rebuilt from the ledger under a new epoch), an
 // operator restoring an older backup brings back older spend under the old epoch; replicas must not trust it.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { StoreStateLostError } from "./unavailable.ts";
 import type { LedgerEntry } from "./types.ts";
 import type { Logger } from "../log.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 let redis: TestRedis;
 let admin: Redis;
@@ -23,6 +24,8 @@ afterAll(async () => {
   admin?.disconnect();
   await redis?.stop();
 });
+// Spend is recorded (or rebuilt) now and read back by the month's key: each test runs within one month.
+beforeEach(() => awayFromPeriodEnd("month"));
 
 let n = 0;
 const USD = 1_000_000_000_000n;

@@ -3,13 +3,14 @@
 // had at admission, settled, released and renewed there. So neither admits past what the other holds, a hold settled
 // by either is gone for both, and each hold is stored once. The older replica here runs that release's own scripts
 // (1a3cfb0^, verbatim) on the same Redis.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { RedisStore } from "./redis.ts";
 import { periodOf } from "./periods.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import type { Period } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 /** The previous release's RESERVE, RESERVED and RENEW as it ran them; its record and release HDEL the hold. */
 const OLD_RESERVE = `
@@ -71,6 +72,8 @@ afterAll(async () => {
   raw?.disconnect();
   await redis?.stop();
 });
+// Holds are made under the current period and looked for under it again: each test runs within one day.
+beforeEach(() => awayFromPeriodEnd("day"));
 
 const LIMIT = 100n;
 

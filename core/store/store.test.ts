@@ -1,5 +1,5 @@
 // One conformance suite, run against every backend (Redis: a real redis-server on a free port).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
@@ -11,11 +11,14 @@ import { periodOf } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import type { LedgerEntry, Store } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 let redis: TestRedis;
 let n = 0;
 beforeAll(async () => { redis = await startRedis(); });
 afterAll(async () => { await redis?.stop(); });
+// Records are written now and read back by the day's or the month's spend: each test runs within one day.
+beforeEach(() => awayFromPeriodEnd("day"));
 
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   generationId: `gen_${++n}_${Math.random()}`, requestId: "req_1", ts: Date.now(), keyId: "k1", project: "acme", endpoint: "chat",

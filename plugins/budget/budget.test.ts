@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import Big from "big.js";
 import { startTestGateway, postJson, type TestGateway } from "../../test/helpers/gateway.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/upstreams/openai.ts";
 import { auth, chat, policyConfig, SANDBOX } from "../../test/helpers/policy-config.ts";
 import { periodOf } from "../../core/store/periods.ts";
 import { picoToUsd } from "../../core/money/money.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 describe("budget plugin", () => {
   let fake: FakeOpenAI;
@@ -18,6 +19,8 @@ describe("budget plugin", () => {
     await fake?.close();
   });
   const url = () => `${gw.baseURL}/chat/completions`;
+  // Budgets of a day (a week, a month: each ends at a day's end), and the spend read for it: each test runs in one day.
+  beforeEach(() => awayFromPeriodEnd("day"));
 
   it("spends up to the cap, then 402 BUDGET_EXCEEDED without calling the upstream; spend equals the ledger", async () => {
     let ok = 0;

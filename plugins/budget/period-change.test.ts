@@ -2,7 +2,7 @@
 // invisible, GET /admin/v1/budgets showed reserved 0, the same request was admitted and both together spent past
 // the limit). The request's cost is charged to every period containing its admission, so its hold counts against the
 // budget whatever period it has now, until the request settles. Project budgets and a key's own alike.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { writeFileSync } from "node:fs";
 import YAML from "yaml";
 import { startTestGateway, postJson, keyEntry, type TestGateway } from "../../test/helpers/gateway.ts";
@@ -11,6 +11,7 @@ import { KEY, auth, chat, policyConfig } from "../../test/helpers/policy-config.
 import { periodOf } from "../../core/store/periods.ts";
 import { keyScope } from "../../core/store/key-budget.ts";
 import { toPico } from "../../core/money/money.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 const USD = "0.0005"; // one request's worst case fits, two do not
 const body = (content: string) => chat("openai/gpt-4o-mini", { max_tokens: 100, messages: [{ role: "user", content }] });
@@ -45,6 +46,9 @@ describe.each([
     await gw?.close();
     await fake?.close();
   });
+
+  // The hold is made in this day (week, month) and looked for under its period's key: the test runs within one day.
+  beforeEach(() => awayFromPeriodEnd("day"));
 
   async function reloadWith(period: string) {
     writeFileSync(gw.configFile, YAML.stringify(policyConfig(fake.baseUrl, { acme: config(period) })));

@@ -1,10 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import budget from "./index.ts";
 import { periodOf } from "../../core/store/periods.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 // The first spend read of a period sums the ledger (SQLite): it happens in setup, before the config serves, not
 // on the event loop of the first budgeted request.
 describe("budget setup", () => {
+  // Setup reads the periods of its own moment, the test names them after: both in one day.
+  beforeEach(() => awayFromPeriodEnd("day"));
   it("reads this period's spend of every budgeted project, and only those", async () => {
     const reads: unknown[][] = [];
     const gateway = { store: { spent: async (...a: unknown[]) => { reads.push(a); return 0n; } } };
