@@ -1,6 +1,7 @@
-// What the real Messages API checks in a conversation, for the fake Anthropic upstream: blank text blocks, tool ids'
-// characters, tool_use/tool_result pairing, thinking signatures (a signature covers its block's text, so a replayed block must
-// come back unchanged), and, with thinking on, a tool loop's assistant turn must start with its thinking block.
+// What the real Messages API checks in a conversation, for the fake Anthropic upstream: a tool's input_schema (an object
+// schema), blank text blocks, tool ids' characters, tool_use/tool_result pairing, thinking signatures (a signature
+// covers its block's text, so a replayed block must come back unchanged), and, with thinking on, a tool loop's
+// assistant turn must start with its thinking block.
 // Messages follow the real API's.
 import { createHash } from "node:crypto";
 
@@ -51,6 +52,21 @@ export function toolIdError(messages: any[]): string | undefined {
 }
 
 /**
+ * A custom tool's input_schema, as the real API refuses it: missing, without a `type`, or of a type other than
+ * "object" (a function's input is an object). Server tools (a `type` other than custom) have none.
+ */
+export function toolSchemaError(body: any): string | undefined {
+  for (const [i, t] of (Array.isArray(body?.tools) ? body.tools : []).entries()) {
+    if (t?.type !== undefined && t.type !== "custom") continue;
+    const schema = t?.input_schema;
+    if (!schema || typeof schema !== "object" || Array.isArray(schema)) return `tools.${i}.custom.input_schema: Field required`;
+    if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    if (schema.type !== "object") return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  }
+  return undefined;
+}
+
+/**
  * Blank text, as the real API refuses it (protocols.md §2.2): a text block in `system`, in a turn or in a
  * tool_result's content that is empty or whitespace only, named by its top-level field; and an error tool_result
  * with no content. A tool_result with no content at all is accepted (content is optional).
@@ -81,6 +97,8 @@ export function blankTextError(body: any): string | undefined {
 
 /** The 400 message the real API would give this conversation, or undefined when it is valid. */
 export function conversationError(body: any): string | undefined {
+  const schema = toolSchemaError(body);
+  if (schema) return schema;
   const blankText = blankTextError(body);
   if (blankText) return blankText;
   const system = systemMessageError(body, Array.isArray(body?.messages) ? body.messages : []);

@@ -3,7 +3,7 @@
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
 //   empty tools, a tool's inputSchema.json an object schema, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
-//   model/stream, Claude's conversation checks on blank text);
+//   model/stream, Claude's checks on tool input schemas and blank text);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
@@ -15,7 +15,7 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
-import { blankTextError } from "./anthropic-checks.ts";
+import { blankTextError, toolSchemaError } from "./anthropic-checks.ts";
 import { toolInput } from "./schema-sample.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
@@ -131,7 +131,7 @@ function invokeProblem(b: any): string | undefined {
   for (const k of ["model", "stream"]) if (k in b) return `${k}: Extra inputs are not permitted`;
   if (!Array.isArray(b.messages)) return "messages: Field required";
   if (typeof b.max_tokens !== "number") return "max_tokens: Field required";
-  return blankTextError(b);
+  return toolSchemaError(b) ?? blankTextError(b);
 }
 
 export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string } = {}): Promise<FakeBedrock> {

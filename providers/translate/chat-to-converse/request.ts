@@ -7,7 +7,7 @@
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
 // thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is one forced
-// tool (json-output.ts). A function's parameters whose root is only a $ref are sent as the object it points at.
+// tool (json-output.ts). A function's parameters go as the object schema Bedrock wants (tool-input-schema.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
@@ -19,7 +19,7 @@ import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
-import { rootRefResolved } from "../schema-root-ref.ts";
+import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
 import { jsonOutputSpec } from "./json-output.ts";
 
 export interface Translated<T> {
@@ -192,8 +192,8 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     const specs = [{ toolSpec: json }, ...(historyNeedsTools ? placeholderSpecs(tools, usedTools, marks) : [])];
     out.toolConfig = { tools: specs, toolChoice: { tool: { name: json.name } } };
   } else if (offered.length) {
-    const specs: Block[] = offered.map((t: any) => {
-      const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: rootRefResolved(t.function.parameters ?? { type: "object", properties: {} }) } };
+    const specs: Block[] = offered.map((t: any, k: number) => {
+      const spec: Record<string, unknown> = { name: t.function.name, inputSchema: { json: objectToolSchema(t.function.parameters, parametersField(sent, t, k)) } };
       if (t.function.description) spec.description = t.function.description;
       if (t.function.strict === true) spec.strict = true;
       const block = { toolSpec: spec };

@@ -14,6 +14,7 @@ import { plainChatTools } from "../chat-tool-forms.ts";
 import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { rootRefResolved } from "../schema-root-ref.ts";
+import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
 
 export interface Translated<T> {
   body: T;
@@ -72,11 +73,9 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
   // Anthropic without them, and "none" after a tool loop is how clients ask for the final answer.
   const tools = Array.isArray(body.tools) ? body.tools : [];
   if (tools.length) {
-    out.tools = tools.map((t: any) => {
-      const tool: Record<string, unknown> = {
-        name: t.function.name,
-        input_schema: rootRefResolved(t.function.parameters ?? { type: "object", properties: {} }),
-      };
+    out.tools = tools.map((t: any, k: number) => {
+      // Anthropic refuses an input_schema that is not an object schema (chat's `{}` included): tool-input-schema.ts.
+      const tool: Record<string, unknown> = { name: t.function.name, input_schema: objectToolSchema(t.function.parameters, parametersField(sent, t, k)) };
       if (t.function.description !== undefined) tool.description = t.function.description;
       if (t.cache_control) tool.cache_control = t.cache_control;
       return tool;
