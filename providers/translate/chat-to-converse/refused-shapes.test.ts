@@ -52,6 +52,31 @@ describe("chat -> Converse: blank text and a prefill ending in whitespace", () =
     expect(tr({ messages: [{ role: "system", content: "\t" }, ...hi] }, llama).body.system).toBeUndefined();
   });
 
+  it("a cache marker on a blank user part moves to the block kept before it (the same prefix); with none, it is named", () => {
+    const mark = { type: "ephemeral" };
+    const after = tr({ messages: [{ role: "user", content: [{ type: "text", text: "hello" }, { type: "text", text: "", cache_control: mark }] }] });
+    expect(after.body.messages[0].content).toEqual([{ text: "hello" }, { cachePoint: { type: "default" } }]);
+    expect(after.dropped).toEqual([]);
+    // The block before it has a marker of its own (a 1h one): that one stays, the prefix is the same.
+    const own = tr({ messages: [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral", ttl: "1h" } }, { type: "text", text: " ", cache_control: mark }] }] });
+    expect(own.body.messages[0].content).toEqual([{ text: "hello" }, { cachePoint: { type: "default", ttl: "1h" } }]);
+    expect(own.dropped).toEqual([]);
+    const first = tr({ messages: [{ role: "user", content: [{ type: "text", text: "\n", cache_control: mark }, { type: "text", text: "hello" }] }] });
+    expect(first.body.messages[0].content).toEqual([{ text: "hello" }]);
+    expect(first.dropped).toEqual(["cache_control"]);
+  });
+
+  it("a marked blank part of a system prompt or a tool result: the block it joins carries the point", () => {
+    const mark = { type: "ephemeral" };
+    const sys = tr({ messages: [{ role: "system", content: [{ type: "text", text: "Long policy." }, { type: "text", text: "\n", cache_control: mark }] }, ...hi] });
+    expect(sys.body.system).toEqual([{ text: "Long policy.\n\n" }, { cachePoint: { type: "default" } }]);
+    expect(sys.dropped).toEqual([]);
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] };
+    const tool = tr({ tools: [{ type: "function", function: { name: "f" } }], messages: [{ role: "user", content: "q" }, call, { role: "tool", tool_call_id: "t1", content: [{ type: "text", text: " ", cache_control: mark }] }] });
+    expect(tool.body.messages.at(-1).content).toEqual([{ toolResult: { toolUseId: "t1", content: [{ text: "(empty)" }] } }, { cachePoint: { type: "default" } }]);
+    expect(tool.dropped).toEqual([]);
+  });
+
   it("a blank last user message after an assistant turn is a 400 naming it", () => {
     expect(() => tr({ messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "" }] }, llama))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "messages[2].content" }) }));

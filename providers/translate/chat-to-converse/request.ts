@@ -56,7 +56,7 @@ function markLast(blocks: Block[], marker: Marker | undefined, marks: Marks, dro
   if (!dropped.includes("cache_control")) dropped.push("cache_control");
 }
 
-function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks): Block[] {
+function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks, dropped: string[]): Block[] {
   if (typeof content === "string") return isBlank(content) ? [] : [{ text: content }];
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
@@ -64,6 +64,9 @@ function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks):
     const before = out.length;
     if (p.type === "text") {
       if (!isBlank(p.text)) out.push({ text: p.text }); // Bedrock refuses blank text
+      // A blank part's marker ends the same prefix as the block kept before it (as on Anthropic, chat-to-messages):
+      // it moves there, unless that block has its own; with none before it in the message, it is named.
+      else if (markerOf(p.cache_control)) markLast(out, markerOf(p.cache_control), marks, dropped);
     } else if (p.type === "image_url") {
       const m = DATA_URL.exec(p.image_url?.url ?? "");
       if (!m) throw invalidRequest("this model's provider (Bedrock) takes images as bytes only: send a base64 data URL", `${field}.image_url.url`);
@@ -137,7 +140,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
         break;
       }
       case "user": {
-        const blocks = userBlocks(m.content, i, docs, marks);
+        const blocks = userBlocks(m.content, i, docs, marks, dropped);
         markLast(blocks, markerOf(m.cache_control), marks, dropped);
         if (!blocks.length) blankUser = i;
         push("user", blocks);
