@@ -1,7 +1,7 @@
 // The SQLite store's ledger journal (issue 32): a record is committed to a small table without indexes and moved into
 // the ledger and its rollups in batches. Whatever its state — journaled, moved, left behind by a killed process, stuck
 // behind a failing move — every reader sees each record exactly once.
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { SqliteStore } from "./sqlite.ts";
 import type { LedgerEntry } from "./types.ts";
 import type { UsageQuery } from "../contracts/ledger-reader.ts";
+import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
 
 let n = 0;
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
@@ -32,6 +33,8 @@ function rows(path: string): { ledger: number; journal: number } {
   }
 }
 const month = () => ({ key: new Date().toISOString().slice(0, 7), start: Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1) });
+// Records are written now and read back by this month's spend: each test runs within one month.
+beforeEach(() => awayFromPeriodEnd("month"));
 
 describe("SQLite ledger journal", () => {
   it("a resolved record is in the journal; lookups, spend and reports see it before it is moved, and then it is moved", async () => {
