@@ -23,6 +23,12 @@ describe("rootRefResolved: a root that is only a $ref reads as what it points at
     }
   });
 
+  it("a schema inside another (a branch of a root anyOf) resolves its $ref in the document given", () => {
+    const doc = { $defs: { Node: node }, anyOf: [{ $ref: "#/$defs/Node" }] };
+    expect(rootRefResolved(doc.anyOf[0], doc)).toEqual(node);
+    expect(rootRefResolved(doc.anyOf[0])).toBe(doc.anyOf[0]);
+  });
+
   it("a schema with no root $ref is returned as it is", () => {
     expect(rootRefResolved(node)).toBe(node);
   });

@@ -12,13 +12,16 @@ const BESIDE = new Set(["$ref", "$defs", "definitions", "$schema", "$id", "$comm
 /** A reference to a reference is followed this many times at most (a cycle stays a reference). */
 const MAX_HOPS = 32;
 
-/** `schema` with a root that is only a local $ref replaced by its target; any other schema as it is. */
-export function rootRefResolved<T>(schema: T): T {
+/**
+ * `schema` with a root that is only a local $ref replaced by its target; any other schema as it is. `doc` is the
+ * document its references are relative to: the schema itself, or the one holding it (a branch of a root anyOf).
+ */
+export function rootRefResolved<T>(schema: T, doc: unknown = schema): T {
   let root: unknown = schema;
   for (let hop = 0; hop < MAX_HOPS && isObj(root) && typeof root.$ref === "string"; hop++) {
     if (Object.keys(root).some((k) => !BESIDE.has(k))) break;
     // References are relative to the document: resolved in the schema as the client sent it.
-    const target = localRef(schema, root.$ref);
+    const target = localRef(doc, root.$ref);
     if (!isObj(target)) break;
     const { $ref: _, ...beside } = root;
     root = { ...target, ...beside };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { objectToolSchema, parametersField } from "./tool-input-schema.ts";
+import { jsonOutputSchema, objectToolSchema, parametersField } from "./tool-input-schema.ts";
 
 const F = "tools[0].function.parameters";
 const city = { city: { type: "string" } };
@@ -25,6 +25,81 @@ describe("objectToolSchema: a function's parameters as the object schema Anthrop
     for (const p of [{ type: "string" }, { type: "array", items: {} }, { $defs: { L: { type: "array" } }, $ref: "#/$defs/L" }, "x", [], false]) {
       expect(() => objectToolSchema(p, F)).toThrow(expect.objectContaining({ status: 400, details: { field: F } }));
     }
+  });
+});
+
+// What Anthropic refuses ("input_schema does not support oneOf, allOf, or anyOf at the top level"), as zod writes it.
+const tap = { type: "object", properties: { action: { const: "tap" }, x: { type: "number" }, y: { type: "number" } }, required: ["action", "x", "y"], additionalProperties: false };
+const swipe = { type: "object", properties: { action: { const: "swipe" }, direction: { enum: ["up", "down"] }, distance: { type: "number" } }, required: ["action", "direction"], additionalProperties: false };
+const ROOT_KEYS = ["allOf", "anyOf", "oneOf"];
+
+describe("objectToolSchema: a root allOf, anyOf or oneOf (which Anthropic refuses) as one object schema", () => {
+  it("a oneOf of objects (a zod discriminated union): properties united, a name in several branches an anyOf of its schemas, required what every branch requires, the shapes said in the description", () => {
+    const out = objectToolSchema({ oneOf: [tap, swipe] }, F);
+    for (const k of ROOT_KEYS) expect(out).not.toHaveProperty(k);
+    expect(out).toEqual({
+      type: "object",
+      properties: { action: { anyOf: [{ const: "tap" }, { const: "swipe" }] }, x: { type: "number" }, y: { type: "number" }, direction: { enum: ["up", "down"] }, distance: { type: "number" } },
+      required: ["action"],
+      additionalProperties: false,
+      description: 'Exactly one of these shapes (? = optional): {action: "tap", x, y} | {action: "swipe", direction, distance?}',
+    });
+  });
+
+  it("anyOf beside root keywords: they are kept, the root's description first, a property the root and a branch give differently both apply", () => {
+    const out = objectToolSchema({
+      type: "object", description: "Move the pointer.", $defs: { Tap: tap }, properties: { x: { minimum: 0 } }, required: ["device"],
+      anyOf: [{ $ref: "#/$defs/Tap" }, { type: "null" }, { properties: { device: { type: "string" } } }],
+    }, F);
+    expect(out).toEqual({
+      type: "object",
+      $defs: { Tap: tap },
+      properties: { x: { allOf: [{ minimum: 0 }, { type: "number" }] }, action: { const: "tap" }, y: { type: "number" }, device: { type: "string" } },
+      required: ["device"],
+      description: 'Move the pointer.\nAt least one of these shapes (? = optional): {action: "tap", x, y} | {device?}',
+    });
+  });
+
+  it("a typeless anyOf (as 44fa180 sent it with type object added) and the `type: object` + anyOf-of-required pattern", () => {
+    expect(objectToolSchema({ anyOf: [tap, swipe] }, F)).toMatchObject({ type: "object", required: ["action"] });
+    const either = objectToolSchema({ type: "object", properties: { id: { type: "string" }, name: { type: "string" } }, anyOf: [{ required: ["id"] }, { required: ["name"] }] }, F);
+    expect(either).toEqual({ type: "object", properties: { id: { type: "string" }, name: { type: "string" } }, description: "At least one of these shapes (? = optional): {id} | {name}" });
+  });
+
+  it("an allOf of objects (a zod intersection): properties merged, required united, a name given differently an allOf of its schemas; a nested oneOf merged too", () => {
+    const a = { type: "object", properties: { id: { type: "string" }, n: { type: "integer" } }, required: ["id"] };
+    const b = { properties: { n: { minimum: 1 }, tag: { type: "string" } }, required: ["tag"], oneOf: [{ required: ["n"] }, { required: ["tag"] }] };
+    expect(objectToolSchema({ allOf: [a, b] }, F)).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, n: { allOf: [{ type: "integer" }, { minimum: 1 }] }, tag: { type: "string" } },
+      required: ["id", "tag"],
+    });
+  });
+
+  it("a branch that is not an object schema (a string, an array, a $ref to one, a constant) is a 400 naming the field", () => {
+    for (const p of [
+      { anyOf: [tap, { type: "string" }] },
+      { oneOf: [{ type: "array", items: {} }] },
+      { $defs: { S: { type: "string" } }, allOf: [tap, { $ref: "#/$defs/S" }] },
+      { anyOf: [{ const: 1 }] },
+      { anyOf: [] },
+      { anyOf: [{ type: "null" }] },
+    ]) {
+      expect(() => objectToolSchema(p, F), JSON.stringify(p)).toThrow(expect.objectContaining({ status: 400, details: { field: F } }));
+    }
+  });
+});
+
+describe("jsonOutputSchema: a JSON response_format's schema as the forced tool's input_schema, by the same rules", () => {
+  const R = "response_format.json_schema.schema";
+  it("no type, a nullable object, a root oneOf: an object schema", () => {
+    expect(jsonOutputSchema({ properties: city }, R)).toEqual({ type: "object", properties: city });
+    expect(jsonOutputSchema({ type: ["object", "null"], properties: city }, R)).toEqual({ type: "object", properties: city });
+    expect(jsonOutputSchema({ oneOf: [tap, swipe] }, R)).toMatchObject({ type: "object", required: ["action"] });
+  });
+
+  it("another type is a 400 naming the field", () => {
+    expect(() => jsonOutputSchema({ type: "array" }, R)).toThrow(expect.objectContaining({ status: 400, details: { field: R } }));
   });
 });
 

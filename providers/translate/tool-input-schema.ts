@@ -1,10 +1,14 @@
 // A function's parameters as the object schema Anthropic's input_schema and Converse's inputSchema.json must be: both
 // refuse a schema without `type: "object"` at its root, where chat takes `{}` (OpenAI's "no parameters") and clients
-// leave the type out. Parameters absent, empty or typeless are sent as an object schema, nothing else changed; a root
-// that is only a $ref is read as what it points at (schema-root-ref.ts). Parameters of another type (a string, an
-// array) describe no function input, and OpenAI and Gemini refuse them too: a 400 naming the field.
+// leave the type out, and Anthropic refuses allOf/anyOf/oneOf at the root, which zod unions (MCP servers' tools) write.
+// Parameters absent, empty or typeless are sent as an object schema, nothing else changed; a root that is only a $ref
+// is read as what it points at (schema-root-ref.ts); a root combinator of objects is merged into one object
+// (schema-root-combinator.ts). Parameters of another type (a string, an array) describe no function input, and OpenAI
+// and Gemini refuse them too: a 400 naming the field. The forced tool of JSON mode (response_format) takes its schema
+// the same way (jsonOutputSchema).
 import { invalidRequest } from "../../core/errors.ts";
 import { rootRefResolved } from "./schema-root-ref.ts";
+import { hasRootCombinator, rootCombinatorsMerged } from "./schema-root-combinator.ts";
 
 type Json = Record<string, any>;
 const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
@@ -13,14 +17,27 @@ const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.
 export function objectToolSchema(parameters: unknown, field: string): Json {
   // JSON Schema's `true` accepts anything: as no schema at all.
   if (parameters === undefined || parameters === null || parameters === true) return { type: "object", properties: {} };
-  const schema = rootRefResolved(parameters);
-  if (!isObj(schema)) throw notObject(field);
+  return asObject(parameters, field, "a function's parameters must be a JSON schema of type \"object\"");
+}
+
+/** A JSON response_format's schema as the input_schema of the forced tool that answers it (the same rules). */
+export function jsonOutputSchema(schema: unknown, field: string): Json {
+  return asObject(schema, field, "the JSON schema's root must be an object");
+}
+
+function asObject(sent: unknown, field: string, rule: string): Json {
+  const schema = rootRefResolved(sent);
+  if (!isObj(schema)) throw notObject(rule, field);
   const type = schema.type;
-  if (type === "object") return schema;
   // A nullable object (["object", "null"]): a call's input is never null.
-  if (Array.isArray(type) && type.includes("object")) return { ...schema, type: "object" };
-  if (type !== undefined) throw notObject(field);
-  return Object.keys(schema).length ? { type: "object", ...schema } : { type: "object", properties: {} };
+  const nullable = Array.isArray(type) && type.includes("object");
+  if (type !== undefined && type !== "object" && !nullable) throw notObject(rule, field);
+  if (!Object.keys(schema).length) return { type: "object", properties: {} };
+  const object = type === "object" ? schema : nullable ? { ...schema, type: "object" } : { type: "object", ...schema };
+  if (!hasRootCombinator(object)) return object;
+  const merged = rootCombinatorsMerged(object, sent);
+  if (!merged) throw invalidRequest(`${rule} for this model's provider: each branch of a root allOf, anyOf or oneOf must be an object schema`, field);
+  return merged;
 }
 
 /**
@@ -34,4 +51,4 @@ export function parametersField(sent: any, tool: unknown, k: number): string {
   return fn >= 0 ? `functions[${fn}].parameters` : `tools[${k}].function.parameters`;
 }
 
-const notObject = (field: string) => invalidRequest("a function's parameters must be a JSON schema of type \"object\" for this model's provider", field);
+const notObject = (rule: string, field: string) => invalidRequest(`${rule} for this model's provider`, field);

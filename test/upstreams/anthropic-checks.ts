@@ -52,8 +52,9 @@ export function toolIdError(messages: any[]): string | undefined {
 }
 
 /**
- * A custom tool's input_schema, as the real API refuses it: missing, without a `type`, or of a type other than
- * "object" (a function's input is an object). Server tools (a `type` other than custom) have none.
+ * A custom tool's input_schema, as the real API refuses it: missing, without a `type`, of a type other than "object"
+ * (a function's input is an object), or with oneOf, allOf or anyOf at its root (what a zod union writes). Server
+ * tools (a `type` other than custom) have none.
  */
 export function toolSchemaError(body: any): string | undefined {
   for (const [i, t] of (Array.isArray(body?.tools) ? body.tools : []).entries()) {
@@ -62,6 +63,7 @@ export function toolSchemaError(body: any): string | undefined {
     if (!schema || typeof schema !== "object" || Array.isArray(schema)) return `tools.${i}.custom.input_schema: Field required`;
     if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
     if (schema.type !== "object") return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+    if (["oneOf", "allOf", "anyOf"].some((k) => k in schema)) return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
   }
   return undefined;
 }

@@ -13,8 +13,7 @@ import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
-import { rootRefResolved } from "../schema-root-ref.ts";
-import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
+import { jsonOutputSchema, objectToolSchema, parametersField } from "../tool-input-schema.ts";
 
 export interface Translated<T> {
   body: T;
@@ -44,9 +43,9 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
   if (jsonMode && Array.isArray(body.tools) && body.tools.length && body.tool_choice !== "none") {
     throw invalidRequest("response_format together with tools is not supported by this model's provider", "response_format");
   }
-  // A root that is only a $ref (Pydantic's recursive model) is judged, and sent, as the object it points at.
-  const schema = rf?.type === "json_schema" ? rootRefResolved(rf.json_schema?.schema ?? { type: "object" }) : { type: "object" };
-  if (jsonMode && schema.type !== "object") throw invalidRequest("the JSON schema's root must be an object for this model's provider", "response_format.json_schema.schema");
+  // The forced tool's input_schema, as a function's parameters are sent (tool-input-schema.ts): a root $ref read as
+  // its object, no type or ["object", "null"] as an object, a root anyOf/oneOf/allOf of objects merged into one.
+  const schema = rf?.type === "json_schema" ? jsonOutputSchema(rf.json_schema?.schema ?? { type: "object" }, "response_format.json_schema.schema") : { type: "object" };
   if (typeof body.temperature === "number" && body.temperature > 1) {
     throw invalidRequest("temperature must be between 0 and 1 for this model's provider", "temperature");
   }
