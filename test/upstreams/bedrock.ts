@@ -2,7 +2,7 @@
 // - every request authenticated: a Bedrock API key (Bearer) or a SigV4 signature recomputed from the received bytes
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
-//   empty tools, a tool's inputSchema.json an object schema, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
+//   empty tools, a tool's inputSchema.json an object schema, no tool name twice, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
 //   model/stream, Claude's checks on tool input schemas and blank text);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
@@ -58,7 +58,8 @@ function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; f
     const text = "Let me think about this carefully.";
     blocks.push({ kind: "reasoning", text, signature: signReasoning(text) });
   }
-  if (o.tools.length && !o.lastHasResult) {
+  // A forced tool is called whatever the last turn holds (a JSON answer after a tool loop), as the real model must.
+  if (o.tools.length && (o.forced || !o.lastHasResult)) {
     const names = o.forced ? [o.forced] : o.tools.slice(0, 2);
     if (!o.forced) blocks.push({ kind: "text", text: "Let me check." });
     // An input with what the tool's schema requires (a forced JSON tool's answer parses as the client's schema).
@@ -121,6 +122,9 @@ function converseProblem(b: any): string | undefined {
   for (const [i, t] of (b.toolConfig?.tools ?? []).entries()) {
     if (t?.toolSpec && t.toolSpec.inputSchema?.json?.type !== "object") return `The value at toolConfig.tools.${i}.toolSpec.inputSchema.json.type must be one of the following: object.`;
   }
+  // Claude's own check, relayed as Bedrock relays the model's refusals.
+  const names = (b.toolConfig?.tools ?? []).map((t: any) => t?.toolSpec?.name).filter(Boolean);
+  if (names.some((n: string, i: number) => names.indexOf(n) !== i)) return "The model returned the following errors: tools: Tool names must be unique.";
   if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
   return blankConverseText(b);
 }

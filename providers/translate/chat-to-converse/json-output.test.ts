@@ -44,6 +44,28 @@ describe("chat -> Converse: response_format", () => {
     expect(t.dropped).toEqual([]);
   });
 
+  it("Claude: a history calling a client tool named json_output names it once, the forced tool's (Bedrock refuses a name twice)", () => {
+    const mark = { type: "ephemeral" };
+    const tools = [{ type: "function", function: { name: "json_output", parameters: schema }, cache_control: mark }, { type: "function", function: { name: "get_weather" } }];
+    const history = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "tooluse_1", type: "function", function: { name: "json_output", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "tooluse_1", content: "sunny" },
+    ];
+    const t = tr({ messages: history, tools, tool_choice: "none", response_format: jsonSchema(schema) });
+    expect(t.body.toolConfig.tools).toEqual([
+      { toolSpec: { name: "json_output", description: expect.any(String), inputSchema: { json: schema } } },
+      { toolSpec: { name: "get_weather", description: "A tool used earlier in this conversation.", inputSchema: { json: { type: "object", properties: {} } } } },
+    ]);
+    expect(t.body.toolConfig.toolChoice).toEqual({ tool: { name: "json_output" } });
+    // The client's marker on its json_output tool has no placeholder left to follow: named.
+    expect(t.dropped).toEqual(["cache_control"]);
+    // With no tools offered, the history's names: json_output once.
+    const bare = tr({ messages: history, response_format: { type: "json_object" } });
+    expect(bare.body.toolConfig.tools.map((b: any) => b.toolSpec.name)).toEqual(["json_output"]);
+    expect(bare.dropped).toEqual([]);
+  });
+
   it("Claude: thinking asked for is turned off and named, as for any forced tool", () => {
     const t = tr({ messages: hi, max_tokens: 5000, reasoning_effort: "low", response_format: { type: "json_object" } });
     expect(t.body.additionalModelRequestFields).toBeUndefined();

@@ -191,8 +191,9 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const historyNeedsTools = usedTools.size > 0 || turns.some((t) => t.content.some((b) => "toolResult" in b));
   const offered = tc === "none" || json ? [] : tools;
   if (json) {
-    // The forced JSON tool; a history's tools still get their placeholders (Bedrock wants them named).
-    const specs = [{ toolSpec: json }, ...(historyNeedsTools ? placeholderSpecs(tools, usedTools, marks) : [])];
+    // The forced JSON tool; a history's tools still get their placeholders (Bedrock wants them named), but for one of
+    // the forced tool's name, which it already names (a name twice is refused; Anthropic sends the forced tool alone).
+    const specs = [{ toolSpec: json }, ...(historyNeedsTools ? besideJsonTool(placeholderSpecs(tools, usedTools, marks), String(json.name), marks, dropped) : [])];
     out.toolConfig = { tools: specs, toolChoice: { tool: { name: json.name } } };
   } else if (offered.length) {
     const specs: Block[] = offered.map((t: any, k: number) => {
@@ -261,6 +262,15 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
 
 function answer(body: Record<string, unknown>, dropped: string[], json: { name?: unknown } | undefined): Translated<Record<string, unknown>> {
   return json ? { body, dropped, jsonTool: String(json.name) } : { body, dropped };
+}
+
+/** The placeholders without the one named as the forced JSON tool; a client marker it carried has nothing to follow: named. */
+function besideJsonTool(specs: Block[], name: string, marks: Marks, dropped: string[]): Block[] {
+  return specs.filter((b) => {
+    if ((b.toolSpec as { name: string }).name !== name) return true;
+    if (marks.has(b) && !dropped.includes("cache_control")) dropped.push("cache_control");
+    return false;
+  });
 }
 
 /** Specs for the tools a history used, where none is offered: the client's tools by name (their markers kept), else those the history names. */

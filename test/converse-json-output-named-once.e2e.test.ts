@@ -1,0 +1,54 @@
+// JSON mode (response_format) for Claude on Bedrock Converse (bedrock_claude_api: converse) after a tool loop whose
+// client tool is itself called json_output, the forced tool's name, with tool_choice "none": Bedrock, like Anthropic,
+// refuses a tool name sent twice (the fake does too), so the forced tool names it once and the history's other tools
+// keep their placeholders. Before, toolConfig.tools held json_output twice and the request failed upstream.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+
+const KEY = testKey("converse-json-once");
+const CLAUDE = "test/claude-converse";
+let bedrock: FakeBedrock;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  bedrock = await startFakeBedrock();
+  gw = await startTestGateway({
+    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, bedrock_claude_api: "converse" } },
+    models: { [CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] } },
+    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
+  });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await bedrock?.close();
+});
+
+const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+const history = [
+  { role: "user", content: "which city, then the weather there" },
+  { role: "assistant", content: null, tool_calls: [
+    { id: "call_1", type: "function", function: { name: "json_output", arguments: "{\"city\":\"Paris\"}" } },
+    { id: "call_2", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+  ] },
+  { role: "tool", tool_call_id: "call_1", content: "noted" },
+  { role: "tool", tool_call_id: "call_2", content: "sunny" },
+  { role: "user", content: "now the city, as JSON" },
+];
+
+describe("JSON mode after a history calling a client tool named json_output", () => {
+  it("Bedrock gets json_output once (the forced tool) beside the other tool's placeholder; the client gets its JSON", async () => {
+    const r = await postJson(`${gw.baseURL}/chat/completions`, {
+      model: CLAUDE, messages: history, tool_choice: "none",
+      tools: [{ type: "function", function: { name: "json_output", parameters: schema } }, { type: "function", function: { name: "get_weather", parameters: schema } }],
+      response_format: { type: "json_schema", json_schema: { name: "answer", schema } },
+    }, { authorization: `Bearer ${KEY}` });
+    expect(r.status, r.text).toBe(200);
+    const sent = bedrock.requests.at(-1)!.body.toolConfig;
+    expect(sent.tools.map((t: any) => t.toolSpec.name)).toEqual(["json_output", "get_weather"]);
+    expect(sent.tools[0].toolSpec.inputSchema.json).toEqual(schema);
+    expect(sent.toolChoice).toEqual({ tool: { name: "json_output" } });
+    expect(JSON.parse(r.json.choices[0].message.content)).toMatchObject({ city: expect.any(String) });
+  });
+});
