@@ -1,7 +1,7 @@
 // The Converse ops (reference §2.1-2.4): a Converse body in (translated by providers/translate/*-to-converse),
 // Converse JSON out, or ConverseStream's binary frames decoded into events named by their :event-type (data = the
 // JSON payload) for the translator. Exception frames become the gateway's error here, so every translator sees
-// them the same way.
+// them the same way. The provider's configured anthropic-beta goes to Claude in additionalModelRequestFields (betas.ts).
 import type { SseEvent } from "../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { GatewayError } from "../../core/errors.ts";
@@ -11,11 +11,14 @@ import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
 import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+import { withConverseBetas, withoutBetaHeader } from "./betas.ts";
 
 export async function converse(env: BedrockEnv, body: any, target: Target, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   const url = bedrockUrl(env.config, target, env.auth.region, stream ? "converse-stream" : "converse");
-  const headers: Record<string, string> = { "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json", ...env.config.headers };
-  const req = await env.auth.authorize({ url, headers, body: JSON.stringify(body) }, target);
+  // Bedrock reads Claude's betas from the body alone: the configured anthropic-beta goes there, not as a header.
+  const headers: Record<string, string> = { "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json", ...withoutBetaHeader(env.config.headers) };
+  const sent = withConverseBetas(body, target.upstreamModel, env.config.headers);
+  const req = await env.auth.authorize({ url, headers, body: JSON.stringify(sent) }, target);
   const res = await env.client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
   const requestId = res.headers["x-amzn-requestid"];

@@ -1,5 +1,6 @@
 // Whether the call the Bedrock driver builds carries the context-1m beta (ProviderDriver.opensLongContext): InvokeModel
-// reads betas from the body's anthropic_beta (the client's, and the provider's configured anthropic-beta moved there).
+// reads betas from the body's anthropic_beta (the client's, and the provider's configured anthropic-beta moved there),
+// Converse from additionalModelRequestFields.anthropic_beta (the configured one moved there).
 // Claude Sonnet's 1M window, and its billing, follow it.
 import { describe, expect, it } from "vitest";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
@@ -30,7 +31,15 @@ describe("Bedrock", () => {
     expect(other.opensLongContext!(claude, none)).toBe(false);
   });
 
-  it("Converse, and a model that is not Claude, never", () => {
+  it("Converse: the provider's configured beta (sent in additionalModelRequestFields.anthropic_beta) opens it, for every client", () => {
+    const configured = made(createBedrockDriver("bch", { protocol: "bedrock", bedrock_claude_api: "converse", ...keys, headers: { "Anthropic-Beta": BETA } } as ProviderConfig, SETTINGS, {}));
+    expect(configured.opensLongContext!(claude, none)).toBe(true);
+    expect(configured.opensLongContext!(target("meta.llama3-70b-instruct-v1:0"), none)).toBe(false);
+    const other = made(createBedrockDriver("bco", { protocol: "bedrock", bedrock_claude_api: "converse", ...keys, headers: { "anthropic-beta": "files-api-2025-04-14" } } as ProviderConfig, SETTINGS, {}));
+    expect(other.opensLongContext!(claude, none)).toBe(false);
+  });
+
+  it("Converse without a configured beta, and a model that is not Claude, never (a client's own beta is not on a translated call)", () => {
     expect(viaConverse.opensLongContext!(claude, { body: { anthropic_beta: [BETA] }, clientHeaders: { "anthropic-beta": BETA } })).toBe(false);
     expect(invoke.opensLongContext!(target("meta.llama3-70b-instruct-v1:0"), { body: { anthropic_beta: [BETA] }, clientHeaders: {} })).toBe(false);
   });

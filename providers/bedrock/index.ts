@@ -11,6 +11,7 @@ import { UpstreamClient } from "../http.ts";
 import { createBedrockAuth } from "./auth.ts";
 import { converse } from "./converse.ts";
 import { invokeBetas, invokeMessages } from "./invoke.ts";
+import { converseBetas } from "./betas.ts";
 import { namesLongContextBeta } from "../codecs/anthropic-messages/long-context-beta.ts";
 import { bedrockEmbeddings } from "./embeddings.ts";
 import type { BedrockEnv } from "./env.ts";
@@ -33,8 +34,11 @@ export function createBedrockDriver(
     messages: (body, target, call) => invokeMessages(env, body, target, call),
     embeddings: (body, target, call) => bedrockEmbeddings(env, body, target, call),
     upstreamFor: (target: Target): UpstreamProtocol => (invokeClaude && isClaudeModel(target.upstreamModel) ? "messages" : "converse"),
-    // InvokeModel reads betas from the body's anthropic_beta alone (the client's field, the configured header's betas and the client's).
-    opensLongContext: (target, sent) => invokeClaude && isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeBetas(sent.body ?? {}, sent.clientHeaders, config.headers).list),
+    // Bedrock reads betas from the body alone: InvokeModel's anthropic_beta (the client's field, the configured header's
+    // betas and the client's), Converse's additionalModelRequestFields.anthropic_beta (the configured header's betas).
+    opensLongContext: (target, sent) => isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeClaude
+      ? invokeBetas(sent.body ?? {}, sent.clientHeaders, config.headers).list
+      : converseBetas(sent.body ?? {}, target.upstreamModel, config.headers)),
     close: () => client.close(),
   };
 }

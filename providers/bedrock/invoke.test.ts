@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
-import { anthropicEvents, invokeBody, withoutBetaHeader } from "./invoke.ts";
+import { anthropicEvents, invokeBody } from "./invoke.ts";
+import { withoutBetaHeader } from "./betas.ts";
 import { eventStreamCodec } from "./eventstream.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 

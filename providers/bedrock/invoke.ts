@@ -17,17 +17,10 @@ import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
 import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
 import { bodyJson } from "../upstream-json.ts";
+import { accepted, betaList, configuredBetas, withoutBetaHeader } from "./betas.ts";
 
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
-/** Betas Bedrock accepts (Envoy's live-probed list, reference §5.1); others are dropped and reported. */
-const BETAS = new Set([
-  "computer-use-2024-10-22", "computer-use-2025-01-24", "context-1m-2025-08-07", "context-management-2025-06-27",
-  "fine-grained-tool-streaming-2025-05-14", "interleaved-thinking-2025-05-14", "mcp-client-2025-04-04", "mcp-client-2025-11-20",
-  "model-context-window-exceeded-2025-08-26", "output-128k-2025-02-19", "pdfs-2024-09-25", "search-results-2025-06-09",
-  "token-counting-2024-11-01", "token-efficient-tools-2025-02-19", "tool-search-tool-2025-10-19", "web-search-2025-03-05",
-]);
-const BETA_ALIAS: Record<string, string> = { "advanced-tool-use-2025-11-20": "tool-search-tool-2025-10-19" };
 /** Not Bedrock's: the model and stream are in the path; the others are first-party-only fields Bedrock refuses. */
 const NOT_SENT = new Set(["model", "stream", "providerOptions"]);
 const FIRST_PARTY_ONLY = ["metadata", "service_tier", "container", "mcp_servers", "inference_geo"];
@@ -51,23 +44,6 @@ export function invokeBody(body: Record<string, any>, target: Target, provider: 
   if (betas.list) out.anthropic_beta = betas.list;
   applyMessagesLimit(out, body, target, provider);
   return { body: out, dropped };
-}
-
-const betaList = (v: string | undefined) => (v ?? "").split(",").map((b) => b.trim()).filter(Boolean);
-/** The betas of a list Bedrock accepts, aliases mapped. */
-const accepted = (betas: string[]) => betas.map((b) => BETA_ALIAS[b] ?? b).filter((b) => BETAS.has(b));
-
-/** The provider's configured anthropic-beta (any spelling of the name), a comma list. */
-function configuredBetas(configured: Record<string, string> | undefined): string[] {
-  const name = Object.keys(configured ?? {}).find((k) => k.toLowerCase() === "anthropic-beta");
-  return name ? betaList(configured![name]) : [];
-}
-
-/** The configured headers as sent to Bedrock: without anthropic-beta, whose betas travel in the body (invokeBetas). */
-export function withoutBetaHeader(configured: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k in configured) if (k.toLowerCase() !== "anthropic-beta") out[k] = configured[k]!;
-  return out;
 }
 
 /**

@@ -3,7 +3,8 @@
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
 //   empty tools, a tool's inputSchema.json an object schema, no tool name twice, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
-//   model/stream, Claude's checks on tool input schemas and blank text);
+//   model/stream, Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
+//   tokens unless additionalModelRequestFields.anthropic_beta names a context-1m-* beta (Bedrock reads no beta header);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
@@ -127,6 +128,15 @@ function converseProblem(b: any): string | undefined {
   if (names.some((n: string, i: number) => names.indexOf(n) !== i)) return "The model returned the following errors: tools: Tool names must be unique.";
   if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
   return blankConverseText(b);
+}
+
+/** Claude's 200k window on Converse, 1M with a context-1m-* beta in additionalModelRequestFields (tokens as usage counts them). */
+function converseContextProblem(b: any, model: string): string | undefined {
+  if (!/(^|[./])anthropic\.claude/.test(model)) return undefined;
+  const tokens = JSON.stringify(b.messages).length >> 2;
+  const betas = b.additionalModelRequestFields?.anthropic_beta;
+  const window = Array.isArray(betas) && betas.some((x: unknown) => /^context-1m-/.test(String(x))) ? 1_000_000 : 200_000;
+  return tokens > window ? `The model returned the following errors: prompt is too long: ${tokens} tokens > ${window} maximum` : undefined;
 }
 
 function invokeProblem(b: any): string | undefined {
@@ -320,7 +330,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const action = m[2]!;
     const body = rec.body;
     if (action === "invoke" && /(^|\.)(amazon\.titan-embed|cohere\.embed)/.test(model)) return embed(res, model, body);
-    const problem = action.startsWith("converse") ? converseProblem(body) : invokeProblem(body);
+    const problem = action.startsWith("converse") ? converseProblem(body) ?? converseContextProblem(body, model) : invokeProblem(body);
     if (problem) return error(res, 400, "ValidationException", problem);
     const reqId = randomBytes(8).toString("hex");
     if (action === "converse") {
