@@ -30,6 +30,20 @@ describe("chat -> Converse: response_format", () => {
       .toThrow(expect.objectContaining({ status: 400, details: { field: "response_format.json_schema.schema" } }));
   });
 
+  it("Claude: a schema with no type, a nullable object or a root union is sent as one object schema, as on Anthropic", () => {
+    const city = { city: { type: "string" } };
+    const sent = (s: unknown) => tr({ messages: hi, response_format: jsonSchema(s) }).body.toolConfig.tools[0].toolSpec.inputSchema.json;
+    expect(sent({ properties: city })).toEqual({ type: "object", properties: city });
+    expect(sent({ type: ["object", "null"], properties: city })).toEqual({ type: "object", properties: city });
+    const hot = { type: "object", properties: { city: { type: "string" }, hot: { type: "boolean" } }, required: ["city", "hot"] };
+    const cold = { type: "object", properties: { city: { type: "string" }, cold: { type: "boolean" } }, required: ["city"] };
+    const union = sent({ anyOf: [hot, cold] });
+    expect(union).toMatchObject({ type: "object", required: ["city"] });
+    for (const k of ["oneOf", "anyOf", "allOf"]) expect(union).not.toHaveProperty(k);
+    expect(() => tr({ messages: hi, response_format: jsonSchema({ anyOf: [hot, { type: "string" }] }) }))
+      .toThrow(expect.objectContaining({ status: 400, details: { field: "response_format.json_schema.schema" } }));
+  });
+
   it("Claude: with tools offered it is a 400 (as on Anthropic); with tool_choice none, a tool history keeps its placeholders beside the forced tool", () => {
     const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
     expect(() => tr({ messages: hi, tools, response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ details: { field: "response_format" } }));

@@ -6,7 +6,7 @@ import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { isConverseClaude } from "../../../core/metering/output-limit.ts";
 import { JSON_TOOL } from "../chat-to-messages/request.ts";
-import { rootRefResolved } from "../schema-root-ref.ts";
+import { jsonOutputSchema } from "../tool-input-schema.ts";
 
 /** The forced tool's toolSpec when `body` asks Claude for JSON; undefined otherwise (a response_format left out is named). */
 export function jsonOutputSpec(body: any, target: Target, dropped: string[]): Record<string, unknown> | undefined {
@@ -20,9 +20,9 @@ export function jsonOutputSpec(body: any, target: Target, dropped: string[]): Re
   if (Array.isArray(body.tools) && body.tools.length && body.tool_choice !== "none") {
     throw invalidRequest("response_format together with tools is not supported by this model's provider", "response_format");
   }
-  // A root that is only a $ref (Pydantic's recursive model) is judged, and sent, as the object it points at.
-  const schema = rf.type === "json_schema" ? rootRefResolved(rf.json_schema?.schema ?? { type: "object" }) : { type: "object" };
-  if (schema?.type !== "object") throw invalidRequest("the JSON schema's root must be an object for this model's provider", "response_format.json_schema.schema");
+  // The same rules as on Anthropic (tool-input-schema.ts): a root $ref, no type, ["object","null"] or a root union of
+  // objects is sent as one object schema; a root of another type is a 400 naming the schema.
+  const schema = rf.type === "json_schema" ? jsonOutputSchema(rf.json_schema?.schema ?? { type: "object" }, "response_format.json_schema.schema") : { type: "object" };
   // The forced tool is not constrained decoding: a strict schema is followed as closely as the model does, not enforced.
   if (rf.json_schema?.strict === true) dropped.push("response_format.json_schema.strict");
   const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
