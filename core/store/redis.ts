@@ -10,6 +10,7 @@ import { ioredis } from "./ioredis.ts";
 import { randomUUID } from "node:crypto";
 import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { settleWithin } from "../deadline.ts";
+import { boundCommands } from "./redis-command-bound.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { Logger } from "../log.ts";
@@ -35,7 +36,7 @@ interface Scripts {
 }
 
 export interface RedisOptions {
-  /** Bound on every command (ioredis commandTimeout): a server that stops answering fails the command, not the caller. */
+  /** Bound on every command (redis-command-bound.ts): a server that stops answering fails the command, not the caller. */
   commandTimeoutMs?: number;
   /**
    * The ledger lives elsewhere (store.ledger: postgres): record() keeps spend and settlements only, and when Redis
@@ -107,11 +108,11 @@ export class RedisStore implements Store {
       lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: CONNECT_TIMEOUT_MS,
       // A server that does not close its side (paused) is not waited for after our FIN (ioredis: 2 s).
       disconnectTimeout: 500,
-      ...(o.commandTimeoutMs ? { commandTimeout: o.commandTimeoutMs } : {}),
       // Reconnect within a second of the server coming back (ioredis waits up to 2 s by default).
       retryStrategy: (times: number) => Math.min(times * 100, 1000),
     });
     redis.on("error", () => {}); // reconnects on its own; failing commands surface per request
+    if (o.commandTimeoutMs) boundCommands(redis, o.commandTimeoutMs); // not ioredis's commandTimeout: see there
     try {
       // One bound for the whole handshake: connectTimeout stops at the TCP connect, and a server that accepts but
       // never answers (paused) would hold the ready check for a command timeout per reconnect.

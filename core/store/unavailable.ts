@@ -32,7 +32,10 @@ export class StoreStateLostError extends Error {
   }
 }
 
-/** `p`, or a StoreTimeoutError after `ms` (the call itself is left to finish or fail on its own). */
+/**
+ * `p`, or a StoreTimeoutError after `ms` (the call itself is left to finish or fail on its own). The time is counted as
+ * core/deadline.ts counts it: an answer that came while the gateway's own loop was busy is an answer, not an outage.
+ */
 export function within<T>(p: Promise<T>, ms: number, op: string): Promise<T> {
   return settleWithin(p, ms, () => {
     throw new StoreTimeoutError(op, ms);
