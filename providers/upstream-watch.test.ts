@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { UpstreamClient } from "./http.ts";
 import { bytesRead, watchedCalls, WATCH_TICK_MS } from "./upstream-watch.ts";
 import { RequestAbort } from "../core/net/request-abort.ts";
+import { AnsweringThread, holdLoop } from "../core/busy-loop.testkit.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
@@ -52,6 +53,27 @@ async function drain(body: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of body);
 }
 
+/**
+ * An upstream on another thread (its own event loop, as a remote server has), writing only when told: "headers" (and
+ * a first chunk), "chunk", "end". It posts its port, then "request" when a request came; each write counts as an
+ * answer once it has left for the socket.
+ */
+async function upstreamThread(): Promise<{ thread: AnsweringThread; url: string }> {
+  const thread = new AnsweringThread(`const { parentPort, workerData } = require("node:worker_threads");
+const { createServer } = require("node:http");
+let res;
+const server = createServer((req, r) => { req.resume(); res = r; parentPort.postMessage("request"); });
+parentPort.on("message", (m) => {
+  if (m === "headers") res.writeHead(200, { "content-type": "text/event-stream" });
+  if (m === "end") res.end(() => answered(workerData));
+  else res.write('data: {"n":1}\\n\\n', () => answered(workerData));
+});
+server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));`);
+  cleanups.push(async () => void (await thread.close()));
+  const port = await thread.message<number>();
+  return { thread, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+}
+
 describe("upstream timeout_ms on the gateway's clock", () => {
   it("no response headers: the call ends with UPSTREAM_TIMEOUT at the bound, not up to a second later", async () => {
     const url = await serve(() => {}); // never answers
@@ -96,6 +118,43 @@ describe("upstream timeout_ms on the gateway's clock", () => {
     const r = await send(client(250), url);
     await drain(r.body); // ~1 s of stream under a 250 ms bound
     expect(bytesRead(r.body)).toBeGreaterThan(0);
+  });
+
+  it("headers that came while the gateway's event loop was busy past the bound are the answer, not a timeout", async () => {
+    const { thread, url } = await upstreamThread();
+    const requested = thread.message();
+    const t0 = performance.now();
+    const answer = send(client(250), url);
+    await requested; // the upstream has the request
+    const seen = thread.answers();
+    thread.worker.postMessage("headers");
+    holdLoop(t0, 400, { thread, seen }); // other work on the loop (another request's big body, a GC) while they come
+    const r = await answer;
+    thread.worker.postMessage("end");
+    await drain(r.body);
+    expect(bytesRead(r.body)).toBeGreaterThan(0);
+  });
+
+  it("a chunk that came while the gateway's event loop was busy past the bound keeps the stream, not cuts it", async () => {
+    const { thread, url } = await upstreamThread();
+    const requested = thread.message();
+    const answer = send(client(250), url);
+    await requested;
+    thread.worker.postMessage("headers");
+    const r = await answer;
+    const chunks = r.body[Symbol.asyncIterator]();
+    await chunks.next(); // the first chunk, read
+    await sleep(3 * WATCH_TICK_MS); // the watch has seen it come (its interval, due sooner, runs before this timer)
+    // Out of the timers phase: the rest of it runs on the clock it read before the hold, so the watch would only look
+    // after the poll (as a request handler's work is, in a socket's callback or a check-phase one).
+    await new Promise((resolve) => setImmediate(resolve));
+    const seen = thread.answers();
+    thread.worker.postMessage("chunk");
+    holdLoop(performance.now(), 400, { thread, seen });
+    thread.worker.postMessage("end");
+    let more = 0;
+    for (let c = await chunks.next(); !c.done; c = await chunks.next()) more++;
+    expect(more).toBeGreaterThan(0);
   });
 
   it("a reader slower than the bound is not the upstream's silence: what waits unread keeps the call alive", async () => {
