@@ -10,7 +10,7 @@ import { ioredis } from "./ioredis.ts";
 import { randomUUID } from "node:crypto";
 import { readEpochs, writeEpochs } from "./epoch-file.ts";
 import { settleWithin } from "../deadline.ts";
-import { boundCommands } from "./redis-command-bound.ts";
+import { RedisCommandTimeout, boundCommands } from "./redis-command-bound.ts";
 import { StoreStateLostError } from "./unavailable.ts";
 import { SCHEMA_VERSION, checkSchemaVersion } from "./schema-version.ts";
 import type { Logger } from "../log.ts";
@@ -33,6 +33,19 @@ type Cmd = (...args: (string | number)[]) => Promise<any>;
 interface Scripts {
   mgRate: Cmd; mgRateAdjust: Cmd; mgReserve: Cmd; mgRecord: Cmd; mgRecordSpend: Cmd; mgBackfill: Cmd; mgRollupsCurrent: Cmd; mgEpochClaim: Cmd;
   mgIdemBegin: Cmd; mgIdemComplete: Cmd; mgIdemRelease: Cmd; mgIdemRenew: Cmd; mgProbe: Cmd; mgRateState: Cmd; mgReserved: Cmd; mgRenew: Cmd;
+}
+
+/**
+ * Start-up refused because INFO `section` failed. A reply that did not come in time says so (a slow, paused or
+ * overloaded server, or a store.timeout_ms too short for it): it is not INFO being forbidden (an ACL, a renamed
+ * command), which the operator fixes by allowing it.
+ */
+function infoFailed(where: string, section: string, tells: string, err: unknown, accepted: string): Error {
+  const [why, fix] = err instanceof RedisCommandTimeout
+    ? [`INFO ${section} timed out: no reply within ${err.ms} ms`, "Check the server is not overloaded or paused, or raise store.timeout_ms"]
+    : [`INFO ${section}: ${(err as Error).message}`, "Allow INFO"];
+  return new Error(`cannot tell whether Redis at ${where} ${tells} (${why}); budgets' spend lives there. ${fix}, ` +
+    `or set store.require_persistence: false to accept that ${accepted}`);
 }
 
 export interface RedisOptions {
@@ -162,8 +175,7 @@ export class RedisStore implements Store {
       try {
         info = await this.r.info("persistence");
       } catch (err) {
-        throw new Error(`cannot tell whether Redis at ${this.where} persists its data (INFO persistence: ${(err as Error).message}); ` +
-          "budgets' spend lives there. Allow INFO, or set store.require_persistence: false to accept that a Redis restart may reset spend");
+        throw infoFailed(this.where, "persistence", "persists its data", err, "a Redis restart may reset spend");
       }
       if (/^aof_enabled:0\s*$/m.test(info)) {
         throw new Error(`Redis at ${this.where} runs without appendonly (AOF): a Redis restart would erase the usage ledger and every ` +
@@ -214,8 +226,7 @@ export class RedisStore implements Store {
    */
   private async refuseEviction(): Promise<void> {
     const info = await this.r.info("memory").catch((err: Error) => {
-      throw new Error(`cannot tell whether Redis at ${this.where} evicts keys (INFO memory: ${err.message}); ` +
-        "budgets' spend lives there. Allow INFO, or set store.require_persistence: false to accept that spend may be lost");
+      throw infoFailed(this.where, "memory", "evicts keys", err, "spend may be lost");
     });
     const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
     const limit = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
