@@ -2,7 +2,8 @@
 // - every request authenticated: a Bedrock API key (Bearer) or a SigV4 signature recomputed from the received bytes
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
-//   empty tools, a tool's inputSchema.json an object schema, no tool name twice, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
+//   empty tools, a tool's inputSchema.json an object schema (to Claude with no oneOf/anyOf/allOf at its root, Claude's
+//   refusal relayed), no tool name twice, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
 //   model/stream, Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
 //   tokens unless additionalModelRequestFields.anthropic_beta names a context-1m-* beta (Bedrock reads no beta header);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
@@ -43,6 +44,8 @@ export interface FakeBedrock {
   region: string;
   /** Bytes per write of a stream, cycled: small ones split frames, large ones carry several. */
   writeSizes: number[];
+  /** The input the model calls a tool of this name with; by default one sampled from the tool's schema. */
+  toolInputs: Record<string, Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -53,7 +56,7 @@ const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 const pad = () => randomBytes(3 + Math.floor(Math.random() * 6)).toString("hex");
 
 /** The model's answer, in neutral form: rendered as Converse or as Anthropic. */
-function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number; schemas?: Record<string, unknown> }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
+function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number; schemas?: Record<string, unknown>; inputs?: Record<string, Record<string, unknown>> }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
   const blocks: Block[] = [];
   if (o.thinking) {
     const text = "Let me think about this carefully.";
@@ -64,7 +67,7 @@ function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; f
     const names = o.forced ? [o.forced] : o.tools.slice(0, 2);
     if (!o.forced) blocks.push({ kind: "text", text: "Let me check." });
     // An input with what the tool's schema requires (a forced JSON tool's answer parses as the client's schema).
-    names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: toolInput(o.schemas?.[name], { city: i === 0 ? "Paris" : "Tokyo" }) }));
+    names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: o.inputs?.[name] ?? toolInput(o.schemas?.[name], { city: i === 0 ? "Paris" : "Tokyo" }) }));
     return { blocks, stop: "tool_use" };
   }
   const pieces = words(o.lastHasResult ? "The weather is sunny." : BEDROCK_TEXT);
@@ -130,6 +133,16 @@ function converseProblem(b: any): string | undefined {
   return blankConverseText(b);
 }
 
+/** Claude's refusal of a root combinator in a tool's schema (anthropic-checks.ts), which Bedrock relays on Converse. */
+function converseClaudeToolProblem(b: any, model: string): string | undefined {
+  if (!/(^|[./])anthropic\.claude/.test(model)) return undefined;
+  for (const [i, t] of (b.toolConfig?.tools ?? []).entries()) {
+    const schema = t?.toolSpec?.inputSchema?.json;
+    if (schema && ["oneOf", "allOf", "anyOf"].some((k) => k in schema)) return `The model returned the following errors: tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
+  }
+  return undefined;
+}
+
 /** Claude's 200k window on Converse, 1M with a context-1m-* beta in additionalModelRequestFields (tokens as usage counts them). */
 function converseContextProblem(b: any, model: string): string | undefined {
   if (!/(^|[./])anthropic\.claude/.test(model)) return undefined;
@@ -157,6 +170,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     creds: opts.creds ?? FAKE_AWS,
     region: opts.region ?? FAKE_AWS.region,
     writeSizes: [7, 61, 3, 900, 29],
+    toolInputs: {},
     close: () => server.close(),
   };
 
@@ -213,7 +227,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const lastHasResult = last.content.some((c: any) => c.toolResult);
     const forced = body.toolConfig?.toolChoice?.tool?.name;
     const schemas = Object.fromEntries((body.toolConfig?.tools ?? []).filter((t: any) => t.toolSpec).map((t: any) => [t.toolSpec.name, t.toolSpec.inputSchema?.json]));
-    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens, schemas });
+    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens, schemas, inputs: fake.toolInputs });
     const marked = JSON.stringify(body).includes('"cachePoint"');
     const cache = cacheUsage({ system: body.system, tools: body.toolConfig?.tools, model }, marked);
     const usage: Record<string, number> = { inputTokens: JSON.stringify(body.messages).length >> 2, outputTokens: p.blocks.reduce((n, b) => n + words(b.kind === "tool" ? JSON.stringify(b.input) : b.text).length, 0) };
@@ -330,7 +344,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const action = m[2]!;
     const body = rec.body;
     if (action === "invoke" && /(^|\.)(amazon\.titan-embed|cohere\.embed)/.test(model)) return embed(res, model, body);
-    const problem = action.startsWith("converse") ? converseProblem(body) ?? converseContextProblem(body, model) : invokeProblem(body);
+    const problem = action.startsWith("converse") ? converseProblem(body) ?? converseClaudeToolProblem(body, model) ?? converseContextProblem(body, model) : invokeProblem(body);
     if (problem) return error(res, 400, "ValidationException", problem);
     const reqId = randomBytes(8).toString("hex");
     if (action === "converse") {
