@@ -23,7 +23,8 @@ beforeAll(async () => {
       aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, headers: { "Anthropic-Beta": BETA } },
     },
     models: {
-      [SONNET]: { type: "language", max_tokens: 64000, endpoints: [{ provider: "aws", model: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015", long_context: { above_input_tokens: 200000, input: "0.000006", output: "0.0000225", context_window: 1000000 } } }] },
+      // The 200k window the gateway holds a call without the beta to, and bills cut at: with the beta seen it is 1M.
+      [SONNET]: { type: "language", context_window: 200000, max_tokens: 64000, endpoints: [{ provider: "aws", model: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015", long_context: { above_input_tokens: 200000, input: "0.000006", output: "0.0000225", context_window: 1000000 } } }] },
     },
     projects: { acme: { keys: [keyEntry("ci", KEY)], budget: { usd: "100", period: "month" } } },
   });
