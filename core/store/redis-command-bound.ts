@@ -4,11 +4,16 @@
 // reply already in the socket: a Redis that had answered was marked down, and requests got 503 STORE_UNAVAILABLE.
 import type { Command, Redis } from "ioredis";
 import { afterBound } from "../deadline.ts";
+import { StoreTimeoutError } from "./unavailable.ts";
 
-/** A command Redis gave no reply to within its bound (a paused or overloaded server, a dead connection). */
-export class RedisCommandTimeout extends Error {
-  constructor(readonly command: string, readonly ms: number) {
-    super(`Command timed out (${command.toUpperCase()}: no reply within ${ms} ms)`);
+/**
+ * A command Redis gave no reply to within its bound (a paused or overloaded server, a dead connection). A store call
+ * that took too long, as the guard's own bound is: the store is suspected and probed, not marked down at once.
+ */
+export class RedisCommandTimeout extends StoreTimeoutError {
+  constructor(readonly command: string, ms: number) {
+    super(command, ms);
+    this.message = `Command timed out (${command.toUpperCase()}: no reply within ${ms} ms)`;
     this.name = "RedisCommandTimeout";
   }
 }
