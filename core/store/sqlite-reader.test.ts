@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { SqliteStore } from "./sqlite.ts";
-import { SqliteReader } from "./sqlite-reader.ts";
+import { SqliteReader, type SpawnReader } from "./sqlite-reader.ts";
+import { holdLoop } from "../busy-loop.testkit.ts";
 
 /** A statement that keeps SQLite busy for tens of seconds. */
 const SLOW = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300000000) SELECT count(*) AS n FROM c";
@@ -42,5 +44,56 @@ describe("SQLite ledger reader thread", () => {
     }
     await reader.close();
     await store.close();
+  });
+});
+
+/**
+ * The reader's own thread, counting each answer it posts in shared memory (the AnsweringThread rule of
+ * core/busy-loop.testkit.ts: a hold waits on the count, no timing guesses).
+ */
+function countingReader(path: string, ms: number) {
+  const answers = new Int32Array(new SharedArrayBuffer(4));
+  const COUNT = `{ const wt = require("node:worker_threads"); const port = wt.parentPort; const post = port.postMessage.bind(port);
+port.postMessage = (m) => { post(m); Atomics.add(wt.workerData.answers, 0, 1); Atomics.notify(wt.workerData.answers, 0); }; }\n`;
+  let threads = 0;
+  const spawn: SpawnReader = (source, data) => {
+    threads++;
+    return new Worker(COUNT + source, { eval: true, workerData: { ...data, answers } });
+  };
+  return {
+    reader: new SqliteReader(path, ms, spawn),
+    threads: () => threads,
+    answered: () => Atomics.load(answers, 0),
+    /** Blocks this thread until the reader's thread has given more than `seen` answers. */
+    waitFor(seen: number) {
+      for (let n = Atomics.load(answers, 0); n <= seen; n = Atomics.load(answers, 0)) {
+        if (Atomics.wait(answers, 0, n, 10_000) === "timed-out") throw new Error("the reader thread gave no answer within 10 s");
+      }
+    },
+  };
+}
+
+describe("SQLite ledger reader on a busy event loop", () => {
+  it("reads answered while the loop was busy past the bound are the answers, and the thread is kept", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-reader-busy-")), "g.db");
+    await new SqliteStore(path).close();
+    const r = countingReader(path, 100);
+    try {
+      // The thread starts; this loop is held until it has answered, however long a loaded machine takes to start it.
+      const first = r.reader.all("SELECT 1 AS n", []);
+      r.waitFor(0);
+      expect(await first).toEqual([{ n: 1n }]);
+      await new Promise((res) => setImmediate(res)); // off the port's own callback, as a report's handler is
+      const seen = r.answered();
+      const t0 = performance.now();
+      const usage = r.reader.all("SELECT 2 AS n", []);
+      const search = r.reader.all("SELECT 3 AS n", []);
+      r.waitFor(seen + 1); // both answers wait in the port
+      holdLoop(t0, 250); // the bound long past
+      await expect(Promise.all([usage, search])).resolves.toEqual([[{ n: 2n }], [{ n: 3n }]]);
+      expect(r.threads()).toBe(1); // not thrown away and started again
+    } finally {
+      await r.reader.close();
+    }
   });
 });

@@ -2,9 +2,11 @@
 // thread with its own read-only connection runs them, so a year's report never stalls the requests being served
 // (better-sqlite3 is synchronous). WAL mode lets it read while the store writes, and it sees every committed record.
 // A read that outlives its bound terminates the worker (that is the only way to stop a running SQLite statement);
-// the next read starts a new one.
+// the next read starts a new one. The bound is counted as every bound in the gateway is (core/deadline.ts): a read
+// answered while the gateway's own loop was busy is read, not thrown away with the thread and the reads beside it.
 import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
+import { afterBound } from "../deadline.ts";
 
 /** Plain CommonJS (an eval worker needs no TypeScript loader); better-sqlite3 is resolved by the parent. */
 const WORKER_SOURCE = `
@@ -28,7 +30,12 @@ parentPort.on("message", ({ id, sql, params }) => {
 
 const driver = createRequire(import.meta.url).resolve("better-sqlite3");
 
-interface Pending { resolve(rows: Record<string, unknown>[]): void; reject(err: Error): void; timer: NodeJS.Timeout }
+/** Starts the reader thread from its source and data (tests wrap it to count the thread's answers). */
+export type SpawnReader = (source: string, workerData: { path: string; driver: string }) => Worker;
+
+const spawnWorker: SpawnReader = (source, workerData) => new Worker(source, { eval: true, workerData });
+
+interface Pending { resolve(rows: Record<string, unknown>[]): void; reject(err: Error): void; cancel(): void }
 
 export class SqliteReader {
   private worker: Worker | undefined;
@@ -36,7 +43,7 @@ export class SqliteReader {
   private next = 0;
   private closed = false;
 
-  constructor(private readonly path: string, private readonly timeoutMs = 30_000) {}
+  constructor(private readonly path: string, private readonly timeoutMs = 30_000, private readonly spawn = spawnWorker) {}
 
   /** All rows of one query (integers as bigints, like the store's own statements). */
   all(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
@@ -44,21 +51,21 @@ export class SqliteReader {
     const w = this.start();
     const id = ++this.next;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.restart(new Error(`the ledger query did not finish within ${this.timeoutMs} ms`)), this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      const cancel = afterBound(this.timeoutMs, () => this.restart(new Error(`the ledger query did not finish within ${this.timeoutMs} ms`)));
+      this.pending.set(id, { resolve, reject, cancel });
       w.postMessage({ id, sql, params });
     });
   }
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: this.path, driver } });
+    const w = this.spawn(WORKER_SOURCE, { path: this.path, driver });
     w.unref(); // never keeps a process alive
     w.on("message", (m: { id: number; rows?: Record<string, unknown>[]; error?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      clearTimeout(p.timer);
+      p.cancel();
       if (m.error !== undefined) p.reject(new Error(m.error));
       else p.resolve(m.rows!);
     });
@@ -74,7 +81,7 @@ export class SqliteReader {
     const w = this.worker;
     this.worker = undefined;
     for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
+      p.cancel();
       p.reject(err);
     }
     this.pending.clear();
