@@ -1,7 +1,7 @@
 // A third-party plugin whose setup never settles (a license check against a server that never answers) held the
 // start for ever before listening, or ended it with exit 13 and nothing said (an unsettled top-level await), and
 // held a reload for ever: setup is bounded, and past the bound the config is refused naming the plugin and the bound.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,8 @@ import { Gateway } from "../gateway.ts";
 import { createLogger } from "../log.ts";
 import { PluginSetupError } from "./setup-error.ts";
 import { writePluginConfig } from "../../test/helpers/plugin-config.ts";
+import { settleWithin } from "./setup-bound.ts";
+import { AnsweringThread, holdLoop } from "../busy-loop.testkit.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mg-setup-bound-"));
 const hang = join(dir, "hang");
@@ -47,4 +49,30 @@ describe("a plugin setup that never settles", () => {
     expect(gw.lastReload).toMatchObject({ ok: false });
     expect(existsSync(join(dir, "teardowns"))).toBe(false); // the serving config's plugin is not torn down
   }, 20_000);
+});
+
+/** A thread answering each message with itself, as the server a setup's license check calls answers it. */
+const ECHO = `const { parentPort, workerData } = require("node:worker_threads");
+parentPort.on("message", (m) => { parentPort.postMessage(m); answered(workerData); });`;
+
+describe("a plugin setup answered while the event loop was busy past the bound", () => {
+  it("is the setup's state, not a refused config (and it is not handed back as late)", async () => {
+    const server = new AnsweringThread(ECHO);
+    try {
+      server.worker.postMessage("warm up");
+      await server.message(); // the thread is running
+      await new Promise((r) => setImmediate(r)); // off the port's own callback, as a start or a reload is
+      const late = vi.fn();
+      const answer = server.message<string>();
+      const t0 = performance.now();
+      const setup = settleWithin(answer, 100, late);
+      const seen = server.answers();
+      server.worker.postMessage("licensed");
+      holdLoop(t0, 250, { thread: server, seen }); // the answer is waiting in the port, the bound long past
+      await expect(setup).resolves.toBe("licensed");
+      expect(late).not.toHaveBeenCalled();
+    } finally {
+      await server.close();
+    }
+  });
 });
