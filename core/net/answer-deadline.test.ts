@@ -1,6 +1,11 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { answerStarted, armAnswerDeadline } from "./answer-deadline.ts";
+import { AnsweringThread, holdLoop } from "../busy-loop.testkit.ts";
+
+/** A thread answering each message with itself, as an upstream's socket brings its bytes in. */
+const ECHO = `const { parentPort, workerData } = require("node:worker_threads");
+parentPort.on("message", (m) => { parentPort.postMessage(m); answered(workerData); });`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,5 +31,29 @@ describe("the answer deadline", () => {
     await sleep(60);
     expect(stream.destroyed).toBe(false);
     stream.destroy();
+  });
+
+  it("a body that ended while the event loop was busy past the deadline is the answer, not an error", async () => {
+    const upstream = new AnsweringThread(ECHO);
+    try {
+      upstream.worker.postMessage("warm up");
+      await upstream.message(); // the thread is running
+      await new Promise((r) => setImmediate(r)); // off the port's own callback, as a relay is
+      const body = new PassThrough();
+      upstream.message<string>().then((last) => body.end(last)); // the answer's last bytes, read in the poll phase
+      const read = (async () => {
+        let text = "";
+        for await (const chunk of body) text += chunk;
+        return text;
+      })();
+      const t0 = performance.now();
+      armAnswerDeadline(body, 100, () => new Error("too slow"), false);
+      const seen = upstream.answers();
+      upstream.worker.postMessage("{}");
+      holdLoop(t0, 250, { thread: upstream, seen }); // the bytes are waiting for the loop, the deadline long past
+      await expect(read).resolves.toBe("{}");
+    } finally {
+      await upstream.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
 // per-read timer applies, so long streams are not cut. A relay that holds a stream's opening events back
 // (core/sse/opening-hold.ts) takes the deadline over (holdAnswerDeadline): it then runs until those are released.
 import type { Readable } from "node:stream";
+import { afterBound } from "../deadline.ts";
 
 /** The disarm of a stream body's deadline: a property of the body (a WeakMap entry per upstream call cost GC work). */
 const DISARM = Symbol("answer deadline");
@@ -17,12 +18,13 @@ type Armed = { [DISARM]?: () => void };
 export function armAnswerDeadline(body: Readable, ms: number, expired: () => Error, untilFirstEvent: boolean): void {
   if (body.destroyed) return;
   const armed = body as Readable & Armed;
-  const timer = setTimeout(() => {
+  // Counted as every bound is (core/deadline.ts): bytes that came while the loop was busy are read before the verdict.
+  const cancel = afterBound(Math.max(1, ms), () => {
     armed[DISARM] = undefined;
     if (!body.destroyed) body.destroy(expired());
-  }, Math.max(1, ms));
+  });
   const disarm = () => {
-    clearTimeout(timer);
+    cancel();
     armed[DISARM] = undefined;
   };
   body.once("close", disarm);
