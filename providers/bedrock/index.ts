@@ -36,6 +36,8 @@ export function createBedrockDriver(
     upstreamFor: (target: Target): UpstreamProtocol => (invokeClaude && isClaudeModel(target.upstreamModel) ? "messages" : "converse"),
     // Bedrock reads betas from the body alone: InvokeModel's anthropic_beta (the client's field, the configured header's
     // betas and the client's), Converse's additionalModelRequestFields.anthropic_beta (the configured header's betas).
+    // A translated call (chat, Responses, Gemini) carries no client headers, as on Anthropic: stream-transcoder sends
+    // it none and core asks with none, so the call and its billing agree.
     opensLongContext: (target, sent) => isClaudeModel(target.upstreamModel) && namesLongContextBeta(invokeClaude
       ? invokeBetas(sent.body ?? {}, sent.clientHeaders, config.headers).list
       : converseBetas(sent.body ?? {}, target.upstreamModel, config.headers)),
