@@ -203,6 +203,17 @@ describe("chat request -> messages request", () => {
     expect(t.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
   });
 
+  it("with tool_choice none, the client's tools give way to the forced tool: a cache marker on one of them is named, not lost silently", () => {
+    const mark = { type: "ephemeral" };
+    const tools = [{ type: "function", function: { name: "get_weather" }, cache_control: mark }, { type: "function", function: { name: "get_time" } }];
+    const t = tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "none", response_format: { type: "json_object" } });
+    expect((t.body.tools as any[]).map((x) => x.name)).toEqual(["json_output"]);
+    expect(JSON.stringify(t.body.tools)).not.toContain("cache_control");
+    expect(t.dropped).toEqual(["cache_control"]);
+    // Without a marker on them, nothing is named.
+    expect(tr({ messages: [{ role: "user", content: "x" }], tools: [tools[1]], tool_choice: "none", response_format: { type: "json_object" } }).dropped).toEqual([]);
+  });
+
   it("a schema whose root is only a $ref to an object (Pydantic's recursive model) is sent as that object, $defs kept", () => {
     const node = { type: "object", properties: { v: { type: "string" }, child: { $ref: "#/$defs/node" } }, required: ["v"] };
     const schema = { $defs: { node }, $ref: "#/$defs/node" };

@@ -99,6 +99,8 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
     // The forced tool is not constrained decoding: a strict schema is followed as closely as the model does, not enforced.
     if (rf.json_schema?.strict === true) dropped.push("response_format.json_schema.strict");
     const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
+    // The forced tool replaces the client's (tool_choice "none" lets them come): a cache marker on one is lost, named.
+    if (tools.some((t: any) => t.cache_control) && !dropped.includes("cache_control")) dropped.push("cache_control");
     out.tools = [{ name: JSON_TOOL, description, input_schema: schema }];
     out.tool_choice = { type: "tool", name: JSON_TOOL };
   }
