@@ -411,3 +411,72 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
     await b.close();
   });
 });
+
+// A replica's own changes do not move the version its poll last read: Redis put back at that version (an AOF
+// fsynced every second losing its last writes, or a backup taken then) looked unchanged to it, so the revocation and
+// the key made through it stayed lost until the full reload a minute later, refused or let in by every other replica.
+describe("ApiKeys on a real Redis put back to the version the replica last polled", () => {
+  const PREFIX = "own:";
+  let redis: TestRedis;
+  const conns: Redis[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const c of conns) c.disconnect();
+    await redis?.stop();
+  });
+  const conn = () => {
+    const c = new Redis(redis.url);
+    conns.push(c);
+    return c;
+  };
+  const logs = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
+  const replica = () => {
+    const log = logs();
+    return { log, keys: new ApiKeys(new RedisApiKeyStore(conn(), PREFIX), { refreshMs: () => 60_000, log: log as unknown as Logger }) };
+  };
+
+  it("a key revoked and a key created through the replica since its last poll are written back at its next poll, and again if Redis loses that too", async () => {
+    const raw = conn();
+    await raw.flushall();
+    await raw.set(`${PREFIX}epoch`, "e1");
+    const a = replica();
+    await a.keys.start();
+    const leaked = key(20, { id: "leaked" });
+    await a.keys.create(leaked);
+    await a.keys.refresh(); // the poll reads the version with the key in it
+    const names = await raw.keys(`${PREFIX}*`);
+    const backup = await Promise.all(names.map(async (k) => ({ k, v: (await raw.dumpBuffer(k))! })));
+    /** Redis back as it was at that poll: the same version, the same epoch. */
+    const putBack = async () => {
+      const tx = raw.multi().del(...(await raw.keys(`${PREFIX}*`)));
+      for (const s of backup) tx.restore(s.k, 0, s.v);
+      await tx.exec();
+    };
+    /** What every other replica, and one started now, reads from Redis. */
+    const readByAnother = async () => {
+      const other = replica();
+      await other.keys.start();
+      const found = [await other.keys.find(leaked.sha256), await other.keys.find(made.sha256)];
+      await other.keys.close();
+      return found;
+    };
+
+    await a.keys.update(leaked.sha256, { revokedAt: Date.now(), revokedReason: "leaked" }); // no poll since
+    const made = key(21, { id: "made" });
+    await a.keys.create(made);
+    await putBack();
+    await a.keys.refresh();
+    await a.keys.close(); // waits for the write-back
+    expect(await readByAnother()).toMatchObject([{ id: "leaked", revoked: true }, { id: "made", revoked: false }]);
+    expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, statesRestored: 1 }));
+
+    // The write-back is a write of this replica's too: Redis put back to the same version again, before its next poll.
+    await putBack();
+    await a.keys.refresh();
+    await a.keys.close();
+    expect(await readByAnother()).toMatchObject([{ id: "leaked", revoked: true }, { id: "made", revoked: false }]);
+    expect(a.log.warn).toHaveBeenCalledTimes(2);
+  });
+});

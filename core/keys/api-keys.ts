@@ -1,6 +1,7 @@
 // The API keys created through the admin API, as every replica serves them: a cache of the store's keys
 // (hash -> project, status, expiry, limits), loaded at start and reloaded whenever the store's key version changes
-// (polled every store.key_refresh_ms, one small read) and in full every minute regardless. So:
+// (polled every store.key_refresh_ms, one small read), at the poll after each change this replica writes (a store put
+// back to the version read before it would look unchanged), and in full every minute regardless. So:
 // - a key created on another replica works here at once: a key the cache does not know is looked up in the store
 //   once (bounded by store.timeout_ms; a miss is remembered for a second, so a flood of unknown keys costs one
 //   read per key per second at most, and at most MAX_LOOKUPS run at once);
@@ -74,6 +75,13 @@ export class ApiKeys implements ApiKeyDirectory {
   /** The uses a flush has taken and the store has not yet confirmed: still this replica's to report meanwhile. */
   private flushing = new Map<string, number>();
   private version: string | undefined;
+  /**
+   * Counts the writes this replica makes (changes made through it, write-backs). They move the store's version past
+   * the one the last poll read, so a store put back to that version (its last writes lost, a backup of then restored)
+   * would look unchanged: after one, the next poll reloads whatever version it reads (and a poll begun before one
+   * keeps no version).
+   */
+  private ownChanges = 0;
   private lastFull = 0;
   private timer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -113,13 +121,14 @@ export class ApiKeys implements ApiKeyDirectory {
     return (this.refreshing ??= (async () => {
       try {
         const at = this.now();
+        const changes = this.ownChanges;
         const v = await this.store.version();
         if (!full && v === this.version && this.now() - this.lastFull < FULL_RELOAD_MS) {
           this.syncedAt = this.now();
           this.inSync = { at, epoch: epochOf(v) };
           return;
         }
-        this.take(v, await this.store.list(), at);
+        this.take(v, await this.store.list(), at, changes);
         this.lastFull = this.syncedAt = this.now();
       } catch (err) {
         // The store is down or slow: the cache keeps serving what it has.
@@ -136,12 +145,12 @@ export class ApiKeys implements ApiKeyDirectory {
    * before this one: the polls in between could have missed nothing. A longer gap (a partition, a store away) leaves a
    * cache that may be stale. Returns the merged set.
    */
-  private take(version: string, stored: StoredKey[], at: number): StoredKey[] {
+  private take(version: string, stored: StoredKey[], at: number, changes: number): StoredKey[] {
     const epoch = epochOf(version);
     const was = this.inSync;
     const inStep = was !== undefined && at - was.at <= 2 * this.o.refreshMs();
     const keys = this.replace(stored, { inStep, epochChanged: was !== undefined && was.epoch !== epoch }, was);
-    this.version = version;
+    this.version = changes === this.ownChanges ? version : undefined;
     this.inSync = { at, epoch };
     return keys;
   }
@@ -179,26 +188,29 @@ export class ApiKeys implements ApiKeyDirectory {
       const taken: StoredKey[] = [];
       const named: string[] = [];
       try {
-        for (const k of lost.missing) {
-          if (await this.store.create(k)) {
-            restored++;
-            named.push(`${k.project}/${k.id}`);
-            continue;
+        // Written by this replica, like its own changes: a store that loses these too is not taken as unchanged.
+        await this.changing(async () => {
+          for (const k of lost.missing) {
+            if (await this.store.create(k)) {
+              restored++;
+              named.push(`${k.project}/${k.id}`);
+              continue;
+            }
+            // Another replica put it back first (perhaps an older state), or another key has its id now.
+            const now = await this.store.get(k.sha256);
+            const patch = now && ((isNewer(k, now, epochChanged) && tighterPatch(k, now)) || undonePatch(k, now));
+            if (!now) taken.push(k);
+            else if (patch && (await this.store.update(k.sha256, patch))) {
+              redone++;
+              named.push(`${k.project}/${k.id}`);
+            }
           }
-          // Another replica put it back first (perhaps an older state), or another key has its id now.
-          const now = await this.store.get(k.sha256);
-          const patch = now && ((isNewer(k, now, epochChanged) && tighterPatch(k, now)) || undonePatch(k, now));
-          if (!now) taken.push(k);
-          else if (patch && (await this.store.update(k.sha256, patch))) {
+          for (const { key, patch } of lost.undone) {
+            if (!(await this.store.update(key.sha256, patch))) continue;
             redone++;
-            named.push(`${k.project}/${k.id}`);
+            named.push(`${key.project}/${key.id}`);
           }
-        }
-        for (const { key, patch } of lost.undone) {
-          if (!(await this.store.update(key.sha256, patch))) continue;
-          redone++;
-          named.push(`${key.project}/${key.id}`);
-        }
+        });
       } catch (err) {
         this.version = undefined; // reload at the next poll, and try again (still as after the loss)
         if (this.inSync && epochBefore !== undefined) this.inSync.epoch = epochBefore;
@@ -325,8 +337,9 @@ export class ApiKeys implements ApiKeyDirectory {
   async list(): Promise<{ keys: StoredKey[]; fromCache: boolean }> {
     try {
       const at = this.now();
+      const changes = this.ownChanges;
       const version = await this.store.version();
-      return { keys: this.take(version, await this.store.list(), at), fromCache: false };
+      return { keys: this.take(version, await this.store.list(), at, changes), fromCache: false };
     } catch {
       return { keys: this.all(), fromCache: true };
     }
@@ -335,13 +348,13 @@ export class ApiKeys implements ApiKeyDirectory {
   /** Create a key; false when the project already has a key with this id. */
   async create(k: StoredKey): Promise<boolean> {
     const record = { ...k, updatedAt: this.now() };
-    const ok = await this.store.create(record);
+    const ok = await this.changing(() => this.store.create(record));
     if (ok) this.put(record);
     return ok;
   }
 
   async update(sha256: string, patch: KeyPatch): Promise<StoredKey | undefined> {
-    const k = await this.store.update(sha256, { ...patch, updatedAt: this.changedAt(sha256) });
+    const k = await this.changing(() => this.store.update(sha256, { ...patch, updatedAt: this.changedAt(sha256) }));
     if (k) this.put(k);
     return k;
   }
@@ -349,12 +362,23 @@ export class ApiKeys implements ApiKeyDirectory {
   /** Rotate atomically (ApiKeyStore.rotate); both keys are applied here at once. */
   async rotate(sha256: string, fresh: StoredKey, patch: KeyPatch): Promise<RotateResult> {
     const record = { ...fresh, updatedAt: this.now() };
-    const r = await this.store.rotate(sha256, record, { ...patch, updatedAt: this.changedAt(sha256) });
+    const r = await this.changing(() => this.store.rotate(sha256, record, { ...patch, updatedAt: this.changedAt(sha256) }));
     if (r.ok) {
       this.put(record);
       this.put(r.previous);
     }
     return r;
+  }
+
+  /** A change made through this replica: the next poll reloads, whatever version it reads (see ownChanges). */
+  private async changing<T>(write: () => Promise<T>): Promise<T> {
+    this.ownChanges++;
+    try {
+      return await write();
+    } finally {
+      this.ownChanges++;
+      this.version = undefined;
+    }
   }
 
   /** A change's updatedAt (for reading; never compared): now, but after the key's last one as this replica saw it. */
