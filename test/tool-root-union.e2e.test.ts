@@ -153,6 +153,35 @@ describe("a root union with a branch that is not an object is a 400 naming the c
   });
 });
 
+describe("a root union the client made costly to merge is answered at once, and no other client waits on it", () => {
+  /** Each definition an anyOf of `k` $refs to the next, `levels` deep (the review's repro: 16 x 4 froze the gateway). */
+  const fanOut = (levels: number, k: number) => {
+    const definitions: Record<string, unknown> = {};
+    for (let i = 0; i < levels; i++) definitions[`d${i}`] = { anyOf: Array.from({ length: k }, () => ({ $ref: `#/definitions/d${i + 1}` })) };
+    definitions[`d${levels}`] = { type: "object", properties: { a: { type: "string" } } };
+    return { type: "object", anyOf: [{ $ref: "#/definitions/d0" }], definitions };
+  };
+
+  it("unions nested past the limit: a 400 naming the field, no call made, while another client's request is served", async () => {
+    const calls = anthropic.requests.length;
+    const [refused, served] = await Promise.all([chatTool(fanOut(17, 2)), chatTool(UNION)]);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.error.code).toBe("INVALID_REQUEST");
+    expect(refused.json.error.details.field).toBe("tools[0].function.parameters");
+    expect(refused.json.error.message).toContain("too complex to rewrite");
+    expect(served.status, served.text).toBe(200);
+    expect(anthropic.requests.length).toBe(calls + 1);
+  });
+
+  it("the review's fan-out (4^16 paths through $refs) is merged, each definition once, and sent", async () => {
+    const r = await chatTool(fanOut(16, 4));
+    expect(r.status, r.text).toBe(200);
+    const schema = sentSchema();
+    noRootCombinator(schema);
+    expect(schema.properties).toEqual({ a: { type: "string" } });
+  });
+});
+
 describe("a Messages client's own tools go to Anthropic as sent (native fidelity)", () => {
   it("a root oneOf is not rewritten: Anthropic's 400 reaches the client", async () => {
     const r = await postJson(`${gw.url}/api/v1/messages`, { model: CLAUDE, max_tokens: 50, messages: [{ role: "user", content: "swipe up" }], tools: [{ name: TOOL, input_schema: { type: "object", ...UNION } }] },

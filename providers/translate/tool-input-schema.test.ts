@@ -90,6 +90,30 @@ describe("objectToolSchema: a root allOf, anyOf or oneOf (which Anthropic refuse
   });
 });
 
+describe("objectToolSchema: a root union too complex to rewrite is a 400 naming the field, not seconds of CPU", () => {
+  /** anyOf of `k` $refs to the next definition, `levels` deep: k^levels paths to walk if each were followed. */
+  const fanOut = (levels: number, k: number) => {
+    const definitions: Record<string, unknown> = {};
+    for (let i = 0; i < levels; i++) definitions[`d${i}`] = { anyOf: Array.from({ length: k }, () => ({ $ref: `#/definitions/d${i + 1}` })) };
+    definitions[`d${levels}`] = { type: "object", properties: { a: { type: "string" } } };
+    return { type: "object", anyOf: [{ $ref: "#/definitions/d0" }], definitions };
+  };
+
+  it("unions nested 17 deep through $refs, 2000 allOf branches giving one property differently, 300 branches of 100 properties", () => {
+    for (const p of [
+      fanOut(17, 2),
+      { type: "object", allOf: Array.from({ length: 2000 }, (_, i) => ({ properties: { a: { minimum: i } } })) },
+      { type: "object", allOf: Array.from({ length: 300 }, (_, i) => ({ properties: Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`p${i}_${j}`, {}])) })) },
+    ]) {
+      expect(() => objectToolSchema(p, F)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("too complex to rewrite"), details: { field: F } }));
+    }
+  });
+
+  it("the review's fan-out (16 deep, 4 wide: 4^16 paths) is merged, each definition once", () => {
+    expect(objectToolSchema(fanOut(16, 4), F)).toMatchObject({ type: "object", properties: { a: { type: "string" } } });
+  });
+});
+
 describe("jsonOutputSchema: a JSON response_format's schema as the forced tool's input_schema, by the same rules", () => {
   const R = "response_format.json_schema.schema";
   it("no type, a nullable object, a root oneOf: an object schema", () => {

@@ -9,6 +9,7 @@
 import { invalidRequest } from "../../core/errors.ts";
 import { rootRefResolved } from "./schema-root-ref.ts";
 import { hasRootCombinator, rootCombinatorsMerged } from "./schema-root-combinator.ts";
+import { SchemaTooComplex } from "./schema-merge-budget.ts";
 
 type Json = Record<string, any>;
 const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
@@ -35,9 +36,19 @@ function asObject(sent: unknown, field: string, rule: string): Json {
   if (!Object.keys(schema).length) return { type: "object", properties: {} };
   const object = type === "object" ? schema : nullable ? { ...schema, type: "object" } : { type: "object", ...schema };
   if (!hasRootCombinator(object)) return object;
-  const merged = rootCombinatorsMerged(object, sent);
+  const merged = mergedOrRefused(object, sent, field);
   if (!merged) throw invalidRequest(`${rule} for this model's provider: each branch of a root allOf, anyOf or oneOf must be an object schema`, field);
   return merged;
+}
+
+/** The root combinators merged; a schema past the merge's limits (schema-merge-budget.ts) a 400 naming the field. */
+function mergedOrRefused(object: Json, sent: unknown, field: string): Json | undefined {
+  try {
+    return rootCombinatorsMerged(object, sent);
+  } catch (e) {
+    if (e instanceof SchemaTooComplex) throw invalidRequest(`the schema's root allOf, anyOf or oneOf is too complex to rewrite for this model's provider: ${e.message}`, field);
+    throw e;
+  }
 }
 
 /**
