@@ -38,3 +38,41 @@ describe("rootCombinatorsMerged: the work is bounded whatever the client sends",
     }
   });
 });
+
+describe("rootCombinatorsMerged: a property several branches give differently is one flat list of its distinct schemas", () => {
+  it("200 allOf branches each giving `a` a bound: one allOf of 200, nothing nested; 200 anyOf branches: one anyOf of 200", () => {
+    const bounds = Array.from({ length: 200 }, (_, i) => ({ properties: { a: { minimum: i } } }));
+    expect(merge({ type: "object", allOf: bounds })!.properties.a).toEqual({ allOf: bounds.map((b) => b.properties.a) });
+    expect(merge({ type: "object", anyOf: bounds })!.properties.a).toEqual({ anyOf: bounds.map((b) => b.properties.a) });
+  });
+
+  it("the root's schema, allOf branches, a nested union's anyOf and a repeat: one allOf, each schema once, the union's anyOf in it whole", () => {
+    const out = merge({
+      type: "object",
+      properties: { a: { type: "integer" } },
+      allOf: [
+        { properties: { a: { minimum: 0 } } },
+        { allOf: [{ properties: { a: { maximum: 99 } } }, { properties: { a: { type: "integer" } } }] },
+        { anyOf: [{ properties: { a: { maximum: 9 } } }, { properties: { a: { maximum: 5 } } }] },
+        { properties: { a: { minimum: 0 } } },
+      ],
+    })!;
+    expect(out.properties.a).toEqual({ allOf: [{ type: "integer" }, { minimum: 0 }, { maximum: 99 }, { anyOf: [{ maximum: 9 }, { maximum: 5 }] }] });
+  });
+
+  it("definitions reused at each level whose property each gives differently (6^7 copies when written out): SchemaTooComplex past the byte limit", () => {
+    const names = Array.from({ length: 6 }, (_, j) => `N${j}_`);
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < 7; i++) {
+      for (const [j, n] of names.entries()) $defs[`${n}${i}`] = { allOf: [{ anyOf: names.map((m) => ({ $ref: `#/$defs/${m}${i + 1}` })) }, { properties: { p: { minimum: i * 100 + j } } }] };
+    }
+    for (const n of names) $defs[`${n}7`] = { type: "object", properties: { p: { title: n } } };
+    expect(() => merge({ type: "object", $defs, anyOf: [{ $ref: "#/$defs/N0_0" }] })).toThrow(/over 1000000 bytes/);
+  });
+
+  it("a property's schema nested deeper than the stack, given by two branches: SchemaTooComplex, not a RangeError", () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { not: deep };
+    expect(() => merge({ type: "object", allOf: [{ properties: { a: deep } }, { properties: { a: { type: "string" } } }] })).toThrow(SchemaTooComplex);
+  });
+});

@@ -6,6 +6,7 @@
 // - anyOf / oneOf of objects: properties united (a name several branches give differently: anyOf of its schemas),
 //   required = what every branch requires, and the alternatives said in the schema's description, so the model still
 //   knows which properties go together ({action: "tap", x, y} | {action: "swipe", direction, distance?}).
+// A property given differently by several branches (or nested unions) is ONE flat allOf / anyOf of its distinct schemas.
 // The rewrite accepts every input the original did (and some it did not: the description carries the rest).
 // Branches may be $refs into the document, nullable or typeless objects, or combine objects again; a null branch of
 // a union is left out (a call's input is never null). A branch that is not an object schema: undefined (the caller's 400).
@@ -32,7 +33,7 @@ export const hasRootCombinator = (schema: Json): boolean => COMBINATORS.some((k)
  * Throws SchemaTooComplex past MERGE_LIMITS; `work` counts what was done.
  */
 export function rootCombinatorsMerged(schema: Json, doc: unknown = schema, work: MergeWork = newMergeWork()): Json | undefined {
-  return merged(schema, { doc, work, memo: new WeakMap(), byRef: new Map() }, 0);
+  return merged(schema, { doc, work, memo: new WeakMap(), byRef: new Map(), facts: new WeakMap(), ids: new Map(), made: new WeakMap() }, 0);
 }
 
 /** One merge's state: the document $refs resolve in, the work done, each branch object's outcome once known. */
@@ -42,6 +43,11 @@ interface Run {
   memo: WeakMap<object, Branch>;
   /** Branches that are only a $ref, by the $ref: k of them naming one definition merge it once. */
   byRef: Map<string, Branch>;
+  /** Each property schema's fact, each read once. */
+  facts: WeakMap<object, Fact>;
+  ids: Map<string, string>;
+  /** The allOf / anyOf lists this merge made (spread into a list of the same kind, never nested in it). */
+  made: WeakMap<object, Kind>;
 }
 /** A branch object's outcome: merged (an object schema), null (left out of a union), or not an object. */
 type Branch = { object: Json } | "null" | "not an object" | "in progress";
@@ -53,13 +59,13 @@ function merged(schema: Json, run: Run, depth: number): Json | undefined {
   if (allOf !== undefined) {
     const branches = branchesOf(allOf, run, depth, false);
     if (!branches) return undefined;
-    for (const b of branches) both(out, b, run.work);
+    allInto(out, branches, run);
   }
   for (const [kind, list] of [["anyOf", anyOf], ["oneOf", oneOf]] as const) {
     if (list === undefined) continue;
     const branches = branchesOf(list, run, depth, true);
     if (!branches) return undefined;
-    both(out, union(branches, run.work), run.work);
+    allInto(out, [union(branches, run)], run);
     notes.push(`${kind === "oneOf" ? "Exactly one" : "At least one"} of these shapes (? = optional): ${branches.map(shape).join(" | ")}`);
   }
   if (notes.length) out.description = [out.description, ...notes].filter((d) => typeof d === "string" && d).join("\n");
@@ -108,54 +114,141 @@ function branchMerged(raw: Json, run: Run, depth: number): Branch {
   return flat ? { object: flat } : "not an object";
 }
 
-/** `into` also constrained by `b` (properties and required): what allOf means, for the keywords an object's input needs. */
-function both(into: Json, b: Json, work: MergeWork): void {
-  if (isObj(b.properties)) {
-    const props: Json = { ...(isObj(into.properties) ? into.properties : {}) };
-    for (const [name, s] of Object.entries(b.properties)) {
-      spend(work, 1);
-      props[name] = name in props && !same(props[name], s) ? { allOf: [props[name], s] } : s;
+/**
+ * `into` also constrained by each of `branches` (properties and required): what allOf means, for the keywords an
+ * object's input needs. A property given differently is one flat allOf of its distinct schemas.
+ */
+function allInto(into: Json, branches: Json[], run: Run): void {
+  const given = new Map<string, unknown[]>();
+  const collect = (b: Json) => {
+    for (const [name, s] of Object.entries(isObj(b.properties) ? b.properties : {})) {
+      spend(run.work, 1);
+      const seen = given.get(name);
+      if (seen) seen.push(s);
+      else given.set(name, [s]);
     }
-    into.properties = props;
+  };
+  collect(into);
+  const required = new Set(requiredOf(into));
+  let withProperties = false;
+  for (const b of branches) {
+    withProperties ||= isObj(b.properties);
+    collect(b);
+    for (const name of requiredOf(b)) required.add(name);
+    if (into.additionalProperties === undefined && b.additionalProperties !== undefined) into.additionalProperties = b.additionalProperties;
   }
-  if (Array.isArray(b.required)) spend(work, b.required.length);
-  if (Array.isArray(b.required) && b.required.length) into.required = [...new Set([...(Array.isArray(into.required) ? into.required : []), ...b.required])];
-  if (into.additionalProperties === undefined && b.additionalProperties !== undefined) into.additionalProperties = b.additionalProperties;
+  if (withProperties) into.properties = propertiesOf(given, "allOf", run);
+  if (branches.some((b) => requiredOf(b).length)) into.required = [...required];
 }
 
-/** One object schema accepting what any branch does: properties united, required by all, closed when all are. */
-function union(branches: Json[], work: MergeWork): Json {
+/** One object schema accepting what any branch does: properties united (one flat anyOf each), required by all, closed when all are. */
+function union(branches: Json[], run: Run): Json {
   const given = new Map<string, unknown[]>();
   for (const b of branches) {
-    spend(work, requiredOf(b).length);
     for (const [name, s] of Object.entries(isObj(b.properties) ? b.properties : {})) {
-      spend(work, 1);
-      const seen = given.get(name) ?? [];
-      if (!seen.some((t) => same(t, s))) seen.push(s);
-      given.set(name, seen);
+      spend(run.work, 1);
+      const seen = given.get(name);
+      if (seen) seen.push(s);
+      else given.set(name, [s]);
     }
   }
-  const properties: Json = {};
-  for (const [name, schemas] of given) properties[name] = schemas.length === 1 ? schemas[0] : { anyOf: schemas };
-  const out: Json = { properties };
-  const required = requiredOf(branches[0]!).filter((n) => branches.every((b) => requiredOf(b).includes(n)));
+  const out: Json = { properties: propertiesOf(given, "anyOf", run) };
+  const byAll = branches.map((b) => new Set(requiredOf(b)));
+  const required = [...byAll[0]!].filter((n) => byAll.every((r) => r.has(n)));
   if (required.length) out.required = required;
   if (branches.every((b) => b.additionalProperties === false)) out.additionalProperties = false;
   return out;
 }
 
-/** A branch in a line: its title, its properties, a constant's value shown, an optional one marked with ?. */
+/** Each property's schemas as one, combined by `kind`; past MERGE_LIMITS.bytes in all, the merge stops. */
+function propertiesOf(given: Map<string, unknown[]>, kind: Kind, run: Run): Json {
+  const properties: Json = {};
+  let bytes = 0;
+  for (const [name, schemas] of given) {
+    const s = combined(kind, schemas, run);
+    bytes += factOf(s, run).bytes;
+    if (bytes > MERGE_LIMITS.bytes) throw tooBig();
+    properties[name] = s;
+  }
+  return properties;
+}
+
+type Kind = "allOf" | "anyOf";
+/** A schema as the merge compares and counts it: a short id equal for equal JSON, its size sent (each use counted). */
+interface Fact {
+  id: string;
+  bytes: number;
+}
+
+/**
+ * The distinct schemas of `schemas` as one: itself when one, else `{[kind]: [...]}`, flat: a list this merge made of
+ * the same kind (a nested union's, a $ref'd definition's) is spread in, not nested. Compared by id in a Set: linear.
+ */
+function combined(kind: Kind, schemas: unknown[], run: Run): unknown {
+  const list: unknown[] = [];
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const s of schemas) {
+    for (const part of isObj(s) && run.made.get(s) === kind ? (s[kind] as unknown[]) : [s]) {
+      spend(run.work, 1);
+      const fact = factOf(part, run);
+      if (seen.has(fact.id)) continue;
+      seen.add(fact.id);
+      ids.push(fact.id);
+      list.push(part);
+      bytes += fact.bytes + 1;
+    }
+  }
+  if (list.length === 1) return list[0];
+  if (bytes > MERGE_LIMITS.bytes) throw tooBig();
+  const made = { [kind]: list };
+  run.made.set(made, kind);
+  run.facts.set(made, { id: idOf(`${kind}[${ids.join(",")}]`, run), bytes: bytes + kind.length + 6 });
+  return made;
+}
+
+/** A client's schema's fact, read once (its JSON); a schema this merge made has its fact from its parts. */
+function factOf(s: unknown, run: Run): Fact {
+  const known = typeof s === "object" && s ? run.facts.get(s) : undefined;
+  if (known) return known;
+  let text: string;
+  try {
+    text = JSON.stringify(s) ?? "null";
+  } catch (e) {
+    // Nested deeper than the stack: never sent (its JSON could not be written).
+    if (e instanceof RangeError) throw new SchemaTooComplex("a property's schema is nested too deep");
+    throw e;
+  }
+  const fact = { id: idOf(text, run), bytes: text.length };
+  if (typeof s === "object" && s) run.facts.set(s, fact);
+  return fact;
+}
+
+/** A short id per distinct text (a JSON text never looks like the `allOf[…]` of a made list). */
+function idOf(text: string, run: Run): string {
+  let id = run.ids.get(text);
+  if (id === undefined) run.ids.set(text, (id = `#${run.ids.size}`));
+  return id;
+}
+
+const tooBig = () => new SchemaTooComplex(`its merged properties would be over ${MERGE_LIMITS.bytes} bytes (a schema shared by several branches counted at each use)`);
+
+/** A branch in a line: its title, its properties, a short constant's value shown, an optional one marked with ?. */
 function shape(b: Json): string {
-  const req = requiredOf(b);
+  const req = new Set(requiredOf(b));
+  const named = new Set<string>();
   const names = Object.entries(isObj(b.properties) ? b.properties : {}).map(([name, s]) => {
+    named.add(name);
     const value = isObj(s) ? (s.const !== undefined ? s.const : Array.isArray(s.enum) && s.enum.length === 1 ? s.enum[0] : undefined) : undefined;
-    if (value !== undefined) return `${name}: ${JSON.stringify(value)}`;
-    return req.includes(name) ? name : `${name}?`;
+    if (isShort(value)) return `${name}: ${JSON.stringify(value)}`;
+    return req.has(name) ? name : `${name}?`;
   });
-  for (const name of req) if (!names.some((n) => n === name || n.startsWith(`${name}: `))) names.push(name);
+  for (const name of req) if (!named.has(name)) names.push(name);
   const title = typeof b.title === "string" && b.title ? `${b.title} ` : "";
   return `${title}{${names.join(", ")}}`;
 }
 
+/** A constant worth showing in a shape: a discriminator's value, not a document. */
+const isShort = (v: unknown) => v === null || typeof v === "number" || typeof v === "boolean" || (typeof v === "string" && v.length <= 100);
 const requiredOf = (b: Json): string[] => (Array.isArray(b.required) ? b.required.filter((n: unknown) => typeof n === "string") : []);
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

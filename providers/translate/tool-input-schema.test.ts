@@ -109,6 +109,13 @@ describe("objectToolSchema: a root union too complex to rewrite is a 400 naming 
     }
   });
 
+  it("a property two branches give differently, nested deeper than the stack can write: a 400, not a 500", () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { not: deep };
+    const p = { type: "object", allOf: [{ properties: { a: deep } }, { properties: { a: { type: "string" } } }] };
+    expect(() => objectToolSchema(p, F)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("nested too deep"), details: { field: F } }));
+  });
+
   it("the review's fan-out (16 deep, 4 wide: 4^16 paths) is merged, each definition once", () => {
     expect(objectToolSchema(fanOut(16, 4), F)).toMatchObject({ type: "object", properties: { a: { type: "string" } } });
   });
