@@ -12,7 +12,9 @@
 // a union is left out (a call's input is never null). A branch that is not an object schema: undefined (the caller's 400).
 // The work is bounded (schema-merge-budget.ts): a branch object (a $ref'd definition's branches among them) is merged
 // once and reused wherever it is reached again, and past a limit SchemaTooComplex is thrown (the caller's 400).
+// A $ref into the removed root combinator (zod-to-json-schema writes them) is kept resolving (schema-root-pointers.ts).
 import { rootRefResolved } from "./schema-root-ref.ts";
+import { rootCombinatorPointersRehomed } from "./schema-root-pointers.ts";
 import { MERGE_LIMITS, newMergeWork, SchemaTooComplex, spend, visitBranch, type MergeWork } from "./schema-merge-budget.ts";
 
 type Json = Record<string, any>;
@@ -33,7 +35,8 @@ export const hasRootCombinator = (schema: Json): boolean => COMBINATORS.some((k)
  * Throws SchemaTooComplex past MERGE_LIMITS; `work` counts what was done.
  */
 export function rootCombinatorsMerged(schema: Json, doc: unknown = schema, work: MergeWork = newMergeWork()): Json | undefined {
-  return merged(schema, { doc, work, memo: new WeakMap(), byRef: new Map(), facts: new WeakMap(), ids: new Map(), made: new WeakMap() }, 0);
+  const out = merged(schema, { doc, work, memo: new WeakMap(), byRef: new Map(), facts: new WeakMap(), ids: new Map(), made: new WeakMap() }, 0);
+  return out && rootCombinatorPointersRehomed(out, doc);
 }
 
 /** One merge's state: the document $refs resolve in, the work done, each branch object's outcome once known. */
