@@ -4,39 +4,20 @@
 // is served and billed whole at the long-context tier. Before, the header went as an HTTP header Bedrock does not
 // read: Claude refused the prompt (the fake does too), and the gateway held and billed it as a 200k-window request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Big from "big.js";
-import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { ledgerRecordOf, postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { at, BETA, BIG, SONNET, startLongContextBedrock } from "./helpers/long-context-bedrock.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("bedrock-converse-beta");
-const SONNET = "anthropic/claude-sonnet-4.5";
-const BETA = "context-1m-2025-08-07";
-const BIG = "y".repeat(1_000_000); // about 250 000 tokens as the fake counts them
 
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  gw = await startTestGateway({
-    providers: {
-      aws: { protocol: "bedrock", bedrock_claude_api: "converse", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, headers: { "Anthropic-Beta": BETA } },
-    },
-    models: {
-      [SONNET]: { type: "language", context_window: 200000, max_tokens: 64000, endpoints: [{ provider: "aws", model: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015", long_context: { above_input_tokens: 200000, input: "0.000006", output: "0.0000225", context_window: 1000000 } } }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)], budget: { usd: "100", period: "month" } } },
-  });
+  ({ bedrock, gw, close } = await startLongContextBedrock(KEY, { bedrock_claude_api: "converse", headers: { "Anthropic-Beta": BETA } }));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
-
-/** What the ledger billed `record`, recomputed at the given per-token prices. */
-const at = (record: { inputTokens: number; outputTokens: number }, input: string, output: string) =>
-  new Big(input).times(record.inputTokens).plus(new Big(output).times(record.outputTokens)).toFixed();
+afterAll(() => close?.());
 
 describe("a Bedrock Converse provider configured with the 1M beta", () => {
   it.each([

@@ -5,34 +5,21 @@
 // forwardClient rule; stream-transcoder sends no client headers with a translated body) its protocol headers do not
 // apply: the beta is not sent and the window stays 200k; a provider's configured beta opens it for every client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { ledgerRecordOf, postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { BETA, BIG, SONNET, startLongContextBedrock } from "./helpers/long-context-bedrock.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("bedrock-client-beta");
-const SONNET = "anthropic/claude-sonnet-4.5";
-const BETA = "context-1m-2025-08-07";
-const BIG = "y".repeat(1_000_000); // about 250 000 tokens as the fake counts them
 const beta = { "anthropic-beta": BETA };
 
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  gw = await startTestGateway({
-    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl } },
-    models: {
-      // Without the beta the gateway holds and bills a call within 200k; with it, within 1M.
-      [SONNET]: { type: "language", context_window: 200000, max_tokens: 64000, endpoints: [{ provider: "aws", model: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015", long_context: { above_input_tokens: 200000, input: "0.000006", output: "0.0000225", context_window: 1000000 } } }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)], budget: { usd: "100", period: "month" } } },
-  });
+  ({ bedrock, gw, close } = await startLongContextBedrock(KEY));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
+afterAll(() => close?.());
 
 const gemini = (body: unknown) => fetch(`${gw.url}/api/v1beta/models/${SONNET}:generateContent`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": KEY, ...beta }, body: JSON.stringify(body) })
   .then(async (res) => ({ status: res.status, text: await res.text(), headers: res.headers }));

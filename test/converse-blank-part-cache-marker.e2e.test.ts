@@ -3,28 +3,20 @@
 // is left out, and its marker — the end of the same prefix — goes to the block kept before it as a cachePoint; with
 // nothing before it in the message, it is named in x-mg-dropped-params. Before, it was lost silently.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
+import { CONVERSE_CLAUDE as CLAUDE, startConverseClaudeGateway } from "./helpers/converse-claude-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("converse-blank-marker");
-const CLAUDE = "test/claude-converse";
 const mark = { type: "ephemeral" };
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  gw = await startTestGateway({
-    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, bedrock_claude_api: "converse" } },
-    models: { [CLAUDE]: { endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ bedrock, gw, close } = await startConverseClaudeGateway(KEY));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
+afterAll(() => close?.());
 
 const chat = (content: unknown[]) => postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, max_tokens: 50, messages: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
 

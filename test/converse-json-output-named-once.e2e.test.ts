@@ -3,27 +3,19 @@
 // refuses a tool name sent twice (the fake does too), so the forced tool names it once and the history's other tools
 // keep their placeholders. Before, toolConfig.tools held json_output twice and the request failed upstream.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { CONVERSE_CLAUDE as CLAUDE, startConverseClaudeGateway } from "./helpers/converse-claude-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("converse-json-once");
-const CLAUDE = "test/claude-converse";
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  gw = await startTestGateway({
-    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, bedrock_claude_api: "converse" } },
-    models: { [CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ bedrock, gw, close } = await startConverseClaudeGateway(KEY));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
+afterAll(() => close?.());
 
 const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 const history = [

@@ -5,11 +5,11 @@
 // kept, for the JSON answer and for a function's parameters alike (Bedrock refuses a tool schema whose root is not an
 // object, as the fake does).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { CONVERSE_CLAUDE as CLAUDE, startConverseClaudeGateway } from "./helpers/converse-claude-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("converse-json");
-const CLAUDE = "test/claude-converse";
 const auth = { authorization: `Bearer ${KEY}` };
 const node = { type: "object", properties: { value: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } }, required: ["value"], title: "Node" };
 const pydantic = { $defs: { Node: node }, $ref: "#/$defs/Node" };
@@ -17,20 +17,12 @@ const resolved = { ...node, $defs: { Node: node } };
 
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  gw = await startTestGateway({
-    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, bedrock_claude_api: "converse" } },
-    models: { [CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ bedrock, gw, close } = await startConverseClaudeGateway(KEY));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
+afterAll(() => close?.());
 
 beforeEach(() => {
   bedrock.failures.length = 0;

@@ -3,39 +3,23 @@
 // does not support oneOf, allOf, or anyOf at the top level"), as the fake now does, which would fail the whole request.
 // The gateway sends one object schema (tool-input-schema.ts), and the model's call reaches the client as made.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_AWS, FAKE_BEDROCK_API_KEY, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { CONVERSE_CLAUDE as CLAUDE, CONVERSE_UPSTREAM as UPSTREAM, startConverseClaudeGateway } from "./helpers/converse-claude-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { SWIPE, TOOL, UNION } from "./helpers/mobile-union-tool.ts";
+import { FAKE_BEDROCK_API_KEY, type FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("converse-tool-root-union");
-const CLAUDE = "test/claude-converse";
-const UPSTREAM = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 const auth = { authorization: `Bearer ${KEY}` };
-
-// mobile-mcp's kind of tool: a zod discriminated union, which serialises to a root oneOf.
-const tap = { type: "object", properties: { action: { const: "tap" }, x: { type: "number" }, y: { type: "number" } }, required: ["action", "x", "y"], additionalProperties: false };
-const swipe = { type: "object", properties: { action: { const: "swipe" }, direction: { type: "string", enum: ["up", "down"] }, distance: { type: "number" } }, required: ["action", "direction"], additionalProperties: false };
-const UNION = { $schema: "http://json-schema.org/draft-07/schema#", oneOf: [tap, swipe] };
-const TOOL = "mobile_action";
-/** What the model calls the tool with: one of the union's shapes, optional property included. */
-const SWIPE = { action: "swipe", direction: "up", distance: 200 };
 
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  bedrock = await startFakeBedrock();
+  ({ bedrock, gw, close } = await startConverseClaudeGateway(KEY));
   bedrock.toolInputs[TOOL] = SWIPE;
-  gw = await startTestGateway({
-    providers: { aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl, bedrock_claude_api: "converse" } },
-    models: { [CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: UPSTREAM, pricing: { input: "0.000003", output: "0.000015" } }] } },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await bedrock?.close();
-});
+afterAll(() => close?.());
 
 const toolBody = (stream: boolean) => ({
   model: CLAUDE, stream, messages: [{ role: "user", content: "swipe up" }], tool_choice: "required",

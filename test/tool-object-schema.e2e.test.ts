@@ -5,12 +5,12 @@
 // tool's `{}`) are sent as an object schema; parameters of another type (a string, an array), which OpenAI and Gemini
 // refuse too, are a 400 naming the client's own field before any call.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { CLAUDE, startAnthropicAndBedrockGateway } from "./helpers/anthropic-and-bedrock-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeAnthropic } from "./upstreams/anthropic.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("tool-object-schema");
-const CLAUDE = "anthropic/claude-sonnet-4.5";
 const LLAMA = "meta/llama-3.3-70b";
 const auth = { authorization: `Bearer ${KEY}` };
 const EMPTY = { type: "object", properties: {} };
@@ -19,26 +19,14 @@ const city = { city: { type: "string" } };
 let anthropic: FakeAnthropic;
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [anthropic, bedrock] = await Promise.all([startFakeAnthropic(), startFakeBedrock()]);
-  gw = await startTestGateway({
-    providers: {
-      ant: { protocol: "anthropic", base_url: anthropic.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
-      aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl },
-    },
-    models: {
-      [CLAUDE]: { type: "language", endpoints: [{ provider: "ant", model: "claude-sonnet-4-5", pricing: { input: "0.000003", output: "0.000015" } }] },
-      [LLAMA]: { type: "language", endpoints: [{ provider: "aws", model: "us.meta.llama3-3-70b-instruct-v1:0", pricing: { input: "0.00000072", output: "0.00000072" } }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  ({ anthropic, bedrock, gw, close } = await startAnthropicAndBedrockGateway(KEY, {
+    [LLAMA]: { type: "language", endpoints: [{ provider: "aws", model: "us.meta.llama3-3-70b-instruct-v1:0", pricing: { input: "0.00000072", output: "0.00000072" } }] },
+  }));
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([anthropic?.close(), bedrock?.close()]);
-});
+afterAll(() => close?.());
 
 const chat = (model: string, parameters: unknown) => postJson(`${gw.baseURL}/chat/completions`, {
   model, messages: [{ role: "user", content: "weather?" }], tools: [{ type: "function", function: { name: "get_weather", ...(parameters === undefined ? {} : { parameters }) } }], tool_choice: "required",

@@ -6,48 +6,29 @@
 // goes the same way. A branch that is no object is a 400 naming the client's field. A Messages client's own tools go
 // to Anthropic as sent (native fidelity, DESIGN §10): Anthropic's 400 is theirs to see.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
-import { FAKE_AWS, startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
+import { CLAUDE, startAnthropicAndBedrockGateway } from "./helpers/anthropic-and-bedrock-gateway.ts";
+import { postJson, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { swipe, SWIPE, tap, TOOL, UNION } from "./helpers/mobile-union-tool.ts";
+import type { FakeAnthropic } from "./upstreams/anthropic.ts";
+import type { FakeBedrock } from "./upstreams/bedrock.ts";
 
 const KEY = testKey("tool-root-union");
-const CLAUDE = "anthropic/claude-sonnet-4.5";
 const BEDROCK_CLAUDE = "aws/claude-sonnet-4.5";
 const auth = { authorization: `Bearer ${KEY}` };
-
-// mobile-mcp's kind of tool: a zod discriminated union, which serialises to a root oneOf.
-const tap = { type: "object", properties: { action: { const: "tap" }, x: { type: "number" }, y: { type: "number" } }, required: ["action", "x", "y"], additionalProperties: false };
-const swipe = { type: "object", properties: { action: { const: "swipe" }, direction: { type: "string", enum: ["up", "down"] }, distance: { type: "number" } }, required: ["action", "direction"], additionalProperties: false };
-const UNION = { $schema: "http://json-schema.org/draft-07/schema#", oneOf: [tap, swipe] };
-const TOOL = "mobile_action";
-/** What the model calls the tool with: one of the union's shapes, optional property included. */
-const SWIPE = { action: "swipe", direction: "up", distance: 200 };
 const ROOT_KEYS = ["oneOf", "anyOf", "allOf"];
 
 let anthropic: FakeAnthropic;
 let bedrock: FakeBedrock;
 let gw: TestGateway;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [anthropic, bedrock] = await Promise.all([startFakeAnthropic(), startFakeBedrock()]);
+  ({ anthropic, bedrock, gw, close } = await startAnthropicAndBedrockGateway(KEY, {
+    [BEDROCK_CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] },
+  }));
   anthropic.script = ({ tools }) => (tools.some((t) => t.name === TOOL) ? { call: { name: TOOL, input: SWIPE } } : undefined);
-  gw = await startTestGateway({
-    providers: {
-      ant: { protocol: "anthropic", base_url: anthropic.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
-      aws: { protocol: "bedrock", region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey, base_url: bedrock.baseUrl },
-    },
-    models: {
-      [CLAUDE]: { type: "language", endpoints: [{ provider: "ant", model: "claude-sonnet-4-5", pricing: { input: "0.000003", output: "0.000015" } }] },
-      [BEDROCK_CLAUDE]: { type: "language", endpoints: [{ provider: "aws", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: { input: "0.000003", output: "0.000015" } }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
 });
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([anthropic?.close(), bedrock?.close()]);
-});
+afterAll(() => close?.());
 
 const chat = (body: Record<string, unknown>, model = CLAUDE) => postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content: "swipe up" }], ...body }, auth);
 const chatTool = (parameters: unknown, model = CLAUDE) => chat({ tools: [{ type: "function", function: { name: TOOL, description: "Act on the phone screen.", parameters } }], tool_choice: "required" }, model);
