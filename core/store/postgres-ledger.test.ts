@@ -123,7 +123,9 @@ describe("Postgres ledger", () => {
     await admin.query("ALTER TABLE mg_ledger_daily RENAME TO mg_away");
     const records = Array.from({ length: 30 }, (_, i) => rec(Date.now() - i * 1000));
     for (const r of records) await ledger.append(r);
-    await new Promise((r) => setTimeout(r, 300));
+    // Until the failed batch has gone to the spool: a fixed 300 ms was too short for a loaded machine (seen: all 30
+    // still in memory).
+    await until(async () => !ledger.status().up && (ledger as any).spool.inMemory.records === 0, 10_000);
     expect(ledger.status()).toMatchObject({ up: false, pending: 30 });
     // They wait on disk only: a long outage costs disk, not memory.
     expect((ledger as any).spool.inMemory).toEqual({ records: 0, bytes: 0 });
