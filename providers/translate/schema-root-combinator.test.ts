@@ -76,3 +76,41 @@ describe("rootCombinatorsMerged: a property several branches give differently is
     expect(() => merge({ type: "object", allOf: [{ properties: { a: deep } }, { properties: { a: { type: "string" } } }] })).toThrow(SchemaTooComplex);
   });
 });
+
+describe("rootCombinatorsMerged: required names and the shapes note are bounded too", () => {
+  const reusedRequired = (n: number, branches: number, kind: "anyOf" | "allOf") => ({
+    type: "object",
+    $defs: { A: { type: "object", required: Array.from({ length: n }, (_, i) => `r${i}`) } },
+    [kind]: Array.from({ length: branches }, () => ({ $ref: "#/$defs/A" })),
+  });
+
+  it.each(["anyOf", "allOf"] as const)("a definition requiring 300,000 names, %s'd by 290 branches: SchemaTooComplex, the names counted in the work (once, not per branch)", (kind) => {
+    const w = work();
+    expect(() => merge(reusedRequired(300_000, 290, kind), w)).toThrow(/more than 10000 keywords, properties and required names/);
+    expect(w.steps).toBeLessThanOrEqual(300_000 + 400);
+  });
+
+  it("a definition requiring 50 names $ref'd by 200 branches: required once, the work counting each name once", () => {
+    for (const kind of ["anyOf", "allOf"] as const) {
+      const w = work();
+      const out = merge(reusedRequired(50, 200, kind), w)!;
+      expect(out.required).toEqual(Array.from({ length: 50 }, (_, i) => `r${i}`));
+      expect(w.steps).toBeLessThan(50 * 200);
+    }
+  });
+
+  it("one definition with long property names $ref'd by 20 branches: the shapes note lists it once and stays under 4 KB, ending in …", () => {
+    const properties = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`p${i}${"x".repeat(60_000)}`, { type: "string" }]));
+    const out = merge({ type: "object", $defs: { A: { type: "object", properties } }, anyOf: Array.from({ length: 20 }, () => ({ $ref: "#/$defs/A" })) })!;
+    expect(out.description.length).toBeLessThanOrEqual(4096);
+    expect(out.description).toMatch(/^At least one of these shapes \(\? = optional\): \{p0x+…$/);
+    expect(Object.keys(out.properties)).toHaveLength(15);
+  });
+
+  it("distinct branches are each listed once in the shapes note, a repeat left out", () => {
+    const tap = { type: "object", properties: { action: { const: "tap" }, x: {} }, required: ["action", "x"] };
+    const swipe = { type: "object", properties: { action: { const: "swipe" }, d: {} }, required: ["action"] };
+    const out = merge({ type: "object", anyOf: [tap, swipe, tap] })!;
+    expect(out.description).toBe('At least one of these shapes (? = optional): {action: "tap", x} | {action: "swipe", d?}');
+  });
+});

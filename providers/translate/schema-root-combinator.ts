@@ -5,7 +5,8 @@
 // - allOf of objects: properties merged (a name two branches give differently: allOf of its schemas), required united;
 // - anyOf / oneOf of objects: properties united (a name several branches give differently: anyOf of its schemas),
 //   required = what every branch requires, and the alternatives said in the schema's description, so the model still
-//   knows which properties go together ({action: "tap", x, y} | {action: "swipe", direction, distance?}).
+//   knows which properties go together ({action: "tap", x, y} | {action: "swipe", direction, distance?}),
+//   each distinct branch once and the note cut at 4 KB (advice to the model, not the schema).
 // A property given differently by several branches (or nested unions) is ONE flat allOf / anyOf of its distinct schemas.
 // The rewrite accepts every input the original did (and some it did not: the description carries the rest).
 // Branches may be $refs into the document, nullable or typeless objects, or combine objects again; a null branch of
@@ -36,7 +37,7 @@ export const hasRootCombinator = (schema: Json): boolean => COMBINATORS.some((k)
  */
 export function rootCombinatorsMerged(schema: Json, doc: unknown = schema, work: MergeWork = newMergeWork()): Json | undefined {
   const out = merged(schema, { doc, work, memo: new WeakMap(), byRef: new Map(), facts: new WeakMap(), ids: new Map(), made: new WeakMap() }, 0);
-  return out && rootCombinatorPointersRehomed(out, doc);
+  return out && rootCombinatorPointersRehomed(out, doc, work);
 }
 
 /** One merge's state: the document $refs resolve in, the work done, each branch object's outcome once known. */
@@ -69,24 +70,28 @@ function merged(schema: Json, run: Run, depth: number): Json | undefined {
     const branches = branchesOf(list, run, depth, true);
     if (!branches) return undefined;
     allInto(out, [union(branches, run)], run);
-    notes.push(`${kind === "oneOf" ? "Exactly one" : "At least one"} of these shapes (? = optional): ${branches.map(shape).join(" | ")}`);
+    notes.push(shapesNote(`${kind === "oneOf" ? "Exactly one" : "At least one"} of these shapes (? = optional): `, branches));
   }
   if (notes.length) out.description = [out.description, ...notes].filter((d) => typeof d === "string" && d).join("\n");
   return out;
 }
 
-/** The branches of a combinator as object schemas without root combinators (their `type` left out); undefined if one is not. */
+/**
+ * The distinct branches of a combinator as object schemas without root combinators (their `type` left out); undefined
+ * if one is not. A definition $ref'd by many branches is one branch: the same constraint twice changes no allOf or
+ * anyOf, and its required names and shape are then read once, not once per $ref.
+ */
 function branchesOf(list: unknown, run: Run, depth: number, skipNull: boolean): Json[] | undefined {
   if (!Array.isArray(list) || !list.length) return undefined;
-  const out: Json[] = [];
+  const out = new Set<Json>();
   for (const raw of list) {
     visitBranch(run.work);
     const b = branchOf(raw, run, depth);
     if (b === "null" && skipNull) continue;
     if (typeof b !== "object") return undefined;
-    out.push(b.object);
+    out.add(b.object);
   }
-  return out.length ? out : undefined;
+  return out.size ? [...out] : undefined;
 }
 
 /** One branch merged, once: the same object reached again (a definition $ref'd from many places) is not merged again. */
@@ -132,16 +137,19 @@ function allInto(into: Json, branches: Json[], run: Run): void {
     }
   };
   collect(into);
-  const required = new Set(requiredOf(into));
+  const required = new Set(requiredCounted(into, run));
   let withProperties = false;
+  let withRequired = false;
   for (const b of branches) {
     withProperties ||= isObj(b.properties);
     collect(b);
-    for (const name of requiredOf(b)) required.add(name);
+    const names = requiredCounted(b, run);
+    withRequired ||= names.length > 0;
+    for (const name of names) required.add(name);
     if (into.additionalProperties === undefined && b.additionalProperties !== undefined) into.additionalProperties = b.additionalProperties;
   }
   if (withProperties) into.properties = propertiesOf(given, "allOf", run);
-  if (branches.some((b) => requiredOf(b).length)) into.required = [...required];
+  if (withRequired) into.required = [...required];
 }
 
 /** One object schema accepting what any branch does: properties united (one flat anyOf each), required by all, closed when all are. */
@@ -156,7 +164,7 @@ function union(branches: Json[], run: Run): Json {
     }
   }
   const out: Json = { properties: propertiesOf(given, "anyOf", run) };
-  const byAll = branches.map((b) => new Set(requiredOf(b)));
+  const byAll = branches.map((b) => new Set(requiredCounted(b, run)));
   const required = [...byAll[0]!].filter((n) => byAll.every((r) => r.has(n)));
   if (required.length) out.required = required;
   if (branches.every((b) => b.additionalProperties === false)) out.additionalProperties = false;
@@ -237,21 +245,56 @@ function idOf(text: string, run: Run): string {
 
 const tooBig = () => new SchemaTooComplex(`its merged properties would be over ${MERGE_LIMITS.bytes} bytes (a schema shared by several branches counted at each use)`);
 
-/** A branch in a line: its title, its properties, a short constant's value shown, an optional one marked with ?. */
-function shape(b: Json): string {
+/**
+ * The note listing the branches' shapes, at most NOTE_MAX characters (cut with "…"): advice to the model, not the
+ * schema, so long property names or many branches must not make the request body grow with them.
+ */
+function shapesNote(lead: string, branches: Json[]): string {
+  let note = lead;
+  for (const [i, b] of branches.entries()) {
+    if (note.length > NOTE_MAX) break;
+    note += (i ? " | " : "") + shape(b, NOTE_MAX - note.length);
+  }
+  if (note.length <= NOTE_MAX) return note;
+  let cut = NOTE_MAX - 1;
+  if (/[\uD800-\uDBFF]/.test(note[cut - 1]!)) cut--; // not half a surrogate pair
+  return `${note.slice(0, cut)}…`;
+}
+const NOTE_MAX = 4096;
+
+/**
+ * A branch in a line: its title, its properties, a short constant's value shown, an optional one marked with ?. Stops
+ * once over `room` characters (the caller cuts it).
+ */
+function shape(b: Json, room: number): string {
   const req = new Set(requiredOf(b));
   const named = new Set<string>();
-  const names = Object.entries(isObj(b.properties) ? b.properties : {}).map(([name, s]) => {
+  const names: string[] = [];
+  let length = 0;
+  const add = (text: string) => {
+    names.push(text);
+    length += text.length + 2;
+  };
+  for (const [name, s] of Object.entries(isObj(b.properties) ? b.properties : {})) {
+    if (length > room) break;
     named.add(name);
     const value = isObj(s) ? (s.const !== undefined ? s.const : Array.isArray(s.enum) && s.enum.length === 1 ? s.enum[0] : undefined) : undefined;
-    if (isShort(value)) return `${name}: ${JSON.stringify(value)}`;
-    return req.has(name) ? name : `${name}?`;
-  });
-  for (const name of req) if (!named.has(name)) names.push(name);
+    if (isShort(value)) add(`${name}: ${JSON.stringify(value)}`);
+    else add(req.has(name) ? name : `${name}?`);
+  }
+  for (const name of req) {
+    if (length > room) break;
+    if (!named.has(name)) add(name);
+  }
   const title = typeof b.title === "string" && b.title ? `${b.title} ` : "";
   return `${title}{${names.join(", ")}}`;
 }
 
 /** A constant worth showing in a shape: a discriminator's value, not a document. */
 const isShort = (v: unknown) => v === null || typeof v === "number" || typeof v === "boolean" || (typeof v === "string" && v.length <= 100);
+/** `b`'s required names, counted in the merge's work before they are read (a client may list a million). */
+function requiredCounted(b: Json, run: Run): string[] {
+  if (Array.isArray(b.required)) spend(run.work, b.required.length);
+  return requiredOf(b);
+}
 const requiredOf = (b: Json): string[] => (Array.isArray(b.required) ? b.required.filter((n: unknown) => typeof n === "string") : []);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localRef } from "./json-pointer.ts";
 import { rootCombinatorsMerged } from "./schema-root-combinator.ts";
+import { MERGE_LIMITS, newMergeWork, SchemaTooComplex } from "./schema-merge-budget.ts";
 import { objectToolSchema } from "./tool-input-schema.ts";
 
 /** Every `$ref` in `schema` (iteratively: a test helper must not be the thing that overflows). */
@@ -49,8 +50,8 @@ describe("rootCombinatorsMerged: a $ref into the removed root combinator still r
     const node = { type: "object", properties: { children: { type: "array", items: { $ref: "#/anyOf/0" } }, leaf: { $ref: "#/$defs/Leaf" } } };
     const schema = { $defs: { Leaf: { type: "string" }, anyOf_0: { type: "null" } }, anyOf: [node, { type: "object", properties: { id: { type: "string" } } }] };
     const out = rootCombinatorsMerged(schema)!;
-    expect(out.properties.children.items).toEqual({ $ref: "#/$defs/anyOf_0_" });
-    expect(out.$defs.anyOf_0_.properties.children.items).toEqual({ $ref: "#/$defs/anyOf_0_" });
+    expect(out.properties.children.items).toEqual({ $ref: "#/$defs/anyOf_0_2" });
+    expect(out.$defs.anyOf_0_2.properties.children.items).toEqual({ $ref: "#/$defs/anyOf_0_2" });
     expect(out.$defs.Leaf).toBe(schema.$defs.Leaf);
     for (const ref of refsOf(out)) expect(localRef(out, ref), ref).toBeDefined();
   });
@@ -60,5 +61,28 @@ describe("rootCombinatorsMerged: a $ref into the removed root combinator still r
     const out = rootCombinatorsMerged(schema)!;
     expect(out.$defs).toBe(schema.$defs);
     expect(out.properties.at).toBe(schema.anyOf[0]!.properties.at);
+  });
+
+  it("2000 pointers whose targets' names clean up alike (CJK $defs names): numbered name_2, name_3..., the schema sent about the size of the client's, each counted in the merge's work", () => {
+    const names = Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + i));
+    const branch = { type: "object", properties: { a: { type: "string" } }, $defs: Object.fromEntries(names.map((n) => [n, {}])) };
+    const schema = { type: "object", anyOf: [branch], $defs: { r: { anyOf: names.map((n) => ({ $ref: `#/anyOf/0/$defs/${n}` })) } } };
+    const work = newMergeWork();
+    const out = rootCombinatorsMerged(schema, schema, work)!;
+    const refs = out.$defs.r.anyOf.map((b: any) => b.$ref);
+    expect(new Set(refs).size).toBe(2000);
+    expect([...refs].sort()).toEqual(["#/$defs/anyOf_0__defs__", ...Array.from({ length: 1999 }, (_, i) => `#/$defs/anyOf_0__defs___${i + 2}`)].sort());
+    for (const ref of refsOf(out)) expect(localRef(out, ref), ref).toEqual({});
+    // Each name grown by one "_" per collision wrote 4 MB.
+    expect(JSON.stringify(out).length).toBeLessThan(3 * JSON.stringify(schema).length);
+    expect(work.steps).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("more pointer targets than the merge's budget: SchemaTooComplex (the caller's 400), not a schema sent", () => {
+    const n = MERGE_LIMITS.steps + 1;
+    const names = Array.from({ length: n }, (_, i) => `d${i}`);
+    const branch = { type: "object", properties: { a: { type: "string" } }, $defs: Object.fromEntries(names.map((x) => [x, {}])) };
+    const schema = { type: "object", anyOf: [branch], $defs: { r: { anyOf: names.map((x) => ({ $ref: `#/anyOf/0/$defs/${x}` })) } } };
+    expect(() => rootCombinatorsMerged(schema)).toThrow(SchemaTooComplex);
   });
 });

@@ -3,9 +3,9 @@
 // "#/anyOf/0/properties/at"}`. Once the root combinator is merged away (schema-root-combinator.ts) such a pointer
 // points at nothing. Each target is kept under the merged schema's $defs and the pointers to it rewritten, so the
 // schema sent resolves as the client's did (a target pointing into the removed combinator again, itself included,
-// rewritten the same way).
+// rewritten the same way). Each target counts in the merge's work (schema-merge-budget.ts).
 import { localRef } from "./json-pointer.ts";
-import { SchemaTooComplex } from "./schema-merge-budget.ts";
+import { newMergeWork, SchemaTooComplex, spend, type MergeWork } from "./schema-merge-budget.ts";
 
 type Json = Record<string, any>;
 const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
@@ -14,10 +14,12 @@ const INTO_ROOT_COMBINATOR = /^#\/(allOf|anyOf|oneOf)(\/|$)/;
 const ANY_INTO_ROOT_COMBINATOR = /"#\/(allOf|anyOf|oneOf)(\/|")/;
 
 /** `merged` (the schema `doc` became) with its pointers into `doc`'s root allOf/anyOf/oneOf moved to `$defs`. */
-export function rootCombinatorPointersRehomed(merged: Json, doc: unknown): Json {
+export function rootCombinatorPointersRehomed(merged: Json, doc: unknown, work: MergeWork = newMergeWork()): Json {
   if (!ANY_INTO_ROOT_COMBINATOR.test(jsonOf(doc))) return merged;
   if (merged.$defs !== undefined && !isObj(merged.$defs)) return merged;
   const taken = new Set(Object.keys(merged.$defs ?? {}));
+  // The next number to try per name: many targets cleaning up to one name (CJK names) are numbered, not searched anew.
+  const next = new Map<string, number>();
   const moved = new Map<string, string>();
   const targets: [string, unknown][] = [];
   const rehomed = (ref: string): string | undefined => {
@@ -26,8 +28,13 @@ export function rootCombinatorPointersRehomed(merged: Json, doc: unknown): Json 
     if (known) return known;
     const target = localRef(doc, ref);
     if (target === undefined) return undefined;
-    let name = ref.slice(2).replace(/[^A-Za-z0-9_]/g, "_");
-    while (taken.has(name)) name += "_";
+    spend(work, 1);
+    const base = ref.slice(2).replace(/[^A-Za-z0-9_]/g, "_");
+    let name = base;
+    for (let n = next.get(base) ?? 2; taken.has(name); n++) {
+      name = `${base}_${n}`;
+      next.set(base, n + 1);
+    }
     taken.add(name);
     moved.set(ref, `#/$defs/${name}`);
     targets.push([name, target]);
