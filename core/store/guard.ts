@@ -1,5 +1,6 @@
-// The store as requests see it: every call bounded by store.timeout_ms, and a store that fails or does not answer
-// is marked unavailable at once — later calls do not wait on it; requests get 503 STORE_UNAVAILABLE with
+// The store as requests see it: every call bounded by store.timeout_ms. A store that fails is marked unavailable at
+// once; one that only did not answer in time is probed first (a longer bound) and marked so if the probe fails too.
+// While unavailable, later calls do not wait on it; requests get 503 STORE_UNAVAILABLE with
 // Retry-After, or the policy's fail_open fallback (store.when_unavailable) — until a probe (a write) succeeds.
 // Nothing answered is lost meanwhile: a ledger record the store cannot take goes to the local spool (fsync'd before
 // the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
