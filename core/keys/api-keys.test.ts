@@ -260,9 +260,12 @@ describe("ApiKeys when the store loses keys", () => {
   });
 });
 
-describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () => {
-  const SKEW_MS = 10 * 60_000;
-  const PREFIX = "skew:";
+/**
+ * A real redis-server for one describe block (started before its tests, stopped after), connections to it, and
+ * replicas on it: each with its own connection, manual refreshes only (key_refresh_ms a minute, so it stays in step),
+ * its clock `skewMs` off.
+ */
+function onRealRedis(prefix: string) {
   let redis: TestRedis;
   const conns: Redis[] = [];
   beforeAll(async () => {
@@ -278,12 +281,18 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
     return c;
   };
   const logs = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
-  /** A replica with its own connection; manual refreshes only (key_refresh_ms a minute, so it stays in step). */
-  const replica = (skewMs: number) => {
+  const replica = (skewMs = 0) => {
     const log = logs();
-    const keys = new ApiKeys(new RedisApiKeyStore(conn(), PREFIX), { refreshMs: () => 60_000, log: log as unknown as Logger, now: () => Date.now() + skewMs });
+    const keys = new ApiKeys(new RedisApiKeyStore(conn(), prefix), { refreshMs: () => 60_000, log: log as unknown as Logger, now: () => Date.now() + skewMs });
     return { log, keys, close: () => keys.close() };
   };
+  return { conn, logs, replica };
+}
+
+describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () => {
+  const SKEW_MS = 10 * 60_000;
+  const PREFIX = "skew:";
+  const { conn, logs, replica } = onRealRedis(PREFIX);
   const rpmInRedis = async (raw: Redis, sha: string) => JSON.parse((await raw.hget(`${PREFIX}apikey:${sha}`, "rateLimits")) ?? "null")?.rpm;
 
   it("two concurrent PATCHes: the last write stands on every replica, the fast replica writes nothing back", async () => {
@@ -417,25 +426,7 @@ describe("ApiKeys on one real Redis, one replica's clock 10 minutes fast", () =>
 // the key made through it stayed lost until the full reload a minute later, refused or let in by every other replica.
 describe("ApiKeys on a real Redis put back to the version the replica last polled", () => {
   const PREFIX = "own:";
-  let redis: TestRedis;
-  const conns: Redis[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    for (const c of conns) c.disconnect();
-    await redis?.stop();
-  });
-  const conn = () => {
-    const c = new Redis(redis.url);
-    conns.push(c);
-    return c;
-  };
-  const logs = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() });
-  const replica = () => {
-    const log = logs();
-    return { log, keys: new ApiKeys(new RedisApiKeyStore(conn(), PREFIX), { refreshMs: () => 60_000, log: log as unknown as Logger }) };
-  };
+  const { conn, replica } = onRealRedis(PREFIX);
 
   it("a key revoked and a key created through the replica since its last poll are written back at its next poll, and again if Redis loses that too", async () => {
     const raw = conn();
