@@ -3,7 +3,8 @@
 // with text_delta per word, tool_use with an empty first input_json_delta and small fragments), cumulative
 // message_delta usage, message_stop; Anthropic's error envelope; in-band `error` events on request. The web_search
 // server tool searches (server_tool_use + web_search_tool_result blocks) up to its max_uses, counted in
-// usage.server_tool_use.web_search_requests.
+// usage.server_tool_use.web_search_requests. Offered json_output beside other tools with tool_choice any (the gateway's
+// JSON mode beside tools), it calls the other tools first and answers through json_output after their results.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
@@ -132,7 +133,15 @@ function plan(body: any, text = TEXT, script?: AgentScript, thinking = THOUGHT):
     blocks.push({ type: "text", text: SEARCHED, citations: [{ type: "web_search_result_location", url: "https://example.com/0", title: "Result 0", encrypted_index: "Eo8BCioIAhgBIiQ", cited_text: "The gateway shipped." }] });
     return { blocks, stop: "end_turn", searches };
   }
-  const tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
+  let tools = (body.tools ?? []).filter((t: any) => !t.type || t.type === "custom");
+  // JSON beside tools (the gateway's json_output offered with the client's own, a call forced): the model calls the
+  // client's tools first, and once their results are back answers through json_output.
+  const json = tools.length > 1 && body.tool_choice?.type === "any" ? tools.find((t: any) => t.name === "json_output") : undefined;
+  if (json && hasToolResult(body)) {
+    blocks.push({ type: "tool_use", id: `toolu_json${randomBytes(6).toString("hex")}`, name: json.name, input: sampleFor(json.input_schema), caller: { type: "direct" } });
+    return { blocks, stop: "tool_use", searches };
+  }
+  if (json) tools = tools.filter((t: any) => t !== json);
   if (tools.length && body.tool_choice?.type !== "none" && !hasToolResult(body)) {
     const forced = body.tool_choice?.type === "tool" ? tools.filter((t: any) => t.name === body.tool_choice.name) : tools;
     const n = body.tool_choice?.disable_parallel_tool_use ? 1 : Math.min(2, forced.length);

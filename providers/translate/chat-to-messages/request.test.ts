@@ -61,7 +61,6 @@ describe("chat request -> messages request", () => {
   it("drops what Anthropic ignores and says so; refuses what it cannot honour", () => {
     expect(tr({ messages: [{ role: "user", content: "x" }], seed: 1, presence_penalty: 0.5 }).dropped).toEqual(["seed", "presence_penalty"]);
     expect(() => tr({ messages: [{ role: "user", content: "x" }], n: 3 })).toThrow(expect.objectContaining({ status: 400, details: { field: "n" } }));
-    expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" }, tools: [{ type: "function", function: { name: "f" } }] })).toThrow(expect.objectContaining({ details: { field: "response_format" } }));
     expect(() => tr({ messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "a", schema: { type: "array" } } } })).toThrow(expect.objectContaining({ details: { field: "response_format.json_schema.schema" } }));
     expect(() => tr({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,AA" } }] }] })).toThrow(expect.objectContaining({ details: { field: "messages[0].content[0].image_url.url" } }));
   });
@@ -201,6 +200,47 @@ describe("chat request -> messages request", () => {
     expect(t.jsonTool).toBe("json_output");
     expect(t.body.tools).toEqual([{ name: "json_output", description: expect.any(String), input_schema: schema }]);
     expect(t.body.tool_choice).toEqual({ type: "tool", name: "json_output" });
+  });
+
+  it("JSON beside the client's tools: their tools and json_output are sent, and the model must call one of them", () => {
+    const hi = [{ role: "user", content: "weather in Paris, as JSON" }];
+    const schema = { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] };
+    const mark = { type: "ephemeral" };
+    const tools = [{ type: "function", function: { name: "get_weather", description: "d", parameters: { type: "object", properties: { city: { type: "string" } } } }, cache_control: mark }];
+    const rf = { type: "json_schema", json_schema: { name: "report", description: "The report.", schema } };
+    const t = tr({ messages: hi, tools, response_format: rf });
+    expect(t.jsonTool).toBe("json_output");
+    expect(t.body.tools).toEqual([
+      { name: "get_weather", description: "d", input_schema: { type: "object", properties: { city: { type: "string" } } }, cache_control: mark },
+      { name: "json_output", description: "The report.", input_schema: schema },
+    ]);
+    expect(t.body.tool_choice).toEqual({ type: "any" });
+    expect(t.dropped).toEqual([]); // the marker stays on the client's tool
+    // auto and required alike; parallel_tool_calls: false still allows one call; json_object gives an object schema.
+    expect(tr({ messages: hi, tools, tool_choice: "auto", response_format: rf }).body.tool_choice).toEqual({ type: "any" });
+    const one = tr({ messages: hi, tools, tool_choice: "required", parallel_tool_calls: false, response_format: { type: "json_object" } }).body;
+    expect(one.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
+    expect((one.tools as any[])[1]).toEqual({ name: "json_output", description: expect.any(String), input_schema: { type: "object" } });
+    // A forced function keeps its force (json_output is there for the turn after).
+    const forced = tr({ messages: hi, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, parallel_tool_calls: false, response_format: rf }).body;
+    expect(forced.tool_choice).toEqual({ type: "tool", name: "get_weather", disable_parallel_tool_use: true });
+    expect((forced.tools as any[]).map((x) => x.name)).toEqual(["get_weather", "json_output"]);
+  });
+
+  it("JSON beside tools turns thinking off as JSON mode alone does (Anthropic refuses it with a forced tool_choice), its knob named", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } }];
+    const t = tr({ messages: [{ role: "user", content: "x" }], tools, response_format: { type: "json_object" }, reasoning_effort: "high", max_completion_tokens: 5000 });
+    expect(t.body.tool_choice).toEqual({ type: "any" });
+    expect(t.body.thinking).toBeUndefined();
+    expect(t.body.max_tokens).toBe(5000);
+    expect(t.dropped).toEqual(["reasoning_effort"]);
+  });
+
+  it("JSON beside a client tool named json_output is a 400 naming tools, not a silent clash", () => {
+    const tools = [{ type: "function", function: { name: "json_output", parameters: { type: "object", properties: {} } } }];
+    expect(() => tr({ messages: [{ role: "user", content: "x" }], tools, response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ status: 400, details: { field: "tools" } }));
+    // With tool_choice none the client's tools are not sent beside it: no clash.
+    expect((tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "none", response_format: { type: "json_object" } }).body.tools as any[]).map((x) => x.name)).toEqual(["json_output"]);
   });
 
   it("with tool_choice none, the client's tools give way to the forced tool: a cache marker on one of them is named, not lost silently", () => {

@@ -1,7 +1,8 @@
 // Chat completions request -> Anthropic Messages request (reference §3.1–3.5, §3.8).
 // Choices: n>1, logprobs, audio input/output and file ids cannot be honoured by a messages upstream and get a 400
 // naming the field; seed, logit_bias and the penalties are dropped and reported. A JSON response_format becomes one
-// forced tool (JSON_TOOL) whose input is the answer; the response translators turn it back into message content.
+// tool (JSON_TOOL) whose input is the answer, forced alone or, beside the client's tools, one of the tools the model
+// must call; the response translators turn its input back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { DEFAULT_MESSAGES_MAX_TOKENS, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
@@ -19,7 +20,7 @@ export interface Translated<T> {
   body: T;
   /** Known request fields the target ignores (reported in x-mg-dropped-params). */
   dropped: string[];
-  /** Set when response_format asked for JSON: the forced tool whose input is the answer. */
+  /** Set when response_format asked for JSON: the tool whose input is the answer (never a tool call to the client). */
   jsonTool?: string;
 }
 
@@ -40,8 +41,10 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
   if (body.audio) throw invalidRequest("audio output is not supported by this model's provider", "audio");
   const rf = body.response_format;
   const jsonMode = rf?.type === "json_object" || rf?.type === "json_schema";
-  if (jsonMode && Array.isArray(body.tools) && body.tools.length && body.tool_choice !== "none") {
-    throw invalidRequest("response_format together with tools is not supported by this model's provider", "response_format");
+  // JSON beside the client's tools: they are sent with JSON_TOOL, so none of theirs may take its name.
+  const besideTools = jsonMode && Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none";
+  if (besideTools && body.tools.some((t: any) => t.function?.name === JSON_TOOL)) {
+    throw invalidRequest(`a tool named ${JSON_TOOL} cannot go beside response_format on this model's provider: the JSON answer comes through a tool of that name`, "tools");
   }
   // The forced tool's input_schema, as a function's parameters are sent (tool-input-schema.ts): a root $ref read as
   // its object, no type or ["object", "null"] as an object, a root anyOf/oneOf/allOf of objects merged into one.
@@ -99,16 +102,26 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
     // The forced tool is not constrained decoding: a strict schema is followed as closely as the model does, not enforced.
     if (rf.json_schema?.strict === true) dropped.push("response_format.json_schema.strict");
     const description = rf.json_schema?.description ?? "Give the final answer as this tool's input, matching its schema.";
-    // The forced tool replaces the client's (tool_choice "none" lets them come): a cache marker on one is lost, named.
-    if (tools.some((t: any) => t.cache_control) && !dropped.includes("cache_control")) dropped.push("cache_control");
-    out.tools = [{ name: JSON_TOOL, description, input_schema: schema }];
-    out.tool_choice = { type: "tool", name: JSON_TOOL };
+    const jsonTool = { name: JSON_TOOL, description, input_schema: schema };
+    if (besideTools) {
+      // Last, so the client's tools (and a cache marker on them) keep their prefix. "any" makes the model call one of
+      // the client's tools or answer through JSON_TOOL, never in prose; a client's forced function keeps its force,
+      // and disable_parallel_tool_use stays as parallel_tool_calls set it.
+      out.tools = [...(out.tools as unknown[]), jsonTool];
+      const choice = out.tool_choice as Record<string, unknown> | undefined;
+      if (choice?.type !== "tool") out.tool_choice = { ...choice, type: "any" };
+    } else {
+      // The forced tool replaces the client's (tool_choice "none" lets them come): a cache marker on one is lost, named.
+      if (tools.some((t: any) => t.cache_control) && !dropped.includes("cache_control")) dropped.push("cache_control");
+      out.tools = [jsonTool];
+      out.tool_choice = { type: "tool", name: JSON_TOOL };
+    }
   }
 
   // Thinking asked for is turned off, its knob named, when it cannot be honoured with the rest of the request:
   // - a client limit too small for Anthropic's minimum budget (outputAsk sent none: the limit holds the reasoning);
-  // - a forced tool or JSON mode: Anthropic refuses forced tool use with thinking, and the force is what the client
-  //   relies on (responses.parse, a tool it must get), so it wins over the reasoning;
+  // - a forced tool or JSON mode (alone or beside tools, both forced): Anthropic refuses forced tool use with thinking,
+  //   and the force is what the client relies on (responses.parse, a tool it must get), so it wins over the reasoning;
   // - a tool loop whose turn came back without its thinking (see replay.ts).
   // The limit is then the client's own (or the model's): no budget is added to it.
   const tc = out.tool_choice as { type: string } | undefined;
