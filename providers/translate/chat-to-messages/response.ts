@@ -16,7 +16,7 @@ const FINISH: Record<string, string> = {
 
 export const finishReasonOf = (stop: string | null | undefined): string => (stop && FINISH[stop]) || "stop";
 
-/** `jsonTool`: the forced tool standing in for response_format (its input is the JSON answer). */
+/** `jsonTool`: the tool standing in for response_format (its input is the JSON answer, never a tool call). */
 export function messagesToChatResponse(msg: any, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
   let text = "";
   let reasoning = "";
@@ -31,7 +31,8 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
     else if (b.type === "tool_use" && jsonTool && b.name === jsonTool) continue;
     else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
   }
-  // JSON mode: the forced tool's input is the whole answer (any preamble text would make it invalid JSON).
+  // JSON mode: the tool's input is the whole answer (any preamble text would make it invalid JSON); the first one if
+  // called twice, as the stream does. Beside it, the client's own calls stay tool_calls, and finish_reason says so.
   const json = jsonTool ? (msg.content ?? []).find((b: any) => b.type === "tool_use" && b.name === jsonTool) : undefined;
   if (json) text = JSON.stringify(json.input ?? {});
   const refusal = msg.stop_reason === "refusal" && msg.stop_details?.explanation ? String(msg.stop_details.explanation) : null;

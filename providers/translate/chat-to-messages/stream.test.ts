@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MessagesToChatStream } from "./stream.ts";
+import { messagesToChatResponse } from "./response.ts";
 
 const ev = (type: string, payload: Record<string, unknown> = {}) => ({ event: type, data: JSON.stringify({ type, ...payload }) });
 
@@ -158,5 +159,55 @@ describe("messages events -> chat chunks", () => {
     expect(out.map((c) => c.delta.content ?? "").join("")).toBe("{\"a\":1}");
     expect(out.some((c) => c.delta.tool_calls)).toBe(false);
     expect(out.at(-1).finish_reason).toBe("stop");
+  });
+});
+
+describe("JSON beside tools: a stream says what the JSON answer says", () => {
+  /** An Anthropic message as the events that stream it (tool inputs in small input_json_delta pieces). */
+  const eventsOf = (msg: any) => [
+    ev("message_start", { message: { id: msg.id, model: msg.model, usage: { ...msg.usage, output_tokens: 1 } } }),
+    ...msg.content.flatMap((b: any, index: number) => {
+      if (b.type === "text") return [ev("content_block_start", { index, content_block: { type: "text", text: "" } }), ev("content_block_delta", { index, delta: { type: "text_delta", text: b.text } }), ev("content_block_stop", { index })];
+      const json = JSON.stringify(b.input);
+      const pieces = Array.from({ length: Math.ceil(json.length / 4) }, (_, k) => json.slice(k * 4, k * 4 + 4));
+      return [
+        ev("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }),
+        ...pieces.map((p) => ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } })),
+        ev("content_block_stop", { index }),
+      ];
+    }),
+    ev("message_delta", { delta: { stop_reason: msg.stop_reason }, usage: { output_tokens: msg.usage.output_tokens } }),
+    ev("message_stop"),
+  ];
+  /** The chat chunks folded as a client does: content joined, tool calls by index, the finish reason. */
+  const folded = (msg: any) => {
+    const t = new MessagesToChatStream({ includeUsage: false, provider: "p", jsonTool: "json_output" });
+    const chunks = eventsOf(msg).flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+    const calls: any[] = [];
+    for (const c of chunks) {
+      for (const tc of c.delta.tool_calls ?? []) {
+        calls[tc.index] ??= { id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } };
+        calls[tc.index].function.arguments += tc.function.arguments;
+      }
+    }
+    const content = chunks.map((c) => c.delta.content ?? "").join("");
+    return { content: content || null, tool_calls: calls.length ? calls : undefined, finish_reason: chunks.at(-1).finish_reason };
+  };
+  const answer = (content: unknown[]) => ({ id: "msg_1", model: "claude-x", content, stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 7 } });
+  const call = { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } };
+  const json = (input: unknown) => ({ type: "tool_use", id: "toolu_j", name: "json_output", input });
+
+  it.each([
+    ["a client tool call alone", [call], { content: null, calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output alone", [json({ summary: "sunny" })], { content: "{\"summary\":\"sunny\"}", calls: [], finish: "stop" }],
+    ["json_output after a client tool call", [call, json({ summary: "sunny" })], { content: "{\"summary\":\"sunny\"}", calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output before a client tool call (index counted without it)", [json({ a: 1 }), call], { content: "{\"a\":1}", calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output called twice: the first is the answer", [json({ a: 1 }), json({ a: 2 })], { content: "{\"a\":1}", calls: [], finish: "stop" }],
+  ])("%s", (_, content, want) => {
+    const msg = answer(content);
+    const chat: any = messagesToChatResponse(msg, 1, "json_output");
+    const m = chat.choices[0].message;
+    expect({ content: m.content, calls: (m.tool_calls ?? []).map((c: any) => c.function.name), finish: chat.choices[0].finish_reason }).toEqual(want);
+    expect(folded(msg)).toEqual({ content: m.content, tool_calls: m.tool_calls, finish_reason: chat.choices[0].finish_reason });
   });
 });

@@ -30,7 +30,8 @@ export class MessagesToChatStream {
   private readonly withInput = new Set<number>();
   private usage: Record<string, any> = {};
   private stopReason: string | null = null;
-  /** Block index of the response_format tool, whose JSON fragments are streamed as content. */
+  /** Block index of the response_format tool, whose JSON fragments are streamed as content (the other tool_use blocks,
+   * beside it, stay tool calls indexed without it). */
   private jsonBlock = -1;
   /** The open thinking block (its text is kept until content_block_stop, to send the signed block whole). */
   private thinkingBlock = -1;
@@ -80,7 +81,9 @@ export class MessagesToChatStream {
       case "content_block_start": {
         const b = e.content_block;
         if (b?.type === "tool_use" && this.opts.jsonTool && b.name === this.opts.jsonTool) {
-          this.jsonBlock = e.index;
+          // The first such block is the answer, as in the non-streaming one: a second would make the content two JSON
+          // texts in a row (its pieces go nowhere: neither the JSON block nor a tool call).
+          if (this.jsonBlock === -1) this.jsonBlock = e.index;
           return [];
         }
         if (b?.type === "tool_use") {
