@@ -70,6 +70,8 @@ describe("a Responses stream past server.upstream_limits.answer_bytes", () => {
       const [failed, error] = events.slice(-2);
       expect(failed!.event).toBe("response.failed");
       expect(failed!.data.response.status).toBe("failed");
+      // A code Codex CLI stops on (a server_error it sent again five times, each run upstream again), the gateway's code named.
+      expect(failed!.data.response.error).toEqual({ code: "invalid_prompt", message: expect.stringContaining("UPSTREAM_ERROR answer_too_large") });
       expect(error!.event).toBe("error");
       expect(error!.data.error).toMatchObject({ code: "UPSTREAM_ERROR", details: { reason: "answer_too_large", limit_bytes: BOUND, setting: SETTING } });
       expect(error!.data.message).toContain(`larger than ${BOUND} bytes`);

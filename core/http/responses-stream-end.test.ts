@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
-import { GatewayError } from "../errors.ts";
+import { DO_NOT_RETRY, GatewayError } from "../errors.ts";
 
 const ev = (type: string, payload: Record<string, unknown>, seq: number) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq, ...payload }) });
 const RESPONSE = { id: "resp_1", object: "response", status: "in_progress", model: "m", output: [] };
@@ -38,7 +38,14 @@ describe("ResponsesStreamEnd", () => {
 
   it("an upstream's rate limit or fault gets OpenAI's code", () => {
     expect(dataOf(begun().failed(new GatewayError(429, "RATE_LIMITED", "slow down"))!.text).response.error.code).toBe("rate_limit_exceeded");
-    expect(dataOf(begun().failed(new GatewayError(502, "UPSTREAM_ERROR", "too big"))!.text).response.error.code).toBe("server_error");
+    expect(dataOf(begun().failed(new GatewayError(504, "UPSTREAM_TIMEOUT", "too slow", { retryable: true }))!.text).response.error.code).toBe("server_error");
+  });
+
+  it("a 5xx no retry can change (x-should-retry: false elsewhere) is invalid_prompt, which Codex CLI does not send again; the message names the gateway's code", () => {
+    const tooLarge = new GatewayError(502, "UPSTREAM_ERROR", "Provider up streamed an answer larger than 10 bytes", { headers: DO_NOT_RETRY, details: { reason: "answer_too_large" } });
+    const { error } = dataOf(begun().failed(tooLarge)!.text).response;
+    expect(error.code).toBe("invalid_prompt");
+    expect(error.message).toMatch(/^Provider up streamed an answer larger than 10 bytes \(UPSTREAM_ERROR answer_too_large; not retryable/);
   });
 
   it("adds nothing to a stream that already ended or never began a response", () => {

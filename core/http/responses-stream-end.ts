@@ -8,23 +8,13 @@
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
 import { ResponseSoFar } from "../responses/response-so-far.ts";
+import { failedResponseError } from "../responses/failed-error.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
 /** The event's type: its `event:` name, else the JSON's leading `type`. */
 function typeOf(ev: SseEvent): string | undefined {
   return ev.event ?? /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(ev.data)?.[1];
-}
-
-/**
- * The failed response's error code, one of OpenAI's: a refusal that asking again cannot change (a guardrail block, a
- * moderation refusal: 4xx) is `invalid_prompt`, which Codex CLI shows without sending the request again (any other
- * code it retries, five times, each billed); a rate limit and a fault of the gateway's or an upstream's are what they
- * are. The gateway's own code (GUARDRAIL_BLOCKED, ...) is in the `error` event that follows.
- */
-function failedCode(err: GatewayError): string {
-  if (err.status === 429) return "rate_limit_exceeded";
-  return err.status >= 500 ? "server_error" : "invalid_prompt";
 }
 
 export class ResponsesStreamEnd {
@@ -55,7 +45,10 @@ export class ResponsesStreamEnd {
     if (this.ended || !this.soFar.begun) return undefined;
     this.ended = true;
     const seq = this.nextSequence();
-    const ev = this.soFar.failed(seq, failedCode(err), err.message);
+    // The code a client decides on (invalid_prompt for a failure no retry changes: failed-error.ts); the gateway's own
+    // code (GUARDRAIL_BLOCKED, UPSTREAM_ERROR...) is in the `error` event that follows.
+    const { code, message } = failedResponseError(err);
+    const ev = this.soFar.failed(seq, code, message);
     return { text: `event: response.failed\ndata: ${ev.data}\n\n`, errorSequence: seq === undefined ? undefined : seq + 1 };
   }
 }

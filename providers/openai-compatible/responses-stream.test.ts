@@ -175,6 +175,10 @@ describe("relayResponsesBody: the answer relayed is bounded (server.upstream_lim
     expect(out.at(-1)!.event).toBe("response.failed");
     expect(failure).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", details: { provider: "up", reason: "answer_too_large", limit_bytes: limit, setting: "server.upstream_limits.answer_bytes" } });
     expect(failure.message).toContain("server.upstream_limits.answer_bytes");
+    // A code Codex CLI stops on (it sends a server_error's request again, five times, each cut the same way), the
+    // message still saying what happened and naming the gateway's code.
+    expect(JSON.parse(out.at(-1)!.data).response.error).toEqual({ code: "invalid_prompt", message: expect.stringContaining(failure.message) });
+    expect(JSON.parse(out.at(-1)!.data).response.error.message).toContain("UPSTREAM_ERROR answer_too_large");
   });
 
   it("within the bound, relayed whole: a finished item counts once (its deltas are in its output_item.done)", async () => {

@@ -18,6 +18,7 @@ import { releaseBody, transportError } from "../http.ts";
 import { isOutOfCredit } from "../out-of-credit.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { ResponseSoFar } from "../../core/responses/response-so-far.ts";
+import { failedResponseError } from "../../core/responses/failed-error.ts";
 import { RelayedAnswer } from "./responses-answer-size.ts";
 import { AnswerBound } from "../answer-bound.ts";
 
@@ -142,8 +143,8 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
   // The client saw the response begin: it ends as a translated stream does, response.failed with the output so far,
   // then the gateway's error event numbered after it. (Not after the upstream's own `error`, nor for a client gone.)
   if (opening.begun && !errored && !signal.aborted) {
-    const failure = cut as { status?: number; message?: string };
-    last = soFar.failed(sequenceAfter(last), failure.status === 429 ? "rate_limit_exceeded" : "server_error", failure.message ?? "upstream failure");
+    const { code, message } = failedResponseError(cut);
+    last = soFar.failed(sequenceAfter(last), code, message);
     yield last;
   }
   throw continuing(cut, last);

@@ -343,6 +343,9 @@ describe("the answer a stream builds up is bounded (server.upstream_limits.answe
     expect(last.type).toBe("response.failed");
     expect(last.response.output.map((o: any) => o.type)).toEqual(["reasoning", "message", "function_call"]);
     expect(last.response.output[2]).toMatchObject({ arguments: "{\"a\":", status: "incomplete" });
+    // A code Codex CLI stops on (a server_error it sends again, five times, each cut the same way), the gateway's code named.
+    expect(last.response.error).toEqual({ code: "invalid_prompt", message: expect.stringContaining(failure.message) });
+    expect(last.response.error.message).toContain("UPSTREAM_ERROR answer_too_large");
   });
 
   it("logprobs count at their JSON size, not the chunk's: an answer whose text and logprobs fit is served whole, one past them is cut", async () => {

@@ -19,6 +19,7 @@
 // failure after response.created is a response.failed event before the error event.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { failedResponseError } from "../../../core/responses/failed-error.ts";
 import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
 import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
@@ -311,8 +312,7 @@ export class ChatToResponsesStream {
     if (!this.response || this.done) return [];
     this.done = true;
     const out: SseEvent[] = [];
-    const e = err as { status?: number; message?: string };
-    const code = e?.status === 429 ? "rate_limit_exceeded" : "server_error";
+    const { code, message } = failedResponseError(err);
     // The item open when the upstream failed is in the output as far as it got, status incomplete.
     const o = this.open;
     const output = [...this.response.output];
@@ -320,7 +320,7 @@ export class ChatToResponsesStream {
     if (o?.kind === "message") this.keep(o.index, { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] }, output, indexes);
     else if (o?.kind === "reasoning") this.keep(o.index, reasoningItem(o.id, o.text.toString(), o.details, this.ctx, o.field) ?? { type: "reasoning", id: o.id, summary: [] }, output, indexes);
     for (const c of this.openCalls) this.keep(c.index, { type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" }, output, indexes);
-    this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message: e?.message ?? "upstream failure" }, output, usage: responsesUsage(this.usage) }, out);
+    this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message }, output, usage: responsesUsage(this.usage) }, out);
     return out;
   }
 
