@@ -103,4 +103,18 @@ describe("fake Bedrock authentication", () => {
     const r = await send(PATH, await signed(PATH, signer(), body), body);
     expect([r.status, String(r.type).split(":")[0], r.json.message]).toEqual([400, "ValidationException", "The toolConfig field must be defined when using toolUse and toolResult content blocks."]);
   });
+
+  it("Converse outputConfig: the documented shape (schema a JSON string) is answered with JSON text; the schema as an object, another type or two structures are a ValidationException", async () => {
+    const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false };
+    const ask = (outputConfig: unknown) => send(PATH, { "content-type": "application/json", authorization: `Bearer ${FAKE_BEDROCK_API_KEY}` }, JSON.stringify({ messages: [{ role: "user", content: [{ text: "x" }] }], outputConfig }));
+    const textFormat = (jsonSchema: unknown, extra: Record<string, unknown> = {}) => ({ textFormat: { type: "json_schema", structure: { jsonSchema }, ...extra } });
+    const ok = await ask(textFormat({ schema: JSON.stringify(schema), name: "count", description: "The count." }));
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.json.output.message.content[0].text)).toEqual({ n: 4 });
+    for (const bad of [textFormat({ schema }), textFormat({ schema: "not json" }), { textFormat: { type: "json_object", structure: { jsonSchema: { schema: "{}" } } } }, { textFormat: { type: "json_schema", structure: { jsonSchema: { schema: "{}" }, other: {} } } }, { format: {} }]) {
+      const r = await ask(bad);
+      expect([r.status, String(r.type).split(":")[0]], JSON.stringify(bad)).toEqual([400, "ValidationException"]);
+    }
+    expect((await ask(textFormat({ schema }))).json.message).toContain("jsonSchema/schema: expected type: String, found: JSONObject");
+  });
 });

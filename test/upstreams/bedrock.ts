@@ -3,13 +3,15 @@
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
 //   empty tools, a tool's inputSchema.json an object schema (to Claude with no oneOf/anyOf/allOf at its root, Claude's
-//   refusal relayed), no tool name twice, no unknown top-level keys), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
+//   refusal relayed), no tool name twice, no unknown top-level keys, outputConfig.textFormat as the API types it: the
+//   json_schema type, one structure member, the schema a JSON string), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
 //   model/stream, Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
 //   tokens unless additionalModelRequestFields.anthropic_beta names a context-1m-* beta (Bedrock reads no beta header);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
-//   the `p` padding field; scripted failures: HTTP errors (ThrottlingException…), an exception frame mid-stream,
+//   the `p` padding field; a Converse answer asked for outputConfig.textFormat is text matching the schema, a model
+//   made to call a tool (toolChoice any) calls one without text first; the tools called can be scripted; scripted failures: HTTP errors (ThrottlingException…), an exception frame mid-stream,
 //   a corrupted frame (bad CRC), a well-formed frame of a given size (past the gateway's event bound).
 import type { ServerResponse } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
@@ -18,7 +20,7 @@ import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
 import { blankTextError, toolSchemaError } from "./anthropic-checks.ts";
-import { toolInput } from "./schema-sample.ts";
+import { sampleFor, toolInput } from "./schema-sample.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
 export const FAKE_BEDROCK_API_KEY = "bedrock-api-key-ZmFrZS1iZWRyb2NrLWtleQ==";
@@ -46,6 +48,8 @@ export interface FakeBedrock {
   writeSizes: number[];
   /** The input the model calls a tool of this name with; by default one sampled from the tool's schema. */
   toolInputs: Record<string, Record<string, unknown>>;
+  /** The tools the model calls in its next Converse answers, one list per answer (taken in order); by default as plan() picks. */
+  calls: string[][];
   close(): Promise<void>;
 }
 
@@ -56,21 +60,27 @@ const words = (t: string) => t.match(/\s*\S+/g) ?? [];
 const pad = () => randomBytes(3 + Math.floor(Math.random() * 6)).toString("hex");
 
 /** The model's answer, in neutral form: rendered as Converse or as Anthropic. */
-function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; max?: number; schemas?: Record<string, unknown>; inputs?: Record<string, Record<string, unknown>> }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
+/**
+ * `any`: the model must call some tool (Converse's toolChoice any), `calls`: the tools it calls (a script), `format`:
+ * the JSON Schema its text answer follows (outputConfig.textFormat).
+ */
+function plan(o: { thinking: boolean; tools: string[]; lastHasResult: boolean; forced?: string; any?: boolean; calls?: string[]; format?: unknown; max?: number; schemas?: Record<string, unknown>; inputs?: Record<string, Record<string, unknown>> }): { blocks: Block[]; stop: "end_turn" | "tool_use" | "max_tokens" } {
   const blocks: Block[] = [];
   if (o.thinking) {
     const text = "Let me think about this carefully.";
     blocks.push({ kind: "reasoning", text, signature: signReasoning(text) });
   }
   // A forced tool is called whatever the last turn holds (a JSON answer after a tool loop), as the real model must.
-  if (o.tools.length && (o.forced || !o.lastHasResult)) {
-    const names = o.forced ? [o.forced] : o.tools.slice(0, 2);
-    if (!o.forced) blocks.push({ kind: "text", text: "Let me check." });
+  const calls = o.calls?.filter((n) => o.tools.includes(n)) ?? [];
+  if (o.tools.length && (o.forced || o.any || calls.length || !o.lastHasResult)) {
+    const names = o.forced ? [o.forced] : calls.length ? calls : o.any && o.lastHasResult ? o.tools.slice(0, 1) : o.tools.slice(0, 2);
+    // Made to call a tool (a named one or any), Claude says nothing first: the answer starts with the call.
+    if (!o.forced && !o.any) blocks.push({ kind: "text", text: "Let me check." });
     // An input with what the tool's schema requires (a forced JSON tool's answer parses as the client's schema).
     names.forEach((name, i) => blocks.push({ kind: "tool", id: `tooluse_fake${i}${randomBytes(4).toString("hex")}`, name, input: o.inputs?.[name] ?? toolInput(o.schemas?.[name], { city: i === 0 ? "Paris" : "Tokyo" }) }));
     return { blocks, stop: "tool_use" };
   }
-  const pieces = words(o.lastHasResult ? "The weather is sunny." : BEDROCK_TEXT);
+  const pieces = o.format !== undefined ? [JSON.stringify(sampleFor(o.format))] : words(o.lastHasResult ? "The weather is sunny." : BEDROCK_TEXT);
   const cut = pieces.slice(0, Math.max(1, o.max ?? pieces.length));
   blocks.push({ kind: "text", text: cut.join("") });
   return { blocks, stop: cut.length < pieces.length ? "max_tokens" : "end_turn" };
@@ -84,7 +94,7 @@ function frame(headers: Record<string, string>, payload: unknown): Uint8Array {
 export const eventFrame = (type: string, payload: unknown) => frame({ ":event-type": type, ":content-type": "application/json", ":message-type": "event" }, payload);
 export const exceptionFrame = (type: string, payload: unknown) => frame({ ":exception-type": type, ":content-type": "application/json", ":message-type": "exception" }, payload);
 
-const CONVERSE_KEYS = new Set(["messages", "system", "inferenceConfig", "toolConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "performanceConfig", "serviceTier", "requestMetadata", "promptVariables"]);
+const CONVERSE_KEYS = new Set(["messages", "system", "inferenceConfig", "toolConfig", "outputConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "performanceConfig", "serviceTier", "requestMetadata", "promptVariables"]);
 const BLOCK_KEYS = new Set(["text", "image", "document", "video", "toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent", "citationsContent"]);
 
 /** Converse refuses blank text (whitespace only is blank) in system, in a turn and in a toolResult's content. */
@@ -130,7 +140,33 @@ function converseProblem(b: any): string | undefined {
   const names = (b.toolConfig?.tools ?? []).map((t: any) => t?.toolSpec?.name).filter(Boolean);
   if (names.some((n: string, i: number) => names.indexOf(n) !== i)) return "The model returned the following errors: tools: Tool names must be unique.";
   if (toolBlocks && !b.toolConfig) return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
-  return blankConverseText(b);
+  return outputConfigProblem(b.outputConfig) ?? blankConverseText(b);
+}
+
+const jsonType = (v: unknown) => (Array.isArray(v) ? "JSONArray" : v === null ? "null" : typeof v === "object" ? "JSONObject" : typeof v === "string" ? "String" : typeof v === "number" ? "Number" : "Boolean");
+
+/** outputConfig as the API types it (OutputConfig > OutputFormat > OutputFormatStructure > JsonSchemaDefinition). */
+function outputConfigProblem(oc: any): string | undefined {
+  if (oc === undefined) return undefined;
+  const malformed = (path: string, what: string) => `Malformed input request: #/outputConfig${path}: ${what}, please reformat your input and try again.`;
+  if (jsonType(oc) !== "JSONObject") return malformed("", `expected type: JSONObject, found: ${jsonType(oc)}`);
+  for (const k of Object.keys(oc)) if (k !== "textFormat") return malformed("", `extraneous key [${k}] is not permitted`);
+  const tf = oc.textFormat;
+  if (tf === undefined) return undefined;
+  if (jsonType(tf) !== "JSONObject") return malformed("/textFormat", `expected type: JSONObject, found: ${jsonType(tf)}`);
+  if (tf.type !== "json_schema") return `1 validation error detected: Value '${tf.type}' at 'outputConfig.textFormat.type' failed to satisfy constraint: Member must satisfy enum value set: [json_schema]`;
+  const st = tf.structure;
+  if (jsonType(st) !== "JSONObject" || Object.keys(st).length !== 1 || !("jsonSchema" in st)) return malformed("/textFormat/structure", "exactly one member (jsonSchema) must be set");
+  const js = st.jsonSchema;
+  if (jsonType(js) !== "JSONObject") return malformed("/textFormat/structure/jsonSchema", `expected type: JSONObject, found: ${jsonType(js)}`);
+  for (const k of Object.keys(js)) if (!["schema", "name", "description"].includes(k)) return malformed("/textFormat/structure/jsonSchema", `extraneous key [${k}] is not permitted`);
+  if (typeof js.schema !== "string") return malformed("/textFormat/structure/jsonSchema/schema", `expected type: String, found: ${jsonType(js.schema)}`);
+  try {
+    if (jsonType(JSON.parse(js.schema)) !== "JSONObject") throw new Error();
+  } catch {
+    return "The provided JSON schema is invalid: outputConfig.textFormat.structure.jsonSchema.schema must be a JSON object serialized as a string.";
+  }
+  return undefined;
 }
 
 /** Claude's refusal of a root combinator in a tool's schema (anthropic-checks.ts), which Bedrock relays on Converse. */
@@ -171,6 +207,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     region: opts.region ?? FAKE_AWS.region,
     writeSizes: [7, 61, 3, 900, 29],
     toolInputs: {},
+    calls: [],
     close: () => server.close(),
   };
 
@@ -226,8 +263,11 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const last = body.messages[body.messages.length - 1];
     const lastHasResult = last.content.some((c: any) => c.toolResult);
     const forced = body.toolConfig?.toolChoice?.tool?.name;
+    const any = body.toolConfig?.toolChoice?.any !== undefined;
     const schemas = Object.fromEntries((body.toolConfig?.tools ?? []).filter((t: any) => t.toolSpec).map((t: any) => [t.toolSpec.name, t.toolSpec.inputSchema?.json]));
-    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, max: body.inferenceConfig?.maxTokens, schemas, inputs: fake.toolInputs });
+    const schema = body.outputConfig?.textFormat?.structure?.jsonSchema?.schema;
+    const format = typeof schema === "string" ? JSON.parse(schema) : undefined;
+    const p = plan({ thinking: body.additionalModelRequestFields?.thinking?.type === "enabled", tools, lastHasResult, forced, any, calls: fake.calls.shift(), format, max: body.inferenceConfig?.maxTokens, schemas, inputs: fake.toolInputs });
     const marked = JSON.stringify(body).includes('"cachePoint"');
     const cache = cacheUsage({ system: body.system, tools: body.toolConfig?.tools, model }, marked);
     const usage: Record<string, number> = { inputTokens: JSON.stringify(body.messages).length >> 2, outputTokens: p.blocks.reduce((n, b) => n + words(b.kind === "tool" ? JSON.stringify(b.input) : b.text).length, 0) };

@@ -11,7 +11,7 @@ import { ConverseToChatStream } from "./stream.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 
 /** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
-/** jsonTool: the forced tool standing in for response_format (its input is the JSON answer). */
+/** jsonTool: the tool standing in for response_format on Claude (its input is the JSON answer). */
 interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string }
 
 export const chatToConverse: Translator<State> = {

@@ -1,5 +1,6 @@
-// response_format on Converse: Claude gets one forced tool whose input is the answer (as on Anthropic), the answer
-// comes back as the message content; other families still have it dropped, named.
+// response_format on Converse: Claude gets a tool whose input is the answer (as on Anthropic), forced alone or, beside
+// the client's tools, one of the tools the model must call; the answer comes back as the message content. Other
+// families get Bedrock's structured outputs (outputConfig.textFormat, output-config.test.ts).
 import { describe, expect, it } from "vitest";
 import { chatToConverseRequest } from "./request.ts";
 import { converseToChatResponse } from "./response.ts";
@@ -44,9 +45,38 @@ describe("chat -> Converse: response_format", () => {
       .toThrow(expect.objectContaining({ status: 400, details: { field: "response_format.json_schema.schema" } }));
   });
 
-  it("Claude: with tools offered it is a 400 (as on Anthropic); with tool_choice none, a tool history keeps its placeholders beside the forced tool", () => {
+  it("Claude: with tools offered, the client's tools and json_output go, and the model must call one of them", () => {
     const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
-    expect(() => tr({ messages: hi, tools, response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ details: { field: "response_format" } }));
+    for (const tool_choice of [undefined, "auto", "required"]) {
+      const t = tr({ messages: hi, tools, tool_choice, response_format: jsonSchema(schema) });
+      expect(t.body.toolConfig).toEqual({
+        tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: schema } } }, { toolSpec: { name: "json_output", description: expect.any(String), inputSchema: { json: schema } } }],
+        toolChoice: { any: {} },
+      });
+      expect(t.jsonTool).toBe("json_output");
+      expect(t.dropped).toEqual([]);
+    }
+    // A client's forced function stays forced; json_output is still offered (its answer on a later turn).
+    const forced = tr({ messages: hi, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, response_format: { type: "json_object" } });
+    expect(forced.body.toolConfig.tools.map((b: any) => b.toolSpec.name)).toEqual(["get_weather", "json_output"]);
+    expect(forced.body.toolConfig.toolChoice).toEqual({ tool: { name: "get_weather" } });
+  });
+
+  it("Claude: a client tool already named json_output beside response_format is a 400 naming tools", () => {
+    const tools = [{ type: "function", function: { name: "json_output", parameters: schema } }];
+    expect(() => tr({ messages: hi, tools, response_format: { type: "json_object" } })).toThrow(expect.objectContaining({ status: 400, details: { field: "tools" } }));
+  });
+
+  it("Claude: thinking beside tools and JSON is turned off and named, as with JSON alone (the model must call a tool)", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
+    const t = tr({ messages: hi, tools, max_tokens: 5000, reasoning_effort: "low", response_format: { type: "json_object" } });
+    expect(t.body.additionalModelRequestFields).toBeUndefined();
+    expect(t.body.toolConfig.toolChoice).toEqual({ any: {} });
+    expect(t.dropped).toEqual(["reasoning_effort"]);
+  });
+
+  it("Claude: with tool_choice none, a tool history keeps its placeholders beside the forced tool", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
     const history = [
       { role: "user", content: "weather?" },
       { role: "assistant", content: null, tool_calls: [{ id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: "{}" } }] },
@@ -86,11 +116,10 @@ describe("chat -> Converse: response_format", () => {
     expect(t.dropped).toEqual(["reasoning_effort"]);
   });
 
-  it("other families: dropped and named, as before; a text format is no ask at all", () => {
+  it("other families: no json_output tool (outputConfig instead); a text format is no ask at all", () => {
     const t = tr({ messages: hi, response_format: jsonSchema(schema) }, llama);
     expect(t.body.toolConfig).toBeUndefined();
     expect(t.jsonTool).toBeUndefined();
-    expect(t.dropped).toEqual(["response_format"]);
     expect(tr({ messages: hi, response_format: { type: "text" } }).dropped).toEqual([]);
   });
 });
@@ -100,6 +129,14 @@ describe("Converse answer in JSON mode -> chat", () => {
     const r: any = converseToChatResponse({ output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_1", name: "json_output", input: { n: 3 } } }] } }, stopReason: "tool_use", usage: {} }, "m", 0, "json_output");
     expect(r.choices[0]).toMatchObject({ finish_reason: "stop", message: { content: '{"n":3}' } });
     expect(r.choices[0].message.tool_calls).toBeUndefined();
+  });
+
+  it("beside a client's tool call: the call stays a tool call, json_output's input is the content, finish_reason tool_calls", () => {
+    const content = [{ toolUse: { toolUseId: "tooluse_j", name: "json_output", input: { n: 3 } } }, { toolUse: { toolUseId: "tooluse_w", name: "get_weather", input: { city: "Paris" } } }];
+    const r: any = converseToChatResponse({ output: { message: { role: "assistant", content } }, stopReason: "tool_use", usage: {} }, "m", 0, "json_output");
+    expect(r.choices[0].finish_reason).toBe("tool_calls");
+    expect(r.choices[0].message.content).toBe('{"n":3}');
+    expect(r.choices[0].message.tool_calls).toEqual([{ id: "tooluse_w", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
   });
 
   it("streamed: the input fragments are content (an empty input is {}), the tool_use stop is stop", () => {
@@ -120,5 +157,28 @@ describe("Converse answer in JSON mode -> chat", () => {
     expect(out.some((c) => c.delta.tool_calls)).toBe(false);
     expect(out.at(-1)!.finish_reason).toBe("stop");
     expect(run([""]).map((c) => c.delta.content ?? "").join("")).toBe("{}");
+  });
+
+  it("streamed beside a client's tool call: the same answer as the JSON one (call indexed without json_output, content the JSON)", () => {
+    const ev = (event: string, payload: unknown) => ({ event, data: JSON.stringify(payload) });
+    const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m", jsonTool: "json_output" });
+    const out = [
+      ev("messageStart", { role: "assistant" }),
+      ev("contentBlockStart", { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_j", name: "json_output" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { toolUse: { input: '{"n"' } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { toolUse: { input: ":3}" } } }),
+      ev("contentBlockStop", { contentBlockIndex: 0 }),
+      ev("contentBlockStart", { contentBlockIndex: 1, start: { toolUse: { toolUseId: "tooluse_w", name: "get_weather" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 1, delta: { toolUse: { input: '{"city":"Paris"}' } } }),
+      ev("contentBlockStop", { contentBlockIndex: 1 }),
+      ev("messageStop", { stopReason: "tool_use" }),
+      ev("metadata", { usage: {} }),
+    ].flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+    expect(out.map((c) => c.delta.content ?? "").join("")).toBe('{"n":3}');
+    const calls = out.flatMap((c) => c.delta.tool_calls ?? []);
+    expect(calls.map((c: any) => c.index)).toEqual([0, 0]);
+    expect(calls[0]).toMatchObject({ id: "tooluse_w", function: { name: "get_weather" } });
+    expect(calls.map((c: any) => c.function.arguments).join("")).toBe('{"city":"Paris"}');
+    expect(out.map((c) => c.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
   });
 });

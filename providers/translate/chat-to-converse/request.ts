@@ -6,8 +6,10 @@
 // names when the request offers none; `none` drops the tools. cache_control on a content part, a message or a tool
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
-// thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is one forced
-// tool (json-output.ts). A function's parameters go as the object schema Bedrock wants (tool-input-schema.ts).
+// thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is a tool whose
+// input is the answer, forced alone or beside the client's tools one the model must call (json-output.ts); asked of
+// another family it is Bedrock's outputConfig.textFormat (output-config.ts). A function's parameters go as the object
+// schema Bedrock wants (tool-input-schema.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
@@ -20,12 +22,13 @@ import { plainChatTools } from "../chat-tool-forms.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
 import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
-import { jsonOutputSpec } from "./json-output.ts";
+import { besideToolsChoice, jsonOutputSpec, refuseJsonToolName } from "./json-output.ts";
+import { converseOutputConfig } from "./output-config.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
-  /** Set when response_format asked for JSON: the forced tool whose input is the answer. */
+  /** Set when response_format asked Claude for JSON: the tool whose input is the answer (never a tool call to the client). */
   jsonTool?: string;
 }
 
@@ -110,7 +113,9 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   for (const k of UNSUPPORTED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   if (typeof body.n === "number" && body.n > 1) dropped.push("n");
-  const json = jsonOutputSpec(body, target, dropped);
+  const claude = isConverseClaude(target.upstreamModel);
+  const json = claude ? jsonOutputSpec(body, dropped) : undefined;
+  const outputConfig = claude ? undefined : converseOutputConfig(body, dropped);
   const system: Block[] = [];
   const turns: Turn[] = [];
   const usedTools = new Set<string>();
@@ -185,12 +190,16 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
 
   const out: Record<string, unknown> = { messages: turns };
   if (system.length) out.system = system;
+  if (outputConfig) out.outputConfig = outputConfig;
 
   const tools: any[] = Array.isArray(body.tools) ? body.tools.filter((t: any) => t?.type === "function" || t?.function) : [];
   const tc = body.tool_choice;
   const historyNeedsTools = usedTools.size > 0 || turns.some((t) => t.content.some((b) => "toolResult" in b));
-  const offered = tc === "none" || json ? [] : tools;
-  if (json) {
+  // JSON beside the client's tools: theirs, then the JSON tool (their cache markers keep their prefix).
+  const besideTools = json !== undefined && tools.length > 0 && tc !== "none";
+  if (besideTools) refuseJsonToolName(tools);
+  const offered = tc === "none" || (json && !besideTools) ? [] : tools;
+  if (json && !besideTools) {
     // The forced JSON tool; a history's tools still get their placeholders (Bedrock wants them named), but for one of
     // the forced tool's name, which it already names (a name twice is refused; Anthropic sends the forced tool alone).
     const specs = [{ toolSpec: json }, ...(historyNeedsTools ? besideJsonTool(placeholderSpecs(tools, usedTools, marks), String(json.name), marks, dropped) : [])];
@@ -206,7 +215,10 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
       return block;
     });
     const toolConfig: Record<string, unknown> = { tools: specs };
-    if (tc === "auto") toolConfig.toolChoice = { auto: {} };
+    if (json) {
+      specs.push({ toolSpec: json });
+      toolConfig.toolChoice = besideToolsChoice(tc);
+    } else if (tc === "auto") toolConfig.toolChoice = { auto: {} };
     else if (tc === "required") toolConfig.toolChoice = { any: {} };
     else if (tc && typeof tc === "object" && tc.function?.name) toolConfig.toolChoice = { tool: { name: tc.function.name } };
     out.toolConfig = toolConfig;
@@ -230,9 +242,10 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
 
   // The limit (any alias) and Claude's thinking budget below it, as outputAsk computes them. Thinking asked of Claude
   // is turned off, its knob named, as on Anthropic (chat-to-messages): when the client's limit cannot hold Anthropic's
-  // minimum budget, a tool is forced (Anthropic refuses forced tool use with thinking; the force is what the client
-  // relies on), or a tool loop's turn came back without its thinking (Anthropic refuses thinking then). The limit is
-  // the client's, else what the budget reserved (never none: Converse would take the model's maximum).
+  // minimum budget, a tool is forced (JSON mode too, alone or beside tools: Anthropic refuses forced tool use with
+  // thinking; the force is what the client relies on), or a tool loop's turn came back without its thinking
+  // (Anthropic refuses thinking then). The limit is the client's, else what the budget reserved (never none: Converse
+  // would take the model's maximum).
   const ask = outputAsk(body, "chat", "converse", target);
   const choice = (out.toolConfig as { toolChoice?: Record<string, unknown> } | undefined)?.toolChoice;
   const forced = choice !== undefined && ("any" in choice || "tool" in choice);

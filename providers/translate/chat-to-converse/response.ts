@@ -1,7 +1,8 @@
 // Converse response -> chat completion (reference §2.3, §2.9). Usage: Converse's inputTokens exclude cache reads and
 // writes, so prompt_tokens = input + read + write with cached_tokens = read; signed reasoning (Claude) survives as
 // reasoning_content plus reasoning_details/thinking_blocks, which the request side replays on the next turn. In JSON
-// mode (json-output.ts) the forced tool's input is the answer: the message content, finish_reason stop.
+// mode (json-output.ts) the JSON tool's input is the answer: the message content, finish_reason stop (tool_calls when
+// the client's tools are called beside it). Bedrock's structured outputs (output-config.ts) answer as plain text.
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
@@ -47,7 +48,7 @@ export function converseToOpenAIUsage(u: any): Record<string, unknown> {
 
 export const chatId = () => `chatcmpl-${randomBytes(12).toString("hex")}`;
 
-/** `jsonTool`: the forced tool standing in for response_format (its input is the JSON answer). */
+/** `jsonTool`: the tool standing in for response_format on Claude (its input is the JSON answer). */
 export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
   let text = "";
   let reasoning = "";
@@ -64,7 +65,7 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
       if (r.signature) blocks.push({ type: "thinking", thinking: r.text ?? "", signature: r.signature });
     } else if (typeof b?.reasoningContent?.redactedContent === "string") blocks.push({ type: "redacted_thinking", data: b.reasoningContent.redactedContent });
   }
-  // JSON mode: the forced tool's input is the whole answer (any preamble text would make it invalid JSON).
+  // JSON mode: the JSON tool's input is the whole answer (any preamble text would make it invalid JSON).
   if (json !== undefined) text = JSON.stringify(json);
   const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
   if (toolCalls.length) message.tool_calls = toolCalls;

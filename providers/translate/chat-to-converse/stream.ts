@@ -3,7 +3,8 @@
 // JSON string fragments. The tool index is the ordinal among tool blocks, mapped from contentBlockIndex. The finish
 // chunk is sent at messageStop; usage (metadata, after messageStop in real captures — either order tolerated) then
 // closes the stream with [DONE]. Signed reasoning goes out whole as reasoning_details when its block stops. In JSON mode
-// the forced tool's input fragments are the content, and its tool_use stop is finish_reason stop.
+// the JSON tool's input fragments are the content, and its tool_use stop is finish_reason stop (tool_calls when the
+// client's tools are called beside it, indexed without the JSON tool).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
@@ -21,7 +22,7 @@ export class ConverseToChatStream {
   finish: string | null = null;
   /** Tool calls (chat index) whose arguments have begun. */
   private readonly withArguments = new Set<number>();
-  /** The forced JSON tool's block (contentBlockIndex), and whether its input has begun. */
+  /** The JSON tool's block (contentBlockIndex), and whether its input has begun. */
   private jsonBlock: number | undefined;
   private jsonBegun = false;
   usage: any = undefined;
@@ -113,7 +114,7 @@ export class ConverseToChatStream {
       }
       case "messageStop":
         this.role(out);
-        // The forced JSON tool's call is the answer, not a call for the client to make.
+        // The JSON tool's call is the answer, not a call for the client to make.
         this.finish = this.jsonBlock !== undefined && e.stopReason === "tool_use" && this.toolCount === -1 ? "stop" : finishReasonOf(e.stopReason);
         out.push(this.chunk({}, this.finish));
         if (this.usage) out.push(...this.close());
