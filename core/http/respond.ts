@@ -13,6 +13,7 @@ import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts"
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
+import { geminiBlockedEnding } from "./gemini-stream-end.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -108,24 +109,28 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequenc
 }
 
 /**
- * The text that ends a begun stream for `err`: on a Responses stream the gateway ended itself, response.failed
- * first (responses-stream-end.ts), then the error event numbered after it.
+ * The text that ends a begun stream for `err`, and whether the response is then cut rather than ended: on a Responses
+ * stream the gateway ended itself, response.failed first (responses-stream-end.ts), then the error event numbered
+ * after it; on a Gemini stream a guardrail's block first ends the answer as Google's filters do
+ * (gemini-stream-end.ts), and any other failure is cut after its error frame (endWithStreamError).
  */
-function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError): string {
+function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError): { text: string; cut: boolean } {
   const failed = out.responses?.failed(err);
-  return failed ? failed.text + streamErrorEvent(ctx, err, failed.errorSequence) : streamErrorEvent(ctx, err);
+  if (failed) return { text: failed.text + streamErrorEvent(ctx, err, failed.errorSequence), cut: false };
+  const blocked = ctx.protocol === "gemini" ? geminiBlockedEnding(err) : undefined;
+  return { text: (blocked ?? "") + streamErrorEvent(ctx, err), cut: ctx.protocol === "gemini" && !blocked };
 }
 
 /**
- * Ends a stream with its in-band error. On the Gemini protocol the response is then cut (the socket closed without
- * the chunked terminator): the error frame alone ends the stream cleanly, and clients that ignore `error` frames
- * (@google/generative-ai, under LangChain's ChatGoogleGenerativeAI) took the truncated answer for a whole one; cut,
- * every client sees a failed read. The frame is written first, so @google/genai still throws its ApiError with the
- * status. The promise settles once the socket is closed: h3 ends a handled response after the handler returns,
- * which would otherwise add the terminator.
+ * Ends a stream with its in-band error; `cut` (a Gemini stream's failure other than a guardrail's block) then closes
+ * the socket without the chunked terminator: the error frame alone ends the stream cleanly, and clients that ignore
+ * `error` frames (@google/generative-ai, under LangChain's ChatGoogleGenerativeAI) took the truncated answer for a
+ * whole one; cut, every client sees a failed read (one that had not read the error frame yet loses it to the cut).
+ * The promise settles once the socket is closed: h3 ends a handled response after the handler returns, which would
+ * otherwise add the terminator.
  */
-function endWithStreamError(ctx: GatewayContext, res: ServerResponse, text: string): Promise<void> | undefined {
-  if (ctx.protocol !== "gemini") {
+function endWithStreamError(res: ServerResponse, text: string, cut: boolean): Promise<void> | undefined {
+  if (!cut) {
     res.end(text);
     return undefined;
   }
@@ -184,7 +189,8 @@ async function letGo(ctx: GatewayContext, res: ServerResponse, status: number, o
   out.pending = "";
   if (res.destroyed || !cut) return { status, aborted: true };
   if (!res.headersSent) throw cut; // nothing sent yet: the caller renders the 503
-  await endWithStreamError(ctx, res, text + streamEnding(ctx, out, cut));
+  const ending = streamEnding(ctx, out, cut);
+  await endWithStreamError(res, text + ending.text, ending.cut);
   return { status, aborted: false, streamError: cut };
 }
 
@@ -228,9 +234,10 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || out.abandoned || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
-    const text = out.pending + streamEnding(ctx, out, err);
+    const ending = streamEnding(ctx, out, err);
+    const text = out.pending + ending.text;
     out.pending = "";
-    await endWithStreamError(ctx, res, text);
+    await endWithStreamError(res, text, ending.cut);
     return { status: r.status, aborted: false, streamError: err };
   } finally {
     if (res.destroyed || out.abandoned) await iterator.return?.(undefined)?.catch(() => {});
@@ -353,7 +360,8 @@ class PushWriter implements EventSink {
     const { ctx, res } = this;
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return this.settle({ status: this.status, aborted: true });
-    const ending = endWithStreamError(ctx, res, this.out.pending + streamEnding(ctx, this.out, err));
+    const end = streamEnding(ctx, this.out, err);
+    const ending = endWithStreamError(res, this.out.pending + end.text, end.cut);
     this.out.pending = "";
     const outcome = { status: this.status, aborted: false, streamError: err };
     if (!ending) return this.settle(outcome);

@@ -1,8 +1,10 @@
-// `npm run test:agents`: a real Responses agent (Codex CLI, opencode's Responses provider) whose answer the guardrails
-// block mid-stream. The agent reads a file holding an API key with its own shell or read tool; the scripted model
-// echoes the key; an output rule with action block stops the stream. The agent must show the rule's message and stop
-// after that ONE call: when the stream ended with the `error` event alone, Codex reconnected five times (each call
-// billed, "stream closed before response.completed") and opencode sent it again until killed. On the shipped
+// `npm run test:agents`: a real agent whose answer the guardrails block mid-stream: Responses agents (Codex CLI,
+// opencode's Responses provider) and Gemini CLI. The agent reads a file holding an API key with its own shell or read
+// tool; the scripted model echoes the key; an output rule with action block stops the stream. The agent must show the
+// rule's message and stop after that ONE call: when the stream ended with the `error` event alone, Codex reconnected
+// five times (each call billed, "stream closed before response.completed") and opencode sent it again until killed;
+// when a Gemini stream was cut after its error frame, Gemini CLI showed only "TypeError: terminated" (its @google/genai
+// 1.30 reads no `error` frame, and the cut reached it before the frames it had not read yet). On the shipped
 // gateway.yaml with the rule added.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -82,9 +84,9 @@ function run(bin: string, args: string[], env: Record<string, string>, cwd: stri
 
 // On a translated model: the fake OpenAI /responses shows its script only the conversation's messages, not the tool
 // output the model echoes (test/e2e covers the native relay: test/responses-stream-blocked.e2e.test.ts).
-const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"]] as const;
+const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"], ["gemini-cli", "anthropic"]] as const;
 
-describe("a Responses agent whose answer the guardrails block mid-stream", () => {
+describe("an agent whose answer the guardrails block mid-stream", () => {
   it.each(cells)("%s on %s shows the rule's message and stops after the one blocked call", { timeout: RUN_LIMIT_MS + 30_000 }, async (id, upstream) => {
     const agent = AGENTS.find((a) => a.id === id)!;
     const root = mkdtempSync(join(tmpdir(), "mg-agent-guard-"));

@@ -19,7 +19,7 @@ export interface Answer {
   errorCode?: string;
   /** The rule an error names (details.rule, or the Gemini ErrorInfo metadata). */
   rule?: string;
-  /** The body ended without its terminator: a Gemini stream is cut after its error frame (docs/gemini.md "Streams"). */
+  /** The body ended without its terminator: a Gemini stream an upstream failure ends is cut after its error frame (docs/gemini.md "Streams"). */
   cut?: boolean;
 }
 
