@@ -48,15 +48,31 @@ export function afterBound(ms: number, expire: () => void): () => void {
  * never runs once `p` has settled.
  */
 export function settleWithin<T, E = never>(p: Promise<T>, ms: number, onExpiry: () => E): Promise<T | E> {
-  let cancel = () => {};
-  const expired = new Promise<E>((resolve, reject) => {
-    cancel = afterBound(ms, () => {
+  // One promise settled by whichever comes first (no Promise.race and .finally: 4-5 store calls per request).
+  return new Promise<T | E>((resolve, reject) => {
+    let settled = false;
+    const cancel = afterBound(ms, () => {
+      if (settled) return;
+      settled = true;
       try {
         resolve(onExpiry());
       } catch (err) {
         reject(err);
       }
     });
+    p.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        cancel();
+        resolve(value);
+      },
+      (err) => {
+        if (settled) return;
+        settled = true;
+        cancel();
+        reject(err);
+      },
+    );
   });
-  return Promise.race([p, expired]).finally(cancel);
 }
