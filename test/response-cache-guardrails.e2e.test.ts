@@ -207,7 +207,7 @@ describe.each([
   });
 });
 
-/** A stream's text up to its end, or up to where the gateway cut it (Gemini: the error frame, then the socket closed). */
+/** A stream's text up to its end, or up to where the gateway cut it (a failure after the error frame, on any protocol). */
 async function readCut(res: Response): Promise<string> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
