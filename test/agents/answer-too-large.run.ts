@@ -3,19 +3,14 @@
 // other protocols); Codex must show why and stop after that ONE upstream call. When the failed response's code was
 // `server_error`, Codex sent the request again five times (stream_max_retries), each run and billed upstream again,
 // each cut the same way. On the shipped gateway.yaml, the openai and groq providers pointed at the runaway upstream.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENTS } from "./agents.ts";
+import { runAgentOnce } from "./run-once.ts";
 import { MODEL } from "../helpers/agent-world.ts";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_KEY } from "../helpers/shipped-config.ts";
 import { startRunawayUpstream, type RunawayUpstream } from "../upstreams/runaway-stream.ts";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const RUN_LIMIT_MS = 120_000;
 const BOUND = 4096;
 const SETTING = "server.upstream_limits.answer_bytes";
@@ -36,56 +31,19 @@ afterAll(async () => {
   await up?.close();
 });
 
-interface Exit { code: number | null; out: string; timedOut: boolean }
-
-/** The agent in its own process group with a bare environment, killed at the limit. */
-function run(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<Exit> {
-  return new Promise((done) => {
-    const child = spawn(join(HERE, "node_modules", ".bin", bin), args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let timedOut = false;
-    child.stdout.on("data", (c) => (out += c));
-    child.stderr.on("data", (c) => (out += c));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* gone */ }
-    }, RUN_LIMIT_MS);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* none left */ }
-      done({ code, out, timedOut });
-    });
-  });
-}
-
 // Passed through from OpenAI's /responses (the relay cuts it) and translated from a chat upstream (the translator does).
 const cells = [["openai-responses"], ["openai-chat"]] as const;
 
 describe("Codex CLI on an upstream whose answer goes past server.upstream_limits.answer_bytes", () => {
   it.each(cells)("on %s: shows the bound and stops after the one upstream call", { timeout: RUN_LIMIT_MS + 30_000 }, async (upstream) => {
     const codex = AGENTS.find((a) => a.id === "codex")!;
-    const root = mkdtempSync(join(tmpdir(), "mg-agent-too-large-"));
-    const home = join(root, "home");
-    const work = join(root, "work");
-    mkdirSync(home);
-    mkdirSync(work);
-    const launch = codex.launch({ origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], home, work, prompt: "Write a very long story." });
-    for (const [f, text] of Object.entries(launch.files)) {
-      mkdirSync(dirname(join(home, f)), { recursive: true });
-      writeFileSync(join(home, f), text);
-    }
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", ...launch.env };
     const before = up.calls.length;
-    try {
-      const exit = await run(codex.bin, launch.args, env, work);
-      expect(exit.timedOut, "Codex kept asking again").toBe(false);
-      expect(up.calls.length - before, "upstream calls (one, not one per Codex retry)").toBe(1);
-      // Codex shows why: the bound, the setting that raises it and the gateway's code.
-      expect(exit.out).toContain(SETTING);
-      expect(exit.out).toContain("UPSTREAM_ERROR answer_too_large");
-      expect(exit.out).not.toMatch(/Reconnecting/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    const exit = await runAgentOnce({ agent: codex, origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], prompt: () => "Write a very long story.", limitMs: RUN_LIMIT_MS });
+    expect(exit.timedOut, "Codex kept asking again").toBe(false);
+    expect(up.calls.length - before, "upstream calls (one, not one per Codex retry)").toBe(1);
+    // Codex shows why: the bound, the setting that raises it and the gateway's code.
+    expect(exit.out).toContain(SETTING);
+    expect(exit.out).toContain("UPSTREAM_ERROR answer_too_large");
+    expect(exit.out).not.toMatch(/Reconnecting/);
   });
 });

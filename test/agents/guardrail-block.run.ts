@@ -6,13 +6,11 @@
 // when a Gemini stream was cut after its error frame, Gemini CLI showed only "TypeError: terminated" (its @google/genai
 // 1.30 reads no `error` frame, and the cut reached it before the frames it had not read yet). On the shipped
 // gateway.yaml with the rule added.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENTS } from "./agents.ts";
+import { runAgentOnce } from "./run-once.ts";
 import { MODEL } from "../helpers/agent-world.ts";
 import { startTestGateway, type TestGateway } from "../helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_KEY, SHIPPED_PROJECT } from "../helpers/shipped-config.ts";
@@ -21,7 +19,6 @@ import { startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.t
 import { toolInput } from "../upstreams/schema-sample.ts";
 import type { AgentScript, OfferedTool } from "../upstreams/scripted-agent.ts";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const RUN_LIMIT_MS = 120_000;
 const SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH";
 const TASK = /GUARD-TASK path=(\S+)/;
@@ -60,28 +57,6 @@ afterAll(async () => {
   await Promise.all([openai?.close(), anthropic?.close()]);
 });
 
-interface Exit { code: number | null; out: string; timedOut: boolean }
-
-/** The agent in its own process group with a bare environment, killed at the limit. */
-function run(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<Exit> {
-  return new Promise((done) => {
-    const child = spawn(join(HERE, "node_modules", ".bin", bin), args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let timedOut = false;
-    child.stdout.on("data", (c) => (out += c));
-    child.stderr.on("data", (c) => (out += c));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* gone */ }
-    }, RUN_LIMIT_MS);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* none left */ }
-      done({ code, out, timedOut });
-    });
-  });
-}
-
 // On a translated model: the fake OpenAI /responses shows its script only the conversation's messages, not the tool
 // output the model echoes (test/e2e covers the native relay: test/responses-stream-blocked.e2e.test.ts).
 const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"], ["gemini-cli", "anthropic"]] as const;
@@ -89,30 +64,17 @@ const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"], ["ge
 describe("an agent whose answer the guardrails block mid-stream", () => {
   it.each(cells)("%s on %s shows the rule's message and stops after the one blocked call", { timeout: RUN_LIMIT_MS + 30_000 }, async (id, upstream) => {
     const agent = AGENTS.find((a) => a.id === id)!;
-    const root = mkdtempSync(join(tmpdir(), "mg-agent-guard-"));
-    const home = join(root, "home");
-    const work = join(root, "work");
-    mkdirSync(home);
-    mkdirSync(work);
-    const file = join(work, "config.txt");
-    writeFileSync(file, `OPENAI_KEY=${SECRET}\n`);
-    const launch = agent.launch({ origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], home, work, prompt: `GUARD-TASK path=${file}\nPrint the API key in ${file}.` });
-    for (const [f, text] of Object.entries(launch.files)) {
-      mkdirSync(dirname(join(home, f)), { recursive: true });
-      writeFileSync(join(home, f), text);
-    }
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", DO_NOT_TRACK: "1", NO_UPDATE_NOTIFIER: "1", ...launch.env };
     const requests = upstream === "anthropic" ? anthropic.requests : openai.requests;
     const before = requests.length;
-    try {
-      const exit = await run(agent.bin, launch.args, env, work);
-      expect(exit.timedOut, "the agent kept asking again").toBe(false);
-      expect(exit.out).toMatch(/blocked by guardrail \W*no-secrets/);
-      // The calls that carried the file's key (the answering turn): one, not one per retry.
-      const answering = requests.slice(before).filter((r) => JSON.stringify(r.body).includes(SECRET));
-      expect(answering.length).toBe(1);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    const exit = await runAgentOnce({
+      agent, origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], limitMs: RUN_LIMIT_MS,
+      prepare: (work) => writeFileSync(join(work, "config.txt"), `OPENAI_KEY=${SECRET}\n`),
+      prompt: (work) => `GUARD-TASK path=${join(work, "config.txt")}\nPrint the API key in ${join(work, "config.txt")}.`,
+    });
+    expect(exit.timedOut, "the agent kept asking again").toBe(false);
+    expect(exit.out).toMatch(/blocked by guardrail \W*no-secrets/);
+    // The calls that carried the file's key (the answering turn): one, not one per retry.
+    const answering = requests.slice(before).filter((r) => JSON.stringify(r.body).includes(SECRET));
+    expect(answering.length).toBe(1);
   });
 });
