@@ -25,4 +25,8 @@ describe("thinking budgets", () => {
     expect(messagesThinkingEffort({ thinking: { type: "disabled" }, output_config: { effort: "high" } })).toBeUndefined();
     expect(messagesThinkingEffort({ output_config: { effort: "high" } })).toBeUndefined();
   });
+  it("between_tools is thinking off (the SDK: only progress updates between tool calls): no effort, nothing reserved", () => {
+    expect(messagesThinkingEffort({ thinking: { type: "between_tools" } })).toBeUndefined();
+    expect(messagesThinkingEffort({ thinking: { type: "between_tools" }, output_config: { effort: "high" } })).toBeUndefined();
+  });
 });

@@ -38,7 +38,9 @@ const MESSAGES_EFFORTS = new Set(["low", "medium", "high", "xhigh", "max"]);
 /**
  * The reasoning effort a Messages body's `thinking` stands for on a translated upstream: a budget_tokens rounded up
  * to an effort, adaptive thinking at output_config.effort (medium without one), at most `cap` (OpenAI-protocol
- * upstreams know no effort above high); undefined when thinking is off or of a kind no effort stands for.
+ * upstreams know no effort above high); undefined when thinking is off or of a kind no effort stands for —
+ * `between_tools` included: the SDK documents it as thinking off (only short progress updates between tool calls,
+ * which Anthropic returns as thinking blocks), so it reserves and asks for no reasoning.
  */
 export function messagesThinkingEffort(body: any, cap: "high" | "max" = "max"): string | undefined {
   const t = body?.thinking;

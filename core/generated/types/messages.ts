@@ -201,7 +201,10 @@ export interface ToolChoice {
   disable_parallel_tool_use?: boolean;
 }
 export interface Thinking {
-  type: "enabled" | "disabled" | "adaptive";
+  /**
+   * between_tools: thinking off, the short progress updates the model writes between tool calls coming back as thinking blocks (Anthropic upstreams; a translated model gets thinking off, named in x-mg-dropped-params).
+   */
+  type: "enabled" | "disabled" | "adaptive" | "between_tools";
   budget_tokens?: number;
 }
 /**

@@ -1,0 +1,25 @@
+// Shapes the official SDKs type and send (@anthropic-ai/sdk, openai) pass the gateway's own validation: DESIGN §10,
+// never a 400 of the gateway's own for what a real client legitimately sends. Each case is the SDK's type, as sent.
+import { describe, expect, it } from "vitest";
+import { validateCountTokens, validateMessages } from "../generated/validators.js";
+import { validationError } from "./validate.ts";
+
+/** The validator's verdict, with the error it would answer when it refuses (so a failure says which field). */
+function verdict(validate: any, body: unknown): string {
+  return validate(body) ? "ok" : validationError(validate, "INVALID_REQUEST", "anthropic").message;
+}
+
+const hi = [{ role: "user", content: "hi" }];
+const msg = (extra: Record<string, unknown>) => ({ model: "m", max_tokens: 64, messages: hi, ...extra });
+
+describe("Messages: the Anthropic SDK's thinking configs", () => {
+  it.each(["enabled", "disabled", "adaptive", "between_tools"])("thinking.type %s (ThinkingConfigParam)", (type) => {
+    const thinking = type === "enabled" ? { type, budget_tokens: 2000 } : { type };
+    expect(verdict(validateMessages, msg({ thinking }))).toBe("ok");
+    expect(verdict(validateCountTokens, { model: "m", messages: hi, thinking })).toBe("ok");
+  });
+
+  it("an unknown thinking type is still refused, in the Messages API's words", () => {
+    expect(verdict(validateMessages, msg({ thinking: { type: "sometimes" } }))).toBe("thinking.type: Input should be 'enabled', 'disabled', 'adaptive' or 'between_tools'");
+  });
+});

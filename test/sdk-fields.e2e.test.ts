@@ -1,0 +1,52 @@
+// Fields and values the official SDKs type and send reach the model through the gateway as it ships (gateway.yaml:
+// SQLite store, full default pipeline, default catalog) rather than a 400 of the gateway's own (DESIGN §10): sent as
+// they are to a model serving the client's protocol, and on a translated model either carried over or dropped and
+// named in x-mg-dropped-params. Each request is made with the SDK itself, in the SDK's own types.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Anthropic from "@anthropic-ai/sdk";
+import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { SHIPPED_KEY, providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
+import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+
+const CLAUDE = "anthropic/claude-sonnet-4.5";
+const GPT = "openai/gpt-4.1";
+
+let openai: FakeOpenAIWithResponses;
+let anthropic: FakeAnthropic;
+let gw: TestGateway;
+let claude: Anthropic;
+
+beforeAll(async () => {
+  [openai, anthropic] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic()]);
+  const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
+  gw = await startTestGateway(config, { env: providerEnv(config) });
+  claude = new Anthropic({ apiKey: SHIPPED_KEY, baseURL: `${gw.url}/api`, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([openai?.close(), anthropic?.close()]);
+});
+
+const lastBody = (fake: { requests: { body: any }[] }) => fake.requests.at(-1)!.body;
+const dropped = (headers: Headers) => (headers.get("x-mg-dropped-params") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const hi: Anthropic.MessageParam[] = [{ role: "user", content: "hi" }];
+
+describe("Messages: thinking {type: between_tools}", () => {
+  it("Claude gets it as sent, on a generation and a token count", async () => {
+    const msg = await claude.messages.create({ model: CLAUDE, max_tokens: 64, messages: hi, thinking: { type: "between_tools" } });
+    expect(msg.type).toBe("message");
+    expect(lastBody(anthropic).thinking).toEqual({ type: "between_tools" });
+    const count = await claude.messages.countTokens({ model: CLAUDE, messages: hi, thinking: { type: "between_tools" } });
+    expect(count.input_tokens).toBeGreaterThan(0);
+    expect(lastBody(anthropic).thinking).toEqual({ type: "between_tools" });
+  });
+
+  it("a translated model answers with thinking off, the field named", async () => {
+    const { data, response } = await claude.messages.create({ model: GPT, max_tokens: 64, messages: hi, thinking: { type: "between_tools" } }).withResponse();
+    expect(data.content[0]).toMatchObject({ type: "text" });
+    expect(dropped(response.headers)).toContain("thinking");
+    expect(lastBody(openai)).not.toHaveProperty("reasoning_effort");
+  });
+});
