@@ -4,6 +4,7 @@
 // named in x-mg-dropped-params. Each request is made with the SDK itself, in the SDK's own types.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { SHIPPED_KEY, providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
 import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
@@ -16,12 +17,14 @@ let openai: FakeOpenAIWithResponses;
 let anthropic: FakeAnthropic;
 let gw: TestGateway;
 let claude: Anthropic;
+let oai: OpenAI;
 
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic()]);
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   gw = await startTestGateway(config, { env: providerEnv(config) });
   claude = new Anthropic({ apiKey: SHIPPED_KEY, baseURL: `${gw.url}/api`, maxRetries: 0 });
+  oai = new OpenAI({ apiKey: SHIPPED_KEY, baseURL: gw.baseURL, maxRetries: 0 });
 });
 
 afterAll(async () => {
@@ -48,5 +51,16 @@ describe("Messages: thinking {type: between_tools}", () => {
     expect(data.content[0]).toMatchObject({ type: "text" });
     expect(dropped(response.headers)).toContain("thinking");
     expect(lastBody(openai)).not.toHaveProperty("reasoning_effort");
+  });
+});
+
+describe("Responses: reasoning.effort max (the openai SDK's ReasoningEffort, which chat takes too)", () => {
+  it("a native model gets it as sent; a translated one answers", async () => {
+    const native = await oai.responses.create({ model: "openai/gpt-5", input: "hi", reasoning: { effort: "max" } });
+    expect(native.status).toBe("completed");
+    expect(lastBody(openai).reasoning).toEqual({ effort: "max" });
+    const translated = await oai.responses.create({ model: CLAUDE, input: "hi", reasoning: { effort: "max" } });
+    expect(translated.status).toBe("completed");
+    expect(lastBody(anthropic).thinking).toMatchObject({ type: "enabled" });
   });
 });

@@ -1,7 +1,7 @@
 // Shapes the official SDKs type and send (@anthropic-ai/sdk, openai) pass the gateway's own validation: DESIGN §10,
 // never a 400 of the gateway's own for what a real client legitimately sends. Each case is the SDK's type, as sent.
 import { describe, expect, it } from "vitest";
-import { validateCountTokens, validateMessages } from "../generated/validators.js";
+import { validateCountTokens, validateMessages, validateResponses } from "../generated/validators.js";
 import { validationError } from "./validate.ts";
 
 /** The validator's verdict, with the error it would answer when it refuses (so a failure says which field). */
@@ -21,5 +21,11 @@ describe("Messages: the Anthropic SDK's thinking configs", () => {
 
   it("an unknown thinking type is still refused, in the Messages API's words", () => {
     expect(verdict(validateMessages, msg({ thinking: { type: "sometimes" } }))).toBe("thinking.type: Input should be 'enabled', 'disabled', 'adaptive' or 'between_tools'");
+  });
+});
+
+describe("Responses: the openai SDK's reasoning efforts", () => {
+  it.each(["none", "minimal", "low", "medium", "high", "xhigh", "max", null])("reasoning.effort %s (shared ReasoningEffort)", (effort) => {
+    expect(verdict(validateResponses, { model: "m", input: "hi", reasoning: { effort } })).toBe("ok");
   });
 });

@@ -31,7 +31,7 @@ export interface ResponsesRequest {
     format?: TextFormat;
   };
   reasoning?: {
-    effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+    effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | null;
     summary?: "auto" | "concise" | "detailed" | null;
   } | null;
   max_output_tokens?: number | null;
