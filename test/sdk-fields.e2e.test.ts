@@ -64,3 +64,29 @@ describe("Responses: reasoning.effort max (the openai SDK's ReasoningEffort, whi
     expect(lastBody(anthropic).thinking).toMatchObject({ type: "enabled" });
   });
 });
+
+describe("Messages: typed tools without a name", () => {
+  const toolsets: Anthropic.ToolUnion[] = [{ type: "computer_toolset_20260801" }, { type: "browser_toolset_20260801" }];
+
+  it.each(toolsets)("Claude gets %j as sent", async (tool) => {
+    const msg = await claude.messages.create({ model: CLAUDE, max_tokens: 64, messages: hi, tools: [tool] });
+    expect(msg.type).toBe("message");
+    expect(lastBody(anthropic).tools).toEqual([tool]);
+  });
+
+  it("the beta mcp_toolset reaches Claude as sent", async () => {
+    const mcp = { type: "mcp_toolset" as const, mcp_server_name: "docs" };
+    const msg = await claude.beta.messages.create({
+      model: CLAUDE, max_tokens: 64, messages: hi, betas: ["mcp-client-2025-11-20"],
+      mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }], tools: [mcp],
+    });
+    expect(msg.type).toBe("message");
+    expect(lastBody(anthropic).tools).toEqual([mcp]);
+  });
+
+  it("a translated model refuses a toolset as it refuses every Anthropic server tool: a 400 naming tools[0].type", async () => {
+    const err = await claude.messages.create({ model: GPT, max_tokens: 64, messages: hi, tools: toolsets }).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.error.error).toMatchObject({ type: "invalid_request_error", details: { field: "tools[0].type" } });
+  });
+});

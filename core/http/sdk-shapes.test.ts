@@ -29,3 +29,21 @@ describe("Responses: the openai SDK's reasoning efforts", () => {
     expect(verdict(validateResponses, { model: "m", input: "hi", reasoning: { effort } })).toBe("ok");
   });
 });
+
+describe("Messages: typed tools without a name (computer and browser toolsets, the beta mcp_toolset)", () => {
+  it.each([
+    [{ type: "computer_toolset_20260801" }],
+    [{ type: "browser_toolset_20260801" }],
+    [{ type: "mcp_toolset", mcp_server_name: "x" }],
+    [{ type: "web_search_20250305", name: "web_search", max_uses: 2 }],
+  ])("%j passes", (tool) => {
+    expect(verdict(validateMessages, msg({ tools: [tool] }))).toBe("ok");
+    expect(verdict(validateCountTokens, { model: "m", messages: hi, tools: [tool] })).toBe("ok");
+  });
+
+  it("a custom tool still needs its name (and, untyped, its input_schema)", () => {
+    expect(verdict(validateMessages, msg({ tools: [{ input_schema: { type: "object" } }] }))).toBe("tools.0.name: Field required");
+    expect(verdict(validateMessages, msg({ tools: [{ type: "custom", input_schema: { type: "object" } }] }))).toBe("tools.0.name: Field required");
+    expect(verdict(validateMessages, msg({ tools: [{ name: "f" }] }))).toBe("tools.0.input_schema: Field required");
+  });
+});

@@ -171,8 +171,11 @@ export interface ServerToolBlock {
     | "container_upload";
   cache_control?: CacheControl;
 }
+/**
+ * A custom tool (no type, or type custom) has a name; a typed one (a server tool or toolset: web_search_20250305, computer_toolset_20260801, mcp_toolset...) is Anthropic's to check, and some have none.
+ */
 export interface Tool {
-  name: string;
+  name?: string;
   description?: string;
   /**
    * A JSON Schema object (any keywords).
