@@ -4,7 +4,7 @@
 // opencode (@ai-sdk/openai-compatible) and Qwen Code do — as `reasoning_content`, whatever field it came in — or as
 // `reasoning`; each fake refuses what its host refuses (Groq: any field but `reasoning`; DeepSeek: a tool-call turn
 // without `reasoning_content`; OpenRouter: encrypted reasoning it did not make), and the gateway moves the text to the
-// host's field. A model that reasons but takes no effort (xai/grok-4, catalog reasoning_effort: false) gets none from
+// host's field. A model that reasons but takes no effort (xai/grok-4.20, catalog reasoning_effort: false) gets none from
 // chat, Messages (Claude Code's adaptive thinking), Responses (Codex's reasoning.effort) or Gemini (Gemini CLI's
 // thinking budget) clients, named.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,10 +19,10 @@ import { providerEnv, shippedConfig, SHIPPED_KEY } from "./helpers/shipped-confi
 /** The gateway model on each host, and the provider of gateway.yaml (OpenRouter added) the fake stands in for. */
 const HOSTS: Record<ReasoningHost, { model: string; provider: string }> = {
   reasoning: { model: "openai/gpt-oss-120b", provider: "groq" },
-  reasoning_content: { model: "deepseek/deepseek-reasoner", provider: "deepseek" },
+  reasoning_content: { model: "deepseek/deepseek-flash", provider: "deepseek" },
   reasoning_details: { model: "openrouter/o4-mini", provider: "openrouter" },
 };
-const GROK = "xai/grok-4";
+const GROK = "xai/grok-4.20";
 const ANSWER = "Hello from the fake upstream, streaming word by word.";
 /** The reasoning the fake hosts give at the effort the client asks for. */
 const THOUGHT = reasoningFor("medium");
@@ -40,7 +40,7 @@ beforeAll(async () => {
     hosts[host]!.reasoning = host;
   }
   [xai, openai, anthropic] = await Promise.all([startFakeOpenAI(), startFakeOpenAI(), startFakeAnthropic()]);
-  xai.effortRefusedBy = ["grok-4-0709"];
+  xai.effortRefusedBy = ["grok-4.20-0309-reasoning"];
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.providers.openrouter = { protocol: "openai", api_key: "${OPENROUTER_API_KEY}" };
   // The fakes listen on loopback, which says nothing about the host: each provider names its convention, as an
@@ -141,7 +141,7 @@ describe("reasoning another host made", () => {
   });
 });
 
-describe("a model that reasons but takes no effort (xai/grok-4)", () => {
+describe("a model that reasons but takes no effort (xai/grok-4.20)", () => {
   it("chat: reasoning_effort is not sent (xAI would answer 400) and is named", async () => {
     const { data, response } = await client.chat.completions.create({ model: GROK, reasoning_effort: "high", messages: [{ role: "user", content: "Hi" }] }).withResponse();
     expect(data.choices[0]!.message.content).toBe(ANSWER);
@@ -149,7 +149,7 @@ describe("a model that reasons but takes no effort (xai/grok-4)", () => {
     expect(xai.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 
-  it("Messages: Claude Code's adaptive thinking at effort high reaches grok-4 without an effort", async () => {
+  it("Messages: Claude Code's adaptive thinking at effort high reaches grok-4.20 without an effort", async () => {
     const messages = new Anthropic({ apiKey: SHIPPED_KEY, baseURL: `${gw.url}/api`, maxRetries: 0 }).messages;
     const { data, response } = await messages.create({ model: GROK, max_tokens: 4000, thinking: { type: "adaptive" }, output_config: { effort: "high" }, messages: [{ role: "user", content: "Hi" }] } as any).withResponse();
     expect(data.content.map((b: any) => b.text)).toEqual([ANSWER]);
@@ -157,14 +157,14 @@ describe("a model that reasons but takes no effort (xai/grok-4)", () => {
     expect(xai.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 
-  it("Responses: Codex's reasoning.effort reaches grok-4 without an effort", async () => {
+  it("Responses: Codex's reasoning.effort reaches grok-4.20 without an effort", async () => {
     const { data, response } = await client.responses.create({ model: GROK, reasoning: { effort: "medium" }, input: "Hi" }).withResponse();
     expect(data.output_text).toBe(ANSWER);
     expect(response.headers.get("x-mg-dropped-params")).toBe("reasoning_effort");
     expect(xai.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 
-  it("Gemini API: Gemini CLI's thinking budget reaches grok-4 without an effort", async () => {
+  it("Gemini API: Gemini CLI's thinking budget reaches grok-4.20 without an effort", async () => {
     const r = await postJson(`${gw.url}/api/v1beta/models/${GROK}:generateContent`, {
       contents: [{ role: "user", parts: [{ text: "Hi" }] }],
       generationConfig: { thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } },

@@ -1,4 +1,5 @@
-// The shipped catalog prices images per quality and size (pricing.image_tiers, OpenAI's list prices): a request is
+// The shipped catalog prices images per quality and size (pricing.image_tiers, OpenAI's list prices), and so can an
+// operator's own entry (dall-e-3 below, which OpenAI has shut down and the catalog no longer has): a request is
 // sent the tier it names, billed that tier's price in the ledger and x-mg-cost-usd, and the budget reserves it; a
 // size or quality no tier prices is refused before any upstream call, naming the field.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,6 +24,13 @@ beforeAll(async () => {
     include: [join(root, "catalog", "models.yaml")],
     providers: { ...base.providers, openai: { ...base.providers.openai, base_url: up.baseUrl, api_key: OPENAI_KEY } },
     models: {
+      // An operator's own entry at dall-e-3's former list prices, served here by the fake.
+      "openai/dall-e-3": {
+        name: "DALL·E 3", description: "Image generation from text prompts.", type: "image", owned_by: "openai", released: 1699228800, created: 1699228800,
+        context_window: 4000, tags: [], limits: { max_images: 1, sizes: ["1024x1024", "1792x1024", "1024x1792"], qualities: ["standard", "hd"] },
+        endpoints: [{ provider: "openai", model: "dall-e-3", pricing: { image: "0.04", image_tiers: {
+          standard: { "1024x1024": "0.04", "1792x1024": "0.08", "1024x1792": "0.08" }, hd: { "1024x1024": "0.08", "1792x1024": "0.12", "1024x1792": "0.12" } } } }],
+      },
       // hd is priced at 1024x1024 only: hd at 1792x1024 is a combination no tier prices.
       "acme/partial": {
         name: "Partial", description: "tiers for some combinations", type: "image", owned_by: "acme", released: 1, created: 1,

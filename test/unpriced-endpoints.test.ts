@@ -27,10 +27,10 @@ function shipped(models: Record<string, unknown>): string {
   return file;
 }
 
-const GROK_NOTICE = 'model xai/grok-4: endpoint xai/grok-4-0709 has no pricing, so its requests cost $0 and no budget limits them' +
+const GROK_NOTICE = 'model xai/grok-4.20: endpoint xai/grok-4.20-0309-reasoning has no pricing, so its requests cost $0 and no budget limits them' +
   ' (give pricing, or pricing: { input: "0", output: "0" } for a free model)';
-/** What the docs used to suggest: an override of the catalog's xai/grok-4 that replaces it, prices and all. */
-const BARE_GROK = { "xai/grok-4": { endpoints: [{ provider: "xai", model: "grok-4-0709", reasoning_effort: false }] } };
+/** What the docs used to suggest: an override of the catalog's xai/grok-4.20 that replaces it, prices and all. */
+const BARE_GROK = { "xai/grok-4.20": { endpoints: [{ provider: "xai", model: "grok-4.20-0309-reasoning", reasoning_effort: false }] } };
 
 let running: RunningGateway | undefined;
 afterEach(async () => {
@@ -59,17 +59,17 @@ describe("an endpoint without pricing", () => {
     expect(said()).toHaveLength(2);
   });
 
-  it("is not what docs/providers.md's grok-4 override makes: that is the catalog's whole entry", async () => {
+  it("is not what docs/providers.md's grok-4.20 override makes: that is the catalog's whole entry", async () => {
     const doc = read("docs/providers.md");
     const at = doc.indexOf("**Models that reason but take no effort.**");
     const block = /```yaml\n([\s\S]*?)```/.exec(doc.slice(at))![1]!;
     const override = YAML.parse(block).models;
     const catalog = YAML.parse(read("catalog/models.yaml")).models;
-    expect(override).toEqual({ "xai/grok-4": catalog["xai/grok-4"] });
+    expect(override).toEqual({ "xai/grok-4.20": catalog["xai/grok-4.20"] });
     const notices: string[] = [];
     const cfg = await loadConfig(shipped(override), { env: { XAI_API_KEY: "xai-test" }, onNotice: (m) => notices.push(m) });
     expect(notices.filter((m) => m.includes("has no pricing"))).toEqual([]);
-    expect(cfg.models.get("xai/grok-4")!.endpoints[0]).toMatchObject({ provider: "xai", contextWindow: 256000, acceptsReasoningEffort: false,
-      pricing: { input: "0.000003", output: "0.000015", input_cache_read: "0.00000075" } });
+    expect(cfg.models.get("xai/grok-4.20")!.endpoints[0]).toMatchObject({ provider: "xai", contextWindow: 1000000, acceptsReasoningEffort: false,
+      pricing: { input: "0.00000125", output: "0.0000025", input_cache_read: "0.0000002" } });
   });
 });
