@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConverseToChatStream } from "./stream.ts";
+import { converseToChatResponse } from "./response.ts";
 
 const ev = (event: string, payload: unknown) => ({ event, data: JSON.stringify(payload) });
 const chunks = (t: ConverseToChatStream, evs: { event: string; data: string }[]) => evs.flatMap((e) => t.push(e)).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
@@ -66,5 +67,56 @@ describe("ConverseStream events -> chat chunks", () => {
     const cut = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
     cut.push(ev("messageStart", {}));
     expect(() => cut.end()).toThrow(/ended the stream before messageStop/);
+  });
+});
+
+describe("JSON beside tools: a stream says what the JSON answer says", () => {
+  /** A Converse answer as the events that stream it (tool inputs in small string pieces). */
+  const eventsOf = (c: any) => [
+    ev("messageStart", { role: "assistant" }),
+    ...c.output.message.content.flatMap((b: any, contentBlockIndex: number) => {
+      if (typeof b.text === "string") return [ev("contentBlockDelta", { contentBlockIndex, delta: { text: b.text } }), ev("contentBlockStop", { contentBlockIndex })];
+      const json = JSON.stringify(b.toolUse.input);
+      const pieces = Array.from({ length: Math.ceil(json.length / 4) }, (_, k) => json.slice(k * 4, k * 4 + 4));
+      return [
+        ev("contentBlockStart", { contentBlockIndex, start: { toolUse: { toolUseId: b.toolUse.toolUseId, name: b.toolUse.name } } }),
+        ...pieces.map((input) => ev("contentBlockDelta", { contentBlockIndex, delta: { toolUse: { input } } })),
+        ev("contentBlockStop", { contentBlockIndex }),
+      ];
+    }),
+    ev("messageStop", { stopReason: c.stopReason }),
+    ev("metadata", { usage: c.usage }),
+  ];
+  /** The chat chunks folded as a client does: content joined, tool calls by index, the finish reason. */
+  const folded = (c: any) => {
+    const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m", jsonTool: "json_output" });
+    const deltas = chunks(t, eventsOf(c)).filter((x) => x !== "[DONE]").map((x: any) => x.choices[0]);
+    const calls: any[] = [];
+    for (const d of deltas) {
+      for (const tc of d.delta.tool_calls ?? []) {
+        calls[tc.index] ??= { id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } };
+        calls[tc.index].function.arguments += tc.function.arguments;
+      }
+    }
+    const content = deltas.map((d) => d.delta.content ?? "").join("");
+    return { content: content || null, tool_calls: calls.length ? calls : undefined, finish_reason: deltas.at(-1).finish_reason };
+  };
+  const answer = (content: unknown[]) => ({ output: { message: { role: "assistant", content } }, stopReason: "tool_use", usage: { inputTokens: 10, outputTokens: 7, totalTokens: 17 } });
+  const call = { toolUse: { toolUseId: "tooluse_1", name: "get_weather", input: { city: "Paris" } } };
+  const json = (input: unknown) => ({ toolUse: { toolUseId: "tooluse_j", name: "json_output", input } });
+
+  it.each([
+    ["a client tool call alone", [call], { content: null, calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output alone", [json({ summary: "sunny" })], { content: "{\"summary\":\"sunny\"}", calls: [], finish: "stop" }],
+    ["json_output after a client tool call", [call, json({ summary: "sunny" })], { content: "{\"summary\":\"sunny\"}", calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output before a client tool call (index counted without it)", [json({ a: 1 }), call], { content: "{\"a\":1}", calls: ["get_weather"], finish: "tool_calls" }],
+    ["json_output called twice: the first is the answer", [json({ a: 1 }), json({ a: 2 })], { content: "{\"a\":1}", calls: [], finish: "stop" }],
+    ["json_output twice beside a client call", [json({ a: 1 }), call, json({ a: 2 })], { content: "{\"a\":1}", calls: ["get_weather"], finish: "tool_calls" }],
+  ])("%s", (_, content, want) => {
+    const c = answer(content);
+    const chat: any = converseToChatResponse(c, "m", 1, "json_output");
+    const m = chat.choices[0].message;
+    expect({ content: m.content, calls: (m.tool_calls ?? []).map((x: any) => x.function.name), finish: chat.choices[0].finish_reason }).toEqual(want);
+    expect(folded(c)).toEqual({ content: m.content, tool_calls: m.tool_calls, finish_reason: chat.choices[0].finish_reason });
   });
 });

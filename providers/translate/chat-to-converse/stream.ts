@@ -22,7 +22,7 @@ export class ConverseToChatStream {
   finish: string | null = null;
   /** Tool calls (chat index) whose arguments have begun. */
   private readonly withArguments = new Set<number>();
-  /** The JSON tool's block (contentBlockIndex), and whether its input has begun. */
+  /** The first JSON tool block (contentBlockIndex), and whether its input has begun. */
   private jsonBlock: number | undefined;
   private jsonBegun = false;
   usage: any = undefined;
@@ -57,7 +57,9 @@ export class ConverseToChatStream {
         const tu = e.start?.toolUse;
         if (tu && this.opts.jsonTool && tu.name === this.opts.jsonTool) {
           this.role(out);
-          this.jsonBlock = e.contentBlockIndex;
+          // The first such block is the answer, as in the JSON answer (response.ts): a second would make the content
+          // two JSON texts in a row (its pieces go nowhere: neither the JSON block nor a tool call).
+          this.jsonBlock ??= e.contentBlockIndex;
         } else if (tu) {
           this.role(out);
           const index = ++this.toolCount;
