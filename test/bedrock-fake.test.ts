@@ -106,6 +106,7 @@ describe("fake Bedrock authentication", () => {
 
   it("Converse outputConfig: the documented shape (schema a JSON string) is answered with JSON text; the schema as an object, another type or two structures are a ValidationException", async () => {
     const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false };
+    const PATH = "/model/openai.gpt-oss-120b-1%3A0/converse";
     const ask = (outputConfig: unknown) => send(PATH, { "content-type": "application/json", authorization: `Bearer ${FAKE_BEDROCK_API_KEY}` }, JSON.stringify({ messages: [{ role: "user", content: [{ text: "x" }] }], outputConfig }));
     const textFormat = (jsonSchema: unknown, extra: Record<string, unknown> = {}) => ({ textFormat: { type: "json_schema", structure: { jsonSchema }, ...extra } });
     const ok = await ask(textFormat({ schema: JSON.stringify(schema), name: "count", description: "The count." }));
@@ -116,5 +117,8 @@ describe("fake Bedrock authentication", () => {
       expect([r.status, String(r.type).split(":")[0]], JSON.stringify(bad)).toEqual([400, "ValidationException"]);
     }
     expect((await ask(textFormat({ schema }))).json.message).toContain("jsonSchema/schema: expected type: String, found: JSONObject");
+    // A model AWS does not list for structured outputs refuses the field (Llama 3.3 here); one it lists answers.
+    const llama = await send(PATH.replace("openai.gpt-oss-120b-1%3A0", "us.meta.llama3-3-70b-instruct-v1%3A0"), { "content-type": "application/json", authorization: `Bearer ${FAKE_BEDROCK_API_KEY}` }, JSON.stringify({ messages: [{ role: "user", content: [{ text: "x" }] }], outputConfig: textFormat({ schema: JSON.stringify(schema) }) }));
+    expect([llama.status, String(llama.type).split(":")[0], llama.json.message]).toEqual([400, "ValidationException", "This model doesn't support the outputConfig.textFormat field. Remove outputConfig.textFormat and try again."]);
   });
 });

@@ -6,6 +6,9 @@
 //   content, JSON answers and streams alike.
 // - Other models (here gpt-oss): response_format was dropped (named) and the client got prose. Now it is Bedrock's
 //   structured outputs, outputConfig.textFormat with the schema as a JSON string, and the JSON text comes back as is.
+// - A model AWS does not list for structured outputs (here Nova Pro, the fake refusing outputConfig as Bedrock does):
+//   outputConfig was sent anyway and every structured-output request got Bedrock's 400. It gets no outputConfig and
+//   answers, response_format named in x-mg-dropped-params, as before structured outputs.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeBedrock, type FakeBedrock } from "./upstreams/bedrock.ts";
 import { fakeBedrockProvider } from "./helpers/fake-bedrock-provider.ts";
@@ -15,6 +18,7 @@ const KEY = testKey("converse-json-tools");
 const auth = { authorization: `Bearer ${KEY}` };
 const CLAUDE = "t/claude-converse";
 const GPT_OSS = "t/gpt-oss";
+const NOVA = "t/nova-pro";
 const report = { type: "object", properties: { city: { type: "string" }, summary: { type: "string" } }, required: ["city", "summary"], additionalProperties: false };
 const response_format = { type: "json_schema", json_schema: { name: "weather_report", schema: report, strict: true } };
 const tools = [{ type: "function", function: { name: "get_weather", description: "The weather in a city.", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
@@ -32,6 +36,7 @@ beforeAll(async () => {
     models: {
       [CLAUDE]: { type: "language", endpoints: [{ provider: "aws-converse", model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", pricing: price }] },
       [GPT_OSS]: { type: "language", endpoints: [{ provider: "aws", model: "openai.gpt-oss-120b-1:0", pricing: price }] },
+      [NOVA]: { type: "language", endpoints: [{ provider: "aws", model: "us.amazon.nova-pro-v1:0", pricing: price }] },
     },
     projects: { acme: { keys: [keyEntry("ci", KEY)], budget: { usd: "100", period: "month" }, rate_limits: { rpm: 10_000, tpm: 10_000_000 } } },
   });
@@ -132,5 +137,22 @@ describe("a model other than Claude on Converse: response_format as outputConfig
     expect(sent().toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(["get_weather"]);
     expect(JSON.parse(s.content)).toEqual({ city: expect.any(String), summary: expect.any(String) });
     expect(s.finish).toEqual(["stop"]);
+  });
+});
+
+describe("a model AWS does not list for structured outputs: response_format dropped and named, an answer as before", () => {
+  it("JSON: no outputConfig reaches Bedrock, the client gets the model's answer and response_format in x-mg-dropped-params", async () => {
+    const r = await postJson(`${gw.baseURL}/chat/completions`, { model: NOVA, messages: ask, response_format }, auth);
+    expect(r.status, r.text).toBe(200);
+    expect(sent().outputConfig).toBeUndefined();
+    expect(r.json.choices[0].message.content).toEqual(expect.any(String));
+    expect(dropped(r.headers)).toEqual(["response_format"]);
+  });
+
+  it("streamed, beside a tool (an agent with tools and an output_type): the tools go, the answer streams", async () => {
+    const s = await streamed({ model: NOVA, messages: ask, tools, response_format });
+    expect(sent().outputConfig).toBeUndefined();
+    expect(sent().toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(["get_weather"]);
+    expect(s.finish).toHaveLength(1);
   });
 });

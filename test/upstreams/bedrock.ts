@@ -5,12 +5,13 @@
 //   empty tools, a tool's inputSchema.json an object schema (to Claude with no oneOf/anyOf/allOf at its root, Claude's
 //   refusal relayed), no tool name twice, no unknown top-level keys, outputConfig.textFormat as the API types it: the
 //   json_schema type, one structure member, the schema a JSON string), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
-//   model/stream, Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
+//   key Claude on Bedrock does not take: model, stream, thread… (claude-cloud-keys.ts), Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
 //   tokens unless additionalModelRequestFields.anthropic_beta names a context-1m-* beta (Bedrock reads no beta header);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
 //   text/reasoning blocks without a start event, tool input as JSON string fragments, messageStop then metadata,
-//   the `p` padding field; a Converse answer asked for outputConfig.textFormat is text matching the schema, a model
+//   the `p` padding field; a Converse answer asked for outputConfig.textFormat is text matching the schema (a model
+//   AWS does not list for structured outputs refuses it with a ValidationException), a model
 //   made to call a tool (toolChoice any) calls one without text first; the tools called can be scripted; scripted failures: HTTP errors (ThrottlingException…), an exception frame mid-stream,
 //   a corrupted frame (bad CRC), a well-formed frame of a given size (past the gateway's event bound).
 import type { ServerResponse } from "node:http";
@@ -20,6 +21,7 @@ import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
 import { blankTextError, toolSchemaError } from "./anthropic-checks.ts";
+import { extraKeyError, INVOKE_MODEL_KEYS } from "./claude-cloud-keys.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
 
 export const FAKE_AWS: AwsCreds & { region: string } = { accessKeyId: "AKIAFAKEBEDROCK00001", secretAccessKey: "fake+Secret/Key0000000000000000000000000", region: "us-west-2" };
@@ -169,6 +171,18 @@ function outputConfigProblem(oc: any): string | undefined {
   return undefined;
 }
 
+/** Models AWS lists for structured outputs ("Get validated JSON results from models", Supported models): Claude 4.5 and
+ * Opus 4.6, and select open-weight families. Kept here apart from the gateway's own list, as Bedrock's side of it. */
+const STRUCTURED_OUTPUT_MODELS = /(^|[./])(anthropic\.claude-(sonnet|haiku|opus)-4-5|anthropic\.claude-opus-4-6|openai\.gpt-oss-|qwen\.qwen3|deepseek\.v3|mistral\.(mistral-large-3|ministral-3|magistral-small|devstral-2|voxtral)|google\.gemma-3-(12|27)b|nvidia\.nemotron|minimax\.minimax-m2|moonshot(ai)?\.kimi|zai\.glm-(4\.7|5))/;
+
+/** A model without structured outputs refuses outputConfig.textFormat as Bedrock refuses a field the model does not
+ * take (its message for toolConfig.toolChoice.any on such a model: "This model doesn't support the … field.
+ * Remove … and try again."). */
+function converseOutputConfigModelProblem(b: any, model: string): string | undefined {
+  if (b.outputConfig?.textFormat === undefined || STRUCTURED_OUTPUT_MODELS.test(model)) return undefined;
+  return "This model doesn't support the outputConfig.textFormat field. Remove outputConfig.textFormat and try again.";
+}
+
 /** Claude's refusal of a root combinator in a tool's schema (anthropic-checks.ts), which Bedrock relays on Converse. */
 function converseClaudeToolProblem(b: any, model: string): string | undefined {
   if (!/(^|[./])anthropic\.claude/.test(model)) return undefined;
@@ -191,7 +205,8 @@ function converseContextProblem(b: any, model: string): string | undefined {
 function invokeProblem(b: any): string | undefined {
   if (!b || typeof b !== "object") return "Malformed input request, please reformat your input and try again.";
   if (b.anthropic_version !== "bedrock-2023-05-31") return "Malformed input request: #: required key [anthropic_version] not found or invalid, please reformat your input and try again.";
-  for (const k of ["model", "stream"]) if (k in b) return `${k}: Extra inputs are not permitted`;
+  const extra = extraKeyError(b, INVOKE_MODEL_KEYS); // model and stream included: the path holds them
+  if (extra) return extra;
   if (!Array.isArray(b.messages)) return "messages: Field required";
   if (typeof b.max_tokens !== "number") return "max_tokens: Field required";
   return toolSchemaError(b) ?? blankTextError(b);
@@ -384,7 +399,7 @@ export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string
     const action = m[2]!;
     const body = rec.body;
     if (action === "invoke" && /(^|\.)(amazon\.titan-embed|cohere\.embed)/.test(model)) return embed(res, model, body);
-    const problem = action.startsWith("converse") ? converseProblem(body) ?? converseClaudeToolProblem(body, model) ?? converseContextProblem(body, model) : invokeProblem(body);
+    const problem = action.startsWith("converse") ? converseProblem(body) ?? converseOutputConfigModelProblem(body, model) ?? converseClaudeToolProblem(body, model) ?? converseContextProblem(body, model) : invokeProblem(body);
     if (problem) return error(res, 400, "ValidationException", problem);
     const reqId = randomBytes(8).toString("hex");
     if (action === "converse") {

@@ -1,6 +1,7 @@
 // response_format on Converse for models other than Claude: Bedrock's structured outputs, outputConfig.textFormat with
 // the client's schema as a JSON string (the API's JsonSchemaDefinition.schema is a String); json_object has no schema
-// to send and stays dropped, named.
+// to send and stays dropped, named; so does any response_format to a model AWS does not list
+// (structured-output-models.ts).
 import { describe, expect, it } from "vitest";
 import { chatToConverseRequest } from "./request.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
@@ -40,6 +41,15 @@ describe("chat -> Converse, not Claude: response_format as outputConfig.textForm
     const text = tr({ messages: hi, response_format: { type: "text" } });
     expect(text.body.outputConfig).toBeUndefined();
     expect(text.dropped).toEqual([]);
+  });
+
+  it("a model AWS does not list for structured outputs (Nova, Llama 3 and 4) gets none: response_format dropped and named, as before", () => {
+    for (const id of ["us.amazon.nova-pro-v1:0", "us.meta.llama3-3-70b-instruct-v1:0", "us.meta.llama4-scout-17b-instruct-v1:0"]) {
+      const r = tr({ messages: hi, response_format: { type: "json_schema", json_schema: { name: "count", schema, strict: true } } }, target(id));
+      expect(r.body.outputConfig).toBeUndefined();
+      expect(r.dropped).toEqual(["response_format"]);
+      expect(r.jsonTool).toBeUndefined();
+    }
   });
 
   it("Claude gets no outputConfig (its JSON goes through json_output, which every Claude on Bedrock takes)", () => {

@@ -8,8 +8,8 @@
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
 // thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is a tool whose
 // input is the answer, forced alone or beside the client's tools one the model must call (json-output.ts); asked of
-// another family it is Bedrock's outputConfig.textFormat (output-config.ts). A function's parameters go as the object
-// schema Bedrock wants (tool-input-schema.ts).
+// a model AWS lists for structured outputs it is Bedrock's outputConfig.textFormat (output-config.ts), dropped and named
+// elsewhere. A function's parameters go as the object schema Bedrock wants (tool-input-schema.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
@@ -115,7 +115,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   if (typeof body.n === "number" && body.n > 1) dropped.push("n");
   const claude = isConverseClaude(target.upstreamModel);
   const json = claude ? jsonOutputSpec(body, dropped) : undefined;
-  const outputConfig = claude ? undefined : converseOutputConfig(body, dropped);
+  const outputConfig = claude ? undefined : converseOutputConfig(body, target.upstreamModel, dropped);
   const system: Block[] = [];
   const turns: Turn[] = [];
   const usedTools = new Set<string>();
