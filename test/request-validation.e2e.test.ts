@@ -54,7 +54,7 @@ async function expect400(path: string, body: unknown, field: string, code = "INV
   expect(res.status, res.text).toBe(400);
   const error = path === "/messages" ? (expect(res.json.type).toBe("error"), res.json.error) : res.json.error;
   expect(error).toMatchObject({ code, details: expect.objectContaining({ field }) });
-  // The Messages API's wording names the place its own way: messages.0.content.1 (a block of unknown type: the block).
+  // The Messages API's wording names the place its own way: messages.0.content.1.type, dotted.
   expect(error.message).toContain(path === "/messages" ? field.replace(/\[(\d+)\]/g, ".$1").replace(/\.type$/, "") : field);
   expect(res.headers.get("x-request-id")).toBeTruthy();
   expect(upstreamCalls()).toBe(0);
@@ -62,8 +62,10 @@ async function expect400(path: string, body: unknown, field: string, code = "INV
 }
 
 describe("messages: content blocks", () => {
-  it.each([CLAUDE, MINI])("a block of unknown type is refused, naming messages[i].content[j].type (%s)", async (model) => {
-    const e = await expect400("/messages", { model, max_tokens: 20, messages: user([{ type: "text", text: "hi" }, { type: "bogus" }]) }, "messages[0].content[1].type");
+  // A block of a type the gateway does not know passes (to Anthropic as sent, dropped and named when translated:
+  // test/sdk-fields.e2e.test.ts); one without a string type is no block at all.
+  it.each([CLAUDE, MINI])("a block without a type is refused, naming messages[i].content[j].type (%s)", async (model) => {
+    const e = await expect400("/messages", { model, max_tokens: 20, messages: user([{ type: "text", text: "hi" }, { text: "bogus" }]) }, "messages[0].content[1].type");
     expect(e.type).toBe("invalid_request_error");
   });
 
@@ -83,7 +85,7 @@ describe("messages: content blocks", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "f", input: {} }] },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content }] },
     ];
-    await expect400("/messages", { model: CLAUDE, max_tokens: 20, messages: toolResult([{ type: "bogus" }]) }, "messages[1].content[0].content[0].type");
+    await expect400("/messages", { model: CLAUDE, max_tokens: 20, messages: toolResult([{ type: 42 }]) }, "messages[1].content[0].content[0].type");
     await expect400("/messages", { model: CLAUDE, max_tokens: 20, messages: toolResult([{ type: "image", source: { type: "url", url: "https://" } }]) }, "messages[1].content[0].content[0].source.url");
     await expect400("/messages", { model: CLAUDE, max_tokens: 20, messages: user([{ type: "document", source: { type: "base64", media_type: "image/png", data: "AA==" } }]) }, "messages[0].content[0].source.media_type");
     await expect400("/messages", { model: CLAUDE, max_tokens: 20, messages: user([{ type: "document", source: { type: "pdf" } }]) }, "messages[0].content[0].source.type");

@@ -90,3 +90,43 @@ describe("Messages: typed tools without a name", () => {
     expect(err.error.error).toMatchObject({ type: "invalid_request_error", details: { field: "tools[0].type" } });
   });
 });
+
+describe("Messages: content blocks of types the gateway does not know", () => {
+  const compacted: Anthropic.Beta.BetaMessageParam[] = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: [{ type: "compaction", content: "summary of earlier turns" }, { type: "text", text: "ok" }] },
+    { role: "user", content: "again" },
+  ];
+  const withToolReference: Anthropic.MessageParam[] = [
+    { role: "user", content: "find a tool" },
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "tool_search", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "get_weather" }] }] },
+  ];
+  const tools: Anthropic.Tool[] = [
+    { name: "tool_search", input_schema: { type: "object", properties: {} } },
+    { name: "get_weather", input_schema: { type: "object", properties: {} } },
+  ];
+
+  it("Claude gets them as sent: a beta compaction block, a tool_reference in a tool result", async () => {
+    await claude.beta.messages.create({ model: CLAUDE, max_tokens: 64, messages: compacted, betas: ["compact-2026-01-12"] });
+    expect(lastBody(anthropic).messages[1].content[0]).toEqual({ type: "compaction", content: "summary of earlier turns" });
+    await claude.messages.create({ model: CLAUDE, max_tokens: 64, messages: withToolReference, tools });
+    expect(lastBody(anthropic).messages[2].content[0].content).toEqual([{ type: "tool_reference", tool_name: "get_weather" }]);
+  });
+
+  it("a translated model answers without them, each named", async () => {
+    const a = await claude.beta.messages.create({ model: GPT, max_tokens: 64, messages: compacted, betas: ["compact-2026-01-12"] }).withResponse();
+    expect(a.data.content[0]).toMatchObject({ type: "text" });
+    expect(dropped(a.response.headers)).toContain("messages[1].content[0]");
+    expect(JSON.stringify(lastBody(openai))).not.toContain("compaction");
+    const b = await claude.messages.create({ model: GPT, max_tokens: 64, messages: withToolReference, tools }).withResponse();
+    expect(b.data.type).toBe("message");
+    expect(dropped(b.response.headers)).toContain("messages[2].content[0].content[0]");
+    expect(JSON.stringify(lastBody(openai))).not.toContain("tool_reference");
+  });
+
+  it("a translated model counts them too (tokenizer), without them", async () => {
+    const count = await claude.messages.countTokens({ model: GPT, messages: withToolReference, tools });
+    expect(count.input_tokens).toBeGreaterThan(0);
+  });
+});

@@ -47,3 +47,34 @@ describe("Messages: typed tools without a name (computer and browser toolsets, t
     expect(verdict(validateMessages, msg({ tools: [{ name: "f" }] }))).toBe("tools.0.input_schema: Field required");
   });
 });
+
+describe("Messages: content blocks of types the gateway does not know pass (docs/messages.md: to Anthropic as sent)", () => {
+  const turn = (content: unknown[]) => msg({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content }, { role: "user", content: "again" }] });
+  it.each([
+    ["compaction (beta)", { type: "compaction", content: "summary" }],
+    ["mcp_tool_listing (beta)", { type: "mcp_tool_listing", server_name: "x", tools: [] }],
+    ["advisor_tool_result (beta)", { type: "advisor_tool_result", tool_use_id: "t", content: [] }],
+    ["fallback (beta)", { type: "fallback", model: "x" }],
+  ])("%s", (_name, block) => {
+    expect(verdict(validateMessages, turn([block, { type: "text", text: "x" }]))).toBe("ok");
+  });
+
+  it("tool_reference inside a tool_result (ToolReferenceBlockParam)", () => {
+    const body = msg({ messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "tool_use", id: "tu1", name: "f", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: [{ type: "tool_reference", tool_name: "f" }] }] },
+    ] });
+    expect(verdict(validateMessages, body)).toBe("ok");
+    expect(verdict(validateCountTokens, { model: "m", messages: body.messages })).toBe("ok");
+  });
+
+  it("a block of a known type is still checked strictly, and a block needs a string type", () => {
+    const user = (content: unknown[]) => msg({ messages: [{ role: "user", content }] });
+    expect(verdict(validateMessages, user([{ type: "text" }]))).toBe("messages.0.content.0.text: Field required");
+    expect(verdict(validateMessages, user([{ type: "image", source: { type: "base64", media_type: "image/bmp", data: "AAAA" } }]))).toBe("messages.0.content.0.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/webp' or 'image/gif'");
+    expect(verdict(validateMessages, user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "text" }] }]))).toBe("messages.0.content.0.content.0.text: Field required");
+    expect(verdict(validateMessages, user([{ type: 5 }]))).toBe("messages.0.content.0.type: Input should be a valid string");
+    expect(verdict(validateMessages, user(["str"]))).toBe("messages.0.content.0: Input should be a valid dictionary");
+  });
+});

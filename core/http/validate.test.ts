@@ -19,7 +19,8 @@ describe("validation errors", () => {
     [{ model: "m", max_tokens: -1, messages: hi }, "max_tokens: Input should be greater than or equal to 0", "max_tokens"], // 0 is a cache pre-warm
     [{ model: "m", max_tokens: "5", messages: hi }, "max_tokens: Input should be a valid integer", "max_tokens"],
     [{ model: "m", max_tokens: 5, messages: [] }, "messages: List should have at least 1 item after validation", "messages"],
-    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "video" }] }] }, "messages.0.content.0: Input tag 'video' found using 'type' does not match any of the expected tags", "messages[0].content[0].type"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ text: "x" }] }] }, "messages.0.content.0.type: Field required", "messages[0].content[0].type"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "tool_use", id: "t", input: {} }] }] }, "messages.0.content.0.name: Field required", "messages[0].content[0].name"],
     [{ model: "m", max_tokens: 5, messages: [...hi, { role: "system", content: [{ type: "image", source: { type: "url", url: "https://x/y.png" } }] }] }, "messages.1.content.0.type: Input should be 'text'", "messages[1].content[0].type"],
   ])("Messages bodies are refused in the Messages API's words (%j)", (body, message, field) => {
     const err = refuse(body, "anthropic");

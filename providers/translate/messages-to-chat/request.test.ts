@@ -179,6 +179,39 @@ describe("messages request -> chat request", () => {
   });
 });
 
+describe("blocks of types chat has no place for", () => {
+  it("a block the gateway does not know (the SDK's betas, tool_reference in a result) and a container_upload are left out and named", () => {
+    const { body, dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 50,
+      messages: [
+        { role: "user", content: [{ type: "container_upload", file_id: "file_1" }, { type: "text", text: "q" }] },
+        { role: "assistant", content: [{ type: "compaction", content: "summary" }, { type: "text", text: "x" }, { type: "tool_use", id: "tu1", name: "f", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: [{ type: "tool_reference", tool_name: "f" }] }, { type: "fallback", model: "x" }, { type: "text", text: "again" }] },
+      ],
+    });
+    expect(dropped).toEqual(["messages[0].content[0]", "messages[1].content[0]", "messages[2].content[0].content[0]", "messages[2].content[1]"]);
+    expect(JSON.stringify(body)).not.toMatch(/compaction|tool_reference|container_upload|fallback/);
+    expect(body.messages).toEqual([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "x", tool_calls: [{ id: "tu1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "tu1", content: "" },
+      { role: "user", content: "again" },
+    ]);
+  });
+
+  it("thinking and an earlier Claude turn's server-tool blocks go unnamed, as before", () => {
+    const { dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 50,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "s" }, { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } }, { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] }, { type: "text", text: "x" }] },
+        { role: "user", content: "again" },
+      ],
+    });
+    expect(dropped).toEqual([]);
+  });
+});
+
 describe("messages request -> a chat completions upstream's own limits", () => {
   const chat = (body: any, flavor: "chat" | "converse" | "gemini" = "chat") =>
     messagesToChatRequest({ model: "m", max_tokens: 50, ...body }, { scope: { flavor, provider: "openai" } });

@@ -4,7 +4,7 @@
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
 // `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
-// x-mg-dropped-params); unknown fields and unknown block types are dropped.
+// x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named.
 // output_config.format (structured outputs; output_format in the beta) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
@@ -16,6 +16,7 @@ import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { MESSAGES_SPELLING } from "./client-spelling.ts";
 import { prefillField } from "./prefill.ts";
+import { refuseThread } from "../../codecs/anthropic-messages/thread.ts";
 
 export interface Translated<T> {
   body: T;
@@ -33,12 +34,7 @@ const retrace = (client: any, _target: unknown, opts: MessagesToChatOptions, ori
 
 export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {}): Translated<Record<string, unknown>> {
   const dropped: string[] = [];
-  // Message threads (beta message-threads-*) keep the conversation on Anthropic's servers and send only new turns;
-  // no other upstream holds them. Refused with the code the SDK's threads recognise, so one created with
-  // unsupportedRequestBehavior 'continue_unthreaded' resends the full history (the tool runner: `thread: false`).
-  if (body.thread !== undefined && body.thread !== null) {
-    throw invalidRequest("message threads are only supported on Anthropic models; send the full history (the SDK tool runner: thread: false)", "thread", { error_code: "thread_unsupported_request", unsupported: ["thread"] });
-  }
+  refuseThread(body); // no chat upstream keeps message threads
   const think = thinkingAsk(body, opts.target, opts.scope?.flavor ?? "chat");
   dropped.push(...think.dropped);
   if (body.top_k !== undefined) dropped.push("top_k");
@@ -78,7 +74,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       }
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
-      const msg = assistantMessage(content, replay, toolId, origin);
+      const msg = assistantMessage(content, index, replay, toolId, dropped, origin);
       origin?.(msg, from);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
@@ -203,6 +199,16 @@ function mergedTurns(messages: any[]): Turn[] {
 }
 
 /**
+ * Blocks a translation leaves out without naming them: thinking (replayed through reasoning.ts where it can be) and
+ * the server-tool blocks of an earlier Claude turn (the search or run they record happened; chat has no such block).
+ */
+const SILENTLY_LEFT_OUT = new Set([
+  "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+  "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+  "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result",
+]);
+
+/**
  * A user turn: every tool_result becomes its own tool message first, in the order of the calls they answer (`calls`,
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
  * then what the results hold besides text (images, documents) and the remaining content as one user message.
@@ -260,7 +266,10 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
         break;
       }
       default:
-        break; // thinking and unknown blocks have no chat equivalent
+        // Thinking and server-tool blocks have no chat equivalent and go unnamed; any other block (one the gateway
+        // does not know, a container_upload) is the client's content left out, so it is named.
+        if (!SILENTLY_LEFT_OUT.has(b.type)) dropped.push(`messages[${i}].content[${j}]`);
+        break;
     }
   });
   const rank = (m: Record<string, unknown>) => {
@@ -276,19 +285,22 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
   return out;
 }
 
-/** An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream. */
-function assistantMessage(content: any, replay: ThinkingScope | undefined, toolId: ToolId, origin?: Origin): Record<string, unknown> {
+/**
+ * An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream; a
+ * block of a type the gateway does not know is named in `dropped`.
+ */
+function assistantMessage(content: any, i: number, replay: ThinkingScope | undefined, toolId: ToolId, dropped: string[], origin?: Origin): Record<string, unknown> {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
-  for (const b of content) {
+  content.forEach((b: any, j: number) => {
     if (b.type === "text") text += b.text;
     else if (b.type === "tool_use") {
       const call = { id: toolId(b.id), type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } };
       origin?.(call, b);
       toolCalls.push(call);
-    }
-  }
+    } else if (!SILENTLY_LEFT_OUT.has(b.type)) dropped.push(`messages[${i}].content[${j}]`);
+  });
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
   return replay ? withReplayedReasoning(msg, content, replay) : msg;
