@@ -32,6 +32,13 @@ describe("InvokeModel body (reference §5.1)", () => {
     expect(withoutBetaHeader(configured)).toEqual({ "x-extra": "1" });
   });
 
+  it("a message thread (the SDK tool runner's default) is the 400 naming thread that the SDK's threads go on unthreaded after", () => {
+    const body = { max_tokens: 10, messages: [{ role: "user", content: "x" }], thread: { type: "create" } };
+    expect(() => invokeBody(body, target, "bedrock", {}))
+      .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "thread", error_code: "thread_unsupported_request" }) }));
+    expect(invokeBody({ ...body, thread: null }, target, "bedrock", {}).body).not.toHaveProperty("thread");
+  });
+
   it("a dollar thinking budget becomes thinking with max_tokens above it", () => {
     const t = invokeBody({ max_tokens: 100, messages: [], providerOptions: { bedrock: { thinkingBudget: 0.03 } } }, target, "bedrock", {});
     expect([t.body.thinking, t.body.max_tokens]).toEqual([{ type: "enabled", budget_tokens: 2000 }, 2100]);

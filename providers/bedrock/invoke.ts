@@ -12,6 +12,7 @@ import { transportError } from "../http.ts";
 import { relayMessagesStream } from "../codecs/anthropic-messages/stream.ts";
 import { acceptMessage } from "../codecs/anthropic-messages/response.ts";
 import { applyMessagesLimit } from "../codecs/anthropic-messages/request.ts";
+import { refuseThread } from "../codecs/anthropic-messages/thread.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
@@ -21,8 +22,11 @@ import { accepted, betaList, configuredBetas, withoutBetaHeader } from "./betas.
 
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
-/** Not Bedrock's: the model and stream are in the path; the others are first-party-only fields Bedrock refuses. */
-const NOT_SENT = new Set(["model", "stream", "providerOptions"]);
+/**
+ * Not Bedrock's: the model and stream are in the path, `thread` here is a null one (any other is refused), and the
+ * others are first-party-only fields Bedrock refuses.
+ */
+const NOT_SENT = new Set(["model", "stream", "providerOptions", "thread"]);
 const FIRST_PARTY_ONLY = ["metadata", "service_tier", "container", "mcp_servers", "inference_geo"];
 
 function header(h: CallOptions["clientHeaders"], name: string): string | undefined {
@@ -31,6 +35,7 @@ function header(h: CallOptions["clientHeaders"], name: string): string | undefin
 }
 
 export function invokeBody(body: Record<string, any>, target: Target, provider: string, clientHeaders: CallOptions["clientHeaders"], configured?: Record<string, string>): { body: Record<string, unknown>; dropped: string[] } {
+  refuseThread(body); // Bedrock keeps no threads and refuses the key: the SDK's threads go on unthreaded on this 400
   const out: Record<string, unknown> = {};
   const dropped: string[] = [];
   for (const k in body) {

@@ -10,6 +10,13 @@ describe("Claude on Vertex body", () => {
     expect(vertexClaudeBody(body, target, "vertex")).toEqual({ anthropic_version: VERTEX_ANTHROPIC_VERSION, max_tokens: 10, stream: true, messages: body.messages });
   });
 
+  it("a message thread (the SDK tool runner's default) is the 400 naming thread that the SDK's threads go on unthreaded after", () => {
+    const body = { max_tokens: 10, messages: [{ role: "user", content: "x" }], thread: { type: "continue", previous_message_id: "msg_1" } };
+    expect(() => vertexClaudeBody(body, target, "vertex"))
+      .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "thread", error_code: "thread_unsupported_request" }) }));
+    expect(vertexClaudeBody({ ...body, thread: null }, target, "vertex")).not.toHaveProperty("thread");
+  });
+
   it("a dollar thinking budget becomes Anthropic's thinking block, as on the first-party API", () => {
     const out = vertexClaudeBody({ max_tokens: 100, messages: [], providerOptions: { vertex: { thinkingBudget: 0.03 } } }, target, "vertex");
     expect(out.thinking).toEqual({ type: "enabled", budget_tokens: 2000 });

@@ -5,6 +5,7 @@
 // its own error envelope.
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { messagesBody } from "../codecs/anthropic-messages/request.ts";
+import { refuseThread } from "../codecs/anthropic-messages/thread.ts";
 import { mergedBetaHeader } from "../codecs/anthropic-messages/betas.ts";
 import { messagesAnswer } from "../codecs/anthropic-messages/answer.ts";
 import { geminiFailure } from "../codecs/gemini/errors.ts";
@@ -14,8 +15,10 @@ import { vertexSend } from "./send.ts";
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
 
 export function vertexClaudeBody(body: Record<string, any>, target: Target, provider: string): Record<string, unknown> {
+  refuseThread(body); // Vertex keeps no threads and refuses the key: the SDK's threads go on unthreaded on this 400
   const out = messagesBody(body, target, provider);
   delete out.model;
+  delete out.thread; // a null one (any other is refused): Vertex refuses the key
   out.anthropic_version = VERTEX_ANTHROPIC_VERSION;
   return out;
 }

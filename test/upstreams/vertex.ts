@@ -1,16 +1,17 @@
 // A fake Vertex AI host (reference protocols-2 §3): it checks what Vertex's front end checks — a bearer access token
 // the fake token endpoint issued and that has not expired (401 UNAUTHENTICATED in Google's envelope otherwise), the
 // URL shape (v1/projects/{project}/locations/{location}/publishers/{google|anthropic}/models/{model}:{method}), and
-// for Claude the Vertex body (anthropic_version "vertex-2023-10-16", no `model`). Model answers come from the
-// faithful Gemini and Anthropic fakes behind it (the request rewritten to their API, the answer relayed byte for
-// byte), with what Vertex adds to Gemini answers: createTime, usageMetadata.trafficType, and in streams usageMetadata
-// with only trafficType on every chunk but the last.
+// for Claude the Vertex body (anthropic_version "vertex-2023-10-16", no key Claude on Vertex does not take: model,
+// thread…: claude-cloud-keys.ts). Model answers come from the faithful Gemini and Anthropic fakes behind it (the
+// request rewritten to their API, the answer relayed byte for byte), with what Vertex adds to Gemini answers:
+// createTime, usageMetadata.trafficType, and in streams usageMetadata with only trafficType on every chunk but the last.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { approxTokens, fakeVector, listenLoopback, readRequest, sendJson } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./gemini.ts";
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "./anthropic.ts";
 import type { FakeTokenEndpoint } from "./vertex-auth.ts";
+import { extraKeyError, VERTEX_CLAUDE_KEYS } from "./claude-cloud-keys.ts";
 
 const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
 
@@ -110,7 +111,8 @@ export async function startFakeVertex(tokens: FakeTokenEndpoint, opts: { project
       // Anthropic's own validation, in its own error shape (the model answers these, not Google's front end).
       const invalid = (message: string) => sendJson(res, 400, { type: "error", error: { type: "invalid_request_error", message } });
       if (body?.anthropic_version !== "vertex-2023-10-16") return invalid("anthropic_version: Input should be 'vertex-2023-10-16'");
-      if (body.model !== undefined) return invalid("model: Extra inputs are not permitted");
+      const extra = extraKeyError(body, VERTEX_CLAUDE_KEYS); // model included: the URL holds it
+      if (extra) return invalid(extra);
       if ((verb === "streamRawPredict") !== (body.stream === true)) return invalid(`stream: ${verb} needs stream ${verb === "streamRawPredict"}`);
       const { anthropic_version: _v, ...rest } = body;
       const h: Record<string, string> = { "content-type": "application/json", "x-api-key": FAKE_ANTHROPIC_KEY, "anthropic-version": "2023-06-01" };
