@@ -130,3 +130,34 @@ describe("Messages: content blocks of types the gateway does not know", () => {
     expect(count.input_tokens).toBeGreaterThan(0);
   });
 });
+
+describe("null where the SDK types a field nullable", () => {
+  const nulls: Anthropic.MessageCreateParamsNonStreaming = {
+    model: CLAUDE, max_tokens: 64,
+    system: [{ type: "text", text: "be brief", cache_control: null }],
+    tools: [{ name: "f", input_schema: { type: "object", properties: {} }, cache_control: null }],
+    messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: null }] }],
+  };
+
+  it("Messages cache_control: null reaches Claude as sent and a translated model without it", async () => {
+    await claude.messages.create(nulls);
+    expect(lastBody(anthropic).system).toEqual([{ type: "text", text: "be brief", cache_control: null }]);
+    const { response } = await claude.messages.create({ ...nulls, model: GPT }).withResponse();
+    expect(dropped(response.headers)).not.toContain("cache_control");
+    expect(JSON.stringify(lastBody(openai))).not.toContain("cache_control");
+  });
+
+  it("Responses input_image detail: null in a function_call_output: a translated model gets the image without a detail", async () => {
+    const r = await oai.responses.create({
+      model: CLAUDE,
+      tools: [{ type: "function", name: "f", parameters: { type: "object", properties: {} }, strict: false }],
+      input: [
+        { role: "user", content: "hi" },
+        { type: "function_call", call_id: "call_1", name: "f", arguments: "{}" },
+        { type: "function_call_output", call_id: "call_1", output: [{ type: "input_image", image_url: "https://example.com/a.png", detail: null }] },
+      ],
+    });
+    expect(r.status).toBe("completed");
+    expect(JSON.stringify(lastBody(anthropic))).not.toContain('"detail"');
+  });
+});

@@ -4,6 +4,7 @@
 // keys never reach the client.
 import { ulid } from "ulid";
 import { validateImages } from "../generated/validators.js";
+import { dropNullFields } from "./null-fields.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
@@ -123,6 +124,8 @@ export const imagesEndpoint: EndpointSpec = {
   protocol: "openai",
   validate: validateImages,
   invalidCode: "BAD_REQUEST",
+  // The openai SDK types n, size, quality, style and response_format nullable: null is not sent, as on chat.
+  prepare: (ctx) => dropNullFields(ctx.body),
   terminal: images,
   refreshKept: refreshImageUrls,
   openapi: { summary: "Generate images (OpenAI-compatible)", requestSchema: "ImageGenerationRequest", responseSchema: "ImageResult", headers: ["x-mg-trace-id"], responseHeaders: ["x-mg-trace-id"], tag: "Inference" },

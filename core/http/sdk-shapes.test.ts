@@ -1,7 +1,8 @@
 // Shapes the official SDKs type and send (@anthropic-ai/sdk, openai) pass the gateway's own validation: DESIGN §10,
 // never a 400 of the gateway's own for what a real client legitimately sends. Each case is the SDK's type, as sent.
 import { describe, expect, it } from "vitest";
-import { validateCountTokens, validateMessages, validateResponses } from "../generated/validators.js";
+import { validateCountTokens, validateImages, validateMessages, validateResponses } from "../generated/validators.js";
+import { imagesEndpoint } from "../endpoints/images.ts";
 import { validationError } from "./validate.ts";
 
 /** The validator's verdict, with the error it would answer when it refuses (so a failure says which field). */
@@ -76,5 +77,37 @@ describe("Messages: content blocks of types the gateway does not know pass (docs
     expect(verdict(validateMessages, user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "text" }] }]))).toBe("messages.0.content.0.content.0.text: Field required");
     expect(verdict(validateMessages, user([{ type: 5 }]))).toBe("messages.0.content.0.type: Input should be a valid string");
     expect(verdict(validateMessages, user(["str"]))).toBe("messages.0.content.0: Input should be a valid dictionary");
+  });
+});
+
+describe("null where the SDKs type a field nullable is taken as not sent", () => {
+  it("Messages cache_control: null on a system part, a tool, and every kind of block", () => {
+    const body = msg({
+      system: [{ type: "text", text: "s", cache_control: null }],
+      tools: [{ name: "f", input_schema: { type: "object" }, cache_control: null }],
+      messages: [
+        { role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" }, cache_control: null }, { type: "text", text: "q", cache_control: null }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "tu1", name: "f", input: {}, cache_control: null }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: "r", cache_control: null }, { type: "document", source: { type: "text", media_type: "text/plain", data: "d" }, cache_control: null }] },
+      ],
+    });
+    expect(verdict(validateMessages, body)).toBe("ok");
+    expect(verdict(validateMessages, msg({ system: [{ type: "text", text: "s", cache_control: { type: "persistent" } }] }))).toBe("system.0.cache_control.type: Input should be 'ephemeral'");
+  });
+
+  it("Responses input_image detail: null, in a message and in a function_call_output", () => {
+    const input = [
+      { role: "user", content: [{ type: "input_image", image_url: "https://example.com/a.png", detail: null }] },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: [{ type: "input_image", image_url: "https://example.com/a.png", detail: null }] },
+    ];
+    expect(validateResponses({ model: "m", input })).toBe(true);
+  });
+
+  it("images: n, size, quality, style and response_format null pass, and are gone before the endpoint reads them", () => {
+    const body: Record<string, unknown> = { model: "m", prompt: "a cat", n: null, size: null, quality: null, style: null, response_format: null };
+    expect(validateImages(body)).toBe(true);
+    imagesEndpoint.prepare!({ body } as any);
+    expect(body).toEqual({ model: "m", prompt: "a cat" });
   });
 });

@@ -6,7 +6,7 @@
 export type HttpsUrl = string;
 
 /**
- * POST /v1/images/generations (OpenAI-compatible). Unknown fields pass through to native upstreams.
+ * POST /v1/images/generations (OpenAI-compatible). Unknown fields pass through to native upstreams. An optional field set to null is taken as not sent (the openai SDK types n, size, quality, style and response_format nullable).
  */
 export interface ImageGenerationRequest {
   model: string;
@@ -14,20 +14,20 @@ export interface ImageGenerationRequest {
   /**
    * Some models allow only 1 (the catalog's limits.max_images).
    */
-  n?: number;
+  n?: number | null;
   /**
    * WIDTHxHEIGHT (or auto).
    */
-  size?: string;
+  size?: string | null;
   /**
    * standard, hd, low, medium, high (or auto); provider-specific values pass through.
    */
-  quality?: string;
-  style?: "vivid" | "natural";
+  quality?: string | null;
+  style?: "vivid" | "natural" | null;
   /**
    * url: a gateway-served signed URL valid about one hour.
    */
-  response_format?: "url" | "b64_json";
+  response_format?: "url" | "b64_json" | null;
   user?: string;
   /**
    * base64 (or a data:image/… URL) or an https URL, for image-to-image on supporting models.

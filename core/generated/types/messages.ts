@@ -15,6 +15,13 @@ export type KnownContentBlock =
   | RedactedThinkingBlock
   | ServerToolBlock;
 /**
+ * null is not sent (the SDK types cache_control nullable on every block, tool and system part).
+ */
+export type CacheControl = {
+  type: "ephemeral";
+  ttl?: "5m" | "1h";
+} | null;
+/**
  * base64 (media_type + data), an https url, or a file_id from the Files API.
  */
 export type ImageSource =
@@ -113,10 +120,6 @@ export interface TextBlock {
   text: string;
   cache_control?: CacheControl;
   citations?: unknown[] | null;
-}
-export interface CacheControl {
-  type: "ephemeral";
-  ttl?: "5m" | "1h";
 }
 export interface ImageBlock {
   type: "image";

@@ -76,7 +76,10 @@ export interface InputImage {
   type: "input_image";
   image_url?: string | null;
   file_id?: string | null;
-  detail?: "low" | "high" | "auto" | "original";
+  /**
+   * null is not sent (the SDK types it nullable).
+   */
+  detail?: "low" | "high" | "auto" | "original" | null;
 }
 /**
  * A file: file_data (a base64 data: URL, or base64 with a filename giving its type), file_url (https) or file_id (native upstreams only).
