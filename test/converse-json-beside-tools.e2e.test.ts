@@ -3,7 +3,8 @@
 // - Claude (bedrock_claude_api: converse): response_format together with tools was a 400, so an agent with tools and
 //   a structured output (the OpenAI Agents SDK's output_type) failed on its first turn. Now the client's tools and the
 //   json_output tool go together and the model must call one: the client gets its tool call, then its JSON as the
-//   content, JSON answers and streams alike.
+//   content, JSON answers and streams alike. With tool_choice required only the client's tools go: the model must
+//   call one of theirs, and the JSON comes on a later turn whose tool_choice allows an answer.
 // - Other models (here gpt-oss): response_format was dropped (named) and the client got prose. Now it is Bedrock's
 //   structured outputs, outputConfig.textFormat with the schema as a JSON string, and the JSON text comes back as is.
 // - A model AWS does not list for structured outputs (here Nova Pro, the fake refusing outputConfig as Bedrock does):
@@ -116,6 +117,20 @@ describe("Claude on Converse: response_format beside tools", () => {
     expect(JSON.parse(second.content!)).toEqual({ city: "Paris", summary: expect.any(String) });
     expect(second.calls).toEqual([]);
     expect(second.finish).toEqual(["stop"]);
+  });
+
+  it("tool_choice required: only the client's tools go, so the answer is a call of theirs, never the JSON", async () => {
+    // After a tool result a model offered json_output would answer the report (scripted here): required forbids that.
+    bedrock.calls.push(["json_output"]);
+    const history = [...ask, { role: "assistant", content: null, tool_calls: [{ id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }, { role: "tool", tool_call_id: "tooluse_1", content: "18°C, sunny" }];
+    const r = await postJson(`${gw.baseURL}/chat/completions`, { model: CLAUDE, messages: history, tools, tool_choice: "required", response_format }, auth);
+    expect(r.status, r.text).toBe(200);
+    expect(sent().toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(["get_weather"]);
+    expect(sent().toolConfig.toolChoice).toEqual({ any: {} });
+    const m = r.json.choices[0].message;
+    expect(m.tool_calls.map((c: any) => c.function.name)).toEqual(["get_weather"]);
+    expect(m.content).toBeNull();
+    expect(r.json.choices[0].finish_reason).toBe("tool_calls");
   });
 });
 

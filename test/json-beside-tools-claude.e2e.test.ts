@@ -3,6 +3,7 @@
 // response_format / text.format with its tools, as the OpenAI Agents SDK does for an agent with tools and an
 // output_type, got a 400 "response_format together with tools is not supported". Now the model calls the client's tool
 // first and, once its result is back, answers the JSON as the message content: in a JSON answer and in a stream alike.
+// With tool_choice required only the client's tools are offered (an answer without a call of theirs is not allowed).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { randomUUID } from "node:crypto";
@@ -111,5 +112,20 @@ describe("JSON beside tools on Claude (Anthropic), the gateway as shipped", () =
     });
     expect(second.output.some((o) => o.type === "function_call")).toBe(false);
     expect(JSON.parse(second.output_text)).toEqual({ summary: "sample", celsius: 4.5 });
+  });
+
+  it("tool_choice required (chat, and Responses \"required\"): Claude is offered only the client's tools, so it cannot answer the JSON instead of calling one", async () => {
+    const history: OpenAI.ChatCompletionMessageParam[] = [
+      ask,
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "sunny, 21 C" },
+    ];
+    // (What the fake model then answers is not asserted: after a tool result it answers prose even with any.)
+    await oai.chat.completions.create({ model: CLAUDE, messages: history, tools, tool_choice: "required", response_format });
+    expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "any" } });
+
+    const fn: OpenAI.Responses.FunctionTool = { type: "function", name: "get_weather", strict: false, parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+    await oai.responses.create({ model: CLAUDE, input: "What is the weather in Paris? Answer as a report.", tools: [fn], tool_choice: "required", text: { format: { type: "json_schema", name: "report", schema, strict: false } }, store: false });
+    expect(sent()).toEqual({ tools: ["get_weather"], tool_choice: { type: "any" } });
   });
 });

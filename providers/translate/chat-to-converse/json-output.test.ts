@@ -47,7 +47,7 @@ describe("chat -> Converse: response_format", () => {
 
   it("Claude: with tools offered, the client's tools and json_output go, and the model must call one of them", () => {
     const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
-    for (const tool_choice of [undefined, "auto", "required"]) {
+    for (const tool_choice of [undefined, "auto"]) {
       const t = tr({ messages: hi, tools, tool_choice, response_format: jsonSchema(schema) });
       expect(t.body.toolConfig).toEqual({
         tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: schema } } }, { toolSpec: { name: "json_output", description: expect.any(String), inputSchema: { json: schema } } }],
@@ -60,6 +60,17 @@ describe("chat -> Converse: response_format", () => {
     const forced = tr({ messages: hi, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, response_format: { type: "json_object" } });
     expect(forced.body.toolConfig.tools.map((b: any) => b.toolSpec.name)).toEqual(["get_weather", "json_output"]);
     expect(forced.body.toolConfig.toolChoice).toEqual({ tool: { name: "get_weather" } });
+  });
+
+  it("Claude: tool_choice required beside response_format: only the client's tools go, one of them must be called", () => {
+    // required forbids an answer without a call of the client's: json_output waits for a later turn whose tool_choice
+    // allows an answer (the OpenAI Agents SDK resets it after a tool call).
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: schema } }];
+    for (const response_format of [jsonSchema(schema), { type: "json_object" }]) {
+      const t = tr({ messages: hi, tools, tool_choice: "required", response_format });
+      expect(t.body.toolConfig).toEqual({ tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: schema } } }], toolChoice: { any: {} } });
+      expect(t.dropped).toEqual([]);
+    }
   });
 
   it("Claude: a client tool already named json_output beside response_format is a 400 naming tools", () => {

@@ -1,7 +1,8 @@
 // response_format on Converse for Claude (reference protocols-2 §2.9): Claude answers JSON through a tool whose input is
 // the answer, as on Anthropic (chat-to-messages, same tool name and the same refusals), which works on every Claude
 // Bedrock serves (outputConfig only on 4.5 and newer); the response translators give that input back as the message
-// content. Alone it is forced; beside the client's tools it is one of the tools the model must call (request.ts).
+// content. Alone it is forced; beside the client's tools it is one of the tools the model must call (request.ts), but
+// for tool_choice "required", which asks for a call of the client's: then only theirs go, as on Anthropic.
 // Other families get Bedrock's structured outputs instead (output-config.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import { JSON_TOOL } from "../chat-to-messages/request.ts";

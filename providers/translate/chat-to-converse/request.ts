@@ -7,9 +7,10 @@
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
 // is `additionalModelRequestFields.thinking` (signed reasoning in the history is replayed from reasoning_details /
 // thinking_blocks); other families' reasoning knobs are dropped. A JSON response_format asked of Claude is a tool whose
-// input is the answer, forced alone or beside the client's tools one the model must call (json-output.ts); asked of
-// a model AWS lists for structured outputs it is Bedrock's outputConfig.textFormat (output-config.ts), dropped and named
-// elsewhere. A function's parameters go as the object schema Bedrock wants (tool-input-schema.ts).
+// input is the answer, forced alone or beside the client's tools one the model must call (left out for tool_choice
+// "required": json-output.ts); asked of a model AWS lists for structured outputs it is Bedrock's
+// outputConfig.textFormat (output-config.ts), dropped and named elsewhere. A function's parameters go as the object
+// schema Bedrock wants (tool-input-schema.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { chatThinkingTokens, knobsFor, thinkingKnob } from "../../../core/metering/thinking.ts";
@@ -23,6 +24,7 @@ import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
 import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
 import { besideToolsChoice, jsonOutputSpec, refuseJsonToolName } from "./json-output.ts";
+import { jsonToolBesideTools } from "../chat-to-messages/request.ts";
 import { converseOutputConfig } from "./output-config.ts";
 
 export interface Translated<T> {
@@ -216,7 +218,8 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     });
     const toolConfig: Record<string, unknown> = { tools: specs };
     if (json) {
-      specs.push({ toolSpec: json });
+      // With tool_choice "required" only the client's tools: one of theirs must be called (json-output.ts).
+      if (jsonToolBesideTools(tc)) specs.push({ toolSpec: json });
       toolConfig.toolChoice = besideToolsChoice(tc);
     } else if (tc === "auto") toolConfig.toolChoice = { auto: {} };
     else if (tc === "required") toolConfig.toolChoice = { any: {} };

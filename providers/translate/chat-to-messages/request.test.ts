@@ -216,15 +216,27 @@ describe("chat request -> messages request", () => {
     ]);
     expect(t.body.tool_choice).toEqual({ type: "any" });
     expect(t.dropped).toEqual([]); // the marker stays on the client's tool
-    // auto and required alike; parallel_tool_calls: false still allows one call; json_object gives an object schema.
+    // auto alike; parallel_tool_calls: false still allows one call; json_object gives an object schema.
     expect(tr({ messages: hi, tools, tool_choice: "auto", response_format: rf }).body.tool_choice).toEqual({ type: "any" });
-    const one = tr({ messages: hi, tools, tool_choice: "required", parallel_tool_calls: false, response_format: { type: "json_object" } }).body;
+    const one = tr({ messages: hi, tools, tool_choice: "auto", parallel_tool_calls: false, response_format: { type: "json_object" } }).body;
     expect(one.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
     expect((one.tools as any[])[1]).toEqual({ name: "json_output", description: expect.any(String), input_schema: { type: "object" } });
     // A forced function keeps its force (json_output is there for the turn after).
     const forced = tr({ messages: hi, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, parallel_tool_calls: false, response_format: rf }).body;
     expect(forced.tool_choice).toEqual({ type: "tool", name: "get_weather", disable_parallel_tool_use: true });
     expect((forced.tools as any[]).map((x) => x.name)).toEqual(["get_weather", "json_output"]);
+  });
+
+  it("JSON beside tools with tool_choice required: only the client's tools go (the model must call one of them, not answer the JSON)", () => {
+    // tool_choice required forbids an answer without a call of the client's: json_output waits for a later turn whose
+    // tool_choice allows an answer (the OpenAI Agents SDK resets it after a tool call).
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } }];
+    for (const response_format of [{ type: "json_object" }, { type: "json_schema", json_schema: { name: "r", schema: { type: "object" } } }]) {
+      const t = tr({ messages: [{ role: "user", content: "x" }], tools, tool_choice: "required", parallel_tool_calls: false, response_format });
+      expect((t.body.tools as any[]).map((x) => x.name)).toEqual(["get_weather"]);
+      expect(t.body.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
+      expect(t.dropped).toEqual([]);
+    }
   });
 
   it("JSON beside tools turns thinking off as JSON mode alone does (Anthropic refuses it with a forced tool_choice), its knob named", () => {

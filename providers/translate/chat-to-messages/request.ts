@@ -2,7 +2,8 @@
 // Choices: n>1, logprobs, audio input/output and file ids cannot be honoured by a messages upstream and get a 400
 // naming the field; seed, logit_bias and the penalties are dropped and reported. A JSON response_format becomes one
 // tool (JSON_TOOL) whose input is the answer, forced alone or, beside the client's tools, one of the tools the model
-// must call; the response translators turn its input back into message content.
+// must call (left out when tool_choice "required" asks for a call of the client's); the response translators turn its
+// input back into message content.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { DEFAULT_MESSAGES_MAX_TOKENS, outputAsk, statedOutputLimit } from "../../../core/metering/output-limit.ts";
@@ -25,6 +26,11 @@ export interface Translated<T> {
 }
 
 export const JSON_TOOL = "json_output";
+
+/** Whether JSON_TOOL goes beside the client's tools. Not with tool_choice "required" (Gemini ANY, Responses
+ * "required"), which forbids an answer without a call of the client's: the JSON answer comes on a later turn whose
+ * tool_choice allows one (the OpenAI Agents SDK resets it after a tool call). */
+export const jsonToolBesideTools = (toolChoice: unknown): boolean => toolChoice !== "required";
 
 // prompt_cache_key / _retention: Anthropic caches by cache_control markers, it has no routing key or retention knob.
 // service_tier: Anthropic's (auto | standard_only) is not OpenAI's (auto | default | flex | priority), nor mapped.
@@ -106,8 +112,8 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
     if (besideTools) {
       // Last, so the client's tools (and a cache marker on them) keep their prefix. "any" makes the model call one of
       // the client's tools or answer through JSON_TOOL, never in prose; a client's forced function keeps its force,
-      // and disable_parallel_tool_use stays as parallel_tool_calls set it.
-      out.tools = [...(out.tools as unknown[]), jsonTool];
+      // and disable_parallel_tool_use stays as parallel_tool_calls set it. With "required", only the client's tools.
+      if (jsonToolBesideTools(body.tool_choice)) out.tools = [...(out.tools as unknown[]), jsonTool];
       const choice = out.tool_choice as Record<string, unknown> | undefined;
       if (choice?.type !== "tool") out.tool_choice = { ...choice, type: "any" };
     } else {
