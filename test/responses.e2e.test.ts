@@ -159,7 +159,7 @@ describe("responses: sandbox, structured output, policies, refusals", () => {
     const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json();
     const op = Object.entries(doc.paths).find(([path]) => path.endsWith("/responses"))?.[1] as any;
     expect(op?.post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ResponsesRequest" });
-    expect(doc.components.schemas.ResponsesRequest.required).toEqual(["model", "input"]);
+    expect(doc.components.schemas.ResponsesRequest.required).toEqual(["model"]); // input is optional in the SDK (a stored prompt)
   });
 
   it("an unknown previous_response_id is a 404 naming the field (test/responses-state.e2e.test.ts has the rest); a forced built-in tool is a 400 naming the field; a bad body is a 400", async () => {

@@ -161,3 +161,23 @@ describe("null where the SDK types a field nullable", () => {
     expect(JSON.stringify(lastBody(anthropic))).not.toContain('"detail"');
   });
 });
+
+describe("Responses: input left out, as the SDK allows (a stored prompt)", () => {
+  it("a native model gets the prompt without input", async () => {
+    const r = await oai.responses.create({ model: "openai/gpt-5", prompt: { id: "pmpt_1", version: "2" } });
+    expect(r.status).toBe("completed");
+    expect(lastBody(openai)).toMatchObject({ prompt: { id: "pmpt_1", version: "2" } });
+    expect(lastBody(openai)).not.toHaveProperty("input");
+  });
+
+  it("a translated model: a 400 naming prompt, or input when neither is sent", async () => {
+    const calls = anthropic.requests.length;
+    const withPrompt = await oai.responses.create({ model: CLAUDE, prompt: { id: "pmpt_1" } }).catch((e) => e);
+    expect(withPrompt).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(withPrompt.error).toMatchObject({ details: { field: "prompt" } });
+    const bare = await oai.responses.create({ model: CLAUDE }).catch((e) => e);
+    expect(bare).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(bare.error).toMatchObject({ details: { field: "input" } });
+    expect(anthropic.requests.length).toBe(calls);
+  });
+});

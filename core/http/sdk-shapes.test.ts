@@ -111,3 +111,10 @@ describe("null where the SDKs type a field nullable is taken as not sent", () =>
     expect(body).toEqual({ model: "m", prompt: "a cat" });
   });
 });
+
+describe("Responses: input is optional, as in the openai SDK (a stored prompt may hold it)", () => {
+  it("model and prompt alone pass; model is still required", () => {
+    expect(validateResponses({ model: "m", prompt: { id: "pmpt_1", version: "2" } })).toBe(true);
+    expect(validateResponses({ prompt: { id: "pmpt_1" } })).toBe(false);
+  });
+});

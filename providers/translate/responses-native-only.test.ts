@@ -32,7 +32,7 @@ describe("responses: built-in tools on translated upstreams", () => {
     expect(thrown).toBeInstanceOf(Unsupported);
     expect((thrown as Unsupported).error).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "tool_choice.type" } });
     expect((thrown as Unsupported).error.message).toContain("code_interpreter");
-    expect(nativeOnly(inner).request({ tools: [{ type: "code_interpreter" }] }, target, opts).body).toBe("ok");
+    expect(nativeOnly(inner).request({ input: "hi", tools: [{ type: "code_interpreter" }] }, target, opts).body).toBe("ok");
     // Every translated responses pair is guarded; the native one is the identity.
     for (const up of ["chat", "messages", "gemini", "converse"] as const) {
       expect(() => translators.responses[up]!.request({ model: "m", input: "hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, target, opts)).toThrow(Unsupported);
@@ -58,6 +58,21 @@ describe("responses: built-in tools on translated upstreams", () => {
       const body = { model: "m", input: "hi", ...extra };
       expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body });
     }
+  });
+
+  it("no input (optional in the SDK, for a stored prompt): Unsupported naming input on every translated pair, kept by the native one", () => {
+    for (const up of ["chat", "messages", "gemini", "converse"] as const) {
+      let thrown: unknown;
+      try {
+        translators.responses[up]!.request({ model: "m", instructions: "be brief" }, target, opts);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, up).toBeInstanceOf(Unsupported);
+      expect((thrown as Unsupported).error).toMatchObject({ status: 400, details: { field: "input" } });
+    }
+    const body = { model: "m", prompt: { id: "pmpt_1" } };
+    expect(translators.responses.responses!.request(body, target, { ...opts, driverProtocol: "openai" })).toMatchObject({ op: "responses", body });
   });
 
   it("input items only a native upstream understands: kept by the native pair, dropped and named by the translated ones", () => {

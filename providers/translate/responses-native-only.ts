@@ -1,6 +1,6 @@
 // What a translated Responses attempt cannot serve: a tool_choice forcing a built-in tool (web_search, file_search,
 // code_interpreter, mcp, custom, …) the target has no way to run — the model could not obey it — and a
-// `conversation` or stored `prompt`, which only OpenAI can expand. Such an attempt is
+// `conversation` or stored `prompt`, which only OpenAI can expand, and a request without `input`. Such an attempt is
 // passed over (Unsupported) rather than sent without it: another target may be native, and when none is the client
 // gets this 400 before any upstream call. Built-in tools merely offered are not refused: the translator maps web
 // search where the upstream has one and drops the rest, naming them in x-mg-dropped-params (responses-to-chat/tools.ts),
@@ -36,6 +36,12 @@ export function nativeOnly<S>(tr: Translator<S>): Translator<S> {
         throw new Unsupported(new GatewayError(400, "INVALID_REQUEST",
           `${hit.field}: tool_choice forces built-in tool "${hit.value}", which needs an upstream that serves the Responses API itself; ${target.modelId} on provider ${opts.provider} is reached through translation, where it cannot run`,
           { details: { field: hit.field, provider: opts.provider } }));
+      }
+      // input is optional in the SDK (a stored prompt may hold it all, named above); a translation has nothing to send.
+      if (body?.input == null) {
+        throw new Unsupported(new GatewayError(400, "INVALID_REQUEST",
+          `input: is required on ${target.modelId} (provider ${opts.provider}), reached through translation; only a model serving the Responses API itself takes a request without it (a stored prompt)`,
+          { details: { field: "input", provider: opts.provider } }));
       }
       return tr.request(body, target, opts);
     },

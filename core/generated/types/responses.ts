@@ -7,7 +7,10 @@ export type InputItem = Message | FunctionCall | FunctionCallOutput | Reasoning 
  */
 export interface ResponsesRequest {
   model: string;
-  input: string | InputItem[];
+  /**
+   * Optional, as in the SDK: a native model may take its input from a stored prompt alone; a translated one needs it (a 400 naming input).
+   */
+  input?: string | InputItem[];
   instructions?: string | null;
   tools?: Tool[];
   tool_choice?:
