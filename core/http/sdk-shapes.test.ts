@@ -1,7 +1,7 @@
 // Shapes the official SDKs type and send (@anthropic-ai/sdk, openai) pass the gateway's own validation: DESIGN §10,
 // never a 400 of the gateway's own for what a real client legitimately sends. Each case is the SDK's type, as sent.
 import { describe, expect, it } from "vitest";
-import { validateCountTokens, validateImages, validateMessages, validateResponses } from "../generated/validators.js";
+import { validateChatCompletions, validateCountTokens, validateImages, validateMessages, validateResponses } from "../generated/validators.js";
 import { imagesEndpoint } from "../endpoints/images.ts";
 import { validationError } from "./validate.ts";
 
@@ -28,6 +28,14 @@ describe("Messages: the Anthropic SDK's thinking configs", () => {
 describe("Responses: the openai SDK's reasoning efforts", () => {
   it.each(["none", "minimal", "low", "medium", "high", "xhigh", "max", null])("reasoning.effort %s (shared ReasoningEffort)", (effort) => {
     expect(verdict(validateResponses, { model: "m", input: "hi", reasoning: { effort } })).toBe("ok");
+  });
+});
+
+describe("Chat: providerOptions.<provider>.reasoningEffort takes what reasoning_effort takes (the AI SDK's and opencode's knob)", () => {
+  it.each(["none", "minimal", "low", "medium", "high", "xhigh", "max"])("reasoningEffort %s", (effort) => {
+    const body = { model: "m", messages: hi, providerOptions: { openai: { reasoningEffort: effort } } };
+    expect(verdict(validateChatCompletions, body)).toBe("ok");
+    expect(verdict(validateChatCompletions, { model: "m", messages: hi, reasoning_effort: effort })).toBe("ok");
   });
 });
 

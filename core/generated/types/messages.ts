@@ -239,7 +239,7 @@ export interface ProviderOptions {
    */
   [k: string]:
     | {
-        reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
+        reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
         [k: string]: unknown;

@@ -179,7 +179,7 @@ export interface ProviderOptions {
    */
   [k: string]:
     | {
-        reasoningEffort?: "minimal" | "low" | "medium" | "high" | "none";
+        reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
         reasoningSummary?: "auto" | "concise" | "detailed";
         thinkingBudget?: number;
         [k: string]: unknown;
