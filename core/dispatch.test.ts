@@ -206,6 +206,29 @@ describe("dispatch: an answer past the gateway's size bounds", () => {
   }
 });
 
+describe("dispatch: a stream whose first event is the upstream's error about the request", () => {
+  // As a decoder makes an in-band 400 (Anthropic's invalid_request_error, Gemini's INVALID_ARGUMENT, Bedrock's
+  // validationException...): the same request fails the same way on every endpoint.
+  const refusedRequest = (provider: string) =>
+    new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: prompt is too long`, { retryable: false, headers: { "x-should-retry": "false" }, details: { provider, upstream_status: 400 } });
+  const failingStream = (err: GatewayError) => Promise.resolve({ kind: "stream", events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }) } });
+
+  it("is the client's 400 after one call: not retried, no fallback, x-should-retry: false", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [() => failingStream(refusedRequest("a")), () => failingStream(refusedRequest("a"))], b: [] }, 3, () => 0);
+    const err = await dispatch(ctx, "chat").catch((e) => e);
+    expect(calls.map((c) => c.provider)).toEqual(["a"]);
+    expect(err).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" } });
+    expect(ctx.resolvedProvider).toBeUndefined();
+  });
+
+  it("a transient one (overloaded) still goes to the next endpoint", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [() => failingStream(broken("a"))], b: [] }, 3, () => 0);
+    await dispatch(ctx, "chat");
+    expect(calls.map((c) => c.provider)).toEqual(["a", "b"]);
+    expect(ctx.resolvedProvider).toBe("b");
+  });
+});
+
 describe("dispatch: a stream that breaks after its first event", () => {
   it("records the attempt's latency until the failure (what the client waited), not until the first event", async () => {
     let clock = 1000; // the gateway's clock, moved by the fake upstream: no real time is measured

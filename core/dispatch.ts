@@ -10,7 +10,7 @@ import type { CallOptions, ProviderDriver, ProviderResult, Target, Usage } from 
 import { Unsupported } from "./contracts/translator.ts";
 import type { SseEvent } from "./sse/parse.ts";
 import { CAN_PUSH, PUSH, canPush, type EventSink, type PushControl, type PushableIterator } from "./sse/push.ts";
-import { configFault, GatewayError, toGatewayError } from "./errors.ts";
+import { configFault, GatewayError, saysDoNotRetry, toGatewayError } from "./errors.ts";
 import { shutdownError } from "./shutdown.ts";
 import { healthOf, type HealthRegistry } from "./health/index.ts";
 import { statsOf, type StatsService } from "./stats/index.ts";
@@ -358,8 +358,11 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // the input (for reported zeros), as it did when the opening events were the committed first event.
       if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
       // Nothing reached the client yet: any upstream failure here may go elsewhere; an event past the bounds, or an
-      // account out of credit, only to another endpoint (endpointFault), as the same JSON answer does.
-      const retry = ctx.signal.aborted || oversize(err) || err.details?.reason === OUT_OF_CREDIT ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
+      // account out of credit, only to another endpoint (endpointFault), as the same JSON answer does. A failure its
+      // decoder said fails the same way again (x-should-retry: false: an in-band error about the request, a 400 as
+      // the same error sent as a status is) keeps that verdict: retried, it would only be billed and refused again.
+      const final = oversize(err) || err.details?.reason === OUT_OF_CREDIT || saysDoNotRetry(err);
+      const retry = ctx.signal.aborted || final ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
         details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
       });
       return fail(retry);

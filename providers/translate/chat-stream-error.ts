@@ -1,10 +1,12 @@
-// An OpenAI-protocol stream reports a failure mid-stream as a chunk with `error`: translators turn it into the
-// gateway's error, which the client sees as its own protocol's error event.
-import { GatewayError } from "../../core/errors.ts";
+// An OpenAI-protocol stream reports a failure in-band as a chunk with `error`: translators turn it into the
+// gateway's error, which the client sees as its own protocol's error event (or, before the stream's first event, as
+// its error answer). Judged as the same error sent as an HTTP status (providers/in-band-error.ts): an
+// invalid_request_error is the client's 400, never retried; server errors and rate limits stay retryable.
+import { inBandError } from "../in-band-error.ts";
+import { openaiErrorStatus } from "../codecs/openai-error-status.ts";
 
 /** Throws when a parsed chat chunk is an error chunk. */
 export function throwIfChatStreamError(chunk: any, provider: string): void {
   if (!chunk?.error) return;
-  const msg = typeof chunk.error.message === "string" ? chunk.error.message : "upstream stream error";
-  throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${msg}`, { details: { provider, upstream_error: chunk.error } });
+  throw inBandError(provider, openaiErrorStatus(chunk.error), chunk.error);
 }

@@ -43,7 +43,22 @@ describe("relayMessagesStream", () => {
   it("an in-band error before any content fails before anything was relayed (so dispatch can still fall back)", async () => {
     const r = await relay([start, ping, ev("error", { error: { type: "overloaded_error", message: "Overloaded" } })]);
     expect(r.out).toEqual([]);
-    expect(r.error).toMatchObject({ code: "UPSTREAM_ERROR" });
+    expect(r.error).toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
+  });
+
+  it("an in-band error about the request is the client's 400, as Anthropic's HTTP 400 is: not retried, x-should-retry: false", async () => {
+    const r = await relay([start, ev("error", { error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" } })]);
+    expect(r.out).toEqual([]);
+    expect(r.error).toMatchObject({
+      status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" },
+      message: "Provider up rejected the request: prompt is too long: 210000 tokens > 200000 maximum",
+      details: { provider: "up", upstream_error: { type: "invalid_request_error" } },
+    });
+    // Each transient type stays worth another try, as its HTTP status is.
+    for (const [type, status, code] of [["overloaded_error", 502, "UPSTREAM_ERROR"], ["rate_limit_error", 502, "UPSTREAM_ERROR"], ["api_error", 502, "UPSTREAM_ERROR"], ["timeout_error", 504, "UPSTREAM_TIMEOUT"]]) {
+      const t = await relay([start, ev("error", { error: { type, message: "x" } })]);
+      expect(t.error).toMatchObject({ status, code, retryable: true });
+    }
   });
 
   it("an answer without content blocks but with a stop_reason is an (empty) answer, relayed whole", async () => {

@@ -1,7 +1,8 @@
 // Gemini error bodies: {"error":{"code","message","status","details":[{"@type":"…RetryInfo","retryDelay":"34.4s"}]}}.
 // The generic mapping gives 502/504 with the provider's message; RetryInfo becomes Retry-After.
-import { GatewayError } from "../../../core/errors.ts";
+import { GatewayError, googleStatus } from "../../../core/errors.ts";
 import { failFromResponse, type UpstreamResponse } from "../../http.ts";
+import { inBandError } from "../../in-band-error.ts";
 
 export function retryDelaySeconds(error: any): number | undefined {
   for (const d of Array.isArray(error?.details) ? error.details : []) {
@@ -19,4 +20,18 @@ export async function geminiFailure(provider: string, res: UpstreamResponse): Pr
   const delay = err.retryAfter ?? retryDelaySeconds(upstream);
   if (delay === err.retryAfter) return err;
   return new GatewayError(err.status, err.code, err.message, { details: err.details, retryable: err.retryable, retryAfter: delay, headers: err.headers });
+}
+
+/** The statuses whose google.rpc names googleStatus gives, in the order a bare name is matched. */
+const STATUSES = [400, 401, 429, 403, 404, 501, 504, 409, 499, 503, 500];
+
+/**
+ * A Gemini stream event carrying `error` (`{code, message, status, details}`, as its HTTP error body) -> the gateway
+ * error, judged as that error sent as its HTTP status (providers/in-band-error.ts): INVALID_ARGUMENT is the client's
+ * 400, never retried; UNAVAILABLE, INTERNAL, RESOURCE_EXHAUSTED (its RetryInfo the wait) stay retryable.
+ */
+export function geminiStreamError(provider: string, error: any): GatewayError {
+  const code = Number(error?.code);
+  const status = code >= 400 && code < 600 ? code : STATUSES.find((s) => googleStatus(s) === error?.status) ?? 500;
+  return inBandError(provider, status, error, retryDelaySeconds(error));
 }

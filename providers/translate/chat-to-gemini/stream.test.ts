@@ -26,6 +26,14 @@ describe("gemini stream -> chat chunks", () => {
     expect(parsed.at(-1)).toBe("[DONE]");
   });
 
+  it("an in-band error is judged as its HTTP status: INVALID_ARGUMENT the client's 400, UNAVAILABLE worth another try", () => {
+    const t = () => new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "g" });
+    const refused = { error: { code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT" } };
+    expect(() => t().push({ data: JSON.stringify(refused) })).toThrow(expect.objectContaining({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" } }));
+    const overloaded = { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } };
+    expect(() => t().push({ data: JSON.stringify(overloaded) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR", retryable: true }));
+  });
+
   it("EOF before a finish reason is a truncated stream", () => {
     const t = new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "g" });
     t.push({ data: JSON.stringify({ candidates: [{ content: { parts: [{ text: "x" }] } }] }) });

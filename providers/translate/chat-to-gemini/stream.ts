@@ -4,6 +4,7 @@
 // usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { finishReasonOf, geminiToOpenAIUsage, toolCallId } from "./response.ts";
 
 interface CandidateState { started: boolean; tools: number; finished: boolean }
@@ -32,7 +33,7 @@ export class GeminiToChatStream {
   push(ev: SseEvent): SseEvent[] {
     const g = JSON.parse(ev.data);
     if (g?.error) {
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} failed mid-stream: ${g.error.message ?? "error"}`, { details: { provider: this.opts.provider, upstream_error: g.error } });
+      throw geminiStreamError(this.opts.provider, g.error); // judged as its HTTP status: INVALID_ARGUMENT is the client's 400
     }
     if (!this.id) this.id = `chatcmpl-${g.responseId ?? Date.now().toString(36)}`;
     if (g.modelVersion) this.model = g.modelVersion;

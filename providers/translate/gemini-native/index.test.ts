@@ -79,7 +79,13 @@ describe("Gemini client -> Gemini upstream (native)", () => {
   it("an error object mid-stream is an upstream error", async () => {
     async function* upstream() { yield { data: '{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}' }; }
     const it = geminiNative.stream(upstream(), { provider: "gem" }, call([]))[Symbol.asyncIterator]();
-    await expect(it.next()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR" });
+    await expect(it.next()).rejects.toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true });
+  });
+
+  it("an error about the request as the first event is the client's 400, as Google's HTTP 400 is: not retried", async () => {
+    async function* upstream() { yield { data: JSON.stringify({ error: { code: 400, message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", status: "INVALID_ARGUMENT" } }) }; }
+    const it = geminiNative.stream(upstream(), { provider: "gem" }, call([]))[Symbol.asyncIterator]();
+    await expect(it.next()).rejects.toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" }, message: expect.stringContaining("rejected the request: The input token count") });
   });
 
   it("a stream that ends before a finishReason was cut short: the events relayed, then a 502; a blocked prompt is an ending", async () => {

@@ -12,6 +12,7 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { fromGeminiUsage } from "../chat-to-gemini/response.ts";
 
@@ -84,7 +85,7 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
       throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} sent a stream event that is not JSON`, { details: { provider: s.provider } });
     }
     if (g?.error) {
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} failed mid-stream: ${g.error.message ?? "error"}`, { details: { provider: s.provider, upstream_error: g.error } });
+      throw geminiStreamError(s.provider, g.error); // judged as its HTTP status: INVALID_ARGUMENT is the client's 400
     }
     if (g?.usageMetadata) {
       if (usage === undefined) call.reportUsage(fromGeminiUsage(g.usageMetadata)); // the prompt is billed even if the stream dies

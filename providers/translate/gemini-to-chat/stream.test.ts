@@ -68,7 +68,10 @@ describe("chat answer -> Gemini", () => {
     const cut = new ChatToGeminiStream(ctx);
     cut.push(chunk({ content: "par" }));
     expect(() => cut.end()).toThrow(/before a finish reason/);
-    expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify({ error: { message: "boom" } }) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR" }));
+    expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify({ error: { message: "boom" } }) })).toThrow(expect.objectContaining({ status: 502, code: "UPSTREAM_ERROR", retryable: true }));
+    // An error about the request is the client's 400 (INVALID_ARGUMENT to a Gemini client), as the chat upstream's HTTP 400 is.
+    const refused = { error: { message: "Invalid 'messages[0].content': string too long.", type: "invalid_request_error", code: "string_above_max_length", param: "messages[0].content" } };
+    expect(() => new ChatToGeminiStream(ctx).push({ data: JSON.stringify(refused) })).toThrow(expect.objectContaining({ status: 400, code: "INVALID_REQUEST", retryable: false, details: expect.objectContaining({ field: "messages[0].content" }) }));
   });
 
   it("stream: every event carries parts, the last one (finish and usage after text) an empty text part", () => {

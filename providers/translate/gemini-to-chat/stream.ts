@@ -7,6 +7,7 @@
 // reason was cut short: an error.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { reasoningText } from "../messages-to-chat/reasoning.ts";
 import { attachReasoning, finishReasonOf, functionCallPart, namedModel, refusalText, responseIdOf, usageMetadataOf, type AnswerContext } from "./response.ts";
 import type { ReasoningText } from "./reasoning.ts";
@@ -41,9 +42,7 @@ export class ChatToGeminiStream {
     } catch {
       throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} sent a stream event that is not JSON`, { details: { provider: this.ctx.provider } });
     }
-    if (chunk?.error) {
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.ctx.provider} failed mid-stream: ${chunk.error.message ?? "error"}`, { details: { provider: this.ctx.provider, upstream_error: chunk.error } });
-    }
+    throwIfChatStreamError(chunk, this.ctx.provider);
     this.responseId ||= responseIdOf(chunk?.id);
     this.model ??= namedModel(chunk?.model);
     if (chunk?.usage) this.usage = chunk.usage;
