@@ -6,6 +6,7 @@ import { untilAbandoned } from "../pipeline/abandon.ts";
 import { GatewayError, sentStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
+import { clientWasTold } from "../sse/told-error.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
 import { writeWebResponse } from "./respond-web.ts";
@@ -115,6 +116,7 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequenc
  * (gemini-stream-end.ts), and any other failure is cut after its error frame (endWithStreamError).
  */
 function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError): { text: string; cut: boolean } {
+  if (clientWasTold(err)) return { text: "", cut: false }; // the upstream's own error events were relayed
   const failed = out.responses?.failed(err);
   if (failed) return { text: failed.text + streamErrorEvent(ctx, err, failed.errorSequence), cut: false };
   const blocked = ctx.protocol === "gemini" ? geminiBlockedEnding(err) : undefined;

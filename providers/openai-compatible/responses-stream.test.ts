@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { relayResponsesBody } from "./responses-stream.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
+import { clientWasTold } from "../../core/sse/told-error.ts";
 
 const ev = (type: string, extra: Record<string, unknown>, seq: number) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...extra })}\n\n`;
 const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 5 }, total_tokens: 32 };
@@ -18,15 +19,27 @@ async function* reads(text: string, size: number, failAfter?: number) {
 }
 
 async function run(wire: string, size = 4096, failAfter?: number) {
+  const r = await relayed(wire, size, failAfter);
+  if (r.error) throw r.error;
+  return r;
+}
+
+/** What the relay gave, and the error it ended with (if any). */
+async function relayed(wire: string, size = 4096, failAfter?: number) {
   const usages: Usage[] = [];
   const order: string[] = [];
   const out: { event?: string; data: string }[] = [];
   const call = { reportUsage: (u: Usage) => { usages.push(u); order.push("usage"); }, reportFirstToken: () => order.push("first") };
-  for await (const e of relayResponsesBody(reads(wire, size, failAfter), call, "up", new AbortController().signal)) {
-    out.push(e);
-    order.push(e.event ?? "?");
+  let error: any;
+  try {
+    for await (const e of relayResponsesBody(reads(wire, size, failAfter), call, "up", new AbortController().signal)) {
+      out.push(e);
+      order.push(e.event ?? "?");
+    }
+  } catch (e) {
+    error = e;
   }
-  return { out, usages, order };
+  return { out, usages, order, error };
 }
 
 describe("relayResponsesBody", () => {
@@ -78,7 +91,7 @@ describe("relayResponsesBody", () => {
 
   it("after the upstream's own error event, or before anything was relayed, no response.failed is made up", async () => {
     const err = ev("error", { code: "server_error", message: "boom", param: null }, 2);
-    expect((await run(created + delta + err)).out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "error"]);
+    expect((await relayed(created + delta + err)).out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "error"]);
     const events: string[] = [];
     const it = relayResponsesBody(reads(created, 4096), { reportUsage() {}, reportFirstToken() {} }, "up", new AbortController().signal);
     await expect((async () => { for await (const e of it) events.push(e.event!); })()).rejects.toMatchObject({ details: { reason: "empty_stream" } });
@@ -87,8 +100,11 @@ describe("relayResponsesBody", () => {
 
   it("an upstream `error` event is relayed as is, and the end after it is not a second error", async () => {
     const err = ev("error", { code: "server_error", message: "boom", param: null }, 2);
-    const { out } = await run(created + delta + err);
+    const { out, error } = await relayed(created + delta + err);
     expect(out.at(-1)).toEqual({ event: "error", data: JSON.stringify({ type: "error", sequence_number: 2, code: "server_error", message: "boom", param: null }) });
+    // Still a failed request (the ledger's stream_error), of which the client was already told: the writer adds nothing.
+    expect(error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", message: "Provider up failed mid-stream: boom" });
+    expect(clientWasTold(error)).toBe(true);
   });
 
   it("a transport failure mid-stream is a retryable gateway error", async () => {
@@ -123,6 +139,20 @@ describe("relayResponsesBody", () => {
     }
   });
 
+  it("an error or response.failed about the request (context_length_exceeded) before output is the client's 400, as the same HTTP 400 is", async () => {
+    const message = "Your input exceeds the context window of this model.";
+    const wires = [
+      ev("error", { code: "context_length_exceeded", message, param: "input" }, 2), // as the SDK types it: flat
+      ev("error", { error: { type: "invalid_request_error", code: "context_length_exceeded", message, param: "input" } }, 2), // nested
+      ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "context_length_exceeded", message }, output: [], usage: null } }, 2),
+    ];
+    for (const tail of wires) {
+      const r = await relayed(created + tail);
+      expect(r.out).toEqual([]);
+      expect(r.error).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" }, message: `Provider up rejected the request: ${message}` });
+    }
+  });
+
   it("an error or response.failed saying insufficient_quota (account out of credit) before output is not retryable and tells the client not to retry", async () => {
     const quota = { type: "insufficient_quota", code: "insufficient_quota", message: "You exceeded your current quota", param: null };
     const wires = [
@@ -138,10 +168,15 @@ describe("relayResponsesBody", () => {
     }
   });
 
-  it("a response.failed after output is relayed as it came", async () => {
-    const failed = ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: "cut" }, output: [{ id: "msg_1", type: "message" }], usage: null } }, 2);
-    const { out } = await run(created + delta + failed);
-    expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "response.failed"]);
+  it("a response.failed after output is relayed as it came, and ends the relay with the upstream's failure, the client already told", async () => {
+    const failed = ev("response.failed", { response: { id: "resp_1", object: "response", status: "failed", error: { code: "server_error", message: "cut" }, output: [{ id: "msg_1", type: "message" }], usage: null } }, 3);
+    const error = ev("error", { code: "server_error", message: "boom", param: null }, 2);
+    for (const wire of [created + delta + failed, created + delta + error + failed]) {
+      const r = await relayed(wire);
+      expect(r.out.map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("")).toBe(wire);
+      expect(r.error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, message: expect.stringMatching(/failed mid-stream: (cut|boom)/) });
+      expect(clientWasTold(r.error)).toBe(true);
+    }
   });
 });
 

@@ -11,11 +11,12 @@
 import { Readable } from "node:stream";
 import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
-import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
-import { OUT_OF_CREDIT } from "../../core/retryable-status.ts";
+import { GatewayError } from "../../core/errors.ts";
+import { toldClient } from "../../core/sse/told-error.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
-import { isOutOfCredit } from "../out-of-credit.ts";
+import { inBandError } from "../in-band-error.ts";
+import { openaiErrorStatus } from "../codecs/openai-error-status.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { ResponseSoFar } from "../../core/responses/response-so-far.ts";
 import { failedResponseError } from "../../core/responses/failed-error.ts";
@@ -56,20 +57,22 @@ export function relayResponsesBody(body: AsyncIterable<Uint8Array>, call: RelayC
   return holdOpening(relay(body, call, provider, signal, opening, answer), opening, call, body);
 }
 
+/**
+ * The upstream's failure an `error` event or a response.failed tells, judged as the same error sent as an HTTP status
+ * (providers/in-band-error.ts): context_length_exceeded is the client's 400, never retried; insufficient_quota goes
+ * to the next endpoint only; server_error and rate limits are worth another try.
+ */
+function upstreamFailure(provider: string, type: string, payload: any): GatewayError {
+  const error = type === "error" ? payload : payload?.response?.error;
+  const inner = typeof error?.error === "object" && error.error ? error.error : error; // the capture nests it, the SDK's type does not
+  return inBandError(provider, openaiErrorStatus(inner), inner ?? payload);
+}
+
 /** The upstream's failure, told by an `error` or a response.failed before any output: another endpoint may serve. */
 function failedBeforeOutput(provider: string, type: string, ev: SseEvent): GatewayError | undefined {
   const payload = JSON.parse(ev.data);
   if (type === "response.failed" && Array.isArray(payload?.response?.output) && payload.response.output.length) return undefined;
-  const error = type === "error" ? payload : payload?.response?.error;
-  const inner = typeof error?.error === "object" && error.error ? error.error : error; // the capture nests it, the SDK's type does not
-  const message = typeof inner?.message === "string" ? inner.message : "upstream stream error";
-  // The account out of credit: no retry of this endpoint or by the client helps; another endpoint may serve.
-  if (isOutOfCredit(error)) {
-    return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed, its account out of credit or over its spending cap: ${message}`, {
-      retryable: false, headers: DO_NOT_RETRY, details: { provider, upstream_error: inner, reason: OUT_OF_CREDIT },
-    });
-  }
-  return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} failed mid-stream: ${message}`, { retryable: true, details: { provider, upstream_error: error ?? payload } });
+  return upstreamFailure(provider, type, payload);
 }
 
 async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider: string, signal: AbortSignal, opening: Opening, answer: RelayedAnswer): AsyncGenerator<SseEvent> {
@@ -78,14 +81,17 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
   const readable = body instanceof Readable ? body : undefined;
   const source: AsyncIterable<Uint8Array> = readable ? readable.iterator({ destroyOnReturn: false }) : body;
   let first = true;
-  let errored = false;
+  /** The upstream's own `error` event, relayed: what the stream failed of, if it ends without a terminal event. */
+  let told: GatewayError | undefined;
   let done = false;
   let searches = 0;
   let last: SseEvent | undefined;
   const soFar = new ResponseSoFar();
   let cut: unknown;
+  /** An upstream response.failed after output, relayed: the failure it ends the request with. */
+  let failedAfterOutput: GatewayError | undefined;
   try {
-    for await (const chunk of source) {
+    read: for await (const chunk of source) {
       const events = parser.push(chunk);
       for (const ev of events) {
         const type = typeOf(ev);
@@ -93,7 +99,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           first = false;
           call.reportFirstToken();
         }
-        if (type === "error") errored = true;
+        if (type === "error") told ??= upstreamFailure(provider, type, JSON.parse(ev.data));
         // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
         // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
         if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
@@ -122,6 +128,10 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           }
           yield ev;
           done = true;
+          if (type === "response.failed") {
+            failedAfterOutput = told ?? upstreamFailure(provider, type, JSON.parse(ev.data));
+            break read;
+          }
           return;
         }
         soFar.note(type, ev);
@@ -134,15 +144,19 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
   } finally {
     releaseBody(readable, done);
   }
+  // A response that failed after output was relayed as it came; the request is still a failed one (the ledger's
+  // stream_error, a failed attempt), as on every translated path, but the gateway adds no ending of its own.
+  if (failedAfterOutput) throw toldClient(failedAfterOutput);
   if (cut === undefined) {
     if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
-    // An `error` event already told the client what went wrong; otherwise the upstream stopped mid-response.
-    if (errored) return;
+    // An `error` event already told the client what went wrong (the request still failed); otherwise the upstream
+    // stopped mid-response.
+    if (told) throw continuing(toldClient(told), last);
     cut = new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before a terminal response event`, { details: { provider } });
   }
   // The client saw the response begin: it ends as a translated stream does, response.failed with the output so far,
   // then the gateway's error event numbered after it. (Not after the upstream's own `error`, nor for a client gone.)
-  if (opening.begun && !errored && !signal.aborted) {
+  if (opening.begun && !told && !signal.aborted) {
     const { code, message } = failedResponseError(cut);
     last = soFar.failed(sequenceAfter(last), code, message);
     yield last;
