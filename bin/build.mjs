@@ -61,7 +61,7 @@ export async function ensureBuilt(spec = GATEWAY, root = ROOT, opts = {}) {
   const started = Date.now();
   if (!opts.force) {
     const built = await readManifest(manifest);
-    const fresh = built && complete(outdir, spec, built.entries) && (installedRelease(built, root) || newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs);
+    const fresh = built && complete(outdir, spec, built.entries) && (installedRelease(built, root) || (!fromTheFuture(built.mtimeMs) && newestMtime(root, [...spec.watch, ...ALWAYS]) <= built.mtimeMs));
     if (fresh) return paths(outdir, built.entries);
   }
   if (!opts.here) return buildInChild(spec, root);
@@ -188,6 +188,14 @@ async function build(spec, root, outdir) {
   return { entries, outputs: result.outputFiles.map((f) => relative(outdir, f.path)) };
 }
 
+/**
+ * A stamp dated after now (a clock that was set back, a file copied from a machine ahead of this one) would make
+ * every later edit look older than the bundle until the clock caught up: such a bundle is built again.
+ */
+function fromTheFuture(mtimeMs) {
+  return mtimeMs > Date.now() + 1000;
+}
+
 async function readManifest(file) {
   try {
     const [text, st] = await Promise.all([readFile(file, "utf8"), stat(file)]);
@@ -246,7 +254,7 @@ export async function ensureTypes(root = ROOT, opts = {}) {
   const stamp = join(outdir, "build.stamp");
   const started = Date.now();
   const built = statSync(stamp, { throwIfNoEntry: false });
-  if (!opts.force && built && newestMtime(root, ["core", "bin/build-types.mjs", ...ALWAYS]) <= built.mtimeMs) return 0;
+  if (!opts.force && built && !fromTheFuture(built.mtimeMs) && newestMtime(root, ["core", "bin/build-types.mjs", ...ALWAYS]) <= built.mtimeMs) return 0;
   const { buildTypes } = await import("./build-types.mjs");
   let files;
   try {

@@ -66,6 +66,17 @@ describe("bin/build.mjs ensureBuilt", () => {
     expect(manifestMtime(root)).toBeGreaterThan(again);
   });
 
+  it("builds again when the bundle's stamp is dated after now (a clock set back): later edits are not hidden until then", async () => {
+    const root = tinyTree();
+    await ensureBuilt(SPEC, root);
+    const ahead = new Date(Date.now() + 3 * 86_400_000);
+    utimesSync(join(root, "dist/build.json"), ahead, ahead);
+    writeFileSync(join(root, "core/b.ts"), `export const b: string = "edited";\n`);
+    const rebuilt = await ensureBuilt(SPEC, root);
+    expect(await mainOf(rebuilt)).toBe("edited");
+    expect(manifestMtime(root)).toBeLessThan(ahead.getTime());
+  });
+
   it("a failed build throws and leaves the last good bundle named", async () => {
     const root = tinyTree();
     const good = await ensureBuilt(SPEC, root);
