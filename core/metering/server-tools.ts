@@ -1,5 +1,5 @@
-// Server tools: tools the provider runs itself inside one request (Anthropic's web_search, OpenAI Responses'
-// built-in web_search…), passed through to a native upstream. Each web search is billed per use (catalog
+// Server tools: tools the provider runs itself inside one request (Anthropic's web_search, its MCP connector, OpenAI
+// Responses' built-in web_search…), passed through to a native upstream. Each web search is billed per use (catalog
 // `web_search`), and their results enter the model's context as input tokens the request body never held.
 // The budget reserves for both; a request that leaves the number of searches open gets a ceiling.
 import type { AskingProtocol } from "./output-limit.ts";
@@ -7,20 +7,26 @@ import type { AskingProtocol } from "./output-limit.ts";
 /** Searches allowed when a budgeted request enables web search without a limit of its own. */
 export const DEFAULT_WEB_SEARCH_USES = 10;
 
-/** Anthropic server tools: run by Anthropic, their results added to the context. */
-const ANTHROPIC_SERVER = /^(web_search|web_fetch|code_execution)_/;
+/** Anthropic server tools: run by Anthropic, their results added to the context (mcp_toolset: the MCP connector's). */
+const ANTHROPIC_SERVER = /^(web_search_|web_fetch_|code_execution_|mcp_toolset$)/;
 const ANTHROPIC_SEARCH = /^web_search_/;
 /** Responses built-in tool types that search the web (GA and preview names). */
 const RESPONSES_SEARCH = /^web_search/;
 
 const tools = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
 
+/**
+ * Messages' MCP connector: Anthropic connects to these servers and runs their tools in a loop within the one call
+ * (every tool with mcp-client-2025-04-04; those an mcp_toolset names with mcp-client-2025-11-20).
+ */
+const mcpConnector = (body: any): boolean => Array.isArray(body?.mcp_servers) && body.mcp_servers.length > 0;
+
 /** Chat's web search request (translated for Claude and Gemini, which then search themselves). */
 const chatSearch = (body: any): boolean => body?.web_search_options !== null && typeof body?.web_search_options === "object";
 
 /** The request enables a tool whose results the provider adds to the context (so input is not bounded by the body). */
 export function usesServerTools(body: any, client: AskingProtocol): boolean {
-  if (client === "messages") return tools(body).some((t) => typeof t?.type === "string" && ANTHROPIC_SERVER.test(t.type));
+  if (client === "messages") return mcpConnector(body) || tools(body).some((t) => typeof t?.type === "string" && ANTHROPIC_SERVER.test(t.type));
   if (client === "responses") return tools(body).some((t) => typeof t?.type === "string" && t.type !== "function" && t.type !== "custom");
   if (client === "chat") return chatSearch(body);
   // Gemini's built-in tools (googleSearch, urlContext, codeExecution…): their results are billed as input

@@ -16,6 +16,9 @@ describe("usageCeiling", () => {
     // Anthropic web search with max_uses 3: at least the default 10 searches' passes, plus the first.
     const search = { model: "m/x", max_tokens: 50, messages: [], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] };
     expect(usageCeiling(ctx("messages", search))).toEqual({ input: 11_000, output: 550 });
+    // Claude's MCP connector loops over its servers' tools within the call, as search does.
+    const connector = { model: "m/x", max_tokens: 50, messages: [], mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }] };
+    expect(usageCeiling(ctx("messages", connector))).toEqual({ input: 11_000, output: 550 });
     // The Responses mcp tool with mcp.max_tool_rounds 20: 21 model turns.
     const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs" }] };
     expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });

@@ -57,8 +57,8 @@ function batchCeiling(ctx: GatewayContext): UsageCeiling {
  * How many model calls one request's usage may add up. Each turn the Responses mcp loop ran (ctx.modelTurns; it
  * rewrites the body's mcp tools as functions, so the body no longer shows the loop) is a call; within a turn, tools
  * that loop inside one upstream call multiply it — a provider's server tools (each web search or fetch is another
- * pass over the context, all in one usage) or an mcp tool a native upstream runs (mcp.max_tool_rounds). A ceiling of
- * one call would under-bill those.
+ * pass over the context, all in one usage, as each tool call of Claude's MCP connector), or an mcp tool a native
+ * upstream runs (mcp.max_tool_rounds). A ceiling of one call would under-bill those.
  */
 function modelCalls(ctx: GatewayContext): number {
   const turns = Math.max(1, ctx.modelTurns ?? 1);

@@ -12,6 +12,16 @@ describe("input the body does not bound", () => {
     expect(reservedInputs(ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] })).kinds).toEqual(["media_by_reference"]);
   });
 
+  it("Claude's MCP connector is a server tool: Anthropic runs its tools and adds their results", () => {
+    const servers = [{ type: "url", url: "https://example.com/mcp", name: "docs" }];
+    const hi = [{ role: "user", content: "Hi" }];
+    // mcp-client-2025-04-04: the servers alone; mcp-client-2025-11-20: with an mcp_toolset naming one.
+    expect(reservedInputs(ask("messages", { messages: hi, mcp_servers: servers })).kinds).toEqual(["server_tools"]);
+    expect(reservedInputs(ask("messages", { messages: hi, mcp_servers: servers, tools: [{ type: "mcp_toolset", mcp_server_name: "docs" }] })).kinds).toEqual(["server_tools"]);
+    expect(unboundedInput(ask("messages", { messages: hi, mcp_servers: [] }))).toBe(false);
+    expect(unboundedInput(ask("messages", { messages: hi, tools: [{ name: "lookup", input_schema: { type: "object" } }] }))).toBe(false);
+  });
+
   it("a request whose input is all in its body: request_body, and not unbounded", () => {
     const inline = ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] });
     expect(reservedInputs(inline).kinds).toEqual(["request_body"]);
