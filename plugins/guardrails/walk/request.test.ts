@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../../core/errors.ts";
 import { runFor } from "../testkit.ts";
-import { walkRequest } from "./request.ts";
+import { readFileSync } from "node:fs";
+import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS, walkRequest } from "./request.ts";
 
 /** Every text the walker hands over, marked * when it is the latest user turn; each replaced by upper case. */
 function walk(protocol: Parameters<typeof walkRequest>[0], body: any): string[] {
@@ -114,5 +115,50 @@ describe("tool arguments at any depth", () => {
     const run = runFor(RULES);
     walkRequest("openai", body, (t, topic) => run.input(t, topic));
     expect(JSON.parse(body.messages[0]!.tool_calls[0]!.function.arguments)).toEqual({ "bob@example.com": "to [EMAIL_1]" });
+  });
+});
+
+describe("messages blocks of types the gateway does not know (they reach Claude as sent)", () => {
+  it("every string in them is handed over, at any depth, as the text of the turn they are in; their type tag is not", () => {
+    const body = {
+      messages: [
+        { role: "user", content: "old" },
+        { role: "assistant", content: [{ type: "compaction", content: "summary", extra: { deep: [["nested"]] } }, { type: "tool_use", id: "toolu_1", name: "f", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "weird", text: "in result" }] }, { type: "made_up", text: "new" }] },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["old", "summary", "nested", "in result", "*new"]);
+    expect(body.messages[1]!.content[0]).toEqual({ type: "compaction", content: "SUMMARY", extra: { deep: [["NESTED"]] } });
+    expect((body.messages[2]!.content as any)[1]).toEqual({ type: "made_up", text: "NEW" });
+  });
+
+  it("one in a content document, and a block known only at the top of a turn found inside a tool result, are read whole", () => {
+    const body = {
+      messages: [
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [{ type: "thinking", thinking: "slipped in", signature: "s" }] }, { type: "document", source: { type: "content", content: [{ type: "text", text: "a" }, { type: "made_up", note: "b" }] } }] },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["slipped in", "s", "*a", "*b"]);
+  });
+
+  it("an unknown block with text is the turn's own text: the latest user turn is judged, not the one before", () => {
+    expect(walk("anthropic", { messages: [{ role: "user", content: "old" }, { role: "user", content: [{ type: "made_up", text: "new" }] }] })).toEqual(["old", "*new"]);
+    expect(walk("anthropic", { messages: [{ role: "user", content: "old" }, { role: "user", content: [{ type: "made_up", text: " " }] }] })).toEqual(["*old", " "]);
+  });
+
+  it("known blocks keep their opaque fields unread (signatures, base64 data, ids)", () => {
+    const body = {
+      messages: [
+        { role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "sig" }, { type: "redacted_thinking", data: "enc" }, { type: "tool_use", id: "toolu_1", name: "f", input: { q: "in" } }] },
+        { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }, { type: "container_upload", file_id: "file_1" }, { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "BBBB" } }] }, { type: "text", text: "q" }] },
+      ],
+    };
+    expect(walk("anthropic", body)).toEqual(["in", "*q"]);
+  });
+
+  it("the gateway's known types are the schema's (a type added there is not read whole by mistake)", () => {
+    const defs = JSON.parse(readFileSync(new URL("../../../schemas/api/messages.schema.json", import.meta.url), "utf8")).definitions;
+    expect([...KNOWN_MESSAGES_BLOCKS].sort()).toEqual([...defs.OtherContentBlock.if.properties.type.enum].sort());
+    expect([...KNOWN_NESTED_BLOCKS].sort()).toEqual([...defs.OtherNestedBlock.if.properties.type.enum].sort());
   });
 });

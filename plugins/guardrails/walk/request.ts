@@ -10,7 +10,8 @@
 // prompt or item_reference; a Gemini cachedContent: stored-state.ts) may have no user text and go unjudged: its user
 // turn lives in that state and was judged when it was sent.
 // Signed or encrypted content (thinking blocks, reasoning items, Gemini thought parts of model turns) is left as it
-// is: changing it would break its signature.
+// is: changing it would break its signature. A Messages block of a type the gateway does not know (the SDK's betas:
+// compaction, tool_reference...) reaches Claude as sent, so every string in it is text the model may read.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
 import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, geminiCodePart, serverToolResult } from "./answer.ts";
@@ -86,7 +87,41 @@ const chat: Walker = (body, visit) => {
   }
 };
 
-/** A Messages document's text: plain-text source data, content-source text blocks, its title and context. */
+/**
+ * Block types the Messages schema knows and checks (messages.schema.json, OtherContentBlock and OtherNestedBlock): at
+ * the top of a turn, and inside a tool result or a content document. Any other type passes to Claude unchecked.
+ */
+export const KNOWN_MESSAGES_BLOCKS: ReadonlySet<string> = new Set([
+  "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking", "redacted_thinking",
+  "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+  "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+  "mcp_tool_use", "mcp_tool_result", "container_upload",
+]);
+export const KNOWN_NESTED_BLOCKS: ReadonlySet<string> = new Set(["text", "image", "document", "search_result"]);
+
+/**
+ * A block of a type the gateway does not know: every string value in it but its `type` tag (a name Claude must know,
+ * not text), at any depth, iteratively (bounded by the body's size and nesting limits).
+ */
+function unknownBlockStrings(b: Record<string, any>, visit: (s: string) => string): void {
+  for (const k of Object.keys(b)) {
+    if (k === "type") continue;
+    const v = b[k];
+    if (typeof v === "string") {
+      const n = visit(v);
+      if (n !== v) b[k] = n;
+    } else visitJsonValue(v, visit);
+  }
+}
+
+/** Whether an unknown block holds any text a reader would see. */
+function unknownBlockHasText(b: Record<string, any>): boolean {
+  let found = false;
+  unknownBlockStrings(b, (s) => ((found ||= hasText(s)), s));
+  return found;
+}
+
+/** A Messages document's text: plain-text source data, content-source text blocks (and unknown ones), its title and context. */
 function messagesDocument(b: Record<string, any>, visit: RequestVisit, topic: boolean, index: number): void {
   visitField(b, "title", visit, topic);
   visitField(b, "context", visit, topic);
@@ -95,19 +130,28 @@ function messagesDocument(b: Record<string, any>, visit: RequestVisit, topic: bo
   if (s.type === "text") visitField(s, "data", visit, topic, index);
   else if (s.type === "content") {
     if (typeof s.content === "string") s.content = visit(s.content, topic);
-    else if (Array.isArray(s.content)) visitParts(s.content, visit, topic, CHAT_PARTS);
+    else if (Array.isArray(s.content)) {
+      for (const p of s.content) {
+        if (!isObj(p)) continue;
+        if (p.type === "text") visitField(p, "text", visit, topic);
+        else if (!KNOWN_NESTED_BLOCKS.has(p.type)) unknownBlockStrings(p, args(visit, topic));
+      }
+    }
   }
 }
 
-/** Text a document or search result in a user turn gives it (the turn's own text, as its text blocks are). */
+/** Text a document, search result or unknown block in a user turn gives it (the turn's own text, as its text blocks are). */
 function blockHasText(b: unknown): boolean {
   if (!isObj(b)) return false;
+  if (!KNOWN_MESSAGES_BLOCKS.has(b.type)) return unknownBlockHasText(b);
   if (b.type === "text") return hasText(b.text);
   if (b.type === "search_result") return partsHaveText(b.content, CHAT_PARTS);
   if (b.type !== "document" || !isObj(b.source)) return false;
   const s = b.source;
   if (s.type === "text") return hasText(s.data);
-  return s.type === "content" && (hasText(s.content) || partsHaveText(s.content, CHAT_PARTS));
+  if (s.type !== "content") return false;
+  const unknownHasText = (p: unknown) => isObj(p) && !KNOWN_NESTED_BLOCKS.has(p.type) && unknownBlockHasText(p);
+  return hasText(s.content) || partsHaveText(s.content, CHAT_PARTS) || (Array.isArray(s.content) && s.content.some(unknownHasText));
 }
 
 /** Messages walk state: document_index counts every document block of the request in order, PDFs included. */
@@ -118,14 +162,18 @@ interface MessagesWalk {
   all: boolean;
 }
 
-/** One Messages content block (top level, or inside a tool_result). `topic`: the turn's text, documents, results. */
-function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean): void {
+/**
+ * One Messages content block (top level, or `nested` inside a tool_result). `topic`: the turn's text, documents,
+ * results. A block whose type the schema does not know there has all its strings judged as that turn's text.
+ */
+function messagesBlock(b: unknown, w: MessagesWalk, topic: boolean, nested = false): void {
   if (!isObj(b)) return;
   const visit = w.visit;
-  if (b.type === "text") visitField(b, "text", visit, topic);
+  if (!(nested ? KNOWN_NESTED_BLOCKS : KNOWN_MESSAGES_BLOCKS).has(b.type)) unknownBlockStrings(b, args(visit, topic));
+  else if (b.type === "text") visitField(b, "text", visit, topic);
   else if (b.type === "tool_result" || b.type === "mcp_tool_result") {
     if (typeof b.content === "string") b.content = visit(b.content, w.all);
-    else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all);
+    else if (Array.isArray(b.content)) for (const c of b.content) messagesBlock(c, w, w.all, true);
   } else if (MESSAGES_CALLS.has(b.type) && isObj(b.input)) visitJsonValue(b.input, args(visit, w.all));
   else if (MESSAGES_SERVER_RESULTS.has(b.type)) serverToolResult(b, args(visit, w.all));
   else if (b.type === "document") messagesDocument(b, visit, topic, w.docs++);
