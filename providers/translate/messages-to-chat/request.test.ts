@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Unsupported } from "../../../core/contracts/translator.ts";
 import { messagesToChatRequest } from "./request.ts";
 import { toolCallId } from "../chat-to-gemini/response.ts";
 import { clientName } from "../client-names.ts";
@@ -209,6 +210,42 @@ describe("blocks of types chat has no place for", () => {
       ],
     });
     expect(dropped).toEqual([]);
+  });
+
+  it("an assistant turn made only of such blocks is no message (not an empty one); the turns around it are kept", () => {
+    const { body, dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 50,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "compaction", content: "summary" }] },
+        { role: "user", content: "again" },
+      ],
+    });
+    expect(dropped).toEqual(["messages[1].content[0]"]);
+    expect(body.messages).toEqual([{ role: "user", content: "hi" }, { role: "user", content: "again" }]);
+  });
+
+  it("turns made only of such blocks leave nothing to send: the gateway's 400 naming messages, for this target to be passed over", () => {
+    const translate = (messages: unknown[], system?: string) => () => messagesToChatRequest({ model: "m", max_tokens: 50, system, messages });
+    const nothing = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(Unsupported);
+        const err = (e as Unsupported).error;
+        return { status: err.status, code: err.code, field: err.details?.field, message: err.message };
+      }
+      throw new Error("translated without a word");
+    };
+    expect(nothing(translate([{ role: "user", content: [{ type: "made_up", text: "q" }] }]))).toEqual({
+      status: 400, code: "INVALID_REQUEST", field: "messages",
+      message: expect.stringContaining("left out (messages[0].content[0]), and no message remains"),
+    });
+    // A system prompt alone is not the conversation: Gemini and Converse would get no turn at all.
+    expect(nothing(translate([{ role: "user", content: [{ type: "fallback", model: "x" }] }, { role: "assistant", content: [{ type: "compaction", content: "s" }] }], "Be brief")).message)
+      .toContain("(messages[0].content[0], messages[1].content[0])");
+    // Any turn left keeps the request going as before.
+    expect(translate([{ role: "user", content: [{ type: "made_up", text: "q" }, { type: "text", text: "x" }] }])().body.messages).toEqual([{ role: "user", content: "x" }]);
   });
 });
 

@@ -4,11 +4,13 @@
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
 // `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
-// x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named.
+// x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named;
+// when that leaves no turn, the target is passed over (400 naming messages when none can serve).
 // output_config.format (structured outputs; output_format in the beta) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
 import { invalidRequest } from "../../../core/errors.ts";
+import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { statedOutputLimit } from "../../../core/metering/output-limit.ts";
 import { thinkingAsk, withReplayedReasoning, type ThinkingScope } from "./reasoning.ts";
@@ -75,6 +77,10 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
       const msg = assistantMessage(content, index, replay, toolId, dropped, origin);
+      if (!msg) {
+        calls = [];
+        continue;
+      }
       origin?.(msg, from);
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
@@ -88,6 +94,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
     }
   }
   messages.push(...held);
+  refuseNothingLeft(body.messages, messages, dropped);
 
   // The limit under any alias the body carries (the largest): what the budget reserved.
   const out: Record<string, unknown> = { model: body.model, messages, max_tokens: statedOutputLimit(body) };
@@ -287,11 +294,13 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
 
 /**
  * An assistant turn: its text, its tool calls, and the reasoning its thinking blocks give back to this upstream; a
- * block of a type the gateway does not know is named in `dropped`.
+ * block of a type the gateway does not know is named in `dropped`. A turn made only of such blocks is no message at
+ * all (an empty assistant message is one Gemini and Converse refuse).
  */
-function assistantMessage(content: any, i: number, replay: ThinkingScope | undefined, toolId: ToolId, dropped: string[], origin?: Origin): Record<string, unknown> {
+function assistantMessage(content: any, i: number, replay: ThinkingScope | undefined, toolId: ToolId, dropped: string[], origin?: Origin): Record<string, unknown> | undefined {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
+  let named = 0;
   const toolCalls: Record<string, unknown>[] = [];
   content.forEach((b: any, j: number) => {
     if (b.type === "text") text += b.text;
@@ -299,9 +308,25 @@ function assistantMessage(content: any, i: number, replay: ThinkingScope | undef
       const call = { id: toolId(b.id), type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } };
       origin?.(call, b);
       toolCalls.push(call);
-    } else if (!SILENTLY_LEFT_OUT.has(b.type)) dropped.push(`messages[${i}].content[${j}]`);
+    } else if (!SILENTLY_LEFT_OUT.has(b.type)) {
+      dropped.push(`messages[${i}].content[${j}]`);
+      named++;
+    }
   });
+  if (named > 0 && named === content.length) return undefined;
   const msg: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : "") };
   if (toolCalls.length) msg.tool_calls = toolCalls;
   return replay ? withReplayedReasoning(msg, content, replay) : msg;
+}
+
+/**
+ * The client's turns all left out (made only of blocks chat has no place for): an upstream would answer an empty
+ * conversation with its own 400, which could end a fallback chain. This target is passed over instead (a Claude one
+ * takes the blocks as sent); with none, the client gets the gateway's 400 naming messages, and nothing is sent.
+ */
+function refuseNothingLeft(client: any[], messages: Record<string, unknown>[], dropped: string[]): void {
+  if (messages.some((m) => m.role !== "system") || !client.some((m) => m?.role !== "system")) return;
+  const left = dropped.filter((d) => d.startsWith("messages["));
+  const which = left.length ? ` (${left.join(", ")})` : "";
+  throw new Unsupported(invalidRequest(`nothing is left to send to this model: the content blocks its provider cannot take were left out${which}, and no message remains; send them to a Claude model, or add text`, "messages"));
 }
