@@ -13,6 +13,7 @@ import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import { stopWhenLauncherExits } from "./launcher.ts";
 import { keepServingOnUnhandledRejection } from "./unhandled-rejection.ts";
 import { holdSighup, releaseSighup } from "./early-sighup.ts";
+import { logFilesOpened } from "./log-opening.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -253,7 +254,7 @@ async function exitSaid(code: number): Promise<never> {
     const bound = setTimeout(r, 2_000).unref(); // a stream nobody reads never drains: exit regardless
     s.write("", () => { clearTimeout(bound); r(); });
   });
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr), logFilesOpened()]);
   process.exit(code);
 }
 
