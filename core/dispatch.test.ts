@@ -260,6 +260,25 @@ describe("dispatch: a stream that breaks after its first event", () => {
     }
   });
 
+  it("refused by the upstream for the client's own request (an in-band 400 after output) is a client_error on the dashboard, not a failure", async () => {
+    async function* events() {
+      yield { data: "{}" };
+      throw new GatewayError(400, "INVALID_REQUEST", "Provider a rejected the request: prompt is too long", { headers: { "x-should-retry": "false" }, details: { provider: "a", upstream_status: 400 } });
+    }
+    const finished: Array<() => void> = [];
+    const { ctx } = setup(["a"], { a: [() => Promise.resolve({ kind: "stream", status: 200, events: events() })] }, 1, () => 0);
+    Object.assign(ctx, { onFinish: (fn: () => void) => finished.push(fn) });
+    const outcomes: string[] = [];
+    ctx.gateway.metrics.upstream.observe = ((labels: { outcome: string }) => outcomes.push(labels.outcome)) as never;
+    await dispatch(ctx, "chat");
+    const read = async () => {
+      for await (const _ of (ctx.response as { events: AsyncIterable<unknown> }).events) void _;
+    };
+    await expect(read()).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    for (const fn of finished) fn();
+    expect(outcomes).toEqual(["client_error"]);
+  });
+
   it("a stream the client left after its first event is CANCELLED, timed until it left", async () => {
     let clock = 1000;
     const now = vi.spyOn(performance, "now").mockImplementation(() => clock);

@@ -357,15 +357,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
       // the input (for reported zeros), as it did when the opening events were the committed first event.
       if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
-      // Nothing reached the client yet: any upstream failure here may go elsewhere; an event past the bounds, or an
-      // account out of credit, only to another endpoint (endpointFault), as the same JSON answer does. A failure its
-      // decoder said fails the same way again (x-should-retry: false: an in-band error about the request, a 400 as
-      // the same error sent as a status is) keeps that verdict: retried, it would only be billed and refused again.
-      const final = oversize(err) || err.details?.reason === OUT_OF_CREDIT || saysDoNotRetry(err);
-      const retry = ctx.signal.aborted || final ? err : new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
-        details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
-      });
-      return fail(retry);
+      // Nothing reached the client yet: any upstream failure here may go elsewhere (streamFailure).
+      return fail(streamFailure(ctx, err));
     }
     // The attempt's time ends at the upstream's first event, not at the end of a hold of its opening events.
     const firstEventAt = (end = call.firstEventAt ?? performance.now());
@@ -386,7 +379,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   // abort (the client left, a shutdown) it is cancelled, as a failed attempt would be; broken by the upstream after
   // that event (observeStream then gives the attempt its error code) an error; a guardrail's block says nothing about
   // the upstream. Its time is the time to that first event, or, broken or cut after it, the time until then.
-  if (response.kind === "stream") ctx.onFinish(() => upstream.observe({ provider: target.provider, model: target.modelId, outcome: ctx.signal.aborted ? "cancelled" : record.errorCode ? "error" : "ok" }, (observed?.brokenAfterMs ?? latency) / 1000));
+  if (response.kind === "stream") ctx.onFinish(() => upstream.observe({ provider: target.provider, model: target.modelId, outcome: ctx.signal.aborted ? "cancelled" : observed?.failure ? failedAttemptOutcome(observed.failure, false) : record.errorCode ? "error" : "ok" }, (observed?.brokenAfterMs ?? latency) / 1000));
   else upstream.observe({ provider: target.provider, model: target.modelId, outcome: "ok" }, latency / 1000);
   record.status = result.status ?? 200;
   record.latencyMs = round(latency);
@@ -408,6 +401,22 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   }
   ctx.response = span ? span.succeeded(ctx, response, call) : response; // the span ends with this attempt's own usage
   return true;
+}
+
+/**
+ * A stream's failure as its attempt is judged: any upstream failure is worth another try (another endpoint, if nothing
+ * reached the client yet) and counts against its endpoint, but an event past the bounds or an account out of credit
+ * (only another endpoint may serve: endpointFault, as after the same JSON answer), and a failure its decoder said
+ * fails the same way again (x-should-retry: false: an in-band error about the request, a 400 as the same error sent
+ * as a status is), which keeps that verdict: retried, it would only be billed and refused again. Before the first
+ * event or after it alike: a request error says nothing about the endpoint wherever in the stream it came.
+ */
+function streamFailure(ctx: GatewayContext, err: GatewayError): GatewayError {
+  const final = oversize(err) || err.details?.reason === OUT_OF_CREDIT || saysDoNotRetry(err);
+  if (ctx.signal.aborted || final) return err;
+  return new GatewayError(err.status === 499 ? 502 : err.status, err.code === "INTERNAL" || err.code === "CANCELLED" ? "UPSTREAM_ERROR" : err.code, err.message, {
+    details: err.details, retryable: true, retryAfter: err.retryAfter, cause: err.cause ?? err,
+  });
 }
 
 /**
@@ -440,6 +449,8 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
   private finished = false;
   /** Set when the stream failed or was cut after its first event: the attempt's time runs until then. */
   brokenAfterMs: number | undefined;
+  /** What the stream failed of after its first event, if it did. */
+  failure: GatewayError | undefined;
   private sink: EventSink | undefined;
   private control: PushControl | undefined;
   constructor(
@@ -570,13 +581,12 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     this.record.status = err.status;
     this.record.errorCode = err.code;
     this.brokenOff();
-    // Cut by the request's own abort (the client left while a plugin's reader waited on the upstream): no verdict on
-    // the endpoint, and a half-open probe's slot is freed, as when the reader stops (stopped()).
-    if (this.ctx.signal.aborted) this.health.release(this.target.modelId, this.target.provider, keyOwner(this.ctx, this.target), this.ctx);
-    else if (!this.target.sandbox) {
-      this.health.record(this.target.modelId, this.target.provider, false, keyOwner(this.ctx, this.target));
-      if (sharedStats(this.target)) this.stats.record({ model: this.target.modelId, provider: this.target.provider, ok: false });
-    }
+    this.failure = err;
+    // Judged as the same failure before the first event is: cut by the request's own abort (the client left while a
+    // plugin's reader waited on the upstream), no verdict on the endpoint and a half-open probe's slot freed, as when
+    // the reader stops (stopped()); the upstream's error about the client's own request (a prompt it refused after
+    // some output) says nothing about the endpoint either, and opens no circuit for every other user of the model.
+    judge(this.ctx, this.target, streamFailure(this.ctx, err), this.health, this.stats);
     return err;
   }
 }

@@ -33,6 +33,39 @@ const named = (o: Record<string, unknown>) => `event: ${o.type}\ndata: ${JSON.st
 const chunk = (delta: unknown, finish: string | null = null) => ({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
 const response = (status: string, extra: Record<string, unknown> = {}) => ({ id: "resp_1", object: "response", created_at: 1, status, model: "gpt-x", output: [], usage: null, ...extra });
 
+/**
+ * Each upstream's answer that begins ("Hel") and then fails in-band: for "request", with its error about the client's
+ * own request (OpenAI's context_length_exceeded chunk, Anthropic's invalid_request_error, Gemini's INVALID_ARGUMENT,
+ * a Responses invalid_prompt); for "server", with its server error.
+ */
+function afterOutput(path: string, kind: "request" | "server", res: ServerResponse) {
+  sse(res);
+  if (path === "/openai/v1/chat/completions") {
+    const error = kind === "request"
+      ? { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", code: "context_length_exceeded", param: "messages" }
+      : { message: "The server had an error while processing your request.", type: "server_error", code: null, param: null };
+    return res.end(data(chunk({ role: "assistant", content: "Hel" })) + data({ error }));
+  }
+  if (path === "/anthropic/v1/messages") {
+    const start = { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } };
+    return res.end(named(start) + named({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
+      + named({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hel" } })
+      + named({ type: "error", error: { type: "invalid_request_error", message: PROMPT_TOO_LONG } }));
+  }
+  if (path.startsWith("/gemini/")) {
+    const candidate = { candidates: [{ content: { role: "model", parts: [{ text: "Hel" }] }, index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 } };
+    return res.end(data(candidate) + data({ error: { code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT" } }));
+  }
+  let seq = 0;
+  const ev = (o: Record<string, unknown>) => named({ ...o, sequence_number: seq++ });
+  const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
+  return res.end(ev({ type: "response.created", response: response("in_progress") }) + ev({ type: "response.in_progress", response: response("in_progress") })
+    + ev({ type: "response.output_item.added", output_index: 0, item })
+    + ev({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hel" })
+    + ev({ type: "error", code: "invalid_prompt", message: "Invalid prompt: flagged as potentially violating our usage policy.", param: null })
+    + ev({ type: "response.failed", response: response("failed", { output: [item], error: { code: "invalid_prompt", message: "Invalid prompt" }, usage: { input_tokens: 10, output_tokens: 1, total_tokens: 11 } }) }));
+}
+
 beforeAll(async () => {
   fake = await listenLoopback(async (req, res) => {
     const r = await readRequest(req);
@@ -41,6 +74,8 @@ beforeAll(async () => {
       sse(res);
       return res.end(data(chunk({ role: "assistant", content: "fine" })) + data(chunk({}, "stop")) + "data: [DONE]\n\n");
     }
+    const asked = JSON.stringify(r.body);
+    if (asked.includes("refused after output") || asked.includes("broken after output")) return afterOutput(r.path, asked.includes("refused") ? "request" : "server", res);
     if (r.path === "/openai/v1/chat/completions") {
       sse(res);
       return res.end(data(chunk({ role: "assistant", content: "" })) + data({ error: { message: "Invalid 'messages[0].content': string too long.", type: "invalid_request_error", code: "string_above_max_length", param: "messages[0].content" } }));
@@ -86,6 +121,12 @@ beforeAll(async () => {
   config.models["t/anthropic"] = twoEndpoints({ provider: "anthropic", model: "claude-x" });
   config.models["t/gemini"] = twoEndpoints({ provider: "gemini", model: "gemini-x" });
   config.models["t/bedrock"] = twoEndpoints({ provider: "bedrock", model: "meta.llama3-3-70b-instruct-v1:0" });
+  // Models of their own for the requests that fail after output: their circuits are apart from the others'.
+  config.models["t/openai-after"] = twoEndpoints({ provider: "openai", model: "gpt-x" });
+  config.models["t/responses-after"] = twoEndpoints({ provider: "openai", model: "gpt-x", native_responses: true });
+  config.models["t/anthropic-after"] = twoEndpoints({ provider: "anthropic", model: "claude-x" });
+  config.models["t/gemini-after"] = twoEndpoints({ provider: "gemini", model: "gemini-x" });
+  config.models["t/openai-broken"] = twoEndpoints({ provider: "openai", model: "gpt-x" });
   gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: "AIza-fake" } });
 });
 
@@ -100,7 +141,7 @@ beforeEach(() => {
 
 const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${SHIPPED_KEY}` }) =>
   fetch(`${gw.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-const chat = (model: string) => post("/api/v1/chat/completions", { model, stream: true, messages: [{ role: "user", content: "a very long prompt" }] });
+const chat = (model: string, content = "a very long prompt") => post("/api/v1/chat/completions", { model, stream: true, messages: [{ role: "user", content }] });
 
 describe("an in-band error about the request, before any content", () => {
   for (const [model, upstream, says] of [
@@ -157,5 +198,35 @@ describe("a native Responses stream that fails after its output", () => {
     const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
     expect(record.outcome).toBe("stream_error");
     expect(calls).toEqual(["/openai/v1/responses"]);
+  });
+});
+
+describe("an in-band error about the request after output has begun", () => {
+  // The circuit opens after 5 failures in a row (routing.circuit_breaker, as shipped): a sixth request shows whether
+  // those five were counted against the endpoint.
+  const REQUESTS = 6;
+  for (const [model, upstream, says, ask] of [
+    ["t/openai-after", "/openai/v1/chat/completions", "maximum context length", () => chat("t/openai-after", "refused after output")],
+    ["t/anthropic-after", "/anthropic/v1/messages", "prompt is too long", () => chat("t/anthropic-after", "refused after output")],
+    ["t/gemini-after", "/gemini/v1beta/models/gemini-x:streamGenerateContent?alt=sse", "invalid argument", () => chat("t/gemini-after", "refused after output")],
+    ["t/responses-after", "/openai/v1/responses", "Invalid prompt", () => post("/api/v1/responses", { model: "t/responses-after", stream: true, input: "refused after output" })],
+  ] as const) {
+    it(`${model}: recorded as the client's error, it opens no circuit: every request still reaches the model's endpoint`, async () => {
+      for (let i = 0; i < REQUESTS; i++) {
+        const res = await ask();
+        const text = await res.text();
+        expect(res.status).toBe(200);
+        expect(text).toContain(says);
+        const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
+        expect(record).toMatchObject({ outcome: "stream_error", attemptList: [{ status: 400, error: "INVALID_REQUEST" }] });
+      }
+      // Counted as endpoint failures, the sixth would have found the circuit open and gone to the spare endpoint.
+      expect(calls).toEqual(Array(REQUESTS).fill(upstream));
+    });
+  }
+
+  it("a server error after output still counts: the sixth request finds the circuit open and goes to the spare endpoint", async () => {
+    for (let i = 0; i < REQUESTS; i++) await (await chat("t/openai-broken", "broken after output")).text();
+    expect(calls).toEqual([...Array(REQUESTS - 1).fill("/openai/v1/chat/completions"), "/spare/v1/chat/completions"]);
   });
 });
