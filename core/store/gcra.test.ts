@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { gcraAdjust, gcraCharge, gcraStep } from "./gcra.ts";
+import { gcraAdjust, gcraCharge, gcraStep, type GcraWindow } from "./gcra.ts";
 
 describe("GCRA", () => {
   it("a fresh window takes a burst of `limit`, then refills one unit per minute/limit", () => {
-    const tats = new Map<string, number>();
+    const tats = new Map<string, GcraWindow>();
     const c = { key: "k", limit: 60, cost: 1 };
     let t = 1_000_000;
     for (let i = 0; i < 60; i++) expect(gcraCharge(tats, [c], t).ok).toBe(true);
@@ -25,17 +25,17 @@ describe("GCRA", () => {
   });
 
   it("a cost above the limit is clamped so it fits an empty window; adjustments give units back or take more", () => {
-    const tats = new Map<string, number>();
+    const tats = new Map<string, GcraWindow>();
     expect(gcraCharge(tats, [{ key: "t", limit: 100, cost: 500 }], 0).ok).toBe(true);
     expect(gcraCharge(tats, [{ key: "t", limit: 100, cost: 1 }], 0).ok).toBe(false);
     gcraAdjust(tats, "t", 100, -50, 0);
     expect(gcraCharge(tats, [{ key: "t", limit: 100, cost: 50 }], 0).ok).toBe(true);
     gcraAdjust(tats, "t", 100, -1000, 0); // never below empty
-    expect(tats.get("t")).toBe(0);
+    expect(tats.get("t")).toEqual({ tat: 0, limit: 100 });
   });
 
   it("a zero-cost charge fits a window in debt and leaves it as it was; a refusal lists the windows without room", () => {
-    const tats = new Map<string, number>();
+    const tats = new Map<string, GcraWindow>();
     gcraCharge(tats, [{ key: "t", limit: 100, cost: 100 }], 0);
     gcraAdjust(tats, "t", 100, 50, 0); // 150 used: in debt
     const debt = tats.get("t");
@@ -44,5 +44,36 @@ describe("GCRA", () => {
     expect(zero.windows.map((w) => w.remaining)).toEqual([4, 0]);
     expect(tats.get("t")).toBe(debt);
     expect(gcraCharge(tats, [{ key: "r", limit: 5, cost: 1 }, { key: "t", limit: 100, cost: 1 }], 0)).toMatchObject({ ok: false, refused: [1] });
+  });
+
+  it("a raised limit reads the units used at the new limit: 2 of rpm 2 used leave about 98 of rpm 100, not a minute's wait", () => {
+    const tats = new Map<string, GcraWindow>();
+    const t = 1_000_000;
+    expect([1, 2, 3].map(() => gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t).ok)).toEqual([true, true, false]);
+    const later = t + 3000;
+    const raised = [];
+    for (let i = 0; i < 10; i++) raised.push(gcraCharge(tats, [{ key: "k", limit: 100, cost: 1 }], later));
+    expect(raised.map((r) => r.ok)).toEqual(Array(10).fill(true));
+    // The 2 less the 0.1 refilled in 3 s at rpm 2 (1.9 owed), then the 10: 11.9 of 100 used.
+    expect(raised[9]!.windows[0]!.remaining).toBe(88);
+  });
+
+  it("a lowered limit keeps the usage: 5 of rpm 100 used refuse the next request at rpm 2, Retry-After at the new rate", () => {
+    const tats = new Map<string, GcraWindow>();
+    const t = 1_000_000;
+    for (let i = 0; i < 5; i++) expect(gcraCharge(tats, [{ key: "k", limit: 100, cost: 1 }], t).ok).toBe(true);
+    const lowered = gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t);
+    expect(lowered.ok).toBe(false);
+    expect(lowered.windows[0]).toMatchObject({ limit: 2, remaining: 0, resetMs: 150_000 }); // 5 units of 30 s
+    expect(lowered.retryAfterMs).toBeCloseTo(120_000, 6); // the 6th fits once 4 of the 5 refilled at 2/min
+  });
+
+  it("a correction under another limit than the window was charged at is made in units, then read at either limit", () => {
+    const tats = new Map<string, GcraWindow>();
+    gcraCharge(tats, [{ key: "t", limit: 1000, cost: 600 }], 0); // a reload from tpm 1000 to 10000 meanwhile
+    gcraCharge(tats, [{ key: "t", limit: 10_000, cost: 400 }], 0);
+    gcraAdjust(tats, "t", 1000, -500, 0); // the first request used 100 of its 600
+    expect(gcraCharge(tats, [{ key: "t", limit: 10_000, cost: 0 }], 0).windows[0]!.remaining).toBe(9500);
+    expect(gcraCharge(tats, [{ key: "t", limit: 1000, cost: 0 }], 0).windows[0]!.remaining).toBe(500);
   });
 });

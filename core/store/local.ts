@@ -1,7 +1,7 @@
 // In-process state shared by the memory and SQLite backends: rate windows, budget reservations and claimed
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
-import { gcraAdjust, gcraCharge, windowState } from "./gcra.ts";
+import { gcraAdjust, gcraCharge, rescaledTat, windowState, type GcraWindow } from "./gcra.ts";
 import { periodBounds } from "./periods.ts";
 import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
@@ -28,7 +28,7 @@ interface ScopeHolds {
 }
 
 export class LocalState {
-  private readonly tats = new Map<string, number>();
+  private readonly tats = new Map<string, GcraWindow>();
   /** budget scope (project, or a key's: key-budget.ts) -> held reservations and their running sum. */
   private readonly reservations = new Map<string, ScopeHolds>();
   private readonly claims = new Map<string, Claim>();
@@ -42,7 +42,7 @@ export class LocalState {
   }
 
   rateState(windows: { key: string; limit: number }[], now: number): RateState[] {
-    return windows.map((w) => windowState({ ...w, cost: 0 }, Math.max(this.tats.get(w.key) ?? now, now), now));
+    return windows.map((w) => windowState({ ...w, cost: 0 }, rescaledTat(this.tats.get(w.key), w.limit, now), now));
   }
 
   /** What holds made within a budget period still hold; expired leases are swept only once the earliest one is due. */

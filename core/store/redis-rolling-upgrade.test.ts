@@ -2,7 +2,8 @@
 // the previous release's: `resv:<scope>:<periodKey>` (id -> "amount:expiresAt"), in the hash of the period the budget
 // had at admission, settled, released and renewed there. So neither admits past what the other holds, a hold settled
 // by either is gone for both, and each hold is stored once. The older replica here runs that release's own scripts
-// (1a3cfb0^, verbatim) on the same Redis.
+// (1a3cfb0^, verbatim) on the same Redis. Rate windows keep their tat key as it was (the limit it was written
+// under is a key beside it), so a replica of the release before this one charges the same window.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { RedisStore } from "./redis.ts";
@@ -59,6 +60,45 @@ for i = 1, #KEYS do
   end
 end
 return 1
+`;
+
+/** The previous release's RATE_LIMIT (a window's tat alone, no limit beside it), as it ran it. */
+const OLD_RATE_LIMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local W = 60000
+local ok = 1
+local retry = 0
+local tats, news, costs, refused = {}, {}, {}, {}
+for i = 1, #KEYS do
+  local limit = tonumber(ARGV[2 * i - 1])
+  local cost = tonumber(ARGV[2 * i])
+  if cost > limit then cost = limit end
+  local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if tat < now then tat = now end
+  local nt = tat + cost * (W / limit)
+  tats[i] = tat
+  news[i] = nt
+  costs[i] = cost
+  refused[i] = 0
+  -- Nothing to charge (count_tokens against a token window) always fits, a window in debt included.
+  if cost > 0 and nt - now > W + 1e-6 then
+    ok = 0
+    refused[i] = 1
+    if nt - W - now > retry then retry = nt - W - now end
+  end
+end
+local out = { ok, string.format('%.6f', retry), string.format('%.6f', now) }
+for i = 1, #KEYS do
+  local used = tats[i]
+  if ok == 1 then
+    used = news[i]
+    if costs[i] > 0 then redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', math.ceil(used - now) + 1000) end
+  end
+  out[#out + 1] = string.format('%.6f', used)
+end
+for i = 1, #KEYS do out[#out + 1] = refused[i] end
+return out
 `;
 
 let redis: TestRedis;
@@ -193,5 +233,38 @@ describe("Redis budget holds with replicas of the release before this one beside
     expect(await store.reserved(scope, periodOf("week", Date.now()).key, Date.now())).toBe(70n);
     await daily.settle(scope, "gen-day");
     expect((await reserve("gen-week", 40n, 900_000, "week")).ok).toBe(true);
+  });
+});
+
+describe("Redis rate windows with replicas of the release before this one beside it, and of this one with other limits", () => {
+  let store: RedisStore;
+  let other: RedisStore;
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = `rate${++n}:`;
+    store = await RedisStore.connect(redis.url, prefix);
+    other = await RedisStore.connect(redis.url, prefix);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await other?.close();
+  });
+  const older = async (key: string, limit: number) => Number(((await raw.eval(OLD_RATE_LIMIT, 1, `${prefix}rl:${key}`, limit, 1)) as unknown[])[0]) === 1;
+  const charge = async (s: RedisStore, key: string, limit: number) => (await s.rateLimit([{ key, limit, cost: 1 }], Date.now())).ok;
+
+  it("both releases charge one window at an unchanged limit", async () => {
+    expect([await charge(store, "w1", 4), await older("w1", 4), await charge(store, "w1", 4), await older("w1", 4)]).toEqual([true, true, true, true]);
+    expect(await older("w1", 4)).toBe(false);
+    expect(await charge(store, "w1", 4)).toBe(false);
+  });
+
+  it("a replica with the raised limit reads the window at it; one still on the old limit keeps the old pace", async () => {
+    expect([await charge(store, "w2", 2), await charge(store, "w2", 2), await charge(store, "w2", 2)]).toEqual([true, true, false]);
+    const raised: boolean[] = [];
+    for (let i = 0; i < 10; i++) raised.push(await charge(other, "w2", 100));
+    expect(raised).toEqual(Array(10).fill(true));
+    // 12 used: 6 minutes at rpm 2 for the replica not reloaded yet.
+    expect(await charge(store, "w2", 2)).toBe(false);
+    expect((await store.rateState([{ key: "w2", limit: 2 }], Date.now()))[0]!.resetMs).toBeGreaterThan(5.5 * 60_000);
   });
 });

@@ -3,22 +3,38 @@
 // strings: Lua numbers are doubles and Redis would truncate them to integers.
 
 /**
- * GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows; ARGV = limit1, cost1, limit2, cost2, ...
+ * A window's tat at a limit (mirror of gcra.ts rescaledTat): the units owed past now under the limit it was
+ * written with (key lk, beside the tat key tk so a release that knows only tk still reads and writes it; absent: the
+ * same limit) are owed again at the new limit's interval. Defines `local function rescaled(tk, lk, limit, now)`.
+ */
+const RESCALED = `
+local function rescaled(tk, lk, limit, now)
+  local tat = tonumber(redis.call('GET', tk) or '0')
+  if tat <= now then return now end
+  local was = tonumber(redis.call('GET', lk) or '0')
+  if was > 0 and was ~= limit then return now + (tat - now) * was / limit end
+  return tat
+end
+`;
+
+/**
+ * GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows, then each window's limit key (the
+ * limit its tat was written under); ARGV = limit1, cost1, limit2, cost2, ...
  * Returns { ok, retry, now, then each window's tat, then per window 1 when it lacked room }.
  */
-export const RATE_LIMIT = `
+export const RATE_LIMIT = `${RESCALED}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local W = 60000
 local ok = 1
 local retry = 0
+local n = #KEYS / 2
 local tats, news, costs, refused = {}, {}, {}, {}
-for i = 1, #KEYS do
+for i = 1, n do
   local limit = tonumber(ARGV[2 * i - 1])
   local cost = tonumber(ARGV[2 * i])
   if cost > limit then cost = limit end
-  local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if tat < now then tat = now end
+  local tat = rescaled(KEYS[i], KEYS[n + i], limit, now)
   local nt = tat + cost * (W / limit)
   tats[i] = tat
   news[i] = nt
@@ -32,29 +48,34 @@ for i = 1, #KEYS do
   end
 end
 local out = { ok, string.format('%.6f', retry), string.format('%.6f', now) }
-for i = 1, #KEYS do
+for i = 1, n do
   local used = tats[i]
   if ok == 1 then
     used = news[i]
-    if costs[i] > 0 then redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', math.ceil(used - now) + 1000) end
+    if costs[i] > 0 then
+      local px = math.ceil(used - now) + 1000
+      redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', px)
+      redis.call('SET', KEYS[n + i], ARGV[2 * i - 1], 'PX', px)
+    end
   end
   out[#out + 1] = string.format('%.6f', used)
 end
-for i = 1, #KEYS do out[#out + 1] = refused[i] end
+for i = 1, n do out[#out + 1] = refused[i] end
 return out
 `;
 
-/** KEYS[1] window; ARGV = limit, delta (units; negative gives back). */
-export const RATE_ADJUST = `
+/** KEYS[1] window, KEYS[2] its limit key; ARGV = limit, delta (units; negative gives back). */
+export const RATE_ADJUST = `${RESCALED}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-local nt = tat + tonumber(ARGV[2]) * (60000 / tonumber(ARGV[1]))
+local limit = tonumber(ARGV[1])
+local nt = rescaled(KEYS[1], KEYS[2], limit, now) + tonumber(ARGV[2]) * (60000 / limit)
 if nt > now then
-  redis.call('SET', KEYS[1], string.format('%.6f', nt), 'PX', math.ceil(nt - now) + 1000)
+  local px = math.ceil(nt - now) + 1000
+  redis.call('SET', KEYS[1], string.format('%.6f', nt), 'PX', px)
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', px)
 else
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
 end
 return 1
 `;
@@ -168,11 +189,16 @@ end
 return 1
 `;
 
-/** KEYS = windows. Server time, then each window's tat (0 when absent): the windows' state without charging. */
-export const RATE_STATE = `
+/**
+ * KEYS = windows, then each window's limit key; ARGV = each window's limit. Server time, then each window's tat at
+ * that limit (rescaled; now when empty): the windows' state without charging.
+ */
+export const RATE_STATE = `${RESCALED}
 local t = redis.call('TIME')
-local out = { string.format('%.6f', tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000) }
-for i = 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) or '0' end
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local n = #KEYS / 2
+local out = { string.format('%.6f', now) }
+for i = 1, n do out[#out + 1] = string.format('%.6f', rescaled(KEYS[i], KEYS[n + i], tonumber(ARGV[i]), now)) end
 return out
 `;
 

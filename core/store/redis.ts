@@ -86,7 +86,7 @@ export class RedisStore implements Store {
 
   private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
-    redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 1 });
+    redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 2 });
     redis.defineCommand("mgReserve", { lua: lua.RESERVE });
     redis.defineCommand("mgRecord", { lua: lua.RECORD });
     redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
@@ -328,7 +328,7 @@ export class RedisStore implements Store {
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     if (!charges.length) return { ok: true, windows: [], retryAfterMs: 0, refused: [] };
-    const args: (string | number)[] = [charges.length, ...charges.map((c) => this.k("rl", c.key))];
+    const args: (string | number)[] = [2 * charges.length, ...charges.map((c) => this.k("rl", c.key)), ...charges.map((c) => this.rateLimitKey(c.key))];
     for (const c of charges) args.push(c.limit, c.cost);
     const out: string[] = (await this.r.mgRate(...args)).map(String);
     const ok = out[0] === "1";
@@ -343,12 +343,18 @@ export class RedisStore implements Store {
   }
 
   async rateAdjust(key: string, limit: number, delta: number, _now?: number): Promise<void> {
-    await this.r.mgRateAdjust(this.k("rl", key), limit, delta);
+    await this.r.mgRateAdjust(this.k("rl", key), this.rateLimitKey(key), limit, delta);
+  }
+
+  /** Beside a window's tat, the limit it was written under (redis-scripts.ts RESCALED): a changed limit rescales it. */
+  private rateLimitKey(key: string): string {
+    return this.k("rl-limit", key);
   }
 
   async rateState(windows: { key: string; limit: number }[], _now?: number): Promise<RateState[]> {
     if (!windows.length) return [];
-    const out: string[] = (await this.r.mgRateState(windows.length, ...windows.map((w) => this.k("rl", w.key)))).map(String);
+    const keys = [...windows.map((w) => this.k("rl", w.key)), ...windows.map((w) => this.rateLimitKey(w.key))];
+    const out: string[] = (await this.r.mgRateState(keys.length, ...keys, ...windows.map((w) => w.limit))).map(String);
     const serverNow = Number(out[0]);
     return windows.map((w, i) => windowState({ ...w, cost: 0 }, Math.max(Number(out[1 + i]), serverNow), serverNow));
   }

@@ -73,6 +73,29 @@ describe.each(Object.keys(backends))("%s store", (kind) => {
     expect(refused.retryAfterMs).toBeGreaterThan(30_000); // the debt is still there
   });
 
+  it("rate limit: a changed limit reads the window's usage at the new limit, raised or lowered, and corrections follow", async () => {
+    const now = Date.now();
+    const k = `changed-${kind}`;
+    const at = (limit: number, cost = 1) => store.rateLimit([{ key: k, limit, cost }], now);
+    expect([(await at(2)).ok, (await at(2)).ok, (await at(2)).ok]).toEqual([true, true, false]);
+    // Raised to 100: the 2 used leave 98, not the minute rpm 2 owed for them.
+    const raised = [];
+    for (let i = 0; i < 10; i++) raised.push(await at(100));
+    expect(raised.map((r) => r.ok)).toEqual(Array(10).fill(true));
+    expect(raised[9]!.windows[0]).toMatchObject({ limit: 100, remaining: 88 });
+    expect((await store.rateState([{ key: k, limit: 100 }], now))[0]!.remaining).toBe(88);
+    // Lowered to 2: the 12 used are 6 minutes of rpm 2, the next is refused until 11 of them refilled.
+    const lowered = await at(2);
+    expect(lowered).toMatchObject({ ok: false, refused: [0] });
+    expect(lowered.windows[0]).toMatchObject({ limit: 2, remaining: 0 });
+    expect(lowered.retryAfterMs).toBeGreaterThan(5 * 60_000);
+    expect((await store.rateState([{ key: k, limit: 2 }], now))[0]!.resetMs).toBeGreaterThan(5.5 * 60_000);
+    // A correction made at the limit a request was charged under gives back units, whatever the limit is now.
+    await store.rateAdjust(k, 100, -11, now);
+    expect((await at(2)).ok).toBe(true);
+    expect((await at(2)).ok).toBe(false);
+  });
+
   it("a record counts toward its key's budget scope as well as its project's; reserved() reads the holds", async () => {
     const month = periodOf("month", Date.now());
     const project = `kb-${kind}`;
