@@ -10,8 +10,10 @@ import { outputAsk, UPSTREAM_PROTOCOLS, type AskingProtocol, type LimitTarget } 
 const chars = new WeakMap<GatewayContext, number>();
 
 /**
- * Size of the request body: an upper bound on its input tokens (a token is at least one character). The bytes the
- * client sent (Content-Length, never fewer than the characters) when known, else the serialised body.
+ * Size of the request body: an upper bound on its text's input tokens (a token is at least one character), not on
+ * media's, billed by what it shows (a 1x1 PNG of 100 bytes: 2833 tokens), which the budget reserves up to the
+ * context window instead. The bytes the client sent (Content-Length, never fewer than the characters) when known,
+ * else the serialised body.
  */
 export function bodyChars(ctx: GatewayContext): number {
   let n = chars.get(ctx);

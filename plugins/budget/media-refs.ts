@@ -1,56 +1,80 @@
-// Media a request names instead of carrying: an image or file by URL, a Files API id, a Gemini file URI or cached
-// content. The upstream bills what it fetches as input tokens, so the body's size bounds nothing about it: the budget
-// reserves input up to the context window for such a request (worst-case.ts), on every protocol the gateway accepts.
+// Media in a request, whose cost the body's size does not bound: media it names instead of carrying (an image or
+// file by URL, a Files API id, a Gemini file URI or cached content), which the upstream fetches, and media it carries
+// inline (base64 images, audio, documents), which the upstream bills by what it shows, not by its length: a 1x1 PNG
+// of a hundred bytes is 2833 tokens on gpt-4o-mini, a small PDF is billed per page, audio per second. Either way the
+// budget reserves input up to the context window for such a request (worst-case.ts), on every protocol the gateway
+// accepts.
 
-/** A URL the upstream fetches (an inline data: URL is in the body, so its size bounds it). */
-const remote = (url: unknown): boolean => typeof url === "string" && url !== "" && !/^data:/i.test(url);
+/** Media the upstream fetches by URL or id (or Gemini cached content). */
+export const BY_REFERENCE = 1;
+/** Media carried in the body: data: URLs, base64 sources, file_data, input_audio, inlineData. */
+export const INLINE = 2;
+const BOTH = BY_REFERENCE | INLINE;
+
+const isData = (url: unknown): boolean => typeof url === "string" && /^data:/i.test(url);
 const present = (v: unknown): boolean => typeof v === "string" && v !== "";
+/** A URL field's media: fetched (http(s), any URL but data:), inline (data:), or none (absent, empty). */
+const urlMedia = (url: unknown): number => (isData(url) ? INLINE : present(url) ? BY_REFERENCE : 0);
+/** A chat URL part's URL: `{ url }`, or the bare string some clients send. */
+const urlOf = (v: any): unknown => (typeof v === "string" ? v : v?.url);
+const object = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
 
-/** One content part or block that names media held elsewhere. */
-function namesMedia(o: any): boolean {
+/** The media one content part or block holds (BY_REFERENCE | INLINE; 0: none). */
+function mediaOf(o: any): number {
   const type = o.type;
   switch (type) {
     case "image_url": // chat
-      return remote(typeof o.image_url === "string" ? o.image_url : o.image_url?.url);
+      return urlMedia(urlOf(o.image_url));
     case "file": // chat
-      return present(o.file?.file_id);
+      return (present(o.file?.file_id) ? BY_REFERENCE : 0) | (present(o.file?.file_data) ? INLINE : 0);
+    case "input_audio": // chat: base64 audio, billed by its duration
+      return INLINE;
     case "input_image": // Responses
-      return present(o.file_id) || remote(o.image_url);
+      return (present(o.file_id) ? BY_REFERENCE : 0) | urlMedia(o.image_url);
     case "input_file": // Responses
-      return present(o.file_id) || remote(o.file_url);
-    case "image": // Messages (source url | file), also inside tool_result and document content
-    case "document":
-      return o.source?.type === "url" || o.source?.type === "file";
+      return (present(o.file_id) ? BY_REFERENCE : 0) | urlMedia(o.file_url) | (present(o.file_data) ? INLINE : 0);
+    case "image": // Messages (source url | file | base64), also inside tool_result and document content
+    case "document": {
+      // A text or content document is text, bounded by its size; a base64 one is an image or a PDF.
+      const source = o.source?.type;
+      return source === "url" || source === "file" ? BY_REFERENCE : source === "base64" ? INLINE : 0;
+    }
     case "container_upload": // Messages: a Files API file for code execution
-      return present(o.file_id);
+      return present(o.file_id) ? BY_REFERENCE : 0;
   }
   // Other hosts' chat parts of the same form ({type: "video_url", video_url: {url}}).
-  if (typeof type === "string" && type.endsWith("_url") && type in o) return remote(typeof o[type] === "string" ? o[type] : o[type]?.url);
-  // Gemini parts: fileData { fileUri } (a snake_case request is renamed before the policies: core/endpoints/gemini/field-names.ts).
-  const fd = o.fileData;
-  return fd !== null && typeof fd === "object" && present(fd.fileUri);
+  if (typeof type === "string" && type.endsWith("_url") && type in o) return urlMedia(urlOf(o[type]));
+  // Gemini parts: fileData { fileUri }, inlineData { data } (a snake_case request is renamed before the policies:
+  // core/endpoints/gemini/field-names.ts).
+  return (object(o.fileData) && present(o.fileData.fileUri) ? BY_REFERENCE : 0) | (object(o.inlineData) && present(o.inlineData.data) ? INLINE : 0);
 }
 
-/** Walks content (arrays, parts, nested tool results) for a part that names media; strings are not entered. */
-function walk(v: unknown, depth: number): boolean {
-  if (v === null || typeof v !== "object" || depth > 64) return false;
+/** What a walk has found so far, and whether any media is enough to stop. */
+interface Found { bits: number; first: boolean }
+const done = (f: Found) => (f.first ? f.bits !== 0 : f.bits === BOTH);
+
+/** Walks content (arrays, parts, nested tool results) for parts with media; strings are not entered. True: stop. */
+function walk(v: unknown, depth: number, f: Found): boolean {
+  if (!object(v) || depth > 64) return false;
   if (Array.isArray(v)) {
-    for (const x of v) if (walk(x, depth + 1)) return true;
+    for (const x of v) if (walk(x, depth + 1, f)) return true;
     return false;
   }
-  if (namesMedia(v)) return true;
-  for (const k in v) if (walk((v as Record<string, unknown>)[k], depth + 1)) return true;
+  f.bits |= mediaOf(v);
+  if (done(f)) return true;
+  for (const k in v) if (walk(v[k], depth + 1, f)) return true;
   return false;
 }
 
 /**
- * Does the request name media or files the upstream fetches (by URL or id), or Gemini cached content? Only the
- * conversation is searched (chat/messages `messages`, Messages `system`, Responses `input`, Gemini `contents` and
- * `systemInstruction`), never tool schemas.
+ * The media a request holds: BY_REFERENCE and INLINE bits. Only the conversation is searched (chat/messages
+ * `messages`, Messages `system`, Responses `input`, Gemini `contents` and `systemInstruction`), never tool schemas.
+ * One walk, which stops at the first media when `first` (all a reservation needs to know), else once both are found.
  */
-export function referencesMedia(body: any): boolean {
-  if (body === null || typeof body !== "object") return false;
-  if (present(body.cachedContent)) return true;
-  for (const k of ["messages", "system", "input", "contents", "systemInstruction"]) if (walk(body[k], 0)) return true;
-  return false;
+export function mediaIn(body: any, first = false): number {
+  if (!object(body)) return 0;
+  const f: Found = { bits: present(body.cachedContent) ? BY_REFERENCE : 0, first };
+  if (done(f)) return f.bits;
+  for (const k of ["messages", "system", "input", "contents", "systemInstruction"]) if (walk(body[k], 0, f)) break;
+  return f.bits;
 }

@@ -98,8 +98,16 @@ describe("a budget refusal", () => {
   it("chat naming an image by URL at max_tokens 1: told the media is reserved, not to lower max_tokens", async () => {
     const body = chat("openai/gpt-4o", { max_tokens: 1, messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] });
     const r = await postJson(`${gw.baseURL}/chat/completions`, body, auth());
-    inputRefusal(r, "max_tokens", /: it names media or files the upstream fetches by URL or file id \(inline base64 media would count by its size\), so its input is reserved up to the model's context window; /, "raise the budget");
+    inputRefusal(r, "max_tokens", /: it names media or files the upstream fetches by URL or file id, so its input is reserved up to the model's context window; /, "raise the budget");
     expect(r.json.error.details.reserved_input).toEqual(["media_by_reference"]);
+  });
+
+  it("chat carrying a data: image at max_tokens 1: told the inline media is reserved, not to lower max_tokens", async () => {
+    const pixel = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "low" } };
+    const body = chat("openai/gpt-4o", { max_tokens: 1, messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, pixel] }] });
+    const r = await postJson(`${gw.baseURL}/chat/completions`, body, auth());
+    inputRefusal(r, "max_tokens", /: it carries inline media \(base64 images, audio or documents, billed by what they show, not by their size\), so its input is reserved up to the model's context window; /, "raise the budget");
+    expect(r.json.error.details.reserved_input).toEqual(["inline_media"]);
   });
 
   it("a Responses request with a server tool: told its results are reserved as input", async () => {

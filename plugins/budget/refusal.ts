@@ -3,7 +3,7 @@
 // - this request's worst case does not fit in what is left (0.3 % spent, a large max_tokens): ask for less, or raise
 //   it — saying "has reached" then sent operators looking for a spent budget that was not. "Less" is the output
 //   limit only when lowering it could make the request fit; when its input alone is over what is left (a continued
-//   conversation or media by URL, reserved up to the context window) it is told what that input is instead;
+//   conversation or media, reserved up to the context window) it is told what that input is instead;
 // - only other requests' holds are in the way: the refusal is transient, and the SDKs are told to retry.
 import { GatewayError } from "../../core/errors.ts";
 import { picoToUsd } from "../../core/money/money.ts";
@@ -82,7 +82,8 @@ function inputWords(kind: Exclude<ReservedInput, "request_body">, by: string | u
     case "stored_conversation": return `continues a stored conversation (${by})`;
     case "stored_prompt": return "names a stored prompt (prompt)";
     case "server_tools": return "enables server tools (their results count as input)";
-    case "media_by_reference": return "names media or files the upstream fetches by URL or file id (inline base64 media would count by its size)";
+    case "media_by_reference": return "names media or files the upstream fetches by URL or file id";
+    case "inline_media": return "carries inline media (base64 images, audio or documents, billed by what they show, not by their size)";
   }
 }
 

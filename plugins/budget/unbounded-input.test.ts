@@ -22,13 +22,26 @@ describe("input the body does not bound", () => {
     expect(unboundedInput(ask("messages", { messages: hi, tools: [{ name: "lookup", input_schema: { type: "object" } }] }))).toBe(false);
   });
 
-  it("a request whose input is all in its body: request_body, and not unbounded", () => {
-    const inline = ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] });
-    expect(reservedInputs(inline).kinds).toEqual(["request_body"]);
-    expect(unboundedInput(inline)).toBe(false);
+  it("inline media: billed by what it shows, not by its size (a 1x1 PNG is 2833 tokens on gpt-4o-mini)", () => {
+    const pixel = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA", detail: "low" } };
+    const inline = ask("chat", { messages: [{ role: "user", content: [pixel] }] });
+    expect(reservedInputs(inline).kinds).toEqual(["inline_media"]);
+    expect(unboundedInput(inline)).toBe(true);
+    const both = ask("chat", { messages: [{ role: "user", content: [pixel, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] });
+    expect(reservedInputs(both).kinds).toEqual(["media_by_reference", "inline_media"]);
+    const pdf = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
+    expect(reservedInputs(ask("messages", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [pdf] }] }] })).kinds).toEqual(["inline_media"]);
+    expect(reservedInputs(ask("gemini", { contents: [{ role: "user", parts: [{ inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }] }] })).kinds).toEqual(["inline_media"]);
+  });
+
+  it("a request whose input is all text in its body: request_body, and not unbounded", () => {
+    const text = ask("chat", { messages: [{ role: "user", content: [{ type: "text", text: "data:image/png;base64,AAAA" }] }] });
+    expect(reservedInputs(text).kinds).toEqual(["request_body"]);
+    expect(unboundedInput(text)).toBe(false);
     // previous_response_id means nothing outside the Responses API; media operations' input is their body.
     expect(unboundedInput(ask("chat", { previous_response_id: "x", messages: [] }))).toBe(false);
     expect(unboundedInput(ask("embeddings", { input: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }))).toBe(false);
+    expect(unboundedInput(ask("images", { prompt: "a cat", image: "data:image/png;base64,AAAA" }))).toBe(false);
     expect(unboundedInput(ask("responses", { previous_response_id: "resp_1" }))).toBe(true);
   });
 });

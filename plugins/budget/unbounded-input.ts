@@ -1,13 +1,15 @@
 // Input the body does not bound, which the budget reserves up to the model's context window (worst-case.ts): a
 // stored conversation or prompt the provider expands, server tools whose results the provider adds (web search
-// included), media and files named by URL or id (media-refs.ts), which the upstream fetches and bills as input.
-// The refusal names which (refusal.ts): lowering the output limit does nothing about it.
+// included), media and files named by URL or id, which the upstream fetches and bills as input, and media carried
+// inline, which it bills by what it shows rather than by its size (media-refs.ts). The refusal names which
+// (refusal.ts): lowering the output limit does nothing about it.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
-import { referencesMedia } from "./media-refs.ts";
+import { BY_REFERENCE, INLINE, mediaIn } from "./media-refs.ts";
 
-/** Why a request's input is reserved beyond its body (details.reserved_input); request_body: it is not. */
-export type ReservedInput = "stored_conversation" | "stored_prompt" | "server_tools" | "media_by_reference" | "request_body";
+/** Why a request's input is reserved beyond its body's size (details.reserved_input); request_body: it is not. */
+export type ReservedInput = "stored_conversation" | "stored_prompt" | "server_tools" | "media_by_reference" | "inline_media"
+  | "request_body";
 
 /** The generations (whose output a limit bounds); media operations' input is their body. */
 export const LANGUAGE: ReadonlySet<string> = new Set(["chat", "messages", "responses", "gemini"]);
@@ -30,21 +32,24 @@ function continuedBy(ctx: Asking): "previous_response_id" | "conversation" | "it
 /** A Responses request naming a stored prompt (`prompt: { id }`, its text filled in upstream). */
 const storedPrompt = (ctx: Asking) => ctx.endpoint === "responses" && ctx.body?.prompt != null;
 const serverTools = (ctx: Asking) => LANGUAGE.has(ctx.endpoint) && usesServerTools(ctx.body, ctx.endpoint as "chat" | "messages" | "responses" | "gemini");
-const mediaByReference = (ctx: Asking) => LANGUAGE.has(ctx.endpoint) && referencesMedia(ctx.body);
+/** The media in a generation's conversation (media-refs.ts); `first`: stop at the first. */
+const media = (ctx: Asking, first = false) => (LANGUAGE.has(ctx.endpoint) ? mediaIn(ctx.body, first) : 0);
 
-/** Is any of the input outside the body? (On every budgeted request: stops at the first reason.) */
+/** Does the body's size not bound the input? (On every budgeted request: stops at the first reason.) */
 export function unboundedInput(ctx: Asking): boolean {
-  return continuedBy(ctx) !== undefined || storedPrompt(ctx) || serverTools(ctx) || mediaByReference(ctx);
+  return continuedBy(ctx) !== undefined || storedPrompt(ctx) || serverTools(ctx) || media(ctx, true) !== 0;
 }
 
-/** Every reason the input is reserved beyond the body, with the field a stored conversation is continued by. */
+/** Every reason the input is reserved beyond the body's size, with the field a stored conversation is continued by. */
 export function reservedInputs(ctx: Asking): { kinds: ReservedInput[]; continuedBy?: string } {
   const kinds: ReservedInput[] = [];
   const by = continuedBy(ctx);
   if (by) kinds.push("stored_conversation");
   if (storedPrompt(ctx)) kinds.push("stored_prompt");
   if (serverTools(ctx)) kinds.push("server_tools");
-  if (mediaByReference(ctx)) kinds.push("media_by_reference");
+  const m = media(ctx);
+  if (m & BY_REFERENCE) kinds.push("media_by_reference");
+  if (m & INLINE) kinds.push("inline_media");
   if (!kinds.length) kinds.push("request_body");
   return { kinds, continuedBy: by };
 }

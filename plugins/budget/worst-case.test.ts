@@ -127,8 +127,23 @@ describe("worst-case cost", () => {
       ["gemini", { model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, cachedContent: "cachedContents/abc", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }],
     ];
     for (const [endpoint, body] of cases) expect(worstCaseCost(ctx(endpoint, body, 80)).toFixed(), `${endpoint} ${JSON.stringify(body)}`).toBe("0.00204");
-    // An inline (data:) image is in the body: bounded by its size as before.
-    expect(worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }]) }, 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("inline media (billed by what it shows, not its size: a 1x1 PNG is 2833 tokens) reserves input up to the context window too", () => {
+    const user = (content: unknown) => [{ role: "user", content }];
+    const cases: [string, unknown][] = [
+      ["chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA", detail: "low" } }]) }],
+      ["chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }]) }],
+      ["chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" } }]) }],
+      ["messages", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }]) }],
+      ["messages", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }]) }],
+      ["responses", { model: "a/cheap", max_output_tokens: 10, input: [{ role: "user", content: [{ type: "input_image", image_url: "data:image/png;base64,AAAA" }] }] }],
+      ["responses", { model: "a/cheap", max_output_tokens: 10, input: [{ role: "user", content: [{ type: "input_file", file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" }] }] }],
+      ["gemini", { model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ inlineData: { mimeType: "application/pdf", data: "JVBERi0=" } }] }] }],
+    ];
+    for (const [endpoint, body] of cases) expect(worstCaseCost(ctx(endpoint, body, 80)).toFixed(), `${endpoint} ${JSON.stringify(body)}`).toBe("0.00204");
+    // The same text without media: its body's size bounds it, as before.
+    expect(worstCaseCost(ctx("chat", { model: "a/cheap", max_tokens: 10, messages: user([{ type: "text", text: "data:image/png;base64,AAAA" }]) }, 80)).toFixed()).toBe("0.0002");
   });
 
   it("chat web_search_options reserves the searches Claude is held to and a context full of results", () => {

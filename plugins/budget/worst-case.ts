@@ -25,9 +25,10 @@ import { contextWindowOn } from "../../core/metering/context-window.ts";
 const FALLBACK_CONTEXT = 1_000_000;
 
 /**
- * `unbounded`: the input is not all in the body (unbounded-input.ts). A Responses request that continues a stored
- * conversation or names a stored prompt carries only its newest input (the rest is rebuilt from a store after the
- * policies ran), server tools add their results, media by URL or id is fetched: any input up to the context window.
+ * `unbounded`: the body's size does not bound the input (unbounded-input.ts). A Responses request that continues a
+ * stored conversation or names a stored prompt carries only its newest input (the rest is rebuilt from a store after
+ * the policies ran), server tools add their results, media by URL or id is fetched, inline media is billed by what it
+ * shows (a tiny image, a PDF's pages): any input up to the context window.
  */
 function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntime, webSearches: number, unbounded: boolean): Usage {
   const body = ctx.body ?? {};
