@@ -38,6 +38,12 @@ export interface FakeAnthropic {
   textFor?: (body: any) => string | undefined;
   /** Per-request thinking text (with thinking on); undefined keeps the default. */
   thinkingFor?: (body: any) => string | undefined;
+  /**
+   * Per-request blocks the answer starts with, as they are (a beta's compaction, a type the gateway does not know).
+   * Streamed as Anthropic streams them: a compaction opens empty and its content comes in one compaction_delta, any
+   * other type comes whole in its content_block_start.
+   */
+  leadingBlocksFor?: (body: any) => Block[] | undefined;
   /** A scripted model (scripted-agent.ts) that decides the turns it recognises before the default answers. */
   script?: AgentScript;
   /** The model id the answer names for the one asked for (a dated snapshot of an alias); undefined: the one asked for. */
@@ -82,7 +88,9 @@ function errorBody(status: number, type?: string, message?: string) {
   return { type: "error", error: { type: t, message: message ?? `fake anthropic failure ${status}` }, request_id: "req_fake_anthropic" };
 }
 
-interface Block { type: string; [k: string]: any }
+export interface Block { type: string; [k: string]: any }
+/** Block types the fake streams in pieces (any other comes whole in its content_block_start). */
+const KNOWN_BLOCKS = new Set(["thinking", "server_tool_use", "text", "tool_use"]);
 
 /** POST /v1/messages/count_tokens: same auth and version rules; max_tokens is refused there, as Anthropic does. */
 export const fakeInputTokens = (body: any) => JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length >> 2;
@@ -200,7 +208,9 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
     const invalid = serverToolError(body) ?? conversationError(body);
     if (invalid) return send(400, errorBody(400, "invalid_request_error", invalid));
 
-    const { blocks, stop, searches } = plan(body, fake.textFor?.(body), fake.script, fake.thinkingFor?.(body));
+    const planned = plan(body, fake.textFor?.(body), fake.script, fake.thinkingFor?.(body));
+    const { stop, searches } = planned;
+    const blocks = [...(fake.leadingBlocksFor?.(body) ?? []), ...planned.blocks];
     const output = blocks.reduce((n, b) => n + (JSON.stringify(b).length >> 2), 0);
     const usage = usageFor(body, output, searches);
     // A fresh id per message, as Anthropic gives (Claude Code merges streamed turns that share one).
@@ -219,7 +229,11 @@ export async function startFakeAnthropic(opts: { burst?: boolean } = {}): Promis
         push("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
         for (const w of words(b.thinking)) push("content_block_delta", { index, delta: { type: "thinking_delta", thinking: w } });
         push("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } });
-      } else if (b.type === "redacted_thinking" || b.type === "web_search_tool_result") {
+      } else if (b.type === "compaction") {
+        const { type, ...delta } = b;
+        push("content_block_start", { index, content_block: { type, content: null } });
+        push("content_block_delta", { index, delta: { type: "compaction_delta", ...delta } });
+      } else if (b.type === "redacted_thinking" || b.type === "web_search_tool_result" || !KNOWN_BLOCKS.has(b.type)) {
         push("content_block_start", { index, content_block: b });
       } else if (b.type === "server_tool_use") {
         push("content_block_start", { index, content_block: { type: "server_tool_use", id: b.id, name: b.name, input: {} } });

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { runFor } from "../testkit.ts";
 import { guardStream } from "./index.ts";
+import { Slots } from "./slots.ts";
+import { MessagesStream } from "./messages.ts";
 
 const PII = { rules: [{ name: "pii", detect: ["email" as const], action: "redact" as const }] };
 
@@ -191,6 +193,43 @@ describe("stream adapters restore placeholders cut across events", () => {
       ev("message_stop", {}),
     ]));
     expect(out[0].content_block.content.lines).toEqual(["-x", "+to alice@example.com"]);
+  });
+
+  it("messages: a block of an unknown type, whole in its content_block_start, and an unknown delta restored in place; thinking left", async () => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const out = json(await through("anthropic", [
+      ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "mail [EMAIL_1]" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "[EMAIL_1]" } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "compaction", content: null } }),
+      ev("content_block_delta", { index: 1, delta: { type: "compaction_delta", content: "Summary: mail [EMAIL_1]", encrypted_content: "RW5j" } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("content_block_start", { index: 2, content_block: { type: "advisor_note", note: { lines: ["to [EMAIL_1]"] } } }),
+      ev("content_block_stop", { index: 2 }),
+      ev("message_stop", {}),
+    ]));
+    expect(out.map((e: any) => e.delta ?? e.content_block ?? e.type)).toEqual([
+      { type: "thinking", thinking: "", signature: "" },
+      { type: "thinking_delta", thinking: "mail [EMAIL_1]" },
+      { type: "signature_delta", signature: "[EMAIL_1]" },
+      "content_block_stop",
+      { type: "compaction", content: null },
+      { type: "compaction_delta", content: "Summary: mail alice@example.com", encrypted_content: "RW5j" },
+      "content_block_stop",
+      { type: "advisor_note", note: { lines: ["to alice@example.com"] } },
+      "content_block_stop",
+      "message_stop",
+    ]);
+  });
+
+  it("messages: what unknown blocks and deltas hold is part of the answer output moderation judges", () => {
+    const slots = new Slots(runFor(PII, "anthropic"), true);
+    const stream = new MessagesStream(slots);
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    stream.onEvent(ev("content_block_start", { index: 0, content_block: { type: "advisor_note", note: "build the device" } }));
+    stream.onEvent(ev("content_block_delta", { index: 1, delta: { type: "compaction_delta", content: " step by step" } }));
+    expect(slots.answer).toBe("build the device step by step");
   });
 
   it("responses: shell commands, a patch's diff and a web search query restored at output_item.done and in the final response", async () => {

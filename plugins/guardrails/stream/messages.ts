@@ -1,10 +1,17 @@
 // Messages events: text_delta and input_json_delta per content block index; server tool and MCP results come whole in
 // their content_block_start. A block's rest goes out as one more content_block_delta right before its
-// content_block_stop.
+// content_block_stop. A block of a type the gateway does not know is read whole in its content_block_start, and a
+// delta of a type it does not know whole as it comes: such a delta may replace rather than add to its block (a
+// compaction_delta carries the whole summary), so none of it is held back or split into more events.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { fixCitation } from "../walk/citations.ts";
 import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, messagesResultBlock } from "../walk/answer.ts";
+import { KNOWN_MESSAGES_BLOCKS, unknownBlockStrings } from "../walk/unknown-blocks.ts";
+
+/** Delta types the gateway knows (thinking and its signature are signed: left as they are). */
+const KNOWN_DELTAS: ReadonlySet<string> = new Set(["text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta"]);
+const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
 export class MessagesStream implements StreamAdapter {
   /** Block index -> the delta type it streams (text_delta or input_json_delta). */
@@ -33,10 +40,9 @@ export class MessagesStream implements StreamAdapter {
           ev.data = JSON.stringify(e);
         }
       } else if (MESSAGES_CALLS.has(b?.type)) this.kinds.set(e.index, "input_json_delta");
-      else if (MESSAGES_SERVER_RESULTS.has(b?.type) || b?.type === "mcp_tool_result") {
-        // A server tool's or MCP server's result comes whole in its start event.
-        messagesResultBlock(b, (t) => this.slots.run.output(t));
-        ev.data = JSON.stringify(e);
+      else if (isObj(b) && (MESSAGES_SERVER_RESULTS.has(b.type) || b.type === "mcp_tool_result" || !KNOWN_MESSAGES_BLOCKS.has(b.type))) {
+        // A server tool's or MCP server's result, or a block of a type the gateway does not know, comes whole here.
+        if (this.whole(b, messagesResultBlock)) ev.data = JSON.stringify(e);
       }
       return [ev];
     }
@@ -55,8 +61,21 @@ export class MessagesStream implements StreamAdapter {
     } else if (d?.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json) {
       const out = this.slots.push(`b${e.index}`, d.partial_json, true);
       if (out !== d.partial_json) (d.partial_json = out), (ev.data = JSON.stringify(e));
+    } else if (isObj(d) && !KNOWN_DELTAS.has(d.type)) {
+      if (this.whole(d, unknownBlockStrings)) ev.data = JSON.stringify(e);
     }
     return [ev];
+  }
+
+  /** `o`'s strings, as `read` finds them, judged whole (Slots.whole) and written back. Whether any changed. */
+  private whole(o: Record<string, any>, read: (o: Record<string, any>, visit: (t: string) => string) => void): boolean {
+    let changed = false;
+    read(o, (t) => {
+      const out = this.slots.whole(t);
+      if (out !== t) changed = true;
+      return out;
+    });
+    return changed;
   }
 
   private delta(index: number, text: string): SseEvent {

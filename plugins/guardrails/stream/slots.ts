@@ -15,10 +15,23 @@ export class Slots {
   constructor(readonly run: GuardRun, private readonly keepAnswer: boolean) {}
 
   push(key: string, delta: string, json = false): string {
-    if (this.keepAnswer && this.answer.length < MAX_MODERATED_CHARS) this.answer += delta.slice(0, MAX_MODERATED_CHARS - this.answer.length);
+    this.keep(delta);
     let s = this.map.get(key);
     if (!s) this.map.set(key, (s = new SlotText(this.run, json)));
     return s.push(delta);
+  }
+
+  /**
+   * Answer text that comes whole in one event, not as a slot's deltas (a server tool's result, a block or delta of a
+   * type the gateway does not know): kept for moderation, output rules over it alone, placeholders restored.
+   */
+  whole(text: string): string {
+    this.keep(text);
+    return this.run.output(text);
+  }
+
+  private keep(text: string): void {
+    if (this.keepAnswer && this.answer.length < MAX_MODERATED_CHARS) this.answer += text.slice(0, MAX_MODERATED_CHARS - this.answer.length);
   }
 
   /** The rest of one slot ("" when it has none or never existed); the slot is gone afterwards. */

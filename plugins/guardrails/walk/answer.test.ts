@@ -191,3 +191,46 @@ describe("Responses answers: shell commands, patches and web searches", () => {
     expect(refusal("responses", body)).toBe("GUARDRAIL_BLOCKED");
   });
 });
+
+describe("Messages answers: blocks of types the gateway does not know", () => {
+  /** A compaction, a made-up block with text at depth, and one inside an MCP result, each carrying `text`. */
+  const unknown = (text: string): any => ({
+    type: "message",
+    role: "assistant",
+    content: [
+      { type: "compaction", content: text, encrypted_content: "RW5j" },
+      { type: "advisor_note", note: { lines: ["Earlier:", text] } },
+      { type: "mcp_tool_result", tool_use_id: "mcptoolu_1", is_error: false, content: [{ type: "tool_reference", detail: text }] },
+    ],
+  });
+
+  it("have every string but their type read, and placeholders restored in place", () => {
+    const seen: string[] = [];
+    walkAnswer("anthropic", unknown("t"), (s) => (seen.push(s), s));
+    expect(seen).toEqual(["t", "RW5j", "Earlier:", "t", "t"]);
+    const body = restored("anthropic", unknown("to [EMAIL_1]"));
+    const [compaction, note, mcp] = body.content;
+    expect([compaction.content, note.note.lines[1], mcp.content[0].detail]).toEqual(Array(3).fill("to alice@example.com"));
+    expect([compaction.type, note.type, mcp.content[0].type]).toEqual(["compaction", "advisor_note", "tool_reference"]);
+  });
+
+  it.each([0, 1, 2])("are refused when block %i carries a secret", (i) => {
+    const body = unknown("nothing");
+    body.content = [unknown(SECRET).content[i]];
+    expect(refusal("anthropic", body)).toBe("GUARDRAIL_BLOCKED");
+  });
+
+  it("leave known blocks as they were handled: thinking, its signature and a search result's encrypted content unread", () => {
+    const seen: string[] = [];
+    const body = {
+      content: [
+        { type: "thinking", thinking: "hmm", signature: "sig" },
+        { type: "redacted_thinking", data: "enc" },
+        { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://x", title: "T", encrypted_content: "E" }] },
+        { type: "text", text: "answer" },
+      ],
+    };
+    walkAnswer("anthropic", body, (s) => (seen.push(s), s));
+    expect(seen).toEqual(["answer"]);
+  });
+});

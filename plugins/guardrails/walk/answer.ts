@@ -1,8 +1,11 @@
 // Where an answer's text is, per client protocol (JSON answers, and the whole responses some stream events carry):
 // message text, refusals and the tool calls the model made. Reasoning is left as it is: it is signed or encrypted
 // alongside (Claude's thinking, Gemini's thought signatures, Responses' encrypted reasoning), and clients send it back.
+// A Messages block of a type the gateway does not know (a beta's compaction, a new type) reaches the client as Claude
+// sent it, so every string in it is answer text.
 import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue, type Visit } from "./json-text.ts";
+import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS, unknownBlockStrings } from "./unknown-blocks.ts";
 
 type Walker = (body: any, visit: Visit) => void;
 
@@ -70,16 +73,29 @@ export function serverToolResult(b: Record<string, any>, visit: Visit): void {
   }
 }
 
-/** What a server tool or an MCP server answered, in an answer (a whole block: they are never streamed in deltas). */
+/**
+ * What a server tool or an MCP server answered, in an answer (a whole block: they are never streamed in deltas), and a
+ * block of a type the gateway does not know, read whole (in a stream, the one its content_block_start carries).
+ */
 export function messagesResultBlock(b: Record<string, any>, visit: Visit): void {
-  if (MESSAGES_SERVER_RESULTS.has(b.type)) serverToolResult(b, visit);
+  if (!KNOWN_MESSAGES_BLOCKS.has(b.type)) unknownBlockStrings(b, visit);
+  else if (MESSAGES_SERVER_RESULTS.has(b.type)) serverToolResult(b, visit);
   else if (b.type === "mcp_tool_result") {
     if (typeof b.content === "string") b.content = visit(b.content);
-    else if (Array.isArray(b.content)) for (const p of b.content) if (isObj(p) && p.type === "text") visitKey(p, "text", visit);
+    else if (Array.isArray(b.content)) {
+      for (const p of b.content) {
+        if (!isObj(p)) continue;
+        if (p.type === "text") visitKey(p, "text", visit);
+        else if (!KNOWN_NESTED_BLOCKS.has(p.type)) unknownBlockStrings(p, visit);
+      }
+    }
   }
 }
 
-/** Messages: text blocks, the inputs of the calls the model makes, what server tools and MCP servers answered. */
+/**
+ * Messages: text blocks, the inputs of the calls the model makes, what server tools and MCP servers answered, and
+ * blocks of types the gateway does not know, whole.
+ */
 const messages: Walker = (body, visit) => {
   if (!Array.isArray(body?.content)) return;
   for (const b of body.content) {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../../core/errors.ts";
 import { runFor } from "../testkit.ts";
 import { readFileSync } from "node:fs";
-import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS, walkRequest } from "./request.ts";
+import { walkRequest } from "./request.ts";
+import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS } from "./unknown-blocks.ts";
 
 /** Every text the walker hands over, marked * when it is the latest user turn; each replaced by upper case. */
 function walk(protocol: Parameters<typeof walkRequest>[0], body: any): string[] {

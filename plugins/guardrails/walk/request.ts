@@ -16,6 +16,7 @@ import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue } from "./json-text.ts";
 import { MESSAGES_CALLS, MESSAGES_SERVER_RESULTS, geminiCodePart, serverToolResult } from "./answer.ts";
 import { geminiContinuesStored, responsesContinuesStored } from "./stored-state.ts";
+import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS, unknownBlockStrings } from "./unknown-blocks.ts";
 
 /** `doc`: the text is a Messages text document's `source.data`, at this document_index (citations point into it). */
 export type RequestVisit = (text: string, topic: boolean, doc?: number) => string;
@@ -86,33 +87,6 @@ const chat: Walker = (body, visit) => {
     else if (Array.isArray(p.content)) visitParts(p.content, visit, all, CHAT_PARTS);
   }
 };
-
-/**
- * Block types the Messages schema knows and checks (messages.schema.json, OtherContentBlock and OtherNestedBlock): at
- * the top of a turn, and inside a tool result or a content document. Any other type passes to Claude unchecked.
- */
-export const KNOWN_MESSAGES_BLOCKS: ReadonlySet<string> = new Set([
-  "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking", "redacted_thinking",
-  "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-  "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
-  "mcp_tool_use", "mcp_tool_result", "container_upload",
-]);
-export const KNOWN_NESTED_BLOCKS: ReadonlySet<string> = new Set(["text", "image", "document", "search_result"]);
-
-/**
- * A block of a type the gateway does not know: every string value in it but its `type` tag (a name Claude must know,
- * not text), at any depth, iteratively (bounded by the body's size and nesting limits).
- */
-function unknownBlockStrings(b: Record<string, any>, visit: (s: string) => string): void {
-  for (const k of Object.keys(b)) {
-    if (k === "type") continue;
-    const v = b[k];
-    if (typeof v === "string") {
-      const n = visit(v);
-      if (n !== v) b[k] = n;
-    } else visitJsonValue(v, visit);
-  }
-}
 
 /** Whether an unknown block holds any text a reader would see. */
 function unknownBlockHasText(b: Record<string, any>): boolean {
