@@ -85,6 +85,18 @@ beforeAll(async () => {
       let seq = 0;
       const ev = (o: Record<string, unknown>) => named({ ...o, sequence_number: seq++ });
       const opening = ev({ type: "response.created", response: response("in_progress") }) + ev({ type: "response.in_progress", response: response("in_progress") });
+      if (JSON.stringify(r.body).includes("fail big after output")) { // output the gateway's estimate counts high
+        const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
+        return res.end(opening + ev({ type: "response.output_item.added", output_index: 0, item })
+          + ev({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: '{"a":[1,2,3],"b":{"c":"d"}},'.repeat(40) })
+          + ev({ type: "response.failed", response: response("failed", { output: [item], error: { code: "server_error", message: "The server had an error" }, usage: { input_tokens: 10, output_tokens: 601, total_tokens: 611 } }) }));
+      }
+      if (JSON.stringify(r.body).includes("error without terminal after output")) {
+        const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
+        return res.end(opening + ev({ type: "response.output_item.added", output_index: 0, item })
+          + ev({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello there" })
+          + ev({ type: "error", code: "server_error", message: "The server had an error", param: null }));
+      }
       if (JSON.stringify(r.body).includes("fail after output")) {
         const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
         return res.end(opening + ev({ type: "response.output_item.added", output_index: 0, item })
@@ -198,6 +210,21 @@ describe("a native Responses stream that fails after its output", () => {
     const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
     expect(record.outcome).toBe("stream_error");
     expect(calls).toEqual(["/openai/v1/responses"]);
+  });
+
+  it("whose response.failed reports its usage is billed that usage, as reported (not the gateway's estimate)", async () => {
+    const res = await post("/api/v1/responses", { model: "t/responses", stream: true, input: "fail big after output" });
+    expect(await res.text()).toContain('"output_tokens":601');
+    const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
+    expect(record).toMatchObject({ outcome: "stream_error", inputTokens: 10, outputTokens: 601, estimated: false });
+  });
+
+  it("that ends after an error event without response.failed (no usage reported) is billed the estimate", async () => {
+    const res = await post("/api/v1/responses", { model: "t/responses", stream: true, input: "error without terminal after output" });
+    await res.text();
+    const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
+    expect(record).toMatchObject({ outcome: "stream_error", estimated: true });
+    expect(record.outputTokens).toBeGreaterThan(0);
   });
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { Meter } from "./meter.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
+import { GatewayError } from "../errors.ts";
+import { afterTerminalUsage } from "./terminal-usage.ts";
 
 /** A request that reached no provider and holds nothing: its commit writes no record, so only withRecord's work runs. */
 function unbilled() {
@@ -92,5 +94,31 @@ describe("Meter.finalUsage of a Responses mcp stream cut during a later turn", (
   it("every turn reported its usage before the cut: their input as reported", () => {
     const { usage } = cut(2, [{ inputTokens: 600, outputTokens: 25 }, { inputTokens: 400, outputTokens: 25 }]);
     expect(usage.inputTokens).toBe(1000);
+  });
+});
+
+describe("Meter.finalUsage of a stream that failed after its output", () => {
+  // The upstream reported 10 in, 1 out (Anthropic's message_start, or a Responses response.failed carrying its own
+  // final usage); the client was relayed far more text than one token's.
+  function failed(streamError: GatewayError) {
+    const ctx = {
+      endpoint: "messages", body: { model: "m/x", messages: [] }, headers: {}, attempts: [{ provider: "up", model: "m/x", status: 400, latencyMs: 1 }],
+      targets: [{ provider: "up", modelId: "m/x", upstreamModel: "x", pricing: {} }], usage: { inputTokens: 10, outputTokens: 1 },
+      response: { kind: "stream", status: 200, events: [] }, config: { raw: {} }, requestId: "req_failed", gateway: { log: { warn: () => {} } },
+    } as unknown as GatewayContext;
+    const meter = new Meter(ctx);
+    meter.relayed({ event: "content_block_delta", data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "word ".repeat(200) } }) });
+    return meter.finalUsage({ status: 200, aborted: false, streamError })!;
+  }
+  const refused = () => new GatewayError(400, "INVALID_REQUEST", "Provider up rejected the request: prompt is too long");
+
+  it("a partial count (message_start's) is topped up with the estimate of the text relayed", () => {
+    const billed = failed(refused());
+    expect(billed.estimated).toBe(true);
+    expect(billed.usage.outputTokens).toBeGreaterThan(100);
+  });
+
+  it("the usage the upstream's terminal event reported is billed as reported, as an ok stream's is", () => {
+    expect(failed(afterTerminalUsage(refused()))).toEqual({ usage: { inputTokens: 10, outputTokens: 1 }, estimated: false });
   });
 });

@@ -19,6 +19,7 @@ import { CellCounter } from "../metrics-cells.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
 import { answerOutputTokens, eventOutputTokens } from "./output-estimate.ts";
+import { reportedTerminalUsage } from "./terminal-usage.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import type {} from "../observability/served-by.ts"; // ctx.replayed
 
@@ -134,7 +135,7 @@ export class Meter {
    * Usage to bill: the provider's own figures; or, where it reported none (no usage at all, or zero input or zero
    * output beside generated text), an estimate that errs high, `estimated: true` — output from the text relayed
    * (a stream's events, a JSON answer's content), input from the request's size; and the same for a stream cut off
-   * before its usage arrived.
+   * before its usage arrived (one that failed after its terminal event reported it is billed that: terminal-usage.ts).
    */
   finalUsage(outcome?: Outcome): { usage: Usage; estimated: boolean } | undefined {
     if (this.usage) return this.usage;
@@ -145,7 +146,8 @@ export class Meter {
     const reported = billableUsage(ctx);
     const response = ctx.response;
     const stream = response?.kind === "stream";
-    const cut = outcome?.aborted === true || outcome?.streamError !== undefined;
+    // A stream that failed after its upstream's terminal event reported the usage is billed that, as an ok one is.
+    const cut = outcome?.aborted === true || (outcome?.streamError !== undefined && !reportedTerminalUsage(outcome.streamError));
     const generated = GENERATIVE.has(ctx.endpoint);
     if (reported && !(stream && cut)) {
       if (!generated) return (this.usage = { usage: reported, estimated: false });

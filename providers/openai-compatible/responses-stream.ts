@@ -13,6 +13,7 @@ import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts"
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { toldClient } from "../../core/sse/told-error.ts";
+import { afterTerminalUsage } from "../../core/metering/terminal-usage.ts";
 import type { CallOptions } from "../../core/contracts/provider.ts";
 import { releaseBody, transportError } from "../http.ts";
 import { inBandError } from "../in-band-error.ts";
@@ -130,6 +131,8 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           done = true;
           if (type === "response.failed") {
             failedAfterOutput = told ?? upstreamFailure(provider, type, JSON.parse(ev.data));
+            // Its usage is the upstream's own final count: billed as reported, as response.completed's would be.
+            if (response?.usage) afterTerminalUsage(failedAfterOutput);
             break read;
           }
           return;
