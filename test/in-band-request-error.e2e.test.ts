@@ -91,6 +91,12 @@ beforeAll(async () => {
           + ev({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: '{"a":[1,2,3],"b":{"c":"d"}},'.repeat(40) })
           + ev({ type: "response.failed", response: response("failed", { output: [item], error: { code: "server_error", message: "The server had an error" }, usage: { input_tokens: 10, output_tokens: 601, total_tokens: 611 } }) }));
       }
+      if (JSON.stringify(r.body).includes("reset after output")) { // a proxy's error event, its data not JSON
+        const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
+        return res.end(opening + ev({ type: "response.output_item.added", output_index: 0, item })
+          + ev({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hel" })
+          + "event: error\ndata: upstream reset\n\n");
+      }
       if (JSON.stringify(r.body).includes("error without terminal after output")) {
         const item = { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] };
         return res.end(opening + ev({ type: "response.output_item.added", output_index: 0, item })
@@ -217,6 +223,15 @@ describe("a native Responses stream that fails after its output", () => {
     expect(await res.text()).toContain('"output_tokens":601');
     const record = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
     expect(record).toMatchObject({ outcome: "stream_error", inputTokens: 10, outputTokens: 601, estimated: false });
+  });
+
+  it("whose error event is not JSON (a proxy's `upstream reset`) is relayed as it came, nothing of the gateway's added", async () => {
+    const res = await post("/api/v1/responses", { model: "t/responses", stream: true, input: "reset after output" });
+    const text = await res.text();
+    expect(text.endsWith("event: error\ndata: upstream reset\n\n")).toBe(true);
+    expect(text).not.toContain("Could not reach");
+    expect([...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1])).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.output_text.delta", "error"]);
+    expect(await ledgerRecordOf(gw, res.headers.get("x-request-id"))).toMatchObject({ outcome: "stream_error", attemptList: [{ status: 502, error: "UPSTREAM_ERROR" }] });
   });
 
   it("that ends after an error event without response.failed (no usage reported) is billed the estimate", async () => {

@@ -107,6 +107,20 @@ describe("relayResponsesBody", () => {
     expect(clientWasTold(error)).toBe(true);
   });
 
+  it("an `error` event whose data is not JSON (a proxy's `upstream reset`) is relayed as it came, the failure in the upstream's words", async () => {
+    const reset = "event: error\ndata: upstream reset\n\n";
+    const { out, error } = await relayed(created + delta + reset);
+    expect(out.map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("")).toBe(created + delta + reset);
+    expect(error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, message: "Provider up failed mid-stream: upstream reset" });
+    expect(clientWasTold(error)).toBe(true);
+  });
+
+  it("the same before any output fails before anything is relayed, in the upstream's words (retryable: another endpoint may serve)", async () => {
+    const { out, error } = await relayed(created + "event: error\ndata: upstream reset\n\n");
+    expect(out).toEqual([]);
+    expect(error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, message: "Provider up failed mid-stream: upstream reset" });
+  });
+
   it("a transport failure mid-stream is a retryable gateway error", async () => {
     await expect(run(created + delta + delta, 20, 2)).rejects.toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
   });

@@ -69,9 +69,21 @@ function upstreamFailure(provider: string, type: string, payload: any): GatewayE
   return inBandError(provider, openaiErrorStatus(inner), inner ?? payload);
 }
 
+/**
+ * An event's JSON, or for data that is not JSON (a proxy's `event: error` / `data: upstream reset`) an `error`'s text
+ * as its message and nothing else's: the event is still relayed as it came, and the failure told in its words.
+ */
+function payloadOf(type: string | undefined, ev: SseEvent): any {
+  try {
+    return JSON.parse(ev.data);
+  } catch {
+    return type === "error" ? { message: ev.data } : undefined;
+  }
+}
+
 /** The upstream's failure, told by an `error` or a response.failed before any output: another endpoint may serve. */
 function failedBeforeOutput(provider: string, type: string, ev: SseEvent): GatewayError | undefined {
-  const payload = JSON.parse(ev.data);
+  const payload = payloadOf(type, ev);
   if (type === "response.failed" && Array.isArray(payload?.response?.output) && payload.response.output.length) return undefined;
   return upstreamFailure(provider, type, payload);
 }
@@ -100,7 +112,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           first = false;
           call.reportFirstToken();
         }
-        if (type === "error") told ??= upstreamFailure(provider, type, JSON.parse(ev.data));
+        if (type === "error") told ??= upstreamFailure(provider, type, payloadOf(type, ev));
         // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
         // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
         if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
@@ -113,7 +125,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
         if (!opening.begun && !(type && OPENING.has(type))) {
           const failed = type === "error" || type === "response.failed" ? failedBeforeOutput(provider, type, ev) : undefined;
           if (failed) {
-            const response = type === "response.failed" ? JSON.parse(ev.data)?.response : undefined;
+            const response = type === "response.failed" ? payloadOf(type, ev)?.response : undefined;
             if (response?.usage) call.reportUsage(fromResponsesUsage(response.usage, response.output));
             throw failed;
           }
@@ -121,7 +133,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
         }
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
-          const response = JSON.parse(ev.data)?.response;
+          const response = payloadOf(type, ev)?.response;
           if (response?.usage) {
             const usage = fromResponsesUsage(response.usage, response.output);
             if (searches > (usage.webSearches ?? 0)) usage.webSearches = searches;
@@ -130,7 +142,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           yield ev;
           done = true;
           if (type === "response.failed") {
-            failedAfterOutput = told ?? upstreamFailure(provider, type, JSON.parse(ev.data));
+            failedAfterOutput = told ?? upstreamFailure(provider, type, payloadOf(type, ev));
             // Its usage is the upstream's own final count: billed as reported, as response.completed's would be.
             if (response?.usage) afterTerminalUsage(failedAfterOutput);
             break read;
