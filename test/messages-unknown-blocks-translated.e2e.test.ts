@@ -59,3 +59,26 @@ it("a turn with text beside them still reaches the model, the blocks named as le
   expect(r.headers.get("x-mg-dropped-params")).toContain("messages[0].content[0]");
   expect((openai.requests.at(-1)!.body as any).messages).toEqual([{ role: "user", content: "hi" }]);
 });
+
+// The latest user turn made only of such blocks, after an assistant turn: sent without it, the conversation would end
+// with that assistant turn, which the model continues as a prefill (or it answers the earlier turn) - a 200 that
+// answers a question the client did not ask. Refused instead, nothing sent.
+const earlier = [{ role: "user", content: "hi" }, { role: "assistant", content: "Hello! The capital is" }];
+
+it.each(["openai/gpt-4o-mini", "google/gemini-2.5-flash"])("%s: a last user turn made only of unknown blocks is the gateway's 400 naming messages, not a prefill sent on", async (model) => {
+  const before = upstreamCalls();
+  const r = await post({ model, max_tokens: 50, messages: [...earlier, { role: "user", content: [{ type: "mystery", note: "What is the capital of France?" }] }] });
+  expect(r.status, r.text).toBe(400);
+  expect(r.json.error.code, r.text).toBe("INVALID_REQUEST");
+  expect(r.json.error.details.field).toBe("messages");
+  expect(r.json.error.message).toContain("the last message's content blocks were left out (messages[2].content[0])");
+  expect(upstreamCalls()).toBe(before);
+});
+
+it("a prefill the client sent itself still reaches the model, ending the conversation as sent", async () => {
+  const r = await post({ model: "google/gemini-2.5-flash", max_tokens: 50, messages: earlier });
+  expect(r.status, r.text).toBe(200);
+  const contents = (gemini.requests.at(-1)!.body as any).contents;
+  expect(contents.at(-1).role).toBe("model");
+  expect(contents.at(-1).parts).toEqual([{ text: "Hello! The capital is" }]);
+});

@@ -247,6 +247,38 @@ describe("blocks of types chat has no place for", () => {
     // Any turn left keeps the request going as before.
     expect(translate([{ role: "user", content: [{ type: "made_up", text: "q" }, { type: "text", text: "x" }] }])().body.messages).toEqual([{ role: "user", content: "x" }]);
   });
+
+  it("a last user turn made only of such blocks is not left out silently: the assistant turn before it would end the request, read as a prefill", () => {
+    const translate = (messages: unknown[]) => () => messagesToChatRequest({ model: "m", max_tokens: 50, messages });
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(Unsupported);
+        const err = (e as Unsupported).error;
+        return { status: err.status, code: err.code, field: err.details?.field, message: err.message };
+      }
+      throw new Error("translated without a word");
+    };
+    const earlier = [{ role: "user", content: "hi" }, { role: "assistant", content: "Hello! The capital is" }];
+    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "mystery", note: "What is the capital of France?" }] }]))).toEqual({
+      status: 400, code: "INVALID_REQUEST", field: "messages",
+      message: expect.stringContaining("the last message's content blocks were left out (messages[2].content[0])"),
+    });
+    // Consecutive user turns are one turn: all of it left out is the same refusal.
+    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "user", content: [{ type: "compaction", content: "s" }] }])).message)
+      .toContain("the last message's content blocks were left out (messages[2].content[0], ");
+    // A system message after it does not make the turn any less the client's last.
+    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "system", content: "Be brief" }])).field).toBe("messages");
+    // A prefill the client sent is its own: translated as before.
+    expect(translate(earlier)().body.messages).toEqual(earlier);
+    // An earlier user turn left out, or a last one with anything left (a tool result), keeps the request going.
+    expect(translate([{ role: "user", content: [{ type: "made_up" }] }, ...earlier.slice(1), { role: "user", content: "go on" }])().body.messages)
+      .toEqual([earlier[1], { role: "user", content: "go on" }]);
+    const toolTurn = [{ role: "user", content: "weather?" }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "w", input: {} }] }];
+    expect(translate([...toolTurn, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "sunny" }, { type: "made_up" }] }])().body.messages)
+      .toContainEqual({ role: "tool", tool_call_id: "t1", content: "sunny" });
+  });
 });
 
 describe("messages request -> a chat completions upstream's own limits", () => {

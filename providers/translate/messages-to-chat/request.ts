@@ -5,7 +5,8 @@
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
 // `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
 // x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named;
-// when that leaves no turn, the target is passed over (400 naming messages when none can serve).
+// when that leaves no turn, or leaves out the client's last user turn, the target is passed over (400 naming messages
+// when none can serve).
 // output_config.format (structured outputs; output_format in the beta) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
@@ -63,7 +64,10 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   // A mid-conversation system message between tool calls and their results waits until the results are in: chat
   // upstreams want the tool messages right after the calls.
   let held: Record<string, unknown>[] = [];
-  for (const turn of mergedTurns(body.messages)) {
+  const turns = mergedTurns(body.messages);
+  const lastTurn = turns.findLast((t) => t.role !== "system");
+  let lastLeftOut: Turn | undefined;
+  for (const turn of turns) {
     const { role, content, index } = turn;
     // A chat message is one client message, or several merged: then only the list is certain.
     const from = origin && (turn.last === index ? body.messages[index] : "messages");
@@ -86,6 +90,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       messages.push(msg);
     } else {
       const out = userMessages(content, index, calls, toolId, dropped, markErrors, origin);
+      if (turn === lastTurn && !out.length) lastLeftOut = turn;
       if (origin) for (const m of out) if (m.role === "user") origin(m, from);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
       out.splice(results, 0, ...held.splice(0));
@@ -95,6 +100,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   }
   messages.push(...held);
   refuseNothingLeft(body.messages, messages, dropped);
+  refuseLastTurnLeftOut(lastLeftOut, dropped);
 
   // The limit under any alias the body carries (the largest): what the budget reserved.
   const out: Record<string, unknown> = { model: body.model, messages, max_tokens: statedOutputLimit(body) };
@@ -329,4 +335,22 @@ function refuseNothingLeft(client: any[], messages: Record<string, unknown>[], d
   const left = dropped.filter((d) => d.startsWith("messages["));
   const which = left.length ? ` (${left.join(", ")})` : "";
   throw new Unsupported(invalidRequest(`nothing is left to send to this model: the content blocks its provider cannot take were left out${which}, and no message remains; send them to a Claude model, or add text`, "messages"));
+}
+
+/**
+ * The client's last user turn left out (made only of blocks chat has no place for) while earlier turns remain: the
+ * conversation sent would end on an earlier turn, an assistant one the model reads as a prefill to continue (or it
+ * answers the user turn before), a 200 to a question the client did not ask. As a blank last turn is (blank-text.ts),
+ * it is refused: this target is passed over, and with none the client gets the gateway's 400 naming messages. A
+ * trailing assistant turn the client sent is its own prefill, and goes as before.
+ */
+function refuseLastTurnLeftOut(turn: Turn | undefined, dropped: string[]): void {
+  if (!turn) return;
+  const inTurn = (d: string) => {
+    const i = Number(/^messages\[(\d+)\]/.exec(d)?.[1]);
+    return i >= turn.index && i <= turn.last;
+  };
+  const left = dropped.filter(inTurn);
+  const which = left.length ? ` (${left.join(", ")})` : "";
+  throw new Unsupported(invalidRequest(`the last message's content blocks were left out${which}: this model's provider cannot take them, and without them the conversation would end on an earlier turn, which the model would continue or answer instead; send them to a Claude model, or add text`, "messages"));
 }
