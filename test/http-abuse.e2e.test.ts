@@ -206,7 +206,7 @@ describe("HTTP abuse", () => {
     const reqs = [
       post(CHAT, "{", { "x-request-id": "pipe-1", connection: "keep-alive" }),
       Buffer.from(head("GET", "/healthz", { host: "gw", "x-request-id": "pipe-2" })),
-      post(MESSAGES, JSON.stringify({ model: MODELS.messages, max_tokens: 5, messages: [{ role: "user", content: [{ type: "bogus" }] }] }), { "x-request-id": "pipe-3", connection: "keep-alive" }),
+      post(MESSAGES, JSON.stringify({ model: MODELS.messages, max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] }), { "x-request-id": "pipe-3", connection: "keep-alive" }),
       Buffer.from(head("GET", "/api/v1/models", { host: "gw", authorization: `Bearer ${ABUSE_KEY}`, "x-request-id": "pipe-4" })),
       post(CHAT, validChatBody, { "x-request-id": "pipe-5", connection: "keep-alive" }),
       post(CHAT, JSON.stringify({ model: MODELS.chat, messages: "nope" }), { "x-request-id": "pipe-6", connection: "close" }),
@@ -214,7 +214,7 @@ describe("HTTP abuse", () => {
     const x = await exchange(gw.port, (w) => w.write(Buffer.concat(reqs)).then(() => {}), { waitMs: WAIT });
     expect(x.responses.map((r) => r.status)).toEqual([400, 200, 400, 200, 200, 400]);
     expect(x.responses.filter((r) => r.json?.error).map((r) => r.headers["x-request-id"])).toEqual(["pipe-1", "pipe-3", "pipe-6"]);
-    expect(x.responses[2]!.json.error.details.field).toBe("messages[0].content[0].type");
+    expect(x.responses[2]!.json.error.details.field).toBe("messages[0].content[0].text");
     expect(x.responses[4]!.json.choices[0].message.content).toEqual(expect.any(String));
     expect(gw.upstreamCalls() - before).toBe(1); // the one valid completion
     expect(x.closed).toBe(true); // connection: close on the last

@@ -77,7 +77,6 @@ const badChatUrl = fc.oneof(
 const badBase64 = fc.oneof(fc.constantFrom("", "data:image/png;base64,AAAA", "not base64!", "AA==AA", "AA AA"), notString);
 
 // ---- nested parts --------------------------------------------------------------------------------------------
-const MESSAGE_BLOCKS = ["text", "image", "document", "search_result", "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload"];
 const badImageSource = fc.oneof(
   notObject,
   fc.record({ type: notIn(["base64", "url", "file"]) }),
@@ -88,15 +87,17 @@ const badImageSource = fc.oneof(
 );
 const badMessagesBlock = fc.oneof(
   notObject,
-  fc.record({ type: notIn(MESSAGE_BLOCKS), text: fc.string() }),
+  // A block of a type not listed passes through to Claude (docs/messages.md): only a type that is not a string is refused.
+  fc.record({ type: notString, text: fc.string() }),
   fc.record({ type: fc.constant("text"), text: notString }),
   fc.record({ type: fc.constant("image"), source: badImageSource }),
   fc.record({ type: fc.constant("tool_use"), id: fc.constant("t"), name: fc.constant("f"), input: notObject }),
-  fc.record({ type: fc.constant("tool_result"), tool_use_id: fc.constant("t"), content: fc.array(fc.record({ type: notIn(["text", "image", "document", "search_result"]) }), { minLength: 1, maxLength: 2 }) }),
+  fc.record({ type: fc.constant("tool_result"), tool_use_id: fc.constant("t"), content: fc.array(fc.record({ type: notString }), { minLength: 1, maxLength: 2 }) }),
   fc.record({ type: fc.constant("tool_result"), tool_use_id: fc.constant("t"), content: fc.tuple(fc.record({ type: fc.constant("image"), source: badImageSource })) }),
   fc.record({ type: fc.constant("document"), source: fc.oneof(notObject, fc.record({ type: notIn(["base64", "text", "url", "content", "file"]) }), fc.record({ type: fc.constant("url"), url: badUrl })) }),
   fc.record({ type: fc.constant("thinking"), thinking: notString }),
-  fc.record({ type: fc.constant("text"), text: fc.constant("x"), cache_control: fc.oneof(notObject, fc.record({ type: notIn(["ephemeral"]) })) }),
+  // cache_control: null is "not sent" (the SDK types it nullable).
+  fc.record({ type: fc.constant("text"), text: fc.constant("x"), cache_control: fc.oneof(notNull(notObject), fc.record({ type: notIn(["ephemeral"]) })) }),
 );
 const badMessagesMessage = fc.oneof(
   notObject,
@@ -167,7 +168,7 @@ const BAD_FIELDS: Record<Endpoint, Record<string, fc.Arbitrary<unknown>>> = {
     metadata: fc.oneof(notObject, fc.record({ user_id: fc.oneof(num, fc.boolean(), arr, obj) })),
     tools: fc.oneof(notArray, fc.tuple(notObject), fc.constant([{ name: "f" }]), fc.tuple(fc.record({ name: fc.oneof(notString, fc.constant("")), input_schema: fc.constant({ type: "object" }) }))),
     tool_choice: fc.oneof(notObject, fc.record({ type: notIn(["auto", "any", "tool", "none"]) }), fc.constant({ type: "tool" })),
-    thinking: fc.oneof(notObject, fc.record({ type: notIn(["enabled", "disabled", "adaptive"]) }), fc.constant({ type: "enabled" }), fc.record({ type: fc.constant("enabled"), budget_tokens: outside(1, 2147483647, true) })),
+    thinking: fc.oneof(notObject, fc.record({ type: notIn(["enabled", "disabled", "adaptive", "between_tools"]) }), fc.constant({ type: "enabled" }), fc.record({ type: fc.constant("enabled"), budget_tokens: outside(1, 2147483647, true) })),
   },
   embeddings: {
     model: fc.oneof(notString, fc.constant("")),
@@ -183,14 +184,15 @@ const BAD_FIELDS: Record<Endpoint, Record<string, fc.Arbitrary<unknown>>> = {
     top_n: outside(1, 1000, true),
     user: fc.oneof(notString, longString(256)),
   },
+  // null on the fields the openai SDK types nullable (n, size, quality, style, response_format) is "not sent": valid.
   images: {
     model: fc.oneof(notString, fc.constant("")),
     prompt: fc.oneof(notString, fc.constant(""), longString(8000)),
-    n: outside(1, 8, true),
-    size: fc.oneof(notString, fc.constantFrom("", "big", "1024", "1024x", "0x10", "10x0", "1024X1024", "123456x1")),
-    quality: fc.oneof(notString, fc.constant("")),
-    style: notIn(["vivid", "natural"]),
-    response_format: notIn(["url", "b64_json"]),
+    n: notNull(outside(1, 8, true)),
+    size: notNull(fc.oneof(notString, fc.constantFrom("", "big", "1024", "1024x", "0x10", "10x0", "1024X1024", "123456x1"))),
+    quality: notNull(fc.oneof(notString, fc.constant(""))),
+    style: notNull(notIn(["vivid", "natural"])),
+    response_format: notNull(notIn(["url", "b64_json"])),
     user: fc.oneof(notString, longString(256)),
     reference_image: fc.oneof(notString, fc.constantFrom("", "https://", "http://example.com/a.png", "ftp://x/y", "not base64!", "data:text/plain;base64,AAAA")),
   },
