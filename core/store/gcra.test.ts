@@ -68,6 +68,32 @@ describe("GCRA", () => {
     expect(lowered.retryAfterMs).toBeCloseTo(120_000, 6); // the 6th fits once 4 of the 5 refilled at 2/min
   });
 
+  it("a lowered limit keeps holding as time passes: refused reads store the window at the new limit, not the old pace", () => {
+    const tats = new Map<string, GcraWindow>();
+    const t = 1_000_000;
+    for (let i = 0; i < 5; i++) gcraCharge(tats, [{ key: "k", limit: 100, cost: 1 }], t); // 3 s of rpm 100
+    expect(gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t).retryAfterMs).toBeCloseTo(120_000, 6);
+    // 4 s later the 3 s owed at rpm 100 would be gone; at rpm 2 the 5 requests still owe 146 s.
+    const later = gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t + 4000);
+    expect(later.ok).toBe(false);
+    expect(later.retryAfterMs).toBeCloseTo(116_000, 6);
+    expect(later.windows[0]).toMatchObject({ remaining: 0, resetMs: 146_000 });
+    // Refilling at 2 a minute: the 6th request fits 2 minutes after the lower, not before.
+    expect(gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t + 119_000).ok).toBe(false);
+    expect(gcraCharge(tats, [{ key: "k", limit: 2, cost: 1 }], t + 120_000).ok).toBe(true);
+  });
+
+  it("a raised limit refills at the new pace while another window refuses every request", () => {
+    const tats = new Map<string, GcraWindow>();
+    const t = 1_000_000;
+    gcraCharge(tats, [{ key: "rpm", limit: 2, cost: 2 }, { key: "tpm", limit: 1000, cost: 1000 }], t); // both full
+    const refused = gcraCharge(tats, [{ key: "rpm", limit: 100, cost: 1 }, { key: "tpm", limit: 1000, cost: 1 }], t);
+    expect(refused).toMatchObject({ ok: false, refused: [1] });
+    expect(refused.windows[0]!.remaining).toBe(98);
+    // The 2 requests are 1.2 s at rpm 100: 1.2 s later the window is empty (at rpm 2's pace it would still owe 1.98).
+    expect(gcraCharge(tats, [{ key: "rpm", limit: 100, cost: 0 }], t + 1200).windows[0]!.remaining).toBe(100);
+  });
+
   it("a correction under another limit than the window was charged at is made in units, then read at either limit", () => {
     const tats = new Map<string, GcraWindow>();
     gcraCharge(tats, [{ key: "t", limit: 1000, cost: 600 }], 0); // a reload from tpm 1000 to 10000 meanwhile

@@ -1,7 +1,9 @@
 // Generic cell rate algorithm: `limit` units per minute that refill continuously (like OpenAI's limits).
 // State per window is the theoretical arrival time (tat) and the limit it was written under: a changed limit (a key's
-// PATCH, a reload) reads the units still owed at the new rate (rescaled), not the old rate's time debt. The Redis
-// backend runs the same arithmetic in Lua (redis-scripts.ts); keep the two in step.
+// PATCH, a reload) reads the units still owed at the new rate (rescaled), not the old rate's time debt, and stores the
+// window back at the new rate on that first read, charged, refused or only looked at: a debt left in the old rate's
+// units would keep draining at the old pace (a lowered limit forgotten within seconds, a raised one refilling slowly).
+// The Redis backend runs the same arithmetic in Lua (redis-scripts.ts); keep the two in step.
 import type { RateCharge, RateResult, RateState } from "./types.ts";
 
 export const WINDOW_MS = 60_000;
@@ -21,6 +23,14 @@ export function rescaledTat(stored: GcraWindow | undefined, limit: number, now: 
   if (!stored || stored.tat <= now) return now;
   if (stored.limit === limit || !(stored.limit > 0)) return stored.tat;
   return now + ((stored.tat - now) * stored.limit) / limit;
+}
+
+/** The window's tat at `limit` (rescaledTat), stored back under `limit` when it was written under another. */
+export function readWindow(tats: Map<string, GcraWindow>, key: string, limit: number, now: number): number {
+  const stored = tats.get(key);
+  const tat = rescaledTat(stored, limit, now);
+  if (stored && stored.limit !== limit && tat > now) tats.set(key, { tat, limit });
+  return tat;
 }
 
 export interface GcraStep {
@@ -48,7 +58,8 @@ export function gcraStep(charge: RateCharge, stored: GcraWindow | undefined, now
 
 /** All-or-nothing over several windows against a map of windows (memory and SQLite backends). */
 export function gcraCharge(tats: Map<string, GcraWindow>, charges: RateCharge[], now: number): RateResult {
-  const steps = charges.map((c) => gcraStep(c, tats.get(c.key), now));
+  // Each window is read (and stored at its limit, when that changed) before it is judged: a refused request's too.
+  const steps = charges.map((c) => gcraStep(c, { tat: readWindow(tats, c.key, c.limit, now), limit: c.limit }, now));
   const ok = steps.every((s) => s.ok);
   if (ok) steps.forEach((s, i) => { const c = charges[i]!; if (c.cost > 0) tats.set(c.key, { tat: s.newTat, limit: c.limit }); });
   if (tats.size > 10_000) for (const [k, w] of tats) if (w.tat < now) tats.delete(k);
@@ -59,6 +70,6 @@ export function gcraCharge(tats: Map<string, GcraWindow>, charges: RateCharge[],
 }
 
 export function gcraAdjust(tats: Map<string, GcraWindow>, key: string, limit: number, delta: number, now: number): void {
-  const tat = rescaledTat(tats.get(key), limit, now);
+  const tat = readWindow(tats, key, limit, now);
   tats.set(key, { tat: Math.max(now, tat + delta * (WINDOW_MS / limit)), limit });
 }

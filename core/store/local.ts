@@ -1,7 +1,7 @@
 // In-process state shared by the memory and SQLite backends: rate windows, budget reservations and claimed
 // idempotency keys. None of it needs to outlive the process (a restart has no requests in flight), so it stays
 // off the disk. Only one process may use a SQLite file; several replicas use Redis.
-import { gcraAdjust, gcraCharge, rescaledTat, windowState, type GcraWindow } from "./gcra.ts";
+import { gcraAdjust, gcraCharge, readWindow, windowState, type GcraWindow } from "./gcra.ts";
 import { periodBounds } from "./periods.ts";
 import type { ClaimRenewal, IdempotencyBegin, LeaseRenewal, RateCharge, RateResult, RateState, Reservation, Settlement } from "./types.ts";
 
@@ -41,8 +41,9 @@ export class LocalState {
     gcraAdjust(this.tats, key, limit, delta, now);
   }
 
+  /** Charges nothing, but a window read at a changed limit is stored at it, as a charge would (gcra.ts readWindow). */
   rateState(windows: { key: string; limit: number }[], now: number): RateState[] {
-    return windows.map((w) => windowState({ ...w, cost: 0 }, rescaledTat(this.tats.get(w.key), w.limit, now), now));
+    return windows.map((w) => windowState({ ...w, cost: 0 }, readWindow(this.tats, w.key, w.limit, now), now));
   }
 
   /** What holds made within a budget period still hold; expired leases are swept only once the earliest one is due. */

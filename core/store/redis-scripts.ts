@@ -3,16 +3,23 @@
 // strings: Lua numbers are doubles and Redis would truncate them to integers.
 
 /**
- * A window's tat at a limit (mirror of gcra.ts rescaledTat): the units owed past now under the limit it was
+ * A window's tat at a limit (mirror of gcra.ts readWindow): the units owed past now under the limit it was
  * written with (key lk, beside the tat key tk so a release that knows only tk still reads and writes it; absent: the
- * same limit) are owed again at the new limit's interval. Defines `local function rescaled(tk, lk, limit, now)`.
+ * same limit) are owed again at the new limit's interval, and stored so (both keys, expiring with the new debt),
+ * whether the caller charges, is refused or only reads: left in the old limit's units the debt would drain at the old
+ * pace. Defines `local function rescaled(tk, lk, limit, now)`.
  */
 const RESCALED = `
 local function rescaled(tk, lk, limit, now)
   local tat = tonumber(redis.call('GET', tk) or '0')
   if tat <= now then return now end
   local was = tonumber(redis.call('GET', lk) or '0')
-  if was > 0 and was ~= limit then return now + (tat - now) * was / limit end
+  if was > 0 and was ~= limit then
+    tat = now + (tat - now) * was / limit
+    local px = math.ceil(tat - now) + 1000
+    redis.call('SET', tk, string.format('%.6f', tat), 'PX', px)
+    redis.call('SET', lk, string.format('%.17g', limit), 'PX', px)
+  end
   return tat
 end
 `;
@@ -191,7 +198,8 @@ return 1
 
 /**
  * KEYS = windows, then each window's limit key; ARGV = each window's limit. Server time, then each window's tat at
- * that limit (rescaled; now when empty): the windows' state without charging.
+ * that limit (rescaled; now when empty): the windows' state without charging (a window written under another limit is
+ * stored at this one, as a charge would).
  */
 export const RATE_STATE = `${RESCALED}
 local t = redis.call('TIME')
