@@ -2,7 +2,8 @@
 // Anthropic's side within one call, and the tools' results are input the request body does not bound, as a web
 // search's are. Such a request was billed at most one context window of input (an Anthropic answer of 900k input
 // tokens on a 200k model billed as 200k) and reserved on its body alone; it is now a request using server tools:
-// billed as the upstream reports, its input reserved up to the context window as web search's is.
+// billed as the upstream reports, its input reserved up to the context window for every model call its loop may make
+// (test/server-tools-budget.e2e.test.ts on the shipped config).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { sendJson, startFake, type FakeServer } from "./upstreams/http-fake.ts";
@@ -77,7 +78,7 @@ describe("Claude's MCP connector", () => {
     expect(r.headers.get("x-mg-cost-usd")).toBe(ONE_WINDOW);
   });
 
-  it.each(["mcpToolset", "mcpServersAlone"] as const)("%s: a budget reserves its input up to the context window, as web search's", async (which) => {
+  it.each(["mcpToolset", "mcpServersAlone"] as const)("%s: a budget reserves a context window of input for every model call its loop may make", async (which) => {
     const search = await send("webSearch", POOR[which]);
     expect(search.status).toBe(402);
     const before = anthropic.requests.length;
@@ -85,8 +86,11 @@ describe("Claude's MCP connector", () => {
     expect(r.status).toBe(402);
     expect(anthropic.requests.length).toBe(before);
     expect(r.json.error.details.reserved_input).toEqual(["server_tools"]);
-    // 200k tokens of context at $3/M and 10 output at $15/M (no web_search price: the searches reserve nothing more).
-    expect(r.json.error.details.request_max_usd).toBe(ONE_WINDOW);
-    expect(r.json.error.details.request_max_usd).toBe(search.json.error.details.request_max_usd);
+    // Each call 200k tokens of context at $3/M and 10 output at $15/M (no web_search price here). The connector takes
+    // no limit: the gateway's 10 rounds and the first call; web search's max_uses 5: 6 calls.
+    expect(r.json.error.details.request_max_usd).toBe("6.60165");
+    expect(search.json.error.details.request_max_usd).toBe("3.6009");
+    // Billed as reported above (900k): within what it reserved.
+    expect(Number(r.json.error.details.request_max_usd)).toBeGreaterThanOrEqual(Number(AS_REPORTED));
   });
 });

@@ -92,14 +92,16 @@ describe("Anthropic web_search", () => {
     const body = { model: "t/claude", max_tokens: 1000, messages: ask("News? [searches:30]"), tools: [search()] };
     const refused = await postJson(`${gw.baseURL}/messages`, body, headers(POOR));
     expect(refused.status).toBe(402);
-    // 200 000 tokens of context at $3/M + 1000 output at $15/M + 10 searches at $0.01.
-    expect(refused.json.error.details.request_max_usd).toBe("0.715");
+    // 11 model calls (the first, and one more pass over the context for each search), each 200 000 tokens of context
+    // at $3/M + 1000 output at $15/M, and 10 searches at $0.01.
+    expect(refused.json.error.details.request_max_usd).toBe("6.865");
     const r = await postJson(`${gw.baseURL}/messages`, body, headers(RICH));
     expect(r.status).toBe(200);
     expect(anthropic.requests.at(-1)!.body.tools[0].max_uses).toBe(DEFAULT_WEB_SEARCH_USES);
     expect((await ledgerOf(r.headers.get("x-request-id"))).webSearches).toBe(DEFAULT_WEB_SEARCH_USES);
     const own = await postJson(`${gw.baseURL}/messages`, { ...body, tools: [search({ max_uses: 3 })] }, headers(POOR));
-    expect(own.json.error.details.request_max_usd).toBe("0.645");
+    // Its own max_uses 3 lowers both: 4 calls and 3 searches.
+    expect(own.json.error.details.request_max_usd).toBe("2.49");
   });
 
   it("without a budget the tool passes through unchanged and is still billed", async () => {
@@ -131,7 +133,8 @@ describe("OpenAI Responses web_search", () => {
   it("the budget reserves max_tool_calls searches and the context window", async () => {
     const r = await postJson(`${gw.baseURL}/responses`, { model: "t/gpt", input: "Weather?", max_output_tokens: 1000, max_tool_calls: 4, tools: [{ type: "web_search" }] }, headers(POOR));
     expect(r.status).toBe(402);
-    // 400 000 tokens of context at $3/M + 1000 output at $15/M + 4 searches.
-    expect(r.json.error.details.request_max_usd).toBe("1.255");
+    // 5 model calls (the first and one per tool call), each 400 000 tokens of context at $3/M + 1000 output at $15/M,
+    // and 4 searches.
+    expect(r.json.error.details.request_max_usd).toBe("6.115");
   });
 });

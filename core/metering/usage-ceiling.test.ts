@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { usageCeiling } from "./usage-ceiling.ts";
+import { maxModelCalls, usageCeiling } from "./usage-ceiling.ts";
+import { boundWebSearches } from "./server-tools.ts";
 
 const target = { provider: "up", modelId: "m/x", upstreamModel: "x", contextWindow: 1000, maxTokens: 100, protocol: "openai" };
 const ctx = (endpoint: string, body: unknown, mcp?: Record<string, unknown>) => ({
@@ -13,15 +14,41 @@ describe("usageCeiling", () => {
   });
 
   it("several calls' worth when the request enables tools that loop inside it (their usage adds up)", () => {
-    // Anthropic web search with max_uses 3: at least the default 10 searches' passes, plus the first.
+    // Anthropic web search with max_uses 3 (Anthropic stops it there): the first pass and one per search.
     const search = { model: "m/x", max_tokens: 50, messages: [], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] };
-    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 11_000, output: 550 });
+    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 4000, output: 200 });
+    // Without one (an unbudgeted request, sent as it came): the gateway's 10 rounds, plus the first.
+    const open = { ...search, tools: [{ type: "web_search_20250305", name: "web_search" }] };
+    expect(usageCeiling(ctx("messages", open))).toEqual({ input: 11_000, output: 550 });
     // Claude's MCP connector loops over its servers' tools within the call, as search does.
     const connector = { model: "m/x", max_tokens: 50, messages: [], mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }] };
     expect(usageCeiling(ctx("messages", connector))).toEqual({ input: 11_000, output: 550 });
     // The Responses mcp tool with mcp.max_tool_rounds 20: 21 model turns.
     const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs" }] };
     expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
+  });
+
+  it("is what the budget reserved for: the same model calls, the request's own limit where it states one", () => {
+    const q = { model: "m/x", max_tokens: 50, messages: [] };
+    const r = { model: "m/x", max_output_tokens: 50, input: "hi" };
+    const docs = [{ type: "url", url: "https://example.com/mcp", name: "docs" }];
+    const cases: [string, any, number][] = [
+      ["messages", { ...q, tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 2 }] }, 3],
+      ["messages", { ...q, tools: [{ type: "web_search_20250305", name: "web_search" }] }, 11], // sent with max_uses 10
+      ["messages", { ...q, mcp_servers: docs, tools: [{ type: "mcp_toolset", mcp_server_name: "docs" }] }, 11],
+      ["responses", { ...r, tools: [{ type: "web_search" }], max_tool_calls: 4 }, 5],
+      ["responses", { ...r, tools: [{ type: "file_search", vector_store_ids: ["vs"] }] }, 11],
+      ["chat", { ...q, web_search_options: {} }, 11],
+      ["gemini", { model: "m/x", contents: [], tools: [{ googleSearch: {} }] }, 11],
+      ["chat", { ...q, tools: [{ type: "function", function: { name: "f" } }] }, 1],
+    ];
+    for (const [endpoint, body, calls] of cases) {
+      const c = ctx(endpoint, body);
+      // The budget ran first: it bounds an open web search before the request is sent.
+      if (endpoint !== "gemini") boundWebSearches(body, endpoint as "messages");
+      expect(maxModelCalls(c).calls, `${endpoint} ${JSON.stringify(body)}`).toBe(calls);
+      expect(usageCeiling(c).input, `${endpoint} ${JSON.stringify(body)}`).toBe(1000 * calls);
+    }
   });
 
   it("the mcp loop's turns: each turn's worth, once the loop has made the body's mcp tools functions", () => {

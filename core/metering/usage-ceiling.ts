@@ -3,16 +3,17 @@
 // upstream for (the same figure the budget reserved, request-size.ts), else the model's maximum output; input (with
 // cache reads and writes): the model's context window (its long one only for a request that opens it,
 // context-window.ts); each times the model calls the request made (modelCalls: the
-// mcp loop's turns, times what server tools may loop within one). An embeddings batch or a rerank: what
-// batch-bounds.ts allows its body. The budget plugin's worst case reads the same sources, so a request never settles
-// above what it reserved.
+// mcp loop's turns, times what server tools may loop within one, serverToolRounds). An embeddings batch or a rerank:
+// what batch-bounds.ts allows its body. The budget plugin's worst case reads the same sources (maxModelCalls for the
+// calls), so a request never settles above what it reserved.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { outputTokensOn } from "./request-size.ts";
 import type { AskingProtocol } from "./output-limit.ts";
-import { boundWebSearches, DEFAULT_WEB_SEARCH_USES, usesServerTools } from "./server-tools.ts";
+import { serverToolRounds } from "./server-tools.ts";
 import { embeddingsInputBound, rerankInputBound } from "./batch-bounds.ts";
-import { maxToolRounds } from "./model-turns.ts";
+import { loopsOverMcp, maxModelTurns } from "./model-turns.ts";
+import type { RuntimeConfig } from "../config/runtime.ts";
 import { contextWindowOn } from "./context-window.ts";
 
 /** The endpoint that served (or last tried) the request. */
@@ -58,11 +59,43 @@ function batchCeiling(ctx: GatewayContext): UsageCeiling {
  * rewrites the body's mcp tools as functions, so the body no longer shows the loop) is a call; within a turn, tools
  * that loop inside one upstream call multiply it — a provider's server tools (each web search or fetch is another
  * pass over the context, all in one usage, as each tool call of Claude's MCP connector), or an mcp tool a native
- * upstream runs (mcp.max_tool_rounds). A ceiling of one call would under-bill those.
+ * upstream runs. A ceiling of one call would under-bill those.
  */
 function modelCalls(ctx: GatewayContext): number {
-  const turns = Math.max(1, ctx.modelTurns ?? 1);
-  const client = ctx.endpoint as AskingProtocol;
-  if (!usesServerTools(ctx.body, client)) return turns;
-  return turns * (1 + Math.max(maxToolRounds(ctx.config), DEFAULT_WEB_SEARCH_USES, boundWebSearches(ctx.body, client)));
+  return Math.max(1, ctx.modelTurns ?? 1) * callsPerTurn(ctx.endpoint, ctx.body, ctx.config);
+}
+
+/** One upstream call's model calls: its first pass and each server-tool round (server-tools.ts). */
+function callsPerTurn(endpoint: string, body: any, config: Pick<RuntimeConfig, "raw">): number {
+  return LANGUAGE.has(endpoint) ? 1 + serverToolRounds(body, endpoint as AskingProtocol, config).rounds : 1;
+}
+
+/** What the budget reserves for: the most model calls a request may make, and of them the mcp loop's turns. */
+export interface ModelCalls {
+  calls: number;
+  /** The Responses mcp loop's turns (model-turns.ts); calls are these times each turn's server-tool calls. */
+  turns: number;
+  /**
+   * The most calls one upstream call's usage sums (its server tools'): a long-prompt tier is judged on that usage
+   * whole, where the mcp loop's turns are each judged on their own (core/money/long-context.ts).
+   */
+  perUpstreamCall: number;
+}
+
+/**
+ * Before the request runs, by the rule usageCeiling bills by: the mcp loop's most turns, each with its server tools'
+ * calls (the mcp tools are functions in each turn's body then), or, where a native upstream runs the mcp tool
+ * itself (core/responses/mcp-loop.ts, which upstream serves is not known yet), one call with the mcp tool among its
+ * server tools: whichever is more.
+ */
+export function maxModelCalls(ctx: Pick<GatewayContext, "endpoint" | "body" | "config">): ModelCalls {
+  const perTurn = callsPerTurn(ctx.endpoint, ctx.body, ctx.config);
+  if (!loopsOverMcp(ctx.endpoint, ctx.body)) return { calls: perTurn, turns: 1, perUpstreamCall: perTurn };
+  const turns = maxModelTurns(ctx);
+  const mcp = (t: any) => t?.type === "mcp";
+  const eachTurn = callsPerTurn(ctx.endpoint, { ...ctx.body, tools: ctx.body.tools.filter((t: any) => !mcp(t)) }, ctx.config);
+  // Only tools an upstream can reach (server_url, connector_id) may be passed through.
+  const native = ctx.body.tools.filter(mcp).every((t: any) => (typeof t.server_url === "string" && t.server_url) || t.connector_id);
+  if (!native) return { calls: turns * eachTurn, turns, perUpstreamCall: eachTurn };
+  return { calls: Math.max(turns * eachTurn, perTurn), turns, perUpstreamCall: Math.max(eachTurn, perTurn) };
 }

@@ -257,6 +257,7 @@ function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, 
     exceeded: (ctx, spentPico, reservedPico, worst) => budgetRefusal({
       project, key: keyId, usd: budget.usd, period, periodStart: window.start, limitPico: limit, spentPico, reservedPico, amountPico: worst.pico,
       withoutOutputPico: worst.withoutOutputPico, webSearches: worst.webSearches, modelTurns: worst.modelTurns,
+      modelCalls: worst.modelCalls, limitField: worst.limitField,
     }, ctx),
   };
 }

@@ -77,8 +77,8 @@ describe("a budget refusal", () => {
     expect(r.status).toBe(402);
     const { message, details } = r.json.error;
     expect(details).toMatchObject({ project: "acme", available_usd: "0.002", reason: "request_input_over_available" });
-    expect(message).toMatch(/^Project "acme" has \$0\.002 left of its monthly budget of \$0\.002 \(spent \$0\), less than this request may cost \(\$[\d.]+ at most\)/);
-    expect(message).toContain(`($${details.request_max_usd} at most)`);
+    expect(message).toMatch(/^Project "acme" has \$0\.002 left of its monthly budget of \$0\.002 \(spent \$0\), less than this request may cost \(\$[\d.]+ at most(, \d+ model calls: [^)]*)?\)/);
+    expect(message).toContain(`($${details.request_max_usd} at most`);
     expect(message).toContain(`$${details.input_max_usd} of it for input`);
     expect(Number(details.input_max_usd)).toBeGreaterThanOrEqual(Number(details.available_usd));
     expect(message).toMatch(why);
@@ -110,10 +110,13 @@ describe("a budget refusal", () => {
     expect(r.json.error.details.reserved_input).toEqual(["inline_media"]);
   });
 
-  it("a Responses request with a server tool: told its results are reserved as input", async () => {
+  it("a Responses request with a server tool: told its results are reserved as input, for each call, and how to reserve fewer", async () => {
     const body = { model: "openai/gpt-4o", input: "Look it up", tools: [{ type: "web_search" }], max_output_tokens: 16 };
     const r = await postJson(`${gw.baseURL}/responses`, body, auth());
-    inputRefusal(r, "max_output_tokens", /: it enables server tools \(their results count as input\), so its input is reserved up to the model's context window; /, "raise the budget");
+    const message = inputRefusal(r, "max_output_tokens", /: it enables server tools \(their results count as input\), so its input is reserved up to the model's context window for each model call; /,
+      "set a smaller max_tool_calls (fewer calls, less reserved) or raise the budget");
+    // Sent with max_tool_calls 10 (budgeted, it stated none): the first call and one for each.
+    expect(message).toContain(" at most, 11 model calls: one more for each call of its server tools it allows)");
     expect(r.json.error.details.reserved_input).toEqual(["server_tools"]);
   });
 

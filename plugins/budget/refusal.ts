@@ -48,6 +48,13 @@ export interface Refused {
   webSearches?: number;
   /** Model turns reserved when more than one (the Responses mcp loop, mcp.max_tool_rounds): the amounts cover all. */
   modelTurns?: number;
+  /**
+   * Model calls reserved when more than the turns: server tools pass over the context once more for each call of
+   * theirs the request allows (core/metering/server-tools.ts); the amounts cover all.
+   */
+  modelCalls?: number;
+  /** Where the client states a smaller server-tool limit (max_uses, max_tool_calls), lowering modelCalls. */
+  limitField?: string;
 }
 
 /**
@@ -89,6 +96,18 @@ function inputWords(kind: Exclude<ReservedInput, "request_body">, by: string | u
 
 /** The mcp loop's turns, each reserved as a request of its own: said, or a client sees a 402 for a small request. */
 const turns = (n: number | undefined) => (n && n > 1 ? `, ${n} model turns of its mcp tool (mcp.max_tool_rounds)` : "");
+/** Server tools' model calls, each reserved as a request of its own: said, with how to reserve fewer. */
+const calls = (n: number | undefined) => (n && n > 1 ? `, ${n} model calls: one more for each call of its server tools it allows` : "");
+/** The field that lowers the server tools' calls, in the client's words; none when the request has no such field. */
+function fewerCalls(r: Refused): string[] {
+  if (!r.modelCalls) return [];
+  if (r.limitField === "max_uses") return ["set a smaller max_uses on its web_search and web_fetch tools (fewer calls, less reserved)"];
+  if (r.limitField === "max_tool_calls") return ["set a smaller max_tool_calls (fewer calls, less reserved)"];
+  return [];
+}
+
+/** "a, b or raise the budget". */
+const orRaise = (...what: string[]) => [...what, "raise the budget"].reduce((a, b, i, all) => (i === all.length - 1 ? `${a} or ${b}` : `${a}, ${b}`));
 
 /** "a", "a and b", "a, b and c". */
 const list = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
@@ -97,12 +116,13 @@ const list = (items: string[]) => (items.length < 2 ? items.join("") : `${items.
  * Why a request whose input alone is over what is left does not fit, and what to do: raise the budget, or send less
  * input when all of it is in the body. No output field is named: no output limit could make it fit.
  */
-function inputTooLarge(withoutOutputPico: bigint, webSearches: number | undefined, ctx: Pick<GatewayContext, "endpoint" | "body">): { words: string; kinds: ReservedInput[] } {
+function inputTooLarge(r: Refused, ctx: Pick<GatewayContext, "endpoint" | "body">): { words: string; kinds: ReservedInput[] } {
   const { kinds, continuedBy } = reservedInputs(ctx);
-  const share = `, $${picoToUsd(withoutOutputPico)} of it for ${webSearches ? "input and web searches" : "input"}`;
+  const share = `, $${picoToUsd(r.withoutOutputPico!)} of it for ${r.webSearches ? "input and web searches" : "input"}`;
   if (kinds[0] === "request_body") return { words: `${share}: send less input or raise the budget`, kinds };
   const why = list(kinds.map((k) => inputWords(k as Exclude<ReservedInput, "request_body">, continuedBy)));
-  return { words: `${share}: it ${why}, so its input is reserved up to the model's context window; raise the budget`, kinds };
+  const each = r.modelCalls ? " for each model call" : "";
+  return { words: `${share}: it ${why}, so its input is reserved up to the model's context window${each}; ${orRaise(...fewerCalls(r))}`, kinds };
 }
 
 /**
@@ -123,15 +143,15 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
   // Lowering the output limit cannot help when what it does not bound is already over what the spend leaves (holds
   // in flight aside: they settle, so fewer output tokens may fit then).
   const input = tooLarge && r.withoutOutputPico !== undefined && r.withoutOutputPico >= limitPico - spentPico
-    ? inputTooLarge(r.withoutOutputPico, r.webSearches, ctx) : undefined;
+    ? inputTooLarge(r, ctx) : undefined;
   let message: string;
   if (inFlight) {
     message = `${who} has no room in its ${budget} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
       ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`;
   } else if (tooLarge) {
     message = `${who} has $${picoToUsd(available)} left of its ${budget} (spent $${picoToUsd(spentPico)}${held}),` +
-      ` less than this request may cost ($${picoToUsd(amountPico)} at most${turns(r.modelTurns)})` +
-      (input ? input.words : `: ${lowerHint(ctx.endpoint, ctx.body)} or raise the budget`);
+      ` less than this request may cost ($${picoToUsd(amountPico)} at most${turns(r.modelTurns)}${calls(r.modelCalls)})` +
+      (input ? input.words : `: ${orRaise(lowerHint(ctx.endpoint, ctx.body), ...fewerCalls(r))}`);
   } else {
     message = `${who} has reached its ${budget}` +
       ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +

@@ -12,6 +12,13 @@ describe("input the body does not bound", () => {
     expect(reservedInputs(ask("chat", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] })).kinds).toEqual(["media_by_reference"]);
   });
 
+  it("Responses tools the client runs (Codex's shell and patch tools, computer use) are not server tools: their results come in the next body", () => {
+    for (const type of ["local_shell", "shell", "apply_patch", "computer_use_preview"]) {
+      expect(reservedInputs(ask("responses", { input: "Hi", tools: [{ type }, { type: "function", name: "f" }] })).kinds, type).toEqual(["request_body"]);
+    }
+    expect(reservedInputs(ask("responses", { input: "Hi", tools: [{ type: "local_shell" }, { type: "code_interpreter" }] })).kinds).toEqual(["server_tools"]);
+  });
+
   it("Claude's MCP connector is a server tool: Anthropic runs its tools and adds their results", () => {
     const servers = [{ type: "url", url: "https://example.com/mcp", name: "docs" }];
     const hi = [{ role: "user", content: "Hi" }];

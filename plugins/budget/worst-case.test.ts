@@ -15,6 +15,7 @@ function ctx(endpoint: string, body: unknown, length?: number, raw: Record<strin
     model("a/dear", "language", [{ pricing: { input: "0.00001", output: "0.00002", input_cache_write: "0.0000125" }, maxTokens: 50, contextWindow: 1000 }]),
     model("a/embed", "embedding", [{ pricing: { input: "0.0000001" }, contextWindow: 8000 }]),
     model("a/search", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01" }, maxTokens: 100, contextWindow: 1000 }]),
+    model("a/long", "language", [{ pricing: { input: "0.000001", output: "0.000002", web_search: "0.01", long_context: { above_input_tokens: 1000, input: "0.000003", output: "0.000004" } } as never, maxTokens: 100, contextWindow: 1000 }]),
     model("a/units", "reranking", [{ pricing: { search_unit: "0.002" }, contextWindow: 4096 }]),
     model("a/tokens", "reranking", [{ pricing: { input: "0.000001" } }]),
     [ "a/draw", { id: "a/draw", type: "image", config: { limits: { sizes: ["1024x1024", "1792x1024"], qualities: ["standard", "hd"] } }, endpoints: [{ provider: "p", upstreamModel: "draw", contextWindow: 4000,
@@ -148,15 +149,59 @@ describe("worst-case cost", () => {
 
   it("chat web_search_options reserves the searches Claude is held to and a context full of results", () => {
     const c = ctx("chat", { model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], web_search_options: {} }, 80);
-    // 1000 tokens in at 0.000001 + 10 out at 0.000002 + 10 searches at 0.01.
-    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "chat")))).toBe("0.10102");
+    // 11 model calls (the first and one for each search), each 1000 tokens in at 0.000001 + 10 out at 0.000002, and
+    // 10 searches at 0.01.
+    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "chat")))).toBe("0.11122");
   });
 
   it("Gemini built-in tools (googleSearch, urlContext) reserve input up to the context window: their results are billed as input", () => {
     const body = (tools: unknown) => ({ model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ text: "Hi" }] }], tools });
-    expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.00204");
-    expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.00204");
+    // No limit of their own: the gateway's 10 rounds, 11 model calls of 1000 in at 0.000002 + 10 out at 0.000004.
+    expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.02244");
+    expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.02244");
     expect(worstCaseCost(ctx("gemini", body([{ functionDeclarations: [{ name: "f" }] }]), 80)).toFixed()).toBe("0.0002");
+  });
+
+  it("server tools reserve one model call for each of their calls the request allows, as the usage ceiling bills", () => {
+    // Each call: 1000 tokens of context at 0.000001 + 10 out at 0.000002 = 0.00102; each search 0.01.
+    const ask = (extra: Record<string, unknown>) => ({ model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], ...extra });
+    const reserved = (endpoint: string, body: any, raw?: Record<string, unknown>) => {
+      const c = ctx(endpoint, body, 80, raw);
+      return worstCase(c, endpoint === "gemini" ? 0 : boundWebSearches(c.body, endpoint as "messages"));
+    };
+    const search = (max_uses?: number) => ({ type: "web_search_20250305", name: "web_search", ...(max_uses === undefined ? {} : { max_uses }) });
+    // max_uses 2: the first call and one per search, 3 calls, and 2 searches.
+    expect(reserved("messages", ask({ tools: [search(2)] }))).toMatchObject({ pico: 3n * 1_020_000_000n + 2n * 10_000_000_000n, modelCalls: 3, limitField: "max_uses" });
+    // None: sent with 10 (budgeted), 11 calls and 10 searches.
+    expect(reserved("messages", ask({ tools: [search()] }))).toMatchObject({ pico: 11n * 1_020_000_000n + 10n * 10_000_000_000n, modelCalls: 11 });
+    // Two limited tools add up; max_uses 0 runs none: one call.
+    expect(reserved("messages", ask({ tools: [search(2), { type: "web_fetch_20250910", name: "web_fetch", max_uses: 3 }] })).modelCalls).toBe(6);
+    expect(reserved("messages", ask({ tools: [search(0)] })).modelCalls).toBeUndefined();
+    // Claude's MCP connector and code execution take no limit: the gateway's 10 rounds, or mcp.max_tool_rounds when larger.
+    const connector = ask({ mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }], tools: [search(2)] });
+    expect(reserved("messages", connector)).toMatchObject({ modelCalls: 11 });
+    expect(reserved("messages", connector).limitField).toBeUndefined();
+    expect(reserved("messages", connector, { mcp: { max_tool_rounds: 20 } }).modelCalls).toBe(21);
+    expect(reserved("messages", ask({ tools: [{ type: "code_execution_20250825", name: "code_execution" }] })).modelCalls).toBe(11);
+    // Responses: max_tool_calls bounds every built-in tool's calls.
+    const responses = (extra: Record<string, unknown>) => ({ model: "a/search", max_output_tokens: 10, input: "news?", ...extra });
+    expect(reserved("responses", responses({ tools: [{ type: "code_interpreter" }], max_tool_calls: 1 }))).toMatchObject({ pico: 2n * 1_020_000_000n, modelCalls: 2, limitField: "max_tool_calls" });
+    expect(reserved("responses", responses({ tools: [{ type: "web_search" }] }))).toMatchObject({ modelCalls: 11, webSearches: 10 });
+  });
+
+  it("server tools' calls are billed as one usage: held at the long-prompt tier their input together may reach", () => {
+    // One search: 2 calls of 1000 tokens, 2000 together, over the tier's 1000: each at 0.000003 in + 10 out at
+    // 0.000004, and the search at 0.01. (One call's 1000 tokens alone would have stayed at the base prices.)
+    const c = ctx("messages", { model: "a/long", max_tokens: 10, messages: [{ role: "user", content: "news?" }], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 1 }] }, 80);
+    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "messages")))).toBe("0.01608");
+  });
+
+  it("an mcp tool an upstream may run itself (server_url) reserves the more of the gateway's turns and the native loop's calls", () => {
+    const body = (extra: Record<string, unknown>) => ({ model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs", server_url: "https://example.com/mcp", require_approval: "never" }], ...extra });
+    // 8 gateway turns, or one call with 10 rounds of the tool: 11 calls of 0.00204.
+    expect(worstCase(ctx("responses", body({}), 80))).toMatchObject({ pico: 11n * 2_040_000_000n, modelTurns: 8, modelCalls: 11 });
+    // max_tool_calls 3: 4 native calls, fewer than the 8 turns.
+    expect(worstCase(ctx("responses", body({ max_tool_calls: 3 }), 80))).toMatchObject({ pico: 8n * 2_040_000_000n, modelTurns: 8 });
   });
 
   it("images reserve n x the price of the tier they will be sent at: the one named, else the default; unpriced, the dearest", () => {
@@ -186,9 +231,9 @@ describe("worst-case cost", () => {
     // With a/dear as fallback: its 200 bytes of input at 0.00002 (a 1-hour cache write) is the dearest input.
     const chain = worstCase(ctx("chat", { model: "a/cheap", max_tokens: 10, providerOptions: { gateway: { models: ["a/dear"] } } }, 200));
     expect([picoToUsd(chain.pico), picoToUsd(chain.withoutOutputPico!)]).toEqual(["0.0042", "0.004"]);
-    // Web searches are not output either: 1000 in at 0.000001 + 10 searches at 0.01.
+    // Web searches are not output either: 11 calls of 1000 in at 0.000001 + 10 searches at 0.01.
     const c = ctx("chat", { model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], web_search_options: {} }, 80);
-    expect(worstCase(c, boundWebSearches(c.body, "chat"))).toMatchObject({ withoutOutputPico: 101_000_000_000n, webSearches: 10 });
+    expect(worstCase(c, boundWebSearches(c.body, "chat"))).toMatchObject({ withoutOutputPico: 111_000_000_000n, webSearches: 10, modelCalls: 11 });
     // Media operations have no output limit to lower.
     expect(worstCase(ctx("embeddings", { model: "a/embed", input: "x" }, 100)).withoutOutputPico).toBeUndefined();
   });

@@ -1,7 +1,8 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
-// it may run, at the dearest endpoint of the requested model and of every fallback model, times the model turns it
-// may make (a Responses request with an mcp tool that can run a call unapproved: mcp.max_tool_rounds, else one,
-// core/metering/model-turns.ts), at the endpoint's long-prompt tier when the input may be over its threshold
+// it may run, at the dearest endpoint of the requested model and of every fallback model, times the model calls it
+// may make (core/metering/usage-ceiling.ts maxModelCalls, the rule the meter's ceiling bills by: a Responses request
+// with an mcp tool that can run a call unapproved makes up to mcp.max_tool_rounds turns, and server tools pass over
+// the context once more for each call of theirs the request allows), at the endpoint's long-prompt tier when the input may be over its threshold
 // (core/money/long-context.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
 // is not counted).
@@ -18,7 +19,9 @@ import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-pri
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
-import { maxModelTurns } from "../../core/metering/model-turns.ts";
+import { maxModelCalls } from "../../core/metering/usage-ceiling.ts";
+import { serverToolRounds } from "../../core/metering/server-tools.ts";
+import type { AskingProtocol } from "../../core/metering/output-limit.ts";
 import { pricingForPrompt } from "../../core/money/long-context.ts";
 import { contextWindowOn } from "../../core/metering/context-window.ts";
 
@@ -104,26 +107,34 @@ export interface WorstCase {
   webSearches?: number;
   /** The model turns reserved when more than one (the mcp loop): every figure here is for all of them. */
   modelTurns?: number;
+  /** The model calls reserved when more than the turns (server tools loop within a call): every figure is for all. */
+  modelCalls?: number;
+  /** The field that states a smaller server-tool limit, lowering modelCalls (core/metering/server-tools.ts). */
+  limitField?: string;
 }
 
 /**
  * The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request); `webSearches` is the
- * most the request can run (core/metering/server-tools.ts).
+ * most the request can run (core/metering/server-tools.ts) in one upstream call. Each model call is as dear as a
+ * request of its own (input up to the context window, output as asked); the searches are per turn, not per call.
  */
 export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
-  // The Responses mcp loop: up to mcp.max_tool_rounds model turns, each as dear as a request of its own (one when
-  // every call waits for approval).
-  const turns = maxModelTurns(ctx);
-  if (turns > 1) {
-    const one = worstCase1(ctx, webSearches);
-    const n = BigInt(turns);
-    return { pico: one.pico * n, withoutOutputPico: one.withoutOutputPico! * n, webSearches: webSearches * turns, modelTurns: turns };
-  }
-  return worstCase1(ctx, webSearches);
+  const { calls, turns, perUpstreamCall } = maxModelCalls(ctx);
+  const one = worstCase1(ctx, webSearches * turns, calls, perUpstreamCall);
+  if (calls === 1) return one;
+  const limitField = LANGUAGE.has(ctx.endpoint) ? serverToolRounds(ctx.body, ctx.endpoint as AskingProtocol, ctx.config).limitField : undefined;
+  return {
+    ...one, webSearches: webSearches * turns, ...(turns > 1 ? { modelTurns: turns } : {}),
+    ...(calls > turns ? { modelCalls: calls, ...(limitField ? { limitField } : {}) } : {}),
+  };
 }
 
-/** One model call's worst case. */
-function worstCase1(ctx: GatewayContext, webSearches: number): WorstCase {
+/**
+ * `calls` model calls' worst case, with `webSearches` searches among them; `perUpstreamCall` of them may be billed as
+ * one usage, its long-prompt tier judged on their input together.
+ */
+function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, perUpstreamCall: number): WorstCase {
+  const n = BigInt(calls);
   let worst = 0n;
   let withoutOutput = 0n;
   const images = ctx.endpoint === "images";
@@ -137,10 +148,10 @@ function worstCase1(ctx: GatewayContext, webSearches: number): WorstCase {
       if (!pricing) continue;
       const u = worstUsage(ctx, model, ep, webSearches, unbounded);
       // An input that may be over a long-prompt threshold is held at that tier's prices: it would be billed at them.
-      const p = picoPrices(pricingForPrompt(pricing, u.inputTokens));
-      const rest = big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search
+      const p = picoPrices(pricingForPrompt(pricing, u.inputTokens * perUpstreamCall));
+      const rest = (big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
         + big(u.webSearches) * p.webSearch;
-      const c = rest + big(u.outputTokens) * p.output;
+      const c = rest + big(u.outputTokens) * p.output * n;
       if (c > worst) worst = c;
       if (rest > withoutOutput) withoutOutput = rest;
     }

@@ -1,0 +1,109 @@
+// A request with server tools (Claude's MCP connector, web search, web fetch, code execution) runs a tool loop on
+// the provider's side within one call, each tool call another pass over the context, all in one usage. It reserved
+// one context window of input while the meter let it settle at up to eleven (the review: a $2 key budget admitted an
+// MCP request on a $1.20 hold and it settled at $5.40, spent 5.40 of 2). The reservation and the usage ceiling now
+// read one rule (core/metering/server-tools.ts serverToolRounds): input and output for every model call the request
+// allows, its own limit (max_uses) where it states one. On the shipped gateway.yaml and catalog
+// (anthropic/claude-sonnet-4.5: 200k window; over 200k of input billed whole at $6/M in, $22.50/M out, 1-hour cache
+// writes $12/M; $0.01 per search).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { providerEnv, shippedConfig, SHIPPED_LIMITS } from "./helpers/shipped-config.ts";
+import { sendJson, startFake, type FakeServer } from "./upstreams/http-fake.ts";
+import { toPico } from "../core/money/money.ts";
+
+const POOR = testKey("tools-poor");
+const RICH = testKey("tools-rich");
+/** What Anthropic reports for the MCP loop: input far past the 200k window, as the reviewer's upstream did. */
+const REPORTED_INPUT = 900_000;
+
+let anthropic: FakeServer;
+let gw: TestGateway;
+/** An answer the upstream holds back until the test has read the hold (set by `arrival`; else it answers at once). */
+let arrived: ((release: () => void) => void) | undefined;
+const arrival = () => new Promise<() => void>((resolve) => (arrived = resolve));
+
+beforeAll(async () => {
+  anthropic = await startFake((rec, res) => {
+    const answer = () => sendJson(res, 200, {
+      id: "msg_tools", type: "message", role: "assistant", model: rec.body.model, content: [{ type: "text", text: "Found it." }],
+      stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: REPORTED_INPUT, output_tokens: 10 },
+    });
+    if (arrived) arrived(answer);
+    else answer();
+    arrived = undefined;
+  }, (status) => ({ type: "error", error: { type: "api_error", message: `status ${status}` } }));
+  const config = shippedConfig({ openai: "http://127.0.0.1:9", anthropic: anthropic.origin });
+  config.projects.poor = { keys: [keyEntry("poor", POOR)], budget: { usd: "2", period: "total" }, rate_limits: SHIPPED_LIMITS };
+  config.projects.rich = { keys: [keyEntry("rich", RICH)], budget: { usd: "100", period: "total" }, rate_limits: SHIPPED_LIMITS };
+  gw = await startTestGateway(config, { env: providerEnv(config) });
+});
+afterAll(async () => {
+  await gw?.close();
+  await anthropic?.close();
+});
+
+const headers = (key: string) => ({ "x-api-key": key, "anthropic-version": "2023-06-01", "anthropic-beta": "mcp-client-2025-11-20" });
+const ask = { model: "anthropic/claude-sonnet-4.5", max_tokens: 10, messages: [{ role: "user", content: "What do the docs say?" }] };
+const mcp = { ...ask, mcp_servers: [{ type: "url", url: "https://docs.example.com/mcp", name: "docs" }], tools: [{ type: "mcp_toolset", mcp_server_name: "docs" }] };
+const search = (max_uses?: number) => ({ ...ask, tools: [{ type: "web_search_20250305", name: "web_search", ...(max_uses === undefined ? {} : { max_uses }) }] });
+const send = (body: unknown, key: string) => postJson(`${gw.baseURL}/messages`, body, headers(key));
+
+/**
+ * One model call's worst case at the long-prompt tier (the calls' input together is over 200k, billed as one usage):
+ * 200k of input at the dearest input price (a 1-hour cache write, $12/M) and 10 output tokens at $22.50/M.
+ */
+const CALL = 200_000n * toPico("0.000012") + 10n * toPico("0.0000225");
+const SEARCH = toPico("0.01");
+
+/** Sends `body` and, while the upstream holds its answer, reads what the project's budget holds for it. */
+async function heldFor(body: unknown) {
+  const upstream = arrival();
+  const answer = send(body, RICH);
+  const release = await Promise.race([upstream, answer.then((r) => Promise.reject(new Error(`answered ${r.status} before the upstream was called: ${r.text}`)))]);
+  const held = await gw.gateway.store.reserved("rich", "total", Date.now());
+  release();
+  const r = await answer;
+  expect(r.status).toBe(200);
+  return { held, r, sent: anthropic.requests.at(-1)!.body };
+}
+
+describe("a budgeted request with server tools reserves every model call it allows", () => {
+  it("an MCP connector request on a $2 budget is refused: eleven calls' input, and no field to lower it", async () => {
+    const before = anthropic.requests.length;
+    const r = await send(mcp, POOR);
+    expect(r.status).toBe(402);
+    expect(anthropic.requests.length).toBe(before);
+    const { message, details } = r.json.error;
+    expect(details).toMatchObject({ reason: "request_input_over_available", reserved_input: ["server_tools"], budget_usd: "2" });
+    // The gateway's 10 rounds (Claude's MCP connector takes no limit of its own) and the first call.
+    expect(toPico(details.request_max_usd)).toBe(11n * CALL);
+    expect(message).toContain(" at most, 11 model calls: one more for each call of its server tools it allows)");
+    expect(message).toContain("so its input is reserved up to the model's context window for each model call; raise the budget");
+  });
+
+  it("on a large budget it holds at least what it settles at", async () => {
+    const { held, r } = await heldFor(mcp);
+    expect(held).toBe(11n * CALL);
+    const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
+    expect(record.inputTokens).toBe(REPORTED_INPUT);
+    // 900k input, over 200k: all of it at $6/M, and 10 output at $22.50/M.
+    const cost = toPico(record.costUsd);
+    expect(cost).toBe(900_000n * toPico("0.000006") + 10n * toPico("0.0000225"));
+    expect(held).toBeGreaterThanOrEqual(cost);
+  });
+
+  it("a web search with max_uses 2 reserves three calls and two searches; one without is sent max_uses 10 and reserves eleven and ten", async () => {
+    const two = await send(search(2), POOR);
+    expect(two.status).toBe(402);
+    expect(toPico(two.json.error.details.request_max_usd)).toBe(3n * CALL + 2n * SEARCH);
+    expect(two.json.error.message).toContain("set a smaller max_uses on its web_search and web_fetch tools (fewer calls, less reserved) or raise the budget");
+    const open = await send(search(), POOR);
+    expect(open.status).toBe(402);
+    expect(toPico(open.json.error.details.request_max_usd)).toBe(11n * CALL + 10n * SEARCH);
+    // Admitted, it is sent with the limit its hold was counted for.
+    const { held, sent } = await heldFor(search());
+    expect(sent.tools[0].max_uses).toBe(10);
+    expect(held).toBe(11n * CALL + 10n * SEARCH);
+  });
+});
