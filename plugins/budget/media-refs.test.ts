@@ -44,6 +44,31 @@ describe("media named by URL or id, or carried inline (input the body's size doe
     expect(mediaIn({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }] })).toBe(INLINE);
   });
 
+  it("gemini inlineData of text (text/*, JSON) is text, bounded by its size: an 8-byte note is not media", () => {
+    const part = (mimeType: string) => ({ contents: [{ role: "user", parts: [{ text: "Summarise" }, { inlineData: { mimeType, data: "aGVsbG8gIQ==" } }] }] });
+    expect(mediaIn(part("text/plain"))).toBe(0);
+    expect(mediaIn(part("text/csv; charset=utf-8"))).toBe(0);
+    expect(mediaIn(part("application/json"))).toBe(0);
+    expect(mediaIn(part("application/pdf"))).toBe(INLINE);
+    expect(mediaIn(part("audio/wav"))).toBe(INLINE);
+    expect(mediaIn({ contents: [{ role: "user", parts: [{ inlineData: { data: "aGVsbG8=" } }] }] })).toBe(INLINE);
+  });
+
+  it("a tool call's arguments are the client's JSON, not content: media-like fields in them are not media", () => {
+    // Claude called a tool with arguments shaped like an image block; the conversation carries them back.
+    const args = { type: "image", source: { type: "url", url: IMG }, image_url: { url: DATA } };
+    const messages = [
+      { role: "user", content: "Fetch the chart" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "chart", input: args }, { type: "server_tool_use", id: "s1", name: "web_fetch", input: { inlineData: { data: "AAAA" } } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "done" }] },
+    ];
+    expect(mediaIn({ model: "m", messages })).toBe(0);
+    expect(mediaIn({ contents: [{ role: "model", parts: [{ functionCall: { name: "chart", args: { inlineData: { mimeType: "image/png", data: "AAAA" } } } }] }] })).toBe(0);
+    // A tool result's image is still media.
+    messages[2]!.content = [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "image", source: { type: "url", url: IMG } }] }] as never;
+    expect(mediaIn({ model: "m", messages })).toBe(BY_REFERENCE);
+  });
+
   it("both, in one walk that stops at the first media when that is all a reservation needs", () => {
     const both = user([{ type: "image_url", image_url: { url: IMG } }, { type: "image_url", image_url: { url: DATA } }]);
     expect(mediaIn(both)).toBe(BY_REFERENCE | INLINE);

@@ -45,9 +45,20 @@ function mediaOf(o: any): number {
   // Other hosts' chat parts of the same form ({type: "video_url", video_url: {url}}).
   if (typeof type === "string" && type.endsWith("_url") && type in o) return urlMedia(urlOf(o[type]));
   // Gemini parts: fileData { fileUri }, inlineData { data } (a snake_case request is renamed before the policies:
-  // core/endpoints/gemini/field-names.ts).
-  return (object(o.fileData) && present(o.fileData.fileUri) ? BY_REFERENCE : 0) | (object(o.inlineData) && present(o.inlineData.data) ? INLINE : 0);
+  // core/endpoints/gemini/field-names.ts); inline text (text/*, JSON) is billed as its text, which its size bounds.
+  const inline = object(o.inlineData) && present(o.inlineData.data) && !textual(o.inlineData.mimeType);
+  return (object(o.fileData) && present(o.fileData.fileUri) ? BY_REFERENCE : 0) | (inline ? INLINE : 0);
 }
+
+/** A MIME type whose content is text: its tokens are bounded by its bytes, so the body's size bounds them. */
+const textual = (mime: unknown): boolean => typeof mime === "string" && /^\s*(text\/|application\/json\s*(;|$))/i.test(mime);
+
+/**
+ * Fields holding the client's own JSON, never content parts: a Messages tool_use's (server_tool_use, mcp_tool_use)
+ * `input`, a Gemini functionCall's args. A `source` or `image_url` key in a tool's arguments is not media.
+ */
+const clientJson = (o: Record<string, unknown>, k: string): boolean =>
+  (k === "input" && typeof o.type === "string" && o.type.endsWith("tool_use")) || k === "functionCall";
 
 /** What a walk has found so far, and whether any media is enough to stop. */
 interface Found { bits: number; first: boolean }
@@ -62,7 +73,7 @@ function walk(v: unknown, depth: number, f: Found): boolean {
   }
   f.bits |= mediaOf(v);
   if (done(f)) return true;
-  for (const k in v) if (walk(v[k], depth + 1, f)) return true;
+  for (const k in v) if (!clientJson(v, k) && walk(v[k], depth + 1, f)) return true;
   return false;
 }
 
