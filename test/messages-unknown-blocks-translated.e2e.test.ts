@@ -71,7 +71,28 @@ it.each(["openai/gpt-4o-mini", "google/gemini-2.5-flash"])("%s: a last user turn
   expect(r.status, r.text).toBe(400);
   expect(r.json.error.code, r.text).toBe("INVALID_REQUEST");
   expect(r.json.error.details.field).toBe("messages");
-  expect(r.json.error.message).toContain("the last message's content blocks were left out (messages[2].content[0])");
+  expect(r.json.error.message).toContain("the last user message's content blocks were left out (messages[2].content[0])");
+  expect(upstreamCalls()).toBe(before);
+});
+
+// The same turn followed by the client's own prefill: sent on, the model would continue "The answer is" as the answer
+// to the earlier question (Gemini: both model turns merged into one), the client's question gone. Refused the same.
+it.each(["openai/gpt-4o-mini", "google/gemini-2.5-flash"])("%s: a last user turn made only of unknown blocks, then the client's prefill, is the same 400, nothing sent", async (model) => {
+  const before = upstreamCalls();
+  const r = await post({
+    model,
+    max_tokens: 50,
+    messages: [
+      { role: "user", content: "What is 2+2?" },
+      { role: "assistant", content: "4" },
+      { role: "user", content: [{ type: "made_up", text: "What is the capital of France?" }] },
+      { role: "assistant", content: "The answer is" },
+    ],
+  });
+  expect(r.status, r.text).toBe(400);
+  expect(r.json.error.code, r.text).toBe("INVALID_REQUEST");
+  expect(r.json.error.details.field).toBe("messages");
+  expect(r.json.error.message).toContain("the last user message's content blocks were left out (messages[2].content[0])");
   expect(upstreamCalls()).toBe(before);
 });
 

@@ -263,15 +263,26 @@ describe("blocks of types chat has no place for", () => {
     const earlier = [{ role: "user", content: "hi" }, { role: "assistant", content: "Hello! The capital is" }];
     expect(refusal(translate([...earlier, { role: "user", content: [{ type: "mystery", note: "What is the capital of France?" }] }]))).toEqual({
       status: 400, code: "INVALID_REQUEST", field: "messages",
-      message: expect.stringContaining("the last message's content blocks were left out (messages[2].content[0])"),
+      message: expect.stringContaining("the last user message's content blocks were left out (messages[2].content[0])"),
     });
     // Consecutive user turns are one turn: all of it left out is the same refusal.
     expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "user", content: [{ type: "compaction", content: "s" }] }])).message)
-      .toContain("the last message's content blocks were left out (messages[2].content[0], ");
+      .toContain("the last user message's content blocks were left out (messages[2].content[0], ");
     // A system message after it does not make the turn any less the client's last.
     expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "system", content: "Be brief" }])).field).toBe("messages");
+    // A prefill the client sent after it does not stand in for the question: the model would continue the prefill as
+    // the answer to the earlier turn, so the same refusal, prefill or no.
+    const question = [...earlier, { role: "user", content: [{ type: "made_up", text: "What is the capital of France?" }] }];
+    expect(refusal(translate([...question, { role: "assistant", content: "The answer is" }]))).toEqual({
+      status: 400, code: "INVALID_REQUEST", field: "messages",
+      message: expect.stringContaining("the last user message's content blocks were left out (messages[2].content[0])"),
+    });
+    // A system message between them changes nothing.
+    expect(refusal(translate([...question, { role: "system", content: "Be brief" }, { role: "assistant", content: "The answer is" }])).field).toBe("messages");
     // A prefill the client sent is its own: translated as before.
     expect(translate(earlier)().body.messages).toEqual(earlier);
+    expect(translate([...earlier.slice(0, 1), { role: "assistant", content: [{ type: "made_up" }] }, { role: "user", content: "and?" }, { role: "assistant", content: "So" }])().body.messages)
+      .toEqual([earlier[0], { role: "user", content: "and?" }, { role: "assistant", content: "So" }]);
     // An earlier user turn left out, or a last one with anything left (a tool result), keeps the request going.
     expect(translate([{ role: "user", content: [{ type: "made_up" }] }, ...earlier.slice(1), { role: "user", content: "go on" }])().body.messages)
       .toEqual([earlier[1], { role: "user", content: "go on" }]);

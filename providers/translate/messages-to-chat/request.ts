@@ -5,8 +5,8 @@
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
 // `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
 // x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named;
-// when that leaves no turn, or leaves out the client's last user turn, the target is passed over (400 naming messages
-// when none can serve).
+// when that leaves no turn, or leaves out the client's last user turn (a prefill after it or not), the target is passed
+// over (400 naming messages when none can serve).
 // output_config.format (structured outputs; output_format in the beta) becomes response_format json_schema. On a chat completions upstream
 // (flavor chat) more than 4 stop_sequences pass the target over, and an assistant prefill is named (prefill.ts).
 // Tool ids lose the Gemini signature suffix on any other upstream (chat-to-gemini/response.ts unsignedToolId).
@@ -65,7 +65,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   // upstreams want the tool messages right after the calls.
   let held: Record<string, unknown>[] = [];
   const turns = mergedTurns(body.messages);
-  const lastTurn = turns.findLast((t) => t.role !== "system");
+  // The client's question: its last user turn, whatever assistant prefill or system message follows it.
+  const lastUserTurn = turns.findLast((t) => t.role === "user");
   let lastLeftOut: Turn | undefined;
   for (const turn of turns) {
     const { role, content, index } = turn;
@@ -90,7 +91,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       messages.push(msg);
     } else {
       const out = userMessages(content, index, calls, toolId, dropped, markErrors, origin);
-      if (turn === lastTurn && !out.length) lastLeftOut = turn;
+      if (turn === lastUserTurn && !out.length) lastLeftOut = turn;
       if (origin) for (const m of out) if (m.role === "user") origin(m, from);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
       out.splice(results, 0, ...held.splice(0));
@@ -339,10 +340,11 @@ function refuseNothingLeft(client: any[], messages: Record<string, unknown>[], d
 
 /**
  * The client's last user turn left out (made only of blocks chat has no place for) while earlier turns remain: the
- * conversation sent would end on an earlier turn, an assistant one the model reads as a prefill to continue (or it
- * answers the user turn before), a 200 to a question the client did not ask. As a blank last turn is (blank-text.ts),
- * it is refused: this target is passed over, and with none the client gets the gateway's 400 naming messages. A
- * trailing assistant turn the client sent is its own prefill, and goes as before.
+ * conversation sent would lose the client's question, ending on an earlier assistant turn the model reads as a prefill
+ * to continue (or it answers the user turn before), or with the client's own prefill now continuing that earlier turn,
+ * a 200 to a question the client did not ask. As a blank last turn is (blank-text.ts), it is refused: this target is
+ * passed over, and with none the client gets the gateway's 400 naming messages. A trailing assistant turn the client
+ * sent after a user turn that is kept is its own prefill, and goes as before.
  */
 function refuseLastTurnLeftOut(turn: Turn | undefined, dropped: string[]): void {
   if (!turn) return;
@@ -352,5 +354,5 @@ function refuseLastTurnLeftOut(turn: Turn | undefined, dropped: string[]): void 
   };
   const left = dropped.filter(inTurn);
   const which = left.length ? ` (${left.join(", ")})` : "";
-  throw new Unsupported(invalidRequest(`the last message's content blocks were left out${which}: this model's provider cannot take them, and without them the conversation would end on an earlier turn, which the model would continue or answer instead; send them to a Claude model, or add text`, "messages"));
+  throw new Unsupported(invalidRequest(`the last user message's content blocks were left out${which}: this model's provider cannot take them, and without them the model would be sent the conversation without that message, continuing or answering an earlier turn instead; send them to a Claude model, or add text`, "messages"));
 }
