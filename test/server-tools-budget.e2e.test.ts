@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, ledgerRecordOf, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_LIMITS } from "./helpers/shipped-config.ts";
 import { sendJson, startFake, type FakeServer } from "./upstreams/http-fake.ts";
+import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "./upstreams/openai-responses.ts";
 import { toPico } from "../core/money/money.ts";
 
 const POOR = testKey("tools-poor");
@@ -18,6 +19,7 @@ const RICH = testKey("tools-rich");
 const REPORTED_INPUT = 900_000;
 
 let anthropic: FakeServer;
+let openai: FakeOpenAIWithResponses;
 let gw: TestGateway;
 /** An answer the upstream holds back until the test has read the hold (set by `arrival`; else it answers at once). */
 let arrived: ((release: () => void) => void) | undefined;
@@ -33,7 +35,8 @@ beforeAll(async () => {
     else answer();
     arrived = undefined;
   }, (status) => ({ type: "error", error: { type: "api_error", message: `status ${status}` } }));
-  const config = shippedConfig({ openai: "http://127.0.0.1:9", anthropic: anthropic.origin });
+  openai = await startFakeOpenAIResponses();
+  const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.origin });
   config.projects.poor = { keys: [keyEntry("poor", POOR)], budget: { usd: "2", period: "total" }, rate_limits: SHIPPED_LIMITS };
   config.projects.rich = { keys: [keyEntry("rich", RICH)], budget: { usd: "100", period: "total" }, rate_limits: SHIPPED_LIMITS };
   gw = await startTestGateway(config, { env: providerEnv(config) });
@@ -41,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await anthropic?.close();
+  await openai?.close();
 });
 
 const headers = (key: string) => ({ "x-api-key": key, "anthropic-version": "2023-06-01", "anthropic-beta": "mcp-client-2025-11-20" });
@@ -105,5 +109,32 @@ describe("a budgeted request with server tools reserves every model call it allo
     const { held, sent } = await heldFor(search());
     expect(sent.tools[0].max_uses).toBe(10);
     expect(held).toBe(11n * CALL + 10n * SEARCH);
+  });
+});
+
+describe("a Responses mcp tool whose every call waits for approval", () => {
+  // openai/gpt-5 (400k window, $1.25/M in, $10/M out), served natively: OpenAI runs the mcp tool and ends the
+  // response at its first mcp_approval_request, so such a tool makes one model call.
+  const mcpTool = (require_approval: unknown) => ({ type: "mcp", server_label: "docs", server_url: "https://docs.example.com/mcp", require_approval });
+  const responses = (require_approval: unknown) => ({ model: "openai/gpt-5", input: "What do the docs say?", max_output_tokens: 1000, tools: [mcpTool(require_approval)] });
+  const sendResponses = (body: unknown) => postJson(`${gw.baseURL}/responses`, body, { authorization: `Bearer ${POOR}` });
+  /** One call: 400k of input at $1.25/M and 1000 output at $10/M, $0.51. */
+  const GPT5_CALL = 400_000n * toPico("0.00000125") + 1000n * toPico("0.00001");
+
+  it("fits a $2 budget that holds one call: it is sent to the upstream and answered", async () => {
+    for (const approval of ["always", { always: { tool_names: ["search"] } }]) {
+      const before = openai.requests.length;
+      const r = await sendResponses(responses(approval));
+      expect(r.status, `${JSON.stringify(approval)}: ${r.text}`).toBe(200);
+      expect(openai.requests.length).toBe(before + 1);
+      expect(openai.requests.at(-1)!.body.tools[0].require_approval).toEqual(approval);
+    }
+  });
+
+  it("one that may run a call unapproved is still held for every call the upstream's loop allows", async () => {
+    const r = await sendResponses(responses("never"));
+    expect(r.status).toBe(402);
+    expect(toPico(r.json.error.details.request_max_usd)).toBe(11n * GPT5_CALL);
+    expect(r.json.error.message).toContain("11 model calls");
   });
 });

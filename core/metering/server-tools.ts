@@ -5,6 +5,7 @@
 import type { AskingProtocol } from "./output-limit.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import { maxToolRounds } from "./model-turns.ts";
+import { mayRunUnapproved } from "../responses/mcp-tool-rules.ts";
 
 /** Searches allowed when a budgeted request enables web search without a limit of its own. */
 export const DEFAULT_WEB_SEARCH_USES = 10;
@@ -32,6 +33,15 @@ const mcpConnector = (body: any): boolean => Array.isArray(body?.mcp_servers) &&
 
 /** Chat's web search request (translated for Claude and Gemini, which then search themselves). */
 const chatSearch = (body: any): boolean => body?.web_search_options !== null && typeof body?.web_search_options === "object";
+
+/**
+ * Responses tools that can make the upstream pass over the context again within the call: every built-in tool but an
+ * `mcp` tool none of whose calls can run unapproved (require_approval "always", or an object form requiring it for
+ * every tool): OpenAI ends the response at its first mcp_approval_request, so it adds no pass (model-turns.ts
+ * counts such a request as one turn the same way).
+ */
+const responsesLooping = (body: any): boolean =>
+  tools(body).some((t) => typeof t?.type === "string" && !RESPONSES_CLIENT_RUN.has(t.type) && (t.type !== "mcp" || mayRunUnapproved(t)));
 
 /** The request enables a tool whose results the provider adds to the context (so input is not bounded by the body). */
 export function usesServerTools(body: any, client: AskingProtocol): boolean {
@@ -94,7 +104,7 @@ export interface ServerToolRounds {
  * boundWebSearches before this runs, and sent with it.)
  */
 export function serverToolRounds(body: any, client: AskingProtocol, config: Pick<RuntimeConfig, "raw">): ServerToolRounds {
-  if (!usesServerTools(body, client)) return { rounds: 0 };
+  if (!usesServerTools(body, client) || (client === "responses" && !responsesLooping(body))) return { rounds: 0 };
   // stated: the limits the request states; open: a server tool without one (then the gateway's ceiling bounds it);
   // uncountable: one that takes none (the client cannot lower the rounds by a field).
   let stated = 0;

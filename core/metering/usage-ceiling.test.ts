@@ -23,8 +23,8 @@ describe("usageCeiling", () => {
     // Claude's MCP connector loops over its servers' tools within the call, as search does.
     const connector = { model: "m/x", max_tokens: 50, messages: [], mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }] };
     expect(usageCeiling(ctx("messages", connector))).toEqual({ input: 11_000, output: 550 });
-    // The Responses mcp tool with mcp.max_tool_rounds 20: 21 model turns.
-    const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs" }] };
+    // The Responses mcp tool that may run a call unapproved, with mcp.max_tool_rounds 20: 21 model turns.
+    const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs", require_approval: "never" }] };
     expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
   });
 
@@ -38,6 +38,8 @@ describe("usageCeiling", () => {
       ["messages", { ...q, mcp_servers: docs, tools: [{ type: "mcp_toolset", mcp_server_name: "docs" }] }, 11],
       ["responses", { ...r, tools: [{ type: "web_search" }], max_tool_calls: 4 }, 5],
       ["responses", { ...r, tools: [{ type: "file_search", vector_store_ids: ["vs"] }] }, 11],
+      // An mcp tool whose every call waits for approval: the upstream stops at the first request, one pass.
+      ["responses", { ...r, tools: [{ type: "mcp", server_label: "d", server_url: "https://example.com/mcp", require_approval: "always" }] }, 1],
       ["chat", { ...q, web_search_options: {} }, 11],
       ["gemini", { model: "m/x", contents: [], tools: [{ googleSearch: {} }] }, 11],
       ["chat", { ...q, tools: [{ type: "function", function: { name: "f" } }] }, 1],

@@ -204,6 +204,21 @@ describe("worst-case cost", () => {
     expect(worstCase(ctx("responses", body({ max_tool_calls: 3 }), 80))).toMatchObject({ pico: 8n * 2_040_000_000n, modelTurns: 8 });
   });
 
+  it("an mcp tool whose every call waits for approval reserves one model call: the upstream stops at the first request", () => {
+    const body = (require_approval: unknown, extra: Record<string, unknown> = {}) => ({ model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs", server_url: "https://example.com/mcp", require_approval, ...extra }] });
+    // One call: 1000 in at 0.000002 + 10 out at 0.000004.
+    for (const approval of ["always", undefined, { always: { tool_names: ["search"] } }, { never: { tool_names: [] } }]) {
+      const w = worstCase(ctx("responses", body(approval), 80));
+      expect(w.pico, JSON.stringify(approval)).toBe(2_040_000_000n);
+      expect(w.modelCalls).toBeUndefined();
+    }
+    // A tool it lets run unapproved may loop: the allowed one here.
+    expect(worstCase(ctx("responses", body({ never: { tool_names: ["search"] } }, { allowed_tools: ["search"] }), 80)).modelCalls).toBe(11);
+    // Beside a web search, the search's calls still count.
+    const both = { ...body("always"), tools: [...body("always").tools, { type: "web_search" }], max_tool_calls: 2 };
+    expect(worstCase(ctx("responses", both, 80))).toMatchObject({ modelCalls: 3 });
+  });
+
   it("images reserve n x the price of the tier they will be sent at: the one named, else the default; unpriced, the dearest", () => {
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, quality: "hd", size: "1792x1024" })).toFixed()).toBe("0.24");
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, size: "1792x1024" })).toFixed()).toBe("0.16");
