@@ -86,10 +86,11 @@ describe("Claude's MCP connector", () => {
     expect(r.status).toBe(402);
     expect(anthropic.requests.length).toBe(before);
     expect(r.json.error.details.reserved_input).toEqual(["server_tools"]);
-    // Each call 200k tokens of context at $3/M and 10 output at $15/M (no web_search price here). The connector takes
-    // no limit: the gateway's 10 rounds and the first call; web search's max_uses 5: 6 calls.
-    expect(r.json.error.details.request_max_usd).toBe("6.60165");
-    expect(search.json.error.details.request_max_usd).toBe("3.6009");
+    // Each call 200k tokens of context at $3/M (no web_search price here), and the response's 10 output at $15/M once:
+    // max_tokens bounds all its passes together. The connector takes no limit: the gateway's 10 rounds and the first
+    // call; web search's max_uses 5: 6 calls.
+    expect(r.json.error.details.request_max_usd).toBe("6.60015");
+    expect(search.json.error.details.request_max_usd).toBe("3.60015");
     // Billed as reported above (900k): within what it reserved.
     expect(Number(r.json.error.details.request_max_usd)).toBeGreaterThanOrEqual(Number(AS_REPORTED));
   });

@@ -2,8 +2,8 @@
 // the provider's side within one call, each tool call another pass over the context, all in one usage. It reserved
 // one context window of input while the meter let it settle at up to eleven (the review: a $2 key budget admitted an
 // MCP request on a $1.20 hold and it settled at $5.40, spent 5.40 of 2). The reservation and the usage ceiling now
-// read one rule (core/metering/server-tools.ts serverToolRounds): input and output for every model call the request
-// allows, its own limit (max_uses) where it states one. On the shipped gateway.yaml and catalog
+// read one rule (core/metering/server-tools.ts serverToolRounds): input for every model call the request allows, its
+// own limit (max_uses) where it states one, and the output max_tokens allows the whole response once. On the shipped gateway.yaml and catalog
 // (anthropic/claude-sonnet-4.5: 200k window; over 200k of input billed whole at $6/M in, $22.50/M out, 1-hour cache
 // writes $12/M; $0.01 per search).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,10 +54,12 @@ const search = (max_uses?: number) => ({ ...ask, tools: [{ type: "web_search_202
 const send = (body: unknown, key: string) => postJson(`${gw.baseURL}/messages`, body, headers(key));
 
 /**
- * One model call's worst case at the long-prompt tier (the calls' input together is over 200k, billed as one usage):
- * 200k of input at the dearest input price (a 1-hour cache write, $12/M) and 10 output tokens at $22.50/M.
+ * One model call's input at the long-prompt tier (the calls' input together is over 200k, billed as one usage): 200k
+ * at the dearest input price (a 1-hour cache write, $12/M). Every call re-reads it.
  */
-const CALL = 200_000n * toPico("0.000012") + 10n * toPico("0.0000225");
+const CALL = 200_000n * toPico("0.000012");
+/** The response's output, once however many calls it makes (max_tokens bounds them together): 10 at $22.50/M. */
+const OUTPUT = 10n * toPico("0.0000225");
 const SEARCH = toPico("0.01");
 
 /** Sends `body` and, while the upstream holds its answer, reads what the project's budget holds for it. */
@@ -81,14 +83,14 @@ describe("a budgeted request with server tools reserves every model call it allo
     const { message, details } = r.json.error;
     expect(details).toMatchObject({ reason: "request_input_over_available", reserved_input: ["server_tools"], budget_usd: "2" });
     // The gateway's 10 rounds (Claude's MCP connector takes no limit of its own) and the first call.
-    expect(toPico(details.request_max_usd)).toBe(11n * CALL);
+    expect(toPico(details.request_max_usd)).toBe(11n * CALL + OUTPUT);
     expect(message).toContain(" at most, 11 model calls: one more for each call of its server tools it allows)");
     expect(message).toContain("so its input is reserved up to the model's context window for each model call; raise the budget");
   });
 
   it("on a large budget it holds at least what it settles at", async () => {
     const { held, r } = await heldFor(mcp);
-    expect(held).toBe(11n * CALL);
+    expect(held).toBe(11n * CALL + OUTPUT);
     const record = await ledgerRecordOf(gw, r.headers.get("x-request-id"));
     expect(record.inputTokens).toBe(REPORTED_INPUT);
     // 900k input, over 200k: all of it at $6/M, and 10 output at $22.50/M.
@@ -100,15 +102,15 @@ describe("a budgeted request with server tools reserves every model call it allo
   it("a web search with max_uses 2 reserves three calls and two searches; one without is sent max_uses 10 and reserves eleven and ten", async () => {
     const two = await send(search(2), POOR);
     expect(two.status).toBe(402);
-    expect(toPico(two.json.error.details.request_max_usd)).toBe(3n * CALL + 2n * SEARCH);
+    expect(toPico(two.json.error.details.request_max_usd)).toBe(3n * CALL + OUTPUT + 2n * SEARCH);
     expect(two.json.error.message).toContain("set a smaller max_uses on its web_search and web_fetch tools (fewer calls, less reserved) or raise the budget");
     const open = await send(search(), POOR);
     expect(open.status).toBe(402);
-    expect(toPico(open.json.error.details.request_max_usd)).toBe(11n * CALL + 10n * SEARCH);
+    expect(toPico(open.json.error.details.request_max_usd)).toBe(11n * CALL + OUTPUT + 10n * SEARCH);
     // Admitted, it is sent with the limit its hold was counted for.
     const { held, sent } = await heldFor(search());
     expect(sent.tools[0].max_uses).toBe(10);
-    expect(held).toBe(11n * CALL + 10n * SEARCH);
+    expect(held).toBe(11n * CALL + OUTPUT + 10n * SEARCH);
   });
 });
 
@@ -118,8 +120,9 @@ describe("a Responses mcp tool whose every call waits for approval", () => {
   const mcpTool = (require_approval: unknown) => ({ type: "mcp", server_label: "docs", server_url: "https://docs.example.com/mcp", require_approval });
   const responses = (require_approval: unknown) => ({ model: "openai/gpt-5", input: "What do the docs say?", max_output_tokens: 1000, tools: [mcpTool(require_approval)] });
   const sendResponses = (body: unknown) => postJson(`${gw.baseURL}/responses`, body, { authorization: `Bearer ${POOR}` });
-  /** One call: 400k of input at $1.25/M and 1000 output at $10/M, $0.51. */
-  const GPT5_CALL = 400_000n * toPico("0.00000125") + 1000n * toPico("0.00001");
+  /** One call's input, 400k at $1.25/M ($0.50), and one upstream call's 1000 output at $10/M ($0.01). */
+  const GPT5_INPUT = 400_000n * toPico("0.00000125");
+  const GPT5_OUTPUT = 1000n * toPico("0.00001");
 
   it("fits a $2 budget that holds one call: it is sent to the upstream and answered", async () => {
     for (const approval of ["always", { always: { tool_names: ["search"] } }]) {
@@ -134,7 +137,9 @@ describe("a Responses mcp tool whose every call waits for approval", () => {
   it("one that may run a call unapproved is still held for every call the upstream's loop allows", async () => {
     const r = await sendResponses(responses("never"));
     expect(r.status).toBe(402);
-    expect(toPico(r.json.error.details.request_max_usd)).toBe(11n * GPT5_CALL);
+    // OpenAI's loop: 11 passes over the input in one response (one output); or the gateway's own loop, were the
+    // upstream not native: 8 turns (mcp.max_tool_rounds), each an upstream call with its own output.
+    expect(toPico(r.json.error.details.request_max_usd)).toBe(11n * GPT5_INPUT + 8n * GPT5_OUTPUT);
     expect(r.json.error.message).toContain("11 model calls");
   });
 });

@@ -57,11 +57,14 @@ const ask = (text: string) => [{ role: "user", content: text }];
 
 describe("Anthropic web_search", () => {
   it("20 searches in a JSON answer are billed at the catalog's web_search price", async () => {
-    const r = await postJson(`${gw.baseURL}/messages`, { model: "t/claude", max_tokens: 1000, messages: ask("News? [searches:20]"), tools: [search({ max_uses: 20 })] }, headers(RICH));
+    // max_tokens 4000: the fake counts the 20 search results among its output (~1500 tokens), and the meter holds
+    // output to what max_tokens allows the whole response.
+    const r = await postJson(`${gw.baseURL}/messages`, { model: "t/claude", max_tokens: 4000, messages: ask("News? [searches:20]"), tools: [search({ max_uses: 20 })] }, headers(RICH));
     expect(r.status).toBe(200);
     expect(r.json.usage.server_tool_use).toEqual({ web_search_requests: 20 });
     const e = await ledgerOf(r.headers.get("x-request-id"));
     expect(e.webSearches).toBe(20);
+    expect(r.json.usage.output_tokens).toBeLessThan(4000);
     const tokens = r.json.usage.input_tokens * IN + r.json.usage.output_tokens * OUT;
     expect(Number(e.costUsd)).toBeCloseTo(tokens + 20 * SEARCH, 9);
   });
@@ -93,15 +96,15 @@ describe("Anthropic web_search", () => {
     const refused = await postJson(`${gw.baseURL}/messages`, body, headers(POOR));
     expect(refused.status).toBe(402);
     // 11 model calls (the first, and one more pass over the context for each search), each 200 000 tokens of context
-    // at $3/M + 1000 output at $15/M, and 10 searches at $0.01.
-    expect(refused.json.error.details.request_max_usd).toBe("6.865");
+    // at $3/M, 1000 output at $15/M for the whole response (max_tokens bounds all its passes), and 10 searches at $0.01.
+    expect(refused.json.error.details.request_max_usd).toBe("6.715");
     const r = await postJson(`${gw.baseURL}/messages`, body, headers(RICH));
     expect(r.status).toBe(200);
     expect(anthropic.requests.at(-1)!.body.tools[0].max_uses).toBe(DEFAULT_WEB_SEARCH_USES);
     expect((await ledgerOf(r.headers.get("x-request-id"))).webSearches).toBe(DEFAULT_WEB_SEARCH_USES);
     const own = await postJson(`${gw.baseURL}/messages`, { ...body, tools: [search({ max_uses: 3 })] }, headers(POOR));
     // Its own max_uses 3 lowers both: 4 calls and 3 searches.
-    expect(own.json.error.details.request_max_usd).toBe("2.49");
+    expect(own.json.error.details.request_max_usd).toBe("2.445");
   });
 
   it("without a budget the tool passes through unchanged and is still billed", async () => {
@@ -133,8 +136,8 @@ describe("OpenAI Responses web_search", () => {
   it("the budget reserves max_tool_calls searches and the context window", async () => {
     const r = await postJson(`${gw.baseURL}/responses`, { model: "t/gpt", input: "Weather?", max_output_tokens: 1000, max_tool_calls: 4, tools: [{ type: "web_search" }] }, headers(POOR));
     expect(r.status).toBe(402);
-    // 5 model calls (the first and one per tool call), each 400 000 tokens of context at $3/M + 1000 output at $15/M,
-    // and 4 searches.
-    expect(r.json.error.details.request_max_usd).toBe("6.115");
+    // 5 model calls (the first and one per tool call), each 400 000 tokens of context at $3/M, 1000 output at $15/M
+    // once (max_output_tokens bounds the whole response), and 4 searches.
+    expect(r.json.error.details.request_max_usd).toBe("6.055");
   });
 });

@@ -13,19 +13,21 @@ describe("usageCeiling", () => {
     expect(usageCeiling(ctx("chat", { model: "m/x", max_tokens: 50, messages: [] }))).toEqual({ input: 1000, output: 50 });
   });
 
-  it("several calls' worth when the request enables tools that loop inside it (their usage adds up)", () => {
-    // Anthropic web search with max_uses 3 (Anthropic stops it there): the first pass and one per search.
+  it("several calls' worth of input when the request enables tools that loop inside it (their usage adds up)", () => {
+    // Anthropic web search with max_uses 3 (Anthropic stops it there): the first pass and one per search, each
+    // re-reading the context; the 50 output tokens asked bound the whole response, all passes together.
     const search = { model: "m/x", max_tokens: 50, messages: [], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] };
-    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 4000, output: 200 });
+    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 4000, output: 50 });
     // Without one (an unbudgeted request, sent as it came): the gateway's 10 rounds, plus the first.
     const open = { ...search, tools: [{ type: "web_search_20250305", name: "web_search" }] };
-    expect(usageCeiling(ctx("messages", open))).toEqual({ input: 11_000, output: 550 });
+    expect(usageCeiling(ctx("messages", open))).toEqual({ input: 11_000, output: 50 });
     // Claude's MCP connector loops over its servers' tools within the call, as search does.
     const connector = { model: "m/x", max_tokens: 50, messages: [], mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "docs" }] };
-    expect(usageCeiling(ctx("messages", connector))).toEqual({ input: 11_000, output: 550 });
-    // The Responses mcp tool that may run a call unapproved, with mcp.max_tool_rounds 20: 21 model turns.
+    expect(usageCeiling(ctx("messages", connector))).toEqual({ input: 11_000, output: 50 });
+    // A Responses mcp tool a native upstream runs, that may run a call unapproved, with mcp.max_tool_rounds 20: 21
+    // passes in one response.
     const mcp = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "mcp", server_label: "docs", require_approval: "never" }] };
-    expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 1050 });
+    expect(usageCeiling(ctx("responses", mcp, { max_tool_rounds: 20 }))).toEqual({ input: 21_000, output: 50 });
   });
 
   it("is what the budget reserved for: the same model calls, the request's own limit where it states one", () => {
@@ -50,6 +52,8 @@ describe("usageCeiling", () => {
       if (endpoint !== "gemini") boundWebSearches(body, endpoint as "messages");
       expect(maxModelCalls(c).calls, `${endpoint} ${JSON.stringify(body)}`).toBe(calls);
       expect(usageCeiling(c).input, `${endpoint} ${JSON.stringify(body)}`).toBe(1000 * calls);
+      // The output limit bounds the response whole: what was asked (Gemini's none: the model's 100), once.
+      expect(usageCeiling(c).output, `${endpoint} ${JSON.stringify(body)}`).toBe(endpoint === "gemini" ? 100 : 50);
     }
   });
 
@@ -57,6 +61,9 @@ describe("usageCeiling", () => {
     // Three turns each under the 1000-token window, 25 output tokens asked each: the record sums them.
     const rewritten = { model: "m/x", max_output_tokens: 25, input: [], tools: [{ type: "function", name: "docs__search", parameters: {} }] };
     expect(usageCeiling({ ...(ctx("responses", rewritten) as object), modelTurns: 3 } as never)).toEqual({ input: 3000, output: 75 });
+    // With a web search (max_tool_calls 2) beside: each turn re-reads its context 3 times, and asks for 25 once.
+    const searching = { ...rewritten, max_tool_calls: 2, tools: [...rewritten.tools, { type: "web_search" }] };
+    expect(usageCeiling({ ...(ctx("responses", searching) as object), modelTurns: 3 } as never)).toEqual({ input: 9000, output: 75 });
   });
 
   it("an embeddings batch: each input up to the context window, summed, as the budget reserved (not one window)", () => {

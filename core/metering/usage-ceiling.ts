@@ -41,11 +41,14 @@ export function usageCeiling(ctx: GatewayContext): UsageCeiling {
   if (!LANGUAGE.has(ctx.endpoint)) return {};
   const target = servedTarget(ctx);
   if (!target) return {};
-  const calls = modelCalls(ctx);
+  const turns = Math.max(1, ctx.modelTurns ?? 1);
+  const calls = turns * callsPerTurn(ctx.endpoint, ctx.body, ctx.config);
   const window = contextWindowOn(ctx, target);
   const input = positive(window);
   const output = positive(outputTokensOn(ctx, target, target.maxTokens ?? window));
-  return { input: input && input * calls, output: output && output * calls };
+  // Every model call re-reads the context; the output limit bounds each upstream call whole, its server tools' passes
+  // together (max_tokens, max_output_tokens are per response), so output counts once per turn.
+  return { input: input && input * calls, output: output && output * turns };
 }
 
 /** A batch's input is not bounded by one context window: each input is, or each query-document pair. */
@@ -55,22 +58,20 @@ function batchCeiling(ctx: GatewayContext): UsageCeiling {
 }
 
 /**
- * How many model calls one request's usage may add up. Each turn the Responses mcp loop ran (ctx.modelTurns; it
- * rewrites the body's mcp tools as functions, so the body no longer shows the loop) is a call; within a turn, tools
- * that loop inside one upstream call multiply it — a provider's server tools (each web search or fetch is another
- * pass over the context, all in one usage, as each tool call of Claude's MCP connector), or an mcp tool a native
- * upstream runs. A ceiling of one call would under-bill those.
+ * One upstream call's model calls: its first pass and each server-tool round (server-tools.ts). Each turn the
+ * Responses mcp loop ran (ctx.modelTurns; it rewrites the body's mcp tools as functions, so the body no longer shows
+ * the loop) is an upstream call; within it, tools that loop inside the call multiply its input — a provider's server
+ * tools (each web search or fetch is another pass over the context, all in one usage, as each tool call of Claude's
+ * MCP connector), or an mcp tool a native upstream runs. A ceiling of one call would under-bill those.
  */
-function modelCalls(ctx: GatewayContext): number {
-  return Math.max(1, ctx.modelTurns ?? 1) * callsPerTurn(ctx.endpoint, ctx.body, ctx.config);
-}
-
-/** One upstream call's model calls: its first pass and each server-tool round (server-tools.ts). */
 function callsPerTurn(endpoint: string, body: any, config: Pick<RuntimeConfig, "raw">): number {
   return LANGUAGE.has(endpoint) ? 1 + serverToolRounds(body, endpoint as AskingProtocol, config).rounds : 1;
 }
 
-/** What the budget reserves for: the most model calls a request may make, and of them the mcp loop's turns. */
+/**
+ * What the budget reserves for: the most model calls a request may make (each its input), and of them the mcp loop's
+ * turns (each its output).
+ */
 export interface ModelCalls {
   calls: number;
   /** The Responses mcp loop's turns (model-turns.ts); calls are these times each turn's server-tool calls. */

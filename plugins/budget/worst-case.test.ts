@@ -149,21 +149,24 @@ describe("worst-case cost", () => {
 
   it("chat web_search_options reserves the searches Claude is held to and a context full of results", () => {
     const c = ctx("chat", { model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], web_search_options: {} }, 80);
-    // 11 model calls (the first and one for each search), each 1000 tokens in at 0.000001 + 10 out at 0.000002, and
-    // 10 searches at 0.01.
-    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "chat")))).toBe("0.11122");
+    // 11 model calls (the first and one for each search), each 1000 tokens in at 0.000001, 10 out at 0.000002 for the
+    // whole response (max_tokens bounds all its passes together), and 10 searches at 0.01.
+    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "chat")))).toBe("0.11102");
   });
 
   it("Gemini built-in tools (googleSearch, urlContext) reserve input up to the context window: their results are billed as input", () => {
     const body = (tools: unknown) => ({ model: "a/cheap", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ text: "Hi" }] }], tools });
-    // No limit of their own: the gateway's 10 rounds, 11 model calls of 1000 in at 0.000002 + 10 out at 0.000004.
-    expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.02244");
-    expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.02244");
+    // No limit of their own: the gateway's 10 rounds, 11 model calls of 1000 in at 0.000002, and 10 out at 0.000004
+    // once (maxOutputTokens bounds the response whole).
+    expect(worstCaseCost(ctx("gemini", body([{ googleSearch: {} }]), 80)).toFixed()).toBe("0.02204");
+    expect(worstCaseCost(ctx("gemini", body([{ urlContext: {} }]), 80)).toFixed()).toBe("0.02204");
     expect(worstCaseCost(ctx("gemini", body([{ functionDeclarations: [{ name: "f" }] }]), 80)).toFixed()).toBe("0.0002");
   });
 
   it("server tools reserve one model call for each of their calls the request allows, as the usage ceiling bills", () => {
-    // Each call: 1000 tokens of context at 0.000001 + 10 out at 0.000002 = 0.00102; each search 0.01.
+    // Each call: 1000 tokens of context at 0.000001 (10^9 pico); the response's 10 out at 0.000002 (2 * 10^7 pico)
+    // once, max_tokens bounding all its passes together; each search 0.01.
+    const OUT = 20_000_000n;
     const ask = (extra: Record<string, unknown>) => ({ model: "a/search", max_tokens: 10, messages: [{ role: "user", content: "news?" }], ...extra });
     const reserved = (endpoint: string, body: any, raw?: Record<string, unknown>) => {
       const c = ctx(endpoint, body, 80, raw);
@@ -171,9 +174,9 @@ describe("worst-case cost", () => {
     };
     const search = (max_uses?: number) => ({ type: "web_search_20250305", name: "web_search", ...(max_uses === undefined ? {} : { max_uses }) });
     // max_uses 2: the first call and one per search, 3 calls, and 2 searches.
-    expect(reserved("messages", ask({ tools: [search(2)] }))).toMatchObject({ pico: 3n * 1_020_000_000n + 2n * 10_000_000_000n, modelCalls: 3, limitField: "max_uses" });
+    expect(reserved("messages", ask({ tools: [search(2)] }))).toMatchObject({ pico: 3n * 1_000_000_000n + OUT + 2n * 10_000_000_000n, modelCalls: 3, limitField: "max_uses" });
     // None: sent with 10 (budgeted), 11 calls and 10 searches.
-    expect(reserved("messages", ask({ tools: [search()] }))).toMatchObject({ pico: 11n * 1_020_000_000n + 10n * 10_000_000_000n, modelCalls: 11 });
+    expect(reserved("messages", ask({ tools: [search()] }))).toMatchObject({ pico: 11n * 1_000_000_000n + OUT + 10n * 10_000_000_000n, modelCalls: 11 });
     // Two limited tools add up; max_uses 0 runs none: one call.
     expect(reserved("messages", ask({ tools: [search(2), { type: "web_fetch_20250910", name: "web_fetch", max_uses: 3 }] })).modelCalls).toBe(6);
     expect(reserved("messages", ask({ tools: [search(0)] })).modelCalls).toBeUndefined();
@@ -185,21 +188,22 @@ describe("worst-case cost", () => {
     expect(reserved("messages", ask({ tools: [{ type: "code_execution_20250825", name: "code_execution" }] })).modelCalls).toBe(11);
     // Responses: max_tool_calls bounds every built-in tool's calls.
     const responses = (extra: Record<string, unknown>) => ({ model: "a/search", max_output_tokens: 10, input: "news?", ...extra });
-    expect(reserved("responses", responses({ tools: [{ type: "code_interpreter" }], max_tool_calls: 1 }))).toMatchObject({ pico: 2n * 1_020_000_000n, modelCalls: 2, limitField: "max_tool_calls" });
+    expect(reserved("responses", responses({ tools: [{ type: "code_interpreter" }], max_tool_calls: 1 }))).toMatchObject({ pico: 2n * 1_000_000_000n + OUT, modelCalls: 2, limitField: "max_tool_calls" });
     expect(reserved("responses", responses({ tools: [{ type: "web_search" }] }))).toMatchObject({ modelCalls: 11, webSearches: 10 });
   });
 
   it("server tools' calls are billed as one usage: held at the long-prompt tier their input together may reach", () => {
-    // One search: 2 calls of 1000 tokens, 2000 together, over the tier's 1000: each at 0.000003 in + 10 out at
-    // 0.000004, and the search at 0.01. (One call's 1000 tokens alone would have stayed at the base prices.)
+    // One search: 2 calls of 1000 tokens, 2000 together, over the tier's 1000: each at 0.000003 in, the response's 10
+    // out at 0.000004 once, and the search at 0.01. (One call's 1000 tokens alone would have stayed at the base prices.)
     const c = ctx("messages", { model: "a/long", max_tokens: 10, messages: [{ role: "user", content: "news?" }], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 1 }] }, 80);
-    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "messages")))).toBe("0.01608");
+    expect(picoToUsd(worstCasePico(c, boundWebSearches(c.body, "messages")))).toBe("0.01604");
   });
 
   it("an mcp tool an upstream may run itself (server_url) reserves the more of the gateway's turns and the native loop's calls", () => {
     const body = (extra: Record<string, unknown>) => ({ model: "a/cheap", max_output_tokens: 10, input: "Hi", tools: [{ type: "mcp", server_label: "docs", server_url: "https://example.com/mcp", require_approval: "never" }], ...extra });
-    // 8 gateway turns, or one call with 10 rounds of the tool: 11 calls of 0.00204.
-    expect(worstCase(ctx("responses", body({}), 80))).toMatchObject({ pico: 11n * 2_040_000_000n, modelTurns: 8, modelCalls: 11 });
+    // 8 gateway turns (each an upstream call asking for 10 out), or one call with 10 rounds of the tool (11 passes
+    // over the input, 10 out for the whole response): 11 calls' input at 0.002 and 8 turns' output at 0.00004.
+    expect(worstCase(ctx("responses", body({}), 80))).toMatchObject({ pico: 11n * 2_000_000_000n + 8n * 40_000_000n, modelTurns: 8, modelCalls: 11 });
     // max_tool_calls 3: 4 native calls, fewer than the 8 turns.
     expect(worstCase(ctx("responses", body({ max_tool_calls: 3 }), 80))).toMatchObject({ pico: 8n * 2_040_000_000n, modelTurns: 8 });
   });

@@ -1,9 +1,10 @@
 // The most a request can cost: the largest input it can carry, the most output it may produce and the web searches
-// it may run, at the dearest endpoint of the requested model and of every fallback model, times the model calls it
-// may make (core/metering/usage-ceiling.ts maxModelCalls, the rule the meter's ceiling bills by: a Responses request
-// with an mcp tool that can run a call unapproved makes up to mcp.max_tool_rounds turns, and server tools pass over
-// the context once more for each call of theirs the request allows), at the endpoint's long-prompt tier when the input may be over its threshold
-// (core/money/long-context.ts); images at the
+// it may run, at the dearest endpoint of the requested model and of every fallback model: input times the model calls
+// it may make, output times its upstream calls (core/metering/usage-ceiling.ts maxModelCalls, the rule the meter's
+// ceiling bills by: a Responses request with an mcp tool that can run a call unapproved makes up to
+// mcp.max_tool_rounds turns, each an upstream call with its own output limit, and server tools pass over the context
+// once more for each call of theirs the request allows, all within one response its output limit bounds), at the
+// endpoint's long-prompt tier when the input may be over its threshold (core/money/long-context.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
 // is not counted).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
@@ -115,12 +116,13 @@ export interface WorstCase {
 
 /**
  * The worst-case cost in pico-USD (integer arithmetic: this runs on every budgeted request); `webSearches` is the
- * most the request can run (core/metering/server-tools.ts) in one upstream call. Each model call is as dear as a
- * request of its own (input up to the context window, output as asked); the searches are per turn, not per call.
+ * most the request can run (core/metering/server-tools.ts) in one upstream call. Each model call re-reads its input
+ * (up to the context window); the output limit (max_tokens, max_output_tokens) bounds a whole upstream call, its
+ * server-tool passes together, so output is once per turn, as are the searches.
  */
 export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
   const { calls, turns, perUpstreamCall } = maxModelCalls(ctx);
-  const one = worstCase1(ctx, webSearches * turns, calls, perUpstreamCall);
+  const one = worstCase1(ctx, webSearches * turns, calls, turns, perUpstreamCall);
   if (calls === 1) return one;
   const limitField = LANGUAGE.has(ctx.endpoint) ? serverToolRounds(ctx.body, ctx.endpoint as AskingProtocol, ctx.config).limitField : undefined;
   return {
@@ -130,10 +132,11 @@ export function worstCase(ctx: GatewayContext, webSearches = 0): WorstCase {
 }
 
 /**
- * `calls` model calls' worst case, with `webSearches` searches among them; `perUpstreamCall` of them may be billed as
- * one usage, its long-prompt tier judged on their input together.
+ * `calls` model calls' worst case (each its input) over `turns` upstream calls (each its output), with `webSearches`
+ * searches among them; `perUpstreamCall` of them may be billed as one usage, its long-prompt tier judged on their
+ * input together.
  */
-function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, perUpstreamCall: number): WorstCase {
+function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, turns: number, perUpstreamCall: number): WorstCase {
   const n = BigInt(calls);
   let worst = 0n;
   let withoutOutput = 0n;
@@ -151,7 +154,7 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, per
       const p = picoPrices(pricingForPrompt(pricing, u.inputTokens * perUpstreamCall));
       const rest = (big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
         + big(u.webSearches) * p.webSearch;
-      const c = rest + big(u.outputTokens) * p.output * n;
+      const c = rest + big(u.outputTokens) * p.output * BigInt(turns);
       if (c > worst) worst = c;
       if (rest > withoutOutput) withoutOutput = rest;
     }
