@@ -15,6 +15,7 @@ import { toPico } from "../core/money/money.ts";
 
 const POOR = testKey("tools-poor");
 const RICH = testKey("tools-rich");
+const FREE = testKey("tools-free");
 /** What Anthropic reports for the MCP loop: input far past the 200k window, as the reviewer's upstream did. */
 const REPORTED_INPUT = 900_000;
 
@@ -39,6 +40,7 @@ beforeAll(async () => {
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.origin });
   config.projects.poor = { keys: [keyEntry("poor", POOR)], budget: { usd: "2", period: "total" }, rate_limits: SHIPPED_LIMITS };
   config.projects.rich = { keys: [keyEntry("rich", RICH)], budget: { usd: "100", period: "total" }, rate_limits: SHIPPED_LIMITS };
+  config.projects.free = { keys: [keyEntry("free", FREE)], rate_limits: SHIPPED_LIMITS };
   gw = await startTestGateway(config, { env: providerEnv(config) });
 });
 afterAll(async () => {
@@ -141,5 +143,40 @@ describe("a Responses mcp tool whose every call waits for approval", () => {
     // upstream not native: 8 turns (mcp.max_tool_rounds), each an upstream call with its own output.
     expect(toPico(r.json.error.details.request_max_usd)).toBe(11n * GPT5_INPUT + 8n * GPT5_OUTPUT);
     expect(r.json.error.message).toContain("11 model calls");
+  });
+});
+
+describe("a server-tool limit that is not a whole number of calls", () => {
+  // Read as the number of calls to reserve, 1e300 held "1e+300 model calls" at a 300-digit price, and on a key
+  // without a budget went upstream with an unbounded usage ceiling; -1, "3" and 1.5 were read as no limit.
+  const bad: unknown[] = [1e300, -1, "3", 1.5];
+
+  it("Messages: max_uses is refused with a 400 naming the tool's field, whatever the budget, before any upstream call", async () => {
+    for (const max_uses of bad) {
+      for (const key of [POOR, FREE]) {
+        const before = anthropic.requests.length;
+        const r = await send({ ...ask, tools: [{ type: "web_fetch_20250910", name: "web_fetch", max_uses: 1 }, { type: "web_search_20250305", name: "web_search", max_uses }] }, key);
+        expect(r.status, `${max_uses}: ${r.text}`).toBe(400);
+        expect(r.json.error).toMatchObject({ type: "invalid_request_error", code: "INVALID_REQUEST", details: { field: "tools[1].max_uses" } });
+        expect(anthropic.requests.length).toBe(before);
+      }
+    }
+  });
+
+  it("Responses: max_tool_calls is refused with a 400 naming it; null and whole numbers pass", async () => {
+    const body = (max_tool_calls: unknown) => ({ model: "openai/gpt-5", input: "Weather?", max_output_tokens: 100, tools: [{ type: "web_search" }], max_tool_calls });
+    for (const max_tool_calls of bad) {
+      for (const key of [POOR, FREE]) {
+        const before = openai.requests.length;
+        const r = await postJson(`${gw.baseURL}/responses`, body(max_tool_calls), { authorization: `Bearer ${key}` });
+        expect(r.status, `${max_tool_calls}: ${r.text}`).toBe(400);
+        expect(r.json.error).toMatchObject({ code: "INVALID_REQUEST", param: "max_tool_calls" });
+        expect(openai.requests.length).toBe(before);
+      }
+    }
+    for (const max_tool_calls of [null, 0, 2]) {
+      const r = await postJson(`${gw.baseURL}/responses`, body(max_tool_calls), { authorization: `Bearer ${FREE}` });
+      expect(r.status, `${max_tool_calls}: ${r.text}`).toBe(200);
+    }
   });
 });

@@ -25,6 +25,15 @@ const RESPONSES_SEARCH = /^web_search/;
 
 const tools = (body: any): any[] => (Array.isArray(body?.tools) ? body.tools : []);
 
+/** The largest max_uses / max_tool_calls the request schemas take (schemas/api/messages, responses). */
+const MAX_STATED_LIMIT = 2_147_483_647;
+/**
+ * The limit a request states on a counted tool or call total (a whole number, as the schemas require), else
+ * undefined: a body that skipped them (1e300, 1.5) is read as stating none, bounded by the gateway, never as a
+ * count of calls to reserve.
+ */
+const limit = (n: unknown): number | undefined => (typeof n === "number" && Number.isInteger(n) && n >= 0 && n <= MAX_STATED_LIMIT ? n : undefined);
+
 /**
  * Messages' MCP connector: Anthropic connects to these servers and runs their tools in a loop within the one call
  * (every tool with mcp-client-2025-04-04; those an mcp_toolset names with mcp-client-2025-11-20).
@@ -65,22 +74,20 @@ export function boundWebSearches(body: any, client: AskingProtocol): number {
     let n = 0;
     for (const t of tools(body)) {
       if (typeof t?.type !== "string" || !ANTHROPIC_SEARCH.test(t.type)) continue;
-      if (!(typeof t.max_uses === "number" && t.max_uses >= 0)) t.max_uses = DEFAULT_WEB_SEARCH_USES;
-      n += Math.ceil(t.max_uses);
+      if (limit(t.max_uses) === undefined) t.max_uses = DEFAULT_WEB_SEARCH_USES;
+      n += t.max_uses;
     }
     return n;
   }
   if (client === "responses") {
     if (!tools(body).some((t) => typeof t?.type === "string" && RESPONSES_SEARCH.test(t.type))) return 0;
-    if (!(typeof body.max_tool_calls === "number" && body.max_tool_calls >= 0)) body.max_tool_calls = DEFAULT_WEB_SEARCH_USES;
-    return Math.ceil(body.max_tool_calls);
+    if (limit(body.max_tool_calls) === undefined) body.max_tool_calls = DEFAULT_WEB_SEARCH_USES;
+    return body.max_tool_calls;
   }
   if (client === "chat") return chatSearch(body) ? DEFAULT_WEB_SEARCH_USES : 0;
   return 0;
 }
 
-/** The limit a request states on a counted tool or call total (a non-negative number), else undefined. */
-const limit = (n: unknown): number | undefined => (typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.ceil(n) : undefined);
 
 export interface ServerToolRounds {
   /** Passes over the context one upstream call may make after its first (0: no server tools). */

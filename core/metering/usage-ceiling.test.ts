@@ -57,6 +57,15 @@ describe("usageCeiling", () => {
     }
   });
 
+  it("a limit that is not a whole number of calls (a body no schema checked) is read as none: the ceiling stays finite", () => {
+    const r = { model: "m/x", max_output_tokens: 50, input: "hi", tools: [{ type: "web_search" }] };
+    for (const max_tool_calls of [1e300, 1.5, -1]) {
+      expect(usageCeiling(ctx("responses", { ...r, max_tool_calls }))).toEqual({ input: 11_000, output: 50 });
+    }
+    const search = { model: "m/x", max_tokens: 50, messages: [], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 1e300 }] };
+    expect(usageCeiling(ctx("messages", search))).toEqual({ input: 11_000, output: 50 });
+  });
+
   it("the mcp loop's turns: each turn's worth, once the loop has made the body's mcp tools functions", () => {
     // Three turns each under the 1000-token window, 25 output tokens asked each: the record sums them.
     const rewritten = { model: "m/x", max_output_tokens: 25, input: [], tools: [{ type: "function", name: "docs__search", parameters: {} }] };

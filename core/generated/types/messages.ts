@@ -216,6 +216,10 @@ export interface Tool {
   };
   type?: string;
   cache_control?: CacheControl;
+  /**
+   * A server tool's most uses in the request (web_search, web_fetch): a whole number, as Anthropic requires; the budget reserves one model call for each (docs/policies.md).
+   */
+  max_uses?: number;
 }
 export interface ToolChoice {
   type: "auto" | "any" | "tool" | "none";

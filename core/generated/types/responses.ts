@@ -38,6 +38,10 @@ export interface ResponsesRequest {
     summary?: "auto" | "concise" | "detailed" | null;
   } | null;
   max_output_tokens?: number | null;
+  /**
+   * The most built-in tool calls the response may make: a whole number; the budget reserves one model call for each (docs/policies.md).
+   */
+  max_tool_calls?: number | null;
   temperature?: number | null;
   top_p?: number | null;
   metadata?: {
