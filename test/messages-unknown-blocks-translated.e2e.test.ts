@@ -103,3 +103,15 @@ it("a prefill the client sent itself still reaches the model, ending the convers
   expect(contents.at(-1).role).toBe("model");
   expect(contents.at(-1).parts).toEqual([{ text: "Hello! The capital is" }]);
 });
+
+// Consecutive user turns are merged into one chat message: the block is still named in the client's own message, not
+// at its place in the merged one (messages[2].content[1], a field the client never sent).
+it("a block in the second of two user turns in a row is named as the client sent it", async () => {
+  const r = await post({
+    model: "openai/gpt-4o-mini",
+    max_tokens: 50,
+    messages: [...earlier, { role: "user", content: [{ type: "text", text: "one" }] }, { role: "user", content: [{ type: "made_up" }, { type: "text", text: "two" }] }],
+  });
+  expect(r.status, r.text).toBe(200);
+  expect(r.headers.get("x-mg-dropped-params")).toBe("messages[3].content[0]");
+});

@@ -200,6 +200,28 @@ describe("blocks of types chat has no place for", () => {
     ]);
   });
 
+  it("blocks in consecutive turns of one role (merged for chat) are named where the client sent them, not where the merge put them", () => {
+    const { dropped } = messagesToChatRequest({
+      model: "m", max_tokens: 50,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "Hello" },
+        { role: "assistant", content: [{ type: "text", text: "again" }, { type: "compaction", content: "s" }] },
+        { role: "user", content: [{ type: "text", text: "one" }] },
+        { role: "user", content: [{ type: "made_up" }, { type: "text", text: "two" }] },
+        { role: "user", content: "three" },
+        { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "d" }, title: "T" }] },
+      ],
+    });
+    // Merged, these were messages[1].content[2], messages[3].content[1] and messages[3].content[4].title.
+    expect(dropped).toEqual(["messages[2].content[1]", "messages[4].content[0]", "messages[6].content[0].title"]);
+    // A refusal names the block in the client's own message too.
+    expect(() => messagesToChatRequest({ model: "m", max_tokens: 50, messages: [
+      { role: "user", content: "look" },
+      { role: "user", content: [{ type: "image", source: { type: "file", file_id: "file_1" } }] },
+    ] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: "messages[1].content[0].source.type" }) }));
+  });
+
   it("thinking and an earlier Claude turn's server-tool blocks go unnamed, as before", () => {
     const { dropped } = messagesToChatRequest({
       model: "m", max_tokens: 50,
@@ -267,7 +289,7 @@ describe("blocks of types chat has no place for", () => {
     });
     // Consecutive user turns are one turn: all of it left out is the same refusal.
     expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "user", content: [{ type: "compaction", content: "s" }] }])).message)
-      .toContain("the last user message's content blocks were left out (messages[2].content[0], ");
+      .toContain("the last user message's content blocks were left out (messages[2].content[0], messages[3].content[0])");
     // A system message after it does not make the turn any less the client's last.
     expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "system", content: "Be brief" }])).field).toBe("messages");
     // A prefill the client sent after it does not stand in for the question: the model would continue the prefill as

@@ -81,7 +81,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       }
     } else if (role === "assistant") {
       messages.push(...held.splice(0));
-      const msg = assistantMessage(content, index, replay, toolId, dropped, origin);
+      const msg = assistantMessage(content, turn.at, replay, toolId, dropped, origin);
       if (!msg) {
         calls = [];
         continue;
@@ -90,7 +90,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      const out = userMessages(content, index, calls, toolId, dropped, markErrors, origin);
+      const out = userMessages(content, turn.at, calls, toolId, dropped, markErrors, origin);
       if (turn === lastUserTurn && !out.length) lastLeftOut = turn;
       if (origin) for (const m of out) if (m.role === "user") origin(m, from);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
@@ -194,20 +194,28 @@ function documentPart(source: any): Record<string, unknown> | undefined {
 
 type ToolId = (id: unknown) => unknown;
 
-interface Turn { role: string; content: any[] | string; index: number; last: number }
+/** `at[j]` is the client's own path of `content[j]` (`messages[3].content[0]`), merged or not. */
+interface Turn { role: string; content: any[] | string; index: number; last: number; at: string[] }
 
-/** Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's, last the last one's. */
+/**
+ * Consecutive same-role turns joined into one (string content becomes a text block); index = the first one's, last the
+ * last one's. Each block keeps the path it had in the client's body, so what is left out or refused is named where the
+ * client sent it, not where it sits in the merged turn.
+ */
 function mergedTurns(messages: any[]): Turn[] {
   const out: Turn[] = [];
+  const pathsOf = (c: any, i: number): string[] =>
+    typeof c === "string" ? (c ? [`messages[${i}].content`] : []) : Array.isArray(c) ? c.map((_, j) => `messages[${i}].content[${j}]`) : [];
+  const asBlocks = (c: any) => (typeof c === "string" ? (c ? [{ type: "text", text: c }] : []) : c);
   messages.forEach((m, index) => {
     const last = out[out.length - 1];
     if (!last || last.role !== m.role) {
-      out.push({ role: m.role, content: m.content, index, last: index });
+      out.push({ role: m.role, content: m.content, index, last: index, at: pathsOf(m.content, index) });
       return;
     }
     last.last = index;
-    const asBlocks = (c: any) => (typeof c === "string" ? (c ? [{ type: "text", text: c }] : []) : c);
     last.content = [...asBlocks(last.content), ...asBlocks(m.content)];
+    last.at = [...last.at, ...pathsOf(m.content, index)];
   });
   return out;
 }
@@ -227,7 +235,7 @@ const SILENTLY_LEFT_OUT = new Set([
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
  * then what the results hold besides text (images, documents) and the remaining content as one user message.
  */
-function userMessages(content: any, i: number, calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean, origin?: Origin): Record<string, unknown>[] {
+function userMessages(content: any, at: string[], calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean, origin?: Origin): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
@@ -245,8 +253,8 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
             if (p) {
               origin?.(p, c);
               resultParts.push(p);
-              if (c.type === "document") documentExtras(c, `messages[${i}].content[${j}].content[${k}]`, dropped);
-            } else dropped.push(`messages[${i}].content[${j}].content[${k}]`);
+              if (c.type === "document") documentExtras(c, `${at[j]}.content[${k}]`, dropped);
+            } else dropped.push(`${at[j]}.content[${k}]`);
           });
         }
         if (b.is_error === true) text = text ? `Error: ${text}` : "Error";
@@ -266,23 +274,23 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
       }
       case "image": {
         const p = imagePart(b.source);
-        if (!p) throw invalidRequest("this image source type is not supported by this model's provider", `messages[${i}].content[${j}].source.type`);
+        if (!p) throw invalidRequest("this image source type is not supported by this model's provider", `${at[j]}.source.type`);
         origin?.(p, b);
         parts.push(p);
         break;
       }
       case "document": {
         const p = documentPart(b.source);
-        if (!p) throw invalidRequest("this document source is not supported by this model's provider", `messages[${i}].content[${j}].source`);
+        if (!p) throw invalidRequest("this document source is not supported by this model's provider", `${at[j]}.source`);
         origin?.(p, b);
         parts.push(p);
-        documentExtras(b, `messages[${i}].content[${j}]`, dropped);
+        documentExtras(b, at[j], dropped);
         break;
       }
       default:
         // Thinking and server-tool blocks have no chat equivalent and go unnamed; any other block (one the gateway
         // does not know, a container_upload) is the client's content left out, so it is named.
-        if (!SILENTLY_LEFT_OUT.has(b.type)) dropped.push(`messages[${i}].content[${j}]`);
+        if (!SILENTLY_LEFT_OUT.has(b.type)) dropped.push(at[j]);
         break;
     }
   });
@@ -304,7 +312,7 @@ function userMessages(content: any, i: number, calls: string[], toolId: ToolId, 
  * block of a type the gateway does not know is named in `dropped`. A turn made only of such blocks is no message at
  * all (an empty assistant message is one Gemini and Converse refuse).
  */
-function assistantMessage(content: any, i: number, replay: ThinkingScope | undefined, toolId: ToolId, dropped: string[], origin?: Origin): Record<string, unknown> | undefined {
+function assistantMessage(content: any, at: string[], replay: ThinkingScope | undefined, toolId: ToolId, dropped: string[], origin?: Origin): Record<string, unknown> | undefined {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
   let named = 0;
@@ -316,7 +324,7 @@ function assistantMessage(content: any, i: number, replay: ThinkingScope | undef
       origin?.(call, b);
       toolCalls.push(call);
     } else if (!SILENTLY_LEFT_OUT.has(b.type)) {
-      dropped.push(`messages[${i}].content[${j}]`);
+      dropped.push(at[j]);
       named++;
     }
   });
