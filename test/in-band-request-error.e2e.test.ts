@@ -14,6 +14,8 @@ import { listenLoopback, readRequest, type Loopback } from "./upstreams/http-fak
 import { eventFrame, exceptionFrame } from "./upstreams/bedrock.ts";
 
 const PROMPT_TOO_LONG = "prompt is too long: 210000 tokens > 200000 maximum";
+/** Bedrock's modelStreamErrorException passing on the model's own 400, as its HTTP ModelErrorException does. */
+const modelRefused = () => exceptionFrame("modelStreamErrorException", { message: 'Received client error (400) from primary with message "input malformed"', originalStatusCode: 400, originalMessage: "input malformed" });
 const pricing = { input: "0.000001", output: "0.000002" };
 
 /** Each refusing endpoint's model has a second endpoint that would answer: it must not be asked. */
@@ -36,9 +38,14 @@ const response = (status: string, extra: Record<string, unknown> = {}) => ({ id:
 /**
  * Each upstream's answer that begins ("Hel") and then fails in-band: for "request", with its error about the client's
  * own request (OpenAI's context_length_exceeded chunk, Anthropic's invalid_request_error, Gemini's INVALID_ARGUMENT,
- * a Responses invalid_prompt); for "server", with its server error.
+ * a Responses invalid_prompt, Bedrock's modelStreamErrorException passing on the model's 400); for "server", with its
+ * server error.
  */
 function afterOutput(path: string, kind: "request" | "server", res: ServerResponse) {
+  if (path.startsWith("/bedrock/")) {
+    res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+    return res.end(Buffer.concat([eventFrame("messageStart", { role: "assistant" }), eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Hel" } }), modelRefused()]));
+  }
   sse(res);
   if (path === "/openai/v1/chat/completions") {
     const error = kind === "request"
@@ -125,6 +132,7 @@ beforeAll(async () => {
     }
     if (r.path.startsWith("/bedrock/") && r.path.endsWith("/converse-stream")) {
       res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+      if (asked.includes("model refused")) return res.end(Buffer.concat([eventFrame("messageStart", { role: "assistant" }), modelRefused()]));
       return res.end(Buffer.concat([eventFrame("messageStart", { role: "assistant" }), exceptionFrame("validationException", { message: "Input is too long for requested model." })]));
     }
     res.writeHead(404, { "content-type": "application/json" });
@@ -144,6 +152,7 @@ beforeAll(async () => {
   config.models["t/responses-after"] = twoEndpoints({ provider: "openai", model: "gpt-x", native_responses: true });
   config.models["t/anthropic-after"] = twoEndpoints({ provider: "anthropic", model: "claude-x" });
   config.models["t/gemini-after"] = twoEndpoints({ provider: "gemini", model: "gemini-x" });
+  config.models["t/bedrock-after"] = twoEndpoints({ provider: "bedrock", model: "meta.llama3-3-70b-instruct-v1:0" });
   config.models["t/openai-broken"] = twoEndpoints({ provider: "openai", model: "gpt-x" });
   gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: "AIza-fake" } });
 });
@@ -178,6 +187,15 @@ describe("an in-band error about the request, before any content", () => {
       expect((await ledgerRecordOf(gw, res.headers.get("x-request-id"))).outcome).toBe("error");
     });
   }
+
+  it("t/bedrock whose model refused the request (modelStreamErrorException, originalStatusCode 400): one call, the client's 400", async () => {
+    const res = await chat("t/bedrock", "model refused");
+    const body = await res.json();
+    expect(calls).toEqual(["/bedrock/model/meta.llama3-3-70b-instruct-v1%3A0/converse-stream"]);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-should-retry")).toBe("false");
+    expect(body.error).toMatchObject({ code: "INVALID_REQUEST", type: "invalid_request_error", message: expect.stringContaining("input malformed") });
+  });
 
   it("a Messages client on Claude gets Anthropic's own 400 invalid_request_error, once", async () => {
     const res = await post("/api/v1/messages", { model: "t/anthropic", max_tokens: 100, stream: true, messages: [{ role: "user", content: "long" }] }, { "x-api-key": SHIPPED_KEY, "anthropic-version": "2023-06-01" });
@@ -252,6 +270,7 @@ describe("an in-band error about the request after output has begun", () => {
     ["t/anthropic-after", "/anthropic/v1/messages", "prompt is too long", () => chat("t/anthropic-after", "refused after output")],
     ["t/gemini-after", "/gemini/v1beta/models/gemini-x:streamGenerateContent?alt=sse", "invalid argument", () => chat("t/gemini-after", "refused after output")],
     ["t/responses-after", "/openai/v1/responses", "Invalid prompt", () => post("/api/v1/responses", { model: "t/responses-after", stream: true, input: "refused after output" })],
+    ["t/bedrock-after", "/bedrock/model/meta.llama3-3-70b-instruct-v1%3A0/converse-stream", "input malformed", () => chat("t/bedrock-after", "refused after output")],
   ] as const) {
     it(`${model}: recorded as the client's error, it opens no circuit: every request still reaches the model's endpoint`, async () => {
       for (let i = 0; i < REQUESTS; i++) {

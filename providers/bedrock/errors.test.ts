@@ -36,6 +36,11 @@ describe("Bedrock HTTP errors", () => {
     expect([refused.status, refused.code, isRetryable(refused)]).toEqual([400, "INVALID_REQUEST", false]);
     expect(refused.message).toBe('Provider bedrock rejected the request (HTTP 424): ModelErrorException: Received client error (400) from primary with message "input malformed"');
     expect(refused.details).toMatchObject({ upstream_status: 424, upstream_error_type: "ModelErrorException" });
+    // The model busy (429) or timing out (408) is not about the request: worth another try, as in a stream.
+    for (const original of [429, 408]) {
+      const busy = bedrockError("bedrock", 424, h("ModelErrorException"), `{"message":"Received client error (${original}) from primary","originalStatusCode":${original}}`);
+      expect([busy.status, busy.code, isRetryable(busy)]).toEqual([502, "UPSTREAM_ERROR", true]);
+    }
   });
 
   it("404 ResourceNotFoundException (the configured model id) -> 502 not retried (dispatch moves on to the next endpoint)", () => {
@@ -56,6 +61,22 @@ describe("exception frames", () => {
     expect([v.status, v.code]).toEqual([400, "INVALID_REQUEST"]);
     const err = streamFrameError("bedrock", { messageType: "error", type: "InternalFailure", payload: "", errorMessage: "oops" });
     expect(err.message).toBe("Provider bedrock failed mid-stream: InternalFailure: oops");
+  });
+
+  it("modelStreamErrorException passing on the model's own 4xx is the client's 400, as the HTTP ModelErrorException is: not retried", () => {
+    const frame = (payload: object) => streamFrameError("bedrock", { messageType: "exception", type: "modelStreamErrorException", payload: JSON.stringify(payload) });
+    const refused = frame({ message: 'Received client error (400) from primary with message "input malformed"', originalStatusCode: 400 });
+    expect(refused).toMatchObject({
+      status: 400, code: "INVALID_REQUEST", retryable: false, headers: { "x-should-retry": "false" },
+      message: 'Provider bedrock rejected the request: modelStreamErrorException: Received client error (400) from primary with message "input malformed"',
+      details: { provider: "bedrock", upstream_error_type: "modelStreamErrorException" },
+    });
+    expect(isRetryable(refused)).toBe(false);
+    // The model failing, busy or timing out, or no status passed on: worth another try, as before.
+    for (const original of [500, 503, 429, 408, undefined]) {
+      const failed = frame({ message: "boom", originalStatusCode: original });
+      expect([failed.status, failed.code, isRetryable(failed)]).toEqual([502, "UPSTREAM_ERROR", true]);
+    }
   });
 });
 

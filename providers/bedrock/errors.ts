@@ -6,7 +6,7 @@
 // ResourceNotFoundException (the configured model id) is 502 and falls back to the model's next endpoint.
 import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
-import { EVENT_TOO_LARGE, UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
+import { EVENT_TOO_LARGE, isRetryableStatus, UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
 import { LIMIT_SETTING } from "../upstream-limits.ts";
 import { EventStreamFrameTooLargeError, type BedrockFrame } from "./eventstream.ts";
 
@@ -29,16 +29,25 @@ export function errorTypeOf(headers: UpstreamResponse["headers"], body: unknown)
  */
 const RETRYABLE_TYPES = new Set(["ThrottlingException", "ModelNotReadyException", "ServiceUnavailableException", "InternalServerException", "ModelTimeoutException", "ModelErrorException"]);
 
+/**
+ * Whether a model error (HTTP ModelErrorException, a stream's modelStreamErrorException) passes on the model's own
+ * refusal of the request (`originalStatusCode`: "Received client error (400) ... input malformed"): a 4xx other than
+ * the model timing out or busy (408, 429: worth another try). One rule for both paths, so they cannot disagree.
+ */
+function modelRefusedRequest(body: unknown): boolean {
+  const original = (body as { originalStatusCode?: unknown } | undefined)?.originalStatusCode;
+  return typeof original === "number" && original >= 400 && original < 500 && !isRetryableStatus(original);
+}
+
 export function bedrockError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch { /* not JSON */ }
   const type = errorTypeOf(headers, body);
-  // A ModelErrorException passing on the model's own 4xx (`originalStatusCode`: "Received client error (400) ...
-  // input malformed") is about the request: the client's 400, neither retried nor counted against the endpoint.
-  const original = (body as { originalStatusCode?: unknown } | undefined)?.originalStatusCode;
-  const requestFault = type === "ModelErrorException" && typeof original === "number" && original >= 400 && original < 500;
+  // A ModelErrorException passing on the model's refusal of the request is the client's 400, neither retried nor
+  // counted against the endpoint.
+  const requestFault = type === "ModelErrorException" && modelRefusedRequest(body);
   const base = upstreamError(provider, requestFault ? 400 : status, headers, text);
   if (!type) return base;
   // Both generic messages put the provider's text after their first ": "; the type goes just before it.
@@ -70,7 +79,9 @@ export function streamFrameError(provider: string, frame: BedrockFrame): Gateway
   const message: string = payload?.message ?? payload?.Message ?? frame.errorMessage ?? type;
   const details = { provider, upstream_error_type: type, upstream_error: payload ?? frame.payload };
   const t = type.toLowerCase();
-  if (t === "validationexception") {
+  // A modelStreamErrorException passing on the model's refusal of the request is the client's 400, as the same
+  // ModelErrorException sent as an HTTP status is; after the first event, it says nothing about the endpoint either.
+  if (t === "validationexception" || (t === "modelstreamerrorexception" && modelRefusedRequest(payload))) {
     return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, { retryable: false, details, headers: DO_NOT_RETRY });
   }
   const timeout = t === "modeltimeoutexception";
