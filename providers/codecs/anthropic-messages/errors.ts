@@ -18,3 +18,17 @@ export function anthropicStreamError(provider: string, payload: any): GatewayErr
   const error = payload?.error ?? payload;
   return inBandError(provider, anthropicTypeStatus(error?.type ?? "api_error"), error);
 }
+
+/**
+ * An `event: error`'s data -> the gateway error. Data that is not JSON (a proxy's `upstream reset`) is the provider's
+ * own failure text: the provider failed mid-stream in those words (retryable before the first event, as api_error).
+ */
+export function anthropicErrorEvent(provider: string, data: string): GatewayError {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data);
+  } catch {
+    payload = { message: data };
+  }
+  return anthropicStreamError(provider, payload);
+}

@@ -61,6 +61,15 @@ describe("relayMessagesStream", () => {
     }
   });
 
+  it("an `event: error` whose data is not JSON (a proxy's `upstream reset`) is the provider failing in those words, retryable before content", async () => {
+    const r = await relay([start, { event: "error", data: "upstream reset" }]);
+    expect(r.out).toEqual([]);
+    expect(r.error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, message: "Provider up failed mid-stream: upstream reset" });
+    const after = await relay([start, blockStart, delta, { event: "error", data: "upstream reset" }]);
+    expect(after.out).toEqual(["message_start", "content_block_start", "content_block_delta"]);
+    expect(after.error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", message: "Provider up failed mid-stream: upstream reset" });
+  });
+
   it("an answer without content blocks but with a stop_reason is an (empty) answer, relayed whole", async () => {
     const r = await relay([start, msgDelta, stop]);
     expect(r.error).toBeUndefined();

@@ -8,7 +8,7 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
-import { anthropicStreamError } from "./errors.ts";
+import { anthropicErrorEvent } from "./errors.ts";
 import { fromAnthropicUsage } from "./usage.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
@@ -49,7 +49,7 @@ async function* relay(events: AsyncIterable<SseEvent>, call: RelayCall, provider
       for (const k in u) if (u[k] !== null && u[k] !== undefined) usage[k] = u[k];
       report();
     } else if (type === "error") {
-      throw anthropicStreamError(provider, JSON.parse(ev.data));
+      throw anthropicErrorEvent(provider, ev.data);
     }
     if (!opening.begun && type !== "message_start" && type !== "ping") {
       if (type === "message_stop") throw emptyStream(provider);
