@@ -258,6 +258,30 @@ describe("responses prompt_cache_key / prompt_cache_retention", () => {
   });
 });
 
+describe("responses service_tier", () => {
+  const opts = (driverProtocol: string) => ({ cacheMarkers: false, cacheAuto: false, driverProtocol, provider: "up" });
+  const target = { modelId: "x/m", provider: "up", upstreamModel: "m", pricing: {}, maxTokens: 4096 };
+
+  it("reaches a chat upstream as sent (chat has the same tiers), nothing dropped", async () => {
+    const { responsesToChat } = await import("./index.ts");
+    const t = responsesToChat.request({ model: "m", input: "hi", service_tier: "flex" }, target, opts("openai"));
+    expect((t.body as Record<string, unknown>).service_tier).toBe("flex");
+    expect(t.dropped).toEqual([]);
+  });
+
+  it("is named in x-mg-dropped-params on Anthropic, Gemini and Converse, as a chat client's is, and not sent", async () => {
+    const { responsesToMessages } = await import("../responses-to-messages/index.ts");
+    const { responsesToGemini } = await import("../responses-to-gemini/index.ts");
+    const { responsesToConverse } = await import("../responses-to-converse/index.ts");
+    for (const [tr, proto] of [[responsesToMessages, "anthropic"], [responsesToGemini, "gemini"], [responsesToConverse, "bedrock"]] as const) {
+      const t = tr.request({ model: "m", input: "hi", service_tier: "flex" }, target, opts(proto));
+      expect(t.dropped, proto).toEqual(["service_tier"]);
+      expect(JSON.stringify(t.body), proto).not.toContain("flex");
+      expect(tr.request({ model: "m", input: "hi", service_tier: null }, target, opts(proto)).dropped, proto).toEqual([]);
+    }
+  });
+});
+
 describe("call ids a Gemini model made", () => {
   it("lose their signature for every upstream but Gemini, function calls and their outputs alike", () => {
     const id = toolCallId({ functionCall: { id: "call_abc" }, thoughtSignature: "s".repeat(200) });

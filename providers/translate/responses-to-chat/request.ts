@@ -220,6 +220,9 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   if (typeof user === "string" && user) out.user = user;
   // Chat has the same prompt-cache routing knobs; translators to upstreams without them name them dropped.
   for (const k of ["prompt_cache_key", "prompt_cache_retention"] as const) if (typeof body[k] === "string" && body[k]) out[k] = body[k];
+  // Chat has the same capacity tiers (auto | default | flex): a chat upstream takes it as sent, and the translators to
+  // Anthropic, Gemini and Converse, which have none chosen this way, name it dropped as they do a chat client's.
+  if (body.service_tier !== undefined && body.service_tier !== null) out.service_tier = body.service_tier;
   const effort = body.reasoning?.effort;
   if (effort) out.reasoning_effort = effort;
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.

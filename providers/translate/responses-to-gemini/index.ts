@@ -6,14 +6,4 @@ import { chainTranslators } from "../chain.ts";
 import { responsesToChatFor } from "../responses-to-chat/index.ts";
 import { chatToGemini } from "../chat-to-gemini/index.ts";
 
-const chained = chainTranslators(responsesToChatFor("gemini"), chatToGemini);
-
-export const responsesToGemini: Translator = {
-  ...chained,
-  request(body, target, opts) {
-    const t = chained.request(body, target, opts);
-    // The chat half never sees service_tier (responses -> chat does not carry it); Gemini has no tiers: say so.
-    if (body?.service_tier !== undefined && body.service_tier !== null && !t.dropped.includes("service_tier")) t.dropped.push("service_tier");
-    return t;
-  },
-};
+export const responsesToGemini: Translator = chainTranslators(responsesToChatFor("gemini"), chatToGemini);
