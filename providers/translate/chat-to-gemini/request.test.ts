@@ -46,6 +46,13 @@ describe("chat -> gemini: knobs Gemini has no counterpart for", () => {
     expect(t.dropped).toEqual(["verbosity", "service_tier"]);
     expect(JSON.stringify(t.body)).not.toMatch(/flex|verbosity/);
   });
+
+  it("prediction (Predicted Outputs) is named dropped, as on Anthropic: Gemini has no such hint", () => {
+    const t = chatToGeminiRequest({ messages: [{ role: "user", content: "fix the typo" }], prediction: { type: "content", content: "const x = 1;" } }, target);
+    expect(t.dropped).toEqual(["prediction"]);
+    expect(JSON.stringify(t.body)).not.toContain("const x = 1;");
+    expect(chatToGeminiRequest({ messages: [{ role: "user", content: "hi" }], prediction: null }, target).dropped).toEqual([]);
+  });
 });
 
 describe("chat -> gemini: image URLs", () => {

@@ -3,7 +3,7 @@
 // functionResponse parts (the function name looked up from the assistant's tool_calls); JSON Schemas are cut down
 // to the OpenAPI subset Gemini accepts (schema.ts); an image URL Gemini fetches itself (Files API, gs://, YouTube)
 // travels as fileData, any other is downloaded by the gateway before sending (media-urls.ts: Gemini refuses it);
-// logprobs, logit_bias, verbosity and service_tier (no Gemini counterpart) are dropped and reported.
+// logprobs, logit_bias, verbosity, service_tier and prediction (no Gemini counterpart) are dropped and reported.
 import { invalidRequest } from "../../../core/errors.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { knobsFor } from "../../../core/metering/thinking.ts";
@@ -67,8 +67,9 @@ export function chatToGeminiRequest(sent: any, target: Target): Translated<Recor
   const dropped: string[] = [];
   const body = plainChatTools(sent, dropped); // legacy functions, allowed_tools, custom tools (chat-tool-forms.ts)
   // prompt_cache_key / _retention: Gemini caches implicitly or by a cachedContent resource, not by a routing key.
-  // verbosity, service_tier: Gemini has neither a length knob nor tiers chosen per request.
-  for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention", "verbosity", "service_tier"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
+  // verbosity, service_tier: Gemini has neither a length knob nor tiers chosen per request; prediction (Predicted
+  // Outputs' draft of the answer) has no Gemini hint either.
+  for (const k of ["logit_bias", "logprobs", "top_logprobs", "prompt_cache_key", "prompt_cache_retention", "verbosity", "service_tier", "prediction"]) if (body[k] !== undefined && body[k] !== null && body[k] !== false) dropped.push(k);
   const pending: PendingUrl[] = [];
   const system: { text: string }[] = [];
   const contents: { role: string; parts: any[] }[] = [];
