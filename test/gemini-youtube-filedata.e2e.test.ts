@@ -38,4 +38,19 @@ describe("Gemini client: an untyped YouTube fileData to an OpenAI model", () => 
     expect(JSON.stringify(body.error)).toContain("contents[0].parts[1].fileData.fileUri");
     expect(up.requests.length).toBe(before);
   });
+
+  // Consecutive user contents are one chat message: the part is still named in the client's own content, not at its
+  // place in the merged one (contents[0].parts[1], a field the client never sent).
+  it("in the second of two user contents in a row, is named where the client sent it: contents[1].parts[0]", async () => {
+    const before = up.requests.length;
+    const res = await fetch(`${gw.url}/api/v1beta/models/${MODEL}:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Summarise this video." }] }, { role: "user", parts: [{ fileData: { fileUri: "https://youtu.be/9hE5-98ZeCg" } }] }] }),
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.details[1].fieldViolations).toEqual([expect.objectContaining({ field: "contents[1].parts[0].fileData.fileUri" })]);
+    expect(up.requests.length).toBe(before);
+  });
 });

@@ -209,3 +209,35 @@ describe("Gemini request -> a chat completions upstream's stop limit", () => {
     expect(translate(body).body.stop).toHaveLength(5); // Claude (through Messages) takes them
   });
 });
+
+describe("Gemini request -> chat: consecutive contents of one role (merged for chat)", () => {
+  const field = (contents: any[]) => {
+    try {
+      translate({ contents });
+    } catch (e) {
+      return (e as GatewayError).details?.field;
+    }
+    return undefined;
+  };
+
+  it("a refused part is named where the client sent it, not where the merge put it", () => {
+    // Merged, the fileData was contents[0].parts[1], a field the client never sent.
+    expect(field([{ role: "user", parts: [{ text: "Look." }] }, { role: "user", parts: [{ fileData: { mimeType: "image/png", fileUri: "gs://bucket/a.png" } }] }]))
+      .toBe("contents[1].parts[0].fileData.fileUri");
+    expect(field([
+      { role: "user", parts: [{ text: "a" }, { text: "b" }] },
+      { role: "model", parts: [{ text: "ok" }] },
+      { role: "user", parts: [{ text: "c" }] },
+      { parts: [{ text: "d" }, { fileData: { mimeType: "application/pdf", fileUri: "https://example.com/r.pdf" } }] },
+    ])).toBe("contents[3].parts[1].fileData.mimeType");
+    // A function response answering nothing, in the second of two user contents.
+    expect(field([{ role: "user", parts: [{ text: "go" }] }, { role: "user", parts: [{ text: "x" }, { functionResponse: { name: "f", response: {} } }] }]))
+      .toBe("contents[1].parts[1].functionResponse");
+  });
+
+  it("a chat step's name for a part of a merged turn is the client's own path too", () => {
+    const { body } = translate({ contents: [{ role: "user", parts: [{ text: "Hi" }] }, { role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] }] });
+    expect(clientName(body, "messages[0].content[1].image_url.url")).toBe("contents[1].parts[0].inlineData");
+    expect(clientName(body, "messages[0]")).toBe("contents");
+  });
+});

@@ -31,7 +31,8 @@ export interface Translated {
   dropped: string[];
 }
 
-interface Turn { role: string; parts: any[]; index: number; last: number }
+/** `at[j]` is the client's own path of `parts[j]` (`contents[3].parts[0]`), merged or not. */
+interface Turn { role: string; parts: any[]; index: number; last: number; at: string[] }
 interface Call { id: string; name: string; answered: boolean }
 
 /** Files API URIs (https://generativelanguage.googleapis.com/v1beta/files/…): files only Gemini can read. */
@@ -56,17 +57,23 @@ function unsupported(field: string, what: string, target: Target, provider: stri
     { details: { field, provider } }));
 }
 
-/** Consecutive contents of one role as one turn (a missing role is the user's, as in a single-turn request); index
- * is the first content's, last the last one's. */
+/**
+ * Consecutive contents of one role as one turn (a missing role is the user's, as in a single-turn request); index is
+ * the first content's, last the last one's. Each part keeps the path it had in the client's body, so a refused part is
+ * named where the client sent it, not where it sits in the merged turn.
+ */
 function mergedTurns(contents: any[]): Turn[] {
   const out: Turn[] = [];
   contents.forEach((c, index) => {
     const role = c.role === "model" ? "model" : "user";
+    const parts: any[] = c.parts ?? [];
+    const at = parts.map((_, j) => `contents[${index}].parts[${j}]`);
     const last = out.at(-1);
     if (last?.role === role) {
-      last.parts.push(...(c.parts ?? []));
+      last.parts.push(...parts);
+      last.at.push(...at);
       last.last = index;
-    } else out.push({ role, parts: [...(c.parts ?? [])], index, last: index });
+    } else out.push({ role, parts: [...parts], index, last: index, at });
   });
   return out;
 }
@@ -150,7 +157,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Orig
   const content: Record<string, unknown>[] = [];
   const resultMedia: Record<string, unknown>[] = [];
   turn.parts.forEach((p, j) => {
-    const field = `contents[${turn.index}].parts[${j}]`;
+    const field = turn.at[j]!;
     if (p.functionResponse) {
       const fr = p.functionResponse;
       const id = upstreamId(fr.id, fr.name);
