@@ -95,11 +95,17 @@ export function statusOf(finish: string | null | undefined) {
   return { status: "completed" as const, incomplete_details: null };
 }
 
-export function responseShell(id: string, createdAt: number, echo: ResponseEcho, model: string | undefined) {
+/** `tier`: the service tier the upstream says served the request (a chat answer's service_tier), when it says one. */
+export function responseShell(id: string, createdAt: number, echo: ResponseEcho, model: string | undefined, tier?: unknown) {
   return {
     id, object: "response", created_at: createdAt, status: "in_progress", error: null, incomplete_details: null,
-    ...echo, model: model ?? echo.model ?? "", output: [] as unknown[], previous_response_id: null, usage: null as unknown,
+    ...echo, model: model ?? echo.model ?? "", ...servedTier(tier), output: [] as unknown[], previous_response_id: null, usage: null as unknown,
   };
+}
+
+/** The response's service_tier is the tier that served it (OpenAI's description): the upstream's when it names one. */
+export function servedTier(tier: unknown): { service_tier?: string } {
+  return typeof tier === "string" && tier ? { service_tier: tier } : {};
 }
 
 /**
@@ -146,7 +152,7 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
     output.push({ type: "function_call", id: newId("fc"), call_id: c.id, ...clientName(ctx.names, c.function?.name ?? ""), arguments: args, status: callStatus(args, statusOf(choice?.finish_reason).status) });
   }
   const created = typeof chat?.created === "number" ? chat.created : Math.floor(Date.now() / 1000);
-  const shell = responseShell(newId("resp"), created, echo, chat?.model);
+  const shell = responseShell(newId("resp"), created, echo, chat?.model, chat?.service_tier);
   const extra = chat?.providerMetadata ? { providerMetadata: chat.providerMetadata } : {};
   return shownResponse({ ...shell, ...statusOf(choice?.finish_reason), output, usage: responsesUsage(chat?.usage), ...extra }, ctx.show);
 }

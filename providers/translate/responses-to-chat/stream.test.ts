@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { chatToResponsesStream } from "./stream.ts";
-import { echoOf } from "./response.ts";
+import { chatToResponse, echoOf } from "./response.ts";
 import { decodeReasoning, fullResponseOf } from "./reasoning.ts";
 
 async function run(chunks: unknown[], done = true, show = false, raw: SseEvent[] = []) {
@@ -383,5 +383,18 @@ describe("the answer a stream builds up is bounded (server.upstream_limits.answe
     expect(failure).toBeUndefined();
     expect(out.find((e) => e.type === "response.output_text.done").text).toBe(words.join(""));
     expect(out.at(-1).response.output[0].content[0].text).toBe(words.join(""));
+  });
+});
+
+describe("the response's service_tier is the tier that served it", () => {
+  it("the chat upstream's service_tier (a flex request to Groq), JSON and streamed; default when the upstream names none", async () => {
+    const chat = { id: "c1", created: 1, model: "m", service_tier: "flex", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] };
+    expect((chatToResponse(chat, echoOf({ model: "m", input: "x", service_tier: "flex" }), { flavor: "chat", provider: "groq", show: true }) as any).service_tier).toBe("flex");
+    const { service_tier: _, ...untiered } = chat;
+    expect((chatToResponse(untiered, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "groq", show: true }) as any).service_tier).toBe("default");
+    const out = await run([c({ role: "assistant", content: "hi" }, null, { service_tier: "flex" }), c({}, "stop", { service_tier: "flex" })]);
+    const tiers = out.filter((e) => e.response).map((e) => e.response.service_tier);
+    expect(tiers.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(tiers)).toEqual(new Set(["flex"]));
   });
 });

@@ -20,7 +20,7 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { failedResponseError } from "../../../core/responses/failed-error.ts";
-import { newId, reasoningItem, responseShell, responsesUsage, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
+import { newId, reasoningItem, responseShell, responsesUsage, servedTier, shownResponse, statusOf, type AnswerContext, type ResponseEcho } from "./response.ts";
 import { clientItem, withFull } from "./reasoning.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { clientName } from "./tools.ts";
@@ -107,7 +107,7 @@ export class ChatToResponsesStream {
   private start(chunk: any, out: SseEvent[]) {
     if (this.response) return this.response;
     const created = typeof chunk?.created === "number" ? chunk.created : Math.floor(Date.now() / 1000);
-    this.response = responseShell(newId("resp"), created, this.echo, chunk?.model);
+    this.response = responseShell(newId("resp"), created, this.echo, chunk?.model, chunk?.service_tier);
     this.ev("response.created", { response: this.response }, out);
     this.ev("response.in_progress", { response: this.response }, out);
     return this.response;
@@ -274,7 +274,7 @@ export class ChatToResponsesStream {
     if (!choice) return out;
     // Before anything of it is kept or sent: past the bound, the stream fails here (the first chunk: before it began).
     this.bound.add(answerChars(choice));
-    this.start(chunk, out);
+    Object.assign(this.start(chunk, out), servedTier(chunk.service_tier));
     const d = choice.delta ?? {};
     const thought = d.reasoning_content ?? d.reasoning;
     if (typeof thought === "string" && thought) this.reasoning(thought, d.reasoning_content != null ? "reasoning_content" : "reasoning", out);
