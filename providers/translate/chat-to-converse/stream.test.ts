@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConverseToChatStream } from "./stream.ts";
 import { converseToChatResponse } from "./response.ts";
+import { foldChatChoices } from "../../../test/helpers/fold-chat-chunks.ts";
 
 const ev = (event: string, payload: unknown) => ({ event, data: JSON.stringify(payload) });
 const chunks = (t: ConverseToChatStream, evs: { event: string; data: string }[]) => evs.flatMap((e) => t.push(e)).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
@@ -90,16 +91,7 @@ describe("JSON beside tools: a stream says what the JSON answer says", () => {
   /** The chat chunks folded as a client does: content joined, tool calls by index, the finish reason. */
   const folded = (c: any) => {
     const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m", jsonTool: "json_output" });
-    const deltas = chunks(t, eventsOf(c)).filter((x) => x !== "[DONE]").map((x: any) => x.choices[0]);
-    const calls: any[] = [];
-    for (const d of deltas) {
-      for (const tc of d.delta.tool_calls ?? []) {
-        calls[tc.index] ??= { id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } };
-        calls[tc.index].function.arguments += tc.function.arguments;
-      }
-    }
-    const content = deltas.map((d) => d.delta.content ?? "").join("");
-    return { content: content || null, tool_calls: calls.length ? calls : undefined, finish_reason: deltas.at(-1).finish_reason };
+    return foldChatChoices(chunks(t, eventsOf(c)).filter((x) => x !== "[DONE]").map((x: any) => x.choices[0]));
   };
   const answer = (content: unknown[]) => ({ output: { message: { role: "assistant", content } }, stopReason: "tool_use", usage: { inputTokens: 10, outputTokens: 7, totalTokens: 17 } });
   const call = { toolUse: { toolUseId: "tooluse_1", name: "get_weather", input: { city: "Paris" } } };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MessagesToChatStream } from "./stream.ts";
 import { messagesToChatResponse } from "./response.ts";
+import { foldChatChoices } from "../../../test/helpers/fold-chat-chunks.ts";
 
 const ev = (type: string, payload: Record<string, unknown> = {}) => ({ event: type, data: JSON.stringify({ type, ...payload }) });
 
@@ -182,16 +183,7 @@ describe("JSON beside tools: a stream says what the JSON answer says", () => {
   /** The chat chunks folded as a client does: content joined, tool calls by index, the finish reason. */
   const folded = (msg: any) => {
     const t = new MessagesToChatStream({ includeUsage: false, provider: "p", jsonTool: "json_output" });
-    const chunks = eventsOf(msg).flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
-    const calls: any[] = [];
-    for (const c of chunks) {
-      for (const tc of c.delta.tool_calls ?? []) {
-        calls[tc.index] ??= { id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } };
-        calls[tc.index].function.arguments += tc.function.arguments;
-      }
-    }
-    const content = chunks.map((c) => c.delta.content ?? "").join("");
-    return { content: content || null, tool_calls: calls.length ? calls : undefined, finish_reason: chunks.at(-1).finish_reason };
+    return foldChatChoices(eventsOf(msg).flatMap((e) => t.push(e)).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]));
   };
   const answer = (content: unknown[]) => ({ id: "msg_1", model: "claude-x", content, stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 7 } });
   const call = { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } };

@@ -4,6 +4,18 @@ import { messagesToChatRequest } from "./request.ts";
 import { toolCallId } from "../chat-to-gemini/response.ts";
 import { clientName } from "../client-names.ts";
 
+/** The refusal a translation throws to pass its target over (Unsupported), as the client would read it. */
+function refusalOf(f: () => unknown) {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(Unsupported);
+    const err = (e as Unsupported).error;
+    return { status: err.status, code: err.code, field: err.details?.field, message: err.message };
+  }
+  throw new Error("translated without a word");
+}
+
 describe("messages request -> chat request", () => {
   it("system first, tool results as tool messages before the user's text, images as image_url parts", () => {
     const { body, dropped } = messagesToChatRequest({
@@ -249,22 +261,12 @@ describe("blocks of types chat has no place for", () => {
 
   it("turns made only of such blocks leave nothing to send: the gateway's 400 naming messages, for this target to be passed over", () => {
     const translate = (messages: unknown[], system?: string) => () => messagesToChatRequest({ model: "m", max_tokens: 50, system, messages });
-    const nothing = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(Unsupported);
-        const err = (e as Unsupported).error;
-        return { status: err.status, code: err.code, field: err.details?.field, message: err.message };
-      }
-      throw new Error("translated without a word");
-    };
-    expect(nothing(translate([{ role: "user", content: [{ type: "made_up", text: "q" }] }]))).toEqual({
+    expect(refusalOf(translate([{ role: "user", content: [{ type: "made_up", text: "q" }] }]))).toEqual({
       status: 400, code: "INVALID_REQUEST", field: "messages",
       message: expect.stringContaining("left out (messages[0].content[0]), and no message remains"),
     });
     // A system prompt alone is not the conversation: Gemini and Converse would get no turn at all.
-    expect(nothing(translate([{ role: "user", content: [{ type: "fallback", model: "x" }] }, { role: "assistant", content: [{ type: "compaction", content: "s" }] }], "Be brief")).message)
+    expect(refusalOf(translate([{ role: "user", content: [{ type: "fallback", model: "x" }] }, { role: "assistant", content: [{ type: "compaction", content: "s" }] }], "Be brief")).message)
       .toContain("(messages[0].content[0], messages[1].content[0])");
     // Any turn left keeps the request going as before.
     expect(translate([{ role: "user", content: [{ type: "made_up", text: "q" }, { type: "text", text: "x" }] }])().body.messages).toEqual([{ role: "user", content: "x" }]);
@@ -272,35 +274,25 @@ describe("blocks of types chat has no place for", () => {
 
   it("a last user turn made only of such blocks is not left out silently: the assistant turn before it would end the request, read as a prefill", () => {
     const translate = (messages: unknown[]) => () => messagesToChatRequest({ model: "m", max_tokens: 50, messages });
-    const refusal = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(Unsupported);
-        const err = (e as Unsupported).error;
-        return { status: err.status, code: err.code, field: err.details?.field, message: err.message };
-      }
-      throw new Error("translated without a word");
-    };
     const earlier = [{ role: "user", content: "hi" }, { role: "assistant", content: "Hello! The capital is" }];
-    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "mystery", note: "What is the capital of France?" }] }]))).toEqual({
+    expect(refusalOf(translate([...earlier, { role: "user", content: [{ type: "mystery", note: "What is the capital of France?" }] }]))).toEqual({
       status: 400, code: "INVALID_REQUEST", field: "messages",
       message: expect.stringContaining("the last user message's content blocks were left out (messages[2].content[0])"),
     });
     // Consecutive user turns are one turn: all of it left out is the same refusal.
-    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "user", content: [{ type: "compaction", content: "s" }] }])).message)
+    expect(refusalOf(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "user", content: [{ type: "compaction", content: "s" }] }])).message)
       .toContain("the last user message's content blocks were left out (messages[2].content[0], messages[3].content[0])");
     // A system message after it does not make the turn any less the client's last.
-    expect(refusal(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "system", content: "Be brief" }])).field).toBe("messages");
+    expect(refusalOf(translate([...earlier, { role: "user", content: [{ type: "made_up" }] }, { role: "system", content: "Be brief" }])).field).toBe("messages");
     // A prefill the client sent after it does not stand in for the question: the model would continue the prefill as
     // the answer to the earlier turn, so the same refusal, prefill or no.
     const question = [...earlier, { role: "user", content: [{ type: "made_up", text: "What is the capital of France?" }] }];
-    expect(refusal(translate([...question, { role: "assistant", content: "The answer is" }]))).toEqual({
+    expect(refusalOf(translate([...question, { role: "assistant", content: "The answer is" }]))).toEqual({
       status: 400, code: "INVALID_REQUEST", field: "messages",
       message: expect.stringContaining("the last user message's content blocks were left out (messages[2].content[0])"),
     });
     // A system message between them changes nothing.
-    expect(refusal(translate([...question, { role: "system", content: "Be brief" }, { role: "assistant", content: "The answer is" }])).field).toBe("messages");
+    expect(refusalOf(translate([...question, { role: "system", content: "Be brief" }, { role: "assistant", content: "The answer is" }])).field).toBe("messages");
     // A prefill the client sent is its own: translated as before.
     expect(translate(earlier)().body.messages).toEqual(earlier);
     expect(translate([...earlier.slice(0, 1), { role: "assistant", content: [{ type: "made_up" }] }, { role: "user", content: "and?" }, { role: "assistant", content: "So" }])().body.messages)
