@@ -2,14 +2,10 @@
 // upstream's own `error` event and terminal response.failed through as they came. The failure is still thrown, so
 // the request is recorded as what it was (stream_error in the ledger, a failed attempt, the circuit), but whoever
 // writes the stream adds no ending of its own: a second error event would contradict the upstream's.
-const TOLD = Symbol.for("model-gateway.stream.told");
+import { errorMark } from "../error-mark.ts";
+
+const told = errorMark("stream.told");
 
 /** Marks `err` as already told to the client. */
-export function toldClient<E extends object>(err: E): E {
-  (err as Record<symbol, unknown>)[TOLD] = true;
-  return err;
-}
-
-export function clientWasTold(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[TOLD] === true;
-}
+export const toldClient = told.set;
+export const clientWasTold = told.has;
