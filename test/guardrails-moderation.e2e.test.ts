@@ -196,6 +196,15 @@ describe("a catalog model as judge", () => {
     const r = await ask(gw.url, JUDGED, "chat", MODEL, "please ramble", false);
     expect(r.status).toBe(503);
     expect(r.errorCode).toBe("GUARDRAIL_UNAVAILABLE");
+    const ledger = await gw.gateway.store.ledger({ project: "judged" });
+    const request = ledger.filter((e) => e.endpoint !== "moderation").at(-1)!;
+    // The request's record names the outage, not a content block by the moderation.
+    expect(request).toMatchObject({ outcome: "blocked", status: 503, guardrail: "block:moderation-unavailable" });
+    // The judge answered (prose): a failed call, billed for the tokens the provider charged for it.
+    const call = ledger.find((e) => e.generationId === `${request.generationId}:moderation:input`)!;
+    expect(call).toMatchObject({ status: 502, outcome: "error", estimated: false });
+    expect(call.guardrail).toBeUndefined();
+    expect(call.costPico).toBeGreaterThan(0n);
   });
 });
 

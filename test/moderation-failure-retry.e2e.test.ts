@@ -92,7 +92,7 @@ describe("output moderation refused by its provider (401 invalid_api_key), fail_
     expect(fake.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
     const billed = (await generations()).slice(billedBefore);
     expect(billed).toHaveLength(1);
-    expect(billed[0]).toMatchObject({ outcome: "blocked", guardrail: "block:moderation" });
+    expect(billed[0]).toMatchObject({ outcome: "blocked", guardrail: "block:moderation-unavailable" }); // an outage, not a content block
   });
 
   it("the Anthropic SDK does not retry it either", async () => {

@@ -48,10 +48,13 @@ export function blocked(ctx: GatewayContext, rule: string, side: Side, extra: Re
  * is a 503 the client may retry. One a retry would meet again (the moderation provider refusing the gateway's key,
  * model or URL; a judge that cannot be called) is a 502 with x-should-retry: false: each SDK retry of an output-side
  * failure would run, and bill, a whole generation again, for the same refusal.
+ * Noted as `block:<rule>-unavailable` (record, access log, metric): an outage, which an alert on the rule's content
+ * blocks must not count; the client's error still names the guardrail that could not check.
  */
 export function unavailable(ctx: GatewayContext, rule: string, side: Side, reason: string, retryable: boolean): GatewayError {
-  note(ctx, rule, "block");
-  ctx.guardrail!.blocked ??= rule;
+  const noted = `${rule}-unavailable`;
+  note(ctx, noted, "block");
+  ctx.guardrail!.blocked ??= noted;
   const what = `Guardrail "${rule}" could not check the ${side === "input" ? "request" : "answer"} (${reason})`;
   if (!retryable) return new GatewayError(502, "GUARDRAIL_UNAVAILABLE", what, { details: { rule, on: side }, headers: DO_NOT_RETRY });
   return new GatewayError(503, "GUARDRAIL_UNAVAILABLE", `${what}; try again`, { details: { rule, on: side }, retryAfter: 1, retryable: true });
