@@ -54,6 +54,26 @@ describe("a key no retry can make valid", () => {
     }
   });
 
+  // Each protocol's clients put the key in their own header: the hint names the one they can set.
+  it("a chat or Responses request without a key is told to send Authorization: Bearer", async () => {
+    for (const r of [await postJson(`${gw.baseURL}/chat/completions`, chat(), {}), await postJson(`${gw.baseURL}/responses`, { model: "openai/gpt-4o-mini", input: "hi" }, {})]) {
+      expect(r.status).toBe(401);
+      expect(r.json.error.message).toBe("Missing API key: send Authorization: Bearer mg_live_…");
+    }
+  });
+
+  it("a Messages request without a key is told to send x-api-key, as the Anthropic SDK and Claude Code do", async () => {
+    const r = await postJson(`${gw.url}/api/v1/messages`, { model: "anthropic/claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { "anthropic-version": "2023-06-01" });
+    expect(r.status).toBe(401);
+    expect(r.json.error).toMatchObject({ type: "authentication_error", message: "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)" });
+  });
+
+  it("a Gemini request without a key is told to send x-goog-api-key or ?key=, as the Gemini SDKs and REST examples do", async () => {
+    const r = await postJson(`${gw.url}/api/v1beta/models/x/y:generateContent`, { contents: [{ role: "user", parts: [{ text: "hi" }] }] }, {});
+    expect(r.status).toBe(401);
+    expect(r.json.error).toMatchObject({ status: "UNAUTHENTICATED", message: "Missing API key: send the mg_live_… key in x-goog-api-key or ?key=" });
+  });
+
   it("a valid key's answer does not say it", async () => {
     const r = await postJson(`${gw.baseURL}/chat/completions`, chat(), { authorization: `Bearer ${OTHER}` });
     expect(r.status).toBe(200);

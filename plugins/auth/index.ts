@@ -26,6 +26,13 @@ function presentedKey(ctx: GatewayContext): string | undefined {
   return undefined;
 }
 
+/** The missing-key 401 names where this protocol's clients put a key (what presentedKey reads for it). */
+function missingKeyMessage(ctx: GatewayContext): string {
+  if (ctx.protocol === "anthropic") return "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)";
+  if (ctx.protocol === "gemini") return "Missing API key: send the mg_live_… key in x-goog-api-key or ?key=";
+  return "Missing API key: send Authorization: Bearer mg_live_…";
+}
+
 function queryKey(path: string): string | undefined {
   const q = path.indexOf("?");
   return q === -1 ? undefined : new URLSearchParams(path.slice(q + 1)).get("key")?.trim() || undefined;
@@ -78,7 +85,7 @@ export default definePlugin({
   name: "auth",
   handle(ctx, next) {
     const key = presentedKey(ctx);
-    if (!key) throw deny(ctx, "INVALID_API_KEY", "Missing API key: send Authorization: Bearer mg_live_…");
+    if (!key) throw deny(ctx, "INVALID_API_KEY", missingKeyMessage(ctx));
     if (!KEY_PATTERN.test(key)) throw deny(ctx, "INVALID_API_KEY", "Malformed API key: keys start with mg_live_ or mg_test_");
     const record = lookup(ctx.config, key) ?? storedKey(ctx, key);
     // The YAML path stays synchronous (no promise per request); only a key the cache does not know waits.
