@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
+import { markStop, type UpstreamStop } from "../upstream-stop.ts";
 
 export function finishReasonOf(reason: string | undefined): string {
   switch (reason) {
@@ -16,6 +17,18 @@ export function finishReasonOf(reason: string | undefined): string {
     case "content_filtered": return "content_filter";
     default: return "stop"; // end_turn, stop_sequence, malformed_* and unknown values
   }
+}
+
+/**
+ * What finish_reason folds away (upstream-stop.ts): Converse's stop_sequence with the sequence that matched, which
+ * Converse gives in additionalModelResponseFields as the model names it (stop_sequence; in a stream's messageStop,
+ * delta.stop_sequence), and model_context_window_exceeded.
+ */
+export function converseStopOf(reason: unknown, fields: any): UpstreamStop | undefined {
+  if (reason === "model_context_window_exceeded") return { reason };
+  if (reason !== "stop_sequence") return undefined;
+  const sequence = fields?.stop_sequence ?? fields?.delta?.stop_sequence;
+  return { reason, sequence: typeof sequence === "string" ? sequence : null };
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -74,12 +87,12 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
     message.reasoning_details = blocks.map(reasoningDetail);
     message.thinking_blocks = blocks;
   }
-  return {
+  return markStop({
     id: chatId(),
     object: "chat.completion",
     created,
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: json !== undefined && c?.stopReason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(c?.stopReason) }],
     usage: converseToOpenAIUsage(c?.usage),
-  };
+  }, converseStopOf(c?.stopReason, c?.additionalModelResponseFields));
 }

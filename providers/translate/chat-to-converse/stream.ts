@@ -8,7 +8,8 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
-import { chatId, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
+import { chatId, converseStopOf, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
+import { markStop } from "../upstream-stop.ts";
 
 export class ConverseToChatStream {
   private readonly id = chatId();
@@ -118,7 +119,8 @@ export class ConverseToChatStream {
         this.role(out);
         // The JSON tool's call is the answer, not a call for the client to make.
         this.finish = this.jsonBlock !== undefined && e.stopReason === "tool_use" && this.toolCount === -1 ? "stop" : finishReasonOf(e.stopReason);
-        out.push(this.chunk({}, this.finish));
+        // What the finish_reason folds away rides on its chunk, for a Messages client (upstream-stop.ts).
+        out.push(markStop(this.chunk({}, this.finish), converseStopOf(e.stopReason, e.additionalModelResponseFields)));
         if (this.usage) out.push(...this.close());
         break;
       case "metadata":

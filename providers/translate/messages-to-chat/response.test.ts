@@ -16,6 +16,11 @@ describe("non-streaming response translation", () => {
     });
   });
 
+  it("chat -> messages: OpenAI's stop does not say whether a stop sequence matched: end_turn, stop_sequence null", () => {
+    const msg = chatToMessagesResponse({ choices: [{ message: { content: "1 2 3" }, finish_reason: "stop" }] }, { flavor: "chat", provider: "p" });
+    expect(msg).toMatchObject({ stop_reason: "end_turn", stop_sequence: null });
+  });
+
   it("messages -> chat: joins text, tool calls as JSON strings, thinking with signatures, all input tokens in prompt_tokens", () => {
     const chat: any = messagesToChatResponse({
       id: "msg_1", model: "claude", stop_reason: "max_tokens",

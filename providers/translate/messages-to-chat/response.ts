@@ -2,6 +2,7 @@
 // block (reasoning.ts), a text block if non-empty, then one tool_use per call; stop reasons and usage mapped (cached
 // tokens taken out of input_tokens).
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
+import { upstreamStopOf, type UpstreamStop } from "../upstream-stop.ts";
 import { parseArgs } from "../chat-to-messages/request.ts";
 import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
 
@@ -10,6 +11,17 @@ const STOP: Record<string, string> = { stop: "end_turn", length: "max_tokens", t
 /** A refusal (message.refusal, delta.refusal) that ends normally or unsaid is Anthropic's "refusal" stop (protocols.md §3.11). */
 export const stopReasonOf = (finish: string | null | undefined, refused = false): string =>
   refused && (!finish || finish === "stop") ? "refusal" : (finish && STOP[finish]) || "end_turn";
+
+/**
+ * stop_reason and stop_sequence: from what the upstream said where chat's finish_reason folds it (upstream-stop.ts:
+ * a stop sequence and which one, a full context window), else from the finish_reason. A chat upstream does not say
+ * which stop sequence matched (OpenAI's "stop" is either): end_turn, stop_sequence null (protocols.md §3.6).
+ */
+export function messageStopOf(finish: string | null | undefined, refused: boolean, upstream: UpstreamStop | undefined): { stop_reason: string; stop_sequence: string | null } {
+  if (upstream?.reason === "stop_sequence") return { stop_reason: "stop_sequence", stop_sequence: upstream.sequence };
+  if (upstream) return { stop_reason: upstream.reason, stop_sequence: null };
+  return { stop_reason: stopReasonOf(finish, refused), stop_sequence: null };
+}
 
 export const messageIdOf = (id: unknown): string => (typeof id === "string" && id.startsWith("msg_") ? id : `msg_${typeof id === "string" && id ? id.replace(/^chatcmpl-/, "") : Date.now().toString(36)}`);
 
@@ -33,8 +45,7 @@ export function chatToMessagesResponse(chat: any, scope: ThinkingScope): Record<
     role: "assistant",
     model: chat?.model,
     content,
-    stop_reason: stopReasonOf(choice.finish_reason, typeof m.refusal === "string" && m.refusal !== ""),
-    stop_sequence: null,
+    ...messageStopOf(choice.finish_reason, typeof m.refusal === "string" && m.refusal !== "", upstreamStopOf(chat)),
     usage: openAIToAnthropicUsage(chat?.usage),
   };
 }

@@ -21,7 +21,8 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
-import { messageIdOf, stopReasonOf } from "./response.ts";
+import { messageIdOf, messageStopOf } from "./response.ts";
+import { upstreamStopOf, type UpstreamStop } from "../upstream-stop.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
 
@@ -65,6 +66,8 @@ export class ChatToMessagesStream {
   private readonly announced = new Map<number, Announced>();
   private finish: string | null = null;
   private refusal = false;
+  /** What the upstream said of its stop where chat's finish_reason folds it (upstream-stop.ts). */
+  private upstreamStop: UpstreamStop | undefined;
   private usage: unknown = undefined;
   /** The open thinking block's opaque reasoning and the field its text came in (its signature when it closes). */
   private details: unknown[] = [];
@@ -133,7 +136,10 @@ export class ChatToMessagesStream {
       this.content("text", d.refusal, undefined, undefined, out);
     }
     if (Array.isArray(d.tool_calls)) for (const tc of d.tool_calls) this.tool(tc, out);
-    if (choice.finish_reason) this.finish = choice.finish_reason;
+    if (choice.finish_reason) {
+      this.finish = choice.finish_reason;
+      this.upstreamStop = upstreamStopOf(e);
+    }
     return out;
   }
 
@@ -267,9 +273,7 @@ export class ChatToMessagesStream {
     this.announced.clear();
     this.close(out);
     this.done = true;
-    const u = openAIToAnthropicUsage(this.usage);
-    const stop = stopReasonOf(this.finish, this.refusal);
-    out.push(ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: u }));
+    out.push(ev("message_delta", { delta: messageStopOf(this.finish, this.refusal, this.upstreamStop), usage: openAIToAnthropicUsage(this.usage) }));
     out.push(ev("message_stop", {}));
     return out;
   }
