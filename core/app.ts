@@ -17,8 +17,8 @@ import { ASSET_ROUTE } from "./assets/index.ts";
 import { serveMetrics } from "./observability/metrics-http.ts";
 import { readiness } from "./readiness.ts";
 import { adminRoutes } from "./admin/routes.ts";
-import { ADMIN_PREFIX } from "./admin/route.ts";
-import { handleAdmin } from "./admin/handle.ts";
+import { ADMIN_PREFIX, isAdminPath } from "./admin/route.ts";
+import { handleAdmin, refuseUnroutedAdmin } from "./admin/handle.ts";
 import { serveConsole } from "./console/serve.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { trafficOf } from "./admin/traffic-sampler.ts";
@@ -84,6 +84,11 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
       ? new GatewayError(405, "INVALID_REQUEST", `Method ${req.method} is not allowed on ${event.url.pathname} (use ${methods.join(" or ")})`, { headers: { allow: methods.join(", ") } })
       : new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${event.url.pathname}`);
     const path = event.url.pathname;
+    // The admin API's: its key is checked first, so without one no answer tells which admin routes exist.
+    if (isAdminPath(path)) {
+      await refuseUnroutedAdmin(gateway, req, res, err);
+      return HANDLED;
+    }
     // In the envelope of the API the path belongs to: the client's SDK reads its own markers (Anthropic's error.type).
     if (isMessagesPath(path)) return unrouted(gateway, req, res, err, err.toAnthropicJSON(), true);
     return unrouted(gateway, req, res, err, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
@@ -206,6 +211,7 @@ export function createNodeHandler(gateway: Gateway) {
       // h3 answers a path it cannot percent-decode with its own bare 400 body: the gateway's envelope instead.
       if (path.includes("%") && !decodable(path)) {
         const err = new GatewayError(400, "INVALID_REQUEST", `The request path is not valid percent-encoding: ${JSON.stringify(path.slice(0, 200))}`);
+        if (isAdminPath(path)) return void refuseUnroutedAdmin(gateway, req, res, err);
         return answerUnrouted(gateway, req, res, err, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
       }
       // Whatever h3 answers (a probe, the OpenAPI document, a console page) may not be logged: its bytes are taken as

@@ -119,18 +119,21 @@ describe("a request no route takes", () => {
       const mcp = await send(agent, "PUT", "/api/mcp", {});
       expect(mcp.status).toBe(405);
       expect(String(mcp.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET", "POST"]);
-      // Paths with parameters too: a stored response, an admin key.
+      // Paths with parameters too: a stored response.
       const stored = await send(agent, "PUT", "/api/v1/responses/resp_abc", {});
       expect(stored.status).toBe(405);
       expect(String(stored.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET"]);
-      const key = await send(agent, "DELETE", "/admin/v1/keys/acme/k1", undefined);
-      expect(key.status).toBe(405);
-      expect(String(key.headers.allow).split(", ").sort()).toEqual(["GET", "PATCH"]);
       expect((await send(agent, "PUT", "/api/v1/responses/resp_abc/nothing", {})).status).toBe(404);
+      // An admin path without an admin key: the admin API's 401, which names no method (no route map for the keyless).
+      const key = await send(agent, "DELETE", "/admin/v1/keys/acme/k1", undefined, { "x-request-id": "req-unrouted-admin" });
+      expect([key.status, key.headers.allow]).toEqual([401, undefined]);
+      expect(await accessLine("req-unrouted-admin")).toMatchObject({ endpoint: "unrouted", status: 401, errorCode: "INVALID_API_KEY" });
     } finally {
       agent.destroy();
     }
-    expect((await requests()).find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(4);
+    const values = await requests();
+    expect(values.find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "405")?.value).toBe(3);
+    expect(values.find((v) => v.labels.endpoint === "unrouted" && v.labels.code === "401")?.value).toBe(1);
   });
 });
 

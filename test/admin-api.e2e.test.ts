@@ -100,6 +100,56 @@ describe("admin API", () => {
     expect(answer).toEqual({ status: 403, connection: "close" });
   });
 
+  it("a path or method no admin route takes: without a valid admin key the same 401 as any admin route; with one a 404, or a 405 with Allow; every answer no-store", async () => {
+    const routed = await call("GET", "/usage", undefined);
+    expect(routed.status).toBe(401);
+    // Without a key nothing tells which admin routes exist: an unknown path, a known one with another method.
+    for (const [method, path] of [["GET", "/nope"], ["PUT", "/usage"], ["DELETE", "/keys/acme/ci"], ["GET", ""]]) {
+      const none = await call(method!, path!, undefined);
+      expect({ at: `${method} ${path}`, status: none.status, json: none.json, allow: none.headers.get("allow"), cache: none.headers.get("cache-control") })
+        .toEqual({ at: `${method} ${path}`, status: 401, json: routed.json, allow: null, cache: "no-store" });
+      const project = await call(method!, path!, KEY);
+      expect(project.json.error.message).toMatch(/Project keys cannot use the admin API/);
+    }
+    const unknown = await call("GET", "/nope", WRITE);
+    expect([unknown.status, unknown.json.error.code, unknown.headers.get("cache-control")]).toEqual([404, "NOT_FOUND", "no-store"]);
+    expect((await call("GET", "/nope", READ)).status).toBe(404);
+    const method = await call("DELETE", "/keys/acme/ci", WRITE);
+    expect([method.status, method.json.error.code, method.headers.get("allow"), method.headers.get("cache-control")]).toEqual([405, "INVALID_REQUEST", "GET, PATCH", "no-store"]);
+    expect((await call("PUT", "/usage", READ)).headers.get("allow")).toBe("GET");
+    // Logged and counted as requests no route takes, with the admin key that asked (never the key).
+    const lines = await log.accessOnce((l) => l.endpoint === "unrouted" && l.path === "/admin/v1/keys/acme/ci", 3);
+    expect(lines.map((l) => [l.method, l.status, l.adminKeyId])).toEqual([["DELETE", 401, undefined], ["DELETE", 401, undefined], ["DELETE", 405, "ops"]]);
+  });
+
+  it("an unknown admin path with a large body: refused (401 without a key, 404 with one) before the body is read, and the connection closed", async () => {
+    const send = (key: string | undefined) => new Promise<{ status: number; connection?: string; cache?: string }>((resolve, reject) => {
+      const req = httpRequest(`${admin}/nope`, {
+        method: "POST",
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json", "content-length": String(50 * 1024 * 1024) },
+      }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, connection: res.headers.connection, cache: res.headers["cache-control"] });
+      });
+      req.on("error", reject);
+      req.write("{\"project\":\"acme\","); // the rest never comes
+    });
+    expect(await send(undefined)).toEqual({ status: 401, connection: "close", cache: "no-store" });
+    expect(await send(WRITE)).toEqual({ status: 404, connection: "close", cache: "no-store" });
+  });
+
+  it("an admin path that is not valid percent-encoding: 401 without a key, the 400 with one, no-store", async () => {
+    const get = (key: string | undefined) => new Promise<{ status: number; code: string; cache?: string }>((resolve, reject) => {
+      httpRequest(`${admin}/keys/%zz`, { headers: key ? { authorization: `Bearer ${key}` } : {} }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, code: JSON.parse(Buffer.concat(chunks).toString()).error.code, cache: res.headers["cache-control"] }));
+      }).on("error", reject).end();
+    });
+    expect(await get(undefined)).toEqual({ status: 401, code: "INVALID_API_KEY", cache: "no-store" });
+    expect(await get(READ)).toEqual({ status: 400, code: "INVALID_REQUEST", cache: "no-store" });
+  });
+
   it("validates bodies against their schema, naming the field", async () => {
     const bad = await call("POST", "/keys", WRITE, { project: "acme", rate_limits: { rpm: 0 } });
     expect(bad.status).toBe(400);
@@ -110,7 +160,6 @@ describe("admin API", () => {
     expect((await call("POST", "/keys", WRITE, { project: "acme", id: "k1" })).status).toBe(409); // k1 is gateway.yaml's
     const past = await call("POST", "/keys", WRITE, { project: "acme", expires_at: "2001-01-01T00:00:00Z" });
     expect(past.json.error.details.field).toBe("expires_at");
-    expect((await call("GET", "/nope", WRITE)).status).toBe(404);
   });
 
   it("creates a key that works at once, with its own rate limit, and lists it beside gateway.yaml's keys with its last use", async () => {

@@ -40,3 +40,6 @@ export interface AdminRoute {
 }
 
 export const ADMIN_PREFIX = "/admin/v1";
+
+/** Is `path` the admin API's (routed or not): answered only after the admin key check. */
+export const isAdminPath = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);

@@ -22,7 +22,15 @@ export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: Serv
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, ...err.headers };
   if (anthropic) headers["request-id"] = requestId;
   writeWhole(res, err.status, headers, JSON.stringify(body));
-  gateway.metrics.requests.add(1, UNROUTED, "", "", String(err.status));
+  recordUnrouted(gateway, req, res, requestId, err.status, err.code);
+}
+
+/**
+ * Counts and logs an answered request no route took. `adminKeyId`: the admin key that asked, for a path under
+ * /admin/v1 (core/admin/handle.ts answers those itself, after the admin key check).
+ */
+export function recordUnrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, requestId: string, status: number, errorCode: string | undefined, adminKeyId?: string): void {
+  gateway.metrics.requests.add(1, UNROUTED, "", "", String(status));
   if (!accessLogOn(gateway, gateway.config.raw)) return;
   const url = req.url ?? "/";
   const q = url.indexOf("?");
@@ -32,9 +40,10 @@ export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: Serv
     method: req.method,
     path: (q === -1 ? url : url.slice(0, q)).slice(0, 1000), // the client's string: cut short
     endpoint: UNROUTED,
+    ...(adminKeyId !== undefined ? { adminKeyId } : {}),
     attempts: [],
-    status: err.status,
-    errorCode: err.code,
+    status,
+    errorCode,
     outcome: "error",
     stream: false,
     aborted: false,
