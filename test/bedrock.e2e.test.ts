@@ -312,7 +312,7 @@ describe("@anthropic-ai/sdk -> Claude on Bedrock through Converse (bedrock_claud
   it("text, stream and tools are translated messages -> Converse", async () => {
     const msg = await anthropic.messages.create({ model: "test/claude-converse", max_tokens: 100, system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
     expect(validateMessage(msg)).toBe(true);
-    expect(msg.content).toEqual([{ type: "text", text: BEDROCK_TEXT }]);
+    expect(msg.content).toEqual([{ type: "text", text: BEDROCK_TEXT, citations: null }]);
     expect(bedrock.requests.at(-1)!.action).toBe("converse");
     expect(bedrock.requests.at(-1)!.body.system).toEqual([{ text: "Be brief." }]);
 

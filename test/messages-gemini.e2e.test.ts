@@ -43,7 +43,7 @@ const tools = [
 describe("Anthropic SDK -> Gemini model", () => {
   it("non-streaming and streaming text; the upstream sees Gemini's wire format", async () => {
     const msg = await anthropic.messages.create({ model, max_tokens: 100, system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
-    expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake Gemini upstream." }]);
+    expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake Gemini upstream.", citations: null }]);
     expect(validateMessage(msg)).toBe(true);
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage.input_tokens).toBeGreaterThan(0);

@@ -152,7 +152,7 @@ describe("OpenAI-protocol model through /v1/messages (translated)", () => {
 
   it("non-streaming text", async () => {
     const msg = await client.messages.create({ model, max_tokens: 100, system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
-    expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake upstream, streaming word by word." }]);
+    expect(msg.content).toEqual([{ type: "text", text: "Hello from the fake upstream, streaming word by word.", citations: null }]);
     expect(validateMessage(msg)).toBe(true);
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage.input_tokens).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { anthropicToOpenAIUsage, fromAnthropicUsage, openAIToAnthropicUsage } from "./usage.ts";
+import { anthropicDeltaUsage, anthropicMessageUsage, anthropicToOpenAIUsage, fromAnthropicUsage, openAIToAnthropicUsage } from "./usage.ts";
 import { relayMessagesStream } from "./stream.ts";
 import { costParts } from "../../../core/money/money.ts";
 import type { Usage } from "../../../core/contracts/provider.ts";
@@ -19,6 +19,17 @@ describe("usage conversions", () => {
     const o = anthropicToOpenAIUsage(a);
     expect(o).toMatchObject({ prompt_tokens: 45, completion_tokens: 7, total_tokens: 52 });
     expect(openAIToAnthropicUsage(o)).toEqual(a);
+  });
+
+  it("a Messages answer made of chat usage has every field of Anthropic's usage, null where chat does not say; reasoning tokens stay out", () => {
+    const chat = { prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 10 }, completion_tokens_details: { reasoning_tokens: 5 } };
+    const counts = { input_tokens: 30, output_tokens: 20, cache_creation_input_tokens: 10, cache_read_input_tokens: 60 };
+    expect(anthropicMessageUsage(chat, "default")).toEqual({
+      ...counts, cache_creation: null, server_tool_use: null, service_tier: "standard", inference_geo: null, output_tokens_details: null, speed: null,
+    });
+    expect(anthropicMessageUsage(chat, "priority").service_tier).toBe("priority");
+    for (const tier of ["flex", "auto", undefined]) expect(anthropicMessageUsage(chat, tier).service_tier).toBeNull();
+    expect(anthropicDeltaUsage(chat)).toEqual({ ...counts, output_tokens_details: null, server_tool_use: null });
   });
 
   it("1-hour cache writes are told apart from 5-minute ones and cost 2x input: $0.60018, not $0.37518", () => {

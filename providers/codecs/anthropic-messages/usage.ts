@@ -57,4 +57,28 @@ export function openAIToAnthropicUsage(u: any): AnthropicUsage {
   };
 }
 
+/**
+ * The usage of a Messages answer (and of its stream's message_start) made of an OpenAI usage object, with every field
+ * Anthropic's Usage has, as the API sends it and the SDK types it (required, null allowed): null where chat does not
+ * say. cache_creation splits the writes by TTL, which chat does not carry; service_tier is the tier the upstream says
+ * served it, by Anthropic's name (OpenAI's "default" is Anthropic's "standard"), null for one Anthropic has not.
+ * output_tokens_details stays null: the reasoning count is not Anthropic's thinking_tokens.
+ */
+export function anthropicMessageUsage(u: any, serviceTier?: unknown): Record<string, unknown> {
+  return {
+    ...openAIToAnthropicUsage(u),
+    cache_creation: null,
+    server_tool_use: null,
+    service_tier: serviceTier === "default" ? "standard" : serviceTier === "priority" ? "priority" : null,
+    inference_geo: null,
+    output_tokens_details: null,
+    speed: null,
+  };
+}
+
+/** message_delta's usage made of an OpenAI usage object: the fields of the SDK's MessageDeltaUsage, null where chat does not say. */
+export function anthropicDeltaUsage(u: any): Record<string, unknown> {
+  return { ...openAIToAnthropicUsage(u), output_tokens_details: null, server_tool_use: null };
+}
+
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);

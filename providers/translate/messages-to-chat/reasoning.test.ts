@@ -80,7 +80,7 @@ describe("the upstream's reasoning comes back as thinking blocks and is replayed
   it("JSON: OpenRouter's reasoning_details (encrypted, no text) -> a thinking block without text, its signature holding them", () => {
     const details = [{ type: "reasoning.encrypted", data: "gAAAA", format: "openai-responses-v1", id: "rs_1", index: 0 }];
     const msg: any = chatToMessagesResponse({ choices: [{ message: { content: "hi", reasoning_details: details }, finish_reason: "stop" }] }, { flavor: "chat", provider: "openrouter" });
-    expect(msg.content).toEqual([{ type: "thinking", thinking: "", signature: expect.stringMatching(/^mgr1\./) }, { type: "text", text: "hi" }]);
+    expect(msg.content).toEqual([{ type: "thinking", thinking: "", signature: expect.stringMatching(/^mgr1\./) }, { type: "text", text: "hi", citations: null }]);
     expect(decodeReasoning(msg.content[0].signature)).toEqual({ p: "chat", n: "openrouter", d: details });
   });
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { chatToMessagesResponse } from "./response.ts";
 import { messagesToChatResponse } from "../chat-to-messages/response.ts";
 
+/** The usage fields chat does not say, as a Messages answer carries them. */
+const UNSAID_USAGE = { cache_creation: null, server_tool_use: null, service_tier: null, inference_geo: null, output_tokens_details: null, speed: null };
+
 describe("non-streaming response translation", () => {
   it("chat -> messages: text then tool_use blocks, stop reason and usage without double-counting cached tokens", () => {
     const msg = chatToMessagesResponse({
@@ -10,10 +13,27 @@ describe("non-streaming response translation", () => {
     }, { flavor: "chat", provider: "p" });
     expect(msg).toEqual({
       id: "msg_9", type: "message", role: "assistant", model: "gpt",
-      content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 }, caller: { type: "direct" } }],
+      content: [{ type: "text", text: "hi", citations: null }, { type: "tool_use", id: "c1", name: "f", input: { a: 1 }, caller: { type: "direct" } }],
       stop_reason: "tool_use", stop_sequence: null,
-      usage: { input_tokens: 40, output_tokens: 7, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
+      usage: { ...UNSAID_USAGE, input_tokens: 40, output_tokens: 7, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
     });
+  });
+
+  it("chat -> messages: every field Anthropic's answer has (the SDK types them required), null where chat does not say; the tier by Anthropic's name", () => {
+    const answer = (extra: Record<string, unknown>) => chatToMessagesResponse({
+      id: "chatcmpl-2", model: "gpt", choices: [{ message: { content: "hi", refusal: null }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 2, completion_tokens_details: { reasoning_tokens: 1 } }, ...extra,
+    }, { flavor: "chat", provider: "p" }) as any;
+    const msg = answer({ service_tier: "default" });
+    expect(msg.content).toEqual([{ type: "text", text: "hi", citations: null }]);
+    expect(msg.usage).toEqual({ ...UNSAID_USAGE, input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" });
+    expect(answer({ service_tier: "priority" }).usage.service_tier).toBe("priority");
+    // A tier Anthropic has no name for (flex), or none said (Gemini, Converse): null, not a guess.
+    expect(answer({ service_tier: "flex" }).usage.service_tier).toBeNull();
+    expect(answer({}).usage.service_tier).toBeNull();
+    // A refusal's text is a text block like any.
+    const refused: any = chatToMessagesResponse({ choices: [{ message: { content: null, refusal: "No." }, finish_reason: "stop" }] }, { flavor: "chat", provider: "p" });
+    expect(refused.content).toEqual([{ type: "text", text: "No.", citations: null }]);
   });
 
   it("chat -> messages: OpenAI's stop does not say whether a stop sequence matched: end_turn, stop_sequence null", () => {

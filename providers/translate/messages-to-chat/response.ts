@@ -1,7 +1,8 @@
 // Chat completion (non-streaming) -> Anthropic message (reference §3.6, §3.9): the upstream's reasoning as a thinking
 // block (reasoning.ts), a text block if non-empty, then one tool_use per call; stop reasons and usage mapped (cached
-// tokens taken out of input_tokens).
-import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
+// tokens taken out of input_tokens). The answer has every field Anthropic's has (the SDK types them required), null
+// where chat does not say: a text block's citations, usage's cache_creation and others (the usage codec).
+import { anthropicMessageUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { upstreamStopOf, type UpstreamStop } from "../upstream-stop.ts";
 import { parseArgs } from "../chat-to-messages/request.ts";
 import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
@@ -33,8 +34,8 @@ export function chatToMessagesResponse(chat: any, scope: ThinkingScope): Record<
   const details: unknown[] = Array.isArray(m.reasoning_details) ? m.reasoning_details : [];
   if (reasoning.text || details.length) content.push({ type: "thinking", thinking: reasoning.text, signature: thinkingSignature(scope, details, reasoning.field) });
   const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p: any) => p.text ?? "").join("") : "";
-  if (text) content.push({ type: "text", text });
-  else if (typeof m.refusal === "string" && m.refusal) content.push({ type: "text", text: m.refusal });
+  if (text) content.push({ type: "text", text, citations: null });
+  else if (typeof m.refusal === "string" && m.refusal) content.push({ type: "text", text: m.refusal, citations: null });
   for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
     // `caller` says who made the call: the model itself (the API's tool_use blocks always carry it; the SDK types it required).
     content.push({ type: "tool_use", id: tc.id, name: tc.function?.name, input: parseArgs(tc.function?.arguments ?? ""), caller: { type: "direct" } });
@@ -46,6 +47,6 @@ export function chatToMessagesResponse(chat: any, scope: ThinkingScope): Record<
     model: chat?.model,
     content,
     ...messageStopOf(choice.finish_reason, typeof m.refusal === "string" && m.refusal !== "", upstreamStopOf(chat)),
-    usage: openAIToAnthropicUsage(chat?.usage),
+    usage: anthropicMessageUsage(chat?.usage, chat?.service_tier),
   };
 }

@@ -4,6 +4,9 @@ import { ChatToMessagesStream } from "./stream.ts";
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: JSON.stringify({ id: "chatcmpl-1", model: "m", choices: [{ index: 0, delta, finish_reason: finish }] }) });
 const usage = (u: Record<string, unknown>) => ({ data: JSON.stringify({ id: "chatcmpl-1", model: "m", choices: [], usage: u }) });
 
+/** The usage fields chat does not say, as a Messages answer carries them. */
+const UNSAID_USAGE = { cache_creation: null, server_tool_use: null, service_tier: null, inference_geo: null, output_tokens_details: null, speed: null };
+
 function run(events: { data: string }[]) {
   const t = new ChatToMessagesStream({ provider: "p" });
   const out = events.flatMap((e) => t.push(e));
@@ -40,12 +43,23 @@ describe("chat chunks -> messages events", () => {
     const events = [chunk({ role: "assistant", content: "Hi" }), chunk({}, "stop"), usage({ prompt_tokens: 37, completion_tokens: 2 }), { data: "[DONE]" }];
     const t = new ChatToMessagesStream({ provider: "p", inputEstimate: 42 });
     const out = events.flatMap((e) => t.push(e)).map((e) => JSON.parse(e.data));
-    expect(out[0].message.usage).toEqual({ input_tokens: 42, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(out[0].message.usage).toEqual({ ...UNSAID_USAGE, input_tokens: 42, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
     expect(out.find((e) => e.type === "message_delta").usage).toMatchObject({ input_tokens: 37, output_tokens: 2 });
     // An upstream that sends usage on every chunk (some OpenAI-compatible hosts): its count, cached tokens apart.
     const early = new ChatToMessagesStream({ provider: "p", inputEstimate: 42 });
     const first = early.push({ data: JSON.stringify({ id: "c", model: "m", choices: [{ index: 0, delta: { content: "Hi" } }], usage: { prompt_tokens: 30, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 10 } } }) });
-    expect(JSON.parse(first[0]!.data).message.usage).toEqual({ input_tokens: 20, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 });
+    expect(JSON.parse(first[0]!.data).message.usage).toEqual({ ...UNSAID_USAGE, input_tokens: 20, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 });
+  });
+
+  it("every field Anthropic's events have (the SDK types them required), null where chat does not say: usage in message_start and message_delta, a text block's citations", () => {
+    const first = { data: JSON.stringify({ id: "chatcmpl-1", model: "m", service_tier: "default", choices: [{ index: 0, delta: { role: "assistant", content: "Hi" } }] }) };
+    const out = run([first, chunk({}, "stop"), usage({ prompt_tokens: 37, completion_tokens: 2 }), { data: "[DONE]" }]);
+    expect(out[0].message.usage).toEqual({ ...UNSAID_USAGE, input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" });
+    expect(out.find((e) => e.type === "content_block_start").content_block).toEqual({ type: "text", text: "", citations: null });
+    expect(out.find((e) => e.type === "message_delta")).toEqual({
+      event: "message_delta", type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { input_tokens: 37, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens_details: null, server_tool_use: null },
+    });
   });
 
   it("an empty completion still gets message_start, message_delta and message_stop", () => {
@@ -111,7 +125,7 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
   it("the later call is held until the earlier block stops, then is its own block; no delta follows a stop", () => {
     const out = run(audit);
     expect(blocksAtStop(out)).toEqual([
-      { type: "text", text: "Sure" },
+      { type: "text", text: "Sure", citations: null },
       { type: "tool_use", id: "call_A1", name: "get_weather", input: JSON.parse(ARGS), caller: { type: "direct" } },
       { type: "tool_use", id: "call_B2", name: "get_time", input: {}, caller: { type: "direct" } },
     ]);
@@ -257,7 +271,7 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
       "content_block_stop0", "content_block_start1", "content_block_stop1", "message_delta", "message_stop",
     ]);
     expect(blocksAtStop([...before, ...rest])).toEqual([
-      { type: "text", text: "t0 t1 " },
+      { type: "text", text: "t0 t1 ", citations: null },
       { type: "tool_use", id: "call_a", name: "now", input: {}, caller: { type: "direct" } },
     ]);
     expect(rest.find((e) => e.type === "message_delta").delta.stop_reason).toBe("tool_use");

@@ -20,7 +20,7 @@
 // index at a time, with nothing between its fragments, costs nothing more than the scan.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { openAIToAnthropicUsage } from "../../codecs/anthropic-messages/usage.ts";
+import { anthropicDeltaUsage, anthropicMessageUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { messageIdOf, messageStopOf } from "./response.ts";
 import { upstreamStopOf, type UpstreamStop } from "../upstream-stop.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
@@ -81,8 +81,9 @@ export class ChatToMessagesStream {
     this.started = true;
     // Anthropic states the input in message_start, and some clients (@langchain/anthropic) read it only there: the
     // upstream's count when this chunk already has it, else the gateway's estimate; message_delta has the exact one.
-    const known = (this.usage as any)?.prompt_tokens > 0 ? openAIToAnthropicUsage(this.usage) : undefined;
-    const usage = known ?? { input_tokens: this.opts.inputEstimate ?? 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    // Every field of Anthropic's usage is there, as in a JSON answer (anthropicMessageUsage).
+    const known = (this.usage as any)?.prompt_tokens > 0;
+    const usage = anthropicMessageUsage(known ? this.usage : { prompt_tokens: this.opts.inputEstimate ?? 0 }, chunk?.service_tier);
     out.push(ev("message_start", {
       message: {
         id: messageIdOf(chunk?.id), type: "message", role: "assistant", model: chunk?.model ?? this.opts.model ?? "",
@@ -109,7 +110,8 @@ export class ChatToMessagesStream {
   private openBlock(kind: "text" | "thinking", out: SseEvent[]): number {
     if (this.open !== kind) {
       this.close(out);
-      const block = kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" };
+      // A text block has citations as a JSON answer's has (null: chat has none), so a client's folded message has them too.
+      const block = kind === "text" ? { type: "text", text: "", citations: null } : { type: "thinking", thinking: "", signature: "" };
       out.push(ev("content_block_start", { index: this.nextIndex++, content_block: block }));
       this.open = kind;
     }
@@ -273,7 +275,7 @@ export class ChatToMessagesStream {
     this.announced.clear();
     this.close(out);
     this.done = true;
-    out.push(ev("message_delta", { delta: messageStopOf(this.finish, this.refusal, this.upstreamStop), usage: openAIToAnthropicUsage(this.usage) }));
+    out.push(ev("message_delta", { delta: messageStopOf(this.finish, this.refusal, this.upstreamStop), usage: anthropicDeltaUsage(this.usage) }));
     out.push(ev("message_stop", {}));
     return out;
   }
