@@ -84,3 +84,29 @@ describe("chat completion -> response", () => {
     expect(r.output[0].content[0].logprobs).toEqual(lp);
   });
 });
+
+describe("a chat answer citing web sources -> response", () => {
+  // An OpenAI search model's chat answer (or a Claude / Gemini answer as their translators make it).
+  const cited = {
+    id: "c", created: 7, model: "gpt-4o-search-preview",
+    choices: [{ index: 0, finish_reason: "stop", message: {
+      role: "assistant", content: "It is “sunny” in Paris.", refusal: null,
+      annotations: [{ type: "url_citation", url_citation: { start_index: 0, end_index: 22, url: "https://meteo.fr/paris", title: "Paris — Météo" } }],
+    } }],
+    usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 },
+  };
+
+  it("the sources are the output_text's url_citation annotations, after a web_search_call item", () => {
+    const r: any = chatToResponse(cited, echoOf({ model: "m", input: "weather in paris?", tools: [{ type: "web_search" }] }), { flavor: "chat", provider: "openai", show: false });
+    expect(r.output.map((o: any) => o.type)).toEqual(["web_search_call", "message"]);
+    expect(r.output[0]).toEqual({ type: "web_search_call", id: expect.stringMatching(/^ws_/), status: "completed", action: { type: "search" } });
+    expect(r.output[1].content[0].annotations).toEqual([{ type: "url_citation", start_index: 0, end_index: 22, url: "https://meteo.fr/paris", title: "Paris — Météo" }]);
+  });
+
+  it("an answer citing nothing has no web_search_call and empty annotations", () => {
+    const plain = { ...cited, choices: [{ ...cited.choices[0], message: { role: "assistant", content: "Hi", refusal: null } }] };
+    const r: any = chatToResponse(plain, echoOf({ model: "m", input: "x" }), { flavor: "chat", provider: "openai", show: false });
+    expect(r.output.map((o: any) => o.type)).toEqual(["message"]);
+    expect(r.output[0].content[0].annotations).toEqual([]);
+  });
+});

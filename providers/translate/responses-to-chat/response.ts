@@ -1,11 +1,13 @@
 // Chat completion -> Responses `response` object: a reasoning item (the reasoning text as its summary, the upstream's
 // signed reasoning state as encrypted_content — see reasoning.ts), the message (output_text) and one function_call
 // item per tool call; finish_reason length / content_filter make the response incomplete; usage in Responses terms.
+// Web search sources (chat's url_citation annotations) are the output_text's annotations, after a web_search_call item.
 import { randomBytes } from "node:crypto";
 import { clientItem, encodeReasoning, withFull } from "./reasoning.ts";
 import type { ChatFlavor } from "./request.ts";
 import { clientName, type ToolNames } from "./tools.ts";
 import { callStatus } from "./call-status.ts";
+import { responsesAnnotations, webSearchCall } from "./annotations.ts";
 
 import { cacheReadTokensOf, cacheWriteTokensOf } from "../../codecs/openai-chat-usage.ts";
 /** Where the chat answer came from and what the client asked to see. */
@@ -141,7 +143,10 @@ export function chatToResponse(chat: any, echo: ResponseEcho, ctx: AnswerContext
   const refusal = typeof msg.refusal === "string" && msg.refusal ? msg.refusal : "";
   if (text || refusal || !msg.tool_calls?.length) {
     const logprobs = Array.isArray(choice?.logprobs?.content) ? choice.logprobs.content : [];
-    const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations: [], logprobs }] : [];
+    const annotations = msg.annotations ? responsesAnnotations(msg.annotations) : [];
+    // The search came before the answer that cites it, as in OpenAI's output.
+    if (annotations.length) output.push(webSearchCall(newId("ws"), "completed"));
+    const content: unknown[] = text || !refusal ? [{ type: "output_text", text, annotations, logprobs }] : [];
     if (refusal) content.push({ type: "refusal", refusal });
     // The message is the last item when no call follows it: the one a cut answer (length, content_filter) ended in.
     const status = msg.tool_calls?.length ? "completed" : statusOf(choice?.finish_reason).status;

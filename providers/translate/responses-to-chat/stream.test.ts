@@ -398,3 +398,49 @@ describe("the response's service_tier is the tier that served it", () => {
     expect(new Set(tiers)).toEqual(new Set(["flex"]));
   });
 });
+
+describe("chat chunks citing web sources -> Responses events", () => {
+  const cite = (url: string, start: number, end: number) => ({ type: "url_citation", url_citation: { start_index: start, end_index: end, url, title: "T " + url } });
+
+  it("annotations are output_text.annotation.added events after a web_search_call item, and the final response carries them as the JSON one does", async () => {
+    const chunks = [
+      c({ role: "assistant", content: "It is “sunny”" }), c({ content: " in Paris." }),
+      c({ annotations: [cite("https://a.example/", 0, 13), cite("https://b.example/", 14, 23)] }),
+      c({}, "stop"),
+      { id: "c1", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+    ];
+    const out = await run(chunks);
+    const added = out.filter((e) => e.type === "response.output_text.annotation.added");
+    const message = out.find((e) => e.type === "response.output_item.added" && e.item.type === "message");
+    const expected = [
+      { type: "url_citation", start_index: 0, end_index: 13, url: "https://a.example/", title: "T https://a.example/" },
+      { type: "url_citation", start_index: 14, end_index: 23, url: "https://b.example/", title: "T https://b.example/" },
+    ];
+    expect(added.map((e) => [e.item_id, e.output_index, e.content_index, e.annotation_index, e.annotation])).toEqual(
+      expected.map((a, i) => [message.item.id, message.output_index, 0, i, a]),
+    );
+    const search = out.filter((e) => e.type.startsWith("response.web_search_call.") || e.item?.type === "web_search_call").map((e) => e.type);
+    expect(search).toEqual(["response.output_item.added", "response.web_search_call.in_progress", "response.web_search_call.searching", "response.web_search_call.completed", "response.output_item.done"]);
+    const final = out.at(-1).response;
+    const text = final.output.find((o: any) => o.type === "message").content[0];
+    expect(text.text.slice(0, 13)).toBe("It is “sunny”");
+    expect(text.annotations).toEqual(expected);
+    expect(out.find((e) => e.type === "response.content_part.done").part.annotations).toEqual(expected);
+    expect(final.output.map((o: any) => o.type).sort()).toEqual(["message", "web_search_call"]);
+  });
+
+  it("annotations count from the output_text part they fall in, when the content went on after a tool call", async () => {
+    const out = await run([
+      c({ role: "assistant", content: "First." }),
+      c({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f", arguments: "{}" } }] }),
+      c({ content: "Second." }), c({ annotations: [cite("https://a.example/", 6, 13)] }), c({}, "tool_calls"),
+    ]);
+    const added = out.find((e) => e.type === "response.output_text.annotation.added");
+    expect(added.annotation).toMatchObject({ start_index: 0, end_index: 7 });
+  });
+
+  it("a stream citing nothing adds no web_search_call and no annotation events", async () => {
+    const out = await run([c({ role: "assistant", content: "Hi" }, "stop")]);
+    expect(out.some((e) => e.type.includes("annotation") || e.type.includes("web_search"))).toBe(false);
+  });
+});

@@ -16,7 +16,10 @@
 // protocol requires; the texts built up are held as pieces (text-pieces.ts), and the whole answer kept is bounded by
 // server.upstream_limits.answer_bytes (answer-bound.ts: past it the stream fails with answer_too_large and the
 // upstream is let go). Refusals are refusal content parts; chat logprobs ride on the output_text events. An upstream
-// failure after response.created is a response.failed event before the error event.
+// failure after response.created is a response.failed event before the error event. Web search sources (chat's
+// delta.annotations, url_citation) are response.output_text.annotation.added events on the open output_text part, the
+// first of them after a web_search_call item (added and done at once, at the next output_index: the search is only
+// known once its sources are cited).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { failedResponseError } from "../../../core/responses/failed-error.ts";
@@ -27,9 +30,13 @@ import { clientName } from "./tools.ts";
 import { TextPieces } from "../text-pieces.ts";
 import { AnswerBound } from "../../answer-bound.ts";
 import { callStatus, wholeJson } from "./call-status.ts";
+import { responsesAnnotation, webSearchCall } from "./annotations.ts";
 
-/** A message item: its closed content parts, and the open one (output_text, or refusal). */
-interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: TextPieces; logprobs: unknown[] }
+/**
+ * A message item: its closed content parts, and the open one (output_text, or refusal) with its annotations and
+ * `from`, where it starts in the chat content (chat annotations count from the content's start).
+ */
+interface OpenMessage { kind: "message"; id: string; index: number; parts: unknown[]; part: "output_text" | "refusal"; text: TextPieces; logprobs: unknown[]; annotations: unknown[]; from: number }
 
 /** `field`: the chat field its text came in (reasoning_content, reasoning), which a later turn sends it back in. */
 interface OpenReasoning { kind: "reasoning"; id: string; index: number; text: TextPieces; details: unknown[]; field?: string }
@@ -51,6 +58,7 @@ function answerChars(choice: any): number {
   if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) n += JSON.stringify(d.reasoning_details).length;
   if (typeof d.content === "string") n += d.content.length;
   if (typeof d.refusal === "string") n += d.refusal.length;
+  if (Array.isArray(d.annotations) && d.annotations.length) n += JSON.stringify(d.annotations).length;
   const thought = d.reasoning_content ?? d.reasoning;
   if (typeof thought === "string") n += thought.length;
   if (Array.isArray(d.tool_calls)) {
@@ -64,8 +72,8 @@ const complete = (pieces: TextPieces): boolean => wholeJson(pieces.toString());
 
 const callName = (o: OpenCall) => (o.namespace === undefined ? { name: o.name } : { name: o.name, namespace: o.namespace });
 
-const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = []) =>
-  type === "refusal" ? { type, refusal: text } : { type, text, annotations: [], logprobs };
+const contentPart = (type: "output_text" | "refusal", text: string, logprobs: unknown[] = [], annotations: unknown[] = []) =>
+  type === "refusal" ? { type, refusal: text } : { type, text, annotations, logprobs };
 
 export class ChatToResponsesStream {
   private seq = 0;
@@ -81,6 +89,10 @@ export class ChatToResponsesStream {
   private openCalls: OpenCall[] = [];
   private finish: string | null = null;
   private usage: unknown;
+  /** UTF-16 code units of chat content so far (where the next output_text part starts). */
+  private contentLength = 0;
+  /** Whether the web_search_call item went out (with the first annotation). */
+  private searched = false;
   done = false;
 
   private readonly provider: string;
@@ -183,7 +195,7 @@ export class ChatToResponsesStream {
   private closePart(o: OpenMessage, out: SseEvent[]): void {
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
     const text = o.text.toString();
-    const part = contentPart(o.part, text, o.logprobs);
+    const part = contentPart(o.part, text, o.logprobs, o.annotations);
     if (o.part === "refusal") this.ev("response.refusal.done", { ...at, refusal: text }, out);
     else this.ev("response.output_text.done", { ...at, text, logprobs: o.logprobs }, out);
     this.ev("response.content_part.done", { ...at, part }, out);
@@ -197,7 +209,7 @@ export class ChatToResponsesStream {
       // A call whose arguments are unfinished stays open: its later fragments still go to its item.
       this.closeOpen(out);
       this.closeWholeCalls(out);
-      o = { kind: "message", id: newId("msg"), index: this.added++, parts: [], part: type, text: new TextPieces(), logprobs: [] };
+      o = { kind: "message", id: newId("msg"), index: this.added++, parts: [], part: type, text: new TextPieces(), logprobs: [], annotations: [], from: this.contentLength };
       this.open = o;
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
@@ -206,14 +218,46 @@ export class ChatToResponsesStream {
       o.part = type;
       o.text = new TextPieces();
       o.logprobs = [];
+      o.annotations = [];
+      o.from = this.contentLength;
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: o.parts.length, part: contentPart(type, "") }, out);
     }
     o.text.append(delta);
+    if (type === "output_text") this.contentLength += delta.length;
     // Chat's per-token logprobs ({token, logprob, bytes, top_logprobs}) are the Responses shape already.
     if (logprobs.length) o.logprobs.push(...logprobs);
     const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
     if (type === "refusal") this.ev("response.refusal.delta", { ...at, delta }, out);
     else this.ev("response.output_text.delta", { ...at, delta, logprobs }, out);
+  }
+
+  /**
+   * Chat annotations (url_citation) on the open output_text part; the first after a web_search_call item. Ones with
+   * no output_text open (none is sent so: chat-to-messages sends them before what follows the cited text) are dropped.
+   */
+  private annotate(annotations: unknown[], out: SseEvent[]): void {
+    const o = this.open;
+    if (o?.kind !== "message" || o.part !== "output_text") return;
+    for (const a of annotations) {
+      const annotation = responsesAnnotation(a, o.from);
+      if (!annotation) continue;
+      if (!this.searched) this.search(out);
+      const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
+      this.ev("response.output_text.annotation.added", { ...at, annotation_index: o.annotations.length, annotation }, out);
+      o.annotations.push(annotation);
+    }
+  }
+
+  /** The web_search_call item, added and done at once (the search is over once its sources are cited). */
+  private search(out: SseEvent[]): void {
+    this.searched = true;
+    const id = newId("ws");
+    const index = this.added++;
+    this.ev("response.output_item.added", { output_index: index, item: webSearchCall(id, "in_progress") }, out);
+    for (const step of ["in_progress", "searching", "completed"]) this.ev(`response.web_search_call.${step}`, { item_id: id, output_index: index }, out);
+    const item = webSearchCall(id, "completed");
+    this.ev("response.output_item.done", { output_index: index, item }, out);
+    this.keep(index, item, this.response!.output, this.outputIndexes);
   }
 
   private openReasoning(out: SseEvent[]): OpenReasoning {
@@ -280,6 +324,7 @@ export class ChatToResponsesStream {
     if (typeof thought === "string" && thought) this.reasoning(thought, d.reasoning_content != null ? "reasoning_content" : "reasoning", out);
     if (Array.isArray(d.reasoning_details) && d.reasoning_details.length) this.reasoningDetails(d.reasoning_details, out);
     if (typeof d.content === "string" && d.content) this.text(d.content, out, "output_text", Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : []);
+    if (Array.isArray(d.annotations) && d.annotations.length) this.annotate(d.annotations, out);
     if (typeof d.refusal === "string" && d.refusal) this.text(d.refusal, out, "refusal");
     for (const tc of d.tool_calls ?? []) this.tool(tc, out);
     if (choice.finish_reason) this.finish = choice.finish_reason;
@@ -317,7 +362,7 @@ export class ChatToResponsesStream {
     const o = this.open;
     const output = [...this.response.output];
     const indexes = [...this.outputIndexes];
-    if (o?.kind === "message") this.keep(o.index, { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs)] }, output, indexes);
+    if (o?.kind === "message") this.keep(o.index, { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [...o.parts, contentPart(o.part, o.text.toString(), o.logprobs, o.annotations)] }, output, indexes);
     else if (o?.kind === "reasoning") this.keep(o.index, reasoningItem(o.id, o.text.toString(), o.details, this.ctx, o.field) ?? { type: "reasoning", id: o.id, summary: [] }, output, indexes);
     for (const c of this.openCalls) this.keep(c.index, { type: "function_call", id: c.id, call_id: c.call_id, ...callName(c), arguments: c.args.toString(), status: "incomplete" }, output, indexes);
     this.terminal("response.failed", { ...this.response, status: "failed", error: { code, message }, output, usage: responsesUsage(this.usage) }, out);
