@@ -20,6 +20,7 @@ const EMITTED = [
   "response.function_call_arguments.delta", "response.function_call_arguments.done",
   "response.reasoning_summary_part.added", "response.reasoning_summary_part.done", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
   "response.refusal.delta", "response.refusal.done", "response.completed", "response.incomplete", "response.failed", "error",
+  "response.output_text.annotation.added", "response.web_search_call.in_progress", "response.web_search_call.searching", "response.web_search_call.completed",
 ];
 
 let openai: FakeOpenAI;
@@ -104,6 +105,14 @@ describe("Responses stream events the gateway writes, against OpenAI's descripti
 
   it("an answer cut at max_output_tokens is incomplete", async () => {
     expect((await streamed({ model: CLAUDE, input: "Tell me a long story", max_output_tokens: 2 })).at(-1)).toBe("response.incomplete");
+  });
+
+  it("a web search answer citing its source: the web_search_call item and the annotation (and the same answer as JSON)", async () => {
+    const body = { model: CLAUDE, input: "What is the latest gateway news?", tools: [{ type: "web_search" }] };
+    expect(await streamed(body)).toContain("response.output_text.annotation.added");
+    const json = await (await fetch(`${gw.baseURL}/responses`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json();
+    expect(json.output.map((o: any) => o.type)).toEqual(["web_search_call", "message"]);
+    expectOpenAIShape("Response", json);
   });
 
   it("a failure mid-stream: response.failed, then the error event", async () => {

@@ -23,3 +23,32 @@ describe("a Claude refusal as a chat answer", () => {
     expect(chat.choices[0].message).toEqual({ role: "assistant", content: "", refusal: null });
   });
 });
+
+describe("a Claude web search answer as a chat answer", () => {
+  const source = (url: string, title: string) => ({ type: "web_search_result_location", url, title, cited_text: "Sunny, 22°C", encrypted_index: "Eo8B" });
+  const searched = answer({
+    stop_reason: "end_turn",
+    content: [
+      { type: "text", text: "Let me look. " },
+      { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "weather paris" } },
+      { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://meteo.fr/paris", title: "Paris — Météo", encrypted_content: "x" }] },
+      { type: "text", text: "It is “sunny” in Paris", citations: [source("https://meteo.fr/paris", "Paris — Météo"), source("https://meteo.fr/paris", "Paris — Météo"), source("https://wx.example/p", "WX")] },
+      { type: "text", text: " today.", citations: null },
+    ],
+  });
+
+  it("each cited source is a url_citation spanning its text block, in UTF-16 indexes of the content", () => {
+    const msg = (messagesToChatResponse(searched) as any).choices[0].message;
+    expect(msg.content).toBe("Let me look. It is “sunny” in Paris today.");
+    expect(msg.annotations).toEqual([
+      { type: "url_citation", url_citation: { start_index: 13, end_index: 35, url: "https://meteo.fr/paris", title: "Paris — Météo" } },
+      { type: "url_citation", url_citation: { start_index: 13, end_index: 35, url: "https://wx.example/p", title: "WX" } },
+    ]);
+    expect(msg.content.slice(13, 35)).toBe("It is “sunny” in Paris");
+  });
+
+  it("an answer citing nothing has no annotations field", () => {
+    const msg = (messagesToChatResponse(answer({ content: [{ type: "text", text: "Hi", citations: [] }], stop_reason: "end_turn" })) as any).choices[0].message;
+    expect(msg).toEqual({ role: "assistant", content: "Hi", refusal: null });
+  });
+});

@@ -1,8 +1,11 @@
 // Anthropic message (non-streaming) -> chat completion (reference §3.6, §3.7, §3.9).
 // Thinking survives as message.reasoning_content plus reasoning_details and thinking_blocks carrying the signatures,
-// which the request translator replays unchanged on the next turn (see reasoning.ts).
+// which the request translator replays unchanged on the next turn (see reasoning.ts). Web search sources cited in text
+// blocks are message.annotations (citations.ts).
 import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts";
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
+import { addWebCitations } from "./citations.ts";
+import type { UrlCitation } from "../url-citation.ts";
 
 const FINISH: Record<string, string> = {
   end_turn: "stop",
@@ -22,8 +25,13 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
   let reasoning = "";
   const thinkingBlocks: ReasoningBlock[] = [];
   const toolCalls: unknown[] = [];
+  const annotations: UrlCitation[] = [];
   for (const b of Array.isArray(msg.content) ? msg.content : []) {
-    if (b.type === "text") text += b.text;
+    if (b.type === "text") {
+      const start = text.length;
+      text += b.text;
+      if (b.citations) addWebCitations(b.citations, start, text.length, annotations);
+    }
     else if (b.type === "thinking") {
       reasoning += b.thinking;
       thinkingBlocks.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
@@ -39,6 +47,8 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
   // OpenAI's refusal answer has content null beside its refusal, as an answer of tool calls only does.
   const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length || refusal ? null : ""), refusal };
   if (toolCalls.length) message.tool_calls = toolCalls;
+  // Not in JSON mode: the content is then the tool's JSON, not the cited text.
+  if (annotations.length && !json) message.annotations = annotations;
   if (thinkingBlocks.length) {
     message.reasoning_content = reasoning;
     message.reasoning_details = thinkingBlocks.map(reasoningDetail);

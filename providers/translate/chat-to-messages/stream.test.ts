@@ -203,3 +203,63 @@ describe("JSON beside tools: a stream says what the JSON answer says", () => {
     expect(folded(msg)).toEqual({ content: m.content, tool_calls: m.tool_calls, finish_reason: chat.choices[0].finish_reason });
   });
 });
+
+describe("a Claude web search stream as chat chunks", () => {
+  const cite = (url: string, title: string) => ({ type: "web_search_result_location", url, title, cited_text: "Sunny", encrypted_index: "Eo8B" });
+  const text = (index: number, t: string) => ev("content_block_delta", { index, delta: { type: "text_delta", text: t } });
+  const searched = [
+    start,
+    ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }), text(0, "Let me look. "), ev("content_block_stop", { index: 0 }),
+    ev("content_block_start", { index: 1, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } }),
+    ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "{\"query\":\"weather paris\"}" } }),
+    ev("content_block_stop", { index: 1 }),
+    ev("content_block_start", { index: 2, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] } }),
+    ev("content_block_stop", { index: 2 }),
+    ev("content_block_start", { index: 3, content_block: { type: "text", text: "", citations: [] } }),
+    ev("content_block_delta", { index: 3, delta: { type: "citations_delta", citation: cite("https://meteo.fr/paris", "Paris — Météo") } }),
+    text(3, "It is “sunny”"), text(3, " in Paris"), ev("content_block_stop", { index: 3 }),
+    ev("content_block_start", { index: 4, content_block: { type: "text", text: "" } }), text(4, " today."), ev("content_block_stop", { index: 4 }),
+    ev("content_block_start", { index: 5, content_block: { type: "text", text: "" } }),
+    ev("content_block_delta", { index: 5, delta: { type: "citations_delta", citation: cite("https://wx.example/p", "WX") } }),
+    text(5, " Low 12°C."), ev("content_block_stop", { index: 5 }),
+    ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 30 } }),
+    ev("message_stop"),
+  ];
+
+  it("the sources arrive as url_citation annotations in one delta before the finish, at the same offsets as the JSON answer", () => {
+    const chunks = run(searched).filter((c: any) => c !== "[DONE]" && c.choices.length);
+    const withAnnotations = chunks.filter((c: any) => c.choices[0].delta.annotations);
+    expect(withAnnotations).toHaveLength(1);
+    const annotations = withAnnotations[0].choices[0].delta.annotations;
+    expect(annotations).toEqual([
+      { type: "url_citation", url_citation: { start_index: 13, end_index: 35, url: "https://meteo.fr/paris", title: "Paris — Météo" } },
+      { type: "url_citation", url_citation: { start_index: 42, end_index: 52, url: "https://wx.example/p", title: "WX" } },
+    ]);
+    const content = chunks.map((c: any) => c.choices[0].delta.content ?? "").join("");
+    expect(content.slice(13, 35)).toBe("It is “sunny” in Paris");
+    expect(content.slice(42, 52)).toBe(" Low 12°C.");
+    expect(chunks.indexOf(withAnnotations[0])).toBe(chunks.length - 2);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
+  });
+
+  it("the annotations of text before a tool call go out before the call", () => {
+    const out = run([
+      start,
+      ev("content_block_start", { index: 0, content_block: { type: "text", text: "", citations: [cite("https://a.example/", "A")] } }), text(0, "Cited."), ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "wx", input: {} } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "{}" } }), ev("content_block_stop", { index: 1 }),
+      ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } }), ev("message_stop"),
+    ]);
+    const deltas = out.filter((c: any) => c !== "[DONE]" && c.choices.length).map((c: any) => c.choices[0].delta);
+    expect(deltas.slice(1, 4)).toEqual([
+      { content: "Cited." },
+      { annotations: [{ type: "url_citation", url_citation: { start_index: 0, end_index: 6, url: "https://a.example/", title: "A" } }] },
+      { tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "wx", arguments: "" } }] },
+    ]);
+  });
+
+  it("a stream citing nothing sends no annotations", () => {
+    const out = run([start, ev("content_block_start", { index: 0, content_block: { type: "text", text: "Hi", citations: [] } }), ev("content_block_stop", { index: 0 }), ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } }), ev("message_stop")]);
+    expect(out.some((c: any) => c !== "[DONE]" && c.choices[0]?.delta?.annotations)).toBe(false);
+  });
+});

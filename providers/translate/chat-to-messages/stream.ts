@@ -3,6 +3,9 @@
 // first; the finish chunk waits for message_stop so the cumulative usage is complete; usage is streamed only when
 // the client asked (stream_options.include_usage). Thinking streams live as reasoning_content; each signed block then
 // goes out whole as reasoning_details/thinking_blocks when it closes (its text is the only per-block state kept).
+// Web search sources a text block cites (citations, citations_delta) become url_citation annotations spanning that
+// block, sent together in one delta before whatever else follows the text (a call, reasoning, the finish): a client
+// that keeps only the last value of a delta field (the openai SDK's stream helper) then has them all.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -10,6 +13,8 @@ import { finishReasonOf } from "./response.ts";
 import { anthropicStreamError } from "../../codecs/anthropic-messages/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 import { keptReasoning } from "./replay.ts";
+import { addWebCitations } from "./citations.ts";
+import type { UrlCitation } from "../url-citation.ts";
 
 interface StreamOptions {
   includeUsage: boolean;
@@ -38,6 +43,14 @@ export class MessagesToChatStream {
   private thinkingText = "";
   private signature = "";
   private reasoningCount = -1;
+  /** UTF-16 code units of content sent so far: where a cited text block starts. */
+  private contentLength = 0;
+  /** The open text block, where it starts in the content, and its citations (only once it has some). */
+  private textBlock = -1;
+  private textStart = 0;
+  private citations: unknown[] | undefined;
+  /** Annotations of closed text blocks, not yet sent. */
+  private annotations: UrlCitation[] | undefined;
   /** With opts.keep: the reasoning_details sent and the tool-call ids, kept at message_stop (replay.ts). */
   private readonly kept?: { details: unknown[]; ids: string[] };
   done = false;
@@ -53,6 +66,19 @@ export class MessagesToChatStream {
     };
     if (this.opts.includeUsage) c.usage = null;
     return { data: JSON.stringify(c) };
+  }
+
+  private content(text: string): SseEvent {
+    this.contentLength += text.length;
+    return this.chunk({ content: text });
+  }
+
+  /** The annotations not yet sent, in one delta, put before `out` (what follows the cited text). */
+  private withAnnotations(out: SseEvent[]): SseEvent[] {
+    const a = this.annotations;
+    if (!a) return out;
+    this.annotations = undefined;
+    return [this.chunk({ annotations: a }), ...out];
   }
 
   /**
@@ -90,26 +116,34 @@ export class MessagesToChatStream {
           const index = ++this.toolCount;
           this.toolIndex.set(e.index, index);
           this.kept?.ids.push(b.id);
-          return [this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })];
+          return this.withAnnotations([this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })]);
         }
-        if (b?.type === "redacted_thinking") return [this.reasoningChunk({ type: "redacted_thinking", data: b.data })];
+        if (b?.type === "redacted_thinking") return this.withAnnotations([this.reasoningChunk({ type: "redacted_thinking", data: b.data })]);
         if (b?.type === "thinking") {
           this.thinkingBlock = e.index;
           this.thinkingText = "";
           this.signature = typeof b.signature === "string" ? b.signature : "";
-          return [];
+          return this.withAnnotations([]);
         }
-        if (b?.type === "text" && b.text) return [this.chunk({ content: b.text })];
+        if (b?.type === "text") {
+          this.textBlock = e.index;
+          this.textStart = this.contentLength;
+          this.citations = Array.isArray(b.citations) && b.citations.length ? [...b.citations] : undefined;
+          if (b.text) return [this.content(b.text)];
+        }
         return [];
       }
       case "content_block_delta": {
         const d = e.delta;
         switch (d?.type) {
-          case "text_delta": return d.text ? [this.chunk({ content: d.text })] : [];
+          case "text_delta": return d.text ? [this.content(d.text)] : [];
+          case "citations_delta":
+            if (e.index === this.textBlock && d.citation) (this.citations ??= []).push(d.citation);
+            return [];
           case "input_json_delta": {
             if (!d.partial_json) return [];
             this.withInput.add(e.index);
-            if (e.index === this.jsonBlock) return [this.chunk({ content: d.partial_json })];
+            if (e.index === this.jsonBlock) return [this.content(d.partial_json)];
             const index = this.toolIndex.get(e.index);
             return index === undefined ? [] : [this.chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] })];
           }
@@ -131,14 +165,16 @@ export class MessagesToChatStream {
         // some hosts): chat's delta.refusal, as the non-streaming answer's message.refusal.
         const details = e.delta?.stop_details ?? e.stop_details;
         const explanation = e.delta?.stop_reason === "refusal" ? details?.explanation : undefined;
-        return typeof explanation === "string" && explanation ? [this.chunk({ refusal: explanation })] : [];
+        return typeof explanation === "string" && explanation ? this.withAnnotations([this.chunk({ refusal: explanation })]) : [];
       }
       case "message_stop": {
         this.done = true;
         const kept = this.kept && keptReasoning(this.kept.ids, this.kept.details);
         if (kept) this.opts.keep!(...kept);
         const jsonOnly = this.jsonBlock !== -1 && this.toolCount === -1 && this.stopReason === "tool_use";
-        const out = [this.chunk({}, jsonOnly ? "stop" : finishReasonOf(this.stopReason))];
+        // JSON mode: the content is the tool's JSON, not the cited text.
+        if (this.jsonBlock !== -1) this.annotations = undefined;
+        const out = this.withAnnotations([this.chunk({}, jsonOnly ? "stop" : finishReasonOf(this.stopReason))]);
         if (this.opts.includeUsage) {
           out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: anthropicToOpenAIUsage(this.usage) }) });
         }
@@ -152,8 +188,15 @@ export class MessagesToChatStream {
         // clients parse the arguments, so they are sent as "{}", as OpenAI does and the non-streaming answer says.
         if (e.index === this.jsonBlock || this.toolIndex.has(e.index)) {
           if (this.withInput.delete(e.index)) return [];
-          if (e.index === this.jsonBlock) return [this.chunk({ content: "{}" })];
+          if (e.index === this.jsonBlock) return [this.content("{}")];
           return [this.chunk({ tool_calls: [{ index: this.toolIndex.get(e.index), function: { arguments: "{}" } }] })];
+        }
+        if (e.index === this.textBlock) {
+          this.textBlock = -1;
+          if (this.citations) addWebCitations(this.citations, this.textStart, this.contentLength, (this.annotations ??= []));
+          this.citations = undefined;
+          if (this.annotations && !this.annotations.length) this.annotations = undefined;
+          return [];
         }
         if (e.index !== this.thinkingBlock) return [];
         this.thinkingBlock = -1;
