@@ -63,3 +63,30 @@ describe("chat -> gemini translator", () => {
     expect(finish).toBe("tool_calls");
   });
 });
+
+describe("a grounded Gemini stream (chat's web_search_options as googleSearch)", () => {
+  const grounding = {
+    groundingChunks: [{ web: { uri: "https://meteo.fr/paris", title: "meteo.fr" } }],
+    groundingSupports: [{ segment: { startIndex: 8, endIndex: 28, text: "“beau” à Paris." }, groundingChunkIndices: [0] }],
+  };
+  async function annotationsOf(body: Record<string, unknown>) {
+    const t = chatToGemini.request({ model: "g/x", stream: true, messages: [{ role: "user", content: "météo paris?" }], ...body }, target, opts);
+    const events = chatToGemini.stream(sse([text("Il fait "), text("“beau” à Paris.", { finishReason: "STOP", groundingMetadata: grounding })]), t.state, callFor([]) as any);
+    const chunks: any[] = [];
+    for await (const e of events) if (e.data !== "[DONE]") chunks.push(JSON.parse(e.data));
+    const content = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+    return { content, chunks, annotations: chunks.filter((c) => c.choices[0]?.delta?.annotations) };
+  }
+
+  it("the sources arrive as url_citation annotations in one delta just before the finish, at UTF-16 indexes", async () => {
+    const { content, chunks, annotations } = await annotationsOf({ web_search_options: {} });
+    expect(annotations.map((c) => c.choices[0].delta.annotations)).toEqual([[{ type: "url_citation", url_citation: { start_index: 8, end_index: 23, url: "https://meteo.fr/paris", title: "meteo.fr" } }]]);
+    expect(content.slice(8, 23)).toBe("“beau” à Paris.");
+    expect(chunks.indexOf(annotations[0])).toBe(chunks.length - 2);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
+  });
+
+  it("a request that asked for no search keeps no text and sends no annotations", async () => {
+    expect((await annotationsOf({})).annotations).toEqual([]);
+  });
+});

@@ -1,7 +1,9 @@
 // Gemini GenerateContentResponse -> chat completion (reference §4.3): thought parts -> reasoning_content, function
-// calls -> tool_calls with synthesized ids, STOP with a function call -> tool_calls (Gemini never says so itself).
+// calls -> tool_calls with synthesized ids, STOP with a function call -> tool_calls (Gemini never says so itself),
+// grounding and citation sources -> message.annotations (grounding.ts).
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
+import { citesSources, geminiAnnotations } from "./grounding.ts";
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"]);
 
@@ -97,6 +99,8 @@ export function geminiToChatResponse(g: any, model: string, opts: { created?: nu
     const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
     if (toolCalls.length) message.tool_calls = toolCalls;
     if (reasoning) message.reasoning_content = reasoning;
+    const annotations = citesSources(c) ? geminiAnnotations(c, text) : [];
+    if (annotations.length) message.annotations = annotations;
     return { index: c.index ?? i, message, logprobs: null, finish_reason: finishReasonOf(c.finishReason, toolCalls.length > 0) };
   });
   // A blocked prompt has no candidates at all.

@@ -1,13 +1,20 @@
 // Gemini stream (alt=sse) -> chat completion chunks, event by event in constant memory.
 // Gemini quirks handled: no [DONE] (EOF ends the stream), CRLF framing (the SSE parser accepts every line ending),
 // function calls arrive whole (one chunk, one tool index each), STOP after a function call means tool_calls,
-// usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1).
+// usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1). A grounded request
+// (googleSearch) keeps each candidate's answer text, which Gemini's byte offsets are converted against: its sources
+// (grounding.ts), whichever chunk carries them, go out as one delta.annotations just before the candidate's finish.
+// Unsearched streams keep no text and send no annotations.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { finishReasonOf, geminiToOpenAIUsage, toolCallId } from "./response.ts";
+import { citesSources, geminiAnnotations } from "./grounding.ts";
+import { TextPieces } from "../text-pieces.ts";
+import type { UrlCitation } from "../url-citation.ts";
 
-interface CandidateState { started: boolean; tools: number; finished: boolean }
+/** `text` (grounded requests only): the answer so far; `annotations`: its sources not yet sent, once one arrived. */
+interface CandidateState { started: boolean; tools: number; finished: boolean; text?: TextPieces; annotations?: Map<string, UrlCitation> }
 
 export class GeminiToChatStream {
   private id = "";
@@ -16,8 +23,11 @@ export class GeminiToChatStream {
   usageMetadata: any = undefined;
   done = false;
 
-  /** oneCall: parallel_tool_calls was false; each candidate keeps only its first function call (see response.ts). */
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; oneCall?: boolean }) {
+  /**
+   * oneCall: parallel_tool_calls was false; each candidate keeps only its first function call (see response.ts).
+   * search: the request asked Gemini to search (googleSearch), so its answer may cite sources.
+   */
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; oneCall?: boolean; search?: boolean }) {
     this.model = opts.model;
   }
 
@@ -59,21 +69,38 @@ export class GeminiToChatStream {
           const tc = { index: s.tools++, id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
           out.push(this.chunk(index, { tool_calls: [tc] }));
         } else if (typeof p.text === "string" && p.text) {
+          if (p.thought !== true) s.text?.append(p.text);
           out.push(this.chunk(index, p.thought === true ? { reasoning_content: p.text } : { content: p.text }));
         }
       }
+      if (s.text && citesSources(c)) this.cite(s, c);
       if (c.finishReason && !s.finished) {
         s.finished = true;
+        this.sendAnnotations(index, s, out);
         out.push(this.chunk(index, {}, finishReasonOf(c.finishReason, s.tools > 0)));
-      }
+      } else if (s.finished) this.sendAnnotations(index, s, out);
     });
     return out;
   }
 
   private state(index: number): CandidateState {
     let s = this.candidates.get(index);
-    if (!s) this.candidates.set(index, (s = { started: false, tools: 0, finished: false }));
+    if (!s) this.candidates.set(index, (s = { started: false, tools: 0, finished: false, ...(this.opts.search ? { text: new TextPieces() } : {}) }));
     return s;
+  }
+
+  /** A chunk's sources, over the text so far (one per URL and span: a later chunk may repeat what an earlier said). */
+  private cite(s: CandidateState, c: any): void {
+    for (const a of geminiAnnotations(c, s.text!.toString())) {
+      const u = a.url_citation;
+      (s.annotations ??= new Map()).set(`${u.start_index}:${u.end_index}:${u.url}`, a);
+    }
+  }
+
+  private sendAnnotations(index: number, s: CandidateState, out: SseEvent[]): void {
+    if (!s.annotations?.size) return;
+    out.push(this.chunk(index, { annotations: [...s.annotations.values()] }));
+    s.annotations = undefined;
   }
 
   /** EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. */
