@@ -49,7 +49,7 @@ export interface GatewayRoutingOptions {
     | boolean
     | {
         /**
-         * Seconds to keep this answer (cut to the gateway's cache.max_ttl_seconds).
+         * Seconds to keep this answer, a whole number from 1; a longer ttl than the gateway's cache.max_ttl_seconds, of any size, is cut to it.
          */
         ttl?: number;
         /**
