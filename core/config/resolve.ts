@@ -6,7 +6,7 @@ import { dirname, resolve, isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv, type ErrorObject } from "../ajv.ts";
 import { validateGateway } from "../generated/validators.js";
-import type { GatewayConfig, ProviderConfig } from "../generated/types/gateway.ts";
+import type { GatewayConfig, ModelEndpointConfig, ProviderConfig } from "../generated/types/gateway.ts";
 import { interpolate, hasReference, expandsAt, firstReference, malformedReference, unsetPhrase, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
 import { withRotationMarks } from "../keys/rotation-marks.ts";
@@ -14,6 +14,7 @@ import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, Runtime
 import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
+import { retirementInstant, retirementInstants, retirementNotices } from "./retirement.ts";
 import { unenforcedPolicyNotices, unusedPluginNotices } from "./policy-notice.ts";
 import { checkOrder } from "../pipeline/order.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
@@ -100,6 +101,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
     opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);
+  const enabled = (p: string) => p === "sim" || (p in (config.providers ?? {}) && !disabled.has(p));
+  for (const m of retirementNotices(config, enabled, Date.now())) opts.onNotice?.(m);
   const names = pipeline.map((p) => p.name);
   const untranslated = untranslatedNotice(config, names);
   if (untranslated) opts.onNotice?.(untranslated);
@@ -325,6 +328,12 @@ function checkReferences(config: GatewayConfig, sources: Sources, problems: Conf
         problems.push(sources.at(["models", id, "endpoints", i, "provider"],
           `model ${id}: endpoint names unknown provider "${ep.provider}" (declared: ${[...providers].join(", ")})`));
       }
+      if (ep.retires !== undefined && Number.isNaN(retirementInstant(ep.retires))) {
+        problems.push(sources.at(["models", id, "endpoints", i, "retires"], `model ${id}: retires "${ep.retires}" is not a day of the calendar (YYYY-MM-DD)`));
+      }
+      if (ep.replacement !== undefined && !(ep.replacement in (config.models ?? {}))) {
+        problems.push(sources.at(["models", id, "endpoints", i, "replacement"], `model ${id}: replacement "${ep.replacement}" is not a model of this gateway`));
+      }
       const tier = ep.pricing?.long_context;
       const window = ep.context_window ?? model.context_window;
       if (tier?.context_window !== undefined && window !== undefined && tier.context_window <= window) {
@@ -449,6 +458,12 @@ function withAbsoluteFiles(pc: ProviderConfig, dir: string): ProviderConfig {
   return pc.credentials_file && !isAbsolute(pc.credentials_file) ? { ...pc, credentials_file: resolve(dir, pc.credentials_file) } : pc;
 }
 
+/** A model's retirement instants, parsed once here so a request only compares numbers (core/config/retirement.ts). */
+function withRetirements(endpoints: ModelEndpointConfig[]) {
+  const retiresAt = retirementInstants(endpoints);
+  return retiresAt ? { retiresAt } : {};
+}
+
 function freeze(file: string, config: GatewayConfig, disabled: Map<string, string>, egressProxy: EgressProxy | undefined): RuntimeConfig {
   const providers = new Map<string, ProviderConfig>();
   for (const [name, pc] of Object.entries(config.providers ?? {})) if (!disabled.has(name)) providers.set(name, withAbsoluteFiles(pc, dirname(file)));
@@ -460,6 +475,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       id,
       type: m.type ?? "language",
       config: m,
+      ...withRetirements(m.endpoints),
       endpoints: m.endpoints.filter((ep) => providers.has(ep.provider)).map((ep) => ({
         provider: ep.provider,
         upstreamModel: ep.model,

@@ -22,6 +22,11 @@ export interface ModelRuntime {
   config: ModelConfig;
   /** Endpoints whose provider is enabled, in catalog (default preference) order. */
   endpoints: EndpointRuntime[];
+  /**
+   * When an endpoint of `config.endpoints` retires (`retires:`, as 00:00 UTC ms), aligned with it; absent when none
+   * does (core/config/retirement.ts).
+   */
+  retiresAt?: (number | undefined)[];
 }
 
 export interface ProjectRuntime {

@@ -5,6 +5,7 @@ import type { EndpointStats } from "../stats/index.ts";
 import type { CircuitState } from "../health/index.ts";
 import { cachePrices } from "../money/money.ts";
 import { pricingForPrompt } from "../money/long-context.ts";
+import { endpointRetired, liveEndpoints } from "../config/retirement.ts";
 
 const ZERO = "0";
 
@@ -47,8 +48,9 @@ export function architecture(m: ModelRuntime) {
 
 /** The endpoint whose price the list shows: the first one the gateway can use, else the first declared. */
 function headline(m: ModelRuntime): ModelEndpointConfig | undefined {
-  const usable = m.endpoints[0];
-  return (usable && m.config.endpoints.find((e) => e.provider === usable.provider && e.model === usable.upstreamModel)) ?? m.config.endpoints[0];
+  const now = Date.now();
+  const usable = m.retiresAt ? m.endpoints.find((e) => !endpointRetired(m, e.provider, e.upstreamModel, now)) : m.endpoints[0];
+  return (usable && m.config.endpoints.find((e) => e.provider === usable.provider && e.model === usable.upstreamModel)) ?? liveEndpoints(m, now)[0] ?? m.config.endpoints[0];
 }
 
 /** A GET /v1/models list element. */
@@ -81,7 +83,7 @@ export function modelDetail(m: ModelRuntime) {
   return {
     ...modelEntry(m),
     architecture: architecture(m),
-    providers: m.endpoints.map((e) => e.provider),
+    providers: m.endpoints.filter((e) => !endpointRetired(m, e.provider, e.upstreamModel, Date.now())).map((e) => e.provider),
     ...(c.dimensions ? { dimensions: c.dimensions } : {}),
     ...(c.limits ? { limits: c.limits } : {}),
     ...(c.price_source ? { price_source: c.price_source } : {}),

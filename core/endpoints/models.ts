@@ -6,6 +6,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
 import type { ModelEndpointConfig } from "../generated/types/gateway.ts";
 import { GatewayError } from "../errors.ts";
+import { fullyRetired, liveEndpoints, retiredEndpoint, retiredModelError } from "../config/retirement.ts";
 import { statsOf } from "../stats/index.ts";
 import { healthOf } from "../health/index.ts";
 import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
@@ -34,6 +35,9 @@ function named(ctx: GatewayContext): Named {
 function lookup(ctx: GatewayContext, id: string): ModelRuntime {
   const m = ctx.config.models.get(id);
   if (!m) throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { model: id } });
+  // Every endpoint retired: the model is gone, as a request for it is told.
+  const now = Date.now();
+  if (m.retiresAt && fullyRetired(m, now)) throw retiredModelError(m, retiredEndpoint(m, now)!, "model", now);
   ctx.model = m;
   return m;
 }
@@ -42,11 +46,12 @@ function lookup(ctx: GatewayContext, id: string): ModelRuntime {
 function usableEndpoints(ctx: GatewayContext, m: ModelRuntime): ModelEndpointConfig[] {
   if (ctx.auth?.sandbox) return [{ provider: "sim", model: m.id, context_window: m.config.context_window, max_tokens: m.config.max_tokens }];
   const own = ctx.auth?.project.config.providers ?? {};
-  return m.config.endpoints.filter((ep) => ctx.config.providers.has(ep.provider) || !!own[ep.provider]?.api_key);
+  return liveEndpoints(m, Date.now()).filter((ep) => ctx.config.providers.has(ep.provider) || !!own[ep.provider]?.api_key);
 }
 
 async function listModels(ctx: GatewayContext): Promise<void> {
-  const all = [...ctx.config.models.values()];
+  const now = Date.now();
+  const all = [...ctx.config.models.values()].filter((m) => !m.retiresAt || !fullyRetired(m, now));
   if (!wantsAnthropicShape(ctx)) {
     ctx.response = { kind: "json", status: 200, body: { object: "list", data: all.map(modelEntry) } };
     return;

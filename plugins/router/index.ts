@@ -7,6 +7,7 @@ import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { statsOf } from "../../core/stats/index.ts";
 import { canThink } from "../../core/metering/thinking.ts";
+import { fullyRetired, retiredEndpoint, retiredModelError } from "../../core/config/retirement.ts";
 import { planRoute, requestShape, type RequestShape, type RoutingOptions } from "./route.ts";
 
 const UNSIZED: RequestShape = { inputTokens: 0, outputTokens: 0 };
@@ -44,12 +45,19 @@ function notFound(id: string, field: string): GatewayError {
   return new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist (GET /api/v1/models lists the catalog)`, { details: { field } });
 }
 
+/** A model whose every endpoint has retired by `now` is gone: the 404 names the day and the replacement. */
+function refuseRetired(m: ModelRuntime, field: string, now: number): void {
+  if (!m.retiresAt || !fullyRetired(m, now)) return;
+  throw retiredModelError(m, retiredEndpoint(m, now)!, field, now);
+}
+
 /** The request's model, then each fallback model (unknown ones are a 404 naming the field; repeats are dropped). */
-function resolveChain(ctx: GatewayContext, primary: ModelRuntime, options: RoutingOptions): ModelRuntime[] {
+function resolveChain(ctx: GatewayContext, primary: ModelRuntime, options: RoutingOptions, now: number): ModelRuntime[] {
   const chain = [primary];
   (options.models ?? []).forEach((id, i) => {
     const m = ctx.config.models.get(id);
     if (!m) throw notFound(id, `providerOptions.gateway.models[${i}]`);
+    refuseRetired(m, `providerOptions.gateway.models[${i}]`, now);
     if (m.type !== primary.type) {
       throw new GatewayError(400, "INVALID_REQUEST", `Fallback model "${id}" is a ${m.type} model; ${primary.id} is a ${primary.type} model`, {
         details: { field: `providerOptions.gateway.models[${i}]` },
@@ -67,8 +75,10 @@ export default definePlugin({
     const model = ctx.config.models.get(ctx.body.model);
     if (!model) throw notFound(ctx.body.model, "model");
     ctx.model = model;
+    const now = Date.now();
+    refuseRetired(model, "model", now);
     const options: RoutingOptions = ctx.body.providerOptions?.gateway ?? {};
-    const chain = resolveChain(ctx, model, options);
+    const chain = resolveChain(ctx, model, options, now);
     if (ctx.auth?.sandbox) {
       ctx.targets = chain.map(sandboxTarget);
       return next();
@@ -76,6 +86,7 @@ export default definePlugin({
     const stats = statsOf(ctx.gateway);
     ctx.targets = planRoute({
       chain,
+      now,
       options,
       enabled: new Set(ctx.config.providers.keys()),
       declared: ctx.config.raw.providers ?? {},
@@ -92,6 +103,9 @@ export default definePlugin({
           `No provider in providerOptions.gateway.only (${options.only.join(", ")}) can serve ${chain.map((m) => m.id).join(", ")}; it is offered by: ${offered.join(", ")}`,
           { details: { field: "providerOptions.gateway.only", offered } });
       }
+      // The endpoint that would have served has retired, and what the catalog has left is not configured here.
+      const retired = chain.find((m) => m.retiresAt && retiredEndpoint(m, now));
+      if (retired) throw retiredModelError(retired, retiredEndpoint(retired, now)!, retired === model ? "model" : "providerOptions.gateway.models", now);
       const why = chain.flatMap((m) => m.config.endpoints.map((ep) => ctx.config.disabledProviders.get(ep.provider))).filter(Boolean);
       // Every provider of the model is disabled in the config ($VAR not set): no retry helps until an operator acts.
       throw configFault(`No provider is available for ${model.id}${why.length ? `: ${[...new Set(why)].join("; ")}` : ""}`, { model: model.id });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { ModelConfig } from "../../core/generated/types/gateway.ts";
 import type { EndpointStats } from "../../core/stats/index.ts";
+import { retirementInstants } from "../../core/config/retirement.ts";
 import { applyOrder, estimateCost, planRoute, requestShape, type RouteInput } from "./route.ts";
 
 function model(id: string, endpoints: ModelConfig["endpoints"], extra: Partial<ModelConfig> = {}): ModelRuntime {
@@ -20,6 +21,7 @@ const none: EndpointStats = { throughput_last_1h: null, latency_last_1h: null, u
 function input(over: Partial<RouteInput> = {}): RouteInput {
   return {
     chain: [llama],
+    now: Date.UTC(2026, 10, 28),
     options: {},
     enabled: new Set(["groq", "fireworks", "deepinfra", "openai"]),
     declared: { groq: { protocol: "openai" }, fireworks: { protocol: "openai" }, deepinfra: { protocol: "openai" }, openai: { protocol: "openai" } },
@@ -35,6 +37,20 @@ describe("planRoute", () => {
   it("defaults to catalog order over enabled providers", () => {
     expect(providers(input())).toEqual(["meta/llama@groq", "meta/llama@fireworks", "meta/llama@deepinfra"]);
     expect(providers(input({ enabled: new Set(["fireworks"]) }))).toEqual(["meta/llama@fireworks"]);
+  });
+
+  it("an endpoint that retires (retires: 2026-11-30) is a target until 23:59:59.999 UTC the day before, not from 00:00 that day", () => {
+    const endpoints: ModelConfig["endpoints"] = [
+      { provider: "anthropic", model: "claude-sonnet-4-5-20250929", retires: "2026-11-30", pricing: { input: "0.000003", output: "0.000015" } },
+      { provider: "vertex", model: "claude-sonnet-4-5@20250929", pricing: { input: "0.000003", output: "0.000015" } },
+    ];
+    const sonnet = { ...model("anthropic/claude-sonnet-4.5", endpoints), retiresAt: retirementInstants(endpoints) };
+    const at = (now: number) => providers(input({ chain: [sonnet], now, enabled: new Set(["anthropic", "vertex"]), declared: {} }));
+    const day = Date.UTC(2026, 10, 30);
+    expect(at(day - 2 * 86_400_000)).toEqual(["anthropic/claude-sonnet-4.5@anthropic", "anthropic/claude-sonnet-4.5@vertex"]);
+    expect(at(day - 1)).toEqual(["anthropic/claude-sonnet-4.5@anthropic", "anthropic/claude-sonnet-4.5@vertex"]);
+    expect(at(day)).toEqual(["anthropic/claude-sonnet-4.5@vertex"]);
+    expect(at(day + 30 * 86_400_000)).toEqual(["anthropic/claude-sonnet-4.5@vertex"]);
   });
 
   it("only: other providers are never tried", () => {

@@ -6,6 +6,7 @@ import type { EndpointStats } from "../../core/stats/index.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import { requestedChoices, statedOutputLimit } from "../../core/metering/output-limit.ts";
 import { pricingForPrompt } from "../../core/money/long-context.ts";
+import { liveEndpoints } from "../../core/config/retirement.ts";
 
 export type SortKey = "cost" | "ttft" | "tps";
 
@@ -29,6 +30,8 @@ export interface RequestShape {
 export interface RouteInput {
   /** The request's model first, then each fallback model (already resolved, duplicates removed). */
   chain: ModelRuntime[];
+  /** The request's instant: an endpoint retired by then (`retires:`) is no target. */
+  now: number;
   options: RoutingOptions;
   /** Providers enabled in the gateway (their own credentials are set). */
   enabled: ReadonlySet<string>;
@@ -130,7 +133,7 @@ export function applyOrder(targets: Target[], order: string[] | undefined): Targ
 /** The targets of one model: its endpoints (catalog order), filtered by `only`, sorted, then `order` first. */
 export function modelTargets(model: ModelRuntime, input: RouteInput): Target[] {
   const only = input.options.only ? new Set(input.options.only) : undefined;
-  let targets = model.config.endpoints
+  let targets = liveEndpoints(model, input.now)
     .filter((ep) => !only || only.has(ep.provider))
     .map((ep) => toTarget(model, ep, input))
     .filter((t): t is Target => t !== undefined);

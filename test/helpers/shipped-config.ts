@@ -19,14 +19,31 @@ export const SHIPPED_PROJECT = "shipped";
 export const SHIPPED_LIMITS = { rpm: 100_000, tpm: 50_000_000 };
 export const SHIPPED_BUDGET = { usd: "1000", period: "month" };
 
+/**
+ * The suites' Claude model is Claude Sonnet 4.5 on the Claude API (the agents' recorded fixtures name it), an
+ * endpoint the catalog retires on 2026-11-30, after which the gateway routes it no more
+ * (test/catalog-retirement.e2e.test.ts). Against the fakes no date matters, so each catalog entry with a retiring
+ * endpoint is given as an operator's own entry without `retires` (the same endpoints and prices), unless the test
+ * asks for the catalog's retirements as shipped.
+ */
+function withoutRetirements(config: Record<string, any>): void {
+  for (const file of config.include as string[]) {
+    for (const [id, entry] of Object.entries<any>(YAML.parse(readFileSync(file, "utf8")).models ?? {})) {
+      if (!entry.endpoints.some((ep: any) => ep.retires !== undefined) || config.models?.[id]) continue;
+      (config.models ??= {})[id] = { ...entry, endpoints: entry.endpoints.map(({ retires: _r, replacement: _s, ...ep }: any) => ep) };
+    }
+  }
+}
+
 /** The shipped gateway.yaml as an object, with the test's changes applied. */
-export function shippedConfig(upstreams: { openai: string; anthropic: string }): Record<string, any> {
+export function shippedConfig(upstreams: { openai: string; anthropic: string }, opts: { retirements?: "as shipped" } = {}): Record<string, any> {
   const config = YAML.parse(readFileSync(resolve(ROOT, "gateway.yaml"), "utf8"));
   if (config.pipeline !== undefined) throw new Error("gateway.yaml ships with a pipeline: this suite expects the default one");
   if (config.store?.kind !== "sqlite") throw new Error(`gateway.yaml ships store.kind ${config.store?.kind}; this suite expects sqlite`);
   // Relative to the temporary directory the test config is written to (startTestGateway), so the catalog is
   // referenced by its absolute path while the SQLite path stays as shipped (a file in that temporary directory).
   config.include = (config.include as string[]).map((f) => resolve(ROOT, f));
+  if (opts.retirements !== "as shipped") withoutRetirements(config);
   config.providers.openai.base_url = upstreams.openai;
   config.providers.anthropic.base_url = upstreams.anthropic;
   config.projects[SHIPPED_PROJECT] = {

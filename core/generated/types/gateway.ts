@@ -502,6 +502,14 @@ export interface ModelEndpointConfig {
   max_tokens?: number;
   supported_parameters?: string[];
   /**
+   * The day (YYYY-MM-DD, UTC) the provider stops serving this upstream model id. From 00:00 UTC that day the router sends this endpoint no requests: the model keeps serving from its other endpoints, and with none left a request for it is a 404 MODEL_NOT_FOUND naming the date (and `replacement`). A model whose every endpoint has retired leaves GET /v1/models; a retired endpoint leaves .../endpoints. Within 30 days before the day, `model-gateway check` and the start log name it.
+   */
+  retires?: string;
+  /**
+   * A model id of this gateway to suggest instead once this endpoint has retired (named in the 404 and in the notices before the day).
+   */
+  replacement?: string;
+  /**
    * The upstream serves the OpenAI Responses API itself (POST {base_url}/responses): /v1/responses requests are passed through unchanged instead of translated to chat completions.
    */
   native_responses?: boolean;
