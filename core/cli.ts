@@ -154,8 +154,9 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
       return -1; // keep running
     } catch (err) {
-      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }, { PluginSetupError }] = await Promise.all([
+      const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }, { PluginSetupError }, { TracingSetupError }] = await Promise.all([
         import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts"), import("./store/guard.ts"), import("./pipeline/setup-error.ts"),
+        import("./observability/tracing-setup-error.ts"),
       ]);
       if (err instanceof ConfigError) {
         process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
@@ -166,7 +167,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
         return 1;
       }
-      if (err instanceof CannotListenError || err instanceof StoreRefusedError || err instanceof PluginSetupError) {
+      if (err instanceof CannotListenError || err instanceof StoreRefusedError || err instanceof PluginSetupError || err instanceof TracingSetupError) {
         process.stderr.write(`refusing to start: ${err.message}\n`);
         return 1;
       }

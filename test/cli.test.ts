@@ -271,6 +271,23 @@ describe("model-gateway start", () => {
     expect(checked.stderr).toContain("note: check does not run the setup of plugin licensed (start does, and refuses to start if it fails)");
   });
 
+  it("refuses an OTLP endpoint that is not a URL: check and start at its line, from OTEL_EXPORTER_OTLP_ENDPOINT in one line, no stack trace", () => {
+    const memory = "store: { kind: memory }\nmetrics: { listener: false }\n";
+    const file = tmpConfig(`${memory}telemetry:\n  otlp: { endpoint: "not a url" }\n`);
+    const problem = `${file}:4:21: telemetry.otlp.endpoint: must be an absolute http(s) URL, the collector's base URL, such as http://localhost:4318 (it is not an absolute URL)`;
+    const checked = run(["check", file]);
+    expect(checked.stdout).toBe(`${problem}\n`);
+    expect(checked.status).toBe(1);
+    // Before: check said ok, then start died with the exporter's "Could not parse user-provided export URL" stack.
+    const started = run(["start", "--config", file, "--port", "0", "--no-watch"]);
+    expect(started.stderr).toBe(`refusing to start: ${file} has problems\n${problem}\n`);
+    expect(started.status).toBe(1);
+    const fromEnv = run(["start", "--config", tmpConfig(memory), "--port", "0", "--no-watch"], { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" });
+    expect(fromEnv.stderr).toBe("refusing to start: tracing cannot be set up from OTEL_EXPORTER_OTLP_ENDPOINT (an absolute http(s) URL is needed): Configuration: Could not parse user-provided export URL: 'not a url/v1/traces'\n");
+    expect(fromEnv.stdout).not.toContain("listening on");
+    expect(fromEnv.status).toBe(1);
+  });
+
   it("refuses a spool_dir it cannot write in one line, exit 1, no stack trace", () => {
     const file = tmpConfig("store: { kind: sqlite, path: ./data/gw.db, spool_dir: ./not-a-dir/spool }\nmetrics: { listener: false }\n", { "not-a-dir": "a file where the spool's parent should be" });
     const r = run(["start", "--config", file, "--port", "0", "--no-watch"]);

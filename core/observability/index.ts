@@ -9,6 +9,7 @@ import { otlpTarget, withoutUserinfo } from "./otlp-target.ts";
 import { proxyFor } from "../net/egress-proxy.ts";
 import { otlpProxyAgents } from "./otlp-proxy.ts";
 import type { Tracing } from "./tracing.ts";
+import { TracingSetupError } from "./tracing-setup-error.ts";
 import { wireBytes } from "./wire-bytes.ts";
 
 interface GatewayObservability {
@@ -38,7 +39,14 @@ export async function startObservability(gateway: Gateway): Promise<void> {
   // Behind the egress proxy as it was at start (telemetry, and so the exporter, waits for a restart anyway).
   const route = proxyFor(gateway.config.server.egressProxy, target.url);
   const agents = route ? otlpProxyAgents(route) : undefined;
-  const tracing = new Tracing({ ...target, agent: agents?.agentFor }, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway", { registry: gateway.metrics.registry, log: gateway.log });
+  let tracing: Tracing;
+  try {
+    tracing = new Tracing({ ...target, agent: agents?.agentFor }, telemetry?.service_name ?? process.env.OTEL_SERVICE_NAME ?? "model-gateway", { registry: gateway.metrics.registry, log: gateway.log });
+  } catch (err) {
+    // The config's endpoint was checked at load; an OTEL_* variable was not: a refusal naming it, not a stack.
+    agents?.destroy();
+    throw new TracingSetupError(target.from, err);
+  }
   o.tracing = tracing;
   gateway.onClose(() => tracing.close().finally(() => agents?.destroy()));
   // Info lines are not masked (core/log.ts): the URL is logged without its user and password, the proxy masked.

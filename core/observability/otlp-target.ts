@@ -6,18 +6,22 @@ export interface TelemetryOptions {
   otlp?: { endpoint?: string; headers?: Record<string, string> };
 }
 
-/** Where spans go: telemetry.otlp.endpoint, else the standard OTEL_EXPORTER_OTLP_* variables; undefined = off. */
-export function otlpTarget(t: TelemetryOptions | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; headers: Record<string, string> } | undefined {
+/**
+ * Where spans go: telemetry.otlp.endpoint, else the standard OTEL_EXPORTER_OTLP_* variables; undefined = off. `from`
+ * names the setting the URL came from, for an error about it.
+ */
+export function otlpTarget(t: TelemetryOptions | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; headers: Record<string, string>; from: string } | undefined {
   const base = t?.otlp?.endpoint;
   const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const anyUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   let url: string | undefined;
-  if (base) url = /\/v1\/traces\/?$/.test(base) ? base : `${base.replace(/\/+$/, "")}/v1/traces`;
-  else if (tracesUrl) url = tracesUrl;
-  else if (anyUrl) url = `${anyUrl.replace(/\/+$/, "")}/v1/traces`;
+  let from = "";
+  if (base) [url, from] = [/\/v1\/traces\/?$/.test(base) ? base : `${base.replace(/\/+$/, "")}/v1/traces`, "telemetry.otlp.endpoint"];
+  else if (tracesUrl) [url, from] = [tracesUrl, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
+  else if (anyUrl) [url, from] = [`${anyUrl.replace(/\/+$/, "")}/v1/traces`, "OTEL_EXPORTER_OTLP_ENDPOINT"];
   if (!url) return undefined;
   const headers = { ...parseHeaderList(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaderList(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...t?.otlp?.headers };
-  return { url, headers };
+  return { url, headers, from };
 }
 
 /** `k1=v1,k2=v2` (values URL-encoded), the OTEL_EXPORTER_OTLP_HEADERS format. */
