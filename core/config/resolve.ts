@@ -31,6 +31,7 @@ import { checkAuthInPipeline } from "./auth-check.ts";
 import { allowedFields, closest } from "./field-suggest.ts";
 import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
+import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
 
 export interface LoadOptions {
@@ -93,6 +94,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const egress = resolveEgressProxy(config.server?.egress_proxy, env);
   for (const p of egress.problems) problems.push(sources.at("path" in p.at ? p.at.path : ["server"], p.message));
   checkMcpCwds(config, dirname(path), (name) => !disabled.has(`mcp_servers.${name}`), (p, m, k) => sources.at(p, m, k), problems);
+  checkHeaders(config, (p, m, k) => sources.at(p, m, k), problems);
   checkBaseUrls(config, (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
