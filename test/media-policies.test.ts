@@ -1,5 +1,5 @@
-// The project policies answer on the media endpoints with the spec's codes: 401 (EXPIRED_API_KEY, or
-// UNAUTHORIZED on rerank), 402 BUDGET_EXCEEDED, 403 MODEL_NOT_ALLOWED, 429 RATE_LIMITED with Retry-After.
+// The project policies answer on the media endpoints with the spec's codes: 401 EXPIRED_API_KEY (rerank too), 402
+// BUDGET_EXCEEDED, 403 MODEL_NOT_ALLOWED, 429 RATE_LIMITED with Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { auth, mediaConfig } from "./helpers/media.ts";
@@ -42,13 +42,13 @@ describe("policies on the media endpoints", () => {
     expect(r.json.error.code).toBe("BUDGET_EXCEEDED");
   });
 
-  it("401 EXPIRED_API_KEY on images, UNAUTHORIZED on rerank", async () => {
+  it("401 EXPIRED_API_KEY on images and rerank", async () => {
     const img = await post("/images/generations", { model: "sim/pixel", prompt: "x" }, EXPIRED);
     expect(img.status).toBe(401);
     expect(img.json.error.code).toBe("EXPIRED_API_KEY");
     const rr = await post("/rerank", { model: "sim/ranker", query: "q", documents: ["a"] }, EXPIRED);
     expect(rr.status).toBe(401);
-    expect(rr.json.error.code).toBe("UNAUTHORIZED");
+    expect(rr.json.error.code).toBe("EXPIRED_API_KEY");
   });
 
   it("429 RATE_LIMITED with Retry-After past the key's requests per minute", async () => {

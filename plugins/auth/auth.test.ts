@@ -74,6 +74,21 @@ describe("a key no retry can make valid", () => {
     expect(r.json.error).toMatchObject({ status: "UNAUTHENTICATED", message: "Missing API key: send the mg_live_… key in x-goog-api-key or ?key=" });
   });
 
+  // Spec, Authentication 4 and Errors: rerank's own UNAUTHORIZED is for a missing or invalid key; an expired one is
+  // EXPIRED_API_KEY there too, so a client can tell "renew the key" from "wrong key".
+  it("rerank names an expired key EXPIRED_API_KEY and a missing, malformed, unknown or revoked one UNAUTHORIZED", async () => {
+    const rerank = (headers: Record<string, string>) => postJson(`${gw.baseURL}/rerank`, { model: "sim/ranker", query: "q", documents: ["a"] }, headers);
+    const expired = await rerank({ authorization: `Bearer ${EXPIRED}` });
+    expect(expired.status).toBe(401);
+    expect(expired.json.error).toMatchObject({ code: "EXPIRED_API_KEY", type: "authentication_error" });
+    expect(expired.headers.get("x-should-retry")).toBe("false");
+    for (const [, headers] of cases.filter(([what]) => what !== "expired")) {
+      const r = await rerank(headers);
+      expect(r.status).toBe(401);
+      expect(r.json.error).toMatchObject({ code: "UNAUTHORIZED", type: "authentication_error" });
+    }
+  });
+
   it("a valid key's answer does not say it", async () => {
     const r = await postJson(`${gw.baseURL}/chat/completions`, chat(), { authorization: `Bearer ${OTHER}` });
     expect(r.status).toBe(200);

@@ -45,8 +45,9 @@ function queryKey(path: string): string | undefined {
  */
 function deny(ctx: GatewayContext, code: "INVALID_API_KEY" | "EXPIRED_API_KEY", message: string, final = true): GatewayError {
   const init = final ? { headers: { ...DO_NOT_RETRY } } : {};
-  // The rerank endpoint names every authentication failure UNAUTHORIZED (spec, Authentication 4).
-  if (ctx.endpoint === "rerank") return new GatewayError(401, "UNAUTHORIZED", message, init);
+  // The rerank endpoint names a missing or invalid key UNAUTHORIZED (spec, Authentication 4); an expired one is
+  // EXPIRED_API_KEY there as everywhere (spec, Errors), so its client can tell "renew the key" from "wrong key".
+  if (ctx.endpoint === "rerank" && code === "INVALID_API_KEY") return new GatewayError(401, "UNAUTHORIZED", message, init);
   return new GatewayError(401, code, message, init);
 }
 
