@@ -33,6 +33,7 @@ import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
 import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
+import { checkProviderFields } from "./provider-fields-check.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -96,6 +97,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkMcpCwds(config, dirname(path), (name) => !disabled.has(`mcp_servers.${name}`), (p, m, k) => sources.at(p, m, k), problems);
   checkHeaders(config, (p, m, k) => sources.at(p, m, k), problems);
   checkBaseUrls(config, (p, m, k) => sources.at(p, m, k), problems);
+  checkProviderFields(config, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
