@@ -323,3 +323,80 @@ describe("stream adapters check tool-call arguments as they decode", () => {
     expect(out.map((e) => e.data).join("")).not.toContain("AAAA");
   });
 });
+
+describe("a stream a block rule cuts: the text before the match goes out in the protocol's shape, then the error", () => {
+  const CLEAN = "AAAAAAAAAA BBBBBBBBBB CCCCCCCCCC DDDDDDDDDD EEEEEEEEEE FFFFFFFFFF GGGGGGGGGG HHHHHHHHHH invoice token ";
+  const ANSWER = CLEAN + "ghp_abcdefghijklmnopqrstuvwxyz0123456789 then more text after it.";
+  const pieces = (size: number) => ANSWER.match(new RegExp(`.{1,${size}}`, "gs"))!;
+
+  /** Streams `events` with the secret-blocking rule (window 64): what reached the client, and the refusal. */
+  async function cut(protocol: "openai" | "anthropic" | "responses" | "gemini", events: SseEvent[]): Promise<{ out: SseEvent[]; err: any }> {
+    const run = runFor({ ...NO_SECRETS, stream_window: 64 }, protocol);
+    const out: SseEvent[] = [];
+    try {
+      for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+    } catch (e) {
+      return { out, err: e };
+    }
+    return { out, err: undefined };
+  }
+
+  it.each([3, ANSWER.length])("chat, in pieces of %d: chunks of content, the last one without a finish_reason", async (size) => {
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const { out, err } = await cut("openai", [...pieces(size).map((p) => chunk({ content: p })), chunk({}, "stop"), { data: "[DONE]" }]);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    const d = json(out);
+    expect(d.map((c: any) => c.choices[0].delta.content ?? "").join("")).toBe(CLEAN);
+    expect(d.at(-1)).toMatchObject({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, finish_reason: null }] });
+  });
+
+  it.each([3, ANSWER.length])("messages, in pieces of %d: text_delta events of the block, no content_block_stop", async (size) => {
+    const ev = (event: string, data: object) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+    const { out, err } = await cut("anthropic", [
+      ev("message_start", { message: { id: "msg_1", content: [] } }),
+      ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      ...pieces(size).map((p) => ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: p } })),
+      ev("content_block_stop", { index: 0 }),
+      ev("message_stop", {}),
+    ]);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    const deltas = out.filter((e) => e.event === "content_block_delta").map((e) => JSON.parse(e.data));
+    expect(deltas.map((d) => d.delta.text).join("")).toBe(CLEAN);
+    expect(deltas.every((d) => d.index === 0 && d.delta.type === "text_delta")).toBe(true);
+    expect(out.map((e) => e.event)).not.toContain("content_block_stop");
+  });
+
+  it.each([3, ANSWER.length])("responses, in pieces of %d: output_text deltas numbered on from the last one sent", async (size) => {
+    let seq = 0;
+    const ev = (type: string, data: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) });
+    const at = { item_id: "msg_1", output_index: 0, content_index: 0 };
+    const { out, err } = await cut("responses", [
+      ev("response.created", { response: { id: "r1", output: [] } }),
+      ...pieces(size).map((p) => ev("response.output_text.delta", { ...at, delta: p })),
+      ev("response.output_text.done", { ...at, text: ANSWER }),
+    ]);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    const d = json(out);
+    expect(d.filter((x: any) => x.type === "response.output_text.delta").map((x: any) => x.delta).join("")).toBe(CLEAN);
+    expect(d.at(-1)).toMatchObject({ type: "response.output_text.delta", ...at });
+    expect(d.map((x: any) => x.sequence_number)).toEqual(d.map((_: unknown, i: number) => i));
+  });
+
+  it.each([3, ANSWER.length])("gemini, in pieces of %d: candidate text parts, the last one without a finishReason", async (size) => {
+    const chunk = (text: string, finish?: string) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0, ...(finish ? { finishReason: finish } : {}) }], modelVersion: "g" }) });
+    const p = pieces(size);
+    // The last piece comes with the finishReason, as Gemini sends it.
+    const { out, err } = await cut("gemini", [...p.slice(0, -1).map((t) => chunk(t)), chunk(p.at(-1)!, "STOP")]);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    const d = json(out);
+    expect(d.map((c: any) => c.candidates[0].content.parts.map((x: any) => x.text).join("")).join("")).toBe(CLEAN);
+    expect(d.every((c: any) => c.candidates[0].finishReason === undefined)).toBe(true);
+  });
+
+  it("chat: a key at the very end, found as the finish chunk flushes the choice, still lets the text before it out", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const { out, err } = await cut("openai", [chunk({ content: CLEAN }), chunk({ content: "ghp_abcdefghijklmnopqrstuvwxyz01234" }), chunk({ content: "56789" }, "stop"), { data: "[DONE]" }]);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(json(out).map((c: any) => c.choices[0].delta.content ?? "").join("")).toBe(CLEAN);
+  });
+});

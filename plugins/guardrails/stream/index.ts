@@ -1,7 +1,8 @@
 // A streamed answer through the guardrails: each event handed to its protocol's adapter (output rules over a window,
 // placeholders restored across chunk boundaries), the slots flushed before the event that ends the answer, then the
 // answer-level verdicts (allow rules, moderation) before that event goes out. A block mid-stream is thrown: the client
-// gets the protocol's error event (or a 4xx when nothing was sent yet).
+// gets the text before the match (one more event in the protocol's shape), then the protocol's error event (or a 4xx
+// when nothing was sent yet).
 import type { ClientProtocol, GatewayContext } from "../../../core/pipeline/context.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
@@ -37,12 +38,24 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   };
   for await (const ev of events) {
     if (!finished && adapter.isTerminal(ev)) {
-      yield* adapter.flush();
+      yield* cutShort(slots, adapter, () => adapter.flush());
       await finish();
     }
-    yield* adapter.onEvent(ev);
+    yield* cutShort(slots, adapter, () => adapter.onEvent(ev));
   }
   if (finished) return;
-  yield* adapter.flush();
+  yield* cutShort(slots, adapter, () => adapter.flush());
   await finish();
+}
+
+/** `step`'s events; when a block rule cut a slot in it, the text before the match instead, then the refusal thrown. */
+function* cutShort(slots: Slots, adapter: StreamAdapter, step: () => SseEvent[]): Generator<SseEvent> {
+  let out: SseEvent[];
+  try {
+    out = step();
+  } catch (e) {
+    if (slots.cutShort) yield* adapter.flush();
+    throw e;
+  }
+  yield* out;
 }

@@ -133,3 +133,67 @@ describe("SlotText on streamed JSON (tool-call arguments): rules see the values 
     expect(s.push('41"}')).toBe('\\u0041"}');
   });
 });
+
+describe("SlotText cut by a block rule: the text before the match still reaches the client", () => {
+  // docs/guardrails.md's example output rules, stream_window 64.
+  const RULES = {
+    rules: [
+      { name: "no-secrets", detect: ["secret" as const], on: ["output" as const] },
+      { name: "project-names", patterns: ["\\bPROJ-[0-9]{4}\\b"], on: ["output" as const], action: "redact" as const, redact_with: "mask" as const },
+      { name: "competitors", keywords: ["Globex"], on: ["output" as const], action: "flag" as const },
+    ],
+    stream_window: 64,
+  };
+  const CLEAN = "AAAAAAAAAA BBBBBBBBBB CCCCCCCCCC DDDDDDDDDD EEEEEEEEEE FFFFFFFFFF GGGGGGGGGG HHHHHHHHHH invoice token ";
+  const ANSWER = CLEAN + "ghp_abcdefghijklmnopqrstuvwxyz0123456789 then more text after it.";
+
+  /** What the client gets: each push's release, then (after the block) what end() still has. */
+  function stream(chunks: string[], rules: object = RULES, json = false): { sent: string; err?: GatewayError; run: ReturnType<typeof runFor> } {
+    const run = runFor(rules as any);
+    const s = new SlotText(run, json);
+    let sent = "";
+    try {
+      for (const c of chunks) sent += s.push(c);
+      sent += s.end();
+    } catch (e) {
+      expect(s.cut).toBe(true);
+      return { sent: sent + s.end(), err: e as GatewayError, run };
+    }
+    return { sent, run };
+  }
+  const chunksOf = (text: string, size: number) => text.match(new RegExp(`.{1,${size}}`, "gs"))!;
+
+  it.each([1, 5, 13, 64, ANSWER.length])("in chunks of %d characters: all the text before the key, none of it", (size) => {
+    const { sent, err } = stream(chunksOf(ANSWER, size));
+    expect(err?.details).toMatchObject({ rule: "no-secrets", on: "output" });
+    expect(sent).toBe(CLEAN);
+  });
+
+  it("a key at the very end, found when the slot ends: the text before it", () => {
+    const { sent, err } = stream(chunksOf(CLEAN + "ghp_abcdefghijklmnopqrstuvwxyz0123456789", 7));
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(sent).toBe(CLEAN);
+  });
+
+  it("redactions and flags still apply to the text before the key", () => {
+    const { sent, err, run } = stream(chunksOf("See PROJ-1234 with Globex: ghp_abcdefghijklmnopqrstuvwxyz0123456789 and more", 4));
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(sent).toBe("See [REDACTED:PROJECT_NAMES] with Globex: ");
+    expect(run.ctx.guardrail!.actions).toEqual(["flag:competitors", "redact:project-names", "block:no-secrets"]);
+  });
+
+  it("a match that runs into the key is not sent in part: the text stops where it starts", () => {
+    // A redaction whose match ("token ghp_…") runs into the key would send part of the blocked text, masked: the
+    // release stops where that match starts.
+    const rules = { ...RULES, rules: [...RULES.rules, { name: "tokens", patterns: ["token ghp_\\w+"], on: ["output" as const], action: "redact" as const, redact_with: "mask" as const }] };
+    const { sent } = stream(chunksOf(ANSWER, 9), rules);
+    expect(sent).toBe(CLEAN.slice(0, CLEAN.indexOf("token ")));
+  });
+
+  it("streamed JSON: the arguments before the key, as they came", () => {
+    const args = '{"q":"\\u0041AAA and then ghp_abcdefghijklmnopqrstuvwxyz0123456789"}';
+    const { sent, err } = stream(chunksOf(args, 6), RULES, true);
+    expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+    expect(sent).toBe('{"q":"\\u0041AAA and then ');
+  });
+});

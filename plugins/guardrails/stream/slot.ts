@@ -4,7 +4,9 @@
 //     check looks back over the last `window` characters released, so a match cut across chunks is still whole when
 //     it is checked (a block cuts the stream before the chunk that completes it; a redaction masks it). A JSON
 //     slot is checked as it decodes (`\u0047` as "G", an escape cut across chunks waiting for its end), as the
-//     client's parser will read it; what a redaction masks is the raw text those characters came from;
+//     client's parser will read it; what a redaction masks is the raw text those characters came from. On a block,
+//     the text before the earliest block match (and before any match reaching into it), redactions made, is kept
+//     for end() to send before the error: the client gets all the text the rules cleared;
 //  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
 //     more than that (Vault.partialTail).
 // Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
@@ -22,6 +24,8 @@ export class SlotText {
   private lookbackChars = 0;
   /** Released text held by stage 2 (a possible placeholder start). */
   private held = "";
+  /** Once a block rule matched: the text before the match, checked and restored, that end() sends (then nothing). */
+  private beforeBlock: string | undefined;
 
   /** `json`: the slot is a JSON document streamed as text (tool arguments): restored values go in escaped. */
   constructor(private readonly run: GuardRun, private readonly json: boolean) {}
@@ -31,9 +35,19 @@ export class SlotText {
     return this.restore(this.check(delta, false), false);
   }
 
-  /** The slot is done (or the stream is): everything left, checked and restored. */
+  /** The slot is done (or the stream is): everything left, checked and restored; after a block, what preceded it. */
   end(): string {
+    if (this.beforeBlock !== undefined) {
+      const rest = this.beforeBlock;
+      this.beforeBlock = "";
+      return rest;
+    }
     return this.restore(this.check("", true), true);
+  }
+
+  /** Whether a block rule cut this slot (its clean text before the match waits in end()). */
+  get cut(): boolean {
+    return this.beforeBlock !== undefined;
   }
 
   private check(delta: string, final: boolean): string {
@@ -56,20 +70,33 @@ export class SlotText {
     // Only matches that reach into the new text: those wholly in the lookback acted when they were new.
     const hits = findHits(text, rules).filter((h) => h.end > offset);
     let cut = final ? ready : Math.max(0, ready - window);
-    if (hits.length) {
-      let first: Hit | undefined;
-      for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
-      if (first) throw blocked(this.run.ctx, first.rule.name, "output");
-      for (const h of hits) if (h.rule.action === "flag") note(this.run.ctx, h.rule.name, "flag");
-      // Never release part of a match: it may still grow (a longer key); wait for the rest, or the end.
-      if (!final) for (const h of hits) if (h.start - offset < cut && h.end - offset > cut) cut = Math.max(0, h.start - offset);
+    let first: Hit | undefined;
+    for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
+    if (first) {
+      // The stream ends here: what comes before the earliest block match is final, and the client gets it first.
+      let blockAt = Infinity;
+      for (const h of hits) if (h.rule.action === "block") blockAt = Math.min(blockAt, h.start);
+      cut = Math.max(0, blockAt - offset);
     }
+    // Never release part of a match: it may still grow (a longer key), or run into the blocked text.
+    if (first || !final) {
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const h of hits) if (h.start - offset < cut && h.end - offset > cut) (cut = Math.max(0, h.start - offset)), (moved = true);
+      }
+    }
+    for (const h of hits) if (h.rule.action === "flag" && (!first || h.end - offset <= cut)) note(this.run.ctx, h.rule.name, "flag");
     const rawCut = at(offset + cut) - lb;
     const out = pending.slice(0, rawCut);
     this.pending = pending.slice(rawCut);
     const inRelease = redactions(hits)
       .filter((h) => h.end - offset <= cut)
       .map((h) => ({ ...h, start: Math.max(0, at(h.start) - lb), end: at(h.end) - lb }));
+    if (first) {
+      this.beforeBlock = this.restore(this.run.redact(out, inRelease, "output"), true);
+      this.pending = "";
+      throw blocked(this.run.ctx, first.rule.name, "output");
+    }
     // The last `window` characters released, starting where an escape starts.
     const from = Math.max(0, offset + cut - window);
     this.lookback = window ? raw.slice(at(from), lb + rawCut) : "";

@@ -11,6 +11,8 @@ export class Slots {
   private readonly map = new Map<string, SlotText>();
   /** The answer's raw text (placeholders unrestored), kept only when the answer is moderated. */
   answer = "";
+  /** A block rule cut the stream: flush() now carries only the text before the match, then the error follows. */
+  cutShort = false;
 
   constructor(readonly run: GuardRun, private readonly keepAnswer: boolean) {}
 
@@ -18,7 +20,23 @@ export class Slots {
     this.keep(delta);
     let s = this.map.get(key);
     if (!s) this.map.set(key, (s = new SlotText(this.run, json)));
-    return s.push(delta);
+    try {
+      return s.push(delta);
+    } catch (e) {
+      this.cutBy(key, s);
+      throw e;
+    }
+  }
+
+  /**
+   * A block rule cut slot `key`: it alone is left open, holding the text before the match, so the adapter's flush()
+   * sends that (in the slot's own shape) before the error. The other slots' held text goes unsent.
+   */
+  private cutBy(key: string, s: SlotText): void {
+    if (!s.cut) return;
+    this.map.clear();
+    this.map.set(key, s);
+    this.cutShort = true;
   }
 
   /**
@@ -39,7 +57,12 @@ export class Slots {
     const s = this.map.get(key);
     if (!s) return "";
     this.map.delete(key);
-    return s.end();
+    try {
+      return s.end();
+    } catch (e) {
+      this.cutBy(key, s);
+      throw e;
+    }
   }
 
   /** Keys still open, in the order they opened. */
