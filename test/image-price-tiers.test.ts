@@ -99,11 +99,11 @@ describe("image price tiers", () => {
       [{ model: "openai/dall-e-3", quality: "low" }, "quality", ["standard", "hd"]],
       [{ model: "openai/dall-e-3", quality: "hd", size: "1536x1024" }, "size", ["1024x1024", "1792x1024", "1024x1792"]],
       [{ model: "openai/gpt-image-1", quality: "high", size: "1792x1024" }, "size", ["1024x1024", "1536x1024", "1024x1536"]],
-      [{ model: "openai/gpt-image-1", quality: "auto" }, "quality", ["medium", "low", "high"]],
+      [{ model: "openai/gpt-image-1", quality: "ultra" }, "quality", ["medium", "low", "high"]],
       // each quality is listed, each size too, but no tier prices hd at 1792x1024
       [{ model: "acme/partial", quality: "hd", size: "1792x1024" }, "size", ["1024x1024"]],
       // a fallback model is held to its own tiers too
-      [{ model: "google/imagen-4", quality: "hd", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } }, "quality", ["medium", "low", "high"]],
+      [{ model: "google/imagen-4", quality: "ultra", providerOptions: { gateway: { models: ["openai/gpt-image-1"] } } }, "quality", ["medium", "low", "high"]],
     ];
     for (const [body, field, supported] of cases) {
       const r = await post(body);

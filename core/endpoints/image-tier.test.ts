@@ -66,3 +66,34 @@ describe("servingTiers", () => {
     expect(serve([], { quality: "low" }, gpt)).toEqual([]);
   });
 });
+
+// OpenAI SDK code sends gpt-image's documented `auto` and dall-e's `hd` / `standard`: each is sent (and billed) as the
+// model's own listed value it stands for, never passed on for the provider to pick a tier the gateway did not price.
+describe("targetTier with OpenAI's other names for a quality or size", () => {
+  const fullTiers = { image: "0.042", image_tiers: { low: { "1024x1024": "0.011", "1536x1024": "0.016" }, medium: { "1024x1024": "0.042", "1536x1024": "0.063" }, high: { "1024x1024": "0.167", "1536x1024": "0.25" } } } as any;
+  const gptImage = model("openai/gpt-image-1", { sizes: ["1024x1024", "1536x1024"], qualities: ["medium", "low", "high"] }, fullTiers);
+
+  it("sends quality and size auto as the model's default tier, what a request naming neither is sent", () => {
+    expect(targetTier(gptImage, fullTiers, { quality: "auto", size: "auto" }).tier).toEqual({ size: "1024x1024", quality: "medium" });
+    expect(targetTier(gptImage, fullTiers, { quality: "auto", size: "1536x1024" }).tier).toEqual({ size: "1536x1024", quality: "medium" });
+    expect(targetTier(gptImage, fullTiers, { quality: "low", size: "auto" }).tier).toEqual({ size: "1024x1024", quality: "low" });
+  });
+
+  it("sends hd as high and standard as medium to a model that lists those", () => {
+    expect(targetTier(gptImage, fullTiers, { quality: "hd" }).tier).toEqual({ size: "1024x1024", quality: "high" });
+    expect(targetTier(gptImage, fullTiers, { quality: "standard", size: "1536x1024" }).tier).toEqual({ size: "1536x1024", quality: "medium" });
+  });
+
+  it("keeps a value the model lists under that name, and still refuses what it does not serve", () => {
+    const standardHd = model("acme/dall-e-3", { sizes: ["1024x1024"], qualities: ["standard", "hd"] });
+    expect(targetTier(standardHd, flat, { quality: "hd" }).tier).toEqual({ size: "1024x1024", quality: "hd" });
+    expect(targetTier(standardHd, flat, { quality: "auto" }).tier).toEqual({ size: "1024x1024", quality: "standard" });
+    // dall-e's names mean nothing to a model that lists neither them nor high/medium
+    expect(targetTier(gpt, gptTiers, { quality: "hd" }).refused).toMatchObject({ status: 400, details: { field: "quality", supported: ["medium", "low"] } });
+    expect(targetTier(gptImage, fullTiers, { quality: "ultra" }).refused?.message).toBe("quality ultra is not supported by openai/gpt-image-1: it serves medium, low, high");
+  });
+
+  it("passes auto on as it is to a model that lists no values (the provider's own default is then billed flat)", () => {
+    expect(targetTier(free, flat, { quality: "auto", size: "auto" }).tier).toEqual({ size: "auto", quality: "auto" });
+  });
+});

@@ -1,8 +1,9 @@
 // The size and quality an image request is sent with, worked out per target (each model of a fallback chain has its
 // own tiers: dall-e-3 standard/hd, gpt-image-1 low/medium/high). A model's `limits.sizes` / `limits.qualities` list
 // the values it serves, and its endpoints price each quality and size together (`pricing.image_tiers`, else one flat
-// `pricing.image`). A target is sent the value the request names, else its model's first listed one, so the provider
-// cannot pick a dearer default (gpt-image's "auto"). A target whose model does not list a named value, or whose
+// `pricing.image`). A target is sent the value the request names (OpenAI's `auto`, `hd` and `standard` as the listed
+// value they stand for: ./image-tier-names.ts), else its model's first listed one, so the provider cannot pick a
+// dearer default (gpt-image's own "auto"). A target whose model does not list a named value, or whose
 // endpoint prices no tier for the combination (billing would fall back to a cheaper price than the provider
 // charges), is left out of the chain; when no target is left the request is refused before any upstream call.
 import { GatewayError } from "../errors.ts";
@@ -10,6 +11,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { Pricing } from "../generated/types/gateway.ts";
 import { pricesTier, type ImageTier } from "../money/image-price.ts";
 import { limitsOf } from "./media.ts";
+import { listedValue } from "./image-tier-names.ts";
 
 export type { ImageTier };
 
@@ -27,12 +29,13 @@ export function targetTier(m: ModelRuntime | undefined, pricing: Pricing | undef
     const l = m ? limitsOf(m)[key] : undefined;
     const listed: unknown[] | undefined = Array.isArray(l) && l.length ? l : undefined;
     const asked = body[field];
-    if (asked !== undefined && listed && !listed.includes(asked)) {
-      return { refused: new GatewayError(400, "BAD_REQUEST", `${field} ${asked} is not supported by ${m!.id}: it serves ${listed.join(", ")}`, {
+    // What the request names, as the model lists it (`auto`, `hd`: ./image-tier-names.ts), else the model's default.
+    const value = asked === undefined ? listed?.[0] : listed ? listedValue(field, asked, listed) : asked;
+    if (value === undefined && asked !== undefined) {
+      return { refused: new GatewayError(400, "BAD_REQUEST", `${field} ${asked} is not supported by ${m!.id}: it serves ${listed!.join(", ")}`, {
         details: { field, supported: listed, model: m!.id },
       }) };
     }
-    const value = asked ?? listed?.[0];
     if (value !== undefined) tier[field] = String(value);
   }
   if (pricing && !pricesTier(pricing, tier)) return { refused: unpriced(m?.id ?? "", pricing, tier, body) };

@@ -236,8 +236,10 @@ describe("worst-case cost", () => {
     // nothing named: a/draw standard 1024 ($0.04), a/paint medium 1024 ($0.05)
     expect(worstCaseCost(chain("a/draw", "a/paint")).toFixed()).toBe("0.05");
     expect(worstCaseCost(chain("a/paint", "a/draw")).toFixed()).toBe("0.05");
-    // hd only a/draw offers, high only a/paint
-    expect(worstCaseCost(chain("a/paint", "a/draw", { quality: "hd", n: 2 })).toFixed()).toBe("0.16");
+    // hd is a/draw's own hd ($0.08) and a/paint's high ($0.2), the tier it is sent as there; high only a/paint offers
+    expect(worstCaseCost(chain("a/paint", "a/draw", { quality: "hd", n: 2 })).toFixed()).toBe("0.4");
+    // auto is each model's default, as nothing named
+    expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "auto", size: "auto" })).toFixed()).toBe("0.05");
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "high", size: "1536x1024" })).toFixed()).toBe("0.3");
     // no model serves it (400 later): the dearest tier
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "ultra" })).toFixed()).toBe("0.3");
