@@ -68,6 +68,17 @@ describe("a key no retry can make valid", () => {
     expect(r.json.error).toMatchObject({ type: "authentication_error", message: "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)" });
   });
 
+  // The catalog answers an anthropic-version client in Anthropic's envelope (the SDK's models.list, Claude Code's model
+  // discovery): its hint is the Messages one; an OpenAI SDK's models.list still gets the Bearer one.
+  it("the Anthropic SDK's models.list without a key is told to send x-api-key; the OpenAI SDK's, Authorization: Bearer", async () => {
+    const anthropic = await fetch(`${gw.url}/api/v1/models`, { headers: { "anthropic-version": "2023-06-01" } });
+    expect(anthropic.status).toBe(401);
+    expect(await anthropic.json()).toMatchObject({ type: "error", error: { type: "authentication_error", message: "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)" } });
+    const openai = await fetch(`${gw.url}/api/v1/models`);
+    expect(openai.status).toBe(401);
+    expect((await openai.json()).error.message).toBe("Missing API key: send Authorization: Bearer mg_live_…");
+  });
+
   it("a Gemini request without a key is told to send x-goog-api-key or ?key=, as the Gemini SDKs and REST examples do", async () => {
     const r = await postJson(`${gw.url}/api/v1beta/models/x/y:generateContent`, { contents: [{ role: "user", parts: [{ text: "hi" }] }] }, {});
     expect(r.status).toBe(401);

@@ -6,6 +6,7 @@ import { definePlugin } from "../../core/pipeline/define.ts";
 import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { KEY_PATTERN } from "../../core/keys/keys.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
+import { anthropicCatalog } from "../../core/endpoints/models-anthropic.ts";
 import type { KeyRuntime, RuntimeConfig } from "../../core/config/runtime.ts";
 
 function presentedKey(ctx: GatewayContext): string | undefined {
@@ -26,9 +27,12 @@ function presentedKey(ctx: GatewayContext): string | undefined {
   return undefined;
 }
 
-/** The missing-key 401 names where this protocol's clients put a key (what presentedKey reads for it). */
+/**
+ * The missing-key 401 names where this protocol's clients put a key (what presentedKey reads for it). The catalog
+ * asked by an anthropic-version client (the Anthropic SDK's models.list) is answered as Anthropic: its hint too.
+ */
 function missingKeyMessage(ctx: GatewayContext): string {
-  if (ctx.protocol === "anthropic") return "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)";
+  if (ctx.protocol === "anthropic" || anthropicCatalog(ctx)) return "Missing API key: send the mg_live_… key in x-api-key (or Authorization: Bearer)";
   if (ctx.protocol === "gemini") return "Missing API key: send the mg_live_… key in x-goog-api-key or ?key=";
   return "Missing API key: send Authorization: Bearer mg_live_…";
 }
