@@ -242,7 +242,7 @@ describe("a Claude web search stream as chat chunks", () => {
     expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
   });
 
-  it("the annotations of text before a tool call go out before the call", () => {
+  it("the annotations of text before a tool call go out once, with all the others, just before the finish", () => {
     const out = run([
       start,
       ev("content_block_start", { index: 0, content_block: { type: "text", text: "", citations: [cite("https://a.example/", "A")] } }), text(0, "Cited."), ev("content_block_stop", { index: 0 }),
@@ -251,11 +251,42 @@ describe("a Claude web search stream as chat chunks", () => {
       ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } }), ev("message_stop"),
     ]);
     const deltas = out.filter((c: any) => c !== "[DONE]" && c.choices.length).map((c: any) => c.choices[0].delta);
-    expect(deltas.slice(1, 4)).toEqual([
+    expect(deltas.slice(1)).toEqual([
       { content: "Cited." },
-      { annotations: [{ type: "url_citation", url_citation: { start_index: 0, end_index: 6, url: "https://a.example/", title: "A" } }] },
       { tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "wx", arguments: "" } }] },
+      { tool_calls: [{ index: 0, function: { arguments: "{}" } }] },
+      { annotations: [{ type: "url_citation", url_citation: { start_index: 0, end_index: 6, url: "https://a.example/", title: "A" } }] },
+      {},
     ]);
+  });
+
+  it("with interleaved thinking, every block's sources come in one delta: a client keeping the last value and one joining them both get all, once", () => {
+    const thinking = (index: number, t: string, sig: string) => [
+      ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }),
+      ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: t } }),
+      ev("content_block_delta", { index, delta: { type: "signature_delta", signature: sig } }),
+      ev("content_block_stop", { index }),
+    ];
+    const out = run([
+      start,
+      ...thinking(0, "hmm", "sig1"),
+      ev("content_block_start", { index: 1, content_block: { type: "text", text: "", citations: [] } }), text(1, "Paris is the capital."),
+      ev("content_block_delta", { index: 1, delta: { type: "citations_delta", citation: cite("https://a.example/", "A") } }), ev("content_block_stop", { index: 1 }),
+      ...thinking(2, "more", "sig2"),
+      ev("content_block_start", { index: 3, content_block: { type: "text", text: "", citations: [] } }), text(3, " Lyon is second."),
+      ev("content_block_delta", { index: 3, delta: { type: "citations_delta", citation: cite("https://b.example/", "B") } }), ev("content_block_stop", { index: 3 }),
+      ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } }), ev("message_stop"),
+    ]);
+    const deltas = out.filter((c: any) => c !== "[DONE]" && c.choices.length).map((c: any) => c.choices[0].delta);
+    const both = [
+      { type: "url_citation", url_citation: { start_index: 0, end_index: 21, url: "https://a.example/", title: "A" } },
+      { type: "url_citation", url_citation: { start_index: 21, end_index: 37, url: "https://b.example/", title: "B" } },
+    ];
+    // The openai SDK's stream helper keeps the last value of a delta field; other clients append every piece.
+    const lastValue = deltas.reduce((kept: any, d: any) => d.annotations ?? kept, undefined);
+    const joined = deltas.flatMap((d: any) => d.annotations ?? []);
+    expect(lastValue).toEqual(both);
+    expect(joined).toEqual(both);
   });
 
   it("a stream citing nothing sends no annotations", () => {

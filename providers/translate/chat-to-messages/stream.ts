@@ -4,8 +4,10 @@
 // the client asked (stream_options.include_usage). Thinking streams live as reasoning_content; each signed block then
 // goes out whole as reasoning_details/thinking_blocks when it closes (its text is the only per-block state kept).
 // Web search sources a text block cites (citations, citations_delta) become url_citation annotations spanning that
-// block, sent together in one delta before whatever else follows the text (a call, reasoning, the finish): a client
-// that keeps only the last value of a delta field (the openai SDK's stream helper) then has them all.
+// block, all of the answer's sent together in one delta just before the finish, as OpenAI's search models send theirs:
+// a client that keeps only the last value of a delta field (the openai SDK's stream helper) and one that joins every
+// piece then both have each source once (a delta per block, with thinking between blocks, would leave the former
+// only the last block's).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -49,7 +51,7 @@ export class MessagesToChatStream {
   private textBlock = -1;
   private textStart = 0;
   private citations: unknown[] | undefined;
-  /** Annotations of closed text blocks, not yet sent. */
+  /** Annotations of closed text blocks, sent at message_stop. */
   private annotations: UrlCitation[] | undefined;
   /** With opts.keep: the reasoning_details sent and the tool-call ids, kept at message_stop (replay.ts). */
   private readonly kept?: { details: unknown[]; ids: string[] };
@@ -73,7 +75,7 @@ export class MessagesToChatStream {
     return this.chunk({ content: text });
   }
 
-  /** The annotations not yet sent, in one delta, put before `out` (what follows the cited text). */
+  /** The answer's annotations, in one delta, put before `out` (the finish). */
   private withAnnotations(out: SseEvent[]): SseEvent[] {
     const a = this.annotations;
     if (!a) return out;
@@ -116,14 +118,14 @@ export class MessagesToChatStream {
           const index = ++this.toolCount;
           this.toolIndex.set(e.index, index);
           this.kept?.ids.push(b.id);
-          return this.withAnnotations([this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })]);
+          return [this.chunk({ tool_calls: [{ index, id: b.id, type: "function", function: { name: b.name, arguments: "" } }] })];
         }
-        if (b?.type === "redacted_thinking") return this.withAnnotations([this.reasoningChunk({ type: "redacted_thinking", data: b.data })]);
+        if (b?.type === "redacted_thinking") return [this.reasoningChunk({ type: "redacted_thinking", data: b.data })];
         if (b?.type === "thinking") {
           this.thinkingBlock = e.index;
           this.thinkingText = "";
           this.signature = typeof b.signature === "string" ? b.signature : "";
-          return this.withAnnotations([]);
+          return [];
         }
         if (b?.type === "text") {
           this.textBlock = e.index;
@@ -165,7 +167,7 @@ export class MessagesToChatStream {
         // some hosts): chat's delta.refusal, as the non-streaming answer's message.refusal.
         const details = e.delta?.stop_details ?? e.stop_details;
         const explanation = e.delta?.stop_reason === "refusal" ? details?.explanation : undefined;
-        return typeof explanation === "string" && explanation ? this.withAnnotations([this.chunk({ refusal: explanation })]) : [];
+        return typeof explanation === "string" && explanation ? [this.chunk({ refusal: explanation })] : [];
       }
       case "message_stop": {
         this.done = true;

@@ -439,6 +439,20 @@ describe("chat chunks citing web sources -> Responses events", () => {
     expect(added.annotation).toMatchObject({ start_index: 0, end_index: 7 });
   });
 
+  it("sources sent at the end (as Claude's interleaved thinking makes them) go to the part each cites, a closed one included", async () => {
+    const out = await run([
+      c({ role: "assistant", content: "Paris is the capital." }), c({ reasoning_content: "more" }), c({ content: " Lyon is second." }),
+      c({ annotations: [cite("https://a.example/", 0, 21), cite("https://b.example/", 21, 37)] }), c({}, "stop"),
+    ]);
+    const messages = out.at(-1).response.output.filter((o: any) => o.type === "message");
+    expect(messages.map((m: any) => [m.content[0].text, m.content[0].annotations.map((a: any) => [a.url, a.start_index, a.end_index])])).toEqual([
+      ["Paris is the capital.", [["https://a.example/", 0, 21]]],
+      [" Lyon is second.", [["https://b.example/", 0, 16]]],
+    ]);
+    const added = out.filter((e) => e.type === "response.output_text.annotation.added");
+    expect(added.map((e) => [e.item_id, e.annotation_index])).toEqual([[messages[0].id, 0], [messages[1].id, 0]]);
+  });
+
   it("a stream citing nothing adds no web_search_call and no annotation events", async () => {
     const out = await run([c({ role: "assistant", content: "Hi" }, "stop")]);
     expect(out.some((e) => e.type.includes("annotation") || e.type.includes("web_search"))).toBe(false);

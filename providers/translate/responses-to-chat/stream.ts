@@ -93,6 +93,13 @@ export class ChatToResponsesStream {
   private contentLength = 0;
   /** Whether the web_search_call item went out (with the first annotation). */
   private searched = false;
+  /**
+   * Each output_text part so far, open or closed, in content order: where it starts in the chat content and its
+   * annotations (the very list its part, kept for the final response, holds). Chat sends an answer's sources in one
+   * delta at the end (OpenAI's search models, and the Claude and Gemini translators), so they may cite a part that a
+   * call or reasoning item closed since.
+   */
+  private readonly textParts: { at: { item_id: string; output_index: number; content_index: number }; from: number; annotations: unknown[] }[] = [];
   done = false;
 
   private readonly provider: string;
@@ -211,6 +218,7 @@ export class ChatToResponsesStream {
       this.closeWholeCalls(out);
       o = { kind: "message", id: newId("msg"), index: this.added++, parts: [], part: type, text: new TextPieces(), logprobs: [], annotations: [], from: this.contentLength };
       this.open = o;
+      if (type === "output_text") this.textParts.push({ at: { item_id: o.id, output_index: o.index, content_index: 0 }, from: o.from, annotations: o.annotations });
       this.ev("response.output_item.added", { output_index: o.index, item: { type: "message", id: o.id, status: "in_progress", role: "assistant", content: [] } }, out);
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: 0, part: contentPart(type, "") }, out);
     } else if (o.part !== type) {
@@ -220,6 +228,7 @@ export class ChatToResponsesStream {
       o.logprobs = [];
       o.annotations = [];
       o.from = this.contentLength;
+      if (type === "output_text") this.textParts.push({ at: { item_id: o.id, output_index: o.index, content_index: o.parts.length }, from: o.from, annotations: o.annotations });
       this.ev("response.content_part.added", { item_id: o.id, output_index: o.index, content_index: o.parts.length, part: contentPart(type, "") }, out);
     }
     o.text.append(delta);
@@ -232,20 +241,32 @@ export class ChatToResponsesStream {
   }
 
   /**
-   * Chat annotations (url_citation) on the open output_text part; the first after a web_search_call item. Ones with
-   * no output_text open (none is sent so: chat-to-messages sends them before what follows the cited text) are dropped.
+   * Chat annotations (url_citation) on the output_text part their start falls in (one a call or reasoning item closed
+   * since included: its kept part gets them, so the final response carries them); the first after a web_search_call
+   * item. Ones before any output_text are dropped.
    */
   private annotate(annotations: unknown[], out: SseEvent[]): void {
-    const o = this.open;
-    if (o?.kind !== "message" || o.part !== "output_text") return;
     for (const a of annotations) {
-      const annotation = responsesAnnotation(a, o.from);
+      const start = (a as any)?.url_citation?.start_index;
+      const part = this.partAt(typeof start === "number" ? start : 0);
+      const annotation = part && responsesAnnotation(a, part.from);
       if (!annotation) continue;
       if (!this.searched) this.search(out);
-      const at = { item_id: o.id, output_index: o.index, content_index: o.parts.length };
-      this.ev("response.output_text.annotation.added", { ...at, annotation_index: o.annotations.length, annotation }, out);
-      o.annotations.push(annotation);
+      this.ev("response.output_text.annotation.added", { ...part.at, annotation_index: part.annotations.length, annotation }, out);
+      part.annotations.push(annotation);
     }
+  }
+
+  /** The output_text part chat content index `i` falls in (the last that starts at or before it). */
+  private partAt(i: number): (typeof this.textParts)[number] | undefined {
+    const parts = this.textParts;
+    let lo = 0, hi = parts.length - 1, found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (parts[mid]!.from <= i) (found = mid), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    return found < 0 ? parts[0] : parts[found];
   }
 
   /** The web_search_call item, added and done at once (the search is over once its sources are cited). */
