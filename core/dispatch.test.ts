@@ -2,7 +2,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { Registry } from "prom-client";
 import { dispatch, type RetryInfo } from "./dispatch.ts";
-import { GatewayError } from "./errors.ts";
+import { clientClosed, GatewayError } from "./errors.ts";
+import { timeLimitError } from "./time-limit-cut.ts";
 import type { GatewayContext } from "./pipeline/context.ts";
 import type { ProviderDriver, Target } from "./contracts/provider.ts";
 
@@ -321,4 +322,28 @@ describe("dispatch: a stream that breaks after its first event", () => {
       now.mockRestore();
     }
   });
+});
+
+describe("dispatch: an attempt cut by the request's own time limit", () => {
+  /** A driver that answers only when its signal aborts, with the client's 499 as the HTTP drivers do (providers/http.ts). */
+  const hanging = (signal: AbortSignal) => () => new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(clientClosed()), { once: true }));
+
+  for (const [cut, attempt, outcome] of [
+    ["the time limit (an image's hold)", { status: 504, errorCode: "UPSTREAM_TIMEOUT" }, "error"],
+    ["the client leaving", { status: 499, errorCode: "CANCELLED" }, "cancelled"],
+  ] as const) {
+    it(`by ${cut}: the attempt is ${attempt.status} ${attempt.errorCode}, ${outcome} on the dashboard`, async () => {
+      const controller = new AbortController();
+      const { ctx } = setup(["a"], { a: [hanging(controller.signal)] }, 1, () => 0);
+      Object.assign(ctx, { signal: controller.signal });
+      const outcomes: string[] = [];
+      ctx.gateway.metrics.upstream.observe = ((labels: { outcome: string }) => outcomes.push(labels.outcome)) as never;
+      const done = dispatch(ctx, "chat");
+      const limit = timeLimitError(new GatewayError(504, "UPSTREAM_TIMEOUT", "Image generation on t/m did not finish within 300 s", { retryable: true }));
+      controller.abort(attempt.status === 504 ? limit : undefined);
+      await expect(done).rejects.toBeInstanceOf(GatewayError);
+      expect(ctx.attempts).toEqual([expect.objectContaining({ model: "t/m", provider: "a", ...attempt })]);
+      expect(outcomes).toEqual([outcome]);
+    });
+  }
 });

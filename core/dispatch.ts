@@ -21,6 +21,7 @@ import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 import { failedAttemptOutcome } from "./attempt-outcome.ts";
+import { timeLimitCut } from "./time-limit-cut.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -310,10 +311,12 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
   const span = ctx.trace?.attempt(ctx, target, ctx.targets.indexOf(target)); // only when tracing is on
   const fail = (e: unknown): never => {
-    const err = toGatewayError(e, ctx.signal);
+    // Cut by the request's own time limit: that timeout (what the driver threw at the abort is a 499).
+    const limit = timeLimitCut(ctx.signal);
+    const err = limit ?? toGatewayError(e, ctx.signal);
     const latency = performance.now() - t0;
     // Cut by the request's own abort, or refused for the client's own request: no failure of the provider's on the dashboard.
-    const outcome = failedAttemptOutcome(err, ctx.signal.aborted);
+    const outcome = failedAttemptOutcome(err, ctx.signal.aborted && !limit);
     ctx.gateway.metrics.upstream.observe({ provider: target.provider, model: target.modelId, outcome }, latency / 1000);
     record.status = err.status;
     record.errorCode = err.code;
@@ -425,7 +428,8 @@ function streamFailure(ctx: GatewayContext, err: GatewayError): GatewayError {
  */
 function judge(ctx: GatewayContext, target: Target, err: GatewayError, health: HealthRegistry, stats: StatsService): void {
   if (target.sandbox) return;
-  if (ctx.signal.aborted || !isRetryable(err)) {
+  // An attempt cut by the request's time limit is judged as the timeout it is; by any other abort, not at all.
+  if ((ctx.signal.aborted && !timeLimitCut(ctx.signal)) || !isRetryable(err)) {
     health.release(target.modelId, target.provider, keyOwner(ctx, target), ctx);
     return;
   }

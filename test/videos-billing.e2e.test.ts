@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ulid } from "ulid";
-import { postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
+import { ledgerRecordOf, postJson, startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { auth, LIVE, mediaConfig } from "./helpers/media.ts";
 import { videoJobsOf } from "../core/endpoints/video-jobs.ts";
 
@@ -19,6 +19,11 @@ const config = () => ({
     models: {
       "sim/slow-reel": {
         type: "video", limits: { durations: [2, 4], timeout_seconds: 0.3, max_concurrent_jobs: 2 },
+        endpoints: [{ provider: "sim", model: "reel", pricing: { video_second: "0.1" } }],
+      },
+      // Held longer than the job may run (0.4 s): the job's own time limit ends it.
+      "sim/stuck-reel": {
+        type: "video", limits: { durations: [2], timeout_seconds: 5, job_timeout_seconds: 0.4, max_concurrent_jobs: 2 },
         endpoints: [{ provider: "sim", model: "reel", pricing: { video_second: "0.1" } }],
       },
     },
@@ -93,5 +98,19 @@ describe("video billing", () => {
     const records = await waitForRecords(gw, before + 1);
     expect(records).toHaveLength(before + 1);
     expect(records.find((e) => e.videoSeconds === 4)).toMatchObject({ videoSeconds: 4, costUsd: "0.4", status: 200 });
+  });
+
+  // The job's time limit aborted its upstream call as if a client had left: the record was written before that
+  // attempt (as 499 CANCELLED) was, so the job left none at all.
+  it("a job past job_timeout_seconds is recorded as that timeout, at no cost", async () => {
+    gw ??= await startTestGateway(config());
+    const r = await postJson(`${gw.baseURL}/videos`, { model: "sim/stuck-reel", prompt: "never done", duration: 2 }, auth(LIVE));
+    expect(r.status).toBe(504);
+    expect(r.json.error.code).toBe("UPSTREAM_TIMEOUT");
+    expect(r.json.error.message).toMatch(/^Video job vid_\w+ on sim\/stuck-reel did not finish within 0\.4 s$/);
+    expect(await ledgerRecordOf(gw, r.headers.get("x-request-id"))).toMatchObject({
+      model: "sim/stuck-reel", status: 504, outcome: "error", costUsd: "0", videoSeconds: 0,
+      attemptList: [{ model: "sim/stuck-reel", provider: "sim", status: 504, error: "UPSTREAM_TIMEOUT" }],
+    });
   });
 });

@@ -4,6 +4,8 @@ import { clampDuration } from "./video-duration.ts";
 import { planDimensions, toBase64, truncateNormalise } from "./embeddings.ts";
 import { calibrateAll } from "./rerank.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
+import { withDeadline } from "./media.ts";
+import { timeLimitCut } from "../time-limit-cut.ts";
 
 const model = (config: Record<string, unknown>): ModelRuntime => ({ id: "x/y", type: "embedding", config: { endpoints: [], ...config } as never, endpoints: [] });
 
@@ -48,5 +50,33 @@ describe("media endpoint helpers", () => {
     expect(c).toBeGreaterThan(d!);
     for (const x of [a, b, c, d]) expect(x! > 0 && x! < 1).toBe(true);
     expect(calibrateAll([5, Number.NaN])).toEqual([1 / (1 + Math.exp(-5)), 0]);
+  });
+});
+
+// The hold's 504 went out while the work it aborted was still settling, its abort taken for a client that left: the
+// request's ledger record was written before (and without) the attempt, which was then logged as 499 CANCELLED.
+describe("withDeadline", () => {
+  it("stops the work with its 504 as the abort's reason and answers once the work has settled", async () => {
+    const steps: string[] = [];
+    const err = await withDeadline(50, "Image generation on x/y", (signal) => new Promise((_, reject) => {
+      signal.addEventListener("abort", () => {
+        // what dispatch does at the abort: the attempt recorded as the limit's timeout, a moment later
+        steps.push(`aborted by ${timeLimitCut(signal)?.code}`);
+        setImmediate(() => {
+          steps.push("attempt recorded");
+          reject(new Error("aborted"));
+        });
+      }, { once: true });
+    })).catch((e) => e);
+    steps.push("answered");
+    expect(err).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", message: "Image generation on x/y did not finish within 0.05 s", details: { limit_seconds: 0.05 } });
+    expect(steps).toEqual(["aborted by UPSTREAM_TIMEOUT", "attempt recorded", "answered"]);
+  });
+
+  it("passes a client's leaving on as it is: no time limit's cut", async () => {
+    const client = new AbortController();
+    const seen = withDeadline(60_000, "x", (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })), client.signal);
+    client.abort(new Error("client left"));
+    await expect(seen).rejects.toThrow("client left");
   });
 });

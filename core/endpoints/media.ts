@@ -6,6 +6,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import { dispatch, gatewayMetadata, type OperationName } from "../dispatch.ts";
 import { GatewayError, type ErrorCode } from "../errors.ts";
 import type { Target } from "../contracts/provider.ts";
+import { timeLimitError } from "../time-limit-cut.ts";
 
 export interface DispatchOverrides {
   signal?: AbortSignal;
@@ -73,23 +74,39 @@ export function withTimeout(targets: Target[], ms: number): Target[] {
   return targets.map((t) => ({ ...t, timeoutMs: Math.max(t.timeoutMs ?? 0, ms) }));
 }
 
-/** Rejects with 504 UPSTREAM_TIMEOUT when the work takes longer than ms (the work itself is aborted via the controller). */
+/**
+ * After the work has been stopped by its time limit, how long it may take to settle before the 504 goes out anyway.
+ * Drivers stop at the abort at once; this only bounds one that does not (its attempt is then left off the record).
+ */
+const SETTLE_AFTER_LIMIT_MS = 5_000;
+
+/**
+ * Rejects with 504 UPSTREAM_TIMEOUT when the work takes longer than ms. The work is aborted with that 504 (not taken
+ * for a client that left: core/time-limit-cut.ts) and waited for, so the attempt it cut is recorded as the timeout
+ * before the request's ledger record is written.
+ */
 export async function withDeadline<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>, parent?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(parent?.reason);
   parent?.addEventListener("abort", onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let expired: GatewayError | undefined;
   const started = performance.now();
-  const timeout = new Promise<never>((_, reject) => {
+  // The limit as configured (timeout_seconds 0.5 is 0.5 s, not "1 s").
+  const seconds = Math.round(ms) / 1000;
+  const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new GatewayError(504, "UPSTREAM_TIMEOUT", `${what} did not finish within ${Math.round(ms / 1000)} s`, {
-        details: { limit_seconds: Math.round(ms / 1000), elapsed_ms: Math.round(performance.now() - started) },
+      expired = timeLimitError(new GatewayError(504, "UPSTREAM_TIMEOUT", `${what} did not finish within ${seconds} s`, {
+        retryable: true, details: { limit_seconds: seconds, elapsed_ms: Math.round(performance.now() - started) },
       }));
-      controller.abort(new Error("deadline"));
+      controller.abort(expired);
+      timer = setTimeout(() => reject(expired), SETTLE_AFTER_LIMIT_MS);
     }, ms);
   });
   try {
-    return await Promise.race([work(controller.signal), timeout]);
+    return await Promise.race([work(controller.signal), stopped]);
+  } catch (e) {
+    throw expired ?? e;
   } finally {
     clearTimeout(timer);
     parent?.removeEventListener("abort", onAbort);
