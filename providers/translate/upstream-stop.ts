@@ -5,8 +5,8 @@
 // chained pair (messages-to-converse) reads it back and gets stop_reason and stop_sequence as Anthropic gives them.
 const UPSTREAM_STOP: unique symbol = Symbol("mg.upstreamStop");
 
-/** How the upstream said its answer ended, where chat cannot say it; sequence null: the upstream did not say which. */
-export type UpstreamStop = { reason: "stop_sequence"; sequence: string | null } | { reason: "model_context_window_exceeded" };
+/** How the upstream said its answer ended, where chat cannot say it (a stop sequence only with the one that matched). */
+export type UpstreamStop = { reason: "stop_sequence"; sequence: string } | { reason: "model_context_window_exceeded" };
 
 /** `o` (a chat answer, or the stream event with its finish_reason) marked with `stop`; nothing to say, as it is. */
 export function markStop<T extends object>(o: T, stop: UpstreamStop | undefined): T {

@@ -26,6 +26,7 @@ import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
 import { besideToolsChoice, jsonOutputSpec, refuseJsonToolName } from "./json-output.ts";
 import { jsonToolBesideTools } from "../chat-to-messages/request.ts";
 import { converseOutputConfig } from "./output-config.ts";
+import { askStopSequence } from "./stop-sequence.ts";
 
 export interface Translated<T> {
   body: T;
@@ -258,7 +259,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     if (limit !== undefined) ic.maxTokens = limit;
     oneSampler();
     if (Object.keys(ic).length) out.inferenceConfig = ic;
-    return answer(out, dropped, json);
+    return answer(askStopSequence(out, target.upstreamModel), dropped, json);
   }
   if (ask.thinking !== undefined) {
     out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
@@ -273,7 +274,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   if (ask.limit !== undefined) ic.maxTokens = ask.limit;
   oneSampler();
   if (Object.keys(ic).length) out.inferenceConfig = ic;
-  return answer(out, dropped, json);
+  return answer(askStopSequence(out, target.upstreamModel), dropped, json);
 }
 
 function answer(body: Record<string, unknown>, dropped: string[], json: { name?: unknown } | undefined): Translated<Record<string, unknown>> {

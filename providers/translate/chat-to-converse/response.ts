@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
-import { markStop, type UpstreamStop } from "../upstream-stop.ts";
+import { markStop } from "../upstream-stop.ts";
+import { converseStopOf } from "./stop-sequence.ts";
 
 export function finishReasonOf(reason: string | undefined): string {
   switch (reason) {
@@ -17,18 +18,6 @@ export function finishReasonOf(reason: string | undefined): string {
     case "content_filtered": return "content_filter";
     default: return "stop"; // end_turn, stop_sequence, malformed_* and unknown values
   }
-}
-
-/**
- * What finish_reason folds away (upstream-stop.ts): Converse's stop_sequence with the sequence that matched, which
- * Converse gives in additionalModelResponseFields as the model names it (stop_sequence; in a stream's messageStop,
- * delta.stop_sequence), and model_context_window_exceeded.
- */
-export function converseStopOf(reason: unknown, fields: any): UpstreamStop | undefined {
-  if (reason === "model_context_window_exceeded") return { reason };
-  if (reason !== "stop_sequence") return undefined;
-  const sequence = fields?.stop_sequence ?? fields?.delta?.stop_sequence;
-  return { reason, sequence: typeof sequence === "string" ? sequence : null };
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -61,8 +50,11 @@ export function converseToOpenAIUsage(u: any): Record<string, unknown> {
 
 export const chatId = () => `chatcmpl-${randomBytes(12).toString("hex")}`;
 
-/** `jsonTool`: the tool standing in for response_format on Claude (its input is the JSON answer). */
-export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string): Record<string, unknown> {
+/**
+ * `jsonTool`: the tool standing in for response_format on Claude (its input is the JSON answer). `stops`: the stop
+ * sequences sent, for the one that matched (stop-sequence.ts).
+ */
+export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string, stops: readonly string[] = []): Record<string, unknown> {
   let text = "";
   let reasoning = "";
   const blocks: ReasoningBlock[] = [];
@@ -94,5 +86,5 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: json !== undefined && c?.stopReason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(c?.stopReason) }],
     usage: converseToOpenAIUsage(c?.usage),
-  }, converseStopOf(c?.stopReason, c?.additionalModelResponseFields));
+  }, converseStopOf(c?.stopReason, c?.additionalModelResponseFields, stops));
 }

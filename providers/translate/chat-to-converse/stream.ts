@@ -8,8 +8,9 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
-import { chatId, converseStopOf, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
+import { chatId, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
 import { markStop } from "../upstream-stop.ts";
+import { converseStopOf } from "./stop-sequence.ts";
 
 export class ConverseToChatStream {
   private readonly id = chatId();
@@ -29,7 +30,8 @@ export class ConverseToChatStream {
   usage: any = undefined;
   done = false;
 
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; jsonTool?: string }) {}
+  /** stops: the stop sequences sent, for the one that matched (stop-sequence.ts). */
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; jsonTool?: string; stops?: readonly string[] }) {}
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
@@ -120,7 +122,7 @@ export class ConverseToChatStream {
         // The JSON tool's call is the answer, not a call for the client to make.
         this.finish = this.jsonBlock !== undefined && e.stopReason === "tool_use" && this.toolCount === -1 ? "stop" : finishReasonOf(e.stopReason);
         // What the finish_reason folds away rides on its chunk, for a Messages client (upstream-stop.ts).
-        out.push(markStop(this.chunk({}, this.finish), converseStopOf(e.stopReason, e.additionalModelResponseFields)));
+        out.push(markStop(this.chunk({}, this.finish), converseStopOf(e.stopReason, e.additionalModelResponseFields, this.opts.stops ?? [])));
         if (this.usage) out.push(...this.close());
         break;
       case "metadata":
