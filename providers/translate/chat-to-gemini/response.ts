@@ -3,7 +3,8 @@
 // grounding and citation sources -> message.annotations (grounding.ts).
 import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
-import { citesSources, geminiAnnotations } from "./grounding.ts";
+import { citesSources, GeminiSources } from "./grounding.ts";
+import { Utf16Index } from "./utf16-index.ts";
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"]);
 
@@ -99,7 +100,7 @@ export function geminiToChatResponse(g: any, model: string, opts: { created?: nu
     const message: Record<string, unknown> = { role: "assistant", content: text || (toolCalls.length ? null : ""), refusal: null };
     if (toolCalls.length) message.tool_calls = toolCalls;
     if (reasoning) message.reasoning_content = reasoning;
-    const annotations = citesSources(c) ? geminiAnnotations(c, text) : [];
+    const annotations = citesSources(c) ? answerSources(c, text) : [];
     if (annotations.length) message.annotations = annotations;
     return { index: c.index ?? i, message, logprobs: null, finish_reason: finishReasonOf(c.finishReason, toolCalls.length > 0) };
   });
@@ -116,3 +117,12 @@ export function geminiToChatResponse(g: any, model: string, opts: { created?: nu
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** A JSON answer's sources over its text (as a stream's, grounding.ts). */
+function answerSources(c: any, text: string) {
+  const sources = new GeminiSources();
+  sources.add(c);
+  const index = new Utf16Index();
+  index.append(text);
+  return sources.annotations(index);
+}

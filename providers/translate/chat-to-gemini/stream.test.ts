@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SseParser } from "../../../core/sse/parse.ts";
 import { GeminiToChatStream } from "./stream.ts";
 import { chatToGeminiRequest } from "./request.ts";
@@ -95,5 +95,70 @@ describe("chat -> gemini tool turns", () => {
       { functionResponse: { name: "g", response: { name: "g", content: "B" } } },
       { text: "and?" },
     ] });
+  });
+});
+
+describe("a grounded Gemini stream's sources", () => {
+  const piece = "abcdefghij".repeat(5);
+  /** n chunks of 50 characters, each grounded over all the text so far (as a long answer's chunks can be). */
+  const grounded = (n: number) => [
+    ...Array.from({ length: n }, (_, i) => ({ candidates: [{ index: 0, content: { role: "model", parts: [{ text: piece }] }, groundingMetadata: { groundingChunks: [{ web: { uri: "https://a.example/", title: "A" } }], groundingSupports: [{ segment: { endIndex: (i + 1) * 50 }, groundingChunkIndices: [0] }] } }] })),
+    { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "" }] }, finishReason: "STOP" }] },
+  ];
+  const run = (chunks: unknown[]) => {
+    const t = new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "gemini", search: true });
+    const out = chunks.flatMap((c) => t.push({ data: JSON.stringify(c) }));
+    return [...out, ...t.end()].filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices[0]);
+  };
+  /** Characters of text read to convert the offsets (String.prototype.charCodeAt calls), for an answer of n chunks. */
+  const charsRead = (n: number) => {
+    const chunks = grounded(n);
+    const spy = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      run(chunks);
+      return spy.mock.calls.length;
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  it("cost the answer's length, not its length times its chunks: twice the chunks read about twice the text", () => {
+    const once = charsRead(100), twice = charsRead(200);
+    expect(once).toBeGreaterThan(0);
+    expect(twice / once).toBeLessThan(2.5);
+  });
+
+  it("keep the first 256 distinct sources and spans, in one delta before the finish", () => {
+    const deltas = run(grounded(300).map((c: any, i) => {
+      // Each chunk cites its own URL: 300 distinct sources.
+      const g = c.candidates[0].groundingMetadata;
+      if (g) g.groundingChunks[0].web.uri = `https://a.example/${i}`;
+      return c;
+    }));
+    const annotated = deltas.filter((d) => d.delta.annotations);
+    expect(annotated).toHaveLength(1);
+    expect(annotated[0].delta.annotations).toHaveLength(256);
+    expect(annotated[0].delta.annotations.at(-1).url_citation).toEqual({ start_index: 0, end_index: 256 * 50, url: "https://a.example/255", title: "A" });
+    expect(deltas.indexOf(annotated[0])).toBe(deltas.length - 2);
+  });
+
+  it("a chunk index that is not an integer number cites nothing, and a repeat is one annotation, as in the JSON answer", () => {
+    const g = { groundingChunks: [{ web: { uri: "https://a.example/", title: "A" } }], groundingSupports: [{ segment: { endIndex: 5 }, groundingChunkIndices: [0, "0", 0, 0.5] }] };
+    const cand = { index: 0, content: { role: "model", parts: [{ text: "Paris" }] }, finishReason: "STOP", groundingMetadata: g };
+    const want = [{ type: "url_citation", url_citation: { start_index: 0, end_index: 5, url: "https://a.example/", title: "A" } }];
+    expect(run([{ candidates: [cand] }]).find((d) => d.delta.annotations).delta.annotations).toEqual(want);
+    expect((geminiToChatResponse({ candidates: [cand] }, "gemini-x") as any).choices[0].message.annotations).toEqual(want);
+  });
+
+  it("sources a chunk after the finish reason carries still go in the one delta, before the finish", () => {
+    const g = (uri: string) => ({ groundingChunks: [{ web: { uri, title: "A" } }], groundingSupports: [{ segment: { endIndex: 5 }, groundingChunkIndices: [0] }] });
+    const deltas = run([
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris" }] }, finishReason: "STOP", groundingMetadata: g("https://a.example/") }] },
+      { candidates: [{ index: 0, groundingMetadata: g("https://b.example/") }] },
+    ]);
+    const annotated = deltas.filter((d) => d.delta.annotations);
+    expect(annotated.map((d) => d.delta.annotations.map((a: any) => a.url_citation.url))).toEqual([["https://a.example/", "https://b.example/"]]);
+    expect(deltas.indexOf(annotated[0])).toBe(deltas.length - 2);
+    expect(deltas.at(-1).finish_reason).toBe("stop");
   });
 });

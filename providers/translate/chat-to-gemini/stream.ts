@@ -2,19 +2,23 @@
 // Gemini quirks handled: no [DONE] (EOF ends the stream), CRLF framing (the SSE parser accepts every line ending),
 // function calls arrive whole (one chunk, one tool index each), STOP after a function call means tool_calls,
 // usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1). A grounded request
-// (googleSearch) keeps each candidate's answer text, which Gemini's byte offsets are converted against: its sources
-// (grounding.ts), whichever chunk carries them, go out as one delta.annotations just before the candidate's finish.
-// Unsearched streams keep no text and send no annotations.
+// (googleSearch) keeps each candidate's answer text, indexed as it comes (utf16-index.ts), which Gemini's byte offsets
+// are converted against: its sources (grounding.ts), whichever chunk carries them (one after the finish reason too),
+// go out all in one delta.annotations just before the candidate's finish, which waits for the stream's end (as
+// OpenAI's search models send theirs: a client keeping a delta field's last value and one joining every piece both
+// get each once). Unsearched streams keep no text, send no annotations and finish as the finish reason comes.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { finishReasonOf, geminiToOpenAIUsage, toolCallId } from "./response.ts";
-import { citesSources, geminiAnnotations } from "./grounding.ts";
-import { TextPieces } from "../text-pieces.ts";
-import type { UrlCitation } from "../url-citation.ts";
+import { citesSources, GeminiSources } from "./grounding.ts";
+import { Utf16Index } from "./utf16-index.ts";
 
-/** `text` (grounded requests only): the answer so far; `annotations`: its sources not yet sent, once one arrived. */
-interface CandidateState { started: boolean; tools: number; finished: boolean; text?: TextPieces; annotations?: Map<string, UrlCitation> }
+/**
+ * Grounded requests only: `text`, the answer so far; `sources`, once one arrived; `finish`, the finish reason held
+ * until the stream's end.
+ */
+interface CandidateState { started: boolean; tools: number; finished: boolean; text?: Utf16Index; sources?: GeminiSources; finish?: string | null }
 
 export class GeminiToChatStream {
   private id = "";
@@ -73,34 +77,21 @@ export class GeminiToChatStream {
           out.push(this.chunk(index, p.thought === true ? { reasoning_content: p.text } : { content: p.text }));
         }
       }
-      if (s.text && citesSources(c)) this.cite(s, c);
+      if (s.text && citesSources(c)) (s.sources ??= new GeminiSources()).add(c);
       if (c.finishReason && !s.finished) {
         s.finished = true;
-        this.sendAnnotations(index, s, out);
-        out.push(this.chunk(index, {}, finishReasonOf(c.finishReason, s.tools > 0)));
-      } else if (s.finished) this.sendAnnotations(index, s, out);
+        const finish = finishReasonOf(c.finishReason, s.tools > 0);
+        if (s.text) s.finish = finish;
+        else out.push(this.chunk(index, {}, finish));
+      }
     });
     return out;
   }
 
   private state(index: number): CandidateState {
     let s = this.candidates.get(index);
-    if (!s) this.candidates.set(index, (s = { started: false, tools: 0, finished: false, ...(this.opts.search ? { text: new TextPieces() } : {}) }));
+    if (!s) this.candidates.set(index, (s = { started: false, tools: 0, finished: false, ...(this.opts.search ? { text: new Utf16Index() } : {}) }));
     return s;
-  }
-
-  /** A chunk's sources, over the text so far (one per URL and span: a later chunk may repeat what an earlier said). */
-  private cite(s: CandidateState, c: any): void {
-    for (const a of geminiAnnotations(c, s.text!.toString())) {
-      const u = a.url_citation;
-      (s.annotations ??= new Map()).set(`${u.start_index}:${u.end_index}:${u.url}`, a);
-    }
-  }
-
-  private sendAnnotations(index: number, s: CandidateState, out: SseEvent[]): void {
-    if (!s.annotations?.size) return;
-    out.push(this.chunk(index, { annotations: [...s.annotations.values()] }));
-    s.annotations = undefined;
   }
 
   /** EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. */
@@ -109,6 +100,12 @@ export class GeminiToChatStream {
     const unfinished = !this.candidates.size || [...this.candidates.values()].some((s) => !s.finished);
     if (unfinished) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
     const out: SseEvent[] = [];
+    // Grounded candidates: their sources, whole, then the finish they waited with.
+    for (const [index, s] of this.candidates) {
+      if (s.finish === undefined) continue;
+      if (s.sources?.size) out.push(this.chunk(index, { annotations: s.sources.annotations(s.text!) }));
+      out.push(this.chunk(index, {}, s.finish));
+    }
     if (this.opts.includeUsage) {
       out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: geminiToOpenAIUsage(this.usageMetadata) }) });
     }
