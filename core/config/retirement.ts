@@ -3,7 +3,7 @@
 // parsed once, at config load, into an instant; a request only compares Date.now() with it, and only for a model that
 // has such an endpoint at all.
 import type { GatewayConfig, ModelEndpointConfig } from "../generated/types/gateway.ts";
-import type { ModelRuntime } from "./runtime.ts";
+import type { EndpointRuntime, ModelRuntime } from "./runtime.ts";
 import { GatewayError } from "../errors.ts";
 
 const DAY_MS = 86_400_000;
@@ -28,6 +28,15 @@ export function liveEndpoints(model: ModelRuntime, now: number): readonly ModelE
   const at = model.retiresAt;
   if (!at) return model.config.endpoints;
   return model.config.endpoints.filter((_, i) => !retiredAt(at[i], now));
+}
+
+/**
+ * The model's configured endpoints (enabled providers) not retired at `now`: what a request can be sent to, so what
+ * its budget hold, token estimate and limits are judged on (a retired endpoint's prices or limits never apply).
+ */
+export function liveConfiguredEndpoints(model: ModelRuntime, now: number): readonly EndpointRuntime[] {
+  if (!model.retiresAt) return model.endpoints;
+  return model.endpoints.filter((e) => !endpointRetired(model, e.provider, e.upstreamModel, now));
 }
 
 /** Whether the provider's endpoint `provider`/`upstreamModel` of this model has retired at `now`. */

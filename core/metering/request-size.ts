@@ -4,6 +4,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import type { Target } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { requestedModels } from "../pipeline/requested-models.ts";
+import { liveConfiguredEndpoints } from "../config/retirement.ts";
 import { canThink } from "./thinking.ts";
 import { outputAsk, UPSTREAM_PROTOCOLS, type AskingProtocol, type LimitTarget } from "./output-limit.ts";
 
@@ -62,9 +63,11 @@ export function outputTokensOn(ctx: GatewayContext, ep: OutputEndpoint, perChoic
 export function requestedOutput(ctx: GatewayContext): number | undefined {
   if (ctx.endpoint !== "chat" && ctx.endpoint !== "messages" && ctx.endpoint !== "responses" && ctx.endpoint !== "gemini") return undefined;
   let worst: number | undefined;
+  const now = Date.now();
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
-    for (const ep of model?.endpoints ?? []) {
+    // A retired endpoint is sent nothing (core/config/retirement.ts): its output limit is no part of the estimate.
+    for (const ep of model ? liveConfiguredEndpoints(model, now) : []) {
       const n = outputTokensOn(ctx, ep, undefined, canThink(model!));
       if (n !== undefined && (worst === undefined || n > worst)) worst = n;
     }

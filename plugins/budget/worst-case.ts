@@ -25,6 +25,7 @@ import { serverToolRounds } from "../../core/metering/server-tools.ts";
 import type { AskingProtocol } from "../../core/metering/output-limit.ts";
 import { pricingForPrompt } from "../../core/money/long-context.ts";
 import { contextWindowOn } from "../../core/metering/context-window.ts";
+import { liveConfiguredEndpoints } from "../../core/config/retirement.ts";
 
 const FALLBACK_CONTEXT = 1_000_000;
 
@@ -87,10 +88,10 @@ function imagePricing(ctx: GatewayContext, model: ModelRuntime, p: Pricing, anyS
 }
 
 /** Whether any endpoint of the models an image request names can be sent its tier. */
-function anyImageServes(ctx: GatewayContext): boolean {
+function anyImageServes(ctx: GatewayContext, now: number): boolean {
   return requestedModels(ctx.body).some(({ id }) => {
     const m = ctx.config.models.get(id);
-    return m?.endpoints.some((ep) => targetTier(m, ep.pricing, ctx.body ?? {}).tier) ?? false;
+    return !!m && liveConfiguredEndpoints(m, now).some((ep) => targetTier(m, ep.pricing, ctx.body ?? {}).tier);
   });
 }
 
@@ -141,12 +142,14 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
   let worst = 0n;
   let withoutOutput = 0n;
   const images = ctx.endpoint === "images";
-  const anyServes = images && anyImageServes(ctx);
+  // A retired endpoint is sent nothing (core/config/retirement.ts): its prices are no part of the worst case.
+  const now = Date.now();
+  const anyServes = images && anyImageServes(ctx, now);
   const unbounded = unboundedInput(ctx);
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
-    for (const ep of model.endpoints) {
+    for (const ep of liveConfiguredEndpoints(model, now)) {
       const pricing = images ? imagePricing(ctx, model, ep.pricing, anyServes) : ep.pricing;
       if (!pricing) continue;
       const u = worstUsage(ctx, model, ep, webSearches, unbounded);
