@@ -1,6 +1,7 @@
 // On the shipped config, a request's targets are its models' live endpoints: an endpoint retired by its `retires:`
 // day is sent nothing, so it must neither price the budget hold nor size the tpm estimate (a dear retired endpoint
-// was a 402 on a key that can well afford the endpoint that serves).
+// was a 402 on a key that can well afford the endpoint that serves), and a fallback model with nothing left is
+// skipped, not a 404 failing a primary that answers.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
@@ -69,5 +70,28 @@ describe("a retired endpoint is no part of a request's limits", () => {
     await res.text();
     expect(held).toBeGreaterThan(8192);
     expect(held).toBeLessThan(9000); // the input estimate is a few hundred tokens at most
+  });
+});
+
+describe("a fully retired fallback model", () => {
+  it("is skipped: the healthy primary answers, where the request was a 404 for the fallback", async () => {
+    at(NOW);
+    anthropic.requests.length = 0;
+    const r = await postJson(`${gw.baseURL}/chat/completions`, {
+      model: "anthropic/claude-sonnet-4.6", max_tokens: 16, messages: hi, providerOptions: { gateway: { models: ["acme/gone"] } },
+    }, auth(BUDGETED));
+    expect(r.json.error).toBeUndefined();
+    expect(r.status).toBe(200);
+    expect(upstreamModels()).toEqual(["claude-sonnet-4-6"]);
+  });
+
+  it("as the request's own model is still the 404 naming the day and the replacement", async () => {
+    at(NOW);
+    const r = await postJson(`${gw.baseURL}/chat/completions`, {
+      model: "acme/gone", max_tokens: 16, messages: hi, providerOptions: { gateway: { models: ["anthropic/claude-sonnet-4.6"] } },
+    }, auth(BUDGETED));
+    expect(r.status).toBe(404);
+    expect(r.json.error.message).toContain("was retired on 2026-11-01");
+    expect(r.json.error.details.field).toBe("model");
   });
 });

@@ -51,13 +51,17 @@ function refuseRetired(m: ModelRuntime, field: string, now: number): void {
   throw retiredModelError(m, retiredEndpoint(m, now)!, field, now);
 }
 
-/** The request's model, then each fallback model (unknown ones are a 404 naming the field; repeats are dropped). */
+/**
+ * The request's model, then each fallback model (unknown ones are a 404 naming the field; repeats are dropped). A
+ * fallback whose every endpoint has retired is left out, as a fallback's retired endpoint is: it could never serve,
+ * and refusing the request for it would fail a primary that can.
+ */
 function resolveChain(ctx: GatewayContext, primary: ModelRuntime, options: RoutingOptions, now: number): ModelRuntime[] {
   const chain = [primary];
   (options.models ?? []).forEach((id, i) => {
     const m = ctx.config.models.get(id);
     if (!m) throw notFound(id, `providerOptions.gateway.models[${i}]`);
-    refuseRetired(m, `providerOptions.gateway.models[${i}]`, now);
+    if (fullyRetired(m, now)) return;
     if (m.type !== primary.type) {
       throw new GatewayError(400, "INVALID_REQUEST", `Fallback model "${id}" is a ${m.type} model; ${primary.id} is a ${primary.type} model`, {
         details: { field: `providerOptions.gateway.models[${i}]` },
