@@ -1,8 +1,8 @@
 // A streamed answer through the guardrails: each event handed to its protocol's adapter (output rules over a window,
 // placeholders restored across chunk boundaries), the slots flushed before the event that ends the answer, then the
 // answer-level verdicts (allow rules, moderation) before that event goes out. A block mid-stream is thrown: the client
-// gets the text before the match (one more event in the protocol's shape), then the protocol's error event (or a 4xx
-// when nothing was sent yet).
+// gets the text before the match that had cleared the window (one more event in the protocol's shape), then the
+// protocol's error event (or a 4xx when nothing was sent yet).
 import type { ClientProtocol, GatewayContext } from "../../../core/pipeline/context.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";

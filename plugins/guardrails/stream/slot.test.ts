@@ -134,7 +134,7 @@ describe("SlotText on streamed JSON (tool-call arguments): rules see the values 
   });
 });
 
-describe("SlotText cut by a block rule: the text before the match still reaches the client", () => {
+describe("SlotText cut by a block rule: the text before the match that had cleared the window reaches the client", () => {
   // docs/guardrails.md's example output rules, stream_window 64.
   const RULES = {
     rules: [
@@ -144,8 +144,11 @@ describe("SlotText cut by a block rule: the text before the match still reaches 
     ],
     stream_window: 64,
   };
+  const KEY = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
   const CLEAN = "AAAAAAAAAA BBBBBBBBBB CCCCCCCCCC DDDDDDDDDD EEEEEEEEEE FFFFFFFFFF GGGGGGGGGG HHHHHHHHHH invoice token ";
-  const ANSWER = CLEAN + "ghp_abcdefghijklmnopqrstuvwxyz0123456789 then more text after it.";
+  const ANSWER = CLEAN + KEY + " then more text after it.";
+  /** Enough text after a match for the window to have passed where it starts. */
+  const PAST_WINDOW = " and more".repeat(8);
 
   /** What the client gets: each push's release, then (after the block) what end() still has. */
   function stream(chunks: string[], rules: object = RULES, json = false): { sent: string; err?: GatewayError; run: ReturnType<typeof runFor> } {
@@ -163,20 +166,24 @@ describe("SlotText cut by a block rule: the text before the match still reaches 
   }
   const chunksOf = (text: string, size: number) => text.match(new RegExp(`.{1,${size}}`, "gs"))!;
 
-  it.each([1, 5, 13, 64, ANSWER.length])("in chunks of %d characters: all the text before the key, none of it", (size) => {
+  it.each([1, 5, 13, 64, ANSWER.length])("in chunks of %d characters: the text 64 characters behind the chunk that completes the key, none of the key", (size) => {
     const { sent, err } = stream(chunksOf(ANSWER, size));
     expect(err?.details).toMatchObject({ rule: "no-secrets", on: "output" });
-    expect(sent).toBe(CLEAN);
+    // The key is a hit once its 36th character has come: what had 64 characters after it then goes out, never past
+    // where the key starts.
+    const keyEnd = CLEAN.length + KEY.length;
+    expect(sent).toBe(CLEAN.slice(0, Math.ceil(keyEnd / size) * size - 64));
+    expect(sent).not.toContain("ghp_");
   });
 
-  it("a key at the very end, found when the slot ends: the text before it", () => {
-    const { sent, err } = stream(chunksOf(CLEAN + "ghp_abcdefghijklmnopqrstuvwxyz0123456789", 7));
+  it("a key at the very end: the last 64 characters before its end are not sent", () => {
+    const { sent, err } = stream(chunksOf(CLEAN + KEY, 7));
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
-    expect(sent).toBe(CLEAN);
+    expect(sent).toBe(CLEAN.slice(0, CLEAN.length + KEY.length - 64));
   });
 
   it("redactions and flags still apply to the text before the key", () => {
-    const { sent, err, run } = stream(chunksOf("See PROJ-1234 with Globex: ghp_abcdefghijklmnopqrstuvwxyz0123456789 and more", 4));
+    const { sent, err, run } = stream(["See PROJ-1234 with Globex: " + KEY + PAST_WINDOW]);
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
     expect(sent).toBe("See [REDACTED:PROJECT_NAMES] with Globex: ");
     expect(run.ctx.guardrail!.actions).toEqual(["flag:competitors", "redact:project-names", "block:no-secrets"]);
@@ -186,14 +193,49 @@ describe("SlotText cut by a block rule: the text before the match still reaches 
     // A redaction whose match ("token ghp_…") runs into the key would send part of the blocked text, masked: the
     // release stops where that match starts.
     const rules = { ...RULES, rules: [...RULES.rules, { name: "tokens", patterns: ["token ghp_\\w+"], on: ["output" as const], action: "redact" as const, redact_with: "mask" as const }] };
-    const { sent } = stream(chunksOf(ANSWER, 9), rules);
+    const { sent } = stream([ANSWER + PAST_WINDOW], rules);
     expect(sent).toBe(CLEAN.slice(0, CLEAN.indexOf("token ")));
   });
 
   it("streamed JSON: the arguments before the key, as they came", () => {
-    const args = '{"q":"\\u0041AAA and then ghp_abcdefghijklmnopqrstuvwxyz0123456789"}';
-    const { sent, err } = stream(chunksOf(args, 6), RULES, true);
+    const args = '{"q":"\\u0041AAA and then ' + KEY + PAST_WINDOW + '"}';
+    const { sent, err } = stream(chunksOf(args, 200), RULES, true);
     expect(err?.code).toBe("GUARDRAIL_BLOCKED");
     expect(sent).toBe('{"q":"\\u0041AAA and then ');
+  });
+
+  // A security review's cases: another rule's match that has begun but not ended when the key completes is no hit
+  // yet, so the text still inside the window must stay unsent (a regex cannot tell whether the match would complete).
+  describe("another rule's match still open when the key completes", () => {
+    const CONFIDENTIAL = { name: "confidential", patterns: ["BEGIN CONFIDENTIAL[\\s\\S]*?END CONFIDENTIAL"], on: ["output" as const], action: "block" as const };
+    const INVOICE = "Here is the invoice. BEGIN CONFIDENTIAL salary of CEO is 990k " + KEY + " END CONFIDENTIAL refund";
+    const PRIVATE = { name: "private", patterns: ["<private>[\\s\\S]*?</private>"], on: ["output" as const], action: "redact" as const, redact_with: "mask" as const };
+    const ADDRESS = "ok <private>home addr 12 Elm St " + KEY + "</private> end";
+
+    it("block rule, in chunks of 4: only what had cleared the window, none of the confidential text", () => {
+      const { sent, err } = stream(chunksOf(INVOICE, 4), { ...RULES, rules: [...RULES.rules, CONFIDENTIAL] });
+      expect(err?.details).toMatchObject({ rule: "no-secrets", on: "output" });
+      expect(sent).toBe("Here is the invoice. BEGIN CONFIDENTIAL ");
+      expect(sent).not.toContain("salary");
+    });
+
+    it("block rule, in one write: the text before the confidential part", () => {
+      const { sent, err } = stream([INVOICE], { ...RULES, rules: [...RULES.rules, CONFIDENTIAL] });
+      expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+      expect(sent).toBe("Here is the invoice. ");
+    });
+
+    it("redact rule, in chunks of 4: the private text is not sent unmasked", () => {
+      const { sent, err } = stream(chunksOf(ADDRESS, 4), { rules: [RULES.rules[0], PRIVATE], stream_window: 64 });
+      expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+      expect(sent).toBe("ok <priv");
+      expect(sent).not.toContain("home addr");
+    });
+
+    it("redact rule, in one write: the text before the private part", () => {
+      const { sent, err } = stream([ADDRESS], { rules: [RULES.rules[0], PRIVATE], stream_window: 64 });
+      expect(err?.code).toBe("GUARDRAIL_BLOCKED");
+      expect(sent).toBe("ok ");
+    });
   });
 });

@@ -5,8 +5,9 @@
 //     it is checked (a block cuts the stream before the chunk that completes it; a redaction masks it). A JSON
 //     slot is checked as it decodes (`\u0047` as "G", an escape cut across chunks waiting for its end), as the
 //     client's parser will read it; what a redaction masks is the raw text those characters came from. On a block,
-//     the text before the earliest block match (and before any match reaching into it), redactions made, is kept
-//     for end() to send before the error: the client gets all the text the rules cleared;
+//     the text that had cleared the window before the earliest block match (and before any match reaching into it),
+//     redactions made, is kept for end() to send before the error. Text still inside the window is dropped: it may
+//     open another rule's match whose end has not come yet, and a regex cannot tell whether it would;
 //  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
 //     more than that (Vault.partialTail).
 // Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
@@ -73,10 +74,11 @@ export class SlotText {
     let first: Hit | undefined;
     for (const h of hits) if (h.rule.action === "block" && (!first || h.order < first.order)) first = h;
     if (first) {
-      // The stream ends here: what comes before the earliest block match is final, and the client gets it first.
+      // The stream ends here: the client first gets what comes before the earliest block match, but never past the
+      // window's hold-back (even at the end): text still inside it may open a match that is not a hit yet.
       let blockAt = Infinity;
       for (const h of hits) if (h.rule.action === "block") blockAt = Math.min(blockAt, h.start);
-      cut = Math.max(0, blockAt - offset);
+      cut = Math.min(Math.max(0, ready - window), Math.max(0, blockAt - offset));
     }
     // Never release part of a match: it may still grow (a longer key), or run into the blocked text.
     if (first || !final) {
