@@ -119,6 +119,39 @@ describe("a retiring endpoint on the shipped config (only the Claude API and Ope
   });
 });
 
+describe("OpenAI's shutdowns on the shipped config (the openai provider is a model's only endpoint)", () => {
+  const GPT5_DAY = Date.UTC(2026, 11, 11);
+  const upstreamOpenAI = () => openai.requests.map((r) => r.body?.model);
+
+  it("openai/gpt-5 is sent to OpenAI until 23:59 UTC on 2026-12-10, then is a 404 naming 2026-12-11, for a sandbox key too", async () => {
+    at(GPT5_DAY - 60_000);
+    openai.requests.length = 0;
+    expect((await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-5"), auth())).status).toBe(200);
+    expect(upstreamOpenAI()).toEqual(["gpt-5"]);
+    vi.setSystemTime(GPT5_DAY + 1_000);
+    openai.requests.length = 0;
+    for (const key of [KEY, SANDBOX]) {
+      const r = await postJson(`${gw.baseURL}/chat/completions`, chat("openai/gpt-5"), auth(key));
+      expect(r.status).toBe(404);
+      expect(r.json.error.code).toBe("MODEL_NOT_FOUND");
+      expect(r.json.error.message).toContain("was retired on 2026-12-11 by openai (gpt-5)");
+    }
+    expect(upstreamOpenAI()).toEqual([]);
+    expect((await get("/models")).json.data.map((m: any) => m.id)).not.toContain("openai/gpt-5");
+  });
+
+  it("openai/gpt-image-1 (shut down 2026-10-23) is a 404 for a sandbox key, and the README's image model answers it", async () => {
+    at(Date.UTC(2026, 10, 28, 12));
+    const body = { prompt: "a lighthouse at dusk", response_format: "url" };
+    const gone = await postJson(`${gw.baseURL}/images/generations`, { model: "openai/gpt-image-1", ...body }, auth(SANDBOX));
+    expect(gone.status).toBe(404);
+    expect(gone.json.error.message).toContain("retired on 2026-10-23");
+    const served = await postJson(`${gw.baseURL}/images/generations`, { model: "google/imagen-4", ...body }, auth(SANDBOX));
+    expect(served.status).toBe(200);
+    expect(served.json.data).toHaveLength(1);
+  });
+});
+
 describe("model-gateway check before the day", () => {
   /** The shipped gateway.yaml (catalog by absolute path, memory store) with an operator's own entry on the same id. */
   function shippedFile(): string {
@@ -145,7 +178,7 @@ describe("model-gateway check before the day", () => {
   }
 
   it("names Sonnet 4.5's Claude API endpoint and its date two days before, and the operator's entry on the same id", async () => {
-    const said = await notes(Date.UTC(2026, 10, 28, 9), { ANTHROPIC_API_KEY: "sk-ant-test" });
+    const said = await notes(Date.UTC(2026, 10, 28, 9), { ANTHROPIC_API_KEY: "sk-ant-test", OPENAI_API_KEY: "" });
     expect(said).toContain("note: model anthropic/claude-sonnet-4.5: endpoint anthropic/claude-sonnet-4-5-20250929 retires on 2026-11-30 (in 2 days);" +
       " from then the gateway sends it no requests, and anthropic/claude-sonnet-4.5 has no other configured endpoint; suggested replacement: anthropic/claude-sonnet-4.6\n");
     expect(said.some((l) => l.startsWith("note: model acme/sonnet: endpoint anthropic/claude-sonnet-4-5-20250929 is the upstream id anthropic/claude-sonnet-4.5 marks as retiring on 2026-11-30"))).toBe(true);
@@ -153,7 +186,16 @@ describe("model-gateway check before the day", () => {
   });
 
   it("says nothing more than 30 days before, nor for a provider that is not configured", async () => {
-    expect(await notes(Date.UTC(2026, 9, 30), { ANTHROPIC_API_KEY: "sk-ant-test" })).toEqual([]);
-    expect(await notes(Date.UTC(2026, 10, 28, 9), { ANTHROPIC_API_KEY: "" })).toEqual([]);
+    expect(await notes(Date.UTC(2026, 9, 30), { ANTHROPIC_API_KEY: "sk-ant-test", OPENAI_API_KEY: "" })).toEqual([]);
+    expect(await notes(Date.UTC(2026, 10, 28, 9), { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" })).toEqual([]);
+  });
+
+  it("with an OpenAI key, names each OpenAI endpoint shutting down on 2026-12-11, and none already shut down", async () => {
+    const said = await notes(Date.UTC(2026, 10, 28, 9), { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "sk-test" });
+    for (const id of ["gpt-5", "gpt-5-mini", "gpt-5-nano", "o3"]) {
+      expect(said).toContain(`note: model openai/${id}: endpoint openai/${id} retires on 2026-12-11 (in 13 days);` +
+        ` from then the gateway sends it no requests, and openai/${id} has no other configured endpoint\n`);
+    }
+    expect(said).toHaveLength(4);
   });
 });

@@ -92,7 +92,8 @@ describe("default catalog through every endpoint (sandbox key, simulator)", () =
     }
     expect((await post("/embeddings", { model: "mistral/mistral-embed", input: "a", dimensions: 256 })).status).toBe(422);
     expect((await post("/rerank", { model: "cohere/rerank-v3.5", query: "q", documents: ["a", "b"] })).status).toBe(200);
-    expect((await post("/images/generations", { model: "openai/gpt-image-1", prompt: "a red square", size: "1024x1024" })).status).toBe(200);
-    expect((await post("/images/generations", { model: "openai/gpt-image-1", prompt: "a red square", n: 9 })).status).toBe(400);
+    // openai/gpt-image-1 is marked retired (OpenAI shut it down on 2026-10-23): Imagen 4 is the catalog's image model.
+    expect((await post("/images/generations", { model: "google/imagen-4", prompt: "a red square" })).status).toBe(200);
+    expect((await post("/images/generations", { model: "google/imagen-4", prompt: "a red square", n: 5 })).status).toBe(400);
   });
 });

@@ -10,6 +10,7 @@ import YAML from "yaml";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { validateModelList } from "../core/generated/validators.js";
 import { startFakeOpenAIMedia, OPENAI_KEY, type FakeOpenAIMedia } from "./upstreams/openai-media.ts";
+import { unretiredEntries } from "./helpers/unretired-catalog.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LIVE = testKey("imgtier");
@@ -24,6 +25,9 @@ beforeAll(async () => {
     include: [join(root, "catalog", "models.yaml")],
     providers: { ...base.providers, openai: { ...base.providers.openai, base_url: up.baseUrl, api_key: OPENAI_KEY } },
     models: {
+      // The catalog's gpt-image-1 (tiered at OpenAI's list prices) is marked retired since OpenAI shut it down on
+      // 2026-10-23; re-declared as an operator's own entry (a deployment that still serves it), served by the fake.
+      ...unretiredEntries([join(root, "catalog", "models.yaml")]),
       // An operator's own entry at dall-e-3's former list prices, served here by the fake.
       "openai/dall-e-3": {
         name: "DALL·E 3", description: "Image generation from text prompts.", type: "image", owned_by: "openai", released: 1699228800, created: 1699228800,

@@ -12,6 +12,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { openAIShapeChecker } from "./helpers/openai-spec.ts";
+import { unretiredEntries } from "./helpers/unretired-catalog.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const KEY = testKey("reasoning-e2e");
@@ -50,6 +51,8 @@ beforeAll(async () => {
     // Entries an operator writes: no reasoning_model flag (the gateway tells from the upstream id), or the flag
     // overriding what the id says.
     models: {
+      // The catalog's o-series and GPT-5 entries retire on OpenAI's shutdown days; the fake still serves them.
+      ...unretiredEntries([join(root, "catalog", "models.yaml")]),
       "acme/thinker": { type: "language", endpoints: [{ provider: "openai", model: "o4-mini", pricing: { input: "0.000001", output: "0.000004" } }] },
       "acme/gpt5-chat": { type: "language", endpoints: [{ provider: "openai", model: "gpt-5-chat-latest", pricing: { input: "0.000001", output: "0.000004" } }] },
       "acme/classic": { type: "language", endpoints: [{ provider: "openai", model: "o4-mini", reasoning_model: false, pricing: { input: "0.000001", output: "0.000004" } }] },

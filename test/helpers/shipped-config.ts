@@ -10,6 +10,7 @@ import { keyEntry, startTestGateway, testKey, type TestGateway } from "./gateway
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from "../upstreams/anthropic.ts";
 import { startFakeOpenAI, type FakeOpenAI, type StreamPace } from "../upstreams/openai.ts";
 import { settleWithin } from "../../core/deadline.ts";
+import { unretiredEntries } from "./unretired-catalog.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -22,16 +23,13 @@ export const SHIPPED_BUDGET = { usd: "1000", period: "month" };
 /**
  * The suites' Claude model is Claude Sonnet 4.5 on the Claude API (the agents' recorded fixtures name it), an
  * endpoint the catalog retires on 2026-11-30, after which the gateway routes it no more
- * (test/catalog-retirement.e2e.test.ts). Against the fakes no date matters, so each catalog entry with a retiring
+ * (test/catalog-retirement.e2e.test.ts); their OpenAI models (gpt-5, gpt-5-mini, o3) shut down on 2026-12-11. Against the fakes no date matters, so each catalog entry with a retiring
  * endpoint is given as an operator's own entry without `retires` (the same endpoints and prices), unless the test
  * asks for the catalog's retirements as shipped.
  */
 function withoutRetirements(config: Record<string, any>): void {
-  for (const file of config.include as string[]) {
-    for (const [id, entry] of Object.entries<any>(YAML.parse(readFileSync(file, "utf8")).models ?? {})) {
-      if (!entry.endpoints.some((ep: any) => ep.retires !== undefined) || config.models?.[id]) continue;
-      (config.models ??= {})[id] = { ...entry, endpoints: entry.endpoints.map(({ retires: _r, replacement: _s, ...ep }: any) => ep) };
-    }
+  for (const [id, entry] of Object.entries(unretiredEntries(config.include as string[]))) {
+    if (!config.models?.[id]) (config.models ??= {})[id] = entry;
   }
 }
 
