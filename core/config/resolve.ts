@@ -6,7 +6,7 @@ import { dirname, resolve, isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv, type ErrorObject } from "../ajv.ts";
 import { validateGateway } from "../generated/validators.js";
-import type { GatewayConfig, ModelEndpointConfig, ProviderConfig } from "../generated/types/gateway.ts";
+import type { GatewayConfig, ModelConfig, ModelEndpointConfig, ProviderConfig } from "../generated/types/gateway.ts";
 import { interpolate, hasReference, expandsAt, firstReference, malformedReference, unsetPhrase, EXPANDED_IN } from "./env.ts";
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
 import { withRotationMarks } from "../keys/rotation-marks.ts";
@@ -73,7 +73,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   }
   const sources = new Sources(main);
   const raw = structuredClone(main.value) as Record<string, any>;
-  mergeIncludes(raw, sources, dirname(path), problems);
+  const replaced = mergeIncludes(raw, sources, dirname(path), problems);
 
   const unset = new Unset(env);
   interpolateTree(raw, [], env, sources, unset, problems);
@@ -108,7 +108,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);
   const enabled = (p: string) => p === "sim" || (p in (config.providers ?? {}) && !disabled.has(p));
-  for (const m of retirementNotices(config, enabled, Date.now())) opts.onNotice?.(m);
+  for (const m of retirementNotices(config, enabled, Date.now(), replaced)) opts.onNotice?.(m);
   const names = pipeline.map((p) => p.name);
   const untranslated = untranslatedNotice(config, names);
   if (untranslated) opts.onNotice?.(untranslated);
@@ -119,10 +119,15 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   return loaded;
 }
 
-function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[]): void {
+/**
+ * Included models under the file's own: an own entry replaces an included one of the same id whole. Returns the
+ * included entries so replaced (the catalog's `retires` in them is still worth an operator's notice).
+ */
+function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[]): Record<string, ModelConfig> {
   const own = (raw.models ?? {}) as Record<string, unknown>;
   for (const id of Object.keys(own)) sources.modelSource.set(id, sources.main);
-  if (!Array.isArray(raw.include)) return;
+  const replaced: Record<string, ModelConfig> = {};
+  if (!Array.isArray(raw.include)) return replaced;
   const merged: Record<string, unknown> = {};
   raw.include.forEach((inc: unknown, i: number) => {
     if (typeof inc !== "string") return; // the schema reports it
@@ -139,9 +144,11 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
     for (const [id, entry] of Object.entries((value.models ?? {}) as Record<string, unknown>)) {
       merged[id] = entry;
       if (!(id in own)) sources.modelSource.set(id, src);
+      else if (Array.isArray((entry as ModelConfig | null)?.endpoints)) replaced[id] = entry as ModelConfig;
     }
   });
   raw.models = { ...merged, ...own };
+  return replaced;
 }
 
 const pathKey = (path: readonly (string | number)[]) => path.map(String).join("\u0000");

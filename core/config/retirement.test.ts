@@ -51,4 +51,28 @@ describe("retirement", () => {
     expect(retirementNotices(config, (p) => p !== "anthropic", DAY - 36 * H)).toEqual([]);
     expect(retirementNotices(config, on, DAY - 31 * 24 * H)).toEqual([]);
   });
+
+  it("notices: the operator's own entry replacing a catalog one under its id (the README's way to customise), and one on a provider of another name at the same host", () => {
+    const providers = {
+      anthropic: { protocol: "anthropic", base_url: "https://api.anthropic.com" },
+      claude: { protocol: "anthropic", base_url: "https://api.anthropic.com/" },
+      elsewhere: { protocol: "anthropic", base_url: "https://claude.example.com" },
+    };
+    const mine = { endpoints: [{ provider: "anthropic", model: "claude-sonnet-4-5-20250929", pricing: { input: "0.000003", output: "0.000015" } }] };
+    const config = { providers, models: {
+      "anthropic/claude-sonnet-4.5": mine,
+      "acme/direct": { endpoints: [{ provider: "claude", model: "claude-sonnet-4-5-20250929" }] },
+      "acme/proxied": { endpoints: [{ provider: "elsewhere", model: "claude-sonnet-4-5-20250929" }] },
+    } } as unknown as GatewayConfig;
+    const replaced = { "anthropic/claude-sonnet-4.5": sonnet.config };
+    const said = retirementNotices(config, () => true, DAY - 36 * H, replaced);
+    expect(said).toEqual([
+      "model anthropic/claude-sonnet-4.5: endpoint anthropic/claude-sonnet-4-5-20250929 is the upstream id the catalog's entry this one replaces marks" +
+        " as retiring on 2026-11-30; this entry has no retires: of its own, so the gateway keeps sending it requests; suggested replacement: anthropic/claude-sonnet-4.6",
+      "model acme/direct: endpoint claude/claude-sonnet-4-5-20250929 is the upstream id anthropic/claude-sonnet-4.5 marks" +
+        " as retiring on 2026-11-30; this entry has no retires: of its own, so the gateway keeps sending it requests; suggested replacement: anthropic/claude-sonnet-4.6",
+    ]);
+    // Without what it replaced, the entry says nothing of the day.
+    expect(retirementNotices(config, () => true, DAY - 36 * H)).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 // sends them nothing, the catalog stops listing them, and a model with none left is a 404 naming the day. The day is
 // parsed once, at config load, into an instant; a request only compares Date.now() with it, and only for a model that
 // has such an endpoint at all.
-import type { GatewayConfig, ModelEndpointConfig } from "../generated/types/gateway.ts";
+import type { GatewayConfig, ModelConfig, ModelEndpointConfig } from "../generated/types/gateway.ts";
 import type { EndpointRuntime, ModelRuntime } from "./runtime.ts";
 import { GatewayError } from "../errors.ts";
 
@@ -75,19 +75,39 @@ export function retiredModelError(model: ModelRuntime, ep: ModelEndpointConfig, 
     { details: { field, model: model.id, retired: ep.retires, ...(ep.replacement ? { replacement: ep.replacement } : {}) }, retryable: false });
 }
 
+/** The upstream an endpoint reaches: its provider's protocol and host, and the upstream id (not the provider's name). */
+function upstreamOf(config: GatewayConfig, ep: ModelEndpointConfig): string {
+  const pc = config.providers?.[ep.provider];
+  if (!pc) return `${ep.provider}\u0000${ep.model}`;
+  let host = "";
+  try { host = pc.base_url ? new URL(pc.base_url).host : ""; } catch { /* refused by the URL check */ }
+  return `${pc.protocol}\u0000${host}\u0000${ep.model}`;
+}
+
 /**
  * Notices for `check` and the start log: each endpoint of an enabled provider retiring within the notice window, and
  * each operator endpoint (no `retires` of its own) naming an upstream id the catalog retires, which the gateway
- * keeps routing, before or after the day.
+ * keeps routing, before or after the day. `replaced` holds the included (catalog) entries the operator's own
+ * `models:` replaced under the same id: copying a catalog entry to change it drops its `retires`, and the operator
+ * is told all the same.
  */
-export function retirementNotices(config: GatewayConfig, enabled: (provider: string) => boolean, now: number): string[] {
+export function retirementNotices(config: GatewayConfig, enabled: (provider: string) => boolean, now: number,
+  replaced: Readonly<Record<string, ModelConfig>> = {}): string[] {
   const out: string[] = [];
-  const retiring = new Map<string, { day: string; at: number; model: string; replacement?: string }>();
+  const retiring = new Map<string, { day: string; at: number; model: string; replaced: boolean; replacement?: string }>();
+  const mark = (id: string, ep: ModelEndpointConfig, wasReplaced: boolean) => {
+    const at = retirementInstant(ep.retires!);
+    retiring.set(upstreamOf(config, ep), { day: ep.retires!, at, model: id, replaced: wasReplaced, ...(ep.replacement ? { replacement: ep.replacement } : {}) });
+    return at;
+  };
+  for (const [id, m] of Object.entries(replaced)) {
+    // Not validated (the operator's entry replaced it): only a well-formed day counts.
+    for (const ep of m.endpoints) if (typeof ep?.retires === "string" && !Number.isNaN(retirementInstant(ep.retires))) mark(id, ep, true);
+  }
   for (const [id, m] of Object.entries(config.models ?? {})) {
     for (const ep of m.endpoints) {
       if (ep.retires === undefined) continue;
-      const at = retirementInstant(ep.retires);
-      retiring.set(`${ep.provider}\u0000${ep.model}`, { day: ep.retires, at, model: id, ...(ep.replacement ? { replacement: ep.replacement } : {}) });
+      const at = mark(id, ep, false);
       if (!enabled(ep.provider) || at <= now || at - now > RETIREMENT_NOTICE_DAYS * DAY_MS) continue;
       const days = Math.ceil((at - now) / DAY_MS);
       const left = m.endpoints.filter((e) => e !== ep && (e.retires === undefined || retirementInstant(e.retires) > at) && enabled(e.provider)).map((e) => e.provider);
@@ -99,9 +119,10 @@ export function retirementNotices(config: GatewayConfig, enabled: (provider: str
   if (!retiring.size) return out;
   for (const [id, m] of Object.entries(config.models ?? {})) {
     for (const ep of m.endpoints) {
-      const r = ep.retires === undefined ? retiring.get(`${ep.provider}\u0000${ep.model}`) : undefined;
+      const r = ep.retires === undefined ? retiring.get(upstreamOf(config, ep)) : undefined;
       if (!r || !enabled(ep.provider) || r.at - now > RETIREMENT_NOTICE_DAYS * DAY_MS) continue;
-      out.push(`model ${id}: endpoint ${ep.provider}/${ep.model} is the upstream id ${r.model} marks as retiring on ${r.day}; ` +
+      const marked = r.replaced && r.model === id ? "the catalog's entry this one replaces marks" : `${r.model} marks`;
+      out.push(`model ${id}: endpoint ${ep.provider}/${ep.model} is the upstream id ${marked} as retiring on ${r.day}; ` +
         `this entry has no retires: of its own, so the gateway keeps sending it requests${r.at <= now ? ", which the provider no longer serves" : ""}` +
         (r.replacement ? `; suggested replacement: ${r.replacement}` : ""));
     }
