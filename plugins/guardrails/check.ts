@@ -7,6 +7,7 @@ import type { CompiledRule, Guard } from "./compile.ts";
 import { Vault } from "./vault.ts";
 import { blocked, note, type Side } from "./record.ts";
 import { geminiContinuesStored, responsesContinuesStored } from "./walk/stored-state.ts";
+import type { OnEdit, TextMoves } from "./moves.ts";
 
 export interface Hit extends Span {
   rule: CompiledRule;
@@ -158,33 +159,40 @@ export class GuardRun {
     return out;
   }
 
-  /** One piece of answer text (a JSON answer's, or a stream's window): output rules, then placeholders restored. */
-  output(text: string): string {
-    const checked = this.guard.output.length ? this.apply(text, this.guard.output, "output", true) : text;
-    return this.restore(checked);
+  /**
+   * One piece of answer text (a JSON answer's, or a stream's window): output rules, then placeholders restored.
+   * `moves`: where each stage's edits are logged (for the annotations that index into the text).
+   */
+  output(text: string, moves?: TextMoves): string {
+    const checked = this.guard.output.length ? this.apply(text, this.guard.output, "output", true, moves?.masks.add) : text;
+    return this.vault.restore(checked, false, moves?.restores.add);
   }
 
   restore(text: string): string {
     return this.vault.restore(text);
   }
 
-  apply(text: string, rules: readonly CompiledRule[], side: Side, topic: boolean): string {
+  apply(text: string, rules: readonly CompiledRule[], side: Side, topic: boolean, onEdit?: OnEdit): string {
     if (!text || !rules.length) return text;
     if (topic) this.topic(text, rules, side);
     const judged = judge(text, rules);
     if (!judged) return text;
     if (judged.block) throw blocked(this.ctx, judged.block.rule.name, side);
     for (const h of judged.flags) note(this.ctx, h.rule.name, "flag");
-    return this.redact(text, judged.redact, side);
+    return this.redact(text, judged.redact, side, onEdit);
   }
 
-  /** `hits` (sorted, not overlapping) replaced: placeholders on the input side unless the rule masks, masks on output. */
-  redact(text: string, hits: readonly Hit[], side: Side): string {
+  /**
+   * `hits` (sorted, not overlapping) replaced: placeholders on the input side unless the rule masks, masks on output.
+   * `onEdit`: told each replacement (positions in `text`).
+   */
+  redact(text: string, hits: readonly Hit[], side: Side, onEdit?: OnEdit): string {
     return spliced(text, hits, (h, value) => {
       note(this.ctx, h.rule.name, "redact");
       const masked = side === "output" || h.rule.mask;
       const put = masked ? maskOf(h) : this.vault.placeholder(h.label, value);
       this.edits?.push({ start: h.start, end: h.end, length: put.length, masked });
+      onEdit?.(h.start, h.end, put.length);
       return put;
     });
   }

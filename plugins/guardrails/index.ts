@@ -18,6 +18,7 @@ import { actionCounter } from "./record.ts";
 import { walkRequest } from "./walk/request.ts";
 import { responsesEchoed, walkAnswer } from "./walk/answer.ts";
 import { fixCitations } from "./walk/citations.ts";
+import { citedOutput, type TextMoves } from "./moves.ts";
 import { guardStream } from "./stream/index.ts";
 import { checkModeration } from "./moderation/index.ts";
 import { MAX_MODERATED_CHARS } from "./stream/slots.ts";
@@ -61,10 +62,12 @@ async function guarded(ctx: GatewayContext, guard: Guard, next: () => Promise<vo
   }
   if (r.kind !== "json") return;
   let answer = "";
-  walkAnswer(ctx.protocol, r.body, (text) => {
+  const visit = (text: string, moves?: TextMoves) => {
     if (guard.moderateOutput && answer.length < MAX_MODERATED_CHARS) answer += text.slice(0, MAX_MODERATED_CHARS - answer.length);
-    return run.output(text);
-  });
+    return run.output(text, moves);
+  };
+  // Web sources (url_citation annotations) index into the text as the upstream wrote it: moved along with its edits.
+  walkAnswer(ctx.protocol, r.body, visit, (text, annotations) => citedOutput(text, annotations, visit));
   if (ctx.protocol === "anthropic") fixCitations(r.body, run);
   if (ctx.protocol === "responses") responsesEchoed(r.body, (t) => run.restore(t));
   run.allowVerdict("output");

@@ -32,13 +32,16 @@ export class Vault {
   /**
    * Every placeholder of this request in `text` replaced by its value (others, the model's own brackets, stay).
    * `json`: the text is inside a JSON string being streamed (tool arguments), so the value goes in escaped.
+   * `onEdit`: told each placeholder replaced (its span in `text`, the value's length).
    */
-  restore(text: string, json = false): string {
+  restore(text: string, json = false, onEdit?: (start: number, end: number, length: number) => void): string {
     if (this.byPlaceholder.size === 0 || text.indexOf("[") < 0) return text;
-    return text.replace(PLACEHOLDER, (p) => {
+    return text.replace(PLACEHOLDER, (p: string, _label: string, _n: string, at: number) => {
       const v = this.byPlaceholder.get(p);
       if (v === undefined) return p;
-      return json ? JSON.stringify(v).slice(1, -1) : v;
+      const out = json ? JSON.stringify(v).slice(1, -1) : v;
+      onEdit?.(at, at + p.length, out.length);
+      return out;
     });
   }
 

@@ -403,3 +403,61 @@ describe("a stream a block rule cuts: the text before the match that had cleared
     expect(json(out).map((c: any) => c.choices[0].delta.content ?? "").join("")).toBe(CLEAN.slice(0, CLEAN.length + 40 - 64));
   });
 });
+
+describe("url_citation annotations in a stream the guardrails change", () => {
+  // The upstream's text: the placeholder it was sent, then the cited sentence.
+  const UPSTREAM = ["Mail [EMAIL_", "1]. Paris is", " the capital."];
+  const cited = { start: UPSTREAM.join("").indexOf("Paris"), end: UPSTREAM.join("").length };
+  const CLIENT = "Mail alice@example.com. Paris is the capital.";
+
+  it("chat: delta.annotations waits for the content it cites and is moved to it", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }) });
+    const annotation = { type: "url_citation", url_citation: { start_index: cited.start, end_index: cited.end, url: "https://paris.example/", title: "P" } };
+    const out = json(await through("openai", [
+      ...UPSTREAM.map((content) => chunk({ content })),
+      chunk({ annotations: [annotation] }),
+      chunk({}, "stop"),
+      { data: "[DONE]" },
+    ]));
+    let sent = "";
+    let at = -1;
+    let annotations: any;
+    for (const c of out.slice(0, -1) as any[]) {
+      sent += c.choices[0].delta.content ?? "";
+      if (c.choices[0].delta.annotations) (annotations = c.choices[0].delta.annotations), (at = sent.length);
+    }
+    expect(sent).toBe(CLIENT);
+    const u = annotations[0].url_citation;
+    expect(sent.slice(u.start_index, u.end_index)).toBe("Paris is the capital.");
+    expect(at).toBeGreaterThanOrEqual(u.end_index);
+  });
+
+  it("responses: annotation.added waits for the text it cites, is moved to it, and the numbers stay consecutive", async () => {
+    let seq = 0;
+    const ev = (type: string, payload: object) => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...payload }) });
+    const at = { item_id: "msg_1", output_index: 0, content_index: 0 };
+    const annotation = { type: "url_citation", start_index: cited.start, end_index: cited.end, url: "https://paris.example/", title: "P" };
+    const whole = UPSTREAM.join("");
+    const out = json(await through("responses", [
+      ...UPSTREAM.map((delta) => ev("response.output_text.delta", { ...at, delta })),
+      ev("response.output_text.annotation.added", { ...at, annotation_index: 0, annotation }),
+      ev("response.output_text.done", { ...at, text: whole }),
+      ev("response.content_part.done", { ...at, part: { type: "output_text", text: whole, annotations: [annotation] } }),
+      ev("response.completed", { response: { output: [{ type: "message", id: "msg_1", content: [{ type: "output_text", text: whole, annotations: [annotation] }] }] } }),
+    ])) as any[];
+    expect(out.map((e) => e.sequence_number)).toEqual(out.map((_, i) => i));
+    let sent = "";
+    let added: any;
+    let sentBefore = -1;
+    for (const e of out) {
+      if (e.type === "response.output_text.delta") sent += e.delta;
+      if (e.type === "response.output_text.annotation.added") (added = e.annotation), (sentBefore = sent.length);
+    }
+    expect(sent).toBe(CLIENT);
+    const span = (a: any) => sent.slice(a.start_index, a.end_index);
+    expect(span(added)).toBe("Paris is the capital.");
+    expect(sentBefore).toBeGreaterThanOrEqual(added.end_index);
+    expect(span(out.find((e) => e.type === "response.content_part.done").part.annotations[0])).toBe("Paris is the capital.");
+    expect(span(out.at(-1).response.output[0].content[0].annotations[0])).toBe("Paris is the capital.");
+  });
+});

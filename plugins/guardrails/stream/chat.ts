@@ -1,9 +1,12 @@
 // Chat completion chunks: choices[].delta content, refusal, an audio answer's transcript, tool-call argument fragments
 // (a custom tool's free-form input as text) and the deprecated function_call's argument fragments, per choice. A
 // choice's slots flush into its finish chunk (a chunk may carry text and a finish_reason together); what is left at
-// [DONE] goes out in one more chunk shaped like the others.
+// [DONE] goes out in one more chunk shaped like the others. A choice's delta.annotations (url_citation, indexing into
+// its content as the upstream wrote it) waits until the content it cites went out, then goes in the chunk that sent
+// it, moved to where that text is in what the client got (held together: a client may keep only its last value).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
+import { citedEnd } from "../moves.ts";
 
 /** Slot keys: `${kind}:${choice}` or, for tool calls, `${kind}:${choice}:${tool index}`. */
 type Kind = "content" | "refusal" | "tool" | "custom" | "fn" | "transcript";
@@ -19,6 +22,8 @@ function addRest(d: any, kind: Kind, tool: number, rest: string): void {
 
 export class ChatStream implements StreamAdapter {
   private last: any;
+  /** Per choice: the annotations waiting for the content they cite. */
+  private readonly held = new Map<number, unknown[]>();
 
   constructor(private readonly slots: Slots) {}
 
@@ -66,10 +71,27 @@ export class ChatStream implements StreamAdapter {
           if (out !== fa) (d.function_call.arguments = out), (changed = true);
         }
       }
+      if (d && typeof d === "object" && Array.isArray(d.annotations)) {
+        this.held.set(idx, [...(this.held.get(idx) ?? []), ...d.annotations]);
+        delete d.annotations;
+        changed = true;
+      }
       if (ch?.finish_reason) changed = this.flushChoice(ch, idx) || changed;
+      if (ch && typeof ch === "object" && this.release(idx, () => (ch.delta ??= {}))) changed = true;
     });
     if (changed) ev.data = JSON.stringify(c);
     return [ev];
+  }
+
+  /** The choice's held annotations, moved, into the delta `into` gives, once the content they cite went out. */
+  private release(idx: number, into: () => any, all = false): boolean {
+    const a = this.held.get(idx);
+    const key = `content:${idx}`;
+    if (!a || (!all && this.slots.holds(key, citedEnd(a)))) return false;
+    this.held.delete(idx);
+    this.slots.moveCited(key, a);
+    into().annotations = a;
+    return true;
   }
 
   /** Puts the choice's remaining text into this chunk's delta; true when it added any. */
@@ -97,6 +119,12 @@ export class ChatStream implements StreamAdapter {
       const delta = choices.get(n) ?? {};
       choices.set(n, delta);
       addRest(delta, kind as Kind, Number(tool), rest);
+    }
+    for (const idx of [...this.held.keys()]) {
+      this.release(idx, () => {
+        if (!choices.has(idx)) choices.set(idx, {});
+        return choices.get(idx);
+      }, true);
     }
     if (!choices.size) return [];
     const base = this.last ?? {};

@@ -4,10 +4,15 @@
 // output_item.added/.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
 // the instructions the events carrying the response echo are restored.
 // Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive.
+// A response.output_text.annotation.added (a url_citation, indexing into its part's text as the upstream wrote it)
+// waits until the text it cites went out, then follows the delta that sent it (or the part's rest, before its .done),
+// moved to where that text is in what the client got; the parts, items and response carrying annotations whole have
+// them moved along with their text's edits.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { responsesEchoed, responsesItem, responsesPart } from "../walk/answer.ts";
 import { visitJsonString } from "../walk/json-text.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
+import { citedEnd, citedOutput } from "../moves.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
@@ -40,6 +45,8 @@ export class ResponsesStream implements StreamAdapter {
   /** The last sequence_number sent; an inserted event takes the next one. */
   private seq = -1;
   private readonly info = new Map<string, SlotInfo>();
+  /** Per output_text slot: annotation.added events waiting for the text they cite, in order. */
+  private readonly held = new Map<string, any[]>();
 
   constructor(private readonly slots: Slots) {}
 
@@ -53,6 +60,8 @@ export class ResponsesStream implements StreamAdapter {
     let changed = false;
     const before: SseEvent[] = [];
     const whole = (s: string) => this.slots.run.output(s);
+    const cited = (s: string, annotations: unknown) => citedOutput(s, annotations, (t, moves) => this.slots.run.output(t, moves));
+    let released: string | undefined;
     switch (e.type) {
       case "response.output_text.delta":
       case "response.refusal.delta":
@@ -66,6 +75,21 @@ export class ResponsesStream implements StreamAdapter {
         if (!this.info.has(key)) this.info.set(key, { kind, at: this.at(e) });
         const out = this.slots.push(key, e.delta, JSON_KINDS.has(kind));
         if (out !== e.delta) (e.delta = out), (changed = true);
+        released = key;
+        break;
+      }
+      case "response.output_text.annotation.added": {
+        const key = this.key(e);
+        const held = this.held.get(key);
+        // Behind the others held, or until its text went out: sent later, numbered then.
+        if (held || this.slots.holds(key, citedEnd([e.annotation]))) {
+          if (held) held.push(e);
+          else this.held.set(key, [e]);
+          this.shift--;
+          return [];
+        }
+        this.slots.moveCited(key, [e.annotation]);
+        changed = true;
         break;
       }
       case "response.output_text.done":
@@ -76,6 +100,7 @@ export class ResponsesStream implements StreamAdapter {
       case "response.code_interpreter_call_code.done": {
         const rest = this.endSlot(this.key(e));
         if (rest) before.push(rest);
+        before.push(...this.release(this.key(e), true));
         const field = DONE_FIELD[KIND_OF_DONE.get(e.type)!];
         if (typeof e[field] === "string") {
           const out = field === "arguments" ? visitJsonString(e[field], whole) : whole(e[field]);
@@ -84,18 +109,18 @@ export class ResponsesStream implements StreamAdapter {
         break;
       }
       case "response.content_part.done":
-        responsesPart(e.part, whole);
+        responsesPart(e.part, whole, cited);
         changed = true;
         break;
       // A hosted call (shell, web search, MCP, ...) can come whole in .added, long before its .done.
       case "response.output_item.added":
       case "response.output_item.done":
-        responsesItem(e.item, whole);
+        responsesItem(e.item, whole, cited);
         changed = true;
         break;
       default:
         if (TERMINAL.has(e.type) && Array.isArray(e.response?.output)) {
-          for (const it of e.response.output) responsesItem(it, whole);
+          for (const it of e.response.output) responsesItem(it, whole, cited);
           changed = true;
         }
     }
@@ -107,7 +132,20 @@ export class ResponsesStream implements StreamAdapter {
       this.seq = e.sequence_number;
     }
     if (changed) ev.data = JSON.stringify(e);
-    return [...before, ev];
+    return [...before, ev, ...(released ? this.release(released, false) : [])];
+  }
+
+  /** Slot `key`'s held annotation events, moved and numbered, once its text up to theirs went out (or `all`). */
+  private release(key: string, all: boolean): SseEvent[] {
+    const held = this.held.get(key);
+    if (!held || (!all && this.slots.holds(key, citedEnd(held.map((h) => h.annotation))))) return [];
+    this.held.delete(key);
+    return held.map((h) => {
+      this.slots.moveCited(key, [h.annotation]);
+      this.shift++;
+      h.sequence_number = ++this.seq;
+      return { event: h.type, data: JSON.stringify(h) };
+    });
   }
 
   private key(e: any): string {
@@ -137,7 +175,9 @@ export class ResponsesStream implements StreamAdapter {
     for (const key of this.slots.keys()) {
       const ev = this.endSlot(key);
       if (ev) out.push(ev);
+      out.push(...this.release(key, true));
     }
+    for (const key of [...this.held.keys()]) out.push(...this.release(key, true));
     return out;
   }
 }

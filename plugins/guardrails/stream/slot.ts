@@ -11,10 +11,13 @@
 //  2. placeholders restored: a tail that may be the start of a placeholder ("[EMA") waits for the next chunk, and no
 //     more than that (Vault.partialTail).
 // Projects without output rules skip stage 1 (nothing is held for it); requests that redacted nothing skip stage 2.
+// Both stages log their edits (moves.ts) and count what they let through, so an annotation indexing into the slot's
+// text (a url_citation) can wait until its text went out and then be moved to where that text is in the client's.
 import type { GuardRun, Hit } from "../check.ts";
 import { findHits, redactions } from "../check.ts";
 import { blocked, note } from "../record.ts";
 import { decodeEscapes } from "./json-escapes.ts";
+import { TextMoves } from "../moves.ts";
 
 export class SlotText {
   /** Raw text not yet released by stage 1. */
@@ -27,6 +30,12 @@ export class SlotText {
   private held = "";
   /** Once a block rule matched: the text before the match, checked and restored, that end() sends (then nothing). */
   private beforeBlock: string | undefined;
+  /** Each stage's edits, at positions counted from the slot's start. */
+  readonly moves = new TextMoves();
+  /** Upstream characters through stage 1, stage 1's characters through stage 2, characters sent. */
+  private checked = 0;
+  private restored = 0;
+  private sent = 0;
 
   /** `json`: the slot is a JSON document streamed as text (tool arguments): restored values go in escaped. */
   constructor(private readonly run: GuardRun, private readonly json: boolean) {}
@@ -46,6 +55,16 @@ export class SlotText {
     return this.restore(this.check("", true), true);
   }
 
+  /** Whether the upstream's text up to `end` went out (stage 1 let it through, and stage 2 what it became). */
+  covers(end: number): boolean {
+    return end <= this.checked && this.moves.masks.move(end, true) <= this.restored;
+  }
+
+  /** Where position `p` of the upstream's text is in the text sent (never past what was sent). */
+  move(p: number, isEnd: boolean): number {
+    return this.moves.move(p, isEnd, this.sent);
+  }
+
   /** Whether a block rule cut this slot (its clean text before the match waits in end()). */
   get cut(): boolean {
     return this.beforeBlock !== undefined;
@@ -53,7 +72,10 @@ export class SlotText {
 
   private check(delta: string, final: boolean): string {
     const rules = this.run.guard.output;
-    if (!rules.length) return delta;
+    if (!rules.length) {
+      this.checked += delta.length;
+      return delta;
+    }
     const window = this.run.guard.window;
     const pending = this.pending + delta;
     if (!pending) return "";
@@ -103,15 +125,25 @@ export class SlotText {
     const from = Math.max(0, offset + cut - window);
     this.lookback = window ? raw.slice(at(from), lb + rawCut) : "";
     this.lookbackChars = window ? offset + cut - from : 0;
-    return this.run.redact(out, inRelease, "output");
+    const base = this.checked;
+    this.checked += rawCut;
+    return this.run.redact(out, inRelease, "output", (s, e, n) => this.moves.masks.add(base + s, base + e, n));
   }
 
   private restore(text: string, final: boolean): string {
     const vault = this.run.vault;
-    if (vault.size === 0) return text;
+    if (vault.size === 0) {
+      this.restored += text.length;
+      this.sent += text.length;
+      return text;
+    }
     const all = this.held + text;
     const at = final ? all.length : vault.partialTail(all);
     this.held = all.slice(at);
-    return vault.restore(all.slice(0, at), this.json);
+    const base = this.restored;
+    this.restored += at;
+    const out = vault.restore(all.slice(0, at), this.json, (s, e, n) => this.moves.restores.add(base + s, base + e, n));
+    this.sent += out.length;
+    return out;
   }
 }

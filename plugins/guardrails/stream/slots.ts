@@ -3,12 +3,15 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
 import { SlotText } from "./slot.ts";
+import { moveUrlCitations } from "../moves.ts";
 
 /** The most answer text kept for moderating the answer (past it the rest goes unchecked by the moderation model). */
 export const MAX_MODERATED_CHARS = 64_000;
 
 export class Slots {
   private readonly map = new Map<string, SlotText>();
+  /** Ended slots whose text the guardrails changed: annotations may still cite it (chat sends them at the end). */
+  private readonly ended = new Map<string, SlotText>();
   /** The answer's raw text (placeholders unrestored), kept only when the answer is moderated. */
   answer = "";
   /** A block rule cut the stream: flush() now carries only the text before the match, then the error follows. */
@@ -58,11 +61,30 @@ export class Slots {
     if (!s) return "";
     this.map.delete(key);
     try {
-      return s.end();
+      const rest = s.end();
+      if (s.moves.size) this.ended.set(key, s);
+      return rest;
     } catch (e) {
       this.cutBy(key, s);
       throw e;
     }
+  }
+
+  /** Slot `key`, open or ended (an ended one only when its text was changed), for annotations citing its text. */
+  text(key: string): SlotText | undefined {
+    return this.map.get(key) ?? this.ended.get(key);
+  }
+
+  /** Whether slot `key` is open and has not yet sent its text up to `end` (annotations citing it wait). */
+  holds(key: string, end: number): boolean {
+    const s = this.map.get(key);
+    return s !== undefined && !s.covers(end);
+  }
+
+  /** `annotations` (url_citation, in place) moved to where the text they cite is in what slot `key` sent. */
+  moveCited(key: string, annotations: unknown): void {
+    const s = this.text(key);
+    if (s) moveUrlCitations(annotations, (p, isEnd) => s.move(p, isEnd));
   }
 
   /** Keys still open, in the order they opened. */

@@ -7,7 +7,13 @@ import type { ClientProtocol } from "../../../core/pipeline/context.ts";
 import { visitJsonString, visitJsonValue, type Visit } from "./json-text.ts";
 import { KNOWN_MESSAGES_BLOCKS, KNOWN_NESTED_BLOCKS, unknownBlockStrings } from "./unknown-blocks.ts";
 
-type Walker = (body: any, visit: Visit) => void;
+/**
+ * Visits answer text that url_citation annotations index into (chat's content, a Responses output_text), which it
+ * moves along with the text's edits; a walker without one visits that text as any other.
+ */
+export type Cited = (text: string, annotations: unknown) => string;
+
+type Walker = (body: any, visit: Visit, cited?: Cited) => void;
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
@@ -15,12 +21,12 @@ const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v =
  * Chat completion: choices[].message content, refusal, an audio answer's transcript, tool-call arguments (a custom
  * tool's free-form input as text), and the deprecated single function_call's arguments.
  */
-const chat: Walker = (body, visit) => {
+const chat: Walker = (body, visit, cited) => {
   if (!Array.isArray(body?.choices)) return;
   for (const c of body.choices) {
     const m = c?.message;
     if (!isObj(m)) continue;
-    if (typeof m.content === "string") m.content = visit(m.content);
+    if (typeof m.content === "string") m.content = cited ? cited(m.content, m.annotations) : visit(m.content);
     if (typeof m.refusal === "string") m.refusal = visit(m.refusal);
     // An audio answer's text is its transcript (the audio itself is not read).
     if (isObj(m.audio)) visitKey(m.audio, "transcript", visit);
@@ -111,10 +117,10 @@ const messages: Walker = (body, visit) => {
  * call's input, an MCP call's arguments and output, the code interpreter's code and logs, shell commands, a patch's
  * diff, a web search's queries.
  */
-export function responsesItem(it: any, visit: Visit): void {
+export function responsesItem(it: any, visit: Visit, cited?: Cited): void {
   if (!isObj(it)) return;
   if (it.type === "message" && Array.isArray(it.content)) {
-    for (const p of it.content) responsesPart(p, visit);
+    for (const p of it.content) responsesPart(p, visit, cited);
   } else if ((it.type === "function_call" || it.type === "mcp_call" || it.type === "mcp_approval_request") && typeof it.arguments === "string") {
     it.arguments = visitJsonString(it.arguments, visit);
     if (it.type === "mcp_call") visitKey(it, "output", visit);
@@ -141,15 +147,15 @@ function hostedCall(it: Record<string, any>, visit: Visit): void {
   }
 }
 
-export function responsesPart(p: any, visit: Visit): void {
+export function responsesPart(p: any, visit: Visit, cited?: Cited): void {
   if (!isObj(p)) return;
-  if (p.type === "output_text" && typeof p.text === "string") p.text = visit(p.text);
+  if (p.type === "output_text" && typeof p.text === "string") p.text = cited ? cited(p.text, p.annotations) : visit(p.text);
   else if (p.type === "refusal" && typeof p.refusal === "string") p.refusal = visit(p.refusal);
 }
 
 /** Responses: output[] items. */
-const responses: Walker = (body, visit) => {
-  if (Array.isArray(body?.output)) for (const it of body.output) responsesItem(it, visit);
+const responses: Walker = (body, visit, cited) => {
+  if (Array.isArray(body?.output)) for (const it of body.output) responsesItem(it, visit, cited);
 };
 
 /**
@@ -207,7 +213,10 @@ const gemini: Walker = (body, visit) => {
 
 const WALKERS: Record<ClientProtocol, Walker> = { openai: chat, anthropic: messages, responses, gemini };
 
-/** Hand every piece of a JSON answer's text to `visit`; replaced where it returns something else. */
-export function walkAnswer(protocol: ClientProtocol, body: unknown, visit: Visit): void {
-  WALKERS[protocol](body, visit);
+/**
+ * Hand every piece of a JSON answer's text to `visit`; replaced where it returns something else. Text that
+ * annotations index into goes to `cited` instead, when given.
+ */
+export function walkAnswer(protocol: ClientProtocol, body: unknown, visit: Visit, cited?: Cited): void {
+  WALKERS[protocol](body, visit, cited);
 }
