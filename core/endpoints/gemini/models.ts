@@ -7,6 +7,7 @@ import type { GatewayContext } from "../../pipeline/context.ts";
 import type { ModelRuntime } from "../../config/runtime.ts";
 import { GatewayError, invalidRequest } from "../../errors.ts";
 import { resolveGeminiModel } from "./model-name.ts";
+import { fullyRetired, liveEndpoints, retiredEndpoint, retiredModelError } from "../../config/retirement.ts";
 
 const METHODS: Partial<Record<ModelRuntime["type"], string[]>> = {
   language: ["generateContent", "streamGenerateContent", "countTokens"],
@@ -17,7 +18,8 @@ const MAX_PAGE = 1000;
 
 export function geminiModel(m: ModelRuntime): Record<string, unknown> {
   const c = m.config;
-  const ep = m.config.endpoints[0];
+  // The limits of an endpoint that still serves, not of one retired (core/config/retirement.ts).
+  const ep = liveEndpoints(m, Date.now())[0];
   const out: Record<string, unknown> = {
     name: `models/${m.id}`,
     baseModelId: m.id,
@@ -45,7 +47,9 @@ function list(ctx: GatewayContext): void {
   const token = q.get("pageToken");
   const offset = token ? Number(Buffer.from(token, "base64url").toString("utf8")) : 0;
   if (!Number.isInteger(offset) || offset < 0) throw invalidRequest("pageToken is not one this server gave out", "pageToken");
-  const all = [...ctx.config.models.values()].filter((m) => METHODS[m.type]);
+  const now = Date.now();
+  // A model whose every endpoint has retired is gone, as from GET /v1/models.
+  const all = [...ctx.config.models.values()].filter((m) => METHODS[m.type] && !fullyRetired(m, now));
   const page = all.slice(offset, offset + Math.min(size || DEFAULT_PAGE, MAX_PAGE));
   const next = offset + page.length;
   const body: Record<string, unknown> = { models: page.map(geminiModel) };
@@ -59,6 +63,8 @@ function get(ctx: GatewayContext, raw: string): void {
   if (!m || !METHODS[m.type]) {
     throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" does not exist or is not served on the Gemini protocol (GET /api/v1beta/models lists those that are)`, { details: { field: "model", model: id } });
   }
+  const now = Date.now();
+  if (fullyRetired(m, now)) throw retiredModelError(m, retiredEndpoint(m, now)!, "model", now);
   ctx.model = m;
   ctx.response = { kind: "json", status: 200, body: geminiModel(m) };
 }
