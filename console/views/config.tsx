@@ -71,7 +71,7 @@ export function Config() {
           </section>
           <section class="wide">
             <h3>Models ({c.models.length})</h3>
-            <p class="models" data-testid="config-models">{c.models.map((m) => <span key={m.id} class="chip" title={`${m.type}: ${m.endpoints.join(", ")}`}>{m.id}</span>)}</p>
+            <p class="models" data-testid="config-models">{c.models.map((m) => <span key={m.id} class="chip" title={`${m.type}: ${m.endpoints.join(", ")}${(m.retiring ?? []).map((r) => `; ${r.provider} ${r.retired ? "retired" : "retires"} ${r.retires}`).join("")}`}>{m.id}</span>)}</p>
           </section>
         </div>
       ) : null}

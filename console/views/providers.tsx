@@ -28,7 +28,8 @@ export function Providers() {
   const columns: Column<Endpoint>[] = [
     { key: "model", label: "Model" },
     { key: "provider", label: "Provider" },
-    { key: "upstream_model", label: "Upstream model" },
+    // A retired endpoint stays listed, marked: the router sends it nothing (docs/routing.md).
+    { key: "upstream_model", label: "Upstream model", render: (e) => <span>{e.upstream_model}{e.retires ? <span class={e.retired ? "muted" : "warn"}>{e.retired ? " retired " : " retires "}{e.retires}</span> : null}</span> },
     { key: "circuit", label: "Circuit", sort: (e) => CIRCUIT_RANK[e.circuit], render: (e) => circuit(e.circuit) },
     { key: "uptime", label: "Uptime (1 d)", num: true, sort: (e) => e.uptime_last_1d, render: (e) => <span class={e.uptime_last_1d !== null && e.uptime_last_1d < 0.99 ? "bad" : undefined}>{pct(e.uptime_last_1d, 2)}</span> },
     { key: "ttft50", label: "First token p50", num: true, sort: (e) => e.latency_last_1h?.p50 ?? null, render: (e) => ms(e.latency_last_1h?.p50) },

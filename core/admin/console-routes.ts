@@ -10,6 +10,8 @@ import { statsOf } from "../stats/index.ts";
 import { percentiles } from "../stats/histogram.ts";
 import { MINUTE_SLOT_MS } from "../stats/window.ts";
 import { reloadView } from "./reload-view.ts";
+import { retirementMark } from "../config/retirement.ts";
+import type { ModelRuntime } from "../config/runtime.ts";
 
 async function whoami(r: AdminRequest): Promise<AdminAnswer> {
   return { body: { id: r.admin.id, scope: r.admin.scope, expires_at: iso(r.admin.expiresAt) } };
@@ -37,9 +39,19 @@ async function traffic(r: AdminRequest): Promise<AdminAnswer> {
 /** Process start, to the second: the config in force was loaded then, unless a reload came since. */
 const STARTED_AT = Math.floor((Date.now() - performance.now()) / 1000) * 1000;
 
+/** A model's configured endpoints with a `retires:` day, marked retired from that day (absent when it has none). */
+function retiringOf(m: ModelRuntime, now: number): { retiring?: { provider: string; upstream_model: string; retires: string; retired: boolean }[] } {
+  const retiring = m.endpoints.flatMap((e) => {
+    const mark = retirementMark(m, e.provider, e.upstreamModel, now);
+    return mark ? [{ provider: e.provider, upstream_model: e.upstreamModel, ...mark }] : [];
+  });
+  return retiring.length ? { retiring } : {};
+}
+
 async function configLoaded(r: AdminRequest): Promise<AdminAnswer> {
   const gw = r.gateway;
   const c = gw.config;
+  const now = Date.now();
   const thirdParty = c.raw.plugins ?? {};
   return {
     body: {
@@ -51,7 +63,7 @@ async function configLoaded(r: AdminRequest): Promise<AdminAnswer> {
         const why = c.disabledProviders.get(name);
         return { name, protocol: (c.providers.get(name) ?? c.raw.providers?.[name])?.protocol ?? null, enabled: !why, ...(why ? { disabled_reason: why } : {}) };
       }),
-      models: [...c.models.values()].map((m) => ({ id: m.id, type: m.type, endpoints: m.endpoints.map((e) => e.provider) })),
+      models: [...c.models.values()].map((m) => ({ id: m.id, type: m.type, endpoints: m.endpoints.map((e) => e.provider), ...retiringOf(m, now) })),
       projects: [...c.projects.entries()].map(([id, p]) => ({
         id, keys: p.config.keys?.length ?? 0, budget: p.config.budget ?? null, rate_limits: p.config.rate_limits ?? null,
         allow_models: p.config.allow_models ?? null,

@@ -6,17 +6,21 @@ import { statsOf } from "../stats/index.ts";
 import { iso } from "./query.ts";
 import { reloadView } from "./reload-view.ts";
 import type { AdminAnswer, AdminRequest } from "./route.ts";
+import { retirementMark } from "../config/retirement.ts";
 
 export async function models(r: AdminRequest): Promise<AdminAnswer> {
   const gw = r.gateway;
   const health = healthOf(gw);
   const stats = statsOf(gw);
   const out = [];
+  const now = Date.now();
   for (const m of gw.config.models.values()) {
     const endpoints = [];
     for (const e of m.endpoints) {
       const s = await stats.read(m.id, e.provider);
-      endpoints.push({ provider: e.provider, upstream_model: e.upstreamModel, circuit: health.stateOf(m.id, e.provider), ...s });
+      // A retiring or retired endpoint stays listed for the operator, marked: the router sends a retired one nothing.
+      const mark = retirementMark(m, e.provider, e.upstreamModel, now);
+      endpoints.push({ provider: e.provider, upstream_model: e.upstreamModel, circuit: health.stateOf(m.id, e.provider), ...s, ...mark });
     }
     out.push({ id: m.id, type: m.type, endpoints });
   }

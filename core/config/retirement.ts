@@ -46,6 +46,16 @@ export function endpointRetired(model: ModelRuntime, provider: string, upstreamM
   return model.config.endpoints.some((ep, i) => retiredAt(at[i], now) && ep.provider === provider && ep.model === upstreamModel);
 }
 
+/**
+ * How an admin view marks a configured endpoint with a `retires:` day: the day, and whether it has come (the router
+ * sends it nothing from then on); undefined for an endpoint with none.
+ */
+export function retirementMark(model: ModelRuntime, provider: string, upstreamModel: string, now: number): { retires: string; retired: boolean } | undefined {
+  if (!model.retiresAt) return undefined;
+  const i = model.config.endpoints.findIndex((ep) => ep.retires !== undefined && ep.provider === provider && ep.model === upstreamModel);
+  return i === -1 ? undefined : { retires: model.config.endpoints[i]!.retires!, retired: retiredAt(model.retiresAt[i], now) };
+}
+
 /** The latest retired endpoint of the model at `now` (the one its error names), if any. */
 export function retiredEndpoint(model: ModelRuntime, now: number): ModelEndpointConfig | undefined {
   const at = model.retiresAt;

@@ -49,6 +49,15 @@ export interface AdminConfigLoaded {
     id: string;
     type: string;
     endpoints: string[];
+    /**
+     * The configured endpoints with a retires: day; absent when none
+     */
+    retiring?: {
+      provider: string;
+      upstream_model: string;
+      retires: string;
+      retired: boolean;
+    }[];
   }[];
   projects: {
     id: string;

@@ -18,6 +18,14 @@ export interface AdminModels {
         [k: string]: number;
       } | null;
       uptime_last_1d: number | null;
+      /**
+       * The endpoint's retires: day (YYYY-MM-DD); absent when it has none
+       */
+      retires?: string;
+      /**
+       * With retires: whether the day has come (the router sends the endpoint nothing)
+       */
+      retired?: boolean;
     }[];
   }[];
 }
