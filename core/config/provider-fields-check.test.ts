@@ -34,6 +34,16 @@ describe("fields of another protocol", () => {
 `)).toEqual([]);
   });
 
+  it("takes a field whose ${VAR:-} expands to \"\" as unset, as the URL check does, and refuses it once the variable holds a value", async () => {
+    const config = `providers:
+  an: { protocol: anthropic, api_key: k, region: "\${AWS_REGION:-}" }
+`;
+    expect(await problems(config, {})).toEqual([]);
+    expect(await problems(config, { AWS_REGION: "us-east-1" })).toEqual([
+      "F:2:42: providers.an.region: a setting of protocol bedrock or vertex, not anthropic: this provider would never read it (remove it, or fix protocol)",
+    ]);
+  });
+
   it("the shipped gateway.yaml loads with every provider's variables set", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-shipped-"));
     const shipped = readFileSync(fileURLToPath(new URL("../../gateway.yaml", import.meta.url)), "utf8").replace("include: [catalog/models.yaml]", "");

@@ -37,7 +37,8 @@ export function checkProviderFields(config: GatewayConfig, configDir: string, en
   for (const [name, pc] of Object.entries(config.providers ?? {})) {
     for (const field of Object.keys(pc) as (keyof ProviderConfig)[]) {
       const owners = OWNERS[field];
-      if (!owners || pc[field] === undefined || owners.includes(pc.protocol)) continue;
+      // "" (a ${VAR:-} whose variable is unset or empty) is no setting, as the URL check takes it.
+      if (!owners || pc[field] === undefined || pc[field] === "" || owners.includes(pc.protocol)) continue;
       problems.push(at(["providers", name, field],
         `providers.${name}.${field}: a setting of protocol ${list(owners)}, not ${pc.protocol}: this provider would never read it (remove it, or fix protocol)`, true));
     }
