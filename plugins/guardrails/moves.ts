@@ -58,6 +58,8 @@ export class TextMoves {
   }
 }
 
+import { checkUrlCitationSources } from "./walk/url-citation-sources.ts";
+
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
 /**
@@ -88,10 +90,14 @@ export function citedEnd(annotations: readonly unknown[]): number {
   return end;
 }
 
-/** Answer text through the output check (`output`), the url_citation annotations indexing into it moved along. */
-export function citedOutput(text: string, annotations: unknown, output: (text: string, moves: TextMoves) => string): string {
+/**
+ * Answer text through the output check (`output`), the url_citation annotations indexing into it moved along, their
+ * titles and urls checked as the text is.
+ */
+export function citedOutput(text: string, annotations: unknown, output: (text: string, moves?: TextMoves) => string): string {
   const moves = new TextMoves();
   const out = output(text, moves);
   moveUrlCitations(annotations, (p, isEnd) => moves.move(p, isEnd, out.length));
+  checkUrlCitationSources(annotations, (t) => output(t));
   return out;
 }

@@ -4,6 +4,7 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
 import { SlotText } from "./slot.ts";
 import { moveUrlCitations } from "../moves.ts";
+import { checkUrlCitationSources } from "../walk/url-citation-sources.ts";
 
 /** The most answer text kept for moderating the answer (past it the rest goes unchecked by the moderation model). */
 export const MAX_MODERATED_CHARS = 64_000;
@@ -81,10 +82,14 @@ export class Slots {
     return s !== undefined && !s.covers(end);
   }
 
-  /** `annotations` (url_citation, in place) moved to where the text they cite is in what slot `key` sent. */
+  /**
+   * `annotations` (url_citation, in place) moved to where the text they cite is in what slot `key` sent, their titles
+   * and urls through the output rules (throws GUARDRAIL_BLOCKED) with placeholders restored.
+   */
   moveCited(key: string, annotations: unknown): void {
     const s = this.text(key);
     if (s) moveUrlCitations(annotations, (p, isEnd) => s.move(p, isEnd));
+    checkUrlCitationSources(annotations, (t) => this.run.output(t));
   }
 
   /** Keys still open, in the order they opened. */
