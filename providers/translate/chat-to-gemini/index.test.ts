@@ -89,4 +89,23 @@ describe("a grounded Gemini stream (chat's web_search_options as googleSearch)",
   it("a request that asked for no search keeps no text and sends no annotations", async () => {
     expect((await annotationsOf({})).annotations).toEqual([]);
   });
+
+  it("a candidate that finished keeps its sources and finish when the upstream fails while another still streams", async () => {
+    const t = chatToGemini.request({ model: "g/x", stream: true, n: 2, messages: [{ role: "user", content: "météo paris?" }], web_search_options: {} }, target, opts);
+    async function* failing() {
+      yield* sse([{ candidates: [
+        { index: 0, content: { role: "model", parts: [{ text: "Il fait “beau” à Paris." }] }, finishReason: "STOP", groundingMetadata: grounding },
+        { index: 1, content: { role: "model", parts: [{ text: "Il fait" }] } },
+      ] }]);
+      throw new Error("upstream went away");
+    }
+    const chunks: any[] = [];
+    await expect((async () => {
+      for await (const e of chatToGemini.stream(failing(), t.state, callFor([]) as any)) chunks.push(JSON.parse(e.data));
+    })()).rejects.toThrow();
+    const first = chunks.map((c) => c.choices[0]).filter((c) => c.index === 0);
+    expect(first.filter((c) => c.delta.annotations).map((c) => c.delta.annotations[0].url_citation.url)).toEqual(["https://meteo.fr/paris"]);
+    expect(first.at(-1).finish_reason).toBe("stop");
+    expect(chunks.map((c) => c.choices[0]).filter((c) => c.index === 1 && c.finish_reason)).toEqual([]);
+  });
 });

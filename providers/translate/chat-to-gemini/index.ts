@@ -67,6 +67,8 @@ async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, ca
     call.reportUsage(fromGeminiUsage(t.usageMetadata));
     yield* t.end();
   } catch (err) {
+    // A candidate the upstream finished before failing keeps its finish and sources (held while others streamed).
+    if (!call.signal.aborted) yield* t.finishes();
     throw transportError(provider, err, call.signal);
   }
 }

@@ -150,15 +150,43 @@ describe("a grounded Gemini stream's sources", () => {
     expect((geminiToChatResponse({ candidates: [cand] }, "gemini-x") as any).choices[0].message.annotations).toEqual(want);
   });
 
-  it("sources a chunk after the finish reason carries still go in the one delta, before the finish", () => {
+  it("sources in the finishing chunk go in the one delta before the finish; a chunk after it adds no second one", () => {
     const g = (uri: string) => ({ groundingChunks: [{ web: { uri, title: "A" } }], groundingSupports: [{ segment: { endIndex: 5 }, groundingChunkIndices: [0] }] });
     const deltas = run([
-      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris" }] }, finishReason: "STOP", groundingMetadata: g("https://a.example/") }] },
-      { candidates: [{ index: 0, groundingMetadata: g("https://b.example/") }] },
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Par" }] }, groundingMetadata: g("https://a.example/") }] },
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "is" }] }, finishReason: "STOP", groundingMetadata: g("https://b.example/") }] },
+      { candidates: [{ index: 0, groundingMetadata: g("https://c.example/") }] },
     ]);
     const annotated = deltas.filter((d) => d.delta.annotations);
     expect(annotated.map((d) => d.delta.annotations.map((a: any) => a.url_citation.url))).toEqual([["https://a.example/", "https://b.example/"]]);
     expect(deltas.indexOf(annotated[0])).toBe(deltas.length - 2);
     expect(deltas.at(-1).finish_reason).toBe("stop");
+  });
+
+  /** The chunks a stream gives for `chunks` without the upstream's end (it stalls after them). */
+  const beforeEnd = (chunks: unknown[]) => {
+    const t = new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "gemini", search: true });
+    return chunks.flatMap((c) => t.push({ data: JSON.stringify(c) })).map((e) => JSON.parse(e.data).choices[0]);
+  };
+  const g = { groundingChunks: [{ web: { uri: "https://a.example/", title: "A" } }], groundingSupports: [{ segment: { endIndex: 5 }, groundingChunkIndices: [0] }] };
+
+  it("a finished answer's sources and finish go out with the chunk that finished it, before the upstream's end", () => {
+    const deltas = beforeEnd([
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris" }] } }] },
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: " is it." }] }, finishReason: "STOP", groundingMetadata: g }] },
+    ]);
+    expect(deltas.map((d) => d.delta.content ?? "").join("")).toBe("Paris is it.");
+    expect(deltas.at(-2).delta.annotations).toEqual([{ type: "url_citation", url_citation: { start_index: 0, end_index: 5, url: "https://a.example/", title: "A" } }]);
+    expect(deltas.at(-1)).toMatchObject({ delta: {}, finish_reason: "stop" });
+  });
+
+  it("with two candidates, the finishes wait until both have one", () => {
+    const one = beforeEnd([{ candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris" }] }, finishReason: "STOP", groundingMetadata: g }, { index: 1, content: { role: "model", parts: [{ text: "Par" }] } }] }]);
+    expect(one.filter((d) => d.finish_reason)).toEqual([]);
+    const both = beforeEnd([
+      { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris" }] }, finishReason: "STOP", groundingMetadata: g }, { index: 1, content: { role: "model", parts: [{ text: "Par" }] } }] },
+      { candidates: [{ index: 1, content: { role: "model", parts: [{ text: "is" }] }, finishReason: "STOP" }] },
+    ]);
+    expect(both.filter((d) => d.finish_reason).map((d) => [d.index, d.finish_reason])).toEqual([[0, "stop"], [1, "stop"]]);
   });
 });

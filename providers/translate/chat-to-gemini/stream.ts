@@ -3,10 +3,13 @@
 // function calls arrive whole (one chunk, one tool index each), STOP after a function call means tool_calls,
 // usageMetadata is cumulative (the last one wins), candidates carry their own index (n > 1). A grounded request
 // (googleSearch) keeps each candidate's answer text, indexed as it comes (utf16-index.ts), which Gemini's byte offsets
-// are converted against: its sources (grounding.ts), whichever chunk carries them (one after the finish reason too),
-// go out all in one delta.annotations just before the candidate's finish, which waits for the stream's end (as
-// OpenAI's search models send theirs: a client keeping a delta field's last value and one joining every piece both
-// get each once). Unsearched streams keep no text, send no annotations and finish as the finish reason comes.
+// are converted against: its sources (grounding.ts), whichever chunk carries them, go out all in one delta.annotations
+// just before the candidate's finish (as OpenAI's search models send theirs: a client keeping a delta field's last
+// value and one joining every piece both get each once). The finishes wait until every candidate has its finish
+// reason, so a chunk finishing one candidate while another still streams can add to its sources; then they go out
+// with the chunk that finished the last one (an upstream that then stalls or fails does not take the finished answer
+// with it; sources a chunk after that carries are dropped, never a second delta.annotations after a finish). Unsearched
+// streams keep no text, send no annotations and finish as the finish reason comes.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { geminiStreamError } from "../../codecs/gemini/errors.ts";
@@ -16,7 +19,7 @@ import { Utf16Index } from "./utf16-index.ts";
 
 /**
  * Grounded requests only: `text`, the answer so far; `sources`, once one arrived; `finish`, the finish reason held
- * until the stream's end.
+ * until every candidate has one (finishes()).
  */
 interface CandidateState { started: boolean; tools: number; finished: boolean; text?: Utf16Index; sources?: GeminiSources; finish?: string | null }
 
@@ -85,6 +88,22 @@ export class GeminiToChatStream {
         else out.push(this.chunk(index, {}, finish));
       }
     });
+    if ([...this.candidates.values()].every((s) => s.finished)) out.push(...this.finishes());
+    return out;
+  }
+
+  /** The finishes held (grounded candidates'), each after its sources, whole; each goes out once. */
+  finishes(): SseEvent[] {
+    const out: SseEvent[] = [];
+    for (const [index, s] of this.candidates) {
+      if (s.finish === undefined) continue;
+      if (s.sources?.size) out.push(this.chunk(index, { annotations: s.sources.annotations(s.text!) }));
+      out.push(this.chunk(index, {}, s.finish));
+      s.finish = undefined;
+      // Sent: later sources would only come after the finish.
+      s.text = undefined;
+      s.sources = undefined;
+    }
     return out;
   }
 
@@ -99,13 +118,7 @@ export class GeminiToChatStream {
     this.done = true;
     const unfinished = !this.candidates.size || [...this.candidates.values()].some((s) => !s.finished);
     if (unfinished) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
-    const out: SseEvent[] = [];
-    // Grounded candidates: their sources, whole, then the finish they waited with.
-    for (const [index, s] of this.candidates) {
-      if (s.finish === undefined) continue;
-      if (s.sources?.size) out.push(this.chunk(index, { annotations: s.sources.annotations(s.text!) }));
-      out.push(this.chunk(index, {}, s.finish));
-    }
+    const out = this.finishes();
     if (this.opts.includeUsage) {
       out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: geminiToOpenAIUsage(this.usageMetadata) }) });
     }
