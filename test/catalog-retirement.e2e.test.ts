@@ -4,9 +4,10 @@
 // catalog stops listing what retired. Before the day, `model-gateway check` and the start log say it is coming.
 // The wall clock is vitest's fake Date (advancing with real time), set on either side of the day.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { commands } from "../core/cli.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -30,6 +31,13 @@ const OWN_MODELS = {
   ] },
 };
 
+/** The README's own image and video entries (its yaml block naming acme/image), as a reader pastes them. */
+function readmeOwnModels(): Record<string, any> {
+  const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "README.md"), "utf8");
+  const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("acme/image:"));
+  return YAML.parse(block!).models;
+}
+
 let anthropic: FakeAnthropic;
 let openai: FakeOpenAI;
 let gw: TestGateway;
@@ -37,7 +45,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   [anthropic, openai] = await Promise.all([startFakeAnthropic(), startFakeOpenAI()]);
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl }, { retirements: "as shipped" });
-  Object.assign(config.models ??= {}, OWN_MODELS);
+  Object.assign(config.models ??= {}, OWN_MODELS, readmeOwnModels());
   config.projects.sandbox = { keys: [keyEntry("sandbox", SANDBOX)] };
   config.projects.retire = { keys: [keyEntry("retire", KEY)] };
   gw = await startTestGateway(config, { env: providerEnv(config) });
@@ -146,9 +154,33 @@ describe("OpenAI's shutdowns on the shipped config (the openai provider is a mod
     const gone = await postJson(`${gw.baseURL}/images/generations`, { model: "openai/gpt-image-1", ...body }, auth(SANDBOX));
     expect(gone.status).toBe(404);
     expect(gone.json.error.message).toContain("retired on 2026-10-23");
-    const served = await postJson(`${gw.baseURL}/images/generations`, { model: "google/imagen-4", ...body }, auth(SANDBOX));
+    const served = await postJson(`${gw.baseURL}/images/generations`, { model: "acme/image", ...body }, auth(SANDBOX));
     expect(served.status).toBe(200);
     expect(served.json.data).toHaveLength(1);
+  });
+});
+
+describe("Google's shutdowns on the shipped config", () => {
+  it("google/imagen-4 is served until 23:59 UTC on 2026-08-16, then is a 404 naming 2026-08-17, for a sandbox key too", async () => {
+    const body = { model: "google/imagen-4", prompt: "a lighthouse at dusk" };
+    at(Date.UTC(2026, 7, 17) - 60_000);
+    expect((await postJson(`${gw.baseURL}/images/generations`, body, auth(SANDBOX))).status).toBe(200);
+    vi.setSystemTime(Date.UTC(2026, 7, 17) + 1_000);
+    const r = await postJson(`${gw.baseURL}/images/generations`, body, auth(SANDBOX));
+    expect(r.status).toBe(404);
+    expect(r.json.error.message).toContain("was retired on 2026-08-17 by gemini (imagen-4.0-generate-001)");
+  });
+
+  it("google/veo-3 and veo-3-fast are a 404 naming 2026-06-30 from that day, and the README's own video model is listed", async () => {
+    at(Date.UTC(2026, 5, 30) + 1_000);
+    for (const [model, upstream] of [["google/veo-3", "veo-3.0-generate-001"], ["google/veo-3-fast", "veo-3.0-fast-generate-001"]]) {
+      const r = await postJson(`${gw.baseURL}/videos`, { model, prompt: "waves", duration: 8 }, auth(SANDBOX));
+      expect(r.status, model).toBe(404);
+      expect(r.json.error.message).toContain(`was retired on 2026-06-30 by gemini (${upstream})`);
+    }
+    const listed = (await get("/models")).json.data.map((m: any) => m.id);
+    expect(listed).not.toContain("google/veo-3");
+    expect(listed).toContain("acme/video");
   });
 });
 

@@ -14,11 +14,14 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   const base = YAML.parse(readFileSync(join(root, "gateway.yaml"), "utf8"));
+  const imagen = YAML.parse(readFileSync(join(root, "catalog", "models.yaml"), "utf8")).models["google/imagen-4"];
   gw = await startTestGateway({
     include: [join(root, "catalog", "models.yaml")],
     providers: base.providers,
     models: {
       "openai/gpt-4o": { name: "GPT-4o (our deployment)", endpoints: [{ provider: "openai", model: "gpt-4o-2024-11-20", pricing: { input: "0.000002", output: "0.000008" } }] },
+      // The catalog's image models have all retired: an operator's own entry (Imagen 4's, without its retires:).
+      "acme/imagen": { ...imagen, endpoints: imagen.endpoints.map(({ retires: _r, ...ep }: any) => ep) },
     },
     projects: { p: { keys: [keyEntry("k", KEY)] } },
   }, { env: { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" } });
@@ -35,7 +38,12 @@ describe("default catalog", () => {
     const list = await get("/models");
     expect(validateModelList(list), JSON.stringify(validateModelList.errors)).toBe(true);
     expect(list.data.length).toBeGreaterThanOrEqual(40);
-    expect(new Set(list.data.map((m: any) => m.type))).toEqual(new Set(["language", "embedding", "reranking", "image", "video"]));
+    const catalog = YAML.parse(readFileSync(join(root, "catalog", "models.yaml"), "utf8")).models as Record<string, any>;
+    expect(new Set(Object.values(catalog).map((m: any) => m.type))).toEqual(new Set(["language", "embedding", "reranking", "image", "video"]));
+    // Every image and video model it lists has been shut down upstream (Imagen 4, Veo 3, GPT Image 1, Sora 2), so
+    // the catalog served today has none; an operator's own entry is the image model here.
+    const shipped = list.data.filter((m: any) => !m.id.startsWith("acme/"));
+    expect(new Set(shipped.map((m: any) => m.type))).toEqual(new Set(["language", "embedding", "reranking"]));
     const creators = new Set(list.data.map((m: any) => m.id.split("/")[0]));
     for (const c of ["openai", "anthropic", "google", "mistral", "meta", "cohere", "voyage", "deepseek", "xai"]) expect(creators).toContain(c);
   });
@@ -92,8 +100,10 @@ describe("default catalog through every endpoint (sandbox key, simulator)", () =
     }
     expect((await post("/embeddings", { model: "mistral/mistral-embed", input: "a", dimensions: 256 })).status).toBe(422);
     expect((await post("/rerank", { model: "cohere/rerank-v3.5", query: "q", documents: ["a", "b"] })).status).toBe(200);
-    // openai/gpt-image-1 is marked retired (OpenAI shut it down on 2026-10-23): Imagen 4 is the catalog's image model.
-    expect((await post("/images/generations", { model: "google/imagen-4", prompt: "a red square" })).status).toBe(200);
-    expect((await post("/images/generations", { model: "google/imagen-4", prompt: "a red square", n: 5 })).status).toBe(400);
+    // The catalog's image models are marked retired (Imagen 4 on 2026-08-17, GPT Image 1 on 2026-10-23): a 404
+    // naming the day; an own entry with Imagen 4's limits answers, and its max_images still holds.
+    expect((await post("/images/generations", { model: "google/imagen-4", prompt: "a red square" })).status).toBe(404);
+    expect((await post("/images/generations", { model: "acme/imagen", prompt: "a red square" })).status).toBe(200);
+    expect((await post("/images/generations", { model: "acme/imagen", prompt: "a red square", n: 5 })).status).toBe(400);
   });
 });
