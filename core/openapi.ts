@@ -90,7 +90,12 @@ function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
     const route = ADMIN_PREFIX + r.path;
     const path = route.replace(/:(\w+)/g, "{$1}");
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    for (const m of refusedMethods(route)) paths[path]![m] ??= notAllowedOp(path, params, m, routeMethods.for(route).join(", "), "Admin", errorRef);
+    // A wrong method is told apart only with a valid admin key: without one it is the admin API's 401 (core/app.ts).
+    const { "401": refused } = adminErrors() as Record<string, Json>;
+    for (const m of refusedMethods(route)) {
+      const op = notAllowedOp(path, params, m, routeMethods.for(route).join(", "), "Admin", errorRef);
+      paths[path]![m] ??= { ...op, security: [{ adminKey: [] }], responses: { ...op.responses, "401": refused } };
+    }
   }
 }
 

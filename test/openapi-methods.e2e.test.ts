@@ -5,14 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
 import { mediaConfig } from "./helpers/media.ts";
 
 const KEY = testKey("openapi405", true);
+const ADMIN = "mg_admin_openapi405_key_for_tests_01";
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ ...mediaConfig(), projects: { p: { keys: [keyEntry("k", KEY)] } } });
+  gw = await startTestGateway({ ...mediaConfig(), admin_keys: [{ id: "ops", sha256: sha256Hex(ADMIN), scope: "write" }], projects: { p: { keys: [keyEntry("k", KEY)] } } });
 });
 afterAll(async () => {
   await gw?.close();
@@ -32,12 +34,18 @@ describe("405 in /api/openapi.json", () => {
       for (const m of METHODS) {
         const op = item[m];
         if (op && !op.responses["405"]) continue; // served: not probed here
-        const res = await fetch(`${gw.url}${root}${path}`, {
-          method: m.toUpperCase(),
-          // No key: the document says a 405 needs none (security: []).
-          headers: m === "get" ? {} : { "content-type": "application/json" },
-          body: m === "get" ? undefined : "{}",
-        });
+        // No key where the document says a 405 needs none (security: []); the admin key where it names adminKey.
+        const needsKey = op?.security?.length > 0;
+        const send = (auth: boolean) =>
+          fetch(`${gw.url}${root}${path}`, {
+            method: m.toUpperCase(),
+            headers: { ...(m === "get" ? {} : { "content-type": "application/json" }), ...(auth ? { authorization: `Bearer ${ADMIN}` } : {}) },
+            body: m === "get" ? undefined : "{}",
+          });
+        // Without an admin key every /admin/v1 path is the admin API's 401, so its 405s are documented as needing one.
+        if (op && template.startsWith("/admin/")) expect(op.security, `${m.toUpperCase()} ${template}`).toEqual([{ adminKey: [] }]);
+        if (needsKey) expect((await send(false)).status, `${m.toUpperCase()} ${template} without the admin key`).toBe(401);
+        const res = await send(needsKey || template.startsWith("/admin/"));
         const body = await res.text();
         const what = `${m.toUpperCase()} ${template}`;
         if (!op) {
