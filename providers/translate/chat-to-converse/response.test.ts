@@ -34,3 +34,17 @@ describe("Converse response -> chat completion", () => {
     expect(finishReasonOf(a)).toBe(b);
   });
 });
+
+describe("the tier that served a Converse answer, as a chat answer's service_tier", () => {
+  const tiered = (serviceTier: unknown) => converseToChatResponse({ output: { message: { role: "assistant", content: [{ text: "Hi" }] } }, stopReason: "end_turn", usage: { inputTokens: 1, outputTokens: 1 }, serviceTier }, "m") as any;
+
+  it("serviceTier.type is the service_tier, one chat has no name for passed on as given", () => {
+    expect(tiered({ type: "flex" }).service_tier).toBe("flex");
+    expect(tiered({ type: "default" }).service_tier).toBe("default");
+    expect(tiered({ type: "reserved" }).service_tier).toBe("reserved");
+  });
+
+  it("an answer naming no tier has no service_tier", () => {
+    expect("service_tier" in tiered(undefined)).toBe(false);
+  });
+});

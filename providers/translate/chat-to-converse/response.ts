@@ -8,6 +8,7 @@ import type { Usage } from "../../../core/contracts/provider.ts";
 import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reasoning.ts";
 import { markStop } from "../upstream-stop.ts";
 import { converseStopOf } from "./stop-sequence.ts";
+import { chatServiceTier } from "./service-tier.ts";
 
 export function finishReasonOf(reason: string | undefined): string {
   switch (reason) {
@@ -79,6 +80,7 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
     message.reasoning_details = blocks.map(reasoningDetail);
     message.thinking_blocks = blocks;
   }
+  const tier = chatServiceTier(c?.serviceTier);
   return markStop({
     id: chatId(),
     object: "chat.completion",
@@ -86,5 +88,6 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: json !== undefined && c?.stopReason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(c?.stopReason) }],
     usage: converseToOpenAIUsage(c?.usage),
+    ...(tier ? { service_tier: tier } : {}),
   }, converseStopOf(c?.stopReason, c?.additionalModelResponseFields, stops));
 }

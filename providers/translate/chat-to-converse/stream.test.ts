@@ -112,3 +112,22 @@ describe("JSON beside tools: a stream says what the JSON answer says", () => {
     expect(folded(c)).toEqual({ content: m.content, tool_calls: m.tool_calls, finish_reason: chat.choices[0].finish_reason });
   });
 });
+
+describe("the tier that served a Converse stream (metadata's serviceTier)", () => {
+  const events = (metadataFirst: boolean) => {
+    const metadata = ev("metadata", { usage: { inputTokens: 5, outputTokens: 7, totalTokens: 12 }, metrics: { latencyMs: 1 }, serviceTier: { type: "flex" } });
+    const stop = ev("messageStop", { stopReason: "end_turn" });
+    return [ev("messageStart", { role: "assistant" }), ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Hi" } }), ev("contentBlockStop", { contentBlockIndex: 0 }), ...(metadataFirst ? [metadata, stop] : [stop, metadata])];
+  };
+
+  it("known only after the finish (metadata comes last): on the usage chunk, the chunks before it have none", () => {
+    const out = chunks(new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m" }), events(false)).filter((c: any) => c !== "[DONE]");
+    expect(out.map((c: any) => c.service_tier)).toEqual([undefined, undefined, undefined, "flex"]);
+    expect(out[3].usage).toMatchObject({ prompt_tokens: 5 });
+  });
+
+  it("metadata before messageStop: the finish chunk carries it too", () => {
+    const out = chunks(new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m" }), events(true)).filter((c: any) => c !== "[DONE]");
+    expect(out.map((c: any) => c.service_tier)).toEqual([undefined, undefined, "flex", "flex"]);
+  });
+});

@@ -2,7 +2,7 @@
 // (reference §2.4, §2.9). Text and reasoning blocks get no start event; a tool block starts with its id and name, then
 // JSON string fragments. The tool index is the ordinal among tool blocks, mapped from contentBlockIndex. The finish
 // chunk is sent at messageStop; usage (metadata, after messageStop in real captures — either order tolerated) then
-// closes the stream with [DONE]. Signed reasoning goes out whole as reasoning_details when its block stops. In JSON mode
+// closes the stream with [DONE], with the service_tier metadata names. Signed reasoning goes out whole as reasoning_details when its block stops. In JSON mode
 // the JSON tool's input fragments are the content, and its tool_use stop is finish_reason stop (tool_calls when the
 // client's tools are called beside it, indexed without the JSON tool).
 import type { SseEvent } from "../../../core/sse/parse.ts";
@@ -11,6 +11,7 @@ import { reasoningDetail, type ReasoningBlock } from "../chat-to-messages/reason
 import { chatId, converseToOpenAIUsage, finishReasonOf } from "./response.ts";
 import { markStop } from "../upstream-stop.ts";
 import { converseStopOf } from "./stop-sequence.ts";
+import { chatServiceTier } from "./service-tier.ts";
 
 export class ConverseToChatStream {
   private readonly id = chatId();
@@ -28,6 +29,9 @@ export class ConverseToChatStream {
   private jsonBlock: number | undefined;
   private jsonBegun = false;
   usage: any = undefined;
+  /** The tier that served it (metadata's serviceTier): the chunks from metadata on carry it, as OpenAI's all do. Real
+   * streams send metadata last, after messageStop, so that is the usage chunk only. */
+  private tier: string | undefined;
   done = false;
 
   /** stops: the stop sequences sent, for the one that matched (stop-sequence.ts). */
@@ -35,11 +39,15 @@ export class ConverseToChatStream {
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
-      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model,
+      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, ...this.served(),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     };
     if (this.opts.includeUsage) c.usage = null;
     return { data: JSON.stringify(c) };
+  }
+
+  private served(): { service_tier?: string } {
+    return this.tier ? { service_tier: this.tier } : {};
   }
 
   private role(out: SseEvent[]): void {
@@ -127,6 +135,7 @@ export class ConverseToChatStream {
         break;
       case "metadata":
         this.usage = e.usage ?? {};
+        this.tier = chatServiceTier(e.serviceTier);
         if (this.finish) out.push(...this.close());
         break;
       default:
@@ -139,7 +148,7 @@ export class ConverseToChatStream {
     this.done = true;
     const out: SseEvent[] = [];
     if (this.opts.includeUsage) {
-      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, choices: [], usage: converseToOpenAIUsage(this.usage) }) });
+      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, ...this.served(), choices: [], usage: converseToOpenAIUsage(this.usage) }) });
     }
     out.push({ data: "[DONE]" });
     return out;

@@ -52,3 +52,18 @@ describe("a Claude web search answer as a chat answer", () => {
     expect(msg).toEqual({ role: "assistant", content: "Hi", refusal: null });
   });
 });
+
+describe("the tier that served a Claude answer, as a chat answer's service_tier", () => {
+  const tiered = (service_tier: unknown) => messagesToChatResponse(answer({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 2, service_tier } })) as any;
+
+  it("Anthropic's standard is OpenAI's default, priority is priority, another is passed on as given", () => {
+    expect(tiered("standard").service_tier).toBe("default");
+    expect(tiered("priority").service_tier).toBe("priority");
+    expect(tiered("batch").service_tier).toBe("batch");
+  });
+
+  it("an answer naming no tier has no service_tier", () => {
+    expect("service_tier" in tiered(undefined)).toBe(false);
+    expect("service_tier" in tiered(null)).toBe(false);
+  });
+});

@@ -6,6 +6,7 @@ import { anthropicToOpenAIUsage } from "../../codecs/anthropic-messages/usage.ts
 import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 import { addWebCitations } from "./citations.ts";
 import type { UrlCitation } from "../url-citation.ts";
+import { chatServiceTier } from "./service-tier.ts";
 
 const FINISH: Record<string, string> = {
   end_turn: "stop",
@@ -54,6 +55,7 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
     message.reasoning_details = thinkingBlocks.map(reasoningDetail);
     message.thinking_blocks = thinkingBlocks;
   }
+  const tier = chatServiceTier(msg.usage?.service_tier);
   return {
     id: msg.id,
     object: "chat.completion",
@@ -61,5 +63,6 @@ export function messagesToChatResponse(msg: any, created = Math.floor(Date.now()
     model: msg.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: jsonTool && msg.stop_reason === "tool_use" && !toolCalls.length ? "stop" : finishReasonOf(msg.stop_reason) }],
     usage: anthropicToOpenAIUsage(msg.usage),
+    ...(tier ? { service_tier: tier } : {}),
   };
 }

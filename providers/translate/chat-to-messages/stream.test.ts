@@ -294,3 +294,25 @@ describe("a Claude web search stream as chat chunks", () => {
     expect(out.some((c: any) => c !== "[DONE]" && c.choices[0]?.delta?.annotations)).toBe(false);
   });
 });
+
+describe("the tier that served a Claude stream, on every chunk as OpenAI sends it", () => {
+  const tiered = (service_tier: unknown) => run([
+    ev("message_start", { message: { id: "msg_1", model: "claude", usage: { input_tokens: 12, output_tokens: 1, service_tier } } }),
+    ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hi" } }),
+    ev("content_block_stop", { index: 0 }),
+    ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }),
+    ev("message_stop"),
+  ]).filter((c: any) => c !== "[DONE]");
+
+  it("message_start's standard is default on each chunk, the usage chunk included; priority is priority", () => {
+    const out = tiered("standard");
+    expect(out.length).toBe(4);
+    expect(out.map((c: any) => c.service_tier)).toEqual(["default", "default", "default", "default"]);
+    expect(tiered("priority").map((c: any) => c.service_tier)).toEqual(["priority", "priority", "priority", "priority"]);
+  });
+
+  it("a stream naming no tier has no service_tier on its chunks", () => {
+    expect(tiered(undefined).some((c: any) => "service_tier" in c)).toBe(false);
+  });
+});

@@ -17,6 +17,7 @@ import { reasoningDetail, type ReasoningBlock } from "./reasoning.ts";
 import { keptReasoning } from "./replay.ts";
 import { addWebCitations } from "./citations.ts";
 import type { UrlCitation } from "../url-citation.ts";
+import { chatServiceTier } from "./service-tier.ts";
 
 interface StreamOptions {
   includeUsage: boolean;
@@ -36,6 +37,8 @@ export class MessagesToChatStream {
   /** Block indexes of the tool blocks (and the JSON-mode block) that have streamed argument text. */
   private readonly withInput = new Set<number>();
   private usage: Record<string, any> = {};
+  /** The tier that served it, by OpenAI's name: message_start's usage says it, and every chunk then carries it, as OpenAI's do. */
+  private tier: string | undefined;
   private stopReason: string | null = null;
   /** Block index of the response_format tool, whose JSON fragments are streamed as content (the other tool_use blocks,
    * beside it, stay tool calls indexed without it). */
@@ -63,11 +66,15 @@ export class MessagesToChatStream {
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
-      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model,
+      id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, ...this.served(),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     };
     if (this.opts.includeUsage) c.usage = null;
     return { data: JSON.stringify(c) };
+  }
+
+  private served(): { service_tier?: string } {
+    return this.tier ? { service_tier: this.tier } : {};
   }
 
   private content(text: string): SseEvent {
@@ -104,6 +111,7 @@ export class MessagesToChatStream {
         this.id = e.message?.id ?? "";
         this.model = e.message?.model ?? "";
         Object.assign(this.usage, e.message?.usage);
+        this.tier = chatServiceTier(this.usage.service_tier);
         return [this.chunk({ role: "assistant", content: "" })];
       }
       case "content_block_start": {
@@ -163,6 +171,7 @@ export class MessagesToChatStream {
         if (e.delta?.stop_reason !== undefined) this.stopReason = e.delta.stop_reason;
         // Cumulative counters: overwrite what is present, never add.
         for (const k in e.usage) if (e.usage[k] !== null && e.usage[k] !== undefined) this.usage[k] = e.usage[k];
+        this.tier = chatServiceTier(this.usage.service_tier);
         // A refusal's explanation rides in stop_details (in the delta, as the Anthropic SDK reads it; beside it on
         // some hosts): chat's delta.refusal, as the non-streaming answer's message.refusal.
         const details = e.delta?.stop_details ?? e.stop_details;
@@ -178,7 +187,7 @@ export class MessagesToChatStream {
         if (this.jsonBlock !== -1) this.annotations = undefined;
         const out = this.withAnnotations([this.chunk({}, jsonOnly ? "stop" : finishReasonOf(this.stopReason))]);
         if (this.opts.includeUsage) {
-          out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: anthropicToOpenAIUsage(this.usage) }) });
+          out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, ...this.served(), choices: [], usage: anthropicToOpenAIUsage(this.usage) }) });
         }
         out.push({ data: "[DONE]" });
         return out;

@@ -397,6 +397,14 @@ describe("the response's service_tier is the tier that served it", () => {
     expect(tiers.length).toBeGreaterThanOrEqual(3);
     expect(new Set(tiers)).toEqual(new Set(["flex"]));
   });
+
+  it("a tier named only on the usage chunk after the finish (Bedrock Converse says it last) is the final response's", async () => {
+    const usage = { id: "c1", created: 1, model: "m", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, service_tier: "flex" };
+    const out = await run([c({ role: "assistant", content: "hi" }), c({}, "stop"), usage]);
+    const done = out.find((e) => e.type === "response.completed");
+    expect(done.response.service_tier).toBe("flex");
+    expect(done.response.usage).toMatchObject({ input_tokens: 1 });
+  });
 });
 
 describe("chat chunks citing web sources -> Responses events", () => {

@@ -336,7 +336,11 @@ export class ChatToResponsesStream {
     const out: SseEvent[] = [];
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
-    if (!choice) return out;
+    if (!choice) {
+      // The usage chunk may be the first to name the tier (Bedrock Converse says it last): the final response has it.
+      if (this.response) Object.assign(this.response, servedTier(chunk.service_tier));
+      return out;
+    }
     // Before anything of it is kept or sent: past the bound, the stream fails here (the first chunk: before it began).
     this.bound.add(answerChars(choice));
     Object.assign(this.start(chunk, out), servedTier(chunk.service_tier));
