@@ -1,14 +1,15 @@
 // router: public model id (+ providerOptions.gateway: only/order/sort/models/providerTimeouts.byok) -> ordered
 // targets for dispatch. Sandbox keys always go to the built-in simulator. Non-inference requests pass through.
 import { definePlugin } from "../../core/pipeline/define.ts";
-import { configFault, GatewayError } from "../../core/errors.ts";
+import { GatewayError } from "../../core/errors.ts";
 import type { Target } from "../../core/contracts/provider.ts";
 import type { ModelRuntime } from "../../core/config/runtime.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { statsOf } from "../../core/stats/index.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { fullyRetired, retiredEndpoint, retiredModelError } from "../../core/config/retirement.ts";
-import { planRoute, requestShape, type RequestShape, type RoutingOptions } from "./route.ts";
+import { planRoute, requestShape, type RequestShape, type RouteInput, type RoutingOptions } from "./route.ts";
+import { noTargetError } from "./no-target.ts";
 
 const UNSIZED: RequestShape = { inputTokens: 0, outputTokens: 0 };
 
@@ -88,7 +89,7 @@ export default definePlugin({
       return next();
     }
     const stats = statsOf(ctx.gateway);
-    ctx.targets = planRoute({
+    const route: RouteInput = {
       chain,
       now,
       options,
@@ -99,21 +100,9 @@ export default definePlugin({
       // with the conversation, on every request otherwise.
       shape: options.sort === "cost" ? requestShape(ctx.endpoint, ctx.body) : UNSIZED,
       stats: (m, p) => stats.view(m, p),
-    });
-    if (!ctx.targets.length) {
-      const offered = [...new Set(chain.flatMap((m) => m.config.endpoints.map((ep) => ep.provider)))];
-      if (options.only && !offered.some((p) => options.only!.includes(p))) {
-        throw new GatewayError(400, "INVALID_REQUEST",
-          `No provider in providerOptions.gateway.only (${options.only.join(", ")}) can serve ${chain.map((m) => m.id).join(", ")}; it is offered by: ${offered.join(", ")}`,
-          { details: { field: "providerOptions.gateway.only", offered } });
-      }
-      // The endpoint that would have served has retired, and what the catalog has left is not configured here.
-      const retired = chain.find((m) => m.retiresAt && retiredEndpoint(m, now));
-      if (retired) throw retiredModelError(retired, retiredEndpoint(retired, now)!, retired === model ? "model" : "providerOptions.gateway.models", now);
-      const why = chain.flatMap((m) => m.config.endpoints.map((ep) => ctx.config.disabledProviders.get(ep.provider))).filter(Boolean);
-      // Every provider of the model is disabled in the config ($VAR not set): no retry helps until an operator acts.
-      throw configFault(`No provider is available for ${model.id}${why.length ? `: ${[...new Set(why)].join("; ")}` : ""}`, { model: model.id });
-    }
+    };
+    ctx.targets = planRoute(route);
+    if (!ctx.targets.length) throw noTargetError(route, model, ctx.config.disabledProviders);
     return next();
   },
 });
