@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { chatToGemini } from "./index.ts";
 import { messagesToGemini } from "../messages-to-gemini/index.ts";
+import { GatewayError } from "../../../core/errors.ts";
 
 const target = { modelId: "g/x", provider: "gem", upstreamModel: "gemini-x", pricing: {} } as any;
 const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: "gemini", provider: "gem" };
@@ -107,5 +108,68 @@ describe("a grounded Gemini stream (chat's web_search_options as googleSearch)",
     expect(first.filter((c) => c.delta.annotations).map((c) => c.delta.annotations[0].url_citation.url)).toEqual(["https://meteo.fr/paris"]);
     expect(first.at(-1).finish_reason).toBe("stop");
     expect(chunks.map((c) => c.choices[0]).filter((c) => c.index === 1 && c.finish_reason)).toEqual([]);
+  });
+});
+
+describe("an upstream that stalls or breaks off after every candidate finished", () => {
+  const stalled = new GatewayError(504, "UPSTREAM_TIMEOUT", "Provider gem sent nothing more within 1500 ms", { retryable: true });
+  /** The client's events for `chunks` followed by a read that fails with `err`, and the usage reported. */
+  async function relayed(chunks: unknown[], err: unknown, body: Record<string, unknown> = {}, signal = new AbortController().signal) {
+    const t = chatToGemini.request({ model: "g/x", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "q" }], ...body }, target, opts);
+    async function* upstream() {
+      yield* sse(chunks);
+      throw err;
+    }
+    const usage: Usage[] = [];
+    const data: string[] = [];
+    try {
+      for await (const e of chatToGemini.stream(upstream(), t.state, { ...callFor(usage), signal } as any)) data.push(e.data);
+    } catch (e) {
+      return { data, usage, error: e };
+    }
+    return { data, usage, error: undefined };
+  }
+  const usageMetadata = { promptTokenCount: 5, candidatesTokenCount: 30, totalTokenCount: 35 };
+
+  it("ends normally: the finish, the upstream's usage chunk, then [DONE], grounded or not", async () => {
+    for (const body of [{}, { web_search_options: {} }]) {
+      const r = await relayed([text("Paris"), text(" it is.", { finishReason: "STOP" }), { usageMetadata }], stalled, body);
+      expect(r.error).toBeUndefined();
+      expect(r.data.at(-1)).toBe("[DONE]");
+      const chunks = r.data.slice(0, -1).map((d) => JSON.parse(d));
+      expect(chunks.flatMap((c) => c.choices).map((c: any) => c.delta.content ?? "").join("")).toBe("Paris it is.");
+      expect(chunks.flatMap((c) => c.choices).at(-1).finish_reason).toBe("stop");
+      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 30 } });
+      expect(r.usage.at(-1)).toEqual({ inputTokens: 5, outputTokens: 30 });
+    }
+  });
+
+  it("a connection broken off after the finish ends the same way; one before a candidate finished is still the failure", async () => {
+    const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    expect((await relayed([text("Paris.", { finishReason: "STOP" })], reset)).data.at(-1)).toBe("[DONE]");
+    const cut = await relayed([text("Par")], stalled);
+    expect(cut.error).toMatchObject({ code: "UPSTREAM_TIMEOUT" });
+    expect(cut.data).not.toContain("[DONE]");
+    const one = await relayed([{ candidates: [{ index: 0, content: { parts: [{ text: "a" }] }, finishReason: "STOP" }, { index: 1, content: { parts: [{ text: "b" }] } }] }], stalled, { n: 2 });
+    expect(one.error).toMatchObject({ code: "UPSTREAM_TIMEOUT" });
+  });
+
+  it("the client leaving is still the request's abort, not an ending", async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const r = await relayed([text("Paris.", { finishReason: "STOP" })], new Error("aborted"), {}, ac.signal);
+    expect(r.error).toBeDefined();
+    expect(r.data).not.toContain("[DONE]");
+  });
+
+  it("a Messages client gets message_stop", async () => {
+    const t = messagesToGemini.request({ model: "g/x", max_tokens: 9, stream: true, messages: [{ role: "user", content: "q" }] }, target, opts);
+    async function* upstream() {
+      yield* sse([{ ...text("Paris.", { finishReason: "STOP" }), usageMetadata }]);
+      throw stalled;
+    }
+    const types: string[] = [];
+    for await (const e of messagesToGemini.stream(upstream(), t.state, callFor([]) as any)) types.push(e.event ?? JSON.parse(e.data).type);
+    expect(types.at(-1)).toBe("message_stop");
   });
 });

@@ -9,6 +9,7 @@ import { transportError } from "../../http.ts";
 import { chatToGeminiRequest } from "./request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
+import { endAfterAnswer } from "../end-after-answer.ts";
 import { inlineUrls } from "./media-urls.ts";
 import { forClient } from "../client-names.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
@@ -56,7 +57,8 @@ export const chatToGemini: Translator<State> = {
 async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
   let reported = false;
   try {
-    for await (const ev of events) {
+    // A stall or break after every candidate finished ends the stream as the upstream's end would (end-after-answer.ts).
+    for await (const ev of endAfterAnswer(events, () => t.answered(), call.signal)) {
       const out = t.push(ev);
       if (!reported && t.usageMetadata) {
         call.reportUsage(fromGeminiUsage(t.usageMetadata));

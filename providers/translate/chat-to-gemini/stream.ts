@@ -88,8 +88,13 @@ export class GeminiToChatStream {
         else out.push(this.chunk(index, {}, finish));
       }
     });
-    if ([...this.candidates.values()].every((s) => s.finished)) out.push(...this.finishes());
+    if (this.answered()) out.push(...this.finishes());
     return out;
+  }
+
+  /** Every candidate has its finish reason (a blocked prompt its one): what is left is the upstream's end. */
+  answered(): boolean {
+    return this.candidates.size > 0 && [...this.candidates.values()].every((s) => s.finished);
   }
 
   /** The finishes held (grounded candidates'), each after its sources, whole; each goes out once. */
@@ -116,8 +121,7 @@ export class GeminiToChatStream {
   /** EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. */
   end(): SseEvent[] {
     this.done = true;
-    const unfinished = !this.candidates.size || [...this.candidates.values()].some((s) => !s.finished);
-    if (unfinished) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
+    if (!this.answered()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
     const out = this.finishes();
     if (this.opts.includeUsage) {
       out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: geminiToOpenAIUsage(this.usageMetadata) }) });

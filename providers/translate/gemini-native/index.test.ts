@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
+import { GatewayError } from "../../../core/errors.ts";
 import { geminiNative, SKIP_SIGNATURE } from "./index.ts";
 
 const target = { modelId: "google/g", provider: "gem", upstreamModel: "gemini-x", pricing: {} } as any;
@@ -107,5 +108,21 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     expect((await relayed()).err).toBeDefined();
     expect((await relayed('{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}', '{"candidates": [{"finishReason": "STOP"}]}')).err).toBeUndefined();
     expect((await relayed('{"promptFeedback": {"blockReason": "SAFETY"}}')).err).toBeUndefined();
+  });
+
+  it("an upstream that stalls after every candidate finished ends the stream as its end would, its usage reported", async () => {
+    const stalled = new GatewayError(504, "UPSTREAM_TIMEOUT", "Provider gem sent nothing more within 1500 ms", { retryable: true });
+    const usage: Usage[] = [];
+    async function* upstream(finish: boolean) {
+      yield { data: JSON.stringify({ candidates: [{ content: { parts: [{ text: "a" }] }, index: 0, ...(finish ? { finishReason: "STOP" } : {}) }] }) };
+      yield { data: JSON.stringify({ usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 30 } }) };
+      throw stalled;
+    }
+    const out: string[] = [];
+    for await (const e of geminiNative.stream(upstream(true), { provider: "gem" }, call(usage))) out.push(e.data);
+    expect(out).toHaveLength(2);
+    expect(usage.at(-1)).toEqual({ inputTokens: 5, outputTokens: 30 });
+    // Before the finish it is still the failure.
+    await expect((async () => { for await (const _ of geminiNative.stream(upstream(false), { provider: "gem" }, call([]))); })()).rejects.toBe(stalled);
   });
 });

@@ -7,7 +7,8 @@
 // Answers keep the upstream's modelVersion: dispatch names the gateway model id there (core/served-model.ts) and
 // keeps the upstream's for x-mg-upstream-model and the traces.
 // Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
-// its blockReason) was cut short, and ends with an error event, as the translated pairs do.
+// its blockReason) was cut short, and ends with an error event, as the translated pairs do; one that stalls or breaks
+// off after every candidate finished ends as a complete one, as the translated pairs' does.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
@@ -15,6 +16,7 @@ import { GatewayError } from "../../../core/errors.ts";
 import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { fromGeminiUsage } from "../chat-to-gemini/response.ts";
+import { endAfterAnswer } from "../end-after-answer.ts";
 
 interface State { provider: string }
 
@@ -77,7 +79,10 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
   /** Candidate index -> whether it has its finishReason yet. */
   const finished = new Map<number, boolean>();
   let blocked = false;
-  for await (const ev of events) {
+  /** Every candidate has its finishReason (or the prompt its blockReason): only the upstream's end is left. */
+  const answered = () => (finished.size ? ![...finished.values()].includes(false) : blocked);
+  // A stall or break after that ends the stream as the upstream's end would (end-after-answer.ts).
+  for await (const ev of endAfterAnswer(events, answered, call.signal)) {
     let g: any;
     try {
       g = JSON.parse(ev.data);
@@ -100,6 +105,5 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
     yield { data: ev.data };
   }
   if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
-  const cut = finished.size ? [...finished.values()].includes(false) : !blocked;
-  if (cut) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
+  if (!answered()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
 }
