@@ -46,6 +46,27 @@ describe("validInstance", () => {
     }
   });
 
+  it("honours exclusiveMinimum beside minimum (opencode's Zod 4 timeout: minimum -2^53+1, exclusiveMinimum 0), the tighter bound winning", () => {
+    // opencode 1.18.33's bash tool; the simulator sent the minimum itself and refused its own value ("/timeout must be > 0").
+    const timeout = { type: "integer", minimum: -9007199254740991, exclusiveMinimum: 0, maximum: 9007199254740991, description: "Optional timeout in milliseconds" };
+    const bash = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { timeout }, required: ["timeout"], additionalProperties: false };
+    expect(validInstance(bash, { words: [] })).toEqual({ timeout: 1 });
+    const cases: [Record<string, unknown>, unknown][] = [
+      [{ type: "number", minimum: -10, exclusiveMinimum: 2, maximum: 3 }, 2.5],
+      [{ type: "integer", minimum: 5, exclusiveMinimum: 2 }, 5],
+      [{ type: "integer", minimum: 4, exclusiveMinimum: 4 }, 5],
+      [{ type: "integer", maximum: 100, exclusiveMaximum: -3 }, -4],
+      [{ type: "integer", exclusiveMaximum: 10, maximum: -7 }, -7],
+      [{ type: "number", exclusiveMinimum: 0, exclusiveMaximum: 0.1 }, 0.05],
+      [{ type: "integer", exclusiveMinimum: 10, multipleOf: 5 }, 15],
+      [{ type: "integer", maximum: -1, multipleOf: 4 }, -4],
+      [{ type: "number", minimum: 0.2, multipleOf: 0.5 }, 0.5],
+    ];
+    for (const [schema, want] of cases) expect([schema, validInstance(schema, { words: [] })]).toEqual([schema, want]);
+    const draft04 = { $schema: "http://json-schema.org/draft-04/schema#", type: "integer", minimum: 3, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true };
+    expect(validInstance(draft04, { words: [] })).toBe(4);
+  });
+
   it("says why a schema is invalid for its draft (a boolean exclusiveMinimum after draft-04)", () => {
     const bad = { $schema: "http://json-schema.org/draft-06/schema#", type: "integer", minimum: 0, exclusiveMinimum: true };
     expect(() => validInstance(bad, { words: [] })).toThrow(/exclusiveMinimum must be number/);

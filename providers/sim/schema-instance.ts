@@ -2,6 +2,7 @@
 // using the draft the schema names ($schema), since clients send draft-07 and 2020-12 alike.
 import { Ajv, Ajv2019, Ajv2020, addFormats, type ValidateFunction } from "../../core/ajv.ts";
 import { LRUCache } from "lru-cache";
+import { numberInBounds } from "./number-in-bounds.ts";
 
 type Schema = Record<string, any> | boolean;
 
@@ -54,17 +55,6 @@ function stringFor(s: Record<string, any>, key: string, hints: InstanceHints): s
   return v;
 }
 
-function numberFor(s: Record<string, any>, integer: boolean): number {
-  let lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined);
-  const hi = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined);
-  let v = lo ?? (hi !== undefined ? Math.min(hi, 1) : 1);
-  if (hi !== undefined && v > hi) v = hi;
-  if (s.multipleOf) v = Math.ceil(v / s.multipleOf) * s.multipleOf;
-  if (integer) v = Math.ceil(v);
-  lo = undefined;
-  return v;
-}
-
 /** Values still to generate for the schema being read (validInstance resets it). */
 let budget = MAX_VALUES;
 
@@ -106,8 +96,8 @@ function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints 
       return Array.from({ length: Math.min(n, max) }, (_, i) => instanceOf(items?.[i] ?? s.items ?? {}, root, hints, key, depth + 1));
     }
     case "string": return stringFor(s, key, hints);
-    case "integer": return numberFor(s, true);
-    case "number": return numberFor(s, false);
+    case "integer": return numberInBounds(s, true);
+    case "number": return numberInBounds(s, false);
     case "boolean": return true;
     default: return null;
   }
