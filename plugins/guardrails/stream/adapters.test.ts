@@ -461,3 +461,42 @@ describe("url_citation annotations in a stream the guardrails change", () => {
     expect(span(out.at(-1).response.output[0].content[0].annotations[0])).toBe("Paris is the capital.");
   });
 });
+
+describe("a chat stream's text never goes out after its choice's finish or after the usage chunk", () => {
+  const chunk = (choices: object[], usage: object | null = null) => ({ data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices, usage }) });
+  const usage = { prompt_tokens: 5, completion_tokens: 30, total_tokens: 35 };
+  const SECRET = "AKIAIOSFODNN7EXAMPLE";
+  /** Through an output rule that masks keys, so the latest text waits in the rules' window. */
+  async function masked(events: SseEvent[]) {
+    const run = runFor({ rules: [{ name: "sec", detect: ["secret" as const], on: ["output" as const], action: "redact" as const }] }, "openai");
+    const out: SseEvent[] = [];
+    for await (const ev of guardStream(run.ctx, run, (async function* () { yield* events; })())) out.push(ev);
+    return json(out);
+  }
+
+  it("text a choice gets after its finish_reason is dropped: the finish, the usage chunk, [DONE]", async () => {
+    const out = await masked([
+      chunk([{ index: 0, delta: { content: "Paris is the capital." }, finish_reason: null }]),
+      chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+      chunk([{ index: 0, delta: { content: ` TRAILING TEXT ${SECRET}` }, finish_reason: null }]),
+      chunk([], usage),
+      { data: "[DONE]" },
+    ]);
+    const choices = out.slice(0, -1).flatMap((c: any) => c.choices);
+    expect(choices.map((c: any) => c.delta.content ?? "").join("")).toBe("Paris is the capital.");
+    expect(out.findIndex((c: any) => c.choices?.[0]?.finish_reason === "stop")).toBe(out.findLastIndex((c: any) => c.choices?.length));
+    expect(out.at(-2)).toMatchObject({ choices: [], usage });
+    expect(out.at(-1)).toBe("[DONE]");
+  });
+
+  it("text still held for a choice with no finish goes out before the usage chunk, not after it", async () => {
+    const out = await masked([
+      chunk([{ index: 0, delta: { content: `The key is ${SECRET}` }, finish_reason: null }]),
+      chunk([], usage),
+      { data: "[DONE]" },
+    ]);
+    expect(out.slice(0, -2).flatMap((c: any) => c.choices).map((c: any) => c.delta.content ?? "").join("")).toBe("The key is [REDACTED:SECRET]");
+    expect(out.at(-2)).toMatchObject({ choices: [], usage });
+    expect(out.at(-1)).toBe("[DONE]");
+  });
+});

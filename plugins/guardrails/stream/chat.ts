@@ -4,6 +4,8 @@
 // [DONE] goes out in one more chunk shaped like the others. A choice's delta.annotations (url_citation, indexing into
 // its content as the upstream wrote it) waits until the content it cites went out, then goes in the chunk that sent
 // it, moved to where that text is in what the client got (held together: a client may keep only its last value).
+// Nothing of a choice goes out after its finish (a delta an upstream sends it later is dropped, as a chat stream
+// carries none), and nothing after the usage chunk: what is still held goes out just before it.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { citedEnd } from "../moves.ts";
@@ -24,6 +26,8 @@ export class ChatStream implements StreamAdapter {
   private last: any;
   /** Per choice: the annotations waiting for the content they cite. */
   private readonly held = new Map<number, unknown[]>();
+  /** Choices whose finish_reason went out. */
+  private readonly finished = new Set<number>();
 
   constructor(private readonly slots: Slots) {}
 
@@ -35,9 +39,17 @@ export class ChatStream implements StreamAdapter {
     const c = parseData(ev);
     if (!Array.isArray(c?.choices)) return [ev];
     this.last = c;
+    // The usage chunk is the last before [DONE]: the text still held goes out before it.
+    if (!c.choices.length && c.usage) return [...this.flush(), ev];
     let changed = false;
-    c.choices.forEach((ch: any, i: number) => {
-      const idx = typeof ch?.index === "number" ? ch.index : i;
+    let choices: [any, number][] = c.choices.map((ch: any, i: number) => [ch, typeof ch?.index === "number" ? ch.index : i]);
+    if (choices.some(([, idx]) => this.finished.has(idx))) {
+      choices = choices.filter(([, idx]) => !this.finished.has(idx));
+      if (!choices.length && !c.usage) return [];
+      c.choices = choices.map(([ch]) => ch);
+      changed = true;
+    }
+    choices.forEach(([ch, idx]) => {
       const d = ch?.delta;
       if (d && typeof d === "object") {
         for (const field of ["content", "refusal"] as const) {
@@ -78,6 +90,7 @@ export class ChatStream implements StreamAdapter {
       }
       if (ch?.finish_reason) changed = this.flushChoice(ch, idx) || changed;
       if (ch && typeof ch === "object" && this.release(idx, () => (ch.delta ??= {}))) changed = true;
+      if (ch?.finish_reason) this.finished.add(idx);
     });
     if (changed) ev.data = JSON.stringify(c);
     return [ev];

@@ -26,6 +26,24 @@ describe("gemini stream -> chat chunks", () => {
     expect(parsed.at(-1)).toBe("[DONE]");
   });
 
+  it("text and calls a chunk carries after the candidate's finish reason are dropped: the finish, then the usage chunk, then [DONE]", () => {
+    for (const search of [false, true]) {
+      const t = new GeminiToChatStream({ includeUsage: true, provider: "gem", model: "gemini", search });
+      const out = [
+        { candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Paris." }] }, finishReason: "STOP" }] },
+        { candidates: [{ index: 0, content: { role: "model", parts: [{ text: " TRAILING TEXT" }, { functionCall: { name: "f", args: {} } }] } }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 30 } },
+      ].flatMap((c) => t.push({ data: JSON.stringify(c) }));
+      out.push(...t.end());
+      const parsed = out.map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+      const choices = parsed.filter((c) => c !== "[DONE]").flatMap((c) => c.choices);
+      expect(choices.map((c) => c.delta.content ?? "").join("")).toBe("Paris.");
+      expect(choices.filter((c) => c.delta.tool_calls)).toEqual([]);
+      expect(choices.at(-1).finish_reason).toBe("stop");
+      expect(parsed.at(-2)).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 30 } });
+      expect(parsed.at(-1)).toBe("[DONE]");
+    }
+  });
+
   it("an in-band error is judged as its HTTP status: INVALID_ARGUMENT the client's 400, UNAVAILABLE worth another try", () => {
     const t = () => new GeminiToChatStream({ includeUsage: false, provider: "gem", model: "g" });
     const refused = { error: { code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT" } };

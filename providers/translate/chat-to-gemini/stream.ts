@@ -9,7 +9,8 @@
 // reason, so a chunk finishing one candidate while another still streams can add to its sources; then they go out
 // with the chunk that finished the last one (an upstream that then stalls or fails does not take the finished answer
 // with it; sources a chunk after that carries are dropped, never a second delta.annotations after a finish). Unsearched
-// streams keep no text, send no annotations and finish as the finish reason comes.
+// streams keep no text, send no annotations and finish as the finish reason comes. Text or calls a chunk carries for
+// a candidate after its finish reason are dropped, as OpenAI's streams carry none after a choice's finish_reason.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { geminiStreamError } from "../../codecs/gemini/errors.ts";
@@ -70,7 +71,9 @@ export class GeminiToChatStream {
         s.started = true;
         out.push(this.chunk(index, { role: "assistant", content: "" }));
       }
-      for (const p of c.content?.parts ?? []) {
+      // Parts for a candidate already finished are dropped: a chat stream carries nothing for a choice after its
+      // finish_reason (its finish, and the usage chunk, may already be out).
+      for (const p of s.finished ? [] : c.content?.parts ?? []) {
         if (p.functionCall) {
           if (this.opts.oneCall && s.tools > 0) continue;
           const tc = { index: s.tools++, id: toolCallId(p), type: "function", function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } };
