@@ -15,6 +15,7 @@ import { readResponseStream } from "./helpers/responses-fixtures.ts";
 import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
 const NATIVE = "openai/gpt-4o-mini";
+const NATIVE_REASONER = "openai/gpt-5-mini";
 const CLAUDE = "anthropic/claude-sonnet-4.5";
 const SANDBOX = testKey("rsp-native", true);
 const CLAUDE_TEXT = /Hello from the fake Anthropic upstream/;
@@ -90,7 +91,8 @@ describe("native passthrough on the shipped gateway", () => {
   it("responses.stream: the upstream's events relayed in order with their names, finalResponse(), usage in the ledger", async () => {
     const id = rid();
     const stream = client.responses.stream(
-      { model: NATIVE, input: "Hi", reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content"], store: false },
+      // A model that reasons: GPT-4o mini refuses reasoning and its encrypted content (non-reasoning-effort.e2e).
+      { model: NATIVE_REASONER, input: "Hi", reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content"], store: false },
       { headers: { "x-request-id": id } },
     );
     const { types, seqs, deltas, final } = await readResponseStream(stream);

@@ -37,7 +37,11 @@ export interface Target {
   reasoningModel?: boolean;
   /** The upstream serves the Responses API itself (catalog `native_responses`): /v1/responses passes through. */
   nativeResponses?: boolean;
-  /** The model can think (catalog tag `reasoning`): a client protocol whose thinking is on by default asks for it. */
+  /**
+   * true: the model can think (catalog tag `reasoning`): a client protocol whose thinking is on by default asks for it.
+   * false: its entry lists tags without `reasoning`, so it cannot (an OpenAI-protocol upstream refuses an effort).
+   * Absent: its entry lists no tags (nothing known; a chat client's effort goes as sent).
+   */
   reasoning?: boolean;
   /** false: the model reasons on its own and refuses a reasoning effort (catalog `reasoning_effort: false`): none is sent. */
   acceptsReasoningEffort?: boolean;

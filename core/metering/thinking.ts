@@ -11,6 +11,14 @@ export const MIN_THINKING_TOKENS = 1024;
 /** A catalog model that can think (tag `reasoning`): protocols whose thinking is on by default ask it to. */
 export const canThink = (model: { config: { tags?: readonly string[] } }): boolean => model.config.tags?.includes("reasoning") === true;
 
+/**
+ * What a model's entry says of its thinking: true with the tag `reasoning`, false when it lists tags without it (every
+ * catalog language model that cannot think: its reasoning knobs are refused upstream), undefined when it lists none
+ * (an operator's own entry the gateway knows nothing of).
+ */
+export const thinksByTags = (model: { config: { tags?: readonly string[] } }): boolean | undefined =>
+  model.config.tags === undefined ? undefined : model.config.tags.includes("reasoning");
+
 /** A token budget as the smallest effort whose budget covers it, at most `cap` (Gemini's thinkingBudget, for chat). */
 export function tokensToEffort(tokens: number, cap: "high" | "max" = "max"): string {
   for (const e of ["low", "medium", "high", "xhigh", "max"]) {

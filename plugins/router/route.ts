@@ -7,6 +7,7 @@ import type { Target } from "../../core/contracts/provider.ts";
 import { requestedChoices, statedOutputLimit } from "../../core/metering/output-limit.ts";
 import { pricingForPrompt } from "../../core/money/long-context.ts";
 import { liveEndpoints } from "../../core/config/retirement.ts";
+import { thinksByTags } from "../../core/metering/thinking.ts";
 
 export type SortKey = "cost" | "ttft" | "tps";
 
@@ -64,7 +65,8 @@ function toTarget(model: ModelRuntime, ep: ModelEndpointConfig, input: RouteInpu
   if (ep.reasoning_model !== undefined) t.reasoningModel = ep.reasoning_model;
   if (ep.native_responses) t.nativeResponses = true;
   if (ep.reasoning_effort === false) t.acceptsReasoningEffort = false;
-  if (model.config.tags?.includes("reasoning")) t.reasoning = true;
+  const thinks = thinksByTags(model);
+  if (thinks !== undefined) t.reasoning = thinks;
   if (own) {
     t.credentials = { apiKey: own.api_key, ...(own.base_url ? { baseUrl: own.base_url } : {}) };
     const timeout = input.options.providerTimeouts?.byok?.[ep.provider] ?? own.timeout_ms;

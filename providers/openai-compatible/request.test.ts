@@ -110,6 +110,36 @@ describe("buildChatRequest on a model that refuses an effort (catalog reasoning_
   });
 });
 
+describe("buildChatRequest on a model the gateway knows cannot reason (tags without `reasoning`: GPT-4.1)", () => {
+  // OpenAI answers 400 "Unsupported parameter: 'reasoning_effort' is not supported with this model." to any effort.
+  const gpt41: Target = { modelId: "openai/gpt-4.1", provider: "openai", upstreamModel: "gpt-4.1", pricing: {}, reasoning: false };
+  const config = { protocol: "openai" as const, api_key: "k" };
+
+  it("reasoning_effort (Qwen Code's folded reasoning object, the knob) is not sent, and is named", () => {
+    const req = buildChatRequest({ model: "x", messages: [], reasoning_effort: "medium" }, gpt41, config, "openai");
+    expect(JSON.parse(req.body as string)).toEqual({ model: "gpt-4.1", messages: [] });
+    expect(req.dropped).toEqual(["reasoning_effort"]);
+    const knob = buildChatRequest({ model: "x", messages: [], providerOptions: { openai: { reasoningEffort: "low" } } }, gpt41, config, "openai");
+    expect(JSON.parse(knob.body as string)).not.toHaveProperty("reasoning_effort");
+    expect(knob.dropped).toEqual(["reasoning_effort"]);
+  });
+
+  it("a Responses client translated to chat is told reasoning.effort", () => {
+    const chat = responsesToChatRequest({ model: "x", input: "hi", reasoning: { effort: "high" } }).body;
+    const req = buildChatRequest(chat, gpt41, config, "openai");
+    expect(JSON.parse(req.body as string)).not.toHaveProperty("reasoning_effort");
+    expect(req.dropped).toEqual(["reasoning.effort"]);
+  });
+
+  it("an entry without tags (nothing known), or whose upstream id is an OpenAI reasoning model, keeps the effort", () => {
+    const own = buildChatRequest({ model: "x", messages: [], reasoning_effort: "medium" }, { ...gpt41, reasoning: undefined }, config, "openai");
+    expect(JSON.parse(own.body as string).reasoning_effort).toBe("medium");
+    expect(own.dropped).toEqual([]);
+    const o3 = buildChatRequest({ model: "x", messages: [], reasoning_effort: "medium" }, { ...gpt41, upstreamModel: "o3" }, config, "openai");
+    expect(JSON.parse(o3.body as string).reasoning_effort).toBe("medium");
+  });
+});
+
 describe("buildChatRequest: OpenAI's prompt-cache knobs", () => {
   const body = { model: "x", messages: [{ role: "user", content: "hi" }], prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
 

@@ -4,6 +4,7 @@ import type { Target } from "../../core/contracts/provider.ts";
 import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
 import { fitReasoningFields } from "./reasoning-fields.ts";
+import { dropChatEffort } from "./refused-reasoning.ts";
 import { reasoningFieldOf, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
 import { fitStrictHost } from "./strict-host.ts";
 import { checkChatStop } from "../translate/stop-limit.ts";
@@ -52,11 +53,10 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const dropped = isReasoningTarget(target) ? fitReasoningModel(out) : [];
-  // A model that reasons on its own but refuses the knob (catalog reasoning_effort: false, xAI's grok-4).
-  if (target.acceptsReasoningEffort === false && out.reasoning_effort !== undefined) {
-    if (out.reasoning_effort !== null) dropped.push("reasoning_effort");
-    delete out.reasoning_effort;
-  }
+  // A model that cannot reason (GPT-4.1: named as the client sent it, a Responses client's reasoning.effort), or
+  // reasons on its own but refuses the knob (grok-4).
+  const effortGone = dropChatEffort(out, target);
+  if (effortGone) dropped.push(effortGone === "unreasoning" ? clientName(body, "reasoning_effort") : "reasoning_effort");
   // A host that refuses any field it does not know (Mistral): one OpenAI-only field (Codex's prompt-cache knobs, a
   // translation's max_completion_tokens or verbosity, the gateway's own stream_options) would fail the whole request.
   // Named as the client sent them: a translation's body says how (a Responses client's verbosity is text.verbosity).

@@ -87,6 +87,24 @@ describe("openai driver: responses op", () => {
     expect(second.previous_response_id).toBe(first.id);
   });
 
+  it("a model the gateway knows cannot reason (tags without `reasoning`) gets no reasoning knobs: Codex's reasoning and include are named dropped", async () => {
+    const c = call();
+    const body = { model: "x", input: "Hi", stream: true, reasoning: { effort: "medium", summary: "auto" }, include: ["reasoning.encrypted_content"], store: false };
+    const r = await driver.responses!(body, { ...target, reasoning: false }, c.options);
+    const sent = up.requests.at(-1)!;
+    expect(sent.body).toEqual({ model: "gpt-4.1", input: "Hi", stream: true, store: false });
+    expect(r.headers?.["x-mg-dropped-params"]).toBe("reasoning.effort,reasoning.summary,include.reasoning.encrypted_content");
+    // What else the client set stays: only the refused parts go.
+    await driver.responses!({ model: "x", input: "Hi", reasoning: { effort: null, summary: "auto", extra: 1 }, include: ["web_search_call.action.sources", "reasoning.encrypted_content"] }, { ...target, reasoning: false }, call().options);
+    expect(up.requests.at(-1)!.body).toMatchObject({ reasoning: { extra: 1 }, include: ["web_search_call.action.sources"] });
+  });
+
+  it("an entry the gateway knows nothing of (no tags) gets the body as sent: OpenAI's own 400 for gpt-4.1 reaches the client", async () => {
+    const err = await driver.responses!({ model: "x", input: "Hi", reasoning: { effort: "medium" } }, target, call().options).catch((e) => e);
+    expect(err).toMatchObject({ status: 400, code: "INVALID_REQUEST", details: { field: "reasoning.effort", upstream_status: 400 } });
+    expect(err.message).toContain("Unsupported parameter: 'reasoning.effort' is not supported with this model.");
+  });
+
   it("the azure flavor has no responses op (its /responses is not under the deployment path): translated instead", () => {
     const az = createOpenAIDriver("az", { protocol: "openai", flavor: "azure", base_url: up.baseUrl, api_key: "k" }, { timeoutMs: 1000 });
     expect(az.responses).toBeUndefined();

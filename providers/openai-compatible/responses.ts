@@ -1,33 +1,39 @@
 // POST {base_url}/responses on an upstream that serves OpenAI's Responses API itself (catalog `native_responses`):
-// the client's body as is — built-in tools, include, unknown fields and all — with only the model id replaced and the
-// gateway's own providerOptions removed. Errors map exactly as chat's (providers/http.ts). Azure's deployment-scoped
+// the client's body as is — built-in tools, include, unknown fields and all — with only the model id replaced, the
+// gateway's own providerOptions removed, and the reasoning knobs a model that cannot reason refuses left out and named
+// (refused-reasoning.ts). Errors map exactly as chat's (providers/http.ts). Azure's deployment-scoped
 // URLs have no /responses (it lives at /openai/responses or /openai/v1/responses there), so the driver does not
 // offer this op for the azure flavor: Azure targets stay on translation. DELETE /responses/{id} forgets the upstream's
 // copy of a response it served natively (the gateway's DELETE of that id forwards it).
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
-import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
+import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { failFromResponse, type UpstreamClient, type UpstreamRequest } from "../http.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 import { relayResponsesBody } from "./responses-stream.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { bodyJson } from "../upstream-json.ts";
+import { dropResponsesReasoning } from "./refused-reasoning.ts";
 
-export function buildResponsesRequest(body: Record<string, any>, target: Target, config: ProviderConfig): UpstreamRequest {
+/** The upstream request, and the reasoning knobs left out because the model refuses them (for x-mg-dropped-params). */
+export function buildResponsesRequest(body: Record<string, any>, target: Target, config: ProviderConfig): UpstreamRequest & { dropped: string[] } {
   const out: Record<string, unknown> = {};
   for (const k in body) if (k !== "providerOptions") out[k] = body[k];
   out.model = target.upstreamModel;
-  return { url: endpointUrl(config, target, "/responses"), headers: authHeaders(config, target), body: JSON.stringify(out) };
+  const dropped = dropResponsesReasoning(out, target);
+  return { url: endpointUrl(config, target, "/responses"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };
 }
 
 export async function openaiResponses(
   client: UpstreamClient, config: ProviderConfig, name: string, body: any, target: Target, call: CallOptions,
 ): Promise<ProviderResult> {
-  const res = await client.send(buildResponsesRequest(body, target, config), call.signal, target.timeoutMs);
+  const req = buildResponsesRequest(body, target, config);
+  const res = await client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
-  if (body.stream === true) return { kind: "stream", events: relayResponsesBody(res.body, call, name, call.signal, res.limits?.answer) };
+  const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
+  if (body.stream === true) return { kind: "stream", headers, events: relayResponsesBody(res.body, call, name, call.signal, res.limits?.answer) };
   const json = await bodyJson(name, res, call.signal);
   if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
-  return { kind: "json", body: json };
+  return { kind: "json", headers, body: json };
 }
 
 /** DELETE {base_url}/responses/{id}: OpenAI's copy of a response it served natively (true: deleted, false: not there). */

@@ -9,7 +9,8 @@
 //   reasoning in reasoning_details (whole, in one delta when streaming); an encrypted entry sent back that this fake did
 //   not make (altered, or another host's) is refused, as OpenAI refuses reasoning it cannot decrypt.
 // Apart from those, a model that reasons on its own and takes no effort (xAI's grok-4) refuses any reasoning_effort
-// with xAI's 400 (effortRefusal).
+// with xAI's 400 (effortRefusal), and OpenAI's models that cannot reason (gpt-4.1...) refuse it with OpenAI's 400
+// "Unsupported parameter: 'reasoning_effort' is not supported with this model." (unsupportedEffortError).
 import { randomBytes } from "node:crypto";
 import type { OpenAIRequestError } from "./openai-checks.ts";
 
@@ -46,6 +47,16 @@ export function reasoningError(host: ReasoningHost, body: any, issued: ReadonlyS
     }
   }
   return undefined;
+}
+
+/** OpenAI's models that cannot reason (GPT-4.1, GPT-4o, GPT-4, GPT-3.5, the gpt-5*-chat variants): they refuse any effort. */
+export const isOpenAINonReasoningModel = (model: unknown): boolean =>
+  typeof model === "string" && (/^(gpt-4|gpt-3\.5|chatgpt-4o)/.test(model) || /^gpt-5(\.\d+)?-chat/.test(model));
+
+/** OpenAI's 400 for an effort sent to such a model (`param` as the API names it: reasoning_effort on chat, reasoning.effort on Responses). */
+export function unsupportedEffortError(model: unknown, effort: unknown, param: "reasoning_effort" | "reasoning.effort") {
+  if (effort === undefined || effort === null || !isOpenAINonReasoningModel(model)) return undefined;
+  return { error: { message: `Unsupported parameter: '${param}' is not supported with this model.`, type: "invalid_request_error", param, code: "unsupported_parameter" } };
 }
 
 /** xAI's answer to reasoning_effort on a model without the knob (its own error shape, not OpenAI's), or undefined. */

@@ -1,7 +1,8 @@
 // What the real Responses API checks before it answers, for the fake OpenAI /responses upstream (reference
 // protocols-2 §1.2–1.3), with the real error bodies: unknown parameters, function tools in the chat shape, unknown
 // tool types, a previous_response_id or item it does not hold, tool outputs without their call and calls without
-// their output, reasoning items it cannot verify.
+// their output, reasoning items it cannot verify, reasoning knobs sent to a model that cannot reason.
+import { isOpenAINonReasoningModel, unsupportedEffortError } from "./openai-reasoning.ts";
 
 export interface ResponsesRequestError { status: number; message: string; param: string | null; code: string | null }
 
@@ -39,6 +40,19 @@ export function paramsError(body: any): ResponsesRequestError | undefined {
     if (t.type === "function" && (typeof t.name !== "string" || !t.name)) {
       return bad(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`, "missing_required_parameter");
     }
+  }
+  return undefined;
+}
+
+/**
+ * What a model that cannot reason (gpt-4.1, gpt-4o...) refuses: reasoning.effort ("Unsupported parameter") and the
+ * encrypted reasoning include asks for. A summary alone it takes (it has nothing to summarise).
+ */
+export function modelParamsError(body: any): ResponsesRequestError | undefined {
+  const effort = unsupportedEffortError(body.model, body.reasoning?.effort, "reasoning.effort");
+  if (effort) return bad(effort.error.message, effort.error.param, effort.error.code);
+  if (isOpenAINonReasoningModel(body.model) && Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content")) {
+    return bad("Encrypted content is not supported with this model.", "include");
   }
   return undefined;
 }

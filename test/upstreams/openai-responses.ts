@@ -10,7 +10,7 @@ import type { ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type RecordedRequest } from "./openai.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
-import { conversationError, paramsError, type ResponsesRequestError } from "./openai-responses-checks.ts";
+import { conversationError, modelParamsError, paramsError, type ResponsesRequestError } from "./openai-responses-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const RESPONSES_TEXT = "Hello from the fake Responses upstream, streaming word by word.";
@@ -289,7 +289,7 @@ export function serveResponses(fake: FakeOpenAI, opts: { eventDelayMs?: number }
     }
 
     const body = rec.body;
-    const invalid = paramsError(body);
+    const invalid = paramsError(body) ?? modelParamsError(body);
     if (invalid) return send(res, invalid.status, errorBody(invalid));
     let history: any[] = [];
     if (typeof body.previous_response_id === "string") {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
-import { askedEffort, effortRefusal, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
+import { askedEffort, effortRefusal, unsupportedEffortError, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -140,7 +140,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
 
-    const refused = effortRefusal(body, fake.effortRefusedBy);
+    const refused = effortRefusal(body, fake.effortRefusedBy) ?? unsupportedEffortError(body.model, body.reasoning_effort, "reasoning_effort");
     if (refused) {
       res.writeHead(400, { "content-type": "application/json" });
       res.end(JSON.stringify(refused));
