@@ -69,11 +69,11 @@ afterAll(async () => {
 
 /**
  * The source as the client must see it: the key masked, the client's own email restored (the email rule is on
- * requests only, so the model's address stays).
+ * requests only, so the model's address stays); the url's mask percent-encoded, so it still parses.
  */
 function expectCheckedSource(source: { url: string; title: string }): void {
   expect(source.title).toBe(`contact ${MODEL_EMAIL} [REDACTED:SECRET] for ${CLIENT_EMAIL}`);
-  expect(source.url).toBe(`https://x.example/?u=${MODEL_EMAIL}&k=[REDACTED:SECRET]&to=${CLIENT_EMAIL}`);
+  expect(source.url).toBe(`https://x.example/?u=${MODEL_EMAIL}&k=%5BREDACTED:SECRET%5D&to=${CLIENT_EMAIL}`);
 }
 
 const chatBody = (q: string) => ({ model: MODEL, messages: [{ role: "user" as const, content: q }], web_search_options: {} });

@@ -103,6 +103,7 @@ export class ChatStream implements StreamAdapter {
     if (!a || (!all && this.slots.holds(key, citedEnd(a)))) return false;
     this.held.delete(idx);
     this.slots.moveCited(key, a);
+    if (!a.length) return false; // every source's url held a secret in its host
     into().annotations = a;
     return true;
   }

@@ -47,6 +47,8 @@ export class ResponsesStream implements StreamAdapter {
   private readonly info = new Map<string, SlotInfo>();
   /** Per output_text slot: annotation.added events waiting for the text they cite, in order. */
   private readonly held = new Map<string, any[]>();
+  /** Per output_text slot: annotations taken out so far (their urls could not be given without a secret). */
+  private readonly removed = new Map<string, number>();
 
   constructor(private readonly slots: Slots) {}
 
@@ -88,7 +90,10 @@ export class ResponsesStream implements StreamAdapter {
           this.shift--;
           return [];
         }
-        this.slots.moveCited(key, [e.annotation]);
+        if (this.cite(key, e)) {
+          this.shift--;
+          return [];
+        }
         changed = true;
         break;
       }
@@ -140,12 +145,26 @@ export class ResponsesStream implements StreamAdapter {
     const held = this.held.get(key);
     if (!held || (!all && this.slots.holds(key, citedEnd(held.map((h) => h.annotation))))) return [];
     this.held.delete(key);
-    return held.map((h) => {
-      this.slots.moveCited(key, [h.annotation]);
+    return held.flatMap((h) => {
+      if (this.cite(key, h)) return [];
       this.shift++;
       h.sequence_number = ++this.seq;
-      return { event: h.type, data: JSON.stringify(h) };
+      return [{ event: h.type, data: JSON.stringify(h) }];
     });
+  }
+
+  /**
+   * An annotation.added event's annotation moved and checked (Slots.moveCited): true when it is taken out (its url
+   * cannot be given), and the part's later annotations numbered without it, as the final response's list is.
+   */
+  private cite(key: string, e: any): boolean {
+    if (this.slots.moveCited(key, [e.annotation])) {
+      this.removed.set(key, (this.removed.get(key) ?? 0) + 1);
+      return true;
+    }
+    const removed = this.removed.get(key);
+    if (removed && typeof e.annotation_index === "number") e.annotation_index -= removed;
+    return false;
   }
 
   private key(e: any): string {

@@ -84,12 +84,13 @@ export class Slots {
 
   /**
    * `annotations` (url_citation, in place) moved to where the text they cite is in what slot `key` sent, their titles
-   * and urls through the output rules (throws GUARDRAIL_BLOCKED) with placeholders restored.
+   * and urls through the output rules (throws GUARDRAIL_BLOCKED) with placeholders restored; one whose url can no
+   * longer be given is removed from the array. How many were removed.
    */
-  moveCited(key: string, annotations: unknown): void {
+  moveCited(key: string, annotations: unknown): number {
     const s = this.text(key);
     if (s) moveUrlCitations(annotations, (p, isEnd) => s.move(p, isEnd));
-    checkUrlCitationSources(annotations, (t) => this.run.output(t));
+    return checkUrlCitationSources(annotations, (t) => this.run.output(t));
   }
 
   /** Keys still open, in the order they opened. */
