@@ -2,6 +2,7 @@
 // given request, so tests and demos are repeatable.
 import { createHash } from "node:crypto";
 import { GatewayError } from "../../core/errors.ts";
+import { chooseTools, wordsOf } from "./tool-choice.ts";
 import { validInstance, type InstanceHints } from "./schema-instance.ts";
 import { splitTokens } from "./tokens.ts";
 import { statedOutputLimit } from "../../core/metering/output-limit.ts";
@@ -33,10 +34,6 @@ function seedOf(body: any, choice: number): number {
   return h.readUInt32BE(0);
 }
 
-function words(text: string): string[] {
-  return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-}
-
 function limitPieces(text: string, body: any): { pieces: string[]; finish: "stop" | "length" } {
   const stops: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
   let cut = text;
@@ -50,40 +47,33 @@ function limitPieces(text: string, body: any): { pieces: string[]; finish: "stop
   return { pieces, finish: "stop" };
 }
 
-function chooseTools(body: any, lastUserText: string): any[] {
-  const tools: any[] = (body.tools ?? []).filter((t: any) => t?.type === "function" && t.function?.name);
-  const choice = body.tool_choice;
-  if (!tools.length || choice === "none") return [];
-  if (choice && typeof choice === "object") {
-    const named = tools.find((t) => t.function.name === choice.function?.name);
-    if (!named) throw new GatewayError(400, "INVALID_REQUEST", `tool_choice names "${choice.function?.name}", which is not in tools`, { details: { field: "tool_choice.function.name" } });
-    return [named];
-  }
-  const userWords = new Set(words(lastUserText.toLowerCase()));
-  const scored = tools.map((t) => {
-    const own = words(`${t.function.name.replace(/[_-]/g, " ")} ${t.function.description ?? ""}`.toLowerCase());
-    return { t, score: own.filter((w) => w.length > 2 && userWords.has(w)).length };
-  });
-  const hits = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score);
-  if (choice === "required") return hits.length ? hits.slice(0, body.parallel_tool_calls === false ? 1 : 3).map((s) => s.t) : [tools[0]];
-  if (!hits.length) return [];
-  return body.parallel_tool_calls === false ? [hits[0]!.t] : hits.slice(0, 3).map((s) => s.t);
-}
+/**
+ * Blocks an agent wraps in a tag of its own inside a user message: Claude Code's <system-reminder>, Qwen Code's
+ * <task-notification> when a background agent ends. They inform; they are not the user asking.
+ */
+const TAGGED = /<([A-Za-z][\w-]*)(?:\s[^>]*)?>[\s\S]*?<\/\1>/g;
+const ownText = (m: any) => textOf(m?.content).replace(TAGGED, " ").trim();
+
+/** A file name the user wrote (note.txt, src/app.ts), for a tool's path argument. */
+const fileNames = (text: string) => text.match(/[\w./~-]*\w\.[A-Za-z0-9]{1,8}\b/g) ?? [];
 
 export function planChoice(body: any, model: string, choice: number): Plan {
   // System and developer messages (anywhere, e.g. Claude Code's after the user turn) instruct; they are not turns.
   const messages: any[] = (body.messages ?? []).filter((m: any) => m?.role !== "system" && m?.role !== "developer");
-  const last = messages[messages.length - 1];
-  const lastUser = [...messages].reverse().find((m) => m.role === "user");
-  const lastUserText = textOf(lastUser?.content);
+  // The turn is the user's last request: the last user message with words of its own (a reminder or notification
+  // after a tool result does not start one). A model answers the tool results of its turn with text, so an agent's
+  // run ends after one round of calls.
+  const ask = messages.findLastIndex((m) => m.role === "user" && ownText(m));
+  const turnStart = ask >= 0 ? ask : messages.findLastIndex((m) => m.role === "user");
+  const lastUserText = ask >= 0 ? ownText(messages[ask]) : textOf(messages[turnStart]?.content);
+  const lastResult = messages.findLastIndex((m, i) => i > turnStart && m.role === "tool");
   const seed = seedOf(body, choice);
   const id = (i: number) => `call_${seed.toString(36)}${i}`;
 
-  // A model answers tool results with text; otherwise it may call tools.
-  if (last?.role !== "tool") {
+  if (lastResult < 0) {
     const tools = chooseTools(body, lastUserText);
     if (tools.length) {
-      const hints = { words: words(lastUserText) };
+      const hints: InstanceHints = { words: wordsOf(lastUserText), files: fileNames(lastUserText), requiredOnly: true };
       const calls = tools.map((t, i) => ({
         id: id(i),
         name: t.function.name,
@@ -96,11 +86,14 @@ export function planChoice(body: any, model: string, choice: number): Plan {
   const rf = body.response_format;
   let text: string;
   if (rf?.type === "json_schema" && rf.json_schema?.schema) {
-    text = JSON.stringify(instanceFor(rf.json_schema.schema, { words: words(lastUserText) }, "response_format.json_schema.schema"));
+    text = JSON.stringify(instanceFor(rf.json_schema.schema, { words: wordsOf(lastUserText) }, "response_format.json_schema.schema"));
   } else if (rf?.type === "json_object") {
     text = JSON.stringify({ model, answer: lastUserText.slice(0, 120) || "ok" });
-  } else if (last?.role === "tool") {
-    const results = messages.slice(messages.findLastIndex((m) => m.role !== "tool") + 1).map((m) => textOf(m.content));
+  } else if (lastResult >= 0) {
+    // The last batch of results (the calls of the turn's last assistant message).
+    let first = lastResult;
+    while (messages[first - 1]?.role === "tool") first--;
+    const results = messages.slice(first, lastResult + 1).map((m) => textOf(m.content));
     text = `Based on the tool result${results.length > 1 ? "s" : ""}: ${results.join("; ").slice(0, 400)}`;
   } else {
     const echo = lastUserText.trim().replace(/\s+/g, " ").slice(0, 160);

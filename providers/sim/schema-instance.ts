@@ -9,7 +9,22 @@ type Schema = Record<string, any> | boolean;
 export interface InstanceHints {
   /** Words from the conversation, used to fill free-text strings with something relevant. */
   words: string[];
+  /** File names the user wrote, for a path (else a path is "."). */
+  files?: string[];
+  /**
+   * Only the properties an object requires, as a model calling a tool passes only what it needs: an agent's optional
+   * switches (Claude Code's dangerouslyDisableSandbox, run_in_background) stay unset.
+   */
+  requiredOnly?: boolean;
 }
+
+/**
+ * What the simulator puts in a command to run (a shell tool's command, Codex's cmd): it prints a line and changes
+ * nothing. Words of the prompt are never run.
+ */
+export const HARMLESS_COMMAND = "echo simulated";
+const COMMAND_KEY = /^(command|cmd|commands|script|shell_?command|command_?line)$/;
+const PATH_KEY = /(path|^file|filename)$/;
 
 // What one schema may ask of the simulator. The schema is the caller's, and all of this runs on the event loop: a
 // schema asking for a billion items, or a 1e9-character string, would hold every other request.
@@ -43,6 +58,8 @@ function stringFor(s: Record<string, any>, key: string, hints: InstanceHints): s
     case "uuid": return "123e4567-e89b-42d3-a456-426614174000";
   }
   const lower = key.toLowerCase();
+  if (COMMAND_KEY.test(lower)) return HARMLESS_COMMAND;
+  if (PATH_KEY.test(lower)) return hints.files?.[0] ?? "."; // the file the user named, else the current directory
   // A capitalised word that does not start the sentence is most likely a name (a city, a person, a product).
   const capital = (w: string) => /^[A-Z][a-z]{2,}/.test(w);
   const proper = hints.words.slice(1).find(capital) ?? hints.words.find(capital);
@@ -84,8 +101,16 @@ function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints 
   switch (type) {
     case "object": {
       const out: Record<string, unknown> = {};
-      for (const [k, sub] of Object.entries<Schema>(s.properties ?? {})) out[k] = instanceOf(sub, root, hints, k, depth + 1);
-      for (const k of s.required ?? []) if (!(k in out)) out[k] = hints.words[0] ?? "example";
+      const required: string[] = Array.isArray(s.required) ? s.required : [];
+      const properties = Object.entries<Schema>(s.properties ?? {});
+      // Optional properties too when not requiredOnly, or as many as minProperties asks for.
+      const optional = hints.requiredOnly ? Math.max(0, (s.minProperties ?? 0) - required.length) : Infinity;
+      let added = 0;
+      for (const [k, sub] of properties) {
+        if (!required.includes(k) && added++ >= optional) continue;
+        out[k] = instanceOf(sub, root, hints, k, depth + 1);
+      }
+      for (const k of required) if (!(k in out)) out[k] = hints.words[0] ?? "example";
       return out;
     }
     case "array": {
@@ -98,7 +123,7 @@ function instanceOf(schema: Schema, root: Schema = schema, hints: InstanceHints 
     case "string": return stringFor(s, key, hints);
     case "integer": return numberInBounds(s, true);
     case "number": return numberInBounds(s, false);
-    case "boolean": return true;
+    case "boolean": return false; // a switch left off: it enables nothing the caller did not ask for
     default: return null;
   }
 }
