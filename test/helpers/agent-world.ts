@@ -14,13 +14,13 @@ export const UPSTREAMS = ["anthropic", "openai-chat", "gemini", "openai-response
 export type Upstream = (typeof UPSTREAMS)[number];
 
 /**
- * The gateway model each upstream serves, all thinking models of the default catalog: Claude Sonnet 4.5 (Anthropic
+ * The gateway model each upstream serves, all thinking models of the default catalog: Claude Sonnet 4.6 (Anthropic
  * Messages), gpt-oss-120b (an OpenAI-protocol host that has only chat completions: Groq, which returns the reasoning
  * of a request with reasoning_effort in `reasoning`), Gemini 2.5 Flash
  * (the Gemini API) and GPT-5 mini (OpenAI, served through its own /responses to Responses clients, `native_responses`).
  */
 export const MODEL: Record<Upstream, string> = {
-  anthropic: "anthropic/claude-sonnet-4.5",
+  anthropic: "anthropic/claude-sonnet-4.6",
   "openai-chat": "openai/gpt-oss-120b",
   gemini: "google/gemini-2.5-flash",
   "openai-responses": "openai/gpt-5-mini",
