@@ -31,6 +31,18 @@ describe("ConverseStream events -> chat chunks", () => {
     expect(t.done).toBe(true);
   });
 
+  it("a stream that ends without metadata: the usage chunk claims no figures (usage null), not 0 tokens", () => {
+    const t = new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m" });
+    const out = chunks(t, [
+      ev("messageStart", { role: "assistant" }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Paris." } }),
+      ev("messageStop", { stopReason: "end_turn" }),
+    ]);
+    const end = t.end().map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+    expect(out.at(-1).choices[0].finish_reason).toBe("stop");
+    expect(end).toEqual([expect.objectContaining({ choices: [], usage: null }), "[DONE]"]);
+  });
+
   it("a tool called without arguments (input \"\" or no delta) gets arguments {} at its stop, as the JSON answer has", () => {
     const t = new ConverseToChatStream({ includeUsage: false, provider: "bedrock", model: "m" });
     const out = chunks(t, [

@@ -144,11 +144,12 @@ export class ConverseToChatStream {
     return out;
   }
 
+  /** The usage chunk and [DONE]. No metadata came (EOF): usage null, as the ledger bills an estimate, not 0 tokens. */
   private close(): SseEvent[] {
     this.done = true;
     const out: SseEvent[] = [];
     if (this.opts.includeUsage) {
-      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, ...this.served(), choices: [], usage: converseToOpenAIUsage(this.usage) }) });
+      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.opts.model, ...this.served(), choices: [], usage: this.usage === undefined ? null : converseToOpenAIUsage(this.usage) }) });
     }
     out.push({ data: "[DONE]" });
     return out;

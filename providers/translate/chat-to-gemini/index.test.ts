@@ -154,6 +154,34 @@ describe("an upstream that stalls or breaks off after every candidate finished",
     expect(one.error).toMatchObject({ code: "UPSTREAM_TIMEOUT" });
   });
 
+  it("n: 2 with only the first choice finished: a stall or a break is still the failure, not the end", async () => {
+    const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    const zero = text("Answer zero.", { finishReason: "STOP" });
+    for (const err of [stalled, reset]) {
+      const r = await relayed([zero, { usageMetadata }], err, { n: 2 });
+      expect(r.error).toBeDefined();
+      expect(r.data).not.toContain("[DONE]");
+      expect(r.data.map((d) => JSON.parse(d)).filter((c) => c.usage)).toEqual([]); // no usage chunk
+    }
+    // Both requested choices finished: the stall is the end.
+    const one = { candidates: [{ index: 1, content: { parts: [{ text: "Answer one." }] }, finishReason: "STOP" }] };
+    const both = await relayed([zero, one, { usageMetadata }], stalled, { n: 2 });
+    expect(both.error).toBeUndefined();
+    expect(both.data.at(-1)).toBe("[DONE]");
+    expect(both.data.map((d) => JSON.parse(d === "[DONE]" ? "{}" : d)).flatMap((c) => c.choices ?? []).filter((c: any) => c.finish_reason).map((c: any) => c.index)).toEqual([0, 1]);
+  });
+
+  it("without any usage from the upstream the usage chunk claims no figures (usage null), not 0 tokens", async () => {
+    const r = await relayed([text("Paris.", { finishReason: "STOP" })], stalled);
+    expect(r.data.at(-1)).toBe("[DONE]");
+    expect(JSON.parse(r.data.at(-2)!)).toMatchObject({ choices: [], usage: null });
+    // The same at the upstream's EOF.
+    const t = chatToGemini.request({ model: "g/x", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "q" }] }, target, opts);
+    const data: string[] = [];
+    for await (const e of chatToGemini.stream(sse([text("Paris.", { finishReason: "STOP" })]), t.state, callFor([]) as any)) data.push(e.data);
+    expect(JSON.parse(data.at(-2)!)).toMatchObject({ choices: [], usage: null });
+  });
+
   it("the client leaving is still the request's abort, not an ending", async () => {
     const ac = new AbortController();
     ac.abort();

@@ -10,6 +10,7 @@ import { chatToGeminiRequest } from "./request.ts";
 import { fromGeminiUsage, geminiToChatResponse } from "./response.ts";
 import { GeminiToChatStream } from "./stream.ts";
 import { endAfterAnswer } from "../end-after-answer.ts";
+import { requestedChoices } from "../../../core/metering/output-limit.ts";
 import { inlineUrls } from "./media-urls.ts";
 import { forClient } from "../client-names.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
@@ -18,7 +19,7 @@ import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../ch
  * oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call).
  * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts).
  */
-interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean; functionCall: boolean; search: boolean }
+interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean; functionCall: boolean; search: boolean; choices: number }
 
 export const chatToGemini: Translator<State> = {
   native: false,
@@ -27,7 +28,7 @@ export const chatToGemini: Translator<State> = {
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
     // search: Gemini was asked to search, so a stream keeps its text to place the sources it cites (stream.ts).
     const search = Array.isArray(t.body.tools) && t.body.tools.some((x: any) => x?.googleSearch);
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false, functionCall: wantsFunctionCall(body), search };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false, functionCall: wantsFunctionCall(body), search, choices: requestedChoices(body) };
     // Image URLs Gemini would refuse are inlined per attempt, just before sending (after any earlier refusal); the
     // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts). A refusal
     // names the part as the client sent it (the body of a chain, client -> chat -> Gemini, says how: client-names.ts).

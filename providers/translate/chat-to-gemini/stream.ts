@@ -30,12 +30,15 @@ export class GeminiToChatStream {
   private readonly candidates = new Map<number, CandidateState>();
   usageMetadata: any = undefined;
   done = false;
+  /** The prompt was blocked (promptFeedback.blockReason): no candidate will come. */
+  private blocked = false;
 
   /**
    * oneCall: parallel_tool_calls was false; each candidate keeps only its first function call (see response.ts).
    * search: the request asked Gemini to search (googleSearch), so its answer may cite sources.
+   * choices: the candidates asked for (chat's n; 1 when left out).
    */
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; oneCall?: boolean; search?: boolean }) {
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; oneCall?: boolean; search?: boolean; choices?: number }) {
     this.model = opts.model;
   }
 
@@ -59,6 +62,7 @@ export class GeminiToChatStream {
     const out: SseEvent[] = [];
     const cands: any[] = Array.isArray(g.candidates) ? g.candidates : [];
     if (!cands.length && g.promptFeedback?.blockReason) {
+      this.blocked = true;
       const s = this.state(0);
       if (!s.started) { s.started = true; out.push(this.chunk(0, { role: "assistant", content: "" })); }
       s.finished = true;
@@ -91,13 +95,22 @@ export class GeminiToChatStream {
         else out.push(this.chunk(index, {}, finish));
       }
     });
-    if (this.answered()) out.push(...this.finishes());
+    if (this.seenFinished()) out.push(...this.finishes());
     return out;
   }
 
-  /** Every candidate has its finish reason (a blocked prompt its one): what is left is the upstream's end. */
-  answered(): boolean {
+  /** Every candidate that came has its finish reason (a blocked prompt its one). */
+  private seenFinished(): boolean {
     return this.candidates.size > 0 && [...this.candidates.values()].every((s) => s.finished);
+  }
+
+  /**
+   * Every candidate asked for came and has its finish reason, or the prompt was blocked: what is left is the
+   * upstream's end, so a stall or break now ends the stream (end-after-answer.ts). With n: 2 and only candidate 0
+   * finished, the second answer is still owed and such an end stays the failure it is.
+   */
+  answered(): boolean {
+    return this.blocked || (this.candidates.size >= (this.opts.choices ?? 1) && this.seenFinished());
   }
 
   /** The finishes held (grounded candidates'), each after its sources, whole; each goes out once. */
@@ -121,13 +134,17 @@ export class GeminiToChatStream {
     return s;
   }
 
-  /** EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. */
+  /**
+   * EOF: Gemini sends no [DONE]. A stream whose candidates never finished was cut short. Without any usageMetadata
+   * the usage chunk says null: the ledger bills an estimate this translator cannot know (the client's request size,
+   * the text the client got), and 0 tokens would be a claim.
+   */
   end(): SseEvent[] {
     this.done = true;
-    if (!this.answered()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
+    if (!this.seenFinished()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${this.opts.provider} ended the stream before a finish reason`, { details: { provider: this.opts.provider } });
     const out = this.finishes();
     if (this.opts.includeUsage) {
-      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: geminiToOpenAIUsage(this.usageMetadata) }) });
+      out.push({ data: JSON.stringify({ id: this.id, object: "chat.completion.chunk", created: this.opts.created ?? 0, model: this.model, choices: [], usage: this.usageMetadata ? geminiToOpenAIUsage(this.usageMetadata) : null }) });
     }
     out.push({ data: "[DONE]" });
     return out;

@@ -125,4 +125,23 @@ describe("Gemini client -> Gemini upstream (native)", () => {
     // Before the finish it is still the failure.
     await expect((async () => { for await (const _ of geminiNative.stream(upstream(false), { provider: "gem" }, call([]))); })()).rejects.toBe(stalled);
   });
+
+  it("candidateCount 2 with only candidate 0 finished: a stall or a break is still the failure, not the end", async () => {
+    const stalled = new GatewayError(504, "UPSTREAM_TIMEOUT", "Provider gem sent nothing more within 1500 ms", { retryable: true });
+    const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    const t = geminiNative.request({ contents: [{ parts: [{ text: "q" }] }], generationConfig: { candidateCount: 2 }, stream: true }, target, opts);
+    const zero = { candidates: [{ index: 0, content: { parts: [{ text: "a" }] }, finishReason: "STOP" }] };
+    const one = { candidates: [{ index: 1, content: { parts: [{ text: "b" }] }, finishReason: "STOP" }] };
+    async function* upstream(chunks: unknown[], err: unknown) {
+      for (const c of chunks) yield { data: JSON.stringify(c) };
+      throw err;
+    }
+    for (const err of [stalled, reset]) {
+      await expect((async () => { for await (const _ of geminiNative.stream(upstream([zero], err), t.state, call([]))); })()).rejects.toBe(err);
+    }
+    // Both finished: the stall is the end.
+    const out: string[] = [];
+    for await (const e of geminiNative.stream(upstream([zero, one], stalled), t.state, call([]))) out.push(e.data);
+    expect(out).toHaveLength(2);
+  });
 });

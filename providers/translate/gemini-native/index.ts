@@ -8,7 +8,7 @@
 // keeps the upstream's for x-mg-upstream-model and the traces.
 // Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
 // its blockReason) was cut short, and ends with an error event, as the translated pairs do; one that stalls or breaks
-// off after every candidate finished ends as a complete one, as the translated pairs' does.
+// off after every candidate asked for (candidateCount) finished ends as a complete one, as the translated pairs' does.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
@@ -17,8 +17,10 @@ import { geminiStreamError } from "../../codecs/gemini/errors.ts";
 import { ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { fromGeminiUsage } from "../chat-to-gemini/response.ts";
 import { endAfterAnswer } from "../end-after-answer.ts";
+import { requestedChoices } from "../../../core/metering/output-limit.ts";
 
-interface State { provider: string }
+/** choices: the candidates asked for (generationConfig.candidateCount; 1 when left out). */
+interface State { provider: string; choices?: number }
 
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
 
@@ -63,7 +65,7 @@ export const geminiNative: Translator<State> = {
       op: stream === true ? "streamGenerateContent" : "generateContent",
       body: changed ? { ...rest, contents } : rest,
       dropped: [],
-      state: { provider: opts.provider },
+      state: { provider: opts.provider, choices: requestedChoices(body) },
     };
   },
   response(json: any, _s, call) {
@@ -79,8 +81,13 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
   /** Candidate index -> whether it has its finishReason yet. */
   const finished = new Map<number, boolean>();
   let blocked = false;
-  /** Every candidate has its finishReason (or the prompt its blockReason): only the upstream's end is left. */
-  const answered = () => (finished.size ? ![...finished.values()].includes(false) : blocked);
+  /** Every candidate that came has its finishReason (or the prompt its blockReason): what EOF needs. */
+  const seenFinished = () => (finished.size ? ![...finished.values()].includes(false) : blocked);
+  /**
+   * Every candidate asked for came and finished (or the prompt was blocked): only the upstream's end is left. With
+   * candidateCount 2 and only candidate 0 finished, a stall or break is still the failure.
+   */
+  const answered = () => blocked || (finished.size >= (s.choices ?? 1) && seenFinished());
   // A stall or break after that ends the stream as the upstream's end would (end-after-answer.ts).
   for await (const ev of endAfterAnswer(events, answered, call.signal)) {
     let g: any;
@@ -105,5 +112,5 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
     yield { data: ev.data };
   }
   if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
-  if (!answered()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
+  if (!seenFinished()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
 }
