@@ -122,3 +122,20 @@ describe("Meter.finalUsage of a stream that failed after its output", () => {
     expect(failed(afterTerminalUsage(refused()))).toEqual({ usage: { inputTokens: 10, outputTokens: 1 }, estimated: false });
   });
 });
+
+describe("Meter.finalUsage of a stream whose text a stage held back", () => {
+  // A chat stream through an output rule's window: the upstream sent two words, the client got the role chunk and
+  // empty deltas (the words still held) when the client left.
+  it("bills the words the upstream generated, not the empty deltas the client got", () => {
+    const ctx = {
+      endpoint: "chat", body: { model: "m/x", messages: [] }, headers: {}, attempts: [{ provider: "up", model: "m/x", status: 200, latencyMs: 1 }],
+      targets: [{ provider: "up", modelId: "m/x", upstreamModel: "x", pricing: {} }],
+      response: { kind: "stream", status: 200, events: [] }, config: { raw: {} }, requestId: "req_held_back", gateway: { log: { warn: () => {} } },
+    } as unknown as GatewayContext;
+    const meter = new Meter(ctx);
+    const delta = (content: string) => ({ data: JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] }) });
+    for (const w of ["Hello", " there"]) meter.generated(delta(w));
+    for (let i = 0; i < 2; i++) meter.relayed(delta(""));
+    expect(meter.finalUsage({ status: 200, aborted: true })!.usage.outputTokens).toBe(2);
+  });
+});

@@ -109,6 +109,11 @@ export class Meter {
    * some. Framing events carry none, so a cut stream bills the same in every client protocol.
    */
   private relayedTokens = 0;
+  /**
+   * The same, of the events a stage that holds text back (the guardrails' output window) took from the upstream:
+   * what was generated, held text included, which a cut stream bills even though the client never got it.
+   */
+  private generatedTokens = 0;
   private answerTokens?: number;
   private usage?: { usage: Usage; estimated: boolean };
   private committed?: Promise<void>;
@@ -131,9 +136,14 @@ export class Meter {
     this.relayedTokens += eventOutputTokens(this.ctx.endpoint, ev);
   }
 
+  /** One event as the upstream sent it (in the client's protocol), read by a stage that may hold its text back. */
+  generated(ev: SseEvent): void {
+    this.generatedTokens += eventOutputTokens(this.ctx.endpoint, ev);
+  }
+
   /**
    * Usage to bill: the provider's own figures; or, where it reported none (no usage at all, or zero input or zero
-   * output beside generated text), an estimate that errs high, `estimated: true` — output from the text relayed
+   * output beside generated text), an estimate that errs high, `estimated: true` — output from the text generated
    * (a stream's events, a JSON answer's content), input from the request's size; and the same for a stream cut off
    * before its usage arrived (one that failed after its terminal event reported it is billed that: terminal-usage.ts).
    */
@@ -159,23 +169,26 @@ export class Meter {
       if (noOutput) usage.outputTokens = this.capped(this.textTokens());
       return (this.usage = { usage, estimated: true });
     }
-    // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was relayed.
+    // No usage: a stream (cut off, or whose provider never sent it) or a JSON answer — bill what was generated.
     if (!stream && !(generated && response?.kind === "json" && response.status < 300)) return undefined;
-    const relayed = this.textTokens();
+    const output = this.textTokens();
     // The mcp loop's turns that settled reported their usage (in `reported`); a turn an upstream served but that was
     // cut before its own usage has its prompt estimated as a request of its own would, on top of theirs. A turn that
     // failed on every endpoint is not counted in modelTurns (mcp-loop.ts): nothing was served, nothing is estimated.
     const mcp = ctx.turnUsages !== undefined;
     const cutTurn = mcp && (ctx.modelTurns ?? 1) > ctx.turnUsages!.length;
     const inputTokens = mcp ? (reported?.inputTokens ?? 0) + (cutTurn ? inputUpperEstimate(ctx) : 0) : reported?.inputTokens || inputUpperEstimate(ctx);
-    const usage = { ...reported, inputTokens, outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(relayed)) };
+    const usage = { ...reported, inputTokens, outputTokens: Math.max(reported?.outputTokens ?? 0, this.capped(output)) };
     return (this.usage = { usage, estimated: true });
   }
 
-  /** Estimated tokens of the generated text relayed: a stream's so far, or the JSON answer's. */
+  /**
+   * Estimated tokens of the generated text: a stream's so far (what the upstream sent, text a stage held back
+   * included; or what was relayed when that is more, placeholders restored in it), or the JSON answer's.
+   */
   private textTokens(): number {
     const response = this.ctx.response;
-    if (response?.kind === "stream") return this.relayedTokens;
+    if (response?.kind === "stream") return Math.max(this.relayedTokens, this.generatedTokens);
     return (this.answerTokens ??= response?.kind === "json" ? answerOutputTokens(response.body) : 0);
   }
 

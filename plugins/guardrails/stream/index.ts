@@ -7,6 +7,7 @@ import type { ClientProtocol, GatewayContext } from "../../../core/pipeline/cont
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
 import { moderatedAnswer } from "../stored.ts";
+import { meterFor } from "../../../core/metering/meter.ts";
 import { Slots, type StreamAdapter } from "./slots.ts";
 import { ChatStream } from "./chat.ts";
 import { MessagesStream } from "./messages.ts";
@@ -36,7 +37,11 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
     run.allowVerdict("output");
     if (run.guard.moderateOutput) await moderatedAnswer(ctx, run, slots.answer);
   };
+  // The window holds text back: a stream cut before its usage (the upstream failing, the client leaving, a block) is
+  // billed what the upstream generated, not only what reached the client.
+  const meter = meterFor(ctx);
   for await (const ev of events) {
+    meter.generated(ev);
     if (!finished && adapter.isTerminal(ev)) {
       yield* cutShort(slots, adapter, () => adapter.flush());
       await finish();
