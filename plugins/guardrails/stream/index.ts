@@ -40,17 +40,22 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   // The window holds text back: a stream cut before its usage (the upstream failing, the client leaving, a block) is
   // billed what the upstream generated, not only what reached the client.
   const meter = meterFor(ctx);
-  for await (const ev of events) {
-    meter.generated(ev);
-    if (!finished && adapter.isTerminal(ev)) {
-      yield* cutShort(slots, adapter, () => adapter.flush());
-      await finish();
+  try {
+    for await (const ev of events) {
+      meter.generated(ev);
+      if (!finished && adapter.isTerminal(ev)) {
+        yield* cutShort(slots, adapter, () => adapter.flush());
+        await finish();
+      }
+      yield* cutShort(slots, adapter, () => adapter.onEvent(ev));
     }
-    yield* cutShort(slots, adapter, () => adapter.onEvent(ev));
+    if (finished) return;
+    yield* cutShort(slots, adapter, () => adapter.flush());
+    await finish();
+  } catch (e) {
+    adapter.failed?.(e);
+    throw e;
   }
-  if (finished) return;
-  yield* cutShort(slots, adapter, () => adapter.flush());
-  await finish();
 }
 
 /** `step`'s events; when a block rule cut a slot in it, the text before the match instead, then the refusal thrown. */

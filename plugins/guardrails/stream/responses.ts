@@ -3,7 +3,8 @@
 // A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
 // output_item.added/.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
 // the instructions the events carrying the response echo are restored.
-// Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive.
+// Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive;
+// so does the gateway's `error` event after a failure (numbered after the last event this stage sent).
 // A response.output_text.annotation.added (a url_citation, indexing into its part's text as the upstream wrote it)
 // waits until the text it cites went out, then follows the delta that sent it (or the part's rest, before its .done),
 // moved to where that text is in what the client got; the parts, items and response carrying annotations whole have
@@ -15,6 +16,11 @@ import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { citedEnd, citedOutput } from "../moves.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+/**
+ * Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream, as
+ * the chat translator or the native relay left it on the error: this stage renumbers, so it sets its own number there.
+ */
+const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
 
 type Kind = "output_text" | "refusal" | "arguments" | "input" | "mcp_arguments" | "code";
 
@@ -187,6 +193,11 @@ export class ResponsesStream implements StreamAdapter {
     this.shift++;
     const seq = ++this.seq;
     return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...info.at, delta: rest }) };
+  }
+
+  /** The stream failed after what was sent: its error event takes the number after the last one sent. */
+  failed(err: unknown): void {
+    if (this.seq >= 0 && err !== null && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = this.seq + 1;
   }
 
   flush(): SseEvent[] {

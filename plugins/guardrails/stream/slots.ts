@@ -106,6 +106,8 @@ export interface StreamAdapter {
   isTerminal(ev: SseEvent): boolean;
   /** Events carrying the text every open slot still holds. */
   flush(): SseEvent[];
+  /** The stream failed with `err` after the events this adapter sent: what the error carries about them is made its. */
+  failed?(err: unknown): void;
 }
 
 /** Parse an event's JSON data; undefined for what is not an object (left as it is). */
