@@ -63,3 +63,20 @@ describe("a translated Responses stream whose upstream fails, with an output rul
     expect(numbers(got)).toEqual(got.map((_, i) => i));
   });
 });
+
+describe("a native Responses stream whose upstream sends its error event, with an output rule", () => {
+  it("the held text goes out before the upstream's error event, numbered on", async () => {
+    const ev = numbered();
+    const events = [
+      ...opening(ev),
+      ev("error", { code: "server_error", message: "The server had an error", param: null }),
+      ev("response.failed", { response: { id: "r1", status: "failed", error: { code: "server_error", message: "The server had an error" }, output: [] } }),
+    ];
+    const got = await client(events);
+    const types = got.map((e) => e.type);
+    expect(types.slice(-3)).toEqual(["response.output_text.delta", "error", "response.failed"]);
+    // What a client reading up to the error event (the openai SDK stops there) has.
+    expect(deltas(got.slice(0, types.indexOf("error")))).toBe("Hello there");
+    expect(numbers(got)).toEqual(got.map((_, i) => i));
+  });
+});

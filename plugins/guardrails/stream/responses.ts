@@ -1,8 +1,9 @@
 // Responses events: output_text and refusal deltas per (item, content part); function-call and MCP call argument,
 // custom tool call input and code interpreter code deltas per item.
-// A slot's rest goes out as one more delta right before its .done event; the .done events, content_part.done,
-// output_item.added/.done and the terminal response carry the whole text, which is checked and restored as a JSON answer's;
-// the instructions the events carrying the response echo are restored.
+// A slot's rest goes out as one more delta right before its .done event (every slot's before the upstream's `error`
+// event); the .done events, content_part.done, output_item.added/.done and the terminal response carry the whole
+// text, which is checked and restored as a JSON answer's; the instructions the events carrying the response echo are
+// restored.
 // Inserted events take the next sequence_number and every later event is renumbered, so the numbers stay consecutive;
 // so does the gateway's `error` event after a failure (numbered after the last event this stage sent).
 // A response.output_text.annotation.added (a url_citation, indexing into its part's text as the upstream wrote it)
@@ -119,6 +120,11 @@ export class ResponsesStream implements StreamAdapter {
         }
         break;
       }
+      // The upstream's failure (response.failed follows): text still held goes out first, as it would before
+      // response.failed (a client such as the openai SDK stops reading at this event).
+      case "error":
+        before.push(...this.flush());
+        break;
       case "response.content_part.done":
         responsesPart(e.part, whole, cited);
         changed = true;
