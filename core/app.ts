@@ -23,7 +23,7 @@ import { serveConsole } from "./console/serve.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { trafficOf } from "./admin/traffic-sampler.ts";
 import { answerUnrouted } from "./http/unrouted.ts";
-import { isMessagesPath } from "./http/messages-path.ts";
+import { envelopeForPath } from "./http/path-envelope.ts";
 import { markWhenEnded } from "./observability/wire-bytes.ts";
 import { RouteMethods } from "./http/route-methods.ts";
 import { crossOrigin } from "./http/cors.ts";
@@ -90,8 +90,8 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
       return HANDLED;
     }
     // In the envelope of the API the path belongs to: the client's SDK reads its own markers (Anthropic's error.type).
-    if (isMessagesPath(path)) return unrouted(gateway, req, res, err, err.toAnthropicJSON(), true);
-    return unrouted(gateway, req, res, err, isGeminiPath(path) ? toGeminiJSON(err) : err.toJSON());
+    const envelope = envelopeForPath(path, err);
+    return unrouted(gateway, req, res, err, envelope.body, envelope.anthropic);
   };
   for (const spec of endpoints) if (!spec.action) register(spec);
   // Custom methods (Gemini's `models/{model}:generateContent`): one handler per wildcard route picks the endpoint.

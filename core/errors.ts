@@ -70,7 +70,7 @@ export function anthropicErrorType(status: number): string {
 /** google.rpc.Code name by HTTP status: the Gemini API's `error.status`, which the Gemini SDKs and CLI read. */
 export function googleStatus(status: number): string {
   switch (status) {
-    case 400: case 413: case 415: case 422: return "INVALID_ARGUMENT";
+    case 400: case 413: case 415: case 422: case 431: return "INVALID_ARGUMENT";
     case 401: return "UNAUTHENTICATED";
     case 402: case 429: return "RESOURCE_EXHAUSTED";
     case 403: return "PERMISSION_DENIED";

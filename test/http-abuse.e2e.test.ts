@@ -172,6 +172,18 @@ describe("HTTP abuse", () => {
     expect(x.closed).toBe(true);
   });
 
+  it("a header block too large on the Messages and Gemini routes: 431 in their own envelopes, as curl sends it", async () => {
+    const big = (path: string, extra: Record<string, string>) =>
+      exchange(gw.port, (w) => w.write(head("POST", path, { host: "gw", ...auth, ...extra, "x-big": "a".repeat(20_000), "content-length": 2 }) + "{}").then(() => {}), { waitMs: WAIT });
+    const messages = (await withNoUpstreamCall(() => big(MESSAGES, { "anthropic-version": "2023-06-01" }))).responses[0];
+    expectEnvelope(messages, 431, "INVALID_REQUEST");
+    expect(messages!.json).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(messages!.headers["request-id"]).toBe(messages!.headers["x-request-id"]);
+    const gemini = (await withNoUpstreamCall(() => big(`/api/v1beta/models/${MODELS.chat}:generateContent`, {}))).responses[0];
+    expect(gemini!.status).toBe(431);
+    expect(gemini!.json.error).toMatchObject({ code: 431, status: "INVALID_ARGUMENT", message: "Request header fields too large" });
+  });
+
   it("deeply nested JSON (100k levels), as the body and inside a field: 400", async () => {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
     for (const [path, body] of [
