@@ -243,12 +243,14 @@ describe("a native Responses stream that fails after its output", () => {
     expect(record).toMatchObject({ outcome: "stream_error", inputTokens: 10, outputTokens: 601, estimated: false });
   });
 
-  it("whose error event is not JSON (a proxy's `upstream reset`) is relayed as it came, nothing of the gateway's added", async () => {
+  it("whose error event is not JSON (a proxy's `upstream reset`) is not relayed (the openai SDK would throw a bare SyntaxError on it): the gateway ends the stream in the upstream's words, numbered on", async () => {
     const res = await post("/api/v1/responses", { model: "t/responses", stream: true, input: "reset after output" });
     const text = await res.text();
-    expect(text.endsWith("event: error\ndata: upstream reset\n\n")).toBe(true);
+    expect(text).not.toContain("data: upstream reset");
     expect(text).not.toContain("Could not reach");
-    expect([...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1])).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.output_text.delta", "error"]);
+    const events = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
+    expect(events.map((e) => [e.type, e.sequence_number])).toEqual([["response.created", 0], ["response.in_progress", 1], ["response.output_item.added", 2], ["response.output_text.delta", 3], ["response.failed", 4], ["error", 5]]);
+    expect(events.at(-1)).toMatchObject({ code: "UPSTREAM_ERROR", message: "Provider openai failed mid-stream: upstream reset" });
     expect(await ledgerRecordOf(gw, res.headers.get("x-request-id"))).toMatchObject({ outcome: "stream_error", attemptList: [{ status: 502, error: "UPSTREAM_ERROR" }] });
   });
 

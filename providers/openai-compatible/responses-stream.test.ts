@@ -107,12 +107,39 @@ describe("relayResponsesBody", () => {
     expect(clientWasTold(error)).toBe(true);
   });
 
-  it("an `error` event whose data is not JSON (a proxy's `upstream reset`) is relayed as it came, the failure in the upstream's words", async () => {
+  it("an `error` event whose data is not JSON (a proxy's `upstream reset`) is not relayed (an SDK's JSON.parse would throw on it): the stream ends as a cut one, in the upstream's words", async () => {
+    const NEXT = Symbol.for("model-gateway.responses.next-sequence");
     const reset = "event: error\ndata: upstream reset\n\n";
     const { out, error } = await relayed(created + delta + reset);
-    expect(out.map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("")).toBe(created + delta + reset);
+    expect(out.map((e) => e.event)).toEqual(["response.created", "response.output_text.delta", "response.failed"]);
+    expect(JSON.parse(out.at(-1)!.data)).toMatchObject({ sequence_number: 2, response: { status: "failed", error: { code: "server_error", message: "Provider up failed mid-stream: upstream reset" } } });
     expect(error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, message: "Provider up failed mid-stream: upstream reset" });
-    expect(clientWasTold(error)).toBe(true);
+    // The client was not told: the gateway's error event follows, numbered after response.failed.
+    expect(clientWasTold(error)).toBe(false);
+    expect(error[NEXT]).toBe(3);
+  });
+
+  it("an event whose data is not JSON (`data: {not json` mid-stream) is never relayed: response.failed and the error are numbered on from the upstream's last", async () => {
+    const NEXT = Symbol.for("model-gateway.responses.next-sequence");
+    const malformed = { status: 502, code: "UPSTREAM_ERROR", message: "Provider up sent a stream event that is not JSON", details: { provider: "up", reason: "invalid_event" } };
+    const message = { id: "msg_1", type: "message", status: "in_progress", role: "assistant", content: [] };
+    const head = created + ev("response.in_progress", resp("in_progress", null), 1) + ev("response.output_item.added", { output_index: 0, item: message }, 2)
+      + ev("response.content_part.added", { item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }, 3)
+      + ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello" }, 4)
+      + ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: " there" }, 5);
+    const after = ev("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: " friend" }, 7);
+    for (const bad of ["event: response.output_text.delta\ndata: {not json\n\n", "data: {not json\n\n", 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":6,"delta":"x"\n\n']) {
+      const { out, error } = await relayed(head + bad + after, 7);
+      expect([bad, out.map((e) => e.event)]).toEqual([bad, ["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added", "response.output_text.delta", "response.output_text.delta", "response.failed"]]);
+      expect(out.slice(0, -1).map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("")).toBe(head);
+      expect(error).toMatchObject(malformed);
+      const failed = JSON.parse(out.at(-1)!.data);
+      expect(failed).toMatchObject({ type: "response.failed", sequence_number: 6, response: { id: "resp_1", status: "failed", error: { code: "server_error", message: malformed.message } } });
+      // The message as it began (deltas are relayed, not kept: docs/responses.md).
+      expect(failed.response.output).toEqual([{ ...message, status: "incomplete" }]);
+      expect(clientWasTold(error)).toBe(false);
+      expect(error[NEXT]).toBe(7);
+    }
   });
 
   it("the same before any output fails before anything is relayed, in the upstream's words (retryable: another endpoint may serve)", async () => {

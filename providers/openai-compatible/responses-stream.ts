@@ -1,6 +1,8 @@
 // Relay of an upstream Responses stream to a Responses client: named events (`event:` + `data:`) pass through as
-// they came, names kept. Only the terminal event is parsed, for usage (web searches counted from its output, or from
-// the calls begun when the stream is cut before it); the first `*.delta` is the first token. The
+// they came, names kept, each checked to be JSON first (json-text.ts: no allocation): one that is not ends the
+// stream as a cut one, never reaching the client, whose SDK would throw a bare SyntaxError on it. Only the terminal
+// event is parsed, for usage (web searches counted from its output, or from the calls begun when the stream is cut
+// before it); the first `*.delta` is the first token. The
 // protocol has no [DONE]: the stream is over after response.completed / .incomplete / .failed, and a body that
 // ends before one (without an `error` event saying why) was cut off. The envelope events that open a stream
 // (response.created, .in_progress, .queued) are held (core/sse/opening-hold.ts) until another comes: a body that
@@ -23,6 +25,8 @@ import { ResponseSoFar } from "../../core/responses/response-so-far.ts";
 import { failedResponseError } from "../../core/responses/failed-error.ts";
 import { RelayedAnswer } from "./responses-answer-size.ts";
 import { AnswerBound } from "../answer-bound.ts";
+import { isJsonText } from "../json-text.ts";
+import { unreadableEvent } from "../unreadable-event.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -69,21 +73,22 @@ function upstreamFailure(provider: string, type: string, payload: any): GatewayE
   return inBandError(provider, openaiErrorStatus(inner), inner ?? payload);
 }
 
+/** An event's JSON: only events whose data is JSON get this far (isJsonText). */
+function payloadOf(ev: SseEvent): any {
+  return JSON.parse(ev.data);
+}
+
 /**
- * An event's JSON, or for data that is not JSON (a proxy's `event: error` / `data: upstream reset`) an `error`'s text
- * as its message and nothing else's: the event is still relayed as it came, and the failure told in its words.
+ * The failure an event whose data is not JSON stands for: for an `error` (a proxy's `event: error` / `data: upstream
+ * reset`) the upstream's, its text as the message; for any other a malformed answer.
  */
-function payloadOf(type: string | undefined, ev: SseEvent): any {
-  try {
-    return JSON.parse(ev.data);
-  } catch {
-    return type === "error" ? { message: ev.data } : undefined;
-  }
+function unreadable(provider: string, type: string | undefined, ev: SseEvent): GatewayError {
+  return type === "error" ? upstreamFailure(provider, type, { message: ev.data }) : unreadableEvent(provider);
 }
 
 /** The upstream's failure, told by an `error` or a response.failed before any output: another endpoint may serve. */
 function failedBeforeOutput(provider: string, type: string, ev: SseEvent): GatewayError | undefined {
-  const payload = payloadOf(type, ev);
+  const payload = payloadOf(ev);
   if (type === "response.failed" && Array.isArray(payload?.response?.output) && payload.response.output.length) return undefined;
   return upstreamFailure(provider, type, payload);
 }
@@ -108,11 +113,14 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
       const events = parser.push(chunk);
       for (const ev of events) {
         const type = typeOf(ev);
+        // Nothing goes out unread: the stream ends here as a cut one (response.failed numbered after the last event
+        // relayed, then the gateway's error event).
+        if (!isJsonText(ev.data)) throw unreadable(provider, type, ev);
         if (first && type?.endsWith(".delta")) {
           first = false;
           call.reportFirstToken();
         }
-        if (type === "error") told ??= upstreamFailure(provider, type, payloadOf(type, ev));
+        if (type === "error") told ??= upstreamFailure(provider, type, payloadOf(ev));
         // Named as OpenAI names them, so dispatch recognises the events that carry an upstream's error text (and
         // masks credentials in them: core/secrets/error-events.ts) whatever JSON spacing the upstream used.
         if (ev.event === undefined && (type === "error" || type === "response.failed")) ev.event = type;
@@ -125,7 +133,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
         if (!opening.begun && !(type && OPENING.has(type))) {
           const failed = type === "error" || type === "response.failed" ? failedBeforeOutput(provider, type, ev) : undefined;
           if (failed) {
-            const response = type === "response.failed" ? payloadOf(type, ev)?.response : undefined;
+            const response = type === "response.failed" ? payloadOf(ev)?.response : undefined;
             if (response?.usage) call.reportUsage(fromResponsesUsage(response.usage, response.output));
             throw failed;
           }
@@ -133,7 +141,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
         }
         if (type && TERMINAL.has(type)) {
           // Billed tokens: a failed response may still have consumed some.
-          const response = payloadOf(type, ev)?.response;
+          const response = payloadOf(ev)?.response;
           if (response?.usage) {
             const usage = fromResponsesUsage(response.usage, response.output);
             if (searches > (usage.webSearches ?? 0)) usage.webSearches = searches;
@@ -142,7 +150,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           yield ev;
           done = true;
           if (type === "response.failed") {
-            failedAfterOutput = told ?? upstreamFailure(provider, type, payloadOf(type, ev));
+            failedAfterOutput = told ?? upstreamFailure(provider, type, payloadOf(ev));
             // Its usage is the upstream's own final count: billed as reported, as response.completed's would be.
             if (response?.usage) afterTerminalUsage(failedAfterOutput);
             break read;

@@ -278,3 +278,53 @@ describe("relayChatStream: tool-call arguments sent as an object (a host not kno
     expect(JSON.parse(JSON.parse(strArgs).choices[0].delta.tool_calls[0].function.arguments)).toEqual({ city: "Zürich", q: { a: 1 } });
   });
 });
+
+describe("a chunk that is not JSON (`data: {not json` mid-stream)", () => {
+  const call = { reportUsage: () => {}, reportFirstToken: () => {} };
+  const wire = `data: ${chunk}\n\ndata: ${chunk}\n\ndata: {not json\n\ndata: [DONE]\n\n`;
+  /** What the relay gave the client, and the error it ended with. */
+  async function relayed(it: AsyncIterable<SseEvent>) {
+    const out: string[] = [];
+    try {
+      for await (const e of it) out.push(e.data);
+    } catch (error) {
+      return { out, error };
+    }
+    return { out, error: undefined };
+  }
+  const malformed = { status: 502, code: "UPSTREAM_ERROR", message: "Provider up sent a stream event that is not JSON", details: { provider: "up", reason: "invalid_event" } };
+
+  it("is never relayed: the stream ends with the provider's UPSTREAM_ERROR, the chunks before it relayed", async () => {
+    const list = [{ data: chunk }, { data: chunk }, { data: "{not json" }, { data: "[DONE]" }];
+    const { out, error } = await relayed(relayChatStream(events(list), true, call, "up"));
+    expect(out).toEqual([chunk, chunk]);
+    expect(error).toMatchObject(malformed);
+  });
+
+  it("the same from bytes (the hot path), read in any pieces, and from a Node stream", async () => {
+    const bytes = Buffer.from(wire);
+    for (const size of [1, 9, 4096]) {
+      const reads = (async function* () {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      })();
+      expect(await relayed(relayChatBody(reads, true, call, "up", new AbortController().signal))).toMatchObject({ out: [chunk, chunk], error: malformed });
+    }
+    const body = Readable.from([bytes], { objectMode: false });
+    expect(await relayed(relayChatBody(body, true, call, "up", new AbortController().signal))).toMatchObject({ out: [chunk, chunk], error: malformed });
+  });
+
+  it("an error chunk that is not JSON, or one cut short, is the same error, not relayed", async () => {
+    for (const bad of ['{"error": upstream reset', '{"error":{"message":"boom"', '{"id":"c","usage":{"prompt_tokens":1']) {
+      const { out, error } = await relayed(relayChatStream(events([{ data: chunk }, { data: bad }, { data: "[DONE]" }]), true, call, "up"));
+      expect([bad, out]).toEqual([bad, [chunk]]);
+      expect(error).toMatchObject(malformed);
+    }
+  });
+
+  it("before the answer began it fails before anything is relayed, retryable (another endpoint may serve)", async () => {
+    const role = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":null}';
+    const { out, error } = await relayed(relayChatStream(events([{ data: role }, { data: "{not json" }, { data: "[DONE]" }]), true, call, "up"));
+    expect(out).toEqual([]);
+    expect(error).toMatchObject({ ...malformed, retryable: true });
+  });
+});

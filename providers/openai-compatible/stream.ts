@@ -1,6 +1,8 @@
 // Relay of an OpenAI-protocol stream to an OpenAI-protocol client: events pass through as they came (no
-// per-chunk JSON re-serialisation); only a chunk with usage is parsed: a usage-only chunk is dropped if the client
-// did not ask for usage, and usage on a choice chunk is taken off it (sent on its own before [DONE] if asked).
+// per-chunk JSON re-serialisation), each checked to be JSON first (json-text.ts: no allocation), so a malformed
+// chunk ends the stream with the provider's error instead of reaching the client; only a chunk with usage is
+// parsed: a usage-only chunk is dropped if the client did not ask for usage, and usage on a choice chunk is taken
+// off it (sent on its own before [DONE] if asked).
 import { Readable } from "node:stream";
 import { SseParser, eventLimitOf, type SseEvent } from "../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
@@ -12,6 +14,8 @@ import { fromOpenAIUsage } from "./usage.ts";
 import { throwIfChatStreamError } from "../translate/chat-stream-error.ts";
 import { chunkOutput, NO_OUTPUT, PREAMBLE, TOKEN } from "./chunk-output.ts";
 import { stringifyToolArguments } from "./tool-arguments.ts";
+import { isJsonText } from "../json-text.ts";
+import { unreadableEvent } from "../unreadable-event.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -44,6 +48,8 @@ class Relay implements Opening {
       out.push(ev);
       return true;
     }
+    // Nothing goes out unread: a client SDK would throw a bare SyntaxError on it, never seeing the gateway's error.
+    if (!isJsonText(d)) throw unreadableEvent(this.provider);
     // `"usage":{` can only be the key itself: inside a JSON string the quotes would be escaped. Most chunks end
     // with a top-level `"usage":null}` (the gateway always asks for include_usage): that settles it without a scan.
     // Python's json.dumps (and so many self-hosted servers) writes `"usage": null}`: settled the same way.
@@ -102,24 +108,13 @@ class Relay implements Opening {
   }
 
   private throwIfError(d: string): void {
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(d);
-    } catch {
-      return; // not JSON: relayed like any other chunk
-    }
-    throwIfChatStreamError(chunk, this.provider);
+    throwIfChatStreamError(JSON.parse(d), this.provider);
   }
 }
 
 /** Chunk `d` with each tool call's object `arguments` as a JSON string (tool-arguments.ts); `d` itself if none was. */
 function argumentsAsText(d: string): string {
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(d);
-  } catch {
-    return d;
-  }
+  const chunk: unknown = JSON.parse(d);
   return stringifyToolArguments(chunk, "delta") ? JSON.stringify(chunk) : d;
 }
 

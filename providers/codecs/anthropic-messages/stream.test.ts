@@ -70,6 +70,20 @@ describe("relayMessagesStream", () => {
     expect(after.error).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", message: "Provider up failed mid-stream: upstream reset" });
   });
 
+  it("an event whose data is not JSON (`data: {not json` mid-stream) is never relayed: the provider's UPSTREAM_ERROR ends the stream", async () => {
+    const malformed = { status: 502, code: "UPSTREAM_ERROR", message: "Provider up sent a stream event that is not JSON", details: { provider: "up", reason: "invalid_event" } };
+    const bad = { event: "content_block_delta", data: "{not json" };
+    const r = await relay([start, blockStart, delta, delta, bad, blockStop, msgDelta, stop]);
+    expect(r.out).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_delta"]);
+    expect(r.error).toMatchObject(malformed);
+    // The events it reads for usage, cut short, are the same failure (before content: retryable, nothing relayed).
+    const cutStart = await relay([{ event: "message_start", data: start.data.slice(0, -5) }, blockStart, delta, stop]);
+    expect(cutStart).toMatchObject({ out: [], error: { ...malformed, retryable: true } });
+    const cutDelta = await relay([start, blockStart, delta, blockStop, { event: "message_delta", data: msgDelta.data.slice(0, -3) }, stop]);
+    expect(cutDelta.out).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_stop"]);
+    expect(cutDelta.error).toMatchObject(malformed);
+  });
+
   it("an answer without content blocks but with a stop_reason is an (empty) answer, relayed whole", async () => {
     const r = await relay([start, msgDelta, stop]);
     expect(r.error).toBeUndefined();

@@ -1,15 +1,18 @@
-// Relay of a native Anthropic stream to a messages client: frames pass through untouched; only message_start,
-// message_delta, error and server-tool block starts are parsed (usage, in-band errors, web searches), so the hot
-// path does no re-serialisation. message_start and pings are held (core/sse/opening-hold.ts) until the answer begins
-// (a content block, or a message_delta's stop_reason): a stream that ends or errs before that fails before dispatch
-// commits it, so it is retried elsewhere instead of reaching the client as an empty answer (past the bounded hold,
-// it ends with an error event).
+// Relay of a native Anthropic stream to a messages client: frames pass through untouched, each checked to be JSON
+// first (json-text.ts: no allocation; a malformed one ends the stream with the provider's error, never reaching the
+// client or a translator); only message_start, message_delta, error and server-tool block starts are parsed (usage,
+// in-band errors, web searches), so the hot path does no re-serialisation. message_start and pings are held
+// (core/sse/opening-hold.ts) until the answer begins (a content block, or a message_delta's stop_reason): a stream
+// that ends or errs before that fails before dispatch commits it, so it is retried elsewhere instead of reaching the
+// client as an empty answer (past the bounded hold, it ends with an error event).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { holdOpening, type Opening } from "../../../core/sse/opening-hold.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import { anthropicErrorEvent } from "./errors.ts";
 import { fromAnthropicUsage } from "./usage.ts";
+import { isJsonText } from "../../json-text.ts";
+import { unreadableEvent } from "../../unreadable-event.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
@@ -31,6 +34,8 @@ async function* relay(events: AsyncIterable<SseEvent>, call: RelayCall, provider
   };
   for await (const ev of events) {
     const type = ev.event;
+    // An `error` event's data that is not JSON (a proxy's words) is read below; nothing else goes out unread.
+    if (type !== "error" && !isJsonText(ev.data)) throw unreadableEvent(provider);
     if (type === "message_start") {
       usage = { ...JSON.parse(ev.data).message?.usage };
       // Input tokens are known (and spent) from here on, even if the stream dies before message_delta.

@@ -1,16 +1,20 @@
 // The Gemini generate answer reader shared by the gemini and vertex drivers: errors mapped, the JSON or SSE events
-// passed through as they are, a stream's first token reported (a JSON answer has none: only streams have a ttft).
+// passed through as they are, each checked to be JSON first (a malformed one is the provider's error, never relayed
+// nor handed to a translator), a stream's first token reported (a JSON answer has none: only streams have a ttft).
 import { parseSse } from "../../../core/sse/parse.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
 import { readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
 import { geminiFailure } from "./errors.ts";
+import { checkGeminiAnswer } from "../../answer-shape.ts";
+import { isJsonText } from "../../json-text.ts";
+import { unreadableEvent } from "../../unreadable-event.ts";
 
 /** Gemini's answer to a generate call, wherever it was sent (the Gemini API or Vertex AI): its JSON or SSE events. */
 export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
   if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
-  const json: unknown = await readUpstreamJson(provider, res, call.signal);
+  const json = checkGeminiAnswer(provider, await readUpstreamJson(provider, res, call.signal));
   return { kind: "json", body: json };
 }
 
@@ -18,6 +22,7 @@ async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provid
   let first = true;
   try {
     for await (const ev of events) {
+      if (!isJsonText(ev.data)) throw unreadableEvent(provider);
       if (first) {
         call.reportFirstToken();
         first = false;
