@@ -6,7 +6,7 @@ import { toNodeHandler } from "h3/node";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Gateway } from "./gateway.ts";
 import { endpoints } from "./endpoints/index.ts";
-import type { EndpointSpec } from "./endpoints/spec.ts";
+import { endpointMethods, type EndpointSpec } from "./endpoints/spec.ts";
 import { handleRequest, requestIdOf } from "./http/handle.ts";
 import { writeWhole } from "./http/respond.ts";
 import { GatewayError, toGatewayError, toGeminiJSON } from "./errors.ts";
@@ -25,7 +25,7 @@ import { trafficOf } from "./admin/traffic-sampler.ts";
 import { answerUnrouted } from "./http/unrouted.ts";
 import { envelopeForPath } from "./http/path-envelope.ts";
 import { markWhenEnded } from "./observability/wire-bytes.ts";
-import { RouteMethods } from "./http/route-methods.ts";
+import { RouteMethods, withHead } from "./http/route-methods.ts";
 import { crossOrigin } from "./http/cors.ts";
 
 const HANDLED = Symbol.for("h3.handled");
@@ -62,13 +62,16 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
   const app = new H3();
   // Every route as registered, so a known path asked with another method is a 405 listing the methods it takes.
   const served = new RouteMethods();
-  const on = (method: string, route: string, handler: (event: H3Event) => unknown) => {
-    served.add(method, route);
-    if (route.startsWith("/api/")) api?.add(method, route);
-    app.on(method as "GET", route, handler);
+  /** `methods`: a GET route's are GET and HEAD (withHead), the GET's answer without its body for HEAD. */
+  const on = (methods: string | string[], route: string, handler: (event: H3Event) => unknown) => {
+    for (const method of typeof methods === "string" ? withHead(methods) : methods) {
+      served.add(method, route);
+      if (route.startsWith("/api/")) api?.add(method, route);
+      app.on(method as "GET", route, handler);
+    }
   };
   const register = (spec: EndpointSpec) => {
-    on(spec.method, spec.route, async (event) => {
+    on(endpointMethods(spec), spec.route, async (event) => {
       const { req, res } = nodeOf(event);
       await handleRequest(gateway, spec, req, res, (getRouterParams(event, { decode: true }) ?? {}) as Record<string, string>);
       return HANDLED;
@@ -142,34 +145,30 @@ export function createApp(gateway: Gateway, api?: RouteMethods): H3 {
   on("GET", "/api/openapi.json", (event) => {
     openapi ??= JSON.stringify(buildOpenApi());
     const { req, res } = nodeOf(event);
-    res.writeHead(200, { "content-type": "application/json", "x-request-id": requestIdOf(req) });
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(openapi)), "x-request-id": requestIdOf(req) });
     res.end(openapi);
     return HANDLED;
   });
 
   // Signed asset links (generated images/videos): the signature is the credential, so no auth pipeline.
-  for (const method of ["GET", "HEAD"] as const) {
-    on(method, `${ASSET_ROUTE}/:name`, async (event) => {
-      const { req, res } = nodeOf(event);
-      await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
-      return HANDLED;
-    });
-  }
+  on("GET", `${ASSET_ROUTE}/:name`, async (event) => {
+    const { req, res } = nodeOf(event);
+    await serveAsset(gateway, req, res, getRouterParams(event, { decode: true })?.name ?? "", requestIdOf(req));
+    return HANDLED;
+  });
 
   // Liveness: the process serves HTTP. Readiness (should traffic come here?) is /readyz (core/readiness.ts).
   // Probes are neither counted nor logged (one every few seconds per prober), but carry x-request-id like every answer.
-  // HEAD as well as GET (RFC 9110 §9.1: wherever GET is): some load balancers probe with HEAD, and read the status alone.
-  for (const method of ["GET", "HEAD"] as const) {
-    on(method, "/healthz", (event) => {
-      const { req, res } = nodeOf(event);
-      return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
-    });
-    on(method, "/readyz", async (event) => {
-      const { req, res } = nodeOf(event);
-      const r = await readiness(gateway);
-      return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
-    });
-  }
+  // HEAD as well as GET, as on every GET route (on): some load balancers probe with HEAD, and read the status alone.
+  on("GET", "/healthz", (event) => {
+    const { req, res } = nodeOf(event);
+    return sendJson(res, 200, { status: "ok" }, { "x-request-id": requestIdOf(req) });
+  });
+  on("GET", "/readyz", async (event) => {
+    const { req, res } = nodeOf(event);
+    const r = await readiness(gateway);
+    return sendJson(res, r.ready ? 200 : 503, r.body, { "x-request-id": requestIdOf(req), "cache-control": "no-store", ...(r.ready ? {} : { "retry-after": "1" }) });
+  });
 
   // The operator console (core/console/), before the 404 of any other path: off the path of every API request.
   app.all("/**", noRoute);
@@ -194,7 +193,7 @@ export function createNodeHandler(gateway: Gateway) {
   const api = new RouteMethods();
   const viaH3 = toNodeHandler(createApp(gateway, api));
   const direct = new Map<string, EndpointSpec>();
-  for (const spec of endpoints) if (!/[:*]/.test(spec.route)) direct.set(`${spec.method} ${spec.route}`, spec);
+  for (const spec of endpoints) if (!/[:*]/.test(spec.route)) for (const m of endpointMethods(spec)) direct.set(`${m} ${spec.route}`, spec);
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");

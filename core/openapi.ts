@@ -2,11 +2,11 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { endpoints } from "./endpoints/index.ts";
-import type { EndpointSpec } from "./endpoints/spec.ts";
+import { endpointMethods, type EndpointSpec } from "./endpoints/spec.ts";
 import { packageRoot } from "./package-root.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { ADMIN_PREFIX } from "./admin/route.ts";
-import { RouteMethods } from "./http/route-methods.ts";
+import { RouteMethods, withHead } from "./http/route-methods.ts";
 import { servedById } from "./endpoints/gemini/route.ts";
 import type { EndpointKind } from "./pipeline/context.ts";
 import { adminErrors, catalogErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors, messagesErrors } from "./openapi-errors.ts";
@@ -101,10 +101,10 @@ function addAdminPaths(paths: Record<string, Json>, errorRef: Json): void {
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
-/** Every endpoint and admin route's methods, as core/app.ts registers them. */
+/** Every endpoint and admin route's methods, as core/app.ts registers them (HEAD beside GET: withHead). */
 const routeMethods = new RouteMethods();
-for (const e of endpoints) routeMethods.add(e.method, e.route);
-for (const r of adminRoutes) routeMethods.add(r.method, ADMIN_PREFIX + r.path);
+for (const e of endpoints) for (const m of endpointMethods(e)) routeMethods.add(m, e.route);
+for (const r of adminRoutes) for (const m of withHead(r.method)) routeMethods.add(m, ADMIN_PREFIX + r.path);
 
 /**
  * The methods the gateway answers 405 on an endpoint's path (core/app.ts): every method no route serves there. A
@@ -126,8 +126,8 @@ function notAllowedOp(path: string, params: Json[], method: string, served: stri
     ...(params.length ? { parameters: params } : {}),
     responses: {
       "405": {
-        description: `Method not allowed (error code INVALID_REQUEST); Allow names the method to use`,
-        headers: { Allow: { schema: { type: "string" }, description: "The method this path serves" }, ...requestIdHeader() },
+        description: `Method not allowed (error code INVALID_REQUEST); Allow names the methods to use`,
+        headers: { Allow: { schema: { type: "string" }, description: "The methods this path serves" }, ...requestIdHeader() },
         content: { "application/json": { schema: errorSchema } },
       },
     },
@@ -242,7 +242,7 @@ function operation(ep: EndpointSpec): Json {
 
 /** GET /api/openapi.json (core/app.ts): this document, served without a key. */
 const OPENAPI_ROUTE = "/api/openapi.json";
-routeMethods.add("GET", OPENAPI_ROUTE);
+for (const m of withHead("GET")) routeMethods.add(m, OPENAPI_ROUTE);
 const openApiOperation: Json = {
   operationId: "get_openapi",
   summary: "This OpenAPI 3.1 document",
@@ -258,7 +258,7 @@ export function buildOpenApi(): Json {
   const schemas = toComponents(loadSchemas());
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
   const paths: Record<string, Json> = { "/openapi.json": { get: openApiOperation } };
-  for (const m of refusedMethods(OPENAPI_ROUTE)) paths["/openapi.json"]![m] = notAllowedOp("/openapi.json", [], m, "GET", "Gateway", errorRef);
+  for (const m of refusedMethods(OPENAPI_ROUTE)) paths["/openapi.json"]![m] = notAllowedOp("/openapi.json", [], m, routeMethods.for(OPENAPI_ROUTE).join(", "), "Gateway", errorRef);
   for (const ep of endpoints) (paths[openApiPath(ep)] ??= {})[ep.method.toLowerCase()] = operation(ep);
   for (const ep of endpoints) {
     const path = openApiPath(ep);

@@ -115,8 +115,8 @@ describe("admin API", () => {
     expect([unknown.status, unknown.json.error.code, unknown.headers.get("cache-control")]).toEqual([404, "NOT_FOUND", "no-store"]);
     expect((await call("GET", "/nope", READ)).status).toBe(404);
     const method = await call("DELETE", "/keys/acme/ci", WRITE);
-    expect([method.status, method.json.error.code, method.headers.get("allow"), method.headers.get("cache-control")]).toEqual([405, "INVALID_REQUEST", "GET, PATCH", "no-store"]);
-    expect((await call("PUT", "/usage", READ)).headers.get("allow")).toBe("GET");
+    expect([method.status, method.json.error.code, method.headers.get("allow"), method.headers.get("cache-control")]).toEqual([405, "INVALID_REQUEST", "GET, HEAD, PATCH", "no-store"]);
+    expect((await call("PUT", "/usage", READ)).headers.get("allow")).toBe("GET, HEAD");
     // Logged and counted as requests no route takes, with the admin key that asked (never the key).
     const lines = await log.accessOnce((l) => l.endpoint === "unrouted" && l.path === "/admin/v1/keys/acme/ci", 3);
     expect(lines.map((l) => [l.method, l.status, l.adminKeyId])).toEqual([["DELETE", 401, undefined], ["DELETE", 401, undefined], ["DELETE", 405, "ops"]]);

@@ -55,6 +55,10 @@ describe("405 in /api/openapi.json", () => {
         documented405.push(what);
         expect(res.status, what).toBe(405);
         expect(res.headers.get("allow"), what).toBeTruthy();
+        // The document names the methods the Allow header lists (HEAD with every GET), in whatever order.
+        const methods = (list: string) => list.split(", ").sort();
+        expect(op.summary, what).toMatch(new RegExp(`^Not served: ${template.replace(/[{}.]/g, "\\$&")} takes `));
+        expect(methods(op.summary.slice(op.summary.indexOf(" takes ") + 7)), what).toEqual(methods(res.headers.get("allow")!));
         const pointer = `#/paths/${template.replace(/~/g, "~0").replace(/\//g, "~1")}/${m}/responses/405/content/application~1json/schema`;
         const validate = ajv.getSchema(`openapi.json${pointer}`);
         expect(validate(JSON.parse(body)), `${what}: ${JSON.stringify(validate.errors)}`).toBe(true);

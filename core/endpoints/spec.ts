@@ -1,6 +1,7 @@
 // What an HTTP endpoint is to the core: its route, client protocol, body validator and terminal step.
 import type { ValidateFunction } from "ajv";
 import type { ClientProtocol, EndpointKind, GatewayContext } from "../pipeline/context.ts";
+import { withHead } from "../http/route-methods.ts";
 
 export interface EndpointSpec {
   kind: EndpointKind;
@@ -56,3 +57,9 @@ export interface EndpointSpec {
     accepted?: string;
   };
 }
+
+/**
+ * The methods an endpoint's route is served with: its own, and HEAD beside GET (route-methods.ts withHead), except on
+ * MCP, whose GET opens the session's event stream, a stream with no head of its own (the MCP transport refuses HEAD).
+ */
+export const endpointMethods = (spec: EndpointSpec): string[] => (spec.kind === "mcp" ? [spec.method] : withHead(spec.method));

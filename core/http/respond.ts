@@ -75,10 +75,13 @@ export function writeError(ctx: GatewayContext, res: ServerResponse, err: Gatewa
  * the terminating chunk and an empty write of end()'s own after it: five buffers gathered into one writev, each with
  * its allocations. Here the length is in the headers, the write goes out as soon as it is made (the socket uncorked
  * at once rather than on the next tick), and end() finds the socket's buffer empty. A response that has no body
- * (HEAD, 204, 304) or no socket yet (a pipelined request waiting its turn) takes Node's own path.
+ * (HEAD, 204, 304) or no socket yet (a pipelined request waiting its turn) takes Node's own path; a HEAD is told the
+ * length its GET's body has, as the GET's other headers.
  */
 export function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string, by?: HeadReporter): void {
-  if (status === 204 || status === 304 || res.req?.method === "HEAD" || !res.socket) {
+  const head = res.req?.method === "HEAD";
+  if (head && status !== 204 && status !== 304) headers["content-length"] = String(Buffer.byteLength(text));
+  if (status === 204 || status === 304 || head || !res.socket) {
     writeHeadSafely(res, status, headers, by);
     res.end(text);
     return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RouteMethods } from "./route-methods.ts";
+import { RouteMethods, withHead } from "./route-methods.ts";
 
 describe("RouteMethods", () => {
   const routes = new RouteMethods();
@@ -22,5 +22,13 @@ describe("RouteMethods", () => {
     expect(routes.for("/api/v1/responses/a/b")).toEqual([]);
     expect(routes.for("/api/v1/chat/completions/x")).toEqual([]);
     expect(routes.for("/api/v1/chat.completions")).toEqual([]);
+  });
+});
+
+describe("withHead", () => {
+  it("a GET route is served with HEAD too (RFC 9110 §9.1); other methods alone", () => {
+    expect(withHead("GET")).toEqual(["GET", "HEAD"]);
+    expect(withHead("POST")).toEqual(["POST"]);
+    expect(withHead("delete")).toEqual(["DELETE"]);
   });
 });

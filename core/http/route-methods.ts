@@ -3,6 +3,12 @@
 // /api/v1/responses/{id} (GET, DELETE) as much as /api/v1/chat/completions (POST).
 interface Pattern { methods: Set<string>; test: RegExp }
 
+/**
+ * The methods a route registered for `method` is served with: a GET route answers HEAD too (RFC 9110 §9.1: the GET's
+ * status and headers without its body), as monitoring tools and load balancers probe with HEAD.
+ */
+export const withHead = (method: string): string[] => (method.toUpperCase() === "GET" ? ["GET", "HEAD"] : [method.toUpperCase()]);
+
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 
 function compile(route: string): RegExp {
