@@ -7,6 +7,7 @@ import type { CallOptions, ProviderResult, Target } from "../../core/contracts/p
 import { GatewayError } from "../../core/errors.ts";
 import { holdOpening, type Opening } from "../../core/sse/opening-hold.ts";
 import { readUpstreamJson, transportError } from "../http.ts";
+import { checkConverseAnswer } from "../answer-shape.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
@@ -24,7 +25,7 @@ export async function converse(env: BedrockEnv, body: any, target: Target, call:
   const requestId = res.headers["x-amzn-requestid"];
   const out = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
   if (stream) return { kind: "stream", headers: out, events: converseEvents(res.body, call, env.name) };
-  const json: unknown = await readUpstreamJson(env.name, res, call.signal);
+  const json = checkConverseAnswer(env.name, await readUpstreamJson(env.name, res, call.signal));
   return { kind: "json", headers: out, body: json };
 }
 

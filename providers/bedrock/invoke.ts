@@ -81,7 +81,7 @@ export async function invokeMessages(env: BedrockEnv, body: any, target: Target,
   if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
   if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name, res.body), env.name, call.signal) };
   const json = await bodyJson(env.name, res, call.signal);
-  return { kind: "json", headers: out, body: acceptMessage(json, call) };
+  return { kind: "json", headers: out, body: acceptMessage(env.name, json, call) };
 }
 
 /** InvokeModelWithResponseStream frames -> Anthropic SSE events (`event: <type>`, single-line data). */

@@ -4,6 +4,7 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { UpstreamClient, failFromResponse, readUpstreamJson } from "../http.ts";
+import { checkChatAnswer } from "../answer-shape.ts";
 import { baseUrlOf, buildChatRequest } from "./request.ts";
 import { relayChatBody } from "./stream.ts";
 import { fromOpenAIUsage } from "./usage.ts";
@@ -38,8 +39,8 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
         const scan = mayObjectArguments(config, baseUrlOf(config, target));
         return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal, scan) };
       }
-      const json = await readUpstreamJson(name, res, call.signal);
-      if (json?.usage) call.reportUsage(fromOpenAIUsage(json.usage));
+      const json = checkChatAnswer(name, await readUpstreamJson(name, res, call.signal));
+      if (json.usage) call.reportUsage(fromOpenAIUsage(json.usage));
       stringifyToolArguments(json, "message");
       return { kind: "json", headers, body: json };
     },

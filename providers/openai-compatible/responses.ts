@@ -12,6 +12,7 @@ import { authHeaders, endpointUrl } from "./request.ts";
 import { relayResponsesBody } from "./responses-stream.ts";
 import { fromResponsesUsage } from "./responses-usage.ts";
 import { bodyJson } from "../upstream-json.ts";
+import { checkResponsesAnswer } from "../answer-shape.ts";
 import { dropResponsesReasoning } from "./refused-reasoning.ts";
 
 /** The upstream request, and the reasoning knobs left out because the model refuses them (for x-mg-dropped-params). */
@@ -31,8 +32,8 @@ export async function openaiResponses(
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
   const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
   if (body.stream === true) return { kind: "stream", headers, events: relayResponsesBody(res.body, call, name, call.signal, res.limits?.answer) };
-  const json = await bodyJson(name, res, call.signal);
-  if (json?.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
+  const json = checkResponsesAnswer(name, await bodyJson(name, res, call.signal));
+  if (json.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));
   return { kind: "json", headers, body: json };
 }
 

@@ -15,7 +15,7 @@ export async function messagesAnswer(
   const headers = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
   if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider, res.body), provider, call.signal) };
   const json = await readUpstreamJson(provider, res, call.signal);
-  return { kind: "json", headers, body: acceptMessage(json, call) };
+  return { kind: "json", headers, body: acceptMessage(provider, json, call) };
 }
 
 async function* guard<T>(events: AsyncIterable<T>, provider: string, signal: AbortSignal): AsyncGenerator<T> {
