@@ -56,6 +56,12 @@ describe("stream-transcoder invoke", () => {
     if (n.kind === "stream") for await (const e of n.events) expect(JSON.parse(e.data)).toEqual(body);
   });
 
+  it("a decoded answer a translator trips over (JSON null from a messages driver, for chat) is a retryable 502 invalid_answer, not a 500", async () => {
+    const driver = { name: "p", protocol: "anthropic", messages: async (): Promise<ProviderResult> => ({ kind: "json", body: null }) } as unknown as ProviderDriver;
+    const err = await invokeTranslated(ctxFor({ model: "m/x", messages: [{ role: "user", content: "q" }] }), translators, driver, "chat", target, call)!.then(() => undefined, (e) => e);
+    expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { provider: "p", reason: "invalid_answer" } });
+  });
+
   it("a translated body goes out without the client's headers; a native one keeps them", async () => {
     const withHeaders = { ...call, clientHeaders: { "anthropic-beta": "x" } };
     const seen: Record<string, unknown>[] = [];

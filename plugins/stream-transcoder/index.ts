@@ -66,7 +66,7 @@ function translateAndSend(
   }
   return sent.then(
     (r) => {
-      if (r.kind === "json") r = { ...r, body: tr.response(r.body, t.state, call) };
+      if (r.kind === "json") r = { ...r, body: translateAnswer(tr, r.body, t.state, call, driver.name) };
       else if (r.kind === "stream") r = { ...r, events: tr.stream(r.events, t.state, call) };
       // A driver may report fields it dropped itself: one header lists both.
       const own = r.headers?.[DROPPED_HEADER];
@@ -75,6 +75,22 @@ function translateAndSend(
       return r;
     },
   );
+}
+
+/**
+ * A decoded answer translated for the client. The decoders check each answer's shape (providers/answer-shape.ts);
+ * should a translator still trip over one (a TypeError reading a field the upstream left out), that is the answer's
+ * fault, not the gateway's: a retryable 502 invalid_answer counted against the provider, never a 500.
+ */
+function translateAnswer(tr: Translator, body: unknown, state: unknown, call: CallOptions, provider: string): unknown {
+  try {
+    return tr.response(body, state, call);
+  } catch (e) {
+    if (e instanceof GatewayError) throw e;
+    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider}'s answer could not be read; it was dropped`, {
+      retryable: true, details: { provider, reason: "invalid_answer" }, cause: e,
+    });
+  }
 }
 
 /** One function for every request (not a closure per request: see GatewayContext.invoke). */
