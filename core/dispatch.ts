@@ -595,7 +595,7 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
   }
 }
 
-function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
+export function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
   // Without the transcoder a responses request reaches only an upstream that serves /responses itself, and a Gemini
   // one none at all: even its native pair picks the driver's op and reads the usage (the Gemini driver reports none).
   const fn = op === "responses" ? (target.nativeResponses ? driver.responses : undefined) : op === "gemini" ? undefined : driver[op];

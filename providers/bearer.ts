@@ -42,5 +42,6 @@ export function textsOnly(input: string[] | number[][], provider: string): strin
 
 export function resultsOf(list: unknown): { index: number; score: number }[] {
   if (!Array.isArray(list)) return [];
-  return list.map((r: any) => ({ index: Number(r?.index), score: Number(r?.relevance_score) }));
+  // A missing or non-numeric score stays NaN (Number(null) would be 0): the endpoint refuses the answer.
+  return list.map((r: any) => ({ index: Number(r?.index), score: typeof r?.relevance_score === "number" ? r.relevance_score : NaN }));
 }

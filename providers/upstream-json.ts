@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError } from "../core/errors.ts";
 import { DEFAULT_URL_FETCH, fetchClientUrl, type UrlFetchOptions } from "../core/net/url-fetch.ts";
 import { answerTooLarge, failFromResponse, readUpstreamBody, readUpstreamJson, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./http.ts";
+import { decodeBase64Strict } from "./strict-base64.ts";
 
 export { MAX_DOWNLOAD_BYTES } from "./upstream-limits.ts";
 
@@ -155,8 +156,10 @@ export function sniffImage(bytes: Uint8Array, fallback = "image/png"): string {
   return fallback;
 }
 
-export function decodeFloat32Base64(b64: string): Float32Array {
-  const buf = Buffer.from(b64, "base64");
+/** The wire's base64 embedding (little-endian float32s); undefined when it is not one. */
+export function decodeFloat32Base64(b64: string): Float32Array | undefined {
+  const buf = decodeBase64Strict(b64);
+  if (!buf || buf.length % 4 !== 0) return undefined; // not base64, or not whole float32s
   const out = new Float32Array(buf.length >> 2);
   for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
   return out;

@@ -7,6 +7,7 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { EmbeddingsCall, EmbeddingsOutput } from "../contracts/media.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
+import { invalidAnswer } from "../invalid-answer.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "input", "dimensions", "encoding_format", "user", "providerOptions"] as const;
@@ -79,6 +80,27 @@ function normaliseInput(raw: string | (string | number | number[])[]): string[] 
   throw invalidRequest("input must be a string, an array of strings, or token-id arrays, not a mixture", "input");
 }
 
+/**
+ * One vector per input, each a non-empty list of finite numbers (a Float32Array decoded from base64, or an array):
+ * anything else (a string, nulls, an empty or missing vector) would be served as garbage and billed.
+ */
+export function checkVectors(out: EmbeddingsOutput, inputs: number, provider: string): void {
+  const vectors: unknown = out?.vectors;
+  if (!Array.isArray(vectors) || vectors.length !== inputs) {
+    throw invalidAnswer(provider, `Provider ${provider} returned ${Array.isArray(vectors) ? vectors.length : 0} embeddings for ${inputs} inputs`);
+  }
+  vectors.forEach((v: unknown, i) => {
+    if (!(v instanceof Float32Array || Array.isArray(v)) || v.length === 0 || !allFinite(v)) {
+      throw invalidAnswer(provider, `Provider ${provider} returned embedding ${i} that is not a list of numbers`);
+    }
+  });
+}
+
+function allFinite(v: ArrayLike<unknown>): boolean {
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "number" || !Number.isFinite(v[i])) return false;
+  return true;
+}
+
 async function embeddings(ctx: GatewayContext): Promise<void> {
   echoTraceId(ctx);
   const body = ctx.body;
@@ -98,18 +120,15 @@ async function embeddings(ctx: GatewayContext): Promise<void> {
     providerOptions: body.providerOptions,
     extra: extraFields(body, KNOWN),
   };
-  const out = await dispatchCall<EmbeddingsOutput>(ctx, "embeddings", call);
-  if (out.vectors.length !== input.length) {
-    throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned ${out.vectors.length} embeddings for ${input.length} inputs`, {
-      details: { provider: ctx.resolvedProvider },
-    });
-  }
+  const out = await dispatchCall<EmbeddingsOutput>(ctx, "embeddings", call, { check: (o, provider) => checkVectors(o, input.length, provider) });
   const base64 = body.encoding_format === "base64";
   const data = out.vectors.map((v, index) => {
     const vec = dims.truncate ? truncateNormalise(v, dims.truncate) : v;
     return { object: "embedding", index, embedding: base64 ? toBase64(vec) : Array.from(vec as ArrayLike<number>) };
   });
-  const tokens = out.inputTokens || estimated;
+  // A count that is not a positive whole number (a string, a batch without one) is not billed as 0: the estimate is.
+  const reported = out.inputTokens;
+  const tokens = typeof reported === "number" && Number.isInteger(reported) && reported > 0 ? reported : estimated;
   ctx.usage = { inputTokens: tokens, outputTokens: 0 };
   ctx.response = {
     kind: "json",

@@ -15,6 +15,7 @@ import { estimateTokens } from "../metering/estimate-tokens.ts";
 import { keepAsset, signAsset, IMAGE_URL_TTL_S } from "../assets/index.ts";
 import { IDEMPOTENCY_WINDOW_MS } from "../http/idempotency-key.ts";
 import { refreshImageUrls } from "./image-replay.ts";
+import { invalidAnswer } from "../invalid-answer.ts";
 import { dispatchCall, extraFields, limitsOf, metadata, requireType, servedModelId, withDeadline, withTimeout, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "prompt", "n", "size", "quality", "style", "response_format", "user", "reference_image", "providerOptions"] as const;
@@ -47,6 +48,13 @@ function keepSeconds(ctx: GatewayContext): number {
   return ctx.keptForReplay ? Math.max(IMAGE_URL_TTL_S, IDEMPOTENCY_WINDOW_MS / 1000) : IMAGE_URL_TTL_S;
 }
 
+/** At least one image, each with bytes: an answer without them would be billed for nothing (the drivers decode strictly). */
+export function checkImages(out: ImagesOutput, provider: string): void {
+  const images: unknown = out?.images;
+  if (!Array.isArray(images) || !images.length) throw invalidAnswer(provider, `Provider ${provider} returned no images`);
+  if (images.some((img) => !(img?.bytes instanceof Uint8Array) || img.bytes.length === 0)) throw invalidAnswer(provider, `Provider ${provider} returned an image without data`);
+}
+
 async function images(ctx: GatewayContext): Promise<void> {
   echoTraceId(ctx);
   const body = ctx.body;
@@ -76,8 +84,7 @@ async function images(ctx: GatewayContext): Promise<void> {
   };
   const hold = typeof limitsOf(model).timeout_seconds === "number" ? limitsOf(model).timeout_seconds * 1000 : IMAGE_HOLD_MS;
   const out = await withDeadline(hold, `Image generation on ${model.id}`, (signal) =>
-    dispatchCall<ImagesOutput>(ctx, "images", calls.values().next().value, { signal, targets: withTimeout(ctx.targets, hold) }), ctx.signal);
-  if (!out.images.length) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned no images`, { details: { provider: ctx.resolvedProvider } });
+    dispatchCall<ImagesOutput>(ctx, "images", calls.values().next().value, { signal, targets: withTimeout(ctx.targets, hold), check: checkImages }), ctx.signal);
 
   const asUrl = body.response_format === "url";
   const keepS = asUrl ? keepSeconds(ctx) : 0;

@@ -3,20 +3,26 @@
 import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { ModelRuntime } from "../config/runtime.ts";
-import { dispatch, gatewayMetadata, type OperationName } from "../dispatch.ts";
+import { dispatch, gatewayMetadata, invokeNative, type OperationName } from "../dispatch.ts";
 import { GatewayError, type ErrorCode } from "../errors.ts";
 import type { Target } from "../contracts/provider.ts";
 import { timeLimitError } from "../time-limit-cut.ts";
 
-export interface DispatchOverrides {
+export interface DispatchOverrides<T = unknown> {
   signal?: AbortSignal;
   targets?: Target[];
   drivers?: GatewayContext["drivers"];
+  /**
+   * Throws when a driver's output is not a usable answer (core/invalid-answer.ts). It runs inside the attempt, so
+   * the failure is retried and counted against that endpoint like any upstream error, before anything is billed.
+   */
+  check?: (out: T, provider: string) => void;
 }
 
 /** dispatch() on a shallow copy whose body is the canonical call; returns the driver's output. */
-export async function dispatchCall<T>(ctx: GatewayContext, op: OperationName, call: unknown, o: DispatchOverrides = {}): Promise<T> {
+export async function dispatchCall<T>(ctx: GatewayContext, op: OperationName, call: unknown, o: DispatchOverrides<T> = {}): Promise<T> {
   const sub: GatewayContext = { ...ctx, body: call, signal: o.signal ?? ctx.signal, targets: o.targets ?? ctx.targets, drivers: o.drivers ?? ctx.drivers };
+  if (o.check) sub.invoke = checkedInvoke(sub.invoke, o.check);
   try {
     await dispatch(sub, op);
   } finally {
@@ -30,6 +36,16 @@ export async function dispatchCall<T>(ctx: GatewayContext, op: OperationName, ca
   const r = sub.response;
   if (!r || r.kind !== "json") throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${sub.resolvedProvider} returned no ${op} result`);
   return r.body as T;
+}
+
+/** ctx.invoke (or the driver's own operation) with every JSON output put through check before dispatch takes it. */
+function checkedInvoke<T>(inner: GatewayContext["invoke"], check: (out: T, provider: string) => void): NonNullable<GatewayContext["invoke"]> {
+  return async (c, driver, op, target, opts) => {
+    // inner may set c.body to this target's own call (images) and leave the call to the driver: read it after.
+    const result = await (inner?.(c, driver, op, target, opts) ?? invokeNative(driver, op, c.body, target, opts));
+    if (result.kind === "json") check(result.body as T, target.provider);
+    return result;
+  };
 }
 
 /** The gateway model id the answer names: the one that served (a fallback's), else the one asked for. */

@@ -8,6 +8,7 @@ import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import type { RerankCall, RerankOutput } from "../contracts/media.ts";
+import { invalidAnswer } from "../invalid-answer.ts";
 import { dispatchCall, extraFields, metadata, requireType, servedModelId, echoTraceId } from "./media.ts";
 
 const KNOWN = ["model", "query", "documents", "top_n", "user", "providerOptions"] as const;
@@ -52,6 +53,26 @@ function returnDocuments(ctx: GatewayContext): boolean {
   return true;
 }
 
+/**
+ * A result, with a numeric score, for each of min(top_n, documents) distinct documents of the caller's: fewer (an
+ * empty or missing list) or one without a score would be served as a billed ranking that ranks nothing.
+ */
+export function checkResults(out: RerankOutput, documents: number, topN: number | undefined, provider: string): void {
+  const results: unknown = out?.results;
+  const wanted = Math.min(topN ?? documents, documents);
+  if (!Array.isArray(results) || results.length < wanted) {
+    throw invalidAnswer(provider, `Provider ${provider} returned ${Array.isArray(results) ? results.length : 0} rerank results for ${wanted} documents`);
+  }
+  const seen = new Set<number>();
+  for (const r of results as RerankOutput["results"]) {
+    if (!Number.isInteger(r?.index) || r.index < 0 || r.index >= documents || seen.has(r.index)) {
+      throw invalidAnswer(provider, `Provider ${provider} returned an invalid document index ${r?.index}`);
+    }
+    if (typeof r.score !== "number" || Number.isNaN(r.score)) throw invalidAnswer(provider, `Provider ${provider} returned document ${r.index} without a relevance score`);
+    seen.add(r.index);
+  }
+}
+
 async function rerank(ctx: GatewayContext): Promise<void> {
   echoTraceId(ctx);
   const body = ctx.body;
@@ -67,14 +88,7 @@ async function rerank(ctx: GatewayContext): Promise<void> {
     providerOptions: body.providerOptions,
     extra: extraFields(body, KNOWN),
   };
-  const out = await dispatchCall<RerankOutput>(ctx, "rerank", call);
-  const seen = new Set<number>();
-  for (const r of out.results) {
-    if (!Number.isInteger(r.index) || r.index < 0 || r.index >= documents.length || seen.has(r.index)) {
-      throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${ctx.resolvedProvider} returned an invalid document index ${r.index}`, { details: { provider: ctx.resolvedProvider } });
-    }
-    seen.add(r.index);
-  }
+  const out = await dispatchCall<RerankOutput>(ctx, "rerank", call, { check: (o, provider) => checkResults(o, documents.length, body.top_n, provider) });
   const echo = returnDocuments(ctx);
   // Ordered and cut by the provider's raw score: the logistic can round large logits to the same 1.0.
   const calibrated = calibrateAll(out.results.map((r) => r.score));
@@ -84,7 +98,7 @@ async function rerank(ctx: GatewayContext): Promise<void> {
     .map(({ index, relevance_score }) => ({ index, relevance_score }))
     .slice(0, body.top_n ?? documents.length)
     .map((r) => (echo ? { ...r, document: documents[r.index]! } : r));
-  ctx.usage = { inputTokens: out.inputTokens ?? 0, outputTokens: 0, searchUnits: 1 };
+  ctx.usage = { inputTokens: typeof out.inputTokens === "number" && Number.isFinite(out.inputTokens) ? out.inputTokens : 0, outputTokens: 0, searchUnits: 1 };
   ctx.response = {
     kind: "json",
     status: 200,

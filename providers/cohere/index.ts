@@ -5,6 +5,7 @@ import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
+import { addCount } from "../usage-count.ts";
 
 export const COHERE_BASE = "https://api.cohere.com";
 export const COHERE_EMBED_BATCH = 96;
@@ -36,8 +37,9 @@ export function createCohereDriver(name: string, config: ProviderConfig, default
         if (call.dimensions !== undefined) body.output_dimension = call.dimensions;
         if (own.truncate !== undefined) body.truncate = own.truncate;
         const json = await api.post(target, "/v2/embed", body, opts.signal);
-        tokens += json?.meta?.billed_units?.input_tokens ?? 0;
-        return (json?.embeddings?.float ?? []) as number[][];
+        tokens = addCount(tokens, json?.meta?.billed_units?.input_tokens);
+        const float = json?.embeddings?.float;
+        return (Array.isArray(float) ? float : []) as number[][]; // each vector checked by the endpoint
       });
       const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
       return { kind: "json", body: out };

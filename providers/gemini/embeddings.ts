@@ -23,7 +23,9 @@ export async function geminiEmbeddings(env: GeminiEnv, call: EmbeddingsCall, tar
       return r;
     });
     const json = await geminiJson(env, geminiRequest(env.config, target, "batchEmbedContents", { requests }), opts.signal, target.timeoutMs);
-    return ((json?.embeddings ?? []) as { values: number[] }[]).map((e) => e.values ?? []);
+    // Checked by the endpoint: a count that does not match, or a vector that is not numbers, is an invalid answer.
+    const embeddings: unknown = json?.embeddings;
+    return Array.isArray(embeddings) ? embeddings.map((e) => e?.values as number[]) : [];
   });
   // The Gemini API reports no token usage for embeddings: the endpoint estimates it.
   const out: EmbeddingsOutput = { vectors, inputTokens: 0 };

@@ -5,6 +5,8 @@ import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { knobs, unpricedKnob, type GeneratedImage, type ImagesCall, type ImagesOutput } from "../../core/contracts/media.ts";
 import { sniffImage } from "../upstream-json.ts";
+import { decodeBase64Strict } from "../strict-base64.ts";
+import { invalidAnswer } from "../../core/invalid-answer.ts";
 import { geminiRequest } from "./request.ts";
 import { geminiJson } from "./media-http.ts";
 import type { GeminiEnv } from "./env.ts";
@@ -35,7 +37,8 @@ export async function geminiImages(env: GeminiEnv, call: ImagesCall, target: Tar
   const json = await geminiJson(env, geminiRequest(env.config, target, "predict", { instances: [{ prompt: call.prompt }], parameters }), opts.signal, target.timeoutMs);
   const predictions: any[] = Array.isArray(json?.predictions) ? json.predictions : [];
   const images: GeneratedImage[] = predictions.filter((p) => typeof p?.bytesBase64Encoded === "string").map((p) => {
-    const bytes = Buffer.from(p.bytesBase64Encoded, "base64");
+    const bytes = decodeBase64Strict(p.bytesBase64Encoded);
+    if (!bytes) throw invalidAnswer(env.name, `Provider ${env.name} returned an image whose bytesBase64Encoded is not base64`);
     const img: GeneratedImage = { bytes, contentType: sniffImage(bytes, p.mimeType ?? "image/png") };
     if (typeof p.prompt === "string" && p.prompt && p.prompt !== call.prompt) img.revisedPrompt = p.prompt;
     return img;

@@ -8,6 +8,7 @@ import type { EmbeddingsCall, EmbeddingsOutput } from "../../core/contracts/medi
 import { planBatches, runBatches } from "../batch.ts";
 import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 import { decodeFloat32Base64, sendJson } from "../upstream-json.ts";
+import { addCount } from "../usage-count.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
 
 export const OPENAI_EMBED_LIMITS = { maxItems: 2048, maxTokens: 300_000 };
@@ -20,9 +21,10 @@ export async function openaiEmbeddings(client: UpstreamClient, config: ProviderC
     if (call.dimensions !== undefined) body.dimensions = call.dimensions;
     if (call.user !== undefined) body.user = call.user;
     const { json } = await sendJson(client, name, { url: endpointUrl(config, target, "/embeddings"), headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
-    tokens += json?.usage?.prompt_tokens ?? 0;
-    const data: any[] = Array.isArray(json?.data) ? [...json.data].sort((a, b) => a.index - b.index) : [];
-    return data.map((d) => (typeof d.embedding === "string" ? decodeFloat32Base64(d.embedding) : Float32Array.from(d.embedding ?? [])));
+    tokens = addCount(tokens, json?.usage?.prompt_tokens);
+    const data: any[] = Array.isArray(json?.data) ? [...json.data].sort((a, b) => Number(a?.index) - Number(b?.index)) : [];
+    // Anything but the form asked for is passed on as sent: the endpoint refuses what is not a vector.
+    return data.map((d) => (call.base64 && typeof d?.embedding === "string" ? (decodeFloat32Base64(d.embedding) ?? d.embedding) : d?.embedding));
   });
   const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
   return { kind: "json", body: out };

@@ -8,6 +8,8 @@ import type { UpstreamClient } from "../http.ts";
 import type { GeneratedImage, ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
 import { download, sendJson, sniffImage } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
+import { invalidAnswer } from "../../core/invalid-answer.ts";
+import { decodeBase64Strict } from "../strict-base64.ts";
 
 export async function openaiImages(client: UpstreamClient, config: ProviderConfig, name: string, call: ImagesCall, target: Target, opts: CallOptions): Promise<ProviderResult> {
   if (call.referenceImage !== undefined) {
@@ -26,11 +28,12 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   // carries no server.url_fetch yet (core/endpoints/images.ts): until it does, allow_hosts is not applied here.
   const fetchOpts = { origin: url, urlFetch: call.urlFetch, signal: opts.signal, timeoutMs: target.timeoutMs };
   const format = typeof json?.output_format === "string" ? json.output_format : undefined;
-  const images: GeneratedImage[] = await Promise.all((json?.data ?? []).map(async (d: any): Promise<GeneratedImage> => {
+  const data: unknown = json?.data;
+  const images: GeneratedImage[] = await Promise.all((Array.isArray(data) ? data : []).map(async (d: any): Promise<GeneratedImage> => {
     let bytes: Uint8Array;
-    if (typeof d.b64_json === "string") bytes = Buffer.from(d.b64_json, "base64");
-    else if (typeof d.url === "string") bytes = (await download(client, name, d.url, fetchOpts)).bytes;
-    else throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${name} returned an image without data`, { details: { provider: name } });
+    if (typeof d?.b64_json === "string") bytes = decodeBase64Strict(d.b64_json) ?? badImage(name);
+    else if (typeof d?.url === "string") bytes = (await download(client, name, d.url, fetchOpts)).bytes;
+    else throw invalidAnswer(name, `Provider ${name} returned an image without data`);
     const img: GeneratedImage = { bytes, contentType: sniffImage(bytes, format ? `image/${format === "jpg" ? "jpeg" : format}` : "image/png") };
     if (typeof d.revised_prompt === "string" && d.revised_prompt) img.revisedPrompt = d.revised_prompt;
     return img;
@@ -39,3 +42,7 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   const out: ImagesOutput = { images, inputTokens: usage?.input_tokens, inputImageTokens: usage?.input_tokens_details?.image_tokens, outputTokens: usage?.output_tokens };
   return { kind: "json", body: out };
 }
+
+const badImage = (name: string): never => {
+  throw invalidAnswer(name, `Provider ${name} returned an image whose b64_json is not base64`);
+};

@@ -6,6 +6,7 @@ import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf, textsOnly } from "../bearer.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput, type RerankCall, type RerankOutput } from "../../core/contracts/media.ts";
 import { planBatches, runBatches } from "../batch.ts";
+import { addCount } from "../usage-count.ts";
 import { estimateTokens } from "../../core/metering/estimate-tokens.ts";
 
 export const VOYAGE_BASE = "https://api.voyageai.com/v1";
@@ -25,9 +26,9 @@ export function createVoyageDriver(name: string, config: ProviderConfig, default
         if (call.dimensions !== undefined) body.output_dimension = call.dimensions;
         if (own.truncation !== undefined) body.truncation = own.truncation;
         const json = await api.post(target, "/embeddings", body, opts.signal);
-        tokens += json?.usage?.total_tokens ?? 0;
-        const data: any[] = Array.isArray(json?.data) ? [...json.data].sort((a, b) => a.index - b.index) : [];
-        return data.map((d) => d.embedding as number[]);
+        tokens = addCount(tokens, json?.usage?.total_tokens);
+        const data: any[] = Array.isArray(json?.data) ? [...json.data].sort((a, b) => Number(a?.index) - Number(b?.index)) : [];
+        return data.map((d) => d?.embedding as number[]); // checked by the endpoint
       });
       const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
       return { kind: "json", body: out };
