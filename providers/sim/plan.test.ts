@@ -54,6 +54,12 @@ describe("the simulator with a coding agent's tools", () => {
       expect(plan.toolCalls).toEqual([]);
       expect(plan.pieces.join("")).toContain("pineapples are berries");
     }
+    // A forced choice calls a tool after the results too, as OpenAI's required and Anthropic's any do.
+    for (const tool_choice of ["required", { type: "function", function: { name: "read_file" } }]) {
+      const forced = planChoice({ messages: turn, tools: qwenTools, tool_choice }, "m", 0);
+      expect(forced.finishReason).toBe("tool_calls");
+      expect(forced.toolCalls.map((c) => c.name)).toEqual(["read_file"]);
+    }
     // A new request from the user is a new turn: tools again.
     expect(calls({ messages: [...turn, { role: "assistant", content: "It says pineapples are berries." }, user("Now list the files here")], tools: qwenTools }))
       .toEqual([["list_directory", { path: expect.any(String) }]]);

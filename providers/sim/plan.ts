@@ -70,7 +70,10 @@ export function planChoice(body: any, model: string, choice: number): Plan {
   const seed = seedOf(body, choice);
   const id = (i: number) => `call_${seed.toString(36)}${i}`;
 
-  if (lastResult < 0) {
+  // A forced choice ("required", a named tool; Anthropic's any/tool arrive as these) calls a tool even after the
+  // turn's results, as every provider does; only auto answers them with text.
+  const forced = body.tool_choice === "required" || (typeof body.tool_choice === "object" && body.tool_choice !== null);
+  if (lastResult < 0 || forced) {
     const tools = chooseTools(body, lastUserText);
     if (tools.length) {
       const hints: InstanceHints = { words: wordsOf(lastUserText), files: fileNames(lastUserText), requiredOnly: true };
