@@ -15,6 +15,7 @@ import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type Write
 import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
 import { geminiBlockedEnding } from "./gemini-stream-end.ts";
+import { nextSequenceOf } from "../sse/next-sequence.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -106,7 +107,7 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequenc
     // sequence_number continues the stream's: `sequence` when the gateway wrote response.failed before it, else the one
     // the translator or relay that numbered the events left on the error.
     const { error } = err.toJSON();
-    const seq = sequence ?? (err as any)[Symbol.for("model-gateway.responses.next-sequence")];
+    const seq = sequence ?? nextSequenceOf(err);
     return `event: error\ndata: ${JSON.stringify({ type: "error", ...(typeof seq === "number" ? { sequence_number: seq } : {}), code: error.code, message: error.message, param: error.param, error })}\n\n`;
   }
   return `data: ${JSON.stringify(err.toJSON())}\n\n`;

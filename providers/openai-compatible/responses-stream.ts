@@ -27,14 +27,12 @@ import { RelayedAnswer } from "./responses-answer-size.ts";
 import { AnswerBound } from "../answer-bound.ts";
 import { isJsonText } from "../json-text.ts";
 import { unreadableEvent } from "../unreadable-event.ts";
+import { setNextSequence } from "../../core/sse/next-sequence.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 const OPENING = new Set(["response.created", "response.in_progress", "response.queued"]);
-
-/** Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream. */
-const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
 
 /** The number after the last relayed event's (read from that one event only, when the stream fails). */
 function sequenceAfter(last: SseEvent | undefined): number | undefined {
@@ -45,7 +43,7 @@ function sequenceAfter(last: SseEvent | undefined): number | undefined {
 /** The error, marked with the number after the last relayed event's. */
 function continuing<E>(err: E, last: SseEvent | undefined): E {
   const seq = sequenceAfter(last);
-  if (seq !== undefined && err && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = seq;
+  if (seq !== undefined) setNextSequence(err, seq);
   return err;
 }
 

@@ -15,13 +15,9 @@ import { responsesEchoed, responsesItem, responsesPart } from "../walk/answer.ts
 import { visitJsonString } from "../walk/json-text.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { citedEnd, citedOutput } from "../moves.ts";
+import { setNextSequence } from "../../../core/sse/next-sequence.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
-/**
- * Where the gateway's own `error` event (core/http/respond.ts) finds the sequence_number that continues the stream, as
- * the chat translator or the native relay left it on the error: this stage renumbers, so it sets its own number there.
- */
-const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
 
 type Kind = "output_text" | "refusal" | "arguments" | "input" | "mcp_arguments" | "code";
 
@@ -203,7 +199,8 @@ export class ResponsesStream implements StreamAdapter {
 
   /** The stream failed after what was sent: its error event takes the number after the last one sent. */
   failed(err: unknown): void {
-    if (this.seq >= 0 && err !== null && typeof err === "object") (err as Record<symbol, unknown>)[NEXT_SEQUENCE] = this.seq + 1;
+    // This stage renumbers, so the gateway's error event continues its numbers, not the translator's or relay's.
+    if (this.seq >= 0) setNextSequence(err, this.seq + 1);
   }
 
   flush(): SseEvent[] {

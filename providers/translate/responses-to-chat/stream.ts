@@ -31,6 +31,7 @@ import { TextPieces } from "../text-pieces.ts";
 import { AnswerBound } from "../../answer-bound.ts";
 import { callStatus, wholeJson } from "./call-status.ts";
 import { responsesAnnotation, webSearchCall } from "./annotations.ts";
+import { setNextSequence } from "../../../core/sse/next-sequence.ts";
 
 /**
  * A message item: its closed content parts, and the open one (output_text, or refusal) with its annotations and
@@ -414,9 +415,7 @@ export async function* chatToResponsesStream(events: AsyncIterable<SseEvent>, ec
   } catch (err) {
     yield* t.failed(err);
     // The gateway writes the error event (core/http/respond.ts): it continues this stream's numbering.
-    if (t.started && err && typeof err === "object") (err as any)[NEXT_SEQUENCE] = t.nextSequence;
+    if (t.started) setNextSequence(err, t.nextSequence);
     throw err;
   }
 }
-
-const NEXT_SEQUENCE = Symbol.for("model-gateway.responses.next-sequence");
