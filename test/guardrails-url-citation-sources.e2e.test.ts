@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { SHIPPED_KEY, SHIPPED_PROJECT, providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
+import { answerGrounded } from "./upstreams/gemini-grounded.ts";
 import { listenLoopback, readRequest, type Loopback } from "./upstreams/http-fake.ts";
 
 const MODEL = "google/gemini-2.5-flash";
@@ -34,20 +35,7 @@ beforeAll(async () => {
       groundingChunks: [{ web: leakySource(placeholder, raw.includes("plans")) }],
       groundingSupports: [{ segment: { startIndex: 0, endIndex: 21 }, groundingChunkIndices: [0] }],
     };
-    const usageMetadata = { promptTokenCount: 5, candidatesTokenCount: 20, totalTokenCount: 25 };
-    if (!r.path.includes("streamGenerateContent")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [{ text: ANSWER }] }, finishReason: "STOP", groundingMetadata: grounding }], usageMetadata, modelVersion: "gemini-2.5-flash" }));
-      return;
-    }
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    const pieces = ANSWER.match(/.{1,12}/g)!;
-    pieces.forEach((text, i) => {
-      const last = i === pieces.length - 1;
-      const c = { index: 0, content: { role: "model", parts: [{ text }] }, ...(last ? { finishReason: "STOP", groundingMetadata: grounding } : {}) };
-      res.write(`data: ${JSON.stringify({ candidates: [c], ...(last ? { usageMetadata } : {}), modelVersion: "gemini-2.5-flash" })}\r\n\r\n`);
-    });
-    res.end();
+    answerGrounded(res, r.path, ANSWER, grounding);
   });
   const config = shippedConfig({ openai: fake.origin, anthropic: fake.origin });
   config.providers.gemini.base_url = fake.origin;

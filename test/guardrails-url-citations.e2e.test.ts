@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startTestGateway, type TestGateway } from "./helpers/gateway.ts";
 import { SHIPPED_KEY, SHIPPED_PROJECT, providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
+import { answerGrounded } from "./upstreams/gemini-grounded.ts";
 import { listenLoopback, readRequest, type Loopback, type Recorded } from "./upstreams/http-fake.ts";
 
 const MODEL = "google/gemini-2.5-flash";
@@ -38,20 +39,7 @@ beforeAll(async () => {
   fake = await listenLoopback(async (req, res) => {
     const r = await readRequest(req);
     requests.push(r);
-    const usageMetadata = { promptTokenCount: 5, candidatesTokenCount: 20, totalTokenCount: 25 };
-    if (!r.path.includes("streamGenerateContent")) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [{ text: UPSTREAM }] }, finishReason: "STOP", groundingMetadata: grounding }], usageMetadata, modelVersion: "gemini-2.5-flash" }));
-      return;
-    }
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    const pieces = UPSTREAM.match(/.{1,12}/g)!;
-    pieces.forEach((text, i) => {
-      const last = i === pieces.length - 1;
-      const c = { index: 0, content: { role: "model", parts: [{ text }] }, ...(last ? { finishReason: "STOP", groundingMetadata: grounding } : {}) };
-      res.write(`data: ${JSON.stringify({ candidates: [c], ...(last ? { usageMetadata } : {}), modelVersion: "gemini-2.5-flash" })}\r\n\r\n`);
-    });
-    res.end();
+    answerGrounded(res, r.path, UPSTREAM, grounding);
   });
   const config = shippedConfig({ openai: fake.origin, anthropic: fake.origin });
   config.providers.gemini.base_url = fake.origin;
