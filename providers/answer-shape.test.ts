@@ -2,22 +2,13 @@
 // invalid_answer, nothing reported as usage), and keeps the shapes the real APIs send.
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CallOptions, Usage } from "../core/contracts/provider.ts";
 import type { UpstreamResponse } from "./http.ts";
 import { messagesAnswer } from "./codecs/anthropic-messages/answer.ts";
 import { geminiAnswer } from "./codecs/gemini/answer.ts";
 import { checkConverseAnswer } from "./answer-shape.ts";
+import { invalidAnswer as invalid, recordingCall as call } from "./answer-shape.testkit.ts";
 
-function call() {
-  const usage: Usage[] = [];
-  const options = {
-    signal: new AbortController().signal, requestId: "r", clientHeaders: {},
-    reportUsage: (u: Usage) => usage.push(u), reportFirstToken() {}, reportFirstEvent() {},
-  } as unknown as CallOptions;
-  return { options, usage };
-}
 const response = (body: string) => ({ status: 200, headers: { "content-type": "application/json" }, body: Readable.from([Buffer.from(body)]) }) as unknown as UpstreamResponse;
-const invalid = (provider: string) => ({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { provider, reason: "invalid_answer" } });
 const usage = { input_tokens: 20, output_tokens: 3 };
 
 async function outcome(run: () => Promise<{ kind: string; body?: unknown }>): Promise<unknown> {

@@ -1,19 +1,10 @@
 // The openai driver's JSON decoders (chat completions, native Responses) refuse a 200 whose body is JSON but not an
 // answer (a retryable 502 invalid_answer; providers/answer-shape.ts), and keep the shapes OpenAI sends.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallOptions, Target, Usage } from "../../core/contracts/provider.ts";
+import type { Target } from "../../core/contracts/provider.ts";
 import { createOpenAIDriver } from "./index.ts";
 import { listenLoopback, type Loopback } from "../../test/upstreams/http-fake.ts";
-
-function call() {
-  const usage: Usage[] = [];
-  const options = {
-    signal: new AbortController().signal, requestId: "r", clientHeaders: {},
-    reportUsage: (u: Usage) => usage.push(u), reportFirstToken() {}, reportFirstEvent() {},
-  } as unknown as CallOptions;
-  return { options, usage };
-}
-const invalid = (provider: string) => ({ status: 502, code: "UPSTREAM_ERROR", retryable: true, details: { provider, reason: "invalid_answer" } });
+import { invalidAnswer as invalid, recordingCall as call } from "../answer-shape.testkit.ts";
 
 async function outcome(run: () => Promise<{ kind: string; body?: unknown }>): Promise<unknown> {
   return run().then((r) => r.body, (e) => e);
