@@ -264,6 +264,29 @@ describe("admin API", () => {
     expect(again.json.limits[0].windows[0].remaining).toBeGreaterThanOrEqual(k1Limits.windows[0].remaining);
   });
 
+  it("usage by key or of one key: the same key id in two projects is one row per project, each naming its project", async () => {
+    // acme's k1 is gateway.yaml's; project other gets a key of the same id through the API.
+    const created = await call("POST", "/keys", WRITE, { project: "other", id: "k1" });
+    expect(created.status).toBe(201);
+    expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat(), auth(KEY))).status).toBe(200);
+    // Each its own question: project other's response cache would answer a repeat (the next test counts its hits).
+    for (const content of ["tenancy one", "tenancy two"]) {
+      expect((await postJson(`${gw.url}/api/v1/chat/completions`, chat("openai/gpt-4o-mini", { messages: [{ role: "user", content }] }), auth(created.json.key))).status).toBe(200);
+    }
+    const requestsOf = async (project: string) => (await call("GET", `/requests?since=1h&project=${project}&key=k1&limit=500`, READ)).json.requests.length;
+    const [acme, other] = [await requestsOf("acme"), await requestsOf("other")];
+    expect(other).toBe(2);
+    const byKey = await call("GET", "/usage?since=1h&group_by=key", READ);
+    expect(byKey.json.group_by).toEqual(["project", "key"]);
+    expect(byKey.json.rows.filter((r: any) => r.group.key === "k1").map((r: any) => [r.group.project, r.requests])).toEqual([["acme", acme], ["other", other]]);
+    // One key id without a project: answered per project, not both projects' sums as one.
+    const oneKey = await call("GET", "/usage?since=1h&key=k1", READ);
+    expect(oneKey.json.group_by).toEqual(["project"]);
+    expect(oneKey.json.rows.map((r: any) => [r.group.project, r.requests])).toEqual([["acme", acme], ["other", other]]);
+    const inOther = await call("GET", "/usage?since=1h&key=k1&project=other", READ);
+    expect(inOther.json.rows.map((r: any) => [r.group, r.requests])).toEqual([[{}, other]]);
+  });
+
   it("a record shows what guardrails did (a refusal is outcome blocked) and whether the response cache answered", async () => {
     const send = (content: string, id: string) => postJson(`${gw.url}/api/v1/chat/completions`, chat("openai/gpt-4o-mini", { messages: [{ role: "user", content }] }), auth(OTHER, { "x-request-id": id }));
     expect((await send("my key is sk-ant-api03-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7Az6Yx5Wv4Ut3Sr2Qp1On0Ml-AA", "adm-blocked")).status).toBe(400);

@@ -19,9 +19,9 @@ export const adminRoutes: AdminRoute[] = [
     openapi: {
       operationId: "admin_usage", responseSchema: "AdminUsage", summary: "Usage and spend over a range, grouped and bucketed",
       query: [...RANGE,
-        { name: "group_by", description: "Comma-separated: project, key, model, provider, endpoint." },
+        { name: "group_by", description: "Comma-separated: project, key, model, provider, endpoint. key groups by project too (a key id names one key per project)." },
         { name: "bucket", description: "hour, day or none (default: the whole range)." },
-        ...["project", "key", "model", "provider", "endpoint"].map((name) => ({ name, description: `Only this ${name}.` })),
+        ...["project", "key", "model", "provider", "endpoint"].map((name) => ({ name, description: name === "key" ? "Only this key id; without project, one row per project that has it." : `Only this ${name}.` })),
         { name: "include_sandbox", description: "true: count mg_test_ traffic too." }],
     },
   },

@@ -7,6 +7,7 @@ import type { KeyBudget, RateLimits } from "../generated/types/gateway.ts";
 import { GatewayError, invalidRequest } from "../errors.ts";
 import { picoToUsd, toPico } from "../money/money.ts";
 import { periodOf } from "../store/periods.ts";
+import { usageGroupBy } from "../store/rollup.ts";
 import { keyScope } from "../store/key-budget.ts";
 import { rateWindows } from "../store/rate-windows.ts";
 import type { Period } from "../store/types.ts";
@@ -34,13 +35,14 @@ export async function usage(r: AdminRequest): Promise<AdminAnswer> {
   const since = timeParam(q, "since", now) ?? until - 86_400_000;
   if (since >= until) throw invalidRequest("Invalid query parameters: since must be before until", "since");
   if (until - since > MAX_RANGE_MS) throw invalidRequest("Invalid query parameters: the range is longer than 400 days", "since");
-  const groupBy = listParam(q, "group_by", DIMENSIONS);
   const bucket = enumParam(q, "bucket", ["hour", "day", "none"] as const, "none");
   const filter: Partial<Record<UsageDimension, string>> = {};
   for (const d of DIMENSIONS) {
     const v = stringParam(q, d);
     if (v !== undefined) filter[d] = v;
   }
+  // As the reader groups (a key id names one key per project): the answer's group_by says each row names its project.
+  const groupBy = usageGroupBy(listParam(q, "group_by", DIMENSIONS), filter);
   const rows = await r.gateway.ledgerReader.usage({ since, until, groupBy, bucket, filter, includeSandbox: boolParam(q, "include_sandbox") });
   let total = 0n;
   let requests = 0;

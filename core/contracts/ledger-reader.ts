@@ -14,6 +14,7 @@ export interface UsageQuery {
   since: number;
   /** ms since the epoch, exclusive; rounded up to the hour. */
   until: number;
+  /** With key (or a key filter without a project), rows are grouped by project too: a key id names one key per project. */
   groupBy: UsageDimension[];
   bucket: UsageBucket;
   /** Only records matching every given value. */

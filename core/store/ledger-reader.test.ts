@@ -138,11 +138,18 @@ const backends: Record<string, Backend> = {
   },
 };
 
+/** A key id names one key per project: key "ci" in two projects (tenant-a 3 requests, tenant-b 2), never sandbox. */
+function sameKeyRecords(): LedgerRecord[] {
+  return ["tenant-a", "tenant-a", "tenant-a", "tenant-b", "tenant-b"].map((project, i) =>
+    record(700 + i, { project, keyId: "ci", sandbox: false, ts: T0 + D + 9 * H + i * 60_000, costPico: BigInt(i + 1) * 1_000_000n, costUsd: picoToUsd(BigInt(i + 1) * 1_000_000n) }));
+}
+
 describe.each(Object.keys(backends))("ledger reader: %s", (kind) => {
   const b = backends[kind]!;
   let store: Store;
   const features = featureRecords();
-  const records = [...Array.from({ length: 600 }, (_, i) => record(i)), ...features];
+  const sameKey = sameKeyRecords();
+  const records = [...Array.from({ length: 600 }, (_, i) => record(i)), ...features, ...sameKey];
   beforeAll(async () => {
     store = await b.open();
     for (let i = 0; i < records.length; i += 50) await Promise.all(records.slice(i, i + 50).map((r) => store.record(r)));
@@ -230,6 +237,18 @@ describe.each(Object.keys(backends))("ledger reader: %s", (kind) => {
     // Grouped by provider alone, the cache's hits are one row: their count and what they were billed.
     const byProvider = await store.usage({ since: T0, until: T0 + 3 * D, groupBy: ["provider"], bucket: "none" });
     expect(byProvider.find((r) => r.group.provider === "cache")).toMatchObject({ requests: 2, errors: 0, inputTokens: 0, costPico: 3_500_000n, costUsd: picoToUsd(3_500_000n) });
+  });
+
+  it("a key id used in two projects is two rows, each naming its project, grouped or filtered by key", async () => {
+    const range = { since: T0, until: T0 + 3 * D, bucket: "none" as const };
+    const ci = (rows: UsageRow[]) => rows.filter((r) => r.group.key === "ci").map((r) => [r.group.project, r.group.key, r.requests, r.costPico]);
+    expect(ci(await store.usage({ ...range, groupBy: ["key"] }))).toEqual([["tenant-a", "ci", 3, 6_000_000n], ["tenant-b", "ci", 2, 9_000_000n]]);
+    const byModel = await store.usage({ ...range, groupBy: ["key", "model"], filter: { key: "ci" } });
+    expect(byModel).toEqual(oracle(records, { ...range, groupBy: ["project", "key", "model"], filter: { key: "ci" } }));
+    // Filtered by key without a project: one row per project, not both projects' sums as one.
+    const filtered = await store.usage({ ...range, groupBy: [], filter: { key: "ci" } });
+    expect(filtered.map((r) => [r.group.project, r.requests, r.costPico])).toEqual([["tenant-a", 3, 6_000_000n], ["tenant-b", 2, 9_000_000n]]);
+    expect(await store.usage({ ...range, groupBy: [], filter: { key: "ci", project: "tenant-b" } })).toMatchObject([{ group: {}, requests: 2, costPico: 9_000_000n }]);
   });
 
   it("refuses a query it cannot answer with a 400 naming the field", async () => {

@@ -105,6 +105,19 @@ export const invalidQuery = (field: string, message: string): GatewayError =>
   new GatewayError(400, "INVALID_REQUEST", message, { details: { field } });
 
 /**
+ * The dimensions a usage answer is grouped by. A key id names one key per project, so grouping by key groups by
+ * (project, key), and a key filter without a project answers per project: two projects' keys with one id are never
+ * summed into one row, and every row naming a key names its project.
+ */
+export function usageGroupBy(groupBy: readonly UsageDimension[], filter: UsageQuery["filter"] = {}): UsageDimension[] {
+  const dims = [...new Set(groupBy)];
+  const perProject = dims.includes("key") || (filter.key !== undefined && filter.project === undefined);
+  if (!perProject || dims.includes("project")) return dims;
+  const at = Math.max(0, dims.indexOf("key"));
+  return [...dims.slice(0, at), "project", ...dims.slice(at)];
+}
+
+/**
  * Check a usage query and decide which rollups answer it: whole days from the daily rollup, the hours before the
  * first and after the last whole day from the hourly one (hourly buckets read the hourly rollup throughout).
  */
@@ -119,6 +132,7 @@ export function planUsage(q: UsageQuery): PlannedUsage {
     if (!DIMENSIONS.includes(d as UsageDimension)) throw invalidQuery("filter", `cannot filter by ${d}: one of ${DIMENSIONS.join(", ")}`);
     if (v !== undefined) filter[d as UsageDimension] = String(v);
   }
+  const grouped = usageGroupBy(groupBy, filter);
   const since = hourOf(Math.max(0, q.since));
   const until = Math.ceil(Math.max(0, q.until) / HOUR_MS) * HOUR_MS;
   const scans: RollupScan[] = [];
@@ -132,7 +146,7 @@ export function planUsage(q: UsageQuery): PlannedUsage {
       if (lastDay < until) scans.push({ table: "hour", from: lastDay, to: until });
     }
   }
-  return { since, until, groupBy, bucket: q.bucket, filter, includeSandbox: q.includeSandbox === true, scans };
+  return { since, until, groupBy: grouped, bucket: q.bucket, filter, includeSandbox: q.includeSandbox === true, scans };
 }
 
 /** A bucket start as a scan row carries it, mapped to the answer's bucket. */

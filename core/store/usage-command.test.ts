@@ -1,6 +1,39 @@
-import { describe, expect, it } from "vitest";
-import { nameToolCalls, parseRange, parseSince, printable, queriedDimensions, table } from "./usage-command.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { nameToolCalls, parseRange, parseSince, printable, queriedDimensions, table, usageCommand } from "./usage-command.ts";
+import { SqliteStore } from "./sqlite.ts";
+import type { LedgerEntry } from "./ledger-entry.ts";
 import type { UsageRow } from "../contracts/ledger-reader.ts";
+
+afterEach(() => { vi.restoreAllMocks(); });
+
+/** The command run in this process: its exit code and what it wrote on stdout. */
+async function runUsage(argv: string[]): Promise<{ code: number; out: string }> {
+  let out = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
+  const code = await usageCommand(argv);
+  vi.restoreAllMocks();
+  return { code, out };
+}
+
+/** A gateway.yaml whose SQLite ledger holds key "ci" of project tenant-a (3 requests, $3) and of tenant-b (2, $2). */
+async function twoProjectsOneKeyId(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "mg-usage-cmd-"));
+  const store = new SqliteStore(join(dir, "ledger.db"));
+  const ts = Date.UTC(2026, 10, 20, 9);
+  const entry = (i: number, project: string): LedgerEntry => ({
+    generationId: `gen_${i}`, requestId: `req_${i}`, ts: ts + i * 60_000, keyId: "ci", project, endpoint: "chat", model: "m/a", provider: "p1",
+    attempts: 1, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0,
+    searchUnits: 0, costUsd: "1", costPico: 1_000_000_000_000n, latencyMs: 5, ttftMs: null, status: 200, outcome: "ok", sandbox: false, estimated: false,
+  });
+  for (const [i, project] of ["tenant-a", "tenant-a", "tenant-a", "tenant-b", "tenant-b"].entries()) await store.record(entry(i, project));
+  await store.close();
+  const file = join(dir, "gateway.yaml");
+  writeFileSync(file, "store: { kind: sqlite, path: ./ledger.db }\n");
+  return file;
+}
 
 const row = (group: UsageRow["group"], costUsd: string, requests: number, bucketStart?: number): UsageRow => ({
   ...(bucketStart === undefined ? {} : { bucketStart }), group, requests, errors: 1, inputTokens: requests * 10, outputTokens: requests * 20,
@@ -50,5 +83,18 @@ describe("usage command", () => {
     expect(() => parseRange("2027-01-01", undefined, now)).toThrow("--since 2027-01-01 (2027-01-01T00:00:00.000Z) is not before the default --until, an hour from now (2026-11-21T13:00:00.000Z): the range is empty");
     expect(parseRange("2026-10-01", "2026-11-01", now)).toEqual({ since: Date.parse("2026-10-01"), until: Date.parse("2026-11-01") });
     expect(parseRange(undefined, undefined, now)).toEqual({ since: 0, until: now + 3_600_000 });
+  });
+
+  it("--group-by key prints one row per project and key: the same key id in two projects is two rows, each naming its project", async () => {
+    const file = await twoProjectsOneKeyId();
+    const range = ["--since", "2026-11-20", "--until", "2026-11-21"];
+    const json = await runUsage(["--config", file, "--group-by", "key", "--json", ...range]);
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.out) as { project?: string; key: string; requests: number; costUsd: string }[]).map((r) => [r.project, r.key, r.requests, r.costUsd]))
+      .toEqual([["tenant-a", "ci", 3, "3"], ["tenant-b", "ci", 2, "2"]]);
+    const text = (await runUsage(["--config", file, "--group-by", "key", ...range])).out.split("\n");
+    expect(text[0]).toMatch(/^project\s+key\s+requests\s/);
+    expect(text[1]).toMatch(/^tenant-a\s+ci\s+3\s+0\s+30\s+15\s+0\s+0\s+3$/);
+    expect(text[2]).toMatch(/^tenant-b\s+ci\s+2\s+0\s+20\s+10\s+0\s+0\s+2$/);
   });
 });

@@ -11,7 +11,7 @@ import { createStore, DEFAULT_SQLITE_PATH, sqlitePathOf } from "./index.ts";
 import { openSqliteForReport } from "./sqlite-report.ts";
 import { settleWithin } from "../deadline.ts";
 import { parseStrictTime } from "../strict-time.ts";
-import { DIMENSIONS, UsageAccumulator, planUsage, type RollupCounts } from "./rollup.ts";
+import { DIMENSIONS, UsageAccumulator, planUsage, usageGroupBy, type RollupCounts } from "./rollup.ts";
 import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contracts/ledger-reader.ts";
 
 /** A row as the command prints it (JSON): the group's dimensions flattened beside the sums, money as decimals. */
@@ -134,6 +134,7 @@ export async function usageCommand(argv: string[]): Promise<number> {
     groupBy = (values["group-by"] ?? "project,model").split(",").map((d) => d.trim()).filter(Boolean) as UsageDimension[];
     const bad = groupBy.find((d) => !DIMENSIONS.includes(d));
     if (bad) throw new Error(`--group-by ${bad}: one of ${DIMENSIONS.join(", ")}`);
+    groupBy = usageGroupBy(groupBy); // by key is by project and key: the table names each key's project
     bucket = (values.bucket ?? "none") as UsageBucket;
     if (!["hour", "day", "none"].includes(bucket)) throw new Error(`--bucket ${values.bucket}: hour, day or none`);
   } catch (err) {
