@@ -1,7 +1,7 @@
-// What the real Messages API checks in a conversation, for the fake Anthropic upstream: a tool's input_schema (an object
-// schema), blank text blocks, tool ids' characters, tool_use/tool_result pairing, thinking signatures (a signature
-// covers its block's text, so a replayed block must come back unchanged), and, with thinking on, a tool loop's
-// assistant turn must start with its thinking block.
+// What the real Messages API checks in a conversation, for the fake Anthropic upstream: stop sequences (none blank), a
+// tool's input_schema (an object schema), blank text blocks, tool ids' characters, tool_use/tool_result pairing,
+// thinking signatures (a signature covers its block's text, so a replayed block must come back unchanged), and, with
+// thinking on, a tool loop's assistant turn must start with its thinking block.
 // Messages follow the real API's.
 import { createHash } from "node:crypto";
 
@@ -97,8 +97,16 @@ export function blankTextError(body: any): string | undefined {
   return undefined;
 }
 
+/** A stop sequence that is empty or whitespace only, as the real API refuses it (the whole request). */
+export function stopSequencesError(stops: unknown): string | undefined {
+  const blank = (Array.isArray(stops) ? stops : []).some((s) => typeof s === "string" && s.trim() === "");
+  return blank ? "stop_sequences: each stop sequence must contain non-whitespace" : undefined;
+}
+
 /** The 400 message the real API would give this conversation, or undefined when it is valid. */
 export function conversationError(body: any): string | undefined {
+  const stops = stopSequencesError(body?.stop_sequences);
+  if (stops) return stops;
   const schema = toolSchemaError(body);
   if (schema) return schema;
   const blankText = blankTextError(body);

@@ -3,9 +3,9 @@
 //   (bedrock-sigv4.ts); a mismatch is 403 InvalidSignatureException with `x-amzn-errortype` and `{"message"}`;
 // - Converse bodies checked (content arrays, no blank text, toolConfig required with toolUse/toolResult history, no
 //   empty tools, a tool's inputSchema.json an object schema (to Claude with no oneOf/anyOf/allOf at its root, Claude's
-//   refusal relayed), no tool name twice, no unknown top-level keys, outputConfig.textFormat as the API types it: the
+//   refusal relayed, as is its refusal of a blank stop sequence), no tool name twice, no unknown top-level keys, outputConfig.textFormat as the API types it: the
 //   json_schema type, one structure member, the schema a JSON string), InvokeModel bodies checked (anthropic_version bedrock-2023-05-31, no
-//   key Claude on Bedrock does not take: model, stream, thread… (claude-cloud-keys.ts), Claude's checks on tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
+//   key Claude on Bedrock does not take: model, stream, thread… (claude-cloud-keys.ts), Claude's checks on stop sequences, tool input schemas and blank text); Claude on Converse refuses a prompt over 200k
 //   tokens unless additionalModelRequestFields.anthropic_beta names a context-1m-* beta (Bedrock reads no beta header);
 // - ConverseStream / InvokeModelWithResponseStream as real event-stream frames with correct CRCs
 //   (@smithy/eventstream-codec), written so that frames are split across TCP writes and several share one write;
@@ -20,7 +20,7 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { fakeVector, listenLoopback, readRequest, approxTokens, type Recorded } from "./http-fake.ts";
 import { verifySigV4, type AwsCreds } from "./bedrock-sigv4.ts";
-import { blankTextError, toolSchemaError } from "./anthropic-checks.ts";
+import { blankTextError, stopSequencesError, toolSchemaError } from "./anthropic-checks.ts";
 import { extraKeyError, INVOKE_MODEL_KEYS } from "./claude-cloud-keys.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
 
@@ -183,9 +183,12 @@ function converseOutputConfigModelProblem(b: any, model: string): string | undef
   return "This model doesn't support the outputConfig.textFormat field. Remove outputConfig.textFormat and try again.";
 }
 
-/** Claude's refusal of a root combinator in a tool's schema (anthropic-checks.ts), which Bedrock relays on Converse. */
+/** Claude's refusals of a root combinator in a tool's schema and of a blank stop sequence (anthropic-checks.ts), which
+ * Bedrock relays on Converse. */
 function converseClaudeToolProblem(b: any, model: string): string | undefined {
   if (!/(^|[./])anthropic\.claude/.test(model)) return undefined;
+  const stops = stopSequencesError(b.inferenceConfig?.stopSequences);
+  if (stops) return `The model returned the following errors: ${stops}`;
   for (const [i, t] of (b.toolConfig?.tools ?? []).entries()) {
     const schema = t?.toolSpec?.inputSchema?.json;
     if (schema && ["oneOf", "allOf", "anyOf"].some((k) => k in schema)) return `The model returned the following errors: tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
@@ -209,7 +212,7 @@ function invokeProblem(b: any): string | undefined {
   if (extra) return extra;
   if (!Array.isArray(b.messages)) return "messages: Field required";
   if (typeof b.max_tokens !== "number") return "max_tokens: Field required";
-  return toolSchemaError(b) ?? blankTextError(b);
+  return stopSequencesError(b.stop_sequences) ?? toolSchemaError(b) ?? blankTextError(b);
 }
 
 export async function startFakeBedrock(opts: { creds?: AwsCreds; region?: string } = {}): Promise<FakeBedrock> {

@@ -28,6 +28,19 @@ describe("chat -> Converse request", () => {
     expect(dropped).toEqual(["logprobs", "seed"]);
   });
 
+  it("a whitespace-only stop is left out and named for Claude (it refuses the request), sent to other families", () => {
+    const hi = [{ role: "user", content: "hi" }];
+    const toClaude = chatToConverseRequest({ messages: hi, stop: ["\n", "END"] }, claude);
+    expect((toClaude.body.inferenceConfig as any).stopSequences).toEqual(["END"]);
+    expect(toClaude.dropped).toEqual(["stop"]);
+    const alone = chatToConverseRequest({ messages: hi, stop: "\n" }, claude);
+    expect((alone.body.inferenceConfig as any)?.stopSequences).toBeUndefined();
+    expect(alone.body.additionalModelResponseFieldPaths).toBeUndefined();
+    const toLlama = chatToConverseRequest({ messages: hi, stop: "\n" }, llama);
+    expect((toLlama.body.inferenceConfig as any).stopSequences).toEqual(["\n"]);
+    expect(toLlama.dropped).toEqual([]);
+  });
+
   it("a remote image URL is a 400 naming the field (Bedrock fetches nothing)", () => {
     expect(() => chatToConverseRequest({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] }, llama))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "messages[0].content[0].image_url.url" }) }));

@@ -20,6 +20,7 @@ import { markerOf, placeCachePoints, type Block, type Marker, type Marks, type T
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { claudeStopSequences, stopList } from "../claude-stop-sequences.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { assistantText, textOf } from "../chat-text.ts";
 import { objectToolSchema, parametersField } from "../tool-input-schema.ts";
@@ -237,7 +238,9 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const ic: Record<string, unknown> = {};
   if (body.temperature !== undefined && body.temperature !== null) ic.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) ic.topP = body.top_p;
-  if (body.stop !== undefined && body.stop !== null) ic.stopSequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+  // Claude refuses a blank stop sequence (claude-stop-sequences.ts); other families take it.
+  const stops = claude ? claudeStopSequences(body.stop, dropped) : stopList(body.stop);
+  if (stops) ic.stopSequences = stops;
   // Claude Sonnet 4.5, Haiku 4.5 and newer refuse temperature beside top_p, as on Anthropic (chat-to-messages): top_p is
   // named. After the thinking check below, which drops both (and names them in that order).
   const oneSampler = () => {

@@ -58,6 +58,15 @@ describe("chat request -> messages request", () => {
     expect(thinking.tool_choice).toEqual({ type: "none" }); // allowed with thinking
   });
 
+  it("a whitespace-only stop (Anthropic refuses the whole request for one) is left out and named; the others are sent", () => {
+    const one = tr({ messages: [{ role: "user", content: "hi" }], stop: "\n" });
+    expect(one.body.stop_sequences).toBeUndefined();
+    expect(one.dropped).toEqual(["stop"]);
+    const some = tr({ messages: [{ role: "user", content: "hi" }], stop: ["\n\n", "END"] });
+    expect(some.body.stop_sequences).toEqual(["END"]);
+    expect(some.dropped).toEqual(["stop"]);
+  });
+
   it("drops what Anthropic ignores and says so; refuses what it cannot honour", () => {
     expect(tr({ messages: [{ role: "user", content: "x" }], seed: 1, presence_penalty: 0.5 }).dropped).toEqual(["seed", "presence_penalty"]);
     expect(() => tr({ messages: [{ role: "user", content: "x" }], n: 3 })).toThrow(expect.objectContaining({ status: 400, details: { field: "n" } }));

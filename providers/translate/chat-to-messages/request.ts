@@ -13,6 +13,7 @@ import { missingThinking } from "./replay.ts";
 import { anthropicWebSearch, WEB_SEARCH_FIELD } from "../web-search.ts";
 import { blankLastTurn, EMPTY_RESULT, isBlank } from "../blank-text.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
+import { claudeStopSequences } from "../claude-stop-sequences.ts";
 import { wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { safeToolId } from "../foreign-tool-id.ts";
 import { jsonOutputSchema, objectToolSchema, parametersField } from "../tool-input-schema.ts";
@@ -70,7 +71,8 @@ export function chatToMessagesRequest(sent: any, target: Target): Translated<Rec
   out.messages = messages;
   if (body.temperature !== undefined && body.temperature !== null) out.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) out.top_p = body.top_p;
-  if (body.stop !== undefined && body.stop !== null) out.stop_sequences = Array.isArray(body.stop) ? body.stop : [body.stop];
+  const stops = claudeStopSequences(body.stop, dropped); // a blank one left out (claude-stop-sequences.ts)
+  if (stops) out.stop_sequences = stops;
   if (body.stream === true) out.stream = true;
   // The end user's id: `user`, else safety_identifier (its replacement, reference §3.1); one id fits, so beside `user` it is named.
   if (typeof body.user === "string") out.metadata = { user_id: body.user };
