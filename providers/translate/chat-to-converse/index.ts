@@ -13,19 +13,20 @@ import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../ch
 /** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
 /** jsonTool: the tool standing in for response_format on Claude (its input is the JSON answer). */
 /** stops: the stop sequences sent, for the one a stop_sequence answer matched (stop-sequence.ts). */
-interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string; stops: string[] }
+/** oneCall: the client sent parallel_tool_calls: false, which Converse has no field for: answers keep their first call. */
+interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string; stops: string[]; oneCall: boolean }
 
 export const chatToConverse: Translator<State> = {
   native: false,
   request(body, target, opts) {
     const t = chatToConverseRequest(body, target, opts.cacheAuto);
     const stops = (t.body.inferenceConfig as { stopSequences?: string[] } | undefined)?.stopSequences ?? [];
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool, stops };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool, stops, oneCall: body.parallel_tool_calls === false };
     return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
   },
   response(json: any, s, call) {
     call.reportUsage(fromConverseUsage(json?.usage));
-    const chat = converseToChatResponse(json, s.model, undefined, s.jsonTool, s.stops);
+    const chat = converseToChatResponse(json, s.model, undefined, s.jsonTool, s.stops, s.oneCall);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s, call) {

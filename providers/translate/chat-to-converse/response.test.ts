@@ -21,6 +21,22 @@ describe("Converse response -> chat completion", () => {
     expect(r.usage).toEqual({ prompt_tokens: 40, completion_tokens: 20, total_tokens: 60, prompt_tokens_details: { cached_tokens: 25, cache_write_tokens: 5 } });
   });
 
+  it("parallel_tool_calls: false (oneCall), which Converse cannot be told: two toolUse blocks answer one call, the first", () => {
+    const two = {
+      output: { message: { role: "assistant", content: [
+        { toolUse: { toolUseId: "tooluse_1", name: "get_weather", input: { city: "Paris" } } },
+        { toolUse: { toolUseId: "tooluse_2", name: "get_time", input: { city: "Paris" } } },
+      ] } },
+      stopReason: "tool_use",
+      usage: { inputTokens: 10, outputTokens: 20 },
+    };
+    const r: any = converseToChatResponse(two, "m", 1, undefined, [], true);
+    expect(r.choices[0].message.tool_calls).toEqual([{ id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+    expect(r.choices[0].finish_reason).toBe("tool_calls");
+    expect(r.usage.completion_tokens).toBe(20);
+    expect((converseToChatResponse(two, "m", 1) as any).choices[0].message.tool_calls).toHaveLength(2);
+  });
+
   it("usage: inputTokens exclude cache reads and writes (billed apart)", () => {
     expect(fromConverseUsage({ inputTokens: 10, outputTokens: 2, cacheReadInputTokens: 7, cacheWriteInputTokens: 3 })).toEqual({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 7, cacheWriteTokens: 3 });
   });

@@ -53,9 +53,11 @@ export const chatId = () => `chatcmpl-${randomBytes(12).toString("hex")}`;
 
 /**
  * `jsonTool`: the tool standing in for response_format on Claude (its input is the JSON answer). `stops`: the stop
- * sequences sent, for the one that matched (stop-sequence.ts).
+ * sequences sent, for the one that matched (stop-sequence.ts). `oneCall`: the client sent parallel_tool_calls: false,
+ * which Converse has no field for (nor Claude's disable_parallel_tool_use): only the first tool call is kept, as on
+ * Gemini (chat-to-gemini/response.ts); the usage stays what the model generated.
  */
-export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string, stops: readonly string[] = []): Record<string, unknown> {
+export function converseToChatResponse(c: any, model: string, created = Math.floor(Date.now() / 1000), jsonTool?: string, stops: readonly string[] = [], oneCall = false): Record<string, unknown> {
   let text = "";
   let reasoning = "";
   const blocks: ReasoningBlock[] = [];
@@ -64,8 +66,9 @@ export function converseToChatResponse(c: any, model: string, created = Math.flo
   for (const b of c?.output?.message?.content ?? []) {
     if (typeof b?.text === "string") text += b.text;
     else if (b?.toolUse && jsonTool && b.toolUse.name === jsonTool) json ??= b.toolUse.input ?? {};
-    else if (b?.toolUse) toolCalls.push({ id: b.toolUse.toolUseId, type: "function", function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } });
-    else if (b?.reasoningContent?.reasoningText) {
+    else if (b?.toolUse) {
+      if (!oneCall || !toolCalls.length) toolCalls.push({ id: b.toolUse.toolUseId, type: "function", function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } });
+    } else if (b?.reasoningContent?.reasoningText) {
       const r = b.reasoningContent.reasoningText;
       reasoning += r.text ?? "";
       if (r.signature) blocks.push({ type: "thinking", thinking: r.text ?? "", signature: r.signature });

@@ -31,6 +31,28 @@ describe("ConverseStream events -> chat chunks", () => {
     expect(t.done).toBe(true);
   });
 
+  it("oneCall (parallel_tool_calls: false, no Converse field for it): a second tool block is left out, deltas and all", () => {
+    const t = new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m", oneCall: true });
+    const out = chunks(t, [
+      ev("messageStart", { role: "assistant" }),
+      ev("contentBlockStart", { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_1", name: "get_weather" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":"Paris"}' } } }),
+      ev("contentBlockStop", { contentBlockIndex: 0 }),
+      ev("contentBlockStart", { contentBlockIndex: 1, start: { toolUse: { toolUseId: "tooluse_2", name: "get_time" } } }),
+      ev("contentBlockDelta", { contentBlockIndex: 1, delta: { toolUse: { input: '{"city":"Tokyo"}' } } }),
+      ev("contentBlockStop", { contentBlockIndex: 1 }),
+      ev("messageStop", { stopReason: "tool_use" }),
+      ev("metadata", { usage: { inputTokens: 5, outputTokens: 9 } }),
+    ]);
+    const calls = out.flatMap((c: any) => c.choices?.[0]?.delta?.tool_calls ?? []);
+    expect(calls).toEqual([
+      { index: 0, id: "tooluse_1", type: "function", function: { name: "get_weather", arguments: "" } },
+      { index: 0, function: { arguments: '{"city":"Paris"}' } },
+    ]);
+    expect(out.map((c: any) => c.choices?.[0]?.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
+    expect(out.at(-2).usage).toMatchObject({ completion_tokens: 9 });
+  });
+
   it("a stream that ends without metadata: the usage chunk claims no figures (usage null), not 0 tokens", () => {
     const t = new ConverseToChatStream({ includeUsage: true, provider: "bedrock", model: "m" });
     const out = chunks(t, [

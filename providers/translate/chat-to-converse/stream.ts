@@ -34,8 +34,9 @@ export class ConverseToChatStream {
   private tier: string | undefined;
   done = false;
 
-  /** stops: the stop sequences sent, for the one that matched (stop-sequence.ts). */
-  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; jsonTool?: string; stops?: readonly string[] }) {}
+  /** stops: the stop sequences sent, for the one that matched (stop-sequence.ts). oneCall: only the first tool call is
+   * kept (parallel_tool_calls: false, see response.ts). */
+  constructor(private readonly opts: { includeUsage: boolean; provider: string; model: string; created?: number; jsonTool?: string; stops?: readonly string[]; oneCall?: boolean }) {}
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): SseEvent {
     const c: Record<string, unknown> = {
@@ -71,6 +72,9 @@ export class ConverseToChatStream {
           // The first such block is the answer, as in the JSON answer (response.ts): a second would make the content
           // two JSON texts in a row (its pieces go nowhere: neither the JSON block nor a tool call).
           this.jsonBlock ??= e.contentBlockIndex;
+        } else if (tu && this.opts.oneCall && this.toolCount >= 0) {
+          // parallel_tool_calls: false, which Converse cannot be told: a further call is left out, its deltas with it
+          // (its block has no chat index), as in the JSON answer (response.ts).
         } else if (tu) {
           this.role(out);
           const index = ++this.toolCount;
