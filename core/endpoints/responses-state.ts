@@ -149,7 +149,12 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
           };
           // The answer is already made (and billed): a store failure is not turned into an error, but the answer
           // says store: false, so the client knows a previous_response_id or GET of it will find nothing.
-          return store.put(rec).then(() => true, (err) => {
+          return store.put(rec).then((saved) => {
+            // Another project's record holds the id (an upstream that repeated it): that one stays, this one is not
+            // kept, and the answer says store: false without saying whose the id is.
+            if (!saved) ctx.gateway.log.warn("the response id is another project's stored response: this one was not kept, the answer says store: false", { requestId: ctx.requestId, response: rec.id, project });
+            return saved;
+          }, (err) => {
             ctx.gateway.log.error("storing the response failed: the answer says store: false", { requestId: ctx.requestId, response: rec.id, error: String(err) });
             return false;
           });

@@ -16,15 +16,16 @@ export class MemoryResponseStore implements ResponseStore {
   private readonly itemIndex = new Map<string, string>();
   private lastSweep = 0;
 
-  async put(rec: ResponseRecord): Promise<void> {
+  async put(rec: ResponseRecord): Promise<boolean> {
     if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
-    if (!ownsId(this.records.get(rec.id)?.rec, rec)) return;
+    if (!ownsId(this.records.get(rec.id)?.rec, rec)) return false;
     const { input, inputJson, ...rest } = rec;
     const kept: Kept = { rec: { ...structuredClone(rest), input: [] }, inputJson: inputJson ?? JSON.stringify(input) };
     this.drop(rec.id);
     this.records.set(rec.id, kept);
     for (const item of outputItemsOf(rec)) this.itemIndex.set(`${rec.project}\n${item.id}`, rec.id);
     while (this.records.size > MAX_RECORDS) this.drop(this.records.keys().next().value!);
+    return true;
   }
 
   private live(project: string, id: string, now: number): Kept | undefined {

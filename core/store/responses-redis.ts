@@ -14,11 +14,11 @@ export class RedisResponseStore implements ResponseStore {
     return `${this.prefix}respitem:${project}:${itemId}`;
   }
 
-  async put(rec: ResponseRecord): Promise<void> {
+  async put(rec: ResponseRecord): Promise<boolean> {
     const ttl = rec.expiresAt - Date.now();
-    if (ttl <= 0) return;
+    if (ttl <= 0) return true; // past its retention already: unreadable as in the other stores, nothing to write
     const current = await this.r.get(this.recordKey(rec.id));
-    if (!ownsId(current ? (JSON.parse(current) as ResponseRecord) : undefined, rec)) return;
+    if (!ownsId(current ? (JSON.parse(current) as ResponseRecord) : undefined, rec)) return false;
     const m = this.r.multi().set(this.recordKey(rec.id), recordJson(rec), "PX", ttl);
     for (const item of outputItemsOf(rec)) {
       m.set(this.itemKey(rec.project, item.id as string), JSON.stringify({ responseId: rec.id, item }), "PX", ttl);
@@ -26,6 +26,7 @@ export class RedisResponseStore implements ResponseStore {
     const out = await m.exec();
     const failed = out?.find(([err]) => err);
     if (failed) throw failed[0];
+    return true;
   }
 
   async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {

@@ -28,7 +28,7 @@ interface Row {
 
 export class SqliteResponseStore implements ResponseStore {
   private readonly stmts;
-  private readonly save: (rec: ResponseRecord) => void;
+  private readonly save: (rec: ResponseRecord) => boolean;
   private readonly remove: (id: string) => void;
   private lastSweep = 0;
 
@@ -57,18 +57,19 @@ export class SqliteResponseStore implements ResponseStore {
     });
     // IMMEDIATE: it reads first, and a deferred one would fail at once while the checkpointer holds the write lock.
     this.save = db.transaction((rec: ResponseRecord) => {
-      if (!ownsId(this.stmts.owner.get(rec.id) as { project: string } | undefined, rec)) return;
+      if (!ownsId(this.stmts.owner.get(rec.id) as { project: string } | undefined, rec)) return false;
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
         rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
       for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
+      return true;
     }).immediate;
   }
 
-  async put(rec: ResponseRecord): Promise<void> {
+  async put(rec: ResponseRecord): Promise<boolean> {
     if (rec.createdAt - this.lastSweep >= SWEEP_EVERY_MS) this.sweep((this.lastSweep = rec.createdAt));
-    this.save(rec);
+    return this.save(rec);
   }
 
   async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {

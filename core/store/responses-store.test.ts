@@ -59,12 +59,14 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
 
   it("an id another project holds is never saved over (an upstream repeating it, or picking it); its own project may re-save it", async () => {
     const mine = record(`resp_dup_${kind}`);
-    await store.responses.put(mine);
-    await store.responses.put({ ...record(mine.id), project: "other", model: "other/model" });
+    expect(await store.responses.put(mine)).toBe(true);
+    // Refused, and said so: the caller's answer then says store: false.
+    expect(await store.responses.put({ ...record(mine.id), project: "other", model: "other/model" })).toBe(false);
     expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(mine);
     expect(await store.responses.get("other", mine.id, Date.now())).toBeUndefined();
+    expect(await store.responses.items("other", [`msg_${mine.id}`], Date.now())).toEqual(new Map());
     const again = { ...mine, model: "openai/gpt-4o" };
-    await store.responses.put(again);
+    expect(await store.responses.put(again)).toBe(true);
     expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(again);
   });
 

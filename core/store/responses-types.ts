@@ -44,8 +44,11 @@ export interface StoredItem {
 }
 
 export interface ResponseStore {
-  /** Save (or replace) a record and index its output items by id (its input from inputJson when given). */
-  put(rec: ResponseRecord): Promise<void>;
+  /**
+   * Save (or replace) a record and index its output items by id (its input from inputJson when given). Resolves
+   * false when it was not kept: its id is another project's record (ownsId), which stays as it was.
+   */
+  put(rec: ResponseRecord): Promise<boolean>;
   /** The caller's record, or undefined when unknown, expired or another project's. */
   get(project: string, id: string, now: number): Promise<ResponseRecord | undefined>;
   /** Remove the caller's record and its item index; false when there was none. */
@@ -63,7 +66,8 @@ export function outputItemsOf(rec: ResponseRecord): Record<string, unknown>[] {
 /**
  * Whether `rec` may be saved over what the id holds now: nothing, or a record of the same project. Ids are the
  * upstream's on native models, so an upstream that repeats one (or picks another project's on purpose) must never
- * replace another project's record; the second project's record is then simply not kept.
+ * replace another project's record; the second project's record is then not kept, and put says so (its answer
+ * then says store: false, as for any record that could not be kept).
  */
 export function ownsId(current: { project: string } | undefined, rec: ResponseRecord): boolean {
   return current === undefined || current.project === rec.project;

@@ -97,7 +97,7 @@ describe("SQLite WAL checkpoints", () => {
     const text = "x".repeat(4000);
     for (let saved = 0; saved < bytes; saved += 4 * 8000) {
       const now = Date.now();
-      const writes: Promise<void>[] = [];
+      const writes: Promise<unknown>[] = [];
       for (let j = 0; j < 4; j++) {
         const id = `resp_${++n}`;
         const t = performance.now();
