@@ -26,7 +26,7 @@ export const HEADERS: Record<string, Json> = {
   "x-mg-provider": { description: "The provider that served the answer (cache for a response-cache hit)", schema: text },
   "x-mg-resolved-provider": { description: "The provider the request was routed to", schema: text },
   "x-mg-upstream-model": { description: "The upstream's own id for the model that served (the answer's model is the gateway id)", schema: text },
-  "x-mg-dropped-params": { description: "Request fields the serving provider does not take, left out (comma-separated)", schema: text },
+  "x-mg-dropped-params": { description: "Request fields the serving provider does not take, left out (an output limit above the model's maximum: lowered to it) (comma-separated)", schema: text },
   "x-mg-cache": { description: "hit or miss, where the project uses the response cache", schema: { enum: ["hit", "miss"] } },
   "x-mg-original-request-id": { description: "A replay or cache hit: the request whose answer this is", schema: text },
   "Idempotent-Replayed": { description: "true: this is the stored answer of an earlier request with the same idempotency key; nothing was billed", schema: { enum: ["true"] } },

@@ -226,10 +226,11 @@ describe("the budget reserves exactly the output the upstream is asked for", () 
     expect(await reserve("t/gemini")).toBe(picoToUsd(5000n * OUT_PICO));
   });
 
-  it("max_tokens 1 with max_completion_tokens 60000 on Claude is refused against a $0.05 budget: it may cost $0.90", async () => {
+  it("max_tokens 1 with max_completion_tokens 60000 on Claude is refused against a $0.05 budget: it may cost $0.48", async () => {
+    // The larger alias counts; translated, it is sent (and reserved) at the model's maximum, 32 000 tokens.
     const r = await send("chat", { model: "t/anthropic", messages: hi, max_tokens: 1, max_completion_tokens: 60000 }, CAPPED);
     expect(r.status).toBe(402);
-    expect(r.json.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { request_max_usd: "0.9", budget_usd: "0.05" } });
+    expect(r.json.error).toMatchObject({ code: "BUDGET_EXCEEDED", details: { request_max_usd: "0.48", budget_usd: "0.05" } });
     clear();
     expect((await send("chat", { model: "t/anthropic", messages: hi, max_completion_tokens: 1000 }, CAPPED)).status).toBe(200);
     expect(anthropic.requests.at(-1)!.body.max_tokens).toBe(1000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outputAsk, statedOutputLimit } from "./output-limit.ts";
+import { outputAsk, statedOutputLimit, withinOutputMaximum } from "./output-limit.ts";
 
 const target = { provider: "p", upstreamModel: "m", pricing: { output: "0.00001" }, maxTokens: 8000 };
 
@@ -50,5 +50,32 @@ describe("the output limit a request asks for", () => {
     const thinking = { max_tokens: 100, thinking: { type: "enabled", budget_tokens: 3000 } };
     expect(outputAsk(thinking, "messages", "gemini", { ...target, reasoning: true })).toMatchObject({ thinking: 4096, perChoice: 4196 });
     expect(outputAsk(thinking, "messages", "gemini", target)).toMatchObject({ thinking: undefined, perChoice: 100 });
+  });
+
+  it("a translated client's limit above the endpoint's maximum is asked (and reserved) at that maximum; passed through, as sent", () => {
+    // Claude Code's max_tokens 32000 on a chat model of 16384: the upstream would refuse it.
+    const gpt4o = { ...target, maxTokens: 16384 };
+    expect(outputAsk({ max_tokens: 32000 }, "messages", "chat", gpt4o)).toMatchObject({ limit: 16384, perChoice: 16384 });
+    expect(outputAsk({ generationConfig: { maxOutputTokens: 32000 } }, "gemini", "converse", { ...target, maxTokens: 10000 })).toMatchObject({ limit: 10000, perChoice: 10000 });
+    expect(outputAsk({ max_output_tokens: 32000 }, "responses", "gemini", gpt4o)).toMatchObject({ limit: 16384, perChoice: 16384 });
+    expect(outputAsk({ max_completion_tokens: 32000, reasoning_effort: "high" }, "chat", "messages", gpt4o)).toMatchObject({ limit: 16384, thinking: 4096 });
+    // Within the maximum, or without one in the catalog, or native: the client's own.
+    expect(outputAsk({ max_tokens: 9000 }, "messages", "chat", gpt4o)).toMatchObject({ limit: 9000 });
+    expect(outputAsk({ max_tokens: 32000 }, "messages", "chat", { ...target, maxTokens: undefined })).toMatchObject({ limit: 32000 });
+    expect(outputAsk({ max_tokens: 32000 }, "chat", "chat", gpt4o)).toMatchObject({ limit: 32000 });
+    expect(outputAsk({ max_tokens: 32000 }, "messages", "messages", gpt4o)).toMatchObject({ limit: 32000 });
+  });
+
+  it("the body a translator gets has each limit field above the maximum lowered, named as the client sent it", () => {
+    const messages = { model: "m", max_tokens: 32000, messages: [] };
+    expect(withinOutputMaximum(messages, 16384)).toEqual({ body: { ...messages, max_tokens: 16384 }, lowered: ["max_tokens"] });
+    expect(messages.max_tokens).toBe(32000); // the client's body is not changed
+    const gemini = { generationConfig: { maxOutputTokens: 32000, temperature: 0 } };
+    expect(withinOutputMaximum(gemini, 10000)).toEqual({ body: { generationConfig: { maxOutputTokens: 10000, temperature: 0 } }, lowered: ["generationConfig.maxOutputTokens"] });
+    expect(withinOutputMaximum({ max_tokens: 100, max_completion_tokens: 20000 }, 16384).lowered).toEqual(["max_completion_tokens"]);
+    expect(withinOutputMaximum({ max_output_tokens: 20000 }, 16384).lowered).toEqual(["max_output_tokens"]);
+    const within = { max_tokens: 16384 };
+    expect(withinOutputMaximum(within, 16384).body).toBe(within);
+    expect(withinOutputMaximum(messages, undefined)).toEqual({ body: messages, lowered: [] });
   });
 });

@@ -48,6 +48,42 @@ export function statedOutputLimit(body: any): number | undefined {
   return max;
 }
 
+/**
+ * The limit a translated request sends: the client's, at most the endpoint's catalog maximum. A client sets its limit
+ * for the model it knows (Claude Code sends max_tokens 32000 or 64000, the Anthropic SDK needs one), and a model of
+ * another protocol refuses more than it can write (OpenAI: "max_tokens is too large"), so every such call would fail.
+ */
+export function translatedOutputLimit(body: any, target: Pick<LimitTarget, "maxTokens">): number | undefined {
+  const stated = statedOutputLimit(body);
+  const max = target.maxTokens;
+  return stated !== undefined && max !== undefined && max > 0 && stated > max ? max : stated;
+}
+
+/**
+ * `body` (a client's, about to be translated) with every limit field above `max` lowered to it, and those fields as
+ * the client spelled them (named in x-mg-dropped-params); the body itself when none is.
+ */
+export function withinOutputMaximum(body: any, max: number | undefined): { body: any; lowered: string[] } {
+  const lowered: string[] = [];
+  if (max === undefined || !(max > 0) || body === null || typeof body !== "object") return { body, lowered };
+  let out = body;
+  for (const k of ALIASES) {
+    const n = tokens(body[k]);
+    if (n === undefined || n <= max) continue;
+    if (out === body) out = { ...body };
+    out[k] = max;
+    lowered.push(k);
+  }
+  const gc = body.generationConfig;
+  const g = tokens(gc?.maxOutputTokens);
+  if (g !== undefined && g > max) {
+    if (out === body) out = { ...body };
+    out.generationConfig = { ...gc, maxOutputTokens: max };
+    lowered.push("generationConfig.maxOutputTokens");
+  }
+  return { body: out, lowered };
+}
+
 /** Choices a body asks for (chat's n, Gemini's generationConfig.candidateCount); 1 for anything else. */
 export function requestedChoices(body: any): number {
   const n = body?.n ?? body?.generationConfig?.candidateCount;
@@ -92,7 +128,8 @@ export function geminiThinking(body: any, client: AskingProtocol, target: LimitT
  * translator or driver writes it, the thinking budget beside it, and what one choice can bill at most.
  */
 export function outputAsk(body: any, client: AskingProtocol, protocol: UpstreamProtocol, target: LimitTarget): OutputAsk {
-  const stated = statedOutputLimit(body);
+  // Passed through as sent; translated, at most the endpoint's maximum (what stream-transcoder sends on).
+  const stated = client === protocol ? statedOutputLimit(body) : translatedOutputLimit(body, target);
   switch (protocol) {
     case "messages": {
       // Always sent: the client's limit, else the model's maximum. Thinking must fit below it (budget_tokens <

@@ -122,4 +122,25 @@ describe("stream-transcoder invoke", () => {
     expect(seen.thinking).toBeUndefined();
     expect(warned).toHaveLength(2);
   });
+
+  it("a translated client's limit above the endpoint's maximum goes out at that maximum, named; a native one as sent", async () => {
+    let seen: any;
+    const answer = { id: "chatcmpl-1", model: "x", choices: [{ message: { content: "hi" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1 } };
+    const driver = { name: "p", protocol: "openai", chat: async (b: any): Promise<ProviderResult> => ((seen = b), { kind: "json", body: answer }) } as ProviderDriver;
+    const gpt4o = { ...target, maxTokens: 16384 };
+    const claudeCode = { model: "m/x", max_tokens: 32000, messages: [{ role: "user", content: "q" }] };
+    const r = await invokeTranslated(ctxFor(claudeCode), translators, driver, "messages", gpt4o, call)!;
+    expect(seen.max_tokens).toBe(16384);
+    expect(r.headers?.[DROPPED_HEADER]).toBe("max_tokens");
+    const gemini = { model: "m/x", contents: [{ role: "user", parts: [{ text: "q" }] }], generationConfig: { maxOutputTokens: 32000 } };
+    const g = await invokeTranslated(ctxFor(gemini), translators, driver, "gemini", gpt4o, call)!;
+    expect(seen.max_tokens).toBe(16384);
+    expect(g.headers?.[DROPPED_HEADER]).toBe("generationConfig.maxOutputTokens");
+    // Within the maximum: as sent, nothing named; a chat client on a chat model passes through untouched.
+    await invokeTranslated(ctxFor({ ...claudeCode, max_tokens: 16384 }), translators, driver, "messages", gpt4o, call);
+    expect(seen.max_tokens).toBe(16384);
+    const n = await invokeTranslated(ctxFor({ model: "m/x", max_tokens: 32000, messages: [{ role: "user", content: "q" }] }), translators, driver, "chat", gpt4o, call)!;
+    expect(seen.max_tokens).toBe(32000);
+    expect(n.headers?.[DROPPED_HEADER]).toBeUndefined();
+  });
 });

@@ -9,6 +9,7 @@ import type { OperationName } from "../../core/dispatch.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { DROPPED_PARAMS_HEADER, type CallOptions, type ProviderDriver, type ProviderResult, type Target } from "../../core/contracts/provider.ts";
 import { Unsupported, upstreamProtocolOf, type TranslateOptions, type Translator, type Translators, type UpstreamProtocol } from "../../core/contracts/translator.ts";
+import { withinOutputMaximum } from "../../core/metering/output-limit.ts";
 import { droppedKnobs } from "./knobs.ts";
 import { keeper, recall } from "./memo.ts";
 
@@ -47,12 +48,15 @@ export function invokeTranslated(
 function translateAndSend(
   ctx: GatewayContext, tr: Translator, upstream: UpstreamProtocol, driver: ProviderDriver, target: Target, call: CallOptions, opts: TranslateOptions,
 ): Promise<ProviderResult> | undefined {
-  const t = tr.request(ctx.body, target, opts);
+  // A translated client's output limit above this endpoint's maximum is lowered to it (core/metering/output-limit.ts:
+  // the budget reserved the same) and named; passed through, it goes as sent.
+  const fitted = tr.native ? { body: ctx.body, lowered: [] } : withinOutputMaximum(ctx.body, target.maxTokens);
+  const t = tr.request(fitted.body, target, opts);
   const send = driver[t.op];
   if (!send) return undefined;
   // A driver in front of several model families (Vertex) honours the knobs of the family this target speaks.
   const knobProtocol = driver.upstreamFor ? FAMILY_KNOBS[upstream] ?? driver.protocol : driver.protocol;
-  const dropped = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...t.dropped];
+  const dropped = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...fitted.lowered, ...t.dropped];
   if (ctx.responseHeaders[DROPPED_HEADER] !== undefined) delete ctx.responseHeaders[DROPPED_HEADER];
   // A translated body is not the client's: its protocol headers (anthropic-version, -beta) do not apply.
   const upstreamCall = tr.native ? call : { ...call, clientHeaders: {} };

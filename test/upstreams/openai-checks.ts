@@ -32,6 +32,17 @@ export function messagesError(messages: any[]): OpenAIRequestError | undefined {
   return undefined;
 }
 
+/** An output limit above what the model writes (`max`): the real API's 400 (gpt-4o writes at most 16384). */
+export function limitError(body: any, max: number | undefined): OpenAIRequestError | undefined {
+  for (const param of ["max_tokens", "max_completion_tokens"]) {
+    const n = body?.[param];
+    if (max !== undefined && typeof n === "number" && n > max) {
+      return { message: `${param} is too large: ${n}. This model supports at most ${max} completion tokens, whereas you provided ${n}.`, param };
+    }
+  }
+  return undefined;
+}
+
 /** response_format: a JSON answer matching the schema (json_schema) or some JSON object (json_object); else undefined. */
 export function structuredAnswer(body: any): string | undefined {
   const rf = body?.response_format;

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
-import { messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
+import { limitError, messagesError, responseFormatError, structuredAnswer, toolsAnswered } from "./openai-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 import { askedEffort, effortRefusal, unsupportedEffortError, reasoningDeltas, reasoningError, reasoningFields, type ReasoningHost } from "./openai-reasoning.ts";
 
@@ -66,6 +66,8 @@ export interface FakeOpenAI {
   effortRefusedBy?: readonly string[];
   /** The model id the answer names for the one asked for (a dated snapshot, as OpenAI names one); undefined: the one asked for. */
   answersAs?: (model: string) => string;
+  /** Upstream model ids and the most completion tokens each writes: a larger limit is OpenAI's 400 (limitError). */
+  maxCompletionTokens?: Readonly<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -146,7 +148,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       res.end(JSON.stringify(refused));
       return;
     }
-    const invalid = messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning ? reasoningError(fake.reasoning, body, issued) : undefined);
+    const invalid = limitError(body, fake.maxCompletionTokens?.[body.model]) ?? messagesError(body.messages) ?? responseFormatError(body) ?? (fake.reasoning ? reasoningError(fake.reasoning, body, issued) : undefined);
     if (invalid) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": "req_fake_400" });
       res.end(JSON.stringify({ error: { message: invalid.message, type: "invalid_request_error", param: invalid.param, code: null } }));
