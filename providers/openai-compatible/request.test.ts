@@ -266,3 +266,22 @@ describe("buildChatRequest: which fields a host takes is unknown_fields (or its 
     expect(JSON.parse(ignored.body as string)).toMatchObject({ seed: 7, max_completion_tokens: 20, user: "u-1", stream_options: { include_usage: true } });
   });
 });
+
+describe("buildChatRequest: an OpenAI reasoning model's refused sampling knobs, named as the client sent them", () => {
+  const gpt5: Target = { modelId: "openai/gpt-5", provider: "up", upstreamModel: "gpt-5", pricing: {}, reasoning: true };
+  const openai: ProviderConfig = { protocol: "openai", api_key: "k" };
+
+  it("a Gemini client's generationConfig.temperature, topP and penalties; a Responses client's and a Messages client's own names", () => {
+    const gemini = geminiToChatRequest({ contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfig: { temperature: 0.2, topP: 0.9, presencePenalty: 0.5, frequencyPenalty: 0.5 } }, gpt5, { flavor: "chat", provider: "up" }, "up");
+    const g = buildChatRequest(gemini.body, gpt5, openai, "up");
+    expect(g.dropped).toEqual(["generationConfig.temperature", "generationConfig.topP", "generationConfig.presencePenalty", "generationConfig.frequencyPenalty"]);
+    expect(JSON.parse(g.body as string)).not.toHaveProperty("temperature");
+    const responses = responsesToChatRequest({ model: "openai/gpt-5", input: "x", temperature: 0.2, top_p: 0.9 });
+    expect(buildChatRequest(responses.body, gpt5, openai, "up").dropped).toEqual(["temperature", "top_p"]);
+    const messages = messagesToChatRequest({ model: "m", max_tokens: 20, temperature: 0.2, top_p: 0.9, messages: [{ role: "user", content: "x" }] });
+    expect(buildChatRequest(messages.body, gpt5, openai, "up").dropped).toEqual(["temperature", "top_p"]);
+    // A chat client's are chat's.
+    expect(buildChatRequest({ model: "x", messages: [], temperature: 0.2 }, gpt5, openai, "up").dropped).toEqual(["temperature"]);
+  });
+});
+

@@ -52,7 +52,8 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   if (knobs?.reasoningEffort && out.reasoning_effort === undefined) out.reasoning_effort = knobs.reasoningEffort;
   // Usage is always requested from the upstream so metering never guesses; the client only sees it if it asked.
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const dropped = isReasoningTarget(target) ? fitReasoningModel(out) : [];
+  // Named as the client sent them (a Gemini client's generationConfig.topP), as on every other upstream.
+  const dropped = isReasoningTarget(target) ? fitReasoningModel(out).map((k) => clientName(body, k)) : [];
   // A model that cannot reason (GPT-4.1: named as the client sent it, a Responses client's reasoning.effort), or
   // reasons on its own but refuses the knob (grok-4).
   const effortGone = dropChatEffort(out, target);
