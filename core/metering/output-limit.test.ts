@@ -78,4 +78,12 @@ describe("the output limit a request asks for", () => {
     expect(withinOutputMaximum(within, 16384).body).toBe(within);
     expect(withinOutputMaximum(messages, undefined)).toEqual({ body: messages, lowered: [] });
   });
+
+  it("Gemini: effort none is the least budget on a model that cannot turn thinking off (2.5 Pro: 128), else 0", () => {
+    const pro = { ...target, upstreamModel: "gemini-2.5-pro" };
+    expect(outputAsk({ max_tokens: 100, reasoning_effort: "none" }, "chat", "gemini", pro)).toMatchObject({ thinking: 128, perChoice: 228 });
+    expect(outputAsk({ max_tokens: 100, reasoning: { effort: "none" } }, "responses", "gemini", pro)).toMatchObject({ thinking: 128 });
+    expect(outputAsk({ max_tokens: 100, reasoning_effort: "none" }, "chat", "gemini", { ...target, upstreamModel: "gemini-2.5-flash" })).toMatchObject({ thinking: 0, perChoice: 100 });
+    expect(outputAsk({ max_tokens: 100, reasoning_effort: "none" }, "chat", "gemini", { ...target, upstreamModel: "gemini-2.5-flash-lite" })).toMatchObject({ thinking: 0 });
+  });
 });

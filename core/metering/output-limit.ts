@@ -3,7 +3,7 @@
 // on an estimate). They once read different aliases (max_tokens first here, max_completion_tokens first there), so a
 // request could reserve one token while the upstream was asked for 60 000; sharing this code keeps them equal.
 import type { Target, UpstreamProtocol } from "../contracts/provider.ts";
-import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffort, knobsFor, messagesThinkingEffort, MIN_THINKING_TOKENS } from "./thinking.ts";
+import { chatThinkingTokens, dollarsToTokens, effortToTokens, geminiThinkingEffort, geminiThinkingOff, knobsFor, messagesThinkingEffort, MIN_THINKING_TOKENS } from "./thinking.ts";
 
 /** The client protocols (the public endpoints that reach a language model). */
 export type AskingProtocol = "chat" | "messages" | "responses" | "gemini";
@@ -114,12 +114,15 @@ function anthropicThinking(body: any, client: AskingProtocol, native: boolean, t
   return t === undefined ? undefined : Math.max(MIN_THINKING_TOKENS, t);
 }
 
-/** Gemini's thinkingConfig.thinkingBudget: "none" turns it off (0); then dollars, then effort. */
+/**
+ * Gemini's thinkingConfig.thinkingBudget: "none" turns it off (0; the least budget on a model that always thinks, 2.5
+ * Pro); then dollars, then effort.
+ */
 export function geminiThinking(body: any, client: AskingProtocol, target: LimitTarget): number | undefined {
   const view = chatView(body, client, target);
   const knobs = knobsFor(view, target.provider);
   const effort = knobs?.reasoningEffort ?? view?.reasoning_effort;
-  if (effort === "none") return 0;
+  if (effort === "none") return geminiThinkingOff(target.upstreamModel);
   return dollarsToTokens(knobs?.thinkingBudget, target) ?? effortToTokens(effort);
 }
 

@@ -61,6 +61,15 @@ export function messagesThinkingEffort(body: any, cap: "high" | "max" = "max"): 
   return cap === "high" && (effort === "xhigh" || effort === "max") ? "high" : effort;
 }
 
+/**
+ * The thinking budget that stands for "off" on a Gemini model: 0 where thinking can be turned off, else the least
+ * budget it takes. Gemini 2.5 Pro thinks always (budgets 128 to 32768): Google answers budget 0 with a 400 ("Budget 0
+ * is invalid. This model only works in thinking mode.").
+ */
+export function geminiThinkingOff(upstreamModel: string): number {
+  return /(^|[/.@-])gemini-2\.5-pro($|[-@:])/i.test(upstreamModel) ? 128 : 0;
+}
+
 export function effortToTokens(effort: string | undefined): number | undefined {
   if (!effort || effort === "none") return undefined;
   return EFFORT_TOKENS[effort];

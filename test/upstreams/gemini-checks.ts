@@ -42,3 +42,10 @@ export function structuredAnswer(body: any): string | undefined {
   if (gc?.responseMimeType !== "application/json") return undefined;
   return JSON.stringify(sampleFor(gc.responseSchema ?? { type: "object", properties: { answer: { type: "string" } } }));
 }
+
+/** Gemini 2.5 Pro thinks always: a thinking budget of 0 is the real API's 400 (its budgets run 128 to 32768). */
+export function thinkingError(model: string, body: any): string | undefined {
+  const budget = body?.generationConfig?.thinkingConfig?.thinkingBudget;
+  if (/^gemini-2\.5-pro/.test(model) && budget === 0) return "Budget 0 is invalid. This model only works in thinking mode.";
+  return undefined;
+}

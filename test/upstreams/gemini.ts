@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { alnum, listenLoopback, readRequest } from "./http-fake.ts";
 import type { RecordedRequest } from "./openai.ts";
-import { contentsError, structuredAnswer } from "./gemini-checks.ts";
+import { contentsError, structuredAnswer, thinkingError } from "./gemini-checks.ts";
 import { schemaError } from "./gemini-schema.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
@@ -98,7 +98,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     if (req.method !== "POST" || !m) return send(404, errorBody(404, "Not found"));
     if (req.headers["x-goog-api-key"] !== FAKE_GEMINI_KEY) return send(400, INVALID_KEY);
     if (!Array.isArray(body?.contents) || !body.contents.length) return send(400, errorBody(400, "contents is not specified"));
-    const invalid = contentsError(body.contents, SIGNATURE) ?? schemaError(body);
+    const invalid = contentsError(body.contents, SIGNATURE) ?? schemaError(body) ?? thinkingError(m[1]!, body);
     if (invalid) return send(400, errorBody(400, invalid));
     const stream = m[2] === "streamGenerateContent";
     if (stream && !m[3]) return send(400, errorBody(400, "this fake only streams with alt=sse"));

@@ -83,3 +83,24 @@ describe("chat -> gemini: an assistant turn that was a refusal", () => {
     }
   });
 });
+
+describe("chat -> gemini: reasoning_effort none", () => {
+  const pro = { modelId: "google/gemini-2.5-pro", provider: "gem", upstreamModel: "gemini-2.5-pro", pricing: {}, reasoning: true } as any;
+  const ask = (body: Record<string, unknown>, t: any) => chatToGeminiRequest({ messages: [{ role: "user", content: "q" }], ...body }, t);
+
+  it("on 2.5 Pro, which always thinks (Google refuses budget 0), is its least budget, 128, and the knob is named", () => {
+    const r = ask({ reasoning_effort: "none" }, pro);
+    expect((r.body.generationConfig as any).thinkingConfig).toEqual({ thinkingBudget: 128 });
+    expect(r.dropped).toContain("reasoning_effort");
+    const knob = ask({ providerOptions: { gem: { reasoningEffort: "none" } } }, pro);
+    expect((knob.body.generationConfig as any).thinkingConfig).toEqual({ thinkingBudget: 128 });
+    expect(knob.dropped).toContain("providerOptions.gem.reasoningEffort");
+  });
+
+  it("on a model that can turn thinking off it is budget 0, nothing named", () => {
+    const r = ask({ reasoning_effort: "none" }, { ...pro, upstreamModel: "gemini-2.5-flash" });
+    expect((r.body.generationConfig as any).thinkingConfig).toEqual({ thinkingBudget: 0 });
+    expect(r.dropped).not.toContain("reasoning_effort");
+  });
+});
+

@@ -178,8 +178,17 @@ export function chatToGeminiRequest(sent: any, target: Target): Translated<Recor
   }
   const thinking = thinkingConfig(body, target, ask.thinking);
   if (thinking) gc.thinkingConfig = thinking;
+  const off = thinkingOffKnob(body, target.provider);
+  if (off && ask.thinking) dropped.push(off); // a model that always thinks (2.5 Pro) gets its least budget instead
   if (Object.keys(gc).length) out.generationConfig = gc;
   return { body: out, dropped, pending };
+}
+
+/** The field that asked for thinking off (effort "none"), or undefined. */
+function thinkingOffKnob(body: any, provider: string): string | undefined {
+  const knob = knobsFor(body, provider)?.reasoningEffort;
+  if (knob !== undefined) return knob === "none" ? `providerOptions.${provider}.reasoningEffort` : undefined;
+  return body.reasoning_effort === "none" ? "reasoning_effort" : undefined;
 }
 
 /** The thinking budget (providerOptions.<provider>.thinkingBudget dollars / reasoningEffort) and reasoningSummary -> thinkingConfig. */
