@@ -4,23 +4,9 @@
 // set, overrides that either way (an Azure deployment name says nothing). Knobs left at their neutral value are
 // dropped silently; others are reported.
 import { statedOutputLimit } from "../../core/metering/output-limit.ts";
-import type { Target } from "../../core/contracts/provider.ts";
 
-/**
- * o1, o3-mini, o4-mini... and every GPT-5 but its `-chat` variants (gpt-5-chat-latest takes the classic
- * parameters), as the Vercel AI SDK and the OpenAI Agents SDK tell them apart. A routing prefix (`openai/o3` on
- * an aggregator) is looked through.
- */
-export function isOpenAIReasoningModel(upstreamModel: string): boolean {
-  const id = upstreamModel.slice(upstreamModel.lastIndexOf("/") + 1).toLowerCase();
-  if (/^o\d+(?:-|$)/.test(id)) return true;
-  return /^gpt-5(?:[.-]|$)/.test(id) && !/^gpt-5(?:\.\d+)?-chat(?:-|$)/.test(id);
-}
-
-/** The catalog's flag when the operator set it, else what the upstream id says. */
-export function isReasoningTarget(target: Pick<Target, "reasoningModel" | "upstreamModel">): boolean {
-  return target.reasoningModel ?? isOpenAIReasoningModel(target.upstreamModel);
-}
+// Recognised in core (a translator carries a client's "thinking off" to these models too).
+export { isOpenAIReasoningModel, isReasoningTarget } from "../../core/metering/openai-reasoning-models.ts";
 
 /** Knob -> its neutral value (sending it is harmless but refused, so it is dropped without a report). */
 const REFUSED: Record<string, unknown> = {

@@ -241,3 +241,22 @@ describe("Gemini request -> chat: consecutive contents of one role (merged for c
     expect(clientName(body, "messages[0]")).toBe("contents");
   });
 });
+
+describe("gemini -> chat: thinkingBudget 0 (thinking off)", () => {
+  const openai = (upstreamModel: string) => ({ modelId: "openai/x", provider: "openai", upstreamModel, pricing: {}, reasoning: true }) as any;
+  const off = (t: any, flavor: BlobScope["flavor"] = "chat") =>
+    geminiToChatRequest({ contents: [{ role: "user", parts: [{ text: "q" }] }], generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }, t, { flavor, provider: t.provider }, t.provider);
+
+  it("on an OpenAI reasoning model (which reasons at medium when asked nothing) is its least effort, named unless it is off", () => {
+    expect(off(openai("gpt-5"))).toMatchObject({ body: { reasoning_effort: "minimal" }, dropped: ["generationConfig.thinkingConfig"] });
+    expect(off(openai("o4-mini"))).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["generationConfig.thinkingConfig"] });
+    expect(off(openai("gpt-5.2"))).toMatchObject({ body: { reasoning_effort: "none" }, dropped: [] });
+  });
+
+  it("elsewhere no effort is sent (Claude thinks only when asked), nothing named", () => {
+    expect(off(target, "messages")).toMatchObject({ dropped: [] });
+    expect(off(target, "messages").body).not.toHaveProperty("reasoning_effort");
+    expect(off({ ...openai("gpt-4o"), reasoning: false }).body).not.toHaveProperty("reasoning_effort");
+  });
+});
+

@@ -20,6 +20,7 @@ import { GatewayError, invalidRequest } from "../../../core/errors.ts";
 import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
+import { leastOpenAIEffort } from "../../../core/metering/openai-reasoning-models.ts";
 import { jsonSchemaOf } from "./schema.ts";
 import { replayedReasoning, type BlobScope } from "./reasoning.ts";
 import { addReplayedText } from "../replayed-reasoning-text.ts";
@@ -253,9 +254,12 @@ function generation(body: any, out: Record<string, unknown>, dropped: string[], 
     dropped.push("generationConfig.responseMimeType");
     for (const k of ["responseSchema", "responseJsonSchema"]) if (gc[k] !== undefined) dropped.push(`generationConfig.${k}`);
   }
-  const effort = reasoningEffort(gc.thinkingConfig, target, scope);
-  if (effort === null) dropped.push("generationConfig.thinkingConfig");
-  else if (effort) out.reasoning_effort = effort;
+  // Thinking off (budget 0), to an OpenAI reasoning model (which reasons at medium when asked nothing): the effort
+  // closest to off it takes, named unless it is off itself (GPT-5.1's none).
+  const off = gc.thinkingConfig?.thinkingBudget === 0 && scope.flavor === "chat" ? leastOpenAIEffort(target) : undefined;
+  const effort = off ?? reasoningEffort(gc.thinkingConfig, target, scope);
+  if (effort === null || (off && off !== "none")) dropped.push("generationConfig.thinkingConfig");
+  if (effort) out.reasoning_effort = effort;
 }
 
 /**

@@ -33,6 +33,16 @@ describe("Messages thinking asked of a translated upstream", () => {
     expect(ask({ thinking: { type: "disabled" } }).body).not.toHaveProperty("reasoning_effort");
   });
 
+  it("thinking disabled on an OpenAI reasoning model (which reasons at medium when asked nothing): its least effort, named unless it is off", () => {
+    const openai = (upstreamModel: string) => ({ modelId: "openai/x", provider: "openai", upstreamModel, pricing: {}, reasoning: true }) as any;
+    const off = (target: any) => messagesToChatRequest({ model: "m", max_tokens: 9000, messages: q, thinking: { type: "disabled" } }, { target, scope: { flavor: "chat", provider: "openai" } });
+    expect(off(openai("gpt-5"))).toMatchObject({ body: { reasoning_effort: "minimal" }, dropped: ["thinking"] });
+    expect(off(openai("o3"))).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
+    expect(off(openai("gpt-5.1"))).toMatchObject({ body: { reasoning_effort: "none" }, dropped: [] });
+    // On another host's model, or through Gemini, nothing is sent for it (as before).
+    expect(off(thinker).body).not.toHaveProperty("reasoning_effort");
+  });
+
   it("on a model that cannot think, or without a target (token counting), thinking is dropped and named", () => {
     const body = { model: "m", max_tokens: 9000, messages: q, thinking: { type: "adaptive" }, output_config: { effort: "high" } };
     for (const t of [messagesToChatRequest(body, { target: plain, scope: chatScope }), messagesToChatRequest(body)]) {

@@ -14,6 +14,7 @@
 //   the tool_use ids (chat-to-gemini/response.ts), which every client sends back.
 import type { Target } from "../../../core/contracts/provider.ts";
 import { messagesThinkingEffort } from "../../../core/metering/thinking.ts";
+import { leastOpenAIEffort } from "../../../core/metering/openai-reasoning-models.ts";
 import { isConverseClaude } from "../../../core/metering/output-limit.ts";
 import { decodeReasoning, encodeReasoning, ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { missingThinking } from "../chat-to-messages/replay.ts";
@@ -40,8 +41,15 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
   const thinking = body.thinking;
   const asked = thinking !== undefined && thinking !== null && thinking.type !== "disabled";
   const claudeOnly = flavor === "converse" && !isConverseClaude(target?.upstreamModel ?? "");
-  const effort = asked && target?.reasoning === true && !claudeOnly ? messagesThinkingEffort(body, flavor === "chat" ? "high" : "max") : undefined;
+  let effort = asked && target?.reasoning === true && !claudeOnly ? messagesThinkingEffort(body, flavor === "chat" ? "high" : "max") : undefined;
   if (asked && effort === undefined) dropped.push("thinking");
+  // Thinking off, to an OpenAI reasoning model (which reasons at medium when asked nothing): the effort closest to off
+  // it takes, named unless it is off itself (GPT-5.1's none).
+  const off = thinking?.type === "disabled" && flavor === "chat" && target ? leastOpenAIEffort(target) : undefined;
+  if (off) {
+    effort = off;
+    if (off !== "none") dropped.push("thinking");
+  }
   // Anthropic returns thinking text unless told not to; the text is what a replay to a chat upstream is made from.
   else if (thinking?.display === "omitted") dropped.push("thinking.display");
   // output_config.effort sets the effort of adaptive thinking; with a budget, or without thinking, it has no place.
