@@ -31,7 +31,7 @@ describe("GCRA", () => {
     gcraAdjust(tats, "t", 100, -50, 0);
     expect(gcraCharge(tats, [{ key: "t", limit: 100, cost: 50 }], 0).ok).toBe(true);
     gcraAdjust(tats, "t", 100, -1000, 0); // never below empty
-    expect(tats.get("t")).toEqual({ tat: 0, limit: 100 });
+    expect(tats.get("t")).toMatchObject({ tat: 0, limit: 100 });
   });
 
   it("a zero-cost charge fits a window in debt and leaves it as it was; a refusal lists the windows without room", () => {
@@ -101,5 +101,30 @@ describe("GCRA", () => {
     gcraAdjust(tats, "t", 1000, -500, 0); // the first request used 100 of its 600
     expect(gcraCharge(tats, [{ key: "t", limit: 10_000, cost: 0 }], 0).windows[0]!.remaining).toBe(9500);
     expect(gcraCharge(tats, [{ key: "t", limit: 1000, cost: 0 }], 0).windows[0]!.remaining).toBe(500);
+  });
+
+  it("after the clock steps back an hour, a key that used 2 of rpm 100 still has 98: the next leaves 97, not a 429 for the hour", () => {
+    const tats = new Map<string, GcraWindow>();
+    const rpm = { key: "k", limit: 100, cost: 1 };
+    const t = 1_000_000_000;
+    const hourAhead = t + 3_600_000;
+    expect([gcraCharge(tats, [rpm], hourAhead).ok, gcraCharge(tats, [rpm], hourAhead).ok]).toEqual([true, true]);
+    // An NTP correction: the clock is back at t.
+    const after = gcraCharge(tats, [rpm], t);
+    expect(after).toMatchObject({ ok: true, retryAfterMs: 0 });
+    expect(after.windows[0]).toMatchObject({ remaining: 97 });
+    expect(after.windows[0]!.resetMs).toBeCloseTo(1800, 6);
+    // The debt drains from the step on: 1.8 s later the window is full again.
+    expect(gcraCharge(tats, [{ ...rpm, cost: 0 }], t + 1800).windows[0]).toMatchObject({ remaining: 100, resetMs: 0 });
+  });
+
+  it("after a step back, debt beyond the window (a correction, a lowered limit) is still owed, from now", () => {
+    const tats = new Map<string, GcraWindow>();
+    const t = 1_000_000_000;
+    gcraCharge(tats, [{ key: "t", limit: 100, cost: 100 }], t + 3_600_000);
+    gcraAdjust(tats, "t", 100, 50, t + 3_600_000); // 150 used: 90 s of debt
+    const back = gcraCharge(tats, [{ key: "t", limit: 100, cost: 1 }], t);
+    expect(back.ok).toBe(false);
+    expect(back.retryAfterMs).toBeCloseTo(30_600, 6);
   });
 });

@@ -7,18 +7,30 @@
  * written with (key lk, beside the tat key tk so a release that knows only tk still reads and writes it; absent: the
  * same limit) are owed again at the new limit's interval, and stored so (both keys, expiring with the new debt),
  * whether the caller charges, is refused or only reads: left in the old limit's units the debt would drain at the old
- * pace. Defines `local function rescaled(tk, lk, limit, now)`.
+ * pace. lk holds "limit:writtenAt" (server time): written later than now, the server's clock stepped back since, and
+ * what the window owed then is owed from now (stored so), not from a time that has not come yet. Defines
+ * `local function rescaled(tk, lk, limit, now)` and `local function limitAt(limit, now)` (lk's value).
  */
 const RESCALED = `
+local function limitAt(limit, now)
+  return limit .. ':' .. string.format('%.6f', now)
+end
 local function rescaled(tk, lk, limit, now)
   local tat = tonumber(redis.call('GET', tk) or '0')
-  if tat <= now then return now end
-  local was = tonumber(redis.call('GET', lk) or '0')
-  if was > 0 and was ~= limit then
-    tat = now + (tat - now) * was / limit
+  local was, at = string.match(redis.call('GET', lk) or '', '^([^:]*):?(.*)$')
+  was, at = tonumber(was) or 0, tonumber(at) or 0
+  local stepped = at > now
+  if stepped then tat = now + (tat - at) end
+  if tat <= now then
+    if stepped then redis.call('DEL', tk, lk) end
+    return now
+  end
+  local rescale = was > 0 and was ~= limit
+  if rescale then tat = now + (tat - now) * was / limit end
+  if rescale or stepped then
     local px = math.ceil(tat - now) + 1000
     redis.call('SET', tk, string.format('%.6f', tat), 'PX', px)
-    redis.call('SET', lk, string.format('%.17g', limit), 'PX', px)
+    redis.call('SET', lk, limitAt(string.format('%.17g', limit), now), 'PX', px)
   end
   return tat
 end
@@ -62,7 +74,7 @@ for i = 1, n do
     if costs[i] > 0 then
       local px = math.ceil(used - now) + 1000
       redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', px)
-      redis.call('SET', KEYS[n + i], ARGV[2 * i - 1], 'PX', px)
+      redis.call('SET', KEYS[n + i], limitAt(ARGV[2 * i - 1], now), 'PX', px)
     end
   end
   out[#out + 1] = string.format('%.6f', used)
@@ -80,7 +92,7 @@ local nt = rescaled(KEYS[1], KEYS[2], limit, now) + tonumber(ARGV[2]) * (60000 /
 if nt > now then
   local px = math.ceil(nt - now) + 1000
   redis.call('SET', KEYS[1], string.format('%.6f', nt), 'PX', px)
-  redis.call('SET', KEYS[2], ARGV[1], 'PX', px)
+  redis.call('SET', KEYS[2], limitAt(ARGV[1], now), 'PX', px)
 else
   redis.call('DEL', KEYS[1], KEYS[2])
 end
