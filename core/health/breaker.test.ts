@@ -115,4 +115,25 @@ describe("CircuitBreaker", () => {
     b.record(false, 1_950); // failed: another cooldown from then
     expect(b.retryInMs(2_000)).toBe(950);
   });
+
+  it("after the clock steps back an hour, an open circuit cools down from the step on, not for the hour more", () => {
+    const { b } = make();
+    const hour = 3_600_000;
+    for (let i = 0; i < 3; i++) b.record(false, hour + i); // opened an hour ahead, cooldown 1000
+    // An NTP correction: the clock is back at 0.
+    expect(b.allow(0)).toBe(false);
+    expect(b.retryInMs(0)).toBe(1_000);
+    expect(b.peek(1_000)).toBe("half_open");
+    expect(b.allow(1_000)).toBe(true); // the probe
+  });
+
+  it("after the clock steps back an hour, a probe that never reports back stops blocking a cooldown after the step", () => {
+    const { b } = make();
+    const hour = 3_600_000;
+    for (let i = 0; i < 3; i++) b.record(false, i);
+    expect(b.allow(hour)).toBe(true); // the probe, taken an hour ahead
+    expect(b.allow(0)).toBe(false);
+    expect(b.retryInMs(0)).toBe(PROBE_WAIT_MS);
+    expect(b.allow(1_000)).toBe(true);
+  });
 });

@@ -50,6 +50,7 @@ export class CircuitBreaker {
    */
   allow(now: number, owner?: object): boolean {
     if (this.state === "closed") return true;
+    this.notAhead(now);
     if (this.state === "open") {
       if (now - this.openedAt < this.policy.cooldownMs) return false;
       this.move("half_open");
@@ -64,6 +65,7 @@ export class CircuitBreaker {
 
   /** Would allow() say yes, without taking the probe slot (for listing and sorting). */
   peek(now: number): CircuitState {
+    this.notAhead(now);
     if (this.state === "open" && now - this.openedAt >= this.policy.cooldownMs) return "half_open";
     return this.state;
   }
@@ -73,6 +75,7 @@ export class CircuitBreaker {
    * A half-open probe in flight decides within its own request: PROBE_WAIT_MS then, rather than the cooldown.
    */
   retryInMs(now: number): number {
+    this.notAhead(now);
     if (this.state === "open") return Math.max(0, this.openedAt + this.policy.cooldownMs - now);
     if (this.state === "half_open" && this.probeInFlight) return Math.max(0, Math.min(PROBE_WAIT_MS, this.probeAt + this.policy.cooldownMs - now));
     return 0;
@@ -107,6 +110,15 @@ export class CircuitBreaker {
     if (owner !== undefined && this.probeOwner !== undefined && owner !== this.probeOwner) return;
     this.probeInFlight = false;
     this.probeOwner = undefined;
+  }
+
+  /**
+   * An open or probe time later than now means the clock stepped back since (an NTP correction): it counts as now,
+   * so the endpoint waits out its cooldown from the step, not for the step's length more.
+   */
+  private notAhead(now: number): void {
+    if (this.openedAt > now) this.openedAt = now;
+    if (this.probeAt > now) this.probeAt = now;
   }
 
   private open(now: number): void {
