@@ -97,6 +97,24 @@ describe("spend summed again from the ledger", () => {
     }
   });
 
+  it("SQLite: after the clock stepped back across midnight, the earlier day and month count only what they held", async () => {
+    const path = sqlitePath();
+    const first = new SqliteStore(path, { fsync: false });
+    for (const e of crossing()) await first.record(e);
+    await first.close();
+    // Restarted at 23:59:30 on the same file: November's day and month are current again.
+    const again = new SqliteStore(path, { fsync: false });
+    try {
+      for (const scope of ["acme", keyScope("acme", "k1")]) {
+        expect(await spentIn(again, scope, "day", MIDNIGHT - 30_000)).toBe(7_000_000n); // A, held on the 30th; not B
+        expect(await spentIn(again, scope, "month", MIDNIGHT - 30_000)).toBe(7_000_000n);
+        expect(await spentIn(again, scope, "week", MIDNIGHT - 30_000)).toBe(12_000_000n); // the same week
+      }
+    } finally {
+      await again.close();
+    }
+  });
+
   it("Postgres: the spend rebuilt for the current periods leaves out what an earlier period held", async () => {
     const url = await postgres.createDatabase();
     const ledger = await PostgresLedger.open({ url, spoolDir: mkdtempSync(join(tmpdir(), "mg-cp-pg-")), flushIntervalMs: 10 });
@@ -112,6 +130,15 @@ describe("spend summed again from the ledger", () => {
         expect(of(scope, periodOf("month", AFTER).key)).toBe(5_000_000n);
         expect(of(scope, periodOf("week", AFTER).key)).toBe(12_000_000n);
         expect(of(scope, "total")).toBe(12_000_000n);
+      }
+      // Rebuilt at 23:59:30 after the clock stepped back across midnight: November's day and month hold A, not B.
+      const back = await ledger.periodSpend(MIDNIGHT - 30_000);
+      const then = (project: string, key: string) => back.find((r) => r.project === project && r.periodKey === key)?.pico;
+      for (const scope of ["acme", keyScope("acme", "k1")]) {
+        expect(then(scope, periodOf("day", BEFORE).key)).toBe(7_000_000n);
+        expect(then(scope, periodOf("month", BEFORE).key)).toBe(7_000_000n);
+        expect(then(scope, periodOf("week", BEFORE).key)).toBe(12_000_000n);
+        expect(then(scope, "total")).toBe(12_000_000n);
       }
     } finally {
       await ledger.close();

@@ -84,7 +84,8 @@ export const chargedPeriods = (e: { ts: number; chargedAt?: number }): PeriodWin
  * The record's chargedAt for a request whose holds were made at `heldAt` and whose record is written at `ts`: set only
  * when the two fall on different UTC days (every budget period is made of whole UTC days, so otherwise they charge
  * the same periods), and never later than `ts` (a clock stepped back), so a ledger sums a period's spend as
- * `ts >= start AND (chargedAt IS NULL OR chargedAt >= start)` over its (project, ts) index.
+ * `ts >= start AND (chargedAt IS NULL OR chargedAt >= start) AND COALESCE(chargedAt, ts) < end` over its
+ * (project, ts) index.
  */
 export function chargedAtOf(heldAt: number, ts: number): number | undefined {
   return heldAt < ts && Math.floor(heldAt / 86_400_000) !== Math.floor(ts / 86_400_000) ? heldAt : undefined;

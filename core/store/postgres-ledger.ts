@@ -17,7 +17,7 @@ import { StoreSchemaError } from "./schema-version.ts";
 import { POSTGRES, ROLLUP_COUNTERS, ROLLUP_KEY, scanRow, scanSql, searchSql } from "./ledger-sql.ts";
 import { DAY_MS, HOUR_MS, UsageAccumulator, planUsage } from "./rollup.ts";
 import { pageOf, planSearch } from "./ledger-search.ts";
-import { allPeriods } from "./periods.ts";
+import { allPeriods, periodBounds } from "./periods.ts";
 import { keyScope } from "./key-budget.ts";
 import { storeUnavailable } from "./unavailable.ts";
 import { GatewayError } from "../errors.ts";
@@ -373,22 +373,26 @@ export class PostgresLedger implements LedgerReader {
   /** Every project's spend in the periods containing `now`, from the daily rollup (budgets' periods are whole UTC days). */
   /** Every budget scope's spend: each project's, and each of its keys' (key-budget.ts). */
   async periodSpend(now: number): Promise<{ project: string; periodKey: string; pico: bigint }[]> {
-    const periods = allPeriods(now);
+    const periods = allPeriods(now).map((p) => ({ ...p, end: periodBounds(p.key).end }));
     const { rows } = await this.pool.query<Record<string, string>>(
-      `SELECT project, key_id, ${periods.map((_, i) => `COALESCE(sum(cost_pico) FILTER (WHERE bucket >= $${i + 1}), 0) AS p${i}`).join(", ")}
+      `SELECT project, key_id, ${periods.map((_, i) => `COALESCE(sum(cost_pico) FILTER (WHERE bucket >= $${2 * i + 1} AND bucket < $${2 * i + 2}), 0) AS p${i}`).join(", ")}
        FROM mg_ledger_daily GROUP BY project, key_id`,
-      periods.map((p) => p.start),
+      periods.flatMap((p) => [p.start, p.end]),
     );
-    // The rollups count a record at its ts; one charged to an earlier period (chargedPeriods: begun before the period
-    // started) is taken out of the period it ended in, as the stores' spend counters never had it there.
-    const { rows: early } = await this.pool.query<Record<string, string>>(
-      `SELECT project, key_id, ${periods.map((_, i) => `COALESCE(sum(cost_pico) FILTER (WHERE ts >= $${i + 1} AND charged_at < $${i + 1}), 0) AS p${i}`).join(", ")}
-       FROM mg_ledger WHERE charged_at IS NOT NULL AND ts >= $${periods.length + 1} GROUP BY project, key_id`,
-      [...periods.map((p) => p.start), Math.min(...periods.filter((p) => p.key !== "total").map((p) => p.start))],
+    // The rollups count a record at its ts; one charged to another period (chargedPeriods: begun before its period
+    // started) is moved to the period it was charged in, as the stores' spend counters have it: out of the period it
+    // ended in, into the one it began in (which after the clock stepped back may be the current one).
+    const { rows: moved } = await this.pool.query<Record<string, string>>(
+      `SELECT project, key_id, ${periods.map((_, i) => {
+        const [s, e] = [`$${2 * i + 1}`, `$${2 * i + 2}`];
+        return `COALESCE(sum(cost_pico) FILTER (WHERE ts >= ${e} AND charged_at >= ${s} AND charged_at < ${e}), 0)
+          - COALESCE(sum(cost_pico) FILTER (WHERE ts >= ${s} AND ts < ${e} AND charged_at < ${s}), 0) AS p${i}`;
+      }).join(", ")}
+       FROM mg_ledger WHERE charged_at IS NOT NULL AND ts >= $${2 * periods.length + 1} GROUP BY project, key_id`,
+      [...periods.flatMap((p) => [p.start, p.end]), Math.min(...periods.filter((p) => p.key !== "total").map((p) => p.start))],
     );
-    for (const r of early) for (let i = 0; i < periods.length; i++) r[`p${i}`] = String(-BigInt(r[`p${i}`]!));
     const byScope = new Map<string, bigint[]>();
-    for (const r of [...rows, ...early]) {
+    for (const r of [...rows, ...moved]) {
       for (const scope of [r.project!, keyScope(r.project!, r.key_id!)]) {
         const sums = byScope.get(scope) ?? periods.map(() => 0n);
         periods.forEach((_, i) => (sums[i]! += BigInt(r[`p${i}`]!)));

@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer, WAL_LIMIT_BYTES } from "./sqlite-checkpointer.ts";
 import { SqliteReader } from "./sqlite-reader.ts";
-import { chargedPeriods } from "./periods.ts";
+import { chargedPeriods, periodBounds } from "./periods.ts";
 import { keyScope, parseKeyScope } from "./key-budget.ts";
 import { SqliteResponseStore } from "./responses-sqlite.ts";
 import { SqliteMemoStore } from "./memo-sqlite.ts";
@@ -51,6 +51,8 @@ const ROLLUP_ADD = (name: string, bucketMs: number, from: string, where: string)
  * add each once; OR IGNORE on the insert only keeps a file edited by hand from stopping every move.
  */
 const UP_TO = "j.generation_id <= ?";
+/** A record charged in [start, end) (charged_at when set, else ts); parameters start, start, end. */
+const IN_PERIOD = "ts >= ? AND (charged_at IS NULL OR charged_at >= ?) AND COALESCE(charged_at, ts) < ?";
 
 /**
  * The ledger's columns after generation_id, with their types: the ledger and its journal share them. Files from before
@@ -234,9 +236,10 @@ export class SqliteStore implements Store {
       drainDelete: this.db.prepare("DELETE FROM ledger_journal WHERE generation_id <= ?"),
       get: this.db.prepare(`SELECT * FROM ledger_all WHERE generation_id = ?`).safeIntegers(true),
       // A period's spend: records charged to it (chargedPeriods), read over the (project, ts) index — a record's
-      // charged_at, when set, is before its ts, so every one charged since `start` has ts >= start.
-      sum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND ts >= ? AND (charged_at IS NULL OR charged_at >= ?)").safeIntegers(true),
-      keySum: this.db.prepare("SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND key_id = ? AND ts >= ? AND (charged_at IS NULL OR charged_at >= ?)").safeIntegers(true),
+      // charged_at, when set, is before its ts, so every one charged since `start` has ts >= start. Charged before
+      // the period's end, too: after the clock stepped back, a later period's records are in the file already.
+      sum: this.db.prepare(`SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND ${IN_PERIOD}`).safeIntegers(true),
+      keySum: this.db.prepare(`SELECT COALESCE(SUM(cost_pico), 0) AS s FROM ledger_all WHERE project = ? AND key_id = ? AND ${IN_PERIOD}`).safeIntegers(true),
       list: this.db.prepare("SELECT * FROM ledger_all WHERE (? IS NULL OR project = ?) AND ts >= ? ORDER BY ts").safeIntegers(true),
       idemGet: this.db.prepare("SELECT hash, response, expires_at FROM idempotency WHERE scope = ?"),
       idemPut: this.db.prepare("INSERT OR REPLACE INTO idempotency (scope, hash, response, expires_at) VALUES (?, ?, ?, ?)"),
@@ -292,7 +295,8 @@ export class SqliteStore implements Store {
     if (s === undefined) {
       // `project` is a budget scope: a project, or one of its keys (key-budget.ts).
       const key = parseKeyScope(project);
-      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, periodStart, periodStart) : this.stmts.sum.get(project, periodStart, periodStart)) as { s: bigint }).s;
+      const range = [periodStart, periodStart, periodBounds(periodKey).end];
+      s = ((key ? this.stmts.keySum.get(key.project, key.keyId, ...range) : this.stmts.sum.get(project, ...range)) as { s: bigint }).s;
       this.spend.set(k, s);
     }
     return s;
