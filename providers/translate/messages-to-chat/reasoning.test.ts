@@ -33,6 +33,12 @@ describe("Messages thinking asked of a translated upstream", () => {
     expect(ask({ thinking: { type: "disabled" } }).body).not.toHaveProperty("reasoning_effort");
   });
 
+  it("on a model that cannot think, a budget with display omitted is named once, as thinking", () => {
+    const gpt41 = { modelId: "openai/gpt-4.1", provider: "openai", upstreamModel: "gpt-4.1", pricing: {}, reasoning: false } as any;
+    const t = messagesToChatRequest({ model: "m", max_tokens: 9000, messages: q, thinking: { type: "enabled", budget_tokens: 2000, display: "omitted" } }, { target: gpt41, scope: { flavor: "chat", provider: "openai" } });
+    expect(t.dropped).toEqual(["thinking"]);
+  });
+
   it("thinking disabled on an OpenAI reasoning model (which reasons at medium when asked nothing): its least effort, named unless it is off", () => {
     const openai = (upstreamModel: string) => ({ modelId: "openai/x", provider: "openai", upstreamModel, pricing: {}, reasoning: true }) as any;
     const off = (target: any) => messagesToChatRequest({ model: "m", max_tokens: 9000, messages: q, thinking: { type: "disabled" } }, { target, scope: { flavor: "chat", provider: "openai" } });

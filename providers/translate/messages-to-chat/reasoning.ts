@@ -43,6 +43,8 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
   const claudeOnly = flavor === "converse" && !isConverseClaude(target?.upstreamModel ?? "");
   let effort = asked && target?.reasoning === true && !claudeOnly ? messagesThinkingEffort(body, flavor === "chat" ? "high" : "max") : undefined;
   if (asked && effort === undefined) dropped.push("thinking");
+  // Anthropic returns thinking text unless told not to; the text is what a replay to a chat upstream is made from.
+  else if (thinking?.display === "omitted") dropped.push("thinking.display");
   // Thinking off, to an OpenAI reasoning model (which reasons at medium when asked nothing): the effort closest to off
   // it takes, named unless it is off itself (GPT-5.1's none).
   const off = thinking?.type === "disabled" && flavor === "chat" && target ? leastOpenAIEffort(target) : undefined;
@@ -50,8 +52,6 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
     effort = off;
     if (off !== "none") dropped.push("thinking");
   }
-  // Anthropic returns thinking text unless told not to; the text is what a replay to a chat upstream is made from.
-  else if (thinking?.display === "omitted") dropped.push("thinking.display");
   // output_config.effort sets the effort of adaptive thinking; with a budget, or without thinking, it has no place.
   const outputEffort = body.output_config?.effort;
   if (outputEffort !== undefined && outputEffort !== null && !(effort !== undefined && thinking.type === "adaptive")) dropped.push("output_config.effort");
