@@ -98,8 +98,9 @@ function chatView(body: any, client: AskingProtocol, target: LimitTarget): any {
   if (client === "chat") return body;
   // gemini -> chat turns thinkingConfig into reasoning_effort (rounded up to an effort) on a model that can think.
   if (client === "gemini") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? geminiThinkingEffort(body?.generationConfig?.thinkingConfig) : undefined };
-  // messages -> chat turns `thinking` into reasoning_effort (a budget rounded up to an effort) on a model that can think.
-  if (client === "messages") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? messagesThinkingEffort(body) : undefined };
+  // messages -> chat turns `thinking` into reasoning_effort (a budget rounded up to an effort) on a model that can think,
+  // and thinking disabled into none (which Gemini 2.5 Pro takes as its least budget).
+  if (client === "messages") return { providerOptions: body?.providerOptions, reasoning_effort: target.reasoning ? (body?.thinking?.type === "disabled" ? "none" : messagesThinkingEffort(body)) : undefined };
   // responses -> chat maps reasoning.effort to reasoning_effort; both keep providerOptions.
   return { providerOptions: body?.providerOptions, reasoning_effort: body?.reasoning?.effort };
 }

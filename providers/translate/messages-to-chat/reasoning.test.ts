@@ -45,8 +45,23 @@ describe("Messages thinking asked of a translated upstream", () => {
     expect(off(openai("gpt-5"))).toMatchObject({ body: { reasoning_effort: "minimal" }, dropped: ["thinking"] });
     expect(off(openai("o3"))).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
     expect(off(openai("gpt-5.1"))).toMatchObject({ body: { reasoning_effort: "none" }, dropped: [] });
-    // On another host's model, or through Gemini, nothing is sent for it (as before).
+    // On another host's model nothing is sent for it (as before).
     expect(off(thinker).body).not.toHaveProperty("reasoning_effort");
+  });
+
+  it("thinking disabled on Gemini 2.5 (Flash thinks when asked nothing): budget 0, or 2.5 Pro's least budget, named", () => {
+    const body = { model: "g/gem", max_tokens: 1000, messages: q, thinking: { type: "disabled" } };
+    const flash = messagesToGemini.request(body, gemini, opts("gem", "gemini"));
+    expect((flash.body as any).generationConfig).toEqual({ maxOutputTokens: 1000, thinkingConfig: { thinkingBudget: 0 } });
+    expect(flash.dropped).toEqual([]);
+    const pro = { ...gemini, upstreamModel: "gemini-2.5-pro" };
+    const p = messagesToGemini.request(body, pro, opts("gem", "gemini"));
+    expect((p.body as any).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128 });
+    expect(p.dropped).toEqual(["thinking"]);
+    // The budget reserves what is sent.
+    expect(outputAsk(body, "messages", "gemini", pro)).toMatchObject({ thinking: 128, perChoice: 1000 + 128 });
+    // A model that cannot think is sent no thinkingConfig.
+    expect((messagesToGemini.request(body, { ...gemini, reasoning: false }, opts("gem", "gemini")).body as any).generationConfig.thinkingConfig).toBeUndefined();
   });
 
   it("on a model that cannot think, or without a target (token counting), thinking is dropped and named", () => {

@@ -45,9 +45,7 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
   if (asked && effort === undefined) dropped.push("thinking");
   // Anthropic returns thinking text unless told not to; the text is what a replay to a chat upstream is made from.
   else if (thinking?.display === "omitted") dropped.push("thinking.display");
-  // Thinking off, to an OpenAI reasoning model (which reasons at medium when asked nothing): the effort closest to off
-  // it takes, named unless it is off itself (GPT-5.1's none).
-  const off = thinking?.type === "disabled" && flavor === "chat" && target ? leastOpenAIEffort(target) : undefined;
+  const off = thinking?.type === "disabled" && target ? thinkingOffEffort(target, flavor) : undefined;
   if (off) {
     effort = off;
     if (off !== "none") dropped.push("thinking");
@@ -56,6 +54,17 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
   const outputEffort = body.output_config?.effort;
   if (outputEffort !== undefined && outputEffort !== null && !(effort !== undefined && thinking.type === "adaptive")) dropped.push("output_config.effort");
   return { effort, dropped };
+}
+
+/**
+ * The effort that stands for thinking off on a model that thinks when asked nothing: on an OpenAI reasoning model
+ * (medium by default) the effort closest to off it takes (named unless it is GPT-5.1's none); on a Gemini model that
+ * can think (2.5 Flash thinks by default) none, which chat-to-gemini sends as budget 0, or as 2.5 Pro's least budget,
+ * named there. Converse Claude thinks only when asked: nothing.
+ */
+function thinkingOffEffort(target: Target, flavor: MessagesFlavor): string | undefined {
+  if (flavor === "chat") return leastOpenAIEffort(target);
+  return flavor === "gemini" && target.reasoning === true ? "none" : undefined;
 }
 
 /** A thinking block's signature: the upstream's opaque reasoning and the field its text came in, as a blob. */

@@ -148,8 +148,9 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   if (think.effort !== undefined) {
     out.reasoning_effort = think.effort;
     // Gemini returns thought text only when asked (the reasoningSummary knob is its includeThoughts); Anthropic always does.
+    // Not with thinking off (none): the client asked for no thinking blocks, even where 2.5 Pro thinks a little.
     const provider = opts.target?.provider;
-    if (opts.scope?.flavor === "gemini" && provider) {
+    if (opts.scope?.flavor === "gemini" && provider && think.effort !== "none") {
       const po: any = body.providerOptions ?? {};
       if (!po[provider]?.reasoningSummary) out.providerOptions = { ...po, [provider]: { ...po[provider], reasoningSummary: "auto" } };
     }
