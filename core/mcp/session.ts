@@ -13,10 +13,10 @@ import { randomUUID } from "node:crypto";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import { mcpOf } from "./registry.ts";
-import { serverAllowed, toolAllowed, visibleServers } from "./policy.ts";
+import { serverAllowed, toolAllowed } from "./policy.ts";
+import { gatherLists } from "./server-lists.ts";
 import { qualify, unqualify, unwrapUri, wrapUri } from "./spec.ts";
 import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
-import type { Upstream } from "./upstream.ts";
 
 /** The HTTP request a message came in on, handed to the SDK as authInfo.extra (the SDK passes it to handlers). */
 type Extra = { authInfo?: { extra?: Record<string, unknown> } };
@@ -25,23 +25,6 @@ function requestOf(extra: Extra): GatewayContext & ToolCaller {
   const ctx = extra.authInfo?.extra?.ctx as (GatewayContext & ToolCaller) | undefined;
   if (!ctx?.auth) throw new McpError(ErrorCode.InternalError, "message without its request");
   return ctx;
-}
-
-/** Every visible server's list, each bounded by its own timeout; a server that fails is left out (and logged). */
-async function gather<T>(ctx: GatewayContext, fetch: (u: Upstream) => Promise<T[]>): Promise<Array<{ server: string; items: T[] }>> {
-  const registry = mcpOf(ctx.gateway);
-  const servers = visibleServers(ctx.config, ctx.auth!.projectId);
-  const lists = await Promise.all(servers.map(async (server) => {
-    const u = registry.upstream(ctx.config, server, ctx.auth!.projectId);
-    if (!u) return { server, items: [] as T[] };
-    try {
-      return { server, items: await fetch(u) };
-    } catch (err) {
-      ctx.gateway.log.warn("mcp server left out of a list", { requestId: ctx.requestId, server, error: String((err as Error)?.message ?? err) });
-      return { server, items: [] as T[] };
-    }
-  }));
-  return lists;
 }
 
 function unknown(kind: string, name: string): McpError {
@@ -95,7 +78,7 @@ export class McpSession {
     const s = this.server;
     s.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
       const ctx = requestOf(extra);
-      const lists = await gather<Tool>(ctx, (u) => u.tools());
+      const lists = await gatherLists<Tool>(ctx, (u) => u.tools());
       const tools: Tool[] = [];
       for (const { server, items } of lists) {
         for (const t of items) if (toolAllowed(ctx.config, ctx.auth.projectId, server, t.name)) tools.push({ ...t, name: qualify(server, t.name) });
@@ -125,7 +108,7 @@ export class McpSession {
 
     s.setRequestHandler(ListPromptsRequestSchema, async (_req, extra) => {
       const ctx = requestOf(extra);
-      const lists = await gather<Prompt>(ctx, (u) => u.prompts());
+      const lists = await gatherLists<Prompt>(ctx, (u) => u.prompts());
       return { prompts: lists.flatMap(({ server, items }) => items.map((p) => ({ ...p, name: qualify(server, p.name) }))) };
     });
 
@@ -140,13 +123,13 @@ export class McpSession {
 
     s.setRequestHandler(ListResourcesRequestSchema, async (_req, extra) => {
       const ctx = requestOf(extra);
-      const lists = await gather<Resource>(ctx, (u) => u.resources());
+      const lists = await gatherLists<Resource>(ctx, (u) => u.resources());
       return { resources: lists.flatMap(({ server, items }) => items.map((r) => ({ ...r, uri: wrapUri(server, r.uri) }))) };
     });
 
     s.setRequestHandler(ListResourceTemplatesRequestSchema, async (_req, extra) => {
       const ctx = requestOf(extra);
-      const lists = await gather<ResourceTemplate>(ctx, (u) => u.resourceTemplates());
+      const lists = await gatherLists<ResourceTemplate>(ctx, (u) => u.resourceTemplates());
       return { resourceTemplates: lists.flatMap(({ server, items }) => items.map((r) => ({ ...r, uriTemplate: wrapUri(server, r.uriTemplate) }))) };
     });
 
