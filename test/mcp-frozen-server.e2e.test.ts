@@ -2,7 +2,7 @@
 // working one, as a client of {base_url}/mcp sees it. Every tools/list used to wait out the frozen server's whole
 // connect timeout (60 s by default, the MCP SDK client's own request timeout, so the client got -32001 and lost the
 // working server's tools too), on every list, for as long as it stayed frozen: its failures never reached its
-// breaker.
+// breaker. And a list pending when the gateway shut down had its stream ended with no answer at all.
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -98,4 +98,21 @@ describe("a frozen MCP server beside a working one", () => {
       await gw.close();
     }
   }, 120_000);
+});
+
+describe("a list pending when the gateway shuts down", () => {
+  it("is answered with a JSON-RPC error saying the gateway is shutting down, not a stream that ends with no answer", async () => {
+    const gw = await startTestGateway(gatewayConfig({ url: hole.url }, docs.url));
+    try {
+      const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+      const connected = hole.connected();
+      // A request timeout well past the shutdown: without an answer the client would wait it out.
+      const list = client.listTools(undefined, { timeout: 45_000 }).then(() => "answered", (err: Error) => err.message);
+      await connected; // the list is waiting on the frozen server
+      await gw.shutdown({ graceMs: 50 });
+      expect(await list).toMatch(/^MCP error -32000: The gateway is shutting down; retry the request/);
+    } finally {
+      await gw.close().catch(() => {});
+    }
+  }, 90_000);
 });

@@ -8,6 +8,7 @@ import type { EndpointSpec } from "./spec.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { McpSession } from "../mcp/session.ts";
+import type { GatewayError } from "../errors.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -142,6 +143,10 @@ async function terminal(ctx: GatewayContext): Promise<void> {
     if (typeof v === "string") headers.set(name, v);
   }
   const request = new Request(`http://gateway${ctx.path.split("?")[0]}`, { method: ctx.method, headers });
+  // The requests this POST carries: a shutdown that cuts it answers those still unanswered with its error.
+  const requests = ctx.method === "POST" ? session.received(ctx.mcpMessage) : [];
+  const asked = session;
+  if (requests.length) ctx.onFinish(() => asked.forget(requests)); // answered, or no stream left to answer them on
   session.busy++;
   session.lastUsed = Date.now();
   let response: Response;
@@ -162,7 +167,10 @@ async function terminal(ctx: GatewayContext): Promise<void> {
     if (session.id && response.ok) sessions.add(session);
     else void session.close(); // an initialize that failed leaves nothing behind
   }
-  ctx.response = { kind: "web", status: response.status, response };
+  ctx.response = {
+    kind: "web", status: response.status, response,
+    ...(requests.length ? { onCut: (cut: GatewayError) => asked.answerUnanswered(requests, cut.message) } : {}),
+  };
 }
 
 function prepare(ctx: GatewayContext): void {

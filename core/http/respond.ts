@@ -161,7 +161,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     writeWhole(res, r.status, baseHeaders(ctx, { "content-type": "application/json" }), text, ctx);
     return { status: res.statusCode, aborted: false };
   }
-  if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks);
+  if (r.kind === "web") return writeWebResponse(res, r.response, baseHeaders(ctx), ctx.signal, hooks, r.onCut);
   if (r.kind === "bytes") {
     hooks.firstByte();
     writeHeadSafely(res, r.status, baseHeaders(ctx, { "content-type": r.contentType, "content-length": String(r.body.byteLength) }), ctx);

@@ -7,7 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import {
   CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
-  type Prompt, type Resource, type ResourceTemplate, type Tool,
+  type JSONRPCMessage, type Prompt, type Resource, type ResourceTemplate, type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { randomUUID } from "node:crypto";
 import type { GatewayContext } from "../pipeline/context.ts";
@@ -17,6 +17,13 @@ import { serverAllowed, toolAllowed } from "./policy.ts";
 import { gatherLists } from "./server-lists.ts";
 import { qualify, unqualify, unwrapUri, wrapUri } from "./spec.ts";
 import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
+
+type RequestId = string | number;
+
+/** A JSON-RPC answer (a result or an error) to the request of its id. */
+function isResponse(m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } {
+  return !("method" in m) && "id" in m && (typeof m.id === "string" || typeof m.id === "number");
+}
 
 /** The HTTP request a message came in on, handed to the SDK as authInfo.extra (the SDK passes it to handlers). */
 type Extra = { authInfo?: { extra?: Record<string, unknown> } };
@@ -39,6 +46,8 @@ export class McpSession {
   busy = 0;
   private unsubscribe?: () => void;
   id?: string;
+  /** Requests received and not answered yet (their JSON-RPC ids): what a shutdown's cut answers with its error. */
+  private readonly unanswered = new Set<RequestId>();
 
   constructor(readonly projectId: string, readonly keyId: string, gateway: GatewayHandle, onClosed: (s: McpSession) => void) {
     this.transport = new WebStandardStreamableHTTPServerTransport({
@@ -52,7 +61,14 @@ export class McpSession {
         instructions: "Tools of several MCP servers behind one gateway; every name is prefixed with its server (server__tool).",
       },
     );
+    // Every answer the SDK sends goes through send: its request is no longer one to answer.
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = (message, options) => {
+      if (isResponse(message)) this.unanswered.delete(message.id);
+      return send(message, options);
+    };
     this.server.onclose = () => {
+      this.unanswered.clear();
       this.unsubscribe?.();
       onClosed(this);
     };
@@ -64,6 +80,38 @@ export class McpSession {
       const send = kind === "tools" ? this.server.sendToolListChanged() : kind === "prompts" ? this.server.sendPromptListChanged() : this.server.sendResourceListChanged();
       send.catch(() => {});
     });
+  }
+
+  /**
+   * The ids of the requests among `message` (a POST's one message or batch), now awaiting their answers; a request
+   * the client cancels is answered by no one, so it is forgotten.
+   */
+  received(message: unknown): RequestId[] {
+    const ids: RequestId[] = [];
+    for (const m of Array.isArray(message) ? message : [message]) {
+      if (!m || typeof m !== "object" || typeof m.method !== "string") continue;
+      if (m.method === "notifications/cancelled") this.unanswered.delete(m.params?.requestId);
+      else if (typeof m.id === "string" || typeof m.id === "number") ids.push(m.id);
+    }
+    for (const id of ids) this.unanswered.add(id);
+    return ids;
+  }
+
+  /** The response that carried these requests is over: none of them is answered on it any more. */
+  forget(ids: RequestId[]): void {
+    for (const id of ids) this.unanswered.delete(id);
+  }
+
+  /**
+   * Answer those of `ids` still unanswered with a JSON-RPC error (a shutdown cutting the POST that carries them): the
+   * transport writes it on their stream, which then ends, and the client is told rather than left waiting. A handler
+   * that finishes later finds its request answered (the SDK reports that to onerror).
+   */
+  answerUnanswered(ids: RequestId[], message: string): void {
+    for (const id of ids) {
+      if (!this.unanswered.has(id)) continue;
+      this.transport.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message } }).catch(() => {});
+    }
   }
 
   async start(): Promise<void> {

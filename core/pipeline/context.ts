@@ -18,8 +18,12 @@ export type GatewayResponse =
   /** `stored`: a kept stream replayed (an idempotent replay, a response-cache hit), reaching no provider. */
   | { kind: "stream"; status: number; events: AsyncIterable<SseEvent>; stored?: true }
   | { kind: "bytes"; status: number; contentType: string; body: Uint8Array }
-  /** A web Response written as it is (the MCP endpoint's transport makes its own, SSE streams included). */
-  | { kind: "web"; response: Response; status: number };
+  /**
+   * A web Response written as it is (the MCP endpoint's transport makes its own, SSE streams included). `onCut`: how
+   * its body ends when a shutdown cuts it (the MCP endpoint answers the requests it carries with an error, and the
+   * body then ends on its own); without it the body is cancelled there and then.
+   */
+  | { kind: "web"; response: Response; status: number; onCut?: (cut: GatewayError) => void };
 
 export interface ModelAttempt {
   model: string;
