@@ -160,8 +160,13 @@ describe("a proxy that fails the call", () => {
     proxy.hang = true;
     const client = new UpstreamClient("openai", { timeoutMs: 300, egress: egress({ url: proxy.url }) });
     try {
+      const started = performance.now();
       const err = await failure(post(client));
-      expect(err).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", retryable: true, details: { proxy: proxy.url } });
+      const took = performance.now() - started;
+      // Cut on the gateway's clock, said as a direct stall is: not by undici's CONNECT backstop a second later
+      // (reason UND_ERR_HEADERS_TIMEOUT, ~1.3 s for a 300 ms timeout).
+      expect(err).toMatchObject({ status: 504, code: "UPSTREAM_TIMEOUT", retryable: true, details: { proxy: proxy.url, reason: "headers_timeout", timeout_ms: 300 } });
+      expect(took).toBeLessThan(300 + 1000);
       expect(err.message).toBe(`Provider openai did not respond within 300 ms through the egress proxy ${proxy.url}`);
       expect(proxy.tunnels).toHaveLength(1);
     } finally {

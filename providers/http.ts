@@ -104,7 +104,7 @@ export class UpstreamClient {
     // second early to a second late: kept as a backstop, a second past the bound, so they never cut a call first.
     const watch = new UpstreamWatch(upstreamSignal(signal), timeoutMs, upstreamTimeout, this.provider);
     try {
-      const r = await this.pool(url.origin).request({
+      const r = await cutWhileConnecting(this.pool(url.origin).request({
         path: url.path,
         method: req.method ?? "POST",
         headers,
@@ -112,7 +112,7 @@ export class UpstreamClient {
         signal: watch,
         headersTimeout: timeoutMs + BACKSTOP_MS,
         bodyTimeout: timeoutMs + BACKSTOP_MS,
-      });
+      }), watch);
       watch.watchBody(r.body); // the bytes as they arrive, before any decoding
       if (this.proxied.size) {
         const route = this.proxied.get(url.origin);
@@ -139,6 +139,35 @@ export class UpstreamClient {
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
     this.pools.clear();
   }
+}
+
+/**
+ * The call's answer, or its watch's reason (timeout_ms passed, the client left) as soon as the watch fires. undici
+ * acts on a signal only once the call has its connection: one waiting for it (a CONNECT the egress proxy leaves
+ * unanswered) ran on to the tunnel's own backstop, a second and a half late, failing as UND_ERR_HEADERS_TIMEOUT.
+ * undici still ends that call when its connection comes or fails; an answer arriving after the cut is let go.
+ */
+function cutWhileConnecting(pending: Promise<Dispatcher.ResponseData>, watch: UpstreamWatch): Promise<Dispatcher.ResponseData> {
+  if (watch.aborted) {
+    pending.then((r) => releaseBody(r.body, false), ignore);
+    return Promise.reject(watch.reason);
+  }
+  return new Promise((resolve, reject) => {
+    let cut = false;
+    const onCut = () => {
+      cut = true;
+      reject(watch.reason);
+    };
+    watch.on("abort", onCut);
+    pending.then((r) => {
+      watch.removeListener("abort", onCut);
+      if (cut) releaseBody(r.body, false);
+      else resolve(r);
+    }, (err) => {
+      watch.removeListener("abort", onCut);
+      reject(err);
+    });
+  });
 }
 
 /** How far past timeoutMs undici's coarse timers are set: they may fire up to ~0.5 s before their delay. */
