@@ -91,6 +91,8 @@ export class Gateway implements GatewayHandle {
   private readonly drivers = new Map<string, CachedDriver>();
   /** Subsystems (stores, stats, ...) that need closing with the gateway. */
   private readonly closers: Array<() => Promise<void> | void> = [];
+  /** Closers that run alongside the others and the store (closeAlongside). */
+  private readonly alongside: Array<() => Promise<void>> = [];
   private readonly reloaded: Array<() => void> = [];
 
   private constructor(opts: GatewayOptions) {
@@ -172,6 +174,15 @@ export class Gateway implements GatewayHandle {
 
   onClose(fn: () => Promise<void> | void): void {
     this.closers.push(fn);
+  }
+
+  /**
+   * Run `fn` as the gateway closes, alongside the other closers and the store's flush rather than before them: for
+   * what needs none of them and must not hold them up (the span flush to a collector that may not answer). close()
+   * returns once it has settled too.
+   */
+  closeAlongside(fn: () => Promise<void>): void {
+    this.alongside.push(fn);
   }
 
   onReload(fn: () => void): void {
@@ -274,11 +285,16 @@ export class Gateway implements GatewayHandle {
   }
 
   async close(): Promise<void> {
-    this.current.retired = true;
-    await this.dispose(this.current);
-    for (const fn of this.closers.splice(0)) await fn();
-    await this.apiKeys.close();
-    await this.store.close();
+    const alongside = Promise.all(this.alongside.splice(0).map((fn) => fn().catch(() => {})));
+    try {
+      this.current.retired = true;
+      await this.dispose(this.current);
+      for (const fn of this.closers.splice(0)) await fn();
+      await this.apiKeys.close();
+      await this.store.close();
+    } finally {
+      await alongside;
+    }
   }
 
   private async build(config: LoadedConfig): Promise<Snapshot> {

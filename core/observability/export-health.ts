@@ -28,15 +28,34 @@ export function spanCounter(registry: Registry): Counter<"result"> {
 
 /** The exporter, counting what each export did with its spans; a failed one is told to `warn` (rate-limited). */
 export class CountingExporter implements SpanExporter {
+  /** Exports sent and not yet answered: how many spans each carries. */
+  private readonly pending = new Set<{ spans: number }>();
+
   constructor(private readonly inner: SpanExporter, private readonly counter: Counter<"result">, private readonly warn: DiagLogger["warn"]) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    const sent = { spans: spans.length };
+    this.pending.add(sent);
     this.inner.export(spans, (result) => {
+      // Given up on already (abandon): counted as failed then.
+      if (!this.pending.delete(sent)) return done(result);
       const ok = result.code === ExportResultCode.SUCCESS;
       this.counter.inc({ result: ok ? "exported" : "failed" }, spans.length);
       if (!ok) this.warn(`${spans.length} spans dropped: the collector refused them or could not be reached`, result.error);
       done(result);
     });
+  }
+
+  /**
+   * Stop waiting for the exports still unanswered (the gateway is exiting): their spans are counted as failed, and
+   * what they answer later is not counted again. How many spans they carried.
+   */
+  abandon(): number {
+    let spans = 0;
+    for (const sent of this.pending) spans += sent.spans;
+    this.pending.clear();
+    if (spans) this.counter.inc({ result: "failed" }, spans);
+    return spans;
   }
 
   shutdown(): Promise<void> {

@@ -48,7 +48,8 @@ export async function startObservability(gateway: Gateway): Promise<void> {
     throw new TracingSetupError(target.from, err);
   }
   o.tracing = tracing;
-  gateway.onClose(() => tracing.close().finally(() => agents?.destroy()));
+  // Alongside the store's flush: a collector that does not answer must not hold up the ledger (README, Stopping).
+  gateway.closeAlongside(() => tracing.close().finally(() => agents?.destroy()));
   // Info lines are not masked (core/log.ts): the URL is logged without its user and password, the proxy masked.
   gateway.log.info("tracing on: spans exported over OTLP/HTTP", { url: withoutUserinfo(target.url), ...(route ? { egress_proxy: route.shown } : {}) });
 }

@@ -20,6 +20,7 @@ import { billed } from "./access-log.ts";
 import { CountingExporter, logDiagnostics, rateLimitedDiag, spanCounter, stopDiagnostics } from "./export-health.ts";
 import { GEN_AI_OPERATION, finishReasonsOf, genAiProviderName, mayEnd, requestParams, scanFinishReasons, serverAttributes, usageAttributes, usageLeft } from "./gen-ai-attributes.ts";
 import { routeTemplate } from "./route-template.ts";
+import { settleWithin } from "../deadline.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -37,9 +38,17 @@ const spanBySignal = new WeakMap<AbortSignal, Span>();
 /** How many tracers are alive in this process: while there are none, the upstream client has no injector to call. */
 let liveTracers = 0;
 
+/**
+ * How long the spans not yet exported may take to reach the collector at shutdown: the exporter's own timeout is
+ * 10 s, which a collector that accepts and never answers used up in full, past the README's shutdown budget.
+ */
+export const CLOSE_FLUSH_MS = 2000;
+
 export class Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
+  private readonly exporter: CountingExporter;
+  private readonly log: Logger;
   private closed = false;
 
   /** `target.agent`: the node Agent for a protocol, when exports go through the egress proxy (otlp-proxy.ts). */
@@ -47,7 +56,8 @@ export class Tracing {
     // Spans the collector refused are counted (gateway_trace_spans_total) and its errors logged (export-health.ts).
     const diagnostics = rateLimitedDiag(o.log);
     const otlp = new OTLPTraceExporter({ url: target.url, headers: target.headers, ...(target.agent ? { httpAgentOptions: target.agent } : {}) });
-    const exporter = new CountingExporter(otlp, spanCounter(o.registry), diagnostics.warn);
+    const exporter = (this.exporter = new CountingExporter(otlp, spanCounter(o.registry), diagnostics.warn));
+    this.log = o.log;
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ "service.name": serviceName }),
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
@@ -85,14 +95,21 @@ export class Tracing {
     return this.provider.forceFlush();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Export what is left, within `budgetMs`: past it the spans still on their way are dropped, said at warn (not
+   * rate-limited: the last word on them) and counted as failed.
+   */
+  async close(budgetMs = CLOSE_FLUSH_MS): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (--liveTracers === 0) {
       setTraceInjector(undefined);
       stopDiagnostics();
     }
-    await this.provider.shutdown().catch(() => {});
+    const flushed = await settleWithin(this.provider.shutdown().then(() => true, () => true), budgetMs, () => false);
+    if (flushed) return;
+    const dropped = this.exporter.abandon();
+    if (dropped) this.log.warn(`tracing: ${dropped} spans dropped at shutdown: the collector did not take them within ${budgetMs} ms`);
   }
 }
 
