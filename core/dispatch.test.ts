@@ -28,7 +28,7 @@ function setup(providers: string[], script: Script, maxAttempts: number, retryDe
   }) as unknown as ProviderDriver;
   const targets: Target[] = providers.map((p) => ({ modelId: "t/m", provider: p, upstreamModel: p, pricing: {} as Target["pricing"], sandbox: true }));
   const warned: unknown[] = [];
-  const gateway = { metrics: { registry: new Registry(), upstream: { observe() {} } }, config: { store: { kind: "memory" } }, onClose() {}, draining: false, log: { warn: (...a: unknown[]) => warned.push(a) } };
+  const gateway = { metrics: { registry: new Registry(), upstream: { observe() {} } }, config: { store: { kind: "memory" } }, startConfig: { store: { kind: "memory" } }, onClose() {}, draining: false, log: { warn: (...a: unknown[]) => warned.push(a) } };
   const ctx = {
     requestId: "r", generationId: "g", startedAt: performance.now(), signal: new AbortController().signal, headers: {}, body: {},
     targets, maxAttempts, retryDelay, attempts: [], responseHeaders: {}, drivers: new Map(providers.map((p) => [p, driver(p)])),

@@ -123,8 +123,8 @@ export class Gateway implements GatewayHandle {
     await gw.store.start();
     gw.apiKeys = new ApiKeys(gw.store.apiKeys, { refreshMs: () => gw.config.store.key_refresh_ms ?? DEFAULT_KEY_REFRESH_MS, log: gw.log });
     try {
+      gw.startedWith = config; // before the build: a plugin's setup may read settings kept from the start
       gw.current = await gw.build(config);
-      gw.startedWith = config;
       await gw.apiKeys.start();
       // A key id of gateway.yaml that an API-created key already has (the keys the store could give now).
       const clashes = apiKeyIdClashes(config, gw.apiKeys.all());
@@ -149,6 +149,10 @@ export class Gateway implements GatewayHandle {
 
   get config(): LoadedConfig {
     return this.current.config;
+  }
+
+  get startConfig(): LoadedConfig {
+    return this.startedWith;
   }
 
   /** Take the current snapshot for one request; pair with release(). */

@@ -13,6 +13,7 @@ import { requestIdOf } from "../http/handle.ts";
 import { validationError } from "../http/validate.ts";
 import { RequestAbort } from "../net/request-abort.ts";
 import { recordUnrouted } from "../http/unrouted.ts";
+import { accessLogOn } from "../observability/access-log-on.ts";
 import { authenticateAdmin, requireScope } from "./auth.ts";
 import type { AdminAnswer, AdminRoute } from "./route.ts";
 import type { AdminKeyRuntime } from "../config/runtime.ts";
@@ -88,7 +89,7 @@ export function handleAdmin(gateway: Gateway, route: AdminRoute, req: IncomingMe
   };
   // A GET route takes no body: nothing is left unread.
   return serveAdmin(gateway, req, res, requestId, route.method === "GET", work, (status, error, admin) => {
-    if (gateway.config.raw.log?.access === false || !gateway.log.enabled("info")) return;
+    if (!accessLogOn(gateway)) return;
     gateway.log.info("request", {
       requestId, method: req.method, path: url.split("?")[0], endpoint: "admin", adminKeyId: admin?.id, status, errorCode: error?.code,
       durationMs: Math.round((performance.now() - startedAt) * 10) / 10,

@@ -25,8 +25,11 @@ const byGateway = new WeakMap<GatewayHandle, Assets>();
 export function assetsOf(gateway: GatewayHandle): Assets {
   let a = byGateway.get(gateway);
   if (!a) {
-    const configured = (gateway.config.raw.server as { assets_dir?: string } | undefined)?.assets_dir;
-    const dir = configured ? resolve(gateway.config.dir, configured) : defaultAssetsDir();
+    // server.assets_dir as the process started with it (read only at start): a reload that changes it must not
+    // send new files where the next restart will not look, nor leave links signed meanwhile pointing nowhere.
+    const started = gateway.startConfig;
+    const configured = (started.raw.server as { assets_dir?: string } | undefined)?.assets_dir;
+    const dir = configured ? resolve(started.dir, configured) : defaultAssetsDir();
     const store = new AssetStore(dir);
     const fallback = fallbackSigningSecret();
     a = { store, secret: () => gateway.config.server.signingSecret ?? fallback };
@@ -54,7 +57,8 @@ const first = (h: string | string[] | undefined) => (typeof h === "string" ? h.s
  * URL at a host of its choosing). A Host that is no host name falls back to the listen address.
  */
 export function publicBase({ gateway, headers, remoteAddress }: Requester): string {
-  const { publicUrl, trustedProxies, host: listenHost, port } = gateway.config.server;
+  const { publicUrl, trustedProxies } = gateway.config.server;
+  const { host: listenHost, port } = gateway.startConfig.server; // the address listened on: a change waits for a restart
   if (publicUrl) return publicUrl.replace(/\/+$/, "");
   const viaProxy = isTrustedPeer(trustedProxies, remoteAddress);
   const forwardedHost = viaProxy ? first(headers["x-forwarded-host"]) : undefined;

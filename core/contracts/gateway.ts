@@ -29,6 +29,11 @@ export interface GatewayHandle {
   readonly apiKeys: ApiKeyDirectory;
   /** The current config snapshot. */
   readonly config: RuntimeConfig;
+  /**
+   * The config the process started with: settings read only at start (core/config/restart-only.ts: the log, where
+   * assets are kept, the store, the listen address) are read from it, never from `config`, until a restart.
+   */
+  readonly startConfig: RuntimeConfig;
   /** Take the current snapshot (a reload cannot close its drivers meanwhile); pair with release(). */
   acquire(): SnapshotHold;
   release(snapshot: SnapshotHold): void;

@@ -7,7 +7,8 @@ import type { Gateway } from "../gateway.ts";
 import type { GatewayError } from "../errors.ts";
 import { writeWhole } from "./respond.ts";
 import { requestIdOf } from "./handle.ts";
-import { accessLogOn, traceIdOf } from "../observability/index.ts";
+import { traceIdOf } from "../observability/index.ts";
+import { accessLogOn } from "../observability/access-log-on.ts";
 import { wireBytes } from "../observability/wire-bytes.ts";
 
 /** The endpoint label of requests no route took. */
@@ -31,7 +32,7 @@ export function answerUnrouted(gateway: Gateway, req: IncomingMessage, res: Serv
  */
 export function recordUnrouted(gateway: Gateway, req: IncomingMessage, res: ServerResponse, requestId: string, status: number, errorCode: string | undefined, adminKeyId?: string): void {
   gateway.metrics.requests.add(1, UNROUTED, "", "", String(status));
-  if (!accessLogOn(gateway, gateway.config.raw)) return;
+  if (!accessLogOn(gateway)) return;
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   gateway.log.infoJson("request", JSON.stringify({

@@ -17,6 +17,7 @@ function setup(allowTools?: string[]) {
   const config = { raw: { mcp_servers: { files: { command: "x" } } }, disabledProviders: new Set(), projects: new Map([["p", { config: project }]]) };
   const gateway = {
     config,
+    startConfig: config,
     metrics: { registry },
     store: { record: async (e: LedgerEntry) => { ledger.push(e); } },
     log: { enabled: () => true, info: (_m: string, f: Record<string, unknown>) => lines.push(f), warn() {}, error() {}, debug() {} },

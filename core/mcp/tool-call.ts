@@ -12,6 +12,7 @@ import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
 import { recordForRequest } from "../metering/meter.ts";
+import { accessLogOn } from "../observability/access-log-on.ts";
 import { NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
 import { ErrorAnswer } from "./error-answers.ts";
 import { qualify } from "./spec.ts";
@@ -235,8 +236,8 @@ async function record(caller: ToolCaller, req: ToolCallRequest, status: Status, 
 }
 
 function accessLine(caller: ToolCaller, req: ToolCallRequest, status: Status, durationMs: number, bytes: number): void {
-  const { gateway, config } = caller;
-  if (config.raw.log?.access === false || !gateway.log.enabled("info")) return;
+  const { gateway } = caller;
+  if (!accessLogOn(gateway)) return;
   gateway.log.info("tool_call", {
     requestId: caller.requestId,
     traceId: caller.trace?.span.spanContext().traceId,

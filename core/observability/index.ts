@@ -11,6 +11,7 @@ import { otlpProxyAgents } from "./otlp-proxy.ts";
 import type { Tracing } from "./tracing.ts";
 import { TracingSetupError } from "./tracing-setup-error.ts";
 import { wireBytes } from "./wire-bytes.ts";
+import { accessLogOn } from "./access-log-on.ts";
 
 interface GatewayObservability {
   tracing?: Tracing;
@@ -80,12 +81,7 @@ export class Observation {
 /** Start observing a request; undefined when access logs and tracing are both off. */
 export function observe(gateway: Gateway, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, spec: Pick<EndpointSpec, "route" | "action">): Observation | undefined {
   const { tracing } = observabilityOf(gateway);
-  const access = accessLogOn(gateway, ctx.config.raw);
+  const access = accessLogOn(gateway);
   if (tracing) ctx.trace = tracing.startRequest(ctx, req, spec);
   return access || tracing ? new Observation(gateway, ctx, req, res, access) : undefined;
-}
-
-/** Whether access lines are written: `log.access` (default on) at a level that shows info. */
-export function accessLogOn(gateway: Gateway, raw: { log?: { access?: boolean } }): boolean {
-  return raw.log?.access !== false && gateway.log.enabled("info");
 }

@@ -91,7 +91,7 @@ const services = new WeakMap<GatewayHandle, StatsService>();
 export function statsOf(gateway: GatewayHandle): StatsService {
   let s = services.get(gateway);
   if (!s) {
-    const store: StoreConfig = gateway.config.store;
+    const store: StoreConfig = gateway.startConfig.store; // the store is read only at start
     const remote = store.kind === "redis" && store.url ? new RedisStats(store.url, store.prefix ?? "", gateway.log) : undefined;
     s = new StatsService(remote);
     services.set(gateway, s);

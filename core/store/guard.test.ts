@@ -291,3 +291,18 @@ describe("GuardedStore: a record no store can hold is set aside, never retried f
     expect((await metric("gateway_ledger_rejected_total"))[0]?.value).toBe(2);
   });
 });
+
+describe("GuardedStore: store.probe_interval_ms is read at start", () => {
+  it("a reload that changes it (reported as waiting for a restart) changes neither the Retry-After of a 503 nor the probing", async () => {
+    const inner = new Flaky();
+    const spool = await Spool.open<SpooledRecord>(mkdtempSync(join(tmpdir(), "mg-guard-")), "ledger");
+    let cfg: StoreConfig = { kind: "memory", timeout_ms: 100, probe_interval_ms: 50 };
+    const g = new GuardedStore(inner, { config: () => cfg, log: createLogger("silent"), registry: new Registry(), spool });
+    guards.push(g);
+    cfg = { ...cfg, probe_interval_ms: 7000 }; // the reloaded config
+    inner.mode = "fail";
+    expect(await g.reserve(resv("r1"), Date.now()).catch((e) => e)).toMatchObject({ status: 503, retryAfter: 1 });
+    inner.mode = "ok";
+    await until(async () => (await g.status()).up); // probed every 50 ms as at start, not in 7 s
+  });
+});

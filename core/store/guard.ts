@@ -96,10 +96,13 @@ export class GuardedStore implements Store {
   private readonly localClaims = new Set<string>();
   /** Records held only in memory that close() or saveHeldNow() has written out (file, or "stderr"), by id. */
   private writtenOut: { to: string; ids: Set<string> } | undefined;
+  /** store.probe_interval_ms as at start (read only then, core/config/restart-only.ts): a reload waits for a restart. */
+  private readonly probeMs: number;
 
   /** `inner`: the backend itself (its file, its connection), for the operator plane and tests. */
   constructor(readonly inner: Store, private readonly o: GuardOptions) {
     this.kind = inner.kind;
+    this.probeMs = o.config().probe_interval_ms ?? DEFAULT_PROBE_MS;
     this.metrics = new StoreMetrics(o.registry, o.spool, () => this.pendingBudget.size + this.pendingClaims.size);
     this.metrics.up.set(1);
     this.responses = this.guardResponses(inner.responses);
@@ -154,7 +157,7 @@ export class GuardedStore implements Store {
   }
 
   private get retryAfterS(): number {
-    return Math.max(1, Math.ceil((this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS) / 1000));
+    return Math.max(1, Math.ceil(this.probeMs / 1000));
   }
 
   private policy(p: Policy): "fail_open" | "fail_closed" {
@@ -209,7 +212,7 @@ export class GuardedStore implements Store {
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
       void this.check();
-    }, this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS);
+    }, this.probeMs);
     this.probeTimer.unref();
   }
 
@@ -562,7 +565,7 @@ export class GuardedStore implements Store {
       // Replayed into the store by the check, or written to the spool's disk now: none is left.
       const left = await this.o.spool.saveHeld();
       if (!left.length) return [];
-      const wait = Math.min(this.o.config().probe_interval_ms ?? DEFAULT_PROBE_MS, end - Date.now());
+      const wait = Math.min(this.probeMs, end - Date.now());
       if (wait <= 0) return left;
       await new Promise((r) => setTimeout(r, wait));
     }

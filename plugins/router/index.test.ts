@@ -40,7 +40,7 @@ async function route(body: Record<string, unknown>, enabled: string[]): Promise<
     endpoint: "chat",
     body: { max_tokens: 10, messages: [{ role: "user", content: "Hi" }], ...body },
     auth: { sandbox: false, project: { id: "p", config: {} } },
-    gateway: { config: { store: { kind: "sqlite" } }, onClose() {} },
+    gateway: { config: { store: { kind: "sqlite" } }, startConfig: { store: { kind: "sqlite" } }, onClose() {} },
     config: {
       models,
       providers: new Map(enabled.map((p) => [p, {}])),
