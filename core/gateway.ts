@@ -89,6 +89,8 @@ export class Gateway implements GatewayHandle {
   private startedWith!: LoadedConfig;
   private pendingRestart: string[] = [];
   private readonly drivers = new Map<string, CachedDriver>();
+  /** Each snapshot by its drivers (what a request's context holds of it), for the drivers BYOK attempts add. */
+  private readonly snapshots = new WeakMap<Snapshot["drivers"], Snapshot>();
   /** Subsystems (stores, stats, ...) that need closing with the gateway. */
   private readonly closers: Array<() => Promise<void> | void> = [];
   /** Closers that run alongside the others and the store (closeAlongside). */
@@ -170,6 +172,12 @@ export class Gateway implements GatewayHandle {
   createDriver(name: string, pc: ProviderConfig): ProviderDriver {
     const config = this.current.config;
     return createDriver(config.builtins, name, pc, driverSettings(config.server));
+  }
+
+  byokDriver(drivers: Snapshot["drivers"], provider: string): ProviderDriver | undefined {
+    const snapshot = this.snapshots.get(drivers);
+    const pc = snapshot?.config.raw.providers?.[provider];
+    return snapshot && pc ? this.sharedDriver(snapshot, provider, pc) : undefined;
   }
 
   get translators(): Translators {
@@ -322,20 +330,28 @@ export class Gateway implements GatewayHandle {
   }
 
   /** The snapshot's drivers and plugin setups, each added to it as it is made, so a failure can release them. */
+  /**
+   * The driver for a provider as `snapshot` configures it, used by it until it is disposed. Connection pools are
+   * reused across reloads when a provider's settings (its timeouts, answer bounds and egress proxy included) did
+   * not change.
+   */
+  private sharedDriver(snapshot: Snapshot, name: string, pc: ProviderConfig): ProviderDriver {
+    const { config } = snapshot;
+    const settings = driverSettings(config.server);
+    const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}\n${JSON.stringify(settings.limits ?? {})}\n${settings.egress?.key ?? ""}`;
+    let cached = this.drivers.get(key);
+    if (!cached) {
+      cached = { key, driver: createDriver(config.builtins, name, pc, settings), users: new Set() };
+      this.drivers.set(key, cached);
+    }
+    cached.users.add(snapshot);
+    return cached.driver;
+  }
+
   private async setUp(snapshot: Snapshot, plugins: ResolvedPlugin[]): Promise<void> {
     const { config, drivers } = snapshot;
-    for (const [name, pc] of config.providers) {
-      // Reuse connection pools across reloads when a provider's settings (its timeouts, answer bounds and egress proxy included) did not change.
-      const settings = driverSettings(config.server);
-      const key = `${name}\n${JSON.stringify(pc)}\n${settings.timeoutMs}\n${settings.answerTimeoutMs}\n${JSON.stringify(settings.limits ?? {})}\n${settings.egress?.key ?? ""}`;
-      let cached = this.drivers.get(key);
-      if (!cached) {
-        cached = { key, driver: createDriver(config.builtins, name, pc, settings), users: new Set() };
-        this.drivers.set(key, cached);
-      }
-      cached.users.add(snapshot);
-      drivers.set(name, cached.driver);
-    }
+    this.snapshots.set(drivers, snapshot);
+    for (const [name, pc] of config.providers) drivers.set(name, this.sharedDriver(snapshot, name, pc));
     for (const entry of config.pipeline) {
       let state: unknown;
       const trusted = entry.name in config.builtins.plugins;

@@ -37,6 +37,14 @@ describe("diffConfigs", () => {
     expect(JSON.stringify(changeFields(c))).not.toContain(H("c"));
   });
 
+  it("names a disabled provider added, edited or removed: projects' own keys still use it", async () => {
+    const byokp = (base_url: string) => ({ protocol: "openai", base_url, api_key: "${UNSET}" }); // no key of the gateway's: disabled
+    const before = await load({ providers: { byokp: byokp("http://127.0.0.1:9/v1"), gone: byokp("http://127.0.0.1:9/v1") } });
+    const after = await load({ providers: { byokp: byokp("http://127.0.0.1:10/v1"), fresh: byokp("http://127.0.0.1:9/v1") } });
+    expect(diffConfigs(before, after).providers).toEqual({ added: ["fresh"], removed: ["gone"], changed: ["byokp"] });
+    expect(unchanged(diffConfigs(before, await load({ providers: { byokp: byokp("http://127.0.0.1:9/v1"), gone: byokp("http://127.0.0.1:9/v1") } })))).toBe(true);
+  });
+
   it("an identical config changes nothing; a long list is cut with a count", async () => {
     const few = { models: { "x/a": model() } };
     expect(unchanged(diffConfigs(await load(few), await load(few)))).toBe(true);

@@ -34,6 +34,16 @@ function delta(before: Map<string, string>, after: Map<string, string>): Delta {
 
 const mapOf = <T>(m: Map<string, T>, f: (v: T) => unknown) => new Map([...m].map(([k, v]) => [k, JSON.stringify(f(v))]));
 
+/**
+ * Every provider the file names: the enabled ones as they serve, a disabled one (no key of the gateway's own) by its
+ * block, since projects' own keys still use it.
+ */
+function providersOf(c: RuntimeConfig): Map<string, string> {
+  const out = mapOf(c.providers, (p) => p);
+  for (const [name, pc] of Object.entries(c.raw.providers ?? {})) if (!out.has(name)) out.set(name, JSON.stringify({ disabled: pc }));
+  return out;
+}
+
 function keysOf(c: RuntimeConfig): Map<string, string> {
   const out = new Map<string, string>();
   for (const [id, p] of c.projects) for (const k of p.config.keys ?? []) out.set(`${id}/${k.id}`, JSON.stringify(k));
@@ -44,7 +54,7 @@ export function diffConfigs(before: RuntimeConfig, after: RuntimeConfig): Config
   const sections = new Set([...Object.keys(before.raw), ...Object.keys(after.raw)]);
   const raw = (c: RuntimeConfig, s: string) => JSON.stringify((c.raw as Record<string, unknown>)[s]);
   return {
-    providers: delta(mapOf(before.providers, (p) => p), mapOf(after.providers, (p) => p)),
+    providers: delta(providersOf(before), providersOf(after)),
     models: delta(mapOf(before.models, (m) => m.config), mapOf(after.models, (m) => m.config)),
     projects: delta(mapOf(before.projects, (p) => ({ ...p.config, keys: undefined })), mapOf(after.projects, (p) => ({ ...p.config, keys: undefined }))),
     keys: delta(keysOf(before), keysOf(after)),

@@ -43,6 +43,13 @@ export interface GatewayHandle {
   onReload(fn: () => void): void;
   /** A new driver for a provider's settings, from the built-in drivers this gateway was loaded with. */
   createDriver(name: string, config: ProviderConfig): ProviderDriver;
+  /**
+   * A driver for a provider the snapshot whose `drivers` these are has none for (enabled or not: a project's own key
+   * may use it), built from that snapshot's provider block and upstream server settings. Shared by snapshots that
+   * configure it alike and closed once none of them is held, as the snapshot's own drivers are; undefined when the
+   * config names no such provider.
+   */
+  byokDriver(drivers: SnapshotHold["drivers"], provider: string): ProviderDriver | undefined;
   /** The built-in translators, (client protocol, upstream protocol) -> Translator. */
   readonly translators: Translators;
 }
