@@ -17,6 +17,7 @@ const OWNERS: Partial<Record<keyof ProviderConfig, readonly Protocol[]>> = {
   reasoning_field: ["openai", "together"],
   unknown_fields: ["openai", "together"],
   max_stop_sequences: ["openai", "together"],
+  tool_call_ids: ["openai", "together"],
   region: ["bedrock", "vertex"],
   aws_access_key_id: ["bedrock"],
   aws_secret_access_key: ["bedrock"],

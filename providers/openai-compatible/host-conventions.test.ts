@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { genAiProviderOf, mayObjectArguments, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import { genAiProviderOf, mayObjectArguments, refusesUnknownFields, stopLimitOf, toolIdRuleOf } from "./host-conventions.ts";
 import { createOpenAIDriver } from "./index.ts";
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
@@ -40,5 +40,15 @@ describe("host conventions of the shipped gateway.yaml's providers", () => {
     expect(genAiProviderOf({ protocol: "openai", flavor: "azure" }, "https://gw.internal/azure")).toBe("azure.ai.openai");
     expect(genAiProviderOf({ protocol: "openai" }, "https://res.openai.azure.com/openai/v1")).toBe("azure.ai.openai");
     expect(genAiProviderOf({ protocol: "openai" }, "http://127.0.0.1:8000/v1")).toBeUndefined();
+  });
+});
+
+describe("tool-call ids each shipped provider's host takes", () => {
+  it("Mistral's 9 letters or digits for the shipped mistral (api.mistral.ai) and any provider on that host; OpenAI's lengths for OpenAI and Azure", () => {
+    const rules = Object.fromEntries(Object.entries(shipped).filter(([, p]) => p.protocol === "openai").map(([name, p]) => [name, toolIdRuleOf(p, base(p))]));
+    expect(rules).toMatchObject({ openai: "openai", mistral: "mistral", groq: "passthrough", deepseek: "passthrough", xai: "passthrough" });
+    expect(toolIdRuleOf({ protocol: "openai", base_url: "https://api.mistral.ai/v1/" }, "https://api.mistral.ai/v1/")).toBe("mistral");
+    expect(toolIdRuleOf({ protocol: "openai", flavor: "azure" }, "https://llm.corp.example")).toBe("openai");
+    expect(toolIdRuleOf({ protocol: "openai", tool_call_ids: "passthrough" }, "https://api.mistral.ai/v1")).toBe("passthrough");
   });
 });

@@ -1,11 +1,12 @@
 // What the gateway knows of OpenAI-compatible hosts that differ from one another, recognised from the base URL (or a
 // project's own, BYOK): where a previous answer's reasoning goes back (reasoning-fields.ts), whether the host refuses
-// fields it does not know (strict-host.ts), and how many stop sequences it takes. Each is the provider's own setting
+// fields it does not know (strict-host.ts), how many stop sequences it takes, and which tool-call ids (tool-call-ids.ts). Each is the provider's own setting
 // when it has one (a vLLM on loopback, a proxy in front of a known host), else the recognised host's, else nothing
 // is changed: an unknown host gets the request as the client sent it, and its own refusal reaches the client.
 import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 
 export type ReasoningField = NonNullable<ProviderConfig["reasoning_field"]>;
+type ToolIdRule = NonNullable<ProviderConfig["tool_call_ids"]>;
 
 interface HostConvention {
   reasoningField?: ReasoningField;
@@ -17,6 +18,8 @@ interface HostConvention {
   genAi?: string;
   /** The host's tool calls carry `arguments` as the protocol's JSON string, never an object (tool-arguments.ts). */
   stringArguments?: true;
+  /** The tool-call ids the host refuses with a 400 (tool-call-ids.ts). */
+  toolIds?: ToolIdRule;
 }
 
 /**
@@ -25,12 +28,12 @@ interface HostConvention {
  * sequences"); DeepSeek takes 16, vLLM and SGLang have none.
  */
 const KNOWN_HOSTS: Record<string, HostConvention> = {
-  "api.openai.com": { maxStop: 4, stringArguments: true },
-  "openai.azure.com": { maxStop: 4, genAi: "azure.ai.openai", stringArguments: true },
+  "api.openai.com": { maxStop: 4, stringArguments: true, toolIds: "openai" },
+  "openai.azure.com": { maxStop: 4, genAi: "azure.ai.openai", stringArguments: true, toolIds: "openai" },
   "api.groq.com": { reasoningField: "reasoning", maxStop: 4, genAi: "groq", stringArguments: true },
   "api.deepseek.com": { reasoningField: "reasoning_content", genAi: "deepseek", stringArguments: true },
   "openrouter.ai": { reasoningField: "reasoning_details", stringArguments: true },
-  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai", stringArguments: true },
+  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai", stringArguments: true, toolIds: "mistral" },
   "api.x.ai": { genAi: "x_ai", stringArguments: true },
   "api.perplexity.ai": { genAi: "perplexity", stringArguments: true },
 };
@@ -78,6 +81,11 @@ export function refusesUnknownFields(config: ProviderConfig, baseUrl: string): b
 export function stopLimitOf(config: ProviderConfig, baseUrl: string): number | undefined {
   if (config.max_stop_sequences !== undefined) return config.max_stop_sequences;
   return hostConvention(baseUrl).maxStop ?? (config.flavor === "azure" ? 4 : undefined);
+}
+
+/** The tool-call ids the host takes: the provider's tool_call_ids, else its host's (Azure OpenAI by its flavor too). */
+export function toolIdRuleOf(config: ProviderConfig, baseUrl: string): ToolIdRule {
+  return config.tool_call_ids ?? hostConvention(baseUrl).toolIds ?? (config.flavor === "azure" ? "openai" : "passthrough");
 }
 
 /**

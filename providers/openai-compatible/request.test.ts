@@ -285,3 +285,52 @@ describe("buildChatRequest: an OpenAI reasoning model's refused sampling knobs, 
   });
 });
 
+
+describe("buildChatRequest: tool-call ids the host refuses (a conversation moved from another provider)", () => {
+  const sentIds = (req: { body?: unknown }) => {
+    const ms = JSON.parse(req.body as string).messages as any[];
+    return { calls: ms.flatMap((m) => (m.tool_calls ?? []).map((c: any) => c.id)), results: ms.filter((m) => m.role === "tool").map((m) => m.tool_call_id) };
+  };
+  const large: Target = { ...target, modelId: "mistral/mistral-large", upstreamModel: "mistral-large-latest" };
+
+  it("Mistral (only 9 letters or digits) gets Anthropic's toolu_ ids of a Messages client as 9, each result paired with its call", () => {
+    const chat = messagesToChatRequest({
+      model: "m", max_tokens: 20, messages: [
+        { role: "user", content: "weather in Paris and Lyon?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "w", input: { c: "Paris" } }, { type: "tool_use", id: "toolu_01B19q90qw90lq917835lq9", name: "w", input: { c: "Lyon" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "9C" }, { type: "tool_result", tool_use_id: "toolu_01B19q90qw90lq917835lq9", content: "11C" }] },
+      ],
+    });
+    const { calls, results } = sentIds(buildChatRequest(chat.body, large, { protocol: "openai", base_url: "https://api.mistral.ai/v1", api_key: "k" }, "mistral"));
+    expect(calls).toHaveLength(2);
+    for (const id of calls) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(calls[0]).not.toBe(calls[1]);
+    expect(results).toEqual(calls);
+  });
+
+  const long41 = "functions.mcp__github__create_issue_xy:12";
+  const long70 = "functions.mcp__atlassian__confluence_create_page_with_attachments_v2:0";
+  const history = { model: "x", messages: [
+    { role: "user", content: "go" },
+    { role: "assistant", content: null, tool_calls: [long41, long70, "call_short"].map((id) => ({ id, type: "function", function: { name: "f", arguments: "{}" } })) },
+    ...[long41, long70, "call_short"].map((id) => ({ role: "tool", tool_call_id: id, content: "ok" })),
+  ] };
+
+  it("OpenAI chat (ids up to 40 characters) gets a 41- or 70-character id shortened, its result alike; Azure too", () => {
+    expect([long41.length, long70.length]).toEqual([41, 70]);
+    for (const config of [{ protocol: "openai" as const, api_key: "k" }, { protocol: "openai" as const, flavor: "azure" as const, base_url: "https://llm.corp.example", api_key: "k" }]) {
+      const { calls, results } = sentIds(buildChatRequest(history, target, config, "up"));
+      expect(calls.map((id: string) => id.length <= 40)).toEqual([true, true, true]);
+      expect(calls[2]).toBe("call_short");
+      expect(new Set(calls).size).toBe(3);
+      expect(results).toEqual(calls);
+    }
+  });
+
+  it("another host gets the ids as sent; a provider's tool_call_ids (a proxy in front of Mistral) is followed", () => {
+    expect(sentIds(buildChatRequest(history, target, { protocol: "openai", base_url: "http://127.0.0.1:8000/v1" }, "up")).calls).toEqual([long41, long70, "call_short"]);
+    const proxied = sentIds(buildChatRequest(history, target, { protocol: "openai", base_url: "http://127.0.0.1:8000/v1", tool_call_ids: "mistral" }, "up"));
+    for (const id of proxied.calls) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(sentIds(buildChatRequest(history, target, { protocol: "openai", tool_call_ids: "passthrough" }, "up")).calls).toEqual([long41, long70, "call_short"]);
+  });
+});

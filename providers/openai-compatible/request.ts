@@ -5,7 +5,8 @@ import type { UpstreamRequest } from "../http.ts";
 import { fitReasoningModel, isReasoningTarget } from "./reasoning-params.ts";
 import { fitReasoningFields } from "./reasoning-fields.ts";
 import { dropChatEffort } from "./refused-reasoning.ts";
-import { reasoningFieldOf, refusesUnknownFields, stopLimitOf } from "./host-conventions.ts";
+import { reasoningFieldOf, refusesUnknownFields, stopLimitOf, toolIdRuleOf } from "./host-conventions.ts";
+import { chatToolIdsFor } from "./tool-call-ids.ts";
 import { fitStrictHost } from "./strict-host.ts";
 import { checkChatStop } from "../translate/stop-limit.ts";
 import { clientName } from "../translate/client-names.ts";
@@ -65,5 +66,8 @@ export function buildChatRequest(body: Record<string, any>, target: Target, conf
   const fitted = fitReasoningFields(out.messages, reasoningFieldOf(config, base));
   if (fitted.messages !== out.messages) out.messages = fitted.messages;
   dropped.push(...fitted.dropped);
+  // Another provider's tool-call ids (Anthropic's toolu_…, a Kimi functions.<tool>:<n>) this host refuses with a 400.
+  const ids = chatToolIdsFor(out.messages, toolIdRuleOf(config, base));
+  if (ids !== out.messages) out.messages = ids;
   return { url: endpointUrl(config, target, "/chat/completions"), headers: authHeaders(config, target), body: JSON.stringify(out), dropped };
 }

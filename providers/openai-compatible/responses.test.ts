@@ -1,6 +1,7 @@
 // The driver op against the faithful fake OpenAI /responses upstream (test/upstreams/openai-responses.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAIDriver } from "./index.ts";
+import { buildResponsesRequest } from "./responses.ts";
 import { startFakeOpenAIResponses, type FakeOpenAIWithResponses } from "../../test/upstreams/openai-responses.ts";
 import type { CallOptions, ProviderDriver, Target, Usage } from "../../core/contracts/provider.ts";
 import { isRetryable } from "../../core/dispatch.ts";
@@ -110,5 +111,27 @@ describe("openai driver: responses op", () => {
     expect(az.responses).toBeUndefined();
     expect(driver.responses).toBeTypeOf("function");
     return az.close!();
+  });
+});
+
+describe("buildResponsesRequest: call_ids OpenAI refuses (over 64 characters, another provider's replayed)", () => {
+  const long = "functions.mcp__atlassian__confluence_create_page_with_attachments_v2:0";
+  const body = { model: "m", input: [
+    { type: "function_call", call_id: long, name: "f", arguments: "{}" },
+    { type: "function_call_output", call_id: long, output: "ok" },
+    { type: "function_call", call_id: "call_short", name: "f", arguments: "{}" },
+  ] };
+  const sent = (base_url?: string) => JSON.parse(buildResponsesRequest(body, target, { protocol: "openai", base_url, api_key: "k" }).body as string).input.map((it: any) => it.call_id);
+
+  it("api.openai.com gets a 70-character call_id shortened to 64, the same in the call and its output; short ones as sent", () => {
+    const [c, o, short] = sent();
+    expect(long).toHaveLength(70);
+    expect(c).toHaveLength(64);
+    expect(o).toBe(c);
+    expect(short).toBe("call_short");
+  });
+
+  it("another host gets them as sent", () => {
+    expect(sent("http://127.0.0.1:9/v1")).toEqual([long, long, "call_short"]);
   });
 });

@@ -433,6 +433,10 @@ export interface ProviderConfig {
    * openai protocol only: the most stop sequences this host takes in one chat request; a request with more passes this provider's targets over (another target of the model may serve it), else a 400 naming the client's field (stop, stop_sequences, generationConfig.stopSequences). Unset: 4 for OpenAI (api.openai.com), Azure OpenAI (flavor azure, *.openai.azure.com) and Groq (api.groq.com), else no limit (the stops go as sent).
    */
   max_stop_sequences?: number;
+  /**
+   * openai protocol only: the tool-call ids this host takes in a request's history (ids another provider issued, e.g. Anthropic's toolu_01..., reach it when a conversation moves or falls back). mistral: only 9 letters or digits, so every other id is sent as 9 derived from it; openai: chat ids of at most 40 characters and Responses call_ids of at most 64, so a longer one is sent cut before a hash of it. A call and its result get the same id, distinct ids stay distinct, answers are not changed. passthrough: ids as sent. Unset: mistral for api.mistral.ai, openai for api.openai.com and Azure OpenAI (flavor azure, *.openai.azure.com), else passthrough.
+   */
+  tool_call_ids?: "mistral" | "openai" | "passthrough";
   sim?: SimOptions;
 }
 export interface SimOptions {
