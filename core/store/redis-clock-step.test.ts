@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { RedisStore } from "./redis.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
+import { PREVIOUS_RATE_LIMIT } from "./redis-released-rate-scripts.testkit.ts";
 
 const HOUR = 3_600_000;
 let redis: TestRedis;
@@ -25,11 +26,11 @@ afterAll(async () => {
 /** The window `key` as if it had been written with the server's clock `ms` ahead of where it is now. */
 async function writtenAhead(key: string, ms: number): Promise<void> {
   const tk = `${prefix}rl:${key}`;
-  const lk = `${prefix}rl-limit:${key}`;
+  const ak = `${prefix}rl-at:${key}`;
   const tat = Number(await raw.get(tk));
   await raw.set(tk, (tat + ms).toFixed(6), "PX", ms + 120_000);
-  const [limit, at] = String(await raw.get(lk)).split(":");
-  if (at !== undefined) await raw.set(lk, `${limit}:${(Number(at) + ms).toFixed(6)}`, "PX", ms + 120_000);
+  const at = await raw.get(ak);
+  if (at !== null) await raw.set(ak, (Number(at) + ms).toFixed(6), "PX", ms + 120_000);
 }
 
 describe("Redis rate windows after the server's clock steps back an hour", () => {
@@ -54,5 +55,17 @@ describe("Redis rate windows after the server's clock steps back an hour", () =>
     const refused = await store.rateLimit([{ ...tpm, cost: 1 }], Date.now());
     expect(refused.ok).toBe(false);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(30_600);
+  });
+
+  it("a window a previous-release replica charged last (a rolling upgrade) still passes after the step", async () => {
+    const rpm = { key: "m1", limit: 10, cost: 1 };
+    expect((await store.rateLimit([rpm], Date.now())).ok).toBe(true);
+    // The previous release writes the tat and limit as before and leaves this release's write time as it was.
+    const [ok] = (await raw.eval(PREVIOUS_RATE_LIMIT, 2, `${prefix}rl:m1`, `${prefix}rl-limit:m1`, 10, 1)) as unknown[];
+    expect(Number(ok)).toBe(1);
+    await writtenAhead("m1", HOUR);
+    const next = await store.rateLimit([rpm], Date.now());
+    expect(next).toMatchObject({ ok: true, retryAfterMs: 0 });
+    expect(next.windows[0]!.remaining).toBe(7);
   });
 });

@@ -2,16 +2,19 @@
 // the previous release's: `resv:<scope>:<periodKey>` (id -> "amount:expiresAt"), in the hash of the period the budget
 // had at admission, settled, released and renewed there. So neither admits past what the other holds, a hold settled
 // by either is gone for both, and each hold is stored once. The older replica here runs that release's own scripts
-// (1a3cfb0^, verbatim) on the same Redis. Rate windows keep their tat key as it was (the limit it was written
-// under is a key beside it), so a replica of the release before this one charges the same window.
+// (1a3cfb0^, verbatim) on the same Redis. Rate windows keep their tat key, and the limit key beside it, as the
+// previous release writes and reads them (plain numbers; when a window was written is a third key it never reads), so
+// replicas of this release, of the previous one and of the one before that charge the same window.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { RedisStore } from "./redis.ts";
 import { periodOf } from "./periods.ts";
+import { windowState } from "./gcra.ts";
 import type { LedgerRecord } from "../contracts/ledger-reader.ts";
 import type { Period } from "./types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 import { awayFromPeriodEnd } from "../../test/helpers/period-end.ts";
+import { OLDER_RATE_LIMIT, PREVIOUS_RATE_ADJUST, PREVIOUS_RATE_LIMIT, PREVIOUS_RATE_STATE } from "./redis-released-rate-scripts.testkit.ts";
 
 /** The previous release's RESERVE, RESERVED and RENEW as it ran them; its record and release HDEL the hold. */
 const OLD_RESERVE = `
@@ -60,45 +63,6 @@ for i = 1, #KEYS do
   end
 end
 return 1
-`;
-
-/** The previous release's RATE_LIMIT (a window's tat alone, no limit beside it), as it ran it. */
-const OLD_RATE_LIMIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local W = 60000
-local ok = 1
-local retry = 0
-local tats, news, costs, refused = {}, {}, {}, {}
-for i = 1, #KEYS do
-  local limit = tonumber(ARGV[2 * i - 1])
-  local cost = tonumber(ARGV[2 * i])
-  if cost > limit then cost = limit end
-  local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if tat < now then tat = now end
-  local nt = tat + cost * (W / limit)
-  tats[i] = tat
-  news[i] = nt
-  costs[i] = cost
-  refused[i] = 0
-  -- Nothing to charge (count_tokens against a token window) always fits, a window in debt included.
-  if cost > 0 and nt - now > W + 1e-6 then
-    ok = 0
-    refused[i] = 1
-    if nt - W - now > retry then retry = nt - W - now end
-  end
-end
-local out = { ok, string.format('%.6f', retry), string.format('%.6f', now) }
-for i = 1, #KEYS do
-  local used = tats[i]
-  if ok == 1 then
-    used = news[i]
-    if costs[i] > 0 then redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', math.ceil(used - now) + 1000) end
-  end
-  out[#out + 1] = string.format('%.6f', used)
-end
-for i = 1, #KEYS do out[#out + 1] = refused[i] end
-return out
 `;
 
 let redis: TestRedis;
@@ -236,7 +200,76 @@ describe("Redis budget holds with replicas of the release before this one beside
   });
 });
 
-describe("Redis rate windows with replicas of the release before this one beside it, and of this one with other limits", () => {
+describe("Redis rate windows with replicas of the previous release beside it, both ways", () => {
+  let store: RedisStore;
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = `prev${++n}:`;
+    store = await RedisStore.connect(redis.url, prefix);
+  });
+  afterAll(async () => { await store?.close(); });
+  const keys = (key: string) => [`${prefix}rl:${key}`, `${prefix}rl-limit:${key}`];
+  /** A replica of the previous release on the same Redis and prefix, running its own scripts. */
+  const previous = {
+    async charge(key: string, limit: number, cost = 1): Promise<boolean> {
+      return Number(((await raw.eval(PREVIOUS_RATE_LIMIT, 2, ...keys(key), limit, cost)) as unknown[])[0]) === 1;
+    },
+    /** What its GET /admin/v1/rate-limits showed for the window. */
+    async state(key: string, limit: number) {
+      const [now, tat] = ((await raw.eval(PREVIOUS_RATE_STATE, 2, ...keys(key), limit)) as string[]).map(Number);
+      return windowState({ key, limit, cost: 0 }, Math.max(tat!, now!), now!);
+    },
+    async adjust(key: string, limit: number, delta: number): Promise<void> {
+      await raw.eval(PREVIOUS_RATE_ADJUST, 2, ...keys(key), limit, delta);
+    },
+  };
+  const charge = async (key: string, limit: number) => (await store.rateLimit([{ key, limit, cost: 1 }], Date.now())).ok;
+  const state = async (key: string, limit: number) => (await store.rateState([{ key, limit }], Date.now()))[0]!;
+
+  it("a previous-release replica charges, shows and corrects windows this release wrote, in one count with it", async () => {
+    expect([await charge("a", 4), await charge("a", 4)]).toEqual([true, true]);
+    expect(await previous.charge("a", 4)).toBe(true);
+    expect((await previous.state("a", 4)).remaining).toBe(1);
+    await previous.adjust("a", 4, -1); // its tpm correction of a request that used less
+    expect((await state("a", 4)).remaining).toBe(2);
+    expect([await charge("a", 4), await previous.charge("a", 4)]).toEqual([true, true]);
+    expect(await previous.charge("a", 4)).toBe(false);
+    expect(await charge("a", 4)).toBe(false);
+  });
+
+  it("this release charges and shows windows the previous release wrote, in one count with it", async () => {
+    expect([await previous.charge("b", 100), await previous.charge("b", 100)]).toEqual([true, true]);
+    expect((await state("b", 100)).remaining).toBe(98);
+    expect(await charge("b", 100)).toBe(true);
+    expect((await previous.state("b", 100)).remaining).toBe(97);
+  });
+
+  it("a limit changed on a replica of either release is read at the other's limit", async () => {
+    expect([await previous.charge("c", 2), await previous.charge("c", 2), await previous.charge("c", 2)]).toEqual([true, true, false]);
+    const raised: boolean[] = [];
+    for (let i = 0; i < 10; i++) raised.push(await charge("c", 100));
+    expect(raised).toEqual(Array(10).fill(true));
+    // 12 used: 6 minutes at rpm 2 for the previous-release replica not reloaded yet.
+    expect(await previous.charge("c", 2)).toBe(false);
+    expect((await previous.state("c", 2)).resetMs).toBeGreaterThan(5.5 * 60_000);
+    expect(await charge("c", 2)).toBe(false);
+  });
+
+  it("keeps the limit as the previous release reads it, and its write time in a key that expires and goes with the window", async () => {
+    const [tk, lk] = keys("d");
+    const atk = `${prefix}rl-at:d`;
+    expect(await charge("d", 100)).toBe(true);
+    expect(await raw.get(lk!)).toBe("100");
+    const windowTtl = await raw.pttl(tk!);
+    const atTtl = await raw.pttl(atk);
+    expect(atTtl).toBeGreaterThan(0);
+    expect(atTtl).toBeLessThanOrEqual(windowTtl);
+    await store.rateAdjust("d", 100, -1, Date.now()); // nothing owed: the window is gone, all of it
+    expect(await raw.exists(tk!, lk!, atk)).toBe(0);
+  });
+});
+
+describe("Redis rate windows with replicas of the release before the previous one beside it, and of this one with other limits", () => {
   let store: RedisStore;
   let other: RedisStore;
   let prefix: string;
@@ -249,7 +282,7 @@ describe("Redis rate windows with replicas of the release before this one beside
     await store?.close();
     await other?.close();
   });
-  const older = async (key: string, limit: number) => Number(((await raw.eval(OLD_RATE_LIMIT, 1, `${prefix}rl:${key}`, limit, 1)) as unknown[])[0]) === 1;
+  const older = async (key: string, limit: number) => Number(((await raw.eval(OLDER_RATE_LIMIT, 1, `${prefix}rl:${key}`, limit, 1)) as unknown[])[0]) === 1;
   const charge = async (s: RedisStore, key: string, limit: number) => (await s.rateLimit([{ key, limit, cost: 1 }], Date.now())).ok;
 
   it("both releases charge one window at an unchanged limit", async () => {

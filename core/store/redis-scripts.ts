@@ -3,42 +3,48 @@
 // strings: Lua numbers are doubles and Redis would truncate them to integers.
 
 /**
- * A window's tat at a limit (mirror of gcra.ts readWindow): the units owed past now under the limit it was
- * written with (key lk, beside the tat key tk so a release that knows only tk still reads and writes it; absent: the
- * same limit) are owed again at the new limit's interval, and stored so (both keys, expiring with the new debt),
+ * Each rate window is three keys: its tat `rl:<key>`, the limit that tat was written under `rl-limit:<key>` (absent:
+ * the same limit) and when it was written `rl-at:<key>` (server time), all set together with the same expiry. The
+ * tat and limit keys hold plain numbers, as the releases before this one write and read them (they tonumber() both;
+ * anything else fails their scripts), so replicas of those releases share the windows during a rolling upgrade or a
+ * rollback; the write time is in a key they never read. One of them charging a window leaves its write time as it
+ * was, earlier than the tat's (after a step back that counts more as owed, never less), or lets it expire first
+ * (then the window is read as that release reads it).
+ *
+ * A window's tat at a limit (mirror of gcra.ts readWindow): the units owed past now under the limit it was written
+ * with are owed again at the new limit's interval, and stored so (all three keys, expiring with the new debt),
  * whether the caller charges, is refused or only reads: left in the old limit's units the debt would drain at the old
- * pace. lk holds "limit:writtenAt" (server time): written later than now, the server's clock stepped back since, and
- * what the window owed then is owed from now (stored so), not from a time that has not come yet. Defines
- * `local function rescaled(tk, lk, limit, now)` and `local function limitAt(limit, now)` (lk's value).
+ * pace. Written later than now, the server's clock stepped back since, and what the window owed then is owed from
+ * now (stored so), not from a time that has not come yet. Defines `local function rescaled(tk, lk, ak, limit, now)`
+ * and `local function written(tk, lk, ak, tat, limit, now)` (limit as the caller got it, a string).
  */
 const RESCALED = `
-local function limitAt(limit, now)
-  return limit .. ':' .. string.format('%.6f', now)
+local function written(tk, lk, ak, tat, limit, now)
+  local px = math.ceil(tat - now) + 1000
+  redis.call('SET', tk, string.format('%.6f', tat), 'PX', px)
+  redis.call('SET', lk, limit, 'PX', px)
+  redis.call('SET', ak, string.format('%.6f', now), 'PX', px)
 end
-local function rescaled(tk, lk, limit, now)
+local function rescaled(tk, lk, ak, limit, now)
   local tat = tonumber(redis.call('GET', tk) or '0')
-  local was, at = string.match(redis.call('GET', lk) or '', '^([^:]*):?(.*)$')
-  was, at = tonumber(was) or 0, tonumber(at) or 0
+  local at = tonumber(redis.call('GET', ak) or '0') or 0
   local stepped = at > now
   if stepped then tat = now + (tat - at) end
   if tat <= now then
-    if stepped then redis.call('DEL', tk, lk) end
+    if stepped then redis.call('DEL', tk, lk, ak) end
     return now
   end
+  local was = tonumber(redis.call('GET', lk) or '0') or 0
   local rescale = was > 0 and was ~= limit
   if rescale then tat = now + (tat - now) * was / limit end
-  if rescale or stepped then
-    local px = math.ceil(tat - now) + 1000
-    redis.call('SET', tk, string.format('%.6f', tat), 'PX', px)
-    redis.call('SET', lk, limitAt(string.format('%.17g', limit), now), 'PX', px)
-  end
+  if rescale or stepped then written(tk, lk, ak, tat, string.format('%.17g', limit), now) end
   return tat
 end
 `;
 
 /**
- * GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows, then each window's limit key (the
- * limit its tat was written under); ARGV = limit1, cost1, limit2, cost2, ...
+ * GCRA over several windows, all or nothing (mirror of gcra.ts). KEYS = windows, then each window's limit key, then
+ * each window's write-time key (RESCALED); ARGV = limit1, cost1, limit2, cost2, ...
  * Returns { ok, retry, now, then each window's tat, then per window 1 when it lacked room }.
  */
 export const RATE_LIMIT = `${RESCALED}
@@ -47,13 +53,13 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local W = 60000
 local ok = 1
 local retry = 0
-local n = #KEYS / 2
+local n = #KEYS / 3
 local tats, news, costs, refused = {}, {}, {}, {}
 for i = 1, n do
   local limit = tonumber(ARGV[2 * i - 1])
   local cost = tonumber(ARGV[2 * i])
   if cost > limit then cost = limit end
-  local tat = rescaled(KEYS[i], KEYS[n + i], limit, now)
+  local tat = rescaled(KEYS[i], KEYS[n + i], KEYS[2 * n + i], limit, now)
   local nt = tat + cost * (W / limit)
   tats[i] = tat
   news[i] = nt
@@ -71,11 +77,7 @@ for i = 1, n do
   local used = tats[i]
   if ok == 1 then
     used = news[i]
-    if costs[i] > 0 then
-      local px = math.ceil(used - now) + 1000
-      redis.call('SET', KEYS[i], string.format('%.6f', used), 'PX', px)
-      redis.call('SET', KEYS[n + i], limitAt(ARGV[2 * i - 1], now), 'PX', px)
-    end
+    if costs[i] > 0 then written(KEYS[i], KEYS[n + i], KEYS[2 * n + i], used, ARGV[2 * i - 1], now) end
   end
   out[#out + 1] = string.format('%.6f', used)
 end
@@ -83,18 +85,16 @@ for i = 1, n do out[#out + 1] = refused[i] end
 return out
 `;
 
-/** KEYS[1] window, KEYS[2] its limit key; ARGV = limit, delta (units; negative gives back). */
+/** KEYS[1] window, KEYS[2] its limit key, KEYS[3] its write-time key; ARGV = limit, delta (units; negative gives back). */
 export const RATE_ADJUST = `${RESCALED}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local limit = tonumber(ARGV[1])
-local nt = rescaled(KEYS[1], KEYS[2], limit, now) + tonumber(ARGV[2]) * (60000 / limit)
+local nt = rescaled(KEYS[1], KEYS[2], KEYS[3], limit, now) + tonumber(ARGV[2]) * (60000 / limit)
 if nt > now then
-  local px = math.ceil(nt - now) + 1000
-  redis.call('SET', KEYS[1], string.format('%.6f', nt), 'PX', px)
-  redis.call('SET', KEYS[2], limitAt(ARGV[1], now), 'PX', px)
+  written(KEYS[1], KEYS[2], KEYS[3], nt, ARGV[1], now)
 else
-  redis.call('DEL', KEYS[1], KEYS[2])
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 end
 return 1
 `;
@@ -209,16 +209,16 @@ return 1
 `;
 
 /**
- * KEYS = windows, then each window's limit key; ARGV = each window's limit. Server time, then each window's tat at
- * that limit (rescaled; now when empty): the windows' state without charging (a window written under another limit is
- * stored at this one, as a charge would).
+ * KEYS = windows, then each window's limit key, then each window's write-time key (RESCALED); ARGV = each window's
+ * limit. Server time, then each window's tat at that limit (rescaled; now when empty): the windows' state without
+ * charging (a window written under another limit, or before the clock stepped back, is stored as a charge would).
  */
 export const RATE_STATE = `${RESCALED}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local n = #KEYS / 2
+local n = #KEYS / 3
 local out = { string.format('%.6f', now) }
-for i = 1, n do out[#out + 1] = string.format('%.6f', rescaled(KEYS[i], KEYS[n + i], tonumber(ARGV[i]), now)) end
+for i = 1, n do out[#out + 1] = string.format('%.6f', rescaled(KEYS[i], KEYS[n + i], KEYS[2 * n + i], tonumber(ARGV[i]), now)) end
 return out
 `;
 

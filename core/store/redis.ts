@@ -86,7 +86,7 @@ export class RedisStore implements Store {
 
   private constructor(redis: Redis, private readonly prefix: string, private readonly spendSource?: SpendSource, private readonly log?: Logger) {
     redis.defineCommand("mgRate", { lua: lua.RATE_LIMIT });
-    redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 2 });
+    redis.defineCommand("mgRateAdjust", { lua: lua.RATE_ADJUST, numberOfKeys: 3 });
     redis.defineCommand("mgReserve", { lua: lua.RESERVE });
     redis.defineCommand("mgRecord", { lua: lua.RECORD });
     redis.defineCommand("mgRecordSpend", { lua: lua.RECORD_SPEND });
@@ -328,7 +328,8 @@ export class RedisStore implements Store {
 
   async rateLimit(charges: RateCharge[], now: number): Promise<RateResult> {
     if (!charges.length) return { ok: true, windows: [], retryAfterMs: 0, refused: [] };
-    const args: (string | number)[] = [2 * charges.length, ...charges.map((c) => this.k("rl", c.key)), ...charges.map((c) => this.rateLimitKey(c.key))];
+    const keys = this.rateKeys(charges.map((c) => c.key));
+    const args: (string | number)[] = [keys.length, ...keys];
     for (const c of charges) args.push(c.limit, c.cost);
     const out: string[] = (await this.r.mgRate(...args)).map(String);
     const ok = out[0] === "1";
@@ -343,17 +344,20 @@ export class RedisStore implements Store {
   }
 
   async rateAdjust(key: string, limit: number, delta: number, _now?: number): Promise<void> {
-    await this.r.mgRateAdjust(this.k("rl", key), this.rateLimitKey(key), limit, delta);
+    await this.r.mgRateAdjust(...this.rateKeys([key]), limit, delta);
   }
 
-  /** Beside a window's tat, the limit it was written under (redis-scripts.ts RESCALED): a changed limit rescales it. */
-  private rateLimitKey(key: string): string {
-    return this.k("rl-limit", key);
+  /**
+   * The windows' keys as the rate scripts take them (redis-scripts.ts RESCALED): every tat, then beside each the limit
+   * it was written under (a changed limit rescales it), then when it was written (a clock stepped back since).
+   */
+  private rateKeys(windows: string[]): string[] {
+    return [...windows.map((w) => this.k("rl", w)), ...windows.map((w) => this.k("rl-limit", w)), ...windows.map((w) => this.k("rl-at", w))];
   }
 
   async rateState(windows: { key: string; limit: number }[], _now?: number): Promise<RateState[]> {
     if (!windows.length) return [];
-    const keys = [...windows.map((w) => this.k("rl", w.key)), ...windows.map((w) => this.rateLimitKey(w.key))];
+    const keys = this.rateKeys(windows.map((w) => w.key));
     const out: string[] = (await this.r.mgRateState(keys.length, ...keys, ...windows.map((w) => w.limit))).map(String);
     const serverNow = Number(out[0]);
     return windows.map((w, i) => windowState({ ...w, cost: 0 }, Math.max(Number(out[1 + i]), serverNow), serverNow));
