@@ -1,5 +1,5 @@
 // What the real Messages API checks in a conversation, for the fake Anthropic upstream: stop sequences (none blank), a
-// tool's input_schema (an object schema), blank text blocks, tool ids' characters, tool_use/tool_result pairing,
+// tool's name and input_schema (an object schema), blank text blocks, tool ids' characters, tool_use/tool_result pairing,
 // thinking signatures (a signature covers its block's text, so a replayed block must come back unchanged), and, with
 // thinking on, a tool loop's assistant turn must start with its thinking block.
 // Messages follow the real API's.
@@ -48,6 +48,19 @@ export function toolIdError(messages: any[]): string | undefined {
       if (b?.type === "tool_result" && !ok(b.tool_use_id)) return `messages.${i}.content.${j}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
     }
   }
+  return undefined;
+}
+
+/**
+ * A custom tool's name and a tool_choice naming one, as the real API refuses them: only [a-zA-Z0-9_-], at most 128
+ * (a Gemini client's `github.search_issues` is refused). Server tools (a `type` other than custom) are named by Anthropic.
+ */
+export function toolNameError(body: any): string | undefined {
+  const ok = (name: unknown) => typeof name === "string" && /^[a-zA-Z0-9_-]{1,128}$/.test(name);
+  for (const [i, t] of (Array.isArray(body?.tools) ? body.tools : []).entries()) {
+    if ((t?.type === undefined || t.type === "custom") && !ok(t?.name)) return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
+  }
+  if (body?.tool_choice?.type === "tool" && !ok(body.tool_choice.name)) return "tool_choice.tool.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'";
   return undefined;
 }
 
@@ -107,6 +120,8 @@ export function stopSequencesError(stops: unknown): string | undefined {
 export function conversationError(body: any): string | undefined {
   const stops = stopSequencesError(body?.stop_sequences);
   if (stops) return stops;
+  const names = toolNameError(body);
+  if (names) return names;
   const schema = toolSchemaError(body);
   if (schema) return schema;
   const blankText = blankTextError(body);

@@ -9,28 +9,31 @@ import { chatToConverseRequest } from "./request.ts";
 import { converseToChatResponse, fromConverseUsage } from "./response.ts";
 import { ConverseToChatStream } from "./stream.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
+import { CONVERSE_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
 /** functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts). */
 /** jsonTool: the tool standing in for response_format on Claude (its input is the JSON answer). */
 /** stops: the stop sequences sent, for the one a stop_sequence answer matched (stop-sequence.ts). */
 /** oneCall: the client sent parallel_tool_calls: false, which Converse has no field for: answers keep their first call. */
-interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string; stops: string[]; oneCall: boolean }
+/** names: tool names Converse refuses, sent changed (tool-names.ts). */
+interface State { includeUsage: boolean; provider: string; model: string; functionCall: boolean; jsonTool?: string; stops: string[]; oneCall: boolean; names?: ToolNameMap }
 
 export const chatToConverse: Translator<State> = {
   native: false,
   request(body, target, opts) {
-    const t = chatToConverseRequest(body, target, opts.cacheAuto);
+    const named = upstreamToolNames(body, CONVERSE_TOOL_NAMES);
+    const t = chatToConverseRequest(named.body, target, opts.cacheAuto);
     const stops = (t.body.inferenceConfig as { stopSequences?: string[] } | undefined)?.stopSequences ?? [];
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool, stops, oneCall: body.parallel_tool_calls === false };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool, stops, oneCall: body.parallel_tool_calls === false, names: named.names };
     return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
   },
   response(json: any, s, call) {
     call.reportUsage(fromConverseUsage(json?.usage));
-    const chat = converseToChatResponse(json, s.model, undefined, s.jsonTool, s.stops, s.oneCall);
+    const chat = clientToolNames(converseToChatResponse(json, s.model, undefined, s.jsonTool, s.stops, s.oneCall), s.names);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s, call) {
-    const out = relay(events, new ConverseToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider);
+    const out = clientToolNamesStream(relay(events, new ConverseToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider), s.names);
     return s.functionCall ? functionCallStream(out) : out;
   },
   error: (err) => err,

@@ -14,21 +14,24 @@ import { requestedChoices } from "../../../core/metering/output-limit.ts";
 import { inlineUrls } from "./media-urls.ts";
 import { forClient } from "../client-names.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
+import { GEMINI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
 /**
  * oneCall: the client sent parallel_tool_calls: false, which Gemini has no setting for (answers keep their first call).
  * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts).
+ * names: tool names Gemini refuses, sent changed (tool-names.ts).
  */
-interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean; functionCall: boolean; search: boolean; choices: number }
+interface State { includeUsage: boolean; provider: string; model: string; oneCall: boolean; functionCall: boolean; search: boolean; choices: number; names?: ToolNameMap }
 
 export const chatToGemini: Translator<State> = {
   native: false,
   request(body, target, opts) {
-    const t = chatToGeminiRequest(body, target);
+    const named = upstreamToolNames(body, GEMINI_TOOL_NAMES);
+    const t = chatToGeminiRequest(named.body, target);
     const op = body.stream === true ? "streamGenerateContent" : "generateContent";
     // search: Gemini was asked to search, so a stream keeps its text to place the sources it cites (stream.ts).
     const search = Array.isArray(t.body.tools) && t.body.tools.some((x: any) => x?.googleSearch);
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false, functionCall: wantsFunctionCall(body), search, choices: requestedChoices(body) };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, oneCall: body.parallel_tool_calls === false, functionCall: wantsFunctionCall(body), search, choices: requestedChoices(body), names: named.names };
     // Image URLs Gemini would refuse are inlined per attempt, just before sending (after any earlier refusal); the
     // bytes are downloaded once per client request and reused by its retries and fallbacks (media-urls.ts). A refusal
     // names the part as the client sent it (the body of a chain, client -> chat -> Gemini, says how: client-names.ts).
@@ -45,11 +48,11 @@ export const chatToGemini: Translator<State> = {
   },
   response(json: any, s, call) {
     call.reportUsage(fromGeminiUsage(json?.usageMetadata));
-    const chat = geminiToChatResponse(json, s.model, { oneCall: s.oneCall });
+    const chat = clientToolNames(geminiToChatResponse(json, s.model, { oneCall: s.oneCall }), s.names);
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s, call) {
-    const out = relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider);
+    const out = clientToolNamesStream(relay(events, new GeminiToChatStream({ ...s, created: Math.floor(Date.now() / 1000) }), call, s.provider), s.names);
     return s.functionCall ? functionCallStream(out) : out;
   },
   error: (err) => err,

@@ -9,33 +9,35 @@ import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../chat-tool-forms-answer.ts";
 import { keepingLegacyReasoning, legacyCallHash, legacyCallKey, legacyConversationHash } from "./legacy-replay.ts";
 import type { Hash } from "node:crypto";
+import { ANTHROPIC_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
 /**
  * functionCall: the client used legacy `functions`, so the answer goes back as function_call (chat-tool-forms-answer.ts)
  * and, with thinking on, its reasoning is kept under the key that call comes back by: message index `answerAt` after
- * the `conversation` the request sent (legacy-replay.ts).
+ * the `conversation` the request sent (legacy-replay.ts). names: tool names Anthropic refuses, sent changed (tool-names.ts).
  */
 interface State {
   includeUsage: boolean; provider: string; jsonTool?: string; keep?: (id: string, value: string) => void; functionCall: boolean;
-  answerAt: number; conversation?: Hash;
+  answerAt: number; conversation?: Hash; names?: ToolNameMap;
 }
 
 export const chatToMessages: Translator<State> = {
   native: false,
   recallKeys: recallIds,
   request(body, target, opts) {
-    const t = chatToMessagesRequest(withRecalled(body, opts.recalled), target);
+    const named = upstreamToolNames(withRecalled(body, opts.recalled), ANTHROPIC_TOOL_NAMES);
+    const t = chatToMessagesRequest(named.body, target);
     markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
     const functionCall = wantsFunctionCall(body);
     const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
     // The messages as the client sent them (not with reasoning put back): the next turn sends them back so.
     const conversation = keep && functionCall ? legacyConversationHash(messages) : undefined;
-    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall, answerAt: messages.length, conversation };
+    const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, jsonTool: t.jsonTool, keep, functionCall, answerAt: messages.length, conversation, names: named.names };
     return { op: "messages", body: t.body, dropped: t.dropped, state };
   },
   response(json, s) {
-    const chat: any = messagesToChatResponse(json, undefined, s.jsonTool);
+    const chat: any = clientToolNames(messagesToChatResponse(json, undefined, s.jsonTool), s.names);
     const m = chat.choices[0].message;
     const calls: { id: string; function: { name: string; arguments: string } }[] = m.tool_calls ?? [];
     const fc = calls[0]?.function; // a legacy answer is its first call
@@ -46,11 +48,11 @@ export const chatToMessages: Translator<State> = {
     return s.functionCall ? functionCallAnswer(chat) : chat;
   },
   stream(events, s) {
-    if (!s.functionCall) return messagesToChatStream(events, s);
-    if (!s.keep || !s.conversation) return functionCallStream(messagesToChatStream(events, s));
+    if (!s.functionCall) return clientToolNamesStream(messagesToChatStream(events, s), s.names);
+    if (!s.keep || !s.conversation) return functionCallStream(clientToolNamesStream(messagesToChatStream(events, s), s.names));
     // The reasoning is kept once the call's arguments have all gone by, under its legacy key.
     let reasoning: string | undefined;
-    const chat = messagesToChatStream(events, { ...s, keep: (_id, value) => { reasoning = value; } });
+    const chat = clientToolNamesStream(messagesToChatStream(events, { ...s, keep: (_id, value) => { reasoning = value; } }), s.names);
     return keepingLegacyReasoning(functionCallStream(chat), s.answerAt, s.conversation, () => reasoning, s.keep);
   },
   error: (err) => err,

@@ -8,17 +8,23 @@ import { geminiToChatRequest } from "./request.ts";
 import { chatToGeminiResponse, type AnswerContext } from "./response.ts";
 import { ChatToGeminiStream } from "./stream.ts";
 import type { GeminiFlavor } from "./reasoning.ts";
+import { OPENAI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
-export function geminiToChatFor(flavor: GeminiFlavor): Translator<AnswerContext> {
+/** names: tool names a chat upstream refuses (`github.search_issues`), sent changed (tool-names.ts). */
+type State = AnswerContext & { names?: ToolNameMap };
+
+export function geminiToChatFor(flavor: GeminiFlavor): Translator<State> {
   return {
     native: false,
     request(body, target, opts) {
       const t = geminiToChatRequest(body, target, { flavor, provider: opts.provider }, opts.provider);
-      const state: AnswerContext = { flavor, provider: opts.provider, model: body.model, thoughts: body.generationConfig?.thinkingConfig?.includeThoughts === true };
-      return { op: "chat", body: t.body, dropped: t.dropped, state };
+      // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
+      const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };
+      const state: State = { flavor, provider: opts.provider, model: body.model, thoughts: body.generationConfig?.thinkingConfig?.includeThoughts === true, names: named.names };
+      return { op: "chat", body: named.body, dropped: t.dropped, state };
     },
-    response: (json, s) => chatToGeminiResponse(json, s),
-    stream: (events, s) => relay(events, new ChatToGeminiStream(s)),
+    response: (json, s) => chatToGeminiResponse(clientToolNames(json, s.names), s),
+    stream: (events, s) => relay(clientToolNamesStream(events, s.names), new ChatToGeminiStream(s)),
     error: (err) => err,
   };
 }

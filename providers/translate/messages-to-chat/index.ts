@@ -8,8 +8,10 @@ import { messagesToChatRequest } from "./request.ts";
 import { chatToMessagesResponse } from "./response.ts";
 import { chatToMessagesStream } from "./stream.ts";
 import type { MessagesFlavor, ThinkingScope } from "./reasoning.ts";
+import { OPENAI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
-interface State { provider: string; model?: string; scope: ThinkingScope }
+/** names: tool names a chat upstream refuses (a Messages name past 64 characters), sent changed (tool-names.ts). */
+interface State { provider: string; model?: string; scope: ThinkingScope; names?: ToolNameMap }
 
 export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
   return {
@@ -23,10 +25,12 @@ export function messagesToChatFor(flavor: MessagesFlavor): Translator<State> {
       // The client's cache_control markers do not survive into chat: on Converse, which caches, that is named (with
       // caching auto the Converse half places its own points, the client's among what auto counted).
       if (flavor === "converse" && !opts.cacheAuto && countMarkers(body) > 0) t.dropped.push("cache_control");
-      return { op: "chat", body: t.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model, scope } };
+      // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
+      const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };
+      return { op: "chat", body: named.body, dropped: t.dropped, state: { provider: opts.provider, model: body.model, scope, names: named.names } };
     },
-    response: (json, s) => chatToMessagesResponse(json, s.scope),
-    stream: (events, s, call) => chatToMessagesStream(events, { ...s, inputEstimate: call.inputEstimate }),
+    response: (json, s) => chatToMessagesResponse(clientToolNames(json, s.names), s.scope),
+    stream: (events, s, call) => chatToMessagesStream(clientToolNamesStream(events, s.names), { ...s, inputEstimate: call.inputEstimate }),
     error: (err) => err,
   };
 }

@@ -4,11 +4,12 @@ import type { Target } from "../../../core/contracts/provider.ts";
 import { messagesToChatRequest } from "../messages-to-chat/request.ts";
 import { chatToGeminiRequest } from "../chat-to-gemini/request.ts";
 import { forClient } from "../client-names.ts";
+import { GEMINI_TOOL_NAMES, upstreamToolNames } from "../tool-names.ts";
 
 export function messagesAsGeminiRequest(body: unknown, target: Target): Record<string, unknown> {
   const chat = messagesToChatRequest(body).body;
   try {
-    return chatToGeminiRequest(chat, target).body;
+    return chatToGeminiRequest(upstreamToolNames(chat, GEMINI_TOOL_NAMES).body, target).body; // counted as a generation sends it
   } catch (e) {
     throw forClient(e, chat);
   }

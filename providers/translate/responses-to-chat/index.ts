@@ -6,8 +6,10 @@ import { responsesToChatRequest, type ChatFlavor } from "./request.ts";
 import { chatToResponse, echoOf, type AnswerContext, type ResponseEcho } from "./response.ts";
 import { chatToResponsesStream } from "./stream.ts";
 import { showsEncrypted } from "./reasoning.ts";
+import { OPENAI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
-interface State { echo: ResponseEcho; ctx: AnswerContext }
+/** names: tool names a chat upstream refuses, sent changed (tool-names.ts). */
+interface State { echo: ResponseEcho; ctx: AnswerContext; names?: ToolNameMap }
 
 export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
   return {
@@ -15,10 +17,12 @@ export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
     request(body, target, opts) {
       const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider });
       const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body), names: t.names, answerBytes: opts.answerBytes };
-      return { op: "chat", body: t.body, dropped: t.dropped, state: { echo: echoOf(body), ctx } };
+      // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
+      const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };
+      return { op: "chat", body: named.body, dropped: t.dropped, state: { echo: echoOf(body), ctx, names: named.names } };
     },
-    response: (json, s) => chatToResponse(json, s.echo, s.ctx),
-    stream: (events, s) => chatToResponsesStream(events, s.echo, s.ctx),
+    response: (json, s) => chatToResponse(clientToolNames(json, s.names), s.echo, s.ctx),
+    stream: (events, s) => chatToResponsesStream(clientToolNamesStream(events, s.names), s.echo, s.ctx),
     error: (err) => err,
   };
 }
