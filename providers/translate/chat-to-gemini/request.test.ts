@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chatToGeminiRequest } from "./request.ts";
 import { toolCallId } from "./response.ts";
+import { schemaError } from "../../../test/upstreams/gemini-schema.ts";
 
 const target = { modelId: "google/g", provider: "gem", upstreamModel: "g", pricing: {} } as any;
 const call = (id: string, name: string) => ({ id, type: "function", function: { name, arguments: "{}" } });
@@ -104,3 +105,53 @@ describe("chat -> gemini: reasoning_effort none", () => {
   });
 });
 
+
+describe("chat -> gemini: a function's parameters whose root is a union or a map", () => {
+  const declared = (parameters: unknown) => {
+    const { body } = chatToGeminiRequest({ messages: [{ role: "user", content: "q" }], tools: [{ type: "function", function: { name: "f", parameters } }] }, target);
+    return (body.tools as any)[0].functionDeclarations[0];
+  };
+  const byId = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
+  const byName = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+
+  it("a root anyOf of objects (a zod union) is one object: every branch's properties, none required, the shapes described", () => {
+    for (const parameters of [{ anyOf: [byId, byName] }, { type: "object", anyOf: [byId, byName] }, { oneOf: [byId, byName] }]) {
+      const fd = declared(parameters);
+      expect(fd.parameters.type).toBe("object");
+      expect(fd.parameters.properties).toEqual({ id: { type: "integer" }, name: { type: "string" } });
+      expect(fd.parameters.required).toBeUndefined();
+      expect(fd.parameters.description).toMatch(/one of these shapes \(\? = optional\): \{id\} \| \{name\}/);
+      expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
+    }
+  });
+
+  it("what every branch requires stays required", () => {
+    const fd = declared({ anyOf: [{ ...byId, properties: { ...byId.properties, op: { type: "string" } }, required: ["op", "id"] }, { ...byName, properties: { ...byName.properties, op: { type: "string" } }, required: ["op", "name"] }] });
+    expect(fd.parameters.required).toEqual(["op"]);
+  });
+
+  it("a root allOf is one object with the parts' properties and required names", () => {
+    const fd = declared({ allOf: [byId, byName] });
+    expect(fd.parameters.properties).toEqual({ id: { type: "integer" }, name: { type: "string" } });
+    expect(fd.parameters.required).toEqual(["id", "name"]);
+  });
+
+  it("a map (additionalProperties a schema, no properties) is an object whose description says what its values are", () => {
+    const fd = declared({ type: "object", description: "Variables to set", additionalProperties: { type: "string" } });
+    expect(fd.parameters).toEqual({ type: "object", description: 'Variables to set (additionalProperties: {"type":"string"})' });
+    expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
+  });
+
+  it("a root $ref beside type: object keeps the properties it points at", () => {
+    const fd = declared({ type: "object", $ref: "#/$defs/Args", $defs: { Args: byId } });
+    expect(fd.parameters.properties).toEqual({ id: { type: "integer" } });
+  });
+
+  it("a function that takes nothing still goes without parameters (Gemini refused an empty object)", () => {
+    for (const parameters of [undefined, {}, { type: "object", properties: {} }, { type: "object", additionalProperties: false }]) expect(declared(parameters)).toEqual({ name: "f" });
+  });
+
+  it("a root union with a branch that is not an object is a 400 naming the field, as on Anthropic", () => {
+    expect(() => declared({ anyOf: [byId, { type: "string" }] })).toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "tools[0].function.parameters" }) }));
+  });
+});

@@ -13,6 +13,8 @@ import { signatureOf } from "./response.ts";
 import { SKIP_SIGNATURE } from "../gemini-native/index.ts";
 import { geminiSchema } from "./schema.ts";
 import { schemaBudget } from "./schema-refs.ts";
+import { geminiToolParameters } from "./tool-parameters.ts";
+import { parametersField } from "../tool-input-schema.ts";
 import { geminiFetches, type PendingUrl } from "./media-urls.ts";
 import { plainChatTools } from "../chat-tool-forms.ts";
 import { assistantText, textOf } from "../chat-text.ts";
@@ -145,10 +147,10 @@ export function chatToGeminiRequest(sent: any, target: Target): Translated<Recor
     out.tools = [{ functionDeclarations: tools.map((t: any, i: number) => {
       const fd: Record<string, unknown> = { name: t.function.name };
       if (t.function.description) fd.description = t.function.description;
-      // Judged after references are resolved: parameters may be a bare {"$ref": "#/$defs/Args"}. A chain names the
-      // field as its client sent it (chain.ts).
-      const params = t.function.parameters ? geminiSchema(t.function.parameters, `tools[${i}].function.parameters`, budget) : undefined;
-      if (params && Object.keys(params.properties ?? {}).length) fd.parameters = params;
+      // A root union or map keeps its arguments (tool-parameters.ts). A chain names the field as its client sent it
+      // (chain.ts).
+      const params = geminiToolParameters(t.function.parameters, parametersField(sent, t, i), budget);
+      if (params) fd.parameters = params;
       return fd;
     }) }];
     const tc = body.tool_choice;

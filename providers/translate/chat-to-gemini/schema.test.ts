@@ -242,3 +242,29 @@ describe("JSON Schema -> Gemini's Schema: a type list of several types is a unio
     }));
   });
 });
+
+describe("JSON Schema -> Gemini's Schema: constraints Gemini has no keyword for are said in the description", () => {
+  it("exclusiveMinimum, multipleOf, uniqueItems, prefixItems, not, if/then, dependentRequired, patternProperties, an additionalProperties schema", () => {
+    const out = geminiSchema({ type: "object", properties: {
+      pos: { type: "number", exclusiveMinimum: 0 }, step: { type: "number", multipleOf: 0.5, description: "Step" },
+      tags: { type: "array", items: { type: "string" }, uniqueItems: true }, pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }] },
+      name: { type: "string", not: { const: "root" } }, mode: { type: "string", if: { const: "a" }, then: { minLength: 1 } },
+      env: { type: "object", properties: { a: { type: "string" } }, dependentRequired: { a: ["b"] }, patternProperties: { "^x-": { type: "string" } }, additionalProperties: { type: "integer" } },
+      open: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, plain: { type: "array", items: { type: "string" }, uniqueItems: false },
+    } });
+    expect(out.properties).toEqual({
+      pos: { type: "number", description: "(exclusiveMinimum: 0)" }, step: { type: "number", description: "Step (multipleOf: 0.5)" },
+      tags: { type: "array", items: { type: "string" }, description: "(uniqueItems: true)" }, pair: { type: "array", description: '(prefixItems: [{"type":"string"},{"type":"number"}])' },
+      name: { type: "string", description: '(not: {"const":"root"})' }, mode: { type: "string", description: '(if: {"const":"a"}) (then: {"minLength":1})' },
+      env: { type: "object", properties: { a: { type: "string" } }, description: '(additionalProperties: {"type":"integer"}) (patternProperties: {"^x-":{"type":"string"}}) (dependentRequired: {"a":["b"]})' },
+      open: { type: "object", properties: { a: { type: "string" } } }, plain: { type: "array", items: { type: "string" } },
+    });
+    expect(schemaError(decls(out))).toBeUndefined();
+  });
+
+  it("a long constraint is cut: advice to the model, not a copy of the schema", () => {
+    const out = geminiSchema({ type: "object", properties: { x: { type: "string", not: { enum: Array.from({ length: 500 }, (_, i) => `v${i}`) } } } });
+    expect(out.properties.x.description.length).toBeLessThan(230);
+    expect(out.properties.x.description).toMatch(/^\(not: \{"enum":\["v0",.*…\)$/);
+  });
+});

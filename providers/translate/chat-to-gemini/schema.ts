@@ -5,9 +5,12 @@
 // non-strings is dropped and listed in the description (turning it into strings would make the model send "1" where
 // the client's tool expects 1); `const` becomes a one-value enum for strings. $ref/$defs, oneOf and allOf, which
 // Gemini's Schema lacks, are resolved first (schema-refs.ts), so nested models keep their fields. A `type` list of
-// several types becomes anyOf (schema-types.ts): Gemini's type is one value.
+// several types becomes anyOf (schema-types.ts): Gemini's type is one value. Constraints its Schema has no keyword
+// for (exclusiveMinimum, multipleOf, not, a map's additionalProperties…) are said in the description
+// (schema-constraint-notes.ts).
 import { resolveRefs, schemaBudget, spend, type SchemaBudget } from "./schema-refs.ts";
 import { splitTypes } from "./schema-types.ts";
+import { constraintNotes } from "./schema-constraint-notes.ts";
 
 const SCHEMA_KEYS = new Set(["type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minimum", "maximum", "anyOf", "propertyOrdering", "minLength", "maxLength", "pattern", "title"]);
 
@@ -50,6 +53,10 @@ function reduce(schema: any, charge: Spend): any {
   const notes: string[] = [];
   values(s, out, notes);
   format(s.format, out, notes);
+  for (const note of constraintNotes(s)) {
+    charge(note.length + 1);
+    notes.push(note);
+  }
   if (notes.length) out.description = [out.description, ...notes].filter((d) => typeof d === "string" && d).join(" ");
   return out;
 }
