@@ -45,3 +45,45 @@ describe("Retry-After", () => {
     expect(retryAfterMsHeader(1e297)).toBe("3600000");
   });
 });
+
+describe("an upstream's context overflow, in each client protocol's words", () => {
+  const overflow = (message: string, figures: Record<string, unknown> = {}) => new GatewayError(400, "INVALID_REQUEST", message, {
+    headers: DO_NOT_RETRY, details: { provider: "up", upstream_status: 400, field: "messages", reason: "context_length_exceeded", ...figures },
+  });
+  const CLAUDE_CODE = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i;
+
+  it("is OpenAI's code context_length_exceeded to chat and Responses clients, the gateway's code in details, param their prompt's field", () => {
+    const err = overflow("Provider up rejected the request (HTTP 400): Your input exceeds the context window of this model.");
+    expect(err.toJSON("chat").error).toMatchObject({ code: "context_length_exceeded", type: "invalid_request_error", param: "messages", details: { gateway_code: "INVALID_REQUEST" } });
+    expect(err.toJSON("responses").error).toMatchObject({ code: "context_length_exceeded", param: "input", message: err.message });
+    expect(JSON.parse(JSON.stringify(err)).error).toMatchObject({ code: "context_length_exceeded", param: "messages" }); // JSON.stringify's key is no client
+    expect(err.code).toBe("INVALID_REQUEST"); // what the ledger, logs and metrics record
+  });
+
+  it("starts with Anthropic's wording to a Messages client: the provider's figures, else the gateway's, then the provider's text", () => {
+    const said = "Provider up rejected the request (HTTP 400): This model's maximum context length is 128000 tokens.";
+    const named = overflow(said, { input_tokens: 130512, context_window: 128000 }).toAnthropicJSON({ input_tokens: 9, context_window: 9 }) as any;
+    expect(named.error).toMatchObject({ type: "invalid_request_error", message: `prompt is too long: 130512 tokens > 128000 maximum. ${said}` });
+    const estimated = overflow(said).toAnthropicJSON({ input_tokens: 131000, context_window: 128000 }) as any;
+    expect(CLAUDE_CODE.exec(estimated.error.message)?.slice(1)).toEqual(["131000", "128000"]);
+    const none = overflow(said).toAnthropicJSON() as any;
+    expect(none.error.message).toBe(`prompt is too long. ${said}`);
+    expect(CLAUDE_CODE.exec(none.error.message)).toBeNull(); // no figures made up from "HTTP 400"
+  });
+
+  it("leaves a message already in Anthropic's wording as it is", () => {
+    const said = "Provider anthropic rejected the request (HTTP 400): prompt is too long: 208573 tokens > 200000 maximum";
+    expect((overflow(said).toAnthropicJSON({ input_tokens: 1, context_window: 2 }) as any).error.message).toBe(said);
+  });
+
+  it("stays Google's INVALID_ARGUMENT with the provider's message to a Gemini client", () => {
+    const err = overflow("Provider up rejected the request (HTTP 400): The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).");
+    expect(toGeminiJSON(err).error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT", message: err.message });
+  });
+
+  it("changes nothing for any other 400", () => {
+    const err = new GatewayError(400, "INVALID_REQUEST", "bad", { details: { field: "messages" } });
+    expect(err.toJSON("chat").error).toEqual({ code: "INVALID_REQUEST", message: "bad", type: "invalid_request_error", details: { field: "messages" }, param: "messages" });
+    expect((err.toAnthropicJSON({ input_tokens: 1, context_window: 2 }) as any).error.message).toBe("bad");
+  });
+});

@@ -1,5 +1,6 @@
 // One error type and one catalogue of codes (the spec's Errors table). Nothing else writes error bodies.
 import { redact, redactDeep } from "./secrets/registry.ts";
+import { CONTEXT_LENGTH_EXCEEDED, isContextOverflow, overflowParam, promptTooLongMessage, type OverflowFigures } from "./context-overflow.ts";
 
 export type ErrorCode =
   | "INVALID_REQUEST"
@@ -163,18 +164,29 @@ export class GatewayError extends Error {
     this.headers = init.headers;
   }
 
-  /** The spec's envelope, with an OpenAI-style `type` (and `param`) so official SDKs classify it. */
-  toJSON(): { error: Record<string, unknown> } {
-    const error: Record<string, unknown> = { code: this.code, message: this.message, type: this.type };
-    if (this.details !== undefined) error.details = this.details;
-    const param = this.details?.field;
+  /**
+   * The spec's envelope, with an OpenAI-style `type` (and `param`) so official SDKs classify it. An upstream's context
+   * overflow is OpenAI's `context_length_exceeded` (what Codex and openai SDK users test error.code for), the
+   * gateway's code in details.gateway_code and `param` the prompt's field in the `client`'s protocol when named
+   * (core/context-overflow.ts). `client` is checked as a string: JSON.stringify passes a key here.
+   */
+  toJSON(client?: "chat" | "responses"): { error: Record<string, unknown> } {
+    const overflow = isContextOverflow(this.details);
+    const error: Record<string, unknown> = { code: overflow ? CONTEXT_LENGTH_EXCEEDED : this.code, message: this.message, type: this.type };
+    if (this.details !== undefined) error.details = overflow ? { ...this.details, gateway_code: this.code } : this.details;
+    const param = overflow && (client === "chat" || client === "responses") ? overflowParam(client) : this.details?.field;
     error.param = typeof param === "string" ? param : null;
     return { error };
   }
 
-  /** Messages-endpoint rendering: same code and details, plus Anthropic's top-level `type: "error"`. */
-  toAnthropicJSON(): Record<string, unknown> {
-    const error: Record<string, unknown> = { type: anthropicErrorType(this.status), code: this.code, message: this.message };
+  /**
+   * Messages-endpoint rendering: same code and details, plus Anthropic's top-level `type: "error"`. An upstream's
+   * context overflow reads as Anthropic's "prompt is too long: N tokens > M maximum", N and M the provider's or else
+   * `overflow` (the gateway's estimate and the catalog's window), so Claude Code compacts on any model.
+   */
+  toAnthropicJSON(overflow?: OverflowFigures): Record<string, unknown> {
+    const message = isContextOverflow(this.details) ? promptTooLongMessage(this.message, this.details, overflow) : this.message;
+    const error: Record<string, unknown> = { type: anthropicErrorType(this.status), code: this.code, message };
     if (this.details !== undefined) error.details = this.details;
     return { type: "error", error };
   }

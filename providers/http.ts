@@ -13,6 +13,7 @@ import { decodeBody } from "./decode-body.ts";
 import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, OUT_OF_CREDIT, UPSTREAM_NOT_FOUND, isRetryableStatus } from "../core/retryable-status.ts";
 import { isOutOfCredit } from "./out-of-credit.ts";
 import { isGoogleSetupFault } from "./google-setup-fault.ts";
+import { overflowDetails } from "./context-overflow.ts";
 import { UpstreamWatch } from "./upstream-watch.ts";
 import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
@@ -297,7 +298,8 @@ function contentFilterDetails(status: number, p: any): Record<string, unknown> {
 /**
  * An upstream's non-2xx answer as the gateway's error (docs/routing.md, "Upstream errors"):
  * - a request error (see isRequestError) → 400 INVALID_REQUEST with the provider's message, so every SDK raises
- *   its bad-request class and none retries (a content-filter refusal marked details.reason content_filter);
+ *   its bad-request class and none retries (a content-filter refusal marked details.reason content_filter, a context
+ *   overflow context_length_exceeded);
  * - a 404 about the endpoint's own model or deployment (isUpstreamNotFound) → 502 UPSTREAM_ERROR with
  *   details.reason upstream_not_found, which falls back to the model's next endpoint;
  * - an account out of credit said with a retryable status (OpenAI's 429 insufficient_quota: isOutOfCredit) → 502
@@ -323,7 +325,7 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
     return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request (HTTP ${status}): ${message}`, {
       retryable: false,
       headers: DO_NOT_RETRY,
-      details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}), ...contentFilterDetails(status, p) },
+      details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}), ...contentFilterDetails(status, p), ...overflowDetails(status, p?.error ?? p?.[0]?.error ?? p, message) },
     });
   }
   if (isUpstreamNotFound(status, parsed)) {

@@ -171,19 +171,21 @@ const post = (path: string, body: unknown, headers: Record<string, string> = { a
 const chat = (model: string, content = "a very long prompt") => post("/api/v1/chat/completions", { model, stream: true, messages: [{ role: "user", content }] });
 
 describe("an in-band error about the request, before any content", () => {
-  for (const [model, upstream, says] of [
-    ["t/openai", "/openai/v1/chat/completions", "string too long"],
-    ["t/anthropic", "/anthropic/v1/messages", "prompt is too long"],
-    ["t/gemini", "/gemini/v1beta/models/gemini-x:streamGenerateContent?alt=sse", "input token count"],
-    ["t/bedrock", "/bedrock/model/meta.llama3-3-70b-instruct-v1%3A0/converse-stream", "Input is too long"],
+  // A context overflow is told in OpenAI's code, context_length_exceeded, the gateway's in details.gateway_code.
+  for (const [model, upstream, says, code] of [
+    ["t/openai", "/openai/v1/chat/completions", "string too long", "INVALID_REQUEST"],
+    ["t/anthropic", "/anthropic/v1/messages", "prompt is too long", "context_length_exceeded"],
+    ["t/gemini", "/gemini/v1beta/models/gemini-x:streamGenerateContent?alt=sse", "input token count", "context_length_exceeded"],
+    ["t/bedrock", "/bedrock/model/meta.llama3-3-70b-instruct-v1%3A0/converse-stream", "Input is too long", "context_length_exceeded"],
   ] as const) {
-    it(`${model} (a chat client): one upstream call, no fallback, the client's 400 INVALID_REQUEST with x-should-retry: false`, async () => {
+    it(`${model} (a chat client): one upstream call, no fallback, the client's 400 ${code} with x-should-retry: false`, async () => {
       const res = await chat(model);
       const body = await res.json();
       expect(calls).toEqual([upstream]);
       expect(res.status).toBe(400);
       expect(res.headers.get("x-should-retry")).toBe("false");
-      expect(body.error).toMatchObject({ code: "INVALID_REQUEST", type: "invalid_request_error", message: expect.stringContaining(says) });
+      expect(body.error).toMatchObject({ code, type: "invalid_request_error", message: expect.stringContaining(says) });
+      if (code !== "INVALID_REQUEST") expect(body.error.details.gateway_code).toBe("INVALID_REQUEST");
       expect((await ledgerRecordOf(gw, res.headers.get("x-request-id"))).outcome).toBe("error");
     });
   }
@@ -220,7 +222,7 @@ describe("an in-band error about the request, before any content", () => {
     expect(calls).toEqual(["/openai/v1/responses"]);
     expect(res.status).toBe(400);
     expect(res.headers.get("x-should-retry")).toBe("false");
-    expect(body.error).toMatchObject({ code: "INVALID_REQUEST", param: "input", message: expect.stringContaining("exceeds the context window") });
+    expect(body.error).toMatchObject({ code: "context_length_exceeded", param: "input", message: expect.stringContaining("exceeds the context window"), details: { gateway_code: "INVALID_REQUEST" } });
   });
 });
 

@@ -16,6 +16,7 @@ import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
 import { geminiBlockedEnding } from "./gemini-stream-end.ts";
 import { nextSequenceOf } from "../sse/next-sequence.ts";
+import { openaiClientOf, overflowFigures } from "./overflow-figures.ts";
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -33,8 +34,8 @@ function baseHeaders(ctx: GatewayContext, extra?: Record<string, string>): Recor
 const anthropicErrors = (ctx: GatewayContext): boolean => ctx.protocol === "anthropic" || anthropicCatalog(ctx);
 
 export function errorBody(ctx: GatewayContext, err: GatewayError): unknown {
-  if (anthropicErrors(ctx)) return err.toAnthropicJSON();
-  return ctx.protocol === "gemini" ? toGeminiJSON(err) : err.toJSON();
+  if (anthropicErrors(ctx)) return err.toAnthropicJSON(overflowFigures(ctx, err));
+  return ctx.protocol === "gemini" ? toGeminiJSON(err) : err.toJSON(openaiClientOf(ctx));
 }
 
 /**
@@ -97,7 +98,7 @@ export function writeWhole(res: ServerResponse, status: number, headers: Record<
 
 /** In-band error for a stream that already started (reference §5: errors after the first byte are events). */
 export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequence?: number): string {
-  if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON())}\n\n`;
+  if (ctx.protocol === "anthropic") return `event: error\ndata: ${JSON.stringify(err.toAnthropicJSON(overflowFigures(ctx, err)))}\n\n`;
   // The Gemini error envelope as a `data:` frame: @google/genai checks every frame for `error` and throws its ApiError
   // with the status. (Bare JSON, as a failed request's body, is recognised only when it arrives in a read of its own;
   // written after the last frames, as here, the SDK threw "Incomplete JSON segment" and lost the status.)
@@ -106,11 +107,11 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequenc
     // The Responses `error` event; the nested `error` is what the openai SDK's stream reader throws on. Its
     // sequence_number continues the stream's: `sequence` when the gateway wrote response.failed before it, else the one
     // the translator or relay that numbered the events left on the error.
-    const { error } = err.toJSON();
+    const { error } = err.toJSON("responses");
     const seq = sequence ?? nextSequenceOf(err);
     return `event: error\ndata: ${JSON.stringify({ type: "error", ...(typeof seq === "number" ? { sequence_number: seq } : {}), code: error.code, message: error.message, param: error.param, error })}\n\n`;
   }
-  return `data: ${JSON.stringify(err.toJSON())}\n\n`;
+  return `data: ${JSON.stringify(err.toJSON(openaiClientOf(ctx)))}\n\n`;
 }
 
 /**

@@ -21,4 +21,11 @@ describe("failedResponseError: the code a failed Responses stream's response car
     expect(failedResponseError(new Error("socket hang up"))).toEqual({ code: "server_error", message: "socket hang up" });
     expect(failedResponseError(undefined)).toEqual({ code: "server_error", message: "upstream failure" });
   });
+
+  it("is context_length_exceeded for an upstream's context overflow, which Codex compacts on", () => {
+    const err = new GatewayError(400, "INVALID_REQUEST", "Provider up rejected the request: Your input exceeds the context window of this model.", {
+      headers: DO_NOT_RETRY, details: { reason: "context_length_exceeded" },
+    });
+    expect(failedResponseError(err)).toEqual({ code: "context_length_exceeded", message: err.message });
+  });
 });

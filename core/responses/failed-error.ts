@@ -7,9 +7,11 @@
 // it something false). So a failure no retry can change — a 4xx refusal (a guardrail block), or one the gateway marks
 // x-should-retry: false on the other protocols (an answer past server.upstream_limits, a moderation that cannot be
 // called as configured) — is `invalid_prompt`, and a 5xx's message then names the gateway's code; a rate limit is
-// `rate_limit_exceeded`, any other fault `server_error`, which clients retry.
+// `rate_limit_exceeded`, any other fault `server_error`, which clients retry. An upstream's context overflow is
+// `context_length_exceeded`, which is then true: Codex stops and compacts on it (core/context-overflow.ts).
 import { GatewayError, saysDoNotRetry } from "../errors.ts";
 import { isRetryableStatus } from "../retryable-status.ts";
+import { CONTEXT_LENGTH_EXCEEDED, isContextOverflow } from "../context-overflow.ts";
 
 export interface FailedResponseError {
   code: string;
@@ -21,6 +23,7 @@ export function failedResponseError(err: unknown): FailedResponseError {
   const message = typeof e?.message === "string" ? e.message : "upstream failure";
   const status = typeof e?.status === "number" ? e.status : 500;
   const gateway = err instanceof GatewayError ? err : undefined;
+  if (gateway !== undefined && isContextOverflow(gateway.details)) return { code: CONTEXT_LENGTH_EXCEEDED, message };
   const final = (gateway !== undefined && saysDoNotRetry(gateway)) || !isRetryableStatus(status);
   if (!final) return { code: status === 429 ? "rate_limit_exceeded" : "server_error", message };
   if (gateway === undefined || status < 500) return { code: "invalid_prompt", message };

@@ -98,3 +98,14 @@ describe("event-stream framing failures", () => {
     expect(isRetryable(e)).toBe(true);
   });
 });
+
+describe("a Bedrock context overflow", () => {
+  it("is marked context_length_exceeded, sent as an HTTP ValidationException or in a stream", () => {
+    const http = bedrockError("bedrock", 400, { "x-amzn-errortype": "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/" }, '{"message":"Input is too long for requested model."}');
+    expect(http).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, details: { reason: "context_length_exceeded" } });
+    const frame = streamFrameError("bedrock", { messageType: "exception", type: "validationException", payload: '{"message":"The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum"}' });
+    expect(frame).toMatchObject({ status: 400, code: "INVALID_REQUEST", retryable: false, details: { reason: "context_length_exceeded", input_tokens: 200049, context_window: 200000 } });
+    const other = streamFrameError("bedrock", { messageType: "exception", type: "validationException", payload: '{"message":"Malformed input request"}' });
+    expect(other.details?.reason).toBeUndefined();
+  });
+});

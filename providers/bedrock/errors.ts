@@ -8,6 +8,7 @@ import { DO_NOT_RETRY, GatewayError } from "../../core/errors.ts";
 import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts";
 import { EVENT_TOO_LARGE, isRetryableStatus, UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
 import { LIMIT_SETTING } from "../upstream-limits.ts";
+import { overflowDetails } from "../context-overflow.ts";
 import { EventStreamFrameTooLargeError, type BedrockFrame } from "./eventstream.ts";
 
 function header(h: UpstreamResponse["headers"], name: string): string | undefined {
@@ -82,7 +83,10 @@ export function streamFrameError(provider: string, frame: BedrockFrame): Gateway
   // A modelStreamErrorException passing on the model's refusal of the request is the client's 400, as the same
   // ModelErrorException sent as an HTTP status is; after the first event, it says nothing about the endpoint either.
   if (t === "validationexception" || (t === "modelstreamerrorexception" && modelRefusedRequest(payload))) {
-    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, { retryable: false, details, headers: DO_NOT_RETRY });
+    // A prompt past the window ("Input is too long for requested model.") is marked so as every upstream's is.
+    return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request: ${type}: ${message}`, {
+      retryable: false, details: { ...details, ...overflowDetails(400, payload, String(message)) }, headers: DO_NOT_RETRY,
+    });
   }
   const timeout = t === "modeltimeoutexception";
   const retryable = t === "throttlingexception" || t === "serviceunavailableexception" || t === "internalserverexception" || t === "modelstreamerrorexception" || timeout;
