@@ -14,6 +14,7 @@ import { stopWhenLauncherExits } from "./launcher.ts";
 import { keepServingOnUnhandledRejection } from "./unhandled-rejection.ts";
 import { holdSighup, releaseSighup } from "./early-sighup.ts";
 import { logFilesOpened } from "./log-opening.ts";
+import { onClosedPipe } from "./cli-closed-pipe.ts";
 import type { RuntimeConfig } from "./config/runtime.ts";
 
 export { beforePluginImport } from "./config/plugin-import.ts";
@@ -343,6 +344,8 @@ export async function main(argv: string[]): Promise<void> {
     process.send(facts, () => process.exit(0));
     return;
   }
+  // `| head`: the reader leaving ends a command quietly; a gateway keeps serving.
+  onClosedPipe(cmd === "start");
   if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help") {
     process.stdout.write(HELP);
     return;

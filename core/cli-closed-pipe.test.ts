@@ -1,0 +1,79 @@
+// A command whose reader leaves (`model-gateway keys list --json | head -3`, `model-gateway --help | true`): the
+// CLI run as a real process, its stdout a pipe whose reader has already exited, so every write to it fails (EPIPE).
+import { describe, expect, it } from "vitest";
+import { execFileSync, spawn, type StdioOptions } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, constants, mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI_BIN } from "../test/helpers/cli.ts";
+import { freePort } from "../test/helpers/ports.ts";
+import { CLOSED_PIPE_EXIT } from "./cli-closed-pipe.ts";
+
+/** The writing end of a pipe (a FIFO) whose reader was closed: the reader that left. */
+function closedPipe(): number {
+  const fifo = join(mkdtempSync(join(tmpdir(), "mg-fifo-")), "out");
+  execFileSync("mkfifo", [fifo]);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
+  closeSync(reader);
+  return writer;
+}
+
+async function runInto(stdio: StdioOptions, args: string[]) {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { stdio, env: { ...process.env, LOG_LEVEL: "silent" } });
+  for (const fd of stdio as unknown[]) if (typeof fd === "number") closeSync(fd); // the child has its own copy
+  let stderr = "";
+  child.stderr?.on("data", (d) => (stderr += d));
+  const [status] = (await once(child, "exit")) as [number | null];
+  return { status, stderr: () => stderr };
+}
+
+function gatewayYaml(keys = 0): string {
+  const dir = mkdtempSync(join(tmpdir(), "mg-pipe-"));
+  const f = join(dir, "gateway.yaml");
+  const entries = Array.from({ length: keys }, (_, i) => `      - { id: key-${i}, sha256: "${i.toString(16).padStart(64, "0")}" }\n`).join("");
+  writeFileSync(f, `store: { kind: memory }
+models: { "openai/gpt-4o-mini": { endpoints: [{ provider: sim, model: m }] } }
+projects:
+  demo:
+    allow_models: ["*"]
+    keys:
+      - { id: first, sha256: "${"f".repeat(64)}" }
+${entries}`);
+  return f;
+}
+
+describe("a command whose output goes to a closed pipe", () => {
+  it(`ends quietly, exit ${CLOSED_PIPE_EXIT} (as a shell reports a Unix tool SIGPIPE ended), whatever the command`, async () => {
+    const big = gatewayYaml(400); // --json well over a pipe's 64 KB
+    for (const args of [["--help"], ["check", gatewayYaml()], ["keys", "new", "--project", "demo"], ["keys", "list", "--config", big, "--json"]]) {
+      const r = await runInto(["ignore", closedPipe(), "pipe"], args);
+      expect({ args, stderr: r.stderr(), status: r.status }).toEqual({ args, stderr: "", status: CLOSED_PIPE_EXIT });
+    }
+  });
+
+  it("start keeps serving, and stops as asked (exit 0)", async () => {
+    const port = await freePort();
+    const out = closedPipe();
+    const child = spawn(process.execPath, [CLI_BIN, "start", "--config", gatewayYaml(), "--port", String(port), "--no-watch"], {
+      stdio: ["ignore", out, "pipe"],
+      env: { ...process.env, LOG_LEVEL: "silent" },
+    });
+    closeSync(out);
+    let stderr = "";
+    child.stderr!.on("data", (d) => (stderr += d));
+    const exited = once(child, "exit") as Promise<[number | null]>;
+    // Until it answers, or has exited (its banner's write failed).
+    let answered = false;
+    const gone = exited.then(() => true);
+    while (!answered && !(await Promise.race([gone, new Promise<false>((r) => setTimeout(() => r(false), 200))]))) {
+      answered = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false);
+    }
+    expect(answered).toBe(true);
+    child.kill("SIGTERM");
+    const [status] = await exited;
+    expect(stderr).toBe("");
+    expect(status).toBe(0);
+  });
+});
