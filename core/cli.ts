@@ -188,6 +188,13 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     const [{ loadConfig }, { ConfigError, formatProblem }] = await Promise.all([import("./config/load.ts"), import("./config/source.ts")]);
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
+      // A SQLite store.path start cannot open (a directory): start refuses it, so check does (creating nothing).
+      const path = (await import("./cli-check-store.ts")).storePathCheck(cfg.store, cfg.dir, file);
+      if (path.problem) {
+        process.stdout.write(formatProblem(path.problem) + "\n");
+        return 1;
+      }
+      if (path.note) process.stderr.write(`note: ${path.note}\n`);
       // A store a newer release wrote: start would refuse it, so check does (before anything opens it).
       const schema = await (await import("./store/schema-check.ts")).storeSchemaProblem(cfg.store, cfg.dir, file);
       if (schema) {
