@@ -35,6 +35,10 @@ Usage:
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
                       [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]
   model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
+
+Exit status: 0 done; 1 failed (a config with problems, a store, file or gateway that said no); 2 a usage error (a
+wrong command word, an unknown or missing option, a bad option value); 141 its output's reader left (| head): the
+command stopped quietly, as Unix tools do (start keeps serving).
 `;
 
 /** The sandbox key documented in the README; the default gateway.yaml holds its sha256. */
@@ -64,20 +68,14 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       options: { config: { type: "string", short: "c" }, port: { type: "string", short: "p" }, host: { type: "string" }, "metrics-port": { type: "string" }, "no-watch": { type: "boolean" }, workers: { type: "string", short: "w" } },
     });
     const file = values.config ?? defaultConfig();
-    let port: number | undefined, metricsPort: number | undefined;
+    let port: number | undefined, metricsPort: number | undefined, workers: number;
     try {
       port = portOption(values.port, "--port");
       metricsPort = portOption(values["metrics-port"], "--metrics-port");
+      workers = parseWorkers(values.workers);
     } catch (err) {
       process.stderr.write(`model-gateway start: ${(err as Error).message}\n`);
       return 2;
-    }
-    let workers: number;
-    try {
-      workers = parseWorkers(values.workers);
-    } catch (err) {
-      process.stderr.write(`${(err as Error).message}\n`);
-      return 1;
     }
     try {
       // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run

@@ -96,7 +96,7 @@ describe("keys commands on gateway.yaml", () => {
     expect(res.status).toBe(200);
     // A bad scope is one line naming the command once.
     const bad = await run(["keys", "new", "--admin", "--scope", "bogus", "--id", "x", "--config", gw.configFile]);
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2); // a bad option value: a usage error
     expect(bad.stderr).toBe("keys new --admin: --scope read or --scope write is required\n");
   });
 });

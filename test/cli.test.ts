@@ -381,11 +381,11 @@ describe("model-gateway keys new", () => {
       const r = run(["keys", "new", "--project", "acme", "--expires", "2020-01-01", ...mode]);
       expect(r.stderr).toBe("keys new: --expires 2020-01-01 is in the past (2020-01-01T00:00:00Z): the key would be expired on creation\n");
       expect(r.stdout).toBe("");
-      expect(r.status).toBe(1);
+      expect(r.status).toBe(2); // a bad option value: a usage error
     }
     const admin = run(["keys", "new", "--admin", "--scope", "read", "--expires", new Date(Date.now() - 60_000).toISOString(), "--config", file]);
     expect(admin.stderr).toMatch(/^keys new: --expires \S+ is in the past/);
-    expect(admin.status).toBe(1);
+    expect(admin.status).toBe(2);
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 });

@@ -438,7 +438,7 @@ describe("start --workers with a per-process store", () => {
 
   it("refuses a --workers value that is not a count", async () => {
     const c = await startCluster("gateway.yaml", "two");
-    expect(await c.exit).toBe(1);
+    expect(await c.exit).toBe(2); // a usage error, as a bad --port
     expect(c.err()).toContain("--workers must be a whole number from 1 to 256, or auto (got two)");
   }, 30_000);
 });

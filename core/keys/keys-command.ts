@@ -5,7 +5,7 @@
 // kept in its store and every replica accepts them at once.
 // `keys new` with neither prints the key and the line to paste, as it always did.
 import { parseArgs } from "node:util";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { newAdminKey, newApiKey, sha256Hex } from "./keys.ts";
 import { parseStrictTime } from "../strict-time.ts";
@@ -14,13 +14,14 @@ import { addAdminKey, addProjectKey, noteOnProjectKey, setProjectKeyField, yamlK
 import { rotationRefusal, successorId } from "./yaml-rotation.ts";
 import { rotationNote } from "./rotation-marks.ts";
 import { unusedOption } from "./keys-options.ts";
+import { ConfigError, formatProblem } from "../config/source.ts";
 
 const USAGE = `Usage:
   model-gateway keys list   [--config F | --url U] [--project P] [--json]
   model-gateway keys new    --project P [--id N] [--sandbox] [--expires DATE] [--rpm N] [--tpm N] [--budget USD] [--budget-period day|week|month|total] [--config F | --url U]
   model-gateway keys new    --admin --scope read|write [--id N] [--expires DATE] [--config F]
   model-gateway keys revoke --project P --id K [--config F | --url U]
-  model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS] [--new-id N] [--expires DATE] [--sandbox (--config only)] [--config F | --url U]
+  model-gateway keys rotate --project P --id K [--overlap 1h|30m|2d|SECONDS, at most 30d] [--new-id N] [--expires DATE] [--sandbox (--config only)] [--config F | --url U]
   --url U talks to a running gateway's admin API (key from --admin-key or MG_ADMIN_KEY); otherwise gateway.yaml is edited in place.
   rotate --expires: the new key's expiry, not before the retiring key stops working (without it: the retiring key's own expiry, none if it had none).
 `;
@@ -34,9 +35,14 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
 
-class UsageError extends Error {}
-/** An option the subcommand does not use (keys-options.ts): exit 2, as an unknown option. */
-class OptionError extends UsageError {}
+/** The command could not do what was asked (the file, its store or the gateway said no): exit 1. */
+class CommandFailed extends Error {}
+/** The command line is wrong (a bad value, a missing or unused option): exit 2, as parseArgs's own errors. */
+class UsageError extends CommandFailed {}
+
+const SUBCOMMANDS = "list, new, revoke or rotate";
+/** The admin API's most for overlap_seconds (schemas/api/admin-key-rotate.schema.json), which --config follows too. */
+const MAX_OVERLAP_S = 2_592_000;
 
 const out = (s: string) => process.stdout.write(s);
 
@@ -58,11 +64,14 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
   return n;
 }
 
-function seconds(v: string | undefined): number | undefined {
+function overlapSeconds(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const m = /^(\d+)(s|m|h|d)?$/.exec(v);
   if (!m) throw new UsageError(`--overlap ${v}: write 3600, 30m, 1h or 2d`);
-  return Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? "s") as "s"];
+  const s = Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? "s") as "s"];
+  // Beyond it the API answers 400, and in the file the retiring key's end would be past any date (or no date at all).
+  if (!(s <= MAX_OVERLAP_S)) throw new UsageError(`--overlap ${v} is longer than 30 days (${MAX_OVERLAP_S} s), the most the admin API takes`);
+  return s;
 }
 
 function limitsOf(v: Values) {
@@ -86,9 +95,9 @@ const need = (v: string | undefined, flag: string, sub: string): string => {
 /** --config, else ./gateway.yaml when there is one (never the package's embedded default). */
 function configFile(v: Values, sub: string): string {
   const f = v.config ?? (existsSync("gateway.yaml") ? "gateway.yaml" : undefined);
-  if (!f) throw new UsageError(`keys ${sub}: no gateway.yaml here; pass --config FILE (or --url to use a running gateway's admin API)`);
+  if (!f) throw new CommandFailed(`keys ${sub}: no gateway.yaml here; pass --config FILE (or --url to use a running gateway's admin API)`);
   const abs = resolve(f);
-  if (!existsSync(abs)) throw new UsageError(`keys ${sub}: ${f} does not exist`);
+  if (!existsSync(abs)) throw new CommandFailed(`keys ${sub}: ${f} does not exist`);
   return abs;
 }
 
@@ -107,12 +116,12 @@ async function freeInStore(file: string, project: string, id: string, flag: stri
     found = await storedKeyWithId(file, project, id);
   } catch (err) {
     // A store a newer release wrote: the gateway.yaml that names it is one this release must not edit keys in.
-    if (err instanceof StoreSchemaError) throw new UsageError(`the gateway's store refused: ${err.message}; ${file} was not changed`);
+    if (err instanceof StoreSchemaError) throw new CommandFailed(`the gateway's store refused: ${err.message}; ${file} was not changed`);
     throw err;
   }
   const { key, unchecked } = found;
   if (key) {
-    throw new UsageError(`project ${project} already has a key ${id}, created through the admin API (${new Date(key.createdAt).toISOString()}` +
+    throw new CommandFailed(`project ${project} already has a key ${id}, created through the admin API (${new Date(key.createdAt).toISOString()}` +
       `${key.createdBy ? ` by ${key.createdBy}` : ""}) and kept in the gateway's store: the gateway would refuse gateway.yaml; pass another ${flag}`);
   }
   if (unchecked) process.stderr.write(`keys: could not check the gateway's store for a key ${project}/${id}: ${unchecked}. A running gateway refuses the reload if the id is taken there.\n`);
@@ -133,19 +142,19 @@ async function api(v: Values, method: string, path: string, body?: unknown): Pro
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    throw new UsageError(`cannot reach ${url}: ${(err as Error).message}`);
+    throw new CommandFailed(`cannot reach ${url}: ${(err as Error).message}`);
   }
   const text = await res.text();
   let json: any;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new UsageError(`${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+    throw new CommandFailed(`${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
     const message = `${method} ${url}: HTTP ${res.status} ${json?.error?.code ?? ""}: ${json?.error?.message ?? text.slice(0, 200)}`;
     // The API refused an option as given (--expires sent as expires_at): exit 2, as when the command refuses it itself.
-    throw res.status === 400 && json?.error?.param === "expires_at" ? new OptionError(message) : new UsageError(message);
+    throw res.status === 400 && ["expires_at", "overlap_seconds"].includes(json?.error?.param) ? new UsageError(message) : new CommandFailed(message);
   }
   return json;
 }
@@ -168,13 +177,14 @@ async function list(v: Values): Promise<number> {
   if (v.url) {
     rows = (await api(v, "GET", `/keys${v.project ? `?project=${enc(v.project)}` : ""}`)).keys;
   } else {
+    // The file as `check` reads it (a file it refuses is refused here, ConfigError), each key as the admin API shows
+    // it: the same fields from both sources, those only a gateway or its store knows null.
+    const [{ loadConfig }, { yamlKeyView }] = await Promise.all([import("../config/load.ts"), import("../admin/key-view.ts")]);
+    const config = await loadConfig(configFile(v, "list"));
     const now = Date.now();
-    rows = yamlKeys(readFileSync(configFile(v, "list"), "utf8"))
-      .filter((k) => !v.project || k.project === v.project)
-      .map((k) => ({
-        project: k.project, id: k.id, source: "yaml", expires_at: k.expires_at ?? null, rate_limits: k.rate_limits ?? null, budget: k.budget ?? null,
-        status: k.revoked ? "revoked" : k.expires_at && Date.parse(k.expires_at) <= now ? "expired" : "active",
-      }));
+    rows = [...config.projects]
+      .filter(([project]) => !v.project || project === v.project)
+      .flatMap(([project, p]) => p.config.keys.map((k) => yamlKeyView(project, k, undefined, now)));
   }
   if (v.json) out(JSON.stringify(rows, null, 2) + "\n");
   else out(table(rows.map((r) => ({ ...r, limits: limitsText(r) }))) + (v.url ? "" : "(gateway.yaml's keys; keys created through the admin API: --url)\n"));
@@ -238,7 +248,7 @@ async function revoke(v: Values): Promise<number> {
 async function rotate(v: Values): Promise<number> {
   const project = need(v.project, "--project", "rotate");
   const id = need(v.id, "--id", "rotate");
-  const overlap = seconds(v.overlap) ?? 3600;
+  const overlap = overlapSeconds(v.overlap) ?? 3600;
   const expires = futureDate(v.expires, "--expires");
   const expiry = (newId: string, at: unknown) => (at ? `; ${project}/${newId} expires at ${at}` : "");
   if (v.url) {
@@ -264,7 +274,7 @@ async function rotate(v: Values): Promise<number> {
     expiresAt = new Date(Math.min(until, oldExpiry)).toISOString().replace(/\.\d{3}Z$/, "Z");
     // A new key that dies while the key it replaces still works would cut its clients off before they moved over.
     if (expires !== undefined && Date.parse(expires) < Date.parse(expiresAt)) {
-      throw new OptionError(`--expires ${expires} is before the end of the overlap (${expiresAt}), when ${project}/${id} stops working: ` +
+      throw new UsageError(`--expires ${expires} is before the end of the overlap (${expiresAt}), when ${project}/${id} stops working: ` +
         "the new key would expire while the key it replaces still works; give a later date or a shorter --overlap");
     }
     newId ??= successorId(id, new Set(keys.filter((k) => k.project === project).map((k) => k.id)));
@@ -286,22 +296,30 @@ async function rotate(v: Values): Promise<number> {
   return 0;
 }
 
+const RUN = { list, new: create, revoke, rotate };
+
 export async function keysCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const run = { list, new: create, revoke, rotate }[sub as "list"];
+  const run = Object.hasOwn(RUN, sub ?? "") ? RUN[sub as keyof typeof RUN] : undefined;
   if (!run) {
-    process.stderr.write(USAGE);
-    return 1;
+    // A mistyped subcommand is a usage error like a mistyped option: say which, exit 2.
+    process.stderr.write(`keys: ${sub === undefined ? `which one? ${SUBCOMMANDS}` : `unknown subcommand ${JSON.stringify(sub)} (${SUBCOMMANDS})`}\n${USAGE}`);
+    return 2;
   }
   const { values } = parseArgs({ args: rest, options: OPTIONS });
   try {
     const unused = unusedOption(sub!, values);
-    if (unused) throw new OptionError(unused);
+    if (unused) throw new UsageError(unused);
     return await run(values);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof YamlEditError || err instanceof LockedEditError) {
+    // The file's problems as `check` prints them, one a line.
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.problems.map(formatProblem).join("\n") + "\n");
+      return 1;
+    }
+    if (err instanceof CommandFailed || err instanceof YamlEditError || err instanceof LockedEditError) {
       process.stderr.write(`${/^keys (?:new|list|revoke|rotate)\b/.test(err.message) ? err.message : `keys ${sub}: ${err.message}`}\n`);
-      return err instanceof OptionError ? 2 : 1;
+      return err instanceof UsageError ? 2 : 1;
     }
     throw err;
   }

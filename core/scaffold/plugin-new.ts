@@ -107,14 +107,15 @@ function packageJson(name: string, plugin: string, spec: string, gateway: { vers
 /** The `plugin` command: `plugin new NAME [--dir D] [--gateway SPEC]`. */
 export async function pluginCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  // A wrong word is a usage error, as everywhere in the CLI: exit 2.
   if (sub !== "new") {
-    process.stderr.write("usage: model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]\n");
-    return 1;
+    process.stderr.write(`${sub === undefined ? "" : `plugin: unknown subcommand ${JSON.stringify(sub)}\n`}usage: model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]\n`);
+    return 2;
   }
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { dir: { type: "string" }, gateway: { type: "string" } } });
   if (positionals.length !== 1) {
     process.stderr.write("plugin new: give one NAME (the package's name, e.g. redact-email)\n");
-    return 1;
+    return 2;
   }
   let made: Scaffolded;
   try {
