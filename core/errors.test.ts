@@ -56,7 +56,11 @@ describe("an upstream's context overflow, in each client protocol's words", () =
     const err = overflow("Provider up rejected the request (HTTP 400): Your input exceeds the context window of this model.");
     expect(err.toJSON("chat").error).toMatchObject({ code: "context_length_exceeded", type: "invalid_request_error", param: "messages", details: { gateway_code: "INVALID_REQUEST" } });
     expect(err.toJSON("responses").error).toMatchObject({ code: "context_length_exceeded", param: "input", message: err.message });
-    expect(JSON.parse(JSON.stringify(err)).error).toMatchObject({ code: "context_length_exceeded", param: "messages" }); // JSON.stringify's key is no client
+    // Any other route (embeddings: the spec's INVALID_REQUEST for an input over the context) and JSON.stringify's key:
+    // the gateway's code as it was.
+    expect(err.toJSON().error).toMatchObject({ code: "INVALID_REQUEST", param: "messages", details: { reason: "context_length_exceeded" } });
+    expect(err.toJSON().error.details).not.toHaveProperty("gateway_code");
+    expect(JSON.parse(JSON.stringify(err)).error).toMatchObject({ code: "INVALID_REQUEST" });
     expect(err.code).toBe("INVALID_REQUEST"); // what the ledger, logs and metrics record
   });
 

@@ -168,13 +168,14 @@ export class GatewayError extends Error {
    * The spec's envelope, with an OpenAI-style `type` (and `param`) so official SDKs classify it. An upstream's context
    * overflow is OpenAI's `context_length_exceeded` (what Codex and openai SDK users test error.code for), the
    * gateway's code in details.gateway_code and `param` the prompt's field in the `client`'s protocol when named
-   * (core/context-overflow.ts). `client` is checked as a string: JSON.stringify passes a key here.
+   * (core/context-overflow.ts). Only for chat and Responses clients: the spec keeps embeddings' overflow (and every
+   * other route's) INVALID_REQUEST. `client` is checked as a string: JSON.stringify passes a key here.
    */
   toJSON(client?: "chat" | "responses"): { error: Record<string, unknown> } {
-    const overflow = isContextOverflow(this.details);
+    const overflow = (client === "chat" || client === "responses") && isContextOverflow(this.details);
     const error: Record<string, unknown> = { code: overflow ? CONTEXT_LENGTH_EXCEEDED : this.code, message: this.message, type: this.type };
     if (this.details !== undefined) error.details = overflow ? { ...this.details, gateway_code: this.code } : this.details;
-    const param = overflow && (client === "chat" || client === "responses") ? overflowParam(client) : this.details?.field;
+    const param = overflow ? overflowParam(client) : this.details?.field;
     error.param = typeof param === "string" ? param : null;
     return { error };
   }
