@@ -4,15 +4,19 @@
 // working server's tools too), on every list, for as long as it stayed frozen: its failures never reached its
 // breaker. And a list pending when the gateway shut down had its stream ended with no answer at all.
 import { createServer, type Server, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { mcpClient } from "./mcp/gateway.ts";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
 
 const KEY = testKey("mcpfrozen");
 
-/** A TCP endpoint that accepts every connection and never writes a byte; counts the connections it was offered. */
-interface Blackhole { url: string; connections: number; connected(): Promise<void>; close(): Promise<void> }
+/**
+ * A TCP endpoint that accepts every connection and never writes a byte; counts the connections it was offered and
+ * the initialize requests sent on them (the connection attempts: one attempt may open more than one connection, its
+ * notifications/cancelled after the initialize timed out going on another).
+ */
+interface Blackhole { url: string; connections: number; initializes: number; connected(): Promise<void>; close(): Promise<void> }
 
 async function startBlackhole(): Promise<Blackhole> {
   const sockets = new Set<Socket>();
@@ -20,6 +24,7 @@ async function startBlackhole(): Promise<Blackhole> {
   const hole: Blackhole = {
     url: "",
     connections: 0,
+    initializes: 0,
     connected: () => new Promise((r) => waiters.push(r)),
     async close() {
       for (const s of sockets) s.destroy();
@@ -30,6 +35,15 @@ async function startBlackhole(): Promise<Blackhole> {
     hole.connections++;
     sockets.add(s);
     s.on("error", () => {});
+    let head = ""; // the first request's first bytes: enough for its JSON-RPC method
+    s.on("data", (chunk: Buffer) => {
+      if (head.length > 8192) return;
+      head += chunk.toString("latin1");
+      if (head.includes('"method":"initialize"')) {
+        hole.initializes++;
+        head = head.padEnd(8193); // counted once: the connection's later bytes are not looked at
+      }
+    });
     s.on("close", () => sockets.delete(s));
     for (const w of waiters.splice(0)) w();
   });
@@ -67,20 +81,44 @@ afterAll(async () => {
 });
 
 describe("a frozen MCP server beside a working one", () => {
-  it("with its timeout_ms: lists answer with the working server's tools, its failures open its breaker, and then it is not tried at all", async () => {
+  it("with its timeout_ms: lists answer with the working server's tools, each failed connection attempt counts once against its breaker, which opens, and then it is not tried at all", async () => {
     const gw = await startTestGateway(gatewayConfig({ url: hole.url, timeout_ms: 1000 }, docs.url));
     try {
       const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
-      const before = hole.connections;
+      const before = hole.initializes;
       // Concurrent lists: one connection attempt between them, each answered with what the working server has.
       const lists = await Promise.all([client.listTools(), client.listTools(), client.listTools()]);
       for (const l of lists) expect(names(l)).toEqual(DOCS_TOOLS);
-      expect(hole.connections - before).toBe(1);
-      // Those failures reached the server's breaker (consecutive_failures: 2): open, so no list waits on it again.
-      expect(await circuitState(gw, "mcp:bh")).toBe(2);
-      const tried = hole.connections;
+      expect(hole.initializes - before).toBe(1);
+      // That one attempt is one failure, however many lists waited on it (consecutive_failures: 2): still closed.
+      expect(await circuitState(gw, "mcp:bh")).toBe(0);
+      // The next attempt's failure reaches the breaker too: open, so no list waits on it again.
+      await vi.waitFor(async () => {
+        expect(names(await client.listTools())).toEqual(DOCS_TOOLS);
+        expect(await circuitState(gw, "mcp:bh")).toBe(2);
+      }, { timeout: 30_000, interval: 50 });
+      expect(hole.initializes - before).toBe(2);
+      const tried = hole.initializes;
       for (let i = 0; i < 3; i++) expect(names(await client.listTools())).toEqual(DOCS_TOOLS);
-      expect(hole.connections).toBe(tried);
+      expect(hole.initializes).toBe(tried);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 60_000);
+
+  it("a client's first lists of every kind, on one failed connection attempt, count once against its breaker", async () => {
+    const gw = await startTestGateway(gatewayConfig({ url: hole.url, timeout_ms: 1000 }, docs.url));
+    try {
+      const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+      const before = hole.initializes;
+      // What a client asks for at start, at once: four lists, one attempt between them (consecutive_failures: 2).
+      const [tools] = await Promise.all([client.listTools(), client.listPrompts(), client.listResources(), client.listResourceTemplates()]);
+      expect(names(tools)).toEqual(DOCS_TOOLS);
+      expect(hole.initializes - before).toBe(1);
+      // Wait for that attempt's end (a list sharing it), then the breaker has heard one failure: still closed.
+      expect(names(await client.listTools())).toEqual(DOCS_TOOLS);
+      expect(await circuitState(gw, "mcp:bh")).toBe(0);
       await client.close();
     } finally {
       await gw.close();

@@ -6,7 +6,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { Upstream } from "./upstream.ts";
+import { ConnectFailedError, Upstream } from "./upstream.ts";
 import { ErrorAnswer } from "./error-answers.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => false } as never;
@@ -16,6 +16,8 @@ let url: string;
 /** A legacy HTTP+SSE server (transport: sse): every answer comes on the session's one GET stream. */
 let legacyHttp: HttpServer;
 let legacyUrl: string;
+/** The legacy server's next session stream is never opened (a frozen server): its GET is left unanswered. */
+let freezeNextStream = false;
 
 function rawServer(): Server {
   const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
@@ -44,6 +46,10 @@ beforeAll(async () => {
   legacyHttp = createServer(async (req, res) => {
     const at = new URL(req.url!, "http://x");
     if (req.method === "GET" && at.pathname === "/sse") {
+      if (freezeNextStream) {
+        freezeNextStream = false;
+        return;
+      }
       const t = new SSEServerTransport("/messages", res);
       sessions.set(t.sessionId, t);
       await rawServer().connect(t);
@@ -86,6 +92,23 @@ describe("Upstream.call", () => {
       expect(err).not.toBeInstanceOf(ErrorAnswer);
       expect(err.message).toMatch(/timed out/i);
     } finally {
+      await u.close();
+    }
+  });
+});
+
+describe("a connection attempt", () => {
+  it("to a legacy SSE server whose stream never opens ends on timeout_ms, and the next attempt connects", async () => {
+    // Only the initialize request had a timeout: the stream's wait held the attempt, and every later call, for ever.
+    freezeNextStream = true;
+    const u = new Upstream({ kind: "http", name: "raw", url: legacyUrl, transport: "sse", headers: {}, timeoutMs: 500, maxTotalMs: 500 }, quiet, () => {});
+    try {
+      const err = await u.tools().catch((e) => e);
+      expect(err).toBeInstanceOf(ConnectFailedError);
+      expect(err.message).toMatch(/^could not connect to MCP server "raw": connecting took longer than 500 ms/);
+      expect((await u.tools()).map((t) => t.name)).toEqual(["throw", "hang", "big"]);
+    } finally {
+      freezeNextStream = false;
       await u.close();
     }
   });

@@ -2,7 +2,8 @@
 // (a child process). The connection is made on first use and made again after it drops; a local server that dies
 // is restarted with backoff (0.5 s doubling to 30 s; the count starts over once a process has lived 10 s). Lists
 // (tools, prompts, resources) are cached until the server says they changed, the connection is made anew, or a
-// minute has passed. Every wait is bounded by the server's timeout_ms.
+// minute has passed. Every wait is bounded by the server's timeout_ms; a connection attempt's too, as a whole (after
+// a backoff's wait, at most that long), so a list waiting on it ends with the attempt's own outcome.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -32,6 +33,12 @@ const HEALTHY_AFTER_MS = 10_000;
 
 /** The server could not be reached (down, starting, backing off, closed): a call that throws this never reached it. */
 export class NotConnectedError extends Error {}
+
+/**
+ * A connection attempt failed: one error object per attempt, thrown to everything that waited on it, so the
+ * attempt's failure is counted once however many lists (of each kind) shared it.
+ */
+export class ConnectFailedError extends NotConnectedError {}
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -102,20 +109,27 @@ export class Upstream {
 
   /** A connected client, connecting (after the backoff, if one is running) within timeout_ms. */
   async ready(signal?: AbortSignal): Promise<Client> {
+    return bounded(this.connection(), this.spec.timeoutMs, `connecting to MCP server "${this.name}"`, signal).catch((err: Error) => {
+      throw err instanceof NotConnectedError ? err : new NotConnectedError(err?.message ?? String(err));
+    });
+  }
+
+  /**
+   * The client, or the connection attempt under way (started if none is), waited for to its end: an attempt ends
+   * by itself, after the backoff's wait (at most timeout_ms) and its own timeout_ms.
+   */
+  private async connection(): Promise<Client> {
     if (this.closed) throw new NotConnectedError(`MCP server "${this.name}" is closed`);
     if (this.client) return this.client;
-    const timeout = this.spec.timeoutMs;
     if (!this.connecting) {
       const wait = this.nextAttemptAt - Date.now();
-      if (wait > timeout) throw new NotConnectedError(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not connected"}); retrying in ${Math.ceil(wait / 1000)} s`);
+      if (wait > this.spec.timeoutMs) throw new NotConnectedError(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not connected"}); retrying in ${Math.ceil(wait / 1000)} s`);
       this.connecting = (async () => {
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         return this.connect();
       })().finally(() => { this.connecting = undefined; });
     }
-    return bounded(this.connecting, timeout, `connecting to MCP server "${this.name}"`, signal).catch((err: Error) => {
-      throw err instanceof NotConnectedError ? err : new NotConnectedError(err?.message ?? String(err));
-    });
+    return this.connecting;
   }
 
   /** `onStreamCut`: the stream a legacy SSE session's answers come on was cut (core/mcp/bounded-fetch.ts). */
@@ -160,7 +174,9 @@ export class Upstream {
       void client.close().catch(() => {});
     });
     try {
-      await client.connect(transport, { timeout: this.spec.timeoutMs });
+      // Bounded as a whole, not only its initialize request: a legacy SSE server's stream that never opens, or an
+      // initialized notification never acknowledged, would otherwise hold the attempt (and every list on it) for ever.
+      await bounded(client.connect(transport, { timeout: this.spec.timeoutMs }), this.spec.timeoutMs, "connecting");
     } catch (err) {
       const previous = this.lastError;
       this.lastError = this.connectError(err);
@@ -168,7 +184,7 @@ export class Upstream {
       // Said once per distinct failure: a local server that cannot start is retried with backoff, for ever.
       if (this.lastError !== previous) this.log.warn("mcp server could not connect", { server: this.name, error: this.lastError });
       this.failed();
-      throw new NotConnectedError(`could not connect to MCP server "${this.name}": ${this.lastError}`);
+      throw new ConnectFailedError(`could not connect to MCP server "${this.name}": ${this.lastError}`);
     }
     if (this.closed) {
       await client.close().catch(() => {});
@@ -221,12 +237,16 @@ export class Upstream {
     for (const k of [...this.lists.keys()]) if (k === kind || k.startsWith(`${kind}:`)) this.lists.delete(k);
   }
 
-  /** A cached list, fetched page by page (at most MAX_PAGES). Empty when the server does not offer the capability. */
+  /**
+   * A cached list, fetched page by page (at most MAX_PAGES). Empty when the server does not offer the capability.
+   * One promise for every caller while it is cached, settled by the fetch itself (its connection attempt and each
+   * page bounded by timeout_ms), never by a caller's wait: so its outcome is the server's, to be counted once.
+   */
   private list<T>(kind: string, capability: "tools" | "prompts" | "resources", fetchPage: (c: Client, cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
     const hit = this.lists.get(kind);
     if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value as Promise<T[]>;
     const value = (async () => {
-      const client = await this.ready();
+      const client = await this.connection();
       if (!client.getServerCapabilities()?.[capability]) return [];
       const out: T[] = [];
       let cursor: string | undefined;

@@ -17,7 +17,12 @@ export interface TestMcpHttpServer {
   close(): Promise<void>;
 }
 
-export async function startMcpHttpServer(who = "docs"): Promise<TestMcpHttpServer> {
+export interface TestMcpHttpServerOptions {
+  /** Awaited before an initialize is answered: a server that is slow to connect for as long as the test says. */
+  beforeInitialize?: () => Promise<void>;
+}
+
+export async function startMcpHttpServer(who = "docs", opts: TestMcpHttpServerOptions = {}): Promise<TestMcpHttpServer> {
   const log: ToolLog = { cancelled: [] };
   const authorizations: Array<string | undefined> = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
@@ -45,6 +50,7 @@ export async function startMcpHttpServer(who = "docs"): Promise<TestMcpHttpServe
         res.writeHead(sid ? 404 : 400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no session" }, id: null }));
         return;
       }
+      await opts.beforeInitialize?.();
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => { sessions.set(id, entry!); },
