@@ -51,6 +51,8 @@ describe("an upstream's context overflow, in each client protocol's words", () =
     headers: DO_NOT_RETRY, details: { provider: "up", upstream_status: 400, field: "messages", reason: "context_length_exceeded", ...figures },
   });
   const CLAUDE_CODE = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i;
+  /** Claude Code's parse of Anthropic's refusal of input plus max_tokens (VY2 in 2.0.76). */
+  const CLAUDE_CODE_MAX_TOKENS = /input length and `max_tokens` exceed context limit: (\d+) \+ (\d+) > (\d+)/;
 
   it("is OpenAI's code context_length_exceeded to chat and Responses clients, the gateway's code in details, param their prompt's field", () => {
     const err = overflow("Provider up rejected the request (HTTP 400): Your input exceeds the context window of this model.");
@@ -75,9 +77,40 @@ describe("an upstream's context overflow, in each client protocol's words", () =
     expect(CLAUDE_CODE.exec(none.error.message)).toBeNull(); // no figures made up from "HTTP 400"
   });
 
+  it("never names figures where the prompt fits: no figures when the gateway's estimate is within the window", () => {
+    const said = "Provider up rejected the request (HTTP 400): Please reduce the length of the messages or completion.";
+    const message = (overflow(said).toAnthropicJSON({ input_tokens: 28, context_window: 128000 }) as any).error.message;
+    expect(message).toBe(`prompt is too long. ${said}`); // Claude Code compacts on the phrase alone
+    expect(CLAUDE_CODE.exec(message)).toBeNull(); // "28 tokens > 128000" would make its gap negative: no recovery
+    expect((overflow(said, { input_tokens: 1000, context_window: 4096 }).toAnthropicJSON() as any).error.message).toBe(`prompt is too long. ${said}`);
+  });
+
+  it("is Anthropic's input-and-max_tokens wording when the prompt fits but not with the output asked for", () => {
+    const said = "Provider up rejected the request (HTTP 400): This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (60000 in the messages, 10000 in the completion).";
+    const message = (overflow(said, { input_tokens: 60000, completion_tokens: 10000, context_window: 65536 }).toAnthropicJSON({ input_tokens: 9, context_window: 9 }) as any).error.message;
+    expect(CLAUDE_CODE_MAX_TOKENS.exec(message)?.slice(1)).toEqual(["60000", "10000", "65536"]); // Claude Code lowers max_tokens and retries
+    expect(message.toLowerCase()).not.toContain("prompt is too long");
+    expect(message).toContain(said);
+    // The prompt alone past the window: lowering max_tokens would not help.
+    const over = (overflow(said, { input_tokens: 70000, completion_tokens: 10000, context_window: 65536 }).toAnthropicJSON() as any).error.message;
+    expect(CLAUDE_CODE.exec(over)?.slice(1)).toEqual(["70000", "65536"]);
+  });
+
+  it("renders vLLM's max_tokens-too-large refusal as a plain 400 to chat clients and Anthropic's max_tokens wording to Messages clients", () => {
+    const said = "Provider up rejected the request (HTTP 400): 'max_tokens' or 'max_completion_tokens' is too large: 4000. This model's maximum context length is 4096 tokens and your request has 1000 input tokens (4000 > 4096 - 1000). None";
+    const err = new GatewayError(400, "INVALID_REQUEST", said, { headers: DO_NOT_RETRY, details: { reason: "max_tokens_exceed_context", input_tokens: 1000, completion_tokens: 4000, context_window: 4096 } });
+    expect(err.toJSON("chat").error).toMatchObject({ code: "INVALID_REQUEST", message: said });
+    expect(err.toJSON("responses").error.code).toBe("INVALID_REQUEST");
+    const message = (err.toAnthropicJSON({ input_tokens: 29, context_window: 4096 }) as any).error.message;
+    expect(CLAUDE_CODE_MAX_TOKENS.exec(message)?.slice(1)).toEqual(["1000", "4000", "4096"]);
+    expect(message.toLowerCase()).not.toContain("prompt is too long");
+  });
+
   it("leaves a message already in Anthropic's wording as it is", () => {
     const said = "Provider anthropic rejected the request (HTTP 400): prompt is too long: 208573 tokens > 200000 maximum";
     expect((overflow(said).toAnthropicJSON({ input_tokens: 1, context_window: 2 }) as any).error.message).toBe(said);
+    const maxTokens = "Provider anthropic rejected the request (HTTP 400): input length and `max_tokens` exceed context limit: 190000 + 32000 > 200000, decrease input length or `max_tokens` and try again";
+    expect((overflow(maxTokens, { input_tokens: 190000, completion_tokens: 32000, context_window: 200000 }).toAnthropicJSON() as any).error.message).toBe(maxTokens);
   });
 
   it("stays Google's INVALID_ARGUMENT with the provider's message to a Gemini client", () => {

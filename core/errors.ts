@@ -1,6 +1,6 @@
 // One error type and one catalogue of codes (the spec's Errors table). Nothing else writes error bodies.
 import { redact, redactDeep } from "./secrets/registry.ts";
-import { CONTEXT_LENGTH_EXCEEDED, isContextOverflow, overflowParam, promptTooLongMessage, type OverflowFigures } from "./context-overflow.ts";
+import { anthropicOverflowMessage, CONTEXT_LENGTH_EXCEEDED, isContextOverflow, overflowParam, type OverflowFigures } from "./context-overflow.ts";
 
 export type ErrorCode =
   | "INVALID_REQUEST"
@@ -182,11 +182,12 @@ export class GatewayError extends Error {
 
   /**
    * Messages-endpoint rendering: same code and details, plus Anthropic's top-level `type: "error"`. An upstream's
-   * context overflow reads as Anthropic's "prompt is too long: N tokens > M maximum", N and M the provider's or else
-   * `overflow` (the gateway's estimate and the catalog's window), so Claude Code compacts on any model.
+   * context overflow reads as Anthropic's "prompt is too long" (figures N > M the provider's or else `overflow`, the
+   * gateway's estimate and the catalog's window), or where the prompt fits and the output asked for does not as its
+   * "input length and `max_tokens` exceed context limit", so Claude Code recovers on any model.
    */
   toAnthropicJSON(overflow?: OverflowFigures): Record<string, unknown> {
-    const message = isContextOverflow(this.details) ? promptTooLongMessage(this.message, this.details, overflow) : this.message;
+    const message = anthropicOverflowMessage(this.message, this.details, overflow);
     const error: Record<string, unknown> = { type: anthropicErrorType(this.status), code: this.code, message };
     if (this.details !== undefined) error.details = this.details;
     return { type: "error", error };

@@ -18,6 +18,12 @@ const OPENAI_CHAT = { message: "This model's maximum context length is 128000 to
 const OPENAI_RESPONSES = { message: "Your input exceeds the context window of this model. Please adjust your input and try again.", type: "invalid_request_error", param: "input", code: "context_length_exceeded" };
 const ANTHROPIC = { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 208573 tokens > 200000 maximum" } };
 const GEMINI = { error: { code: 400, message: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", status: "INVALID_ARGUMENT" } };
+/** DeepSeek's (and vLLM's, older OpenAI's) overflow of the prompt and the output asked for, the prompt itself fitting. */
+const DEEPSEEK = { message: "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (60000 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.", type: "invalid_request_error", param: null, code: "invalid_request_error" };
+/** vLLM's refusal of a max_tokens the window has no room for: the prompt fits. */
+const VLLM_MAX_TOKENS = { message: "'max_tokens' or 'max_completion_tokens' is too large: 4000. This model's maximum context length is 4096 tokens and your request has 1000 input tokens (4000 > 4096 - 1000). None", type: "BadRequestError", param: null, code: 400 };
+/** Claude Code's parse of Anthropic's refusal of input plus max_tokens (it lowers max_tokens and retries on it). */
+const CLAUDE_CODE_MAX_TOKENS = /input length and `max_tokens` exceed context limit: (\d+) \+ (\d+) > (\d+)/;
 /** Claude Code's own parse of an overflow's figures (its test for one: the message includes "prompt is too long"). */
 const CLAUDE_CODE = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i;
 
@@ -48,6 +54,8 @@ beforeAll(async () => {
     }
     if (r.path === "/openai/v1/chat/completions") {
       if (asked.includes("[no-figures]")) return json(res, 400, { error: { ...OPENAI_CHAT, message: "Please reduce the length of the messages or completion." } });
+      if (asked.includes("[with-completion]")) return json(res, 400, { error: DEEPSEEK });
+      if (asked.includes("[max-tokens]")) return json(res, 400, VLLM_MAX_TOKENS);
       return json(res, 400, { error: OPENAI_CHAT });
     }
     if (r.path === "/anthropic/v1/messages") return json(res, 400, ANTHROPIC);
@@ -113,6 +121,14 @@ describe("a chat client", () => {
     }
   }
 
+  it("sees vLLM's max_tokens refusal as the plain 400 INVALID_REQUEST it is, not an overflow to compact for", async () => {
+    const err = await thrown(openai().chat.completions.create({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "[max-tokens] short" }], max_tokens: 4000 }));
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.code).toBe("INVALID_REQUEST");
+    expect(err.message).toContain(VLLM_MAX_TOKENS.message);
+    expect(calls).toHaveLength(1);
+  });
+
   it("sees the provider's own message, kept", async () => {
     const err = await thrown(openai().chat.completions.create({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "long" }] }));
     expect(err.message).toContain(OPENAI_CHAT.message);
@@ -166,12 +182,31 @@ describe("a Messages client (Claude Code)", () => {
     }
   }
 
-  it("reads the gateway's estimate and the catalog's window where the provider names no figures", async () => {
+  it("reads \"prompt is too long\" without figures where the provider names none and the gateway's estimate is within the window", async () => {
     const err = await ask("openai/gpt-4o-mini", "[no-figures] " + "word ".repeat(4000));
-    const [input, window] = CLAUDE_CODE.exec(err.message)!.slice(1).map(Number);
-    expect(window).toBe(128000); // openai/gpt-4o-mini's context_window in the catalog
-    expect(input).toBeGreaterThan(5000); // about a token per four characters of the body
+    expect(err.message.toLowerCase()).toContain("prompt is too long"); // Claude Code compacts on the phrase
+    // About 5000 tokens estimated against gpt-4o-mini's 128000: "5000 tokens > 128000" would stop Claude Code's recovery.
+    expect(CLAUDE_CODE.exec(err.message)).toBeNull();
     expect(err.message).toContain("Please reduce the length of the messages or completion.");
+  });
+
+  for (const stream of [false, true]) {
+    it(`reads Anthropic's input-and-max_tokens wording where the prompt fits but not with the output asked for (${stream ? "stream" : "JSON"})`, async () => {
+      const err = await ask("openai/gpt-4o-mini", "[with-completion] long", stream);
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(CLAUDE_CODE_MAX_TOKENS.exec(err.message)?.slice(1)).toEqual(["60000", "10000", "65536"]);
+      expect(err.message.toLowerCase()).not.toContain("prompt is too long");
+      expect(err.message).toContain(DEEPSEEK.message);
+      expect(calls).toHaveLength(1);
+    });
+  }
+
+  it("reads vLLM's max_tokens refusal in Anthropic's max_tokens wording, never \"prompt is too long\"", async () => {
+    const err = await ask("openai/gpt-4o-mini", "[max-tokens] short");
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(CLAUDE_CODE_MAX_TOKENS.exec(err.message)?.slice(1)).toEqual(["1000", "4000", "4096"]);
+    expect(err.message.toLowerCase()).not.toContain("prompt is too long");
+    expect(err.message).toContain(VLLM_MAX_TOKENS.message);
   });
 
   it("on Claude reads Anthropic's own message as it came, which Claude Code's parse still matches", async () => {
