@@ -48,6 +48,9 @@ describe("tool-call ids each shipped provider's host takes", () => {
     const rules = Object.fromEntries(Object.entries(shipped).filter(([, p]) => p.protocol === "openai").map(([name, p]) => [name, toolIdRuleOf(p, base(p))]));
     expect(rules).toMatchObject({ openai: "openai", mistral: "mistral", groq: "passthrough", deepseek: "passthrough", xai: "passthrough" });
     expect(toolIdRuleOf({ protocol: "openai", base_url: "https://api.mistral.ai/v1/" }, "https://api.mistral.ai/v1/")).toBe("mistral");
+    expect(toolIdRuleOf({ protocol: "openai" }, "https://codestral.mistral.ai/v1")).toBe("mistral"); // Codestral's endpoint: the same API
+    expect(refusesUnknownFields({ protocol: "openai" }, "https://codestral.mistral.ai/v1")).toBe(true);
+    expect(toolIdRuleOf({ protocol: "openai" }, "https://notmistral.ai/v1")).toBe("passthrough");
     expect(toolIdRuleOf({ protocol: "openai", flavor: "azure" }, "https://llm.corp.example")).toBe("openai");
     expect(toolIdRuleOf({ protocol: "openai", tool_call_ids: "passthrough" }, "https://api.mistral.ai/v1")).toBe("passthrough");
   });

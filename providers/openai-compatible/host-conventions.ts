@@ -33,7 +33,8 @@ const KNOWN_HOSTS: Record<string, HostConvention> = {
   "api.groq.com": { reasoningField: "reasoning", maxStop: 4, genAi: "groq", stringArguments: true },
   "api.deepseek.com": { reasoningField: "reasoning_content", genAi: "deepseek", stringArguments: true },
   "openrouter.ai": { reasoningField: "reasoning_details", stringArguments: true },
-  "api.mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai", stringArguments: true, toolIds: "mistral" },
+  // api.mistral.ai and Codestral's own endpoint (codestral.mistral.ai, its own key): the same API.
+  "mistral.ai": { reasoningField: "none", refusesUnknownFields: true, genAi: "mistral_ai", stringArguments: true, toolIds: "mistral" },
   "api.x.ai": { genAi: "x_ai", stringArguments: true },
   "api.perplexity.ai": { genAi: "perplexity", stringArguments: true },
 };
