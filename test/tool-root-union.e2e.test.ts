@@ -85,6 +85,16 @@ describe("a tool whose schema's root is a union reaches Claude as one object sch
     expect(schema.required).toEqual(["device", "action", "direction"]);
   });
 
+  it("chat: a root allOf of if/then (a field required in one mode) reaches Claude with the conditional at the root, not as a 400", async () => {
+    const conditional = { if: { properties: { action: { const: "swipe" } } }, then: { required: ["direction"] } };
+    const r = await chatTool({ ...swipe, allOf: [conditional] });
+    expect(r.status, r.text).toBe(200);
+    expect(JSON.parse(r.json.choices[0].message.tool_calls[0].function.arguments)).toEqual(SWIPE);
+    const schema = sentSchema();
+    noRootCombinator(schema);
+    expect(schema).toMatchObject({ properties: swipe.properties, ...conditional });
+  });
+
   it("chat to Claude on Bedrock InvokeModel: the same object schema (Bedrock passes Anthropic's refusal on)", async () => {
     const from = bedrock.requests.length;
     const r = await chatTool(UNION, BEDROCK_CLAUDE);

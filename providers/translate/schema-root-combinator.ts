@@ -2,20 +2,23 @@
 // oneOf, allOf, or anyOf at the top level"), and the whole request with it: one MCP tool written as a zod union breaks
 // every request of an agent offering it. Such a root is rewritten as one object schema, the keywords beside the
 // combinator kept:
-// - allOf of objects: properties merged (a name two branches give differently: allOf of its schemas), required united;
+// - allOf of objects: properties merged (a name two branches give differently: allOf of its schemas), required united,
+//   a branch's other constraints (if/then, not, dependentRequired…) put on the root (schema-root-constraints.ts);
 // - anyOf / oneOf of objects: properties united (a name several branches give differently: anyOf of its schemas),
 //   required = what every branch requires, and the alternatives said in the schema's description, so the model still
 //   knows which properties go together ({action: "tap", x, y} | {action: "swipe", direction, distance?}),
 //   each distinct branch once and the note cut at 4 KB (advice to the model, not the schema).
 // A property given differently by several branches (or nested unions) is ONE flat allOf / anyOf of its distinct schemas.
 // The rewrite accepts every input the original did (and some it did not: the description carries the rest).
-// Branches may be $refs into the document, nullable or typeless objects, or combine objects again; a null branch of
-// a union is left out (a call's input is never null). A branch that is not an object schema: undefined (the caller's 400).
+// Branches may be $refs into the document, nullable or typeless objects (a typeless branch of object keywords only:
+// properties, required, if/then/else, not…), or combine objects again; a null branch of a union is left out (a call's
+// input is never null). A branch that is not an object schema (another type, a const): undefined (the caller's 400).
 // The work is bounded (schema-merge-budget.ts): a branch object (a $ref'd definition's branches among them) is merged
 // once and reused wherever it is reached again, and past a limit SchemaTooComplex is thrown (the caller's 400).
 // A $ref into the removed root combinator (zod-to-json-schema writes them) is kept resolving (schema-root-pointers.ts).
 import { rootRefResolved } from "./schema-root-ref.ts";
 import { rootCombinatorPointersRehomed } from "./schema-root-pointers.ts";
+import { allOfConstraintsKept } from "./schema-root-constraints.ts";
 import { MERGE_LIMITS, newMergeWork, SchemaTooComplex, spend, visitBranch, type MergeWork } from "./schema-merge-budget.ts";
 
 type Json = Record<string, any>;
@@ -27,6 +30,8 @@ const OBJECT_KEYWORDS = new Set([
   "properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
   "dependentRequired", "dependentSchemas", "unevaluatedProperties", "title", "description", "$comment", "examples",
   "default", "$defs", "definitions", "$schema", "$id", "allOf", "anyOf", "oneOf",
+  // Constraints on the object that name no type: {"if": …, "then": {"required": ["x"]}}, {"not": …}.
+  "if", "then", "else", "not", "dependencies",
 ]);
 
 export const hasRootCombinator = (schema: Json): boolean => COMBINATORS.some((k) => schema[k] !== undefined);
@@ -64,6 +69,7 @@ function merged(schema: Json, run: Run, depth: number): Json | undefined {
     const branches = branchesOf(allOf, run, depth, false);
     if (!branches) return undefined;
     allInto(out, branches, run);
+    allOfConstraintsKept(out, branches, (v) => factOf(v, run).id);
   }
   for (const [kind, list] of [["anyOf", anyOf], ["oneOf", oneOf]] as const) {
     if (list === undefined) continue;

@@ -90,6 +90,38 @@ describe("objectToolSchema: a root allOf, anyOf or oneOf (which Anthropic refuse
   });
 });
 
+describe("objectToolSchema: a root allOf branch that only constrains the object (if/then, not, required) is kept, not a 400", () => {
+  const mode = { mode: { type: "string", enum: ["a", "b"] }, x: { type: "string" } };
+
+  it("a root allOf of if/then (x required when mode is a): the conditional goes at the root, both properties kept", () => {
+    const conditional = { if: { properties: { mode: { const: "a" } } }, then: { required: ["x"] } };
+    expect(objectToolSchema({ type: "object", properties: mode, allOf: [conditional] }, F)).toEqual({ type: "object", properties: mode, ...conditional });
+  });
+
+  it("branches of not, dependentRequired and required only: each keyword at the root, required united", () => {
+    const out = objectToolSchema({ type: "object", properties: mode, required: ["mode"], allOf: [{ not: { required: ["x", "y"] } }, { dependentRequired: { x: ["mode"] } }, { required: ["x"] }] }, F);
+    expect(out).toEqual({ type: "object", properties: mode, required: ["mode", "x"], not: { required: ["x", "y"] }, dependentRequired: { x: ["mode"] } });
+  });
+
+  it("a second conditional, which the root cannot hold beside the first, is said in the description; a repeat is not", () => {
+    const first = { if: { properties: { mode: { const: "a" } } }, then: { required: ["x"] } };
+    const second = { if: { properties: { mode: { const: "b" } } }, then: { required: ["y"] }, else: { not: { required: ["y"] } } };
+    const out = objectToolSchema({ type: "object", description: "Pick a mode.", properties: mode, allOf: [first, second, structuredClone(first)] }, F);
+    expect(out).toMatchObject({ ...first, description: 'Pick a mode.\nAlso must match: {"if":{"properties":{"mode":{"const":"b"}}},"then":{"required":["y"]},"else":{"not":{"required":["y"]}}}' });
+    expect(out).not.toHaveProperty("else");
+  });
+
+  it("an anyOf branch that only constrains (not) is one alternative of the union, not a 400", () => {
+    const out = objectToolSchema({ type: "object", properties: mode, anyOf: [{ required: ["x"] }, { not: { properties: { mode: { const: "a" } } } }] }, F);
+    expect(out).toMatchObject({ type: "object", properties: mode });
+    for (const k of ROOT_KEYS) expect(out).not.toHaveProperty(k);
+  });
+
+  it("a branch of another type is still a 400 naming the field", () => {
+    expect(() => objectToolSchema({ type: "object", allOf: [{ if: { required: ["a"] }, then: { required: ["b"] } }, { type: "string" }] }, F)).toThrow(expect.objectContaining({ status: 400, details: { field: F } }));
+  });
+});
+
 describe("objectToolSchema: a root union too complex to rewrite is a 400 naming the field, not seconds of CPU", () => {
   /** anyOf of `k` $refs to the next definition, `levels` deep: k^levels paths to walk if each were followed. */
   const fanOut = (levels: number, k: number) => {
@@ -114,6 +146,8 @@ describe("objectToolSchema: a root union too complex to rewrite is a 400 naming 
     for (let i = 0; i < 100_000; i++) deep = { not: deep };
     const p = { type: "object", allOf: [{ properties: { a: deep } }, { properties: { a: { type: "string" } } }] };
     expect(() => objectToolSchema(p, F)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("nested too deep"), details: { field: F } }));
+    // A branch's own constraint that deep, kept on the root: the same 400.
+    expect(() => objectToolSchema({ type: "object", allOf: [{ not: deep }] }, F)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("nested too deep"), details: { field: F } }));
   });
 
   it("the review's fan-out (16 deep, 4 wide: 4^16 paths) is merged, each definition once", () => {

@@ -3,7 +3,7 @@
 // leave the type out, and Anthropic refuses allOf/anyOf/oneOf at the root, which zod unions (MCP servers' tools) write.
 // Parameters absent, empty or typeless are sent as an object schema, nothing else changed; a root that is only a $ref
 // is read as what it points at (schema-root-ref.ts); a root combinator of objects is merged into one object
-// (schema-root-combinator.ts). Parameters of another type (a string, an array) describe no function input, and OpenAI
+// (schema-root-combinator.ts), a branch that only constrains the object (if/then, not, required) kept as such. Parameters of another type (a string, an array) describe no function input, and OpenAI
 // and Gemini refuse them too: a 400 naming the field. The forced tool of JSON mode (response_format) takes its schema
 // the same way (jsonOutputSchema).
 import { invalidRequest } from "../../core/errors.ts";

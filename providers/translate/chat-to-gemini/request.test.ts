@@ -142,6 +142,16 @@ describe("chat -> gemini: a function's parameters whose root is a union or a map
     expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
   });
 
+  it("a root allOf of if/then (x required in mode a) keeps both properties, the conditional said in the description, not a 400", () => {
+    const fd = declared({ type: "object", properties: { mode: { type: "string", enum: ["a", "b"] }, x: { type: "string" } }, allOf: [{ if: { properties: { mode: { const: "a" } } }, then: { required: ["x"] } }] });
+    expect(fd.parameters).toEqual({
+      type: "object",
+      properties: { mode: { type: "string", enum: ["a", "b"] }, x: { type: "string" } },
+      description: '(if: {"properties":{"mode":{"const":"a"}}}) (then: {"required":["x"]})',
+    });
+    expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
+  });
+
   it("a root $ref beside type: object keeps the properties it points at", () => {
     const fd = declared({ type: "object", $ref: "#/$defs/Args", $defs: { Args: byId } });
     expect(fd.parameters.properties).toEqual({ id: { type: "integer" } });
