@@ -1,8 +1,9 @@
 // A tool whose parameters' root is a union (zod / MCP servers write anyOf there) or a map reaches a Gemini model with
 // its arguments (audit r50): before, Gemini received the declaration without parameters (200, nothing named) and the
-// model was told the tool takes none. A root allOf of if/then is kept, described, not a 400. Constraints Gemini's
-// Schema has no keyword for (exclusiveMinimum…) are said in the description. Asserted on the body the fake Gemini
-// recorded; the fake refuses keywords the real one does not know.
+// model was told the tool takes none. A map goes as parametersJsonSchema (an object `parameters` without properties
+// is what Gemini has refused); a root allOf of if/then is kept, described, not a 400. Constraints Gemini's Schema has
+// no keyword for (exclusiveMinimum…) are said in the description. Asserted on the body the fake Gemini recorded; the
+// fake refuses keywords the real one does not know.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -44,7 +45,8 @@ describe("tool parameters with a union or map root reach Gemini", () => {
     const [union, map] = declarations();
     expect(union.parameters).toMatchObject({ type: "object", properties: { id: { type: "integer" }, name: { type: "string" } } });
     expect(union.parameters.description).toContain("{id} | {name}");
-    expect(map.parameters).toEqual({ type: "object", description: '(additionalProperties: {"type":"string"})' });
+    // Not an object `parameters` without properties, which Gemini has refused (the whole request with it).
+    expect(map).toEqual({ name: "set_env", parametersJsonSchema: { type: "object", additionalProperties: { type: "string" } } });
   });
 
   it("chat: a root allOf of if/then (x required in mode a) is a 200 with both properties, the conditional said in the description", async () => {

@@ -107,8 +107,8 @@ describe("chat -> gemini: reasoning_effort none", () => {
 
 
 describe("chat -> gemini: a function's parameters whose root is a union or a map", () => {
-  const declared = (parameters: unknown) => {
-    const { body } = chatToGeminiRequest({ messages: [{ role: "user", content: "q" }], tools: [{ type: "function", function: { name: "f", parameters } }] }, target);
+  const declared = (parameters: unknown, to = { ...target, upstreamModel: "gemini-2.5-flash" }) => {
+    const { body } = chatToGeminiRequest({ messages: [{ role: "user", content: "q" }], tools: [{ type: "function", function: { name: "f", parameters } }] }, to);
     return (body.tools as any)[0].functionDeclarations[0];
   };
   const byId = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
@@ -136,10 +136,22 @@ describe("chat -> gemini: a function's parameters whose root is a union or a map
     expect(fd.parameters.required).toEqual(["id", "name"]);
   });
 
-  it("a map (additionalProperties a schema, no properties) is an object whose description says what its values are", () => {
-    const fd = declared({ type: "object", description: "Variables to set", additionalProperties: { type: "string" } });
-    expect(fd.parameters).toEqual({ type: "object", description: 'Variables to set (additionalProperties: {"type":"string"})' });
-    expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
+  it("a map (additionalProperties a schema, no properties) goes as parametersJsonSchema, the JSON Schema 2.5 models take, not as an object schema without properties", () => {
+    const map = { type: "object", description: "Variables to set", additionalProperties: { type: "string" } };
+    for (const upstreamModel of ["gemini-2.5-flash", "gemini-3-pro-preview", "gemini-flash-latest"]) {
+      const fd = declared(map, { ...target, upstreamModel });
+      expect(fd).toEqual({ name: "f", parametersJsonSchema: map });
+      expect(schemaError({ tools: [{ functionDeclarations: [fd] }] })).toBeUndefined();
+    }
+    // A map beside named properties keeps `parameters` (its values said in the description).
+    const named = declared({ type: "object", properties: { id: { type: "integer" } }, additionalProperties: { type: "string" } });
+    expect(named.parameters).toEqual({ type: "object", properties: { id: { type: "integer" } }, description: '(additionalProperties: {"type":"string"})' });
+  });
+
+  it("a map to a model before 2.5 (which refuses parametersJsonSchema) goes without parameters, as before", () => {
+    for (const upstreamModel of ["gemini-2.0-flash-001", "gemini-1.5-pro", "publishers/google/models/gemini-2.0-flash"]) {
+      expect(declared({ type: "object", additionalProperties: { type: "string" } }, { ...target, upstreamModel })).toEqual({ name: "f" });
+    }
   });
 
   it("a root allOf of if/then (x required in mode a) keeps both properties, the conditional said in the description, not a 400", () => {

@@ -147,11 +147,9 @@ export function chatToGeminiRequest(sent: any, target: Target): Translated<Recor
     out.tools = [{ functionDeclarations: tools.map((t: any, i: number) => {
       const fd: Record<string, unknown> = { name: t.function.name };
       if (t.function.description) fd.description = t.function.description;
-      // A root union or map keeps its arguments (tool-parameters.ts). A chain names the field as its client sent it
-      // (chain.ts).
-      const params = geminiToolParameters(t.function.parameters, parametersField(sent, t, i), budget);
-      if (params) fd.parameters = params;
-      return fd;
+      // A root union or map keeps its arguments (tool-parameters.ts: a map as parametersJsonSchema). A chain names the
+      // field as its client sent it (chain.ts).
+      return { ...fd, ...geminiToolParameters(t.function.parameters, parametersField(sent, t, i), budget, target.upstreamModel) };
     }) }];
     const tc = body.tool_choice;
     const mode = tc === "none" ? "NONE" : tc === "required" || (tc && typeof tc === "object") ? "ANY" : tc === "auto" ? "AUTO" : undefined;
