@@ -75,7 +75,7 @@ export function errorComponents(): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [code, description] of Object.entries(ERROR_STATUSES)) {
     // A refusal after the provider was picked (a guardrail's, an upstream's) names it and has a ledger record.
-    const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...retryVerdict(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-trace-id"]) };
+    const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...retryVerdict(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-upstream-request-id", "x-mg-trace-id"]) };
     out[`Error${code}`] = response(description, ENVELOPE, headers);
     out[`MessagesError${code}`] = response(description, ENVELOPE, { ...headers, ...anthropicRequestIdHeader() });
     // core/http/respond.ts: the catalog answers an Anthropic client's errors as the Messages routes do.

@@ -26,6 +26,7 @@ export const HEADERS: Record<string, Json> = {
   "x-mg-provider": { description: "The provider that served the answer (cache for a response-cache hit)", schema: text },
   "x-mg-resolved-provider": { description: "The provider the request was routed to", schema: text },
   "x-mg-upstream-model": { description: "The upstream's own id for the model that served (the answer's model is the gateway id)", schema: text },
+  "x-mg-upstream-request-id": { description: "The provider's own id for the call that answered (OpenAI's x-request-id, Anthropic's request-id, Bedrock's x-amzn-requestid, a Gemini answer's responseId), for a ticket with the provider; on an upstream error the gateway relays, its last attempt's. Only where the provider sent one", schema: text },
   "x-mg-dropped-params": { description: "Request fields the serving provider does not take, left out (an output limit above the model's maximum: lowered to it) (comma-separated)", schema: text },
   "x-mg-cache": { description: "hit or miss, where the project uses the response cache", schema: { enum: ["hit", "miss"] } },
   "x-mg-original-request-id": { description: "A replay or cache hit: the request whose answer this is", schema: text },
@@ -52,7 +53,7 @@ export const rateLimitHeaders = (): Record<string, Json> => refs(RATE_LIMIT_HEAD
 /** A 429 or 503: when to retry. */
 export const retryHeaders = (): Record<string, Json> => refs(["Retry-After", "retry-after-ms"]);
 /** Answers a provider made (or a cache hit, or a replay, stood in for). */
-export const servedHeaders = (): Record<string, Json> => refs(["x-mg-provider", "x-mg-resolved-provider", "x-mg-upstream-model", "x-mg-dropped-params"]);
+export const servedHeaders = (): Record<string, Json> => refs(["x-mg-provider", "x-mg-resolved-provider", "x-mg-upstream-model", "x-mg-upstream-request-id", "x-mg-dropped-params"]);
 /** Answers that have a ledger record. */
 export const billedHeaders = (): Record<string, Json> =>
   refs(["x-mg-generation-id", "x-mg-cost-usd", "x-mg-cache", "x-mg-original-request-id", "Idempotent-Replayed"]);

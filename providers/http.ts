@@ -19,6 +19,7 @@ import type { UpstreamLimitsConfig } from "../core/generated/types/gateway.ts";
 import { DEFAULT_UPSTREAM_LIMITS, LIMIT_SETTING, upstreamLimits, type AnswerKind, type UpstreamLimits } from "./upstream-limits.ts";
 import { proxyFor, type EgressProxy, type ProxyRoute } from "../core/net/egress-proxy.ts";
 import { proxiedPool, proxyOfBreak, throughProxy, watchProxiedBody } from "./egress-pool.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "./upstream-request-id.ts";
 
 export { MAX_ANSWER_BYTES, MAX_MEDIA_ANSWER_BYTES } from "./upstream-limits.ts";
 
@@ -307,9 +308,11 @@ function contentFilterDetails(status: number, p: any): Record<string, unknown> {
  * - 408 / 504 → 504 UPSTREAM_TIMEOUT; anything else (the provider's 401/403 on the gateway's own credentials,
  *   Google's 400 API_KEY_INVALID or FAILED_PRECONDITION, 429, 5xx, ...) → 502 UPSTREAM_ERROR. 408, 409, 429 and 5xx are retryable (fallback); the rest tell the SDKs
  *   not to retry (x-should-retry: false).
- * The provider's status and error object are in details either way.
+ * The provider's status and error object are in details either way; its own id for the call in the answer's
+ * x-mg-upstream-request-id (providers/upstream-request-id.ts).
  */
 export function upstreamError(provider: string, status: number, headers: UpstreamResponse["headers"], text: string): GatewayError {
+  const id = upstreamRequestId(headers);
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(stripBom(text));
@@ -324,21 +327,21 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
   if (isRequestError(status, parsed)) {
     return new GatewayError(400, "INVALID_REQUEST", `Provider ${provider} rejected the request (HTTP ${status}): ${message}`, {
       retryable: false,
-      headers: DO_NOT_RETRY,
+      headers: withUpstreamRequestId(DO_NOT_RETRY, id),
       details: { ...details, ...(typeof p?.error?.param === "string" ? { field: p.error.param } : {}), ...contentFilterDetails(status, p), ...overflowDetails(status, p?.error ?? p?.[0]?.error ?? p, message) },
     });
   }
   if (isUpstreamNotFound(status, parsed)) {
     return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status} for the model or deployment configured in gateway.yaml: ${message}`, {
       retryable: false,
-      headers: DO_NOT_RETRY,
+      headers: withUpstreamRequestId(DO_NOT_RETRY, id),
       details: { ...details, reason: UPSTREAM_NOT_FOUND },
     });
   }
   if (isRetryableStatus(status) && isOutOfCredit(p?.error)) {
     return new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}, its account out of credit or over its spending cap: ${message}`, {
       retryable: false,
-      headers: DO_NOT_RETRY,
+      headers: withUpstreamRequestId(DO_NOT_RETRY, id),
       details: { ...details, reason: OUT_OF_CREDIT },
     });
   }
@@ -347,7 +350,7 @@ export function upstreamError(provider: string, status: number, headers: Upstrea
   return new GatewayError(timeout ? 504 : 502, timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_ERROR", `Provider ${provider} returned HTTP ${status}: ${message}`, {
     retryable,
     retryAfter: retryAfterSeconds(headers),
-    headers: retryable ? undefined : DO_NOT_RETRY,
+    headers: withUpstreamRequestId(retryable ? undefined : DO_NOT_RETRY, id),
     details,
   });
 }

@@ -21,7 +21,7 @@ export const EXPOSED_HEADERS = [
   "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
   "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens",
   "x-ratelimit-remaining", "x-ratelimit-reset", "mcp-session-id", "x-mg-generation-id", "x-mg-cost-usd",
-  "x-mg-provider", "x-mg-upstream-model", "x-mg-dropped-params", "x-mg-cache",
+  "x-mg-provider", "x-mg-upstream-model", "x-mg-upstream-request-id", "x-mg-dropped-params", "x-mg-cache",
 ].join(", ");
 
 export class CorsHeaders {

@@ -7,6 +7,7 @@ import { failFromResponse, readUpstreamJson, type UpstreamClient } from "../http
 import { anthropicHeaders, messagesUrl } from "./request.ts";
 import { countResult } from "../count-result.ts";
 import { countTokensBody } from "../codecs/anthropic-messages/count-tokens.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 export async function anthropicCountTokens(client: UpstreamClient, config: ProviderConfig, name: string, body: Record<string, any>, target: Target, call: CallOptions): Promise<ProviderResult> {
   const req = { url: `${messagesUrl(config, target)}/count_tokens`, headers: anthropicHeaders(config, target, call.clientHeaders, true), body: JSON.stringify(countTokensBody(body, target)) };
@@ -15,7 +16,6 @@ export async function anthropicCountTokens(client: UpstreamClient, config: Provi
   const json = await readUpstreamJson(name, res, call.signal);
   const result = countResult(name, json?.input_tokens, "upstream", json && typeof json === "object" ? json : {});
   // Anthropic's request-id goes on, as a generation's does (messagesAnswer), for a support ticket about the count.
-  const requestId = res.headers["request-id"];
-  if (typeof requestId === "string") result.headers = { ...result.headers, "x-mg-upstream-request-id": requestId };
+  result.headers = withUpstreamRequestId(result.headers, upstreamRequestId(res.headers));
   return result;
 }

@@ -13,6 +13,7 @@ import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
 import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
 import { withConverseBetas, withoutBetaHeader } from "./betas.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 export async function converse(env: BedrockEnv, body: any, target: Target, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   const url = bedrockUrl(env.config, target, env.auth.region, stream ? "converse-stream" : "converse");
@@ -22,8 +23,7 @@ export async function converse(env: BedrockEnv, body: any, target: Target, call:
   const req = await env.auth.authorize({ url, headers, body: JSON.stringify(sent) }, target);
   const res = await env.client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
-  const requestId = res.headers["x-amzn-requestid"];
-  const out = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
+  const out = withUpstreamRequestId(undefined, upstreamRequestId(res.headers));
   if (stream) return { kind: "stream", headers: out, events: converseEvents(res.body, call, env.name) };
   const json = checkConverseAnswer(env.name, await readUpstreamJson(env.name, res, call.signal));
   return { kind: "json", headers: out, body: json };

@@ -29,6 +29,14 @@ describe("Bedrock HTTP errors", () => {
     expect(e.details?.upstream_error_type).toBe(type);
   });
 
+  it("Bedrock's x-amzn-requestid goes on in x-mg-upstream-request-id, retryable or not", () => {
+    const id = { "x-amzn-requestid": "0b5c6e0e-1f2a-4b3c-9d8e-aws" };
+    const throttled = bedrockError("bedrock", 429, { ...h("ThrottlingException"), ...id }, '{"message":"Too many requests"}');
+    expect(throttled.headers).toEqual({ "x-mg-upstream-request-id": "0b5c6e0e-1f2a-4b3c-9d8e-aws" });
+    const denied = bedrockError("bedrock", 403, { ...h("AccessDeniedException"), ...id }, '{"message":"m"}');
+    expect(denied.headers).toEqual({ "x-should-retry": "false", "x-mg-upstream-request-id": "0b5c6e0e-1f2a-4b3c-9d8e-aws" });
+  });
+
   it("424 ModelErrorException: the model failing is retried like a 5xx; passing on the model's own 4xx it is the client's 400", () => {
     const failed = bedrockError("bedrock", 424, h("ModelErrorException"), '{"message":"The model failed","originalStatusCode":500}');
     expect([failed.status, failed.code, isRetryable(failed)]).toEqual([502, "UPSTREAM_ERROR", true]);

@@ -9,6 +9,7 @@ import { readTextPrefix, upstreamError, type UpstreamResponse } from "../http.ts
 import { EVENT_TOO_LARGE, isRetryableStatus, UPSTREAM_NOT_FOUND } from "../../core/retryable-status.ts";
 import { LIMIT_SETTING } from "../upstream-limits.ts";
 import { overflowDetails } from "../context-overflow.ts";
+import { UPSTREAM_REQUEST_ID_HEADER, withUpstreamRequestId } from "../upstream-request-id.ts";
 import { EventStreamFrameTooLargeError, type BedrockFrame } from "./eventstream.ts";
 
 function header(h: UpstreamResponse["headers"], name: string): string | undefined {
@@ -62,7 +63,8 @@ export function bedrockError(provider: string, status: number, headers: Upstream
     details: { ...base.details, upstream_status: status, upstream_error_type: type, ...(notFound ? { reason: UPSTREAM_NOT_FOUND } : {}) },
     retryable,
     retryAfter: base.retryAfter,
-    headers: retryable ? undefined : base.headers,
+    // x-should-retry: false goes with a verdict of not retryable; the upstream's id stays either way.
+    headers: retryable ? withUpstreamRequestId(undefined, base.headers?.[UPSTREAM_REQUEST_ID_HEADER]) : base.headers,
   });
 }
 

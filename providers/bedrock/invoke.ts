@@ -19,6 +19,7 @@ import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
 import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
 import { bodyJson } from "../upstream-json.ts";
 import { accepted, betaList, configuredBetas, withoutBetaHeader } from "./betas.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
@@ -75,9 +76,7 @@ export async function invokeMessages(env: BedrockEnv, body: any, target: Target,
   const req = await env.auth.authorize({ url, headers, body: JSON.stringify(t.body) }, target);
   const res = await env.client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
-  const out: Record<string, string> = {};
-  const requestId = res.headers["x-amzn-requestid"];
-  if (typeof requestId === "string") out["x-mg-upstream-request-id"] = requestId;
+  const out: Record<string, string> = { ...withUpstreamRequestId(undefined, upstreamRequestId(res.headers)) };
   if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
   if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name, res.body), env.name, call.signal) };
   const json = await bodyJson(env.name, res, call.signal);

@@ -16,6 +16,7 @@ import { deleteOpenAIResponse, openaiResponses } from "./responses.ts";
 import { openaiModerations } from "./moderations.ts";
 import { genAiProviderOf, mayObjectArguments } from "./host-conventions.ts";
 import { stringifyToolArguments } from "./tool-arguments.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 export function createOpenAIDriver(name: string, config: ProviderConfig, defaults: DriverSettings): ProviderDriver & { client: UpstreamClient } {
   const client = new UpstreamClient(name, {
@@ -34,7 +35,8 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
       const req = buildChatRequest(body, target, config, name);
       const res = await client.send(req, call.signal, target.timeoutMs);
       if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
-      const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
+      const dropped = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
+      const headers = withUpstreamRequestId(dropped, upstreamRequestId(res.headers));
       if (body.stream === true) {
         const scan = mayObjectArguments(config, baseUrlOf(config, target));
         return { kind: "stream", headers, events: relayChatBody(res.body, body.stream_options?.include_usage === true, call, name, call.signal, scan) };

@@ -16,6 +16,7 @@ import { fromResponsesUsage } from "./responses-usage.ts";
 import { bodyJson } from "../upstream-json.ts";
 import { checkResponsesAnswer } from "../answer-shape.ts";
 import { dropResponsesReasoning } from "./refused-reasoning.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 /** The upstream request, and the reasoning knobs left out because the model refuses them (for x-mg-dropped-params). */
 export function buildResponsesRequest(body: Record<string, any>, target: Target, config: ProviderConfig): UpstreamRequest & { dropped: string[] } {
@@ -34,7 +35,8 @@ export async function openaiResponses(
   const req = buildResponsesRequest(body, target, config);
   const res = await client.send(req, call.signal, target.timeoutMs);
   if (res.status < 200 || res.status >= 300) throw await failFromResponse(name, res);
-  const headers = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
+  const dropped = req.dropped.length ? { [DROPPED_PARAMS_HEADER]: req.dropped.join(",") } : undefined;
+  const headers = withUpstreamRequestId(dropped, upstreamRequestId(res.headers));
   if (body.stream === true) return { kind: "stream", headers, events: relayResponsesBody(res.body, call, name, call.signal, res.limits?.answer) };
   const json = checkResponsesAnswer(name, await bodyJson(name, res, call.signal));
   if (json.usage) call.reportUsage(fromResponsesUsage(json.usage, json.output));

@@ -4,6 +4,7 @@ import { parseSse } from "../../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
 import { failFromResponse, readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
 import { relayMessagesStream } from "./stream.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../../upstream-request-id.ts";
 import { acceptMessage } from "./response.ts";
 
 export async function messagesAnswer(
@@ -11,8 +12,7 @@ export async function messagesAnswer(
   fail: (provider: string, res: UpstreamResponse) => Promise<Error> = failFromResponse,
 ): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await fail(provider, res);
-  const requestId = res.headers["request-id"];
-  const headers = typeof requestId === "string" ? { "x-mg-upstream-request-id": requestId } : undefined;
+  const headers = withUpstreamRequestId(undefined, upstreamRequestId(res.headers));
   if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider, res.body), provider, call.signal) };
   const json = await readUpstreamJson(provider, res, call.signal);
   return { kind: "json", headers, body: acceptMessage(provider, json, call) };

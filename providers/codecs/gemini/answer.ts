@@ -9,13 +9,15 @@ import { geminiFailure } from "./errors.ts";
 import { checkGeminiAnswer } from "../../answer-shape.ts";
 import { isJsonText } from "../../json-text.ts";
 import { unreadableEvent } from "../../unreadable-event.ts";
+import { fromGeminiAnswer, upstreamRequestId, withUpstreamRequestId } from "../../upstream-request-id.ts";
 
 /** Gemini's answer to a generate call, wherever it was sent (the Gemini API or Vertex AI): its JSON or SSE events. */
 export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
-  if (stream) return { kind: "stream", events: relay(parseSse(res.body), call, provider) };
+  // A stream's id would be in its events (responseId): only an id header is passed on, no event is read for it.
+  if (stream) return { kind: "stream", headers: withUpstreamRequestId(undefined, upstreamRequestId(res.headers)), events: relay(parseSse(res.body), call, provider) };
   const json = checkGeminiAnswer(provider, await readUpstreamJson(provider, res, call.signal));
-  return { kind: "json", body: json };
+  return { kind: "json", headers: withUpstreamRequestId(undefined, fromGeminiAnswer(res.headers, json)), body: json };
 }
 
 async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
