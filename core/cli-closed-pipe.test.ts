@@ -77,3 +77,65 @@ describe("a command whose output goes to a closed pipe", () => {
     expect(status).toBe(0);
   });
 });
+
+// The log's reader leaving (a dead `| tee`, a logging driver or journald restarting): stderr is a pipe nobody reads
+// when the gateway next writes a log line, at shutdown or at a refusal.
+describe("a gateway whose stderr reader has gone", () => {
+  /** Resolves with the exit status, or "still running" after `ms` (the child is then killed). */
+  async function exitWithin(child: ReturnType<typeof spawn>, ms: number): Promise<number | null | "still running"> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"still running">((r) => (timer = setTimeout(() => r("still running"), ms)));
+    const status = await Promise.race([once(child, "exit").then(([s]) => s as number | null), late]);
+    clearTimeout(timer);
+    if (status === "still running") child.kill("SIGKILL");
+    return status;
+  }
+
+  async function firstLine(stream: NodeJS.ReadableStream): Promise<string> {
+    let text = "";
+    for await (const chunk of stream) {
+      text += chunk;
+      if (text.includes("\n")) break;
+    }
+    return text.split("\n")[0]!;
+  }
+
+  it("stops on SIGTERM (exit 0)", async () => {
+    const port = await freePort();
+    const { LOG_LEVEL: _, ...env } = process.env; // info: the shutdown writes log lines
+    const child = spawn(process.execPath, [CLI_BIN, "start", "--config", gatewayYaml(), "--port", String(port), "--no-watch"], {
+      stdio: ["ignore", "pipe", "pipe"], env,
+    });
+    expect(await firstLine(child.stdout!)).toContain(String(port)); // the banner: it serves
+    child.stderr!.destroy(); // the log's reader leaves
+    child.kill("SIGTERM");
+    expect(await exitWithin(child, 20_000)).toBe(0);
+  }, 30_000);
+
+  it("exits 1 when it refuses to start (a second gateway on the same SQLite store, piped to a reader that left)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-refused-"));
+    const cfg = join(dir, "gateway.yaml");
+    // A provider whose key is unset: a log line waits in the logger's buffer when the refusal comes.
+    writeFileSync(cfg, `store: { kind: sqlite, path: ${join(dir, "usage.db")} }
+providers: { openai: { protocol: openai, base_url: "https://api.openai.com/v1", api_key: "\${MG_TEST_UNSET_KEY}" } }
+models: { "openai/gpt-4o-mini": { endpoints: [{ provider: sim, model: m }] } }
+projects: { demo: { allow_models: ["*"], keys: [{ id: first, sha256: "${"f".repeat(64)}" }] } }
+`);
+    const { LOG_LEVEL: _, MG_TEST_UNSET_KEY: __, ...env } = process.env;
+    const first = spawn(process.execPath, [CLI_BIN, "start", "--config", cfg, "--port", String(await freePort()), "--no-watch"], {
+      stdio: ["ignore", "pipe", "ignore"], env,
+    });
+    try {
+      await firstLine(first.stdout!); // the first gateway serves, holding the store
+      // `model-gateway start ... 2>&1 | head -1`: one pipe for both, whose reader leaves after the first line.
+      const second = spawn("sh", ["-c", `exec "$0" "$@" 2>&1`, process.execPath, CLI_BIN, "start", "--config", cfg, "--port", String(await freePort()), "--no-watch"], {
+        stdio: ["ignore", "pipe", "ignore"], env,
+      });
+      expect(await firstLine(second.stdout!)).toContain("refusing to start");
+      second.stdout!.destroy();
+      expect(await exitWithin(second, 20_000)).toBe(1);
+    } finally {
+      first.kill("SIGKILL");
+    }
+  }, 60_000);
+});

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger as Pino } from "pino";
 import { redact, redactDeep } from "./secrets/registry.ts";
 import { opening } from "./log-opening.ts";
+import { boundFlushSync } from "./log-flush.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -69,7 +70,8 @@ export function createLogger(opts: LogLevel | LogOptions = {}, dest?: Destinatio
     } else {
       // Lines are buffered up to 8 KiB and flushed at least every 250 ms (and on close / exit): one write(2) per
       // batch, not per request, under load.
-      boom = pino.destination({ dest: o.file ?? 2, sync: false, mkdir: Boolean(o.file), minLength: 8 * 1024 });
+      // Its flushSync never loops on a reader that has gone (core/log-flush.ts).
+      boom = boundFlushSync(pino.destination({ dest: o.file ?? 2, sync: false, mkdir: Boolean(o.file), minLength: 8 * 1024 }));
       if (o.file) opening(boom);
       stream = boom;
     }
