@@ -5,9 +5,9 @@ import { dispatch, type RetryInfo } from "./dispatch.ts";
 import { clientClosed, GatewayError } from "./errors.ts";
 import { timeLimitError } from "./time-limit-cut.ts";
 import type { GatewayContext } from "./pipeline/context.ts";
-import type { ProviderDriver, Target } from "./contracts/provider.ts";
+import type { CallOptions, ProviderDriver, Target } from "./contracts/provider.ts";
 
-type Script = Record<string, Array<() => Promise<unknown>>>;
+type Script = Record<string, Array<(call: CallOptions) => Promise<unknown>>>;
 
 const limited = (provider: string, seconds: number) =>
   new GatewayError(502, "UPSTREAM_ERROR", `${provider}: slow down`, { retryable: true, retryAfter: seconds, details: { provider, upstream_status: 429 } });
@@ -20,10 +20,10 @@ function setup(providers: string[], script: Script, maxAttempts: number, retryDe
   const driver = (name: string) => ({
     name,
     protocol: "openai",
-    chat: () => {
+    chat: (_body: unknown, _target: Target, call: CallOptions) => {
       calls.push({ provider: name, at: performance.now() });
       const next = script[name]!.shift();
-      return next ? next() : Promise.resolve(answer);
+      return next ? next(call) : Promise.resolve(answer);
     },
   }) as unknown as ProviderDriver;
   const targets: Target[] = providers.map((p) => ({ modelId: "t/m", provider: p, upstreamModel: p, pricing: {} as Target["pricing"], sandbox: true }));
@@ -227,6 +227,35 @@ describe("dispatch: a stream whose first event is the upstream's error about the
     await dispatch(ctx, "chat");
     expect(calls.map((c) => c.provider)).toEqual(["a", "b"]);
     expect(ctx.resolvedProvider).toBe("b");
+  });
+});
+
+describe("dispatch: a stream whose upstream began answering while a translator held it all back", () => {
+  // A Gemini client's function call goes out whole: the upstream's tool-call deltas reach no client event, and the
+  // upstream cuts the stream midway through the arguments.
+  const cutMidCall = (usage?: { inputTokens: number; outputTokens: number }) => (call: CallOptions) =>
+    Promise.resolve({ kind: "stream", events: { [Symbol.asyncIterator]: () => ({ next: () => {
+      if (usage) call.reportUsage(usage);
+      call.reportFirstToken();
+      return Promise.reject(broken("a"));
+    } }) } });
+
+  it("is final: one call, no other endpoint, the upstream's error for the client", async () => {
+    const { ctx, calls } = setup(["a", "b"], { a: [cutMidCall(), cutMidCall()], b: [] }, 3, () => 0);
+    const err = await dispatch(ctx, "chat").catch((e) => e);
+    expect(calls.map((c) => c.provider)).toEqual(["a"]);
+    expect(err).toMatchObject({ status: 502, code: "UPSTREAM_ERROR", message: "a: boom" });
+    expect(ctx.attempts).toMatchObject([{ provider: "a", status: 502, errorCode: "UPSTREAM_ERROR" }]);
+  });
+
+  it("is billed: what the upstream reported, else zeros the meter estimates the input for", async () => {
+    const reported = setup(["a"], { a: [cutMidCall({ inputTokens: 905, outputTokens: 1 })] }, 2, () => 0);
+    await dispatch(reported.ctx, "chat").catch(() => {});
+    expect(reported.calls).toHaveLength(1);
+    expect(reported.ctx.usage).toEqual({ inputTokens: 905, outputTokens: 1 });
+    const silent = setup(["a"], { a: [cutMidCall()] }, 2, () => 0);
+    await dispatch(silent.ctx, "chat").catch(() => {});
+    expect(silent.ctx.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 });
 

@@ -2,7 +2,9 @@
 // fallback (when in the pipeline) raises ctx.maxAttempts and supplies ctx.retryDelay; without it one target is tried.
 // Retries happen only on retryable failures (connection errors, timeouts, 408, 409, 429, 5xx), never on request errors.
 // A stream is committed once its first event has arrived: a failure before that falls back silently, a failure after
-// it reaches the client as the protocol's error event. Endpoints whose circuit is open are skipped (core/health).
+// it reaches the client as the protocol's error event. The upstream's first token commits it as well, though a
+// translator still holds it back from the client (a Gemini function call goes out whole): that failure is the client's
+// answer, never asked again elsewhere. Endpoints whose circuit is open are skipped (core/health).
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { GatewayContext, GatewayResponse, ModelAttempt } from "./pipeline/context.ts";
@@ -237,6 +239,8 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
           continue;
         }
         const err = toGatewayError(e, ctx.signal);
+        // The upstream had begun answering: no other endpoint is asked (it would be billed for the prompt again).
+        if (answeredFailures.has(err)) throw finalError(ctx, err, skipped, hint);
         // A project's own key (BYOK) refused is the project's to fix: final, never served on the operator's keys.
         if (!ctx.signal.aborted && !target.credentials && endpointFault(err)) {
           faulted ??= err;
@@ -303,6 +307,12 @@ function stopForShutdown(ctx: GatewayContext, target: Target, op: OperationName,
   return shutdownError();
 }
 
+/**
+ * Failures of streams whose upstream had begun answering before dispatch had their first event (a translator held
+ * it): final, as a failure after the first event is — the request's answer, no other endpoint asked.
+ */
+const answeredFailures = new WeakSet<GatewayError>();
+
 /** One upstream call. Resolves true when ctx.response is set; throws the attempt's error otherwise. */
 async function attempt(ctx: GatewayContext, op: OperationName, target: Target, health: HealthRegistry, stats: StatsService): Promise<boolean> {
   const driver = ctx.drivers.get(target.provider) ?? (target.credentials ? byokDriver(ctx, target.provider) : undefined);
@@ -310,7 +320,8 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const t0 = performance.now();
   const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
   const span = ctx.trace?.attempt(ctx, target, ctx.targets.indexOf(target)); // only when tracing is on
-  const fail = (e: unknown): never => {
+  /** `e` is the attempt's failure as recorded and judged; `thrown`, when given, the error the request goes on with. */
+  const fail = (e: unknown, thrown?: GatewayError): never => {
     // Cut by the request's own time limit: that timeout (what the driver threw at the abort is a 499).
     const limit = timeLimitCut(ctx.signal);
     const err = limit ?? toGatewayError(e, ctx.signal);
@@ -324,7 +335,14 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     ctx.attempts.push(record);
     span?.failed(err);
     if (!unobserved(target, op)) judge(ctx, target, err, health, stats);
-    throw err;
+    throw thrown ?? err;
+  };
+  /** A stream whose upstream had begun answering failed before its first event reached dispatch. */
+  const failAnswered = (err: GatewayError): never => {
+    ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
+    answeredFailures.add(err);
+    // Judged as the same failure after the first event is (ObservedStream.failed); its error stays the client's.
+    return fail(streamFailure(ctx, err), err);
   };
   let result: ProviderResult;
   try {
@@ -360,6 +378,10 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
       // the input (for reported zeros), as it did when the opening events were the committed first event.
       if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
+      // The upstream had begun answering (a token, a tool call) and a translator held it all (a Gemini function call
+      // goes out whole): the stream failed after its first event though the client has no byte yet. Not asked again
+      // (the upstream read the prompt); billed as a stream cut then is: what it reported, else the input's estimate.
+      if (!ctx.signal.aborted && call.firstTokenAt !== undefined) return failAnswered(err);
       // Nothing reached the client yet: any upstream failure here may go elsewhere (streamFailure).
       return fail(streamFailure(ctx, err));
     }
