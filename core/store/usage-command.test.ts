@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nameToolCalls, parseRange, parseSince, printable, queriedDimensions, table, usageCommand } from "./usage-command.ts";
+import { jsonLines, nameToolCalls, parseRange, parseSince, printable, queriedDimensions, table, usageCommand } from "./usage-command.ts";
 import { SqliteStore } from "./sqlite.ts";
 import type { LedgerEntry } from "./ledger-entry.ts";
 import type { UsageRow } from "../contracts/ledger-reader.ts";
@@ -50,6 +50,20 @@ describe("usage command", () => {
     const byDay = printable([row({ model: "m1" }, "1", 1, Date.UTC(2026, 10, 20))]);
     expect(byDay[0]!.bucket).toBe("2026-11-20T00:00:00.000Z");
     expect(table(byDay, ["model"], true)).toMatch(/^bucket\s+model\s+requests/);
+  });
+
+  it("prints a month of hourly rows by key and model (144,000 rows and more), where the table overflowed the stack", () => {
+    const hour = Date.UTC(2026, 9, 29);
+    const rows = printable(Array.from({ length: 200_000 }, (_, i) => row({ project: "demo", key: `key${i % 100}`, model: "m1" }, "0.001", 3, hour + Math.floor(i / 100) * 3_600_000)));
+    const text = table(rows, ["project", "key", "model"], true).split("\n");
+    expect(text.length).toBe(200_003); // head, rows, total, and the last newline
+    expect(text[200_001]).toMatch(/^total\s+600000\s+200000\s+200$/);
+  });
+
+  it("--json is the rows as JSON, written a row at a time", () => {
+    const rows = printable([row({ project: "a", model: "m\n1" }, "0.1", 4), row({ project: "b", model: "m1" }, "0.3", 2, Date.UTC(2026, 10, 20))]);
+    expect([...jsonLines(rows)].join("")).toBe(JSON.stringify(rows, null, 2) + "\n");
+    expect([...jsonLines([])].join("")).toBe("[]\n");
   });
 
   it("MCP tool calls are rows of their own, named mcp:server/tool, counted as requests", () => {

@@ -84,27 +84,82 @@ export function nameToolCalls(rows: UsageRow[], q: Omit<UsageQuery, "groupBy">, 
   return acc.result();
 }
 
-/** The reader's rows as printed: buckets as ISO times, dimensions flattened. */
-export function printable(rows: UsageRow[]): PrintedRow[] {
-  return rows.map((r) => ({
+/** A reader's row as printed: its bucket as an ISO time, its dimensions flattened. */
+export function printedRow(r: UsageRow): PrintedRow {
+  return {
     ...(r.bucketStart === undefined ? {} : { bucket: new Date(r.bucketStart).toISOString() }),
     ...r.group,
     requests: r.requests, errors: r.errors, inputTokens: r.inputTokens, outputTokens: r.outputTokens, cacheReadTokens: r.cacheReadTokens,
     cacheWriteTokens: r.cacheWriteTokens, reasoningTokens: r.reasoningTokens, costUsd: r.costUsd,
-  }));
+  };
 }
 
-export function table(rows: PrintedRow[], groupBy: UsageDimension[], bucketed: boolean): string {
+/** The reader's rows as printed. */
+export function printable(rows: UsageRow[]): PrintedRow[] {
+  return rows.map(printedRow);
+}
+
+/** Rows as printed, made one at a time as they are written (a big ledger's report is never held as a second copy). */
+function* printedRows(rows: readonly UsageRow[]): Generator<PrintedRow> {
+  for (const r of rows) yield printedRow(r);
+}
+
+/**
+ * The table, line by line. `rows` is called twice: once for the column widths and the totals, once for the lines;
+ * nothing is held meanwhile but one row's cells. (A spread of every row's width into Math.max overflowed the stack at
+ * ~120,000 rows: a month of hourly buckets by key and model.)
+ */
+export function* tableLines(rows: () => Iterable<PrintedRow>, groupBy: UsageDimension[], bucketed: boolean): Generator<string> {
   const dims: string[] = [...(bucketed ? ["bucket"] : []), ...groupBy];
   const head = [...dims, "requests", "errors", "input", "output", "cache_read", "cache_write", "cost_usd"];
   const cell = (r: PrintedRow, d: string) => String((r as unknown as Record<string, unknown>)[d] ?? "");
-  const body = rows.map((r) => [...dims.map((d) => cell(r, d)), r.requests, r.errors, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd].map(String));
-  const total = rows.reduce((s, r) => s.plus(r.costUsd), new Big(0));
-  body.push(["total", ...dims.slice(1).map(() => ""), String(rows.reduce((s, r) => s + r.requests, 0)), String(rows.reduce((s, r) => s + r.errors, 0)), "", "", "", "", total.toFixed()]);
-  if (!dims.length) body[body.length - 1]!.shift();
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < dims.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...body.map(line)].join("\n") + "\n";
+  const cells = (r: PrintedRow) => [...dims.map((d) => cell(r, d)), r.requests, r.errors, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd].map(String);
+  const widths = head.map((h) => h.length);
+  const widen = (row: string[]) => row.forEach((c, i) => (widths[i] = Math.max(widths[i]!, c.length)));
+  let requests = 0, errors = 0, cost = new Big(0);
+  for (const r of rows()) {
+    widen(cells(r));
+    requests += r.requests;
+    errors += r.errors;
+    cost = cost.plus(r.costUsd);
+  }
+  const total = ["total", ...dims.slice(1).map(() => ""), String(requests), String(errors), "", "", "", "", cost.toFixed()];
+  if (!dims.length) total.shift();
+  widen(total);
+  const line = (row: string[]) => row.map((c, i) => (i < dims.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd() + "\n";
+  yield line(head);
+  for (const r of rows()) yield line(cells(r));
+  yield line(total);
+}
+
+export function table(rows: PrintedRow[], groupBy: UsageDimension[], bucketed: boolean): string {
+  return [...tableLines(() => rows, groupBy, bucketed)].join("");
+}
+
+/** `JSON.stringify(rows, null, 2)` and a newline, a row at a time. */
+export function* jsonLines(rows: Iterable<PrintedRow>): Generator<string> {
+  let first = true;
+  for (const r of rows) {
+    // A row's strings are escaped JSON (no raw newline in them): indenting every line indents the row.
+    yield `${first ? "[\n" : ",\n"}  ${JSON.stringify(r, null, 2).replaceAll("\n", "\n  ")}`;
+    first = false;
+  }
+  yield first ? "[]\n" : "\n]\n";
+}
+
+/** Writes `parts` to stdout in chunks of about 64 KB, waiting for a pipe's reader to keep up. */
+async function writeOut(parts: Iterable<string>): Promise<void> {
+  let chunk = "";
+  const flush = async () => {
+    const text = chunk;
+    chunk = "";
+    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+  };
+  for (const part of parts) {
+    chunk += part;
+    if (chunk.length >= 64 * 1024) await flush();
+  }
+  if (chunk) await flush();
 }
 
 /** Where a SQLite store's path came from, for the error naming a file that is not there. */
@@ -172,15 +227,24 @@ export async function usageCommand(argv: string[]): Promise<number> {
     process.stderr.write(err instanceof ConfigError ? `${err.problems.map(formatProblem).join("\n")}\n` : `usage: ${(err as Error).message}\n`);
     return 1;
   }
+  const q = { since, until, bucket, includeSandbox: values.sandbox === true, ...(values.project ? { filter: { project: values.project } } : {}) };
+  let read;
   try {
-    const q = { since, until, bucket, includeSandbox: values.sandbox === true, ...(values.project ? { filter: { project: values.project } } : {}) };
-    const rows = printable(nameToolCalls(await store.usage({ ...q, groupBy: queriedDimensions(groupBy) }), q, groupBy));
-    process.stdout.write(values.json ? JSON.stringify(rows, null, 2) + "\n" : table(rows, groupBy, bucket !== "none"));
-    return 0;
+    read = await store.usage({ ...q, groupBy: queriedDimensions(groupBy) });
   } catch (err) {
     process.stderr.write(`usage: reading the ledger (store ${config.store.kind}) failed: ${(err as Error).message}\n`);
     return 1;
   } finally {
     await settleWithin(store.close().catch(() => {}), USAGE_TIMEOUT_MS, () => undefined);
+  }
+  // Not the store's failure when it goes wrong here: said as the command's own.
+  try {
+    const rows = nameToolCalls(read, q, groupBy);
+    read = undefined; // the reader's rows are summed into `rows`: let them go before the output is made
+    await writeOut(values.json ? jsonLines(printedRows(rows)) : tableLines(() => printedRows(rows), groupBy, bucket !== "none"));
+    return 0;
+  } catch (err) {
+    process.stderr.write(`usage: printing the report failed: ${(err as Error).message}\n`);
+    return 1;
   }
 }
