@@ -43,6 +43,11 @@ export interface LoadOptions {
    * `check` prints them as notes, a running gateway logs them.
    */
   onNotice?: (message: string) => void;
+  /**
+   * A variable left unset with no default is no problem: its field is left empty and unchecked. For `keys list`,
+   * which reads a production file's keys in a shell that has none of its secrets (server.signing_secret: "${...}").
+   */
+  allowUnset?: boolean;
 }
 
 type Path = (string | number)[];
@@ -75,7 +80,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const raw = structuredClone(main.value) as Record<string, any>;
   const replaced = mergeIncludes(raw, sources, dirname(path), problems);
 
-  const unset = new Unset(env);
+  const unset = new Unset(env, opts.allowUnset === true);
   interpolateTree(raw, [], env, sources, unset, problems);
   const disabled = unset.reasons();
 
@@ -159,7 +164,7 @@ class Unset {
   private readonly owners = new Map<string, string[]>();
   /** A field whose value lost an unset variable: whose it is (when that switched it off), or whether it is reported. */
   private readonly fields = new Map<string, { at: Path; missing: string[]; owner?: string; reported: boolean }>();
-  constructor(private readonly env: Record<string, string | undefined>) {}
+  constructor(private readonly env: Record<string, string | undefined>, readonly allowed = false) {}
 
   field(at: Path, missing: string[], how: { owner: string } | { reported: boolean }): void {
     const owner = "owner" in how ? how.owner : undefined;
@@ -254,7 +259,7 @@ function interpolateTree(
       unset.field(at, missing, { reported: false });
       return "";
     }
-    problems.push(sources.at(at, `environment variable ${unsetPhrase(missing, env, "")} and has no default (write \${${missing[0]}:-default})`));
+    if (!unset.allowed) problems.push(sources.at(at, `environment variable ${unsetPhrase(missing, env, "")} and has no default (write \${${missing[0]}:-default})`));
     unset.field(at, missing, { reported: true });
     return value;
   }

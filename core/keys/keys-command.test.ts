@@ -65,6 +65,22 @@ describe("keys list --config", () => {
     expect(r.status).toBe(1);
   });
 
+  it("lists a production file whose secrets are not in this shell, and still reports a problem in its keys", async () => {
+    // The form the gateway's own warning recommends, the variables unset here (as in an operator's shell).
+    const production = (keys: string) => config(keys).replace("store: { kind: memory }\n", `store: { kind: redis, url: "\${MG_T_REDIS_URL}" }
+server: { signing_secret: "\${MG_T_SIGNING_SECRET}", port: "\${MG_T_PORT}" }
+metrics: { token: "\${MG_T_METRICS_TOKEN}" }
+`);
+    const r = await runCli(["keys", "list", "--config", file(production(KEYS)), "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).map((k: { id: string; status: string }) => `${k.id} ${k.status}`)).toEqual(["ci active", "old revoked"]);
+    const f = file(production(`      - { id: ci, sha256: "${"a".repeat(64)}", budget: 7 }\n`));
+    const bad = await runCli(["keys", "list", "--config", f]);
+    expect(bad.stderr).toBe(`${f}:11:103: projects.demo.keys.0.budget: must be object\n`);
+    expect(bad.status).toBe(1);
+  });
+
   it("names a directory given as the file, like every other command, without a stack", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-keys-dir-"));
     const r = await runCli(["keys", "list", "--config", dir]);

@@ -180,7 +180,8 @@ async function list(v: Values): Promise<number> {
     // The file as `check` reads it (a file it refuses is refused here, ConfigError), each key as the admin API shows
     // it: the same fields from both sources, those only a gateway or its store knows null.
     const [{ loadConfig }, { yamlKeyView }] = await Promise.all([import("../config/load.ts"), import("../admin/key-view.ts")]);
-    const config = await loadConfig(configFile(v, "list"));
+    // Unset variables are no problem here (a shell without the production secrets): only gateway.yaml itself is read.
+    const config = await loadConfig(configFile(v, "list"), { allowUnset: true });
     const now = Date.now();
     rows = [...config.projects]
       .filter(([project]) => !v.project || project === v.project)
