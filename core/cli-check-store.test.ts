@@ -25,6 +25,19 @@ describe("check on a SQLite store.path", () => {
     expect(started.status).toBe(1);
   });
 
+  it("refuses a file that is not a database (exit 1), as start does, and neither leaves anything behind", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
+    writeFileSync(join(dir, "afile"), "notes, not a database\n");
+    const f = configIn(dir, "./afile");
+    const r = await runCli(["check", f]);
+    expect(r.stdout).toMatch(new RegExp(`^${f}:2:1: store \\(sqlite\\): the SQLite file ${join(dir, "afile")} is damaged \\(file is not a database\\)\\. `));
+    expect(r.status).toBe(1);
+    const started = await runCli(["start", "--config", f, "--port", "0", "--no-watch"]);
+    expect(started.stderr).toContain(r.stdout);
+    expect(started.status).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(["afile", "gateway.yaml"]); // no afile.lock
+  });
+
   it("refuses a path below a file, and passes a path to be created without creating it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
     writeFileSync(join(dir, "afile"), "");

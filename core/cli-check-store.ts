@@ -1,12 +1,15 @@
 // `model-gateway check` runs start's check of a SQLite store.path (core/store/sqlite-open-error.ts) without opening
 // or creating anything (no file, no <path>.lock). A path no user could open — a directory, a file where a directory
 // should be — is a problem at the config's store: line, as start refuses it; one only this user may not write is a
-// note, since start may run as another user (the gateway's own).
+// note, since start may run as another user (the gateway's own). A file that is not a SQLite database (a text file)
+// is a problem too: start refuses it as damaged.
 import { statSync } from "node:fs";
+import Database from "better-sqlite3";
 import type { ConfigProblem } from "./config/source.ts";
 import type { StoreConfig } from "./generated/types/gateway.ts";
 import { sqliteOpenProblem, type FsProbe } from "./store/sqlite-open-error.ts";
 import { sqlitePathOf, storeProblem } from "./store/index.ts";
+import { damaged } from "./store/sqlite.ts";
 
 /** What the file system says of paths, leaving out who may write them. */
 const whoeverRuns: FsProbe = {
@@ -26,6 +29,24 @@ export function storePathCheck(store: StoreConfig | undefined, configDir: string
   if (path === ":memory:") return {};
   const refused = sqliteOpenProblem(path, whoeverRuns);
   if (refused) return { problem: storeProblem(store, configFile, refused) };
+  const notADatabase = whoeverRuns.kind(path) === "file" ? damagedFile(path) : undefined;
+  if (notADatabase) return { problem: storeProblem(store, configFile, notADatabase) };
   const forThisUser = sqliteOpenProblem(path);
   return forThisUser ? { note: `start run by this user would refuse the store: ${forThisUser}` } : {};
+}
+
+/** Start's refusal of a file SQLite does not take for a database, read through a read-only connection. */
+function damagedFile(path: string): string | undefined {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 2_000 });
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    return undefined;
+  } catch (err) {
+    const code = String((err as { code?: string }).code ?? "");
+    // Anything else (a lock, a permission) is for the other checks, or for start, to name.
+    return code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT") ? damaged(path, (err as Error).message) : undefined;
+  } finally {
+    db?.close();
+  }
 }

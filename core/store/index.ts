@@ -1,6 +1,6 @@
 // store: { kind: memory | sqlite | redis, ledger? } -> a Store (Redis + a Postgres ledger: SplitLedgerStore). A relative SQLite path is resolved against the directory
 // of the config file (like `include:`), and its directory is created.
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError, type ConfigProblem } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
@@ -76,11 +76,14 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
       // (`model-gateway usage`) take no lock.
       try {
         if (o.verify && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+        // A side file this start made is removed again if it refuses the store (a damaged file): nothing left behind.
+        const lockMade = o.verify && path !== ":memory:" && !existsSync(`${path}.lock`);
         const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
         try {
           // Serving: a write waits for another process's lock no longer than any store call may take.
           return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
         } catch (err) {
+          if (lockMade) rmSync(`${path}.lock`, { force: true }); // still held here: no other start is using it
           servingLock?.release();
           const code = String((err as { code?: string }).code ?? "");
           if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
