@@ -29,14 +29,16 @@ describe("chat chunks -> messages events", () => {
     expect(out.map((e) => e.type + (e.index !== undefined ? e.index : ""))).toEqual([
       "message_start", "ping",
       "content_block_start0", "content_block_delta0", "content_block_stop0",
-      "content_block_start1", "content_block_delta1", "content_block_delta1", "content_block_stop1",
-      "content_block_start2", "content_block_delta2", "content_block_stop2",
+      // The arguments as they came, but the top-level closing brace, which waits for the block's end (tool-input-json.ts).
+      "content_block_start1", "content_block_delta1", "content_block_delta1", "content_block_delta1", "content_block_stop1",
+      "content_block_start2", "content_block_delta2", "content_block_delta2", "content_block_stop2",
       "message_delta", "message_stop",
     ]);
+    expect(out.filter((e) => e.type === "content_block_delta" && e.index === 1).map((e) => e.delta.partial_json)).toEqual(["{\"c\":", "\"SF\"", "}"]);
     expect(out[0].message).toMatchObject({ id: "msg_1", role: "assistant", content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } });
     expect(out[5].content_block).toEqual({ type: "tool_use", id: "call_a", name: "wx", input: {}, caller: { type: "direct" } });
-    expect(out[9].content_block).toEqual({ type: "tool_use", id: "call_b", name: "tm", input: {}, caller: { type: "direct" } });
-    expect(out[12]).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 40, cache_read_input_tokens: 10, output_tokens: 20 } });
+    expect(out[10].content_block).toEqual({ type: "tool_use", id: "call_b", name: "tm", input: {}, caller: { type: "direct" } });
+    expect(out[14]).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 40, cache_read_input_tokens: 10, output_tokens: 20 } });
   });
 
   it("message_start states the input (clients such as @langchain/anthropic read it only there): the estimate it is given, or the upstream's count when the first chunk has it; message_delta the exact one", () => {
@@ -132,9 +134,9 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
     // Call 1 starts as soon as call 0's arguments are whole (its last fragment), with what it had as one delta.
     const types = out.map((e) => e.type + (e.index ?? ""));
     expect(types.slice(types.lastIndexOf("content_block_delta1"))).toEqual([
-      "content_block_delta1", "content_block_stop1", "content_block_start2", "content_block_delta2", "content_block_stop2", "message_delta", "message_stop",
+      "content_block_delta1", "content_block_stop1", "content_block_start2", "content_block_delta2", "content_block_delta2", "content_block_stop2", "message_delta", "message_stop",
     ]);
-    expect(out.filter((e) => e.index === 2 && e.type === "content_block_delta").map((e) => e.delta.partial_json)).toEqual(["{}"]);
+    expect(out.filter((e) => e.index === 2 && e.type === "content_block_delta").map((e) => e.delta.partial_json)).toEqual(["{", "}"]);
   });
 
   it("a call whose arguments never become whole keeps the later ones held to the end; held calls keep collecting and keep their order", () => {
@@ -150,7 +152,8 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
     const blocks = out.filter((e) => e.type === "content_block_start").map((e) => [e.index, e.content_block.id]);
     expect(blocks).toEqual([[0, "a"], [1, "c"], [2, "b"]]);
     const json = (i: number) => out.filter((e) => e.type === "content_block_delta" && e.index === i).map((e) => e.delta.partial_json).join("");
-    expect([json(0), json(1), json(2)]).toEqual(["{\"x\":\"}{\"", "[1,2]", "{\"y\":2}"]);
+    // Call 0's arguments never closed, call 2's are an array: each block's input is the JSON path's rawInvalidInput.
+    expect([JSON.parse(json(0)), json(1), json(2)]).toEqual([{ x: "}{", rawInvalidInput: "{\"x\":\"}{\"" }, "{\"rawInvalidInput\":[1,2]}", "{\"y\":2}"]);
     // Call 0 stayed open (its braces inside a string do not close it), so the others waited for the end.
     const types = out.map((e) => e.type + (e.index ?? ""));
     expect(types.indexOf("content_block_stop0")).toBeGreaterThan(types.lastIndexOf("content_block_delta0"));
@@ -309,7 +312,7 @@ describe("parallel tool calls whose fragments interleave by index (reference §1
       chunk({}, "tool_calls"), { data: "[DONE]" },
     ]);
     const json = out.filter((e) => e.type === "content_block_delta" && e.index === 0).map((e) => e.delta.partial_json).join("");
-    expect(json).toBe("{\"x\":1");
+    expect(JSON.parse(json)).toEqual({ x: null, rawInvalidInput: "{\"x\":1" });
     expect(out.filter((e) => e.type === "content_block_start").map((e) => e.content_block.type)).toEqual(["tool_use", "text"]);
     expect(out.find((e) => e.delta?.type === "text_delta")).toMatchObject({ index: 1, delta: { text: "tail" } });
   });

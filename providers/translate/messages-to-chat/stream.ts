@@ -17,7 +17,9 @@
 // reasoning as one delta on its block. The open tool block's arguments are whole when they are a whole JSON object
 // (tracked by a scan of each fragment, no copy), so calls sent one after another stream as they come; a call whose
 // arguments never become whole holds the rest until the stream ends, then everything follows in order. One tool
-// index at a time, with nothing between its fragments, costs nothing more than the scan.
+// index at a time, with nothing between its fragments, costs nothing more than the scan. The scan (tool-input-json.ts)
+// keeps back the object's closing brace to the block's end, so arguments that never become a JSON object still join
+// to one, with them in rawInvalidInput as the JSON path has them (response.ts).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { anthropicDeltaUsage, anthropicMessageUsage } from "../../codecs/anthropic-messages/usage.ts";
@@ -25,6 +27,7 @@ import { messageIdOf, messageStopOf } from "./response.ts";
 import { upstreamStopOf, type UpstreamStop } from "../upstream-stop.ts";
 import { throwIfChatStreamError } from "../chat-stream-error.ts";
 import { reasoningText, thinkingSignature, type ThinkingScope } from "./reasoning.ts";
+import { ToolInputJson } from "./tool-input-json.ts";
 
 type Open = "none" | "text" | "thinking" | "tool";
 
@@ -51,11 +54,8 @@ export class ChatToMessagesStream {
   private nextIndex = 0;
   private open: Open = "none";
   private openToolIndex = -1;
-  /** The open tool block's arguments so far, as a JSON scanner sees them: nesting depth, inside a string, after a backslash, whether a value opened. */
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-  private began = false;
+  /** The open tool block's arguments so far: what goes out of them live, and at the block's end (tool-input-json.ts). */
+  private input = new ToolInputJson();
   /** OpenAI tool indexes whose blocks have started. */
   private readonly toolBlocks = new Set<number>();
   /** What waits for the open tool call's arguments to be whole, in the order it arrived (empty: nothing held). */
@@ -102,6 +102,7 @@ export class ChatToMessagesStream {
       this.details = [];
       this.textField = undefined;
     }
+    if (this.open === "tool") this.inputDelta(this.input.end(), out);
     out.push(ev("content_block_stop", { index: this.nextIndex - 1 }));
     this.open = "none";
     this.openToolIndex = -1;
@@ -179,8 +180,7 @@ export class ChatToMessagesStream {
     const more = typeof args === "string" && args !== "";
     if (this.open === "tool" && this.openToolIndex === k) {
       if (!more) return;
-      this.scan(args);
-      out.push(ev("content_block_delta", { index: this.nextIndex - 1, delta: { type: "input_json_delta", partial_json: args } }));
+      this.inputDelta(this.input.push(args), out);
       if (this.held.length && this.whole()) this.release(false, out);
       return;
     }
@@ -219,12 +219,13 @@ export class ChatToMessagesStream {
     out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: id ?? `toolu_${k}`, name, input: {}, caller: { type: "direct" } } }));
     this.open = "tool";
     this.openToolIndex = k;
-    this.depth = 0;
-    this.inString = this.escaped = this.began = false;
-    if (args) {
-      this.scan(args);
-      out.push(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: args } }));
-    }
+    this.input = new ToolInputJson();
+    if (args) this.inputDelta(this.input.push(args), out);
+  }
+
+  /** Some of the open tool block's input, if any goes out. */
+  private inputDelta(json: string, out: SseEvent[]): void {
+    if (json) out.push(ev("content_block_delta", { index: this.nextIndex - 1, delta: { type: "input_json_delta", partial_json: json } }));
   }
 
   /**
@@ -242,27 +243,9 @@ export class ChatToMessagesStream {
     }
   }
 
-  /** Follows the open tool block's JSON through one fragment, without copying it. */
-  private scan(s: string): void {
-    let { depth, inString, escaped } = this;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === 92) escaped = true; // backslash
-        else if (c === 34) inString = false; // quote
-      } else if (c === 34) inString = true;
-      else if (c === 123 || c === 91) { depth++; this.began = true; } // { [
-      else if (c === 125 || c === 93) depth--; // } ]
-    }
-    this.depth = depth;
-    this.inString = inString;
-    this.escaped = escaped;
-  }
-
   /** Whether the open tool block's arguments are a whole JSON object or array (nothing but blanks can follow). */
   private whole(): boolean {
-    return this.began && this.depth === 0 && !this.inString;
+    return this.input.whole;
   }
 
   private finishStream(): SseEvent[] {
