@@ -81,6 +81,15 @@ metrics: { token: "\${MG_T_METRICS_TOKEN}" }
     expect(bad.status).toBe(1);
   });
 
+  it("a project not declared is an error from the file as from the admin API (exit 1), not an empty table", async () => {
+    const fromFile = await runCli(["keys", "list", "--config", gw.configFile, "--project", "nosuch"]);
+    expect({ stdout: fromFile.stdout, stderr: fromFile.stderr, status: fromFile.status })
+      .toEqual({ stdout: "", stderr: `keys list: project nosuch is not declared in ${gw.configFile}\n`, status: 1 });
+    const fromApi = await runCli(["keys", "list", "--url", gw.url, "--project", "nosuch"], { MG_ADMIN_KEY: ADMIN });
+    expect(fromApi.stderr).toMatch(/HTTP 404 /);
+    expect(fromApi.status).toBe(1);
+  });
+
   it("names a directory given as the file, like every other command, without a stack", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-keys-dir-"));
     const r = await runCli(["keys", "list", "--config", dir]);
@@ -131,6 +140,14 @@ describe("keys usage errors exit 2 and name what is wrong", () => {
     ];
     for (const [args, said] of cases) {
       const r = await runCli(["keys", ...args, "--config", f]);
+      expect({ args, stderr: r.stderr, status: r.status }).toEqual({ args, stderr: said, status: 2 });
+    }
+    const urls: [string[], string][] = [
+      [["list", "--url", "notaurl"], "keys list: --url notaurl is not an http:// or https:// URL (like http://127.0.0.1:8787)\n"],
+      [["revoke", "--project", "demo", "--id", "ci", "--url", "ftp://h/"], "keys revoke: --url ftp://h/ is not an http:// or https:// URL (like http://127.0.0.1:8787)\n"],
+    ];
+    for (const [args, said] of urls) {
+      const r = await runCli(["keys", ...args], { MG_ADMIN_KEY: ADMIN });
       expect({ args, stderr: r.stderr, status: r.status }).toEqual({ args, stderr: said, status: 2 });
     }
     expect(readFileSync(f, "utf8")).toBe(before);

@@ -129,10 +129,21 @@ async function freeInStore(file: string, project: string, id: string, flag: stri
 
 // ---- the admin API ----
 
+/** --url as given: an http(s) URL, else a bad option value (exit 2), not a gateway that could not be reached. */
+function gatewayUrl(given: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(given);
+  } catch { /* said below */ }
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new UsageError(`--url ${given} is not an http:// or https:// URL (like http://127.0.0.1:8787)`);
+  return given.replace(/\/+$/, "");
+}
+
 async function api(v: Values, method: string, path: string, body?: unknown): Promise<any> {
+  const base = gatewayUrl(v.url!);
   const key = v["admin-key"] ?? process.env.MG_ADMIN_KEY;
   if (!key) throw new UsageError("--url needs an admin key: --admin-key mg_admin_… or MG_ADMIN_KEY");
-  const url = `${v.url!.replace(/\/+$/, "")}/admin/v1${path}`;
+  const url = `${base}/admin/v1${path}`;
   let res: Response;
   try {
     res = await fetch(url, {
@@ -181,7 +192,10 @@ async function list(v: Values): Promise<number> {
     // it: the same fields from both sources, those only a gateway or its store knows null.
     const [{ loadConfig }, { yamlKeyView }] = await Promise.all([import("../config/load.ts"), import("../admin/key-view.ts")]);
     // Unset variables are no problem here (a shell without the production secrets): only gateway.yaml itself is read.
-    const config = await loadConfig(configFile(v, "list"), { allowUnset: true });
+    const file = configFile(v, "list");
+    const config = await loadConfig(file, { allowUnset: true });
+    // A project the file does not declare is an error, as the admin API's 404 is for --url, not an empty table.
+    if (v.project && !config.projects.has(v.project)) throw new CommandFailed(`project ${v.project} is not declared in ${file}`);
     const now = Date.now();
     rows = [...config.projects]
       .filter(([project]) => !v.project || project === v.project)
