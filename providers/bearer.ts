@@ -4,7 +4,7 @@ import type { ProviderConfig, UpstreamLimitsConfig } from "../core/generated/typ
 import type { EgressProxy } from "../core/net/egress-proxy.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Target } from "../core/contracts/provider.ts";
-import { UpstreamClient } from "./http.ts";
+import { UpstreamClient, type UpstreamResponse } from "./http.ts";
 import { sendJson } from "./upstream-json.ts";
 
 export class BearerJson {
@@ -23,8 +23,9 @@ export class BearerJson {
     return { "content-type": "application/json", accept: "application/json", ...this.config.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) };
   }
 
-  async post(target: Target, path: string, body: unknown, signal: AbortSignal): Promise<any> {
-    return (await sendJson(this.client, this.name, { url: this.url(target, path), headers: this.headers(target), body: JSON.stringify(body) }, signal, target.timeoutMs)).json;
+  /** The answer's JSON, and its headers (for the provider's id of the call: upstream-request-id.ts). */
+  post(target: Target, path: string, body: unknown, signal: AbortSignal): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {
+    return sendJson(this.client, this.name, { url: this.url(target, path), headers: this.headers(target), body: JSON.stringify(body) }, signal, target.timeoutMs);
   }
 
   close(): Promise<void> {

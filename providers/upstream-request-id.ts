@@ -33,6 +33,11 @@ export function withUpstreamRequestId(headers: Record<string, string> | undefine
   return { ...headers, [UPSTREAM_REQUEST_ID_HEADER]: id };
 }
 
+/** A one-call JSON answer's result headers: the call's id, or undefined when the provider sent none. */
+export function idHeaders(headers: AnswerHeaders): Record<string, string> | undefined {
+  return withUpstreamRequestId(undefined, upstreamRequestId(headers));
+}
+
 /** A Gemini answer's id: the headers' when sent, else its JSON's responseId (Google's only id for a generation). */
 export function fromGeminiAnswer(headers: AnswerHeaders, json: unknown): string | undefined {
   const id = upstreamRequestId(headers);

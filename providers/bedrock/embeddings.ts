@@ -4,19 +4,20 @@
 import { GatewayError } from "../../core/errors.ts";
 import type { CallOptions, ProviderResult, Target } from "../../core/contracts/provider.ts";
 import { knobs, type EmbeddingsCall, type EmbeddingsOutput } from "../../core/contracts/media.ts";
-import { readUpstreamJson } from "../http.ts";
+import { readUpstreamJson, type UpstreamResponse } from "../http.ts";
 import { textsOnly } from "../bearer.ts";
 import { planBatches, runBatches } from "../batch.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure } from "./errors.ts";
+import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
 /** Cohere Embed on Bedrock takes at most 96 texts per call. */
 export const COHERE_BATCH = 96;
 /** Titan embeds one text per call: this many calls at once. */
 const TITAN_CONCURRENCY = 8;
 
-async function invoke(env: BedrockEnv, target: Target, body: unknown, signal: AbortSignal): Promise<{ json: any; headers: Record<string, unknown> }> {
+async function invoke(env: BedrockEnv, target: Target, body: unknown, signal: AbortSignal): Promise<{ json: any; headers: UpstreamResponse["headers"] }> {
   const url = bedrockUrl(env.config, target, env.auth.region, "invoke");
   const req = await env.auth.authorize({ url, headers: { "content-type": "application/json", accept: "application/json", ...env.config.headers }, body: JSON.stringify(body) }, target);
   const res = await env.client.send(req, signal, target.timeoutMs);
@@ -29,6 +30,7 @@ export async function bedrockEmbeddings(env: BedrockEnv, call: EmbeddingsCall, t
   const own = knobs(call, env.name);
   const model = target.upstreamModel;
   let tokens = 0;
+  let id: string | undefined; // the first call to answer's (Titan takes one call per text)
   let vectors: number[][];
   if (/(^|[./])amazon\.titan-embed-text/.test(model)) {
     vectors = await runBatches(planBatches(texts, { maxItems: 1 }), async ([text]) => {
@@ -38,7 +40,8 @@ export async function bedrockEmbeddings(env: BedrockEnv, call: EmbeddingsCall, t
         if (call.dimensions !== undefined) body.dimensions = call.dimensions;
         body.normalize = true;
       }
-      const { json } = await invoke(env, target, body, opts.signal);
+      const { json, headers } = await invoke(env, target, body, opts.signal);
+      id ??= upstreamRequestId(headers);
       tokens += Number(json?.inputTextTokenCount) || 0;
       return [json?.embedding as number[]];
     }, TITAN_CONCURRENCY);
@@ -48,6 +51,7 @@ export async function bedrockEmbeddings(env: BedrockEnv, call: EmbeddingsCall, t
       if (call.dimensions !== undefined) body.output_dimension = call.dimensions;
       if (own.truncate !== undefined) body.truncate = own.truncate;
       const { json, headers } = await invoke(env, target, body, opts.signal);
+      id ??= upstreamRequestId(headers);
       tokens += Number(headers["x-amzn-bedrock-input-token-count"]) || 0;
       // `embeddings` is the float list, or keyed by type when embedding_types was sent.
       return (Array.isArray(json?.embeddings) ? json.embeddings : json?.embeddings?.float ?? []) as number[][];
@@ -59,5 +63,5 @@ export async function bedrockEmbeddings(env: BedrockEnv, call: EmbeddingsCall, t
     throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${env.name} returned ${vectors.length} embeddings for ${texts.length} inputs`, { retryable: true, details: { provider: env.name } });
   }
   const out: EmbeddingsOutput = { vectors, inputTokens: tokens };
-  return { kind: "json", body: out };
+  return { kind: "json", body: out, headers: withUpstreamRequestId(undefined, id) };
 }

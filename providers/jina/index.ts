@@ -3,6 +3,7 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
+import { idHeaders } from "../upstream-request-id.ts";
 import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 
 export const JINA_BASE = "https://api.jina.ai/v1";
@@ -15,9 +16,9 @@ export function createJinaDriver(name: string, config: ProviderConfig, defaults:
     async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {
       const body: Record<string, unknown> = { model: target.upstreamModel, query: call.query, documents: call.documents, return_documents: false };
       if (call.topN !== undefined) body.top_n = call.topN;
-      const json = await api.post(target, "/rerank", body, opts.signal);
+      const { json, headers } = await api.post(target, "/rerank", body, opts.signal);
       const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.usage?.total_tokens };
-      return { kind: "json", body: out };
+      return { kind: "json", body: out, headers: idHeaders(headers) };
     },
     close: () => api.close(),
   };

@@ -8,6 +8,7 @@ import type { UpstreamClient } from "../http.ts";
 import type { GeneratedImage, ImagesCall, ImagesOutput } from "../../core/contracts/media.ts";
 import { download, sendJson, sniffImage } from "../upstream-json.ts";
 import { authHeaders, endpointUrl } from "./request.ts";
+import { idHeaders } from "../upstream-request-id.ts";
 import { invalidAnswer } from "../../core/invalid-answer.ts";
 import { decodeBase64Strict } from "../strict-base64.ts";
 
@@ -22,7 +23,7 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   delete body.stream;
   delete body.partial_images;
   const url = endpointUrl(config, target, "/images/generations");
-  const { json } = await sendJson(client, name, { url, headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
+  const { json, headers } = await sendJson(client, name, { url, headers: authHeaders(config, target), body: JSON.stringify(body) }, opts.signal, target.timeoutMs);
   // A URL answer is fetched directly only on the origin this request went to; anywhere else through the client-URL
   // guard (public addresses only), so an upstream cannot have the gateway read an internal service for it. ImagesCall
   // carries no server.url_fetch yet (core/endpoints/images.ts): until it does, allow_hosts is not applied here.
@@ -40,7 +41,7 @@ export async function openaiImages(client: UpstreamClient, config: ProviderConfi
   }));
   const usage = json?.usage;
   const out: ImagesOutput = { images, inputTokens: usage?.input_tokens, inputImageTokens: usage?.input_tokens_details?.image_tokens, outputTokens: usage?.output_tokens };
-  return { kind: "json", body: out };
+  return { kind: "json", body: out, headers: idHeaders(headers) };
 }
 
 const badImage = (name: string): never => {

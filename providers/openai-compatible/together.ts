@@ -4,6 +4,7 @@ import type { ProviderConfig } from "../../core/generated/types/gateway.ts";
 import type { ProviderDriver, ProviderResult } from "../../core/contracts/provider.ts";
 import type { DriverSettings } from "../../core/contracts/builtins.ts";
 import { BearerJson, resultsOf } from "../bearer.ts";
+import { idHeaders } from "../upstream-request-id.ts";
 import type { RerankCall, RerankOutput } from "../../core/contracts/media.ts";
 import { createOpenAIDriver } from "./index.ts";
 
@@ -22,9 +23,9 @@ export function createTogetherDriver(name: string, config: ProviderConfig, defau
     async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {
       const body: Record<string, unknown> = { model: target.upstreamModel, query: call.query, documents: call.documents, return_documents: false };
       if (call.topN !== undefined) body.top_n = call.topN;
-      const json = await api.post(target, "/rerank", body, opts.signal);
+      const { json, headers } = await api.post(target, "/rerank", body, opts.signal);
       const out: RerankOutput = { results: resultsOf(json?.results), inputTokens: json?.usage?.prompt_tokens ?? json?.usage?.total_tokens };
-      return { kind: "json", body: out };
+      return { kind: "json", body: out, headers: idHeaders(headers) };
     },
     close: async () => {
       await Promise.all([api.close(), openai.close?.()]);

@@ -42,7 +42,8 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
         const v = fakeVector(typeof x === "string" ? x : JSON.stringify(x), dims, b.model);
         return { object: "embedding", index, embedding: b.encoding_format === "base64" ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v };
       });
-      return sendJson(res, 200, { object: "list", data, model: `${b.model}`, usage: { prompt_tokens: total, total_tokens: total } });
+      // OpenAI names each call in x-request-id, as on chat.
+      return sendJson(res, 200, { object: "list", data, model: `${b.model}`, usage: { prompt_tokens: total, total_tokens: total } }, { "x-request-id": `req_embed_${++seq}` });
     }
     if (req.method === "POST" && req.path === "/v1/images/generations") {
       const n = b.n ?? 1;
@@ -63,7 +64,7 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
         body.size = b.size ?? "1024x1024";
         body.quality = b.quality ?? "high";
       }
-      return sendJson(res, 200, body);
+      return sendJson(res, 200, body, { "x-request-id": `req_image_${++seq}` });
     }
     if (req.method === "GET" && req.path.startsWith("/files/")) {
       res.writeHead(200, { "content-type": "image/png" });
