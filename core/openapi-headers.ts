@@ -27,7 +27,7 @@ export const HEADERS: Record<string, Json> = {
   "x-mg-resolved-provider": { description: "The provider the request was routed to", schema: text },
   "x-mg-upstream-model": { description: "The upstream's own id for the model that served (the answer's model is the gateway id)", schema: text },
   "x-mg-upstream-request-id": { description: "The provider's own id for the call that answered (OpenAI's x-request-id, Anthropic's request-id, Bedrock's x-amzn-requestid, a Gemini answer's responseId), for a ticket with the provider; on an upstream error the gateway relays, its last attempt's. Only where the provider sent one", schema: text },
-  "x-mg-dropped-params": { description: "Request fields the serving provider does not take, left out (an output limit above the model's maximum: lowered to it) (comma-separated)", schema: text },
+  "x-mg-dropped-params": { description: "Request fields left out or changed to a value the model takes (an output limit above the model's maximum lowered to it; thinking off on a model that cannot turn it off sent as the least it takes), as the client named them (comma-separated); tool names rewritten for the upstream are not listed", schema: text },
   "x-mg-cache": { description: "hit or miss, where the project uses the response cache", schema: { enum: ["hit", "miss"] } },
   "x-mg-original-request-id": { description: "A replay or cache hit: the request whose answer this is", schema: text },
   "Idempotent-Replayed": { description: "true: this is the stored answer of an earlier request with the same idempotency key; nothing was billed", schema: { enum: ["true"] } },

@@ -114,7 +114,8 @@ export class CircuitBreaker {
 
   /**
    * An open or probe time later than now means the clock stepped back since (an NTP correction): it counts as now,
-   * so the endpoint waits out its cooldown from the step, not for the step's length more.
+   * so the endpoint waits out its cooldown from the first consult after the step (at most one cooldown more), not
+   * for the step's length more.
    */
   private notAhead(now: number): void {
     if (this.openedAt > now) this.openedAt = now;

@@ -422,11 +422,11 @@ export interface ProviderConfig {
    */
   credentials_file?: string;
   /**
-   * openai protocol only: where this host takes a previous answer's reasoning back on an assistant message of a chat request; each message's reasoning is moved to that field and what the host refuses is dropped (named in x-mg-dropped-params when it held something). reasoning: the text in `reasoning` (Groq); reasoning_content: the text in `reasoning_content` (DeepSeek, vLLM, SGLang); reasoning_details: the text in `reasoning` and the opaque entries in `reasoning_details` (OpenRouter); none: no reasoning at all (Mistral; which fields a host takes is unknown_fields); passthrough: as the client sent it. Unset: recognised from base_url (api.groq.com, api.deepseek.com, openrouter.ai, api.mistral.ai), else passthrough.
+   * openai protocol only: where this host takes a previous answer's reasoning back on an assistant message of a chat request; each message's reasoning is moved to that field and what the host refuses is dropped (named in x-mg-dropped-params when it held something). reasoning: the text in `reasoning` (Groq); reasoning_content: the text in `reasoning_content` (DeepSeek, vLLM, SGLang); reasoning_details: the text in `reasoning` and the opaque entries in `reasoning_details` (OpenRouter); none: no reasoning at all (Mistral; which fields a host takes is unknown_fields); passthrough: as the client sent it. Unset: recognised from base_url (api.groq.com, api.deepseek.com, openrouter.ai, api.mistral.ai (and other *.mistral.ai hosts such as codestral.mistral.ai)), else passthrough.
    */
   reasoning_field?: "reasoning" | "reasoning_content" | "reasoning_details" | "none" | "passthrough";
   /**
-   * openai protocol only: what this host does with a chat request field outside its own API. refused: it answers 4xx to the whole request (Mistral: 422 extra_forbidden), so it gets only the fields of Mistral's chat API: max_completion_tokens is sent as max_tokens, seed as random_seed, OpenAI-only fields (stream_options, user, logprobs, verbosity, store, ...) are left out and named in x-mg-dropped-params when they held something; ignored: every field as the client sent it. Unset: refused for api.mistral.ai, else ignored. Independent of reasoning_field.
+   * openai protocol only: what this host does with a chat request field outside its own API. refused: it answers 4xx to the whole request (Mistral: 422 extra_forbidden), so it gets only the fields of Mistral's chat API: max_completion_tokens is sent as max_tokens, seed as random_seed, OpenAI-only fields (stream_options, user, logprobs, verbosity, store, ...) are left out and named in x-mg-dropped-params when they held something; ignored: every field as the client sent it. Unset: refused for api.mistral.ai (and other *.mistral.ai hosts such as codestral.mistral.ai), else ignored. Independent of reasoning_field.
    */
   unknown_fields?: "refused" | "ignored";
   /**
@@ -434,7 +434,7 @@ export interface ProviderConfig {
    */
   max_stop_sequences?: number;
   /**
-   * openai protocol only: the tool-call ids this host takes in a request's history (ids another provider issued, e.g. Anthropic's toolu_01..., reach it when a conversation moves or falls back). mistral: only 9 letters or digits, so every other id is sent as 9 derived from it; openai: chat ids of at most 40 characters and Responses call_ids of at most 64, so a longer one is sent cut before a hash of it. A call and its result get the same id, distinct ids stay distinct, answers are not changed. passthrough: ids as sent. Unset: mistral for api.mistral.ai, openai for api.openai.com and Azure OpenAI (flavor azure, *.openai.azure.com), else passthrough.
+   * openai protocol only: the tool-call ids this host takes in a request's history (ids another provider issued, e.g. Anthropic's toolu_01..., reach it when a conversation moves or falls back). mistral: only 9 letters or digits, so every other id is sent as 9 derived from it; openai: chat ids of at most 40 characters and Responses call_ids of at most 64, so a longer one is sent cut before a hash of it. A call and its result get the same id, distinct ids stay distinct, answers are not changed. passthrough: ids as sent. Unset: mistral for api.mistral.ai (and other *.mistral.ai hosts such as codestral.mistral.ai), openai for api.openai.com and Azure OpenAI (flavor azure, *.openai.azure.com), else passthrough.
    */
   tool_call_ids?: "mistral" | "openai" | "passthrough";
   sim?: SimOptions;
