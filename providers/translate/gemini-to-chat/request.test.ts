@@ -253,6 +253,24 @@ describe("gemini -> chat: thinkingBudget 0 (thinking off)", () => {
     expect(off(openai("gpt-5.2"))).toMatchObject({ body: { reasoning_effort: "none" }, dropped: [] });
   });
 
+  it("on other hosts' reasoning models: DeepSeek's own off (its thinking field), else the least effort they take, named", () => {
+    const deepseek = off({ ...openai("deepseek-flash"), provider: "deepseek" });
+    expect(deepseek).toMatchObject({ body: { thinking: { type: "disabled" } }, dropped: [] });
+    expect(deepseek.body).not.toHaveProperty("reasoning_effort");
+    expect(off({ ...openai("openai/gpt-oss-120b"), provider: "groq" })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["generationConfig.thinkingConfig"] });
+    expect(off({ ...openai("grok-3-mini"), provider: "xai" })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["generationConfig.thinkingConfig"] });
+  });
+
+  it("an effort the chat model does not take is the nearest that costs no more, named", () => {
+    const ask = (t: any, thinkingConfig: any) =>
+      geminiToChatRequest({ contents: [{ role: "user", parts: [{ text: "q" }] }], generationConfig: { thinkingConfig } }, t, { flavor: "chat", provider: t.provider }, t.provider);
+    const grok = { ...openai("grok-3-mini"), provider: "xai" };
+    const oss = { ...openai("openai/gpt-oss-120b"), provider: "groq" };
+    expect(ask(grok, { thinkingBudget: 2000 })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["generationConfig.thinkingConfig"] });
+    expect(ask(oss, { thinkingLevel: "minimal" })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["generationConfig.thinkingConfig"] });
+    expect(ask(oss, { thinkingLevel: "high" })).toMatchObject({ body: { reasoning_effort: "high" }, dropped: [] });
+  });
+
   it("elsewhere no effort is sent (Claude thinks only when asked), nothing named", () => {
     expect(off(target, "messages")).toMatchObject({ dropped: [] });
     expect(off(target, "messages").body).not.toHaveProperty("reasoning_effort");

@@ -20,7 +20,7 @@ import { GatewayError, invalidRequest } from "../../../core/errors.ts";
 import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { geminiThinkingEffort } from "../../../core/metering/thinking.ts";
-import { leastOpenAIEffort } from "../../../core/metering/openai-reasoning-models.ts";
+import { fitEffort, thinkingOffFor } from "../../../core/metering/reasoning-efforts.ts";
 import { jsonSchemaOf } from "./schema.ts";
 import { replayedReasoning, type BlobScope } from "./reasoning.ts";
 import { addReplayedText } from "../replayed-reasoning-text.ts";
@@ -254,11 +254,15 @@ function generation(body: any, out: Record<string, unknown>, dropped: string[], 
     dropped.push("generationConfig.responseMimeType");
     for (const k of ["responseSchema", "responseJsonSchema"]) if (gc[k] !== undefined) dropped.push(`generationConfig.${k}`);
   }
-  // Thinking off (budget 0), to an OpenAI reasoning model (which reasons at medium when asked nothing): the effort
-  // closest to off it takes, named unless it is off itself (GPT-5.1's none).
-  const off = gc.thinkingConfig?.thinkingBudget === 0 && scope.flavor === "chat" ? leastOpenAIEffort(target) : undefined;
-  const effort = off ?? reasoningEffort(gc.thinkingConfig, target, scope);
-  if (effort === null || (off && off !== "none")) dropped.push("generationConfig.thinkingConfig");
+  // Thinking off (budget 0), to a chat model that reasons when asked nothing: its own off (DeepSeek's thinking field,
+  // GPT-5.1's none), else the least effort it takes, named (reasoning-efforts.ts).
+  const off = gc.thinkingConfig?.thinkingBudget === 0 && scope.flavor === "chat" ? thinkingOffFor(target) : undefined;
+  let effort = off ? off.effort : reasoningEffort(gc.thinkingConfig, target, scope);
+  // An effort the chat model does not take (grok-3-mini's medium, gpt-oss's minimal): the nearest that costs no more.
+  const fitted = !off && effort && scope.flavor === "chat" ? fitEffort(target, effort) : undefined;
+  if (fitted) effort = fitted.effort;
+  if (effort === null || off?.named || fitted?.fitted) dropped.push("generationConfig.thinkingConfig");
+  if (off?.fields) Object.assign(out, off.fields);
   if (effort) out.reasoning_effort = effort;
 }
 

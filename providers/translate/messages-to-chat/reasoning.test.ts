@@ -29,8 +29,8 @@ describe("Messages thinking asked of a translated upstream", () => {
     expect(ask({ thinking: { type: "adaptive" } }).body.reasoning_effort).toBe("medium");
     // Beside a budget output_config.effort has no place; display "omitted" is not honoured (the text is what replays).
     expect(ask({ thinking: { type: "enabled", budget_tokens: 2000, display: "omitted" }, output_config: { effort: "low" } }).dropped).toEqual(["thinking.display", "output_config.effort"]);
-    expect(ask({ thinking: { type: "disabled" } })).toMatchObject({ dropped: [] });
-    expect(ask({ thinking: { type: "disabled" } }).body).not.toHaveProperty("reasoning_effort");
+    // gpt-oss reasons at medium when asked nothing and cannot stop: off is its least effort, named.
+    expect(ask({ thinking: { type: "disabled" } })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
   });
 
   it("on a model that cannot think, a budget with display omitted is named once, as thinking", () => {
@@ -45,8 +45,26 @@ describe("Messages thinking asked of a translated upstream", () => {
     expect(off(openai("gpt-5"))).toMatchObject({ body: { reasoning_effort: "minimal" }, dropped: ["thinking"] });
     expect(off(openai("o3"))).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
     expect(off(openai("gpt-5.1"))).toMatchObject({ body: { reasoning_effort: "none" }, dropped: [] });
-    // On another host's model nothing is sent for it (as before).
-    expect(off(thinker).body).not.toHaveProperty("reasoning_effort");
+    // A model the gateway knows nothing of gets nothing for it.
+    expect(off({ ...thinker, upstreamModel: "qwen3-32b" }).body).not.toHaveProperty("reasoning_effort");
+  });
+
+  it("thinking disabled on other hosts' reasoning models: DeepSeek's own off, else the least effort they take, named", () => {
+    const off = (provider: string, upstreamModel: string) =>
+      messagesToChatRequest({ model: "m", max_tokens: 9000, messages: q, thinking: { type: "disabled" } }, { target: { ...thinker, provider, upstreamModel }, scope: { flavor: "chat", provider } });
+    const deepseek = off("deepseek", "deepseek-flash");
+    expect(deepseek).toMatchObject({ body: { thinking: { type: "disabled" } }, dropped: [] });
+    expect(deepseek.body).not.toHaveProperty("reasoning_effort");
+    expect(off("groq", "openai/gpt-oss-120b")).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
+    expect(off("xai", "grok-3-mini")).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
+  });
+
+  it("an effort the chat model does not take is the nearest that costs no more, named (grok-3-mini: low or high)", () => {
+    const grok = { ...thinker, provider: "xai", upstreamModel: "grok-3-mini" };
+    const ask = (body: any) => messagesToChatRequest({ model: "m", max_tokens: 9000, messages: q, ...body }, { target: grok, scope: { flavor: "chat", provider: "xai" } });
+    expect(ask({ thinking: { type: "enabled", budget_tokens: 2048 } })).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["thinking"] });
+    expect(ask({ thinking: { type: "adaptive" }, output_config: { effort: "max" } })).toMatchObject({ body: { reasoning_effort: "high" }, dropped: [] });
+    expect(ask({ thinking: { type: "enabled", budget_tokens: 4096 } })).toMatchObject({ body: { reasoning_effort: "high" }, dropped: [] });
   });
 
   it("thinking disabled on Gemini 2.5 (Flash thinks when asked nothing): budget 0, or 2.5 Pro's least budget, named", () => {

@@ -14,7 +14,7 @@
 //   the tool_use ids (chat-to-gemini/response.ts), which every client sends back.
 import type { Target } from "../../../core/contracts/provider.ts";
 import { messagesThinkingEffort } from "../../../core/metering/thinking.ts";
-import { leastOpenAIEffort } from "../../../core/metering/openai-reasoning-models.ts";
+import { fitEffort, thinkingOffFor, type ThinkingOff } from "../../../core/metering/reasoning-efforts.ts";
 import { isConverseClaude } from "../../../core/metering/output-limit.ts";
 import { decodeReasoning, encodeReasoning, ENCRYPTED_PREFIX } from "../responses-to-chat/reasoning.ts";
 import { missingThinking } from "../chat-to-messages/replay.ts";
@@ -32,6 +32,8 @@ const TEXT_FIELDS = ["reasoning_content", "reasoning"] as const;
 export interface ThinkingAsk {
   /** reasoning_effort for the chat body; undefined: thinking not asked for, or not honoured. */
   effort?: string;
+  /** Chat request fields that say thinking off on this model (DeepSeek's thinking), in place of an effort. */
+  fields?: Record<string, unknown>;
   dropped: string[];
 }
 
@@ -45,26 +47,32 @@ export function thinkingAsk(body: any, target: Target | undefined, flavor: Messa
   if (asked && effort === undefined) dropped.push("thinking");
   // Anthropic returns thinking text unless told not to; the text is what a replay to a chat upstream is made from.
   else if (thinking?.display === "omitted") dropped.push("thinking.display");
-  const off = thinking?.type === "disabled" && target ? thinkingOffEffort(target, flavor) : undefined;
+  // An effort the chat model does not take (grok-3-mini's medium): the nearest it takes that costs no more, named.
+  if (effort !== undefined && flavor === "chat" && target) {
+    const fit = fitEffort(target, effort);
+    effort = fit.effort;
+    if (fit.fitted) dropped.push("thinking");
+  }
+  const off = thinking?.type === "disabled" && target ? thinkingOff(target, flavor) : undefined;
   if (off) {
-    effort = off;
-    if (off !== "none") dropped.push("thinking");
+    effort = off.effort;
+    if (off.named) dropped.push("thinking");
   }
   // output_config.effort sets the effort of adaptive thinking; with a budget, or without thinking, it has no place.
   const outputEffort = body.output_config?.effort;
   if (outputEffort !== undefined && outputEffort !== null && !(effort !== undefined && thinking.type === "adaptive")) dropped.push("output_config.effort");
-  return { effort, dropped };
+  return { effort, ...(off?.fields ? { fields: off.fields } : {}), dropped };
 }
 
 /**
- * The effort that stands for thinking off on a model that thinks when asked nothing: on an OpenAI reasoning model
- * (medium by default) the effort closest to off it takes (named unless it is GPT-5.1's none); on a Gemini model that
+ * What stands for thinking off on a model that thinks when asked nothing: on a chat model its own off (DeepSeek's
+ * thinking field, GPT-5.1's none) or the least effort it takes, named (reasoning-efforts.ts); on a Gemini model that
  * can think (2.5 Flash thinks by default) none, which chat-to-gemini sends as budget 0, or as 2.5 Pro's least budget,
  * named there. Converse Claude thinks only when asked: nothing.
  */
-function thinkingOffEffort(target: Target, flavor: MessagesFlavor): string | undefined {
-  if (flavor === "chat") return leastOpenAIEffort(target);
-  return flavor === "gemini" && target.reasoning === true ? "none" : undefined;
+function thinkingOff(target: Target, flavor: MessagesFlavor): ThinkingOff | undefined {
+  if (flavor === "chat") return thinkingOffFor(target);
+  return flavor === "gemini" && target.reasoning === true ? { effort: "none", named: false } : undefined;
 }
 
 /** A thinking block's signature: the upstream's opaque reasoning and the field its text came in, as a blob. */

@@ -145,6 +145,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   }
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
+  // Thinking off said the model's own way (DeepSeek: thinking {type: disabled}).
+  if (think.fields) Object.assign(out, think.fields);
   if (think.effort !== undefined) {
     out.reasoning_effort = think.effort;
     // Gemini returns thought text only when asked (the reasoningSummary knob is its includeThoughts); Anthropic always does.

@@ -15,7 +15,7 @@ export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
   return {
     native: false,
     request(body, target, opts) {
-      const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider });
+      const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider, target });
       const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body), names: t.names, answerBytes: opts.answerBytes };
       // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
       const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };

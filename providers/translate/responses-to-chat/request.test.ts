@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../../core/errors.ts";
 import { responsesToChatRequest } from "./request.ts";
+import { responsesToChat } from "./index.ts";
 import { encodeReasoning } from "./reasoning.ts";
 import { replayedText } from "../replayed-reasoning-text.ts";
 import { toolCallId } from "../chat-to-gemini/response.ts";
@@ -300,5 +301,24 @@ describe("truncation", () => {
   it("auto is named dropped (the request is sent whole; the answer says disabled)", () => {
     expect(responsesToChatRequest({ model: "m", input: "x", truncation: "auto" }).dropped).toContain("truncation");
     expect(responsesToChatRequest({ model: "m", input: "x", truncation: "disabled" }).dropped).not.toContain("truncation");
+  });
+});
+
+describe("reasoning.effort fitted to the chat model (reasoning-efforts.ts)", () => {
+  const ask = (provider: string, upstreamModel: string, effort: string) =>
+    responsesToChat.request({ model: "m", input: "q", reasoning: { effort } }, { modelId: "x/m", provider, upstreamModel, pricing: {}, reasoning: true } as any, { provider } as any) as { body: any; dropped: string[] };
+
+  it("none on DeepSeek is its thinking field (its chat API takes no none), not named", () => {
+    const t = ask("deepseek", "deepseek-flash", "none");
+    expect(t.body.thinking).toEqual({ type: "disabled" });
+    expect(t.body).not.toHaveProperty("reasoning_effort");
+    expect(t.dropped).not.toContain("reasoning.effort");
+  });
+
+  it("minimal and none on Groq's gpt-oss are low, medium on grok-3-mini is low, each named; what the model takes goes as sent", () => {
+    for (const effort of ["minimal", "none"]) expect(ask("groq", "openai/gpt-oss-120b", effort)).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["reasoning.effort"] });
+    expect(ask("xai", "grok-3-mini", "medium")).toMatchObject({ body: { reasoning_effort: "low" }, dropped: ["reasoning.effort"] });
+    expect(ask("groq", "openai/gpt-oss-120b", "high")).toMatchObject({ body: { reasoning_effort: "high" }, dropped: [] });
+    expect(ask("openai", "gpt-5", "minimal")).toMatchObject({ body: { reasoning_effort: "minimal" }, dropped: [] });
   });
 });

@@ -15,6 +15,8 @@ import { allowedKey, chatTools, upstreamName, type ToolNames } from "./tools.ts"
 import { unsignedToolId } from "../chat-to-gemini/response.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { RESPONSES_SPELLING } from "./client-spelling.ts";
+import type { Target } from "../../../core/contracts/provider.ts";
+import { fitEffort, thinkingOffFor } from "../../../core/metering/reasoning-efforts.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -91,7 +93,25 @@ function toolOutput(output: any, field: string, flavor: ChatFlavor, origin: Orig
 }
 
 /** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
-interface Opts { flavor?: ChatFlavor; provider?: string; origin?: Origin }
+/** target: the chat model, whose efforts reasoning.effort is fitted to (flavor chat only). */
+interface Opts { flavor?: ChatFlavor; provider?: string; origin?: Origin; target?: Pick<Target, "upstreamModel" | "reasoningModel"> }
+
+/**
+ * reasoning.effort as the chat model takes it (reasoning-efforts.ts): none as the model's own off (DeepSeek's thinking
+ * field) or its least effort, an effort it does not take (gpt-oss's minimal) as the nearest that costs no more; named
+ * when changed. Without a target (another protocol follows) it goes as sent.
+ */
+function chatEffort(effort: string, target: Opts["target"], dropped: string[]): Record<string, unknown> {
+  if (!target) return { reasoning_effort: effort };
+  const off = effort === "none" ? thinkingOffFor(target) : undefined;
+  if (off) {
+    if (off.named) dropped.push("reasoning.effort");
+    return { ...off.fields, ...(off.effort ? { reasoning_effort: off.effort } : {}) };
+  }
+  const fit = fitEffort(target, effort);
+  if (fit.fitted) dropped.push("reasoning.effort");
+  return { reasoning_effort: fit.effort };
+}
 
 /** The chat body made again, telling `origin` where its objects came from. */
 const retrace = (client: any, _target: unknown, opts: Opts, origin: Origin) => responsesToChatRequest(client, { ...opts, origin }).body;
@@ -224,7 +244,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
   // Anthropic, Gemini and Converse, which have none chosen this way, name it dropped as they do a chat client's.
   if (body.service_tier !== undefined && body.service_tier !== null) out.service_tier = body.service_tier;
   const effort = body.reasoning?.effort;
-  if (effort) out.reasoning_effort = effort;
+  if (effort) Object.assign(out, chatEffort(effort, flavor === "chat" ? opts.target : undefined, dropped));
   // providerOptions stays: routing already used `gateway`; provider-namespaced knobs reach chat drivers that know them.
   if (body.providerOptions !== undefined) out.providerOptions = body.providerOptions;
   const summary = body.reasoning?.summary;
