@@ -17,7 +17,9 @@ export type GeminiFailure =
   | { kind: "status"; status: number; retryDelay?: string }
   /** Google's envelope as given: a status name and message of Google's own (FAILED_PRECONDITION, ...). */
   | { kind: "google"; status: number; rpcStatus: string; message: string }
-  | { kind: "die-mid-stream"; afterChunks: number };
+  | { kind: "die-mid-stream"; afterChunks: number }
+  /** A 200 stream whose only frame is Google's error envelope (how Gemini reports an overload once streaming began). */
+  | { kind: "in-band"; code: number; rpcStatus: string; message: string };
 
 export interface FakeGemini {
   baseUrl: string;
@@ -151,6 +153,10 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "x-goog-fake": "1" });
+    if (failure?.kind === "in-band") {
+      res.end(`data: ${JSON.stringify({ error: { code: failure.code, message: failure.message, status: failure.rpcStatus } })}\r\n\r\n`);
+      return;
+    }
     for (let i = 0; i < cut.length; i++) {
       if (failure?.kind === "die-mid-stream" && i === failure.afterChunks) { req.socket.destroy(); return; }
       const last = i === cut.length - 1;

@@ -25,7 +25,10 @@ async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provid
   try {
     for await (const ev of events) {
       if (!isJsonText(ev.data)) throw unreadableEvent(provider);
-      if (first) {
+      // The first token is the first event with content: an in-band error frame (a 503 "overloaded") or a usage-only
+      // event is not one, so a failure then stays retryable (core/dispatch.ts commits a stream at its first token).
+      // `"parts"` unescaped is only ever the key of a candidate's content.
+      if (first && ev.data.includes('"parts"')) {
         call.reportFirstToken();
         first = false;
       }
