@@ -58,4 +58,16 @@ describe("a Gemini stream whose only frame is an in-band overload", () => {
     expect(text).toContain("data: [DONE]");
     expect(text).not.toContain("overloaded");
   });
+
+  it("a stream with no content at all (a blocked prompt) is still recorded as streamed (its time to first token set)", async () => {
+    gemini.failures.push({ kind: "prompt-blocked" });
+    const res = await fetch(`${gw.url}/api/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": SHIPPED_KEY },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Say hello." }] }] }),
+    });
+    await res.text();
+    const rec = await ledgerRecordOf(gw, res.headers.get("x-request-id"));
+    expect(rec.ttftMs).not.toBeNull(); // the console tells streamed requests by it
+  });
 });

@@ -19,7 +19,9 @@ export type GeminiFailure =
   | { kind: "google"; status: number; rpcStatus: string; message: string }
   | { kind: "die-mid-stream"; afterChunks: number }
   /** A 200 stream whose only frame is Google's error envelope (how Gemini reports an overload once streaming began). */
-  | { kind: "in-band"; code: number; rpcStatus: string; message: string };
+  | { kind: "in-band"; code: number; rpcStatus: string; message: string }
+  /** A 200 stream whose only frame blocks the prompt: promptFeedback, usage, no candidate. */
+  | { kind: "prompt-blocked" };
 
 export interface FakeGemini {
   baseUrl: string;
@@ -153,6 +155,10 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "x-goog-fake": "1" });
+    if (failure?.kind === "prompt-blocked") {
+      res.end(`data: ${JSON.stringify({ promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt }, modelVersion, responseId })}\r\n\r\n`);
+      return;
+    }
     if (failure?.kind === "in-band") {
       res.end(`data: ${JSON.stringify({ error: { code: failure.code, message: failure.message, status: failure.rpcStatus } })}\r\n\r\n`);
       return;

@@ -34,6 +34,9 @@ async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provid
       }
       yield ev;
     }
+    // A stream that ended with no content (a prompt blocked, an empty answer) was still streamed: its time to first
+    // token is its end, as the ledger and console tell streamed requests by it.
+    if (first) call.reportFirstToken();
   } catch (err) {
     throw transportError(provider, err, call.signal);
   }
