@@ -14,6 +14,7 @@ describe("fitEffort: an effort the model does not take becomes the nearest that 
     expect(fitEffort(m("openai/gpt-oss-120b"), "minimal")).toEqual({ effort: "low", fitted: true });
     expect(fitEffort(m("accounts/fireworks/models/gpt-oss-20b"), "none")).toEqual({ effort: "low", fitted: true });
     expect(fitEffort(m("openai/gpt-oss-120b"), "medium")).toEqual({ effort: "medium", fitted: false });
+    expect(fitEffort(m("gpt-oss:20b"), "minimal")).toEqual({ effort: "low", fitted: true }); // Ollama's tag
   });
 
   it("DeepSeek maps every named effort itself; models it does not know go as asked", () => {

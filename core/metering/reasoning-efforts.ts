@@ -21,10 +21,10 @@ interface EffortRule {
 }
 
 const RULES: readonly EffortRule[] = [
-  // gpt-oss: "Configurable reasoning effort (low, medium, high)", medium by default (openai/gpt-oss-20b model card,
+  // gpt-oss (Ollama writes its tag with a colon: gpt-oss:20b): "Configurable reasoning effort (low, medium, high)", medium by default (openai/gpt-oss-20b model card,
   // huggingface.co/openai/gpt-oss-20b); Groq refuses anything else: "reasoning_effort must be one of low, medium, or
   // high". It cannot stop reasoning: off is low.
-  { id: /^gpt-oss-/, takes: ["low", "medium", "high"], off: { effort: "low" } },
+  { id: /^gpt-oss[-:]/, takes: ["low", "medium", "high"], off: { effort: "low" } },
   // grok-3-mini (and -fast): low or high only: xAI answers medium with 400 "Supported values: low, high", and
   // @ai-sdk/xai coerced medium to low for every model before grok-4.3 "because 'medium' was not a valid value"
   // (vercel/ai, @ai-sdk/xai 4.0.0-canary.61). It always reasons: off is low.
