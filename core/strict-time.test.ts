@@ -64,7 +64,7 @@ describe("where operators type times", () => {
     try {
       expect(await keysCommand(["new", "--project", "acme", "--id", "ci", "--expires", "2030-01-01T00:00:00"])).toBe(0);
       expect(out).toContain('expires_at: "2030-01-01T00:00:00Z"');
-      expect(await keysCommand(["new", "--project", "acme", "--id", "ci", "--expires", "2030-02-30"])).toBe(1);
+      expect(await keysCommand(["new", "--project", "acme", "--id", "ci", "--expires", "2030-02-30"])).toBe(2); // a bad option value: a usage error (952c799)
       expect(err).toContain("--expires 2030-02-30 is not a date: no such date (2030-02-30)");
     } finally {
       o.mockRestore();

@@ -127,11 +127,12 @@ describe("a budget refusal", () => {
   });
 
   it("still names the output field when lowering it could make the request fit, though the input is reserved too", async () => {
-    // gpt-4o-mini: input up to the context window is $0.001 (1000 x $0.000001), under the $0.0015 left; 1000 output
-    // tokens ($0.002) put the request over it, so fewer would fit.
-    const roomy = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "0.0015", period: "month" } } }));
+    // gpt-4o-mini: input up to the context window is $0.001 (1000 x $0.000001), under the $0.0011 left; its 100 output
+    // tokens at most ($0.0002: a translated request's limit is at most the model's max_tokens) put the request over
+    // it, so fewer would fit.
+    const roomy = await startTestGateway(policyConfig(fake.baseUrl, { acme: { budget: { usd: "0.0011", period: "month" } } }));
     try {
-      const body = { model: "openai/gpt-4o-mini", previous_response_id: "resp_earlier", input: "And then?", max_output_tokens: 1000 };
+      const body = { model: "openai/gpt-4o-mini", previous_response_id: "resp_earlier", input: "And then?", max_output_tokens: 100 };
       const r = await postJson(`${roomy.baseURL}/responses`, body, auth());
       expect(r.status).toBe(402);
       expect(r.json.error.details.reason).toBe("request_max_over_available");
