@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger as Pino } from "pino";
 import { redact, redactDeep } from "./secrets/registry.ts";
 import { opening } from "./log-opening.ts";
-import { boundFlushSync } from "./log-flush.ts";
+import { boundFlushSync, whenIdle } from "./log-flush.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -186,18 +186,24 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
     close() {
       return (closed ??= new Promise<void>((resolve) => {
         clearInterval(timer);
-        unclosed.delete(atExit);
         drain();
         if (!boom) return resolve();
-        const done = () => resolve();
-        try {
-          boom.flushSync();
-        } catch { /* not ready yet (file still opening): end() flushes once it is */ }
-        if (!ownFile) return resolve(); // never close the process's own stderr
-        boom.once("close", done);
-        boom.once("error", done);
-        boom.end();
+        // A write in flight comes back first: a flush before it could overtake it, or be glued to its unwritten rest.
+        void whenIdle(boom).then(() => finish(boom, resolve));
       }));
     },
   };
+
+  function finish(boom: ReturnType<typeof pino.destination>, resolve: () => void) {
+    unclosed.delete(atExit);
+    drain(); // lines logged while the write was in flight
+    try {
+      boom.flushSync();
+    } catch { /* not ready yet (file still opening): end() flushes once it is */ }
+    if (!ownFile) return resolve(); // never close the process's own stderr
+    const done = () => resolve();
+    boom.once("close", done);
+    boom.once("error", done);
+    boom.end();
+  }
 }
