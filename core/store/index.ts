@@ -40,16 +40,7 @@ export interface OpenOptions {
 /** Open the store; failures (unwritable path, unreachable Redis) name the config's `store:` line and refuse the boot. */
 export async function createStore(config: StoreConfig | undefined, configDir: string, configFile?: string, o: OpenOptions = {}): Promise<Store> {
   try {
-    const store = await open(config, configDir, o);
-    if (o.verify) {
-      try {
-        await store.verify?.(o.verify);
-      } catch (err) {
-        await store.close().catch(() => {});
-        throw err;
-      }
-    }
-    return store;
+    return await open(config, configDir, o);
   } catch (err) {
     if (!configFile) throw err;
     throw new ConfigError([storeProblem(config, configFile, (err as Error).message)]);
@@ -79,11 +70,16 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         // A side file this start made is removed again if it refuses the store (a damaged file): nothing left behind.
         const lockMade = o.verify && path !== ":memory:" && !existsSync(`${path}.lock`);
         const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
+        let store: SqliteStore | undefined;
         try {
           // Serving: a write waits for another process's lock no longer than any store call may take.
-          return new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
+          store = new SqliteStore(path, { ...(o.timeoutMs ? { busyTimeoutMs: o.timeoutMs } : {}), fsync: config?.fsync ?? true, servingLock });
+          // Checked here, not after: a file refused by the integrity check takes its side file with it too.
+          if (o.verify) await store.verify(o.verify);
+          return store;
         } catch (err) {
           if (lockMade) rmSync(`${path}.lock`, { force: true }); // still held here: no other start is using it
+          await store?.close().catch(() => {});
           servingLock?.release();
           const code = String((err as { code?: string }).code ?? "");
           if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") throw new Error(damaged(path, (err as Error).message));
@@ -99,30 +95,45 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         throw problem ? new Error(problem) : err;
       }
     }
-    case "redis": {
-      if (!config?.url) throw new Error("store: kind redis needs url: redis://host:6379");
-      // Loaded only for this kind: a gateway on SQLite or memory carries neither Redis's client nor Postgres's.
-      const { RedisStore } = await import("./redis.ts");
-      const lc = config.ledger;
-      if (lc?.kind !== "postgres") return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
-      if (!lc.url) throw new Error("store: ledger kind postgres needs url: postgres://user@host:5432/db");
-      const [{ PostgresLedger }, { SplitLedgerStore }] = await Promise.all([import("./postgres-ledger.ts"), import("./ledger-split.ts")]);
-      const ledger = await PostgresLedger.open({
-        url: lc.url, spoolDir: o.spoolDir, log: o.log, retentionDays: lc.retention_days, batchSize: lc.batch_size,
-        flushIntervalMs: lc.flush_interval_ms, poolSize: lc.pool_size, queryTimeoutMs: lc.query_timeout_ms,
-      });
-      try {
-        const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger, log: o.log });
-        const store = new SplitLedgerStore(hot, ledger, o.log);
-        // Serving: records an earlier Redis-only ledger left in its stream go to Postgres once (readers leave them).
-        if (o.spoolDir) store.importEarlierRecords();
-        return store;
-      } catch (err) {
-        await ledger.close();
-        throw err;
-      }
-    }
+    case "redis":
+      return verified(await openRedis(config, o), o);
     default:
-      return new MemoryStore();
+      return verified(new MemoryStore(), o);
+  }
+}
+
+/** Serving: a store that fails its check before the first request is closed and refused. */
+async function verified(store: Store, o: OpenOptions): Promise<Store> {
+  if (!o.verify) return store;
+  try {
+    await store.verify?.(o.verify);
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+  return store;
+}
+
+async function openRedis(config: StoreConfig | undefined, o: OpenOptions): Promise<Store> {
+  if (!config?.url) throw new Error("store: kind redis needs url: redis://host:6379");
+  // Loaded only for this kind: a gateway on SQLite or memory carries neither Redis's client nor Postgres's.
+  const { RedisStore } = await import("./redis.ts");
+  const lc = config.ledger;
+  if (lc?.kind !== "postgres") return RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs });
+  if (!lc.url) throw new Error("store: ledger kind postgres needs url: postgres://user@host:5432/db");
+  const [{ PostgresLedger }, { SplitLedgerStore }] = await Promise.all([import("./postgres-ledger.ts"), import("./ledger-split.ts")]);
+  const ledger = await PostgresLedger.open({
+    url: lc.url, spoolDir: o.spoolDir, log: o.log, retentionDays: lc.retention_days, batchSize: lc.batch_size,
+    flushIntervalMs: lc.flush_interval_ms, poolSize: lc.pool_size, queryTimeoutMs: lc.query_timeout_ms,
+  });
+  try {
+    const hot = await RedisStore.connect(config.url, config.prefix ?? "mg:", { commandTimeoutMs: o.timeoutMs, spendSource: ledger, log: o.log });
+    const store = new SplitLedgerStore(hot, ledger, o.log);
+    // Serving: records an earlier Redis-only ledger left in its stream go to Postgres once (readers leave them).
+    if (o.spoolDir) store.importEarlierRecords();
+    return store;
+  } catch (err) {
+    await ledger.close();
+    throw err;
   }
 }
