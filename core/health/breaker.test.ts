@@ -136,4 +136,16 @@ describe("CircuitBreaker", () => {
     expect(b.retryInMs(0)).toBe(PROBE_WAIT_MS);
     expect(b.allow(1_000)).toBe(true);
   });
+
+  it("after the clock steps back an hour, failures counted an hour ahead no longer count toward the error rate", () => {
+    const { b } = make();
+    const ahead = 3_600_000 + 5_000;
+    // 4 of 9 failed, never 3 in a row, fewer than minRequests (10): the circuit stays closed.
+    for (const ok of [false, true, false, true, false, true, false, true, true]) b.record(ok, ahead);
+    expect(b.state).toBe("closed");
+    // An NTP correction: the clock is back at 0, and one request fails.
+    b.record(false, 0);
+    expect(b.state).toBe("closed");
+    expect(b.allow(1)).toBe(true);
+  });
 });

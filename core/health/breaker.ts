@@ -159,7 +159,10 @@ export class CircuitBreaker {
     let ok = 0;
     let bad = 0;
     for (let i = 0; i < BUCKETS; i++) {
-      if (tick - this.bucketAt[i]! < BUCKETS) {
+      // A bucket stamped after now was counted before the clock stepped back (an NTP correction): stale, as the
+      // window's own are once passed: what it counted must not add to the failures after the step and open the circuit.
+      const age = tick - this.bucketAt[i]!;
+      if (age >= 0 && age < BUCKETS) {
         ok += this.ok[i]!;
         bad += this.bad[i]!;
       }
