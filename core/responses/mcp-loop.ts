@@ -13,6 +13,7 @@ import type { SseEvent } from "../sse/parse.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import { runToolCall } from "../mcp/tool-call.ts";
+import { CircuitOpenError } from "../mcp/list-wait.ts";
 import { maxToolRounds } from "../metering/model-turns.ts";
 import { servedTarget } from "../metering/usage-ceiling.ts";
 import { LiveEvents } from "./live-events.ts";
@@ -150,7 +151,11 @@ class McpRun {
         try {
           tools = await listFor(this.ctx, spec);
         } catch (err) {
-          throw new GatewayError(502, "UPSTREAM_ERROR", `tools[${spec.index}]: listing the tools of MCP server "${spec.label}" failed: ${(err as Error).message ?? err}`, { details: { field: `tools[${spec.index}]` } });
+          throw new GatewayError(502, "UPSTREAM_ERROR", `tools[${spec.index}]: listing the tools of MCP server "${spec.label}" failed: ${(err as Error).message ?? err}`, {
+            details: { field: `tools[${spec.index}]` },
+            // An open circuit: when it lets a request try the server again, as a model's open circuit says.
+            retryAfter: err instanceof CircuitOpenError ? err.retryAfterMs / 1000 : undefined,
+          });
         }
         item.tools = tools;
         emit("response.mcp_list_tools.completed", { item_id: item.id, output_index: index });

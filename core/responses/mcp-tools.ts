@@ -9,6 +9,7 @@ import { mcpOf } from "../mcp/registry.ts";
 import { serverAllowed, toolAllowed } from "../mcp/policy.ts";
 import { Upstream } from "../mcp/upstream.ts";
 import { checkClientMcpUrl } from "../mcp/client-url.ts";
+import { serverList } from "../mcp/list-wait.ts";
 import { allowedOf, approvalOf, needsApproval as approvalNeeded, type Allowed, type Approval } from "./mcp-tool-rules.ts";
 
 export interface McpToolSpec {
@@ -93,9 +94,14 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
   return specs;
 }
 
-/** A server's tools as an mcp_list_tools item holds them, filtered by allowed_tools and the project's allowlist. */
+/**
+ * A server's tools as an mcp_list_tools item holds them, filtered by allowed_tools and the project's allowlist. A
+ * gateway.yaml server's list is had as the MCP endpoint's lists are: refused at once when its circuit is open
+ * (CircuitOpenError), waited for at most 10 s, counted by its breaker. A client URL's server is the request's own
+ * (no breaker, no connection shared): its list waits its own timeout.
+ */
 export async function listFor(ctx: GatewayContext, spec: McpToolSpec): Promise<ListedTool[]> {
-  const tools: Tool[] = await spec.upstream.tools();
+  const tools: Tool[] = spec.clientUrl ? await spec.upstream.tools() : await serverList(ctx.gateway, spec.label, spec.upstream, (u) => u.tools(), "its tools");
   return tools
     .filter((t) => !spec.allowed?.names || spec.allowed.names.includes(t.name))
     .filter((t) => !spec.allowed?.readOnly || (t.annotations as any)?.readOnlyHint === true)

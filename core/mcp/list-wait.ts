@@ -1,0 +1,81 @@
+// One server's list (tools, prompts, resources) as one request waits for it: the MCP endpoint's lists, a tool
+// call's name check and the Responses mcp tool's listing alike. No request waits for it longer than the server's
+// timeout_ms and never more than LIST_WAIT_MS (a connect still under way goes on for the next request; concurrent
+// ones share it). Its breaker (`mcp:<server>`, as its tool calls) hears each fetch's outcome once, when the fetch
+// itself ends (a connection attempt shared by lists of every kind, and by tool calls, counted once): a request that
+// gave up waiting counts nothing, so many requests sharing a slow server's one connect are not many failures, and
+// its success is heard. A frozen server's fetch ends on its own timeout_ms, a failure: it pauses itself.
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayHandle } from "../contracts/gateway.ts";
+import { settleWithin } from "../deadline.ts";
+import { healthOf } from "../health/index.ts";
+import { ConnectFailedError, NotConnectedError, type Upstream } from "./upstream.ts";
+
+/** The longest a request waits for one server's list: well under an MCP client's own request timeout (60 s in the SDKs). */
+export const LIST_WAIT_MS = 10_000;
+
+/** The server's circuit is open: it was not asked. */
+export class CircuitOpenError extends Error {
+  constructor(server: string, readonly retryAfterMs: number) {
+    super(`MCP server "${server}" is failing; calls are paused for a while (circuit open)`);
+  }
+}
+
+/** A JSON-RPC error the server answered with: it is up (its list failed), as a tool call's error answer says. */
+function answered(err: unknown): boolean {
+  return err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
+}
+
+/** The fetches (cached list promises) and failed connection attempts whose outcome a breaker has been told. */
+const counted = new WeakSet<object>();
+
+/** Whether this failed connection attempt is yet to be counted (then it is, now): one attempt is one failure. */
+export function firstCountOf(attempt: ConnectFailedError): boolean {
+  if (counted.has(attempt)) return false;
+  counted.add(attempt);
+  return true;
+}
+
+/** Tell `record` how `fetch` ended, when it ends, once however many requests wait on it. */
+function countOnce(fetch: Promise<unknown>, record: (success: boolean) => void): void {
+  if (counted.has(fetch)) return;
+  counted.add(fetch);
+  fetch.then(() => record(true), (err) => {
+    if (err instanceof ConnectFailedError) {
+      // One attempt, failing the lists of every kind (and the tool calls) that waited on it: one failure.
+      if (firstCountOf(err)) record(false);
+    } else if (!(err instanceof NotConnectedError)) {
+      record(answered(err));
+    }
+    // Any other NotConnectedError tried nothing (the upstream closed, or waiting out a failed attempt's backoff).
+  });
+}
+
+/**
+ * `fetching` (a list of `server`'s, from `u`), waited for as above, its outcome told to the breaker once. The caller
+ * has asked the breaker already (and frees a half-open probe it took). `what`: the list, for the timeout's words.
+ */
+export function waitForList<T>(gateway: GatewayHandle, server: string, u: Upstream, fetching: Promise<T[]>, what?: string): Promise<T[]> {
+  const health = healthOf(gateway);
+  countOnce(fetching, (success) => health.record(`mcp:${server}`, server, success));
+  const wait = Math.min(u.spec.timeoutMs, LIST_WAIT_MS);
+  return settleWithin(fetching, wait, () => {
+    throw new Error(`MCP server "${server}" did not list${what ? ` ${what}` : ""} within ${wait} ms`);
+  });
+}
+
+/** A list of `server`'s for one request: refused at once when its circuit is open (CircuitOpenError), else waited for as above. */
+export async function serverList<T>(gateway: GatewayHandle, server: string, u: Upstream, fetch: (u: Upstream) => Promise<T[]>, what?: string): Promise<T[]> {
+  const health = healthOf(gateway);
+  const breaker = `mcp:${server}`;
+  /** This request, as the breaker knows it: only the request that took a half-open probe's slot frees it (below). */
+  const probe = {};
+  if (!health.allow(breaker, server, undefined, probe)) throw new CircuitOpenError(server, health.retryInMs(breaker, server));
+  try {
+    return await waitForList(gateway, server, u, fetch(u), what);
+  } finally {
+    // A half-open probe this request took and whose outcome is not (or was already) counted: the slot is free again
+    // (a later request probes; one on this same fetch shares it). Once the outcome is told, this frees nothing.
+    health.release(breaker, server, undefined, probe);
+  }
+}
