@@ -161,7 +161,7 @@ describe("Gemini request -> chat", () => {
       { role: "tool", tool_call_id: "c", content: "done" },
       { role: "user", content: [
         { type: "image_url", image_url: { url: "data:image/png;base64,PNG" } },
-        { type: "file", file: { file_data: "data:application/pdf;base64,PDF" } },
+        { type: "file", file: { file_data: "data:application/pdf;base64,PDF", filename: "document.pdf" } },
         { type: "text", text: "notes" },
         { type: "input_audio", input_audio: { data: "WAV", format: "wav" } },
         { type: "image_url", image_url: { url: "https://example.com/a.jpg" } },

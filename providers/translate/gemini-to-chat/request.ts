@@ -26,6 +26,7 @@ import { replayedReasoning, type BlobScope } from "./reasoning.ts";
 import { addReplayedText } from "../replayed-reasoning-text.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { GEMINI_SPELLING } from "./client-spelling.ts";
+import { chatFileName } from "../file-name.ts";
 
 export interface Translated {
   body: Record<string, unknown>;
@@ -103,7 +104,8 @@ function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
     if (mime.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${mime};base64,${data}` } };
     if (AUDIO_FORMAT[mime]) return { type: "input_audio", input_audio: { data, format: AUDIO_FORMAT[mime] } };
     if (mime.startsWith("text/")) return { type: "text", text: Buffer.from(data, "base64").toString("utf8") };
-    return { type: "file", file: { file_data: `data:${mime};base64,${data}` } };
+    // OpenAI refuses file_data without a filename: the part's displayName, else one from its type.
+    return { type: "file", file: { file_data: `data:${mime};base64,${data}`, filename: chatFileName(mime, p.inlineData.displayName) } };
   }
   if (p.fileData) {
     const uri = String(p.fileData.fileUri);

@@ -151,7 +151,7 @@ describe("messages request -> chat request", () => {
       ] },
       { role: "tool", tool_call_id: "t1", content: "" },
       { role: "tool", tool_call_id: "t2", content: "two files" },
-      { role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=" } }, { type: "text", text: "plain words" }] },
+      { role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "document.pdf" } }, { type: "text", text: "plain words" }] },
     ]);
     expect(dropped).toEqual(["messages[2].content[1].content[2]", "messages[2].content[1].content[3]"]);
   });

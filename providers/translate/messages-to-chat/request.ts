@@ -3,7 +3,7 @@
 // A mid-conversation system message (role "system" in messages) becomes a chat system message at its place.
 // Choices: server tools (tools[].type) cannot be honoured -> 400; `thinking` becomes reasoning_effort on a model that
 // can think, and thinking blocks sent back are replayed to the upstream that made them (reasoning.ts); `top_k`,
-// `service_tier`, a document's title, context and citations, and cache markers are dropped (reported in
+// `service_tier`, a document's context and citations (and the title of a text document: a PDF's is its file name), and cache markers are dropped (reported in
 // x-mg-dropped-params); unknown fields are dropped, blocks of unknown types (and container_upload) dropped and named;
 // when that leaves no turn, or leaves out the client's last user turn (a prefill after it or not), the target is passed
 // over (400 naming messages when none can serve).
@@ -20,6 +20,7 @@ import { markClient, type Origin } from "../client-names.ts";
 import { MESSAGES_SPELLING } from "./client-spelling.ts";
 import { prefillField } from "./prefill.ts";
 import { refuseThread } from "../../codecs/anthropic-messages/thread.ts";
+import { chatFileName } from "../file-name.ts";
 
 export interface Translated<T> {
   body: T;
@@ -180,17 +181,24 @@ function imagePart(source: any): Record<string, unknown> | undefined {
 }
 
 /**
- * What of a document block a chat part cannot carry, named at `at`: its `title` and `context` (Anthropic shows them to
- * the model beside the document; chat has no place for them) and `citations` when enabled (no chat upstream cites).
+ * What of a document block a chat part cannot carry, named at `at`: its `context` (Anthropic shows it to the model
+ * beside the document; chat has no place for it), its `title` unless the part is a file (whose filename it is), and
+ * `citations` when enabled (no chat upstream cites).
  */
-function documentExtras(b: any, at: string, dropped: string[]): void {
-  for (const k of ["title", "context"]) if (b[k] !== undefined && b[k] !== null && b[k] !== "") dropped.push(`${at}.${k}`);
+function documentExtras(b: any, part: Record<string, unknown>, at: string, dropped: string[]): void {
+  for (const k of part.type === "file" ? ["context"] : ["title", "context"]) if (b[k] !== undefined && b[k] !== null && b[k] !== "") dropped.push(`${at}.${k}`);
   if (b.citations?.enabled === true) dropped.push(`${at}.citations`);
 }
 
-/** A base64 PDF as a file part, a text document as text; other sources (url, file ids) chat cannot carry. */
-function documentPart(source: any): Record<string, unknown> | undefined {
-  if (source?.type === "base64" && source.media_type === "application/pdf") return { type: "file", file: { file_data: `data:application/pdf;base64,${source.data}` } };
+/**
+ * A base64 PDF as a file part named by the document's title (OpenAI refuses file_data without a filename), a text
+ * document as text; other sources (url, file ids) chat cannot carry.
+ */
+function documentPart(b: any): Record<string, unknown> | undefined {
+  const source = b?.source;
+  if (source?.type === "base64" && source.media_type === "application/pdf") {
+    return { type: "file", file: { file_data: `data:application/pdf;base64,${source.data}`, filename: chatFileName("application/pdf", b.title) } };
+  }
   if (source?.type === "text") return { type: "text", text: source.data };
   return undefined;
 }
@@ -252,11 +260,11 @@ function userMessages(content: any, at: string[], calls: string[], toolId: ToolI
             if (c?.type === "text") return;
             // A tool message holds only text: what else the result holds follows as user content (Claude Code's
             // Read returns a PDF as a document); what chat cannot carry at all is named.
-            const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c.source) : undefined;
+            const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c) : undefined;
             if (p) {
               origin?.(p, c);
               resultParts.push(p);
-              if (c.type === "document") documentExtras(c, `${at[j]}.content[${k}]`, dropped);
+              if (c.type === "document") documentExtras(c, p, `${at[j]}.content[${k}]`, dropped);
             } else dropped.push(`${at[j]}.content[${k}]`);
           });
         }
@@ -283,11 +291,11 @@ function userMessages(content: any, at: string[], calls: string[], toolId: ToolI
         break;
       }
       case "document": {
-        const p = documentPart(b.source);
+        const p = documentPart(b);
         if (!p) throw invalidRequest("this document source is not supported by this model's provider", `${at[j]}.source`);
         origin?.(p, b);
         parts.push(p);
-        documentExtras(b, at[j], dropped);
+        documentExtras(b, p, at[j], dropped);
         break;
       }
       default:

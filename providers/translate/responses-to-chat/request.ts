@@ -17,6 +17,7 @@ import { markClient, type Origin } from "../client-names.ts";
 import { RESPONSES_SPELLING } from "./client-spelling.ts";
 import type { Target } from "../../../core/contracts/provider.ts";
 import { fitEffort, thinkingOffFor } from "../../../core/metering/reasoning-efforts.ts";
+import { chatFileName, dataUrlType } from "../file-name.ts";
 
 export type ChatFlavor = "chat" | "messages" | "gemini";
 
@@ -45,7 +46,9 @@ function fileDataUrl(p: any, field: string): string {
 function filePart(p: any, field: string, flavor: ChatFlavor): object {
   if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send file_data or file_url", `${field}.file_id`);
   if (typeof p.file_data === "string" && p.file_data) {
-    return { type: "file", file: { file_data: fileDataUrl(p, field), ...(p.filename ? { filename: p.filename } : {}) } };
+    // OpenAI refuses file_data without a filename: a data: URL sent without one is named by its type.
+    const url = fileDataUrl(p, field);
+    return { type: "file", file: { file_data: url, filename: p.filename || chatFileName(dataUrlType(url) ?? "application/octet-stream") } };
   }
   if (typeof p.file_url === "string" && p.file_url) {
     if (!/^https:\/\//i.test(p.file_url)) throw invalidRequest("file_url must be an https URL", `${field}.file_url`);
