@@ -4,10 +4,11 @@
 // note, since start may run as another user (the gateway's own). A file that is not a SQLite database (a text file)
 // is a problem too: start refuses it as damaged.
 import { statSync } from "node:fs";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { ConfigProblem } from "./config/source.ts";
 import type { StoreConfig } from "./generated/types/gateway.ts";
 import { sqliteOpenProblem, type FsProbe } from "./store/sqlite-open-error.ts";
+import { openSqliteForReading } from "./store/sqlite-read-only.ts";
 import { sqlitePathOf, storeProblem } from "./store/index.ts";
 import { damaged } from "./store/sqlite.ts";
 
@@ -35,11 +36,11 @@ export function storePathCheck(store: StoreConfig | undefined, configDir: string
   return forThisUser ? { note: `start run by this user would refuse the store: ${forThisUser}` } : {};
 }
 
-/** Start's refusal of a file SQLite does not take for a database, read through a read-only connection. */
+/** Start's refusal of a file SQLite does not take for a database, read through a connection that writes nothing. */
 function damagedFile(path: string): string | undefined {
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 2_000 });
+    db = openSqliteForReading(path, 2_000);
     db.prepare("SELECT count(*) FROM sqlite_master").get();
     return undefined;
   } catch (err) {

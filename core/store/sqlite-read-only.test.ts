@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readOnlyOpenProblem, type ReadOnlyProbe } from "./sqlite-read-only.ts";
+import { openSqliteForReading, readOnlyOpenProblem, type ReadOnlyProbe } from "./sqlite-read-only.ts";
 import { createStore } from "./index.ts";
 import { usageCommand } from "./usage-command.ts";
 
@@ -70,5 +70,16 @@ describe("usage on a stopped gateway's WAL-mode file in a directory it may not w
         `but the directory ${view} is on a read-only file system (EROFS): run this as a user who may write ${view} (the gateway's own), ` +
         "or give it a copy of the file in a directory it may write",
     );
+  });
+});
+
+describe("openSqliteForReading", () => {
+  it("a file nobody has open, opened read-write so its close removes -wal and -shm, still refuses every write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-for-reading-"));
+    const path = join(dir, "gw.db");
+    await (await createStore({ kind: "sqlite", path }, dir)).close();
+    const db = openSqliteForReading(path, 1_000);
+    expect(() => db.exec("CREATE TABLE t(x)")).toThrow(/readonly/);
+    db.close();
   });
 });

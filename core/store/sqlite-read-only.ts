@@ -11,7 +11,7 @@ import { sqliteSchemaVersion } from "./sqlite.ts";
 export function openSqliteReadOnly(path: string, busyTimeoutMs: number): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    db = openSqliteForReading(path, busyTimeoutMs);
   } catch (err) {
     throw explained(path, err);
   }
@@ -20,6 +20,25 @@ export function openSqliteReadOnly(path: string, busyTimeoutMs: number): Databas
   } catch (err) {
     db.close();
     throw explained(path, err);
+  }
+  return db;
+}
+
+/**
+ * A connection that reads the file at `path` and leaves the directory as it found it. SQLite makes -wal and -shm
+ * beside a WAL-mode file even to read it, and only a connection that may write removes them, as the last one to
+ * close. So a file with no -wal or -shm beside it (nobody has it open) is opened read-write with every write refused
+ * (query_only), and its close takes them away again; one with them (served, or left by a gateway that crashed) is
+ * opened read-only, which leaves them as they are (a read-write close would checkpoint a crashed gateway's -wal).
+ */
+export function openSqliteForReading(path: string, busyTimeoutMs: number): Database.Database {
+  const sideFiles = existsSync(`${path}-wal`) || existsSync(`${path}-shm`);
+  const db = new Database(path, { readonly: sideFiles, fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    if (!sideFiles) db.pragma("query_only = ON");
+  } catch (err) {
+    db.close();
+    throw err;
   }
   return db;
 }
