@@ -3,14 +3,18 @@
 // core/log.ts, as the shipped gateway does: `info("request", record)` (pino serialises and redacts each line, one
 // sonic-boom write per line) and `infoJson("request", JSON.stringify(record))` (serialised once, written in batches).
 // CPU is the process's user + system time (all threads: the file writes run in libuv's pool), in alternating rounds.
-//   npx tsx bench/access-line.ts [--lines 20000] [--rounds 9]
+// --pipe: the log goes down a pipe (a FIFO that `cat` copies to the file), as stderr under a log shipper or
+// `start --workers N` does: writes of at most PIPE_BUF bytes there (core/log.ts).
+//   npx tsx bench/access-line.ts [--lines 20000] [--rounds 9] [--pipe]
+import { spawn, execFileSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger, type Logger } from "../core/log.ts";
 
-const { values } = parseArgs({ options: { lines: { type: "string", default: "20000" }, rounds: { type: "string", default: "9" } } });
+const { values } = parseArgs({ options: { lines: { type: "string", default: "20000" }, rounds: { type: "string", default: "9" }, pipe: { type: "boolean", default: false } } });
 const LINES = Number(values.lines);
 const ROUNDS = Number(values.rounds);
 
@@ -43,18 +47,28 @@ async function round(log: Logger, json: boolean): Promise<number> {
 }
 
 const files = { pino: join(dir, "pino.log"), infoJson: join(dir, "json.log") };
-const loggers = { pino: createLogger({ level: "info", file: files.pino }), infoJson: createLogger({ level: "info", file: files.infoJson }) };
+/** Where a logger writes: the file, or a FIFO copied to it by `cat` (done once the logger closes the FIFO). */
+const copiers: Promise<unknown>[] = [];
+const target = (file: string) => {
+  if (!values.pipe) return file;
+  const fifo = `${file}.fifo`;
+  execFileSync("mkfifo", [fifo]);
+  copiers.push(once(spawn("sh", ["-c", 'exec cat "$0" > "$1"', fifo, file], { stdio: "ignore" }), "exit"));
+  return fifo;
+};
+const loggers = { pino: createLogger({ level: "info", file: target(files.pino) }), infoJson: createLogger({ level: "info", file: target(files.infoJson) }) };
 await new Promise((r) => setTimeout(r, 200));
 const per: Record<string, number[]> = { pino: [], infoJson: [] };
 for (let k = 0; k < ROUNDS; k++) {
   for (const name of k % 2 ? (["infoJson", "pino"] as const) : (["pino", "infoJson"] as const)) per[name]!.push(await round(loggers[name], name === "infoJson"));
 }
 await Promise.all(Object.values(loggers).map((l) => l.close()));
+await Promise.all(copiers);
 // Both files hold the same lines (time aside): the new path writes what the old one did.
 const strip = (f: string) => readFileSync(f, "utf8").replace(/"time":"[^"]+"/g, "").split("\n");
 const [a, b] = [strip(files.pino), strip(files.infoJson)];
 if (a.length !== b.length || a.some((l, i) => l !== b[i])) throw new Error("the two paths wrote different lines");
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-process.stdout.write(`CPU per access line (user + system, all threads; median of ${ROUNDS} rounds of ${LINES}; ${a.length - 1} identical lines each):\n`);
+process.stdout.write(`CPU per access line to a ${values.pipe ? "pipe" : "file"} (user + system, all threads; median of ${ROUNDS} rounds of ${LINES}; ${a.length - 1} identical lines each):\n`);
 for (const [name, xs] of Object.entries(per)) process.stdout.write(`  ${name.padEnd(9)} ${median(xs).toFixed(2)} us   (rounds: ${xs.map((x) => x.toFixed(2)).join(" ")})\n`);
 process.stdout.write(`  infoJson / pino: ${(median(per.infoJson!) / median(per.pino!)).toFixed(2)}\n`);

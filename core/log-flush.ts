@@ -9,8 +9,9 @@
 // sonic-boom writes in the background (fs.write) and, when the pipe is full, retries its chunk (_writingBuf, after a
 // partial write the unwritten rest) from a 100 ms timer that never fires after process.exit. That retry is run here
 // instead, so a flush knows whether the chunk is waiting (it then writes the chunk first, then the queue) or its write
-// is in flight (whenIdle() says when it has come back). pino's own exit hook calls the destination's flushSync, so
-// this replaces it on the instance.
+// is in flight (whenIdle() says when it has come back). Each queued chunk goes in one write(2), never merged with the
+// next: to a pipe core/log.ts keeps chunks to whole lines of at most PIPE_BUF bytes, so each lands whole (atomic).
+// pino's own exit hook calls the destination's flushSync, so this replaces it on the instance.
 import { write as fsWrite, writeSync } from "node:fs";
 
 /** The sonic-boom fields a flush works on (utf8 mode: queued chunks are strings, a partly written one a Buffer). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -147,4 +148,69 @@ process.exit(0);
     expect(text).toContain("WARN");
     expect(() => JSON.parse(text.trim().split("\n")[0]!)).toThrow();
   });
+});
+
+// `start --workers N`: every worker writes to the same inherited stderr. A write(2) to a pipe larger than PIPE_BUF is
+// not atomic, so while the pipe is full two workers' writes could interleave and the reader got spliced lines.
+describe("workers sharing one stderr pipe with a slow reader", () => {
+  const WORKERS = 2;
+  const N = 600;
+  const child = (worker: number) => `
+const { createLogger } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, "log.ts")).href)});
+const log = createLogger({ access: true });
+for (let i = 0; i < ${N}; i++) {
+  // An access line's size (~600 bytes), a non-ASCII model name now and then (bytes, not characters, fill a pipe).
+  log.infoJson("request", JSON.stringify({ worker: ${worker}, seq: i, model: i % 7 ? "openai/gpt-4o-mini" : "modèle-ü/ßüß", pad: "x".repeat(480) }));
+  if (i % 50 === 0) log.warn("a warning between access lines", { worker: ${worker}, seq: i });
+  if (i % 20 === 0) await new Promise((r) => setTimeout(r, 2));
+}
+await log.close();
+process.exit(0);`;
+
+  it("gets every line from every worker whole through a pipe read at 40 KB/s", async () => {
+    const f = join(mkdtempSync(join(tmpdir(), "mg-log-")), "p");
+    execFileSync("mkfifo", [f]);
+    const reader = openSync(f, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(f, constants.O_WRONLY);
+    const { LOG_LEVEL: _, ...env } = process.env;
+    const children = Array.from({ length: WORKERS }, (_, w) =>
+      spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", child(w)], { stdio: ["ignore", "ignore", writer], env, cwd: import.meta.dirname }));
+    closeSync(writer); // the children's copies are the only ones: the pipe ends when both have exited
+    const exited = Promise.all(children.map((c) => once(c, "exit") as Promise<[number | null]>));
+    const out: Buffer[] = [];
+    await new Promise<void>((done) => {
+      const tick = setInterval(() => {
+        const buf = Buffer.alloc(4000); // 40 KB/s: the pipe stays full, both workers wait on it
+        let n: number;
+        try {
+          n = readSync(reader, buf);
+        } catch {
+          return; // EAGAIN: nothing written yet
+        }
+        if (n > 0) return void out.push(buf.subarray(0, n));
+        clearInterval(tick);
+        done();
+      }, 100);
+    });
+    closeSync(reader);
+    const statuses = (await exited).map(([s]) => s);
+    const lines = Buffer.concat(out).toString().split("\n");
+    expect(lines.pop()).toBe(""); // the last line ends with its newline
+    const broken = lines.filter((l) => {
+      try {
+        JSON.parse(l);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(broken.map((l) => `${l.slice(0, 40)}…${l.slice(-40)}`)).toEqual([]);
+    const parsed = lines.map((l) => JSON.parse(l) as { msg: string; worker: number; seq: number });
+    for (let w = 0; w < WORKERS; w++) {
+      const mine = parsed.filter((l) => l.worker === w);
+      expect(mine.filter((l) => l.msg === "request").map((l) => l.seq)).toEqual(Array.from({ length: N }, (_, i) => i));
+      expect(mine.filter((l) => l.msg !== "request")).toHaveLength(N / 50);
+    }
+    expect(statuses).toEqual(Array(WORKERS).fill(0));
+  }, 180_000);
 });

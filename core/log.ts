@@ -1,5 +1,6 @@
 // The gateway's logger: pino (JSON lines, child loggers, redaction) behind a small interface every module uses.
 // Never pass API keys to it; the redaction paths below are a second line of defence, not the first.
+import { fstatSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger as Pino } from "pino";
 import { redact, redactDeep } from "./secrets/registry.ts";
@@ -63,15 +64,21 @@ export function createLogger(opts: LogLevel | LogOptions = {}, dest?: Destinatio
   const level = o.level ?? envLogLevel() ?? "info";
   let stream: DestinationStream | undefined = dest;
   let boom: ReturnType<typeof pino.destination> | undefined;
+  let batchLimit: number | undefined;
   if (!stream && level !== "silent") {
     if (o.format === "pretty") {
       // pino-pretty only when asked: a terminal-friendly rendering, synchronous (it's for humans, not throughput).
       stream = prettyStream(o.file);
     } else {
-      // Lines are buffered up to 8 KiB and flushed at least every 250 ms (and on close / exit): one write(2) per
-      // batch, not per request, under load.
+      // Lines are buffered up to 8 KiB (to a pipe, 4 KiB: see PIPE_BUF) and flushed at least every 250 ms (and on
+      // close / exit): one write(2) per batch, not per request, under load.
       // Its flushSync never loops on a reader that has gone (core/log-flush.ts).
-      boom = boundFlushSync(pino.destination({ dest: o.file ?? 2, sync: false, mkdir: Boolean(o.file), minLength: 8 * 1024 }));
+      const pipe = isPipe(o.file ?? 2);
+      boom = boundFlushSync(pino.destination({
+        dest: o.file ?? 2, sync: false, mkdir: Boolean(o.file),
+        ...(pipe ? { minLength: PIPE_BUF - 1, maxWrite: PIPE_BUF } : { minLength: 8 * 1024 }),
+      }));
+      if (pipe) batchLimit = PIPE_BUF;
       if (o.file) opening(boom);
       stream = boom;
     }
@@ -79,7 +86,25 @@ export function createLogger(opts: LogLevel | LogOptions = {}, dest?: Destinatio
   const out = stream ?? pino.destination({ dest: 2, sync: true });
   const p = pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime }, out);
   // pino-pretty renders objects: pre-serialised lines go through pino there; JSON destinations take them as they are.
-  return wrap(p, boom, Boolean(o.file), o.format === "pretty" ? undefined : out);
+  return wrap(p, boom, Boolean(o.file), o.format === "pretty" ? undefined : out, batchLimit);
+}
+
+/**
+ * A write(2) to a pipe of at most PIPE_BUF bytes (4096 on Linux) is atomic: it lands whole or, the pipe full, not at
+ * all (EAGAIN; pipe(7)), never in part. A larger one may be cut and interleaved with another process's write to the
+ * same pipe: `start --workers N` shares one stderr, so a reader of a full pipe got two workers' lines spliced. To a
+ * pipe every write is therefore whole lines of at most PIPE_BUF bytes. A single line longer than that cannot be
+ * atomic: it still goes whole, in one write (rare: an access line is ~600 bytes).
+ */
+export const PIPE_BUF = 4096;
+
+/** Whether lines to `dest` (an fd, or a file path that may be a FIFO) go down a pipe. */
+function isPipe(dest: number | string): boolean {
+  try {
+    return (typeof dest === "number" ? fstatSync(dest) : statSync(dest)).isFIFO();
+  } catch {
+    return false; // no such file yet (it is created), or a closed fd: not a pipe
+  }
 }
 
 /** A copy of a warning's fields with every string masked (the caller's objects are left as they are). */
@@ -117,14 +142,17 @@ const BATCH_CHARS = 16 * 1024;
 const unclosed = new Set<() => void>();
 let exitHook = false;
 
-function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ownFile: boolean, json: DestinationStream | undefined): Logger {
+function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ownFile: boolean, json: DestinationStream | undefined, pipeBytes?: number): Logger {
   let closed: Promise<void> | undefined;
   let dirty = false;
   let batch = "";
+  /** The batch's size in bytes, counted only for a pipe (a write's limit there is in bytes, not characters). */
+  let batchBytes = 0;
   const drain = () => {
     if (!batch || !boom) return;
     const text = batch;
     batch = "";
+    batchBytes = 0;
     boom.write(text);
   };
   const atExit = () => {
@@ -179,6 +207,14 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
       const line = `{"level":30,"time":"${new Date().toISOString()}",${fields}"msg":${JSON.stringify(msg)}}\n`;
       if (!boom) return void json.write(line); // a caller's stream (tests) gets each line as it comes
       if (closed) return void (ownFile || boom.write(line)); // stderr stays open after close(); a closed file takes no more
+      if (pipeBytes) {
+        // A batch is one sonic-boom chunk, one write(2): whole lines, at most PIPE_BUF bytes.
+        const bytes = Buffer.byteLength(line);
+        if (batchBytes + bytes > pipeBytes) drain();
+        batch += line;
+        batchBytes += bytes;
+        return;
+      }
       batch += line;
       if (batch.length >= BATCH_CHARS) drain();
     },
