@@ -12,6 +12,9 @@ import { loggerFromConfig } from "./observability/logger.ts";
 import { startObservability } from "./observability/index.ts";
 import { startMcp } from "./mcp/registry.ts";
 import { answerClientError } from "./http/client-error.ts";
+import { requestHeadProblem } from "./http/request-head.ts";
+import { answerUnrouted } from "./http/unrouted.ts";
+import { envelopeForPath } from "./http/path-envelope.ts";
 import { cutAndSettle, drain, shutdownError } from "./shutdown.ts";
 import { requestIdOf } from "./http/handle.ts";
 import { isMessagesPath } from "./http/messages-path.ts";
@@ -92,7 +95,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepAliveTimeout: s.keepAliveTimeoutMs,
     maxHeaderSize: s.maxHeaderBytes,
     connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
+    // A missing Host and too many header lines are answered in the envelope by onRequest (core/http/request-head.ts).
+    requireHostHeader: false,
   }, onRequest);
+  server.maxHeadersCount = 0; // every line kept (maxHeaderSize bounds them), so a count over ours is refused, not cut
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (draining) return refuse(gateway, req, res, log);
     responses.add(res);
@@ -101,6 +107,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       // A keep-alive connection whose response just ended goes now rather than at its keep-alive timeout.
       if (draining) setImmediate(() => server.closeIdleConnections());
     });
+    const problem = requestHeadProblem(req);
+    if (problem) {
+      const envelope = envelopeForPath((req.url ?? "/").split("?")[0], problem);
+      return answerUnrouted(gateway, req, res, problem, envelope.body, envelope.anthropic);
+    }
     (handler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
   }
   // `Expect: 100-continue`: the 100 goes out when the body is read (after auth), not on arrival, so a client
