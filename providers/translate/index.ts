@@ -16,10 +16,12 @@ import { geminiNative } from "./gemini-native/index.ts";
 import { geminiToChat } from "./gemini-to-chat/index.ts";
 import { geminiToMessages } from "./gemini-to-messages/index.ts";
 import { geminiToConverse } from "./gemini-to-converse/index.ts";
+import { inliningClaudeUrls } from "./claude-url-sources.ts";
 
+// Every pair to a Messages upstream downloads URL sources for Claude on Bedrock and Vertex, which fetch none.
 export const translators: Translators = {
-  chat: { chat: identity("chat"), messages: chatToMessages, gemini: chatToGemini, converse: chatToConverse },
-  messages: { messages: identity("messages"), chat: messagesToChat, gemini: messagesToGemini, converse: messagesToConverse },
-  gemini: { gemini: geminiNative, chat: geminiToChat, messages: geminiToMessages, converse: geminiToConverse },
-  responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: nativeOnly(responsesToMessages), gemini: nativeOnly(responsesToGemini), converse: nativeOnly(responsesToConverse) },
+  chat: { chat: identity("chat"), messages: inliningClaudeUrls(chatToMessages), gemini: chatToGemini, converse: chatToConverse },
+  messages: { messages: inliningClaudeUrls(identity("messages")), chat: messagesToChat, gemini: messagesToGemini, converse: messagesToConverse },
+  gemini: { gemini: geminiNative, chat: geminiToChat, messages: inliningClaudeUrls(geminiToMessages), converse: geminiToConverse },
+  responses: { responses: identity("responses"), chat: nativeOnly(responsesToChat), messages: inliningClaudeUrls(nativeOnly(responsesToMessages)), gemini: nativeOnly(responsesToGemini), converse: nativeOnly(responsesToConverse) },
 };

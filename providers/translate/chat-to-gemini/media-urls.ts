@@ -6,7 +6,8 @@
 // Bounded per request, since each URL costs a connection and up to url_fetch.max_bytes of memory: at most MAX_URLS
 // URLs, MAX_TOTAL_BYTES downloaded in all, CONCURRENCY at a time; the first failure cancels the others. What one
 // attempt downloaded is kept for the request's retries and fallbacks (keyed by the request's signal, which every
-// attempt of one client request shares), so a URL is fetched once per client request.
+// attempt of one client request shares), so a URL is fetched once per client request. Claude on Bedrock and Vertex
+// fetches no URLs either: its image and document URLs are inlined here too (claude-url-sources.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { fetchClientMedia } from "../../client-media.ts";
@@ -17,6 +18,15 @@ export interface PendingUrl {
   url: string;
   /** The client's field, for a refusal. */
   field: string;
+  /** How the bytes replace the URL in `part`; by default Gemini's inlineData in place of fileData. */
+  inline?(mimeType: string, data: string): void;
+}
+
+/** Whose upstream the bytes are for, and the media types it takes from a URL (defaults: Gemini's). */
+export interface InlineFor {
+  upstream: string;
+  types: readonly string[];
+  what: string;
 }
 
 /** Most URLs one request may have downloaded (data: URLs and Gemini's own URIs do not count). */
@@ -26,7 +36,7 @@ export const MAX_TOTAL_BYTES = 20 * 1024 * 1024;
 /** Downloads in flight at once for one request. */
 export const CONCURRENCY = 4;
 /** What inlineData may hold from a client URL: an image, or a file part's PDF / audio / video (mimeFromUrl). */
-const TYPES = ["image/*", "application/pdf", "audio/*", "video/*"];
+const GEMINI: InlineFor = { upstream: "Gemini", types: ["image/*", "application/pdf", "audio/*", "video/*"], what: "an image or a PDF, audio or video file" };
 
 const GEMINI_OWN = /^(gs:\/\/|https:\/\/generativelanguage\.googleapis\.com\/|https:\/\/(www\.|m\.)?(youtube\.com|youtu\.be)\/)/i;
 
@@ -35,17 +45,20 @@ export const geminiFetches = (url: string) => GEMINI_OWN.test(url);
 
 interface Inline { mimeType: string; data: string; size: number }
 /** Per client request (its signal): URL -> its download. */
-const kept = new WeakMap<AbortSignal, Map<string, Promise<Inline>>>();
+const kept = new WeakMap<AbortSignal, Map<string, Map<string, Promise<Inline>>>>();
 
 /** Downloads every pending URL (CONCURRENCY at a time, each once per request) and turns its part into inlineData. */
-export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetchOptions, signal: AbortSignal): Promise<void> {
+export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetchOptions, signal: AbortSignal, forWhom: InlineFor = GEMINI): Promise<void> {
   const urls = [...new Set(pending.map((p) => p.url))];
   if (urls.length > MAX_URLS) {
     const over = pending.find((p) => p.url === urls[MAX_URLS])!;
-    throw invalidRequest(`${over.field}: at most ${MAX_URLS} media URLs per request can be downloaded for Gemini (send more as data: URLs or Files API URIs)`, over.field, { reason: "too_many_urls", max_urls: MAX_URLS });
+    throw invalidRequest(`${over.field}: at most ${MAX_URLS} media URLs per request can be downloaded for ${forWhom.upstream} (send more as data: URLs${forWhom === GEMINI ? " or Files API URIs" : ""})`, over.field, { reason: "too_many_urls", max_urls: MAX_URLS });
   }
-  let cache = kept.get(signal);
-  if (!cache) kept.set(signal, (cache = new Map()));
+  // Kept per upstream kind too: what one takes from a URL (audio for Gemini) another may not.
+  const keptFor = kept.get(signal) ?? new Map<string, Map<string, Promise<Inline>>>();
+  kept.set(signal, keptFor);
+  let cache = keptFor.get(forWhom.upstream);
+  if (!cache) keptFor.set(forWhom.upstream, (cache = new Map()));
   // One failure stops the downloads still running (and the client going away stops them all).
   const stop = new AbortController();
   const linked = AbortSignal.any([signal, stop.signal]);
@@ -54,18 +67,18 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
   const queue = pending.filter((p, i) => pending.findIndex((q) => q.url === p.url) === i);
   const worker = async () => {
     for (let p = queue.shift(); p; p = queue.shift()) {
-      let job = cache.get(p.url);
+      let job = cache!.get(p.url);
       if (!job) {
         const { url, field } = p;
-        job = fetchClientMedia(url, policy, { field, signal: linked, types: TYPES, what: "an image or a PDF, audio or video file", maxBytes: Math.max(1, MAX_TOTAL_BYTES - total) })
+        job = fetchClientMedia(url, policy, { field, signal: linked, types: forWhom.types, what: forWhom.what, maxBytes: Math.max(1, MAX_TOTAL_BYTES - total) })
           .then(({ bytes, mimeType }) => ({ mimeType, data: Buffer.from(bytes).toString("base64"), size: bytes.length }));
         // A failed download is not kept: a later attempt may try again (the request fails on it anyway).
-        job.catch(() => cache.delete(url));
-        cache.set(url, job);
+        job.catch(() => cache!.delete(url));
+        cache!.set(url, job);
       }
       const one = await job;
       total += one.size;
-      if (total > MAX_TOTAL_BYTES) throw invalidRequest(`${p.field}: the media URLs of one request may download at most ${MAX_TOTAL_BYTES} bytes in all for Gemini`, p.field, { reason: "too_large_total", max_bytes: MAX_TOTAL_BYTES });
+      if (total > MAX_TOTAL_BYTES) throw invalidRequest(`${p.field}: the media URLs of one request may download at most ${MAX_TOTAL_BYTES} bytes in all for ${forWhom.upstream}`, p.field, { reason: "too_large_total", max_bytes: MAX_TOTAL_BYTES });
       got.set(p.url, one);
     }
   };
@@ -79,9 +92,12 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
     stop.abort();
     throw e;
   }
-  for (const { part, url } of pending) {
+  for (const { part, url, inline } of pending) {
     const { mimeType, data } = got.get(url)!;
-    delete part.fileData;
-    part.inlineData = { mimeType, data };
+    if (inline) inline(mimeType, data);
+    else {
+      delete part.fileData;
+      part.inlineData = { mimeType, data };
+    }
   }
 }
