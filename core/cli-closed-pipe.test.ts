@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { CLI_BIN } from "../test/helpers/cli.ts";
 import { freePort } from "../test/helpers/ports.ts";
 import { CLOSED_PIPE_EXIT } from "./cli-closed-pipe.ts";
+import { SqliteStore } from "./store/sqlite.ts";
+import { sqliteGatewayYaml } from "./store/sqlite-gateway-yaml.testkit.ts";
 
 /** The writing end of a pipe (a FIFO) whose reader was closed: the reader that left. */
 function closedPipe(): number {
@@ -75,6 +77,24 @@ describe("a command whose output goes to a closed pipe", () => {
     const [status] = await exited;
     expect(stderr).toBe("");
     expect(status).toBe(0);
+  });
+});
+
+// `model-gateway usage ... > report.txt` on a disk that is full: /dev/full takes no byte (ENOSPC).
+describe("a command whose output goes to a full disk", () => {
+  it("says in one line that printing its output failed and why (exit 1), whatever the command", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-full-"));
+    const sqlite = sqliteGatewayYaml(dir);
+    await new SqliteStore(join(dir, "gw.db")).close();
+    const runs: [string, string[]][] = [
+      ["usage", ["usage", "--config", sqlite]], ["keys", ["keys", "list", "--config", gatewayYaml()]], ["check", ["check", gatewayYaml()]],
+      ["", ["--help"]],
+    ];
+    for (const [name, args] of runs) {
+      const r = await runInto(["ignore", openSync("/dev/full", "w"), "pipe"], args);
+      const said = `model-gateway${name ? ` ${name}` : ""}: printing its output failed: ENOSPC: no space left on device\n`;
+      expect({ args, stderr: r.stderr(), status: r.status }).toEqual({ args, stderr: said, status: 1 });
+    }
   });
 });
 

@@ -350,7 +350,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   // `| head`: the reader leaving ends a command quietly; a gateway keeps serving.
-  onClosedPipe(cmd === "start");
+  onClosedPipe(cmd === "start", cmd && Object.hasOwn(commands, cmd) ? `model-gateway ${cmd}` : "model-gateway");
   if (!cmd || cmd === "--help" || cmd === "-h" || cmd === "help") {
     process.stdout.write(HELP);
     return;
