@@ -7,6 +7,10 @@ export interface Usage {
   inputTokens: number;          // uncached input tokens
   outputTokens: number;
   cacheReadTokens?: number;
+  /** Of inputTokens, those of audio (Gemini's promptTokensDetails): billed at pricing.input_audio where it is set. */
+  audioInputTokens?: number;
+  /** Of cacheReadTokens, those of audio (Gemini's cacheTokensDetails): billed at pricing.input_cache_read_audio. */
+  cacheReadAudioTokens?: number;
   cacheWriteTokens?: number;
   /** Of cacheWriteTokens, those written with the 1-hour TTL (Anthropic prices them above 5-minute writes). */
   cacheWrite1hTokens?: number;

@@ -84,6 +84,8 @@ export function saneUsage(u: Usage, ceiling?: UsageCeiling): SaneUsage {
   input("cacheReadTokens");
   input("cacheWriteTokens");
   fix("cacheWrite1hTokens", Math.min(cap(ceiling?.input), usage.cacheWriteTokens ?? Infinity), true); // of cacheWriteTokens
+  fix("audioInputTokens", usage.inputTokens ?? 0, true); // of inputTokens
+  fix("cacheReadAudioTokens", usage.cacheReadTokens ?? 0, true); // of cacheReadTokens
   fix("reasoningTokens", cap(ceiling?.output), true);
   for (const f of UNIT_FIELDS) fix(f, MAX_USAGE_UNITS, true);
   fix("videoSeconds", MAX_USAGE_UNITS, false); // billed per second, fractions included

@@ -13,6 +13,16 @@ describe("money", () => {
     expect(picoToUsd(total)).toBe("0.0001");
   });
 
+  it("audio input and cached audio are billed at their own prices, the rest at text's; unset, at input and the cache read price", () => {
+    const flash = { input: "0.0000003", input_audio: "0.000001", output: "0.0000025", input_cache_read: "0.00000003", input_cache_read_audio: "0.0000001" };
+    const u = { inputTokens: 40_000, audioInputTokens: 39_990, cacheReadTokens: 60_000, cacheReadAudioTokens: 60_000, outputTokens: 20 };
+    expect(costParts(u, flash).usd).toBe("0.046043");
+    expect(usdString(costOf(u, flash))).toBe("0.046043");
+    expect(costParts(u, { input: "0.0000003", output: "0.0000025", input_cache_read: "0.00000003" }).usd).toBe("0.01385");
+    // An audio count above its total (usage not from a parser) bills no token twice.
+    expect(costParts({ inputTokens: 10, audioInputTokens: 50, outputTokens: 0 }, flash).usd).toBe("0.00001");
+  });
+
   it("cache prices fall back to the input price; units are billed by their own price", () => {
     expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 10 }, { input: "0.000001" }))).toBe("0.00001");
     expect(usdString(costOf({ inputTokens: 0, outputTokens: 0, images: 2, searchUnits: 1 }, { image: "0.04", search_unit: "0.002" }))).toBe("0.082");

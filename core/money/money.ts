@@ -18,7 +18,7 @@ export function picoToUsd(pico: bigint): string {
 }
 
 /** An endpoint's prices as Big, parsed once per pricing object (Big values are immutable, so sharing them is safe). */
-interface BigPrices { input: Big; output: Big; cacheRead: Big; cacheWrite: Big; cacheWrite1h: Big; image: Big; video: Big; search: Big; webSearch: Big }
+interface BigPrices { input: Big; inputAudio: Big; output: Big; cacheRead: Big; cacheReadAudio: Big; cacheWrite: Big; cacheWrite1h: Big; image: Big; video: Big; search: Big; webSearch: Big }
 const bigPrices = new WeakMap<Pricing, BigPrices>();
 
 const price = (p: string | undefined, fallback?: string): Big => new Big(p ?? fallback ?? "0");
@@ -45,8 +45,9 @@ function pricesOf(pricing: Pricing): BigPrices {
   let b = bigPrices.get(pricing);
   if (!b) {
     b = {
-      input: price(pricing.input), output: price(pricing.output),
-      cacheRead: price(cachePrices(pricing).read), cacheWrite: price(cachePrices(pricing).write),
+      input: price(pricing.input), inputAudio: price(pricing.input_audio, pricing.input), output: price(pricing.output),
+      cacheRead: price(cachePrices(pricing).read), cacheReadAudio: price(pricing.input_cache_read_audio, cachePrices(pricing).read),
+      cacheWrite: price(cachePrices(pricing).write),
       cacheWrite1h: cacheWrite1hPrice(pricing),
       image: price(pricing.image), video: price(pricing.video_second), search: price(pricing.search_unit), webSearch: price(pricing.web_search),
     };
@@ -67,9 +68,11 @@ export function costOf(usage: Usage, pricing: Pricing, calls?: readonly Usage[])
 /** The cost of usage at exactly these prices (no tier chosen here). */
 function partCost(usage: Usage, pricing: Pricing): Big {
   const p = pricesOf(pricing);
-  let c = p.input.times(usage.inputTokens || 0);
+  const [input, audio, cacheRead, cacheReadAudio] = audioSplit(usage);
+  let c = p.input.times(input).plus(p.inputAudio.times(audio));
   c = c.plus(p.output.times(usage.outputTokens || 0));
-  if (usage.cacheReadTokens) c = c.plus(p.cacheRead.times(usage.cacheReadTokens));
+  if (cacheRead) c = c.plus(p.cacheRead.times(cacheRead));
+  if (cacheReadAudio) c = c.plus(p.cacheReadAudio.times(cacheReadAudio));
   const [write5m, write1h] = writeSplit(usage);
   if (write5m) c = c.plus(p.cacheWrite.times(write5m));
   if (write1h) c = c.plus(p.cacheWrite1h.times(write1h));
@@ -84,21 +87,21 @@ function partCost(usage: Usage, pricing: Pricing): Big {
  * The same prices as integers at one scale (units of 10^-scale USD), so the per-request cost is exact integer math
  * (BigInt) instead of seven Big multiplications and a decimal formatting per ledger record. Parsed once per pricing.
  */
-interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; output: bigint; cacheRead: bigint; cacheWrite: bigint; cacheWrite1h: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
+interface ScaledPrices { scale: number; picoMul: bigint; picoDiv: bigint; input: bigint; inputAudio: bigint; output: bigint; cacheRead: bigint; cacheReadAudio: bigint; cacheWrite: bigint; cacheWrite1h: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const scaledPrices = new WeakMap<Pricing, ScaledPrices>();
 
 function scaledOf(pricing: Pricing): ScaledPrices {
   let s = scaledPrices.get(pricing);
   if (!s) {
     const b = pricesOf(pricing);
-    const all = [b.input, b.output, b.cacheRead, b.cacheWrite, b.cacheWrite1h, b.image, b.video, b.search, b.webSearch];
+    const all = [b.input, b.inputAudio, b.output, b.cacheRead, b.cacheReadAudio, b.cacheWrite, b.cacheWrite1h, b.image, b.video, b.search, b.webSearch];
     // Enough decimals to hold every price exactly.
     const scale = Math.max(0, ...all.map((v) => v.c.length - 1 - v.e));
     const k = new Big(10).pow(scale);
     const int = (v: Big) => BigInt(v.times(k).toFixed(0));
     s = {
       scale, picoMul: 10n ** BigInt(Math.max(0, 12 - scale)), picoDiv: 10n ** BigInt(Math.max(0, scale - 12)),
-      input: int(b.input), output: int(b.output), cacheRead: int(b.cacheRead), cacheWrite: int(b.cacheWrite), cacheWrite1h: int(b.cacheWrite1h),
+      input: int(b.input), inputAudio: int(b.inputAudio), output: int(b.output), cacheRead: int(b.cacheRead), cacheReadAudio: int(b.cacheReadAudio), cacheWrite: int(b.cacheWrite), cacheWrite1h: int(b.cacheWrite1h),
       image: int(b.image), video: int(b.video), search: int(b.search), webSearch: int(b.webSearch),
     };
     scaledPrices.set(pricing, s);
@@ -124,14 +127,25 @@ export function costParts(usage: Usage, pricing: Pricing, calls?: readonly Usage
 function partParts(usage: Usage, pricing: Pricing): { usd: string; pico: bigint } {
   const p = scaledOf(pricing);
   const [write5m, write1h] = writeSplit(usage);
-  const i = count(usage.inputTokens), o = count(usage.outputTokens), cr = count(usage.cacheReadTokens), cw = count(write5m), cw1h = count(write1h);
+  const [input, audio, cacheRead, cacheReadAudio] = audioSplit(usage);
+  const i = count(input), ia = count(audio), o = count(usage.outputTokens), cr = count(cacheRead), cra = count(cacheReadAudio), cw = count(write5m), cw1h = count(write1h);
   const im = count(usage.images), v = count(usage.videoSeconds), se = count(usage.searchUnits), ws = count(usage.webSearches);
-  if (i === undefined || o === undefined || cr === undefined || cw === undefined || cw1h === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
+  if (i === undefined || ia === undefined || o === undefined || cr === undefined || cra === undefined || cw === undefined || cw1h === undefined || im === undefined || v === undefined || se === undefined || ws === undefined) {
     const c = partCost(usage, pricing);
     return { usd: usdString(c), pico: toPico(c) };
   }
-  const scaled = i * p.input + o * p.output + cr * p.cacheRead + cw * p.cacheWrite + cw1h * p.cacheWrite1h + im * p.image + v * p.video + se * p.search + ws * p.webSearch;
+  const scaled = i * p.input + ia * p.inputAudio + o * p.output + cr * p.cacheRead + cra * p.cacheReadAudio + cw * p.cacheWrite + cw1h * p.cacheWrite1h + im * p.image + v * p.video + se * p.search + ws * p.webSearch;
   return { usd: scaledToUsd(scaled, p.scale), pico: p.picoDiv === 1n ? scaled * p.picoMul : ceilDiv(scaled, p.picoDiv) };
+}
+
+/**
+ * Input and cache reads as [text input, audio input, text cache reads, audio cache reads]: the audio counts are parts of
+ * inputTokens and cacheReadTokens, each held within its total (usage not from a parser), so no token is billed twice.
+ */
+function audioSplit(usage: Usage): [number, number, number, number] {
+  const input = usage.inputTokens || 0, cached = usage.cacheReadTokens || 0;
+  const audio = Math.max(0, Math.min(input, usage.audioInputTokens || 0)), cachedAudio = Math.max(0, Math.min(cached, usage.cacheReadAudioTokens || 0));
+  return [input - audio, audio, cached - cachedAudio, cachedAudio];
 }
 
 /**

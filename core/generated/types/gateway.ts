@@ -536,6 +536,14 @@ export interface Pricing {
   /**
    * A non-negative decimal number written as a string (no binary floats in money).
    */
+  input_audio?: string;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_read_audio?: string;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
   input_cache_write?: string;
   /**
    * A non-negative decimal number written as a string (no binary floats in money).
@@ -778,6 +786,14 @@ export interface Pricing1 {
   input?: Decimal;
   output?: Decimal;
   input_cache_read?: Decimal;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_audio?: string;
+  /**
+   * A non-negative decimal number written as a string (no binary floats in money).
+   */
+  input_cache_read_audio?: string;
   /**
    * A non-negative decimal number written as a string (no binary floats in money).
    */

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Usage } from "../../../core/contracts/provider.ts";
 import { citesSources, GeminiSources } from "./grounding.ts";
 import { Utf16Index } from "./utf16-index.ts";
+import { geminiAudioTokens } from "../../codecs/gemini/audio-tokens.ts";
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"]);
 
@@ -75,6 +76,9 @@ export function fromGeminiUsage(m: any): Usage {
   const u: Usage = { inputTokens: input, outputTokens: num(m?.candidatesTokenCount) + thoughts };
   if (cached) u.cacheReadTokens = cached;
   if (thoughts) u.reasoningTokens = thoughts;
+  const audio = geminiAudioTokens(m); // billed at the audio price where the model has one
+  if (audio.input) u.audioInputTokens = audio.input;
+  if (audio.cached) u.cacheReadAudioTokens = audio.cached;
   return u;
 }
 
