@@ -35,6 +35,11 @@ describe("readJsonBody", () => {
     expect(req.listenerCount("data")).toBe(1);
   });
 
+  it("reads a body that starts with a UTF-8 byte order mark as the JSON after it", async () => {
+    const req = request("application/json", "\uFEFF", '{"model":"a/b"}');
+    expect(await readJsonBody(req, 1024, "INVALID_REQUEST")).toEqual({ model: "a/b" });
+  });
+
   it("names the content-type field when the body is not JSON", async () => {
     const err = await readJsonBody(request("text/plain", "hi"), 100, "BAD_REQUEST").catch((e) => e);
     expect((err as GatewayError).status).toBe(400);

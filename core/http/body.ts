@@ -28,7 +28,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, badCode:
   if (!isUtf8(raw)) throw new GatewayError(400, badCode, "Request body is not valid UTF-8", { details: { field: "(body)" } });
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString("utf8"));
+    value = JSON.parse(withoutBom(raw).toString("utf8"));
   } catch (err) {
     throw new GatewayError(400, badCode, `Request body is not valid JSON: ${(err as Error).message}`, { details: { field: "(body)" } });
   }
@@ -113,6 +113,14 @@ async function readDecoded(
   } finally {
     req.off("data", countSent);
   }
+}
+
+/**
+ * One leading UTF-8 byte order mark left out: Windows tools write it (PowerShell's -InFile of a file Notepad saved),
+ * RFC 8259 §8.1 lets a parser ignore it, and JSON.parse's "Unexpected token" named a character no one can see.
+ */
+function withoutBom(raw: Buffer): Buffer {
+  return raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
 }
 
 function tooLarge(limit: number, asSent?: "as sent"): GatewayError {
