@@ -5,7 +5,8 @@
 // breaker. And a list pending when the gateway shut down had its stream ended with no answer at all.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
-import { mcpClient } from "./mcp/gateway.ts";
+import { mcpClient, textOf } from "./mcp/gateway.ts";
+import { healthOf } from "../core/health/index.ts";
 import { startMcpHttpServer, type TestMcpHttpServer } from "./mcp/http-server.ts";
 import { startBlackhole, type Blackhole } from "./mcp/blackhole.ts";
 
@@ -95,6 +96,66 @@ describe("a frozen MCP server beside a working one", () => {
       await gw.close();
     }
   }, 120_000);
+});
+
+describe("a tool call to a frozen server", () => {
+  // Its timeout_ms is the default 60 s: no test below may take that long. A frozen server of its own: the attempts
+  // left running here (60 s each) are not another test's to meet.
+  let hole: Blackhole;
+  beforeAll(async () => { hole = await startBlackhole(); });
+  afterAll(async () => { await hole?.close(); });
+
+  it("whose circuit is open is refused at once, nothing sent to it", async () => {
+    const gw = await startTestGateway(gatewayConfig({ url: hole.url }, docs.url));
+    try {
+      const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+      // Opened as its failures would (consecutive_failures: 2), without waiting out two 60 s connects.
+      for (let i = 0; i < 2; i++) healthOf(gw.gateway).record("mcp:bh", "bh", false);
+      const before = hole.connections;
+      const r = await client.callTool({ name: "bh__anything", arguments: {} }, undefined, { timeout: 120_000 });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toBe('MCP server "bh" is failing; calls are paused for a while (circuit open)');
+      expect(hole.connections).toBe(before);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 20_000);
+
+  it("whose circuit is closed waits for its tool list (the name check) no longer than a list does, and is unavailable", async () => {
+    const gw = await startTestGateway(gatewayConfig({ url: hole.url }, docs.url));
+    try {
+      const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+      // The client waits longer than the server's 60 s: the gateway must answer first, within a list's 10 s.
+      const r = await client.callTool({ name: "bh__anything", arguments: {} }, undefined, { timeout: 120_000 });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toBe('MCP server "bh" is not available: MCP server "bh" did not list its tools within 10000 ms');
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 45_000);
+
+  it("and a list sharing its one failed connection attempt count that attempt once against the breaker", async () => {
+    const gw = await startTestGateway(gatewayConfig({ url: hole.url, timeout_ms: 1000 }, docs.url));
+    try {
+      const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+      const warn = vi.spyOn(gw.gateway.log, "warn");
+      const before = hole.initializes;
+      const [list, call] = await Promise.all([client.listTools(), client.callTool({ name: "bh__anything", arguments: {} })]);
+      expect(names(list)).toEqual(DOCS_TOOLS);
+      expect(call.isError).toBe(true);
+      expect(textOf(call)).toMatch(/^MCP server "bh" is not available: /);
+      expect(hole.initializes - before).toBe(1);
+      // The attempt has failed (it says so as it fails), and what waited on it has heard it (consecutive_failures: 2).
+      await vi.waitFor(() => expect(warn).toHaveBeenCalledWith("mcp server could not connect", expect.objectContaining({ server: "bh" })), { timeout: 10_000, interval: 20 });
+      await new Promise((r) => setImmediate(r));
+      expect(await circuitState(gw, "mcp:bh")).toBe(0);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 30_000);
 });
 
 describe("a list pending when the gateway shuts down", () => {

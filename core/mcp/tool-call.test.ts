@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { runToolCall, UnknownToolError, type ToolCaller } from "./tool-call.ts";
-import { NotConnectedError, type Upstream } from "./upstream.ts";
+import { ConnectFailedError, NotConnectedError, type Upstream } from "./upstream.ts";
 import { MemoryStore } from "../store/memory.ts";
 import type { LedgerEntry } from "../store/types.ts";
 import { healthOf } from "../health/index.ts";
@@ -26,11 +26,16 @@ function setup(allowTools?: string[]) {
   return { caller, registry, ledger, lines };
 }
 
-/** An upstream listing `names`; the names it was called with. */
+/** What every fake upstream has of a real one's settings: the name check waits for its list at most its timeout_ms. */
+const spec = { timeoutMs: 60_000 };
+
+/** An upstream listing `names` (one list, cached as a real one's is); the names it was called with. */
 function fakeUpstream(names: string[]) {
   const called: string[] = [];
+  const list = Promise.resolve(names.map((name) => ({ name, inputSchema: { type: "object" } }) as Tool));
   const u = {
-    tools: async () => names.map((name) => ({ name, inputSchema: { type: "object" } }) as Tool),
+    spec,
+    tools: () => list,
     listsTool: (n: string) => names.includes(n),
     call: async (n: string) => { called.push(n); return { content: [{ type: "text", text: "done" }] }; },
   };
@@ -72,11 +77,11 @@ describe("runToolCall on a server that cannot be reached", () => {
   it("is unavailable, never a ledger row (whatever tool the client names) nor a timeout; a call that timed out on the server is", async () => {
     const { caller, registry, ledger } = setup();
     // An HTTP server that does not answer at connect: ready() gives up after timeout_ms.
-    const hanging = { tools: async () => { throw new NotConnectedError('connecting to MCP server "files" took longer than 2000 ms'); }, listsTool: () => false } as unknown as Upstream;
+    const hanging = { spec, tools: async () => { throw new NotConnectedError('connecting to MCP server "files" took longer than 2000 ms'); }, listsTool: () => false } as unknown as Upstream;
     const r = await runToolCall(caller, hanging, { server: "files", tool: "anything_i_like", via: "responses" });
     expect((r.content[0] as { text: string }).text).toMatch(/^MCP server "files" is not available: connecting .* took longer than 2000 ms/);
     // The SDK's own error for a client whose connection is gone (a local server not restarted yet).
-    const gone = { tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("Not connected"); } } as unknown as Upstream;
+    const gone = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("Not connected"); } } as unknown as Upstream;
     expect((await runToolCall(caller, gone, { server: "files", tool: "add", via: "mcp" })).isError).toBe(true);
     expect(ledger).toEqual([]);
     expect(await callSeries(registry)).toEqual([
@@ -84,7 +89,7 @@ describe("runToolCall on a server that cannot be reached", () => {
       'gateway_mcp_tool_calls_total{server="files",tool="add",status="unavailable"} 1',
     ]);
     // A call the server got and did not answer in time is a 504 row.
-    const slow = { tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("MCP error -32001: Request timed out"); } } as unknown as Upstream;
+    const slow = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("MCP error -32001: Request timed out"); } } as unknown as Upstream;
     await runToolCall(caller, slow, { server: "files", tool: "add", via: "mcp" });
     expect(ledger).toMatchObject([{ provider: "files", model: "add", status: 504 }]);
   });
@@ -97,7 +102,7 @@ describe("runToolCall and the key's tool_calls_per_minute", () => {
     project.rate_limits = { tool_calls_per_minute: 2 };
     const store = new MemoryStore();
     (caller.gateway as any).store = { rateLimit: store.rateLimit.bind(store), rateAdjust: store.rateAdjust.bind(store), record: async () => {} };
-    const down = { tools: async () => { throw new NotConnectedError('could not connect to MCP server "files": spawn node ENOENT'); }, listsTool: () => false } as unknown as Upstream;
+    const down = { spec, tools: async () => { throw new NotConnectedError('could not connect to MCP server "files": spawn node ENOENT'); }, listsTool: () => false } as unknown as Upstream;
     // Four (a fifth failure in a row would open the server's circuit).
     for (let i = 0; i < 4; i++) {
       const r = await runToolCall(caller, down, { server: "files", tool: "add", via: "responses" });
@@ -155,7 +160,7 @@ describe("runToolCall on a client's own server (server_url)", () => {
 
   it("a client's failing server named like a server of gateway.yaml does not open that server's circuit", async () => {
     const { caller, registry } = setup();
-    const failing = { tools: async () => [], listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;
+    const failing = { spec, tools: async () => [], listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;
     for (let i = 0; i < 20; i++) await runToolCall(caller, failing, { server: "files", tool: "x", via: "responses", metricServer: "(client_url)" });
     expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("closed");
     expect(await registry.metrics()).not.toContain('model="mcp:files"');
@@ -163,7 +168,11 @@ describe("runToolCall on a client's own server (server_url)", () => {
 });
 
 describe("runToolCall and the server's circuit breaker", () => {
-  const listing = (call: () => Promise<never>) => ({ tools: async () => [{ name: "t", inputSchema: { type: "object" } }], listsTool: () => true, call }) as unknown as Upstream;
+  /** An upstream listing tool t (one list, cached as a real one's is), whose calls are `call`. */
+  const listing = (call: () => Promise<never>) => {
+    const list = Promise.resolve([{ name: "t", inputSchema: { type: "object" } }]);
+    return { spec, tools: () => list, listsTool: () => true, call } as unknown as Upstream;
+  };
 
   it("a tool the server answers with a JSON-RPC error fails that call only: the circuit stays closed for every project", async () => {
     const { caller, ledger } = setup();
@@ -198,6 +207,21 @@ describe("runToolCall and the server's circuit breaker", () => {
     expect((next.content[0] as { text: string }).text).toContain("circuit open"); // no second probe while the first is out
     probe.abort();
     await probeCall;
+  });
+
+  it("calls failing on one connection attempt they shared count it once; a second attempt's failure opens it", async () => {
+    const { caller } = setup();
+    (caller.gateway.config.raw as Record<string, unknown>).routing = { circuit_breaker: { consecutive_failures: 2, cooldown_ms: 60_000 } };
+    // The connection dropped after the tools were listed: each call's connect waits on the one attempt under way.
+    let attempt = new ConnectFailedError('could not connect to MCP server "files": fetch failed');
+    const reconnecting = listing(async () => { throw attempt; });
+    const health = healthOf(caller.gateway);
+    const calls = await Promise.all([1, 2, 3].map(() => runToolCall(caller, reconnecting, { server: "files", tool: "t", via: "mcp" })));
+    for (const r of calls) expect((r.content[0] as { text: string }).text).toMatch(/^MCP server "files" is not available: could not connect/);
+    expect(health.stateOf("mcp:files", "files")).toBe("closed");
+    attempt = new ConnectFailedError('could not connect to MCP server "files": fetch failed');
+    await runToolCall(caller, reconnecting, { server: "files", tool: "t", via: "mcp" });
+    expect(health.stateOf("mcp:files", "files")).toBe("open");
   });
 
   it("a server failing to answer (a transport error) still opens it", async () => {

@@ -13,7 +13,8 @@ import { healthOf } from "../health/index.ts";
 import { generationId } from "../http/ids.ts";
 import { recordForRequest } from "../metering/meter.ts";
 import { accessLogOn } from "../observability/access-log-on.ts";
-import { NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
+import { ConnectFailedError, NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
+import { firstCountOf, waitForList } from "./list-wait.ts";
 import { ErrorAnswer } from "./error-answers.ts";
 import { qualify } from "./spec.ts";
 import { serverAllowed, toolAllowed } from "./policy.ts";
@@ -148,37 +149,48 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
       status = "unavailable";
       result = errorResult(`MCP server "${req.server}" is failing; calls are paused for a while (circuit open)`);
     } else {
-      reachedServer = true;
-      try {
-        // The server's list (cached) is asked first: a name it does not list is never sent, counted or recorded.
-        if (configured && !(await upstream.tools()).some((t) => t.name === req.tool)) {
-          reachedServer = false;
-          await giveBack(); // never sent: not a call against the key's rate
-          health.release(breakerModel, req.server, undefined, probe);
-          status = "unknown_tool";
-          result = errorResult(`Unknown tool: ${name}`);
-        } else {
+      // The server's list (cached) is asked first: a name it does not list is never sent, counted or recorded. It is
+      // waited for as a list is (at most timeout_ms, never more than 10 s) and its outcome reaches the breaker from
+      // the list itself, once, however many lists and calls waited on it.
+      const listed = configured
+        ? await waitForList(gateway, req.server, upstream, upstream.tools(), "its tools").then((ts) => ts.some((t) => t.name === req.tool), (err: unknown) => ({ err }))
+        : true;
+      if (typeof listed === "object") {
+        // Never sent: unavailable (or cancelled), not recorded, not counted against the rate.
+        await giveBack();
+        health.release(breakerModel, req.server, undefined, probe);
+        status = o.signal?.aborted ? "cancelled" : "unavailable";
+        result = errorResult(status === "cancelled" ? `Tool call to ${name} failed: the call was cancelled` : `MCP server "${req.server}" is not available: ${String((listed.err as Error)?.message ?? listed.err)}`);
+      } else if (!listed) {
+        await giveBack(); // never sent: not a call against the key's rate
+        health.release(breakerModel, req.server, undefined, probe);
+        status = "unknown_tool";
+        result = errorResult(`Unknown tool: ${name}`);
+      } else {
+        reachedServer = true;
+        try {
           result = await upstream.call(req.tool, req.arguments, o);
           status = result.isError ? "tool_error" : "ok";
           health.record(breakerModel, req.server, true);
-        }
-      } catch (err) {
-        if (notReached(err)) {
-          // Never sent (the server was not listed, nor called): unavailable (or cancelled), not recorded, not counted
-          // against the rate; the breaker still hears of a server that is down, so one that stays down pauses calls.
-          reachedServer = false;
-          await giveBack();
-          status = o.signal?.aborted ? "cancelled" : "unavailable";
-          if (status === "cancelled") health.release(breakerModel, req.server, undefined, probe);
-          else health.record(breakerModel, req.server, false);
-          result = errorResult(status === "cancelled" ? `Tool call to ${name} failed: the call was cancelled` : `MCP server "${req.server}" is not available: ${String((err as Error)?.message ?? err)}`);
-        } else {
-          status = statusOf(err, o.signal);
-          if (status === "cancelled") health.release(breakerModel, req.server, undefined, probe);
-          // A JSON-RPC error the server answered with: the server is up, the call failed (its caller's, not everyone's).
-          else health.record(breakerModel, req.server, err instanceof ErrorAnswer);
-          const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
-          result = errorResult(`Tool call to ${name} failed: ${why}`);
+        } catch (err) {
+          if (notReached(err)) {
+            // Never sent (the server could not be reached): unavailable (or cancelled), not recorded, not counted
+            // against the rate; the breaker still hears of a server that is down, so one that stays down pauses
+            // calls — a connection attempt shared with lists once, whoever heard its failure first.
+            reachedServer = false;
+            await giveBack();
+            status = o.signal?.aborted ? "cancelled" : "unavailable";
+            if (status === "unavailable" && (!(err instanceof ConnectFailedError) || firstCountOf(err))) health.record(breakerModel, req.server, false);
+            else health.release(breakerModel, req.server, undefined, probe);
+            result = errorResult(status === "cancelled" ? `Tool call to ${name} failed: the call was cancelled` : `MCP server "${req.server}" is not available: ${String((err as Error)?.message ?? err)}`);
+          } else {
+            status = statusOf(err, o.signal);
+            if (status === "cancelled") health.release(breakerModel, req.server, undefined, probe);
+            // A JSON-RPC error the server answered with: the server is up, the call failed (its caller's, not everyone's).
+            else health.record(breakerModel, req.server, err instanceof ErrorAnswer);
+            const why = status === "cancelled" ? "the call was cancelled" : String((err as Error)?.message ?? err);
+            result = errorResult(`Tool call to ${name} failed: ${why}`);
+          }
         }
       }
     }
