@@ -286,7 +286,7 @@ async function startPrimary(file: string, workers: number): Promise<number> {
     return 1;
   }
   const { loggerFromConfig } = await import("./observability/logger.ts");
-  const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig);
+  const log = loggerFromConfig({ raw: { log: facts.log }, dir: facts.dir } as RuntimeConfig, true);
   if (facts.secretWarning) log.warn(facts.secretWarning); // once here, not once per worker
   stopWhenLauncherExits(process.env, (parent) => log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
   // runPrimary installs its SIGHUP handler before it returns; the workers it forks read the config as they start.

@@ -157,7 +157,7 @@ describe("workers sharing one stderr pipe with a slow reader", () => {
   const N = 600;
   const child = (worker: number) => `
 const { createLogger } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, "log.ts")).href)});
-const log = createLogger({ access: true });
+const log = createLogger({ access: true, shared: true }); // as a cluster worker's logger is
 for (let i = 0; i < ${N}; i++) {
   // An access line's size (~600 bytes), a non-ASCII model name now and then (bytes, not characters, fill a pipe).
   log.infoJson("request", JSON.stringify({ worker: ${worker}, seq: i, model: i % 7 ? "openai/gpt-4o-mini" : "modèle-ü/ßüß", pad: "x".repeat(480) }));

@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { createLogger, envLogLevel, type Logger } from "../log.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 
-export function loggerFromConfig(config: RuntimeConfig): Logger {
+/** `shared`: other processes write to the same stderr or file (the primary of `start --workers N`). */
+export function loggerFromConfig(config: RuntimeConfig, shared = false): Logger {
   const l = config.raw.log ?? {};
   return createLogger({
     // LOG_LEVEL (the variable the old logger read) still wins when set, so a one-off debug run needs no edit.
@@ -11,5 +12,6 @@ export function loggerFromConfig(config: RuntimeConfig): Logger {
     format: l.format,
     file: l.file ? resolve(config.dir, l.file) : undefined,
     access: l.access,
+    shared,
   });
 }
