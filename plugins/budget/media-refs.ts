@@ -64,28 +64,42 @@ const clientJson = (o: Record<string, unknown>, k: string): boolean =>
 interface Found { bits: number; first: boolean }
 const done = (f: Found) => (f.first ? f.bits !== 0 : f.bits === BOTH);
 
-/** Walks content (arrays, parts, nested tool results) for parts with media; strings are not entered. True: stop. */
-function walk(v: unknown, depth: number, f: Found): boolean {
+/**
+ * Walks content (arrays, parts, nested tool results), showing `visit` each object until it returns true; strings are
+ * not entered. True: `visit` stopped it.
+ */
+function walk(v: unknown, depth: number, visit: (o: any) => boolean): boolean {
   if (!object(v) || depth > 64) return false;
   if (Array.isArray(v)) {
-    for (const x of v) if (walk(x, depth + 1, f)) return true;
+    for (const x of v) if (walk(x, depth + 1, visit)) return true;
     return false;
   }
-  f.bits |= mediaOf(v);
-  if (done(f)) return true;
-  for (const k in v) if (!clientJson(v, k) && walk(v[k], depth + 1, f)) return true;
+  if (visit(v)) return true;
+  for (const k in v) if (!clientJson(v, k) && walk(v[k], depth + 1, visit)) return true;
   return false;
 }
 
 /**
- * The media a request holds: BY_REFERENCE and INLINE bits. Only the conversation is searched (chat/messages
- * `messages`, Messages `system`, Responses `input`, Gemini `contents` and `systemInstruction`), never tool schemas.
+ * Whether `visit` returns true for a part of the conversation (chat/messages `messages`, Messages `system`,
+ * Responses `input`, Gemini `contents` and `systemInstruction`), never of tool schemas; stops at the first.
+ */
+export function someConversationPart(body: any, visit: (part: any) => boolean): boolean {
+  if (!object(body)) return false;
+  for (const k of ["messages", "system", "input", "contents", "systemInstruction"]) if (walk(body[k], 0, visit)) return true;
+  return false;
+}
+
+/**
+ * The media a request holds: BY_REFERENCE and INLINE bits, in its conversation (someConversationPart).
  * One walk, which stops at the first media when `first` (all a reservation needs to know), else once both are found.
  */
 export function mediaIn(body: any, first = false): number {
   if (!object(body)) return 0;
   const f: Found = { bits: present(body.cachedContent) ? BY_REFERENCE : 0, first };
   if (done(f)) return f.bits;
-  for (const k of ["messages", "system", "input", "contents", "systemInstruction"]) if (walk(body[k], 0, f)) break;
+  someConversationPart(body, (o) => {
+    f.bits |= mediaOf(o);
+    return done(f);
+  });
   return f.bits;
 }

@@ -6,7 +6,7 @@
 // once more for each call of theirs the request allows, all within one response its output limit bounds), at the
 // endpoint's long-prompt tier when the input may be over its threshold (core/money/long-context.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
-// is not counted).
+// is not counted); a request carrying audio with its input at the dearer of `input` and `input_audio` (audio-parts.ts).
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -19,6 +19,7 @@ import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
+import { carriesAudio } from "./audio-parts.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
 import { maxModelCalls } from "../../core/metering/usage-ceiling.ts";
 import { serverToolRounds } from "../../core/metering/server-tools.ts";
@@ -62,7 +63,7 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
 }
 
 /** Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing. */
-interface PicoPrices { input: bigint; output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
+interface PicoPrices { input: bigint; inputAudio: bigint; output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
 const picoCache = new WeakMap<Pricing, PicoPrices>();
 
 function picoPrices(p: Pricing): PicoPrices {
@@ -71,7 +72,10 @@ function picoPrices(p: Pricing): PicoPrices {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearest of the input and cache-write prices (5-minute and 1-hour): the split is unknown beforehand.
     const input = [pico(p.input), pico(p.input_cache_write), toPico(cacheWrite1hPrice(p))].reduce((a, b) => (b > a ? b : a));
-    picoCache.set(p, (c = { input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
+    // A request carrying audio: at input_audio where it is dearer still (Gemini 2.5 Flash bills audio at $1.00 per
+    // million against $0.30), as how much of its input is audio is unknown too.
+    const audio = pico(p.input_audio);
+    picoCache.set(p, (c = { input, inputAudio: audio > input ? audio : input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
   }
   return c;
 }
@@ -146,6 +150,8 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
   const now = Date.now();
   const anyServes = images && anyImageServes(ctx, now);
   const unbounded = unboundedInput(ctx);
+  // Audio is inline media or media by reference, so only an unbounded input can carry it (text-only requests skip the walk).
+  const audio = unbounded && LANGUAGE.has(ctx.endpoint) && carriesAudio(ctx.body);
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
@@ -155,7 +161,7 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
       const u = worstUsage(ctx, model, ep, webSearches, unbounded);
       // An input that may be over a long-prompt threshold is held at that tier's prices: it would be billed at them.
       const p = picoPrices(pricingForPrompt(pricing, u.inputTokens * perUpstreamCall));
-      const rest = (big(u.inputTokens) * p.input + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
+      const rest = (big(u.inputTokens) * (audio ? p.inputAudio : p.input) + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
         + big(u.webSearches) * p.webSearch;
       const c = rest + big(u.outputTokens) * p.output * BigInt(turns);
       if (c > worst) worst = c;
