@@ -1,6 +1,7 @@
 // The gateway's upstream MCP connections, one per server (and one per project that brings credentials of its
 // own), kept across config reloads while a server's settings stay the same, closed when a reload drops or changes
-// them and when the gateway closes. Tells listeners when an upstream's lists changed.
+// them (once the requests holding them are done) and when the gateway closes. Tells listeners when an upstream's
+// lists changed.
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import { Upstream, type ListKind } from "./upstream.ts";
@@ -9,8 +10,14 @@ import { enabledServers, ownsCredentials, upstreamSpec, type UpstreamSpec } from
 /** `before`: on a reload, the config it replaced (a server removed, or no longer allowed, is told about too). */
 export type ListChangedListener = (server: string, kind: ListKind, before?: RuntimeConfig) => void;
 
+/** An upstream held by one request, and how it lets go (once; later calls do nothing). */
+export interface HeldUpstream { upstream: Upstream; release: () => void }
+
 export class McpRegistry {
   private readonly upstreams = new Map<string, Upstream>();
+  /** How many requests hold each upstream (hold()), and those a reload replaced meanwhile: closed when the last lets go. */
+  private readonly holders = new Map<Upstream, number>();
+  private readonly retired = new Set<Upstream>();
   private readonly listeners = new Set<ListChangedListener>();
   private seenConfig?: RuntimeConfig;
   private closed = false;
@@ -21,7 +28,8 @@ export class McpRegistry {
 
   /**
    * The connection `projectId` uses for `server`, or undefined when the server is not configured (or off). Always
-   * of the config in force: a request that began before a reload never starts again a server the reload closed.
+   * of the config in force: a request that began before a reload never starts again a server the reload closed (one
+   * that holds a connection keeps it: hold()).
    */
   upstream(_config: RuntimeConfig, server: string, projectId: string): Upstream | undefined {
     this.sync();
@@ -32,12 +40,38 @@ export class McpRegistry {
     return this.get(spec, own ? projectId : "");
   }
 
+  /**
+   * upstream(), held until release(): a reload that changes or removes the server meanwhile closes this connection
+   * (its process with it) only once every request holding it let go, so a request in flight (a Responses mcp loop)
+   * finishes on the server it started with. Released by the request's end, so the wait is as bounded as the request.
+   */
+  hold(config: RuntimeConfig, server: string, projectId: string): HeldUpstream | undefined {
+    const u = this.upstream(config, server, projectId);
+    if (!u) return undefined;
+    this.holders.set(u, (this.holders.get(u) ?? 0) + 1);
+    let released = false;
+    return {
+      upstream: u,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.holders.get(u) ?? 1) - 1;
+        if (left > 0) return void this.holders.set(u, left);
+        this.holders.delete(u);
+        if (this.retired.delete(u)) void u.close();
+      },
+    };
+  }
+
   private get(spec: UpstreamSpec, owner: string): Upstream {
     const key = `${owner}\n${JSON.stringify(spec)}`;
     let u = this.upstreams.get(key);
     if (!u) {
-      u = new Upstream(spec, this.gateway.log, (kind) => this.emit(spec.name, kind));
-      this.upstreams.set(key, u);
+      const made: Upstream = new Upstream(spec, this.gateway.log, (kind) => {
+        // A replaced connection kept for its holders: sessions see the config in force, whose server it is not.
+        if (this.upstreams.get(key) === made) this.emit(spec.name, kind);
+      });
+      this.upstreams.set(key, (u = made));
     }
     return u;
   }
@@ -82,7 +116,8 @@ export class McpRegistry {
     for (const [key, u] of this.upstreams) {
       if (wanted.has(key)) continue;
       this.upstreams.delete(key);
-      void u.close();
+      if (this.holders.has(u)) this.retired.add(u);
+      else void u.close();
     }
     const policies = allowlistsChanged(before, config);
     for (const name of new Set([...was.keys(), ...now.keys()])) {
@@ -99,8 +134,9 @@ export class McpRegistry {
 
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.upstreams.values()];
+    const all = [...this.upstreams.values(), ...this.retired];
     this.upstreams.clear();
+    this.retired.clear();
     await Promise.all(all.map((u) => u.close()));
   }
 }

@@ -312,7 +312,8 @@ export async function serveMcp(ctx: GatewayContext, dispatch: () => Promise<void
   const tools = mcpToolsOf(ctx.body);
   if (!ctx.auth) throw new GatewayError(401, "INVALID_API_KEY", "The mcp tool needs a project key");
   const closers: Array<() => Promise<void>> = [];
-  ctx.onFinish(async () => { for (const c of closers) await c(); });
+  // Each one runs whatever the others do: one left undone would keep a connection (or a replaced server) open.
+  ctx.onFinish(async () => { for (const c of closers) await c().catch(() => {}); });
   const specs = await resolveMcpTools(ctx, tools, closers);
   const run = new McpRun(ctx, specs, dispatch);
   if (ctx.body.stream !== true) {

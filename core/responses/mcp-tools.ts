@@ -83,8 +83,12 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
       if (!serverAllowed(ctx.config, projectId, label)) {
         throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: no MCP server "${label}" is available to this project (give a server_url, or name a server of gateway.yaml's mcp_servers)`, { details: { field: `${field}.server_label` } });
       }
-      upstream = mcpOf(ctx.gateway).upstream(ctx.config, label, projectId);
-      if (!upstream) throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: MCP server "${label}" is not available`, { details: { field: `${field}.server_label` } });
+      // Held to the request's end: a reload meanwhile closes a changed server's connection only after this
+      // request's calls (requests in flight finish on the config they started with).
+      const held = mcpOf(ctx.gateway).hold(ctx.config, label, projectId);
+      if (!held) throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: MCP server "${label}" is not available`, { details: { field: `${field}.server_label` } });
+      closers.push(async () => held.release());
+      upstream = held.upstream;
     }
     if (specs.some((s) => s.label === label)) {
       throw new GatewayError(400, "INVALID_REQUEST", `${field}.server_label: "${label}" is used by two mcp tools`, { details: { field: `${field}.server_label` } });
