@@ -18,10 +18,12 @@ let legacyHttp: HttpServer;
 let legacyUrl: string;
 /** The legacy server's next session stream is never opened (a frozen server): its GET is left unanswered. */
 let freezeNextStream = false;
+/** tools/list requests the servers have answered. */
+let toolLists = 0;
 
 function rawServer(): Server {
   const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => (toolLists++, { tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
   server.setRequestHandler(CallToolRequestSchema, async (r) => {
     if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
     if (r.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(r.params.arguments?.bytes)) }] };
@@ -91,6 +93,23 @@ describe("Upstream.call", () => {
       const err = await u.call("hang", {}).catch((e) => e);
       expect(err).not.toBeInstanceOf(ErrorAnswer);
       expect(err.message).toMatch(/timed out/i);
+    } finally {
+      await u.close();
+    }
+  });
+});
+
+describe("Upstream.tools", () => {
+  it("a list asked before the connection was made is the cached one after it: the next caller is not sent a second", async () => {
+    // A slow server's first list outlives the wait of the request that asked for it (core/mcp/list-wait.ts): if the
+    // connect that list waited on dropped it from the cache, the next caller started another, and gave up again.
+    const u = upstream();
+    try {
+      const before = toolLists;
+      const first = u.tools(); // starts the connection
+      expect((await first).map((t) => t.name)).toEqual(["throw", "hang", "big"]);
+      expect(u.tools()).toBe(first);
+      expect(toolLists - before).toBe(1);
     } finally {
       await u.close();
     }

@@ -194,7 +194,9 @@ export class Upstream {
     pending.tap(transport); // outside the error answers' tap: the answers it makes are counted as the server's
     this.client = client;
     this.connectedAt = Date.now();
-    this.lists.clear();
+    // The lists are not cleared here: the last connection's went when it dropped (dropped()), and any now cached were
+    // asked while this one was being made and are fetched on it. Clearing them lost a slow server's first list to
+    // the next caller, who fetched it again and gave up waiting again.
     this.lastError = undefined;
     this.log.info("mcp server connected", { server: this.name, transport: this.spec.kind === "stdio" ? "stdio" : this.spec.transport });
     return client;
