@@ -1,6 +1,8 @@
 // The MCP endpoint's session table (core/endpoints/mcp.ts): mcp.max_sessions holds however sessions end. A session
 // ended by DELETE used to be put back in the table by the DELETE's own request; from then on every eviction picked
 // it, closed it again (a no-op) and left it there, so no session was ever evicted and memory grew per initialize.
+// A full table used to close the session idle longest whoever held it, so one key opening sessions in a loop closed
+// every other project's: now the key holding the most sessions loses its own idle-longest one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { mcpClient } from "./mcp/gateway.ts";
@@ -22,18 +24,18 @@ afterAll(async () => {
 });
 
 /** A tools/list on session `sid`, as a client sends it: the status and the JSON-RPC error message, if any. */
-async function listOn(sid: string, on: TestGateway = gw): Promise<{ status: number; message?: string }> {
+async function listOn(sid: string, on: TestGateway = gw, key = KEY): Promise<{ status: number; message?: string }> {
   const res = await fetch(`${on.url}/api/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" },
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   const text = await res.text();
   return { status: res.status, message: res.status === 200 ? undefined : JSON.parse(text).error?.message };
 }
 
-async function openSession(): Promise<string> {
-  const { transport } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+async function openSession(on: TestGateway = gw, key = KEY): Promise<string> {
+  const { transport } = await mcpClient(`${on.url}/api/mcp`, key);
   return transport.sessionId!;
 }
 
@@ -49,6 +51,51 @@ describe("MCP sessions: mcp.max_sessions", () => {
     for (let i = 0; i < MAX + 2; i++) opened.push(await openSession());
     const statuses = await Promise.all(opened.map(async (sid) => (await listOn(sid)).status));
     expect(statuses).toEqual([404, 404, 200, 200, 200]);
+  }, 30_000);
+});
+
+describe("MCP sessions: one key filling mcp.max_sessions", () => {
+  const FLOODER = testKey("mcpflooder");
+  const OTHER = testKey("mcpother");
+
+  it("closes the flooding key's own sessions, oldest first, and never the other project's one", async () => {
+    const shared = await startTestGateway({
+      store: { kind: "sqlite", path: "ledger.db" },
+      mcp: { max_sessions: 5 },
+      projects: { flood: { keys: [keyEntry("flood-key", FLOODER)] }, other: { keys: [keyEntry("other-key", OTHER)] } },
+    });
+    try {
+      const theirs = await openSession(shared, OTHER);
+      const flooded: string[] = [];
+      for (let i = 0; i < 10; i++) flooded.push(await openSession(shared, FLOODER));
+      expect((await listOn(theirs, shared, OTHER)).status).toBe(200);
+      const statuses = [];
+      for (const sid of flooded) statuses.push((await listOn(sid, shared, FLOODER)).status);
+      // The table holds 5: the other project's one and the flooder's 4 newest.
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 404, 200, 200, 200, 200]);
+    } finally {
+      await shared.close();
+    }
+  }, 30_000);
+
+  it("when every key holds one session, the one idle longest is closed", async () => {
+    const keys = [0, 1, 2, 3].map((i) => testKey(`mcpone${i}`));
+    const one = await startTestGateway({
+      store: { kind: "sqlite", path: "ledger.db" },
+      mcp: { max_sessions: 3 },
+      projects: Object.fromEntries(keys.map((k, i) => [`p${i}`, { keys: [keyEntry(`k${i}`, k)] }])),
+    });
+    try {
+      const sids = [];
+      for (const k of keys.slice(0, 3)) sids.push(await openSession(one, k));
+      expect((await listOn(sids[0]!, one, keys[0])).status).toBe(200); // used last: key 1's is now idle longest
+      sids.push(await openSession(one, keys[3]));
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await listOn(sids[i]!, one, keys[i])).status);
+      expect(statuses).toEqual([200, 404, 200, 200]);
+    } finally {
+      await one.close();
+    }
   }, 30_000);
 });
 

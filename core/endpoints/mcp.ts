@@ -3,12 +3,13 @@
 // taken off ctx.body before the model plugins run, so budget, routing and metering see no model request. Live keys
 // only: a sandbox key (mg_test_…) is refused with 403, its tools would run for real. Sessions
 // belong to the key that opened them, live across config reloads, and end on DELETE, when idle for
-// mcp.session_idle_ms, or when more than mcp.max_sessions are open (the one idle longest goes).
+// mcp.session_idle_ms, or when more than mcp.max_sessions are open (the idle-longest of the key holding the most goes).
 import type { EndpointSpec } from "./spec.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { McpSession } from "../mcp/session.ts";
 import type { GatewayError } from "../errors.ts";
+import { SessionTable } from "./mcp-session-table.ts";
 
 declare module "../pipeline/context.ts" {
   interface GatewayContext {
@@ -26,61 +27,23 @@ const SWEEP_MS = 30_000;
 /** Headers the MCP transport reads; nothing else of the client's request is handed to it. */
 const PASSED = ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
 
-class Sessions {
-  private readonly live = new Map<string, McpSession>();
+/** The gateway's session table (mcp-session-table.ts), swept for idle sessions and emptied when the gateway closes. */
+class Sessions extends SessionTable<McpSession> {
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly gateway: GatewayHandle) {
+  constructor(gateway: GatewayHandle) {
+    super(() => ({
+      maxSessions: gateway.config.raw.mcp?.max_sessions ?? 1000,
+      idleMs: gateway.config.raw.mcp?.session_idle_ms ?? 1_800_000,
+    }));
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
     gateway.onClose(() => this.closeAll());
   }
 
-  get(id: string): McpSession | undefined {
-    const s = this.live.get(id);
-    // The sweep runs every SWEEP_MS: a session idle past session_idle_ms is over as soon as it is asked for.
-    if (s && this.idle(s, Date.now())) {
-      this.remove(s);
-      void s.close();
-      return undefined;
-    }
-    return s;
-  }
-
-  private idle(s: McpSession, now: number): boolean {
-    return s.busy === 0 && now - s.lastUsed > (this.gateway.config.raw.mcp?.session_idle_ms ?? 1_800_000);
-  }
-
-  add(s: McpSession): void {
-    if (!s.id) return;
-    this.live.set(s.id, s);
-    const max = this.gateway.config.raw.mcp?.max_sessions ?? 1000;
-    if (this.live.size > max) {
-      let oldest: McpSession | undefined;
-      for (const x of this.live.values()) if (x !== s && x.busy === 0 && (!oldest || x.lastUsed < oldest.lastUsed)) oldest = x;
-      // Out of the table now, not when its close reports back: a session already closed would never report, stay
-      // the oldest, and take every later eviction with it.
-      if (oldest) {
-        this.remove(oldest);
-        void oldest.close();
-      }
-    }
-  }
-
-  remove(s: McpSession): void {
-    if (s.id && this.live.get(s.id) === s) this.live.delete(s.id);
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const s of this.live.values()) if (this.idle(s, now)) void s.close();
-  }
-
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    const all = [...this.live.values()];
-    this.live.clear();
-    await Promise.all(all.map((s) => s.close()));
+    await Promise.all(this.takeAll().map((s) => s.close()));
   }
 }
 
@@ -148,7 +111,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
   const asked = session;
   if (requests.length) ctx.onFinish(() => asked.forget(requests)); // answered, or no stream left to answer them on
   session.busy++;
-  session.lastUsed = Date.now();
+  sessions.touch(session);
   let response: Response;
   try {
     response = await session.transport.handleRequest(request, {
@@ -158,7 +121,7 @@ async function terminal(ctx: GatewayContext): Promise<void> {
     });
   } finally {
     session.busy--;
-    session.lastUsed = Date.now();
+    sessions.touch(session);
   }
   // Only the initialize that opened a session adds it: a DELETE has taken its session out of the table by now, and
   // adding it back kept a closed session there for good.
