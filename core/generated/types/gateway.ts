@@ -958,7 +958,7 @@ export interface McpConfig {
    */
   log_arguments?: boolean;
   /**
-   * Open client sessions on {base_url}/mcp; past it the one idle longest is closed.
+   * Open client sessions on {base_url}/mcp; past it the key holding the most loses its own session idle longest (so one key cannot close another's).
    */
   max_sessions?: number;
   /**
