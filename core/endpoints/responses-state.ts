@@ -9,7 +9,7 @@ import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
 import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
 import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../responses/conversation-limit.ts";
-import { deleteAtUpstream, deleteUpstreamCopy } from "../responses/upstream-delete.ts";
+import { deleteAtUpstream, deleteUpstreamCopy, madeWithProjectKey } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import { answerAllowed, continuesByHistory, keptParts } from "../responses/stored-view.ts";
@@ -145,6 +145,7 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
             ...(inputBytes === undefined || kept.input !== conv.items ? {} : { inputBytes }),
             ...(kept.fullOutput ? { fullOutput: kept.fullOutput } : {}),
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: servedNatively(),
+            ...(servedNatively() ? { projectKey: madeWithProjectKey(ctx) } : {}),
             previousResponseId: previous?.id ?? null,
           };
           // The answer is already made (and billed): a store failure is not turned into an error, but the answer
@@ -176,7 +177,7 @@ const FORGET_DEADLINE_MS = 15_000;
  */
 function forgetUpstreamCopy(ctx: GatewayContext, id: string): void {
   // What deleteAtUpstream reads of a record: the id, and who served it.
-  const served = { id, provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "" } as ResponseRecord;
+  const served = { id, provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", projectKey: madeWithProjectKey(ctx) } as ResponseRecord;
   deleteAtUpstream(ctx, served, AbortSignal.timeout(FORGET_DEADLINE_MS)).catch((err: unknown) => {
     ctx.gateway.log.error("a refused response's copy at the upstream that served it natively was not deleted: that upstream keeps it for its own retention", {
       requestId: ctx.requestId, response: id, provider: served.provider, error: err instanceof Error ? err.message : String(err),

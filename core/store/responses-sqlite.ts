@@ -8,7 +8,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
   provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT,
-  response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT
+  response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER
 );
 CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
 CREATE TABLE IF NOT EXISTS response_items (
@@ -24,6 +24,7 @@ const SWEEP_EVERY_MS = 60_000;
 interface Row {
   id: string; project: string; created_at: number; expires_at: number; provider: string; model: string; native: number;
   previous_id: string | null; response: string; input: string; full_output: string | null; input_bytes: number;
+  project_key: number | null;
 }
 
 export class SqliteResponseStore implements ResponseStore {
@@ -35,12 +36,13 @@ export class SqliteResponseStore implements ResponseStore {
   constructor(db: Database.Database) {
     db.exec(SCHEMA);
     // A file made by the first version of this table has no full_output column yet.
-    if (!(db.prepare("PRAGMA table_info(responses)").all() as { name: string }[]).some((c) => c.name === "full_output")) {
-      db.exec("ALTER TABLE responses ADD COLUMN full_output TEXT");
-    }
+    // Nor one of an earlier release a project_key column (NULL in its rows: who made them is not known).
+    const columns = (db.prepare("PRAGMA table_info(responses)").all() as { name: string }[]).map((c) => c.name);
+    if (!columns.includes("full_output")) db.exec("ALTER TABLE responses ADD COLUMN full_output TEXT");
+    if (!columns.includes("project_key")) db.exec("ALTER TABLE responses ADD COLUMN project_key INTEGER");
     this.stmts = {
-      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output, project_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
       // octet_length: the input's size as stored (UTF-8), without reading it into a string to measure it.
       get: db.prepare("SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
@@ -61,7 +63,8 @@ export class SqliteResponseStore implements ResponseStore {
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
-        rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null);
+        rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null,
+        rec.projectKey === undefined ? null : rec.projectKey ? 1 : 0);
       for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
       return true;
     }).immediate;
@@ -80,6 +83,7 @@ export class SqliteResponseStore implements ResponseStore {
       native: Number(r.native) === 1, previousResponseId: r.previous_id, response: JSON.parse(r.response), input: JSON.parse(r.input),
       inputBytes: Number(r.input_bytes),
       ...(r.full_output ? { fullOutput: JSON.parse(r.full_output) } : {}),
+      ...(r.project_key === null || r.project_key === undefined ? {} : { projectKey: Number(r.project_key) === 1 }),
     };
   }
 

@@ -57,6 +57,16 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect(await store.responses.get("acme", "resp_unknown", Date.now())).toBeUndefined();
   });
 
+  it("keeps whether a native response was made with the project's own key (its upstream delete goes with that key), absent when not said", async () => {
+    const own = record(`resp_own_${kind}`, { native: true, projectKey: true });
+    const gateways = record(`resp_gw_${kind}`, { native: true, projectKey: false });
+    const unsaid = record(`resp_unsaid_${kind}`, { native: true });
+    for (const rec of [own, gateways, unsaid]) await store.responses.put(rec);
+    expect((await store.responses.get("acme", own.id, Date.now()))?.projectKey).toBe(true);
+    expect((await store.responses.get("acme", gateways.id, Date.now()))?.projectKey).toBe(false);
+    expect(await store.responses.get("acme", unsaid.id, Date.now())).not.toHaveProperty("projectKey");
+  });
+
   it("an id another project holds is never saved over (an upstream repeating it, or picking it); its own project may re-save it", async () => {
     const mine = record(`resp_dup_${kind}`);
     expect(await store.responses.put(mine)).toBe(true);
@@ -147,6 +157,22 @@ describe("sqlite store: responses", () => {
     expect(await b.responses.get("acme", old.id, 0)).toBeUndefined();
     expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
     await b.close();
+  });
+
+  it("a file of the release before project_key: its rows read without it (not known), new ones keep it", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-resp-old-")), "g.db");
+    const old = new Database(path);
+    old.exec(`CREATE TABLE responses (id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT, response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT)`);
+    const was = record("resp_before", { native: true });
+    old.prepare("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, 1, NULL, ?, ?, NULL)").run(was.id, was.project, was.createdAt, was.expiresAt, was.provider, was.model, JSON.stringify(was.response), JSON.stringify(was.input));
+    old.close();
+    const s = new SqliteStore(path);
+    expect(await s.responses.get("acme", was.id, Date.now())).toEqual(was);
+    const rec = record("resp_after", { native: true, projectKey: true });
+    await s.responses.put(rec);
+    expect(await s.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    await s.close();
   });
 
   it("a file whose responses table predates full_output gets the column", async () => {

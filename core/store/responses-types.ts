@@ -34,6 +34,11 @@ export interface ResponseRecord {
   model: string;
   /** Served by an upstream's own /responses (its id is the upstream's, which holds its own state). */
   native: boolean;
+  /**
+   * Served with the project's own key for `provider` (BYOK), not the gateway's: its upstream copy is the project's
+   * account's, never to be deleted with the gateway's key. Absent on a record saved before it was kept.
+   */
+  projectKey?: boolean;
   previousResponseId: string | null;
 }
 
