@@ -5,6 +5,8 @@ import { Registry } from "prom-client";
 import type { Gateway } from "../gateway.ts";
 import { createLogger } from "../log.ts";
 import { startMetricsListener, type MetricsListener } from "./metrics-http.ts";
+import { MAX_HEADER_LINES } from "../http/request-head.ts";
+import { exchange, type RawResponse } from "../../test/helpers/raw-http.ts";
 
 const fakeGateway = { config: { metrics: {} }, metrics: { registry: new Registry() } } as unknown as Gateway;
 
@@ -56,4 +58,58 @@ describe("metrics listener under silent connections", () => {
     await new Promise<void>((resolve) => s.once("close", () => resolve()));
     expect(Date.now() - t0).toBeLessThan(6000);
   }, 15_000);
+});
+
+// The API port answers these heads in its envelope (core/http/request-head.ts); the metrics port did not: Node's
+// bare 400 with an empty body without Host, and no answer at all past 2000 header lines.
+describe("request heads Node's parser leaves to the listener", () => {
+  /** Sends `raw` on a fresh connection; what the listener answered before it closed. */
+  async function send(raw: string): Promise<RawResponse[]> {
+    const port = Number(new URL(listener!.url).port);
+    const x = await exchange(port, async (w) => void (await w.write(raw)), { waitMs: 10_000 });
+    return x.responses;
+  }
+
+  it("an HTTP/1.1 scrape without Host: 400 in the listener's JSON envelope naming Host", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r, ...more] = await send("GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expect(more).toEqual([]);
+    expect(r?.status).toBe(400);
+    expect(r?.headers["content-type"]).toBe("application/json");
+    expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header is required on an HTTP/1.1 request" } });
+  });
+
+  it("an HTTP/1.0 scrape without Host is still served", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r] = await send("GET /metrics HTTP/1.0\r\n\r\n");
+    expect(r?.status).toBe(200);
+  });
+
+  it("2500 header lines in a small head: 431 naming the count, not served with the lines past 2000 dropped", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const raw = `GET /metrics HTTP/1.1\r\nhost: m\r\n${"a: \r\n".repeat(2499)}connection: close\r\n\r\n`;
+    expect(raw.length).toBeLessThan(16_384); // within the listener's maxHeaderSize: the count is what is refused
+    const [r, ...more] = await send(raw);
+    expect(more).toEqual([]);
+    expect(r?.status).toBe(431);
+    expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: `Request has 2501 header lines; at most ${MAX_HEADER_LINES} are accepted` } });
+  });
+
+  it(`${MAX_HEADER_LINES} header lines are served`, async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r] = await send(`GET /metrics HTTP/1.1\r\nhost: m\r\n${"a: \r\n".repeat(MAX_HEADER_LINES - 2)}connection: close\r\n\r\n`);
+    expect(r?.status).toBe(200);
+  });
+});
+
+describe("a head Node's parser refuses", () => {
+  it("2500 header lines over 16 KiB: 431 in the JSON envelope, not a closed connection", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const raw = `GET /metrics HTTP/1.1\r\nhost: m\r\n${Array.from({ length: 2500 }, (_, i) => `x-filler-${i}: v\r\n`).join("")}\r\n`;
+    expect(raw.length).toBeGreaterThan(16_384);
+    const x = await exchange(Number(new URL(listener.url).port), async (w) => void (await w.write(raw)), { waitMs: 10_000 });
+    expect(x.responses).toHaveLength(1);
+    expect(x.responses[0]!.status).toBe(431);
+    expect(x.responses[0]!.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "Request header fields too large" } });
+  });
 });

@@ -8,6 +8,8 @@ import type { Gateway } from "../gateway.ts";
 import type { Logger } from "../log.ts";
 import { GatewayError } from "../errors.ts";
 import { clusterScrape } from "./cluster-scrape.ts";
+import { requestHeadProblem } from "../http/request-head.ts";
+import { answerClientError } from "../http/client-error.ts";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
@@ -88,8 +90,15 @@ function capEvictingIdle(server: Server, max: number): Set<Socket> {
 
 /** Listen on host:port for /metrics alone. Rejects with the listen error (EADDRINUSE, ...); the caller decides. */
 export async function startMetricsListener(gateway: Gateway, log: Logger, host: string, port: number): Promise<MetricsListener> {
-  const options = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 10_000, keepAliveTimeout: 5000, connectionsCheckingInterval: CHECK_MS, maxHeaderSize: 16_384 };
+  // A missing Host and too many header lines are answered below in this port's JSON envelope, as the API port does
+  // (core/http/request-head.ts), not with Node's bare 400 or by silently dropping the lines past its 2000th.
+  const options = {
+    headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 10_000, keepAliveTimeout: 5000, connectionsCheckingInterval: CHECK_MS, maxHeaderSize: 16_384,
+    requireHostHeader: false,
+  };
   const server = createServer(options, (req, res) => {
+    const problem = requestHeadProblem(req);
+    if (problem) return sendError(res, problem);
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
       serveMetrics(gateway, req, res).catch((err) => {
@@ -101,7 +110,13 @@ export async function startMetricsListener(gateway: Gateway, log: Logger, host: 
     }
     sendError(res, new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${path} (this port serves GET /metrics)`));
   });
-  server.on("clientError", (_err, socket: Socket) => socket.destroy());
+  server.maxHeadersCount = 0; // every line kept (maxHeaderSize bounds them), so a count over ours is refused, not cut
+  // What the parser refuses (a head over maxHeaderSize, a malformed one) gets an answer, not a closed connection; a
+  // connection that sent nothing in time is just dropped (HEADERS_TIMEOUT_MS).
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.destroy();
+    else answerClientError(err, socket);
+  });
   const sockets = capEvictingIdle(server, MAX_CONNECTIONS);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
