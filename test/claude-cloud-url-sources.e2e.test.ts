@@ -85,6 +85,31 @@ describe.each(upstreams)("Claude on %s: URL sources", (_, model, requests) => {
     ]);
   });
 
+  it("a document URL serving an image arrives as an image block with only the fields an image takes", async () => {
+    const from = requests().length;
+    const r = await messages(model, [
+      { type: "document", title: "x", context: "c", citations: { enabled: true }, cache_control: { type: "ephemeral" }, source: { type: "url", url: url("/c.png") } },
+      { type: "text", text: "Describe" },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    // Anthropic's image block takes type, source and cache_control; Bedrock and Vertex refuse any other field (400).
+    expect(sentContent(requests(), from)[0]).toEqual({
+      type: "image", cache_control: { type: "ephemeral" }, source: { type: "base64", media_type: "image/png", data: PNG_1x1.toString("base64") },
+    });
+  });
+
+  it("a document URL serving a PDF keeps its title, context and citations", async () => {
+    const from = requests().length;
+    const r = await messages(model, [
+      { type: "document", title: "x", context: "c", citations: { enabled: true }, source: { type: "url", url: url("/d.pdf") } },
+      { type: "text", text: "Describe" },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    expect(sentContent(requests(), from)[0]).toEqual({
+      type: "document", title: "x", context: "c", citations: { enabled: true }, source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") },
+    });
+  });
+
   it("a chat client's image URL arrives as base64", async () => {
     const from = requests().length;
     const r = await chat(model, [{ type: "text", text: "Describe" }, { type: "image_url", image_url: { url: url("/b.png") } }]);

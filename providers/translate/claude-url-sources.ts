@@ -12,6 +12,9 @@ const FETCHES_NO_URLS = new Set(["bedrock", "vertex"]);
 
 const CLAUDE: InlineFor = { upstream: "Claude on Bedrock and Vertex", types: ["image/jpeg", "image/png", "image/gif", "image/webp", "application/pdf"], what: "an image (jpeg, png, gif, webp) or a PDF" };
 
+/** All an image block takes (a document's title, context and citations are Bedrock's and Vertex's 400 on one). */
+const IMAGE_FIELDS = new Set(["type", "source", "cache_control"]);
+
 const urlSource = (b: any): b is { source: { type: "url"; url: string } } =>
   (b?.type === "image" || b?.type === "document") && b.source?.type === "url" && typeof b.source.url === "string";
 const holdsUrl = (b: any): boolean => urlSource(b) || (b?.type === "tool_result" && Array.isArray(b.content) && b.content.some(urlSource));
@@ -39,10 +42,12 @@ function pendingUrls(body: any, client: unknown): { body: any; pending: PendingU
     const url = b.source.url;
     pending.push({
       part, url, field: pathOf(client, url, `${at}.source.url`),
-      // A URL that served a PDF is a document, one that served an image an image, whatever block named it.
+      // A URL that served a PDF is a document, one that served an image an image (with only an image's fields),
+      // whatever block named it.
       inline: (mimeType, data) => {
         part.type = mimeType === "application/pdf" ? "document" : "image";
         part.source = { type: "base64", media_type: mimeType, data };
+        if (part.type === "image") for (const k of Object.keys(part)) if (!IMAGE_FIELDS.has(k)) delete part[k];
       },
     });
     return part;
