@@ -17,10 +17,13 @@ function extensionOf(mime: string): string {
   return sub ?? "bin";
 }
 
+/** At most `n` characters of `s`, cut by code points: a cut between a surrogate pair would leave half an emoji. */
+const firstCodePoints = (s: string, n: number) => Array.from(s).slice(0, n).join("");
+
 /** What a chat file part is named: `title` made safe (path separators and control characters out, at most 100 characters, the type's extension added when it has none), else `document.<ext>`. */
 export function chatFileName(mime: string, title?: unknown): string {
   const ext = extensionOf(mime);
-  const safe = typeof title === "string" ? title.replace(/[\u0000-\u001f\u007f\\/:*?"<>|]+/g, " ").replace(/\s+/g, " ").trim().replace(/^\.+/, "").slice(0, 100).trim() : "";
+  const safe = typeof title === "string" ? firstCodePoints(title.replace(/[\u0000-\u001f\u007f\\/:*?"<>|]+/g, " ").replace(/\s+/g, " ").trim().replace(/^\.+/, ""), 100).trim() : "";
   if (!safe) return `document.${ext}`;
   return safe.toLowerCase().endsWith(`.${ext}`) ? safe : `${safe}.${ext}`;
 }
