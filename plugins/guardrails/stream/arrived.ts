@@ -16,7 +16,8 @@ export interface Arrived {
 
 /**
  * Pull `it` for as long as its events are already at hand (`take` each), until its end or an event `isTerminal`.
- * A pull still waiting on the upstream when the drain stops is left to settle (the iterator's return() follows it).
+ * A pull still waiting on the upstream when the drain stops is left pending: the caller cuts its call
+ * (core/upstream-stop.ts).
  */
 export async function takeArrived(it: AsyncIterator<SseEvent>, isTerminal: (ev: SseEvent) => boolean, take: (ev: SseEvent) => void): Promise<Arrived> {
   // One turn of the event loop: events an upstream read already holds come through promise jobs alone, before it.

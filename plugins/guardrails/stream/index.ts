@@ -10,6 +10,7 @@ import { moderatedAnswer } from "../stored.ts";
 import { meterFor } from "../../../core/metering/meter.ts";
 import { afterTerminalUsage } from "../../../core/metering/terminal-usage.ts";
 import { takeArrived } from "./arrived.ts";
+import { stopUpstream } from "../../../core/upstream-stop.ts";
 import { Slots, type StreamAdapter } from "./slots.ts";
 import { ChatStream } from "./chat.ts";
 import { MessagesStream } from "./messages.ts";
@@ -45,7 +46,10 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   const it = events[Symbol.asyncIterator]();
   /** The upstream's iterator has neither ended nor failed: a stream that stops early stops it. */
   let open = true;
-  /** A refusal left a pull waiting on a slow upstream: its return() is not waited for (it queues behind that pull). */
+  /**
+   * A refusal left a pull waiting on a slow upstream: its call is cut (the provider would go on generating until its
+   * next chunk or its timeout), and return(), which queues behind that pull, is not waited for.
+   */
   let waiting = false;
   try {
     for (;;) {
@@ -82,6 +86,7 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
     throw e;
   } finally {
     if (open) {
+      if (waiting) stopUpstream(ctx);
       const stopped = it.return?.();
       if (waiting) void stopped?.catch(ignore);
       else await stopped;
