@@ -100,12 +100,12 @@ describe("a refusal of the inner half names the field the client sent", () => {
     names(refusal(() => responsesToMessages.request({ model: "m", instructions: "s", input: loop, tools: [{ type: "function", name: "f", parameters: ok }] }, claude, opts("anthropic"))), "input[2].output[1].image_url");
   });
 
-  it("Messages client, Bedrock upstream: an image URL is messages[i].content[j].source (system, merged turns and tool results shift chat's index)", () => {
-    const url = { type: "image", source: { type: "url", url: "https://x.test/a.png" } };
+  it("Messages client, Bedrock upstream: an image URL that is not http(s) is messages[i].content[j].source.url (system, merged turns and tool results shift chat's index)", () => {
+    const url = { type: "image", source: { type: "url", url: "ftp://x.test/a.png" } };
     const withSystem = { model: "m", max_tokens: 100, system: "s", messages: [{ role: "user", content: [{ type: "text", text: "look" }, url] }] };
-    names(refusal(() => messagesToConverse.request(withSystem, llama, opts("converse"))), "messages[0].content[1].source");
+    names(refusal(() => messagesToConverse.request(withSystem, llama, opts("converse"))), "messages[0].content[1].source.url");
     const merged = { model: "m", max_tokens: 100, messages: [{ role: "user", content: "first" }, { role: "user", content: [url] }] };
-    names(refusal(() => messagesToConverse.request(merged, llama, opts("converse"))), "messages[1].content[0].source");
+    names(refusal(() => messagesToConverse.request(merged, llama, opts("converse"))), "messages[1].content[0].source.url");
     const inResult = {
       model: "m", max_tokens: 100, system: "s", tools: [{ name: "f", input_schema: ok }],
       messages: [
@@ -114,7 +114,7 @@ describe("a refusal of the inner half names the field the client sent", () => {
         { role: "user", content: [{ type: "text", text: "here" }, { type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "r" }, url] }] },
       ],
     };
-    names(refusal(() => messagesToConverse.request(inResult, llama, opts("converse"))), "messages[2].content[1].content[1].source");
+    names(refusal(() => messagesToConverse.request(inResult, llama, opts("converse"))), "messages[2].content[1].content[1].source.url");
   });
 
   it("Gemini client, Anthropic upstream: an image type Anthropic refuses, candidateCount, a blank last turn", () => {
@@ -134,7 +134,14 @@ describe("a refusal of the inner half names the field the client sent", () => {
     const images = Array.from({ length: MAX_URLS + 1 }, (_, i) => ({ type: "image", source: { type: "url", url: `https://x.test/${i}.png` } }));
     const t = messagesToGemini.request({ model: "m", max_tokens: 100, system: "s", messages: [{ role: "user", content: [{ type: "text", text: "look" }, ...images] }] }, gemini, opts("gemini"));
     const err = await t.download!({} as UrlFetchOptions, new AbortController().signal).then(() => undefined, (e) => e);
-    names(err, `messages[0].content[${MAX_URLS + 1}].source`);
+    names(err, `messages[0].content[${MAX_URLS + 1}].source.url`);
+  });
+
+  it("Messages client, Bedrock upstream: a refused download (too many image URLs) names the image's source.url", async () => {
+    const images = Array.from({ length: MAX_URLS + 1 }, (_, i) => ({ type: "image", source: { type: "url", url: `https://x.test/${i}.png` } }));
+    const t = messagesToConverse.request({ model: "m", max_tokens: 100, system: "s", messages: [{ role: "user", content: [{ type: "text", text: "look" }, ...images] }] }, llama, opts("converse"));
+    const err = await t.download!({} as UrlFetchOptions, new AbortController().signal).then(() => undefined, (e) => e);
+    names(err, `messages[0].content[${MAX_URLS + 1}].source.url`);
   });
 
   it("a chat client's refusal is unchanged", () => {

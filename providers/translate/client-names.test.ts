@@ -42,7 +42,7 @@ describe("clientName: a chat body's field as its client sent it", () => {
     // A Messages string turn merged with the next: its text block is the gateway's, the image the client's.
     const m = messagesToChatRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "a" }, { role: "user", content: [{ type: "image", source: { type: "url", url: "https://x/y.png" } }] }] }).body;
     expect(clientName(m, "messages[0].content[0]")).toBe("messages");
-    expect(clientName(m, "messages[0].content[1].image_url.url")).toBe("messages[1].content[0].source");
+    expect(clientName(m, "messages[0].content[1].image_url.url")).toBe("messages[1].content[0].source.url");
     expect(clientName(m, "messages[7].content")).toBe("messages"); // no such chat message
   });
 

@@ -4,7 +4,9 @@
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
+import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { transportError } from "../../http.ts";
+import { forClient } from "../client-names.ts";
 import { chatToConverseRequest } from "./request.ts";
 import { converseToChatResponse, fromConverseUsage } from "./response.ts";
 import { ConverseToChatStream } from "./stream.ts";
@@ -25,7 +27,19 @@ export const chatToConverse: Translator<State> = {
     const t = chatToConverseRequest(named.body, target, opts.cacheAuto);
     const stops = (t.body.inferenceConfig as { stopSequences?: string[] } | undefined)?.stopSequences ?? [];
     const state = { includeUsage: body.stream_options?.include_usage === true, provider: opts.provider, model: target.upstreamModel, functionCall: wantsFunctionCall(body), jsonTool: t.jsonTool, stops, oneCall: body.parallel_tool_calls === false, names: named.names };
-    return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state };
+    // Image and PDF URLs are downloaded per attempt, just before sending, once per client request (url-media.ts); a
+    // refusal names the part as the client sent it (a chain's chat body says how: client-names.ts).
+    const urls = t.urls;
+    const download = urls
+      ? async (policy: UrlFetchOptions, signal: AbortSignal) => {
+        try {
+          await urls.download(policy, signal);
+        } catch (e) {
+          throw forClient(e, body);
+        }
+      }
+      : undefined;
+    return { op: body.stream === true ? "converseStream" : "converse", body: t.body, dropped: t.dropped, state, ...(download ? { download } : {}) };
   },
   response(json: any, s, call) {
     call.reportUsage(fromConverseUsage(json?.usage));

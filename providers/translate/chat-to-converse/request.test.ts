@@ -41,8 +41,9 @@ describe("chat -> Converse request", () => {
     expect(toLlama.dropped).toEqual([]);
   });
 
-  it("a remote image URL is a 400 naming the field (Bedrock fetches nothing)", () => {
-    expect(() => chatToConverseRequest({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] }, llama))
+  it("a remote image URL is left to download before sending (Bedrock fetches nothing: url-media.ts); no URL is a 400 naming the field", () => {
+    expect(chatToConverseRequest({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] }, llama).urls?.pending).toMatchObject([{ url: "https://x/y.png", field: "messages[0].content[0].image_url.url" }]);
+    expect(() => chatToConverseRequest({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x/y.png" } }] }] }, llama))
       .toThrow(expect.objectContaining({ status: 400, details: expect.objectContaining({ field: "messages[0].content[0].image_url.url" }) }));
   });
 

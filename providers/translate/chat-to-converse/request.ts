@@ -1,7 +1,7 @@
 // Chat completions request -> Bedrock Converse request (reference protocols-2 §2.2, §2.9, pitfalls §2.10).
 // Choices: system/developer messages (anywhere) go to `system`; consecutive tool messages become one user turn of
 // toolResult blocks and same-role turns are merged (Converse wants user/assistant alternation); images and PDFs must be
-// bytes (base64 data URLs; Bedrock fetches no URLs, so a remote URL is a 400 naming the field); a history with
+// bytes (Bedrock fetches no URLs: a remote image_url is downloaded before sending, url-media.ts); a history with
 // toolUse/toolResult always gets a toolConfig (Bedrock refuses it otherwise), with placeholder specs for the tools it
 // names when the request offers none; `none` drops the tools. cache_control on a content part, a message or a tool
 // becomes a cachePoint after its block (cache-points.ts, which also places caching "auto"). Reasoning on Claude models
@@ -28,16 +28,18 @@ import { besideToolsChoice, jsonOutputSpec, refuseJsonToolName } from "./json-ou
 import { jsonToolBesideTools } from "../chat-to-messages/request.ts";
 import { converseOutputConfig } from "./output-config.ts";
 import { askStopSequence } from "./stop-sequence.ts";
+import { ConverseUrls, IMAGE_FORMATS } from "./url-media.ts";
 
 export interface Translated<T> {
   body: T;
   dropped: string[];
   /** Set when response_format asked Claude for JSON: the tool whose input is the answer (never a tool call to the client). */
   jsonTool?: string;
+  /** Image and PDF URLs to download before the body is sent (url-media.ts). */
+  urls?: ConverseUrls;
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.+)$/s;
-const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOC_FORMATS: Record<string, string> = { "application/pdf": "pdf", "text/csv": "csv", "text/html": "html", "text/plain": "txt", "text/markdown": "md" };
 // Converse caches at cachePoint blocks only: no prompt-cache routing key or retention. It has no end-user id either.
 const UNSUPPORTED = ["logit_bias", "logprobs", "top_logprobs", "seed", "presence_penalty", "frequency_penalty", "service_tier", "verbosity", "prompt_cache_key", "prompt_cache_retention", "user", "safety_identifier"];
@@ -63,7 +65,7 @@ function markLast(blocks: Block[], marker: Marker | undefined, marks: Marks, dro
   if (!dropped.includes("cache_control")) dropped.push("cache_control");
 }
 
-function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks, dropped: string[]): Block[] {
+function userBlocks(content: any, i: number, docs: { n: number }, urls: ConverseUrls, marks: Marks, dropped: string[]): Block[] {
   if (typeof content === "string") return isBlank(content) ? [] : [{ text: content }];
   const out: Block[] = [];
   content.forEach((p: any, j: number) => {
@@ -75,11 +77,17 @@ function userBlocks(content: any, i: number, docs: { n: number }, marks: Marks, 
       // it moves there, unless that block has its own; with none before it in the message, it is named.
       else if (markerOf(p.cache_control)) markLast(out, markerOf(p.cache_control), marks, dropped);
     } else if (p.type === "image_url") {
-      const m = DATA_URL.exec(p.image_url?.url ?? "");
-      if (!m) throw invalidRequest("this model's provider (Bedrock) takes images as bytes only: send a base64 data URL", `${field}.image_url.url`);
-      const format = IMAGE_FORMATS[m[1]!.toLowerCase()];
-      if (!format) throw invalidRequest(`image type ${m[1]} is not supported (png, jpeg, gif, webp)`, `${field}.image_url.url`);
-      out.push({ image: { format, source: { bytes: m[2] } } });
+      const url: unknown = p.image_url?.url;
+      const m = DATA_URL.exec(typeof url === "string" ? url : "");
+      if (m) {
+        const format = IMAGE_FORMATS[m[1]!.toLowerCase()];
+        if (!format) throw invalidRequest(`image type ${m[1]} is not supported (png, jpeg, gif, webp)`, `${field}.image_url.url`);
+        out.push({ image: { format, source: { bytes: m[2] } } });
+      } else if (typeof url === "string" && /^https?:\/\//i.test(url)) {
+        // Bedrock fetches no URLs: downloaded before sending (an image or a PDF, as it serves; an http one is the
+        // guard's 400), url-media.ts.
+        out.push(urls.block(url, `${field}.image_url.url`));
+      } else throw invalidRequest("image_url must be an https URL or a base64 data URL", `${field}.image_url.url`);
     } else if (p.type === "file") {
       const m = typeof p.file?.file_data === "string" ? DATA_URL.exec(p.file.file_data) : null;
       const format = m && DOC_FORMATS[m[1]!.toLowerCase()];
@@ -124,6 +132,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   const turns: Turn[] = [];
   const usedTools = new Set<string>();
   const docs = { n: 0 };
+  const urls = new ConverseUrls();
   const marks: Marks = new Map();
   const push = (role: Turn["role"], content: Block[]) => {
     if (!content.length) return; // Bedrock refuses empty content (Envoy drops such messages too)
@@ -149,7 +158,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
         break;
       }
       case "user": {
-        const blocks = userBlocks(m.content, i, docs, marks, dropped);
+        const blocks = userBlocks(m.content, i, docs, urls, marks, dropped);
         markLast(blocks, markerOf(m.cache_control), marks, dropped);
         if (!blocks.length) blankUser = i;
         push("user", blocks);
@@ -188,6 +197,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   });
 
   if (blankUser !== undefined && turns.at(-1)?.role !== "user") throw blankLastTurn(blankUser);
+  urls.after(docs.n);
   // A final assistant turn is a prefill, which Claude refuses ending in whitespace (reference §2.2): trimmed.
   const prefill = turns.at(-1)?.role === "assistant" ? turns.at(-1)!.content.at(-1) : undefined;
   if (prefill && "text" in prefill && isConverseClaude(target.upstreamModel)) prefill.text = (prefill.text as string).trimEnd();
@@ -262,7 +272,7 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
     if (limit !== undefined) ic.maxTokens = limit;
     oneSampler();
     if (Object.keys(ic).length) out.inferenceConfig = ic;
-    return answer(askStopSequence(out, target.upstreamModel), dropped, json);
+    return answer(askStopSequence(out, target.upstreamModel), dropped, json, urls);
   }
   if (ask.thinking !== undefined) {
     out.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: ask.thinking } };
@@ -277,11 +287,13 @@ export function chatToConverseRequest(sent: any, target: Target, cacheAuto = fal
   if (ask.limit !== undefined) ic.maxTokens = ask.limit;
   oneSampler();
   if (Object.keys(ic).length) out.inferenceConfig = ic;
-  return answer(askStopSequence(out, target.upstreamModel), dropped, json);
+  return answer(askStopSequence(out, target.upstreamModel), dropped, json, urls);
 }
 
-function answer(body: Record<string, unknown>, dropped: string[], json: { name?: unknown } | undefined): Translated<Record<string, unknown>> {
-  return json ? { body, dropped, jsonTool: String(json.name) } : { body, dropped };
+function answer(body: Record<string, unknown>, dropped: string[], json: { name?: unknown } | undefined, urls: ConverseUrls): Translated<Record<string, unknown>> {
+  const t: Translated<Record<string, unknown>> = json ? { body, dropped, jsonTool: String(json.name) } : { body, dropped };
+  if (urls.pending.length) t.urls = urls;
+  return t;
 }
 
 /** The placeholders without the one named as the forced JSON tool; a client marker it carried has nothing to follow: named. */

@@ -7,7 +7,8 @@
 // URLs, MAX_TOTAL_BYTES downloaded in all, CONCURRENCY at a time; the first failure cancels the others. What one
 // attempt downloaded is kept for the request's retries and fallbacks (keyed by the request's signal, which every
 // attempt of one client request shares), so a URL is fetched once per client request. Claude on Bedrock and Vertex
-// fetches no URLs either: its image and document URLs are inlined here too (claude-url-sources.ts).
+// fetches no URLs either, nor does Bedrock Converse: their image and document URLs are inlined here too
+// (claude-url-sources.ts, chat-to-converse/url-media.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { fetchClientMedia } from "../../client-media.ts";

@@ -16,7 +16,8 @@ export const MESSAGES_SPELLING: ClientSpelling = {
     switch (from?.type) {
       case "image":
       case "document":
-        // Chat's image_url / file part was made of the block's source.
+        // Chat's image_url / file part was made of the block's source (its url, for a URL source's).
+        if (rest === ".image_url.url" && from.source?.type === "url") return ".source.url";
         return rest.startsWith(".image_url") || rest.startsWith(".file") ? ".source" : "";
       case "tool_result":
         return rest === ".tool_call_id" ? ".tool_use_id" : rest === ".content" ? ".content" : "";

@@ -51,6 +51,8 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
   const toolId: ToolId = opts.scope && opts.scope.flavor !== "gemini" ? unsignedToolId : (id) => id;
   const markErrors = opts.scope !== undefined && opts.scope.flavor !== "chat";
   const origin = opts.origin;
+  // Bedrock Converse's half downloads a URL part, so a URL document goes on as one (chat-to-converse/url-media.ts).
+  const urlDocs = opts.scope?.flavor === "converse";
 
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
@@ -91,7 +93,7 @@ export function messagesToChatRequest(body: any, opts: MessagesToChatOptions = {
       calls = ((msg.tool_calls as { id: string }[] | undefined) ?? []).map((tc) => tc.id);
       messages.push(msg);
     } else {
-      const out = userMessages(content, turn.at, calls, toolId, dropped, markErrors, origin);
+      const out = userMessages(content, turn.at, calls, toolId, dropped, markErrors, urlDocs, origin);
       if (turn === lastUserTurn && !out.length) lastLeftOut = turn;
       if (origin) for (const m of out) if (m.role === "user") origin(m, from);
       const results = out.findLastIndex((m) => m.role === "tool") + 1;
@@ -192,14 +194,16 @@ function documentExtras(b: any, part: Record<string, unknown>, at: string, dropp
 
 /**
  * A base64 PDF as a file part named by the document's title (OpenAI refuses file_data without a filename), a text
- * document as text; other sources (url, file ids) chat cannot carry.
+ * document as text; a URL one as an image_url part where the next half downloads it (`urlDocs`: a PDF URL becomes a
+ * document there); other sources (url, file ids) chat cannot carry.
  */
-function documentPart(b: any): Record<string, unknown> | undefined {
+function documentPart(b: any, urlDocs: boolean): Record<string, unknown> | undefined {
   const source = b?.source;
   if (source?.type === "base64" && source.media_type === "application/pdf") {
     return { type: "file", file: { file_data: `data:application/pdf;base64,${source.data}`, filename: chatFileName("application/pdf", b.title) } };
   }
   if (source?.type === "text") return { type: "text", text: source.data };
+  if (urlDocs && source?.type === "url" && typeof source.url === "string") return { type: "image_url", image_url: { url: source.url } };
   return undefined;
 }
 
@@ -246,7 +250,7 @@ const SILENTLY_LEFT_OUT = new Set([
  * the previous assistant turn's tool_use ids; OpenAI and Gemini want the answers right after the calls, in order),
  * then what the results hold besides text (images, documents) and the remaining content as one user message.
  */
-function userMessages(content: any, at: string[], calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean, origin?: Origin): Record<string, unknown>[] {
+function userMessages(content: any, at: string[], calls: string[], toolId: ToolId, dropped: string[], markErrors: boolean, urlDocs: boolean, origin?: Origin): Record<string, unknown>[] {
   if (typeof content === "string") return [{ role: "user", content }];
   const out: Record<string, unknown>[] = [];
   const parts: Record<string, unknown>[] = [];
@@ -260,7 +264,7 @@ function userMessages(content: any, at: string[], calls: string[], toolId: ToolI
             if (c?.type === "text") return;
             // A tool message holds only text: what else the result holds follows as user content (Claude Code's
             // Read returns a PDF as a document); what chat cannot carry at all is named.
-            const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c) : undefined;
+            const p = c?.type === "image" ? imagePart(c.source) : c?.type === "document" ? documentPart(c, urlDocs) : undefined;
             if (p) {
               origin?.(p, c);
               resultParts.push(p);
@@ -291,7 +295,7 @@ function userMessages(content: any, at: string[], calls: string[], toolId: ToolI
         break;
       }
       case "document": {
-        const p = documentPart(b);
+        const p = documentPart(b, urlDocs);
         if (!p) throw invalidRequest("this document source is not supported by this model's provider", `${at[j]}.source`);
         origin?.(p, b);
         parts.push(p);
