@@ -8,6 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { providerEnv, shippedConfig, SHIPPED_LIMITS } from "./helpers/shipped-config.ts";
+import { startHttpsLoopback, TEST_CERT, type HttpsLoopback } from "./helpers/https-loopback.ts";
+import type { Resolver, UrlFetchOptions } from "../core/net/url-fetch.ts";
 
 const FLASH = "google/gemini-2.5-flash";
 const KEY = testKey("audio-half");
@@ -17,6 +19,9 @@ const DATA = "UklGRg==";
 let upstreamCalls = 0;
 let upstream: Server;
 let gw: TestGateway;
+/** img.test (a name in the test certificate): an https server answering audio/mpeg whatever the path (the gateway may fetch it; it must not). */
+let voice: HttpsLoopback;
+const resolver: Resolver = async (host) => (host === "img.test" ? [{ address: "127.0.0.1", family: 4 }] : []);
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -31,16 +36,20 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+  voice = await startHttpsLoopback((_req, res) => void res.writeHead(200, { "content-type": "audio/mpeg" }).end(Buffer.alloc(64)));
   const config = shippedConfig({ openai: "http://127.0.0.1:9", anthropic: "http://127.0.0.1:9" });
   config.providers.gemini.base_url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   // Room for a context window of input at $0.30/M (~$0.31) and the output, not for one at $1.00/M (~$1.05).
   config.projects.half = { keys: [keyEntry("half", KEY)], allow_models: ["*"], budget: { usd: "0.5", period: "total" }, rate_limits: SHIPPED_LIMITS };
+  config.server = { ...config.server, url_fetch: { allow_hosts: ["img.test"] } };
   gw = await startTestGateway(config, { env: { ...providerEnv(config), GEMINI_API_KEY: "AIza-fake" } });
+  Object.assign(gw.gateway.config.server.urlFetch as UrlFetchOptions, { resolver, ca: TEST_CERT });
 });
 
 afterAll(async () => {
   await gw?.close();
   await new Promise((r) => upstream?.close(r));
+  await voice?.close();
 });
 
 const gemini = (part: unknown) => postJson(`${gw.url}/api/v1beta/models/${FLASH}:generateContent`,
@@ -55,18 +64,18 @@ function detailsOf(r: { json: any }) {
 }
 
 /** The budget's refusal of a request whose input alone, at the audio price, is over what is left. */
-function refusedForAudio(r: { status: number; json: any }) {
+function refusedForAudio(r: { status: number; json: any }, reserved = "inline_media") {
   expect(r.status).toBe(402);
   // The input: 1 048 576 tokens of context window at $1.00 per million (at the text price, $0.3145728).
-  expect(detailsOf(r)).toMatchObject({
-    reason: "request_input_over_available", reserved_input: ["inline_media"], budget_usd: "0.5", spent_usd: "0", input_max_usd: "1.048576",
-  });
+  expect(detailsOf(r)).toMatchObject({ reason: "request_input_over_available", reserved_input: [reserved], budget_usd: "0.5", input_max_usd: "1.048576" });
 }
 
 describe("a budget with room for a context window of text but not of audio", () => {
   it("refuses a Gemini client's inlineData audio up front, before the upstream is called", async () => {
     const before = upstreamCalls;
-    refusedForAudio(await gemini({ inlineData: { mimeType: "audio/wav", data: DATA } }));
+    const r = await gemini({ inlineData: { mimeType: "audio/wav", data: DATA } });
+    refusedForAudio(r);
+    expect(detailsOf(r).spent_usd).toBe("0");
     expect(upstreamCalls).toBe(before);
   });
 
@@ -81,5 +90,40 @@ describe("a budget with room for a context window of text but not of audio", () 
     const r = await gemini({ inlineData: { mimeType: "image/png", data: DATA } });
     expect(r.status).toBe(200);
     expect(upstreamCalls).toBe(before + 1);
+  });
+});
+
+// What the gateway cannot see may be audio: a URL's content type is what its server says (the chat→Gemini
+// translator sends a .mp3 as audio/mp3, the downloader sends what it serves as inlineData of that type), and a
+// stored conversation is rebuilt after the budget ran. Held at the text price, either was let through and billed at
+// $1.00/M; it is now held at the audio price.
+describe("input the gateway cannot see, on a budget with room for a context window of text but not of audio", () => {
+  const voiceUrl = () => `https://img.test:${voice.port}/voice.mp3`;
+  /** An inline image as long as the URL: the two bodies are the same size. */
+  const pngData = () => "data:image/png;base64," + "A".repeat(voiceUrl().length - "data:image/png;base64,".length);
+  const responses = (body: Record<string, unknown>) =>
+    postJson(`${gw.url}/api/v1/responses`, { model: FLASH, max_output_tokens: 5, ...body }, { authorization: `Bearer ${KEY}` });
+
+  it("refuses a chat image_url naming an https .mp3 up front, before it is downloaded or the upstream is called", async () => {
+    const before = upstreamCalls;
+    refusedForAudio(await chat({ type: "image_url", image_url: { url: voiceUrl() } }), "media_by_reference");
+    expect(voice.requests).toEqual([]);
+    expect(upstreamCalls).toBe(before);
+  });
+
+  it("refuses a Responses continuation (previous_response_id) up front", async () => {
+    const first = await responses({ input: "Transcribe the call I sent." });
+    expect(first.status).toBe(200);
+    const before = upstreamCalls;
+    refusedForAudio(await responses({ previous_response_id: first.json.id, input: "And what did they say next?" }), "stored_conversation");
+    expect(upstreamCalls).toBe(before);
+  });
+
+  it("lets through a chat image_url carrying an inline image of the same size, and a text-only request", async () => {
+    expect(pngData().length).toBe(voiceUrl().length);
+    const before = upstreamCalls;
+    expect((await chat({ type: "image_url", image_url: { url: pngData() } })).status).toBe(200);
+    expect((await chat({ type: "text", text: "Say ok." })).status).toBe(200);
+    expect(upstreamCalls).toBe(before + 2);
   });
 });

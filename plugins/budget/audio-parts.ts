@@ -1,7 +1,7 @@
 // Audio in a request's conversation. Some models bill audio input above text (pricing.input_audio: Gemini 2.5 Flash
 // $1.00 per million against $0.30), and which share of the input will be audio is unknown before the upstream
-// answers, so the budget holds such a request's input at the dearer price (worst-case.ts); a request without audio is
-// never held at it.
+// answers, so the budget holds such a request's input at the dearer price (worst-case.ts), as it does input it cannot
+// see (unbounded-input.ts unseenInput); a request whose input is all in its body, without audio, is never held at it.
 import { someConversationPart } from "./media-refs.ts";
 
 const audioMime = (mime: unknown): boolean => typeof mime === "string" && /^\s*audio\//i.test(mime);

@@ -103,3 +103,9 @@ export function mediaIn(body: any, first = false): number {
   });
   return f.bits;
 }
+
+/** Does the request name media the upstream (or the gateway's downloader) fetches, or cached content? Stops at the first. */
+export function namesMedia(body: any): boolean {
+  if (!object(body)) return false;
+  return present(body.cachedContent) || someConversationPart(body, (o) => (mediaOf(o) & BY_REFERENCE) !== 0);
+}

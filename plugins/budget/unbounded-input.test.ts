@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reservedInputs, unboundedInput } from "./unbounded-input.ts";
+import { reservedInputs, unboundedInput, unseenInput } from "./unbounded-input.ts";
 
 const ask = (endpoint: string, body: unknown) => ({ endpoint, body }) as Parameters<typeof reservedInputs>[0];
 
@@ -50,5 +50,19 @@ describe("input the body does not bound", () => {
     expect(unboundedInput(ask("embeddings", { input: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }))).toBe(false);
     expect(unboundedInput(ask("images", { prompt: "a cat", image: "data:image/png;base64,AAAA" }))).toBe(false);
     expect(unboundedInput(ask("responses", { previous_response_id: "resp_1" }))).toBe(true);
+  });
+
+  it("input out of sight (may be audio): a continuation, a stored prompt, media by URL or id, cached content; not inline media or server tools", () => {
+    const user = (part: unknown) => ({ messages: [{ role: "user", content: [part] }] });
+    expect(unseenInput(ask("responses", { previous_response_id: "resp_1", input: "Hi" }))).toBe(true);
+    expect(unseenInput(ask("responses", { prompt: { id: "pmpt_1" }, input: "Hi" }))).toBe(true);
+    expect(unseenInput(ask("chat", user({ type: "image_url", image_url: { url: "https://example.com/voice.mp3" } })))).toBe(true);
+    expect(unseenInput(ask("gemini", { cachedContent: "cachedContents/c1", contents: [] }))).toBe(true);
+    // Inline media after a URL does not hide it, nor a URL after inline media.
+    const both = [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }, { type: "file", file: { file_id: "file-1" } }];
+    expect(unseenInput(ask("chat", { messages: [{ role: "user", content: both }] }))).toBe(true);
+    expect(unseenInput(ask("chat", user({ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } })))).toBe(false);
+    expect(unseenInput(ask("responses", { input: "Hi", tools: [{ type: "web_search" }] }))).toBe(false);
+    expect(unseenInput(ask("embeddings", { input: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }))).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 // (refusal.ts): lowering the output limit does nothing about it.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { usesServerTools } from "../../core/metering/server-tools.ts";
-import { BY_REFERENCE, INLINE, mediaIn } from "./media-refs.ts";
+import { BY_REFERENCE, INLINE, mediaIn, namesMedia } from "./media-refs.ts";
 
 /** Why a request's input is reserved beyond its body's size (details.reserved_input); request_body: it is not. */
 export type ReservedInput = "stored_conversation" | "stored_prompt" | "server_tools" | "media_by_reference" | "inline_media"
@@ -38,6 +38,16 @@ const media = (ctx: Asking, first = false) => (LANGUAGE.has(ctx.endpoint) ? medi
 /** Does the body's size not bound the input? (On every budgeted request: stops at the first reason.) */
 export function unboundedInput(ctx: Asking): boolean {
   return continuedBy(ctx) !== undefined || storedPrompt(ctx) || serverTools(ctx) || media(ctx, true) !== 0;
+}
+
+/**
+ * Is part of the input out of the gateway's sight when the budget runs: a stored conversation or prompt, media by URL
+ * or id (its type is what the server says, whatever the URL looks like), Gemini cached content? Its kind is then
+ * unknown too, audio included: worst-case.ts holds it at the dearest input price. Server tools add text; inline media
+ * is seen (audio-parts.ts).
+ */
+export function unseenInput(ctx: Asking): boolean {
+  return continuedBy(ctx) !== undefined || storedPrompt(ctx) || (LANGUAGE.has(ctx.endpoint) && namesMedia(ctx.body));
 }
 
 /** Every reason the input is reserved beyond the body's size, with the field a stored conversation is continued by. */

@@ -56,6 +56,31 @@ describe("the budget's hold for a request carrying audio", () => {
     expect(held(ctx("chat", { model: "a/ears", max_tokens: 10, messages: [{ role: "user", content: "input_audio audio/wav" }] }))).toEqual({ usd: "0.000085", input: "0.00006" });
   });
 
+  it("input it cannot see (media by URL or id, a continuation, cached content) is held at the audio price", () => {
+    // A URL's content type is the server's (a Gemini upstream is sent what it serves as inlineData), and a stored
+    // conversation or cached content may hold audio: either may be billed at $1.00/M.
+    const cases: [string, unknown][] = [
+      ["chat", chat({ type: "image_url", image_url: { url: "https://example.com/voice.mp3" } })],
+      ["chat", chat({ type: "image_url", image_url: { url: "https://example.com/photo.png" } })],
+      ["chat", chat({ type: "file", file: { file_id: "file-1" } })],
+      ["responses", responses({ type: "input_file", file_url: "https://example.com/voice.mp3" })],
+      ["responses", responses({ type: "input_image", image_url: "https://example.com/voice.mp3" })],
+      ["responses", { model: "a/ears", max_output_tokens: 10, previous_response_id: "resp_1", input: "And now?" }],
+      ["responses", { model: "a/ears", max_output_tokens: 10, conversation: "conv_1", input: "And now?" }],
+      ["responses", { model: "a/ears", max_output_tokens: 10, prompt: { id: "pmpt_1" }, input: "And now?" }],
+      ["gemini", gemini({ fileData: { mimeType: "image/png", fileUri: "https://example.com/voice.mp3" } })],
+      ["gemini", { model: "a/ears", cachedContent: "cachedContents/c1", generationConfig: { maxOutputTokens: 10 }, contents: [{ role: "user", parts: [{ text: "And now?" }] }] }],
+    ];
+    for (const [endpoint, body] of cases) expect(held(ctx(endpoint, body)), `${endpoint} ${JSON.stringify(body)}`).toEqual(AUDIO);
+  });
+
+  it("server tools alone add text, held at the text price", () => {
+    const search = { model: "a/ears", max_output_tokens: 10, tools: [{ type: "web_search" }], input: "News?" };
+    // Each model call of the search loop re-reads its input: 11 context windows at $0.30/M, as with no audio price.
+    expect(held(ctx("responses", search))).toEqual(held(ctx("responses", search, { input: "0.0000003", output: "0.0000025" })));
+    expect(held(ctx("responses", search)).input).toBe("0.0033");
+  });
+
   it("a model without input_audio holds audio at its input price, and input_audio below input never lowers the hold", () => {
     const audio = chat({ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } });
     expect(held(ctx("chat", audio, { input: "0.0000003", output: "0.0000025" }))).toEqual(TEXT);

@@ -6,7 +6,8 @@
 // once more for each call of theirs the request allows, all within one response its output limit bounds), at the
 // endpoint's long-prompt tier when the input may be over its threshold (core/money/long-context.ts); images at the
 // price of the size and quality each endpoint will be sent (its own model's tier; an endpoint that will be left out
-// is not counted); a request carrying audio with its input at the dearer of `input` and `input_audio` (audio-parts.ts).
+// is not counted); a request carrying audio, or input the gateway cannot see (a URL, a file id, a stored conversation or
+// prompt, cached content: any may be audio), with its input at the dearer of `input` and `input_audio`.
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
@@ -18,7 +19,7 @@ import { clampDuration } from "../../core/endpoints/video-duration.ts";
 import { targetTier } from "../../core/endpoints/image-tier.ts";
 import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
-import { LANGUAGE, unboundedInput } from "./unbounded-input.ts";
+import { LANGUAGE, unboundedInput, unseenInput } from "./unbounded-input.ts";
 import { carriesAudio } from "./audio-parts.ts";
 import { embeddingsInputBound, rerankInputBound } from "../../core/metering/batch-bounds.ts";
 import { maxModelCalls } from "../../core/metering/usage-ceiling.ts";
@@ -72,8 +73,8 @@ function picoPrices(p: Pricing): PicoPrices {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearest of the input and cache-write prices (5-minute and 1-hour): the split is unknown beforehand.
     const input = [pico(p.input), pico(p.input_cache_write), toPico(cacheWrite1hPrice(p))].reduce((a, b) => (b > a ? b : a));
-    // A request carrying audio: at input_audio where it is dearer still (Gemini 2.5 Flash bills audio at $1.00 per
-    // million against $0.30), as how much of its input is audio is unknown too.
+    // A request carrying audio or input out of sight: at input_audio where it is dearer still (Gemini 2.5 Flash bills
+    // audio at $1.00 per million against $0.30), as how much of its input is audio is unknown too.
     const audio = pico(p.input_audio);
     picoCache.set(p, (c = { input, inputAudio: audio > input ? audio : input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
   }
@@ -150,8 +151,10 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
   const now = Date.now();
   const anyServes = images && anyImageServes(ctx, now);
   const unbounded = unboundedInput(ctx);
-  // Audio is inline media or media by reference, so only an unbounded input can carry it (text-only requests skip the walk).
-  const audio = unbounded && LANGUAGE.has(ctx.endpoint) && carriesAudio(ctx.body);
+  // Audio is inline media or media by reference, so only an unbounded input can carry it (text-only requests skip the
+  // walks). Input out of sight may be audio whatever its URL says (an image by URL is over-held on a model with an
+  // audio price: holds only, billing is by the reported usage); inline media is checked for audio.
+  const audio = unbounded && LANGUAGE.has(ctx.endpoint) && (unseenInput(ctx) || carriesAudio(ctx.body));
   for (const { id } of requestedModels(ctx.body)) {
     const model = ctx.config.models.get(id);
     if (!model) continue;
