@@ -5,7 +5,6 @@
 // itself ends (a connection attempt shared by lists of every kind, and by tool calls, counted once): a request that
 // gave up waiting counts nothing, so many requests sharing a slow server's one connect are not many failures, and
 // its success is heard. A frozen server's fetch ends on its own timeout_ms, a failure: it pauses itself.
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
@@ -21,9 +20,17 @@ export class CircuitOpenError extends Error {
   }
 }
 
-/** A JSON-RPC error the server answered with: it is up (its list failed), as a tool call's error answer says. */
+/** The SDK's ErrorCode.ConnectionClosed and RequestTimeout: errors the client made up, not answers of the server's. */
+const CLIENT_SIDE_CODES = new Set([-32000, -32001]);
+
+/**
+ * A JSON-RPC error the server answered with (the SDK's McpError): it is up (its list failed), as a tool call's error
+ * answer says. Told by shape, not `instanceof`: this module is loaded at start by every gateway (tool calls and the
+ * Responses mcp tool import it), and the SDK with zod only with the first MCP connection (core/mcp/sdk-client.ts).
+ */
 function answered(err: unknown): boolean {
-  return err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
+  const code = (err as { code?: unknown } | null)?.code;
+  return (err as Error | null)?.name === "McpError" && typeof code === "number" && !CLIENT_SIDE_CODES.has(code);
 }
 
 /** The fetches (cached list promises) and failed connection attempts whose outcome a breaker has been told. */
