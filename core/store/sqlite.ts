@@ -164,6 +164,7 @@ export class SqliteStore implements Store {
 
   /** Commits resolved only once the write-ahead log is on disk (see syncWal). */
   private readonly fsyncCommits: boolean;
+  private readonly drainAfterMs: number;
   private syncing = false;
   private walFd: number | undefined;
   /** Held while this process serves the file (sqlite-process-lock.ts), released by close(); absent for readers such as the CLI. */
@@ -176,10 +177,15 @@ export class SqliteStore implements Store {
    */
   constructor(
     readonly path: string,
-    opts: { busyTimeoutMs?: number; fsync?: boolean; servingLock?: { release(): void }; walLimitBytes?: number } = {},
+    opts: {
+      busyTimeoutMs?: number; fsync?: boolean; servingLock?: { release(): void }; walLimitBytes?: number;
+      /** How long a record may wait in the journal (tests that look at it there set it long). */
+      drainAfterMs?: number;
+    } = {},
   ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
+    this.drainAfterMs = opts.drainAfterMs ?? DRAIN_AFTER_MS;
     this.servingLock = opts.servingLock;
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
@@ -399,7 +405,7 @@ export class SqliteStore implements Store {
       () => {
         if (added) {
           this.journaled++;
-          this.drainAfter(this.journaled >= DRAIN_AT_ROWS ? 0 : DRAIN_AFTER_MS);
+          this.drainAfter(this.journaled >= DRAIN_AT_ROWS ? 0 : this.drainAfterMs);
           const scope = keyScope(entry.project, entry.keyId);
           for (const p of chargedPeriods(entry)) {
             for (const k of [`${entry.project}\n${p.key}`, `${scope}\n${p.key}`]) {
