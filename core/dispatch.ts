@@ -24,8 +24,6 @@ import { inputEstimate } from "./metering/request-size.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 import { failedAttemptOutcome } from "./attempt-outcome.ts";
 import { timeLimitCut } from "./time-limit-cut.ts";
-import { committedStream, type StoppableStream } from "./upstream-stop.ts";
-import { cutUpstreamCalls } from "./net/request-abort.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -394,7 +392,6 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
     const firstEvent = namer ? namer.rename(first.value) : first.value;
     upstreamModel = namer ? namer.upstreamModel : undefined;
     observed = observeStream(ctx, target, it, firstEvent, call, t0, firstEventAt, record, health, stats, namer);
-    committedStream(ctx, observed);
     response = { kind: "stream", status: result.status ?? 200, events: observed };
     if (result.headers) Object.assign(ctx.responseHeaders, result.headers);
   } else {
@@ -474,10 +471,8 @@ function observeStream(
   return new ObservedStream(ctx, target, it, first, call, t0, firstEventAt, record, health, stats, namer);
 }
 
-class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, PushControl, StoppableStream {
+class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, PushControl {
   private finished = false;
-  /** A pull is waiting on the upstream. */
-  private pulling = false;
   /** Set when the stream failed or was cut after its first event: the attempt's time runs until then. */
   brokenAfterMs: number | undefined;
   /** What the stream failed of after its first event, if it did. */
@@ -503,16 +498,11 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     }
     if (this.finished) return { value: undefined, done: true };
     let step: IteratorResult<SseEvent>;
-    this.pulling = true;
     try {
       step = await this.it.next();
     } catch (e) {
-      this.pulling = false;
-      // Its reader had stopped it (return(), stopNow()): the read failed of that stop, or after it; no verdict.
-      if (this.finished) throw e;
       throw this.failed(e);
     }
-    this.pulling = false;
     if (step.done) this.succeeded();
     else {
       if (isErrorEvent(step.value)) redactErrorEvent(step.value);
@@ -532,12 +522,6 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
       await this.it.return?.().catch(() => {});
     }
     return { value: undefined, done: true };
-  }
-
-  stopNow(): void {
-    if (!this.finished) this.stopped();
-    // A read still waits on the upstream, and the iterators above it return only after it: the call is cut instead.
-    if (this.pulling) cutUpstreamCalls(this.ctx.signal, stoppedByReader());
   }
 
   [CAN_PUSH](): boolean {
@@ -632,9 +616,6 @@ class ObservedStream implements AsyncIterableIterator<SseEvent>, EventSink, Push
     return err;
   }
 }
-
-/** What a read cut by its reader's stop fails with: no upstream's failure (nothing judges or relays it). */
-const stoppedByReader = () => new GatewayError(499 as number, "CANCELLED", "The gateway stopped reading this upstream stream", { retryable: false });
 
 export function invokeNative(driver: ProviderDriver, op: OperationName, body: unknown, target: Target, call: CallOptions): Promise<ProviderResult> {
   // Without the transcoder a responses request reaches only an upstream that serves /responses itself, and a Gemini

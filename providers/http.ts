@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import { Pool, errors as undiciErrors, type Dispatcher } from "undici";
 import { DO_NOT_RETRY, GatewayError, clientClosed } from "../core/errors.ts";
 import { withTraceHeaders } from "../core/observability/trace-headers.ts";
-import { upstreamCallSignal } from "../core/net/request-abort.ts";
+import { upstreamSignal } from "../core/net/request-abort.ts";
 import { rememberSentCredentials } from "../core/secrets/registry.ts";
 import { SseEventTooLargeError, limitEvents } from "../core/sse/parse.ts";
 import { armAnswerDeadline } from "../core/net/answer-deadline.ts";
@@ -104,7 +104,7 @@ export class UpstreamClient {
     // timeoutMs on the gateway's clock (providers/upstream-watch.ts), which also forwards the request's abort from its
     // cheap emitter (core/net/request-abort.ts). undici's own timers tick every ~0.5 s and fire anywhere from half a
     // second early to a second late: kept as a backstop, a second past the bound, so they never cut a call first.
-    const watch = new UpstreamWatch(upstreamCallSignal(signal), timeoutMs, upstreamTimeout, this.provider);
+    const watch = new UpstreamWatch(upstreamSignal(signal), timeoutMs, upstreamTimeout, this.provider);
     try {
       const r = await cutWhileConnecting(this.pool(url.origin).request({
         path: url.path,

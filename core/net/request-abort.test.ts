@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Pool } from "undici";
-import { RequestAbort, UpstreamCancel, cutUpstreamCalls, upstreamCallSignal, upstreamSignal } from "./request-abort.ts";
+import { RequestAbort, UpstreamCancel, upstreamSignal } from "./request-abort.ts";
 
 describe("RequestAbort", () => {
   it("aborts the signal and the upstream emitter together, once, with the signal's reason", () => {
@@ -23,37 +23,6 @@ describe("RequestAbort", () => {
     expect(upstreamSignal(a.signal)).toBe(a.upstream);
     const other = new AbortController().signal;
     expect(upstreamSignal(other)).toBe(other);
-  });
-
-  it("hands upstream calls an emitter aborted with the request, or by the request's own emitter fired alone", () => {
-    const a = new RequestAbort();
-    const calls = upstreamCallSignal(a.signal) as UpstreamCancel;
-    expect(calls).not.toBe(a.upstream);
-    a.upstream.fire("unread"); // as usage-metering's cancelUnread does
-    expect(calls.aborted).toBe(true);
-    expect(calls.reason).toBe("unread");
-    const b = new RequestAbort();
-    const bCalls = upstreamCallSignal(b.signal) as UpstreamCancel;
-    b.abort(new Error("left"));
-    expect(bCalls.aborted).toBe(true);
-    expect(upstreamCallSignal(b.signal)).toMatchObject({ aborted: true });
-  });
-
-  it("cuts the calls in flight without aborting the request; a later call gets a live emitter", () => {
-    const a = new RequestAbort();
-    const first = upstreamCallSignal(a.signal) as UpstreamCancel;
-    const requestSaw: string[] = [];
-    a.upstream.on("abort", () => requestSaw.push("request"));
-    expect(cutUpstreamCalls(a.signal, "stopped")).toBe(true);
-    expect(first).toMatchObject({ aborted: true, reason: "stopped" });
-    expect(a.signal.aborted).toBe(false);
-    expect(a.upstream.aborted).toBe(false);
-    expect(requestSaw).toEqual([]);
-    const later = upstreamCallSignal(a.signal) as UpstreamCancel;
-    expect(later.aborted).toBe(false);
-    a.abort();
-    expect(later.aborted).toBe(true);
-    expect(cutUpstreamCalls(new AbortController().signal, "x")).toBe(false);
   });
 
   it("a removed listener is not called; a throwing one does not stop the rest", () => {
@@ -85,25 +54,10 @@ describe("undici with the upstream emitter", () => {
     await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
     pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     const a = new RequestAbort();
-    const pending = pool.request({ path: "/", method: "GET", signal: upstreamCallSignal(a.signal) as never });
+    const pending = pool.request({ path: "/", method: "GET", signal: upstreamSignal(a.signal) as never });
     setTimeout(() => a.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     await upstreamClosed; // the upstream connection was torn down, not left to finish
-    await expect(pool.request({ path: "/", method: "GET", signal: upstreamCallSignal(a.signal) as never })).rejects.toMatchObject({ name: "AbortError" });
-  });
-
-  it("a cut of the request's calls tears down the one in flight with the cut's reason", async () => {
-    let closed!: () => void;
-    const upstreamClosed = new Promise<void>((r) => (closed = r));
-    server = createServer((req) => req.socket.once("close", closed)); // never answers
-    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-    pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    const a = new RequestAbort();
-    const pending = pool.request({ path: "/", method: "GET", signal: upstreamCallSignal(a.signal) as never });
-    const reason = new Error("the gateway stopped reading");
-    setTimeout(() => cutUpstreamCalls(a.signal, reason), 50);
-    await expect(pending).rejects.toBe(reason);
-    await upstreamClosed;
-    expect(a.signal.aborted).toBe(false);
+    await expect(pool.request({ path: "/", method: "GET", signal: upstreamSignal(a.signal) as never })).rejects.toMatchObject({ name: "AbortError" });
   });
 });

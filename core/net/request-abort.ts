@@ -9,8 +9,6 @@ export class UpstreamCancel {
   aborted = false;
   reason: unknown = undefined;
   private listeners: Array<() => void> | undefined;
-  /** Fired along with this one: a request's emitter for its upstream calls (RequestAbort.calls). */
-  linked: UpstreamCancel | undefined;
 
   on(_event: "abort", fn: () => void): this {
     (this.listeners ??= []).push(fn);
@@ -39,16 +37,14 @@ export class UpstreamCancel {
     this.reason = reason;
     const ls = this.listeners;
     this.listeners = undefined;
-    if (ls) {
-      for (const fn of ls) {
-        try {
-          fn();
-        } catch {
-          // undici's own listener only records the reason and aborts its request; nothing to report here
-        }
+    if (!ls) return;
+    for (const fn of ls) {
+      try {
+        fn();
+      } catch {
+        // undici's own listener only records the reason and aborts its request; nothing to report here
       }
     }
-    this.linked?.fire(reason);
   }
 }
 
@@ -57,13 +53,7 @@ const bySignal = new WeakMap<AbortSignal, RequestAbort>();
 /** One request's abort: the controller (ctx.signal) and the cheap emitter for upstream calls, aborted together. */
 export class RequestAbort {
   readonly controller = new AbortController();
-  /** The request's own abort, cheaply (what waits for the client leaving listens here: core/pipeline/abandon.ts). */
   readonly upstream = new UpstreamCancel();
-  /**
-   * What the upstream calls in flight listen to: fired with `upstream`, or alone by cutCalls (a reader done with a
-   * stream whose read still waits on the upstream), which leaves the request itself running. Made by the first call.
-   */
-  private calls: UpstreamCancel | undefined;
 
   constructor() {
     bySignal.set(this.controller.signal, this);
@@ -78,47 +68,14 @@ export class RequestAbort {
     this.controller.abort(reason);
     this.upstream.fire(this.controller.signal.reason);
   }
-
-  /** The emitter an upstream call starting now is handed. */
-  callSignal(): UpstreamCancel {
-    if (this.upstream.aborted) return this.upstream;
-    if (!this.calls) this.upstream.linked = this.calls = new UpstreamCancel();
-    return this.calls;
-  }
-
-  /** Cut the upstream calls in flight with `reason`, not the request: a call made after this gets a fresh emitter. */
-  cutCalls(reason: unknown): void {
-    const calls = this.calls;
-    this.calls = this.upstream.linked = undefined;
-    calls?.fire(reason);
-  }
 }
 
 /**
- * The cheap emitter of the request whose signal this is, fired when it is aborted (RequestAbort), the signal itself
- * otherwise (a sub-request's or a job's own controller).
+ * What to hand undici for a call made under `signal`: the request's cheap emitter when the signal is a request's
+ * own (RequestAbort), the signal itself otherwise (a sub-request's or a job's own controller).
  */
 export function upstreamSignal(signal: AbortSignal): AbortSignal | UpstreamCancel {
   return bySignal.get(signal)?.upstream ?? signal;
-}
-
-/**
- * What to hand undici for a call made under `signal`: the request's emitter for its upstream calls (aborted with the
- * request, or cut alone: cutUpstreamCalls) when the signal is a request's own, the signal itself otherwise.
- */
-export function upstreamCallSignal(signal: AbortSignal): AbortSignal | UpstreamCancel {
-  return bySignal.get(signal)?.callSignal() ?? signal;
-}
-
-/**
- * Stop the upstream calls in flight for the request whose signal this is, leaving the request itself running (its
- * signal not aborted): a read waiting on one of them fails with `reason` at once. False when the signal is not a
- * request's own.
- */
-export function cutUpstreamCalls(signal: AbortSignal, reason: unknown): boolean {
-  const r = bySignal.get(signal);
-  r?.cutCalls(reason);
-  return Boolean(r);
 }
 
 /**

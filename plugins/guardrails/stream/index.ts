@@ -8,9 +8,6 @@ import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { GuardRun } from "../check.ts";
 import { moderatedAnswer } from "../stored.ts";
 import { meterFor } from "../../../core/metering/meter.ts";
-import { afterTerminalUsage } from "../../../core/metering/terminal-usage.ts";
-import { takeArrived } from "./arrived.ts";
-import { stopUpstream } from "../../../core/upstream-stop.ts";
 import { Slots, type StreamAdapter } from "./slots.ts";
 import { ChatStream } from "./chat.ts";
 import { MessagesStream } from "./messages.ts";
@@ -43,25 +40,8 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
   // The window holds text back: a stream cut before its usage (the upstream failing, the client leaving, a block) is
   // billed what the upstream generated, not only what reached the client.
   const meter = meterFor(ctx);
-  const it = events[Symbol.asyncIterator]();
-  /** The upstream's iterator has neither ended nor failed: a stream that stops early stops it. */
-  let open = true;
-  /**
-   * A refusal left a pull waiting on a slow upstream: its call is cut (the provider would go on generating until its
-   * next chunk or its timeout), and return(), which queues behind that pull, is not waited for.
-   */
-  let waiting = false;
   try {
-    for (;;) {
-      let step: IteratorResult<SseEvent>;
-      try {
-        step = await it.next();
-      } catch (e) {
-        open = false;
-        throw e;
-      }
-      if (step.done) break;
-      const ev = step.value;
+    for await (const ev of events) {
       meter.generated(ev);
       if (!finished && adapter.isTerminal(ev)) {
         yield* cutShort(slots, adapter, () => adapter.flush());
@@ -69,32 +49,14 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
       }
       yield* cutShort(slots, adapter, () => adapter.onEvent(ev));
     }
-    open = false;
     if (finished) return;
     yield* cutShort(slots, adapter, () => adapter.flush());
     await finish();
   } catch (e) {
-    // The guardrails refused the answer (an upstream failure closed `it` already): what the upstream sent is metered.
-    if (open && !ctx.signal.aborted) {
-      const arrived = await takeArrived(it, (ev) => adapter.isTerminal(ev), (ev) => meter.generated(ev));
-      // The upstream had finished: its usage is final, billed as reported (as without the rule), not topped up.
-      if (arrived.complete && typeof e === "object" && e !== null) afterTerminalUsage(e);
-      open = !arrived.over;
-      waiting = !arrived.complete && !arrived.over;
-    }
     adapter.failed?.(e);
     throw e;
-  } finally {
-    if (open) {
-      if (waiting) stopUpstream(ctx);
-      const stopped = it.return?.();
-      if (waiting) void stopped?.catch(ignore);
-      else await stopped;
-    }
   }
 }
-
-const ignore = () => {};
 
 /** `step`'s events; when a block rule cut a slot in it, the text before the match instead, then the refusal thrown. */
 function* cutShort(slots: Slots, adapter: StreamAdapter, step: () => SseEvent[]): Generator<SseEvent> {
