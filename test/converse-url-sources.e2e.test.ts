@@ -42,6 +42,8 @@ afterAll(async () => {
 
 const url = (path: string) => `https://img.test:${files.port}${path}`;
 const messages = (content: unknown[]) => postJson(`${gw.baseURL}/messages`, { model: MODEL, max_tokens: 50, messages: [{ role: "user", content }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
+const responses = (content: unknown[]) => postJson(`${gw.baseURL}/responses`, { model: MODEL, input: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
+const gemini = (parts: unknown[]) => postJson(`${gw.url}/api/v1beta/models/${MODEL}:generateContent`, { contents: [{ role: "user", parts }] }, { "x-goog-api-key": KEY });
 const chat = (content: unknown[]) => postJson(`${gw.baseURL}/chat/completions`, { model: MODEL, messages: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
 /** The content of the first message of the one Converse call made since `from`. */
 const sentContent = (from: number) => {
@@ -75,6 +77,36 @@ describe("Bedrock Converse: image and document URLs", () => {
     ]);
     expect(r.status, r.text).toBe(200);
     expect(sentContent(from)).toEqual([pngBlock, pdfBlock("document-1"), pdfBlock("document-2"), { text: "Describe" }]);
+  });
+
+  it("a Responses client's input_file file_url (a PDF) arrives as a document, as its input_image URL does", async () => {
+    const from = bedrock.requests.length;
+    const r = await responses([
+      { type: "input_text", text: "Describe" },
+      { type: "input_file", file_url: url("/r.pdf") },
+      { type: "input_image", image_url: url("/a.png") },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    expect(sentContent(from)).toEqual([{ text: "Describe" }, pdfBlock("document-1"), pngBlock]);
+  });
+
+  it("a Responses file_url serving neither an image nor a PDF is a 400 naming file_url, with no upstream call", async () => {
+    const from = bedrock.requests.length;
+    const r = await responses([{ type: "input_text", text: "Describe" }, { type: "input_file", file_url: url("/page.html") }]);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.error.details).toMatchObject({ field: "input[0].content[1].file_url", reason: "unsupported_media_type" });
+    expect(bedrock.requests.length).toBe(from);
+  });
+
+  it("a Gemini client's fileData PDF by URL arrives as a document, as its image fileData does", async () => {
+    const from = bedrock.requests.length;
+    const r = await gemini([
+      { text: "Describe" },
+      { fileData: { mimeType: "application/pdf", fileUri: url("/r.pdf") } },
+      { fileData: { mimeType: "image/png", fileUri: url("/a.png") } },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    expect(sentContent(from)).toEqual([{ text: "Describe" }, pdfBlock("document-1"), pngBlock]);
   });
 
   it("a URL url_fetch may not download is a 400 naming the client's field, with no upstream call", async () => {

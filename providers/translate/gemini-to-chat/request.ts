@@ -6,8 +6,8 @@
 //   position, which its functionResponse finds again), and the reasoning its thoughtSignatures carry (reasoning.ts).
 // - A user turn: each functionResponse -> a tool message answering its call (by id, else the first unanswered call
 //   of that name), in the calls' order, then the rest: text, inlineData (images, audio, PDFs and other files as data
-//   URLs; text/* decoded to text), an image's fileData as a URL (a PDF, video or audio URL, a Files API or gs://
-//   URI is a 400: no chat part reads those). A response holding an `error` and no `output` (Gemini CLI's
+//   URLs; text/* decoded to text), an image's fileData as a URL (a PDF's too when Converse follows, which downloads
+//   it; a video or audio URL, a Files API or gs:// URI is a 400: no chat part reads those). A response holding an `error` and no `output` (Gemini CLI's
 //   failed tool call) is an error result: "Error: <error>", as messages-to-chat writes Anthropic's is_error.
 // - functionDeclarations -> function tools (Gemini's OpenAPI-style schema -> JSON Schema); toolConfig -> tool_choice.
 // - generationConfig -> sampling knobs, response_format (responseSchema / responseJsonSchema), and thinkingConfig ->
@@ -97,7 +97,8 @@ function responseText(r: any): string {
   return JSON.stringify(r);
 }
 
-function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
+/** `urlPdfs`: the next half downloads a URL part and sends a PDF it serves as a document (Converse: url-media.ts). */
+function mediaPart(p: any, field: string, urlPdfs: boolean): Record<string, unknown> | undefined {
   if (p.inlineData) {
     const { mimeType, data } = p.inlineData;
     const mime = String(mimeType).toLowerCase();
@@ -110,9 +111,10 @@ function mediaPart(p: any, field: string): Record<string, unknown> | undefined {
   if (p.fileData) {
     const uri = String(p.fileData.fileUri);
     if (!/^https?:\/\//i.test(uri) || FILES_API.test(uri)) throw invalidRequest("fileData.fileUri must be an http(s) URL for this model's provider (Files API and gs:// URIs are Gemini's own)", `${field}.fileData.fileUri`);
-    // A chat request takes a file by URL only as an image: a PDF, video or audio URL would reach it as one.
+    // A chat request takes a file by URL only as an image: a PDF, video or audio URL would reach it as one. Converse's
+    // half downloads it and sends a PDF as a document (what the URL serves decides, as for an image).
     const mime = typeof p.fileData.mimeType === "string" ? p.fileData.mimeType.toLowerCase() : "";
-    if (mime && !mime.startsWith("image/")) {
+    if (mime && !mime.startsWith("image/") && !(urlPdfs && mime === "application/pdf")) {
       throw invalidRequest(`fileData of type ${mime} is read from its URL by Gemini only: send it as inlineData (PDFs, audio) or call a Gemini model`, `${field}.fileData.mimeType`);
     }
     // Untyped is taken for an image, but a YouTube link is a video whatever its type says.
@@ -175,7 +177,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Orig
       origin?.(msg, p);
       tools.push({ rank: at, msg });
       (Array.isArray(fr.parts) ? fr.parts : []).forEach((q: any, n: number) => {
-        const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`);
+        const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`, scope.flavor === "converse");
         if (m) {
           origin?.(m, q);
           resultMedia.push(m);
@@ -188,7 +190,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Orig
         content.push(m);
       }
     } else {
-      const m = mediaPart(p, field);
+      const m = mediaPart(p, field, scope.flavor === "converse");
       if (m) {
         origin?.(m, p);
         content.push(m); // executableCode and other Gemini-only parts have no chat equivalent

@@ -11,11 +11,12 @@ import { OPENAI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamTool
 /** names: tool names a chat upstream refuses, sent changed (tool-names.ts). */
 interface State { echo: ResponseEcho; ctx: AnswerContext; names?: ToolNameMap }
 
-export function responsesToChatFor(flavor: ChatFlavor): Translator<State> {
+/** urlFiles: the chat body goes on to a half that downloads URL parts (Converse), so file_url goes on as one. */
+export function responsesToChatFor(flavor: ChatFlavor, urlFiles = false): Translator<State> {
   return {
     native: false,
     request(body, target, opts) {
-      const t = responsesToChatRequest(body, { flavor, provider: flavor === "gemini" ? target.provider : opts.provider, target });
+      const t = responsesToChatRequest(body, { flavor, urlFiles, provider: flavor === "gemini" ? target.provider : opts.provider, target });
       const ctx: AnswerContext = { flavor, provider: opts.provider, show: showsEncrypted(body), names: t.names, answerBytes: opts.answerBytes };
       // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
       const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };

@@ -43,7 +43,7 @@ function fileDataUrl(p: any, field: string): string {
   return `data:${mime};base64,${p.file_data}`;
 }
 
-function filePart(p: any, field: string, flavor: ChatFlavor): object {
+function filePart(p: any, field: string, flavor: ChatFlavor, urlFiles: boolean): object {
   if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send file_data or file_url", `${field}.file_id`);
   if (typeof p.file_data === "string" && p.file_data) {
     // OpenAI refuses file_data without a filename: a data: URL sent without one is named by its type.
@@ -52,22 +52,23 @@ function filePart(p: any, field: string, flavor: ChatFlavor): object {
   }
   if (typeof p.file_url === "string" && p.file_url) {
     if (!/^https:\/\//i.test(p.file_url)) throw invalidRequest("file_url must be an https URL", `${field}.file_url`);
-    // Chat completions has no file URLs; Anthropic and Gemini take a URL document (their translators read it from
-    // an image_url part by the URL's extension: a PDF becomes a document / fileData with its type).
-    if (flavor === "chat") throw invalidRequest("file_url is not supported by this model's provider (chat completions has no file URLs); send file_data", `${field}.file_url`);
+    // An OpenAI-protocol upstream takes no file URLs; Anthropic and Gemini take a URL document (their translators read
+    // it from an image_url part by the URL's extension: a PDF becomes a document / fileData with its type); Converse's
+    // half downloads an image_url part and sends what it serves, a PDF as a document (`urlFiles`).
+    if (flavor === "chat" && !urlFiles) throw invalidRequest("file_url is not supported by this model's provider (it takes files as file_data only); send file_data", `${field}.file_url`);
     if (flavor === "messages" && !/\.pdf($|\?)/i.test(p.file_url)) throw invalidRequest("file_url must point to a PDF (.pdf) for this model's provider", `${field}.file_url`);
     return { type: "image_url", image_url: { url: p.file_url } };
   }
   throw invalidRequest("input_file needs file_data or file_url", field);
 }
 
-function part(p: any, field: string, flavor: ChatFlavor, origin: Origin | undefined): object {
-  const made = partOf(p, field, flavor);
+function part(p: any, field: string, flavor: ChatFlavor, urlFiles: boolean, origin: Origin | undefined): object {
+  const made = partOf(p, field, flavor, urlFiles);
   origin?.(made, p);
   return made;
 }
 
-function partOf(p: any, field: string, flavor: ChatFlavor): object {
+function partOf(p: any, field: string, flavor: ChatFlavor, urlFiles: boolean): object {
   if (p.type === "input_image") {
     if (p.file_id) throw invalidRequest("file_id needs the upstream's own Files API, which this model's provider is not reached through; send image_url", `${field}.file_id`);
     if (typeof p.image_url !== "string" || !p.image_url) throw invalidRequest("input_image needs image_url (an https URL or a data: URL)", `${field}.image_url`);
@@ -75,7 +76,7 @@ function partOf(p: any, field: string, flavor: ChatFlavor): object {
     const detail = p.detail === "original" ? "high" : p.detail;
     return { type: "image_url", image_url: { url: p.image_url, ...(detail ? { detail } : {}) } };
   }
-  if (p.type === "input_file") return filePart(p, field, flavor);
+  if (p.type === "input_file") return filePart(p, field, flavor, urlFiles);
   return { type: "text", text: p.text ?? "" };
 }
 
@@ -84,20 +85,21 @@ const textOf = (content: any): string =>
   typeof content === "string" ? content : (content ?? []).map((p: any) => (p?.type === "refusal" ? p.refusal : p?.text) ?? "").join("");
 
 /** function_call_output.output: a string, or parts — text goes in the tool message, images and files after the run. */
-function toolOutput(output: any, field: string, flavor: ChatFlavor, origin: Origin | undefined): { text: string; media: unknown[] } {
+function toolOutput(output: any, field: string, flavor: ChatFlavor, urlFiles: boolean, origin: Origin | undefined): { text: string; media: unknown[] } {
   if (typeof output === "string") return { text: output, media: [] };
   const media: unknown[] = [];
   let text = "";
   (Array.isArray(output) ? output : []).forEach((p: any, j: number) => {
     if (p?.type === "input_text" || p?.type === "output_text") text += p.text ?? "";
-    else media.push(part(p, `${field}[${j}]`, flavor, origin));
+    else media.push(part(p, `${field}[${j}]`, flavor, urlFiles, origin));
   });
   return { text, media };
 }
 
 /** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
 /** target: the chat model, whose efforts reasoning.effort is fitted to (flavor chat only). */
-interface Opts { flavor?: ChatFlavor; provider?: string; origin?: Origin; target?: Pick<Target, "upstreamModel" | "reasoningModel"> }
+/** urlFiles: the next half downloads a URL part (Converse: chat-to-converse/url-media.ts), so file_url goes on as one. */
+interface Opts { flavor?: ChatFlavor; urlFiles?: boolean; provider?: string; origin?: Origin; target?: Pick<Target, "upstreamModel" | "reasoningModel"> }
 
 /**
  * reasoning.effort as the chat model takes it (reasoning-efforts.ts): none as the model's own off (DeepSeek's thinking
@@ -122,6 +124,7 @@ const retrace = (client: any, _target: unknown, opts: Opts, origin: Origin) => r
 export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToChat {
   const flavor = opts.flavor ?? "chat";
   const origin = opts.origin;
+  const urlFiles = opts.urlFiles === true;
   // Call ids a Gemini model made carry its signature (chat-to-gemini/response.ts): only Gemini wants it back; it would
   // take the id past other upstreams' limits (OpenAI 40 characters, Converse 64). Calls and outputs alike, so they pair.
   const callId = flavor === "gemini" ? (id: unknown) => id : unsignedToolId;
@@ -178,7 +181,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       if (flavor === "chat" && blob.t && text) pendingText.push(text);
       if (messages.at(-1)?.role === "assistant") assistant(); // within a turn already begun: it joins that turn
     } else if (type === "function_call_output") {
-      const out = toolOutput(item.output, `${field}.output`, flavor, origin);
+      const out = toolOutput(item.output, `${field}.output`, flavor, urlFiles, origin);
       const msg = { role: "tool", tool_call_id: callId(item.call_id), content: out.text };
       origin?.(msg, item);
       messages.push(msg);
@@ -199,7 +202,7 @@ export function responsesToChatRequest(body: any, opts: Opts = {}): ResponsesToC
       pendingText = [];
       const msg = typeof item.content === "string" || role === "system"
         ? { role, content: textOf(item.content) }
-        : { role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor, origin)) };
+        : { role, content: item.content.map((p: any, j: number) => part(p, `${field}.content[${j}]`, flavor, urlFiles, origin)) };
       origin?.(msg, item);
       messages.push(msg);
     } else if (type === "item_reference") {
