@@ -221,6 +221,52 @@ describe("ApiKeys when the store loses keys", () => {
     expect(b.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k3"] }));
   });
 
+  it("a replica that finds a key it writes back already put back revoked by another takes the revocation at once", async () => {
+    // B had not polled since A revoked k1 when the store lost its keys. B's poll sees the store empty and writes k1
+    // back as it last saw it (active), but A's write-back (k1 revoked) lands first: B's create is refused, and B must
+    // not keep serving k1 until its next poll.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    let beforeCreate: (() => Promise<void>) | undefined;
+    let readAfterCreate = false;
+    const viaB: ApiKeyStore = {
+      list: () => store.list(),
+      get: async (h) => {
+        const got = await store.get(h);
+        if (beforeCreate === undefined) readAfterCreate = true;
+        return got;
+      }, update: (h, p) => store.update(h, p), rotate: (...x) => store.rotate(...x),
+      version: () => store.version(), touch: (u) => store.touch(u), lastUsed: () => store.lastUsed(),
+      create: async (k) => {
+        await beforeCreate?.();
+        return store.create(k);
+      },
+    };
+    const b = replica(viaB);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await b.keys.start();
+    expect(b.keys.find(key(1).sha256)).toMatchObject({ revoked: false });
+    at(REFRESH_MS / 2);
+    await a.keys.update(key(1).sha256, { revokedAt: Date.now() });
+    await store.lose();
+    at(REFRESH_MS);
+    beforeCreate = async () => {
+      beforeCreate = undefined;
+      await a.keys.refresh();
+      await until("A's write-back", async () => ((await store.get(key(1).sha256))?.revokedAt ? true : undefined));
+    };
+    await b.keys.refresh();
+    // B's refused create, then its read of what the store holds, then (a turn later) what it makes of it.
+    await until("B's read after its refused create", async () => (readAfterCreate ? true : undefined));
+    await new Promise((r) => setImmediate(r));
+    expect(b.keys.find(key(1).sha256)).toMatchObject({ revoked: true });
+    await a.keys.close();
+    await b.keys.close();
+  });
+
   it("an older backup restored: the replica's newer expiry and lower rate limit win, with a warning naming the keys", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     at(0);

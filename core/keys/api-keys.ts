@@ -200,6 +200,9 @@ export class ApiKeys implements ApiKeyDirectory {
             const now = await this.store.get(k.sha256);
             const patch = now && ((isNewer(k, now, epochChanged) && tighterPatch(k, now)) || undonePatch(k, now));
             if (!now) taken.push(k);
+            // Put back revoked by a replica that saw more (a revocation or rotation this one had not polled yet): taken
+            // at once, not served as this cache last saw it until the next poll. Only ever a revocation: nothing let in.
+            else if (now.revokedAt !== null && k.revokedAt === null) this.put(now);
             else if (patch && (await this.store.update(k.sha256, patch))) {
               redone++;
               named.push(`${k.project}/${k.id}`);
