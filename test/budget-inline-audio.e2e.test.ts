@@ -68,6 +68,9 @@ function refusedForAudio(r: { status: number; json: any }, reserved = "inline_me
   expect(r.status).toBe(402);
   // The input: 1 048 576 tokens of context window at $1.00 per million (at the text price, $0.3145728).
   expect(detailsOf(r)).toMatchObject({ reason: "request_input_over_available", reserved_input: [reserved], budget_usd: "0.5", input_max_usd: "1.048576" });
+  // The price that sum is made with, which is not the $0.30/M a user reads in the catalog as the model's input price.
+  expect(detailsOf(r)).toMatchObject({ input_price_per_million: "1", input_price_key: "input_audio" });
+  expect(r.json.error.message).toContain("reserved up to the model's context window at $1 per million tokens, its audio input price (input_audio)");
 }
 
 describe("a budget with room for a context window of text but not of audio", () => {
@@ -108,6 +111,12 @@ describe("input the gateway cannot see, on a budget with room for a context wind
     const before = upstreamCalls;
     refusedForAudio(await chat({ type: "image_url", image_url: { url: voiceUrl() } }), "media_by_reference");
     expect(voice.requests).toEqual([]);
+    expect(upstreamCalls).toBe(before);
+  });
+
+  it("refuses a chat image_url naming an https .png, saying the audio price its input is held at", async () => {
+    const before = upstreamCalls;
+    refusedForAudio(await chat({ type: "image_url", image_url: { url: `https://img.test:${voice.port}/cat.png` } }), "media_by_reference");
     expect(upstreamCalls).toBe(before);
   });
 

@@ -256,7 +256,7 @@ function scopeOf(scope: string, budget: KeyBudget, now: number, keyId?: string, 
     scope, at: now, window, limitPico: limit,
     exceeded: (ctx, spentPico, reservedPico, worst) => budgetRefusal({
       project, key: keyId, usd: budget.usd, period, periodStart: window.start, limitPico: limit, spentPico, reservedPico, amountPico: worst.pico,
-      withoutOutputPico: worst.withoutOutputPico, webSearches: worst.webSearches, modelTurns: worst.modelTurns,
+      withoutOutputPico: worst.withoutOutputPico, inputPrice: worst.inputPrice, webSearches: worst.webSearches, modelTurns: worst.modelTurns,
       modelCalls: worst.modelCalls, limitField: worst.limitField,
     }, ctx),
   };

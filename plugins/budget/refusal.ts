@@ -44,6 +44,8 @@ export interface Refused {
   amountPico: bigint;
   /** A generation's worst case without output (worst-case.ts): what no output limit can lower. */
   withoutOutputPico?: bigint;
+  /** The price per input token withoutOutputPico holds its input at, and its pricing key (worst-case.ts). */
+  inputPrice?: { pico: bigint; key: string };
   /** Web searches reserved, counted in withoutOutputPico. */
   webSearches?: number;
   /** Model turns reserved when more than one (the Responses mcp loop, mcp.max_tool_rounds): the amounts cover all. */
@@ -112,6 +114,20 @@ const orRaise = (...what: string[]) => [...what, "raise the budget"].reduce((a, 
 /** "a", "a and b", "a, b and c". */
 const list = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
 
+/** The input price as a catalog lists it: USD per million tokens. */
+const perMillion = (pico: bigint) => picoToUsd(pico * 1_000_000n);
+
+/**
+ * The price the reserved input is held at, said when it is not the plain input price a user would compute with: the
+ * audio price (what the gateway cannot see may be audio) or a cache-write price (which part is written is unknown).
+ */
+function priceWords(price: Refused["inputPrice"]): string {
+  if (!price || price.key === "input") return "";
+  const why = price.key === "input_audio" ? "its audio input price (input_audio), as part of it may be audio"
+    : `its cache-write price (${price.key}): how much of it is written to the cache is unknown`;
+  return ` at $${perMillion(price.pico)} per million tokens, ${why}`;
+}
+
 /**
  * Why a request whose input alone is over what is left does not fit, and what to do: raise the budget, or send less
  * input when all of it is in the body. No output field is named: no output limit could make it fit.
@@ -122,7 +138,7 @@ function inputTooLarge(r: Refused, ctx: Pick<GatewayContext, "endpoint" | "body"
   if (kinds[0] === "request_body") return { words: `${share}: send less input or raise the budget`, kinds };
   const why = list(kinds.map((k) => inputWords(k as Exclude<ReservedInput, "request_body">, continuedBy)));
   const each = r.modelCalls ? " for each model call" : "";
-  return { words: `${share}: it ${why}, so its input is reserved up to the model's context window${each}; ${orRaise(...fewerCalls(r))}`, kinds };
+  return { words: `${share}: it ${why}, so its input is reserved up to the model's context window${each}${priceWords(r.inputPrice)}; ${orRaise(...fewerCalls(r))}`, kinds };
 }
 
 /**
@@ -165,6 +181,7 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
       available_usd: picoToUsd(available), request_max_usd: picoToUsd(amountPico), ...(resetsAt ? { resets_at: resetsAt } : {}),
       ...(reason ? { reason } : {}),
       ...(input ? { input_max_usd: picoToUsd(r.withoutOutputPico!), reserved_input: input.kinds } : {}),
+      ...(input && r.inputPrice ? { input_price_per_million: perMillion(r.inputPrice.pico), input_price_key: r.inputPrice.key } : {}),
     },
     ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
   });

@@ -86,4 +86,13 @@ describe("the budget's hold for a request carrying audio", () => {
     expect(held(ctx("chat", audio, { input: "0.0000003", output: "0.0000025" }))).toEqual(TEXT);
     expect(held(ctx("chat", audio, { input: "0.0000003", input_audio: "0.0000001", output: "0.0000025" }))).toEqual(TEXT);
   });
+
+  it("says which price its input is held at (a refusal names it): input_audio for audio or input out of sight, else the dearest text one", () => {
+    const price = (c: GatewayContext) => { const p = worstCase(c).inputPrice!; return { perMillion: picoToUsd(p.pico * 1_000_000n), key: p.key }; };
+    expect(price(ctx("chat", chat({ type: "image_url", image_url: { url: "https://example.com/photo.png" } })))).toEqual({ perMillion: "1", key: "input_audio" });
+    expect(price(ctx("chat", chat({ type: "image_url", image_url: { url: "data:image/png;base64,UklGRg==" } })))).toEqual({ perMillion: "0.3", key: "input" });
+    // Without an audio price, or with a cache write dearer than input (which part is written is unknown).
+    expect(price(ctx("chat", chat({ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }), { input: "0.0000003", output: "0.0000025" }))).toEqual({ perMillion: "0.3", key: "input" });
+    expect(price(ctx("chat", chat({ type: "text", text: "x" }), { input: "0.000003", input_cache_write: "0.00000375", input_cache_write_1h: "0.0000035", output: "0.000015" }))).toEqual({ perMillion: "3.75", key: "input_cache_write" });
+  });
 });

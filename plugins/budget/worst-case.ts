@@ -63,8 +63,17 @@ function worstUsage(ctx: GatewayContext, model: ModelRuntime, ep: EndpointRuntim
   }
 }
 
-/** Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing. */
-interface PicoPrices { input: bigint; inputAudio: bigint; output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint }
+/** The pricing key an input price was taken from (said in a refusal: a user computing with `input` gets another sum). */
+export type InputPriceKey = "input" | "input_cache_write" | "input_cache_write_1h" | "input_audio";
+
+/**
+ * Prices in integer pico-USD per unit (rounded up: a reservation may only err high), computed once per pricing; the
+ * two input prices with the key each was taken from.
+ */
+interface PicoPrices {
+  input: bigint; inputKey: InputPriceKey; inputAudio: bigint; inputAudioKey: InputPriceKey;
+  output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint;
+}
 const picoCache = new WeakMap<Pricing, PicoPrices>();
 
 function picoPrices(p: Pricing): PicoPrices {
@@ -72,11 +81,16 @@ function picoPrices(p: Pricing): PicoPrices {
   if (!c) {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearest of the input and cache-write prices (5-minute and 1-hour): the split is unknown beforehand.
-    const input = [pico(p.input), pico(p.input_cache_write), toPico(cacheWrite1hPrice(p))].reduce((a, b) => (b > a ? b : a));
+    const candidates: [InputPriceKey, bigint][] = [["input", pico(p.input)], ["input_cache_write", pico(p.input_cache_write)], ["input_cache_write_1h", toPico(cacheWrite1hPrice(p))]];
+    const [inputKey, input] = candidates.reduce((a, b) => (b[1] > a[1] ? b : a));
     // A request carrying audio or input out of sight: at input_audio where it is dearer still (Gemini 2.5 Flash bills
     // audio at $1.00 per million against $0.30), as how much of its input is audio is unknown too.
     const audio = pico(p.input_audio);
-    picoCache.set(p, (c = { input, inputAudio: audio > input ? audio : input, output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search) }));
+    const dearerAudio = audio > input;
+    picoCache.set(p, (c = {
+      input, inputKey, inputAudio: dearerAudio ? audio : input, inputAudioKey: dearerAudio ? "input_audio" : inputKey,
+      output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search),
+    }));
   }
   return c;
 }
@@ -110,6 +124,11 @@ export interface WorstCase {
    * dearest): what no output limit can lower. Absent for media operations.
    */
   withoutOutputPico?: bigint;
+  /**
+   * The price per input token withoutOutputPico holds its input at (pico-USD, at the endpoint where that is dearest)
+   * and the pricing key it is (input_audio for input that may be audio): a refusal says it.
+   */
+  inputPrice?: { pico: bigint; key: InputPriceKey };
   /** The web searches reserved (counted in withoutOutputPico at the endpoint's web_search price). */
   webSearches?: number;
   /** The model turns reserved when more than one (the mcp loop): every figure here is for all of them. */
@@ -146,6 +165,7 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
   const n = BigInt(calls);
   let worst = 0n;
   let withoutOutput = 0n;
+  let inputPrice: WorstCase["inputPrice"];
   const images = ctx.endpoint === "images";
   // A retired endpoint is sent nothing (core/config/retirement.ts): its prices are no part of the worst case.
   const now = Date.now();
@@ -164,14 +184,18 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
       const u = worstUsage(ctx, model, ep, webSearches, unbounded);
       // An input that may be over a long-prompt threshold is held at that tier's prices: it would be billed at them.
       const p = picoPrices(pricingForPrompt(pricing, u.inputTokens * perUpstreamCall));
-      const rest = (big(u.inputTokens) * (audio ? p.inputAudio : p.input) + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
+      const perToken = audio ? p.inputAudio : p.input;
+      const rest = (big(u.inputTokens) * perToken + big(u.images) * p.image + big(u.videoSeconds) * p.video + big(u.searchUnits) * p.search) * n
         + big(u.webSearches) * p.webSearch;
       const c = rest + big(u.outputTokens) * p.output * BigInt(turns);
       if (c > worst) worst = c;
-      if (rest > withoutOutput) withoutOutput = rest;
+      if (rest > withoutOutput || !inputPrice) {
+        if (rest > withoutOutput) withoutOutput = rest;
+        inputPrice = { pico: perToken, key: audio ? p.inputAudioKey : p.inputKey };
+      }
     }
   }
-  return LANGUAGE.has(ctx.endpoint) ? { pico: worst, withoutOutputPico: withoutOutput, webSearches } : { pico: worst };
+  return LANGUAGE.has(ctx.endpoint) ? { pico: worst, withoutOutputPico: withoutOutput, webSearches, ...(inputPrice ? { inputPrice } : {}) } : { pico: worst };
 }
 
 /** worstCase()'s total alone. */
