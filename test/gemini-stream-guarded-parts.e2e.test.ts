@@ -1,5 +1,5 @@
 // A Gemini client streaming a translated model (OpenAI chat) through an output rule: no chunk carries an empty text
-// part, and the chunks carry the whole answer. Gemini CLI (0.61) leaves out of its history every chunk that has an
+// part beside another part, and the chunks carry the whole answer. Gemini CLI (0.61) leaves out of its history every chunk that has an
 // empty text part, whatever else it carries: the text the guardrail's window held back went out in the finish chunk
 // beside the translator's empty `{"text":""}`, so a short answer (all of it held) reached Gemini CLI as an "empty
 // response" it asked for three more times (four billed generations), and a long one lost its last 64 characters from
@@ -49,24 +49,26 @@ async function stream(): Promise<{ frames: any[]; ledger: any }> {
 }
 
 const partsOf = (frames: any[]) => frames.flatMap((f) => f.candidates ?? []).map((c: any) => c.content?.parts ?? []);
+/** The chunks' parts that hold an empty text part beside another part (Gemini CLI loses those other parts). */
+const mixed = (frames: any[]) => partsOf(frames).filter((parts) => parts.length > 1 && parts.some((p: any) => p.text === ""));
 /** The text Gemini CLI keeps of the stream: the text parts of the chunks that have no empty text part. */
 const keptText = (frames: any[]) =>
   partsOf(frames).filter((parts) => !parts.some((p: any) => p.text === "")).flat().map((p: any) => p.text ?? "").join("");
 
 describe("a Gemini stream on a translated model through an output rule", () => {
-  it.each([["short", SHORT], ["long", LONG]])("a %s answer the rule allows: every chunk's parts are non-empty, and they carry the whole answer", async (_, text) => {
+  it.each([["short", SHORT], ["long", LONG]])("a %s answer the rule allows: no empty text part beside another, and the chunks carry the whole answer", async (_, text) => {
     answer = text;
     const { frames, ledger } = await stream();
-    expect(partsOf(frames).flat().filter((p: any) => p.text === "")).toEqual([]);
+    expect(mixed(frames)).toEqual([]);
     expect(keptText(frames)).toBe(text);
     expect(frames.at(-1).candidates[0].finishReason).toBe("STOP");
     expect(ledger).toMatchObject({ status: 200, outcome: "ok" });
   });
 
-  it("an answer the rule blocks: every chunk's parts are non-empty, the text before the match and the rule's message are kept", async () => {
+  it("an answer the rule blocks: no empty text part beside another, the text before the match and the rule's message are kept", async () => {
     answer = `${LEAD} the key is ${SECRET}, nothing else.`;
     const { frames, ledger } = await stream();
-    expect(partsOf(frames).flat().filter((p: any) => p.text === "")).toEqual([]);
+    expect(mixed(frames)).toEqual([]);
     const kept = keptText(frames);
     expect(kept).not.toContain(SECRET);
     expect(kept.startsWith(LEAD.slice(0, 20))).toBe(true);

@@ -271,15 +271,15 @@ describe("stream adapters restore placeholders cut across events", () => {
     expect(out).toHaveLength(3);
   });
 
-  it("gemini: no empty text part beside another: the held rest fills the finish's empty part, a held part is left out", async () => {
+  it("gemini: no empty text part beside another: the held rest fills the finish's empty part, an emptied part is left out", async () => {
     const chunk = (parts: object[], extra: object = {}) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }], modelVersion: "g" }) });
     const call = { functionCall: { name: "send", args: { to: "[EMAIL_1]" } } };
     const sent = { functionCall: { name: "send", args: { to: "alice@example.com" } } };
     const events = [chunk([{ text: "Sent to [EMA" }]), chunk([{ text: "IL_1" }]), chunk([call, { text: "] and [EMAIL" }]), chunk([{ text: "" }], { finishReason: "STOP" })];
     const out = json(await through("gemini", events));
-    // The second chunk's text was held whole: that chunk, carrying nothing else, is not sent; the third's call goes
-    // without the text part the window emptied; the finish's empty part carries the rest.
-    expect(out.map((c: any) => c.candidates[0].content.parts)).toEqual([[{ text: "Sent to " }], [sent, { text: "alice@example.com and " }], [{ text: "[EMAIL" }]]);
+    // The second chunk's text was held whole: it keeps one empty text part (nothing else to carry); the third's call
+    // goes without the text part the window emptied; the finish's empty part carries the rest.
+    expect(out.map((c: any) => c.candidates[0].content.parts)).toEqual([[{ text: "Sent to " }], [{ text: "" }], [sent, { text: "alice@example.com and " }], [{ text: "[EMAIL" }]]);
     expect(out.at(-1).candidates[0].finishReason).toBe("STOP");
     const held = json(await through("gemini", [chunk([{ text: "Sent to [EMA" }]), chunk([call, { text: "IL_1" }]), chunk([{ text: "" }], { finishReason: "STOP" })]));
     expect(held.map((c: any) => c.candidates[0].content.parts)).toEqual([[{ text: "Sent to " }], [sent], [{ text: "[EMAIL_1" }]]);

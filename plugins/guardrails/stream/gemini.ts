@@ -5,9 +5,9 @@
 // No chunk carries an empty text part beside another part: Gemini CLI (0.61) leaves out of its history every chunk
 // with an empty text part, and the other parts go with it (the held rest put beside a translator's empty finish part
 // was lost: a short answer became an "empty response" it asked for again). A text part whose text the window holds
-// whole is left out; a chunk that then carries nothing else is not sent. A candidate with nothing else to carry keeps
-// a lone empty text part, the shape Gemini itself ends a stream with (@google/genai drops a streamed turn from its
-// chat history when any chunk has no parts).
+// whole is left out; a candidate with nothing else keeps one empty text part, a shape Gemini itself sends, which
+// Gemini CLI passes over with nothing lost (@google/genai drops a streamed turn from its chat history when any chunk
+// has no parts, and a chunk not sent would leave a stream cut before its first text without its 200).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { visitJsonValue } from "../walk/json-text.ts";
 import { geminiCodePart } from "../walk/answer.ts";
@@ -15,10 +15,6 @@ import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 
 /** A text part with nothing but its empty text (Gemini CLI's test: thought parts and signed parts are kept). */
 const blank = (p: any): boolean => !!p && typeof p === "object" && p.text === "" && p.thought !== true && Object.keys(p).every((k) => k === "text" || k === "thought");
-
-/** Chunk and candidate fields that tell a client nothing once a candidate's text is held: such a chunk is not sent. */
-const CHUNK_ROUTINE: ReadonlySet<string> = new Set(["candidates", "usageMetadata", "modelVersion", "responseId", "createTime"]);
-const CANDIDATE_ROUTINE: ReadonlySet<string> = new Set(["content", "index", "safetyRatings"]);
 
 export class GeminiStream implements StreamAdapter {
   private last: any;
@@ -35,8 +31,6 @@ export class GeminiStream implements StreamAdapter {
     if (!Array.isArray(c?.candidates)) return [ev];
     this.last = c;
     let changed = false;
-    /** Candidates the window left without a part to send. */
-    let emptied = 0;
     c.candidates.forEach((cand: any, i: number) => {
       const idx = typeof cand?.index === "number" ? cand.index : i;
       const parts = cand?.content?.parts;
@@ -69,21 +63,11 @@ export class GeminiStream implements StreamAdapter {
       const now = cand?.content?.parts;
       if (Array.isArray(now) && now.some(blank)) {
         const kept = now.filter((p: any) => !blank(p));
-        if (!kept.length && lastText) emptied++;
         if (kept.length || now.length > 1) (cand.content.parts = kept.length ? kept : [{ text: "" }]), (changed = true);
       }
     });
-    if (emptied === c.candidates.length && this.routine(c)) return [];
     if (changed) ev.data = JSON.stringify(c);
     return [ev];
-  }
-
-  /** Whether the chunk carries nothing for the client but its candidates' (held) text. */
-  private routine(c: any): boolean {
-    return (
-      Object.keys(c).every((k) => CHUNK_ROUTINE.has(k)) &&
-      c.candidates.every((cand: any) => !cand?.finishReason && Object.keys(cand).every((k) => CANDIDATE_ROUTINE.has(k)))
-    );
   }
 
   flush(): SseEvent[] {
