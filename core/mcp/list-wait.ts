@@ -4,14 +4,18 @@
 // ones share it). Its breaker (`mcp:<server>`, as its tool calls) hears each fetch's outcome once, when the fetch
 // itself ends (a connection attempt shared by lists of every kind, and by tool calls, counted once): a request that
 // gave up waiting counts nothing, so many requests sharing a slow server's one connect are not many failures, and
-// its success is heard. A frozen server's fetch ends on its own timeout_ms, a failure: it pauses itself.
+// its success is heard. A frozen server's fetch ends on its own timeout_ms, a failure: it pauses itself. A stale
+// list served at once stands for the refresh behind it: that refresh's outcome is the one counted. A request that
+// gives up tells the upstream, which tells the sessions when that list lands late (core/mcp/upstream.ts gaveUpOn).
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
-import { ConnectFailedError, NotConnectedError, type Upstream } from "./upstream.ts";
+import { ConnectFailedError, fetchBehind, NotConnectedError, type Upstream } from "./upstream.ts";
 
 /** The longest a request waits for one server's list: well under an MCP client's own request timeout (60 s in the SDKs). */
 export const LIST_WAIT_MS = 10_000;
+/** LIST_WAIT_MS, as waits read it: a test seam (tests of a list slower than the wait need not take 10 s). */
+export const listWaitBound = { ms: LIST_WAIT_MS };
 
 /** The server's circuit is open: it was not asked. */
 export class CircuitOpenError extends Error {
@@ -58,15 +62,22 @@ function countOnce(fetch: Promise<unknown>, record: (success: boolean) => void):
   });
 }
 
+/** The outcome of `fetching` (a list of `server`'s, or the refresh behind a stale one) told to the breaker once, when it ends. */
+export function countList(gateway: GatewayHandle, server: string, fetching: Promise<unknown>): void {
+  const health = healthOf(gateway);
+  countOnce(fetchBehind(fetching), (success) => health.record(`mcp:${server}`, server, success));
+}
+
 /**
  * `fetching` (a list of `server`'s, from `u`), waited for as above, its outcome told to the breaker once. The caller
  * has asked the breaker already (and frees a half-open probe it took). `what`: the list, for the timeout's words.
+ * `leftOut`: giving up leaves the server out of a list answer (a tool call's name check gives nobody a list).
  */
-export function waitForList<T>(gateway: GatewayHandle, server: string, u: Upstream, fetching: Promise<T[]>, what?: string): Promise<T[]> {
-  const health = healthOf(gateway);
-  countOnce(fetching, (success) => health.record(`mcp:${server}`, server, success));
-  const wait = Math.min(u.spec.timeoutMs, LIST_WAIT_MS);
+export function waitForList<T>(gateway: GatewayHandle, server: string, u: Upstream, fetching: Promise<T[]>, what?: string, leftOut = true): Promise<T[]> {
+  countList(gateway, server, fetching);
+  const wait = Math.min(u.spec.timeoutMs, listWaitBound.ms);
   return settleWithin(fetching, wait, () => {
+    u.gaveUpOn(fetching, leftOut);
     throw new Error(`MCP server "${server}" did not list${what ? ` ${what}` : ""} within ${wait} ms`);
   });
 }

@@ -19,6 +19,8 @@ export class McpRegistry {
   private readonly holders = new Map<Upstream, number>();
   private readonly retired = new Set<Upstream>();
   private readonly listeners = new Set<ListChangedListener>();
+  /** The tool names a connection a reload replaced last listed (by owner and server): its successor's until its own list lands. */
+  private readonly replacedNames = new Map<string, ReadonlySet<string>>();
   private seenConfig?: RuntimeConfig;
   private closed = false;
 
@@ -71,6 +73,9 @@ export class McpRegistry {
         // A replaced connection kept for its holders: sessions see the config in force, whose server it is not.
         if (this.upstreams.get(key) === made) this.emit(spec.name, kind);
       });
+      const names = this.replacedNames.get(`${owner}\n${spec.name}`);
+      if (names) made.inheritToolNames(names);
+      this.replacedNames.delete(`${owner}\n${spec.name}`);
       this.upstreams.set(key, (u = made));
     }
     return u;
@@ -116,6 +121,8 @@ export class McpRegistry {
     for (const [key, u] of this.upstreams) {
       if (wanted.has(key)) continue;
       this.upstreams.delete(key);
+      // A call right after a reload that changed the server is not refused while its new connection lists slowly.
+      this.replacedNames.set(`${key.slice(0, key.indexOf("\n"))}\n${u.name}`, u.knownToolNames);
       if (this.holders.has(u)) this.retired.add(u);
       else void u.close();
     }

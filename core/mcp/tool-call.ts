@@ -14,7 +14,7 @@ import { generationId } from "../http/ids.ts";
 import { recordForRequest } from "../metering/meter.ts";
 import { accessLogOn } from "../observability/access-log-on.ts";
 import { ConnectFailedError, NotConnectedError, type CallOptions, type Upstream } from "./upstream.ts";
-import { firstCountOf, waitForList } from "./list-wait.ts";
+import { countList, firstCountOf, waitForList } from "./list-wait.ts";
 import { ErrorAnswer } from "./error-answers.ts";
 import { qualify } from "./spec.ts";
 import { serverAllowed, toolAllowed } from "./policy.ts";
@@ -106,6 +106,21 @@ function statusOf(err: unknown, signal?: AbortSignal): Status {
   return /timed out|took longer|timeout/i.test(msg) ? "timeout" : "error";
 }
 
+/**
+ * Whether the server lists `req.tool` (or why that could not be told). With no list in hand (a slow server's first,
+ * after a reload or list_changed), a name of the server's last known list is taken at once rather than waiting for
+ * the fresh one, unless the server is down (its call would fail anyway: the list's outcome is waited for as ever);
+ * the fresh list goes on, its outcome counted once as a waited one's.
+ */
+async function nameListed(caller: ToolCaller, upstream: Upstream, req: ToolCallRequest): Promise<boolean | { err: unknown }> {
+  const fetching = upstream.tools();
+  if (!upstream.hasTools && !upstream.down && upstream.listsTool(req.tool)) {
+    countList(caller.gateway, req.server, fetching);
+    return true;
+  }
+  return waitForList(caller.gateway, req.server, upstream, fetching, "its tools", false).then((ts) => ts.some((t) => t.name === req.tool), (err: unknown) => ({ err }));
+}
+
 const NO_BREAKER = { allow: () => true, record() {}, release() {} };
 
 const HTTP_STATUS: Record<Status, number> = { ok: 200, tool_error: 200, error: 502, timeout: 504, cancelled: 499, rate_limited: 429, unavailable: 503, unknown_tool: 404 };
@@ -152,9 +167,7 @@ export async function runToolCall(caller: ToolCaller, upstream: Upstream | undef
       // The server's list (cached) is asked first: a name it does not list is never sent, counted or recorded. It is
       // waited for as a list is (at most timeout_ms, never more than 10 s) and its outcome reaches the breaker from
       // the list itself, once, however many lists and calls waited on it.
-      const listed = configured
-        ? await waitForList(gateway, req.server, upstream, upstream.tools(), "its tools").then((ts) => ts.some((t) => t.name === req.tool), (err: unknown) => ({ err }))
-        : true;
+      const listed = configured ? await nameListed(caller, upstream, req) : true;
       if (typeof listed === "object") {
         // Never sent: unavailable (or cancelled), not recorded, not counted against the rate.
         await giveBack();

@@ -6,7 +6,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ConnectFailedError, Upstream } from "./upstream.ts";
+import { ConnectFailedError, fetchBehind, listTiming, Upstream } from "./upstream.ts";
+
+const TTL_MS = listTiming.ttlMs;
 import { ErrorAnswer } from "./error-answers.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => false } as never;
@@ -111,6 +113,27 @@ describe("Upstream.tools", () => {
       expect(u.tools()).toBe(first);
       expect(toolLists - before).toBe(1);
     } finally {
+      await u.close();
+    }
+  });
+
+  it("past its TTL, the list had is served at once to every caller while one refresh runs, which then replaces it", async () => {
+    const u = upstream();
+    try {
+      const had = await u.tools();
+      const before = toolLists;
+      listTiming.ttlMs = 0; // every list is past its TTL
+      const served = [u.tools(), u.tools(), u.tools()];
+      const refresh = fetchBehind(served[0]);
+      expect(refresh).not.toBe(served[0]); // a refresh stands behind the stale list: its outcome is the server's
+      for (const p of served) {
+        expect(fetchBehind(p)).toBe(refresh); // one refresh, whoever asked
+        expect(await p).toBe(had);
+      }
+      await refresh;
+      expect(toolLists - before).toBe(1);
+    } finally {
+      listTiming.ttlMs = TTL_MS;
       await u.close();
     }
   });

@@ -1,9 +1,11 @@
 // One upstream MCP server as the gateway's client sees it: an SDK Client over Streamable HTTP, HTTP+SSE or stdio
 // (a child process). The connection is made on first use and made again after it drops; a local server that dies
 // is restarted with backoff (0.5 s doubling to 30 s; the count starts over once a process has lived 10 s). Lists
-// (tools, prompts, resources) are cached until the server says they changed, the connection is made anew, or a
-// minute has passed. Every wait is bounded by the server's timeout_ms; a connection attempt's too, as a whole (after
-// a backoff's wait, at most that long), so a list waiting on it ends with the attempt's own outcome.
+// (tools, prompts, resources) are cached until the server says they changed or the connection drops; after a minute
+// the list had is still served at once while one refresh runs (stale-while-revalidate), dropped if that refresh
+// fails. The tool list is fetched as soon as a connection is made. Every wait is bounded by the server's timeout_ms; a
+// connection attempt's too, as a whole (after a backoff's wait, at most that long), so a list waiting on it ends with
+// the attempt's own outcome.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -25,7 +27,8 @@ let clientSdk: Promise<ClientSdk> | undefined;
 /** The SDK, loaded by the first connection (core/mcp/sdk-client.ts says why). */
 const loadSdk = (): Promise<ClientSdk> => (clientSdk ??= import("./sdk-client.ts"));
 
-const LIST_TTL_MS = 60_000;
+/** How long a list is fresh (from its fetch's start); past it, it is served while one refresh runs. A test seam. */
+export const listTiming = { ttlMs: 60_000 };
 const MAX_PAGES = 50;
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
@@ -39,6 +42,20 @@ export class NotConnectedError extends Error {}
  * attempt's failure is counted once however many lists (of each kind) shared it.
  */
 export class ConnectFailedError extends NotConnectedError {}
+
+/** One list kind's cache: the fetch, its items once it landed, and the refresh under way past the TTL. */
+interface CachedList { at: number; value: Promise<unknown[]>; items?: unknown[]; refreshing?: Promise<unknown[]> }
+
+/** What a list fetch is: its kind, its order, and whether a request gave up waiting on it (`leftOut`: a list answer went without it). */
+interface FetchInfo { kind: string; seq: number; late?: { leftOut: boolean }; background?: boolean }
+
+/** The stale list served at once, to the refresh whose outcome is the server's (core/mcp/list-wait.ts counts that). */
+const refreshes = new WeakMap<Promise<unknown>, Promise<unknown>>();
+
+/** The fetch whose outcome a list promise stands for: itself, or for a stale list served, the refresh behind it. */
+export function fetchBehind<T>(served: Promise<T>): Promise<unknown> {
+  return refreshes.get(served) ?? served;
+}
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -79,10 +96,15 @@ export class Upstream {
   private restartTimer?: NodeJS.Timeout;
   private connectedAt = 0;
   private closed = false;
-  private lists = new Map<string, { at: number; value: Promise<unknown[]> }>();
-  /** The names of the tools of the last list the server gave, and that list's promise. */
+  private lists = new Map<string, CachedList>();
+  /** The list fetches made, for what lands late (gaveUpOn()), and their count, so an older one never overrides a newer. */
+  private readonly fetches = new WeakMap<Promise<unknown>, FetchInfo>();
+  private fetchSeq = 0;
+  /** Per kind, what the sessions were last told (the items of a list landed in time), to tell a late list's change. */
+  private readonly told = new Map<string, string>();
+  /** The names of the tools of the last list the server gave (kept while the server is down), and that fetch's order. */
   private toolNames = new Set<string>();
-  private namesFrom?: Promise<Tool[]>;
+  private namesSeq = -1;
   /** The last connection's failure, said to callers while the server is down. */
   lastError?: string;
   /** A configured server behind the egress proxy: its fetch, made on first connect, closed with the upstream. */
@@ -199,6 +221,10 @@ export class Upstream {
     // the next caller, who fetched it again and gave up waiting again.
     this.lastError = undefined;
     this.log.info("mcp server connected", { server: this.name, transport: this.spec.kind === "stdio" ? "stdio" : this.spec.transport });
+    // Warm: the tool list is asked now, so the first call or list after a start or a reload finds it (a slow server's
+    // list would otherwise be waited for, and given up on, by that request). Nobody's wait: its outcome is counted by
+    // whoever waits on it.
+    this.tools().catch(() => {});
     return client;
   }
 
@@ -239,6 +265,39 @@ export class Upstream {
     for (const k of [...this.lists.keys()]) if (k === kind || k.startsWith(`${kind}:`)) this.lists.delete(k);
   }
 
+  /** Whether the server is down: its last connection failed or dropped, and no new one is made yet. */
+  get down(): boolean {
+    return this.closed || (!this.client && this.lastError !== undefined);
+  }
+
+  /**
+   * A request gave up waiting on this list fetch (`leftOut`: its answer, a list, went without the server's items).
+   * When the list lands and is not what the sessions were last told (or they were told without it), they are told
+   * the list changed, so their clients list again and see it.
+   */
+  gaveUpOn(fetch: Promise<unknown>, leftOut: boolean): void {
+    const info = this.fetches.get(fetch);
+    if (!info) return;
+    info.late = { leftOut: leftOut || !!info.late?.leftOut };
+  }
+
+  /** A fetch landed: the tool names (when no newer fetch's are had), and list_changed for a late list that differs. */
+  private landed(value: Promise<unknown>, items: unknown[]): void {
+    const info = this.fetches.get(value);
+    if (!info) return;
+    if (info.kind === "tools" && info.seq > this.namesSeq) {
+      this.namesSeq = info.seq;
+      this.toolNames = new Set((items as Tool[]).map((t) => t.name));
+    }
+    const now = JSON.stringify(items);
+    const was = this.told.get(info.kind);
+    this.told.set(info.kind, now);
+    // A list the requests did not wait for: one they gave up on, or a refresh that served the stale one meanwhile.
+    if ((info.late || info.background) && (info.late?.leftOut || now !== was) && !this.closed) {
+      this.onListChanged(info.kind.split(":")[0] as ListKind);
+    }
+  }
+
   /**
    * A cached list, fetched page by page (at most MAX_PAGES). Empty when the server does not offer the capability.
    * One promise for every caller while it is cached, settled by the fetch itself (its connection attempt and each
@@ -246,7 +305,34 @@ export class Upstream {
    */
   private list<T>(kind: string, capability: "tools" | "prompts" | "resources", fetchPage: (c: Client, cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
     const hit = this.lists.get(kind);
-    if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value as Promise<T[]>;
+    if (hit && Date.now() - hit.at < listTiming.ttlMs) return hit.value as Promise<T[]>;
+    if (hit?.items) {
+      // Stale but had: served at once while one refresh runs. The refresh replaces it when it lands; when it fails,
+      // the stale list goes too (the server failed), and the next list waits for a fetch as a cold one does.
+      if (!hit.refreshing) {
+        const at = Date.now();
+        const refresh = this.fetchList(kind, capability, fetchPage, true);
+        hit.refreshing = refresh;
+        refresh.then((items) => {
+          if (this.lists.get(kind) === hit) this.lists.set(kind, { at, value: refresh, items });
+        }, () => {
+          if (this.lists.get(kind) === hit) this.lists.delete(kind);
+        });
+      }
+      const served = Promise.resolve(hit.items as T[]);
+      refreshes.set(served, hit.refreshing);
+      return served;
+    }
+    const at = Date.now();
+    const value = this.fetchList(kind, capability, fetchPage, false);
+    const entry: CachedList = { at, value };
+    this.lists.set(kind, entry);
+    value.then((items) => { entry.items = items; }, () => { if (this.lists.get(kind) === entry) this.lists.delete(kind); });
+    return value;
+  }
+
+  /** One fetch of a list, settled by itself (see list()); `background`: a refresh no request waits on. */
+  private fetchList<T>(kind: string, capability: "tools" | "prompts" | "resources", fetchPage: (c: Client, cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>, background: boolean): Promise<T[]> {
     const value = (async () => {
       const client = await this.connection();
       if (!client.getServerCapabilities()?.[capability]) return [];
@@ -260,8 +346,8 @@ export class Upstream {
       }
       return out;
     })();
-    this.lists.set(kind, { at: Date.now(), value });
-    value.catch(() => { if (this.lists.get(kind)?.value === value) this.lists.delete(kind); });
+    this.fetches.set(value, { kind, seq: this.fetchSeq++, background });
+    value.then((items) => this.landed(value, items), () => {});
     return value;
   }
 
@@ -270,20 +356,33 @@ export class Upstream {
   }
 
   tools(): Promise<Tool[]> {
-    const tools = this.list<Tool>("tools", "tools", async (c, cursor) => {
+    return this.list<Tool>("tools", "tools", async (c, cursor) => {
       const r = await c.listTools(cursor ? { cursor } : undefined, this.opts);
       return { items: r.tools, nextCursor: r.nextCursor };
     });
-    if (tools !== this.namesFrom) {
-      this.namesFrom = tools;
-      tools.then((ts) => { if (this.namesFrom === tools) this.toolNames = new Set(ts.map((t) => t.name)); }, () => {});
-    }
-    return tools;
+  }
+
+  /** Whether a tool list is in hand (fresh, or stale and served at once): tools() answers without a wait. */
+  get hasTools(): boolean {
+    return !!this.lists.get("tools")?.items;
   }
 
   /** Whether the server's latest tool list (kept while the server is down) names `tool`: no list yet, no. */
   listsTool(tool: string): boolean {
     return this.toolNames.has(tool);
+  }
+
+  /** The names of the latest tool list, for the connection that replaces this one on a reload. */
+  get knownToolNames(): ReadonlySet<string> {
+    return this.toolNames;
+  }
+
+  /**
+   * The names the connection this one replaced (a reload changed the server) last listed: its name check's last
+   * known names until this connection's own list lands.
+   */
+  inheritToolNames(names: ReadonlySet<string>): void {
+    if (this.namesSeq < 0) this.toolNames = new Set(names);
   }
 
   prompts(): Promise<Prompt[]> {
