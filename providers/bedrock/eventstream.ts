@@ -162,15 +162,25 @@ export function toFrame(m: Message): BedrockFrame {
 
 /** Frames from a response body, as they complete, within its upstream client's event bound. */
 export async function* decodeFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame> {
+  for await (const read of decodeFrameReads(body)) for (let i = 0; i < read.length; i++) yield read[i]!;
+}
+
+/**
+ * The same, grouped by the read they completed in (reads that complete none are skipped): a relay notes a whole
+ * read's usage before handing on its first event (providers/sse-reads.ts says why).
+ */
+export async function* decodeFrameReads(body: AsyncIterable<Uint8Array>): AsyncGenerator<BedrockFrame[]> {
   const dec = new EventStreamDecoder(await eventStreamCodec(), eventLimitOf(body));
   let started = false;
   for await (const chunk of body) {
     const frames = dec.push(chunk);
-    if (!started && frames.length) {
-      started = true;
-      answerStarted(body); // the answer deadline (server.upstream_answer_timeout_ms) bounded only the wait for this
+    if (frames.length) {
+      if (!started) {
+        started = true;
+        answerStarted(body); // the answer deadline (server.upstream_answer_timeout_ms) bounded only the wait for this
+      }
+      yield frames.map(toFrame);
     }
-    for (let i = 0; i < frames.length; i++) yield toFrame(frames[i]!);
     dec.check();
   }
   dec.end();

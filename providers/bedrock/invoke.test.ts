@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fromUtf8 } from "@smithy/util-utf8";
-import { anthropicEvents, invokeBody } from "./invoke.ts";
+import { anthropicEventReads, anthropicEvents, invokeBody } from "./invoke.ts";
 import { withoutBetaHeader } from "./betas.ts";
 import { eventStreamCodec } from "./eventstream.ts";
 import type { Target } from "../../core/contracts/provider.ts";
@@ -67,5 +67,17 @@ describe("InvokeModelWithResponseStream frames -> Anthropic events", () => {
       { event: "content_block_delta", data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\\nb"}}' },
     ]);
     expect([err.code, err.retryable, err.message]).toEqual(["UPSTREAM_ERROR", true, "Provider bedrock failed mid-stream: throttlingException: slow down"]);
+  });
+
+  it("events grouped by the read they came in (the relay meters a read's usage first); a failing frame ends its read after the events before it", async () => {
+    const exception = frame({ ":exception-type": "throttlingException", ":content-type": "application/json", ":message-type": "exception" }, { message: "slow down" });
+    async function* body() {
+      yield Buffer.concat([chunk({ type: "message_start" }), chunk({ type: "message_delta", usage: { output_tokens: 30 } })]);
+      yield Buffer.concat([chunk({ type: "message_stop" }), exception]);
+    }
+    const reads: string[][] = [];
+    const err = await (async () => { for await (const r of anthropicEventReads(body(), "bedrock")) reads.push(r.map((e) => e.event!)); })().catch((e) => e);
+    expect(reads).toEqual([["message_start", "message_delta"], ["message_stop"]]);
+    expect(err.message).toBe("Provider bedrock failed mid-stream: throttlingException: slow down");
   });
 });

@@ -16,7 +16,7 @@ import { refuseThread } from "../codecs/anthropic-messages/thread.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
-import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+import { decodeFrameReads, EventStreamFramingError, type BedrockFrame } from "./eventstream.ts";
 import { bodyJson } from "../upstream-json.ts";
 import { accepted, betaList, configuredBetas, withoutBetaHeader } from "./betas.ts";
 import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
@@ -78,24 +78,47 @@ export async function invokeMessages(env: BedrockEnv, body: any, target: Target,
   if (res.status < 200 || res.status >= 300) throw await bedrockFailure(env.name, res);
   const out: Record<string, string> = { ...withUpstreamRequestId(undefined, upstreamRequestId(res.headers)) };
   if (t.dropped.length) out[DROPPED_PARAMS_HEADER] = t.dropped.join(",");
-  if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEvents(res.body, env.name), call, env.name, res.body), env.name, call.signal) };
+  if (stream) return { kind: "stream", headers: out, events: guard(relayMessagesStream(anthropicEventReads(res.body, env.name), call, env.name, res.body), env.name, call.signal) };
   const json = await bodyJson(env.name, res, call.signal);
   return { kind: "json", headers: out, body: acceptMessage(env.name, json, call) };
 }
 
 /** InvokeModelWithResponseStream frames -> Anthropic SSE events (`event: <type>`, single-line data). */
 export async function* anthropicEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<SseEvent> {
-  for await (const f of decodeFrames(body)) {
-    if (f.messageType !== "event") throw streamFrameError(provider, f);
-    if (f.type !== "chunk") continue; // unknown events are skipped, as the AWS SDK does
-    const b64 = JSON.parse(f.payload)?.bytes;
-    if (typeof b64 !== "string") continue;
-    let data = Buffer.from(b64, "base64").toString("utf8");
-    const ev = JSON.parse(data);
-    if (typeof ev?.type !== "string") continue; // the Anthropic Bedrock SDK drops chunks without a type
-    if (data.includes("\n")) data = JSON.stringify(ev); // SSE data must be one line
-    yield { event: ev.type, data };
+  for await (const read of anthropicEventReads(body, provider)) yield* read;
+}
+
+/**
+ * The same, grouped by the read they came in (relayMessagesStream meters a whole read's usage first). A frame that
+ * fails ends the stream after the events before it in its read, as it would one event at a time.
+ */
+export async function* anthropicEventReads(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<SseEvent[]> {
+  for await (const frames of decodeFrameReads(body)) {
+    const read: SseEvent[] = [];
+    try {
+      for (const f of frames) {
+        const ev = anthropicEvent(f, provider);
+        if (ev) read.push(ev);
+      }
+    } catch (err) {
+      if (read.length) yield read;
+      throw err;
+    }
+    if (read.length) yield read;
   }
+}
+
+/** One frame's event; undefined for a frame the AWS SDK would skip. */
+function anthropicEvent(f: BedrockFrame, provider: string): SseEvent | undefined {
+  if (f.messageType !== "event") throw streamFrameError(provider, f);
+  if (f.type !== "chunk") return undefined; // unknown events are skipped, as the AWS SDK does
+  const b64 = JSON.parse(f.payload)?.bytes;
+  if (typeof b64 !== "string") return undefined;
+  let data = Buffer.from(b64, "base64").toString("utf8");
+  const ev = JSON.parse(data);
+  if (typeof ev?.type !== "string") return undefined; // the Anthropic Bedrock SDK drops chunks without a type
+  if (data.includes("\n")) data = JSON.stringify(ev); // SSE data must be one line
+  return { event: ev.type, data };
 }
 
 async function* guard(events: AsyncIterable<SseEvent>, provider: string, signal: AbortSignal): AsyncGenerator<SseEvent> {

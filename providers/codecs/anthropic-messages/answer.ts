@@ -1,6 +1,6 @@
 // A Messages answer, wherever it was sent (Anthropic's API, or Claude on Vertex's rawPredict / streamRawPredict):
 // errors mapped, the stream relayed with usage and in-band errors read, JSON usage reported.
-import { parseSse } from "../../../core/sse/parse.ts";
+import { sseReads } from "../../sse-reads.ts";
 import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
 import { failFromResponse, readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
 import { relayMessagesStream } from "./stream.ts";
@@ -13,7 +13,7 @@ export async function messagesAnswer(
 ): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await fail(provider, res);
   const headers = withUpstreamRequestId(undefined, upstreamRequestId(res.headers));
-  if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(parseSse(res.body), call, provider, res.body), provider, call.signal) };
+  if (stream) return { kind: "stream", headers, events: guard(relayMessagesStream(sseReads(res.body), call, provider, res.body), provider, call.signal) };
   const json = await readUpstreamJson(provider, res, call.signal);
   return { kind: "json", headers, body: acceptMessage(provider, json, call) };
 }

@@ -12,8 +12,9 @@ const blockStop = ev("content_block_stop", { index: 0 });
 const msgDelta = ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } });
 const stop = ev("message_stop");
 
+/** Each event in a read of its own. */
 async function* from(list: SseEvent[]) {
-  yield* list;
+  for (const e of list) yield [e];
 }
 
 async function relay(list: SseEvent[]) {
@@ -25,6 +26,30 @@ async function relay(list: SseEvent[]) {
 }
 
 describe("relayMessagesStream", () => {
+  it("a read's usage is reported before its first event goes on: a consumer that stops there leaves message_delta's count reported", async () => {
+    const reported: number[] = [];
+    async function* oneRead() {
+      yield [start, blockStart, delta, blockStop, msgDelta, stop];
+    }
+    const it = relayMessagesStream(oneRead(), { reportUsage: (u) => reported.push(u.outputTokens), reportFirstToken() {} }, "up");
+    expect((await it.next()).value).toBe(start);
+    expect((await it.next()).value).toBe(blockStart);
+    await it.return!(undefined);
+    expect(reported.at(-1)).toBe(2);
+  });
+
+  it("a read's usage past an error event is not reported: the stream ends at the error", async () => {
+    const reported: number[] = [];
+    async function* oneRead() {
+      yield [start, blockStart, delta, ev("error", { error: { type: "overloaded_error", message: "Overloaded" } }), msgDelta, stop];
+    }
+    const out: string[] = [];
+    const error = await (async () => { for await (const e of relayMessagesStream(oneRead(), { reportUsage: (u) => reported.push(u.outputTokens), reportFirstToken() {} }, "up")) out.push(e.event!); })().then(() => undefined, (e) => e);
+    expect(out).toEqual(["message_start", "content_block_start", "content_block_delta"]);
+    expect(error).toBeDefined();
+    expect(reported).toEqual([1]);
+  });
+
   it("relays every event in order; message_start and ping go out with the first content block, which is the first token", async () => {
     const r = await relay([start, ping, blockStart, delta, blockStop, msgDelta, stop]);
     expect(r.error).toBeUndefined();
@@ -94,10 +119,10 @@ describe("relayMessagesStream", () => {
   it("message_start then pings for ever is not held for ever: they go out after the bounded hold, each ping as it comes", async () => {
     const t0 = Date.now();
     async function* pinging() {
-      yield start;
+      yield [start];
       for (;;) {
         await new Promise((r) => setTimeout(r, 300));
-        yield ping;
+        yield [ping];
       }
     }
     const it = relayMessagesStream(pinging(), { reportUsage: () => {}, reportFirstToken: () => {} }, "up");

@@ -16,55 +16,75 @@ import { unreadableEvent } from "../../unreadable-event.ts";
 
 type RelayCall = Pick<CallOptions, "reportUsage" | "reportFirstToken" | "reportFirstEvent">;
 
-/** `body`: the upstream body `events` are read from, whose answer deadline lasts through the hold. */
-export function relayMessagesStream(events: AsyncIterable<SseEvent>, call: RelayCall, provider: string, body?: object): AsyncIterableIterator<SseEvent> {
+/**
+ * `reads`: the upstream's events, grouped by the read they came in (sse-reads.ts). `body`: the upstream body they are
+ * read from, whose answer deadline lasts through the hold.
+ */
+export function relayMessagesStream(reads: AsyncIterable<readonly SseEvent[]>, call: RelayCall, provider: string, body?: object): AsyncIterableIterator<SseEvent> {
   const opening: Opening = { begun: false };
-  return holdOpening(relay(events, call, provider, opening), opening, call, body);
+  return holdOpening(relay(reads, call, provider, opening), opening, call, body);
 }
 
-async function* relay(events: AsyncIterable<SseEvent>, call: RelayCall, provider: string, opening: Opening): AsyncGenerator<SseEvent> {
-  let usage: Record<string, any> = {};
+async function* relay(reads: AsyncIterable<readonly SseEvent[]>, call: RelayCall, provider: string, opening: Opening): AsyncGenerator<SseEvent> {
+  const usage = new ReadUsage(call);
   let first = true;
-  // Web searches begun so far: Anthropic bills them even when the stream is cut before message_delta counts them.
-  let searches = 0;
-  const report = () => {
-    const u = fromAnthropicUsage(usage);
-    if (searches > (u.webSearches ?? 0)) u.webSearches = searches;
-    call.reportUsage(u);
-  };
-  for await (const ev of events) {
-    const type = ev.event;
-    // An `error` event's data that is not JSON (a proxy's words) is read below; nothing else goes out unread.
-    if (type !== "error" && !isJsonText(ev.data)) throw unreadableEvent(provider);
-    if (type === "message_start") {
-      usage = { ...JSON.parse(ev.data).message?.usage };
-      // Input tokens are known (and spent) from here on, even if the stream dies before message_delta.
-      report();
-    } else if (type === "content_block_start" || type === "content_block_delta") {
-      if (first) {
+  for await (const read of reads) {
+    // What the whole read reports is metered before any of it goes on: a consumer that stops at one of its events (a
+    // block rule) leaves the upstream's own count billed (message_delta), not the estimate of the text before it.
+    usage.note(read);
+    for (let i = 0; i < read.length; i++) {
+      const ev = read[i]!;
+      const type = ev.event;
+      // An `error` event's data that is not JSON (a proxy's words) is read below; nothing else goes out unread.
+      if (type !== "error" && !isJsonText(ev.data)) throw unreadableEvent(provider);
+      if (type === "error") throw anthropicErrorEvent(provider, ev.data);
+      if (first && (type === "content_block_start" || type === "content_block_delta")) {
         call.reportFirstToken();
         first = false;
       }
-      if (type === "content_block_start" && ev.data.includes('"server_tool_use"') && JSON.parse(ev.data).content_block?.name === "web_search") {
-        searches++;
-        report();
+      if (!opening.begun && type !== "message_start" && type !== "ping") {
+        if (type === "message_stop") throw emptyStream(provider);
+        opening.begun = true;
       }
-    } else if (type === "message_delta") {
-      const u = JSON.parse(ev.data).usage ?? {};
-      for (const k in u) if (u[k] !== null && u[k] !== undefined) usage[k] = u[k];
-      report();
-    } else if (type === "error") {
-      throw anthropicErrorEvent(provider, ev.data);
+      yield ev;
+      if (type === "message_stop") return;
     }
-    if (!opening.begun && type !== "message_start" && type !== "ping") {
-      if (type === "message_stop") throw emptyStream(provider);
-      opening.begun = true;
-    }
-    yield ev;
-    if (type === "message_stop") return;
   }
   if (!opening.begun) throw emptyStream(provider);
   throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} ended the stream before message_stop`, { details: { provider } });
+}
+
+/** The usage a stream reported so far, reported through `call` once per read that changed it. */
+class ReadUsage {
+  private usage: Record<string, any> = {};
+  /** Web searches begun so far: Anthropic bills them even when the stream is cut before message_delta counts them. */
+  private searches = 0;
+  constructor(private readonly call: RelayCall) {}
+
+  /** The read's events up to the first the relay ends at (one it cannot read, an error, message_stop). */
+  note(read: readonly SseEvent[]): void {
+    let changed = false;
+    for (let i = 0; i < read.length; i++) {
+      const { event: type, data } = read[i]!;
+      if (type === "error" || type === "message_stop" || !isJsonText(data)) break;
+      if (type === "message_start") {
+        // Input tokens are known (and spent) from here on, even if the stream dies before message_delta.
+        this.usage = { ...JSON.parse(data).message?.usage };
+        changed = true;
+      } else if (type === "message_delta") {
+        const u = JSON.parse(data).usage ?? {};
+        for (const k in u) if (u[k] !== null && u[k] !== undefined) this.usage[k] = u[k];
+        changed = true;
+      } else if (type === "content_block_start" && data.includes('"server_tool_use"') && JSON.parse(data).content_block?.name === "web_search") {
+        this.searches++;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    const u = fromAnthropicUsage(this.usage);
+    if (this.searches > (u.webSearches ?? 0)) u.webSearches = this.searches;
+    this.call.reportUsage(u);
+  }
 }
 
 const emptyStream = (provider: string) =>

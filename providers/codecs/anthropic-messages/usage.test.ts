@@ -47,9 +47,9 @@ describe("usage conversions", () => {
   it("a stream reports 1-hour writes from message_start and keeps them through message_delta", async () => {
     const reported: Usage[] = [];
     async function* upstream() {
-      yield { event: "message_start", data: JSON.stringify({ type: "message_start", message: { usage: { ...ONE_HOUR, output_tokens: 1 } } }) };
-      yield { event: "message_delta", data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 10 } }) };
-      yield { event: "message_stop", data: '{"type":"message_stop"}' };
+      yield [{ event: "message_start", data: JSON.stringify({ type: "message_start", message: { usage: { ...ONE_HOUR, output_tokens: 1 } } }) }];
+      yield [{ event: "message_delta", data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 10 } }) }];
+      yield [{ event: "message_stop", data: '{"type":"message_stop"}' }];
     }
     for await (const _ of relayMessagesStream(upstream(), { reportUsage: (u) => reported.push(u), reportFirstToken() {} }, "claude"));
     expect(reported.map((u) => u.cacheWrite1hTokens)).toEqual([100_000, 100_000]);

@@ -1,7 +1,10 @@
 // The Gemini generate answer reader shared by the gemini and vertex drivers: errors mapped, the JSON or SSE events
 // passed through as they are, each checked to be JSON first (a malformed one is the provider's error, never relayed
-// nor handed to a translator), a stream's first token reported (a JSON answer has none: only streams have a ttft).
-import { parseSse } from "../../../core/sse/parse.ts";
+// nor handed to a translator), a stream's first token reported (a JSON answer has none: only streams have a ttft),
+// and a stream's usage reported once per read, before any of the read goes on (usageMetadata is cumulative: the
+// read's last one), so a consumer that stops early (a block rule) leaves the upstream's own count billed.
+import { sseReads } from "../../sse-reads.ts";
+import { fromGeminiUsage } from "../../translate/chat-to-gemini/response.ts";
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions, ProviderResult } from "../../../core/contracts/provider.ts";
 import { readUpstreamJson, transportError, type UpstreamResponse } from "../../http.ts";
@@ -15,24 +18,28 @@ import { fromGeminiAnswer, upstreamRequestId, withUpstreamRequestId } from "../.
 export async function geminiAnswer(provider: string, res: UpstreamResponse, call: CallOptions, stream: boolean): Promise<ProviderResult> {
   if (res.status < 200 || res.status >= 300) throw await geminiFailure(provider, res);
   // A stream's id would be in its events (responseId): only an id header is passed on, no event is read for it.
-  if (stream) return { kind: "stream", headers: withUpstreamRequestId(undefined, upstreamRequestId(res.headers)), events: relay(parseSse(res.body), call, provider) };
+  if (stream) return { kind: "stream", headers: withUpstreamRequestId(undefined, upstreamRequestId(res.headers)), events: relay(sseReads(res.body), call, provider) };
   const json = checkGeminiAnswer(provider, await readUpstreamJson(provider, res, call.signal));
   return { kind: "json", headers: withUpstreamRequestId(undefined, fromGeminiAnswer(res.headers, json)), body: json };
 }
 
-async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
+async function* relay(reads: AsyncIterable<readonly SseEvent[]>, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
   let first = true;
   try {
-    for await (const ev of events) {
-      if (!isJsonText(ev.data)) throw unreadableEvent(provider);
-      // The first token is the first event with content: an in-band error frame (a 503 "overloaded") or a usage-only
-      // event is not one, so a failure then stays retryable (core/dispatch.ts commits a stream at its first token).
-      // `"parts"` unescaped is only ever the key of a candidate's content.
-      if (first && ev.data.includes('"parts"')) {
-        call.reportFirstToken();
-        first = false;
+    for await (const read of reads) {
+      reportReadUsage(read, call);
+      for (let i = 0; i < read.length; i++) {
+        const ev = read[i]!;
+        if (!isJsonText(ev.data)) throw unreadableEvent(provider);
+        // The first token is the first event with content: an in-band error frame (a 503 "overloaded") or a usage-only
+        // event is not one, so a failure then stays retryable (core/dispatch.ts commits a stream at its first token).
+        // `"parts"` unescaped is only ever the key of a candidate's content.
+        if (first && ev.data.includes('"parts"')) {
+          call.reportFirstToken();
+          first = false;
+        }
+        yield ev;
       }
-      yield ev;
     }
     // A stream that ended with no content (a prompt blocked, an empty answer) was still streamed: its time to first
     // token is its end, as the ledger and console tell streamed requests by it.
@@ -40,4 +47,22 @@ async function* relay(events: AsyncIterable<SseEvent>, call: CallOptions, provid
   } catch (err) {
     throw transportError(provider, err, call.signal);
   }
+}
+
+/**
+ * The last usageMetadata of the read's events up to the first the stream ends at (one that is not JSON, an in-band
+ * error), reported. The first one is the prompt's, billed even if the stream dies later.
+ */
+function reportReadUsage(read: readonly SseEvent[], call: CallOptions): void {
+  let usage: unknown;
+  for (let i = 0; i < read.length; i++) {
+    const data = read[i]!.data;
+    if (!isJsonText(data)) break;
+    // `"usageMetadata"` and `"error"` unescaped are only ever keys: other events are not parsed.
+    if (!data.includes('"usageMetadata"') && !data.includes('"error"')) continue;
+    const g = JSON.parse(data);
+    if (g?.error) break;
+    if (g?.usageMetadata) usage = g.usageMetadata;
+  }
+  if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
 }

@@ -1,6 +1,5 @@
-// Chat client -> Gemini upstream. The driver only speaks generateContent; usage comes out of this translation
-// (usageMetadata), reported through call.reportUsage: at once for JSON, from the first chunk that carries it for a
-// stream (the prompt is billed even if the stream dies later) and again, complete, at its end.
+// Chat client -> Gemini upstream. The driver only speaks generateContent; a JSON answer's usage (usageMetadata) is
+// reported here, a stream's by the driver, once per upstream read (codecs/gemini/answer.ts).
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
@@ -59,18 +58,12 @@ export const chatToGemini: Translator<State> = {
 };
 
 async function* relay(events: AsyncIterable<SseEvent>, t: GeminiToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
-  let reported = false;
   try {
     // A stall or break after every candidate finished ends the stream as the upstream's end would (end-after-answer.ts).
     for await (const ev of endAfterAnswer(events, () => t.answered(), call.signal)) {
       const out = t.push(ev);
-      if (!reported && t.usageMetadata) {
-        call.reportUsage(fromGeminiUsage(t.usageMetadata));
-        reported = true;
-      }
       for (let i = 0; i < out.length; i++) yield out[i]!;
     }
-    call.reportUsage(fromGeminiUsage(t.usageMetadata));
     yield* t.end();
   } catch (err) {
     // A candidate the upstream finished before failing keeps its finish and sources (held while others streamed).

@@ -2,8 +2,8 @@
 // only what the gateway added taken out (`model` and `stream` from the URL, `providerOptions`), to the driver's
 // generateContent or streamGenerateContent. Reasoning the gateway encoded for another upstream (a thoughtSignature
 // blob, gemini-to-chat/reasoning.ts) is not Gemini's and would be refused: it is removed, and a model turn whose first
-// function call has no signature (left without one, or made by another model) gets Google's documented placeholder. The Gemini driver reports no usage, so this pair does:
-// at once for JSON, from the first stream event that has it and again at the end (usageMetadata is cumulative).
+// function call has no signature (left without one, or made by another model) gets Google's documented placeholder. Usage:
+// this pair reports a JSON answer's; a stream's the driver reports, once per upstream read (codecs/gemini/answer.ts).
 // Answers keep the upstream's modelVersion: dispatch names the gateway model id there (core/served-model.ts) and
 // keeps the upstream's for x-mg-upstream-model and the traces.
 // Gemini sends no end marker: a stream that ends before every candidate has its finishReason (or a blocked prompt
@@ -77,7 +77,6 @@ export const geminiNative: Translator<State> = {
 };
 
 async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptions): AsyncGenerator<SseEvent> {
-  let usage: unknown;
   /** Candidate index -> whether it has its finishReason yet. */
   const finished = new Map<number, boolean>();
   let blocked = false;
@@ -99,10 +98,6 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
     if (g?.error) {
       throw geminiStreamError(s.provider, g.error); // judged as its HTTP status: INVALID_ARGUMENT is the client's 400
     }
-    if (g?.usageMetadata) {
-      if (usage === undefined) call.reportUsage(fromGeminiUsage(g.usageMetadata)); // the prompt is billed even if the stream dies
-      usage = g.usageMetadata;
-    }
     if (g?.promptFeedback?.blockReason) blocked = true;
     const cands: any[] = Array.isArray(g?.candidates) ? g.candidates : [];
     for (let i = 0; i < cands.length; i++) {
@@ -111,6 +106,5 @@ async function* relay(events: AsyncIterable<SseEvent>, s: State, call: CallOptio
     }
     yield { data: ev.data };
   }
-  if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
   if (!seenFinished()) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${s.provider} ended the stream before a finish reason`, { details: { provider: s.provider } });
 }
