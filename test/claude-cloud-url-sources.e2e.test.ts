@@ -96,6 +96,10 @@ describe.each(upstreams)("Claude on %s: URL sources", (_, model, requests) => {
     expect(sentContent(requests(), from)[0]).toEqual({
       type: "image", cache_control: { type: "ephemeral" }, source: { type: "base64", media_type: "image/png", data: PNG_1x1.toString("base64") },
     });
+    // What the block lost is named, as on Converse, though it is known only once the URL has answered.
+    expect(r.headers.get("x-mg-dropped-params")?.split(",")).toEqual(expect.arrayContaining([
+      "messages[0].content[0].title", "messages[0].content[0].context", "messages[0].content[0].citations",
+    ]));
   });
 
   it("a document URL serving a PDF keeps its title, context and citations", async () => {
@@ -108,6 +112,7 @@ describe.each(upstreams)("Claude on %s: URL sources", (_, model, requests) => {
     expect(sentContent(requests(), from)[0]).toEqual({
       type: "document", title: "x", context: "c", citations: { enabled: true }, source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") },
     });
+    expect(r.headers.get("x-mg-dropped-params") ?? "").not.toContain("messages[0].content[0]");
   });
 
   it("a chat client's image URL arrives as base64", async () => {

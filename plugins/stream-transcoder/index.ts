@@ -56,7 +56,7 @@ function translateAndSend(
   if (!send) return undefined;
   // A driver in front of several model families (Vertex) honours the knobs of the family this target speaks.
   const knobProtocol = driver.upstreamFor ? FAMILY_KNOBS[upstream] ?? driver.protocol : driver.protocol;
-  const dropped = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...fitted.lowered, ...t.dropped];
+  const knobs = [...droppedKnobs(ctx.body, knobProtocol, target.provider), ...fitted.lowered];
   if (ctx.responseHeaders[DROPPED_HEADER] !== undefined) delete ctx.responseHeaders[DROPPED_HEADER];
   // A translated body is not the client's: its protocol headers (anthropic-version, -beta) do not apply.
   const upstreamCall = tr.native ? call : { ...call, clientHeaders: {} };
@@ -72,7 +72,9 @@ function translateAndSend(
     (r) => {
       if (r.kind === "json") r = { ...r, body: translateAnswer(tr, r.body, t.state, call, driver.name) };
       else if (r.kind === "stream") r = { ...r, events: tr.stream(r.events, t.state, call) };
-      // A driver may report fields it dropped itself: one header lists both.
+      // t.dropped is read now, not before sending: a download may name what a block lost to what its URL served
+      // (claude-url-sources.ts). A driver may report fields it dropped itself: one header lists them all.
+      const dropped = [...knobs, ...t.dropped];
       const own = r.headers?.[DROPPED_HEADER];
       if (own) dropped.push(...own.split(","));
       if (dropped.length) r = { ...r, headers: { ...r.headers, [DROPPED_HEADER]: [...new Set(dropped)].join(",") } };

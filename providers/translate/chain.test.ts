@@ -9,7 +9,9 @@ import { geminiToMessages } from "./gemini-to-messages/index.ts";
 import { chatToGemini } from "./chat-to-gemini/index.ts";
 import { MAX_URLS } from "./chat-to-gemini/media-urls.ts";
 import { GatewayError } from "../../core/errors.ts";
-import { Unsupported } from "../../core/contracts/translator.ts";
+import { Unsupported, type Translator } from "../../core/contracts/translator.ts";
+import { chainTranslators } from "./chain.ts";
+import { responsesToChatFor } from "./responses-to-chat/index.ts";
 import type { UrlFetchOptions } from "../../core/net/url-fetch.ts";
 
 const llama: Target = { modelId: "meta/llama", provider: "bedrock", upstreamModel: "us.meta.llama3-3-70b-instruct-v1:0", pricing: {} };
@@ -48,6 +50,25 @@ describe("chained translators name what the inner half drops as the client sent 
 // Refusals of the inner half (chat -> upstream) name the field where the client can find it in what it sent: its
 // protocol's spelling, and its own indices (a Messages system prompt, a Responses `instructions`, tool results split
 // into tool messages and Responses namespaces flattened all shift chat's).
+describe("what the inner half names during its download", () => {
+  it("joins the chain's dropped list, named as the client sent it, once the download is done", async () => {
+    // An inner half that learns a field's fate only from what a URL serves (claude-url-sources.ts does so).
+    const inner: Translator = {
+      native: false,
+      request(body) {
+        const dropped: string[] = [];
+        return { op: "chat", body, dropped, state: undefined, download: async () => void dropped.push("messages[0].content[0].image_url", "messages[0].content[0].image_url") };
+      },
+      response: (json) => json, stream: (events) => events, error: (err) => err,
+    };
+    const chained = chainTranslators(responsesToChatFor("chat"), inner);
+    const t = chained.request({ model: "m", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x/y.png" }] }] }, llama, opts("converse"));
+    expect(t.dropped).toEqual([]);
+    await t.download!({} as UrlFetchOptions, new AbortController().signal);
+    expect(t.dropped).toEqual(["input[0].content[0].image_url"]);
+  });
+});
+
 describe("a refusal of the inner half names the field the client sent", () => {
   const gemini: Target = { modelId: "google/gemini", provider: "gem", upstreamModel: "gemini-2.5-flash", pricing: {} };
   /** A schema Gemini's conversion refuses: more $refs inside one another than it inlines. */

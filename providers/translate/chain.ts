@@ -4,6 +4,7 @@
 // the client is told the field it sent (tools[0].input_schema, messages[1].content[0]): the outer half marked its chat
 // body with how (client-names.ts). A refusal of chat-to-gemini's downloads, made after request(), is named there.
 import type { Translator, TranslatedRequest } from "../../core/contracts/translator.ts";
+import type { UrlFetchOptions } from "../../core/net/url-fetch.ts";
 import { clientName, forClient } from "./client-names.ts";
 
 export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B>): Translator<[outer: A, inner: B]> {
@@ -18,8 +19,17 @@ export function chainTranslators<A, B>(outer: Translator<A>, inner: Translator<B
         throw forClient(e, a.body);
       }
       const dropped = [...new Set([...a.dropped, ...b.dropped.map((d) => clientName(a.body, d))])];
-      // Only the inner half's body is sent: what it must download first is the chain's to download.
-      return { op: b.op, body: b.body, dropped, state: [a.state, b.state], ...(b.download ? { download: b.download } : {}) };
+      // Only the inner half's body is sent: what it must download first is the chain's to download. What the inner
+      // half names during it (a block's fields lost to what its URL served) joins the chain's list, named for the client.
+      const download = b.download && (async (policy: UrlFetchOptions, signal: AbortSignal) => {
+        const seen = b.dropped.length;
+        await b.download!(policy, signal);
+        for (const d of b.dropped.slice(seen)) {
+          const name = clientName(a.body, d);
+          if (!dropped.includes(name)) dropped.push(name);
+        }
+      });
+      return { op: b.op, body: b.body, dropped, state: [a.state, b.state], ...(download ? { download } : {}) };
     },
     response: (json, [a, b], call) => outer.response(inner.response(json, b, call), a, call),
     stream: (events, [a, b], call) => outer.stream(inner.stream(events, b, call), a, call),

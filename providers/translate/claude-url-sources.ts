@@ -15,6 +15,9 @@ const CLAUDE: InlineFor = { upstream: "Claude on Bedrock and Vertex", types: ["i
 /** All an image block takes (a document's title, context and citations are Bedrock's and Vertex's 400 on one). */
 const IMAGE_FIELDS = new Set(["type", "source", "cache_control"]);
 
+/** Whether a field an image block loses said anything (named then, as Converse names a document's: messages-to-chat). */
+const saidSomething = (k: string, v: unknown) => (k === "citations" ? (v as any)?.enabled === true : v !== undefined && v !== null && v !== "");
+
 const urlSource = (b: any): b is { source: { type: "url"; url: string } } =>
   (b?.type === "image" || b?.type === "document") && b.source?.type === "url" && typeof b.source.url === "string";
 const holdsUrl = (b: any): boolean => urlSource(b) || (b?.type === "tool_result" && Array.isArray(b.content) && b.content.some(urlSource));
@@ -32,22 +35,30 @@ function pathOf(client: unknown, value: string, fallback: string): string {
 
 /**
  * The messages body with each block holding a URL source copied (the client's body, which a fallback may send
- * elsewhere as it is, stays untouched), and those blocks to download.
+ * elsewhere as it is, stays untouched), and those blocks to download. What a block loses once its URL has answered
+ * is named in `dropped` then (the caller reads it after the download).
  */
-function pendingUrls(body: any, client: unknown): { body: any; pending: PendingUrl[] } {
+function pendingUrls(body: any, client: unknown, dropped: string[]): { body: any; pending: PendingUrl[] } {
   const pending: PendingUrl[] = [];
   if (!Array.isArray(body?.messages) || !body.messages.some((m: any) => Array.isArray(m?.content) && m.content.some(holdsUrl))) return { body, pending };
   const own = (b: any, at: string) => {
     const part = { ...b };
     const url = b.source.url;
+    const field = pathOf(client, url, `${at}.source.url`);
+    const block = field.endsWith(".source.url") ? field.slice(0, -".source.url".length) : at;
     pending.push({
-      part, url, field: pathOf(client, url, `${at}.source.url`),
+      part, url, field,
       // A URL that served a PDF is a document, one that served an image an image (with only an image's fields),
       // whatever block named it.
       inline: (mimeType, data) => {
         part.type = mimeType === "application/pdf" ? "document" : "image";
         part.source = { type: "base64", media_type: mimeType, data };
-        if (part.type === "image") for (const k of Object.keys(part)) if (!IMAGE_FIELDS.has(k)) delete part[k];
+        if (part.type !== "image") return;
+        for (const k of Object.keys(part)) {
+          if (IMAGE_FIELDS.has(k)) continue;
+          if (saidSomething(k, part[k]) && !dropped.includes(`${block}.${k}`)) dropped.push(`${block}.${k}`);
+          delete part[k];
+        }
       },
     });
     return part;
@@ -74,14 +85,16 @@ export function inliningClaudeUrls<S>(inner: Translator<S>): Translator<S> {
     request(body, target, opts) {
       const t = inner.request(body, target, opts);
       if (!FETCHES_NO_URLS.has(opts.driverProtocol ?? "")) return t;
-      const p = pendingUrls(t.body, body);
+      // A list of its own, which the downloads may add to (the caller reads it once they are done).
+      const dropped = [...t.dropped];
+      const p = pendingUrls(t.body, body, dropped);
       if (!p.pending.length) return t;
       const earlier = t.download;
       const download = async (policy: UrlFetchOptions, signal: AbortSignal) => {
         await earlier?.(policy, signal);
         await inlineUrls(p.pending, policy, signal, CLAUDE);
       };
-      return { ...t, body: p.body, download };
+      return { ...t, body: p.body, dropped, download };
     },
   };
 }
