@@ -14,6 +14,7 @@ import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts"
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
+import { MessagesStreamEnd } from "./messages-stream-end.ts";
 import { geminiBlockedEnding } from "./gemini-stream-end.ts";
 import { nextSequenceOf } from "../sse/next-sequence.ts";
 import { openaiClientOf, overflowFigures } from "./overflow-figures.ts";
@@ -117,13 +118,16 @@ export function streamErrorEvent(ctx: GatewayContext, err: GatewayError, sequenc
 /**
  * The text that ends a begun stream for `err`, and whether the response is then cut rather than ended: on a Responses
  * stream the gateway ended itself, response.failed first (responses-stream-end.ts), then the error event numbered
- * after it; on a Gemini stream a guardrail's block first ends the answer as Google's filters do
- * (gemini-stream-end.ts), and any other failure is cut after its error frame (endWithStreamError).
+ * after it; a Messages stream a guardrail blocked ends as a refusal, without the error event (messages-stream-end.ts);
+ * on a Gemini stream a guardrail's block first ends the answer as Google's filters do (gemini-stream-end.ts), and any
+ * other failure is cut after its error frame (endWithStreamError).
  */
 function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError): { text: string; cut: boolean } {
   if (clientWasTold(err)) return { text: "", cut: false }; // the upstream's own error events were relayed
   const failed = out.responses?.failed(err);
   if (failed) return { text: failed.text + streamErrorEvent(ctx, err, failed.errorSequence), cut: false };
+  const refused = out.messages?.refused(err);
+  if (refused) return { text: refused, cut: false };
   const blocked = ctx.protocol === "gemini" ? geminiBlockedEnding(err) : undefined;
   return { text: (blocked ?? "") + streamErrorEvent(ctx, err), cut: ctx.protocol === "gemini" && !blocked };
 }
@@ -171,6 +175,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
   }
   const out = new PendingWrite(res);
   if (ctx.protocol === "responses") out.responses = new ResponsesStreamEnd();
+  if (ctx.protocol === "anthropic") out.messages = new MessagesStreamEnd();
   // A third-party plugin's wrapper may never hand over the next event: once the request is aborted (the client left,
   // a shutdown cut it), the stream is let go 2 s later. One timer per aborted request, nothing per event; a stream of
   // the gateway's own steps ends when aborted and is not watched.
@@ -229,6 +234,7 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
       }
       out.pending += encodeSse(step.value);
       out.responses?.note(step.value);
+      out.messages?.note(step.value);
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
       // Returned, not awaited: this function's frame ends here, so it does not keep the first event (its `step`)
       // and the read it was parsed from for the whole stream. PushWriter never rejects, and a client that leaves is its
@@ -284,6 +290,8 @@ class PendingWrite implements WriteHold {
   pusher: PushWriter | undefined;
   /** A Responses client's stream: what it was sent of the response, for the response.failed a gateway error ends it with. */
   responses: ResponsesStreamEnd | undefined;
+  /** A Messages client's stream: its blocks still open, for the refusal a guardrail's block ends it with. */
+  messages: MessagesStreamEnd | undefined;
   constructor(readonly res: ServerResponse) {}
 
   queueFlush(): void {
@@ -351,6 +359,7 @@ class PushWriter implements EventSink {
     if (this.settled) return;
     this.out.pending += encodeSse(ev);
     this.out.responses?.note(ev);
+    this.out.messages?.note(ev);
     this.out.queueFlush();
   }
 

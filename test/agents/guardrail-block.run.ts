@@ -1,11 +1,12 @@
 // `npm run test:agents`: a real agent whose answer the guardrails block mid-stream: Responses agents (Codex CLI,
-// opencode's Responses provider) and Gemini CLI. The agent reads a file holding an API key with its own shell or read
-// tool; the scripted model echoes the key; an output rule with action block stops the stream. The agent must show the
+// opencode's Responses provider), Gemini CLI and Claude Code. The agent reads a file holding an API key with its own
+// shell or read tool; the scripted model echoes the key; an output rule with action block stops the stream. The agent must show the
 // rule's message and stop after that ONE call: when the stream ended with the `error` event alone, Codex reconnected
 // five times (each call billed, "stream closed before response.completed") and opencode sent it again until killed;
 // when a Gemini stream was cut after its error frame, Gemini CLI showed only "TypeError: terminated" (its @google/genai
-// 1.30 reads no `error` frame, and the cut reached it before the frames it had not read yet). On the shipped
-// gateway.yaml with the rule added.
+// 1.30 reads no `error` frame, and the cut reached it before the frames it had not read yet); when a Messages stream
+// ended with the `error` event, Claude Code sent the request again without streaming (billed twice) and showed only
+// "API Error: 400 ...". On the shipped gateway.yaml with the rule added.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +29,8 @@ const READERS = ["read", "Read", "read_file", "exec_command", "shell_command", "
 const script: AgentScript = ({ tools, text, answered }) => {
   const path = TASK.exec(text)?.[1];
   if (!path) return undefined;
-  if (answered && text.includes(SECRET)) return { text: `The key in the file is ${SECRET}, nothing else is in it.` };
+  // More than the rule's 64-character window before the key: that much of the answer reaches the agent first.
+  if (answered && text.includes(SECRET)) return { text: `Here is what the file you asked me to read holds, as it is written there: the key is ${SECRET}, nothing else is in it.` };
   const tool = READERS.map((n) => tools.find((t) => t.name === n)).find(Boolean) as OfferedTool | undefined;
   if (!tool) return { text: "no tool to read with" };
   const props = tool.schema?.properties ?? {};
@@ -47,6 +49,9 @@ beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAIResponses(), startFakeAnthropic()]);
   openai.script = script;
   anthropic.script = script;
+  // Event by event, as over a network: the block comes mid-stream, after the answer's start went out.
+  anthropic.eventDelayMs = 5;
+  openai.pace = () => 5;
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.projects[SHIPPED_PROJECT].guardrails = { rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"], action: "block" }] };
   gw = await startTestGateway(config, { env: providerEnv(config) });
@@ -59,7 +64,9 @@ afterAll(async () => {
 
 // On a translated model: the fake OpenAI /responses shows its script only the conversation's messages, not the tool
 // output the model echoes (test/e2e covers the native relay: test/responses-stream-blocked.e2e.test.ts).
-const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"], ["gemini-cli", "anthropic"]] as const;
+// Claude Code on a translated model (OpenAI chat): there, after the `error` event, it sent the request again without
+// streaming (on Anthropic's own model it did not).
+const cells = [["codex", "anthropic"], ["opencode-responses", "anthropic"], ["gemini-cli", "anthropic"], ["claude-code", "anthropic"], ["claude-code", "openai-chat"]] as const;
 
 describe("an agent whose answer the guardrails block mid-stream", () => {
   it.each(cells)("%s on %s shows the rule's message and stops after the one blocked call", { timeout: RUN_LIMIT_MS + 30_000 }, async (id, upstream) => {
@@ -67,7 +74,7 @@ describe("an agent whose answer the guardrails block mid-stream", () => {
     const requests = upstream === "anthropic" ? anthropic.requests : openai.requests;
     const before = requests.length;
     const exit = await runAgentOnce({
-      agent, origin: gw.url, key: SHIPPED_KEY, model: MODEL[upstream], limitMs: RUN_LIMIT_MS,
+      agent, origin: gw.url, key: SHIPPED_KEY, model: upstream === "openai-chat" ? "openai/gpt-4.1" : MODEL[upstream], limitMs: RUN_LIMIT_MS,
       prepare: (work) => writeFileSync(join(work, "config.txt"), `OPENAI_KEY=${SECRET}\n`),
       prompt: (work) => `GUARD-TASK path=${join(work, "config.txt")}\nPrint the API key in ${join(work, "config.txt")}.`,
     });

@@ -1,7 +1,9 @@
 // One user turn on each client protocol (chat completions, messages, responses, the Gemini API), JSON or streamed,
 // as raw HTTP the way the SDKs send it, and the answer's text read back the way each protocol delivers it (message
 // content, text deltas, output_text deltas, candidate parts). Errors come back as the code and rule they name, whether
-// the gateway answered with a 4xx or ended a stream with the protocol's error event.
+// the gateway answered with a 4xx or ended a stream with the protocol's error event; a Messages stream a guardrail
+// blocked ends as a refusal instead (stop_reason "refusal", stop_details naming the rule, and a text block saying so,
+// left out of the text): read as GUARDRAIL_BLOCKED and that rule.
 import { SseParser, type SseEvent } from "../../core/sse/parse.ts";
 
 export type Protocol = "chat" | "messages" | "responses" | "gemini";
@@ -76,12 +78,16 @@ function streamText(protocol: Protocol, events: SseEvent[]): string {
       continue;
     }
     if (protocol === "chat") out += d?.choices?.[0]?.delta?.content ?? "";
-    else if (protocol === "messages" && ev.event === "content_block_delta" && d.delta?.type === "text_delta") out += d.delta.text;
+    else if (protocol === "messages" && ev.event === "content_block_delta" && d.delta?.type === "text_delta" && !GUARDRAIL_REFUSAL.test(d.delta.text)) out += d.delta.text;
     else if (protocol === "responses" && ev.event === "response.output_text.delta") out += d.delta;
     else if (protocol === "gemini") out += (d?.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? "").join("");
   }
   return out;
 }
+
+/** The text block a Messages stream a guardrail blocked ends with, and the rule its refusal's explanation names. */
+const GUARDRAIL_REFUSAL = /^\[The answer was blocked by guardrail "[^"]*"\]$/;
+const REFUSAL_RULE = /^The answer was blocked by guardrail "([^"]*)"$/;
 
 function errorOf(j: any): { code?: string; rule?: string } {
   const e = j?.error;
@@ -112,6 +118,8 @@ export async function ask(url: string, key: string, protocol: Protocol, model: s
     try {
       const d = JSON.parse(ev.data);
       if (d?.error) err = errorOf(d);
+      const refusal = d?.type === "message_delta" && d.delta?.stop_reason === "refusal" ? REFUSAL_RULE.exec(d.delta.stop_details?.explanation ?? "") : null;
+      if (refusal) err = { code: "GUARDRAIL_BLOCKED", rule: refusal[1] };
     } catch {
       // not JSON ([DONE])
     }
