@@ -27,10 +27,10 @@ async function* relay(reads: AsyncIterable<readonly SseEvent[]>, call: CallOptio
   let first = true;
   try {
     for await (const read of reads) {
-      reportReadUsage(read, call);
+      const unreadable = reportReadUsage(read, call);
       for (let i = 0; i < read.length; i++) {
         const ev = read[i]!;
-        if (!isJsonText(ev.data)) throw unreadableEvent(provider);
+        if (i === unreadable) throw unreadableEvent(provider);
         // The first token is the first event with content: an in-band error frame (a 503 "overloaded") or a usage-only
         // event is not one, so a failure then stays retryable (core/dispatch.ts commits a stream at its first token).
         // `"parts"` unescaped is only ever the key of a candidate's content.
@@ -51,18 +51,36 @@ async function* relay(reads: AsyncIterable<readonly SseEvent[]>, call: CallOptio
 
 /**
  * The last usageMetadata of the read's events up to the first the stream ends at (one that is not JSON, an in-band
- * error), reported. The first one is the prompt's, billed even if the stream dies later.
+ * error), reported; the index of the first event that is not JSON (read.length when all are), so each event is checked
+ * once. The first one is the prompt's, billed even if the stream dies later. Gemini puts usageMetadata on every chunk
+ * and it is cumulative: only the last one before the end is parsed (the translators parse every event anyway).
  */
-function reportReadUsage(read: readonly SseEvent[], call: CallOptions): void {
-  let usage: unknown;
+function reportReadUsage(read: readonly SseEvent[], call: CallOptions): number {
+  let end = read.length;
+  let unreadable = read.length;
   for (let i = 0; i < read.length; i++) {
     const data = read[i]!.data;
-    if (!isJsonText(data)) break;
-    // `"usageMetadata"` and `"error"` unescaped are only ever keys: other events are not parsed.
-    if (!data.includes('"usageMetadata"') && !data.includes('"error"')) continue;
-    const g = JSON.parse(data);
-    if (g?.error) break;
-    if (g?.usageMetadata) usage = g.usageMetadata;
+    if (!isJsonText(data)) {
+      end = unreadable = i;
+      break;
+    }
+    // `"error"` unescaped is only ever a key; only a top-level one is Gemini's in-band error (a function call's
+    // arguments may hold one).
+    if (data.includes('"error"') && JSON.parse(data)?.error) {
+      end = i;
+      break;
+    }
   }
-  if (usage !== undefined) call.reportUsage(fromGeminiUsage(usage));
+  for (let i = end - 1; i >= 0; i--) {
+    const data = read[i]!.data;
+    if (!data.includes('"usageMetadata"')) continue;
+    const usage = JSON.parse(data)?.usageMetadata;
+    if (usage) {
+      call.reportUsage(fromGeminiUsage(usage));
+      break;
+    }
+  }
+  // Past an in-band error the events are still relayed (the translators end there), so still checked.
+  for (let i = end + 1; i < unreadable; i++) if (!isJsonText(read[i]!.data)) return i;
+  return unreadable;
 }
