@@ -9,6 +9,7 @@ import { ledgerRecordOf, startTestGateway, type TestGateway } from "./helpers/ga
 import { SHIPPED_KEY, SHIPPED_PROJECT, providerEnv, shippedConfig } from "./helpers/shipped-config.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts";
+import type { AgentScript } from "./upstreams/scripted-agent.ts";
 
 const SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH";
 // More than the guardrail's 64-character window before the secret: that much of the answer is sent before the block.
@@ -23,6 +24,8 @@ let gw: TestGateway;
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAI(), startFakeAnthropic()]);
   openai.textFor = () => `${LEAD} the key is ${SECRET}, nothing else is in the file.`;
+  openai.script = toolScript;
+  anthropic.script = toolScript;
   const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
   config.projects[SHIPPED_PROJECT].guardrails = { rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"], action: "block" }] };
   gw = await startTestGateway(config, { env: providerEnv(config) });
@@ -34,6 +37,29 @@ afterAll(async () => {
 });
 
 const body = { model: MODEL, max_tokens: 256, stream: true, messages: [{ role: "user", content: "GUARDTEST tell me the key" }] };
+
+/** The SSE events of a Messages stream, each its type and data. */
+const eventsOf = (text: string) =>
+  text.split(/\n\n/).filter((f) => f.trim()).map((f) => {
+    const [, type, data] = /^event: (\S+)\ndata: (.*)$/s.exec(f)!;
+    return { type, data: JSON.parse(data) };
+  });
+
+async function streamed(model: string, prompt: string, tools?: unknown[]) {
+  const res = await fetch(`${gw.url}/api/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": SHIPPED_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+    body: JSON.stringify({ model, max_tokens: 1024, stream: true, messages: [{ role: "user", content: prompt }], ...(tools ? { tools } : {}) }),
+  });
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  return { text, events: eventsOf(text), requestId: res.headers.get("x-request-id") };
+}
+
+// A tool call whose arguments hold the secret: the block comes while its tool_use block is open, mid-arguments.
+const BASH = { name: "Bash", description: "Run a shell command", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } };
+const TOOL_TASK = "TOOLSECRET please run it";
+const toolScript: AgentScript = ({ text }) => (text.includes(TOOL_TASK) ? { call: { name: "Bash", input: { command: `echo "${LEAD}" && echo ${SECRET} > /tmp/out.txt` } } } : undefined);
 
 describe("a Messages stream a block rule stops mid-way", () => {
   it("ends with a text block naming the rule, stop_reason refusal and message_stop, no error event, one ledger record", async () => {
@@ -71,5 +97,25 @@ describe("a Messages stream a block rule stops mid-way", () => {
     const texts = final.content.map((b: any) => b.text);
     expect(texts[0].startsWith(LEAD.slice(0, 20))).toBe(true);
     expect(texts.at(-1)).toBe(`[${MESSAGE}]`);
+  });
+
+  // Claude Code starts a tool at its block's content_block_stop: a tool_use closed with the arguments cut short ran
+  // Bash with them, its result went back to the model, and the blocked answer came again — 478 billed calls in 100 s.
+  it.each([["native", "anthropic/claude-sonnet-4.6"], ["translated", MODEL]])("a block mid-way through a tool call's arguments (%s) leaves its tool_use block unclosed: the rule's text block, refusal, message_stop", async (_, model) => {
+    const upstream = model === MODEL ? openai.requests : anthropic.requests;
+    const before = upstream.length;
+    const { text, events, requestId } = await streamed(model, TOOL_TASK, [BASH]);
+    expect(text).not.toContain(SECRET);
+    const tool = events.find((e) => e.type === "content_block_start" && e.data.content_block.type === "tool_use");
+    expect(tool).toBeDefined(); // the block began: some arguments went out before the match
+    const toolIndex = tool!.data.index;
+    expect(events.filter((e) => e.type === "content_block_stop").map((e) => e.data.index)).not.toContain(toolIndex);
+    expect(events.map((e) => e.type)).not.toContain("error");
+    expect(events.slice(-5).map((e) => e.type)).toEqual(["content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+    expect(events.at(-4)!.data.delta).toEqual({ type: "text_delta", text: `[${MESSAGE}]` });
+    expect(events.at(-4)!.data.index).toBeGreaterThan(toolIndex);
+    expect(events.at(-2)!.data.delta.stop_reason).toBe("refusal");
+    expect(upstream.length - before).toBe(1);
+    expect(await ledgerRecordOf(gw, requestId)).toMatchObject({ outcome: "blocked", guardrail: "block:no-secrets" });
   });
 });

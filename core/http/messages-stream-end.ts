@@ -3,8 +3,11 @@
 // (stop_details naming the rule) then `message_stop`, no `error` event. After an `error` event Claude Code takes the
 // stream for a failed one and sends the request again without streaming (its fallback), so the blocked answer was
 // generated and billed twice and it showed only "API Error: 400 ...", none of the text already sent; a refusal it
-// shows as one, and stops. The blocks still open are closed first, and a text block of its own says which rule
-// blocked the answer (as the Gemini client's last candidate does). Other failures keep the `error` event.
+// shows as one, and stops. The text and thinking blocks still open are closed first, and a text block of its own says
+// which rule blocked the answer (as the Gemini client's last candidate does). An open tool call (tool_use,
+// server_tool_use, mcp_tool_use: its arguments cut short) is left unclosed: Claude Code starts a tool at its block's
+// content_block_stop, so it ran the cut arguments, sent the result back and was blocked again, call after call.
+// Other failures keep the `error` event.
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
 
@@ -13,7 +16,8 @@ const encode = (type: string, data: Record<string, unknown>) => `event: ${type}\
 export class MessagesStreamEnd {
   private begun = false;
   private stopped = false;
-  private readonly open = new Set<number>();
+  /** Open blocks: index -> content block type. */
+  private readonly open = new Map<number, string>();
   private nextIndex = 0;
   /** output_tokens as last told to the client (message_start's placeholder, a message_delta's count). */
   private outputTokens = 0;
@@ -38,7 +42,7 @@ export class MessagesStreamEnd {
     } else if (type === "message_delta") this.outputTokens = countOf(e?.usage?.output_tokens, this.outputTokens);
     else if (typeof e?.index === "number") {
       if (type === "content_block_start") {
-        this.open.add(e.index);
+        this.open.set(e.index, String(e?.content_block?.type));
         this.nextIndex = Math.max(this.nextIndex, e.index + 1);
       } else this.open.delete(e.index);
     }
@@ -49,7 +53,7 @@ export class MessagesStreamEnd {
     if (err.code !== "GUARDRAIL_BLOCKED" || !this.begun || this.stopped) return undefined;
     this.stopped = true;
     let text = "";
-    for (const index of this.open) text += encode("content_block_stop", { index });
+    for (const [index, type] of this.open) if (CLOSED_ON_REFUSAL.has(type)) text += encode("content_block_stop", { index });
     this.open.clear();
     const index = this.nextIndex++;
     text += encode("content_block_start", { index, content_block: { type: "text", text: "" } });
@@ -60,5 +64,8 @@ export class MessagesStreamEnd {
     return text + encode("message_stop", {});
   }
 }
+
+/** Blocks whose content_block_stop a refusal sends: the ones a client only shows (never a call it would run). */
+const CLOSED_ON_REFUSAL: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking"]);
 
 const countOf = (v: unknown, was: number): number => (typeof v === "number" && v >= 0 ? v : was);
