@@ -116,6 +116,10 @@ describe("a Messages stream a block rule stops mid-way", () => {
     expect(events.at(-4)!.data.index).toBeGreaterThan(toolIndex);
     expect(events.at(-2)!.data.delta.stop_reason).toBe("refusal");
     expect(upstream.length - before).toBe(1);
-    expect(await ledgerRecordOf(gw, requestId)).toMatchObject({ outcome: "blocked", guardrail: "block:no-secrets" });
+    // The refusal reports the output the request is billed for, as a client reconciling usage adds it up.
+    const record = await ledgerRecordOf(gw, requestId);
+    expect(record).toMatchObject({ outcome: "blocked", guardrail: "block:no-secrets" });
+    expect(record.outputTokens).toBeGreaterThan(1);
+    expect(events.at(-2)!.data.usage.output_tokens).toBe(record.outputTokens);
   });
 });

@@ -48,8 +48,12 @@ export class MessagesStreamEnd {
     }
   }
 
-  /** The events (encoded) that end the stream for `err` as a refusal, when `err` is a guardrail's block on a begun message. */
-  refused(err: GatewayError): string | undefined {
+  /**
+   * The events (encoded) that end the stream for `err` as a refusal, when `err` is a guardrail's block on a begun
+   * message. `billedOutput`: the output tokens the request is billed for, which its message_delta reports (a client
+   * reconciling usage adds up what it was told); without it, the count last told.
+   */
+  refused(err: GatewayError, billedOutput?: number): string | undefined {
     if (err.code !== "GUARDRAIL_BLOCKED" || !this.begun || this.stopped) return undefined;
     this.stopped = true;
     let text = "";
@@ -60,7 +64,7 @@ export class MessagesStreamEnd {
     text += encode("content_block_delta", { index, delta: { type: "text_delta", text: `[${err.message}]` } });
     text += encode("content_block_stop", { index });
     const stop_details = { type: "refusal", category: null, explanation: err.message };
-    text += encode("message_delta", { delta: { stop_reason: "refusal", stop_sequence: null, stop_details }, usage: { output_tokens: this.outputTokens } });
+    text += encode("message_delta", { delta: { stop_reason: "refusal", stop_sequence: null, stop_details }, usage: { output_tokens: billedOutput ?? this.outputTokens } });
     return text + encode("message_stop", {});
   }
 }

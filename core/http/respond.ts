@@ -18,6 +18,7 @@ import { MessagesStreamEnd } from "./messages-stream-end.ts";
 import { geminiBlockedEnding } from "./gemini-stream-end.ts";
 import { nextSequenceOf } from "../sse/next-sequence.ts";
 import { openaiClientOf, overflowFigures } from "./overflow-figures.ts";
+import type {} from "../metering/meter.ts"; // ctx.meter
 
 export interface WriteHooks {
   /** Called right before the first byte goes out. */
@@ -126,10 +127,19 @@ function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError)
   if (clientWasTold(err)) return { text: "", cut: false }; // the upstream's own error events were relayed
   const failed = out.responses?.failed(err);
   if (failed) return { text: failed.text + streamErrorEvent(ctx, err, failed.errorSequence), cut: false };
-  const refused = out.messages?.refused(err);
+  const refused = out.messages?.refused(err, billedOutputTokens(ctx, err));
   if (refused) return { text: refused, cut: false };
   const blocked = ctx.protocol === "gemini" ? geminiBlockedEnding(err) : undefined;
   return { text: (blocked ?? "") + streamErrorEvent(ctx, err), cut: ctx.protocol === "gemini" && !blocked };
+}
+
+/**
+ * The output tokens a stream that failed with `err` is billed for: the meter's figure, which usage-metering wrote to the
+ * ledger before the failure reached the writer (the upstream's count, or the estimate of what was generated).
+ */
+function billedOutputTokens(ctx: GatewayContext, err: GatewayError): number | undefined {
+  const status = ctx.response?.status ?? 200;
+  return ctx.meter?.finalUsage({ status, aborted: false, streamError: err })?.usage.outputTokens;
 }
 
 /**
