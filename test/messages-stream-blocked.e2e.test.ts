@@ -123,3 +123,33 @@ describe("a Messages stream a block rule stops mid-way", () => {
     expect(events.at(-2)!.data.usage.output_tokens).toBe(record.outputTokens);
   });
 });
+
+// Output moderation and allow rules judge the whole answer when it ends: the upstream's message_delta is held until
+// that verdict, so a block there replaces it with the refusal's. Sent first, the client got two message_deltas (the
+// upstream's stop_reason, then refusal), which Anthropic never sends.
+describe("a Messages stream blocked at the answer's end (an output allow rule)", () => {
+  let judged: TestGateway;
+  beforeAll(async () => {
+    const config = shippedConfig({ openai: openai.baseUrl, anthropic: anthropic.baseUrl });
+    config.projects[SHIPPED_PROJECT].guardrails = { rules: [{ name: "billing-only", type: "allow", keywords: ["invoice"], on: ["output"], action: "block" }] };
+    judged = await startTestGateway(config, { env: providerEnv(config) });
+  });
+  afterAll(() => judged?.close());
+
+  it.each([["native", "anthropic/claude-sonnet-4.6"], ["translated", MODEL]])("%s: the answer, then one message_delta (refusal) and message_stop", async (_, model) => {
+    const res = await fetch(`${judged.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": SHIPPED_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 256, stream: true, messages: [{ role: "user", content: "tell me a story" }] }),
+    });
+    expect(res.status).toBe(200);
+    const events = eventsOf(await res.text());
+    expect(events.map((e) => e.type)).not.toContain("error");
+    const deltas = events.filter((e) => e.type === "message_delta");
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0].data.delta.stop_reason).toBe("refusal");
+    expect(deltas[0].data.delta.stop_details.explanation).toContain('"billing-only"');
+    expect(events.slice(-3).map((e) => e.type)).toEqual(["content_block_stop", "message_delta", "message_stop"]);
+    expect(await ledgerRecordOf(judged, res.headers.get("x-request-id"))).toMatchObject({ outcome: "blocked" });
+  });
+});

@@ -52,6 +52,7 @@ async function* guarded(ctx: GatewayContext, run: GuardRun, events: AsyncIterabl
     if (finished) return;
     yield* cutShort(slots, adapter, () => adapter.flush());
     await finish();
+    if (adapter.heldToEnd) yield* adapter.heldToEnd();
   } catch (e) {
     adapter.failed?.(e);
     throw e;

@@ -2,7 +2,9 @@
 // their content_block_start. A block's rest goes out as one more content_block_delta right before its
 // content_block_stop. A block of a type the gateway does not know is read whole in its content_block_start, and a
 // delta of a type it does not know whole as it comes: such a delta may replace rather than add to its block (a
-// compaction_delta carries the whole summary), so none of it is held back or split into more events.
+// compaction_delta carries the whole summary), so none of it is held back or split into more events. The upstream's
+// message_delta is held until message_stop, after the answer's verdicts (allow rules, moderation): a block there
+// ends the stream with the refusal's message_delta instead (core/http/messages-stream-end.ts), never a second one.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import { parseData, type Slots, type StreamAdapter } from "./slots.ts";
 import { fixCitation } from "../walk/citations.ts";
@@ -17,13 +19,27 @@ export class MessagesStream implements StreamAdapter {
   /** Block index -> the delta type it streams (text_delta or input_json_delta). */
   private readonly kinds = new Map<number, string>();
 
+  /** The upstream's message_delta, sent with message_stop once the answer's verdicts passed. */
+  private stop: SseEvent | undefined;
+
   constructor(private readonly slots: Slots) {}
 
   isTerminal(ev: SseEvent): boolean {
     return ev.event === "message_stop";
   }
 
+  heldToEnd(): SseEvent[] {
+    const stop = this.stop;
+    this.stop = undefined;
+    return stop ? [stop] : [];
+  }
+
   onEvent(ev: SseEvent): SseEvent[] {
+    if (ev.event === "message_delta") {
+      this.stop = ev;
+      return [];
+    }
+    if (ev.event === "message_stop") return [...this.heldToEnd(), ev];
     if (ev.event !== "content_block_delta" && ev.event !== "content_block_stop" && ev.event !== "content_block_start") return [ev];
     const e = parseData(ev);
     if (!e || typeof e.index !== "number") return [ev];

@@ -106,6 +106,8 @@ export interface StreamAdapter {
   isTerminal(ev: SseEvent): boolean;
   /** Events carrying the text every open slot still holds. */
   flush(): SseEvent[];
+  /** Events held until the answer's verdicts passed, for a stream that ends without its terminal event. */
+  heldToEnd?(): SseEvent[];
   /** The stream failed with `err` after the events this adapter sent: what the error carries about them is made its. */
   failed?(err: unknown): void;
 }
