@@ -84,11 +84,15 @@ describe("an MCP server whose tool list is slower than a request waits for it", 
     try {
       await expect.poll(() => toolNames(client), { timeout: 20_000 }).toContain("slow__echo"); // v3's list, had
       listTiming.ttlMs = 0; // every list is past its TTL now; a fresh one takes 4 s
+      // A stale list is served only while its refresh has run no longer than a list is waited for: this one's 2 s
+      // (still under the 4 s list) leave the call and the list below time to be served from it.
+      listWaitBound.ms = 2_000;
       const r = await client.callTool({ name: "slow__echo", arguments: { text: "c" } });
       expect(textOf(r)).toBe("v3: c");
       expect(await toolNames(client)).toContain("slow__echo");
     } finally {
       listTiming.ttlMs = TTL_MS;
+      listWaitBound.ms = 300;
       await client.close();
     }
   }, 40_000);

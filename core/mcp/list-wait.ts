@@ -11,11 +11,9 @@ import type { GatewayHandle } from "../contracts/gateway.ts";
 import { settleWithin } from "../deadline.ts";
 import { healthOf } from "../health/index.ts";
 import { ConnectFailedError, fetchBehind, NotConnectedError, type Upstream } from "./upstream.ts";
+import { listWaitMs } from "./list-wait-bound.ts";
 
-/** The longest a request waits for one server's list: well under an MCP client's own request timeout (60 s in the SDKs). */
-export const LIST_WAIT_MS = 10_000;
-/** LIST_WAIT_MS, as waits read it: a test seam (tests of a list slower than the wait need not take 10 s). */
-export const listWaitBound = { ms: LIST_WAIT_MS };
+export { LIST_WAIT_MS, listWaitBound } from "./list-wait-bound.ts";
 
 /** The server's circuit is open: it was not asked. */
 export class CircuitOpenError extends Error {
@@ -75,7 +73,7 @@ export function countList(gateway: GatewayHandle, server: string, fetching: Prom
  */
 export function waitForList<T>(gateway: GatewayHandle, server: string, u: Upstream, fetching: Promise<T[]>, what?: string, leftOut = true): Promise<T[]> {
   countList(gateway, server, fetching);
-  const wait = Math.min(u.spec.timeoutMs, listWaitBound.ms);
+  const wait = listWaitMs(u.spec.timeoutMs);
   return settleWithin(fetching, wait, () => {
     u.gaveUpOn(fetching, leftOut);
     throw new Error(`MCP server "${server}" did not list${what ? ` ${what}` : ""} within ${wait} ms`);

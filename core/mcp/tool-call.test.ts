@@ -36,7 +36,7 @@ function fakeUpstream(names: string[]) {
   const u = {
     spec,
     tools: () => list,
-    listsTool: (n: string) => names.includes(n),
+    goesOnLastNames: () => false, listsTool: (n: string) => names.includes(n),
     call: async (n: string) => { called.push(n); return { content: [{ type: "text", text: "done" }] }; },
   };
   return { upstream: u as unknown as Upstream, called };
@@ -77,11 +77,11 @@ describe("runToolCall on a server that cannot be reached", () => {
   it("is unavailable, never a ledger row (whatever tool the client names) nor a timeout; a call that timed out on the server is", async () => {
     const { caller, registry, ledger } = setup();
     // An HTTP server that does not answer at connect: ready() gives up after timeout_ms.
-    const hanging = { spec, tools: async () => { throw new NotConnectedError('connecting to MCP server "files" took longer than 2000 ms'); }, listsTool: () => false } as unknown as Upstream;
+    const hanging = { spec, tools: async () => { throw new NotConnectedError('connecting to MCP server "files" took longer than 2000 ms'); }, goesOnLastNames: () => false, listsTool: () => false } as unknown as Upstream;
     const r = await runToolCall(caller, hanging, { server: "files", tool: "anything_i_like", via: "responses" });
     expect((r.content[0] as { text: string }).text).toMatch(/^MCP server "files" is not available: connecting .* took longer than 2000 ms/);
     // The SDK's own error for a client whose connection is gone (a local server not restarted yet).
-    const gone = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("Not connected"); } } as unknown as Upstream;
+    const gone = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], goesOnLastNames: () => false, listsTool: () => true, call: async () => { throw new Error("Not connected"); } } as unknown as Upstream;
     expect((await runToolCall(caller, gone, { server: "files", tool: "add", via: "mcp" })).isError).toBe(true);
     expect(ledger).toEqual([]);
     expect(await callSeries(registry)).toEqual([
@@ -89,7 +89,7 @@ describe("runToolCall on a server that cannot be reached", () => {
       'gateway_mcp_tool_calls_total{server="files",tool="add",status="unavailable"} 1',
     ]);
     // A call the server got and did not answer in time is a 504 row.
-    const slow = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], listsTool: () => true, call: async () => { throw new Error("MCP error -32001: Request timed out"); } } as unknown as Upstream;
+    const slow = { spec, tools: async () => [{ name: "add", inputSchema: { type: "object" } }], goesOnLastNames: () => false, listsTool: () => true, call: async () => { throw new Error("MCP error -32001: Request timed out"); } } as unknown as Upstream;
     await runToolCall(caller, slow, { server: "files", tool: "add", via: "mcp" });
     expect(ledger).toMatchObject([{ provider: "files", model: "add", status: 504 }]);
   });
@@ -102,7 +102,7 @@ describe("runToolCall and the key's tool_calls_per_minute", () => {
     project.rate_limits = { tool_calls_per_minute: 2 };
     const store = new MemoryStore();
     (caller.gateway as any).store = { rateLimit: store.rateLimit.bind(store), rateAdjust: store.rateAdjust.bind(store), record: async () => {} };
-    const down = { spec, tools: async () => { throw new NotConnectedError('could not connect to MCP server "files": spawn node ENOENT'); }, listsTool: () => false } as unknown as Upstream;
+    const down = { spec, tools: async () => { throw new NotConnectedError('could not connect to MCP server "files": spawn node ENOENT'); }, goesOnLastNames: () => false, listsTool: () => false } as unknown as Upstream;
     // Four (a fifth failure in a row would open the server's circuit).
     for (let i = 0; i < 4; i++) {
       const r = await runToolCall(caller, down, { server: "files", tool: "add", via: "responses" });
@@ -160,7 +160,7 @@ describe("runToolCall on a client's own server (server_url)", () => {
 
   it("a client's failing server named like a server of gateway.yaml does not open that server's circuit", async () => {
     const { caller, registry } = setup();
-    const failing = { spec, tools: async () => [], listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;
+    const failing = { spec, tools: async () => [], goesOnLastNames: () => false, listsTool: () => false, call: async () => { throw new Error("connection refused"); } } as unknown as Upstream;
     for (let i = 0; i < 20; i++) await runToolCall(caller, failing, { server: "files", tool: "x", via: "responses", metricServer: "(client_url)" });
     expect(healthOf(caller.gateway).stateOf("mcp:files", "files")).toBe("closed");
     expect(await registry.metrics()).not.toContain('model="mcp:files"');
@@ -171,7 +171,7 @@ describe("runToolCall and the server's circuit breaker", () => {
   /** An upstream listing tool t (one list, cached as a real one's is), whose calls are `call`. */
   const listing = (call: () => Promise<never>) => {
     const list = Promise.resolve([{ name: "t", inputSchema: { type: "object" } }]);
-    return { spec, tools: () => list, listsTool: () => true, call } as unknown as Upstream;
+    return { spec, tools: () => list, goesOnLastNames: () => false, listsTool: () => true, call } as unknown as Upstream;
   };
 
   it("a tool the server answers with a JSON-RPC error fails that call only: the circuit stays closed for every project", async () => {

@@ -108,13 +108,13 @@ function statusOf(err: unknown, signal?: AbortSignal): Status {
 
 /**
  * Whether the server lists `req.tool` (or why that could not be told). With no list in hand (a slow server's first,
- * after a reload or list_changed), a name of the server's last known list is taken at once rather than waiting for
- * the fresh one, unless the server is down (its call would fail anyway: the list's outcome is waited for as ever);
- * the fresh list goes on, its outcome counted once as a waited one's.
+ * after a connect or a reload), a name of the server's last known list is taken at once rather than waiting for the
+ * fresh one, while the server shows life (Upstream.goesOnLastNames: a down or frozen server's list is waited for as
+ * ever, bounded); the fresh list goes on, its outcome counted once as a waited one's.
  */
 async function nameListed(caller: ToolCaller, upstream: Upstream, req: ToolCallRequest): Promise<boolean | { err: unknown }> {
   const fetching = upstream.tools();
-  if (!upstream.hasTools && !upstream.down && upstream.listsTool(req.tool)) {
+  if (upstream.goesOnLastNames(req.tool)) {
     countList(caller.gateway, req.server, fetching);
     return true;
   }

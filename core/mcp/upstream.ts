@@ -2,8 +2,9 @@
 // (a child process). The connection is made on first use and made again after it drops; a local server that dies
 // is restarted with backoff (0.5 s doubling to 30 s; the count starts over once a process has lived 10 s). Lists
 // (tools, prompts, resources) are cached until the server says they changed or the connection drops; after a minute
-// the list had is still served at once while one refresh runs (stale-while-revalidate), dropped if that refresh
-// fails. The tool list is fetched as soon as a connection is made. Every wait is bounded by the server's timeout_ms; a
+// the list had is still served at once while one refresh runs (stale-while-revalidate) — only while that refresh has
+// run no longer than a request waits for a list (a frozen server shows no life past it: callers wait for the refresh
+// as for a cold list) — and dropped if that refresh fails. The tool list is fetched as soon as a connection is made. Every wait is bounded by the server's timeout_ms; a
 // connection attempt's too, as a whole (after a backoff's wait, at most that long), so a list waiting on it ends with
 // the attempt's own outcome.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -19,6 +20,7 @@ import { proxiedFetch, type ProxiedFetch } from "./proxied-fetch.ts";
 import { ErrorAnswers } from "./error-answers.ts";
 import { boundedFetch, DEFAULT_MAX_ANSWER_BYTES } from "./bounded-fetch.ts";
 import { PendingRequests } from "./pending-requests.ts";
+import { listWaitMs } from "./list-wait-bound.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -43,8 +45,8 @@ export class NotConnectedError extends Error {}
  */
 export class ConnectFailedError extends NotConnectedError {}
 
-/** One list kind's cache: the fetch, its items once it landed, and the refresh under way past the TTL. */
-interface CachedList { at: number; value: Promise<unknown[]>; items?: unknown[]; refreshing?: Promise<unknown[]> }
+/** One list kind's cache: the fetch (and when it began), its items once it landed, and the refresh under way past the TTL. */
+interface CachedList { at: number; value: Promise<unknown[]>; items?: unknown[]; refreshing?: { value: Promise<unknown[]>; at: number } }
 
 /** What a list fetch is: its kind, its order, and whether a request gave up waiting on it (`leftOut`: a list answer went without it). */
 interface FetchInfo { kind: string; seq: number; late?: { leftOut: boolean }; background?: boolean }
@@ -105,6 +107,8 @@ export class Upstream {
   /** The names of the tools of the last list the server gave (kept while the server is down), and that fetch's order. */
   private toolNames = new Set<string>();
   private namesSeq = -1;
+  /** False once a tool list fetch newer than those names failed: a call does not go on them until a list lands again. */
+  private namesTrusted = true;
   /** The last connection's failure, said to callers while the server is down. */
   lastError?: string;
   /** A configured server behind the egress proxy: its fetch, made on first connect, closed with the upstream. */
@@ -288,6 +292,7 @@ export class Upstream {
     if (info.kind === "tools" && info.seq > this.namesSeq) {
       this.namesSeq = info.seq;
       this.toolNames = new Set((items as Tool[]).map((t) => t.name));
+      this.namesTrusted = true;
     }
     const now = JSON.stringify(items);
     const was = this.told.get(info.kind);
@@ -309,18 +314,21 @@ export class Upstream {
     if (hit?.items) {
       // Stale but had: served at once while one refresh runs. The refresh replaces it when it lands; when it fails,
       // the stale list goes too (the server failed), and the next list waits for a fetch as a cold one does.
+      // Only while the refresh has run no longer than a request waits for a list: past that the server shows no life
+      // (a frozen one never answers), and callers wait for the refresh as for a cold list, bounded as ever.
       if (!hit.refreshing) {
         const at = Date.now();
         const refresh = this.fetchList(kind, capability, fetchPage, true);
-        hit.refreshing = refresh;
+        hit.refreshing = { value: refresh, at };
         refresh.then((items) => {
           if (this.lists.get(kind) === hit) this.lists.set(kind, { at, value: refresh, items });
         }, () => {
           if (this.lists.get(kind) === hit) this.lists.delete(kind);
         });
       }
+      if (Date.now() - hit.refreshing.at > listWaitMs(this.spec.timeoutMs)) return hit.refreshing.value as Promise<T[]>;
       const served = Promise.resolve(hit.items as T[]);
-      refreshes.set(served, hit.refreshing);
+      refreshes.set(served, hit.refreshing.value);
       return served;
     }
     const at = Date.now();
@@ -346,8 +354,12 @@ export class Upstream {
       }
       return out;
     })();
-    this.fetches.set(value, { kind, seq: this.fetchSeq++, background });
-    value.then((items) => this.landed(value, items), () => {});
+    const seq = this.fetchSeq++;
+    this.fetches.set(value, { kind, seq, background });
+    value.then((items) => this.landed(value, items), () => {
+      // The server did not list its tools: the names it last listed are not gone on until a list lands again.
+      if (kind === "tools" && seq > this.namesSeq) this.namesTrusted = false;
+    });
     return value;
   }
 
@@ -362,9 +374,16 @@ export class Upstream {
     });
   }
 
-  /** Whether a tool list is in hand (fresh, or stale and served at once): tools() answers without a wait. */
-  get hasTools(): boolean {
-    return !!this.lists.get("tools")?.items;
+  /**
+   * Whether a call naming `tool` goes on without waiting for the tool list tools() is fetching: no list is in hand
+   * (a slow server's first, after a connect or a reload), the name is of the server's last list, and the server shows
+   * life — it is up, no tool list has failed since that one landed, and the fetch under way has run no longer than a
+   * request waits for a list (a frozen server's calls are refused within that wait, never sent).
+   */
+  goesOnLastNames(tool: string): boolean {
+    const fetching = this.lists.get("tools");
+    if (!fetching || fetching.items || this.down || !this.namesTrusted) return false;
+    return Date.now() - fetching.at <= listWaitMs(this.spec.timeoutMs) && this.toolNames.has(tool);
   }
 
   /** Whether the server's latest tool list (kept while the server is down) names `tool`: no list yet, no. */
