@@ -27,6 +27,7 @@ const READERS = ["read", "Read", "read_file", "exec_command", "shell_command", "
 
 /** Reads the task's file with the agent's own tool; once it has, echoes the key it holds. */
 const script: AgentScript = ({ tools, text, answered }) => {
+  if (text.includes(TOOL_TASK)) return cutToolCall(tools, answered);
   const path = TASK.exec(text)?.[1];
   if (!path) return undefined;
   // More than the rule's 64-character window before the key: that much of the answer reaches the agent first.
@@ -40,6 +41,14 @@ const script: AgentScript = ({ tools, text, answered }) => {
   const cmd = `cat '${path}'`;
   return { call: { name: tool.name, input: toolInput(tool.schema, { [key]: String(props[key]?.type).toLowerCase() === "array" ? ["bash", "-lc", cmd] : cmd }) } };
 };
+
+const TOOL_TASK = "GUARD-TOOL-TASK";
+/** A shell call whose command carries the key past the window: the block comes mid-arguments, its tool_use block open. */
+function cutToolCall(tools: OfferedTool[], answered: boolean) {
+  const bash = tools.find((t) => t.name === "Bash");
+  if (!bash || answered) return { text: answered ? "the command ran (it should not have)" : "no Bash tool" };
+  return { call: { name: bash.name, input: toolInput(bash.schema, { command: `echo "configuring the service from the key in the environment file now" && echo ${SECRET} > key.txt` }) } };
+}
 
 let openai: FakeOpenAIWithResponses;
 let anthropic: FakeAnthropic;
@@ -83,5 +92,23 @@ describe("an agent whose answer the guardrails block mid-stream", () => {
     // The calls that carried the file's key (the answering turn): one, not one per retry.
     const answering = requests.slice(before).filter((r) => JSON.stringify(r.body).includes(SECRET));
     expect(answering.length).toBe(1);
+  });
+});
+
+// The refusal once closed the open tool_use block (content_block_stop): Claude Code starts a tool there, so it ran the
+// command cut short, sent its result back, was blocked again, and so on (478 billed calls in 100 s).
+describe("Claude Code whose tool call the guardrails block mid-arguments", () => {
+  it.each(["anthropic", "openai-chat"] as const)("on %s runs no tool and stops after the one blocked call", { timeout: RUN_LIMIT_MS + 30_000 }, async (upstream) => {
+    const agent = AGENTS.find((a) => a.id === "claude-code")!;
+    const requests = upstream === "anthropic" ? anthropic.requests : openai.requests;
+    const before = requests.length;
+    const exit = await runAgentOnce({
+      agent, origin: gw.url, key: SHIPPED_KEY, model: upstream === "openai-chat" ? "openai/gpt-4.1" : MODEL[upstream], limitMs: RUN_LIMIT_MS,
+      prompt: () => `${TOOL_TASK} please run it`,
+    });
+    expect(exit.timedOut, "the agent kept asking again").toBe(false);
+    expect(exit.out).toMatch(/blocked by guardrail \W*no-secrets/);
+    const task = requests.slice(before).filter((r) => JSON.stringify(r.body).includes(TOOL_TASK));
+    expect(task.length).toBe(1);
   });
 });
