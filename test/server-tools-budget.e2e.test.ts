@@ -87,7 +87,9 @@ describe("a budgeted request with server tools reserves every model call it allo
     // The gateway's 10 rounds (Claude's MCP connector takes no limit of its own) and the first call.
     expect(toPico(details.request_max_usd)).toBe(11n * CALL + OUTPUT);
     expect(message).toContain(" at most, 11 model calls: one more for each call of its server tools it allows)");
-    expect(message).toContain("so its input is reserved up to the model's context window for each model call; raise the budget");
+    // The price it is reserved at is named (eaf59e7): the dearest input price, here the cache-write one.
+    expect(message).toContain("so its input is reserved up to the model's context window for each model call at $");
+    expect(message).toMatch(/per million tokens, its cache-write price \(input_cache_write(_1h)?\)[^;]*; raise the budget$/);
   });
 
   it("on a large budget it holds at least what it settles at", async () => {
