@@ -5,7 +5,8 @@
 // still sent to it. The names are trusted only while the server shows life, and never past list_changed.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import YAML from "yaml";
 import { tmpdir } from "node:os";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
@@ -66,6 +67,50 @@ describe("a frozen MCP server whose tool list is past its TTL", () => {
       expect(textOf(next)).toBe(refused);
       expect(calls()).toEqual(["freeze"]);
       expect(await ledgerTools(gw)).toEqual(["freeze"]);
+    } finally {
+      await client.close();
+    }
+  }, 40_000);
+});
+
+describe("names the server no longer lists", () => {
+  let gw: TestGateway;
+  let calls: () => string[];
+  beforeAll(async () => ({ gw, calls } = await gatewayWithServer("dropped")), 30_000);
+  afterAll(async () => { await gw?.close(); });
+
+  async function unknownTool(p: Promise<unknown>): Promise<void> {
+    const err = await p.then(() => undefined, (e) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((err as McpError).message).toContain("Unknown tool");
+  }
+
+  it("a call right after list_changed removed its tool is Unknown tool, never sent, no ledger row", async () => {
+    const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+    try {
+      await expect.poll(() => toolNames(client), { timeout: 20_000 }).toContain("ctl__danger");
+      expect(textOf(await client.callTool({ name: "ctl__drop", arguments: {} }))).toBe("drop ran"); // list_changed came first
+      await unknownTool(client.callTool({ name: "ctl__danger", arguments: {} }));
+      expect(calls()).toEqual(["drop"]);
+      expect(await ledgerTools(gw)).toEqual(["drop"]);
+    } finally {
+      await client.close();
+    }
+  }, 40_000);
+
+  it("a reload that points the server's name at another server does not call the old server's names on it", async () => {
+    const { client } = await mcpClient(`${gw.url}/api/mcp`, KEY);
+    try {
+      await expect.poll(() => toolNames(client), { timeout: 20_000 }).toContain("ctl__freeze");
+      // Another server (other args) answering any name it is sent, whose list (echo only) takes a moment.
+      const other = { command: process.execPath, args: ["--import", "tsx", join(import.meta.dirname, "mcp", "slow-list-server.ts")], env: { LIST_DELAY_MS: "300", TAG: "other" } };
+      const config = YAML.parse(readFileSync(gw.configFile, "utf8"));
+      config.mcp_servers = { ctl: other };
+      writeFileSync(gw.configFile, YAML.stringify(config));
+      expect(await gw.gateway.reload()).toMatchObject({ ok: true });
+      await unknownTool(client.callTool({ name: "ctl__freeze", arguments: {} }));
+      expect(textOf(await client.callTool({ name: "ctl__echo", arguments: { text: "x" } }))).toBe("other: x");
     } finally {
       await client.close();
     }

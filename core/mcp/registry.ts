@@ -5,7 +5,7 @@
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import { Upstream, type ListKind } from "./upstream.ts";
-import { enabledServers, ownsCredentials, upstreamSpec, type UpstreamSpec } from "./spec.ts";
+import { enabledServers, ownsCredentials, serverIdentity, upstreamSpec, type UpstreamSpec } from "./spec.ts";
 
 /** `before`: on a reload, the config it replaced (a server removed, or no longer allowed, is told about too). */
 export type ListChangedListener = (server: string, kind: ListKind, before?: RuntimeConfig) => void;
@@ -19,8 +19,11 @@ export class McpRegistry {
   private readonly holders = new Map<Upstream, number>();
   private readonly retired = new Set<Upstream>();
   private readonly listeners = new Set<ListChangedListener>();
-  /** The tool names a connection a reload replaced last listed (by owner and server): its successor's until its own list lands. */
-  private readonly replacedNames = new Map<string, ReadonlySet<string>>();
+  /**
+   * The tool names a connection a reload replaced last listed (by owner and server), and which server it reached: its
+   * successor's until its own list lands, when it reaches that same server (serverIdentity).
+   */
+  private readonly replacedNames = new Map<string, { identity: string; names: ReadonlySet<string> }>();
   private seenConfig?: RuntimeConfig;
   private closed = false;
 
@@ -73,8 +76,9 @@ export class McpRegistry {
         // A replaced connection kept for its holders: sessions see the config in force, whose server it is not.
         if (this.upstreams.get(key) === made) this.emit(spec.name, kind);
       });
-      const names = this.replacedNames.get(`${owner}\n${spec.name}`);
-      if (names) made.inheritToolNames(names);
+      const replaced = this.replacedNames.get(`${owner}\n${spec.name}`);
+      // Another server (other URL, command or arguments) lists tools of its own: the old names are not sent to it.
+      if (replaced?.identity === serverIdentity(spec)) made.inheritToolNames(replaced.names);
       this.replacedNames.delete(`${owner}\n${spec.name}`);
       this.upstreams.set(key, (u = made));
     }
@@ -122,7 +126,7 @@ export class McpRegistry {
       if (wanted.has(key)) continue;
       this.upstreams.delete(key);
       // A call right after a reload that changed the server is not refused while its new connection lists slowly.
-      this.replacedNames.set(`${key.slice(0, key.indexOf("\n"))}\n${u.name}`, u.knownToolNames);
+      this.replacedNames.set(`${key.slice(0, key.indexOf("\n"))}\n${u.name}`, { identity: serverIdentity(u.spec), names: u.knownToolNames });
       if (this.holders.has(u)) this.retired.add(u);
       else void u.close();
     }

@@ -17,6 +17,14 @@ export type UpstreamSpec =
 
 export const SEP = "__";
 
+/**
+ * Which server a spec reaches, whatever its credentials, timeouts or limits: its URL, or its command, arguments and
+ * working directory. A reload that keeps it talks to the same server (the names it last listed still hold).
+ */
+export function serverIdentity(spec: UpstreamSpec): string {
+  return JSON.stringify(spec.kind === "http" ? [spec.kind, spec.url] : [spec.kind, spec.command, spec.args, spec.cwd ?? null]);
+}
+
 /** Servers of this config that are switched on (their `${ENV}` credentials are set). */
 export function enabledServers(config: RuntimeConfig): string[] {
   return Object.keys(config.raw.mcp_servers ?? {}).filter((name) => !config.disabledProviders.has(`mcp_servers.${name}`));

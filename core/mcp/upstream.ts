@@ -265,8 +265,12 @@ export class Upstream {
     this.onListChanged("tools");
   }
 
+  /** The server said a list changed: it is fetched anew, and a tool it removed is never called on its last names. */
   private forget(kind: string): void {
     for (const k of [...this.lists.keys()]) if (k === kind || k.startsWith(`${kind}:`)) this.lists.delete(k);
+    if (kind !== "tools") return;
+    this.toolNames = new Set();
+    this.namesSeq = this.fetchSeq - 1; // a list asked before it said so does not bring the old names back
   }
 
   /** Whether the server is down: its last connection failed or dropped, and no new one is made yet. */
@@ -397,8 +401,8 @@ export class Upstream {
   }
 
   /**
-   * The names the connection this one replaced (a reload changed the server) last listed: its name check's last
-   * known names until this connection's own list lands.
+   * The names the connection this one replaced (a reload changed the server's settings, not which server it is) last
+   * listed: its name check's last known names until this connection's own list lands.
    */
   inheritToolNames(names: ReadonlySet<string>): void {
     if (this.namesSeq < 0) this.toolNames = new Set(names);
