@@ -22,10 +22,17 @@ let legacyUrl: string;
 let freezeNextStream = false;
 /** tools/list requests the servers have answered. */
 let toolLists = 0;
+/** The servers' tool lists come in the other order; and name one more tool. */
+let reversedLists = false;
+let extraTool = false;
 
 function rawServer(): Server {
   const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => (toolLists++, { tools: ["throw", "hang", "big"].map((name) => ({ name, inputSchema: { type: "object" } })) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    toolLists++;
+    const names = ["throw", "hang", "big", ...(extraTool ? ["extra"] : [])];
+    return { tools: (reversedLists ? names.reverse() : names).map((name) => ({ name, inputSchema: { type: "object" } })) };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (r) => {
     if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
     if (r.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(r.params.arguments?.bytes)) }] };
@@ -134,6 +141,25 @@ describe("Upstream.tools", () => {
       expect(toolLists - before).toBe(1);
     } finally {
       listTiming.ttlMs = TTL_MS;
+      await u.close();
+    }
+  });
+
+  it("a refresh that lands the same tools in another order tells no session the list changed; one with another tool does", async () => {
+    let changed = 0;
+    const u = new Upstream({ kind: "http", name: "raw", url, transport: "streamable_http", headers: {}, timeoutMs: 5000, maxTotalMs: 5000 }, quiet, () => changed++);
+    try {
+      await u.tools();
+      listTiming.ttlMs = 0; // every list is past its TTL: each tools() below starts a refresh
+      reversedLists = true;
+      await fetchBehind(u.tools());
+      expect(changed).toBe(0);
+      extraTool = true;
+      await fetchBehind(u.tools());
+      expect(changed).toBe(1);
+    } finally {
+      listTiming.ttlMs = TTL_MS;
+      reversedLists = extraTool = false;
       await u.close();
     }
   });

@@ -59,6 +59,11 @@ export function fetchBehind<T>(served: Promise<T>): Promise<unknown> {
   return refreshes.get(served) ?? served;
 }
 
+/** A list as a set: its items' JSON in one order, so the same items in another order are the same list (no list_changed). */
+function unordered(items: unknown[]): string {
+  return JSON.stringify(items.map((i) => JSON.stringify(i)).sort());
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
   onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
@@ -298,7 +303,7 @@ export class Upstream {
       this.toolNames = new Set((items as Tool[]).map((t) => t.name));
       this.namesTrusted = true;
     }
-    const now = JSON.stringify(items);
+    const now = unordered(items);
     const was = this.told.get(info.kind);
     this.told.set(info.kind, now);
     // A list the requests did not wait for: one they gave up on, or a refresh that served the stale one meanwhile.
