@@ -150,6 +150,10 @@ describe("a Messages stream blocked at the answer's end (an output allow rule)",
     expect(deltas[0].data.delta.stop_reason).toBe("refusal");
     expect(deltas[0].data.delta.stop_details.explanation).toContain('"billing-only"');
     expect(events.slice(-3).map((e) => e.type)).toEqual(["content_block_stop", "message_delta", "message_stop"]);
-    expect(await ledgerRecordOf(judged, res.headers.get("x-request-id"))).toMatchObject({ outcome: "blocked" });
+    const record = await ledgerRecordOf(judged, res.headers.get("x-request-id"));
+    expect(record).toMatchObject({ outcome: "blocked" });
+    // The refusal's usage is the billed one, input too: a translated upstream's input count came only with its own
+    // message_delta, which the refusal replaces (message_start said an estimate).
+    expect(deltas[0].data.usage).toMatchObject({ input_tokens: record.inputTokens, output_tokens: record.outputTokens });
   });
 });

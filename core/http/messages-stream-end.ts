@@ -10,6 +10,7 @@
 // Other failures keep the `error` event.
 import type { SseEvent } from "../sse/parse.ts";
 import type { GatewayError } from "../errors.ts";
+import type { Usage } from "../contracts/provider.ts";
 
 const encode = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -50,10 +51,11 @@ export class MessagesStreamEnd {
 
   /**
    * The events (encoded) that end the stream for `err` as a refusal, when `err` is a guardrail's block on a begun
-   * message. `billedOutput`: the output tokens the request is billed for, which its message_delta reports (a client
-   * reconciling usage adds up what it was told); without it, the count last told.
+   * message. `billed`: the usage the request is billed for, which its message_delta reports whole (a client
+   * reconciling usage adds up what it was told, and a translated upstream's input count is known only at its end);
+   * without it, the output count last told.
    */
-  refused(err: GatewayError, billedOutput?: number): string | undefined {
+  refused(err: GatewayError, billed?: Usage): string | undefined {
     if (err.code !== "GUARDRAIL_BLOCKED" || !this.begun || this.stopped) return undefined;
     this.stopped = true;
     let text = "";
@@ -64,12 +66,23 @@ export class MessagesStreamEnd {
     text += encode("content_block_delta", { index, delta: { type: "text_delta", text: `[${err.message}]` } });
     text += encode("content_block_stop", { index });
     const stop_details = { type: "refusal", category: null, explanation: err.message };
-    text += encode("message_delta", { delta: { stop_reason: "refusal", stop_sequence: null, stop_details }, usage: { output_tokens: billedOutput ?? this.outputTokens } });
+    text += encode("message_delta", { delta: { stop_reason: "refusal", stop_sequence: null, stop_details }, usage: billed ? messagesUsage(billed) : { output_tokens: this.outputTokens } });
     return text + encode("message_stop", {});
   }
 }
 
 /** Blocks whose content_block_stop a refusal sends: the ones a client only shows (never a call it would run). */
 const CLOSED_ON_REFUSAL: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking"]);
+
+/** `u` as a Messages message_delta's usage (cumulative, as Anthropic's own: the SDKs take each field it names). */
+function messagesUsage(u: Usage): Record<string, unknown> {
+  return {
+    input_tokens: u.inputTokens,
+    cache_creation_input_tokens: u.cacheWriteTokens ?? 0,
+    cache_read_input_tokens: u.cacheReadTokens ?? 0,
+    output_tokens: u.outputTokens,
+    ...(u.webSearches ? { server_tool_use: { web_search_requests: u.webSearches } } : {}),
+  };
+}
 
 const countOf = (v: unknown, was: number): number => (typeof v === "number" && v >= 0 ? v : was);

@@ -6,6 +6,7 @@ import { untilAbandoned } from "../pipeline/abandon.ts";
 import { GatewayError, sentStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
 import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
+import type { Usage } from "../contracts/provider.ts";
 import { clientWasTold } from "../sse/told-error.ts";
 import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
@@ -127,19 +128,19 @@ function streamEnding(ctx: GatewayContext, out: PendingWrite, err: GatewayError)
   if (clientWasTold(err)) return { text: "", cut: false }; // the upstream's own error events were relayed
   const failed = out.responses?.failed(err);
   if (failed) return { text: failed.text + streamErrorEvent(ctx, err, failed.errorSequence), cut: false };
-  const refused = out.messages?.refused(err, billedOutputTokens(ctx, err));
+  const refused = out.messages?.refused(err, billedUsage(ctx, err));
   if (refused) return { text: refused, cut: false };
   const blocked = ctx.protocol === "gemini" ? geminiBlockedEnding(err) : undefined;
   return { text: (blocked ?? "") + streamErrorEvent(ctx, err), cut: ctx.protocol === "gemini" && !blocked };
 }
 
 /**
- * The output tokens a stream that failed with `err` is billed for: the meter's figure, which usage-metering wrote to the
- * ledger before the failure reached the writer (the upstream's count, or the estimate of what was generated).
+ * The usage a stream that failed with `err` is billed for: the meter's figure, which usage-metering wrote to the ledger
+ * before the failure reached the writer (the upstream's counts, or the estimate of what was generated).
  */
-function billedOutputTokens(ctx: GatewayContext, err: GatewayError): number | undefined {
+function billedUsage(ctx: GatewayContext, err: GatewayError): Usage | undefined {
   const status = ctx.response?.status ?? 200;
-  return ctx.meter?.finalUsage({ status, aborted: false, streamError: err })?.usage.outputTokens;
+  return ctx.meter?.finalUsage({ status, aborted: false, streamError: err })?.usage;
 }
 
 /**
