@@ -30,7 +30,8 @@ beforeAll(async () => {
   tokens.trust(sa);
   vertex = await startFakeVertex(tokens, { project: "fake-project", location: "us-east5" });
   files = await startHttpsLoopback((req, res) => {
-    if (req.url?.endsWith(".pdf")) return void res.writeHead(200, { "content-type": "application/pdf" }).end(PDF);
+    // A PDF by its name, or by what a download link serves (`/download?id=3`).
+    if (req.url?.endsWith(".pdf") || req.url?.startsWith("/download")) return void res.writeHead(200, { "content-type": "application/pdf" }).end(PDF);
     res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1);
   });
   const pricing = { input: "0.000003", output: "0.000015" };
@@ -56,6 +57,7 @@ afterAll(async () => {
 
 const url = (path: string) => `https://img.test:${files.port}${path}`;
 const messages = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/messages`, { model, max_tokens: 50, messages: [{ role: "user", content }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
+const responses = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/responses`, { model, max_output_tokens: 50, input: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
 const chat = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
 /** The content of the first message of the one upstream call made since `from`. */
 const sentContent = (list: { body: any }[], from: number) => {
@@ -120,6 +122,13 @@ describe.each(upstreams)("Claude on %s: URL sources", (_, model, requests) => {
     const r = await chat(model, [{ type: "text", text: "Describe" }, { type: "image_url", image_url: { url: url("/b.png") } }]);
     expect(r.status, r.text).toBe(200);
     expect(sentContent(requests(), from)).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_1x1.toString("base64") } });
+  });
+
+  it("a Responses file_url without .pdf in its name that serves a PDF arrives as a base64 document", async () => {
+    const from = requests().length;
+    const r = await responses(model, [{ type: "input_text", text: "Summarize" }, { type: "input_file", file_url: url("/download?id=3") }]);
+    expect(r.status, r.text).toBe(200);
+    expect(sentContent(requests(), from)).toContainEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") } });
   });
 
   it("a URL url_fetch may not download is a 400 naming the client's field, with no upstream call", async () => {

@@ -10,6 +10,9 @@ import { inlineUrls, type InlineFor, type PendingUrl } from "./chat-to-gemini/me
 /** Drivers whose Claude takes no URL sources. */
 const FETCHES_NO_URLS = new Set(["bedrock", "vertex"]);
 
+/** Whether the gateway downloads a messages body's URL sources for this driver (so what a URL serves decides its block). */
+export const gatewayDownloadsClaudeUrls = (driverProtocol: string | undefined): boolean => FETCHES_NO_URLS.has(driverProtocol ?? "");
+
 const CLAUDE: InlineFor = { upstream: "Claude on Bedrock and Vertex", types: ["image/jpeg", "image/png", "image/gif", "image/webp", "application/pdf"], what: "an image (jpeg, png, gif, webp) or a PDF" };
 
 /** All an image block takes (a document's title, context and citations are Bedrock's and Vertex's 400 on one). */
@@ -84,7 +87,7 @@ export function inliningClaudeUrls<S>(inner: Translator<S>): Translator<S> {
     ...inner,
     request(body, target, opts) {
       const t = inner.request(body, target, opts);
-      if (!FETCHES_NO_URLS.has(opts.driverProtocol ?? "")) return t;
+      if (!gatewayDownloadsClaudeUrls(opts.driverProtocol)) return t;
       // A list of its own, which the downloads may add to (the caller reads it once they are done).
       const dropped = [...t.dropped];
       const p = pendingUrls(t.body, body, dropped);

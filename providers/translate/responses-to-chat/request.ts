@@ -54,9 +54,10 @@ function filePart(p: any, field: string, flavor: ChatFlavor, urlFiles: boolean):
     if (!/^https:\/\//i.test(p.file_url)) throw invalidRequest("file_url must be an https URL", `${field}.file_url`);
     // An OpenAI-protocol upstream takes no file URLs; Anthropic and Gemini take a URL document (their translators read
     // it from an image_url part by the URL's extension: a PDF becomes a document / fileData with its type); Converse's
-    // half downloads an image_url part and sends what it serves, a PDF as a document (`urlFiles`).
+    // half, and Claude on Bedrock InvokeModel or Vertex, download an image_url part and send what it serves, a PDF as
+    // a document (`urlFiles`): only first-party Anthropic, which fetches the URL itself, needs its name to say PDF.
     if (flavor === "chat" && !urlFiles) throw invalidRequest("file_url is not supported by this model's provider (it takes files as file_data only); send file_data", `${field}.file_url`);
-    if (flavor === "messages" && !/\.pdf($|\?)/i.test(p.file_url)) throw invalidRequest("file_url must point to a PDF (.pdf) for this model's provider", `${field}.file_url`);
+    if (flavor === "messages" && !urlFiles && !/\.pdf($|\?)/i.test(p.file_url)) throw invalidRequest("file_url must point to a PDF (.pdf) for this model's provider", `${field}.file_url`);
     return { type: "image_url", image_url: { url: p.file_url } };
   }
   throw invalidRequest("input_file needs file_data or file_url", field);
@@ -98,7 +99,7 @@ function toolOutput(output: any, field: string, flavor: ChatFlavor, urlFiles: bo
 
 /** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
 /** target: the chat model, whose efforts reasoning.effort is fitted to (flavor chat only). */
-/** urlFiles: the next half downloads a URL part (Converse: chat-to-converse/url-media.ts), so file_url goes on as one. */
+/** urlFiles: the next half downloads a URL part (Converse: chat-to-converse/url-media.ts; Claude on Bedrock or Vertex: claude-url-sources.ts), so file_url goes on as one. */
 interface Opts { flavor?: ChatFlavor; urlFiles?: boolean; provider?: string; origin?: Origin; target?: Pick<Target, "upstreamModel" | "reasoningModel"> }
 
 /**
