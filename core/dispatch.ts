@@ -21,6 +21,7 @@ import { RetryHint, type Failure } from "./retry-hint.ts";
 import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, OUT_OF_CREDIT, UPSTREAM_NOT_FOUND } from "./retryable-status.ts";
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
+import { markFinalUsage } from "./metering/final-usage.ts";
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 import { failedAttemptOutcome } from "./attempt-outcome.ts";
 import { timeLimitCut } from "./time-limit-cut.ts";
@@ -157,7 +158,8 @@ class AttemptCall {
       clientHeaders: ctx.headers,
       // Only Messages states input before the upstream reports it (message_start): no estimate for the others.
       inputEstimate: ctx.endpoint === "messages" ? inputEstimate(ctx) : undefined,
-      reportUsage: (u) => {
+      reportUsage: (u, how) => {
+        if (how?.final) markFinalUsage(u);
         this.usage = u;
         if (this.committed) ctx.usage = u;
       },

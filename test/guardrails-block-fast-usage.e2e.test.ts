@@ -1,7 +1,9 @@
 // A block rule that stops a stream whose upstream wrote its whole answer at once: the upstream's usage (Anthropic's
 // message_delta output_tokens, Gemini's last usageMetadata) came in the same read as the text the rule caught, so the
 // ledger bills it, the same output and cost as the stream without the rule, not an estimate of the text before the
-// match. A slow upstream still gets its refusal at once: the gateway never waits on it for data that has not come.
+// match, and not marked estimated (the upstream's count was final: an OpenAI upstream's include_usage chunk too);
+// output moderation refusing a complete answer at its end bills the same. A slow upstream still gets its refusal at
+// once: the gateway never waits on it for data that has not come, and bills the estimate (the final count never came).
 // Nothing is pulled from the stream after the refusal: a Responses mcp loop's blocked turn never runs its tool call,
 // and an upstream failing right after the blocked text bills the estimate of what it generated, as without the rule.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +16,7 @@ import { listenLoopback, readRequest, type Loopback } from "./upstreams/http-fak
 
 const GUARDED = testKey("blockfast-guarded");
 const PLAIN = testKey("blockfast-plain");
+const MODERATED = testKey("blockfast-moderated");
 const ANSWER = "Here it is: AKIAIOSFODNN7EXAMPLE and more text after the key to fill the window beyond sixty four chars ok.";
 const WORDS = ANSWER.split(/(?<= )/);
 const PRICES = { input: "0.000001", output: "0.000002" };
@@ -48,6 +51,24 @@ function anthropicFrames(model: string): string[] {
   ];
 }
 
+function openaiFrames(model: string): string[] {
+  // OpenAI's include_usage chunk (no choices) after the finish: the answer's whole count.
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => frame(undefined, { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model, choices, ...extra });
+  return [
+    ...WORDS.map((w, i) => chunk([{ index: 0, delta: i === 0 ? { role: "assistant", content: w } : { content: w }, finish_reason: null }])),
+    chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+    chunk([], { usage: { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 } }),
+    "data: [DONE]\n\n",
+  ];
+}
+
+/** OpenAI's /moderations: flagged when the text holds the key. */
+function moderation(body: any, res: ServerResponse): void {
+  const flagged = JSON.stringify(body?.input ?? "").includes("AKIA");
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ id: "modr-1", model: "omni-moderation-latest", results: [{ flagged, categories: { violence: flagged }, category_scores: { violence: flagged ? 0.9 : 0 } }] }));
+}
+
 function geminiFrames(): string[] {
   // Google's running usage on each chunk, the answer's count on the last one.
   const chunk = (text: string, last: boolean) => frame(undefined, {
@@ -76,7 +97,10 @@ function doneFrames(model: string): string[] {
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, body } = await readRequest(req);
-  const frames = path.includes(":streamGenerateContent") ? geminiFrames() : afterTool(body) ? doneFrames(body.model) : anthropicFrames(body.model);
+  if (path.endsWith("/moderations")) return moderation(body, res);
+  const frames = path.includes(":streamGenerateContent") ? geminiFrames()
+    : path.endsWith("/chat/completions") ? openaiFrames(body.model)
+    : afterTool(body) ? doneFrames(body.model) : anthropicFrames(body.model);
   res.writeHead(200, { "content-type": "text/event-stream" });
   if (failing) {
     // Up to the key's word, then the upstream fails: no message_delta, no usage but message_start's.
@@ -115,10 +139,12 @@ beforeAll(async () => {
     providers: {
       claude: { protocol: "anthropic", base_url: up.origin, api_key: "sk-ant-fake" },
       gem: { protocol: "gemini", base_url: up.origin, api_key: "AIza-fake" },
+      oai: { protocol: "openai", base_url: `${up.origin}/v1`, api_key: "sk-fake" },
     },
     models: {
       "anthropic/claude-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("claude", "claude-x") },
       "google/gemini-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("gem", "gemini-x") },
+      "openai/gpt-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("oai", "gpt-x") },
     },
     mcp_servers: { rec: { url: `http://127.0.0.1:${(mcp.address() as { port: number }).port}/mcp`, timeout_ms: 5000 } },
     // Every failing stream here is a failure of the endpoint: the circuit stays closed for all of them.
@@ -129,6 +155,7 @@ beforeAll(async () => {
         guardrails: { rules: [{ name: "no-secrets", detect: ["secret"], on: ["output"], action: "block" }] },
       },
       plain: { keys: [keyEntry("p", PLAIN)] },
+      moderated: { keys: [keyEntry("m", MODERATED)], guardrails: { moderation: { provider: "oai", on: ["output"] } } },
     },
   });
 });
@@ -165,7 +192,17 @@ async function streamed(client: Client, model: string, key: string) {
   // window held every chunk); after that, the stream's error event.
   const text = await res.text();
   if (key === PLAIN && !failing) expect(res.status, text).toBe(200);
-  return { text, entry: await ledgerRecordOf(gw, res.headers.get("x-request-id")) };
+  return { text, entry: await requestRecordOf(res.headers.get("x-request-id")) };
+}
+
+/** The request's own ledger record (a moderation call's record shares its request id). */
+async function requestRecordOf(requestId: string | null) {
+  await ledgerRecordOf(gw, requestId);
+  for (;;) {
+    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId && x.endpoint !== "moderation");
+    if (e) return e;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 const PAIRS: [string, Client, string][] = [
@@ -173,6 +210,8 @@ const PAIRS: [string, Client, string][] = [
   ["an Anthropic", "messages", "anthropic/claude-x"],
   ["a Gemini", "gemini", "google/gemini-x"],
   ["a Gemini", "chat", "google/gemini-x"],
+  ["an OpenAI", "chat", "openai/gpt-x"],
+  ["an OpenAI", "messages", "openai/gpt-x"],
 ];
 
 describe.each(PAIRS)("%s upstream that writes its whole stream at once, a %s client", (_, client, model) => {
@@ -183,8 +222,17 @@ describe.each(PAIRS)("%s upstream that writes its whole stream at once, a %s cli
     expect(plain.entry).toMatchObject({ outcome: "ok", inputTokens: 20, outputTokens: 30 });
     expect(guarded.text).not.toContain("AKIA");
     expect(guarded.text).toContain("no-secrets");
-    // Billed as a cut stream is (core/metering): the larger of the upstream's count and the estimate of its text.
-    expect(guarded.entry).toMatchObject({ outcome: "blocked", inputTokens: 20, outputTokens: plain.entry.outputTokens, costUsd: plain.entry.costUsd });
+    // The upstream's final count came before the refusal: billed as reported, not topped up with an estimate.
+    expect(plain.entry).toMatchObject({ outputTokens: 30, estimated: false });
+    expect(guarded.entry).toMatchObject({ outcome: "blocked", inputTokens: 20, outputTokens: 30, costUsd: plain.entry.costUsd, estimated: false });
+  });
+
+  it("output moderation blocking the complete answer at its end bills the upstream's reported usage", async () => {
+    slow = undefined;
+    const plain = await streamed(client, model, PLAIN);
+    const moderated = await streamed(client, model, MODERATED);
+    expect(moderated.text).toContain("moderation");
+    expect(moderated.entry).toMatchObject({ outcome: "blocked", inputTokens: 20, outputTokens: 30, costUsd: plain.entry.costUsd, estimated: false });
   });
 });
 
@@ -198,7 +246,9 @@ describe("a slow upstream stopped by a block rule", () => {
       expect(text).not.toContain("AKIA");
       expect(text).toContain("no-secrets");
       expect(entry.outcome).toBe("blocked");
+      // The final usage never came before the refusal: the estimate of the text generated, as for any cut stream.
       expect(entry.outputTokens).toBeLessThan(30);
+      expect(entry.estimated).toBe(true);
     } finally {
       release();
       slow = undefined;

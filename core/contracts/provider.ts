@@ -71,8 +71,13 @@ export interface CallOptions {
    * client protocol states the input before the upstream has reported it (Messages' message_start).
    */
   inputEstimate?: number;
-  /** Called whenever usage becomes known (at once for JSON, at the usage event for streams). */
-  reportUsage(usage: Usage): void;
+  /**
+   * Called whenever usage becomes known (at once for JSON, at the usage event for streams). `final`: a stream's
+   * usage is the upstream's last word on the whole answer (Anthropic's message_delta, OpenAI's include_usage chunk or
+   * Responses' terminal event, Gemini's chunk with finishReason, Converse's metadata), not a running count, so a
+   * stream the gateway's own guardrail ends after it is billed it as reported (core/metering/final-usage.ts).
+   */
+  reportUsage(usage: Usage, how?: { final?: boolean }): void;
   /** Called when a stream's first content arrives from the upstream (time to first token); never for JSON answers. */
   reportFirstToken(): void;
   /** Called when a stream's first upstream event arrives, held or not (the attempt's latency ends there). */

@@ -20,6 +20,7 @@ import type { Pricing } from "../generated/types/gateway.ts";
 import { inputUpperEstimate, outputTokensOn } from "./request-size.ts";
 import { answerOutputTokens, eventOutputTokens } from "./output-estimate.ts";
 import { reportedTerminalUsage } from "./terminal-usage.ts";
+import { isFinalUsage } from "./final-usage.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import type {} from "../observability/served-by.ts"; // ctx.replayed
 
@@ -156,8 +157,11 @@ export class Meter {
     const reported = billableUsage(ctx);
     const response = ctx.response;
     const stream = response?.kind === "stream";
-    // A stream that failed after its upstream's terminal event reported the usage is billed that, as an ok one is.
-    const cut = outcome?.aborted === true || (outcome?.streamError !== undefined && !reportedTerminalUsage(outcome.streamError));
+    // A stream that failed after its upstream's terminal event reported the usage is billed that, as an ok one is; so
+    // is one the gateway's own guardrail ended after the upstream's final usage arrived (an answer written at once, a
+    // complete one moderation blocked at its end): the upstream counted the whole answer, held text included.
+    const refusedAfterFinal = ctx.guardrail?.blocked !== undefined && isFinalUsage(ctx.usage);
+    const cut = outcome?.aborted === true || (outcome?.streamError !== undefined && !reportedTerminalUsage(outcome.streamError) && !refusedAfterFinal);
     const generated = GENERATIVE.has(ctx.endpoint);
     if (reported && !(stream && cut)) {
       if (!generated) return (this.usage = { usage: reported, estimated: false });

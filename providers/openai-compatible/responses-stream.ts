@@ -143,7 +143,7 @@ async function* relay(body: AsyncIterable<Uint8Array>, call: RelayCall, provider
           if (response?.usage) {
             const usage = fromResponsesUsage(response.usage, response.output);
             if (searches > (usage.webSearches ?? 0)) usage.webSearches = searches;
-            call.reportUsage(usage);
+            call.reportUsage(usage, { final: true });
           }
           yield ev;
           done = true;

@@ -66,7 +66,10 @@ class Relay implements Opening {
     if (!plain && hasObjectKey(d, '"usage"', 'usage"')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
-        this.call.reportUsage(fromOpenAIUsage(chunk.usage));
+        // The include_usage chunk (no choices), or usage beside every choice's finish: the answer's whole count.
+        const choices = chunk.choices;
+        const final = !Array.isArray(choices) || choices.length === 0 || choices.every((c: any) => c?.finish_reason);
+        this.call.reportUsage(fromOpenAIUsage(chunk.usage), { final });
         if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
           if (!this.clientWantsUsage) return false;
           this.heldUsage = undefined; // the upstream's own usage chunk says it (vLLM's continuous usage ends so)

@@ -64,6 +64,7 @@ class ReadUsage {
   /** The read's events up to the first the relay ends at (one it cannot read, an error, message_stop). */
   note(read: readonly SseEvent[]): void {
     let changed = false;
+    let final = false;
     for (let i = 0; i < read.length; i++) {
       const { event: type, data } = read[i]!;
       if (type === "error" || type === "message_stop" || !isJsonText(data)) break;
@@ -74,7 +75,7 @@ class ReadUsage {
       } else if (type === "message_delta") {
         const u = JSON.parse(data).usage ?? {};
         for (const k in u) if (u[k] !== null && u[k] !== undefined) this.usage[k] = u[k];
-        changed = true;
+        changed = final = true; // message_delta's usage is cumulative: the answer's whole count
       } else if (type === "content_block_start" && data.includes('"server_tool_use"') && JSON.parse(data).content_block?.name === "web_search") {
         this.searches++;
         changed = true;
@@ -83,7 +84,7 @@ class ReadUsage {
     if (!changed) return;
     const u = fromAnthropicUsage(this.usage);
     if (this.searches > (u.webSearches ?? 0)) u.webSearches = this.searches;
-    this.call.reportUsage(u);
+    this.call.reportUsage(u, { final });
   }
 }
 

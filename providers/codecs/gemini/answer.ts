@@ -74,9 +74,12 @@ function reportReadUsage(read: readonly SseEvent[], call: CallOptions): number {
   for (let i = end - 1; i >= 0; i--) {
     const data = read[i]!.data;
     if (!data.includes('"usageMetadata"')) continue;
-    const usage = JSON.parse(data)?.usageMetadata;
+    const chunk = JSON.parse(data);
+    const usage = chunk?.usageMetadata;
     if (usage) {
-      call.reportUsage(fromGeminiUsage(usage));
+      // Google's count is a running one until the chunk that finishes the answer.
+      const final = Array.isArray(chunk.candidates) && chunk.candidates.some((c: any) => c?.finishReason);
+      call.reportUsage(fromGeminiUsage(usage), { final });
       break;
     }
   }

@@ -59,7 +59,7 @@ async function* relay(events: AsyncIterable<SseEvent>, t: ConverseToChatStream, 
     for await (const ev of events) {
       const out = t.push(ev);
       if (!reported && t.usage) {
-        call.reportUsage(fromConverseUsage(t.usage));
+        call.reportUsage(fromConverseUsage(t.usage), { final: true }); // the metadata event ends the answer
         reported = true;
       }
       for (let i = 0; i < out.length; i++) yield out[i]!;
