@@ -58,6 +58,7 @@ afterAll(async () => {
 const url = (path: string) => `https://img.test:${files.port}${path}`;
 const messages = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/messages`, { model, max_tokens: 50, messages: [{ role: "user", content }] }, { "x-api-key": KEY, "anthropic-version": "2023-06-01" });
 const responses = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/responses`, { model, max_output_tokens: 50, input: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
+const gemini = (model: string, parts: unknown[]) => postJson(`${gw.url}/api/v1beta/models/${model}:generateContent`, { contents: [{ role: "user", parts }] }, { "x-goog-api-key": KEY });
 const chat = (model: string, content: unknown[]) => postJson(`${gw.baseURL}/chat/completions`, { model, messages: [{ role: "user", content }] }, { authorization: `Bearer ${KEY}` });
 /** The content of the first message of the one upstream call made since `from`. */
 const sentContent = (list: { body: any }[], from: number) => {
@@ -127,6 +128,13 @@ describe.each(upstreams)("Claude on %s: URL sources", (_, model, requests) => {
   it("a Responses file_url without .pdf in its name that serves a PDF arrives as a base64 document", async () => {
     const from = requests().length;
     const r = await responses(model, [{ type: "input_text", text: "Summarize" }, { type: "input_file", file_url: url("/download?id=3") }]);
+    expect(r.status, r.text).toBe(200);
+    expect(sentContent(requests(), from)).toContainEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") } });
+  });
+
+  it("a Gemini client's PDF fileData by URL arrives as a base64 document", async () => {
+    const from = requests().length;
+    const r = await gemini(model, [{ text: "Summarize" }, { fileData: { mimeType: "application/pdf", fileUri: url("/download?id=4") } }]);
     expect(r.status, r.text).toBe(200);
     expect(sentContent(requests(), from)).toContainEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") } });
   });

@@ -8,6 +8,7 @@ import { geminiToChatRequest } from "./request.ts";
 import { chatToGeminiResponse, type AnswerContext } from "./response.ts";
 import { ChatToGeminiStream } from "./stream.ts";
 import type { GeminiFlavor } from "./reasoning.ts";
+import { gatewayDownloadsClaudeUrls } from "../claude-url-sources.ts";
 import { OPENAI_TOOL_NAMES, clientToolNames, clientToolNamesStream, upstreamToolNames, type ToolNameMap } from "../tool-names.ts";
 
 /** names: tool names a chat upstream refuses (`github.search_issues`), sent changed (tool-names.ts). */
@@ -17,7 +18,9 @@ export function geminiToChatFor(flavor: GeminiFlavor): Translator<State> {
   return {
     native: false,
     request(body, target, opts) {
-      const t = geminiToChatRequest(body, target, { flavor, provider: opts.provider }, opts.provider);
+      // Converse's half downloads URL parts, and so does the gateway for Claude on Bedrock InvokeModel or Vertex.
+      const urlPdfs = flavor === "converse" || (flavor === "messages" && gatewayDownloadsClaudeUrls(opts.driverProtocol));
+      const t = geminiToChatRequest(body, target, { flavor, provider: opts.provider, urlPdfs }, opts.provider);
       // A chat body that goes on to another upstream protocol is named for it by that half of the chain.
       const named = flavor === "chat" ? upstreamToolNames(t.body, OPENAI_TOOL_NAMES) : { body: t.body };
       const state: State = { flavor, provider: opts.provider, model: body.model, thoughts: body.generationConfig?.thinkingConfig?.includeThoughts === true, names: named.names };

@@ -3,12 +3,12 @@ import { Unsupported } from "../../../core/contracts/translator.ts";
 import type { GatewayError } from "../../../core/errors.ts";
 import { encodeReasoning } from "../responses-to-chat/reasoning.ts";
 import { replayedText } from "../replayed-reasoning-text.ts";
-import { geminiToChatRequest } from "./request.ts";
+import { geminiToChatRequest, type GeminiScope } from "./request.ts";
 import { clientName } from "../client-names.ts";
 import type { BlobScope } from "./reasoning.ts";
 
 const target = { modelId: "anthropic/claude", provider: "claude", upstreamModel: "claude-x", pricing: {}, reasoning: true } as any;
-const scope: BlobScope = { flavor: "messages", provider: "claude" };
+const scope: GeminiScope = { flavor: "messages", provider: "claude" };
 const translate = (body: any, t = target, s = scope) => geminiToChatRequest({ model: "anthropic/claude", ...body }, t, s, s.provider);
 
 describe("Gemini request -> chat", () => {
@@ -189,6 +189,20 @@ describe("Gemini fileData -> a chat part", () => {
     expect(refusal({ mimeType: "audio/mpeg", fileUri: "https://example.com/a.mp3" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.mimeType" });
     expect(refusal({ mimeType: "image/png", fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
     expect(refusal({ mimeType: "image/png", fileUri: "gs://bucket/a.png" })).toEqual({ status: 400, field: "contents[0].parts[1].fileData.fileUri" });
+  });
+
+  it("a PDF URL goes on as a URL part when the next half downloads it; elsewhere the 400 names every upstream that reads one", () => {
+    const pdf = { fileData: { mimeType: "application/pdf", fileUri: "https://example.com/download?id=3" } };
+    const { body } = translate({ contents: [{ role: "user", parts: [{ text: "Sum up." }, pdf] }] }, target, { ...scope, urlPdfs: true });
+    expect((body.messages as any[])[0].content[1]).toEqual({ type: "image_url", image_url: { url: pdf.fileData.fileUri } });
+    let message = "";
+    try {
+      translate({ contents: [{ role: "user", parts: [pdf] }] });
+    } catch (e) {
+      message = (e as GatewayError).message;
+    }
+    // Converse and Claude on Bedrock InvokeModel or Vertex take it (downloaded): "by Gemini only" sent clients elsewhere.
+    expect(message).toBe("fileData of type application/pdf is read from its URL only by Gemini, Bedrock models and Claude on Vertex (the gateway downloads it for those two): send it as inlineData or call one of those models");
   });
 
   it("a YouTube link without a mimeType (Google's own examples) is a 400 naming the part, not an image URL", () => {

@@ -6,8 +6,8 @@
 //   position, which its functionResponse finds again), and the reasoning its thoughtSignatures carry (reasoning.ts).
 // - A user turn: each functionResponse -> a tool message answering its call (by id, else the first unanswered call
 //   of that name), in the calls' order, then the rest: text, inlineData (images, audio, PDFs and other files as data
-//   URLs; text/* decoded to text), an image's fileData as a URL (a PDF's too when Converse follows, which downloads
-//   it; a video or audio URL, a Files API or gs:// URI is a 400: no chat part reads those). A response holding an `error` and no `output` (Gemini CLI's
+//   URLs; text/* decoded to text), an image's fileData as a URL (a PDF's too when the next half downloads it: Converse,
+//   Claude on Bedrock or Vertex; a video or audio URL, a Files API or gs:// URI is a 400: no chat part reads those). A response holding an `error` and no `output` (Gemini CLI's
 //   failed tool call) is an error result: "Error: <error>", as messages-to-chat writes Anthropic's is_error.
 // - functionDeclarations -> function tools (Gemini's OpenAPI-style schema -> JSON Schema); toolConfig -> tool_choice.
 // - generationConfig -> sampling knobs, response_format (responseSchema / responseJsonSchema), and thinkingConfig ->
@@ -27,6 +27,12 @@ import { addReplayedText } from "../replayed-reasoning-text.ts";
 import { markClient, type Origin } from "../client-names.ts";
 import { GEMINI_SPELLING } from "./client-spelling.ts";
 import { chatFileName } from "../file-name.ts";
+
+/** `urlPdfs`: the next half downloads a URL part and sends a PDF it serves as a document (Converse: url-media.ts; Claude on Bedrock or Vertex: claude-url-sources.ts). */
+export interface GeminiScope extends BlobScope { urlPdfs?: boolean }
+
+/** Who reads a PDF fileData from its URL: Gemini itself, and the upstreams whose URLs the gateway downloads. */
+const PDF_URL_READERS = "Gemini, Bedrock models and Claude on Vertex (the gateway downloads it for those two)";
 
 export interface Translated {
   body: Record<string, unknown>;
@@ -97,7 +103,6 @@ function responseText(r: any): string {
   return JSON.stringify(r);
 }
 
-/** `urlPdfs`: the next half downloads a URL part and sends a PDF it serves as a document (Converse: url-media.ts). */
 function mediaPart(p: any, field: string, urlPdfs: boolean): Record<string, unknown> | undefined {
   if (p.inlineData) {
     const { mimeType, data } = p.inlineData;
@@ -111,10 +116,13 @@ function mediaPart(p: any, field: string, urlPdfs: boolean): Record<string, unkn
   if (p.fileData) {
     const uri = String(p.fileData.fileUri);
     if (!/^https?:\/\//i.test(uri) || FILES_API.test(uri)) throw invalidRequest("fileData.fileUri must be an http(s) URL for this model's provider (Files API and gs:// URIs are Gemini's own)", `${field}.fileData.fileUri`);
-    // A chat request takes a file by URL only as an image: a PDF, video or audio URL would reach it as one. Converse's
-    // half downloads it and sends a PDF as a document (what the URL serves decides, as for an image).
+    // A chat request takes a file by URL only as an image: a PDF, video or audio URL would reach it as one. A half
+    // that downloads it sends a PDF as a document (what the URL serves decides, as for an image).
     const mime = typeof p.fileData.mimeType === "string" ? p.fileData.mimeType.toLowerCase() : "";
-    if (mime && !mime.startsWith("image/") && !(urlPdfs && mime === "application/pdf")) {
+    if (mime === "application/pdf" && !urlPdfs) {
+      throw invalidRequest(`fileData of type application/pdf is read from its URL only by ${PDF_URL_READERS}: send it as inlineData or call one of those models`, `${field}.fileData.mimeType`);
+    }
+    if (mime && !mime.startsWith("image/") && mime !== "application/pdf") {
       throw invalidRequest(`fileData of type ${mime} is read from its URL by Gemini only: send it as inlineData (PDFs, audio) or call a Gemini model`, `${field}.fileData.mimeType`);
     }
     // Untyped is taken for an image, but a YouTube link is a video whatever its type says.
@@ -157,7 +165,7 @@ function assistantMessage(turn: Turn, scope: BlobScope, calls: Call[], origin?: 
 }
 
 /** A user turn: the tool messages answering the previous turn's calls (in the calls' order), then the rest. */
-function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Origin): Record<string, unknown>[] {
+function userMessages(turn: Turn, calls: Call[], scope: GeminiScope, origin?: Origin): Record<string, unknown>[] {
   const tools: { rank: number; msg: Record<string, unknown> }[] = [];
   const content: Record<string, unknown>[] = [];
   const resultMedia: Record<string, unknown>[] = [];
@@ -177,7 +185,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Orig
       origin?.(msg, p);
       tools.push({ rank: at, msg });
       (Array.isArray(fr.parts) ? fr.parts : []).forEach((q: any, n: number) => {
-        const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`, scope.flavor === "converse");
+        const m = mediaPart(q, `${field}.functionResponse.parts[${n}]`, scope.urlPdfs === true);
         if (m) {
           origin?.(m, q);
           resultMedia.push(m);
@@ -190,7 +198,7 @@ function userMessages(turn: Turn, calls: Call[], scope: BlobScope, origin?: Orig
         content.push(m);
       }
     } else {
-      const m = mediaPart(p, field, scope.flavor === "converse");
+      const m = mediaPart(p, field, scope.urlPdfs === true);
       if (m) {
         origin?.(m, p);
         content.push(m); // executableCode and other Gemini-only parts have no chat equivalent
@@ -281,10 +289,10 @@ function reasoningEffort(tc: any, target: Target, scope: BlobScope): string | nu
 }
 
 /** The chat body made again, telling `origin` where its objects came from. */
-const retrace = (client: any, target: Target | undefined, scope: BlobScope, origin: Origin) => geminiToChatRequest(client, target!, scope, scope.provider, origin).body;
+const retrace = (client: any, target: Target | undefined, scope: GeminiScope, origin: Origin) => geminiToChatRequest(client, target!, scope, scope.provider, origin).body;
 
 /** `origin` is told what each chat object was made of (only when a refusal is named as the client sent it: client-names.ts). */
-export function geminiToChatRequest(body: any, target: Target, scope: BlobScope, provider: string, origin?: Origin): Translated {
+export function geminiToChatRequest(body: any, target: Target, scope: GeminiScope, provider: string, origin?: Origin): Translated {
   const dropped: string[] = [];
   // A cache the translated model never sees.
   if (typeof body.cachedContent === "string" && body.cachedContent) throw unsupported("cachedContent", "a context cache is something", target, provider);
