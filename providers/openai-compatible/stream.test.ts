@@ -328,3 +328,22 @@ describe("a chunk that is not JSON (`data: {not json` mid-stream)", () => {
     expect(error).toMatchObject({ ...malformed, retryable: true });
   });
 });
+
+describe("relayChatStream: when the usage is final", () => {
+  async function finals(list: SseEvent[]): Promise<boolean[]> {
+    const flags: boolean[] = [];
+    for await (const _ of relayChatStream(events(list), true, { reportUsage: (_u: Usage, o?: { final?: boolean }) => flags.push(Boolean(o?.final)), reportFirstToken: () => {} } as never, "up")) void _;
+    return flags;
+  }
+  const usage = { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 };
+  const at = (choices: unknown[]) => JSON.stringify({ id: "c", object: "chat.completion.chunk", choices, usage });
+
+  it("the choice-less usage chunk, and usage beside a lone answer's finish, are final", async () => {
+    expect(await finals([{ data: chunk }, { data: usageChunk }, { data: "[DONE]" }])).toEqual([true]);
+    expect(await finals([{ data: chunk }, { data: at([{ index: 0, delta: {}, finish_reason: "stop" }]) }, { data: "[DONE]" }])).toEqual([true]);
+  });
+
+  it("with n > 1, a running usage beside one choice's finish is not (the others are still being written)", async () => {
+    expect(await finals([{ data: chunk }, { data: at([{ index: 1, delta: {}, finish_reason: "stop" }]) }, { data: "[DONE]" }])).toEqual([false]);
+  });
+});

@@ -66,9 +66,11 @@ class Relay implements Opening {
     if (!plain && hasObjectKey(d, '"usage"', 'usage"')) {
       const chunk = JSON.parse(d);
       if (chunk.usage) {
-        // The include_usage chunk (no choices), or usage beside every choice's finish: the answer's whole count.
+        // The include_usage chunk (no choices), or usage beside the finish of a lone first choice: the answer's whole
+        // count. With n > 1 a choice's finish does not end the others (hosts that send a running usage on choice
+        // chunks): then only the choice-less chunk is final.
         const choices = chunk.choices;
-        const final = !Array.isArray(choices) || choices.length === 0 || choices.every((c: any) => c?.finish_reason);
+        const final = !Array.isArray(choices) || choices.length === 0 || choices.every((c: any) => c?.finish_reason && !c.index);
         this.call.reportUsage(fromOpenAIUsage(chunk.usage), { final });
         if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
           if (!this.clientWantsUsage) return false;

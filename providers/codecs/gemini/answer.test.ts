@@ -68,3 +68,27 @@ describe("geminiAnswer, streamed usage", () => {
     expect(await reportedBefore([unreadable], 1)).toEqual([[[20, 0]]]);
   });
 });
+
+describe("geminiAnswer, streamed usage: when it is final", () => {
+  async function finals(wire: string): Promise<boolean[]> {
+    const flags: boolean[] = [];
+    const c = { ...call, reportUsage: (_u: unknown, o?: { final?: boolean }) => flags.push(Boolean(o?.final)) } as unknown as CallOptions;
+    const res = { status: 200, headers: {}, body: Readable.from([Buffer.from(wire)]) } as unknown as UpstreamResponse;
+    const answer = await geminiAnswer("ge", res, c, true);
+    if (answer.kind !== "stream") throw new Error("not a stream");
+    for await (const _ of answer.events) void _;
+    return flags;
+  }
+  const candidate = (index: number, finishReason?: string) => ({ content: { parts: [{ text: "x" }], role: "model" }, index, ...(finishReason ? { finishReason } : {}) });
+  const at = (candidates: unknown[], candidatesTokenCount: number) => `data: ${JSON.stringify({ candidates, usageMetadata: { promptTokenCount: 20, candidatesTokenCount } })}\n\n`;
+
+  it("the usage on the chunk that finishes a lone answer is final", async () => {
+    expect(await finals(at([candidate(0, "STOP")], 30))).toEqual([true]);
+  });
+
+  it("with several candidates, the first to finish does not make the running count final", async () => {
+    // candidateCount 2: candidate 0 finishes while candidate 1 is still being written (a running count of 3).
+    expect(await finals(at([candidate(0, "STOP"), candidate(1)], 3))).toEqual([false]);
+    expect(await finals(at([candidate(1, "STOP")], 600))).toEqual([false]); // not known to be the last: the estimate path
+  });
+});

@@ -77,8 +77,10 @@ function reportReadUsage(read: readonly SseEvent[], call: CallOptions): number {
     const chunk = JSON.parse(data);
     const usage = chunk?.usageMetadata;
     if (usage) {
-      // Google's count is a running one until the chunk that finishes the answer.
-      const final = Array.isArray(chunk.candidates) && chunk.candidates.some((c: any) => c?.finishReason);
+      // Google's count is a running one until the chunk that finishes the answer. With several candidates
+      // (candidateCount) the first to finish does not end the others: only a lone first candidate's finish is final.
+      const candidates = chunk.candidates;
+      const final = Array.isArray(candidates) && candidates.length > 0 && candidates.every((c: any) => c?.finishReason && !c.index);
       call.reportUsage(fromGeminiUsage(usage), { final });
       break;
     }
