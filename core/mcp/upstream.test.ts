@@ -25,11 +25,14 @@ let toolLists = 0;
 /** The servers' tool lists come in the other order; and name one more tool. */
 let reversedLists = false;
 let extraTool = false;
+/** The servers answer tools/list with a JSON-RPC error. */
+let failLists = false;
 
 function rawServer(): Server {
   const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     toolLists++;
+    if (failLists) throw new Error("lists are failing");
     const names = ["throw", "hang", "big", ...(extraTool ? ["extra"] : [])];
     return { tools: (reversedLists ? names.reverse() : names).map((name) => ({ name, inputSchema: { type: "object" } })) };
   });
@@ -140,6 +143,23 @@ describe("Upstream.tools", () => {
       await refresh;
       expect(toolLists - before).toBe(1);
     } finally {
+      listTiming.ttlMs = TTL_MS;
+      await u.close();
+    }
+  });
+
+  it("hands a reload's new connection no names once a list of its failed since they landed", async () => {
+    const u = upstream();
+    try {
+      await u.tools();
+      expect([...u.knownToolNames]).toEqual(["throw", "hang", "big"]);
+      listTiming.ttlMs = 0; // past its TTL: the next tools() refreshes
+      failLists = true;
+      await fetchBehind(u.tools()).catch(() => {});
+      // A frozen or failing server's names would send the new connection's first calls to it (core/mcp/registry.ts).
+      expect([...u.knownToolNames]).toEqual([]);
+    } finally {
+      failLists = false;
       listTiming.ttlMs = TTL_MS;
       await u.close();
     }

@@ -400,9 +400,12 @@ export class Upstream {
     return this.toolNames.has(tool);
   }
 
-  /** The names of the latest tool list, for the connection that replaces this one on a reload. */
+  /**
+   * The names of the latest tool list, for the connection that replaces this one on a reload: none once a list of
+   * its failed since (a frozen server's names would send the new connection's calls to wait out timeout_ms).
+   */
   get knownToolNames(): ReadonlySet<string> {
-    return this.toolNames;
+    return this.namesTrusted ? this.toolNames : new Set();
   }
 
   /**
