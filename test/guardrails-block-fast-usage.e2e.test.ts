@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { keyEntry, ledgerRecordOf, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
 import { listenLoopback, readRequest, type Loopback } from "./upstreams/http-fake.ts";
+import { eventFrame, FAKE_AWS } from "./upstreams/bedrock.ts";
 
 const GUARDED = testKey("blockfast-guarded");
 const PLAIN = testKey("blockfast-plain");
@@ -79,6 +80,17 @@ function geminiFrames(): string[] {
   return WORDS.map((w, i) => chunk(w, i === WORDS.length - 1));
 }
 
+/** ConverseStream's binary frames (Nova on Bedrock): metadata, the answer's count, last. */
+function converseFrames(): Uint8Array[] {
+  return [
+    eventFrame("messageStart", { role: "assistant" }),
+    ...WORDS.map((w) => eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: w } })),
+    eventFrame("contentBlockStop", { contentBlockIndex: 0 }),
+    eventFrame("messageStop", { stopReason: "end_turn" }),
+    eventFrame("metadata", { usage: { inputTokens: 20, outputTokens: 30, totalTokens: 50 }, metrics: { latencyMs: 100 } }),
+  ];
+}
+
 /** The tool's result came back: the second turn answers without the key. */
 function afterTool(body: any): boolean {
   return JSON.stringify(body.messages ?? []).includes("tool_result");
@@ -98,6 +110,7 @@ function doneFrames(model: string): string[] {
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, body } = await readRequest(req);
   if (path.endsWith("/moderations")) return moderation(body, res);
+  if (path.endsWith("/converse-stream")) return converseAnswer(res);
   const frames = path.includes(":streamGenerateContent") ? geminiFrames()
     : path.endsWith("/chat/completions") ? openaiFrames(body.model)
     : afterTool(body) ? doneFrames(body.model) : anthropicFrames(body.model);
@@ -115,6 +128,18 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   res.write(frames.slice(0, cut).join(""));
   await s.release;
   if (!res.destroyed) res.end(frames.slice(cut).join(""));
+}
+
+/** A Converse stream, all at once or (slow) up to the key's frame and one more, then the rest once released. */
+async function converseAnswer(res: ServerResponse): Promise<void> {
+  const frames = converseFrames();
+  res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+  const s = slow;
+  if (!s) return void res.end(Buffer.concat(frames));
+  const cut = WORDS.findIndex((w) => w.includes("AKIA")) + 3;
+  res.write(Buffer.concat(frames.slice(0, cut)));
+  await s.release;
+  if (!res.destroyed) res.end(Buffer.concat(frames.slice(cut)));
 }
 
 beforeAll(async () => {
@@ -140,11 +165,13 @@ beforeAll(async () => {
       claude: { protocol: "anthropic", base_url: up.origin, api_key: "sk-ant-fake" },
       gem: { protocol: "gemini", base_url: up.origin, api_key: "AIza-fake" },
       oai: { protocol: "openai", base_url: `${up.origin}/v1`, api_key: "sk-fake" },
+      aws: { protocol: "bedrock", base_url: up.origin, region: FAKE_AWS.region, aws_access_key_id: FAKE_AWS.accessKeyId, aws_secret_access_key: FAKE_AWS.secretAccessKey },
     },
     models: {
       "anthropic/claude-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("claude", "claude-x") },
       "google/gemini-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("gem", "gemini-x") },
       "openai/gpt-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("oai", "gpt-x") },
+      "amazon/nova-x": { type: "language", context_window: 100_000, max_tokens: 1000, endpoints: endpoints("aws", "amazon.nova-pro-v1:0") },
     },
     mcp_servers: { rec: { url: `http://127.0.0.1:${(mcp.address() as { port: number }).port}/mcp`, timeout_ms: 5000 } },
     // Every failing stream here is a failure of the endpoint: the circuit stays closed for all of them.
@@ -212,6 +239,8 @@ const PAIRS: [string, Client, string][] = [
   ["a Gemini", "chat", "google/gemini-x"],
   ["an OpenAI", "chat", "openai/gpt-x"],
   ["an OpenAI", "messages", "openai/gpt-x"],
+  ["a Bedrock Converse", "chat", "amazon/nova-x"],
+  ["a Bedrock Converse", "messages", "amazon/nova-x"],
 ];
 
 describe.each(PAIRS)("%s upstream that writes its whole stream at once, a %s client", (_, client, model) => {
@@ -237,7 +266,7 @@ describe.each(PAIRS)("%s upstream that writes its whole stream at once, a %s cli
 });
 
 describe("a slow upstream stopped by a block rule", () => {
-  it.each([["anthropic/claude-x", "messages"], ["google/gemini-x", "gemini"]] as const)("%s to a %s client: the refusal goes out while the upstream still holds the rest", async (model, client) => {
+  it.each([["anthropic/claude-x", "messages"], ["google/gemini-x", "gemini"], ["amazon/nova-x", "chat"]] as const)("%s to a %s client: the refusal goes out while the upstream still holds the rest", async (model, client) => {
     let release!: () => void;
     slow = { release: new Promise<void>((r) => (release = r)) };
     try {

@@ -11,7 +11,8 @@ import { checkConverseAnswer } from "../answer-shape.ts";
 import type { BedrockEnv } from "./env.ts";
 import { bedrockUrl } from "./url.ts";
 import { bedrockFailure, framingError, streamFrameError } from "./errors.ts";
-import { decodeFrames, EventStreamFramingError } from "./eventstream.ts";
+import { decodeFrameReads, EventStreamFramingError, type BedrockFrame } from "./eventstream.ts";
+import { fromConverseUsage } from "../translate/chat-to-converse/response.ts";
 import { withConverseBetas, withoutBetaHeader } from "./betas.ts";
 import { upstreamRequestId, withUpstreamRequestId } from "../upstream-request-id.ts";
 
@@ -40,23 +41,45 @@ export function converseEvents(body: AsyncIterable<Uint8Array>, call: ConverseCa
   return holdOpening(frames(body, call, provider, opening), opening, call, body);
 }
 
-type ConverseCall = Pick<CallOptions, "reportFirstToken" | "reportFirstEvent" | "signal">;
+type ConverseCall = Pick<CallOptions, "reportFirstToken" | "reportFirstEvent" | "reportUsage" | "signal">;
 
 async function* frames(body: AsyncIterable<Uint8Array>, call: ConverseCall, provider: string, opening: Opening): AsyncGenerator<SseEvent> {
   let first = true;
   try {
-    for await (const f of decodeFrames(body)) {
-      if (f.messageType !== "event") throw streamFrameError(provider, f);
-      // The first content: a delta, or a tool block's start (its id and name are output already).
-      if (first && (f.type === "contentBlockDelta" || f.type === "contentBlockStart")) {
-        call.reportFirstToken();
-        first = false;
+    for await (const read of decodeFrameReads(body)) {
+      reportReadUsage(read, call);
+      for (const f of read) {
+        if (f.messageType !== "event") throw streamFrameError(provider, f);
+        // The first content: a delta, or a tool block's start (its id and name are output already).
+        if (first && (f.type === "contentBlockDelta" || f.type === "contentBlockStart")) {
+          call.reportFirstToken();
+          first = false;
+        }
+        if (!opening.begun && f.type !== "messageStart") opening.begun = true;
+        yield { event: f.type, data: f.payload };
       }
-      if (!opening.begun && f.type !== "messageStart") opening.begun = true;
-      yield { event: f.type, data: f.payload };
     }
   } catch (err) {
     throw err instanceof EventStreamFramingError ? framingError(provider, err) : transportError(provider, err, call.signal);
   }
   if (!opening.begun) throw new GatewayError(502, "UPSTREAM_ERROR", `Provider ${provider} sent an empty stream`, { retryable: true, details: { provider, reason: "empty_stream" } });
+}
+
+/**
+ * The usage of a read's metadata event (the upstream's count of the whole answer), reported before any of the read is
+ * handed on (providers/sse-reads.ts says why): a guardrail stopping the stream on text in the same read bills it. Only
+ * the events before an exception frame count, as those are all the stream relays.
+ */
+function reportReadUsage(read: BedrockFrame[], call: ConverseCall): void {
+  for (const f of read) {
+    if (f.messageType !== "event") return;
+    if (f.type !== "metadata") continue;
+    let usage: unknown;
+    try {
+      usage = JSON.parse(f.payload)?.usage;
+    } catch {
+      return; // the translator refuses the bad event when it comes to it
+    }
+    return call.reportUsage(fromConverseUsage(usage ?? {}), { final: true });
+  }
 }

@@ -1,6 +1,7 @@
 // Chat client -> Bedrock Converse upstream. The driver speaks only Converse (JSON, or stream events named by their
-// :event-type); usage comes out of this translation (Converse `usage` / the `metadata` event), reported through
-// call.reportUsage at once for JSON and when the stream's metadata arrives.
+// :event-type); a JSON answer's usage comes out of this translation (Converse `usage`), reported through
+// call.reportUsage; a stream's (its `metadata` event) is reported by the driver, before the read it came in is handed
+// on (providers/bedrock/converse.ts), so it is not reported again here.
 import type { SseEvent } from "../../../core/sse/parse.ts";
 import type { CallOptions } from "../../../core/contracts/provider.ts";
 import type { Translator } from "../../../core/contracts/translator.ts";
@@ -54,14 +55,9 @@ export const chatToConverse: Translator<State> = {
 };
 
 async function* relay(events: AsyncIterable<SseEvent>, t: ConverseToChatStream, call: CallOptions, provider: string): AsyncGenerator<SseEvent> {
-  let reported = false;
   try {
     for await (const ev of events) {
       const out = t.push(ev);
-      if (!reported && t.usage) {
-        call.reportUsage(fromConverseUsage(t.usage), { final: true }); // the metadata event ends the answer
-        reported = true;
-      }
       for (let i = 0; i < out.length; i++) yield out[i]!;
       if (t.done) return;
     }
