@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import pino from "pino";
 import { SonicBoom } from "sonic-boom";
 import { boundFlushSync } from "./log-flush.ts";
+import { readSlowly as readFifoSlowly } from "./slow-fifo-reader.testkit.ts";
 
 const fifo = () => {
   const f = join(mkdtempSync(join(tmpdir(), "mg-flush-")), "p");
@@ -183,24 +184,10 @@ process.exit(0);`;
     const p = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", child], { stdio: ["ignore", "ignore", writer], env });
     closeSync(writer); // the child's copy is the only one: the pipe ends when it exits
     const exited = once(p, "exit") as Promise<[number | null]>;
-    const out: Buffer[] = [];
-    await new Promise<void>((done) => {
-      const tick = setInterval(() => {
-        const buf = Buffer.alloc(bytesPerSecond / 10);
-        let n: number;
-        try {
-          n = readSync(reader, buf);
-        } catch {
-          return; // EAGAIN: nothing written yet
-        }
-        if (n > 0) return void out.push(buf.subarray(0, n));
-        clearInterval(tick); // end of the pipe: the child has gone
-        done();
-      }, 100);
-    });
+    const read = await readFifoSlowly(reader, bytesPerSecond);
     closeSync(reader);
     const [status] = await exited;
-    return { status, text: Buffer.concat(out).toString() };
+    return { status, text: read.toString() };
   }
 
   for (const bps of [20_000, 60_000]) {

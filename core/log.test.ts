@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { pathToFileURL } from "node:url";
@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createLogger } from "./log.ts";
+import { readSlowly } from "./slow-fifo-reader.testkit.ts";
 
 function sink() {
   const lines: string[] = [];
@@ -177,24 +178,10 @@ process.exit(0);`;
       spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", child(w)], { stdio: ["ignore", "ignore", writer], env, cwd: import.meta.dirname }));
     closeSync(writer); // the children's copies are the only ones: the pipe ends when both have exited
     const exited = Promise.all(children.map((c) => once(c, "exit") as Promise<[number | null]>));
-    const out: Buffer[] = [];
-    await new Promise<void>((done) => {
-      const tick = setInterval(() => {
-        const buf = Buffer.alloc(4000); // 40 KB/s: the pipe stays full, both workers wait on it
-        let n: number;
-        try {
-          n = readSync(reader, buf);
-        } catch {
-          return; // EAGAIN: nothing written yet
-        }
-        if (n > 0) return void out.push(buf.subarray(0, n));
-        clearInterval(tick);
-        done();
-      }, 100);
-    });
+    const read = await readSlowly(reader, 40_000); // 40 KB/s: the pipe stays full, both workers wait on it
     closeSync(reader);
     const statuses = (await exited).map(([s]) => s);
-    const lines = Buffer.concat(out).toString().split("\n");
+    const lines = read.toString().split("\n");
     expect(lines.pop()).toBe(""); // the last line ends with its newline
     const broken = lines.filter((l) => {
       try {
