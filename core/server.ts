@@ -122,8 +122,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     onRequest(req, res);
   });
   // Any other expectation: Node's own 417 has an empty body; the spec's envelope, and the connection closes (the body
-  // the client holds back may or may not follow).
+  // the client holds back may or may not follow). A head that is refused anyway (no Host, two Hosts) gets that 400
+  // first: the expectation is only read on a well-formed request.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    if (requestHeadProblem(req)) return onRequest(req, res);
     const err = new GatewayError(417, "INVALID_REQUEST", `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue is)`);
     writeWhole(res, err.status, { "content-type": "application/json", connection: "close", "x-request-id": requestIdOf(req) }, JSON.stringify(err.toJSON()));
   });

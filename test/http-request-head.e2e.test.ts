@@ -61,6 +61,35 @@ describe("an HTTP/1.1 request without Host", () => {
   });
 });
 
+describe("a request with two Host lines", () => {
+  it("400 in the envelope naming Host, not served under the first one", async () => {
+    const r = await send("GET /readyz HTTP/1.1\r\nHost: gw\r\nHost: other.example\r\nConnection: close\r\n\r\n");
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header appears 2 times; a request carries exactly one" } });
+    expect(r.headers.connection).toBe("close");
+    expect(await accessLineOf(r.headers["x-request-id"]!)).toMatchObject({ status: 400, errorCode: "INVALID_REQUEST" });
+  });
+
+  it("on an HTTP/1.0 request too", async () => {
+    const r = await send("GET /readyz HTTP/1.0\r\nhost: gw\r\nHOST: gw\r\n\r\n");
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toMatch(/Host header appears 2 times/);
+  });
+});
+
+describe("an Expect other than 100-continue on a head refused anyway", () => {
+  it("without Host: the missing Host's 400, not the 417", async () => {
+    const r = await send("GET /readyz HTTP/1.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n");
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toMatch(/Host header is required/);
+  });
+
+  it("with Host: still the 417", async () => {
+    const r = await send("GET /readyz HTTP/1.1\r\nHost: gw\r\nExpect: something-else\r\nConnection: close\r\n\r\n");
+    expect(r.status).toBe(417);
+  });
+});
+
 describe("header lines", () => {
   const chat = JSON.stringify({ model: "test/m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
   /** A chat request whose head has `filler` lines `a: ` before the headers that matter (5 of them). */

@@ -20,6 +20,15 @@ export function requestHeadProblem(req: IncomingMessage): GatewayError | undefin
       headers: { connection: "close" },
     });
   }
+  // RFC 9112 §3.2: a request with more than one Host line is refused. Node keeps the first and drops the rest, so
+  // which authority it names would depend on who reads the head (a proxy in front may have taken the last).
+  const hosts = hostLines(req);
+  if (hosts > 1) {
+    return new GatewayError(400, "INVALID_REQUEST", `The Host header appears ${hosts} times; a request carries exactly one`, {
+      details: { field: "host", host_lines: hosts },
+      headers: { connection: "close" },
+    });
+  }
   // RFC 9112 §3.2: every HTTP/1.1 request carries Host (an HTTP/1.0 one need not: old health checkers).
   if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
     return new GatewayError(400, "INVALID_REQUEST", "The Host header is required on an HTTP/1.1 request", {
@@ -28,4 +37,11 @@ export function requestHeadProblem(req: IncomingMessage): GatewayError | undefin
     });
   }
   return undefined;
+}
+
+/** How many header lines name Host: `req.headers` shows one whatever was sent, `rawHeaders` keeps every line. */
+function hostLines(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "host") n++;
+  return n;
 }

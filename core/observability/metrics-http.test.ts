@@ -77,6 +77,28 @@ describe("request heads Node's parser leaves to the listener", () => {
     expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header is required on an HTTP/1.1 request" } });
   });
 
+  it("a scrape with two Host lines: 400 naming Host, not served", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r, ...more] = await send("GET /metrics HTTP/1.1\r\nHost: m\r\nHost: n\r\nConnection: close\r\n\r\n");
+    expect(more).toEqual([]);
+    expect(r?.status).toBe(400);
+    expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header appears 2 times; a request carries exactly one" } });
+  });
+
+  it("an Expect other than 100-continue without Host: the missing Host's 400 in the envelope, not a bare 417", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r] = await send("GET /metrics HTTP/1.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n");
+    expect(r?.status).toBe(400);
+    expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header is required on an HTTP/1.1 request" } });
+  });
+
+  it("an Expect other than 100-continue with Host: 417 in the envelope", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const [r] = await send("GET /metrics HTTP/1.1\r\nHost: m\r\nExpect: something-else\r\nConnection: close\r\n\r\n");
+    expect(r?.status).toBe(417);
+    expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: expect.stringContaining("only 100-continue") } });
+  });
+
   it("an HTTP/1.0 scrape without Host is still served", async () => {
     listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
     const [r] = await send("GET /metrics HTTP/1.0\r\n\r\n");

@@ -111,6 +111,14 @@ export async function startMetricsListener(gateway: Gateway, log: Logger, host: 
     sendError(res, new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${path} (this port serves GET /metrics)`));
   });
   server.maxHeadersCount = 0; // every line kept (maxHeaderSize bounds them), so a count over ours is refused, not cut
+  // An Expect other than 100-continue: a malformed head's 400 first, else the 417 in the envelope (Node's has no body).
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    const problem = requestHeadProblem(req) ??
+      new GatewayError(417, "INVALID_REQUEST", `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue is)`, {
+        headers: { connection: "close" },
+      });
+    sendError(res, problem);
+  });
   // What the parser refuses (a head over maxHeaderSize, a malformed one) gets an answer, not a closed connection; a
   // connection that sent nothing in time is just dropped (HEADERS_TIMEOUT_MS).
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
