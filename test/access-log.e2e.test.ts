@@ -111,6 +111,16 @@ describe("access log", () => {
     expect(line.bytesOut).toBeGreaterThan(r.text.length);
   });
 
+  it("an invalid traceparent (all-zero trace or parent id, version ff): no trace id, not the bad one (tracing off)", async () => {
+    const zeros = "0".repeat(32);
+    const headers = [`00-${zeros}-00f067aa0ba902b7-01`, `00-4bf92f3577b34da6a3ce929d0e0e4736-${"0".repeat(16)}-01`, "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"];
+    for (const [i, traceparent] of headers.entries()) {
+      const r = await chat("test/duo", {}, { "x-request-id": `req-badtrace-${i}`, traceparent });
+      expect(r.status).toBe(200);
+      expect((await accessLine(`req-badtrace-${i}`)).traceId).toBeUndefined();
+    }
+  });
+
   it("a fallback: every attempt with its provider and status; the final status and provider", async () => {
     alpha.failures.push({ kind: "status", status: 500, body: { error: { message: "boom", type: "server_error" } } });
     const r = await chat("test/duo", {}, { "x-request-id": "req-fallback-1" });

@@ -140,6 +140,17 @@ describe("OpenTelemetry traces", () => {
     expect(server.attributes).toMatchObject({ "http.response.status_code": 502, "error.type": "UPSTREAM_ERROR", "gateway.attempts": 2 });
   });
 
+  it("an all-zero traceparent is ignored: a new trace starts, and the upstream gets its id, not the zeros", async () => {
+    alpha.requests.length = 0;
+    const r = await chat({}, { traceparent: traceparent("0".repeat(32)) });
+    expect(r.status).toBe(200);
+    const sent = String(alpha.requests.at(-1)!.headers.traceparent);
+    expect(sent).toMatch(/^00-[\da-f]{32}-[\da-f]{16}-01$/);
+    expect(sent.slice(3, 35)).not.toBe("0".repeat(32));
+    const spans = await spansOf(sent.slice(3, 35), 2);
+    expect(spans.find((s) => s.kind === SERVER)!.parentSpanId).toBeUndefined();
+  });
+
   it("without a traceparent a new trace starts, and the upstream still gets one", async () => {
     alpha.requests.length = 0;
     const r = await chat({});

@@ -12,6 +12,7 @@ import type { Tracing } from "./tracing.ts";
 import { TracingSetupError } from "./tracing-setup-error.ts";
 import { wireBytes } from "./wire-bytes.ts";
 import { accessLogOn } from "./access-log-on.ts";
+import { traceIdOfHeader } from "./traceparent.ts";
 
 interface GatewayObservability {
   tracing?: Tracing;
@@ -57,8 +58,7 @@ export async function startObservability(gateway: Gateway): Promise<void> {
 
 /** A W3C traceparent's trace id, so access lines join the caller's trace even with tracing off. */
 export function traceIdOf(req: IncomingMessage): string | undefined {
-  const tp = req.headers.traceparent;
-  return typeof tp === "string" && /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/.test(tp) ? tp.slice(3, 35) : undefined;
+  return traceIdOfHeader(req.headers.traceparent);
 }
 
 export class Observation {
