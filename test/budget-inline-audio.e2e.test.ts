@@ -70,7 +70,7 @@ function refusedForAudio(r: { status: number; json: any }, reserved = "inline_me
   expect(detailsOf(r)).toMatchObject({ reason: "request_input_over_available", reserved_input: [reserved], budget_usd: "0.5", input_max_usd: "1.048576" });
   // The price that sum is made with, which is not the $0.30/M a user reads in the catalog as the model's input price.
   expect(detailsOf(r)).toMatchObject({ input_price_per_million: "1", input_price_key: "input_audio" });
-  expect(r.json.error.message).toContain("reserved up to the model's context window at $1 per million tokens, its audio input price (input_audio)");
+  expect(r.json.error.message).toContain("reserved up to the model's context window at $1.00 per million tokens, its audio input price (input_audio)");
 }
 
 describe("a budget with room for a context window of text but not of audio", () => {

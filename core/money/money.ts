@@ -34,11 +34,20 @@ export function cachePrices(pricing: Pricing): { read: string; write: string } {
  * price; else the write price (itself input when unset), as a provider without a write premium has none for 1 hour.
  */
 export function cacheWrite1hPrice(pricing: Pricing): Big {
-  if (pricing.input_cache_write_1h !== undefined) return new Big(pricing.input_cache_write_1h);
+  return cacheWrite1h(pricing).price;
+}
+
+/** The configured price a derived one was made from, and by what factor (a refusal names it: the operator set no 1-hour price). */
+export interface DerivedPrice { from: "input" | "input_cache_write"; times: 1 | 2 }
+
+/** cacheWrite1hPrice, with where it came from when input_cache_write_1h is unset. */
+export function cacheWrite1h(pricing: Pricing): { price: Big; derived?: DerivedPrice } {
+  if (pricing.input_cache_write_1h !== undefined) return { price: new Big(pricing.input_cache_write_1h) };
   const input = price(pricing.input), write = price(pricing.input_cache_write, pricing.input);
-  if (!write.gt(input)) return write;
+  const fromWrite: DerivedPrice = { from: pricing.input_cache_write !== undefined ? "input_cache_write" : "input", times: 1 };
+  if (!write.gt(input)) return { price: write, derived: fromWrite };
   const double = input.times(2);
-  return double.gt(write) ? double : write;
+  return double.gt(write) ? { price: double, derived: { from: "input", times: 2 } } : { price: write, derived: fromWrite };
 }
 
 function pricesOf(pricing: Pricing): BigPrices {

@@ -23,7 +23,7 @@ describe("a budget refusal", () => {
   });
 
   const tooLarge = (hint: string) =>
-    new RegExp(`^Project "acme" has \\$0\\.002 left of its monthly budget of \\$0\\.002 \\(spent \\$0\\), less than this request may cost \\(\\$(0\\.00\\d+) at most\\): ${hint.replace(/[.()]/g, "\\$&")} or raise the budget$`);
+    new RegExp(`^Project "acme" has \\$0\\.002 left of its monthly budget of \\$0\\.002 \\(spent \\$0\\.00\\), less than this request may cost \\(\\$(0\\.00\\d+) at most\\): ${hint.replace(/[.()]/g, "\\$&")} or raise the budget$`);
 
   /** The refusal's message and details, after checking what every such refusal carries. */
   function refusal(r: { status: number; json: any; headers: Headers }, hint: string) {
@@ -77,7 +77,7 @@ describe("a budget refusal", () => {
     expect(r.status).toBe(402);
     const { message, details } = r.json.error;
     expect(details).toMatchObject({ project: "acme", available_usd: "0.002", reason: "request_input_over_available" });
-    expect(message).toMatch(/^Project "acme" has \$0\.002 left of its monthly budget of \$0\.002 \(spent \$0\), less than this request may cost \(\$[\d.]+ at most(, \d+ model calls: [^)]*)?\)/);
+    expect(message).toMatch(/^Project "acme" has \$0\.002 left of its monthly budget of \$0\.002 \(spent \$0\.00\), less than this request may cost \(\$[\d.]+ at most(, \d+ model calls: [^)]*)?\)/);
     expect(message).toContain(`($${details.request_max_usd} at most`);
     expect(message).toContain(`$${details.input_max_usd} of it for input`);
     expect(Number(details.input_max_usd)).toBeGreaterThanOrEqual(Number(details.available_usd));

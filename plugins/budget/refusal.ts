@@ -6,7 +6,8 @@
 //   conversation or media, reserved up to the context window) it is told what that input is instead;
 // - only other requests' holds are in the way: the refusal is transient, and the SDKs are told to retry.
 import { GatewayError } from "../../core/errors.ts";
-import { picoToUsd } from "../../core/money/money.ts";
+import { picoToUsd, type DerivedPrice } from "../../core/money/money.ts";
+import { usdText, usdTextOf } from "../../core/money/usd-text.ts";
 import type { Period } from "../../core/store/types.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { reservedInputs, type ReservedInput } from "./unbounded-input.ts";
@@ -45,7 +46,7 @@ export interface Refused {
   /** A generation's worst case without output (worst-case.ts): what no output limit can lower. */
   withoutOutputPico?: bigint;
   /** The price per input token withoutOutputPico holds its input at, and its pricing key (worst-case.ts). */
-  inputPrice?: { pico: bigint; key: string };
+  inputPrice?: { pico: bigint; key: string; derived?: DerivedPrice };
   /** Web searches reserved, counted in withoutOutputPico. */
   webSearches?: number;
   /** Model turns reserved when more than one (the Responses mcp loop, mcp.max_tool_rounds): the amounts cover all. */
@@ -124,8 +125,14 @@ const perMillion = (pico: bigint) => picoToUsd(pico * 1_000_000n);
 function priceWords(price: Refused["inputPrice"]): string {
   if (!price || price.key === "input") return "";
   const why = price.key === "input_audio" ? "its audio input price (input_audio), as part of it may be audio"
-    : `its cache-write price (${price.key}): how much of it is written to the cache is unknown`;
-  return ` at $${perMillion(price.pico)} per million tokens, ${why}`;
+    : `its cache-write price (${price.key}${derivedWords(price.derived)}): how much of it is written to the cache is unknown`;
+  return ` at ${usdText(price.pico * 1_000_000n)} per million tokens, ${why}`;
+}
+
+/** A price the pricing does not state, named by the key it was made from: the operator looking for it finds that one. */
+function derivedWords(derived: DerivedPrice | undefined): string {
+  if (!derived) return "";
+  return `, not configured: ${derived.times === 2 ? `twice ${derived.from}` : `${derived.from}'s price`}`;
 }
 
 /**
@@ -134,7 +141,7 @@ function priceWords(price: Refused["inputPrice"]): string {
  */
 function inputTooLarge(r: Refused, ctx: Pick<GatewayContext, "endpoint" | "body">): { words: string; kinds: ReservedInput[] } {
   const { kinds, continuedBy } = reservedInputs(ctx);
-  const share = `, $${picoToUsd(r.withoutOutputPico!)} of it for ${r.webSearches ? "input and web searches" : "input"}`;
+  const share = `, ${usdText(r.withoutOutputPico!)} of it for ${r.webSearches ? "input and web searches" : "input"}`;
   if (kinds[0] === "request_body") return { words: `${share}: send less input or raise the budget`, kinds };
   const why = list(kinds.map((k) => inputWords(k as Exclude<ReservedInput, "request_body">, continuedBy)));
   const each = r.modelCalls ? " for each model call" : "";
@@ -152,8 +159,8 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
   const left = limitPico - spentPico - reservedPico;
   const available = left > 0n ? left : 0n;
   const who = key === undefined ? `Project "${project}"` : `Key "${key}" of project "${project}"`;
-  const budget = `${ADJECTIVE[period]} budget of $${usd}`;
-  const held = reservedPico > 0n ? `, $${picoToUsd(reservedPico)} held by requests in flight` : "";
+  const budget = `${ADJECTIVE[period]} budget of ${usdTextOf(usd)}`;
+  const held = reservedPico > 0n ? `, ${usdText(reservedPico)} held by requests in flight` : "";
   const inFlight = amountPico > 0n && reservedPico > 0n && spentPico + amountPico <= limitPico;
   const tooLarge = !inFlight && amountPico > 0n && spentPico < limitPico;
   // Lowering the output limit cannot help when what it does not bound is already over what the spend leaves (holds
@@ -162,16 +169,16 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
     ? inputTooLarge(r, ctx) : undefined;
   let message: string;
   if (inFlight) {
-    message = `${who} has no room in its ${budget} right now: requests in flight hold $${picoToUsd(reservedPico)} of it` +
-      ` (spent $${picoToUsd(spentPico)}) and this request may cost up to $${picoToUsd(amountPico)}; retry once they finish`;
+    message = `${who} has no room in its ${budget} right now: requests in flight hold ${usdText(reservedPico)} of it` +
+      ` (spent ${usdText(spentPico)}) and this request may cost up to ${usdText(amountPico)}; retry once they finish`;
   } else if (tooLarge) {
-    message = `${who} has $${picoToUsd(available)} left of its ${budget} (spent $${picoToUsd(spentPico)}${held}),` +
-      ` less than this request may cost ($${picoToUsd(amountPico)} at most${turns(r.modelTurns)}${calls(r.modelCalls)})` +
+    message = `${who} has ${usdText(available)} left of its ${budget} (spent ${usdText(spentPico)}${held}),` +
+      ` less than this request may cost (${usdText(amountPico)} at most${turns(r.modelTurns)}${calls(r.modelCalls)})` +
       (input ? input.words : `: ${orRaise(lowerHint(ctx.endpoint, ctx.body), ...fewerCalls(r))}`);
   } else {
     message = `${who} has reached its ${budget}` +
-      ` (spent $${picoToUsd(spentPico)}, $${picoToUsd(reservedPico)} held by requests in flight)` +
-      (amountPico > 0n ? `; this request may cost up to $${picoToUsd(amountPico)}` : "");
+      ` (spent ${usdText(spentPico)}, ${usdText(reservedPico)} held by requests in flight)` +
+      (amountPico > 0n ? `; this request may cost up to ${usdText(amountPico)}` : "");
   }
   const resetsAt = periodEnd(period, r.periodStart);
   const reason = inFlight ? "held_by_requests_in_flight" : input ? "request_input_over_available" : tooLarge ? "request_max_over_available" : undefined;
@@ -182,6 +189,7 @@ export function budgetRefusal(r: Refused, ctx: Pick<GatewayContext, "endpoint" |
       ...(reason ? { reason } : {}),
       ...(input ? { input_max_usd: picoToUsd(r.withoutOutputPico!), reserved_input: input.kinds } : {}),
       ...(input && r.inputPrice ? { input_price_per_million: perMillion(r.inputPrice.pico), input_price_key: r.inputPrice.key } : {}),
+      ...(input && r.inputPrice?.derived ? { input_price_derived_from: r.inputPrice.derived.from } : {}),
     },
     ...(inFlight ? { retryAfter: IN_FLIGHT_RETRY_AFTER_S, headers: { "x-should-retry": "true" } } : {}),
   });

@@ -11,7 +11,7 @@
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { Pricing } from "../../core/generated/types/gateway.ts";
 import type { Usage } from "../../core/contracts/provider.ts";
-import { cacheWrite1hPrice, toPico } from "../../core/money/money.ts";
+import { cacheWrite1h, toPico, type DerivedPrice } from "../../core/money/money.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
 import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
@@ -72,6 +72,8 @@ export type InputPriceKey = "input" | "input_cache_write" | "input_cache_write_1
  */
 interface PicoPrices {
   input: bigint; inputKey: InputPriceKey; inputAudio: bigint; inputAudioKey: InputPriceKey;
+  /** Set when the input price is a 1-hour write price the pricing does not state (core/money/money.ts derives it). */
+  inputDerived?: DerivedPrice;
   output: bigint; image: bigint; video: bigint; search: bigint; webSearch: bigint;
 }
 const picoCache = new WeakMap<Pricing, PicoPrices>();
@@ -81,14 +83,17 @@ function picoPrices(p: Pricing): PicoPrices {
   if (!c) {
     const pico = (v: string | undefined) => (v ? toPico(v) : 0n);
     // Input at the dearest of the input and cache-write prices (5-minute and 1-hour): the split is unknown beforehand.
-    const candidates: [InputPriceKey, bigint][] = [["input", pico(p.input)], ["input_cache_write", pico(p.input_cache_write)], ["input_cache_write_1h", toPico(cacheWrite1hPrice(p))]];
+    const write1h = cacheWrite1h(p);
+    const candidates: [InputPriceKey, bigint][] = [["input", pico(p.input)], ["input_cache_write", pico(p.input_cache_write)], ["input_cache_write_1h", toPico(write1h.price)]];
     const [inputKey, input] = candidates.reduce((a, b) => (b[1] > a[1] ? b : a));
+    const inputDerived = inputKey === "input_cache_write_1h" ? write1h.derived : undefined;
     // A request carrying audio or input out of sight: at input_audio where it is dearer still (Gemini 2.5 Flash bills
     // audio at $1.00 per million against $0.30), as how much of its input is audio is unknown too.
     const audio = pico(p.input_audio);
     const dearerAudio = audio > input;
     picoCache.set(p, (c = {
       input, inputKey, inputAudio: dearerAudio ? audio : input, inputAudioKey: dearerAudio ? "input_audio" : inputKey,
+      ...(inputDerived ? { inputDerived } : {}),
       output: pico(p.output), image: pico(p.image), video: pico(p.video_second), search: pico(p.search_unit), webSearch: pico(p.web_search),
     }));
   }
@@ -128,7 +133,7 @@ export interface WorstCase {
    * The price per input token withoutOutputPico holds its input at (pico-USD, at the endpoint where that is dearest)
    * and the pricing key it is (input_audio for input that may be audio): a refusal says it.
    */
-  inputPrice?: { pico: bigint; key: InputPriceKey };
+  inputPrice?: { pico: bigint; key: InputPriceKey; derived?: DerivedPrice };
   /** The web searches reserved (counted in withoutOutputPico at the endpoint's web_search price). */
   webSearches?: number;
   /** The model turns reserved when more than one (the mcp loop): every figure here is for all of them. */
@@ -191,7 +196,8 @@ function worstCase1(ctx: GatewayContext, webSearches: number, calls: number, tur
       if (c > worst) worst = c;
       if (rest > withoutOutput || !inputPrice) {
         if (rest > withoutOutput) withoutOutput = rest;
-        inputPrice = { pico: perToken, key: audio ? p.inputAudioKey : p.inputKey };
+        const key = audio ? p.inputAudioKey : p.inputKey;
+        inputPrice = { pico: perToken, key, ...(key === "input_cache_write_1h" && p.inputDerived ? { derived: p.inputDerived } : {}) };
       }
     }
   }
